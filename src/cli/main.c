@@ -1,0 +1,2 @@
+#include <stdio.h>
+int main(void) { puts("ingot"); return 0; }

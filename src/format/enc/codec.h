@@ -1,0 +1,124 @@
+/* codec.h - the encoding schemes behind one interface.
+ *
+ * A page's values are handed to the codecs as one of two kinds of stream:
+ *
+ *   int stream   - every fixed-width value (bool, int8..uint64, float32/64 by bit
+ *                  pattern, dictionary codes, levels, offsets) as a uint64 "lane".
+ *                  Signed integers are sign-extended two's complement; floats are
+ *                  their IEEE bit pattern zero-extended.
+ *   bytes stream - variable-length values (string, binary): n items given as
+ *                  offsets[n+1] into a data buffer.
+ *
+ * Every encoded stream starts with one byte naming its scheme (enum ig_enc), so
+ * streams nest: a dictionary's codes and an RLE's run lengths are themselves int
+ * streams with their own scheme byte (a cascade, depth bounded by opts->max_depth).
+ * The number of items n is NOT stored in the stream: the page knows it.
+ *
+ * Deletion alignment ("absent" bitmaps): erasing a row from an RLE stream drops the
+ * element instead of overwriting it, so the stream then holds fewer elements than n.
+ * Every decode/get/erase call takes `absent`, a bitmap of n bits (LSB-first bytes,
+ * NULL = none) marking positions whose element is no longer stored; decoders place
+ * stored elements at the other positions and return 0 / empty at absent ones.
+ * Schemes that overwrite in place ignore it.
+ *
+ * Hostile input: decoders get arbitrary bytes (fuzzed). They validate every length,
+ * count and bit width against `len` and n and return -EIO (never read out of bounds,
+ * never allocate more than O(n + len)).
+ */
+#ifndef IG_FORMAT_ENC_CODEC_H
+#define IG_FORMAT_ENC_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../util/buf.h"
+
+struct ig_error;
+
+enum ig_enc {
+    IG_ENC_AUTO = 0,    /* choose by estimated size (encode only) */
+    IG_ENC_PLAIN = 1,   /* fixed width LE lanes; bytes: bit-packed offset index + data */
+    IG_ENC_BITPACK = 2, /* minimal fixed bit width (zigzag for signed) */
+    IG_ENC_VARINT = 3,  /* LEB128 of zigzag values, with a sparse position index */
+    IG_ENC_RLE = 4,     /* runs: run values + run lengths as nested int streams */
+    IG_ENC_DICT = 5,    /* dictionary (entry 0 = mask entry) + codes as nested int stream */
+    IG_ENC_FOR = 6,     /* frame of reference: min base + bit-packed offsets */
+    IG_ENC_DELTA = 7,   /* blocks: absolute base + zigzag deltas bit-packed per block */
+    IG_ENC_COUNT = 8
+};
+
+const char *ig_enc_name(enum ig_enc e);  /* "plain", "bitpack", ... ; "?" if unknown */
+int ig_enc_from_name(const char *name);  /* enum value, or -1 */
+
+struct ig_int_desc {
+    uint8_t width;  /* bytes per value in plain form: 1, 2, 4 or 8 */
+    bool is_signed; /* lanes hold sign-extended values: zigzag before packing */
+};
+
+struct ig_enc_opts {
+    enum ig_enc forced;     /* IG_ENC_AUTO, or the top-level scheme to use */
+    unsigned allowed;       /* bit mask (1u << enc) of schemes auto may pick; 0 = all */
+    int max_depth;          /* cascade depth budget, 0 = default (3) */
+};
+
+/* ---- int streams ------------------------------------------------------- */
+
+/* Append the encoded stream for v[0..n) to out. With forced != AUTO uses that
+ * scheme when it can represent the values (else -EINVAL with a message);
+ * otherwise picks the smallest candidate (estimated from statistics of the data,
+ * never worse than plain). */
+int ig_ints_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                   const struct ig_enc_opts *o, struct ig_buf *out, struct ig_error *err);
+
+/* Decode all n lanes into out[0..n). */
+int ig_ints_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                   const uint8_t *absent, uint64_t *out, struct ig_error *err);
+
+/* Decode lane i only; O(1) for plain/bitpack/for/dict-on-those, bounded work otherwise. */
+int ig_ints_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                const uint8_t *absent, size_t i, uint64_t *out, struct ig_error *err);
+
+/* Erase in place the positions set in `kill` (n bits; positions already in `absent`
+ * are never in kill). Never grows: *new_len <= len, and bytes [*new_len, len) are
+ * zeroed by the codec. After success the caller treats absent|kill as the new
+ * absent set ONLY for positions the scheme dropped; ig_ints_erase_drops() tells
+ * whether this stream drops (RLE at the top or under a dict) or overwrites.
+ * Returns -ENOSPC when the scheme cannot erase without growing (the caller then
+ * re-encodes the page). The per-scheme rule is in docs/FORMAT.md ("Erasure"). */
+int ig_ints_erase(uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                  const uint8_t *absent, const uint8_t *kill, size_t *new_len,
+                  struct ig_error *err);
+bool ig_ints_erase_drops(const uint8_t *p, size_t len);
+
+/* 0 if every position in `erased` (n bits) holds no data by the scheme's rule
+ * (e.g. plain: zero; dict: mask code and no unreferenced live dictionary entry;
+ * rle: element dropped), else -EIO naming the first offending position. */
+int ig_ints_check_erased(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                         const uint8_t *absent, const uint8_t *erased, struct ig_error *err);
+
+/* ---- bytes streams ----------------------------------------------------- */
+
+int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
+                    const struct ig_enc_opts *o, struct ig_buf *out, struct ig_error *err);
+
+/* Decode all n items: offs_out[0..n] (offs_out[0] = 0) and their bytes appended to
+ * data_out (reset by the callee). */
+int ig_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                    uint64_t *offs_out, struct ig_buf *data_out, struct ig_error *err);
+
+/* Item i without decoding the others: *val points into p (plain and dict), valid
+ * while p is. This is the per-item offset index at work. */
+int ig_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
+                 const uint8_t **val, size_t *vlen, struct ig_error *err);
+
+int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                   const uint8_t *kill, size_t *new_len, struct ig_error *err);
+bool ig_bytes_erase_drops(const uint8_t *p, size_t len);
+int ig_bytes_check_erased(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                          const uint8_t *erased, struct ig_error *err);
+
+/* Top-level scheme of an encoded stream (its first byte), or -1 if empty/unknown. */
+int ig_stream_scheme(const uint8_t *p, size_t len);
+
+#endif

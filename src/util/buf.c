@@ -1,0 +1,98 @@
+#include "buf.h"
+#include "endian.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ig_buf_reserve(struct ig_buf *b, size_t extra)
+{
+    if (extra <= b->cap - b->len) return 0;
+    if (extra > SIZE_MAX / 2 - b->len) return -ENOMEM;
+    size_t want = b->len + extra;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < want)
+        cap *= 2;
+    uint8_t *p = realloc(b->data, cap);
+    if (!p) return -ENOMEM;
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+int ig_buf_append(struct ig_buf *b, const void *p, size_t n)
+{
+    if (n == 0) return 0;
+    int rc = ig_buf_reserve(b, n);
+    if (rc) return rc;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+int ig_buf_append_byte(struct ig_buf *b, uint8_t c)
+{
+    if (b->len == b->cap) {
+        int rc = ig_buf_reserve(b, 1);
+        if (rc) return rc;
+    }
+    b->data[b->len++] = c;
+    return 0;
+}
+
+int ig_buf_append_zeros(struct ig_buf *b, size_t n)
+{
+    uint8_t *p = ig_buf_extend(b, n);
+    if (!p && n) return -ENOMEM;
+    if (n) memset(p, 0, n);
+    return 0;
+}
+
+int ig_buf_append_u32(struct ig_buf *b, uint32_t v)
+{
+    uint8_t t[4];
+    ig_st32(t, v);
+    return ig_buf_append(b, t, 4);
+}
+
+int ig_buf_append_u64(struct ig_buf *b, uint64_t v)
+{
+    uint8_t t[8];
+    ig_st64(t, v);
+    return ig_buf_append(b, t, 8);
+}
+
+int ig_buf_printf(struct ig_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return -EINVAL;
+    int rc = ig_buf_reserve(b, (size_t)n + 1);
+    if (rc) return rc;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return 0;
+}
+
+uint8_t *ig_buf_extend(struct ig_buf *b, size_t n)
+{
+    if (ig_buf_reserve(b, n)) return NULL;
+    uint8_t *p = b->data + b->len;
+    b->len += n;
+    return p;
+}
+
+void ig_buf_reset(struct ig_buf *b) { b->len = 0; }
+
+void ig_buf_free(struct ig_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

@@ -1,0 +1,45 @@
+/* endian.h - little-endian loads and stores for on-disk fields.
+ *
+ * On-disk bytes are never cast to structs; every field goes through these,
+ * which compile to single moves on little-endian machines. */
+#ifndef IG_UTIL_ENDIAN_H
+#define IG_UTIL_ENDIAN_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint16_t ig_ld16(const void *p)
+{
+    const uint8_t *b = p;
+    return (uint16_t)(b[0] | (uint16_t)b[1] << 8);
+}
+static inline uint32_t ig_ld32(const void *p)
+{
+    const uint8_t *b = p;
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+static inline uint64_t ig_ld64(const void *p)
+{
+    return (uint64_t)ig_ld32(p) | (uint64_t)ig_ld32((const uint8_t *)p + 4) << 32;
+}
+static inline void ig_st16(void *p, uint16_t v)
+{
+    uint8_t *b = p;
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+}
+static inline void ig_st32(void *p, uint32_t v)
+{
+    uint8_t *b = p;
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+static inline void ig_st64(void *p, uint64_t v)
+{
+    ig_st32(p, (uint32_t)v);
+    ig_st32((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+
+#endif

@@ -1,0 +1,152 @@
+#include "io.h"
+#include "error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ig_pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = pread(fd, p, n, (off_t)off);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (r == 0) return -EIO;
+        p += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+int ig_pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
+{
+    const uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = pwrite(fd, p, n, (off_t)off);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        p += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+int ig_write_full(int fd, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = write(fd, p, n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int ig_fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    int rc = fsync(fd) ? -errno : 0;
+    close(fd);
+    return rc;
+}
+
+int ig_path_join(char *out, size_t cap, const char *dir, const char *name)
+{
+    int n = snprintf(out, cap, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= cap) return -ENAMETOOLONG;
+    return 0;
+}
+
+int ig_write_file_atomic(const char *dir, const char *name, const void *data, size_t n,
+                         struct ig_error *err)
+{
+    char tmp[4096], dst[4096], tmpname[512];
+    snprintf(tmpname, sizeof tmpname, ".%s.tmp", name);
+    if (ig_path_join(tmp, sizeof tmp, dir, tmpname) || ig_path_join(dst, sizeof dst, dir, name))
+        return ig_err(err, -ENAMETOOLONG, "%s/%s: path too long", dir, name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return ig_err(err, -errno, "%s: %s", tmp, strerror(errno));
+    int rc = ig_write_full(fd, data, n);
+    if (!rc && fsync(fd)) rc = -errno;
+    if (close(fd) && !rc) rc = -errno;
+    if (!rc && rename(tmp, dst)) rc = -errno;
+    if (rc) {
+        unlink(tmp);
+        return ig_err(err, rc, "%s: %s", dst, strerror(-rc));
+    }
+    rc = ig_fsync_dir(dir);
+    if (rc) return ig_err(err, rc, "%s: fsync: %s", dir, strerror(-rc));
+    return 0;
+}
+
+int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct ig_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st)) {
+        int e = errno;
+        close(fd);
+        return ig_err(err, -e, "%s: %s", path, strerror(e));
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return ig_err(err, -EFBIG, "%s: file too large (%lld bytes)", path,
+                      (long long)st.st_size);
+    }
+    size_t n = (size_t)st.st_size;
+    char *p = malloc(n + 1);
+    if (!p) {
+        close(fd);
+        return ig_err(err, -ENOMEM, "%s: out of memory", path);
+    }
+    int rc = ig_pread_full(fd, p, n, 0);
+    close(fd);
+    if (rc) {
+        free(p);
+        return ig_err(err, rc, "%s: read failed: %s", path, strerror(-rc));
+    }
+    p[n] = '\0';
+    *out = p;
+    if (len) *len = n;
+    return 0;
+}
+
+void ig_remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    char sub[4096];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (ig_path_join(sub, sizeof sub, path, e->d_name)) continue;
+        struct stat st;
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            ig_remove_tree(sub);
+        else
+            unlink(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}

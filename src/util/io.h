@@ -1,0 +1,37 @@
+/* io.h - checked file I/O.
+ *
+ * pread/pwrite that loop over short transfers and retry EINTR, and the
+ * write-aside-then-rename helpers that make every visible change atomic. */
+#ifndef IG_UTIL_IO_H
+#define IG_UTIL_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ig_error;
+
+/* Read exactly n bytes at off. A short file is -EIO ("unexpected end of file"). */
+int ig_pread_full(int fd, void *buf, size_t n, uint64_t off);
+/* Write exactly n bytes at off. */
+int ig_pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
+/* Append-style write at the current position. */
+int ig_write_full(int fd, const void *buf, size_t n);
+
+/* fsync a directory so a rename inside it is durable. */
+int ig_fsync_dir(const char *dir);
+
+/* Write `data` to dir/name atomically: dir/.name.tmp, fsync, rename, fsync dir. */
+int ig_write_file_atomic(const char *dir, const char *name, const void *data, size_t n,
+                         struct ig_error *err);
+
+/* Read a whole small file into a malloc'd NUL-terminated buffer (max bytes). */
+int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct ig_error *err);
+
+/* Remove a directory tree (used to discard a failed import). Best effort. */
+void ig_remove_tree(const char *path);
+
+/* Join dir and name into out (size cap); -ENAMETOOLONG if it does not fit. */
+int ig_path_join(char *out, size_t cap, const char *dir, const char *name);
+
+#endif

@@ -1,0 +1,94 @@
+/* check.h - the unit test harness: a test is a function; CHECK records failures.
+ *
+ * Each test binary lists its tests with TEST_MAIN(...). The runner prints one line
+ * per test, "PASS name" / "FAIL name" / "SKIP name: why", which scripts/test counts,
+ * and exits non-zero if any failed. Randomised tests take their seed from
+ * INGOT_SEED (default fixed) and print it on failure so a run can be repeated. */
+#ifndef IG_TEST_CHECK_H
+#define IG_TEST_CHECK_H
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct test_case {
+    const char *name;
+    void (*fn)(void);
+};
+
+extern int check_failures;  /* failures in the running test */
+extern int check_skipped;   /* set by SKIP() */
+extern uint64_t check_seed; /* seed for this run */
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            check_failures++;                                                              \
+            fprintf(stderr, "  %s:%d: CHECK failed: %s (seed %" PRIu64 ")\n", __FILE__,    \
+                    __LINE__, #cond, check_seed);                                          \
+        }                                                                                  \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                                 \
+    do {                                                                                   \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);                    \
+        if (check_a_ != check_b_) {                                                        \
+            check_failures++;                                                              \
+            fprintf(stderr, "  %s:%d: %s == %s failed: %lld != %lld (seed %" PRIu64 ")\n", \
+                    __FILE__, __LINE__, #a, #b, check_a_, check_b_, check_seed);           \
+        }                                                                                  \
+    } while (0)
+
+#define CHECK_EQ_STR(a, b)                                                                 \
+    do {                                                                                   \
+        const char *check_a_ = (a), *check_b_ = (b);                                       \
+        if (strcmp(check_a_, check_b_) != 0) {                                             \
+            check_failures++;                                                              \
+            fprintf(stderr, "  %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__,      \
+                    __LINE__, #a, #b, check_a_, check_b_);                                 \
+        }                                                                                  \
+    } while (0)
+
+/* Stop the current test when a precondition for the rest fails. */
+#define REQUIRE(cond)                                                                      \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            check_failures++;                                                              \
+            fprintf(stderr, "  %s:%d: REQUIRE failed: %s (seed %" PRIu64 ")\n", __FILE__,  \
+                    __LINE__, #cond, check_seed);                                          \
+            return;                                                                        \
+        }                                                                                  \
+    } while (0)
+
+#define SKIP(why)                                                                          \
+    do {                                                                                   \
+        check_skipped = 1;                                                                 \
+        fprintf(stderr, "  skipped: %s\n", why);                                           \
+        return;                                                                            \
+    } while (0)
+
+/* xorshift64*: deterministic per seed, good enough for property tests. */
+static inline uint64_t test_rand(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+int check_run(const struct test_case *cases, size_t n, int argc, char **argv);
+
+#define TEST_MAIN(...)                                                                     \
+    int main(int argc, char **argv)                                                        \
+    {                                                                                      \
+        static const struct test_case cases_[] = {__VA_ARGS__};                            \
+        return check_run(cases_, sizeof cases_ / sizeof cases_[0], argc, argv);            \
+    }
+
+#define T(fn) {#fn, fn}
+
+#endif
