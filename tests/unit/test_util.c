@@ -41,7 +41,7 @@ static void test_hash_streaming_equals_oneshot(void)
 {
     const char *s = "hello ingot, a column store";
     struct ig_hasher h;
-    REQUIRE(ig_hasher_init(&h) == 0);
+    ig_hasher_init(&h);
     ig_hasher_update(&h, s, 5);
     ig_hasher_update(&h, s + 5, strlen(s) - 5);
     CHECK(ig_hasher_final(&h) == ig_hash(s, strlen(s)));

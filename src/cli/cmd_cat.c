@@ -1,0 +1,67 @@
+/* ingot cat - a column's text rendering, one line per live row. */
+#include "cli.h"
+#include "format/reader.h"
+#include "format/table.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] = "usage: ingot cat [--group G] TABLE COLUMN\n";
+
+static int emit(void *ctx, const void *p, size_t n)
+{
+    return fwrite(p, 1, n, ctx) == n ? 0 : -EIO;
+}
+
+int cmd_cat(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"group", required_argument, 0, 'g'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    long long group = -1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "g:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'g': group = (long long)cli_parse_count("--group", optarg, 0, UINT32_MAX - 1); break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    if (argc - optind != 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *dir = argv[optind], *name = argv[optind + 1];
+    struct ig_error err = {0};
+    struct ig_table t;
+    if (ig_table_open(&t, dir, false, &err)) {
+        cli_error("%s", err.msg);
+        return 2;
+    }
+    int rc = 0;
+    struct ig_column_ref col;
+    if (ig_table_column(&t, name, strlen(name), &col, &err)) {
+        cli_error("%s", err.msg);
+        rc = 2;
+    } else if (group >= 0 && (uint64_t)group >= t.num_groups) {
+        cli_error("%s: no row group %lld (the table has %u)", dir, group, t.num_groups);
+        rc = 2;
+    } else {
+        static char obuf[1 << 20];
+        setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+        if (ig_column_text(&t, &col, group < 0 ? UINT32_MAX : (uint32_t)group, emit, stdout,
+                           &err)) {
+            fflush(stdout);
+            cli_error("%s", err.msg);
+            rc = 2;
+        } else if (fflush(stdout)) {
+            cli_error("writing output: %s", strerror(errno));
+            rc = 2;
+        }
+    }
+    ig_table_close(&t);
+    return rc;
+}

@@ -1,0 +1,211 @@
+/* ingot inspect - what a table holds: parts, row groups, columns, encodings, sizes.
+ * Reads only footers. */
+#include "cli.h"
+#include "cli_json.h"
+#include "format/enc/codec.h"
+#include "format/layout.h"
+#include "format/table.h"
+#include "format/types.h"
+#include "util/error.h"
+#include "util/progress.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] = "usage: ingot inspect [--json] TABLE\n";
+
+struct colstat {
+    uint64_t pages, stored, body, text, zstd_pages;
+    uint64_t enc[IG_ENC_COUNT];
+};
+
+static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error *err)
+{
+    for (uint32_t pi = 0; pi < t->nparts; pi++) {
+        const struct ig_part *p = &t->parts[pi];
+        for (uint32_t pg = 0; pg < p->num_pages; pg++) {
+            struct ig_pagerec r;
+            int rc = ig_part_page(p, pg, &r, err);
+            if (rc) return rc;
+            uint32_t col;
+            rc = ig_part_leaf_column(p, r.leaf, &col, err);
+            if (rc) return rc;
+            struct colstat *s = &cs[col];
+            s->pages++;
+            s->stored += r.stored;
+            s->body += r.body_size;
+            s->text += r.text_len;
+            s->zstd_pages += r.compression == IG_PC_ZSTD;
+            if (r.encoding < IG_ENC_COUNT) s->enc[r.encoding]++;
+        }
+    }
+    return 0;
+}
+
+/* Raw size of a column: rows x width for fixed-width types; for strings and
+ * binary the text rendering's size stands in (values plus a separator). */
+static uint64_t raw_bytes(const struct ig_colrec *c, const struct colstat *s, uint64_t rows)
+{
+    const struct ig_type_info *ti = ig_type_info(c->type);
+    return ti && ti->width ? rows * ti->width : s->text;
+}
+
+static void encodings_text(const struct colstat *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int e = 1; e < IG_ENC_COUNT; e++)
+        if (s->enc[e] && n < cap)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? "," : "", ig_enc_name(e));
+    if (s->zstd_pages && n < cap) snprintf(out + n, cap - n, "+zstd");
+}
+
+static void print_text(const struct ig_table *t, const struct colstat *cs)
+{
+    uint64_t file_bytes = 0, stored = 0, raw = 0;
+    for (uint32_t pi = 0; pi < t->nparts; pi++)
+        file_bytes += t->parts[pi].file_size;
+    const struct ig_part *p0 = &t->parts[0];
+    for (uint32_t c = 0; c < p0->num_columns; c++) {
+        struct ig_colrec cr;
+        if (ig_part_column(p0, c, &cr, NULL)) continue;
+        stored += cs[c].stored;
+        raw += raw_bytes(&cr, &cs[c], t->num_rows);
+    }
+    char fb[32], sb[32], rb[32];
+    ig_format_bytes(fb, sizeof fb, file_bytes);
+    ig_format_bytes(sb, sizeof sb, stored);
+    ig_format_bytes(rb, sizeof rb, raw);
+    printf("table      %s\n", t->dir);
+    printf("rows       %" PRIu64 " (%" PRIu64 " deleted, %" PRIu64 " live)\n", t->num_rows,
+           t->deleted_rows, t->num_rows - t->deleted_rows);
+    printf("columns    %u\n", p0->num_columns);
+    printf("row groups %u in %u part%s\n", t->num_groups, t->nparts, t->nparts == 1 ? "" : "s");
+    printf("size       %s on disk; pages %s for %s raw (%.2fx)\n\n", fb, sb, rb,
+           stored ? (double)raw / (double)stored : 0.0);
+    printf("%-20s %12s %12s %8s %8s %10s\n", "part", "first row", "rows", "groups", "pages", "bytes");
+    for (uint32_t pi = 0; pi < t->nparts; pi++) {
+        const struct ig_part *p = &t->parts[pi];
+        ig_format_bytes(fb, sizeof fb, p->file_size);
+        printf("%-20s %12" PRIu64 " %12" PRIu64 " %8u %8u %10s\n", p->name, p->first_row_id,
+               p->num_rows, p->num_groups, p->num_pages, fb);
+    }
+    printf("\n%-6s %-20s %12s %12s %8s\n", "group", "part", "first row", "rows", "pages");
+    for (uint32_t g = 0; g < t->num_groups; g++) {
+        uint32_t pi, lg;
+        struct ig_grouprec gr;
+        if (ig_table_group(t, g, &pi, &lg) || ig_part_group(&t->parts[pi], lg, &gr, NULL)) continue;
+        printf("%-6u %-20s %12" PRIu64 " %12u %8u\n", g, t->parts[pi].name,
+               t->parts[pi].first_row_id + gr.first_row, gr.row_count, gr.page_count);
+    }
+    printf("\n%-24s %-9s %6s %-22s %10s %10s %7s\n", "column", "type", "pages", "encodings",
+           "stored", "raw", "ratio");
+    for (uint32_t c = 0; c < p0->num_columns; c++) {
+        struct ig_colrec cr;
+        if (ig_part_column(p0, c, &cr, NULL)) continue;
+        const struct ig_type_info *ti = ig_type_info(cr.type);
+        char type[32], enc[128];
+        snprintf(type, sizeof type, "%s%s", ti ? ti->name : "?",
+                 cr.flags & IG_COLF_NULLABLE ? "?" : "");
+        encodings_text(&cs[c], enc, sizeof enc);
+        uint64_t r = raw_bytes(&cr, &cs[c], t->num_rows);
+        ig_format_bytes(sb, sizeof sb, cs[c].stored);
+        ig_format_bytes(rb, sizeof rb, r);
+        printf("%-24.*s %-9s %6" PRIu64 " %-22s %10s %10s %6.2fx\n", (int)cr.name_len, cr.name,
+               type, cs[c].pages, enc, sb, rb, cs[c].stored ? (double)r / (double)cs[c].stored : 0.0);
+    }
+}
+
+static void print_json(const struct ig_table *t, const struct colstat *cs)
+{
+    const struct ig_part *p0 = &t->parts[0];
+    printf("{\"table\":");
+    cli_json_string(stdout, t->dir);
+    printf(",\"format_version\":%u,\"rows\":%" PRIu64 ",\"deleted_rows\":%" PRIu64
+           ",\"live_rows\":%" PRIu64 ",\"row_groups\":%u,\"erase_level\":%u,\"parts\":[",
+           IG_FORMAT_VERSION, t->num_rows, t->deleted_rows, t->num_rows - t->deleted_rows,
+           t->num_groups, p0->erase_level);
+    for (uint32_t pi = 0; pi < t->nparts; pi++) {
+        const struct ig_part *p = &t->parts[pi];
+        printf("%s{\"name\":\"%s\",\"first_row_id\":%" PRIu64 ",\"rows\":%" PRIu64
+               ",\"deleted_rows\":%" PRIu64 ",\"row_groups\":%u,\"pages\":%u,\"file_bytes\":%" PRIu64
+               ",\"footer_bytes\":%" PRIu64 ",\"root_hash\":\"%016" PRIx64 "\"}",
+               pi ? "," : "", p->name, p->first_row_id, p->num_rows, p->deleted_rows,
+               p->num_groups, p->num_pages, p->file_size, p->footer_size, p->root);
+    }
+    printf("],\"groups\":[");
+    for (uint32_t g = 0; g < t->num_groups; g++) {
+        uint32_t pi, lg;
+        struct ig_grouprec gr;
+        if (ig_table_group(t, g, &pi, &lg) || ig_part_group(&t->parts[pi], lg, &gr, NULL)) continue;
+        printf("%s{\"group\":%u,\"part\":\"%s\",\"first_row_id\":%" PRIu64
+               ",\"rows\":%u,\"pages\":%u,\"hash\":\"%016" PRIx64 "\"}",
+               g ? "," : "", g, t->parts[pi].name, t->parts[pi].first_row_id + gr.first_row,
+               gr.row_count, gr.page_count, gr.hash);
+    }
+    printf("],\"columns\":[");
+    for (uint32_t c = 0; c < p0->num_columns; c++) {
+        struct ig_colrec cr;
+        if (ig_part_column(p0, c, &cr, NULL)) continue;
+        const struct ig_type_info *ti = ig_type_info(cr.type);
+        printf("%s{\"name\":", c ? "," : "");
+        cli_json_string_n(stdout, cr.name, cr.name_len);
+        printf(",\"type\":\"%s\",\"nullable\":%s,\"page_size\":%u,\"erase_level\":%u,"
+               "\"pages\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"encoded_bytes\":%" PRIu64
+               ",\"raw_bytes\":%" PRIu64 ",\"text_bytes\":%" PRIu64 ",\"zstd_pages\":%" PRIu64
+               ",\"encodings\":{",
+               ti ? ti->name : "?", cr.flags & IG_COLF_NULLABLE ? "true" : "false", cr.page_size,
+               cr.erase_level ? cr.erase_level : p0->erase_level, cs[c].pages, cs[c].stored,
+               cs[c].body, raw_bytes(&cr, &cs[c], t->num_rows), cs[c].text, cs[c].zstd_pages);
+        bool first = true;
+        for (int e = 1; e < IG_ENC_COUNT; e++)
+            if (cs[c].enc[e]) {
+                printf("%s\"%s\":%" PRIu64, first ? "" : ",", ig_enc_name(e), cs[c].enc[e]);
+                first = false;
+            }
+        printf("}}");
+    }
+    printf("]}\n");
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    if (argc - optind != 1) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    struct ig_error err = {0};
+    struct ig_table t;
+    if (ig_table_open(&t, argv[optind], false, &err)) {
+        cli_error("%s", err.msg);
+        return 2;
+    }
+    struct colstat *cs = calloc(t.parts[0].num_columns, sizeof *cs);
+    int rc = cs ? gather(&t, cs, &err) : ig_err(&err, -ENOMEM, "out of memory");
+    if (rc) {
+        cli_error("%s", err.msg);
+    } else if (json) {
+        print_json(&t, cs);
+    } else {
+        print_text(&t, cs);
+    }
+    free(cs);
+    ig_table_close(&t);
+    return rc ? 2 : 0;
+}

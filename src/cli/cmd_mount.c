@@ -1,0 +1,82 @@
+/* ingot mount / umount - serve a table as files over FUSE. */
+#include "cli.h"
+#include "fs/fs.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: ingot mount [-f] [-d] [-o OPTION[,OPTION...]] TABLE DIR\n"
+    "  -f                 stay in the foreground (Ctrl-C unmounts)\n"
+    "  -d                 FUSE debug output (implies -f)\n"
+    "  -o allow_other     let other users read the mount\n"
+    "  -o cache_mb=N      decoded-page cache of the daemon (default 256)\n"
+    "  -o threads=N       worker threads (default 8)\n"
+    "  -o readahead_kb=N  kernel readahead for the mount (default 1024)\n";
+
+static int parse_o(struct fs_opts *o, char *list)
+{
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(tok, "allow_other"))
+            o->allow_other = true;
+        else if (!strncmp(tok, "cache_mb=", 9))
+            o->cache_bytes = cli_parse_count("-o cache_mb", tok + 9, 1, 1 << 20) << 20;
+        else if (!strncmp(tok, "threads=", 8))
+            o->threads = (unsigned)cli_parse_count("-o threads", tok + 8, 1, 256);
+        else if (!strncmp(tok, "readahead_kb=", 13))
+            o->readahead_kb = (unsigned)cli_parse_count("-o readahead_kb", tok + 13, 0, 1 << 20);
+        else {
+            cli_error("mount: unknown option '%s'", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cmd_mount(int argc, char **argv)
+{
+    struct fs_opts o = {.cache_bytes = 256u << 20, .threads = 8, .readahead_kb = 1024};
+    int c;
+    optind = 1;
+    static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    while ((c = getopt_long(argc, argv, "fdo:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': o.foreground = true; break;
+        case 'd': o.debug = o.foreground = true; break;
+        case 'o':
+            if (parse_o(&o, optarg)) return 2;
+            break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    if (argc - optind != 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    o.table_dir = argv[optind];
+    o.mountpoint = argv[optind + 1];
+    return fs_mount_main(&o);
+}
+
+int cmd_umount(int argc, char **argv)
+{
+    if (argc != 2 || argv[1][0] == '-') {
+        fputs("usage: ingot umount DIR\n", argc == 2 ? stdout : stderr);
+        return 2;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("fusermount3", "fusermount3", "-u", argv[1], (char *)NULL);
+        perror("ingot: fusermount3");
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) return 2;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 2;
+}

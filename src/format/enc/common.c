@@ -1,0 +1,143 @@
+/* common.c - helpers shared by the scheme files: bitmaps, nested-stream framing,
+ * lane sorting and the lane hash set. No scheme logic lives here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "enc_internal.h"
+
+size_t bm_count(const uint8_t *bm, size_t n)
+{
+    if (!bm) return 0;
+    size_t c = 0, full = n / 8;
+    for (size_t i = 0; i < full; i++)
+        c += (size_t)__builtin_popcount(bm[i]);
+    if (n % 8) c += (size_t)__builtin_popcount(bm[full] & ((1u << (n % 8)) - 1));
+    return c;
+}
+
+bool bm_any(const uint8_t *bm, size_t n) { return bm_count(bm, n) != 0; }
+
+bool bm_intersects(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (!a || !b) return false;
+    size_t full = n / 8;
+    for (size_t i = 0; i < full; i++)
+        if (a[i] & b[i]) return true;
+    return n % 8 && (a[full] & b[full] & ((1u << (n % 8)) - 1));
+}
+
+int enc_nomem(struct ig_error *err) { return ig_err(err, -ENOMEM, "out of memory"); }
+
+int enc_field(const uint8_t *p, size_t len, size_t *pos, uint64_t *v, const char *scheme,
+              const char *what, struct ig_error *err)
+{
+    size_t k = *pos <= len ? ig_varint_get(p + *pos, len - *pos, v) : 0;
+    if (!k) return ig_err(err, -EIO, "%s stream: truncated or invalid %s", scheme, what);
+    *pos += k;
+    return 0;
+}
+
+int enc_sub(const uint8_t *p, size_t len, size_t *pos, const uint8_t **sub, size_t *sublen,
+            const char *scheme, const char *what, struct ig_error *err)
+{
+    uint64_t l;
+    int rc = enc_field(p, len, pos, &l, scheme, what, err);
+    if (rc) return rc;
+    if (l > len - *pos)
+        return ig_err(err, -EIO, "%s stream: %s of %llu bytes runs past the end (%zu left)",
+                      scheme, what, (unsigned long long)l, len - *pos);
+    *sub = p + *pos;
+    *sublen = (size_t)l;
+    *pos += (size_t)l;
+    return 0;
+}
+
+int enc_put_sub(struct ig_buf *out, const uint8_t *p, size_t len)
+{
+    int rc = ig_varint_append(out, len);
+    return rc ? rc : ig_buf_append(out, p, len);
+}
+
+int enc_check_slack(const uint8_t *p, size_t from, size_t len, const char *scheme,
+                    struct ig_error *err)
+{
+    for (size_t i = from; i < len; i++)
+        if (p[i])
+            return ig_err(err, -EIO, "%s stream: %zu bytes after its end are not zero", scheme,
+                          len - from);
+    return 0;
+}
+
+int enc_sort_lanes(uint64_t *v, size_t k, bool is_signed)
+{
+    if (k < 2) return 0;
+    if (k <= 32) { /* insertion sort: nested dictionaries are often tiny */
+        for (size_t i = 1; i < k; i++) {
+            uint64_t x = v[i], kx = enc_order_key(x, is_signed);
+            size_t j = i;
+            while (j && enc_order_key(v[j - 1], is_signed) > kx) {
+                v[j] = v[j - 1];
+                j--;
+            }
+            v[j] = x;
+        }
+        return 0;
+    }
+    /* LSD radix on order keys, 8 bits a pass, skipping passes where every key
+     * has the same byte (common: small values in wide lanes). */
+    uint64_t *a = malloc(k * sizeof *a), *b = malloc(k * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return -ENOMEM;
+    }
+    uint64_t and_all = ~0ULL, or_all = 0;
+    for (size_t i = 0; i < k; i++) {
+        a[i] = enc_order_key(v[i], is_signed);
+        and_all &= a[i];
+        or_all |= a[i];
+    }
+    uint64_t differ = and_all ^ or_all;
+    for (unsigned sh = 0; sh < 64; sh += 8) {
+        if (!((differ >> sh) & 0xFF)) continue;
+        size_t cnt[257] = {0};
+        for (size_t i = 0; i < k; i++)
+            cnt[((a[i] >> sh) & 0xFF) + 1]++;
+        for (int j = 0; j < 256; j++)
+            cnt[j + 1] += cnt[j];
+        for (size_t i = 0; i < k; i++)
+            b[cnt[(a[i] >> sh) & 0xFF]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < k; i++)
+        v[i] = enc_order_key(a[i], is_signed); /* the key map is its own inverse */
+    free(a);
+    free(b);
+    return 0;
+}
+
+int enc_lane_map_init(struct enc_lane_map *m, size_t max_entries)
+{
+    size_t cap = 16;
+    while (cap < 2 * max_entries)
+        cap *= 2;
+    m->keys = malloc(cap * sizeof *m->keys);
+    m->vals = calloc(cap, sizeof *m->vals);
+    m->cap = cap;
+    if (!m->keys || !m->vals) {
+        enc_lane_map_free(m);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void enc_lane_map_free(struct enc_lane_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    m->keys = NULL;
+    m->vals = NULL;
+    m->cap = 0;
+}

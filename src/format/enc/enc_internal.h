@@ -1,0 +1,253 @@
+/* enc_internal.h - the private interface every scheme file implements.
+ *
+ * Each int scheme is a `struct int_scheme`: a table of functions (estimate,
+ * encode, decode, get, erase, check) that select.c dispatches to by the stream's
+ * first byte. Bytes schemes (plain, dict) use `struct bytes_scheme`. Scheme
+ * functions receive the whole stream, scheme byte included, and parse their own
+ * header.
+ *
+ * Conventions shared by every scheme (docs/ENCODINGS.md has the byte layouts):
+ *  - A nested stream is written as varint(length) followed by the stream, so its
+ *    end is known exactly. Nested streams are decoded through the dispatchers
+ *    below, which enforce the cascade rule (no scheme twice on one chain; that
+ *    also bounds recursion on hostile input to IG_ENC_COUNT levels).
+ *  - Decoders are lenient about bytes after a stream's natural end (`used`);
+ *    check functions require them to be zero so erased data cannot hide there.
+ *  - An erased ("killed") position decodes to 0 in every scheme. Overwriting
+ *    schemes mark it with a pattern that carries no information (plain/bitpack:
+ *    value 0, varint: the single byte 0x00, for/delta/dict: the reserved code 0
+ *    or 0/1 markers); dropping schemes (rle) remove the element.
+ *  - Erase is "decode, apply the kill set, re-encode canonically" into a fresh
+ *    buffer; the public entry point copies it back only if it fits, so a failed
+ *    erase leaves the stream untouched.
+ */
+#ifndef IG_FORMAT_ENC_INTERNAL_H
+#define IG_FORMAT_ENC_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../util/bitpack.h"
+#include "../../util/buf.h"
+#include "../../util/endian.h"
+#include "../../util/error.h"
+#include "../../util/varint.h"
+#include "codec.h"
+
+#define ENC_BIT(e)         (1u << (e))
+#define ENC_INT_ALL        (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) | \
+                            ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) |          \
+                            ENC_BIT(IG_ENC_DELTA))
+#define ENC_BYTES_ALL      (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT))
+#define ENC_COMPOSITE      (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT))
+#define ENC_DEFAULT_DEPTH  3
+#define ENC_DISTINCT_CAP   4096 /* auto considers dict only up to this many values */
+#define ENC_VARINT_STRIDE  128  /* varint: one index entry per this many values */
+#define ENC_DELTA_BLOCK    128  /* delta: values per block */
+/* A bytes dictionary can expand hugely; refuse to materialise more than this
+ * (the page body limit) from one stream rather than trust hostile codes. */
+#define ENC_MAX_DECODED    ((uint64_t)1 << 30)
+
+/* ---- bitmaps (n bits, LSB-first bytes, NULL = empty) -------------------- */
+
+static inline bool bm_get(const uint8_t *bm, size_t i)
+{
+    return bm && ((bm[i >> 3] >> (i & 7)) & 1);
+}
+static inline void bm_set(uint8_t *bm, size_t i) { bm[i >> 3] |= (uint8_t)(1u << (i & 7)); }
+static inline size_t bm_bytes(size_t n) { return n / 8 + (n % 8 != 0); }
+size_t bm_count(const uint8_t *bm, size_t n); /* set bits among the first n */
+bool bm_any(const uint8_t *bm, size_t n);
+bool bm_intersects(const uint8_t *a, const uint8_t *b, size_t n);
+
+/* ---- contexts ----------------------------------------------------------- */
+
+/* Decode side: the schemes on the chain above (and including) the current one. */
+struct enc_dctx {
+    unsigned used;
+    struct ig_error *err;
+};
+
+/* Encode side: what the current level may choose. */
+struct enc_ectx {
+    unsigned allowed;  /* candidate schemes at this level */
+    unsigned used;     /* schemes on the chain above, plus the current one once chosen */
+    int depth_left;    /* levels left including this one (composites need >= 2) */
+    bool no_drop;      /* the parent cannot tolerate dropped elements (no rle) */
+    bool strict;       /* a forced scheme: fail with -EINVAL rather than fall back */
+    int max_depth;     /* the top-level budget, for erase re-encodes */
+    struct ig_error *err;
+};
+
+/* Statistics of an int stream, one pass (select.c). Sizes are exact for the leaf
+ * schemes; SIZE_MAX means the scheme cannot represent the data. */
+struct int_stats {
+    size_t n;
+    uint64_t umin, umax;        /* unsigned order */
+    uint64_t lo, hi;            /* min/max in the desc's order (signed or not) */
+    uint64_t zor;               /* OR of the bitpack lanes (zigzag if signed) */
+    size_t runs;                /* maximal runs of equal values */
+    uint64_t max_run;
+    size_t varint_bytes;        /* sum of varint sizes of the lanes */
+    size_t varint_last;         /* varint bytes before the last indexed value */
+    size_t delta_bytes;         /* packed block bytes, SIZE_MAX if infeasible */
+    size_t distinct;            /* capped at ENC_DISTINCT_CAP + 1 */
+    bool fits_width;            /* every value fits desc->width bytes */
+};
+
+void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool distinct,
+                   struct int_stats *st);
+
+/* ---- the scheme tables -------------------------------------------------- */
+
+struct int_scheme {
+    enum ig_enc id;
+    const char *name;
+    bool composite;
+    /* Estimated stream size, SIZE_MAX when the scheme cannot hold the data. */
+    size_t (*estimate)(const struct int_stats *st, const struct ig_int_desc *d,
+                       const struct enc_ectx *c);
+    /* Append the stream (scheme byte first). st may be NULL. c->used includes id. */
+    int (*encode)(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                  const struct int_stats *st, struct enc_ectx *c, struct ig_buf *out);
+    int (*decode)(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                  const uint8_t *absent, uint64_t *out, size_t *used, struct enc_dctx *c);
+    int (*get)(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+               const uint8_t *absent, size_t i, uint64_t *out, struct enc_dctx *c);
+    /* Write the erased stream to out (fresh); may_drop false forbids dropping. */
+    int (*erase)(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                 const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
+                 struct ig_buf *out);
+    /* 0 when every position in `erased` holds no data; sets *used. */
+    int (*check)(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                 const uint8_t *absent, const uint8_t *erased, size_t *used, struct enc_dctx *c);
+};
+
+extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, enc_rle_int,
+    enc_dict_int, enc_for_int, enc_delta_int;
+
+struct bytes_scheme {
+    enum ig_enc id;
+    const char *name;
+    int (*encode)(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                  struct ig_buf *out);
+    int (*decode)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                  uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
+    int (*get)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
+               const uint8_t **val, size_t *vlen, struct enc_dctx *c);
+    int (*erase)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                 const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out);
+    int (*check)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                 const uint8_t *erased, size_t *used, struct enc_dctx *c);
+};
+
+extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes;
+
+/* Plain bytes sizing, for the selector. */
+size_t enc_plain_bytes_size(size_t n, uint64_t total);
+
+/* ---- dispatch (select.c): nested streams go through these ---------------- */
+
+const struct int_scheme *enc_int_scheme(unsigned id);
+
+int enc_int_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                   const uint8_t *absent, uint64_t *out, size_t *used, struct enc_dctx *c);
+int enc_int_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                const uint8_t *absent, size_t i, uint64_t *out, struct enc_dctx *c);
+int enc_int_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                  const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
+                  struct ig_buf *out);
+int enc_int_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                  const uint8_t *absent, const uint8_t *erased, struct enc_dctx *c);
+/* Choose (per c) and append a stream. */
+int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, struct enc_ectx *c,
+                   struct ig_buf *out);
+/* Append varint(len) + a nested stream chosen automatically below `parent`
+ * (excluding `exclude` and every scheme on the chain). */
+int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                         const struct enc_ectx *parent, unsigned exclude, bool no_drop,
+                         struct ig_buf *out);
+/* The same with one scheme forced (-EINVAL when it cannot hold the values). */
+int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                                const struct enc_ectx *parent, enum ig_enc scheme,
+                                struct ig_buf *out);
+/* An encode context for re-encoding the children of a composite found at the
+ * position described by a decode context (erase). */
+void enc_ectx_from_dctx(const struct enc_dctx *dc, struct enc_ectx *ec);
+bool enc_int_drops(const uint8_t *p, size_t len); /* rle, or dict over rle codes */
+
+int enc_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used,
+                     struct enc_dctx *c);
+int enc_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
+                  const uint8_t **val, size_t *vlen, struct enc_dctx *c);
+int enc_bytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                    const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out);
+int enc_bytes_check(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                    const uint8_t *erased, struct enc_dctx *c);
+
+/* ---- helpers (common.c) ------------------------------------------------- */
+
+/* Read varint(length) at *pos and return the nested stream after it. */
+int enc_sub(const uint8_t *p, size_t len, size_t *pos, const uint8_t **sub, size_t *sublen,
+            const char *scheme, const char *what, struct ig_error *err);
+/* Read a varint header field at *pos. */
+int enc_field(const uint8_t *p, size_t len, size_t *pos, uint64_t *v, const char *scheme,
+              const char *what, struct ig_error *err);
+/* Append varint(len) + bytes. */
+int enc_put_sub(struct ig_buf *out, const uint8_t *p, size_t len);
+/* -EIO unless p[from, len) are all zero. */
+int enc_check_slack(const uint8_t *p, size_t from, size_t len, const char *scheme,
+                    struct ig_error *err);
+int enc_nomem(struct ig_error *err);
+
+/* Sort k lanes ascending in unsigned or signed order (LSD radix). */
+int enc_sort_lanes(uint64_t *v, size_t k, bool is_signed);
+/* Order-preserving key: compare as unsigned. */
+static inline uint64_t enc_order_key(uint64_t v, bool is_signed)
+{
+    return is_signed ? v ^ (1ULL << 63) : v;
+}
+/* Smallest plain byte width (1, 2, 4, 8) holding the unsigned value v. */
+static inline uint8_t enc_byte_width(uint64_t v)
+{
+    return v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFFFFFFu ? 4 : 8;
+}
+/* Does lane v fit `width` bytes (as a sign-extended or zero-extended value)? */
+static inline bool enc_fits(uint64_t v, unsigned width, bool is_signed)
+{
+    if (width >= 8) return true;
+    unsigned bits = 8 * width;
+    if (!is_signed) return (v >> bits) == 0;
+    uint64_t top = v >> (bits - 1); /* all zero or all one */
+    return top == 0 || top == (~0ULL >> (bits - 1));
+}
+static inline uint64_t enc_sext(uint64_t v, unsigned width)
+{
+    if (width >= 8) return v;
+    uint64_t sign = 1ULL << (8 * width - 1);
+    v &= (sign << 1) - 1;
+    return (v ^ sign) - sign; /* two's complement sign extension without signed shifts */
+}
+
+/* Open-addressed set of lanes (distinct counting and dictionary building). */
+struct enc_lane_map {
+    uint64_t *keys;
+    uint32_t *vals; /* 0 = empty slot, else entry index + 1 */
+    size_t cap;     /* power of two */
+};
+int enc_lane_map_init(struct enc_lane_map *m, size_t max_entries);
+void enc_lane_map_free(struct enc_lane_map *m);
+/* Slot index for key (existing or the empty slot where it belongs). */
+static inline size_t enc_lane_map_slot(const struct enc_lane_map *m, uint64_t key)
+{
+    size_t mask = m->cap - 1;
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+    while (m->vals[h] && m->keys[h] != key)
+        h = (h + 1) & mask;
+    return h;
+}
+
+#endif

@@ -1,0 +1,139 @@
+/* layout.h - the part file's bytes: sizes and field offsets (docs/FORMAT.md).
+ *
+ * A part file is
+ *
+ *     "INGOTP01" | page extents ... | footer | tail (64 bytes)
+ *
+ * The footer is flat little-endian arrays read in place: a 256-byte header whose
+ * section table locates fixed-size record arrays. Every field below is read with
+ * ig_ld* at these offsets, never by casting to a struct. Change nothing here
+ * without bumping IG_FORMAT_VERSION. */
+#ifndef IG_FORMAT_LAYOUT_H
+#define IG_FORMAT_LAYOUT_H
+
+#define IG_FORMAT_VERSION 1u
+#define IG_PART_MAGIC "INGOTP01"
+#define IG_PART_MAGIC_LEN 8
+#define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
+
+/* ---- tail: the last 64 bytes of the file ---- */
+#define IG_TAIL_SIZE 64
+#define IG_TAIL_FOOTER_OFFSET 0 /* u64 */
+#define IG_TAIL_FOOTER_SIZE 8   /* u64 */
+#define IG_TAIL_ROOT 16         /* u64 Merkle root */
+#define IG_TAIL_VERSION 24      /* u32 */
+#define IG_TAIL_FLAGS 28        /* u32, 0 */
+#define IG_TAIL_GENERATION 32   /* u64, bumped by every in-place change */
+#define IG_TAIL_RESERVED 40     /* u64, 0 */
+#define IG_TAIL_HASH 48         /* u64 XXH3 of bytes [0, 48) */
+#define IG_TAIL_MAGIC 56        /* 8 bytes */
+#define IG_TAIL_MAGIC_STR "INGOTEND"
+
+/* ---- footer header ---- */
+#define IG_HDR_SIZE 256
+#define IG_HDR_MAGIC 0          /* 8 bytes */
+#define IG_HDR_MAGIC_STR "IGFOOTER"
+#define IG_HDR_VERSION 8        /* u32 */
+#define IG_HDR_HEADER_SIZE 12   /* u32 = 256 */
+#define IG_HDR_NUM_ROWS 16      /* u64 */
+#define IG_HDR_DELETED_ROWS 24  /* u64 */
+#define IG_HDR_FIRST_ROW_ID 32  /* u64 global id of this part's row 0 */
+#define IG_HDR_NUM_COLUMNS 40   /* u32 schema nodes */
+#define IG_HDR_NUM_LEAVES 44    /* u32 */
+#define IG_HDR_NUM_GROUPS 48    /* u32 */
+#define IG_HDR_NUM_PAGES 52     /* u32 */
+#define IG_HDR_ERASE_LEVEL 56   /* u8 table default compliance level (1 or 2) */
+#define IG_HDR_SCHEMA_HASH 64   /* u64 XXH3(columns|names|name_index|leaves) */
+#define IG_HDR_CHUNKS_HASH 72   /* u64 XXH3(chunks) */
+#define IG_HDR_SECTIONS 80      /* IG_SEC_COUNT x (u64 offset, u64 size) */
+
+enum ig_section {
+    IG_SEC_COLUMNS = 0,    /* num_columns x IG_COL_SIZE */
+    IG_SEC_NAMES = 1,      /* name heap (UTF-8, no terminators) */
+    IG_SEC_NAME_INDEX = 2, /* num_columns x u32, column ids ordered by name bytes */
+    IG_SEC_LEAVES = 3,     /* num_leaves x u32, column id of each leaf */
+    IG_SEC_GROUPS = 4,     /* num_groups x IG_GRP_SIZE */
+    IG_SEC_CHUNKS = 5,     /* num_groups x num_leaves x IG_CHK_SIZE */
+    IG_SEC_PAGES = 6,      /* num_pages x IG_PG_SIZE */
+    IG_SEC_DELETION = 7,   /* ceil(num_rows / 64) x u64, bit r = row r deleted */
+    IG_SEC_EXTRA = 8,      /* reserved (blob files, statistics); size 0 today */
+    IG_SEC_RESERVED = 9,
+    IG_SEC_COUNT = 10
+};
+
+/* ---- column record (schema node, pre-order) ---- */
+#define IG_COL_SIZE 64
+#define IG_COL_NAME_OFF 0       /* u32 into the name heap */
+#define IG_COL_NAME_LEN 4       /* u32 */
+#define IG_COL_PARENT 8         /* u32 column id or IG_NONE */
+#define IG_COL_LEAF 12          /* u32 leaf index or IG_NONE */
+#define IG_COL_TYPE 16          /* u8 enum ig_type */
+#define IG_COL_FLAGS 17         /* u8 IG_COLF_* */
+#define IG_COL_MAX_REP 18       /* u8 */
+#define IG_COL_MAX_DEF 19       /* u8 */
+#define IG_COL_ENCODING 20      /* u8 forced scheme, 0 = auto */
+#define IG_COL_COMPRESSION 21   /* u8 enum ig_compression_policy */
+#define IG_COL_ERASE_LEVEL 22   /* u8 0 = table default, else 1 or 2 */
+#define IG_COL_QUANTIZE 23      /* u8 0 = none (reserved: 1 fp16 2 bf16 3 fp8_e4m3 4 fp8_e5m2) */
+#define IG_COL_PAGE_SIZE 24     /* u32 target page bytes */
+#define IG_COL_DIMENSION 28     /* u32 vector dimension, else 0 */
+#define IG_COL_NUM_CHILDREN 32  /* u32 */
+/* bytes 36..63 reserved, zero */
+
+#define IG_COLF_NULLABLE 0x01
+#define IG_COLF_REPEATED 0x02
+
+enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 2 };
+
+/* ---- row group record ---- */
+#define IG_GRP_SIZE 32
+#define IG_GRP_FIRST_ROW 0      /* u64 within the part */
+#define IG_GRP_ROW_COUNT 8      /* u32 */
+#define IG_GRP_FIRST_PAGE 12    /* u32 */
+#define IG_GRP_PAGE_COUNT 16    /* u32 */
+#define IG_GRP_HASH 24          /* u64 XXH3 of its page records */
+
+/* ---- chunk record: (group, leaf) -> page range ---- */
+#define IG_CHK_SIZE 8
+#define IG_CHK_FIRST_PAGE 0     /* u32 */
+#define IG_CHK_PAGE_COUNT 4     /* u32 */
+
+/* ---- page record ---- */
+#define IG_PG_SIZE 64
+#define IG_PG_OFFSET 0          /* u64 file offset of the extent */
+#define IG_PG_CAPACITY 8        /* u32 extent bytes; [stored, capacity) are zero */
+#define IG_PG_STORED 12         /* u32 stored (possibly compressed) bytes */
+#define IG_PG_FIRST_ROW 16      /* u32 within the group */
+#define IG_PG_ROW_COUNT 20      /* u32 */
+#define IG_PG_ENTRY_COUNT 24    /* u32 level entries (= rows for flat columns) */
+#define IG_PG_VALUE_COUNT 28    /* u32 slots in the values stream */
+#define IG_PG_ENCODING 32       /* u8 scheme of the values stream (informational) */
+#define IG_PG_COMPRESSION 33    /* u8 0 none, 1 zstd */
+#define IG_PG_FLAGS 34          /* u8 IG_PGF_* */
+#define IG_PG_DELETED 36        /* u32 deleted rows in this page */
+#define IG_PG_CHECKSUM 40       /* u64 XXH3 of the stored bytes */
+#define IG_PG_TEXT_LEN 48       /* u64 bytes of the text rendering of live rows */
+#define IG_PG_BODY_SIZE 56      /* u32 body bytes before compression */
+#define IG_PG_LEAF 60           /* u32 leaf index (cross-check) */
+
+#define IG_PGF_HAS_NULLS 0x01
+#define IG_PGF_MOVED 0x02       /* relocated by an erase */
+
+enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
+
+/* ---- page body (after decompression) ----
+ *   u8 body flags (IG_BODY_*) | u8 0 | u16 0
+ *   [validity bitmap, ceil(entries/8) bytes, 1 = present]   if IG_BODY_VALIDITY
+ *   [u32 len | rep-level int stream]                         if IG_BODY_REP
+ *   [u32 len | def-level int stream]                         if IG_BODY_DEF
+ *   values stream (int or bytes stream, codec.h) to the end of the body */
+#define IG_BODY_HDR 4
+#define IG_BODY_VALIDITY 0x01
+#define IG_BODY_REP 0x02
+#define IG_BODY_DEF 0x04
+
+/* Limits that keep hostile sizes from turning into huge allocations. */
+#define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */
+#define IG_MAX_NAME_LEN 4096
+
+#endif

@@ -1,0 +1,25 @@
+#include "merkle.h"
+#include "layout.h"
+#include "util/hash.h"
+
+uint64_t ig_merkle_group_hash(const uint8_t *page_records, uint32_t count)
+{
+    return ig_hash(page_records, (size_t)count * IG_PG_SIZE);
+}
+
+uint64_t ig_merkle_concat(const uint8_t *const *parts, const size_t *sizes, int n)
+{
+    struct ig_hasher h;
+    ig_hasher_init(&h);
+    for (int i = 0; i < n; i++)
+        ig_hasher_update(&h, parts[i], sizes[i]);
+    return ig_hasher_final(&h);
+}
+
+uint64_t ig_merkle_root(const uint8_t *header, const uint8_t *groups, size_t groups_size,
+                        const uint8_t *deletion, size_t deletion_size)
+{
+    const uint8_t *parts[3] = {header, groups, deletion};
+    size_t sizes[3] = {IG_HDR_SIZE, groups_size, deletion_size};
+    return ig_merkle_concat(parts, sizes, 3);
+}

@@ -1,0 +1,210 @@
+#include "page.h"
+#include "footer.h"
+#include "layout.h"
+#include "render.h"
+#include "types.h"
+#include "enc/codec.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/hash.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+void ig_page_scratch_free(struct ig_page_scratch *s)
+{
+    ig_buf_free(&s->body);
+    ig_buf_free(&s->text);
+    ig_buf_free(&s->tmp);
+    free(s->offs);
+    memset(s, 0, sizeof *s);
+}
+
+void ig_page_built_free(struct ig_page_built *b)
+{
+    ig_buf_free(&b->stored);
+    memset(b, 0, sizeof *b);
+}
+
+static int scratch_offs(struct ig_page_scratch *s, size_t n)
+{
+    if (n + 1 <= s->offs_cap) return 0;
+    size_t cap = s->offs_cap ? s->offs_cap : 1024;
+    while (cap < n + 1)
+        cap *= 2;
+    uint64_t *o = realloc(s->offs, cap * sizeof *o);
+    if (!o) return -ENOMEM;
+    s->offs = o;
+    s->offs_cap = cap;
+    return 0;
+}
+
+static struct ig_int_desc lane_desc(uint8_t type)
+{
+    const struct ig_type_info *ti = ig_type_info(type);
+    return (struct ig_int_desc){.width = ti->width, .is_signed = ti->is_signed};
+}
+
+/* Render the page's rows to count their text bytes (all rows live at write time). */
+static int page_text_len(const struct ig_values *v, size_t first, size_t count,
+                         struct ig_page_scratch *s, uint64_t *len)
+{
+    /* A view of the slice without copying: shift the pointers. */
+    struct ig_values view = *v;
+    view.n = count;
+    if (v->is_bytes) {
+        view.offs = v->offs + first;
+    } else {
+        view.lanes = v->lanes + first;
+    }
+    if (v->has_nulls && first % 8 == 0) {
+        view.valid = v->valid + first / 8;
+    } else if (v->has_nulls) {
+        /* unaligned validity: copy bits */
+        int rc = ig_buf_reserve(&s->tmp, count / 8 + 1);
+        if (rc) return rc;
+        memset(s->tmp.data, 0, count / 8 + 1);
+        for (size_t i = 0; i < count; i++)
+            if (!ig_values_is_null(v, first + i)) s->tmp.data[i / 8] |= (uint8_t)(1u << (i % 8));
+        view.valid = s->tmp.data;
+    }
+    if (v->is_bytes) {
+        /* offsets are absolute into v->data: render each value directly */
+        uint64_t total = 0;
+        for (size_t i = 0; i < count; i++) {
+            ig_buf_reset(&s->text);
+            int rc = ig_render_text_value(&s->text, &view, i);
+            if (rc) return rc;
+            total += s->text.len + 1;
+        }
+        *len = total;
+        return 0;
+    }
+    return ig_render_text_len(&view, NULL, &s->text, len);
+}
+
+int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
+                   size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
+                   struct ig_error *err)
+{
+    struct ig_buf *body = &s->body;
+    ig_buf_reset(body);
+    ig_buf_reset(&out->stored);
+    bool nulls = false;
+    if (v->has_nulls)
+        for (size_t i = 0; i < count && !nulls; i++)
+            nulls = ig_values_is_null(v, first + i);
+    uint8_t hdr[IG_BODY_HDR] = {nulls ? IG_BODY_VALIDITY : 0, 0, 0, 0};
+    int rc = ig_buf_append(body, hdr, sizeof hdr);
+    if (!rc && nulls) {
+        uint8_t *bits = ig_buf_extend(body, (count + 7) / 8);
+        if (!bits) return ig_err(err, -ENOMEM, "out of memory");
+        memset(bits, 0, (count + 7) / 8);
+        for (size_t i = 0; i < count; i++)
+            if (!ig_values_is_null(v, first + i)) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    if (rc) return ig_err(err, rc, "out of memory");
+    struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0};
+    size_t values_at = body->len;
+    if (v->is_bytes) {
+        rc = scratch_offs(s, count);
+        if (rc) return ig_err(err, rc, "out of memory");
+        uint64_t base = v->offs[first];
+        for (size_t i = 0; i <= count; i++)
+            s->offs[i] = v->offs[first + i] - base;
+        rc = ig_bytes_encode(s->offs, v->data.data + base, count, &eo, body, err);
+    } else {
+        struct ig_int_desc d = lane_desc(v->type);
+        rc = ig_ints_encode(v->lanes + first, count, &d, &eo, body, err);
+    }
+    if (rc) return rc;
+    if (body->len > IG_MAX_PAGE_BODY)
+        return ig_err(err, -EFBIG, "page body of %zu bytes exceeds the 1 GiB limit", body->len);
+    out->encoding = body->data[values_at];
+    out->body_size = (uint32_t)body->len;
+    out->flags = nulls ? IG_PGF_HAS_NULLS : 0;
+
+    /* zstd when forced, or when it saves at least an eighth of the page. */
+    bool try_zstd = pol->compression == IG_COMP_ZSTD ||
+                    (pol->compression == IG_COMP_AUTO && body->len >= 256);
+    out->compression = IG_PC_NONE;
+    if (try_zstd) {
+        size_t bound = ZSTD_compressBound(body->len);
+        rc = ig_buf_reserve(&out->stored, bound);
+        if (rc) return ig_err(err, rc, "out of memory");
+        size_t z = ZSTD_compress(out->stored.data, bound, body->data, body->len,
+                                 pol->zstd_level ? pol->zstd_level : 3);
+        if (ZSTD_isError(z))
+            return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
+        if (pol->compression == IG_COMP_ZSTD || z <= body->len - body->len / 8) {
+            out->stored.len = z;
+            out->compression = IG_PC_ZSTD;
+        }
+    }
+    if (out->compression == IG_PC_NONE) {
+        ig_buf_reset(&out->stored);
+        rc = ig_buf_append(&out->stored, body->data, body->len);
+        if (rc) return ig_err(err, rc, "out of memory");
+    }
+    out->checksum = ig_hash(out->stored.data, out->stored.len);
+    return page_text_len(v, first, count, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
+                                                              : 0;
+}
+
+int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                 const uint8_t **body, struct ig_error *err)
+{
+    if (rec->compression == IG_PC_NONE) {
+        *body = stored;
+        return 0;
+    }
+    ig_buf_reset(&s->body);
+    if (ig_buf_reserve(&s->body, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
+    size_t z = ZSTD_decompress(s->body.data, rec->body_size, stored, rec->stored);
+    if (ZSTD_isError(z) || z != rec->body_size)
+        return ig_err(err, -EIO, "zstd: %s",
+                      ZSTD_isError(z) ? ZSTD_getErrorName(z) : "decompressed size mismatch");
+    s->body.len = z;
+    *body = s->body.data;
+    return 0;
+}
+
+int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                   const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
+                   struct ig_error *err)
+{
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t len = rec->body_size, n = rec->row_count;
+    if (rec->entry_count != rec->row_count || rec->value_count != rec->row_count)
+        return ig_err(err, -EIO, "nested page layout in a flat column");
+    uint8_t flags = body[0];
+    if (flags & ~IG_BODY_VALIDITY || body[1] || body[2] || body[3])
+        return ig_err(err, -EIO, "unknown page body flags 0x%02x", flags);
+    size_t pos = IG_BODY_HDR;
+    const uint8_t *valid = NULL;
+    if (flags & IG_BODY_VALIDITY) {
+        size_t vb = (n + 7) / 8;
+        if (vb > len - pos) return ig_err(err, -EIO, "validity bitmap past the page end");
+        valid = body + pos;
+        pos += vb;
+    }
+    if (!ig_type_info(type)) return ig_err(err, -EIO, "unknown type %u", type);
+    ig_values_retype(out, type);
+    rc = ig_values_reserve(out, n);
+    if (rc) return ig_err(err, rc, "out of memory");
+    if (out->is_bytes) {
+        rc = ig_bytes_decode(body + pos, len - pos, n, absent, out->offs, &out->data, err);
+    } else {
+        struct ig_int_desc d = lane_desc(type);
+        rc = ig_ints_decode(body + pos, len - pos, n, &d, absent, out->lanes, err);
+    }
+    if (rc) return rc;
+    out->n = n;
+    rc = ig_values_set_validity(out, valid, n);
+    if (rc) return ig_err(err, rc, "out of memory");
+    return 0;
+}

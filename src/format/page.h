@@ -1,0 +1,62 @@
+/* page.h - one page: the values of consecutive rows of one leaf column.
+ *
+ * Encoding builds the page body (layout.h: flags, validity bitmap, values stream),
+ * lets the codecs pick the values encoding, then compresses the body with zstd
+ * when that pays (or as the column's policy forces). It also renders the rows to
+ * measure the page's text length, which the footer keeps so that file sizes in
+ * the mount are known without decoding anything.
+ *
+ * Decoding takes the stored bytes (already checksum-verified by the caller),
+ * decompresses into scratch, and fills an ig_values. */
+#ifndef IG_FORMAT_PAGE_H
+#define IG_FORMAT_PAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "values.h"
+
+struct ig_error;
+struct ig_pagerec;
+
+struct ig_page_policy {
+    uint8_t type;        /* enum ig_type */
+    uint8_t encoding;    /* forced scheme or 0 */
+    uint8_t compression; /* enum ig_compression_policy */
+    int zstd_level;
+};
+
+struct ig_page_built {
+    struct ig_buf stored; /* bytes to write */
+    uint32_t body_size;
+    uint8_t encoding, compression, flags;
+    uint64_t checksum, text_len;
+};
+
+/* Scratch buffers reused across pages (one per writer / reader thread). */
+struct ig_page_scratch {
+    struct ig_buf body, text, tmp;
+    uint64_t *offs;
+    size_t offs_cap;
+};
+
+void ig_page_scratch_free(struct ig_page_scratch *s);
+void ig_page_built_free(struct ig_page_built *b);
+
+/* Encode values [first, first + count) of v. */
+int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
+                   size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
+                   struct ig_error *err);
+
+/* Decode a page whose stored bytes are `stored` (rec->stored long). `absent`
+ * marks rows dropped from drop-on-erase streams (erase level 2), NULL otherwise. */
+int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                   const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
+                   struct ig_error *err);
+
+/* Decompress (if needed) into s->body and return the body bytes. */
+int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                 const uint8_t **body, struct ig_error *err);
+
+#endif

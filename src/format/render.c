@@ -1,0 +1,351 @@
+#include "render.h"
+#include "types.h"
+#include "util/buf.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Lay out a digit string d[0..nd) with decimal exponent e (value = 0.d * 10^e ...
+ * here: value = d[0].d[1..] x 10^exp10) the way Python's repr does: positional
+ * when -4 <= exp10 < 16, else scientific with a sign and at least two exponent
+ * digits; positional integers get ".0". */
+static size_t layout_repr(char *out, bool neg, const char *d, int nd, int exp10)
+{
+    char *o = out;
+    if (neg) *o++ = '-';
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) {
+            *o++ = '0';
+            *o++ = '.';
+            for (int i = 0; i < -exp10 - 1; i++)
+                *o++ = '0';
+            memcpy(o, d, (size_t)nd);
+            o += nd;
+        } else {
+            int intdigits = exp10 + 1;
+            for (int i = 0; i < intdigits; i++)
+                *o++ = i < nd ? d[i] : '0';
+            *o++ = '.';
+            if (nd > intdigits) {
+                memcpy(o, d + intdigits, (size_t)(nd - intdigits));
+                o += nd - intdigits;
+            } else {
+                *o++ = '0';
+            }
+        }
+    } else {
+        *o++ = d[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, d + 1, (size_t)(nd - 1));
+            o += nd - 1;
+        }
+        o += sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+    }
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
+/* From "%.*e" output ("-d.ddde+XX") extract digits without trailing zeros and the
+ * exponent. */
+static int split_sci(const char *s, char *digits, int *nd, int *exp10)
+{
+    const char *p = s;
+    if (*p == '-') p++;
+    int n = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9') digits[n++] = *p;
+    if (*p != 'e') return -1;
+    *exp10 = atoi(p + 1);
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    *nd = n;
+    return 0;
+}
+
+static size_t special(char *out, double d)
+{
+    if (isnan(d)) return (size_t)sprintf(out, "NaN");
+    if (isinf(d)) return (size_t)sprintf(out, d < 0 ? "-Infinity" : "Infinity");
+    return 0;
+}
+
+size_t ig_format_f64(char *out, double d)
+{
+    size_t sp = special(out, d);
+    if (sp) return sp;
+    if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
+    /* The correctly rounded p-digit form round-trips for some p in 15..17, and when
+     * it does for p it is the shortest one: any shorter round-tripping string would
+     * itself be what rounding to p digits yields (DBL_DIG = 15). */
+    char tmp[40], digits[24];
+    /* subnormals carry fewer significant digits: search from one */
+    for (int prec = fabs(d) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+        if (prec == 17 || strtod(tmp, NULL) == d) break;
+    }
+    int nd, e;
+    split_sci(tmp, digits, &nd, &e);
+    return layout_repr(out, d < 0, digits, nd, e);
+}
+
+size_t ig_format_f32(char *out, float f)
+{
+    size_t sp = special(out, f);
+    if (sp) return sp;
+    if (f == 0) return (size_t)sprintf(out, signbit(f) ? "-0.0" : "0.0");
+    char tmp[40], digits[24];
+    for (int prec = fabsf(f) < FLT_MIN ? 1 : 6; prec <= 9; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, (double)f);
+        if (prec == 9 || strtof(tmp, NULL) == f) break;
+    }
+    int nd, e;
+    split_sci(tmp, digits, &nd, &e);
+    return layout_repr(out, f < 0, digits, nd, e);
+}
+
+static inline double lane_f64(uint64_t lane)
+{
+    double d;
+    memcpy(&d, &lane, 8);
+    return d;
+}
+
+static inline float lane_f32(uint64_t lane)
+{
+    uint32_t b = (uint32_t)lane;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static size_t fmt_u64(char *out, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return (size_t)n;
+}
+
+static size_t fmt_i64(char *out, int64_t v)
+{
+    if (v < 0) {
+        out[0] = '-';
+        return 1 + fmt_u64(out + 1, (uint64_t)0 - (uint64_t)v);
+    }
+    return fmt_u64(out, (uint64_t)v);
+}
+
+/* Scalars shared by text and JSON: numbers and bool. Returns length written into
+ * out (>= 40 bytes). */
+static size_t format_lane(char *out, uint8_t type, uint64_t lane, bool json)
+{
+    switch (type) {
+    case IG_T_BOOL:
+        if (json) return (size_t)sprintf(out, lane ? "true" : "false");
+        out[0] = lane ? 't' : 'f';
+        return 1;
+    case IG_T_INT8: return fmt_i64(out, (int8_t)lane);
+    case IG_T_INT16: return fmt_i64(out, (int16_t)lane);
+    case IG_T_INT32: return fmt_i64(out, (int32_t)lane);
+    case IG_T_INT64: return fmt_i64(out, (int64_t)lane);
+    case IG_T_UINT8: return fmt_u64(out, (uint8_t)lane);
+    case IG_T_UINT16: return fmt_u64(out, (uint16_t)lane);
+    case IG_T_UINT32: return fmt_u64(out, (uint32_t)lane);
+    case IG_T_UINT64: return fmt_u64(out, lane);
+    case IG_T_FLOAT32:
+    case IG_T_FLOAT64: {
+        char tmp[IG_FLOAT_TEXT_MAX];
+        size_t n = type == IG_T_FLOAT32 ? ig_format_f32(tmp, lane_f32(lane))
+                                        : ig_format_f64(tmp, lane_f64(lane));
+        if (json && (tmp[0] == 'N' || tmp[0] == 'I' || tmp[1] == 'I')) {
+            out[0] = '"';
+            memcpy(out + 1, tmp, n);
+            out[n + 1] = '"';
+            return n + 2;
+        }
+        memcpy(out, tmp, n);
+        return n;
+    }
+    default: out[0] = '?'; return 1;
+    }
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+static int append_hex(struct ig_buf *out, const uint8_t *p, size_t n)
+{
+    uint8_t *o = ig_buf_extend(out, 2 + 2 * n);
+    if (!o) return -ENOMEM;
+    *o++ = '\\';
+    *o++ = 'x';
+    for (size_t i = 0; i < n; i++) {
+        *o++ = (uint8_t)hexdig[p[i] >> 4];
+        *o++ = (uint8_t)hexdig[p[i] & 15];
+    }
+    return 0;
+}
+
+static int append_copy_string(struct ig_buf *out, const uint8_t *p, size_t n)
+{
+    /* Worst case every byte doubles. */
+    int rc = ig_buf_reserve(out, 2 * n);
+    if (rc) return rc;
+    uint8_t *o = out->data + out->len;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        switch (c) {
+        case '\\': *o++ = '\\'; *o++ = '\\'; break;
+        case '\n': *o++ = '\\'; *o++ = 'n'; break;
+        case '\r': *o++ = '\\'; *o++ = 'r'; break;
+        case '\t': *o++ = '\\'; *o++ = 't'; break;
+        default: *o++ = c;
+        }
+    }
+    out->len = (size_t)(o - out->data);
+    return 0;
+}
+
+int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i)
+{
+    if (ig_values_is_null(v, i)) return ig_buf_append(out, "\\N", 2);
+    if (v->is_bytes) {
+        const uint8_t *p = v->data.data + v->offs[i];
+        size_t n = (size_t)(v->offs[i + 1] - v->offs[i]);
+        return v->type == IG_T_BINARY ? append_hex(out, p, n) : append_copy_string(out, p, n);
+    }
+    char tmp[48];
+    size_t n = format_lane(tmp, v->type, v->lanes[i], false);
+    return ig_buf_append(out, tmp, n);
+}
+
+int ig_render_text_lines(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
+        int rc = ig_render_text_value(out, v, i);
+        if (!rc) rc = ig_buf_append_byte(out, '\n');
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct ig_buf *scratch,
+                       uint64_t *len)
+{
+    uint64_t total = 0;
+    /* Render in slices so the scratch stays small on huge pages. */
+    for (size_t i = 0; i < v->n; i++) {
+        if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
+        if (!v->is_bytes && !ig_values_is_null(v, i)) {
+            char tmp[48];
+            total += format_lane(tmp, v->type, v->lanes[i], false) + 1;
+            continue;
+        }
+        ig_buf_reset(scratch);
+        int rc = ig_render_text_value(scratch, v, i);
+        if (rc) return rc;
+        total += scratch->len + 1;
+    }
+    *len = total;
+    return 0;
+}
+
+/* Length of a valid UTF-8 sequence starting at p (1..4), or 0 if invalid. */
+static size_t utf8_seq(const uint8_t *p, size_t n)
+{
+    uint8_t c = p[0];
+    if (c < 0x80) return 1;
+    size_t len;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (p[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n)
+{
+    int rc = ig_buf_reserve(out, n + 2);
+    if (rc) return rc;
+    rc = ig_buf_append_byte(out, '"');
+    size_t i = 0;
+    while (i < n && !rc) {
+        uint8_t c = p[i];
+        if (c == '"' || c == '\\') {
+            uint8_t e[2] = {'\\', c};
+            rc = ig_buf_append(out, e, 2);
+            i++;
+        } else if (c < 0x20) {
+            char e[8];
+            const char *s = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+            if (!s) {
+                snprintf(e, sizeof e, "\\u%04x", c);
+                s = e;
+            }
+            rc = ig_buf_append(out, s, strlen(s));
+            i++;
+        } else if (c < 0x80) {
+            rc = ig_buf_append_byte(out, c);
+            i++;
+        } else {
+            size_t l = utf8_seq(p + i, n - i);
+            if (l == 0) {
+                rc = ig_buf_append(out, "\\ufffd", 6);
+                i++;
+            } else {
+                rc = ig_buf_append(out, p + i, l);
+                i += l;
+            }
+        }
+    }
+    if (!rc) rc = ig_buf_append_byte(out, '"');
+    return rc;
+}
+
+int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i)
+{
+    if (ig_values_is_null(v, i)) return ig_buf_append(out, "null", 4);
+    if (v->is_bytes) {
+        const uint8_t *p = v->data.data + v->offs[i];
+        size_t n = (size_t)(v->offs[i + 1] - v->offs[i]);
+        if (v->type == IG_T_STRING) return ig_render_json_string(out, p, n);
+        /* binary: the same \x hex form as the text rendering, as a JSON string */
+        int rc = ig_buf_append(out, "\"\\\\x", 4);
+        for (size_t k = 0; k < n && !rc; k++) {
+            uint8_t h[2] = {(uint8_t)hexdig[p[k] >> 4], (uint8_t)hexdig[p[k] & 15]};
+            rc = ig_buf_append(out, h, 2);
+        }
+        if (!rc) rc = ig_buf_append_byte(out, '"');
+        return rc;
+    }
+    char tmp[48];
+    size_t n = format_lane(tmp, v->type, v->lanes[i], true);
+    return ig_buf_append(out, tmp, n);
+}

@@ -1,0 +1,50 @@
+/* values.h - a batch of one leaf column's values in memory.
+ *
+ * The writer fills one per column for a row group; page decoding fills one per
+ * page. Fixed-width values live in `lanes` (uint64, see codec.h for the lane
+ * convention), variable-length ones in offs[n+1] + data. The validity bitmap is
+ * materialised only once the first NULL arrives (has_nulls). */
+#ifndef IG_FORMAT_VALUES_H
+#define IG_FORMAT_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+struct ig_values {
+    uint8_t type;      /* enum ig_type */
+    bool is_bytes;
+    size_t n;          /* values held */
+    size_t cap;        /* values that fit without growing (the current kind's buffer) */
+    size_t lanes_cap;  /* entries allocated in lanes */
+    size_t offs_cap;   /* entries allocated in offs, minus one */
+    uint64_t *lanes;
+    uint64_t *offs;
+    struct ig_buf data;
+    uint8_t *valid;    /* bit i = 1 when value i is present; NULL until has_nulls */
+    size_t valid_cap;  /* bytes */
+    bool has_nulls;
+};
+
+void ig_values_init(struct ig_values *v, uint8_t type);
+void ig_values_reset(struct ig_values *v); /* n = 0, keeps memory, keeps type */
+/* n = 0 and a new type, keeping memory (decoders reuse one ig_values for any column). */
+void ig_values_retype(struct ig_values *v, uint8_t type);
+void ig_values_free(struct ig_values *v);
+int ig_values_reserve(struct ig_values *v, size_t n); /* capacity for n values total */
+
+int ig_values_push_lane(struct ig_values *v, uint64_t lane);
+int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len);
+int ig_values_push_null(struct ig_values *v);
+
+static inline bool ig_values_is_null(const struct ig_values *v, size_t i)
+{
+    return v->has_nulls && !((v->valid[i / 8] >> (i % 8)) & 1);
+}
+
+/* Mark every value present (validity all ones) for the first n; used by decoders. */
+int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n);
+
+#endif

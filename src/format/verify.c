@@ -1,0 +1,298 @@
+#include "verify.h"
+#include "footer.h"
+#include "layout.h"
+#include "merkle.h"
+#include "reader.h"
+#include "render.h"
+#include "table.h"
+#include "types.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vctx {
+    const struct ig_verify_hooks *h;
+    struct ig_verify_report *rep;
+    uint64_t bytes_total, bytes_done;
+    struct ig_reader r;
+    struct ig_values v;
+    struct ig_buf text;
+};
+
+__attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    x->rep->failures++;
+    if (x->h && x->h->fail) x->h->fail(x->h->ctx, msg);
+}
+
+static void column_name(const struct ig_part *p, uint32_t leaf, char *out, size_t cap)
+{
+    uint32_t col;
+    struct ig_colrec cr;
+    if (ig_part_leaf_column(p, leaf, &col, NULL) == 0 && ig_part_column(p, col, &cr, NULL) == 0)
+        snprintf(out, cap, "column '%.*s'", (int)(cr.name_len > 200 ? 200 : cr.name_len), cr.name);
+    else
+        snprintf(out, cap, "leaf %u", leaf);
+}
+
+static void check_sections(struct vctx *x, const struct ig_part *p)
+{
+    uint8_t magic[IG_PART_MAGIC_LEN];
+    if (ig_pread_full(p->fd, magic, sizeof magic, 0) || memcmp(magic, IG_PART_MAGIC, sizeof magic))
+        fail(x, "%s: bad file magic", p->name);
+    const uint8_t *parts[4] = {ig_part_section(p, IG_SEC_COLUMNS), ig_part_section(p, IG_SEC_NAMES),
+                               ig_part_section(p, IG_SEC_NAME_INDEX),
+                               ig_part_section(p, IG_SEC_LEAVES)};
+    size_t sizes[4] = {p->sec_size[IG_SEC_COLUMNS], p->sec_size[IG_SEC_NAMES],
+                       p->sec_size[IG_SEC_NAME_INDEX], p->sec_size[IG_SEC_LEAVES]};
+    if (ig_merkle_concat(parts, sizes, 4) != p->schema_hash)
+        fail(x, "%s: footer: schema hash mismatch (columns, names or name index damaged)", p->name);
+    if (ig_hash(ig_part_section(p, IG_SEC_CHUNKS), p->sec_size[IG_SEC_CHUNKS]) != p->chunks_hash)
+        fail(x, "%s: footer: chunk table hash mismatch", p->name);
+    struct ig_error e = {0};
+    struct ig_colrec prev = {0}, cur;
+    const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
+    for (uint32_t i = 0; i < p->num_columns; i++) {
+        if (ig_part_column(p, i, &cur, &e)) {
+            fail(x, "%s", e.msg);
+            continue;
+        }
+        uint32_t c = ig_ld32(idx + 4 * (uint64_t)i);
+        if (ig_part_column(p, c, &cur, &e)) {
+            fail(x, "%s: footer: name index entry %u: %s", p->name, i, e.msg);
+            return;
+        }
+        if (i > 0) {
+            size_t n = prev.name_len < cur.name_len ? prev.name_len : cur.name_len;
+            int cmp = memcmp(prev.name, cur.name, n);
+            if (cmp > 0 || (cmp == 0 && prev.name_len >= cur.name_len)) {
+                fail(x, "%s: footer: name index is not strictly sorted at entry %u", p->name, i);
+                return;
+            }
+        }
+        prev = cur;
+    }
+}
+
+struct extent {
+    uint64_t off, cap;
+    uint32_t page;
+};
+
+static int extent_cmp(const void *a, const void *b)
+{
+    const struct extent *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
+                       const struct ig_grouprec *gr, const struct ig_column_ref *c,
+                       uint32_t *expected)
+{
+    char cname[256];
+    column_name(p, c->rec.leaf, cname, sizeof cname);
+    struct ig_error e = {0};
+    struct ig_pagerec rec;
+    if (ig_part_page(p, page, &rec, &e) ||
+        ig_chunk_page_check(p, page, &rec, c->rec.leaf, *expected, gr->row_count, &e)) {
+        fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
+        *expected = UINT32_MAX;
+        return;
+    }
+    *expected += rec.row_count;
+    x->rep->pages++;
+    x->rep->page_bytes += rec.stored;
+    const uint8_t *deleted;
+    int rc = ig_reader_load(&x->r, p, c, page, gr->first_row, &rec, &x->v, &deleted, &e);
+    x->bytes_done += rec.capacity;
+    if (rc) {
+        /* the reader names part/column/page; keep its reason and add the group */
+        const char *why = strstr(e.msg, "page ");
+        why = why ? strchr(why, ':') : NULL;
+        fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page,
+             why ? why + 2 : e.msg);
+        return;
+    }
+    if (rec.capacity > rec.stored) {
+        uint8_t *slack = malloc(rec.capacity - rec.stored);
+        if (slack && ig_pread_full(p->fd, slack, rec.capacity - rec.stored,
+                                   rec.offset + rec.stored) == 0) {
+            for (uint32_t i = 0; i < rec.capacity - rec.stored; i++)
+                if (slack[i]) {
+                    fail(x, "%s: %s row group %u page %u: unused extent bytes are not zero",
+                         p->name, cname, g, page);
+                    break;
+                }
+        }
+        free(slack);
+    }
+    uint32_t ndel = 0;
+    for (uint32_t i = 0; deleted && i < rec.row_count; i++)
+        ndel += (deleted[i / 8] >> (i % 8)) & 1;
+    if (ndel != rec.deleted)
+        fail(x, "%s: %s row group %u page %u: footer says %u deleted rows, bitmap has %u",
+             p->name, cname, g, page, rec.deleted, ndel);
+    uint64_t tl = 0;
+    if (ig_render_text_len(&x->v, deleted, &x->text, &tl) == 0 && tl != rec.text_len)
+        fail(x, "%s: %s row group %u page %u: text length %" PRIu64 " != footer's %" PRIu64,
+             p->name, cname, g, page, tl, rec.text_len);
+    if (x->h && x->h->progress) x->h->progress(x->h->ctx, x->bytes_done, x->bytes_total);
+}
+
+static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
+{
+    const struct ig_part *p = &t->parts[pi];
+    struct ig_error e = {0};
+    check_sections(x, p);
+    /* groups: contiguous rows and pages, Merkle hashes */
+    uint64_t row = 0;
+    uint32_t page = 0;
+    bool groups_ok = true;
+    for (uint32_t g = 0; g < p->num_groups; g++) {
+        struct ig_grouprec gr;
+        if (ig_part_group(p, g, &gr, &e)) {
+            fail(x, "%s", e.msg);
+            groups_ok = false;
+            continue;
+        }
+        if (gr.first_row != row || gr.first_page != page) {
+            fail(x, "%s: row group %u does not continue the previous one", p->name, g);
+            groups_ok = false;
+        }
+        row = gr.first_row + gr.row_count;
+        page = gr.first_page + gr.page_count;
+        const uint8_t *recs = ig_part_section(p, IG_SEC_PAGES) + (uint64_t)gr.first_page * IG_PG_SIZE;
+        if (ig_merkle_group_hash(recs, gr.page_count) != gr.hash)
+            fail(x, "%s: row group %u: Merkle hash mismatch (page records changed)", p->name, g);
+    }
+    if (groups_ok && (row != p->num_rows || page != p->num_pages))
+        fail(x, "%s: row groups cover %" PRIu64 " rows and %u pages, footer says %" PRIu64
+                " and %u", p->name, row, page, p->num_rows, p->num_pages);
+    x->rep->groups += p->num_groups;
+    x->rep->rows += p->num_rows;
+    /* every page of every chunk, in order */
+    for (uint32_t g = 0; g < p->num_groups; g++) {
+        struct ig_grouprec gr;
+        if (ig_part_group(p, g, &gr, NULL)) continue;
+        uint32_t next_page = gr.first_page;
+        for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
+            uint32_t col, first, count;
+            struct ig_column_ref c;
+            if (ig_part_leaf_column(p, leaf, &col, &e) || ig_table_column_at(t, col, &c, &e)) {
+                fail(x, "%s: %s", p->name, e.msg);
+                continue;
+            }
+            char cname[256];
+            column_name(p, leaf, cname, sizeof cname);
+            if (ig_part_chunk(p, g, leaf, &first, &count, &e)) {
+                fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
+                continue;
+            }
+            if (first != next_page)
+                fail(x, "%s: %s row group %u: chunk does not follow the previous chunk", p->name,
+                     cname, g);
+            next_page = first + count;
+            uint32_t expected = 0;
+            for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
+                check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected);
+            if (expected != UINT32_MAX && expected != gr.row_count)
+                fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g,
+                     expected, gr.row_count);
+        }
+    }
+    /* extents must not overlap (an erase rewriting one page must not touch another) */
+    struct extent *ex = malloc(((size_t)p->num_pages + 1) * sizeof *ex);
+    if (ex) {
+        uint32_t n = 0;
+        for (uint32_t pg = 0; pg < p->num_pages; pg++) {
+            struct ig_pagerec rec;
+            if (ig_part_page(p, pg, &rec, NULL) == 0)
+                ex[n++] = (struct extent){rec.offset, rec.capacity, pg};
+        }
+        qsort(ex, n, sizeof *ex, extent_cmp);
+        for (uint32_t i = 1; i < n; i++)
+            if (ex[i - 1].off + ex[i - 1].cap > ex[i].off) {
+                fail(x, "%s: pages %u and %u overlap on disk", p->name, ex[i - 1].page, ex[i].page);
+                break;
+            }
+        free(ex);
+    }
+    /* deletion bitmap: count and no bits past the last row */
+    const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
+    uint64_t bits = 0;
+    for (uint64_t i = 0; i < p->sec_size[IG_SEC_DELETION]; i++)
+        bits += (uint64_t)__builtin_popcount(bm[i]);
+    uint64_t in_range = 0;
+    for (uint64_t r = 0; r < p->num_rows; r++)
+        in_range += ig_part_row_deleted(p, r);
+    if (bits != in_range) fail(x, "%s: deletion bitmap has bits past the last row", p->name);
+    if (in_range != p->deleted_rows)
+        fail(x, "%s: footer says %" PRIu64 " deleted rows, bitmap has %" PRIu64, p->name,
+             p->deleted_rows, in_range);
+    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
+                                   p->sec_size[IG_SEC_GROUPS], bm, p->sec_size[IG_SEC_DELETION]);
+    if (root != p->root) fail(x, "%s: root hash mismatch (footer header or row groups changed)", p->name);
+}
+
+int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
+{
+    const uint8_t *parts[4] = {ig_part_section(p, IG_SEC_COLUMNS), ig_part_section(p, IG_SEC_NAMES),
+                               ig_part_section(p, IG_SEC_NAME_INDEX),
+                               ig_part_section(p, IG_SEC_LEAVES)};
+    size_t sizes[4] = {p->sec_size[IG_SEC_COLUMNS], p->sec_size[IG_SEC_NAMES],
+                       p->sec_size[IG_SEC_NAME_INDEX], p->sec_size[IG_SEC_LEAVES]};
+    if (ig_merkle_concat(parts, sizes, 4) != p->schema_hash)
+        return ig_err(err, -EIO, "%s: corrupt footer: schema hash mismatch", p->path);
+    if (ig_hash(ig_part_section(p, IG_SEC_CHUNKS), p->sec_size[IG_SEC_CHUNKS]) != p->chunks_hash)
+        return ig_err(err, -EIO, "%s: corrupt footer: chunk table hash mismatch", p->path);
+    for (uint32_t g = 0; g < p->num_groups; g++) {
+        struct ig_grouprec gr;
+        int rc = ig_part_group(p, g, &gr, err);
+        if (rc) return rc;
+        const uint8_t *recs = ig_part_section(p, IG_SEC_PAGES) + (uint64_t)gr.first_page * IG_PG_SIZE;
+        if (ig_merkle_group_hash(recs, gr.page_count) != gr.hash)
+            return ig_err(err, -EIO, "%s: corrupt footer: row group %u hash mismatch", p->path, g);
+    }
+    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
+                                   p->sec_size[IG_SEC_GROUPS], ig_part_section(p, IG_SEC_DELETION),
+                                   p->sec_size[IG_SEC_DELETION]);
+    if (root != p->root) return ig_err(err, -EIO, "%s: corrupt footer: root hash mismatch", p->path);
+    return 0;
+}
+
+int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
+                    struct ig_verify_report *rep, struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    struct vctx x = {.h = h, .rep = rep};
+    struct ig_table t;
+    int rc = ig_table_open(&t, dir, false, err);
+    if (rc) {
+        fail(&x, "%s", err ? err->msg : "cannot open the table");
+        return rc;
+    }
+    rep->parts = t.nparts;
+    for (uint32_t i = 0; i < t.nparts; i++)
+        x.bytes_total += t.parts[i].footer_offset;
+    ig_values_init(&x.v, IG_T_INT64);
+    for (uint32_t i = 0; i < t.nparts; i++)
+        check_part(&x, &t, i);
+    ig_values_free(&x.v);
+    ig_buf_free(&x.text);
+    ig_reader_free(&x.r);
+    ig_table_close(&t);
+    return 0;
+}

@@ -1,0 +1,41 @@
+/* verify.h - prove a table is intact, naming everything that is not.
+ *
+ * For each part: the magic, the tail, every footer section (schema hash, chunk
+ * hash, name index order, column records), every row group (contiguity, Merkle
+ * hash), every chunk and page record (bounds, continuity, extents that do not
+ * overlap), every page's bytes (checksum, zero slack, decodes, text length and
+ * deleted count match the footer), the deletion bitmap, and the root hash.
+ * Each failure is reported through `fail` as one line naming the part, column,
+ * row group and page. Verification goes on after a failure so every problem is
+ * listed. */
+#ifndef IG_FORMAT_VERIFY_H
+#define IG_FORMAT_VERIFY_H
+
+#include <stdint.h>
+
+struct ig_error;
+struct ig_part;
+
+struct ig_verify_hooks {
+    void (*fail)(void *ctx, const char *msg);
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *ctx;
+};
+
+struct ig_verify_report {
+    uint32_t parts;
+    uint64_t rows, groups, pages, page_bytes;
+    uint64_t failures;
+};
+
+/* The footer alone: schema and chunk hashes, every group's Merkle hash and the
+ * root. Reads no page data (cost proportional to the footer); the mount runs it
+ * before serving so a damaged footer fails the mount. */
+int ig_part_check_footer(const struct ig_part *p, struct ig_error *err);
+
+/* 0 when verification ran (see report->failures); negative only when the table
+ * could not be examined at all (also reported through `fail`). */
+int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
+                    struct ig_verify_report *report, struct ig_error *err);
+
+#endif

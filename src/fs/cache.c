@@ -1,0 +1,188 @@
+#include "cache.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t bucket_of(const struct fs_cache *c, uint64_t k1, uint64_t k2)
+{
+    uint64_t h = k1 * 0x9E3779B97F4A7C15ULL ^ (k2 + 0x632BE59BD9B4E019ULL) * 0xBF58476D1CE4E5B9ULL;
+    return (size_t)(h >> 20) & (c->nbuckets - 1);
+}
+
+int fs_cache_init(struct fs_cache *c, size_t budget)
+{
+    memset(c, 0, sizeof *c);
+    c->budget = budget;
+    c->nbuckets = 1024;
+    c->buckets = calloc(c->nbuckets, sizeof *c->buckets);
+    if (!c->buckets) return -ENOMEM;
+    pthread_mutex_init(&c->mu, NULL);
+    return 0;
+}
+
+struct fs_entry *fs_entry_new(uint64_t k1, uint64_t k2)
+{
+    struct fs_entry *e = calloc(1, sizeof *e);
+    if (e) {
+        e->k1 = k1;
+        e->k2 = k2;
+    }
+    return e;
+}
+
+void fs_entry_free(struct fs_entry *e)
+{
+    if (!e) return;
+    ig_buf_free(&e->data);
+    if (e->vals) {
+        ig_values_free(e->vals);
+        free(e->vals);
+    }
+    free(e->deleted);
+    free(e);
+}
+
+static void lru_unlink(struct fs_cache *c, struct fs_entry *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        c->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        c->tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void lru_push_front(struct fs_cache *c, struct fs_entry *e)
+{
+    e->prev = NULL;
+    e->next = c->head;
+    if (c->head) c->head->prev = e;
+    c->head = e;
+    if (!c->tail) c->tail = e;
+}
+
+static void index_remove(struct fs_cache *c, struct fs_entry *e)
+{
+    struct fs_entry **pp = &c->buckets[bucket_of(c, e->k1, e->k2)];
+    while (*pp && *pp != e)
+        pp = &(*pp)->chain;
+    if (*pp) *pp = e->chain;
+    e->chain = NULL;
+    lru_unlink(c, e);
+    c->used -= e->bytes;
+    c->count--;
+    e->dead = 1;
+}
+
+static void grow(struct fs_cache *c)
+{
+    size_t n = c->nbuckets * 2;
+    struct fs_entry **b = calloc(n, sizeof *b);
+    if (!b) return; /* keep the longer chains */
+    struct fs_entry **old = c->buckets;
+    size_t oldn = c->nbuckets;
+    c->buckets = b;
+    c->nbuckets = n;
+    for (size_t i = 0; i < oldn; i++)
+        for (struct fs_entry *e = old[i], *next; e; e = next) {
+            next = e->chain;
+            size_t k = bucket_of(c, e->k1, e->k2);
+            e->chain = b[k];
+            b[k] = e;
+        }
+    free(old);
+}
+
+/* Evict from the cold end until within budget; skip entries in use. */
+static void evict(struct fs_cache *c)
+{
+    struct fs_entry *e = c->tail;
+    while (c->used > c->budget && e) {
+        struct fs_entry *prev = e->prev;
+        if (e->refs == 0) {
+            index_remove(c, e);
+            fs_entry_free(e);
+            c->evictions++;
+        }
+        e = prev;
+    }
+}
+
+struct fs_entry *fs_cache_get(struct fs_cache *c, uint64_t k1, uint64_t k2)
+{
+    pthread_mutex_lock(&c->mu);
+    struct fs_entry *e = c->buckets[bucket_of(c, k1, k2)];
+    while (e && (e->k1 != k1 || e->k2 != k2))
+        e = e->chain;
+    if (e) {
+        e->refs++;
+        lru_unlink(c, e);
+        lru_push_front(c, e);
+        c->hits++;
+    } else {
+        c->misses++;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return e;
+}
+
+struct fs_entry *fs_cache_put(struct fs_cache *c, struct fs_entry *e)
+{
+    e->bytes = sizeof *e + e->data.cap +
+               (e->vals ? e->vals->lanes_cap * 8 + e->vals->offs_cap * 8 + e->vals->data.cap +
+                              e->vals->valid_cap
+                        : 0);
+    pthread_mutex_lock(&c->mu);
+    size_t k = bucket_of(c, e->k1, e->k2);
+    for (struct fs_entry *x = c->buckets[k]; x; x = x->chain)
+        if (x->k1 == e->k1 && x->k2 == e->k2) {
+            x->refs++;
+            pthread_mutex_unlock(&c->mu);
+            fs_entry_free(e);
+            return x;
+        }
+    e->refs = 1;
+    e->chain = c->buckets[k];
+    c->buckets[k] = e;
+    lru_push_front(c, e);
+    c->used += e->bytes;
+    c->count++;
+    if (c->count > c->nbuckets) grow(c);
+    evict(c);
+    pthread_mutex_unlock(&c->mu);
+    return e;
+}
+
+void fs_cache_release(struct fs_cache *c, struct fs_entry *e)
+{
+    if (!e) return;
+    pthread_mutex_lock(&c->mu);
+    bool free_it = --e->refs == 0 && e->dead;
+    if (!free_it && e->refs == 0 && c->used > c->budget) evict(c);
+    pthread_mutex_unlock(&c->mu);
+    if (free_it) fs_entry_free(e);
+}
+
+void fs_cache_clear(struct fs_cache *c)
+{
+    pthread_mutex_lock(&c->mu);
+    for (struct fs_entry *e = c->head, *next; e; e = next) {
+        next = e->next;
+        index_remove(c, e);
+        if (e->refs == 0) fs_entry_free(e);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+void fs_cache_destroy(struct fs_cache *c)
+{
+    fs_cache_clear(c);
+    free(c->buckets);
+    pthread_mutex_destroy(&c->mu);
+    memset(c, 0, sizeof *c);
+}

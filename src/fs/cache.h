@@ -1,0 +1,58 @@
+/* cache.h - the daemon's bounded cache of decoded and rendered pages.
+ *
+ * Entries are keyed by two 64-bit words (part/page and what was made of it) and
+ * hold a byte buffer and, optionally, decoded values. The cache keeps at most
+ * `budget` bytes, evicting least recently used entries that no reader holds.
+ * Lookups and inserts take one mutex briefly; decoding happens outside it, so
+ * readers of different columns proceed in parallel (two readers missing on the
+ * same page may both decode it; the first insert wins).
+ *
+ * fs_cache_clear() drops everything (after an erase); entries still held by a
+ * reader are freed when released. */
+#ifndef IG_FS_CACHE_H
+#define IG_FS_CACHE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/values.h"
+#include "util/buf.h"
+
+struct fs_entry {
+    uint64_t k1, k2;
+    struct ig_buf data;
+    struct ig_values *vals;  /* decoded page, or NULL */
+    uint8_t *deleted;        /* page deletion bits when vals is set, or NULL */
+    size_t bytes;            /* accounted size */
+    int refs;
+    int dead;                /* removed from the index; free on last release */
+    struct fs_entry *prev, *next;  /* LRU list, most recent first */
+    struct fs_entry *chain;        /* hash chain */
+};
+
+struct fs_cache {
+    pthread_mutex_t mu;
+    size_t budget, used;
+    struct fs_entry **buckets;
+    size_t nbuckets, count;
+    struct fs_entry *head, *tail;
+    uint64_t hits, misses, evictions;
+};
+
+int fs_cache_init(struct fs_cache *c, size_t budget);
+void fs_cache_destroy(struct fs_cache *c);
+
+/* A held entry, or NULL on a miss. */
+struct fs_entry *fs_cache_get(struct fs_cache *c, uint64_t k1, uint64_t k2);
+/* Insert a new entry built by the caller (fs_entry_new); returns the held entry
+ * now in the cache (the caller's, or an existing one with the same key, in which
+ * case the caller's is freed). */
+struct fs_entry *fs_cache_put(struct fs_cache *c, struct fs_entry *e);
+void fs_cache_release(struct fs_cache *c, struct fs_entry *e);
+void fs_cache_clear(struct fs_cache *c);
+
+struct fs_entry *fs_entry_new(uint64_t k1, uint64_t k2);
+void fs_entry_free(struct fs_entry *e);
+
+#endif

@@ -1,0 +1,35 @@
+/* fs.h - the ingot FUSE daemon: a table directory mounted as plain files.
+ *
+ * Namespace (docs/FILESYSTEM.md):
+ *
+ *     README, schema.json
+ *     columns/NAME, NAME.npy, NAME.valid.npy, _rowid.npy
+ *     groups/G/...          the same files restricted to row group G
+ *     rows/ID               one row as a JSON object
+ *
+ * Data flows one way: inode -> node (inode.h) -> pages in the footer view ->
+ * pread + decode (format/) -> bytes rendered by a view (view.c) -> reply. */
+#ifndef IG_FS_FS_H
+#define IG_FS_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fs_opts {
+    const char *table_dir;
+    const char *mountpoint;
+    bool foreground;
+    bool debug;
+    bool allow_other;
+    size_t cache_bytes;      /* decoded-page cache budget, default 256 MiB */
+    unsigned threads;        /* worker threads, default 8 */
+    unsigned readahead_kb;   /* kernel readahead for the mount, default 1024 */
+};
+
+/* Mount and serve until unmounted or signalled. Without `foreground`, forks and
+ * returns in the parent only once the mount is up (0) or has failed (non-zero,
+ * message on stderr): the status travels back through a pipe. */
+int fs_mount_main(const struct fs_opts *o);
+
+#endif

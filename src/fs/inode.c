@@ -1,0 +1,43 @@
+#include "inode.h"
+
+#define KIND_SHIFT 60
+
+uint64_t fs_ino(const struct fs_node *n)
+{
+    uint64_t k = (uint64_t)n->kind << KIND_SHIFT;
+    switch (n->kind) {
+    case FS_K_ROOT: return 1;
+    case FS_K_DIR: return k | (uint64_t)(n->dir & 0xFF) << 32 | n->scope;
+    case FS_K_SPECIAL: return k | (n->special & 0xFF);
+    case FS_K_VIEW:
+        return k | (uint64_t)(n->view & 0xF) << 56 | (uint64_t)(n->col & 0xFFFFFF) << 32 | n->scope;
+    case FS_K_ROW: return k | (n->row & ((1ULL << KIND_SHIFT) - 1));
+    }
+    return 0;
+}
+
+bool fs_node_of(uint64_t ino, struct fs_node *n)
+{
+    *n = (struct fs_node){0};
+    if (ino == 1) {
+        n->kind = FS_K_ROOT;
+        return true;
+    }
+    n->kind = (enum fs_kind)(ino >> KIND_SHIFT);
+    switch (n->kind) {
+    case FS_K_DIR:
+        n->dir = (uint32_t)(ino >> 32) & 0xFF;
+        n->scope = (uint32_t)ino;
+        return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_CONTROL;
+    case FS_K_SPECIAL:
+        n->special = (uint32_t)ino & 0xFF;
+        return n->special >= FS_S_README && n->special <= FS_S_ERASURES;
+    case FS_K_VIEW:
+        n->view = (uint32_t)(ino >> 56) & 0xF;
+        n->col = (uint32_t)(ino >> 32) & 0xFFFFFF;
+        n->scope = (uint32_t)ino;
+        return n->view <= FS_V_ROWID;
+    case FS_K_ROW: n->row = ino & ((1ULL << KIND_SHIFT) - 1); return true;
+    default: return false;
+    }
+}

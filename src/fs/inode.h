@@ -1,0 +1,56 @@
+/* inode.h - every node of the mounted namespace, encoded in its inode number.
+ *
+ * The namespace is a pure function of the table, so an inode number carries all
+ * there is to know about its node and the daemon keeps no inode table: memory
+ * stays flat however many columns or rows the table has, and FORGET has nothing
+ * to free. Layout (bits):
+ *
+ *     63..60 kind
+ *     DIR      39..32 directory type, 31..0 argument (row group)
+ *     SPECIAL  7..0 which file (README, schema.json, ...)
+ *     VIEW     59..56 view, 55..32 column id (< 2^24), 31..0 scope (0 = all, g + 1)
+ *     ROW      59..0 global row id
+ *
+ * The root is inode 1 (FUSE_ROOT_ID). */
+#ifndef IG_FS_INODE_H
+#define IG_FS_INODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum fs_kind { FS_K_ROOT = 0, FS_K_DIR = 1, FS_K_SPECIAL = 2, FS_K_VIEW = 3, FS_K_ROW = 4 };
+
+enum fs_dir { FS_D_COLUMNS = 1, FS_D_GROUPS = 2, FS_D_ROWS = 3, FS_D_GROUP = 4, FS_D_CONTROL = 5 };
+
+enum fs_special { FS_S_README = 1, FS_S_SCHEMA = 2, FS_S_ERASE = 3, FS_S_ERASURES = 4 };
+
+enum fs_view {
+    FS_V_TEXT = 0,  /* columns/NAME */
+    FS_V_NPY = 1,   /* columns/NAME.npy */
+    FS_V_VALID = 2, /* columns/NAME.valid.npy */
+    FS_V_ROWID = 3, /* columns/_rowid.npy (column id unused) */
+};
+
+#define FS_MAX_COLUMNS (1u << 24)
+#define FS_SCOPE_ALL 0u
+
+struct fs_node {
+    enum fs_kind kind;
+    uint32_t dir;      /* enum fs_dir */
+    uint32_t special;  /* enum fs_special */
+    uint32_t view;     /* enum fs_view */
+    uint32_t col;
+    uint32_t scope;    /* FS_SCOPE_ALL or group + 1 */
+    uint64_t row;
+};
+
+uint64_t fs_ino(const struct fs_node *n);
+bool fs_node_of(uint64_t ino, struct fs_node *n);
+
+static inline uint64_t fs_ino_dir(enum fs_dir d, uint32_t arg)
+{
+    struct fs_node n = {.kind = FS_K_DIR, .dir = d, .scope = arg};
+    return fs_ino(&n);
+}
+
+#endif

@@ -1,0 +1,206 @@
+/* mount.c - mount a table, daemonise with a status pipe, serve, unmount.
+ *
+ * The parent only returns once the child reports the mount is up ("OK") or why
+ * it failed, so `ingot mount` never succeeds and then leaves a dead mount point.
+ * SIGTERM, SIGINT and SIGHUP end the loop (libfuse's handlers); the mount is then
+ * detached lazily so readers with open files are not killed. */
+#include "fs.h"
+#include "ops.h"
+#include "session.h"
+#include "format/verify.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+/* The FUSE connection's device ("0:53") from /proc/self/mountinfo: reading it
+ * does not touch the mount, which is not being served yet. */
+static bool mount_device(const char *mountpoint, char *dev, size_t cap)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    if (!f) return false;
+    char line[8192];
+    bool found = false;
+    while (fgets(line, sizeof line, f)) {
+        char mdev[64], mpoint[4096];
+        if (sscanf(line, "%*s %*s %63s %*s %4095s", mdev, mpoint) == 2 &&
+            !strcmp(mpoint, mountpoint)) {
+            snprintf(dev, cap, "%s", mdev); /* the last match is the newest mount */
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Buffered reads reach the daemon in readahead-sized requests; FUSE starts with
+ * 128 KiB. Raise it for this mount's backing device (needs root; best effort). */
+static void raise_readahead(const char *mountpoint, unsigned kb)
+{
+    char dev[64], path[128];
+    if (!kb || !mount_device(mountpoint, dev, sizeof dev)) return;
+    snprintf(path, sizeof path, "/sys/class/bdi/%s/read_ahead_kb", dev);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char v[32];
+    int n = snprintf(v, sizeof v, "%u\n", kb);
+    if (write(fd, v, (size_t)n) < 0) { /* not fatal */
+    }
+    close(fd);
+}
+
+static void report(int fd, const char *msg)
+{
+    if (fd < 0) return;
+    size_t n = strlen(msg);
+    if (write(fd, msg, n) < 0) { /* the parent is gone; nothing to tell */
+    }
+    close(fd);
+}
+
+/* Open, check, mount and serve. status_fd gets "OK" or the error. */
+static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
+{
+    struct fs_session s;
+    struct ig_error err = {0};
+    char msg[1024];
+    if (fs_session_init(&s, o->table_dir, o->cache_bytes, &err)) {
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        report(status_fd, msg);
+        return 2;
+    }
+    /* a damaged footer fails the mount now, not the first reader later */
+    for (uint32_t i = 0; i < s.table.nparts; i++)
+        if (ig_part_check_footer(&s.table.parts[i], &err)) {
+            snprintf(msg, sizeof msg, "%s", err.msg);
+            report(status_fd, msg);
+            fs_session_destroy(&s);
+            return 2;
+        }
+    s.foreground = o->foreground;
+    char opts[4096 + 64];
+    snprintf(opts, sizeof opts, "fsname=ingot:%s,subtype=ingot%s", s.dir,
+             o->allow_other ? ",allow_other" : "");
+    /* commas in the path would split the option: replace them in fsname */
+    for (char *p = opts + 13; *p && strncmp(p, ",subtype=", 9); p++)
+        if (*p == ',') *p = '_';
+    char *argv[] = {"ingot", "-o", opts, o->debug ? "-d" : NULL, NULL};
+    struct fuse_args args = FUSE_ARGS_INIT(o->debug ? 4 : 3, argv);
+    struct fuse_session *se = fuse_session_new(&args, &fs_ops, sizeof fs_ops, &s);
+    if (!se) {
+        report(status_fd, "cannot create the FUSE session");
+        fs_session_destroy(&s);
+        return 2;
+    }
+    s.se = se;
+    if (fuse_set_signal_handlers(se)) {
+        report(status_fd, "cannot install signal handlers");
+        fuse_session_destroy(se);
+        fs_session_destroy(&s);
+        return 2;
+    }
+    if (fuse_session_mount(se, mountpoint)) {
+        snprintf(msg, sizeof msg, "%s: mount failed (is /dev/fuse available and the directory "
+                                  "empty and not mounted?)",
+                 mountpoint);
+        report(status_fd, msg);
+        fuse_remove_signal_handlers(se);
+        fuse_session_destroy(se);
+        fs_session_destroy(&s);
+        return 2;
+    }
+    raise_readahead(mountpoint, o->readahead_kb);
+    report(status_fd, "OK");
+    if (!o->foreground) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+            if (null > 2) close(null);
+        }
+        if (chdir("/")) { /* keep going: paths are absolute */
+        }
+    }
+    struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_clone_fd(cfg, 1);
+    fuse_loop_cfg_set_max_threads(cfg, o->threads ? o->threads : 8);
+    fuse_loop_cfg_set_idle_threads(cfg, o->threads ? o->threads : 8);
+    int rc = fuse_session_loop_mt(se, cfg);
+    fuse_loop_cfg_destroy(cfg);
+    fuse_session_unmount(se);
+    fuse_remove_signal_handlers(se);
+    fuse_session_destroy(se);
+    fs_session_destroy(&s);
+    return rc ? 1 : 0;
+}
+
+int fs_mount_main(const struct fs_opts *o)
+{
+    char mountpoint[PATH_MAX];
+    if (!realpath(o->mountpoint, mountpoint)) {
+        fprintf(stderr, "ingot: %s: %s\n", o->mountpoint, strerror(errno));
+        return 2;
+    }
+    struct stat st;
+    if (stat(mountpoint, &st) || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "ingot: %s: not a directory\n", o->mountpoint);
+        return 2;
+    }
+    if (o->foreground) {
+        int fds[2];
+        if (pipe(fds)) return 2;
+        /* in the foreground the status goes to our own stderr */
+        int rc = serve(o, mountpoint, fds[1]);
+        char buf[1100] = "";
+        ssize_t n = read(fds[0], buf, sizeof buf - 1);
+        close(fds[0]);
+        if (n > 0) buf[n] = '\0';
+        if (rc == 2 && strcmp(buf, "OK")) fprintf(stderr, "ingot: %s\n", buf);
+        return rc;
+    }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC)) {
+        fprintf(stderr, "ingot: pipe: %s\n", strerror(errno));
+        return 2;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "ingot: fork: %s\n", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        setsid();
+        openlog("ingot", LOG_PID, LOG_DAEMON);
+        _exit(serve(o, mountpoint, fds[1]));
+    }
+    close(fds[1]);
+    char buf[1100];
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof buf - 1 && (n = read(fds[0], buf + got, sizeof buf - 1 - got)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    buf[got] = '\0';
+    if (!strcmp(buf, "OK")) return 0;
+    int status;
+    waitpid(pid, &status, 0);
+    fprintf(stderr, "ingot: %s\n", got ? buf : "the mount daemon exited without reporting");
+    return 2;
+}

@@ -1,0 +1,466 @@
+/* ops.c - FUSE low-level handlers: one reply per request, negative errno.
+ *
+ * Inodes are computed, not allocated (inode.h), so lookup counts need no
+ * bookkeeping and forget only replies. Everything is read-only: requests that
+ * would change the tree or a file fail with EROFS. */
+#include "ops.h"
+#include "names.h"
+#include "session.h"
+#include "view.h"
+#include "format/layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static struct fs_session *S(fuse_req_t req) { return fuse_req_userdata(req); }
+
+static bool dir_exists(struct fs_session *s, const struct fs_node *n)
+{
+    if (n->kind == FS_K_ROOT) return true;
+    if (n->kind != FS_K_DIR) return false;
+    if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
+    return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS;
+}
+
+/* Attributes of an existing node, or -ENOENT. */
+static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = fs_ino(n);
+    st->st_uid = s->uid;
+    st->st_gid = s->gid;
+    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+    if (n->kind == FS_K_ROOT || n->kind == FS_K_DIR) {
+        if (!dir_exists(s, n)) return -ENOENT;
+        st->st_mode = S_IFDIR | 0555;
+        st->st_nlink = 2;
+        return 0;
+    }
+    if (n->kind == FS_K_SPECIAL && n->special != FS_S_README && n->special != FS_S_SCHEMA)
+        return -ENOENT;
+    uint64_t size;
+    int rc = fs_node_size(s, n, &size);
+    if (rc) return rc;
+    st->st_mode = S_IFREG | 0444;
+    st->st_nlink = 1;
+    st->st_size = (off_t)size;
+    st->st_blocks = (blkcnt_t)((size + 511) / 512);
+    st->st_blksize = 1 << 20; /* tells cat and cp to read in large chunks */
+    return 0;
+}
+
+/* Canonical decimal (no sign, no leading zeros). */
+static bool parse_id(const char *name, uint64_t *out)
+{
+    if (!*name || (name[0] == '0' && name[1])) return false;
+    uint64_t v = 0;
+    for (const char *p = name; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static int lookup_child(struct fs_session *s, const struct fs_node *parent, const char *name,
+                        struct fs_node *child)
+{
+    *child = (struct fs_node){0};
+    if (parent->kind == FS_K_ROOT) {
+        if (!strcmp(name, "README")) {
+            *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_README};
+        } else if (!strcmp(name, "schema.json")) {
+            *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_SCHEMA};
+        } else if (!strcmp(name, "columns")) {
+            *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_COLUMNS};
+        } else if (!strcmp(name, "groups")) {
+            *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_GROUPS};
+        } else if (!strcmp(name, "rows")) {
+            *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_ROWS};
+        } else {
+            return -ENOENT;
+        }
+        return 0;
+    }
+    if (parent->kind != FS_K_DIR || !dir_exists(s, parent)) return -ENOENT;
+    uint64_t id;
+    switch (parent->dir) {
+    case FS_D_COLUMNS:
+    case FS_D_GROUP: {
+        uint32_t scope = parent->dir == FS_D_GROUP ? parent->scope : FS_SCOPE_ALL;
+        if (!strcmp(name, "_rowid.npy")) {
+            *child = (struct fs_node){.kind = FS_K_VIEW, .view = FS_V_ROWID, .scope = scope};
+            return 0;
+        }
+        char col_name[FS_NAME_MAX + 1];
+        size_t len;
+        enum fs_view view;
+        if (!fs_parse_column_file(name, col_name, sizeof col_name, &len, &view)) return -ENOENT;
+        uint32_t col;
+        if (ig_part_find(&s->table.parts[0], col_name, len, &col, NULL)) return -ENOENT;
+        if (!fs_column_has_view(s, col, view)) return -ENOENT;
+        *child = (struct fs_node){.kind = FS_K_VIEW, .view = view, .col = col, .scope = scope};
+        return 0;
+    }
+    case FS_D_GROUPS:
+        if (!parse_id(name, &id) || id >= s->table.num_groups) return -ENOENT;
+        *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_GROUP, .scope = (uint32_t)id + 1};
+        return 0;
+    case FS_D_ROWS:
+        if (!parse_id(name, &id) || id >= s->table.num_rows) return -ENOENT;
+        *child = (struct fs_node){.kind = FS_K_ROW, .row = id};
+        return 0;
+    }
+    return -ENOENT;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    struct fs_session *s = S(req);
+    struct fs_node pn, cn;
+    struct fuse_entry_param e = {0};
+    e.attr_timeout = e.entry_timeout = s->timeout;
+    pthread_rwlock_rdlock(&s->table_lock);
+    int rc = fs_node_of(parent, &pn) ? lookup_child(s, &pn, name, &cn) : -ENOENT;
+    if (!rc) rc = node_stat(s, &cn, &e.attr);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (rc == -ENOENT) {
+        /* a cached negative entry: the namespace only ever loses names */
+        e.ino = 0;
+        fuse_reply_entry(req, &e);
+        return;
+    }
+    if (rc) {
+        fuse_reply_err(req, -rc);
+        return;
+    }
+    e.ino = e.attr.st_ino;
+    fuse_reply_entry(req, &e);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+    (void)ino;
+    (void)nlookup;
+    fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+    (void)count;
+    (void)forgets;
+    fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    struct fs_session *s = S(req);
+    struct fs_node n;
+    struct stat st;
+    pthread_rwlock_rdlock(&s->table_lock);
+    int rc = fs_node_of(ino, &n) ? node_stat(s, &n, &st) : -ENOENT;
+    pthread_rwlock_unlock(&s->table_lock);
+    if (rc)
+        fuse_reply_err(req, -rc);
+    else
+        fuse_reply_attr(req, &st, s->timeout);
+}
+
+/* The idx-th entry of a directory (0 ".", 1 ".."), skipping holes. Returns the
+ * index found (>= idx) or -1 at the end; fills name and node. */
+static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t idx, char *name,
+                         size_t cap, struct fs_node *n)
+{
+    if (idx == 0 || idx == 1) {
+        snprintf(name, cap, idx ? ".." : ".");
+        *n = idx ? (struct fs_node){.kind = FS_K_ROOT} : *d;
+        return idx;
+    }
+    int64_t k = idx - 2;
+    if (d->kind == FS_K_ROOT) {
+        static const char *const names[] = {"README", "schema.json", "columns", "groups", "rows"};
+        static const struct fs_node nodes[] = {
+            {.kind = FS_K_SPECIAL, .special = FS_S_README},
+            {.kind = FS_K_SPECIAL, .special = FS_S_SCHEMA},
+            {.kind = FS_K_DIR, .dir = FS_D_COLUMNS},
+            {.kind = FS_K_DIR, .dir = FS_D_GROUPS},
+            {.kind = FS_K_DIR, .dir = FS_D_ROWS}};
+        if (k >= 5) return -1;
+        snprintf(name, cap, "%s", names[k]);
+        *n = nodes[k];
+        return idx;
+    }
+    switch (d->dir) {
+    case FS_D_COLUMNS:
+    case FS_D_GROUP: {
+        uint32_t scope = d->dir == FS_D_GROUP ? d->scope : FS_SCOPE_ALL;
+        if (k == 0) {
+            snprintf(name, cap, "_rowid.npy");
+            *n = (struct fs_node){.kind = FS_K_VIEW, .view = FS_V_ROWID, .scope = scope};
+            return idx;
+        }
+        uint32_t ncols = s->table.parts[0].num_columns;
+        for (int64_t j = k - 1; j < (int64_t)ncols * 3; j++, idx++) {
+            uint32_t col = (uint32_t)(j / 3);
+            enum fs_view v = (enum fs_view)(j % 3);
+            if (!fs_column_has_view(s, col, v)) continue;
+            struct ig_colrec cr;
+            if (ig_part_column(&s->table.parts[0], col, &cr, NULL)) continue;
+            char esc[3 * FS_NAME_MAX + 1];
+            size_t en = fs_escape_name(cr.name, cr.name_len, esc, sizeof esc);
+            if (!en) continue; /* too long for a file name: schema.json only */
+            snprintf(name, cap, "%s%s", esc, fs_view_suffix(v));
+            *n = (struct fs_node){.kind = FS_K_VIEW, .view = v, .col = col, .scope = scope};
+            return idx;
+        }
+        return -1;
+    }
+    case FS_D_GROUPS:
+        if (k >= s->table.num_groups) return -1;
+        snprintf(name, cap, "%" PRId64, k);
+        *n = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_GROUP, .scope = (uint32_t)k + 1};
+        return idx;
+    case FS_D_ROWS:
+        for (uint64_t row = (uint64_t)k; row < s->table.num_rows; row++, idx++) {
+            uint32_t pi;
+            uint64_t local;
+            if (ig_table_row(&s->table, row, &pi, &local)) return -1;
+            if (ig_part_row_deleted(&s->table.parts[pi], local)) continue;
+            snprintf(name, cap, "%" PRIu64, row);
+            *n = (struct fs_node){.kind = FS_K_ROW, .row = row};
+            return idx;
+        }
+        return -1;
+    }
+    return -1;
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
+{
+    struct fs_session *s = S(req);
+    struct fs_node d;
+    if (!fs_node_of(ino, &d) || !dir_exists(s, &d)) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    char *buf = malloc(size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    size_t used = 0;
+    pthread_rwlock_rdlock(&s->table_lock);
+    for (int64_t idx = off;;) {
+        char name[3 * FS_NAME_MAX + 16];
+        struct fs_node n;
+        int64_t found = dir_entry(s, &d, idx, name, sizeof name, &n);
+        if (found < 0) break;
+        size_t add;
+        if (plus) {
+            struct fuse_entry_param e = {0};
+            /* rows are sized by rendering them: leave them to lookup */
+            if (n.kind != FS_K_ROW && strcmp(name, ".") && strcmp(name, "..") &&
+                node_stat(s, &n, &e.attr) == 0) {
+                e.ino = e.attr.st_ino;
+                e.attr_timeout = e.entry_timeout = s->timeout;
+            } else {
+                e.attr.st_ino = fs_ino(&n);
+                e.attr.st_mode = n.kind == FS_K_ROW ? S_IFREG : S_IFDIR;
+            }
+            add = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, found + 1);
+        } else {
+            struct stat st = {.st_ino = fs_ino(&n),
+                              .st_mode = (n.kind == FS_K_DIR || n.kind == FS_K_ROOT) ? S_IFDIR
+                                                                                      : S_IFREG};
+            add = fuse_add_direntry(req, buf + used, size - used, name, &st, found + 1);
+        }
+        if (add > size - used) break;
+        used += add;
+        idx = found + 1;
+    }
+    pthread_rwlock_unlock(&s->table_lock);
+    fuse_reply_buf(req, buf, used);
+    free(buf);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    (void)fi;
+    do_readdir(req, ino, size, off, false);
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+    (void)fi;
+    do_readdir(req, ino, size, off, true);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs_session *s = S(req);
+    struct fs_node n;
+    if (!fs_node_of(ino, &n)) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    if (n.kind == FS_K_ROOT || n.kind == FS_K_DIR) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    struct fs_file *f;
+    pthread_rwlock_rdlock(&s->table_lock);
+    int rc = fs_file_open(s, &n, &f);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (rc) {
+        fuse_reply_err(req, -rc);
+        return;
+    }
+    fi->fh = (uint64_t)(uintptr_t)f;
+    fi->keep_cache = 1; /* contents only change through an erase, which invalidates */
+    if (fuse_reply_open(req, fi) == -ENOENT) fs_file_close(s, f); /* interrupted */
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    (void)ino;
+    struct fs_session *s = S(req);
+    struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
+    struct fs_read rd;
+    pthread_rwlock_rdlock(&s->table_lock);
+    int rc = fs_file_read(s, f, (uint64_t)off, size, &rd);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else if (rc == 0)
+        fuse_reply_buf(req, NULL, 0);
+    else
+        fuse_reply_iov(req, rd.iov, rd.niov);
+    fs_read_release(s, &rd);
+    pthread_rwlock_unlock(&s->table_lock);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    fs_file_close(S(req), (struct fs_file *)(uintptr_t)fi->fh);
+    fuse_reply_err(req, 0);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    struct fs_session *s = S(req);
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < s->table.nparts; i++)
+        bytes += s->table.parts[i].file_size;
+    struct statvfs sv = {0};
+    sv.f_bsize = sv.f_frsize = 4096;
+    sv.f_blocks = (bytes + 4095) / 4096;
+    sv.f_files = s->table.num_rows + 3ull * s->table.parts[0].num_columns + 16;
+    sv.f_namemax = FS_NAME_MAX;
+    fuse_reply_statfs(req, &sv);
+}
+
+/* ---- everything that would write ---- */
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+                       struct fuse_file_info *fi)
+{
+    (void)ino, (void)attr, (void)to_set, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+static void op_mknod(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, dev_t r)
+{
+    (void)p, (void)n, (void)m, (void)r;
+    fuse_reply_err(req, EROFS);
+}
+static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
+{
+    (void)p, (void)n, (void)m;
+    fuse_reply_err(req, EROFS);
+}
+static void op_unlink(fuse_req_t req, fuse_ino_t p, const char *n)
+{
+    (void)p, (void)n;
+    fuse_reply_err(req, EROFS);
+}
+static void op_symlink(fuse_req_t req, const char *l, fuse_ino_t p, const char *n)
+{
+    (void)l, (void)p, (void)n;
+    fuse_reply_err(req, EROFS);
+}
+static void op_rename(fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
+                      unsigned int flags)
+{
+    (void)p, (void)n, (void)np, (void)nn, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np, const char *nn)
+{
+    (void)ino, (void)np, (void)nn;
+    fuse_reply_err(req, EROFS);
+}
+static void op_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
+                      struct fuse_file_info *fi)
+{
+    (void)p, (void)n, (void)m, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *n, const char *v, size_t sz,
+                        int flags)
+{
+    (void)ino, (void)n, (void)v, (void)sz, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *n)
+{
+    (void)ino, (void)n;
+    fuse_reply_err(req, EROFS);
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+    (void)userdata;
+    conn->max_readahead = 1u << 20;
+    if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
+    /* Page contents never change behind the kernel's back except through an
+     * erase, which invalidates explicitly; do not drop the cache on mtime. */
+    conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+}
+
+const struct fuse_lowlevel_ops fs_ops = {
+    .init = op_init,
+    .lookup = op_lookup,
+    .forget = op_forget,
+    .forget_multi = op_forget_multi,
+    .getattr = op_getattr,
+    .setattr = op_setattr,
+    .mknod = op_mknod,
+    .mkdir = op_mkdir,
+    .unlink = op_unlink,
+    .rmdir = op_unlink,
+    .symlink = op_symlink,
+    .rename = op_rename,
+    .link = op_link,
+    .open = op_open,
+    .read = op_read,
+    .release = op_release,
+    .readdir = op_readdir,
+    .readdirplus = op_readdirplus,
+    .statfs = op_statfs,
+    .setxattr = op_setxattr,
+    .removexattr = op_removexattr,
+    .create = op_create,
+};

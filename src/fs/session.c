@@ -1,0 +1,102 @@
+#include "session.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+static void free_scratch(void *p)
+{
+    struct fs_scratch *sc = p;
+    if (!sc) return;
+    ig_reader_free(&sc->r);
+    ig_buf_free(&sc->tmp);
+    free(sc);
+}
+
+int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
+                    struct ig_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->dir = realpath(dir, NULL);
+    if (!s->dir) return ig_err(err, -errno, "%s: %s", dir, strerror(errno));
+    int rc = ig_table_open(&s->table, s->dir, false, err);
+    if (rc) {
+        free(s->dir);
+        return rc;
+    }
+    if (s->table.parts[0].num_columns > (1u << 24)) {
+        ig_table_close(&s->table);
+        free(s->dir);
+        return ig_err(err, -EFBIG, "%s: more than 16 Mi columns cannot be mounted", dir);
+    }
+    rc = fs_cache_init(&s->cache, cache_bytes);
+    if (rc) {
+        ig_table_close(&s->table);
+        free(s->dir);
+        return ig_err(err, rc, "out of memory");
+    }
+    pthread_key_create(&s->scratch_key, free_scratch);
+    pthread_rwlock_init(&s->table_lock, NULL);
+    pthread_mutex_init(&s->log_mu, NULL);
+    s->uid = getuid();
+    s->gid = getgid();
+    struct stat st;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/MANIFEST", s->dir);
+    if (stat(path, &st) == 0) s->mtime = st.st_mtim;
+    s->timeout = 86400.0;
+    return 0;
+}
+
+void fs_session_destroy(struct fs_session *s)
+{
+    fs_cache_destroy(&s->cache);
+    ig_table_close(&s->table);
+    free_scratch(pthread_getspecific(s->scratch_key));
+    pthread_key_delete(s->scratch_key);
+    pthread_rwlock_destroy(&s->table_lock);
+    pthread_mutex_destroy(&s->log_mu);
+    free(s->logged);
+    free(s->dir);
+    memset(s, 0, sizeof *s);
+}
+
+struct fs_scratch *fs_scratch(struct fs_session *s)
+{
+    struct fs_scratch *sc = pthread_getspecific(s->scratch_key);
+    if (!sc) {
+        sc = calloc(1, sizeof *sc);
+        if (sc) pthread_setspecific(s->scratch_key, sc);
+    }
+    return sc;
+}
+
+void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const char *msg)
+{
+    uint64_t key = (uint64_t)part << 32 | page;
+    pthread_mutex_lock(&s->log_mu);
+    for (size_t i = 0; i < s->nlogged; i++)
+        if (s->logged[i] == key) {
+            pthread_mutex_unlock(&s->log_mu);
+            return;
+        }
+    if (s->nlogged == s->logged_cap) {
+        size_t cap = s->logged_cap ? s->logged_cap * 2 : 16;
+        uint64_t *p = realloc(s->logged, cap * sizeof *p);
+        if (p) {
+            s->logged = p;
+            s->logged_cap = cap;
+        }
+    }
+    if (s->nlogged < s->logged_cap) s->logged[s->nlogged++] = key;
+    pthread_mutex_unlock(&s->log_mu);
+    if (s->foreground)
+        fprintf(stderr, "ingot: %s\n", msg);
+    else
+        syslog(LOG_ERR, "ingot: %s", msg);
+}

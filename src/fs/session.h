@@ -1,0 +1,50 @@
+/* session.h - one mounted table: the open table, caches, per-thread scratch.
+ * The only mutable state of the daemon lives here. */
+#ifndef IG_FS_SESSION_H
+#define IG_FS_SESSION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "cache.h"
+#include "format/reader.h"
+#include "format/table.h"
+#include "inode.h"
+
+struct fuse_session;
+
+/* Per worker thread. */
+struct fs_scratch {
+    struct ig_reader r;
+    struct ig_buf tmp;
+};
+
+struct fs_session {
+    char *dir;
+    struct ig_table table;
+    pthread_rwlock_t table_lock; /* readers share; reopening after a change is exclusive */
+    struct fs_cache cache;
+    pthread_key_t scratch_key;
+    uid_t uid;
+    gid_t gid;
+    struct timespec mtime;
+    double timeout;              /* attr/entry cache lifetime, seconds */
+    bool foreground;
+    struct fuse_session *se;
+    pthread_mutex_t log_mu;      /* pages already reported as damaged */
+    uint64_t *logged;
+    size_t nlogged, logged_cap;
+};
+
+int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
+                    struct ig_error *err);
+void fs_session_destroy(struct fs_session *s);
+struct fs_scratch *fs_scratch(struct fs_session *s);
+
+/* Report a damaged page once (stderr in the foreground, syslog otherwise). */
+void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const char *msg);
+
+#endif

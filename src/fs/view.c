@@ -1,0 +1,658 @@
+#include "view.h"
+#include "names.h"
+#include "format/enc/codec.h"
+#include "format/layout.h"
+#include "format/render.h"
+#include "format/types.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Cache keys: k1 = part << 32 | page for page pieces; k2 says what was made. */
+#define KEY_PIECE(view) (0x100u + (view))
+#define KEY_DECODED 0x200u
+#define KEY_ROW_K1(row) ((1ULL << 63) | (row))
+#define KEY_ROW 0x300u
+#define KEY_SPECIAL_K1 (1ULL << 62)
+#define KEY_SPECIAL(which) (0x400u + (which))
+
+static bool column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref)
+{
+    return col < s->table.parts[0].num_columns && ig_table_column_at(&s->table, col, ref, NULL) == 0;
+}
+
+static const struct ig_type_info *column_type(struct fs_session *s, uint32_t col, bool *nullable)
+{
+    struct ig_column_ref ref;
+    if (!column_ref(s, col, &ref)) return NULL;
+    if (nullable) *nullable = ref.rec.flags & IG_COLF_NULLABLE;
+    return ig_type_info(ref.rec.type);
+}
+
+bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v)
+{
+    bool nullable;
+    const struct ig_type_info *ti = column_type(s, col, &nullable);
+    if (!ti) return false;
+    switch (v) {
+    case FS_V_TEXT: return true;
+    case FS_V_NPY: return ti->npy != NULL;
+    case FS_V_VALID: return ti->npy != NULL && nullable;
+    default: return false;
+    }
+}
+
+/* Bytes per live row of a fixed-width view. */
+static uint32_t view_width(struct fs_session *s, const struct fs_node *n)
+{
+    switch (n->view) {
+    case FS_V_NPY: return column_type(s, n->col, NULL)->width;
+    case FS_V_VALID: return 1;
+    case FS_V_ROWID: return 8;
+    default: return 0;
+    }
+}
+
+static bool scope_groups(struct fs_session *s, uint32_t scope, uint32_t *g0, uint32_t *g1)
+{
+    if (scope == FS_SCOPE_ALL) {
+        *g0 = 0;
+        *g1 = s->table.num_groups;
+        return true;
+    }
+    if (scope - 1 >= s->table.num_groups) return false;
+    *g0 = scope - 1;
+    *g1 = scope;
+    return true;
+}
+
+typedef int (*span_fn)(void *ctx, const struct fs_span *sp, uint64_t len);
+
+/* Walk the pages of a view in file order, giving each page's piece length. */
+static int walk_spans(struct fs_session *s, const struct fs_node *n, span_fn fn, void *ctx)
+{
+    uint32_t g0, g1;
+    if (!scope_groups(s, n->scope, &g0, &g1)) return -ENOENT;
+    uint32_t leaf = 0;
+    if (n->view != FS_V_ROWID) {
+        struct ig_column_ref ref;
+        if (!column_ref(s, n->col, &ref) || !fs_column_has_view(s, n->col, n->view)) return -ENOENT;
+        leaf = ref.rec.leaf;
+    }
+    uint32_t width = view_width(s, n);
+    struct fs_span sp = {.start = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER};
+    for (uint32_t g = g0; g < g1; g++) {
+        uint32_t pi, lg, first, count;
+        struct ig_grouprec gr;
+        if (ig_table_group(&s->table, g, &pi, &lg)) return -EIO;
+        const struct ig_part *p = &s->table.parts[pi];
+        if (ig_part_group(p, lg, &gr, NULL) || ig_part_chunk(p, lg, leaf, &first, &count, NULL))
+            return -EIO;
+        uint32_t expected = 0;
+        for (uint32_t pg = first; pg < first + count; pg++) {
+            struct ig_pagerec rec;
+            if (ig_part_page(p, pg, &rec, NULL) ||
+                ig_chunk_page_check(p, pg, &rec, leaf, expected, gr.row_count, NULL))
+                return -EIO;
+            expected += rec.row_count;
+            uint64_t len = n->view == FS_V_TEXT ? rec.text_len
+                                                : (uint64_t)(rec.row_count - rec.deleted) * width;
+            sp.part = pi;
+            sp.page = pg;
+            sp.group_first_row = gr.first_row;
+            int rc = fn(ctx, &sp, len);
+            if (rc) return rc;
+            sp.start += len;
+        }
+    }
+    return 0;
+}
+
+static int add_len(void *ctx, const struct fs_span *sp, uint64_t len)
+{
+    (void)sp;
+    *(uint64_t *)ctx += len;
+    return 0;
+}
+
+/* ---- rows ---- */
+
+static int find_page_of_row(const struct ig_part *p, uint32_t lg, uint32_t leaf, uint32_t in_group,
+                            uint32_t *page, struct ig_pagerec *rec)
+{
+    uint32_t first, count;
+    if (ig_part_chunk(p, lg, leaf, &first, &count, NULL)) return -EIO;
+    uint32_t lo = first, hi = first + count; /* last page with first_row <= in_group */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        struct ig_pagerec r;
+        if (ig_part_page(p, mid, &r, NULL)) return -EIO;
+        if (r.first_row <= in_group)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (ig_part_page(p, lo, rec, NULL) || rec->leaf != leaf || rec->first_row > in_group ||
+        in_group - rec->first_row >= rec->row_count)
+        return -EIO;
+    *page = lo;
+    return 0;
+}
+
+/* Decoded page from the cache, decoding it on a miss. */
+static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
+                        const struct ig_column_ref *ref, uint64_t group_first_row,
+                        struct fs_entry **out)
+{
+    uint64_t k1 = (uint64_t)pi << 32 | page;
+    struct fs_entry *e = fs_cache_get(&s->cache, k1, KEY_DECODED);
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    e = fs_entry_new(k1, KEY_DECODED);
+    if (!e || !(e->vals = calloc(1, sizeof *e->vals))) {
+        fs_entry_free(e);
+        return -ENOMEM;
+    }
+    ig_values_init(e->vals, ref->rec.type);
+    struct fs_scratch *sc = fs_scratch(s);
+    if (!sc) {
+        fs_entry_free(e);
+        return -ENOMEM;
+    }
+    struct ig_pagerec rec;
+    const uint8_t *del;
+    struct ig_error err = {0};
+    int rc = ig_reader_load(&sc->r, &s->table.parts[pi], ref, page, group_first_row, &rec, e->vals,
+                            &del, &err);
+    if (rc) {
+        fs_log_page_error(s, pi, page, err.msg);
+        fs_entry_free(e);
+        return rc == -ENOMEM ? rc : -EIO;
+    }
+    if (del) {
+        size_t nb = (rec.row_count + 7) / 8;
+        e->deleted = malloc(nb);
+        if (!e->deleted) {
+            fs_entry_free(e);
+            return -ENOMEM;
+        }
+        memcpy(e->deleted, del, nb);
+    }
+    *out = fs_cache_put(&s->cache, e);
+    return 0;
+}
+
+static int render_row(struct fs_session *s, uint64_t row, struct ig_buf *out)
+{
+    uint32_t pi;
+    uint64_t local;
+    if (ig_table_row(&s->table, row, &pi, &local)) return -ENOENT;
+    const struct ig_part *p = &s->table.parts[pi];
+    if (ig_part_row_deleted(p, local)) return -ENOENT;
+    /* row group: binary search over group first rows */
+    uint32_t lo = 0, hi = p->num_groups;
+    struct ig_grouprec gr;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ig_part_group(p, mid, &gr, NULL)) return -EIO;
+        if (gr.first_row <= local)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (ig_part_group(p, lo, &gr, NULL) || local < gr.first_row ||
+        local - gr.first_row >= gr.row_count)
+        return -EIO;
+    uint32_t in_group = (uint32_t)(local - gr.first_row);
+    int rc = ig_buf_append_byte(out, '{');
+    for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
+        struct ig_column_ref ref;
+        if (!column_ref(s, c, &ref)) return -EIO;
+        uint32_t page;
+        struct ig_pagerec rec;
+        rc = find_page_of_row(p, lo, ref.rec.leaf, in_group, &page, &rec);
+        if (rc) return rc;
+        struct fs_entry *e;
+        rc = decoded_page(s, pi, page, &ref, gr.first_row, &e);
+        if (rc) return rc;
+        size_t i = in_group - rec.first_row;
+        if (c) rc = ig_buf_append_byte(out, ',');
+        if (!rc) rc = ig_render_json_string(out, (const uint8_t *)ref.rec.name, ref.rec.name_len);
+        if (!rc) rc = ig_buf_append_byte(out, ':');
+        if (!rc) rc = i < e->vals->n ? ig_render_json_value(out, e->vals, i) : -EIO;
+        fs_cache_release(&s->cache, e);
+    }
+    if (!rc) rc = ig_buf_append(out, "}\n", 2);
+    return rc;
+}
+
+/* ---- generated files ---- */
+
+static int render_readme(struct fs_session *s, struct ig_buf *b)
+{
+    const struct ig_table *t = &s->table;
+    const char *name = strrchr(s->dir, '/');
+    name = name && name[1] ? name + 1 : s->dir;
+    char example[3 * FS_NAME_MAX + 1] = "NAME", npy_example[3 * FS_NAME_MAX + 1] = "NAME";
+    for (uint32_t c = 0; c < t->parts[0].num_columns; c++) {
+        struct ig_column_ref ref;
+        if (!column_ref(s, c, &ref)) continue;
+        char esc[3 * FS_NAME_MAX + 1];
+        if (!fs_escape_name(ref.rec.name, ref.rec.name_len, esc, sizeof esc)) continue;
+        if (!strcmp(example, "NAME")) snprintf(example, sizeof example, "%s", esc);
+        if (!strcmp(npy_example, "NAME") && fs_column_has_view(s, c, FS_V_NPY))
+            snprintf(npy_example, sizeof npy_example, "%s", esc);
+    }
+    return ig_buf_printf(
+        b,
+        "This is the ingot table '%s', mounted read-only as files.\n"
+        "\n"
+        "  rows        %" PRIu64 " live (%" PRIu64 " erased) in %u row groups\n"
+        "  columns     %u (types, encodings and sizes: schema.json)\n"
+        "\n"
+        "Files\n"
+        "  columns/NAME            one line per live row (PostgreSQL COPY text: NULL is \\N)\n"
+        "  columns/NAME.npy        NumPy array of a fixed-width column (nulls as 0 or NaN)\n"
+        "  columns/NAME.valid.npy  NumPy bool array, false where the value is NULL\n"
+        "  columns/_rowid.npy      the row id of every live row (int64)\n"
+        "  groups/G/...            the same files for row group G only\n"
+        "  rows/ID                 one row as a JSON object (ID = row id)\n"
+        "\n"
+        "Column names that are not valid file names are escaped: %%25 for %%, %%2F for /,\n"
+        "and %%2E for a dot that would look like a file suffix (see schema.json \"file\").\n"
+        "\n"
+        "Examples\n"
+        "  head columns/%s\n"
+        "  python3 -c \"import numpy as np; a = np.load('columns/%s.npy', mmap_mode='r'); "
+        "print(a.shape)\"\n"
+        "  jq . rows/0\n"
+        "\n"
+        "Every read checks page checksums; a damaged page reads as an I/O error.\n",
+        name, t->num_rows - t->deleted_rows, t->deleted_rows, t->num_groups,
+        t->parts[0].num_columns, example, npy_example);
+}
+
+static int render_schema(struct fs_session *s, struct ig_buf *b)
+{
+    const struct ig_table *t = &s->table;
+    const struct ig_part *p0 = &t->parts[0];
+    int rc = ig_buf_printf(b,
+                           "{\"rows\":%" PRIu64 ",\"live_rows\":%" PRIu64 ",\"erased_rows\":%" PRIu64
+                           ",\"row_groups\":%u,\"parts\":%u,\"erase_level\":%u,\"columns\":[",
+                           t->num_rows, t->num_rows - t->deleted_rows, t->deleted_rows,
+                           t->num_groups, t->nparts, p0->erase_level);
+    for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
+        struct ig_column_ref ref;
+        if (!column_ref(s, c, &ref)) return -EIO;
+        const struct ig_type_info *ti = ig_type_info(ref.rec.type);
+        char esc[3 * FS_NAME_MAX + 1];
+        size_t en = fs_escape_name(ref.rec.name, ref.rec.name_len, esc, sizeof esc);
+        rc = ig_buf_printf(b, "%s{\"name\":", c ? "," : "");
+        if (!rc) rc = ig_render_json_string(b, (const uint8_t *)ref.rec.name, ref.rec.name_len);
+        if (!rc) rc = ig_buf_printf(b, ",\"file\":");
+        if (!rc) rc = en ? ig_render_json_string(b, (const uint8_t *)esc, en) : ig_buf_printf(b, "null");
+        /* encodings of the column's pages */
+        uint64_t enc_mask = 0, zstd = 0, stored = 0, pages = 0;
+        for (uint32_t pi = 0; pi < t->nparts && !rc; pi++)
+            for (uint32_t g = 0; g < t->parts[pi].num_groups; g++) {
+                uint32_t first, count;
+                if (ig_part_chunk(&t->parts[pi], g, ref.rec.leaf, &first, &count, NULL)) continue;
+                for (uint32_t pg = first; pg < first + count; pg++) {
+                    struct ig_pagerec rec;
+                    if (ig_part_page(&t->parts[pi], pg, &rec, NULL)) continue;
+                    enc_mask |= 1ULL << (rec.encoding & 63);
+                    zstd += rec.compression != 0;
+                    stored += rec.stored;
+                    pages++;
+                }
+            }
+        if (!rc)
+            rc = ig_buf_printf(b,
+                               ",\"type\":\"%s\",\"nullable\":%s,\"npy\":%s,\"erase_level\":%u,"
+                               "\"pages\":%" PRIu64 ",\"stored_bytes\":%" PRIu64
+                               ",\"zstd_pages\":%" PRIu64 ",\"encodings\":[",
+                               ti ? ti->name : "?", ref.rec.flags & IG_COLF_NULLABLE ? "true" : "false",
+                               ti && ti->npy ? "true" : "false", ref.erase_level, pages, stored, zstd);
+        bool first = true;
+        for (int e = 1; e < 64 && !rc; e++)
+            if (enc_mask >> e & 1) {
+                rc = ig_buf_printf(b, "%s\"%s\"", first ? "" : ",", ig_enc_name((enum ig_enc)e));
+                first = false;
+            }
+        if (!rc) rc = ig_buf_printf(b, "]}");
+    }
+    if (!rc) rc = ig_buf_printf(b, "]}\n");
+    return rc;
+}
+
+/* Materialised content (rows and generated files), cached. */
+static int content_entry(struct fs_session *s, const struct fs_node *n, struct fs_entry **out)
+{
+    uint64_t k1 = n->kind == FS_K_ROW ? KEY_ROW_K1(n->row) : KEY_SPECIAL_K1;
+    uint64_t k2 = n->kind == FS_K_ROW ? KEY_ROW : KEY_SPECIAL(n->special);
+    struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    e = fs_entry_new(k1, k2);
+    if (!e) return -ENOMEM;
+    int rc;
+    if (n->kind == FS_K_ROW)
+        rc = render_row(s, n->row, &e->data);
+    else if (n->special == FS_S_README)
+        rc = render_readme(s, &e->data);
+    else if (n->special == FS_S_SCHEMA)
+        rc = render_schema(s, &e->data);
+    else
+        rc = -ENOENT;
+    if (rc) {
+        fs_entry_free(e);
+        return rc;
+    }
+    *out = fs_cache_put(&s->cache, e);
+    return 0;
+}
+
+int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
+{
+    *size = 0;
+    switch (n->kind) {
+    case FS_K_ROOT:
+    case FS_K_DIR: return 0;
+    case FS_K_VIEW: {
+        uint64_t len = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER;
+        int rc = walk_spans(s, n, add_len, &len);
+        *size = len;
+        return rc;
+    }
+    case FS_K_ROW:
+    case FS_K_SPECIAL: {
+        struct fs_entry *e;
+        int rc = content_entry(s, n, &e);
+        if (rc) return rc;
+        *size = e->data.len;
+        fs_cache_release(&s->cache, e);
+        return 0;
+    }
+    }
+    return -ENOENT;
+}
+
+/* The 128-byte NumPy 1.0 header: magic, version, header length, dict, padding. */
+static void npy_header(uint8_t *h, const char *descr, uint64_t count)
+{
+    char dict[FS_NPY_HEADER];
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%" PRIu64
+                                        ",), }",
+                     descr, count);
+    memcpy(h, "\x93NUMPY\x01\x00", 8);
+    ig_st16(h + 8, FS_NPY_HEADER - 10);
+    memset(h + 10, ' ', FS_NPY_HEADER - 10);
+    memcpy(h + 10, dict, (size_t)n);
+    h[FS_NPY_HEADER - 1] = '\n';
+}
+
+struct span_list {
+    struct fs_span *v;
+    uint32_t n, cap;
+};
+
+static int push_span(void *ctx, const struct fs_span *sp, uint64_t len)
+{
+    (void)len;
+    struct span_list *l = ctx;
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 64;
+        void *p = realloc(l->v, cap * sizeof *l->v);
+        if (!p) return -ENOMEM;
+        l->v = p;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *sp;
+    return 0;
+}
+
+int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file **out)
+{
+    struct fs_file *f = calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    f->node = *n;
+    int rc;
+    if (n->kind == FS_K_VIEW) {
+        struct span_list l = {0};
+        uint64_t size = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER;
+        rc = walk_spans(s, n, push_span, &l);
+        if (!rc) rc = walk_spans(s, n, add_len, &size);
+        f->spans = l.v;
+        f->nspans = l.n;
+        f->size = size;
+        if (!rc && n->view != FS_V_TEXT) {
+            uint32_t w = view_width(s, n);
+            const char *descr = n->view == FS_V_VALID   ? "|b1"
+                                : n->view == FS_V_ROWID ? "<i8"
+                                                        : column_type(s, n->col, NULL)->npy;
+            f->header = FS_NPY_HEADER;
+            npy_header(f->header_bytes, descr, (size - FS_NPY_HEADER) / w);
+        }
+    } else {
+        rc = content_entry(s, n, &f->content);
+        if (!rc) f->size = f->content->data.len;
+    }
+    if (rc) {
+        fs_file_close(s, f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+void fs_file_close(struct fs_session *s, struct fs_file *f)
+{
+    if (!f) return;
+    fs_cache_release(&s->cache, f->content);
+    free(f->spans);
+    free(f);
+}
+
+/* Fill a piece: the page's live rows rendered for the view. */
+static int make_piece(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
+                      struct fs_entry **out)
+{
+    uint64_t k1 = (uint64_t)sp->part << 32 | sp->page;
+    uint64_t k2 = KEY_PIECE(f->node.view);
+    struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    const struct ig_part *p = &s->table.parts[sp->part];
+    struct fs_scratch *sc = fs_scratch(s);
+    if (!sc) return -ENOMEM;
+    struct ig_pagerec rec;
+    int rc;
+    e = fs_entry_new(k1, k2);
+    if (!e) return -ENOMEM;
+    if (f->node.view == FS_V_ROWID) {
+        /* only the deletion bitmap is needed: no page data */
+        if (ig_part_page(p, sp->page, &rec, NULL)) {
+            fs_entry_free(e);
+            return -EIO;
+        }
+        uint64_t first = sp->group_first_row + rec.first_row;
+        uint8_t *o = ig_buf_extend(&e->data, (size_t)(rec.row_count - rec.deleted) * 8);
+        if (!o && rec.row_count > rec.deleted) {
+            fs_entry_free(e);
+            return -ENOMEM;
+        }
+        size_t k = 0;
+        for (uint32_t i = 0; i < rec.row_count; i++) {
+            if (ig_part_row_deleted(p, first + i)) continue;
+            if (k == rec.row_count - rec.deleted) break;
+            ig_st64(o + 8 * k++, p->first_row_id + first + i);
+        }
+        if (k != rec.row_count - rec.deleted) {
+            fs_entry_free(e);
+            return -EIO;
+        }
+        *out = fs_cache_put(&s->cache, e);
+        return 0;
+    }
+    struct ig_column_ref ref;
+    if (!column_ref(s, f->node.col, &ref)) {
+        fs_entry_free(e);
+        return -EIO;
+    }
+    struct ig_values v;
+    ig_values_init(&v, ref.rec.type);
+    const uint8_t *del;
+    struct ig_error err = {0};
+    rc = ig_reader_load(&sc->r, p, &ref, sp->page, sp->group_first_row, &rec, &v, &del, &err);
+    if (rc) {
+        fs_log_page_error(s, sp->part, sp->page, err.msg);
+        ig_values_free(&v);
+        fs_entry_free(e);
+        return rc == -ENOMEM ? rc : -EIO;
+    }
+    if (f->node.view == FS_V_TEXT) {
+        rc = ig_render_text_lines(&e->data, &v, del);
+    } else {
+        const struct ig_type_info *ti = ig_type_info(ref.rec.type);
+        uint32_t w = f->node.view == FS_V_VALID ? 1 : ti->width;
+        uint8_t *o = ig_buf_extend(&e->data, (size_t)rec.row_count * w);
+        rc = o ? 0 : -ENOMEM;
+        size_t k = 0;
+        for (uint32_t i = 0; i < v.n && !rc; i++) {
+            if (del && (del[i / 8] >> (i % 8) & 1)) continue;
+            bool null = ig_values_is_null(&v, i);
+            if (f->node.view == FS_V_VALID) {
+                o[k++] = !null;
+                continue;
+            }
+            uint64_t lane = v.lanes[i];
+            if (null) lane = ti->is_float ? (w == 4 ? 0x7FC00000u : 0x7FF8000000000000ULL) : 0;
+            if (ref.rec.type == IG_T_BOOL) lane = lane != 0;
+            switch (w) {
+            case 1: o[k] = (uint8_t)lane; break;
+            case 2: ig_st16(o + k, (uint16_t)lane); break;
+            case 4: ig_st32(o + k, (uint32_t)lane); break;
+            default: ig_st64(o + k, lane);
+            }
+            k += w;
+        }
+        e->data.len = k;
+    }
+    ig_values_free(&v);
+    if (rc) {
+        fs_entry_free(e);
+        return rc;
+    }
+    *out = fs_cache_put(&s->cache, e);
+    return 0;
+}
+
+/* Add a piece to the reply. Takes over the caller's hold on e. */
+static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, const void *p,
+                size_t n)
+{
+    if (!rd->flat && rd->niov < FS_READ_MAX_IOV) {
+        if (e) rd->held[rd->nheld++] = e;
+        rd->iov[rd->niov].iov_base = (void *)p;
+        rd->iov[rd->niov].iov_len = n;
+        rd->niov++;
+        rd->bytes += n;
+        return 0;
+    }
+    if (!rd->flat) {
+        /* too many small pieces: gather everything into one buffer */
+        rd->flat = malloc(rd->want);
+        if (!rd->flat) {
+            fs_cache_release(&s->cache, e);
+            return -ENOMEM;
+        }
+        size_t at = 0;
+        for (int i = 0; i < rd->niov; i++) {
+            memcpy(rd->flat + at, rd->iov[i].iov_base, rd->iov[i].iov_len);
+            at += rd->iov[i].iov_len;
+        }
+        for (int i = 0; i < rd->nheld; i++)
+            fs_cache_release(&s->cache, rd->held[i]);
+        rd->nheld = 0;
+        rd->niov = 1;
+        rd->iov[0].iov_base = rd->flat;
+    }
+    memcpy(rd->flat + rd->bytes, p, n);
+    rd->bytes += n;
+    rd->iov[0].iov_len = rd->bytes;
+    fs_cache_release(&s->cache, e);
+    return 0;
+}
+
+void fs_read_release(struct fs_session *s, struct fs_read *rd)
+{
+    for (int i = 0; i < rd->nheld; i++)
+        fs_cache_release(&s->cache, rd->held[i]);
+    free(rd->flat);
+    rd->flat = NULL;
+    rd->nheld = rd->niov = 0;
+    rd->bytes = 0;
+}
+
+int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t size,
+                 struct fs_read *rd)
+{
+    rd->niov = rd->nheld = 0;
+    rd->bytes = 0;
+    rd->flat = NULL;
+    if (off >= f->size || size == 0) return 0;
+    if (size > f->size - off) size = (size_t)(f->size - off);
+    rd->want = size;
+    if (f->content) {
+        int rc = hold(s, rd, NULL, f->content->data.data + off, size);
+        return rc ? rc : rd->niov;
+    }
+    uint64_t pos = off, end = off + size;
+    if (pos < f->header) {
+        size_t n = (size_t)((end < f->header ? end : f->header) - pos);
+        hold(s, rd, NULL, f->header_bytes + pos, n);
+        pos += n;
+    }
+    if (pos == end) return rd->niov;
+    /* last span starting at or before pos */
+    uint32_t lo = 0, hi = f->nspans;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->spans[mid].start <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (uint32_t i = lo; i < f->nspans && pos < end; i++) {
+        const struct fs_span *sp = &f->spans[i];
+        uint64_t span_end = i + 1 < f->nspans ? f->spans[i + 1].start : f->size;
+        if (span_end <= pos) continue;
+        struct fs_entry *e;
+        int rc = make_piece(s, f, sp, &e);
+        if (rc) return rc;
+        if (e->data.len != span_end - sp->start) {
+            /* the footer's length and the page disagree: corrupt */
+            fs_cache_release(&s->cache, e);
+            fs_log_page_error(s, sp->part, sp->page, "rendered length differs from the footer's");
+            return -EIO;
+        }
+        uint64_t from = pos - sp->start;
+        uint64_t to = (end < span_end ? end : span_end) - sp->start;
+        rc = hold(s, rd, e, e->data.data + from, (size_t)(to - from));
+        if (rc) return rc;
+        pos = sp->start + to;
+    }
+    return pos == end ? rd->niov : -EIO;
+}

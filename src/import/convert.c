@@ -1,0 +1,211 @@
+#include "convert.h"
+#include "format/types.h"
+#include "util/error.h"
+#include "util/parse.h"
+#include "util/utf8.h"
+
+#include <errno.h>
+#include <string.h>
+
+static uint64_t f64_lane(double d)
+{
+    uint64_t l;
+    memcpy(&l, &d, 8);
+    return l;
+}
+
+static uint64_t f32_lane(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+/* Integer range of a lane type. */
+static void int_range(uint8_t type, int64_t *min, int64_t *max)
+{
+    switch (type) {
+    case IG_T_INT8: *min = INT8_MIN, *max = INT8_MAX; break;
+    case IG_T_INT16: *min = INT16_MIN, *max = INT16_MAX; break;
+    case IG_T_INT32: *min = INT32_MIN, *max = INT32_MAX; break;
+    default: *min = INT64_MIN, *max = INT64_MAX;
+    }
+}
+
+static uint64_t uint_max(uint8_t type)
+{
+    switch (type) {
+    case IG_T_UINT8: return UINT8_MAX;
+    case IG_T_UINT16: return UINT16_MAX;
+    case IG_T_UINT32: return UINT32_MAX;
+    default: return UINT64_MAX;
+    }
+}
+
+static int push_string(struct ig_values *v, const char *p, size_t n, struct ig_error *err)
+{
+    if (!ig_utf8_valid((const uint8_t *)p, n)) return ig_err(err, -EINVAL, "invalid UTF-8");
+    return ig_values_push_bytes(v, p, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+}
+
+/* Parse text into a lane of a numeric/bool type. */
+static int text_lane(uint8_t type, const char *p, size_t n, uint64_t *lane, struct ig_error *err)
+{
+    int rc;
+    switch (type) {
+    case IG_T_BOOL: {
+        bool b;
+        rc = ig_parse_bool(p, n, &b, err);
+        *lane = b;
+        return rc;
+    }
+    case IG_T_INT8:
+    case IG_T_INT16:
+    case IG_T_INT32:
+    case IG_T_INT64: {
+        int64_t min, max, x;
+        int_range(type, &min, &max);
+        rc = type == IG_T_INT64 ? ig_parse_i64(p, n, &x, err)
+                                : ig_parse_int_range(p, n, min, max, &x, err);
+        *lane = (uint64_t)x;
+        return rc;
+    }
+    case IG_T_UINT8:
+    case IG_T_UINT16:
+    case IG_T_UINT32:
+    case IG_T_UINT64: {
+        uint64_t x;
+        rc = type == IG_T_UINT64 ? ig_parse_u64(p, n, &x, err)
+                                 : ig_parse_uint_range(p, n, 0, uint_max(type), &x, err);
+        *lane = x;
+        return rc;
+    }
+    case IG_T_FLOAT32: {
+        float f;
+        rc = ig_parse_f32(p, n, &f, err);
+        *lane = f32_lane(f);
+        return rc;
+    }
+    case IG_T_FLOAT64: {
+        double d;
+        rc = ig_parse_f64(p, n, &d, err);
+        *lane = f64_lane(d);
+        return rc;
+    }
+    default: return ig_err(err, -EINVAL, "unsupported type");
+    }
+}
+
+int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const char *p, size_t n,
+                    bool quoted, struct ig_buf *scratch, struct ig_error *err)
+{
+    if (n == 0 && !quoted) {
+        if (c->nullable)
+            return ig_values_push_null(v) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (c->type == IG_T_STRING || c->type == IG_T_BINARY)
+            return ig_values_push_bytes(v, "", 0) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        return ig_err(err, -EINVAL, "empty value in a non-nullable %s column",
+                      ig_type_info(c->type)->name);
+    }
+    if (c->type == IG_T_STRING) return push_string(v, p, n, err);
+    if (c->type == IG_T_BINARY) {
+        ig_buf_reset(scratch);
+        int rc = ig_parse_hex_binary(p, n, scratch, err);
+        if (rc) return rc;
+        return ig_values_push_bytes(v, scratch->data, scratch->len)
+                   ? ig_err(err, -ENOMEM, "out of memory")
+                   : 0;
+    }
+    uint64_t lane;
+    int rc = text_lane(c->type, p, n, &lane, err);
+    if (rc) return rc;
+    return ig_values_push_lane(v, lane) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+}
+
+static int json_mismatch(const struct ig_column_def *c, const struct ig_json_node *node,
+                         struct ig_error *err)
+{
+    return ig_err(err, -EINVAL, "expected %s, got %s", ig_type_info(c->type)->name,
+                  ig_json_type_name(node->type));
+}
+
+int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
+                    const struct ig_json_node *node, struct ig_buf *scratch,
+                    struct ig_error *err)
+{
+    if (!node || node->type == IG_JSON_NULL) {
+        if (!c->nullable)
+            return ig_err(err, -EINVAL, node ? "null in a non-nullable column"
+                                             : "missing from a non-nullable column");
+        return ig_values_push_null(v) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    }
+    uint64_t lane = 0;
+    int rc = 0;
+    switch (c->type) {
+    case IG_T_BOOL:
+        if (node->type != IG_JSON_TRUE && node->type != IG_JSON_FALSE)
+            return json_mismatch(c, node, err);
+        lane = node->type == IG_JSON_TRUE;
+        break;
+    case IG_T_INT8:
+    case IG_T_INT16:
+    case IG_T_INT32:
+    case IG_T_INT64: {
+        if (node->type != IG_JSON_NUMBER) return json_mismatch(c, node, err);
+        int64_t min, max, x;
+        int_range(c->type, &min, &max);
+        rc = ig_json_number_int_range(node, min, max, &x, err);
+        lane = (uint64_t)x;
+        break;
+    }
+    case IG_T_UINT8:
+    case IG_T_UINT16:
+    case IG_T_UINT32:
+    case IG_T_UINT64:
+        if (node->type != IG_JSON_NUMBER) return json_mismatch(c, node, err);
+        rc = ig_json_number_uint_range(node, 0, uint_max(c->type), &lane, err);
+        break;
+    case IG_T_FLOAT32:
+    case IG_T_FLOAT64:
+        if (node->type == IG_JSON_STRING) {
+            /* NaN and infinities have no JSON number form; take the spellings the
+             * JSON rendering writes. */
+            if (!((node->len == 3 && !memcmp(node->str, "NaN", 3)) ||
+                  (node->len == 8 && !memcmp(node->str, "Infinity", 8)) ||
+                  (node->len == 9 && !memcmp(node->str, "-Infinity", 9))))
+                return ig_err(err, -EINVAL, "expected a number, got the string \"%.*s\"",
+                              node->len > 40 ? 40 : (int)node->len, node->str);
+            rc = text_lane(c->type, node->str, node->len, &lane, err);
+        } else if (node->type == IG_JSON_NUMBER) {
+            if (c->type == IG_T_FLOAT32) {
+                float f;
+                rc = ig_json_number_f32(node, &f, err);
+                lane = f32_lane(f);
+            } else {
+                double d;
+                rc = ig_json_number_f64(node, &d, err);
+                lane = f64_lane(d);
+            }
+        } else {
+            return json_mismatch(c, node, err);
+        }
+        break;
+    case IG_T_STRING:
+        if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
+        return push_string(v, node->str, node->len, err);
+    case IG_T_BINARY:
+        if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
+        ig_buf_reset(scratch);
+        if (node->len >= 2 && node->str[0] == '\\' && node->str[1] == 'x')
+            rc = ig_parse_hex_binary(node->str, node->len, scratch, err);
+        else
+            rc = ig_base64_decode(node->str, node->len, scratch, err);
+        if (rc) return rc;
+        return ig_values_push_bytes(v, scratch->data, scratch->len)
+                   ? ig_err(err, -ENOMEM, "out of memory")
+                   : 0;
+    default: return ig_err(err, -EINVAL, "unsupported type");
+    }
+    if (rc) return rc;
+    return ig_values_push_lane(v, lane) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+}

@@ -1,0 +1,33 @@
+/* convert.h - one input value into a column's ig_values, by the column's type.
+ *
+ * CSV fields arrive as text: in a nullable column an unquoted empty field is NULL
+ * and a quoted "" is the empty string; bool accepts true/false/t/f/1/0 in any
+ * case; binary is PostgreSQL's \x hex form. JSON values arrive as parsed nodes:
+ * null is NULL; numbers that do not fit the column's type are errors (never a
+ * wrap-around); float columns also take the strings "NaN", "Infinity",
+ * "-Infinity"; binary takes a "\x..." hex string or base64.
+ *
+ * Errors carry only the value-level reason ("'abc' is not an integer"); the
+ * caller prefixes FILE:LINE and the column. */
+#ifndef IG_IMPORT_CONVERT_H
+#define IG_IMPORT_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "format/schema.h"
+#include "format/values.h"
+#include "import/json.h"
+#include "util/buf.h"
+
+struct ig_error;
+
+int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const char *p, size_t n,
+                    bool quoted, struct ig_buf *scratch, struct ig_error *err);
+
+/* node == NULL means the key was absent (NULL if the column is nullable). */
+int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
+                    const struct ig_json_node *node, struct ig_buf *scratch,
+                    struct ig_error *err);
+
+#endif

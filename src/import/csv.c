@@ -1,0 +1,258 @@
+#include "csv.h"
+#include "lines.h"
+#include "../util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ig_csv_reader {
+    struct ig_inbuf in;
+    char delim;
+    /* Bytes that end an unquoted run: delimiter, '"', CR, LF. A table lookup
+     * per byte keeps the inner loop branch-light for any delimiter. */
+    uint8_t stop[256];
+    struct ig_csv_field *fields;
+    size_t fcap;
+    char *scratch; /* unescaped quoted fields containing "" */
+    size_t scap;
+};
+
+/* parse_record result when the record runs past the buffered input. */
+enum { NEED_MORE = 2 };
+
+int ig_csv_open(struct ig_csv_reader **r, int fd, const char *path_for_messages, char delimiter)
+{
+    if (delimiter == '"' || delimiter == '\r' || delimiter == '\n') return -EINVAL;
+    struct ig_csv_reader *cr = calloc(1, sizeof *cr);
+    if (!cr) return -ENOMEM;
+    int rc = ig_inbuf_init(&cr->in, fd, path_for_messages);
+    if (rc) {
+        free(cr);
+        return rc;
+    }
+    cr->in.unit = "record";
+    cr->delim = delimiter;
+    cr->stop[(uint8_t)delimiter] = 1;
+    cr->stop['"'] = 1;
+    cr->stop['\r'] = 1;
+    cr->stop['\n'] = 1;
+    *r = cr;
+    return 0;
+}
+
+void ig_csv_set_limits(struct ig_csv_reader *r, size_t bufsize, size_t max_record)
+{
+    if (bufsize) r->in.init_cap = bufsize;
+    if (max_record) r->in.max_record = max_record;
+    if (r->in.max_record < r->in.init_cap) r->in.max_record = r->in.init_cap;
+    if (r->in.max_record < 4) r->in.max_record = 4; /* room to look for a BOM */
+}
+
+void ig_csv_close(struct ig_csv_reader *r)
+{
+    if (!r) return;
+    ig_inbuf_free(&r->in);
+    free(r->fields);
+    free(r->scratch);
+    free(r);
+}
+
+int ig_csv_rewind(struct ig_csv_reader *r) { return ig_inbuf_rewind(&r->in); }
+
+static int grow_fields(struct ig_csv_reader *r)
+{
+    size_t ncap = r->fcap ? r->fcap * 2 : 64;
+    struct ig_csv_field *nf = realloc(r->fields, ncap * sizeof *nf);
+    if (!nf) return -ENOMEM;
+    r->fields = nf;
+    r->fcap = ncap;
+    return 0;
+}
+
+static inline uint64_t count_lf(const char *p, const char *end)
+{
+    uint64_t n = 0;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+/* Parse one record starting at in.pos. Nothing is written to the input
+ * buffer, so when the record runs past the buffered bytes (NEED_MORE) the
+ * caller refills and simply parses it again from the start. */
+static int parse_record(struct ig_csv_reader *r, struct ig_csv_record *rec, struct ig_error *err)
+{
+    struct ig_inbuf *in = &r->in;
+    const char *q = in->buf + in->pos;
+    const char *const end = in->buf + in->len;
+    const bool eof = in->eof;
+    const char delim = r->delim;
+    const uint8_t *stop = r->stop;
+    if (q == end) return eof ? 0 : NEED_MORE;
+
+    uint64_t line = in->line; /* physical line of q */
+    size_t nf = 0, slen = 0;
+    bool ended_by_newline;
+    for (;;) {
+        if (nf == r->fcap && grow_fields(r))
+            return ig_err(err, -ENOMEM, "%s:%llu: out of memory for fields", in->path,
+                          (unsigned long long)line);
+        struct ig_csv_field *fld = &r->fields[nf];
+        if (q == end) {
+            /* Only reachable right after a delimiter: "a," ends with an
+             * empty unquoted field. */
+            if (!eof) return NEED_MORE;
+            fld->p = q;
+            fld->len = 0;
+            fld->quoted = false;
+            nf++;
+            ended_by_newline = false;
+            break;
+        }
+        if (*q == '"') {
+            const char *f = q + 1, *seg = f, *scan = f, *c;
+            bool esc = false;
+            size_t fstart = 0;
+            for (;;) {
+                c = memchr(scan, '"', (size_t)(end - scan));
+                if (!c) {
+                    if (!eof) return NEED_MORE;
+                    return ig_err(err, -EINVAL, "%s:%llu: unterminated quoted field", in->path,
+                                  (unsigned long long)line);
+                }
+                if (c + 1 == end && !eof) return NEED_MORE; /* '"' or '""'? */
+                if (c + 1 < end && c[1] == '"') {
+                    if (!esc) {
+                        /* The scratch buffer is sized to the whole input buffer
+                         * before the first copy of a parse, so it never moves
+                         * while fields of this record point into it. */
+                        if (r->scap < in->cap) {
+                            char *ns = realloc(r->scratch, in->cap);
+                            if (!ns)
+                                return ig_err(err, -ENOMEM, "%s:%llu: out of memory", in->path,
+                                              (unsigned long long)line);
+                            r->scratch = ns;
+                            r->scap = in->cap;
+                        }
+                        esc = true;
+                        fstart = slen;
+                    }
+                    memcpy(r->scratch + slen, seg, (size_t)(c + 1 - seg)); /* keeps one '"' */
+                    slen += (size_t)(c + 1 - seg);
+                    seg = scan = c + 2;
+                    continue;
+                }
+                break; /* closing quote */
+            }
+            if (esc) {
+                memcpy(r->scratch + slen, seg, (size_t)(c - seg));
+                slen += (size_t)(c - seg);
+                fld->p = r->scratch + fstart;
+                fld->len = slen - fstart;
+            } else {
+                fld->p = f;
+                fld->len = (size_t)(c - f);
+            }
+            fld->quoted = true;
+            nf++;
+            line += count_lf(f, c);
+            q = c + 1;
+            if (q == end) { /* eof here, else NEED_MORE was returned above */
+                ended_by_newline = false;
+                break;
+            }
+            if (*q == delim) {
+                q++;
+                continue;
+            }
+            if (*q == '\n') {
+                q++;
+                ended_by_newline = true;
+                break;
+            }
+            if (*q == '\r') {
+                if (q + 1 == end && !eof) return NEED_MORE;
+                if (q + 1 < end && q[1] == '\n') {
+                    q += 2;
+                    ended_by_newline = true;
+                    break;
+                }
+                return ig_err(err, -EINVAL,
+                              "%s:%llu: carriage return not followed by a line feed after "
+                              "field %zu",
+                              in->path, (unsigned long long)line, nf);
+            }
+            unsigned char g = (unsigned char)*q;
+            if (g >= 0x20 && g < 0x7F)
+                return ig_err(err, -EINVAL,
+                              "%s:%llu: unexpected '%c' after the closing quote of field %zu",
+                              in->path, (unsigned long long)line, g, nf);
+            return ig_err(err, -EINVAL,
+                          "%s:%llu: unexpected byte 0x%02x after the closing quote of field %zu",
+                          in->path, (unsigned long long)line, g, nf);
+        }
+
+        /* Unquoted field. */
+        const char *f = q;
+        while (q < end && !stop[(uint8_t)*q])
+            q++;
+        if (q == end) {
+            if (!eof) return NEED_MORE;
+            fld->p = f;
+            fld->len = (size_t)(q - f);
+            fld->quoted = false;
+            nf++;
+            ended_by_newline = false;
+            break;
+        }
+        fld->p = f;
+        fld->len = (size_t)(q - f);
+        fld->quoted = false;
+        nf++;
+        char c = *q;
+        if (c == delim) {
+            q++;
+            continue;
+        }
+        if (c == '\n') {
+            q++;
+            ended_by_newline = true;
+            break;
+        }
+        if (c == '\r') {
+            if (q + 1 == end && !eof) return NEED_MORE;
+            if (q + 1 < end && q[1] == '\n') {
+                q += 2;
+                ended_by_newline = true;
+                break;
+            }
+            return ig_err(err, -EINVAL,
+                          "%s:%llu: carriage return not followed by a line feed in unquoted "
+                          "field %zu",
+                          in->path, (unsigned long long)line, nf);
+        }
+        return ig_err(err, -EINVAL, "%s:%llu: '\"' in the middle of unquoted field %zu",
+                      in->path, (unsigned long long)line, nf);
+    }
+    rec->nfields = nf;
+    rec->fields = r->fields;
+    rec->line = in->line;
+    in->pos = (size_t)(q - in->buf);
+    in->line = ended_by_newline ? line + 1 : line;
+    return 1;
+}
+
+int ig_csv_next(struct ig_csv_reader *r, struct ig_csv_record *rec, struct ig_error *err)
+{
+    int rc = ig_inbuf_start(&r->in, err);
+    if (rc < 0) return rc;
+    for (;;) {
+        rc = parse_record(r, rec, err);
+        if (rc != NEED_MORE) return rc;
+        rc = ig_inbuf_fill(&r->in, err);
+        if (rc < 0) return rc;
+    }
+}

@@ -1,0 +1,353 @@
+#include "import.h"
+#include "convert.h"
+#include "csv.h"
+#include "infer.h"
+#include "json.h"
+#include "lines.h"
+#include "format/lock.h"
+#include "format/table.h"
+#include "format/types.h"
+#include "util/error.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void ig_import_opts_default(struct ig_import_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->delimiter = ',';
+    o->sample_rows = IG_INFER_SAMPLE;
+    ig_writer_opts_default(&o->w);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+enum ig_input_format ig_input_format_from_name(const char *path)
+{
+    if (ends_with(path, ".csv") || ends_with(path, ".tsv")) return IG_INPUT_CSV;
+    if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson")) return IG_INPUT_JSONL;
+    return IG_INPUT_AUTO;
+}
+
+/* Everything one import run needs, so helpers can share it. */
+struct import_run {
+    const char *input;
+    const struct ig_import_opts *o;
+    int in_fd;
+    uint64_t in_size;
+    struct ig_schema schema;
+    struct ig_part_writer *w;
+    struct ig_buf scratch;
+    struct ig_import_result *res;
+};
+
+static void report(struct import_run *r, bool force)
+{
+    uint64_t rows = ig_part_writer_rows(r->w);
+    if (!r->o->progress || (!force && rows % 65536)) return;
+    off_t pos = lseek(r->in_fd, 0, SEEK_CUR);
+    r->o->progress(r->o->progress_ctx, pos > 0 ? (uint64_t)pos : 0, r->in_size, rows);
+}
+
+static int value_error(struct import_run *r, uint64_t line, uint32_t col, struct ig_error *sub,
+                       struct ig_error *err)
+{
+    const char *hint = r->o->schema_path || r->o->append ? "" :
+                       " (the type was inferred from a sample; pass --schema)";
+    return ig_err(err, sub->code ? sub->code : -EINVAL, "%s:%" PRIu64 ": column '%s': %s%s",
+                  r->input, line, r->schema.cols[col].name, sub->msg, hint);
+}
+
+/* CSV: map header fields to schema columns (by name), then convert every record. */
+static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_error *err)
+{
+    struct ig_csv_record rec;
+    int rc = ig_csv_next(csv, &rec, err);
+    if (rc < 0) return rc;
+    if (rc == 0) return ig_err(err, -EINVAL, "%s: empty input (no header line)", r->input);
+    size_t nf = rec.nfields;
+    uint32_t n = r->schema.n;
+    long *field_of = malloc(n * sizeof *field_of); /* schema column -> CSV field, -1 */
+    if (!field_of) return ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t c = 0; c < n; c++)
+        field_of[c] = -1;
+    rc = 0;
+    for (size_t f = 0; f < nf && !rc; f++) {
+        long c = ig_schema_find(&r->schema, rec.fields[f].p, rec.fields[f].len);
+        if (c < 0)
+            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": header field '%.*s' is not a column of the "
+                                      "schema",
+                        r->input, rec.line, (int)(rec.fields[f].len > 200 ? 200 : rec.fields[f].len),
+                        rec.fields[f].p);
+        else if (field_of[c] >= 0)
+            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": header names column '%s' twice", r->input,
+                        rec.line, r->schema.cols[c].name);
+        else
+            field_of[c] = (long)f;
+    }
+    for (uint32_t c = 0; c < n && !rc; c++)
+        if (field_of[c] < 0 && !r->schema.cols[c].nullable)
+            rc = ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header",
+                        r->input, r->schema.cols[c].name);
+    while (!rc) {
+        rc = ig_csv_next(csv, &rec, err);
+        if (rc <= 0) break;
+        rc = 0;
+        if (rec.nfields != nf) {
+            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": %zu fields, but the header has %zu",
+                        r->input, rec.line, rec.nfields, nf);
+            break;
+        }
+        for (uint32_t c = 0; c < n && !rc; c++) {
+            struct ig_values *v = ig_part_writer_column(r->w, c);
+            struct ig_error sub = {0};
+            const struct ig_csv_field *fl = field_of[c] >= 0 ? &rec.fields[field_of[c]] : NULL;
+            if (ig_convert_text(&r->schema.cols[c], v, fl ? fl->p : "", fl ? fl->len : 0,
+                                fl ? fl->quoted : false, &r->scratch, &sub))
+                rc = value_error(r, rec.line, c, &sub, err);
+        }
+        if (!rc) rc = ig_part_writer_end_row(r->w, err);
+        if (!rc) report(r, false);
+    }
+    free(field_of);
+    return rc < 0 ? rc : 0;
+}
+
+static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig_error *err)
+{
+    struct ig_json_doc doc;
+    ig_json_doc_init(&doc);
+    int rc = 0;
+    uint32_t n = r->schema.n;
+    while (!rc) {
+        const char *line;
+        size_t len;
+        uint64_t lineno;
+        rc = ig_lines_next(lr, &line, &len, &lineno, err);
+        if (rc <= 0) break;
+        rc = 0;
+        if (len == 0) continue;
+        struct ig_error sub = {0};
+        if (ig_json_parse(&doc, line, len, &sub)) {
+            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": %s", r->input, lineno, sub.msg);
+            break;
+        }
+        const struct ig_json_node *root = ig_json_root(&doc);
+        if (root->type != IG_JSON_OBJECT) {
+            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": expected a JSON object, got %s", r->input,
+                        lineno, ig_json_type_name(root->type));
+            break;
+        }
+        /* every key must be a column: a typo must not silently become NULLs */
+        for (const struct ig_json_node *m = ig_json_first_child(&doc, root); m && !rc;
+             m = ig_json_next_sibling(&doc, m))
+            if (ig_schema_find(&r->schema, m->key, m->keylen) < 0)
+                rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": field '%.*s' is not a column of the "
+                                          "schema",
+                            r->input, lineno, (int)(m->keylen > 200 ? 200 : m->keylen), m->key);
+        for (uint32_t c = 0; c < n && !rc; c++) {
+            const struct ig_column_def *cd = &r->schema.cols[c];
+            const struct ig_json_node *node = ig_json_object_get(&doc, root, cd->name, cd->name_len);
+            if (ig_convert_json(cd, ig_part_writer_column(r->w, c), node, &r->scratch, &sub))
+                rc = value_error(r, lineno, c, &sub, err);
+        }
+        if (!rc) rc = ig_part_writer_end_row(r->w, err);
+        if (!rc) report(r, false);
+    }
+    ig_json_doc_free(&doc);
+    return rc < 0 ? rc : 0;
+}
+
+/* Decide the schema: the table's (append), the schema file's, or inferred. */
+static int choose_schema(struct import_run *r, enum ig_input_format fmt,
+                         const struct ig_table *existing, struct ig_csv_reader *csv,
+                         struct ig_lines_reader *lr, struct ig_error *err)
+{
+    int rc;
+    if (r->o->schema_path) {
+        char *text;
+        size_t len;
+        rc = ig_read_file(r->o->schema_path, 16u << 20, &text, &len, err);
+        if (rc) return rc;
+        rc = ig_schema_parse(&r->schema, text, len, r->o->schema_path, err);
+        free(text);
+        if (rc) return rc;
+        if (existing) {
+            struct ig_schema have;
+            rc = ig_schema_from_part(&existing->parts[0], &have, err);
+            if (rc) return rc;
+            /* page sizes are stored resolved; compare with the declared default */
+            for (uint32_t c = 0; c < r->schema.n && c < have.n; c++)
+                if (!r->schema.cols[c].page_size) r->schema.cols[c].page_size = have.cols[c].page_size;
+            bool same = ig_schema_equal(&have, &r->schema);
+            ig_schema_free(&have);
+            if (!same)
+                return ig_err(err, -EINVAL, "%s: schema differs from the table's (see ingot "
+                                            "inspect)",
+                              r->o->schema_path);
+        }
+        return 0;
+    }
+    if (existing) return ig_schema_from_part(&existing->parts[0], &r->schema, err);
+    uint32_t sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE;
+    if (fmt == IG_INPUT_CSV) return ig_infer_csv(csv, r->input, sample, &r->schema, err);
+    return ig_infer_jsonl(lr, r->input, sample, &r->schema, err);
+}
+
+/* Pick the next free part index (one past the highest listed). */
+static uint32_t next_part_index(const struct ig_manifest *m)
+{
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t k = (uint32_t)strtoul(m->parts[i].name + 5, NULL, 10);
+        if (k + 1 > next) next = k + 1;
+    }
+    return next;
+}
+
+int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
+              struct ig_import_result *res, struct ig_error *err)
+{
+    struct ig_import_result dummy;
+    if (!res) res = &dummy;
+    memset(res, 0, sizeof *res);
+    enum ig_input_format fmt = o->format ? o->format : ig_input_format_from_name(input);
+    if (fmt == IG_INPUT_AUTO)
+        return ig_err(err, -EINVAL, "%s: cannot tell the format from the name; pass --format "
+                                    "csv or --format jsonl",
+                      input);
+    struct import_run r = {.input = input, .o = o, .in_fd = -1, .res = res};
+    struct ig_table existing = {0};
+    bool have_existing = false;
+    int lock_fd = -1;
+    struct ig_csv_reader *csv = NULL;
+    struct ig_lines_reader *lr = NULL;
+    char tmp_dir[4096] = "", part_tmp[4096] = "", part_final[4096] = "";
+    int rc;
+
+    struct stat st;
+    if (!o->append && stat(table_dir, &st) == 0) {
+        return ig_err(err, -EEXIST, "%s: already exists (use --append to add rows)", table_dir);
+    }
+    r.in_fd = open(input, O_RDONLY | O_CLOEXEC);
+    if (r.in_fd < 0) return ig_err(err, -errno, "%s: %s", input, strerror(errno));
+    if (fstat(r.in_fd, &st) == 0) r.in_size = (uint64_t)st.st_size;
+    rc = fmt == IG_INPUT_CSV ? ig_csv_open(&csv, r.in_fd, input, o->delimiter ? o->delimiter : ',')
+                             : ig_lines_open(&lr, r.in_fd, input);
+    if (rc) {
+        rc = ig_err(err, rc, "%s: cannot read: %s", input, strerror(-rc));
+        goto out;
+    }
+    uint64_t first_row = 0;
+    struct ig_manifest manifest = {0};
+    char part_name[IG_PART_NAME_MAX];
+    if (o->append) {
+        lock_fd = ig_table_lock(table_dir, true, err);
+        if (lock_fd < 0) {
+            rc = lock_fd;
+            goto out;
+        }
+        rc = ig_table_open(&existing, table_dir, false, err);
+        if (rc) goto out;
+        have_existing = true;
+        first_row = existing.num_rows;
+    }
+    rc = choose_schema(&r, fmt, have_existing ? &existing : NULL, csv, lr, err);
+    if (rc) goto out;
+
+    const char *target_dir;
+    if (o->append) {
+        ig_part_file_name(part_name, next_part_index(&existing.manifest));
+        target_dir = table_dir;
+    } else {
+        ig_part_file_name(part_name, 0);
+        /* build beside the destination, then rename the whole directory */
+        char copy[4096];
+        snprintf(copy, sizeof copy, "%s", table_dir);
+        char *base = basename(copy);
+        char copy2[4096];
+        snprintf(copy2, sizeof copy2, "%s", table_dir);
+        char *parent = dirname(copy2);
+        if (snprintf(tmp_dir, sizeof tmp_dir, "%s/.%s.importing-%d", parent, base, (int)getpid()) >=
+            (int)sizeof tmp_dir) {
+            rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", table_dir);
+            goto out;
+        }
+        if (mkdir(tmp_dir, 0755)) {
+            rc = ig_err(err, -errno, "%s: %s", tmp_dir, strerror(errno));
+            tmp_dir[0] = '\0';
+            goto out;
+        }
+        target_dir = tmp_dir;
+    }
+    snprintf(part_final, sizeof part_final, "%s/%s", target_dir, part_name);
+    snprintf(part_tmp, sizeof part_tmp, "%s/.%s.tmp", target_dir, part_name);
+    rc = ig_part_writer_open(&r.w, part_tmp, &r.schema, &o->w, first_row, err);
+    if (rc) goto out;
+    rc = fmt == IG_INPUT_CSV ? run_csv(&r, csv, err) : run_jsonl(&r, lr, err);
+    if (rc) goto out;
+    if (ig_part_writer_rows(r.w) == 0) {
+        rc = ig_err(err, -EINVAL, "%s: no rows to import", input);
+        goto out;
+    }
+    report(&r, true);
+    res->rows = ig_part_writer_rows(r.w);
+    res->first_row_id = first_row;
+    res->input_bytes = r.in_size;
+    snprintf(res->part, sizeof res->part, "%s", part_name);
+    rc = ig_part_writer_finish(r.w, err);
+    if (rc) goto out;
+    if (rename(part_tmp, part_final)) {
+        rc = ig_err(err, -errno, "%s: %s", part_final, strerror(errno));
+        goto out;
+    }
+    part_tmp[0] = '\0';
+    if (o->append) {
+        manifest = existing.manifest;
+        existing.manifest = (struct ig_manifest){0};
+    }
+    manifest.generation++;
+    rc = ig_manifest_add(&manifest, part_name, first_row, res->rows)
+             ? ig_err(err, -ENOMEM, "out of memory")
+             : ig_manifest_write(target_dir, &manifest, err);
+    ig_manifest_free(&manifest);
+    if (rc) {
+        if (o->append) unlink(part_final); /* MANIFEST unchanged: the table is as it was */
+        goto out;
+    }
+    if (!o->append) {
+        if (rename(tmp_dir, table_dir)) {
+            rc = ig_err(err, -errno, "%s: %s", table_dir,
+                        errno == ENOTEMPTY || errno == EEXIST ? "already exists" : strerror(errno));
+            goto out;
+        }
+        tmp_dir[0] = '\0';
+        char copy[4096];
+        snprintf(copy, sizeof copy, "%s", table_dir);
+        ig_fsync_dir(dirname(copy));
+    }
+out:
+    ig_part_writer_free(r.w); /* removes part_tmp unless finished */
+    if (part_tmp[0]) unlink(part_tmp);
+    if (tmp_dir[0]) ig_remove_tree(tmp_dir);
+    if (csv) ig_csv_close(csv);
+    if (lr) ig_lines_close(lr);
+    if (r.in_fd >= 0) close(r.in_fd);
+    if (have_existing) ig_table_close(&existing);
+    ig_table_unlock(lock_fd);
+    ig_schema_free(&r.schema);
+    ig_buf_free(&r.scratch);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* import.h - CSV / JSON Lines into a table, atomically.
+ *
+ * A new table is built in a hidden sibling directory and renamed into place, so
+ * the table either appears whole or not at all. --append writes the new part
+ * under a temporary name inside the table, renames it, then replaces MANIFEST
+ * atomically; a failure at any point leaves the table exactly as it was. Appends
+ * hold the table lock (lock.h). Row ids continue across parts.
+ *
+ * Bad input stops the import with "FILE:LINE: column 'x': what is wrong". */
+#ifndef IG_IMPORT_IMPORT_H
+#define IG_IMPORT_IMPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/writer.h"
+
+struct ig_error;
+
+enum ig_input_format { IG_INPUT_AUTO = 0, IG_INPUT_CSV, IG_INPUT_JSONL };
+
+typedef void (*ig_progress_fn)(void *ctx, uint64_t bytes_done, uint64_t bytes_total,
+                               uint64_t rows);
+
+struct ig_import_opts {
+    enum ig_input_format format;
+    const char *schema_path;   /* NULL: infer (new tables) or take the table's (append) */
+    bool append;
+    char delimiter;            /* CSV, default ',' */
+    uint32_t sample_rows;      /* inference sample, default IG_INFER_SAMPLE */
+    struct ig_writer_opts w;
+    ig_progress_fn progress;   /* optional, called every ~64 Ki rows */
+    void *progress_ctx;
+};
+
+struct ig_import_result {
+    uint64_t rows;
+    uint64_t first_row_id;
+    uint64_t input_bytes;
+    char part[64];
+};
+
+void ig_import_opts_default(struct ig_import_opts *o);
+int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
+              struct ig_import_result *res, struct ig_error *err);
+
+/* Format from a file name's extension (.csv/.tsv, .jsonl/.ndjson), or AUTO. */
+enum ig_input_format ig_input_format_from_name(const char *path);
+
+#endif

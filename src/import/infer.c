@@ -1,0 +1,182 @@
+#include "infer.h"
+#include "format/types.h"
+#include "import/json.h"
+#include "util/error.h"
+#include "util/parse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct csv_guess {
+    bool can_int, can_float, can_bool;
+    uint64_t non_empty;
+};
+
+static void guess_field(struct csv_guess *g, const char *p, size_t n)
+{
+    if (n == 0) return;
+    g->non_empty++;
+    if (g->can_int) {
+        int64_t x;
+        g->can_int = ig_parse_i64(p, n, &x, NULL) == 0;
+    }
+    if (g->can_float) {
+        double d;
+        g->can_float = ig_parse_f64(p, n, &d, NULL) == 0;
+    }
+    if (g->can_bool) {
+        bool b;
+        g->can_bool = ig_parse_bool(p, n, &b, NULL) == 0;
+    }
+}
+
+int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
+                 struct ig_schema *out, struct ig_error *err)
+{
+    struct ig_csv_record rec;
+    int rc = ig_csv_next(r, &rec, err);
+    if (rc < 0) return rc;
+    if (rc == 0) return ig_err(err, -EINVAL, "%s: empty input (no header line)", path);
+    size_t ncols = rec.nfields;
+    for (size_t i = 0; i < ncols; i++) {
+        struct ig_error sub = {0};
+        /* the type is a placeholder until the sample is read */
+        if (ig_schema_add(out, rec.fields[i].p, rec.fields[i].len, IG_T_STRING, true, &sub))
+            return ig_err(err, sub.code, "%s:%llu: header field %zu: %s", path,
+                          (unsigned long long)rec.line, i + 1, sub.msg);
+    }
+    struct csv_guess *g = calloc(ncols, sizeof *g);
+    if (!g) return ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < ncols; i++)
+        g[i] = (struct csv_guess){true, true, true, 0};
+    for (uint32_t k = 0; k < sample; k++) {
+        rc = ig_csv_next(r, &rec, err);
+        if (rc <= 0) break;
+        if (rec.nfields != ncols) {
+            rc = ig_err(err, -EINVAL, "%s:%llu: %zu fields, but the header has %zu", path,
+                        (unsigned long long)rec.line, rec.nfields, ncols);
+            break;
+        }
+        for (size_t i = 0; i < ncols; i++)
+            guess_field(&g[i], rec.fields[i].p, rec.fields[i].len);
+    }
+    if (rc >= 0) {
+        for (size_t i = 0; i < ncols; i++) {
+            uint8_t t = IG_T_STRING;
+            if (g[i].non_empty) {
+                if (g[i].can_int)
+                    t = IG_T_INT64;
+                else if (g[i].can_float)
+                    t = IG_T_FLOAT64;
+                else if (g[i].can_bool)
+                    t = IG_T_BOOL;
+            }
+            out->cols[i].type = t;
+        }
+        rc = ig_csv_rewind(r) ? ig_err(err, -EIO, "%s: cannot re-read the input", path) : 0;
+    }
+    free(g);
+    return rc < 0 ? rc : 0;
+}
+
+enum { SEEN_BOOL = 1, SEEN_INT = 2, SEEN_FLOAT = 4, SEEN_STRING = 8 };
+
+static bool is_integer_text(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '.' || p[i] == 'e' || p[i] == 'E') return false;
+    return true;
+}
+
+int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
+                   struct ig_schema *out, struct ig_error *err)
+{
+    struct ig_json_doc doc;
+    ig_json_doc_init(&doc);
+    uint8_t *seen = NULL;
+    size_t seen_cap = 0;
+    int rc = 0;
+    uint32_t rows = 0;
+    while (rows < sample) {
+        const char *line;
+        size_t len;
+        uint64_t lineno;
+        rc = ig_lines_next(r, &line, &len, &lineno, err);
+        if (rc <= 0) break;
+        rc = 0;
+        if (len == 0) continue; /* blank lines carry no record */
+        struct ig_error sub = {0};
+        if (ig_json_parse(&doc, line, len, &sub)) {
+            rc = ig_err(err, -EINVAL, "%s:%llu: %s", path, (unsigned long long)lineno, sub.msg);
+            break;
+        }
+        const struct ig_json_node *root = ig_json_root(&doc);
+        if (root->type != IG_JSON_OBJECT) {
+            rc = ig_err(err, -EINVAL, "%s:%llu: expected a JSON object, got %s", path,
+                        (unsigned long long)lineno, ig_json_type_name(root->type));
+            break;
+        }
+        rows++;
+        for (const struct ig_json_node *m = ig_json_first_child(&doc, root); m && !rc;
+             m = ig_json_next_sibling(&doc, m)) {
+            long c = ig_schema_find(out, m->key, m->keylen);
+            if (c < 0) {
+                if (ig_schema_add(out, m->key, m->keylen, IG_T_STRING, true, &sub)) {
+                    rc = ig_err(err, sub.code, "%s:%llu: field '%.*s': %s", path,
+                                (unsigned long long)lineno, (int)m->keylen, m->key, sub.msg);
+                    break;
+                }
+                c = out->n - 1;
+                if ((size_t)c >= seen_cap) {
+                    size_t cap = seen_cap ? seen_cap * 2 : 64;
+                    uint8_t *p = realloc(seen, cap);
+                    if (!p) {
+                        rc = ig_err(err, -ENOMEM, "out of memory");
+                        break;
+                    }
+                    memset(p + seen_cap, 0, cap - seen_cap);
+                    seen = p;
+                    seen_cap = cap;
+                }
+            }
+            switch (m->type) {
+            case IG_JSON_NULL: break;
+            case IG_JSON_TRUE:
+            case IG_JSON_FALSE: seen[c] |= SEEN_BOOL; break;
+            case IG_JSON_NUMBER:
+                seen[c] |= is_integer_text(m->str, m->len) ? SEEN_INT : SEEN_FLOAT;
+                break;
+            case IG_JSON_STRING: seen[c] |= SEEN_STRING; break;
+            default:
+                rc = ig_err(err, -EINVAL,
+                            "%s:%llu: field '%.*s' holds a JSON %s; nested values need --schema",
+                            path, (unsigned long long)lineno, (int)m->keylen, m->key,
+                            ig_json_type_name(m->type));
+            }
+        }
+        if (rc) break;
+    }
+    for (uint32_t c = 0; rc >= 0 && c < out->n; c++) {
+        uint8_t s = seen[c];
+        uint8_t t = IG_T_STRING;
+        if (s == SEEN_BOOL)
+            t = IG_T_BOOL;
+        else if (s == SEEN_INT)
+            t = IG_T_INT64;
+        else if (s == SEEN_FLOAT || s == (SEEN_INT | SEEN_FLOAT))
+            t = IG_T_FLOAT64;
+        else if (s && s != SEEN_STRING) {
+            rc = ig_err(err, -EINVAL, "%s: field '%s' mixes JSON types in the first %u rows; "
+                                      "pass --schema",
+                        path, out->cols[c].name, rows);
+            break;
+        }
+        out->cols[c].type = t;
+    }
+    if (rc >= 0 && out->n == 0) rc = ig_err(err, -EINVAL, "%s: no records to infer a schema from", path);
+    if (rc >= 0 && ig_lines_rewind(r)) rc = ig_err(err, -EIO, "%s: cannot re-read the input", path);
+    free(seen);
+    ig_json_doc_free(&doc);
+    return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,32 @@
+/* infer.h - a schema from the data itself, when no --schema is given.
+ *
+ * CSV: the header names the columns; the first `sample` records choose each
+ * column's type: int64 if every non-empty value is an integer, else float64 if
+ * every one is a number, else bool if every one is true/false/t/f/1/0, else
+ * string (an all-empty column is a string). JSON Lines: keys in order of first
+ * appearance; JSON true/false -> bool, integers -> int64, other numbers ->
+ * float64, strings -> string; mixing kinds in one key is an error.
+ *
+ * Inferred columns are all nullable: a sample cannot prove a later row has no
+ * NULL (DuckDB's CSV sniffer makes the same choice). A later value that does not
+ * fit the inferred type stops the import with its line and a hint to use --schema.
+ * Both readers are rewound to their start before returning. */
+#ifndef IG_IMPORT_INFER_H
+#define IG_IMPORT_INFER_H
+
+#include <stdint.h>
+
+#include "format/schema.h"
+#include "import/csv.h"
+#include "import/lines.h"
+
+struct ig_error;
+
+#define IG_INFER_SAMPLE 10000
+
+int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
+                 struct ig_schema *out, struct ig_error *err);
+int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
+                   struct ig_schema *out, struct ig_error *err);
+
+#endif

@@ -1,0 +1,28 @@
+/* progress.h - a one-line progress report on stderr for long work.
+ *
+ * Shown only when stderr is a terminal (quiet in scripts and CI), redrawn at most
+ * ten times a second, erased when the work ends. Only the CLI uses it: library
+ * code reports progress through callbacks and never prints. */
+#ifndef IG_UTIL_PROGRESS_H
+#define IG_UTIL_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ig_progress {
+    bool on;
+    bool drawn;
+    const char *what;
+    uint64_t start_ns, last_ns;
+};
+
+void ig_progress_begin(struct ig_progress *p, const char *what);
+/* rows may be 0 when not meaningful. */
+void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, uint64_t rows);
+void ig_progress_end(struct ig_progress *p);
+
+/* "12.3 MiB" style sizes, for progress lines and inspect. */
+void ig_format_bytes(char *out, size_t cap, uint64_t bytes);
+
+#endif

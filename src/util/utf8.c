@@ -1,0 +1,87 @@
+#include "utf8.h"
+
+#include <string.h>
+
+/* Bytes 0x80..0xBF continue a sequence. */
+static inline bool cont(uint8_t c) { return (c & 0xC0) == 0x80; }
+
+size_t ig_utf8_seq_len(const uint8_t *p, size_t n)
+{
+    uint8_t c = p[0];
+    /* The second byte's allowed range depends on the lead byte; narrowing it
+     * here is what rejects overlongs (E0 80.., F0 80..), surrogates (ED A0..)
+     * and code points past U+10FFFF (F4 90..) without decoding. */
+    uint8_t lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c < 0xC2) {
+        return 0; /* ASCII is not handled here; 80..BF stray, C0/C1 overlong */
+    } else if (c < 0xE0) {
+        len = 2;
+    } else if (c < 0xF0) {
+        len = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c < 0xF5) {
+        len = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (n < len) return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if (!cont(p[i])) return 0;
+    return len;
+}
+
+size_t ig_utf8_valid_prefix(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        /* ASCII fast path: eight bytes with no high bit set. */
+        while (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (w & 0x8080808080808080ULL) break;
+            i += 8;
+        }
+        if (i >= n) break;
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t l = ig_utf8_seq_len(p + i, n - i);
+        if (l == 0) return i;
+        i += l;
+    }
+    return n;
+}
+
+bool ig_utf8_valid(const uint8_t *p, size_t n) { return ig_utf8_valid_prefix(p, n) == n; }
+
+size_t ig_utf8_encode(uint32_t cp, uint8_t out[4])
+{
+    if (cp < 0x80) {
+        out[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (uint8_t)(0xC0 | cp >> 6);
+        out[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
+        out[0] = (uint8_t)(0xE0 | cp >> 12);
+        out[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    if (cp > 0x10FFFF) return 0;
+    out[0] = (uint8_t)(0xF0 | cp >> 18);
+    out[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}

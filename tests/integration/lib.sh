@@ -1,0 +1,43 @@
+# lib.sh - shared helpers for integration tests (sourced).
+#
+# Each test script runs cases with `check NAME COMMAND...` or by calling
+# pass/fail/skip itself; every case prints one PASS/FAIL/SKIP line for
+# scripts/test to count. A scratch directory is made per script and removed on
+# exit, after unmounting anything mounted under it.
+set -uo pipefail
+
+INGOT=${INGOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/ingot}
+ROOT=${INGOT_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PY=/usr/bin/python3
+WORK=$(mktemp -d /tmp/ingot-it.XXXXXX)
+
+cleanup() {
+    # unmount anything still mounted under WORK, then remove it
+    if command -v findmnt >/dev/null; then
+        findmnt -rn -o TARGET | grep "^$WORK" | sort -r | while read -r m; do
+            fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+        done
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1"; shift; [ $# -gt 0 ] && echo "  $*"; return 0; }
+skip() { echo "SKIP $1: $2"; }
+
+# check NAME CMD...: PASS if CMD exits 0, else FAIL with its output.
+check() {
+    local name=$1; shift
+    local out
+    if out=$("$@" 2>&1); then pass "$name"; else fail "$name" "$(printf '%s' "$out" | tail -20)"; fi
+}
+
+# expect_fail NAME CMD...: PASS if CMD exits non-zero.
+expect_fail() {
+    local name=$1; shift
+    local out
+    if out=$("$@" 2>&1); then fail "$name" "expected failure, got success: $(printf '%s' "$out" | tail -5)"; else pass "$name"; fi
+}
+
+have_fuse() { [ -c /dev/fuse ] && command -v fusermount3 >/dev/null; }

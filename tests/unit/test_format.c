@@ -1,0 +1,593 @@
+/* Format core: writer -> footer view -> page decode round trips, name lookup,
+ * open cost independent of column count, corruption detection, rendering. */
+#include "check.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/footer.h"
+#include "format/layout.h"
+#include "format/reader.h"
+#include "format/render.h"
+#include "format/schema.h"
+#include "format/table.h"
+#include "format/types.h"
+#include "format/verify.h"
+#include "format/writer.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define HAVE_ASAN 1
+#endif
+#ifdef HAVE_ASAN
+#include <sanitizer/allocator_interface.h>
+static size_t heap_in_use(void) { return __sanitizer_get_current_allocated_bytes(); }
+#else
+static size_t heap_in_use(void) { return mallinfo2().uordblks; }
+#endif
+
+static char *make_dir(void)
+{
+    static char dir[64];
+    strcpy(dir, "/tmp/ingot-unit-XXXXXX");
+    return mkdtemp(dir);
+}
+
+/* Write a one-part table directly with the writer. */
+static int write_table(const char *dir, const struct ig_schema *s, uint64_t rows,
+                       const struct ig_writer_opts *o,
+                       void (*fill)(struct ig_values *v, uint32_t col, uint64_t row, void *ctx),
+                       void *ctx)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_part_writer *w;
+    struct ig_error err = {0};
+    int rc = ig_part_writer_open(&w, path, s, o, 0, &err);
+    if (rc) return rc;
+    for (uint64_t r = 0; r < rows && !rc; r++) {
+        for (uint32_t c = 0; c < s->n; c++)
+            fill(ig_part_writer_column(w, c), c, r, ctx);
+        rc = ig_part_writer_end_row(w, &err);
+    }
+    if (!rc) rc = ig_part_writer_finish(w, &err);
+    ig_part_writer_free(w);
+    if (rc) {
+        fprintf(stderr, "  write failed: %s\n", err.msg);
+        return rc;
+    }
+    struct ig_manifest m = {0};
+    ig_manifest_add(&m, "part-000000.ingot", 0, rows);
+    m.generation = 1;
+    rc = ig_manifest_write(dir, &m, &err);
+    ig_manifest_free(&m);
+    return rc;
+}
+
+/* deterministic per (col,row) value generator covering edge values */
+static uint64_t value_for(uint32_t col, uint64_t row)
+{
+    uint64_t s = (col + 1) * 0x9E3779B97F4A7C15ULL ^ (row + 1) * 0xD1B54A32D192ED03ULL;
+    uint64_t x = test_rand(&s);
+    switch (row % 7) {
+    case 0: return (uint64_t)INT64_MIN;
+    case 1: return (uint64_t)INT64_MAX;
+    case 2: return row; /* sorted run */
+    case 3: return 42;  /* constant */
+    default: return x;
+    }
+}
+
+struct mixed_ctx {
+    bool nulls;
+};
+
+static void fill_mixed(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
+{
+    struct mixed_ctx *mc = ctx;
+    if (mc->nulls && (row * 7 + col) % 11 == 0) {
+        ig_values_push_null(v);
+        return;
+    }
+    uint64_t x = value_for(col, row);
+    char buf[64];
+    switch (v->type) {
+    case IG_T_STRING: {
+        int n = snprintf(buf, sizeof buf, "s%llu\t\\%s", (unsigned long long)(x % 1000),
+                         row % 5 ? "x" : "");
+        ig_values_push_bytes(v, buf, row % 13 == 0 ? 0 : (size_t)n);
+        break;
+    }
+    case IG_T_BINARY: {
+        for (int i = 0; i < 9; i++)
+            buf[i] = (char)(x >> (i * 7));
+        ig_values_push_bytes(v, buf, row % 9);
+        break;
+    }
+    case IG_T_FLOAT64: {
+        double d = row % 5 == 0 ? -0.0 : row % 5 == 1 ? NAN : (double)(int64_t)x / 1e6;
+        uint64_t l;
+        memcpy(&l, &d, 8);
+        ig_values_push_lane(v, l);
+        break;
+    }
+    case IG_T_FLOAT32: {
+        float f = row % 3 == 0 ? INFINITY : (float)(int32_t)x / 1e3f;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        ig_values_push_lane(v, b);
+        break;
+    }
+    case IG_T_BOOL: ig_values_push_lane(v, x & 1); break;
+    case IG_T_INT8: ig_values_push_lane(v, (uint64_t)(int64_t)(int8_t)x); break;
+    case IG_T_INT32: ig_values_push_lane(v, (uint64_t)(int64_t)(int32_t)x); break;
+    case IG_T_UINT16: ig_values_push_lane(v, (uint16_t)x); break;
+    default: ig_values_push_lane(v, x);
+    }
+}
+
+static const uint8_t mixed_types[] = {IG_T_INT64, IG_T_STRING, IG_T_FLOAT64, IG_T_BOOL,
+                                      IG_T_INT8,  IG_T_BINARY, IG_T_FLOAT32, IG_T_UINT64,
+                                      IG_T_INT32, IG_T_UINT16};
+
+static void mixed_schema(struct ig_schema *s, bool nullable)
+{
+    char name[32];
+    for (uint32_t i = 0; i < sizeof mixed_types; i++) {
+        snprintf(name, sizeof name, "c%u_%s", i, ig_type_info(mixed_types[i])->name);
+        ig_schema_add(s, name, strlen(name), mixed_types[i], nullable, NULL);
+    }
+}
+
+/* Decode every value of every column back and compare with the generator. */
+static void check_roundtrip(bool nulls, uint32_t rows_per_group, uint32_t page_size,
+                            uint64_t rows)
+{
+    char *dir = make_dir();
+    REQUIRE(dir);
+    struct ig_schema s = {0};
+    mixed_schema(&s, nulls);
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    o.rows_per_group = rows_per_group;
+    o.page_size = page_size;
+    struct mixed_ctx mc = {nulls};
+    REQUIRE(write_table(dir, &s, rows, &o, fill_mixed, &mc) == 0);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, dir, false, &err) == 0);
+    CHECK(t.num_rows == rows);
+    CHECK_EQ_INT(t.num_groups, (rows + rows_per_group - 1) / rows_per_group);
+    struct ig_reader r = {0};
+    struct ig_values got, want;
+    ig_values_init(&got, IG_T_INT64);
+    int mismatches = 0;
+    for (uint32_t c = 0; c < s.n; c++) {
+        struct ig_column_ref ref;
+        REQUIRE(ig_table_column(&t, s.cols[c].name, s.cols[c].name_len, &ref, &err) == 0);
+        CHECK(ref.col == c);
+        ig_values_init(&want, s.cols[c].type);
+        for (uint32_t g = 0; g < t.num_groups; g++) {
+            struct ig_grouprec gr;
+            uint32_t first, count;
+            REQUIRE(ig_part_group(&t.parts[0], g, &gr, &err) == 0);
+            REQUIRE(ig_part_chunk(&t.parts[0], g, c, &first, &count, &err) == 0);
+            uint32_t expected = 0;
+            for (uint32_t pg = first; pg < first + count; pg++) {
+                struct ig_pagerec rec;
+                const uint8_t *del;
+                int rc = ig_reader_load(&r, &t.parts[0], &ref, pg, gr.first_row, &rec, &got, &del,
+                                        &err);
+                if (rc) fprintf(stderr, "  %s\n", err.msg);
+                REQUIRE(rc == 0);
+                CHECK(del == NULL);
+                CHECK(rec.first_row == expected);
+                ig_values_reset(&want);
+                for (uint32_t i = 0; i < rec.row_count; i++)
+                    fill_mixed(&want, c, gr.first_row + rec.first_row + i, &mc);
+                for (uint32_t i = 0; i < rec.row_count; i++) {
+                    bool wn = ig_values_is_null(&want, i), gn = ig_values_is_null(&got, i);
+                    bool same = wn == gn;
+                    if (same && !wn) {
+                        if (want.is_bytes)
+                            same = want.offs[i + 1] - want.offs[i] == got.offs[i + 1] - got.offs[i] &&
+                                   !memcmp(want.data.data + want.offs[i], got.data.data + got.offs[i],
+                                           want.offs[i + 1] - want.offs[i]);
+                        else
+                            same = want.lanes[i] == got.lanes[i];
+                    }
+                    mismatches += !same;
+                }
+                /* the footer's text length equals the rendering's */
+                struct ig_buf text = IG_BUF_INIT;
+                ig_render_text_lines(&text, &got, NULL);
+                CHECK(text.len == rec.text_len);
+                ig_buf_free(&text);
+                expected += rec.row_count;
+            }
+            CHECK(expected == gr.row_count);
+        }
+        ig_values_free(&want);
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    ig_values_free(&got);
+    ig_reader_free(&r);
+    struct ig_verify_report rep;
+    CHECK(ig_verify_table(dir, NULL, &rep, &err) == 0);
+    CHECK_EQ_INT(rep.failures, 0);
+    ig_table_close(&t);
+    ig_schema_free(&s);
+    ig_remove_tree(dir);
+}
+
+static void test_roundtrip_all_types(void) { check_roundtrip(false, 1000, 512, 3333); }
+static void test_roundtrip_nullable(void) { check_roundtrip(true, 700, 300, 2100); }
+static void test_roundtrip_one_row(void) { check_roundtrip(true, 65536, 65536, 1); }
+static void test_roundtrip_big_pages(void) { check_roundtrip(false, 65536, 65536, 20000); }
+
+static void fill_narrow(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
+{
+    (void)ctx;
+    ig_values_push_lane(v, row * 3 + col);
+}
+
+static void make_wide(const char *dir, uint32_t ncols)
+{
+    struct ig_schema s = {0};
+    char name[32];
+    for (uint32_t c = 0; c < ncols; c++) {
+        snprintf(name, sizeof name, "f%06u", (c * 7919u) % ncols); /* not in name order */
+        ig_schema_add(&s, name, strlen(name), IG_T_INT64, false, NULL);
+    }
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    write_table(dir, &s, 10, &o, fill_narrow, NULL);
+    ig_schema_free(&s);
+}
+
+static size_t open_cost(const char *dir, uint32_t ncols)
+{
+    size_t before = heap_in_use();
+    struct ig_table t;
+    struct ig_error err = {0};
+    if (ig_table_open(&t, dir, false, &err)) return SIZE_MAX;
+    size_t after = heap_in_use();
+    /* every name is found by binary search */
+    char name[32];
+    int missing = 0;
+    for (uint32_t c = 0; c < ncols; c += ncols / 100 + 1) {
+        snprintf(name, sizeof name, "f%06u", c);
+        struct ig_column_ref ref;
+        missing += ig_table_column(&t, name, strlen(name), &ref, &err) != 0;
+    }
+    struct ig_column_ref ref;
+    missing += ig_table_column(&t, "f", 1, &ref, &err) != -ENOENT;
+    missing += ig_table_column(&t, "f0000000", 8, &ref, &err) != -ENOENT;
+    ig_table_close(&t);
+    return missing ? SIZE_MAX - 1 : after - before;
+}
+
+static void test_open_cost_flat_in_columns(void)
+{
+    char *d1 = make_dir();
+    REQUIRE(d1);
+    char small[64];
+    strcpy(small, d1);
+    make_wide(small, 100);
+    char *d2 = make_dir();
+    REQUIRE(d2);
+    char big[64];
+    strcpy(big, d2);
+    make_wide(big, 100000);
+    size_t a = open_cost(small, 100), b = open_cost(big, 100000);
+    fprintf(stderr, "  heap after open: 100 columns %zu B, 100000 columns %zu B\n", a, b);
+    CHECK(a < SIZE_MAX - 1 && b < SIZE_MAX - 1);
+    /* path strings differ by nothing; allow a few bytes of allocator rounding */
+    CHECK(b <= a + 64);
+    ig_remove_tree(small);
+    ig_remove_tree(big);
+}
+
+static void fill_simple(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
+{
+    (void)ctx;
+    if (col == 0)
+        ig_values_push_lane(v, row);
+    else {
+        char b[32];
+        int n = snprintf(b, sizeof b, "MARKER%06llu", (unsigned long long)row);
+        ig_values_push_bytes(v, b, (size_t)n);
+    }
+}
+
+static void simple_table(const char *dir)
+{
+    struct ig_schema s = {0};
+    ig_schema_add(&s, "id", 2, IG_T_INT64, false, NULL);
+    ig_schema_add(&s, "name", 4, IG_T_STRING, false, NULL);
+    s.cols[1].encoding = 1; /* plain: markers visible in the file */
+    s.cols[1].compression = IG_COMP_NONE;
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    o.rows_per_group = 100;
+    o.page_size = 256;
+    write_table(dir, &s, 500, &o, fill_simple, NULL);
+    ig_schema_free(&s);
+}
+
+static uint64_t count_failures(const char *dir, char *first, size_t cap)
+{
+    struct ig_verify_report rep;
+    struct ig_error err = {0};
+    first[0] = 0;
+    ig_verify_table(dir, NULL, &rep, &err);
+    if (rep.failures && err.msg[0]) snprintf(first, cap, "%s", err.msg);
+    return rep.failures;
+}
+
+static void flip_byte(const char *path, uint64_t off)
+{
+    int fd = open(path, O_RDWR);
+    uint8_t b;
+    pread(fd, &b, 1, (off_t)off);
+    b ^= 0x40;
+    pwrite(fd, &b, 1, (off_t)off);
+    close(fd);
+}
+
+static void test_corrupt_page_detected(void)
+{
+    char *d = make_dir();
+    REQUIRE(d);
+    simple_table(d);
+    char msg[600];
+    CHECK(count_failures(d, msg, sizeof msg) == 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+    struct ig_pagerec rec;
+    uint32_t first, count;
+    REQUIRE(ig_part_chunk(&t.parts[0], 2, 1, &first, &count, &err) == 0);
+    REQUIRE(ig_part_page(&t.parts[0], first + 1, &rec, &err) == 0);
+    ig_table_close(&t);
+    flip_byte(path, rec.offset + rec.stored / 2);
+    REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+    struct ig_column_ref ref;
+    REQUIRE(ig_table_column(&t, "name", 4, &ref, &err) == 0);
+    struct ig_reader r = {0};
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    const uint8_t *del;
+    struct ig_grouprec gr;
+    ig_part_group(&t.parts[0], 2, &gr, &err);
+    int rc = ig_reader_load(&r, &t.parts[0], &ref, first + 1, gr.first_row, &rec, &v, &del, &err);
+    CHECK(rc == -EIO);
+    CHECK(strstr(err.msg, "part-000000.ingot") && strstr(err.msg, "'name'") &&
+          strstr(err.msg, "checksum mismatch"));
+    /* other pages still read */
+    CHECK(ig_reader_load(&r, &t.parts[0], &ref, first, gr.first_row, &rec, &v, &del, &err) == 0);
+    ig_values_free(&v);
+    ig_reader_free(&r);
+    ig_table_close(&t);
+    CHECK(count_failures(d, msg, sizeof msg) >= 1);
+    ig_remove_tree(d);
+}
+
+static void test_corrupt_footer_detected_everywhere(void)
+{
+    /* Flip each footer byte in turn (sampled): verify must report it or open must
+     * fail; never a crash, never "ok". */
+    char *d = make_dir();
+    REQUIRE(d);
+    simple_table(d);
+    char path[4096], msg[600];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
+    struct ig_part p;
+    struct ig_error err = {0};
+    REQUIRE(ig_part_open(&p, path, false, &err) == 0);
+    uint64_t foff = p.footer_offset, fend = p.file_size;
+    ig_part_close(&p);
+    int undetected = 0, tried = 0;
+    for (uint64_t off = foff; off < fend; off += 7) {
+        flip_byte(path, off);
+        if (count_failures(d, msg, sizeof msg) == 0) {
+            undetected++;
+            fprintf(stderr, "  flip at footer+%llu undetected\n", (unsigned long long)(off - foff));
+        }
+        flip_byte(path, off); /* restore */
+        tried++;
+    }
+    CHECK(tried > 50);
+    CHECK_EQ_INT(undetected, 0);
+    CHECK(count_failures(d, msg, sizeof msg) == 0);
+    ig_remove_tree(d);
+}
+
+static void test_truncated_file_rejected(void)
+{
+    char *d = make_dir();
+    REQUIRE(d);
+    simple_table(d);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
+    struct stat st;
+    stat(path, &st);
+    int fails = 0;
+    for (off_t cut = 0; cut < st.st_size; cut += st.st_size / 37 + 1) {
+        truncate(path, cut);
+        struct ig_table t;
+        struct ig_error err = {0};
+        int rc = ig_table_open(&t, d, false, &err);
+        if (rc == 0) {
+            ig_table_close(&t);
+            fails++;
+        } else if (!strstr(err.msg, "part-000000.ingot")) {
+            fprintf(stderr, "  message does not name the file: %s\n", err.msg);
+            fails++;
+        }
+    }
+    CHECK_EQ_INT(fails, 0);
+    ig_remove_tree(d);
+}
+
+static void test_manifest_tamper_detected(void)
+{
+    char *d = make_dir();
+    REQUIRE(d);
+    simple_table(d);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/MANIFEST", d);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+    ig_table_close(&t);
+    flip_byte(path, 20);
+    CHECK(ig_table_open(&t, d, false, &err) == -EIO);
+    CHECK(strstr(err.msg, "MANIFEST") != NULL);
+    ig_remove_tree(d);
+}
+
+static void test_float_repr_matches_python(void)
+{
+    static const struct {
+        double d;
+        const char *s;
+    } cases[] = {{0.1, "0.1"},
+                 {1.0, "1.0"},
+                 {100.0, "100.0"},
+                 {1e16, "1e+16"},
+                 {1e15, "1000000000000000.0"},
+                 {123456789.0, "123456789.0"},
+                 {0.0001, "0.0001"},
+                 {0.00001, "1e-05"},
+                 {1.5e-7, "1.5e-07"},
+                 {5e-324, "5e-324"},
+                 {1.7976931348623157e308, "1.7976931348623157e+308"},
+                 {-0.0, "-0.0"},
+                 {0.0, "0.0"},
+                 {-2.5, "-2.5"},
+                 {0.30000000000000004, "0.30000000000000004"},
+                 {1.0 / 3, "0.3333333333333333"},
+                 {2.0 / 3, "0.6666666666666666"},
+                 {9007199254740993.0, "9007199254740992.0"},
+                 {123456789012345678.0, "1.2345678901234568e+17"},
+                 {NAN, "NaN"},
+                 {INFINITY, "Infinity"},
+                 {-INFINITY, "-Infinity"}};
+    char out[IG_FLOAT_TEXT_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ig_format_f64(out, cases[i].d);
+        CHECK_EQ_STR(out, cases[i].s);
+    }
+    static const struct {
+        float f;
+        const char *s;
+    } fcases[] = {{0.1f, "0.1"}, {16777216.0f, "16777216.0"}, {3.4028235e38f, "3.4028235e+38"},
+                  {1e-45f, "1e-45"}, {-1.5f, "-1.5"}, {0.3f, "0.3"}};
+    for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
+        ig_format_f32(out, fcases[i].f);
+        CHECK_EQ_STR(out, fcases[i].s);
+    }
+    /* random doubles round-trip through the text */
+    uint64_t s = check_seed;
+    int bad = 0;
+    for (int i = 0; i < 100000; i++) {
+        uint64_t bits = test_rand(&s);
+        double d;
+        memcpy(&d, &bits, 8);
+        if (isnan(d)) continue;
+        ig_format_f64(out, d);
+        double back = strtod(out, NULL);
+        bad += memcmp(&back, &d, 8) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+static void test_text_escaping(void)
+{
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    ig_values_push_bytes(&v, "a\tb\\c\nd\re", 9);
+    ig_values_push_null(&v);
+    ig_values_push_bytes(&v, "\\N", 2);
+    ig_values_push_bytes(&v, "", 0);
+    struct ig_buf out = IG_BUF_INIT;
+    ig_render_text_lines(&out, &v, NULL);
+    ig_buf_append_byte(&out, 0);
+    CHECK_EQ_STR((char *)out.data, "a\\tb\\\\c\\nd\\re\n\\N\n\\\\N\n\n");
+    ig_buf_reset(&out);
+    ig_render_json_value(&out, &v, 0);
+    ig_buf_append_byte(&out, 0);
+    CHECK_EQ_STR((char *)out.data, "\"a\\tb\\\\c\\nd\\re\"");
+    ig_values_free(&v);
+    ig_values_init(&v, IG_T_BINARY);
+    ig_values_push_bytes(&v, "\x00\xff\x10", 3);
+    ig_buf_reset(&out);
+    ig_render_text_lines(&out, &v, NULL);
+    ig_buf_append_byte(&out, 0);
+    CHECK_EQ_STR((char *)out.data, "\\x00ff10\n");
+    ig_values_free(&v);
+    ig_buf_free(&out);
+}
+
+static void test_schema_file(void)
+{
+    const char *text = "# comment\n"
+                       "id int64\n"
+                       "\"my col\" string? encoding=dict compression=zstd   # trailing\n"
+                       "\n"
+                       "score float32? page_size=4096 erase=1\n";
+    struct ig_schema s = {0};
+    struct ig_error err = {0};
+    REQUIRE(ig_schema_parse(&s, text, strlen(text), "s.txt", &err) == 0);
+    CHECK(s.n == 3);
+    CHECK_EQ_STR(s.cols[1].name, "my col");
+    CHECK(s.cols[1].nullable && s.cols[1].encoding == 5 && s.cols[1].compression == IG_COMP_ZSTD);
+    CHECK(s.cols[2].page_size == 4096 && s.cols[2].erase_level == 1 && s.cols[2].type == IG_T_FLOAT32);
+    struct ig_buf b = IG_BUF_INIT;
+    ig_schema_format(&s, &b);
+    struct ig_schema s2 = {0};
+    CHECK(ig_schema_parse(&s2, (char *)b.data, b.len, "again", &err) == 0);
+    CHECK(ig_schema_equal(&s, &s2));
+    ig_schema_free(&s2);
+    ig_buf_free(&b);
+    ig_schema_free(&s);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {{"a int64\nb int65\n", "s.txt:2: unknown type 'int65'"},
+               {"a int64\na string\n", "s.txt:2: duplicate column name 'a'"},
+               {"a int64 colour=red\n", "s.txt:1: unknown key 'colour'"},
+               {"a string encoding=delta\n", "s.txt:1: encoding=delta does not apply to string"},
+               {"a int64 page_size=12\n", "s.txt:1: page_size"},
+               {"\n# nothing\n", "declares no columns"},
+               {"a\n", "s.txt:1: expected 'NAME TYPE'"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct ig_schema t = {0};
+        CHECK(ig_schema_parse(&t, bad[i].text, strlen(bad[i].text), "s.txt", &err) == -EINVAL);
+        if (!strstr(err.msg, bad[i].want)) {
+            fprintf(stderr, "  got '%s', want '%s'\n", err.msg, bad[i].want);
+            check_failures++;
+        }
+        ig_schema_free(&t);
+    }
+}
+
+TEST_MAIN(T(test_roundtrip_all_types), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+          T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
+          T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
+          T(test_truncated_file_rejected), T(test_manifest_tamper_detected),
+          T(test_float_repr_matches_python), T(test_text_escaping), T(test_schema_file))

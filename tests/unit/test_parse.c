@@ -1,0 +1,593 @@
+/* Tests for src/util/parse.c and src/util/utf8.c. */
+#include "check.h"
+
+#include <errno.h>
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/parse.h"
+#include "util/utf8.h"
+
+#define S(lit) (lit), (sizeof(lit) - 1)
+
+static int i64(const char *s, int64_t *v) { return ig_parse_i64(s, strlen(s), v, NULL); }
+static int u64(const char *s, uint64_t *v) { return ig_parse_u64(s, strlen(s), v, NULL); }
+
+/* ---- integers ------------------------------------------------------------ */
+
+static void test_i64_boundaries(void)
+{
+    int64_t v = 0;
+    CHECK(i64("9223372036854775807", &v) == 0 && v == INT64_MAX);
+    CHECK(i64("-9223372036854775808", &v) == 0 && v == INT64_MIN);
+    CHECK(i64("+9223372036854775807", &v) == 0 && v == INT64_MAX);
+    CHECK_EQ_INT(i64("9223372036854775808", &v), -ERANGE);
+    CHECK_EQ_INT(i64("-9223372036854775809", &v), -ERANGE);
+    CHECK_EQ_INT(i64("18446744073709551615", &v), -ERANGE);
+    CHECK_EQ_INT(i64("18446744073709551616", &v), -ERANGE);
+    CHECK_EQ_INT(i64("99999999999999999999999999", &v), -ERANGE);
+    CHECK_EQ_INT(i64("-99999999999999999999999999", &v), -ERANGE);
+    CHECK(i64("0", &v) == 0 && v == 0);
+    CHECK(i64("-0", &v) == 0 && v == 0);
+    CHECK(i64("+5", &v) == 0 && v == 5);
+    CHECK(i64("-5", &v) == 0 && v == -5);
+    CHECK(i64("007", &v) == 0 && v == 7);
+    /* Leading zeros do not count towards overflow. */
+    CHECK(i64("0000000000000000000000000000009223372036854775807", &v) == 0 && v == INT64_MAX);
+    CHECK(i64("-000000000000000000000000000009223372036854775808", &v) == 0 && v == INT64_MIN);
+}
+
+static void test_i64_syntax(void)
+{
+    static const char *bad[] = {"",    " 5",   "5 ",  "+",   "-",     "--5", "+-5", "1e3",
+                                "1.0", "0x10", "12a", "a12", "1_000", "1,0", "\xef\xbc\x91",
+                                "5\n", "\t5",  "٣"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t v = 42;
+        int rc = i64(bad[i], &v);
+        if (rc != -EINVAL) fprintf(stderr, "  input \"%s\": rc %d\n", bad[i], rc);
+        CHECK_EQ_INT(rc, -EINVAL);
+        CHECK_EQ_INT(v, 42); /* untouched on error */
+    }
+    /* Syntax errors win over overflow. */
+    int64_t v;
+    CHECK_EQ_INT(i64("99999999999999999999999x", &v), -EINVAL);
+    /* Not NUL-terminated: only n bytes are looked at. */
+    CHECK(ig_parse_i64("123456", 3, &v, NULL) == 0 && v == 123);
+    CHECK(ig_parse_i64("12", 0, &v, NULL) == -EINVAL);
+}
+
+static void test_u64_boundaries(void)
+{
+    uint64_t v = 0;
+    CHECK(u64("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+    CHECK_EQ_INT(u64("18446744073709551616", &v), -ERANGE);
+    CHECK_EQ_INT(u64("184467440737095516150", &v), -ERANGE);
+    CHECK_EQ_INT(u64("-1", &v), -ERANGE);
+    CHECK(u64("-0", &v) == 0 && v == 0);
+    CHECK(u64("+5", &v) == 0 && v == 5);
+    CHECK_EQ_INT(u64("1e3", &v), -EINVAL);
+    CHECK_EQ_INT(u64(" 1", &v), -EINVAL);
+    CHECK_EQ_INT(u64("", &v), -EINVAL);
+}
+
+static void test_int_range(void)
+{
+    int64_t v;
+    CHECK(ig_parse_int_range(S("-128"), INT8_MIN, INT8_MAX, &v, NULL) == 0 && v == -128);
+    CHECK(ig_parse_int_range(S("127"), INT8_MIN, INT8_MAX, &v, NULL) == 0 && v == 127);
+    CHECK_EQ_INT(ig_parse_int_range(S("128"), INT8_MIN, INT8_MAX, &v, NULL), -ERANGE);
+    CHECK_EQ_INT(ig_parse_int_range(S("-129"), INT8_MIN, INT8_MAX, &v, NULL), -ERANGE);
+    CHECK_EQ_INT(ig_parse_int_range(S("99999999999999999999"), INT8_MIN, INT8_MAX, &v, NULL),
+                 -ERANGE);
+    CHECK_EQ_INT(ig_parse_int_range(S("1.5"), INT8_MIN, INT8_MAX, &v, NULL), -EINVAL);
+    CHECK(ig_parse_int_range(S("-32768"), INT16_MIN, INT16_MAX, &v, NULL) == 0 && v == -32768);
+    CHECK_EQ_INT(ig_parse_int_range(S("32768"), INT16_MIN, INT16_MAX, &v, NULL), -ERANGE);
+    CHECK(ig_parse_int_range(S("-2147483648"), INT32_MIN, INT32_MAX, &v, NULL) == 0 &&
+          v == INT32_MIN);
+    CHECK(ig_parse_int_range(S("2147483647"), INT32_MIN, INT32_MAX, &v, NULL) == 0 &&
+          v == INT32_MAX);
+    CHECK_EQ_INT(ig_parse_int_range(S("2147483648"), INT32_MIN, INT32_MAX, &v, NULL), -ERANGE);
+    CHECK_EQ_INT(ig_parse_int_range(S("-2147483649"), INT32_MIN, INT32_MAX, &v, NULL), -ERANGE);
+
+    uint64_t u;
+    CHECK(ig_parse_uint_range(S("255"), 0, UINT8_MAX, &u, NULL) == 0 && u == 255);
+    CHECK(ig_parse_uint_range(S("0"), 0, UINT8_MAX, &u, NULL) == 0 && u == 0);
+    CHECK_EQ_INT(ig_parse_uint_range(S("256"), 0, UINT8_MAX, &u, NULL), -ERANGE);
+    CHECK_EQ_INT(ig_parse_uint_range(S("-1"), 0, UINT8_MAX, &u, NULL), -ERANGE);
+    CHECK_EQ_INT(ig_parse_uint_range(S("x"), 0, UINT8_MAX, &u, NULL), -EINVAL);
+    CHECK(ig_parse_uint_range(S("4294967295"), 0, UINT32_MAX, &u, NULL) == 0 && u == UINT32_MAX);
+    CHECK_EQ_INT(ig_parse_uint_range(S("4294967296"), 0, UINT32_MAX, &u, NULL), -ERANGE);
+    CHECK_EQ_INT(ig_parse_uint_range(S("5"), 10, 20, &u, NULL), -ERANGE);
+}
+
+static void test_int_messages(void)
+{
+    struct ig_error e = {0};
+    int64_t v;
+    CHECK_EQ_INT(ig_parse_i64(S("12a"), &v, &e), -EINVAL);
+    CHECK_EQ_STR(e.msg, "invalid integer \"12a\"");
+    CHECK_EQ_INT(e.code, -EINVAL);
+    CHECK_EQ_INT(ig_parse_i64(S(""), &v, &e), -EINVAL);
+    CHECK_EQ_STR(e.msg, "invalid integer: empty value");
+    CHECK_EQ_INT(ig_parse_int_range(S("300"), INT8_MIN, INT8_MAX, &v, &e), -ERANGE);
+    CHECK_EQ_STR(e.msg, "integer \"300\" out of range [-128, 127]");
+    CHECK_EQ_INT(ig_parse_i64(S("9223372036854775808"), &v, &e), -ERANGE);
+    CHECK_EQ_STR(e.msg, "integer out of range for int64: \"9223372036854775808\"");
+    /* Control bytes are escaped and long values shortened. */
+    CHECK_EQ_INT(ig_parse_i64(S("1\n\"2"), &v, &e), -EINVAL);
+    CHECK_EQ_STR(e.msg, "invalid integer \"1\\x0a\\\"2\"");
+    char big[300];
+    memset(big, '7', sizeof big);
+    big[299] = 'x';
+    CHECK_EQ_INT(ig_parse_i64(big, sizeof big, &v, &e), -EINVAL);
+    CHECK(strlen(e.msg) < 100 && strstr(e.msg, "...") != NULL);
+}
+
+static void test_int_random_roundtrip(void)
+{
+    uint64_t s = check_seed;
+    char buf[32];
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = test_rand(&s);
+        /* Mix magnitudes so short numbers are common too. */
+        r >>= test_rand(&s) % 64;
+        int64_t x = (int64_t)r;
+        if (test_rand(&s) & 1) x = -x;
+        int n = snprintf(buf, sizeof buf, "%" PRId64, x);
+        int64_t v;
+        REQUIRE(ig_parse_i64(buf, (size_t)n, &v, NULL) == 0);
+        CHECK(v == x);
+        n = snprintf(buf, sizeof buf, "%" PRIu64, r);
+        uint64_t u;
+        REQUIRE(ig_parse_u64(buf, (size_t)n, &u, NULL) == 0);
+        CHECK(u == r);
+    }
+}
+
+/* ---- floats -------------------------------------------------------------- */
+
+static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+static bool same_bits_f(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static double f64(const char *s, int *rc)
+{
+    double v = 12345.0;
+    *rc = ig_parse_f64(s, strlen(s), &v, NULL);
+    return v;
+}
+
+static void test_f64_forms(void)
+{
+    int rc;
+    CHECK(f64("1.5", &rc) == 1.5 && rc == 0);
+    CHECK(f64("-2.25", &rc) == -2.25 && rc == 0);
+    CHECK(f64("+3", &rc) == 3 && rc == 0);
+    CHECK(f64(".5", &rc) == 0.5 && rc == 0);
+    CHECK(f64("5.", &rc) == 5 && rc == 0);
+    CHECK(f64("1e3", &rc) == 1000 && rc == 0);
+    CHECK(f64("1E+3", &rc) == 1000 && rc == 0);
+    CHECK(f64("25e-2", &rc) == 0.25 && rc == 0);
+    CHECK(f64("007.5", &rc) == 7.5 && rc == 0);
+    double z = f64("-0", &rc);
+    CHECK(rc == 0 && z == 0 && signbit(z));
+    z = f64("-0.0e10", &rc);
+    CHECK(rc == 0 && z == 0 && signbit(z));
+    z = f64("0", &rc);
+    CHECK(rc == 0 && z == 0 && !signbit(z));
+    CHECK(f64("1e400", &rc) == INFINITY && rc == 0);
+    CHECK(f64("-1e400", &rc) == -INFINITY && rc == 0);
+    CHECK(f64("1e-400", &rc) == 0 && rc == 0);
+    CHECK(f64("1e99999999999999999999", &rc) == INFINITY && rc == 0);
+    CHECK(f64("4.9406564584124654e-324", &rc) == 4.9406564584124654e-324 && rc == 0);
+    CHECK(f64("1.7976931348623157e308", &rc) == DBL_MAX && rc == 0);
+    CHECK(f64("2.2250738585072014e-308", &rc) == DBL_MIN && rc == 0);
+    /* 19 and 20 significant digits (fast-path boundary). */
+    CHECK(f64("1234567890123456789", &rc) == 1234567890123456789.0 && rc == 0);
+    CHECK(f64("12345678901234567890", &rc) == 12345678901234567890.0 && rc == 0);
+    CHECK(f64("0.000000000000000000000000000001", &rc) == 1e-30 && rc == 0);
+    /* Longer than the on-stack copy in the slow path. */
+    char big[400];
+    memset(big, '0', sizeof big);
+    big[0] = '1';
+    big[1] = '.';
+    big[399] = '\0';
+    CHECK(f64(big, &rc) == 1.0 && rc == 0);
+}
+
+static void test_f64_specials(void)
+{
+    static const char *pinf[] = {"inf", "INF", "Inf", "+inf", "Infinity", "infinity",
+                                 "INFINITY", "+Infinity", "iNfInItY"};
+    static const char *ninf[] = {"-inf", "-Infinity", "-INF", "-infinity"};
+    static const char *nan_[] = {"NaN", "nan", "NAN", "-nan", "+NaN"};
+    int rc;
+    for (size_t i = 0; i < sizeof pinf / sizeof *pinf; i++)
+        CHECK(f64(pinf[i], &rc) == INFINITY && rc == 0);
+    for (size_t i = 0; i < sizeof ninf / sizeof *ninf; i++)
+        CHECK(f64(ninf[i], &rc) == -INFINITY && rc == 0);
+    for (size_t i = 0; i < sizeof nan_ / sizeof *nan_; i++)
+        CHECK(isnan(f64(nan_[i], &rc)) && rc == 0);
+    float f;
+    CHECK(ig_parse_f32(S("-Infinity"), &f, NULL) == 0 && f == -INFINITY);
+    CHECK(ig_parse_f32(S("nan"), &f, NULL) == 0 && isnan(f));
+}
+
+static void test_f64_rejects(void)
+{
+    static const char *bad[] = {"",        ".",      "-",    "+",    "e5",     "1e",     "1e+",
+                                "1e-",     "0x1p3",  "0x10", "1.2.3", " 1",    "1 ",     "1f",
+                                "nan(1)",  "infinit", "infinityy", "--1", "1,5", "1e5.5", "..5",
+                                "+-1",     "inff",   "na",   "1d5",  "1.5\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc;
+        double v = f64(bad[i], &rc);
+        if (rc != -EINVAL) fprintf(stderr, "  input \"%s\": rc %d\n", bad[i], rc);
+        CHECK_EQ_INT(rc, -EINVAL);
+        CHECK(v == 12345.0);
+        float f = 7.0f;
+        CHECK_EQ_INT(ig_parse_f32(bad[i], strlen(bad[i]), &f, NULL), -EINVAL);
+        CHECK(f == 7.0f);
+    }
+    /* The embedded NUL case, with its real length. */
+    double v;
+    CHECK_EQ_INT(ig_parse_f64("1\0", 2, &v, NULL), -EINVAL);
+    struct ig_error e = {0};
+    CHECK_EQ_INT(ig_parse_f64(S("0x1p3"), &v, &e), -EINVAL);
+    CHECK_EQ_STR(e.msg, "invalid number \"0x1p3\"");
+}
+
+/* Shortest representation that round-trips through strtod. */
+static int shortest(char *buf, size_t cap, double d)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        int n = snprintf(buf, cap, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d) return n;
+    }
+    return snprintf(buf, cap, "%.17g", d);
+}
+
+static void test_f64_roundtrip_vs_strtod(void)
+{
+    uint64_t s = check_seed;
+    char buf[64];
+    int mismatches = 0;
+    for (int i = 0; i < 200000 && mismatches < 5; i++) {
+        uint64_t bits = test_rand(&s);
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        if (!isfinite(d)) continue;
+        for (int form = 0; form < 3; form++) {
+            int n = form == 0   ? snprintf(buf, sizeof buf, "%.17g", d)
+                    : form == 1 ? shortest(buf, sizeof buf, d)
+                                : snprintf(buf, sizeof buf, "%.25e", d);
+            double v;
+            REQUIRE(ig_parse_f64(buf, (size_t)n, &v, NULL) == 0);
+            if (!same_bits(v, d) || !same_bits(v, strtod(buf, NULL))) {
+                fprintf(stderr, "  %s -> %.17g\n", buf, v);
+                mismatches++;
+            }
+        }
+    }
+    CHECK_EQ_INT(mismatches, 0);
+}
+
+/* Random short decimals: the fast path's territory, where a wrong power of
+ * ten or a double-rounding mistake would show up. */
+static void test_decimals_vs_strtod(void)
+{
+    uint64_t s = check_seed ^ 0x5555;
+    char buf[64];
+    int mismatches = 0;
+    for (int i = 0; i < 300000 && mismatches < 5; i++) {
+        uint64_t m = test_rand(&s) >> (test_rand(&s) % 64);
+        int digits = snprintf(buf, sizeof buf, "%" PRIu64, m);
+        int n = digits;
+        /* Put a decimal point somewhere, maybe an exponent. */
+        int dot = (int)(test_rand(&s) % (uint64_t)(digits + 2));
+        if (dot <= digits) {
+            memmove(buf + dot + 1, buf + dot, (size_t)(n - dot + 1));
+            buf[dot] = '.';
+            n++;
+        }
+        if (test_rand(&s) % 3 == 0)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "e%d",
+                          (int)(test_rand(&s) % 80) - 40);
+        if (test_rand(&s) & 1) {
+            memmove(buf + 1, buf, (size_t)n + 1);
+            buf[0] = '-';
+            n++;
+        }
+        if (strcmp(buf, ".") == 0 || strcmp(buf, "-.") == 0 || buf[0] == 'e' ||
+            strncmp(buf, "-e", 2) == 0 || strncmp(buf, ".e", 2) == 0 || strncmp(buf, "-.e", 3) == 0)
+            continue;
+        double v, ref = strtod(buf, NULL);
+        float fv, fref = strtof(buf, NULL);
+        REQUIRE(ig_parse_f64(buf, (size_t)n, &v, NULL) == 0);
+        REQUIRE(ig_parse_f32(buf, (size_t)n, &fv, NULL) == 0);
+        if (!same_bits(v, ref) || !same_bits_f(fv, fref)) {
+            fprintf(stderr, "  %s -> %.17g (strtod %.17g), %.9g (strtof %.9g)\n", buf, v, ref,
+                    (double)fv, (double)fref);
+            mismatches++;
+        }
+    }
+    CHECK_EQ_INT(mismatches, 0);
+}
+
+static void test_f32_roundtrip_vs_strtof(void)
+{
+    uint64_t s = check_seed ^ 0xF32;
+    char buf[64];
+    int mismatches = 0;
+    for (int i = 0; i < 200000 && mismatches < 5; i++) {
+        uint32_t bits = (uint32_t)test_rand(&s);
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        if (!isfinite(f)) continue;
+        int n = snprintf(buf, sizeof buf, (i & 1) ? "%.9g" : "%.6g", (double)f);
+        float v;
+        REQUIRE(ig_parse_f32(buf, (size_t)n, &v, NULL) == 0);
+        if (!same_bits_f(v, strtof(buf, NULL))) {
+            fprintf(stderr, "  %s -> %.9g\n", buf, (double)v);
+            mismatches++;
+        }
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    /* A decimal that rounds differently through double than directly to
+     * float: 1 + 2^-24 + 2^-60 (just above a float halfway point). Rounding
+     * to double first lands exactly on the halfway point, which then rounds
+     * to even (1.0f); the correct float is the next one up. */
+    const char *t = "1.00000005960464477539930365700";
+    float v;
+    REQUIRE(ig_parse_f32(t, strlen(t), &v, NULL) == 0);
+    CHECK(same_bits_f(v, strtof(t, NULL)));
+    CHECK(v > 1.0f);
+}
+
+static void test_float_locale_independent(void)
+{
+    /* Locales with a decimal comma make strtod reject "1.5". Try a few; the
+     * test is skipped where none is installed. */
+    static const char *locs[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "ru_RU.UTF-8"};
+    const char *ok = NULL;
+    for (size_t i = 0; i < sizeof locs / sizeof *locs && !ok; i++)
+        if (setlocale(LC_NUMERIC, locs[i])) ok = locs[i];
+    if (!ok) SKIP("no decimal-comma locale installed");
+    double v;
+    /* 25 digits: forces the strtod_l slow path. */
+    int rc = ig_parse_f64(S("1.500000000000000000000001"), &v, NULL);
+    int rc2 = ig_parse_f64(S("1,5"), &v, NULL);
+    setlocale(LC_NUMERIC, "C");
+    CHECK(rc == 0 && v == 1.5);
+    CHECK_EQ_INT(rc2, -EINVAL);
+}
+
+/* ---- bool / binary ------------------------------------------------------- */
+
+static void test_bool(void)
+{
+    static const char *t[] = {"true", "TRUE", "True", "tRuE", "t", "T", "1"};
+    static const char *f[] = {"false", "FALSE", "False", "f", "F", "0"};
+    static const char *bad[] = {"", "yes", "no", "tr", "2", "true ", " true", "truex", "-1",
+                                "on", "\x14", "00"};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        bool b = false;
+        CHECK(ig_parse_bool(t[i], strlen(t[i]), &b, NULL) == 0 && b);
+    }
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+        bool b = true;
+        CHECK(ig_parse_bool(f[i], strlen(f[i]), &b, NULL) == 0 && !b);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        bool b;
+        CHECK_EQ_INT(ig_parse_bool(bad[i], strlen(bad[i]), &b, NULL), -EINVAL);
+    }
+}
+
+static void test_hex_binary(void)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    CHECK(ig_parse_hex_binary(S("\\x"), &b, NULL) == 0 && b.len == 0);
+    CHECK(ig_parse_hex_binary(S("\\x0a1B"), &b, NULL) == 0);
+    CHECK(b.len == 2 && b.data[0] == 0x0a && b.data[1] == 0x1b);
+    /* Appends. */
+    CHECK(ig_parse_hex_binary(S("\\xFFff00"), &b, NULL) == 0);
+    CHECK(b.len == 5 && b.data[2] == 0xff && b.data[3] == 0xff && b.data[4] == 0);
+    static const char *bad[] = {"", "\\", "x0a", "0a", "\\X0a", "\\x0", "\\x0g", "\\xg0",
+                                "\\x 0a", "\\x0a ", "\\\\x0a", "\\x0a0"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK_EQ_INT(ig_parse_hex_binary(bad[i], strlen(bad[i]), &b, NULL), -EINVAL);
+        CHECK_EQ_INT(b.len, 5); /* restored */
+    }
+    struct ig_error e = {0};
+    CHECK_EQ_INT(ig_parse_hex_binary(S("0a"), &b, &e), -EINVAL);
+    CHECK(strstr(e.msg, "\\x prefix") != NULL);
+    ig_buf_free(&b);
+}
+
+static void b64_encode(const uint8_t *p, size_t n, char *out)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0, i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        out[o++] = a[v >> 18];
+        out[o++] = a[v >> 12 & 63];
+        out[o++] = a[v >> 6 & 63];
+        out[o++] = a[v & 63];
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        out[o++] = a[v >> 18];
+        out[o++] = a[v >> 12 & 63];
+        out[o++] = '=';
+        out[o++] = '=';
+    } else if (n - i == 2) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
+        out[o++] = a[v >> 18];
+        out[o++] = a[v >> 12 & 63];
+        out[o++] = a[v >> 6 & 63];
+        out[o++] = '=';
+    }
+    out[o] = '\0';
+}
+
+static void test_base64(void)
+{
+    /* RFC 4648 section 10 vectors. */
+    static const char *enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    static const char *dec[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    struct ig_buf b = IG_BUF_INIT;
+    for (size_t i = 0; i < sizeof enc / sizeof *enc; i++) {
+        ig_buf_reset(&b);
+        CHECK(ig_base64_decode(enc[i], strlen(enc[i]), &b, NULL) == 0);
+        CHECK(b.len == strlen(dec[i]) && (b.len == 0 || memcmp(b.data, dec[i], b.len) == 0));
+    }
+    CHECK(ig_base64_decode(S("+/+/"), &b, NULL) == 0);
+    static const char *bad[] = {"Zg=",  "Zg",   "Z===", "====", "Zh==",  "Zm9=",    "Zg==Zg==",
+                                "Zm9v\n", "Zm-v", "Zm_v", " Zm9v", "Zm9vY", "=Zm9", "Z=m9",
+                                "Zm9vYmE", "Zm=v"};
+    size_t before = b.len;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = ig_base64_decode(bad[i], strlen(bad[i]), &b, NULL);
+        if (rc != -EINVAL) fprintf(stderr, "  input \"%s\": rc %d\n", bad[i], rc);
+        CHECK_EQ_INT(rc, -EINVAL);
+        CHECK_EQ_INT(b.len, before);
+    }
+    /* Random round trips against a reference encoder. */
+    uint64_t s = check_seed;
+    uint8_t raw[64];
+    char text[100];
+    for (int it = 0; it < 20000; it++) {
+        size_t n = test_rand(&s) % sizeof raw;
+        for (size_t i = 0; i < n; i++)
+            raw[i] = (uint8_t)test_rand(&s);
+        b64_encode(raw, n, text);
+        ig_buf_reset(&b);
+        REQUIRE(ig_base64_decode(text, strlen(text), &b, NULL) == 0);
+        CHECK(b.len == n && (n == 0 || memcmp(b.data, raw, n) == 0));
+    }
+    ig_buf_free(&b);
+}
+
+/* ---- utf8 ---------------------------------------------------------------- */
+
+/* Reference: decode code points the slow, obvious way. */
+static bool ref_utf8_valid(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t c = p[i], cp, min;
+        size_t len;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            len = 2, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4, cp = c & 0x07, min = 0x10000;
+        } else {
+            return false;
+        }
+        if (n - i < len) return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xC0) != 0x80) return false;
+            cp = cp << 6 | (p[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += len;
+    }
+    return true;
+}
+
+static bool u8(const char *s) { return ig_utf8_valid((const uint8_t *)s, strlen(s)); }
+
+static void test_utf8_cases(void)
+{
+    CHECK(ig_utf8_valid((const uint8_t *)"", 0));
+    CHECK(u8("plain ascii text, long enough for the 8-byte fast path"));
+    CHECK(u8("\xc2\x80"));             /* U+0080 */
+    CHECK(u8("\xdf\xbf"));             /* U+07FF */
+    CHECK(u8("\xe0\xa0\x80"));         /* U+0800 */
+    CHECK(u8("\xed\x9f\xbf"));         /* U+D7FF */
+    CHECK(u8("\xee\x80\x80"));         /* U+E000 */
+    CHECK(u8("\xef\xbf\xbf"));         /* U+FFFF */
+    CHECK(u8("\xf0\x90\x80\x80"));     /* U+10000 */
+    CHECK(u8("\xf4\x8f\xbf\xbf"));     /* U+10FFFF */
+    CHECK(u8("h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac \xf0\x9f\x98\x80"));
+    CHECK(!u8("\x80"));                /* stray continuation */
+    CHECK(!u8("\xc0\x80"));            /* overlong NUL */
+    CHECK(!u8("\xc1\xbf"));            /* overlong */
+    CHECK(!u8("\xe0\x80\x80"));        /* overlong */
+    CHECK(!u8("\xe0\x9f\xbf"));        /* overlong U+07FF */
+    CHECK(!u8("\xf0\x80\x80\x80"));    /* overlong */
+    CHECK(!u8("\xf0\x8f\xbf\xbf"));    /* overlong U+FFFF */
+    CHECK(!u8("\xed\xa0\x80"));        /* U+D800 */
+    CHECK(!u8("\xed\xbf\xbf"));        /* U+DFFF */
+    CHECK(!u8("\xf4\x90\x80\x80"));    /* U+110000 */
+    CHECK(!u8("\xf5\x80\x80\x80"));
+    CHECK(!u8("\xff"));
+    CHECK(!u8("\xe2\x82"));            /* truncated */
+    CHECK(!u8("abcdefgh\xe2\x82"));    /* truncated after the fast path */
+    CHECK(!u8("\xe2\x28\xa1"));
+    CHECK(!u8("\xc3\xa9\xa9"));
+    CHECK_EQ_INT(ig_utf8_valid_prefix((const uint8_t *)"abc\xc3\xa9\xff", 6), 5);
+    uint8_t nul[3] = {'a', 0, 'b'};
+    CHECK(ig_utf8_valid(nul, 3)); /* NUL is a valid code point */
+}
+
+static void test_utf8_random_vs_reference(void)
+{
+    uint64_t s = check_seed;
+    uint8_t buf[32];
+    int bad = 0;
+    for (int it = 0; it < 500000; it++) {
+        size_t n = test_rand(&s) % sizeof buf;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = test_rand(&s);
+            /* Bias towards interesting bytes: lead bytes and continuations. */
+            buf[i] = (r & 3) == 0 ? (uint8_t)(0x80 | (r >> 8 & 0x3F))
+                     : (r & 3) == 1 ? (uint8_t)(0xC0 | (r >> 8 & 0x3F))
+                                    : (uint8_t)(r >> 8);
+        }
+        if (ig_utf8_valid(buf, n) != ref_utf8_valid(buf, n)) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+static void test_utf8_encode(void)
+{
+    uint8_t out[4];
+    static const uint32_t cps[] = {0,      0x7F,   0x80,    0x7FF,    0x800,   0xD7FF,
+                                   0xE000, 0xFFFF, 0x10000, 0x10FFFF, 0x1F600, 0xFEFF};
+    for (size_t i = 0; i < sizeof cps / sizeof *cps; i++) {
+        size_t n = ig_utf8_encode(cps[i], out);
+        CHECK(n >= 1 && n <= 4);
+        CHECK(ig_utf8_valid(out, n));
+        CHECK(n == (cps[i] < 0x80 ? 1u : cps[i] < 0x800 ? 2u : cps[i] < 0x10000 ? 3u : 4u));
+    }
+    CHECK(ig_utf8_encode(0x20AC, out) == 3 && memcmp(out, "\xe2\x82\xac", 3) == 0);
+    CHECK_EQ_INT(ig_utf8_encode(0xD800, out), 0);
+    CHECK_EQ_INT(ig_utf8_encode(0xDFFF, out), 0);
+    CHECK_EQ_INT(ig_utf8_encode(0x110000, out), 0);
+    /* Every scalar value round-trips through the validator. */
+    int bad = 0;
+    for (uint32_t cp = 0; cp <= 0x10FFFF; cp++) {
+        size_t n = ig_utf8_encode(cp, out);
+        bool surrogate = cp >= 0xD800 && cp <= 0xDFFF;
+        if (surrogate ? n != 0 : (n == 0 || !ig_utf8_valid(out, n))) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+TEST_MAIN(T(test_i64_boundaries), T(test_i64_syntax), T(test_u64_boundaries), T(test_int_range),
+          T(test_int_messages), T(test_int_random_roundtrip), T(test_f64_forms),
+          T(test_f64_specials), T(test_f64_rejects), T(test_f64_roundtrip_vs_strtod),
+          T(test_decimals_vs_strtod), T(test_f32_roundtrip_vs_strtof),
+          T(test_float_locale_independent), T(test_bool), T(test_hex_binary), T(test_base64),
+          T(test_utf8_cases), T(test_utf8_random_vs_reference), T(test_utf8_encode))
