@@ -1,0 +1,66 @@
+/* ingot.h - read ingot tables from your own program.
+ *
+ * Link with libingot (pkg-config --cflags --libs ingot). A table is a directory
+ * written by `ingot import`; opening it reads each part's 64-byte tail and maps
+ * its footer, so the cost does not grow with the number of columns. Reads fetch
+ * only the pages of the column (and row group) asked for.
+ *
+ * Every function that can fail returns 0 or a negative errno and, given an
+ * error buffer, writes a message naming the file, column and page. Nothing here
+ * prints or exits. A table handle may be used by one thread at a time; open one
+ * handle per thread for parallel reads. */
+#ifndef INGOT_H
+#define INGOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ingot_table ingot_table;
+
+enum ingot_type {
+    INGOT_BOOL = 1, INGOT_INT8, INGOT_INT16, INGOT_INT32, INGOT_INT64,
+    INGOT_UINT8, INGOT_UINT16, INGOT_UINT32, INGOT_UINT64,
+    INGOT_FLOAT32, INGOT_FLOAT64, INGOT_STRING, INGOT_BINARY
+};
+
+#define INGOT_ALL_GROUPS UINT32_MAX
+
+int ingot_open(const char *dir, ingot_table **out, char *errbuf, size_t errlen);
+void ingot_close(ingot_table *t);
+
+uint64_t ingot_rows(const ingot_table *t);       /* including erased rows */
+uint64_t ingot_live_rows(const ingot_table *t);
+uint32_t ingot_columns(const ingot_table *t);
+uint32_t ingot_groups(const ingot_table *t);
+uint64_t ingot_group_live_rows(const ingot_table *t, uint32_t group);
+
+/* Column id by name (binary search); -ENOENT if there is none. */
+int ingot_column_find(const ingot_table *t, const char *name, uint32_t *col);
+/* Name (not NUL-terminated), type, nullability of column `col`. */
+const char *ingot_column_name(const ingot_table *t, uint32_t col, size_t *len);
+int ingot_column_type(const ingot_table *t, uint32_t col, enum ingot_type *type, int *nullable);
+/* Bytes per value of a fixed-width type (bool is 1), 0 for string/binary. */
+size_t ingot_type_width(enum ingot_type type);
+
+/* Copy the live values of a fixed-width column (one group, or all) into out as
+ * little-endian values of the column's width, NULLs as 0 (NaN for floats).
+ * valid, if not NULL, receives one byte per value (1 = not NULL). out must hold
+ * live_rows x width bytes. Returns the number of values, or a negative errno. */
+int64_t ingot_read_fixed(ingot_table *t, uint32_t col, uint32_t group, void *out,
+                         size_t out_bytes, uint8_t *valid, char *errbuf, size_t errlen);
+
+/* The text rendering of a column (what `ingot cat` prints), handed to emit in
+ * pieces. emit returns non-zero to stop. */
+int ingot_read_text(ingot_table *t, uint32_t col, uint32_t group,
+                    int (*emit)(void *ctx, const void *p, size_t n), void *ctx, char *errbuf,
+                    size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

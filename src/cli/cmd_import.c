@@ -18,6 +18,7 @@ static const char usage[] =
     "  --rows-per-group N     rows per row group (default 65536)\n"
     "  --page-size BYTES      target page size (default 65536; K/M suffixes)\n"
     "  --delimiter C          CSV field separator (default ',')\n"
+    "  --sample-rows N        rows sampled to infer types (default 10000)\n"
     "  --json                 print the result as JSON\n";
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
@@ -35,6 +36,7 @@ int cmd_import(int argc, char **argv)
         {"append", no_argument, 0, 'a'},          {"rows-per-group", required_argument, 0, 'r'},
         {"page-size", required_argument, 0, 'p'}, {"delimiter", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
+        {"sample-rows", required_argument, 0, 'S'},
         {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -66,6 +68,7 @@ int cmd_import(int argc, char **argv)
                 o.delimiter = optarg[0];
             break;
         case 'j': json = true; break;
+        case 'S': o.sample_rows = (uint32_t)cli_parse_count("--sample-rows", optarg, 1, 1u << 30); break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }

@@ -1,6 +1,7 @@
 #include "render.h"
 #include "types.h"
 #include "util/buf.h"
+#include "util/endian.h"
 
 #include <errno.h>
 #include <float.h>
@@ -257,6 +258,43 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
         total += scratch->len + 1;
     }
     *len = total;
+    return 0;
+}
+
+int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted,
+                    bool as_validity)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    if (!ti || ti->phys != IG_PHYS_LANES) return -EINVAL;
+    uint32_t w = as_validity ? 1 : ti->width;
+    uint8_t *o = ig_buf_extend(out, v->n * w);
+    if (!o && v->n) return -ENOMEM;
+    size_t k = 0;
+    bool fast = !deleted && !v->has_nulls && !as_validity && w == 8 &&
+                __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    if (fast) { /* the common case for int64/float64: one copy */
+        memcpy(o, v->lanes, v->n * 8);
+        k = v->n * 8;
+    }
+    for (size_t i = 0; i < v->n && !fast; i++) {
+        if (deleted && (deleted[i / 8] >> (i % 8) & 1)) continue;
+        bool null = ig_values_is_null(v, i);
+        if (as_validity) {
+            o[k++] = !null;
+            continue;
+        }
+        uint64_t lane = v->lanes[i];
+        if (null) lane = ti->is_float ? (w == 4 ? 0x7FC00000u : 0x7FF8000000000000ULL) : 0;
+        if (v->type == IG_T_BOOL) lane = lane != 0;
+        switch (w) {
+        case 1: o[k] = (uint8_t)lane; break;
+        case 2: ig_st16(o + k, (uint16_t)lane); break;
+        case 4: ig_st32(o + k, (uint32_t)lane); break;
+        default: ig_st64(o + k, lane);
+        }
+        k += w;
+    }
+    out->len -= v->n * w - k;
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #ifndef IG_FORMAT_RENDER_H
 #define IG_FORMAT_RENDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,12 @@ int ig_render_text_lines(struct ig_buf *out, const struct ig_values *v, const ui
 /* Length of ig_render_text_lines output without keeping it (uses scratch). */
 int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct ig_buf *scratch,
                        uint64_t *len);
+
+/* Append the live values as little-endian elements of `width` bytes (the type's
+ * NumPy form: bool as 0/1 bytes, NULL as 0 or a quiet NaN), or with
+ * as_validity one byte per live value, 1 when not NULL. */
+int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted,
+                    bool as_validity);
 
 /* Append value i as a JSON value. */
 int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i);

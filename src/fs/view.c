@@ -522,34 +522,10 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
         fs_entry_free(e);
         return rc == -ENOMEM ? rc : -EIO;
     }
-    if (f->node.view == FS_V_TEXT) {
+    if (f->node.view == FS_V_TEXT)
         rc = ig_render_text_lines(&e->data, &v, del);
-    } else {
-        const struct ig_type_info *ti = ig_type_info(ref.rec.type);
-        uint32_t w = f->node.view == FS_V_VALID ? 1 : ti->width;
-        uint8_t *o = ig_buf_extend(&e->data, (size_t)rec.row_count * w);
-        rc = o ? 0 : -ENOMEM;
-        size_t k = 0;
-        for (uint32_t i = 0; i < v.n && !rc; i++) {
-            if (del && (del[i / 8] >> (i % 8) & 1)) continue;
-            bool null = ig_values_is_null(&v, i);
-            if (f->node.view == FS_V_VALID) {
-                o[k++] = !null;
-                continue;
-            }
-            uint64_t lane = v.lanes[i];
-            if (null) lane = ti->is_float ? (w == 4 ? 0x7FC00000u : 0x7FF8000000000000ULL) : 0;
-            if (ref.rec.type == IG_T_BOOL) lane = lane != 0;
-            switch (w) {
-            case 1: o[k] = (uint8_t)lane; break;
-            case 2: ig_st16(o + k, (uint16_t)lane); break;
-            case 4: ig_st32(o + k, (uint32_t)lane); break;
-            default: ig_st64(o + k, lane);
-            }
-            k += w;
-        }
-        e->data.len = k;
-    }
+    else
+        rc = ig_render_fixed(&e->data, &v, del, f->node.view == FS_V_VALID);
     ig_values_free(&v);
     if (rc) {
         fs_entry_free(e);

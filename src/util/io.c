@@ -98,30 +98,41 @@ int ig_write_file_atomic(const char *dir, const char *name, const void *data, si
 
 int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct ig_error *err)
 {
+    /* read to EOF rather than trusting st_size: pipes (<(...)) report 0 */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st)) {
-        int e = errno;
-        close(fd);
-        return ig_err(err, -e, "%s: %s", path, strerror(e));
+    size_t cap = 4096, n = 0;
+    char *p = malloc(cap + 1);
+    int rc = p ? 0 : -ENOMEM;
+    while (!rc) {
+        if (n == cap) {
+            if (cap >= max) {
+                rc = -EFBIG;
+                break;
+            }
+            cap = cap * 2 > max ? max : cap * 2;
+            char *q = realloc(p, cap + 1);
+            if (!q) {
+                rc = -ENOMEM;
+                break;
+            }
+            p = q;
+        }
+        ssize_t r = read(fd, p + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            rc = -errno;
+        } else if (r == 0) {
+            break;
+        } else {
+            n += (size_t)r;
+        }
     }
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        return ig_err(err, -EFBIG, "%s: file too large (%lld bytes)", path,
-                      (long long)st.st_size);
-    }
-    size_t n = (size_t)st.st_size;
-    char *p = malloc(n + 1);
-    if (!p) {
-        close(fd);
-        return ig_err(err, -ENOMEM, "%s: out of memory", path);
-    }
-    int rc = ig_pread_full(fd, p, n, 0);
     close(fd);
     if (rc) {
         free(p);
-        return ig_err(err, rc, "%s: read failed: %s", path, strerror(-rc));
+        if (rc == -EFBIG) return ig_err(err, rc, "%s: file too large (over %zu bytes)", path, max);
+        return ig_err(err, rc, "%s: %s", path, strerror(-rc));
     }
     p[n] = '\0';
     *out = p;

@@ -7,7 +7,8 @@
  *
  * The first input byte picks the delimiter and a small buffer size; the rest
  * is the file. Oracles, beyond the sanitizers:
- *   - parsing with the default 1 MiB buffer and with a 1..32-byte buffer
+ *   - parsing with a 64 KiB buffer (larger than any input the fuzzer makes,
+ *     and cheaper per run than the default 1 MiB) and with a 1..32-byte buffer
  *     (which forces a refill inside nearly every token) gives the same
  *     records, line numbers and error message;
  *   - rewinding and reading again gives the same result;
@@ -26,6 +27,8 @@
 #include "import/lines.h"
 #include "util/buf.h"
 #include "util/error.h"
+
+enum { BIG = 64 * 1024 };
 
 static int mem_fd(const uint8_t *p, size_t n)
 {
@@ -46,7 +49,6 @@ struct out {
     struct ig_buf fields; /* fields only, one entry per record */
     struct ig_buf csv;    /* records written back as CSV */
     size_t nrec;
-    bool last_is_empty_line; /* last record is one empty unquoted field */
 };
 
 static void out_free(struct out *o)
@@ -81,7 +83,6 @@ static int read_all(struct ig_csv_reader *r, char delim, struct out *o)
             if (f->quoted) ig_buf_append_byte(&o->csv, '"');
         }
         ig_buf_append_byte(&o->csv, '\n');
-        o->last_is_empty_line = rec.nfields == 1 && !rec.fields[0].quoted && !rec.fields[0].len;
         o->nrec++;
     }
     ig_buf_append(&o->full, o->fields.data, o->fields.len);
@@ -142,16 +143,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     int fd = mem_fd(data, size);
     struct out a, b;
-    int rc = parse_fd(fd, delim, 0, false, &a);
+    int rc = parse_fd(fd, delim, BIG, false, &a);
     lseek(fd, 0, SEEK_SET);
     parse_fd(fd, delim, small, true, &b);
     same(&a.full, &b.full);
 
     if (rc == 0) {
-        /* Write back and re-parse. Two representational corner cases: a
-         * final record that is one empty unquoted field is written as an
-         * empty last line, which is not a record; and output starting with
-         * a BOM would have it skipped, so protect it with another BOM. */
+        /* Write back and re-parse. Every record is written with a '\n'
+         * terminator, so even a record that is one empty unquoted field (an
+         * empty line) survives. Output starting with a BOM would have it
+         * skipped, so protect it with another BOM. */
         struct ig_buf csv = IG_BUF_INIT;
         if (a.csv.len >= 3 && memcmp(a.csv.data, "\xEF\xBB\xBF", 3) == 0)
             ig_buf_append(&csv, "\xEF\xBB\xBF", 3);
@@ -159,13 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int fd2 = mem_fd(csv.data ? csv.data : (const uint8_t *)"", csv.len);
         struct out x;
         if (parse_fd(fd2, delim, small, false, &x) != 0) abort();
-        if (a.last_is_empty_line) {
-            if (x.nrec + 1 != a.nrec) abort();
-            if (x.fields.len + 7 != a.fields.len) abort(); /* minus "#1[0:0]" */
-            if (x.fields.len && memcmp(x.fields.data, a.fields.data, x.fields.len) != 0) abort();
-        } else {
-            same(&a.fields, &x.fields);
-        }
+        same(&a.fields, &x.fields);
         out_free(&x);
         ig_buf_free(&csv);
         close(fd2);
@@ -175,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     struct ig_buf la = IG_BUF_INIT, lb = IG_BUF_INIT;
     lseek(fd, 0, SEEK_SET);
-    dump_lines(fd, 0, &la);
+    dump_lines(fd, BIG, &la);
     lseek(fd, 0, SEEK_SET);
     dump_lines(fd, small, &lb);
     same(&la, &lb);

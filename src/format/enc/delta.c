@@ -71,6 +71,67 @@ static int dl_emit(const uint8_t *widths, const uint64_t *bases, const uint64_t 
     return 0;
 }
 
+static i128 floor_div(i128 a, i128 m, i128 *rem)
+{
+    i128 q = a / m;
+    if (a % m != 0 && a < 0) q -= 1;
+    *rem = a - q * m;
+    return q;
+}
+
+/* The canonical codes of one block from its live values (vals[i] where live[i]):
+ * base = first live value, its code 2; each later live value's step from the
+ * previous live one, spread over the gap as described in the header comment.
+ * The step is taken as (int64)(b - a), the representative mod 2^64 in
+ * [-2^63, 2^63), so the codes depend on the live values alone. -1 if a step
+ * cannot be represented. */
+static int dl_block_build(const uint64_t *vals, const bool *live, size_t cnt, uint64_t *base,
+                          uint64_t *codes)
+{
+    memset(codes, 0, cnt * sizeof *codes);
+    *base = 0;
+    size_t prev = SIZE_MAX;
+    for (size_t i = 0; i < cnt; i++) {
+        if (!live[i]) continue;
+        if (prev == SIZE_MAX) {
+            *base = vals[i];
+            codes[i] = 2;
+        } else {
+            size_t gap = i - prev - 1;
+            i128 rem, q = floor_div((i128)(int64_t)(vals[i] - vals[prev]), (i128)gap + 1, &rem);
+            if (q < INT64_MIN + (i128)1 || q > INT64_MAX - (i128)1) return -1;
+            for (size_t k = 0; k < (size_t)rem; k++)
+                codes[prev + 1 + k] = 1;
+            codes[i] = ig_zigzag64((uint64_t)(int64_t)q) + 2;
+        }
+        prev = i;
+    }
+    return 0;
+}
+
+static uint8_t dl_width(const uint64_t *codes, size_t cnt)
+{
+    uint64_t or_all = 0;
+    for (size_t i = 0; i < cnt; i++)
+        or_all |= codes[i];
+    return (uint8_t)ig_bit_width(or_all);
+}
+
+size_t enc_delta_marked_bytes(const uint64_t *v, size_t n)
+{
+    uint64_t codes[DB], base;
+    bool live[DB];
+    size_t total = 0;
+    for (size_t b = 0; b < dl_blocks(n); b++) {
+        size_t cnt = dl_count(n, b);
+        for (size_t i = 0; i < cnt; i++)
+            live[i] = v[b * DB + i] != 0;
+        if (dl_block_build(v + b * DB, live, cnt, &base, codes)) return SIZE_MAX;
+        total += ig_bitpack_size(cnt, dl_width(codes, cnt));
+    }
+    return total;
+}
+
 static int dl_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                      const struct int_stats *st, struct enc_ectx *c, struct ig_buf *out)
 {
@@ -85,20 +146,16 @@ static int dl_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
         rc = enc_nomem(c->err);
         goto done;
     }
+    bool live[DB];
     for (size_t b = 0; b < nb; b++) {
         size_t s = b * DB, cnt = dl_count(n, b);
-        uint64_t or_all = 2;
-        bases[b] = v[s];
-        codes[s] = 2;
-        for (size_t i = s + 1; i < s + cnt; i++) {
-            uint64_t z = ig_zigzag64(v[i] - v[i - 1]);
-            if (z >= UINT64_MAX - 1) {
-                rc = ig_err(c->err, -EINVAL, "delta: step of 2^63 at value %zu", i);
-                goto done;
-            }
-            or_all |= codes[i] = z + 2;
+        for (size_t i = 0; i < cnt; i++)
+            live[i] = !c->zero_marks || v[s + i] != 0; /* 0 codes of a dict: markers */
+        if (dl_block_build(v + s, live, cnt, &bases[b], codes + s)) {
+            rc = ig_err(c->err, -EINVAL, "delta: a step of 2^63 in block %zu", b);
+            goto done;
         }
-        widths[b] = (uint8_t)ig_bit_width(or_all);
+        widths[b] = dl_width(codes + s, cnt);
     }
     rc = dl_emit(widths, bases, codes, n, out, c->err);
 done:
@@ -202,72 +259,18 @@ static int dl_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_de
     return 0;
 }
 
-static i128 floor_div(i128 a, i128 m, i128 *rem)
-{
-    i128 q = a / m;
-    if (a % m != 0 && a < 0) q -= 1;
-    *rem = a - q * m;
-    return q;
-}
-
-/* Erase `kill` (block-relative bits via killed()) from one block, in place on
- * codes[0..cnt); returns the new base. See the header comment for the rule. */
+/* Erase kill (bits first + i) from one block: decode, drop the killed live
+ * slots, rebuild canonically. */
 static int dl_block_erase(uint64_t *base, uint64_t *codes, size_t cnt, const uint8_t *kill,
                           size_t first, struct ig_error *err)
 {
     uint64_t vals[DB];
-    i128 seg[DB];
     bool live[DB];
-    /* Decode with the segment sum of every live slot (exact, 128-bit). */
-    uint64_t r = *base, e = 0, m = 0;
-    for (size_t i = 0; i < cnt; i++) {
-        uint64_t c = codes[i];
-        live[i] = c >= 2;
-        if (!live[i]) {
-            e++;
-            m += c;
-            continue;
-        }
-        int64_t dd = (int64_t)ig_unzigzag64(c - 2); /* |dd| < 2^63: fits */
-        seg[i] = (i128)(e + 1) * dd + (i128)m;
-        r += (e + 1) * (uint64_t)dd + m;
-        vals[i] = r;
-        e = m = 0;
-    }
-    /* Drop killed live slots, folding their segment into the next survivor's. */
-    bool have_prev = false;
-    i128 acc = 0;
-    for (size_t i = 0; i < cnt; i++) {
-        if (!live[i]) continue;
-        if (bm_get(kill, first + i)) {
-            live[i] = false;
-            if (have_prev) acc += seg[i];
-        } else {
-            if (have_prev) seg[i] += acc;
-            acc = 0;
-            have_prev = true;
-        }
-    }
-    /* Re-emit canonically. */
-    memset(codes, 0, cnt * sizeof *codes);
-    size_t prev = SIZE_MAX;
-    *base = 0;
-    for (size_t i = 0; i < cnt; i++) {
-        if (!live[i]) continue;
-        if (prev == SIZE_MAX) {
-            *base = vals[i];
-            codes[i] = 2;
-        } else {
-            size_t gap = i - prev - 1;
-            i128 rem, q = floor_div(seg[i], (i128)gap + 1, &rem);
-            if (q < INT64_MIN + (i128)1 || q > INT64_MAX - (i128)1)
-                return ig_err(err, -ENOSPC, "delta stream: merged step does not fit");
-            for (size_t k = 0; k < (size_t)rem; k++)
-                codes[prev + 1 + k] = 1;
-            codes[i] = ig_zigzag64((uint64_t)(int64_t)q) + 2;
-        }
-        prev = i;
-    }
+    dl_block_values(*base, codes, cnt, vals);
+    for (size_t i = 0; i < cnt; i++)
+        live[i] = codes[i] >= 2 && !bm_get(kill, first + i);
+    if (dl_block_build(vals, live, cnt, base, codes))
+        return ig_err(err, -ENOSPC, "delta stream: a merged step does not fit");
     return 0;
 }
 
@@ -296,10 +299,7 @@ static int dl_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_
         q += ig_bitpack_size(cnt, h.widths[b]);
         bases[b] = ig_ld64(h.bases + 8 * b);
         rc = dl_block_erase(&bases[b], bc, cnt, kill, b * DB, c->err);
-        uint64_t or_all = 0;
-        for (size_t i = 0; i < cnt; i++)
-            or_all |= bc[i];
-        widths[b] = (uint8_t)ig_bit_width(or_all);
+        widths[b] = dl_width(bc, cnt);
     }
     if (!rc) rc = dl_emit(widths, bases, codes, n, out, c->err);
 done:

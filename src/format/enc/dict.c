@@ -178,9 +178,13 @@ static int dict_put_codes(uint64_t *codes, size_t n, uint64_t k, const uint8_t *
                           enum codes_mode mode, const struct enc_ectx *c, struct ig_buf *out)
 {
     struct ig_int_desc cd = codes_desc(k);
-    if (mode == CODES_AUTO) return enc_int_encode_child(codes, n, &cd, c, 0, c->no_drop, out);
+    unsigned f = ENC_CHILD_ZERO_MARKS;
+    if (mode == CODES_AUTO)
+        return enc_int_encode_child(codes, n, &cd, c, 0, f | (c->no_drop ? ENC_CHILD_NO_DROP : 0),
+                                    out);
     if (mode == CODES_KEEP)
-        return enc_int_encode_child(codes, n, &cd, c, ENC_BIT(IG_ENC_RLE), true, out);
+        return enc_int_encode_child(codes, n, &cd, c, ENC_BIT(IG_ENC_RLE), f | ENC_CHILD_NO_DROP,
+                                    out);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!bm_get(absent, i)) codes[m++] = codes[i];
@@ -228,7 +232,8 @@ static size_t dict_estimate(const struct int_stats *st, const struct ig_int_desc
                             const struct enc_ectx *c)
 {
     size_t n = st->n, k = st->distinct;
-    if (k > ENC_DISTINCT_CAP || (n && k >= n)) return SIZE_MAX;
+    /* Too many distinct values for auto to consider: possible, never chosen. */
+    if (k > ENC_DISTINCT_CAP) return SIZE_MAX - 1;
     unsigned cb = ig_bit_width(k);
     size_t codes = 2 + ig_bitpack_size(n, cb);
     bool rle_ok = c->depth_left >= 3 && !(c->used & ENC_BIT(IG_ENC_RLE)) && !c->no_drop;
@@ -290,7 +295,7 @@ static int dict_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
         rc = enc_nomem(c->err);
         goto done;
     }
-    rc = enc_int_encode_child(vals, k, d, c, ENC_BIT(IG_ENC_RLE), true, out);
+    rc = enc_int_encode_child(vals, k, d, c, ENC_BIT(IG_ENC_RLE), ENC_CHILD_NO_DROP, out);
     if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
 done:
     enc_lane_map_free(&m);
@@ -356,7 +361,7 @@ static int dict_rebuild_int(const uint64_t *vals, uint64_t k, uint64_t *codes, s
     for (size_t i = 0; i < n; i++)
         codes[i] = newid[codes[i]];
     if (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k2)) rc = -ENOMEM;
-    if (!rc) rc = enc_int_encode_child(nv, k2, d, ec, ENC_BIT(IG_ENC_RLE), true, out);
+    if (!rc) rc = enc_int_encode_child(nv, k2, d, ec, ENC_BIT(IG_ENC_RLE), ENC_CHILD_NO_DROP, out);
     if (!rc) rc = dict_put_codes(codes, n, k2, absent2, drop ? CODES_DROP : CODES_KEEP, ec, out);
 done:
     free(newid);

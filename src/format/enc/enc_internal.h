@@ -77,6 +77,8 @@ struct enc_ectx {
     int depth_left;    /* levels left including this one (composites need >= 2) */
     bool no_drop;      /* the parent cannot tolerate dropped elements (no rle) */
     bool strict;       /* a forced scheme: fail with -EINVAL rather than fall back */
+    bool zero_marks;   /* a 0 lane means "erased" (dict codes): for/delta store it as
+                          their marker, which decodes to 0, instead of as a value */
     int max_depth;     /* the top-level budget, for erase re-encodes */
     struct ig_error *err;
 };
@@ -98,7 +100,10 @@ struct int_stats {
 };
 
 void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool distinct,
-                   struct int_stats *st);
+                   bool zero_marks, struct int_stats *st);
+/* Packed block bytes of delta over v where 0 lanes are markers (SIZE_MAX if a
+ * step cannot be represented). */
+size_t enc_delta_marked_bytes(const uint64_t *v, size_t n);
 
 /* ---- the scheme tables -------------------------------------------------- */
 
@@ -165,9 +170,11 @@ int enc_int_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_de
 int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, struct enc_ectx *c,
                    struct ig_buf *out);
 /* Append varint(len) + a nested stream chosen automatically below `parent`
- * (excluding `exclude` and every scheme on the chain). */
+ * (excluding `exclude` and every scheme on the chain). flags: ENC_CHILD_*. */
+#define ENC_CHILD_NO_DROP    1u /* the child must not be a dropping stream (rle) */
+#define ENC_CHILD_ZERO_MARKS 2u /* 0 lanes are erased markers (dict codes) */
 int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *d,
-                         const struct enc_ectx *parent, unsigned exclude, bool no_drop,
+                         const struct enc_ectx *parent, unsigned exclude, unsigned flags,
                          struct ig_buf *out);
 /* The same with one scheme forced (-EINVAL when it cannot hold the values). */
 int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int_desc *d,

@@ -26,10 +26,10 @@ static size_t for_estimate(const struct int_stats *st, const struct ig_int_desc 
                            const struct enc_ectx *c)
 {
     (void)d;
-    (void)c;
     uint64_t range = st->n ? st->hi - st->lo : 0;
     if (range == UINT64_MAX) return SIZE_MAX;
-    return FOR_HDR + ig_bitpack_size(st->n, ig_bit_width(st->n ? range + 1 : 0));
+    bool none = st->n == 0 || (c->zero_marks && st->umax == 0); /* every lane a marker */
+    return FOR_HDR + ig_bitpack_size(st->n, none ? 0 : ig_bit_width(range + 1));
 }
 
 /* Encode v[0..n) where positions in `marks` (may be NULL) are erased. */
@@ -68,7 +68,14 @@ static int for_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                       const struct int_stats *st, struct enc_ectx *c, struct ig_buf *out)
 {
     (void)st;
-    return for_build(v, NULL, n, d, out, c->err);
+    if (!c->zero_marks) return for_build(v, NULL, n, d, out, c->err);
+    uint8_t *marks = calloc(bm_bytes(n) + 1, 1);
+    if (!marks) return enc_nomem(c->err);
+    for (size_t i = 0; i < n; i++)
+        if (!v[i]) bm_set(marks, i);
+    int rc = for_build(v, marks, n, d, out, c->err);
+    free(marks);
+    return rc;
 }
 
 static int for_header(const uint8_t *p, size_t len, size_t n, uint64_t *base, unsigned *w,

@@ -57,8 +57,8 @@ static int rle_emit(const uint64_t *vals, const uint64_t *lens, size_t r,
     struct ig_int_desc ld = {enc_byte_width(maxl), false};
     unsigned ex_v = only_v ? ENC_INT_ALL & ~ENC_BIT(only_v) : 0;
     unsigned ex_l = only_l ? ENC_INT_ALL & ~ENC_BIT(only_l) : 0;
-    int rc = enc_int_encode_child(vals, r, d, c, ex_v, true, out);
-    if (!rc) rc = enc_int_encode_child(lens, r, &ld, c, ex_l, true, out);
+    int rc = enc_int_encode_child(vals, r, d, c, ex_v, ENC_CHILD_NO_DROP, out);
+    if (!rc) rc = enc_int_encode_child(lens, r, &ld, c, ex_l, ENC_CHILD_NO_DROP, out);
     return rc;
 }
 

@@ -51,7 +51,7 @@ int ig_stream_scheme(const uint8_t *p, size_t len)
 /* ---- statistics ---------------------------------------------------------- */
 
 void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool distinct,
-                   struct int_stats *st)
+                   bool zero_marks, struct int_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->n = n;
@@ -107,6 +107,20 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
     st->delta_bytes = delta_ok ? dbytes : SIZE_MAX;
     st->fits_width = enc_fits(sg ? st->lo : umin, d->width, sg) &&
                      enc_fits(sg ? st->hi : umax, d->width, sg);
+    if (zero_marks && umin == 0) {
+        /* 0 lanes become for/delta markers: their range and steps skip them. */
+        bool any = false;
+        for (size_t i = 0; i < n; i++) {
+            if (!v[i]) continue;
+            uint64_t k = enc_order_key(v[i], sg);
+            if (!any || k < klo) klo = k;
+            if (!any || k > khi) khi = k;
+            any = true;
+        }
+        st->lo = any ? enc_order_key(klo, sg) : 0;
+        st->hi = any ? enc_order_key(khi, sg) : 0;
+        st->delta_bytes = enc_delta_marked_bytes(v, n);
+    }
     if (!distinct) {
         st->distinct = SIZE_MAX;
         return;
@@ -342,7 +356,7 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
         return ig_err(c->err, -EINVAL, "encoding %s needs a cascade depth of at least 2", name);
     }
     struct int_stats st;
-    enc_int_stats(v, n, d, (cand & ENC_BIT(IG_ENC_DICT)) != 0, &st);
+    enc_int_stats(v, n, d, (cand & ENC_BIT(IG_ENC_DICT)) != 0, c->zero_marks, &st);
 
     if (c->strict) {
         const struct int_scheme *s = enc_int_scheme((unsigned)__builtin_ctz(cand));
@@ -378,13 +392,14 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
 }
 
 int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *d,
-                         const struct enc_ectx *parent, unsigned exclude, bool no_drop,
+                         const struct enc_ectx *parent, unsigned exclude, unsigned flags,
                          struct ig_buf *out)
 {
     struct enc_ectx c = *parent;
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
-    c.no_drop = no_drop;
+    c.no_drop = (flags & ENC_CHILD_NO_DROP) != 0;
+    c.zero_marks = (flags & ENC_CHILD_ZERO_MARKS) != 0;
     c.strict = false;
     /* Reserve room for the longest length prefix, encode in place, then close
      * the gap: saves a temporary buffer per nested stream. */
@@ -412,6 +427,7 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
     c.allowed = ENC_BIT(scheme);
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
     c.no_drop = false;
+    c.zero_marks = false;
     c.strict = true;
     struct ig_buf tmp = IG_BUF_INIT;
     int rc = enc_int_encode(v, n, d, &c, &tmp);

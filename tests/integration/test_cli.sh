@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# ingot import / cat / inspect / verify, driven like a user would, against
+# expectations computed independently in Python (render.py).
+source "$(dirname "$0")/lib.sh"
+GEN="$PY $ROOT/tests/integration/gen_table.py"
+COLS=(id i8 i16 i32 u8 u16 u32 u64 flag f32 f64 label blob "weird, name" const)
+
+# cat every column and compare with the expected files
+cat_matches() { # TABLE GENDIR
+    local c f bad=0
+    for c in "${COLS[@]}"; do
+        f=${c//[, ]/_}
+        if ! "$INGOT" cat "$1" "$c" | cmp -s - "$2/expect/$f.txt"; then
+            echo "column '$c' differs:"; "$INGOT" cat "$1" "$c" | diff - "$2/expect/$f.txt" | head -5
+            bad=1
+        fi
+    done
+    return $bad
+}
+
+# --- round trips, every type, CSV and JSONL, small pages and groups
+$GEN "$WORK/csv" 5000 11 csv >/dev/null
+check import_csv_with_schema "$INGOT" import --schema "$WORK/csv/schema.txt" --rows-per-group 1500 \
+    --page-size 2048 "$WORK/csv/input.csv" "$WORK/t_csv"
+check cat_equals_input_csv cat_matches "$WORK/t_csv" "$WORK/csv"
+check verify_fresh_table "$INGOT" verify "$WORK/t_csv"
+
+$GEN "$WORK/jl" 5000 12 jsonl >/dev/null
+check import_jsonl_with_schema "$INGOT" import --format jsonl --schema "$WORK/jl/schema.txt" \
+    "$WORK/jl/input.jsonl" "$WORK/t_jl"
+check cat_equals_input_jsonl cat_matches "$WORK/t_jl" "$WORK/jl"
+
+# --- groups: cat --group G is exactly that group's rows
+group_ok() {
+    local n
+    n=$("$INGOT" inspect --json "$WORK/t_csv" | jq '.row_groups')
+    [ "$n" = 4 ] || { echo "expected 4 groups, got $n"; return 1; }
+    for g in 0 1 2 3; do
+        "$INGOT" cat --group $g "$WORK/t_csv" id | cmp -s - <(seq $((g * 1500)) $(((g + 1) * 1500 - 1)) | head -n 1500 | awk '$1 < 5000') \
+            || { echo "group $g differs"; return 1; }
+    done
+}
+check cat_group group_ok
+expect_fail cat_group_out_of_range "$INGOT" cat --group 4 "$WORK/t_csv" id
+expect_fail cat_unknown_column "$INGOT" cat "$WORK/t_csv" nosuch
+
+# --- inference
+cat >"$WORK/infer.csv" <<'CSV'
+n,x,b,s,e
+1,1.5,true,hello,
+-2,2,F,"quoted, comma",
+3,NaN,1,x,
+CSV
+infer_ok() {
+    "$INGOT" import "$WORK/infer.csv" "$WORK/t_infer" || return 1
+    local types
+    types=$("$INGOT" inspect --json "$WORK/t_infer" | jq -r '[.columns[] | .type] | join(",")')
+    [ "$types" = "int64,float64,bool,string,string" ] || { echo "inferred $types"; return 1; }
+    [ "$("$INGOT" cat "$WORK/t_infer" x | tr '\n' ' ')" = "1.5 2.0 NaN " ] || return 1
+    [ "$("$INGOT" cat "$WORK/t_infer" e | tr '\n' ' ')" = '\N \N \N ' ] || return 1
+}
+check infer_csv_types infer_ok
+printf '{"a": 1, "b": "x", "c": true, "d": 1.5}\n{"a": 2, "d": 3}\n' >"$WORK/infer.jsonl"
+infer_jsonl_ok() {
+    "$INGOT" import "$WORK/infer.jsonl" "$WORK/t_ij" || return 1
+    local types
+    types=$("$INGOT" inspect --json "$WORK/t_ij" | jq -r '[.columns[] | .type] | join(",")')
+    [ "$types" = "int64,string,bool,float64" ] || { echo "inferred $types"; return 1; }
+    [ "$("$INGOT" cat "$WORK/t_ij" d | tr '\n' ' ')" = "1.5 3.0 " ]
+}
+check infer_jsonl_types infer_jsonl_ok
+
+# --- append: a new part, row ids continue, the old part untouched
+append_ok() {
+    local before after
+    before=$(sha256sum "$WORK/t_csv/part-000000.ingot")
+    "$INGOT" import --append --rows-per-group 1500 "$WORK/csv/input.csv" "$WORK/t_csv" || return 1
+    after=$(sha256sum "$WORK/t_csv/part-000000.ingot")
+    [ "$before" = "$after" ] || { echo "part 0 changed"; return 1; }
+    local j
+    j=$("$INGOT" inspect --json "$WORK/t_csv")
+    [ "$(jq '.parts | length' <<<"$j")" = 2 ] || return 1
+    [ "$(jq '.parts[1].first_row_id' <<<"$j")" = 5000 ] || return 1
+    [ "$(jq '.rows' <<<"$j")" = 10000 ] || return 1
+    [ "$(jq '.row_groups' <<<"$j")" = 8 ] || return 1
+    # the same values twice, in order; group 4 is the new part's first group
+    "$INGOT" cat "$WORK/t_csv" label | cmp -s - <(cat "$WORK/csv/expect/label.txt" "$WORK/csv/expect/label.txt") || return 1
+    "$INGOT" cat --group 4 "$WORK/t_csv" id | head -1 | grep -qx 0 || return 1
+    "$INGOT" verify "$WORK/t_csv" >/dev/null
+}
+check append_continues_row_ids append_ok
+
+# --- bad input: FILE:LINE message, non-zero exit, nothing created or changed
+bad_case() { # NAME CONTENT EXPECTED-MESSAGE [extra import args]
+    local name=$1 content=$2 want=$3; shift 3
+    local in="$WORK/bad_$name.${EXT:-csv}" out rc
+    printf '%b' "$content" >"$in"
+    out=$("$INGOT" import "$@" "$in" "$WORK/t_bad_$name" 2>&1); rc=$?
+    if [ $rc -eq 0 ]; then fail "bad_input_$name" "import succeeded"; return; fi
+    if ! grep -qF -- "$want" <<<"$out"; then fail "bad_input_$name" "message: $out (want: $want)"; return; fi
+    if [ -e "$WORK/t_bad_$name" ] || ls -a "$WORK" | grep -q "t_bad_$name.importing"; then
+        fail "bad_input_$name" "table or temp dir left behind"; return
+    fi
+    pass "bad_input_$name"
+}
+printf 'a int64\nb string\n' >"$WORK/ab.txt"
+bad_case field_count 'a,b\n1,x\n2,y,z\n' "bad_field_count.csv:3:" --schema "$WORK/ab.txt"
+bad_case bad_int 'a,b\n1,x\nseven,y\n' "bad_bad_int.csv:3: column 'a'" --schema "$WORK/ab.txt"
+bad_case int_overflow 'a,b\n99999999999999999999,x\n' "bad_int_overflow.csv:2: column 'a'" --schema "$WORK/ab.txt"
+bad_case bad_utf8 'a,b\n1,\xff\xfe\n' "bad_bad_utf8.csv:2: column 'b': invalid UTF-8" --schema "$WORK/ab.txt"
+bad_case unterminated 'a,b\n1,"open\n2,x\n' "bad_unterminated.csv:2" --schema "$WORK/ab.txt"
+bad_case null_in_required 'a,b\n,x\n' "bad_null_in_required.csv:2: column 'a'" --schema "$WORK/ab.txt"
+bad_case unknown_header 'a,c\n1,x\n' "'c' is not a column" --schema "$WORK/ab.txt"
+bad_case inferred_then_text "a\n1\n2\nthree\n" "bad_inferred_then_text.csv:4: column 'a'" --sample-rows 2
+EXT=jsonl bad_case json_range '{"a": 300, "b": "x"}\n' "bad_json_range.jsonl:1: column 'a'" --schema <(printf 'a int8\nb string\n')
+EXT=jsonl bad_case json_unknown_key '{"a": 1, "b": "x", "zz": 2}\n' "bad_json_unknown_key.jsonl:1: field 'zz'" --schema "$WORK/ab.txt"
+EXT=jsonl bad_case json_syntax '{"a": 1, "b": "x"}\n{"a": 2,, }\n' "bad_json_syntax.jsonl:2" --schema "$WORK/ab.txt"
+EXT=jsonl bad_case json_fraction_in_int '{"a": 1.5, "b": "x"}\n' "bad_json_fraction_in_int.jsonl:1: column 'a'" --schema "$WORK/ab.txt"
+printf "a int64\nb integer\n" >"$WORK/s_bad.txt"
+bad_case schema_unknown_type "a\n1\n" "s_bad.txt:2: unknown type" --schema "$WORK/s_bad.txt"
+expect_fail import_into_existing_table "$INGOT" import "$WORK/csv/input.csv" "$WORK/t_jl"
+
+append_bad_keeps_table() {
+    local before after
+    before=$(cd "$WORK/t_jl" && sha256sum * | sort)
+    printf '{"id": 1}\n{"id": "x"}\n' >"$WORK/bad_append.jsonl"
+    if "$INGOT" import --append "$WORK/bad_append.jsonl" "$WORK/t_jl" 2>/dev/null; then echo "append succeeded"; return 1; fi
+    after=$(cd "$WORK/t_jl" && sha256sum * | sort)
+    [ "$before" = "$after" ] || { echo "table changed"; return 1; }
+    [ -z "$(find "$WORK/t_jl" -name '*.tmp')" ] || { echo "temp file left"; return 1; }
+    "$INGOT" verify "$WORK/t_jl" >/dev/null
+}
+check append_failure_leaves_table_unchanged append_bad_keeps_table
+
+# --- corruption: verify names what failed; cat fails cleanly
+corrupt_copy() { rm -rf "$WORK/c"; cp -r "$WORK/t_jl" "$WORK/c"; }
+page_offset() { # COLUMN-INDEX -> offset of its first page's middle (from inspect + footer knowledge)
+    "$PY" - "$WORK/c/part-000000.ingot" "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+foff, fsize = struct.unpack_from("<QQ", d, len(d) - 64)
+f = d[foff:foff + fsize]
+sec = lambda i: struct.unpack_from("<QQ", f, 80 + 16 * i)
+leaves = struct.unpack_from("<I", f, 44)[0]
+choff, _ = sec(5)
+first = struct.unpack_from("<I", f, choff + 8 * int(sys.argv[2]))[0]
+poff, _ = sec(6)
+off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * first)
+print(off + stored // 2)
+PY
+}
+flip() { # FILE OFFSET: toggle one bit of one byte
+    "$PY" -c "import sys;f=open(sys.argv[1],'r+b');f.seek(int(sys.argv[2]));b=f.read(1)[0];f.seek(int(sys.argv[2]));f.write(bytes([b^0x20]))" "$1" "$2"
+}
+verify_page_flip() {
+    corrupt_copy
+    flip "$WORK/c/part-000000.ingot" "$(page_offset 11)"
+    local out rc
+    out=$("$INGOT" verify "$WORK/c"); rc=$?
+    [ $rc -eq 1 ] || { echo "verify exit $rc"; return 1; }
+    grep -q "part-000000.ingot: column 'label' row group 0 page [0-9]*: checksum mismatch" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" verify --json "$WORK/c")
+    jq -e '.ok == false and (.failures | length) >= 1' <<<"$out" >/dev/null || return 1
+    out=$("$INGOT" cat "$WORK/c" label 2>&1 >/dev/null); rc=$?
+    [ $rc -ne 0 ] && grep -q "checksum mismatch" <<<"$out" || { echo "cat: $rc $out"; return 1; }
+    "$INGOT" cat "$WORK/c" id >/dev/null   # other columns still read
+}
+check verify_catches_flipped_page_byte verify_page_flip
+verify_footer_flip() {
+    local size off out rc fails=0
+    for frac in 10 30 50 70 90 99; do
+        corrupt_copy
+        size=$(stat -c %s "$WORK/c/part-000000.ingot")
+        off=$("$PY" -c "import struct;d=open('$WORK/c/part-000000.ingot','rb').read();fo,fs=struct.unpack_from('<QQ',d,len(d)-64);print(fo+fs*$frac//100)")
+        flip "$WORK/c/part-000000.ingot" "$off"
+        out=$("$INGOT" verify "$WORK/c" 2>&1); rc=$?
+        if [ $rc -ne 1 ] || ! grep -q "part-000000.ingot" <<<"$out"; then echo "footer flip at $frac%: rc=$rc $out"; fails=1; fi
+    done
+    return $fails
+}
+check verify_catches_flipped_footer_byte verify_footer_flip
+verify_truncated() {
+    corrupt_copy
+    truncate -s -100 "$WORK/c/part-000000.ingot"
+    local out rc
+    out=$("$INGOT" verify "$WORK/c" 2>&1); rc=$?
+    [ $rc -eq 1 ] && grep -q "part-000000.ingot" <<<"$out" || { echo "rc=$rc $out"; return 1; }
+    out=$("$INGOT" cat "$WORK/c" id 2>&1); rc=$?
+    [ $rc -eq 2 ] && grep -q "part-000000.ingot" <<<"$out" || { echo "cat rc=$rc $out"; return 1; }
+}
+check verify_catches_truncated_file verify_truncated
+
+# --- json outputs are valid JSON
+check inspect_json_parses bash -c "'$INGOT' inspect --json '$WORK/t_csv' | jq -e '.columns | length == 15'"
+check verify_json_parses bash -c "'$INGOT' verify --json '$WORK/t_csv' | jq -e '.ok == true'"
+check import_json_parses bash -c "'$INGOT' import --json '$WORK/infer.csv' '$WORK/t_j2' | jq -e '.rows == 3'"

@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# The mount, read by real clients: cat, wc, jq, NumPy (mmap), Python seeks,
+# concurrent readers; read-only behaviour; damaged pages; clean unmounts.
+source "$(dirname "$0")/lib.sh"
+if ! have_fuse; then skip mount "no /dev/fuse or fusermount3"; exit 0; fi
+
+GEN="$PY $ROOT/tests/integration/gen_table.py"
+COLS=(id i8 i16 i32 u8 u16 u32 u64 flag f32 f64 label blob "weird, name" const)
+$GEN "$WORK/g" 5000 21 csv >/dev/null
+"$INGOT" import --schema "$WORK/g/schema.txt" --rows-per-group 1300 --page-size 1024 \
+    "$WORK/g/input.csv" "$WORK/t" 2>/dev/null || { fail mount_setup "import failed"; exit 0; }
+
+M="$WORK/mnt"
+mkdir -p "$M"
+daemon_pid() { pgrep -f "ingot mount .*$1\$" | head -1; }
+check mount_daemonises "$INGOT" mount "$WORK/t" "$M"
+check mount_is_listed bash -c "findmnt -rn -o FSTYPE '$M' | grep -q fuse.ingot"
+
+cat_all_columns() {
+    local c f bad=0
+    for c in "${COLS[@]}"; do
+        f=${c//[, ]/_}
+        cmp -s "$M/columns/$c" "$WORK/g/expect/$f.txt" || { echo "columns/$c differs"; bad=1; }
+        "$INGOT" cat "$WORK/t" "$c" | cmp -s - "$M/columns/$c" || { echo "columns/$c != ingot cat"; bad=1; }
+        for g in 0 1 2 3; do
+            "$INGOT" cat --group $g "$WORK/t" "$c" | cmp -s - "$M/groups/$g/$c" || { echo "groups/$g/$c differs"; bad=1; }
+        done
+    done
+    return $bad
+}
+check cat_every_column_equals_ingot_cat cat_all_columns
+
+check sort_uniq_pipeline bash -c "sort '$M/columns/flag' | uniq -c | awk '{n+=\$1} END {exit n != 5000}'"
+
+sizes_match() {
+    local f bad=0 n=0
+    while IFS= read -r -d '' f; do
+        n=$((n + 1))
+        [ "$(stat -c %s "$f")" = "$(wc -c <"$f")" ] || { echo "$f: stat $(stat -c %s "$f") wc $(wc -c <"$f")"; bad=1; }
+    done < <(find "$M" -path "$M/rows" -prune -o -type f -print0)
+    for r in 0 1 17 4999; do
+        [ "$(stat -c %s "$M/rows/$r")" = "$(wc -c <"$M/rows/$r")" ] || { echo "rows/$r"; bad=1; }
+    done
+    [ $n -gt 100 ] || { echo "only $n files"; bad=1; }
+    return $bad
+}
+check wc_equals_stat_size_everywhere sizes_match
+
+check numpy_mmap_equals_source "$PY" - "$M" "$WORK/g/rows.jsonl" <<'PY'
+import json, math, sys
+import numpy as np
+m, rows = sys.argv[1], [json.loads(l) for l in open(sys.argv[2])]
+kinds = {"id": "<i8", "i8": "|i1", "i16": "<i2", "i32": "<i4", "u8": "|u1", "u16": "<u2",
+         "u32": "<u4", "u64": "<u8", "flag": "|b1", "f32": "<f4", "f64": "<f8", "const": "<i8"}
+def num(v):
+    if isinstance(v, str):
+        return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[v]
+    return v
+for col, dt in kinds.items():
+    a = np.load(f"{m}/columns/{col}.npy", mmap_mode="r")
+    assert a.dtype == np.dtype(dt), (col, a.dtype)
+    assert a.shape == (len(rows),), (col, a.shape)
+    nullable = col not in ("id", "const")
+    if nullable:
+        valid = np.load(f"{m}/columns/{col}.valid.npy")
+        want_valid = np.array([r[col] is not None for r in rows])
+        assert (valid == want_valid).all(), col
+    for i, r in enumerate(rows):
+        v = r[col]
+        if v is None:
+            assert (math.isnan(a[i]) if dt[1] == "f" else a[i] == 0), (col, i, a[i])
+            continue
+        v = num(v)
+        if dt[1] == "f":
+            if math.isnan(v):
+                assert math.isnan(a[i]), (col, i)
+            else:
+                assert a[i] == np.array(v, dtype=dt), (col, i, a[i], v)
+        else:
+            assert int(a[i]) == int(v), (col, i, a[i], v)
+rid = np.load(f"{m}/columns/_rowid.npy", mmap_mode="r")
+assert (rid == np.arange(len(rows))).all()
+g2 = np.load(f"{m}/groups/2/id.npy")
+assert (g2 == np.arange(2600, 3900)).all(), g2[:5]
+assert a.mean() == a.mean()  # reading through the mmap
+PY
+
+check random_offset_reads "$PY" - "$M" <<'PY'
+import os, random, sys
+m = sys.argv[1]
+rng = random.Random(5)
+files = []
+for d in ("columns", "groups/1"):
+    files += [os.path.join(m, d, f) for f in os.listdir(os.path.join(m, d))]
+for path in files:
+    whole = open(path, "rb").read()
+    assert len(whole) == os.stat(path).st_size, path
+    fd = os.open(path, os.O_RDONLY)
+    for _ in range(20):
+        off = rng.randrange(0, len(whole) + 10)
+        n = rng.choice([1, 7, 100, 4096, 70000, 1 << 20])
+        got = os.pread(fd, n, off)
+        assert got == whole[off:off + n], (path, off, n)
+    os.close(fd)
+PY
+
+check rows_are_json_objects "$PY" - "$M" "$WORK/g/rows.jsonl" <<'PY'
+import json, sys
+import numpy as np
+m, want = sys.argv[1], [json.loads(l) for l in open(sys.argv[2])]
+for i, w in enumerate(want):
+    got = json.load(open(f"{m}/rows/{i}"))
+    assert list(got) == list(w), (i, list(got))
+    for k in w:
+        a, b = got[k], w[k]
+        if k == "f32" and isinstance(b, float):
+            # float32 values print as their shortest float32 form
+            assert np.float32(a) == np.float32(b) or (a != a and b != b), (i, k, a, b)
+        elif isinstance(b, float) and isinstance(a, (int, float)):
+            assert a == b or (a != a and b != b), (i, k, a, b)
+        else:
+            assert a == b, (i, k, a, b)
+PY
+check jq_reads_rows bash -c "for r in 0 1 2 999 4999; do jq -e '.id == '\$r \"$M/rows/\$r\" >/dev/null || exit 1; done"
+expect_fail rows_out_of_range_enoent cat "$M/rows/5000"
+expect_fail rows_non_canonical_id cat "$M/rows/007"
+check rows_listing bash -c "[ \$(ls '$M/rows' | wc -l) = 5000 ]"
+
+concurrent() {
+    local i pids=() c f
+    for i in $(seq 0 7); do
+        c=${COLS[$((i + 7))]}
+        f=${c//[, ]/_}
+        ( for k in 1 2 3; do cmp -s "$M/columns/$c" "$WORK/g/expect/$f.txt" || exit 1; done ) &
+        pids+=($!)
+    done
+    local bad=0
+    for p in "${pids[@]}"; do wait "$p" || bad=1; done
+    return $bad
+}
+check eight_concurrent_readers concurrent
+
+check write_file_erofs bash -c "{ echo x > '$M/columns/id'; } 2>&1 | grep -q 'Read-only'"
+check create_erofs bash -c "touch '$M/columns/new' 2>&1 | grep -q 'Read-only'"
+check mkdir_erofs bash -c "mkdir '$M/x' 2>&1 | grep -q 'Read-only'"
+check rename_erofs bash -c "mv '$M/columns/id' '$M/columns/id2' 2>&1 | grep -q 'Read-only'"
+check chmod_erofs bash -c "chmod 777 '$M/columns/id' 2>&1 | grep -q 'Read-only'"
+check rm_erofs bash -c "rm -f '$M/columns/id' 2>&1 | grep -q 'Read-only'"
+
+check readme_and_schema bash -c "grep -q 'rows        5000 live' '$M/README' && jq -e '.columns | length == 15 and .[13].name == \"weird, name\"' '$M/schema.json' >/dev/null"
+
+pid=$(daemon_pid "$M")
+check unmount_leaves_no_daemon bash -c "fusermount3 -u '$M' && for i in \$(seq 50); do kill -0 $pid 2>/dev/null || exit 0; sleep 0.1; done; exit 1"
+
+# --- a damaged page: EIO on that column only
+cp -r "$WORK/t" "$WORK/bad"
+"$PY" - "$WORK/bad/part-000000.ingot" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+foff, fsize = struct.unpack_from("<QQ", d, len(d) - 64)
+f = bytes(d[foff:foff + fsize])
+choff = struct.unpack_from("<Q", f, 80 + 16 * 5)[0]
+poff = struct.unpack_from("<Q", f, 80 + 16 * 6)[0]
+first = struct.unpack_from("<I", f, choff + 8 * 10)[0]      # column f64, group 0
+off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * (first + 1))
+d[off + stored // 2] ^= 0x01
+open(p, "wb").write(d)
+PY
+mkdir -p "$WORK/mbad"
+"$INGOT" mount "$WORK/bad" "$WORK/mbad"
+eio_one_column() {
+    local out
+    out=$(cat "$WORK/mbad/columns/f64" 2>&1 >/dev/null) && { echo "read succeeded"; return 1; }
+    grep -q "Input/output error" <<<"$out" || { echo "$out"; return 1; }
+    cmp -s "$WORK/mbad/columns/f32" "$WORK/g/expect/f32.txt" || return 1
+    cmp -s "$WORK/mbad/groups/1/f64" <("$INGOT" cat --group 1 "$WORK/t" f64) || return 1
+    "$PY" -c "import numpy as np; np.load('$WORK/mbad/columns/f64.npy')" 2>/dev/null && return 1
+    return 0
+}
+check damaged_page_eio_on_that_column_only eio_one_column
+fusermount3 -u "$WORK/mbad"
+
+# --- mount failures are reported before detaching
+mkdir -p "$WORK/m2"
+expect_fail mount_missing_table "$INGOT" mount "$WORK/nosuch" "$WORK/m2"
+cp -r "$WORK/t" "$WORK/badfooter"
+"$PY" -c "
+import struct,sys
+p='$WORK/badfooter/part-000000.ingot'
+d=bytearray(open(p,'rb').read()); fo,fs=struct.unpack_from('<QQ',d,len(d)-64); d[fo+fs//2]^=1; open(p,'wb').write(d)"
+mount_corrupt() {
+    local out
+    out=$("$INGOT" mount "$WORK/badfooter" "$WORK/m2" 2>&1) && { echo "mounted"; fusermount3 -u "$WORK/m2"; return 1; }
+    grep -q "part-000000.ingot" <<<"$out" || { echo "$out"; return 1; }
+    ! findmnt "$WORK/m2" >/dev/null
+}
+check mount_corrupt_footer_fails mount_corrupt
+check mount_not_a_directory_fails bash -c "! '$INGOT' mount '$WORK/t' '$WORK/g/schema.txt' 2>/dev/null"
+
+# --- SIGTERM unmounts cleanly
+mkdir -p "$WORK/m3"
+"$INGOT" mount "$WORK/t" "$WORK/m3"
+pid=$(daemon_pid "$WORK/m3")
+sigterm() {
+    kill -TERM "$pid"
+    for i in $(seq 50); do
+        if ! kill -0 "$pid" 2>/dev/null && ! findmnt "$WORK/m3" >/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    echo "daemon $pid still there or still mounted"; return 1
+}
+check sigterm_unmounts sigterm
+
+# --- column names that are not file names
+printf '"a/b" int64\n"." int64\n".." int64\n"x.npy" int64\nx int64\n"_rowid" int64\n"%%" string\n"y.valid" int64\ny int64?\n' >"$WORK/names.txt"
+printf 'a/b,.,..,x.npy,x,_rowid,%%,y.valid,y\n1,2,3,4,5,6,pct,8,9\n' >"$WORK/names.csv"
+"$INGOT" import --schema "$WORK/names.txt" "$WORK/names.csv" "$WORK/tn" >/dev/null 2>&1
+mkdir -p "$WORK/mn"
+"$INGOT" mount "$WORK/tn" "$WORK/mn"
+escaping() {
+    local want got
+    want=$(printf '%s\n' %25 %2E %2E%2E %5Frowid %5Frowid.npy _rowid.npy a%2Fb a%2Fb.npy x x%2Enpy x%2Enpy.npy x.npy y y%2Evalid y%2Evalid.npy y.npy y.valid.npy %2E.npy %2E%2E.npy | sort)
+    got=$(ls -A "$WORK/mn/columns" | sort)
+    [ "$want" = "$got" ] || { diff <(echo "$want") <(echo "$got"); return 1; }
+    [ "$(cat "$WORK/mn/columns/a%2Fb")" = 1 ] && [ "$(cat "$WORK/mn/columns/%2E")" = 2 ] &&
+        [ "$(cat "$WORK/mn/columns/%2E%2E")" = 3 ] && [ "$(cat "$WORK/mn/columns/x%2Enpy")" = 4 ] &&
+        [ "$(cat "$WORK/mn/columns/x")" = 5 ] && [ "$(cat "$WORK/mn/columns/%5Frowid")" = 6 ] &&
+        [ "$(cat "$WORK/mn/columns/%25")" = pct ] && [ "$(cat "$WORK/mn/columns/y%2Evalid")" = 8 ] || return 1
+    "$PY" -c "import numpy as np; assert np.load('$WORK/mn/columns/y.valid.npy').tolist() == [True]; assert np.load('$WORK/mn/columns/y%2Evalid.npy').tolist() == [8]; assert np.load('$WORK/mn/columns/_rowid.npy').tolist() == [0]" || return 1
+    ! cat "$WORK/mn/columns/%61" 2>/dev/null   # a non-canonical alias is not found
+}
+check column_name_escaping escaping
+fusermount3 -u "$WORK/mn"
+
+# --- a wide table: listing reads only the footer
+"$PY" - "$WORK/wide.csv" <<'PY'
+import sys
+n = 10000
+with open(sys.argv[1], "w") as f:
+    f.write(",".join("c%05d" % i for i in range(n)) + "\n")
+    for r in range(20):
+        f.write(",".join(str(r * i) for i in range(n)) + "\n")
+PY
+"$INGOT" import "$WORK/wide.csv" "$WORK/tw" >/dev/null 2>&1
+mkdir -p "$WORK/mw"
+"$INGOT" mount "$WORK/tw" "$WORK/mw"
+wide_listing() {
+    local pid before after n
+    pid=$(daemon_pid "$WORK/mw")
+    before=$(awk '/^rchar/ {print $2}' /proc/$pid/io)
+    n=$(ls -l "$WORK/mw/columns" | wc -l)
+    after=$(awk '/^rchar/ {print $2}' /proc/$pid/io)
+    [ "$n" -ge 30000 ] || { echo "only $n entries"; return 1; }
+    # the footer is mapped, not read: listing 30,000 files reads no page data
+    [ $((after - before)) -lt 65536 ] || { echo "daemon read $((after - before)) bytes"; return 1; }
+    [ "$(sed -n 20p "$WORK/mw/columns/c09999")" = $((19 * 9999)) ]
+}
+check wide_table_listing_reads_no_data wide_listing
+fusermount3 -u "$WORK/mw"
