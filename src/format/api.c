@@ -109,7 +109,7 @@ static int each_page(ingot_table *t, uint32_t col, uint32_t group, page_fn fn, v
     uint32_t g1 = group == INGOT_ALL_GROUPS ? t->t.num_groups : group + 1;
     if (g0 >= t->t.num_groups && t->t.num_groups) return ig_err(e, -ENOENT, "no row group %u", group);
     for (uint32_t g = g0; g < g1; g++) {
-        uint32_t pi, lg, first, count;
+        uint32_t pi = 0, lg = 0, first = 0, count = 0;
         struct ig_grouprec gr;
         ig_table_group(&t->t, g, &pi, &lg);
         const struct ig_part *p = &t->t.parts[pi];

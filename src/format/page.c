@@ -114,7 +114,8 @@ int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, 
         uint64_t base = v->offs[first];
         for (size_t i = 0; i <= count; i++)
             s->offs[i] = v->offs[first + i] - base;
-        rc = ig_bytes_encode(s->offs, v->data.data + base, count, &eo, body, err);
+        const uint8_t *data = v->data.data ? v->data.data + base : (const uint8_t *)"";
+        rc = ig_bytes_encode(s->offs, data, count, &eo, body, err);
     } else {
         struct ig_int_desc d = lane_desc(v->type);
         rc = ig_ints_encode(v->lanes + first, count, &d, &eo, body, err);

@@ -109,7 +109,7 @@ static int group_text(const struct ig_table *t, const struct ig_column_ref *c, u
     if (ig_table_group(t, g, &pi, &lg)) return ig_err(err, -ENOENT, "no row group %u", g);
     const struct ig_part *p = &t->parts[pi];
     struct ig_grouprec gr;
-    uint32_t first, count;
+    uint32_t first = 0, count = 0;
     int rc = ig_part_group(p, lg, &gr, err);
     if (!rc) rc = ig_part_chunk(p, lg, c->rec.leaf, &first, &count, err);
     uint32_t expected = 0;

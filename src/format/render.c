@@ -220,8 +220,8 @@ int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i
 {
     if (ig_values_is_null(v, i)) return ig_buf_append(out, "\\N", 2);
     if (v->is_bytes) {
-        const uint8_t *p = v->data.data + v->offs[i];
-        size_t n = (size_t)(v->offs[i + 1] - v->offs[i]);
+        size_t n;
+        const uint8_t *p = ig_values_bytes(v, i, &n);
         return v->type == IG_T_BINARY ? append_hex(out, p, n) : append_copy_string(out, p, n);
     }
     char tmp[48];
@@ -371,8 +371,8 @@ int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i
 {
     if (ig_values_is_null(v, i)) return ig_buf_append(out, "null", 4);
     if (v->is_bytes) {
-        const uint8_t *p = v->data.data + v->offs[i];
-        size_t n = (size_t)(v->offs[i + 1] - v->offs[i]);
+        size_t n;
+        const uint8_t *p = ig_values_bytes(v, i, &n);
         if (v->type == IG_T_STRING) return ig_render_json_string(out, p, n);
         /* binary: the same \x hex form as the text rendering, as a JSON string */
         int rc = ig_buf_append(out, "\"\\\\x", 4);

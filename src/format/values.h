@@ -44,6 +44,13 @@ static inline bool ig_values_is_null(const struct ig_values *v, size_t i)
     return v->has_nulls && !((v->valid[i / 8] >> (i % 8)) & 1);
 }
 
+/* Bytes of value i of a bytes column (never a NULL pointer, even when empty). */
+static inline const uint8_t *ig_values_bytes(const struct ig_values *v, size_t i, size_t *len)
+{
+    *len = (size_t)(v->offs[i + 1] - v->offs[i]);
+    return v->data.data ? v->data.data + v->offs[i] : (const uint8_t *)"";
+}
+
 /* Mark every value present (validity all ones) for the first n; used by decoders. */
 int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n);
 

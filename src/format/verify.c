@@ -12,6 +12,7 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,6 +65,7 @@ static void check_sections(struct vctx *x, const struct ig_part *p)
         fail(x, "%s: footer: chunk table hash mismatch", p->name);
     struct ig_error e = {0};
     struct ig_colrec prev = {0}, cur;
+    bool have_prev = false;
     const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
     for (uint32_t i = 0; i < p->num_columns; i++) {
         if (ig_part_column(p, i, &cur, &e)) {
@@ -75,7 +77,7 @@ static void check_sections(struct vctx *x, const struct ig_part *p)
             fail(x, "%s: footer: name index entry %u: %s", p->name, i, e.msg);
             return;
         }
-        if (i > 0) {
+        if (have_prev) {
             size_t n = prev.name_len < cur.name_len ? prev.name_len : cur.name_len;
             int cmp = memcmp(prev.name, cur.name, n);
             if (cmp > 0 || (cmp == 0 && prev.name_len >= cur.name_len)) {
@@ -84,6 +86,7 @@ static void check_sections(struct vctx *x, const struct ig_part *p)
             }
         }
         prev = cur;
+        have_prev = true;
     }
 }
 

@@ -1,3 +1,6 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strdup (meson passes it too) */
+#endif
 #include "lines.h"
 #include "../util/error.h"
 

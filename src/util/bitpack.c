@@ -31,7 +31,10 @@ static inline uint64_t bp_ld64(const uint8_t *p)
 #endif
 }
 
-static inline uint64_t bp_mask(unsigned w) { return w >= 64 ? ~0ULL : (1ULL << w) - 1; }
+static inline uint64_t bp_mask(unsigned w)
+{
+    return w >= 64 ? ~0ULL : (1ULL << w) - 1;
+}
 
 /* Value at bit offset `bit`, reading only the bytes that hold it. */
 static inline uint64_t bp_get_exact(const uint8_t *src, size_t bit, unsigned w)
@@ -86,9 +89,8 @@ void ig_bitpack_set(uint8_t *dst, size_t i, unsigned w, uint64_t v)
 
 /* Eight values per group; W is a compile-time constant at every call site so
  * shifts and offsets fold to immediates. Reads bytes [g*W, g*W + W + 8). */
-static inline __attribute__((always_inline)) void bp_unpack_groups(uint64_t *dst,
-                                                                   const uint8_t *src,
-                                                                   size_t groups, unsigned W)
+static inline __attribute__((always_inline)) void
+bp_unpack_groups(uint64_t *dst, const uint8_t *src, size_t groups, unsigned W)
 {
     const uint64_t mask = bp_mask(W);
     for (size_t g = 0; g < groups; g++) {
@@ -104,9 +106,9 @@ static inline __attribute__((always_inline)) void bp_unpack_groups(uint64_t *dst
     }
 }
 
-#define BP_CASE(W)                                                                         \
-    case W:                                                                                \
-        bp_unpack_groups(dst, src, groups, W);                                             \
+#define BP_CASE(W)                                                                                 \
+    case W:                                                                                        \
+        bp_unpack_groups(dst, src, groups, W);                                                     \
         break;
 
 static void bp_unpack_generic(uint64_t *dst, const uint8_t *src, size_t n, unsigned w)
@@ -118,6 +120,7 @@ static void bp_unpack_generic(uint64_t *dst, const uint8_t *src, size_t n, unsig
         groups = (nbytes - 8) / w;
         if (groups > n / 8) groups = n / 8;
     }
+    /* clang-format off */
     switch (w) {
         BP_CASE(1) BP_CASE(2) BP_CASE(3) BP_CASE(4) BP_CASE(5) BP_CASE(6) BP_CASE(7)
         BP_CASE(9) BP_CASE(10) BP_CASE(11) BP_CASE(12) BP_CASE(13) BP_CASE(14) BP_CASE(15)
@@ -128,10 +131,11 @@ static void bp_unpack_generic(uint64_t *dst, const uint8_t *src, size_t n, unsig
         BP_CASE(46) BP_CASE(47) BP_CASE(48) BP_CASE(49) BP_CASE(50) BP_CASE(51) BP_CASE(52)
         BP_CASE(53) BP_CASE(54) BP_CASE(55) BP_CASE(56) BP_CASE(57) BP_CASE(58) BP_CASE(59)
         BP_CASE(60) BP_CASE(61) BP_CASE(62) BP_CASE(63)
-    default:
+    default: /* byte-aligned widths never get here */
         groups = 0;
         break;
     }
+    /* clang-format on */
     for (size_t i = groups * 8; i < n; i++)
         dst[i] = bp_get_exact(src, i * w, w);
 }

@@ -9,7 +9,8 @@
 
 int ig_buf_reserve(struct ig_buf *b, size_t extra)
 {
-    if (extra <= b->cap - b->len) return 0;
+    /* always leave a valid pointer behind, even for 0 bytes: callers do data + len */
+    if (b->data && extra <= b->cap - b->len) return 0;
     if (extra > SIZE_MAX / 2 - b->len) return -ENOMEM;
     size_t want = b->len + extra;
     size_t cap = b->cap ? b->cap : 64;

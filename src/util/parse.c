@@ -1,3 +1,6 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strtod_l, newlocale (meson passes it too) */
+#endif
 #include "parse.h"
 #include "error.h"
 
@@ -306,6 +309,76 @@ static const double pow10_d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7
 static const float pow10_f[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
                                   1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+static const uint64_t pow10_u64[20] = {1ULL,
+                                       10ULL,
+                                       100ULL,
+                                       1000ULL,
+                                       10000ULL,
+                                       100000ULL,
+                                       1000000ULL,
+                                       10000000ULL,
+                                       100000000ULL,
+                                       1000000000ULL,
+                                       10000000000ULL,
+                                       100000000000ULL,
+                                       1000000000000ULL,
+                                       10000000000000ULL,
+                                       100000000000000ULL,
+                                       1000000000000000ULL,
+                                       10000000000000000ULL,
+                                       100000000000000000ULL,
+                                       1000000000000000000ULL,
+                                       10000000000000000000ULL};
+
+static inline int clz128(u128 v)
+{
+    uint64_t hi = (uint64_t)(v >> 64);
+    return hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)v);
+}
+
+/* Exact-integer path for what Clinger's cannot take: up to 19 significant
+ * digits (m < 2^64) and |e10| <= 19, e.g. the 17-digit shortest forms that
+ * Python and pandas write for half of all doubles. The value is formed
+ * exactly as a 128-bit integer (m * 10^e10), or as a >= 64-bit quotient
+ * plus a sticky bit for the remainder (m / 10^-e10), then rounded once to
+ * `prec` bits, ties to even. In this range results are always normal
+ * numbers for both double and float, so no subnormal or overflow cases.
+ * Returns false when the input is out of this path's range. */
+static bool exact_path(uint64_t m, int64_t e10, int prec, double *out)
+{
+    if (m == 0 || e10 < -19 || e10 > 19) return false;
+    u128 v;
+    int e2;
+    bool sticky = false;
+    if (e10 >= 0) {
+        v = (u128)m * pow10_u64[e10];
+        e2 = 0;
+    } else {
+        /* Normalise m to bit 63 and divide m * 2^64 by 10^k: the quotient
+         * is >= 2^127 / 10^19 > 2^63, i.e. at least 64 significant bits. */
+        int lz = __builtin_clzll(m);
+        u128 num = (u128)(m << lz) << 64;
+        uint64_t den = pow10_u64[-e10];
+        v = num / den;
+        sticky = num % den != 0;
+        e2 = -(64 + lz);
+    }
+    int drop = 128 - clz128(v) - prec;
+    if (drop > 0) {
+        u128 rest = v & (((u128)1 << drop) - 1), half = (u128)1 << (drop - 1);
+        v >>= drop;
+        e2 += drop;
+        if (rest > half || (rest == half && (sticky || (v & 1)))) v++;
+    }
+    /* v <= 2^prec is exact as a double; scaling by a power of two is exact. */
+    *out = ldexp((double)(uint64_t)v, e2);
+    return true;
+}
+#endif
+
 int ig_parse_f64(const char *p, size_t n, double *out, struct ig_error *err)
 {
     struct dec d;
@@ -342,6 +415,12 @@ int ig_parse_f64(const char *p, size_t n, double *out, struct ig_error *err)
     }
 #endif
     double v;
+#ifdef __SIZEOF_INT128__
+    if (d.exact && exact_path(d.m, d.e10, 53, &v)) {
+        *out = d.neg ? -v : v;
+        return 0;
+    }
+#endif
     rc = slow_float(p, n, false, &v, NULL);
     if (rc == -ENOMEM) return ig_err(err, rc, "out of memory parsing a number");
     if (rc) return fail(err, rc, "invalid number", p, n);
@@ -383,6 +462,14 @@ int ig_parse_f32(const char *p, size_t n, float *out, struct ig_error *err)
     }
 #endif
     float v;
+#ifdef __SIZEOF_INT128__
+    double dv;
+    if (d.exact && exact_path(d.m, d.e10, 24, &dv)) {
+        v = (float)dv; /* exact: dv has at most 24 significant bits */
+        *out = d.neg ? -v : v;
+        return 0;
+    }
+#endif
     rc = slow_float(p, n, true, NULL, &v);
     if (rc == -ENOMEM) return ig_err(err, rc, "out of memory parsing a number");
     if (rc) return fail(err, rc, "invalid number", p, n);
@@ -395,12 +482,14 @@ int ig_parse_f32(const char *p, size_t n, float *out, struct ig_error *err)
 int ig_parse_bool(const char *p, size_t n, bool *out, struct ig_error *err)
 {
     if (n == 1) {
-        switch (p[0] | 0x20) { /* '0' and '1' are unchanged by | 0x20 */
+        switch (p[0]) { /* not p[0] | 0x20: that would map 0x10/0x11 to '0'/'1' */
         case 't':
+        case 'T':
         case '1':
             *out = true;
             return 0;
         case 'f':
+        case 'F':
         case '0':
             *out = false;
             return 0;

@@ -34,7 +34,13 @@ int ig_varint_append(struct ig_buf *b, uint64_t v);
 size_t ig_varint_get(const uint8_t *p, size_t len, uint64_t *v);
 
 /* Zigzag: 0,-1,1,-2,... -> 0,1,2,3,...; v is the two's complement bit pattern. */
-static inline uint64_t ig_zigzag64(uint64_t v) { return (v << 1) ^ (0 - (v >> 63)); }
-static inline uint64_t ig_unzigzag64(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+static inline uint64_t ig_zigzag64(uint64_t v)
+{
+    return (v << 1) ^ (0 - (v >> 63));
+}
+static inline uint64_t ig_unzigzag64(uint64_t z)
+{
+    return (z >> 1) ^ (0 - (z & 1));
+}
 
 #endif

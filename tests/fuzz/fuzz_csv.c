@@ -15,6 +15,9 @@
  *   - when the input parses, writing the records back out as CSV and parsing
  *     that gives the same fields (values and quoted flags);
  *   - the line reader agrees across buffer sizes too. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create (meson passes it too) */
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * walks every accessor the mount and the CLI use and decodes every page. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "format/render.h"
 #include "format/types.h"
 #include "util/endian.h"
+#include "util/error.h"
 #include "util/hash.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

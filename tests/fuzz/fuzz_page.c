@@ -8,6 +8,7 @@
 #include "format/render.h"
 #include "format/types.h"
 #include "util/endian.h"
+#include "util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

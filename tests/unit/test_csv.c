@@ -1,4 +1,7 @@
 /* Tests for src/import/csv.c and src/import/lines.c. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create (meson passes it too) */
+#endif
 #include "check.h"
 
 #include <errno.h>

@@ -347,6 +347,39 @@ static void test_f32_roundtrip_vs_strtof(void)
     CHECK(v > 1.0f);
 }
 
+/* Halfway cases in the exact-integer path (up to 19 digits, |e10| <= 19),
+ * where rounding must go to even, and one unit past them. */
+static void test_float_ties(void)
+{
+    static const char *cases[] = {
+        "90071992547409930e-1", "90071992547409931e-1", "90071992547409950e-1",
+        "9007199254740993000e-3", "9007199254740993001e-3", "18014398509481985e0",
+        "1801439850948198500e-2", "1801439850948198501e-2", "4503599627370497e1",
+        "167772170e-1", "167772171e-1", "167772190e-1", "3355443300e-2", "3355443299e-2",
+        "1.7976931348623157e308", "2.2250738585072011e-308", "0.30000000000000004",
+        "123456789012345678e-19", "9999999999999999999e19", "1e-19", "1e19",
+        "7.038531e-26", "3.4028235e38", "3.4028236e38", "1.17549435e-38", "1.4e-45",
+        "7.0e-46", "0.1", "0.2", "0.3", "2.5", "16777217", "16777219",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *c = cases[i];
+        double v;
+        float f;
+        REQUIRE(ig_parse_f64(c, strlen(c), &v, NULL) == 0);
+        REQUIRE(ig_parse_f32(c, strlen(c), &f, NULL) == 0);
+        if (!same_bits(v, strtod(c, NULL)) || !same_bits_f(f, strtof(c, NULL))) {
+            fprintf(stderr, "  %s -> %.17g / %.9g\n", c, v, (double)f);
+            check_failures++;
+        }
+    }
+    double v;
+    CHECK(ig_parse_f64(S("90071992547409930e-1"), &v, NULL) == 0 && v == 9007199254740992.0);
+    CHECK(ig_parse_f64(S("90071992547409931e-1"), &v, NULL) == 0 && v == 9007199254740994.0);
+    float f;
+    CHECK(ig_parse_f32(S("167772170e-1"), &f, NULL) == 0 && f == 16777216.0f);
+    CHECK(ig_parse_f32(S("167772171e-1"), &f, NULL) == 0 && f == 16777218.0f);
+}
+
 static void test_float_locale_independent(void)
 {
     /* Locales with a decimal comma make strtod reject "1.5". Try a few; the
@@ -372,7 +405,7 @@ static void test_bool(void)
     static const char *t[] = {"true", "TRUE", "True", "tRuE", "t", "T", "1"};
     static const char *f[] = {"false", "FALSE", "False", "f", "F", "0"};
     static const char *bad[] = {"", "yes", "no", "tr", "2", "true ", " true", "truex", "-1",
-                                "on", "\x14", "00"};
+                                "on", "\x14", "\x11", "\x10", "00"};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         bool b = false;
         CHECK(ig_parse_bool(t[i], strlen(t[i]), &b, NULL) == 0 && b);
@@ -588,6 +621,6 @@ static void test_utf8_encode(void)
 TEST_MAIN(T(test_i64_boundaries), T(test_i64_syntax), T(test_u64_boundaries), T(test_int_range),
           T(test_int_messages), T(test_int_random_roundtrip), T(test_f64_forms),
           T(test_f64_specials), T(test_f64_rejects), T(test_f64_roundtrip_vs_strtod),
-          T(test_decimals_vs_strtod), T(test_f32_roundtrip_vs_strtof),
+          T(test_decimals_vs_strtod), T(test_f32_roundtrip_vs_strtof), T(test_float_ties),
           T(test_float_locale_independent), T(test_bool), T(test_hex_binary), T(test_base64),
           T(test_utf8_cases), T(test_utf8_random_vs_reference), T(test_utf8_encode))

@@ -106,8 +106,7 @@ static int bp_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_
 }
 
 static int bp_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                    const uint8_t *absent, const uint8_t *erased, size_t *used,
-                    struct enc_dctx *c)
+                    const uint8_t *absent, const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     (void)d;
     (void)absent;

@@ -15,7 +15,10 @@ size_t bm_count(const uint8_t *bm, size_t n)
     return c;
 }
 
-bool bm_any(const uint8_t *bm, size_t n) { return bm_count(bm, n) != 0; }
+bool bm_any(const uint8_t *bm, size_t n)
+{
+    return bm_count(bm, n) != 0;
+}
 
 bool bm_intersects(const uint8_t *a, const uint8_t *b, size_t n)
 {
@@ -26,7 +29,10 @@ bool bm_intersects(const uint8_t *a, const uint8_t *b, size_t n)
     return n % 8 && (a[full] & b[full] & ((1u << (n % 8)) - 1));
 }
 
-int enc_nomem(struct ig_error *err) { return ig_err(err, -ENOMEM, "out of memory"); }
+int enc_nomem(struct ig_error *err)
+{
+    return ig_err(err, -ENOMEM, "out of memory");
+}
 
 int enc_field(const uint8_t *p, size_t len, size_t *pos, uint64_t *v, const char *scheme,
               const char *what, struct ig_error *err)
@@ -44,8 +50,8 @@ int enc_sub(const uint8_t *p, size_t len, size_t *pos, const uint8_t **sub, size
     int rc = enc_field(p, len, pos, &l, scheme, what, err);
     if (rc) return rc;
     if (l > len - *pos)
-        return ig_err(err, -EIO, "%s stream: %s of %llu bytes runs past the end (%zu left)",
-                      scheme, what, (unsigned long long)l, len - *pos);
+        return ig_err(err, -EIO, "%s stream: %s of %llu bytes runs past the end (%zu left)", scheme,
+                      what, (unsigned long long)l, len - *pos);
     *sub = p + *pos;
     *sublen = (size_t)l;
     *pos += (size_t)l;

@@ -38,8 +38,14 @@
 
 __extension__ typedef __int128 i128;
 
-static size_t dl_blocks(size_t n) { return n / DB + (n % DB != 0); }
-static size_t dl_count(size_t n, size_t b) { return b + 1 < dl_blocks(n) ? DB : n - b * DB; }
+static size_t dl_blocks(size_t n)
+{
+    return n / DB + (n % DB != 0);
+}
+static size_t dl_count(size_t n, size_t b)
+{
+    return b + 1 < dl_blocks(n) ? DB : n - b * DB;
+}
 
 static size_t dl_estimate(const struct int_stats *st, const struct ig_int_desc *d,
                           const struct enc_ectx *c)
@@ -171,8 +177,7 @@ struct dl_hdr {
     size_t dlen, total; /* data bytes present / needed */
 };
 
-static int dl_header(const uint8_t *p, size_t len, size_t n, struct dl_hdr *h,
-                     struct ig_error *err)
+static int dl_header(const uint8_t *p, size_t len, size_t n, struct dl_hdr *h, struct ig_error *err)
 {
     h->nb = dl_blocks(n);
     if (len < 1 || (len - 1) / 9 < h->nb)
@@ -310,8 +315,7 @@ done:
 }
 
 static int dl_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                    const uint8_t *absent, const uint8_t *erased, size_t *used,
-                    struct enc_dctx *c)
+                    const uint8_t *absent, const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     (void)d;
     (void)absent;
@@ -331,11 +335,13 @@ static int dl_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_
             or_all |= cd;
             if (cd >= 2) {
                 if (bm_get(erased, s + i))
-                    return ig_err(c->err, -EIO, "delta stream: erased position %zu still holds data",
-                                  s + i);
+                    return ig_err(c->err, -EIO,
+                                  "delta stream: erased position %zu still holds data", s + i);
                 if (!seen_live && cd != 2)
-                    return ig_err(c->err, -EIO, "delta stream: block %zu base is not its first live "
-                                  "value", b);
+                    return ig_err(c->err, -EIO,
+                                  "delta stream: block %zu base is not its first live "
+                                  "value",
+                                  b);
                 seen_live = true;
                 seen_zero = false;
                 continue;

@@ -6,8 +6,8 @@
  *   stream of n codes in 0..k (n - |absent| when the codes drop, i.e. are rle).
  *   k <= n.
  *   Int dictionaries are an int stream of the column's desc, sorted in the
- *   column's order (so for/delta/bitpack suit them); they never use rle (a
- *   dictionary entry must be erasable in place). Bytes dictionaries are a nested
+ *   column's order; they never use rle (an entry must be erasable in place) nor
+ *   delta (see DICT_VALUES_EXCLUDE). Bytes dictionaries are a nested
  *   plain bytes stream (its offset index gives O(1) access), in first-appearance
  *   order. Codes use the desc {byte width of k, unsigned}.
  *   get(i): one code, then one dictionary entry; for bytes a pointer into p.
@@ -34,6 +34,12 @@
 
 #include "../../util/hash.h"
 #include "enc_internal.h"
+
+/* The dictionary of an int dict is never rle (entries must stay erasable in
+ * place) nor delta: dropping entries from a sorted dictionary widens the gaps
+ * delta stores, so the canonical rebuild on erase could stop fitting. Under
+ * plain/bitpack/for/varint a subset of the values never takes more room. */
+#define DICT_VALUES_EXCLUDE (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DELTA))
 
 static struct ig_int_desc codes_desc(uint64_t k)
 {
@@ -87,14 +93,16 @@ static int dict_code(const struct dict_view *v, size_t n, const uint8_t *absent,
     return rc;
 }
 
-/* Entries (1..k, as bit e-1 of a k-bit map) no position outside `dead` uses. */
-static uint8_t *dict_unreferenced(const uint64_t *codes, size_t n, uint64_t k, const uint8_t *dead1,
-                                  const uint8_t *dead2)
+/* Entries (1..k, as bit e-1 of a k-bit map) that no code references. Codes are
+ * as decoded: 0 at dropped (absent) positions and at erased ones, so this is
+ * "no live position uses the entry" without consulting absent, which a
+ * non-dropping codes stream ignores. */
+static uint8_t *dict_unreferenced(const uint64_t *codes, size_t n, uint64_t k)
 {
     uint8_t *ref = calloc(bm_bytes((size_t)k) + 1, 1);
     if (!ref) return NULL;
     for (size_t i = 0; i < n; i++)
-        if (codes[i] && !bm_get(dead1, i) && !bm_get(dead2, i)) bm_set(ref, (size_t)codes[i] - 1);
+        if (codes[i]) bm_set(ref, (size_t)codes[i] - 1);
     for (size_t b = 0; b < bm_bytes((size_t)k); b++)
         ref[b] = (uint8_t)~ref[b];
     if (k % 8) ref[k / 8] &= (uint8_t)((1u << (k % 8)) - 1);
@@ -126,7 +134,7 @@ static int dict_erase_codes(const struct dict_view *v, size_t n, const uint8_t *
     nv.clen = codes_out->len;
     rc = dict_codes(&nv, n, now_absent, codes, c);
     if (!rc) {
-        *unref = dict_unreferenced(codes, n, v->k, now_absent, NULL);
+        *unref = dict_unreferenced(codes, n, v->k);
         if (!*unref) rc = enc_nomem(c->err);
     }
 done:
@@ -160,7 +168,7 @@ static int dict_check_codes(const struct dict_view *v, size_t n, const uint8_t *
     struct ig_int_desc cd = codes_desc(v->k);
     if (!rc) rc = enc_int_check(v->cs, v->clen, n, &cd, absent, erased, c);
     if (!rc) {
-        *unref = dict_unreferenced(codes, n, v->k, absent, erased);
+        *unref = dict_unreferenced(codes, n, v->k);
         if (!*unref) rc = enc_nomem(c->err);
     }
     free(codes);
@@ -194,8 +202,8 @@ static int dict_put_codes(uint64_t *codes, size_t n, uint64_t k, const uint8_t *
 /* Decode all codes and apply kill: killed codes become 0, and when the codes
  * drop, killed positions join *absent2 (= absent | kill). Caller frees both. */
 static int dict_kill_codes(const struct dict_view *v, size_t n, const uint8_t *absent,
-                           const uint8_t *kill, bool may_drop, struct enc_dctx *c,
-                           uint64_t **codes, uint8_t **absent2, bool *drop)
+                           const uint8_t *kill, bool may_drop, struct enc_dctx *c, uint64_t **codes,
+                           uint8_t **absent2, bool *drop)
 {
     *codes = malloc((n ? n : 1) * sizeof **codes);
     *absent2 = calloc(bm_bytes(n) + 1, 1);
@@ -295,7 +303,7 @@ static int dict_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
         rc = enc_nomem(c->err);
         goto done;
     }
-    rc = enc_int_encode_child(vals, k, d, c, ENC_BIT(IG_ENC_RLE), ENC_CHILD_NO_DROP, out);
+    rc = enc_int_encode_child(vals, k, d, c, DICT_VALUES_EXCLUDE, ENC_CHILD_NO_DROP, out);
     if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
 done:
     enc_lane_map_free(&m);
@@ -361,7 +369,7 @@ static int dict_rebuild_int(const uint64_t *vals, uint64_t k, uint64_t *codes, s
     for (size_t i = 0; i < n; i++)
         codes[i] = newid[codes[i]];
     if (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k2)) rc = -ENOMEM;
-    if (!rc) rc = enc_int_encode_child(nv, k2, d, ec, ENC_BIT(IG_ENC_RLE), ENC_CHILD_NO_DROP, out);
+    if (!rc) rc = enc_int_encode_child(nv, k2, d, ec, DICT_VALUES_EXCLUDE, ENC_CHILD_NO_DROP, out);
     if (!rc) rc = dict_put_codes(codes, n, k2, absent2, drop ? CODES_DROP : CODES_KEEP, ec, out);
 done:
     free(newid);
@@ -386,8 +394,8 @@ static int dict_scrub_int(const struct dict_view *v, size_t n, const struct ig_i
 }
 
 static int dict_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                      const uint8_t *absent, const uint8_t *kill, bool may_drop,
-                      struct enc_dctx *c, struct ig_buf *out)
+                      const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
+                      struct ig_buf *out)
 {
     struct dict_view v;
     int rc = dict_parse(p, len, n, &v, c->err);

@@ -36,19 +36,19 @@
 #include "../../util/varint.h"
 #include "codec.h"
 
-#define ENC_BIT(e)         (1u << (e))
-#define ENC_INT_ALL        (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) | \
-                            ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) |          \
-                            ENC_BIT(IG_ENC_DELTA))
-#define ENC_BYTES_ALL      (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT))
-#define ENC_COMPOSITE      (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT))
-#define ENC_DEFAULT_DEPTH  3
-#define ENC_DISTINCT_CAP   4096 /* auto considers dict only up to this many values */
-#define ENC_VARINT_STRIDE  128  /* varint: one index entry per this many values */
-#define ENC_DELTA_BLOCK    128  /* delta: values per block */
+#define ENC_BIT(e) (1u << (e))
+#define ENC_INT_ALL                                                                                \
+    (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) |                    \
+     ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA))
+#define ENC_BYTES_ALL     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT))
+#define ENC_COMPOSITE     (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT))
+#define ENC_DEFAULT_DEPTH 3
+#define ENC_DISTINCT_CAP  4096 /* auto considers dict only up to this many values */
+#define ENC_VARINT_STRIDE 128  /* varint: one index entry per this many values */
+#define ENC_DELTA_BLOCK   128  /* delta: values per block */
 /* A bytes dictionary can expand hugely; refuse to materialise more than this
  * (the page body limit) from one stream rather than trust hostile codes. */
-#define ENC_MAX_DECODED    ((uint64_t)1 << 30)
+#define ENC_MAX_DECODED ((uint64_t)1 << 30)
 
 /* ---- bitmaps (n bits, LSB-first bytes, NULL = empty) -------------------- */
 
@@ -56,8 +56,14 @@ static inline bool bm_get(const uint8_t *bm, size_t i)
 {
     return bm && ((bm[i >> 3] >> (i & 7)) & 1);
 }
-static inline void bm_set(uint8_t *bm, size_t i) { bm[i >> 3] |= (uint8_t)(1u << (i & 7)); }
-static inline size_t bm_bytes(size_t n) { return n / 8 + (n % 8 != 0); }
+static inline void bm_set(uint8_t *bm, size_t i)
+{
+    bm[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+static inline size_t bm_bytes(size_t n)
+{
+    return n / 8 + (n % 8 != 0);
+}
 size_t bm_count(const uint8_t *bm, size_t n); /* set bits among the first n */
 bool bm_any(const uint8_t *bm, size_t n);
 bool bm_intersects(const uint8_t *a, const uint8_t *b, size_t n);
@@ -72,14 +78,13 @@ struct enc_dctx {
 
 /* Encode side: what the current level may choose. */
 struct enc_ectx {
-    unsigned allowed;  /* candidate schemes at this level */
-    unsigned used;     /* schemes on the chain above, plus the current one once chosen */
-    int depth_left;    /* levels left including this one (composites need >= 2) */
-    bool no_drop;      /* the parent cannot tolerate dropped elements (no rle) */
-    bool strict;       /* a forced scheme: fail with -EINVAL rather than fall back */
-    bool zero_marks;   /* a 0 lane means "erased" (dict codes): for/delta store it as
-                          their marker, which decodes to 0, instead of as a value */
-    int max_depth;     /* the top-level budget, for erase re-encodes */
+    unsigned allowed; /* candidate schemes at this level */
+    unsigned used;    /* schemes on the chain above, plus the current one once chosen */
+    int depth_left;   /* levels left including this one (composites need >= 2) */
+    bool no_drop;     /* the parent cannot tolerate dropped elements (no rle) */
+    bool strict;      /* a forced scheme: fail with -EINVAL rather than fall back */
+    bool zero_marks;  /* a 0 lane means "erased" (dict codes): for/delta store it as
+                         their marker, which decodes to 0, instead of as a value */
     struct ig_error *err;
 };
 
@@ -87,16 +92,16 @@ struct enc_ectx {
  * schemes; SIZE_MAX means the scheme cannot represent the data. */
 struct int_stats {
     size_t n;
-    uint64_t umin, umax;        /* unsigned order */
-    uint64_t lo, hi;            /* min/max in the desc's order (signed or not) */
-    uint64_t zor;               /* OR of the bitpack lanes (zigzag if signed) */
-    size_t runs;                /* maximal runs of equal values */
+    uint64_t umin, umax; /* unsigned order */
+    uint64_t lo, hi;     /* min/max in the desc's order (signed or not) */
+    uint64_t zor;        /* OR of the bitpack lanes (zigzag if signed) */
+    size_t runs;         /* maximal runs of equal values */
     uint64_t max_run;
-    size_t varint_bytes;        /* sum of varint sizes of the lanes */
-    size_t varint_last;         /* varint bytes before the last indexed value */
-    size_t delta_bytes;         /* packed block bytes, SIZE_MAX if infeasible */
-    size_t distinct;            /* capped at ENC_DISTINCT_CAP + 1 */
-    bool fits_width;            /* every value fits desc->width bytes */
+    size_t varint_bytes; /* sum of varint sizes of the lanes */
+    size_t varint_last;  /* varint bytes before the last indexed value */
+    size_t delta_bytes;  /* packed block bytes, SIZE_MAX if infeasible */
+    size_t distinct;     /* capped at ENC_DISTINCT_CAP + 1; SIZE_MAX if not counted */
+    bool fits_width;     /* every value fits desc->width bytes */
 };
 
 void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool distinct,
@@ -138,12 +143,12 @@ struct bytes_scheme {
     const char *name;
     int (*encode)(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
                   struct ig_buf *out);
-    int (*decode)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                  uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
+    int (*decode)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, uint64_t *offs_out,
+                  struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
     int (*get)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
                const uint8_t **val, size_t *vlen, struct enc_dctx *c);
-    int (*erase)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                 const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out);
+    int (*erase)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, const uint8_t *kill,
+                 bool may_drop, struct enc_dctx *c, struct ig_buf *out);
     int (*check)(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                  const uint8_t *erased, size_t *used, struct enc_dctx *c);
 };
@@ -186,8 +191,7 @@ void enc_ectx_from_dctx(const struct enc_dctx *dc, struct enc_ectx *ec);
 bool enc_int_drops(const uint8_t *p, size_t len); /* rle, or dict over rle codes */
 
 int enc_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used,
-                     struct enc_dctx *c);
+                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
 int enc_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
                   const uint8_t **val, size_t *vlen, struct enc_dctx *c);
 int enc_bytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,

@@ -33,8 +33,8 @@ static size_t for_estimate(const struct int_stats *st, const struct ig_int_desc 
 }
 
 /* Encode v[0..n) where positions in `marks` (may be NULL) are erased. */
-static int for_build(const uint64_t *v, const uint8_t *marks, size_t n,
-                     const struct ig_int_desc *d, struct ig_buf *out, struct ig_error *err)
+static int for_build(const uint64_t *v, const uint8_t *marks, size_t n, const struct ig_int_desc *d,
+                     struct ig_buf *out, struct ig_error *err)
 {
     bool any = false;
     uint64_t lo = 0, hi = 0; /* order keys */
@@ -123,8 +123,8 @@ static int for_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_d
 }
 
 static int for_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                     const uint8_t *absent, const uint8_t *kill, bool may_drop,
-                     struct enc_dctx *c, struct ig_buf *out)
+                     const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
+                     struct ig_buf *out)
 {
     (void)absent;
     (void)may_drop;
@@ -153,8 +153,7 @@ static int for_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int
 }
 
 static int for_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                     const uint8_t *absent, const uint8_t *erased, size_t *used,
-                     struct enc_dctx *c)
+                     const uint8_t *absent, const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     (void)d;
     (void)absent;

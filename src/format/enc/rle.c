@@ -4,17 +4,20 @@
  * Layout: [4] [r: varint] [varint len][values: r lanes] [varint len][lengths: r lanes]
  *   Run j repeats values[j] lengths[j] + 1 times (stored minus one, so a run of
  *   one costs 0 bits when every run has length 1). The nested streams pick their
- *   own scheme (never rle again). The runs cover the stored elements only: with
+ *   own scheme (never rle again; lengths only plain, bitpack or varint, see
+ *   RLE_LENGTHS_EXCLUDE). The runs cover the stored elements only: with
  *   an `absent` bitmap the stream holds n - |absent| elements, placed in order at
  *   the positions not in absent. The total must match exactly.
  *   get(i) decodes the run lengths (O(r)) and fetches one run value.
  *
  * Erase drops the element (Bullion's RLE + deletion vector): its run shrinks, an
- *   empty run disappears and equal neighbours merge, and the runs are re-encoded.
- *   The caller adds the killed positions to the page's absent set
- *   (ig_ints_erase_drops() says so). The re-encoded stream can in rare cases come
- *   out longer (nested choices changed); then erase retries with the old nested
- *   schemes and finally returns -ENOSPC so the page is re-encoded.
+ *   empty run disappears and equal neighbours merge, and the runs are re-encoded
+ *   (nested schemes chosen afresh), so the result depends on the live values
+ *   only. The caller adds the killed positions to the page's absent set
+ *   (ig_ints_erase_drops() says so). A merged run can need a wider length than
+ *   the stream had; if the result does not fit, erase keeps equal neighbours as
+ *   separate runs (lengths then only shrink), then also keeps the old nested
+ *   schemes, and only then returns -ENOSPC so the caller re-encodes the page.
  * Check: every erased position is absent (dropped) and the run total equals
  *   n - |absent|; nested streams pass their own (empty) check.
  */
@@ -24,6 +27,12 @@
 #include "enc_internal.h"
 
 static const struct ig_int_desc rle_len_desc = {8, false};
+
+/* Run lengths only ever shrink on erase (when runs are not merged), and only
+ * plain, bitpack and varint never grow when values shrink; for (the minimum can
+ * drop), delta and dict can. So lengths use those three. */
+#define RLE_LENGTHS_EXCLUDE                                                                        \
+    (ENC_INT_ALL & ~(ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT)))
 
 static size_t rle_estimate(const struct int_stats *st, const struct ig_int_desc *d,
                            const struct enc_ectx *c)
@@ -56,7 +65,7 @@ static int rle_emit(const uint64_t *vals, const uint64_t *lens, size_t r,
         if (lens[j] > maxl) maxl = lens[j];
     struct ig_int_desc ld = {enc_byte_width(maxl), false};
     unsigned ex_v = only_v ? ENC_INT_ALL & ~ENC_BIT(only_v) : 0;
-    unsigned ex_l = only_l ? ENC_INT_ALL & ~ENC_BIT(only_l) : 0;
+    unsigned ex_l = only_l ? ENC_INT_ALL & ~ENC_BIT(only_l) : RLE_LENGTHS_EXCLUDE;
     int rc = enc_int_encode_child(vals, r, d, c, ex_v, ENC_CHILD_NO_DROP, out);
     if (!rc) rc = enc_int_encode_child(lens, r, &ld, c, ex_l, ENC_CHILD_NO_DROP, out);
     return rc;
@@ -195,20 +204,13 @@ static int rle_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_d
     return rc;
 }
 
-static int rle_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                     const uint8_t *absent, const uint8_t *kill, bool may_drop,
-                     struct enc_dctx *c, struct ig_buf *out)
+/* Runs after dropping the killed elements: survivors per run, empty runs
+ * removed, and (merge) equal neighbours joined. vals/lens are rewritten. */
+static size_t rle_drop(uint64_t *vals, uint64_t *lens, size_t r0, const uint8_t *absent,
+                       const uint8_t *kill, bool merge)
 {
-    if (!may_drop)
-        return ig_err(c->err, -ENOSPC, "rle stream: cannot drop elements inside this stream");
-    size_t m = n - bm_count(absent, n);
-    struct rle_view v;
-    uint64_t *vals, *lens;
-    int rc = rle_runs(p, len, m, d, &v, &vals, &lens, c);
-    if (rc) goto done;
-    /* lens[j] + 1 is the run length; count survivors per run in `left`. */
     size_t i = 0, r = 0;
-    for (size_t j = 0; j < v.r; j++) {
+    for (size_t j = 0; j < r0; j++) {
         uint64_t left = 0;
         for (uint64_t k = 0; k <= lens[j]; k++) {
             while (bm_get(absent, i))
@@ -217,32 +219,62 @@ static int rle_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int
             i++;
         }
         if (!left) continue;
-        if (r && vals[r - 1] == vals[j]) {
-            lens[r - 1] += left; /* merge with the previous survivor */
+        if (merge && r && vals[r - 1] == vals[j]) {
+            lens[r - 1] += left;
         } else {
             vals[r] = vals[j];
             lens[r++] = left - 1;
         }
     }
+    return r;
+}
+
+static int rle_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                     const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
+                     struct ig_buf *out)
+{
+    if (!may_drop)
+        return ig_err(c->err, -ENOSPC, "rle stream: cannot drop elements inside this stream");
+    size_t m = n - bm_count(absent, n);
+    struct rle_view v;
+    uint64_t *vals, *lens, *v2 = NULL, *l2 = NULL;
+    int rc = rle_runs(p, len, m, d, &v, &vals, &lens, c);
+    if (rc) goto done;
+    v2 = malloc((v.r ? v.r : 1) * sizeof *v2);
+    l2 = malloc((v.r ? v.r : 1) * sizeof *l2);
+    if (!v2 || !l2) {
+        rc = enc_nomem(c->err);
+        goto done;
+    }
     struct enc_ectx ec;
     enc_ectx_from_dctx(c, &ec);
     size_t at = out->len;
-    rc = rle_emit(vals, lens, r, d, &ec, 0, 0, out);
-    if (!rc && out->len - at > len && v.vlen && v.llen) {
-        out->len = at; /* retry with the nested schemes the stream had */
-        rc = rle_emit(vals, lens, r, d, &ec, v.vs[0], v.ls[0], out);
-        if (rc == -EINVAL || (!rc && out->len - at > len))
-            rc = ig_err(c->err, -ENOSPC, "rle stream: erasing would grow the stream");
+    /* Preferred: merged runs, nested schemes chosen afresh - the result depends on
+     * the live values only. A merge can lengthen a run past the lengths' bit
+     * width, so if that does not fit, keep equal neighbours apart (lengths only
+     * shrink), then also keep the nested schemes the stream had. */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        memcpy(v2, vals, v.r * sizeof *v2);
+        memcpy(l2, lens, v.r * sizeof *l2);
+        size_t r = rle_drop(v2, l2, v.r, absent, kill, attempt == 0);
+        out->len = at;
+        bool old = attempt == 2 && v.vlen && v.llen; /* old ids: validated by rle_runs */
+        rc = rle_emit(v2, l2, r, d, &ec, old ? v.vs[0] : 0, old ? v.ls[0] : 0, out);
+        if (rc == -ENOMEM) goto done;
+        if (!rc && out->len - at <= len) goto done;
     }
+    out->len = at;
+    rc = ig_err(c->err, -ENOSPC, "rle stream: erasing would grow the stream");
 done:
     free(vals);
     free(lens);
+    free(v2);
+    free(l2);
     return rc;
 }
 
 static int rle_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                     const uint8_t *absent, const uint8_t *erased, size_t *used,
-                     struct enc_dctx *c)
+                     const uint8_t *absent, const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     for (size_t i = 0; erased && i < n; i++)
         if (bm_get(erased, i) && !bm_get(absent, i))

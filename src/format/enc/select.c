@@ -93,8 +93,7 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
         prev = x;
     }
     if (run > max_run) max_run = run;
-    dbytes += ig_bitpack_size(n - ((n - 1) / ENC_DELTA_BLOCK) * ENC_DELTA_BLOCK,
-                              ig_bit_width(bor));
+    dbytes += ig_bitpack_size(n - ((n - 1) / ENC_DELTA_BLOCK) * ENC_DELTA_BLOCK, ig_bit_width(bor));
     st->umin = umin;
     st->umax = umax;
     st->lo = enc_order_key(klo, sg);
@@ -105,8 +104,8 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
     st->varint_bytes = vbytes;
     st->varint_last = vlast;
     st->delta_bytes = delta_ok ? dbytes : SIZE_MAX;
-    st->fits_width = enc_fits(sg ? st->lo : umin, d->width, sg) &&
-                     enc_fits(sg ? st->hi : umax, d->width, sg);
+    st->fits_width =
+        enc_fits(sg ? st->lo : umin, d->width, sg) && enc_fits(sg ? st->hi : umax, d->width, sg);
     if (zero_marks && umin == 0) {
         /* 0 lanes become for/delta markers: their range and steps skip them. */
         bool any = false;
@@ -151,8 +150,8 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
 /* ---- dispatch ------------------------------------------------------------ */
 
 static const struct int_scheme *const int_schemes[IG_ENC_COUNT] = {
-    NULL,           &enc_plain_int, &enc_bitpack_int, &enc_varint_int,
-    &enc_rle_int,   &enc_dict_int,  &enc_for_int,     &enc_delta_int,
+    NULL,         &enc_plain_int, &enc_bitpack_int, &enc_varint_int,
+    &enc_rle_int, &enc_dict_int,  &enc_for_int,     &enc_delta_int,
 };
 
 const struct int_scheme *enc_int_scheme(unsigned id)
@@ -248,8 +247,7 @@ int enc_int_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_de
 }
 
 int enc_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used,
-                     struct enc_dctx *c)
+                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c)
 {
     unsigned saved;
     int rc = 0;
@@ -315,7 +313,10 @@ static bool stream_drops(const uint8_t *p, size_t len)
     return false;
 }
 
-bool enc_int_drops(const uint8_t *p, size_t len) { return stream_drops(p, len); }
+bool enc_int_drops(const uint8_t *p, size_t len)
+{
+    return stream_drops(p, len);
+}
 
 /* ---- selection ----------------------------------------------------------- */
 
@@ -328,7 +329,6 @@ void enc_ectx_from_dctx(const struct enc_dctx *dc, struct enc_ectx *ec)
     ec->allowed = ENC_INT_ALL;
     ec->used = dc->used;
     ec->depth_left = ENC_DEFAULT_DEPTH - level + 1 > 1 ? ENC_DEFAULT_DEPTH - level + 1 : 1;
-    ec->max_depth = ENC_DEFAULT_DEPTH;
     ec->err = dc->err;
 }
 
@@ -361,8 +361,7 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
     if (c->strict) {
         const struct int_scheme *s = enc_int_scheme((unsigned)__builtin_ctz(cand));
         if (s->estimate(&st, d, c) == SIZE_MAX)
-            return ig_err(c->err, -EINVAL, "encoding %s cannot represent these values%s",
-                          s->name,
+            return ig_err(c->err, -EINVAL, "encoding %s cannot represent these values%s", s->name,
                           s->id == IG_ENC_FOR     ? " (their range is the full 64 bits)"
                           : s->id == IG_ENC_DELTA ? " (a step of 2^63 between neighbours)"
                                                   : "");
@@ -443,8 +442,7 @@ static int check_desc(const struct ig_int_desc *d, size_t n, struct ig_error *er
     if (!d || (d->width != 1 && d->width != 2 && d->width != 4 && d->width != 8))
         return ig_err(err, -EINVAL, "int stream: lane width must be 1, 2, 4 or 8 bytes");
     if (n > ENC_MAX_N)
-        return ig_err(err, -EINVAL, "int stream: %zu values exceed the limit of %zu", n,
-                      ENC_MAX_N);
+        return ig_err(err, -EINVAL, "int stream: %zu values exceed the limit of %zu", n, ENC_MAX_N);
     return 0;
 }
 
@@ -463,7 +461,6 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->strict = forced != IG_ENC_AUTO;
     c->allowed = c->strict ? ENC_BIT(forced) : (o && o->allowed ? o->allowed & all : all);
     c->depth_left = depth;
-    c->max_depth = depth;
     return 0;
 }
 
@@ -516,8 +513,7 @@ static int erase_commit(uint8_t *p, size_t len, struct ig_buf *fresh, size_t *ne
 }
 
 int ig_ints_erase(uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                  const uint8_t *absent, const uint8_t *kill, size_t *new_len,
-                  struct ig_error *err)
+                  const uint8_t *absent, const uint8_t *kill, size_t *new_len, struct ig_error *err)
 {
     int rc = check_desc(d, n, err);
     if (rc) return rc;
@@ -533,7 +529,10 @@ int ig_ints_erase(uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
     return rc;
 }
 
-bool ig_ints_erase_drops(const uint8_t *p, size_t len) { return stream_drops(p, len); }
+bool ig_ints_erase_drops(const uint8_t *p, size_t len)
+{
+    return stream_drops(p, len);
+}
 
 int ig_ints_check_erased(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                          const uint8_t *absent, const uint8_t *erased, struct ig_error *err)
@@ -552,8 +551,7 @@ struct bytes_stats {
     uint64_t total, distinct_bytes;
 };
 
-static int bytes_stats(const uint64_t *offs, const uint8_t *data, size_t n,
-                       struct bytes_stats *st)
+static int bytes_stats(const uint64_t *offs, const uint8_t *data, size_t n, struct bytes_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->total = offs[n] - offs[0];
@@ -660,8 +658,8 @@ int ig_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, 
     return enc_bytes_get(p, len, n, absent, i, val, vlen, &c);
 }
 
-int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                   const uint8_t *kill, size_t *new_len, struct ig_error *err)
+int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent, const uint8_t *kill,
+                   size_t *new_len, struct ig_error *err)
 {
     if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
     if (bm_intersects(absent, kill, n))
@@ -676,7 +674,10 @@ int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent,
     return rc;
 }
 
-bool ig_bytes_erase_drops(const uint8_t *p, size_t len) { return stream_drops(p, len); }
+bool ig_bytes_erase_drops(const uint8_t *p, size_t len)
+{
+    return stream_drops(p, len);
+}
 
 int ig_bytes_check_erased(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                           const uint8_t *erased, struct ig_error *err)

@@ -18,7 +18,10 @@
 
 #include "enc_internal.h"
 
-static size_t vi_nidx(size_t n) { return n ? (n - 1) / ENC_VARINT_STRIDE : 0; }
+static size_t vi_nidx(size_t n)
+{
+    return n ? (n - 1) / ENC_VARINT_STRIDE : 0;
+}
 
 static size_t vi_estimate(const struct int_stats *st, const struct ig_int_desc *d,
                           const struct enc_ectx *c)
@@ -63,8 +66,7 @@ struct vi_hdr {
     size_t dlen;
 };
 
-static int vi_header(const uint8_t *p, size_t len, size_t n, struct vi_hdr *h,
-                     struct ig_error *err)
+static int vi_header(const uint8_t *p, size_t len, size_t n, struct vi_hdr *h, struct ig_error *err)
 {
     if (len < 2) return ig_err(err, -EIO, "varint stream: truncated header");
     h->b = p[1];
@@ -78,7 +80,8 @@ static int vi_header(const uint8_t *p, size_t len, size_t n, struct vi_hdr *h,
     return 0;
 }
 
-/* Walk all n values; cb(i, value, offset, size) per value. Verifies the index. */
+/* Walk all n values, checking every index entry against the walk; values go to
+ * out (if given) and every position in `erased` must be the single byte 0x00. */
 static int vi_walk(const uint8_t *p, size_t len, size_t n, struct vi_hdr *h, uint64_t *out,
                    const uint8_t *erased, size_t *used, struct ig_error *err, bool is_signed)
 {
@@ -148,8 +151,7 @@ static int vi_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_
 }
 
 static int vi_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                    const uint8_t *absent, const uint8_t *erased, size_t *used,
-                    struct enc_dctx *c)
+                    const uint8_t *absent, const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     (void)absent;
     struct vi_hdr h;
