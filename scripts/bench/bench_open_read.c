@@ -10,8 +10,9 @@
  *
  * Prints one line per regime, in µs:
  *   warm n=N total_med=.. total_p10=.. total_p90=.. total_min=.. open_med=.. find_med=..
- *        read_med=.. close_med=.. disk_kib_med=..
- * (disk_kib: KiB this process caused to be read from storage, /proc/self/io)
+ *        read_med=.. close_med=.. disk_kib_med=.. minflt_med=..
+ * (disk_kib: KiB this process caused to be read from storage, /proc/self/io;
+ *  minflt: minor page faults per run, getrusage)
  * and `sum S`, the sum of the values read (checked against the peer's). */
 #include "ingot.h"
 
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,8 +46,15 @@ static double pct(double *v, int n, double p)
 }
 
 struct sample {
-    double open, find, read, close, total, read_kib;
+    double open, find, read, close, total, read_kib, minflt;
 };
+
+static double minflt(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_minflt;
+}
 
 /* Bytes this process caused to be fetched from storage (readahead included). */
 static double io_read_kib(void)
@@ -68,7 +77,7 @@ static int one_run(const char *table, const char *column, struct sample *s)
     char err[512];
     ingot_table *t;
     uint32_t col;
-    double io0 = io_read_kib();
+    double io0 = io_read_kib(), f0 = minflt();
     double t0 = now_us();
     if (ingot_open(table, &t, err, sizeof err)) {
         fprintf(stderr, "bench_open_read: %s\n", err);
@@ -93,7 +102,8 @@ static int one_run(const char *table, const char *column, struct sample *s)
     sum = 0;
     for (int64_t i = 0; i < n; i++)
         sum += buf[i];
-    *s = (struct sample){t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0, io_read_kib() - io0};
+    double f1 = minflt();
+    *s = (struct sample){t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0, io_read_kib() - io0, f1 - f0};
     return 0;
 }
 
@@ -111,8 +121,8 @@ static void drop_caches(void)
 static void report(const char *name, struct sample *s, int n)
 {
     double *v = malloc(sizeof *v * (size_t)n);
-    double med[6];
-    for (int k = 0; k < 6; k++) {
+    double med[7];
+    for (int k = 0; k < 7; k++) {
         for (int i = 0; i < n; i++)
             v[i] = ((double *)&s[i])[k];
         med[k] = pct(v, n, 0.5);
@@ -120,9 +130,9 @@ static void report(const char *name, struct sample *s, int n)
     for (int i = 0; i < n; i++)
         v[i] = s[i].total;
     printf("%s n=%d total_med=%.2f total_p10=%.2f total_p90=%.2f total_min=%.2f open_med=%.2f "
-           "find_med=%.2f read_med=%.2f close_med=%.2f disk_kib_med=%.0f\n",
+           "find_med=%.2f read_med=%.2f close_med=%.2f disk_kib_med=%.0f minflt_med=%.0f\n",
            name, n, med[4], pct(v, n, 0.1), pct(v, n, 0.9), pct(v, n, 0.0), med[0], med[1], med[2],
-           med[3], med[5]);
+           med[3], med[5], med[6]);
     free(v);
 }
 

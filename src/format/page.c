@@ -209,3 +209,139 @@ int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t 
     if (rc) return ig_err(err, rc, "out of memory");
     return 0;
 }
+
+/* Where the values stream starts in a flat page body. */
+static int values_offset(const uint8_t *body, size_t len, size_t n, size_t *voff,
+                         struct ig_error *err)
+{
+    if (len < IG_BODY_HDR || body[0] & ~IG_BODY_VALIDITY || body[1] || body[2] || body[3])
+        return ig_err(err, -EIO, "unknown page body flags");
+    *voff = IG_BODY_HDR + (body[0] & IG_BODY_VALIDITY ? (n + 7) / 8 : 0);
+    return *voff <= len ? 0 : ig_err(err, -EIO, "validity bitmap past the page end");
+}
+
+/* Re-encode the values with every erased slot zeroed, using no scheme that drops
+ * elements (so the page no longer depends on which rows were dropped). */
+static int reencode_values(const uint8_t *vals, size_t vlen, size_t n, uint8_t type,
+                           const uint8_t *absent, const uint8_t *gone, struct ig_page_scratch *s,
+                           struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_values v;
+    ig_values_init(&v, type);
+    int rc = ig_values_reserve(&v, n);
+    struct ig_enc_opts eo = {.forced = IG_ENC_AUTO, .no_drop = true};
+    if (rc) return ig_err(err, rc, "out of memory");
+    if (v.is_bytes) {
+        rc = ig_bytes_decode(vals, vlen, n, absent, v.offs, &v.data, err);
+        if (!rc) {
+            /* rebuild without the erased items' bytes */
+            rc = scratch_offs(s, n);
+            struct ig_buf data = IG_BUF_INIT;
+            s->offs[0] = 0;
+            for (size_t i = 0; i < n && !rc; i++) {
+                bool g = (gone[i / 8] >> (i % 8)) & 1;
+                if (!g) rc = ig_buf_append(&data, v.data.data + v.offs[i], v.offs[i + 1] - v.offs[i]);
+                s->offs[i + 1] = data.len;
+            }
+            if (!rc) rc = ig_bytes_encode(s->offs, data.data ? data.data : (const uint8_t *)"", n,
+                                          &eo, out, err);
+            ig_buf_free(&data);
+        }
+    } else {
+        struct ig_int_desc d = lane_desc(type);
+        rc = ig_ints_decode(vals, vlen, n, &d, absent, v.lanes, err);
+        for (size_t i = 0; i < n && !rc; i++)
+            if ((gone[i / 8] >> (i % 8)) & 1) v.lanes[i] = 0;
+        if (!rc) rc = ig_ints_encode(v.lanes, n, &d, &eo, out, err);
+    }
+    ig_values_free(&v);
+    return rc;
+}
+
+int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                  const uint8_t *absent, const uint8_t *kill, int zstd_level,
+                  struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
+{
+    const uint8_t *src;
+    int rc = ig_page_body(stored, rec, s, &src, err);
+    if (rc) return rc;
+    size_t n = rec->row_count, len = rec->body_size;
+    /* a private, writable copy of the body */
+    struct ig_buf *body = &s->tmp;
+    ig_buf_reset(body);
+    if (ig_buf_append(body, src, len)) return ig_err(err, -ENOMEM, "out of memory");
+    size_t voff;
+    rc = values_offset(body->data, len, n, &voff, err);
+    if (rc) return rc;
+    if (body->data[0] & IG_BODY_VALIDITY)
+        for (size_t i = 0; i < n; i++)
+            if ((kill[i / 8] >> (i % 8)) & 1) body->data[IG_BODY_HDR + i / 8] &= (uint8_t)~(1u << (i % 8));
+    const struct ig_type_info *ti = ig_type_info(type);
+    if (!ti) return ig_err(err, -EIO, "unknown type %u", type);
+    size_t new_len = 0;
+    struct ig_error sub = {0};
+    if (ti->phys == IG_PHYS_BYTES) {
+        rc = ig_bytes_erase(body->data + voff, len - voff, n, absent, kill, &new_len, &sub);
+    } else {
+        struct ig_int_desc d = lane_desc(type);
+        rc = ig_ints_erase(body->data + voff, len - voff, n, &d, absent, kill, &new_len, &sub);
+    }
+    if (rc == -ENOSPC) {
+        /* cannot erase in place: re-encode the values with every erased slot zero */
+        uint8_t *gone = malloc((n + 7) / 8);
+        if (!gone) return ig_err(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < (n + 7) / 8; i++)
+            gone[i] = (uint8_t)((absent ? absent[i] : 0) | kill[i]);
+        struct ig_buf vals = IG_BUF_INIT;
+        rc = reencode_values(src + voff, len - voff, n, type, absent, gone, s, &vals, err);
+        free(gone);
+        if (!rc) {
+            body->len = voff;
+            rc = ig_buf_append(body, vals.data, vals.len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        }
+        ig_buf_free(&vals);
+        if (rc) return rc;
+    } else if (rc) {
+        return ig_err(err, rc, "%s", sub.msg);
+    } else {
+        body->len = voff + new_len;
+    }
+    out->body_size = (uint32_t)body->len;
+    out->encoding = body->data[voff];
+    out->flags = rec->flags;
+    out->compression = rec->compression;
+    ig_buf_reset(&out->stored);
+    if (rec->compression == IG_PC_ZSTD) {
+        size_t bound = ZSTD_compressBound(body->len);
+        if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
+        size_t z = ZSTD_compress(out->stored.data, bound, body->data, body->len,
+                                 zstd_level ? zstd_level : 3);
+        if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
+        out->stored.len = z;
+    } else if (ig_buf_append(&out->stored, body->data, body->len)) {
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    out->checksum = ig_hash(out->stored.data, out->stored.len);
+    return 0;
+}
+
+int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                         const uint8_t *erased, struct ig_page_scratch *s, struct ig_error *err)
+{
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t n = rec->row_count, voff;
+    rc = values_offset(body, rec->body_size, n, &voff, err);
+    if (rc) return rc;
+    if (body[0] & IG_BODY_VALIDITY)
+        for (size_t i = 0; i < n; i++)
+            if (((erased[i / 8] >> (i % 8)) & 1) && ((body[IG_BODY_HDR + i / 8] >> (i % 8)) & 1))
+                return ig_err(err, -EIO, "erased row %zu of the page is still marked present", i);
+    const struct ig_type_info *ti = ig_type_info(type);
+    if (!ti) return ig_err(err, -EIO, "unknown type %u", type);
+    if (ti->phys == IG_PHYS_BYTES)
+        return ig_bytes_check_erased(body + voff, rec->body_size - voff, n, erased, erased, err);
+    struct ig_int_desc d = lane_desc(type);
+    return ig_ints_check_erased(body + voff, rec->body_size - voff, n, &d, erased, erased, err);
+}

@@ -55,6 +55,21 @@ int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t 
                    const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
                    struct ig_error *err);
 
+/* Erase rows (page-relative bits in `kill`) from a page at compliance level 2:
+ * their validity bits are cleared and their values overwritten or dropped by the
+ * values stream's own rule (codec.h), so the body never grows; a zstd page is
+ * decompressed, erased and recompressed. When a stream cannot erase in place it
+ * is re-encoded (zeros in every erased slot, no element-dropping scheme). `absent`
+ * marks rows erased earlier. out->stored gets the new stored bytes (the caller
+ * relocates the page if they exceed its extent); out->text_len is not set. */
+int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                  const uint8_t *absent, const uint8_t *kill, int zstd_level,
+                  struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
+
+/* Check that every row in `erased` holds no data (level-2 proof for verify). */
+int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                         const uint8_t *erased, struct ig_page_scratch *s, struct ig_error *err);
+
 /* Decompress (if needed) into s->body and return the body bytes. */
 int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
                  const uint8_t **body, struct ig_error *err);

@@ -1,5 +1,7 @@
 #include "table.h"
+#include "journal.h"
 #include "layout.h"
+#include "lock.h"
 #include "types.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -136,12 +138,28 @@ void ig_table_close(struct ig_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* An erase was interrupted: finish it before anyone reads (journal.h). */
+static int recover(const char *dir, struct ig_error *err)
+{
+    if (!ig_journal_pending(dir)) return 0;
+    int lock = ig_table_lock(dir, true, err);
+    if (lock < 0)
+        return ig_err_prefix(err, lock, "%s: an interrupted erase must be completed first, "
+                                        "which needs write access", dir);
+    bool replayed;
+    int rc = ig_journal_recover(dir, &replayed, err);
+    ig_table_unlock(lock);
+    return rc;
+}
+
 int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_error *err)
 {
     memset(t, 0, sizeof *t);
+    int rc = recover(dir, err);
+    if (rc) return rc;
     t->dir = strdup(dir);
     if (!t->dir) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = ig_manifest_read(dir, &t->manifest, err);
+    rc = ig_manifest_read(dir, &t->manifest, err);
     if (rc) goto fail;
     t->parts = calloc(t->manifest.n, sizeof *t->parts);
     t->part_first_group = calloc(t->manifest.n, sizeof *t->part_first_group);

@@ -2,6 +2,7 @@
 #include "footer.h"
 #include "layout.h"
 #include "merkle.h"
+#include "page.h"
 #include "reader.h"
 #include "render.h"
 #include "table.h"
@@ -148,6 +149,13 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
     if (ndel != rec.deleted)
         fail(x, "%s: %s row group %u page %u: footer says %u deleted rows, bitmap has %u",
              p->name, cname, g, page, rec.deleted, ndel);
+    /* level 2: erased rows must hold no data (codec.h's per-scheme rule) */
+    if (deleted && c->erase_level == 2 &&
+        ig_page_check_erased(x->r.stored.data, &rec, c->rec.type, deleted, &x->r.s, &e)) {
+        fail(x, "%s: %s row group %u page %u: an erased row still holds data: %s", p->name, cname,
+             g, page, e.msg);
+        x->rep->unscrubbed++;
+    }
     uint64_t tl = 0;
     if (ig_render_text_len(&x->v, deleted, &x->text, &tl) == 0 && tl != rec.text_len)
         fail(x, "%s: %s row group %u page %u: text length %" PRIu64 " != footer's %" PRIu64,
@@ -185,6 +193,7 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
         fail(x, "%s: row groups cover %" PRIu64 " rows and %u pages, footer says %" PRIu64
                 " and %u", p->name, row, page, p->num_rows, p->num_pages);
     x->rep->groups += p->num_groups;
+    x->rep->erased_rows += p->deleted_rows;
     x->rep->rows += p->num_rows;
     /* every page of every chunk, in order */
     for (uint32_t g = 0; g < p->num_groups; g++) {

@@ -4,7 +4,9 @@
  * hash, name index order, column records), every row group (contiguity, Merkle
  * hash), every chunk and page record (bounds, continuity, extents that do not
  * overlap), every page's bytes (checksum, zero slack, decodes, text length and
- * deleted count match the footer), the deletion bitmap, and the root hash.
+ * deleted count match the footer), that every row erased at compliance level 2
+ * holds no data in any page (the codecs' check_erased rules), the deletion
+ * bitmap, and the root hash. An interrupted erase is replayed first.
  * Each failure is reported through `fail` as one line naming the part, column,
  * row group and page. Verification goes on after a failure so every problem is
  * listed. */
@@ -26,6 +28,8 @@ struct ig_verify_report {
     uint32_t parts;
     uint64_t rows, groups, pages, page_bytes;
     uint64_t failures;
+    uint64_t erased_rows;   /* rows marked deleted */
+    uint64_t unscrubbed;    /* level-2 erased rows whose slots still hold data */
 };
 
 /* The footer alone: schema and chunk hashes, every group's Merkle hash and the

@@ -5,6 +5,7 @@
  * SIGTERM, SIGINT and SIGHUP end the loop (libfuse's handlers); the mount is then
  * detached lazily so readers with open files are not killed. */
 #include "fs.h"
+#include "invalidate.h"
 #include "ops.h"
 #include "session.h"
 #include "format/verify.h"
@@ -119,6 +120,14 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         return 2;
     }
     raise_readahead(mountpoint, o->readahead_kb);
+    if (fs_invalidate_start(&s)) {
+        report(status_fd, "cannot start the invalidation thread");
+        fuse_session_unmount(se);
+        fuse_remove_signal_handlers(se);
+        fuse_session_destroy(se);
+        fs_session_destroy(&s);
+        return 2;
+    }
     report(status_fd, "OK");
     if (!o->foreground) {
         int null = open("/dev/null", O_RDWR);
@@ -137,6 +146,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     fuse_loop_cfg_set_idle_threads(cfg, o->threads ? o->threads : 8);
     int rc = fuse_session_loop_mt(se, cfg);
     fuse_loop_cfg_destroy(cfg);
+    fs_invalidate_stop(&s);
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
     fuse_session_destroy(se);

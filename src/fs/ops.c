@@ -4,6 +4,8 @@
  * bookkeeping and forget only replies. Everything is read-only: requests that
  * would change the tree or a file fail with EROFS. */
 #include "ops.h"
+#include "control.h"
+#include "invalidate.h"
 #include "names.h"
 #include "session.h"
 #include "view.h"
@@ -24,7 +26,8 @@ static bool dir_exists(struct fs_session *s, const struct fs_node *n)
     if (n->kind == FS_K_ROOT) return true;
     if (n->kind != FS_K_DIR) return false;
     if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
-    return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS;
+    return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS ||
+           n->dir == FS_D_CONTROL;
 }
 
 /* Attributes of an existing node, or -ENOENT. */
@@ -41,12 +44,11 @@ static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat 
         st->st_nlink = 2;
         return 0;
     }
-    if (n->kind == FS_K_SPECIAL && n->special != FS_S_README && n->special != FS_S_SCHEMA)
-        return -ENOENT;
     uint64_t size;
     int rc = fs_node_size(s, n, &size);
     if (rc) return rc;
-    st->st_mode = S_IFREG | 0444;
+    st->st_mode = n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE ? S_IFREG | 0200
+                                                                      : S_IFREG | 0444;
     st->st_nlink = 1;
     st->st_size = (off_t)size;
     st->st_blocks = (blkcnt_t)((size + 511) / 512);
@@ -82,6 +84,8 @@ static int lookup_child(struct fs_session *s, const struct fs_node *parent, cons
             *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_GROUPS};
         } else if (!strcmp(name, "rows")) {
             *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_ROWS};
+        } else if (!strcmp(name, ".ingot")) {
+            *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_CONTROL};
         } else {
             return -ENOENT;
         }
@@ -115,6 +119,14 @@ static int lookup_child(struct fs_session *s, const struct fs_node *parent, cons
         if (!parse_id(name, &id) || id >= s->table.num_rows) return -ENOENT;
         *child = (struct fs_node){.kind = FS_K_ROW, .row = id};
         return 0;
+    case FS_D_CONTROL:
+        if (!strcmp(name, "erase"))
+            *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_ERASE};
+        else if (!strcmp(name, "erasures"))
+            *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_ERASURES};
+        else
+            return -ENOENT;
+        return 0;
     }
     return -ENOENT;
 }
@@ -140,20 +152,21 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         return;
     }
     e.ino = e.attr.st_ino;
-    fuse_reply_entry(req, &e);
+    if (fuse_reply_entry(req, &e) == 0) fs_known_add(s, e.ino, 1);
 }
 
+/* Inodes need no freeing (they are computed), but the kernel's references are
+ * counted so an erase knows which cached inodes to invalidate. */
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-    (void)ino;
-    (void)nlookup;
+    fs_known_forget(S(req), ino, nlookup);
     fuse_reply_none(req);
 }
 
 static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
-    (void)count;
-    (void)forgets;
+    for (size_t i = 0; i < count; i++)
+        fs_known_forget(S(req), forgets[i].ino, forgets[i].nlookup);
     fuse_reply_none(req);
 }
 
@@ -184,14 +197,16 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
     }
     int64_t k = idx - 2;
     if (d->kind == FS_K_ROOT) {
-        static const char *const names[] = {"README", "schema.json", "columns", "groups", "rows"};
+        static const char *const names[] = {"README", "schema.json", "columns",
+                                            "groups", "rows",        ".ingot"};
         static const struct fs_node nodes[] = {
             {.kind = FS_K_SPECIAL, .special = FS_S_README},
             {.kind = FS_K_SPECIAL, .special = FS_S_SCHEMA},
             {.kind = FS_K_DIR, .dir = FS_D_COLUMNS},
             {.kind = FS_K_DIR, .dir = FS_D_GROUPS},
-            {.kind = FS_K_DIR, .dir = FS_D_ROWS}};
-        if (k >= 5) return -1;
+            {.kind = FS_K_DIR, .dir = FS_D_ROWS},
+            {.kind = FS_K_DIR, .dir = FS_D_CONTROL}};
+        if (k >= 6) return -1;
         snprintf(name, cap, "%s", names[k]);
         *n = nodes[k];
         return idx;
@@ -226,6 +241,13 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
         snprintf(name, cap, "%" PRId64, k);
         *n = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_GROUP, .scope = (uint32_t)k + 1};
         return idx;
+    case FS_D_CONTROL: {
+        static const char *const names[] = {"erase", "erasures"};
+        if (k >= 2) return -1;
+        snprintf(name, cap, "%s", names[k]);
+        *n = (struct fs_node){.kind = FS_K_SPECIAL, .special = k ? FS_S_ERASURES : FS_S_ERASE};
+        return idx;
+    }
     case FS_D_ROWS:
         for (uint64_t row = (uint64_t)k; row < s->table.num_rows; row++, idx++) {
             uint32_t pi;
@@ -274,6 +296,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
                 e.attr.st_mode = n.kind == FS_K_ROW ? S_IFREG : S_IFDIR;
             }
             add = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, found + 1);
+            if (add <= size - used) fs_known_add(s, e.ino, 1);
         } else {
             struct stat st = {.st_ino = fs_ino(&n),
                               .st_mode = (n.kind == FS_K_DIR || n.kind == FS_K_ROOT) ? S_IFDIR
@@ -315,8 +338,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EISDIR);
         return;
     }
-    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-        fuse_reply_err(req, EROFS);
+    bool control = n.kind == FS_K_SPECIAL && n.special == FS_S_ERASE;
+    if (control != ((fi->flags & O_ACCMODE) != O_RDONLY) || (!control && (fi->flags & O_TRUNC))) {
+        fuse_reply_err(req, control ? EACCES : EROFS);
         return;
     }
     struct fs_file *f;
@@ -327,8 +351,14 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, -rc);
         return;
     }
+    if (control && !(f->batch = fs_batch_new())) {
+        fs_file_close(s, f);
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
     fi->fh = (uint64_t)(uintptr_t)f;
-    fi->keep_cache = 1; /* contents only change through an erase, which invalidates */
+    fi->keep_cache = !control; /* contents only change through an erase, which invalidates */
+    fi->direct_io = control || (n.kind == FS_K_SPECIAL && n.special == FS_S_ERASURES);
     if (fuse_reply_open(req, fi) == -ENOENT) fs_file_close(s, f); /* interrupted */
 }
 
@@ -349,6 +379,32 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         fuse_reply_iov(req, rd.iov, rd.niov);
     fs_read_release(s, &rd);
     pthread_rwlock_unlock(&s->table_lock);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+                     struct fuse_file_info *fi)
+{
+    (void)ino;
+    (void)off; /* lines are taken in the order written */
+    struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
+    if (!f->batch) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    int rc = fs_batch_write(S(req), f->batch, buf, size);
+    if (rc)
+        fuse_reply_err(req, -rc);
+    else
+        fuse_reply_write(req, size);
+}
+
+/* close(): the erase batch is applied here so its result reaches close(2). */
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
+    int rc = f->batch ? fs_batch_apply(S(req), f->batch) : 0;
+    fuse_reply_err(req, -rc);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -378,7 +434,20 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
                        struct fuse_file_info *fi)
 {
-    (void)ino, (void)attr, (void)to_set, (void)fi;
+    (void)fi;
+    struct fs_node n;
+    /* `> .ingot/erase` truncates first: allow exactly that */
+    if (fs_node_of(ino, &n) && n.kind == FS_K_SPECIAL && n.special == FS_S_ERASE &&
+        (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_ATIME |
+                    FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_CTIME)) == FUSE_SET_ATTR_SIZE &&
+        attr->st_size == 0) {
+        struct stat st;
+        pthread_rwlock_rdlock(&S(req)->table_lock);
+        node_stat(S(req), &n, &st);
+        pthread_rwlock_unlock(&S(req)->table_lock);
+        fuse_reply_attr(req, &st, 0);
+        return;
+    }
     fuse_reply_err(req, EROFS);
 }
 static void op_mknod(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, dev_t r)
@@ -391,7 +460,25 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
     (void)p, (void)n, (void)m;
     fuse_reply_err(req, EROFS);
 }
-static void op_unlink(fuse_req_t req, fuse_ino_t p, const char *n)
+/* rm rows/ID erases the row (docs/ERASURE.md); nothing else can be removed. */
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    struct fs_session *s = S(req);
+    struct fs_node pn;
+    uint64_t id;
+    if (!fs_node_of(parent, &pn) || pn.kind != FS_K_DIR || pn.dir != FS_D_ROWS) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    if (!parse_id(name, &id)) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    int rc = fs_erase_rows(s, &id, 1, NULL, 0);
+    fuse_reply_err(req, -rc);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t p, const char *n)
 {
     (void)p, (void)n;
     fuse_reply_err(req, EROFS);
@@ -438,6 +525,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     /* Page contents never change behind the kernel's back except through an
      * erase, which invalidates explicitly; do not drop the cache on mtime. */
     conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    /* O_TRUNC arrives with open() instead of a separate truncate */
+    if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC) conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 }
 
 const struct fuse_lowlevel_ops fs_ops = {
@@ -450,12 +539,14 @@ const struct fuse_lowlevel_ops fs_ops = {
     .mknod = op_mknod,
     .mkdir = op_mkdir,
     .unlink = op_unlink,
-    .rmdir = op_unlink,
+    .rmdir = op_rmdir,
     .symlink = op_symlink,
     .rename = op_rename,
     .link = op_link,
     .open = op_open,
     .read = op_read,
+    .write = op_write,
+    .flush = op_flush,
     .release = op_release,
     .readdir = op_readdir,
     .readdirplus = op_readdirplus,

@@ -43,6 +43,11 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     pthread_key_create(&s->scratch_key, free_scratch);
     pthread_rwlock_init(&s->table_lock, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
+    pthread_mutex_init(&s->erase_mu, NULL);
+    pthread_mutex_init(&s->known_mu, NULL);
+    pthread_mutex_init(&s->inval_mu, NULL);
+    pthread_cond_init(&s->inval_cv, NULL);
+    s->inotify_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
     s->uid = getuid();
     s->gid = getgid();
     struct stat st;
@@ -61,6 +66,11 @@ void fs_session_destroy(struct fs_session *s)
     pthread_key_delete(s->scratch_key);
     pthread_rwlock_destroy(&s->table_lock);
     pthread_mutex_destroy(&s->log_mu);
+    pthread_mutex_destroy(&s->erase_mu);
+    pthread_mutex_destroy(&s->known_mu);
+    pthread_mutex_destroy(&s->inval_mu);
+    pthread_cond_destroy(&s->inval_cv);
+    free(s->known);
     free(s->logged);
     free(s->dir);
     memset(s, 0, sizeof *s);

@@ -22,6 +22,10 @@ struct fs_scratch {
     struct ig_buf tmp;
 };
 
+struct fs_known {
+    uint64_t ino, n; /* n = kernel lookup count; ino 0 = empty slot */
+};
+
 struct fs_session {
     char *dir;
     struct ig_table table;
@@ -37,6 +41,19 @@ struct fs_session {
     pthread_mutex_t log_mu;      /* pages already reported as damaged */
     uint64_t *logged;
     size_t nlogged, logged_cap;
+    uint64_t generation;         /* bumped by every reload; open files compare */
+    pthread_mutex_t erase_mu;    /* one erase at a time from this daemon */
+
+    /* invalidate.c */
+    pthread_mutex_t known_mu;    /* inodes the kernel holds references to */
+    struct fs_known *known;
+    size_t known_cap, known_count;
+    pthread_mutex_t inval_mu;
+    pthread_cond_t inval_cv;
+    bool inval_pending, stopping, threads_started;
+    pthread_t inval_thread, watch_thread;
+    int inotify_fd;
+    int stop_pipe[2];
 };
 
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,

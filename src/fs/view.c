@@ -1,4 +1,5 @@
 #include "view.h"
+#include "control.h"
 #include "names.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"
@@ -6,6 +7,7 @@
 #include "format/types.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Cache keys: k1 = part << 32 | page for page pieces; k2 says what was made. */
 #define KEY_PIECE(view) (0x100u + (view))
@@ -374,8 +377,17 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
         *size = len;
         return rc;
     }
-    case FS_K_ROW:
-    case FS_K_SPECIAL: {
+    case FS_K_SPECIAL:
+        if (n->special == FS_S_ERASE) return 0;
+        if (n->special == FS_S_ERASURES) {
+            char path[4200];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/.ingot/erasures", s->dir);
+            *size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+            return 0;
+        }
+        /* fall through */
+    case FS_K_ROW: {
         struct fs_entry *e;
         int rc = content_entry(s, n, &e);
         if (rc) return rc;
@@ -421,12 +433,41 @@ static int push_span(void *ctx, const struct fs_span *sp, uint64_t len)
     return 0;
 }
 
-int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file **out)
+/* The audit log, read fresh (it is small and changes with every erase). */
+static int erasures_entry(struct fs_session *s, struct fs_entry **out)
 {
-    struct fs_file *f = calloc(1, sizeof *f);
-    if (!f) return -ENOMEM;
-    f->node = *n;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.ingot/erasures", s->dir);
+    struct fs_entry *e = fs_entry_new(0, 0);
+    if (!e) return -ENOMEM;
+    char *text;
+    size_t len;
+    if (ig_read_file(path, 64u << 20, &text, &len, NULL) == 0) {
+        int rc = ig_buf_append(&e->data, text, len);
+        free(text);
+        if (rc) {
+            fs_entry_free(e);
+            return rc;
+        }
+    }
+    e->refs = 1;
+    e->dead = 1; /* not in the cache: freed on release */
+    *out = e;
+    return 0;
+}
+
+/* Build f's layout for the current table (spans, size, header or content). */
+static int file_layout(struct fs_session *s, struct fs_file *f)
+{
+    const struct fs_node *n = &f->node;
     int rc;
+    f->gen = s->generation;
+    if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) return 0;
+    if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASURES) {
+        rc = erasures_entry(s, &f->content);
+        if (!rc) f->size = f->content->data.len;
+        return rc;
+    }
     if (n->kind == FS_K_VIEW) {
         struct span_list l = {0};
         uint64_t size = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER;
@@ -447,6 +488,16 @@ int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file *
         rc = content_entry(s, n, &f->content);
         if (!rc) f->size = f->content->data.len;
     }
+    return rc;
+}
+
+int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file **out)
+{
+    struct fs_file *f = calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    f->node = *n;
+    pthread_mutex_init(&f->mu, NULL);
+    int rc = file_layout(s, f);
     if (rc) {
         fs_file_close(s, f);
         return rc;
@@ -455,11 +506,31 @@ int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file *
     return 0;
 }
 
+int fs_file_refresh(struct fs_session *s, struct fs_file *f)
+{
+    pthread_mutex_lock(&f->mu);
+    int rc = 0;
+    if (f->gen != s->generation) {
+        fs_cache_release(&s->cache, f->content);
+        f->content = NULL;
+        free(f->spans);
+        f->spans = NULL;
+        f->nspans = 0;
+        f->size = 0;
+        f->header = 0;
+        rc = file_layout(s, f);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return rc;
+}
+
 void fs_file_close(struct fs_session *s, struct fs_file *f)
 {
     if (!f) return;
     fs_cache_release(&s->cache, f->content);
+    fs_batch_free(f->batch);
     free(f->spans);
+    pthread_mutex_destroy(&f->mu);
     free(f);
 }
 
@@ -588,6 +659,10 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
     rd->niov = rd->nheld = 0;
     rd->bytes = 0;
     rd->flat = NULL;
+    if (f->gen != s->generation) {
+        int rc = fs_file_refresh(s, f);
+        if (rc) return rc;
+    }
     if (off >= f->size || size == 0) return 0;
     if (size > f->size - off) size = (size_t)(f->size - off);
     rd->want = size;

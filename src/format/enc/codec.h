@@ -60,6 +60,10 @@ struct ig_enc_opts {
     enum ig_enc forced;     /* IG_ENC_AUTO, or the top-level scheme to use */
     unsigned allowed;       /* bit mask (1u << enc) of schemes auto may pick; 0 = all */
     int max_depth;          /* cascade depth budget, 0 = default (3) */
+    bool no_drop;           /* no scheme anywhere in the cascade may drop elements on
+                               erase (no rle, no dict over rle codes): used when a page
+                               is re-encoded after erasure, so it does not depend on
+                               which rows are absent */
 };
 
 /* ---- int streams ------------------------------------------------------- */

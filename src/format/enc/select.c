@@ -397,7 +397,7 @@ int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *
     struct enc_ectx c = *parent;
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
-    c.no_drop = (flags & ENC_CHILD_NO_DROP) != 0;
+    c.no_drop = parent->no_drop || (flags & ENC_CHILD_NO_DROP) != 0;
     c.zero_marks = (flags & ENC_CHILD_ZERO_MARKS) != 0;
     c.strict = false;
     /* Reserve room for the longest length prefix, encode in place, then close
@@ -461,6 +461,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->strict = forced != IG_ENC_AUTO;
     c->allowed = c->strict ? ENC_BIT(forced) : (o && o->allowed ? o->allowed & all : all);
     c->depth_left = depth;
+    c->no_drop = o && o->no_drop;
     return 0;
 }
 

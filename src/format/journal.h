@@ -1,0 +1,64 @@
+/* journal.h - redo journal: all or nothing for in-place changes to a table.
+ *
+ * An erase first computes every byte it will write (new page images, footer
+ * ranges, tails), puts them in a journal, and makes the journal durable
+ * (TABLE/.ingot/journal.tmp, fsync, rename to TABLE/.ingot/journal, fsync the
+ * directory: the rename is the commit point). Only then are the part files
+ * written and fsynced, and the journal removed. Whoever opens the table next
+ * (CLI or mount) and finds a journal replays it: the writes are idempotent, so
+ * a crash at any point leaves the change either not started (no journal) or
+ * completed on replay. The journal holds only the new bytes - zeros where values
+ * are erased - never the erased values.
+ *
+ * File layout (little-endian):
+ *     "IGJRNL01"
+ *     records: u8 kind (1 = write) | u16 name length | name | u64 offset |
+ *              u32 length | bytes
+ *     u8 0 (end) | u64 XXH3 of everything before | "IGJEND01"
+ * Names are part file names inside the table directory (no paths). */
+#ifndef IG_FORMAT_JOURNAL_H
+#define IG_FORMAT_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+struct ig_error;
+
+/* Test hook: with INGOT_FAULT_AFTER=N in the environment, the process kills
+ * itself (SIGKILL, no cleanup) right after its Nth durable step (a write, fsync,
+ * rename or unlink) of an erase, to prove crash safety. */
+struct ig_fault {
+    uint64_t after; /* 0 = off */
+    uint64_t steps;
+};
+void ig_fault_init(struct ig_fault *f);
+void ig_fault_step(struct ig_fault *f);
+
+struct ig_journal {
+    struct ig_buf buf;   /* records so far */
+    uint64_t bytes;      /* payload bytes */
+    uint32_t records;
+};
+
+void ig_journal_init(struct ig_journal *j);
+void ig_journal_free(struct ig_journal *j);
+int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, const void *data,
+                   size_t len);
+
+/* Make the journal durable in dir/.ingot/journal (the commit point). */
+int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
+                      struct ig_error *err);
+/* Apply the committed journal's writes to the part files, fsync them, remove the
+ * journal. */
+int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err);
+
+/* If dir has a committed journal, replay it (caller holds the table lock).
+ * *replayed tells whether there was one. A torn journal.tmp is discarded. */
+int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err);
+/* Cheap check for a pending journal (no lock needed). */
+bool ig_journal_pending(const char *dir);
+
+#endif

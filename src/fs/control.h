@@ -1,0 +1,42 @@
+/* control.h - erasing through the mount.
+ *
+ *   rm rows/ID                          erase one row
+ *   printf '17\n42\nuser_id=9001\n' > .ingot/erase
+ *                                       a batch: row ids and COLUMN=VALUE lines
+ *
+ * A batch is checked line by line as it is written (a malformed line, unknown
+ * column or unparsable value fails that write with EINVAL; an erased or
+ * nonexistent row id with ENOENT) and applied when the file is closed (flush):
+ * all lines or none. The ids are checked again when applied (ENOENT from close).
+ * A failed write voids the batch: nothing of it is applied. */
+#ifndef IG_FS_CONTROL_H
+#define IG_FS_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+struct fs_session;
+
+struct fs_batch {
+    struct ig_buf pending;   /* bytes after the last complete line */
+    uint64_t *rows;
+    size_t nrows, cap;
+    char **where;            /* "COLUMN=VALUE" strings */
+    size_t nwhere;
+    int error;               /* first error, sticky: the batch is void */
+};
+
+struct fs_batch *fs_batch_new(void);
+void fs_batch_free(struct fs_batch *b);
+/* Add written bytes; complete lines are validated now. */
+int fs_batch_write(struct fs_session *s, struct fs_batch *b, const char *p, size_t n);
+/* Apply on close; empties the batch. */
+int fs_batch_apply(struct fs_session *s, struct fs_batch *b);
+
+/* Erase a set of rows through the session (lock, erase, reload, invalidate). */
+int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **where,
+                  size_t nwhere);
+
+#endif

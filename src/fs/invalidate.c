@@ -1,0 +1,256 @@
+#include "invalidate.h"
+#include "inode.h"
+#include "session.h"
+#include "format/journal.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+/* ---- known inodes: open addressing, linear probing, backward-shift delete ---- */
+
+static size_t slot_of(uint64_t ino, size_t cap)
+{
+    return (size_t)((ino * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+}
+
+static void known_grow(struct fs_session *s)
+{
+    size_t cap = s->known_cap ? s->known_cap * 2 : 1024;
+    struct fs_known *t = calloc(cap, sizeof *t);
+    if (!t) return;
+    for (size_t i = 0; i < s->known_cap; i++) {
+        if (!s->known[i].ino) continue;
+        size_t k = slot_of(s->known[i].ino, cap);
+        while (t[k].ino)
+            k = (k + 1) & (cap - 1);
+        t[k] = s->known[i];
+    }
+    free(s->known);
+    s->known = t;
+    s->known_cap = cap;
+}
+
+void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
+{
+    if (!ino || !n) return;
+    pthread_mutex_lock(&s->known_mu);
+    if ((s->known_count + 1) * 2 > s->known_cap) known_grow(s);
+    if (s->known_cap) {
+        size_t k = slot_of(ino, s->known_cap);
+        while (s->known[k].ino && s->known[k].ino != ino)
+            k = (k + 1) & (s->known_cap - 1);
+        if (!s->known[k].ino) {
+            s->known[k].ino = ino;
+            s->known_count++;
+        }
+        s->known[k].n += n;
+    }
+    pthread_mutex_unlock(&s->known_mu);
+}
+
+void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
+{
+    pthread_mutex_lock(&s->known_mu);
+    if (s->known_cap) {
+        size_t mask = s->known_cap - 1, k = slot_of(ino, s->known_cap);
+        while (s->known[k].ino && s->known[k].ino != ino)
+            k = (k + 1) & mask;
+        if (s->known[k].ino == ino) s->known[k].n -= n < s->known[k].n ? n : s->known[k].n;
+        if (s->known[k].ino == ino && s->known[k].n == 0) {
+            /* remove, shifting back entries that probed past this slot */
+            size_t hole = k;
+            s->known[hole] = (struct fs_known){0};
+            s->known_count--;
+            for (size_t j = (hole + 1) & mask; s->known[j].ino; j = (j + 1) & mask) {
+                size_t home = slot_of(s->known[j].ino, s->known_cap);
+                if (((j - home) & mask) >= ((j - hole) & mask)) {
+                    s->known[hole] = s->known[j];
+                    s->known[j] = (struct fs_known){0};
+                    hole = j;
+                }
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->known_mu);
+}
+
+/* ---- reloading ----------------------------------------------------------- */
+
+/* Did the table change on disk since we opened it? */
+static bool table_changed(struct fs_session *s)
+{
+    struct ig_manifest m;
+    if (ig_journal_pending(s->dir)) return true;
+    if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
+    bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
+    ig_manifest_free(&m);
+    for (uint32_t i = 0; !changed && i < s->table.nparts; i++) {
+        const struct ig_part *p = &s->table.parts[i];
+        uint8_t tail[8];
+        struct stat st;
+        if (fstat(p->fd, &st) || (uint64_t)st.st_size < 64 ||
+            ig_pread_full(p->fd, tail, 8, (uint64_t)st.st_size - 64 + 32)) {
+            changed = true;
+            break;
+        }
+        changed = ig_ld64(tail) != p->generation || (uint64_t)st.st_size != p->file_size;
+    }
+    return changed;
+}
+
+static void queue_invalidation(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->inval_mu);
+    s->inval_pending = true;
+    pthread_cond_signal(&s->inval_cv);
+    pthread_mutex_unlock(&s->inval_mu);
+}
+
+bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t nerased)
+{
+    (void)erased;
+    (void)nerased;
+    pthread_rwlock_rdlock(&s->table_lock);
+    bool changed = force || table_changed(s);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (!changed) return false;
+    struct ig_table nt;
+    struct ig_error err = {0};
+    if (ig_table_open(&nt, s->dir, false, &err)) {
+        if (s->foreground)
+            fprintf(stderr, "ingot: reloading: %s\n", err.msg);
+        else
+            syslog(LOG_ERR, "ingot: reloading: %s", err.msg);
+        return false;
+    }
+    pthread_rwlock_wrlock(&s->table_lock);
+    struct ig_table old = s->table;
+    s->table = nt;
+    s->generation++;
+    clock_gettime(CLOCK_REALTIME, &s->mtime);
+    fs_cache_clear(&s->cache);
+    pthread_rwlock_unlock(&s->table_lock);
+    ig_table_close(&old);
+    queue_invalidation(s);
+    return true;
+}
+
+/* ---- the invalidation thread --------------------------------------------- */
+
+static void invalidate_all(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->known_mu);
+    size_t n = 0;
+    uint64_t *inos = malloc((s->known_count + 1) * sizeof *inos);
+    for (size_t i = 0; inos && i < s->known_cap; i++)
+        if (s->known[i].ino) inos[n++] = s->known[i].ino;
+    pthread_mutex_unlock(&s->known_mu);
+    if (!inos) return;
+    uint64_t rows_dir = fs_ino_dir(FS_D_ROWS, 0);
+    for (size_t i = 0; i < n; i++) {
+        struct fs_node node;
+        if (fs_node_of(inos[i], &node) && node.kind == FS_K_ROW) {
+            uint32_t pi;
+            uint64_t local;
+            pthread_rwlock_rdlock(&s->table_lock);
+            bool gone = ig_table_row(&s->table, node.row, &pi, &local) != 0 ||
+                        ig_part_row_deleted(&s->table.parts[pi], local);
+            pthread_rwlock_unlock(&s->table_lock);
+            if (gone) {
+                char name[32];
+                int len = snprintf(name, sizeof name, "%" PRIu64, node.row);
+                fuse_lowlevel_notify_inval_entry(s->se, rows_dir, name, (size_t)len);
+            }
+        }
+        fuse_lowlevel_notify_inval_inode(s->se, inos[i], 0, 0);
+    }
+    free(inos);
+}
+
+static void *inval_main(void *arg)
+{
+    struct fs_session *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->inval_mu);
+        while (!s->inval_pending && !s->stopping)
+            pthread_cond_wait(&s->inval_cv, &s->inval_mu);
+        bool stop = s->stopping;
+        s->inval_pending = false;
+        pthread_mutex_unlock(&s->inval_mu);
+        if (stop) break;
+        invalidate_all(s);
+    }
+    return NULL;
+}
+
+/* ---- watching for changes by other processes ------------------------------ */
+
+static void *watch_main(void *arg)
+{
+    struct fs_session *s = arg;
+    char buf[4096] __attribute__((aligned(8)));
+    for (;;) {
+        struct pollfd pf[2] = {{s->inotify_fd, POLLIN, 0}, {s->stop_pipe[0], POLLIN, 0}};
+        if (poll(pf, 2, -1) < 0) continue;
+        if (pf[1].revents) break;
+        if (!(pf[0].revents & POLLIN)) continue;
+        /* let a burst of events (journal, parts, audit log) settle */
+        usleep(20000);
+        while (read(s->inotify_fd, buf, sizeof buf) > 0) {
+        }
+        fs_reload(s, false, NULL, 0);
+    }
+    return NULL;
+}
+
+int fs_invalidate_start(struct fs_session *s)
+{
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/.ingot", s->dir);
+    mkdir(sub, 0755); /* may fail on a read-only table: then only MANIFEST is watched */
+    s->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (s->inotify_fd >= 0) {
+        inotify_add_watch(s->inotify_fd, s->dir, IN_MOVED_TO | IN_CLOSE_WRITE);
+        inotify_add_watch(s->inotify_fd, sub, IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO);
+    }
+    if (pipe2(s->stop_pipe, O_CLOEXEC)) return -errno;
+    if (pthread_create(&s->inval_thread, NULL, inval_main, s)) return -EAGAIN;
+    if (s->inotify_fd >= 0 && pthread_create(&s->watch_thread, NULL, watch_main, s)) {
+        close(s->inotify_fd);
+        s->inotify_fd = -1;
+    }
+    s->threads_started = true;
+    return 0;
+}
+
+void fs_invalidate_stop(struct fs_session *s)
+{
+    if (!s->threads_started) return;
+    pthread_mutex_lock(&s->inval_mu);
+    s->stopping = true;
+    pthread_cond_signal(&s->inval_cv);
+    pthread_mutex_unlock(&s->inval_mu);
+    if (write(s->stop_pipe[1], "x", 1) < 0) { /* the watcher also stops on poll errors */
+    }
+    pthread_join(s->inval_thread, NULL);
+    if (s->inotify_fd >= 0) {
+        pthread_join(s->watch_thread, NULL);
+        close(s->inotify_fd);
+    }
+    close(s->stop_pipe[0]);
+    close(s->stop_pipe[1]);
+    s->threads_started = false;
+}

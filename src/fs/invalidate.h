@@ -1,0 +1,36 @@
+/* invalidate.h - keeping the kernel's view true after the table changes.
+ *
+ * The kernel caches attributes, directory entries and file pages of the mount
+ * (long timeouts, keep_cache). When rows are erased (through the mount or by
+ * another process) the daemon reloads the table and then tells the kernel to
+ * drop what it cached: every inode the kernel holds a reference to is
+ * invalidated, and the directory entries of erased rows are removed. libfuse's
+ * notify calls must not run inside a request handler (the kernel may be waiting
+ * on that very request), so they run on a dedicated thread.
+ *
+ * Another process's erase (the CLI) is noticed through inotify on the table's
+ * .ingot/ directory and MANIFEST; the table is reloaded when a part's generation
+ * or the manifest changed. */
+#ifndef IG_FS_INVALIDATE_H
+#define IG_FS_INVALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fs_session;
+
+/* Lookup-count bookkeeping for inodes the kernel knows. */
+void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n);
+void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n);
+
+/* Start/stop the invalidation and watcher threads (after mounting). */
+int fs_invalidate_start(struct fs_session *s);
+void fs_invalidate_stop(struct fs_session *s);
+
+/* Reopen the table if it changed on disk (or always, with force), drop the
+ * daemon's caches and queue kernel invalidation. Erased row ids, when known,
+ * get their directory entries removed. Returns true if a reload happened. */
+bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t nerased);
+
+#endif
