@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Erasure: values physically gone from every file, every encoding, checksums
+# true, crash-safe at every write, through the CLI and through the mount.
+source "$(dirname "$0")/lib.sh"
+EC="$PY $ROOT/tests/integration/erase_check.py"
+MARKED="100 2500 4999"
+$EC make "$WORK/in.csv" 5000 $MARKED
+
+schema() { # ENCODING COMPRESSION [ERASE-LEVEL-FOR-name]
+    local e=$1 z=$2 lvl=${3:-}
+    printf 'id int64 encoding=%s compression=%s\n' "$e" "$z"
+    printf 'name string encoding=%s compression=%s%s\n' "$([ "$e" = plain ] || [ "$e" = dict ] && echo "$e" || echo auto)" "$z" "${lvl:+ erase=$lvl}"
+    printf 'amount int64 encoding=%s compression=%s\n' "$e" "$z"
+    printf 'score float64 encoding=%s compression=%s\n' "$([ "$e" = plain ] || [ "$e" = dict ] || [ "$e" = rle ] && echo "$e" || echo auto)" "$z"
+    printf 'small int8 encoding=%s compression=%s\n' "$e" "$z"
+    printf 'cat string? encoding=%s compression=%s\n' "$([ "$e" = plain ] || [ "$e" = dict ] && echo "$e" || echo auto)" "$z"
+}
+
+others_unchanged() { # BEFORE-DIR AFTER-TABLE: every column renders as before minus erased rows
+    local c
+    for c in id name amount score small cat; do
+        "$PY" - "$1/$c.txt" <("$INGOT" cat "$2" "$c") "$1/id.txt" $MARKED <<'PY' || { echo "column $c"; return 1; }
+import sys
+before = open(sys.argv[1]).read().split("\n")[:-1]
+after = open(sys.argv[2]).read().split("\n")[:-1]
+ids = open(sys.argv[3]).read().split("\n")[:-1]
+gone = set(sys.argv[4:])
+want = [v for v, i in zip(before, ids) if i not in gone]
+assert after == want, (len(after), len(want))
+PY
+    done
+}
+
+snapshot() { # TABLE DIR
+    mkdir -p "$2"
+    for c in id name amount score small cat; do "$INGOT" cat "$1" "$c" >"$2/$c.txt"; done
+}
+
+# a pristine table for the crash test (the loops below erase their own copies)
+schema rle zstd >"$WORK/s.txt"
+"$INGOT" import --schema "$WORK/s.txt" --rows-per-group 2000 --page-size 4096 "$WORK/in.csv" "$WORK/pristine" >/dev/null 2>&1
+
+# --- every encoding, plain and zstd pages: markers visible before, gone after
+for enc in plain bitpack varint rle dict for delta; do
+    for z in none zstd; do
+        t="$WORK/t_${enc}_$z"
+        schema "$enc" "$z" >"$WORK/s.txt"
+        if ! "$INGOT" import --schema "$WORK/s.txt" --rows-per-group 2000 --page-size 4096 "$WORK/in.csv" "$t" >/dev/null 2>&1; then
+            fail "erase_${enc}_$z" "import failed: $("$INGOT" import --schema "$WORK/s.txt" "$WORK/in.csv" "$t.x" 2>&1)"
+            continue
+        fi
+        snapshot "$t" "$WORK/before_${enc}_$z"
+        erase_enc() {
+            local before after
+            if [ "$z" = none ] && [ "$enc" = plain ]; then
+                before=$($EC count "$t" $MARKED)
+                [ "$before" -ge 9 ] || { echo "markers not visible before: $before"; return 1; }
+            fi
+            "$INGOT" erase --row 100 --where name=MARKER002500XYZ --where amount=987654325999 "$t" >/dev/null || return 1
+            after=$($EC count "$t" $MARKED)
+            [ "$after" = 0 ] || { echo "$after marker patterns still on disk"; return 1; }
+            "$INGOT" verify "$t" >/dev/null || { "$INGOT" verify "$t"; return 1; }
+            others_unchanged "$WORK/before_${enc}_$z" "$t" || return 1
+            [ "$("$INGOT" inspect --json "$t" | jq .deleted_rows)" = 3 ]
+        }
+        check "erase_${enc}_$z" erase_enc
+    done
+done
+
+# --- the same row twice, a missing row, a bad --where: errors, nothing changed
+t="$WORK/t_plain_none"
+unchanged_on_error() {
+    local before after
+    before=$(cd "$t" && sha256sum part-* MANIFEST)
+    grep -q "already erased" <<<"$("$INGOT" erase --row 100 "$t" 2>&1)" || return 1
+    grep -q "does not exist" <<<"$("$INGOT" erase --row 5000 "$t" 2>&1)" || return 1
+    grep -q "no column 'nosuch'" <<<"$("$INGOT" erase --row 7 --where nosuch=1 "$t" 2>&1)" || return 1
+    grep -q "column 'amount'" <<<"$("$INGOT" erase --where amount=notanumber "$t" 2>&1)" || return 1
+    after=$(cd "$t" && sha256sum part-* MANIFEST)
+    [ "$before" = "$after" ] && grep -qx 7 < <("$INGOT" cat "$t" id)
+}
+check erase_errors_change_nothing unchanged_on_error
+check erase_where_no_match_is_not_an_error bash -c "'$INGOT' erase --where name=nobody '$t' | grep -q 'erased 0 rows'"
+audit_ok() {
+    local log="$t/.ingot/erasures"
+    [ "$(wc -l <"$log")" -ge 1 ] || return 1
+    grep -q 'rows=3' "$log" || return 1
+    ! grep -q "MARKER" "$log" && ! grep -q "987654325999" "$log" && grep -q '<redacted>' "$log"
+}
+check audit_log_has_no_values audit_ok
+
+# --- compliance level 1: the row disappears, the bytes stay (documented)
+schema plain none 1 >"$WORK/s1.txt"
+"$INGOT" import --schema "$WORK/s1.txt" "$WORK/in.csv" "$WORK/t_l1" >/dev/null 2>&1
+level1() {
+    "$INGOT" erase --row 2500 "$WORK/t_l1" >/dev/null || return 1
+    ! grep -q MARKER002500XYZ < <("$INGOT" cat "$WORK/t_l1" name) || { echo "row still visible"; return 1; }
+    grep -qa MARKER002500XYZ "$WORK/t_l1/part-000000.ingot" || { echo "level 1 should keep the bytes"; return 1; }
+    [ "$($EC count "$WORK/t_l1" 2500)" -eq 1 ] || { echo "other columns (level 2) must be scrubbed"; return 1; }
+    "$INGOT" verify "$WORK/t_l1" >/dev/null
+}
+check erase_level1_hides_only level1
+
+# --- crash at every durable step: the row is either fully erased or fully present
+crash_loop() {
+    local n=1 rc present_id present_name
+    while :; do
+        rm -rf "$WORK/c"; cp -r "$WORK/pristine" "$WORK/c"
+        INGOT_FAULT_AFTER=$n "$INGOT" erase --row 4999 --row 7 "$WORK/c" >/dev/null 2>&1; rc=$?
+        "$INGOT" verify "$WORK/c" >/dev/null || { echo "verify failed after crash at step $n"; "$INGOT" verify "$WORK/c"; return 1; }
+        present_id=$("$INGOT" cat "$WORK/c" id | grep -cx 4999)
+        present_name=$("$INGOT" cat "$WORK/c" name | grep -c MARKER004999XYZ)
+        [ "$present_id" = "$present_name" ] || { echo "half erased after step $n"; return 1; }
+        if [ $rc -eq 0 ]; then
+            [ "$present_id" = 0 ] || { echo "completed but row present"; return 1; }
+            [ "$($EC count "$WORK/c" 4999)" = 0 ] || { echo "markers left after completed erase"; return 1; }
+            break
+        fi
+        [ $rc -eq 137 ] || { echo "step $n: exit $rc"; return 1; }
+        [ -e "$WORK/c/.ingot/journal" ] && { echo "journal left after recovery"; return 1; }
+        n=$((n + 1))
+        [ $n -lt 100 ] || { echo "never completed"; return 1; }
+    done
+    echo "crashed at each of $((n - 1)) steps"
+}
+check erase_crash_at_every_step crash_loop
+
+# --- concurrent erases on one table are serialised
+concurrent() {
+    rm -rf "$WORK/cc"; cp -r "$WORK/t_dict_none" "$WORK/cc"
+    local pids=() i bad=0
+    for i in 11 12 13 14 15 16; do "$INGOT" erase --row $i "$WORK/cc" >/dev/null & pids+=($!); done
+    for p in "${pids[@]}"; do wait "$p" || bad=1; done
+    [ $bad = 0 ] && "$INGOT" verify "$WORK/cc" >/dev/null &&
+        [ "$("$INGOT" inspect --json "$WORK/cc" | jq .deleted_rows)" = 9 ]
+}
+check erase_concurrent_serialised concurrent
+
+# --- through the mount
+if ! have_fuse; then skip erase_mount "no /dev/fuse"; exit 0; fi
+rm -rf "$WORK/m" "$WORK/tm"; cp -r "$WORK/t_delta_none" "$WORK/tm"; mkdir -p "$WORK/m"
+"$INGOT" mount "$WORK/tm" "$WORK/m"
+mount_rm() {
+    exec {fd}<"$WORK/m/columns/id"
+    head -c 100000 <&$fd >/dev/null
+    jq -e '.id == 42' "$WORK/m/rows/42" >/dev/null || return 1
+    local sz_before; sz_before=$(stat -c %s "$WORK/m/columns/id")
+    rm "$WORK/m/rows/42" || return 1
+    [ ! -e "$WORK/m/rows/42" ] || { echo "rows/42 still there"; return 1; }
+    ! ls "$WORK/m/rows" | grep -qx 42 || { echo "listed"; return 1; }
+    # the file opened before the erase shows the row gone too
+    "$PY" -c "import os,sys; d=os.pread($fd, 1<<20, 0).decode(); sys.exit('42' in d.split('\n'))" || { echo "open handle still shows row 42"; return 1; }
+    exec {fd}<&-
+    ! grep -qx 42 "$WORK/m/columns/id" || return 1
+    [ "$(stat -c %s "$WORK/m/columns/id")" -lt "$sz_before" ] || return 1
+    "$PY" -c "import numpy as np; a=np.load('$WORK/m/columns/id.npy'); r=np.load('$WORK/m/columns/_rowid.npy'); assert 42 not in a and 42 not in r and len(a)==len(r)==4996" || return 1
+    rm "$WORK/m/rows/42" 2>/dev/null && { echo "second rm succeeded"; return 1; }
+    return 0
+}
+check mount_rm_row_erases mount_rm
+control_file() {
+    printf '200\n201\nname=MARKER000100XYZ\n' >"$WORK/m/.ingot/erase" || return 1
+    ! grep -qxE '200|201' "$WORK/m/columns/id" || return 1
+    # a bad line fails the write and nothing of the batch is applied
+    "$PY" - "$WORK/m/.ingot/erase" <<'PY' || return 1
+import errno, os, sys
+for lines, want in [(b"300\nnosuch=1\n", errno.EINVAL), (b"301\namount=abc\n", errno.EINVAL),
+                    (b"302\n42\n", errno.ENOENT), (b"303\n99999\n", errno.ENOENT), (b"30x\n", errno.EINVAL)]:
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, lines)
+        os.close(fd)
+        sys.exit("accepted %r" % lines)
+    except OSError as e:
+        assert e.errno == want, (lines, e)
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+PY
+    grep -qxE '300|301|302|303' "$WORK/m/columns/id" || return 1
+    [ "$(grep -cxE '300|301|302|303' "$WORK/m/columns/id")" = 4 ]
+}
+check mount_control_file_batches control_file
+cli_while_mounted() {
+    "$INGOT" erase --row 400 "$WORK/tm" >/dev/null || return 1
+    for i in $(seq 40); do grep -qx 400 "$WORK/m/columns/id" || break; sleep 0.05; done
+    ! grep -qx 400 "$WORK/m/columns/id" && [ ! -e "$WORK/m/rows/400" ]
+}
+check mount_sees_cli_erase cli_while_mounted
+check mount_erasures_log bash -c "grep -c origin=mount '$WORK/m/.ingot/erasures' | grep -qx 2"
+fusermount3 -u "$WORK/m"
+check mount_erase_verifies bash -c "'$INGOT' verify '$WORK/tm' >/dev/null && [ \$('$PY' '$ROOT/tests/integration/erase_check.py' count '$WORK/tm' 100) = 0 ]"
