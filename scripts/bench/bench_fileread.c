@@ -11,6 +11,8 @@
  *       for each file: open(2), then read(2) of up to 4 KiB; the time from
  *       before open to the return of the first read; prints the same fields
  *       (and the per-file times with -v before the mode).
+ *   bench_fileread evict FILE...
+ *       drop these files' pages from the page cache (posix_fadvise DONTNEED)
  *
  * Everything goes through the page cache (no O_DIRECT), like cat or NumPy. */
 #include <errno.h>
@@ -139,6 +141,21 @@ static int do_first(char **files, int n, int verbose)
     return 0;
 }
 
+static int do_evict(char **files, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int fd = open_or_die(files[i]);
+        fdatasync(fd);
+        int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+        if (rc) {
+            fprintf(stderr, "bench_fileread: %s: fadvise: %s\n", files[i], strerror(rc));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -153,8 +170,9 @@ int main(int argc, char **argv)
         return do_rand(argv[2], (size_t)atol(argv[3]));
     }
     if (argc >= 3 && !strcmp(argv[1], "first")) return do_first(argv + 2, argc - 2, verbose);
+    if (argc >= 3 && !strcmp(argv[1], "evict")) return do_evict(argv + 2, argc - 2);
     fputs("usage: bench_fileread [-v] seq FILE [BLOCK_KIB] | rand FILE COUNT [SEED] | "
-          "first FILE...\n",
+          "first FILE... | evict FILE...\n",
           stderr);
     return 2;
 }
