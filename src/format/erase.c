@@ -7,6 +7,7 @@
 #include "reader.h"
 #include "render.h"
 #include "types.h"
+#include "blob/blob.h"
 #include "import/convert.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -98,11 +99,14 @@ static int scan_where(const struct ig_table *t, const struct ig_erase_where *w, 
     ig_values_init(&target, c.rec.type);
     ig_values_init(&v, c.rec.type);
     struct ig_buf scratch = IG_BUF_INIT;
+    struct ig_convert_ctx cc = {.scratch = &scratch};
     struct ig_error sub = {0};
-    if (!strcmp(w->value, "\\N"))
+    if (c.rec.type == IG_T_BLOB)
+        rc = ig_err(&sub, -EINVAL, "blob columns cannot be matched by value");
+    else if (!strcmp(w->value, "\\N"))
         rc = ig_values_push_null(&target);
     else
-        rc = ig_convert_text(&def, &target, w->value, strlen(w->value), true, &scratch, &sub);
+        rc = ig_convert_text(&def, &target, w->value, strlen(w->value), true, &cc, &sub);
     ig_buf_free(&scratch);
     if (rc) {
         ig_values_free(&target);
@@ -228,6 +232,24 @@ static int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig
     int rc = ig_reader_load(&x->r, p, c, page, group_first_row, &rec, &x->v, &old_del, err);
     if (rc) return rc;
     uint64_t gone_text = killed_text(&x->v, kill, &x->tmp);
+    if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) {
+        /* the erased rows' objects are zero-filled in the blob file */
+        char blob_name[IG_PART_NAME_MAX];
+        snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
+        for (size_t i = 0; i < x->v.n; i++) {
+            if (!((kill[i / 8] >> (i % 8)) & 1)) continue;
+            size_t len;
+            const uint8_t *refs = ig_values_bytes(&x->v, i, &len);
+            for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
+                struct ig_blob_ref r;
+                ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
+                if (ig_journal_zero(&x->j, blob_name, r.offset, r.size))
+                    return ig_err(err, -ENOMEM, "out of memory");
+                x->rep->bytes_written += r.size;
+                x->rep->blob_objects++;
+            }
+        }
+    }
     uint8_t *r = page_rec(pp, page);
     ig_st32(r + IG_PG_DELETED, rec.deleted + nkill);
     ig_st64(r + IG_PG_TEXT_LEN, rec.text_len - gone_text);
@@ -454,9 +476,10 @@ static void audit(const char *dir, const struct ig_erase_request *req,
         ig_buf_printf(&b, " = <redacted>");
     }
     ig_buf_printf(&b, "\" rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
-                      " page_records=%" PRIu64 " bytes_written=%" PRIu64 " journal_bytes=%" PRIu64 "\n",
-                  rep->rows, rep->pages_rewritten, rep->pages_moved, rep->records, rep->bytes_written,
-                  rep->journal_bytes);
+                      " page_records=%" PRIu64 " blob_objects_zeroed=%" PRIu64 " bytes_written=%" PRIu64
+                      " journal_bytes=%" PRIu64 "\n",
+                  rep->rows, rep->pages_rewritten, rep->pages_moved, rep->records, rep->blob_objects,
+                  rep->bytes_written, rep->journal_bytes);
     if (ig_write_full(fd, b.data, b.len) == 0) fsync(fd);
     close(fd);
     ig_buf_free(&b);

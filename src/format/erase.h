@@ -5,7 +5,8 @@
  * its value overwritten or dropped by the page encoding's own rule (codec.h,
  * docs/ERASURE.md); zstd pages are decompressed, erased and recompressed, and a
  * page that would no longer fit its extent moves to the end of the file (its old
- * extent zero-filled, the footer rewritten after it). At level 1 only the
+ * extent zero-filled, the footer rewritten after it). Blob columns drop the row's
+ * references and zero-fill its objects in the blob file. At level 1 only the
  * deletion bit is set. Either way the row disappears from every view: the page
  * records' deleted counts and text lengths, the deletion bitmap, the row-group
  * hashes and the root hash are updated along their Merkle paths.
@@ -42,6 +43,7 @@ struct ig_erase_report {
     uint64_t pages_rewritten; /* page images rewritten (level 2) */
     uint64_t pages_moved;     /* of which relocated */
     uint64_t records;         /* page records updated (any level) */
+    uint64_t blob_objects;    /* objects zero-filled in blob files */
     uint64_t bytes_written;   /* to part files, journal excluded */
     uint64_t journal_bytes;
     uint64_t *ids;            /* the erased row ids, sorted (free()) */

@@ -94,7 +94,7 @@ static int check_header(struct ig_part *p, struct ig_error *err)
 int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err)
 {
     memset(p, 0, sizeof *p);
-    p->fd = -1;
+    p->fd = p->blob_fd = -1;
     p->path = strdup(path);
     if (!p->path) return ig_err(err, -ENOMEM, "out of memory");
     const char *slash = strrchr(p->path, '/');
@@ -169,9 +169,10 @@ void ig_part_close(struct ig_part *p)
 {
     if (p->map) munmap(p->map, p->map_len);
     if (p->fd >= 0) close(p->fd);
+    if (p->blob_fd >= 0) close(p->blob_fd);
     free(p->path);
     memset(p, 0, sizeof *p);
-    p->fd = -1;
+    p->fd = p->blob_fd = -1;
 }
 
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
@@ -202,7 +203,7 @@ int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
     if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
         (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
-    if (c->leaf != IG_NONE && !ig_type_is_primitive(c->type))
+    if (c->leaf != IG_NONE && !ig_type_is_leaf(c->type))
         return ig_err(err, -EIO, "%s: corrupt footer: column %u has unknown type %u", p->path,
                       col, c->type);
     return 0;

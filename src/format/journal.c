@@ -16,6 +16,7 @@
 #define MAGIC "IGJRNL01"
 #define END_MAGIC "IGJEND01"
 #define KIND_WRITE 1
+#define KIND_ZERO 2
 #define KIND_END 0
 
 void ig_fault_init(struct ig_fault *f)
@@ -56,6 +57,26 @@ int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, cons
     ig_buf_append(&j->buf, data, len);
     j->records++;
     j->bytes += len;
+    return 0;
+}
+
+int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len)
+{
+    size_t nl = strlen(name);
+    while (len > 0) { /* lengths are u32: split long runs */
+        uint32_t n = len > 0x7FFFFFFFu ? 0x7FFFFFFFu : (uint32_t)len;
+        uint8_t hdr[12];
+        uint8_t k[3] = {KIND_ZERO, 0, 0};
+        ig_st16(k + 1, (uint16_t)nl);
+        ig_st64(hdr, offset);
+        ig_st32(hdr + 8, n);
+        if (ig_buf_append(&j->buf, k, 3) || ig_buf_append(&j->buf, name, nl) ||
+            ig_buf_append(&j->buf, hdr, 12))
+            return -ENOMEM;
+        j->records++;
+        offset += n;
+        len -= n;
+    }
     return 0;
 }
 
@@ -140,7 +161,7 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
     while (!rc && pos < end) {
         uint8_t kind = b.data[pos++];
         if (kind == KIND_END) break;
-        if (kind != KIND_WRITE || end - pos < 2) {
+        if ((kind != KIND_WRITE && kind != KIND_ZERO) || end - pos < 2) {
             rc = ig_err(err, -EIO, "%s: journal record malformed", final);
             break;
         }
@@ -157,7 +178,7 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
         uint64_t off = ig_ld64(b.data + pos);
         uint32_t len = ig_ld32(b.data + pos + 8);
         pos += 12;
-        if (strchr(name, '/') || name[0] == '.' || end - pos < len) {
+        if (strchr(name, '/') || name[0] == '.' || (kind == KIND_WRITE && end - pos < len)) {
             rc = ig_err(err, -EIO, "%s: journal record malformed", final);
             break;
         }
@@ -166,10 +187,19 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
             rc = ig_err(err, fd, "%s/%s: %s", dir, name, strerror(-fd));
             break;
         }
-        rc = ig_pwrite_full(fd, b.data + pos, len, off);
+        if (kind == KIND_WRITE) {
+            rc = ig_pwrite_full(fd, b.data + pos, len, off);
+            pos += len;
+        } else {
+            static const uint8_t zeros[65536];
+            for (uint64_t done = 0; !rc && done < len;) {
+                size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
+                rc = ig_pwrite_full(fd, zeros, n, off + done);
+                done += n;
+            }
+        }
         ig_fault_step(f);
         if (rc) rc = ig_err(err, rc, "%s/%s: write: %s", dir, name, strerror(-rc));
-        pos += len;
     }
     for (int i = 0; i < nfds; i++) {
         if (!rc && fsync(fds[i])) rc = ig_err(err, -errno, "%s/%s: fsync: %s", dir, names[i],

@@ -12,8 +12,8 @@
  *
  * File layout (little-endian):
  *     "IGJRNL01"
- *     records: u8 kind (1 = write) | u16 name length | name | u64 offset |
- *              u32 length | bytes
+ *     records: u8 kind | u16 name length | name | u64 offset | u32 length |
+ *              bytes (kind 1, write) or nothing (kind 2, zero-fill)
  *     u8 0 (end) | u64 XXH3 of everything before | "IGJEND01"
  * Names are part file names inside the table directory (no paths). */
 #ifndef IG_FORMAT_JOURNAL_H
@@ -47,6 +47,8 @@ void ig_journal_init(struct ig_journal *j);
 void ig_journal_free(struct ig_journal *j);
 int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, const void *data,
                    size_t len);
+/* Zero [offset, offset + len) of a file (erased blob objects). */
+int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len);
 
 /* Make the journal durable in dir/.ingot/journal (the commit point). */
 int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,

@@ -131,6 +131,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_BODY_VALIDITY 0x01
 #define IG_BODY_REP 0x02
 #define IG_BODY_DEF 0x04
+#define IG_BODY_BLOB 0x08 /* blob references (page_blob.h) instead of one values stream */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

@@ -1,6 +1,7 @@
 #include "page.h"
 #include "footer.h"
 #include "layout.h"
+#include "page_blob.h"
 #include "render.h"
 #include "types.h"
 #include "enc/codec.h"
@@ -54,6 +55,7 @@ static int page_text_len(const struct ig_values *v, size_t first, size_t count,
     /* A view of the slice without copying: shift the pointers. */
     struct ig_values view = *v;
     view.n = count;
+    view.row_base = v->row_base + first;
     if (v->is_bytes) {
         view.offs = v->offs + first;
     } else {
@@ -108,7 +110,10 @@ int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, 
     if (rc) return ig_err(err, rc, "out of memory");
     struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0};
     size_t values_at = body->len;
-    if (v->is_bytes) {
+    if (v->type == IG_T_BLOB) {
+        body->data[0] |= IG_BODY_BLOB;
+        rc = ig_blob_page_encode(v, first, count, NULL, body, err);
+    } else if (v->is_bytes) {
         rc = scratch_offs(s, count);
         if (rc) return ig_err(err, rc, "out of memory");
         uint64_t base = v->offs[first];
@@ -123,7 +128,7 @@ int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, 
     if (rc) return rc;
     if (body->len > IG_MAX_PAGE_BODY)
         return ig_err(err, -EFBIG, "page body of %zu bytes exceeds the 1 GiB limit", body->len);
-    out->encoding = body->data[values_at];
+    out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
     out->body_size = (uint32_t)body->len;
     out->flags = nulls ? IG_PGF_HAS_NULLS : 0;
 
@@ -183,7 +188,9 @@ int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t 
     if (rec->entry_count != rec->row_count || rec->value_count != rec->row_count)
         return ig_err(err, -EIO, "nested page layout in a flat column");
     uint8_t flags = body[0];
-    if (flags & ~IG_BODY_VALIDITY || body[1] || body[2] || body[3])
+    uint8_t known = IG_BODY_VALIDITY | (type == IG_T_BLOB ? IG_BODY_BLOB : 0);
+    if (flags & ~known || body[1] || body[2] || body[3] ||
+        (type == IG_T_BLOB) != ((flags & IG_BODY_BLOB) != 0))
         return ig_err(err, -EIO, "unknown page body flags 0x%02x", flags);
     size_t pos = IG_BODY_HDR;
     const uint8_t *valid = NULL;
@@ -197,7 +204,9 @@ int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t 
     ig_values_retype(out, type);
     rc = ig_values_reserve(out, n);
     if (rc) return ig_err(err, rc, "out of memory");
-    if (out->is_bytes) {
+    if (type == IG_T_BLOB) {
+        rc = ig_blob_page_decode(body + pos, len - pos, n, out, err);
+    } else if (out->is_bytes) {
         rc = ig_bytes_decode(body + pos, len - pos, n, absent, out->offs, &out->data, err);
     } else {
         struct ig_int_desc d = lane_desc(type);
@@ -214,7 +223,8 @@ int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t 
 static int values_offset(const uint8_t *body, size_t len, size_t n, size_t *voff,
                          struct ig_error *err)
 {
-    if (len < IG_BODY_HDR || body[0] & ~IG_BODY_VALIDITY || body[1] || body[2] || body[3])
+    if (len < IG_BODY_HDR || body[0] & ~(IG_BODY_VALIDITY | IG_BODY_BLOB) || body[1] || body[2] ||
+        body[3])
         return ig_err(err, -EIO, "unknown page body flags");
     *voff = IG_BODY_HDR + (body[0] & IG_BODY_VALIDITY ? (n + 7) / 8 : 0);
     return *voff <= len ? 0 : ig_err(err, -EIO, "validity bitmap past the page end");
@@ -280,7 +290,20 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
     if (!ti) return ig_err(err, -EIO, "unknown type %u", type);
     size_t new_len = 0;
     struct ig_error sub = {0};
-    if (ti->phys == IG_PHYS_BYTES) {
+    if (type == IG_T_BLOB) {
+        /* rebuild the references without the erased rows' objects */
+        struct ig_values v;
+        ig_values_init(&v, type);
+        rc = ig_values_reserve(&v, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (!rc) rc = ig_blob_page_decode(src + voff, len - voff, n, &v, err);
+        if (!rc) {
+            v.n = n;
+            body->len = voff;
+            rc = ig_blob_page_encode(&v, 0, n, kill, body, err);
+        }
+        ig_values_free(&v);
+        if (rc) return rc;
+    } else if (ti->phys == IG_PHYS_BYTES) {
         rc = ig_bytes_erase(body->data + voff, len - voff, n, absent, kill, &new_len, &sub);
     } else {
         struct ig_int_desc d = lane_desc(type);
@@ -303,11 +326,11 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
         if (rc) return rc;
     } else if (rc) {
         return ig_err(err, rc, "%s", sub.msg);
-    } else {
+    } else if (type != IG_T_BLOB) {
         body->len = voff + new_len;
     }
     out->body_size = (uint32_t)body->len;
-    out->encoding = body->data[voff];
+    out->encoding = type == IG_T_BLOB ? 0 : body->data[voff];
     out->flags = rec->flags;
     out->compression = rec->compression;
     ig_buf_reset(&out->stored);
@@ -340,6 +363,17 @@ int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, ui
                 return ig_err(err, -EIO, "erased row %zu of the page is still marked present", i);
     const struct ig_type_info *ti = ig_type_info(type);
     if (!ti) return ig_err(err, -EIO, "unknown type %u", type);
+    if (type == IG_T_BLOB) {
+        struct ig_values v;
+        ig_values_init(&v, type);
+        rc = ig_values_reserve(&v, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (!rc) rc = ig_blob_page_decode(body + voff, rec->body_size - voff, n, &v, err);
+        for (size_t i = 0; !rc && i < n; i++)
+            if (((erased[i / 8] >> (i % 8)) & 1) && v.offs[i + 1] != v.offs[i])
+                rc = ig_err(err, -EIO, "erased row %zu of the page still references objects", i);
+        ig_values_free(&v);
+        return rc;
+    }
     if (ti->phys == IG_PHYS_BYTES)
         return ig_bytes_check_erased(body + voff, rec->body_size - voff, n, erased, erased, err);
     struct ig_int_desc d = lane_desc(type);

@@ -1,5 +1,6 @@
 #include "reader.h"
 #include "layout.h"
+#include "names.h"
 #include "render.h"
 #include "types.h"
 #include "util/error.h"
@@ -27,6 +28,8 @@ int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_
                       (int)out->rec.name_len, out->rec.name);
     out->col = col;
     out->erase_level = out->rec.erase_level ? out->rec.erase_level : p->erase_level;
+    out->blob_dir[0] = '\0';
+    if (out->rec.type == IG_T_BLOB) ig_blob_dir_name(out->rec.name, out->rec.name_len, out->blob_dir, sizeof out->blob_dir);
     return 0;
 }
 
@@ -87,6 +90,9 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
     const uint8_t *absent = any && c->erase_level == 2 ? bits : NULL;
     rc = ig_page_decode(r->stored.data, rec, c->rec.type, absent, &r->s, out, err);
     if (rc) return page_error(p, rec->leaf, page, err, rc);
+    out->row_base = p->first_row_id + group_first_row + rec->first_row;
+    out->blob_dir = c->blob_dir;
+    out->blob_list = (c->rec.flags & IG_COLF_REPEATED) != 0;
     return 0;
 }
 

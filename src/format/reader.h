@@ -22,6 +22,7 @@ struct ig_column_ref {
     uint32_t col;
     struct ig_colrec rec;   /* from part 0; name points into its footer */
     uint8_t erase_level;    /* effective: column override or table default */
+    char blob_dir[800];     /* blob columns: "blobs/ESCAPED-NAME" (their mount directory) */
 };
 
 struct ig_reader {

@@ -1,10 +1,12 @@
 #include "render.h"
 #include "types.h"
+#include "blob/blob.h"
 #include "util/buf.h"
 #include "util/endian.h"
 
 #include <errno.h>
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,9 +218,42 @@ static int append_copy_string(struct ig_buf *out, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* A blob value as JSON: {"path": "blobs/COL/ID.ext", "size": N}, or for a
+ * list<blob> an array of them (paths blobs/COL/ID/K.ext). */
+static int render_blob(struct ig_buf *out, const struct ig_values *v, size_t i, bool list)
+{
+    size_t len;
+    const uint8_t *p = ig_values_bytes(v, i, &len);
+    size_t k = len / IG_BLOB_REF_BYTES;
+    uint64_t row = v->row_base + i;
+    const char *dir = v->blob_dir ? v->blob_dir : "blobs/?";
+    int rc = list ? ig_buf_append_byte(out, '[') : 0;
+    for (size_t j = 0; j < k && !rc; j++) {
+        struct ig_blob_ref r;
+        unsigned kind;
+        ig_blob_ref_load(p + j * IG_BLOB_REF_BYTES, &r, &kind);
+        const char *ext = ig_blob_kind_ext(kind);
+        char path[64];
+        if (list)
+            snprintf(path, sizeof path, "/%" PRIu64 "/%zu%s%s", row, j, *ext ? "." : "", ext);
+        else
+            snprintf(path, sizeof path, "/%" PRIu64 "%s%s", row, *ext ? "." : "", ext);
+        rc = ig_buf_printf(out, "%s{\"path\":", j ? "," : "");
+        struct ig_buf full = IG_BUF_INIT;
+        if (!rc) rc = ig_buf_printf(&full, "%s%s", dir, path);
+        if (!rc) rc = ig_render_json_string(out, full.data, full.len);
+        ig_buf_free(&full);
+        if (!rc) rc = ig_buf_printf(out, ",\"size\":%" PRIu64 "}", r.size);
+    }
+    if (!rc && list) rc = ig_buf_append_byte(out, ']');
+    if (!rc && !list && k != 1) rc = ig_buf_printf(out, "null");
+    return rc;
+}
+
 int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i)
 {
     if (ig_values_is_null(v, i)) return ig_buf_append(out, "\\N", 2);
+    if (v->type == IG_T_BLOB) return render_blob(out, v, i, v->blob_list);
     if (v->is_bytes) {
         size_t n;
         const uint8_t *p = ig_values_bytes(v, i, &n);
@@ -370,6 +405,7 @@ int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n)
 int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i)
 {
     if (ig_values_is_null(v, i)) return ig_buf_append(out, "null", 4);
+    if (v->type == IG_T_BLOB) return render_blob(out, v, i, v->blob_list);
     if (v->is_bytes) {
         size_t n;
         const uint8_t *p = ig_values_bytes(v, i, &n);

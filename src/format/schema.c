@@ -22,7 +22,7 @@ int ig_schema_add(struct ig_schema *s, const char *name, size_t name_len, unsign
         return ig_err(err, -EINVAL, "column name is not valid UTF-8");
     if (ig_schema_find(s, name, name_len) >= 0)
         return ig_err(err, -EINVAL, "duplicate column name '%.*s'", (int)name_len, name);
-    if (!ig_type_is_primitive(type)) return ig_err(err, -EINVAL, "unsupported type %u", type);
+    if (!ig_type_is_leaf(type)) return ig_err(err, -EINVAL, "unsupported type %u", type);
     if (s->n == s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 16;
         void *p = realloc(s->cols, cap * sizeof *s->cols);
@@ -70,8 +70,12 @@ static int next_token(const char **pp, const char *end, const char **tok, size_t
         return 1;
     }
     const char *start = p;
-    while (p < end && !is_space(*p) && *p != '#')
+    int depth = 0; /* spaces inside <...> belong to the type */
+    while (p < end && (depth > 0 || !is_space(*p)) && *p != '#') {
+        depth += *p == '<';
+        depth -= *p == '>' && depth > 0;
         p++;
+    }
     *tok = start;
     *tlen = (size_t)(p - start);
     *pp = p;
@@ -113,6 +117,9 @@ static int apply_key(struct ig_column_def *c, const char *k, size_t kn, const ch
             e = IG_ENC_AUTO;
         }
         const struct ig_type_info *ti = ig_type_info(c->type);
+        if (c->type == IG_T_BLOB && e != IG_ENC_AUTO)
+            return ig_err(err, -EINVAL, "%s:%u: blob references choose their own encoding", path,
+                          line);
         if (ti->phys == IG_PHYS_BYTES && e != IG_ENC_AUTO && e != IG_ENC_PLAIN &&
             e != IG_ENC_DICT)
             return ig_err(err, -EINVAL,
@@ -170,21 +177,34 @@ int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const cha
         r = next_token(&q, eol, &tok, &tlen, &quoted);
         if (r <= 0 || quoted)
             return ig_err(err, -EINVAL, "%s:%u: expected 'NAME TYPE', got no type", path, line);
-        bool nullable = false;
+        bool nullable = false, repeated = false;
         if (tlen > 0 && tok[tlen - 1] == '?') {
             nullable = true;
             tlen--;
         }
-        unsigned type = ig_type_from_name(tok, tlen);
+        /* list<blob>, spaces allowed inside the brackets */
+        char compact[64];
+        size_t cn = 0;
+        for (size_t i = 0; i < tlen && cn < sizeof compact - 1; i++)
+            if (!is_space(tok[i])) compact[cn++] = tok[i];
+        compact[cn] = '\0';
+        unsigned type;
+        if (!strcmp(compact, "list<blob>")) {
+            type = IG_T_BLOB;
+            repeated = true;
+        } else {
+            type = ig_type_from_name(tok, tlen);
+        }
         if (!type)
             return ig_err(err, -EINVAL,
                           "%s:%u: unknown type '%.*s' (bool, int8..int64, uint8..uint64, "
-                          "float32, float64, string, binary)",
+                          "float32, float64, string, binary, blob, list<blob>)",
                           path, line, (int)tlen, tok);
         struct ig_error sub = {0};
         if (ig_schema_add(s, name, name_len, type, nullable, &sub))
             return ig_err(err, sub.code, "%s:%u: %s", path, line, sub.msg);
         struct ig_column_def *c = &s->cols[s->n - 1];
+        c->repeated = repeated;
         while ((r = next_token(&q, eol, &tok, &tlen, &quoted)) > 0) {
             const char *eq = memchr(tok, '=', tlen);
             if (!eq || quoted)
@@ -208,7 +228,8 @@ int ig_schema_format(const struct ig_schema *s, struct ig_buf *out)
         const struct ig_column_def *c = &s->cols[i];
         bool quote = strpbrk(c->name, " \t#\"") != NULL;
         rc = ig_buf_printf(out, quote ? "\"%s\" %s%s" : "%s %s%s", c->name,
-                           ig_type_info(c->type)->name, c->nullable ? "?" : "");
+                           c->repeated ? "list<blob>" : ig_type_info(c->type)->name,
+                           c->nullable ? "?" : "");
         if (!rc && c->page_size) rc = ig_buf_printf(out, " page_size=%u", c->page_size);
         if (!rc && c->encoding) rc = ig_buf_printf(out, " encoding=%s", ig_enc_name(c->encoding));
         if (!rc && c->compression == IG_COMP_NONE) rc = ig_buf_printf(out, " compression=none");
@@ -225,7 +246,8 @@ bool ig_schema_equal(const struct ig_schema *a, const struct ig_schema *b)
     for (uint32_t i = 0; i < a->n; i++) {
         const struct ig_column_def *x = &a->cols[i], *y = &b->cols[i];
         if (x->name_len != y->name_len || memcmp(x->name, y->name, x->name_len) ||
-            x->type != y->type || x->nullable != y->nullable || x->page_size != y->page_size ||
+            x->type != y->type || x->nullable != y->nullable || x->repeated != y->repeated ||
+            x->page_size != y->page_size ||
             x->encoding != y->encoding || x->compression != y->compression ||
             x->erase_level != y->erase_level || x->quantize != y->quantize ||
             x->dimension != y->dimension)

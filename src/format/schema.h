@@ -4,7 +4,8 @@
  *
  *     NAME TYPE[?] [key=value ...]      # comment
  *
- * TYPE is a primitive type name (types.h); a trailing '?' makes it nullable. Keys:
+ * TYPE is a primitive type name (types.h), blob (one object per row, a path in
+ * the input) or list<blob> (any number); a trailing '?' makes it nullable. Keys:
  * page_size=BYTES, encoding=NAME (plain, bitpack, varint, rle, dict, for, delta),
  * compression=none|zstd|auto, erase=1|2. NAME may be double-quoted to hold spaces
  * or '#'. Errors name the file and line. Column order in the file is table order. */
@@ -23,6 +24,7 @@ struct ig_column_def {
     size_t name_len;
     uint8_t type;         /* enum ig_type */
     bool nullable;
+    bool repeated;        /* list<blob>: any number of objects per row */
     uint32_t page_size;   /* 0 = table default */
     uint8_t encoding;     /* enum ig_enc, 0 = auto */
     uint8_t compression;  /* enum ig_compression_policy */

@@ -9,12 +9,32 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-void ig_part_file_name(char *out, uint32_t index) { snprintf(out, IG_PART_NAME_MAX, "part-%06u.ingot", index); }
+void ig_part_file_name(char *out, uint32_t index)
+{
+    snprintf(out, IG_PART_NAME_MAX, "part-%06u.ingot", index);
+}
+
+void ig_blob_file_name(char *out, uint32_t index)
+{
+    snprintf(out, IG_PART_NAME_MAX, "part-%06u.blob", index);
+}
+
+static bool valid_blob_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 11 || n >= IG_PART_NAME_MAX || strncmp(s, "part-", 5) != 0) return false;
+    if (strcmp(s + n - 5, ".blob") != 0) return false;
+    for (size_t i = 5; i < n - 5; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
 
 static bool valid_part_name(const char *s)
 {
@@ -92,13 +112,18 @@ int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *er
         } else if (sscanf(ln, "generation %" SCNu64, &a) == 1) {
             m->generation = a;
         } else if (sscanf(ln, "part %64s %" SCNu64 " %" SCNu64, name, &a, &b) == 3) {
-            if (!valid_part_name(name))
+            char blob[IG_PART_NAME_MAX + 1] = "";
+            const char *opt = strstr(ln, " blob=");
+            if (opt && sscanf(opt, " blob=%64s", blob) != 1) blob[0] = '\0';
+            if (!valid_part_name(name) || (opt && !valid_blob_name(blob)))
                 rc = ig_err(err, -EIO, "%s: MANIFEST line %u: bad part name", dir, line);
             else if (a != next_row)
                 rc = ig_err(err, -EIO, "%s: MANIFEST line %u: part starts at row %" PRIu64
                                        ", expected %" PRIu64, dir, line, a, next_row);
             else if (ig_manifest_add(m, name, a, b))
                 rc = ig_err(err, -ENOMEM, "out of memory");
+            else
+                snprintf(m->parts[m->n - 1].blob, IG_PART_NAME_MAX, "%s", blob);
             next_row = a + b;
         } else {
             rc = ig_err(err, -EIO, "%s: MANIFEST line %u: cannot parse '%s'", dir, line, ln);
@@ -115,8 +140,9 @@ int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_er
     struct ig_buf b = IG_BUF_INIT;
     int rc = ig_buf_printf(&b, "ingot-manifest 1\ngeneration %" PRIu64 "\n", m->generation);
     for (uint32_t i = 0; i < m->n && !rc; i++)
-        rc = ig_buf_printf(&b, "part %s %" PRIu64 " %" PRIu64 "\n", m->parts[i].name,
-                           m->parts[i].first_row, m->parts[i].rows);
+        rc = ig_buf_printf(&b, "part %s %" PRIu64 " %" PRIu64 "%s%s\n", m->parts[i].name,
+                           m->parts[i].first_row, m->parts[i].rows,
+                           m->parts[i].blob[0] ? " blob=" : "", m->parts[i].blob);
     if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
     if (rc) {
         ig_buf_free(&b);
@@ -177,6 +203,18 @@ int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_
         rc = ig_part_open(&t->parts[i], path, writable, err);
         if (rc) goto fail;
         t->nparts++;
+        if (mp->blob[0]) {
+            char bpath[4096];
+            if (ig_path_join(bpath, sizeof bpath, dir, mp->blob)) {
+                rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+                goto fail;
+            }
+            t->parts[i].blob_fd = open(bpath, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+            if (t->parts[i].blob_fd < 0) {
+                rc = ig_err(err, -errno, "%s: %s", bpath, strerror(errno));
+                goto fail;
+            }
+        }
         struct ig_part *p = &t->parts[i];
         if (p->first_row_id != mp->first_row || p->num_rows != mp->rows) {
             rc = ig_err(err, -EIO, "%s: rows %" PRIu64 "+%" PRIu64 " disagree with MANIFEST (%"
@@ -259,6 +297,7 @@ int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_
         cd->erase_level = r.erase_level;
         cd->quantize = r.quantize;
         cd->dimension = r.dimension;
+        cd->repeated = (r.flags & IG_COLF_REPEATED) != 0;
     }
     return 0;
 }

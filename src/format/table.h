@@ -9,7 +9,7 @@
  *
  *     ingot-manifest 1
  *     generation G
- *     part NAME FIRST_ROW_ID ROWS [key=value ...]
+ *     part NAME FIRST_ROW_ID ROWS [blob=NAME.blob]
  *     ...
  *     end XXH3-HEX        (hash of every byte before this line)
  *
@@ -32,6 +32,7 @@ struct ig_error;
 struct ig_manifest_part {
     char name[IG_PART_NAME_MAX];
     uint64_t first_row, rows;
+    char blob[IG_PART_NAME_MAX]; /* "part-NNNNNN.blob", or "" */
 };
 
 struct ig_manifest {
@@ -44,8 +45,9 @@ int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *er
 int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err);
 int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
 void ig_manifest_free(struct ig_manifest *m);
-/* "part-%06u.ingot" */
+/* "part-%06u.ingot" and its blob file "part-%06u.blob" */
 void ig_part_file_name(char *out, uint32_t index);
+void ig_blob_file_name(char *out, uint32_t index);
 
 struct ig_table {
     char *dir;

@@ -18,8 +18,12 @@ static const struct ig_type_info type_table[] = {
     [IG_T_BINARY] = {"binary", IG_PHYS_BYTES, 0, false, false, NULL},
 };
 
+/* A blob column's values are its rows' references, 24 bytes each (blob.h). */
+static const struct ig_type_info blob_info = {"blob", IG_PHYS_BYTES, 0, false, false, NULL};
+
 const struct ig_type_info *ig_type_info(unsigned type)
 {
+    if (type == IG_T_BLOB) return &blob_info;
     if (!ig_type_is_primitive(type)) return NULL;
     return &type_table[type];
 }
@@ -33,5 +37,6 @@ unsigned ig_type_from_name(const char *s, size_t n)
     if (n == 5 && !memcmp(s, "float", 5)) return IG_T_FLOAT32;
     if (n == 7 && !memcmp(s, "boolean", 7)) return IG_T_BOOL;
     if (n == 4 && !memcmp(s, "text", 4)) return IG_T_STRING;
+    if (n == 4 && !memcmp(s, "blob", 4)) return IG_T_BLOB;
     return 0;
 }

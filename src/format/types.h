@@ -28,7 +28,8 @@ enum ig_type {
     IG_T_LIST = 32,   /* repeated node; one child */
     IG_T_STRUCT = 33, /* group node; children follow in pre-order */
     IG_T_VECTOR = 34, /* fixed-size list (dimension in the column record) */
-    IG_T_BLOB = 35,   /* reference into a blob file (file, offset, size, xxh3) */
+    IG_T_BLOB = 35,   /* references into the part's blob file (blob.h); with the
+                         repeated flag a list<blob> */
 };
 
 /* How values of a type travel through the codecs. */
@@ -49,6 +50,8 @@ struct ig_type_info {
 
 /* NULL for an unknown or reserved type value. */
 const struct ig_type_info *ig_type_info(unsigned type);
+/* Types a leaf column can hold: the primitives and blob references. */
+static inline bool ig_type_is_leaf(unsigned t) { return (t >= 1 && t <= 13) || t == 35; }
 /* Parse a primitive type name; returns the type or 0. */
 unsigned ig_type_from_name(const char *s, size_t n);
 static inline bool ig_type_is_primitive(unsigned t) { return t >= IG_T_BOOL && t <= IG_T_BINARY; }

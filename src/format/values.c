@@ -28,7 +28,11 @@ void ig_values_free(struct ig_values *v)
     free(v->valid);
     ig_buf_free(&v->data);
     uint8_t t = v->type;
+    const char *dir = v->blob_dir;
+    bool list = v->blob_list;
     ig_values_init(v, t);
+    v->blob_dir = dir;
+    v->blob_list = list;
 }
 
 static int grow_valid(struct ig_values *v, size_t nbits)

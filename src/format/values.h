@@ -26,6 +26,11 @@ struct ig_values {
     uint8_t *valid;    /* bit i = 1 when value i is present; NULL until has_nulls */
     size_t valid_cap;  /* bytes */
     bool has_nulls;
+    /* for rendering blob references as mount paths: the row id of value 0 and
+     * the column's directory ("blobs/NAME") */
+    uint64_t row_base;
+    const char *blob_dir;
+    bool blob_list; /* list<blob>: render an array */
 };
 
 void ig_values_init(struct ig_values *v, uint8_t type);

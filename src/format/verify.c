@@ -2,6 +2,7 @@
 #include "footer.h"
 #include "layout.h"
 #include "merkle.h"
+#include "blob/blob.h"
 #include "page.h"
 #include "reader.h"
 #include "render.h"
@@ -19,8 +20,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+struct objref {
+    uint64_t offset, size, hash, row;
+    uint32_t col, k;
+};
 
 struct vctx {
+    struct objref *objs;
+    size_t nobjs, objs_cap;
     const struct ig_verify_hooks *h;
     struct ig_verify_report *rep;
     uint64_t bytes_total, bytes_done;
@@ -156,6 +165,24 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
              g, page, e.msg);
         x->rep->unscrubbed++;
     }
+    if (c->rec.type == IG_T_BLOB) /* collect references: objects are checked per blob file */
+        for (size_t i = 0; i < x->v.n; i++) {
+            size_t len;
+            const uint8_t *refs = ig_values_bytes(&x->v, i, &len);
+            for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
+                if (x->nobjs == x->objs_cap) {
+                    size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
+                    struct objref *o = realloc(x->objs, cap * sizeof *o);
+                    if (!o) break;
+                    x->objs = o;
+                    x->objs_cap = cap;
+                }
+                struct ig_blob_ref r;
+                ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
+                x->objs[x->nobjs++] = (struct objref){r.offset, r.size, r.hash,
+                                                      x->v.row_base + i, c->col, (uint32_t)k};
+            }
+        }
     uint64_t tl = 0;
     if (ig_render_text_len(&x->v, deleted, &x->text, &tl) == 0 && tl != rec.text_len)
         fail(x, "%s: %s row group %u page %u: text length %" PRIu64 " != footer's %" PRIu64,
@@ -163,8 +190,69 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
     if (x->h && x->h->progress) x->h->progress(x->h->ctx, x->bytes_done, x->bytes_total);
 }
 
+static int objref_cmp(const void *a, const void *b)
+{
+    const struct objref *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Every referenced object's checksum; no overlaps; every other byte zero (what
+ * level-2 erasure leaves where an erased row's objects were). */
+static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig_table *t)
+{
+    char blob_name[IG_PART_NAME_MAX];
+    snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
+    struct stat st;
+    if (fstat(p->blob_fd, &st)) return;
+    uint64_t size = (uint64_t)st.st_size;
+    qsort(x->objs, x->nobjs, sizeof *x->objs, objref_cmp);
+    uint64_t pos = IG_BLOB_HEADER;
+    uint8_t magic[IG_BLOB_HEADER];
+    if (size < IG_BLOB_HEADER || ig_pread_full(p->blob_fd, magic, sizeof magic, 0) ||
+        memcmp(magic, IG_BLOB_MAGIC, IG_BLOB_HEADER))
+        fail(x, "%s: bad blob file magic", blob_name);
+    size_t cap = 1 << 20;
+    uint8_t *buf = malloc(cap);
+    for (size_t i = 0; buf && i <= x->nobjs; i++) {
+        uint64_t next = i < x->nobjs ? x->objs[i].offset : size;
+        if (next < pos && i < x->nobjs) {
+            fail(x, "%s: objects overlap at offset %" PRIu64, blob_name, next);
+        } else {
+            /* the gap before the next object must be zero */
+            uint64_t end = next < size ? next : size;
+            for (uint64_t g = pos; g < end;) {
+                size_t n = end - g < cap ? (size_t)(end - g) : cap;
+                if (ig_pread_full(p->blob_fd, buf, n, g)) break;
+                for (size_t b = 0; b < n; b++)
+                    if (buf[b]) {
+                        fail(x, "%s: unreferenced bytes at offset %" PRIu64 " are not zero (data of "
+                                "an erased or lost object?)", blob_name, g + b);
+                        g = end;
+                        break;
+                    }
+                g += n;
+            }
+        }
+        if (i == x->nobjs) break;
+        struct objref *o = &x->objs[i];
+        struct ig_blob_ref r = {o->offset, o->size, o->hash};
+        struct ig_error e = {0};
+        struct ig_colrec cr;
+        if (ig_blob_verify(p->blob_fd, &r, &e)) {
+            if (ig_part_column(&t->parts[0], o->col, &cr, NULL)) cr = (struct ig_colrec){.name = "?", .name_len = 1};
+            fail(x, "%s: column '%.*s' row %" PRIu64 " object %u: %s", blob_name, (int)cr.name_len,
+                 cr.name, o->row, o->k, e.msg);
+        }
+        x->rep->blob_objects++;
+        x->rep->blob_bytes += o->size;
+        if (o->offset + o->size > pos) pos = o->offset + o->size;
+    }
+    free(buf);
+}
+
 static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
 {
+    x->nobjs = 0;
     const struct ig_part *p = &t->parts[pi];
     struct ig_error e = {0};
     check_sections(x, p);
@@ -257,6 +345,7 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
     uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
                                    p->sec_size[IG_SEC_GROUPS], bm, p->sec_size[IG_SEC_DELETION]);
     if (root != p->root) fail(x, "%s: root hash mismatch (footer header or row groups changed)", p->name);
+    if (p->blob_fd >= 0) check_blobs(x, p, t);
 }
 
 int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
@@ -303,6 +392,7 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     for (uint32_t i = 0; i < t.nparts; i++)
         check_part(&x, &t, i);
     ig_values_free(&x.v);
+    free(x.objs);
     ig_buf_free(&x.text);
     ig_reader_free(&x.r);
     ig_table_close(&t);

@@ -6,7 +6,9 @@
  * overlap), every page's bytes (checksum, zero slack, decodes, text length and
  * deleted count match the footer), that every row erased at compliance level 2
  * holds no data in any page (the codecs' check_erased rules), the deletion
- * bitmap, and the root hash. An interrupted erase is replayed first.
+ * bitmap, the root hash, and each blob file (every referenced object's checksum,
+ * no overlaps, every unreferenced byte zero). An interrupted erase is replayed
+ * first.
  * Each failure is reported through `fail` as one line naming the part, column,
  * row group and page. Verification goes on after a failure so every problem is
  * listed. */
@@ -30,6 +32,7 @@ struct ig_verify_report {
     uint64_t failures;
     uint64_t erased_rows;   /* rows marked deleted */
     uint64_t unscrubbed;    /* level-2 erased rows whose slots still hold data */
+    uint64_t blob_objects, blob_bytes;
 };
 
 /* The footer alone: schema and chunk hashes, every group's Merkle hash and the

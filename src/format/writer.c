@@ -1,8 +1,10 @@
 #include "writer.h"
 #include "layout.h"
 #include "merkle.h"
+#include "names.h"
 #include "page.h"
 #include "types.h"
+#include "blob/blob.h"
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -30,6 +32,9 @@ struct ig_part_writer {
     uint32_t num_pages, num_groups;
     struct ig_page_scratch scratch;
     struct ig_page_built built;
+    bool has_blobs;
+    struct ig_blob_writer blobs;
+    char (*blob_dirs)[800];
 };
 
 void ig_writer_opts_default(struct ig_writer_opts *o)
@@ -60,8 +65,29 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
         ig_part_writer_free(w);
         return ig_err(err, -ENOMEM, "out of memory");
     }
-    for (uint32_t c = 0; c < s->n; c++)
+    w->blobs.fd = -1;
+    for (uint32_t c = 0; c < s->n; c++) {
         ig_values_init(&w->cols[c], s->cols[c].type);
+        w->has_blobs |= s->cols[c].type == IG_T_BLOB;
+    }
+    if (w->has_blobs) {
+        w->blob_dirs = calloc(s->n, sizeof *w->blob_dirs);
+        if (!w->blob_dirs || !w->o.blob_path) {
+            ig_part_writer_free(w);
+            return ig_err(err, w->blob_dirs ? -EINVAL : -ENOMEM,
+                          "%s: blob columns need a blob file", path);
+        }
+        for (uint32_t c = 0; c < s->n; c++) {
+            ig_blob_dir_name(s->cols[c].name, s->cols[c].name_len, w->blob_dirs[c], 800);
+            w->cols[c].blob_dir = w->blob_dirs[c];
+            w->cols[c].blob_list = s->cols[c].repeated;
+        }
+        int brc = ig_blob_writer_open(&w->blobs, w->o.blob_path, err);
+        if (brc) {
+            ig_part_writer_free(w);
+            return brc;
+        }
+    }
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
         int e = errno;
@@ -85,9 +111,20 @@ struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t col)
 
 uint64_t ig_part_writer_rows(const struct ig_part_writer *w) { return w->rows + w->group_rows; }
 
+struct ig_blob_writer *ig_part_writer_blobs(struct ig_part_writer *w)
+{
+    return w->has_blobs ? &w->blobs : NULL;
+}
+
+/* Blob references default to small pages: reaching one object then reads one
+ * small page of references plus the object itself. */
+#define IG_BLOB_PAGE_SIZE 4096
+
 static uint32_t column_page_size(const struct ig_part_writer *w, uint32_t c)
 {
-    return w->schema->cols[c].page_size ? w->schema->cols[c].page_size : w->o.page_size;
+    const struct ig_column_def *cd = &w->schema->cols[c];
+    if (cd->page_size) return cd->page_size;
+    return cd->type == IG_T_BLOB ? IG_BLOB_PAGE_SIZE : w->o.page_size;
 }
 
 static int append_page_record(struct ig_part_writer *w, uint32_t leaf, uint32_t first_row,
@@ -144,6 +181,7 @@ static int flush_group(struct ig_part_writer *w, struct ig_error *err)
                                      .zstd_level = w->o.zstd_level};
         uint32_t chunk_first = w->num_pages;
         size_t start = 0;
+        w->cols[c].row_base = w->first_row_id + w->rows; /* for blob paths in the text */
         while (start < w->group_rows) {
             size_t end = page_end(w, c, start);
             int rc = ig_page_encode(&pol, &w->cols[c], start, end - start, &w->scratch,
@@ -228,8 +266,10 @@ static int build_footer(struct ig_part_writer *w, struct ig_buf *f, uint64_t *ro
         ig_st32(r + IG_COL_PARENT, IG_NONE);
         ig_st32(r + IG_COL_LEAF, c);
         r[IG_COL_TYPE] = cd->type;
-        r[IG_COL_FLAGS] = cd->nullable ? IG_COLF_NULLABLE : 0;
-        r[IG_COL_MAX_DEF] = cd->nullable ? 1 : 0;
+        r[IG_COL_FLAGS] = (uint8_t)((cd->nullable ? IG_COLF_NULLABLE : 0) |
+                                    (cd->repeated ? IG_COLF_REPEATED : 0));
+        r[IG_COL_MAX_DEF] = (uint8_t)((cd->nullable ? 1 : 0) + (cd->repeated ? 1 : 0));
+        r[IG_COL_MAX_REP] = cd->repeated ? 1 : 0;
         r[IG_COL_ENCODING] = cd->encoding;
         r[IG_COL_COMPRESSION] = cd->compression;
         r[IG_COL_ERASE_LEVEL] = cd->erase_level;
@@ -309,6 +349,10 @@ int ig_part_writer_finish(struct ig_part_writer *w, struct ig_error *err)
     int rc = flush_group(w, err);
     if (rc) return rc;
     if (w->rows == 0) return ig_err(err, -EINVAL, "%s: no rows to write", w->path);
+    if (w->has_blobs) {
+        rc = ig_blob_writer_finish(&w->blobs, err);
+        if (rc) return rc;
+    }
     /* footer starts 8-aligned */
     uint8_t zeros[8] = {0};
     size_t pad = (size_t)((8 - w->offset % 8) % 8);
@@ -355,5 +399,10 @@ void ig_part_writer_free(struct ig_part_writer *w)
     ig_buf_free(&w->chunks);
     ig_page_scratch_free(&w->scratch);
     ig_page_built_free(&w->built);
+    if (w->has_blobs) {
+        if (!w->finished) w->blobs.finished = false; /* remove it with the part */
+        ig_blob_writer_free(&w->blobs);
+    }
+    free(w->blob_dirs);
     free(w);
 }

@@ -7,7 +7,8 @@
  * a temporary name and renames (imports are atomic); free() without finish()
  * removes the file.
  *
- * Usage: for each row, push exactly one value (or NULL) into every column's
+ * Blob columns' objects go to a blob file beside the part (opts->blob_path),
+ * fsynced before the part. Usage: for each row, push exactly one value (or NULL) into every column's
  * ig_values (ig_part_writer_column), then call ig_part_writer_end_row. */
 #ifndef IG_FORMAT_WRITER_H
 #define IG_FORMAT_WRITER_H
@@ -25,6 +26,7 @@ struct ig_writer_opts {
     uint32_t page_size;      /* default target page bytes, 65536 */
     int zstd_level;          /* default 3 */
     uint8_t erase_level;     /* table default compliance level, 2 */
+    const char *blob_path;   /* blob file to create when the schema has blob columns */
 };
 
 void ig_writer_opts_default(struct ig_writer_opts *o);
@@ -35,6 +37,9 @@ int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struc
 struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t col);
 int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err);
 uint64_t ig_part_writer_rows(const struct ig_part_writer *w);
+/* The part's blob file writer (NULL without blob columns): importers copy
+ * objects into it and push their references into blob columns. */
+struct ig_blob_writer *ig_part_writer_blobs(struct ig_part_writer *w);
 /* Write remaining rows, the footer and the tail; fsync; close the file. */
 int ig_part_writer_finish(struct ig_part_writer *w, struct ig_error *err);
 /* Release; removes the file unless finish() succeeded. */

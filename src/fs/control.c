@@ -2,6 +2,7 @@
 #include "invalidate.h"
 #include "session.h"
 #include "format/erase.h"
+#include "format/types.h"
 #include "import/convert.h"
 #include "util/error.h"
 
@@ -41,14 +42,15 @@ static int check_where(struct fs_session *s, const char *col, const char *val)
     pthread_rwlock_rdlock(&s->table_lock);
     int rc = ig_table_column(&s->table, col, strlen(col), &c, NULL);
     pthread_rwlock_unlock(&s->table_lock);
-    if (rc) return -EINVAL;
+    if (rc || c.rec.type == IG_T_BLOB) return -EINVAL;
     if (!strcmp(val, "\\N")) return 0;
     struct ig_column_def def = {.name = (char *)col, .name_len = strlen(col), .type = c.rec.type,
                                 .nullable = true};
     struct ig_values v;
     struct ig_buf scratch = IG_BUF_INIT;
     ig_values_init(&v, c.rec.type);
-    rc = ig_convert_text(&def, &v, val, strlen(val), true, &scratch, NULL) ? -EINVAL : 0;
+    struct ig_convert_ctx cc = {.scratch = &scratch};
+    rc = ig_convert_text(&def, &v, val, strlen(val), true, &cc, NULL) ? -EINVAL : 0;
     ig_values_free(&v);
     ig_buf_free(&scratch);
     return rc;

@@ -12,6 +12,11 @@ uint64_t fs_ino(const struct fs_node *n)
     case FS_K_VIEW:
         return k | (uint64_t)(n->view & 0xF) << 56 | (uint64_t)(n->col & 0xFFFFFF) << 32 | n->scope;
     case FS_K_ROW: return k | (n->row & ((1ULL << KIND_SHIFT) - 1));
+    case FS_K_BLOB_DIR:
+    case FS_K_BLOB_ROW:
+    case FS_K_BLOB:
+        return k | (uint64_t)(n->blob & 0xFF) << 52 | (n->row & (FS_MAX_BLOB_ROW - 1)) << 16 |
+               (n->k & 0xFFFF);
     }
     return 0;
 }
@@ -28,7 +33,7 @@ bool fs_node_of(uint64_t ino, struct fs_node *n)
     case FS_K_DIR:
         n->dir = (uint32_t)(ino >> 32) & 0xFF;
         n->scope = (uint32_t)ino;
-        return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_CONTROL;
+        return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_BLOBS;
     case FS_K_SPECIAL:
         n->special = (uint32_t)ino & 0xFF;
         return n->special >= FS_S_README && n->special <= FS_S_ERASURES;
@@ -38,6 +43,13 @@ bool fs_node_of(uint64_t ino, struct fs_node *n)
         n->scope = (uint32_t)ino;
         return n->view <= FS_V_ROWID;
     case FS_K_ROW: n->row = ino & ((1ULL << KIND_SHIFT) - 1); return true;
+    case FS_K_BLOB_DIR:
+    case FS_K_BLOB_ROW:
+    case FS_K_BLOB:
+        n->blob = (uint32_t)(ino >> 52) & 0xFF;
+        n->row = (ino >> 16) & (FS_MAX_BLOB_ROW - 1);
+        n->k = (uint32_t)ino & 0xFFFF;
+        return true;
     default: return false;
     }
 }

@@ -10,6 +10,7 @@
  *     SPECIAL  7..0 which file (README, schema.json, ...)
  *     VIEW     59..56 view, 55..32 column id (< 2^24), 31..0 scope (0 = all, g + 1)
  *     ROW      59..0 global row id
+ *     BLOB_*   59..52 blob column ordinal, 51..16 row id (< 2^36), 15..0 object (< 2^16)
  *
  * The root is inode 1 (FUSE_ROOT_ID). */
 #ifndef IG_FS_INODE_H
@@ -18,18 +19,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum fs_kind { FS_K_ROOT = 0, FS_K_DIR = 1, FS_K_SPECIAL = 2, FS_K_VIEW = 3, FS_K_ROW = 4 };
+enum fs_kind {
+    FS_K_ROOT = 0,
+    FS_K_DIR = 1,
+    FS_K_SPECIAL = 2,
+    FS_K_VIEW = 3,
+    FS_K_ROW = 4,
+    FS_K_BLOB_DIR = 5, /* blobs/COL */
+    FS_K_BLOB_ROW = 6, /* blobs/COL/ID (list<blob>) */
+    FS_K_BLOB = 7,     /* blobs/COL/ID.ext or blobs/COL/ID/K.ext */
+};
 
-enum fs_dir { FS_D_COLUMNS = 1, FS_D_GROUPS = 2, FS_D_ROWS = 3, FS_D_GROUP = 4, FS_D_CONTROL = 5 };
+enum fs_dir {
+    FS_D_COLUMNS = 1,
+    FS_D_GROUPS = 2,
+    FS_D_ROWS = 3,
+    FS_D_GROUP = 4,
+    FS_D_CONTROL = 5,
+    FS_D_BLOBS = 6
+};
 
 enum fs_special { FS_S_README = 1, FS_S_SCHEMA = 2, FS_S_ERASE = 3, FS_S_ERASURES = 4 };
 
-enum fs_view {
-    FS_V_TEXT = 0,  /* columns/NAME */
-    FS_V_NPY = 1,   /* columns/NAME.npy */
-    FS_V_VALID = 2, /* columns/NAME.valid.npy */
-    FS_V_ROWID = 3, /* columns/_rowid.npy (column id unused) */
-};
+#include "format/fs_view.h"
 
 #define FS_MAX_COLUMNS (1u << 24)
 #define FS_SCOPE_ALL 0u
@@ -42,7 +54,13 @@ struct fs_node {
     uint32_t col;
     uint32_t scope;    /* FS_SCOPE_ALL or group + 1 */
     uint64_t row;
+    uint32_t blob;     /* blob column ordinal (BLOB_*) */
+    uint32_t k;        /* object within a list<blob> row */
 };
+
+#define FS_MAX_BLOB_COLUMNS 256
+#define FS_MAX_BLOB_ROW (1ULL << 36)
+#define FS_MAX_BLOB_K (1u << 16)
 
 uint64_t fs_ino(const struct fs_node *n);
 bool fs_node_of(uint64_t ino, struct fs_node *n);

@@ -1,4 +1,5 @@
 #include "invalidate.h"
+#include "blobs.h"
 #include "inode.h"
 #include "session.h"
 #include "format/journal.h"
@@ -140,6 +141,7 @@ bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t 
     struct ig_table old = s->table;
     s->table = nt;
     s->generation++;
+    fs_blob_columns(s); /* same schema, but keep the ordinals in step with the table */
     clock_gettime(CLOCK_REALTIME, &s->mtime);
     fs_cache_clear(&s->cache);
     pthread_rwlock_unlock(&s->table_lock);

@@ -4,12 +4,14 @@
  * bookkeeping and forget only replies. Everything is read-only: requests that
  * would change the tree or a file fail with EROFS. */
 #include "ops.h"
+#include "blobs.h"
 #include "control.h"
 #include "invalidate.h"
-#include "names.h"
+#include "format/names.h"
 #include "session.h"
 #include "view.h"
 #include "format/layout.h"
+#include "format/types.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@ static bool dir_exists(struct fs_session *s, const struct fs_node *n)
     if (n->kind == FS_K_ROOT) return true;
     if (n->kind != FS_K_DIR) return false;
     if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
+    if (n->dir == FS_D_BLOBS) return s->nblob_cols > 0;
     return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS ||
            n->dir == FS_D_CONTROL;
 }
@@ -40,6 +43,14 @@ static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat 
     st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
     if (n->kind == FS_K_ROOT || n->kind == FS_K_DIR) {
         if (!dir_exists(s, n)) return -ENOENT;
+        st->st_mode = S_IFDIR | 0555;
+        st->st_nlink = 2;
+        return 0;
+    }
+    if (n->kind == FS_K_BLOB_DIR || n->kind == FS_K_BLOB_ROW) {
+        uint64_t none;
+        int rc = fs_node_size(s, n, &none);
+        if (rc) return rc;
         st->st_mode = S_IFDIR | 0555;
         st->st_nlink = 2;
         return 0;
@@ -86,13 +97,39 @@ static int lookup_child(struct fs_session *s, const struct fs_node *parent, cons
             *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_ROWS};
         } else if (!strcmp(name, ".ingot")) {
             *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_CONTROL};
+        } else if (!strcmp(name, "blobs") && s->nblob_cols) {
+            *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_BLOBS};
         } else {
             return -ENOENT;
         }
         return 0;
     }
-    if (parent->kind != FS_K_DIR || !dir_exists(s, parent)) return -ENOENT;
     uint64_t id;
+    const char *ext;
+    if (parent->kind == FS_K_BLOB_DIR || parent->kind == FS_K_BLOB_ROW) {
+        struct ig_colrec cr;
+        uint32_t col = fs_blob_column(s, parent->blob);
+        if (col == UINT32_MAX || ig_part_column(&s->table.parts[0], col, &cr, NULL)) return -ENOENT;
+        bool list = cr.flags & IG_COLF_REPEATED;
+        if (!fs_blob_parse_name(name, &id, &ext)) return -ENOENT;
+        if (parent->kind == FS_K_BLOB_DIR && list) {
+            if (*ext || id >= FS_MAX_BLOB_ROW) return -ENOENT;
+            *child = (struct fs_node){.kind = FS_K_BLOB_ROW, .blob = parent->blob, .row = id};
+            return 0;
+        }
+        uint64_t row = parent->kind == FS_K_BLOB_ROW ? parent->row : id;
+        uint32_t k = parent->kind == FS_K_BLOB_ROW ? (uint32_t)id : 0;
+        if (row >= FS_MAX_BLOB_ROW || (parent->kind == FS_K_BLOB_ROW && id >= FS_MAX_BLOB_K))
+            return -ENOENT;
+        struct ig_blob_ref r;
+        unsigned kind;
+        uint32_t part;
+        if (fs_blob_object(s, parent->blob, row, k, &r, &kind, &part)) return -ENOENT;
+        if (strcmp(ext, ig_blob_kind_ext(kind))) return -ENOENT; /* one canonical name */
+        *child = (struct fs_node){.kind = FS_K_BLOB, .blob = parent->blob, .row = row, .k = k};
+        return 0;
+    }
+    if (parent->kind != FS_K_DIR || !dir_exists(s, parent)) return -ENOENT;
     switch (parent->dir) {
     case FS_D_COLUMNS:
     case FS_D_GROUP: {
@@ -119,6 +156,18 @@ static int lookup_child(struct fs_session *s, const struct fs_node *parent, cons
         if (!parse_id(name, &id) || id >= s->table.num_rows) return -ENOENT;
         *child = (struct fs_node){.kind = FS_K_ROW, .row = id};
         return 0;
+    case FS_D_BLOBS:
+        for (uint32_t b = 0; b < s->nblob_cols; b++) {
+            struct ig_colrec cr;
+            char esc[3 * FS_NAME_MAX + 1];
+            if (ig_part_column(&s->table.parts[0], s->blob_cols[b], &cr, NULL)) continue;
+            size_t en = fs_escape_name(cr.name, cr.name_len, esc, sizeof esc);
+            if (en && !strcmp(esc, name)) {
+                *child = (struct fs_node){.kind = FS_K_BLOB_DIR, .blob = b};
+                return 0;
+            }
+        }
+        return -ENOENT;
     case FS_D_CONTROL:
         if (!strcmp(name, "erase"))
             *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_ERASE};
@@ -185,6 +234,55 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         fuse_reply_attr(req, &st, s->timeout);
 }
 
+/* Entries of blobs/COL (rows with objects) and blobs/COL/ID (objects). */
+static int64_t blob_dir_entry(struct fs_session *s, const struct fs_node *d, int64_t idx,
+                              char *name, size_t cap, struct fs_node *n)
+{
+    uint32_t col = fs_blob_column(s, d->blob);
+    struct ig_colrec cr;
+    if (col == UINT32_MAX || ig_part_column(&s->table.parts[0], col, &cr, NULL)) return -1;
+    bool list = cr.flags & IG_COLF_REPEATED;
+    if (d->kind == FS_K_BLOB_ROW) {
+        const uint8_t *refs;
+        uint32_t count;
+        struct fs_entry *e;
+        if (fs_blob_row(s, d->blob, d->row, &refs, &count, &e)) return -1;
+        int64_t k = idx - 2;
+        int64_t found = -1;
+        if (k < count && k < (int64_t)FS_MAX_BLOB_K) {
+            struct ig_blob_ref r;
+            unsigned kind;
+            ig_blob_ref_load(refs + (size_t)k * IG_BLOB_REF_BYTES, &r, &kind);
+            const char *ext = ig_blob_kind_ext(kind);
+            snprintf(name, cap, "%" PRId64 "%s%s", k, *ext ? "." : "", ext);
+            *n = (struct fs_node){.kind = FS_K_BLOB, .blob = d->blob, .row = d->row, .k = (uint32_t)k};
+            found = idx;
+        }
+        fs_cache_release(&s->cache, e);
+        return found;
+    }
+    for (uint64_t row = (uint64_t)(idx - 2); row < s->table.num_rows && row < FS_MAX_BLOB_ROW; row++, idx++) {
+        const uint8_t *refs;
+        uint32_t count;
+        struct fs_entry *e;
+        if (fs_blob_row(s, d->blob, row, &refs, &count, &e)) continue; /* erased or NULL */
+        if (list) {
+            snprintf(name, cap, "%" PRIu64, row);
+            *n = (struct fs_node){.kind = FS_K_BLOB_ROW, .blob = d->blob, .row = row};
+        } else {
+            struct ig_blob_ref r;
+            unsigned kind = 0;
+            if (count) ig_blob_ref_load(refs, &r, &kind);
+            const char *ext = ig_blob_kind_ext(kind);
+            snprintf(name, cap, "%" PRIu64 "%s%s", row, *ext ? "." : "", ext);
+            *n = (struct fs_node){.kind = FS_K_BLOB, .blob = d->blob, .row = row};
+        }
+        fs_cache_release(&s->cache, e);
+        return idx;
+    }
+    return -1;
+}
+
 /* The idx-th entry of a directory (0 ".", 1 ".."), skipping holes. Returns the
  * index found (>= idx) or -1 at the end; fills name and node. */
 static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t idx, char *name,
@@ -196,6 +294,7 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
         return idx;
     }
     int64_t k = idx - 2;
+    if (d->kind == FS_K_BLOB_DIR || d->kind == FS_K_BLOB_ROW) return blob_dir_entry(s, d, idx, name, cap, n);
     if (d->kind == FS_K_ROOT) {
         static const char *const names[] = {"README", "schema.json", "columns",
                                             "groups", "rows",        ".ingot"};
@@ -206,6 +305,11 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
             {.kind = FS_K_DIR, .dir = FS_D_GROUPS},
             {.kind = FS_K_DIR, .dir = FS_D_ROWS},
             {.kind = FS_K_DIR, .dir = FS_D_CONTROL}};
+        if (k == 6 && s->nblob_cols) {
+            snprintf(name, cap, "blobs");
+            *n = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_BLOBS};
+            return idx;
+        }
         if (k >= 6) return -1;
         snprintf(name, cap, "%s", names[k]);
         *n = nodes[k];
@@ -241,6 +345,18 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
         snprintf(name, cap, "%" PRId64, k);
         *n = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_GROUP, .scope = (uint32_t)k + 1};
         return idx;
+    case FS_D_BLOBS: {
+        struct ig_colrec cr;
+        char esc[3 * FS_NAME_MAX + 1];
+        for (; k < s->nblob_cols; k++, idx++) {
+            if (ig_part_column(&s->table.parts[0], s->blob_cols[k], &cr, NULL)) continue;
+            if (!fs_escape_name(cr.name, cr.name_len, esc, sizeof esc)) continue;
+            snprintf(name, cap, "%s", esc);
+            *n = (struct fs_node){.kind = FS_K_BLOB_DIR, .blob = (uint32_t)k};
+            return idx;
+        }
+        return -1;
+    }
     case FS_D_CONTROL: {
         static const char *const names[] = {"erase", "erasures"};
         if (k >= 2) return -1;
@@ -267,7 +383,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
 {
     struct fs_session *s = S(req);
     struct fs_node d;
-    if (!fs_node_of(ino, &d) || !dir_exists(s, &d)) {
+    struct stat dst;
+    pthread_rwlock_rdlock(&s->table_lock);
+    bool ok = fs_node_of(ino, &d) && node_stat(s, &d, &dst) == 0 && S_ISDIR(dst.st_mode);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (!ok) {
         fuse_reply_err(req, ENOENT);
         return;
     }
@@ -298,9 +418,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
             add = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, found + 1);
             if (add <= size - used) fs_known_add(s, e.ino, 1);
         } else {
-            struct stat st = {.st_ino = fs_ino(&n),
-                              .st_mode = (n.kind == FS_K_DIR || n.kind == FS_K_ROOT) ? S_IFDIR
-                                                                                      : S_IFREG};
+            bool dir = n.kind == FS_K_DIR || n.kind == FS_K_ROOT || n.kind == FS_K_BLOB_DIR ||
+                       n.kind == FS_K_BLOB_ROW;
+            struct stat st = {.st_ino = fs_ino(&n), .st_mode = dir ? S_IFDIR : S_IFREG};
             add = fuse_add_direntry(req, buf + used, size - used, name, &st, found + 1);
         }
         if (add > size - used) break;
@@ -334,7 +454,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, ENOENT);
         return;
     }
-    if (n.kind == FS_K_ROOT || n.kind == FS_K_DIR) {
+    if (n.kind == FS_K_ROOT || n.kind == FS_K_DIR || n.kind == FS_K_BLOB_DIR ||
+        n.kind == FS_K_BLOB_ROW) {
         fuse_reply_err(req, EISDIR);
         return;
     }

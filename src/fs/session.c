@@ -1,4 +1,5 @@
 #include "session.h"
+#include "blobs.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -48,6 +49,12 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     pthread_mutex_init(&s->inval_mu, NULL);
     pthread_cond_init(&s->inval_cv, NULL);
     s->inotify_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    pthread_mutex_init(&s->verified_mu, NULL);
+    if (fs_blob_columns(s)) {
+        ig_table_close(&s->table);
+        free(s->dir);
+        return ig_err(err, -EFBIG, "%s: more than 256 blob columns cannot be mounted", dir);
+    }
     s->uid = getuid();
     s->gid = getgid();
     struct stat st;
@@ -71,6 +78,8 @@ void fs_session_destroy(struct fs_session *s)
     pthread_mutex_destroy(&s->inval_mu);
     pthread_cond_destroy(&s->inval_cv);
     free(s->known);
+    pthread_mutex_destroy(&s->verified_mu);
+    free(s->verified);
     free(s->logged);
     free(s->dir);
     memset(s, 0, sizeof *s);

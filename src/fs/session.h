@@ -54,6 +54,13 @@ struct fs_session {
     pthread_t inval_thread, watch_thread;
     int inotify_fd;
     int stop_pipe[2];
+
+    /* blobs.c */
+    uint32_t blob_cols[256];     /* column ids of blob columns, by ordinal */
+    uint32_t nblob_cols;
+    pthread_mutex_t verified_mu; /* objects whose checksum has been checked */
+    uint64_t *verified;
+    size_t nverified, verified_cap;
 };
 
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,

@@ -1,12 +1,14 @@
 #include "view.h"
+#include "blobs.h"
 #include "control.h"
-#include "names.h"
+#include "format/names.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"
 #include "format/render.h"
 #include "format/types.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/io.h"
 
 #include <errno.h>
@@ -180,6 +182,12 @@ static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
         fs_entry_free(e);
         return rc == -ENOMEM ? rc : -EIO;
     }
+    /* the values outlive `ref`: keep the blob directory name with them */
+    if (ig_buf_append(&e->data, ref->blob_dir, strlen(ref->blob_dir) + 1)) {
+        fs_entry_free(e);
+        return -ENOMEM;
+    }
+    e->vals->blob_dir = (const char *)e->data.data;
     if (del) {
         size_t nb = (rec.row_count + 7) / 8;
         e->deleted = malloc(nb);
@@ -193,44 +201,71 @@ static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
     return 0;
 }
 
-static int render_row(struct fs_session *s, uint64_t row, struct ig_buf *out)
+/* Part, group (record) and in-group position of a live row. */
+static int locate_row(struct fs_session *s, uint64_t row, uint32_t *pi, uint32_t *g,
+                      struct ig_grouprec *gr, uint32_t *in_group)
 {
-    uint32_t pi;
     uint64_t local;
-    if (ig_table_row(&s->table, row, &pi, &local)) return -ENOENT;
-    const struct ig_part *p = &s->table.parts[pi];
+    if (ig_table_row(&s->table, row, pi, &local)) return -ENOENT;
+    const struct ig_part *p = &s->table.parts[*pi];
     if (ig_part_row_deleted(p, local)) return -ENOENT;
-    /* row group: binary search over group first rows */
-    uint32_t lo = 0, hi = p->num_groups;
-    struct ig_grouprec gr;
+    uint32_t lo = 0, hi = p->num_groups; /* binary search over group first rows */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ig_part_group(p, mid, &gr, NULL)) return -EIO;
-        if (gr.first_row <= local)
+        if (ig_part_group(p, mid, gr, NULL)) return -EIO;
+        if (gr->first_row <= local)
             lo = mid;
         else
             hi = mid;
     }
-    if (ig_part_group(p, lo, &gr, NULL) || local < gr.first_row ||
-        local - gr.first_row >= gr.row_count)
+    if (ig_part_group(p, lo, gr, NULL) || local < gr->first_row ||
+        local - gr->first_row >= gr->row_count)
         return -EIO;
-    uint32_t in_group = (uint32_t)(local - gr.first_row);
-    int rc = ig_buf_append_byte(out, '{');
+    *g = lo;
+    *in_group = (uint32_t)(local - gr->first_row);
+    return 0;
+}
+
+int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_entry **e,
+                 size_t *index)
+{
+    uint32_t pi, g, in_group, page;
+    struct ig_grouprec gr;
+    struct ig_pagerec rec;
+    struct ig_column_ref ref;
+    int rc = locate_row(s, row, &pi, &g, &gr, &in_group);
+    if (rc) return rc;
+    if (!column_ref(s, col, &ref)) return -EIO;
+    rc = find_page_of_row(&s->table.parts[pi], g, ref.rec.leaf, in_group, &page, &rec);
+    if (!rc) rc = decoded_page(s, pi, page, &ref, gr.first_row, e);
+    if (rc) return rc;
+    *index = in_group - rec.first_row;
+    if (*index >= (*e)->vals->n) {
+        fs_cache_release(&s->cache, *e);
+        return -EIO;
+    }
+    return 0;
+}
+
+static int render_row(struct fs_session *s, uint64_t row, struct ig_buf *out)
+{
+    uint32_t pi, g, in_group;
+    struct ig_grouprec gr;
+    int rc = locate_row(s, row, &pi, &g, &gr, &in_group);
+    if (rc) return rc;
+    const struct ig_part *p = &s->table.parts[pi];
+    rc = ig_buf_append_byte(out, '{');
     for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
         struct ig_column_ref ref;
         if (!column_ref(s, c, &ref)) return -EIO;
-        uint32_t page;
-        struct ig_pagerec rec;
-        rc = find_page_of_row(p, lo, ref.rec.leaf, in_group, &page, &rec);
-        if (rc) return rc;
         struct fs_entry *e;
-        rc = decoded_page(s, pi, page, &ref, gr.first_row, &e);
+        size_t i;
+        rc = fs_row_value(s, c, row, &e, &i);
         if (rc) return rc;
-        size_t i = in_group - rec.first_row;
         if (c) rc = ig_buf_append_byte(out, ',');
         if (!rc) rc = ig_render_json_string(out, (const uint8_t *)ref.rec.name, ref.rec.name_len);
         if (!rc) rc = ig_buf_append_byte(out, ':');
-        if (!rc) rc = i < e->vals->n ? ig_render_json_value(out, e->vals, i) : -EIO;
+        if (!rc) rc = ig_render_json_value(out, e->vals, i);
         fs_cache_release(&s->cache, e);
     }
     if (!rc) rc = ig_buf_append(out, "}\n", 2);
@@ -371,6 +406,28 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
     switch (n->kind) {
     case FS_K_ROOT:
     case FS_K_DIR: return 0;
+    case FS_K_BLOB_DIR: return n->blob < s->nblob_cols ? 0 : -ENOENT;
+    case FS_K_BLOB_ROW: {
+        const uint8_t *refs;
+        uint32_t count;
+        struct fs_entry *e;
+        struct ig_colrec cr;
+        uint32_t col = fs_blob_column(s, n->blob);
+        if (col == UINT32_MAX || ig_part_column(&s->table.parts[0], col, &cr, NULL) ||
+            !(cr.flags & IG_COLF_REPEATED))
+            return -ENOENT;
+        int rc = fs_blob_row(s, n->blob, n->row, &refs, &count, &e);
+        if (!rc) fs_cache_release(&s->cache, e);
+        return rc;
+    }
+    case FS_K_BLOB: {
+        struct ig_blob_ref r;
+        unsigned kind;
+        uint32_t part;
+        int rc = fs_blob_object(s, n->blob, n->row, n->k, &r, &kind, &part);
+        *size = rc ? 0 : r.size;
+        return rc;
+    }
     case FS_K_VIEW: {
         uint64_t len = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER;
         int rc = walk_spans(s, n, add_len, &len);
@@ -467,6 +524,40 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
         rc = erasures_entry(s, &f->content);
         if (!rc) f->size = f->content->data.len;
         return rc;
+    }
+    if (n->kind == FS_K_BLOB) {
+        unsigned kind;
+        rc = fs_blob_object(s, n->blob, n->row, n->k, &f->blob, &kind, &f->blob_part);
+        if (rc) return rc;
+        f->size = f->blob.size;
+        int fd = s->table.parts[f->blob_part].blob_fd;
+        if (fd < 0) return -EIO;
+        if (fs_blob_verified(s, f->blob_part, f->blob.offset, false) || f->blob.size > (256u << 20))
+            return 0;
+        /* first open: read it whole, check the hash, serve this read */
+        struct fs_entry *e = fs_entry_new(0, 0);
+        if (!e) return -ENOMEM;
+        e->refs = 1;
+        e->dead = 1;
+        uint8_t *p = ig_buf_extend(&e->data, (size_t)f->blob.size);
+        if (!p && f->blob.size) {
+            fs_entry_free(e);
+            return -ENOMEM;
+        }
+        if ((f->blob.size && ig_blob_read(fd, &f->blob, 0, p, (size_t)f->blob.size)) ||
+            ig_hash(e->data.data ? e->data.data : (const uint8_t *)"", (size_t)f->blob.size) != f->blob.hash) {
+            fs_entry_free(e);
+            char msg[256];
+            snprintf(msg, sizeof msg, "blob object at %llu (%llu bytes) of row %llu: checksum mismatch "
+                                      "or truncated blob file",
+                     (unsigned long long)f->blob.offset, (unsigned long long)f->blob.size,
+                     (unsigned long long)n->row);
+            fs_log_page_error(s, f->blob_part | 0x80000000u, (uint32_t)(f->blob.offset >> 12), msg);
+            return -EIO;
+        }
+        fs_blob_verified(s, f->blob_part, f->blob.offset, true);
+        f->content = e;
+        return 0;
     }
     if (n->kind == FS_K_VIEW) {
         struct span_list l = {0};
@@ -669,6 +760,17 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
     if (f->content) {
         int rc = hold(s, rd, NULL, f->content->data.data + off, size);
         return rc ? rc : rd->niov;
+    }
+    if (f->node.kind == FS_K_BLOB) {
+        /* one pread of exactly the requested range of the object */
+        rd->flat = malloc(size);
+        if (!rd->flat) return -ENOMEM;
+        int fd = s->table.parts[f->blob_part].blob_fd;
+        if (fd < 0 || ig_blob_read(fd, &f->blob, off, rd->flat, size)) return -EIO;
+        rd->iov[0] = (struct iovec){rd->flat, size};
+        rd->niov = 1;
+        rd->bytes = size;
+        return 1;
     }
     uint64_t pos = off, end = off + size;
     if (pos < f->header) {

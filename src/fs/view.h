@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "blob/blob.h"
 #include "inode.h"
 #include "session.h"
 
@@ -40,6 +41,8 @@ struct fs_file {
     uint32_t nspans;
     struct fs_span *spans;
     struct fs_entry *content; /* materialised files (rows, README, schema.json) */
+    struct ig_blob_ref blob;  /* blob objects: the reference and its part */
+    uint32_t blob_part;
 };
 
 /* Does the node exist, and what is its size? -ENOENT if not. */
@@ -69,6 +72,12 @@ struct fs_read {
 int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd);
 void fs_read_release(struct fs_session *s, struct fs_read *rd);
+
+/* The decoded page holding row `row` (global id) of column `col`, held in the
+ * cache: *index is the row's position in it. -ENOENT for an erased or
+ * out-of-range row. Caller holds the table lock for reading. */
+int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_entry **e,
+                 size_t *index);
 
 /* Column id -> does it have this view? */
 bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v);

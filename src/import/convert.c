@@ -1,5 +1,7 @@
 #include "convert.h"
+#include "blob/blob.h"
 #include "format/types.h"
+#include "util/io.h"
 #include "util/error.h"
 #include "util/parse.h"
 #include "util/utf8.h"
@@ -96,9 +98,38 @@ static int text_lane(uint8_t type, const char *p, size_t n, uint64_t *lane, stru
     }
 }
 
-int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const char *p, size_t n,
-                    bool quoted, struct ig_buf *scratch, struct ig_error *err)
+/* Copy one object file into the blob file; append its reference to refs. */
+static int add_object(const struct ig_convert_ctx *ctx, const char *p, size_t n,
+                      struct ig_buf *refs, struct ig_error *err)
 {
+    if (!ctx || !ctx->blobs) return ig_err(err, -EINVAL, "blob values need a blob file");
+    if (n == 0) return ig_err(err, -EINVAL, "empty blob path");
+    if (memchr(p, '\0', n)) return ig_err(err, -EINVAL, "blob path contains a NUL byte");
+    struct ig_buf *path = ctx->path;
+    ig_buf_reset(path);
+    int rc = p[0] == '/' || !ctx->base_dir ? ig_buf_printf(path, "%.*s", (int)n, p)
+                                           : ig_buf_printf(path, "%s/%.*s", ctx->base_dir, (int)n, p);
+    if (rc) return ig_err(err, -ENOMEM, "out of memory");
+    struct ig_blob_ref ref;
+    struct ig_error sub = {0};
+    rc = ig_blob_writer_add_file(ctx->blobs, (const char *)path->data, &ref, &sub);
+    if (rc) return ig_err(err, rc, "%s", sub.msg);
+    /* sniff the media kind from the first bytes now in the blob file */
+    uint8_t head[IG_BLOB_SNIFF_BYTES];
+    size_t hn = ref.size < sizeof head ? (size_t)ref.size : sizeof head;
+    unsigned kind = 0;
+    if (ig_pread_full(ctx->blobs->fd, head, hn, ref.offset) == 0)
+        kind = ig_blob_kind(ig_blob_sniff(head, hn));
+    uint8_t *o = ig_buf_extend(refs, IG_BLOB_REF_BYTES);
+    if (!o) return ig_err(err, -ENOMEM, "out of memory");
+    ig_blob_ref_store(o, &ref, kind);
+    return 0;
+}
+
+int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const char *p, size_t n,
+                    bool quoted, const struct ig_convert_ctx *ctx, struct ig_error *err)
+{
+    struct ig_buf *scratch = ctx ? ctx->scratch : NULL;
     if (n == 0 && !quoted) {
         if (c->nullable)
             return ig_values_push_null(v) ? ig_err(err, -ENOMEM, "out of memory") : 0;
@@ -108,7 +139,15 @@ int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const ch
                       ig_type_info(c->type)->name);
     }
     if (c->type == IG_T_STRING) return push_string(v, p, n, err);
+    if (c->type == IG_T_BLOB) {
+        if (c->repeated) return ig_err(err, -EINVAL, "list<blob> columns need JSON Lines input");
+        ig_buf_reset(scratch);
+        int rc = add_object(ctx, p, n, scratch, err);
+        if (rc) return rc;
+        return ig_values_push_bytes(v, scratch->data, scratch->len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    }
     if (c->type == IG_T_BINARY) {
+        if (!scratch) return ig_err(err, -EINVAL, "no scratch buffer");
         ig_buf_reset(scratch);
         int rc = ig_parse_hex_binary(p, n, scratch, err);
         if (rc) return rc;
@@ -130,9 +169,10 @@ static int json_mismatch(const struct ig_column_def *c, const struct ig_json_nod
 }
 
 int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
-                    const struct ig_json_node *node, struct ig_buf *scratch,
+                    const struct ig_json_node *node, const struct ig_convert_ctx *ctx,
                     struct ig_error *err)
 {
+    struct ig_buf *scratch = ctx->scratch;
     if (!node || node->type == IG_JSON_NULL) {
         if (!c->nullable)
             return ig_err(err, -EINVAL, node ? "null in a non-nullable column"
@@ -193,6 +233,29 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
     case IG_T_STRING:
         if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
         return push_string(v, node->str, node->len, err);
+    case IG_T_BLOB: {
+        ig_buf_reset(scratch);
+        if (!c->repeated) {
+            if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
+            rc = add_object(ctx, node->str, node->len, scratch, err);
+        } else {
+            if (node->type != IG_JSON_ARRAY)
+                return ig_err(err, -EINVAL, "expected an array of paths, got %s",
+                              ig_json_type_name(node->type));
+            /* children are nodes of the doc; walk by index */
+            for (uint32_t k = node->first_child; !rc && k != IG_JSON_NONE;) {
+                const struct ig_json_node *e = ctx->doc ? &ctx->doc->nodes[k] : NULL;
+                if (!e) return ig_err(err, -EINVAL, "internal: no JSON document");
+                if (e->type != IG_JSON_STRING)
+                    return ig_err(err, -EINVAL, "expected a path string in the array, got %s",
+                                  ig_json_type_name(e->type));
+                rc = add_object(ctx, e->str, e->len, scratch, err);
+                k = e->next_sibling;
+            }
+        }
+        if (rc) return rc;
+        return ig_values_push_bytes(v, scratch->data, scratch->len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    }
     case IG_T_BINARY:
         if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
         ig_buf_reset(scratch);

@@ -7,6 +7,11 @@
  * wrap-around); float columns also take the strings "NaN", "Infinity",
  * "-Infinity"; binary takes a "\x..." hex string or base64.
  *
+ * blob columns take a file path (relative to the input file's directory); the
+ * file is copied into the part's blob file and its reference pushed. list<blob>
+ * takes a JSON array of paths (JSON Lines only). A missing or unreadable file is
+ * an error naming the path.
+ *
  * Errors carry only the value-level reason ("'abc' is not an integer"); the
  * caller prefixes FILE:LINE and the column. */
 #ifndef IG_IMPORT_CONVERT_H
@@ -21,13 +26,23 @@
 #include "util/buf.h"
 
 struct ig_error;
+struct ig_blob_writer;
+
+/* What a conversion may need beyond the value. */
+struct ig_convert_ctx {
+    struct ig_buf *scratch;       /* reused buffer */
+    struct ig_blob_writer *blobs; /* where blob objects go (NULL: blob values are errors) */
+    const char *base_dir;         /* relative blob paths start here */
+    struct ig_buf *path;          /* reused buffer for joined paths */
+    const struct ig_json_doc *doc; /* the line being converted (JSON arrays) */
+};
 
 int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const char *p, size_t n,
-                    bool quoted, struct ig_buf *scratch, struct ig_error *err);
+                    bool quoted, const struct ig_convert_ctx *ctx, struct ig_error *err);
 
 /* node == NULL means the key was absent (NULL if the column is nullable). */
 int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
-                    const struct ig_json_node *node, struct ig_buf *scratch,
+                    const struct ig_json_node *node, const struct ig_convert_ctx *ctx,
                     struct ig_error *err);
 
 #endif

@@ -49,7 +49,8 @@ struct import_run {
     uint64_t in_size;
     struct ig_schema schema;
     struct ig_part_writer *w;
-    struct ig_buf scratch;
+    struct ig_buf scratch, path;
+    struct ig_convert_ctx cc;
     struct ig_import_result *res;
 };
 
@@ -115,7 +116,7 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
             struct ig_error sub = {0};
             const struct ig_csv_field *fl = field_of[c] >= 0 ? &rec.fields[field_of[c]] : NULL;
             if (ig_convert_text(&r->schema.cols[c], v, fl ? fl->p : "", fl ? fl->len : 0,
-                                fl ? fl->quoted : false, &r->scratch, &sub))
+                                fl ? fl->quoted : false, &r->cc, &sub))
                 rc = value_error(r, rec.line, c, &sub, err);
         }
         if (!rc) rc = ig_part_writer_end_row(r->w, err);
@@ -160,7 +161,8 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
         for (uint32_t c = 0; c < n && !rc; c++) {
             const struct ig_column_def *cd = &r->schema.cols[c];
             const struct ig_json_node *node = ig_json_object_get(&doc, root, cd->name, cd->name_len);
-            if (ig_convert_json(cd, ig_part_writer_column(r->w, c), node, &r->scratch, &sub))
+            r->cc.doc = &doc;
+            if (ig_convert_json(cd, ig_part_writer_column(r->w, c), node, &r->cc, &sub))
                 rc = value_error(r, lineno, c, &sub, err);
         }
         if (!rc) rc = ig_part_writer_end_row(r->w, err);
@@ -235,6 +237,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     char tmp_dir[4096] = "", part_tmp[4096] = "", part_final[4096] = "";
+    char blob_tmp[4096] = "", blob_final[4096] = "", blob_name[IG_PART_NAME_MAX] = "";
     int rc;
 
     struct stat st;
@@ -268,11 +271,15 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     if (rc) goto out;
 
     const char *target_dir;
+    uint32_t part_index = o->append ? next_part_index(&existing.manifest) : 0;
+    ig_part_file_name(part_name, part_index);
+    bool has_blobs = false;
+    for (uint32_t c = 0; c < r.schema.n; c++)
+        has_blobs |= r.schema.cols[c].type == IG_T_BLOB;
+    if (has_blobs) ig_blob_file_name(blob_name, part_index);
     if (o->append) {
-        ig_part_file_name(part_name, next_part_index(&existing.manifest));
         target_dir = table_dir;
     } else {
-        ig_part_file_name(part_name, 0);
         /* build beside the destination, then rename the whole directory */
         char copy[4096];
         snprintf(copy, sizeof copy, "%s", table_dir);
@@ -294,8 +301,21 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     }
     snprintf(part_final, sizeof part_final, "%s/%s", target_dir, part_name);
     snprintf(part_tmp, sizeof part_tmp, "%s/.%s.tmp", target_dir, part_name);
-    rc = ig_part_writer_open(&r.w, part_tmp, &r.schema, &o->w, first_row, err);
+    struct ig_writer_opts wo = o->w;
+    if (has_blobs) {
+        snprintf(blob_final, sizeof blob_final, "%s/%s", target_dir, blob_name);
+        snprintf(blob_tmp, sizeof blob_tmp, "%s/.%s.tmp", target_dir, blob_name);
+        wo.blob_path = blob_tmp;
+    }
+    rc = ig_part_writer_open(&r.w, part_tmp, &r.schema, &wo, first_row, err);
     if (rc) goto out;
+    /* blob paths in the input are relative to the input file's directory */
+    char input_copy[4096];
+    snprintf(input_copy, sizeof input_copy, "%s", input);
+    r.cc = (struct ig_convert_ctx){.scratch = &r.scratch,
+                                   .path = &r.path,
+                                   .blobs = ig_part_writer_blobs(r.w),
+                                   .base_dir = dirname(input_copy)};
     rc = fmt == IG_INPUT_CSV ? run_csv(&r, csv, err) : run_jsonl(&r, lr, err);
     if (rc) goto out;
     if (ig_part_writer_rows(r.w) == 0) {
@@ -309,6 +329,13 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     snprintf(res->part, sizeof res->part, "%s", part_name);
     rc = ig_part_writer_finish(r.w, err);
     if (rc) goto out;
+    if (has_blobs) {
+        if (rename(blob_tmp, blob_final)) {
+            rc = ig_err(err, -errno, "%s: %s", blob_final, strerror(errno));
+            goto out;
+        }
+        blob_tmp[0] = '\0';
+    }
     if (rename(part_tmp, part_final)) {
         rc = ig_err(err, -errno, "%s: %s", part_final, strerror(errno));
         goto out;
@@ -319,12 +346,15 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
         existing.manifest = (struct ig_manifest){0};
     }
     manifest.generation++;
-    rc = ig_manifest_add(&manifest, part_name, first_row, res->rows)
-             ? ig_err(err, -ENOMEM, "out of memory")
-             : ig_manifest_write(target_dir, &manifest, err);
+    rc = ig_manifest_add(&manifest, part_name, first_row, res->rows) ? -ENOMEM : 0;
+    if (!rc) snprintf(manifest.parts[manifest.n - 1].blob, IG_PART_NAME_MAX, "%s", blob_name);
+    rc = rc ? ig_err(err, rc, "out of memory") : ig_manifest_write(target_dir, &manifest, err);
     ig_manifest_free(&manifest);
     if (rc) {
-        if (o->append) unlink(part_final); /* MANIFEST unchanged: the table is as it was */
+        if (o->append) { /* MANIFEST unchanged: the table is as it was */
+            unlink(part_final);
+            if (has_blobs) unlink(blob_final);
+        }
         goto out;
     }
     if (!o->append) {
@@ -341,6 +371,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
 out:
     ig_part_writer_free(r.w); /* removes part_tmp unless finished */
     if (part_tmp[0]) unlink(part_tmp);
+    if (blob_tmp[0]) unlink(blob_tmp);
     if (tmp_dir[0]) ig_remove_tree(tmp_dir);
     if (csv) ig_csv_close(csv);
     if (lr) ig_lines_close(lr);
@@ -349,5 +380,6 @@ out:
     ig_table_unlock(lock_fd);
     ig_schema_free(&r.schema);
     ig_buf_free(&r.scratch);
+    ig_buf_free(&r.path);
     return rc;
 }

@@ -1,5 +1,6 @@
 #include "names.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const suffixes[] = {[FS_V_TEXT] = "", [FS_V_NPY] = ".npy",
@@ -89,4 +90,11 @@ bool fs_parse_column_file(const char *file, char *out, size_t cap, size_t *out_l
     char again[3 * FS_NAME_MAX + 1];
     size_t m = fs_escape_name(out, o, again, sizeof again);
     return m == n && memcmp(again, file, n) == 0;
+}
+
+void ig_blob_dir_name(const char *name, size_t len, char *out, size_t cap)
+{
+    char esc[3 * FS_NAME_MAX + 1];
+    size_t n = fs_escape_name(name, len, esc, sizeof esc);
+    snprintf(out, cap, "blobs/%s", n ? esc : "?");
 }

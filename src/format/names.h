@@ -14,13 +14,13 @@
  *
  * Every column has exactly one file name; a file name that is not the canonical
  * escape of some name is not found (no aliases, no collisions). */
-#ifndef IG_FS_NAMES_H
-#define IG_FS_NAMES_H
+#ifndef IG_FORMAT_NAMES_H
+#define IG_FORMAT_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "inode.h"
+#include "fs_view.h"
 
 #define FS_NAME_MAX 255
 
@@ -33,6 +33,9 @@ size_t fs_escape_name(const char *name, size_t len, char *out, size_t cap);
  * base into out. Returns false for names that cannot be canonical escapes. */
 bool fs_parse_column_file(const char *file, char *out, size_t cap, size_t *out_len,
                           enum fs_view *view);
+
+/* "blobs/ESCAPED" for a blob column (its directory in the mount). */
+void ig_blob_dir_name(const char *name, size_t len, char *out, size_t cap);
 
 /* The suffix a view adds: "", ".npy", ".valid.npy". */
 const char *fs_view_suffix(enum fs_view v);

@@ -1,0 +1,13 @@
+/* fs_view.h - the views a column has as files (shared by the mount and the text
+ * rendering of blob references, which names mount paths). */
+#ifndef IG_FORMAT_FS_VIEW_H
+#define IG_FORMAT_FS_VIEW_H
+
+enum fs_view {
+    FS_V_TEXT = 0,  /* columns/NAME */
+    FS_V_NPY = 1,   /* columns/NAME.npy */
+    FS_V_VALID = 2, /* columns/NAME.valid.npy */
+    FS_V_ROWID = 3, /* columns/_rowid.npy (column id unused) */
+};
+
+#endif

@@ -1,0 +1,119 @@
+#include "blobs.h"
+#include "cache.h"
+#include "session.h"
+#include "view.h"
+#include "format/layout.h"
+#include "format/types.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fs_blob_columns(struct fs_session *s)
+{
+    s->nblob_cols = 0;
+    for (uint32_t c = 0; c < s->table.parts[0].num_columns; c++) {
+        struct ig_colrec cr;
+        if (ig_part_column(&s->table.parts[0], c, &cr, NULL) || cr.type != IG_T_BLOB) continue;
+        if (s->nblob_cols == FS_MAX_BLOB_COLUMNS) return -EFBIG;
+        s->blob_cols[s->nblob_cols++] = c;
+    }
+    return 0;
+}
+
+uint32_t fs_blob_column(struct fs_session *s, uint32_t ordinal)
+{
+    return ordinal < s->nblob_cols ? s->blob_cols[ordinal] : UINT32_MAX;
+}
+
+int fs_blob_row(struct fs_session *s, uint32_t ordinal, uint64_t row, const uint8_t **refs,
+                uint32_t *count, struct fs_entry **hold)
+{
+    uint32_t col = fs_blob_column(s, ordinal);
+    if (col == UINT32_MAX || row >= FS_MAX_BLOB_ROW) return -ENOENT;
+    size_t i;
+    int rc = fs_row_value(s, col, row, hold, &i);
+    if (rc) return rc;
+    const struct ig_values *v = (*hold)->vals;
+    if (ig_values_is_null(v, i)) {
+        fs_cache_release(&s->cache, *hold);
+        return -ENOENT;
+    }
+    size_t len;
+    *refs = ig_values_bytes(v, i, &len);
+    *count = (uint32_t)(len / IG_BLOB_REF_BYTES);
+    return 0;
+}
+
+int fs_blob_object(struct fs_session *s, uint32_t ordinal, uint64_t row, uint32_t k,
+                   struct ig_blob_ref *ref, unsigned *kind, uint32_t *part)
+{
+    const uint8_t *refs;
+    uint32_t count;
+    struct fs_entry *e;
+    int rc = fs_blob_row(s, ordinal, row, &refs, &count, &e);
+    if (rc) return rc;
+    if (k >= count) {
+        fs_cache_release(&s->cache, e);
+        return -ENOENT;
+    }
+    ig_blob_ref_load(refs + (size_t)k * IG_BLOB_REF_BYTES, ref, kind);
+    fs_cache_release(&s->cache, e);
+    uint64_t local;
+    return ig_table_row(&s->table, row, part, &local) ? -ENOENT : 0;
+}
+
+bool fs_blob_parse_name(const char *name, uint64_t *id, const char **ext)
+{
+    if (!*name || (name[0] == '0' && name[1] && name[1] != '.')) return false;
+    uint64_t v = 0;
+    const char *p = name;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (p == name || (*p && *p != '.') || (*p == '.' && !p[1])) return false;
+    *id = v;
+    *ext = *p ? p + 1 : "";
+    return true;
+}
+
+bool fs_blob_verified(struct fs_session *s, uint32_t part, uint64_t offset, bool mark)
+{
+    uint64_t key = ((uint64_t)part << 48) ^ offset ^ 0x8000000000000000ULL; /* never 0 */
+    pthread_mutex_lock(&s->verified_mu);
+    bool found = false;
+    if (s->verified_cap) {
+        size_t mask = s->verified_cap - 1, k = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 20) & mask;
+        while (s->verified[k] && s->verified[k] != key)
+            k = (k + 1) & mask;
+        found = s->verified[k] == key;
+    }
+    if (!found && mark) {
+        if ((s->nverified + 1) * 2 > s->verified_cap) {
+            size_t cap = s->verified_cap ? s->verified_cap * 2 : 1024;
+            uint64_t *t = calloc(cap, sizeof *t);
+            if (t) {
+                for (size_t i = 0; i < s->verified_cap; i++) {
+                    if (!s->verified[i]) continue;
+                    size_t k = (size_t)(s->verified[i] * 0x9E3779B97F4A7C15ULL >> 20) & (cap - 1);
+                    while (t[k])
+                        k = (k + 1) & (cap - 1);
+                    t[k] = s->verified[i];
+                }
+                free(s->verified);
+                s->verified = t;
+                s->verified_cap = cap;
+            }
+        }
+        if (s->verified_cap) {
+            size_t mask = s->verified_cap - 1, k = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 20) & mask;
+            while (s->verified[k])
+                k = (k + 1) & mask;
+            s->verified[k] = key;
+            s->nverified++;
+        }
+    }
+    pthread_mutex_unlock(&s->verified_mu);
+    return found;
+}
