@@ -3,7 +3,7 @@
 # mount with real ffmpeg/ffprobe; one object, one read; damage contained.
 source "$(dirname "$0")/lib.sh"
 if ! command -v ffmpeg >/dev/null; then skip blobs "ffmpeg not installed"; exit 0; fi
-bash "$ROOT/tests/integration/make_media.sh" "$WORK/media" 6
+bash "$ROOT/scripts/make_media.sh" "$WORK/media" 6
 M="$WORK/media"
 check import_media "$INGOT" import --schema "$M/schema.txt" "$M/media.jsonl" "$WORK/t"
 check verify_media "$INGOT" verify "$WORK/t"
