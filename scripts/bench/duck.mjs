@@ -136,7 +136,7 @@ async function cmdScan() {
   const [, file, col] = pos;
   const warm = +arg('--warm', 3), cold = +arg('--cold', 0);
   const sql = flag('--sum')
-    ? `SELECT sum(${ident(col)}::HUGEINT) FROM read_parquet(${sq(file)})`
+    ? `SELECT sum(${ident(col)}) FROM read_parquet(${sq(file)})`
     : `SELECT ${ident(col)} FROM read_parquet(${sq(file)})`;
   const meta = await (await (await newInstance()).connect())
     .runAndReadAll(`SELECT count(*) FROM read_parquet(${sq(file)})`);

@@ -51,6 +51,8 @@ now_ns() { date +%s%N; }
 secs_since() { awk -v a="$1" -v b="$(now_ns)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
 # value of NAME=VALUE in a line of key=value pairs (stdin)
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" | head -1; }
+# the same from every line
+fields() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
 # median of numbers on stdin (lower middle for an even count)
 median() { awk 'NF' | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 # a / b with a fixed number of decimals

@@ -291,7 +291,7 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
     pp->touched_groups[g] = 1;
     uint8_t *kill = NULL;
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
-        uint32_t col, first, count;
+        uint32_t col = 0, first = 0, count = 0;
         struct ig_column_ref c;
         rc = ig_part_leaf_column(p, leaf, &col, err);
         if (!rc) rc = ig_table_column_at(t, col, &c, err);

@@ -52,6 +52,7 @@ int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row,
     if (!p) return -ENOMEM;
     m->parts = p;
     struct ig_manifest_part *mp = &m->parts[m->n++];
+    memset(mp, 0, sizeof *mp);
     snprintf(mp->name, sizeof mp->name, "%s", name);
     mp->first_row = first_row;
     mp->rows = rows;
