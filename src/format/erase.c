@@ -357,8 +357,7 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
         if (!pp->touched_groups[g]) continue;
         uint8_t *gr = nf + p->sec_off[IG_SEC_GROUPS] + (uint64_t)g * IG_GRP_SIZE;
         uint32_t fp = ig_ld32(gr + IG_GRP_FIRST_PAGE), pc = ig_ld32(gr + IG_GRP_PAGE_COUNT);
-        ig_st64(gr + IG_GRP_HASH,
-                ig_merkle_group_hash(nf + p->sec_off[IG_SEC_PAGES] + (uint64_t)fp * IG_PG_SIZE, pc));
+        ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(p, nf, fp, pc));
     }
     uint64_t footer_off = p->footer_offset;
     if (pp->nmoved) {
@@ -378,8 +377,7 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
         for (uint32_t g = 0; g < p->num_groups; g++) {
             uint8_t *gr = nf + p->sec_off[IG_SEC_GROUPS] + (uint64_t)g * IG_GRP_SIZE;
             uint32_t fp = ig_ld32(gr + IG_GRP_FIRST_PAGE), pc = ig_ld32(gr + IG_GRP_PAGE_COUNT);
-            ig_st64(gr + IG_GRP_HASH,
-                    ig_merkle_group_hash(nf + p->sec_off[IG_SEC_PAGES] + (uint64_t)fp * IG_PG_SIZE, pc));
+            ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(p, nf, fp, pc));
         }
         if (footer_off > at) {
             static const uint8_t pad[8];

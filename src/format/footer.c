@@ -1,4 +1,5 @@
 #include "footer.h"
+#include "merkle.h"
 #include "types.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -35,7 +36,7 @@ static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *
         return true;
     case IG_SEC_PAGES: *out = (uint64_t)p->num_pages * IG_PG_SIZE; return true;
     case IG_SEC_DELETION: *out = (p->num_rows / 64 + (p->num_rows % 64 != 0)) * 8; return true;
-    case IG_SEC_EXTRA:
+    case IG_SEC_EXTRA: *out = (uint64_t)p->num_pages * IG_PX_SIZE; return true;
     case IG_SEC_RESERVED: *out = 0; return true;
     default: return false; /* names: any size */
     }
@@ -200,8 +201,12 @@ int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
     c->page_size = ig_ld32(r + IG_COL_PAGE_SIZE);
     c->dimension = ig_ld32(r + IG_COL_DIMENSION);
     c->num_children = ig_ld32(r + IG_COL_NUM_CHILDREN);
+    c->lists = r[IG_COL_LISTS];
+    c->null_mask = r[IG_COL_NULL_MASK];
     if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
         (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
+    if (c->lists > 7 || (c->leaf == IG_NONE) != (c->type == IG_T_STRUCT))
         return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
     if (c->leaf != IG_NONE && !ig_type_is_leaf(c->type))
         return ig_err(err, -EIO, "%s: corrupt footer: column %u has unknown type %u", p->path,
@@ -349,4 +354,22 @@ bool ig_part_deleted_bits(const struct ig_part *p, uint64_t first, uint32_t coun
         }
     }
     return any;
+}
+
+int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *out,
+                       struct ig_error *err)
+{
+    if (page >= p->num_pages) return ig_err(err, -EIO, "%s: page %u out of range", p->path, page);
+    const uint8_t *x = ig_part_section(p, IG_SEC_EXTRA) + (uint64_t)page * IG_PX_SIZE;
+    out->live_values = ig_ld32(x + IG_PX_LIVE_VALUES);
+    out->node_text_len = ig_ld64(x + IG_PX_NODE_TEXT);
+    return 0;
+}
+
+uint64_t ig_footer_group_hash(const struct ig_part *p, const uint8_t *footer, uint32_t first,
+                              uint32_t count)
+{
+    return ig_merkle_group_hash(footer + p->sec_off[IG_SEC_PAGES] + (uint64_t)first * IG_PG_SIZE,
+                                footer + p->sec_off[IG_SEC_EXTRA] + (uint64_t)first * IG_PX_SIZE,
+                                count);
 }

@@ -45,6 +45,7 @@ struct ig_colrec {
     uint32_t parent, leaf;
     uint8_t type, flags, max_rep, max_def, encoding, compression, erase_level, quantize;
     uint32_t page_size, dimension, num_children;
+    uint8_t lists, null_mask;
 };
 
 struct ig_grouprec {
@@ -88,6 +89,18 @@ bool ig_part_row_deleted(const struct ig_part *p, uint64_t row);
 /* Copy `count` bits starting at part-local row `first` into dst (LSB-first bytes).
  * Returns true if any bit is set. */
 bool ig_part_deleted_bits(const struct ig_part *p, uint64_t first, uint32_t count, uint8_t *dst);
+
+struct ig_pagex {
+    uint32_t live_values;
+    uint64_t node_text_len;
+};
+int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *out,
+                       struct ig_error *err);
+
+/* Merkle hash of row group pages [first, first + count) of a footer image (the
+ * mapped one, or a copy being edited by an erase): records and extras. */
+uint64_t ig_footer_group_hash(const struct ig_part *p, const uint8_t *footer, uint32_t first,
+                              uint32_t count);
 
 /* Raw section bytes (already bounds-checked at open). */
 static inline const uint8_t *ig_part_section(const struct ig_part *p, enum ig_section s)

@@ -56,7 +56,7 @@ enum ig_section {
     IG_SEC_CHUNKS = 5,     /* num_groups x num_leaves x IG_CHK_SIZE */
     IG_SEC_PAGES = 6,      /* num_pages x IG_PG_SIZE */
     IG_SEC_DELETION = 7,   /* ceil(num_rows / 64) x u64, bit r = row r deleted */
-    IG_SEC_EXTRA = 8,      /* reserved (blob files, statistics); size 0 today */
+    IG_SEC_EXTRA = 8,      /* num_pages x IG_PX_SIZE page extras, parallel to the pages */
     IG_SEC_RESERVED = 9,
     IG_SEC_COUNT = 10
 };
@@ -78,7 +78,9 @@ enum ig_section {
 #define IG_COL_PAGE_SIZE 24     /* u32 target page bytes */
 #define IG_COL_DIMENSION 28     /* u32 vector dimension, else 0 */
 #define IG_COL_NUM_CHILDREN 32  /* u32 */
-/* bytes 36..63 reserved, zero */
+#define IG_COL_LISTS 36         /* u8 list levels around the inner type */
+#define IG_COL_NULL_MASK 37     /* u8 bit j: level j may be null (bit 0 = the field) */
+/* bytes 38..63 reserved, zero */
 
 #define IG_COLF_NULLABLE 0x01
 #define IG_COLF_REPEATED 0x02
@@ -115,6 +117,13 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 #define IG_PG_TEXT_LEN 48       /* u64 bytes of the text rendering of live rows */
 #define IG_PG_BODY_SIZE 56      /* u32 body bytes before compression */
 #define IG_PG_LEAF 60           /* u32 leaf index (cross-check) */
+
+/* ---- page extras: what the page record has no room for ---- */
+#define IG_PX_SIZE 16
+#define IG_PX_LIVE_VALUES 0     /* u32 value slots belonging to live rows */
+#define IG_PX_RESERVED 4        /* u32, 0 */
+#define IG_PX_NODE_TEXT 8       /* u64 text of the whole nested column for these rows (on
+                                   the page of the column's first leaf), else 0 */
 
 #define IG_PGF_HAS_NULLS 0x01
 #define IG_PGF_MOVED 0x02       /* relocated by an erase */

@@ -2,9 +2,14 @@
 #include "layout.h"
 #include "util/hash.h"
 
-uint64_t ig_merkle_group_hash(const uint8_t *page_records, uint32_t count)
+uint64_t ig_merkle_group_hash(const uint8_t *page_records, const uint8_t *page_extras,
+                              uint32_t count)
 {
-    return ig_hash(page_records, (size_t)count * IG_PG_SIZE);
+    struct ig_hasher h;
+    ig_hasher_init(&h);
+    ig_hasher_update(&h, page_records, (size_t)count * IG_PG_SIZE);
+    ig_hasher_update(&h, page_extras, (size_t)count * IG_PX_SIZE);
+    return ig_hasher_final(&h);
 }
 
 uint64_t ig_merkle_concat(const uint8_t *const *parts, const size_t *sizes, int n)

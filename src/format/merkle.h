@@ -1,7 +1,8 @@
 /* merkle.h - the integrity tree of a part.
  *
  *     page checksum   = XXH3(stored page bytes)           kept in the page record
- *     group hash      = XXH3(the group's page records)     kept in the group record
+ *     group hash      = XXH3(the group's page records ‖ their page extras)
+ *                                                          kept in the group record
  *     schema hash     = XXH3(columns | names | name index | leaves)   in the header
  *     chunks hash     = XXH3(chunk table)                  in the header
  *     root            = XXH3(header | group records | deletion bitmap)   in the tail
@@ -16,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-uint64_t ig_merkle_group_hash(const uint8_t *page_records, uint32_t count);
+uint64_t ig_merkle_group_hash(const uint8_t *page_records, const uint8_t *page_extras,
+                              uint32_t count);
 uint64_t ig_merkle_root(const uint8_t *header, const uint8_t *groups, size_t groups_size,
                         const uint8_t *deletion, size_t deletion_size);
 /* Hash of several byte ranges in order (the schema hash). */

@@ -1,7 +1,9 @@
 #include "page.h"
 #include "footer.h"
 #include "layout.h"
+#include "assemble.h"
 #include "page_blob.h"
+#include "quantize.h"
 #include "render.h"
 #include "types.h"
 #include "enc/codec.h"
@@ -87,19 +89,118 @@ static int page_text_len(const struct ig_values *v, size_t first, size_t count,
     return ig_render_text_len(&view, NULL, &s->text, len);
 }
 
-int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
+/* Append the values stream for values [first, first + count) of v. */
+static int encode_values(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
+                         size_t count, struct ig_page_scratch *s, struct ig_buf *body,
+                         struct ig_error *err)
+{
+    struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0,
+                             .no_drop = pol->leaf.levels};
+    if (v->type == IG_T_BLOB) return ig_blob_page_encode(v, first, count, NULL, body, err);
+    if (v->is_bytes) {
+        int rc = scratch_offs(s, count);
+        if (rc) return ig_err(err, rc, "out of memory");
+        uint64_t base = v->offs[first];
+        for (size_t i = 0; i <= count; i++)
+            s->offs[i] = v->offs[first + i] - base;
+        const uint8_t *data = v->data.data ? v->data.data + base : (const uint8_t *)"";
+        return ig_bytes_encode(s->offs, data, count, &eo, body, err);
+    }
+    if (pol->leaf.quantize) {
+        /* float32 lanes already rounded to the format (the writer did): exact */
+        uint64_t *q = malloc((count + 1) * sizeof *q);
+        if (!q) return ig_err(err, -ENOMEM, "out of memory");
+        ig_quantize_lanes(pol->leaf.quantize, IG_T_FLOAT32, v->lanes + first, count, q);
+        struct ig_int_desc d = {.width = (uint8_t)ig_quantize_width(pol->leaf.quantize)};
+        int rc = ig_ints_encode(q, count, &d, &eo, body, err);
+        free(q);
+        return rc;
+    }
+    struct ig_int_desc d = lane_desc(v->type);
+    return ig_ints_encode(v->lanes + first, count, &d, &eo, body, err);
+}
+
+/* u32 length + an int stream of level values. */
+static int put_levels(const uint8_t *lv, size_t n, struct ig_buf *body, struct ig_error *err)
+{
+    static const struct ig_int_desc d = {1, false};
+    struct ig_enc_opts eo = {.no_drop = true};
+    uint64_t *lanes = malloc((n + 1) * sizeof *lanes);
+    if (!lanes) return ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        lanes[i] = lv[i];
+    size_t at = body->len;
+    int rc = ig_buf_append_u32(body, 0) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc) rc = ig_ints_encode(lanes, n, &d, &eo, body, err);
+    if (!rc) ig_st32(body->data + at, (uint32_t)(body->len - at - 4));
+    free(lanes);
+    return rc;
+}
+
+/* Compress (per policy), checksum. */
+static int seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig_page_built *out,
+                struct ig_error *err)
+{
+    if (body->len > IG_MAX_PAGE_BODY)
+        return ig_err(err, -EFBIG, "page body of %zu bytes exceeds the 1 GiB limit", body->len);
+    out->body_size = (uint32_t)body->len;
+    /* zstd when forced, or when it saves at least an eighth of the page. */
+    bool try_zstd = pol->compression == IG_COMP_ZSTD ||
+                    (pol->compression == IG_COMP_AUTO && body->len >= 256);
+    out->compression = IG_PC_NONE;
+    ig_buf_reset(&out->stored);
+    if (try_zstd) {
+        size_t bound = ZSTD_compressBound(body->len);
+        if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
+        size_t z = ZSTD_compress(out->stored.data, bound, body->data, body->len,
+                                 pol->zstd_level ? pol->zstd_level : 3);
+        if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
+        if (pol->compression == IG_COMP_ZSTD || z <= body->len - body->len / 8) {
+            out->stored.len = z;
+            out->compression = IG_PC_ZSTD;
+        }
+    }
+    if (out->compression == IG_PC_NONE && ig_buf_append(&out->stored, body->data, body->len))
+        return ig_err(err, -ENOMEM, "out of memory");
+    out->checksum = ig_hash(out->stored.data, out->stored.len);
+    return 0;
+}
+
+int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                    size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                    struct ig_error *err)
 {
     struct ig_buf *body = &s->body;
     ig_buf_reset(body);
-    ig_buf_reset(&out->stored);
+    int rc;
+    out->text_len = 0;
+    if (pol->leaf.levels) {
+        size_t e0 = v->row_ent[first], e1 = v->row_ent[first + count];
+        size_t v0 = v->row_val[first], v1 = v->row_val[first + count];
+        uint8_t hdr[IG_BODY_HDR] = {(uint8_t)((pol->leaf.max_rep ? IG_BODY_REP : 0) |
+                                              (pol->leaf.max_def ? IG_BODY_DEF : 0) |
+                                              (v->type == IG_T_BLOB ? IG_BODY_BLOB : 0)),
+                                    0, 0, 0};
+        rc = ig_buf_append(body, hdr, sizeof hdr) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (!rc && pol->leaf.max_rep) rc = put_levels(v->reps + e0, e1 - e0, body, err);
+        if (!rc && pol->leaf.max_def) rc = put_levels(v->defs + e0, e1 - e0, body, err);
+        size_t values_at = body->len;
+        if (!rc) rc = encode_values(pol, v, v0, v1 - v0, s, body, err);
+        if (rc) return rc;
+        out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
+        out->flags = 0;
+        out->entry_count = (uint32_t)(e1 - e0);
+        out->value_count = (uint32_t)(v1 - v0);
+        return seal(pol, body, out, err);
+    }
     bool nulls = false;
     if (v->has_nulls)
         for (size_t i = 0; i < count && !nulls; i++)
             nulls = ig_values_is_null(v, first + i);
-    uint8_t hdr[IG_BODY_HDR] = {nulls ? IG_BODY_VALIDITY : 0, 0, 0, 0};
-    int rc = ig_buf_append(body, hdr, sizeof hdr);
+    uint8_t hdr[IG_BODY_HDR] = {(uint8_t)((nulls ? IG_BODY_VALIDITY : 0) |
+                                          (v->type == IG_T_BLOB ? IG_BODY_BLOB : 0)),
+                                0, 0, 0};
+    rc = ig_buf_append(body, hdr, sizeof hdr);
     if (!rc && nulls) {
         uint8_t *bits = ig_buf_extend(body, (count + 7) / 8);
         if (!bits) return ig_err(err, -ENOMEM, "out of memory");
@@ -108,53 +209,14 @@ int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, 
             if (!ig_values_is_null(v, first + i)) bits[i / 8] |= (uint8_t)(1u << (i % 8));
     }
     if (rc) return ig_err(err, rc, "out of memory");
-    struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0};
     size_t values_at = body->len;
-    if (v->type == IG_T_BLOB) {
-        body->data[0] |= IG_BODY_BLOB;
-        rc = ig_blob_page_encode(v, first, count, NULL, body, err);
-    } else if (v->is_bytes) {
-        rc = scratch_offs(s, count);
-        if (rc) return ig_err(err, rc, "out of memory");
-        uint64_t base = v->offs[first];
-        for (size_t i = 0; i <= count; i++)
-            s->offs[i] = v->offs[first + i] - base;
-        const uint8_t *data = v->data.data ? v->data.data + base : (const uint8_t *)"";
-        rc = ig_bytes_encode(s->offs, data, count, &eo, body, err);
-    } else {
-        struct ig_int_desc d = lane_desc(v->type);
-        rc = ig_ints_encode(v->lanes + first, count, &d, &eo, body, err);
-    }
+    rc = encode_values(pol, v, first, count, s, body, err);
     if (rc) return rc;
-    if (body->len > IG_MAX_PAGE_BODY)
-        return ig_err(err, -EFBIG, "page body of %zu bytes exceeds the 1 GiB limit", body->len);
     out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
-    out->body_size = (uint32_t)body->len;
     out->flags = nulls ? IG_PGF_HAS_NULLS : 0;
-
-    /* zstd when forced, or when it saves at least an eighth of the page. */
-    bool try_zstd = pol->compression == IG_COMP_ZSTD ||
-                    (pol->compression == IG_COMP_AUTO && body->len >= 256);
-    out->compression = IG_PC_NONE;
-    if (try_zstd) {
-        size_t bound = ZSTD_compressBound(body->len);
-        rc = ig_buf_reserve(&out->stored, bound);
-        if (rc) return ig_err(err, rc, "out of memory");
-        size_t z = ZSTD_compress(out->stored.data, bound, body->data, body->len,
-                                 pol->zstd_level ? pol->zstd_level : 3);
-        if (ZSTD_isError(z))
-            return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
-        if (pol->compression == IG_COMP_ZSTD || z <= body->len - body->len / 8) {
-            out->stored.len = z;
-            out->compression = IG_PC_ZSTD;
-        }
-    }
-    if (out->compression == IG_PC_NONE) {
-        ig_buf_reset(&out->stored);
-        rc = ig_buf_append(&out->stored, body->data, body->len);
-        if (rc) return ig_err(err, rc, "out of memory");
-    }
-    out->checksum = ig_hash(out->stored.data, out->stored.len);
+    out->entry_count = out->value_count = (uint32_t)count;
+    rc = seal(pol, body, out, err);
+    if (rc) return rc;
     return page_text_len(v, first, count, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
                                                               : 0;
 }
@@ -177,46 +239,118 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     return 0;
 }
 
-int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
-                   const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
-                   struct ig_error *err)
+/* u32 length + level stream into dst (n bytes). */
+static int get_levels(const uint8_t *body, size_t len, size_t *pos, size_t n, uint8_t max,
+                      uint8_t *dst, struct ig_error *err)
+{
+    static const struct ig_int_desc d = {1, false};
+    if (len - *pos < 4) return ig_err(err, -EIO, "level stream past the page end");
+    size_t sl = ig_ld32(body + *pos);
+    *pos += 4;
+    if (sl > len - *pos) return ig_err(err, -EIO, "level stream past the page end");
+    uint64_t *lanes = malloc((n + 1) * sizeof *lanes);
+    if (!lanes) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_ints_decode(body + *pos, sl, n, &d, NULL, lanes, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (lanes[i] > max) rc = ig_err(err, -EIO, "level %llu above the maximum %u",
+                                        (unsigned long long)lanes[i], max);
+        dst[i] = (uint8_t)lanes[i];
+    }
+    free(lanes);
+    *pos += sl;
+    return rc;
+}
+
+/* Decode n value slots of the leaf's type into out (lanes or bytes). */
+static int decode_values(const struct ig_leaf_info *li, const uint8_t *p, size_t len, size_t n,
+                         const uint8_t *absent, struct ig_values *out, struct ig_error *err)
+{
+    int rc = ig_values_reserve(out, n);
+    if (rc) return ig_err(err, rc, "out of memory");
+    if (li->type == IG_T_BLOB) {
+        rc = ig_blob_page_decode(p, len, n, out, err);
+    } else if (out->is_bytes) {
+        rc = ig_bytes_decode(p, len, n, absent, out->offs, &out->data, err);
+    } else if (li->quantize) {
+        struct ig_int_desc d = {.width = (uint8_t)ig_quantize_width(li->quantize)};
+        if (!d.width) return ig_err(err, -EIO, "unknown quantisation %u", li->quantize);
+        rc = ig_ints_decode(p, len, n, &d, absent, out->lanes, err);
+        if (!rc) ig_dequantize_lanes(li->quantize, out->lanes, n, out->lanes);
+    } else {
+        struct ig_int_desc d = lane_desc(li->type);
+        rc = ig_ints_decode(p, len, n, &d, absent, out->lanes, err);
+    }
+    if (!rc) out->n = n;
+    return rc;
+}
+
+int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                        const struct ig_leaf_info *li, const uint8_t *absent,
+                        struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
 {
     const uint8_t *body;
     int rc = ig_page_body(stored, rec, s, &body, err);
     if (rc) return rc;
-    size_t len = rec->body_size, n = rec->row_count;
-    if (rec->entry_count != rec->row_count || rec->value_count != rec->row_count)
-        return ig_err(err, -EIO, "nested page layout in a flat column");
+    size_t len = rec->body_size;
+    if (!ig_type_info(li->type)) return ig_err(err, -EIO, "unknown type %u", li->type);
+    /* quantised floats read back as float32 */
+    ig_values_retype(out, li->quantize ? IG_T_FLOAT32 : li->type);
     uint8_t flags = body[0];
-    uint8_t known = IG_BODY_VALIDITY | (type == IG_T_BLOB ? IG_BODY_BLOB : 0);
-    if (flags & ~known || body[1] || body[2] || body[3] ||
-        (type == IG_T_BLOB) != ((flags & IG_BODY_BLOB) != 0))
-        return ig_err(err, -EIO, "unknown page body flags 0x%02x", flags);
-    size_t pos = IG_BODY_HDR;
-    const uint8_t *valid = NULL;
-    if (flags & IG_BODY_VALIDITY) {
-        size_t vb = (n + 7) / 8;
-        if (vb > len - pos) return ig_err(err, -EIO, "validity bitmap past the page end");
-        valid = body + pos;
-        pos += vb;
+    uint8_t blob = li->type == IG_T_BLOB ? IG_BODY_BLOB : 0;
+    if (body[1] || body[2] || body[3]) return ig_err(err, -EIO, "unknown page body flags");
+    if (!li->levels) {
+        size_t n = rec->row_count;
+        out->levels = false;
+        if (rec->entry_count != n || rec->value_count != n)
+            return ig_err(err, -EIO, "nested page layout in a flat column");
+        if ((flags & ~(IG_BODY_VALIDITY | blob)) || (flags & IG_BODY_BLOB) != blob)
+            return ig_err(err, -EIO, "unknown page body flags 0x%02x", flags);
+        size_t pos = IG_BODY_HDR;
+        const uint8_t *valid = NULL;
+        if (flags & IG_BODY_VALIDITY) {
+            size_t vb = (n + 7) / 8;
+            if (vb > len - pos) return ig_err(err, -EIO, "validity bitmap past the page end");
+            valid = body + pos;
+            pos += vb;
+        }
+        rc = decode_values(li, body + pos, len - pos, n, absent, out, err);
+        if (rc) return rc;
+        return ig_values_set_validity(out, valid, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     }
-    if (!ig_type_info(type)) return ig_err(err, -EIO, "unknown type %u", type);
-    ig_values_retype(out, type);
-    rc = ig_values_reserve(out, n);
-    if (rc) return ig_err(err, rc, "out of memory");
-    if (type == IG_T_BLOB) {
-        rc = ig_blob_page_decode(body + pos, len - pos, n, out, err);
-    } else if (out->is_bytes) {
-        rc = ig_bytes_decode(body + pos, len - pos, n, absent, out->offs, &out->data, err);
-    } else {
-        struct ig_int_desc d = lane_desc(type);
-        rc = ig_ints_decode(body + pos, len - pos, n, &d, absent, out->lanes, err);
+    uint8_t want = (uint8_t)((li->max_rep ? IG_BODY_REP : 0) | (li->max_def ? IG_BODY_DEF : 0) | blob);
+    if (flags != want) return ig_err(err, -EIO, "page body flags 0x%02x do not fit the column", flags);
+    size_t ne = rec->entry_count, pos = IG_BODY_HDR;
+    out->levels = true;
+    out->per_value = li->per_value ? li->per_value : 1;
+    out->nent = 0;
+    while (out->ent_cap < ne) { /* grow the level arrays */
+        size_t cap = out->ent_cap ? out->ent_cap * 2 : 256;
+        while (cap < ne) cap *= 2;
+        uint8_t *r = realloc(out->reps, cap), *d = realloc(out->defs, cap);
+        if (r) out->reps = r;
+        if (d) out->defs = d;
+        if (!r || !d) return ig_err(err, -ENOMEM, "out of memory");
+        out->ent_cap = cap;
     }
+    if (li->max_rep) rc = get_levels(body, len, &pos, ne, li->max_rep, out->reps, err);
+    else if (ne) memset(out->reps, 0, ne);
+    if (!rc && li->max_def) rc = get_levels(body, len, &pos, ne, li->max_def, out->defs, err);
+    else if (!rc && ne) memset(out->defs, 0, ne);
     if (rc) return rc;
-    out->n = n;
-    rc = ig_values_set_validity(out, valid, n);
-    if (rc) return ig_err(err, rc, "out of memory");
-    return 0;
+    out->nent = ne;
+    rc = decode_values(li, body + pos, len - pos, rec->value_count, NULL, out, err);
+    if (!rc) rc = ig_levels_index(out, li->max_def, err);
+    if (!rc && out->rows != rec->row_count)
+        rc = ig_err(err, -EIO, "page holds %zu rows, its record says %u", out->rows, rec->row_count);
+    return rc;
+}
+
+int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                   const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
+                   struct ig_error *err)
+{
+    struct ig_leaf_info li = {.type = type, .per_value = 1};
+    return ig_page_decode_leaf(stored, rec, &li, absent, s, out, err);
 }
 
 /* Where the values stream starts in a flat page body. */

@@ -12,6 +12,7 @@
 #define IG_FORMAT_PAGE_H
 
 #include <stdbool.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/buf.h"
@@ -20,11 +21,21 @@
 struct ig_error;
 struct ig_pagerec;
 
+/* What a page's decoder needs to know about its column (a leaf). */
+struct ig_leaf_info {
+    uint8_t type;        /* enum ig_type (logical) */
+    uint8_t max_rep, max_def;
+    uint8_t quantize;    /* enum ig_quantize */
+    bool levels;         /* nested leaf: level streams instead of a validity bitmap */
+    uint32_t per_value;  /* lanes per defined entry (vector dimension), 1 otherwise */
+};
+
 struct ig_page_policy {
     uint8_t type;        /* enum ig_type */
     uint8_t encoding;    /* forced scheme or 0 */
     uint8_t compression; /* enum ig_compression_policy */
     int zstd_level;
+    struct ig_leaf_info leaf;
 };
 
 struct ig_page_built {
@@ -32,6 +43,7 @@ struct ig_page_built {
     uint32_t body_size;
     uint8_t encoding, compression, flags;
     uint64_t checksum, text_len;
+    uint32_t entry_count, value_count; /* nested leaves: level entries and value slots */
 };
 
 /* Scratch buffers reused across pages (one per writer / reader thread). */
@@ -44,8 +56,11 @@ struct ig_page_scratch {
 void ig_page_scratch_free(struct ig_page_scratch *s);
 void ig_page_built_free(struct ig_page_built *b);
 
-/* Encode values [first, first + count) of v. */
-int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
+/* Encode rows [first, first + count) of v (for nested leaves: rows, whose
+ * entries and values follow from v's row index). text_len is computed for flat
+ * leaves only; the writer renders nested rows itself. Quantised leaves' values
+ * are rounded in v itself first (so what is rendered is what will be read). */
+int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                    size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                    struct ig_error *err);
 
@@ -54,6 +69,10 @@ int ig_page_encode(const struct ig_page_policy *pol, const struct ig_values *v, 
 int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
                    const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
                    struct ig_error *err);
+/* The same for any leaf (nested, vector, quantised). */
+int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                        const struct ig_leaf_info *li, const uint8_t *absent,
+                        struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err);
 
 /* Erase rows (page-relative bits in `kill`) from a page at compliance level 2:
  * their validity bits are cleared and their values overwritten or dropped by the

@@ -2,13 +2,23 @@
  *
  * The schema file (`--schema FILE`) has one column per line:
  *
- *     NAME TYPE[?] [key=value ...]      # comment
+ *     NAME TYPE [key=value ...]      # comment
  *
- * TYPE is a primitive type name (types.h), blob (one object per row, a path in
- * the input) or list<blob> (any number); a trailing '?' makes it nullable. Keys:
- * page_size=BYTES, encoding=NAME (plain, bitpack, varint, rle, dict, for, delta),
- * compression=none|zstd|auto, erase=1|2. NAME may be double-quoted to hold spaces
- * or '#'. Errors name the file and line. Column order in the file is table order. */
+ * TYPE is a primitive (bool, int8..int64, uint8..uint64, float32, float64,
+ * string, binary), blob, list<T>, struct<a:T, b:U, ...> or vector<float32, D>,
+ * nested freely, with spaces allowed inside the brackets; a '?' after any type
+ * makes that level nullable (`Dept list<struct<Id:int64, Name:string?>>?`).
+ * Keys: page_size=BYTES, encoding=NAME, compression=none|zstd|auto, erase=1|2,
+ * quantize=fp16|bf16|fp8_e4m3|fp8_e5m2 (float data). NAME may be double-quoted.
+ * Errors name the file and line.
+ *
+ * In memory the columns form a tree kept in pre-order: a node is a named field
+ * (its name is the dotted path from the top: "Dept.Loc.Floor") whose type is a
+ * struct (children follow) or a leaf type, wrapped in `lists` list levels. Bit j
+ * of null_mask says level j may be null (j = 0 is the field itself, j = lists the
+ * innermost value). Leaves hold the data; a flat table is all top-level leaves
+ * without lists. Levels follow Dremel: a leaf's repetition level counts the list
+ * levels on its path, its definition level the nullable and list levels. */
 #ifndef IG_FORMAT_SCHEMA_H
 #define IG_FORMAT_SCHEMA_H
 
@@ -19,45 +29,84 @@
 struct ig_error;
 struct ig_buf;
 
+#define IG_MAX_LISTS 7
+
+enum ig_quantize { IG_Q_NONE = 0, IG_Q_FP16 = 1, IG_Q_BF16 = 2, IG_Q_FP8_E4M3 = 3, IG_Q_FP8_E5M2 = 4 };
+
 struct ig_column_def {
-    char *name;           /* owned, NUL-terminated, UTF-8 */
+    char *name;           /* owned, NUL-terminated: the dotted path */
     size_t name_len;
-    uint8_t type;         /* enum ig_type */
-    bool nullable;
-    bool repeated;        /* list<blob>: any number of objects per row */
+    uint8_t type;         /* enum ig_type: a leaf type or IG_T_STRUCT */
+    bool nullable;        /* null_mask bit 0: the field itself may be null */
+    uint8_t lists;        /* list levels around the inner type */
+    uint8_t null_mask;    /* bit j: level j may be null (j <= lists) */
+    uint32_t parent;      /* index of the parent struct node, or IG_SCHEMA_NONE */
+    uint32_t num_children;
+    uint32_t dimension;   /* vector<float32, D>: D, else 0 */
     uint32_t page_size;   /* 0 = table default */
     uint8_t encoding;     /* enum ig_enc, 0 = auto */
     uint8_t compression;  /* enum ig_compression_policy */
     uint8_t erase_level;  /* 0 = table default, 1 or 2 */
-    uint8_t quantize;     /* reserved, 0 */
-    uint32_t dimension;   /* reserved, 0 */
+    uint8_t quantize;     /* enum ig_quantize */
+    /* derived by ig_schema_finish */
+    uint32_t leaf;        /* leaf index, or IG_SCHEMA_NONE for structs */
+    uint32_t top;         /* index of the top-level ancestor (itself at the top) */
+    uint8_t max_rep, max_def;
+    uint32_t line;        /* schema file line, for messages (0 if none) */
 };
+
+#define IG_SCHEMA_NONE 0xFFFFFFFFu
 
 struct ig_schema {
-    struct ig_column_def *cols;
-    uint32_t n;
-    uint32_t cap;
+    struct ig_column_def *cols; /* nodes in pre-order */
+    uint32_t n, cap;
+    uint32_t *leaves;           /* node index of each leaf, in order */
+    uint32_t nleaves;
+    uint32_t *tops;             /* node index of each top-level column */
+    uint32_t ntops;
 };
 
-/* Append a primitive column with default options; rejects empty, over-long,
- * non-UTF-8 and duplicate names. */
+/* Append a top-level primitive (or blob) column with default options; rejects
+ * empty, over-long, non-UTF-8 and duplicate names. Call ig_schema_finish after
+ * adding columns. */
 int ig_schema_add(struct ig_schema *s, const char *name, size_t name_len, unsigned type,
                   bool nullable, struct ig_error *err);
+/* Append a node with a parsed type (see ig_schema_parse_type). */
+int ig_schema_add_typed(struct ig_schema *s, const char *name, size_t name_len, const char *type,
+                        size_t type_len, struct ig_error *err);
 
-/* Parse a schema file's text into s (which must be empty). */
+/* Compute leaves, tops and levels; check names are unique paths. */
+int ig_schema_finish(struct ig_schema *s, struct ig_error *err);
+
+/* Parse a schema file's text into s (which must be empty). Finishes it. */
 int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const char *path,
                     struct ig_error *err);
 
-/* Index of the column called name, or -1. Linear: for writers and importers
- * only; readers use the footer's name index. */
+/* Index of the node called name (dotted path), or -1. Linear. */
 long ig_schema_find(const struct ig_schema *s, const char *name, size_t len);
 
 /* Render back to schema-file syntax (round-trips through ig_schema_parse). */
 int ig_schema_format(const struct ig_schema *s, struct ig_buf *out);
+/* The type of node i in schema syntax ("list<struct<a:int64, b:string?>>?"). */
+int ig_schema_type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out);
 
 /* Same columns, types, nullability and options. */
 bool ig_schema_equal(const struct ig_schema *a, const struct ig_schema *b);
 
 void ig_schema_free(struct ig_schema *s);
+
+/* The field's own name (last path component). */
+const char *ig_schema_field_name(const struct ig_schema *s, uint32_t i, size_t *len);
+
+/* A leaf stored without levels: top level, no lists, not a vector. */
+static inline bool ig_column_is_flat(const struct ig_column_def *c)
+{
+    return c->parent == IG_SCHEMA_NONE && c->lists == 0 && c->dimension == 0;
+}
+/* A top-level list<blob>: per-row object counts instead of levels. */
+static inline bool ig_column_is_blob_list(const struct ig_column_def *c)
+{
+    return c->parent == IG_SCHEMA_NONE && c->lists == 1 && c->type == 35 && !(c->null_mask & 2);
+}
 
 #endif

@@ -277,28 +277,42 @@ int ig_table_row(const struct ig_table *t, uint64_t row_id, uint32_t *part, uint
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
-    for (uint32_t c = 0; c < p->num_columns; c++) {
+    int rc = 0;
+    for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
         struct ig_colrec r;
-        int rc = ig_part_column(p, c, &r, err);
-        if (!rc && r.leaf == IG_NONE)
-            rc = ig_err(err, -EIO, "%s: nested columns need a newer ingot", p->path);
-        if (!rc) {
-            struct ig_error sub = {0};
-            rc = ig_schema_add(s, r.name, r.name_len, r.type, r.flags & IG_COLF_NULLABLE, &sub);
-            if (rc) rc = ig_err(err, -EIO, "%s: column %u: %s", p->path, c, sub.msg);
+        rc = ig_part_column(p, c, &r, err);
+        if (rc) break;
+        if (r.parent != IG_NONE && r.parent >= c) {
+            rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent follows it", p->path, c);
+            break;
         }
+        /* nodes are added raw (type already checked by ig_part_column) */
+        struct ig_error sub = {0};
+        unsigned type = r.type == IG_T_STRUCT ? IG_T_BOOL : r.type; /* placeholder for add */
+        rc = ig_schema_add(s, r.name, r.name_len, type, r.flags & IG_COLF_NULLABLE, &sub);
         if (rc) {
-            ig_schema_free(s);
-            return rc;
+            rc = ig_err(err, -EIO, "%s: column %u: %s", p->path, c, sub.msg);
+            break;
         }
         struct ig_column_def *cd = &s->cols[s->n - 1];
+        cd->type = r.type;
+        cd->parent = r.parent == IG_NONE ? IG_SCHEMA_NONE : r.parent;
+        cd->num_children = r.num_children;
+        cd->lists = r.lists;
+        cd->null_mask = r.null_mask;
+        cd->nullable = r.null_mask & 1;
         cd->page_size = r.page_size;
         cd->encoding = r.encoding;
         cd->compression = r.compression;
         cd->erase_level = r.erase_level;
         cd->quantize = r.quantize;
         cd->dimension = r.dimension;
-        cd->repeated = (r.flags & IG_COLF_REPEATED) != 0;
     }
-    return 0;
+    if (!rc) {
+        struct ig_error sub = {0};
+        rc = ig_schema_finish(s, &sub);
+        if (rc) rc = ig_err(err, -EIO, "%s: %s", p->path, sub.msg);
+    }
+    if (rc) ig_schema_free(s);
+    return rc;
 }

@@ -19,6 +19,49 @@ void ig_values_reset(struct ig_values *v)
     v->has_nulls = false;
     ig_buf_reset(&v->data);
     if (v->offs) v->offs[0] = 0;
+    v->nent = 0;
+    v->rows = 0;
+    if (v->row_ent) v->row_ent[0] = v->row_val[0] = 0;
+}
+
+void ig_values_set_levels(struct ig_values *v, uint32_t per_value)
+{
+    v->levels = true;
+    v->per_value = per_value ? per_value : 1;
+    ig_values_reset(v);
+}
+
+int ig_values_push_entry(struct ig_values *v, uint8_t rep, uint8_t def)
+{
+    if (v->nent == v->ent_cap) {
+        size_t cap = v->ent_cap ? v->ent_cap * 2 : 256;
+        uint8_t *r = realloc(v->reps, cap), *d = realloc(v->defs, cap);
+        if (r) v->reps = r;
+        if (d) v->defs = d;
+        if (!r || !d) return -ENOMEM;
+        v->ent_cap = cap;
+    }
+    v->reps[v->nent] = rep;
+    v->defs[v->nent] = def;
+    v->nent++;
+    return 0;
+}
+
+int ig_values_end_row(struct ig_values *v)
+{
+    if (v->rows + 2 > v->row_cap) {
+        size_t cap = v->row_cap ? v->row_cap * 2 : 256;
+        uint32_t *e = realloc(v->row_ent, cap * sizeof *e), *x = realloc(v->row_val, cap * sizeof *x);
+        if (e) v->row_ent = e;
+        if (x) v->row_val = x;
+        if (!e || !x) return -ENOMEM;
+        if (v->row_cap == 0) v->row_ent[0] = v->row_val[0] = 0;
+        v->row_cap = cap;
+    }
+    v->rows++;
+    v->row_ent[v->rows] = (uint32_t)v->nent;
+    v->row_val[v->rows] = (uint32_t)v->n;
+    return 0;
 }
 
 void ig_values_free(struct ig_values *v)
@@ -26,13 +69,20 @@ void ig_values_free(struct ig_values *v)
     free(v->lanes);
     free(v->offs);
     free(v->valid);
+    free(v->reps);
+    free(v->defs);
+    free(v->row_ent);
+    free(v->row_val);
     ig_buf_free(&v->data);
     uint8_t t = v->type;
     const char *dir = v->blob_dir;
-    bool list = v->blob_list;
+    bool list = v->blob_list, levels = v->levels;
+    uint32_t per = v->per_value;
     ig_values_init(v, t);
     v->blob_dir = dir;
     v->blob_list = list;
+    v->levels = levels;
+    v->per_value = per;
 }
 
 static int grow_valid(struct ig_values *v, size_t nbits)

@@ -31,6 +31,17 @@ struct ig_values {
     uint64_t row_base;
     const char *blob_dir;
     bool blob_list; /* list<blob>: render an array */
+
+    /* Nested leaves (lists, structs, vectors): one (rep, def) entry per level
+     * pair; values (above) only for entries defined down to the leaf, `per_value`
+     * lanes each (a vector's dimension, else 1). Rows are counted separately. */
+    bool levels;
+    uint32_t per_value;
+    uint8_t *reps, *defs;
+    size_t nent, ent_cap;
+    size_t rows;
+    uint32_t *row_ent, *row_val; /* entry and value index at each row start; rows + 1 */
+    size_t row_cap;
 };
 
 void ig_values_init(struct ig_values *v, uint8_t type);
@@ -55,6 +66,13 @@ static inline const uint8_t *ig_values_bytes(const struct ig_values *v, size_t i
     *len = (size_t)(v->offs[i + 1] - v->offs[i]);
     return v->data.data ? v->data.data + v->offs[i] : (const uint8_t *)"";
 }
+
+/* Nested leaves: one (rep, def) entry; its value, if defined, is pushed next. */
+int ig_values_push_entry(struct ig_values *v, uint8_t rep, uint8_t def);
+/* Close a row of a nested leaf (records where it ends). */
+int ig_values_end_row(struct ig_values *v);
+/* Make v a nested leaf with `per_value` lanes per defined entry; empty. */
+void ig_values_set_levels(struct ig_values *v, uint32_t per_value);
 
 /* Mark every value present (validity all ones) for the first n; used by decoders. */
 int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n);

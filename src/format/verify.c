@@ -273,8 +273,7 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
         }
         row = gr.first_row + gr.row_count;
         page = gr.first_page + gr.page_count;
-        const uint8_t *recs = ig_part_section(p, IG_SEC_PAGES) + (uint64_t)gr.first_page * IG_PG_SIZE;
-        if (ig_merkle_group_hash(recs, gr.page_count) != gr.hash)
+        if (ig_footer_group_hash(p, p->footer, gr.first_page, gr.page_count) != gr.hash)
             fail(x, "%s: row group %u: Merkle hash mismatch (page records changed)", p->name, g);
     }
     if (groups_ok && (row != p->num_rows || page != p->num_pages))
@@ -363,8 +362,7 @@ int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
         struct ig_grouprec gr;
         int rc = ig_part_group(p, g, &gr, err);
         if (rc) return rc;
-        const uint8_t *recs = ig_part_section(p, IG_SEC_PAGES) + (uint64_t)gr.first_page * IG_PG_SIZE;
-        if (ig_merkle_group_hash(recs, gr.page_count) != gr.hash)
+        if (ig_footer_group_hash(p, p->footer, gr.first_page, gr.page_count) != gr.hash)
             return ig_err(err, -EIO, "%s: corrupt footer: row group %u hash mismatch", p->path, g);
     }
     uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),

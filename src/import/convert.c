@@ -140,7 +140,7 @@ int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const ch
     }
     if (c->type == IG_T_STRING) return push_string(v, p, n, err);
     if (c->type == IG_T_BLOB) {
-        if (c->repeated) return ig_err(err, -EINVAL, "list<blob> columns need JSON Lines input");
+        if (c->lists) return ig_err(err, -EINVAL, "list<blob> columns need JSON Lines input");
         ig_buf_reset(scratch);
         int rc = add_object(ctx, p, n, scratch, err);
         if (rc) return rc;
@@ -235,7 +235,7 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
         return push_string(v, node->str, node->len, err);
     case IG_T_BLOB: {
         ig_buf_reset(scratch);
-        if (!c->repeated) {
+        if (!c->lists) {
             if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
             rc = add_object(ctx, node->str, node->len, scratch, err);
         } else {

@@ -74,7 +74,9 @@ int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
             }
             out->cols[i].type = t;
         }
-        rc = ig_csv_rewind(r) ? ig_err(err, -EIO, "%s: cannot re-read the input", path) : 0;
+        struct ig_error sub = {0};
+        rc = ig_schema_finish(out, &sub) ? ig_err(err, sub.code, "%s:1: header: %s", path, sub.msg) : 0;
+        if (!rc) rc = ig_csv_rewind(r) ? ig_err(err, -EIO, "%s: cannot re-read the input", path) : 0;
     }
     free(g);
     return rc < 0 ? rc : 0;
@@ -175,6 +177,10 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
         out->cols[c].type = t;
     }
     if (rc >= 0 && out->n == 0) rc = ig_err(err, -EINVAL, "%s: no records to infer a schema from", path);
+    if (rc >= 0) {
+        struct ig_error sub = {0};
+        if (ig_schema_finish(out, &sub)) rc = ig_err(err, sub.code, "%s: %s", path, sub.msg);
+    }
     if (rc >= 0 && ig_lines_rewind(r)) rc = ig_err(err, -EIO, "%s: cannot re-read the input", path);
     free(seen);
     ig_json_doc_free(&doc);

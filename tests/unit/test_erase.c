@@ -35,6 +35,7 @@ static void make_table(uint8_t encoding)
         s.cols[c].encoding = encoding;
         s.cols[c].compression = IG_COMP_NONE;
     }
+    ig_schema_finish(&s, NULL);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     o.rows_per_group = 500;
@@ -108,8 +109,7 @@ static void tamper_and_reseal(uint64_t row)
     uint8_t *pr = footer + p.sec_off[IG_SEC_PAGES] + (uint64_t)page * IG_PG_SIZE;
     ig_st64(pr + IG_PG_CHECKSUM, ig_hash(buf, rec.stored));
     uint8_t *gr = footer + p.sec_off[IG_SEC_GROUPS] + (uint64_t)g * IG_GRP_SIZE;
-    ig_st64(gr + IG_GRP_HASH, ig_merkle_group_hash(footer + p.sec_off[IG_SEC_PAGES] +
-                                                       (uint64_t)ig_ld32(gr + IG_GRP_FIRST_PAGE) * IG_PG_SIZE,
+    ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(&p, footer, ig_ld32(gr + IG_GRP_FIRST_PAGE),
                                                    ig_ld32(gr + IG_GRP_PAGE_COUNT)));
     uint64_t root = ig_merkle_root(footer, footer + p.sec_off[IG_SEC_GROUPS], p.sec_size[IG_SEC_GROUPS],
                                    footer + p.sec_off[IG_SEC_DELETION], p.sec_size[IG_SEC_DELETION]);

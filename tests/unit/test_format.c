@@ -47,7 +47,7 @@ static char *make_dir(void)
 }
 
 /* Write a one-part table directly with the writer. */
-static int write_table(const char *dir, const struct ig_schema *s, uint64_t rows,
+static int write_table(const char *dir, struct ig_schema *s, uint64_t rows,
                        const struct ig_writer_opts *o,
                        void (*fill)(struct ig_values *v, uint32_t col, uint64_t row, void *ctx),
                        void *ctx)
@@ -56,7 +56,8 @@ static int write_table(const char *dir, const struct ig_schema *s, uint64_t rows
     snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
     struct ig_part_writer *w;
     struct ig_error err = {0};
-    int rc = ig_part_writer_open(&w, path, s, o, 0, &err);
+    int rc = ig_schema_finish(s, &err);
+    if (!rc) rc = ig_part_writer_open(&w, path, s, o, 0, &err);
     if (rc) return rc;
     for (uint64_t r = 0; r < rows && !rc; r++) {
         for (uint32_t c = 0; c < s->n; c++)
