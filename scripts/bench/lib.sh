@@ -48,6 +48,10 @@ bench_npm() {
 }
 duck() { (mkdir -p "$DATA" && cd "$DATA" && INGOT_BENCH_DATA=$DATA node "$BENCH_DIR/duck.mjs" "$@"); }
 
+# Can the current build open TABLE? (A cached table from before a format change
+# cannot: the scripts then rebuild it.)
+table_ok() { [ -f "$1/MANIFEST" ] && "$INGOT" verify "$1" >/dev/null 2>&1; }
+
 need_root() {
     [ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/drop_caches ] ||
         die "needs root (drops the page cache: echo 3 > /proc/sys/vm/drop_caches)"

@@ -48,7 +48,7 @@ static void tree_finish(struct ig_tree *t)
         if (t->nodes[i].leaf_end < t->nodes[i].first_leaf) t->nodes[i].leaf_end = t->nodes[i].first_leaf;
 }
 
-int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only_leaf,
+int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only,
                         struct ig_tree *t, struct ig_error *err)
 {
     uint32_t end = top + 1;
@@ -59,16 +59,17 @@ int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only_l
         ig_tree_free(t);
         return ig_err(err, -ENOMEM, "out of memory");
     }
-    uint32_t only_node = only_leaf == UINT32_MAX ? UINT32_MAX : s->leaves[only_leaf];
     for (uint32_t i = top; i < end; i++) {
         const struct ig_column_def *c = &s->cols[i];
         local[i - top] = UINT32_MAX;
-        if (only_node != UINT32_MAX) {
-            /* keep only the ancestors of the leaf (and the leaf) */
-            bool on_path = false;
-            for (uint32_t k = only_node; k != IG_SCHEMA_NONE; k = s->cols[k].parent)
-                if (k == i) on_path = true;
-            if (!on_path) continue;
+        if (only != UINT32_MAX) {
+            /* keep the path to `only` and everything below it */
+            bool keep = false;
+            for (uint32_t k = only; k != IG_SCHEMA_NONE && !keep; k = s->cols[k].parent)
+                keep = k == i;
+            for (uint32_t k = i; k != IG_SCHEMA_NONE && !keep; k = s->cols[k].parent)
+                keep = k == only;
+            if (!keep) continue;
         }
         struct ig_tree_node *nd = &t->nodes[t->n];
         size_t fl;
@@ -89,7 +90,7 @@ int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only_l
     return 0;
 }
 
-int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only_leaf,
+int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
                       struct ig_tree *t, struct ig_error *err)
 {
     /* the column's nodes follow it in pre-order until the next top-level node */
@@ -104,8 +105,7 @@ int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only_l
         return ig_err(err, -ENOMEM, "out of memory");
     }
     int rc = 0;
-    uint32_t only_col = UINT32_MAX;
-    if (only_leaf != UINT32_MAX) rc = ig_part_leaf_column(p, only_leaf, &only_col, err);
+    uint32_t only_col = only;
     for (uint32_t i = top_col; i < end && !rc; i++) {
         local[i - top_col] = UINT32_MAX;
         rc = ig_part_column(p, i, &cr, err);
@@ -115,15 +115,20 @@ int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only_l
             break;
         }
         if (only_col != UINT32_MAX) {
-            bool on_path = false;
+            /* keep the path to `only` and everything below it */
+            bool keep = false;
             struct ig_colrec k = {0};
-            uint32_t kk = only_col;
-            for (int guard = 0; kk != IG_NONE && guard < 64; guard++) {
-                if (kk == i) on_path = true;
+            for (uint32_t kk = only_col, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
+                keep = kk == i;
                 if (ig_part_column(p, kk, &k, NULL)) break;
                 kk = k.parent;
             }
-            if (!on_path) continue;
+            for (uint32_t kk = i, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
+                keep = kk == only_col;
+                if (ig_part_column(p, kk, &k, NULL)) break;
+                kk = k.parent;
+            }
+            if (!keep) continue;
         }
         struct ig_tree_node *nd = &t->nodes[t->n];
         /* field name: after the parent's path and a dot */

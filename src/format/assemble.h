@@ -44,12 +44,13 @@ struct ig_tree {
     uint32_t *leaf_global; /* global leaf index of each tree leaf */
 };
 
-/* The tree of top-level node `top` of a schema; with only_leaf != UINT32_MAX
- * (a global leaf index) just the path down to that leaf. */
-int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only_leaf,
+/* The tree of top-level node `top` of a schema; with only != UINT32_MAX (a node
+ * index) just the path down to that node and everything below it: the partial
+ * reassembly of a projection. */
+int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only,
                         struct ig_tree *t, struct ig_error *err);
-/* The same from a part's footer (column id of the top-level node). */
-int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only_leaf,
+/* The same from a part's footer (column ids). */
+int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
                       struct ig_tree *t, struct ig_error *err);
 void ig_tree_free(struct ig_tree *t);
 

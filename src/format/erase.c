@@ -3,6 +3,8 @@
 #include "layout.h"
 #include "lock.h"
 #include "merkle.h"
+#include "assemble.h"
+#include "nested.h"
 #include "page.h"
 #include "reader.h"
 #include "render.h"
@@ -175,6 +177,7 @@ struct moved {
 
 struct part_plan {
     const struct ig_part *p;
+    uint32_t pi;
     uint8_t *nf; /* the new footer, a copy being edited */
     struct moved *moved;
     size_t nmoved;
@@ -222,51 +225,22 @@ static int journal_extent(struct erase_ctx *x, const struct ig_part *p, uint64_t
     return rc ? -ENOMEM : 0;
 }
 
-static int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
-                      uint32_t page, uint64_t group_first_row, const uint8_t *kill,
-                      uint32_t nkill, struct ig_error *err)
+/* Put the rebuilt page (x->built) in its extent, or move it if it grew. */
+static int store_page(struct erase_ctx *x, struct part_plan *pp, uint32_t page,
+                      const struct ig_pagerec *rec, struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
-    struct ig_pagerec rec;
-    const uint8_t *old_del;
-    int rc = ig_reader_load(&x->r, p, c, page, group_first_row, &rec, &x->v, &old_del, err);
-    if (rc) return rc;
-    uint64_t gone_text = killed_text(&x->v, kill, &x->tmp);
-    if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) {
-        /* the erased rows' objects are zero-filled in the blob file */
-        char blob_name[IG_PART_NAME_MAX];
-        snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
-        for (size_t i = 0; i < x->v.n; i++) {
-            if (!((kill[i / 8] >> (i % 8)) & 1)) continue;
-            size_t len;
-            const uint8_t *refs = ig_values_bytes(&x->v, i, &len);
-            for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
-                struct ig_blob_ref r;
-                ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
-                if (ig_journal_zero(&x->j, blob_name, r.offset, r.size))
-                    return ig_err(err, -ENOMEM, "out of memory");
-                x->rep->bytes_written += r.size;
-                x->rep->blob_objects++;
-            }
-        }
-    }
     uint8_t *r = page_rec(pp, page);
-    ig_st32(r + IG_PG_DELETED, rec.deleted + nkill);
-    ig_st64(r + IG_PG_TEXT_LEN, rec.text_len - gone_text);
-    x->rep->records++;
-    if (c->erase_level != 2) return 0;
-    const uint8_t *absent = old_del; /* level 2: every earlier deleted row was erased */
-    rc = ig_page_erase(x->r.stored.data, &rec, c->rec.type, absent, kill, 3, &x->r.s, &x->built, err);
-    if (rc) return ig_err_prefix(err, rc, "%s: column '%.*s' page %u", p->path, (int)c->rec.name_len,
-                                 c->rec.name, page);
     x->rep->pages_rewritten++;
     ig_st32(r + IG_PG_STORED, (uint32_t)x->built.stored.len);
     ig_st32(r + IG_PG_BODY_SIZE, x->built.body_size);
     ig_st64(r + IG_PG_CHECKSUM, x->built.checksum);
+    ig_st32(r + IG_PG_ENTRY_COUNT, x->built.entry_count);
+    ig_st32(r + IG_PG_VALUE_COUNT, x->built.value_count);
     r[IG_PG_ENCODING] = x->built.encoding;
-    if (x->built.stored.len <= rec.capacity)
-        return journal_extent(x, p, rec.offset, x->built.stored.data, x->built.stored.len,
-                              rec.capacity);
+    if (x->built.stored.len <= rec->capacity)
+        return journal_extent(x, p, rec->offset, x->built.stored.data, x->built.stored.len,
+                              rec->capacity);
     /* it no longer fits: move it after the data; zero the old extent */
     struct moved *m = realloc(pp->moved, (pp->nmoved + 1) * sizeof *m);
     if (!m) return ig_err(err, -ENOMEM, "out of memory");
@@ -277,7 +251,160 @@ static int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig
     x->built.stored = (struct ig_buf)IG_BUF_INIT;
     r[IG_PG_FLAGS] |= IG_PGF_MOVED;
     x->rep->pages_moved++;
-    return journal_extent(x, p, rec.offset, NULL, 0, rec.capacity);
+    return journal_extent(x, p, rec->offset, NULL, 0, rec->capacity);
+}
+
+static uint8_t *page_extra(struct part_plan *pp, uint32_t page)
+{
+    return pp->nf + pp->p->sec_off[IG_SEC_EXTRA] + (uint64_t)page * IG_PX_SIZE;
+}
+
+/* Zero-fill the objects referenced by values [v0, v1) of a blob leaf. */
+static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const struct ig_values *v,
+                        size_t v0, size_t v1, struct ig_error *err)
+{
+    char blob_name[IG_PART_NAME_MAX];
+    snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
+    for (size_t i = v0; i < v1; i++) {
+        size_t len;
+        const uint8_t *refs = ig_values_bytes(v, i, &len);
+        for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
+            struct ig_blob_ref r;
+            ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
+            if (ig_journal_zero(&x->j, blob_name, r.offset, r.size))
+                return ig_err(err, -ENOMEM, "out of memory");
+            x->rep->bytes_written += r.size;
+            x->rep->blob_objects++;
+        }
+    }
+    return 0;
+}
+
+static int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                      uint32_t page, uint64_t group_first_row, const uint8_t *kill,
+                      uint32_t nkill, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    struct ig_pagerec rec;
+    const uint8_t *old_del;
+    int rc = ig_reader_load(&x->r, p, c, page, group_first_row, &rec, &x->v, &old_del, err);
+    if (rc) return rc;
+    uint64_t gone_text = killed_text(&x->v, kill, &x->tmp);
+    if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
+        for (size_t i = 0; i < x->v.n; i++)
+            if ((kill[i / 8] >> (i % 8)) & 1) {
+                rc = zero_objects(x, p, &x->v, i, i + 1, err);
+                if (rc) return rc;
+            }
+    uint8_t *r = page_rec(pp, page);
+    ig_st32(r + IG_PG_DELETED, rec.deleted + nkill);
+    ig_st64(r + IG_PG_TEXT_LEN, rec.text_len - gone_text);
+    uint8_t *px = page_extra(pp, page);
+    uint32_t per = c->rec.dimension ? c->rec.dimension : 1;
+    ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - nkill * per);
+    x->rep->records++;
+    if (c->erase_level != 2) return 0;
+    const uint8_t *absent = old_del; /* level 2: every earlier deleted row was erased */
+    rc = ig_page_erase(x->r.stored.data, &rec, c->rec.type, absent, kill, 3, &x->r.s, &x->built, err);
+    if (rc) return ig_err_prefix(err, rc, "%s: column '%.*s' page %u", p->path, (int)c->rec.name_len,
+                                 c->rec.name, page);
+    return store_page(x, pp, page, &rec, err);
+}
+
+/* Bits of rows NOT in kill (to render only the killed rows). */
+static uint8_t *complement(const uint8_t *kill, size_t n)
+{
+    uint8_t *c = malloc((n + 7) / 8 + 1);
+    if (!c) return NULL;
+    for (size_t i = 0; i < (n + 7) / 8; i++)
+        c[i] = (uint8_t)~kill[i];
+    return c;
+}
+
+/* A nested column: page index by page index, every leaf in lockstep. */
+static int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp,
+                        uint32_t pi, uint32_t g, uint32_t col, const uint64_t *rows, size_t nrows,
+                        struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    uint32_t gg = g + t->part_first_group[pi];
+    struct ig_grouprec gr;
+    struct ig_nested_reader nr;
+    int rc = ig_part_group(p, g, &gr, err);
+    if (!rc) rc = ig_nested_open(&nr, t, col, err);
+    if (rc) return rc;
+    uint32_t count = 0;
+    rc = ig_nested_pages(&nr, t, gg, &count, err);
+    struct ig_tree *proj = calloc(nr.tree.nleaves, sizeof *proj);
+    if (!proj) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t l = 0; l < nr.tree.nleaves && !rc; l++)
+        rc = ig_tree_from_part(p, col, nr.refs[l].col, &proj[l], err);
+    uint8_t *kill = NULL, *keep = NULL;
+    size_t k = 0;
+    for (uint32_t i = 0; i < count && !rc && k < nrows; i++) {
+        uint32_t first0, cnt0;
+        struct ig_pagerec r0;
+        rc = ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first0, &cnt0, err);
+        if (!rc) rc = ig_part_page(p, first0 + i, &r0, err);
+        if (rc) break;
+        uint64_t lo = gr.first_row + r0.first_row, hi = lo + r0.row_count;
+        while (k < nrows && rows[k] < lo) k++;
+        if (k == nrows || rows[k] >= hi) continue;
+        free(kill);
+        free(keep);
+        kill = calloc((r0.row_count + 7) / 8 + 1, 1);
+        if (!kill) return ig_err(err, -ENOMEM, "out of memory");
+        uint32_t nkill = 0;
+        for (; k < nrows && rows[k] < hi; k++, nkill++)
+            kill[(rows[k] - lo) / 8] |= (uint8_t)(1u << ((rows[k] - lo) % 8));
+        keep = complement(kill, r0.row_count);
+        struct ig_pagerec rec;
+        size_t nr_rows;
+        const uint8_t *old_del;
+        rc = ig_nested_load(&nr, t, gg, i, &rec, &nr_rows, &old_del, err);
+        if (!rc && old_del)
+            for (size_t b = 0; b < (nr_rows + 7) / 8; b++) keep[b] |= old_del[b];
+        uint64_t gone = 0;
+        if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, nr_rows, keep, NULL, &gone, err);
+        if (!rc) {
+            uint8_t *px = page_extra(pp, first0 + i);
+            ig_st64(px + IG_PX_NODE_TEXT, ig_ld64(px + IG_PX_NODE_TEXT) - gone);
+        }
+        for (uint32_t l = 0; l < nr.tree.nleaves && !rc; l++) {
+            const struct ig_column_ref *c = &nr.refs[l];
+            uint32_t first, cnt;
+            struct ig_pagerec rl;
+            rc = ig_part_chunk(p, g, c->rec.leaf, &first, &cnt, err);
+            if (!rc) rc = ig_part_page(p, first + i, &rl, err);
+            uint64_t proj_gone = 0;
+            struct ig_values *vp = &nr.vals[l];
+            if (!rc) rc = ig_assemble_lines(&proj[l], &vp, nr_rows, keep, NULL, &proj_gone, err);
+            if (rc) break;
+            uint32_t values_gone = 0;
+            for (size_t r = 0; r < nr_rows; r++)
+                if ((kill[r / 8] >> (r % 8)) & 1) values_gone += vp->row_val[r + 1] - vp->row_val[r];
+            uint8_t *rr = page_rec(pp, first + i), *px = page_extra(pp, first + i);
+            ig_st32(rr + IG_PG_DELETED, rl.deleted + nkill);
+            ig_st64(rr + IG_PG_TEXT_LEN, rl.text_len - proj_gone);
+            ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - values_gone);
+            x->rep->records++;
+            if (c->erase_level != 2) continue;
+            if (c->rec.type == IG_T_BLOB)
+                for (size_t r = 0; r < nr_rows && !rc; r++)
+                    if ((kill[r / 8] >> (r % 8)) & 1)
+                        rc = zero_objects(x, p, vp, vp->row_val[r], vp->row_val[r + 1], err);
+            if (!rc) rc = ig_page_erase_leaf(nr.readers[l].stored.data, &rl, &c->li, kill, 3,
+                                             &x->r.s, &x->built, err);
+            if (!rc) rc = store_page(x, pp, first + i, &rl, err);
+        }
+    }
+    free(kill);
+    free(keep);
+    for (uint32_t l = 0; proj && l < nr.tree.nleaves; l++)
+        ig_tree_free(&proj[l]);
+    free(proj);
+    ig_nested_close(&nr);
+    return rc;
 }
 
 /* All erased rows of one row group, every leaf column. */
@@ -295,6 +422,20 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
         struct ig_column_ref c;
         rc = ig_part_leaf_column(p, leaf, &col, err);
         if (!rc) rc = ig_table_column_at(t, col, &c, err);
+        if (!rc && c.nested) {
+            /* the whole nested column at its first leaf; skip its other leaves */
+            struct ig_column_ref top;
+            rc = ig_table_column_at(t, c.top, &top, err);
+            if (rc) break;
+            uint32_t first_leaf_col;
+            rc = ig_part_leaf_column(p, leaf > 0 ? leaf - 1 : 0, &first_leaf_col, err);
+            struct ig_column_ref prev;
+            bool first_of_column = leaf == 0 || rc ||
+                                   ig_table_column_at(t, first_leaf_col, &prev, NULL) || prev.top != c.top;
+            rc = 0;
+            if (first_of_column) rc = erase_nested(x, t, pp, pp->pi, g, c.top, rows, nrows, err);
+            continue;
+        }
         if (!rc) rc = ig_part_chunk(p, g, leaf, &first, &count, err);
         size_t k = 0; /* next erased row (rows are part-local, sorted) */
         for (uint32_t pg = first; !rc && pg < first + count && k < nrows; pg++) {
@@ -420,7 +561,7 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
                      const uint64_t *ids, size_t n, struct ig_error *err)
 {
     const struct ig_part *p = &t->parts[pi];
-    struct part_plan pp = {.p = p};
+    struct part_plan pp = {.p = p, .pi = pi};
     pp.nf = malloc(p->footer_size);
     pp.touched_groups = calloc(p->num_groups ? p->num_groups : 1, 1);
     uint64_t *local = malloc(n * sizeof *local);

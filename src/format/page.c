@@ -96,15 +96,35 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
 {
     struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0,
                              .no_drop = pol->leaf.levels};
-    if (v->type == IG_T_BLOB) return ig_blob_page_encode(v, first, count, NULL, body, err);
+    static const uint64_t no_lanes[1];
+    if (v->type == IG_T_BLOB) {
+        if (count == 0) { /* no values: an empty reference list */
+            struct ig_values none;
+            ig_values_init(&none, IG_T_BLOB);
+            int rc = ig_values_reserve(&none, 1) ? -ENOMEM : ig_blob_page_encode(&none, 0, 0, NULL, body, err);
+            ig_values_free(&none);
+            return rc;
+        }
+        return ig_blob_page_encode(v, first, count, NULL, body, err);
+    }
     if (v->is_bytes) {
         int rc = scratch_offs(s, count);
         if (rc) return ig_err(err, rc, "out of memory");
+        if (count == 0) {
+            s->offs[0] = 0;
+            return ig_bytes_encode(s->offs, (const uint8_t *)"", 0, &eo, body, err);
+        }
         uint64_t base = v->offs[first];
         for (size_t i = 0; i <= count; i++)
             s->offs[i] = v->offs[first + i] - base;
         const uint8_t *data = v->data.data ? v->data.data + base : (const uint8_t *)"";
         return ig_bytes_encode(s->offs, data, count, &eo, body, err);
+    }
+    if (count == 0) {
+        struct ig_int_desc d = pol->leaf.quantize
+                                   ? (struct ig_int_desc){.width = (uint8_t)ig_quantize_width(pol->leaf.quantize)}
+                                   : lane_desc(v->type);
+        return ig_ints_encode(no_lanes, 0, &d, &eo, body, err);
     }
     if (pol->leaf.quantize) {
         /* float32 lanes already rounded to the format (the writer did): exact */
@@ -464,6 +484,7 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
         body->len = voff + new_len;
     }
     out->body_size = (uint32_t)body->len;
+    out->entry_count = out->value_count = rec->row_count;
     out->encoding = type == IG_T_BLOB ? 0 : body->data[voff];
     out->flags = rec->flags;
     out->compression = rec->compression;
@@ -512,4 +533,83 @@ int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, ui
         return ig_bytes_check_erased(body + voff, rec->body_size - voff, n, erased, erased, err);
     struct ig_int_desc d = lane_desc(type);
     return ig_ints_check_erased(body + voff, rec->body_size - voff, n, &d, erased, erased, err);
+}
+
+/* Copy entries/values of row r of v into w, or (killed) the erased form. */
+static int copy_row(const struct ig_values *v, size_t r, bool killed, uint8_t max_def,
+                    struct ig_values *w)
+{
+    size_t e0 = v->row_ent[r], e1 = v->row_ent[r + 1];
+    size_t v0 = v->row_val[r];
+    uint32_t per = v->per_value ? v->per_value : 1;
+    if (killed && max_def > 0) return ig_values_push_entry(w, 0, 0) ? -ENOMEM : ig_values_end_row(w);
+    size_t k = v0;
+    for (size_t e = e0; e < e1; e++) {
+        if (ig_values_push_entry(w, v->reps[e], v->defs[e])) return -ENOMEM;
+        if (v->defs[e] != max_def) continue;
+        for (uint32_t j = 0; j < per; j++, k++) {
+            int rc;
+            if (v->is_bytes) {
+                size_t len;
+                const uint8_t *p = ig_values_bytes(v, k, &len);
+                rc = killed ? ig_values_push_bytes(w, "", 0) : ig_values_push_bytes(w, p, len);
+            } else {
+                rc = ig_values_push_lane(w, killed ? 0 : v->lanes[k]);
+            }
+            if (rc) return rc;
+        }
+    }
+    return ig_values_end_row(w);
+}
+
+int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                       const struct ig_leaf_info *li, const uint8_t *kill, int zstd_level,
+                       struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
+{
+    struct ig_values v, w;
+    ig_values_init(&v, li->type);
+    ig_values_init(&w, li->quantize ? IG_T_FLOAT32 : li->type);
+    ig_values_set_levels(&w, li->per_value);
+    int rc = ig_page_decode_leaf(stored, rec, li, NULL, s, &v, err);
+    for (size_t r = 0; !rc && r < v.rows; r++)
+        if (copy_row(&v, r, (kill[r / 8] >> (r % 8)) & 1, li->max_def, &w))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) {
+        /* blob references of erased rows are dropped (copy_row pushed empty bytes) */
+        struct ig_page_policy pol = {.type = li->type,
+                                     .compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
+                                     .zstd_level = zstd_level,
+                                     .leaf = *li};
+        w.type = li->quantize ? IG_T_FLOAT32 : li->type;
+        rc = ig_page_encode(&pol, &w, 0, w.rows, s, out, err);
+        out->flags = rec->flags;
+    }
+    ig_values_free(&v);
+    ig_values_free(&w);
+    return rc;
+}
+
+int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                              const struct ig_leaf_info *li, const uint8_t *erased,
+                              struct ig_page_scratch *s, struct ig_error *err)
+{
+    struct ig_values v;
+    ig_values_init(&v, li->type);
+    int rc = ig_page_decode_leaf(stored, rec, li, NULL, s, &v, err);
+    for (size_t r = 0; !rc && r < v.rows; r++) {
+        if (!((erased[r / 8] >> (r % 8)) & 1)) continue;
+        size_t e0 = v.row_ent[r], e1 = v.row_ent[r + 1], v0 = v.row_val[r], v1 = v.row_val[r + 1];
+        if (li->max_def > 0) {
+            if (e1 - e0 != 1 || v.defs[e0] != 0)
+                rc = ig_err(err, -EIO, "erased row %zu of the page still has values", r);
+            continue;
+        }
+        for (size_t k = v0; k < v1 && !rc; k++) {
+            size_t len = 0;
+            bool zero = v.is_bytes ? (ig_values_bytes(&v, k, &len), len == 0) : v.lanes[k] == 0;
+            if (!zero) rc = ig_err(err, -EIO, "erased row %zu of the page still holds data", r);
+        }
+    }
+    ig_values_free(&v);
+    return rc;
 }

@@ -84,6 +84,14 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
 int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
                   const uint8_t *absent, const uint8_t *kill, int zstd_level,
                   struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
+/* A nested leaf's page: rebuilt with each erased row reduced to one undefined
+ * entry (or, when the leaf can never be undefined, its values zeroed). */
+int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                       const struct ig_leaf_info *li, const uint8_t *kill, int zstd_level,
+                       struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
+int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                              const struct ig_leaf_info *li, const uint8_t *erased,
+                              struct ig_page_scratch *s, struct ig_error *err);
 
 /* Check that every row in `erased` holds no data (level-2 proof for verify). */
 int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,

@@ -1,5 +1,6 @@
 #include "reader.h"
 #include "layout.h"
+#include "nested.h"
 #include "names.h"
 #include "render.h"
 #include "types.h"
@@ -23,13 +24,32 @@ int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_
     const struct ig_part *p = &t->parts[0];
     int rc = ig_part_column(p, col, &out->rec, err);
     if (rc) return rc;
-    if (out->rec.leaf == IG_NONE)
-        return ig_err(err, -EIO, "%s: column '%.*s' is nested (needs a newer ingot)", p->path,
-                      (int)out->rec.name_len, out->rec.name);
     out->col = col;
     out->erase_level = out->rec.erase_level ? out->rec.erase_level : p->erase_level;
     out->blob_dir[0] = '\0';
-    if (out->rec.type == IG_T_BLOB) ig_blob_dir_name(out->rec.name, out->rec.name_len, out->blob_dir, sizeof out->blob_dir);
+    if (out->rec.type == IG_T_BLOB)
+        ig_blob_dir_name(out->rec.name, out->rec.name_len, out->blob_dir, sizeof out->blob_dir);
+    /* the top-level column: parents come before children, so this ends */
+    out->top = col;
+    struct ig_colrec up = out->rec;
+    for (int guard = 0; up.parent != IG_NONE && guard < 256; guard++) {
+        if (up.parent >= out->top) return ig_err(err, -EIO, "%s: corrupt footer: column %u's parent", p->path, col);
+        out->top = up.parent;
+        rc = ig_part_column(p, out->top, &up, err);
+        if (rc) return rc;
+    }
+    const struct ig_colrec *c = &out->rec;
+    bool flat = c->parent == IG_NONE && c->lists == 0 && c->dimension == 0 && c->type != IG_T_STRUCT;
+    bool blob_list = c->parent == IG_NONE && c->lists == 1 && c->type == IG_T_BLOB && !(c->null_mask & 2);
+    out->nested = !flat && !blob_list;
+    out->li = (struct ig_leaf_info){.type = c->type,
+                                    .max_rep = c->max_rep,
+                                    .max_def = c->max_def,
+                                    .quantize = c->quantize,
+                                    .levels = out->nested,
+                                    .per_value = c->dimension ? c->dimension : 1};
+    if (c->quantize && c->type != IG_T_FLOAT32 && c->type != IG_T_FLOAT64)
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u quantises a non-float", p->path, col);
     return 0;
 }
 
@@ -87,8 +107,10 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
     if (!bits) return ig_err(err, -ENOMEM, "out of memory");
     bool any = ig_part_deleted_bits(p, group_first_row + rec->first_row, rec->row_count, bits);
     *deleted = any ? bits : NULL;
-    const uint8_t *absent = any && c->erase_level == 2 ? bits : NULL;
-    rc = ig_page_decode(r->stored.data, rec, c->rec.type, absent, &r->s, out, err);
+    if (c->rec.leaf == IG_NONE) return ig_err(err, -EINVAL, "column '%.*s' holds no pages of its own",
+                                              (int)c->rec.name_len, c->rec.name);
+    const uint8_t *absent = any && c->erase_level == 2 && !c->li.levels ? bits : NULL;
+    rc = ig_page_decode_leaf(r->stored.data, rec, &c->li, absent, &r->s, out, err);
     if (rc) return page_error(p, rec->leaf, page, err, rc);
     out->row_base = p->first_row_id + group_first_row + rec->first_row;
     out->blob_dir = c->blob_dir;
@@ -137,9 +159,36 @@ static int group_text(const struct ig_table *t, const struct ig_column_ref *c, u
     return rc;
 }
 
+static int nested_text(const struct ig_table *t, const struct ig_column_ref *c, uint32_t g,
+                       ig_lines_fn emit, void *ctx, struct ig_error *err)
+{
+    struct ig_nested_reader nr;
+    int rc = ig_nested_open(&nr, t, c->col, err);
+    if (rc) return rc;
+    struct ig_buf out = IG_BUF_INIT;
+    uint32_t g0 = g == UINT32_MAX ? 0 : g, g1 = g == UINT32_MAX ? t->num_groups : g + 1;
+    for (uint32_t gi = g0; gi < g1 && !rc; gi++) {
+        uint32_t count;
+        rc = ig_nested_pages(&nr, t, gi, &count, err);
+        for (uint32_t i = 0; i < count && !rc; i++) {
+            struct ig_pagerec rec;
+            size_t rows;
+            const uint8_t *deleted;
+            rc = ig_nested_load(&nr, t, gi, i, &rec, &rows, &deleted, err);
+            ig_buf_reset(&out);
+            if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, &out, NULL, err);
+            if (!rc) rc = emit(ctx, out.data, out.len);
+        }
+    }
+    ig_buf_free(&out);
+    ig_nested_close(&nr);
+    return rc;
+}
+
 int ig_column_text(const struct ig_table *t, const struct ig_column_ref *c, uint32_t g,
                    ig_lines_fn emit, void *ctx, struct ig_error *err)
 {
+    if (c->nested) return nested_text(t, c, g, emit, ctx, err);
     struct ig_reader r = {0};
     struct ig_values v;
     struct ig_buf out = IG_BUF_INIT;

@@ -23,6 +23,9 @@ struct ig_column_ref {
     struct ig_colrec rec;   /* from part 0; name points into its footer */
     uint8_t erase_level;    /* effective: column override or table default */
     char blob_dir[800];     /* blob columns: "blobs/ESCAPED-NAME" (their mount directory) */
+    struct ig_leaf_info li; /* how its pages decode (leaves) */
+    uint32_t top;           /* column id of the top-level column it belongs to */
+    bool nested;            /* part of a nested column (levels, struct, vector) */
 };
 
 struct ig_reader {
@@ -34,7 +37,8 @@ struct ig_reader {
 void ig_reader_free(struct ig_reader *r);
 
 /* Look a column up by name (binary search in part 0's name index). -ENOENT with a
- * message if there is no such column. */
+ * message if there is no such column. Struct nodes are found too (rec.leaf is
+ * IG_NONE): their text is reassembled from their leaves. */
 int ig_table_column(const struct ig_table *t, const char *name, size_t len,
                     struct ig_column_ref *out, struct ig_error *err);
 /* Same, by column id. */
@@ -61,7 +65,9 @@ int ig_chunk_page_check(const struct ig_part *p, uint32_t page, const struct ig_
 typedef int (*ig_lines_fn)(void *ctx, const void *p, size_t n);
 
 /* Render the text lines of a column for global row group g (or every group when
- * g == UINT32_MAX) and hand them to `emit` in pieces: `ingot cat`. */
+ * g == UINT32_MAX) and hand them to `emit` in pieces: `ingot cat`. Nested
+ * columns render as one JSON value per row: a top-level column whole, a node
+ * below it as the partial record along its path (reading only its leaves). */
 int ig_column_text(const struct ig_table *t, const struct ig_column_ref *c, uint32_t g,
                    ig_lines_fn emit, void *ctx, struct ig_error *err);
 

@@ -286,6 +286,8 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
 {
     free(s->leaves);
     free(s->tops);
+    free(s->by_name);
+    s->by_name = NULL;
     s->leaves = malloc((s->n + 1) * sizeof *s->leaves);
     s->tops = malloc((s->n + 1) * sizeof *s->tops);
     uint32_t *order = malloc((s->n + 1) * sizeof *order);
@@ -336,19 +338,36 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
     for (uint32_t i = 1; i < s->n; i++)
         if (name_cmp(&order[i - 1], &order[i], s) == 0) {
             uint32_t d = order[i] > order[i - 1] ? order[i] : order[i - 1];
+            free(order);
+            order = NULL;
             int rc = s->cols[d].line
                          ? ig_err(err, -EINVAL, "%u: duplicate column name '%s'", s->cols[d].line,
                                   s->cols[d].name)
                          : ig_err(err, -EINVAL, "duplicate column name '%s'", s->cols[d].name);
-            free(order);
             return rc;
         }
-    free(order);
+    s->by_name = order;
     return 0;
 }
 
 long ig_schema_find(const struct ig_schema *s, const char *name, size_t len)
 {
+    if (s->by_name) {
+        size_t lo = 0, hi = s->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const struct ig_column_def *c = &s->cols[s->by_name[mid]];
+            size_t m = c->name_len < len ? c->name_len : len;
+            int cmp = memcmp(c->name, name, m);
+            if (!cmp) cmp = (c->name_len > len) - (c->name_len < len);
+            if (!cmp) return s->by_name[mid];
+            if (cmp < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return -1;
+    }
     for (uint32_t i = 0; i < s->n; i++)
         if (s->cols[i].name_len == len && memcmp(s->cols[i].name, name, len) == 0) return i;
     return -1;
@@ -644,5 +663,6 @@ void ig_schema_free(struct ig_schema *s)
     free(s->cols);
     free(s->leaves);
     free(s->tops);
+    free(s->by_name);
     memset(s, 0, sizeof *s);
 }

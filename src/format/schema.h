@@ -64,6 +64,7 @@ struct ig_schema {
     uint32_t nleaves;
     uint32_t *tops;             /* node index of each top-level column */
     uint32_t ntops;
+    uint32_t *by_name;          /* node indices ordered by name (ig_schema_find) */
 };
 
 /* Append a top-level primitive (or blob) column with default options; rejects
@@ -82,7 +83,8 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err);
 int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const char *path,
                     struct ig_error *err);
 
-/* Index of the node called name (dotted path), or -1. Linear. */
+/* Index of the node called name (dotted path), or -1. Binary search once the
+ * schema is finished, linear before. */
 long ig_schema_find(const struct ig_schema *s, const char *name, size_t len);
 
 /* Render back to schema-file syntax (round-trips through ig_schema_parse). */

@@ -2,6 +2,8 @@
 #include "footer.h"
 #include "layout.h"
 #include "merkle.h"
+#include "assemble.h"
+#include "nested.h"
 #include "blob/blob.h"
 #include "page.h"
 #include "reader.h"
@@ -160,7 +162,8 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
              p->name, cname, g, page, rec.deleted, ndel);
     /* level 2: erased rows must hold no data (codec.h's per-scheme rule) */
     if (deleted && c->erase_level == 2 &&
-        ig_page_check_erased(x->r.stored.data, &rec, c->rec.type, deleted, &x->r.s, &e)) {
+        (c->nested ? ig_page_check_erased_leaf(x->r.stored.data, &rec, &c->li, deleted, &x->r.s, &e)
+                   : ig_page_check_erased(x->r.stored.data, &rec, c->rec.type, deleted, &x->r.s, &e))) {
         fail(x, "%s: %s row group %u page %u: an erased row still holds data: %s", p->name, cname,
              g, page, e.msg);
         x->rep->unscrubbed++;
@@ -184,9 +187,34 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
             }
         }
     uint64_t tl = 0;
-    if (ig_render_text_len(&x->v, deleted, &x->text, &tl) == 0 && tl != rec.text_len)
+    int trc;
+    if (c->nested) {
+        /* the leaf's projection: the partial record along its path */
+        struct ig_tree tree;
+        struct ig_values *vp = &x->v;
+        trc = ig_tree_from_part(p, c->top, c->col, &tree, &e);
+        if (!trc) trc = ig_assemble_lines(&tree, &vp, rec.row_count, deleted, NULL, &tl, &e);
+        if (!trc) ig_tree_free(&tree);
+        if (trc) fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
+    } else {
+        trc = ig_render_text_len(&x->v, deleted, &x->text, &tl);
+    }
+    if (trc == 0 && tl != rec.text_len)
         fail(x, "%s: %s row group %u page %u: text length %" PRIu64 " != footer's %" PRIu64,
              p->name, cname, g, page, tl, rec.text_len);
+    /* live value slots: what the .npy views size themselves by */
+    struct ig_pagex px;
+    if (ig_part_page_extra(p, page, &px, &e) == 0) {
+        uint64_t live = 0;
+        for (size_t r = 0; r < rec.row_count; r++) {
+            if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
+            live += x->v.levels ? x->v.row_val[r + 1] - x->v.row_val[r]
+                                : (c->rec.dimension ? c->rec.dimension : 1);
+        }
+        if (live != px.live_values)
+            fail(x, "%s: %s row group %u page %u: %" PRIu64 " live values, extras say %u", p->name,
+                 cname, g, page, live, px.live_values);
+    }
     if (x->h && x->h->progress) x->h->progress(x->h->ctx, x->bytes_done, x->bytes_total);
 }
 
@@ -311,6 +339,41 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
                 fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g,
                      expected, gr.row_count);
         }
+    }
+    /* nested columns: each page index's whole-column text, as the extras say */
+    for (uint32_t c = 0; c < p->num_columns; c++) {
+        struct ig_column_ref ref;
+        if (ig_table_column_at(t, c, &ref, NULL) || ref.top != c || !ref.nested) continue;
+        struct ig_nested_reader nr;
+        if (ig_nested_open(&nr, t, c, &e)) {
+            fail(x, "%s: %s", p->name, e.msg);
+            continue;
+        }
+        for (uint32_t g = 0; g < p->num_groups; g++) {
+            uint32_t gg = g + t->part_first_group[pi], count = 0;
+            if (ig_nested_pages(&nr, t, gg, &count, &e)) continue;
+            for (uint32_t i = 0; i < count; i++) {
+                struct ig_pagerec rec;
+                size_t rows;
+                const uint8_t *deleted;
+                uint64_t tl = 0;
+                struct ig_pagex px;
+                uint32_t first, cnt;
+                if (ig_nested_load(&nr, t, gg, i, &rec, &rows, &deleted, &e) ||
+                    ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, NULL, &tl, &e) ||
+                    ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first, &cnt, &e) ||
+                    ig_part_page_extra(p, first + i, &px, &e)) {
+                    fail(x, "%s: column '%.*s' row group %u page index %u: %s", p->name,
+                         (int)ref.rec.name_len, ref.rec.name, gg, i, e.msg);
+                    continue;
+                }
+                if (tl != px.node_text_len)
+                    fail(x, "%s: column '%.*s' row group %u page %u: text length %" PRIu64
+                            " != extras' %" PRIu64, p->name, (int)ref.rec.name_len, ref.rec.name,
+                         gg, first + i, tl, px.node_text_len);
+            }
+        }
+        ig_nested_close(&nr);
     }
     /* extents must not overlap (an erase rewriting one page must not touch another) */
     struct extent *ex = malloc(((size_t)p->num_pages + 1) * sizeof *ex);

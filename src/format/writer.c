@@ -301,7 +301,7 @@ static int flush_column(struct ig_part_writer *w, uint32_t top, struct ig_error 
         proj = calloc(l1 - l0, sizeof *proj);
         if (!rc && !proj) rc = ig_err(err, -ENOMEM, "out of memory");
         for (uint32_t l = l0; l < l1 && !rc; l++)
-            rc = ig_tree_from_schema(s, top, l, &proj[l - l0], err);
+            rc = ig_tree_from_schema(s, top, s->leaves[l], &proj[l - l0], err);
     }
     /* nested columns: pages of all leaves in lockstep, grouped per leaf later */
     size_t cuts_cap = 64, ncuts = 0;

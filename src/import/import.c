@@ -3,6 +3,7 @@
 #include "csv.h"
 #include "infer.h"
 #include "json.h"
+#include "stripe.h"
 #include "lines.h"
 #include "format/lock.h"
 #include "format/table.h"
@@ -98,10 +99,14 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
         else
             field_of[c] = (long)f;
     }
-    for (uint32_t c = 0; c < n && !rc; c++)
-        if (field_of[c] < 0 && !r->schema.cols[c].nullable)
+    for (uint32_t c = 0; c < n && !rc; c++) {
+        if (!ig_column_is_flat(&r->schema.cols[c]))
+            rc = ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines "
+                                      "input", r->input, r->schema.cols[c].name);
+        else if (field_of[c] < 0 && !r->schema.cols[c].nullable)
             rc = ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header",
                         r->input, r->schema.cols[c].name);
+    }
     while (!rc) {
         rc = ig_csv_next(csv, &rec, err);
         if (rc <= 0) break;
@@ -112,7 +117,7 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
             break;
         }
         for (uint32_t c = 0; c < n && !rc; c++) {
-            struct ig_values *v = ig_part_writer_column(r->w, c);
+            struct ig_values *v = ig_part_writer_column(r->w, r->schema.cols[c].leaf);
             struct ig_error sub = {0};
             const struct ig_csv_field *fl = field_of[c] >= 0 ? &rec.fields[field_of[c]] : NULL;
             if (ig_convert_text(&r->schema.cols[c], v, fl ? fl->p : "", fl ? fl->len : 0,
@@ -126,12 +131,16 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
     return rc < 0 ? rc : 0;
 }
 
+static struct ig_values *writer_leaf(void *w, uint32_t leaf)
+{
+    return ig_part_writer_column(w, leaf);
+}
+
 static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig_error *err)
 {
     struct ig_json_doc doc;
     ig_json_doc_init(&doc);
     int rc = 0;
-    uint32_t n = r->schema.n;
     while (!rc) {
         const char *line;
         size_t len;
@@ -153,17 +162,25 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
         }
         /* every key must be a column: a typo must not silently become NULLs */
         for (const struct ig_json_node *m = ig_json_first_child(&doc, root); m && !rc;
-             m = ig_json_next_sibling(&doc, m))
-            if (ig_schema_find(&r->schema, m->key, m->keylen) < 0)
+             m = ig_json_next_sibling(&doc, m)) {
+            long c = ig_schema_find(&r->schema, m->key, m->keylen);
+            if (c < 0 || r->schema.cols[c].parent != IG_SCHEMA_NONE)
                 rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": field '%.*s' is not a column of the "
                                           "schema",
                             r->input, lineno, (int)(m->keylen > 200 ? 200 : m->keylen), m->key);
-        for (uint32_t c = 0; c < n && !rc; c++) {
+        }
+        r->cc.doc = &doc;
+        for (uint32_t t = 0; t < r->schema.ntops && !rc; t++) {
+            uint32_t c = r->schema.tops[t];
             const struct ig_column_def *cd = &r->schema.cols[c];
             const struct ig_json_node *node = ig_json_object_get(&doc, root, cd->name, cd->name_len);
-            r->cc.doc = &doc;
-            if (ig_convert_json(cd, ig_part_writer_column(r->w, c), node, &r->cc, &sub))
-                rc = value_error(r, lineno, c, &sub, err);
+            if (ig_column_is_flat(cd) || ig_column_is_blob_list(cd)) {
+                if (ig_convert_json(cd, ig_part_writer_column(r->w, cd->leaf), node, &r->cc, &sub))
+                    rc = value_error(r, lineno, c, &sub, err);
+            } else if (ig_stripe_json(&r->schema, c, &doc, node, writer_leaf, r->w, &r->cc, &sub)) {
+                rc = ig_err(err, sub.code ? sub.code : -EINVAL, "%s:%" PRIu64 ": %s", r->input,
+                            lineno, sub.msg);
+            }
         }
         if (!rc) rc = ig_part_writer_end_row(r->w, err);
         if (!rc) report(r, false);
