@@ -325,7 +325,7 @@ int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
              (o->compression == IG_PC_NONE && o->body_size != o->stored))
         bad = "bad compression fields";
     else if (o->row_count == 0 || o->entry_count < o->row_count ||
-             o->value_count > o->entry_count || o->deleted > o->row_count)
+             (uint64_t)o->value_count > (uint64_t)o->entry_count * 65536 || o->deleted > o->row_count)
         bad = "bad row counts";
     else if (o->leaf >= p->num_leaves)
         bad = "bad leaf";

@@ -8,6 +8,10 @@ enum fs_view {
     FS_V_NPY = 1,   /* columns/NAME.npy */
     FS_V_VALID = 2, /* columns/NAME.valid.npy */
     FS_V_ROWID = 3, /* columns/_rowid.npy (column id unused) */
+    FS_V_VALUES = 4,  /* columns/NAME.values.npy: a list column's elements */
+    FS_V_OFFSETS = 5, /* columns/NAME.offsets.npy: where each row's elements start */
+    FS_V_F16 = 6,     /* columns/NAME.f16.npy: an fp16-quantised column's raw halves */
 };
+#define FS_V_COUNT 7
 
 #endif

@@ -3,10 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const suffixes[] = {[FS_V_TEXT] = "", [FS_V_NPY] = ".npy",
-                                       [FS_V_VALID] = ".valid.npy", [FS_V_ROWID] = ".npy"};
+static const char *const suffixes[] = {[FS_V_TEXT] = "",
+                                       [FS_V_NPY] = ".npy",
+                                       [FS_V_VALID] = ".valid.npy",
+                                       [FS_V_ROWID] = ".npy",
+                                       [FS_V_VALUES] = ".values.npy",
+                                       [FS_V_OFFSETS] = ".offsets.npy",
+                                       [FS_V_F16] = ".f16.npy"};
 
-const char *fs_view_suffix(enum fs_view v) { return v <= FS_V_ROWID ? suffixes[v] : ""; }
+const char *fs_view_suffix(enum fs_view v) { return v < FS_V_COUNT ? suffixes[v] : ""; }
 
 static bool ends_with(const char *s, size_t n, const char *suf)
 {
@@ -64,13 +69,20 @@ bool fs_parse_column_file(const char *file, char *out, size_t cap, size_t *out_l
 {
     size_t n = strlen(file);
     *view = FS_V_TEXT;
-    if (ends_with(file, n, ".valid.npy")) {
-        *view = FS_V_VALID;
-        n -= 10;
-    } else if (ends_with(file, n, ".npy")) {
+    static const enum fs_view multi[] = {FS_V_VALID, FS_V_VALUES, FS_V_OFFSETS, FS_V_F16};
+    for (size_t k = 0; k < sizeof multi / sizeof multi[0]; k++) {
+        const char *suf = suffixes[multi[k]];
+        if (ends_with(file, n, suf)) {
+            *view = multi[k];
+            n -= strlen(suf);
+            goto unescape;
+        }
+    }
+    if (ends_with(file, n, ".npy")) {
         *view = FS_V_NPY;
         n -= 4;
     }
+unescape:;
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         char c = file[i];

@@ -37,7 +37,7 @@ bool fs_parse_column_file(const char *file, char *out, size_t cap, size_t *out_l
 /* "blobs/ESCAPED" for a blob column (its directory in the mount). */
 void ig_blob_dir_name(const char *name, size_t len, char *out, size_t cap);
 
-/* The suffix a view adds: "", ".npy", ".valid.npy". */
+/* The suffix a view adds: "", ".npy", ".valid.npy", ".values.npy", ... */
 const char *fs_view_suffix(enum fs_view v);
 
 #endif

@@ -41,7 +41,7 @@ bool fs_node_of(uint64_t ino, struct fs_node *n)
         n->view = (uint32_t)(ino >> 56) & 0xF;
         n->col = (uint32_t)(ino >> 32) & 0xFFFFFF;
         n->scope = (uint32_t)ino;
-        return n->view <= FS_V_ROWID;
+        return n->view < FS_V_COUNT;
     case FS_K_ROW: n->row = ino & ((1ULL << KIND_SHIFT) - 1); return true;
     case FS_K_BLOB_DIR:
     case FS_K_BLOB_ROW:

@@ -325,10 +325,10 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
             return idx;
         }
         uint32_t ncols = s->table.parts[0].num_columns;
-        for (int64_t j = k - 1; j < (int64_t)ncols * 3; j++, idx++) {
-            uint32_t col = (uint32_t)(j / 3);
-            enum fs_view v = (enum fs_view)(j % 3);
-            if (!fs_column_has_view(s, col, v)) continue;
+        for (int64_t j = k - 1; j < (int64_t)ncols * FS_V_COUNT; j++, idx++) {
+            uint32_t col = (uint32_t)(j / FS_V_COUNT);
+            enum fs_view v = (enum fs_view)(j % FS_V_COUNT);
+            if (v == FS_V_ROWID || !fs_column_has_view(s, col, v)) continue;
             struct ig_colrec cr;
             if (ig_part_column(&s->table.parts[0], col, &cr, NULL)) continue;
             char esc[3 * FS_NAME_MAX + 1];

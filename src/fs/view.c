@@ -4,6 +4,10 @@
 #include "format/names.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"
+#include "format/assemble.h"
+#include "format/nested.h"
+#include "format/quantize.h"
+#include "format/schema.h"
 #include "format/render.h"
 #include "format/types.h"
 #include "util/endian.h"
@@ -32,36 +36,113 @@ static bool column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref 
     return col < s->table.parts[0].num_columns && ig_table_column_at(&s->table, col, ref, NULL) == 0;
 }
 
-static const struct ig_type_info *column_type(struct fs_session *s, uint32_t col, bool *nullable)
-{
+/* How a column view is laid out: which leaf's pages are its pieces, and how many
+ * bytes each live row (or value) takes. */
+struct view_plan {
     struct ig_column_ref ref;
-    if (!column_ref(s, col, &ref)) return NULL;
-    if (nullable) *nullable = ref.rec.flags & IG_COLF_NULLABLE;
-    return ig_type_info(ref.rec.type);
+    uint32_t piece_leaf;   /* leaf index whose pages define the pieces */
+    uint32_t first_col;    /* its column id */
+    bool whole;            /* text of a whole nested column (extras' node text) */
+    bool per_value;        /* sized by live values (values.npy), else by live rows */
+    uint32_t width;        /* bytes per unit */
+    uint32_t dim;          /* vector dimension (2-D arrays), else 0 */
+    uint32_t header;       /* bytes before the first piece */
+    const char *descr;
+};
+
+/* The fixed-width NumPy dtype a leaf reads back as (quantised floats: float32). */
+static const struct ig_type_info *read_type(const struct ig_column_ref *r)
+{
+    return ig_type_info(r->rec.quantize ? IG_T_FLOAT32 : r->rec.type);
 }
 
-bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v)
+static bool plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct view_plan *vp)
 {
-    bool nullable;
-    const struct ig_type_info *ti = column_type(s, col, &nullable);
-    if (!ti) return false;
+    memset(vp, 0, sizeof *vp);
+    if (v == FS_V_ROWID) {
+        vp->width = 8;
+        vp->header = FS_NPY_HEADER;
+        vp->descr = "<i8";
+        uint32_t c0;
+        return ig_part_leaf_column(&s->table.parts[0], 0, &c0, NULL) == 0 &&
+               column_ref(s, c0, &vp->ref) && (vp->first_col = c0, true);
+    }
+    if (!column_ref(s, col, &vp->ref)) return false;
+    const struct ig_colrec *c = &vp->ref.rec;
+    bool top = c->parent == IG_NONE, leaf = c->leaf != IG_NONE;
+    const struct ig_type_info *ti = leaf ? read_type(&vp->ref) : NULL;
+    vp->piece_leaf = c->leaf;
+    vp->first_col = col;
+    if (!vp->ref.nested) { /* flat leaves and top-level list<blob> */
+        switch (v) {
+        case FS_V_TEXT: return true;
+        case FS_V_NPY:
+            if (!ti || !ti->npy || c->lists) return false;
+            vp->width = ti->width, vp->descr = ti->npy, vp->header = FS_NPY_HEADER;
+            return true;
+        case FS_V_VALID:
+            if (!ti || !ti->npy || c->lists || !(c->flags & IG_COLF_NULLABLE)) return false;
+            vp->width = 1, vp->descr = "|b1", vp->header = FS_NPY_HEADER;
+            return true;
+        case FS_V_F16:
+            if (c->quantize != IG_Q_FP16) return false;
+            vp->width = 2, vp->descr = "<f2", vp->header = FS_NPY_HEADER;
+            return true;
+        default: return false;
+        }
+    }
+    /* nested: the whole column at the top, projections of its leaves */
+    if (v == FS_V_TEXT) {
+        if (top && !leaf) { /* a struct column: pieces are its first leaf's pages */
+            uint32_t k = col + 1;
+            struct ig_colrec kr;
+            while (k < s->table.parts[0].num_columns &&
+                   ig_part_column(&s->table.parts[0], k, &kr, NULL) == 0 && kr.leaf == IG_NONE)
+                k++;
+            if (ig_part_column(&s->table.parts[0], k, &kr, NULL) || kr.leaf == IG_NONE) return false;
+            vp->piece_leaf = kr.leaf;
+            vp->first_col = k;
+            vp->whole = true;
+            return true;
+        }
+        if (top) vp->whole = true;
+        return leaf;
+    }
+    if (!top || !leaf || !ti || !ti->npy) return false;
+    bool vector = c->dimension > 0 && c->lists == 0;
+    bool plain_list = c->lists == 1 && c->dimension == 0 && !(c->null_mask & 2);
     switch (v) {
-    case FS_V_TEXT: return true;
-    case FS_V_NPY: return ti->npy != NULL;
-    case FS_V_VALID: return ti->npy != NULL && nullable;
+    case FS_V_NPY:
+        if (!vector) return false;
+        vp->width = 4 * c->dimension, vp->dim = c->dimension, vp->descr = "<f4";
+        vp->header = FS_NPY_HEADER;
+        return true;
+    case FS_V_VALID:
+        if (!vector || !(c->flags & IG_COLF_NULLABLE)) return false;
+        vp->width = 1, vp->descr = "|b1", vp->header = FS_NPY_HEADER;
+        return true;
+    case FS_V_F16:
+        if (!vector || c->quantize != IG_Q_FP16) return false;
+        vp->width = 2 * c->dimension, vp->dim = c->dimension, vp->descr = "<f2";
+        vp->header = FS_NPY_HEADER;
+        return true;
+    case FS_V_VALUES:
+        if (!plain_list) return false;
+        vp->width = ti->width, vp->descr = ti->npy, vp->per_value = true;
+        vp->header = FS_NPY_HEADER;
+        return true;
+    case FS_V_OFFSETS:
+        if (!plain_list) return false;
+        vp->width = 8, vp->descr = "<i8", vp->header = FS_NPY_HEADER + 8; /* + the leading 0 */
+        return true;
     default: return false;
     }
 }
 
-/* Bytes per live row of a fixed-width view. */
-static uint32_t view_width(struct fs_session *s, const struct fs_node *n)
+bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v)
 {
-    switch (n->view) {
-    case FS_V_NPY: return column_type(s, n->col, NULL)->width;
-    case FS_V_VALID: return 1;
-    case FS_V_ROWID: return 8;
-    default: return 0;
-    }
+    struct view_plan vp;
+    return v != FS_V_ROWID && plan_view(s, col, v, &vp);
 }
 
 static bool scope_groups(struct fs_session *s, uint32_t scope, uint32_t *g0, uint32_t *g1)
@@ -83,15 +164,12 @@ typedef int (*span_fn)(void *ctx, const struct fs_span *sp, uint64_t len);
 static int walk_spans(struct fs_session *s, const struct fs_node *n, span_fn fn, void *ctx)
 {
     uint32_t g0, g1;
+    struct view_plan vp;
     if (!scope_groups(s, n->scope, &g0, &g1)) return -ENOENT;
-    uint32_t leaf = 0;
-    if (n->view != FS_V_ROWID) {
-        struct ig_column_ref ref;
-        if (!column_ref(s, n->col, &ref) || !fs_column_has_view(s, n->col, n->view)) return -ENOENT;
-        leaf = ref.rec.leaf;
-    }
-    uint32_t width = view_width(s, n);
-    struct fs_span sp = {.start = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER};
+    if (!plan_view(s, n->col, n->view, &vp)) return -ENOENT;
+    uint32_t leaf = vp.piece_leaf;
+    struct fs_span sp = {.start = vp.header};
+    uint64_t values_before = 0;
     for (uint32_t g = g0; g < g1; g++) {
         uint32_t pi, lg, first, count;
         struct ig_grouprec gr;
@@ -102,18 +180,26 @@ static int walk_spans(struct fs_session *s, const struct fs_node *n, span_fn fn,
         uint32_t expected = 0;
         for (uint32_t pg = first; pg < first + count; pg++) {
             struct ig_pagerec rec;
-            if (ig_part_page(p, pg, &rec, NULL) ||
+            struct ig_pagex px;
+            if (ig_part_page(p, pg, &rec, NULL) || ig_part_page_extra(p, pg, &px, NULL) ||
                 ig_chunk_page_check(p, pg, &rec, leaf, expected, gr.row_count, NULL))
                 return -EIO;
             expected += rec.row_count;
-            uint64_t len = n->view == FS_V_TEXT ? rec.text_len
-                                                : (uint64_t)(rec.row_count - rec.deleted) * width;
+            uint64_t live = rec.row_count - rec.deleted, len;
+            if (n->view == FS_V_TEXT)
+                len = vp.whole ? px.node_text_len : rec.text_len;
+            else
+                len = (vp.per_value ? px.live_values : live) * vp.width;
             sp.part = pi;
             sp.page = pg;
+            sp.page_index = pg - first;
+            sp.group = g;
             sp.group_first_row = gr.first_row;
+            sp.values_before = values_before;
             int rc = fn(ctx, &sp, len);
             if (rc) return rc;
             sp.start += len;
+            values_before += px.live_values;
         }
     }
     return 0;
@@ -247,6 +333,36 @@ int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_ent
     return 0;
 }
 
+/* A nested column's value in one row: its leaves' decoded pages, reassembled. */
+static int render_nested_value(struct fs_session *s, const struct ig_column_ref *top, uint64_t row,
+                               struct ig_buf *out)
+{
+    struct ig_tree tree;
+    struct ig_error err = {0};
+    int rc = ig_tree_from_part(&s->table.parts[0], top->col, UINT32_MAX, &tree, &err);
+    if (rc) return -EIO;
+    struct fs_entry **held = calloc(tree.nleaves, sizeof *held);
+    struct ig_values **vp = calloc(tree.nleaves, sizeof *vp);
+    size_t index = 0;
+    rc = held && vp ? 0 : -ENOMEM;
+    for (uint32_t l = 0; l < tree.nleaves && !rc; l++) {
+        uint32_t col;
+        size_t i;
+        rc = ig_part_leaf_column(&s->table.parts[0], tree.leaf_global[l], &col, NULL) ? -EIO : 0;
+        if (!rc) rc = fs_row_value(s, col, row, &held[l], &i);
+        if (!rc) vp[l] = held[l]->vals;
+        if (!rc && l > 0 && i != index) rc = -EIO; /* leaves page in lockstep */
+        index = i;
+    }
+    if (!rc) rc = ig_assemble_row(&tree, vp, index, out, &err) ? -EIO : 0;
+    for (uint32_t l = 0; held && l < tree.nleaves; l++)
+        fs_cache_release(&s->cache, held[l]);
+    free(held);
+    free(vp);
+    ig_tree_free(&tree);
+    return rc;
+}
+
 static int render_row(struct fs_session *s, uint64_t row, struct ig_buf *out)
 {
     uint32_t pi, g, in_group;
@@ -255,17 +371,25 @@ static int render_row(struct fs_session *s, uint64_t row, struct ig_buf *out)
     if (rc) return rc;
     const struct ig_part *p = &s->table.parts[pi];
     rc = ig_buf_append_byte(out, '{');
+    bool first = true;
     for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
         struct ig_column_ref ref;
         if (!column_ref(s, c, &ref)) return -EIO;
+        if (ref.rec.parent != IG_NONE) continue; /* keys are the top-level columns */
+        if (!first) rc = ig_buf_append_byte(out, ',');
+        first = false;
+        if (!rc) rc = ig_render_json_string(out, (const uint8_t *)ref.rec.name, ref.rec.name_len);
+        if (!rc) rc = ig_buf_append_byte(out, ':');
+        if (rc) break;
+        if (ref.nested) {
+            rc = render_nested_value(s, &ref, row, out);
+            continue;
+        }
         struct fs_entry *e;
         size_t i;
         rc = fs_row_value(s, c, row, &e, &i);
         if (rc) return rc;
-        if (c) rc = ig_buf_append_byte(out, ',');
-        if (!rc) rc = ig_render_json_string(out, (const uint8_t *)ref.rec.name, ref.rec.name_len);
-        if (!rc) rc = ig_buf_append_byte(out, ':');
-        if (!rc) rc = ig_render_json_value(out, e->vals, i);
+        rc = ig_render_json_value(out, e->vals, i);
         fs_cache_release(&s->cache, e);
     }
     if (!rc) rc = ig_buf_append(out, "}\n", 2);
@@ -429,7 +553,9 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
         return rc;
     }
     case FS_K_VIEW: {
-        uint64_t len = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER;
+        struct view_plan vp;
+        if (!plan_view(s, n->col, n->view, &vp)) return -ENOENT;
+        uint64_t len = vp.header;
         int rc = walk_spans(s, n, add_len, &len);
         *size = len;
         return rc;
@@ -456,13 +582,18 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
     return -ENOENT;
 }
 
-/* The 128-byte NumPy 1.0 header: magic, version, header length, dict, padding. */
-static void npy_header(uint8_t *h, const char *descr, uint64_t count)
+/* The 128-byte NumPy 1.0 header: magic, version, header length, dict, padding.
+ * dim > 0 makes a 2-D array (count, dim). */
+static void npy_header(uint8_t *h, const char *descr, uint64_t count, uint32_t dim)
 {
     char dict[FS_NPY_HEADER];
-    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%" PRIu64
-                                        ",), }",
-                     descr, count);
+    char shape[48];
+    if (dim)
+        snprintf(shape, sizeof shape, "(%" PRIu64 ", %u)", count, dim);
+    else
+        snprintf(shape, sizeof shape, "(%" PRIu64 ",)", count);
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     descr, shape);
     memcpy(h, "\x93NUMPY\x01\x00", 8);
     ig_st16(h + 8, FS_NPY_HEADER - 10);
     memset(h + 10, ' ', FS_NPY_HEADER - 10);
@@ -561,19 +692,20 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
     }
     if (n->kind == FS_K_VIEW) {
         struct span_list l = {0};
-        uint64_t size = n->view == FS_V_TEXT ? 0 : FS_NPY_HEADER;
+        struct view_plan vp;
+        if (!plan_view(s, n->col, n->view, &vp)) return -ENOENT;
+        uint64_t size = vp.header;
         rc = walk_spans(s, n, push_span, &l);
         if (!rc) rc = walk_spans(s, n, add_len, &size);
         f->spans = l.v;
         f->nspans = l.n;
         f->size = size;
         if (!rc && n->view != FS_V_TEXT) {
-            uint32_t w = view_width(s, n);
-            const char *descr = n->view == FS_V_VALID   ? "|b1"
-                                : n->view == FS_V_ROWID ? "<i8"
-                                                        : column_type(s, n->col, NULL)->npy;
-            f->header = FS_NPY_HEADER;
-            npy_header(f->header_bytes, descr, (size - FS_NPY_HEADER) / w);
+            f->header = vp.header;
+            uint64_t count = (size - vp.header) / vp.width;
+            if (n->view == FS_V_OFFSETS) count++; /* the leading 0 */
+            npy_header(f->header_bytes, vp.descr, count, vp.dim);
+            if (n->view == FS_V_OFFSETS) memset(f->header_bytes + FS_NPY_HEADER, 0, 8);
         }
     } else {
         rc = content_entry(s, n, &f->content);
@@ -625,12 +757,83 @@ void fs_file_close(struct fs_session *s, struct fs_file *f)
     free(f);
 }
 
+/* One float32 lane as the view wants it: float32 or fp16 bits. */
+static int put_float(struct ig_buf *out, uint64_t lane, bool half)
+{
+    uint8_t *o = ig_buf_extend(out, half ? 2 : 4);
+    if (!o) return -ENOMEM;
+    if (half) {
+        float f;
+        uint32_t b = (uint32_t)lane;
+        memcpy(&f, &b, 4);
+        ig_st16(o, (uint16_t)ig_quantize_one(IG_Q_FP16, f));
+    } else {
+        ig_st32(o, (uint32_t)lane);
+    }
+    return 0;
+}
+
+/* Array pieces of vectors, lists and fp16 views, from a decoded page. */
+static int nested_piece(const struct view_plan *vp, enum fs_view view, const struct ig_values *v,
+                        const uint8_t *del, uint64_t values_before, struct ig_buf *out)
+{
+    bool half = view == FS_V_F16;
+    size_t rows = v->levels ? v->rows : v->n;
+    uint32_t dim = vp->ref.rec.dimension ? vp->ref.rec.dimension : 1;
+    uint64_t running = values_before;
+    for (size_t r = 0; r < rows; r++) {
+        if (del && ((del[r / 8] >> (r % 8)) & 1)) continue;
+        size_t v0 = v->levels ? v->row_val[r] : r, v1 = v->levels ? v->row_val[r + 1] : r + 1;
+        int rc = 0;
+        switch (view) {
+        case FS_V_VALID: /* vectors: is the row's vector there? */
+            rc = ig_buf_append_byte(out, v1 > v0);
+            break;
+        case FS_V_NPY:
+        case FS_V_F16:
+            if (!v->levels) { /* a flat fp16 column */
+                uint64_t lane = ig_values_is_null(v, r) ? 0x7FC00000u : v->lanes[r];
+                rc = put_float(out, lane, half);
+                break;
+            }
+            for (uint32_t k = 0; k < dim && !rc; k++)
+                rc = put_float(out, v1 > v0 ? v->lanes[v0 + k] : 0x7FC00000u, half);
+            break;
+        case FS_V_VALUES: {
+            /* the row's elements, each as the NumPy element type */
+            struct ig_values slice = *v;
+            slice.levels = false;
+            slice.has_nulls = false;
+            slice.lanes = v->lanes + v0;
+            slice.n = v1 - v0;
+            if (slice.n) rc = ig_render_fixed(out, &slice, NULL, false);
+            break;
+        }
+        case FS_V_OFFSETS: {
+            running += v1 - v0;
+            uint8_t *o = ig_buf_extend(out, 8);
+            if (!o) return -ENOMEM;
+            ig_st64(o, running);
+            break;
+        }
+        default: rc = -EIO;
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* Fill a piece: the page's live rows rendered for the view. */
 static int make_piece(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
                       struct fs_entry **out)
 {
+    struct view_plan vp;
+    if (!plan_view(s, f->node.col, f->node.view, &vp)) return -EIO;
+    /* the same page makes different pieces: whole-column text vs a projection,
+     * offsets that continue from earlier pieces */
     uint64_t k1 = (uint64_t)sp->part << 32 | sp->page;
-    uint64_t k2 = KEY_PIECE(f->node.view);
+    uint64_t k2 = KEY_PIECE(f->node.view) | (uint64_t)vp.whole << 12 | sp->values_before << 16 |
+                  (uint64_t)(f->node.view == FS_V_TEXT && vp.ref.nested) << 13;
     struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
     if (e) {
         *out = e;
@@ -668,15 +871,30 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
         *out = fs_cache_put(&s->cache, e);
         return 0;
     }
-    struct ig_column_ref ref;
-    if (!column_ref(s, f->node.col, &ref)) {
-        fs_entry_free(e);
-        return -EIO;
+    struct ig_error err = {0};
+    if (vp.whole) {
+        /* a whole nested column: page i of every leaf, reassembled */
+        struct ig_nested_reader nr;
+        size_t rows;
+        const uint8_t *del;
+        rc = ig_nested_open(&nr, &s->table, vp.ref.top, &err);
+        if (!rc) {
+            rc = ig_nested_load(&nr, &s->table, sp->group, sp->page_index, &rec, &rows, &del, &err);
+            if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, rows, del, &e->data, NULL, &err);
+            ig_nested_close(&nr);
+        }
+        if (rc) {
+            fs_log_page_error(s, sp->part, sp->page, err.msg);
+            fs_entry_free(e);
+            return rc == -ENOMEM ? rc : -EIO;
+        }
+        *out = fs_cache_put(&s->cache, e);
+        return 0;
     }
+    struct ig_column_ref ref = vp.ref;
     struct ig_values v;
     ig_values_init(&v, ref.rec.type);
     const uint8_t *del;
-    struct ig_error err = {0};
     rc = ig_reader_load(&sc->r, p, &ref, sp->page, sp->group_first_row, &rec, &v, &del, &err);
     if (rc) {
         fs_log_page_error(s, sp->part, sp->page, err.msg);
@@ -684,10 +902,22 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
         fs_entry_free(e);
         return rc == -ENOMEM ? rc : -EIO;
     }
-    if (f->node.view == FS_V_TEXT)
+    if (f->node.view == FS_V_TEXT && ref.nested) {
+        struct ig_tree tree;
+        struct ig_values *vpp = &v;
+        rc = ig_tree_from_part(&s->table.parts[0], ref.top, ref.col, &tree, &err);
+        if (!rc) {
+            rc = ig_assemble_lines(&tree, &vpp, v.rows, del, &e->data, NULL, &err);
+            ig_tree_free(&tree);
+        }
+        if (rc) rc = -EIO;
+    } else if (f->node.view == FS_V_TEXT) {
         rc = ig_render_text_lines(&e->data, &v, del);
-    else
+    } else if (ref.nested || f->node.view == FS_V_F16) {
+        rc = nested_piece(&vp, f->node.view, &v, del, sp->values_before, &e->data);
+    } else {
         rc = ig_render_fixed(&e->data, &v, del, f->node.view == FS_V_VALID);
+    }
     ig_values_free(&v);
     if (rc) {
         fs_entry_free(e);

@@ -23,8 +23,10 @@
 
 struct fs_span {
     uint32_t part, page;
-    uint64_t group_first_row; /* part-local row of the page's group */
-    uint64_t start;           /* byte offset of this page's piece in the file */
+    uint32_t group, page_index; /* global row group; the page's index in its chunk */
+    uint64_t group_first_row;   /* part-local row of the page's group */
+    uint64_t start;             /* byte offset of this page's piece in the file */
+    uint64_t values_before;     /* live values in earlier pieces (offsets.npy) */
 };
 
 struct fs_batch;
@@ -37,7 +39,7 @@ struct fs_file {
     struct fs_batch *batch;   /* the .ingot/erase control file */
     uint64_t size;
     uint32_t header;          /* npy header bytes at the start (0 for text) */
-    uint8_t header_bytes[FS_NPY_HEADER];
+    uint8_t header_bytes[FS_NPY_HEADER + 8];
     uint32_t nspans;
     struct fs_span *spans;
     struct fs_entry *content; /* materialised files (rows, README, schema.json) */
