@@ -103,7 +103,7 @@ const char *ig_schema_field_name(const struct ig_schema *s, uint32_t i, size_t *
 /* A leaf stored without levels: top level, no lists, not a vector. */
 static inline bool ig_column_is_flat(const struct ig_column_def *c)
 {
-    return c->parent == IG_SCHEMA_NONE && c->lists == 0 && c->dimension == 0;
+    return c->parent == IG_SCHEMA_NONE && c->lists == 0 && c->dimension == 0 && c->type != 33;
 }
 /* A top-level list<blob>: per-row object counts instead of levels. */
 static inline bool ig_column_is_blob_list(const struct ig_column_def *c)

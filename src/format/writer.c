@@ -175,7 +175,9 @@ static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
     const struct ig_type_info *ti = ig_type_info(v->type);
     if (v->levels) {
         size_t v0 = v->row_val[a], v1 = v->row_val[b];
-        uint64_t vals = v->is_bytes ? v->offs[v1] - v->offs[v0] + 4 * (v1 - v0) : (v1 - v0) * ti->width;
+        uint64_t vals = v1 == v0     ? 0
+                        : v->is_bytes ? v->offs[v1] - v->offs[v0] + 4 * (v1 - v0)
+                                      : (v1 - v0) * ti->width;
         return vals + 2 * (uint64_t)(v->row_ent[b] - v->row_ent[a]);
     }
     if (!v->is_bytes) return (uint64_t)(b - a) * ti->width;

@@ -326,7 +326,8 @@ int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_ent
     if (!rc) rc = decoded_page(s, pi, page, &ref, gr.first_row, e);
     if (rc) return rc;
     *index = in_group - rec.first_row;
-    if (*index >= (*e)->vals->n) {
+    const struct ig_values *v = (*e)->vals;
+    if (*index >= (v->levels ? v->rows : v->n)) {
         fs_cache_release(&s->cache, *e);
         return -EIO;
     }
@@ -355,6 +356,12 @@ static int render_nested_value(struct fs_session *s, const struct ig_column_ref 
         index = i;
     }
     if (!rc) rc = ig_assemble_row(&tree, vp, index, out, &err) ? -EIO : 0;
+    if (rc == -EIO) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "row %llu, column '%.*s': %s", (unsigned long long)row,
+                 (int)top->rec.name_len, top->rec.name, err.msg[0] ? err.msg : "leaves disagree");
+        fs_log_page_error(s, 0x7FFFFFFFu, (uint32_t)row, msg);
+    }
     for (uint32_t l = 0; held && l < tree.nleaves; l++)
         fs_cache_release(&s->cache, held[l]);
     free(held);

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# Nested records: the field-striping note's examples, distinct empty / null /
+# unset, random nested records, projections reading one leaf, erasure, vectors
+# and quantisation read back by NumPy.
+source "$(dirname "$0")/lib.sh"
+
+# --- the note's schemas s1..s4 and records (figures 4-12)
+mkdir -p "$WORK/paper"
+cd "$WORK/paper"
+cat >s1.txt <<'S'
+RecId int64
+EmpId int64
+DeptId int64
+BonusRate float32?
+FirstName string
+LastName string
+S
+cat >r1.jsonl <<'J'
+{"RecId": 1, "EmpId": 7342, "DeptId": 985, "BonusRate": 0.04, "FirstName": "John", "LastName": "Doe"}
+{"RecId": 2, "EmpId": 842, "DeptId": 43, "FirstName": "Some", "LastName": "Guy"}
+J
+cat >s2.txt <<'S'
+RecId int64
+EmpId int64
+DeptId list<int64>
+BonusRate float32?
+FirstName string
+LastName string
+S
+cat >r2.jsonl <<'J'
+{"RecId": 1, "EmpId": 7342, "DeptId": [67, 94], "BonusRate": 0.04, "FirstName": "John", "LastName": "Doe"}
+{"RecId": 2, "EmpId": 342, "FirstName": "Lou", "LastName": "Poll"}
+{"RecId": 3, "EmpId": 842, "DeptId": [43], "FirstName": "Some", "LastName": "Guy"}
+J
+cat >s3.txt <<'S'
+RecId int64
+EmpId int64
+Dept struct<DeptId:int64, Name:string?, Loc:struct<Building:string, Floor:int32?>?>?
+BonusRate float32?
+FirstName string
+LastName string
+S
+cat >r3.jsonl <<'J'
+{"RecId": 1, "EmpId": 7342, "Dept": {"DeptId": 67, "Name": "Eng", "Loc": {"Building": "C"}}, "BonusRate": 0.04, "FirstName": "John", "LastName": "Doe"}
+{"RecId": 2, "EmpId": 342, "FirstName": "Lou", "LastName": "Poll"}
+{"RecId": 3, "EmpId": 842, "Dept": {"DeptId": 43}, "FirstName": "Some", "LastName": "Guy"}
+J
+cat >s4.txt <<'S'
+RecId int64
+EmpId int64
+Dept list<struct<DeptId:int64, Name:list<string>, Loc:list<struct<Building:string, Floor:list<int32>>>>>
+BonusRate float32?
+FirstName string
+LastName string
+S
+cat >r4.jsonl <<'J'
+{"RecId": 1, "EmpId": 7342, "Dept": [{"DeptId": 67, "Name": ["Eng"], "Loc": [{"Building": "C"}, {"Building": "D"}]}, {"DeptId": 94, "Loc": [{"Building": "C", "Floor": [2, 3]}]}], "BonusRate": 0.04, "FirstName": "John", "LastName": "Doe"}
+{"RecId": 2, "EmpId": 342, "FirstName": "Lou", "LastName": "Poll"}
+{"RecId": 3, "EmpId": 842, "Dept": [{"DeptId": 43}], "FirstName": "Some", "LastName": "Guy"}
+J
+cd - >/dev/null
+P="$WORK/paper"
+for i in 1 2 3 4; do check "paper_s${i}_imports" "$INGOT" import --schema "$P/s$i.txt" "$P/r$i.jsonl" "$P/t$i"; done
+expect_cat() { # TABLE COLUMN EXPECTED-LINES...
+    local t=$1 c=$2; shift 2
+    local got want
+    got=$("$INGOT" cat "$t" "$c") || return 1
+    want=$(printf '%s\n' "$@")
+    [ "$got" = "$want" ] || { echo "cat $c:"; diff <(echo "$want") <(echo "$got"); return 1; }
+}
+check paper_s1_flat expect_cat "$P/t1" BonusRate 0.04 '\N'
+check paper_s2_repeated expect_cat "$P/t2" DeptId '[67,94]' '[]' '[43]'
+check paper_s3_nested expect_cat "$P/t3" Dept '{"DeptId":67,"Name":"Eng","Loc":{"Building":"C","Floor":null}}' null '{"DeptId":43,"Name":null,"Loc":null}'
+# parent-is-UNSET: a missing Loc and a Loc without Floor stay distinct in the projection
+check paper_s3_projection expect_cat "$P/t3" Dept.Loc.Floor '{"Loc":{"Floor":null}}' null '{"Loc":null}'
+check paper_s4_nested_repeated expect_cat "$P/t4" Dept \
+    '[{"DeptId":67,"Name":["Eng"],"Loc":[{"Building":"C","Floor":[]},{"Building":"D","Floor":[]}]},{"DeptId":94,"Name":[],"Loc":[{"Building":"C","Floor":[2,3]}]}]' \
+    '[]' '[{"DeptId":43,"Name":[],"Loc":[]}]'
+# repeated-parent: Floor's values belong to the right Loc and Dept
+check paper_s4_projection_floor expect_cat "$P/t4" Dept.Loc.Floor '[{"Loc":[{"Floor":[]},{"Floor":[]}]},{"Loc":[{"Floor":[2,3]}]}]' '[]' '[{"Loc":[]}]'
+check paper_s4_projection_building expect_cat "$P/t4" Dept.Loc.Building '[{"Loc":[{"Building":"C"},{"Building":"D"}]},{"Loc":[{"Building":"C"}]}]' '[]' '[{"Loc":[]}]'
+check paper_s4_projection_name expect_cat "$P/t4" Dept.Name '[{"Name":["Eng"]},{"Name":[]}]' '[]' '[{"Name":[]}]'
+check paper_verify bash -c "for i in 1 2 3 4; do '$INGOT' verify '$P/t'\$i >/dev/null || exit 1; done"
+
+# a projection reads only its leaf's pages: damage another leaf, the projection still reads
+projection_reads_one_leaf() {
+    rm -rf "$WORK/p4"; cp -r "$P/t4" "$WORK/p4"
+    "$PY" - "$WORK/p4/part-000000.ingot" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+fo, fs = struct.unpack_from("<QQ", d, len(d) - 64)
+f = bytes(d[fo:fo + fs])
+nleaves = struct.unpack_from("<I", f, 44)[0]
+choff = struct.unpack_from("<Q", f, 80 + 16 * 5)[0]
+poff = struct.unpack_from("<Q", f, 80 + 16 * 6)[0]
+# leaves in order: RecId EmpId Dept.DeptId Dept.Name Dept.Loc.Building Dept.Loc.Floor ...
+first = struct.unpack_from("<I", f, choff + 8 * 3)[0]          # Dept.Name
+off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * first)
+d[off + stored - 1] ^= 0xFF
+open(p, "wb").write(d)
+PY
+    "$INGOT" cat "$WORK/p4" Dept.Loc.Floor >/dev/null || { echo "projection failed"; return 1; }
+    ! "$INGOT" cat "$WORK/p4" Dept.Name >/dev/null 2>&1 && ! "$INGOT" cat "$WORK/p4" Dept >/dev/null 2>&1
+}
+check projection_reads_only_its_leaf projection_reads_one_leaf
+
+# --- empty list, null list, missing struct, struct with every field unset
+cat >"$WORK/d.txt" <<'S'
+a list<int64>?
+s struct<x:int64?, y:string?>?
+l list<struct<x:int64?>?>
+S
+printf '%s\n' '{"a": [], "s": null, "l": [null, {}]}' '{"a": null, "s": {}, "l": []}' '{"s": {"x": 1}}' >"$WORK/d.jsonl"
+"$INGOT" import --schema "$WORK/d.txt" "$WORK/d.jsonl" "$WORK/td" >/dev/null 2>&1
+check empty_vs_null_list expect_cat "$WORK/td" a '[]' null null
+check missing_vs_unset_struct expect_cat "$WORK/td" s null '{"x":null,"y":null}' '{"x":1,"y":null}'
+check null_element_vs_empty_struct expect_cat "$WORK/td" l '[null,{"x":null}]' '[]' '[]'
+
+# --- values that do not fit: an error naming the line and the field
+bad_nested() {
+    local out
+    printf '%s\n' '{"a": [1], "s": {}, "l": []}' '{"a": ["x"], "s": {}, "l": []}' >"$WORK/bad.jsonl"
+    out=$("$INGOT" import --schema "$WORK/d.txt" "$WORK/bad.jsonl" "$WORK/tb" 2>&1) && return 1
+    grep -q "bad.jsonl:2: field 'a'" <<<"$out" || { echo "$out"; return 1; }
+    printf '%s\n' '{"a": [1], "s": {"z": 1}, "l": []}' >"$WORK/bad2.jsonl"
+    out=$("$INGOT" import --schema "$WORK/d.txt" "$WORK/bad2.jsonl" "$WORK/tb" 2>&1) && return 1
+    grep -q "bad2.jsonl:1: field 's' has no member 'z'" <<<"$out" || { echo "$out"; return 1; }
+    [ ! -e "$WORK/tb" ]
+}
+check nested_bad_values_name_line_and_field bad_nested
+
+# --- random nested records round-trip
+"$PY" "$ROOT/tests/integration/nested.py" random "$WORK/rnd" 3000 7
+"$INGOT" import --schema "$WORK/rnd/schema.txt" --rows-per-group 700 --page-size 2048 \
+    "$WORK/rnd/input.jsonl" "$WORK/tr" >/dev/null 2>&1
+random_roundtrip() {
+    local c bad=0
+    for c in id tags nums grid doc vec deep; do
+        "$PY" - <("$INGOT" cat "$WORK/tr" "$c") "$WORK/rnd/expect/$c.jsonl" "$c" <<'PY' || bad=1
+import json, sys
+got = [json.loads(l) for l in open(sys.argv[1])]
+want = [json.loads(l) for l in open(sys.argv[2])]
+assert len(got) == len(want), (sys.argv[3], len(got), len(want))
+for i, (g, w) in enumerate(zip(got, want)):
+    assert g == w, (sys.argv[3], i, g, w)
+PY
+    done
+    "$INGOT" verify "$WORK/tr" >/dev/null || bad=1
+    return $bad
+}
+check random_nested_roundtrip random_roundtrip
+
+if ! have_fuse; then skip nested_mount "no /dev/fuse"; exit 0; fi
+mkdir -p "$WORK/m"
+"$INGOT" mount "$WORK/tr" "$WORK/m"
+rows_nest() {
+    "$PY" - "$WORK/m" "$WORK/rnd" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2] + "/../../" )
+m, d = sys.argv[1], sys.argv[2]
+cols = ["id", "tags", "nums", "grid", "doc", "vec", "deep"]
+want = {c: [json.loads(l) for l in open(f"{d}/expect/{c}.jsonl")] for c in cols}
+for r in range(0, 3000, 37):
+    row = json.load(open(f"{m}/rows/{r}"))
+    assert list(row) == cols, list(row)
+    for c in cols:
+        assert row[c] == want[c][r], (r, c, row[c], want[c][r])
+for c in cols:
+    got = [json.loads(l) for l in open(f"{m}/columns/{c}")]
+    assert got == want[c], c
+PY
+}
+check rows_and_columns_nest_through_mount rows_nest
+check leaf_projection_files bash -c "ls '$WORK/m/columns' | grep -qx 'doc.links.url' && ls '$WORK/m/columns' | grep -qx 'deep.b.c' && [ \$(wc -l < '$WORK/m/columns/doc.links.url') = 3000 ]"
+fusermount3 -u "$WORK/m"
+
+# --- lists, vectors and quantisation through NumPy
+cat >"$WORK/v.txt" <<'S'
+id int64
+clicks list<int64>?
+emb vector<float32, 8>?
+h vector<float32, 4> quantize=fp16
+b float32 quantize=bf16
+e4 float64 quantize=fp8_e4m3
+S
+"$PY" - "$WORK/v.jsonl" <<'PY'
+import json, random, sys
+rng = random.Random(5)
+with open(sys.argv[1], "w") as f:
+    for i in range(4000):
+        f.write(json.dumps({
+            "id": i,
+            "clicks": None if i % 9 == 4 else [rng.randint(0, 10**9) for _ in range(rng.randint(0, 6))],
+            "emb": None if i % 11 == 5 else [rng.uniform(-1, 1) for _ in range(8)],
+            "h": [rng.uniform(-100, 100) for _ in range(4)],
+            "b": rng.uniform(-1e6, 1e6),
+            "e4": rng.uniform(-200, 200)}) + "\n")
+PY
+"$INGOT" import --schema "$WORK/v.txt" --rows-per-group 1500 "$WORK/v.jsonl" "$WORK/tv" >/dev/null 2>&1
+mkdir -p "$WORK/mv"
+"$INGOT" mount "$WORK/tv" "$WORK/mv"
+numpy_views() {
+    "$PY" - "$WORK/mv" "$WORK/v.jsonl" <<'PY'
+import json, math, sys
+import numpy as np
+m = sys.argv[1]
+rows = [json.loads(l) for l in open(sys.argv[2])]
+vals = np.load(f"{m}/columns/clicks.values.npy", mmap_mode="r")
+offs = np.load(f"{m}/columns/clicks.offsets.npy")
+assert offs.dtype == np.int64 and len(offs) == len(rows) + 1 and offs[0] == 0
+for i, r in enumerate(rows):
+    assert list(vals[offs[i]:offs[i + 1]]) == (r["clicks"] or []), i
+emb = np.load(f"{m}/columns/emb.npy", mmap_mode="r")
+valid = np.load(f"{m}/columns/emb.valid.npy")
+assert emb.shape == (4000, 8) and emb.dtype == np.float32
+for i, r in enumerate(rows):
+    if r["emb"] is None:
+        assert not valid[i] and np.isnan(emb[i]).all()
+    else:
+        assert valid[i] and (emb[i] == np.array(r["emb"], dtype=np.float32)).all(), i
+h = np.load(f"{m}/columns/h.npy")
+h16 = np.load(f"{m}/columns/h.f16.npy")
+want16 = np.array([r["h"] for r in rows], dtype=np.float32).astype(np.float16)  # vectors hold float32; then RNE
+assert h16.dtype == np.float16 and (h16 == want16).all()
+assert (h == want16.astype(np.float32)).all()
+b = np.load(f"{m}/columns/b.npy")
+x = np.array([r["b"] for r in rows], dtype=np.float32)
+# bf16 = float32 rounded to its top 16 bits, ties to even
+bits = x.view(np.uint32).astype(np.uint64)
+rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
+assert (b == rounded).all()
+e4 = np.load(f"{m}/columns/e4.npy")
+src = np.array([r["e4"] for r in rows])
+rel = np.abs(e4 - src) / np.abs(src)
+assert e4.dtype == np.float32 and rel.max() <= 2**-4 * (1 + 1e-9), rel.max()
+PY
+}
+check numpy_lists_vectors_quantised numpy_views
+fusermount3 -u "$WORK/mv"
+
+# --- erasure of nested, vector and quantised rows
+erase_nested() {
+    rm -rf "$WORK/te"; cp -r "$WORK/tr" "$WORK/te"
+    "$INGOT" erase --row 5 --row 1234 --row 2999 "$WORK/te" >/dev/null || return 1
+    "$INGOT" verify "$WORK/te" >/dev/null || { "$INGOT" verify "$WORK/te"; return 1; }
+    "$PY" - <("$INGOT" cat "$WORK/te" deep) "$WORK/rnd/expect/deep.jsonl" <<'PY'
+import json, sys
+got = [json.loads(l) for l in open(sys.argv[1])]
+want = [json.loads(l) for i, l in enumerate(open(sys.argv[2])) if i not in (5, 1234, 2999)]
+assert got == want
+PY
+    rm -rf "$WORK/tve"; cp -r "$WORK/tv" "$WORK/tve"
+    "$INGOT" erase --row 0 --row 3999 "$WORK/tve" >/dev/null && "$INGOT" verify "$WORK/tve" >/dev/null
+}
+check erase_nested_vector_quantised erase_nested
