@@ -4,6 +4,7 @@
 #include "cli_json.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"
+#include "format/page.h"
 #include "format/table.h"
 #include "format/types.h"
 #include "util/error.h"
@@ -20,7 +21,7 @@ static const char usage[] = "usage: ingot inspect [--json] TABLE\n";
 
 struct colstat {
     uint64_t pages, stored, body, text, zstd_pages;
-    uint64_t enc[IG_ENC_COUNT];
+    uint64_t enc[IG_PAGE_ENC_COUNT];
 };
 
 static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error *err)
@@ -40,7 +41,7 @@ static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error 
             s->body += r.body_size;
             s->text += r.text_len;
             s->zstd_pages += r.compression == IG_PC_ZSTD;
-            if (r.encoding < IG_ENC_COUNT) s->enc[r.encoding]++;
+            if (r.encoding < IG_PAGE_ENC_COUNT) s->enc[r.encoding]++;
         }
     }
     return 0;
@@ -58,9 +59,9 @@ static void encodings_text(const struct colstat *s, char *out, size_t cap)
 {
     size_t n = 0;
     out[0] = '\0';
-    for (int e = 1; e < IG_ENC_COUNT; e++)
+    for (unsigned e = 1; e < IG_PAGE_ENC_COUNT; e++)
         if (s->enc[e] && n < cap)
-            n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? "," : "", ig_enc_name(e));
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? "," : "", ig_page_enc_name(e));
     if (s->zstd_pages && n < cap) snprintf(out + n, cap - n, "+zstd");
 }
 
@@ -162,9 +163,9 @@ static void print_json(const struct ig_table *t, const struct colstat *cs)
                cr.erase_level ? cr.erase_level : p0->erase_level, cs[c].pages, cs[c].stored,
                cs[c].body, raw_bytes(&cr, &cs[c], t->num_rows), cs[c].text, cs[c].zstd_pages);
         bool first = true;
-        for (int e = 1; e < IG_ENC_COUNT; e++)
+        for (unsigned e = 1; e < IG_PAGE_ENC_COUNT; e++)
             if (cs[c].enc[e]) {
-                printf("%s\"%s\":%" PRIu64, first ? "" : ",", ig_enc_name(e), cs[c].enc[e]);
+                printf("%s\"%s\":%" PRIu64, first ? "" : ",", ig_page_enc_name(e), cs[c].enc[e]);
                 first = false;
             }
         printf("}}");

@@ -393,7 +393,7 @@ static int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct pa
                 for (size_t r = 0; r < nr_rows && !rc; r++)
                     if ((kill[r / 8] >> (r % 8)) & 1)
                         rc = zero_objects(x, p, vp, vp->row_val[r], vp->row_val[r + 1], err);
-            if (!rc) rc = ig_page_erase_leaf(nr.readers[l].stored.data, &rl, &c->li, kill, 3,
+            if (!rc) rc = ig_page_erase_leaf(nr.readers[l].stored.data, &rl, &c->li, kill, old_del, 3,
                                              &x->r.s, &x->built, err);
             if (!rc) rc = store_page(x, pp, first + i, &rl, err);
         }

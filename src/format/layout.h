@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 1u
+#define IG_FORMAT_VERSION 2u
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -141,6 +141,9 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_BODY_REP 0x02
 #define IG_BODY_DEF 0x04
 #define IG_BODY_BLOB 0x08 /* blob references (page_blob.h) instead of one values stream */
+#define IG_BODY_SLIDE 0x10 /* sliding-window list (page_slide.h) instead of levels + values */
+#define IG_PAGE_ENC_SLIDE 8 /* page record encoding byte of a sliding-window page */
+#define IG_PAGE_ENC_COUNT 9 /* codec schemes (enum ig_enc) plus slide */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

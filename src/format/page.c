@@ -3,6 +3,7 @@
 #include "layout.h"
 #include "assemble.h"
 #include "page_blob.h"
+#include "page_slide.h"
 #include "quantize.h"
 #include "render.h"
 #include "types.h"
@@ -186,6 +187,16 @@ static int seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig
     return 0;
 }
 
+const char *ig_page_enc_name(unsigned e)
+{
+    return e == IG_PAGE_ENC_SLIDE ? "slide" : ig_enc_name((enum ig_enc)e);
+}
+
+int ig_page_enc_from_name(const char *name)
+{
+    return name && strcmp(name, "slide") == 0 ? IG_PAGE_ENC_SLIDE : ig_enc_from_name(name);
+}
+
 int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                    size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                    struct ig_error *err)
@@ -194,6 +205,34 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     ig_buf_reset(body);
     int rc;
     out->text_len = 0;
+    if (pol->leaf.levels && pol->leaf.slide_ok &&
+        (pol->encoding == IG_PAGE_ENC_SLIDE || pol->encoding == IG_ENC_AUTO)) {
+        /* sliding windows: keep it when smaller than level streams (or forced) */
+        uint8_t hdr[IG_BODY_HDR] = {IG_BODY_SLIDE, 0, 0, 0};
+        rc = ig_buf_append(body, hdr, sizeof hdr) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (!rc) rc = ig_slide_encode(v, first, count, &pol->leaf, body, err);
+        if (rc) return rc;
+        if (pol->encoding == IG_PAGE_ENC_SLIDE) goto slide_done;
+        struct ig_buf slide = *body; /* keep it aside; build the alternative in a fresh body */
+        s->body = (struct ig_buf)IG_BUF_INIT;
+        struct ig_page_policy alt = *pol;
+        alt.leaf.slide_ok = false;
+        rc = ig_page_encode(&alt, v, first, count, s, out, err);
+        if (!rc && out->body_size <= slide.len) {
+            ig_buf_free(&slide);
+            return 0;
+        }
+        ig_buf_free(&s->body);
+        s->body = slide;
+        body = &s->body;
+        if (rc) return rc;
+    slide_done:
+        out->encoding = IG_PAGE_ENC_SLIDE;
+        out->flags = 0;
+        out->entry_count = (uint32_t)(v->row_ent[first + count] - v->row_ent[first]);
+        out->value_count = (uint32_t)(v->row_val[first + count] - v->row_val[first]);
+        return seal(pol, body, out, err);
+    }
     if (pol->leaf.levels) {
         size_t e0 = v->row_ent[first], e1 = v->row_ent[first + count];
         size_t v0 = v->row_val[first], v1 = v->row_val[first + count];
@@ -337,6 +376,16 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         if (rc) return rc;
         return ig_values_set_validity(out, valid, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     }
+    if (flags == IG_BODY_SLIDE && li->slide_ok) {
+        out->levels = true;
+        out->per_value = 1;
+        ig_values_reset(out);
+        rc = ig_slide_decode(body + IG_BODY_HDR, len - IG_BODY_HDR, rec->row_count, li, out, err);
+        if (!rc && (out->nent != rec->entry_count || out->n != rec->value_count))
+            rc = ig_err(err, -EIO, "sliding-window page holds %zu entries, its record says %u",
+                        out->nent, rec->entry_count);
+        return rc;
+    }
     uint8_t want = (uint8_t)((li->max_rep ? IG_BODY_REP : 0) | (li->max_def ? IG_BODY_DEF : 0) | blob);
     if (flags != want) return ig_err(err, -EIO, "page body flags 0x%02x do not fit the column", flags);
     size_t ne = rec->entry_count, pos = IG_BODY_HDR;
@@ -434,7 +483,7 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
     struct ig_buf *body = &s->tmp;
     ig_buf_reset(body);
     if (ig_buf_append(body, src, len)) return ig_err(err, -ENOMEM, "out of memory");
-    size_t voff;
+    size_t voff = 0;
     rc = values_offset(body->data, len, n, &voff, err);
     if (rc) return rc;
     if (body->data[0] & IG_BODY_VALIDITY)
@@ -509,7 +558,7 @@ int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, ui
     const uint8_t *body;
     int rc = ig_page_body(stored, rec, s, &body, err);
     if (rc) return rc;
-    size_t n = rec->row_count, voff;
+    size_t n = rec->row_count, voff = 0;
     rc = values_offset(body, rec->body_size, n, &voff, err);
     if (rc) return rc;
     if (body[0] & IG_BODY_VALIDITY)
@@ -562,10 +611,44 @@ static int copy_row(const struct ig_values *v, size_t r, bool killed, uint8_t ma
     return ig_values_end_row(w);
 }
 
-int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
-                       const struct ig_leaf_info *li, const uint8_t *kill, int zstd_level,
-                       struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
+/* A sliding-window page erases by its own rule (page_slide.h): rows keep their
+ * place in the chain of windows, their values go. */
+static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, const uint8_t *kill,
+                       const uint8_t *deleted, int zstd_level, struct ig_page_scratch *s,
+                       struct ig_page_built *out, struct ig_error *err)
 {
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t n = rec->row_count, nb = (n + 7) / 8;
+    uint8_t *all = malloc(nb + 1);
+    if (!all) return ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < nb; i++) all[i] = (uint8_t)(kill[i] | (deleted ? deleted[i] : 0));
+    struct ig_buf nbody = IG_BUF_INIT;
+    rc = ig_buf_append(&nbody, body, IG_BODY_HDR) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc) rc = ig_slide_erase(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, n, all, &nbody, err);
+    free(all);
+    if (!rc) {
+        struct ig_page_policy pol = {.compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
+                                     .zstd_level = zstd_level};
+        out->encoding = IG_PAGE_ENC_SLIDE;
+        out->flags = rec->flags;
+        out->entry_count = rec->entry_count;
+        out->value_count = rec->value_count;
+        out->text_len = 0;
+        rc = seal(&pol, &nbody, out, err);
+    }
+    ig_buf_free(&nbody);
+    return rc;
+}
+
+int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                       const struct ig_leaf_info *li, const uint8_t *kill, const uint8_t *deleted,
+                       int zstd_level, struct ig_page_scratch *s, struct ig_page_built *out,
+                       struct ig_error *err)
+{
+    if (li->slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE)
+        return erase_slide(stored, rec, kill, deleted, zstd_level, s, out, err);
     struct ig_values v, w;
     ig_values_init(&v, li->type);
     ig_values_init(&w, li->quantize ? IG_T_FLOAT32 : li->type);
@@ -593,6 +676,14 @@ int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *re
                               const struct ig_leaf_info *li, const uint8_t *erased,
                               struct ig_page_scratch *s, struct ig_error *err)
 {
+    if (li->slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE) {
+        const uint8_t *body;
+        int rc = ig_page_body(stored, rec, s, &body, err);
+        if (rc) return rc;
+        if (body[0] != IG_BODY_SLIDE) return ig_err(err, -EIO, "slide page without its body flag");
+        return ig_slide_check_erased(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, rec->row_count,
+                                     erased, err);
+    }
     struct ig_values v;
     ig_values_init(&v, li->type);
     int rc = ig_page_decode_leaf(stored, rec, li, NULL, s, &v, err);

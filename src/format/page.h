@@ -28,6 +28,7 @@ struct ig_leaf_info {
     uint8_t quantize;    /* enum ig_quantize */
     bool levels;         /* nested leaf: level streams instead of a validity bitmap */
     uint32_t per_value;  /* lanes per defined entry (vector dimension), 1 otherwise */
+    bool slide_ok;       /* a top-level list of integers: sliding-window pages allowed */
 };
 
 struct ig_page_policy {
@@ -52,6 +53,10 @@ struct ig_page_scratch {
     uint64_t *offs;
     size_t offs_cap;
 };
+
+/* Names of page encodings: the codec schemes plus "slide" (IG_PAGE_ENC_SLIDE). */
+const char *ig_page_enc_name(unsigned e);
+int ig_page_enc_from_name(const char *name); /* -1 if unknown */
 
 void ig_page_scratch_free(struct ig_page_scratch *s);
 void ig_page_built_free(struct ig_page_built *b);
@@ -84,11 +89,14 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
 int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
                   const uint8_t *absent, const uint8_t *kill, int zstd_level,
                   struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
-/* A nested leaf's page: rebuilt with each erased row reduced to one undefined
- * entry (or, when the leaf can never be undefined, its values zeroed). */
+/* A nested leaf's page: rebuilt with each erased row (`kill`) reduced to one
+ * undefined entry (or, when the leaf can never be undefined, its values zeroed).
+ * Sliding-window pages instead zero every value that only deleted rows (`kill`
+ * and the earlier `deleted`, may be NULL) held, in place and never growing. */
 int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
-                       const struct ig_leaf_info *li, const uint8_t *kill, int zstd_level,
-                       struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
+                       const struct ig_leaf_info *li, const uint8_t *kill, const uint8_t *deleted,
+                       int zstd_level, struct ig_page_scratch *s, struct ig_page_built *out,
+                       struct ig_error *err);
 int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
                               const struct ig_leaf_info *li, const uint8_t *erased,
                               struct ig_page_scratch *s, struct ig_error *err);

@@ -1,6 +1,7 @@
 #include "reader.h"
 #include "layout.h"
 #include "nested.h"
+#include "page_slide.h"
 #include "names.h"
 #include "render.h"
 #include "types.h"
@@ -48,6 +49,7 @@ int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_
                                     .quantize = c->quantize,
                                     .levels = out->nested,
                                     .per_value = c->dimension ? c->dimension : 1};
+    out->li.slide_ok = out->nested && c->parent == IG_NONE && ig_slide_fits(&out->li, c->lists, c->null_mask);
     if (c->quantize && c->type != IG_T_FLOAT32 && c->type != IG_T_FLOAT64)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u quantises a non-float", p->path, col);
     return 0;

@@ -91,7 +91,7 @@ size_t ig_format_f64(char *out, double d)
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
         if (prec == 17 || strtod(tmp, NULL) == d) break;
     }
-    int nd, e;
+    int nd = 0, e = 0;
     split_sci(tmp, digits, &nd, &e);
     return layout_repr(out, d < 0, digits, nd, e);
 }
@@ -106,7 +106,7 @@ size_t ig_format_f32(char *out, float f)
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, (double)f);
         if (prec == 9 || strtof(tmp, NULL) == f) break;
     }
-    int nd, e;
+    int nd = 0, e = 0;
     split_sci(tmp, digits, &nd, &e);
     return layout_repr(out, f < 0, digits, nd, e);
 }

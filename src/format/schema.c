@@ -1,5 +1,6 @@
 #include "schema.h"
 #include "layout.h"
+#include "page.h"
 #include "types.h"
 #include "enc/codec.h"
 #include "util/buf.h"
@@ -457,7 +458,7 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
             if (vn >= sizeof name) goto bad_value;
             memcpy(name, v, vn);
             name[vn] = '\0';
-            int e = ig_enc_from_name(name);
+            int e = ig_page_enc_from_name(name);
             if (e < 0 || e == IG_ENC_AUTO) {
                 if (!VAL("auto")) goto bad_value;
                 e = IG_ENC_AUTO;
@@ -471,6 +472,12 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
                 return ig_err(err, -EINVAL,
                               "%s:%u: encoding=%.*s does not apply to %s (use plain or dict)", path,
                               line, (int)vn, v, ti->name);
+            if (e == IG_PAGE_ENC_SLIDE &&
+                !(c->parent == IG_SCHEMA_NONE && c->lists == 1 && !(c->null_mask & 2) &&
+                  !c->dimension && ti->phys == IG_PHYS_LANES && !ti->is_float && c->type != IG_T_BOOL))
+                return ig_err(err, -EINVAL,
+                              "%s:%u: encoding=slide applies to top-level list<int...> columns "
+                              "with non-null elements", path, line);
             c->encoding = (uint8_t)e;
         } else if (KEY("compression")) {
             if (VAL("none"))
@@ -630,7 +637,7 @@ int ig_schema_format(const struct ig_schema *s, struct ig_buf *out)
                 break;
             }
         if (!rc && o->page_size) rc = ig_buf_printf(out, " page_size=%u", o->page_size);
-        if (!rc && o->encoding) rc = ig_buf_printf(out, " encoding=%s", ig_enc_name(o->encoding));
+        if (!rc && o->encoding) rc = ig_buf_printf(out, " encoding=%s", ig_page_enc_name(o->encoding));
         if (!rc && o->compression == IG_COMP_NONE) rc = ig_buf_printf(out, " compression=none");
         if (!rc && o->compression == IG_COMP_ZSTD) rc = ig_buf_printf(out, " compression=zstd");
         if (!rc && o->erase_level) rc = ig_buf_printf(out, " erase=%u", o->erase_level);

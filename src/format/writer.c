@@ -4,8 +4,10 @@
 #include "merkle.h"
 #include "names.h"
 #include "page.h"
+#include "page_slide.h"
 #include "quantize.h"
 #include "types.h"
+#include "enc/codec.h"
 #include "blob/blob.h"
 #include "util/buf.h"
 #include "util/endian.h"
@@ -184,6 +186,16 @@ static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
     return v->offs[b] - v->offs[a] + 4 * (uint64_t)(b - a);
 }
 
+/* Will this leaf be offered sliding-window pages? (encode_leaf_page asks the same) */
+static bool slide_candidate(const struct ig_column_def *cd, const struct ig_values *v)
+{
+    struct ig_leaf_info li = {.type = cd->type, .max_rep = cd->max_rep, .max_def = cd->max_def,
+                              .quantize = cd->quantize, .levels = v->levels,
+                              .per_value = cd->dimension ? cd->dimension : 1};
+    return v->levels && cd->parent == IG_SCHEMA_NONE && ig_slide_fits(&li, cd->lists, cd->null_mask) &&
+           (cd->encoding == IG_ENC_AUTO || cd->encoding == IG_PAGE_ENC_SLIDE);
+}
+
 /* Where the next page of the leaves [l0, l1) should end, starting at row
  * `start`: leaves of one nested column share page boundaries (their pages are
  * reassembled together); a flat leaf pages alone. */
@@ -196,6 +208,20 @@ static size_t page_end(const struct ig_part_writer *w, uint32_t l0, uint32_t l1,
         uint64_t width = ig_type_info(v->type)->width;
         uint64_t n = target / width ? target / width : 1;
         return start + n < rows ? start + (size_t)n : rows;
+    }
+    const struct ig_column_def *cd = leaf_def(w, l0);
+    if (l1 == l0 + 1 && slide_candidate(cd, v)) { /* measured as it will be stored */
+        uint64_t acc = 0;
+        const uint64_t *prev = NULL;
+        size_t pn = 0, r = start;
+        while (r < rows && acc < target) {
+            const uint64_t *cur = v->lanes + v->row_val[r];
+            size_t cn = v->row_val[r + 1] - v->row_val[r];
+            acc += 8 * ig_slide_new_values(prev, pn, cur, cn) + 4;
+            if (cn) prev = cur, pn = cn; /* rows without values are transparent */
+            r++;
+        }
+        return r;
     }
     uint64_t acc = 0;
     size_t r = start;
@@ -273,6 +299,7 @@ static int encode_leaf_page(struct ig_part_writer *w, uint32_t l, size_t start, 
                                           .quantize = cd->quantize,
                                           .levels = v->levels,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
+    pol.leaf.slide_ok = slide_candidate(cd, v);
     int rc = ig_page_encode(&pol, v, start, end - start, &w->scratch, &w->built, err);
     if (rc)
         return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->path, cd->name, w->num_groups);

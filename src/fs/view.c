@@ -348,7 +348,7 @@ static int render_nested_value(struct fs_session *s, const struct ig_column_ref 
     rc = held && vp ? 0 : -ENOMEM;
     for (uint32_t l = 0; l < tree.nleaves && !rc; l++) {
         uint32_t col;
-        size_t i;
+        size_t i = 0;
         rc = ig_part_leaf_column(&s->table.parts[0], tree.leaf_global[l], &col, NULL) ? -EIO : 0;
         if (!rc) rc = fs_row_value(s, col, row, &held[l], &i);
         if (!rc) vp[l] = held[l]->vals;

@@ -31,6 +31,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ig_values v;
     ig_values_init(&v, type);
     struct ig_error err = {0};
+    if (data[10] & 2) { /* a nested leaf: list<int> (levels or sliding windows) */
+        struct ig_leaf_info li = {.type = data[0] & 4 ? IG_T_INT64 : IG_T_UINT32, .max_rep = 1,
+                                  .max_def = (uint8_t)(1 + (data[0] & 1)), .levels = true,
+                                  .per_value = 1, .slide_ok = true};
+        rec.entry_count = ig_ld32(data + 11) % 100000;
+        rec.value_count = rec.entry_count;
+        rec.encoding = data[15] & 8;
+        struct ig_page_built built = {0};
+        if (rec.body_size >= 4) {
+            ig_page_decode_leaf(body, &rec, &li, NULL, &s, &v, &err);
+            ig_page_check_erased_leaf(body, &rec, &li, absent, &s, &err);
+            uint8_t older[sizeof absent];
+            for (size_t i = 0; i < sizeof older; i++) older[i] = (uint8_t)(absent[i] >> 1);
+            ig_page_erase_leaf(body, &rec, &li, absent, older, 1, &s, &built, &err);
+        }
+        ig_page_built_free(&built);
+        ig_values_free(&v);
+        ig_page_scratch_free(&s);
+        return 0;
+    }
     if (rec.body_size >= 4 &&
         ig_page_decode(body, &rec, type, use_absent ? absent : NULL, &s, &v, &err) == 0) {
         struct ig_buf out = IG_BUF_INIT;

@@ -206,7 +206,7 @@ static int pbytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *
                          struct enc_dctx *c)
 {
     (void)absent;
-    struct pbytes_hdr h;
+    struct pbytes_hdr h = {0};
     int rc = pbytes_header(p, len, n, &h, c->err);
     if (!rc) rc = pbytes_offsets(p, n, &h, offs_out, c->err);
     if (rc) return rc;
@@ -220,7 +220,7 @@ static int pbytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
                       const uint8_t **val, size_t *vlen, struct enc_dctx *c)
 {
     (void)absent;
-    struct pbytes_hdr h;
+    struct pbytes_hdr h = {0};
     int rc = pbytes_header(p, len, n, &h, c->err);
     if (rc) return rc;
     size_t ib = h.data_at - h.index_at;
@@ -238,7 +238,7 @@ static int pbytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *a
 {
     (void)absent;
     (void)may_drop;
-    struct pbytes_hdr h;
+    struct pbytes_hdr h = {0};
     int rc = pbytes_header(p, len, n, &h, c->err);
     if (rc) return rc;
     uint64_t *offs = malloc((n + 1) * sizeof *offs);
@@ -272,7 +272,7 @@ static int pbytes_check(const uint8_t *p, size_t len, size_t n, const uint8_t *a
                         const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     (void)absent;
-    struct pbytes_hdr h;
+    struct pbytes_hdr h = {0};
     int rc = pbytes_header(p, len, n, &h, c->err);
     if (rc) return rc;
     uint64_t *offs = malloc((n + 1) * sizeof *offs);
