@@ -197,6 +197,30 @@ int ig_page_enc_from_name(const char *name)
     return name && strcmp(name, "slide") == 0 ? IG_PAGE_ENC_SLIDE : ig_enc_from_name(name);
 }
 
+/* An erased page's zstd frame can come out a few bytes longer than the one it
+ * replaces (the input changed, not grew); harder levels nearly always win them
+ * back, which keeps the page in its extent instead of moving it. */
+static int recompress_to_fit(const struct ig_buf *body, size_t capacity, struct ig_page_built *out,
+                             struct ig_error *err)
+{
+    static const int levels[] = {9, 19};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0] && out->stored.len > capacity; i++) {
+        size_t bound = ZSTD_compressBound(body->len);
+        struct ig_buf z = IG_BUF_INIT;
+        if (ig_buf_reserve(&z, bound)) return ig_err(err, -ENOMEM, "out of memory");
+        size_t n = ZSTD_compress(z.data, bound, body->data, body->len, levels[i]);
+        if (!ZSTD_isError(n) && n < out->stored.len) {
+            z.len = n;
+            ig_buf_free(&out->stored);
+            out->stored = z;
+            out->checksum = ig_hash(z.data, z.len);
+        } else {
+            ig_buf_free(&z);
+        }
+    }
+    return 0;
+}
+
 int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                    size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                    struct ig_error *err)
@@ -549,7 +573,7 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
         return ig_err(err, -ENOMEM, "out of memory");
     }
     out->checksum = ig_hash(out->stored.data, out->stored.len);
-    return 0;
+    return rec->compression == IG_PC_ZSTD ? recompress_to_fit(body, rec->capacity, out, err) : 0;
 }
 
 int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
@@ -637,9 +661,75 @@ static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, cons
         out->value_count = rec->value_count;
         out->text_len = 0;
         rc = seal(&pol, &nbody, out, err);
+        if (!rc && out->compression == IG_PC_ZSTD) rc = recompress_to_fit(&nbody, rec->capacity, out, err);
     }
     ig_buf_free(&nbody);
     return rc;
+}
+
+/* The fallback when a rebuilt nested page would not fit its extent (re-chosen
+ * level encodings can come out longer, rarely): keep the level streams byte for
+ * byte and erase the erased rows' value slots in place by the values stream's own
+ * rule, which never grows. v is the decoded page (for the rows' value slots).
+ * Replaces *out only when that fits better. */
+static int erase_in_shape(const uint8_t *stored, const struct ig_pagerec *rec,
+                          const struct ig_leaf_info *li, const uint8_t *kill, const struct ig_values *v,
+                          int zstd_level, struct ig_page_scratch *s, struct ig_page_built *out,
+                          struct ig_error *err)
+{
+    if (li->type == IG_T_BLOB) return 0;
+    const uint8_t *src;
+    int rc = ig_page_body(stored, rec, s, &src, err);
+    if (rc) return rc;
+    size_t len = rec->body_size, pos = IG_BODY_HDR, n = rec->value_count;
+    for (uint8_t f = IG_BODY_REP; f <= IG_BODY_DEF; f <<= 1) /* skip the level streams */
+        if (src[0] & f) {
+            if (len - pos < 4 || ig_ld32(src + pos) > len - pos - 4) return 0;
+            pos += 4 + ig_ld32(src + pos);
+        }
+    if (v->n != n || ig_ints_erase_drops(src + pos, len - pos)) return 0;
+    uint8_t *slots = calloc(n / 8 + 1, 1);
+    struct ig_buf body = IG_BUF_INIT;
+    if (!slots || ig_buf_append(&body, src, len)) {
+        free(slots);
+        ig_buf_free(&body);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    for (size_t r = 0; r < v->rows; r++)
+        if ((kill[r / 8] >> (r % 8)) & 1)
+            for (size_t k = v->row_val[r]; k < v->row_val[r + 1] && k < n; k++)
+                slots[k / 8] |= (uint8_t)(1u << (k % 8));
+    size_t new_len = 0;
+    struct ig_error sub = {0};
+    if (v->is_bytes) {
+        rc = ig_bytes_erase(body.data + pos, len - pos, n, NULL, slots, &new_len, &sub);
+    } else {
+        struct ig_int_desc d = li->quantize ? (struct ig_int_desc){.width = (uint8_t)ig_quantize_width(li->quantize)}
+                                            : lane_desc(li->type);
+        rc = ig_ints_erase(body.data + pos, len - pos, n, &d, NULL, slots, &new_len, &sub);
+    }
+    struct ig_page_built alt = {0};
+    if (!rc) {
+        body.len = pos + new_len;
+        struct ig_page_policy pol = {.compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
+                                     .zstd_level = zstd_level};
+        rc = seal(&pol, &body, &alt, err);
+        if (!rc && alt.compression == IG_PC_ZSTD) rc = recompress_to_fit(&body, rec->capacity, &alt, err);
+        if (!rc && alt.stored.len < out->stored.len) {
+            alt.encoding = out->encoding;
+            alt.flags = rec->flags;
+            alt.entry_count = rec->entry_count;
+            alt.value_count = rec->value_count;
+            alt.text_len = out->text_len;
+            ig_page_built_free(out);
+            *out = alt;
+            alt = (struct ig_page_built){0};
+        }
+    }
+    ig_page_built_free(&alt);
+    ig_buf_free(&body);
+    free(slots);
+    return rc == -ENOSPC ? 0 : rc; /* no in-place rule: keep the rebuilt page (it moves) */
 }
 
 int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
@@ -666,7 +756,9 @@ int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         w.type = li->quantize ? IG_T_FLOAT32 : li->type;
         rc = ig_page_encode(&pol, &w, 0, w.rows, s, out, err);
         out->flags = rec->flags;
+        if (!rc && out->compression == IG_PC_ZSTD) rc = recompress_to_fit(&s->body, rec->capacity, out, err);
     }
+    if (!rc && out->stored.len > rec->capacity) rc = erase_in_shape(stored, rec, li, kill, &v, zstd_level, s, out, err);
     ig_values_free(&v);
     ig_values_free(&w);
     return rc;
@@ -690,11 +782,7 @@ int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *re
     for (size_t r = 0; !rc && r < v.rows; r++) {
         if (!((erased[r / 8] >> (r % 8)) & 1)) continue;
         size_t e0 = v.row_ent[r], e1 = v.row_ent[r + 1], v0 = v.row_val[r], v1 = v.row_val[r + 1];
-        if (li->max_def > 0) {
-            if (e1 - e0 != 1 || v.defs[e0] != 0)
-                rc = ig_err(err, -EIO, "erased row %zu of the page still has values", r);
-            continue;
-        }
+        if (li->max_def > 0 && e1 - e0 == 1 && v.defs[e0] == 0) continue; /* reduced to "undefined" */
         for (size_t k = v0; k < v1 && !rc; k++) {
             size_t len = 0;
             bool zero = v.is_bytes ? (ig_values_bytes(&v, k, &len), len == 0) : v.lanes[k] == 0;
