@@ -14,7 +14,7 @@ static const char usage[] =
     "  -f                 stay in the foreground (Ctrl-C unmounts)\n"
     "  -d                 FUSE debug output (implies -f)\n"
     "  -o allow_other     let other users read the mount\n"
-    "  -o cache_mb=N      decoded-page cache of the daemon (default 256)\n"
+    "  -o cache_mb=N      decoded-page cache of the daemon (default 32)\n"
     "  -o threads=N       worker threads (default 8)\n"
     "  -o readahead_kb=N  kernel readahead for the mount (default 1024)\n";
 
@@ -40,7 +40,7 @@ static int parse_o(struct fs_opts *o, char *list)
 
 int cmd_mount(int argc, char **argv)
 {
-    struct fs_opts o = {.cache_bytes = 256u << 20, .threads = 8, .readahead_kb = 1024};
+    struct fs_opts o = {.cache_bytes = 32u << 20, .threads = 8, .readahead_kb = 1024};
     int c;
     optind = 1;
     static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};

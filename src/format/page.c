@@ -23,6 +23,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
     ig_buf_free(&s->text);
     ig_buf_free(&s->tmp);
     free(s->offs);
+    ZSTD_freeDCtx(s->zstd_dctx);
     memset(s, 0, sizeof *s);
 }
 
@@ -313,7 +314,8 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     }
     ig_buf_reset(&s->body);
     if (ig_buf_reserve(&s->body, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
-    size_t z = ZSTD_decompress(s->body.data, rec->body_size, stored, rec->stored);
+    if (!s->zstd_dctx && !(s->zstd_dctx = ZSTD_createDCtx())) return ig_err(err, -ENOMEM, "out of memory");
+    size_t z = ZSTD_decompressDCtx(s->zstd_dctx, s->body.data, rec->body_size, stored, rec->stored);
     if (ZSTD_isError(z) || z != rec->body_size)
         return ig_err(err, -EIO, "zstd: %s",
                       ZSTD_isError(z) ? ZSTD_getErrorName(z) : "decompressed size mismatch");

@@ -52,6 +52,7 @@ struct ig_page_scratch {
     struct ig_buf body, text, tmp;
     uint64_t *offs;
     size_t offs_cap;
+    void *zstd_dctx; /* ZSTD_DCtx, made on first use: one per call costs page faults */
 };
 
 /* Names of page encodings: the codec schemes plus "slide" (IG_PAGE_ENC_SLIDE). */

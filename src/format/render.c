@@ -333,6 +333,21 @@ int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t
     return 0;
 }
 
+int ig_render_fixed_move(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    bool same = ti && ti->phys == IG_PHYS_LANES && ti->width == 8 && !deleted && !v->has_nulls &&
+                out->len == 0 && v->lanes && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    if (!same) return ig_render_fixed(out, v, deleted, false);
+    free(out->data);
+    *out = (struct ig_buf){(uint8_t *)v->lanes, v->n * 8, v->lanes_cap * 8};
+    v->lanes = NULL;
+    v->lanes_cap = 0;
+    v->cap = 0;
+    v->n = 0;
+    return 0;
+}
+
 /* Length of a valid UTF-8 sequence starting at p (1..4), or 0 if invalid. */
 static size_t utf8_seq(const uint8_t *p, size_t n)
 {

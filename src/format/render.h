@@ -38,6 +38,10 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
  * as_validity one byte per live value, 1 when not NULL. */
 int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted,
                     bool as_validity);
+/* The same into an empty out, taking v's lanes as out's bytes when they already
+ * are them (8-byte little-endian values, no NULL, nothing deleted): no copy. v is
+ * left empty then. */
+int ig_render_fixed_move(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted);
 
 /* Append value i as a JSON value. */
 int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i);

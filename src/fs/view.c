@@ -923,7 +923,8 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
     } else if (ref.nested || f->node.view == FS_V_F16) {
         rc = nested_piece(&vp, f->node.view, &v, del, sp->values_before, &e->data);
     } else {
-        rc = ig_render_fixed(&e->data, &v, del, f->node.view == FS_V_VALID);
+        rc = f->node.view == FS_V_VALID ? ig_render_fixed(&e->data, &v, del, true)
+                                        : ig_render_fixed_move(&e->data, &v, del);
     }
     ig_values_free(&v);
     if (rc) {
