@@ -13,6 +13,7 @@
 #include "import/convert.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/u64vec.h"
 #include "util/hash.h"
 #include "util/io.h"
 
@@ -27,24 +28,6 @@
 #include <unistd.h>
 
 /* ---- resolving the request ---------------------------------------------- */
-
-struct id_list {
-    uint64_t *v;
-    size_t n, cap;
-};
-
-static int push_id(struct id_list *l, uint64_t id)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        uint64_t *p = realloc(l->v, cap * sizeof *p);
-        if (!p) return -ENOMEM;
-        l->v = p;
-        l->cap = cap;
-    }
-    l->v[l->n++] = id;
-    return 0;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -87,7 +70,7 @@ static bool value_matches(const struct ig_values *v, size_t i, const struct ig_v
 }
 
 /* Every live row whose column equals the value. */
-static int scan_where(const struct ig_table *t, const struct ig_erase_where *w, struct id_list *out,
+static int scan_where(const struct ig_table *t, const struct ig_erase_where *w, struct ig_u64vec *out,
                       struct ig_error *err)
 {
     struct ig_column_ref c;
@@ -129,7 +112,7 @@ static int scan_where(const struct ig_table *t, const struct ig_erase_where *w, 
             for (size_t i = 0; !rc && i < v.n; i++) {
                 if (del && (del[i / 8] >> (i % 8) & 1)) continue;
                 if (value_matches(&v, i, &target))
-                    rc = push_id(out, p->first_row_id + gr.first_row + rec.first_row + i);
+                    rc = ig_u64vec_push(out, p->first_row_id + gr.first_row + rec.first_row + i);
             }
         }
     }
@@ -142,7 +125,7 @@ static int scan_where(const struct ig_table *t, const struct ig_erase_where *w, 
 int ig_erase_resolve(const struct ig_table *t, const struct ig_erase_request *req, uint64_t **ids,
                      size_t *n, struct ig_error *err)
 {
-    struct id_list l = {0};
+    struct ig_u64vec l = {0};
     int rc = 0;
     for (size_t i = 0; i < req->nrows && !rc; i++) {
         if (req->rows[i] >= t->num_rows)
@@ -151,7 +134,7 @@ int ig_erase_resolve(const struct ig_table *t, const struct ig_erase_request *re
         else if (!row_live(t, req->rows[i]))
             rc = ig_err(err, -ENOENT, "row %" PRIu64 " is already erased", req->rows[i]);
         else
-            rc = push_id(&l, req->rows[i]);
+            rc = ig_u64vec_push(&l, req->rows[i]);
     }
     for (size_t i = 0; i < req->nwhere && !rc; i++)
         rc = scan_where(t, &req->where[i], &l, err);

@@ -4,6 +4,7 @@
 #include "enc/codec.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/u64vec.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -29,6 +30,17 @@ bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_
 static uint64_t zz(uint64_t v, bool s) { return s ? (v << 1) ^ (uint64_t)((int64_t)v >> 63) : v; }
 static uint64_t unzz(uint64_t v, bool s) { return s ? (v >> 1) ^ (0 - (v & 1)) : v; }
 
+/* OR the low w bits of x into dst at bit *pos (LSB first; dst zeroed), a byte at a time. */
+static void put_bits(uint8_t *dst, uint64_t *pos, uint64_t x, unsigned w)
+{
+    for (unsigned q = 0; q < w;) {
+        unsigned bit = (unsigned)(*pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
+        dst[*pos / 8] |= (uint8_t)(((x >> q) & ((1u << take) - 1)) << bit);
+        *pos += take;
+        q += take;
+    }
+}
+
 /* u32 length + an int stream; `forced` 0 lets the codecs choose. */
 static int put_stream_as(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_enc forced,
                          struct ig_error *err)
@@ -44,24 +56,6 @@ static int put_stream_as(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_
 static int put_stream(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_error *err)
 {
     return put_stream_as(b, v, n, IG_ENC_AUTO, err);
-}
-
-struct growing {
-    uint64_t *v;
-    size_t n, cap;
-};
-
-static int push(struct growing *g, uint64_t x)
-{
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 1024;
-        uint64_t *p = realloc(g->v, cap * sizeof *p);
-        if (!p) return -ENOMEM;
-        g->v = p;
-        g->cap = cap;
-    }
-    g->v[g->n++] = x;
-    return 0;
 }
 
 /* Longest run cur[h..] == prev[s..]. */
@@ -108,7 +102,7 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     if (!meta) return ig_err(err, -ENOMEM, "out of memory");
     uint64_t *kind = meta, *lenv = meta + n, *start = meta + 2 * n, *head = meta + 3 * n,
              *tail = meta + 4 * n;
-    struct growing bulk = {0}, brow = {0}, bval = {0};
+    struct ig_u64vec bulk = {0}, brow = {0}, bval = {0};
     const uint64_t *prev = NULL;
     size_t pn = 0;
     bool have_prev = false;
@@ -132,13 +126,13 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
             start[i] = bs;
             head[i] = bh;
             tail[i] = cn - bh - best;
-            for (size_t k = 0; k < bh && !rc; k++) rc = push(&bulk, zz(cur[k], sgn));
-            for (size_t k = bh + best; k < cn && !rc; k++) rc = push(&bulk, zz(cur[k], sgn));
+            for (size_t k = 0; k < bh && !rc; k++) rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
+            for (size_t k = bh + best; k < cn && !rc; k++) rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
         } else {
             kind[i] = KIND_BASE;
-            if (!rc) rc = push(&brow, i);
-            if (!rc) rc = push(&bval, bulk.n);
-            for (size_t k = 0; k < cn && !rc; k++) rc = push(&bulk, zz(cur[k], sgn));
+            if (!rc) rc = ig_u64vec_push(&brow, i);
+            if (!rc) rc = ig_u64vec_push(&bval, bulk.n);
+            for (size_t k = 0; k < cn && !rc; k++) rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
         }
         prev = cur;
         pn = cn;
@@ -175,13 +169,7 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
             for (size_t j = 0; j < bulk.n; j++) {
                 if (lens[j] <= 1) continue;
                 unsigned w = (unsigned)lens[j] - 1;
-                uint64_t m = bulk.v[j] & (w == 64 ? ~0ull : ((1ull << w) - 1));
-                for (unsigned q = 0; q < w;) { /* write up to a byte at a time */
-                    unsigned bit = (unsigned)(pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
-                    out[pos / 8] |= (uint8_t)(((m >> q) & ((1u << take) - 1)) << bit);
-                    pos += take;
-                    q += take;
-                }
+                put_bits(out, &pos, bulk.v[j], w);
             }
             as_bits.len -= 8; /* the slack was only for the writes */
         }
@@ -581,6 +569,23 @@ static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *de
     return 0;
 }
 
+/* Parse a page and find its dead values (the start of erasing and of checking
+ * it). On success the caller frees *dead and free_meta(m). */
+static int open_dead(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+                     struct slide *sl, struct meta *m, uint8_t **dead, struct ig_error *err)
+{
+    int rc = parse(p, len, rows, sl, err);
+    if (!rc) rc = load_meta(sl, m, err);
+    if (rc) return rc;
+    *dead = malloc(sl->nvalues / 8 + 1);
+    rc = *dead ? dead_values(sl, m, deleted, *dead, err) : ig_err(err, -ENOMEM, "out of memory");
+    if (rc) {
+        free(*dead);
+        free_meta(m);
+    }
+    return rc;
+}
+
 /* Append a u32-prefixed copy of stream s (the prefix sits just before it). */
 static int copy_stream(struct ig_buf *out, const uint8_t *s, size_t len)
 {
@@ -624,14 +629,12 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
 {
     struct slide sl;
     struct meta m;
-    int rc = parse(p, len, rows, &sl, err);
-    if (!rc) rc = load_meta(&sl, &m, err);
+    uint8_t *dead;
+    int rc = open_dead(p, len, rows, deleted, &sl, &m, &dead, err);
     if (rc) return rc;
-    uint8_t *dead = malloc(sl.nvalues / 8 + 1);
     uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
     uint64_t *bbit = malloc((sl.nbases + 1) * sizeof *bbit);
-    rc = dead && lens && bbit ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    if (!rc) rc = dead_values(&sl, &m, deleted, dead, err);
+    rc = lens && bbit ? 0 : ig_err(err, -ENOMEM, "out of memory");
     size_t base = out->len;
     if (!rc && ig_buf_append(out, p, 16)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (int s = 0; s < 7 && !rc; s++)
@@ -665,13 +668,7 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
                 unsigned w = (unsigned)lens[j] - 1;
                 uint64_t x = 0;
                 if (read_bits(&br, w, &x)) rc = ig_err(err, -EIO, "slide page: bits truncated");
-                if (rc || bit(dead, j)) continue;
-                for (unsigned q = 0; q < w;) {
-                    unsigned bt = (unsigned)(wpos % 8), take = 8 - bt < w - q ? 8 - bt : w - q;
-                    dst[wpos / 8] |= (uint8_t)(((x >> q) & ((1u << take) - 1)) << bt);
-                    wpos += take;
-                    q += take;
-                }
+                if (!rc && !bit(dead, j)) put_bits(dst, &wpos, x, w);
             }
             out->len -= 8;
         }
@@ -689,13 +686,11 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
 {
     struct slide sl;
     struct meta m;
-    int rc = parse(p, len, rows, &sl, err);
-    if (!rc) rc = load_meta(&sl, &m, err);
+    uint8_t *dead;
+    int rc = open_dead(p, len, rows, deleted, &sl, &m, &dead, err);
     if (rc) return rc;
-    uint8_t *dead = malloc(sl.nvalues / 8 + 1);
     uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
-    rc = dead && lens ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    if (!rc) rc = dead_values(&sl, &m, deleted, dead, err);
+    rc = lens ? 0 : ig_err(err, -ENOMEM, "out of memory");
     /* dead values hold nothing by the stream's rule (kind 1: length 0) */
     if (!rc) rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, dead, err);
     if (!rc && sl.bits) { /* and no bits linger past the live ones */

@@ -18,7 +18,7 @@ void fs_batch_free(struct fs_batch *b)
 {
     if (!b) return;
     ig_buf_free(&b->pending);
-    free(b->rows);
+    ig_u64vec_free(&b->rows);
     for (size_t i = 0; i < b->nwhere; i++)
         free(b->where[i]);
     free(b->where);
@@ -28,7 +28,7 @@ void fs_batch_free(struct fs_batch *b)
 static void batch_clear(struct fs_batch *b)
 {
     ig_buf_reset(&b->pending);
-    b->nrows = 0;
+    b->rows.n = 0;
     for (size_t i = 0; i < b->nwhere; i++)
         free(b->where[i]);
     b->nwhere = 0;
@@ -79,15 +79,7 @@ static int add_line(struct fs_session *s, struct fs_batch *b, char *line, size_t
                     !ig_part_row_deleted(&s->table.parts[pi], local);
         pthread_rwlock_unlock(&s->table_lock);
         if (!live) return -ENOENT;
-        if (b->nrows == b->cap) {
-            size_t cap = b->cap ? b->cap * 2 : 64;
-            uint64_t *p = realloc(b->rows, cap * sizeof *p);
-            if (!p) return -ENOMEM;
-            b->rows = p;
-            b->cap = cap;
-        }
-        b->rows[b->nrows++] = id;
-        return 0;
+        return ig_u64vec_push(&b->rows, id);
     }
     if (eq == line) return -EINVAL;
     *eq = '\0';
@@ -129,7 +121,7 @@ int fs_batch_apply(struct fs_session *s, struct fs_batch *b)
         if (ig_buf_append_byte(&b->pending, '\0')) return -ENOMEM;
         rc = add_line(s, b, (char *)b->pending.data, b->pending.len - 1);
     }
-    if (!rc && (b->nrows || b->nwhere)) rc = fs_erase_rows(s, b->rows, b->nrows, b->where, b->nwhere);
+    if (!rc && (b->rows.n || b->nwhere)) rc = fs_erase_rows(s, b->rows.v, b->rows.n, b->where, b->nwhere);
     batch_clear(b);
     return rc;
 }

@@ -16,13 +16,13 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/u64vec.h"
 
 struct fs_session;
 
 struct fs_batch {
     struct ig_buf pending;   /* bytes after the last complete line */
-    uint64_t *rows;
-    size_t nrows, cap;
+    struct ig_u64vec rows;   /* row ids named so far */
     char **where;            /* "COLUMN=VALUE" strings */
     size_t nwhere;
     int error;               /* first error, sticky: the batch is void */

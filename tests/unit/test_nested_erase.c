@@ -1,6 +1,7 @@
 /* Erasing rows of nested (level-stream) pages: random lists and strings, random
  * rows erased; the page never grows, erased rows hold nothing, live rows stay. */
 #include "check.h"
+#include "page_test.h"
 
 #include "format/footer.h"
 #include "format/layout.h"
@@ -8,20 +9,6 @@
 #include "format/types.h"
 #include "format/values.h"
 #include "util/error.h"
-
-static struct ig_pagerec rec_of(const struct ig_page_built *b, size_t rows)
-{
-    return (struct ig_pagerec){.stored = (uint32_t)b->stored.len,
-                               .capacity = (uint32_t)b->stored.len,
-                               .row_count = (uint32_t)rows,
-                               .entry_count = b->entry_count,
-                               .value_count = b->value_count,
-                               .encoding = b->encoding,
-                               .compression = b->compression,
-                               .flags = b->flags,
-                               .checksum = b->checksum,
-                               .body_size = b->body_size};
-}
 
 /* list<T>? rows (max_def 3: null list, empty, null element, value) of a given style */
 static void make_rows(uint64_t *s, struct ig_values *v, size_t rows, int style, bool strings)
@@ -76,7 +63,7 @@ static void test_erase_never_grows(void)
         struct ig_page_policy pol = {.type = type, .compression = iter % 5 == 4 ? IG_COMP_ZSTD : IG_COMP_NONE,
                                      .leaf = li};
         REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
-        struct ig_pagerec rec = rec_of(&built, rows);
+        struct ig_pagerec rec = test_rec_of(&built, rows);
         uint8_t kill[(20 + 500) / 8 + 1] = {0};
         size_t nk = 1 + (size_t)(test_rand(&s) % 8);
         for (size_t k = 0; k < nk; k++) {
@@ -90,7 +77,7 @@ static void test_erase_never_grows(void)
         long d = (long)erased.stored.len - (long)built.stored.len;
         grew += d > 0; /* zstd pages too: erase recompresses harder to fit */
         if (d > worst) worst = d;
-        struct ig_pagerec rec2 = rec_of(&erased, rows);
+        struct ig_pagerec rec2 = test_rec_of(&erased, rows);
         CHECK(ig_page_check_erased_leaf(erased.stored.data, &rec2, &li, kill, &scratch, &err) == 0);
         bool had_data = false; /* then the unerased page must fail the check */
         for (size_t r = 0; r < rows; r++) /* a killed row with a nonzero value */

@@ -2,6 +2,7 @@
  * row decodes from its base, the encoding beats level streams on sliding data,
  * erased rows come back empty, and hostile bytes never crash the decoder. */
 #include "check.h"
+#include "page_test.h"
 
 #include "format/footer.h"
 #include "format/layout.h"
@@ -70,20 +71,6 @@ static void make_rows(uint64_t *s, struct ig_values *v, size_t rows, unsigned bi
     }
 }
 
-static struct ig_pagerec rec_of(const struct ig_page_built *b, size_t rows)
-{
-    return (struct ig_pagerec){.stored = (uint32_t)b->stored.len,
-                               .capacity = (uint32_t)b->stored.len,
-                               .row_count = (uint32_t)rows,
-                               .entry_count = b->entry_count,
-                               .value_count = b->value_count,
-                               .encoding = b->encoding,
-                               .compression = b->compression,
-                               .flags = b->flags,
-                               .checksum = b->checksum,
-                               .body_size = b->body_size};
-}
-
 /* Do rows of a and b match exactly (levels and values)? */
 static bool same_rows(const struct ig_values *a, const struct ig_values *b)
 {
@@ -125,7 +112,7 @@ static void test_round_trip_random(void)
         struct ig_error err = {0};
         REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
         CHECK_EQ_INT(built.encoding, IG_PAGE_ENC_SLIDE);
-        struct ig_pagerec rec = rec_of(&built, rows);
+        struct ig_pagerec rec = test_rec_of(&built, rows);
         int rc = ig_page_decode_leaf(built.stored.data, &rec, &li, NULL, &scratch, &out, &err);
         if (rc) fprintf(stderr, "  decode: %s\n", err.msg);
         REQUIRE(rc == 0);
@@ -212,7 +199,7 @@ static void test_erase_keeps_live_rows(void)
         struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE,
                                      .compression = iter % 4 == 3 ? IG_COMP_ZSTD : IG_COMP_NONE, .leaf = li};
         REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
-        struct ig_pagerec rec = rec_of(&built, rows);
+        struct ig_pagerec rec = test_rec_of(&built, rows);
         uint8_t del[64] = {0}, kill[64];
         for (int round = 0; round < 2; round++) {
             memset(kill, 0, sizeof kill);
@@ -226,7 +213,7 @@ static void test_erase_keeps_live_rows(void)
             REQUIRE(rc == 0);
             for (size_t i = 0; i < sizeof del; i++) del[i] |= kill[i];
             if (built.compression == IG_PC_NONE) CHECK(erased.stored.len <= built.stored.len);
-            struct ig_pagerec rec2 = rec_of(&erased, rows);
+            struct ig_pagerec rec2 = test_rec_of(&erased, rows);
             REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out, &err) == 0);
             CHECK(ig_page_check_erased_leaf(erased.stored.data, &rec2, &li, del, &scratch, &err) == 0);
             /* the unerased page fails the same check (the check can fail) */
@@ -273,7 +260,7 @@ static void test_erase_does_not_grow(void)
     struct ig_page_policy pol = {.type = li.type, .compression = IG_COMP_NONE, .leaf = li};
     REQUIRE(ig_page_encode(&pol, &v, 0, v.rows, &scratch, &built, &err) == 0);
     REQUIRE(built.encoding == IG_PAGE_ENC_SLIDE);
-    struct ig_pagerec rec = rec_of(&built, v.rows);
+    struct ig_pagerec rec = test_rec_of(&built, v.rows);
     int grew = 0;
     long worst = 0;
     uint8_t kill[128];
@@ -319,7 +306,7 @@ static void test_hostile_bytes(void)
         memcpy(copy, built.stored.data, len);
         size_t at = IG_BODY_HDR + (size_t)(test_rand(&s) % (len - IG_BODY_HDR));
         copy[at] ^= (uint8_t)(1u << (test_rand(&s) % 8));
-        struct ig_pagerec rec = rec_of(&built, v.rows);
+        struct ig_pagerec rec = test_rec_of(&built, v.rows);
         if (i % 3 == 0) rec.body_size = rec.stored = (uint32_t)(IG_BODY_HDR + test_rand(&s) % (len - IG_BODY_HDR));
         errors += ig_page_decode_leaf(copy, &rec, &li, NULL, &scratch, &out, &err) != 0;
         size_t n;
