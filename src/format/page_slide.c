@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KIND_BASE 0
+#define KIND_BASE  0
 #define KIND_DELTA 1
-#define KIND_NULL 2    /* a NULL list: no values, the window carries over */
-#define KIND_EMPTY 3   /* an empty list: likewise */
-#define MAX_LIST (1u << 24)   /* values in one row: bounds hostile lengths */
-#define SEARCH 64             /* how far heads and starts are searched */
+#define KIND_NULL  2          /* a NULL list: no values, the window carries over */
+#define KIND_EMPTY 3          /* an empty list: likewise */
+#define MAX_LIST   (1u << 24) /* values in one row: bounds hostile lengths */
+#define SEARCH     64         /* how far heads and starts are searched */
 
 static const struct ig_int_desc meta_desc = {8, false};
 
@@ -27,8 +27,14 @@ bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_
            !ti->is_float && li->type != IG_T_BOOL && !li->quantize && li->per_value <= 1;
 }
 
-static uint64_t zz(uint64_t v, bool s) { return s ? (v << 1) ^ (uint64_t)((int64_t)v >> 63) : v; }
-static uint64_t unzz(uint64_t v, bool s) { return s ? (v >> 1) ^ (0 - (v & 1)) : v; }
+static uint64_t zz(uint64_t v, bool s)
+{
+    return s ? (v << 1) ^ (uint64_t)((int64_t)v >> 63) : v;
+}
+static uint64_t unzz(uint64_t v, bool s)
+{
+    return s ? (v >> 1) ^ (0 - (v & 1)) : v;
+}
 
 /* OR the low w bits of x into dst at bit *pos (LSB first; dst zeroed), a byte at a time. */
 static void put_bits(uint8_t *dst, uint64_t *pos, uint64_t x, unsigned w)
@@ -59,10 +65,12 @@ static int put_stream(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_e
 }
 
 /* Longest run cur[h..] == prev[s..]. */
-static size_t run(const uint64_t *cur, size_t n, size_t h, const uint64_t *prev, size_t pn, size_t s)
+static size_t run(const uint64_t *cur, size_t n, size_t h, const uint64_t *prev, size_t pn,
+                  size_t s)
 {
     size_t k = 0;
-    while (h + k < n && s + k < pn && cur[h + k] == prev[s + k]) k++;
+    while (h + k < n && s + k < pn && cur[h + k] == prev[s + k])
+        k++;
     return k;
 }
 
@@ -126,13 +134,16 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
             start[i] = bs;
             head[i] = bh;
             tail[i] = cn - bh - best;
-            for (size_t k = 0; k < bh && !rc; k++) rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
-            for (size_t k = bh + best; k < cn && !rc; k++) rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
+            for (size_t k = 0; k < bh && !rc; k++)
+                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
+            for (size_t k = bh + best; k < cn && !rc; k++)
+                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
         } else {
             kind[i] = KIND_BASE;
             if (!rc) rc = ig_u64vec_push(&brow, i);
             if (!rc) rc = ig_u64vec_push(&bval, bulk.n);
-            for (size_t k = 0; k < cn && !rc; k++) rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
+            for (size_t k = 0; k < cn && !rc; k++)
+                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
         }
         prev = cur;
         pn = cn;
@@ -145,7 +156,9 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     uint64_t *lens = malloc((bulk.n + 1) * sizeof *lens);
     uint64_t *bbit = malloc((brow.n + 1) * sizeof *bbit);
     rc = lens && bbit ? 0 : -ENOMEM;
-    if (!rc) rc = ig_ints_encode(bulk.v ? bulk.v : (const uint64_t[1]){0}, bulk.n, &meta_desc, &o, &as_stream, err);
+    if (!rc)
+        rc = ig_ints_encode(bulk.v ? bulk.v : (const uint64_t[1]){0}, bulk.n, &meta_desc, &o,
+                            &as_stream, err);
     if (!rc) {
         uint64_t bits = 0;
         for (size_t j = 0; j < bulk.n; j++) {
@@ -154,11 +167,14 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
         }
         size_t b = 0;
         uint64_t at = 0;
-        for (size_t j = 0; j < bulk.n && b < brow.n; j++) { /* bit offset of each base's first value */
-            while (b < brow.n && bval.v[b] == j) bbit[b++] = at;
+        for (size_t j = 0; j < bulk.n && b < brow.n;
+             j++) { /* bit offset of each base's first value */
+            while (b < brow.n && bval.v[b] == j)
+                bbit[b++] = at;
             at += lens[j] > 1 ? lens[j] - 1 : 0;
         }
-        while (b < brow.n) bbit[b++] = at;
+        while (b < brow.n)
+            bbit[b++] = at;
         rc = put_stream(&as_bits, lens, bulk.n, err);
         size_t nbytes = (size_t)((bits + 7) / 8);
         uint8_t *out = rc ? NULL : ig_buf_extend(&as_bits, nbytes + 8);
@@ -183,11 +199,13 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     ig_st32(hdr + 12, (uint32_t)bulk.n);
     if (bulk.n > UINT32_MAX) rc = ig_err(err, -EFBIG, "too many values in one page");
     if (!rc && ig_buf_append(body, hdr, sizeof hdr)) rc = -ENOMEM;
-    for (int s = 0; s < 5 && !rc; s++) rc = put_stream(body, meta + (size_t)s * n, n, err);
+    for (int s = 0; s < 5 && !rc; s++)
+        rc = put_stream(body, meta + (size_t)s * n, n, err);
     if (!rc) rc = put_stream(body, brow.v ? brow.v : (const uint64_t[1]){0}, brow.n, err);
     if (!rc) rc = put_stream(body, bval.v ? bval.v : (const uint64_t[1]){0}, brow.n, err);
     /* bit-packed, so erasure (which only lowers these offsets) never grows it */
-    if (!rc) rc = put_stream_as(body, bbit ? bbit : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, err);
+    if (!rc)
+        rc = put_stream_as(body, bbit ? bbit : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, err);
     if (!rc) {
         const struct ig_buf *chosen = bits_kind ? &as_bits : &as_stream;
         if (ig_buf_append(body, chosen->data, chosen->len)) rc = -ENOMEM;
@@ -209,13 +227,13 @@ out:
 struct slide {
     size_t rows, nbases;
     bool bits;
-    const uint8_t *s[8];  /* the eight metadata streams */
+    const uint8_t *s[8]; /* the eight metadata streams */
     size_t sl[8];
-    const uint8_t *bulk;  /* kind 0: the int stream; kind 1: the lengths stream */
+    const uint8_t *bulk; /* kind 0: the int stream; kind 1: the lengths stream */
     size_t bulk_len;
-    const uint8_t *mant;  /* kind 1: mantissa bits */
+    const uint8_t *mant; /* kind 1: mantissa bits */
     size_t mant_len;
-    size_t nvalues;       /* values in the bulk */
+    size_t nvalues; /* values in the bulk */
 };
 
 static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, struct ig_error *err)
@@ -259,8 +277,11 @@ static int count_values(const uint64_t *kind, const uint64_t *lenv, const uint64
 {
     size_t total = 0;
     for (size_t i = 0; i < rows; i++) {
-        if (lenv[i] > MAX_LIST || kind[i] > KIND_EMPTY) return ig_err(err, -EIO, "slide page: bad row %zu", i);
-        uint64_t add = kind[i] == KIND_BASE ? lenv[i] : kind[i] == KIND_DELTA ? head[i] + tail[i] : 0;
+        if (lenv[i] > MAX_LIST || kind[i] > KIND_EMPTY)
+            return ig_err(err, -EIO, "slide page: bad row %zu", i);
+        uint64_t add = kind[i] == KIND_BASE    ? lenv[i]
+                       : kind[i] == KIND_DELTA ? head[i] + tail[i]
+                                               : 0;
         if (kind[i] == KIND_DELTA && head[i] + tail[i] > lenv[i])
             return ig_err(err, -EIO, "slide page: row %zu has more new values than values", i);
         total += add;
@@ -302,7 +323,8 @@ static int emit_row(struct ig_values *out, const uint64_t *vals, size_t n, bool 
 {
     if (null) return ig_values_push_entry(out, 0, 0) ? -ENOMEM : ig_values_end_row(out);
     if (n == 0)
-        return ig_values_push_entry(out, 0, (uint8_t)(li->max_def - 1)) ? -ENOMEM : ig_values_end_row(out);
+        return ig_values_push_entry(out, 0, (uint8_t)(li->max_def - 1)) ? -ENOMEM
+                                                                        : ig_values_end_row(out);
     for (size_t k = 0; k < n; k++)
         if (ig_values_push_entry(out, k ? 1 : 0, li->max_def) || ig_values_push_lane(out, vals[k]))
             return -ENOMEM;
@@ -322,10 +344,12 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     uint64_t *kind = meta, *lenv = meta + rows, *start = meta + 2 * rows, *head = meta + 3 * rows,
              *tail = meta + 4 * rows;
     for (int s = 0; s < 5 && !rc; s++)
-        rc = ig_ints_decode(sl.s[s], sl.sl[s], rows, &meta_desc, NULL, meta + (size_t)s * rows, err);
+        rc =
+            ig_ints_decode(sl.s[s], sl.sl[s], rows, &meta_desc, NULL, meta + (size_t)s * rows, err);
     size_t nv = 0;
     if (!rc) rc = count_values(kind, lenv, head, tail, rows, &nv, err);
-    if (!rc && nv != sl.nvalues) rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl.nvalues);
+    if (!rc && nv != sl.nvalues)
+        rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl.nvalues);
     uint64_t *bulk = rc ? NULL : malloc((nv + 1) * sizeof *bulk);
     if (!rc && !bulk) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &meta_desc, NULL, bulk, err);
@@ -333,8 +357,10 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
         struct bitreader br = {sl.mant, sl.mant_len, 0};
         for (size_t j = 0; j < nv && !rc; j++) {
             uint64_t L = bulk[j], m = 0;
-            if (L > 64) rc = ig_err(err, -EIO, "slide page: bad value length");
-            else if (L > 1 && read_bits(&br, (unsigned)L - 1, &m)) rc = ig_err(err, -EIO, "slide page: bits truncated");
+            if (L > 64)
+                rc = ig_err(err, -EIO, "slide page: bad value length");
+            else if (L > 1 && read_bits(&br, (unsigned)L - 1, &m))
+                rc = ig_err(err, -EIO, "slide page: bits truncated");
             bulk[j] = rc ? 0 : from_code(L, m);
         }
     }
@@ -355,20 +381,25 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
             }
         }
         if (kind[i] == KIND_NULL || kind[i] == KIND_EMPTY) { /* the window carries over */
-            rc = emit_row(out, NULL, 0, kind[i] == KIND_NULL, li) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+            rc = emit_row(out, NULL, 0, kind[i] == KIND_NULL, li)
+                     ? ig_err(err, -ENOMEM, "out of memory")
+                     : 0;
             continue;
         }
         if (kind[i] == KIND_BASE) {
-            for (size_t k = 0; k < cn; k++) cur[k] = unzz(bulk[at++], sgn);
+            for (size_t k = 0; k < cn; k++)
+                cur[k] = unzz(bulk[at++], sgn);
         } else {
             size_t keep = cn - head[i] - tail[i];
             if (!have_prev || start[i] > pn || keep > pn - start[i]) {
                 rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", i);
                 break;
             }
-            for (size_t k = 0; k < head[i]; k++) cur[k] = unzz(bulk[at++], sgn);
+            for (size_t k = 0; k < head[i]; k++)
+                cur[k] = unzz(bulk[at++], sgn);
             memcpy(cur + head[i], prev + start[i], keep * sizeof *cur);
-            for (size_t k = head[i] + keep; k < cn; k++) cur[k] = unzz(bulk[at++], sgn);
+            for (size_t k = head[i] + keep; k < cn; k++)
+                cur[k] = unzz(bulk[at++], sgn);
         }
         rc = emit_row(out, cur, cn, false, li) ? ig_err(err, -ENOMEM, "out of memory") : 0;
         uint64_t *t = prev;
@@ -407,15 +438,18 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
         size_t mid = lo + (hi - lo) / 2;
         rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &meta_desc, NULL, mid, &brow, err);
         if (rc) return rc;
-        if (brow <= k) lo = mid + 1;
-        else hi = mid;
+        if (brow <= k)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo == 0) return ig_err(err, -EIO, "slide page: no base before row %zu", k);
     size_t b = lo - 1;
     uint64_t row0, val0, bit0 = 0;
     rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &meta_desc, NULL, b, &row0, err);
     if (!rc) rc = ig_ints_get(sl.s[6], sl.sl[6], sl.nbases, &meta_desc, NULL, b, &val0, err);
-    if (!rc && sl.bits) rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &meta_desc, NULL, b, &bit0, err);
+    if (!rc && sl.bits)
+        rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &meta_desc, NULL, b, &bit0, err);
     if (rc) return rc;
     /* the bulk holds at most what the rows from the base need: bound by the page */
     struct ig_buf prevb = IG_BUF_INIT;
@@ -512,17 +546,23 @@ static int load_meta(const struct slide *sl, struct meta *m, struct ig_error *er
     m->hi = m->first + 2 * rows;
     int rc = 0;
     for (int s = 0; s < 5 && !rc; s++)
-        rc = ig_ints_decode(sl->s[s], sl->sl[s], rows, &meta_desc, NULL, m->a + (size_t)s * rows, err);
+        rc = ig_ints_decode(sl->s[s], sl->sl[s], rows, &meta_desc, NULL, m->a + (size_t)s * rows,
+                            err);
     for (int s = 0; s < 3 && !rc; s++)
-        rc = ig_ints_decode(sl->s[5 + s], sl->sl[5 + s], nb, &meta_desc, NULL, m->brow + (size_t)s * nb, err);
+        rc = ig_ints_decode(sl->s[5 + s], sl->sl[5 + s], nb, &meta_desc, NULL,
+                            m->brow + (size_t)s * nb, err);
     size_t nv = 0;
     if (!rc) rc = count_values(m->a, m->a + rows, m->a + 3 * rows, m->a + 4 * rows, rows, &nv, err);
-    if (!rc && nv != sl->nvalues) rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl->nvalues);
+    if (!rc && nv != sl->nvalues)
+        rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl->nvalues);
     if (rc) free_meta(m);
     return rc;
 }
 
-static bool bit(const uint8_t *bm, size_t i) { return bm && ((bm[i / 8] >> (i % 8)) & 1); }
+static bool bit(const uint8_t *bm, size_t i)
+{
+    return bm && ((bm[i / 8] >> (i % 8)) & 1);
+}
 
 /* Which bulk values hold nothing a live row reads (dead: nvalues bits). */
 static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *deleted,
@@ -557,7 +597,8 @@ static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *de
     memset(dead, 0, (sl->nvalues + 7) / 8);
     for (size_t j = 0; j < rows; j++) {
         if (!bit(deleted, j) || (kind[j] != KIND_BASE && kind[j] != KIND_DELTA)) continue;
-        size_t n = lenv[j], h = kind[j] == KIND_BASE ? n : head[j], t = kind[j] == KIND_BASE ? 0 : tail[j];
+        size_t n = lenv[j], h = kind[j] == KIND_BASE ? n : head[j],
+               t = kind[j] == KIND_BASE ? 0 : tail[j];
         for (size_t q = 0; q < h + t; q++) {
             size_t pos = q < h ? q : n - t + (q - h); /* head values, then tail values */
             if (pos < m->lo[j] || pos >= m->hi[j]) {
@@ -602,8 +643,9 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
     size_t pos = out->len;
     if (ig_buf_append(out, s, len)) return ig_err(err, -ENOMEM, "out of memory");
     size_t new_len = len;
-    int rc = ig_ints_erase_drops(s, len) ? -ENOSPC
-                                         : ig_ints_erase(out->data + pos, len, n, &meta_desc, NULL, dead, &new_len, err);
+    int rc = ig_ints_erase_drops(s, len)
+                 ? -ENOSPC
+                 : ig_ints_erase(out->data + pos, len, n, &meta_desc, NULL, dead, &new_len, err);
     if (rc == -ENOSPC) { /* the scheme cannot: re-encode the values with zeros */
         uint64_t *v = malloc((n + 1) * sizeof *v);
         if (!v) return ig_err(err, -ENOMEM, "out of memory");
@@ -648,13 +690,16 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
         size_t b = 0;
         for (size_t j = 0; !rc && j < sl.nvalues; j++) {
             if (lens[j] > 64) rc = ig_err(err, -EIO, "slide page: bad value length");
-            while (b < sl.nbases && m.bval[b] == j) bbit[b++] = bits;
+            while (b < sl.nbases && m.bval[b] == j)
+                bbit[b++] = bits;
             if (!bit(dead, j) && lens[j] > 1) bits += lens[j] - 1;
         }
-        while (b < sl.nbases) bbit[b++] = bits;
+        while (b < sl.nbases)
+            bbit[b++] = bits;
         size_t at = out->len;
         if (!rc) rc = put_stream_as(out, bbit, sl.nbases, IG_ENC_BITPACK, err);
-        if (!rc && out->len - at > sl.sl[7] + 4) rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
+        if (!rc && out->len - at > sl.sl[7] + 4)
+            rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
         if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, dead, true, err);
         size_t nbytes = (size_t)((bits + 7) / 8);
         uint8_t *dst = rc ? NULL : ig_buf_extend(out, nbytes + 8);
@@ -673,7 +718,8 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
             out->len -= 8;
         }
     }
-    if (!rc && out->len - base > len) rc = ig_err(err, -ENOSPC, "slide page: erasing would grow the page");
+    if (!rc && out->len - base > len)
+        rc = ig_err(err, -ENOSPC, "slide page: erasing would grow the page");
     free(dead);
     free(lens);
     free(bbit);
@@ -692,14 +738,17 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
     uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
     rc = lens ? 0 : ig_err(err, -ENOMEM, "out of memory");
     /* dead values hold nothing by the stream's rule (kind 1: length 0) */
-    if (!rc) rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, dead, err);
+    if (!rc)
+        rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, dead, err);
     if (!rc && sl.bits) { /* and no bits linger past the live ones */
         rc = ig_ints_decode(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, lens, err);
         uint64_t bits = 0;
-        for (size_t j = 0; !rc && j < sl.nvalues; j++) bits += lens[j] > 1 ? lens[j] - 1 : 0;
+        for (size_t j = 0; !rc && j < sl.nvalues; j++)
+            bits += lens[j] > 1 ? lens[j] - 1 : 0;
         for (uint64_t q = bits; !rc && q < (uint64_t)sl.mant_len * 8; q++)
             if ((sl.mant[q / 8] >> (q % 8)) & 1)
-                rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64, bits);
+                rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64,
+                            bits);
     }
     free(dead);
     free(lens);

@@ -51,8 +51,8 @@ static void test_erase_never_grows(void)
     for (int iter = 0; iter < 120; iter++) {
         bool strings = iter % 2;
         uint8_t type = strings ? IG_T_STRING : IG_T_INT64;
-        struct ig_leaf_info li = {.type = type, .max_rep = 1, .max_def = 3, .levels = true,
-                                  .per_value = 1};
+        struct ig_leaf_info li = {
+            .type = type, .max_rep = 1, .max_def = 3, .levels = true, .per_value = 1};
         size_t rows = 20 + (size_t)(test_rand(&s) % 500);
         struct ig_values v, out;
         ig_values_init(&v, type);
@@ -60,8 +60,8 @@ static void test_erase_never_grows(void)
         ig_values_init(&out, type);
         make_rows(&s, &v, rows, iter % 3, strings);
         struct ig_error err = {0};
-        struct ig_page_policy pol = {.type = type, .compression = iter % 5 == 4 ? IG_COMP_ZSTD : IG_COMP_NONE,
-                                     .leaf = li};
+        struct ig_page_policy pol = {
+            .type = type, .compression = iter % 5 == 4 ? IG_COMP_ZSTD : IG_COMP_NONE, .leaf = li};
         REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
         struct ig_pagerec rec = test_rec_of(&built, rows);
         uint8_t kill[(20 + 500) / 8 + 1] = {0};
@@ -70,7 +70,8 @@ static void test_erase_never_grows(void)
             size_t r = (size_t)(test_rand(&s) % rows);
             kill[r / 8] |= (uint8_t)(1u << (r % 8));
         }
-        int rc = ig_page_erase_leaf(built.stored.data, &rec, &li, kill, NULL, 3, &scratch, &erased, &err);
+        int rc = ig_page_erase_leaf(built.stored.data, &rec, &li, kill, NULL, 3, &scratch, &erased,
+                                    &err);
         if (rc) fprintf(stderr, "  erase: %s\n", err.msg);
         REQUIRE(rc == 0);
         tries++;
@@ -79,24 +80,30 @@ static void test_erase_never_grows(void)
         if (d > worst) worst = d;
         struct ig_pagerec rec2 = test_rec_of(&erased, rows);
         CHECK(ig_page_check_erased_leaf(erased.stored.data, &rec2, &li, kill, &scratch, &err) == 0);
-        bool had_data = false; /* then the unerased page must fail the check */
+        bool had_data = false;            /* then the unerased page must fail the check */
         for (size_t r = 0; r < rows; r++) /* a killed row with a nonzero value */
-            for (size_t k = v.row_val[r]; ((kill[r / 8] >> (r % 8)) & 1) && k < v.row_val[r + 1]; k++) {
+            for (size_t k = v.row_val[r]; ((kill[r / 8] >> (r % 8)) & 1) && k < v.row_val[r + 1];
+                 k++) {
                 size_t bl = 0;
                 had_data |= strings ? (ig_values_bytes(&v, k, &bl), bl > 0) : v.lanes[k] != 0;
             }
-        if (had_data) CHECK(ig_page_check_erased_leaf(built.stored.data, &rec, &li, kill, &scratch, &err) != 0);
-        REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out, &err) == 0);
+        if (had_data)
+            CHECK(ig_page_check_erased_leaf(built.stored.data, &rec, &li, kill, &scratch, &err) !=
+                  0);
+        REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out, &err) ==
+                0);
         int bad = 0;
         for (size_t r = 0; r < rows; r++) {
             if ((kill[r / 8] >> (r % 8)) & 1) continue;
-            size_t a0 = v.row_ent[r], a1 = v.row_ent[r + 1], b0 = out.row_ent[r], b1 = out.row_ent[r + 1];
+            size_t a0 = v.row_ent[r], a1 = v.row_ent[r + 1], b0 = out.row_ent[r],
+                   b1 = out.row_ent[r + 1];
             bad += a1 - a0 != b1 - b0 || memcmp(v.defs + a0, out.defs + b0, a1 - a0) != 0;
             size_t x0 = v.row_val[r], x1 = v.row_val[r + 1], y0 = out.row_val[r];
             for (size_t k = 0; k < x1 - x0 && !bad; k++) {
                 if (strings) {
                     size_t la, lb;
-                    const uint8_t *pa = ig_values_bytes(&v, x0 + k, &la), *pb = ig_values_bytes(&out, y0 + k, &lb);
+                    const uint8_t *pa = ig_values_bytes(&v, x0 + k, &la),
+                                  *pb = ig_values_bytes(&out, y0 + k, &lb);
                     bad += la != lb || memcmp(pa, pb, la) != 0;
                 } else {
                     bad += v.lanes[x0 + k] != out.lanes[y0 + k];

@@ -48,14 +48,18 @@ static void make_rows(uint64_t *s, struct ig_values *v, size_t rows, unsigned bi
             nn = 0; /* empty */
         } else if (pick < 14 || wn == 0) {
             nn = 1 + (size_t)(test_rand(s) % 256); /* reset: all new */
-            for (size_t k = 0; k < nn; k++) next[k] = random_id(s, bits, sgn);
+            for (size_t k = 0; k < nn; k++)
+                next[k] = random_id(s, bits, sgn);
         } else {
             size_t drop_head = (size_t)(test_rand(s) % 4), drop_tail = (size_t)(test_rand(s) % 3);
             size_t add_head = (size_t)(test_rand(s) % 4), add_tail = (size_t)(test_rand(s) % 3);
             if (drop_head + drop_tail > wn) drop_head = drop_tail = 0;
-            for (size_t k = 0; k < add_head; k++) next[nn++] = random_id(s, bits, sgn);
-            for (size_t k = drop_head; k < wn - drop_tail && nn < 290; k++) next[nn++] = win[k];
-            for (size_t k = 0; k < add_tail && nn < 300; k++) next[nn++] = random_id(s, bits, sgn);
+            for (size_t k = 0; k < add_head; k++)
+                next[nn++] = random_id(s, bits, sgn);
+            for (size_t k = drop_head; k < wn - drop_tail && nn < 290; k++)
+                next[nn++] = win[k];
+            for (size_t k = 0; k < add_tail && nn < 300; k++)
+                next[nn++] = random_id(s, bits, sgn);
         }
         if (nn == 0) {
             ig_values_push_entry(v, 0, (uint8_t)(max_def - 1));
@@ -86,8 +90,11 @@ static const struct {
     uint8_t type;
     unsigned bits;
     bool sgn;
-} types[] = {{IG_T_INT64, 64, true},  {IG_T_UINT64, 64, false}, {IG_T_INT32, 32, true},
-             {IG_T_UINT16, 16, false}, {IG_T_INT8, 8, true}};
+} types[] = {{IG_T_INT64, 64, true},
+             {IG_T_UINT64, 64, false},
+             {IG_T_INT32, 32, true},
+             {IG_T_UINT16, 16, false},
+             {IG_T_INT8, 8, true}};
 
 static void test_round_trip_random(void)
 {
@@ -99,16 +106,22 @@ static void test_round_trip_random(void)
         size_t t = (size_t)iter % (sizeof types / sizeof types[0]);
         uint8_t max_def = iter % 2 ? 2 : 1;
         size_t rows = 1 + (size_t)(test_rand(&s) % 400);
-        struct ig_leaf_info li = {.type = types[t].type, .max_rep = 1, .max_def = max_def,
-                                  .levels = true, .per_value = 1, .slide_ok = true};
+        struct ig_leaf_info li = {.type = types[t].type,
+                                  .max_rep = 1,
+                                  .max_def = max_def,
+                                  .levels = true,
+                                  .per_value = 1,
+                                  .slide_ok = true};
         REQUIRE(ig_slide_fits(&li, 1, max_def == 2 ? 1 : 0));
         struct ig_values v, out;
         ig_values_init(&v, li.type);
         ig_values_set_levels(&v, 1);
         ig_values_init(&out, li.type);
         make_rows(&s, &v, rows, types[t].bits, types[t].sgn, max_def);
-        struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE,
-                                     .compression = iter % 3 ? IG_COMP_NONE : IG_COMP_ZSTD, .leaf = li};
+        struct ig_page_policy pol = {.type = li.type,
+                                     .encoding = IG_PAGE_ENC_SLIDE,
+                                     .compression = iter % 3 ? IG_COMP_NONE : IG_COMP_ZSTD,
+                                     .leaf = li};
         struct ig_error err = {0};
         REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
         CHECK_EQ_INT(built.encoding, IG_PAGE_ENC_SLIDE);
@@ -146,8 +159,12 @@ static void test_smaller_than_level_streams(void)
     uint64_t s = check_seed;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0};
-    struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 1, .levels = true,
-                              .per_value = 1, .slide_ok = true};
+    struct ig_leaf_info li = {.type = IG_T_INT64,
+                              .max_rep = 1,
+                              .max_def = 1,
+                              .levels = true,
+                              .per_value = 1,
+                              .slide_ok = true};
     struct ig_values v;
     ig_values_init(&v, li.type);
     ig_values_set_levels(&v, 1);
@@ -187,8 +204,12 @@ static void test_erase_keeps_live_rows(void)
     struct ig_page_built built = {0}, erased = {0};
     for (int iter = 0; iter < 20; iter++) {
         uint8_t max_def = iter % 2 ? 2 : 1;
-        struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = max_def,
-                                  .levels = true, .per_value = 1, .slide_ok = true};
+        struct ig_leaf_info li = {.type = IG_T_INT64,
+                                  .max_rep = 1,
+                                  .max_def = max_def,
+                                  .levels = true,
+                                  .per_value = 1,
+                                  .slide_ok = true};
         size_t rows = 50 + (size_t)(test_rand(&s) % 300);
         struct ig_values v, out;
         ig_values_init(&v, li.type);
@@ -196,8 +217,10 @@ static void test_erase_keeps_live_rows(void)
         ig_values_init(&out, li.type);
         make_rows(&s, &v, rows, 64, true, max_def);
         struct ig_error err = {0};
-        struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE,
-                                     .compression = iter % 4 == 3 ? IG_COMP_ZSTD : IG_COMP_NONE, .leaf = li};
+        struct ig_page_policy pol = {.type = li.type,
+                                     .encoding = IG_PAGE_ENC_SLIDE,
+                                     .compression = iter % 4 == 3 ? IG_COMP_ZSTD : IG_COMP_NONE,
+                                     .leaf = li};
         REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
         struct ig_pagerec rec = test_rec_of(&built, rows);
         uint8_t del[64] = {0}, kill[64];
@@ -208,25 +231,33 @@ static void test_erase_keeps_live_rows(void)
                 for (size_t q = r; q < r + run && q < rows; q++)
                     if (!((del[q / 8] >> (q % 8)) & 1)) kill[q / 8] |= (uint8_t)(1u << (q % 8));
             }
-            int rc = ig_page_erase_leaf(built.stored.data, &rec, &li, kill, del, 3, &scratch, &erased, &err);
+            int rc = ig_page_erase_leaf(built.stored.data, &rec, &li, kill, del, 3, &scratch,
+                                        &erased, &err);
             if (rc) fprintf(stderr, "  erase: %s\n", err.msg);
             REQUIRE(rc == 0);
-            for (size_t i = 0; i < sizeof del; i++) del[i] |= kill[i];
+            for (size_t i = 0; i < sizeof del; i++)
+                del[i] |= kill[i];
             if (built.compression == IG_PC_NONE) CHECK(erased.stored.len <= built.stored.len);
             struct ig_pagerec rec2 = test_rec_of(&erased, rows);
-            REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out, &err) == 0);
-            CHECK(ig_page_check_erased_leaf(erased.stored.data, &rec2, &li, del, &scratch, &err) == 0);
+            REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out,
+                                        &err) == 0);
+            CHECK(ig_page_check_erased_leaf(erased.stored.data, &rec2, &li, del, &scratch, &err) ==
+                  0);
             /* the unerased page fails the same check (the check can fail) */
-            CHECK(ig_page_check_erased_leaf(built.stored.data, &rec, &li, del, &scratch, &err) != 0);
+            CHECK(ig_page_check_erased_leaf(built.stored.data, &rec, &li, del, &scratch, &err) !=
+                  0);
             REQUIRE(out.rows == rows);
             int bad = 0;
             for (size_t r = 0; r < rows; r++) {
-                size_t a0 = v.row_val[r], a1 = v.row_val[r + 1], b0 = out.row_val[r], b1 = out.row_val[r + 1];
+                size_t a0 = v.row_val[r], a1 = v.row_val[r + 1], b0 = out.row_val[r],
+                       b1 = out.row_val[r + 1];
                 if ((del[r / 8] >> (r % 8)) & 1) {
-                    for (size_t k = b0; k < b1; k++) bad += out.lanes[k] && !live_holds(&v, del, out.lanes[k]);
+                    for (size_t k = b0; k < b1; k++)
+                        bad += out.lanes[k] && !live_holds(&v, del, out.lanes[k]);
                     continue;
                 }
-                bad += a1 - a0 != b1 - b0 || memcmp(v.lanes + a0, out.lanes + b0, (a1 - a0) * 8) != 0;
+                bad +=
+                    a1 - a0 != b1 - b0 || memcmp(v.lanes + a0, out.lanes + b0, (a1 - a0) * 8) != 0;
                 bad += v.defs[v.row_ent[r]] != out.defs[out.row_ent[r]];
             }
             CHECK_EQ_INT(bad, 0);
@@ -250,8 +281,12 @@ static void test_erase_does_not_grow(void)
     uint64_t s = check_seed ^ 0x9e0;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0}, erased = {0};
-    struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 2, .levels = true,
-                              .per_value = 1, .slide_ok = true};
+    struct ig_leaf_info li = {.type = IG_T_INT64,
+                              .max_rep = 1,
+                              .max_def = 2,
+                              .levels = true,
+                              .per_value = 1,
+                              .slide_ok = true};
     struct ig_values v;
     ig_values_init(&v, li.type);
     ig_values_set_levels(&v, 1);
@@ -267,7 +302,8 @@ static void test_erase_does_not_grow(void)
     for (size_t r = 0; r < v.rows; r += 3) {
         memset(kill, 0, sizeof kill);
         kill[r / 8] |= (uint8_t)(1u << (r % 8));
-        REQUIRE(ig_page_erase_leaf(built.stored.data, &rec, &li, kill, NULL, 3, &scratch, &erased, &err) == 0);
+        REQUIRE(ig_page_erase_leaf(built.stored.data, &rec, &li, kill, NULL, 3, &scratch, &erased,
+                                   &err) == 0);
         long d = (long)erased.stored.len - (long)built.stored.len;
         grew += d > 0;
         if (d > worst) worst = d;
@@ -287,16 +323,20 @@ static void test_hostile_bytes(void)
     uint64_t s = check_seed ^ 0xbad;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0};
-    struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 2, .levels = true,
-                              .per_value = 1, .slide_ok = true};
+    struct ig_leaf_info li = {.type = IG_T_INT64,
+                              .max_rep = 1,
+                              .max_def = 2,
+                              .levels = true,
+                              .per_value = 1,
+                              .slide_ok = true};
     struct ig_values v, out;
     ig_values_init(&v, li.type);
     ig_values_set_levels(&v, 1);
     ig_values_init(&out, li.type);
     make_rows(&s, &v, 200, 64, true, 2);
     struct ig_error err = {0};
-    struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE,
-                                 .compression = IG_COMP_NONE, .leaf = li};
+    struct ig_page_policy pol = {
+        .type = li.type, .encoding = IG_PAGE_ENC_SLIDE, .compression = IG_COMP_NONE, .leaf = li};
     REQUIRE(ig_page_encode(&pol, &v, 0, v.rows, &scratch, &built, &err) == 0);
     size_t len = built.stored.len;
     uint8_t *copy = malloc(len);
@@ -307,14 +347,17 @@ static void test_hostile_bytes(void)
         size_t at = IG_BODY_HDR + (size_t)(test_rand(&s) % (len - IG_BODY_HDR));
         copy[at] ^= (uint8_t)(1u << (test_rand(&s) % 8));
         struct ig_pagerec rec = test_rec_of(&built, v.rows);
-        if (i % 3 == 0) rec.body_size = rec.stored = (uint32_t)(IG_BODY_HDR + test_rand(&s) % (len - IG_BODY_HDR));
+        if (i % 3 == 0)
+            rec.body_size = rec.stored =
+                (uint32_t)(IG_BODY_HDR + test_rand(&s) % (len - IG_BODY_HDR));
         errors += ig_page_decode_leaf(copy, &rec, &li, NULL, &scratch, &out, &err) != 0;
         size_t n;
         bool is_null;
         ig_slide_row(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows,
                      (size_t)(test_rand(&s) % v.rows), &li, &row, &n, &is_null, &err);
         uint8_t del[32];
-        for (size_t q = 0; q < sizeof del; q++) del[q] = (uint8_t)test_rand(&s);
+        for (size_t q = 0; q < sizeof del; q++)
+            del[q] = (uint8_t)test_rand(&s);
         ig_buf_reset(&row);
         ig_slide_erase(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &row, &err);
         ig_slide_check_erased(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &err);
