@@ -169,9 +169,39 @@ fail:
     return rc;
 }
 
+int ig_part_copy_footer(struct ig_part *p, struct ig_error *err)
+{
+    if (p->map_copied || !p->map) return 0;
+    uint8_t *copy = malloc(p->map_len ? p->map_len : 1);
+    if (!copy) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_pread_full(p->fd, copy, p->map_len, p->map_offset);
+    if (rc) {
+        free(copy);
+        return ig_err(err, rc, "%s: read: %s", p->path, strerror(-rc));
+    }
+    /* never touch the mapping again (it is what could fault): check the copy's
+     * header afresh, which also refreshes every field taken from it */
+    munmap(p->map, p->map_len);
+    p->footer = copy + (p->footer - p->map);
+    p->map = copy;
+    p->map_copied = true;
+    return check_header(p, err);
+}
+
+int ig_part_map_data(struct ig_part *p, struct ig_error *err)
+{
+    if (p->data || p->footer_offset == 0) return 0;
+    void *m = mmap(NULL, (size_t)p->footer_offset, PROT_READ, MAP_SHARED, p->fd, 0);
+    if (m == MAP_FAILED) return ig_err(err, -errno, "%s: mmap: %s", p->path, strerror(errno));
+    p->data = m;
+    return 0;
+}
+
 void ig_part_close(struct ig_part *p)
 {
-    if (p->map) munmap(p->map, p->map_len);
+    if (p->map && p->map_copied) free(p->map);
+    else if (p->map) munmap(p->map, p->map_len);
+    if (p->data) munmap((void *)p->data, (size_t)p->footer_offset);
     if (p->fd >= 0) close(p->fd);
     if (p->blob_fd >= 0) close(p->blob_fd);
     free(p->path);

@@ -25,10 +25,12 @@ struct ig_part {
     char *path;           /* for messages, owned */
     const char *name;     /* basename within path */
     uint64_t file_size;
-    uint8_t *map;         /* mmap of [map_offset, file_size) */
+    uint8_t *map;         /* mmap of [map_offset, file_size), or a private copy */
+    bool map_copied;      /* map is malloc'ed (ig_part_copy_footer), not mapped */
     size_t map_len;
     uint64_t map_offset;
     uint8_t *footer;      /* footer start inside map (writable only for erase) */
+    const uint8_t *data;  /* mmap of [0, footer_offset) after ig_part_map_data, else NULL */
     uint64_t footer_offset, footer_size;
     uint64_t root, generation; /* from the tail */
     /* header fields, copied once */
@@ -66,6 +68,14 @@ struct ig_pagerec {
 /* writable: map the footer read-write (erase); readers pass false. */
 int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err);
 void ig_part_close(struct ig_part *p);
+/* Replace the footer's mapping with a private copy read by pread: a long-lived
+ * reader (the mount daemon) then survives the part file being truncated or
+ * rewritten under it (a mapping would raise SIGBUS). Read-only parts only. */
+int ig_part_copy_footer(struct ig_part *p, struct ig_error *err);
+/* Map the page extents too (read-only), for a reader that serves page bytes in
+ * place instead of copying them out (the mount daemon). Bounds are those of the
+ * page records: every extent lies in [8, footer_offset). */
+int ig_part_map_data(struct ig_part *p, struct ig_error *err);
 
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *out,
                    struct ig_error *err);

@@ -22,6 +22,8 @@
 struct fs_entry {
     uint64_t k1, k2;
     struct ig_buf data;
+    const uint8_t *mapped;   /* when set, the bytes are [mapped, mapped + mapped_len) of a */
+    size_t mapped_len;       /* part file's mapping (verified), not data */
     struct ig_values *vals;  /* decoded page, or NULL */
     uint8_t *deleted;        /* page deletion bits when vals is set, or NULL */
     size_t bytes;            /* accounted size */

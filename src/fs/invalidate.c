@@ -137,6 +137,7 @@ bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t 
             syslog(LOG_ERR, "ingot: reloading: %s", err.msg);
         return false;
     }
+    fs_map_parts(&nt);
     pthread_rwlock_wrlock(&s->table_lock);
     struct ig_table old = s->table;
     s->table = nt;

@@ -10,6 +10,7 @@
 #include "session.h"
 #include "format/verify.h"
 #include "util/error.h"
+#include "util/sigbus.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -146,6 +147,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
      * pages in on the next read: a third of the daemon's time when measured.
      * The cache budget bounds the heap anyway, so keep freed memory. */
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    ig_sigbus_install(); /* page bytes are read from mappings of the part files */
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     struct fuse_loop_config *cfg = fuse_loop_cfg_create();
     fuse_loop_cfg_set_clone_fd(cfg, 1);

@@ -19,6 +19,16 @@ static void free_scratch(void *p)
     free(sc);
 }
 
+void fs_map_parts(struct ig_table *t)
+{
+    for (uint32_t i = 0; i < t->nparts; i++) {
+        /* a private footer survives the file shrinking under the mount; without
+         * the data mapping, pages are read with pread */
+        (void)ig_part_copy_footer(&t->parts[i], NULL);
+        (void)ig_part_map_data(&t->parts[i], NULL);
+    }
+}
+
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
                     struct ig_error *err)
 {
@@ -35,6 +45,7 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
         free(s->dir);
         return ig_err(err, -EFBIG, "%s: more than 16 Mi columns cannot be mounted", dir);
     }
+    fs_map_parts(&s->table);
     rc = fs_cache_init(&s->cache, cache_bytes);
     if (rc) {
         ig_table_close(&s->table);

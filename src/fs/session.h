@@ -63,6 +63,9 @@ struct fs_session {
     size_t nverified, verified_cap;
 };
 
+/* Give every part a private footer copy (truncation-proof) and map its page
+ * extents so plain pages can be served in place. */
+void fs_map_parts(struct ig_table *t);
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
                     struct ig_error *err);
 void fs_session_destroy(struct fs_session *s);

@@ -13,6 +13,7 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/sigbus.h"
 #include "util/io.h"
 
 #include <errno.h>
@@ -831,6 +832,57 @@ static int nested_piece(const struct view_plan *vp, enum fs_view view, const str
 }
 
 /* Fill a piece: the page's live rows rendered for the view. */
+/* What mapped_piece does with the mapped bytes, run under the SIGBUS guard. */
+struct mapped_check {
+    const uint8_t *b;       /* the page's extent in the mapping */
+    struct ig_pagerec rec;
+    unsigned width;
+    bool plain;             /* out: stored as plain values of `width` */
+    uint64_t hash;          /* out */
+};
+
+static void mapped_check_run(void *arg)
+{
+    struct mapped_check *m = arg;
+    const uint8_t *b = m->b;
+    size_t n = (size_t)m->rec.row_count * m->width;
+    m->plain = b[0] == 0 && b[IG_BODY_HDR] == IG_ENC_PLAIN && b[IG_BODY_HDR + 1] == m->width &&
+               m->rec.stored == IG_BODY_HDR + 2 + n;
+    if (m->plain) m->hash = ig_hash(b, m->rec.stored);
+}
+
+/* The .npy bytes of a page that stores them as they are: a plain, uncompressed
+ * stream of the type's width, no NULL, no deleted row. Then the piece is the
+ * page's own bytes in the part's mapping, checked against the page checksum once
+ * (the cache keeps the result): no pread copy, no decode copy. The mapped bytes
+ * are only touched under the SIGBUS guard (a part truncated under the mount).
+ * -EAGAIN when the page needs decoding. */
+static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct view_plan *vp,
+                        enum fs_view view, const struct fs_span *sp, struct fs_entry *e)
+{
+    const struct ig_colrec *c = &vp->ref.rec;
+    const struct ig_type_info *ti = ig_type_info(c->type);
+    struct mapped_check m = {0};
+    if (view != FS_V_NPY || vp->ref.nested || c->quantize || !p->data || !ti ||
+        ti->phys != IG_PHYS_LANES || ig_part_page(p, sp->page, &m.rec, NULL) || m.rec.leaf != c->leaf ||
+        m.rec.compression != IG_PC_NONE || m.rec.deleted || m.rec.stored < IG_BODY_HDR + 2)
+        return -EAGAIN;
+    m.b = p->data + m.rec.offset; /* ig_part_page checked the extent */
+    m.width = ti->width;
+    if (ig_sigbus_guard(mapped_check_run, &m)) {
+        fs_log_page_error(s, sp->part, sp->page, "the part file shrank under the mount");
+        return -EIO;
+    }
+    if (!m.plain) return -EAGAIN;
+    if (m.hash != m.rec.checksum) {
+        fs_log_page_error(s, sp->part, sp->page, "checksum mismatch");
+        return -EIO;
+    }
+    e->mapped = m.b + IG_BODY_HDR + 2;
+    e->mapped_len = (size_t)m.rec.row_count * ti->width;
+    return 0;
+}
+
 static int make_piece(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
                       struct fs_entry **out)
 {
@@ -899,6 +951,15 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
         return 0;
     }
     struct ig_column_ref ref = vp.ref;
+    rc = mapped_piece(s, p, &vp, f->node.view, sp, e);
+    if (rc != -EAGAIN) {
+        if (rc) {
+            fs_entry_free(e);
+            return rc;
+        }
+        *out = fs_cache_put(&s->cache, e);
+        return 0;
+    }
     struct ig_values v;
     ig_values_init(&v, ref.rec.type);
     const uint8_t *del;
@@ -1033,7 +1094,9 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
         struct fs_entry *e;
         int rc = make_piece(s, f, sp, &e);
         if (rc) return rc;
-        if (e->data.len != span_end - sp->start) {
+        const uint8_t *bytes = e->mapped ? e->mapped : e->data.data;
+        size_t nbytes = e->mapped ? e->mapped_len : e->data.len;
+        if (nbytes != span_end - sp->start) {
             /* the footer's length and the page disagree: corrupt */
             fs_cache_release(&s->cache, e);
             fs_log_page_error(s, sp->part, sp->page, "rendered length differs from the footer's");
@@ -1041,7 +1104,7 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
         }
         uint64_t from = pos - sp->start;
         uint64_t to = (end < span_end ? end : span_end) - sp->start;
-        rc = hold(s, rd, e, e->data.data + from, (size_t)(to - from));
+        rc = hold(s, rd, e, bytes + from, (size_t)(to - from));
         if (rc) return rc;
         pos = sp->start + to;
     }
