@@ -468,7 +468,6 @@ static int reencode_values(const uint8_t *vals, size_t vlen, size_t n, uint8_t t
     struct ig_values v;
     ig_values_init(&v, type);
     int rc = ig_values_reserve(&v, n);
-    struct ig_enc_opts eo = {.forced = IG_ENC_AUTO, .no_drop = true};
     if (rc) return ig_err(err, rc, "out of memory");
     if (v.is_bytes) {
         rc = ig_bytes_decode(vals, vlen, n, absent, v.offs, &v.data, err);
@@ -482,8 +481,8 @@ static int reencode_values(const uint8_t *vals, size_t vlen, size_t n, uint8_t t
                 if (!g) rc = ig_buf_append(&data, v.data.data + v.offs[i], v.offs[i + 1] - v.offs[i]);
                 s->offs[i + 1] = data.len;
             }
-            if (!rc) rc = ig_bytes_encode(s->offs, data.data ? data.data : (const uint8_t *)"", n,
-                                          &eo, out, err);
+            if (!rc) rc = ig_bytes_encode_erased(s->offs, data.data ? data.data : (const uint8_t *)"", n,
+                                                 gone, out, err);
             ig_buf_free(&data);
         }
     } else {
@@ -491,7 +490,7 @@ static int reencode_values(const uint8_t *vals, size_t vlen, size_t n, uint8_t t
         rc = ig_ints_decode(vals, vlen, n, &d, absent, v.lanes, err);
         for (size_t i = 0; i < n && !rc; i++)
             if ((gone[i / 8] >> (i % 8)) & 1) v.lanes[i] = 0;
-        if (!rc) rc = ig_ints_encode(v.lanes, n, &d, &eo, out, err);
+        if (!rc) rc = ig_ints_encode_erased(v.lanes, n, &d, gone, out, err);
     }
     ig_values_free(&v);
     return rc;

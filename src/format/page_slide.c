@@ -653,8 +653,7 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
         for (size_t i = 0; !rc && i < n; i++)
             if (bit(dead, i)) v[i] = 0;
         out->len = pos;
-        struct ig_enc_opts o = {.no_drop = true};
-        if (!rc) rc = ig_ints_encode(v, n, &meta_desc, &o, out, err);
+        if (!rc) rc = ig_ints_encode_erased(v, n, &meta_desc, dead, out, err);
         free(v);
         if (!rc && out->len - pos > len)
             return ig_err(err, -ENOSPC, "slide page: erasing would grow a stream");

@@ -94,6 +94,11 @@ int ig_ints_erase(uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                   const uint8_t *absent, const uint8_t *kill, size_t *new_len,
                   struct ig_error *err);
 bool ig_ints_erase_drops(const uint8_t *p, size_t len);
+/* Encode values of which positions `gone` (n bits) were erased (their values
+ * already zero) so that ig_ints_check_erased passes: the chosen scheme applies
+ * its own erase rule to them. No scheme that drops elements is used. */
+int ig_ints_encode_erased(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                          const uint8_t *gone, struct ig_buf *out, struct ig_error *err);
 
 /* 0 if every position in `erased` (n bits) holds no data by the scheme's rule
  * (e.g. plain: zero; dict: mask code and no unreferenced live dictionary entry;
@@ -119,6 +124,9 @@ int ig_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, 
 int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                    const uint8_t *kill, size_t *new_len, struct ig_error *err);
 bool ig_bytes_erase_drops(const uint8_t *p, size_t len);
+/* The same for bytes streams (gone items already empty). */
+int ig_bytes_encode_erased(const uint64_t *offs, const uint8_t *data, size_t n, const uint8_t *gone,
+                           struct ig_buf *out, struct ig_error *err);
 int ig_bytes_check_erased(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                           const uint8_t *erased, struct ig_error *err);
 

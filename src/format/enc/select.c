@@ -530,6 +530,44 @@ int ig_ints_erase(uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
     return rc;
 }
 
+/* Encode, then let the chosen scheme mark the gone positions its own way (an
+ * explicit marker for FOR/delta, a mask code for dict): a zero alone is not
+ * every scheme's erased form. If the scheme cannot, fall back to schemes whose
+ * erased form a zero is. */
+int ig_ints_encode_erased(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                          const uint8_t *gone, struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_enc_opts o = {.no_drop = true};
+    size_t at = out->len, new_len = 0;
+    int rc = ig_ints_encode(v, n, d, &o, out, err);
+    if (!rc) rc = ig_ints_erase(out->data + at, out->len - at, n, d, NULL, gone, &new_len, err);
+    if (!rc) {
+        out->len = at + new_len;
+        return 0;
+    }
+    if (rc != -ENOSPC) return rc;
+    out->len = at;
+    o.allowed = ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT);
+    return ig_ints_encode(v, n, d, &o, out, err);
+}
+
+int ig_bytes_encode_erased(const uint64_t *offs, const uint8_t *data, size_t n, const uint8_t *gone,
+                           struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_enc_opts o = {.no_drop = true};
+    size_t at = out->len, new_len = 0;
+    int rc = ig_bytes_encode(offs, data, n, &o, out, err);
+    if (!rc) rc = ig_bytes_erase(out->data + at, out->len - at, n, NULL, gone, &new_len, err);
+    if (!rc) {
+        out->len = at + new_len;
+        return 0;
+    }
+    if (rc != -ENOSPC) return rc;
+    out->len = at;
+    o.allowed = ENC_BIT(IG_ENC_PLAIN);
+    return ig_bytes_encode(offs, data, n, &o, out, err);
+}
+
 bool ig_ints_erase_drops(const uint8_t *p, size_t len)
 {
     return stream_drops(p, len);
