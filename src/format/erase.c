@@ -190,20 +190,17 @@ struct erase_ctx {
     struct ig_reader r;
     struct ig_values v;
     struct ig_page_built built;
-    struct ig_buf tmp, zeros;
+    struct ig_buf tmp;
     struct ig_erase_report *rep;
 };
 
 static int journal_extent(struct erase_ctx *x, const struct ig_part *p, uint64_t off,
                           const uint8_t *data, size_t len, size_t capacity)
 {
-    /* the whole extent: new bytes, then zeros up to its capacity */
-    int rc = ig_journal_add(&x->j, p->name, off, data, len);
-    if (!rc && capacity > len) {
-        ig_buf_reset(&x->zeros);
-        rc = ig_buf_append_zeros(&x->zeros, capacity - len);
-        if (!rc) rc = ig_journal_add(&x->j, p->name, off + len, x->zeros.data, capacity - len);
-    }
+    /* the whole extent: new bytes, then zeros up to its capacity (journaled as a
+     * range, not as bytes: the journal stays the size of what changed) */
+    int rc = len ? ig_journal_add(&x->j, p->name, off, data, len) : 0;
+    if (!rc && capacity > len) rc = ig_journal_zero(&x->j, p->name, off + len, capacity - len);
     x->rep->bytes_written += capacity > len ? capacity : len;
     return rc ? -ENOMEM : 0;
 }
@@ -653,7 +650,6 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     ig_values_free(&x.v);
     ig_page_built_free(&x.built);
     ig_buf_free(&x.tmp);
-    ig_buf_free(&x.zeros);
     if (open_ok) ig_table_close(&t);
     ig_table_unlock(lock);
     return rc;

@@ -204,7 +204,7 @@ int ig_page_enc_from_name(const char *name)
 static int recompress_to_fit(const struct ig_buf *body, size_t capacity, struct ig_page_built *out,
                              struct ig_error *err)
 {
-    static const int levels[] = {9, 19};
+    static const int levels[] = {9}; /* 19 costs ten times as much for little more */
     for (size_t i = 0; i < sizeof levels / sizeof levels[0] && out->stored.len > capacity; i++) {
         size_t bound = ZSTD_compressBound(body->len);
         struct ig_buf z = IG_BUF_INIT;

@@ -145,12 +145,12 @@ static uint32_t leaf_page_size(const struct ig_part_writer *w, uint32_t l)
 }
 
 static int append_page_record(struct ig_part_writer *w, uint32_t leaf, uint32_t first_row,
-                              uint32_t rows, const struct ig_page_built *b, uint32_t live_values,
-                              uint64_t node_text)
+                              uint32_t rows, const struct ig_page_built *b, uint32_t capacity,
+                              uint32_t live_values, uint64_t node_text)
 {
     uint8_t r[IG_PG_SIZE] = {0};
     ig_st64(r + IG_PG_OFFSET, w->offset);
-    ig_st32(r + IG_PG_CAPACITY, (uint32_t)b->stored.len);
+    ig_st32(r + IG_PG_CAPACITY, capacity);
     ig_st32(r + IG_PG_STORED, (uint32_t)b->stored.len);
     ig_st32(r + IG_PG_FIRST_ROW, first_row);
     ig_st32(r + IG_PG_ROW_COUNT, rows);
@@ -275,11 +275,19 @@ static int nested_text(struct ig_part_writer *w, const struct ig_tree *t, size_t
 static int write_page(struct ig_part_writer *w, uint32_t l, size_t start, size_t end,
                       uint32_t live_values, uint64_t node_text, struct ig_error *err)
 {
-    int rc = ig_write_full(w->fd, w->built.stored.data, w->built.stored.len);
+    /* A zstd page erased later recompresses to about, not exactly, its size; a
+     * little zeroed slack lets it stay in its extent instead of moving (which
+     * rewrites the footer). Uncompressed pages never grow on erase. */
+    size_t stored = w->built.stored.len;
+    size_t slack = w->built.compression == IG_PC_ZSTD ? (stored / 128 > 32 ? stored / 128 : 32) : 0;
+    static const uint8_t zeros[512];
+    int rc = ig_write_full(w->fd, w->built.stored.data, stored);
+    for (size_t left = slack; !rc && left > 0; left -= left < sizeof zeros ? left : sizeof zeros)
+        rc = ig_write_full(w->fd, zeros, left < sizeof zeros ? left : sizeof zeros);
     if (!rc) rc = append_page_record(w, l, (uint32_t)start, (uint32_t)(end - start), &w->built,
-                                     live_values, node_text);
+                                     (uint32_t)(stored + slack), live_values, node_text);
     if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
-    w->offset += w->built.stored.len;
+    w->offset += stored + slack;
     w->num_pages++;
     return 0;
 }
