@@ -1,11 +1,13 @@
 // blob_duck.mjs - the DuckDB side of scripts/bench/blob_point (peer: Parquet list<binary>).
 //
-//   node blob_duck.mjs parquet OBJDIR OUT.parquet [--row-group-size N]
+//   node blob_duck.mjs parquet OBJDIR OUT.parquet [--rows N]
 //       OBJDIR/R_K.bin (row R, object K) -> Parquet with columns id BIGINT and
 //       frames BLOB[] (list<binary>, objects in K order), one row per R, sorted by id,
-//       written by DuckDB from read_blob() (default compression: snappy).
-//       --row-group-size N: rows per row group (default: DuckDB's, 122,880, i.e. all
-//       rows in one group). Prints the row groups and the frames column's pages.
+//       written by DuckDB from read_blob() (default compression: snappy), in DuckDB's
+//       default row groups (122,880 rows: all rows in one group), or with --rows N
+//       one row group per row (rows 0..N-1), so that a point query on id can skip
+//       the other rows' lists by the row groups' min/max statistics.
+//       Prints JSON: secs, row groups, max rows per group, frames chunk sizes.
 //   node blob_duck.mjs fetch PARQUET OBJDIR R:K[,R:K...] --mode cold|warm
 //       For each sample: SELECT frames[K+1] FROM read_parquet(PARQUET) WHERE id = R,
 //       materialised, timed; the bytes are compared with OBJDIR/R_K.bin (untimed).
@@ -39,17 +41,28 @@ const [cmd] = pos;
 
 async function parquet() {
   const [, objdir, out] = pos;
-  const rg = opt('--row-group-size');
+  const perRow = opt('--rows') !== undefined;
   const inst = await DuckDBInstance.create(':memory:', CONFIG);
   const c = await inst.connect();
-  const t0 = nowUs();
-  await c.run(`COPY (
-      SELECT id, list(content ORDER BY k) AS frames FROM (
-        SELECT CAST(split_part(parse_filename(filename, true), '_', 1) AS BIGINT) AS id,
-               CAST(split_part(parse_filename(filename, true), '_', 2) AS INTEGER) AS k, content
+  const k = `CAST(split_part(parse_filename(filename, true), '_', 2) AS INTEGER)`;
+  let src;
+  if (perRow) {
+    // one SELECT per row, UNION ALL: each row reaches the writer as its own chunk, so
+    // ROW_GROUP_SIZE 1 gives one row group per row (a single GROUP BY result arrives
+    // as one chunk and would become one row group whatever ROW_GROUP_SIZE says)
+    const parts = [];
+    for (let r = 0; r < +opt('--rows'); r++)
+      parts.push(`SELECT ${r}::BIGINT AS id, list(content ORDER BY ${k}) AS frames ` +
+        `FROM read_blob(${sq(`${objdir}/${r}_*.bin`)})`);
+    src = parts.join(' UNION ALL ');
+  } else {
+    src = `SELECT id, list(content ORDER BY k) AS frames FROM (
+        SELECT CAST(split_part(parse_filename(filename, true), '_', 1) AS BIGINT) AS id, ${k} AS k, content
         FROM read_blob(${sq(objdir + '/*.bin')}))
-      GROUP BY id ORDER BY id)
-    TO ${sq(out)} (FORMAT parquet${rg ? `, ROW_GROUP_SIZE ${+rg}` : ''})`);
+      GROUP BY id ORDER BY id`;
+  }
+  const t0 = nowUs();
+  await c.run(`COPY (${src}) TO ${sq(out)} (FORMAT parquet${perRow ? ', ROW_GROUP_SIZE 1' : ''})`);
   const secs = (nowUs() - t0) / 1e6;
   const g = await (await c.runAndReadAll(
     `SELECT count(DISTINCT row_group_id) AS groups, max(row_group_num_rows) AS max_rows,
@@ -102,6 +115,6 @@ async function fetch() {
 if (cmd === 'parquet') await parquet();
 else if (cmd === 'fetch') await fetch();
 else {
-  console.error('usage: node blob_duck.mjs parquet OBJDIR OUT [--row-group-size N] | fetch PARQUET OBJDIR R:K,.. --mode cold|warm');
+  console.error('usage: node blob_duck.mjs parquet OBJDIR OUT [--rows N] | fetch PARQUET OBJDIR R:K,.. --mode cold|warm');
   process.exit(2);
 }
