@@ -622,6 +622,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     open_ok = rc == 0;
     if (!rc) rc = ig_erase_resolve(&t, req, &ids, &n, err);
     ig_journal_init(&x.j);
+    if (!rc) rc = ig_journal_stream(&x.j, dir, err);
     ig_values_init(&x.v, IG_T_INT64);
     size_t a = 0;
     for (uint32_t pi = 0; !rc && pi < t.nparts && a < n; pi++) {
@@ -634,7 +635,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     }
     if (!rc && n) {
         rep->rows = n;
-        rep->journal_bytes = x.j.buf.len;
+        rep->journal_bytes = x.j.spilled + x.j.buf.len;
         rc = ig_journal_commit(&x.j, dir, &fault, err);
         if (!rc) rc = ig_journal_apply(dir, &fault, err);
     }

@@ -31,13 +31,39 @@ void ig_fault_step(struct ig_fault *f)
     if (f && f->after && ++f->steps == f->after) kill(getpid(), SIGKILL);
 }
 
+#define SPILL_BYTES ((size_t)8 << 20) /* records kept in memory before they go to the file */
+
 void ig_journal_init(struct ig_journal *j)
 {
     memset(j, 0, sizeof *j);
+    j->fd = -1;
     ig_buf_append(&j->buf, MAGIC, 8);
 }
 
-void ig_journal_free(struct ig_journal *j) { ig_buf_free(&j->buf); }
+void ig_journal_free(struct ig_journal *j)
+{
+    if (j->fd >= 0) {
+        close(j->fd);
+        unlink(j->tmp); /* never committed */
+    }
+    ig_buf_free(&j->buf);
+    j->fd = -1;
+}
+
+/* Move the records so far to the file (hashing them on the way). */
+static void spill(struct ig_journal *j)
+{
+    if (j->fd < 0 || j->write_error || j->buf.len == 0) return;
+    ig_hasher_update(&j->hash, j->buf.data, j->buf.len);
+    j->write_error = ig_write_full(j->fd, j->buf.data, j->buf.len);
+    j->spilled += j->buf.len;
+    ig_buf_reset(&j->buf);
+}
+
+static void maybe_spill(struct ig_journal *j)
+{
+    if (j->fd >= 0 && j->buf.len >= SPILL_BYTES) spill(j);
+}
 
 int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, const void *data,
                    size_t len)
@@ -57,6 +83,7 @@ int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, cons
     ig_buf_append(&j->buf, data, len);
     j->records++;
     j->bytes += len;
+    maybe_spill(j);
     return 0;
 }
 
@@ -77,6 +104,7 @@ int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uin
         offset += n;
         len -= n;
     }
+    maybe_spill(j);
     return 0;
 }
 
@@ -87,6 +115,17 @@ static void journal_paths(const char *dir, char *tmp, char *final, char *sub, si
     snprintf(final, cap, "%s/.ingot/journal", dir);
 }
 
+int ig_journal_stream(struct ig_journal *j, const char *dir, struct ig_error *err)
+{
+    char final[4200], sub[4200];
+    journal_paths(dir, j->tmp, final, sub, sizeof j->tmp);
+    if (mkdir(sub, 0755) && errno != EEXIST) return ig_err(err, -errno, "%s: %s", sub, strerror(errno));
+    j->fd = open(j->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (j->fd < 0) return ig_err(err, -errno, "%s: %s", j->tmp, strerror(errno));
+    ig_hasher_init(&j->hash);
+    return 0;
+}
+
 int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
                       struct ig_error *err)
 {
@@ -95,12 +134,21 @@ int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
     if (mkdir(sub, 0755) && errno != EEXIST) return ig_err(err, -errno, "%s: %s", sub, strerror(errno));
     uint8_t end = KIND_END;
     int rc = ig_buf_append(&j->buf, &end, 1);
-    if (!rc) rc = ig_buf_append_u64(&j->buf, ig_hash(j->buf.data, j->buf.len));
-    if (!rc) rc = ig_buf_append(&j->buf, END_MAGIC, 8);
     if (rc) return ig_err(err, rc, "out of memory");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return ig_err(err, -errno, "%s: %s", tmp, strerror(errno));
-    rc = ig_write_full(fd, j->buf.data, j->buf.len);
+    int fd = j->fd;
+    if (fd >= 0) { /* streamed: the rest of the records, then the hash of them all */
+        spill(j);
+        rc = j->write_error;
+        uint64_t h = ig_hasher_final(&j->hash);
+        if (!rc) rc = ig_buf_append_u64(&j->buf, h) || ig_buf_append(&j->buf, END_MAGIC, 8) ? -ENOMEM : 0;
+        j->fd = -1; /* this function closes it */
+    } else {
+        rc = ig_buf_append_u64(&j->buf, ig_hash(j->buf.data, j->buf.len));
+        if (!rc) rc = ig_buf_append(&j->buf, END_MAGIC, 8);
+        fd = rc ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (!rc && fd < 0) return ig_err(err, -errno, "%s: %s", tmp, strerror(errno));
+    }
+    if (!rc) rc = ig_write_full(fd, j->buf.data, j->buf.len);
     ig_fault_step(f);
     if (!rc && fsync(fd)) rc = -errno;
     ig_fault_step(f);
@@ -116,18 +164,60 @@ int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
     return 0;
 }
 
-/* Parse and check a journal file; returns its bytes in *buf. */
-static int load(const char *path, struct ig_buf *buf, struct ig_error *err)
+/* A journal is read twice, a buffer at a time (it can be as large as the
+ * rewrite): once to check its hash, once to apply its records. */
+struct jreader {
+    int fd;
+    uint64_t pos, end; /* file offsets: next byte, end of the records */
+    uint8_t buf[1 << 16];
+    size_t have, at;   /* bytes in buf, next unread */
+};
+
+static int jr_read(struct jreader *r, void *dst, size_t n)
 {
-    char *data;
-    size_t len;
-    int rc = ig_read_file(path, (size_t)1 << 34, &data, &len, err);
-    if (rc) return rc;
-    buf->data = (uint8_t *)data;
-    buf->len = buf->cap = len;
-    if (len < 8 + 1 + 16 || memcmp(data, MAGIC, 8) || memcmp(data + len - 8, END_MAGIC, 8) ||
-        ig_ld64(data + len - 16) != ig_hash(data, len - 16))
+    uint8_t *d = dst;
+    while (n > 0) {
+        if (r->at == r->have) {
+            uint64_t left = r->end - r->pos;
+            if (left == 0) return -EIO;
+            size_t want = left < sizeof r->buf ? (size_t)left : sizeof r->buf;
+            int rc = ig_pread_full(r->fd, r->buf, want, r->pos);
+            if (rc) return rc;
+            r->pos += want;
+            r->have = want;
+            r->at = 0;
+        }
+        size_t take = r->have - r->at < n ? r->have - r->at : n;
+        memcpy(d, r->buf + r->at, take);
+        r->at += take;
+        d += take;
+        n -= take;
+    }
+    return 0;
+}
+
+/* Check the frame (magics, hash over everything before it); *records_end is
+ * where the hash starts. */
+static int check_frame(int fd, const char *path, uint64_t *records_end, struct ig_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st)) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    uint64_t size = (uint64_t)st.st_size;
+    uint8_t head[8], tail[16];
+    if (size < 8 + 1 + 16 || ig_pread_full(fd, head, 8, 0) || ig_pread_full(fd, tail, 16, size - 16) ||
+        memcmp(head, MAGIC, 8) || memcmp(tail + 8, END_MAGIC, 8))
         return ig_err(err, -EIO, "%s: journal is damaged", path);
+    struct ig_hasher h;
+    ig_hasher_init(&h);
+    static _Thread_local uint8_t chunk[1 << 16];
+    for (uint64_t off = 0; off < size - 16;) {
+        size_t n = size - 16 - off < sizeof chunk ? (size_t)(size - 16 - off) : sizeof chunk;
+        if (ig_pread_full(fd, chunk, n, off)) return ig_err(err, -EIO, "%s: unreadable", path);
+        ig_hasher_update(&h, chunk, n);
+        off += n;
+    }
+    if (ig_hasher_final(&h) != ig_ld64(tail)) return ig_err(err, -EIO, "%s: journal is damaged", path);
+    *records_end = size - 16;
     return 0;
 }
 
@@ -149,36 +239,36 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
 {
     char tmp[4200], final[4200], sub[4200];
     journal_paths(dir, tmp, final, sub, sizeof tmp);
-    struct ig_buf b = IG_BUF_INIT;
-    int rc = load(final, &b, err);
-    if (rc) {
-        ig_buf_free(&b);
-        return rc;
+    int jfd = open(final, O_RDONLY | O_CLOEXEC);
+    if (jfd < 0) return ig_err(err, -errno, "%s: %s", final, strerror(errno));
+    struct jreader *r = malloc(sizeof *r);
+    if (!r) {
+        close(jfd);
+        return ig_err(err, -ENOMEM, "out of memory");
     }
+    *r = (struct jreader){.fd = jfd, .pos = 8};
+    int rc = check_frame(jfd, final, &r->end, err);
     int fds[64], nfds = 0;
     char names[64][256];
-    size_t pos = 8, end = b.len - 16;
-    while (!rc && pos < end) {
-        uint8_t kind = b.data[pos++];
+    while (!rc) {
+        uint8_t kind;
+        if (jr_read(r, &kind, 1)) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+            break;
+        }
         if (kind == KIND_END) break;
-        if ((kind != KIND_WRITE && kind != KIND_ZERO) || end - pos < 2) {
-            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-            break;
-        }
-        size_t nl = ig_ld16(b.data + pos);
-        pos += 2;
-        if (end - pos < nl + 12 || nl == 0 || nl > 255) {
-            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-            break;
-        }
+        uint8_t nlb[2], hdr[12];
         char name[256];
-        memcpy(name, b.data + pos, nl);
+        size_t nl = 0;
+        if ((kind != KIND_WRITE && kind != KIND_ZERO) || jr_read(r, nlb, 2) ||
+            (nl = ig_ld16(nlb)) == 0 || nl > 255 || jr_read(r, name, nl) || jr_read(r, hdr, 12)) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+            break;
+        }
         name[nl] = '\0';
-        pos += nl;
-        uint64_t off = ig_ld64(b.data + pos);
-        uint32_t len = ig_ld32(b.data + pos + 8);
-        pos += 12;
-        if (strchr(name, '/') || name[0] == '.' || (kind == KIND_WRITE && end - pos < len)) {
+        uint64_t off = ig_ld64(hdr);
+        uint32_t len = ig_ld32(hdr + 8);
+        if (strchr(name, '/') || name[0] == '.' || memchr(name, 0, nl)) {
             rc = ig_err(err, -EIO, "%s: journal record malformed", final);
             break;
         }
@@ -187,27 +277,35 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
             rc = ig_err(err, fd, "%s/%s: %s", dir, name, strerror(-fd));
             break;
         }
-        if (kind == KIND_WRITE) {
-            rc = ig_pwrite_full(fd, b.data + pos, len, off);
-            pos += len;
-        } else {
-            static const uint8_t zeros[65536];
-            for (uint64_t done = 0; !rc && done < len;) {
-                size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
-                rc = ig_pwrite_full(fd, zeros, n, off + done);
-                done += n;
+        static const uint8_t zeros[65536];
+        uint8_t *piece = kind == KIND_WRITE ? malloc(len < sizeof zeros ? len + 1 : sizeof zeros) : NULL;
+        if (kind == KIND_WRITE && !piece) rc = -ENOMEM;
+        bool malformed = false;
+        for (uint64_t done = 0; !rc && done < len;) {
+            size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
+            if (kind == KIND_WRITE && jr_read(r, piece, n)) {
+                malformed = true;
+                break;
             }
+            rc = ig_pwrite_full(fd, kind == KIND_WRITE ? piece : zeros, n, off + done);
+            done += n;
+        }
+        free(piece);
+        if (malformed) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+            break;
         }
         ig_fault_step(f);
         if (rc) rc = ig_err(err, rc, "%s/%s: write: %s", dir, name, strerror(-rc));
     }
+    free(r);
+    close(jfd);
     for (int i = 0; i < nfds; i++) {
         if (!rc && fsync(fds[i])) rc = ig_err(err, -errno, "%s/%s: fsync: %s", dir, names[i],
                                               strerror(errno));
         ig_fault_step(f);
         close(fds[i]);
     }
-    ig_buf_free(&b);
     if (rc) return rc;
     if (unlink(final)) return ig_err(err, -errno, "%s: %s", final, strerror(errno));
     ig_fault_step(f);

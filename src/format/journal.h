@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/hash.h"
 
 struct ig_error;
 
@@ -38,9 +39,14 @@ void ig_fault_init(struct ig_fault *f);
 void ig_fault_step(struct ig_fault *f);
 
 struct ig_journal {
-    struct ig_buf buf;   /* records so far */
+    struct ig_buf buf;   /* records not yet in the file */
     uint64_t bytes;      /* payload bytes */
     uint32_t records;
+    int fd;              /* journal.tmp when streaming (ig_journal_stream), else -1 */
+    int write_error;     /* first failed write to it, reported by commit */
+    uint64_t spilled;    /* bytes already in the file */
+    struct ig_hasher hash; /* of what went to the file so far */
+    char tmp[4200];
 };
 
 void ig_journal_init(struct ig_journal *j);
@@ -50,6 +56,10 @@ int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, cons
 /* Zero [offset, offset + len) of a file (erased blob objects). */
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len);
 
+/* Write records to dir/.ingot/journal.tmp as they come (in 8 MiB batches)
+ * instead of holding them all: memory stays flat however much an erase
+ * rewrites. Freeing an uncommitted journal removes the file. */
+int ig_journal_stream(struct ig_journal *j, const char *dir, struct ig_error *err);
 /* Make the journal durable in dir/.ingot/journal (the commit point). */
 int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
                       struct ig_error *err);
