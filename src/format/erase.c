@@ -583,18 +583,21 @@ static void audit(const char *dir, const struct ig_erase_request *req,
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    struct ig_buf b = IG_BUF_INIT;
-    ig_buf_printf(&b, "%s origin=%s request=\"", when, req->origin ? req->origin : "api");
+    /* the request as text, then as one JSON string (column names may hold quotes) */
+    struct ig_buf r = IG_BUF_INIT, b = IG_BUF_INIT;
     for (size_t i = 0; i < req->nrows && i < 1000; i++)
-        ig_buf_printf(&b, "%srow %" PRIu64, b.data[b.len - 1] == '"' ? "" : ", ", req->rows[i]);
-    if (req->nrows > 1000) ig_buf_printf(&b, ", ... %zu row ids in all", req->nrows);
+        ig_buf_printf(&r, "%srow %" PRIu64, r.len ? ", " : "", req->rows[i]);
+    if (req->nrows > 1000) ig_buf_printf(&r, ", ... %zu row ids in all", req->nrows);
     for (size_t i = 0; i < req->nwhere; i++) {
         /* the column, never the value: the value identifies the person */
-        ig_buf_printf(&b, "%swhere ", b.data[b.len - 1] == '"' ? "" : ", ");
-        ig_render_json_string(&b, (const uint8_t *)req->where[i].column, strlen(req->where[i].column));
-        ig_buf_printf(&b, " = <redacted>");
+        ig_buf_printf(&r, "%swhere ", r.len ? ", " : "");
+        ig_render_json_string(&r, (const uint8_t *)req->where[i].column, strlen(req->where[i].column));
+        ig_buf_printf(&r, " = <redacted>");
     }
-    ig_buf_printf(&b, "\" rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
+    ig_buf_printf(&b, "%s origin=%s request=", when, req->origin ? req->origin : "api");
+    ig_render_json_string(&b, r.data ? r.data : (const uint8_t *)"", r.len);
+    ig_buf_free(&r);
+    ig_buf_printf(&b, " rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
                       " page_records=%" PRIu64 " blob_objects_zeroed=%" PRIu64 " bytes_written=%" PRIu64
                       " journal_bytes=%" PRIu64 "\n",
                   rep->rows, rep->pages_rewritten, rep->pages_moved, rep->records, rep->blob_objects,
