@@ -43,59 +43,113 @@ static bool row_live(const struct ig_table *t, uint64_t id)
 }
 
 /* Does value i of v equal the target (a one-value ig_values)? */
-static bool value_matches(const struct ig_values *v, size_t i, const struct ig_values *target)
+/* Does value i of v equal value j of the targets? (SQL-ish: NULL matches NULL
+ * here because `--where col=\N` asks for the NULL rows; -0.0 equals 0.0; NaN
+ * equals nothing.) */
+static bool value_matches(const struct ig_values *v, size_t i, const struct ig_values *t, size_t j)
 {
-    bool tnull = ig_values_is_null(target, 0), vnull = ig_values_is_null(v, i);
+    bool tnull = ig_values_is_null(t, j), vnull = ig_values_is_null(v, i);
     if (tnull || vnull) return tnull && vnull;
     if (v->is_bytes) {
         size_t a, b;
-        const uint8_t *pa = ig_values_bytes(v, i, &a), *pb = ig_values_bytes(target, 0, &b);
+        const uint8_t *pa = ig_values_bytes(v, i, &a), *pb = ig_values_bytes(t, j, &b);
         return a == b && memcmp(pa, pb, a) == 0;
     }
     if (v->type == IG_T_FLOAT64) {
         double x, y;
         memcpy(&x, &v->lanes[i], 8);
-        memcpy(&y, &target->lanes[0], 8);
+        memcpy(&y, &t->lanes[j], 8);
         return x == y;
     }
     if (v->type == IG_T_FLOAT32) {
-        uint32_t bx = (uint32_t)v->lanes[i], by = (uint32_t)target->lanes[0];
+        uint32_t bx = (uint32_t)v->lanes[i], by = (uint32_t)t->lanes[j];
         float x, y;
         memcpy(&x, &bx, 4);
         memcpy(&y, &by, 4);
         return x == y;
     }
-    if (v->type == IG_T_BOOL) return (v->lanes[i] != 0) == (target->lanes[0] != 0);
-    return v->lanes[i] == target->lanes[0];
+    if (v->type == IG_T_BOOL) return (v->lanes[i] != 0) == (t->lanes[j] != 0);
+    return v->lanes[i] == t->lanes[j];
 }
 
-/* Every live row whose column equals the value. */
-static int scan_where(const struct ig_table *t, const struct ig_erase_where *w, struct ig_u64vec *out,
-                      struct ig_error *err)
+/* A hash of value i consistent with value_matches (equal values, equal hashes). */
+static uint64_t value_hash(const struct ig_values *v, size_t i)
+{
+    if (ig_values_is_null(v, i)) return 0x9E3779B97F4A7C15ull;
+    if (v->is_bytes) {
+        size_t n;
+        const uint8_t *p = ig_values_bytes(v, i, &n);
+        return ig_hash(p, n);
+    }
+    uint64_t x = v->lanes[i];
+    if (v->type == IG_T_FLOAT64 && x == 0x8000000000000000ull) x = 0; /* -0.0 == 0.0 */
+    if (v->type == IG_T_FLOAT32 && (uint32_t)x == 0x80000000u) x = 0;
+    if (v->type == IG_T_BOOL) x = x != 0;
+    x ^= x >> 33; /* a 64-bit mix (murmur3 finaliser) */
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* The values one column is matched against, in an open-addressing set. */
+struct value_set {
+    struct ig_values t;
+    uint32_t *slot; /* target index + 1, 0 = empty */
+    size_t mask;
+};
+
+static bool set_has(const struct value_set *s, const struct ig_values *v, size_t i)
+{
+    for (size_t h = value_hash(v, i) & s->mask;; h = (h + 1) & s->mask) {
+        if (!s->slot[h]) return false;
+        if (value_matches(v, i, &s->t, s->slot[h] - 1)) return true;
+    }
+}
+
+/* Every live row whose column equals one of the values of the clauses w[k] for
+ * which w[k].column is `column`: one scan of the column for all of them. */
+static int scan_where(const struct ig_table *t, const char *column, const struct ig_erase_where *w,
+                      size_t nw, struct ig_u64vec *out, struct ig_error *err)
 {
     struct ig_column_ref c;
-    int rc = ig_table_column(t, w->column, strlen(w->column), &c, err);
-    if (rc) return ig_err(err, -EINVAL, "no column '%s'", w->column);
-    struct ig_column_def def = {.name = (char *)w->column,
-                                .name_len = strlen(w->column),
+    int rc = ig_table_column(t, column, strlen(column), &c, err);
+    if (rc) return ig_err(err, -EINVAL, "no column '%s'", column);
+    struct ig_column_def def = {.name = (char *)column,
+                                .name_len = strlen(column),
                                 .type = c.rec.type,
                                 .nullable = true};
-    struct ig_values target, v;
-    ig_values_init(&target, c.rec.type);
+    struct value_set set = {0};
+    struct ig_values v;
+    ig_values_init(&set.t, c.rec.type);
     ig_values_init(&v, c.rec.type);
     struct ig_buf scratch = IG_BUF_INIT;
     struct ig_convert_ctx cc = {.scratch = &scratch};
     struct ig_error sub = {0};
-    if (c.rec.type == IG_T_BLOB)
-        rc = ig_err(&sub, -EINVAL, "blob columns cannot be matched by value");
-    else if (!strcmp(w->value, "\\N"))
-        rc = ig_values_push_null(&target);
-    else
-        rc = ig_convert_text(&def, &target, w->value, strlen(w->value), true, &cc, &sub);
+    for (size_t k = 0; k < nw && !rc; k++) {
+        if (strcmp(w[k].column, column)) continue;
+        if (c.rec.type == IG_T_BLOB || c.nested)
+            rc = ig_err(&sub, -EINVAL, "%s columns cannot be matched by value",
+                        c.rec.type == IG_T_BLOB ? "blob" : "nested");
+        else if (!strcmp(w[k].value, "\\N"))
+            rc = ig_values_push_null(&set.t);
+        else
+            rc = ig_convert_text(&def, &set.t, w[k].value, strlen(w[k].value), true, &cc, &sub);
+    }
     ig_buf_free(&scratch);
     if (rc) {
-        ig_values_free(&target);
-        return ig_err(err, -EINVAL, "column '%s': %s", w->column, sub.msg);
+        ig_values_free(&set.t);
+        return ig_err(err, -EINVAL, "column '%s': %s", column, sub.msg);
+    }
+    size_t cap = 16;
+    while (cap < 2 * set.t.n) cap *= 2;
+    set.mask = cap - 1;
+    set.slot = calloc(cap, sizeof *set.slot);
+    rc = set.slot ? 0 : -ENOMEM;
+    for (size_t j = 0; j < set.t.n && !rc; j++) {
+        size_t h = value_hash(&set.t, j) & set.mask;
+        while (set.slot[h]) h = (h + 1) & set.mask;
+        set.slot[h] = (uint32_t)(j + 1);
     }
     struct ig_reader r = {0};
     for (uint32_t g = 0; g < t->num_groups && !rc; g++) {
@@ -111,14 +165,15 @@ static int scan_where(const struct ig_table *t, const struct ig_erase_where *w, 
             rc = ig_reader_load(&r, p, &c, pg, gr.first_row, &rec, &v, &del, err);
             for (size_t i = 0; !rc && i < v.n; i++) {
                 if (del && (del[i / 8] >> (i % 8) & 1)) continue;
-                if (value_matches(&v, i, &target))
+                if (set_has(&set, &v, i))
                     rc = ig_u64vec_push(out, p->first_row_id + gr.first_row + rec.first_row + i);
             }
         }
     }
     ig_reader_free(&r);
     ig_values_free(&v);
-    ig_values_free(&target);
+    ig_values_free(&set.t);
+    free(set.slot);
     return rc;
 }
 
@@ -136,8 +191,11 @@ int ig_erase_resolve(const struct ig_table *t, const struct ig_erase_request *re
         else
             rc = ig_u64vec_push(&l, req->rows[i]);
     }
-    for (size_t i = 0; i < req->nwhere && !rc; i++)
-        rc = scan_where(t, &req->where[i], &l, err);
+    for (size_t i = 0; i < req->nwhere && !rc; i++) { /* one scan per distinct column */
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) seen = !strcmp(req->where[k].column, req->where[i].column);
+        if (!seen) rc = scan_where(t, req->where[i].column, req->where, req->nwhere, &l, err);
+    }
     if (rc) {
         free(l.v);
         return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;

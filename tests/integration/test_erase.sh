@@ -80,6 +80,22 @@ rle_runs() {
 }
 check erase_rle_runs_reencoded_verifies rle_runs
 
+# --- many --where clauses on one column: one scan, every value matched (0.0 = -0.0)
+where_many() {
+    printf 'id,x,s\n' >"$WORK/w.csv"
+    for i in $(seq 0 999); do echo "$i,$((i % 50)).5,s$((i % 7))"; done >>"$WORK/w.csv"
+    echo "1000,-0.0,zero" >>"$WORK/w.csv"
+    "$INGOT" import "$WORK/w.csv" "$WORK/tw" >/dev/null 2>&1 || return 1
+    local args=() k
+    for k in $(seq 0 2 48); do args+=(--where "x=$k.5"); done
+    "$INGOT" erase "${args[@]}" --where x=0.0 --where s=s3 --where s=nothing "$WORK/tw" >/dev/null || return 1
+    # x = 0.5, 2.5, ... 48.5 (500 rows), -0.0 (1 row), s3 among the odd x (~71 more)
+    [ "$("$INGOT" cat "$WORK/tw" x | grep -c -E '^(0|[0-9]*[02468])\.5$')" = 0 ] || return 1
+    ! "$INGOT" cat "$WORK/tw" s | grep -qx -e s3 -e zero || return 1
+    [ "$("$INGOT" inspect --json "$WORK/tw" | jq .deleted_rows)" = "$("$PY" -c "print(sum(1 for i in range(1000) if (i % 50) % 2 == 0 or i % 7 == 3) + 1)")" ]
+}
+check erase_many_where_clauses_one_scan where_many
+
 # --- the same row twice, a missing row, a bad --where: errors, nothing changed
 t="$WORK/t_plain_none"
 unchanged_on_error() {
