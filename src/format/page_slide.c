@@ -47,11 +47,13 @@ static void put_bits(uint8_t *dst, uint64_t *pos, uint64_t x, unsigned w)
     }
 }
 
-/* u32 length + an int stream; `forced` 0 lets the codecs choose. */
+/* u32 length + an int stream; `forced` 0 lets the codecs choose. Streams that
+ * erasure touches (the bulk) must not drop elements; the row metadata is never
+ * erased (an erased row keeps its shape), so any scheme, RLE included, will do. */
 static int put_stream_as(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_enc forced,
-                         struct ig_error *err)
+                         bool erasable, struct ig_error *err)
 {
-    struct ig_enc_opts o = {.forced = forced, .no_drop = true};
+    struct ig_enc_opts o = {.forced = forced, .no_drop = erasable};
     size_t at = b->len;
     if (ig_buf_append_u32(b, 0)) return ig_err(err, -ENOMEM, "out of memory");
     int rc = ig_ints_encode(v, n, &meta_desc, &o, b, err);
@@ -59,9 +61,9 @@ static int put_stream_as(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_
     return rc;
 }
 
-static int put_stream(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_error *err)
+static int put_meta(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_error *err)
 {
-    return put_stream_as(b, v, n, IG_ENC_AUTO, err);
+    return put_stream_as(b, v, n, IG_ENC_AUTO, false, err);
 }
 
 /* Longest run cur[h..] == prev[s..]. */
@@ -94,10 +96,17 @@ static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, siz
     return best >= 4 || (best > 0 && best == cn) ? best : 0;
 }
 
-size_t ig_slide_new_values(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn)
+uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, bool sgn)
 {
-    size_t h, st;
-    return cn - best_run(prev, pn, cur, cn, &h, &st);
+    size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
+    uint64_t bits = 8; /* the row's share of the metadata streams */
+    for (size_t k = 0; k < cn; k++) {
+        if (keep && k == h) k += keep; /* the kept run costs nothing */
+        if (k >= cn) break;
+        uint64_t z = zz(cur[k], sgn);
+        bits += 5 + (z > 1 ? 63 - (uint64_t)__builtin_clzll(z) : 0); /* length code + bits */
+    }
+    return bits;
 }
 
 int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
@@ -175,7 +184,7 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
         }
         while (b < brow.n)
             bbit[b++] = at;
-        rc = put_stream(&as_bits, lens, bulk.n, err);
+        rc = put_stream_as(&as_bits, lens, bulk.n, IG_ENC_AUTO, true, err);
         size_t nbytes = (size_t)((bits + 7) / 8);
         uint8_t *out = rc ? NULL : ig_buf_extend(&as_bits, nbytes + 8);
         if (!rc && !out) rc = -ENOMEM;
@@ -200,12 +209,12 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     if (bulk.n > UINT32_MAX) rc = ig_err(err, -EFBIG, "too many values in one page");
     if (!rc && ig_buf_append(body, hdr, sizeof hdr)) rc = -ENOMEM;
     for (int s = 0; s < 5 && !rc; s++)
-        rc = put_stream(body, meta + (size_t)s * n, n, err);
-    if (!rc) rc = put_stream(body, brow.v ? brow.v : (const uint64_t[1]){0}, brow.n, err);
-    if (!rc) rc = put_stream(body, bval.v ? bval.v : (const uint64_t[1]){0}, brow.n, err);
+        rc = put_meta(body, meta + (size_t)s * n, n, err);
+    if (!rc) rc = put_meta(body, brow.v ? brow.v : (const uint64_t[1]){0}, brow.n, err);
+    if (!rc) rc = put_meta(body, bval.v ? bval.v : (const uint64_t[1]){0}, brow.n, err);
     /* bit-packed, so erasure (which only lowers these offsets) never grows it */
     if (!rc)
-        rc = put_stream_as(body, bbit ? bbit : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, err);
+        rc = put_stream_as(body, bbit ? bbit : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, true, err);
     if (!rc) {
         const struct ig_buf *chosen = bits_kind ? &as_bits : &as_stream;
         if (ig_buf_append(body, chosen->data, chosen->len)) rc = -ENOMEM;
@@ -318,17 +327,11 @@ static uint64_t from_code(uint64_t L, uint64_t bits)
     return L == 0 ? 0 : L == 1 ? 1 : (1ull << (L - 1)) | bits;
 }
 
-static int emit_row(struct ig_values *out, const uint64_t *vals, size_t n, bool null,
-                    const struct ig_leaf_info *li)
+/* A row without values: a NULL list or an empty one. */
+static int emit_empty(struct ig_values *out, bool null, const struct ig_leaf_info *li)
 {
-    if (null) return ig_values_push_entry(out, 0, 0) ? -ENOMEM : ig_values_end_row(out);
-    if (n == 0)
-        return ig_values_push_entry(out, 0, (uint8_t)(li->max_def - 1)) ? -ENOMEM
-                                                                        : ig_values_end_row(out);
-    for (size_t k = 0; k < n; k++)
-        if (ig_values_push_entry(out, k ? 1 : 0, li->max_def) || ig_values_push_lane(out, vals[k]))
-            return -ENOMEM;
-    return ig_values_end_row(out);
+    uint8_t def = null ? 0 : (uint8_t)(li->max_def - 1);
+    return ig_values_push_entry(out, 0, def) ? -ENOMEM : ig_values_end_row(out);
 }
 
 int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_leaf_info *li,
@@ -364,52 +367,43 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
             bulk[j] = rc ? 0 : from_code(L, m);
         }
     }
-    uint64_t *prev = NULL, *cur = NULL;
-    size_t pn = 0, at = 0;
+    /* each row is built in place at the end of out's lanes; its predecessor is
+     * the row before it there (rows without values are skipped) */
+    size_t prev_at = 0, pn = 0, at = 0;
     bool have_prev = false;
-    size_t cap = 0;
     for (size_t i = 0; i < rows && !rc; i++) {
         size_t cn = (size_t)lenv[i];
-        if (cn > cap) {
-            cap = cn;
-            uint64_t *a = realloc(prev, cap * sizeof *a), *b = realloc(cur, cap * sizeof *b);
-            if (a) prev = a;
-            if (b) cur = b;
-            if (!a || !b) {
-                rc = ig_err(err, -ENOMEM, "out of memory");
-                break;
-            }
-        }
-        if (kind[i] == KIND_NULL || kind[i] == KIND_EMPTY) { /* the window carries over */
-            rc = emit_row(out, NULL, 0, kind[i] == KIND_NULL, li)
+        if (kind[i] == KIND_NULL || kind[i] == KIND_EMPTY || cn == 0) { /* the window carries over */
+            rc = emit_empty(out, kind[i] == KIND_NULL, li)
                      ? ig_err(err, -ENOMEM, "out of memory")
                      : 0;
             continue;
         }
+        size_t keep = kind[i] == KIND_DELTA ? cn - head[i] - tail[i] : 0;
+        if (kind[i] == KIND_DELTA && (!have_prev || start[i] > pn || keep > pn - start[i])) {
+            rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", i);
+            break;
+        }
+        if (ig_values_reserve(out, out->n + cn)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        uint64_t *cur = out->lanes + out->n;
         if (kind[i] == KIND_BASE) {
             for (size_t k = 0; k < cn; k++)
                 cur[k] = unzz(bulk[at++], sgn);
         } else {
-            size_t keep = cn - head[i] - tail[i];
-            if (!have_prev || start[i] > pn || keep > pn - start[i]) {
-                rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", i);
-                break;
-            }
             for (size_t k = 0; k < head[i]; k++)
                 cur[k] = unzz(bulk[at++], sgn);
-            memcpy(cur + head[i], prev + start[i], keep * sizeof *cur);
+            memcpy(cur + head[i], out->lanes + prev_at + start[i], keep * sizeof *cur);
             for (size_t k = head[i] + keep; k < cn; k++)
                 cur[k] = unzz(bulk[at++], sgn);
         }
-        rc = emit_row(out, cur, cn, false, li) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-        uint64_t *t = prev;
-        prev = cur;
-        cur = t;
+        prev_at = out->n;
+        rc = ig_values_commit_list_row(out, cn, li->max_def) ? ig_err(err, -ENOMEM, "out of memory") : 0;
         pn = cn;
         have_prev = true;
     }
-    free(prev);
-    free(cur);
     free(bulk);
     free(meta);
     return rc;
@@ -696,7 +690,7 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
         while (b < sl.nbases)
             bbit[b++] = bits;
         size_t at = out->len;
-        if (!rc) rc = put_stream_as(out, bbit, sl.nbases, IG_ENC_BITPACK, err);
+        if (!rc) rc = put_stream_as(out, bbit, sl.nbases, IG_ENC_BITPACK, true, err);
         if (!rc && out->len - at > sl.sl[7] + 4)
             rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
         if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, dead, true, err);

@@ -34,6 +34,7 @@
 #ifndef IG_FORMAT_PAGE_SLIDE_H
 #define IG_FORMAT_PAGE_SLIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,9 +47,10 @@ struct ig_leaf_info;
 /* Can this leaf use sliding-window pages? (a top-level list of integers) */
 bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask);
 
-/* How many values cur adds to the bulk after prev (cn when it would be a base):
- * the writer cuts sliding-window pages by this, not by plain size. */
-size_t ig_slide_new_values(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn);
+/* About how many bits row cur costs after prev (its new values in the bit-length
+ * code, its metadata): the writer cuts sliding-window pages by this, so a page
+ * of sliding rows holds the target size of stored bytes, not of plain values. */
+uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, bool sgn);
 
 /* Append the encoding of rows [first, first + count) of a nested leaf's values. */
 int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,

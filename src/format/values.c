@@ -156,6 +156,28 @@ int ig_values_push_lane(struct ig_values *v, uint64_t lane)
     return 0;
 }
 
+int ig_values_commit_list_row(struct ig_values *v, size_t n, uint8_t def)
+{
+    if (n == 0 || v->n + n > v->lanes_cap) return -EINVAL;
+    if (v->nent + n > v->ent_cap) {
+        size_t cap = v->ent_cap ? v->ent_cap : 256;
+        while (cap < v->nent + n) cap *= 2;
+        uint8_t *r = realloc(v->reps, cap), *d = realloc(v->defs, cap);
+        if (r) v->reps = r;
+        if (d) v->defs = d;
+        if (!r || !d) return -ENOMEM;
+        v->ent_cap = cap;
+    }
+    v->reps[v->nent] = 0;
+    memset(v->reps + v->nent + 1, 1, n - 1);
+    memset(v->defs + v->nent, def, n);
+    v->nent += n;
+    if (v->has_nulls)
+        for (size_t i = 0; i < n; i++) set_valid(v, v->n + i, true);
+    v->n += n;
+    return ig_values_end_row(v);
+}
+
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len)
 {
     if (v->n >= v->offs_cap) {

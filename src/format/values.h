@@ -69,6 +69,10 @@ static inline const uint8_t *ig_values_bytes(const struct ig_values *v, size_t i
 
 /* Nested leaves: one (rep, def) entry; its value, if defined, is pushed next. */
 int ig_values_push_entry(struct ig_values *v, uint8_t rep, uint8_t def);
+/* A whole row of a one-level list of lanes at once (decoders): the caller has
+ * reserved and written lanes[n .. n + count); this adds count entries (rep 0,
+ * then 1s) at definition level def, takes the lanes and ends the row. */
+int ig_values_commit_list_row(struct ig_values *v, size_t count, uint8_t def);
 /* Close a row of a nested leaf (records where it ends). */
 int ig_values_end_row(struct ig_values *v);
 /* Make v a nested leaf with `per_value` lanes per defined entry; empty. */

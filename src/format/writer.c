@@ -214,10 +214,11 @@ static size_t page_end(const struct ig_part_writer *w, uint32_t l0, uint32_t l1,
         uint64_t acc = 0;
         const uint64_t *prev = NULL;
         size_t pn = 0, r = start;
-        while (r < rows && acc < target) {
+        bool sgn = ig_type_info(v->type)->is_signed;
+        while (r < rows && acc < 8 * target) {
             const uint64_t *cur = v->lanes + v->row_val[r];
             size_t cn = v->row_val[r + 1] - v->row_val[r];
-            acc += 8 * ig_slide_new_values(prev, pn, cur, cn) + 4;
+            acc += ig_slide_row_bits(prev, pn, cur, cn, sgn);
             if (cn) prev = cur, pn = cn; /* rows without values are transparent */
             r++;
         }
