@@ -85,11 +85,7 @@ static uint64_t value_hash(const struct ig_values *v, size_t i)
     if (v->type == IG_T_FLOAT64 && x == 0x8000000000000000ull) x = 0; /* -0.0 == 0.0 */
     if (v->type == IG_T_FLOAT32 && (uint32_t)x == 0x80000000u) x = 0;
     if (v->type == IG_T_BOOL) x = x != 0;
-    x ^= x >> 33; /* a 64-bit mix (murmur3 finaliser) */
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
+    return ig_mix64(x);
 }
 
 /* The values one column is matched against, in an open-addressing set. */

@@ -5,6 +5,7 @@
 #include "format/journal.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/io.h"
 
 #include <errno.h>
@@ -24,7 +25,9 @@
 
 static size_t slot_of(uint64_t ino, size_t cap)
 {
-    return (size_t)((ino * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+    /* inode numbers are structured (kind, column, view in separate bit fields):
+     * mix every bit into the low ones before masking, or they cluster */
+    return (size_t)ig_mix64(ino) & (cap - 1);
 }
 
 static void known_grow(struct fs_session *s)

@@ -14,6 +14,17 @@
 
 uint64_t ig_hash(const void *p, size_t n);
 
+/* A 64-bit integer mixer (the murmur3 finaliser): every input bit reaches every
+ * output bit, so structured keys (inode numbers, lanes) spread over a hash table. */
+static inline uint64_t ig_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
 struct ig_hasher {
     XXH3_state_t state;
 };
