@@ -140,7 +140,15 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
 {
     struct ig_json_doc doc;
     ig_json_doc_init(&doc);
-    int rc = 0;
+    /* a row's members by top-level column, found in one pass over the members
+     * (looking each column up in the object would cost columns x members per
+     * row when keys are left out) */
+    const struct ig_schema *s = &r->schema;
+    uint32_t *top_of = malloc((s->n + 1) * sizeof *top_of);
+    uint32_t *touched = malloc((s->ntops + 1) * sizeof *touched), ntouched = 0;
+    const struct ig_json_node **member = calloc(s->ntops + 1, sizeof *member);
+    int rc = top_of && touched && member ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t t = 0; !rc && t < s->ntops; t++) top_of[s->tops[t]] = t;
     while (!rc) {
         const char *line;
         size_t len;
@@ -168,12 +176,16 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
                 rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": field '%.*s' is not a column of the "
                                           "schema",
                             r->input, lineno, (int)(m->keylen > 200 ? 200 : m->keylen), m->key);
+            else if (!member[top_of[c]]) { /* a repeated key: the first one counts */
+                member[top_of[c]] = m;
+                touched[ntouched++] = top_of[c];
+            }
         }
         r->cc.doc = &doc;
         for (uint32_t t = 0; t < r->schema.ntops && !rc; t++) {
             uint32_t c = r->schema.tops[t];
             const struct ig_column_def *cd = &r->schema.cols[c];
-            const struct ig_json_node *node = ig_json_object_get(&doc, root, cd->name, cd->name_len);
+            const struct ig_json_node *node = member[t];
             if (ig_column_is_flat(cd) || ig_column_is_blob_list(cd)) {
                 if (ig_convert_json(cd, ig_part_writer_column(r->w, cd->leaf), node, &r->cc, &sub))
                     rc = value_error(r, lineno, c, &sub, err);
@@ -182,9 +194,13 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
                             lineno, sub.msg);
             }
         }
+        while (ntouched) member[touched[--ntouched]] = NULL; /* clear what this row set */
         if (!rc) rc = ig_part_writer_end_row(r->w, err);
         if (!rc) report(r, false);
     }
+    free(top_of);
+    free(touched);
+    free(member);
     ig_json_doc_free(&doc);
     return rc < 0 ? rc : 0;
 }
