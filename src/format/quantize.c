@@ -3,6 +3,7 @@
 #include "types.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -77,12 +78,40 @@ void ig_quantize_lanes(unsigned q, unsigned src_type, const uint64_t *in, size_t
     }
 }
 
+/* Readers widen every stored value: by table for the 16- and 8-bit IEEE
+ * formats (built once from ig_dequantize_one, so identical to it), by a shift for
+ * bf16, which is the top half of a float32. */
+static uint32_t fp16_table[1 << 16], fp8_table[2][1 << 8];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static uint32_t float_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+static void build_tables(void)
+{
+    for (uint32_t i = 0; i < (1u << 16); i++) fp16_table[i] = float_bits(ig_dequantize_one(IG_Q_FP16, i));
+    for (uint32_t i = 0; i < (1u << 8); i++) {
+        fp8_table[0][i] = float_bits(ig_dequantize_one(IG_Q_FP8_E4M3, i));
+        fp8_table[1][i] = float_bits(ig_dequantize_one(IG_Q_FP8_E5M2, i));
+    }
+}
+
 void ig_dequantize_lanes(unsigned q, const uint64_t *in, size_t n, uint64_t *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        float f = ig_dequantize_one(q, (uint32_t)in[i]);
-        uint32_t b;
-        memcpy(&b, &f, 4);
-        out[i] = b;
+    if (q == IG_Q_BF16) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t b = (uint32_t)(in[i] & 0xFFFF) << 16;
+            if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu)) b = (b & 0x80000000u) | 0x7FC00000u;
+            out[i] = b; /* NaN as ig_dequantize_one gives it: the quiet NaN, sign kept */
+        }
+        return;
     }
+    pthread_once(&tables_once, build_tables);
+    const uint32_t *t = q == IG_Q_FP16 ? fp16_table : q == IG_Q_FP8_E4M3 ? fp8_table[0] : fp8_table[1];
+    uint32_t mask = q == IG_Q_FP16 ? 0xFFFF : 0xFF;
+    for (size_t i = 0; i < n; i++) out[i] = t[in[i] & mask];
 }

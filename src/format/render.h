@@ -24,6 +24,8 @@ struct ig_buf;
 /* Shortest round-trip text of a double / float; returns length (< IG_FLOAT_TEXT_MAX). */
 size_t ig_format_f64(char *out, double d);
 size_t ig_format_f32(char *out, float f);
+/* The same by printf/strtof search (the reference the fast path is tested against). */
+size_t ig_format_f32_exact(char *out, float f);
 
 /* Append value i of v (no newline). */
 int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i);

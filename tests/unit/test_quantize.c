@@ -74,4 +74,25 @@ static void test_ties_to_even(void)
     CHECK(ig_quantize_one(IG_Q_FP16, 0x1p-26) == 0);
 }
 
-TEST_MAIN(T(test_error_bounds), T(test_specials_survive), T(test_ties_to_even))
+/* The fast widening (tables, the bf16 shift) equals ig_dequantize_one for every
+ * stored pattern, NaNs included (same bits). */
+static void test_lanes_equal_one_by_one(void)
+{
+    static const unsigned qs[] = {IG_Q_FP16, IG_Q_BF16, IG_Q_FP8_E4M3, IG_Q_FP8_E5M2};
+    static uint64_t in[1 << 16], out[1 << 16];
+    for (size_t f = 0; f < 4; f++) {
+        size_t n = ig_quantize_width(qs[f]) == 2 ? 1u << 16 : 1u << 8;
+        for (size_t i = 0; i < n; i++) in[i] = i;
+        ig_dequantize_lanes(qs[f], in, n, out);
+        int bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            float g = ig_dequantize_one(qs[f], (uint32_t)i);
+            uint32_t b;
+            memcpy(&b, &g, 4);
+            bad += (uint32_t)out[i] != b;
+        }
+        CHECK_EQ_INT(bad, 0);
+    }
+}
+
+TEST_MAIN({"lanes_equal_one_by_one", test_lanes_equal_one_by_one},T(test_error_bounds), T(test_specials_survive), T(test_ties_to_even))
