@@ -123,7 +123,9 @@ static bool format_f32_fast(char *out, float f, size_t *len)
     float af = fabsf(f);
     double lo = (v + (double)nextafterf(af, 0)) / 2, hi = (v + (double)nextafterf(af, INFINITY)) / 2;
     double tol = v * 0x1p-48;
-    int e = (int)floor(log10(v)), steps = 0;
+    int b2;
+    frexp(v, &b2); /* v in [2^(b2-1), 2^b2): log10 v to within one, fixed up below */
+    int e = (int)floor((b2 - 1) * 0.30102999566398119521), steps = 0;
     for (int n = 1; n <= 9; n++) {
         if (++steps > 40) return false; /* exponent fix-ups cannot loop */
         int k = e - n + 1; /* the candidate is d x 10^k */
