@@ -12,7 +12,8 @@
 
 static const char usage[] =
     "usage: ingot import [OPTIONS] INPUT TABLE\n"
-    "  --format csv|jsonl     input format (default: from the extension)\n"
+    "  --format csv|jsonl|npy input format (default: from the extension; a .npy\n"
+    "                         array becomes one column named after the file)\n"
     "  --schema FILE          column types (default: inferred from a sample)\n"
     "  --append               add the rows as a new part of an existing table\n"
     "  --rows-per-group N     rows per row group (default 65536)\n"
@@ -47,8 +48,10 @@ int cmd_import(int argc, char **argv)
                 o.format = IG_INPUT_CSV;
             else if (!strcmp(optarg, "jsonl") || !strcmp(optarg, "ndjson"))
                 o.format = IG_INPUT_JSONL;
+            else if (!strcmp(optarg, "npy"))
+                o.format = IG_INPUT_NPY;
             else {
-                cli_error("--format: expected csv or jsonl, got '%s'", optarg);
+                cli_error("--format: expected csv, jsonl or npy, got '%s'", optarg);
                 return 2;
             }
             break;

@@ -5,8 +5,10 @@
 #include "format/enc/codec.h"
 #include "format/layout.h"
 #include "format/page.h"
+#include "format/schema.h"
 #include "format/table.h"
 #include "format/types.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/progress.h"
 
@@ -52,7 +54,24 @@ static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error 
 static uint64_t raw_bytes(const struct ig_colrec *c, const struct colstat *s, uint64_t rows)
 {
     const struct ig_type_info *ti = ig_type_info(c->type);
-    return ti && ti->width ? rows * ti->width : s->text;
+    if (!ti || !ti->width || c->lists || c->type == IG_T_STRUCT) return s->text;
+    return rows * ti->width * (c->dimension ? c->dimension : 1);
+}
+
+/* A column's declared type ("list<int64>?", "vector<float32, 768>"), from the
+ * schema when it can be rebuilt, else the leaf type's name. */
+static void type_text(const struct ig_schema *sc, uint32_t c, const struct ig_colrec *cr,
+                      char *out, size_t cap)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    if (sc && c < sc->n && ig_schema_type_text(sc, c, &b) == 0 && b.len < cap) {
+        memcpy(out, b.data, b.len);
+        out[b.len] = '\0';
+    } else {
+        const struct ig_type_info *ti = ig_type_info(cr->type);
+        snprintf(out, cap, "%s%s", ti ? ti->name : "?", cr->flags & IG_COLF_NULLABLE ? "?" : "");
+    }
+    ig_buf_free(&b);
 }
 
 static void encodings_text(const struct colstat *s, char *out, size_t cap)
@@ -65,7 +84,7 @@ static void encodings_text(const struct colstat *s, char *out, size_t cap)
     if (s->zstd_pages && n < cap) snprintf(out + n, cap - n, "+zstd");
 }
 
-static void print_text(const struct ig_table *t, const struct colstat *cs)
+static void print_text(const struct ig_table *t, const struct ig_schema *sc, const struct colstat *cs)
 {
     uint64_t file_bytes = 0, stored = 0, raw = 0;
     for (uint32_t pi = 0; pi < t->nparts; pi++)
@@ -103,25 +122,23 @@ static void print_text(const struct ig_table *t, const struct colstat *cs)
         printf("%-6u %-20s %12" PRIu64 " %12u %8u\n", g, t->parts[pi].name,
                t->parts[pi].first_row_id + gr.first_row, gr.row_count, gr.page_count);
     }
-    printf("\n%-24s %-9s %6s %-22s %10s %10s %7s\n", "column", "type", "pages", "encodings",
+    printf("\n%-24s %-22s %6s %-22s %10s %10s %7s\n", "column", "type", "pages", "encodings",
            "stored", "raw", "ratio");
     for (uint32_t c = 0; c < p0->num_columns; c++) {
         struct ig_colrec cr;
         if (ig_part_column(p0, c, &cr, NULL)) continue;
-        const struct ig_type_info *ti = ig_type_info(cr.type);
-        char type[32], enc[128];
-        snprintf(type, sizeof type, "%s%s", ti ? ti->name : "?",
-                 cr.flags & IG_COLF_NULLABLE ? "?" : "");
+        char type[256], enc[128];
+        type_text(sc, c, &cr, type, sizeof type);
         encodings_text(&cs[c], enc, sizeof enc);
         uint64_t r = raw_bytes(&cr, &cs[c], t->num_rows);
         ig_format_bytes(sb, sizeof sb, cs[c].stored);
         ig_format_bytes(rb, sizeof rb, r);
-        printf("%-24.*s %-9s %6" PRIu64 " %-22s %10s %10s %6.2fx\n", (int)cr.name_len, cr.name,
+        printf("%-24.*s %-22s %6" PRIu64 " %-22s %10s %10s %6.2fx\n", (int)cr.name_len, cr.name,
                type, cs[c].pages, enc, sb, rb, cs[c].stored ? (double)r / (double)cs[c].stored : 0.0);
     }
 }
 
-static void print_json(const struct ig_table *t, const struct colstat *cs)
+static void print_json(const struct ig_table *t, const struct ig_schema *sc, const struct colstat *cs)
 {
     const struct ig_part *p0 = &t->parts[0];
     printf("{\"table\":");
@@ -155,6 +172,10 @@ static void print_json(const struct ig_table *t, const struct colstat *cs)
         const struct ig_type_info *ti = ig_type_info(cr.type);
         printf("%s{\"name\":", c ? "," : "");
         cli_json_string_n(stdout, cr.name, cr.name_len);
+        char declared[256];
+        type_text(sc, c, &cr, declared, sizeof declared);
+        printf(",\"schema_type\":");
+        cli_json_string(stdout, declared);
         printf(",\"type\":\"%s\",\"nullable\":%s,\"page_size\":%u,\"erase_level\":%u,"
                "\"pages\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"encoded_bytes\":%" PRIu64
                ",\"raw_bytes\":%" PRIu64 ",\"text_bytes\":%" PRIu64 ",\"zstd_pages\":%" PRIu64
@@ -197,15 +218,18 @@ int cmd_inspect(int argc, char **argv)
         cli_error("%s", err.msg);
         return 2;
     }
+    struct ig_schema sc;
+    bool have_schema = ig_schema_from_part(&t.parts[0], &sc, NULL) == 0;
     struct colstat *cs = calloc(t.parts[0].num_columns, sizeof *cs);
     int rc = cs ? gather(&t, cs, &err) : ig_err(&err, -ENOMEM, "out of memory");
     if (rc) {
         cli_error("%s", err.msg);
     } else if (json) {
-        print_json(&t, cs);
+        print_json(&t, have_schema ? &sc : NULL, cs);
     } else {
-        print_text(&t, cs);
+        print_text(&t, have_schema ? &sc : NULL, cs);
     }
+    if (have_schema) ig_schema_free(&sc);
     free(cs);
     ig_table_close(&t);
     return rc ? 2 : 0;

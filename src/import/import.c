@@ -5,9 +5,11 @@
 #include "json.h"
 #include "stripe.h"
 #include "lines.h"
+#include "npy.h"
 #include "format/lock.h"
 #include "format/table.h"
 #include "format/types.h"
+#include "util/endian.h"
 #include "util/error.h"
 #include "util/io.h"
 
@@ -39,6 +41,7 @@ enum ig_input_format ig_input_format_from_name(const char *path)
 {
     if (ends_with(path, ".csv") || ends_with(path, ".tsv")) return IG_INPUT_CSV;
     if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson")) return IG_INPUT_JSONL;
+    if (ends_with(path, ".npy")) return IG_INPUT_NPY;
     return IG_INPUT_AUTO;
 }
 
@@ -53,6 +56,7 @@ struct import_run {
     struct ig_buf scratch, path;
     struct ig_convert_ctx cc;
     struct ig_import_result *res;
+    struct ig_npy npy; /* IG_INPUT_NPY */
 };
 
 static void report(struct import_run *r, bool force)
@@ -206,6 +210,61 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
 }
 
 /* Decide the schema: the table's (append), the schema file's, or inferred. */
+/* The array's rows into the schema's one column, a buffer at a time. */
+static int run_npy(struct import_run *r, struct ig_error *err)
+{
+    const struct ig_npy *n = &r->npy;
+    const struct ig_schema *s = &r->schema;
+    if (s->ntops != 1)
+        return ig_err(err, -EINVAL, "%s: a .npy file fills one column; the schema has %u", r->input,
+                      s->ntops);
+    const struct ig_column_def *cd = &s->cols[s->tops[0]];
+    bool fits = cd->leaf != IG_SCHEMA_NONE && cd->lists == 0 && cd->type == n->type &&
+                cd->dimension == n->dim && cd->parent == IG_SCHEMA_NONE;
+    if (!fits) {
+        char have[64];
+        ig_npy_type_text(n, have, sizeof have);
+        return ig_err(err, -EINVAL, "%s: column '%s' cannot hold this array (%s)", r->input,
+                      cd->name, have);
+    }
+    struct ig_values *v = ig_part_writer_column(r->w, cd->leaf);
+    const struct ig_type_info *ti = ig_type_info(n->type);
+    size_t per_row = (size_t)n->width * (n->dim ? n->dim : 1);
+    size_t batch = per_row > (1u << 20) ? 1 : (1u << 20) / per_row;
+    uint8_t *buf = malloc(batch * per_row);
+    if (!buf) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = 0;
+    for (uint64_t row = 0; row < n->rows && !rc;) {
+        size_t take = n->rows - row < batch ? (size_t)(n->rows - row) : batch;
+        rc = ig_pread_full(r->in_fd, buf, take * per_row, n->data_off + row * per_row);
+        if (rc) {
+            rc = ig_err(err, rc, "%s: read: %s", r->input, strerror(-rc));
+            break;
+        }
+        for (size_t i = 0; i < take && !rc; i++, row++) {
+            const uint8_t *p = buf + i * per_row;
+            if (n->dim && ig_values_push_entry(v, 0, cd->max_def)) rc = -ENOMEM;
+            for (uint32_t k = 0; k < (n->dim ? n->dim : 1) && !rc; k++, p += n->width) {
+                uint64_t lane = n->width == 1 ? p[0] : n->width == 2 ? ig_ld16(p) : n->width == 4 ? ig_ld32(p) : ig_ld64(p);
+                if (ti->is_signed && n->width < 8 && (lane >> (8 * n->width - 1)) & 1)
+                    lane |= ~0ull << (8 * n->width); /* sign-extend, as lanes are */
+                if (n->type == IG_T_BOOL && lane > 1) {
+                    rc = ig_err(err, -EINVAL, "%s: row %" PRIu64 ": bool byte %" PRIu64 " is not 0 or 1",
+                                r->input, row, lane);
+                    break;
+                }
+                if (ig_values_push_lane(v, lane)) rc = -ENOMEM;
+            }
+            if (!rc && n->dim && ig_values_end_row(v)) rc = -ENOMEM; /* a nested leaf: its row ends */
+            if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+            if (!rc) rc = ig_part_writer_end_row(r->w, err);
+            if (!rc && (row & 0xFFFF) == 0) report(r, false);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
 static int choose_schema(struct import_run *r, enum ig_input_format fmt,
                          const struct ig_table *existing, struct ig_csv_reader *csv,
                          struct ig_lines_reader *lr, struct ig_error *err)
@@ -236,6 +295,15 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
         return 0;
     }
     if (existing) return ig_schema_from_part(&existing->parts[0], &r->schema, err);
+    if (fmt == IG_INPUT_NPY) { /* one column, named after the file */
+        char type[64];
+        const char *base = strrchr(r->input, '/');
+        base = base ? base + 1 : r->input;
+        size_t len = strlen(base) - 4; /* without ".npy" */
+        rc = ig_npy_type_text(&r->npy, type, sizeof type);
+        if (!rc) rc = ig_schema_add_typed(&r->schema, base, len ? len : 1, type, strlen(type), err);
+        return rc ? rc : ig_schema_finish(&r->schema, err);
+    }
     uint32_t sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE;
     if (fmt == IG_INPUT_CSV) return ig_infer_csv(csv, r->input, sample, &r->schema, err);
     return ig_infer_jsonl(lr, r->input, sample, &r->schema, err);
@@ -261,7 +329,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     enum ig_input_format fmt = o->format ? o->format : ig_input_format_from_name(input);
     if (fmt == IG_INPUT_AUTO)
         return ig_err(err, -EINVAL, "%s: cannot tell the format from the name; pass --format "
-                                    "csv or --format jsonl",
+                                    "csv, jsonl or npy",
                       input);
     struct import_run r = {.input = input, .o = o, .in_fd = -1, .res = res};
     struct ig_table existing = {0};
@@ -280,11 +348,16 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     r.in_fd = open(input, O_RDONLY | O_CLOEXEC);
     if (r.in_fd < 0) return ig_err(err, -errno, "%s: %s", input, strerror(errno));
     if (fstat(r.in_fd, &st) == 0) r.in_size = (uint64_t)st.st_size;
-    rc = fmt == IG_INPUT_CSV ? ig_csv_open(&csv, r.in_fd, input, o->delimiter ? o->delimiter : ',')
-                             : ig_lines_open(&lr, r.in_fd, input);
-    if (rc) {
-        rc = ig_err(err, rc, "%s: cannot read: %s", input, strerror(-rc));
-        goto out;
+    if (fmt == IG_INPUT_NPY) {
+        rc = ig_npy_open(r.in_fd, r.in_size, input, &r.npy, err);
+        if (rc) goto out;
+    } else {
+        rc = fmt == IG_INPUT_CSV ? ig_csv_open(&csv, r.in_fd, input, o->delimiter ? o->delimiter : ',')
+                                 : ig_lines_open(&lr, r.in_fd, input);
+        if (rc) {
+            rc = ig_err(err, rc, "%s: cannot read: %s", input, strerror(-rc));
+            goto out;
+        }
     }
     uint64_t first_row = 0;
     struct ig_manifest manifest = {0};
@@ -349,7 +422,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
                                    .path = &r.path,
                                    .blobs = ig_part_writer_blobs(r.w),
                                    .base_dir = dirname(input_copy)};
-    rc = fmt == IG_INPUT_CSV ? run_csv(&r, csv, err) : run_jsonl(&r, lr, err);
+    rc = fmt == IG_INPUT_CSV ? run_csv(&r, csv, err) : fmt == IG_INPUT_NPY ? run_npy(&r, err) : run_jsonl(&r, lr, err);
     if (rc) goto out;
     if (ig_part_writer_rows(r.w) == 0) {
         rc = ig_err(err, -EINVAL, "%s: no rows to import", input);

@@ -194,3 +194,61 @@ check verify_catches_truncated_file verify_truncated
 check inspect_json_parses bash -c "'$INGOT' inspect --json '$WORK/t_csv' | jq -e '.columns | length == 15'"
 check verify_json_parses bash -c "'$INGOT' verify --json '$WORK/t_csv' | jq -e '.ok == true'"
 check import_json_parses bash -c "'$INGOT' import --json '$WORK/infer.csv' '$WORK/t_j2' | jq -e '.rows == 3'"
+
+# --- NumPy .npy input: one column per file, exact values, strict headers
+npy_import() {
+    "$PY" - "$WORK/npy" <<'PY' || return 1
+import numpy as np, os, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+r = np.random.default_rng(3)
+np.save(d + "/emb.npy", r.standard_normal((3000, 24)).astype(np.float32))
+np.save(d + "/i8.npy", np.array([-128, 0, 127], dtype=np.int8))
+np.save(d + "/u64.npy", np.array([0, 2**64 - 1], dtype=np.uint64))
+np.save(d + "/f8.npy", np.array([0.1, -0.0, np.nan, np.inf, 1e300]))
+np.save(d + "/b.npy", np.array([True, False, True]))
+np.save(d + "/fortran.npy", np.asfortranarray(np.ones((3, 2), dtype=np.float32)))
+np.save(d + "/big.npy", np.arange(3, dtype=">i4"))
+np.save(d + "/cube.npy", np.zeros((2, 2, 2), dtype=np.float32))
+np.save(d + "/i2d.npy", np.zeros((2, 2), dtype=np.int32))
+PY
+    local f
+    for f in emb i8 u64 f8 b; do
+        "$INGOT" import "$WORK/npy/$f.npy" "$WORK/npy/t_$f" >/dev/null || { echo "import $f"; return 1; }
+    done
+    [ "$("$INGOT" cat "$WORK/npy/t_i8" i8 | tr '\n' ' ')" = "-128 0 127 " ] || return 1
+    [ "$("$INGOT" cat "$WORK/npy/t_u64" u64 | tr '\n' ' ')" = "0 18446744073709551615 " ] || return 1
+    [ "$("$INGOT" cat "$WORK/npy/t_f8" f8 | tr '\n' ' ')" = "0.1 -0.0 NaN Infinity 1e+300 " ] || return 1
+    [ "$("$INGOT" cat "$WORK/npy/t_b" b | tr '\n' ' ')" = "t f t " ] || return 1
+    "$INGOT" inspect --json "$WORK/npy/t_emb" | jq -e '.columns[0].schema_type == "vector<float32, 24>"' >/dev/null || return 1
+    # the vector's text is the float32 repr of every element
+    "$PY" - "$WORK/npy/emb.npy" <("$INGOT" cat "$WORK/npy/t_emb" emb) <<'PY' || return 1
+import json, sys, numpy as np
+a = np.load(sys.argv[1])
+rows = [json.loads(l) for l in open(sys.argv[2])]
+assert len(rows) == len(a)
+assert all(np.array(r, dtype=np.float32).tobytes() == x.tobytes() for r, x in zip(rows, a))
+PY
+    local bad out
+    for bad in fortran big cube i2d; do
+        out=$("$INGOT" import "$WORK/npy/$bad.npy" "$WORK/npy/t_$bad" 2>&1) && { echo "$bad imported"; return 1; }
+        grep -q "$bad.npy" <<<"$out" || { echo "$out"; return 1; }
+        [ ! -e "$WORK/npy/t_$bad" ] || { echo "$bad left a table"; return 1; }
+    done
+    head -c 1000 "$WORK/npy/emb.npy" >"$WORK/npy/short.npy"
+    out=$("$INGOT" import "$WORK/npy/short.npy" "$WORK/npy/t_short" 2>&1) && return 1
+    grep -q "do not match the file size" <<<"$out"
+}
+check import_npy npy_import
+if have_fuse; then
+    npy_mount() {
+        mkdir -p "$WORK/npy/m"
+        "$INGOT" mount "$WORK/npy/t_emb" "$WORK/npy/m" || return 1
+        "$PY" -c "
+import numpy as np
+a = np.load('$WORK/npy/m/columns/emb.npy', mmap_mode='r'); b = np.load('$WORK/npy/emb.npy')
+assert a.shape == b.shape and a.tobytes() == b.tobytes()" ; local rc=$?
+        fusermount3 -u "$WORK/npy/m"
+        return $rc
+    }
+    check import_npy_reads_back_through_mount npy_mount
+fi

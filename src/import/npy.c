@@ -1,0 +1,114 @@
+#include "npy.h"
+#include "format/types.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *descr;
+    uint8_t type, width;
+} dtypes[] = {{"<f4", IG_T_FLOAT32, 4}, {"<f8", IG_T_FLOAT64, 8}, {"|i1", IG_T_INT8, 1},
+              {"<i1", IG_T_INT8, 1},    {"<i2", IG_T_INT16, 2},   {"<i4", IG_T_INT32, 4},
+              {"<i8", IG_T_INT64, 8},   {"|u1", IG_T_UINT8, 1},   {"<u1", IG_T_UINT8, 1},
+              {"<u2", IG_T_UINT16, 2},  {"<u4", IG_T_UINT32, 4},  {"<u8", IG_T_UINT64, 8},
+              {"|b1", IG_T_BOOL, 1}};
+
+/* The value of 'key' in the header dict, as the text after "'key': ". */
+static const char *dict_value(const char *h, const char *key)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "'%s':", key);
+    const char *p = strstr(h, pat);
+    if (!p) return NULL;
+    p += strlen(pat);
+    while (*p == ' ') p++;
+    return p;
+}
+
+int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struct ig_error *err)
+{
+    uint8_t pre[12];
+    if (size < 10 || ig_pread_full(fd, pre, 10, 0) || memcmp(pre, "\x93NUMPY", 6))
+        return ig_err(err, -EINVAL, "%s: not a NumPy .npy file", path);
+    uint64_t hlen, hoff;
+    if (pre[6] == 1) {
+        hlen = ig_ld16(pre + 8);
+        hoff = 10;
+    } else if ((pre[6] == 2 || pre[6] == 3) && size >= 12 && !ig_pread_full(fd, pre, 12, 0)) {
+        hlen = ig_ld32(pre + 8);
+        hoff = 12;
+    } else {
+        return ig_err(err, -EINVAL, "%s: unsupported .npy version %u.%u", path, pre[6], pre[7]);
+    }
+    if (hlen > 65536 || hoff + hlen > size) return ig_err(err, -EINVAL, "%s: .npy header truncated", path);
+    char *h = malloc(hlen + 1);
+    if (!h) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_pread_full(fd, h, hlen, hoff) ? ig_err(err, -EIO, "%s: cannot read the header", path) : 0;
+    h[hlen] = '\0';
+    const char *d = rc ? NULL : dict_value(h, "descr");
+    const char *f = rc ? NULL : dict_value(h, "fortran_order");
+    const char *s = rc ? NULL : dict_value(h, "shape");
+    if (!rc && (!d || !f || !s)) rc = ig_err(err, -EINVAL, "%s: .npy header lacks descr, fortran_order or shape", path);
+    *n = (struct ig_npy){0};
+    if (!rc) {
+        size_t k = 0;
+        for (; k < sizeof dtypes / sizeof dtypes[0]; k++)
+            if (d[0] == '\'' && !strncmp(d + 1, dtypes[k].descr, 3) && d[4] == '\'') break;
+        if (k == sizeof dtypes / sizeof dtypes[0])
+            rc = ig_err(err, -EINVAL, "%s: dtype %.12s is not supported (little-endian numbers and bool only)",
+                        path, d);
+        else
+            n->type = dtypes[k].type, n->width = dtypes[k].width;
+    }
+    if (!rc && strncmp(f, "False", 5))
+        rc = ig_err(err, -EINVAL, "%s: Fortran-ordered arrays are not supported (np.ascontiguousarray)", path);
+    uint64_t dims[3] = {0};
+    int nd = 0;
+    if (!rc) { /* "(N,)" or "(N, D)" */
+        const char *p = s;
+        if (*p++ != '(') rc = -EINVAL;
+        while (!rc && *p != ')') {
+            while (*p == ' ') p++;
+            if (*p == ')') break;
+            char *end;
+            unsigned long long v = strtoull(p, &end, 10);
+            if (end == p || nd == 3) {
+                rc = -EINVAL;
+                break;
+            }
+            dims[nd++] = v;
+            p = end;
+            while (*p == ' ') p++;
+            if (*p == ',') p++;
+        }
+        if (rc || nd == 0 || nd > 2) rc = ig_err(err, -EINVAL, "%s: shape %.40s: a 1-D or 2-D array is needed", path, s);
+    }
+    free(h);
+    if (rc) return rc;
+    n->rows = dims[0];
+    n->data_off = hoff + hlen;
+    if (nd == 2) {
+        if (n->type != IG_T_FLOAT32 || dims[1] == 0 || dims[1] > (1u << 20))
+            return ig_err(err, -EINVAL, "%s: a 2-D array must be float32 (rows, D) with 1 <= D <= 1048576", path);
+        n->dim = (uint32_t)dims[1];
+    }
+    uint64_t per_row = (uint64_t)n->width * (n->dim ? n->dim : 1);
+    if (n->rows > (size - n->data_off) / per_row || n->data_off + n->rows * per_row != size)
+        return ig_err(err, -EINVAL, "%s: %" PRIu64 " rows of %" PRIu64 " bytes do not match the file size",
+                      path, n->rows, per_row);
+    return 0;
+}
+
+int ig_npy_type_text(const struct ig_npy *n, char *out, unsigned cap)
+{
+    const struct ig_type_info *ti = ig_type_info(n->type);
+    int k = n->dim ? snprintf(out, cap, "vector<float32, %u>", n->dim) : snprintf(out, cap, "%s", ti->name);
+    return k > 0 && (unsigned)k < cap ? 0 : -ENAMETOOLONG;
+}
