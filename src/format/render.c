@@ -298,8 +298,23 @@ static int render_blob(struct ig_buf *out, const struct ig_values *v, size_t i, 
 {
     size_t len;
     const uint8_t *p = ig_values_bytes(v, i, &len);
-    size_t k = len / IG_BLOB_REF_BYTES;
+    size_t k = len / IG_BLOB_REF_BYTES, first = 0;
     uint64_t row = v->row_base + i;
+    bool in_row = false;
+    if (v->levels && v->rows && v->row_val) {
+        /* a blob leaf of a nested column: value i is object K of its row, named
+         * ROW/K (K counts the row's objects), the name the mount serves */
+        size_t lo = 0, hi = v->rows;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (v->row_val[mid] <= i) lo = mid;
+            else hi = mid;
+        }
+        row = v->row_base + lo;
+        first = i - v->row_val[lo];
+        in_row = true;
+        list = false;
+    }
     const char *dir = v->blob_dir ? v->blob_dir : "blobs/?";
     int rc = list ? ig_buf_append_byte(out, '[') : 0;
     for (size_t j = 0; j < k && !rc; j++) {
@@ -308,8 +323,8 @@ static int render_blob(struct ig_buf *out, const struct ig_values *v, size_t i, 
         ig_blob_ref_load(p + j * IG_BLOB_REF_BYTES, &r, &kind);
         const char *ext = ig_blob_kind_ext(kind);
         char path[64];
-        if (list)
-            snprintf(path, sizeof path, "/%" PRIu64 "/%zu%s%s", row, j, *ext ? "." : "", ext);
+        if (list || in_row)
+            snprintf(path, sizeof path, "/%" PRIu64 "/%zu%s%s", row, first + j, *ext ? "." : "", ext);
         else
             snprintf(path, sizeof path, "/%" PRIu64 "%s%s", row, *ext ? "." : "", ext);
         rc = ig_buf_printf(out, "%s{\"path\":", j ? "," : "");

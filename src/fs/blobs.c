@@ -4,6 +4,7 @@
 #include "view.h"
 #include "format/layout.h"
 #include "format/types.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +36,16 @@ int fs_blob_row(struct fs_session *s, uint32_t ordinal, uint64_t row, const uint
     int rc = fs_row_value(s, col, row, hold, &i);
     if (rc) return rc;
     const struct ig_values *v = (*hold)->vals;
+    if (v->levels) { /* a nested blob leaf: i is the row; its objects' refs lie together */
+        if (i >= v->rows || v->row_val[i + 1] == v->row_val[i]) {
+            fs_cache_release(&s->cache, *hold);
+            return -ENOENT;
+        }
+        size_t a = v->row_val[i], b = v->row_val[i + 1], len;
+        *refs = ig_values_bytes(v, a, &len);
+        *count = (uint32_t)((v->offs[b] - v->offs[a]) / IG_BLOB_REF_BYTES);
+        return 0;
+    }
     if (ig_values_is_null(v, i)) {
         fs_cache_release(&s->cache, *hold);
         return -ENOENT;
@@ -84,7 +95,7 @@ bool fs_blob_verified(struct fs_session *s, uint32_t part, uint64_t offset, bool
     pthread_mutex_lock(&s->verified_mu);
     bool found = false;
     if (s->verified_cap) {
-        size_t mask = s->verified_cap - 1, k = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 20) & mask;
+        size_t mask = s->verified_cap - 1, k = (size_t)ig_mix64(key) & mask;
         while (s->verified[k] && s->verified[k] != key)
             k = (k + 1) & mask;
         found = s->verified[k] == key;
@@ -96,7 +107,7 @@ bool fs_blob_verified(struct fs_session *s, uint32_t part, uint64_t offset, bool
             if (t) {
                 for (size_t i = 0; i < s->verified_cap; i++) {
                     if (!s->verified[i]) continue;
-                    size_t k = (size_t)(s->verified[i] * 0x9E3779B97F4A7C15ULL >> 20) & (cap - 1);
+                    size_t k = (size_t)ig_mix64(s->verified[i]) & (cap - 1);
                     while (t[k])
                         k = (k + 1) & (cap - 1);
                     t[k] = s->verified[i];
@@ -107,7 +118,7 @@ bool fs_blob_verified(struct fs_session *s, uint32_t part, uint64_t offset, bool
             }
         }
         if (s->verified_cap) {
-            size_t mask = s->verified_cap - 1, k = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 20) & mask;
+            size_t mask = s->verified_cap - 1, k = (size_t)ig_mix64(key) & mask;
             while (s->verified[k])
                 k = (k + 1) & mask;
             s->verified[k] = key;

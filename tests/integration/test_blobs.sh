@@ -150,3 +150,26 @@ for p in [r["image"], r["video"]] + r["frames"]:
 PY
 }
 check erase_zero_fills_objects erase_blobs
+
+# --- list<blob> inside a struct: objects named ROW/K by their row, served by the
+# mount, zero-filled by an erase of their row only
+nested_blobs() {
+    local d=$WORK/nb m=$WORK/nb/m
+    mkdir -p "$d" "$m"
+    printf 'AAAA-first' >"$d/a.bin"; printf 'BBBBBB-second' >"$d/b.bin"; printf 'CCC-third' >"$d/c.bin"
+    printf 'rec struct<id:int64, photos:list<blob>>\n' >"$d/s.txt"
+    printf '%s\n' '{"rec":{"id":1,"photos":["a.bin","b.bin"]}}' '{"rec":{"id":2,"photos":[]}}' \
+        '{"rec":{"id":3,"photos":["c.bin"]}}' >"$d/d.jsonl"
+    "$INGOT" import --schema "$d/s.txt" "$d/d.jsonl" "$d/t" >/dev/null || return 1
+    [ "$("$INGOT" cat "$d/t" rec | sed -n 1p)" = '{"id":1,"photos":[{"path":"blobs/rec.photos/0/0","size":10},{"path":"blobs/rec.photos/0/1","size":13}]}' ] || { "$INGOT" cat "$d/t" rec; return 1; }
+    "$INGOT" mount "$d/t" "$m" || return 1
+    local got
+    got=$(cd "$m/blobs/rec.photos" && find . -type f | sort | tr '\n' ' ')
+    [ "$got" = "./0/0 ./0/1 ./2/0 " ] || { echo "objects: $got"; fusermount3 -u "$m"; return 1; }
+    cmp -s "$m/blobs/rec.photos/0/1" "$d/b.bin" && cmp -s "$m/blobs/rec.photos/2/0" "$d/c.bin" &&
+        jq -e '.rec.photos[0].path == "blobs/rec.photos/2/0"' "$m/rows/2" >/dev/null || { fusermount3 -u "$m"; return 1; }
+    fusermount3 -u "$m"
+    "$INGOT" erase --row 0 "$d/t" >/dev/null && "$INGOT" verify "$d/t" >/dev/null || return 1
+    ! grep -q -e AAAA -e BBBBBB "$d/t/part-000000.blob" && grep -q CCC "$d/t/part-000000.blob"
+}
+check nested_list_blob_named_by_row nested_blobs
