@@ -2,13 +2,14 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include "util/hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 static size_t bucket_of(const struct fs_cache *c, uint64_t k1, uint64_t k2)
 {
-    uint64_t h = k1 * 0x9E3779B97F4A7C15ULL ^ (k2 + 0x632BE59BD9B4E019ULL) * 0xBF58476D1CE4E5B9ULL;
-    return (size_t)(h >> 20) & (c->nbuckets - 1);
+    return (size_t)ig_mix64(k1 ^ ig_mix64(k2)) & (c->nbuckets - 1);
 }
 
 int fs_cache_init(struct fs_cache *c, size_t budget)
