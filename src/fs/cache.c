@@ -1,9 +1,8 @@
 #include "cache.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <stdbool.h>
-#include "util/hash.h"
-
 #include <stdlib.h>
 #include <string.h>
 
