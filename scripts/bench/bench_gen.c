@@ -14,73 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng = 0x5eed5eed12345678ULL;
-static uint64_t next(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static uint64_t below(uint64_t n) { return next() % n; }
+#include "gen_util.h"
 
-static char *buf;
-static size_t used, cap = 8u << 20;
-static FILE *out;
-
-static void flush_if(size_t need)
-{
-    if (used + need > cap) {
-        if (fwrite(buf, 1, used, out) != used) {
-            perror("bench_gen: write");
-            exit(1);
-        }
-        used = 0;
-    }
-}
-static void put(const char *s, size_t n)
-{
-    flush_if(n);
-    memcpy(buf + used, s, n);
-    used += n;
-}
-static void putc_(char c)
-{
-    flush_if(1);
-    buf[used++] = c;
-}
-static void puts_(const char *s) { put(s, strlen(s)); }
-static void put_u64(uint64_t v)
-{
-    char t[24];
-    int i = 24;
-    do {
-        t[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put(t + i, (size_t)(24 - i));
-}
-static void put_i64(int64_t v)
-{
-    if (v < 0) {
-        putc_('-');
-        put_u64(0 - (uint64_t)v);
-    } else {
-        put_u64((uint64_t)v);
-    }
-}
-
-static const char *const countries[] = {
-    "US", "DE", "FR", "GB", "JP", "BR", "IN", "CN", "CA", "AU", "ES", "IT", "NL", "SE", "PL",
-    "MX", "KR", "AR", "ZA", "NG", "EG", "TR", "RU", "UA", "CH", "AT", "BE", "DK", "NO", "FI"};
+static const char *const countries[] = {"US", "DE", "FR", "GB", "JP", "BR", "IN", "CN", "CA", "AU",
+                                        "ES", "IT", "NL", "SE", "PL", "MX", "KR", "AR", "ZA", "NG",
+                                        "EG", "TR", "RU", "UA", "CH", "AT", "BE", "DK", "NO", "FI"};
 static const char *const devices[] = {"desktop", "mobile", "tablet", "tv", "console"};
 static const char *const words[] = {
-    "the",    "model",   "training", "data",    "fast",    "column",  "table",   "value",
-    "learn",  "batch",   "epoch",    "loss",    "gradient", "sample", "token",   "vector",
-    "image",  "label",   "review",   "great",   "product", "would",   "again",   "never",
-    "shipping", "quality", "price",  "small",   "large",   "blue",    "red",     "green",
-    "works",  "broken",  "return",   "support", "happy",   "slow",    "quick",   "order",
-    "weather", "city",   "river",    "mountain", "music",  "movie",   "book",    "story"};
+    "the",      "model",   "training", "data",     "fast",     "column", "table", "value",
+    "learn",    "batch",   "epoch",    "loss",     "gradient", "sample", "token", "vector",
+    "image",    "label",   "review",   "great",    "product",  "would",  "again", "never",
+    "shipping", "quality", "price",    "small",    "large",    "blue",   "red",   "green",
+    "works",    "broken",  "return",   "support",  "happy",    "slow",   "quick", "order",
+    "weather",  "city",    "river",    "mountain", "music",    "movie",  "book",  "story"};
 #define NWORDS (sizeof words / sizeof *words)
 
 static void put_words(unsigned n)
@@ -127,7 +73,8 @@ static int gen_mixed(long rows)
         ts += below(200);
         put_u64(ts);
         putc_(',');
-        int n = snprintf(t, sizeof t, "%" PRIu64 ".%02" PRIu64, below(500), below(100));
+        uint64_t units = below(500), cents = below(100); /* in this order, whatever the compiler */
+        int n = snprintf(t, sizeof t, "%" PRIu64 ".%02" PRIu64, units, cents);
         put(t, (size_t)n);
         putc_(',');
         n = snprintf(t, sizeof t, "%.17g", (double)(next() >> 11) / 9007199254740992.0);
@@ -190,12 +137,10 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     int nargs = !strcmp(mode, "wide") ? 3 : 2;
     if (argc != 2 + nargs) usage();
+    rng = 0x5eed5eed12345678ULL;
     buf = malloc(cap);
-    out = fopen(argv[argc - 1], "wb");
-    if (!buf || !out) {
-        perror(argv[argc - 1]);
-        return 1;
-    }
+    if (!buf) die("bench_gen");
+    out = open_out(argv[argc - 1]);
     int rc = 0;
     if (!strcmp(mode, "wide"))
         rc = gen_wide(atol(argv[2]), atol(argv[3]));
@@ -205,7 +150,7 @@ int main(int argc, char **argv)
         rc = gen_int64(atol(argv[2]));
     else
         usage();
-    flush_if(cap);
+    flush();
     if (fclose(out)) {
         perror("bench_gen: close");
         return 1;

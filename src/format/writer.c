@@ -377,7 +377,11 @@ static int flush_column(struct ig_part_writer *w, uint32_t top, struct ig_error 
             rc = encode_leaf_page(w, l, a, b, err);
             uint64_t leaf_text = 0, node_text = 0;
             if (!rc) rc = nested_text(w, &proj[l - l0], a, b, &leaf_text, err);
-            if (!rc && l == l0) rc = nested_text(w, &whole, a, b, &node_text, err);
+            /* a column of one leaf (a list, a vector) is its own projection */
+            if (!rc && l == l0) {
+                if (l1 - l0 == 1) node_text = leaf_text;
+                else rc = nested_text(w, &whole, a, b, &node_text, err);
+            }
             w->built.text_len = leaf_text;
             const struct ig_values *v = &w->cols[l];
             if (!rc) rc = write_page(w, l, a, b, v->row_val[b] - v->row_val[a], node_text, err);

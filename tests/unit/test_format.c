@@ -592,7 +592,7 @@ static void test_schema_file(void)
 }
 
 /* The fast float32 formatter gives exactly the printf/strtof search's text, for
- * random bit patterns and for embedding-like values; and it is faster. */
+ * random bit patterns, embedding-like values and quantised ones; and it is faster. */
 static void test_f32_fast_equals_exact(void)
 {
     uint64_t s = check_seed;
@@ -601,11 +601,17 @@ static void test_f32_fast_equals_exact(void)
     for (int i = 0; i < 2000000; i++) {
         uint32_t bits = (uint32_t)test_rand(&s);
         float f;
-        if (i % 2) {
+        if (i % 3 == 1) {
             memcpy(&f, &bits, 4);
         } else { /* around N(0, 1/768) */
             double u = ((double)(test_rand(&s) >> 11) / 9007199254740992.0) - 0.5;
             f = (float)(u * 0.1);
+        }
+        if (i % 3 == 2) { /* quantised (bf16, fp8): few significant bits, exact decimal ties */
+            uint32_t fb;
+            memcpy(&fb, &f, 4);
+            fb &= i % 2 ? 0xffff0000u : 0xfff00000u;
+            memcpy(&f, &fb, 4);
         }
         ig_format_f32(a, f);
         ig_format_f32_exact(b, f);
