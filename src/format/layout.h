@@ -143,7 +143,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_BODY_BLOB 0x08 /* blob references (page_blob.h) instead of one values stream */
 #define IG_BODY_SLIDE 0x10 /* sliding-window list (page_slide.h) instead of levels + values */
 #define IG_PAGE_ENC_SLIDE 8 /* page record encoding byte of a sliding-window page */
-#define IG_PAGE_ENC_COUNT 9 /* codec schemes (enum ig_enc) plus slide */
+#define IG_PAGE_ENC_COUNT 10 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

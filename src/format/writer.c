@@ -24,6 +24,10 @@
 /* Blob references default to small pages: reaching one object then reads one
  * small page of references plus the object itself. */
 #define IG_BLOB_PAGE_SIZE 4096
+/* Byte-stream split pages are made to be compressed: at 1 MiB each byte plane
+ * fills whole zstd blocks (128 KiB), so each plane gets its own entropy tables
+ * (float32 embeddings: 14% smaller at 1 MiB, 0-8% at 64 KiB). */
+#define IG_SPLIT_PAGE_SIZE (1u << 20)
 
 struct ig_part_writer {
     int fd;
@@ -141,7 +145,8 @@ static uint32_t leaf_page_size(const struct ig_part_writer *w, uint32_t l)
 {
     const struct ig_column_def *cd = leaf_def(w, l);
     if (cd->page_size) return cd->page_size;
-    return cd->type == IG_T_BLOB ? IG_BLOB_PAGE_SIZE : w->o.page_size;
+    if (cd->type == IG_T_BLOB) return IG_BLOB_PAGE_SIZE;
+    return cd->encoding == IG_ENC_SPLIT ? IG_SPLIT_PAGE_SIZE : w->o.page_size;
 }
 
 static int append_page_record(struct ig_part_writer *w, uint32_t leaf, uint32_t first_row,

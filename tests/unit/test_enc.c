@@ -22,6 +22,14 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
+/* The scheme after e (8 belongs to sliding-window pages, not to the codecs). */
+static int next_scheme(int e)
+{
+    do e++;
+    while (e < IG_ENC_COUNT && !ig_enc_is_scheme(e));
+    return e;
+}
+
 static const struct ig_int_desc descs[] = {
     {1, false}, {1, true}, {2, false}, {2, true}, {4, false}, {4, true}, {8, false}, {8, true},
 };
@@ -251,7 +259,7 @@ static void test_varint_util(void)
 
 static void test_names(void)
 {
-    for (int e = 0; e < IG_ENC_COUNT; e++)
+    for (int e = 0; e < IG_ENC_COUNT; e = next_scheme(e))
         CHECK(ig_enc_from_name(ig_enc_name((enum ig_enc)e)) == e);
     CHECK_EQ_STR(ig_enc_name(IG_ENC_DELTA), "delta");
     CHECK_EQ_STR(ig_enc_name((enum ig_enc)99), "?");
@@ -321,7 +329,7 @@ static void test_int_roundtrip(void)
     uint64_t seed = check_seed;
     uint64_t *v = malloc(65536 * 8);
     int done = 0;
-    for (int e = 0; e < IG_ENC_COUNT; e++)
+    for (int e = 0; e < IG_ENC_COUNT; e = next_scheme(e))
         for (int sh = 0; sh < SH_COUNT; sh++)
             for (size_t di = 0; di < NDESC; di++)
                 for (size_t si = 0; si < NSIZES; si++) {
@@ -456,7 +464,7 @@ static void test_int_erase(void)
     const size_t ns[] = {1, 2, 127, 129, 1000, 4096};
     uint64_t *v = malloc(4096 * 8);
     enospc_count = 0;
-    for (int e = 0; e < IG_ENC_COUNT; e++)
+    for (int e = 0; e < IG_ENC_COUNT; e = next_scheme(e))
         for (int sh = 0; sh < SH_COUNT; sh++)
             for (size_t di = 0; di < NDESC; di++)
                 for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
@@ -476,7 +484,7 @@ static void test_int_erase_all(void)
     const size_t n = 300;
     uint64_t v[300], out[300];
     size_t order[300];
-    for (int e = 1; e < IG_ENC_COUNT; e++)
+    for (int e = 1; e < IG_ENC_COUNT; e = next_scheme(e))
         for (int sh = 0; sh < SH_COUNT; sh++) {
             const struct ig_int_desc *d = &descs[sh % NDESC];
             gen(sh, v, n, d, &seed);
@@ -538,7 +546,7 @@ static void test_int_erase_canonical(void)
     const size_t n = 700;
     uint64_t *a = malloc(n * 8), *b2 = malloc(n * 8);
     int compared = 0;
-    for (int e = 0; e < IG_ENC_COUNT; e++)
+    for (int e = 0; e < IG_ENC_COUNT; e = next_scheme(e))
         for (int sh = 0; sh < SH_COUNT; sh++)
             for (size_t di = 0; di < NDESC; di++) {
                 const struct ig_int_desc *d = &descs[di];
@@ -766,7 +774,7 @@ static void test_auto_selection(void)
             CHECK(sz <= p.len);
             /* and no larger than any single forced scheme (estimates are exact for
              * leaves; composites only have to beat the best leaf) */
-            for (int e = IG_ENC_PLAIN; e < IG_ENC_COUNT; e++) {
+            for (int e = IG_ENC_PLAIN; e < IG_ENC_COUNT; e = next_scheme(e)) {
                 if (e == IG_ENC_RLE || e == IG_ENC_DICT) continue;
                 struct ig_buf f = IG_BUF_INIT;
                 o = forced(e);
@@ -1154,7 +1162,7 @@ static void test_corrupt(void)
     uint64_t seed = check_seed ^ 0xBAD;
     const size_t n = 300;
     uint64_t v[300];
-    for (int e = 0; e < IG_ENC_COUNT; e++)
+    for (int e = 0; e < IG_ENC_COUNT; e = next_scheme(e))
         for (int sh = 0; sh < SH_COUNT; sh += 2) {
             const struct ig_int_desc *d = &descs[(size_t)(sh + e) % NDESC];
             gen(sh, v, n, d, &seed);

@@ -45,8 +45,17 @@ enum ig_enc {
     IG_ENC_DICT = 5,    /* dictionary (entry 0 = mask entry) + codes as nested int stream */
     IG_ENC_FOR = 6,     /* frame of reference: min base + bit-packed offsets */
     IG_ENC_DELTA = 7,   /* blocks: absolute base + zigzag deltas bit-packed per block */
-    IG_ENC_COUNT = 8
+    /* 8 is taken by sliding-window pages (IG_PAGE_ENC_SLIDE, a page-level scheme) */
+    IG_ENC_SPLIT = 9,   /* byte-stream split: byte k of every lane in plane k (only when forced) */
+    IG_ENC_COUNT = 10
 };
+
+/* Is e a stream scheme (IG_ENC_AUTO included)? Every value below IG_ENC_COUNT
+ * but the one sliding-window pages hold. */
+static inline bool ig_enc_is_scheme(int e)
+{
+    return e >= 0 && e < IG_ENC_COUNT && e != 8;
+}
 
 const char *ig_enc_name(enum ig_enc e);  /* "plain", "bitpack", ... ; "?" if unknown */
 int ig_enc_from_name(const char *name);  /* enum value, or -1 */

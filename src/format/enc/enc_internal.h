@@ -39,7 +39,8 @@
 #define ENC_BIT(e) (1u << (e))
 #define ENC_INT_ALL                                                                                \
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) |                    \
-     ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA))
+     ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA) |   \
+     ENC_BIT(IG_ENC_SPLIT))
 #define ENC_BYTES_ALL     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT))
 #define ENC_COMPOSITE     (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT))
 #define ENC_DEFAULT_DEPTH 3
@@ -136,7 +137,7 @@ struct int_scheme {
 };
 
 extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, enc_rle_int,
-    enc_dict_int, enc_for_int, enc_delta_int;
+    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int;
 
 struct bytes_scheme {
     enum ig_enc id;

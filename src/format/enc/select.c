@@ -27,24 +27,24 @@
 /* Largest n the entry points accept: codes and entry indices are 32-bit. */
 #define ENC_MAX_N ((size_t)1 << 31)
 
-static const char *const enc_names[IG_ENC_COUNT] = {"auto", "plain", "bitpack", "varint",
-                                                    "rle",  "dict",  "for",     "delta"};
+static const char *const enc_names[IG_ENC_COUNT] = {
+    "auto", "plain", "bitpack", "varint", "rle", "dict", "for", "delta", NULL /* slide */, "split"};
 
 const char *ig_enc_name(enum ig_enc e)
 {
-    return (unsigned)e < IG_ENC_COUNT ? enc_names[e] : "?";
+    return (unsigned)e < IG_ENC_COUNT && enc_names[e] ? enc_names[e] : "?";
 }
 
 int ig_enc_from_name(const char *name)
 {
     for (int e = 0; name && e < IG_ENC_COUNT; e++)
-        if (strcmp(name, enc_names[e]) == 0) return e;
+        if (enc_names[e] && strcmp(name, enc_names[e]) == 0) return e;
     return -1;
 }
 
 int ig_stream_scheme(const uint8_t *p, size_t len)
 {
-    if (!p || len < 1 || p[0] == IG_ENC_AUTO || p[0] >= IG_ENC_COUNT) return -1;
+    if (!p || len < 1 || p[0] == IG_ENC_AUTO || p[0] >= IG_ENC_COUNT || !enc_names[p[0]]) return -1;
     return p[0];
 }
 
@@ -152,6 +152,7 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
 static const struct int_scheme *const int_schemes[IG_ENC_COUNT] = {
     NULL,         &enc_plain_int, &enc_bitpack_int, &enc_varint_int,
     &enc_rle_int, &enc_dict_int,  &enc_for_int,     &enc_delta_int,
+    NULL /* slide: a page-level scheme */, &enc_split_int,
 };
 
 const struct int_scheme *enc_int_scheme(unsigned id)
