@@ -147,3 +147,21 @@ void enc_lane_map_free(struct enc_lane_map *m)
     m->vals = NULL;
     m->cap = 0;
 }
+
+int enc_erase_zeroing(const struct int_scheme *s, const uint8_t *p, size_t len, size_t n,
+                      const struct ig_int_desc *d, const uint8_t *absent, const uint8_t *kill,
+                      struct enc_dctx *c, struct ig_buf *out)
+{
+    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return enc_nomem(c->err);
+    size_t used;
+    int rc = s->decode(p, len, n, d, absent, v, &used, c);
+    if (!rc) {
+        for (size_t i = 0; i < n; i++)
+            if (bm_get(kill, i)) v[i] = 0;
+        struct enc_ectx ec = {.err = c->err};
+        rc = s->encode(v, n, d, NULL, &ec, out);
+    }
+    free(v);
+    return rc;
+}

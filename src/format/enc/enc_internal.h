@@ -214,6 +214,12 @@ int enc_put_sub(struct ig_buf *out, const uint8_t *p, size_t len);
 int enc_check_slack(const uint8_t *p, size_t from, size_t len, const char *scheme,
                     struct ig_error *err);
 int enc_nomem(struct ig_error *err);
+/* The erase of the overwriting leaf schemes (plain, split, bitpack, varint):
+ * decode every value, zero the killed ones, encode again with the same scheme
+ * (its canonical form, so a width set by an erased value shrinks back). */
+int enc_erase_zeroing(const struct int_scheme *s, const uint8_t *p, size_t len, size_t n,
+                      const struct ig_int_desc *d, const uint8_t *absent, const uint8_t *kill,
+                      struct enc_dctx *c, struct ig_buf *out);
 
 /* Sort k lanes ascending in unsigned or signed order (LSD radix). */
 int enc_sort_lanes(uint64_t *v, size_t k, bool is_signed);

@@ -92,18 +92,7 @@ static int plain_erase(const uint8_t *p, size_t len, size_t n, const struct ig_i
                        struct enc_dctx *c, struct ig_buf *out)
 {
     (void)may_drop;
-    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) return enc_nomem(c->err);
-    size_t used;
-    int rc = plain_decode(p, len, n, d, absent, v, &used, c);
-    if (!rc) {
-        for (size_t i = 0; i < n; i++)
-            if (bm_get(kill, i)) v[i] = 0;
-        struct enc_ectx ec = {.err = c->err};
-        rc = plain_encode(v, n, d, NULL, &ec, out);
-    }
-    free(v);
-    return rc;
+    return enc_erase_zeroing(&enc_plain_int, p, len, n, d, absent, kill, c, out);
 }
 
 static int plain_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,

@@ -17,7 +17,6 @@
  * get(i) gathers w bytes, O(1). Erase: the slot's bytes become 0 in every
  * plane (re-encoded at the same size). Check: they are 0.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "enc_internal.h"
@@ -109,18 +108,7 @@ static int split_erase(const uint8_t *p, size_t len, size_t n, const struct ig_i
                        struct enc_dctx *c, struct ig_buf *out)
 {
     (void)may_drop;
-    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) return enc_nomem(c->err);
-    size_t used;
-    int rc = split_decode(p, len, n, d, absent, v, &used, c);
-    if (!rc) {
-        for (size_t i = 0; i < n; i++)
-            if (bm_get(kill, i)) v[i] = 0;
-        struct enc_ectx ec = {.err = c->err};
-        rc = split_encode(v, n, d, NULL, &ec, out);
-    }
-    free(v);
-    return rc;
+    return enc_erase_zeroing(&enc_split_int, p, len, n, d, absent, kill, c, out);
 }
 
 static int split_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
