@@ -103,7 +103,7 @@ uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur,
     for (size_t k = 0; k < cn; k++) {
         if (keep && k == h) k += keep; /* the kept run costs nothing */
         if (k >= cn) break;
-        uint64_t z = zz(cur[k], sgn);
+        uint64_t z = zz(cur[k], sgn && (int64_t)cur[k] < 0); /* pages of non-negative ids: raw */
         bits += 5 + (z > 1 ? 63 - (uint64_t)__builtin_clzll(z) : 0); /* length code + bits */
     }
     return bits;
@@ -113,8 +113,14 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
                     const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err)
 {
     const struct ig_type_info *ti = ig_type_info(li->type);
-    bool sgn = ti->is_signed;
     size_t n = count;
+    /* Signed ids are zigzagged, one bit each; a page without a negative value
+     * stores them as they are (header flag), as ids usually are. */
+    bool sgn = false;
+    if (ti->is_signed)
+        for (size_t k = v->row_val[first]; k < v->row_val[first + count] && !sgn; k++)
+            sgn = (int64_t)v->lanes[k] < 0;
+    bool raw = ti->is_signed && !sgn;
     uint64_t *meta = calloc(5 * (n + 1), sizeof *meta);
     if (!meta) return ig_err(err, -ENOMEM, "out of memory");
     uint64_t *kind = meta, *lenv = meta + n, *start = meta + 2 * n, *head = meta + 3 * n,
@@ -204,7 +210,8 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     ig_st32(hdr, (uint32_t)n);
     ig_st32(hdr + 4, (uint32_t)brow.n);
     hdr[8] = bits_kind;
-    hdr[9] = hdr[10] = hdr[11] = 0;
+    hdr[9] = raw; /* 1: signed values stored without zigzag (none is negative) */
+    hdr[10] = hdr[11] = 0;
     ig_st32(hdr + 12, (uint32_t)bulk.n);
     if (bulk.n > UINT32_MAX) rc = ig_err(err, -EFBIG, "too many values in one page");
     if (!rc && ig_buf_append(body, hdr, sizeof hdr)) rc = -ENOMEM;
@@ -236,6 +243,7 @@ out:
 struct slide {
     size_t rows, nbases;
     bool bits;
+    bool raw; /* values not zigzagged even if the type is signed */
     const uint8_t *s[8]; /* the eight metadata streams */
     size_t sl[8];
     const uint8_t *bulk; /* kind 0: the int stream; kind 1: the lengths stream */
@@ -251,8 +259,9 @@ static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, st
     sl->rows = ig_ld32(p);
     sl->nbases = ig_ld32(p + 4);
     sl->bits = p[8];
+    sl->raw = p[9];
     sl->nvalues = ig_ld32(p + 12);
-    if (sl->rows != rows || sl->nbases > rows || p[8] > 1 || p[9] || p[10] || p[11])
+    if (sl->rows != rows || sl->nbases > rows || p[8] > 1 || p[9] > 1 || p[10] || p[11])
         return ig_err(err, -EIO, "slide page: bad header");
     size_t pos = 16;
     for (int s = 0; s < 8; s++) {
@@ -341,7 +350,7 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     int rc = parse(p, len, rows, &sl, err);
     if (rc) return rc;
     const struct ig_type_info *ti = ig_type_info(li->type);
-    bool sgn = ti && ti->is_signed;
+    bool sgn = ti && ti->is_signed && !sl.raw;
     uint64_t *meta = malloc(5 * (rows + 1) * sizeof *meta);
     if (!meta) return ig_err(err, -ENOMEM, "out of memory");
     uint64_t *kind = meta, *lenv = meta + rows, *start = meta + 2 * rows, *head = meta + 3 * rows,
@@ -417,7 +426,7 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
     if (rc) return rc;
     if (k >= rows) return ig_err(err, -EINVAL, "row %zu out of range", k);
     const struct ig_type_info *ti = ig_type_info(li->type);
-    bool sgn = ti && ti->is_signed;
+    bool sgn = ti && ti->is_signed && !sl.raw;
     uint64_t kk;
     rc = ig_ints_get(sl.s[0], sl.sl[0], rows, &meta_desc, NULL, k, &kk, err);
     if (rc) return rc;
