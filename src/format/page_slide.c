@@ -90,7 +90,10 @@ static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, siz
             if (cur[h] == prev[s]) {
                 size_t k = run(cur, cn, h, prev, pn, s);
                 if (k > best) best = k, *bh = h, *bs = s;
-                break;
+                /* a run that reaches either end cannot be beaten from a later h;
+                 * a shorter one may be a new id that repeats an old one (small
+                 * ids are frequent), with the real overlap further on */
+                if (k == pn - s || h + k == cn) break;
             }
     /* a short run does not pay for its metadata unless it is the whole row */
     return best >= 4 || (best > 0 && best == cn) ? best : 0;
