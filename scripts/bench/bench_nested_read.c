@@ -47,6 +47,7 @@
 #include "format/values.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/pcode.h"
 #include "ingot.h"
 
 #include <inttypes.h>
@@ -346,7 +347,7 @@ static const char *const part_names[] = {"kind", "len",       "start",      "hea
 
 struct slide_stats {
     uint64_t pages, zstd_pages, stored, body, hdr, meta[NPARTS], bulk_len, bulk_bits, bulk_stream,
-        bulk_values, bits_kind_pages, rows, bases;
+        bulk_values, bits_kind_pages, coded_pages, rows, bases;
     uint64_t scheme[NPARTS + 1][8]; /* pages choosing each scheme, per part (+ bulk lengths) */
 };
 
@@ -359,6 +360,36 @@ static int take_stream(const uint8_t **p, const uint8_t *end, uint64_t *bytes,
     if (n && (*p)[4] < 8) scheme_count[(*p)[4]]++;
     *bytes += 4 + (uint64_t)n;
     *p += 4 + n;
+    return 0;
+}
+
+/* A prefix-coded bulk (table, then per value a length code and its low bits):
+ * bytes of length codes (the table included) and of low bits, by walking it. */
+static int coded_split(const uint8_t *p, const uint8_t *end, uint64_t nvalues, uint64_t *len_bytes,
+                       uint64_t *bit_bytes)
+{
+    if (end - p < IG_PCODE_TABLE_BYTES) return -1;
+    struct ig_pcode c;
+    ig_pcode_load(p, &c);
+    if (ig_pcode_build(&c, 1)) return -1;
+    const uint8_t *b = p + IG_PCODE_TABLE_BYTES;
+    uint64_t nbits = (uint64_t)(end - b) * 8, pos = 0, code_bits = 0, low_bits = 0;
+    for (uint64_t j = 0; j < nvalues && pos < nbits; j++) {
+        uint64_t peek = 0;
+        for (unsigned q = 0; q < c.max_len && pos + q < nbits; q++)
+            peek |= (uint64_t)((b[(pos + q) / 8] >> ((pos + q) % 8)) & 1) << q;
+        unsigned n;
+        int sym = ig_pcode_decode(&c, peek, &n);
+        if (sym < 0) break;
+        pos += n + (sym > 1 ? (unsigned)sym - 1 : 0);
+        code_bits += n;
+        low_bits += sym > 1 ? (unsigned)sym - 1 : 0;
+    }
+    ig_pcode_free(&c);
+    uint64_t total = (uint64_t)(end - p);
+    *bit_bytes += low_bits / 8;
+    *len_bytes += total - low_bits / 8; /* table, codes and the last byte's padding */
+    (void)code_bits;
     return 0;
 }
 
@@ -404,7 +435,11 @@ static int cmd_slide_stats(const char *dir, const char *leaf)
             st.hdr += IG_BODY_HDR + 16;
             for (int k = 0; k < NPARTS; k++)
                 if (take_stream(&p, end, &st.meta[k], st.scheme[k])) goto bad;
-            if (bits_kind) {
+            if (bits_kind == 2) {
+                st.coded_pages++;
+                if (coded_split(p, end, ig_ld32(body + IG_BODY_HDR + 12), &st.bulk_len, &st.bulk_bits))
+                    goto bad;
+            } else if (bits_kind) {
                 st.bits_kind_pages++;
                 if (take_stream(&p, end, &st.bulk_len, st.scheme[NPARTS])) goto bad;
                 st.bulk_bits += (uint64_t)(end - p);
@@ -414,10 +449,11 @@ static int cmd_slide_stats(const char *dir, const char *leaf)
         }
     }
     printf("pages=%" PRIu64 " other_pages=%" PRIu64 " zstd_pages=%" PRIu64 " rows=%" PRIu64
-           " bases=%" PRIu64 " bulk_values=%" PRIu64 " bits_kind_pages=%" PRIu64 " stored=%" PRIu64
+           " bases=%" PRIu64 " bulk_values=%" PRIu64 " bits_kind_pages=%" PRIu64
+           " coded_pages=%" PRIu64 " stored=%" PRIu64
            " body=%" PRIu64 " headers=%" PRIu64,
            st.pages, other_pages, st.zstd_pages, st.rows, st.bases, st.bulk_values,
-           st.bits_kind_pages, st.stored, st.body, st.hdr);
+           st.bits_kind_pages, st.coded_pages, st.stored, st.body, st.hdr);
     for (int k = 0; k < NPARTS; k++)
         printf(" %s=%" PRIu64, part_names[k], st.meta[k]);
     printf(" bulk_lengths=%" PRIu64 " bulk_bits=%" PRIu64 " bulk_stream=%" PRIu64, st.bulk_len,

@@ -4,6 +4,7 @@
 #include "enc/codec.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/pcode.h"
 #include "util/u64vec.h"
 
 #include <errno.h>
@@ -17,6 +18,12 @@
 #define KIND_EMPTY 3          /* an empty list: likewise */
 #define MAX_LIST   (1u << 24) /* values in one row: bounds hostile lengths */
 #define SEARCH     64         /* how far heads and starts are searched */
+
+/* How the bulk is stored (header byte 8). */
+#define BULK_STREAM 0 /* one int stream of the values */
+#define BULK_BITS   1 /* an int stream of bit lengths L, then each value's L - 1 low bits */
+#define BULK_CODED  2 /* per value a prefix code for L then its L - 1 low bits, one bit
+                       * stream after a code table: lengths cost their entropy */
 
 static const struct ig_int_desc meta_desc = {8, false};
 
@@ -110,6 +117,63 @@ uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur,
         bits += 5 + (z > 1 ? 63 - (uint64_t)__builtin_clzll(z) : 0); /* length code + bits */
     }
     return bits;
+}
+
+/* The code for bit lengths 0..64 of a page's values. Erasure turns a value
+ * into length 0 in place, so length 0 must cost no more than any value it may
+ * replace: its code no longer than L's code plus L's L - 1 low bits. */
+static bool length_code(const uint64_t *lens, size_t n, struct ig_pcode *c)
+{
+    uint64_t freq[IG_PCODE_MAX_SYMS] = {0};
+    for (size_t j = 0; j < n; j++)
+        freq[lens[j]]++;
+    if (!freq[0]) freq[0] = 1; /* always present: erasure writes it */
+    memset(c, 0, sizeof *c);
+    if (ig_pcode_lengths(freq, IG_PCODE_MAX_SYMS, c->len) > IG_PCODE_MAX_LEN) return false;
+    unsigned bound = 255, swap = 0;
+    for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
+        if (c->len[L] && c->len[L] + L - 1 < bound) bound = c->len[L] + L - 1;
+    if (c->len[0] > bound) { /* trade codes with the longest one that fits the bound */
+        for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
+            if (c->len[L] && c->len[L] <= bound && (!swap || c->len[L] > c->len[swap])) swap = L;
+        uint8_t t = c->len[0];
+        c->len[0] = c->len[swap];
+        c->len[swap] = t;
+    }
+    return ig_pcode_build(c, 0) == 0;
+}
+
+/* The bulk as BULK_CODED into out (table, then the bit stream), with each
+ * base's bit offset in cbit; false when no code fits (then *rc is 0). */
+static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
+                      const struct ig_u64vec *bval, uint64_t *cbit, struct ig_buf *out, int *rc)
+{
+    struct ig_pcode c;
+    if (!length_code(lens, n, &c)) return false;
+    uint64_t bits = 0;
+    for (size_t j = 0; j < n; j++)
+        bits += c.len[lens[j]] + (lens[j] > 1 ? lens[j] - 1 : 0);
+    size_t nbytes = (size_t)((bits + 7) / 8);
+    uint8_t *o = ig_buf_extend(out, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    if (!o) {
+        *rc = -ENOMEM;
+        return false;
+    }
+    memset(o, 0, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    ig_pcode_store(&c, o);
+    uint8_t *dst = o + IG_PCODE_TABLE_BYTES;
+    uint64_t pos = 0;
+    size_t b = 0;
+    for (size_t j = 0; j < n; j++) {
+        while (b < bval->n && bval->v[b] == j)
+            cbit[b++] = pos;
+        put_bits(dst, &pos, c.code[lens[j]], c.len[lens[j]]);
+        if (lens[j] > 1) put_bits(dst, &pos, vals[j], (unsigned)lens[j] - 1);
+    }
+    while (b < bval->n)
+        cbit[b++] = pos;
+    out->len -= 8; /* the slack was only for the writes */
+    return true;
 }
 
 int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
@@ -208,11 +272,20 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
             as_bits.len -= 8; /* the slack was only for the writes */
         }
     }
-    bool bits_kind = !rc && as_bits.len < as_stream.len;
+    /* the bulk as prefix-coded lengths interleaved with the low bits */
+    struct ig_buf as_coded = IG_BUF_INIT;
+    uint64_t *cbit = malloc((brow.n + 1) * sizeof *cbit);
+    if (!rc && !cbit) rc = -ENOMEM;
+    bool coded = !rc && code_bulk(bulk.v, lens, bulk.n, &bval, cbit, &as_coded, &rc);
+    int kind_of_bulk = BULK_STREAM;
+    size_t best_len = as_stream.len;
+    if (!rc && as_bits.len < best_len) kind_of_bulk = BULK_BITS, best_len = as_bits.len;
+    if (!rc && coded && as_coded.len < best_len) kind_of_bulk = BULK_CODED;
+    bool bits_kind = kind_of_bulk == BULK_BITS;
     uint8_t hdr[16];
     ig_st32(hdr, (uint32_t)n);
     ig_st32(hdr + 4, (uint32_t)brow.n);
-    hdr[8] = bits_kind;
+    hdr[8] = (uint8_t)kind_of_bulk;
     hdr[9] = raw; /* 1: signed values stored without zigzag (none is negative) */
     hdr[10] = hdr[11] = 0;
     ig_st32(hdr + 12, (uint32_t)bulk.n);
@@ -223,14 +296,19 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     if (!rc) rc = put_meta(body, brow.v ? brow.v : (const uint64_t[1]){0}, brow.n, err);
     if (!rc) rc = put_meta(body, bval.v ? bval.v : (const uint64_t[1]){0}, brow.n, err);
     /* bit-packed, so erasure (which only lowers these offsets) never grows it */
+    const uint64_t *offs = kind_of_bulk == BULK_CODED ? cbit : bbit;
     if (!rc)
-        rc = put_stream_as(body, bbit ? bbit : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, true, err);
+        rc = put_stream_as(body, offs ? offs : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, true, err);
     if (!rc) {
-        const struct ig_buf *chosen = bits_kind ? &as_bits : &as_stream;
+        const struct ig_buf *chosen = kind_of_bulk == BULK_CODED ? &as_coded
+                                      : bits_kind                ? &as_bits
+                                                                 : &as_stream;
         if (ig_buf_append(body, chosen->data, chosen->len)) rc = -ENOMEM;
     }
     free(lens);
     free(bbit);
+    free(cbit);
+    ig_buf_free(&as_coded);
     ig_buf_free(&as_stream);
     ig_buf_free(&as_bits);
 out:
@@ -245,8 +323,10 @@ out:
 
 struct slide {
     size_t rows, nbases;
-    bool bits;
-    bool raw; /* values not zigzagged even if the type is signed */
+    bool bits;  /* BULK_BITS */
+    bool coded; /* BULK_CODED: code holds the table, mant the whole bit stream */
+    bool raw;   /* values not zigzagged even if the type is signed */
+    const uint8_t *table;
     const uint8_t *s[8]; /* the eight metadata streams */
     size_t sl[8];
     const uint8_t *bulk; /* kind 0: the int stream; kind 1: the lengths stream */
@@ -261,10 +341,11 @@ static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, st
     if (len < 16) return ig_err(err, -EIO, "slide page: truncated");
     sl->rows = ig_ld32(p);
     sl->nbases = ig_ld32(p + 4);
-    sl->bits = p[8];
+    sl->bits = p[8] == BULK_BITS;
+    sl->coded = p[8] == BULK_CODED;
     sl->raw = p[9];
     sl->nvalues = ig_ld32(p + 12);
-    if (sl->rows != rows || sl->nbases > rows || p[8] > 1 || p[9] > 1 || p[10] || p[11])
+    if (sl->rows != rows || sl->nbases > rows || p[8] > BULK_CODED || p[9] > 1 || p[10] || p[11])
         return ig_err(err, -EIO, "slide page: bad header");
     size_t pos = 16;
     for (int s = 0; s < 8; s++) {
@@ -276,7 +357,16 @@ static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, st
         sl->sl[s] = l;
         pos += l;
     }
-    if (sl->bits) {
+    if (sl->coded) {
+        if (len - pos < IG_PCODE_TABLE_BYTES) return ig_err(err, -EIO, "slide page: truncated");
+        sl->table = p + pos;
+        if (sl->table[IG_PCODE_TABLE_BYTES - 1] >> 4)
+            return ig_err(err, -EIO, "slide page: bad length code table");
+        sl->bulk = NULL;
+        sl->bulk_len = 0;
+        sl->mant = p + pos + IG_PCODE_TABLE_BYTES;
+        sl->mant_len = len - pos - IG_PCODE_TABLE_BYTES;
+    } else if (sl->bits) {
         if (len - pos < 4) return ig_err(err, -EIO, "slide page: truncated");
         size_t l = ig_ld32(p + pos);
         pos += 4;
@@ -332,6 +422,43 @@ static int read_bits(struct bitreader *br, unsigned w, uint64_t *out)
     return 0;
 }
 
+/* The next w (at most 16) bits without moving; zeros past the end. */
+static uint64_t peek_bits(const struct bitreader *br, unsigned w)
+{
+    uint64_t v = 0, pos = br->pos;
+    for (unsigned q = 0; q < w;) {
+        unsigned bit = (unsigned)(pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
+        unsigned byte = pos / 8 < br->len ? br->p[pos / 8] : 0;
+        v |= (uint64_t)((byte >> bit) & ((1u << take) - 1)) << q;
+        pos += take;
+        q += take;
+    }
+    return v;
+}
+
+/* The length code of a BULK_CODED page, ready to decode. */
+static int load_code(const struct slide *sl, struct ig_pcode *c, struct ig_error *err)
+{
+    ig_pcode_load(sl->table, c);
+    int rc = ig_pcode_build(c, 1);
+    return rc == -ENOMEM ? ig_err(err, rc, "out of memory")
+           : rc          ? ig_err(err, -EIO, "slide page: bad length code table")
+                         : 0;
+}
+
+/* One value of a BULK_CODED stream: the code of its bit length L, then its
+ * L - 1 low bits. */
+static int read_coded(struct bitreader *br, const struct ig_pcode *c, uint64_t *L, uint64_t *low)
+{
+    unsigned n;
+    int sym = ig_pcode_decode(c, peek_bits(br, c->max_len), &n);
+    if (sym < 0 || br->pos + n > (uint64_t)br->len * 8) return -EIO;
+    br->pos += n;
+    *L = (uint64_t)sym;
+    *low = 0;
+    return sym > 1 ? read_bits(br, (unsigned)sym - 1, low) : 0;
+}
+
 /* A bit-length code back to its value: length L (at most 64), the L - 1 bits below
  * the leading one. */
 static uint64_t from_code(uint64_t L, uint64_t bits)
@@ -367,7 +494,19 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
         rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl.nvalues);
     uint64_t *bulk = rc ? NULL : malloc((nv + 1) * sizeof *bulk);
     if (!rc && !bulk) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc) rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &meta_desc, NULL, bulk, err);
+    if (!rc && sl.coded) { /* lengths and low bits interleaved */
+        struct ig_pcode code;
+        rc = load_code(&sl, &code, err);
+        struct bitreader br = {sl.mant, sl.mant_len, 0};
+        for (size_t j = 0; j < nv && !rc; j++) {
+            uint64_t L, m;
+            if (read_coded(&br, &code, &L, &m)) rc = ig_err(err, -EIO, "slide page: bits truncated");
+            bulk[j] = rc ? 0 : from_code(L, m);
+        }
+        ig_pcode_free(&code);
+    } else if (!rc) {
+        rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &meta_desc, NULL, bulk, err);
+    }
     if (!rc && sl.bits) { /* bulk held lengths: read the bits below each leading one */
         struct bitreader br = {sl.mant, sl.mant_len, 0};
         for (size_t j = 0; j < nv && !rc; j++) {
@@ -454,8 +593,10 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
     uint64_t row0, val0, bit0 = 0;
     rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &meta_desc, NULL, b, &row0, err);
     if (!rc) rc = ig_ints_get(sl.s[6], sl.sl[6], sl.nbases, &meta_desc, NULL, b, &val0, err);
-    if (!rc && sl.bits)
+    if (!rc && (sl.bits || sl.coded))
         rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &meta_desc, NULL, b, &bit0, err);
+    struct ig_pcode code = {0};
+    if (!rc && sl.coded) rc = load_code(&sl, &code, err);
     if (rc) return rc;
     /* the bulk holds at most what the rows from the base need: bound by the page */
     struct ig_buf prevb = IG_BUF_INIT;
@@ -491,7 +632,14 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
                 rc = ig_err(err, -EIO, "slide page: row %zu reads past the bulk", r);
                 break;
             }
-            rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, at++, &x, err);
+            if (sl.coded) {
+                uint64_t L, mm;
+                at++;
+                if (read_coded(&br, &code, &L, &mm)) rc = ig_err(err, -EIO, "slide page: bits truncated");
+                x = rc ? 0 : from_code(L, mm);
+            } else {
+                rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, at++, &x, err);
+            }
             if (!rc && sl.bits) {
                 uint64_t mm = 0;
                 if (x > 64 || (x > 1 && read_bits(&br, (unsigned)x - 1, &mm)))
@@ -508,6 +656,7 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
         *n = cn;
     }
     ig_buf_free(&prevb);
+    ig_pcode_free(&code);
     return rc;
 }
 
@@ -516,7 +665,9 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
  * A deleted row keeps its place in the chain of windows (its kind and lengths
  * stay, so the rows after it still decode), but every value it added to the bulk
  * that no live row reads any more is zeroed: dropped from the bit-length code
- * (length 0, its bits compacted away) or erased by the int stream's own rule.
+ * (length 0, its bits compacted away), written as the prefix code's length 0
+ * (which the encoder made no longer than any value it replaces, low bits
+ * included; the code table stays) or erased by the int stream's own rule.
  * Values a later live row still reads through the chain are that row's data and
  * stay. Nothing grows: the streams only lose bits, and the base bit offsets
  * (bit-packed) only get smaller. */
@@ -671,6 +822,55 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
     return 0;
 }
 
+/* The base offsets stream, table and bit stream of a BULK_CODED page with its
+ * dead values written as length 0 (same table), appended to out. */
+static int erase_coded(const struct slide *sl, const struct meta *m, const uint8_t *dead,
+                       struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_pcode code;
+    int rc = load_code(sl, &code, err);
+    if (rc) return rc;
+    uint64_t *lens = malloc((sl->nvalues + 1) * sizeof *lens);
+    uint64_t *lows = malloc((sl->nvalues + 1) * sizeof *lows);
+    uint64_t *bbit = malloc((sl->nbases + 1) * sizeof *bbit);
+    rc = lens && lows && bbit ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    struct bitreader br = {sl->mant, sl->mant_len, 0};
+    uint64_t bits = 0;
+    size_t b = 0;
+    for (size_t j = 0; !rc && j < sl->nvalues; j++) {
+        if (read_coded(&br, &code, &lens[j], &lows[j]))
+            rc = ig_err(err, -EIO, "slide page: bits truncated");
+        if (bit(dead, j)) lens[j] = lows[j] = 0;
+        while (b < sl->nbases && m->bval[b] == j)
+            bbit[b++] = bits;
+        if (!rc) bits += code.len[lens[j]] + (lens[j] > 1 ? lens[j] - 1 : 0);
+    }
+    while (!rc && b < sl->nbases)
+        bbit[b++] = bits;
+    size_t at = out->len;
+    if (!rc) rc = put_stream_as(out, bbit, sl->nbases, IG_ENC_BITPACK, true, err);
+    if (!rc && out->len - at > sl->sl[7] + 4) rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
+    size_t nbytes = (size_t)((bits + 7) / 8);
+    uint8_t *dst = rc ? NULL : ig_buf_extend(out, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    if (!rc && !dst) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) {
+        memcpy(dst, sl->table, IG_PCODE_TABLE_BYTES);
+        dst += IG_PCODE_TABLE_BYTES;
+        memset(dst, 0, nbytes + 8);
+        uint64_t pos = 0;
+        for (size_t j = 0; j < sl->nvalues; j++) {
+            put_bits(dst, &pos, code.code[lens[j]], code.len[lens[j]]);
+            if (lens[j] > 1) put_bits(dst, &pos, lows[j], (unsigned)lens[j] - 1);
+        }
+        out->len -= 8;
+    }
+    free(lens);
+    free(lows);
+    free(bbit);
+    ig_pcode_free(&code);
+    return rc;
+}
+
 int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
                    struct ig_buf *out, struct ig_error *err)
 {
@@ -686,7 +886,9 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
     if (!rc && ig_buf_append(out, p, 16)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (int s = 0; s < 7 && !rc; s++)
         if (copy_stream(out, sl.s[s], sl.sl[s])) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && !sl.bits) { /* the bulk is one int stream: its own erase rule */
+    if (!rc && sl.coded) { /* prefix code: dead values become length 0, their bits go */
+        rc = erase_coded(&sl, &m, dead, out, err);
+    } else if (!rc && !sl.bits) { /* the bulk is one int stream: its own erase rule */
         if (copy_stream(out, sl.s[7], sl.sl[7])) rc = ig_err(err, -ENOMEM, "out of memory");
         if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, dead, false, err);
     } else if (!rc) { /* bit-length code: dead lengths become 0, their bits go */
@@ -743,8 +945,25 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
     uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
     rc = lens ? 0 : ig_err(err, -ENOMEM, "out of memory");
     /* dead values hold nothing by the stream's rule (kind 1: length 0) */
-    if (!rc)
+    if (!rc && sl.coded) { /* length 0, and no bits past the live ones */
+        struct ig_pcode code;
+        rc = load_code(&sl, &code, err);
+        struct bitreader br = {sl.mant, sl.mant_len, 0};
+        for (size_t j = 0; !rc && j < sl.nvalues; j++) {
+            uint64_t L, low;
+            if (read_coded(&br, &code, &L, &low))
+                rc = ig_err(err, -EIO, "slide page: bits truncated");
+            else if (bit(dead, j) && L != 0)
+                rc = ig_err(err, -EIO, "slide page: erased value %zu still holds data", j);
+        }
+        for (uint64_t q = br.pos; !rc && q < (uint64_t)sl.mant_len * 8; q++)
+            if ((sl.mant[q / 8] >> (q % 8)) & 1)
+                rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64,
+                            br.pos);
+        ig_pcode_free(&code);
+    } else if (!rc) {
         rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, dead, err);
+    }
     if (!rc && sl.bits) { /* and no bits linger past the live ones */
         rc = ig_ints_decode(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, lens, err);
         uint64_t bits = 0;

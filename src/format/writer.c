@@ -28,6 +28,8 @@
  * fills whole zstd blocks (128 KiB), so each plane gets its own entropy tables
  * (float32 embeddings: 14% smaller at 1 MiB, 0-8% at 64 KiB). */
 #define IG_SPLIT_PAGE_SIZE (1u << 20)
+/* Sliding-window pages default to this many times the page size (page_end). */
+#define IG_SLIDE_PAGE_FACTOR 4
 
 struct ig_part_writer {
     int fd;
@@ -216,6 +218,10 @@ static size_t page_end(const struct ig_part_writer *w, uint32_t l0, uint32_t l1,
     }
     const struct ig_column_def *cd = leaf_def(w, l0);
     if (l1 == l0 + 1 && slide_candidate(cd, v)) { /* measured as it will be stored */
+        /* every page restarts the windows with a base row (a whole window of
+         * new values), so unless the column says otherwise these pages are
+         * larger: reading one row still decodes only from its base on */
+        if (!cd->page_size) target *= IG_SLIDE_PAGE_FACTOR;
         uint64_t acc = 0;
         const uint64_t *prev = NULL;
         size_t pn = 0, r = start;

@@ -107,6 +107,7 @@ static void test_round_trip_random(void)
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0};
     struct ig_buf row = IG_BUF_INIT;
+    int coded_pages = 0, bits_pages = 0;
     for (int iter = 0; iter < 60; iter++) {
         size_t t = (size_t)iter % (sizeof types / sizeof types[0]);
         uint8_t max_def = iter % 2 ? 2 : 1;
@@ -146,6 +147,8 @@ static void test_round_trip_random(void)
             size_t blen = built.body_size - IG_BODY_HDR;
             /* the header says whether signed ids went without zigzag */
             CHECK_EQ_INT(body[9], types[t].sgn && !any_negative);
+            coded_pages += body[8] == 2; /* lengths under a prefix code */
+            bits_pages += body[8] == 1;  /* lengths bit-packed (small pages) */
             int bad = 0;
             for (size_t r = 0; r < rows; r++) {
                 size_t n = 0;
@@ -161,6 +164,11 @@ static void test_round_trip_random(void)
         ig_values_free(&v);
         ig_values_free(&out);
     }
+    /* most pages of ids spread over magnitudes code their lengths by entropy;
+     * small ones cannot pay for the code table */
+    fprintf(stderr, "  bulk kinds: %d prefix-coded, %d bit-length pages\n", coded_pages, bits_pages);
+    CHECK(coded_pages >= 10);
+    CHECK(bits_pages >= 1);
     ig_buf_free(&row);
     ig_page_built_free(&built);
     ig_page_scratch_free(&scratch);
@@ -307,6 +315,7 @@ static void test_erase_does_not_grow(void)
     struct ig_page_policy pol = {.type = li.type, .compression = IG_COMP_NONE, .leaf = li};
     REQUIRE(ig_page_encode(&pol, &v, 0, v.rows, &scratch, &built, &err) == 0);
     REQUIRE(built.encoding == IG_PAGE_ENC_SLIDE);
+    CHECK_EQ_INT(built.stored.data[IG_BODY_HDR + 8], 2); /* the prefix-coded bulk, erased */
     struct ig_pagerec rec = test_rec_of(&built, v.rows);
     int grew = 0;
     long worst = 0;

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -9,6 +11,7 @@
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
+#include "util/pcode.h"
 
 static void test_endian_roundtrip(void)
 {
@@ -77,6 +80,55 @@ static void test_atomic_write_and_read(void)
     CHECK(access(dir, F_OK) != 0);
 }
 
+/* Prefix codes: random frequencies give a complete code (Kraft sum 1) whose
+ * cost is within one bit per symbol of the entropy; every symbol decodes back
+ * from its bit-reversed code; oversubscribed tables are refused. */
+static void test_pcode(void)
+{
+    uint64_t s = check_seed;
+    for (int iter = 0; iter < 200; iter++) {
+        uint64_t freq[IG_PCODE_MAX_SYMS] = {0}, total = 0;
+        unsigned nsym = 1 + (unsigned)(test_rand(&s) % IG_PCODE_MAX_SYMS);
+        for (unsigned k = 0; k < nsym; k++) {
+            freq[test_rand(&s) % IG_PCODE_MAX_SYMS] += 1 + test_rand(&s) % 1000;
+        }
+        struct ig_pcode c;
+        memset(&c, 0, sizeof c);
+        unsigned longest = ig_pcode_lengths(freq, IG_PCODE_MAX_SYMS, c.len);
+        if (longest > IG_PCODE_MAX_LEN) continue;
+        REQUIRE(ig_pcode_build(&c, 1) == 0);
+        double bits = 0, entropy = 0, kraft = 0;
+        unsigned live = 0;
+        for (unsigned k = 0; k < IG_PCODE_MAX_SYMS; k++) total += freq[k];
+        for (unsigned k = 0; k < IG_PCODE_MAX_SYMS; k++) {
+            CHECK_EQ_INT(c.len[k] != 0, freq[k] != 0);
+            if (!freq[k]) continue;
+            live++;
+            double p = (double)freq[k] / (double)total;
+            bits += p * c.len[k];
+            entropy -= p * log2(p);
+            kraft += 1.0 / (double)(1u << c.len[k]);
+            unsigned n;
+            CHECK_EQ_INT(ig_pcode_decode(&c, c.code[k], &n), (int)k);
+            CHECK_EQ_INT(n, c.len[k]);
+        }
+        if (live > 1) CHECK(kraft > 0.999999 && kraft < 1.000001);
+        CHECK(bits < entropy + 1.0 + 1e-9);
+        uint8_t table[IG_PCODE_TABLE_BYTES];
+        struct ig_pcode back;
+        ig_pcode_store(&c, table);
+        ig_pcode_load(table, &back);
+        CHECK(memcmp(back.len, c.len, sizeof c.len) == 0);
+        ig_pcode_free(&c);
+    }
+    struct ig_pcode bad;
+    memset(&bad, 0, sizeof bad);
+    bad.len[0] = bad.len[1] = bad.len[2] = 1; /* three codes of one bit */
+    CHECK_EQ_INT(ig_pcode_build(&bad, 1), -EINVAL);
+    memset(&bad, 0, sizeof bad);
+    CHECK_EQ_INT(ig_pcode_build(&bad, 1), -EINVAL); /* no symbol at all */
+}
+
 TEST_MAIN(T(test_endian_roundtrip), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
-          T(test_atomic_write_and_read))
+          T(test_atomic_write_and_read), T(test_pcode))
