@@ -492,6 +492,13 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     if (!rc) rc = count_values(kind, lenv, head, tail, rows, &nv, err);
     if (!rc && nv != sl.nvalues)
         rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl.nvalues);
+    /* the output at once: grown by doubling, a page of long windows (tens of
+     * MB) would be copied over and over, and come in fresh pages each time */
+    size_t total = 0;
+    for (size_t i = 0; !rc && i < rows; i++)
+        total += (size_t)lenv[i]; /* each at most MAX_LIST (count_values) */
+    if (!rc && total <= ((size_t)1 << 27) && ig_values_reserve(out, out->n + total))
+        rc = ig_err(err, -ENOMEM, "out of memory"); /* more (hostile) grows row by row */
     uint64_t *bulk = rc ? NULL : malloc((nv + 1) * sizeof *bulk);
     if (!rc && !bulk) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc && sl.coded) { /* lengths and low bits interleaved */

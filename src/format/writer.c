@@ -29,7 +29,7 @@
  * (float32 embeddings: 14% smaller at 1 MiB, 0-8% at 64 KiB). */
 #define IG_SPLIT_PAGE_SIZE (1u << 20)
 /* Sliding-window pages default to this many times the page size (page_end). */
-#define IG_SLIDE_PAGE_FACTOR 4
+#define IG_SLIDE_PAGE_FACTOR 2
 
 struct ig_part_writer {
     int fd;

@@ -98,11 +98,14 @@ static void grow(struct fs_cache *c)
     free(old);
 }
 
-/* Evict from the cold end until within budget; skip entries in use. */
+/* Evict from the cold end until within budget; skip entries in use. The most
+ * recently used entry stays even over budget: a page that decodes to more than
+ * the whole cache is then decoded once while it is read through, not once per
+ * read request. */
 static void evict(struct fs_cache *c)
 {
     struct fs_entry *e = c->tail;
-    while (c->used > c->budget && e) {
+    while (c->used > c->budget && e && e != c->head) {
         struct fs_entry *prev = e->prev;
         if (e->refs == 0) {
             index_remove(c, e);

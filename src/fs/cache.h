@@ -2,7 +2,8 @@
  *
  * Entries are keyed by two 64-bit words (part/page and what was made of it) and
  * hold a byte buffer and, optionally, decoded values. The cache keeps at most
- * `budget` bytes, evicting least recently used entries that no reader holds.
+ * `budget` bytes, evicting least recently used entries that no reader holds,
+ * except the most recent one (which may alone exceed the budget).
  * Lookups and inserts take one mutex briefly; decoding happens outside it, so
  * readers of different columns proceed in parallel (two readers missing on the
  * same page may both decode it; the first insert wins).
