@@ -437,7 +437,8 @@ static int cmd_slide_stats(const char *dir, const char *leaf)
                 if (take_stream(&p, end, &st.meta[k], st.scheme[k])) goto bad;
             if (bits_kind == 2) {
                 st.coded_pages++;
-                if (coded_split(p, end, ig_ld32(body + IG_BODY_HDR + 12), &st.bulk_len, &st.bulk_bits))
+                if (coded_split(p, end, ig_ld32(body + IG_BODY_HDR + 12), &st.bulk_len,
+                                &st.bulk_bits))
                     goto bad;
             } else if (bits_kind) {
                 st.bits_kind_pages++;
@@ -450,8 +451,7 @@ static int cmd_slide_stats(const char *dir, const char *leaf)
     }
     printf("pages=%" PRIu64 " other_pages=%" PRIu64 " zstd_pages=%" PRIu64 " rows=%" PRIu64
            " bases=%" PRIu64 " bulk_values=%" PRIu64 " bits_kind_pages=%" PRIu64
-           " coded_pages=%" PRIu64 " stored=%" PRIu64
-           " body=%" PRIu64 " headers=%" PRIu64,
+           " coded_pages=%" PRIu64 " stored=%" PRIu64 " body=%" PRIu64 " headers=%" PRIu64,
            st.pages, other_pages, st.zstd_pages, st.rows, st.bases, st.bulk_values,
            st.bits_kind_pages, st.coded_pages, st.stored, st.body, st.hdr);
     for (int k = 0; k < NPARTS; k++)

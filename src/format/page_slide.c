@@ -22,8 +22,9 @@
 /* How the bulk is stored (header byte 8). */
 #define BULK_STREAM 0 /* one int stream of the values */
 #define BULK_BITS   1 /* an int stream of bit lengths L, then each value's L - 1 low bits */
-#define BULK_CODED  2 /* per value a prefix code for L then its L - 1 low bits, one bit
-                       * stream after a code table: lengths cost their entropy */
+#define BULK_CODED                                                                                 \
+    2 /* per value a prefix code for L then its L - 1 low bits, one bit                            \
+       * stream after a code table: lengths cost their entropy */
 
 static const struct ig_int_desc meta_desc = {8, false};
 
@@ -106,7 +107,8 @@ static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, siz
     return best >= 4 || (best > 0 && best == cn) ? best : 0;
 }
 
-uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, bool sgn)
+uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn,
+                           bool sgn)
 {
     size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
     uint64_t bits = 8; /* the row's share of the metadata streams */
@@ -298,7 +300,8 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     /* bit-packed, so erasure (which only lowers these offsets) never grows it */
     const uint64_t *offs = kind_of_bulk == BULK_CODED ? cbit : bbit;
     if (!rc)
-        rc = put_stream_as(body, offs ? offs : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, true, err);
+        rc = put_stream_as(body, offs ? offs : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, true,
+                           err);
     if (!rc) {
         const struct ig_buf *chosen = kind_of_bulk == BULK_CODED ? &as_coded
                                       : bits_kind                ? &as_bits
@@ -507,7 +510,8 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
         struct bitreader br = {sl.mant, sl.mant_len, 0};
         for (size_t j = 0; j < nv && !rc; j++) {
             uint64_t L, m;
-            if (read_coded(&br, &code, &L, &m)) rc = ig_err(err, -EIO, "slide page: bits truncated");
+            if (read_coded(&br, &code, &L, &m))
+                rc = ig_err(err, -EIO, "slide page: bits truncated");
             bulk[j] = rc ? 0 : from_code(L, m);
         }
         ig_pcode_free(&code);
@@ -531,10 +535,10 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     bool have_prev = false;
     for (size_t i = 0; i < rows && !rc; i++) {
         size_t cn = (size_t)lenv[i];
-        if (kind[i] == KIND_NULL || kind[i] == KIND_EMPTY || cn == 0) { /* the window carries over */
-            rc = emit_empty(out, kind[i] == KIND_NULL, li)
-                     ? ig_err(err, -ENOMEM, "out of memory")
-                     : 0;
+        if (kind[i] == KIND_NULL || kind[i] == KIND_EMPTY ||
+            cn == 0) { /* the window carries over */
+            rc = emit_empty(out, kind[i] == KIND_NULL, li) ? ig_err(err, -ENOMEM, "out of memory")
+                                                           : 0;
             continue;
         }
         size_t keep = kind[i] == KIND_DELTA ? cn - head[i] - tail[i] : 0;
@@ -558,7 +562,8 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
                 cur[k] = unzz(bulk[at++], sgn);
         }
         prev_at = out->n;
-        rc = ig_values_commit_list_row(out, cn, li->max_def) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        rc = ig_values_commit_list_row(out, cn, li->max_def) ? ig_err(err, -ENOMEM, "out of memory")
+                                                             : 0;
         pn = cn;
         have_prev = true;
     }
@@ -642,7 +647,8 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
             if (sl.coded) {
                 uint64_t L, mm;
                 at++;
-                if (read_coded(&br, &code, &L, &mm)) rc = ig_err(err, -EIO, "slide page: bits truncated");
+                if (read_coded(&br, &code, &L, &mm))
+                    rc = ig_err(err, -EIO, "slide page: bits truncated");
                 x = rc ? 0 : from_code(L, mm);
             } else {
                 rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, at++, &x, err);
@@ -856,7 +862,8 @@ static int erase_coded(const struct slide *sl, const struct meta *m, const uint8
         bbit[b++] = bits;
     size_t at = out->len;
     if (!rc) rc = put_stream_as(out, bbit, sl->nbases, IG_ENC_BITPACK, true, err);
-    if (!rc && out->len - at > sl->sl[7] + 4) rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
+    if (!rc && out->len - at > sl->sl[7] + 4)
+        rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
     size_t nbytes = (size_t)((bits + 7) / 8);
     uint8_t *dst = rc ? NULL : ig_buf_extend(out, IG_PCODE_TABLE_BYTES + nbytes + 8);
     if (!rc && !dst) rc = ig_err(err, -ENOMEM, "out of memory");

@@ -103,7 +103,11 @@ static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 
 /* 10^k for |k| <= 22, correctly rounded (the exact 1e22 / 10^-k): the same
  * value scale10(1.0, k) computes, without the division. */
-static const double pow10_rounded[45] = {1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static const double pow10_rounded[45] = {
+    1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11,
+    1e-10, 1e-9,  1e-8,  1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,
+    1e2,   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
+    1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22};
 static bool pow10_of(int k, double *out)
 {
     if (k > 22 || k < -22) return false;
@@ -190,14 +194,18 @@ static bool format_f32_fast(char *out, float f, size_t *len)
     memcpy(&fb, &nb, 4);
     memcpy(&fa, &na, 4);
     double below = fb, above = fa;
-    struct f32_window w = {v, (v + below) / 2, (v + above) / 2, v * 0x1p-48, 0, false, false, 0, 0, 0, 0};
+    struct f32_window w = {
+        v, (v + below) / 2, (v + above) / 2, v * 0x1p-48, 0, false, false, 0, 0, 0, 0};
     int b2 = (int)(bits >> 23) - 126; /* v in [2^(b2-1), 2^b2): log10 v to within one */
     w.e = (int)floor((b2 - 1) * 0.30102999566398119521);
     double p;
     if (!pow10_of(w.e + 1, &p)) return false;
-    if (v >= p) w.e++;
-    else if (!pow10_of(w.e, &p)) return false;
-    else if (v < p) w.e--;
+    if (v >= p)
+        w.e++;
+    else if (!pow10_of(w.e, &p))
+        return false;
+    else if (v < p)
+        w.e--;
     double d, pe; /* check the fixed-up exponent: 10^e <= v < 10^(e+1) */
     if (!pow10_of(w.e, &pe) || !pow10_of(w.e + 1, &p) || v < pe || v >= p) return false;
     bool symmetric = v - below == above - v; /* every float but a power of two */
@@ -216,8 +224,10 @@ static bool format_f32_fast(char *out, float f, size_t *len)
              * and only try fewer (a decimal that reads back as f implies that
              * every nearer one does) */
             int n = 9;
-            while (n > 1 && pow10_exact[9 - (n - 1)] < w.sh - w.sl) n--;
-            while (n > 1 && f32_candidate(&w, n - 1, &d) == CAND_IN) n--;
+            while (n > 1 && pow10_exact[9 - (n - 1)] < w.sh - w.sl)
+                n--;
+            while (n > 1 && f32_candidate(&w, n - 1, &d) == CAND_IN)
+                n--;
             n_lo = n;
         }
     } else if (symmetric) { /* bisection over 1..9 digits, by the same argument */
@@ -225,8 +235,10 @@ static bool format_f32_fast(char *out, float f, size_t *len)
         while (n_lo < n_hi) {
             int mid = (n_lo + n_hi) / 2;
             if ((r = f32_candidate(&w, mid, &d)) == CAND_UNSURE) return false;
-            if (r == CAND_IN) n_hi = mid;
-            else n_lo = mid + 1;
+            if (r == CAND_IN)
+                n_hi = mid;
+            else
+                n_lo = mid + 1;
         }
     }
     for (int n = n_lo; n <= 9; n++) {
@@ -239,9 +251,11 @@ static bool format_f32_fast(char *out, float f, size_t *len)
         }
         char digits[16];
         uint64_t di = (uint64_t)d;
-        for (int i = n - 1; i >= 0; i--, di /= 10) digits[i] = (char)('0' + di % 10);
+        for (int i = n - 1; i >= 0; i--, di /= 10)
+            digits[i] = (char)('0' + di % 10);
         int nd = n;
-        while (nd > 1 && digits[nd - 1] == '0') nd--;
+        while (nd > 1 && digits[nd - 1] == '0')
+            nd--;
         *len = layout_repr(out, f < 0, digits, nd, e10);
         return true;
     }
@@ -319,14 +333,22 @@ static size_t format_lane(char *out, uint8_t type, uint64_t lane, bool json)
         if (json) return (size_t)sprintf(out, lane ? "true" : "false");
         out[0] = lane ? 't' : 'f';
         return 1;
-    case IG_T_INT8: return fmt_i64(out, (int8_t)lane);
-    case IG_T_INT16: return fmt_i64(out, (int16_t)lane);
-    case IG_T_INT32: return fmt_i64(out, (int32_t)lane);
-    case IG_T_INT64: return fmt_i64(out, (int64_t)lane);
-    case IG_T_UINT8: return fmt_u64(out, (uint8_t)lane);
-    case IG_T_UINT16: return fmt_u64(out, (uint16_t)lane);
-    case IG_T_UINT32: return fmt_u64(out, (uint32_t)lane);
-    case IG_T_UINT64: return fmt_u64(out, lane);
+    case IG_T_INT8:
+        return fmt_i64(out, (int8_t)lane);
+    case IG_T_INT16:
+        return fmt_i64(out, (int16_t)lane);
+    case IG_T_INT32:
+        return fmt_i64(out, (int32_t)lane);
+    case IG_T_INT64:
+        return fmt_i64(out, (int64_t)lane);
+    case IG_T_UINT8:
+        return fmt_u64(out, (uint8_t)lane);
+    case IG_T_UINT16:
+        return fmt_u64(out, (uint16_t)lane);
+    case IG_T_UINT32:
+        return fmt_u64(out, (uint32_t)lane);
+    case IG_T_UINT64:
+        return fmt_u64(out, lane);
     case IG_T_FLOAT32:
     case IG_T_FLOAT64: {
         char tmp[IG_FLOAT_TEXT_MAX];
@@ -341,7 +363,9 @@ static size_t format_lane(char *out, uint8_t type, uint64_t lane, bool json)
         memcpy(out, tmp, n);
         return n;
     }
-    default: out[0] = '?'; return 1;
+    default:
+        out[0] = '?';
+        return 1;
     }
 }
 
@@ -369,11 +393,24 @@ static int append_copy_string(struct ig_buf *out, const uint8_t *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         uint8_t c = p[i];
         switch (c) {
-        case '\\': *o++ = '\\'; *o++ = '\\'; break;
-        case '\n': *o++ = '\\'; *o++ = 'n'; break;
-        case '\r': *o++ = '\\'; *o++ = 'r'; break;
-        case '\t': *o++ = '\\'; *o++ = 't'; break;
-        default: *o++ = c;
+        case '\\':
+            *o++ = '\\';
+            *o++ = '\\';
+            break;
+        case '\n':
+            *o++ = '\\';
+            *o++ = 'n';
+            break;
+        case '\r':
+            *o++ = '\\';
+            *o++ = 'r';
+            break;
+        case '\t':
+            *o++ = '\\';
+            *o++ = 't';
+            break;
+        default:
+            *o++ = c;
         }
     }
     out->len = (size_t)(o - out->data);
@@ -395,8 +432,10 @@ static int render_blob(struct ig_buf *out, const struct ig_values *v, size_t i, 
         size_t lo = 0, hi = v->rows;
         while (hi - lo > 1) {
             size_t mid = lo + (hi - lo) / 2;
-            if (v->row_val[mid] <= i) lo = mid;
-            else hi = mid;
+            if (v->row_val[mid] <= i)
+                lo = mid;
+            else
+                hi = mid;
         }
         row = v->row_base + lo;
         first = i - v->row_val[lo];
@@ -412,7 +451,8 @@ static int render_blob(struct ig_buf *out, const struct ig_values *v, size_t i, 
         const char *ext = ig_blob_kind_ext(kind);
         char path[64];
         if (list || in_row)
-            snprintf(path, sizeof path, "/%" PRIu64 "/%zu%s%s", row, first + j, *ext ? "." : "", ext);
+            snprintf(path, sizeof path, "/%" PRIu64 "/%zu%s%s", row, first + j, *ext ? "." : "",
+                     ext);
         else
             snprintf(path, sizeof path, "/%" PRIu64 "%s%s", row, *ext ? "." : "", ext);
         rc = ig_buf_printf(out, "%s{\"path\":", j ? "," : "");
@@ -499,10 +539,17 @@ int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t
         if (null) lane = ti->is_float ? (w == 4 ? 0x7FC00000u : 0x7FF8000000000000ULL) : 0;
         if (v->type == IG_T_BOOL) lane = lane != 0;
         switch (w) {
-        case 1: o[k] = (uint8_t)lane; break;
-        case 2: ig_st16(o + k, (uint16_t)lane); break;
-        case 4: ig_st32(o + k, (uint32_t)lane); break;
-        default: ig_st64(o + k, lane);
+        case 1:
+            o[k] = (uint8_t)lane;
+            break;
+        case 2:
+            ig_st16(o + k, (uint16_t)lane);
+            break;
+        case 4:
+            ig_st32(o + k, (uint32_t)lane);
+            break;
+        default:
+            ig_st64(o + k, lane);
         }
         k += w;
     }

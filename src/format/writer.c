@@ -44,7 +44,7 @@ struct ig_part_writer {
     uint64_t offset;        /* next write position */
     struct ig_buf pages, extras, groups, chunks;
     uint32_t num_pages, num_groups;
-    uint32_t *chunk_first;  /* per leaf: first page of its chunk in the current group */
+    uint32_t *chunk_first; /* per leaf: first page of its chunk in the current group */
     struct ig_page_scratch scratch;
     struct ig_page_built built;
     struct ig_buf text;
@@ -65,8 +65,7 @@ void ig_writer_opts_default(struct ig_writer_opts *o)
 }
 
 int ig_part_writer_open(struct ig_part_writer **out, const char *path, const struct ig_schema *s,
-                        const struct ig_writer_opts *o, uint64_t first_row_id,
-                        struct ig_error *err)
+                        const struct ig_writer_opts *o, uint64_t first_row_id, struct ig_error *err)
 {
     struct ig_part_writer *w = calloc(1, sizeof *w);
     if (!w) return ig_err(err, -ENOMEM, "out of memory");
@@ -100,8 +99,8 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
         w->blob_dirs = calloc(nl, sizeof *w->blob_dirs);
         if (!w->blob_dirs || !w->o.blob_path) {
             ig_part_writer_free(w);
-            return ig_err(err, w->blob_dirs ? -EINVAL : -ENOMEM, "%s: blob columns need a blob file",
-                          path);
+            return ig_err(err, w->blob_dirs ? -EINVAL : -ENOMEM,
+                          "%s: blob columns need a blob file", path);
         }
         for (uint32_t l = 0; l < s->nleaves; l++) {
             const struct ig_column_def *cd = leaf_def(w, l);
@@ -136,7 +135,10 @@ struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t leaf)
     return leaf < w->schema->nleaves ? &w->cols[leaf] : NULL;
 }
 
-uint64_t ig_part_writer_rows(const struct ig_part_writer *w) { return w->rows + w->group_rows; }
+uint64_t ig_part_writer_rows(const struct ig_part_writer *w)
+{
+    return w->rows + w->group_rows;
+}
 
 struct ig_blob_writer *ig_part_writer_blobs(struct ig_part_writer *w)
 {
@@ -184,7 +186,7 @@ static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
     const struct ig_type_info *ti = ig_type_info(v->type);
     if (v->levels) {
         size_t v0 = v->row_val[a], v1 = v->row_val[b];
-        uint64_t vals = v1 == v0     ? 0
+        uint64_t vals = v1 == v0      ? 0
                         : v->is_bytes ? v->offs[v1] - v->offs[v0] + 4 * (v1 - v0)
                                       : (v1 - v0) * ti->width;
         return vals + 2 * (uint64_t)(v->row_ent[b] - v->row_ent[a]);
@@ -196,10 +198,14 @@ static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
 /* Will this leaf be offered sliding-window pages? (encode_leaf_page asks the same) */
 static bool slide_candidate(const struct ig_column_def *cd, const struct ig_values *v)
 {
-    struct ig_leaf_info li = {.type = cd->type, .max_rep = cd->max_rep, .max_def = cd->max_def,
-                              .quantize = cd->quantize, .levels = v->levels,
+    struct ig_leaf_info li = {.type = cd->type,
+                              .max_rep = cd->max_rep,
+                              .max_def = cd->max_def,
+                              .quantize = cd->quantize,
+                              .levels = v->levels,
                               .per_value = cd->dimension ? cd->dimension : 1};
-    return v->levels && cd->parent == IG_SCHEMA_NONE && ig_slide_fits(&li, cd->lists, cd->null_mask) &&
+    return v->levels && cd->parent == IG_SCHEMA_NONE &&
+           ig_slide_fits(&li, cd->lists, cd->null_mask) &&
            (cd->encoding == IG_ENC_AUTO || cd->encoding == IG_PAGE_ENC_SLIDE);
 }
 
@@ -296,8 +302,9 @@ static int write_page(struct ig_part_writer *w, uint32_t l, size_t start, size_t
     int rc = ig_write_full(w->fd, w->built.stored.data, stored);
     for (size_t left = slack; !rc && left > 0; left -= left < sizeof zeros ? left : sizeof zeros)
         rc = ig_write_full(w->fd, zeros, left < sizeof zeros ? left : sizeof zeros);
-    if (!rc) rc = append_page_record(w, l, (uint32_t)start, (uint32_t)(end - start), &w->built,
-                                     (uint32_t)(stored + slack), live_values, node_text);
+    if (!rc)
+        rc = append_page_record(w, l, (uint32_t)start, (uint32_t)(end - start), &w->built,
+                                (uint32_t)(stored + slack), live_values, node_text);
     if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
     w->offset += stored + slack;
     w->num_pages++;
@@ -322,7 +329,8 @@ static int encode_leaf_page(struct ig_part_writer *w, uint32_t l, size_t start, 
     pol.leaf.slide_ok = slide_candidate(cd, v);
     int rc = ig_page_encode(&pol, v, start, end - start, &w->scratch, &w->built, err);
     if (rc)
-        return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->path, cd->name, w->num_groups);
+        return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->path, cd->name,
+                             w->num_groups);
     return 0;
 }
 
@@ -336,7 +344,8 @@ static int flush_column(struct ig_part_writer *w, uint32_t top, struct ig_error 
             if (l0 == UINT32_MAX) l0 = s->cols[k].leaf;
             l1 = s->cols[k].leaf + 1;
         }
-    if (l0 == UINT32_MAX) return ig_err(err, -EINVAL, "column '%s' has no leaves", s->cols[top].name);
+    if (l0 == UINT32_MAX)
+        return ig_err(err, -EINVAL, "column '%s' has no leaves", s->cols[top].name);
     for (uint32_t l = l0; l < l1; l++) {
         w->chunk_first[l] = UINT32_MAX;
         w->cols[l].row_base = w->first_row_id + w->rows; /* for blob paths in the text */
@@ -377,9 +386,11 @@ static int flush_column(struct ig_part_writer *w, uint32_t top, struct ig_error 
             for (size_t start = 0; !rc && start < w->group_rows;) {
                 size_t end = page_end(w, l, l + 1, start);
                 rc = encode_leaf_page(w, l, start, end, err);
-                if (!rc) rc = write_page(w, l, start, end, (uint32_t)(end - start) *
-                                                               (leaf_def(w, l)->dimension ? leaf_def(w, l)->dimension : 1),
-                                         0, err);
+                if (!rc)
+                    rc = write_page(w, l, start, end,
+                                    (uint32_t)(end - start) *
+                                        (leaf_def(w, l)->dimension ? leaf_def(w, l)->dimension : 1),
+                                    0, err);
                 start = end;
             }
         }
@@ -390,8 +401,10 @@ static int flush_column(struct ig_part_writer *w, uint32_t top, struct ig_error 
             if (!rc) rc = nested_text(w, &proj[l - l0], a, b, &leaf_text, err);
             /* a column of one leaf (a list, a vector) is its own projection */
             if (!rc && l == l0) {
-                if (l1 - l0 == 1) node_text = leaf_text;
-                else rc = nested_text(w, &whole, a, b, &node_text, err);
+                if (l1 - l0 == 1)
+                    node_text = leaf_text;
+                else
+                    rc = nested_text(w, &whole, a, b, &node_text, err);
             }
             w->built.text_len = leaf_text;
             const struct ig_values *v = &w->cols[l];
@@ -422,7 +435,8 @@ static int flush_group(struct ig_part_writer *w, struct ig_error *err)
         uint8_t chk[IG_CHK_SIZE];
         ig_st32(chk + IG_CHK_FIRST_PAGE, w->chunk_first[l]);
         ig_st32(chk + IG_CHK_PAGE_COUNT, next - w->chunk_first[l]);
-        if (ig_buf_append(&w->chunks, chk, sizeof chk)) return ig_err(err, -ENOMEM, "out of memory");
+        if (ig_buf_append(&w->chunks, chk, sizeof chk))
+            return ig_err(err, -ENOMEM, "out of memory");
         ig_values_reset(&w->cols[l]);
         w->cols[l].type = leaf_def(w, l)->type; /* quantised leaves were read back as float32 */
     }
@@ -465,7 +479,10 @@ static int name_order_cmp(const void *a, const void *b, void *ctx)
     return x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
 }
 
-static int pad8(struct ig_buf *f) { return ig_buf_append_zeros(f, (8 - f->len % 8) % 8); }
+static int pad8(struct ig_buf *f)
+{
+    return ig_buf_append_zeros(f, (8 - f->len % 8) % 8);
+}
 
 /* Append a section, recording its offset and size in the header. */
 static int add_section(struct ig_buf *f, enum ig_section s, const void *p, size_t n)
@@ -561,8 +578,9 @@ static int build_footer(struct ig_part_writer *w, struct ig_buf *f, uint64_t *ro
         for (uint32_t g = 0; g < w->num_groups; g++) {
             uint8_t *gr = f->data + goff + (size_t)g * IG_GRP_SIZE;
             uint32_t fp = ig_ld32(gr + IG_GRP_FIRST_PAGE), pc = ig_ld32(gr + IG_GRP_PAGE_COUNT);
-            ig_st64(gr + IG_GRP_HASH, ig_merkle_group_hash(f->data + poff + (size_t)fp * IG_PG_SIZE,
-                                                           f->data + xoff + (size_t)fp * IG_PX_SIZE, pc));
+            ig_st64(gr + IG_GRP_HASH,
+                    ig_merkle_group_hash(f->data + poff + (size_t)fp * IG_PG_SIZE,
+                                         f->data + xoff + (size_t)fp * IG_PX_SIZE, pc));
         }
         uint64_t doff = ig_ld64(h + IG_HDR_SECTIONS + 16 * IG_SEC_DELETION);
         *root = ig_merkle_root(h, f->data + goff, w->groups.len, f->data + doff, del_size);

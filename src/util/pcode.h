@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IG_PCODE_MAX_SYMS 65
-#define IG_PCODE_MAX_LEN  15
+#define IG_PCODE_MAX_SYMS    65
+#define IG_PCODE_MAX_LEN     15
 #define IG_PCODE_TABLE_BYTES ((IG_PCODE_MAX_SYMS + 1) / 2) /* nibbles */
 
 struct ig_pcode {

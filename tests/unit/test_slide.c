@@ -166,7 +166,8 @@ static void test_round_trip_random(void)
     }
     /* most pages of ids spread over magnitudes code their lengths by entropy;
      * small ones cannot pay for the code table */
-    fprintf(stderr, "  bulk kinds: %d prefix-coded, %d bit-length pages\n", coded_pages, bits_pages);
+    fprintf(stderr, "  bulk kinds: %d prefix-coded, %d bit-length pages\n", coded_pages,
+            bits_pages);
     CHECK(coded_pages >= 10);
     CHECK(bits_pages >= 1);
     ig_buf_free(&row);

@@ -99,7 +99,8 @@ static void test_pcode(void)
         REQUIRE(ig_pcode_build(&c, 1) == 0);
         double bits = 0, entropy = 0, kraft = 0;
         unsigned live = 0;
-        for (unsigned k = 0; k < IG_PCODE_MAX_SYMS; k++) total += freq[k];
+        for (unsigned k = 0; k < IG_PCODE_MAX_SYMS; k++)
+            total += freq[k];
         for (unsigned k = 0; k < IG_PCODE_MAX_SYMS; k++) {
             CHECK_EQ_INT(c.len[k] != 0, freq[k] != 0);
             if (!freq[k]) continue;

@@ -165,3 +165,16 @@ int enc_erase_zeroing(const struct int_scheme *s, const uint8_t *p, size_t len, 
     free(v);
     return rc;
 }
+
+int enc_width_header(const uint8_t *p, size_t len, size_t n, unsigned *w, const char *scheme,
+                     struct ig_error *err)
+{
+    if (len < 2) return ig_err(err, -EIO, "%s stream: truncated header", scheme);
+    *w = p[1];
+    if (*w != 1 && *w != 2 && *w != 4 && *w != 8)
+        return ig_err(err, -EIO, "%s stream: invalid width %u", scheme, *w);
+    if (n > (len - 2) / *w)
+        return ig_err(err, -EIO, "%s stream: %zu values of %u bytes need more than %zu bytes",
+                      scheme, n, *w, len - 2);
+    return 0;
+}

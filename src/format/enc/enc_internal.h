@@ -214,6 +214,10 @@ int enc_put_sub(struct ig_buf *out, const uint8_t *p, size_t len);
 int enc_check_slack(const uint8_t *p, size_t from, size_t len, const char *scheme,
                     struct ig_error *err);
 int enc_nomem(struct ig_error *err);
+/* The [scheme] [w] header of a fixed-width stream (plain, split): w in {1, 2,
+ * 4, 8} and room for n values of w bytes after it. */
+int enc_width_header(const uint8_t *p, size_t len, size_t n, unsigned *w, const char *scheme,
+                     struct ig_error *err);
 /* The erase of the overwriting leaf schemes (plain, split, bitpack, varint):
  * decode every value, zero the killed ones, encode again with the same scheme
  * (its canonical form, so a width set by an erased value shrinks back). */

@@ -50,14 +50,7 @@ static int plain_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d
 
 static int plain_header(const uint8_t *p, size_t len, size_t n, unsigned *w, struct ig_error *err)
 {
-    if (len < 2) return ig_err(err, -EIO, "plain stream: truncated header");
-    *w = p[1];
-    if (*w != 1 && *w != 2 && *w != 4 && *w != 8)
-        return ig_err(err, -EIO, "plain stream: invalid width %u", *w);
-    if (n > (len - 2) / *w)
-        return ig_err(err, -EIO, "plain stream: %zu values of %u bytes need more than %zu bytes", n,
-                      *w, len - 2);
-    return 0;
+    return enc_width_header(p, len, n, w, "plain", err);
 }
 
 static int plain_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
