@@ -108,7 +108,7 @@ static int vi_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int
                      const uint8_t *absent, uint64_t *out, size_t *used, struct enc_dctx *c)
 {
     (void)absent;
-    struct vi_hdr h;
+    struct vi_hdr h = {0};
     return vi_walk(p, len, n, &h, out, NULL, used, c->err, d->is_signed);
 }
 
@@ -116,7 +116,7 @@ static int vi_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_de
                   const uint8_t *absent, size_t i, uint64_t *out, struct enc_dctx *c)
 {
     (void)absent;
-    struct vi_hdr h;
+    struct vi_hdr h = {0};
     int rc = vi_header(p, len, n, &h, c->err);
     if (rc) return rc;
     size_t j = i / ENC_VARINT_STRIDE;
@@ -143,7 +143,7 @@ static int vi_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_
                     const uint8_t *absent, const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     (void)absent;
-    struct vi_hdr h;
+    struct vi_hdr h = {0};
     return vi_walk(p, len, n, &h, NULL, erased, used, c->err, d->is_signed);
 }
 
