@@ -145,7 +145,7 @@ static void print_json(const struct ig_table *t, const struct ig_schema *sc, con
     cli_json_string(stdout, t->dir);
     printf(",\"format_version\":%u,\"rows\":%" PRIu64 ",\"deleted_rows\":%" PRIu64
            ",\"live_rows\":%" PRIu64 ",\"row_groups\":%u,\"erase_level\":%u,\"parts\":[",
-           IG_FORMAT_VERSION, t->num_rows, t->deleted_rows, t->num_rows - t->deleted_rows,
+           p0->version, t->num_rows, t->deleted_rows, t->num_rows - t->deleted_rows,
            t->num_groups, p0->erase_level);
     for (uint32_t pi = 0; pi < t->nparts; pi++) {
         const struct ig_part *p = &t->parts[pi];

@@ -46,7 +46,8 @@ static int check_header(struct ig_part *p, struct ig_error *err)
 {
     const uint8_t *h = p->footer;
     if (memcmp(h + IG_HDR_MAGIC, IG_HDR_MAGIC_STR, 8)) return corrupt(p, err, "bad header magic");
-    if (ig_ld32(h + IG_HDR_VERSION) != IG_FORMAT_VERSION)
+    uint32_t version = ig_ld32(h + IG_HDR_VERSION);
+    if (version < IG_FORMAT_MIN_VERSION || version > IG_FORMAT_VERSION)
         return ig_err(err, -EIO, "%s: unsupported footer version %u", p->path,
                       ig_ld32(h + IG_HDR_VERSION));
     if (ig_ld32(h + IG_HDR_HEADER_SIZE) != IG_HDR_SIZE)
@@ -131,11 +132,13 @@ int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_e
         rc = ig_err(err, -EIO, "%s: corrupt tail: checksum mismatch", path);
         goto fail;
     }
-    if (ig_ld32(tail + IG_TAIL_VERSION) != IG_FORMAT_VERSION) {
+    uint32_t version = ig_ld32(tail + IG_TAIL_VERSION);
+    if (version < IG_FORMAT_MIN_VERSION || version > IG_FORMAT_VERSION) {
         rc = ig_err(err, -EIO, "%s: unsupported format version %u", path,
                     ig_ld32(tail + IG_TAIL_VERSION));
         goto fail;
     }
+    p->version = version;
     p->footer_offset = ig_ld64(tail + IG_TAIL_FOOTER_OFFSET);
     p->footer_size = ig_ld64(tail + IG_TAIL_FOOTER_SIZE);
     p->root = ig_ld64(tail + IG_TAIL_ROOT);

@@ -32,6 +32,7 @@ struct ig_part {
     uint8_t *footer;      /* footer start inside map (writable only for erase) */
     const uint8_t *data;  /* mmap of [0, footer_offset) after ig_part_map_data, else NULL */
     uint64_t footer_offset, footer_size;
+    uint32_t version; /* format version of this part (IG_FORMAT_MIN_VERSION..IG_FORMAT_VERSION) */
     uint64_t root, generation; /* from the tail */
     /* header fields, copied once */
     uint64_t num_rows, deleted_rows, first_row_id;
