@@ -442,6 +442,29 @@ static int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct pa
 }
 
 /* All erased rows of one row group, every leaf column. */
+/* Ask the kernel for every page of group g that holds an erased row before
+ * reading any: from a cold cache the reads then overlap instead of queueing one
+ * behind the other (one page per column: a hundred random reads). Advice only:
+ * errors are for the reads themselves to report. */
+static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_grouprec *gr,
+                           const uint64_t *rows, size_t nrows)
+{
+    for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
+        uint32_t first = 0, count = 0;
+        if (ig_part_chunk(p, g, leaf, &first, &count, NULL)) continue;
+        size_t k = 0;
+        for (uint32_t pg = first; pg < first + count && k < nrows; pg++) {
+            struct ig_pagerec rec;
+            if (ig_part_page(p, pg, &rec, NULL)) break;
+            uint64_t lo = gr->first_row + rec.first_row, hi = lo + rec.row_count;
+            while (k < nrows && rows[k] < lo)
+                k++;
+            if (k < nrows && rows[k] < hi)
+                (void)posix_fadvise(p->fd, (off_t)rec.offset, (off_t)rec.stored, POSIX_FADV_WILLNEED);
+        }
+    }
+}
+
 static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp,
                        uint32_t g, const uint64_t *rows, size_t nrows, struct ig_error *err)
 {
@@ -449,6 +472,7 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
     struct ig_grouprec gr;
     int rc = ig_part_group(p, g, &gr, err);
     if (rc) return rc;
+    prefetch_group(p, g, &gr, rows, nrows);
     pp->touched_groups[g] = 1;
     uint8_t *kill = NULL;
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
