@@ -625,6 +625,10 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
     uint64_t *local = malloc(n * sizeof *local);
     int rc = pp.nf && pp.touched_groups && local ? 0 : ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
+        /* the whole footer is copied: one request for it, not a fault per page
+         * (readers map it MADV_RANDOM for their few lookups) */
+        (void)posix_fadvise(p->fd, (off_t)p->footer_offset, (off_t)p->footer_size,
+                            POSIX_FADV_WILLNEED);
         memcpy(pp.nf, p->footer, p->footer_size);
         for (size_t i = 0; i < n; i++)
             local[i] = ids[i] - p->first_row_id;
