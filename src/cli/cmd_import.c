@@ -1,4 +1,4 @@
-/* ingot import - CSV / JSON Lines into a new table or a new part of one. */
+/* ingot import - CSV / JSON Lines / .npy into a new table or a new part of one. */
 #include "cli.h"
 #include "import/import.h"
 #include "util/error.h"
@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -25,6 +26,26 @@ static const char usage[] =
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
 {
     ig_progress_update(ctx, done, total, rows);
+}
+
+/* Set by SIGINT/SIGTERM/SIGHUP: the import stops at the next row and removes
+ * what it wrote (a signal can only reach the import through a flag). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static void catch_stop_signals(void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 int cmd_import(int argc, char **argv)
@@ -87,6 +108,8 @@ int cmd_import(int argc, char **argv)
     ig_progress_begin(&prog, what);
     o.progress = on_progress;
     o.progress_ctx = &prog;
+    o.cancel = &stop_signal;
+    catch_stop_signals(on_stop_signal);
     struct ig_error err = {0};
     struct ig_import_result res;
     struct timespec t0, t1;
@@ -94,8 +117,10 @@ int cmd_import(int argc, char **argv)
     int rc = ig_import(input, table, &o, &res, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ig_progress_end(&prog);
+    catch_stop_signals(SIG_DFL);
     if (rc) {
         cli_error("%s", err.msg);
+        if (stop_signal) raise(stop_signal); /* the conventional status: killed by it */
         return 2;
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

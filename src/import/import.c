@@ -59,6 +59,13 @@ struct import_run {
     struct ig_npy npy; /* IG_INPUT_NPY */
 };
 
+/* 0, or -EINTR once the caller asked the import to stop. */
+static int check_cancel(const struct import_run *r, struct ig_error *err)
+{
+    if (!r->o->cancel || !*r->o->cancel) return 0;
+    return ig_err(err, -EINTR, "%s: interrupted; nothing was written", r->input);
+}
+
 static void report(struct import_run *r, bool force)
 {
     uint64_t rows = ig_part_writer_rows(r->w);
@@ -129,6 +136,7 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
                 rc = value_error(r, rec.line, c, &sub, err);
         }
         if (!rc) rc = ig_part_writer_end_row(r->w, err);
+        if (!rc) rc = check_cancel(r, err);
         if (!rc) report(r, false);
     }
     free(field_of);
@@ -200,6 +208,7 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
         }
         while (ntouched) member[touched[--ntouched]] = NULL; /* clear what this row set */
         if (!rc) rc = ig_part_writer_end_row(r->w, err);
+        if (!rc) rc = check_cancel(r, err);
         if (!rc) report(r, false);
     }
     free(top_of);
@@ -258,6 +267,7 @@ static int run_npy(struct import_run *r, struct ig_error *err)
             if (!rc && n->dim && ig_values_end_row(v)) rc = -ENOMEM; /* a nested leaf: its row ends */
             if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
             if (!rc) rc = ig_part_writer_end_row(r->w, err);
+            if (!rc) rc = check_cancel(r, err);
             if (!rc && (row & 0xFFFF) == 0) report(r, false);
         }
     }

@@ -11,6 +11,7 @@
 #define IG_IMPORT_IMPORT_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "format/writer.h"
@@ -31,6 +32,9 @@ struct ig_import_opts {
     struct ig_writer_opts w;
     ig_progress_fn progress;   /* optional, called every ~64 Ki rows */
     void *progress_ctx;
+    /* optional: once it reads nonzero (a signal handler sets it), the import
+     * stops with -EINTR and removes everything it wrote */
+    const volatile sig_atomic_t *cancel;
 };
 
 struct ig_import_result {

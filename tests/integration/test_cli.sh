@@ -132,6 +132,32 @@ append_bad_keeps_table() {
 }
 check append_failure_leaves_table_unchanged append_bad_keeps_table
 
+# an interrupted import (Ctrl-C, kill) leaves nothing: no table, no temporary
+# directory, and the status of the signal
+interrupted_import() {
+    "$PY" -c '
+import random, sys
+r = random.Random(1)
+with open(sys.argv[1], "w") as f:
+    f.write("a,b,c\n")
+    for i in range(3000000): f.write("%d,%d,x%d\n" % (i, r.randrange(1 << 40), i % 97))' "$WORK/big.csv"
+    local pid rc i
+    "$INGOT" import "$WORK/big.csv" "$WORK/t_int" 2>"$WORK/int.err" &
+    pid=$!
+    for i in $(seq 200); do # wait until it has started writing
+        compgen -G "$WORK/.t_int.importing-*" >/dev/null && break
+        sleep 0.05
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    [ "$rc" -eq 130 ] || { echo "exit status $rc"; return 1; }
+    grep -q "interrupted; nothing was written" "$WORK/int.err" || { cat "$WORK/int.err"; return 1; }
+    [ ! -e "$WORK/t_int" ] || { echo "a table was left"; return 1; }
+    ! compgen -G "$WORK/.t_int.importing-*" >/dev/null || { echo "the temporary directory was left"; return 1; }
+}
+check interrupted_import_leaves_nothing interrupted_import
+
 # --- corruption: verify names what failed; cat fails cleanly
 corrupt_copy() { rm -rf "$WORK/c"; cp -r "$WORK/t_jl" "$WORK/c"; }
 page_offset() { # COLUMN-INDEX -> offset of its first page's middle (from inspect + footer knowledge)
