@@ -13,10 +13,12 @@
 #include "util/error.h"
 #include "util/io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,33 @@ struct import_run {
     struct ig_import_result *res;
     struct ig_npy npy; /* IG_INPUT_NPY */
 };
+
+/* Remove what imports into `base` left in `parent` when they were killed
+ * outright (SIGKILL, a crash): `.BASE.importing-PID` directories whose process
+ * is gone. A PID that is alive (maybe reused) is left alone. */
+static void remove_stale_imports(const char *parent, const char *base)
+{
+    DIR *d = opendir(parent);
+    if (!d) return;
+    char prefix[300];
+    int plen = snprintf(prefix, sizeof prefix, ".%s.importing-", base);
+    if (plen <= 0 || (size_t)plen >= sizeof prefix) {
+        closedir(d);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, (size_t)plen) != 0) continue;
+        char *end;
+        long pid = strtol(de->d_name + plen, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char path[4400];
+        if (snprintf(path, sizeof path, "%s/%s", parent, de->d_name) < (int)sizeof path)
+            ig_remove_tree(path);
+    }
+    closedir(d);
+}
 
 /* 0, or -EINTR once the caller asked the import to stop. */
 static int check_cancel(const struct import_run *r, struct ig_error *err)
@@ -408,6 +437,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
             rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", table_dir);
             goto out;
         }
+        remove_stale_imports(parent, base);
         if (mkdir(tmp_dir, 0755)) {
             rc = ig_err(err, -errno, "%s: %s", tmp_dir, strerror(errno));
             tmp_dir[0] = '\0';

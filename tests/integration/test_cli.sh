@@ -157,6 +157,17 @@ with open(sys.argv[1], "w") as f:
     ! compgen -G "$WORK/.t_int.importing-*" >/dev/null || { echo "the temporary directory was left"; return 1; }
 }
 check interrupted_import_leaves_nothing interrupted_import
+# what a killed (SIGKILL) import left is removed by the next import into that name,
+# unless its process is still alive
+stale_imports() {
+    mkdir -p "$WORK/.t_st.importing-4194305" "$WORK/.t_st.importing-$$"
+    touch "$WORK/.t_st.importing-4194305/part-000000.ingot"
+    "$INGOT" import "$WORK/infer.csv" "$WORK/t_st" >/dev/null || return 1
+    [ ! -e "$WORK/.t_st.importing-4194305" ] || { echo "a dead import's directory was left"; return 1; }
+    [ -d "$WORK/.t_st.importing-$$" ] || { echo "a live process's directory was removed"; return 1; }
+    rmdir "$WORK/.t_st.importing-$$"
+}
+check stale_import_directories_removed stale_imports
 
 # --- corruption: verify names what failed; cat fails cleanly
 corrupt_copy() { rm -rf "$WORK/c"; cp -r "$WORK/t_jl" "$WORK/c"; }
