@@ -469,6 +469,36 @@ static uint64_t from_code(uint64_t L, uint64_t bits)
     return L == 0 ? 0 : L == 1 ? 1 : (1ull << (L - 1)) | bits;
 }
 
+/* Every value of a bit-coded bulk (BULK_BITS or BULK_CODED): its bit length
+ * in lens[j] and its low bits in lows[j], or, with lows NULL, the value itself
+ * in lens[j]. *end gets the bit position after the last value (may be NULL);
+ * for BULK_CODED, *code the page's code when code is not NULL (the caller
+ * frees it). */
+static int read_bit_bulk(const struct slide *sl, uint64_t *lens, uint64_t *lows, uint64_t *end,
+                         struct ig_pcode *code, struct ig_error *err)
+{
+    struct ig_pcode own = {0}, *c = code ? code : &own;
+    memset(c, 0, sizeof *c);
+    int rc = sl->coded
+                 ? load_code(sl, c, err)
+                 : ig_ints_decode(sl->bulk, sl->bulk_len, sl->nvalues, &meta_desc, NULL, lens, err);
+    struct bitreader br = {sl->mant, sl->mant_len, 0};
+    for (size_t j = 0; j < sl->nvalues && !rc; j++) {
+        uint64_t L = sl->coded ? 0 : lens[j], low = 0;
+        if (sl->coded ? read_coded(&br, c, &L, &low) != 0
+                      : L > 64 || (L > 1 && read_bits(&br, (unsigned)L - 1, &low)))
+            rc =
+                ig_err(err, -EIO, "slide page: %s", L > 64 ? "bad value length" : "bits truncated");
+        else if (lows)
+            lens[j] = L, lows[j] = low;
+        else
+            lens[j] = from_code(L, low);
+    }
+    if (end) *end = br.pos;
+    if (!code) ig_pcode_free(&own);
+    return rc;
+}
+
 /* A row without values: a NULL list or an empty one. */
 static int emit_empty(struct ig_values *out, bool null, const struct ig_leaf_info *li)
 {
@@ -504,31 +534,10 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
         rc = ig_err(err, -ENOMEM, "out of memory"); /* more (hostile) grows row by row */
     uint64_t *bulk = rc ? NULL : malloc((nv + 1) * sizeof *bulk);
     if (!rc && !bulk) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && sl.coded) { /* lengths and low bits interleaved */
-        struct ig_pcode code;
-        rc = load_code(&sl, &code, err);
-        struct bitreader br = {sl.mant, sl.mant_len, 0};
-        for (size_t j = 0; j < nv && !rc; j++) {
-            uint64_t L, m;
-            if (read_coded(&br, &code, &L, &m))
-                rc = ig_err(err, -EIO, "slide page: bits truncated");
-            bulk[j] = rc ? 0 : from_code(L, m);
-        }
-        ig_pcode_free(&code);
-    } else if (!rc) {
+    if (!rc && (sl.bits || sl.coded))
+        rc = read_bit_bulk(&sl, bulk, NULL, NULL, NULL, err);
+    else if (!rc)
         rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &meta_desc, NULL, bulk, err);
-    }
-    if (!rc && sl.bits) { /* bulk held lengths: read the bits below each leading one */
-        struct bitreader br = {sl.mant, sl.mant_len, 0};
-        for (size_t j = 0; j < nv && !rc; j++) {
-            uint64_t L = bulk[j], m = 0;
-            if (L > 64)
-                rc = ig_err(err, -EIO, "slide page: bad value length");
-            else if (L > 1 && read_bits(&br, (unsigned)L - 1, &m))
-                rc = ig_err(err, -EIO, "slide page: bits truncated");
-            bulk[j] = rc ? 0 : from_code(L, m);
-        }
-    }
     /* each row is built in place at the end of out's lanes; its predecessor is
      * the row before it there (rows without values are skipped) */
     size_t prev_at = 0, pn = 0, at = 0;
@@ -835,28 +844,27 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
     return 0;
 }
 
-/* The base offsets stream, table and bit stream of a BULK_CODED page with its
- * dead values written as length 0 (same table), appended to out. */
-static int erase_coded(const struct slide *sl, const struct meta *m, const uint8_t *dead,
-                       struct ig_buf *out, struct ig_error *err)
+/* The rest of a bit-coded page (BULK_BITS or BULK_CODED) with its dead values
+ * made length 0 and their low bits dropped, appended to out: the base bit
+ * offsets, then the lengths stream (erased by its own rule) or the code table
+ * (kept: length 0's code is no longer than any value's code and low bits),
+ * then the bits. Each value only loses bits, so nothing grows. */
+static int erase_bit_bulk(const struct slide *sl, const struct meta *m, const uint8_t *dead,
+                          struct ig_buf *out, struct ig_error *err)
 {
-    struct ig_pcode code;
-    int rc = load_code(sl, &code, err);
-    if (rc) return rc;
+    struct ig_pcode code = {0};
     uint64_t *lens = malloc((sl->nvalues + 1) * sizeof *lens);
     uint64_t *lows = malloc((sl->nvalues + 1) * sizeof *lows);
     uint64_t *bbit = malloc((sl->nbases + 1) * sizeof *bbit);
-    rc = lens && lows && bbit ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    struct bitreader br = {sl->mant, sl->mant_len, 0};
+    int rc = lens && lows && bbit ? read_bit_bulk(sl, lens, lows, NULL, &code, err)
+                                  : ig_err(err, -ENOMEM, "out of memory");
     uint64_t bits = 0;
     size_t b = 0;
     for (size_t j = 0; !rc && j < sl->nvalues; j++) {
-        if (read_coded(&br, &code, &lens[j], &lows[j]))
-            rc = ig_err(err, -EIO, "slide page: bits truncated");
         if (bit(dead, j)) lens[j] = lows[j] = 0;
         while (b < sl->nbases && m->bval[b] == j)
             bbit[b++] = bits;
-        if (!rc) bits += code.len[lens[j]] + (lens[j] > 1 ? lens[j] - 1 : 0);
+        bits += (sl->coded ? code.len[lens[j]] : 0) + (lens[j] > 1 ? lens[j] - 1 : 0);
     }
     while (!rc && b < sl->nbases)
         bbit[b++] = bits;
@@ -864,19 +872,21 @@ static int erase_coded(const struct slide *sl, const struct meta *m, const uint8
     if (!rc) rc = put_stream_as(out, bbit, sl->nbases, IG_ENC_BITPACK, true, err);
     if (!rc && out->len - at > sl->sl[7] + 4)
         rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
+    if (!rc && sl->coded && ig_buf_append(out, sl->table, IG_PCODE_TABLE_BYTES))
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && !sl->coded)
+        rc = erase_stream(out, sl->bulk, sl->bulk_len, sl->nvalues, dead, true, err);
     size_t nbytes = (size_t)((bits + 7) / 8);
-    uint8_t *dst = rc ? NULL : ig_buf_extend(out, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    uint8_t *dst = rc ? NULL : ig_buf_extend(out, nbytes + 8);
     if (!rc && !dst) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
-        memcpy(dst, sl->table, IG_PCODE_TABLE_BYTES);
-        dst += IG_PCODE_TABLE_BYTES;
         memset(dst, 0, nbytes + 8);
         uint64_t pos = 0;
         for (size_t j = 0; j < sl->nvalues; j++) {
-            put_bits(dst, &pos, code.code[lens[j]], code.len[lens[j]]);
+            if (sl->coded) put_bits(dst, &pos, code.code[lens[j]], code.len[lens[j]]);
             if (lens[j] > 1) put_bits(dst, &pos, lows[j], (unsigned)lens[j] - 1);
         }
-        out->len -= 8;
+        out->len -= 8; /* the slack was only for the writes */
     }
     free(lens);
     free(lows);
@@ -893,57 +903,19 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
     uint8_t *dead;
     int rc = open_dead(p, len, rows, deleted, &sl, &m, &dead, err);
     if (rc) return rc;
-    uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
-    uint64_t *bbit = malloc((sl.nbases + 1) * sizeof *bbit);
-    rc = lens && bbit ? 0 : ig_err(err, -ENOMEM, "out of memory");
     size_t base = out->len;
     if (!rc && ig_buf_append(out, p, 16)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (int s = 0; s < 7 && !rc; s++)
         if (copy_stream(out, sl.s[s], sl.sl[s])) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && sl.coded) { /* prefix code: dead values become length 0, their bits go */
-        rc = erase_coded(&sl, &m, dead, out, err);
-    } else if (!rc && !sl.bits) { /* the bulk is one int stream: its own erase rule */
+    if (!rc && (sl.bits || sl.coded)) { /* dead values become length 0, their bits go */
+        rc = erase_bit_bulk(&sl, &m, dead, out, err);
+    } else if (!rc) { /* the bulk is one int stream: its own erase rule */
         if (copy_stream(out, sl.s[7], sl.sl[7])) rc = ig_err(err, -ENOMEM, "out of memory");
         if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, dead, false, err);
-    } else if (!rc) { /* bit-length code: dead lengths become 0, their bits go */
-        rc = ig_ints_decode(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, lens, err);
-        uint64_t bits = 0;
-        size_t b = 0;
-        for (size_t j = 0; !rc && j < sl.nvalues; j++) {
-            if (lens[j] > 64) rc = ig_err(err, -EIO, "slide page: bad value length");
-            while (b < sl.nbases && m.bval[b] == j)
-                bbit[b++] = bits;
-            if (!bit(dead, j) && lens[j] > 1) bits += lens[j] - 1;
-        }
-        while (b < sl.nbases)
-            bbit[b++] = bits;
-        size_t at = out->len;
-        if (!rc) rc = put_stream_as(out, bbit, sl.nbases, IG_ENC_BITPACK, true, err);
-        if (!rc && out->len - at > sl.sl[7] + 4)
-            rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
-        if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, dead, true, err);
-        size_t nbytes = (size_t)((bits + 7) / 8);
-        uint8_t *dst = rc ? NULL : ig_buf_extend(out, nbytes + 8);
-        if (!rc && !dst) rc = ig_err(err, -ENOMEM, "out of memory");
-        if (!rc) {
-            memset(dst, 0, nbytes + 8);
-            struct bitreader br = {sl.mant, sl.mant_len, 0};
-            uint64_t wpos = 0;
-            for (size_t j = 0; j < sl.nvalues && !rc; j++) {
-                if (lens[j] <= 1) continue;
-                unsigned w = (unsigned)lens[j] - 1;
-                uint64_t x = 0;
-                if (read_bits(&br, w, &x)) rc = ig_err(err, -EIO, "slide page: bits truncated");
-                if (!rc && !bit(dead, j)) put_bits(dst, &wpos, x, w);
-            }
-            out->len -= 8;
-        }
     }
     if (!rc && out->len - base > len)
         rc = ig_err(err, -ENOSPC, "slide page: erasing would grow the page");
     free(dead);
-    free(lens);
-    free(bbit);
     free_meta(&m);
     return rc;
 }
@@ -956,40 +928,25 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
     uint8_t *dead;
     int rc = open_dead(p, len, rows, deleted, &sl, &m, &dead, err);
     if (rc) return rc;
-    uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
-    rc = lens ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    /* dead values hold nothing by the stream's rule (kind 1: length 0) */
-    if (!rc && sl.coded) { /* length 0, and no bits past the live ones */
-        struct ig_pcode code;
-        rc = load_code(&sl, &code, err);
-        struct bitreader br = {sl.mant, sl.mant_len, 0};
-        for (size_t j = 0; !rc && j < sl.nvalues; j++) {
-            uint64_t L, low;
-            if (read_coded(&br, &code, &L, &low))
-                rc = ig_err(err, -EIO, "slide page: bits truncated");
-            else if (bit(dead, j) && L != 0)
-                rc = ig_err(err, -EIO, "slide page: erased value %zu still holds data", j);
-        }
-        for (uint64_t q = br.pos; !rc && q < (uint64_t)sl.mant_len * 8; q++)
-            if ((sl.mant[q / 8] >> (q % 8)) & 1)
-                rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64,
-                            br.pos);
-        ig_pcode_free(&code);
-    } else if (!rc) {
+    /* dead values hold nothing: by the lengths stream's rule, or length 0 */
+    if (!sl.coded)
         rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, dead, err);
-    }
-    if (!rc && sl.bits) { /* and no bits linger past the live ones */
-        rc = ig_ints_decode(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, lens, err);
-        uint64_t bits = 0;
+    if (!rc && (sl.bits || sl.coded)) { /* and no bits linger past the live ones */
+        uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
+        uint64_t *lows = malloc((sl.nvalues + 1) * sizeof *lows), end = 0;
+        rc = lens && lows ? read_bit_bulk(&sl, lens, lows, &end, NULL, err)
+                          : ig_err(err, -ENOMEM, "out of memory");
         for (size_t j = 0; !rc && j < sl.nvalues; j++)
-            bits += lens[j] > 1 ? lens[j] - 1 : 0;
-        for (uint64_t q = bits; !rc && q < (uint64_t)sl.mant_len * 8; q++)
+            if (bit(dead, j) && lens[j] != 0)
+                rc = ig_err(err, -EIO, "slide page: erased value %zu still holds data", j);
+        for (uint64_t q = end; !rc && q < (uint64_t)sl.mant_len * 8; q++)
             if ((sl.mant[q / 8] >> (q % 8)) & 1)
                 rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64,
-                            bits);
+                            end);
+        free(lens);
+        free(lows);
     }
     free(dead);
-    free(lens);
     free_meta(&m);
     return rc;
 }
