@@ -31,16 +31,24 @@ void ig_values_set_levels(struct ig_values *v, uint32_t per_value)
     ig_values_reset(v);
 }
 
+/* Room for n more level entries (reps and defs grow together, doubling). */
+static int reserve_entries(struct ig_values *v, size_t n)
+{
+    if (v->nent + n <= v->ent_cap) return 0;
+    size_t cap = v->ent_cap ? v->ent_cap : 256;
+    while (cap < v->nent + n)
+        cap *= 2;
+    uint8_t *r = realloc(v->reps, cap), *d = realloc(v->defs, cap);
+    if (r) v->reps = r;
+    if (d) v->defs = d;
+    if (!r || !d) return -ENOMEM;
+    v->ent_cap = cap;
+    return 0;
+}
+
 int ig_values_push_entry(struct ig_values *v, uint8_t rep, uint8_t def)
 {
-    if (v->nent == v->ent_cap) {
-        size_t cap = v->ent_cap ? v->ent_cap * 2 : 256;
-        uint8_t *r = realloc(v->reps, cap), *d = realloc(v->defs, cap);
-        if (r) v->reps = r;
-        if (d) v->defs = d;
-        if (!r || !d) return -ENOMEM;
-        v->ent_cap = cap;
-    }
+    if (reserve_entries(v, 1)) return -ENOMEM;
     v->reps[v->nent] = rep;
     v->defs[v->nent] = def;
     v->nent++;
@@ -159,15 +167,7 @@ int ig_values_push_lane(struct ig_values *v, uint64_t lane)
 int ig_values_commit_list_row(struct ig_values *v, size_t n, uint8_t def)
 {
     if (n == 0 || v->n + n > v->lanes_cap) return -EINVAL;
-    if (v->nent + n > v->ent_cap) {
-        size_t cap = v->ent_cap ? v->ent_cap : 256;
-        while (cap < v->nent + n) cap *= 2;
-        uint8_t *r = realloc(v->reps, cap), *d = realloc(v->defs, cap);
-        if (r) v->reps = r;
-        if (d) v->defs = d;
-        if (!r || !d) return -ENOMEM;
-        v->ent_cap = cap;
-    }
+    if (reserve_entries(v, n)) return -ENOMEM;
     v->reps[v->nent] = 0;
     memset(v->reps + v->nent + 1, 1, n - 1);
     memset(v->defs + v->nent, def, n);
