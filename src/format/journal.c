@@ -131,23 +131,18 @@ int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
 {
     char tmp[4200], final[4200], sub[4200];
     journal_paths(dir, tmp, final, sub, sizeof tmp);
-    if (mkdir(sub, 0755) && errno != EEXIST) return ig_err(err, -errno, "%s: %s", sub, strerror(errno));
+    /* a journal not streamed yet goes to its file now, the same way */
+    int rc = j->fd < 0 ? ig_journal_stream(j, dir, err) : 0;
+    if (rc) return rc;
     uint8_t end = KIND_END;
-    int rc = ig_buf_append(&j->buf, &end, 1);
-    if (rc) return ig_err(err, rc, "out of memory");
+    if (ig_buf_append(&j->buf, &end, 1)) rc = -ENOMEM;
+    /* the rest of the records, then the hash of them all */
+    if (!rc) spill(j);
+    if (!rc) rc = j->write_error;
+    uint64_t h = ig_hasher_final(&j->hash);
+    if (!rc) rc = ig_buf_append_u64(&j->buf, h) || ig_buf_append(&j->buf, END_MAGIC, 8) ? -ENOMEM : 0;
     int fd = j->fd;
-    if (fd >= 0) { /* streamed: the rest of the records, then the hash of them all */
-        spill(j);
-        rc = j->write_error;
-        uint64_t h = ig_hasher_final(&j->hash);
-        if (!rc) rc = ig_buf_append_u64(&j->buf, h) || ig_buf_append(&j->buf, END_MAGIC, 8) ? -ENOMEM : 0;
-        j->fd = -1; /* this function closes it */
-    } else {
-        rc = ig_buf_append_u64(&j->buf, ig_hash(j->buf.data, j->buf.len));
-        if (!rc) rc = ig_buf_append(&j->buf, END_MAGIC, 8);
-        fd = rc ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (!rc && fd < 0) return ig_err(err, -errno, "%s: %s", tmp, strerror(errno));
-    }
+    j->fd = -1; /* this function closes it */
     if (!rc) rc = ig_write_full(fd, j->buf.data, j->buf.len);
     ig_fault_step(f);
     if (!rc && fsync(fd)) rc = -errno;

@@ -60,7 +60,8 @@ int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uin
  * instead of holding them all: memory stays flat however much an erase
  * rewrites. Freeing an uncommitted journal removes the file. */
 int ig_journal_stream(struct ig_journal *j, const char *dir, struct ig_error *err);
-/* Make the journal durable in dir/.ingot/journal (the commit point). */
+/* Make the journal durable in dir/.ingot/journal (the commit point); a journal
+ * that was not streamed is written the same way, all at once. */
 int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
                       struct ig_error *err);
 /* Apply the committed journal's writes to the part files, fsync them, remove the
