@@ -5,7 +5,7 @@
  * The public API (include/ingot.h) has no call that hands back a list or vector
  * column's values (ingot_read_fixed is for flat fixed-width columns; see
  * ingot_column_type). This program therefore uses libingot's internal reader
- * (src/format/reader.h): the same ig_reader_load (pread of the page's stored
+ * (src/format/ops/reader.h): the same ig_reader_load (pread of the page's stored
  * bytes, XXH3 checksum check, decode into levels + 64-bit value lanes) that the
  * mount daemon and `ingot cat` call for every page. It is the decoder's own
  * speed, without FUSE or text rendering.
@@ -39,12 +39,12 @@
  *       pages (docs/FORMAT.md, "Sliding-window pages"): page headers, each
  *       metadata stream with the scheme the encoder chose, the bulk's length
  *       stream and bits, zstd-compressed pages; one key=value line. */
-#include "format/footer.h"
+#include "format/part/footer.h"
 #include "format/layout.h"
-#include "format/page.h"
-#include "format/reader.h"
-#include "format/table.h"
-#include "format/values.h"
+#include "format/page/page.h"
+#include "format/ops/reader.h"
+#include "format/part/table.h"
+#include "format/model/values.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/pcode.h"

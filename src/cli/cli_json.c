@@ -1,5 +1,5 @@
 #include "cli_json.h"
-#include "format/render.h"
+#include "format/model/render.h"
 #include "util/buf.h"
 
 #include <string.h>

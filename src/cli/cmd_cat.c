@@ -1,7 +1,7 @@
 /* ingot cat - a column's text rendering, one line per live row. */
 #include "cli.h"
-#include "format/reader.h"
-#include "format/table.h"
+#include "format/ops/reader.h"
+#include "format/part/table.h"
 #include "util/error.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* ingot erase - physically erase rows (docs/ERASURE.md). */
 #include "cli.h"
 #include "cli_json.h"
-#include "format/erase.h"
+#include "format/ops/erase.h"
 #include "util/error.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* ingot verify - check every checksum and structure; exit 1 naming what failed. */
 #include "cli.h"
 #include "cli_json.h"
-#include "format/verify.h"
+#include "format/ops/verify.h"
 #include "util/error.h"
 #include "util/progress.h"
 

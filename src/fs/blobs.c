@@ -3,7 +3,7 @@
 #include "session.h"
 #include "view.h"
 #include "format/layout.h"
-#include "format/types.h"
+#include "format/model/types.h"
 #include "util/hash.h"
 
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/values.h"
+#include "format/model/values.h"
 #include "util/buf.h"
 
 struct fs_entry {

@@ -1,8 +1,8 @@
 #include "control.h"
 #include "invalidate.h"
 #include "session.h"
-#include "format/erase.h"
-#include "format/types.h"
+#include "format/ops/erase.h"
+#include "format/model/types.h"
 #include "import/convert.h"
 #include "util/error.h"
 

@@ -41,7 +41,7 @@ enum fs_dir {
 
 enum fs_special { FS_S_README = 1, FS_S_SCHEMA = 2, FS_S_ERASE = 3, FS_S_ERASURES = 4 };
 
-#include "format/fs_view.h"
+#include "format/model/fs_view.h"
 
 #define FS_MAX_COLUMNS (1u << 24)
 #define FS_SCOPE_ALL 0u

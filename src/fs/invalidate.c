@@ -2,7 +2,7 @@
 #include "blobs.h"
 #include "inode.h"
 #include "session.h"
-#include "format/journal.h"
+#include "format/part/journal.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"

@@ -8,7 +8,7 @@
 #include "invalidate.h"
 #include "ops.h"
 #include "session.h"
-#include "format/verify.h"
+#include "format/ops/verify.h"
 #include "util/error.h"
 #include "util/sigbus.h"
 

@@ -7,11 +7,11 @@
 #include "blobs.h"
 #include "control.h"
 #include "invalidate.h"
-#include "format/names.h"
+#include "format/model/names.h"
 #include "session.h"
 #include "view.h"
 #include "format/layout.h"
-#include "format/types.h"
+#include "format/model/types.h"
 
 #include <errno.h>
 #include <fcntl.h>

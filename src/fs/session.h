@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "cache.h"
-#include "format/reader.h"
-#include "format/table.h"
+#include "format/ops/reader.h"
+#include "format/part/table.h"
 #include "inode.h"
 
 struct fuse_session;

@@ -1,6 +1,6 @@
 #include "convert.h"
 #include "blob/blob.h"
-#include "format/types.h"
+#include "format/model/types.h"
 #include "util/io.h"
 #include "util/error.h"
 #include "util/parse.h"

@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "format/schema.h"
-#include "format/values.h"
+#include "format/model/schema.h"
+#include "format/model/values.h"
 #include "import/json.h"
 #include "util/buf.h"
 

@@ -14,7 +14,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "format/writer.h"
+#include "format/part/writer.h"
 
 struct ig_error;
 

@@ -1,5 +1,5 @@
 #include "infer.h"
-#include "format/types.h"
+#include "format/model/types.h"
 #include "import/json.h"
 #include "util/error.h"
 #include "util/parse.h"

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "format/schema.h"
+#include "format/model/schema.h"
 #include "import/csv.h"
 #include "import/lines.h"
 

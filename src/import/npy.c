@@ -1,5 +1,5 @@
 #include "npy.h"
-#include "format/types.h"
+#include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/io.h"

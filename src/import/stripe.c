@@ -1,5 +1,5 @@
 #include "stripe.h"
-#include "format/types.h"
+#include "format/model/types.h"
 #include "util/error.h"
 
 #include <errno.h>

@@ -11,8 +11,8 @@
 #ifndef IG_IMPORT_STRIPE_H
 #define IG_IMPORT_STRIPE_H
 
-#include "format/schema.h"
-#include "format/values.h"
+#include "format/model/schema.h"
+#include "format/model/values.h"
 #include "import/convert.h"
 #include "import/json.h"
 

@@ -11,11 +11,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "format/footer.h"
+#include "format/part/footer.h"
 #include "format/layout.h"
-#include "format/reader.h"
-#include "format/render.h"
-#include "format/types.h"
+#include "format/ops/reader.h"
+#include "format/model/render.h"
+#include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"

@@ -3,10 +3,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format/footer.h"
-#include "format/page.h"
-#include "format/render.h"
-#include "format/types.h"
+#include "format/part/footer.h"
+#include "format/page/page.h"
+#include "format/model/render.h"
+#include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
 

@@ -3,8 +3,8 @@
 #ifndef IG_TEST_PAGE_TEST_H
 #define IG_TEST_PAGE_TEST_H
 
-#include "format/footer.h"
-#include "format/page.h"
+#include "format/part/footer.h"
+#include "format/page/page.h"
 
 static inline struct ig_pagerec test_rec_of(const struct ig_page_built *b, size_t rows)
 {

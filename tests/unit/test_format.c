@@ -11,15 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/footer.h"
+#include "format/part/footer.h"
 #include "format/layout.h"
-#include "format/reader.h"
-#include "format/render.h"
-#include "format/schema.h"
-#include "format/table.h"
-#include "format/types.h"
-#include "format/verify.h"
-#include "format/writer.h"
+#include "format/ops/reader.h"
+#include "format/model/render.h"
+#include "format/model/schema.h"
+#include "format/part/table.h"
+#include "format/model/types.h"
+#include "format/ops/verify.h"
+#include "format/part/writer.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"

@@ -3,11 +3,11 @@
 #include "check.h"
 #include "page_test.h"
 
-#include "format/footer.h"
+#include "format/part/footer.h"
 #include "format/layout.h"
-#include "format/page.h"
-#include "format/types.h"
-#include "format/values.h"
+#include "format/page/page.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
 #include "util/error.h"
 
 /* list<T>? rows (max_def 3: null list, empty, null element, value) of a given style */

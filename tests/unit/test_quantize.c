@@ -4,8 +4,8 @@
 
 #include <math.h>
 
-#include "format/quantize.h"
-#include "format/schema.h"
+#include "format/model/quantize.h"
+#include "format/model/schema.h"
 
 static const struct {
     unsigned q;

@@ -4,12 +4,12 @@
 #include "check.h"
 #include "page_test.h"
 
-#include "format/footer.h"
+#include "format/part/footer.h"
 #include "format/layout.h"
-#include "format/page.h"
-#include "format/page_slide.h"
-#include "format/types.h"
-#include "format/values.h"
+#include "format/page/page.h"
+#include "format/page/slide.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
 #include "util/error.h"
 
 /* Sign-extend x to the lane of a `bits`-wide signed or unsigned integer. */

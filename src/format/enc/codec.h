@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../util/buf.h"
+#include "util/buf.h"
 
 struct ig_error;
 

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../util/hash.h"
+#include "util/hash.h"
 #include "enc_internal.h"
 
 /* The dictionary of an int dict is never rle (entries must stay erasable in

@@ -29,11 +29,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../util/bitpack.h"
-#include "../../util/buf.h"
-#include "../../util/endian.h"
-#include "../../util/error.h"
-#include "../../util/varint.h"
+#include "util/bitpack.h"
+#include "util/buf.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/varint.h"
 #include "codec.h"
 
 #define ENC_BIT(e) (1u << (e))

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../util/hash.h"
+#include "util/hash.h"
 #include "enc_internal.h"
 
 /* Largest n the entry points accept: codes and entry indices are 32-bit. */

@@ -1,0 +1,350 @@
+#include "format/model/assemble.h"
+#include "format/part/footer.h"
+#include "format/layout.h"
+#include "format/model/render.h"
+#include "format/model/schema.h"
+#include "format/model/types.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- trees ----------------------------------------------------------------- */
+
+static int tree_alloc(struct ig_tree *t, uint32_t n)
+{
+    memset(t, 0, sizeof *t);
+    t->nodes = calloc(n ? n : 1, sizeof *t->nodes);
+    t->leaf_global = calloc(n ? n : 1, sizeof *t->leaf_global);
+    return t->nodes && t->leaf_global ? 0 : -ENOMEM;
+}
+
+void ig_tree_free(struct ig_tree *t)
+{
+    free(t->nodes);
+    free(t->leaf_global);
+    memset(t, 0, sizeof *t);
+}
+
+/* Leaf ordinals and first/last leaf below each node (pre-order makes subtrees
+ * contiguous, so a node's leaves are [first_leaf, leaf_end)). */
+static void tree_finish(struct ig_tree *t)
+{
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        struct ig_tree_node *nd = &t->nodes[i];
+        nd->first_leaf = next;
+        nd->leaf = nd->type == IG_T_STRUCT ? UINT32_MAX : next++;
+    }
+    t->nleaves = next;
+    for (uint32_t i = t->n; i-- > 0;) {
+        struct ig_tree_node *nd = &t->nodes[i];
+        if (nd->leaf != UINT32_MAX) nd->leaf_end = nd->leaf + 1;
+        if (nd->parent != UINT32_MAX && nd->leaf_end > t->nodes[nd->parent].leaf_end)
+            t->nodes[nd->parent].leaf_end = nd->leaf_end;
+    }
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->nodes[i].leaf_end < t->nodes[i].first_leaf) t->nodes[i].leaf_end = t->nodes[i].first_leaf;
+}
+
+int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only,
+                        struct ig_tree *t, struct ig_error *err)
+{
+    uint32_t end = top + 1;
+    while (end < s->n && s->cols[end].top == top) end++;
+    if (tree_alloc(t, end - top)) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t *local = calloc(end - top, sizeof *local);
+    if (!local) {
+        ig_tree_free(t);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    for (uint32_t i = top; i < end; i++) {
+        const struct ig_column_def *c = &s->cols[i];
+        local[i - top] = UINT32_MAX;
+        if (only != UINT32_MAX) {
+            /* keep the path to `only` and everything below it */
+            bool keep = false;
+            for (uint32_t k = only; k != IG_SCHEMA_NONE && !keep; k = s->cols[k].parent)
+                keep = k == i;
+            for (uint32_t k = i; k != IG_SCHEMA_NONE && !keep; k = s->cols[k].parent)
+                keep = k == only;
+            if (!keep) continue;
+        }
+        struct ig_tree_node *nd = &t->nodes[t->n];
+        size_t fl;
+        nd->field = ig_schema_field_name(s, i, &fl);
+        nd->field_len = fl;
+        nd->type = c->type;
+        nd->lists = c->lists;
+        nd->null_mask = c->null_mask;
+        nd->max_def = c->max_def;
+        nd->quantize = c->quantize;
+        nd->dimension = c->dimension;
+        nd->parent = c->parent == IG_SCHEMA_NONE || i == top ? UINT32_MAX : local[c->parent - top];
+        if (c->type != IG_T_STRUCT) t->leaf_global[t->nleaves++] = c->leaf;
+        local[i - top] = t->n++;
+    }
+    free(local);
+    tree_finish(t);
+    return 0;
+}
+
+int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
+                      struct ig_tree *t, struct ig_error *err)
+{
+    /* the column's nodes follow it in pre-order until the next top-level node */
+    uint32_t end = top_col + 1;
+    struct ig_colrec cr;
+    while (end < p->num_columns && ig_part_column(p, end, &cr, NULL) == 0 && cr.parent != IG_NONE)
+        end++;
+    if (tree_alloc(t, end - top_col)) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t *local = calloc(end - top_col, sizeof *local);
+    if (!local) {
+        ig_tree_free(t);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    uint32_t only_col = only;
+    for (uint32_t i = top_col; i < end && !rc; i++) {
+        local[i - top_col] = UINT32_MAX;
+        rc = ig_part_column(p, i, &cr, err);
+        if (rc) break;
+        if (i != top_col && (cr.parent < top_col || cr.parent >= i)) {
+            rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent is not before it", p->path, i);
+            break;
+        }
+        if (only_col != UINT32_MAX) {
+            /* keep the path to `only` and everything below it */
+            bool keep = false;
+            struct ig_colrec k = {0};
+            for (uint32_t kk = only_col, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
+                keep = kk == i;
+                if (ig_part_column(p, kk, &k, NULL)) break;
+                kk = k.parent;
+            }
+            for (uint32_t kk = i, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
+                keep = kk == only_col;
+                if (ig_part_column(p, kk, &k, NULL)) break;
+                kk = k.parent;
+            }
+            if (!keep) continue;
+        }
+        struct ig_tree_node *nd = &t->nodes[t->n];
+        /* field name: after the parent's path and a dot */
+        nd->field = cr.name;
+        nd->field_len = cr.name_len;
+        if (i != top_col) {
+            struct ig_colrec pr;
+            if (ig_part_column(p, cr.parent, &pr, NULL) == 0 && pr.name_len + 1 < cr.name_len) {
+                nd->field = cr.name + pr.name_len + 1;
+                nd->field_len = cr.name_len - pr.name_len - 1;
+            }
+        }
+        nd->type = cr.type;
+        nd->lists = cr.lists;
+        nd->null_mask = cr.null_mask;
+        nd->max_def = cr.max_def;
+        nd->quantize = cr.quantize;
+        nd->dimension = cr.dimension;
+        nd->parent = i == top_col ? UINT32_MAX : local[cr.parent - top_col];
+        if (i != top_col && nd->parent == UINT32_MAX) continue; /* parent pruned: cannot happen */
+        if (cr.type != IG_T_STRUCT) t->leaf_global[t->nleaves++] = cr.leaf;
+        local[i - top_col] = t->n++;
+    }
+    free(local);
+    if (rc) {
+        ig_tree_free(t);
+        return rc;
+    }
+    tree_finish(t);
+    return 0;
+}
+
+/* ---- levels ---------------------------------------------------------------- */
+
+int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
+{
+    uint32_t per = v->per_value ? v->per_value : 1;
+    v->rows = 0;
+    size_t vals = 0;
+    for (size_t e = 0; e < v->nent; e++) {
+        if (v->reps[e] == 0) {
+            if (v->rows + 2 > v->row_cap) {
+                size_t cap = v->row_cap ? v->row_cap * 2 : 256;
+                while (cap < v->rows + 2) cap *= 2;
+                uint32_t *a = realloc(v->row_ent, cap * sizeof *a), *b = realloc(v->row_val, cap * sizeof *b);
+                if (a) v->row_ent = a;
+                if (b) v->row_val = b;
+                if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
+                v->row_cap = cap;
+            }
+            v->row_ent[v->rows] = (uint32_t)e;
+            v->row_val[v->rows] = (uint32_t)vals;
+            v->rows++;
+        } else if (e == 0) {
+            return ig_err(err, -EIO, "levels: the first entry continues a row");
+        }
+        if (v->defs[e] > max_def) return ig_err(err, -EIO, "levels: definition level above the maximum");
+        if (v->defs[e] == max_def) vals += per;
+    }
+    if (v->row_cap < v->rows + 1) {
+        uint32_t *a = realloc(v->row_ent, (v->rows + 1) * sizeof *a), *b = realloc(v->row_val, (v->rows + 1) * sizeof *b);
+        if (a) v->row_ent = a;
+        if (b) v->row_val = b;
+        if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
+        v->row_cap = v->rows + 1;
+    }
+    v->row_ent[v->rows] = (uint32_t)v->nent;
+    v->row_val[v->rows] = (uint32_t)vals;
+    if (vals != v->n) return ig_err(err, -EIO, "levels: %zu values defined, %zu stored", vals, v->n);
+    return 0;
+}
+
+/* ---- reassembly -------------------------------------------------------------- */
+
+struct asm_ctx {
+    const struct ig_tree *t;
+    struct ig_values *const *leaves;
+    size_t *e, *val, *end;
+    struct ig_buf *out;
+    struct ig_error *err;
+};
+
+static int bad(struct asm_ctx *a)
+{
+    return ig_err(a->err, -EIO, "nested levels are inconsistent");
+}
+
+/* A null or empty node: one entry of every leaf below it. */
+static int consume(struct asm_ctx *a, const struct ig_tree_node *nd)
+{
+    for (uint32_t l = nd->first_leaf; l < nd->leaf_end; l++) {
+        if (a->e[l] >= a->end[l]) return bad(a);
+        a->e[l]++;
+    }
+    return 0;
+}
+
+static int leaf_value(struct asm_ctx *a, const struct ig_tree_node *nd)
+{
+    uint32_t l = nd->leaf;
+    struct ig_values *v = a->leaves[l];
+    uint32_t per = v->per_value ? v->per_value : 1;
+    if (a->val[l] + per > v->n) return bad(a);
+    int rc = 0;
+    if (nd->dimension) rc = ig_buf_append_byte(a->out, '[');
+    for (uint32_t k = 0; k < per && !rc; k++) {
+        if (k) rc = ig_buf_append_byte(a->out, ',');
+        if (!rc) rc = ig_render_json_value(a->out, v, a->val[l] + k);
+    }
+    if (!rc && nd->dimension) rc = ig_buf_append_byte(a->out, ']');
+    a->val[l] += per;
+    a->e[l]++;
+    return rc ? ig_err(a->err, rc, "out of memory") : 0;
+}
+
+static int asm_node(struct asm_ctx *a, uint32_t ni, unsigned j, unsigned def, unsigned depth)
+{
+    const struct ig_tree_node *nd = &a->t->nodes[ni];
+    uint32_t l0 = nd->first_leaf;
+    if (l0 >= nd->leaf_end || a->e[l0] >= a->end[l0]) return bad(a);
+    unsigned d = a->leaves[l0]->defs[a->e[l0]];
+    int rc;
+    if ((nd->null_mask >> j) & 1) {
+        if (d < def + 1) {
+            rc = consume(a, nd);
+            return rc ? rc : ig_buf_append(a->out, "null", 4);
+        }
+        def++;
+    }
+    if (j < nd->lists) {
+        if (d < def + 1) {
+            rc = consume(a, nd);
+            return rc ? rc : ig_buf_append(a->out, "[]", 2);
+        }
+        if ((rc = ig_buf_append_byte(a->out, '['))) return rc;
+        for (bool first = true;; first = false) {
+            if (!first && (rc = ig_buf_append_byte(a->out, ','))) return rc;
+            if ((rc = asm_node(a, ni, j + 1, def + 1, depth + 1))) return rc;
+            if (a->e[l0] >= a->end[l0] || a->leaves[l0]->reps[a->e[l0]] != depth + 1) break;
+        }
+        return ig_buf_append_byte(a->out, ']');
+    }
+    if (nd->type != IG_T_STRUCT) {
+        if (d != nd->max_def) return bad(a);
+        return leaf_value(a, nd);
+    }
+    if ((rc = ig_buf_append_byte(a->out, '{'))) return rc;
+    bool first = true;
+    for (uint32_t c = ni + 1; c < a->t->n; c++) {
+        if (a->t->nodes[c].parent != ni) continue;
+        if (!first && (rc = ig_buf_append_byte(a->out, ','))) return rc;
+        first = false;
+        if ((rc = ig_render_json_string(a->out, (const uint8_t *)a->t->nodes[c].field,
+                                        a->t->nodes[c].field_len)))
+            return rc;
+        if ((rc = ig_buf_append_byte(a->out, ':'))) return rc;
+        if ((rc = asm_node(a, c, 0, def, depth))) return rc;
+    }
+    return ig_buf_append_byte(a->out, '}');
+}
+
+static int asm_one(struct asm_ctx *a, size_t row)
+{
+    for (uint32_t l = 0; l < a->t->nleaves; l++) {
+        const struct ig_values *v = a->leaves[l];
+        if (row >= v->rows || !v->row_ent) return bad(a);
+        a->e[l] = v->row_ent[row];
+        a->end[l] = v->row_ent[row + 1];
+        a->val[l] = v->row_val[row];
+    }
+    int rc = asm_node(a, 0, 0, 0, 0);
+    if (rc) return rc;
+    for (uint32_t l = 0; l < a->t->nleaves; l++)
+        if (a->e[l] != a->end[l]) return bad(a);
+    return 0;
+}
+
+static int ctx_init(struct asm_ctx *a, const struct ig_tree *t, struct ig_values *const *leaves,
+                    struct ig_buf *out, struct ig_error *err)
+{
+    *a = (struct asm_ctx){.t = t, .leaves = leaves, .out = out, .err = err};
+    a->e = calloc(3 * (size_t)(t->nleaves ? t->nleaves : 1), sizeof *a->e);
+    if (!a->e) return ig_err(err, -ENOMEM, "out of memory");
+    a->val = a->e + t->nleaves;
+    a->end = a->val + t->nleaves;
+    return 0;
+}
+
+int ig_assemble_row(const struct ig_tree *t, struct ig_values *const *leaves, size_t row,
+                    struct ig_buf *out, struct ig_error *err)
+{
+    struct asm_ctx a;
+    int rc = ctx_init(&a, t, leaves, out, err);
+    if (!rc) rc = asm_one(&a, row);
+    free(a.e);
+    return rc;
+}
+
+int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
+                      const uint8_t *deleted, struct ig_buf *out, uint64_t *len,
+                      struct ig_error *err)
+{
+    struct ig_buf scratch = IG_BUF_INIT;
+    struct asm_ctx a;
+    int rc = ctx_init(&a, t, leaves, out ? out : &scratch, err);
+    uint64_t total = 0;
+    for (size_t r = 0; r < rows && !rc; r++) {
+        if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
+        size_t before = a.out->len;
+        rc = asm_one(&a, r);
+        if (!rc) rc = ig_buf_append_byte(a.out, '\n');
+        total += a.out->len - before;
+        if (!out) ig_buf_reset(&scratch);
+    }
+    if (len) *len = total;
+    free(a.e);
+    ig_buf_free(&scratch);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* render.h - values as text: the bytes of `ingot cat` and of columns/NAME.
+ *
+ * One line per live row, in PostgreSQL COPY text format: NULL is \N; strings
+ * escape \\ \n \r \t; binary is \x + lowercase hex; integers in decimal; bool
+ * t/f; floats in the shortest form that round-trips, laid out like Python's repr
+ * (1.0, 0.1, 1e+16, 1.5e-07), with NaN, Infinity, -Infinity. float32 values use
+ * the shortest form that round-trips through float32.
+ *
+ * JSON rendering (rows/ID) writes the same values as JSON: strings escaped per
+ * RFC 8259, binary as "\\x..." hex strings, NaN/Infinity as strings. */
+#ifndef IG_FORMAT_RENDER_H
+#define IG_FORMAT_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/model/values.h"
+
+struct ig_buf;
+
+#define IG_FLOAT_TEXT_MAX 32
+
+/* Shortest round-trip text of a double / float; returns length (< IG_FLOAT_TEXT_MAX). */
+size_t ig_format_f64(char *out, double d);
+size_t ig_format_f32(char *out, float f);
+/* The same by printf/strtof search (the reference the fast path is tested against). */
+size_t ig_format_f32_exact(char *out, float f);
+
+/* Append value i of v (no newline). */
+int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i);
+/* Append one line per value whose bit in `deleted` (NULL = none) is clear. */
+int ig_render_text_lines(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted);
+/* Length of ig_render_text_lines output without keeping it (uses scratch). */
+int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct ig_buf *scratch,
+                       uint64_t *len);
+
+/* Append the live values as little-endian elements of `width` bytes (the type's
+ * NumPy form: bool as 0/1 bytes, NULL as 0 or a quiet NaN), or with
+ * as_validity one byte per live value, 1 when not NULL. */
+int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted,
+                    bool as_validity);
+/* The same into an empty out, taking v's lanes as out's bytes when they already
+ * are them (8-byte little-endian values, no NULL, nothing deleted): no copy. v is
+ * left empty then. */
+int ig_render_fixed_move(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted);
+
+/* Append value i as a JSON value. */
+int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i);
+/* Append a JSON string literal for the given bytes (escaping; invalid UTF-8 as \ufffd). */
+int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n);
+
+#endif

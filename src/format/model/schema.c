@@ -1,0 +1,675 @@
+#include "format/model/schema.h"
+#include "format/layout.h"
+#include "format/page/page.h"
+#include "format/model/types.h"
+#include "format/enc/codec.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/utf8.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the type grammar ----------------------------------------------------
+ *   type   := base '?'?
+ *   base   := PRIMITIVE | 'blob' | 'list' '<' type '>' | 'vector' '<' 'float32' ',' INT '>'
+ *           | 'struct' '<' field (',' field)* '>'
+ *   field  := NAME ':' type          NAME: letters, digits, _ - $ or "quoted"
+ */
+enum tkind { T_PRIM, T_STRUCT, T_LIST, T_VECTOR };
+
+struct tnode {
+    enum tkind kind;
+    bool nullable;
+    unsigned prim;
+    uint32_t dim;
+    struct tnode *elem;
+    struct tfield *fields;
+    size_t nfields;
+};
+
+struct tfield {
+    char *name;
+    size_t len;
+    struct tnode *t;
+};
+
+static void tnode_free(struct tnode *t)
+{
+    if (!t) return;
+    tnode_free(t->elem);
+    for (size_t i = 0; i < t->nfields; i++) {
+        free(t->fields[i].name);
+        tnode_free(t->fields[i].t);
+    }
+    free(t->fields);
+    free(t);
+}
+
+struct tparser {
+    const char *p, *end;
+    char msg[200];
+    int depth;
+};
+
+static void skip_ws(struct tparser *tp)
+{
+    while (tp->p < tp->end && (*tp->p == ' ' || *tp->p == '\t')) tp->p++;
+}
+
+static bool eat(struct tparser *tp, char c)
+{
+    skip_ws(tp);
+    if (tp->p < tp->end && *tp->p == c) {
+        tp->p++;
+        return true;
+    }
+    return false;
+}
+
+static size_t word(struct tparser *tp, const char **w)
+{
+    skip_ws(tp);
+    *w = tp->p;
+    while (tp->p < tp->end && ((*tp->p >= 'a' && *tp->p <= 'z') || (*tp->p >= 'A' && *tp->p <= 'Z') ||
+                               (*tp->p >= '0' && *tp->p <= '9') || *tp->p == '_' || *tp->p == '-' ||
+                               *tp->p == '$' || (unsigned char)*tp->p >= 0x80))
+        tp->p++;
+    return (size_t)(tp->p - *w);
+}
+
+static struct tnode *parse_type(struct tparser *tp);
+
+static struct tnode *tfail(struct tparser *tp, struct tnode *t, const char *what)
+{
+    if (!tp->msg[0]) snprintf(tp->msg, sizeof tp->msg, "%s", what);
+    tnode_free(t);
+    return NULL;
+}
+
+static struct tnode *parse_struct(struct tparser *tp, struct tnode *t)
+{
+    t->kind = T_STRUCT;
+    if (!eat(tp, '<')) return tfail(tp, t, "expected '<' after struct");
+    do {
+        const char *name;
+        size_t len;
+        skip_ws(tp);
+        if (tp->p < tp->end && *tp->p == '"') {
+            const char *q = memchr(tp->p + 1, '"', (size_t)(tp->end - tp->p - 1));
+            if (!q) return tfail(tp, t, "unterminated quoted field name");
+            name = tp->p + 1;
+            len = (size_t)(q - name);
+            tp->p = q + 1;
+        } else {
+            len = word(tp, &name);
+        }
+        if (len == 0) return tfail(tp, t, "expected a field name in struct<...>");
+        if (memchr(name, '.', len)) return tfail(tp, t, "field names cannot contain '.'");
+        if (!eat(tp, ':')) return tfail(tp, t, "expected ':' after a struct field name");
+        struct tnode *ft = parse_type(tp);
+        if (!ft) return tfail(tp, t, "bad field type");
+        struct tfield *f = realloc(t->fields, (t->nfields + 1) * sizeof *f);
+        if (!f) {
+            tnode_free(ft);
+            return tfail(tp, t, "out of memory");
+        }
+        t->fields = f;
+        f[t->nfields] = (struct tfield){strndup(name, len), len, ft};
+        t->nfields++;
+        for (size_t i = 0; i + 1 < t->nfields; i++)
+            if (t->fields[i].len == len && !memcmp(t->fields[i].name, name, len))
+                return tfail(tp, t, "duplicate struct field name");
+    } while (eat(tp, ','));
+    if (!eat(tp, '>')) return tfail(tp, t, "expected ',' or '>' in struct<...>");
+    return t;
+}
+
+static struct tnode *parse_type(struct tparser *tp)
+{
+    if (++tp->depth > 32) return tfail(tp, NULL, "type nested too deeply");
+    struct tnode *t = calloc(1, sizeof *t);
+    if (!t) return tfail(tp, NULL, "out of memory");
+    const char *w;
+    size_t n = word(tp, &w);
+    if (n == 4 && !memcmp(w, "list", 4)) {
+        t->kind = T_LIST;
+        if (!eat(tp, '<')) return tfail(tp, t, "expected '<' after list");
+        t->elem = parse_type(tp);
+        if (!t->elem) return tfail(tp, t, "bad list element type");
+        if (!eat(tp, '>')) return tfail(tp, t, "expected '>' closing list<...>");
+    } else if (n == 6 && !memcmp(w, "struct", 6)) {
+        if (!parse_struct(tp, t)) return NULL;
+    } else if (n == 6 && !memcmp(w, "vector", 6)) {
+        t->kind = T_VECTOR;
+        if (!eat(tp, '<')) return tfail(tp, t, "expected '<' after vector");
+        const char *e;
+        size_t en = word(tp, &e);
+        if (en != 7 || memcmp(e, "float32", 7)) return tfail(tp, t, "vectors hold float32");
+        if (!eat(tp, ',')) return tfail(tp, t, "expected vector<float32, D>");
+        const char *d;
+        size_t dn = word(tp, &d);
+        unsigned long long dim = 0;
+        for (size_t i = 0; i < dn; i++) {
+            if (d[i] < '0' || d[i] > '9') return tfail(tp, t, "bad vector dimension");
+            dim = dim * 10 + (unsigned)(d[i] - '0');
+            if (dim > 65536) break;
+        }
+        if (dn == 0 || dim == 0 || dim > 65536) return tfail(tp, t, "vector dimension must be 1..65536");
+        t->dim = (uint32_t)dim;
+        if (!eat(tp, '>')) return tfail(tp, t, "expected '>' closing vector<...>");
+    } else {
+        t->kind = T_PRIM;
+        t->prim = ig_type_from_name(w, n);
+        if (!t->prim) {
+            snprintf(tp->msg, sizeof tp->msg, "unknown type '%.*s'", (int)(n ? n : 1), n ? w : tp->p);
+            return tfail(tp, t, "");
+        }
+    }
+    if (eat(tp, '?')) t->nullable = true;
+    tp->depth--;
+    return t;
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static int push_node(struct ig_schema *s, const char *name, size_t len, struct ig_error *err)
+{
+    if (len == 0) return ig_err(err, -EINVAL, "empty column name");
+    if (len > IG_MAX_NAME_LEN)
+        return ig_err(err, -EINVAL, "column name longer than %d bytes", IG_MAX_NAME_LEN);
+    if (memchr(name, '\0', len)) return ig_err(err, -EINVAL, "column name contains a NUL byte");
+    if (!ig_utf8_valid((const uint8_t *)name, len))
+        return ig_err(err, -EINVAL, "column name is not valid UTF-8");
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 16;
+        void *p = realloc(s->cols, cap * sizeof *s->cols);
+        if (!p) return ig_err(err, -ENOMEM, "out of memory");
+        s->cols = p;
+        s->cap = cap;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) return ig_err(err, -ENOMEM, "out of memory");
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    s->cols[s->n++] = (struct ig_column_def){.name = copy,
+                                             .name_len = len,
+                                             .parent = IG_SCHEMA_NONE,
+                                             .leaf = IG_SCHEMA_NONE,
+                                             .top = IG_SCHEMA_NONE};
+    return 0;
+}
+
+int ig_schema_add(struct ig_schema *s, const char *name, size_t name_len, unsigned type,
+                  bool nullable, struct ig_error *err)
+{
+    if (!ig_type_is_leaf(type)) return ig_err(err, -EINVAL, "unsupported type %u", type);
+    int rc = push_node(s, name, name_len, err);
+    if (rc) return rc;
+    struct ig_column_def *c = &s->cols[s->n - 1];
+    c->type = (uint8_t)type;
+    c->nullable = nullable;
+    c->null_mask = nullable ? 1 : 0;
+    return 0;
+}
+
+/* Add the nodes of a field of type t under parent. */
+static int add_tree(struct ig_schema *s, uint32_t parent, const char *name, size_t len,
+                    const struct tnode *t, struct ig_error *err)
+{
+    int rc = push_node(s, name, len, err);
+    if (rc) return rc;
+    uint32_t me = s->n - 1;
+    struct ig_column_def *c = &s->cols[me];
+    c->parent = parent;
+    uint8_t lists = 0, mask = 0;
+    while (t->kind == T_LIST) {
+        if (lists == IG_MAX_LISTS)
+            return ig_err(err, -EINVAL, "'%s': more than %d nested lists", c->name, IG_MAX_LISTS);
+        if (t->nullable) mask |= (uint8_t)(1u << lists);
+        lists++;
+        t = t->elem;
+    }
+    if (t->nullable) mask |= (uint8_t)(1u << lists);
+    c->lists = lists;
+    c->null_mask = mask;
+    c->nullable = mask & 1;
+    if (t->kind == T_PRIM) {
+        c->type = (uint8_t)t->prim;
+        return 0;
+    }
+    if (t->kind == T_VECTOR) {
+        c->type = IG_T_FLOAT32;
+        c->dimension = t->dim;
+        return 0;
+    }
+    c->type = IG_T_STRUCT;
+    c->num_children = (uint32_t)t->nfields;
+    for (size_t i = 0; i < t->nfields; i++) {
+        struct ig_buf path = IG_BUF_INIT;
+        rc = ig_buf_printf(&path, "%s.%.*s", s->cols[me].name, (int)t->fields[i].len, t->fields[i].name);
+        if (!rc) rc = add_tree(s, me, (char *)path.data, path.len, t->fields[i].t, err);
+        ig_buf_free(&path);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int ig_schema_add_typed(struct ig_schema *s, const char *name, size_t name_len, const char *type,
+                        size_t type_len, struct ig_error *err)
+{
+    struct tparser tp = {.p = type, .end = type + type_len};
+    struct tnode *t = parse_type(&tp);
+    skip_ws(&tp);
+    if (t && tp.p != tp.end) {
+        tnode_free(t);
+        t = NULL;
+        snprintf(tp.msg, sizeof tp.msg, "unexpected '%.*s' after the type", (int)(tp.end - tp.p), tp.p);
+    }
+    if (!t) return ig_err(err, -EINVAL, "%s", tp.msg[0] ? tp.msg : "bad type");
+    int rc = add_tree(s, IG_SCHEMA_NONE, name, name_len, t, err);
+    tnode_free(t);
+    return rc;
+}
+
+static int name_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct ig_schema *s = ctx;
+    const struct ig_column_def *x = &s->cols[*(const uint32_t *)a], *y = &s->cols[*(const uint32_t *)b];
+    size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+    int c = memcmp(x->name, y->name, n);
+    return c ? c : (x->name_len > y->name_len) - (x->name_len < y->name_len);
+}
+
+int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
+{
+    free(s->leaves);
+    free(s->tops);
+    free(s->by_name);
+    s->by_name = NULL;
+    s->leaves = malloc((s->n + 1) * sizeof *s->leaves);
+    s->tops = malloc((s->n + 1) * sizeof *s->tops);
+    uint32_t *order = malloc((s->n + 1) * sizeof *order);
+    if (!s->leaves || !s->tops || !order) {
+        free(order);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    s->nleaves = s->ntops = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        struct ig_column_def *c = &s->cols[i];
+        c->top = c->parent == IG_SCHEMA_NONE ? i : s->cols[c->parent].top;
+        if (c->parent == IG_SCHEMA_NONE) s->tops[s->ntops++] = i;
+        if (c->type == IG_T_STRUCT) {
+            c->leaf = IG_SCHEMA_NONE;
+            continue;
+        }
+        c->leaf = s->nleaves;
+        s->leaves[s->nleaves++] = i;
+        /* levels: every node on the path, outermost first */
+        uint32_t path[64], depth = 0;
+        for (uint32_t k = i; k != IG_SCHEMA_NONE && depth < 64; k = s->cols[k].parent)
+            path[depth++] = k;
+        unsigned rep = 0, def = 0;
+        while (depth--) {
+            const struct ig_column_def *p = &s->cols[path[depth]];
+            for (unsigned j = 0; j < p->lists; j++) {
+                def += (p->null_mask >> j) & 1;
+                def++; /* a list with elements */
+                rep++;
+            }
+            def += (p->null_mask >> p->lists) & 1;
+        }
+        if (rep > 255 || def > 255) {
+            free(order);
+            return ig_err(err, -EINVAL, "'%s' is nested too deeply", c->name);
+        }
+        c->max_rep = (uint8_t)rep;
+        c->max_def = (uint8_t)def;
+    }
+    if (s->ntops == 0) {
+        free(order);
+        return ig_err(err, -EINVAL, "no columns");
+    }
+    /* names are unique paths */
+    for (uint32_t i = 0; i < s->n; i++)
+        order[i] = i;
+    qsort_r(order, s->n, sizeof *order, name_cmp, s);
+    for (uint32_t i = 1; i < s->n; i++)
+        if (name_cmp(&order[i - 1], &order[i], s) == 0) {
+            uint32_t d = order[i] > order[i - 1] ? order[i] : order[i - 1];
+            free(order);
+            order = NULL;
+            int rc = s->cols[d].line
+                         ? ig_err(err, -EINVAL, "%u: duplicate column name '%s'", s->cols[d].line,
+                                  s->cols[d].name)
+                         : ig_err(err, -EINVAL, "duplicate column name '%s'", s->cols[d].name);
+            return rc;
+        }
+    s->by_name = order;
+    return 0;
+}
+
+long ig_schema_find(const struct ig_schema *s, const char *name, size_t len)
+{
+    if (s->by_name) {
+        size_t lo = 0, hi = s->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const struct ig_column_def *c = &s->cols[s->by_name[mid]];
+            size_t m = c->name_len < len ? c->name_len : len;
+            int cmp = memcmp(c->name, name, m);
+            if (!cmp) cmp = (c->name_len > len) - (c->name_len < len);
+            if (!cmp) return s->by_name[mid];
+            if (cmp < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return -1;
+    }
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->cols[i].name_len == len && memcmp(s->cols[i].name, name, len) == 0) return i;
+    return -1;
+}
+
+const char *ig_schema_field_name(const struct ig_schema *s, uint32_t i, size_t *len)
+{
+    const struct ig_column_def *c = &s->cols[i];
+    if (c->parent == IG_SCHEMA_NONE) {
+        *len = c->name_len;
+        return c->name;
+    }
+    size_t skip = s->cols[c->parent].name_len + 1;
+    *len = c->name_len - skip;
+    return c->name + skip;
+}
+
+/* ---- the schema file ------------------------------------------------------ */
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* Next whitespace-separated token; quoted names; spaces inside <...> kept. */
+static int next_token(const char **pp, const char *end, const char **tok, size_t *tlen,
+                      bool *quoted)
+{
+    const char *p = *pp;
+    while (p < end && is_space(*p))
+        p++;
+    if (p == end || *p == '#') {
+        *pp = end;
+        return 0;
+    }
+    *quoted = false;
+    if (*p == '"') {
+        const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+        if (!q) return -EINVAL;
+        *tok = p + 1;
+        *tlen = (size_t)(q - p - 1);
+        *quoted = true;
+        *pp = q + 1;
+        return 1;
+    }
+    const char *start = p;
+    int depth = 0;
+    while (p < end && (depth > 0 || !is_space(*p)) && (depth > 0 || *p != '#')) {
+        depth += *p == '<';
+        depth -= *p == '>' && depth > 0;
+        p++;
+    }
+    *tok = start;
+    *tlen = (size_t)(p - start);
+    *pp = p;
+    return 1;
+}
+
+static int parse_u32(const char *p, size_t n, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (n == 0 || n > 10) return -EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9') return -EINVAL;
+        v = v * 10 + (uint64_t)(p[i] - '0');
+    }
+    if (v > UINT32_MAX) return -ERANGE;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static const char *const quant_names[] = {"none", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2"};
+
+/* Apply key=value to column node `top` and every node below it. */
+static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn, const char *v,
+                     size_t vn, const char *path, unsigned line, struct ig_error *err)
+{
+#define KEY(x) (kn == sizeof(x) - 1 && memcmp(k, x, kn) == 0)
+#define VAL(x) (vn == sizeof(x) - 1 && memcmp(v, x, vn) == 0)
+    /* the column's nodes are the ones added since `top` (it was parsed just now) */
+    for (uint32_t i = top; i < s->n; i++) {
+        struct ig_column_def *c = &s->cols[i];
+        if (KEY("page_size")) {
+            uint32_t ps;
+            if (parse_u32(v, vn, &ps) || ps < 64 || ps > (256u << 20))
+                return ig_err(err, -EINVAL, "%s:%u: page_size must be 64..268435456 bytes", path, line);
+            c->page_size = ps;
+        } else if (KEY("encoding")) {
+            char name[32];
+            if (vn >= sizeof name) goto bad_value;
+            memcpy(name, v, vn);
+            name[vn] = '\0';
+            int e = ig_page_enc_from_name(name);
+            if (e < 0 || e == IG_ENC_AUTO) {
+                if (!VAL("auto")) goto bad_value;
+                e = IG_ENC_AUTO;
+            }
+            if (c->type == IG_T_STRUCT) continue;
+            const struct ig_type_info *ti = ig_type_info(c->type);
+            if (c->type == IG_T_BLOB && e != IG_ENC_AUTO)
+                return ig_err(err, -EINVAL, "%s:%u: blob references choose their own encoding",
+                              path, line);
+            if (ti->phys == IG_PHYS_BYTES && e != IG_ENC_AUTO && e != IG_ENC_PLAIN && e != IG_ENC_DICT)
+                return ig_err(err, -EINVAL,
+                              "%s:%u: encoding=%.*s does not apply to %s (use plain or dict)", path,
+                              line, (int)vn, v, ti->name);
+            if (e == IG_PAGE_ENC_SLIDE &&
+                !(c->parent == IG_SCHEMA_NONE && c->lists == 1 && !(c->null_mask & 2) &&
+                  !c->dimension && ti->phys == IG_PHYS_LANES && !ti->is_float && c->type != IG_T_BOOL))
+                return ig_err(err, -EINVAL,
+                              "%s:%u: encoding=slide applies to top-level list<int...> columns "
+                              "with non-null elements", path, line);
+            c->encoding = (uint8_t)e;
+        } else if (KEY("compression")) {
+            if (VAL("none"))
+                c->compression = IG_COMP_NONE;
+            else if (VAL("zstd"))
+                c->compression = IG_COMP_ZSTD;
+            else if (VAL("auto"))
+                c->compression = IG_COMP_AUTO;
+            else
+                goto bad_value;
+        } else if (KEY("erase")) {
+            if (VAL("1"))
+                c->erase_level = 1;
+            else if (VAL("2"))
+                c->erase_level = 2;
+            else
+                goto bad_value;
+        } else if (KEY("quantize")) {
+            int q = -1;
+            for (int j = 0; j < 5; j++)
+                if (vn == strlen(quant_names[j]) && !memcmp(v, quant_names[j], vn)) q = j;
+            if (q < 0) goto bad_value;
+            if (c->type == IG_T_STRUCT) continue;
+            if (c->type != IG_T_FLOAT32 && c->type != IG_T_FLOAT64) {
+                if (i == top)
+                    return ig_err(err, -EINVAL, "%s:%u: quantize applies to float32/float64 data",
+                                  path, line);
+                continue;
+            }
+            c->quantize = (uint8_t)q;
+        } else {
+            return ig_err(err, -EINVAL,
+                          "%s:%u: unknown key '%.*s' (known: page_size, encoding, compression, "
+                          "erase, quantize)",
+                          path, line, (int)kn, k);
+        }
+    }
+    return 0;
+bad_value:
+    return ig_err(err, -EINVAL, "%s:%u: bad value '%.*s' for %.*s", path, line, (int)vn, v, (int)kn, k);
+#undef KEY
+#undef VAL
+}
+
+int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const char *path,
+                    struct ig_error *err)
+{
+    const char *p = text, *end = text + len;
+    unsigned line = 0;
+    while (p < end) {
+        line++;
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *q = p, *tok, *name;
+        size_t tlen, name_len;
+        bool quoted;
+        int r = next_token(&q, eol, &name, &name_len, &quoted);
+        if (r < 0) return ig_err(err, -EINVAL, "%s:%u: unterminated quoted name", path, line);
+        if (r == 0) {
+            p = eol + (eol < end);
+            continue;
+        }
+        r = next_token(&q, eol, &tok, &tlen, &quoted);
+        if (r <= 0 || quoted)
+            return ig_err(err, -EINVAL, "%s:%u: expected 'NAME TYPE', got no type", path, line);
+        uint32_t top = s->n;
+        struct ig_error sub = {0};
+        if (ig_schema_add_typed(s, name, name_len, tok, tlen, &sub)) {
+            if (strstr(sub.msg, "unknown type"))
+                return ig_err(err, -EINVAL,
+                              "%s:%u: %s (bool, int8..int64, uint8..uint64, float32, float64, "
+                              "string, binary, blob, list<T>, struct<a:T, ...>, vector<float32, D>)",
+                              path, line, sub.msg);
+            return ig_err(err, sub.code, "%s:%u: %s", path, line, sub.msg);
+        }
+        for (uint32_t k = top; k < s->n; k++)
+            s->cols[k].line = line;
+        while ((r = next_token(&q, eol, &tok, &tlen, &quoted)) > 0) {
+            const char *eq = memchr(tok, '=', tlen);
+            if (!eq || quoted)
+                return ig_err(err, -EINVAL, "%s:%u: expected key=value, got '%.*s'", path, line,
+                              (int)tlen, tok);
+            int rc = apply_key(s, top, tok, (size_t)(eq - tok), eq + 1, tlen - (size_t)(eq - tok) - 1,
+                               path, line, err);
+            if (rc) return rc;
+        }
+        if (r < 0) return ig_err(err, -EINVAL, "%s:%u: unterminated quote", path, line);
+        p = eol + (eol < end);
+    }
+    if (s->n == 0) return ig_err(err, -EINVAL, "%s: the schema declares no columns", path);
+    struct ig_error sub = {0};
+    if (ig_schema_finish(s, &sub))
+        return ig_err(err, sub.code, sub.msg[0] >= '0' && sub.msg[0] <= '9' ? "%s:%s" : "%s: %s",
+                      path, sub.msg);
+    return 0;
+}
+
+/* ---- back to text ----------------------------------------------------------- */
+
+static int type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
+{
+    const struct ig_column_def *c = &s->cols[i];
+    int rc = 0;
+    for (unsigned j = 0; j < c->lists && !rc; j++)
+        rc = ig_buf_printf(out, "list<");
+    if (rc) return rc;
+    if (c->type == IG_T_STRUCT) {
+        rc = ig_buf_printf(out, "struct<");
+        uint32_t k = i + 1;
+        for (uint32_t ch = 0; ch < c->num_children && !rc; ch++) {
+            size_t fl;
+            const char *f = ig_schema_field_name(s, k, &fl);
+            bool plain = fl > 0;
+            for (size_t x = 0; x < fl; x++)
+                if (!((f[x] >= 'a' && f[x] <= 'z') || (f[x] >= 'A' && f[x] <= 'Z') ||
+                      (f[x] >= '0' && f[x] <= '9') || f[x] == '_' || f[x] == '-' || f[x] == '$' ||
+                      (unsigned char)f[x] >= 0x80))
+                    plain = false;
+            rc = ig_buf_printf(out, plain ? "%s%.*s:" : "%s\"%.*s\":", ch ? ", " : "", (int)fl, f);
+            if (!rc) rc = type_text(s, k, out);
+            /* skip k's subtree */
+            uint32_t depth_parent = i;
+            k++;
+            while (k < s->n && s->cols[k].parent != depth_parent) k++;
+        }
+        if (!rc) rc = ig_buf_printf(out, ">");
+    } else if (c->dimension) {
+        rc = ig_buf_printf(out, "vector<float32, %u>", c->dimension);
+    } else {
+        rc = ig_buf_printf(out, "%s", ig_type_info(c->type)->name);
+    }
+    for (int j = c->lists; j >= 0 && !rc; j--) {
+        if ((c->null_mask >> j) & 1) rc = ig_buf_printf(out, "?");
+        if (j > 0) rc = rc ? rc : ig_buf_printf(out, ">");
+    }
+    return rc;
+}
+
+int ig_schema_type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
+{
+    return type_text(s, i, out);
+}
+
+int ig_schema_format(const struct ig_schema *s, struct ig_buf *out)
+{
+    int rc = 0;
+    for (uint32_t t = 0; t < s->ntops && !rc; t++) {
+        const struct ig_column_def *c = &s->cols[s->tops[t]];
+        bool quote = strpbrk(c->name, " \t#\"") != NULL;
+        rc = ig_buf_printf(out, quote ? "\"%s\" " : "%s ", c->name);
+        if (!rc) rc = type_text(s, s->tops[t], out);
+        /* options as stored on the column's first leaf (they apply to all) */
+        const struct ig_column_def *o = c;
+        for (uint32_t k = s->tops[t]; k < s->n && s->cols[k].top == s->tops[t]; k++)
+            if (s->cols[k].type != IG_T_STRUCT) {
+                o = &s->cols[k];
+                break;
+            }
+        if (!rc && o->page_size) rc = ig_buf_printf(out, " page_size=%u", o->page_size);
+        if (!rc && o->encoding) rc = ig_buf_printf(out, " encoding=%s", ig_page_enc_name(o->encoding));
+        if (!rc && o->compression == IG_COMP_NONE) rc = ig_buf_printf(out, " compression=none");
+        if (!rc && o->compression == IG_COMP_ZSTD) rc = ig_buf_printf(out, " compression=zstd");
+        if (!rc && o->erase_level) rc = ig_buf_printf(out, " erase=%u", o->erase_level);
+        if (!rc && o->quantize) rc = ig_buf_printf(out, " quantize=%s", quant_names[o->quantize]);
+        if (!rc) rc = ig_buf_append_byte(out, '\n');
+    }
+    return rc;
+}
+
+bool ig_schema_equal(const struct ig_schema *a, const struct ig_schema *b)
+{
+    if (a->n != b->n) return false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const struct ig_column_def *x = &a->cols[i], *y = &b->cols[i];
+        if (x->name_len != y->name_len || memcmp(x->name, y->name, x->name_len) ||
+            x->type != y->type || x->null_mask != y->null_mask || x->lists != y->lists ||
+            x->parent != y->parent || x->num_children != y->num_children ||
+            x->page_size != y->page_size || x->encoding != y->encoding ||
+            x->compression != y->compression || x->erase_level != y->erase_level ||
+            x->quantize != y->quantize || x->dimension != y->dimension)
+            return false;
+    }
+    return true;
+}
+
+void ig_schema_free(struct ig_schema *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        free(s->cols[i].name);
+    free(s->cols);
+    free(s->leaves);
+    free(s->tops);
+    free(s->by_name);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,224 @@
+#include "format/model/values.h"
+#include "format/model/types.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ig_values_init(struct ig_values *v, uint8_t type)
+{
+    memset(v, 0, sizeof *v);
+    v->type = type;
+    const struct ig_type_info *ti = ig_type_info(type);
+    v->is_bytes = ti && ti->phys == IG_PHYS_BYTES;
+}
+
+void ig_values_reset(struct ig_values *v)
+{
+    v->n = 0;
+    v->has_nulls = false;
+    ig_buf_reset(&v->data);
+    if (v->offs) v->offs[0] = 0;
+    v->nent = 0;
+    v->rows = 0;
+    if (v->row_ent) v->row_ent[0] = v->row_val[0] = 0;
+}
+
+void ig_values_set_levels(struct ig_values *v, uint32_t per_value)
+{
+    v->levels = true;
+    v->per_value = per_value ? per_value : 1;
+    ig_values_reset(v);
+}
+
+/* Room for n more level entries (reps and defs grow together, doubling). */
+static int reserve_entries(struct ig_values *v, size_t n)
+{
+    if (v->nent + n <= v->ent_cap) return 0;
+    size_t cap = v->ent_cap ? v->ent_cap : 256;
+    while (cap < v->nent + n)
+        cap *= 2;
+    uint8_t *r = realloc(v->reps, cap), *d = realloc(v->defs, cap);
+    if (r) v->reps = r;
+    if (d) v->defs = d;
+    if (!r || !d) return -ENOMEM;
+    v->ent_cap = cap;
+    return 0;
+}
+
+int ig_values_push_entry(struct ig_values *v, uint8_t rep, uint8_t def)
+{
+    if (reserve_entries(v, 1)) return -ENOMEM;
+    v->reps[v->nent] = rep;
+    v->defs[v->nent] = def;
+    v->nent++;
+    return 0;
+}
+
+int ig_values_end_row(struct ig_values *v)
+{
+    if (v->rows + 2 > v->row_cap) {
+        size_t cap = v->row_cap ? v->row_cap * 2 : 256;
+        uint32_t *e = realloc(v->row_ent, cap * sizeof *e), *x = realloc(v->row_val, cap * sizeof *x);
+        if (e) v->row_ent = e;
+        if (x) v->row_val = x;
+        if (!e || !x) return -ENOMEM;
+        if (v->row_cap == 0) v->row_ent[0] = v->row_val[0] = 0;
+        v->row_cap = cap;
+    }
+    v->rows++;
+    v->row_ent[v->rows] = (uint32_t)v->nent;
+    v->row_val[v->rows] = (uint32_t)v->n;
+    return 0;
+}
+
+void ig_values_free(struct ig_values *v)
+{
+    free(v->lanes);
+    free(v->offs);
+    free(v->valid);
+    free(v->reps);
+    free(v->defs);
+    free(v->row_ent);
+    free(v->row_val);
+    ig_buf_free(&v->data);
+    uint8_t t = v->type;
+    const char *dir = v->blob_dir;
+    bool list = v->blob_list, levels = v->levels;
+    uint32_t per = v->per_value;
+    ig_values_init(v, t);
+    v->blob_dir = dir;
+    v->blob_list = list;
+    v->levels = levels;
+    v->per_value = per;
+}
+
+static int grow_valid(struct ig_values *v, size_t nbits)
+{
+    size_t need = (nbits + 7) / 8;
+    if (need <= v->valid_cap) return 0;
+    size_t cap = v->valid_cap ? v->valid_cap : 64;
+    while (cap < need)
+        cap *= 2;
+    uint8_t *p = realloc(v->valid, cap);
+    if (!p) return -ENOMEM;
+    memset(p + v->valid_cap, 0, cap - v->valid_cap);
+    v->valid = p;
+    v->valid_cap = cap;
+    return 0;
+}
+
+void ig_values_retype(struct ig_values *v, uint8_t type)
+{
+    v->type = type;
+    const struct ig_type_info *ti = ig_type_info(type);
+    v->is_bytes = ti && ti->phys == IG_PHYS_BYTES;
+    v->cap = v->is_bytes ? v->offs_cap : v->lanes_cap;
+    ig_values_reset(v);
+}
+
+int ig_values_reserve(struct ig_values *v, size_t n)
+{
+    size_t have = v->is_bytes ? v->offs_cap : v->lanes_cap;
+    if (n <= have && have) {
+        v->cap = have;
+        return 0;
+    }
+    size_t cap = have ? have : 256;
+    while (cap < n)
+        cap *= 2;
+    if (v->is_bytes) {
+        uint64_t *o = realloc(v->offs, (cap + 1) * sizeof *o);
+        if (!o) return -ENOMEM;
+        if (!v->offs) o[0] = 0;
+        v->offs = o;
+        v->offs_cap = cap;
+    } else {
+        uint64_t *l = realloc(v->lanes, cap * sizeof *l);
+        if (!l) return -ENOMEM;
+        v->lanes = l;
+        v->lanes_cap = cap;
+    }
+    v->cap = cap;
+    if (v->has_nulls) return grow_valid(v, cap);
+    return 0;
+}
+
+static inline void set_valid(struct ig_values *v, size_t i, bool present)
+{
+    if (present)
+        v->valid[i / 8] |= (uint8_t)(1u << (i % 8));
+    else
+        v->valid[i / 8] &= (uint8_t)~(1u << (i % 8));
+}
+
+int ig_values_push_lane(struct ig_values *v, uint64_t lane)
+{
+    if (v->n >= v->lanes_cap) {
+        int rc = ig_values_reserve(v, v->n + 1);
+        if (rc) return rc;
+    }
+    v->lanes[v->n] = lane;
+    if (v->has_nulls) set_valid(v, v->n, true);
+    v->n++;
+    return 0;
+}
+
+int ig_values_commit_list_row(struct ig_values *v, size_t n, uint8_t def)
+{
+    if (n == 0 || v->n + n > v->lanes_cap) return -EINVAL;
+    if (reserve_entries(v, n)) return -ENOMEM;
+    v->reps[v->nent] = 0;
+    memset(v->reps + v->nent + 1, 1, n - 1);
+    memset(v->defs + v->nent, def, n);
+    v->nent += n;
+    if (v->has_nulls)
+        for (size_t i = 0; i < n; i++) set_valid(v, v->n + i, true);
+    v->n += n;
+    return ig_values_end_row(v);
+}
+
+int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len)
+{
+    if (v->n >= v->offs_cap) {
+        int rc = ig_values_reserve(v, v->n + 1);
+        if (rc) return rc;
+    }
+    int rc = ig_buf_append(&v->data, p, len);
+    if (rc) return rc;
+    v->offs[v->n + 1] = v->data.len;
+    if (v->has_nulls) set_valid(v, v->n, true);
+    v->n++;
+    return 0;
+}
+
+int ig_values_push_null(struct ig_values *v)
+{
+    if (!v->has_nulls) {
+        /* First NULL: materialise the bitmap with everything so far present. */
+        int rc = grow_valid(v, v->cap > v->n ? v->cap : v->n + 1);
+        if (rc) return rc;
+        memset(v->valid, 0, v->valid_cap);
+        memset(v->valid, 0xFF, v->n / 8);
+        for (size_t i = v->n / 8 * 8; i < v->n; i++)
+            set_valid(v, i, true);
+        v->has_nulls = true;
+    }
+    int rc = v->is_bytes ? ig_values_push_bytes(v, NULL, 0) : ig_values_push_lane(v, 0);
+    if (rc) return rc;
+    set_valid(v, v->n - 1, false);
+    return 0;
+}
+
+int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n)
+{
+    if (!bits) {
+        v->has_nulls = false;
+        return 0;
+    }
+    int rc = grow_valid(v, n);
+    if (rc) return rc;
+    memcpy(v->valid, bits, (n + 7) / 8);
+    v->has_nulls = true;
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* erase.h - erase rows for real: in place, crash-safe, provable.
+ *
+ * For every column at compliance level 2 (the default), each page holding an
+ * erased row is rewritten without growing: the row's validity bit is cleared and
+ * its value overwritten or dropped by the page encoding's own rule (codec.h,
+ * docs/ERASURE.md); zstd pages are decompressed, erased and recompressed, and a
+ * page that would no longer fit its extent moves to the end of the file (its old
+ * extent zero-filled, the footer rewritten after it). Blob columns drop the row's
+ * references and zero-fill its objects in the blob file. At level 1 only the
+ * deletion bit is set. Either way the row disappears from every view: the page
+ * records' deleted counts and text lengths, the deletion bitmap, the row-group
+ * hashes and the root hash are updated along their Merkle paths.
+ *
+ * Every byte to be written goes into a redo journal first (journal.h); the table
+ * lock serialises erases between processes. The audit log TABLE/.ingot/erasures
+ * gets one line per erase: time, origin, request (values redacted), rows
+ * affected, pages and bytes rewritten. */
+#ifndef IG_FORMAT_ERASE_H
+#define IG_FORMAT_ERASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/part/table.h"
+
+struct ig_error;
+
+struct ig_erase_where {
+    const char *column;
+    const char *value; /* text form as in CSV / COPY; "\N" matches NULL */
+};
+
+struct ig_erase_request {
+    const uint64_t *rows; /* global row ids */
+    size_t nrows;
+    const struct ig_erase_where *where;
+    size_t nwhere;
+    const char *origin;   /* "cli" or "mount", for the audit log */
+};
+
+struct ig_erase_report {
+    uint64_t rows;            /* rows erased */
+    uint64_t pages_rewritten; /* page images rewritten (level 2) */
+    uint64_t pages_moved;     /* of which relocated */
+    uint64_t records;         /* page records updated (any level) */
+    uint64_t blob_objects;    /* objects zero-filled in blob files */
+    uint64_t bytes_written;   /* to part files, journal excluded */
+    uint64_t journal_bytes;
+    uint64_t *ids;            /* the erased row ids, sorted (free()) */
+};
+
+/* Resolve the request against an open table: explicit ids must exist and be live
+ * (-ENOENT otherwise); where-columns must exist and values parse (-EINVAL).
+ * Returns the sorted, distinct row ids (malloc'd). */
+int ig_erase_resolve(const struct ig_table *t, const struct ig_erase_request *req, uint64_t **ids,
+                     size_t *n, struct ig_error *err);
+
+/* Take the table lock, replay any interrupted erase, resolve and erase. Nothing
+ * is changed when resolution fails. */
+int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_erase_report *rep,
+             struct ig_error *err);
+
+#endif

@@ -1,0 +1,74 @@
+/* reader.h - reading a column's pages out of a table.
+ *
+ * ig_reader holds one thread's scratch buffers. Loading a page preads exactly its
+ * stored bytes, verifies the page checksum (a mismatch is -EIO naming the part,
+ * column, group and page), takes the page's slice of the deletion bitmap and
+ * decodes. A column is addressed by its column id, which is the same in every
+ * part of a table (their schema hashes must match). */
+#ifndef IG_FORMAT_READER_H
+#define IG_FORMAT_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/part/footer.h"
+#include "format/page/page.h"
+#include "format/part/table.h"
+#include "format/model/values.h"
+
+struct ig_error;
+
+struct ig_column_ref {
+    uint32_t col;
+    struct ig_colrec rec;   /* from part 0; name points into its footer */
+    uint8_t erase_level;    /* effective: column override or table default */
+    char blob_dir[800];     /* blob columns: "blobs/ESCAPED-NAME" (their mount directory) */
+    struct ig_leaf_info li; /* how its pages decode (leaves) */
+    uint32_t top;           /* column id of the top-level column it belongs to */
+    bool nested;            /* part of a nested column (levels, struct, vector) */
+};
+
+struct ig_reader {
+    struct ig_page_scratch s;
+    struct ig_buf stored;
+    struct ig_buf deleted;  /* page's deletion bits */
+};
+
+void ig_reader_free(struct ig_reader *r);
+
+/* Look a column up by name (binary search in part 0's name index). -ENOENT with a
+ * message if there is no such column. Struct nodes are found too (rec.leaf is
+ * IG_NONE): their text is reassembled from their leaves. */
+int ig_table_column(const struct ig_table *t, const char *name, size_t len,
+                    struct ig_column_ref *out, struct ig_error *err);
+/* Same, by column id. */
+int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_ref *out,
+                       struct ig_error *err);
+
+/* One page of a chunk. group_first_row is the group's first part-local row.
+ * On success *deleted (may be NULL when no row of the page is deleted) points at
+ * the page's deletion bits, valid until the next load. */
+int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
+                   uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
+                   struct ig_values *out, const uint8_t **deleted, struct ig_error *err);
+
+/* Read a page's stored bytes and check them against its checksum (no decoding). */
+int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
+                    const struct ig_pagerec *rec, struct ig_error *err);
+
+/* Check that page `rec` continues a chunk at row `expected` within a group of
+ * `group_rows` rows and belongs to `leaf`. */
+int ig_chunk_page_check(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec,
+                        uint32_t leaf, uint32_t expected, uint32_t group_rows,
+                        struct ig_error *err);
+
+typedef int (*ig_lines_fn)(void *ctx, const void *p, size_t n);
+
+/* Render the text lines of a column for global row group g (or every group when
+ * g == UINT32_MAX) and hand them to `emit` in pieces: `ingot cat`. Nested
+ * columns render as one JSON value per row: a top-level column whole, a node
+ * below it as the partial record along its path (reading only its leaves). */
+int ig_column_text(const struct ig_table *t, const struct ig_column_ref *c, uint32_t g,
+                   ig_lines_fn emit, void *ctx, struct ig_error *err);
+
+#endif

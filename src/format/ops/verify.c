@@ -1,0 +1,461 @@
+#include "format/ops/verify.h"
+#include "format/part/footer.h"
+#include "format/layout.h"
+#include "format/part/merkle.h"
+#include "format/model/assemble.h"
+#include "format/ops/nested.h"
+#include "blob/blob.h"
+#include "format/page/page.h"
+#include "format/ops/reader.h"
+#include "format/model/render.h"
+#include "format/part/table.h"
+#include "format/model/types.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct objref {
+    uint64_t offset, size, hash, row;
+    uint32_t col, k;
+};
+
+struct vctx {
+    struct objref *objs;
+    size_t nobjs, objs_cap;
+    const struct ig_verify_hooks *h;
+    struct ig_verify_report *rep;
+    uint64_t bytes_total, bytes_done;
+    struct ig_reader r;
+    struct ig_values v;
+    struct ig_buf text;
+};
+
+__attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    x->rep->failures++;
+    if (x->h && x->h->fail) x->h->fail(x->h->ctx, msg);
+}
+
+static void column_name(const struct ig_part *p, uint32_t leaf, char *out, size_t cap)
+{
+    uint32_t col;
+    struct ig_colrec cr;
+    if (ig_part_leaf_column(p, leaf, &col, NULL) == 0 && ig_part_column(p, col, &cr, NULL) == 0)
+        snprintf(out, cap, "column '%.*s'", (int)(cr.name_len > 200 ? 200 : cr.name_len), cr.name);
+    else
+        snprintf(out, cap, "leaf %u", leaf);
+}
+
+static void check_sections(struct vctx *x, const struct ig_part *p)
+{
+    uint8_t magic[IG_PART_MAGIC_LEN];
+    if (ig_pread_full(p->fd, magic, sizeof magic, 0) || memcmp(magic, IG_PART_MAGIC, sizeof magic))
+        fail(x, "%s: bad file magic", p->name);
+    const uint8_t *parts[4] = {ig_part_section(p, IG_SEC_COLUMNS), ig_part_section(p, IG_SEC_NAMES),
+                               ig_part_section(p, IG_SEC_NAME_INDEX),
+                               ig_part_section(p, IG_SEC_LEAVES)};
+    size_t sizes[4] = {p->sec_size[IG_SEC_COLUMNS], p->sec_size[IG_SEC_NAMES],
+                       p->sec_size[IG_SEC_NAME_INDEX], p->sec_size[IG_SEC_LEAVES]};
+    if (ig_merkle_concat(parts, sizes, 4) != p->schema_hash)
+        fail(x, "%s: footer: schema hash mismatch (columns, names or name index damaged)", p->name);
+    if (ig_hash(ig_part_section(p, IG_SEC_CHUNKS), p->sec_size[IG_SEC_CHUNKS]) != p->chunks_hash)
+        fail(x, "%s: footer: chunk table hash mismatch", p->name);
+    struct ig_error e = {0};
+    struct ig_colrec prev = {0}, cur;
+    bool have_prev = false;
+    const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
+    for (uint32_t i = 0; i < p->num_columns; i++) {
+        if (ig_part_column(p, i, &cur, &e)) {
+            fail(x, "%s", e.msg);
+            continue;
+        }
+        uint32_t c = ig_ld32(idx + 4 * (uint64_t)i);
+        if (ig_part_column(p, c, &cur, &e)) {
+            fail(x, "%s: footer: name index entry %u: %s", p->name, i, e.msg);
+            return;
+        }
+        if (have_prev) {
+            size_t n = prev.name_len < cur.name_len ? prev.name_len : cur.name_len;
+            int cmp = memcmp(prev.name, cur.name, n);
+            if (cmp > 0 || (cmp == 0 && prev.name_len >= cur.name_len)) {
+                fail(x, "%s: footer: name index is not strictly sorted at entry %u", p->name, i);
+                return;
+            }
+        }
+        prev = cur;
+        have_prev = true;
+    }
+}
+
+struct extent {
+    uint64_t off, cap;
+    uint32_t page;
+};
+
+static int extent_cmp(const void *a, const void *b)
+{
+    const struct extent *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
+                       const struct ig_grouprec *gr, const struct ig_column_ref *c,
+                       uint32_t *expected)
+{
+    char cname[256];
+    column_name(p, c->rec.leaf, cname, sizeof cname);
+    struct ig_error e = {0};
+    struct ig_pagerec rec;
+    if (ig_part_page(p, page, &rec, &e) ||
+        ig_chunk_page_check(p, page, &rec, c->rec.leaf, *expected, gr->row_count, &e)) {
+        fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
+        *expected = UINT32_MAX;
+        return;
+    }
+    *expected += rec.row_count;
+    x->rep->pages++;
+    x->rep->page_bytes += rec.stored;
+    const uint8_t *deleted;
+    int rc = ig_reader_load(&x->r, p, c, page, gr->first_row, &rec, &x->v, &deleted, &e);
+    x->bytes_done += rec.capacity;
+    if (rc) {
+        /* the reader names part/column/page; keep its reason and add the group */
+        const char *why = strstr(e.msg, "page ");
+        why = why ? strchr(why, ':') : NULL;
+        fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page,
+             why ? why + 2 : e.msg);
+        return;
+    }
+    if (rec.capacity > rec.stored) {
+        uint8_t *slack = malloc(rec.capacity - rec.stored);
+        if (slack && ig_pread_full(p->fd, slack, rec.capacity - rec.stored,
+                                   rec.offset + rec.stored) == 0) {
+            for (uint32_t i = 0; i < rec.capacity - rec.stored; i++)
+                if (slack[i]) {
+                    fail(x, "%s: %s row group %u page %u: unused extent bytes are not zero",
+                         p->name, cname, g, page);
+                    break;
+                }
+        }
+        free(slack);
+    }
+    uint32_t ndel = 0;
+    for (uint32_t i = 0; deleted && i < rec.row_count; i++)
+        ndel += (deleted[i / 8] >> (i % 8)) & 1;
+    if (ndel != rec.deleted)
+        fail(x, "%s: %s row group %u page %u: footer says %u deleted rows, bitmap has %u",
+             p->name, cname, g, page, rec.deleted, ndel);
+    /* level 2: erased rows must hold no data (codec.h's per-scheme rule) */
+    if (deleted && c->erase_level == 2 &&
+        (c->nested ? ig_page_check_erased_leaf(x->r.stored.data, &rec, &c->li, deleted, &x->r.s, &e)
+                   : ig_page_check_erased(x->r.stored.data, &rec, c->rec.type, deleted, &x->r.s, &e))) {
+        fail(x, "%s: %s row group %u page %u: an erased row still holds data: %s", p->name, cname,
+             g, page, e.msg);
+        x->rep->unscrubbed++;
+    }
+    if (c->rec.type == IG_T_BLOB) /* collect references: objects are checked per blob file */
+        for (size_t i = 0; i < x->v.n; i++) {
+            size_t len;
+            const uint8_t *refs = ig_values_bytes(&x->v, i, &len);
+            for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
+                if (x->nobjs == x->objs_cap) {
+                    size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
+                    struct objref *o = realloc(x->objs, cap * sizeof *o);
+                    if (!o) break;
+                    x->objs = o;
+                    x->objs_cap = cap;
+                }
+                struct ig_blob_ref r;
+                ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
+                x->objs[x->nobjs++] = (struct objref){r.offset, r.size, r.hash,
+                                                      x->v.row_base + i, c->col, (uint32_t)k};
+            }
+        }
+    uint64_t tl = 0;
+    int trc;
+    if (c->nested) {
+        /* the leaf's projection: the partial record along its path */
+        struct ig_tree tree;
+        struct ig_values *vp = &x->v;
+        trc = ig_tree_from_part(p, c->top, c->col, &tree, &e);
+        if (!trc) trc = ig_assemble_lines(&tree, &vp, rec.row_count, deleted, NULL, &tl, &e);
+        if (!trc) ig_tree_free(&tree);
+        if (trc) fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
+    } else {
+        trc = ig_render_text_len(&x->v, deleted, &x->text, &tl);
+    }
+    if (trc == 0 && tl != rec.text_len)
+        fail(x, "%s: %s row group %u page %u: text length %" PRIu64 " != footer's %" PRIu64,
+             p->name, cname, g, page, tl, rec.text_len);
+    /* live value slots: what the .npy views size themselves by */
+    struct ig_pagex px;
+    if (ig_part_page_extra(p, page, &px, &e) == 0) {
+        uint64_t live = 0;
+        for (size_t r = 0; r < rec.row_count; r++) {
+            if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
+            live += x->v.levels ? x->v.row_val[r + 1] - x->v.row_val[r]
+                                : (c->rec.dimension ? c->rec.dimension : 1);
+        }
+        if (live != px.live_values)
+            fail(x, "%s: %s row group %u page %u: %" PRIu64 " live values, extras say %u", p->name,
+                 cname, g, page, live, px.live_values);
+    }
+    if (x->h && x->h->progress) x->h->progress(x->h->ctx, x->bytes_done, x->bytes_total);
+}
+
+static int objref_cmp(const void *a, const void *b)
+{
+    const struct objref *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Every referenced object's checksum; no overlaps; every other byte zero (what
+ * level-2 erasure leaves where an erased row's objects were). */
+static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig_table *t)
+{
+    char blob_name[IG_PART_NAME_MAX];
+    snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
+    struct stat st;
+    if (fstat(p->blob_fd, &st)) return;
+    uint64_t size = (uint64_t)st.st_size;
+    qsort(x->objs, x->nobjs, sizeof *x->objs, objref_cmp);
+    uint64_t pos = IG_BLOB_HEADER;
+    uint8_t magic[IG_BLOB_HEADER];
+    if (size < IG_BLOB_HEADER || ig_pread_full(p->blob_fd, magic, sizeof magic, 0) ||
+        memcmp(magic, IG_BLOB_MAGIC, IG_BLOB_HEADER))
+        fail(x, "%s: bad blob file magic", blob_name);
+    size_t cap = 1 << 20;
+    uint8_t *buf = malloc(cap);
+    for (size_t i = 0; buf && i <= x->nobjs; i++) {
+        uint64_t next = i < x->nobjs ? x->objs[i].offset : size;
+        if (next < pos && i < x->nobjs) {
+            fail(x, "%s: objects overlap at offset %" PRIu64, blob_name, next);
+        } else {
+            /* the gap before the next object must be zero */
+            uint64_t end = next < size ? next : size;
+            for (uint64_t g = pos; g < end;) {
+                size_t n = end - g < cap ? (size_t)(end - g) : cap;
+                if (ig_pread_full(p->blob_fd, buf, n, g)) break;
+                for (size_t b = 0; b < n; b++)
+                    if (buf[b]) {
+                        fail(x, "%s: unreferenced bytes at offset %" PRIu64 " are not zero (data of "
+                                "an erased or lost object?)", blob_name, g + b);
+                        g = end;
+                        break;
+                    }
+                g += n;
+            }
+        }
+        if (i == x->nobjs) break;
+        struct objref *o = &x->objs[i];
+        struct ig_blob_ref r = {o->offset, o->size, o->hash};
+        struct ig_error e = {0};
+        struct ig_colrec cr;
+        if (ig_blob_verify(p->blob_fd, &r, &e)) {
+            if (ig_part_column(&t->parts[0], o->col, &cr, NULL)) cr = (struct ig_colrec){.name = "?", .name_len = 1};
+            fail(x, "%s: column '%.*s' row %" PRIu64 " object %u: %s", blob_name, (int)cr.name_len,
+                 cr.name, o->row, o->k, e.msg);
+        }
+        x->rep->blob_objects++;
+        x->rep->blob_bytes += o->size;
+        if (o->offset + o->size > pos) pos = o->offset + o->size;
+    }
+    free(buf);
+}
+
+static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
+{
+    x->nobjs = 0;
+    const struct ig_part *p = &t->parts[pi];
+    struct ig_error e = {0};
+    check_sections(x, p);
+    /* groups: contiguous rows and pages, Merkle hashes */
+    uint64_t row = 0;
+    uint32_t page = 0;
+    bool groups_ok = true;
+    for (uint32_t g = 0; g < p->num_groups; g++) {
+        struct ig_grouprec gr;
+        if (ig_part_group(p, g, &gr, &e)) {
+            fail(x, "%s", e.msg);
+            groups_ok = false;
+            continue;
+        }
+        if (gr.first_row != row || gr.first_page != page) {
+            fail(x, "%s: row group %u does not continue the previous one", p->name, g);
+            groups_ok = false;
+        }
+        row = gr.first_row + gr.row_count;
+        page = gr.first_page + gr.page_count;
+        if (ig_footer_group_hash(p, p->footer, gr.first_page, gr.page_count) != gr.hash)
+            fail(x, "%s: row group %u: Merkle hash mismatch (page records changed)", p->name, g);
+    }
+    if (groups_ok && (row != p->num_rows || page != p->num_pages))
+        fail(x, "%s: row groups cover %" PRIu64 " rows and %u pages, footer says %" PRIu64
+                " and %u", p->name, row, page, p->num_rows, p->num_pages);
+    x->rep->groups += p->num_groups;
+    x->rep->erased_rows += p->deleted_rows;
+    x->rep->rows += p->num_rows;
+    /* every page of every chunk, in order */
+    for (uint32_t g = 0; g < p->num_groups; g++) {
+        struct ig_grouprec gr;
+        if (ig_part_group(p, g, &gr, NULL)) continue;
+        uint32_t next_page = gr.first_page;
+        for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
+            uint32_t col, first, count;
+            struct ig_column_ref c;
+            if (ig_part_leaf_column(p, leaf, &col, &e) || ig_table_column_at(t, col, &c, &e)) {
+                fail(x, "%s: %s", p->name, e.msg);
+                continue;
+            }
+            char cname[256];
+            column_name(p, leaf, cname, sizeof cname);
+            if (ig_part_chunk(p, g, leaf, &first, &count, &e)) {
+                fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
+                continue;
+            }
+            if (first != next_page)
+                fail(x, "%s: %s row group %u: chunk does not follow the previous chunk", p->name,
+                     cname, g);
+            next_page = first + count;
+            uint32_t expected = 0;
+            for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
+                check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected);
+            if (expected != UINT32_MAX && expected != gr.row_count)
+                fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g,
+                     expected, gr.row_count);
+        }
+    }
+    /* nested columns: each page index's whole-column text, as the extras say */
+    for (uint32_t c = 0; c < p->num_columns; c++) {
+        struct ig_column_ref ref;
+        if (ig_table_column_at(t, c, &ref, NULL) || ref.top != c || !ref.nested) continue;
+        struct ig_nested_reader nr;
+        if (ig_nested_open(&nr, t, c, &e)) {
+            fail(x, "%s: %s", p->name, e.msg);
+            continue;
+        }
+        for (uint32_t g = 0; g < p->num_groups; g++) {
+            uint32_t gg = g + t->part_first_group[pi], count = 0;
+            if (ig_nested_pages(&nr, t, gg, &count, &e)) continue;
+            for (uint32_t i = 0; i < count; i++) {
+                struct ig_pagerec rec;
+                size_t rows;
+                const uint8_t *deleted;
+                uint64_t tl = 0;
+                struct ig_pagex px;
+                uint32_t first, cnt;
+                if (ig_nested_load(&nr, t, gg, i, &rec, &rows, &deleted, &e) ||
+                    ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, NULL, &tl, &e) ||
+                    ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first, &cnt, &e) ||
+                    ig_part_page_extra(p, first + i, &px, &e)) {
+                    fail(x, "%s: column '%.*s' row group %u page index %u: %s", p->name,
+                         (int)ref.rec.name_len, ref.rec.name, gg, i, e.msg);
+                    continue;
+                }
+                if (tl != px.node_text_len)
+                    fail(x, "%s: column '%.*s' row group %u page %u: text length %" PRIu64
+                            " != extras' %" PRIu64, p->name, (int)ref.rec.name_len, ref.rec.name,
+                         gg, first + i, tl, px.node_text_len);
+            }
+        }
+        ig_nested_close(&nr);
+    }
+    /* extents must not overlap (an erase rewriting one page must not touch another) */
+    struct extent *ex = malloc(((size_t)p->num_pages + 1) * sizeof *ex);
+    if (ex) {
+        uint32_t n = 0;
+        for (uint32_t pg = 0; pg < p->num_pages; pg++) {
+            struct ig_pagerec rec;
+            if (ig_part_page(p, pg, &rec, NULL) == 0)
+                ex[n++] = (struct extent){rec.offset, rec.capacity, pg};
+        }
+        qsort(ex, n, sizeof *ex, extent_cmp);
+        for (uint32_t i = 1; i < n; i++)
+            if (ex[i - 1].off + ex[i - 1].cap > ex[i].off) {
+                fail(x, "%s: pages %u and %u overlap on disk", p->name, ex[i - 1].page, ex[i].page);
+                break;
+            }
+        free(ex);
+    }
+    /* deletion bitmap: count and no bits past the last row */
+    const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
+    uint64_t bits = 0;
+    for (uint64_t i = 0; i < p->sec_size[IG_SEC_DELETION]; i++)
+        bits += (uint64_t)__builtin_popcount(bm[i]);
+    uint64_t in_range = 0;
+    for (uint64_t r = 0; r < p->num_rows; r++)
+        in_range += ig_part_row_deleted(p, r);
+    if (bits != in_range) fail(x, "%s: deletion bitmap has bits past the last row", p->name);
+    if (in_range != p->deleted_rows)
+        fail(x, "%s: footer says %" PRIu64 " deleted rows, bitmap has %" PRIu64, p->name,
+             p->deleted_rows, in_range);
+    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
+                                   p->sec_size[IG_SEC_GROUPS], bm, p->sec_size[IG_SEC_DELETION]);
+    if (root != p->root) fail(x, "%s: root hash mismatch (footer header or row groups changed)", p->name);
+    if (p->blob_fd >= 0) check_blobs(x, p, t);
+}
+
+int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
+{
+    const uint8_t *parts[4] = {ig_part_section(p, IG_SEC_COLUMNS), ig_part_section(p, IG_SEC_NAMES),
+                               ig_part_section(p, IG_SEC_NAME_INDEX),
+                               ig_part_section(p, IG_SEC_LEAVES)};
+    size_t sizes[4] = {p->sec_size[IG_SEC_COLUMNS], p->sec_size[IG_SEC_NAMES],
+                       p->sec_size[IG_SEC_NAME_INDEX], p->sec_size[IG_SEC_LEAVES]};
+    if (ig_merkle_concat(parts, sizes, 4) != p->schema_hash)
+        return ig_err(err, -EIO, "%s: corrupt footer: schema hash mismatch", p->path);
+    if (ig_hash(ig_part_section(p, IG_SEC_CHUNKS), p->sec_size[IG_SEC_CHUNKS]) != p->chunks_hash)
+        return ig_err(err, -EIO, "%s: corrupt footer: chunk table hash mismatch", p->path);
+    for (uint32_t g = 0; g < p->num_groups; g++) {
+        struct ig_grouprec gr;
+        int rc = ig_part_group(p, g, &gr, err);
+        if (rc) return rc;
+        if (ig_footer_group_hash(p, p->footer, gr.first_page, gr.page_count) != gr.hash)
+            return ig_err(err, -EIO, "%s: corrupt footer: row group %u hash mismatch", p->path, g);
+    }
+    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
+                                   p->sec_size[IG_SEC_GROUPS], ig_part_section(p, IG_SEC_DELETION),
+                                   p->sec_size[IG_SEC_DELETION]);
+    if (root != p->root) return ig_err(err, -EIO, "%s: corrupt footer: root hash mismatch", p->path);
+    return 0;
+}
+
+int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
+                    struct ig_verify_report *rep, struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    struct vctx x = {.h = h, .rep = rep};
+    struct ig_table t;
+    int rc = ig_table_open(&t, dir, false, err);
+    if (rc) {
+        fail(&x, "%s", err ? err->msg : "cannot open the table");
+        return rc;
+    }
+    rep->parts = t.nparts;
+    for (uint32_t i = 0; i < t.nparts; i++)
+        x.bytes_total += t.parts[i].footer_offset;
+    ig_values_init(&x.v, IG_T_INT64);
+    for (uint32_t i = 0; i < t.nparts; i++)
+        check_part(&x, &t, i);
+    ig_values_free(&x.v);
+    free(x.objs);
+    ig_buf_free(&x.text);
+    ig_reader_free(&x.r);
+    ig_table_close(&t);
+    return 0;
+}

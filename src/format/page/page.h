@@ -1,0 +1,113 @@
+/* page.h - one page: the values of consecutive rows of one leaf column.
+ *
+ * Encoding builds the page body (layout.h: flags, validity bitmap, values stream),
+ * lets the codecs pick the values encoding, then compresses the body with zstd
+ * when that pays (or as the column's policy forces). It also renders the rows to
+ * measure the page's text length, which the footer keeps so that file sizes in
+ * the mount are known without decoding anything.
+ *
+ * Decoding takes the stored bytes (already checksum-verified by the caller),
+ * decompresses into scratch, and fills an ig_values. */
+#ifndef IG_FORMAT_PAGE_H
+#define IG_FORMAT_PAGE_H
+
+#include <stdbool.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "format/model/values.h"
+
+struct ig_error;
+struct ig_pagerec;
+
+/* What a page's decoder needs to know about its column (a leaf). */
+struct ig_leaf_info {
+    uint8_t type;        /* enum ig_type (logical) */
+    uint8_t max_rep, max_def;
+    uint8_t quantize;    /* enum ig_quantize */
+    bool levels;         /* nested leaf: level streams instead of a validity bitmap */
+    uint32_t per_value;  /* lanes per defined entry (vector dimension), 1 otherwise */
+    bool slide_ok;       /* a top-level list of integers: sliding-window pages allowed */
+};
+
+struct ig_page_policy {
+    uint8_t type;        /* enum ig_type */
+    uint8_t encoding;    /* forced scheme or 0 */
+    uint8_t compression; /* enum ig_compression_policy */
+    int zstd_level;
+    struct ig_leaf_info leaf;
+};
+
+struct ig_page_built {
+    struct ig_buf stored; /* bytes to write */
+    uint32_t body_size;
+    uint8_t encoding, compression, flags;
+    uint64_t checksum, text_len;
+    uint32_t entry_count, value_count; /* nested leaves: level entries and value slots */
+};
+
+/* Scratch buffers reused across pages (one per writer / reader thread). */
+struct ig_page_scratch {
+    struct ig_buf body, text, tmp;
+    uint64_t *offs;
+    size_t offs_cap;
+    void *zstd_dctx; /* ZSTD_DCtx, made on first use: one per call costs page faults */
+};
+
+/* Names of page encodings: the codec schemes plus "slide" (IG_PAGE_ENC_SLIDE). */
+const char *ig_page_enc_name(unsigned e);
+int ig_page_enc_from_name(const char *name); /* -1 if unknown */
+
+void ig_page_scratch_free(struct ig_page_scratch *s);
+void ig_page_built_free(struct ig_page_built *b);
+
+/* Encode rows [first, first + count) of v (for nested leaves: rows, whose
+ * entries and values follow from v's row index). text_len is computed for flat
+ * leaves only; the writer renders nested rows itself. Quantised leaves' values
+ * are rounded in v itself first (so what is rendered is what will be read). */
+int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                   size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
+                   struct ig_error *err);
+
+/* Decode a page whose stored bytes are `stored` (rec->stored long). `absent`
+ * marks rows dropped from drop-on-erase streams (erase level 2), NULL otherwise. */
+int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                   const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
+                   struct ig_error *err);
+/* The same for any leaf (nested, vector, quantised). */
+int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                        const struct ig_leaf_info *li, const uint8_t *absent,
+                        struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err);
+
+/* Erase rows (page-relative bits in `kill`) from a page at compliance level 2:
+ * their validity bits are cleared and their values overwritten or dropped by the
+ * values stream's own rule (codec.h), so the body never grows; a zstd page is
+ * decompressed, erased and recompressed. When a stream cannot erase in place it
+ * is re-encoded (zeros in every erased slot, no element-dropping scheme). `absent`
+ * marks rows erased earlier. out->stored gets the new stored bytes (the caller
+ * relocates the page if they exceed its extent); out->text_len is not set. */
+int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                  const uint8_t *absent, const uint8_t *kill, int zstd_level,
+                  struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
+/* A nested leaf's page: rebuilt with each erased row (`kill`) reduced to one
+ * undefined entry (or, when the leaf can never be undefined, its values zeroed).
+ * Sliding-window pages instead zero every value that only deleted rows (`kill`
+ * and the earlier `deleted`, may be NULL) held, in place and never growing. */
+int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                       const struct ig_leaf_info *li, const uint8_t *kill, const uint8_t *deleted,
+                       int zstd_level, struct ig_page_scratch *s, struct ig_page_built *out,
+                       struct ig_error *err);
+int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                              const struct ig_leaf_info *li, const uint8_t *erased,
+                              struct ig_page_scratch *s, struct ig_error *err);
+
+/* Check that every row in `erased` holds no data (level-2 proof for verify). */
+int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                         const uint8_t *erased, struct ig_page_scratch *s, struct ig_error *err);
+
+/* Decompress (if needed) into s->body and return the body bytes. */
+int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                 const uint8_t **body, struct ig_error *err);
+
+#endif

@@ -1,0 +1,952 @@
+#include "format/page/slide.h"
+#include "format/page/page.h"
+#include "format/model/types.h"
+#include "format/enc/codec.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/pcode.h"
+#include "util/u64vec.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KIND_BASE  0
+#define KIND_DELTA 1
+#define KIND_NULL  2          /* a NULL list: no values, the window carries over */
+#define KIND_EMPTY 3          /* an empty list: likewise */
+#define MAX_LIST   (1u << 24) /* values in one row: bounds hostile lengths */
+#define SEARCH     64         /* how far heads and starts are searched */
+
+/* How the bulk is stored (header byte 8). */
+#define BULK_STREAM 0 /* one int stream of the values */
+#define BULK_BITS   1 /* an int stream of bit lengths L, then each value's L - 1 low bits */
+#define BULK_CODED                                                                                 \
+    2 /* per value a prefix code for L then its L - 1 low bits, one bit                            \
+       * stream after a code table: lengths cost their entropy */
+
+static const struct ig_int_desc meta_desc = {8, false};
+
+bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask)
+{
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    return lists == 1 && !(null_mask & 2) && li->max_rep == 1 && ti && ti->phys == IG_PHYS_LANES &&
+           !ti->is_float && li->type != IG_T_BOOL && !li->quantize && li->per_value <= 1;
+}
+
+static uint64_t zz(uint64_t v, bool s)
+{
+    return s ? (v << 1) ^ (uint64_t)((int64_t)v >> 63) : v;
+}
+static uint64_t unzz(uint64_t v, bool s)
+{
+    return s ? (v >> 1) ^ (0 - (v & 1)) : v;
+}
+
+/* OR the low w bits of x into dst at bit *pos (LSB first; dst zeroed), a byte at a time. */
+static void put_bits(uint8_t *dst, uint64_t *pos, uint64_t x, unsigned w)
+{
+    for (unsigned q = 0; q < w;) {
+        unsigned bit = (unsigned)(*pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
+        dst[*pos / 8] |= (uint8_t)(((x >> q) & ((1u << take) - 1)) << bit);
+        *pos += take;
+        q += take;
+    }
+}
+
+/* u32 length + an int stream; `forced` 0 lets the codecs choose. Streams that
+ * erasure touches (the bulk) must not drop elements; the row metadata is never
+ * erased (an erased row keeps its shape), so any scheme, RLE included, will do. */
+static int put_stream_as(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_enc forced,
+                         bool erasable, struct ig_error *err)
+{
+    struct ig_enc_opts o = {.forced = forced, .no_drop = erasable};
+    size_t at = b->len;
+    if (ig_buf_append_u32(b, 0)) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_ints_encode(v, n, &meta_desc, &o, b, err);
+    if (!rc) ig_st32(b->data + at, (uint32_t)(b->len - at - 4));
+    return rc;
+}
+
+static int put_meta(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_error *err)
+{
+    return put_stream_as(b, v, n, IG_ENC_AUTO, false, err);
+}
+
+/* Longest run cur[h..] == prev[s..]. */
+static size_t run(const uint64_t *cur, size_t n, size_t h, const uint64_t *prev, size_t pn,
+                  size_t s)
+{
+    size_t k = 0;
+    while (h + k < n && s + k < pn && cur[h + k] == prev[s + k])
+        k++;
+    return k;
+}
+
+/* The best way to write cur against prev: the longest run of prev (from prev[s])
+ * found at cur[h], trying small s and h and stopping once no later s can do
+ * better. Returns the run length (0: write cur as a base). */
+static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, size_t *bh,
+                       size_t *bs)
+{
+    size_t best = 0;
+    *bh = *bs = 0;
+    if (!prev || pn == 0 || cn == 0) return 0;
+    for (size_t s = 0; s < pn && s <= SEARCH && best < pn - s; s++)
+        for (size_t h = 0; h < cn && h <= SEARCH; h++)
+            if (cur[h] == prev[s]) {
+                size_t k = run(cur, cn, h, prev, pn, s);
+                if (k > best) best = k, *bh = h, *bs = s;
+                /* a run that reaches either end cannot be beaten from a later h;
+                 * a shorter one may be a new id that repeats an old one (small
+                 * ids are frequent), with the real overlap further on */
+                if (k == pn - s || h + k == cn) break;
+            }
+    /* a short run does not pay for its metadata unless it is the whole row */
+    return best >= 4 || (best > 0 && best == cn) ? best : 0;
+}
+
+uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn,
+                           bool sgn)
+{
+    size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
+    uint64_t bits = 8; /* the row's share of the metadata streams */
+    for (size_t k = 0; k < cn; k++) {
+        if (keep && k == h) k += keep; /* the kept run costs nothing */
+        if (k >= cn) break;
+        uint64_t z = zz(cur[k], sgn && (int64_t)cur[k] < 0); /* pages of non-negative ids: raw */
+        bits += 5 + (z > 1 ? 63 - (uint64_t)__builtin_clzll(z) : 0); /* length code + bits */
+    }
+    return bits;
+}
+
+/* The code for bit lengths 0..64 of a page's values. Erasure turns a value
+ * into length 0 in place, so length 0 must cost no more than any value it may
+ * replace: its code no longer than L's code plus L's L - 1 low bits. */
+static bool length_code(const uint64_t *lens, size_t n, struct ig_pcode *c)
+{
+    uint64_t freq[IG_PCODE_MAX_SYMS] = {0};
+    for (size_t j = 0; j < n; j++)
+        freq[lens[j]]++;
+    if (!freq[0]) freq[0] = 1; /* always present: erasure writes it */
+    memset(c, 0, sizeof *c);
+    if (ig_pcode_lengths(freq, IG_PCODE_MAX_SYMS, c->len) > IG_PCODE_MAX_LEN) return false;
+    unsigned bound = 255, swap = 0;
+    for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
+        if (c->len[L] && c->len[L] + L - 1 < bound) bound = c->len[L] + L - 1;
+    if (c->len[0] > bound) { /* trade codes with the longest one that fits the bound */
+        for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
+            if (c->len[L] && c->len[L] <= bound && (!swap || c->len[L] > c->len[swap])) swap = L;
+        uint8_t t = c->len[0];
+        c->len[0] = c->len[swap];
+        c->len[swap] = t;
+    }
+    return ig_pcode_build(c, 0) == 0;
+}
+
+/* The bulk as BULK_CODED into out (table, then the bit stream), with each
+ * base's bit offset in cbit; false when no code fits (then *rc is 0). */
+static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
+                      const struct ig_u64vec *bval, uint64_t *cbit, struct ig_buf *out, int *rc)
+{
+    struct ig_pcode c;
+    if (!length_code(lens, n, &c)) return false;
+    uint64_t bits = 0;
+    for (size_t j = 0; j < n; j++)
+        bits += c.len[lens[j]] + (lens[j] > 1 ? lens[j] - 1 : 0);
+    size_t nbytes = (size_t)((bits + 7) / 8);
+    uint8_t *o = ig_buf_extend(out, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    if (!o) {
+        *rc = -ENOMEM;
+        return false;
+    }
+    memset(o, 0, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    ig_pcode_store(&c, o);
+    uint8_t *dst = o + IG_PCODE_TABLE_BYTES;
+    uint64_t pos = 0;
+    size_t b = 0;
+    for (size_t j = 0; j < n; j++) {
+        while (b < bval->n && bval->v[b] == j)
+            cbit[b++] = pos;
+        put_bits(dst, &pos, c.code[lens[j]], c.len[lens[j]]);
+        if (lens[j] > 1) put_bits(dst, &pos, vals[j], (unsigned)lens[j] - 1);
+    }
+    while (b < bval->n)
+        cbit[b++] = pos;
+    out->len -= 8; /* the slack was only for the writes */
+    return true;
+}
+
+int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
+                    const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err)
+{
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    size_t n = count;
+    /* Signed ids are zigzagged, one bit each; a page without a negative value
+     * stores them as they are (header flag), as ids usually are. */
+    bool sgn = false;
+    if (ti->is_signed)
+        for (size_t k = v->row_val[first]; k < v->row_val[first + count] && !sgn; k++)
+            sgn = (int64_t)v->lanes[k] < 0;
+    bool raw = ti->is_signed && !sgn;
+    uint64_t *meta = calloc(5 * (n + 1), sizeof *meta);
+    if (!meta) return ig_err(err, -ENOMEM, "out of memory");
+    uint64_t *kind = meta, *lenv = meta + n, *start = meta + 2 * n, *head = meta + 3 * n,
+             *tail = meta + 4 * n;
+    struct ig_u64vec bulk = {0}, brow = {0}, bval = {0};
+    const uint64_t *prev = NULL;
+    size_t pn = 0;
+    bool have_prev = false;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t r = first + i;
+        size_t e0 = v->row_ent[r], e1 = v->row_ent[r + 1];
+        size_t v0 = v->row_val[r], v1 = v->row_val[r + 1];
+        const uint64_t *cur = v->lanes + v0;
+        size_t cn = v1 - v0;
+        if (e1 - e0 == 1 && v->defs[e0] < li->max_def) {
+            /* no values: the window carries over to the next row with values,
+             * so erasing a row (which empties it) rarely costs its successor */
+            kind[i] = li->max_def == 2 && v->defs[e0] == 0 ? KIND_NULL : KIND_EMPTY;
+            continue;
+        }
+        lenv[i] = cn;
+        size_t bh = 0, bs = 0, best = best_run(have_prev ? prev : NULL, pn, cur, cn, &bh, &bs);
+        if (best) {
+            kind[i] = KIND_DELTA;
+            start[i] = bs;
+            head[i] = bh;
+            tail[i] = cn - bh - best;
+            for (size_t k = 0; k < bh && !rc; k++)
+                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
+            for (size_t k = bh + best; k < cn && !rc; k++)
+                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
+        } else {
+            kind[i] = KIND_BASE;
+            if (!rc) rc = ig_u64vec_push(&brow, i);
+            if (!rc) rc = ig_u64vec_push(&bval, bulk.n);
+            for (size_t k = 0; k < cn && !rc; k++)
+                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
+        }
+        prev = cur;
+        pn = cn;
+        have_prev = true;
+    }
+    if (rc) goto out;
+    /* the bulk two ways: an ordinary int stream, or bit-length codes */
+    struct ig_buf as_stream = IG_BUF_INIT, as_bits = IG_BUF_INIT;
+    struct ig_enc_opts o = {.no_drop = true};
+    uint64_t *lens = malloc((bulk.n + 1) * sizeof *lens);
+    uint64_t *bbit = malloc((brow.n + 1) * sizeof *bbit);
+    rc = lens && bbit ? 0 : -ENOMEM;
+    if (!rc)
+        rc = ig_ints_encode(bulk.v ? bulk.v : (const uint64_t[1]){0}, bulk.n, &meta_desc, &o,
+                            &as_stream, err);
+    if (!rc) {
+        uint64_t bits = 0;
+        for (size_t j = 0; j < bulk.n; j++) {
+            lens[j] = bulk.v[j] ? 64 - (uint64_t)__builtin_clzll(bulk.v[j]) : 0;
+            bits += lens[j] > 1 ? lens[j] - 1 : 0;
+        }
+        size_t b = 0;
+        uint64_t at = 0;
+        for (size_t j = 0; j < bulk.n && b < brow.n;
+             j++) { /* bit offset of each base's first value */
+            while (b < brow.n && bval.v[b] == j)
+                bbit[b++] = at;
+            at += lens[j] > 1 ? lens[j] - 1 : 0;
+        }
+        while (b < brow.n)
+            bbit[b++] = at;
+        rc = put_stream_as(&as_bits, lens, bulk.n, IG_ENC_AUTO, true, err);
+        size_t nbytes = (size_t)((bits + 7) / 8);
+        uint8_t *out = rc ? NULL : ig_buf_extend(&as_bits, nbytes + 8);
+        if (!rc && !out) rc = -ENOMEM;
+        if (!rc) {
+            memset(out, 0, nbytes + 8);
+            uint64_t pos = 0;
+            for (size_t j = 0; j < bulk.n; j++) {
+                if (lens[j] <= 1) continue;
+                unsigned w = (unsigned)lens[j] - 1;
+                put_bits(out, &pos, bulk.v[j], w);
+            }
+            as_bits.len -= 8; /* the slack was only for the writes */
+        }
+    }
+    /* the bulk as prefix-coded lengths interleaved with the low bits */
+    struct ig_buf as_coded = IG_BUF_INIT;
+    uint64_t *cbit = malloc((brow.n + 1) * sizeof *cbit);
+    if (!rc && !cbit) rc = -ENOMEM;
+    bool coded = !rc && code_bulk(bulk.v, lens, bulk.n, &bval, cbit, &as_coded, &rc);
+    int kind_of_bulk = BULK_STREAM;
+    size_t best_len = as_stream.len;
+    if (!rc && as_bits.len < best_len) kind_of_bulk = BULK_BITS, best_len = as_bits.len;
+    if (!rc && coded && as_coded.len < best_len) kind_of_bulk = BULK_CODED;
+    bool bits_kind = kind_of_bulk == BULK_BITS;
+    uint8_t hdr[16];
+    ig_st32(hdr, (uint32_t)n);
+    ig_st32(hdr + 4, (uint32_t)brow.n);
+    hdr[8] = (uint8_t)kind_of_bulk;
+    hdr[9] = raw; /* 1: signed values stored without zigzag (none is negative) */
+    hdr[10] = hdr[11] = 0;
+    ig_st32(hdr + 12, (uint32_t)bulk.n);
+    if (bulk.n > UINT32_MAX) rc = ig_err(err, -EFBIG, "too many values in one page");
+    if (!rc && ig_buf_append(body, hdr, sizeof hdr)) rc = -ENOMEM;
+    for (int s = 0; s < 5 && !rc; s++)
+        rc = put_meta(body, meta + (size_t)s * n, n, err);
+    if (!rc) rc = put_meta(body, brow.v ? brow.v : (const uint64_t[1]){0}, brow.n, err);
+    if (!rc) rc = put_meta(body, bval.v ? bval.v : (const uint64_t[1]){0}, brow.n, err);
+    /* bit-packed, so erasure (which only lowers these offsets) never grows it */
+    const uint64_t *offs = kind_of_bulk == BULK_CODED ? cbit : bbit;
+    if (!rc)
+        rc = put_stream_as(body, offs ? offs : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, true,
+                           err);
+    if (!rc) {
+        const struct ig_buf *chosen = kind_of_bulk == BULK_CODED ? &as_coded
+                                      : bits_kind                ? &as_bits
+                                                                 : &as_stream;
+        if (ig_buf_append(body, chosen->data, chosen->len)) rc = -ENOMEM;
+    }
+    free(lens);
+    free(bbit);
+    free(cbit);
+    ig_buf_free(&as_coded);
+    ig_buf_free(&as_stream);
+    ig_buf_free(&as_bits);
+out:
+    free(meta);
+    free(bulk.v);
+    free(brow.v);
+    free(bval.v);
+    return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
+}
+
+/* ---- decoding ------------------------------------------------------------- */
+
+struct slide {
+    size_t rows, nbases;
+    bool bits;  /* BULK_BITS */
+    bool coded; /* BULK_CODED: code holds the table, mant the whole bit stream */
+    bool raw;   /* values not zigzagged even if the type is signed */
+    const uint8_t *table;
+    const uint8_t *s[8]; /* the eight metadata streams */
+    size_t sl[8];
+    const uint8_t *bulk; /* kind 0: the int stream; kind 1: the lengths stream */
+    size_t bulk_len;
+    const uint8_t *mant; /* kind 1: mantissa bits */
+    size_t mant_len;
+    size_t nvalues; /* values in the bulk */
+};
+
+static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, struct ig_error *err)
+{
+    if (len < 16) return ig_err(err, -EIO, "slide page: truncated");
+    sl->rows = ig_ld32(p);
+    sl->nbases = ig_ld32(p + 4);
+    sl->bits = p[8] == BULK_BITS;
+    sl->coded = p[8] == BULK_CODED;
+    sl->raw = p[9];
+    sl->nvalues = ig_ld32(p + 12);
+    if (sl->rows != rows || sl->nbases > rows || p[8] > BULK_CODED || p[9] > 1 || p[10] || p[11])
+        return ig_err(err, -EIO, "slide page: bad header");
+    size_t pos = 16;
+    for (int s = 0; s < 8; s++) {
+        if (len - pos < 4) return ig_err(err, -EIO, "slide page: truncated");
+        size_t l = ig_ld32(p + pos);
+        pos += 4;
+        if (l > len - pos) return ig_err(err, -EIO, "slide page: stream past the end");
+        sl->s[s] = p + pos;
+        sl->sl[s] = l;
+        pos += l;
+    }
+    if (sl->coded) {
+        if (len - pos < IG_PCODE_TABLE_BYTES) return ig_err(err, -EIO, "slide page: truncated");
+        sl->table = p + pos;
+        if (sl->table[IG_PCODE_TABLE_BYTES - 1] >> 4)
+            return ig_err(err, -EIO, "slide page: bad length code table");
+        sl->bulk = NULL;
+        sl->bulk_len = 0;
+        sl->mant = p + pos + IG_PCODE_TABLE_BYTES;
+        sl->mant_len = len - pos - IG_PCODE_TABLE_BYTES;
+    } else if (sl->bits) {
+        if (len - pos < 4) return ig_err(err, -EIO, "slide page: truncated");
+        size_t l = ig_ld32(p + pos);
+        pos += 4;
+        if (l > len - pos) return ig_err(err, -EIO, "slide page: stream past the end");
+        sl->bulk = p + pos;
+        sl->bulk_len = l;
+        sl->mant = p + pos + l;
+        sl->mant_len = len - pos - l;
+    } else {
+        sl->bulk = p + pos;
+        sl->bulk_len = len - pos;
+    }
+    return 0;
+}
+
+/* The number of bulk values follows from the metadata. */
+static int count_values(const uint64_t *kind, const uint64_t *lenv, const uint64_t *head,
+                        const uint64_t *tail, size_t rows, size_t *nv, struct ig_error *err)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < rows; i++) {
+        if (lenv[i] > MAX_LIST || kind[i] > KIND_EMPTY)
+            return ig_err(err, -EIO, "slide page: bad row %zu", i);
+        uint64_t add = kind[i] == KIND_BASE    ? lenv[i]
+                       : kind[i] == KIND_DELTA ? head[i] + tail[i]
+                                               : 0;
+        if (kind[i] == KIND_DELTA && head[i] + tail[i] > lenv[i])
+            return ig_err(err, -EIO, "slide page: row %zu has more new values than values", i);
+        total += add;
+        if (total > ((size_t)1 << 34)) return ig_err(err, -EIO, "slide page: implausible size");
+    }
+    *nv = total;
+    return 0;
+}
+
+struct bitreader {
+    const uint8_t *p;
+    size_t len;
+    uint64_t pos;
+};
+
+static int read_bits(struct bitreader *br, unsigned w, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned q = 0; q < w;) {
+        if (br->pos / 8 >= br->len) return -EIO;
+        unsigned bit = (unsigned)(br->pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
+        v |= (uint64_t)((br->p[br->pos / 8] >> bit) & ((1u << take) - 1)) << q;
+        br->pos += take;
+        q += take;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The next w (at most 16) bits without moving; zeros past the end. */
+static uint64_t peek_bits(const struct bitreader *br, unsigned w)
+{
+    uint64_t v = 0, pos = br->pos;
+    for (unsigned q = 0; q < w;) {
+        unsigned bit = (unsigned)(pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
+        unsigned byte = pos / 8 < br->len ? br->p[pos / 8] : 0;
+        v |= (uint64_t)((byte >> bit) & ((1u << take) - 1)) << q;
+        pos += take;
+        q += take;
+    }
+    return v;
+}
+
+/* The length code of a BULK_CODED page, ready to decode. */
+static int load_code(const struct slide *sl, struct ig_pcode *c, struct ig_error *err)
+{
+    ig_pcode_load(sl->table, c);
+    int rc = ig_pcode_build(c, 1);
+    return rc == -ENOMEM ? ig_err(err, rc, "out of memory")
+           : rc          ? ig_err(err, -EIO, "slide page: bad length code table")
+                         : 0;
+}
+
+/* One value of a BULK_CODED stream: the code of its bit length L, then its
+ * L - 1 low bits. */
+static int read_coded(struct bitreader *br, const struct ig_pcode *c, uint64_t *L, uint64_t *low)
+{
+    unsigned n;
+    int sym = ig_pcode_decode(c, peek_bits(br, c->max_len), &n);
+    if (sym < 0 || br->pos + n > (uint64_t)br->len * 8) return -EIO;
+    br->pos += n;
+    *L = (uint64_t)sym;
+    *low = 0;
+    return sym > 1 ? read_bits(br, (unsigned)sym - 1, low) : 0;
+}
+
+/* A bit-length code back to its value: length L (at most 64), the L - 1 bits below
+ * the leading one. */
+static uint64_t from_code(uint64_t L, uint64_t bits)
+{
+    return L == 0 ? 0 : L == 1 ? 1 : (1ull << (L - 1)) | bits;
+}
+
+/* Every value of a bit-coded bulk (BULK_BITS or BULK_CODED): its bit length
+ * in lens[j] and its low bits in lows[j], or, with lows NULL, the value itself
+ * in lens[j]. *end gets the bit position after the last value (may be NULL);
+ * for BULK_CODED, *code the page's code when code is not NULL (the caller
+ * frees it). */
+static int read_bit_bulk(const struct slide *sl, uint64_t *lens, uint64_t *lows, uint64_t *end,
+                         struct ig_pcode *code, struct ig_error *err)
+{
+    struct ig_pcode own = {0}, *c = code ? code : &own;
+    memset(c, 0, sizeof *c);
+    int rc = sl->coded
+                 ? load_code(sl, c, err)
+                 : ig_ints_decode(sl->bulk, sl->bulk_len, sl->nvalues, &meta_desc, NULL, lens, err);
+    struct bitreader br = {sl->mant, sl->mant_len, 0};
+    for (size_t j = 0; j < sl->nvalues && !rc; j++) {
+        uint64_t L = sl->coded ? 0 : lens[j], low = 0;
+        if (sl->coded ? read_coded(&br, c, &L, &low) != 0
+                      : L > 64 || (L > 1 && read_bits(&br, (unsigned)L - 1, &low)))
+            rc =
+                ig_err(err, -EIO, "slide page: %s", L > 64 ? "bad value length" : "bits truncated");
+        else if (lows)
+            lens[j] = L, lows[j] = low;
+        else
+            lens[j] = from_code(L, low);
+    }
+    if (end) *end = br.pos;
+    if (!code) ig_pcode_free(&own);
+    return rc;
+}
+
+/* A row without values: a NULL list or an empty one. */
+static int emit_empty(struct ig_values *out, bool null, const struct ig_leaf_info *li)
+{
+    uint8_t def = null ? 0 : (uint8_t)(li->max_def - 1);
+    return ig_values_push_entry(out, 0, def) ? -ENOMEM : ig_values_end_row(out);
+}
+
+int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_leaf_info *li,
+                    struct ig_values *out, struct ig_error *err)
+{
+    struct slide sl;
+    int rc = parse(p, len, rows, &sl, err);
+    if (rc) return rc;
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    bool sgn = ti && ti->is_signed && !sl.raw;
+    uint64_t *meta = malloc(5 * (rows + 1) * sizeof *meta);
+    if (!meta) return ig_err(err, -ENOMEM, "out of memory");
+    uint64_t *kind = meta, *lenv = meta + rows, *start = meta + 2 * rows, *head = meta + 3 * rows,
+             *tail = meta + 4 * rows;
+    for (int s = 0; s < 5 && !rc; s++)
+        rc =
+            ig_ints_decode(sl.s[s], sl.sl[s], rows, &meta_desc, NULL, meta + (size_t)s * rows, err);
+    size_t nv = 0;
+    if (!rc) rc = count_values(kind, lenv, head, tail, rows, &nv, err);
+    if (!rc && nv != sl.nvalues)
+        rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl.nvalues);
+    /* the output at once: grown by doubling, a page of long windows (tens of
+     * MB) would be copied over and over, and come in fresh pages each time */
+    size_t total = 0;
+    for (size_t i = 0; !rc && i < rows; i++)
+        total += (size_t)lenv[i]; /* each at most MAX_LIST (count_values) */
+    if (!rc && total <= ((size_t)1 << 27) && ig_values_reserve(out, out->n + total))
+        rc = ig_err(err, -ENOMEM, "out of memory"); /* more (hostile) grows row by row */
+    uint64_t *bulk = rc ? NULL : malloc((nv + 1) * sizeof *bulk);
+    if (!rc && !bulk) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && (sl.bits || sl.coded))
+        rc = read_bit_bulk(&sl, bulk, NULL, NULL, NULL, err);
+    else if (!rc)
+        rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &meta_desc, NULL, bulk, err);
+    /* each row is built in place at the end of out's lanes; its predecessor is
+     * the row before it there (rows without values are skipped) */
+    size_t prev_at = 0, pn = 0, at = 0;
+    bool have_prev = false;
+    for (size_t i = 0; i < rows && !rc; i++) {
+        size_t cn = (size_t)lenv[i];
+        if (kind[i] == KIND_NULL || kind[i] == KIND_EMPTY ||
+            cn == 0) { /* the window carries over */
+            rc = emit_empty(out, kind[i] == KIND_NULL, li) ? ig_err(err, -ENOMEM, "out of memory")
+                                                           : 0;
+            continue;
+        }
+        size_t keep = kind[i] == KIND_DELTA ? cn - head[i] - tail[i] : 0;
+        if (kind[i] == KIND_DELTA && (!have_prev || start[i] > pn || keep > pn - start[i])) {
+            rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", i);
+            break;
+        }
+        if (ig_values_reserve(out, out->n + cn)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        uint64_t *cur = out->lanes + out->n;
+        if (kind[i] == KIND_BASE) {
+            for (size_t k = 0; k < cn; k++)
+                cur[k] = unzz(bulk[at++], sgn);
+        } else {
+            for (size_t k = 0; k < head[i]; k++)
+                cur[k] = unzz(bulk[at++], sgn);
+            memcpy(cur + head[i], out->lanes + prev_at + start[i], keep * sizeof *cur);
+            for (size_t k = head[i] + keep; k < cn; k++)
+                cur[k] = unzz(bulk[at++], sgn);
+        }
+        prev_at = out->n;
+        rc = ig_values_commit_list_row(out, cn, li->max_def) ? ig_err(err, -ENOMEM, "out of memory")
+                                                             : 0;
+        pn = cn;
+        have_prev = true;
+    }
+    free(bulk);
+    free(meta);
+    return rc;
+}
+
+int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const struct ig_leaf_info *li,
+                 struct ig_buf *vec, size_t *n, bool *is_null, struct ig_error *err)
+{
+    struct slide sl;
+    int rc = parse(p, len, rows, &sl, err);
+    if (rc) return rc;
+    if (k >= rows) return ig_err(err, -EINVAL, "row %zu out of range", k);
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    bool sgn = ti && ti->is_signed && !sl.raw;
+    uint64_t kk;
+    rc = ig_ints_get(sl.s[0], sl.sl[0], rows, &meta_desc, NULL, k, &kk, err);
+    if (rc) return rc;
+    *n = 0;
+    ig_buf_reset(vec);
+    *is_null = kk == KIND_NULL;
+    if (kk == KIND_NULL || kk == KIND_EMPTY) return 0;
+    /* the last base at or before k (bases are in row order) */
+    size_t lo = 0, hi = sl.nbases;
+    uint64_t brow = 0;
+    while (hi - lo > 0) {
+        size_t mid = lo + (hi - lo) / 2;
+        rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &meta_desc, NULL, mid, &brow, err);
+        if (rc) return rc;
+        if (brow <= k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) return ig_err(err, -EIO, "slide page: no base before row %zu", k);
+    size_t b = lo - 1;
+    uint64_t row0, val0, bit0 = 0;
+    rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &meta_desc, NULL, b, &row0, err);
+    if (!rc) rc = ig_ints_get(sl.s[6], sl.sl[6], sl.nbases, &meta_desc, NULL, b, &val0, err);
+    if (!rc && (sl.bits || sl.coded))
+        rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &meta_desc, NULL, b, &bit0, err);
+    struct ig_pcode code = {0};
+    if (!rc && sl.coded) rc = load_code(&sl, &code, err);
+    if (rc) return rc;
+    /* the bulk holds at most what the rows from the base need: bound by the page */
+    struct ig_buf prevb = IG_BUF_INIT;
+    struct bitreader br = {sl.mant, sl.mant_len, bit0};
+    size_t at = (size_t)val0, pn = 0;
+    for (size_t r = (size_t)row0; r <= k && !rc; r++) {
+        uint64_t m[5];
+        for (int s = 0; s < 5 && !rc; s++)
+            rc = ig_ints_get(sl.s[s], sl.sl[s], rows, &meta_desc, NULL, r, &m[s], err);
+        if (rc) break;
+        if (m[0] == KIND_NULL || m[0] == KIND_EMPTY) continue; /* the window carries over */
+        if (m[0] > KIND_DELTA || m[1] > MAX_LIST || (m[0] == KIND_DELTA && m[3] + m[4] > m[1])) {
+            rc = ig_err(err, -EIO, "slide page: bad row %zu", r);
+            break;
+        }
+        size_t cn = (size_t)m[1], keep = m[0] == KIND_DELTA ? cn - m[3] - m[4] : 0;
+        ig_buf_reset(vec);
+        if (ig_buf_reserve(vec, cn * 8 + 8)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        uint64_t *cur = (uint64_t *)vec->data;
+        const uint64_t *prev = (const uint64_t *)prevb.data;
+        if (m[0] == KIND_DELTA && (m[2] > pn || keep > pn - m[2])) {
+            rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", r);
+            break;
+        }
+        size_t news = m[0] == KIND_BASE ? cn : (size_t)(m[3] + m[4]);
+        for (size_t j = 0, out = 0; j < news && !rc; j++, out++) {
+            uint64_t x;
+            if (m[0] == KIND_DELTA && j == m[3]) out += keep; /* the tail follows the kept run */
+            if (at >= sl.nvalues) {
+                rc = ig_err(err, -EIO, "slide page: row %zu reads past the bulk", r);
+                break;
+            }
+            if (sl.coded) {
+                uint64_t L, mm;
+                at++;
+                if (read_coded(&br, &code, &L, &mm))
+                    rc = ig_err(err, -EIO, "slide page: bits truncated");
+                x = rc ? 0 : from_code(L, mm);
+            } else {
+                rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, at++, &x, err);
+            }
+            if (!rc && sl.bits) {
+                uint64_t mm = 0;
+                if (x > 64 || (x > 1 && read_bits(&br, (unsigned)x - 1, &mm)))
+                    rc = ig_err(err, -EIO, "slide page: bits truncated");
+                x = rc ? 0 : from_code(x, mm);
+            }
+            cur[out] = unzz(x, sgn);
+        }
+        if (m[0] == KIND_DELTA) memcpy(cur + m[3], prev + m[2], keep * 8);
+        vec->len = cn * 8;
+        ig_buf_reset(&prevb);
+        if (!rc && ig_buf_append(&prevb, cur, cn * 8)) rc = ig_err(err, -ENOMEM, "out of memory");
+        pn = cn;
+        *n = cn;
+    }
+    ig_buf_free(&prevb);
+    ig_pcode_free(&code);
+    return rc;
+}
+
+/* ---- erasure ---------------------------------------------------------------
+ *
+ * A deleted row keeps its place in the chain of windows (its kind and lengths
+ * stay, so the rows after it still decode), but every value it added to the bulk
+ * that no live row reads any more is zeroed: dropped from the bit-length code
+ * (length 0, its bits compacted away), written as the prefix code's length 0
+ * (which the encoder made no longer than any value it replaces, low bits
+ * included; the code table stays) or erased by the int stream's own rule.
+ * Values a later live row still reads through the chain are that row's data and
+ * stay. Nothing grows: the streams only lose bits, and the base bit offsets
+ * (bit-packed) only get smaller. */
+
+struct meta {
+    uint64_t *a;                  /* 5 x rows: kind, len, start, head, tail */
+    uint64_t *brow, *bval, *bbit; /* nbases each */
+    size_t *first;                /* rows: bulk index of each row's first own value */
+    size_t *lo, *hi;              /* rows: positions of its vector a live row reads */
+};
+
+static void free_meta(struct meta *m)
+{
+    free(m->a);
+    free(m->brow);
+    free(m->first);
+}
+
+static int load_meta(const struct slide *sl, struct meta *m, struct ig_error *err)
+{
+    size_t rows = sl->rows, nb = sl->nbases;
+    *m = (struct meta){0};
+    m->a = malloc((5 * rows + 1) * sizeof *m->a);
+    m->brow = malloc((3 * nb + 1) * sizeof *m->brow);
+    m->first = malloc((3 * rows + 1) * sizeof *m->first);
+    if (!m->a || !m->brow || !m->first) {
+        free_meta(m);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    m->bval = m->brow + nb;
+    m->bbit = m->brow + 2 * nb;
+    m->lo = m->first + rows;
+    m->hi = m->first + 2 * rows;
+    int rc = 0;
+    for (int s = 0; s < 5 && !rc; s++)
+        rc = ig_ints_decode(sl->s[s], sl->sl[s], rows, &meta_desc, NULL, m->a + (size_t)s * rows,
+                            err);
+    for (int s = 0; s < 3 && !rc; s++)
+        rc = ig_ints_decode(sl->s[5 + s], sl->sl[5 + s], nb, &meta_desc, NULL,
+                            m->brow + (size_t)s * nb, err);
+    size_t nv = 0;
+    if (!rc) rc = count_values(m->a, m->a + rows, m->a + 3 * rows, m->a + 4 * rows, rows, &nv, err);
+    if (!rc && nv != sl->nvalues)
+        rc = ig_err(err, -EIO, "slide page: %zu values, header says %zu", nv, sl->nvalues);
+    if (rc) free_meta(m);
+    return rc;
+}
+
+static bool bit(const uint8_t *bm, size_t i)
+{
+    return bm && ((bm[i / 8] >> (i % 8)) & 1);
+}
+
+/* Which bulk values hold nothing a live row reads (dead: nvalues bits). */
+static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *deleted,
+                       uint8_t *dead, struct ig_error *err)
+{
+    size_t rows = sl->rows;
+    const uint64_t *kind = m->a, *lenv = m->a + rows, *start = m->a + 2 * rows,
+                   *head = m->a + 3 * rows, *tail = m->a + 4 * rows;
+    size_t at = 0;
+    for (size_t j = 0; j < rows; j++) {
+        m->first[j] = at;
+        at += kind[j] == KIND_BASE ? lenv[j] : kind[j] == KIND_DELTA ? head[j] + tail[j] : 0;
+    }
+    /* backwards: a deleted row's needed positions are those the next row with
+     * values keeps from it and itself needs (live rows need all of theirs) */
+    size_t next = SIZE_MAX;
+    for (size_t j = rows; j-- > 0;) {
+        if (kind[j] != KIND_BASE && kind[j] != KIND_DELTA) continue;
+        m->lo[j] = m->hi[j] = 0;
+        if (!bit(deleted, j)) {
+            m->hi[j] = lenv[j];
+        } else if (next != SIZE_MAX && kind[next] == KIND_DELTA) {
+            size_t h = head[next], keep = lenv[next] - head[next] - tail[next], s = start[next];
+            if (s > lenv[j] || keep > lenv[j] - s)
+                return ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", next);
+            size_t a = m->lo[next] > h ? m->lo[next] : h;
+            size_t b = m->hi[next] < h + keep ? m->hi[next] : h + keep;
+            if (a < b) m->lo[j] = s + a - h, m->hi[j] = s + b - h;
+        }
+        next = j;
+    }
+    memset(dead, 0, (sl->nvalues + 7) / 8);
+    for (size_t j = 0; j < rows; j++) {
+        if (!bit(deleted, j) || (kind[j] != KIND_BASE && kind[j] != KIND_DELTA)) continue;
+        size_t n = lenv[j], h = kind[j] == KIND_BASE ? n : head[j],
+               t = kind[j] == KIND_BASE ? 0 : tail[j];
+        for (size_t q = 0; q < h + t; q++) {
+            size_t pos = q < h ? q : n - t + (q - h); /* head values, then tail values */
+            if (pos < m->lo[j] || pos >= m->hi[j]) {
+                size_t v = m->first[j] + q;
+                dead[v / 8] |= (uint8_t)(1u << (v % 8));
+            }
+        }
+    }
+    return 0;
+}
+
+/* Parse a page and find its dead values (the start of erasing and of checking
+ * it). On success the caller frees *dead and free_meta(m). */
+static int open_dead(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+                     struct slide *sl, struct meta *m, uint8_t **dead, struct ig_error *err)
+{
+    int rc = parse(p, len, rows, sl, err);
+    if (!rc) rc = load_meta(sl, m, err);
+    if (rc) return rc;
+    *dead = malloc(sl->nvalues / 8 + 1);
+    rc = *dead ? dead_values(sl, m, deleted, *dead, err) : ig_err(err, -ENOMEM, "out of memory");
+    if (rc) {
+        free(*dead);
+        free_meta(m);
+    }
+    return rc;
+}
+
+/* Append a u32-prefixed copy of stream s (the prefix sits just before it). */
+static int copy_stream(struct ig_buf *out, const uint8_t *s, size_t len)
+{
+    return ig_buf_append_u32(out, (uint32_t)len) || ig_buf_append(out, s, len) ? -ENOMEM : 0;
+}
+
+/* Erase positions `dead` of int stream s in a copy appended to out (prefixed with
+ * its new length when `prefixed`); never longer than s. */
+static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t n,
+                        const uint8_t *dead, bool prefixed, struct ig_error *err)
+{
+    size_t at = out->len;
+    if (prefixed && ig_buf_append_u32(out, 0)) return ig_err(err, -ENOMEM, "out of memory");
+    size_t pos = out->len;
+    if (ig_buf_append(out, s, len)) return ig_err(err, -ENOMEM, "out of memory");
+    size_t new_len = len;
+    int rc = ig_ints_erase_drops(s, len)
+                 ? -ENOSPC
+                 : ig_ints_erase(out->data + pos, len, n, &meta_desc, NULL, dead, &new_len, err);
+    if (rc == -ENOSPC) { /* the scheme cannot: re-encode the values with zeros */
+        uint64_t *v = malloc((n + 1) * sizeof *v);
+        if (!v) return ig_err(err, -ENOMEM, "out of memory");
+        rc = ig_ints_decode(s, len, n, &meta_desc, NULL, v, err);
+        for (size_t i = 0; !rc && i < n; i++)
+            if (bit(dead, i)) v[i] = 0;
+        out->len = pos;
+        if (!rc) rc = ig_ints_encode_erased(v, n, &meta_desc, dead, out, err);
+        free(v);
+        if (!rc && out->len - pos > len)
+            return ig_err(err, -ENOSPC, "slide page: erasing would grow a stream");
+        new_len = out->len - pos;
+    }
+    if (rc) return rc;
+    out->len = pos + new_len;
+    if (prefixed) ig_st32(out->data + at, (uint32_t)new_len);
+    return 0;
+}
+
+/* The rest of a bit-coded page (BULK_BITS or BULK_CODED) with its dead values
+ * made length 0 and their low bits dropped, appended to out: the base bit
+ * offsets, then the lengths stream (erased by its own rule) or the code table
+ * (kept: length 0's code is no longer than any value's code and low bits),
+ * then the bits. Each value only loses bits, so nothing grows. */
+static int erase_bit_bulk(const struct slide *sl, const struct meta *m, const uint8_t *dead,
+                          struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_pcode code = {0};
+    uint64_t *lens = malloc((sl->nvalues + 1) * sizeof *lens);
+    uint64_t *lows = malloc((sl->nvalues + 1) * sizeof *lows);
+    uint64_t *bbit = malloc((sl->nbases + 1) * sizeof *bbit);
+    int rc = lens && lows && bbit ? read_bit_bulk(sl, lens, lows, NULL, &code, err)
+                                  : ig_err(err, -ENOMEM, "out of memory");
+    uint64_t bits = 0;
+    size_t b = 0;
+    for (size_t j = 0; !rc && j < sl->nvalues; j++) {
+        if (bit(dead, j)) lens[j] = lows[j] = 0;
+        while (b < sl->nbases && m->bval[b] == j)
+            bbit[b++] = bits;
+        bits += (sl->coded ? code.len[lens[j]] : 0) + (lens[j] > 1 ? lens[j] - 1 : 0);
+    }
+    while (!rc && b < sl->nbases)
+        bbit[b++] = bits;
+    size_t at = out->len;
+    if (!rc) rc = put_stream_as(out, bbit, sl->nbases, IG_ENC_BITPACK, true, err);
+    if (!rc && out->len - at > sl->sl[7] + 4)
+        rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
+    if (!rc && sl->coded && ig_buf_append(out, sl->table, IG_PCODE_TABLE_BYTES))
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && !sl->coded)
+        rc = erase_stream(out, sl->bulk, sl->bulk_len, sl->nvalues, dead, true, err);
+    size_t nbytes = (size_t)((bits + 7) / 8);
+    uint8_t *dst = rc ? NULL : ig_buf_extend(out, nbytes + 8);
+    if (!rc && !dst) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) {
+        memset(dst, 0, nbytes + 8);
+        uint64_t pos = 0;
+        for (size_t j = 0; j < sl->nvalues; j++) {
+            if (sl->coded) put_bits(dst, &pos, code.code[lens[j]], code.len[lens[j]]);
+            if (lens[j] > 1) put_bits(dst, &pos, lows[j], (unsigned)lens[j] - 1);
+        }
+        out->len -= 8; /* the slack was only for the writes */
+    }
+    free(lens);
+    free(lows);
+    free(bbit);
+    ig_pcode_free(&code);
+    return rc;
+}
+
+int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+                   struct ig_buf *out, struct ig_error *err)
+{
+    struct slide sl;
+    struct meta m;
+    uint8_t *dead;
+    int rc = open_dead(p, len, rows, deleted, &sl, &m, &dead, err);
+    if (rc) return rc;
+    size_t base = out->len;
+    if (!rc && ig_buf_append(out, p, 16)) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (int s = 0; s < 7 && !rc; s++)
+        if (copy_stream(out, sl.s[s], sl.sl[s])) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && (sl.bits || sl.coded)) { /* dead values become length 0, their bits go */
+        rc = erase_bit_bulk(&sl, &m, dead, out, err);
+    } else if (!rc) { /* the bulk is one int stream: its own erase rule */
+        if (copy_stream(out, sl.s[7], sl.sl[7])) rc = ig_err(err, -ENOMEM, "out of memory");
+        if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, dead, false, err);
+    }
+    if (!rc && out->len - base > len)
+        rc = ig_err(err, -ENOSPC, "slide page: erasing would grow the page");
+    free(dead);
+    free_meta(&m);
+    return rc;
+}
+
+int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+                          struct ig_error *err)
+{
+    struct slide sl;
+    struct meta m;
+    uint8_t *dead;
+    int rc = open_dead(p, len, rows, deleted, &sl, &m, &dead, err);
+    if (rc) return rc;
+    /* dead values hold nothing: by the lengths stream's rule, or length 0 */
+    if (!sl.coded)
+        rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, dead, err);
+    if (!rc && (sl.bits || sl.coded)) { /* and no bits linger past the live ones */
+        uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
+        uint64_t *lows = malloc((sl.nvalues + 1) * sizeof *lows), end = 0;
+        rc = lens && lows ? read_bit_bulk(&sl, lens, lows, &end, NULL, err)
+                          : ig_err(err, -ENOMEM, "out of memory");
+        for (size_t j = 0; !rc && j < sl.nvalues; j++)
+            if (bit(dead, j) && lens[j] != 0)
+                rc = ig_err(err, -EIO, "slide page: erased value %zu still holds data", j);
+        for (uint64_t q = end; !rc && q < (uint64_t)sl.mant_len * 8; q++)
+            if ((sl.mant[q / 8] >> (q % 8)) & 1)
+                rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64,
+                            end);
+        free(lens);
+        free(lows);
+    }
+    free(dead);
+    free_meta(&m);
+    return rc;
+}

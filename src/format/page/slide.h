@@ -1,0 +1,79 @@
+/* page_slide.h - sliding-window pages for list<int> columns (Bullion 2.2).
+ *
+ * Sparse sequence features (the last 256 ad ids a user clicked) sorted by user
+ * and time slide: each row is mostly its predecessor shifted by a few new ids.
+ * A row is stored either as a base (its whole vector) or as a delta against the
+ * previous row: the run of the previous vector it keeps (start s, length
+ * len - h - t), h new values at its head and t at its tail. Small metadata
+ * streams come first; the bulk (every base's values and every delta's new head
+ * and tail values) follows in one stream, coded by bit length (a 0..64 length
+ * per value, then the value's bits below its leading one), which for ids spread
+ * over many magnitudes lands close to their entropy.
+ *
+ * Layout (after the page body header, body flag IG_BODY_SLIDE alone):
+ *
+ *   u32 rows | u32 nbases | u8 bulk kind (0 int stream, 1 bit-length code) | 3 x 0
+ *   u32 bulk values
+ *   u32 len | kind stream  (rows: 0 base, 1 delta, 2 NULL list, 3 empty list;
+ *                           rows 2 and 3 have no values and a delta refers to the
+ *                           last row before it that has values)
+ *   u32 len | length stream (rows: values in the row)
+ *   u32 len | start stream (rows: s)       u32 len | head stream (rows: h)
+ *   u32 len | tail stream  (rows: t)
+ *   u32 len | base rows    (nbases: row index of each base)
+ *   u32 len | base value   (nbases: index of the base's first value in the bulk)
+ *   u32 len | base bit     (nbases: bit offset of that value's code, kind 1)
+ *   bulk: kind 0: an int stream; kind 1: u32 len | length stream, then the bits
+ *         (values zigzagged for signed types; a length-L value stores L - 1 bits).
+ *
+ * Every stream is an ingot int stream (ENCODINGS.md), chosen by size.
+ * Reading row K starts at the last base at or before it (the base index), never
+ * at the page start unless that is the base. Erasing rebuilds the page with the
+ * erased rows empty (or NULL); the row after one is re-expressed against the last
+ * row before it that still has values, or re-based when they share too little. */
+#ifndef IG_FORMAT_PAGE_SLIDE_H
+#define IG_FORMAT_PAGE_SLIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "format/model/values.h"
+
+struct ig_error;
+struct ig_leaf_info;
+
+/* Can this leaf use sliding-window pages? (a top-level list of integers) */
+bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask);
+
+/* About how many bits row cur costs after prev (its new values in the bit-length
+ * code, its metadata): the writer cuts sliding-window pages by this, so a page
+ * of sliding rows holds the target size of stored bytes, not of plain values. */
+uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, bool sgn);
+
+/* Append the encoding of rows [first, first + count) of a nested leaf's values. */
+int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
+                    const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err);
+
+/* Decode all rows into out as levels + values (out must be a levels values). */
+int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_leaf_info *li,
+                    struct ig_values *out, struct ig_error *err);
+
+/* Row k alone: its values appended to vec (n of them); *is_null for a NULL row.
+ * Decodes from the nearest base, not from the page start. */
+int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const struct ig_leaf_info *li,
+                 struct ig_buf *vec, size_t *n, bool *is_null, struct ig_error *err);
+
+/* Erase: rebuild the body (after the body header) into out with every value
+ * only deleted rows held zeroed or dropped (`deleted`: all deleted rows of the
+ * page, old and new). Never longer than the input (-ENOSPC if a hostile page
+ * would make it so). */
+int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+                   struct ig_buf *out, struct ig_error *err);
+
+/* 0 if no value only deleted rows held is still stored, else -EIO. */
+int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+                          struct ig_error *err);
+
+#endif

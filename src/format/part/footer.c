@@ -1,0 +1,411 @@
+#include "format/part/footer.h"
+#include "format/part/merkle.h"
+#include "format/model/types.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+static int corrupt(const struct ig_part *p, struct ig_error *err, const char *what)
+{
+    return ig_err(err, -EIO, "%s: corrupt footer: %s", p->path, what);
+}
+
+/* Expected section sizes; false on arithmetic overflow. */
+static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *out)
+{
+    uint64_t n;
+    switch (s) {
+    case IG_SEC_COLUMNS: *out = (uint64_t)p->num_columns * IG_COL_SIZE; return true;
+    case IG_SEC_NAME_INDEX: *out = (uint64_t)p->num_columns * 4; return true;
+    case IG_SEC_LEAVES: *out = (uint64_t)p->num_leaves * 4; return true;
+    case IG_SEC_GROUPS: *out = (uint64_t)p->num_groups * IG_GRP_SIZE; return true;
+    case IG_SEC_CHUNKS:
+        n = (uint64_t)p->num_groups * p->num_leaves; /* both < 2^32: no overflow */
+        if (n > UINT64_MAX / IG_CHK_SIZE) return false;
+        *out = n * IG_CHK_SIZE;
+        return true;
+    case IG_SEC_PAGES: *out = (uint64_t)p->num_pages * IG_PG_SIZE; return true;
+    case IG_SEC_DELETION: *out = (p->num_rows / 64 + (p->num_rows % 64 != 0)) * 8; return true;
+    case IG_SEC_EXTRA: *out = (uint64_t)p->num_pages * IG_PX_SIZE; return true;
+    case IG_SEC_RESERVED: *out = 0; return true;
+    default: return false; /* names: any size */
+    }
+}
+
+static int check_header(struct ig_part *p, struct ig_error *err)
+{
+    const uint8_t *h = p->footer;
+    if (memcmp(h + IG_HDR_MAGIC, IG_HDR_MAGIC_STR, 8)) return corrupt(p, err, "bad header magic");
+    uint32_t version = ig_ld32(h + IG_HDR_VERSION);
+    if (version < IG_FORMAT_MIN_VERSION || version > IG_FORMAT_VERSION)
+        return ig_err(err, -EIO, "%s: unsupported footer version %u", p->path,
+                      ig_ld32(h + IG_HDR_VERSION));
+    if (ig_ld32(h + IG_HDR_HEADER_SIZE) != IG_HDR_SIZE)
+        return corrupt(p, err, "bad header size");
+    p->num_rows = ig_ld64(h + IG_HDR_NUM_ROWS);
+    p->deleted_rows = ig_ld64(h + IG_HDR_DELETED_ROWS);
+    p->first_row_id = ig_ld64(h + IG_HDR_FIRST_ROW_ID);
+    p->num_columns = ig_ld32(h + IG_HDR_NUM_COLUMNS);
+    p->num_leaves = ig_ld32(h + IG_HDR_NUM_LEAVES);
+    p->num_groups = ig_ld32(h + IG_HDR_NUM_GROUPS);
+    p->num_pages = ig_ld32(h + IG_HDR_NUM_PAGES);
+    p->erase_level = h[IG_HDR_ERASE_LEVEL];
+    p->schema_hash = ig_ld64(h + IG_HDR_SCHEMA_HASH);
+    p->chunks_hash = ig_ld64(h + IG_HDR_CHUNKS_HASH);
+    if (p->num_columns == 0 || p->num_leaves == 0 || p->num_leaves > p->num_columns)
+        return corrupt(p, err, "bad column counts");
+    if (p->deleted_rows > p->num_rows) return corrupt(p, err, "more deleted rows than rows");
+    if (p->num_rows > (1ULL << 48)) return corrupt(p, err, "implausible row count");
+    if (p->erase_level < 1 || p->erase_level > 2) return corrupt(p, err, "bad erase level");
+    if (p->num_rows > 0 && (p->num_groups == 0 || p->num_pages == 0))
+        return corrupt(p, err, "rows without groups or pages");
+    for (int s = 0; s < IG_SEC_COUNT; s++) {
+        uint64_t off = ig_ld64(h + IG_HDR_SECTIONS + 16 * s);
+        uint64_t size = ig_ld64(h + IG_HDR_SECTIONS + 16 * s + 8);
+        if (off % 8 || off < IG_HDR_SIZE || off > p->footer_size || size > p->footer_size - off)
+            return ig_err(err, -EIO, "%s: corrupt footer: section %d out of bounds", p->path, s);
+        uint64_t want = 0;
+        if (s != IG_SEC_NAMES && (!expected_size(p, s, &want) || want != size))
+            return ig_err(err, -EIO, "%s: corrupt footer: section %d has %llu bytes, expected %llu",
+                          p->path, s, (unsigned long long)size, (unsigned long long)want);
+        p->sec_off[s] = off;
+        p->sec_size[s] = size;
+    }
+    /* Sections must not overlap: an erase writes one and must not touch another. */
+    for (int a = 0; a < IG_SEC_COUNT; a++)
+        for (int b = a + 1; b < IG_SEC_COUNT; b++) {
+            if (!p->sec_size[a] || !p->sec_size[b]) continue;
+            if (p->sec_off[a] < p->sec_off[b] + p->sec_size[b] &&
+                p->sec_off[b] < p->sec_off[a] + p->sec_size[a])
+                return ig_err(err, -EIO, "%s: corrupt footer: sections %d and %d overlap",
+                              p->path, a, b);
+        }
+    return 0;
+}
+
+int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->fd = p->blob_fd = -1;
+    p->path = strdup(path);
+    if (!p->path) return ig_err(err, -ENOMEM, "out of memory");
+    const char *slash = strrchr(p->path, '/');
+    p->name = slash ? slash + 1 : p->path;
+    int rc;
+    p->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    if (p->fd < 0) {
+        rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(p->fd, &st)) {
+        rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    p->file_size = (uint64_t)st.st_size;
+    if (p->file_size < IG_PART_MAGIC_LEN + IG_HDR_SIZE + IG_TAIL_SIZE) {
+        rc = ig_err(err, -EIO, "%s: not an ingot part (only %llu bytes)", path,
+                    (unsigned long long)p->file_size);
+        goto fail;
+    }
+    uint8_t tail[IG_TAIL_SIZE];
+    rc = ig_pread_full(p->fd, tail, sizeof tail, p->file_size - IG_TAIL_SIZE);
+    if (rc) {
+        rc = ig_err(err, rc, "%s: reading the tail: %s", path, strerror(-rc));
+        goto fail;
+    }
+    if (memcmp(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8)) {
+        rc = ig_err(err, -EIO, "%s: not an ingot part or truncated (no tail magic)", path);
+        goto fail;
+    }
+    if (ig_ld64(tail + IG_TAIL_HASH) != ig_hash(tail, IG_TAIL_HASH)) {
+        rc = ig_err(err, -EIO, "%s: corrupt tail: checksum mismatch", path);
+        goto fail;
+    }
+    uint32_t version = ig_ld32(tail + IG_TAIL_VERSION);
+    if (version < IG_FORMAT_MIN_VERSION || version > IG_FORMAT_VERSION) {
+        rc = ig_err(err, -EIO, "%s: unsupported format version %u", path,
+                    ig_ld32(tail + IG_TAIL_VERSION));
+        goto fail;
+    }
+    p->version = version;
+    p->footer_offset = ig_ld64(tail + IG_TAIL_FOOTER_OFFSET);
+    p->footer_size = ig_ld64(tail + IG_TAIL_FOOTER_SIZE);
+    p->root = ig_ld64(tail + IG_TAIL_ROOT);
+    p->generation = ig_ld64(tail + IG_TAIL_GENERATION);
+    uint64_t body_end = p->file_size - IG_TAIL_SIZE;
+    if (p->footer_offset < IG_PART_MAGIC_LEN || p->footer_size < IG_HDR_SIZE ||
+        p->footer_offset > body_end || p->footer_size != body_end - p->footer_offset ||
+        p->footer_offset % 8) {
+        rc = ig_err(err, -EIO, "%s: corrupt tail: footer out of bounds", path);
+        goto fail;
+    }
+    long pagesz = sysconf(_SC_PAGESIZE);
+    p->map_offset = p->footer_offset - p->footer_offset % (uint64_t)pagesz;
+    p->map_len = (size_t)(p->file_size - p->map_offset);
+    void *m = mmap(NULL, p->map_len, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, p->fd,
+                   (off_t)p->map_offset);
+    if (m == MAP_FAILED) {
+        rc = ig_err(err, -errno, "%s: mmap: %s", path, strerror(errno));
+        goto fail;
+    }
+    /* A lookup touches a few footer pages; without this a cold open faults in
+     * the disk's whole readahead window (megabytes) around each one. */
+    (void)madvise(m, p->map_len, MADV_RANDOM);
+    p->map = m;
+    p->footer = p->map + (p->footer_offset - p->map_offset);
+    rc = check_header(p, err);
+    if (rc) goto fail;
+    return 0;
+fail:
+    ig_part_close(p);
+    return rc;
+}
+
+int ig_part_copy_footer(struct ig_part *p, struct ig_error *err)
+{
+    if (p->map_copied || !p->map) return 0;
+    uint8_t *copy = malloc(p->map_len ? p->map_len : 1);
+    if (!copy) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_pread_full(p->fd, copy, p->map_len, p->map_offset);
+    if (rc) {
+        free(copy);
+        return ig_err(err, rc, "%s: read: %s", p->path, strerror(-rc));
+    }
+    /* never touch the mapping again (it is what could fault): check the copy's
+     * header afresh, which also refreshes every field taken from it */
+    munmap(p->map, p->map_len);
+    p->footer = copy + (p->footer - p->map);
+    p->map = copy;
+    p->map_copied = true;
+    return check_header(p, err);
+}
+
+int ig_part_map_data(struct ig_part *p, struct ig_error *err)
+{
+    if (p->data || p->footer_offset == 0) return 0;
+    void *m = mmap(NULL, (size_t)p->footer_offset, PROT_READ, MAP_SHARED, p->fd, 0);
+    if (m == MAP_FAILED) return ig_err(err, -errno, "%s: mmap: %s", p->path, strerror(errno));
+    p->data = m;
+    return 0;
+}
+
+void ig_part_close(struct ig_part *p)
+{
+    if (p->map && p->map_copied) free(p->map);
+    else if (p->map) munmap(p->map, p->map_len);
+    if (p->data) munmap((void *)p->data, (size_t)p->footer_offset);
+    if (p->fd >= 0) close(p->fd);
+    if (p->blob_fd >= 0) close(p->blob_fd);
+    free(p->path);
+    memset(p, 0, sizeof *p);
+    p->fd = p->blob_fd = -1;
+}
+
+int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
+                   struct ig_error *err)
+{
+    if (col >= p->num_columns)
+        return ig_err(err, -EIO, "%s: column %u out of range", p->path, col);
+    const uint8_t *r = ig_part_section(p, IG_SEC_COLUMNS) + (uint64_t)col * IG_COL_SIZE;
+    uint32_t off = ig_ld32(r + IG_COL_NAME_OFF), len = ig_ld32(r + IG_COL_NAME_LEN);
+    if (len == 0 || len > IG_MAX_NAME_LEN || off > p->sec_size[IG_SEC_NAMES] ||
+        len > p->sec_size[IG_SEC_NAMES] - off)
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u name out of bounds", p->path, col);
+    c->name = (const char *)ig_part_section(p, IG_SEC_NAMES) + off;
+    c->name_len = len;
+    c->parent = ig_ld32(r + IG_COL_PARENT);
+    c->leaf = ig_ld32(r + IG_COL_LEAF);
+    c->type = r[IG_COL_TYPE];
+    c->flags = r[IG_COL_FLAGS];
+    c->max_rep = r[IG_COL_MAX_REP];
+    c->max_def = r[IG_COL_MAX_DEF];
+    c->encoding = r[IG_COL_ENCODING];
+    c->compression = r[IG_COL_COMPRESSION];
+    c->erase_level = r[IG_COL_ERASE_LEVEL];
+    c->quantize = r[IG_COL_QUANTIZE];
+    c->page_size = ig_ld32(r + IG_COL_PAGE_SIZE);
+    c->dimension = ig_ld32(r + IG_COL_DIMENSION);
+    c->num_children = ig_ld32(r + IG_COL_NUM_CHILDREN);
+    c->lists = r[IG_COL_LISTS];
+    c->null_mask = r[IG_COL_NULL_MASK];
+    if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
+        (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
+    if (c->lists > 7 || (c->leaf == IG_NONE) != (c->type == IG_T_STRUCT))
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
+    if (c->leaf != IG_NONE && !ig_type_is_leaf(c->type))
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u has unknown type %u", p->path,
+                      col, c->type);
+    return 0;
+}
+
+int ig_part_leaf_column(const struct ig_part *p, uint32_t leaf, uint32_t *col,
+                        struct ig_error *err)
+{
+    if (leaf >= p->num_leaves) return ig_err(err, -EIO, "%s: leaf %u out of range", p->path, leaf);
+    uint32_t c = ig_ld32(ig_part_section(p, IG_SEC_LEAVES) + 4 * (uint64_t)leaf);
+    if (c >= p->num_columns)
+        return ig_err(err, -EIO, "%s: corrupt footer: leaf %u points at column %u", p->path, leaf,
+                      c);
+    *col = c;
+    return 0;
+}
+
+static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    if (c) return c;
+    return an < bn ? -1 : an > bn;
+}
+
+int ig_part_find(const struct ig_part *p, const char *name, size_t len, uint32_t *col,
+                 struct ig_error *err)
+{
+    const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
+    size_t lo = 0, hi = p->num_columns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t c = ig_ld32(idx + 4 * mid);
+        struct ig_colrec rec;
+        int rc = ig_part_column(p, c, &rec, err);
+        if (rc) return rc;
+        int cmp = name_cmp(rec.name, rec.name_len, name, len);
+        if (cmp == 0) {
+            *col = c;
+            return 0;
+        }
+        if (cmp < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -ENOENT;
+}
+
+int ig_part_group(const struct ig_part *p, uint32_t g, struct ig_grouprec *out,
+                  struct ig_error *err)
+{
+    if (g >= p->num_groups) return ig_err(err, -EIO, "%s: row group %u out of range", p->path, g);
+    const uint8_t *r = ig_part_section(p, IG_SEC_GROUPS) + (uint64_t)g * IG_GRP_SIZE;
+    out->first_row = ig_ld64(r + IG_GRP_FIRST_ROW);
+    out->row_count = ig_ld32(r + IG_GRP_ROW_COUNT);
+    out->first_page = ig_ld32(r + IG_GRP_FIRST_PAGE);
+    out->page_count = ig_ld32(r + IG_GRP_PAGE_COUNT);
+    out->hash = ig_ld64(r + IG_GRP_HASH);
+    if (out->row_count == 0 || out->first_row > p->num_rows ||
+        out->row_count > p->num_rows - out->first_row || out->first_page > p->num_pages ||
+        out->page_count > p->num_pages - out->first_page)
+        return ig_err(err, -EIO, "%s: corrupt footer: row group %u record", p->path, g);
+    return 0;
+}
+
+int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *first_page,
+                  uint32_t *page_count, struct ig_error *err)
+{
+    struct ig_grouprec gr;
+    int rc = ig_part_group(p, g, &gr, err);
+    if (rc) return rc;
+    if (leaf >= p->num_leaves) return ig_err(err, -EIO, "%s: leaf %u out of range", p->path, leaf);
+    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) +
+                       ((uint64_t)g * p->num_leaves + leaf) * IG_CHK_SIZE;
+    uint32_t fp = ig_ld32(r + IG_CHK_FIRST_PAGE), pc = ig_ld32(r + IG_CHK_PAGE_COUNT);
+    if (pc == 0 || fp < gr.first_page || fp - gr.first_page > gr.page_count ||
+        pc > gr.page_count - (fp - gr.first_page))
+        return ig_err(err, -EIO, "%s: corrupt footer: chunk (group %u, leaf %u) page range",
+                      p->path, g, leaf);
+    *first_page = fp;
+    *page_count = pc;
+    return 0;
+}
+
+int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
+                 struct ig_error *err)
+{
+    if (page >= p->num_pages) return ig_err(err, -EIO, "%s: page %u out of range", p->path, page);
+    const uint8_t *r = ig_part_section(p, IG_SEC_PAGES) + (uint64_t)page * IG_PG_SIZE;
+    o->offset = ig_ld64(r + IG_PG_OFFSET);
+    o->capacity = ig_ld32(r + IG_PG_CAPACITY);
+    o->stored = ig_ld32(r + IG_PG_STORED);
+    o->first_row = ig_ld32(r + IG_PG_FIRST_ROW);
+    o->row_count = ig_ld32(r + IG_PG_ROW_COUNT);
+    o->entry_count = ig_ld32(r + IG_PG_ENTRY_COUNT);
+    o->value_count = ig_ld32(r + IG_PG_VALUE_COUNT);
+    o->encoding = r[IG_PG_ENCODING];
+    o->compression = r[IG_PG_COMPRESSION];
+    o->flags = r[IG_PG_FLAGS];
+    o->deleted = ig_ld32(r + IG_PG_DELETED);
+    o->checksum = ig_ld64(r + IG_PG_CHECKSUM);
+    o->text_len = ig_ld64(r + IG_PG_TEXT_LEN);
+    o->body_size = ig_ld32(r + IG_PG_BODY_SIZE);
+    o->leaf = ig_ld32(r + IG_PG_LEAF);
+    const char *bad = NULL;
+    if (o->offset < IG_PART_MAGIC_LEN || o->offset > p->footer_offset ||
+        o->capacity > p->footer_offset - o->offset)
+        bad = "extent outside the data region";
+    else if (o->stored == 0 || o->stored > o->capacity)
+        bad = "stored size exceeds its extent";
+    else if (o->body_size < IG_BODY_HDR || o->body_size > IG_MAX_PAGE_BODY)
+        bad = "implausible body size";
+    else if (o->compression > IG_PC_ZSTD ||
+             (o->compression == IG_PC_NONE && o->body_size != o->stored))
+        bad = "bad compression fields";
+    else if (o->row_count == 0 || o->entry_count < o->row_count ||
+             (uint64_t)o->value_count > (uint64_t)o->entry_count * 65536 || o->deleted > o->row_count)
+        bad = "bad row counts";
+    else if (o->leaf >= p->num_leaves)
+        bad = "bad leaf";
+    if (bad) return ig_err(err, -EIO, "%s: corrupt footer: page %u: %s", p->path, page, bad);
+    return 0;
+}
+
+bool ig_part_row_deleted(const struct ig_part *p, uint64_t row)
+{
+    if (row >= p->num_rows) return false;
+    const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
+    return (bm[row / 8] >> (row % 8)) & 1;
+}
+
+bool ig_part_deleted_bits(const struct ig_part *p, uint64_t first, uint32_t count, uint8_t *dst)
+{
+    memset(dst, 0, (count + 7) / 8);
+    if (p->deleted_rows == 0) return false;
+    bool any = false;
+    const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t r = first + i;
+        if (r < p->num_rows && ((bm[r / 8] >> (r % 8)) & 1)) {
+            dst[i / 8] |= (uint8_t)(1u << (i % 8));
+            any = true;
+        }
+    }
+    return any;
+}
+
+int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *out,
+                       struct ig_error *err)
+{
+    if (page >= p->num_pages) return ig_err(err, -EIO, "%s: page %u out of range", p->path, page);
+    const uint8_t *x = ig_part_section(p, IG_SEC_EXTRA) + (uint64_t)page * IG_PX_SIZE;
+    out->live_values = ig_ld32(x + IG_PX_LIVE_VALUES);
+    out->node_text_len = ig_ld64(x + IG_PX_NODE_TEXT);
+    return 0;
+}
+
+uint64_t ig_footer_group_hash(const struct ig_part *p, const uint8_t *footer, uint32_t first,
+                              uint32_t count)
+{
+    return ig_merkle_group_hash(footer + p->sec_off[IG_SEC_PAGES] + (uint64_t)first * IG_PG_SIZE,
+                                footer + p->sec_off[IG_SEC_EXTRA] + (uint64_t)first * IG_PX_SIZE,
+                                count);
+}

@@ -1,0 +1,122 @@
+/* footer.h - a part file opened for reading: the footer used in place.
+ *
+ * Opening reads the 64-byte tail with one pread and maps the footer (one mmap, no
+ * copy, no deserialisation). Only the header and the section table are checked at
+ * open, so opening costs the same for 100 or 100,000 columns and allocates only
+ * this struct. Every record is bounds-checked when it is read: the accessors below
+ * return -EIO with a message naming the part and the record for anything that does
+ * not fit the file, and decode fields into small caller-owned structs.
+ *
+ * Finding a column by name is a binary search over the name index. */
+#ifndef IG_FORMAT_FOOTER_H
+#define IG_FORMAT_FOOTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/layout.h"
+
+struct ig_error;
+
+struct ig_part {
+    int fd;
+    int blob_fd;          /* the part's blob file, or -1 (set by table.c) */
+    char *path;           /* for messages, owned */
+    const char *name;     /* basename within path */
+    uint64_t file_size;
+    uint8_t *map;         /* mmap of [map_offset, file_size), or a private copy */
+    bool map_copied;      /* map is malloc'ed (ig_part_copy_footer), not mapped */
+    size_t map_len;
+    uint64_t map_offset;
+    uint8_t *footer;      /* footer start inside map (writable only for erase) */
+    const uint8_t *data;  /* mmap of [0, footer_offset) after ig_part_map_data, else NULL */
+    uint64_t footer_offset, footer_size;
+    uint32_t version; /* format version of this part (IG_FORMAT_MIN_VERSION..IG_FORMAT_VERSION) */
+    uint64_t root, generation; /* from the tail */
+    /* header fields, copied once */
+    uint64_t num_rows, deleted_rows, first_row_id;
+    uint32_t num_columns, num_leaves, num_groups, num_pages;
+    uint8_t erase_level;
+    uint64_t schema_hash, chunks_hash;
+    uint64_t sec_off[IG_SEC_COUNT], sec_size[IG_SEC_COUNT];
+};
+
+struct ig_colrec {
+    const char *name;     /* points into the footer; NOT NUL-terminated */
+    uint32_t name_len;
+    uint32_t parent, leaf;
+    uint8_t type, flags, max_rep, max_def, encoding, compression, erase_level, quantize;
+    uint32_t page_size, dimension, num_children;
+    uint8_t lists, null_mask;
+};
+
+struct ig_grouprec {
+    uint64_t first_row;
+    uint32_t row_count, first_page, page_count;
+    uint64_t hash;
+};
+
+struct ig_pagerec {
+    uint64_t offset;
+    uint32_t capacity, stored, first_row, row_count, entry_count, value_count;
+    uint8_t encoding, compression, flags;
+    uint32_t deleted;
+    uint64_t checksum, text_len;
+    uint32_t body_size, leaf;
+};
+
+/* writable: map the footer read-write (erase); readers pass false. */
+int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err);
+void ig_part_close(struct ig_part *p);
+/* Replace the footer's mapping with a private copy read by pread: a long-lived
+ * reader (the mount daemon) then survives the part file being truncated or
+ * rewritten under it (a mapping would raise SIGBUS). Read-only parts only. */
+int ig_part_copy_footer(struct ig_part *p, struct ig_error *err);
+/* Map the page extents too (read-only), for a reader that serves page bytes in
+ * place instead of copying them out (the mount daemon). Bounds are those of the
+ * page records: every extent lies in [8, footer_offset). */
+int ig_part_map_data(struct ig_part *p, struct ig_error *err);
+
+int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *out,
+                   struct ig_error *err);
+/* Column id of leaf index `leaf`. */
+int ig_part_leaf_column(const struct ig_part *p, uint32_t leaf, uint32_t *col,
+                        struct ig_error *err);
+/* Binary search: 0 and *col on success, -ENOENT if absent, -EIO if the index is corrupt. */
+int ig_part_find(const struct ig_part *p, const char *name, size_t len, uint32_t *col,
+                 struct ig_error *err);
+int ig_part_group(const struct ig_part *p, uint32_t g, struct ig_grouprec *out,
+                  struct ig_error *err);
+/* Page range of (group, leaf), checked to lie inside the group's pages. */
+int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *first_page,
+                  uint32_t *page_count, struct ig_error *err);
+/* The page record, checked against the file (extent inside the data region, sizes). */
+int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *out,
+                 struct ig_error *err);
+
+/* Deletion bitmap: row is part-local. Out-of-range rows read as not deleted. */
+bool ig_part_row_deleted(const struct ig_part *p, uint64_t row);
+/* Copy `count` bits starting at part-local row `first` into dst (LSB-first bytes).
+ * Returns true if any bit is set. */
+bool ig_part_deleted_bits(const struct ig_part *p, uint64_t first, uint32_t count, uint8_t *dst);
+
+struct ig_pagex {
+    uint32_t live_values;
+    uint64_t node_text_len;
+};
+int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *out,
+                       struct ig_error *err);
+
+/* Merkle hash of row group pages [first, first + count) of a footer image (the
+ * mapped one, or a copy being edited by an erase): records and extras. */
+uint64_t ig_footer_group_hash(const struct ig_part *p, const uint8_t *footer, uint32_t first,
+                              uint32_t count);
+
+/* Raw section bytes (already bounds-checked at open). */
+static inline const uint8_t *ig_part_section(const struct ig_part *p, enum ig_section s)
+{
+    return p->footer + p->sec_off[s];
+}
+
+#endif

@@ -1,0 +1,330 @@
+#include "format/part/journal.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "IGJRNL01"
+#define END_MAGIC "IGJEND01"
+#define KIND_WRITE 1
+#define KIND_ZERO 2
+#define KIND_END 0
+
+void ig_fault_init(struct ig_fault *f)
+{
+    const char *s = getenv("INGOT_FAULT_AFTER");
+    f->after = s ? strtoull(s, NULL, 10) : 0;
+    f->steps = 0;
+}
+
+void ig_fault_step(struct ig_fault *f)
+{
+    if (f && f->after && ++f->steps == f->after) kill(getpid(), SIGKILL);
+}
+
+#define SPILL_BYTES ((size_t)8 << 20) /* records kept in memory before they go to the file */
+
+void ig_journal_init(struct ig_journal *j)
+{
+    memset(j, 0, sizeof *j);
+    j->fd = -1;
+    ig_buf_append(&j->buf, MAGIC, 8);
+}
+
+void ig_journal_free(struct ig_journal *j)
+{
+    if (j->fd >= 0) {
+        close(j->fd);
+        unlink(j->tmp); /* never committed */
+    }
+    ig_buf_free(&j->buf);
+    j->fd = -1;
+}
+
+/* Move the records so far to the file (hashing them on the way). */
+static void spill(struct ig_journal *j)
+{
+    if (j->fd < 0 || j->write_error || j->buf.len == 0) return;
+    ig_hasher_update(&j->hash, j->buf.data, j->buf.len);
+    j->write_error = ig_write_full(j->fd, j->buf.data, j->buf.len);
+    j->spilled += j->buf.len;
+    ig_buf_reset(&j->buf);
+}
+
+static void maybe_spill(struct ig_journal *j)
+{
+    if (j->fd >= 0 && j->buf.len >= SPILL_BYTES) spill(j);
+}
+
+int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, const void *data,
+                   size_t len)
+{
+    size_t nl = strlen(name);
+    if (nl > 255 || len > UINT32_MAX) return -EINVAL;
+    uint8_t hdr[1 + 2 + 8 + 4];
+    int rc = ig_buf_reserve(&j->buf, sizeof hdr + nl + len);
+    if (rc) return rc;
+    hdr[0] = KIND_WRITE;
+    ig_st16(hdr + 1, (uint16_t)nl);
+    ig_buf_append(&j->buf, hdr, 3);
+    ig_buf_append(&j->buf, name, nl);
+    ig_st64(hdr, offset);
+    ig_st32(hdr + 8, (uint32_t)len);
+    ig_buf_append(&j->buf, hdr, 12);
+    ig_buf_append(&j->buf, data, len);
+    j->records++;
+    j->bytes += len;
+    maybe_spill(j);
+    return 0;
+}
+
+int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len)
+{
+    size_t nl = strlen(name);
+    while (len > 0) { /* lengths are u32: split long runs */
+        uint32_t n = len > 0x7FFFFFFFu ? 0x7FFFFFFFu : (uint32_t)len;
+        uint8_t hdr[12];
+        uint8_t k[3] = {KIND_ZERO, 0, 0};
+        ig_st16(k + 1, (uint16_t)nl);
+        ig_st64(hdr, offset);
+        ig_st32(hdr + 8, n);
+        if (ig_buf_append(&j->buf, k, 3) || ig_buf_append(&j->buf, name, nl) ||
+            ig_buf_append(&j->buf, hdr, 12))
+            return -ENOMEM;
+        j->records++;
+        offset += n;
+        len -= n;
+    }
+    maybe_spill(j);
+    return 0;
+}
+
+static void journal_paths(const char *dir, char *tmp, char *final, char *sub, size_t cap)
+{
+    snprintf(sub, cap, "%s/.ingot", dir);
+    snprintf(tmp, cap, "%s/.ingot/journal.tmp", dir);
+    snprintf(final, cap, "%s/.ingot/journal", dir);
+}
+
+int ig_journal_stream(struct ig_journal *j, const char *dir, struct ig_error *err)
+{
+    char final[4200], sub[4200];
+    journal_paths(dir, j->tmp, final, sub, sizeof j->tmp);
+    if (mkdir(sub, 0755) && errno != EEXIST) return ig_err(err, -errno, "%s: %s", sub, strerror(errno));
+    j->fd = open(j->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (j->fd < 0) return ig_err(err, -errno, "%s: %s", j->tmp, strerror(errno));
+    ig_hasher_init(&j->hash);
+    return 0;
+}
+
+int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
+                      struct ig_error *err)
+{
+    char tmp[4200], final[4200], sub[4200];
+    journal_paths(dir, tmp, final, sub, sizeof tmp);
+    /* a journal not streamed yet goes to its file now, the same way */
+    int rc = j->fd < 0 ? ig_journal_stream(j, dir, err) : 0;
+    if (rc) return rc;
+    uint8_t end = KIND_END;
+    if (ig_buf_append(&j->buf, &end, 1)) rc = -ENOMEM;
+    /* the rest of the records, then the hash of them all */
+    if (!rc) spill(j);
+    if (!rc) rc = j->write_error;
+    uint64_t h = ig_hasher_final(&j->hash);
+    if (!rc) rc = ig_buf_append_u64(&j->buf, h) || ig_buf_append(&j->buf, END_MAGIC, 8) ? -ENOMEM : 0;
+    int fd = j->fd;
+    j->fd = -1; /* this function closes it */
+    if (!rc) rc = ig_write_full(fd, j->buf.data, j->buf.len);
+    ig_fault_step(f);
+    if (!rc && fsync(fd)) rc = -errno;
+    ig_fault_step(f);
+    close(fd);
+    if (!rc && rename(tmp, final)) rc = -errno;
+    ig_fault_step(f);
+    if (!rc) rc = ig_fsync_dir(sub);
+    ig_fault_step(f);
+    if (rc) {
+        unlink(tmp);
+        return ig_err(err, rc, "%s: writing the journal: %s", dir, strerror(-rc));
+    }
+    return 0;
+}
+
+/* A journal is read twice, a buffer at a time (it can be as large as the
+ * rewrite): once to check its hash, once to apply its records. */
+struct jreader {
+    int fd;
+    uint64_t pos, end; /* file offsets: next byte, end of the records */
+    uint8_t buf[1 << 16];
+    size_t have, at;   /* bytes in buf, next unread */
+};
+
+static int jr_read(struct jreader *r, void *dst, size_t n)
+{
+    uint8_t *d = dst;
+    while (n > 0) {
+        if (r->at == r->have) {
+            uint64_t left = r->end - r->pos;
+            if (left == 0) return -EIO;
+            size_t want = left < sizeof r->buf ? (size_t)left : sizeof r->buf;
+            int rc = ig_pread_full(r->fd, r->buf, want, r->pos);
+            if (rc) return rc;
+            r->pos += want;
+            r->have = want;
+            r->at = 0;
+        }
+        size_t take = r->have - r->at < n ? r->have - r->at : n;
+        memcpy(d, r->buf + r->at, take);
+        r->at += take;
+        d += take;
+        n -= take;
+    }
+    return 0;
+}
+
+/* Check the frame (magics, hash over everything before it); *records_end is
+ * where the hash starts. */
+static int check_frame(int fd, const char *path, uint64_t *records_end, struct ig_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st)) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    uint64_t size = (uint64_t)st.st_size;
+    uint8_t head[8], tail[16];
+    if (size < 8 + 1 + 16 || ig_pread_full(fd, head, 8, 0) || ig_pread_full(fd, tail, 16, size - 16) ||
+        memcmp(head, MAGIC, 8) || memcmp(tail + 8, END_MAGIC, 8))
+        return ig_err(err, -EIO, "%s: journal is damaged", path);
+    struct ig_hasher h;
+    ig_hasher_init(&h);
+    static _Thread_local uint8_t chunk[1 << 16];
+    for (uint64_t off = 0; off < size - 16;) {
+        size_t n = size - 16 - off < sizeof chunk ? (size_t)(size - 16 - off) : sizeof chunk;
+        if (ig_pread_full(fd, chunk, n, off)) return ig_err(err, -EIO, "%s: unreadable", path);
+        ig_hasher_update(&h, chunk, n);
+        off += n;
+    }
+    if (ig_hasher_final(&h) != ig_ld64(tail)) return ig_err(err, -EIO, "%s: journal is damaged", path);
+    *records_end = size - 16;
+    return 0;
+}
+
+static int find_fd(const char *dir, const char *name, int *fds, char (*names)[256], int *n)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(names[i], name)) return fds[i];
+    if (*n == 64) return -EMFILE;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    snprintf(names[*n], 256, "%s", name);
+    fds[(*n)++] = fd;
+    return fd;
+}
+
+int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
+{
+    char tmp[4200], final[4200], sub[4200];
+    journal_paths(dir, tmp, final, sub, sizeof tmp);
+    int jfd = open(final, O_RDONLY | O_CLOEXEC);
+    if (jfd < 0) return ig_err(err, -errno, "%s: %s", final, strerror(errno));
+    struct jreader *r = malloc(sizeof *r);
+    if (!r) {
+        close(jfd);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    *r = (struct jreader){.fd = jfd, .pos = 8};
+    int rc = check_frame(jfd, final, &r->end, err);
+    int fds[64], nfds = 0;
+    char names[64][256];
+    while (!rc) {
+        uint8_t kind;
+        if (jr_read(r, &kind, 1)) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+            break;
+        }
+        if (kind == KIND_END) break;
+        uint8_t nlb[2], hdr[12];
+        char name[256];
+        size_t nl = 0;
+        if ((kind != KIND_WRITE && kind != KIND_ZERO) || jr_read(r, nlb, 2) ||
+            (nl = ig_ld16(nlb)) == 0 || nl > 255 || jr_read(r, name, nl) || jr_read(r, hdr, 12)) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+            break;
+        }
+        name[nl] = '\0';
+        uint64_t off = ig_ld64(hdr);
+        uint32_t len = ig_ld32(hdr + 8);
+        if (strchr(name, '/') || name[0] == '.' || memchr(name, 0, nl)) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+            break;
+        }
+        int fd = find_fd(dir, name, fds, names, &nfds);
+        if (fd < 0) {
+            rc = ig_err(err, fd, "%s/%s: %s", dir, name, strerror(-fd));
+            break;
+        }
+        static const uint8_t zeros[65536];
+        uint8_t *piece = kind == KIND_WRITE ? malloc(len < sizeof zeros ? len + 1 : sizeof zeros) : NULL;
+        if (kind == KIND_WRITE && !piece) rc = -ENOMEM;
+        bool malformed = false;
+        for (uint64_t done = 0; !rc && done < len;) {
+            size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
+            if (kind == KIND_WRITE && jr_read(r, piece, n)) {
+                malformed = true;
+                break;
+            }
+            rc = ig_pwrite_full(fd, kind == KIND_WRITE ? piece : zeros, n, off + done);
+            done += n;
+        }
+        free(piece);
+        if (malformed) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+            break;
+        }
+        ig_fault_step(f);
+        if (rc) rc = ig_err(err, rc, "%s/%s: write: %s", dir, name, strerror(-rc));
+    }
+    free(r);
+    close(jfd);
+    for (int i = 0; i < nfds; i++) {
+        if (!rc && fsync(fds[i])) rc = ig_err(err, -errno, "%s/%s: fsync: %s", dir, names[i],
+                                              strerror(errno));
+        ig_fault_step(f);
+        close(fds[i]);
+    }
+    if (rc) return rc;
+    if (unlink(final)) return ig_err(err, -errno, "%s: %s", final, strerror(errno));
+    ig_fault_step(f);
+    rc = ig_fsync_dir(sub);
+    ig_fault_step(f);
+    return rc ? ig_err(err, rc, "%s: fsync: %s", sub, strerror(-rc)) : 0;
+}
+
+bool ig_journal_pending(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.ingot/journal", dir);
+    return access(path, F_OK) == 0;
+}
+
+int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err)
+{
+    char tmp[4200], final[4200], sub[4200];
+    journal_paths(dir, tmp, final, sub, sizeof tmp);
+    *replayed = false;
+    unlink(tmp); /* never committed: the change never started */
+    if (access(final, F_OK)) return 0;
+    int rc = ig_journal_apply(dir, NULL, err);
+    if (rc) return ig_err_prefix(err, rc, "%s: replaying an interrupted erase", dir);
+    *replayed = true;
+    return 0;
+}

@@ -1,0 +1,318 @@
+#include "format/part/table.h"
+#include "format/part/journal.h"
+#include "format/layout.h"
+#include "format/part/lock.h"
+#include "format/model/types.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void ig_part_file_name(char *out, uint32_t index)
+{
+    snprintf(out, IG_PART_NAME_MAX, "part-%06u.ingot", index);
+}
+
+void ig_blob_file_name(char *out, uint32_t index)
+{
+    snprintf(out, IG_PART_NAME_MAX, "part-%06u.blob", index);
+}
+
+static bool valid_blob_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 11 || n >= IG_PART_NAME_MAX || strncmp(s, "part-", 5) != 0) return false;
+    if (strcmp(s + n - 5, ".blob") != 0) return false;
+    for (size_t i = 5; i < n - 5; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
+static bool valid_part_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 12 || n >= IG_PART_NAME_MAX || strncmp(s, "part-", 5) != 0) return false;
+    if (strcmp(s + n - 6, ".ingot") != 0) return false;
+    for (size_t i = 5; i < n - 6; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
+int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows)
+{
+    void *p = realloc(m->parts, (m->n + 1) * sizeof *m->parts);
+    if (!p) return -ENOMEM;
+    m->parts = p;
+    struct ig_manifest_part *mp = &m->parts[m->n++];
+    memset(mp, 0, sizeof *mp);
+    snprintf(mp->name, sizeof mp->name, "%s", name);
+    mp->first_row = first_row;
+    mp->rows = rows;
+    return 0;
+}
+
+void ig_manifest_free(struct ig_manifest *m)
+{
+    free(m->parts);
+    memset(m, 0, sizeof *m);
+}
+
+int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err)
+{
+    memset(m, 0, sizeof *m);
+    char path[4096];
+    if (ig_path_join(path, sizeof path, dir, IG_MANIFEST))
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+    char *text;
+    size_t len;
+    int rc = ig_read_file(path, 64u << 20, &text, &len, err);
+    if (rc) {
+        if (rc == -ENOENT) return ig_err(err, rc, "%s: not an ingot table (no MANIFEST)", dir);
+        return rc;
+    }
+    char *end_line = NULL;
+    for (char *p = text; p < text + len;) {
+        if (!strncmp(p, "end ", 4)) {
+            end_line = p;
+            break;
+        }
+        char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        if (!nl) break;
+        p = nl + 1;
+    }
+    if (!end_line) {
+        free(text);
+        return ig_err(err, -EIO, "%s: MANIFEST is truncated (no end line)", dir);
+    }
+    uint64_t want = strtoull(end_line + 4, NULL, 16);
+    if (ig_hash(text, (size_t)(end_line - text)) != want) {
+        free(text);
+        return ig_err(err, -EIO, "%s: MANIFEST checksum mismatch", dir);
+    }
+    *end_line = '\0';
+    unsigned line = 0;
+    rc = 0;
+    uint64_t next_row = 0;
+    char *save = NULL;
+    for (char *ln = strtok_r(text, "\n", &save); ln && !rc; ln = strtok_r(NULL, "\n", &save)) {
+        line++;
+        char name[IG_PART_NAME_MAX + 1];
+        unsigned version;
+        uint64_t a, b;
+        if (line == 1) {
+            if (sscanf(ln, "ingot-manifest %u", &version) != 1 || version != 1)
+                rc = ig_err(err, -EIO, "%s: MANIFEST: unsupported header '%s'", dir, ln);
+        } else if (sscanf(ln, "generation %" SCNu64, &a) == 1) {
+            m->generation = a;
+        } else if (sscanf(ln, "part %64s %" SCNu64 " %" SCNu64, name, &a, &b) == 3) {
+            char blob[IG_PART_NAME_MAX + 1] = "";
+            const char *opt = strstr(ln, " blob=");
+            if (opt && sscanf(opt, " blob=%64s", blob) != 1) blob[0] = '\0';
+            if (!valid_part_name(name) || (opt && !valid_blob_name(blob)))
+                rc = ig_err(err, -EIO, "%s: MANIFEST line %u: bad part name", dir, line);
+            else if (a != next_row)
+                rc = ig_err(err, -EIO, "%s: MANIFEST line %u: part starts at row %" PRIu64
+                                       ", expected %" PRIu64, dir, line, a, next_row);
+            else if (ig_manifest_add(m, name, a, b))
+                rc = ig_err(err, -ENOMEM, "out of memory");
+            else
+                snprintf(m->parts[m->n - 1].blob, IG_PART_NAME_MAX, "%s", blob);
+            next_row = a + b;
+        } else {
+            rc = ig_err(err, -EIO, "%s: MANIFEST line %u: cannot parse '%s'", dir, line, ln);
+        }
+    }
+    free(text);
+    if (!rc && m->n == 0) rc = ig_err(err, -EIO, "%s: MANIFEST lists no parts", dir);
+    if (rc) ig_manifest_free(m);
+    return rc;
+}
+
+int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    int rc = ig_buf_printf(&b, "ingot-manifest 1\ngeneration %" PRIu64 "\n", m->generation);
+    for (uint32_t i = 0; i < m->n && !rc; i++)
+        rc = ig_buf_printf(&b, "part %s %" PRIu64 " %" PRIu64 "%s%s\n", m->parts[i].name,
+                           m->parts[i].first_row, m->parts[i].rows,
+                           m->parts[i].blob[0] ? " blob=" : "", m->parts[i].blob);
+    if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
+    if (rc) {
+        ig_buf_free(&b);
+        return ig_err(err, rc, "out of memory");
+    }
+    rc = ig_write_file_atomic(dir, IG_MANIFEST, b.data, b.len, err);
+    ig_buf_free(&b);
+    return rc;
+}
+
+void ig_table_close(struct ig_table *t)
+{
+    for (uint32_t i = 0; i < t->nparts; i++)
+        ig_part_close(&t->parts[i]);
+    free(t->parts);
+    free(t->part_first_group);
+    free(t->dir);
+    ig_manifest_free(&t->manifest);
+    memset(t, 0, sizeof *t);
+}
+
+/* An erase was interrupted: finish it before anyone reads (journal.h). */
+static int recover(const char *dir, struct ig_error *err)
+{
+    if (!ig_journal_pending(dir)) return 0;
+    int lock = ig_table_lock(dir, true, err);
+    if (lock < 0)
+        return ig_err_prefix(err, lock, "%s: an interrupted erase must be completed first, "
+                                        "which needs write access", dir);
+    bool replayed;
+    int rc = ig_journal_recover(dir, &replayed, err);
+    ig_table_unlock(lock);
+    return rc;
+}
+
+int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_error *err)
+{
+    memset(t, 0, sizeof *t);
+    int rc = recover(dir, err);
+    if (rc) return rc;
+    t->dir = strdup(dir);
+    if (!t->dir) return ig_err(err, -ENOMEM, "out of memory");
+    rc = ig_manifest_read(dir, &t->manifest, err);
+    if (rc) goto fail;
+    t->parts = calloc(t->manifest.n, sizeof *t->parts);
+    t->part_first_group = calloc(t->manifest.n, sizeof *t->part_first_group);
+    if (!t->parts || !t->part_first_group) {
+        rc = ig_err(err, -ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < t->manifest.n; i++) {
+        const struct ig_manifest_part *mp = &t->manifest.parts[i];
+        char path[4096];
+        if (ig_path_join(path, sizeof path, dir, mp->name)) {
+            rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+            goto fail;
+        }
+        rc = ig_part_open(&t->parts[i], path, writable, err);
+        if (rc) goto fail;
+        t->nparts++;
+        if (mp->blob[0]) {
+            char bpath[4096];
+            if (ig_path_join(bpath, sizeof bpath, dir, mp->blob)) {
+                rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+                goto fail;
+            }
+            t->parts[i].blob_fd = open(bpath, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+            if (t->parts[i].blob_fd < 0) {
+                rc = ig_err(err, -errno, "%s: %s", bpath, strerror(errno));
+                goto fail;
+            }
+        }
+        struct ig_part *p = &t->parts[i];
+        if (p->first_row_id != mp->first_row || p->num_rows != mp->rows) {
+            rc = ig_err(err, -EIO, "%s: rows %" PRIu64 "+%" PRIu64 " disagree with MANIFEST (%"
+                                   PRIu64 "+%" PRIu64 ")",
+                        path, p->first_row_id, p->num_rows, mp->first_row, mp->rows);
+            goto fail;
+        }
+        if (i > 0 && p->schema_hash != t->parts[0].schema_hash) {
+            rc = ig_err(err, -EIO, "%s: schema differs from %s", path, t->parts[0].path);
+            goto fail;
+        }
+        if ((uint64_t)t->num_groups + p->num_groups > UINT32_MAX) {
+            rc = ig_err(err, -EIO, "%s: too many row groups", dir);
+            goto fail;
+        }
+        t->part_first_group[i] = t->num_groups;
+        t->num_groups += p->num_groups;
+        t->num_rows += p->num_rows;
+        t->deleted_rows += p->deleted_rows;
+    }
+    return 0;
+fail:
+    ig_table_close(t);
+    return rc;
+}
+
+int ig_table_group(const struct ig_table *t, uint32_t g, uint32_t *part, uint32_t *local)
+{
+    if (g >= t->num_groups) return -ENOENT;
+    uint32_t lo = 0, hi = t->nparts;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (t->part_first_group[mid] <= g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *part = lo;
+    *local = g - t->part_first_group[lo];
+    return 0;
+}
+
+int ig_table_row(const struct ig_table *t, uint64_t row_id, uint32_t *part, uint64_t *local)
+{
+    if (row_id >= t->num_rows) return -ENOENT;
+    uint32_t lo = 0, hi = t->nparts;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (t->parts[mid].first_row_id <= row_id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *part = lo;
+    *local = row_id - t->parts[lo].first_row_id;
+    return 0;
+}
+
+int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
+{
+    memset(s, 0, sizeof *s);
+    int rc = 0;
+    for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
+        struct ig_colrec r;
+        rc = ig_part_column(p, c, &r, err);
+        if (rc) break;
+        if (r.parent != IG_NONE && r.parent >= c) {
+            rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent follows it", p->path, c);
+            break;
+        }
+        /* nodes are added raw (type already checked by ig_part_column) */
+        struct ig_error sub = {0};
+        unsigned type = r.type == IG_T_STRUCT ? IG_T_BOOL : r.type; /* placeholder for add */
+        rc = ig_schema_add(s, r.name, r.name_len, type, r.flags & IG_COLF_NULLABLE, &sub);
+        if (rc) {
+            rc = ig_err(err, -EIO, "%s: column %u: %s", p->path, c, sub.msg);
+            break;
+        }
+        struct ig_column_def *cd = &s->cols[s->n - 1];
+        cd->type = r.type;
+        cd->parent = r.parent == IG_NONE ? IG_SCHEMA_NONE : r.parent;
+        cd->num_children = r.num_children;
+        cd->lists = r.lists;
+        cd->null_mask = r.null_mask;
+        cd->nullable = r.null_mask & 1;
+        cd->page_size = r.page_size;
+        cd->encoding = r.encoding;
+        cd->compression = r.compression;
+        cd->erase_level = r.erase_level;
+        cd->quantize = r.quantize;
+        cd->dimension = r.dimension;
+    }
+    if (!rc) {
+        struct ig_error sub = {0};
+        rc = ig_schema_finish(s, &sub);
+        if (rc) rc = ig_err(err, -EIO, "%s: %s", p->path, sub.msg);
+    }
+    if (rc) ig_schema_free(s);
+    return rc;
+}

@@ -1,0 +1,75 @@
+/* table.h - a table directory: MANIFEST plus part files.
+ *
+ *     mytable/
+ *       MANIFEST            which parts, in order; replaced atomically
+ *       part-000000.ingot   a self-contained columnar part (layout.h)
+ *       part-000001.ingot   ... one per import/append
+ *
+ * MANIFEST is text:
+ *
+ *     ingot-manifest 1
+ *     generation G
+ *     part NAME FIRST_ROW_ID ROWS [blob=NAME.blob]
+ *     ...
+ *     end XXH3-HEX        (hash of every byte before this line)
+ *
+ * Row ids are global (the part's first_row_id + local row) and never change.
+ * Row groups are numbered globally across parts in MANIFEST order. */
+#ifndef IG_FORMAT_TABLE_H
+#define IG_FORMAT_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/part/footer.h"
+#include "format/model/schema.h"
+
+struct ig_error;
+
+#define IG_MANIFEST "MANIFEST"
+#define IG_PART_NAME_MAX 64
+
+struct ig_manifest_part {
+    char name[IG_PART_NAME_MAX];
+    uint64_t first_row, rows;
+    char blob[IG_PART_NAME_MAX]; /* "part-NNNNNN.blob", or "" */
+};
+
+struct ig_manifest {
+    uint64_t generation;
+    uint32_t n;
+    struct ig_manifest_part *parts;
+};
+
+int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err);
+int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err);
+int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
+void ig_manifest_free(struct ig_manifest *m);
+/* "part-%06u.ingot" and its blob file "part-%06u.blob" */
+void ig_part_file_name(char *out, uint32_t index);
+void ig_blob_file_name(char *out, uint32_t index);
+
+struct ig_table {
+    char *dir;
+    struct ig_manifest manifest;
+    uint32_t nparts;
+    struct ig_part *parts;
+    uint32_t *part_first_group; /* global index of each part's group 0 */
+    uint32_t num_groups;        /* total */
+    uint64_t num_rows;          /* total, including deleted */
+    uint64_t deleted_rows;
+};
+
+/* Open every part listed in MANIFEST and check they agree (schema, row ids). */
+int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_error *err);
+void ig_table_close(struct ig_table *t);
+
+/* Global group -> (part, local group). -ENOENT if out of range. */
+int ig_table_group(const struct ig_table *t, uint32_t g, uint32_t *part, uint32_t *local);
+/* Global row id -> (part, local row). -ENOENT if out of range. */
+int ig_table_row(const struct ig_table *t, uint64_t row_id, uint32_t *part, uint64_t *local);
+
+/* Rebuild the schema from a part's column records. */
+int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
+
+#endif

@@ -1,0 +1,48 @@
+/* writer.h - writes one part file from rows.
+ *
+ * Rows are buffered column by column for one row group; when the group is full
+ * each column is cut into pages by its own target size (so a wide string column
+ * and a narrow int column page independently), each page encoded (page.h) and
+ * appended. finish() writes the footer and tail and fsyncs. The caller writes to
+ * a temporary name and renames (imports are atomic); free() without finish()
+ * removes the file.
+ *
+ * Blob columns' objects go to a blob file beside the part (opts->blob_path),
+ * fsynced before the part. Usage: for each row, push exactly one value (or NULL) into every column's
+ * ig_values (ig_part_writer_column), then call ig_part_writer_end_row. */
+#ifndef IG_FORMAT_WRITER_H
+#define IG_FORMAT_WRITER_H
+
+#include <stdint.h>
+
+#include "format/model/schema.h"
+#include "format/model/values.h"
+
+struct ig_error;
+struct ig_part_writer;
+
+struct ig_writer_opts {
+    uint32_t rows_per_group; /* default 65536 */
+    uint32_t page_size;      /* default target page bytes, 65536 */
+    int zstd_level;          /* default 3 */
+    uint8_t erase_level;     /* table default compliance level, 2 */
+    const char *blob_path;   /* blob file to create when the schema has blob columns */
+};
+
+void ig_writer_opts_default(struct ig_writer_opts *o);
+
+int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struct ig_schema *s,
+                        const struct ig_writer_opts *o, uint64_t first_row_id,
+                        struct ig_error *err);
+struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t col);
+int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err);
+uint64_t ig_part_writer_rows(const struct ig_part_writer *w);
+/* The part's blob file writer (NULL without blob columns): importers copy
+ * objects into it and push their references into blob columns. */
+struct ig_blob_writer *ig_part_writer_blobs(struct ig_part_writer *w);
+/* Write remaining rows, the footer and the tail; fsync; close the file. */
+int ig_part_writer_finish(struct ig_part_writer *w, struct ig_error *err);
+/* Release; removes the file unless finish() succeeded. */
+void ig_part_writer_free(struct ig_part_writer *w);
+
+#endif
