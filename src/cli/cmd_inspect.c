@@ -1,6 +1,7 @@
 /* ingot inspect - what a table holds: parts, row groups, columns, encodings, sizes.
  * Reads only footers. */
 #include "cli.h"
+#include "format/part/columns.h"
 #include "cli_json.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"

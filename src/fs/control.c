@@ -2,8 +2,6 @@
 #include "invalidate.h"
 #include "session.h"
 #include "format/ops/erase.h"
-#include "format/model/types.h"
-#include "import/convert.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -35,25 +33,13 @@ static void batch_clear(struct fs_batch *b)
     b->error = 0;
 }
 
-/* A COLUMN=VALUE line must name a column and hold a value of its type. */
+/* A COLUMN=VALUE line must pass the check `ingot erase --where` applies. */
 static int check_where(struct fs_session *s, const char *col, const char *val)
 {
-    struct ig_column_ref c;
     pthread_rwlock_rdlock(&s->table_lock);
-    int rc = ig_table_column(&s->table, col, strlen(col), &c, NULL);
+    int rc = ig_erase_check_where(&s->table, col, val, NULL);
     pthread_rwlock_unlock(&s->table_lock);
-    if (rc || c.rec.type == IG_T_BLOB) return -EINVAL;
-    if (!strcmp(val, "\\N")) return 0;
-    struct ig_column_def def = {.name = (char *)col, .name_len = strlen(col), .type = c.rec.type,
-                                .nullable = true};
-    struct ig_values v;
-    struct ig_buf scratch = IG_BUF_INIT;
-    ig_values_init(&v, c.rec.type);
-    struct ig_convert_ctx cc = {.scratch = &scratch};
-    rc = ig_convert_text(&def, &v, val, strlen(val), true, &cc, NULL) ? -EINVAL : 0;
-    ig_values_free(&v);
-    ig_buf_free(&scratch);
-    return rc;
+    return rc ? -EINVAL : 0;
 }
 
 static int add_line(struct fs_session *s, struct fs_batch *b, char *line, size_t n)

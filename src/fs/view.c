@@ -1,4 +1,5 @@
 #include "view.h"
+#include "format/part/columns.h"
 #include "blobs.h"
 #include "control.h"
 #include "format/model/names.h"

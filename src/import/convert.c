@@ -1,10 +1,10 @@
 #include "convert.h"
 #include "blob/blob.h"
+#include "format/model/parse_value.h"
 #include "format/model/types.h"
 #include "util/io.h"
 #include "util/error.h"
 #include "util/parse.h"
-#include "util/utf8.h"
 
 #include <errno.h>
 #include <string.h>
@@ -23,79 +23,9 @@ static uint64_t f32_lane(float f)
     return b;
 }
 
-/* Integer range of a lane type. */
-static void int_range(uint8_t type, int64_t *min, int64_t *max)
-{
-    switch (type) {
-    case IG_T_INT8: *min = INT8_MIN, *max = INT8_MAX; break;
-    case IG_T_INT16: *min = INT16_MIN, *max = INT16_MAX; break;
-    case IG_T_INT32: *min = INT32_MIN, *max = INT32_MAX; break;
-    default: *min = INT64_MIN, *max = INT64_MAX;
-    }
-}
-
-static uint64_t uint_max(uint8_t type)
-{
-    switch (type) {
-    case IG_T_UINT8: return UINT8_MAX;
-    case IG_T_UINT16: return UINT16_MAX;
-    case IG_T_UINT32: return UINT32_MAX;
-    default: return UINT64_MAX;
-    }
-}
-
 static int push_string(struct ig_values *v, const char *p, size_t n, struct ig_error *err)
 {
-    if (!ig_utf8_valid((const uint8_t *)p, n)) return ig_err(err, -EINVAL, "invalid UTF-8");
-    return ig_values_push_bytes(v, p, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-}
-
-/* Parse text into a lane of a numeric/bool type. */
-static int text_lane(uint8_t type, const char *p, size_t n, uint64_t *lane, struct ig_error *err)
-{
-    int rc;
-    switch (type) {
-    case IG_T_BOOL: {
-        bool b;
-        rc = ig_parse_bool(p, n, &b, err);
-        *lane = b;
-        return rc;
-    }
-    case IG_T_INT8:
-    case IG_T_INT16:
-    case IG_T_INT32:
-    case IG_T_INT64: {
-        int64_t min, max, x;
-        int_range(type, &min, &max);
-        rc = type == IG_T_INT64 ? ig_parse_i64(p, n, &x, err)
-                                : ig_parse_int_range(p, n, min, max, &x, err);
-        *lane = (uint64_t)x;
-        return rc;
-    }
-    case IG_T_UINT8:
-    case IG_T_UINT16:
-    case IG_T_UINT32:
-    case IG_T_UINT64: {
-        uint64_t x;
-        rc = type == IG_T_UINT64 ? ig_parse_u64(p, n, &x, err)
-                                 : ig_parse_uint_range(p, n, 0, uint_max(type), &x, err);
-        *lane = x;
-        return rc;
-    }
-    case IG_T_FLOAT32: {
-        float f;
-        rc = ig_parse_f32(p, n, &f, err);
-        *lane = f32_lane(f);
-        return rc;
-    }
-    case IG_T_FLOAT64: {
-        double d;
-        rc = ig_parse_f64(p, n, &d, err);
-        *lane = f64_lane(d);
-        return rc;
-    }
-    default: return ig_err(err, -EINVAL, "unsupported type");
-    }
+    return ig_parse_value(IG_T_STRING, p, n, v, NULL, err);
 }
 
 /* Copy one object file into the blob file; append its reference to refs. */
@@ -138,7 +68,6 @@ int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const ch
         return ig_err(err, -EINVAL, "empty value in a non-nullable %s column",
                       ig_type_info(c->type)->name);
     }
-    if (c->type == IG_T_STRING) return push_string(v, p, n, err);
     if (c->type == IG_T_BLOB) {
         if (c->lists) return ig_err(err, -EINVAL, "list<blob> columns need JSON Lines input");
         ig_buf_reset(scratch);
@@ -146,19 +75,8 @@ int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const ch
         if (rc) return rc;
         return ig_values_push_bytes(v, scratch->data, scratch->len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     }
-    if (c->type == IG_T_BINARY) {
-        if (!scratch) return ig_err(err, -EINVAL, "no scratch buffer");
-        ig_buf_reset(scratch);
-        int rc = ig_parse_hex_binary(p, n, scratch, err);
-        if (rc) return rc;
-        return ig_values_push_bytes(v, scratch->data, scratch->len)
-                   ? ig_err(err, -ENOMEM, "out of memory")
-                   : 0;
-    }
-    uint64_t lane;
-    int rc = text_lane(c->type, p, n, &lane, err);
-    if (rc) return rc;
-    return ig_values_push_lane(v, lane) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (c->type == IG_T_BINARY && !scratch) return ig_err(err, -EINVAL, "no scratch buffer");
+    return ig_parse_value(c->type, p, n, v, scratch, err);
 }
 
 static int json_mismatch(const struct ig_column_def *c, const struct ig_json_node *node,
@@ -193,7 +111,7 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
     case IG_T_INT64: {
         if (node->type != IG_JSON_NUMBER) return json_mismatch(c, node, err);
         int64_t min, max, x;
-        int_range(c->type, &min, &max);
+        ig_type_int_range(c->type, &min, &max);
         rc = ig_json_number_int_range(node, min, max, &x, err);
         lane = (uint64_t)x;
         break;
@@ -203,7 +121,7 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
     case IG_T_UINT32:
     case IG_T_UINT64:
         if (node->type != IG_JSON_NUMBER) return json_mismatch(c, node, err);
-        rc = ig_json_number_uint_range(node, 0, uint_max(c->type), &lane, err);
+        rc = ig_json_number_uint_range(node, 0, ig_type_uint_max(c->type), &lane, err);
         break;
     case IG_T_FLOAT32:
     case IG_T_FLOAT64:
@@ -215,7 +133,7 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
                   (node->len == 9 && !memcmp(node->str, "-Infinity", 9))))
                 return ig_err(err, -EINVAL, "expected a number, got the string \"%.*s\"",
                               node->len > 40 ? 40 : (int)node->len, node->str);
-            rc = text_lane(c->type, node->str, node->len, &lane, err);
+            rc = ig_parse_lane(c->type, node->str, node->len, &lane, err);
         } else if (node->type == IG_JSON_NUMBER) {
             if (c->type == IG_T_FLOAT32) {
                 float f;

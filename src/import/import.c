@@ -1,4 +1,5 @@
 #include "import.h"
+#include "format/part/columns.h"
 #include "convert.h"
 #include "csv.h"
 #include "infer.h"

@@ -59,6 +59,10 @@ static inline bool ig_enc_is_scheme(int e)
 
 const char *ig_enc_name(enum ig_enc e);  /* "plain", "bitpack", ... ; "?" if unknown */
 int ig_enc_from_name(const char *name);  /* enum value, or -1 */
+/* Names of page encodings (a page record's encoding byte, a schema's encoding=):
+ * the schemes above plus "slide" (IG_PAGE_ENC_SLIDE, sliding-window pages). */
+const char *ig_page_enc_name(unsigned e);
+int ig_page_enc_from_name(const char *name); /* -1 if unknown */
 
 struct ig_int_desc {
     uint8_t width;  /* bytes per value in plain form: 1, 2, 4 or 8 */

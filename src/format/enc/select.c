@@ -23,6 +23,7 @@
 
 #include "util/hash.h"
 #include "enc_internal.h"
+#include "format/layout.h"
 
 /* Largest n the entry points accept: codes and entry indices are 32-bit. */
 #define ENC_MAX_N ((size_t)1 << 31)
@@ -40,6 +41,16 @@ int ig_enc_from_name(const char *name)
     for (int e = 0; name && e < IG_ENC_COUNT; e++)
         if (enc_names[e] && strcmp(name, enc_names[e]) == 0) return e;
     return -1;
+}
+
+const char *ig_page_enc_name(unsigned e)
+{
+    return e == IG_PAGE_ENC_SLIDE ? "slide" : ig_enc_name((enum ig_enc)e);
+}
+
+int ig_page_enc_from_name(const char *name)
+{
+    return name && strcmp(name, "slide") == 0 ? IG_PAGE_ENC_SLIDE : ig_enc_from_name(name);
 }
 
 int ig_stream_scheme(const uint8_t *p, size_t len)

@@ -1,6 +1,4 @@
 #include "format/model/assemble.h"
-#include "format/part/footer.h"
-#include "format/layout.h"
 #include "format/model/render.h"
 #include "format/model/schema.h"
 #include "format/model/types.h"
@@ -12,7 +10,7 @@
 
 /* ---- trees ----------------------------------------------------------------- */
 
-static int tree_alloc(struct ig_tree *t, uint32_t n)
+int ig_tree_init(struct ig_tree *t, uint32_t n)
 {
     memset(t, 0, sizeof *t);
     t->nodes = calloc(n ? n : 1, sizeof *t->nodes);
@@ -29,7 +27,7 @@ void ig_tree_free(struct ig_tree *t)
 
 /* Leaf ordinals and first/last leaf below each node (pre-order makes subtrees
  * contiguous, so a node's leaves are [first_leaf, leaf_end)). */
-static void tree_finish(struct ig_tree *t)
+void ig_tree_finish(struct ig_tree *t)
 {
     uint32_t next = 0;
     for (uint32_t i = 0; i < t->n; i++) {
@@ -53,7 +51,7 @@ int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only,
 {
     uint32_t end = top + 1;
     while (end < s->n && s->cols[end].top == top) end++;
-    if (tree_alloc(t, end - top)) return ig_err(err, -ENOMEM, "out of memory");
+    if (ig_tree_init(t, end - top)) return ig_err(err, -ENOMEM, "out of memory");
     uint32_t *local = calloc(end - top, sizeof *local);
     if (!local) {
         ig_tree_free(t);
@@ -86,118 +84,7 @@ int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only,
         local[i - top] = t->n++;
     }
     free(local);
-    tree_finish(t);
-    return 0;
-}
-
-int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
-                      struct ig_tree *t, struct ig_error *err)
-{
-    /* the column's nodes follow it in pre-order until the next top-level node */
-    uint32_t end = top_col + 1;
-    struct ig_colrec cr;
-    while (end < p->num_columns && ig_part_column(p, end, &cr, NULL) == 0 && cr.parent != IG_NONE)
-        end++;
-    if (tree_alloc(t, end - top_col)) return ig_err(err, -ENOMEM, "out of memory");
-    uint32_t *local = calloc(end - top_col, sizeof *local);
-    if (!local) {
-        ig_tree_free(t);
-        return ig_err(err, -ENOMEM, "out of memory");
-    }
-    int rc = 0;
-    uint32_t only_col = only;
-    for (uint32_t i = top_col; i < end && !rc; i++) {
-        local[i - top_col] = UINT32_MAX;
-        rc = ig_part_column(p, i, &cr, err);
-        if (rc) break;
-        if (i != top_col && (cr.parent < top_col || cr.parent >= i)) {
-            rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent is not before it", p->path, i);
-            break;
-        }
-        if (only_col != UINT32_MAX) {
-            /* keep the path to `only` and everything below it */
-            bool keep = false;
-            struct ig_colrec k = {0};
-            for (uint32_t kk = only_col, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
-                keep = kk == i;
-                if (ig_part_column(p, kk, &k, NULL)) break;
-                kk = k.parent;
-            }
-            for (uint32_t kk = i, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
-                keep = kk == only_col;
-                if (ig_part_column(p, kk, &k, NULL)) break;
-                kk = k.parent;
-            }
-            if (!keep) continue;
-        }
-        struct ig_tree_node *nd = &t->nodes[t->n];
-        /* field name: after the parent's path and a dot */
-        nd->field = cr.name;
-        nd->field_len = cr.name_len;
-        if (i != top_col) {
-            struct ig_colrec pr;
-            if (ig_part_column(p, cr.parent, &pr, NULL) == 0 && pr.name_len + 1 < cr.name_len) {
-                nd->field = cr.name + pr.name_len + 1;
-                nd->field_len = cr.name_len - pr.name_len - 1;
-            }
-        }
-        nd->type = cr.type;
-        nd->lists = cr.lists;
-        nd->null_mask = cr.null_mask;
-        nd->max_def = cr.max_def;
-        nd->quantize = cr.quantize;
-        nd->dimension = cr.dimension;
-        nd->parent = i == top_col ? UINT32_MAX : local[cr.parent - top_col];
-        if (i != top_col && nd->parent == UINT32_MAX) continue; /* parent pruned: cannot happen */
-        if (cr.type != IG_T_STRUCT) t->leaf_global[t->nleaves++] = cr.leaf;
-        local[i - top_col] = t->n++;
-    }
-    free(local);
-    if (rc) {
-        ig_tree_free(t);
-        return rc;
-    }
-    tree_finish(t);
-    return 0;
-}
-
-/* ---- levels ---------------------------------------------------------------- */
-
-int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
-{
-    uint32_t per = v->per_value ? v->per_value : 1;
-    v->rows = 0;
-    size_t vals = 0;
-    for (size_t e = 0; e < v->nent; e++) {
-        if (v->reps[e] == 0) {
-            if (v->rows + 2 > v->row_cap) {
-                size_t cap = v->row_cap ? v->row_cap * 2 : 256;
-                while (cap < v->rows + 2) cap *= 2;
-                uint32_t *a = realloc(v->row_ent, cap * sizeof *a), *b = realloc(v->row_val, cap * sizeof *b);
-                if (a) v->row_ent = a;
-                if (b) v->row_val = b;
-                if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
-                v->row_cap = cap;
-            }
-            v->row_ent[v->rows] = (uint32_t)e;
-            v->row_val[v->rows] = (uint32_t)vals;
-            v->rows++;
-        } else if (e == 0) {
-            return ig_err(err, -EIO, "levels: the first entry continues a row");
-        }
-        if (v->defs[e] > max_def) return ig_err(err, -EIO, "levels: definition level above the maximum");
-        if (v->defs[e] == max_def) vals += per;
-    }
-    if (v->row_cap < v->rows + 1) {
-        uint32_t *a = realloc(v->row_ent, (v->rows + 1) * sizeof *a), *b = realloc(v->row_val, (v->rows + 1) * sizeof *b);
-        if (a) v->row_ent = a;
-        if (b) v->row_val = b;
-        if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
-        v->row_cap = v->rows + 1;
-    }
-    v->row_ent[v->rows] = (uint32_t)v->nent;
-    v->row_val[v->rows] = (uint32_t)vals;
-    if (vals != v->n) return ig_err(err, -EIO, "levels: %zu values defined, %zu stored", vals, v->n);
+    ig_tree_finish(t);
     return 0;
 }
 

@@ -24,7 +24,6 @@
 
 struct ig_error;
 struct ig_schema;
-struct ig_part;
 
 struct ig_tree_node {
     uint8_t type;          /* leaf type or IG_T_STRUCT */
@@ -49,9 +48,11 @@ struct ig_tree {
  * reassembly of a projection. */
 int ig_tree_from_schema(const struct ig_schema *s, uint32_t top, uint32_t only,
                         struct ig_tree *t, struct ig_error *err);
-/* The same from a part's footer (column ids). */
-int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
-                      struct ig_tree *t, struct ig_error *err);
+/* Building a tree node by node (ig_tree_from_schema; ig_tree_from_part in
+ * part/columns.h): room for n nodes, then nodes appended in pre-order with
+ * their parent's tree index, then the leaf ordinals filled in. */
+int ig_tree_init(struct ig_tree *t, uint32_t n);
+void ig_tree_finish(struct ig_tree *t);
 void ig_tree_free(struct ig_tree *t);
 
 /* Render rows [0, rows) as one JSON value per line, skipping rows whose bit in
@@ -66,7 +67,5 @@ int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, 
 int ig_assemble_row(const struct ig_tree *t, struct ig_values *const *leaves, size_t row,
                     struct ig_buf *out, struct ig_error *err);
 
-/* Fill row_ent/row_val/rows of a nested leaf from its reps and defs (decoders). */
-int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err);
 
 #endif

@@ -1,6 +1,5 @@
 #include "format/model/schema.h"
 #include "format/layout.h"
-#include "format/page/page.h"
 #include "format/model/types.h"
 #include "format/enc/codec.h"
 #include "util/buf.h"

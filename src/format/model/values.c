@@ -1,5 +1,6 @@
 #include "format/model/values.h"
 #include "format/model/types.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -220,5 +221,45 @@ int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n)
     if (rc) return rc;
     memcpy(v->valid, bits, (n + 7) / 8);
     v->has_nulls = true;
+    return 0;
+}
+
+/* ---- levels ---------------------------------------------------------------- */
+
+int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
+{
+    uint32_t per = v->per_value ? v->per_value : 1;
+    v->rows = 0;
+    size_t vals = 0;
+    for (size_t e = 0; e < v->nent; e++) {
+        if (v->reps[e] == 0) {
+            if (v->rows + 2 > v->row_cap) {
+                size_t cap = v->row_cap ? v->row_cap * 2 : 256;
+                while (cap < v->rows + 2) cap *= 2;
+                uint32_t *a = realloc(v->row_ent, cap * sizeof *a), *b = realloc(v->row_val, cap * sizeof *b);
+                if (a) v->row_ent = a;
+                if (b) v->row_val = b;
+                if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
+                v->row_cap = cap;
+            }
+            v->row_ent[v->rows] = (uint32_t)e;
+            v->row_val[v->rows] = (uint32_t)vals;
+            v->rows++;
+        } else if (e == 0) {
+            return ig_err(err, -EIO, "levels: the first entry continues a row");
+        }
+        if (v->defs[e] > max_def) return ig_err(err, -EIO, "levels: definition level above the maximum");
+        if (v->defs[e] == max_def) vals += per;
+    }
+    if (v->row_cap < v->rows + 1) {
+        uint32_t *a = realloc(v->row_ent, (v->rows + 1) * sizeof *a), *b = realloc(v->row_val, (v->rows + 1) * sizeof *b);
+        if (a) v->row_ent = a;
+        if (b) v->row_val = b;
+        if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
+        v->row_cap = v->rows + 1;
+    }
+    v->row_ent[v->rows] = (uint32_t)v->nent;
+    v->row_val[v->rows] = (uint32_t)vals;
+    if (vals != v->n) return ig_err(err, -EIO, "levels: %zu values defined, %zu stored", vals, v->n);
     return 0;
 }

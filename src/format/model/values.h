@@ -78,6 +78,12 @@ int ig_values_end_row(struct ig_values *v);
 /* Make v a nested leaf with `per_value` lanes per defined entry; empty. */
 void ig_values_set_levels(struct ig_values *v, uint32_t per_value);
 
+/* Fill row_ent/row_val/rows of a nested leaf from its reps and defs (decoders):
+ * -EIO when the levels are inconsistent (a first entry that continues a row, a
+ * definition level above max_def, more or fewer values than the levels define). */
+struct ig_error;
+int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err);
+
 /* Mark every value present (validity all ones) for the first n; used by decoders. */
 int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n);
 

@@ -1,4 +1,5 @@
 #include "format/ops/erase.h"
+#include "format/part/columns.h"
 #include "format/part/journal.h"
 #include "format/layout.h"
 #include "format/part/lock.h"
@@ -10,7 +11,7 @@
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "blob/blob.h"
-#include "import/convert.h"
+#include "format/model/parse_value.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/u64vec.h"
@@ -103,40 +104,61 @@ static bool set_has(const struct value_set *s, const struct ig_values *v, size_t
     }
 }
 
+/* The values the clauses w[k] naming `column` match, parsed by the column's type
+ * into t (which the caller initialises with the column's type): the column must
+ * exist and hold comparable values. */
+static int where_targets(const struct ig_table *t, const char *column,
+                         const struct ig_erase_where *w, size_t nw, struct ig_column_ref *c,
+                         struct ig_values *targets, struct ig_error *err)
+{
+    if (ig_table_column(t, column, strlen(column), c, NULL))
+        return ig_err(err, -EINVAL, "no column '%s'", column);
+    ig_values_retype(targets, c->rec.type);
+    struct ig_buf scratch = IG_BUF_INIT;
+    struct ig_error sub = {0};
+    int rc = 0;
+    for (size_t k = 0; k < nw && !rc; k++) {
+        if (strcmp(w[k].column, column)) continue;
+        if (c->rec.type == IG_T_BLOB || c->nested)
+            rc = ig_err(&sub, -EINVAL, "%s columns cannot be matched by value",
+                        c->rec.type == IG_T_BLOB ? "blob" : "nested (list, struct, vector)");
+        else if (!strcmp(w[k].value, "\\N"))
+            rc = ig_values_push_null(targets);
+        else
+            rc = ig_parse_value(c->rec.type, w[k].value, strlen(w[k].value), targets, &scratch, &sub);
+    }
+    ig_buf_free(&scratch);
+    if (rc == -ENOMEM) return ig_err(err, rc, "out of memory");
+    return rc ? ig_err(err, -EINVAL, "column '%s': %s", column, sub.msg) : 0;
+}
+
+int ig_erase_check_where(const struct ig_table *t, const char *column, const char *value,
+                         struct ig_error *err)
+{
+    struct ig_erase_where w = {column, value};
+    struct ig_column_ref c;
+    struct ig_values targets;
+    ig_values_init(&targets, IG_T_INT64);
+    int rc = where_targets(t, column, &w, 1, &c, &targets, err);
+    ig_values_free(&targets);
+    return rc;
+}
+
 /* Every live row whose column equals one of the values of the clauses w[k] for
  * which w[k].column is `column`: one scan of the column for all of them. */
 static int scan_where(const struct ig_table *t, const char *column, const struct ig_erase_where *w,
                       size_t nw, struct ig_u64vec *out, struct ig_error *err)
 {
     struct ig_column_ref c;
-    int rc = ig_table_column(t, column, strlen(column), &c, err);
-    if (rc) return ig_err(err, -EINVAL, "no column '%s'", column);
-    struct ig_column_def def = {.name = (char *)column,
-                                .name_len = strlen(column),
-                                .type = c.rec.type,
-                                .nullable = true};
     struct value_set set = {0};
     struct ig_values v;
-    ig_values_init(&set.t, c.rec.type);
-    ig_values_init(&v, c.rec.type);
-    struct ig_buf scratch = IG_BUF_INIT;
-    struct ig_convert_ctx cc = {.scratch = &scratch};
-    struct ig_error sub = {0};
-    for (size_t k = 0; k < nw && !rc; k++) {
-        if (strcmp(w[k].column, column)) continue;
-        if (c.rec.type == IG_T_BLOB || c.nested)
-            rc = ig_err(&sub, -EINVAL, "%s columns cannot be matched by value",
-                        c.rec.type == IG_T_BLOB ? "blob" : "nested");
-        else if (!strcmp(w[k].value, "\\N"))
-            rc = ig_values_push_null(&set.t);
-        else
-            rc = ig_convert_text(&def, &set.t, w[k].value, strlen(w[k].value), true, &cc, &sub);
-    }
-    ig_buf_free(&scratch);
+    ig_values_init(&set.t, IG_T_INT64);
+    int rc = where_targets(t, column, w, nw, &c, &set.t, err);
     if (rc) {
         ig_values_free(&set.t);
-        return ig_err(err, -EINVAL, "column '%s': %s", column, sub.msg);
+        return rc;
     }
+    ig_values_init(&v, c.rec.type);
     size_t cap = 16;
     while (cap < 2 * set.t.n) cap *= 2;
     set.mask = cap - 1;

@@ -55,6 +55,14 @@ struct ig_erase_report {
 int ig_erase_resolve(const struct ig_table *t, const struct ig_erase_request *req, uint64_t **ids,
                      size_t *n, struct ig_error *err);
 
+/* Check one `--where COLUMN=VALUE` clause without scanning: the column must
+ * exist and hold values that can be compared (not blob, not nested), and the
+ * value must parse as the column's type ("\\N" is NULL). -EINVAL with a message
+ * naming the column otherwise. `ingot erase` and the mount's control file both
+ * check through this (ig_erase_resolve applies the same rule). */
+int ig_erase_check_where(const struct ig_table *t, const char *column, const char *value,
+                         struct ig_error *err);
+
 /* Take the table lock, replay any interrupted erase, resolve and erase. Nothing
  * is changed when resolution fails. */
 int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_erase_report *rep,

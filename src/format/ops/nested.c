@@ -1,4 +1,5 @@
 #include "format/ops/nested.h"
+#include "format/part/columns.h"
 #include "format/layout.h"
 #include "util/error.h"
 

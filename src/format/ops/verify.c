@@ -1,4 +1,5 @@
 #include "format/ops/verify.h"
+#include "format/part/columns.h"
 #include "format/part/footer.h"
 #include "format/layout.h"
 #include "format/part/merkle.h"

@@ -1,5 +1,5 @@
 #include "format/page/page.h"
-#include "format/part/footer.h"
+#include "format/page/pagerec.h"
 #include "format/layout.h"
 #include "format/model/assemble.h"
 #include "format/page/blob_refs.h"
@@ -186,16 +186,6 @@ static int seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig
         return ig_err(err, -ENOMEM, "out of memory");
     out->checksum = ig_hash(out->stored.data, out->stored.len);
     return 0;
-}
-
-const char *ig_page_enc_name(unsigned e)
-{
-    return e == IG_PAGE_ENC_SLIDE ? "slide" : ig_enc_name((enum ig_enc)e);
-}
-
-int ig_page_enc_from_name(const char *name)
-{
-    return name && strcmp(name, "slide") == 0 ? IG_PAGE_ENC_SLIDE : ig_enc_from_name(name);
 }
 
 /* An erased page's zstd frame can come out a few bytes longer than the one it

@@ -55,10 +55,6 @@ struct ig_page_scratch {
     void *zstd_dctx; /* ZSTD_DCtx, made on first use: one per call costs page faults */
 };
 
-/* Names of page encodings: the codec schemes plus "slide" (IG_PAGE_ENC_SLIDE). */
-const char *ig_page_enc_name(unsigned e);
-int ig_page_enc_from_name(const char *name); /* -1 if unknown */
-
 void ig_page_scratch_free(struct ig_page_scratch *s);
 void ig_page_built_free(struct ig_page_built *b);
 

@@ -212,44 +212,6 @@ void ig_part_close(struct ig_part *p)
     p->fd = p->blob_fd = -1;
 }
 
-int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
-                   struct ig_error *err)
-{
-    if (col >= p->num_columns)
-        return ig_err(err, -EIO, "%s: column %u out of range", p->path, col);
-    const uint8_t *r = ig_part_section(p, IG_SEC_COLUMNS) + (uint64_t)col * IG_COL_SIZE;
-    uint32_t off = ig_ld32(r + IG_COL_NAME_OFF), len = ig_ld32(r + IG_COL_NAME_LEN);
-    if (len == 0 || len > IG_MAX_NAME_LEN || off > p->sec_size[IG_SEC_NAMES] ||
-        len > p->sec_size[IG_SEC_NAMES] - off)
-        return ig_err(err, -EIO, "%s: corrupt footer: column %u name out of bounds", p->path, col);
-    c->name = (const char *)ig_part_section(p, IG_SEC_NAMES) + off;
-    c->name_len = len;
-    c->parent = ig_ld32(r + IG_COL_PARENT);
-    c->leaf = ig_ld32(r + IG_COL_LEAF);
-    c->type = r[IG_COL_TYPE];
-    c->flags = r[IG_COL_FLAGS];
-    c->max_rep = r[IG_COL_MAX_REP];
-    c->max_def = r[IG_COL_MAX_DEF];
-    c->encoding = r[IG_COL_ENCODING];
-    c->compression = r[IG_COL_COMPRESSION];
-    c->erase_level = r[IG_COL_ERASE_LEVEL];
-    c->quantize = r[IG_COL_QUANTIZE];
-    c->page_size = ig_ld32(r + IG_COL_PAGE_SIZE);
-    c->dimension = ig_ld32(r + IG_COL_DIMENSION);
-    c->num_children = ig_ld32(r + IG_COL_NUM_CHILDREN);
-    c->lists = r[IG_COL_LISTS];
-    c->null_mask = r[IG_COL_NULL_MASK];
-    if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
-        (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
-        return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
-    if (c->lists > 7 || (c->leaf == IG_NONE) != (c->type == IG_T_STRUCT))
-        return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
-    if (c->leaf != IG_NONE && !ig_type_is_leaf(c->type))
-        return ig_err(err, -EIO, "%s: corrupt footer: column %u has unknown type %u", p->path,
-                      col, c->type);
-    return 0;
-}
-
 int ig_part_leaf_column(const struct ig_part *p, uint32_t leaf, uint32_t *col,
                         struct ig_error *err)
 {

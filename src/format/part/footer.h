@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "format/layout.h"
+#include "format/page/pagerec.h"
 
 struct ig_error;
 
@@ -55,15 +56,6 @@ struct ig_grouprec {
     uint64_t first_row;
     uint32_t row_count, first_page, page_count;
     uint64_t hash;
-};
-
-struct ig_pagerec {
-    uint64_t offset;
-    uint32_t capacity, stored, first_row, row_count, entry_count, value_count;
-    uint8_t encoding, compression, flags;
-    uint32_t deleted;
-    uint64_t checksum, text_len;
-    uint32_t body_size, leaf;
 };
 
 /* writable: map the footer read-write (erase); readers pass false. */

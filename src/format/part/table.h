@@ -69,7 +69,5 @@ int ig_table_group(const struct ig_table *t, uint32_t g, uint32_t *part, uint32_
 /* Global row id -> (part, local row). -ENOENT if out of range. */
 int ig_table_row(const struct ig_table *t, uint64_t row_id, uint32_t *part, uint64_t *local);
 
-/* Rebuild the schema from a part's column records. */
-int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
 
 #endif

@@ -1,4 +1,5 @@
 #include "format/part/writer.h"
+#include "format/part/columns.h"
 #include "format/model/assemble.h"
 #include "format/layout.h"
 #include "format/part/merkle.h"
@@ -503,27 +504,9 @@ static int build_footer(struct ig_part_writer *w, struct ig_buf *f, uint64_t *ro
     int rc = order ? 0 : -ENOMEM;
     for (uint32_t c = 0; c < s->n && !rc; c++) {
         const struct ig_column_def *cd = &s->cols[c];
-        uint8_t r[IG_COL_SIZE] = {0};
-        ig_st32(r + IG_COL_NAME_OFF, (uint32_t)names.len);
-        ig_st32(r + IG_COL_NAME_LEN, (uint32_t)cd->name_len);
-        ig_st32(r + IG_COL_PARENT, cd->parent == IG_SCHEMA_NONE ? IG_NONE : cd->parent);
-        ig_st32(r + IG_COL_LEAF, cd->leaf == IG_SCHEMA_NONE ? IG_NONE : cd->leaf);
-        r[IG_COL_TYPE] = cd->type;
-        r[IG_COL_FLAGS] = (uint8_t)((cd->null_mask & 1 ? IG_COLF_NULLABLE : 0) |
-                                    (cd->lists ? IG_COLF_REPEATED : 0));
-        r[IG_COL_MAX_REP] = cd->max_rep;
-        r[IG_COL_MAX_DEF] = cd->max_def;
-        r[IG_COL_ENCODING] = cd->encoding;
-        r[IG_COL_COMPRESSION] = cd->compression;
-        r[IG_COL_ERASE_LEVEL] = cd->erase_level;
-        r[IG_COL_QUANTIZE] = cd->quantize;
-        uint32_t ps = cd->page_size;
-        if (cd->leaf != IG_SCHEMA_NONE) ps = leaf_page_size(w, cd->leaf);
-        ig_st32(r + IG_COL_PAGE_SIZE, ps);
-        ig_st32(r + IG_COL_DIMENSION, cd->dimension);
-        ig_st32(r + IG_COL_NUM_CHILDREN, cd->num_children);
-        r[IG_COL_LISTS] = cd->lists;
-        r[IG_COL_NULL_MASK] = cd->null_mask;
+        uint8_t r[IG_COL_SIZE];
+        uint32_t ps = cd->leaf != IG_SCHEMA_NONE ? leaf_page_size(w, cd->leaf) : cd->page_size;
+        ig_colrec_store(r, cd, (uint32_t)names.len, ps);
         rc = ig_buf_append(&cols, r, sizeof r);
         if (!rc) rc = ig_buf_append(&names, cd->name, cd->name_len);
         order[c] = c;

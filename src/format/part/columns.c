@@ -1,0 +1,185 @@
+#include "format/part/columns.h"
+#include "format/model/types.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ig_colrec_store(uint8_t r[IG_COL_SIZE], const struct ig_column_def *cd, uint32_t name_off,
+                     uint32_t page_size)
+{
+    memset(r, 0, IG_COL_SIZE);
+    ig_st32(r + IG_COL_NAME_OFF, name_off);
+    ig_st32(r + IG_COL_NAME_LEN, (uint32_t)cd->name_len);
+    ig_st32(r + IG_COL_PARENT, cd->parent == IG_SCHEMA_NONE ? IG_NONE : cd->parent);
+    ig_st32(r + IG_COL_LEAF, cd->leaf == IG_SCHEMA_NONE ? IG_NONE : cd->leaf);
+    r[IG_COL_TYPE] = cd->type;
+    r[IG_COL_FLAGS] = (uint8_t)((cd->null_mask & 1 ? IG_COLF_NULLABLE : 0) |
+                                (cd->lists ? IG_COLF_REPEATED : 0));
+    r[IG_COL_MAX_REP] = cd->max_rep;
+    r[IG_COL_MAX_DEF] = cd->max_def;
+    r[IG_COL_ENCODING] = cd->encoding;
+    r[IG_COL_COMPRESSION] = cd->compression;
+    r[IG_COL_ERASE_LEVEL] = cd->erase_level;
+    r[IG_COL_QUANTIZE] = cd->quantize;
+    ig_st32(r + IG_COL_PAGE_SIZE, page_size);
+    ig_st32(r + IG_COL_DIMENSION, cd->dimension);
+    ig_st32(r + IG_COL_NUM_CHILDREN, cd->num_children);
+    r[IG_COL_LISTS] = cd->lists;
+    r[IG_COL_NULL_MASK] = cd->null_mask;
+}
+
+int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
+                   struct ig_error *err)
+{
+    if (col >= p->num_columns)
+        return ig_err(err, -EIO, "%s: column %u out of range", p->path, col);
+    const uint8_t *r = ig_part_section(p, IG_SEC_COLUMNS) + (uint64_t)col * IG_COL_SIZE;
+    uint32_t off = ig_ld32(r + IG_COL_NAME_OFF), len = ig_ld32(r + IG_COL_NAME_LEN);
+    if (len == 0 || len > IG_MAX_NAME_LEN || off > p->sec_size[IG_SEC_NAMES] ||
+        len > p->sec_size[IG_SEC_NAMES] - off)
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u name out of bounds", p->path, col);
+    c->name = (const char *)ig_part_section(p, IG_SEC_NAMES) + off;
+    c->name_len = len;
+    c->parent = ig_ld32(r + IG_COL_PARENT);
+    c->leaf = ig_ld32(r + IG_COL_LEAF);
+    c->type = r[IG_COL_TYPE];
+    c->flags = r[IG_COL_FLAGS];
+    c->max_rep = r[IG_COL_MAX_REP];
+    c->max_def = r[IG_COL_MAX_DEF];
+    c->encoding = r[IG_COL_ENCODING];
+    c->compression = r[IG_COL_COMPRESSION];
+    c->erase_level = r[IG_COL_ERASE_LEVEL];
+    c->quantize = r[IG_COL_QUANTIZE];
+    c->page_size = ig_ld32(r + IG_COL_PAGE_SIZE);
+    c->dimension = ig_ld32(r + IG_COL_DIMENSION);
+    c->num_children = ig_ld32(r + IG_COL_NUM_CHILDREN);
+    c->lists = r[IG_COL_LISTS];
+    c->null_mask = r[IG_COL_NULL_MASK];
+    if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
+        (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
+    if (c->lists > 7 || (c->leaf == IG_NONE) != (c->type == IG_T_STRUCT))
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
+    if (c->leaf != IG_NONE && !ig_type_is_leaf(c->type))
+        return ig_err(err, -EIO, "%s: corrupt footer: column %u has unknown type %u", p->path,
+                      col, c->type);
+    return 0;
+}
+
+int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
+{
+    memset(s, 0, sizeof *s);
+    int rc = 0;
+    for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
+        struct ig_colrec r;
+        rc = ig_part_column(p, c, &r, err);
+        if (rc) break;
+        if (r.parent != IG_NONE && r.parent >= c) {
+            rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent follows it", p->path, c);
+            break;
+        }
+        /* nodes are added raw (type already checked by ig_part_column) */
+        struct ig_error sub = {0};
+        unsigned type = r.type == IG_T_STRUCT ? IG_T_BOOL : r.type; /* placeholder for add */
+        rc = ig_schema_add(s, r.name, r.name_len, type, r.flags & IG_COLF_NULLABLE, &sub);
+        if (rc) {
+            rc = ig_err(err, -EIO, "%s: column %u: %s", p->path, c, sub.msg);
+            break;
+        }
+        struct ig_column_def *cd = &s->cols[s->n - 1];
+        cd->type = r.type;
+        cd->parent = r.parent == IG_NONE ? IG_SCHEMA_NONE : r.parent;
+        cd->num_children = r.num_children;
+        cd->lists = r.lists;
+        cd->null_mask = r.null_mask;
+        cd->nullable = r.null_mask & 1;
+        cd->page_size = r.page_size;
+        cd->encoding = r.encoding;
+        cd->compression = r.compression;
+        cd->erase_level = r.erase_level;
+        cd->quantize = r.quantize;
+        cd->dimension = r.dimension;
+    }
+    if (!rc) {
+        struct ig_error sub = {0};
+        rc = ig_schema_finish(s, &sub);
+        if (rc) rc = ig_err(err, -EIO, "%s: %s", p->path, sub.msg);
+    }
+    if (rc) ig_schema_free(s);
+    return rc;
+}
+
+int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
+                      struct ig_tree *t, struct ig_error *err)
+{
+    /* the column's nodes follow it in pre-order until the next top-level node */
+    uint32_t end = top_col + 1;
+    struct ig_colrec cr;
+    while (end < p->num_columns && ig_part_column(p, end, &cr, NULL) == 0 && cr.parent != IG_NONE)
+        end++;
+    if (ig_tree_init(t, end - top_col)) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t *local = calloc(end - top_col, sizeof *local);
+    if (!local) {
+        ig_tree_free(t);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    uint32_t only_col = only;
+    for (uint32_t i = top_col; i < end && !rc; i++) {
+        local[i - top_col] = UINT32_MAX;
+        rc = ig_part_column(p, i, &cr, err);
+        if (rc) break;
+        if (i != top_col && (cr.parent < top_col || cr.parent >= i)) {
+            rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent is not before it", p->path, i);
+            break;
+        }
+        if (only_col != UINT32_MAX) {
+            /* keep the path to `only` and everything below it */
+            bool keep = false;
+            struct ig_colrec k = {0};
+            for (uint32_t kk = only_col, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
+                keep = kk == i;
+                if (ig_part_column(p, kk, &k, NULL)) break;
+                kk = k.parent;
+            }
+            for (uint32_t kk = i, guard = 0; kk != IG_NONE && guard < 64 && !keep; guard++) {
+                keep = kk == only_col;
+                if (ig_part_column(p, kk, &k, NULL)) break;
+                kk = k.parent;
+            }
+            if (!keep) continue;
+        }
+        struct ig_tree_node *nd = &t->nodes[t->n];
+        /* field name: after the parent's path and a dot */
+        nd->field = cr.name;
+        nd->field_len = cr.name_len;
+        if (i != top_col) {
+            struct ig_colrec pr;
+            if (ig_part_column(p, cr.parent, &pr, NULL) == 0 && pr.name_len + 1 < cr.name_len) {
+                nd->field = cr.name + pr.name_len + 1;
+                nd->field_len = cr.name_len - pr.name_len - 1;
+            }
+        }
+        nd->type = cr.type;
+        nd->lists = cr.lists;
+        nd->null_mask = cr.null_mask;
+        nd->max_def = cr.max_def;
+        nd->quantize = cr.quantize;
+        nd->dimension = cr.dimension;
+        nd->parent = i == top_col ? UINT32_MAX : local[cr.parent - top_col];
+        if (i != top_col && nd->parent == UINT32_MAX) continue; /* parent pruned: cannot happen */
+        if (cr.type != IG_T_STRUCT) t->leaf_global[t->nleaves++] = cr.leaf;
+        local[i - top_col] = t->n++;
+    }
+    free(local);
+    if (rc) {
+        ig_tree_free(t);
+        return rc;
+    }
+    ig_tree_finish(t);
+    return 0;
+}

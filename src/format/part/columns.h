@@ -1,0 +1,34 @@
+/* columns.h - the column record (64 bytes, layout.h) written and read side by side.
+ *
+ * The writer stores one record per schema node with ig_colrec_store; readers
+ * decode and bounds-check a record with ig_part_column (declared in footer.h with
+ * the other record accessors). Both live in columns.c, so a field added to one
+ * is added to the other. Above them: a part's columns back as a schema (append,
+ * verify) or as the tree that reassembles one nested column (readers). */
+#ifndef IG_FORMAT_PART_COLUMNS_H
+#define IG_FORMAT_PART_COLUMNS_H
+
+#include <stdint.h>
+
+#include "format/layout.h"
+#include "format/model/assemble.h"
+#include "format/model/schema.h"
+#include "format/part/footer.h"
+
+struct ig_error;
+
+/* The record of schema node cd, whose name starts at name_off in the names
+ * section, with the column's effective target page size. */
+void ig_colrec_store(uint8_t r[IG_COL_SIZE], const struct ig_column_def *cd, uint32_t name_off,
+                     uint32_t page_size);
+
+/* Rebuild the schema from a part's column records. */
+int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
+
+/* The reassembly tree of top-level column `top_col` from the part's records;
+ * with only != UINT32_MAX (a column id) just the path to that node and what is
+ * below it (the partial reassembly of a projection). */
+int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
+                      struct ig_tree *t, struct ig_error *err);
+
+#endif
