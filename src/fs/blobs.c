@@ -1,7 +1,7 @@
 #include "blobs.h"
 #include "cache.h"
 #include "session.h"
-#include "view.h"
+#include "rows.h"
 #include "format/layout.h"
 #include "format/model/types.h"
 #include "util/hash.h"
@@ -9,18 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-int fs_blob_columns(struct fs_session *s)
-{
-    s->nblob_cols = 0;
-    for (uint32_t c = 0; c < s->table.parts[0].num_columns; c++) {
-        struct ig_colrec cr;
-        if (ig_part_column(&s->table.parts[0], c, &cr, NULL) || cr.type != IG_T_BLOB) continue;
-        if (s->nblob_cols == FS_MAX_BLOB_COLUMNS) return -EFBIG;
-        s->blob_cols[s->nblob_cols++] = c;
-    }
-    return 0;
-}
 
 uint32_t fs_blob_column(struct fs_session *s, uint32_t ordinal)
 {

@@ -20,8 +20,7 @@
 struct fs_session;
 struct fs_entry;
 
-/* Blob columns in column order (their ordinals name them in inodes). */
-int fs_blob_columns(struct fs_session *s);
+/* Column id of blob column `ordinal` (fs_blob_columns, session.h), or UINT32_MAX. */
 uint32_t fs_blob_column(struct fs_session *s, uint32_t ordinal); /* column id */
 
 /* The references of row `row` of blob column `ordinal`: -ENOENT if the row is

@@ -20,6 +20,17 @@
 #include "format/model/values.h"
 #include "util/buf.h"
 
+/* What the session caches (k1, k2): pieces of page p of part i are
+ * (i << 32 | p, KEY_PIECE(view) | variant bits), decoded pages KEY_DECODED, a
+ * rendered row (KEY_ROW_K1(id), KEY_ROW), generated files (KEY_SPECIAL_K1,
+ * KEY_SPECIAL(which)). */
+#define KEY_PIECE(view) (0x100u + (view))
+#define KEY_DECODED 0x200u
+#define KEY_ROW_K1(row) ((1ULL << 63) | (row))
+#define KEY_ROW 0x300u
+#define KEY_SPECIAL_K1 (1ULL << 62)
+#define KEY_SPECIAL(which) (0x400u + (which))
+
 struct fs_entry {
     uint64_t k1, k2;
     struct ig_buf data;

@@ -446,6 +446,14 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
     do_readdir(req, ino, size, off, true);
 }
 
+/* An open file and, for the control file, its erase batch. */
+static void close_file(struct fs_session *s, struct fs_file *f)
+{
+    fs_batch_free(f->batch);
+    f->batch = NULL;
+    fs_file_close(s, f);
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     struct fs_session *s = S(req);
@@ -480,7 +488,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     fi->fh = (uint64_t)(uintptr_t)f;
     fi->keep_cache = !control; /* contents only change through an erase, which invalidates */
     fi->direct_io = control || (n.kind == FS_K_SPECIAL && n.special == FS_S_ERASURES);
-    if (fuse_reply_open(req, fi) == -ENOENT) fs_file_close(s, f); /* interrupted */
+    if (fuse_reply_open(req, fi) == -ENOENT) close_file(s, f); /* interrupted */
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -531,7 +539,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    fs_file_close(S(req), (struct fs_file *)(uintptr_t)fi->fh);
+    close_file(S(req), (struct fs_file *)(uintptr_t)fi->fh);
     fuse_reply_err(req, 0);
 }
 

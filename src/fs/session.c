@@ -1,5 +1,5 @@
 #include "session.h"
-#include "blobs.h"
+#include "format/model/types.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -129,4 +129,21 @@ void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const
         fprintf(stderr, "ingot: %s\n", msg);
     else
         syslog(LOG_ERR, "ingot: %s", msg);
+}
+
+int fs_blob_columns(struct fs_session *s)
+{
+    s->nblob_cols = 0;
+    for (uint32_t c = 0; c < s->table.parts[0].num_columns; c++) {
+        struct ig_colrec cr;
+        if (ig_part_column(&s->table.parts[0], c, &cr, NULL) || cr.type != IG_T_BLOB) continue;
+        if (s->nblob_cols == FS_MAX_BLOB_COLUMNS) return -EFBIG;
+        s->blob_cols[s->nblob_cols++] = c;
+    }
+    return 0;
+}
+
+bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref)
+{
+    return col < s->table.parts[0].num_columns && ig_table_column_at(&s->table, col, ref, NULL) == 0;
 }

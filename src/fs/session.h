@@ -71,6 +71,12 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
 void fs_session_destroy(struct fs_session *s);
 struct fs_scratch *fs_scratch(struct fs_session *s);
 
+/* The blob columns in column order (their ordinals name them in inodes):
+ * -EFBIG past FS_MAX_BLOB_COLUMNS. */
+int fs_blob_columns(struct fs_session *s);
+/* Column id -> reference (false if out of range or unreadable). */
+bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref);
+
 /* Report a damaged page once (stderr in the foreground, syslog otherwise). */
 void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const char *msg);
 

@@ -1,7 +1,8 @@
 #include "view.h"
 #include "format/part/columns.h"
 #include "blobs.h"
-#include "control.h"
+#include "generated.h"
+#include "rows.h"
 #include "format/model/names.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"
@@ -25,18 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Cache keys: k1 = part << 32 | page for page pieces; k2 says what was made. */
-#define KEY_PIECE(view) (0x100u + (view))
-#define KEY_DECODED 0x200u
-#define KEY_ROW_K1(row) ((1ULL << 63) | (row))
-#define KEY_ROW 0x300u
-#define KEY_SPECIAL_K1 (1ULL << 62)
-#define KEY_SPECIAL(which) (0x400u + (which))
 
-static bool column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref)
-{
-    return col < s->table.parts[0].num_columns && ig_table_column_at(&s->table, col, ref, NULL) == 0;
-}
 
 /* How a column view is laid out: which leaf's pages are its pieces, and how many
  * bytes each live row (or value) takes. */
@@ -67,9 +57,9 @@ static bool plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct
         vp->descr = "<i8";
         uint32_t c0;
         return ig_part_leaf_column(&s->table.parts[0], 0, &c0, NULL) == 0 &&
-               column_ref(s, c0, &vp->ref) && (vp->first_col = c0, true);
+               fs_column_ref(s, c0, &vp->ref) && (vp->first_col = c0, true);
     }
-    if (!column_ref(s, col, &vp->ref)) return false;
+    if (!fs_column_ref(s, col, &vp->ref)) return false;
     const struct ig_colrec *c = &vp->ref.rec;
     bool top = c->parent == IG_NONE, leaf = c->leaf != IG_NONE;
     const struct ig_type_info *ti = leaf ? read_type(&vp->ref) : NULL;
@@ -214,296 +204,6 @@ static int add_len(void *ctx, const struct fs_span *sp, uint64_t len)
     return 0;
 }
 
-/* ---- rows ---- */
-
-static int find_page_of_row(const struct ig_part *p, uint32_t lg, uint32_t leaf, uint32_t in_group,
-                            uint32_t *page, struct ig_pagerec *rec)
-{
-    uint32_t first, count;
-    if (ig_part_chunk(p, lg, leaf, &first, &count, NULL)) return -EIO;
-    uint32_t lo = first, hi = first + count; /* last page with first_row <= in_group */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        struct ig_pagerec r;
-        if (ig_part_page(p, mid, &r, NULL)) return -EIO;
-        if (r.first_row <= in_group)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    if (ig_part_page(p, lo, rec, NULL) || rec->leaf != leaf || rec->first_row > in_group ||
-        in_group - rec->first_row >= rec->row_count)
-        return -EIO;
-    *page = lo;
-    return 0;
-}
-
-/* Decoded page from the cache, decoding it on a miss. */
-static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
-                        const struct ig_column_ref *ref, uint64_t group_first_row,
-                        struct fs_entry **out)
-{
-    uint64_t k1 = (uint64_t)pi << 32 | page;
-    struct fs_entry *e = fs_cache_get(&s->cache, k1, KEY_DECODED);
-    if (e) {
-        *out = e;
-        return 0;
-    }
-    e = fs_entry_new(k1, KEY_DECODED);
-    if (!e || !(e->vals = calloc(1, sizeof *e->vals))) {
-        fs_entry_free(e);
-        return -ENOMEM;
-    }
-    ig_values_init(e->vals, ref->rec.type);
-    struct fs_scratch *sc = fs_scratch(s);
-    if (!sc) {
-        fs_entry_free(e);
-        return -ENOMEM;
-    }
-    struct ig_pagerec rec;
-    const uint8_t *del;
-    struct ig_error err = {0};
-    int rc = ig_reader_load(&sc->r, &s->table.parts[pi], ref, page, group_first_row, &rec, e->vals,
-                            &del, &err);
-    if (rc) {
-        fs_log_page_error(s, pi, page, err.msg);
-        fs_entry_free(e);
-        return rc == -ENOMEM ? rc : -EIO;
-    }
-    /* the values outlive `ref`: keep the blob directory name with them */
-    if (ig_buf_append(&e->data, ref->blob_dir, strlen(ref->blob_dir) + 1)) {
-        fs_entry_free(e);
-        return -ENOMEM;
-    }
-    e->vals->blob_dir = (const char *)e->data.data;
-    if (del) {
-        size_t nb = (rec.row_count + 7) / 8;
-        e->deleted = malloc(nb);
-        if (!e->deleted) {
-            fs_entry_free(e);
-            return -ENOMEM;
-        }
-        memcpy(e->deleted, del, nb);
-    }
-    *out = fs_cache_put(&s->cache, e);
-    return 0;
-}
-
-/* Part, group (record) and in-group position of a live row. */
-static int locate_row(struct fs_session *s, uint64_t row, uint32_t *pi, uint32_t *g,
-                      struct ig_grouprec *gr, uint32_t *in_group)
-{
-    uint64_t local;
-    if (ig_table_row(&s->table, row, pi, &local)) return -ENOENT;
-    const struct ig_part *p = &s->table.parts[*pi];
-    if (ig_part_row_deleted(p, local)) return -ENOENT;
-    uint32_t lo = 0, hi = p->num_groups; /* binary search over group first rows */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ig_part_group(p, mid, gr, NULL)) return -EIO;
-        if (gr->first_row <= local)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    if (ig_part_group(p, lo, gr, NULL) || local < gr->first_row ||
-        local - gr->first_row >= gr->row_count)
-        return -EIO;
-    *g = lo;
-    *in_group = (uint32_t)(local - gr->first_row);
-    return 0;
-}
-
-int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_entry **e,
-                 size_t *index)
-{
-    uint32_t pi, g, in_group, page;
-    struct ig_grouprec gr;
-    struct ig_pagerec rec;
-    struct ig_column_ref ref;
-    int rc = locate_row(s, row, &pi, &g, &gr, &in_group);
-    if (rc) return rc;
-    if (!column_ref(s, col, &ref)) return -EIO;
-    rc = find_page_of_row(&s->table.parts[pi], g, ref.rec.leaf, in_group, &page, &rec);
-    if (!rc) rc = decoded_page(s, pi, page, &ref, gr.first_row, e);
-    if (rc) return rc;
-    *index = in_group - rec.first_row;
-    const struct ig_values *v = (*e)->vals;
-    if (*index >= (v->levels ? v->rows : v->n)) {
-        fs_cache_release(&s->cache, *e);
-        return -EIO;
-    }
-    return 0;
-}
-
-/* A nested column's value in one row: its leaves' decoded pages, reassembled. */
-static int render_nested_value(struct fs_session *s, const struct ig_column_ref *top, uint64_t row,
-                               struct ig_buf *out)
-{
-    struct ig_tree tree;
-    struct ig_error err = {0};
-    int rc = ig_tree_from_part(&s->table.parts[0], top->col, UINT32_MAX, &tree, &err);
-    if (rc) return -EIO;
-    struct fs_entry **held = calloc(tree.nleaves, sizeof *held);
-    struct ig_values **vp = calloc(tree.nleaves, sizeof *vp);
-    size_t index = 0;
-    rc = held && vp ? 0 : -ENOMEM;
-    for (uint32_t l = 0; l < tree.nleaves && !rc; l++) {
-        uint32_t col;
-        size_t i = 0;
-        rc = ig_part_leaf_column(&s->table.parts[0], tree.leaf_global[l], &col, NULL) ? -EIO : 0;
-        if (!rc) rc = fs_row_value(s, col, row, &held[l], &i);
-        if (!rc) vp[l] = held[l]->vals;
-        if (!rc && l > 0 && i != index) rc = -EIO; /* leaves page in lockstep */
-        index = i;
-    }
-    if (!rc) rc = ig_assemble_row(&tree, vp, index, out, &err) ? -EIO : 0;
-    if (rc == -EIO) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "row %llu, column '%.*s': %s", (unsigned long long)row,
-                 (int)top->rec.name_len, top->rec.name, err.msg[0] ? err.msg : "leaves disagree");
-        fs_log_page_error(s, 0x7FFFFFFFu, (uint32_t)row, msg);
-    }
-    for (uint32_t l = 0; held && l < tree.nleaves; l++)
-        fs_cache_release(&s->cache, held[l]);
-    free(held);
-    free(vp);
-    ig_tree_free(&tree);
-    return rc;
-}
-
-static int render_row(struct fs_session *s, uint64_t row, struct ig_buf *out)
-{
-    uint32_t pi, g, in_group;
-    struct ig_grouprec gr;
-    int rc = locate_row(s, row, &pi, &g, &gr, &in_group);
-    if (rc) return rc;
-    const struct ig_part *p = &s->table.parts[pi];
-    rc = ig_buf_append_byte(out, '{');
-    bool first = true;
-    for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
-        struct ig_column_ref ref;
-        if (!column_ref(s, c, &ref)) return -EIO;
-        if (ref.rec.parent != IG_NONE) continue; /* keys are the top-level columns */
-        if (!first) rc = ig_buf_append_byte(out, ',');
-        first = false;
-        if (!rc) rc = ig_render_json_string(out, (const uint8_t *)ref.rec.name, ref.rec.name_len);
-        if (!rc) rc = ig_buf_append_byte(out, ':');
-        if (rc) break;
-        if (ref.nested) {
-            rc = render_nested_value(s, &ref, row, out);
-            continue;
-        }
-        struct fs_entry *e;
-        size_t i;
-        rc = fs_row_value(s, c, row, &e, &i);
-        if (rc) return rc;
-        rc = ig_render_json_value(out, e->vals, i);
-        fs_cache_release(&s->cache, e);
-    }
-    if (!rc) rc = ig_buf_append(out, "}\n", 2);
-    return rc;
-}
-
-/* ---- generated files ---- */
-
-static int render_readme(struct fs_session *s, struct ig_buf *b)
-{
-    const struct ig_table *t = &s->table;
-    const char *name = strrchr(s->dir, '/');
-    name = name && name[1] ? name + 1 : s->dir;
-    char example[3 * FS_NAME_MAX + 1] = "NAME", npy_example[3 * FS_NAME_MAX + 1] = "NAME";
-    for (uint32_t c = 0; c < t->parts[0].num_columns; c++) {
-        struct ig_column_ref ref;
-        if (!column_ref(s, c, &ref)) continue;
-        char esc[3 * FS_NAME_MAX + 1];
-        if (!fs_escape_name(ref.rec.name, ref.rec.name_len, esc, sizeof esc)) continue;
-        if (!strcmp(example, "NAME")) snprintf(example, sizeof example, "%s", esc);
-        if (!strcmp(npy_example, "NAME") && fs_column_has_view(s, c, FS_V_NPY))
-            snprintf(npy_example, sizeof npy_example, "%s", esc);
-    }
-    return ig_buf_printf(
-        b,
-        "This is the ingot table '%s', mounted read-only as files.\n"
-        "\n"
-        "  rows        %" PRIu64 " live (%" PRIu64 " erased) in %u row groups\n"
-        "  columns     %u (types, encodings and sizes: schema.json)\n"
-        "\n"
-        "Files\n"
-        "  columns/NAME            one line per live row (PostgreSQL COPY text: NULL is \\N)\n"
-        "  columns/NAME.npy        NumPy array of a fixed-width column (nulls as 0 or NaN)\n"
-        "  columns/NAME.valid.npy  NumPy bool array, false where the value is NULL\n"
-        "  columns/_rowid.npy      the row id of every live row (int64)\n"
-        "  groups/G/...            the same files for row group G only\n"
-        "  rows/ID                 one row as a JSON object (ID = row id)\n"
-        "\n"
-        "Column names that are not valid file names are escaped: %%25 for %%, %%2F for /,\n"
-        "and %%2E for a dot that would look like a file suffix (see schema.json \"file\").\n"
-        "\n"
-        "Examples\n"
-        "  head columns/%s\n"
-        "  python3 -c \"import numpy as np; a = np.load('columns/%s.npy', mmap_mode='r'); "
-        "print(a.shape)\"\n"
-        "  jq . rows/0\n"
-        "\n"
-        "Every read checks page checksums; a damaged page reads as an I/O error.\n",
-        name, t->num_rows - t->deleted_rows, t->deleted_rows, t->num_groups,
-        t->parts[0].num_columns, example, npy_example);
-}
-
-static int render_schema(struct fs_session *s, struct ig_buf *b)
-{
-    const struct ig_table *t = &s->table;
-    const struct ig_part *p0 = &t->parts[0];
-    int rc = ig_buf_printf(b,
-                           "{\"rows\":%" PRIu64 ",\"live_rows\":%" PRIu64 ",\"erased_rows\":%" PRIu64
-                           ",\"row_groups\":%u,\"parts\":%u,\"erase_level\":%u,\"columns\":[",
-                           t->num_rows, t->num_rows - t->deleted_rows, t->deleted_rows,
-                           t->num_groups, t->nparts, p0->erase_level);
-    for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
-        struct ig_column_ref ref;
-        if (!column_ref(s, c, &ref)) return -EIO;
-        const struct ig_type_info *ti = ig_type_info(ref.rec.type);
-        char esc[3 * FS_NAME_MAX + 1];
-        size_t en = fs_escape_name(ref.rec.name, ref.rec.name_len, esc, sizeof esc);
-        rc = ig_buf_printf(b, "%s{\"name\":", c ? "," : "");
-        if (!rc) rc = ig_render_json_string(b, (const uint8_t *)ref.rec.name, ref.rec.name_len);
-        if (!rc) rc = ig_buf_printf(b, ",\"file\":");
-        if (!rc) rc = en ? ig_render_json_string(b, (const uint8_t *)esc, en) : ig_buf_printf(b, "null");
-        /* encodings of the column's pages */
-        uint64_t enc_mask = 0, zstd = 0, stored = 0, pages = 0;
-        for (uint32_t pi = 0; pi < t->nparts && !rc; pi++)
-            for (uint32_t g = 0; g < t->parts[pi].num_groups; g++) {
-                uint32_t first, count;
-                if (ig_part_chunk(&t->parts[pi], g, ref.rec.leaf, &first, &count, NULL)) continue;
-                for (uint32_t pg = first; pg < first + count; pg++) {
-                    struct ig_pagerec rec;
-                    if (ig_part_page(&t->parts[pi], pg, &rec, NULL)) continue;
-                    enc_mask |= 1ULL << (rec.encoding & 63);
-                    zstd += rec.compression != 0;
-                    stored += rec.stored;
-                    pages++;
-                }
-            }
-        if (!rc)
-            rc = ig_buf_printf(b,
-                               ",\"type\":\"%s\",\"nullable\":%s,\"npy\":%s,\"erase_level\":%u,"
-                               "\"pages\":%" PRIu64 ",\"stored_bytes\":%" PRIu64
-                               ",\"zstd_pages\":%" PRIu64 ",\"encodings\":[",
-                               ti ? ti->name : "?", ref.rec.flags & IG_COLF_NULLABLE ? "true" : "false",
-                               ti && ti->npy ? "true" : "false", ref.erase_level, pages, stored, zstd);
-        bool first = true;
-        for (int e = 1; e < 64 && !rc; e++)
-            if (enc_mask >> e & 1) {
-                rc = ig_buf_printf(b, "%s\"%s\"", first ? "" : ",", ig_enc_name((enum ig_enc)e));
-                first = false;
-            }
-        if (!rc) rc = ig_buf_printf(b, "]}");
-    }
-    if (!rc) rc = ig_buf_printf(b, "]}\n");
-    return rc;
-}
-
 /* Materialised content (rows and generated files), cached. */
 static int content_entry(struct fs_session *s, const struct fs_node *n, struct fs_entry **out)
 {
@@ -518,11 +218,11 @@ static int content_entry(struct fs_session *s, const struct fs_node *n, struct f
     if (!e) return -ENOMEM;
     int rc;
     if (n->kind == FS_K_ROW)
-        rc = render_row(s, n->row, &e->data);
+        rc = fs_row_render(s, n->row, &e->data);
     else if (n->special == FS_S_README)
-        rc = render_readme(s, &e->data);
+        rc = fs_render_readme(s, &e->data);
     else if (n->special == FS_S_SCHEMA)
-        rc = render_schema(s, &e->data);
+        rc = fs_render_schema(s, &e->data);
     else
         rc = -ENOENT;
     if (rc) {
@@ -630,29 +330,6 @@ static int push_span(void *ctx, const struct fs_span *sp, uint64_t len)
     return 0;
 }
 
-/* The audit log, read fresh (it is small and changes with every erase). */
-static int erasures_entry(struct fs_session *s, struct fs_entry **out)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/.ingot/erasures", s->dir);
-    struct fs_entry *e = fs_entry_new(0, 0);
-    if (!e) return -ENOMEM;
-    char *text;
-    size_t len;
-    if (ig_read_file(path, 64u << 20, &text, &len, NULL) == 0) {
-        int rc = ig_buf_append(&e->data, text, len);
-        free(text);
-        if (rc) {
-            fs_entry_free(e);
-            return rc;
-        }
-    }
-    e->refs = 1;
-    e->dead = 1; /* not in the cache: freed on release */
-    *out = e;
-    return 0;
-}
-
 /* Build f's layout for the current table (spans, size, header or content). */
 static int file_layout(struct fs_session *s, struct fs_file *f)
 {
@@ -661,7 +338,7 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
     f->gen = s->generation;
     if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) return 0;
     if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASURES) {
-        rc = erasures_entry(s, &f->content);
+        rc = fs_erasures_entry(s, &f->content);
         if (!rc) f->size = f->content->data.len;
         return rc;
     }
@@ -760,7 +437,6 @@ void fs_file_close(struct fs_session *s, struct fs_file *f)
 {
     if (!f) return;
     fs_cache_release(&s->cache, f->content);
-    fs_batch_free(f->batch);
     free(f->spans);
     pthread_mutex_destroy(&f->mu);
     free(f);

@@ -75,12 +75,6 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
                  struct fs_read *rd);
 void fs_read_release(struct fs_session *s, struct fs_read *rd);
 
-/* The decoded page holding row `row` (global id) of column `col`, held in the
- * cache: *index is the row's position in it. -ENOENT for an erased or
- * out-of-range row. Caller holds the table lock for reading. */
-int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_entry **e,
-                 size_t *index);
-
 /* Column id -> does it have this view? */
 bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v);
 
