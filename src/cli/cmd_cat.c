@@ -1,6 +1,6 @@
 /* ingot cat - a column's text rendering, one line per live row. */
 #include "cli.h"
-#include "format/ops/reader.h"
+#include "format/ops/column_text.h"
 #include "format/part/table.h"
 #include "util/error.h"
 

@@ -1,5 +1,5 @@
 #include "generated.h"
-#include "view.h"
+#include "plan.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"
 #include "format/model/names.h"

@@ -17,17 +17,8 @@
 
 #include "blob/blob.h"
 #include "inode.h"
+#include "plan.h"
 #include "session.h"
-
-#define FS_NPY_HEADER 128
-
-struct fs_span {
-    uint32_t part, page;
-    uint32_t group, page_index; /* global row group; the page's index in its chunk */
-    uint64_t group_first_row;   /* part-local row of the page's group */
-    uint64_t start;             /* byte offset of this page's piece in the file */
-    uint64_t values_before;     /* live values in earlier pieces (offsets.npy) */
-};
 
 struct fs_batch;
 
@@ -75,7 +66,5 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
                  struct fs_read *rd);
 void fs_read_release(struct fs_session *s, struct fs_read *rd);
 
-/* Column id -> does it have this view? */
-bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v);
 
 #endif

@@ -62,13 +62,4 @@ int ig_chunk_page_check(const struct ig_part *p, uint32_t page, const struct ig_
                         uint32_t leaf, uint32_t expected, uint32_t group_rows,
                         struct ig_error *err);
 
-typedef int (*ig_lines_fn)(void *ctx, const void *p, size_t n);
-
-/* Render the text lines of a column for global row group g (or every group when
- * g == UINT32_MAX) and hand them to `emit` in pieces: `ingot cat`. Nested
- * columns render as one JSON value per row: a top-level column whole, a node
- * below it as the partial record along its path (reading only its leaves). */
-int ig_column_text(const struct ig_table *t, const struct ig_column_ref *c, uint32_t g,
-                   ig_lines_fn emit, void *ctx, struct ig_error *err);
-
 #endif

@@ -70,6 +70,37 @@ int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
     return 0;
 }
 
+static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    if (c) return c;
+    return an < bn ? -1 : an > bn;
+}
+
+int ig_part_find(const struct ig_part *p, const char *name, size_t len, uint32_t *col,
+                 struct ig_error *err)
+{
+    const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
+    size_t lo = 0, hi = p->num_columns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t c = ig_ld32(idx + 4 * mid);
+        struct ig_colrec rec;
+        int rc = ig_part_column(p, c, &rec, err);
+        if (rc) return rc;
+        int cmp = name_cmp(rec.name, rec.name_len, name, len);
+        if (cmp == 0) {
+            *col = c;
+            return 0;
+        }
+        if (cmp < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -ENOENT;
+}
+
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
