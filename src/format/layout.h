@@ -144,6 +144,28 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_BODY_BLOB 0x08 /* blob references (page_blob.h) instead of one values stream */
 #define IG_BODY_SLIDE 0x10 /* sliding-window list (page_slide.h) instead of levels + values */
 #define IG_PAGE_ENC_SLIDE 8 /* page record encoding byte of a sliding-window page */
+
+/* ---- sliding-window page (body flag IG_BODY_SLIDE; page/slide.h) ----
+ *   header (IG_SLIDE_HDR bytes), then IG_SLIDE_STREAMS metadata streams, each
+ *   u32 len | int stream, then the bulk as its kind says */
+#define IG_SLIDE_ROWS 0          /* u32 rows (= the page record's row count) */
+#define IG_SLIDE_BASES 4         /* u32 rows stored whole (bases) */
+#define IG_SLIDE_BULK_KIND 8     /* u8 IG_SLIDE_BULK_* */
+#define IG_SLIDE_RAW 9           /* u8 1: a signed column's values stored without zigzag */
+#define IG_SLIDE_RESERVED 10     /* 2 bytes, 0 */
+#define IG_SLIDE_BULK_VALUES 12  /* u32 values in the bulk */
+#define IG_SLIDE_HDR 16
+#define IG_SLIDE_STREAMS 8       /* kind, length, start, head, tail | base row, value, bit */
+/* row kinds (the kind stream) */
+#define IG_SLIDE_KIND_BASE 0
+#define IG_SLIDE_KIND_DELTA 1
+#define IG_SLIDE_KIND_NULL 2     /* a NULL list: no values, the window carries over */
+#define IG_SLIDE_KIND_EMPTY 3    /* an empty list: likewise */
+/* bulk kinds */
+#define IG_SLIDE_BULK_STREAM 0   /* one int stream of the values */
+#define IG_SLIDE_BULK_BITS 1     /* u32 len | int stream of bit lengths L, then each value's L - 1 low bits */
+#define IG_SLIDE_BULK_CODED 2    /* a 33-byte code table (util/pcode.h), then per value the prefix code
+                                    of its L and its L - 1 low bits, one bit stream */
 #define IG_PAGE_ENC_COUNT 10 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */

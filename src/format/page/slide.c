@@ -1,4 +1,6 @@
 #include "format/page/slide.h"
+#include "format/layout.h"
+#include "format/page/slide_int.h"
 #include "format/page/page.h"
 #include "format/model/types.h"
 #include "format/enc/codec.h"
@@ -12,322 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KIND_BASE  0
-#define KIND_DELTA 1
-#define KIND_NULL  2          /* a NULL list: no values, the window carries over */
-#define KIND_EMPTY 3          /* an empty list: likewise */
-#define MAX_LIST   (1u << 24) /* values in one row: bounds hostile lengths */
-#define SEARCH     64         /* how far heads and starts are searched */
-
-/* How the bulk is stored (header byte 8). */
-#define BULK_STREAM 0 /* one int stream of the values */
-#define BULK_BITS   1 /* an int stream of bit lengths L, then each value's L - 1 low bits */
-#define BULK_CODED                                                                                 \
-    2 /* per value a prefix code for L then its L - 1 low bits, one bit                            \
-       * stream after a code table: lengths cost their entropy */
-
-static const struct ig_int_desc meta_desc = {8, false};
-
-bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask)
-{
-    const struct ig_type_info *ti = ig_type_info(li->type);
-    return lists == 1 && !(null_mask & 2) && li->max_rep == 1 && ti && ti->phys == IG_PHYS_LANES &&
-           !ti->is_float && li->type != IG_T_BOOL && !li->quantize && li->per_value <= 1;
-}
-
-static uint64_t zz(uint64_t v, bool s)
-{
-    return s ? (v << 1) ^ (uint64_t)((int64_t)v >> 63) : v;
-}
-static uint64_t unzz(uint64_t v, bool s)
-{
-    return s ? (v >> 1) ^ (0 - (v & 1)) : v;
-}
-
-/* OR the low w bits of x into dst at bit *pos (LSB first; dst zeroed), a byte at a time. */
-static void put_bits(uint8_t *dst, uint64_t *pos, uint64_t x, unsigned w)
-{
-    for (unsigned q = 0; q < w;) {
-        unsigned bit = (unsigned)(*pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
-        dst[*pos / 8] |= (uint8_t)(((x >> q) & ((1u << take) - 1)) << bit);
-        *pos += take;
-        q += take;
-    }
-}
-
-/* u32 length + an int stream; `forced` 0 lets the codecs choose. Streams that
- * erasure touches (the bulk) must not drop elements; the row metadata is never
- * erased (an erased row keeps its shape), so any scheme, RLE included, will do. */
-static int put_stream_as(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_enc forced,
-                         bool erasable, struct ig_error *err)
-{
-    struct ig_enc_opts o = {.forced = forced, .no_drop = erasable};
-    size_t at = b->len;
-    if (ig_buf_append_u32(b, 0)) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = ig_ints_encode(v, n, &meta_desc, &o, b, err);
-    if (!rc) ig_st32(b->data + at, (uint32_t)(b->len - at - 4));
-    return rc;
-}
-
-static int put_meta(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_error *err)
-{
-    return put_stream_as(b, v, n, IG_ENC_AUTO, false, err);
-}
-
-/* Longest run cur[h..] == prev[s..]. */
-static size_t run(const uint64_t *cur, size_t n, size_t h, const uint64_t *prev, size_t pn,
-                  size_t s)
-{
-    size_t k = 0;
-    while (h + k < n && s + k < pn && cur[h + k] == prev[s + k])
-        k++;
-    return k;
-}
-
-/* The best way to write cur against prev: the longest run of prev (from prev[s])
- * found at cur[h], trying small s and h and stopping once no later s can do
- * better. Returns the run length (0: write cur as a base). */
-static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, size_t *bh,
-                       size_t *bs)
-{
-    size_t best = 0;
-    *bh = *bs = 0;
-    if (!prev || pn == 0 || cn == 0) return 0;
-    for (size_t s = 0; s < pn && s <= SEARCH && best < pn - s; s++)
-        for (size_t h = 0; h < cn && h <= SEARCH; h++)
-            if (cur[h] == prev[s]) {
-                size_t k = run(cur, cn, h, prev, pn, s);
-                if (k > best) best = k, *bh = h, *bs = s;
-                /* a run that reaches either end cannot be beaten from a later h;
-                 * a shorter one may be a new id that repeats an old one (small
-                 * ids are frequent), with the real overlap further on */
-                if (k == pn - s || h + k == cn) break;
-            }
-    /* a short run does not pay for its metadata unless it is the whole row */
-    return best >= 4 || (best > 0 && best == cn) ? best : 0;
-}
-
-uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn,
-                           bool sgn)
-{
-    size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
-    uint64_t bits = 8; /* the row's share of the metadata streams */
-    for (size_t k = 0; k < cn; k++) {
-        if (keep && k == h) k += keep; /* the kept run costs nothing */
-        if (k >= cn) break;
-        uint64_t z = zz(cur[k], sgn && (int64_t)cur[k] < 0); /* pages of non-negative ids: raw */
-        bits += 5 + (z > 1 ? 63 - (uint64_t)__builtin_clzll(z) : 0); /* length code + bits */
-    }
-    return bits;
-}
-
-/* The code for bit lengths 0..64 of a page's values. Erasure turns a value
- * into length 0 in place, so length 0 must cost no more than any value it may
- * replace: its code no longer than L's code plus L's L - 1 low bits. */
-static bool length_code(const uint64_t *lens, size_t n, struct ig_pcode *c)
-{
-    uint64_t freq[IG_PCODE_MAX_SYMS] = {0};
-    for (size_t j = 0; j < n; j++)
-        freq[lens[j]]++;
-    if (!freq[0]) freq[0] = 1; /* always present: erasure writes it */
-    memset(c, 0, sizeof *c);
-    if (ig_pcode_lengths(freq, IG_PCODE_MAX_SYMS, c->len) > IG_PCODE_MAX_LEN) return false;
-    unsigned bound = 255, swap = 0;
-    for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
-        if (c->len[L] && c->len[L] + L - 1 < bound) bound = c->len[L] + L - 1;
-    if (c->len[0] > bound) { /* trade codes with the longest one that fits the bound */
-        for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
-            if (c->len[L] && c->len[L] <= bound && (!swap || c->len[L] > c->len[swap])) swap = L;
-        uint8_t t = c->len[0];
-        c->len[0] = c->len[swap];
-        c->len[swap] = t;
-    }
-    return ig_pcode_build(c, 0) == 0;
-}
-
-/* The bulk as BULK_CODED into out (table, then the bit stream), with each
- * base's bit offset in cbit; false when no code fits (then *rc is 0). */
-static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
-                      const struct ig_u64vec *bval, uint64_t *cbit, struct ig_buf *out, int *rc)
-{
-    struct ig_pcode c;
-    if (!length_code(lens, n, &c)) return false;
-    uint64_t bits = 0;
-    for (size_t j = 0; j < n; j++)
-        bits += c.len[lens[j]] + (lens[j] > 1 ? lens[j] - 1 : 0);
-    size_t nbytes = (size_t)((bits + 7) / 8);
-    uint8_t *o = ig_buf_extend(out, IG_PCODE_TABLE_BYTES + nbytes + 8);
-    if (!o) {
-        *rc = -ENOMEM;
-        return false;
-    }
-    memset(o, 0, IG_PCODE_TABLE_BYTES + nbytes + 8);
-    ig_pcode_store(&c, o);
-    uint8_t *dst = o + IG_PCODE_TABLE_BYTES;
-    uint64_t pos = 0;
-    size_t b = 0;
-    for (size_t j = 0; j < n; j++) {
-        while (b < bval->n && bval->v[b] == j)
-            cbit[b++] = pos;
-        put_bits(dst, &pos, c.code[lens[j]], c.len[lens[j]]);
-        if (lens[j] > 1) put_bits(dst, &pos, vals[j], (unsigned)lens[j] - 1);
-    }
-    while (b < bval->n)
-        cbit[b++] = pos;
-    out->len -= 8; /* the slack was only for the writes */
-    return true;
-}
-
-int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
-                    const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err)
-{
-    const struct ig_type_info *ti = ig_type_info(li->type);
-    size_t n = count;
-    /* Signed ids are zigzagged, one bit each; a page without a negative value
-     * stores them as they are (header flag), as ids usually are. */
-    bool sgn = false;
-    if (ti->is_signed)
-        for (size_t k = v->row_val[first]; k < v->row_val[first + count] && !sgn; k++)
-            sgn = (int64_t)v->lanes[k] < 0;
-    bool raw = ti->is_signed && !sgn;
-    uint64_t *meta = calloc(5 * (n + 1), sizeof *meta);
-    if (!meta) return ig_err(err, -ENOMEM, "out of memory");
-    uint64_t *kind = meta, *lenv = meta + n, *start = meta + 2 * n, *head = meta + 3 * n,
-             *tail = meta + 4 * n;
-    struct ig_u64vec bulk = {0}, brow = {0}, bval = {0};
-    const uint64_t *prev = NULL;
-    size_t pn = 0;
-    bool have_prev = false;
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        size_t r = first + i;
-        size_t e0 = v->row_ent[r], e1 = v->row_ent[r + 1];
-        size_t v0 = v->row_val[r], v1 = v->row_val[r + 1];
-        const uint64_t *cur = v->lanes + v0;
-        size_t cn = v1 - v0;
-        if (e1 - e0 == 1 && v->defs[e0] < li->max_def) {
-            /* no values: the window carries over to the next row with values,
-             * so erasing a row (which empties it) rarely costs its successor */
-            kind[i] = li->max_def == 2 && v->defs[e0] == 0 ? KIND_NULL : KIND_EMPTY;
-            continue;
-        }
-        lenv[i] = cn;
-        size_t bh = 0, bs = 0, best = best_run(have_prev ? prev : NULL, pn, cur, cn, &bh, &bs);
-        if (best) {
-            kind[i] = KIND_DELTA;
-            start[i] = bs;
-            head[i] = bh;
-            tail[i] = cn - bh - best;
-            for (size_t k = 0; k < bh && !rc; k++)
-                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
-            for (size_t k = bh + best; k < cn && !rc; k++)
-                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
-        } else {
-            kind[i] = KIND_BASE;
-            if (!rc) rc = ig_u64vec_push(&brow, i);
-            if (!rc) rc = ig_u64vec_push(&bval, bulk.n);
-            for (size_t k = 0; k < cn && !rc; k++)
-                rc = ig_u64vec_push(&bulk, zz(cur[k], sgn));
-        }
-        prev = cur;
-        pn = cn;
-        have_prev = true;
-    }
-    if (rc) goto out;
-    /* the bulk two ways: an ordinary int stream, or bit-length codes */
-    struct ig_buf as_stream = IG_BUF_INIT, as_bits = IG_BUF_INIT;
-    struct ig_enc_opts o = {.no_drop = true};
-    uint64_t *lens = malloc((bulk.n + 1) * sizeof *lens);
-    uint64_t *bbit = malloc((brow.n + 1) * sizeof *bbit);
-    rc = lens && bbit ? 0 : -ENOMEM;
-    if (!rc)
-        rc = ig_ints_encode(bulk.v ? bulk.v : (const uint64_t[1]){0}, bulk.n, &meta_desc, &o,
-                            &as_stream, err);
-    if (!rc) {
-        uint64_t bits = 0;
-        for (size_t j = 0; j < bulk.n; j++) {
-            lens[j] = bulk.v[j] ? 64 - (uint64_t)__builtin_clzll(bulk.v[j]) : 0;
-            bits += lens[j] > 1 ? lens[j] - 1 : 0;
-        }
-        size_t b = 0;
-        uint64_t at = 0;
-        for (size_t j = 0; j < bulk.n && b < brow.n;
-             j++) { /* bit offset of each base's first value */
-            while (b < brow.n && bval.v[b] == j)
-                bbit[b++] = at;
-            at += lens[j] > 1 ? lens[j] - 1 : 0;
-        }
-        while (b < brow.n)
-            bbit[b++] = at;
-        rc = put_stream_as(&as_bits, lens, bulk.n, IG_ENC_AUTO, true, err);
-        size_t nbytes = (size_t)((bits + 7) / 8);
-        uint8_t *out = rc ? NULL : ig_buf_extend(&as_bits, nbytes + 8);
-        if (!rc && !out) rc = -ENOMEM;
-        if (!rc) {
-            memset(out, 0, nbytes + 8);
-            uint64_t pos = 0;
-            for (size_t j = 0; j < bulk.n; j++) {
-                if (lens[j] <= 1) continue;
-                unsigned w = (unsigned)lens[j] - 1;
-                put_bits(out, &pos, bulk.v[j], w);
-            }
-            as_bits.len -= 8; /* the slack was only for the writes */
-        }
-    }
-    /* the bulk as prefix-coded lengths interleaved with the low bits */
-    struct ig_buf as_coded = IG_BUF_INIT;
-    uint64_t *cbit = malloc((brow.n + 1) * sizeof *cbit);
-    if (!rc && !cbit) rc = -ENOMEM;
-    bool coded = !rc && code_bulk(bulk.v, lens, bulk.n, &bval, cbit, &as_coded, &rc);
-    int kind_of_bulk = BULK_STREAM;
-    size_t best_len = as_stream.len;
-    if (!rc && as_bits.len < best_len) kind_of_bulk = BULK_BITS, best_len = as_bits.len;
-    if (!rc && coded && as_coded.len < best_len) kind_of_bulk = BULK_CODED;
-    bool bits_kind = kind_of_bulk == BULK_BITS;
-    uint8_t hdr[16];
-    ig_st32(hdr, (uint32_t)n);
-    ig_st32(hdr + 4, (uint32_t)brow.n);
-    hdr[8] = (uint8_t)kind_of_bulk;
-    hdr[9] = raw; /* 1: signed values stored without zigzag (none is negative) */
-    hdr[10] = hdr[11] = 0;
-    ig_st32(hdr + 12, (uint32_t)bulk.n);
-    if (bulk.n > UINT32_MAX) rc = ig_err(err, -EFBIG, "too many values in one page");
-    if (!rc && ig_buf_append(body, hdr, sizeof hdr)) rc = -ENOMEM;
-    for (int s = 0; s < 5 && !rc; s++)
-        rc = put_meta(body, meta + (size_t)s * n, n, err);
-    if (!rc) rc = put_meta(body, brow.v ? brow.v : (const uint64_t[1]){0}, brow.n, err);
-    if (!rc) rc = put_meta(body, bval.v ? bval.v : (const uint64_t[1]){0}, brow.n, err);
-    /* bit-packed, so erasure (which only lowers these offsets) never grows it */
-    const uint64_t *offs = kind_of_bulk == BULK_CODED ? cbit : bbit;
-    if (!rc)
-        rc = put_stream_as(body, offs ? offs : (const uint64_t[1]){0}, brow.n, IG_ENC_BITPACK, true,
-                           err);
-    if (!rc) {
-        const struct ig_buf *chosen = kind_of_bulk == BULK_CODED ? &as_coded
-                                      : bits_kind                ? &as_bits
-                                                                 : &as_stream;
-        if (ig_buf_append(body, chosen->data, chosen->len)) rc = -ENOMEM;
-    }
-    free(lens);
-    free(bbit);
-    free(cbit);
-    ig_buf_free(&as_coded);
-    ig_buf_free(&as_stream);
-    ig_buf_free(&as_bits);
-out:
-    free(meta);
-    free(bulk.v);
-    free(brow.v);
-    free(bval.v);
-    return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
-}
 
 /* ---- decoding ------------------------------------------------------------- */
 
 struct slide {
     size_t rows, nbases;
-    bool bits;  /* BULK_BITS */
-    bool coded; /* BULK_CODED: code holds the table, mant the whole bit stream */
+    bool bits;  /* IG_SLIDE_BULK_BITS */
+    bool coded; /* IG_SLIDE_BULK_CODED: code holds the table, mant the whole bit stream */
     bool raw;   /* values not zigzagged even if the type is signed */
     const uint8_t *table;
     const uint8_t *s[8]; /* the eight metadata streams */
@@ -342,16 +35,18 @@ struct slide {
 static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, struct ig_error *err)
 {
     if (len < 16) return ig_err(err, -EIO, "slide page: truncated");
-    sl->rows = ig_ld32(p);
-    sl->nbases = ig_ld32(p + 4);
-    sl->bits = p[8] == BULK_BITS;
-    sl->coded = p[8] == BULK_CODED;
-    sl->raw = p[9];
-    sl->nvalues = ig_ld32(p + 12);
-    if (sl->rows != rows || sl->nbases > rows || p[8] > BULK_CODED || p[9] > 1 || p[10] || p[11])
+    sl->rows = ig_ld32(p + IG_SLIDE_ROWS);
+    sl->nbases = ig_ld32(p + IG_SLIDE_BASES);
+    uint8_t kind = p[IG_SLIDE_BULK_KIND];
+    sl->bits = kind == IG_SLIDE_BULK_BITS;
+    sl->coded = kind == IG_SLIDE_BULK_CODED;
+    sl->raw = p[IG_SLIDE_RAW];
+    sl->nvalues = ig_ld32(p + IG_SLIDE_BULK_VALUES);
+    if (sl->rows != rows || sl->nbases > rows || kind > IG_SLIDE_BULK_CODED || p[IG_SLIDE_RAW] > 1 ||
+        p[IG_SLIDE_RESERVED] || p[IG_SLIDE_RESERVED + 1])
         return ig_err(err, -EIO, "slide page: bad header");
-    size_t pos = 16;
-    for (int s = 0; s < 8; s++) {
+    size_t pos = IG_SLIDE_HDR;
+    for (int s = 0; s < IG_SLIDE_STREAMS; s++) {
         if (len - pos < 4) return ig_err(err, -EIO, "slide page: truncated");
         size_t l = ig_ld32(p + pos);
         pos += 4;
@@ -391,12 +86,12 @@ static int count_values(const uint64_t *kind, const uint64_t *lenv, const uint64
 {
     size_t total = 0;
     for (size_t i = 0; i < rows; i++) {
-        if (lenv[i] > MAX_LIST || kind[i] > KIND_EMPTY)
+        if (lenv[i] > IG_SLIDE_MAX_LIST || kind[i] > IG_SLIDE_KIND_EMPTY)
             return ig_err(err, -EIO, "slide page: bad row %zu", i);
-        uint64_t add = kind[i] == KIND_BASE    ? lenv[i]
-                       : kind[i] == KIND_DELTA ? head[i] + tail[i]
+        uint64_t add = kind[i] == IG_SLIDE_KIND_BASE    ? lenv[i]
+                       : kind[i] == IG_SLIDE_KIND_DELTA ? head[i] + tail[i]
                                                : 0;
-        if (kind[i] == KIND_DELTA && head[i] + tail[i] > lenv[i])
+        if (kind[i] == IG_SLIDE_KIND_DELTA && head[i] + tail[i] > lenv[i])
             return ig_err(err, -EIO, "slide page: row %zu has more new values than values", i);
         total += add;
         if (total > ((size_t)1 << 34)) return ig_err(err, -EIO, "slide page: implausible size");
@@ -439,7 +134,7 @@ static uint64_t peek_bits(const struct bitreader *br, unsigned w)
     return v;
 }
 
-/* The length code of a BULK_CODED page, ready to decode. */
+/* The length code of a IG_SLIDE_BULK_CODED page, ready to decode. */
 static int load_code(const struct slide *sl, struct ig_pcode *c, struct ig_error *err)
 {
     ig_pcode_load(sl->table, c);
@@ -449,7 +144,7 @@ static int load_code(const struct slide *sl, struct ig_pcode *c, struct ig_error
                          : 0;
 }
 
-/* One value of a BULK_CODED stream: the code of its bit length L, then its
+/* One value of a IG_SLIDE_BULK_CODED stream: the code of its bit length L, then its
  * L - 1 low bits. */
 static int read_coded(struct bitreader *br, const struct ig_pcode *c, uint64_t *L, uint64_t *low)
 {
@@ -469,10 +164,10 @@ static uint64_t from_code(uint64_t L, uint64_t bits)
     return L == 0 ? 0 : L == 1 ? 1 : (1ull << (L - 1)) | bits;
 }
 
-/* Every value of a bit-coded bulk (BULK_BITS or BULK_CODED): its bit length
+/* Every value of a bit-coded bulk (IG_SLIDE_BULK_BITS or IG_SLIDE_BULK_CODED): its bit length
  * in lens[j] and its low bits in lows[j], or, with lows NULL, the value itself
  * in lens[j]. *end gets the bit position after the last value (may be NULL);
- * for BULK_CODED, *code the page's code when code is not NULL (the caller
+ * for IG_SLIDE_BULK_CODED, *code the page's code when code is not NULL (the caller
  * frees it). */
 static int read_bit_bulk(const struct slide *sl, uint64_t *lens, uint64_t *lows, uint64_t *end,
                          struct ig_pcode *code, struct ig_error *err)
@@ -481,7 +176,7 @@ static int read_bit_bulk(const struct slide *sl, uint64_t *lens, uint64_t *lows,
     memset(c, 0, sizeof *c);
     int rc = sl->coded
                  ? load_code(sl, c, err)
-                 : ig_ints_decode(sl->bulk, sl->bulk_len, sl->nvalues, &meta_desc, NULL, lens, err);
+                 : ig_ints_decode(sl->bulk, sl->bulk_len, sl->nvalues, &ig_slide_meta_desc, NULL, lens, err);
     struct bitreader br = {sl->mant, sl->mant_len, 0};
     for (size_t j = 0; j < sl->nvalues && !rc; j++) {
         uint64_t L = sl->coded ? 0 : lens[j], low = 0;
@@ -520,7 +215,7 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
              *tail = meta + 4 * rows;
     for (int s = 0; s < 5 && !rc; s++)
         rc =
-            ig_ints_decode(sl.s[s], sl.sl[s], rows, &meta_desc, NULL, meta + (size_t)s * rows, err);
+            ig_ints_decode(sl.s[s], sl.sl[s], rows, &ig_slide_meta_desc, NULL, meta + (size_t)s * rows, err);
     size_t nv = 0;
     if (!rc) rc = count_values(kind, lenv, head, tail, rows, &nv, err);
     if (!rc && nv != sl.nvalues)
@@ -529,7 +224,7 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
      * MB) would be copied over and over, and come in fresh pages each time */
     size_t total = 0;
     for (size_t i = 0; !rc && i < rows; i++)
-        total += (size_t)lenv[i]; /* each at most MAX_LIST (count_values) */
+        total += (size_t)lenv[i]; /* each at most IG_SLIDE_MAX_LIST (count_values) */
     if (!rc && total <= ((size_t)1 << 27) && ig_values_reserve(out, out->n + total))
         rc = ig_err(err, -ENOMEM, "out of memory"); /* more (hostile) grows row by row */
     uint64_t *bulk = rc ? NULL : malloc((nv + 1) * sizeof *bulk);
@@ -537,21 +232,21 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     if (!rc && (sl.bits || sl.coded))
         rc = read_bit_bulk(&sl, bulk, NULL, NULL, NULL, err);
     else if (!rc)
-        rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &meta_desc, NULL, bulk, err);
+        rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &ig_slide_meta_desc, NULL, bulk, err);
     /* each row is built in place at the end of out's lanes; its predecessor is
      * the row before it there (rows without values are skipped) */
     size_t prev_at = 0, pn = 0, at = 0;
     bool have_prev = false;
     for (size_t i = 0; i < rows && !rc; i++) {
         size_t cn = (size_t)lenv[i];
-        if (kind[i] == KIND_NULL || kind[i] == KIND_EMPTY ||
+        if (kind[i] == IG_SLIDE_KIND_NULL || kind[i] == IG_SLIDE_KIND_EMPTY ||
             cn == 0) { /* the window carries over */
-            rc = emit_empty(out, kind[i] == KIND_NULL, li) ? ig_err(err, -ENOMEM, "out of memory")
+            rc = emit_empty(out, kind[i] == IG_SLIDE_KIND_NULL, li) ? ig_err(err, -ENOMEM, "out of memory")
                                                            : 0;
             continue;
         }
-        size_t keep = kind[i] == KIND_DELTA ? cn - head[i] - tail[i] : 0;
-        if (kind[i] == KIND_DELTA && (!have_prev || start[i] > pn || keep > pn - start[i])) {
+        size_t keep = kind[i] == IG_SLIDE_KIND_DELTA ? cn - head[i] - tail[i] : 0;
+        if (kind[i] == IG_SLIDE_KIND_DELTA && (!have_prev || start[i] > pn || keep > pn - start[i])) {
             rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", i);
             break;
         }
@@ -560,7 +255,7 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
             break;
         }
         uint64_t *cur = out->lanes + out->n;
-        if (kind[i] == KIND_BASE) {
+        if (kind[i] == IG_SLIDE_KIND_BASE) {
             for (size_t k = 0; k < cn; k++)
                 cur[k] = unzz(bulk[at++], sgn);
         } else {
@@ -591,18 +286,18 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
     const struct ig_type_info *ti = ig_type_info(li->type);
     bool sgn = ti && ti->is_signed && !sl.raw;
     uint64_t kk;
-    rc = ig_ints_get(sl.s[0], sl.sl[0], rows, &meta_desc, NULL, k, &kk, err);
+    rc = ig_ints_get(sl.s[0], sl.sl[0], rows, &ig_slide_meta_desc, NULL, k, &kk, err);
     if (rc) return rc;
     *n = 0;
     ig_buf_reset(vec);
-    *is_null = kk == KIND_NULL;
-    if (kk == KIND_NULL || kk == KIND_EMPTY) return 0;
+    *is_null = kk == IG_SLIDE_KIND_NULL;
+    if (kk == IG_SLIDE_KIND_NULL || kk == IG_SLIDE_KIND_EMPTY) return 0;
     /* the last base at or before k (bases are in row order) */
     size_t lo = 0, hi = sl.nbases;
     uint64_t brow = 0;
     while (hi - lo > 0) {
         size_t mid = lo + (hi - lo) / 2;
-        rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &meta_desc, NULL, mid, &brow, err);
+        rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &ig_slide_meta_desc, NULL, mid, &brow, err);
         if (rc) return rc;
         if (brow <= k)
             lo = mid + 1;
@@ -612,10 +307,10 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
     if (lo == 0) return ig_err(err, -EIO, "slide page: no base before row %zu", k);
     size_t b = lo - 1;
     uint64_t row0, val0, bit0 = 0;
-    rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &meta_desc, NULL, b, &row0, err);
-    if (!rc) rc = ig_ints_get(sl.s[6], sl.sl[6], sl.nbases, &meta_desc, NULL, b, &val0, err);
+    rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &ig_slide_meta_desc, NULL, b, &row0, err);
+    if (!rc) rc = ig_ints_get(sl.s[6], sl.sl[6], sl.nbases, &ig_slide_meta_desc, NULL, b, &val0, err);
     if (!rc && (sl.bits || sl.coded))
-        rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &meta_desc, NULL, b, &bit0, err);
+        rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &ig_slide_meta_desc, NULL, b, &bit0, err);
     struct ig_pcode code = {0};
     if (!rc && sl.coded) rc = load_code(&sl, &code, err);
     if (rc) return rc;
@@ -626,14 +321,14 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
     for (size_t r = (size_t)row0; r <= k && !rc; r++) {
         uint64_t m[5];
         for (int s = 0; s < 5 && !rc; s++)
-            rc = ig_ints_get(sl.s[s], sl.sl[s], rows, &meta_desc, NULL, r, &m[s], err);
+            rc = ig_ints_get(sl.s[s], sl.sl[s], rows, &ig_slide_meta_desc, NULL, r, &m[s], err);
         if (rc) break;
-        if (m[0] == KIND_NULL || m[0] == KIND_EMPTY) continue; /* the window carries over */
-        if (m[0] > KIND_DELTA || m[1] > MAX_LIST || (m[0] == KIND_DELTA && m[3] + m[4] > m[1])) {
+        if (m[0] == IG_SLIDE_KIND_NULL || m[0] == IG_SLIDE_KIND_EMPTY) continue; /* the window carries over */
+        if (m[0] > IG_SLIDE_KIND_DELTA || m[1] > IG_SLIDE_MAX_LIST || (m[0] == IG_SLIDE_KIND_DELTA && m[3] + m[4] > m[1])) {
             rc = ig_err(err, -EIO, "slide page: bad row %zu", r);
             break;
         }
-        size_t cn = (size_t)m[1], keep = m[0] == KIND_DELTA ? cn - m[3] - m[4] : 0;
+        size_t cn = (size_t)m[1], keep = m[0] == IG_SLIDE_KIND_DELTA ? cn - m[3] - m[4] : 0;
         ig_buf_reset(vec);
         if (ig_buf_reserve(vec, cn * 8 + 8)) {
             rc = ig_err(err, -ENOMEM, "out of memory");
@@ -641,14 +336,14 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
         }
         uint64_t *cur = (uint64_t *)vec->data;
         const uint64_t *prev = (const uint64_t *)prevb.data;
-        if (m[0] == KIND_DELTA && (m[2] > pn || keep > pn - m[2])) {
+        if (m[0] == IG_SLIDE_KIND_DELTA && (m[2] > pn || keep > pn - m[2])) {
             rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", r);
             break;
         }
-        size_t news = m[0] == KIND_BASE ? cn : (size_t)(m[3] + m[4]);
+        size_t news = m[0] == IG_SLIDE_KIND_BASE ? cn : (size_t)(m[3] + m[4]);
         for (size_t j = 0, out = 0; j < news && !rc; j++, out++) {
             uint64_t x;
-            if (m[0] == KIND_DELTA && j == m[3]) out += keep; /* the tail follows the kept run */
+            if (m[0] == IG_SLIDE_KIND_DELTA && j == m[3]) out += keep; /* the tail follows the kept run */
             if (at >= sl.nvalues) {
                 rc = ig_err(err, -EIO, "slide page: row %zu reads past the bulk", r);
                 break;
@@ -660,7 +355,7 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
                     rc = ig_err(err, -EIO, "slide page: bits truncated");
                 x = rc ? 0 : from_code(L, mm);
             } else {
-                rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, at++, &x, err);
+                rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &ig_slide_meta_desc, NULL, at++, &x, err);
             }
             if (!rc && sl.bits) {
                 uint64_t mm = 0;
@@ -670,7 +365,7 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
             }
             cur[out] = unzz(x, sgn);
         }
-        if (m[0] == KIND_DELTA) memcpy(cur + m[3], prev + m[2], keep * 8);
+        if (m[0] == IG_SLIDE_KIND_DELTA) memcpy(cur + m[3], prev + m[2], keep * 8);
         vec->len = cn * 8;
         ig_buf_reset(&prevb);
         if (!rc && ig_buf_append(&prevb, cur, cn * 8)) rc = ig_err(err, -ENOMEM, "out of memory");
@@ -725,10 +420,10 @@ static int load_meta(const struct slide *sl, struct meta *m, struct ig_error *er
     m->hi = m->first + 2 * rows;
     int rc = 0;
     for (int s = 0; s < 5 && !rc; s++)
-        rc = ig_ints_decode(sl->s[s], sl->sl[s], rows, &meta_desc, NULL, m->a + (size_t)s * rows,
+        rc = ig_ints_decode(sl->s[s], sl->sl[s], rows, &ig_slide_meta_desc, NULL, m->a + (size_t)s * rows,
                             err);
     for (int s = 0; s < 3 && !rc; s++)
-        rc = ig_ints_decode(sl->s[5 + s], sl->sl[5 + s], nb, &meta_desc, NULL,
+        rc = ig_ints_decode(sl->s[5 + s], sl->sl[5 + s], nb, &ig_slide_meta_desc, NULL,
                             m->brow + (size_t)s * nb, err);
     size_t nv = 0;
     if (!rc) rc = count_values(m->a, m->a + rows, m->a + 3 * rows, m->a + 4 * rows, rows, &nv, err);
@@ -753,17 +448,17 @@ static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *de
     size_t at = 0;
     for (size_t j = 0; j < rows; j++) {
         m->first[j] = at;
-        at += kind[j] == KIND_BASE ? lenv[j] : kind[j] == KIND_DELTA ? head[j] + tail[j] : 0;
+        at += kind[j] == IG_SLIDE_KIND_BASE ? lenv[j] : kind[j] == IG_SLIDE_KIND_DELTA ? head[j] + tail[j] : 0;
     }
     /* backwards: a deleted row's needed positions are those the next row with
      * values keeps from it and itself needs (live rows need all of theirs) */
     size_t next = SIZE_MAX;
     for (size_t j = rows; j-- > 0;) {
-        if (kind[j] != KIND_BASE && kind[j] != KIND_DELTA) continue;
+        if (kind[j] != IG_SLIDE_KIND_BASE && kind[j] != IG_SLIDE_KIND_DELTA) continue;
         m->lo[j] = m->hi[j] = 0;
         if (!bit(deleted, j)) {
             m->hi[j] = lenv[j];
-        } else if (next != SIZE_MAX && kind[next] == KIND_DELTA) {
+        } else if (next != SIZE_MAX && kind[next] == IG_SLIDE_KIND_DELTA) {
             size_t h = head[next], keep = lenv[next] - head[next] - tail[next], s = start[next];
             if (s > lenv[j] || keep > lenv[j] - s)
                 return ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", next);
@@ -775,9 +470,9 @@ static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *de
     }
     memset(dead, 0, (sl->nvalues + 7) / 8);
     for (size_t j = 0; j < rows; j++) {
-        if (!bit(deleted, j) || (kind[j] != KIND_BASE && kind[j] != KIND_DELTA)) continue;
-        size_t n = lenv[j], h = kind[j] == KIND_BASE ? n : head[j],
-               t = kind[j] == KIND_BASE ? 0 : tail[j];
+        if (!bit(deleted, j) || (kind[j] != IG_SLIDE_KIND_BASE && kind[j] != IG_SLIDE_KIND_DELTA)) continue;
+        size_t n = lenv[j], h = kind[j] == IG_SLIDE_KIND_BASE ? n : head[j],
+               t = kind[j] == IG_SLIDE_KIND_BASE ? 0 : tail[j];
         for (size_t q = 0; q < h + t; q++) {
             size_t pos = q < h ? q : n - t + (q - h); /* head values, then tail values */
             if (pos < m->lo[j] || pos >= m->hi[j]) {
@@ -824,15 +519,15 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
     size_t new_len = len;
     int rc = ig_ints_erase_drops(s, len)
                  ? -ENOSPC
-                 : ig_ints_erase(out->data + pos, len, n, &meta_desc, NULL, dead, &new_len, err);
+                 : ig_ints_erase(out->data + pos, len, n, &ig_slide_meta_desc, NULL, dead, &new_len, err);
     if (rc == -ENOSPC) { /* the scheme cannot: re-encode the values with zeros */
         uint64_t *v = malloc((n + 1) * sizeof *v);
         if (!v) return ig_err(err, -ENOMEM, "out of memory");
-        rc = ig_ints_decode(s, len, n, &meta_desc, NULL, v, err);
+        rc = ig_ints_decode(s, len, n, &ig_slide_meta_desc, NULL, v, err);
         for (size_t i = 0; !rc && i < n; i++)
             if (bit(dead, i)) v[i] = 0;
         out->len = pos;
-        if (!rc) rc = ig_ints_encode_erased(v, n, &meta_desc, dead, out, err);
+        if (!rc) rc = ig_ints_encode_erased(v, n, &ig_slide_meta_desc, dead, out, err);
         free(v);
         if (!rc && out->len - pos > len)
             return ig_err(err, -ENOSPC, "slide page: erasing would grow a stream");
@@ -844,7 +539,7 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
     return 0;
 }
 
-/* The rest of a bit-coded page (BULK_BITS or BULK_CODED) with its dead values
+/* The rest of a bit-coded page (IG_SLIDE_BULK_BITS or IG_SLIDE_BULK_CODED) with its dead values
  * made length 0 and their low bits dropped, appended to out: the base bit
  * offsets, then the lengths stream (erased by its own rule) or the code table
  * (kept: length 0's code is no longer than any value's code and low bits),
@@ -869,7 +564,7 @@ static int erase_bit_bulk(const struct slide *sl, const struct meta *m, const ui
     while (!rc && b < sl->nbases)
         bbit[b++] = bits;
     size_t at = out->len;
-    if (!rc) rc = put_stream_as(out, bbit, sl->nbases, IG_ENC_BITPACK, true, err);
+    if (!rc) rc = ig_slide_put_stream(out, bbit, sl->nbases, IG_ENC_BITPACK, true, err);
     if (!rc && out->len - at > sl->sl[7] + 4)
         rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
     if (!rc && sl->coded && ig_buf_append(out, sl->table, IG_PCODE_TABLE_BYTES))
@@ -930,7 +625,7 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
     if (rc) return rc;
     /* dead values hold nothing: by the lengths stream's rule, or length 0 */
     if (!sl.coded)
-        rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &meta_desc, NULL, dead, err);
+        rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &ig_slide_meta_desc, NULL, dead, err);
     if (!rc && (sl.bits || sl.coded)) { /* and no bits linger past the live ones */
         uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
         uint64_t *lows = malloc((sl.nvalues + 1) * sizeof *lows), end = 0;

@@ -1,0 +1,330 @@
+/* slide_encode.c - writing sliding-window pages (slide.h): each row is found
+ * as a base or a delta against the row before it with values, then the bulk of
+ * new values is coded three ways and the smallest kept. */
+#include "format/page/slide.h"
+#include "format/layout.h"
+#include "format/model/types.h"
+#include "format/page/page.h"
+#include "format/page/slide_int.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/pcode.h"
+#include "util/u64vec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEARCH 64 /* how far heads and starts are searched */
+
+const struct ig_int_desc ig_slide_meta_desc = {8, false};
+
+int ig_slide_put_stream(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_enc forced,
+                         bool erasable, struct ig_error *err)
+{
+    struct ig_enc_opts o = {.forced = forced, .no_drop = erasable};
+    size_t at = b->len;
+    if (ig_buf_append_u32(b, 0)) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_ints_encode(v, n, &ig_slide_meta_desc, &o, b, err);
+    if (!rc) ig_st32(b->data + at, (uint32_t)(b->len - at - 4));
+    return rc;
+}
+
+bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask)
+{
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    return lists == 1 && !(null_mask & 2) && li->max_rep == 1 && ti && ti->phys == IG_PHYS_LANES &&
+           !ti->is_float && li->type != IG_T_BOOL && !li->quantize && li->per_value <= 1;
+}
+
+static int put_meta(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_error *err)
+{
+    return ig_slide_put_stream(b, v, n, IG_ENC_AUTO, false, err);
+}
+
+/* Longest run cur[h..] == prev[s..]. */
+static size_t run(const uint64_t *cur, size_t n, size_t h, const uint64_t *prev, size_t pn,
+                  size_t s)
+{
+    size_t k = 0;
+    while (h + k < n && s + k < pn && cur[h + k] == prev[s + k])
+        k++;
+    return k;
+}
+
+/* The best way to write cur against prev: the longest run of prev (from prev[s])
+ * found at cur[h], trying small s and h and stopping once no later s can do
+ * better. Returns the run length (0: write cur as a base). */
+static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, size_t *bh,
+                       size_t *bs)
+{
+    size_t best = 0;
+    *bh = *bs = 0;
+    if (!prev || pn == 0 || cn == 0) return 0;
+    for (size_t s = 0; s < pn && s <= SEARCH && best < pn - s; s++)
+        for (size_t h = 0; h < cn && h <= SEARCH; h++)
+            if (cur[h] == prev[s]) {
+                size_t k = run(cur, cn, h, prev, pn, s);
+                if (k > best) best = k, *bh = h, *bs = s;
+                /* a run that reaches either end cannot be beaten from a later h;
+                 * a shorter one may be a new id that repeats an old one (small
+                 * ids are frequent), with the real overlap further on */
+                if (k == pn - s || h + k == cn) break;
+            }
+    /* a short run does not pay for its metadata unless it is the whole row */
+    return best >= 4 || (best > 0 && best == cn) ? best : 0;
+}
+
+uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn,
+                           bool sgn)
+{
+    size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
+    uint64_t bits = 8; /* the row's share of the metadata streams */
+    for (size_t k = 0; k < cn; k++) {
+        if (keep && k == h) k += keep; /* the kept run costs nothing */
+        if (k >= cn) break;
+        uint64_t z = zz(cur[k], sgn && (int64_t)cur[k] < 0); /* pages of non-negative ids: raw */
+        bits += 5 + (z > 1 ? 63 - (uint64_t)__builtin_clzll(z) : 0); /* length code + bits */
+    }
+    return bits;
+}
+
+/* The code for bit lengths 0..64 of a page's values. Erasure turns a value
+ * into length 0 in place, so length 0 must cost no more than any value it may
+ * replace: its code no longer than L's code plus L's L - 1 low bits. */
+static bool length_code(const uint64_t *lens, size_t n, struct ig_pcode *c)
+{
+    uint64_t freq[IG_PCODE_MAX_SYMS] = {0};
+    for (size_t j = 0; j < n; j++)
+        freq[lens[j]]++;
+    if (!freq[0]) freq[0] = 1; /* always present: erasure writes it */
+    memset(c, 0, sizeof *c);
+    if (ig_pcode_lengths(freq, IG_PCODE_MAX_SYMS, c->len) > IG_PCODE_MAX_LEN) return false;
+    unsigned bound = 255, swap = 0;
+    for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
+        if (c->len[L] && c->len[L] + L - 1 < bound) bound = c->len[L] + L - 1;
+    if (c->len[0] > bound) { /* trade codes with the longest one that fits the bound */
+        for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
+            if (c->len[L] && c->len[L] <= bound && (!swap || c->len[L] > c->len[swap])) swap = L;
+        uint8_t t = c->len[0];
+        c->len[0] = c->len[swap];
+        c->len[swap] = t;
+    }
+    return ig_pcode_build(c, 0) == 0;
+}
+
+/* The bulk as IG_SLIDE_BULK_CODED into out (table, then the bit stream), with each
+ * base's bit offset in cbit; false when no code fits (then *rc is 0). */
+static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
+                      const struct ig_u64vec *bval, uint64_t *cbit, struct ig_buf *out, int *rc)
+{
+    struct ig_pcode c;
+    if (!length_code(lens, n, &c)) return false;
+    uint64_t bits = 0;
+    for (size_t j = 0; j < n; j++)
+        bits += c.len[lens[j]] + (lens[j] > 1 ? lens[j] - 1 : 0);
+    size_t nbytes = (size_t)((bits + 7) / 8);
+    uint8_t *o = ig_buf_extend(out, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    if (!o) {
+        *rc = -ENOMEM;
+        return false;
+    }
+    memset(o, 0, IG_PCODE_TABLE_BYTES + nbytes + 8);
+    ig_pcode_store(&c, o);
+    uint8_t *dst = o + IG_PCODE_TABLE_BYTES;
+    uint64_t pos = 0;
+    size_t b = 0;
+    for (size_t j = 0; j < n; j++) {
+        while (b < bval->n && bval->v[b] == j)
+            cbit[b++] = pos;
+        put_bits(dst, &pos, c.code[lens[j]], c.len[lens[j]]);
+        if (lens[j] > 1) put_bits(dst, &pos, vals[j], (unsigned)lens[j] - 1);
+    }
+    while (b < bval->n)
+        cbit[b++] = pos;
+    out->len -= 8; /* the slack was only for the writes */
+    return true;
+}
+
+
+/* ---- phase 1: every row as a base or a delta ---------------------------------- */
+
+/* Per row its kind, length, start, head and tail (meta: IG_SLIDE_STREAMS - 3
+ * streams of n), the values it adds (bulk), and each base's row and the bulk
+ * index of its first value. */
+struct windows {
+    size_t n;
+    uint64_t *meta;
+    struct ig_u64vec bulk, brow, bval;
+};
+
+static void windows_free(struct windows *w)
+{
+    free(w->meta);
+    free(w->bulk.v);
+    free(w->brow.v);
+    free(w->bval.v);
+}
+
+static int plan_windows(const struct ig_values *v, size_t first, size_t count,
+                        const struct ig_leaf_info *li, bool sgn, struct windows *w)
+{
+    size_t n = w->n = count;
+    w->meta = calloc(5 * (n + 1), sizeof *w->meta);
+    if (!w->meta) return -ENOMEM;
+    uint64_t *kind = w->meta, *lenv = w->meta + n, *start = w->meta + 2 * n,
+             *head = w->meta + 3 * n, *tail = w->meta + 4 * n;
+    const uint64_t *prev = NULL;
+    size_t pn = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t r = first + i;
+        size_t e0 = v->row_ent[r], e1 = v->row_ent[r + 1];
+        size_t v0 = v->row_val[r], v1 = v->row_val[r + 1];
+        const uint64_t *cur = v->lanes + v0;
+        size_t cn = v1 - v0;
+        if (e1 - e0 == 1 && v->defs[e0] < li->max_def) {
+            /* no values: the window carries over to the next row with values,
+             * so erasing a row (which empties it) rarely costs its successor */
+            kind[i] = li->max_def == 2 && v->defs[e0] == 0 ? IG_SLIDE_KIND_NULL : IG_SLIDE_KIND_EMPTY;
+            continue;
+        }
+        lenv[i] = cn;
+        size_t bh = 0, bs = 0, best = best_run(prev, pn, cur, cn, &bh, &bs);
+        if (best) {
+            kind[i] = IG_SLIDE_KIND_DELTA;
+            start[i] = bs;
+            head[i] = bh;
+            tail[i] = cn - bh - best;
+        } else {
+            kind[i] = IG_SLIDE_KIND_BASE;
+            rc = ig_u64vec_push(&w->brow, i);
+            if (!rc) rc = ig_u64vec_push(&w->bval, w->bulk.n);
+        }
+        for (size_t k = 0; k < cn && !rc; k++) { /* the values the row adds */
+            if (best && k == bh) k += best;       /* the kept run costs nothing */
+            if (k < cn) rc = ig_u64vec_push(&w->bulk, zz(cur[k], sgn));
+        }
+        prev = cur;
+        pn = cn;
+    }
+    return rc;
+}
+
+/* ---- phase 2: the bulk three ways -------------------------------------------- */
+
+struct bulk_ways {
+    struct ig_buf stream, bits, coded; /* IG_SLIDE_BULK_STREAM, _BITS, _CODED */
+    uint64_t *lens;                    /* bit length of each bulk value */
+    uint64_t *bbit, *cbit;             /* per base: bit offset of its first value (bits, coded) */
+    int kind;                          /* the smallest */
+};
+
+static void bulk_ways_free(struct bulk_ways *b)
+{
+    ig_buf_free(&b->stream);
+    ig_buf_free(&b->bits);
+    ig_buf_free(&b->coded);
+    free(b->lens);
+    free(b->bbit);
+    free(b->cbit);
+}
+
+/* Bit lengths, then lengths as an int stream and the bits below each leading one. */
+static int bits_bulk(const struct windows *w, struct bulk_ways *b, struct ig_error *err)
+{
+    const struct ig_u64vec *bulk = &w->bulk, *brow = &w->brow, *bval = &w->bval;
+    uint64_t bits = 0;
+    for (size_t j = 0; j < bulk->n; j++) {
+        b->lens[j] = bulk->v[j] ? 64 - (uint64_t)__builtin_clzll(bulk->v[j]) : 0;
+        bits += b->lens[j] > 1 ? b->lens[j] - 1 : 0;
+    }
+    size_t k = 0;
+    uint64_t at = 0;
+    for (size_t j = 0; j < bulk->n && k < brow->n; j++) { /* bit offset of each base's first value */
+        while (k < brow->n && bval->v[k] == j)
+            b->bbit[k++] = at;
+        at += b->lens[j] > 1 ? b->lens[j] - 1 : 0;
+    }
+    while (k < brow->n)
+        b->bbit[k++] = at;
+    int rc = ig_slide_put_stream(&b->bits, b->lens, bulk->n, IG_ENC_AUTO, true, err);
+    if (rc) return rc;
+    size_t nbytes = (size_t)((bits + 7) / 8);
+    uint8_t *out = ig_buf_extend(&b->bits, nbytes + 8);
+    if (!out) return -ENOMEM;
+    memset(out, 0, nbytes + 8);
+    uint64_t pos = 0;
+    for (size_t j = 0; j < bulk->n; j++)
+        if (b->lens[j] > 1) put_bits(out, &pos, bulk->v[j], (unsigned)b->lens[j] - 1);
+    b->bits.len -= 8; /* the slack was only for the writes */
+    return 0;
+}
+
+static int encode_bulk(const struct windows *w, struct bulk_ways *b, struct ig_error *err)
+{
+    const struct ig_u64vec *bulk = &w->bulk;
+    b->lens = malloc((bulk->n + 1) * sizeof *b->lens);
+    b->bbit = malloc((w->brow.n + 1) * sizeof *b->bbit);
+    b->cbit = malloc((w->brow.n + 1) * sizeof *b->cbit);
+    if (!b->lens || !b->bbit || !b->cbit) return -ENOMEM;
+    struct ig_enc_opts o = {.no_drop = true};
+    int rc = ig_ints_encode(bulk->v ? bulk->v : (const uint64_t[1]){0}, bulk->n,
+                            &ig_slide_meta_desc, &o, &b->stream, err);
+    if (!rc) rc = bits_bulk(w, b, err);
+    bool coded = !rc && code_bulk(bulk->v, b->lens, bulk->n, &w->bval, b->cbit, &b->coded, &rc);
+    if (rc) return rc;
+    b->kind = IG_SLIDE_BULK_STREAM;
+    size_t best = b->stream.len;
+    if (b->bits.len < best) b->kind = IG_SLIDE_BULK_BITS, best = b->bits.len;
+    if (coded && b->coded.len < best) b->kind = IG_SLIDE_BULK_CODED;
+    return 0;
+}
+
+/* ---- phase 3: the page ------------------------------------------------------ */
+
+static int write_page(const struct windows *w, const struct bulk_ways *b, bool raw,
+                      struct ig_buf *body, struct ig_error *err)
+{
+    if (w->bulk.n > UINT32_MAX) return ig_err(err, -EFBIG, "too many values in one page");
+    uint8_t hdr[IG_SLIDE_HDR] = {0};
+    ig_st32(hdr + IG_SLIDE_ROWS, (uint32_t)w->n);
+    ig_st32(hdr + IG_SLIDE_BASES, (uint32_t)w->brow.n);
+    hdr[IG_SLIDE_BULK_KIND] = (uint8_t)b->kind;
+    hdr[IG_SLIDE_RAW] = raw; /* 1: signed values stored without zigzag (none is negative) */
+    ig_st32(hdr + IG_SLIDE_BULK_VALUES, (uint32_t)w->bulk.n);
+    if (ig_buf_append(body, hdr, sizeof hdr)) return -ENOMEM;
+    int rc = 0;
+    for (int s = 0; s < 5 && !rc; s++)
+        rc = put_meta(body, w->meta + (size_t)s * w->n, w->n, err);
+    if (!rc) rc = put_meta(body, w->brow.v ? w->brow.v : (const uint64_t[1]){0}, w->brow.n, err);
+    if (!rc) rc = put_meta(body, w->bval.v ? w->bval.v : (const uint64_t[1]){0}, w->brow.n, err);
+    /* bit-packed, so erasure (which only lowers these offsets) never grows it */
+    const uint64_t *offs = b->kind == IG_SLIDE_BULK_CODED ? b->cbit : b->bbit;
+    if (!rc) rc = ig_slide_put_stream(body, offs, w->brow.n, IG_ENC_BITPACK, true, err);
+    const struct ig_buf *chosen = b->kind == IG_SLIDE_BULK_CODED ? &b->coded
+                                  : b->kind == IG_SLIDE_BULK_BITS ? &b->bits
+                                                                  : &b->stream;
+    if (!rc && ig_buf_append(body, chosen->data, chosen->len)) rc = -ENOMEM;
+    return rc;
+}
+
+int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
+                    const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err)
+{
+    /* Signed ids are zigzagged, one bit each; a page without a negative value
+     * stores them as they are (header flag), as ids usually are. */
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    bool sgn = false;
+    if (ti->is_signed)
+        for (size_t k = v->row_val[first]; k < v->row_val[first + count] && !sgn; k++)
+            sgn = (int64_t)v->lanes[k] < 0;
+    struct windows w = {0};
+    struct bulk_ways b = {0};
+    int rc = plan_windows(v, first, count, li, sgn, &w);
+    if (!rc) rc = encode_bulk(&w, &b, err);
+    if (!rc) rc = write_page(&w, &b, ti->is_signed && !sgn, body, err);
+    bulk_ways_free(&b);
+    windows_free(&w);
+    return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
+}
