@@ -7,14 +7,12 @@
 #include "stripe.h"
 #include "lines.h"
 #include "npy.h"
-#include "format/part/lock.h"
-#include "format/part/table.h"
+#include "format/part/append.h"
 #include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/io.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -61,33 +59,6 @@ struct import_run {
     struct ig_import_result *res;
     struct ig_npy npy; /* IG_INPUT_NPY */
 };
-
-/* Remove what imports into `base` left in `parent` when they were killed
- * outright (SIGKILL, a crash): `.BASE.importing-PID` directories whose process
- * is gone. A PID that is alive (maybe reused) is left alone. */
-static void remove_stale_imports(const char *parent, const char *base)
-{
-    DIR *d = opendir(parent);
-    if (!d) return;
-    char prefix[300];
-    int plen = snprintf(prefix, sizeof prefix, ".%s.importing-", base);
-    if (plen <= 0 || (size_t)plen >= sizeof prefix) {
-        closedir(d);
-        return;
-    }
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (strncmp(de->d_name, prefix, (size_t)plen) != 0) continue;
-        char *end;
-        long pid = strtol(de->d_name + plen, &end, 10);
-        if (*end || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
-        char path[4400];
-        if (snprintf(path, sizeof path, "%s/%s", parent, de->d_name) < (int)sizeof path)
-            ig_remove_tree(path);
-    }
-    closedir(d);
-}
 
 /* 0, or -EINTR once the caller asked the import to stop. */
 static int check_cancel(const struct import_run *r, struct ig_error *err)
@@ -349,15 +320,43 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
     return ig_infer_jsonl(lr, r->input, sample, &r->schema, err);
 }
 
-/* Pick the next free part index (one past the highest listed). */
-static uint32_t next_part_index(const struct ig_manifest *m)
+/* Open the input and its reader for the format. */
+static int open_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader **csv,
+                      struct ig_lines_reader **lr, struct ig_error *err)
 {
-    uint32_t next = 0;
-    for (uint32_t i = 0; i < m->n; i++) {
-        uint32_t k = (uint32_t)strtoul(m->parts[i].name + 5, NULL, 10);
-        if (k + 1 > next) next = k + 1;
-    }
-    return next;
+    r->in_fd = open(r->input, O_RDONLY | O_CLOEXEC);
+    if (r->in_fd < 0) return ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
+    struct stat st;
+    if (fstat(r->in_fd, &st) == 0) r->in_size = (uint64_t)st.st_size;
+    if (fmt == IG_INPUT_NPY) return ig_npy_open(r->in_fd, r->in_size, r->input, &r->npy, err);
+    int rc = fmt == IG_INPUT_CSV
+                 ? ig_csv_open(csv, r->in_fd, r->input, r->o->delimiter ? r->o->delimiter : ',')
+                 : ig_lines_open(lr, r->in_fd, r->input);
+    return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
+}
+
+/* Write the part at the transaction's temporary paths: every row of the input. */
+static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_append *a,
+                      struct ig_csv_reader *csv, struct ig_lines_reader *lr, struct ig_error *err)
+{
+    struct ig_writer_opts wo = r->o->w;
+    if (a->blob_name[0]) wo.blob_path = a->blob_tmp;
+    int rc = ig_part_writer_open(&r->w, a->part_tmp, &r->schema, &wo, a->first_row, err);
+    if (rc) return rc;
+    /* blob paths in the input are relative to the input file's directory */
+    char input_copy[4096];
+    snprintf(input_copy, sizeof input_copy, "%s", r->input);
+    r->cc = (struct ig_convert_ctx){.scratch = &r->scratch,
+                                    .path = &r->path,
+                                    .blobs = ig_part_writer_blobs(r->w),
+                                    .base_dir = dirname(input_copy)};
+    rc = fmt == IG_INPUT_CSV   ? run_csv(r, csv, err)
+         : fmt == IG_INPUT_NPY ? run_npy(r, err)
+                               : run_jsonl(r, lr, err);
+    if (rc) return rc;
+    if (ig_part_writer_rows(r->w) == 0) return ig_err(err, -EINVAL, "%s: no rows to import", r->input);
+    report(r, true);
+    return ig_part_writer_finish(r->w, err);
 }
 
 int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
@@ -372,159 +371,29 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
                                     "csv, jsonl or npy",
                       input);
     struct import_run r = {.input = input, .o = o, .in_fd = -1, .res = res};
-    struct ig_table existing = {0};
-    bool have_existing = false;
-    int lock_fd = -1;
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
-    char tmp_dir[4096] = "", part_tmp[4096] = "", part_final[4096] = "";
-    char blob_tmp[4096] = "", blob_final[4096] = "", blob_name[IG_PART_NAME_MAX] = "";
-    int rc;
-
-    struct stat st;
-    if (!o->append && stat(table_dir, &st) == 0) {
-        return ig_err(err, -EEXIST, "%s: already exists (use --append to add rows)", table_dir);
+    struct ig_append a;
+    int rc = ig_append_begin(&a, table_dir, !o->append, err);
+    if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
+    if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
+    bool blobs = false;
+    for (uint32_t c = 0; !rc && c < r.schema.n; c++)
+        blobs |= r.schema.cols[c].type == IG_T_BLOB;
+    if (!rc) rc = ig_append_name(&a, blobs, err);
+    if (!rc) rc = write_part(&r, fmt, &a, csv, lr, err);
+    if (!rc) {
+        res->rows = ig_part_writer_rows(r.w);
+        res->first_row_id = a.first_row;
+        res->input_bytes = r.in_size;
+        snprintf(res->part, sizeof res->part, "%s", a.part_name);
+        rc = ig_append_commit(&a, res->rows, err);
     }
-    r.in_fd = open(input, O_RDONLY | O_CLOEXEC);
-    if (r.in_fd < 0) return ig_err(err, -errno, "%s: %s", input, strerror(errno));
-    if (fstat(r.in_fd, &st) == 0) r.in_size = (uint64_t)st.st_size;
-    if (fmt == IG_INPUT_NPY) {
-        rc = ig_npy_open(r.in_fd, r.in_size, input, &r.npy, err);
-        if (rc) goto out;
-    } else {
-        rc = fmt == IG_INPUT_CSV ? ig_csv_open(&csv, r.in_fd, input, o->delimiter ? o->delimiter : ',')
-                                 : ig_lines_open(&lr, r.in_fd, input);
-        if (rc) {
-            rc = ig_err(err, rc, "%s: cannot read: %s", input, strerror(-rc));
-            goto out;
-        }
-    }
-    uint64_t first_row = 0;
-    struct ig_manifest manifest = {0};
-    char part_name[IG_PART_NAME_MAX];
-    if (o->append) {
-        lock_fd = ig_table_lock(table_dir, true, err);
-        if (lock_fd < 0) {
-            rc = lock_fd;
-            goto out;
-        }
-        rc = ig_table_open(&existing, table_dir, false, err);
-        if (rc) goto out;
-        have_existing = true;
-        first_row = existing.num_rows;
-    }
-    rc = choose_schema(&r, fmt, have_existing ? &existing : NULL, csv, lr, err);
-    if (rc) goto out;
-
-    const char *target_dir;
-    uint32_t part_index = o->append ? next_part_index(&existing.manifest) : 0;
-    ig_part_file_name(part_name, part_index);
-    bool has_blobs = false;
-    for (uint32_t c = 0; c < r.schema.n; c++)
-        has_blobs |= r.schema.cols[c].type == IG_T_BLOB;
-    if (has_blobs) ig_blob_file_name(blob_name, part_index);
-    if (o->append) {
-        target_dir = table_dir;
-    } else {
-        /* build beside the destination, then rename the whole directory */
-        char copy[4096];
-        snprintf(copy, sizeof copy, "%s", table_dir);
-        char *base = basename(copy);
-        char copy2[4096];
-        snprintf(copy2, sizeof copy2, "%s", table_dir);
-        char *parent = dirname(copy2);
-        if (snprintf(tmp_dir, sizeof tmp_dir, "%s/.%s.importing-%d", parent, base, (int)getpid()) >=
-            (int)sizeof tmp_dir) {
-            rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", table_dir);
-            goto out;
-        }
-        remove_stale_imports(parent, base);
-        if (mkdir(tmp_dir, 0755)) {
-            rc = ig_err(err, -errno, "%s: %s", tmp_dir, strerror(errno));
-            tmp_dir[0] = '\0';
-            goto out;
-        }
-        target_dir = tmp_dir;
-    }
-    snprintf(part_final, sizeof part_final, "%s/%s", target_dir, part_name);
-    snprintf(part_tmp, sizeof part_tmp, "%s/.%s.tmp", target_dir, part_name);
-    struct ig_writer_opts wo = o->w;
-    if (has_blobs) {
-        snprintf(blob_final, sizeof blob_final, "%s/%s", target_dir, blob_name);
-        snprintf(blob_tmp, sizeof blob_tmp, "%s/.%s.tmp", target_dir, blob_name);
-        wo.blob_path = blob_tmp;
-    }
-    rc = ig_part_writer_open(&r.w, part_tmp, &r.schema, &wo, first_row, err);
-    if (rc) goto out;
-    /* blob paths in the input are relative to the input file's directory */
-    char input_copy[4096];
-    snprintf(input_copy, sizeof input_copy, "%s", input);
-    r.cc = (struct ig_convert_ctx){.scratch = &r.scratch,
-                                   .path = &r.path,
-                                   .blobs = ig_part_writer_blobs(r.w),
-                                   .base_dir = dirname(input_copy)};
-    rc = fmt == IG_INPUT_CSV ? run_csv(&r, csv, err) : fmt == IG_INPUT_NPY ? run_npy(&r, err) : run_jsonl(&r, lr, err);
-    if (rc) goto out;
-    if (ig_part_writer_rows(r.w) == 0) {
-        rc = ig_err(err, -EINVAL, "%s: no rows to import", input);
-        goto out;
-    }
-    report(&r, true);
-    res->rows = ig_part_writer_rows(r.w);
-    res->first_row_id = first_row;
-    res->input_bytes = r.in_size;
-    snprintf(res->part, sizeof res->part, "%s", part_name);
-    rc = ig_part_writer_finish(r.w, err);
-    if (rc) goto out;
-    if (has_blobs) {
-        if (rename(blob_tmp, blob_final)) {
-            rc = ig_err(err, -errno, "%s: %s", blob_final, strerror(errno));
-            goto out;
-        }
-        blob_tmp[0] = '\0';
-    }
-    if (rename(part_tmp, part_final)) {
-        rc = ig_err(err, -errno, "%s: %s", part_final, strerror(errno));
-        goto out;
-    }
-    part_tmp[0] = '\0';
-    if (o->append) {
-        manifest = existing.manifest;
-        existing.manifest = (struct ig_manifest){0};
-    }
-    manifest.generation++;
-    rc = ig_manifest_add(&manifest, part_name, first_row, res->rows) ? -ENOMEM : 0;
-    if (!rc) snprintf(manifest.parts[manifest.n - 1].blob, IG_PART_NAME_MAX, "%s", blob_name);
-    rc = rc ? ig_err(err, rc, "out of memory") : ig_manifest_write(target_dir, &manifest, err);
-    ig_manifest_free(&manifest);
-    if (rc) {
-        if (o->append) { /* MANIFEST unchanged: the table is as it was */
-            unlink(part_final);
-            if (has_blobs) unlink(blob_final);
-        }
-        goto out;
-    }
-    if (!o->append) {
-        if (rename(tmp_dir, table_dir)) {
-            rc = ig_err(err, -errno, "%s: %s", table_dir,
-                        errno == ENOTEMPTY || errno == EEXIST ? "already exists" : strerror(errno));
-            goto out;
-        }
-        tmp_dir[0] = '\0';
-        char copy[4096];
-        snprintf(copy, sizeof copy, "%s", table_dir);
-        ig_fsync_dir(dirname(copy));
-    }
-out:
-    ig_part_writer_free(r.w); /* removes part_tmp unless finished */
-    if (part_tmp[0]) unlink(part_tmp);
-    if (blob_tmp[0]) unlink(blob_tmp);
-    if (tmp_dir[0]) ig_remove_tree(tmp_dir);
+    ig_part_writer_free(r.w); /* removes the part unless finished */
+    ig_append_end(&a);
     if (csv) ig_csv_close(csv);
     if (lr) ig_lines_close(lr);
     if (r.in_fd >= 0) close(r.in_fd);
-    if (have_existing) ig_table_close(&existing);
-    ig_table_unlock(lock_fd);
     ig_schema_free(&r.schema);
     ig_buf_free(&r.scratch);
     ig_buf_free(&r.path);

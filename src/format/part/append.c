@@ -1,0 +1,165 @@
+#include "format/part/append.h"
+#include "format/part/lock.h"
+#include "util/error.h"
+#include "util/io.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Remove what imports into `base` left in `parent` when they were killed
+ * outright (SIGKILL, a crash): `.BASE.importing-PID` directories whose process
+ * is gone. A PID that is alive (maybe reused) is left alone. */
+static void remove_stale_imports(const char *parent, const char *base)
+{
+    DIR *d = opendir(parent);
+    if (!d) return;
+    char prefix[300];
+    int plen = snprintf(prefix, sizeof prefix, ".%s.importing-", base);
+    if (plen <= 0 || (size_t)plen >= sizeof prefix) {
+        closedir(d);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, (size_t)plen) != 0) continue;
+        char *end;
+        long pid = strtol(de->d_name + plen, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char path[4400];
+        if (snprintf(path, sizeof path, "%s/%s", parent, de->d_name) < (int)sizeof path)
+            ig_remove_tree(path);
+    }
+    closedir(d);
+}
+
+/* A new table's sibling build directory, made empty. */
+static int make_build_dir(struct ig_append *a, struct ig_error *err)
+{
+    char c1[IG_APPEND_PATH_MAX], c2[IG_APPEND_PATH_MAX];
+    snprintf(c1, sizeof c1, "%s", a->table_dir);
+    snprintf(c2, sizeof c2, "%s", a->table_dir);
+    const char *base = basename(c1), *parent = dirname(c2);
+    if (snprintf(a->dir, sizeof a->dir, "%s/.%s.importing-%d", parent, base, (int)getpid()) >=
+        (int)sizeof a->dir) {
+        a->dir[0] = '\0'; /* never removed: it is not ours */
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", a->table_dir);
+    }
+    remove_stale_imports(parent, base);
+    if (mkdir(a->dir, 0755)) {
+        int e = errno;
+        a->dir[0] = '\0';
+        return ig_err(err, -e, "%s: %s", a->table_dir, strerror(e));
+    }
+    return 0;
+}
+
+int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->lock_fd = -1;
+    a->create = create;
+    if (snprintf(a->table_dir, sizeof a->table_dir, "%s", table_dir) >= (int)sizeof a->table_dir)
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", table_dir);
+    if (create) {
+        struct stat st;
+        if (stat(table_dir, &st) == 0)
+            return ig_err(err, -EEXIST, "%s: already exists (use --append to add rows)", table_dir);
+        return make_build_dir(a, err);
+    }
+    snprintf(a->dir, sizeof a->dir, "%s", table_dir);
+    a->lock_fd = ig_table_lock(table_dir, true, err);
+    if (a->lock_fd < 0) return a->lock_fd;
+    int rc = ig_table_open(&a->table, table_dir, false, err);
+    if (rc) return rc;
+    a->have_table = true;
+    a->first_row = a->table.num_rows;
+    return 0;
+}
+
+/* One past the highest part index listed. */
+static uint32_t next_part_index(const struct ig_manifest *m)
+{
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t k = (uint32_t)strtoul(m->parts[i].name + 5, NULL, 10);
+        if (k + 1 > next) next = k + 1;
+    }
+    return next;
+}
+
+int ig_append_name(struct ig_append *a, bool blobs, struct ig_error *err)
+{
+    uint32_t index = a->have_table ? next_part_index(&a->table.manifest) : 0;
+    ig_part_file_name(a->part_name, index);
+    if (blobs) ig_blob_file_name(a->blob_name, index);
+    int n1 = snprintf(a->part_final, sizeof a->part_final, "%s/%s", a->dir, a->part_name);
+    int n2 = snprintf(a->part_tmp, sizeof a->part_tmp, "%s/.%s.tmp", a->dir, a->part_name);
+    int n3 = snprintf(a->blob_final, sizeof a->blob_final, "%s/%s", a->dir, a->blob_name);
+    int n4 = snprintf(a->blob_tmp, sizeof a->blob_tmp, "%s/.%s.tmp", a->dir, a->blob_name);
+    if (n1 >= IG_APPEND_PATH_MAX || n2 >= IG_APPEND_PATH_MAX || n3 >= IG_APPEND_PATH_MAX ||
+        n4 >= IG_APPEND_PATH_MAX)
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", a->table_dir);
+    if (!blobs) a->blob_tmp[0] = a->blob_final[0] = '\0';
+    return 0;
+}
+
+static int rename_in(char *from, const char *to, struct ig_error *err)
+{
+    if (rename(from, to)) return ig_err(err, -errno, "%s: %s", to, strerror(errno));
+    from[0] = '\0'; /* nothing left to remove */
+    return 0;
+}
+
+int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err)
+{
+    int rc = a->blob_tmp[0] ? rename_in(a->blob_tmp, a->blob_final, err) : 0;
+    if (!rc) rc = rename_in(a->part_tmp, a->part_final, err);
+    if (rc) return rc;
+    struct ig_manifest m = {0};
+    if (a->have_table) {
+        m = a->table.manifest; /* taken over: freed below */
+        a->table.manifest = (struct ig_manifest){0};
+    }
+    m.generation++;
+    rc = ig_manifest_add(&m, a->part_name, a->first_row, rows) ? -ENOMEM : 0;
+    if (!rc) snprintf(m.parts[m.n - 1].blob, IG_PART_NAME_MAX, "%s", a->blob_name);
+    rc = rc ? ig_err(err, rc, "out of memory") : ig_manifest_write(a->dir, &m, err);
+    ig_manifest_free(&m);
+    if (rc) {
+        if (!a->create) { /* MANIFEST unchanged: the table is as it was */
+            unlink(a->part_final);
+            if (a->blob_final[0]) unlink(a->blob_final);
+        }
+        return rc;
+    }
+    if (a->create) {
+        if (rename(a->dir, a->table_dir))
+            return ig_err(err, -errno, "%s: %s", a->table_dir,
+                          errno == ENOTEMPTY || errno == EEXIST ? "already exists" : strerror(errno));
+        a->dir[0] = '\0';
+        char copy[IG_APPEND_PATH_MAX];
+        snprintf(copy, sizeof copy, "%s", a->table_dir);
+        ig_fsync_dir(dirname(copy));
+    }
+    a->committed = true;
+    return 0;
+}
+
+void ig_append_end(struct ig_append *a)
+{
+    if (a->part_tmp[0]) unlink(a->part_tmp);
+    if (a->blob_tmp[0]) unlink(a->blob_tmp);
+    if (a->create && a->dir[0]) ig_remove_tree(a->dir);
+    if (a->have_table) ig_table_close(&a->table);
+    a->have_table = false;
+    ig_table_unlock(a->lock_fd);
+    a->lock_fd = -1;
+}

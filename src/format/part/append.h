@@ -1,0 +1,50 @@
+/* append.h - adding a part to a table, all or nothing.
+ *
+ *     ig_append_begin   a new table: build it in `.NAME.importing-PID` beside
+ *                       its destination; an append: take the table lock, open
+ *                       the table (the schema and next row id come from it)
+ *     ig_append_name    name the part (and its blob file) and where to write
+ *                       them: temporary names inside the target directory
+ *     ig_append_commit  rename the files into place, replace MANIFEST atomically
+ *                       (its generation moves on), and for a new table rename
+ *                       the whole directory into place
+ *     ig_append_end     remove whatever was not committed, unlock, close
+ *
+ * A crash or error anywhere before commit's MANIFEST rename leaves the table
+ * exactly as it was; what a killed import left beside a new table is removed by
+ * the next begin into the same name once its process is gone. */
+#ifndef IG_FORMAT_PART_APPEND_H
+#define IG_FORMAT_PART_APPEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/part/table.h"
+
+struct ig_error;
+
+#define IG_APPEND_PATH_MAX 4096
+
+struct ig_append {
+    bool create;                 /* a new table, not an append */
+    char table_dir[IG_APPEND_PATH_MAX];
+    char dir[IG_APPEND_PATH_MAX]; /* where the part is written: the table or its sibling */
+    int lock_fd;
+    bool have_table;
+    struct ig_table table;       /* appends: the table as it was */
+    uint64_t first_row;          /* the new part's first row id */
+    char part_name[IG_PART_NAME_MAX], blob_name[IG_PART_NAME_MAX]; /* blob_name "" if none */
+    char part_tmp[IG_APPEND_PATH_MAX], blob_tmp[IG_APPEND_PATH_MAX];
+    char part_final[IG_APPEND_PATH_MAX], blob_final[IG_APPEND_PATH_MAX];
+    bool committed;
+};
+
+int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err);
+/* Fills part_name/part_tmp (and blob_name/blob_tmp when blobs). */
+int ig_append_name(struct ig_append *a, bool blobs, struct ig_error *err);
+/* The part (rows rows) and its blob file are written and closed at their
+ * temporary paths. */
+int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err);
+void ig_append_end(struct ig_append *a);
+
+#endif
