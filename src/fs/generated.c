@@ -101,7 +101,7 @@ int fs_render_schema(struct fs_session *s, struct ig_buf *b)
         bool first = true;
         for (int e = 1; e < 64 && !rc; e++)
             if (enc_mask >> e & 1) {
-                rc = ig_buf_printf(b, "%s\"%s\"", first ? "" : ",", ig_enc_name((enum ig_enc)e));
+                rc = ig_buf_printf(b, "%s\"%s\"", first ? "" : ",", ig_page_enc_name((unsigned)e));
                 first = false;
             }
         if (!rc) rc = ig_buf_printf(b, "]}");

@@ -5,7 +5,7 @@
 #include "generated.h"
 #include "rows.h"
 #include "format/model/names.h"
-#include "format/enc/codec.h"
+#include "format/page/page.h"
 #include "format/layout.h"
 #include "format/model/assemble.h"
 #include "format/ops/nested.h"
@@ -299,17 +299,15 @@ struct mapped_check {
     struct ig_pagerec rec;
     unsigned width;
     bool plain;             /* out: stored as plain values of `width` */
+    size_t offset;          /* out: where they start */
     uint64_t hash;          /* out */
 };
 
 static void mapped_check_run(void *arg)
 {
     struct mapped_check *m = arg;
-    const uint8_t *b = m->b;
-    size_t n = (size_t)m->rec.row_count * m->width;
-    m->plain = b[0] == 0 && b[IG_BODY_HDR] == IG_ENC_PLAIN && b[IG_BODY_HDR + 1] == m->width &&
-               m->rec.stored == IG_BODY_HDR + 2 + n;
-    if (m->plain) m->hash = ig_hash(b, m->rec.stored);
+    m->plain = ig_page_plain_values(m->b, &m->rec, m->width, &m->offset);
+    if (m->plain) m->hash = ig_hash(m->b, m->rec.stored);
 }
 
 /* The .npy bytes of a page that stores them as they are: a plain, uncompressed
@@ -326,7 +324,7 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     struct mapped_check m = {0};
     if (view != FS_V_NPY || vp->ref.nested || c->quantize || !p->data || !ti ||
         ti->phys != IG_PHYS_LANES || ig_part_page(p, sp->page, &m.rec, NULL) || m.rec.leaf != c->leaf ||
-        m.rec.compression != IG_PC_NONE || m.rec.deleted || m.rec.stored < IG_BODY_HDR + 2)
+        m.rec.compression != IG_PC_NONE || m.rec.deleted)
         return -EAGAIN;
     m.b = p->data + m.rec.offset; /* ig_part_page checked the extent */
     m.width = ti->width;
@@ -339,7 +337,7 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
         fs_log_page_error(s, sp->part, sp->page, "checksum mismatch");
         return -EIO;
     }
-    e->mapped = m.b + IG_BODY_HDR + 2;
+    e->mapped = m.b + m.offset;
     e->mapped_len = (size_t)m.rec.row_count * ti->width;
     return 0;
 }

@@ -80,168 +80,144 @@ static inline uint64_t count_lf(const char *p, const char *end)
     return n;
 }
 
-/* Parse one record starting at in.pos. Nothing is written to the input
- * buffer, so when the record runs past the buffered bytes (NEED_MORE) the
- * caller refills and simply parses it again from the start. */
+/* The field that starts at *qp with a quote: *fld points into the buffer, or
+ * into scratch when "" escapes had to be collapsed. *qp ends past the closing
+ * quote and *line counts the newlines inside. NEED_MORE when the field runs
+ * past the buffered input. */
+static int quoted_field(struct ig_csv_reader *r, const char **qp, const char *end, size_t *slen,
+                        uint64_t *line, struct ig_csv_field *fld, struct ig_error *err)
+{
+    struct ig_inbuf *in = &r->in;
+    const bool eof = in->eof;
+    const char *f = *qp + 1, *seg = f, *scan = f, *c;
+    bool esc = false;
+    size_t fstart = 0;
+    for (;;) {
+        c = memchr(scan, '"', (size_t)(end - scan));
+        if (!c) {
+            if (!eof) return NEED_MORE;
+            return ig_err(err, -EINVAL, "%s:%llu: unterminated quoted field", in->path,
+                          (unsigned long long)*line);
+        }
+        if (c + 1 == end && !eof) return NEED_MORE; /* '"' or '""'? */
+        if (c + 1 == end || c[1] != '"') break;     /* the closing quote */
+        if (!esc) {
+            /* The scratch buffer is sized to the whole input buffer before the
+             * first copy of a parse, so it never moves while fields of this
+             * record point into it. */
+            if (r->scap < in->cap) {
+                char *ns = realloc(r->scratch, in->cap);
+                if (!ns)
+                    return ig_err(err, -ENOMEM, "%s:%llu: out of memory", in->path,
+                                  (unsigned long long)*line);
+                r->scratch = ns;
+                r->scap = in->cap;
+            }
+            esc = true;
+            fstart = *slen;
+        }
+        memcpy(r->scratch + *slen, seg, (size_t)(c + 1 - seg)); /* keeps one '"' */
+        *slen += (size_t)(c + 1 - seg);
+        seg = scan = c + 2;
+    }
+    if (esc) {
+        memcpy(r->scratch + *slen, seg, (size_t)(c - seg));
+        *slen += (size_t)(c - seg);
+        fld->p = r->scratch + fstart;
+        fld->len = *slen - fstart;
+    } else {
+        fld->p = f;
+        fld->len = (size_t)(c - f);
+    }
+    fld->quoted = true;
+    *line += count_lf(f, c);
+    *qp = c + 1;
+    return 0;
+}
+
+/* What follows field nf (1-based) at *qp: a delimiter (FIELD_NEXT), a line end
+ * or the end of the input at EOF (RECORD_END, *newline says which), NEED_MORE,
+ * or an error naming the line and field. */
+enum { FIELD_NEXT = 3, RECORD_END = 4 };
+static int field_end(struct ig_csv_reader *r, const char **qp, const char *end, bool quoted,
+                     size_t nf, uint64_t line, bool *newline, struct ig_error *err)
+{
+    const struct ig_inbuf *in = &r->in;
+    const char *q = *qp;
+    *newline = false;
+    if (q == end) return in->eof ? RECORD_END : NEED_MORE;
+    if (*q == r->delim) {
+        *qp = q + 1;
+        return FIELD_NEXT;
+    }
+    if (*q == '\n') {
+        *qp = q + 1;
+        *newline = true;
+        return RECORD_END;
+    }
+    if (*q == '\r') {
+        if (q + 1 == end && !in->eof) return NEED_MORE;
+        if (q + 1 < end && q[1] == '\n') {
+            *qp = q + 2;
+            *newline = true;
+            return RECORD_END;
+        }
+        return ig_err(err, -EINVAL, "%s:%llu: carriage return not followed by a line feed %s field %zu",
+                      in->path, (unsigned long long)line, quoted ? "after" : "in unquoted", nf);
+    }
+    unsigned char g = (unsigned char)*q;
+    if (!quoted)
+        return ig_err(err, -EINVAL, "%s:%llu: '\"' in the middle of unquoted field %zu", in->path,
+                      (unsigned long long)line, nf);
+    if (g >= 0x20 && g < 0x7F)
+        return ig_err(err, -EINVAL, "%s:%llu: unexpected '%c' after the closing quote of field %zu",
+                      in->path, (unsigned long long)line, g, nf);
+    return ig_err(err, -EINVAL,
+                  "%s:%llu: unexpected byte 0x%02x after the closing quote of field %zu", in->path,
+                  (unsigned long long)line, g, nf);
+}
+
+/* Parse one record starting at in.pos, field by field. Nothing is written to
+ * the input buffer, so when the record runs past the buffered bytes
+ * (NEED_MORE) the caller refills and simply parses it again from the start. */
 static int parse_record(struct ig_csv_reader *r, struct ig_csv_record *rec, struct ig_error *err)
 {
     struct ig_inbuf *in = &r->in;
     const char *q = in->buf + in->pos;
     const char *const end = in->buf + in->len;
-    const bool eof = in->eof;
-    const char delim = r->delim;
     const uint8_t *stop = r->stop;
-    if (q == end) return eof ? 0 : NEED_MORE;
+    if (q == end) return in->eof ? 0 : NEED_MORE;
 
     uint64_t line = in->line; /* physical line of q */
     size_t nf = 0, slen = 0;
-    bool ended_by_newline;
-    for (;;) {
+    bool newline = false;
+    for (int rc = FIELD_NEXT; rc == FIELD_NEXT;) {
         if (nf == r->fcap && grow_fields(r))
             return ig_err(err, -ENOMEM, "%s:%llu: out of memory for fields", in->path,
                           (unsigned long long)line);
         struct ig_csv_field *fld = &r->fields[nf];
-        if (q == end) {
-            /* Only reachable right after a delimiter: "a," ends with an
-             * empty unquoted field. */
-            if (!eof) return NEED_MORE;
-            fld->p = q;
-            fld->len = 0;
-            fld->quoted = false;
-            nf++;
-            ended_by_newline = false;
-            break;
-        }
-        if (*q == '"') {
-            const char *f = q + 1, *seg = f, *scan = f, *c;
-            bool esc = false;
-            size_t fstart = 0;
-            for (;;) {
-                c = memchr(scan, '"', (size_t)(end - scan));
-                if (!c) {
-                    if (!eof) return NEED_MORE;
-                    return ig_err(err, -EINVAL, "%s:%llu: unterminated quoted field", in->path,
-                                  (unsigned long long)line);
-                }
-                if (c + 1 == end && !eof) return NEED_MORE; /* '"' or '""'? */
-                if (c + 1 < end && c[1] == '"') {
-                    if (!esc) {
-                        /* The scratch buffer is sized to the whole input buffer
-                         * before the first copy of a parse, so it never moves
-                         * while fields of this record point into it. */
-                        if (r->scap < in->cap) {
-                            char *ns = realloc(r->scratch, in->cap);
-                            if (!ns)
-                                return ig_err(err, -ENOMEM, "%s:%llu: out of memory", in->path,
-                                              (unsigned long long)line);
-                            r->scratch = ns;
-                            r->scap = in->cap;
-                        }
-                        esc = true;
-                        fstart = slen;
-                    }
-                    memcpy(r->scratch + slen, seg, (size_t)(c + 1 - seg)); /* keeps one '"' */
-                    slen += (size_t)(c + 1 - seg);
-                    seg = scan = c + 2;
-                    continue;
-                }
-                break; /* closing quote */
-            }
-            if (esc) {
-                memcpy(r->scratch + slen, seg, (size_t)(c - seg));
-                slen += (size_t)(c - seg);
-                fld->p = r->scratch + fstart;
-                fld->len = slen - fstart;
-            } else {
-                fld->p = f;
-                fld->len = (size_t)(c - f);
-            }
-            fld->quoted = true;
-            nf++;
-            line += count_lf(f, c);
-            q = c + 1;
-            if (q == end) { /* eof here, else NEED_MORE was returned above */
-                ended_by_newline = false;
-                break;
-            }
-            if (*q == delim) {
+        bool quoted = q < end && *q == '"';
+        if (quoted) {
+            rc = quoted_field(r, &q, end, &slen, &line, fld, err);
+            if (rc) return rc;
+        } else {
+            /* unquoted; at the end of the input only after a delimiter: "a,"
+             * ends with an empty field */
+            const char *f = q;
+            while (q < end && !stop[(uint8_t)*q])
                 q++;
-                continue;
-            }
-            if (*q == '\n') {
-                q++;
-                ended_by_newline = true;
-                break;
-            }
-            if (*q == '\r') {
-                if (q + 1 == end && !eof) return NEED_MORE;
-                if (q + 1 < end && q[1] == '\n') {
-                    q += 2;
-                    ended_by_newline = true;
-                    break;
-                }
-                return ig_err(err, -EINVAL,
-                              "%s:%llu: carriage return not followed by a line feed after "
-                              "field %zu",
-                              in->path, (unsigned long long)line, nf);
-            }
-            unsigned char g = (unsigned char)*q;
-            if (g >= 0x20 && g < 0x7F)
-                return ig_err(err, -EINVAL,
-                              "%s:%llu: unexpected '%c' after the closing quote of field %zu",
-                              in->path, (unsigned long long)line, g, nf);
-            return ig_err(err, -EINVAL,
-                          "%s:%llu: unexpected byte 0x%02x after the closing quote of field %zu",
-                          in->path, (unsigned long long)line, g, nf);
+            *fld = (struct ig_csv_field){.p = f, .len = (size_t)(q - f), .quoted = false};
         }
-
-        /* Unquoted field. */
-        const char *f = q;
-        while (q < end && !stop[(uint8_t)*q])
-            q++;
-        if (q == end) {
-            if (!eof) return NEED_MORE;
-            fld->p = f;
-            fld->len = (size_t)(q - f);
-            fld->quoted = false;
-            nf++;
-            ended_by_newline = false;
-            break;
-        }
-        fld->p = f;
-        fld->len = (size_t)(q - f);
-        fld->quoted = false;
         nf++;
-        char c = *q;
-        if (c == delim) {
-            q++;
-            continue;
-        }
-        if (c == '\n') {
-            q++;
-            ended_by_newline = true;
-            break;
-        }
-        if (c == '\r') {
-            if (q + 1 == end && !eof) return NEED_MORE;
-            if (q + 1 < end && q[1] == '\n') {
-                q += 2;
-                ended_by_newline = true;
-                break;
-            }
-            return ig_err(err, -EINVAL,
-                          "%s:%llu: carriage return not followed by a line feed in unquoted "
-                          "field %zu",
-                          in->path, (unsigned long long)line, nf);
-        }
-        return ig_err(err, -EINVAL, "%s:%llu: '\"' in the middle of unquoted field %zu",
-                      in->path, (unsigned long long)line, nf);
+        rc = field_end(r, &q, end, quoted, nf, line, &newline, err);
+        if (rc != FIELD_NEXT && rc != RECORD_END) return rc;
+        if (rc == RECORD_END) break;
     }
     rec->nfields = nf;
     rec->fields = r->fields;
     rec->line = in->line;
     in->pos = (size_t)(q - in->buf);
-    in->line = ended_by_newline ? line + 1 : line;
+    in->line = newline ? line + 1 : line;
     return 1;
 }
 

@@ -354,3 +354,15 @@ PY
     return $rc
 }
 check split_vectors_smaller_erasable split_vectors
+schema_names_slide() {
+    # schema.json names every page encoding of a column, the page-level "slide" too
+    mkdir -p "$WORK/msl"
+    "$INGOT" mount "$WORK/t_slide" "$WORK/msl" || return 1
+    jq -e '.columns[] | select(.name == "clk") | .encodings | index("slide") != null' \
+        "$WORK/msl/schema.json" >/dev/null
+    local rc=$?
+    [ $rc -eq 0 ] || jq -c '.columns[] | select(.name == "clk")' "$WORK/msl/schema.json"
+    fusermount3 -u "$WORK/msl"
+    return $rc
+}
+check schema_json_names_slide_pages schema_names_slide

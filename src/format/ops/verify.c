@@ -279,13 +279,10 @@ static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig
     free(buf);
 }
 
-static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
+/* groups: contiguous rows and pages, Merkle hashes */
+static void check_groups(struct vctx *x, const struct ig_part *p)
 {
-    x->nobjs = 0;
-    const struct ig_part *p = &t->parts[pi];
     struct ig_error e = {0};
-    check_sections(x, p);
-    /* groups: contiguous rows and pages, Merkle hashes */
     uint64_t row = 0;
     uint32_t page = 0;
     bool groups_ok = true;
@@ -311,7 +308,13 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
     x->rep->groups += p->num_groups;
     x->rep->erased_rows += p->deleted_rows;
     x->rep->rows += p->num_rows;
-    /* every page of every chunk, in order */
+}
+
+/* every page of every chunk, in order */
+static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
+{
+    const struct ig_part *p = &t->parts[pi];
+    struct ig_error e = {0};
     for (uint32_t g = 0; g < p->num_groups; g++) {
         struct ig_grouprec gr;
         if (ig_part_group(p, g, &gr, NULL)) continue;
@@ -341,7 +344,13 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
                      expected, gr.row_count);
         }
     }
-    /* nested columns: each page index's whole-column text, as the extras say */
+}
+
+/* nested columns: each page index's whole-column text, as the extras say */
+static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t pi)
+{
+    const struct ig_part *p = &t->parts[pi];
+    struct ig_error e = {0};
     for (uint32_t c = 0; c < p->num_columns; c++) {
         struct ig_column_ref ref;
         if (ig_table_column_at(t, c, &ref, NULL) || ref.top != c || !ref.nested) continue;
@@ -376,7 +385,11 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
         }
         ig_nested_close(&nr);
     }
-    /* extents must not overlap (an erase rewriting one page must not touch another) */
+}
+
+/* extents must not overlap (an erase rewriting one page must not touch another) */
+static void check_extents(struct vctx *x, const struct ig_part *p)
+{
     struct extent *ex = malloc(((size_t)p->num_pages + 1) * sizeof *ex);
     if (ex) {
         uint32_t n = 0;
@@ -393,7 +406,11 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
             }
         free(ex);
     }
-    /* deletion bitmap: count and no bits past the last row */
+}
+
+/* deletion bitmap: count and no bits past the last row */
+static void check_deletion_and_root(struct vctx *x, const struct ig_part *p)
+{
     const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
     uint64_t bits = 0;
     for (uint64_t i = 0; i < p->sec_size[IG_SEC_DELETION]; i++)
@@ -408,6 +425,21 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
     uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
                                    p->sec_size[IG_SEC_GROUPS], bm, p->sec_size[IG_SEC_DELETION]);
     if (root != p->root) fail(x, "%s: root hash mismatch (footer header or row groups changed)", p->name);
+}
+
+/* Everything about one part: its footer sections, row groups and their Merkle
+ * hashes, every page, nested columns' text lengths, extents, the deletion bitmap
+ * and root, and its blob file. */
+static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
+{
+    x->nobjs = 0;
+    const struct ig_part *p = &t->parts[pi];
+    check_sections(x, p);
+    check_groups(x, p);
+    check_chunks(x, t, pi);
+    check_nested_text(x, t, pi);
+    check_extents(x, p);
+    check_deletion_and_root(x, p);
     if (p->blob_fd >= 0) check_blobs(x, p, t);
 }
 

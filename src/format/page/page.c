@@ -295,6 +295,17 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
                                                               : 0;
 }
 
+bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, unsigned width,
+                          size_t *offset)
+{
+    size_t n = (size_t)rec->row_count * width;
+    if (rec->compression != IG_PC_NONE || rec->stored != IG_BODY_HDR + 2 + n) return false;
+    if (stored[0] != 0 || stored[IG_BODY_HDR] != IG_ENC_PLAIN || stored[IG_BODY_HDR + 1] != width)
+        return false;
+    *offset = IG_BODY_HDR + 2;
+    return true;
+}
+
 int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
                  const uint8_t **body, struct ig_error *err)
 {

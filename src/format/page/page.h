@@ -12,7 +12,7 @@
 #define IG_FORMAT_PAGE_H
 
 #include <stdbool.h>
-#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/buf.h"
@@ -101,6 +101,14 @@ int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *re
 /* Check that every row in `erased` holds no data (level-2 proof for verify). */
 int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
                          const uint8_t *erased, struct ig_page_scratch *s, struct ig_error *err);
+
+/* Does the page store its values as they would be served, plain little-endian
+ * values of `width` bytes, one per row: uncompressed, no validity bitmap, no
+ * levels, a plain stream of exactly that width? Then *offset is where they
+ * start in the stored bytes and a reader may use them in place. Looks at the
+ * first IG_BODY_HDR + 2 stored bytes only. */
+bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, unsigned width,
+                          size_t *offset);
 
 /* Decompress (if needed) into s->body and return the body bytes. */
 int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
