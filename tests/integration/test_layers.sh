@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# scripts/check-layers finds each kind of violation (so the PASS in scripts/test means something).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+CHECK="$ROOT/scripts/check-layers"
+
+violations() {
+    local t="$WORK/tree" out
+    mkdir -p "$t/src/util" "$t/src/blob" "$t/src/format/model" "$t/src/format/ops" "$t/src/fs" "$t/src/import"
+    for f in util/u.h blob/b.h format/model/m.h format/ops/o.h fs/v.h fs/ops.h import/i.h; do : >"$t/src/$f"; done
+    printf '#include "format/model/m.h"\n' >"$t/src/util/u.c"           # util reaches up
+    printf '#include "format/ops/o.h"\n' >"$t/src/format/model/m.c"     # model reaches up to ops
+    printf '#include "fs/v.h"\n' >"$t/src/import/i.c"                   # import beside fs
+    printf '#include <fuse_lowlevel.h>\n' >"$t/src/fs/v.c"               # FUSE outside the glue
+    printf '#include <fuse_lowlevel.h>\n#include "util/u.h"\n' >"$t/src/fs/ops.c" # allowed
+    printf '#include "blob/b.h"\n#include "util/u.h"\n' >"$t/src/format/ops/o.c" # allowed
+    out=$("$CHECK" "$t") && { echo "check-layers passed a tree with violations"; return 1; }
+    for want in "src/util/u.c includes format/model/m.h" "src/format/model/m.c includes format/ops/o.h" \
+        "src/import/i.c includes fs/v.h" "src/fs/v.c includes <fuse_lowlevel.h>"; do
+        grep -qF "$want" <<<"$out" || { echo "missing: $want"; echo "$out"; return 1; }
+    done
+    [ "$(grep -c '^FAIL' <<<"$out")" -eq 4 ] || { echo "$out"; return 1; }
+}
+check check_layers_finds_each_violation violations
+check check_layers_passes_this_tree "$CHECK"
