@@ -131,8 +131,10 @@ level1() {
 check erase_level1_hides_only level1
 
 # --- crash at every durable step: the row is either fully erased or fully present
+gen_of() { sed -n 's/^generation //p' "$1/MANIFEST"; }
 crash_loop() {
-    local n=1 rc present_id present_name
+    local n=1 rc present_id present_name g0
+    g0=$(gen_of "$WORK/pristine")
     while :; do
         rm -rf "$WORK/c"; cp -r "$WORK/pristine" "$WORK/c"
         INGOT_FAULT_AFTER=$n "$INGOT" erase --row 4999 --row 7 "$WORK/c" >/dev/null 2>&1; rc=$?
@@ -140,6 +142,9 @@ crash_loop() {
         present_id=$("$INGOT" cat "$WORK/c" id | grep -cx 4999)
         present_name=$("$INGOT" cat "$WORK/c" name | grep -c MARKER004999XYZ)
         [ "$present_id" = "$present_name" ] || { echo "half erased after step $n"; return 1; }
+        # the table generation moves exactly once, when (and only when) the rows are gone
+        if [ "$present_id" = 0 ]; then want=$((g0 + 1)); else want=$g0; fi
+        [ "$(gen_of "$WORK/c")" = "$want" ] || { echo "step $n: generation $(gen_of "$WORK/c"), want $want"; return 1; }
         if [ $rc -eq 0 ]; then
             [ "$present_id" = 0 ] || { echo "completed but row present"; return 1; }
             [ "$($EC count "$WORK/c" 4999)" = 0 ] || { echo "markers left after completed erase"; return 1; }

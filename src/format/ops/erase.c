@@ -742,6 +742,8 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     }
     if (!rc && n) {
         rep->rows = n;
+        rc = ig_journal_generation(&x.j, t.manifest.generation + 1);
+        rep->generation = t.manifest.generation + 1;
         rep->journal_bytes = x.j.spilled + x.j.buf.len;
         rc = ig_journal_commit(&x.j, dir, &fault, err);
         if (!rc) rc = ig_journal_apply(dir, &fault, err);

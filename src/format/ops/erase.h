@@ -46,6 +46,7 @@ struct ig_erase_report {
     uint64_t blob_objects;    /* objects zero-filled in blob files */
     uint64_t bytes_written;   /* to part files, journal excluded */
     uint64_t journal_bytes;
+    uint64_t generation;      /* the table generation after the erase (MANIFEST) */
     uint64_t *ids;            /* the erased row ids, sorted (free()) */
 };
 

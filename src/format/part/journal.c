@@ -1,4 +1,5 @@
 #include "format/part/journal.h"
+#include "format/part/table.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -17,6 +18,7 @@
 #define END_MAGIC "IGJEND01"
 #define KIND_WRITE 1
 #define KIND_ZERO 2
+#define KIND_GENERATION 3 /* u64: the table generation once applied (MANIFEST) */
 #define KIND_END 0
 
 void ig_fault_init(struct ig_fault *f)
@@ -106,6 +108,31 @@ int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uin
     }
     maybe_spill(j);
     return 0;
+}
+
+int ig_journal_generation(struct ig_journal *j, uint64_t generation)
+{
+    uint8_t rec[9] = {KIND_GENERATION};
+    ig_st64(rec + 1, generation);
+    if (ig_buf_append(&j->buf, rec, sizeof rec)) return -ENOMEM;
+    j->records++;
+    maybe_spill(j);
+    return 0;
+}
+
+/* MANIFEST's generation raised to at least g, atomically (replays write the
+ * same number again: idempotent). */
+static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
+{
+    struct ig_manifest m;
+    int rc = ig_manifest_read(dir, &m, err);
+    if (rc) return rc;
+    if (m.generation < g) {
+        m.generation = g;
+        rc = ig_manifest_write(dir, &m, err);
+    }
+    ig_manifest_free(&m);
+    return rc;
 }
 
 static void journal_paths(const char *dir, char *tmp, char *final, char *sub, size_t cap)
@@ -244,6 +271,7 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
     *r = (struct jreader){.fd = jfd, .pos = 8};
     int rc = check_frame(jfd, final, &r->end, err);
     int fds[64], nfds = 0;
+    uint64_t generation = 0;
     char names[64][256];
     while (!rc) {
         uint8_t kind;
@@ -252,6 +280,15 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
             break;
         }
         if (kind == KIND_END) break;
+        if (kind == KIND_GENERATION) {
+            uint8_t g[8];
+            if (jr_read(r, g, 8)) {
+                rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+                break;
+            }
+            if (ig_ld64(g) > generation) generation = ig_ld64(g);
+            continue;
+        }
         uint8_t nlb[2], hdr[12];
         char name[256];
         size_t nl = 0;
@@ -302,6 +339,12 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
         close(fds[i]);
     }
     if (rc) return rc;
+    /* the parts are durable: now the table's generation says they changed */
+    if (generation) {
+        rc = raise_generation(dir, generation, err);
+        ig_fault_step(f);
+        if (rc) return rc;
+    }
     if (unlink(final)) return ig_err(err, -errno, "%s: %s", final, strerror(errno));
     ig_fault_step(f);
     rc = ig_fsync_dir(sub);

@@ -8,12 +8,15 @@
  * (CLI or mount) and finds a journal replays it: the writes are idempotent, so
  * a crash at any point leaves the change either not started (no journal) or
  * completed on replay. The journal holds only the new bytes - zeros where values
- * are erased - never the erased values.
+ * are erased - never the erased values. Once the part files are durable, the
+ * journal's table generation is written to MANIFEST (atomically), so every
+ * reader on every host sees the change as a new table generation.
  *
  * File layout (little-endian):
  *     "IGJRNL01"
  *     records: u8 kind | u16 name length | name | u64 offset | u32 length |
- *              bytes (kind 1, write) or nothing (kind 2, zero-fill)
+ *              bytes (kind 1, write) or nothing (kind 2, zero-fill);
+ *              or u8 3 | u64 generation (the table generation once applied)
  *     u8 0 (end) | u64 XXH3 of everything before | "IGJEND01"
  * Names are part file names inside the table directory (no paths). */
 #ifndef IG_FORMAT_JOURNAL_H
@@ -55,6 +58,10 @@ int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, cons
                    size_t len);
 /* Zero [offset, offset + len) of a file (erased blob objects). */
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len);
+
+/* Raise the table's generation (MANIFEST) to `generation` once the writes are
+ * applied. */
+int ig_journal_generation(struct ig_journal *j, uint64_t generation);
 
 /* Write records to dir/.ingot/journal.tmp as they come (in 8 MiB batches)
  * instead of holding them all: memory stays flat however much an erase
