@@ -30,6 +30,8 @@
 #define KEY_ROW 0x300u
 #define KEY_SPECIAL_K1 (1ULL << 62)
 #define KEY_SPECIAL(which) (0x400u + (which))
+/* a piece as an older generation shows it (views that keep their shape) */
+#define KEY_OLD_PIECE(view, gen) ((0x500u + (view)) | (uint64_t)(gen) << 16)
 
 struct fs_entry {
     uint64_t k1, k2;

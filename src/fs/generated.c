@@ -62,10 +62,11 @@ int fs_render_schema(struct fs_session *s, struct ig_buf *b)
     const struct ig_table *t = &s->table;
     const struct ig_part *p0 = &t->parts[0];
     int rc = ig_buf_printf(b,
-                           "{\"rows\":%" PRIu64 ",\"live_rows\":%" PRIu64 ",\"erased_rows\":%" PRIu64
+                           "{\"generation\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"live_rows\":%" PRIu64
+                           ",\"erased_rows\":%" PRIu64
                            ",\"row_groups\":%u,\"parts\":%u,\"erase_level\":%u,\"columns\":[",
-                           t->num_rows, t->num_rows - t->deleted_rows, t->deleted_rows,
-                           t->num_groups, t->nparts, p0->erase_level);
+                           t->manifest.generation, t->num_rows, t->num_rows - t->deleted_rows,
+                           t->deleted_rows, t->num_groups, t->nparts, p0->erase_level);
     for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
         struct ig_column_ref ref;
         if (!fs_column_ref(s, c, &ref)) return -EIO;

@@ -7,10 +7,16 @@
  *
  *     63..60 kind
  *     DIR      39..32 directory type, 31..0 argument (row group)
- *     SPECIAL  7..0 which file (README, schema.json, ...)
- *     VIEW     59..56 view, 55..32 column id (< 2^24), 31..0 scope (0 = all, g + 1)
+ *     SPECIAL  15..8 version, 7..0 which file (README, schema.json, ...)
+ *     VIEW     59..57 view, 56..33 column id (< 2^24), 32..8 scope (0 = all, g + 1;
+ *              < 2^25), 7..0 version
  *     ROW      59..0 global row id
  *     BLOB_*   59..52 blob column ordinal, 51..16 row id (< 2^36), 15..0 object (< 2^16)
+ *
+ * Views and generated files change with the table (an erase, an append); their
+ * version bits name the table generation they show (versions.h), so each
+ * generation of a file is its own inode. Rows and blob objects never change
+ * (an erased one is gone), nor do directories' inodes.
  *
  * The root is inode 1 (FUSE_ROOT_ID). */
 #ifndef IG_FS_INODE_H
@@ -39,11 +45,18 @@ enum fs_dir {
     FS_D_BLOBS = 6
 };
 
-enum fs_special { FS_S_README = 1, FS_S_SCHEMA = 2, FS_S_ERASE = 3, FS_S_ERASURES = 4 };
+enum fs_special {
+    FS_S_README = 1,
+    FS_S_SCHEMA = 2,
+    FS_S_ERASE = 3,
+    FS_S_ERASURES = 4,
+    FS_S_GENERATION = 5, /* .ingot/generation */
+};
 
 #include "format/model/fs_view.h"
 
 #define FS_MAX_COLUMNS (1u << 24)
+#define FS_MAX_GROUPS ((1u << 25) - 1) /* scope = group + 1 must fit 25 bits */
 #define FS_SCOPE_ALL 0u
 
 struct fs_node {
@@ -56,7 +69,14 @@ struct fs_node {
     uint64_t row;
     uint32_t blob;     /* blob column ordinal (BLOB_*) */
     uint32_t k;        /* object within a list<blob> row */
+    uint32_t version;  /* VIEW, SPECIAL: the table generation's low bits (versions.h) */
 };
+
+/* Does this kind of node change with the table (and so carry a version)? */
+static inline bool fs_node_versioned(const struct fs_node *n)
+{
+    return n->kind == FS_K_VIEW || n->kind == FS_K_SPECIAL;
+}
 
 #define FS_MAX_BLOB_COLUMNS 256
 #define FS_MAX_BLOB_ROW (1ULL << 36)

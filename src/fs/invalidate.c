@@ -1,6 +1,8 @@
 #include "invalidate.h"
 #include "blobs.h"
 #include "inode.h"
+#include "format/model/names.h"
+#include "format/part/columns.h"
 #include "session.h"
 #include "format/part/journal.h"
 #include "util/endian.h"
@@ -47,6 +49,16 @@ static void known_grow(struct fs_session *s)
     s->known_cap = cap;
 }
 
+/* The kernel's references to a view or generated file count for its generation. */
+static void version_ref(struct fs_session *s, uint64_t ino, int64_t n)
+{
+    struct fs_node node;
+    if (!n || !fs_node_of(ino, &node) || !fs_node_versioned(&node)) return;
+    pthread_mutex_lock(&s->versions_mu);
+    fs_version_ref(s, node.version, n);
+    pthread_mutex_unlock(&s->versions_mu);
+}
+
 void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
 {
     if (!ino || !n) return;
@@ -63,16 +75,21 @@ void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
         s->known[k].n += n;
     }
     pthread_mutex_unlock(&s->known_mu);
+    version_ref(s, ino, (int64_t)n);
 }
 
 void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
 {
+    uint64_t had = 0;
     pthread_mutex_lock(&s->known_mu);
     if (s->known_cap) {
         size_t mask = s->known_cap - 1, k = slot_of(ino, s->known_cap);
         while (s->known[k].ino && s->known[k].ino != ino)
             k = (k + 1) & mask;
-        if (s->known[k].ino == ino) s->known[k].n -= n < s->known[k].n ? n : s->known[k].n;
+        if (s->known[k].ino == ino) {
+            had = n < s->known[k].n ? n : s->known[k].n;
+            s->known[k].n -= had;
+        }
         if (s->known[k].ino == ino && s->known[k].n == 0) {
             /* remove, shifting back entries that probed past this slot */
             size_t hole = k;
@@ -89,31 +106,10 @@ void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
         }
     }
     pthread_mutex_unlock(&s->known_mu);
+    version_ref(s, ino, -(int64_t)had);
 }
 
 /* ---- reloading ----------------------------------------------------------- */
-
-/* Did the table change on disk since we opened it? */
-static bool table_changed(struct fs_session *s)
-{
-    struct ig_manifest m;
-    if (ig_journal_pending(s->dir)) return true;
-    if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
-    bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
-    ig_manifest_free(&m);
-    for (uint32_t i = 0; !changed && i < s->table.nparts; i++) {
-        const struct ig_part *p = &s->table.parts[i];
-        uint8_t tail[8];
-        struct stat st;
-        if (fstat(p->fd, &st) || (uint64_t)st.st_size < 64 ||
-            ig_pread_full(p->fd, tail, 8, (uint64_t)st.st_size - 64 + 32)) {
-            changed = true;
-            break;
-        }
-        changed = ig_ld64(tail) != p->generation || (uint64_t)st.st_size != p->file_size;
-    }
-    return changed;
-}
 
 static void queue_invalidation(struct fs_session *s)
 {
@@ -128,12 +124,12 @@ bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t 
     (void)erased;
     (void)nerased;
     pthread_rwlock_rdlock(&s->table_lock);
-    bool changed = force || table_changed(s);
+    bool changed = force || fs_table_moved(s);
     pthread_rwlock_unlock(&s->table_lock);
     if (!changed) return false;
     struct ig_table nt;
     struct ig_error err = {0};
-    if (ig_table_open(&nt, s->dir, false, &err)) {
+    if (ig_table_open_shared(&nt, s->dir, &err)) {
         if (s->foreground)
             fprintf(stderr, "ingot: reloading: %s\n", err.msg);
         else
@@ -143,6 +139,8 @@ bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t 
     fs_map_parts(&nt);
     pthread_rwlock_wrlock(&s->table_lock);
     struct ig_table old = s->table;
+    /* keep what the old generation looked like while the kernel holds its files */
+    fs_version_advance(s, &old, nt.manifest.generation);
     s->table = nt;
     s->generation++;
     fs_blob_columns(s); /* same schema, but keep the ordinals in step with the table */
@@ -156,6 +154,69 @@ bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t 
 
 /* ---- the invalidation thread --------------------------------------------- */
 
+/* Where node n is listed: its directory's inode and its name there. False for
+ * nodes with no fixed place (the root, directories). */
+static bool node_place(struct fs_session *s, const struct fs_node *n, uint64_t *parent, char *name,
+                       size_t cap)
+{
+    switch (n->kind) {
+    case FS_K_VIEW: {
+        *parent = n->scope == FS_SCOPE_ALL ? fs_ino_dir(FS_D_COLUMNS, 0) : fs_ino_dir(FS_D_GROUP, n->scope);
+        if (n->view == FS_V_ROWID) return snprintf(name, cap, "_rowid.npy") > 0;
+        struct ig_colrec cr;
+        char esc[3 * FS_NAME_MAX + 1];
+        if (ig_part_column(&s->table.parts[0], n->col, &cr, NULL) ||
+            !fs_escape_name(cr.name, cr.name_len, esc, sizeof esc))
+            return false;
+        return (size_t)snprintf(name, cap, "%s%s", esc, fs_view_suffix((enum fs_view)n->view)) < cap;
+    }
+    case FS_K_SPECIAL: {
+        static const char *const names[] = {NULL, "README", "schema.json", "erase", "erasures",
+                                            "generation"};
+        *parent = n->special <= FS_S_SCHEMA ? 1 : fs_ino_dir(FS_D_CONTROL, 0);
+        return snprintf(name, cap, "%s", names[n->special]) > 0;
+    }
+    case FS_K_ROW:
+        *parent = fs_ino_dir(FS_D_ROWS, 0);
+        return snprintf(name, cap, "%" PRIu64, n->row) > 0;
+    default: return false;
+    }
+}
+
+/* What the kernel must drop after the table changed, for one inode it knows:
+ * a view or generated file of an older generation keeps its inode but loses its
+ * cached pages (they may hold erased bytes; reads come back and get the
+ * erased form or ESTALE) and its name (which leads to the new generation now),
+ * so that it is forgotten once closed; a row or blob object that was erased
+ * loses its name and pages. Rows, objects and directories that did not change
+ * keep everything: they never change. */
+static void invalidate_one(struct fs_session *s, uint64_t ino)
+{
+    struct fs_node n;
+    if (!fs_node_of(ino, &n)) return;
+    uint64_t parent = 0;
+    char name[3 * FS_NAME_MAX + 32];
+    bool stale = false, placed = false;
+    pthread_rwlock_rdlock(&s->table_lock);
+    if (fs_node_versioned(&n)) {
+        stale = n.version != fs_version_bits(s->current.gen);
+    } else if (n.kind == FS_K_ROW || n.kind == FS_K_BLOB || n.kind == FS_K_BLOB_ROW) {
+        uint32_t pi;
+        uint64_t local;
+        stale = ig_table_row(&s->table, n.row, &pi, &local) != 0 ||
+                ig_part_row_deleted(&s->table.parts[pi], local);
+    }
+    if (stale) placed = node_place(s, &n, &parent, name, sizeof name);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (!stale) return;
+    fuse_lowlevel_notify_inval_inode(s->se, ino, 0, 0);
+    if (!placed) return;
+    if (fs_node_versioned(&n))
+        fuse_lowlevel_notify_delete(s->se, parent, ino, name, strlen(name));
+    else
+        fuse_lowlevel_notify_inval_entry(s->se, parent, name, strlen(name));
+}
+
 static void invalidate_all(struct fs_session *s)
 {
     pthread_mutex_lock(&s->known_mu);
@@ -165,24 +226,8 @@ static void invalidate_all(struct fs_session *s)
         if (s->known[i].ino) inos[n++] = s->known[i].ino;
     pthread_mutex_unlock(&s->known_mu);
     if (!inos) return;
-    uint64_t rows_dir = fs_ino_dir(FS_D_ROWS, 0);
-    for (size_t i = 0; i < n; i++) {
-        struct fs_node node;
-        if (fs_node_of(inos[i], &node) && node.kind == FS_K_ROW) {
-            uint32_t pi;
-            uint64_t local;
-            pthread_rwlock_rdlock(&s->table_lock);
-            bool gone = ig_table_row(&s->table, node.row, &pi, &local) != 0 ||
-                        ig_part_row_deleted(&s->table.parts[pi], local);
-            pthread_rwlock_unlock(&s->table_lock);
-            if (gone) {
-                char name[32];
-                int len = snprintf(name, sizeof name, "%" PRIu64, node.row);
-                fuse_lowlevel_notify_inval_entry(s->se, rows_dir, name, (size_t)len);
-            }
-        }
-        fuse_lowlevel_notify_inval_inode(s->se, inos[i], 0, 0);
-    }
+    for (size_t i = 0; i < n; i++)
+        invalidate_one(s, inos[i]);
     free(inos);
 }
 

@@ -9,9 +9,11 @@
 #include "invalidate.h"
 #include "format/model/names.h"
 #include "session.h"
+#include "plan.h"
 #include "view.h"
 #include "format/layout.h"
 #include "format/model/types.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,20 @@
 #include <sys/stat.h>
 
 static struct fs_session *S(fuse_req_t req) { return fuse_req_userdata(req); }
+
+/* A request that met a page changing under it (-EAGAIN: a writer at work, see
+ * fs_page_failed) reloads the table, which waits for the writer, and runs once
+ * more; what still fails is damage (-EIO). Call with the table lock released. */
+static bool again(struct fs_session *s, int *rc, int *tries)
+{
+    if (*rc != -EAGAIN) return false;
+    if ((*tries)++ >= 2) {
+        *rc = -EIO;
+        return false;
+    }
+    fs_reload(s, false, NULL, 0);
+    return true;
+}
 
 static bool dir_exists(struct fs_session *s, const struct fs_node *n)
 {
@@ -80,8 +96,32 @@ static bool parse_id(const char *name, uint64_t *out)
     return true;
 }
 
+static int lookup_child_any(struct fs_session *s, const struct fs_node *parent, const char *name,
+                            struct fs_node *child);
+
+/* The child called name, as the generation thread `tid` sees (versions.h) when
+ * it is a view or generated file; *gen gets that generation. */
 static int lookup_child(struct fs_session *s, const struct fs_node *parent, const char *name,
-                        struct fs_node *child)
+                        uint32_t tid, struct fs_node *child, uint64_t *gen)
+{
+    int rc = lookup_child_any(s, parent, name, child);
+    *gen = s->current.gen;
+    if (rc || !fs_node_versioned(child)) return rc;
+    /* an older generation only where it can be shown: arrays that keep their
+     * shape, and the generation number itself */
+    struct fs_plan vp;
+    bool may_be_old = child->kind == FS_K_SPECIAL
+                          ? child->special == FS_S_GENERATION
+                          : fs_plan_view(s, child->col, child->view, &vp) &&
+                                fs_plan_keeps_shape(&vp, child->view);
+    uint64_t where = ig_mix64(fs_ino(parent) ^ ig_hash(name, strlen(name)));
+    *gen = fs_version_for_lookup(s, tid, where, may_be_old);
+    child->version = fs_version_bits(*gen);
+    return 0;
+}
+
+static int lookup_child_any(struct fs_session *s, const struct fs_node *parent, const char *name,
+                            struct fs_node *child)
 {
     *child = (struct fs_node){0};
     if (parent->kind == FS_K_ROOT) {
@@ -173,6 +213,8 @@ static int lookup_child(struct fs_session *s, const struct fs_node *parent, cons
             *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_ERASE};
         else if (!strcmp(name, "erasures"))
             *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_ERASURES};
+        else if (!strcmp(name, "generation"))
+            *child = (struct fs_node){.kind = FS_K_SPECIAL, .special = FS_S_GENERATION};
         else
             return -ENOENT;
         return 0;
@@ -180,19 +222,41 @@ static int lookup_child(struct fs_session *s, const struct fs_node *parent, cons
     return -ENOENT;
 }
 
+/* The entry the kernel gets for node n (attributes filled). Views and
+ * generated files are looked up afresh every time (entry timeout 0): a path
+ * always reaches the current generation, while a file opened before a change
+ * keeps its own inode; the entry's generation is the whole table generation,
+ * so an inode number whose version bits wrap never stands for two generations. */
+static void entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen,
+                        struct fuse_entry_param *e)
+{
+    e->attr_timeout = s->timeout;
+    e->entry_timeout = fs_node_versioned(n) ? 0 : s->timeout;
+    e->generation = fs_node_versioned(n) ? gen : 0;
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     struct fs_session *s = S(req);
     struct fs_node pn, cn;
     struct fuse_entry_param e = {0};
-    e.attr_timeout = e.entry_timeout = s->timeout;
-    pthread_rwlock_rdlock(&s->table_lock);
-    int rc = fs_node_of(parent, &pn) ? lookup_child(s, &pn, name, &cn) : -ENOENT;
-    if (!rc) rc = node_stat(s, &cn, &e.attr);
-    pthread_rwlock_unlock(&s->table_lock);
+    uint64_t gen = 0;
+    uint32_t tid = (uint32_t)fuse_req_ctx(req)->pid;
+    int rc, tries = 0;
+    do {
+        pthread_rwlock_rdlock(&s->table_lock);
+        rc = fs_node_of(parent, &pn) ? lookup_child(s, &pn, name, tid, &cn, &gen) : -ENOENT;
+        if (!rc) rc = node_stat(s, &cn, &e.attr);
+        if (!rc) {
+            entry_times(s, &cn, gen, &e);
+            e.ino = e.attr.st_ino;
+            fs_known_add(s, e.ino, 1); /* before a reload can retire this generation */
+        }
+        pthread_rwlock_unlock(&s->table_lock);
+    } while (again(s, &rc, &tries));
     if (rc == -ENOENT) {
         /* a cached negative entry: the namespace only ever loses names */
-        e.ino = 0;
+        e = (struct fuse_entry_param){.entry_timeout = s->timeout};
         fuse_reply_entry(req, &e);
         return;
     }
@@ -200,8 +264,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         fuse_reply_err(req, -rc);
         return;
     }
-    e.ino = e.attr.st_ino;
-    if (fuse_reply_entry(req, &e) == 0) fs_known_add(s, e.ino, 1);
+    if (fuse_reply_entry(req, &e) != 0) fs_known_forget(s, e.ino, 1);
 }
 
 /* Inodes need no freeing (they are computed), but the kernel's references are
@@ -222,12 +285,16 @@ static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)fi;
+
     struct fs_session *s = S(req);
     struct fs_node n;
     struct stat st;
-    pthread_rwlock_rdlock(&s->table_lock);
-    int rc = fs_node_of(ino, &n) ? node_stat(s, &n, &st) : -ENOENT;
-    pthread_rwlock_unlock(&s->table_lock);
+    int rc, tries = 0;
+    do {
+        pthread_rwlock_rdlock(&s->table_lock);
+        rc = fs_node_of(ino, &n) ? node_stat(s, &n, &st) : -ENOENT;
+        pthread_rwlock_unlock(&s->table_lock);
+    } while (again(s, &rc, &tries));
     if (rc)
         fuse_reply_err(req, -rc);
     else
@@ -358,10 +425,11 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
         return -1;
     }
     case FS_D_CONTROL: {
-        static const char *const names[] = {"erase", "erasures"};
-        if (k >= 2) return -1;
+        static const char *const names[] = {"erase", "erasures", "generation"};
+        static const uint32_t which[] = {FS_S_ERASE, FS_S_ERASURES, FS_S_GENERATION};
+        if (k >= 3) return -1;
         snprintf(name, cap, "%s", names[k]);
-        *n = (struct fs_node){.kind = FS_K_SPECIAL, .special = k ? FS_S_ERASURES : FS_S_ERASE};
+        *n = (struct fs_node){.kind = FS_K_SPECIAL, .special = which[k]};
         return idx;
     }
     case FS_D_ROWS:
@@ -403,6 +471,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
         struct fs_node n;
         int64_t found = dir_entry(s, &d, idx, name, sizeof name, &n);
         if (found < 0) break;
+        if (fs_node_versioned(&n)) n.version = fs_version_bits(s->current.gen);
         size_t add;
         if (plus) {
             struct fuse_entry_param e = {0};
@@ -410,7 +479,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
             if (n.kind != FS_K_ROW && strcmp(name, ".") && strcmp(name, "..") &&
                 node_stat(s, &n, &e.attr) == 0) {
                 e.ino = e.attr.st_ino;
-                e.attr_timeout = e.entry_timeout = s->timeout;
+                entry_times(s, &n, s->current.gen, &e);
             } else {
                 e.attr.st_ino = fs_ino(&n);
                 e.attr.st_mode = n.kind == FS_K_ROW ? S_IFREG : S_IFDIR;
@@ -473,9 +542,12 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         return;
     }
     struct fs_file *f;
-    pthread_rwlock_rdlock(&s->table_lock);
-    int rc = fs_file_open(s, &n, &f);
-    pthread_rwlock_unlock(&s->table_lock);
+    int rc, tries = 0;
+    do {
+        pthread_rwlock_rdlock(&s->table_lock);
+        rc = fs_file_open(s, &n, &f);
+        pthread_rwlock_unlock(&s->table_lock);
+    } while (again(s, &rc, &tries));
     if (rc) {
         fuse_reply_err(req, -rc);
         return;
@@ -498,8 +570,18 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     struct fs_session *s = S(req);
     struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
     struct fs_read rd;
-    pthread_rwlock_rdlock(&s->table_lock);
-    int rc = fs_file_read(s, f, (uint64_t)off, size, &rd);
+    int rc, tries = 0;
+    for (;;) {
+        pthread_rwlock_rdlock(&s->table_lock);
+        rc = fs_file_read(s, f, (uint64_t)off, size, &rd);
+        if (rc != -EAGAIN) break;
+        fs_read_release(s, &rd);
+        pthread_rwlock_unlock(&s->table_lock);
+        if (!again(s, &rc, &tries)) {
+            pthread_rwlock_rdlock(&s->table_lock);
+            break;
+        }
+    }
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else if (rc == 0)
@@ -533,6 +615,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     (void)ino;
     struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
     int rc = f->batch ? fs_batch_apply(S(req), f->batch) : 0;
+    if (f->batch) fs_version_unpin(S(req), (uint32_t)fuse_req_ctx(req)->pid);
     fuse_reply_err(req, -rc);
 }
 
@@ -604,6 +687,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
         return;
     }
     int rc = fs_erase_rows(s, &id, 1, NULL, 0);
+    fs_version_unpin(s, (uint32_t)fuse_req_ctx(req)->pid); /* it sees its own erase */
     fuse_reply_err(req, -rc);
 }
 

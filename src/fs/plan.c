@@ -105,27 +105,35 @@ bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v)
     return v != FS_V_ROWID && fs_plan_view(s, col, v, &vp);
 }
 
-static bool scope_groups(struct fs_session *s, uint32_t scope, uint32_t *g0, uint32_t *g1)
+bool fs_plan_keeps_shape(const struct fs_plan *vp, enum fs_view v)
+{
+    return !vp->whole && !vp->per_value && (v == FS_V_NPY || v == FS_V_VALID || v == FS_V_ROWID ||
+                                            v == FS_V_F16);
+}
+
+/* Row groups [g0, g1) of a scope in a table of `groups` groups. */
+static bool scope_groups(uint32_t groups, uint32_t scope, uint32_t *g0, uint32_t *g1)
 {
     if (scope == FS_SCOPE_ALL) {
         *g0 = 0;
-        *g1 = s->table.num_groups;
+        *g1 = groups;
         return true;
     }
-    if (scope - 1 >= s->table.num_groups) return false;
+    if (scope - 1 >= groups) return false;
     *g0 = scope - 1;
     *g1 = scope;
     return true;
 }
 
-
-/* Walk the pages of a view in file order, giving each page's piece length. */
-int fs_walk_spans(struct fs_session *s, const struct fs_node *n, fs_span_fn fn, void *ctx)
+int fs_walk_spans(struct fs_session *s, const struct fs_node *n, const struct fs_version *ver,
+                  fs_span_fn fn, void *ctx)
 {
     uint32_t g0, g1;
     struct fs_plan vp;
-    if (!scope_groups(s, n->scope, &g0, &g1)) return -ENOENT;
+    bool old = ver->deleted != NULL;
     if (!fs_plan_view(s, n->col, n->view, &vp)) return -ENOENT;
+    if (old && !fs_plan_keeps_shape(&vp, n->view)) return -ESTALE;
+    if (!scope_groups(old ? ver->ngroups : s->table.num_groups, n->scope, &g0, &g1)) return -ENOENT;
     uint32_t leaf = vp.piece_leaf;
     struct fs_span sp = {.start = vp.header};
     uint64_t values_before = 0;
@@ -144,7 +152,11 @@ int fs_walk_spans(struct fs_session *s, const struct fs_node *n, fs_span_fn fn, 
                 ig_chunk_page_check(p, pg, &rec, leaf, expected, gr.row_count, NULL))
                 return -EIO;
             expected += rec.row_count;
-            uint64_t live = rec.row_count - rec.deleted, len;
+            uint64_t deleted = old ? fs_version_deleted_count(ver, &s->table, pi,
+                                                              gr.first_row + rec.first_row,
+                                                              rec.row_count)
+                                   : rec.deleted;
+            uint64_t live = rec.row_count - deleted, len;
             if (n->view == FS_V_TEXT)
                 len = vp.whole ? px.node_text_len : rec.text_len;
             else
@@ -189,7 +201,6 @@ void fs_npy_header(uint8_t *h, const char *descr, uint64_t count, uint32_t dim)
     memcpy(h + 10, dict, (size_t)n);
     h[FS_NPY_HEADER - 1] = '\n';
 }
-
 
 int fs_push_span(void *ctx, const struct fs_span *sp, uint64_t len)
 {

@@ -14,6 +14,7 @@
 #include "format/ops/reader.h"
 #include "inode.h"
 #include "session.h"
+#include "versions.h"
 
 #define FS_NPY_HEADER 128
 
@@ -44,10 +45,17 @@ struct fs_plan {
 bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_plan *vp);
 bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v);
 
-/* Walk the pages of node n's view in file order, giving each piece's length.
- * -ENOENT if the view or scope does not exist, -EIO if the footer is corrupt. */
+/* Does this view keep its shape in an older generation (versions.h)? A row has
+ * a fixed width there, so an erased row can be shown in its erased form. */
+bool fs_plan_keeps_shape(const struct fs_plan *vp, enum fs_view v);
+
+/* Walk the pages of node n's view in file order as generation `ver` had it,
+ * giving each piece's length. -ENOENT if the view or scope does not exist,
+ * -ESTALE for an older generation of a view that cannot keep its shape, -EIO if
+ * the footer is corrupt. */
 typedef int (*fs_span_fn)(void *ctx, const struct fs_span *sp, uint64_t len);
-int fs_walk_spans(struct fs_session *s, const struct fs_node *n, fs_span_fn fn, void *ctx);
+int fs_walk_spans(struct fs_session *s, const struct fs_node *n, const struct fs_version *ver,
+                  fs_span_fn fn, void *ctx);
 /* Span walkers: sum the lengths into *(uint64_t *)ctx; collect the spans. */
 int fs_add_len(void *ctx, const struct fs_span *sp, uint64_t len);
 struct fs_span_list {

@@ -60,9 +60,8 @@ static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
     int rc = ig_reader_load(&sc->r, &s->table.parts[pi], ref, page, group_first_row, &rec, e->vals,
                             &del, &err);
     if (rc) {
-        fs_log_page_error(s, pi, page, err.msg);
         fs_entry_free(e);
-        return rc == -ENOMEM ? rc : -EIO;
+        return fs_page_failed(s, pi, page, err.msg, rc);
     }
     /* the values outlive `ref`: keep the blob directory name with them */
     if (ig_buf_append(&e->data, ref->blob_dir, strlen(ref->blob_dir) + 1)) {

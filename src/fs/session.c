@@ -1,6 +1,9 @@
 #include "session.h"
 #include "format/model/types.h"
 #include "util/error.h"
+#include "util/io.h"
+#include "util/endian.h"
+#include "format/part/journal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,15 +38,16 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     memset(s, 0, sizeof *s);
     s->dir = realpath(dir, NULL);
     if (!s->dir) return ig_err(err, -errno, "%s: %s", dir, strerror(errno));
-    int rc = ig_table_open(&s->table, s->dir, false, err);
+    int rc = ig_table_open_shared(&s->table, s->dir, err);
     if (rc) {
         free(s->dir);
         return rc;
     }
-    if (s->table.parts[0].num_columns > (1u << 24)) {
+    if (s->table.parts[0].num_columns > FS_MAX_COLUMNS || s->table.num_groups > FS_MAX_GROUPS) {
         ig_table_close(&s->table);
         free(s->dir);
-        return ig_err(err, -EFBIG, "%s: more than 16 Mi columns cannot be mounted", dir);
+        return ig_err(err, -EFBIG, "%s: more than 16 Mi columns or 32 Mi row groups cannot be mounted",
+                      dir);
     }
     fs_map_parts(&s->table);
     rc = fs_cache_init(&s->cache, cache_bytes);
@@ -56,6 +60,8 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     pthread_rwlock_init(&s->table_lock, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_mutex_init(&s->erase_mu, NULL);
+    pthread_mutex_init(&s->versions_mu, NULL);
+    s->current.gen = s->table.manifest.generation;
     pthread_mutex_init(&s->known_mu, NULL);
     pthread_mutex_init(&s->inval_mu, NULL);
     pthread_cond_init(&s->inval_cv, NULL);
@@ -85,6 +91,8 @@ void fs_session_destroy(struct fs_session *s)
     pthread_rwlock_destroy(&s->table_lock);
     pthread_mutex_destroy(&s->log_mu);
     pthread_mutex_destroy(&s->erase_mu);
+    fs_versions_free(s);
+    pthread_mutex_destroy(&s->versions_mu);
     pthread_mutex_destroy(&s->known_mu);
     pthread_mutex_destroy(&s->inval_mu);
     pthread_cond_destroy(&s->inval_cv);
@@ -104,6 +112,36 @@ struct fs_scratch *fs_scratch(struct fs_session *s)
         if (sc) pthread_setspecific(s->scratch_key, sc);
     }
     return sc;
+}
+
+/* Did the table change on disk since we opened it? */
+bool fs_table_moved(struct fs_session *s)
+{
+    struct ig_manifest m;
+    if (ig_journal_pending(s->dir)) return true;
+    if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
+    bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
+    ig_manifest_free(&m);
+    for (uint32_t i = 0; !changed && i < s->table.nparts; i++) {
+        const struct ig_part *p = &s->table.parts[i];
+        uint8_t tail[8];
+        struct stat st;
+        if (fstat(p->fd, &st) || (uint64_t)st.st_size < 64 ||
+            ig_pread_full(p->fd, tail, 8, (uint64_t)st.st_size - 64 + 32)) {
+            changed = true;
+            break;
+        }
+        changed = ig_ld64(tail) != p->generation || (uint64_t)st.st_size != p->file_size;
+    }
+    return changed;
+}
+
+int fs_page_failed(struct fs_session *s, uint32_t part, uint32_t page, const char *msg, int rc)
+{
+    if (rc == -ENOMEM) return rc;
+    if (fs_table_moved(s)) return -EAGAIN; /* a writer changed it under us: look again */
+    fs_log_page_error(s, part, page, msg);
+    return -EIO;
 }
 
 void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const char *msg)

@@ -13,6 +13,7 @@
 #include "format/ops/reader.h"
 #include "format/part/table.h"
 #include "inode.h"
+#include "versions.h"
 
 struct fuse_session;
 
@@ -42,6 +43,11 @@ struct fs_session {
     uint64_t *logged;
     size_t nlogged, logged_cap;
     uint64_t generation;         /* bumped by every reload; open files compare */
+    pthread_mutex_t versions_mu; /* the versions' reference counts (versions.h) */
+    struct fs_version current;   /* the table as it is */
+    struct fs_version *old[FS_MAX_OLD_VERSIONS]; /* generations the kernel still holds */
+    uint32_t nold;
+    struct fs_pin pins[FS_PINS]; /* threads' pinned generations (versions.h) */
     pthread_mutex_t erase_mu;    /* one erase at a time from this daemon */
 
     /* invalidate.c */
@@ -76,6 +82,14 @@ struct fs_scratch *fs_scratch(struct fs_session *s);
 int fs_blob_columns(struct fs_session *s);
 /* Column id -> reference (false if out of range or unreadable). */
 bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref);
+
+/* Did the table change on disk since it was opened (an erase at work or done,
+ * an append, by any process)? Reads a few bytes (MANIFEST, each part's tail). */
+bool fs_table_moved(struct fs_session *s);
+/* A page failed its checksum or would not decode (rc): -EAGAIN when the table
+ * moved under the read (the caller reloads and reads again), else the damage is
+ * reported once and the result is -EIO. */
+int fs_page_failed(struct fs_session *s, uint32_t part, uint32_t page, const char *msg, int rc);
 
 /* Report a damaged page once (stderr in the foreground, syslog otherwise). */
 void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const char *msg);

@@ -27,9 +27,34 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Materialised content (rows and generated files), cached. */
+/* The generation a node shows: the current one for nodes that never change,
+ * the one its version bits name for views and generated files; NULL when that
+ * generation is gone (its files answer ESTALE). */
+static const struct fs_version *node_version(struct fs_session *s, const struct fs_node *n)
+{
+    return fs_node_versioned(n) ? fs_version_of(s, n->version) : &s->current;
+}
+
+/* Materialised content (rows and generated files), cached. Generated files
+ * exist in the current generation only (what they report has moved on). */
 static int content_entry(struct fs_session *s, const struct fs_node *n, struct fs_entry **out)
 {
+    const struct fs_version *ver = node_version(s, n);
+    if (!ver) return -ESTALE;
+    if (n->kind == FS_K_SPECIAL && n->special == FS_S_GENERATION && ver != &s->current) {
+        /* an older generation's number, as a thread pinned to it reads it */
+        struct fs_entry *e = fs_entry_new(0, 0);
+        if (!e) return -ENOMEM;
+        e->refs = 1;
+        e->dead = 1; /* not cached: freed on release */
+        if (ig_buf_printf(&e->data, "%" PRIu64 "\n", ver->gen)) {
+            fs_entry_free(e);
+            return -ENOMEM;
+        }
+        *out = e;
+        return 0;
+    }
+    if (n->kind == FS_K_SPECIAL && ver != &s->current) return -ESTALE;
     uint64_t k1 = n->kind == FS_K_ROW ? KEY_ROW_K1(n->row) : KEY_SPECIAL_K1;
     uint64_t k2 = n->kind == FS_K_ROW ? KEY_ROW : KEY_SPECIAL(n->special);
     struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
@@ -46,6 +71,8 @@ static int content_entry(struct fs_session *s, const struct fs_node *n, struct f
         rc = fs_render_readme(s, &e->data);
     else if (n->special == FS_S_SCHEMA)
         rc = fs_render_schema(s, &e->data);
+    else if (n->special == FS_S_GENERATION)
+        rc = ig_buf_printf(&e->data, "%" PRIu64 "\n", s->current.gen);
     else
         rc = -ENOENT;
     if (rc) {
@@ -86,9 +113,11 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
     }
     case FS_K_VIEW: {
         struct fs_plan vp;
+        const struct fs_version *ver = node_version(s, n);
+        if (!ver) return -ESTALE;
         if (!fs_plan_view(s, n->col, n->view, &vp)) return -ENOENT;
         uint64_t len = vp.header;
-        int rc = fs_walk_spans(s, n, fs_add_len, &len);
+        int rc = fs_walk_spans(s, n, ver, fs_add_len, &len);
         *size = len;
         return rc;
     }
@@ -114,12 +143,16 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
     return -ENOENT;
 }
 
-/* Build f's layout for the current table (spans, size, header or content). */
+/* Build f's layout for the generation its node shows (spans, size, header or
+ * content). */
 static int file_layout(struct fs_session *s, struct fs_file *f)
 {
     const struct fs_node *n = &f->node;
     int rc;
     f->gen = s->generation;
+    const struct fs_version *ver = node_version(s, n);
+    if (!ver) return -ESTALE;
+    f->version_gen = ver->gen;
     if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) return 0;
     if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASURES) {
         rc = fs_erasures_entry(s, &f->content);
@@ -165,8 +198,8 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
         struct fs_plan vp;
         if (!fs_plan_view(s, n->col, n->view, &vp)) return -ENOENT;
         uint64_t size = vp.header;
-        rc = fs_walk_spans(s, n, fs_push_span, &l);
-        if (!rc) rc = fs_walk_spans(s, n, fs_add_len, &size);
+        rc = fs_walk_spans(s, n, ver, fs_push_span, &l);
+        if (!rc) rc = fs_walk_spans(s, n, ver, fs_add_len, &size);
         f->spans = l.v;
         f->nspans = l.n;
         f->size = size;
@@ -189,7 +222,6 @@ int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file *
     struct fs_file *f = calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
     f->node = *n;
-    pthread_mutex_init(&f->mu, NULL);
     int rc = file_layout(s, f);
     if (rc) {
         fs_file_close(s, f);
@@ -199,30 +231,11 @@ int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file *
     return 0;
 }
 
-int fs_file_refresh(struct fs_session *s, struct fs_file *f)
-{
-    pthread_mutex_lock(&f->mu);
-    int rc = 0;
-    if (f->gen != s->generation) {
-        fs_cache_release(&s->cache, f->content);
-        f->content = NULL;
-        free(f->spans);
-        f->spans = NULL;
-        f->nspans = 0;
-        f->size = 0;
-        f->header = 0;
-        rc = file_layout(s, f);
-    }
-    pthread_mutex_unlock(&f->mu);
-    return rc;
-}
-
 void fs_file_close(struct fs_session *s, struct fs_file *f)
 {
     if (!f) return;
     fs_cache_release(&s->cache, f->content);
     free(f->spans);
-    pthread_mutex_destroy(&f->mu);
     free(f);
 }
 
@@ -242,17 +255,23 @@ static int put_float(struct ig_buf *out, uint64_t lane, bool half)
     return 0;
 }
 
-/* Array pieces of vectors, lists and fp16 views, from a decoded page. */
+static bool bit(const uint8_t *bits, size_t i) { return bits && ((bits[i / 8] >> (i % 8)) & 1); }
+
+/* Array pieces of vectors, lists and fp16 views, from a decoded page: rows in
+ * `del` are left out, rows in `blank` (erased since the file's generation) read
+ * as an absent vector (NaN, false). */
 static int nested_piece(const struct fs_plan *vp, enum fs_view view, const struct ig_values *v,
-                        const uint8_t *del, uint64_t values_before, struct ig_buf *out)
+                        const uint8_t *del, const uint8_t *blank, uint64_t values_before,
+                        struct ig_buf *out)
 {
     bool half = view == FS_V_F16;
     size_t rows = v->levels ? v->rows : v->n;
     uint32_t dim = vp->ref.rec.dimension ? vp->ref.rec.dimension : 1;
     uint64_t running = values_before;
     for (size_t r = 0; r < rows; r++) {
-        if (del && ((del[r / 8] >> (r % 8)) & 1)) continue;
+        if (bit(del, r)) continue;
         size_t v0 = v->levels ? v->row_val[r] : r, v1 = v->levels ? v->row_val[r + 1] : r + 1;
+        if (bit(blank, r)) v1 = v0;
         int rc = 0;
         switch (view) {
         case FS_V_VALID: /* vectors: is the row's vector there? */
@@ -261,7 +280,7 @@ static int nested_piece(const struct fs_plan *vp, enum fs_view view, const struc
         case FS_V_NPY:
         case FS_V_F16:
             if (!v->levels) { /* a flat fp16 column */
-                uint64_t lane = ig_values_is_null(v, r) ? 0x7FC00000u : v->lanes[r];
+                uint64_t lane = ig_values_is_null(v, r) || v1 == v0 ? 0x7FC00000u : v->lanes[r];
                 rc = put_float(out, lane, half);
                 break;
             }
@@ -315,7 +334,7 @@ static void mapped_check_run(void *arg)
  * page's own bytes in the part's mapping, checked against the page checksum once
  * (the cache keeps the result): no pread copy, no decode copy. The mapped bytes
  * are only touched under the SIGBUS guard (a part truncated under the mount).
- * -EAGAIN when the page needs decoding. */
+ * 1 when the page needs decoding; -EAGAIN when it changed under us. */
 static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct fs_plan *vp,
                         enum fs_view view, const struct fs_span *sp, struct fs_entry *e)
 {
@@ -325,20 +344,60 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     if (view != FS_V_NPY || vp->ref.nested || c->quantize || !p->data || !ti ||
         ti->phys != IG_PHYS_LANES || ig_part_page(p, sp->page, &m.rec, NULL) || m.rec.leaf != c->leaf ||
         m.rec.compression != IG_PC_NONE || m.rec.deleted)
-        return -EAGAIN;
+        return 1;
     m.b = p->data + m.rec.offset; /* ig_part_page checked the extent */
     m.width = ti->width;
-    if (ig_sigbus_guard(mapped_check_run, &m)) {
-        fs_log_page_error(s, sp->part, sp->page, "the part file shrank under the mount");
-        return -EIO;
-    }
-    if (!m.plain) return -EAGAIN;
-    if (m.hash != m.rec.checksum) {
-        fs_log_page_error(s, sp->part, sp->page, "checksum mismatch");
-        return -EIO;
-    }
+    if (ig_sigbus_guard(mapped_check_run, &m))
+        return fs_page_failed(s, sp->part, sp->page, "the part file shrank under the mount", -EIO);
+    if (!m.plain) return 1;
+    if (m.hash != m.rec.checksum)
+        return fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO);
     e->mapped = m.b + m.offset;
     e->mapped_len = (size_t)m.rec.row_count * ti->width;
+    return 0;
+}
+
+/* Rows of a page as the file's generation had them: `skip` the rows deleted
+ * then (left out), `blank` those erased since (shown in their erased form).
+ * For the current generation skip is the page's deletion bits and nothing is
+ * blank. */
+struct row_masks {
+    struct ig_buf skip, blank;
+    bool any_skip, any_blank;
+};
+
+static int old_masks(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
+                     const struct ig_pagerec *rec, const uint8_t *del_now, struct row_masks *m)
+{
+    const struct fs_version *ver = fs_version_of(s, f->node.version);
+    if (!ver || ver->gen != f->version_gen) return -ESTALE;
+    size_t nb = (rec->row_count + 7) / 8;
+    uint8_t *sk = ig_buf_extend(&m->skip, nb), *bl = ig_buf_extend(&m->blank, nb);
+    if (!sk || !bl) return -ENOMEM;
+    m->any_skip = fs_version_deleted_bits(ver, &s->table, sp->part, sp->group_first_row + rec->first_row,
+                                          rec->row_count, sk);
+    for (size_t i = 0; i < nb; i++) {
+        bl[i] = (uint8_t)((del_now ? del_now[i] : 0) & ~sk[i]);
+        m->any_blank |= bl[i] != 0;
+    }
+    return 0;
+}
+
+/* _rowid.npy: the row ids of the rows a generation shows (no page data). */
+static int rowid_piece(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
+                       const struct fs_version *ver, struct fs_entry *e)
+{
+    const struct ig_part *p = &s->table.parts[sp->part];
+    struct ig_pagerec rec;
+    if (ig_part_page(p, sp->page, &rec, NULL)) return -EIO;
+    (void)f;
+    uint64_t first = sp->group_first_row + rec.first_row;
+    for (uint32_t i = 0; i < rec.row_count; i++) {
+        if (fs_version_deleted(ver, &s->table, sp->part, first + i)) continue;
+        uint8_t *o = ig_buf_extend(&e->data, 8);
+        if (!o) return -ENOMEM;
+        ig_st64(o, p->first_row_id + first + i);
+    }
     return 0;
 }
 
@@ -347,11 +406,14 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
 {
     struct fs_plan vp;
     if (!fs_plan_view(s, f->node.col, f->node.view, &vp)) return -EIO;
+    bool old = f->version_gen != s->current.gen;
     /* the same page makes different pieces: whole-column text vs a projection,
-     * offsets that continue from earlier pieces */
+     * offsets that continue from earlier pieces, older generations */
     uint64_t k1 = (uint64_t)sp->part << 32 | sp->page;
-    uint64_t k2 = KEY_PIECE(f->node.view) | (uint64_t)vp.whole << 12 | sp->values_before << 16 |
-                  (uint64_t)(f->node.view == FS_V_TEXT && vp.ref.nested) << 13;
+    uint64_t k2 = old ? KEY_OLD_PIECE(f->node.view, f->version_gen)
+                      : KEY_PIECE(f->node.view) | (uint64_t)vp.whole << 12 |
+                            sp->values_before << 16 |
+                            (uint64_t)(f->node.view == FS_V_TEXT && vp.ref.nested) << 13;
     struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
     if (e) {
         *out = e;
@@ -365,26 +427,11 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
     e = fs_entry_new(k1, k2);
     if (!e) return -ENOMEM;
     if (f->node.view == FS_V_ROWID) {
-        /* only the deletion bitmap is needed: no page data */
-        if (ig_part_page(p, sp->page, &rec, NULL)) {
+        const struct fs_version *ver = old ? fs_version_of(s, f->node.version) : &s->current;
+        rc = ver && ver->gen == f->version_gen ? rowid_piece(s, f, sp, ver, e) : -ESTALE;
+        if (rc) {
             fs_entry_free(e);
-            return -EIO;
-        }
-        uint64_t first = sp->group_first_row + rec.first_row;
-        uint8_t *o = ig_buf_extend(&e->data, (size_t)(rec.row_count - rec.deleted) * 8);
-        if (!o && rec.row_count > rec.deleted) {
-            fs_entry_free(e);
-            return -ENOMEM;
-        }
-        size_t k = 0;
-        for (uint32_t i = 0; i < rec.row_count; i++) {
-            if (ig_part_row_deleted(p, first + i)) continue;
-            if (k == rec.row_count - rec.deleted) break;
-            ig_st64(o + 8 * k++, p->first_row_id + first + i);
-        }
-        if (k != rec.row_count - rec.deleted) {
-            fs_entry_free(e);
-            return -EIO;
+            return rc;
         }
         *out = fs_cache_put(&s->cache, e);
         return 0;
@@ -402,16 +449,16 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
             ig_nested_close(&nr);
         }
         if (rc) {
-            fs_log_page_error(s, sp->part, sp->page, err.msg);
             fs_entry_free(e);
-            return rc == -ENOMEM ? rc : -EIO;
+            return fs_page_failed(s, sp->part, sp->page, err.msg, rc);
         }
         *out = fs_cache_put(&s->cache, e);
         return 0;
     }
     struct ig_column_ref ref = vp.ref;
+    /* a page with no deleted row now had none in any earlier generation either */
     rc = mapped_piece(s, p, &vp, f->node.view, sp, e);
-    if (rc != -EAGAIN) {
+    if (rc != 1) {
         if (rc) {
             fs_entry_free(e);
             return rc;
@@ -422,14 +469,23 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
     struct ig_values v;
     ig_values_init(&v, ref.rec.type);
     const uint8_t *del;
+    struct row_masks m = {IG_BUF_INIT, IG_BUF_INIT, false, false};
     rc = ig_reader_load(&sc->r, p, &ref, sp->page, sp->group_first_row, &rec, &v, &del, &err);
     if (rc) {
-        fs_log_page_error(s, sp->part, sp->page, err.msg);
         ig_values_free(&v);
         fs_entry_free(e);
-        return rc == -ENOMEM ? rc : -EIO;
+        return fs_page_failed(s, sp->part, sp->page, err.msg, rc);
     }
-    if (f->node.view == FS_V_TEXT && ref.nested) {
+    const uint8_t *blank = NULL;
+    if (old) { /* only fixed-width arrays reach here (fs_plan_keeps_shape) */
+        rc = old_masks(s, f, sp, &rec, del, &m);
+        del = m.any_skip ? m.skip.data : NULL;
+        blank = m.any_blank ? m.blank.data : NULL;
+        for (size_t i = 0; !rc && blank && !ref.nested && i < v.n; i++)
+            if (bit(blank, i)) rc = ig_values_set_null(&v, i); /* an erased value reads as NULL */
+    }
+    if (rc) {
+    } else if (f->node.view == FS_V_TEXT && ref.nested) {
         struct ig_tree tree;
         struct ig_values *vpp = &v;
         rc = ig_tree_from_part(&s->table.parts[0], ref.top, ref.col, &tree, &err);
@@ -441,12 +497,14 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
     } else if (f->node.view == FS_V_TEXT) {
         rc = ig_render_text_lines(&e->data, &v, del);
     } else if (ref.nested || f->node.view == FS_V_F16) {
-        rc = nested_piece(&vp, f->node.view, &v, del, sp->values_before, &e->data);
+        rc = nested_piece(&vp, f->node.view, &v, del, blank, sp->values_before, &e->data);
     } else {
         rc = f->node.view == FS_V_VALID ? ig_render_fixed(&e->data, &v, del, true)
                                         : ig_render_fixed_move(&e->data, &v, del);
     }
     ig_values_free(&v);
+    ig_buf_free(&m.skip);
+    ig_buf_free(&m.blank);
     if (rc) {
         fs_entry_free(e);
         return rc;
@@ -502,6 +560,38 @@ void fs_read_release(struct fs_session *s, struct fs_read *rd)
     rd->bytes = 0;
 }
 
+/* After a change of the table, may an open file still be read? Views of an
+ * older generation that keep their shape may (erased rows read as erased),
+ * other views may not (ESTALE); generated files keep what they held at open
+ * (counts, names, the generation: never an erased value); a row or blob object
+ * whose row is erased now is gone (ENOENT). */
+static int fs_file_still_readable(struct fs_session *s, struct fs_file *f)
+{
+    const struct fs_node *n = &f->node;
+    uint32_t pi;
+    uint64_t local;
+    switch (n->kind) {
+    case FS_K_VIEW: {
+        if (f->version_gen == s->current.gen) return 0;
+        const struct fs_version *ver = fs_version_of(s, n->version);
+        struct fs_plan vp;
+        return ver && ver->gen == f->version_gen && fs_plan_view(s, n->col, n->view, &vp) &&
+                       fs_plan_keeps_shape(&vp, (enum fs_view)n->view)
+                   ? 0
+                   : -ESTALE;
+    }
+    case FS_K_SPECIAL: /* what an open generated file holds names no erased value */
+        return 0;
+    case FS_K_ROW:
+    case FS_K_BLOB:
+        if (ig_table_row(&s->table, n->row, &pi, &local) ||
+            ig_part_row_deleted(&s->table.parts[pi], local))
+            return -ENOENT;
+        return 0;
+    default: return 0;
+    }
+}
+
 int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd)
 {
@@ -509,7 +599,9 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
     rd->bytes = 0;
     rd->flat = NULL;
     if (f->gen != s->generation) {
-        int rc = fs_file_refresh(s, f);
+        /* the table changed since open: a file keeps its generation, but
+         * nothing may serve bytes that are erased now */
+        int rc = fs_file_still_readable(s, f);
         if (rc) return rc;
     }
     if (off >= f->size || size == 0) return 0;
@@ -558,8 +650,8 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
         if (nbytes != span_end - sp->start) {
             /* the footer's length and the page disagree: corrupt */
             fs_cache_release(&s->cache, e);
-            fs_log_page_error(s, sp->part, sp->page, "rendered length differs from the footer's");
-            return -EIO;
+            return fs_page_failed(s, sp->part, sp->page, "rendered length differs from the footer's",
+                                  -EIO);
         }
         uint64_t from = pos - sp->start;
         uint64_t to = (end < span_end ? end : span_end) - sp->start;

@@ -25,8 +25,8 @@ struct fs_batch;
 /* An open file. */
 struct fs_file {
     struct fs_node node;
-    uint64_t gen;             /* session generation the spans were built for */
-    pthread_mutex_t mu;       /* refreshing after a reload */
+    uint64_t gen;             /* session reload count at open: did anything change since? */
+    uint64_t version_gen;     /* the table generation the file shows (versions.h) */
     struct fs_batch *batch;   /* the .ingot/erase control file */
     uint64_t size;
     uint32_t header;          /* npy header bytes at the start (0 for text) */
@@ -44,11 +44,6 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size);
 /* Open: build spans or materialise the content. */
 int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file **out);
 void fs_file_close(struct fs_session *s, struct fs_file *f);
-
-/* Rebuild an open file's layout after the table was reloaded (an erase):
- * -ENOENT if what it showed no longer exists (an erased row). Caller holds the
- * session's table lock for reading. */
-int fs_file_refresh(struct fs_session *s, struct fs_file *f);
 
 /* Read [off, off + size) as an iovec list pointing into cached pieces (held
  * until fs_read_release). A read spanning more pieces than FS_READ_MAX_IOV is

@@ -193,19 +193,33 @@ int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len)
     return 0;
 }
 
+/* The first NULL: materialise the bitmap with everything so far present. */
+static int materialise_validity(struct ig_values *v)
+{
+    if (v->has_nulls) return 0;
+    int rc = grow_valid(v, v->cap > v->n ? v->cap : v->n + 1);
+    if (rc) return rc;
+    memset(v->valid, 0, v->valid_cap);
+    memset(v->valid, 0xFF, v->n / 8);
+    for (size_t i = v->n / 8 * 8; i < v->n; i++)
+        set_valid(v, i, true);
+    v->has_nulls = true;
+    return 0;
+}
+
+int ig_values_set_null(struct ig_values *v, size_t i)
+{
+    int rc = materialise_validity(v);
+    if (rc) return rc;
+    if (i < v->n) set_valid(v, i, false);
+    return 0;
+}
+
 int ig_values_push_null(struct ig_values *v)
 {
-    if (!v->has_nulls) {
-        /* First NULL: materialise the bitmap with everything so far present. */
-        int rc = grow_valid(v, v->cap > v->n ? v->cap : v->n + 1);
-        if (rc) return rc;
-        memset(v->valid, 0, v->valid_cap);
-        memset(v->valid, 0xFF, v->n / 8);
-        for (size_t i = v->n / 8 * 8; i < v->n; i++)
-            set_valid(v, i, true);
-        v->has_nulls = true;
-    }
-    int rc = v->is_bytes ? ig_values_push_bytes(v, NULL, 0) : ig_values_push_lane(v, 0);
+    int rc = materialise_validity(v);
+    if (rc) return rc;
+    rc = v->is_bytes ? ig_values_push_bytes(v, NULL, 0) : ig_values_push_lane(v, 0);
     if (rc) return rc;
     set_valid(v, v->n - 1, false);
     return 0;

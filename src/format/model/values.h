@@ -54,6 +54,8 @@ int ig_values_reserve(struct ig_values *v, size_t n); /* capacity for n values t
 int ig_values_push_lane(struct ig_values *v, uint64_t lane);
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len);
 int ig_values_push_null(struct ig_values *v);
+/* Value i (< n) reads as NULL from now on (flat values). */
+int ig_values_set_null(struct ig_values *v, size_t i);
 
 static inline bool ig_values_is_null(const struct ig_values *v, size_t i)
 {

@@ -5,29 +5,42 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int ig_table_lock(const char *dir, bool wait, struct ig_error *err)
+/* Open TABLE/.ingot/lock (made if missing and we may) and lock the whole file. */
+static int lock_file(const char *dir, short type, bool wait, struct ig_error *err)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/.ingot", dir) >= (int)sizeof path)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
-    if (mkdir(path, 0755) && errno != EEXIST)
+    bool exclusive = type == F_WRLCK;
+    if (exclusive && mkdir(path, 0755) && errno != EEXIST)
         return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     snprintf(path, sizeof path, "%s/.ingot/lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, exclusive ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CLOEXEC, 0644);
+    if (fd < 0 && !exclusive && errno == ENOENT) fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
-    while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    while (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl)) {
         if (errno == EINTR) continue;
-        int e = errno;
+        int e = errno == EAGAIN || errno == EACCES ? EWOULDBLOCK : errno;
         close(fd);
         if (e == EWOULDBLOCK)
             return ig_err(err, -e, "%s: the table is locked by another writer", dir);
-        return ig_err(err, -e, "%s: %s", path, strerror(e));
+        return ig_err(err, -e, "%s: locking: %s", path, strerror(e));
     }
     return fd;
+}
+
+int ig_table_lock(const char *dir, bool wait, struct ig_error *err)
+{
+    return lock_file(dir, F_WRLCK, wait, err);
+}
+
+int ig_table_lock_shared(const char *dir, struct ig_error *err)
+{
+    return lock_file(dir, F_RDLCK, true, err);
 }
 
 void ig_table_unlock(int fd)

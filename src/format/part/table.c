@@ -273,3 +273,20 @@ int ig_table_row(const struct ig_table *t, uint64_t row_id, uint32_t *part, uint
     *local = row_id - t->parts[lo].first_row_id;
     return 0;
 }
+
+int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        if (ig_journal_pending(dir)) break; /* replayed under the writer's lock by the open */
+        int lock = ig_table_lock_shared(dir, NULL);
+        if (lock < 0) break; /* a read-only table: no writer can be at work either */
+        if (ig_journal_pending(dir)) { /* a writer died after committing: replay first */
+            ig_table_unlock(lock);
+            continue;
+        }
+        int rc = ig_table_open(t, dir, false, err);
+        ig_table_unlock(lock);
+        return rc;
+    }
+    return ig_table_open(t, dir, false, err);
+}

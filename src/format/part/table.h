@@ -63,6 +63,10 @@ struct ig_table {
 /* Open every part listed in MANIFEST and check they agree (schema, row ids). */
 int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_error *err);
 void ig_table_close(struct ig_table *t);
+/* The same for a reader that must not see a writer's footers half written (the
+ * mount): the footers are read under the table's shared lock (lock.h), after
+ * any interrupted erase was completed. Read-only. */
+int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err);
 
 /* Global group -> (part, local group). -ENOENT if out of range. */
 int ig_table_group(const struct ig_table *t, uint32_t g, uint32_t *part, uint32_t *local);
