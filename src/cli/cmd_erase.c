@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: ingot erase [--row ID]... [--where COLUMN=VALUE]... [--json] TABLE\n"
@@ -57,7 +58,8 @@ int cmd_erase(int argc, char **argv)
         rc = 2;
     }
     if (!rc) {
-        struct ig_erase_request req = {rows, nrows, where, nwhere, "cli"};
+        struct ig_erase_request req = {rows, nrows, where, nwhere, "cli", (int64_t)getuid(),
+                                       (int64_t)getpid()};
         struct ig_erase_report rep;
         struct ig_error err = {0};
         struct timespec t0, t1;

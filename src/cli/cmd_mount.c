@@ -3,6 +3,7 @@
 #include "fs/fs.h"
 
 #include <getopt.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,9 @@ static const char usage[] =
     "usage: ingot mount [-f] [-d] [-o OPTION[,OPTION...]] TABLE DIR\n"
     "  -f                 stay in the foreground (Ctrl-C unmounts)\n"
     "  -d                 FUSE debug output (implies -f)\n"
-    "  -o allow_other     let other users read the mount\n"
+    "  -o allow_other     let other users read the mount (as the file modes allow)\n"
+    "  -o erase_group=G   with allow_other: members of group G may erase too (rm rows/ID,\n"
+    "                     .ingot/erase); otherwise only the mount's owner and root\n"
     "  -o cache_mb=N      decoded-page cache of the daemon (default 32)\n"
     "  -o threads=N       worker threads (default 8)\n"
     "  -o readahead_kb=N  kernel readahead for the mount (default 1024)\n";
@@ -24,7 +27,15 @@ static int parse_o(struct fs_opts *o, char *list)
     for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (!strcmp(tok, "allow_other"))
             o->allow_other = true;
-        else if (!strncmp(tok, "cache_mb=", 9))
+        else if (!strncmp(tok, "erase_group=", 12)) {
+            struct group *g = getgrnam(tok + 12);
+            if (!g) {
+                cli_error("mount: -o erase_group: no group '%s'", tok + 12);
+                return -1;
+            }
+            o->erase_group = tok + 12;
+            o->erase_gid = g->gr_gid;
+        } else if (!strncmp(tok, "cache_mb=", 9))
             o->cache_bytes = cli_parse_count("-o cache_mb", tok + 9, 1, 1 << 20) << 20;
         else if (!strncmp(tok, "threads=", 8))
             o->threads = (unsigned)cli_parse_count("-o threads", tok + 8, 1, 256);
@@ -40,7 +51,8 @@ static int parse_o(struct fs_opts *o, char *list)
 
 int cmd_mount(int argc, char **argv)
 {
-    struct fs_opts o = {.cache_bytes = 32u << 20, .threads = 8, .readahead_kb = 1024};
+    struct fs_opts o = {.cache_bytes = 32u << 20, .threads = 8, .readahead_kb = 1024,
+                        .erase_gid = (gid_t)-1};
     int c;
     optind = 1;
     static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};

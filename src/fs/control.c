@@ -99,7 +99,7 @@ int fs_batch_write(struct fs_session *s, struct fs_batch *b, const char *p, size
     return 0;
 }
 
-int fs_batch_apply(struct fs_session *s, struct fs_batch *b)
+int fs_batch_apply(struct fs_session *s, struct fs_batch *b, int64_t uid, int64_t pid)
 {
     int rc = b->error;
     if (!rc && b->pending.len) {
@@ -107,12 +107,14 @@ int fs_batch_apply(struct fs_session *s, struct fs_batch *b)
         if (ig_buf_append_byte(&b->pending, '\0')) return -ENOMEM;
         rc = add_line(s, b, (char *)b->pending.data, b->pending.len - 1);
     }
-    if (!rc && (b->rows.n || b->nwhere)) rc = fs_erase_rows(s, b->rows.v, b->rows.n, b->where, b->nwhere);
+    if (!rc && (b->rows.n || b->nwhere))
+        rc = fs_erase_rows(s, b->rows.v, b->rows.n, b->where, b->nwhere, uid, pid);
     batch_clear(b);
     return rc;
 }
 
-int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **where, size_t nwhere)
+int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **where, size_t nwhere,
+                  int64_t uid, int64_t pid)
 {
     struct ig_erase_where *w = calloc(nwhere + 1, sizeof *w);
     if (!w) return -ENOMEM;
@@ -121,7 +123,7 @@ int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **w
         *eq = '\0';
         w[i] = (struct ig_erase_where){where[i], eq + 1};
     }
-    struct ig_erase_request req = {rows, n, w, nwhere, "mount"};
+    struct ig_erase_request req = {rows, n, w, nwhere, "mount", uid, pid};
     struct ig_erase_report rep;
     struct ig_error err = {0};
     pthread_mutex_lock(&s->erase_mu);

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/buf.h"
 #include "util/u64vec.h"
@@ -32,11 +33,11 @@ struct fs_batch *fs_batch_new(void);
 void fs_batch_free(struct fs_batch *b);
 /* Add written bytes; complete lines are validated now. */
 int fs_batch_write(struct fs_session *s, struct fs_batch *b, const char *p, size_t n);
-/* Apply on close; empties the batch. */
-int fs_batch_apply(struct fs_session *s, struct fs_batch *b);
+/* Apply on close; empties the batch. uid and pid: who asked (the audit log). */
+int fs_batch_apply(struct fs_session *s, struct fs_batch *b, int64_t uid, int64_t pid);
 
 /* Erase a set of rows through the session (lock, erase, reload, invalidate). */
 int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **where,
-                  size_t nwhere);
+                  size_t nwhere, int64_t uid, int64_t pid);
 
 #endif

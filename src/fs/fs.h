@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct fs_opts {
     const char *table_dir;
@@ -22,6 +23,8 @@ struct fs_opts {
     bool foreground;
     bool debug;
     bool allow_other;
+    const char *erase_group; /* a group whose members may erase too (with allow_other) */
+    gid_t erase_gid;         /* its id, or (gid_t)-1 */
     size_t cache_bytes;      /* decoded-page cache budget, default 256 MiB */
     unsigned threads;        /* worker threads, default 8 */
     unsigned readahead_kb;   /* kernel readahead for the mount, default 1024 */

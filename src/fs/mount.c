@@ -90,8 +90,11 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
             return 2;
         }
     s.foreground = o->foreground;
+    s.erase_gid = o->erase_gid;
     char opts[4096 + 64];
-    snprintf(opts, sizeof opts, "fsname=ingot:%s,subtype=ingot%s", s.dir,
+    /* default_permissions: the kernel checks the modes the files show, so with
+     * allow_other other users read what the modes allow and nothing more */
+    snprintf(opts, sizeof opts, "fsname=ingot:%s,subtype=ingot,default_permissions%s", s.dir,
              o->allow_other ? ",allow_other" : "");
     /* commas in the path would split the option: replace them in fsname */
     for (char *p = opts + 13; *p && strncmp(p, ",subtype=", 9); p++)
@@ -163,8 +166,35 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     return rc ? 1 : 0;
 }
 
+/* Does /etc/fuse.conf let users mount with allow_other? */
+static bool user_allow_other(void)
+{
+    FILE *f = fopen("/etc/fuse.conf", "r");
+    if (!f) return false;
+    char line[256];
+    bool yes = false;
+    while (!yes && fgets(line, sizeof line, f)) {
+        char word[64];
+        yes = sscanf(line, " %63s", word) == 1 && !strcmp(word, "user_allow_other");
+    }
+    fclose(f);
+    return yes;
+}
+
 int fs_mount_main(const struct fs_opts *o)
 {
+    if (o->allow_other && getuid() != 0 && !user_allow_other()) {
+        fprintf(stderr, "ingot: mount: -o allow_other by a user other than root needs the line "
+                        "'user_allow_other' in /etc/fuse.conf (root must add it); without it, "
+                        "mount without allow_other (only you can read the mount)\n");
+        return 2;
+    }
+    if (o->erase_group && !o->allow_other) {
+        fprintf(stderr, "ingot: mount: -o erase_group=%s only matters with -o allow_other "
+                        "(without it no other user can reach the mount)\n",
+                o->erase_group);
+        return 2;
+    }
     char mountpoint[PATH_MAX];
     if (!realpath(o->mountpoint, mountpoint)) {
         fprintf(stderr, "ingot: %s: %s\n", o->mountpoint, strerror(errno));

@@ -25,6 +25,31 @@
 
 static struct fs_session *S(fuse_req_t req) { return fuse_req_userdata(req); }
 
+/* May the caller erase? The mount's owner and root, and with -o erase_group
+ * that group's members. The kernel checks the modes shown too
+ * (default_permissions); this holds even if it did not. */
+static bool may_erase(fuse_req_t req)
+{
+    struct fs_session *s = S(req);
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    if (ctx->uid == 0 || ctx->uid == s->uid) return true;
+    if (s->erase_gid == (gid_t)-1) return false;
+    if (ctx->gid == s->erase_gid) return true;
+    gid_t groups[256];
+    int n = fuse_req_getgroups(req, 256, groups);
+    for (int i = 0; i < n && i < 256; i++)
+        if (groups[i] == s->erase_gid) return true;
+    return false;
+}
+
+/* Who asked, for the audit log. */
+static void who(fuse_req_t req, int64_t *uid, int64_t *pid)
+{
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    *uid = ctx->uid;
+    *pid = ctx->pid;
+}
+
 /* A request that met a page changing under it (-EAGAIN: a writer at work, see
  * fs_page_failed) reloads the table, which waits for the writer, and runs once
  * more; what still fails is damage (-EIO). Call with the table lock released. */
@@ -57,9 +82,15 @@ static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat 
     st->st_uid = s->uid;
     st->st_gid = s->gid;
     st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+    bool erase_group = s->erase_gid != (gid_t)-1;
     if (n->kind == FS_K_ROOT || n->kind == FS_K_DIR) {
         if (!dir_exists(s, n)) return -ENOENT;
         st->st_mode = S_IFDIR | 0555;
+        if (n->kind == FS_K_DIR && n->dir == FS_D_ROWS) {
+            /* rm rows/ID erases: the owner, and the erase group */
+            st->st_mode = S_IFDIR | (erase_group ? 0775 : 0755);
+            if (erase_group) st->st_gid = s->erase_gid;
+        }
         st->st_nlink = 2;
         return 0;
     }
@@ -74,8 +105,11 @@ static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat 
     uint64_t size;
     int rc = fs_node_size(s, n, &size);
     if (rc) return rc;
-    st->st_mode = n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE ? S_IFREG | 0200
-                                                                      : S_IFREG | 0444;
+    st->st_mode = S_IFREG | 0444;
+    if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) {
+        st->st_mode = S_IFREG | (erase_group ? 0220 : 0200);
+        if (erase_group) st->st_gid = s->erase_gid;
+    }
     st->st_nlink = 1;
     st->st_size = (off_t)size;
     st->st_blocks = (blkcnt_t)((size + 511) / 512);
@@ -541,6 +575,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, control ? EACCES : EROFS);
         return;
     }
+    if (control && !may_erase(req)) {
+        fuse_reply_err(req, EACCES);
+        return;
+    }
     struct fs_file *f;
     int rc, tries = 0;
     do {
@@ -602,6 +640,10 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
         fuse_reply_err(req, EROFS);
         return;
     }
+    if (!may_erase(req)) {
+        fuse_reply_err(req, EACCES);
+        return;
+    }
     int rc = fs_batch_write(S(req), f->batch, buf, size);
     if (rc)
         fuse_reply_err(req, -rc);
@@ -614,7 +656,9 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
     struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
-    int rc = f->batch ? fs_batch_apply(S(req), f->batch) : 0;
+    int64_t uid, pid;
+    who(req, &uid, &pid);
+    int rc = f->batch ? fs_batch_apply(S(req), f->batch, uid, pid) : 0;
     if (f->batch) fs_version_unpin(S(req), (uint32_t)fuse_req_ctx(req)->pid);
     fuse_reply_err(req, -rc);
 }
@@ -686,7 +730,13 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
         fuse_reply_err(req, ENOENT);
         return;
     }
-    int rc = fs_erase_rows(s, &id, 1, NULL, 0);
+    if (!may_erase(req)) {
+        fuse_reply_err(req, EACCES);
+        return;
+    }
+    int64_t uid, pid;
+    who(req, &uid, &pid);
+    int rc = fs_erase_rows(s, &id, 1, NULL, 0, uid, pid);
     fs_version_unpin(s, (uint32_t)fuse_req_ctx(req)->pid); /* it sees its own erase */
     fuse_reply_err(req, -rc);
 }

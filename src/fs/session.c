@@ -74,6 +74,7 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     }
     s->uid = getuid();
     s->gid = getgid();
+    s->erase_gid = (gid_t)-1;
     struct stat st;
     char path[4096];
     snprintf(path, sizeof path, "%s/MANIFEST", s->dir);

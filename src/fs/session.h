@@ -33,8 +33,9 @@ struct fs_session {
     pthread_rwlock_t table_lock; /* readers share; reopening after a change is exclusive */
     struct fs_cache cache;
     pthread_key_t scratch_key;
-    uid_t uid;
+    uid_t uid;                   /* the mount's owner: files show it; it may erase */
     gid_t gid;
+    gid_t erase_gid;             /* -o erase_group: may erase too; (gid_t)-1 if none */
     struct timespec mtime;
     double timeout;              /* attr/entry cache lifetime, seconds */
     bool foreground;

@@ -239,6 +239,16 @@ PY
 }
 check rows_and_columns_nest_through_mount rows_nest
 check leaf_projection_files bash -c "ls '$WORK/m/columns' | grep -qx 'doc.links.url' && ls '$WORK/m/columns' | grep -qx 'deep.b.c' && [ \$(wc -l < '$WORK/m/columns/doc.links.url') = 3000 ]"
+where_nested() {
+    # the mount's control file and `ingot erase --where` refuse a list column alike
+    local out
+    out=$(bash -c "echo 'tags=[1]' > '$WORK/m/.ingot/erase'" 2>&1) && { echo "accepted"; return 1; }
+    grep -q "Invalid argument" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" erase --where 'tags=[1]' "$WORK/tr" 2>&1) && { echo "cli accepted"; return 1; }
+    grep -q "column 'tags': nested (list, struct, vector) columns cannot be matched by value" <<<"$out" ||
+        { echo "$out"; return 1; }
+}
+check erase_where_refuses_nested_alike where_nested
 fusermount3 -u "$WORK/m"
 
 # --- lists, vectors and quantisation through NumPy

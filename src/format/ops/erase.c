@@ -19,6 +19,7 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -698,7 +699,14 @@ static void audit(const char *dir, const struct ig_erase_request *req,
         ig_render_json_string(&r, (const uint8_t *)req->where[i].column, strlen(req->where[i].column));
         ig_buf_printf(&r, " = <redacted>");
     }
-    ig_buf_printf(&b, "%s origin=%s request=", when, req->origin ? req->origin : "api");
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    ig_buf_printf(&b, "%s origin=%s host=", when, req->origin ? req->origin : "api");
+    ig_render_json_string(&b, (const uint8_t *)host, strlen(host));
+    if (req->uid >= 0) ig_buf_printf(&b, " uid=%" PRId64, req->uid);
+    if (req->pid > 0) ig_buf_printf(&b, " pid=%" PRId64, req->pid);
+    ig_buf_printf(&b, " request=");
     ig_render_json_string(&b, r.data ? r.data : (const uint8_t *)"", r.len);
     ig_buf_free(&r);
     ig_buf_printf(&b, " rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
@@ -711,10 +719,40 @@ static void audit(const char *dir, const struct ig_erase_request *req,
     ig_buf_free(&b);
 }
 
+/* Erasing writes the table's files in place: say so plainly when we may not. */
+static int check_writable(const char *dir, struct ig_error *err)
+{
+    if (access(dir, W_OK) == 0) {
+        struct ig_manifest m;
+        if (ig_manifest_read(dir, &m, NULL)) return 0; /* the open will say what is wrong */
+        int rc = 0;
+        for (uint32_t i = 0; i < m.n && !rc; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", dir, m.parts[i].name);
+            if (access(path, W_OK) && errno == EACCES)
+                rc = ig_err(err, -EACCES, "%s: no write permission on %s: erasing overwrites the "
+                                          "table's part files in place (run as their owner)",
+                            dir, m.parts[i].name);
+        }
+        ig_manifest_free(&m);
+        return rc;
+    }
+    if (errno != EACCES && errno != EROFS) return 0; /* the open will say what is wrong */
+    struct stat st;
+    uid_t owner = stat(dir, &st) == 0 ? st.st_uid : (uid_t)-1;
+    return ig_err(err, errno == EROFS ? -EROFS : -EACCES,
+                  "%s: %s: erasing rewrites the table's files in place and needs write "
+                  "permission on its directory (owner uid %d)",
+                  dir, errno == EROFS ? "read-only file system" : "no write permission",
+                  (int)owner);
+}
+
 int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_erase_report *rep,
              struct ig_error *err)
 {
     memset(rep, 0, sizeof *rep);
+    int wrc = check_writable(dir, err);
+    if (wrc) return wrc;
     int lock = ig_table_lock(dir, true, err);
     if (lock < 0) return lock;
     struct erase_ctx x = {.dir = dir, .rep = rep};

@@ -36,6 +36,7 @@ struct ig_erase_request {
     const struct ig_erase_where *where;
     size_t nwhere;
     const char *origin;   /* "cli" or "mount", for the audit log */
+    int64_t uid, pid;     /* who asked (the audit log names them); -1 if unknown */
 };
 
 struct ig_erase_report {
@@ -65,7 +66,9 @@ int ig_erase_check_where(const struct ig_table *t, const char *column, const cha
                          struct ig_error *err);
 
 /* Take the table lock, replay any interrupted erase, resolve and erase. Nothing
- * is changed when resolution fails. */
+ * is changed when resolution fails. Erasing rewrites the part files in place:
+ * without write permission on the table directory and its files this fails at
+ * once with -EACCES and a message saying so. */
 int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_erase_report *rep,
              struct ig_error *err);
 
