@@ -11,8 +11,9 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 3u     /* what writers write */
+#define IG_FORMAT_VERSION 4u     /* what writers write */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
+#define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -47,6 +48,7 @@
 #define IG_HDR_SCHEMA_HASH 64   /* u64 XXH3(columns|names|name_index|leaves) */
 #define IG_HDR_CHUNKS_HASH 72   /* u64 XXH3(chunks) */
 #define IG_HDR_SECTIONS 80      /* IG_SEC_COUNT x (u64 offset, u64 size) */
+#define IG_HDR_NUM_BLOCKS 240   /* u32 block records (version 4), else 0 */
 
 enum ig_section {
     IG_SEC_COLUMNS = 0,    /* num_columns x IG_COL_SIZE */
@@ -58,7 +60,7 @@ enum ig_section {
     IG_SEC_PAGES = 6,      /* num_pages x IG_PG_SIZE */
     IG_SEC_DELETION = 7,   /* ceil(num_rows / 64) x u64, bit r = row r deleted */
     IG_SEC_EXTRA = 8,      /* num_pages x IG_PX_SIZE page extras, parallel to the pages */
-    IG_SEC_RESERVED = 9,
+    IG_SEC_BLOCKS = 9,     /* num_blocks x IG_BLK_SIZE block records (version 4; empty before) */
     IG_SEC_COUNT = 10
 };
 
@@ -81,7 +83,10 @@ enum ig_section {
 #define IG_COL_NUM_CHILDREN 32  /* u32 */
 #define IG_COL_LISTS 36         /* u8 list levels around the inner type */
 #define IG_COL_NULL_MASK 37     /* u8 bit j: level j may be null (bit 0 = the field) */
-/* bytes 38..63 reserved, zero */
+/* bytes 38..39 reserved, zero */
+#define IG_COL_BLOCK_SIZE 40    /* u32 target block bytes the schema asked for, 0 = the
+                                   writer's choice, 0xFFFFFFFF = one block per page */
+/* bytes 44..63 reserved, zero */
 
 #define IG_COLF_NULLABLE 0x01
 #define IG_COLF_REPEATED 0x02
@@ -122,9 +127,29 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 /* ---- page extras: what the page record has no room for ---- */
 #define IG_PX_SIZE 16
 #define IG_PX_LIVE_VALUES 0     /* u32 value slots belonging to live rows */
-#define IG_PX_RESERVED 4        /* u32, 0 */
+#define IG_PX_FIRST_BLOCK 4     /* u32 index of the page's first block record (version 4;
+                                   0 before); the next page's first block ends its blocks */
 #define IG_PX_NODE_TEXT 8       /* u64 text of the whole nested column for these rows (on
                                    the page of the column's first leaf), else 0 */
+
+/* ---- block record (version 4): a page is blocks back to back in its extent,
+ * each decoded on its own (the page body layout below, for its rows only) and
+ * checked by its own checksum; the page record's checksum is then the hash of
+ * its block records, so the Merkle path runs root -> group -> page -> block. */
+#define IG_BLK_SIZE 40
+#define IG_BLK_OFFSET 0         /* u32 from the start of the page's extent */
+#define IG_BLK_STORED 4         /* u32 stored (possibly compressed) bytes */
+#define IG_BLK_BODY_SIZE 8      /* u32 body bytes before compression */
+#define IG_BLK_FIRST_ROW 12     /* u32 within the page */
+#define IG_BLK_ROW_COUNT 16     /* u32 (>= 1) */
+#define IG_BLK_ENTRY_COUNT 20   /* u32 level entries (= rows for flat columns) */
+#define IG_BLK_VALUE_COUNT 24   /* u32 value slots */
+#define IG_BLK_COMPRESSION 28   /* u8 enum ig_page_compression */
+#define IG_BLK_ENCODING 29      /* u8 scheme of its values stream (informational) */
+#define IG_BLK_FLAGS 30         /* u8 IG_PGF_HAS_NULLS */
+#define IG_BLK_RESERVED 31      /* u8, 0 */
+#define IG_BLK_CHECKSUM 32      /* u64 XXH3 of the block's stored bytes */
+/* the block's capacity runs to the next block's offset (the last: to the page's) */
 
 #define IG_PGF_HAS_NULLS 0x01
 #define IG_PGF_MOVED 0x02       /* relocated by an erase */

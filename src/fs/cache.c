@@ -41,6 +41,7 @@ void fs_entry_free(struct fs_entry *e)
         free(e->vals);
     }
     free(e->deleted);
+    free(e->segs);
     free(e);
 }
 
@@ -159,6 +160,13 @@ struct fs_entry *fs_cache_put(struct fs_cache *c, struct fs_entry *e)
     evict(c);
     pthread_mutex_unlock(&c->mu);
     return e;
+}
+
+void fs_cache_hold(struct fs_cache *c, struct fs_entry *e)
+{
+    pthread_mutex_lock(&c->mu);
+    e->refs++;
+    pthread_mutex_unlock(&c->mu);
 }
 
 void fs_cache_release(struct fs_cache *c, struct fs_entry *e)

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "format/model/values.h"
 #include "util/buf.h"
@@ -26,6 +27,7 @@
  * KEY_SPECIAL(which)). */
 #define KEY_PIECE(view) (0x100u + (view))
 #define KEY_DECODED 0x200u
+#define KEY_DECODED_BLOCK(b) (0x600u | (uint64_t)(b) << 16) /* block b of a page, decoded */
 #define KEY_ROW_K1(row) ((1ULL << 63) | (row))
 #define KEY_ROW 0x300u
 #define KEY_SPECIAL_K1 (1ULL << 62)
@@ -36,8 +38,9 @@
 struct fs_entry {
     uint64_t k1, k2;
     struct ig_buf data;
-    const uint8_t *mapped;   /* when set, the bytes are [mapped, mapped + mapped_len) of a */
-    size_t mapped_len;       /* part file's mapping (verified), not data */
+    struct iovec *segs;      /* when set, the bytes are these nsegs ranges of a part */
+    int nsegs;               /* file's mapping (checked), one per block, not data */
+    size_t mapped_len;       /* their total */
     struct ig_values *vals;  /* decoded page, or NULL */
     uint8_t *deleted;        /* page deletion bits when vals is set, or NULL */
     size_t bytes;            /* accounted size */
@@ -66,6 +69,8 @@ struct fs_entry *fs_cache_get(struct fs_cache *c, uint64_t k1, uint64_t k2);
  * case the caller's is freed). */
 struct fs_entry *fs_cache_put(struct fs_cache *c, struct fs_entry *e);
 void fs_cache_release(struct fs_cache *c, struct fs_entry *e);
+/* One more hold on an entry already held. */
+void fs_cache_hold(struct fs_cache *c, struct fs_entry *e);
 void fs_cache_clear(struct fs_cache *c);
 
 struct fs_entry *fs_entry_new(uint64_t k1, uint64_t k2);

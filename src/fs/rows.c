@@ -32,18 +32,19 @@ static int find_page_of_row(const struct ig_part *p, uint32_t lg, uint32_t leaf,
     return 0;
 }
 
-/* Decoded page from the cache, decoding it on a miss. */
-static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
-                        const struct ig_column_ref *ref, uint64_t group_first_row,
-                        struct fs_entry **out)
+/* Decoded block b of a page from the cache, reading and decoding only that
+ * block on a miss: a row costs one small read per column. */
+static int decoded_block(struct fs_session *s, uint32_t pi, uint32_t page,
+                         const struct ig_pagerec *rec, uint32_t b, const struct ig_column_ref *ref,
+                         uint64_t group_first_row, struct fs_entry **out)
 {
-    uint64_t k1 = (uint64_t)pi << 32 | page;
-    struct fs_entry *e = fs_cache_get(&s->cache, k1, KEY_DECODED);
+    uint64_t k1 = (uint64_t)pi << 32 | page, k2 = KEY_DECODED_BLOCK(b);
+    struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
     if (e) {
         *out = e;
         return 0;
     }
-    e = fs_entry_new(k1, KEY_DECODED);
+    e = fs_entry_new(k1, k2);
     if (!e || !(e->vals = calloc(1, sizeof *e->vals))) {
         fs_entry_free(e);
         return -ENOMEM;
@@ -54,11 +55,11 @@ static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
         fs_entry_free(e);
         return -ENOMEM;
     }
-    struct ig_pagerec rec;
+    struct ig_pagerec blk;
     const uint8_t *del;
     struct ig_error err = {0};
-    int rc = ig_reader_load(&sc->r, &s->table.parts[pi], ref, page, group_first_row, &rec, e->vals,
-                            &del, &err);
+    int rc = ig_reader_load_block(&sc->r, &s->table.parts[pi], ref, page, rec, b, group_first_row,
+                                  &blk, e->vals, &del, &err);
     if (rc) {
         fs_entry_free(e);
         return fs_page_failed(s, pi, page, err.msg, rc);
@@ -70,7 +71,7 @@ static int decoded_page(struct fs_session *s, uint32_t pi, uint32_t page,
     }
     e->vals->blob_dir = (const char *)e->data.data;
     if (del) {
-        size_t nb = (rec.row_count + 7) / 8;
+        size_t nb = (blk.row_count + 7) / 8;
         e->deleted = malloc(nb);
         if (!e->deleted) {
             fs_entry_free(e);
@@ -117,10 +118,15 @@ int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_ent
     int rc = locate_row(s, row, &pi, &g, &gr, &in_group);
     if (rc) return rc;
     if (!fs_column_ref(s, col, &ref)) return -EIO;
-    rc = find_page_of_row(&s->table.parts[pi], g, ref.rec.leaf, in_group, &page, &rec);
-    if (!rc) rc = decoded_page(s, pi, page, &ref, gr.first_row, e);
+    const struct ig_part *p = &s->table.parts[pi];
+    rc = find_page_of_row(p, g, ref.rec.leaf, in_group, &page, &rec);
+    uint32_t b = 0;
+    struct ig_pagerec blk;
+    if (!rc && ig_part_block_of_row(p, page, &rec, in_group - rec.first_row, &b, &blk, NULL))
+        rc = -EIO;
+    if (!rc) rc = decoded_block(s, pi, page, &rec, b, &ref, gr.first_row, e);
     if (rc) return rc;
-    *index = in_group - rec.first_row;
+    *index = in_group - rec.first_row - blk.first_row;
     const struct ig_values *v = (*e)->vals;
     if (*index >= (v->levels ? v->rows : v->n)) {
         fs_cache_release(&s->cache, *e);

@@ -1,9 +1,10 @@
 /* rows.h - one row of the table: where it lives, and rows/ID as JSON.
  *
  * A row id is global (the part's first row id plus the local row). Locating a
- * row is two binary searches in the footer (its row group, then the page of a
- * column holding it); its values come from the page decoded into the session's
- * cache, so the next row of the same page costs no decoding. */
+ * row is binary searches in the footer (its row group, the page of a column
+ * holding it, the block in that page); its values come from that block alone,
+ * read with one pread and decoded into the session's cache, so the next row of
+ * the same block costs no reading or decoding. */
 #ifndef IG_FS_ROWS_H
 #define IG_FS_ROWS_H
 
@@ -15,8 +16,9 @@
 struct fs_entry;
 struct ig_buf;
 
-/* The decoded page holding row `row` (global id) of column `col`, held in the
- * cache: *index is the row's position in it. -ENOENT for an erased or
+/* The decoded block holding row `row` (global id) of column `col`, held in the
+ * cache: *index is the row's position in it (the leaves of a nested column are
+ * cut into blocks alike, so the index is the same in each). -ENOENT for an erased or
  * out-of-range row. Caller holds the table lock for reading. */
 int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_entry **e,
                  size_t *index);

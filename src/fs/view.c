@@ -312,47 +312,79 @@ static int nested_piece(const struct fs_plan *vp, enum fs_view view, const struc
 }
 
 /* Fill a piece: the page's live rows rendered for the view. */
-/* What mapped_piece does with the mapped bytes, run under the SIGBUS guard. */
+/* What mapped_piece does with the mapped bytes, run under the SIGBUS guard:
+ * are the page's blocks plain values of `width`, and do their checksums hold? */
 struct mapped_check {
-    const uint8_t *b;       /* the page's extent in the mapping */
+    const struct ig_part *p;
+    uint32_t page;
     struct ig_pagerec rec;
     unsigned width;
-    bool plain;             /* out: stored as plain values of `width` */
-    size_t offset;          /* out: where they start */
-    uint64_t hash;          /* out */
+    struct iovec *segs;     /* out: one per block */
+    int nsegs;
+    bool plain;             /* out: every block is plain values of `width` */
+    bool damaged;           /* out: a checksum failed */
 };
 
 static void mapped_check_run(void *arg)
 {
     struct mapped_check *m = arg;
-    m->plain = ig_page_plain_values(m->b, &m->rec, m->width, &m->offset);
-    if (m->plain) m->hash = ig_hash(m->b, m->rec.stored);
+    const uint8_t *page = m->p->data + m->rec.offset; /* ig_part_page checked the extent */
+    m->plain = true;
+    for (int b = 0; b < m->nsegs && m->plain && !m->damaged; b++) {
+        struct ig_pagerec blk;
+        size_t off = 0;
+        if (ig_part_block(m->p, m->page, &m->rec, (uint32_t)b, &blk, NULL)) {
+            m->damaged = true;
+            break;
+        }
+        const uint8_t *bytes = page + (blk.offset - m->rec.offset);
+        m->plain = blk.compression == IG_PC_NONE && ig_page_plain_values(bytes, &blk, m->width, &off);
+        if (m->plain && ig_hash(bytes, blk.stored) != blk.checksum) m->damaged = true;
+        m->segs[b] = (struct iovec){(void *)(bytes + off), (size_t)blk.row_count * m->width};
+    }
 }
 
-/* The .npy bytes of a page that stores them as they are: a plain, uncompressed
- * stream of the type's width, no NULL, no deleted row. Then the piece is the
- * page's own bytes in the part's mapping, checked against the page checksum once
- * (the cache keeps the result): no pread copy, no decode copy. The mapped bytes
- * are only touched under the SIGBUS guard (a part truncated under the mount).
- * 1 when the page needs decoding; -EAGAIN when it changed under us. */
+/* The .npy bytes of a page that stores them as they are: uncompressed blocks,
+ * each a plain stream of the type's width, no NULL, no deleted row. Then the
+ * piece is the blocks' own values in the part's mapping, checked against their
+ * checksums once (the cache keeps the result): no pread copy, no decode copy.
+ * The mapped bytes are only touched under the SIGBUS guard (a part truncated
+ * under the mount). 1 when the page needs decoding; -EAGAIN when it changed
+ * under us. */
 static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct fs_plan *vp,
                         enum fs_view view, const struct fs_span *sp, struct fs_entry *e)
 {
     const struct ig_colrec *c = &vp->ref.rec;
     const struct ig_type_info *ti = ig_type_info(c->type);
-    struct mapped_check m = {0};
+    struct mapped_check m = {.p = p, .page = sp->page};
     if (view != FS_V_NPY || vp->ref.nested || c->quantize || !p->data || !ti ||
         ti->phys != IG_PHYS_LANES || ig_part_page(p, sp->page, &m.rec, NULL) || m.rec.leaf != c->leaf ||
-        m.rec.compression != IG_PC_NONE || m.rec.deleted)
+        m.rec.deleted)
         return 1;
-    m.b = p->data + m.rec.offset; /* ig_part_page checked the extent */
+    if (m.rec.nblocks) { /* the page's own checksum: its block records' hash */
+        const uint8_t *records = ig_part_section(p, IG_SEC_BLOCKS) + (uint64_t)m.rec.first_block * IG_BLK_SIZE;
+        if (ig_hash(records, (size_t)m.rec.nblocks * IG_BLK_SIZE) != m.rec.checksum)
+            return fs_page_failed(s, sp->part, sp->page, "block records' checksum mismatch", -EIO);
+    } else if (m.rec.compression != IG_PC_NONE) {
+        return 1;
+    }
     m.width = ti->width;
+    m.nsegs = (int)ig_page_nblocks(&m.rec);
+    m.segs = calloc((size_t)m.nsegs, sizeof *m.segs);
+    if (!m.segs) return -ENOMEM;
+    int rc = 0;
     if (ig_sigbus_guard(mapped_check_run, &m))
-        return fs_page_failed(s, sp->part, sp->page, "the part file shrank under the mount", -EIO);
-    if (!m.plain) return 1;
-    if (m.hash != m.rec.checksum)
-        return fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO);
-    e->mapped = m.b + m.offset;
+        rc = fs_page_failed(s, sp->part, sp->page, "the part file shrank under the mount", -EIO);
+    else if (m.damaged)
+        rc = fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO);
+    else if (!m.plain)
+        rc = 1;
+    if (rc) {
+        free(m.segs);
+        return rc;
+    }
+    e->segs = m.segs;
+    e->nsegs = m.nsegs;
     e->mapped_len = (size_t)m.rec.row_count * ti->width;
     return 0;
 }
@@ -550,6 +582,24 @@ static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, co
     return 0;
 }
 
+/* Add [from, to) of a piece made of mapped segments; takes over the hold on e. */
+static int hold_segments(struct fs_session *s, struct fs_read *rd, struct fs_entry *e,
+                         uint64_t from, uint64_t to)
+{
+    uint64_t at = 0;
+    int rc = 0;
+    for (int i = 0; i < e->nsegs && at < to && !rc; i++) {
+        uint64_t a = at, b = at + e->segs[i].iov_len;
+        at = b;
+        if (b <= from) continue;
+        uint64_t lo = from > a ? from : a, hi = to < b ? to : b;
+        fs_cache_hold(&s->cache, e); /* each range holds the entry until the reply is sent */
+        rc = hold(s, rd, e, (const uint8_t *)e->segs[i].iov_base + (lo - a), (size_t)(hi - lo));
+    }
+    fs_cache_release(&s->cache, e); /* the caller's hold: each range took its own */
+    return rc;
+}
+
 void fs_read_release(struct fs_session *s, struct fs_read *rd)
 {
     for (int i = 0; i < rd->nheld; i++)
@@ -645,8 +695,7 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
         struct fs_entry *e;
         int rc = make_piece(s, f, sp, &e);
         if (rc) return rc;
-        const uint8_t *bytes = e->mapped ? e->mapped : e->data.data;
-        size_t nbytes = e->mapped ? e->mapped_len : e->data.len;
+        size_t nbytes = e->segs ? e->mapped_len : e->data.len;
         if (nbytes != span_end - sp->start) {
             /* the footer's length and the page disagree: corrupt */
             fs_cache_release(&s->cache, e);
@@ -655,7 +704,7 @@ int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t s
         }
         uint64_t from = pos - sp->start;
         uint64_t to = (end < span_end ? end : span_end) - sp->start;
-        rc = hold(s, rd, e, bytes + from, (size_t)(to - from));
+        rc = e->segs ? hold_segments(s, rd, e, from, to) : hold(s, rd, e, e->data.data + from, (size_t)(to - from));
         if (rc) return rc;
         pos = sp->start + to;
     }

@@ -49,7 +49,7 @@ void fs_file_close(struct fs_session *s, struct fs_file *f);
  * until fs_read_release). A read spanning more pieces than FS_READ_MAX_IOV is
  * gathered into one buffer instead. Returns the number of iovecs or -errno; the
  * whole range is always produced (a short read would look like end of file). */
-#define FS_READ_MAX_IOV 128
+#define FS_READ_MAX_IOV 320
 struct fs_read {
     struct iovec iov[FS_READ_MAX_IOV];
     struct fs_entry *held[FS_READ_MAX_IOV];

@@ -195,7 +195,7 @@ verify_page_flip() {
     local out rc
     out=$("$INGOT" verify "$WORK/c"); rc=$?
     [ $rc -eq 1 ] || { echo "verify exit $rc"; return 1; }
-    grep -q "part-000000.ingot: column 'label' row group 0 page [0-9]*: checksum mismatch" <<<"$out" || { echo "$out"; return 1; }
+    grep -qE "part-000000.ingot: column 'label' row group 0 page [0-9]+: block [0-9]+: checksum mismatch" <<<"$out" || { echo "$out"; return 1; }
     out=$("$INGOT" verify --json "$WORK/c")
     jq -e '.ok == false and (.failures | length) >= 1' <<<"$out" >/dev/null || return 1
     out=$("$INGOT" cat "$WORK/c" label 2>&1 >/dev/null); rc=$?

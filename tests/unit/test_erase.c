@@ -99,15 +99,28 @@ static void tamper_and_reseal(uint64_t row)
         REQUIRE(ig_part_page(&p, page, &rec, &err) == 0);
         if (row % 500 >= rec.first_row && row % 500 < rec.first_row + rec.row_count) break;
     }
-    uint8_t *buf = malloc(rec.stored);
-    REQUIRE(ig_pread_full(p.fd, buf, rec.stored, rec.offset) == 0);
-    REQUIRE(buf[4] == 1); /* plain int stream: [1][w=8][lanes] */
-    size_t slot = 4 + 2 + 8 * (row % 500 - rec.first_row);
+    /* the block holding the row: [hdr][1][w=8][lanes] (a plain int stream) */
+    uint32_t b;
+    struct ig_pagerec blk;
+    REQUIRE(ig_part_block_of_row(&p, page, &rec, (uint32_t)(row % 500 - rec.first_row), &b, &blk,
+                                 &err) == 0);
+    uint8_t *buf = malloc(blk.stored);
+    REQUIRE(ig_pread_full(p.fd, buf, blk.stored, blk.offset) == 0);
+    REQUIRE(buf[4] == 1);
+    size_t slot = 4 + 2 + 8 * (row % 500 - rec.first_row - blk.first_row);
     ig_st64(buf + slot, 4242424242ULL);
     uint8_t *footer = malloc(p.footer_size);
     memcpy(footer, p.footer, p.footer_size);
     uint8_t *pr = footer + p.sec_off[IG_SEC_PAGES] + (uint64_t)page * IG_PG_SIZE;
-    ig_st64(pr + IG_PG_CHECKSUM, ig_hash(buf, rec.stored));
+    if (rec.nblocks) { /* the block's checksum, then the page's: its records' hash */
+        uint8_t *br = footer + p.sec_off[IG_SEC_BLOCKS] + (uint64_t)(rec.first_block + b) * IG_BLK_SIZE;
+        ig_st64(br + IG_BLK_CHECKSUM, ig_hash(buf, blk.stored));
+        ig_st64(pr + IG_PG_CHECKSUM,
+                ig_hash(footer + p.sec_off[IG_SEC_BLOCKS] + (uint64_t)rec.first_block * IG_BLK_SIZE,
+                        (size_t)rec.nblocks * IG_BLK_SIZE));
+    } else {
+        ig_st64(pr + IG_PG_CHECKSUM, ig_hash(buf, blk.stored));
+    }
     uint8_t *gr = footer + p.sec_off[IG_SEC_GROUPS] + (uint64_t)g * IG_GRP_SIZE;
     ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(&p, footer, ig_ld32(gr + IG_GRP_FIRST_PAGE),
                                                    ig_ld32(gr + IG_GRP_PAGE_COUNT)));
@@ -118,7 +131,7 @@ static void tamper_and_reseal(uint64_t row)
     ig_st64(tail + IG_TAIL_ROOT, root);
     ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
     int fd = open(path, O_WRONLY);
-    ig_pwrite_full(fd, buf, rec.stored, rec.offset);
+    ig_pwrite_full(fd, buf, blk.stored, blk.offset);
     ig_pwrite_full(fd, footer, p.footer_size, p.footer_offset);
     ig_pwrite_full(fd, tail, sizeof tail, p.file_size - IG_TAIL_SIZE);
     close(fd);

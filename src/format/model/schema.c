@@ -452,6 +452,12 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
             if (parse_u32(v, vn, &ps) || ps < 64 || ps > (256u << 20))
                 return ig_err(err, -EINVAL, "%s:%u: page_size must be 64..268435456 bytes", path, line);
             c->page_size = ps;
+        } else if (KEY("block_size")) {
+            uint32_t bs;
+            if (parse_u32(v, vn, &bs) || (bs && bs < 64) || bs > (256u << 20))
+                return ig_err(err, -EINVAL, "%s:%u: block_size must be 0 (one block per page) or "
+                                            "64..268435456 bytes", path, line);
+            c->block_size = bs ? bs : IG_BLOCK_WHOLE_PAGE;
         } else if (KEY("encoding")) {
             char name[32];
             if (vn >= sizeof name) goto bad_value;
@@ -509,8 +515,8 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
             c->quantize = (uint8_t)q;
         } else {
             return ig_err(err, -EINVAL,
-                          "%s:%u: unknown key '%.*s' (known: page_size, encoding, compression, "
-                          "erase, quantize)",
+                          "%s:%u: unknown key '%.*s' (known: page_size, block_size, encoding, "
+                          "compression, erase, quantize)",
                           path, line, (int)kn, k);
         }
     }
@@ -636,6 +642,9 @@ int ig_schema_format(const struct ig_schema *s, struct ig_buf *out)
                 break;
             }
         if (!rc && o->page_size) rc = ig_buf_printf(out, " page_size=%u", o->page_size);
+        if (!rc && o->block_size)
+            rc = ig_buf_printf(out, " block_size=%u",
+                               o->block_size == IG_BLOCK_WHOLE_PAGE ? 0u : o->block_size);
         if (!rc && o->encoding) rc = ig_buf_printf(out, " encoding=%s", ig_page_enc_name(o->encoding));
         if (!rc && o->compression == IG_COMP_NONE) rc = ig_buf_printf(out, " compression=none");
         if (!rc && o->compression == IG_COMP_ZSTD) rc = ig_buf_printf(out, " compression=zstd");
@@ -654,7 +663,8 @@ bool ig_schema_equal(const struct ig_schema *a, const struct ig_schema *b)
         if (x->name_len != y->name_len || memcmp(x->name, y->name, x->name_len) ||
             x->type != y->type || x->null_mask != y->null_mask || x->lists != y->lists ||
             x->parent != y->parent || x->num_children != y->num_children ||
-            x->page_size != y->page_size || x->encoding != y->encoding ||
+            x->page_size != y->page_size || x->block_size != y->block_size ||
+            x->encoding != y->encoding ||
             x->compression != y->compression || x->erase_level != y->erase_level ||
             x->quantize != y->quantize || x->dimension != y->dimension)
             return false;

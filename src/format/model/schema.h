@@ -8,7 +8,7 @@
  * string, binary), blob, list<T>, struct<a:T, b:U, ...> or vector<float32, D>,
  * nested freely, with spaces allowed inside the brackets; a '?' after any type
  * makes that level nullable (`Dept list<struct<Id:int64, Name:string?>>?`).
- * Keys: page_size=BYTES, encoding=NAME, compression=none|zstd|auto, erase=1|2,
+ * Keys: page_size=BYTES, block_size=BYTES (0: one block per page), encoding=NAME, compression=none|zstd|auto, erase=1|2,
  * quantize=fp16|bf16|fp8_e4m3|fp8_e5m2 (float data). NAME may be double-quoted.
  * Errors name the file and line.
  *
@@ -44,6 +44,7 @@ struct ig_column_def {
     uint32_t num_children;
     uint32_t dimension;   /* vector<float32, D>: D, else 0 */
     uint32_t page_size;   /* 0 = table default */
+    uint32_t block_size;  /* 0 = chosen by the writer; IG_BLOCK_WHOLE_PAGE: one block per page */
     uint8_t encoding;     /* enum ig_enc, 0 = auto */
     uint8_t compression;  /* enum ig_compression_policy */
     uint8_t erase_level;  /* 0 = table default, 1 or 2 */
@@ -56,6 +57,7 @@ struct ig_column_def {
 };
 
 #define IG_SCHEMA_NONE 0xFFFFFFFFu
+#define IG_BLOCK_WHOLE_PAGE 0xFFFFFFFFu /* block_size=0 in a schema file */
 
 struct ig_schema {
     struct ig_column_def *cols; /* nodes in pre-order */

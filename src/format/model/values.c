@@ -238,6 +238,52 @@ int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n)
     return 0;
 }
 
+int ig_values_append(struct ig_values *dst, const struct ig_values *src)
+{
+    size_t n0 = dst->n;
+    if (ig_values_reserve(dst, n0 + src->n)) return -ENOMEM;
+    if (src->is_bytes) {
+        size_t base = dst->data.len;
+        if (src->n && ig_buf_append(&dst->data, src->data.data + src->offs[0],
+                                    (size_t)(src->offs[src->n] - src->offs[0])))
+            return -ENOMEM;
+        for (size_t i = 0; i < src->n; i++)
+            dst->offs[n0 + i + 1] = base + (src->offs[i + 1] - src->offs[0]);
+    } else if (src->n) {
+        memcpy(dst->lanes + n0, src->lanes, src->n * sizeof *src->lanes);
+    }
+    if (src->has_nulls || dst->has_nulls) {
+        if (materialise_validity(dst) || grow_valid(dst, n0 + src->n)) return -ENOMEM;
+        for (size_t i = 0; i < src->n; i++)
+            set_valid(dst, n0 + i, !ig_values_is_null(src, i));
+    }
+    dst->n = n0 + src->n;
+    if (!src->levels) return 0;
+    /* levels: entries, then the row index shifted by what dst held */
+    size_t e0 = dst->nent, r0 = dst->rows;
+    if (reserve_entries(dst, src->nent)) return -ENOMEM;
+    memcpy(dst->reps + e0, src->reps, src->nent);
+    memcpy(dst->defs + e0, src->defs, src->nent);
+    dst->nent = e0 + src->nent;
+    if (dst->row_cap < r0 + src->rows + 1) {
+        size_t cap = dst->row_cap ? dst->row_cap : 256;
+        while (cap < r0 + src->rows + 1)
+            cap *= 2;
+        uint32_t *e = realloc(dst->row_ent, cap * sizeof *e), *x = realloc(dst->row_val, cap * sizeof *x);
+        if (e) dst->row_ent = e;
+        if (x) dst->row_val = x;
+        if (!e || !x) return -ENOMEM;
+        if (dst->row_cap == 0) dst->row_ent[0] = dst->row_val[0] = 0;
+        dst->row_cap = cap;
+    }
+    for (size_t r = 1; r <= src->rows; r++) {
+        dst->row_ent[r0 + r] = (uint32_t)(e0 + src->row_ent[r]);
+        dst->row_val[r0 + r] = (uint32_t)(n0 + src->row_val[r]);
+    }
+    dst->rows = r0 + src->rows;
+    return 0;
+}
+
 /* ---- levels ---------------------------------------------------------------- */
 
 int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)

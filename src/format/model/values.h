@@ -80,6 +80,10 @@ int ig_values_end_row(struct ig_values *v);
 /* Make v a nested leaf with `per_value` lanes per defined entry; empty. */
 void ig_values_set_levels(struct ig_values *v, uint32_t per_value);
 
+/* Append src's values (and, for nested leaves, entries and rows) to dst, which
+ * holds the same kind of leaf: a page decoded block by block. */
+int ig_values_append(struct ig_values *dst, const struct ig_values *src);
+
 /* Fill row_ent/row_val/rows of a nested leaf from its reps and defs (decoders):
  * -EIO when the levels are inconsistent (a first entry that continues a row, a
  * definition level above max_def, more or fewer values than the levels define). */

@@ -249,6 +249,16 @@ static uint8_t *page_rec(struct part_plan *pp, uint32_t page)
     return pp->nf + pp->p->sec_off[IG_SEC_PAGES] + (uint64_t)page * IG_PG_SIZE;
 }
 
+static uint8_t *page_extra(struct part_plan *pp, uint32_t page)
+{
+    return pp->nf + pp->p->sec_off[IG_SEC_EXTRA] + (uint64_t)page * IG_PX_SIZE;
+}
+
+static uint8_t *block_rec(struct part_plan *pp, const struct ig_pagerec *rec, uint32_t b)
+{
+    return pp->nf + pp->p->sec_off[IG_SEC_BLOCKS] + (uint64_t)(rec->first_block + b) * IG_BLK_SIZE;
+}
+
 /* Render killed rows to know how much text they took. */
 static uint64_t killed_text(const struct ig_values *v, const uint8_t *kill, struct ig_buf *tmp)
 {
@@ -261,59 +271,235 @@ static uint64_t killed_text(const struct ig_values *v, const uint8_t *kill, stru
     return total;
 }
 
+/* A block rewritten by this erase: its old record and bytes, its new ones. */
+struct block_edit {
+    uint32_t b;
+    struct ig_pagerec old;
+    struct ig_buf old_bytes;
+    struct ig_page_built built;
+};
+
+/* The rewritten blocks of one page, in block order. */
+struct page_edit {
+    uint32_t page;
+    struct ig_pagerec rec;
+    struct block_edit *e;
+    size_t n, cap;
+};
+
 struct erase_ctx {
     const char *dir;
     struct ig_journal j;
     struct ig_reader r;
     struct ig_values v;
     struct ig_page_built built;
-    struct ig_buf tmp;
+    struct ig_buf tmp, kill_b, del_b;
     struct ig_erase_report *rep;
 };
 
-static int journal_extent(struct erase_ctx *x, const struct ig_part *p, uint64_t off,
-                          const uint8_t *data, size_t len, size_t capacity)
+static void page_edit_free(struct page_edit *pe)
 {
-    /* the whole extent: new bytes, then zeros up to its capacity (journaled as a
-     * range, not as bytes: the journal stays the size of what changed) */
-    int rc = len ? ig_journal_add(&x->j, p->name, off, data, len) : 0;
-    if (!rc && capacity > len) rc = ig_journal_zero(&x->j, p->name, off + len, capacity - len);
-    x->rep->bytes_written += capacity > len ? capacity : len;
-    return rc ? -ENOMEM : 0;
+    for (size_t i = 0; i < pe->n; i++) {
+        ig_buf_free(&pe->e[i].old_bytes);
+        ig_page_built_free(&pe->e[i].built);
+    }
+    free(pe->e);
+    memset(pe, 0, sizeof *pe);
 }
 
-/* Put the rebuilt page (x->built) in its extent, or move it if it grew. */
-static int store_page(struct erase_ctx *x, struct part_plan *pp, uint32_t page,
-                      const struct ig_pagerec *rec, struct ig_error *err)
+/* Keep x->built as the new form of block b (old record blk, old bytes). */
+static int add_edit(struct erase_ctx *x, struct page_edit *pe, uint32_t b, const struct ig_pagerec *blk,
+                    const uint8_t *old_bytes)
+{
+    if (pe->n == pe->cap) {
+        size_t cap = pe->cap ? pe->cap * 2 : 4;
+        struct block_edit *e = realloc(pe->e, cap * sizeof *e);
+        if (!e) return -ENOMEM;
+        pe->e = e;
+        pe->cap = cap;
+    }
+    struct block_edit *be = &pe->e[pe->n];
+    *be = (struct block_edit){.b = b, .old = *blk, .old_bytes = IG_BUF_INIT, .built = x->built};
+    x->built = (struct ig_page_built){0}; /* taken */
+    if (ig_buf_append(&be->old_bytes, old_bytes, blk->stored)) {
+        ig_page_built_free(&be->built);
+        return -ENOMEM;
+    }
+    pe->n++;
+    return 0;
+}
+
+/* Journal the bytes where new differs from old over [0, len) (new shorter than
+ * old reads as zeros past its end), merged across small gaps. */
+static int journal_changes(struct erase_ctx *x, const struct ig_part *p, uint64_t base,
+                           const uint8_t *old, size_t old_len, const uint8_t *new, size_t new_len)
+{
+    size_t len = old_len > new_len ? old_len : new_len;
+#define NEW(i) ((i) < new_len ? new[i] : 0)
+#define OLD(i) ((i) < old_len ? old[i] : 0)
+    for (size_t i = 0; i < len;) {
+        if (OLD(i) == NEW(i)) {
+            i++;
+            continue;
+        }
+        size_t start = i, last = i;
+        for (; i < len; i++)
+            if (OLD(i) != NEW(i))
+                last = i;
+            else if (i - last > 32)
+                break;
+        size_t n = last - start + 1;
+        /* what is past the new end is zeros: journaled as a range, not bytes */
+        size_t data = start < new_len ? (last < new_len ? n : new_len - start) : 0;
+        if (data && ig_journal_add(&x->j, p->name, base + start, new + start, data)) return -ENOMEM;
+        if (n > data && ig_journal_zero(&x->j, p->name, base + start + data, n - data)) return -ENOMEM;
+        x->rep->bytes_written += n;
+    }
+#undef NEW
+#undef OLD
+    return 0;
+}
+
+/* A page whose rewritten blocks no longer all fit: its blocks (new ones where
+ * rewritten, the others as they are) laid out afresh, each compressed one with
+ * its slack, queued to go after the data; the old extent is zero-filled. */
+static int move_page(struct erase_ctx *x, struct part_plan *pp, struct page_edit *pe,
+                     struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
-    uint8_t *r = page_rec(pp, page);
-    x->rep->pages_rewritten++;
-    ig_st32(r + IG_PG_STORED, (uint32_t)x->built.stored.len);
-    ig_st32(r + IG_PG_BODY_SIZE, x->built.body_size);
-    ig_st64(r + IG_PG_CHECKSUM, x->built.checksum);
-    ig_st32(r + IG_PG_ENTRY_COUNT, x->built.entry_count);
-    ig_st32(r + IG_PG_VALUE_COUNT, x->built.value_count);
-    r[IG_PG_ENCODING] = x->built.encoding;
-    if (x->built.stored.len <= rec->capacity)
-        return journal_extent(x, p, rec->offset, x->built.stored.data, x->built.stored.len,
-                              rec->capacity);
-    /* it no longer fits: move it after the data; zero the old extent */
+    const struct ig_pagerec *rec = &pe->rec;
+    struct ig_buf whole = IG_BUF_INIT, page_bytes = IG_BUF_INIT;
+    int rc = ig_buf_reserve(&page_bytes, rec->stored) ? -ENOMEM : 0;
+    if (!rc) rc = ig_pread_full(p->fd, page_bytes.data, rec->stored, rec->offset);
+    if (rc) return ig_err(err, rc == -ENOMEM ? rc : -EIO, "%s: page %u: cannot read it to move it", p->path, pe->page);
+    uint32_t nb = ig_page_nblocks(rec);
+    size_t k = 0;
+    for (uint32_t b = 0; b < nb && !rc; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(p, pe->page, rec, b, &blk, err);
+        if (rc) break;
+        const uint8_t *bytes = page_bytes.data + (blk.offset - rec->offset);
+        size_t len = blk.stored;
+        uint8_t comp = blk.compression;
+        if (k < pe->n && pe->e[k].b == b) {
+            bytes = pe->e[k].built.stored.data;
+            len = pe->e[k].built.stored.len;
+            comp = pe->e[k].built.compression;
+            k++;
+        }
+        size_t slack = comp == IG_PC_ZSTD ? (len / 128 > 32 ? len / 128 : 32) : 0;
+        if (rec->nblocks) ig_st32(block_rec(pp, rec, b) + IG_BLK_OFFSET, (uint32_t)whole.len);
+        if (ig_buf_append(&whole, bytes, len) || ig_buf_append_zeros(&whole, rec->nblocks ? slack : 0))
+            rc = -ENOMEM;
+    }
+    ig_buf_free(&page_bytes);
+    if (rc) {
+        ig_buf_free(&whole);
+        return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
+    }
     struct moved *m = realloc(pp->moved, (pp->nmoved + 1) * sizeof *m);
-    if (!m) return ig_err(err, -ENOMEM, "out of memory");
+    if (!m) {
+        ig_buf_free(&whole);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
     pp->moved = m;
-    m = &pp->moved[pp->nmoved++];
-    m->page = page;
-    m->bytes = x->built.stored; /* take the buffer */
-    x->built.stored = (struct ig_buf)IG_BUF_INIT;
+    pp->moved[pp->nmoved++] = (struct moved){.page = pe->page, .bytes = whole};
+    uint8_t *r = page_rec(pp, pe->page);
+    ig_st32(r + IG_PG_STORED, (uint32_t)whole.len);
     r[IG_PG_FLAGS] |= IG_PGF_MOVED;
     x->rep->pages_moved++;
-    return journal_extent(x, p, rec->offset, NULL, 0, rec->capacity);
+    /* the old extent: zeros, as a range */
+    if (ig_journal_zero(&x->j, p->name, rec->offset, rec->capacity)) return ig_err(err, -ENOMEM, "out of memory");
+    x->rep->bytes_written += rec->capacity;
+    return 0;
 }
 
-static uint8_t *page_extra(struct part_plan *pp, uint32_t page)
+/* Write a page's rewritten blocks: each into its own extent, journaling only
+ * the bytes that changed, unless one no longer fits, then the page moves. The
+ * block records (or, for an older part's page, the page record) get the new
+ * sizes and checksums, and a page of format 4 the hash of its records. */
+static int commit_page_edit(struct erase_ctx *x, struct part_plan *pp, struct page_edit *pe,
+                            struct ig_error *err)
 {
-    return pp->nf + pp->p->sec_off[IG_SEC_EXTRA] + (uint64_t)page * IG_PX_SIZE;
+    if (pe->n == 0) return 0;
+    const struct ig_part *p = pp->p;
+    const struct ig_pagerec *rec = &pe->rec;
+    uint8_t *r = page_rec(pp, pe->page);
+    bool fits = true;
+    int64_t dent = 0, dval = 0;
+    for (size_t i = 0; i < pe->n; i++) {
+        struct block_edit *be = &pe->e[i];
+        const struct ig_page_built *nb = &be->built;
+        fits &= nb->stored.len <= be->old.capacity;
+        dent += (int64_t)nb->entry_count - be->old.entry_count;
+        dval += (int64_t)nb->value_count - be->old.value_count;
+        x->rep->pages_rewritten++;
+        if (!rec->nblocks) { /* an older part's page is its one block */
+            ig_st32(r + IG_PG_BODY_SIZE, nb->body_size);
+            ig_st64(r + IG_PG_CHECKSUM, nb->checksum);
+            r[IG_PG_ENCODING] = nb->encoding;
+            continue;
+        }
+        uint8_t *br = block_rec(pp, rec, be->b);
+        ig_st32(br + IG_BLK_STORED, (uint32_t)nb->stored.len);
+        ig_st32(br + IG_BLK_BODY_SIZE, nb->body_size);
+        ig_st32(br + IG_BLK_ENTRY_COUNT, nb->entry_count);
+        ig_st32(br + IG_BLK_VALUE_COUNT, nb->value_count);
+        br[IG_BLK_ENCODING] = nb->encoding;
+        ig_st64(br + IG_BLK_CHECKSUM, nb->checksum);
+    }
+    ig_st32(r + IG_PG_ENTRY_COUNT, (uint32_t)((int64_t)rec->entry_count + dent));
+    ig_st32(r + IG_PG_VALUE_COUNT, (uint32_t)((int64_t)rec->value_count + dval));
+    int rc = 0;
+    if (!rec->nblocks) {
+        ig_st32(r + IG_PG_STORED, (uint32_t)pe->e[0].built.stored.len);
+        if (fits) {
+            rc = journal_changes(x, p, rec->offset, pe->e[0].old_bytes.data, pe->e[0].old_bytes.len,
+                                 pe->e[0].built.stored.data, pe->e[0].built.stored.len);
+        } else {
+            struct moved *m = realloc(pp->moved, (pp->nmoved + 1) * sizeof *m);
+            if (!m) return ig_err(err, -ENOMEM, "out of memory");
+            pp->moved = m;
+            pp->moved[pp->nmoved++] = (struct moved){.page = pe->page, .bytes = pe->e[0].built.stored};
+            pe->e[0].built.stored = (struct ig_buf)IG_BUF_INIT;
+            r[IG_PG_FLAGS] |= IG_PGF_MOVED;
+            x->rep->pages_moved++;
+            rc = ig_journal_zero(&x->j, p->name, rec->offset, rec->capacity) ? -ENOMEM : 0;
+            x->rep->bytes_written += rec->capacity;
+        }
+        return rc ? ig_err(err, rc, "out of memory") : 0;
+    }
+    if (fits) {
+        for (size_t i = 0; i < pe->n && !rc; i++) {
+            struct block_edit *be = &pe->e[i];
+            rc = journal_changes(x, p, be->old.offset, be->old_bytes.data, be->old_bytes.len,
+                                 be->built.stored.data, be->built.stored.len);
+        }
+        if (rc) return ig_err(err, rc, "out of memory");
+    } else {
+        rc = move_page(x, pp, pe, err);
+        if (rc) return rc;
+    }
+    const uint8_t *records = block_rec(pp, rec, 0);
+    ig_st64(r + IG_PG_CHECKSUM, ig_hash(records, (size_t)rec->nblocks * IG_BLK_SIZE));
+    return 0;
+}
+
+/* Bits [first, first + n) of src (may be NULL: none) into buf; NULL if none set. */
+static const uint8_t *slice(struct ig_buf *buf, const uint8_t *src, size_t first, size_t n)
+{
+    if (!src) return NULL;
+    ig_buf_reset(buf);
+    uint8_t *d = ig_buf_extend(buf, (n + 7) / 8 + 1);
+    if (!d) return NULL;
+    memset(d, 0, (n + 7) / 8 + 1);
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        if ((src[(first + i) / 8] >> ((first + i) % 8)) & 1) {
+            d[i / 8] |= (uint8_t)(1u << (i % 8));
+            any = true;
+        }
+    return any ? d : NULL;
 }
 
 /* Zero-fill the objects referenced by values [v0, v1) of a blob leaf. */
@@ -337,35 +523,83 @@ static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const stru
     return 0;
 }
 
+/* The rows of `kill` (page-relative) of a flat leaf's page: block by block, only
+ * the blocks that hold one are read and rewritten. */
 static int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
                       uint32_t page, uint64_t group_first_row, const uint8_t *kill,
                       uint32_t nkill, struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
-    struct ig_pagerec rec;
-    const uint8_t *old_del;
-    int rc = ig_reader_load(&x->r, p, c, page, group_first_row, &rec, &x->v, &old_del, err);
+    struct page_edit pe = {.page = page};
+    int rc = ig_part_page(p, page, &pe.rec, err);
     if (rc) return rc;
-    uint64_t gone_text = killed_text(&x->v, kill, &x->tmp);
-    if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
-        for (size_t i = 0; i < x->v.n; i++)
-            if ((kill[i / 8] >> (i % 8)) & 1) {
-                rc = zero_objects(x, p, &x->v, i, i + 1, err);
-                if (rc) return rc;
-            }
-    uint8_t *r = page_rec(pp, page);
-    ig_st32(r + IG_PG_DELETED, rec.deleted + nkill);
-    ig_st64(r + IG_PG_TEXT_LEN, rec.text_len - gone_text);
-    uint8_t *px = page_extra(pp, page);
-    uint32_t per = c->rec.dimension ? c->rec.dimension : 1;
-    ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - nkill * per);
-    x->rep->records++;
-    if (c->erase_level != 2) return 0;
-    const uint8_t *absent = old_del; /* level 2: every earlier deleted row was erased */
-    rc = ig_page_erase(x->r.stored.data, &rec, c->rec.type, absent, kill, 3, &x->r.s, &x->built, err);
-    if (rc) return ig_err_prefix(err, rc, "%s: column '%.*s' page %u", p->path, (int)c->rec.name_len,
-                                 c->rec.name, page);
-    return store_page(x, pp, page, &rec, err);
+    const struct ig_pagerec *rec = &pe.rec;
+    uint64_t gone_text = 0;
+    uint32_t nb = ig_page_nblocks(rec);
+    for (uint32_t b = 0; b < nb && !rc; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(p, page, rec, b, &blk, err);
+        if (rc) break;
+        const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
+        if (!kb) continue; /* no erased row here: untouched */
+        const uint8_t *old_del;
+        rc = ig_reader_load_block(&x->r, p, c, page, rec, b, group_first_row, &blk, &x->v, &old_del, err);
+        if (rc) break;
+        gone_text += killed_text(&x->v, kb, &x->tmp);
+        if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
+            for (size_t i = 0; i < x->v.n && !rc; i++)
+                if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);
+        if (rc || c->erase_level != 2) continue;
+        /* level 2: every earlier deleted row of the block was erased */
+        rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
+        if (rc)
+            rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
+                               (int)c->rec.name_len, c->rec.name, page, b);
+        else if (add_edit(x, &pe, b, &blk, x->r.stored.data))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) {
+        uint8_t *r = page_rec(pp, page);
+        ig_st32(r + IG_PG_DELETED, rec->deleted + nkill);
+        ig_st64(r + IG_PG_TEXT_LEN, rec->text_len - gone_text);
+        uint8_t *px = page_extra(pp, page);
+        uint32_t per = c->rec.dimension ? c->rec.dimension : 1;
+        ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - nkill * per);
+        x->rep->records++;
+        rc = commit_page_edit(x, pp, &pe, err);
+    }
+    page_edit_free(&pe);
+    return rc;
+}
+
+/* The rows of `kill` of a nested leaf's page (its stored bytes already read and
+ * checked: `bytes`), block by block; `deleted` are the page's rows deleted before. */
+static int erase_leaf_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                           uint32_t page, const struct ig_pagerec *rec, const uint8_t *bytes,
+                           const uint8_t *kill, const uint8_t *deleted, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    struct page_edit pe = {.page = page, .rec = *rec};
+    uint32_t nb = ig_page_nblocks(rec);
+    int rc = 0;
+    for (uint32_t b = 0; b < nb && !rc; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(p, page, rec, b, &blk, err);
+        if (rc) break;
+        const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
+        if (!kb) continue;
+        const uint8_t *db = slice(&x->del_b, deleted, blk.first_row, blk.row_count);
+        const uint8_t *src = bytes + (blk.offset - rec->offset);
+        rc = ig_page_erase_leaf(src, &blk, &c->li, kb, db, 3, &x->r.s, &x->built, err);
+        if (rc)
+            rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
+                               (int)c->rec.name_len, c->rec.name, page, b);
+        else if (add_edit(x, &pe, b, &blk, src))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) rc = commit_page_edit(x, pp, &pe, err);
+    page_edit_free(&pe);
+    return rc;
 }
 
 /* Bits of rows NOT in kill (to render only the killed rows). */
@@ -450,9 +684,9 @@ static int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct pa
                 for (size_t r = 0; r < nr_rows && !rc; r++)
                     if ((kill[r / 8] >> (r % 8)) & 1)
                         rc = zero_objects(x, p, vp, vp->row_val[r], vp->row_val[r + 1], err);
-            if (!rc) rc = ig_page_erase_leaf(nr.readers[l].stored.data, &rl, &c->li, kill, old_del, 3,
-                                             &x->r.s, &x->built, err);
-            if (!rc) rc = store_page(x, pp, first + i, &rl, err);
+            if (!rc)
+                rc = erase_leaf_page(x, pp, c, first + i, &rl, nr.readers[l].stored.data, kill,
+                                     old_del, err);
         }
     }
     free(kill);
@@ -612,7 +846,7 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
     ig_st64(tail + IG_TAIL_FOOTER_OFFSET, footer_off);
     ig_st64(tail + IG_TAIL_FOOTER_SIZE, p->footer_size);
     ig_st64(tail + IG_TAIL_ROOT, root);
-    ig_st32(tail + IG_TAIL_VERSION, IG_FORMAT_VERSION);
+    ig_st32(tail + IG_TAIL_VERSION, p->version); /* an erase changes no part's version */
     ig_st64(tail + IG_TAIL_GENERATION, p->generation + 1);
     ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
     memcpy(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8);
@@ -798,6 +1032,8 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     ig_values_free(&x.v);
     ig_page_built_free(&x.built);
     ig_buf_free(&x.tmp);
+    ig_buf_free(&x.kill_b);
+    ig_buf_free(&x.del_b);
     if (open_ok) ig_table_close(&t);
     ig_table_unlock(lock);
     return rc;

@@ -16,6 +16,8 @@ void ig_reader_free(struct ig_reader *r)
     ig_page_scratch_free(&r->s);
     ig_buf_free(&r->stored);
     ig_buf_free(&r->deleted);
+    ig_buf_free(&r->absent);
+    ig_values_free(&r->block);
 }
 
 int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_ref *out,
@@ -76,20 +78,95 @@ static int page_error(const struct ig_part *p, uint32_t leaf, uint32_t page,
     return ig_err_prefix(err, rc, "%s: leaf %u page %u", p->path, leaf, page);
 }
 
+/* Read the stored bytes [off, off + len) of a part (a page or a block). */
+static int read_stored(struct ig_reader *r, const struct ig_part *p, uint32_t leaf, uint32_t page,
+                       uint64_t off, uint32_t len, struct ig_error *err)
+{
+    ig_buf_reset(&r->stored);
+    if (ig_buf_reserve(&r->stored, len)) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_pread_full(p->fd, r->stored.data, len, off);
+    if (rc)
+        return page_error(p, leaf, page, err,
+                          ig_err(err, rc == -EIO ? -EIO : rc, "read failed: %s",
+                                 rc == -EIO ? "file truncated" : strerror(-rc)));
+    r->stored.len = len;
+    return 0;
+}
+
+int ig_block_check(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec,
+                   const uint8_t *page_bytes, struct ig_error *err)
+{
+    if (!rec->nblocks) { /* an older part's page: its checksum is over its bytes */
+        if (ig_hash(page_bytes, rec->stored) != rec->checksum)
+            return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "checksum mismatch"));
+        return 0;
+    }
+    /* the page's checksum is its block records' hash; each block's, its bytes' */
+    const uint8_t *records = ig_part_section(p, IG_SEC_BLOCKS) + (uint64_t)rec->first_block * IG_BLK_SIZE;
+    if (ig_hash(records, (size_t)rec->nblocks * IG_BLK_SIZE) != rec->checksum)
+        return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block records' checksum mismatch"));
+    for (uint32_t b = 0; b < rec->nblocks; b++) {
+        struct ig_pagerec blk;
+        int rc = ig_part_block(p, page, rec, b, &blk, err);
+        if (rc) return rc;
+        if (blk.offset + blk.stored > rec->offset + rec->stored)
+            return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u past the page", b));
+        if (ig_hash(page_bytes + (blk.offset - rec->offset), blk.stored) != blk.checksum)
+            return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u: checksum mismatch", b));
+    }
+    return 0;
+}
+
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
                     const struct ig_pagerec *rec, struct ig_error *err)
 {
-    ig_buf_reset(&r->stored);
-    if (ig_buf_reserve(&r->stored, rec->stored)) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = ig_pread_full(p->fd, r->stored.data, rec->stored, rec->offset);
-    if (rc)
-        return page_error(p, rec->leaf, page, err,
-                          ig_err(err, rc == -EIO ? -EIO : rc, "read failed: %s",
-                                 rc == -EIO ? "file truncated" : strerror(-rc)));
-    r->stored.len = rec->stored;
-    if (ig_hash(r->stored.data, rec->stored) != rec->checksum)
-        return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "checksum mismatch"));
+    int rc = read_stored(r, p, rec->leaf, page, rec->offset, rec->stored, err);
+    return rc ? rc : ig_block_check(p, page, rec, r->stored.data, err);
+}
+
+/* Bits [first, first + n) of src (LSB-first) into dst[0..n). */
+static void slice_bits(const uint8_t *src, size_t first, size_t n, uint8_t *dst)
+{
+    memset(dst, 0, (n + 7) / 8);
+    for (size_t i = 0; i < n; i++)
+        if ((src[(first + i) / 8] >> ((first + i) % 8)) & 1) dst[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+/* Decode block blk of a page whose stored bytes start at `bytes` into out;
+ * `absent` (page rows) says which rows a drop-on-erase stream left out. */
+static int decode_block(struct ig_reader *r, const struct ig_column_ref *c,
+                        const struct ig_pagerec *page, const struct ig_pagerec *blk,
+                        const uint8_t *bytes, const uint8_t *absent, struct ig_values *out,
+                        struct ig_error *err)
+{
+    const uint8_t *ab = NULL;
+    if (absent) {
+        ig_buf_reset(&r->absent);
+        uint8_t *bits = ig_buf_extend(&r->absent, (blk->row_count + 7) / 8);
+        if (!bits) return ig_err(err, -ENOMEM, "out of memory");
+        slice_bits(absent, blk->first_row, blk->row_count, bits);
+        ab = bits;
+    }
+    return ig_page_decode_leaf(bytes + (blk->offset - page->offset), blk, &c->li, ab, &r->s, out, err);
+}
+
+/* The page's deletion bits into r->deleted; *deleted NULL when none is set. */
+static int load_deleted(struct ig_reader *r, const struct ig_part *p, uint64_t first, uint32_t n,
+                        const uint8_t **deleted, struct ig_error *err)
+{
+    ig_buf_reset(&r->deleted);
+    uint8_t *bits = ig_buf_extend(&r->deleted, (n + 7) / 8);
+    if (!bits) return ig_err(err, -ENOMEM, "out of memory");
+    *deleted = ig_part_deleted_bits(p, first, n, bits) ? bits : NULL;
     return 0;
+}
+
+static void label(struct ig_values *out, const struct ig_part *p, const struct ig_column_ref *c,
+                  uint64_t first_row)
+{
+    out->row_base = p->first_row_id + first_row;
+    out->blob_dir = c->blob_dir;
+    out->blob_list = (c->rec.flags & IG_COLF_REPEATED) != 0;
 }
 
 int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
@@ -101,21 +178,60 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
     if (rec->leaf != c->rec.leaf)
         return ig_err(err, -EIO, "%s: corrupt footer: page %u belongs to leaf %u, not %u",
                       p->path, page, rec->leaf, c->rec.leaf);
-    rc = ig_reader_fetch(r, p, page, rec, err);
-    if (rc) return rc;
-    ig_buf_reset(&r->deleted);
-    uint8_t *bits = ig_buf_extend(&r->deleted, (rec->row_count + 7) / 8);
-    if (!bits) return ig_err(err, -ENOMEM, "out of memory");
-    bool any = ig_part_deleted_bits(p, group_first_row + rec->first_row, rec->row_count, bits);
-    *deleted = any ? bits : NULL;
     if (c->rec.leaf == IG_NONE) return ig_err(err, -EINVAL, "column '%.*s' holds no pages of its own",
                                               (int)c->rec.name_len, c->rec.name);
-    const uint8_t *absent = any && c->erase_level == 2 && !c->li.levels ? bits : NULL;
-    rc = ig_page_decode_leaf(r->stored.data, rec, &c->li, absent, &r->s, out, err);
+    rc = ig_reader_fetch(r, p, page, rec, err);
+    if (!rc) rc = load_deleted(r, p, group_first_row + rec->first_row, rec->row_count, deleted, err);
+    if (rc) return rc;
+    const uint8_t *absent = *deleted && c->erase_level == 2 && !c->li.levels ? *deleted : NULL;
+    uint32_t nb = ig_page_nblocks(rec);
+    for (uint32_t b = 0; b < nb && !rc; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(p, page, rec, b, &blk, err);
+        if (rc) break;
+        if (nb == 1) { /* straight into out */
+            rc = decode_block(r, c, rec, &blk, r->stored.data, absent, out, err);
+            break;
+        }
+        if (b == 0) {
+            ig_values_retype(out, c->li.quantize ? IG_T_FLOAT32 : c->li.type);
+            if (c->li.levels) ig_values_set_levels(out, c->li.per_value);
+            else out->levels = false;
+        }
+        rc = decode_block(r, c, rec, &blk, r->stored.data, absent, &r->block, err);
+        if (!rc && ig_values_append(out, &r->block)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
     if (rc) return page_error(p, rec->leaf, page, err, rc);
-    out->row_base = p->first_row_id + group_first_row + rec->first_row;
-    out->blob_dir = c->blob_dir;
-    out->blob_list = (c->rec.flags & IG_COLF_REPEATED) != 0;
+    label(out, p, c, group_first_row + rec->first_row);
+    return 0;
+}
+
+int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
+                         uint32_t page, const struct ig_pagerec *rec, uint32_t b,
+                         uint64_t group_first_row, struct ig_pagerec *blk, struct ig_values *out,
+                         const uint8_t **deleted, struct ig_error *err)
+{
+    if (rec->leaf != c->rec.leaf || c->rec.leaf == IG_NONE)
+        return ig_err(err, -EIO, "%s: corrupt footer: page %u belongs to leaf %u", p->path, page,
+                      rec->leaf);
+    int rc = ig_part_block(p, page, rec, b, blk, err);
+    if (rc) return rc;
+    if (!rec->nblocks) { /* an older part's page is its one block */
+        rc = ig_reader_load(r, p, c, page, group_first_row, blk, out, deleted, err);
+        blk->first_row = 0;
+        return rc;
+    }
+    rc = read_stored(r, p, rec->leaf, page, blk->offset, blk->stored, err);
+    if (rc) return rc;
+    if (ig_hash(r->stored.data, blk->stored) != blk->checksum)
+        return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u: checksum mismatch", b));
+    uint64_t first = group_first_row + rec->first_row + blk->first_row;
+    rc = load_deleted(r, p, first, blk->row_count, deleted, err);
+    if (rc) return rc;
+    const uint8_t *absent = *deleted && c->erase_level == 2 && !c->li.levels ? *deleted : NULL;
+    rc = ig_page_decode_leaf(r->stored.data, blk, &c->li, absent, &r->s, out, err);
+    if (rc) return page_error(p, rec->leaf, page, err, rc);
+    label(out, p, c, first);
     return 0;
 }
 

@@ -32,6 +32,8 @@ struct ig_reader {
     struct ig_page_scratch s;
     struct ig_buf stored;
     struct ig_buf deleted;  /* page's deletion bits */
+    struct ig_buf absent;   /* a block's share of them */
+    struct ig_values block; /* one block of a page decoded block by block */
 };
 
 void ig_reader_free(struct ig_reader *r);
@@ -52,9 +54,22 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
                    uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
                    struct ig_values *out, const uint8_t **deleted, struct ig_error *err);
 
-/* Read a page's stored bytes and check them against its checksum (no decoding). */
+/* One block of a page alone (rows/ID, a take): one pread of exactly its stored
+ * bytes, its checksum, its deletion bits, decoded. blk gets the block's record
+ * (first_row within the page); out holds the block's rows. Pages of an older
+ * part are one block: the whole page. */
+int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
+                         uint32_t page, const struct ig_pagerec *rec, uint32_t b,
+                         uint64_t group_first_row, struct ig_pagerec *blk, struct ig_values *out,
+                         const uint8_t **deleted, struct ig_error *err);
+
+/* Read a page's stored bytes and check them against their checksums (no decoding). */
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
                     const struct ig_pagerec *rec, struct ig_error *err);
+/* Check a page's stored bytes (page_bytes, rec->stored long): every block's
+ * checksum and the page's, which for format 4 is its block records' hash. */
+int ig_block_check(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec,
+                   const uint8_t *page_bytes, struct ig_error *err);
 
 /* Check that page `rec` continues a chunk at row `expected` within a group of
  * `group_rows` rows and belongs to `leaf`. */

@@ -114,6 +114,59 @@ static int extent_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* Zero bytes in [from, to) of the part file? */
+static bool zeros_between(const struct ig_part *p, uint64_t from, uint64_t to)
+{
+    if (to <= from) return true;
+    uint8_t *b = malloc(to - from);
+    bool ok = b && ig_pread_full(p->fd, b, to - from, from) == 0;
+    for (uint64_t i = 0; ok && i < to - from; i++)
+        ok = b[i] == 0;
+    free(b);
+    return ok || !b;
+}
+
+/* A page's blocks (x->r.stored holds the page, checked): they follow one
+ * another without gaps in rows, the bytes no block uses are zero, and at
+ * level 2 no erased row holds data (codec.h's per-scheme rule), block by block. */
+static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
+                         const struct ig_pagerec *rec, const struct ig_column_ref *c,
+                         const uint8_t *deleted, const char *cname)
+{
+    struct ig_error e = {0};
+    uint32_t nb = ig_page_nblocks(rec), next_row = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        struct ig_pagerec blk;
+        if (ig_part_block(p, page, rec, b, &blk, &e)) {
+            fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
+            return;
+        }
+        if (blk.first_row != next_row)
+            fail(x, "%s: %s row group %u page %u block %u: rows do not follow the previous block",
+                 p->name, cname, g, page, b);
+        next_row = blk.first_row + blk.row_count;
+        if (!zeros_between(p, blk.offset + blk.stored, blk.offset + blk.capacity))
+            fail(x, "%s: %s row group %u page %u block %u: unused extent bytes are not zero",
+                 p->name, cname, g, page, b);
+        if (!deleted || c->erase_level != 2) continue;
+        uint8_t *del = calloc(blk.row_count / 8 + 2, 1);
+        bool any = false;
+        for (uint32_t i = 0; del && i < blk.row_count; i++)
+            if ((deleted[(blk.first_row + i) / 8] >> ((blk.first_row + i) % 8)) & 1) {
+                del[i / 8] |= (uint8_t)(1u << (i % 8));
+                any = true;
+            }
+        const uint8_t *bytes = x->r.stored.data + (blk.offset - rec->offset);
+        if (any && (c->nested ? ig_page_check_erased_leaf(bytes, &blk, &c->li, del, &x->r.s, &e)
+                              : ig_page_check_erased(bytes, &blk, c->rec.type, del, &x->r.s, &e))) {
+            fail(x, "%s: %s row group %u page %u block %u: an erased row still holds data: %s",
+                 p->name, cname, g, page, b, e.msg);
+            x->rep->unscrubbed++;
+        }
+        free(del);
+    }
+}
+
 static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                        const struct ig_grouprec *gr, const struct ig_column_ref *c,
                        uint32_t *expected)
@@ -142,33 +195,13 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
              why ? why + 2 : e.msg);
         return;
     }
-    if (rec.capacity > rec.stored) {
-        uint8_t *slack = malloc(rec.capacity - rec.stored);
-        if (slack && ig_pread_full(p->fd, slack, rec.capacity - rec.stored,
-                                   rec.offset + rec.stored) == 0) {
-            for (uint32_t i = 0; i < rec.capacity - rec.stored; i++)
-                if (slack[i]) {
-                    fail(x, "%s: %s row group %u page %u: unused extent bytes are not zero",
-                         p->name, cname, g, page);
-                    break;
-                }
-        }
-        free(slack);
-    }
     uint32_t ndel = 0;
     for (uint32_t i = 0; deleted && i < rec.row_count; i++)
         ndel += (deleted[i / 8] >> (i % 8)) & 1;
     if (ndel != rec.deleted)
         fail(x, "%s: %s row group %u page %u: footer says %u deleted rows, bitmap has %u",
              p->name, cname, g, page, rec.deleted, ndel);
-    /* level 2: erased rows must hold no data (codec.h's per-scheme rule) */
-    if (deleted && c->erase_level == 2 &&
-        (c->nested ? ig_page_check_erased_leaf(x->r.stored.data, &rec, &c->li, deleted, &x->r.s, &e)
-                   : ig_page_check_erased(x->r.stored.data, &rec, c->rec.type, deleted, &x->r.s, &e))) {
-        fail(x, "%s: %s row group %u page %u: an erased row still holds data: %s", p->name, cname,
-             g, page, e.msg);
-        x->rep->unscrubbed++;
-    }
+    check_blocks(x, p, g, page, &rec, c, deleted, cname);
     if (c->rec.type == IG_T_BLOB) /* collect references: objects are checked per blob file */
         for (size_t i = 0; i < x->v.n; i++) {
             size_t len;

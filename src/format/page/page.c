@@ -30,6 +30,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
 void ig_page_built_free(struct ig_page_built *b)
 {
     ig_buf_free(&b->stored);
+    free(b->blocks);
     memset(b, 0, sizeof *b);
 }
 
@@ -293,6 +294,81 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     if (rc) return rc;
     return page_text_len(v, first, count, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
                                                               : 0;
+}
+
+/* Zeroed room after a compressed block: an erase recompresses it to about, not
+ * exactly, its size (uncompressed blocks never grow on erase). */
+static size_t block_slack(const struct ig_page_built *unit)
+{
+    if (unit->compression != IG_PC_ZSTD) return 0;
+    size_t n = unit->stored.len / 128;
+    return n > 32 ? n : 32;
+}
+
+int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                          size_t count, const size_t *cuts, size_t ncuts, struct ig_page_scratch *s,
+                          struct ig_page_built *out, struct ig_error *err)
+{
+    size_t one[2] = {0, count};
+    if (!cuts || ncuts == 0) {
+        cuts = one;
+        ncuts = 1;
+    }
+    ig_buf_reset(&out->stored);
+    out->nblocks = 0;
+    out->body_size = out->entry_count = out->value_count = 0;
+    out->text_len = 0;
+    out->compression = IG_PC_NONE;
+    out->flags = 0;
+    if (ncuts > out->blocks_cap) {
+        struct ig_block_built *b = realloc(out->blocks, ncuts * sizeof *b);
+        if (!b) return ig_err(err, -ENOMEM, "out of memory");
+        out->blocks = b;
+        out->blocks_cap = (uint32_t)ncuts;
+    }
+    struct ig_page_built unit = {0};
+    int rc = 0;
+    for (size_t k = 0; k < ncuts && !rc; k++) {
+        size_t a = cuts[k], b = cuts[k + 1];
+        if (b <= a || b > count) {
+            rc = ig_err(err, -EINVAL, "bad block cuts");
+            break;
+        }
+        rc = ig_page_encode(pol, v, first + a, b - a, s, &unit, err);
+        if (rc) break;
+        size_t slack = block_slack(&unit), at = out->stored.len;
+        if (out->stored.len + unit.stored.len + slack > IG_MAX_PAGE_BODY) {
+            rc = ig_err(err, -EFBIG, "page of %zu bytes exceeds the 1 GiB limit", out->stored.len);
+            break;
+        }
+        if (ig_buf_append(&out->stored, unit.stored.data, unit.stored.len) ||
+            ig_buf_append_zeros(&out->stored, slack)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        out->blocks[k] = (struct ig_block_built){.offset = (uint32_t)at,
+                                                 .stored = (uint32_t)unit.stored.len,
+                                                 .capacity = (uint32_t)(unit.stored.len + slack),
+                                                 .body_size = unit.body_size,
+                                                 .first_row = (uint32_t)a,
+                                                 .row_count = (uint32_t)(b - a),
+                                                 .entry_count = unit.entry_count,
+                                                 .value_count = unit.value_count,
+                                                 .encoding = unit.encoding,
+                                                 .compression = unit.compression,
+                                                 .flags = unit.flags,
+                                                 .checksum = unit.checksum};
+        if (k == 0) out->encoding = unit.encoding;
+        out->nblocks = (uint32_t)k + 1;
+        out->body_size += unit.body_size;
+        out->entry_count += unit.entry_count;
+        out->value_count += unit.value_count;
+        out->text_len += unit.text_len;
+        out->flags |= unit.flags;
+        if (unit.compression == IG_PC_ZSTD) out->compression = IG_PC_ZSTD;
+    }
+    ig_page_built_free(&unit);
+    return rc;
 }
 
 bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, unsigned width,

@@ -39,12 +39,24 @@ struct ig_page_policy {
     struct ig_leaf_info leaf;
 };
 
+/* One block of a page being written: where it lies in the page's stored bytes
+ * and what its record says (layout.h, "block record"). */
+struct ig_block_built {
+    uint32_t offset, stored, capacity, body_size;
+    uint32_t first_row, row_count, entry_count, value_count;
+    uint8_t encoding, compression, flags;
+    uint64_t checksum;
+};
+
 struct ig_page_built {
     struct ig_buf stored; /* bytes to write */
     uint32_t body_size;
     uint8_t encoding, compression, flags;
     uint64_t checksum, text_len;
     uint32_t entry_count, value_count; /* nested leaves: level entries and value slots */
+    /* ig_page_encode_blocks: the blocks, back to back in `stored` */
+    struct ig_block_built *blocks;
+    uint32_t nblocks, blocks_cap;
 };
 
 /* Scratch buffers reused across pages (one per writer / reader thread). */
@@ -58,7 +70,19 @@ struct ig_page_scratch {
 void ig_page_scratch_free(struct ig_page_scratch *s);
 void ig_page_built_free(struct ig_page_built *b);
 
-/* Encode rows [first, first + count) of v (for nested leaves: rows, whose
+/* A page of blocks (format 4): rows [first, first + count) of v cut into blocks
+ * at the row offsets cuts[0] = 0 < cuts[1] < ... < cuts[ncuts] = count (the
+ * writer cuts every leaf of a nested column alike, so block j of each covers the
+ * same rows); each block is encoded by ig_page_encode on its own, gets its own
+ * zstd decision and checksum, and, when compressed, a little zeroed slack so that
+ * recompressing it after an erase nearly always fits where it is. out gets the
+ * blocks back to back, their records, and the page's totals (text_len summed for
+ * flat leaves; checksum left for the writer: the hash of the block records). */
+int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                          size_t count, const size_t *cuts, size_t ncuts, struct ig_page_scratch *s,
+                          struct ig_page_built *out, struct ig_error *err);
+
+/* Encode rows [first, first + count) of v as one block (for nested leaves: rows, whose
  * entries and values follow from v's row index). text_len is computed for flat
  * leaves only; the writer renders nested rows itself. Quantised leaves' values
  * are rounded in v itself first (so what is rendered is what will be read). */

@@ -30,6 +30,7 @@ void ig_colrec_store(uint8_t r[IG_COL_SIZE], const struct ig_column_def *cd, uin
     ig_st32(r + IG_COL_NUM_CHILDREN, cd->num_children);
     r[IG_COL_LISTS] = cd->lists;
     r[IG_COL_NULL_MASK] = cd->null_mask;
+    ig_st32(r + IG_COL_BLOCK_SIZE, cd->block_size);
 }
 
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
@@ -59,6 +60,7 @@ int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
     c->num_children = ig_ld32(r + IG_COL_NUM_CHILDREN);
     c->lists = r[IG_COL_LISTS];
     c->null_mask = r[IG_COL_NULL_MASK];
+    c->block_size = ig_ld32(r + IG_COL_BLOCK_SIZE);
     if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
         (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
@@ -129,6 +131,7 @@ int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_
         cd->null_mask = r.null_mask;
         cd->nullable = r.null_mask & 1;
         cd->page_size = r.page_size;
+        cd->block_size = r.block_size;
         cd->encoding = r.encoding;
         cd->compression = r.compression;
         cd->erase_level = r.erase_level;

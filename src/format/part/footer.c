@@ -37,7 +37,7 @@ static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *
     case IG_SEC_PAGES: *out = (uint64_t)p->num_pages * IG_PG_SIZE; return true;
     case IG_SEC_DELETION: *out = (p->num_rows / 64 + (p->num_rows % 64 != 0)) * 8; return true;
     case IG_SEC_EXTRA: *out = (uint64_t)p->num_pages * IG_PX_SIZE; return true;
-    case IG_SEC_RESERVED: *out = 0; return true;
+    case IG_SEC_BLOCKS: *out = (uint64_t)p->num_blocks * IG_BLK_SIZE; return true;
     default: return false; /* names: any size */
     }
 }
@@ -60,6 +60,7 @@ static int check_header(struct ig_part *p, struct ig_error *err)
     p->num_groups = ig_ld32(h + IG_HDR_NUM_GROUPS);
     p->num_pages = ig_ld32(h + IG_HDR_NUM_PAGES);
     p->erase_level = h[IG_HDR_ERASE_LEVEL];
+    p->num_blocks = version >= IG_FORMAT_BLOCKS ? ig_ld32(h + IG_HDR_NUM_BLOCKS) : 0;
     p->schema_hash = ig_ld64(h + IG_HDR_SCHEMA_HASH);
     p->chunks_hash = ig_ld64(h + IG_HDR_CHUNKS_HASH);
     if (p->num_columns == 0 || p->num_leaves == 0 || p->num_leaves > p->num_columns)
@@ -69,6 +70,8 @@ static int check_header(struct ig_part *p, struct ig_error *err)
     if (p->erase_level < 1 || p->erase_level > 2) return corrupt(p, err, "bad erase level");
     if (p->num_rows > 0 && (p->num_groups == 0 || p->num_pages == 0))
         return corrupt(p, err, "rows without groups or pages");
+    if (version >= IG_FORMAT_BLOCKS && p->num_blocks < p->num_pages)
+        return corrupt(p, err, "fewer blocks than pages");
     for (int s = 0; s < IG_SEC_COUNT; s++) {
         uint64_t off = ig_ld64(h + IG_HDR_SECTIONS + 16 * s);
         uint64_t size = ig_ld64(h + IG_HDR_SECTIONS + 16 * s + 8);
@@ -280,16 +283,30 @@ int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
     o->text_len = ig_ld64(r + IG_PG_TEXT_LEN);
     o->body_size = ig_ld32(r + IG_PG_BODY_SIZE);
     o->leaf = ig_ld32(r + IG_PG_LEAF);
+    o->first_block = o->nblocks = 0;
     const char *bad = NULL;
-    if (o->offset < IG_PART_MAGIC_LEN || o->offset > p->footer_offset ||
-        o->capacity > p->footer_offset - o->offset)
+    if (p->version >= IG_FORMAT_BLOCKS) {
+        /* its blocks run to the next page's first block */
+        const uint8_t *x = ig_part_section(p, IG_SEC_EXTRA);
+        o->first_block = ig_ld32(x + (uint64_t)page * IG_PX_SIZE + IG_PX_FIRST_BLOCK);
+        uint32_t next = page + 1 < p->num_pages
+                            ? ig_ld32(x + (uint64_t)(page + 1) * IG_PX_SIZE + IG_PX_FIRST_BLOCK)
+                            : p->num_blocks;
+        if (o->first_block >= next || next > p->num_blocks || next - o->first_block > o->row_count)
+            bad = "bad block range";
+        else
+            o->nblocks = next - o->first_block;
+    }
+    if (bad) {
+    } else if (o->offset < IG_PART_MAGIC_LEN || o->offset > p->footer_offset ||
+               o->capacity > p->footer_offset - o->offset)
         bad = "extent outside the data region";
     else if (o->stored == 0 || o->stored > o->capacity)
         bad = "stored size exceeds its extent";
     else if (o->body_size < IG_BODY_HDR || o->body_size > IG_MAX_PAGE_BODY)
         bad = "implausible body size";
     else if (o->compression > IG_PC_ZSTD ||
-             (o->compression == IG_PC_NONE && o->body_size != o->stored))
+             (o->compression == IG_PC_NONE && o->body_size != o->stored && !o->nblocks))
         bad = "bad compression fields";
     else if (o->row_count == 0 || o->entry_count < o->row_count ||
              (uint64_t)o->value_count > (uint64_t)o->entry_count * 65536 || o->deleted > o->row_count)
@@ -297,6 +314,80 @@ int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
     else if (o->leaf >= p->num_leaves)
         bad = "bad leaf";
     if (bad) return ig_err(err, -EIO, "%s: corrupt footer: page %u: %s", p->path, page, bad);
+    return 0;
+}
+
+uint32_t ig_page_nblocks(const struct ig_pagerec *page)
+{
+    return page->nblocks ? page->nblocks : 1;
+}
+
+int ig_part_block(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec, uint32_t b,
+                  struct ig_pagerec *o, struct ig_error *err)
+{
+    if (!rec->nblocks) { /* a page of an older part: one block, the page itself */
+        if (b) return ig_err(err, -EIO, "%s: page %u has one block, not %u", p->path, page, b + 1);
+        *o = *rec;
+        o->first_row = 0;
+        return 0;
+    }
+    if (b >= rec->nblocks)
+        return ig_err(err, -EIO, "%s: page %u block %u out of range", p->path, page, b);
+    const uint8_t *r = ig_part_section(p, IG_SEC_BLOCKS) + (uint64_t)(rec->first_block + b) * IG_BLK_SIZE;
+    uint32_t off = ig_ld32(r + IG_BLK_OFFSET);
+    uint32_t end = b + 1 < rec->nblocks ? ig_ld32(r + IG_BLK_SIZE + IG_BLK_OFFSET) : rec->capacity;
+    *o = (struct ig_pagerec){0};
+    o->offset = rec->offset + off;
+    o->capacity = end >= off ? end - off : 0;
+    o->stored = ig_ld32(r + IG_BLK_STORED);
+    o->body_size = ig_ld32(r + IG_BLK_BODY_SIZE);
+    o->first_row = ig_ld32(r + IG_BLK_FIRST_ROW);
+    o->row_count = ig_ld32(r + IG_BLK_ROW_COUNT);
+    o->entry_count = ig_ld32(r + IG_BLK_ENTRY_COUNT);
+    o->value_count = ig_ld32(r + IG_BLK_VALUE_COUNT);
+    o->compression = r[IG_BLK_COMPRESSION];
+    o->encoding = r[IG_BLK_ENCODING];
+    o->flags = r[IG_BLK_FLAGS];
+    o->checksum = ig_ld64(r + IG_BLK_CHECKSUM);
+    o->leaf = rec->leaf;
+    const char *bad = NULL;
+    if (end > rec->capacity || off > end)
+        bad = "extent outside its page";
+    else if (o->stored == 0 || o->stored > o->capacity)
+        bad = "stored size exceeds its extent";
+    else if (o->body_size < IG_BODY_HDR || o->body_size > IG_MAX_PAGE_BODY)
+        bad = "implausible body size";
+    else if (o->compression > IG_PC_ZSTD || r[IG_BLK_RESERVED] ||
+             (o->compression == IG_PC_NONE && o->body_size != o->stored))
+        bad = "bad compression fields";
+    else if (o->row_count == 0 || o->first_row > rec->row_count ||
+             o->row_count > rec->row_count - o->first_row || (b == 0 && o->first_row != 0) ||
+             (b + 1 == rec->nblocks && o->first_row + o->row_count != rec->row_count) ||
+             o->entry_count < o->row_count || (uint64_t)o->value_count > (uint64_t)o->entry_count * 65536)
+        bad = "bad row counts";
+    if (bad)
+        return ig_err(err, -EIO, "%s: corrupt footer: page %u block %u: %s", p->path, page, b, bad);
+    return 0;
+}
+
+int ig_part_block_of_row(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec,
+                         uint32_t row, uint32_t *b, struct ig_pagerec *o, struct ig_error *err)
+{
+    uint32_t lo = 0, hi = ig_page_nblocks(rec); /* the last block starting at or before row */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int rc = ig_part_block(p, page, rec, mid, o, err);
+        if (rc) return rc;
+        if (o->first_row <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int rc = ig_part_block(p, page, rec, lo, o, err);
+    if (rc) return rc;
+    if (row < o->first_row || row - o->first_row >= o->row_count)
+        return ig_err(err, -EIO, "%s: corrupt footer: page %u: no block holds row %u", p->path, page, row);
+    *b = lo;
     return 0;
 }
 

@@ -37,7 +37,7 @@ struct ig_part {
     uint64_t root, generation; /* from the tail */
     /* header fields, copied once */
     uint64_t num_rows, deleted_rows, first_row_id;
-    uint32_t num_columns, num_leaves, num_groups, num_pages;
+    uint32_t num_columns, num_leaves, num_groups, num_pages, num_blocks;
     uint8_t erase_level;
     uint64_t schema_hash, chunks_hash;
     uint64_t sec_off[IG_SEC_COUNT], sec_size[IG_SEC_COUNT];
@@ -48,7 +48,7 @@ struct ig_colrec {
     uint32_t name_len;
     uint32_t parent, leaf;
     uint8_t type, flags, max_rep, max_def, encoding, compression, erase_level, quantize;
-    uint32_t page_size, dimension, num_children;
+    uint32_t page_size, dimension, num_children, block_size;
     uint8_t lists, null_mask;
 };
 
@@ -86,6 +86,19 @@ int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *
 /* The page record, checked against the file (extent inside the data region, sizes). */
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *out,
                  struct ig_error *err);
+
+/* A page's blocks: each is read, checked and decoded on its own (layout.h,
+ * "block record"). A page of a part older than format 4 is one block, the page
+ * itself. */
+uint32_t ig_page_nblocks(const struct ig_pagerec *page);
+/* Block b of page `page` (whose record is rec): offset in the file, capacity up
+ * to the next block, first row within the page, its counts, compression and
+ * checksum, checked to lie inside the page. */
+int ig_part_block(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec, uint32_t b,
+                  struct ig_pagerec *out, struct ig_error *err);
+/* The block holding page-relative row `row` (binary search). */
+int ig_part_block_of_row(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec,
+                         uint32_t row, uint32_t *b, struct ig_pagerec *out, struct ig_error *err);
 
 /* Deletion bitmap: row is part-local. Out-of-range rows read as not deleted. */
 bool ig_part_row_deleted(const struct ig_part *p, uint64_t row);

@@ -24,6 +24,7 @@ struct ig_part_writer;
 struct ig_writer_opts {
     uint32_t rows_per_group; /* default 65536 */
     uint32_t page_size;      /* default target page bytes, 65536 */
+    uint32_t block_size;     /* default target block bytes (page.h), 0: 4096 */
     int zstd_level;          /* default 3 */
     uint8_t erase_level;     /* table default compliance level, 2 */
     const char *blob_path;   /* blob file to create when the schema has blob columns */
