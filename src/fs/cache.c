@@ -42,6 +42,7 @@ void fs_entry_free(struct fs_entry *e)
     }
     free(e->deleted);
     free(e->segs);
+    if (e->obj_free) e->obj_free(e->obj);
     free(e);
 }
 

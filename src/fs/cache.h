@@ -32,6 +32,7 @@
 #define KEY_ROW 0x300u
 #define KEY_SPECIAL_K1 (1ULL << 62)
 #define KEY_SPECIAL(which) (0x400u + (which))
+#define KEY_LAYOUT 0x700u /* (inode, KEY_LAYOUT): a file's layout */
 /* a piece as an older generation shows it (views that keep their shape) */
 #define KEY_OLD_PIECE(view, gen) ((0x500u + (view)) | (uint64_t)(gen) << 16)
 
@@ -43,6 +44,8 @@ struct fs_entry {
     size_t mapped_len;       /* their total */
     struct ig_values *vals;  /* decoded page, or NULL */
     uint8_t *deleted;        /* page deletion bits when vals is set, or NULL */
+    void *obj;               /* anything else the entry owns, freed by obj_free */
+    void (*obj_free)(void *obj);
     size_t bytes;            /* accounted size */
     int refs;
     int dead;                /* removed from the index; free on last release */

@@ -549,71 +549,47 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
     do_readdir(req, ino, size, off, true);
 }
 
-/* An open file and, for the control file, its erase batch. */
-static void close_file(struct fs_session *s, struct fs_file *f)
-{
-    fs_batch_free(f->batch);
-    f->batch = NULL;
-    fs_file_close(s, f);
-}
-
+/* Opens are not the daemon's business: the first one answers ENOSYS and the
+ * kernel stops sending OPEN, FLUSH and RELEASE for the whole mount (and the
+ * directories' OPENDIR likewise), so a file the kernel already holds costs no
+ * request at all. Nothing is kept per open file (view.h): permissions are the
+ * kernel's to check on the modes shown (default_permissions), reads find
+ * everything from the inode, and a write to .ingot/erase is a request of its
+ * own. */
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    struct fs_session *s = S(req);
-    struct fs_node n;
-    if (!fs_node_of(ino, &n)) {
-        fuse_reply_err(req, ENOENT);
-        return;
-    }
-    if (n.kind == FS_K_ROOT || n.kind == FS_K_DIR || n.kind == FS_K_BLOB_DIR ||
-        n.kind == FS_K_BLOB_ROW) {
-        fuse_reply_err(req, EISDIR);
-        return;
-    }
-    bool control = n.kind == FS_K_SPECIAL && n.special == FS_S_ERASE;
-    if (control != ((fi->flags & O_ACCMODE) != O_RDONLY) || (!control && (fi->flags & O_TRUNC))) {
-        fuse_reply_err(req, control ? EACCES : EROFS);
-        return;
-    }
-    if (control && !may_erase(req)) {
-        fuse_reply_err(req, EACCES);
-        return;
-    }
-    struct fs_file *f;
-    int rc, tries = 0;
-    do {
-        pthread_rwlock_rdlock(&s->table_lock);
-        rc = fs_file_open(s, &n, &f);
-        pthread_rwlock_unlock(&s->table_lock);
-    } while (again(s, &rc, &tries));
-    if (rc) {
-        fuse_reply_err(req, -rc);
-        return;
-    }
-    if (control && !(f->batch = fs_batch_new())) {
-        fs_file_close(s, f);
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
-    fi->fh = (uint64_t)(uintptr_t)f;
-    fi->keep_cache = !control; /* contents only change through an erase, which invalidates */
-    fi->direct_io = control || (n.kind == FS_K_SPECIAL && n.special == FS_S_ERASURES);
-    if (fuse_reply_open(req, fi) == -ENOENT) close_file(s, f); /* interrupted */
+    (void)ino, (void)fi;
+    fuse_reply_err(req, ENOSYS);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino, (void)fi;
+    fuse_reply_err(req, ENOSYS);
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-    (void)ino;
+    (void)fi;
     struct fs_session *s = S(req);
-    struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
-    struct fs_read rd;
+    struct fs_node n;
+    if (!fs_node_of(ino, &n) || n.kind == FS_K_ROOT || n.kind == FS_K_DIR ||
+        n.kind == FS_K_BLOB_DIR || n.kind == FS_K_BLOB_ROW) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    struct fs_read rd = {0};
+    struct fs_entry *layout = NULL;
     int rc, tries = 0;
     for (;;) {
         pthread_rwlock_rdlock(&s->table_lock);
-        rc = fs_file_read(s, f, (uint64_t)off, size, &rd);
+        rc = fs_layout_get(s, &n, &layout);
+        if (!rc) rc = fs_file_read(s, layout->obj, (uint64_t)off, size, &rd);
         if (rc != -EAGAIN) break;
         fs_read_release(s, &rd);
+        if (layout) fs_cache_release(&s->cache, layout);
+        layout = NULL;
         pthread_rwlock_unlock(&s->table_lock);
         if (!again(s, &rc, &tries)) {
             pthread_rwlock_rdlock(&s->table_lock);
@@ -627,16 +603,25 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     else
         fuse_reply_iov(req, rd.iov, rd.niov);
     fs_read_release(s, &rd);
+    if (layout) fs_cache_release(&s->cache, layout);
     pthread_rwlock_unlock(&s->table_lock);
 }
 
+/* Each write to .ingot/erase is one request, all its lines or none: they are
+ * checked and erased before the write returns, and its errno is the request's
+ * (so a shell's `echo 17 > .ingot/erase` sees it). Lines end with a newline; a
+ * short write (under 4 KiB) may leave the last one without. A longer write that
+ * does not end at a line end is refused (EINVAL) rather than guessed at: the
+ * kernel splits writes over 1 MiB, and a split may fall inside a line (use
+ * `ingot erase --rows-from FILE` for big batches). */
+#define FS_CONTROL_SHORT_WRITE 4096
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
                      struct fuse_file_info *fi)
 {
-    (void)ino;
-    (void)off; /* lines are taken in the order written */
-    struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
-    if (!f->batch) {
+    (void)off, (void)fi; /* lines are taken as they come */
+    struct fs_session *s = S(req);
+    struct fs_node n;
+    if (!fs_node_of(ino, &n) || n.kind != FS_K_SPECIAL || n.special != FS_S_ERASE) {
         fuse_reply_err(req, EROFS);
         return;
     }
@@ -644,30 +629,27 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
         fuse_reply_err(req, EACCES);
         return;
     }
-    int rc = fs_batch_write(S(req), f->batch, buf, size);
+    if (size && buf[size - 1] != '\n' && size >= FS_CONTROL_SHORT_WRITE) {
+        fuse_reply_err(req, EINVAL);
+        return;
+    }
+    struct fs_batch *b = fs_batch_new();
+    int64_t uid, pid;
+    who(req, &uid, &pid);
+    int rc = b ? fs_batch_write(s, b, buf, size) : -ENOMEM;
+    if (!rc) rc = fs_batch_apply(s, b, uid, pid);
+    fs_batch_free(b);
+    fs_version_unpin(s, (uint32_t)fuse_req_ctx(req)->pid); /* it sees its own erase */
     if (rc)
         fuse_reply_err(req, -rc);
     else
         fuse_reply_write(req, size);
 }
 
-/* close(): the erase batch is applied here so its result reaches close(2). */
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    (void)ino;
-    struct fs_file *f = (struct fs_file *)(uintptr_t)fi->fh;
-    int64_t uid, pid;
-    who(req, &uid, &pid);
-    int rc = f->batch ? fs_batch_apply(S(req), f->batch, uid, pid) : 0;
-    if (f->batch) fs_version_unpin(S(req), (uint32_t)fuse_req_ctx(req)->pid);
-    fuse_reply_err(req, -rc);
-}
-
-static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-    (void)ino;
-    close_file(S(req), (struct fs_file *)(uintptr_t)fi->fh);
-    fuse_reply_err(req, 0);
+    (void)ino, (void)fi;
+    fuse_reply_err(req, ENOSYS); /* never asked again */
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -788,8 +770,11 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     /* Page contents never change behind the kernel's back except through an
      * erase, which invalidates explicitly; do not drop the cache on mtime. */
     conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
-    /* O_TRUNC arrives with open() instead of a separate truncate */
-    if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC) conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+    /* no OPEN, FLUSH, RELEASE or OPENDIR: see op_open */
+    if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+    if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+    /* one write(2) to .ingot/erase of up to 1 MiB arrives as one request */
+    conn->max_write = 1u << 20;
 }
 
 const struct fuse_lowlevel_ops fs_ops = {
@@ -810,7 +795,7 @@ const struct fuse_lowlevel_ops fs_ops = {
     .read = op_read,
     .write = op_write,
     .flush = op_flush,
-    .release = op_release,
+    .opendir = op_opendir,
     .readdir = op_readdir,
     .readdirplus = op_readdirplus,
     .statfs = op_statfs,

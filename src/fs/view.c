@@ -143,57 +143,30 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
     return -ENOENT;
 }
 
-/* Build f's layout for the generation its node shows (spans, size, header or
- * content). */
+static void layout_free(void *obj)
+{
+    struct fs_file *f = obj;
+    if (f) free(f->spans);
+    free(f);
+}
+
+/* Build f's layout for the generation its node shows (spans, size, header). */
 static int file_layout(struct fs_session *s, struct fs_file *f)
 {
     const struct fs_node *n = &f->node;
-    int rc;
-    f->gen = s->generation;
+    int rc = 0;
     const struct fs_version *ver = node_version(s, n);
     if (!ver) return -ESTALE;
     f->version_gen = ver->gen;
-    if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) return 0;
-    if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASURES) {
-        rc = fs_erasures_entry(s, &f->content);
-        if (!rc) f->size = f->content->data.len;
-        return rc;
-    }
-    if (n->kind == FS_K_BLOB) {
+    switch (n->kind) {
+    case FS_K_BLOB: {
         unsigned kind;
         rc = fs_blob_object(s, n->blob, n->row, n->k, &f->blob, &kind, &f->blob_part);
-        if (rc) return rc;
-        f->size = f->blob.size;
-        int fd = s->table.parts[f->blob_part].blob_fd;
-        if (fd < 0) return -EIO;
-        if (fs_blob_verified(s, f->blob_part, f->blob.offset, false) || f->blob.size > (256u << 20))
-            return 0;
-        /* first open: read it whole, check the hash, serve this read */
-        struct fs_entry *e = fs_entry_new(0, 0);
-        if (!e) return -ENOMEM;
-        e->refs = 1;
-        e->dead = 1;
-        uint8_t *p = ig_buf_extend(&e->data, (size_t)f->blob.size);
-        if (!p && f->blob.size) {
-            fs_entry_free(e);
-            return -ENOMEM;
-        }
-        if ((f->blob.size && ig_blob_read(fd, &f->blob, 0, p, (size_t)f->blob.size)) ||
-            ig_hash(e->data.data ? e->data.data : (const uint8_t *)"", (size_t)f->blob.size) != f->blob.hash) {
-            fs_entry_free(e);
-            char msg[256];
-            snprintf(msg, sizeof msg, "blob object at %llu (%llu bytes) of row %llu: checksum mismatch "
-                                      "or truncated blob file",
-                     (unsigned long long)f->blob.offset, (unsigned long long)f->blob.size,
-                     (unsigned long long)n->row);
-            fs_log_page_error(s, f->blob_part | 0x80000000u, (uint32_t)(f->blob.offset >> 12), msg);
-            return -EIO;
-        }
-        fs_blob_verified(s, f->blob_part, f->blob.offset, true);
-        f->content = e;
-        return 0;
+        if (!rc && s->table.parts[f->blob_part].blob_fd < 0) rc = -EIO;
+        f->size = rc ? 0 : f->blob.size;
+        return rc;
     }
-    if (n->kind == FS_K_VIEW) {
+    case FS_K_VIEW: {
         struct fs_span_list l = {0};
         struct fs_plan vp;
         if (!fs_plan_view(s, n->col, n->view, &vp)) return -ENOENT;
@@ -210,33 +183,40 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
             fs_npy_header(f->header_bytes, vp.descr, count, vp.dim);
             if (n->view == FS_V_OFFSETS) memset(f->header_bytes + FS_NPY_HEADER, 0, 8);
         }
-    } else {
-        rc = content_entry(s, n, &f->content);
-        if (!rc) f->size = f->content->data.len;
+        return rc;
     }
-    return rc;
+    default: /* rows and generated files: their content, whose size is the file's */
+        return fs_node_size(s, n, &f->size);
+    }
 }
 
-int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file **out)
+int fs_layout_get(struct fs_session *s, const struct fs_node *n, struct fs_entry **out)
 {
+    uint64_t ino = fs_ino(n);
+    struct fs_entry *e = fs_cache_get(&s->cache, ino, KEY_LAYOUT);
+    if (e) {
+        *out = e;
+        return 0;
+    }
     struct fs_file *f = calloc(1, sizeof *f);
-    if (!f) return -ENOMEM;
+    e = fs_entry_new(ino, KEY_LAYOUT);
+    if (!f || !e) {
+        free(f);
+        fs_entry_free(e);
+        return -ENOMEM;
+    }
     f->node = *n;
     int rc = file_layout(s, f);
     if (rc) {
-        fs_file_close(s, f);
+        layout_free(f);
+        fs_entry_free(e);
         return rc;
     }
-    *out = f;
+    e->obj = f;
+    e->obj_free = layout_free;
+    e->bytes = sizeof *f + (size_t)f->nspans * sizeof *f->spans;
+    *out = fs_cache_put(&s->cache, e);
     return 0;
-}
-
-void fs_file_close(struct fs_session *s, struct fs_file *f)
-{
-    if (!f) return;
-    fs_cache_release(&s->cache, f->content);
-    free(f->spans);
-    free(f);
 }
 
 /* One float32 lane as the view wants it: float32 or fp16 bits. */
@@ -545,6 +525,39 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
     return 0;
 }
 
+/* A blob object's range: one pread of exactly it. The object's checksum is
+ * checked the first time it is read (up to 256 MiB; verify checks the rest):
+ * that read takes it whole and serves from it. */
+static int blob_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
+                     struct fs_read *rd)
+{
+    int fd = s->table.parts[f->blob_part].blob_fd;
+    if (fd < 0) return -EIO;
+    bool check = !fs_blob_verified(s, f->blob_part, f->blob.offset, false) &&
+                 f->blob.size <= (256u << 20);
+    size_t take = check ? (size_t)f->blob.size : size;
+    rd->flat = malloc(take ? take : 1);
+    if (!rd->flat) return -ENOMEM;
+    if (take && ig_blob_read(fd, &f->blob, check ? 0 : off, rd->flat, take)) return -EIO;
+    if (check) {
+        if (ig_hash(rd->flat, take) != f->blob.hash) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "blob object at %llu (%llu bytes) of row %llu: checksum mismatch "
+                                      "or truncated blob file",
+                     (unsigned long long)f->blob.offset, (unsigned long long)f->blob.size,
+                     (unsigned long long)f->node.row);
+            fs_log_page_error(s, f->blob_part | 0x80000000u, (uint32_t)(f->blob.offset >> 12), msg);
+            return -EIO;
+        }
+        fs_blob_verified(s, f->blob_part, f->blob.offset, true);
+        memmove(rd->flat, rd->flat + off, size);
+    }
+    rd->iov[0] = (struct iovec){rd->flat, size};
+    rd->niov = 1;
+    rd->bytes = size;
+    return 1;
+}
+
 /* Add a piece to the reply. Takes over the caller's hold on e. */
 static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, const void *p,
                 size_t n)
@@ -610,67 +623,28 @@ void fs_read_release(struct fs_session *s, struct fs_read *rd)
     rd->bytes = 0;
 }
 
-/* After a change of the table, may an open file still be read? Views of an
- * older generation that keep their shape may (erased rows read as erased),
- * other views may not (ESTALE); generated files keep what they held at open
- * (counts, names, the generation: never an erased value); a row or blob object
- * whose row is erased now is gone (ENOENT). */
-static int fs_file_still_readable(struct fs_session *s, struct fs_file *f)
-{
-    const struct fs_node *n = &f->node;
-    uint32_t pi;
-    uint64_t local;
-    switch (n->kind) {
-    case FS_K_VIEW: {
-        if (f->version_gen == s->current.gen) return 0;
-        const struct fs_version *ver = fs_version_of(s, n->version);
-        struct fs_plan vp;
-        return ver && ver->gen == f->version_gen && fs_plan_view(s, n->col, n->view, &vp) &&
-                       fs_plan_keeps_shape(&vp, (enum fs_view)n->view)
-                   ? 0
-                   : -ESTALE;
-    }
-    case FS_K_SPECIAL: /* what an open generated file holds names no erased value */
-        return 0;
-    case FS_K_ROW:
-    case FS_K_BLOB:
-        if (ig_table_row(&s->table, n->row, &pi, &local) ||
-            ig_part_row_deleted(&s->table.parts[pi], local))
-            return -ENOENT;
-        return 0;
-    default: return 0;
-    }
-}
-
-int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t size,
+int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd)
 {
     rd->niov = rd->nheld = 0;
     rd->bytes = 0;
     rd->flat = NULL;
-    if (f->gen != s->generation) {
-        /* the table changed since open: a file keeps its generation, but
-         * nothing may serve bytes that are erased now */
-        int rc = fs_file_still_readable(s, f);
-        if (rc) return rc;
-    }
     if (off >= f->size || size == 0) return 0;
     if (size > f->size - off) size = (size_t)(f->size - off);
     rd->want = size;
-    if (f->content) {
-        int rc = hold(s, rd, NULL, f->content->data.data + off, size);
+    if (f->node.kind == FS_K_BLOB) return blob_read(s, f, off, size, rd);
+    if (f->node.kind != FS_K_VIEW) {
+        struct fs_entry *e;
+        int rc = f->node.kind == FS_K_SPECIAL && f->node.special == FS_S_ERASURES
+                     ? fs_erasures_entry(s, &e)
+                     : content_entry(s, &f->node, &e);
+        if (rc) return rc;
+        if (e->data.len < off + size) { /* it changed since its size was taken */
+            fs_cache_release(&s->cache, e);
+            return -ESTALE;
+        }
+        rc = hold(s, rd, e, e->data.data + off, size);
         return rc ? rc : rd->niov;
-    }
-    if (f->node.kind == FS_K_BLOB) {
-        /* one pread of exactly the requested range of the object */
-        rd->flat = malloc(size);
-        if (!rd->flat) return -ENOMEM;
-        int fd = s->table.parts[f->blob_part].blob_fd;
-        if (fd < 0 || ig_blob_read(fd, &f->blob, off, rd->flat, size)) return -EIO;
-        rd->iov[0] = (struct iovec){rd->flat, size};
-        rd->niov = 1;
-        rd->bytes = size;
-        return 1;
     }
     uint64_t pos = off, end = off + size;
     if (pos < f->header) {

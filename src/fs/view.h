@@ -7,7 +7,12 @@
  * sizes are exact from the footer alone, and a read at any offset finds its
  * page by binary search over the pieces and decodes only the pages it covers.
  *
- * Row files and the generated README and schema.json are materialised whole. */
+ * Row files and the generated README and schema.json are materialised whole.
+ *
+ * Nothing is kept per open file: the kernel does not tell the daemon about
+ * opens (ops.c), so everything a read needs follows from the inode, which names
+ * the node and, for views and generated files, the table generation it shows
+ * (versions.h). A file's layout is built on its first read and cached by inode. */
 #ifndef IG_FS_VIEW_H
 #define IG_FS_VIEW_H
 
@@ -20,30 +25,28 @@
 #include "plan.h"
 #include "session.h"
 
-struct fs_batch;
-
-/* An open file. */
+/* A file's layout: what its bytes are made of, in the generation it shows. */
 struct fs_file {
     struct fs_node node;
-    uint64_t gen;             /* session reload count at open: did anything change since? */
     uint64_t version_gen;     /* the table generation the file shows (versions.h) */
-    struct fs_batch *batch;   /* the .ingot/erase control file */
     uint64_t size;
     uint32_t header;          /* npy header bytes at the start (0 for text) */
     uint8_t header_bytes[FS_NPY_HEADER + 8];
     uint32_t nspans;
     struct fs_span *spans;
-    struct fs_entry *content; /* materialised files (rows, README, schema.json) */
     struct ig_blob_ref blob;  /* blob objects: the reference and its part */
     uint32_t blob_part;
 };
 
-/* Does the node exist, and what is its size? -ENOENT if not. */
+/* Does the node exist, and what is its size? -ENOENT if not; -ESTALE for a view
+ * of a generation that is gone. */
 int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size);
 
-/* Open: build spans or materialise the content. */
-int fs_file_open(struct fs_session *s, const struct fs_node *n, struct fs_file **out);
-void fs_file_close(struct fs_session *s, struct fs_file *f);
+/* The layout of the file node n names, from the cache or built now (held in
+ * *e, e->obj is the struct fs_file). -ENOENT for a row or object erased since,
+ * -ESTALE for a view of an older generation that cannot keep its shape. Caller
+ * holds the table lock for reading. */
+int fs_layout_get(struct fs_session *s, const struct fs_node *n, struct fs_entry **e);
 
 /* Read [off, off + size) as an iovec list pointing into cached pieces (held
  * until fs_read_release). A read spanning more pieces than FS_READ_MAX_IOV is
@@ -57,7 +60,7 @@ struct fs_read {
     size_t bytes, want;
     uint8_t *flat;
 };
-int fs_file_read(struct fs_session *s, struct fs_file *f, uint64_t off, size_t size,
+int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd);
 void fs_read_release(struct fs_session *s, struct fs_read *rd);
 
