@@ -59,6 +59,35 @@ int ingot_read_text(ingot_table *t, uint32_t col, uint32_t group,
                     int (*emit)(void *ctx, const void *p, size_t n), void *ctx, char *errbuf,
                     size_t errlen);
 
+/* ---- rows by id: a shuffled loader's batch ----
+ *
+ * ingot_take fetches n rows by id (any order, repeats allowed) and the given
+ * columns of each (ids from ingot_column_find: top-level columns or nodes of a
+ * nested one). Per column it reads and decodes only the small block (about
+ * 4 KiB of values) that holds each row, and rows that share a block decode it
+ * once; decoded blocks stay with the table handle for the next call. A row
+ * that is erased or out of range is not an error: ingot_batch_found says 0 and
+ * its values read as missing. */
+typedef struct ingot_batch ingot_batch;
+
+int ingot_take(ingot_table *t, const uint64_t *ids, size_t n, const uint32_t *cols, size_t ncols,
+               ingot_batch **out, char *errbuf, size_t errlen);
+void ingot_batch_free(ingot_batch *b);
+
+size_t ingot_batch_rows(const ingot_batch *b);
+/* 1 when row i of the batch (ids[i]) exists and is not erased. */
+int ingot_batch_found(const ingot_batch *b, size_t i);
+/* Column k of the take (cols[k]) when it is a flat fixed-width column: n values
+ * of its width, in the order of ids, NULLs and missing rows as 0 (NaN for
+ * floats); *valid (if valid is not NULL) gets n bytes, 1 where a value is.
+ * NULL for any other column. */
+const void *ingot_batch_fixed(const ingot_batch *b, size_t k, const uint8_t **valid);
+/* Row i's value of column k: the bytes of a string or binary value; for every
+ * other column its JSON text as rows/ID shows it (numbers, nested values, blob
+ * references as {"path": ..., "size": ...}). NULL with *len 0 for a NULL or a
+ * missing row. Valid until ingot_batch_free. */
+const void *ingot_batch_value(const ingot_batch *b, size_t k, size_t i, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,15 +1,22 @@
 /* ingot cat - a column's text rendering, one line per live row. */
 #include "cli.h"
+#include "cat_rows.h"
 #include "format/ops/column_text.h"
 #include "format/part/table.h"
 #include "util/error.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] = "usage: ingot cat [--group G] TABLE COLUMN\n";
+static const char usage[] =
+    "usage: ingot cat [--group G] TABLE COLUMN\n"
+    "       ingot cat --rows IDS | --rows-from FILE TABLE [COLUMN...]\n"
+    "  --group G         only row group G\n"
+    "  --rows IDS        these rows (5,17,100-104) as JSON Lines, like rows/ID of a mount\n"
+    "  --rows-from FILE  the row ids listed in FILE (one id or A-B per line; - is stdin)\n";
 
 static int emit(void *ctx, const void *p, size_t n)
 {
@@ -19,17 +26,34 @@ static int emit(void *ctx, const void *p, size_t n)
 int cmd_cat(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"group", required_argument, 0, 'g'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"group", required_argument, 0, 'g'}, {"rows", required_argument, 0, 'r'},
+        {"rows-from", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     long long group = -1;
+    struct cli_ids ids = {0};
+    bool by_row = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:", longopts, NULL)) != -1) {
         switch (c) {
         case 'g': group = (long long)cli_parse_count("--group", optarg, 0, UINT32_MAX - 1); break;
+        case 'r':
+            by_row = true;
+            if (cli_ids_parse(&ids, "--rows", optarg)) return 2;
+            break;
+        case 'f':
+            by_row = true;
+            if (cli_ids_read(&ids, optarg)) return 2;
+            break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
     }
+    if (by_row && argc - optind >= 1 && group < 0) {
+        int rc = cli_cat_rows(argv[optind], &ids, argv + optind + 1, argc - optind - 1);
+        cli_ids_free(&ids);
+        return rc;
+    }
+    cli_ids_free(&ids);
     if (argc - optind != 2) {
         fputs(usage, stderr);
         return 2;

@@ -1,6 +1,7 @@
 /* ingot erase - physically erase rows (docs/ERASURE.md). */
 #include "cli.h"
 #include "cli_json.h"
+#include "idlist.h"
 #include "format/ops/erase.h"
 #include "util/error.h"
 
@@ -14,8 +15,9 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: ingot erase [--row ID]... [--where COLUMN=VALUE]... [--json] TABLE\n"
-    "  --row ID              erase the row with this id (repeatable)\n"
+    "usage: ingot erase [--row IDS]... [--rows-from FILE] [--where COLUMN=VALUE]... [--json] TABLE\n"
+    "  --row IDS             erase these rows: an id, or a list like 5,17,100-104 (repeatable)\n"
+    "  --rows-from FILE      erase the rows listed in FILE (one id or A-B per line; - is stdin)\n"
     "  --where COLUMN=VALUE  erase every row whose COLUMN equals VALUE (repeatable;\n"
     "                        VALUE as in CSV, \\N for NULL)\n"
     "  --json                print the report as JSON\n"
@@ -24,19 +26,26 @@ static const char usage[] =
 int cmd_erase(int argc, char **argv)
 {
     static const struct option longopts[] = {{"row", required_argument, 0, 'r'},
+                                             {"rows", required_argument, 0, 'r'},
+                                             {"rows-from", required_argument, 0, 'f'},
                                              {"where", required_argument, 0, 'w'},
                                              {"json", no_argument, 0, 'j'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    uint64_t *rows = calloc((size_t)argc + 1, sizeof *rows);
+    struct cli_ids ids = {0};
     struct ig_erase_where *where = calloc((size_t)argc + 1, sizeof *where);
-    size_t nrows = 0, nwhere = 0;
+    size_t nwhere = 0;
     bool json = false;
     int c, rc = 0;
     optind = 1;
     while (rc == 0 && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'r': rows[nrows++] = cli_parse_count("--row", optarg, 0, UINT64_MAX - 1); break;
+        case 'r':
+            if (cli_ids_parse(&ids, "--row", optarg)) rc = 2;
+            break;
+        case 'f':
+            if (cli_ids_read(&ids, optarg)) rc = 2;
+            break;
         case 'w': {
             char *eq = strchr(optarg, '=');
             if (!eq || eq == optarg) {
@@ -53,12 +62,12 @@ int cmd_erase(int argc, char **argv)
         default: fputs(usage, stderr); rc = 2;
         }
     }
-    if (!rc && (argc - optind != 1 || (nrows == 0 && nwhere == 0))) {
+    if (!rc && (argc - optind != 1 || (ids.n == 0 && nwhere == 0))) {
         fputs(usage, stderr);
         rc = 2;
     }
     if (!rc) {
-        struct ig_erase_request req = {rows, nrows, where, nwhere, "cli", (int64_t)getuid(),
+        struct ig_erase_request req = {ids.ids, ids.n, where, nwhere, "cli", (int64_t)getuid(),
                                        (int64_t)getpid()};
         struct ig_erase_report rep;
         struct ig_error err = {0};
@@ -85,7 +94,7 @@ int cmd_erase(int argc, char **argv)
         }
     }
 out:
-    free(rows);
+    cli_ids_free(&ids);
     free(where);
     return rc;
 }

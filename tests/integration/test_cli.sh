@@ -289,3 +289,33 @@ assert a.shape == b.shape and a.tobytes() == b.tobytes()" ; local rc=$?
     }
     check import_npy_reads_back_through_mount npy_mount
 fi
+
+# --- rows by id: ingot cat --rows and ingot erase --rows-from
+take_cli() {
+    local d="$WORK/take" out rc
+    mkdir -p "$d"
+    "$PY" -c "
+print('id,cap')
+for i in range(5000): print(f'{i},\"c{i*7}\"')" >"$d/in.csv"
+    "$INGOT" import "$d/in.csv" "$d/t" >/dev/null || return 1
+    out=$("$INGOT" cat --rows 4999,3,10-12 "$d/t" cap) || return 1
+    [ "$out" = $'{"cap":"c34993"}\n{"cap":"c21"}\n{"cap":"c70"}\n{"cap":"c77"}\n{"cap":"c84"}' ] || { echo "$out"; return 1; }
+    printf '10-11\n\n4000\n' >"$d/ids"
+    "$INGOT" erase --rows-from "$d/ids" --row 12,13 "$d/t" >/dev/null || return 1
+    "$INGOT" verify "$d/t" >/dev/null || return 1
+    # a missing row is named, the others still printed, exit 1
+    out=$("$INGOT" cat --rows 9,10,14,5000 "$d/t" id 2>&1); rc=$?
+    [ $rc = 1 ] || { echo "exit $rc"; return 1; }
+    grep -q 'row 10: no such row (erased or out of range)' <<<"$out" || { echo "$out"; return 1; }
+    grep -q 'row 5000: no such row' <<<"$out" && grep -qx '{"id":14}' <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" cat "$d/t" id | wc -l)" = 4995 ] || return 1
+    # bad lists name the option or the file and line
+    out=$("$INGOT" cat --rows 1,x "$d/t" 2>&1) && return 1
+    grep -q -- "--rows: expected row ids like 5,17,100-104, got 'x'" <<<"$out" || { echo "$out"; return 1; }
+    printf '1\n7-3\n' >"$d/bad"
+    out=$("$INGOT" erase --rows-from "$d/bad" "$d/t" 2>&1) && return 1
+    grep -q "bad: line 2: expected a row id or a range A-B, got '7-3'" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" cat --rows 1 "$d/t" nosuch 2>&1) && return 1
+    grep -q "nosuch" <<<"$out" || { echo "$out"; return 1; }
+}
+check take_rows_and_erase_lists take_cli

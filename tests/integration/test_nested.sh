@@ -217,6 +217,32 @@ slide_bad_schema() {
 }
 check slide_schema_rejects_floats slide_bad_schema
 
+take_nest() {
+    # ingot cat --rows: rows by id from single blocks, nested columns reassembled,
+    # a node inside a nested column projected alike its column text
+    seq 0 37 2999 | "$INGOT" cat --rows-from - "$WORK/tr" >"$WORK/take.jsonl" || return 1
+    "$INGOT" cat --rows 5,1234,2999 "$WORK/tr" doc.links.url id >"$WORK/take_proj.jsonl" || return 1
+    "$INGOT" cat "$WORK/tr" doc.links.url >"$WORK/links.txt" || return 1
+    "$PY" - "$WORK/take.jsonl" "$WORK/rnd" "$WORK/take_proj.jsonl" "$WORK/links.txt" <<'PY'
+import json, sys
+got, d, proj, links = sys.argv[1:5]
+cols = ["id", "tags", "nums", "grid", "doc", "vec", "deep"]
+want = {c: [json.loads(l) for l in open(f"{d}/expect/{c}.jsonl")] for c in cols}
+rows = [json.loads(l) for l in open(got)]
+assert len(rows) == len(range(0, 3000, 37)), len(rows)
+for r, row in zip(range(0, 3000, 37), rows):
+    assert list(row) == cols, list(row)
+    for c in cols:
+        assert row[c] == want[c][r], (r, c, row[c], want[c][r])
+lines = open(links).read().split("\n")
+for r, line in zip((5, 1234, 2999), open(proj)):
+    row = json.loads(line)
+    assert list(row) == ["doc.links.url", "id"] and row["id"] == want["id"][r], row
+    assert row["doc.links.url"] == json.loads(lines[r]), (r, row, lines[r])
+PY
+}
+check take_rows_nested_and_projected take_nest
+
 if ! have_fuse; then skip nested_mount "no /dev/fuse"; exit 0; fi
 mkdir -p "$WORK/m"
 "$INGOT" mount "$WORK/tr" "$WORK/m"

@@ -513,6 +513,29 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
     return 0;
 }
 
+void ig_render_fixed_at(uint8_t *o, const struct ig_values *v, size_t i)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    uint32_t w = ti->width;
+    uint64_t lane = v->lanes[i];
+    if (ig_values_is_null(v, i))
+        lane = ti->is_float ? (w == 4 ? 0x7FC00000u : 0x7FF8000000000000ULL) : 0;
+    if (v->type == IG_T_BOOL) lane = lane != 0;
+    switch (w) {
+    case 1:
+        o[0] = (uint8_t)lane;
+        break;
+    case 2:
+        ig_st16(o, (uint16_t)lane);
+        break;
+    case 4:
+        ig_st32(o, (uint32_t)lane);
+        break;
+    default:
+        ig_st64(o, lane);
+    }
+}
+
 int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted,
                     bool as_validity)
 {
@@ -535,22 +558,7 @@ int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t
             o[k++] = !null;
             continue;
         }
-        uint64_t lane = v->lanes[i];
-        if (null) lane = ti->is_float ? (w == 4 ? 0x7FC00000u : 0x7FF8000000000000ULL) : 0;
-        if (v->type == IG_T_BOOL) lane = lane != 0;
-        switch (w) {
-        case 1:
-            o[k] = (uint8_t)lane;
-            break;
-        case 2:
-            ig_st16(o + k, (uint16_t)lane);
-            break;
-        case 4:
-            ig_st32(o + k, (uint32_t)lane);
-            break;
-        default:
-            ig_st64(o + k, lane);
-        }
+        ig_render_fixed_at(o + k, v, i);
         k += w;
     }
     out->len -= v->n * w - k;

@@ -40,6 +40,8 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
  * as_validity one byte per live value, 1 when not NULL. */
 int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted,
                     bool as_validity);
+/* Value i of a fixed-width v as one such element (NULL as 0 or NaN), at o. */
+void ig_render_fixed_at(uint8_t *o, const struct ig_values *v, size_t i);
 /* The same into an empty out, taking v's lanes as out's bytes when they already
  * are them (8-byte little-endian values, no NULL, nothing deleted): no copy. v is
  * left empty then. */

@@ -1,5 +1,6 @@
 /* api.c - the public C API (include/ingot.h) over the format internals. */
 #include "ingot.h"
+#include "api_int.h"
 #include "format/layout.h"
 #include "format/ops/reader.h"
 #include "format/model/render.h"
@@ -12,14 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct ingot_table {
-    struct ig_table t;
-    struct ig_reader r;
-    struct ig_values v;
-    struct ig_buf out;
-};
-
-static int fail(char *errbuf, size_t errlen, const struct ig_error *e, int rc)
+int ingot_api_fail(char *errbuf, size_t errlen, const struct ig_error *e, int rc)
 {
     if (errbuf && errlen) snprintf(errbuf, errlen, "%s", e->msg);
     return rc;
@@ -29,11 +23,11 @@ int ingot_open(const char *dir, ingot_table **out, char *errbuf, size_t errlen)
 {
     struct ig_error e = {0};
     ingot_table *t = calloc(1, sizeof *t);
-    if (!t) return fail(errbuf, errlen, &e, ig_err(&e, -ENOMEM, "out of memory"));
+    if (!t) return ingot_api_fail(errbuf, errlen, &e, ig_err(&e, -ENOMEM, "out of memory"));
     int rc = ig_table_open(&t->t, dir, false, &e);
     if (rc) {
         free(t);
-        return fail(errbuf, errlen, &e, rc);
+        return ingot_api_fail(errbuf, errlen, &e, rc);
     }
     ig_values_init(&t->v, IG_T_INT64);
     *out = t;
@@ -43,6 +37,7 @@ int ingot_open(const char *dir, ingot_table **out, char *errbuf, size_t errlen)
 void ingot_close(ingot_table *t)
 {
     if (!t) return;
+    ig_take_free(t->take);
     ig_values_free(&t->v);
     ig_reader_free(&t->r);
     ig_buf_free(&t->out);
@@ -161,14 +156,14 @@ int64_t ingot_read_fixed(ingot_table *t, uint32_t col, uint32_t group, void *out
     struct ig_error e = {0};
     enum ingot_type type;
     if (ingot_column_type(t, col, &type, NULL))
-        return fail(errbuf, errlen, &e, ig_err(&e, -ENOENT, "no column %u", col));
+        return ingot_api_fail(errbuf, errlen, &e, ig_err(&e, -ENOENT, "no column %u", col));
     size_t w = ingot_type_width(type);
     if (!w)
-        return fail(errbuf, errlen, &e, ig_err(&e, -EINVAL, "column %u is not fixed-width", col));
+        return ingot_api_fail(errbuf, errlen, &e, ig_err(&e, -EINVAL, "column %u is not fixed-width", col));
     struct fixed_ctx fc = {.out = out, .valid = valid, .cap = out_bytes, .width = w};
     int rc = each_page(t, col, group, copy_fixed, &fc, &e);
     if (rc == -ENOSPC) ig_err(&e, rc, "output buffer too small");
-    if (rc) return fail(errbuf, errlen, &e, rc);
+    if (rc) return ingot_api_fail(errbuf, errlen, &e, rc);
     return (int64_t)fc.count;
 }
 
@@ -193,5 +188,5 @@ int ingot_read_text(ingot_table *t, uint32_t col, uint32_t group,
     struct ig_error e = {0};
     struct text_ctx tc = {emit, ctx};
     int rc = each_page(t, col, group, emit_text, &tc, &e);
-    return rc ? fail(errbuf, errlen, &e, rc) : 0;
+    return rc ? ingot_api_fail(errbuf, errlen, &e, rc) : 0;
 }

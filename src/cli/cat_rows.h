@@ -1,0 +1,11 @@
+/* cat_rows.h - ingot cat --rows IDS TABLE [COLUMN...]: rows as JSON Lines, in
+ * the order asked. A row that is erased or out of range is named on stderr and
+ * the rest still printed; exit 1 then, 2 on an error. */
+#ifndef IG_CLI_CAT_ROWS_H
+#define IG_CLI_CAT_ROWS_H
+
+#include "idlist.h"
+
+int cli_cat_rows(const char *dir, const struct cli_ids *ids, char **names, int nnames);
+
+#endif

@@ -1,0 +1,269 @@
+/* take.c - rows by id: locating a row's blocks and rendering it from them. */
+#include "take.h"
+#include "format/layout.h"
+#include "format/model/assemble.h"
+#include "format/model/render.h"
+#include "format/model/types.h"
+#include "format/part/columns.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ig_row_locate(const struct ig_table *t, uint64_t row, struct ig_row_at *at)
+{
+    uint64_t local;
+    if (ig_table_row(t, row, &at->part, &local)) return -ENOENT;
+    const struct ig_part *p = &t->parts[at->part];
+    if (ig_part_row_deleted(p, local)) return -ENOENT;
+    uint32_t lo = 0, hi = p->num_groups; /* last group with first_row <= local */
+    struct ig_grouprec gr;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ig_part_group(p, mid, &gr, NULL)) return -EIO;
+        if (gr.first_row <= local)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (ig_part_group(p, lo, &gr, NULL) || local < gr.first_row ||
+        local - gr.first_row >= gr.row_count)
+        return -EIO;
+    at->group = lo;
+    at->in_group = (uint32_t)(local - gr.first_row);
+    at->group_first_row = gr.first_row;
+    return 0;
+}
+
+int ig_row_block(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf,
+                 struct ig_row_block *rb)
+{
+    uint32_t first, count;
+    if (ig_part_chunk(p, at->group, leaf, &first, &count, NULL) || !count) return -EIO;
+    uint32_t lo = first, hi = first + count; /* last page with first_row <= in_group */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        struct ig_pagerec r;
+        if (ig_part_page(p, mid, &r, NULL)) return -EIO;
+        if (r.first_row <= at->in_group)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    struct ig_pagerec *rec = &rb->rec, blk;
+    if (ig_part_page(p, lo, rec, NULL) || rec->leaf != leaf || rec->first_row > at->in_group ||
+        at->in_group - rec->first_row >= rec->row_count)
+        return -EIO;
+    uint32_t in_page = at->in_group - rec->first_row;
+    if (ig_part_block_of_row(p, lo, rec, in_page, &rb->block, &blk, NULL)) return -EIO;
+    rb->page = lo;
+    rb->index = in_page - blk.first_row;
+    return 0;
+}
+
+int ig_row_leaf(const struct ig_table *t, const struct ig_column_ref *ref,
+                const struct ig_row_at *at, const struct ig_block_source *src, struct ig_values **v,
+                void **hold, size_t *index, struct ig_error *err)
+{
+    struct ig_row_block rb;
+    const struct ig_part *p = &t->parts[at->part];
+    if (ig_row_block(p, at, ref->rec.leaf, &rb))
+        return ig_err(err, -EIO, "%s: column '%.*s': row group %u: no page holds row %u", p->path,
+                      (int)ref->rec.name_len, ref->rec.name, at->group, at->in_group);
+    int rc = src->get(src->ctx, ref, at, &rb, v, hold, err);
+    if (rc) return rc;
+    *index = rb.index;
+    if (rb.index >= ((*v)->levels ? (*v)->rows : (*v)->n)) {
+        src->put(src->ctx, *hold);
+        return ig_err(err, -EIO, "%s: column '%.*s': page %u: block %u is shorter than its record",
+                      p->path, (int)ref->rec.name_len, ref->rec.name, rb.page, rb.block);
+    }
+    return 0;
+}
+
+/* A nested column (or a node inside one) in one row: its leaves' blocks,
+ * reassembled. The leaves of a nested column are cut into blocks alike, so the
+ * row has the same index in each. */
+static int nested_value(const struct ig_table *t, const struct ig_column_ref *ref,
+                        const struct ig_row_at *at, const struct ig_block_source *src,
+                        struct ig_buf *out, struct ig_error *err)
+{
+    const struct ig_part *p0 = &t->parts[0];
+    struct ig_tree tree;
+    int rc =
+        ig_tree_from_part(p0, ref->top, ref->col == ref->top ? UINT32_MAX : ref->col, &tree, err);
+    if (rc) return rc;
+    void **held = calloc(tree.nleaves, sizeof *held);
+    struct ig_values **vp = calloc(tree.nleaves, sizeof *vp);
+    uint32_t got = 0;
+    size_t index = 0;
+    rc = held && vp ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (; got < tree.nleaves && !rc; got++) {
+        uint32_t col;
+        struct ig_column_ref leaf;
+        size_t i = 0;
+        rc = ig_part_leaf_column(p0, tree.leaf_global[got], &col, err);
+        if (!rc) rc = ig_table_column_at(t, col, &leaf, err);
+        if (!rc) rc = ig_row_leaf(t, &leaf, at, src, &vp[got], &held[got], &i, err);
+        if (rc) break;
+        if (got > 0 && i != index)
+            rc = ig_err(err, -EIO, "%s: column '%.*s': its leaves' blocks disagree on row %u",
+                        t->parts[at->part].path, (int)ref->rec.name_len, ref->rec.name,
+                        at->in_group);
+        index = i;
+    }
+    if (!rc) rc = ig_assemble_row(&tree, vp, index, out, err);
+    for (uint32_t l = 0; held && l < got; l++)
+        src->put(src->ctx, held[l]);
+    free(held);
+    free(vp);
+    ig_tree_free(&tree);
+    return rc;
+}
+
+int ig_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_row_at *at,
+                      const struct ig_block_source *src, struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_column_ref ref;
+    int rc = ig_table_column_at(t, col, &ref, err);
+    if (rc) return rc;
+    if (ref.nested || ref.rec.leaf == IG_NONE) return nested_value(t, &ref, at, src, out, err);
+    struct ig_values *v;
+    void *hold;
+    size_t i;
+    rc = ig_row_leaf(t, &ref, at, src, &v, &hold, &i, err);
+    if (rc) return rc;
+    rc = ig_render_json_value(out, v, i);
+    src->put(src->ctx, hold);
+    return rc ? ig_err(err, rc, "out of memory") : 0;
+}
+
+static int render_member(const struct ig_table *t, uint32_t col, const struct ig_row_at *at,
+                         const struct ig_block_source *src, bool first, struct ig_buf *out,
+                         struct ig_error *err)
+{
+    struct ig_colrec c;
+    int rc = ig_part_column(&t->parts[0], col, &c, err);
+    if (rc) return rc;
+    if ((!first && ig_buf_append_byte(out, ',')) ||
+        ig_render_json_string(out, (const uint8_t *)c.name, c.name_len) ||
+        ig_buf_append_byte(out, ':'))
+        return ig_err(err, -ENOMEM, "out of memory");
+    return ig_row_value_json(t, col, at, src, out, err);
+}
+
+int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *cols, size_t ncols,
+                       const struct ig_block_source *src, struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_row_at at;
+    int rc = ig_row_locate(t, row, &at);
+    if (rc)
+        return rc == -ENOENT ? ig_err(err, rc, "row %llu: no such row (erased or out of range)",
+                                      (unsigned long long)row)
+                             : ig_err(err, rc, "row %llu: the footer disagrees with itself",
+                                      (unsigned long long)row);
+    if (ig_buf_append_byte(out, '{')) return ig_err(err, -ENOMEM, "out of memory");
+    const struct ig_part *p0 = &t->parts[0];
+    bool first = true;
+    if (cols) {
+        for (size_t k = 0; k < ncols && !rc; k++, first = false)
+            rc = render_member(t, cols[k], &at, src, first, out, err);
+    } else {
+        for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
+            struct ig_colrec cr;
+            rc = ig_part_column(p0, c, &cr, err);
+            if (rc || cr.parent != IG_NONE) continue; /* keys are the top-level columns */
+            rc = render_member(t, c, &at, src, first, out, err);
+            first = false;
+        }
+    }
+    if (!rc && ig_buf_append(out, "}\n", 2)) rc = ig_err(err, -ENOMEM, "out of memory");
+    return rc;
+}
+
+/* ---- a take handle: one decoded block per column ---- */
+
+struct take_slot {
+    bool loaded;
+    uint32_t part, page, block;
+    struct ig_values vals;
+    struct ig_buf blob_dir;
+};
+
+struct ig_take {
+    const struct ig_table *t;
+    struct ig_reader r;
+    struct take_slot *slots; /* one per column */
+    uint32_t nslots;
+    struct ig_block_source src;
+};
+
+static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
+                    const struct ig_row_block *rb, struct ig_values **vals, void **hold,
+                    struct ig_error *err)
+{
+    struct ig_take *tk = ctx;
+    if (ref->col >= tk->nslots) return ig_err(err, -EIO, "column %u out of range", ref->col);
+    struct take_slot *s = &tk->slots[ref->col];
+    *hold = NULL;
+    *vals = &s->vals;
+    if (s->loaded && s->part == at->part && s->page == rb->page && s->block == rb->block) return 0;
+    s->loaded = false;
+    ig_values_retype(&s->vals, ref->rec.type);
+    struct ig_pagerec blk;
+    const uint8_t *del;
+    int rc = ig_reader_load_block(&tk->r, &tk->t->parts[at->part], ref, rb->page, &rb->rec,
+                                  rb->block, at->group_first_row, &blk, &s->vals, &del, err);
+    if (rc) return rc;
+    /* the values render blob references under their column's directory */
+    ig_buf_reset(&s->blob_dir);
+    if (ig_buf_append(&s->blob_dir, ref->blob_dir, strlen(ref->blob_dir) + 1))
+        return ig_err(err, -ENOMEM, "out of memory");
+    s->vals.blob_dir = (const char *)s->blob_dir.data;
+    s->loaded = true;
+    s->part = at->part;
+    s->page = rb->page;
+    s->block = rb->block;
+    return 0;
+}
+
+static void take_put(void *ctx, void *hold)
+{
+    (void)ctx;
+    (void)hold;
+}
+
+int ig_take_new(const struct ig_table *t, struct ig_take **out)
+{
+    struct ig_take *tk = calloc(1, sizeof *tk);
+    uint32_t n = t->nparts ? t->parts[0].num_columns : 0;
+    if (!tk || !(tk->slots = calloc(n ? n : 1, sizeof *tk->slots))) {
+        free(tk);
+        return -ENOMEM;
+    }
+    for (uint32_t c = 0; c < n; c++)
+        ig_values_init(&tk->slots[c].vals, IG_T_INT64);
+    tk->t = t;
+    tk->nslots = n;
+    tk->src = (struct ig_block_source){take_get, take_put, tk};
+    *out = tk;
+    return 0;
+}
+
+void ig_take_free(struct ig_take *tk)
+{
+    if (!tk) return;
+    for (uint32_t c = 0; c < tk->nslots; c++) {
+        ig_values_free(&tk->slots[c].vals);
+        ig_buf_free(&tk->slots[c].blob_dir);
+    }
+    free(tk->slots);
+    ig_reader_free(&tk->r);
+    free(tk);
+}
+
+const struct ig_block_source *ig_take_source(struct ig_take *tk)
+{
+    return &tk->src;
+}

@@ -1,0 +1,80 @@
+/* take.h - rows by id: where a row lives, and its values from single blocks.
+ *
+ * A row id is global (its part's first row id plus the local row). Locating it
+ * is binary searches in the footer: its part, row group, the page of a leaf
+ * column holding it and the block of that page. Its value is in that block
+ * alone (format 4; older parts have one block per page), so a row costs one
+ * small read and one small decode per column, whatever the page size.
+ *
+ * Who holds decoded blocks is the caller's business: the mount keeps them in
+ * its shared cache, a take handle (ig_take) in a few slots of its own. Both hand
+ * them to the row renderer through an ig_block_source.
+ *
+ * Not here: erased rows are never rendered (-ENOENT); nothing here locks the
+ * table (callers hold what lock.h asks of readers). */
+#ifndef IG_FORMAT_TAKE_H
+#define IG_FORMAT_TAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/ops/reader.h"
+#include "format/part/table.h"
+
+struct ig_buf;
+
+/* A live row's place: part, local row group, its row within the group. */
+struct ig_row_at {
+    uint32_t part, group, in_group;
+    uint64_t group_first_row; /* the group's first part-local row */
+};
+
+/* The block of one leaf column holding a row. */
+struct ig_row_block {
+    uint32_t page, block;
+    struct ig_pagerec rec; /* the page's record */
+    size_t index;          /* the row's position among the block's rows */
+};
+
+/* -ENOENT for an erased or out-of-range row, -EIO for a footer that disagrees. */
+int ig_row_locate(const struct ig_table *t, uint64_t row, struct ig_row_at *at);
+int ig_row_block(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf,
+                 struct ig_row_block *rb);
+
+/* Supplies the decoded block rb of column ref (a leaf) for the row at `at`:
+ * *vals stays valid until put(ctx, *hold). */
+struct ig_block_source {
+    int (*get)(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
+               const struct ig_row_block *rb, struct ig_values **vals, void **hold,
+               struct ig_error *err);
+    void (*put)(void *ctx, void *hold);
+    void *ctx;
+};
+
+/* A leaf column's block holding the row (from src) and the row's index in it;
+ * give *hold back with src->put. */
+int ig_row_leaf(const struct ig_table *t, const struct ig_column_ref *ref,
+                const struct ig_row_at *at, const struct ig_block_source *src,
+                struct ig_values **v, void **hold, size_t *index, struct ig_error *err);
+/* The value of column `col` in a row as JSON (what rows/ID shows under its
+ * name): a leaf's value, or a nested column (or a node inside one: its part of
+ * the tree) reassembled from its leaves' blocks. */
+int ig_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_row_at *at,
+                      const struct ig_block_source *src, struct ig_buf *out,
+                      struct ig_error *err);
+/* The row as one JSON object and a newline (rows/ID): the given columns in the
+ * given order (cols NULL: every top-level column in schema order). */
+int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *cols, size_t ncols,
+                       const struct ig_block_source *src, struct ig_buf *out,
+                       struct ig_error *err);
+
+/* A take handle: a reader and one decoded block per column, kept between calls
+ * so rows that share a block decode it once. One thread at a time. */
+struct ig_take;
+int ig_take_new(const struct ig_table *t, struct ig_take **out);
+void ig_take_free(struct ig_take *tk);
+/* The handle as a block source (valid while the handle lives). */
+const struct ig_block_source *ig_take_source(struct ig_take *tk);
+
+#endif

@@ -1,0 +1,264 @@
+/* Rows by id (ingot_take, format/ops/take.h): what one block yields equals what
+ * the whole page yields, for every encoding, with NULLs, empty values, values
+ * larger than a block, erased rows and ids out of range. */
+#include "check.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "ingot.h"
+#include "format/layout.h"
+#include "format/enc/codec.h"
+#include "format/model/schema.h"
+#include "format/model/types.h"
+#include "format/ops/erase.h"
+#include "format/ops/reader.h"
+#include "format/part/table.h"
+#include "format/part/writer.h"
+#include "util/error.h"
+
+#define ROWS 3000
+enum { C_ID, C_SMALL, C_F32, C_TEXT, C_WORD, C_BIN, NCOLS };
+
+static char dir[64];
+
+static uint64_t rng;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A table whose columns all use `enc` where the type allows it (0: auto), two
+ * row groups, small pages of several blocks. */
+static int make_table(uint8_t enc)
+{
+    strcpy(dir, "/tmp/ingot-take-XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    struct ig_schema s = {0};
+    ig_schema_add(&s, "id", 2, IG_T_INT64, false, NULL);
+    ig_schema_add(&s, "small", 5, IG_T_INT32, true, NULL);
+    ig_schema_add(&s, "f", 1, IG_T_FLOAT32, true, NULL);
+    ig_schema_add(&s, "text", 4, IG_T_STRING, true, NULL);
+    ig_schema_add(&s, "word", 4, IG_T_STRING, false, NULL);
+    ig_schema_add(&s, "bin", 3, IG_T_BINARY, true, NULL);
+    bool ints = enc != IG_ENC_SPLIT;
+    for (int c = 0; c < NCOLS; c++) {
+        bool bytes = c == C_TEXT || c == C_WORD || c == C_BIN;
+        if (enc == IG_ENC_PLAIN || enc == IG_ENC_DICT || (!bytes && ints) ||
+            (enc == IG_ENC_SPLIT && (c == C_F32)))
+            s.cols[c].encoding = enc;
+        s.cols[c].page_size = 16384;
+    }
+    if (ig_schema_finish(&s, NULL)) return -1;
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    o.rows_per_group = 2000;
+    o.block_size = 1024;
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_part_writer *w;
+    struct ig_error err = {0};
+    if (ig_part_writer_open(&w, path, &s, &o, 0, &err)) return -1;
+    rng = (check_seed ^ 0x5DEECE66DULL) | 1; /* xorshift must not start at 0 */
+    char big[6000];
+    for (uint64_t r = 0; r < ROWS; r++) {
+        ig_values_push_lane(ig_part_writer_column(w, C_ID), r * 7 + 1);
+        if (r % 5 == 0)
+            ig_values_push_null(ig_part_writer_column(w, C_SMALL));
+        else
+            ig_values_push_lane(ig_part_writer_column(w, C_SMALL), (uint32_t)(int32_t)(r % 50 - 25));
+        float fv = (float)(next() % 1000) / 8.0f;
+        uint32_t fb;
+        memcpy(&fb, &fv, 4);
+        if (r % 11 == 3)
+            ig_values_push_null(ig_part_writer_column(w, C_F32));
+        else
+            ig_values_push_lane(ig_part_writer_column(w, C_F32), fb);
+        size_t n = r % 97 == 0 ? 5000 + r % 700 : r % 13 == 0 ? 0 : next() % 120;
+        for (size_t i = 0; i < n; i++)
+            big[i] = (char)('a' + next() % 26);
+        if (r % 17 == 1)
+            ig_values_push_null(ig_part_writer_column(w, C_TEXT));
+        else
+            ig_values_push_bytes(ig_part_writer_column(w, C_TEXT), big, n);
+        char word[16];
+        int wl = snprintf(word, sizeof word, "w%u", (unsigned)(next() % 9));
+        ig_values_push_bytes(ig_part_writer_column(w, C_WORD), word, (size_t)wl);
+        uint8_t bin[3] = {(uint8_t)r, 0, (uint8_t)(r >> 8)};
+        if (r % 7 == 2)
+            ig_values_push_null(ig_part_writer_column(w, C_BIN));
+        else
+            ig_values_push_bytes(ig_part_writer_column(w, C_BIN), bin, r % 3);
+        if (ig_part_writer_end_row(w, &err)) return -1;
+    }
+    int rc = ig_part_writer_finish(w, &err);
+    ig_part_writer_free(w);
+    struct ig_manifest m = {0};
+    ig_manifest_add(&m, "part-000000.ingot", 0, ROWS);
+    if (!rc) rc = ig_manifest_write(dir, &m, &err);
+    ig_manifest_free(&m);
+    ig_schema_free(&s);
+    if (rc) fprintf(stderr, "  make_table: %s\n", err.msg);
+    return rc;
+}
+
+/* Every row of column col, decoded page by page (the reference). */
+static int whole_column(struct ig_table *t, uint32_t col, struct ig_values *all)
+{
+    struct ig_column_ref c;
+    struct ig_reader r = {0};
+    struct ig_values v;
+    struct ig_error e = {0};
+    ig_values_init(&v, IG_T_INT64);
+    int rc = ig_table_column_at(t, col, &c, &e);
+    ig_values_retype(all, c.rec.type);
+    for (uint32_t g = 0; g < t->num_groups && !rc; g++) {
+        uint32_t first, count;
+        struct ig_grouprec gr;
+        rc = ig_part_group(&t->parts[0], g, &gr, &e);
+        if (!rc) rc = ig_part_chunk(&t->parts[0], g, c.rec.leaf, &first, &count, &e);
+        for (uint32_t pg = first; !rc && pg < first + count; pg++) {
+            struct ig_pagerec rec;
+            const uint8_t *del;
+            ig_values_reset(&v);
+            rc = ig_reader_load(&r, &t->parts[0], &c, pg, gr.first_row, &rec, &v, &del, &e);
+            for (size_t i = 0; !rc && i < v.n; i++) {
+                size_t len;
+                const uint8_t *p;
+                if (ig_values_is_null(&v, i))
+                    rc = ig_values_push_null(all);
+                else if (v.is_bytes)
+                    p = ig_values_bytes(&v, i, &len), rc = ig_values_push_bytes(all, p, len);
+                else
+                    rc = ig_values_push_lane(all, v.lanes[i]);
+            }
+        }
+    }
+    if (rc) fprintf(stderr, "  whole_column: %s\n", e.msg);
+    ig_values_free(&v);
+    ig_reader_free(&r);
+    return rc;
+}
+
+/* The batch's column k for ids equals the reference at every found row. */
+static void compare(const ingot_batch *b, size_t k, const uint64_t *ids, size_t n,
+                    const struct ig_values *ref)
+{
+    const uint8_t *valid = NULL;
+    const uint8_t *fixed = ingot_batch_fixed(b, k, &valid);
+    const struct ig_type_info *ti = ig_type_info(ref->type);
+    for (size_t i = 0; i < n; i++) {
+        if (!ingot_batch_found(b, i)) continue;
+        uint64_t row = ids[i];
+        bool null = ig_values_is_null(ref, row);
+        size_t len;
+        const uint8_t *p = ingot_batch_value(b, k, i, &len);
+        if (ref->is_bytes) {
+            CHECK(!fixed);
+            size_t rlen;
+            const uint8_t *rp = ig_values_bytes(ref, row, &rlen);
+            if (null) {
+                CHECK(p == NULL);
+            } else {
+                REQUIRE(p != NULL || rlen == 0);
+                CHECK_EQ_INT(len, rlen);
+                CHECK(len != rlen || !len || !memcmp(p, rp, len));
+            }
+            continue;
+        }
+        REQUIRE(fixed);
+        CHECK_EQ_INT(valid[i], !null);
+        if (!null) {
+            uint64_t lane = 0;
+            memcpy(&lane, fixed + i * ti->width, ti->width);
+            uint64_t mask = ti->width == 8 ? ~0ULL : (1ULL << (8 * ti->width)) - 1;
+            CHECK_EQ_INT(lane, ref->lanes[row] & mask);
+        }
+    }
+}
+
+static void take_matches_pages(uint8_t enc)
+{
+    REQUIRE(make_table(enc) == 0);
+    uint64_t erased[] = {4, 97, 1999, 2000, 2999};
+    struct ig_erase_request req = {erased, 5, NULL, 0, "test"};
+    struct ig_erase_report rep;
+    struct ig_error err = {0};
+    REQUIRE(ig_erase(dir, &req, &rep, &err) == 0);
+    free(rep.ids);
+
+    struct ig_table t;
+    REQUIRE(ig_table_open(&t, dir, false, &err) == 0);
+    struct ig_values ref[NCOLS];
+    for (int c = 0; c < NCOLS; c++) {
+        ig_values_init(&ref[c], IG_T_INT64);
+        CHECK(whole_column(&t, (uint32_t)c, &ref[c]) == 0);
+        CHECK_EQ_INT(ref[c].n, ROWS); /* erased rows are still decoded, as their erased form */
+    }
+    ig_table_close(&t);
+
+    ingot_table *it;
+    char eb[256];
+    REQUIRE(ingot_open(dir, &it, eb, sizeof eb) == 0);
+    enum { N = 700 };
+    uint64_t ids[N];
+    for (size_t i = 0; i < N; i++) /* random, repeated, and the edges */
+        ids[i] = i < 5 ? erased[i] : i == 5 ? ROWS : i == 6 ? UINT64_MAX : next() % ROWS;
+    uint32_t cols[NCOLS] = {C_TEXT, C_ID, C_SMALL, C_F32, C_WORD, C_BIN};
+    for (int round = 0; round < 2; round++) { /* the second reuses the handle's blocks */
+        ingot_batch *b;
+        REQUIRE(ingot_take(it, ids, N, cols, NCOLS, &b, eb, sizeof eb) == 0);
+        CHECK_EQ_INT(ingot_batch_rows(b), N);
+        for (size_t i = 0; i < 7; i++)
+            CHECK(!ingot_batch_found(b, i));
+        size_t found = 0;
+        for (size_t i = 7; i < N; i++)
+            found += (size_t)ingot_batch_found(b, i);
+        CHECK(found > N - 40);
+        for (size_t k = 0; k < NCOLS; k++)
+            compare(b, k, ids, N, &ref[cols[k]]);
+        ingot_batch_free(b);
+    }
+    ingot_close(it);
+    for (int c = 0; c < NCOLS; c++)
+        ig_values_free(&ref[c]);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+static void test_take_auto(void) { take_matches_pages(0); }
+static void test_take_plain(void) { take_matches_pages(IG_ENC_PLAIN); }
+static void test_take_bitpack(void) { take_matches_pages(IG_ENC_BITPACK); }
+static void test_take_varint(void) { take_matches_pages(IG_ENC_VARINT); }
+static void test_take_rle(void) { take_matches_pages(IG_ENC_RLE); }
+static void test_take_dict(void) { take_matches_pages(IG_ENC_DICT); }
+static void test_take_for(void) { take_matches_pages(IG_ENC_FOR); }
+static void test_take_delta(void) { take_matches_pages(IG_ENC_DELTA); }
+static void test_take_split(void) { take_matches_pages(IG_ENC_SPLIT); }
+
+/* A JSON column (not fixed, not raw bytes) and a bad column id. */
+static void test_take_errors(void)
+{
+    REQUIRE(make_table(0) == 0);
+    ingot_table *it;
+    char eb[256] = "";
+    REQUIRE(ingot_open(dir, &it, eb, sizeof eb) == 0);
+    uint64_t ids[] = {3, 2};
+    uint32_t bad = 999;
+    ingot_batch *b = NULL;
+    CHECK(ingot_take(it, ids, 2, &bad, 1, &b, eb, sizeof eb) < 0);
+    CHECK(b == NULL);
+    CHECK(eb[0] != '\0');
+    ingot_close(it);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+TEST_MAIN(T(test_take_auto), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
+          T(test_take_rle), T(test_take_dict), T(test_take_for), T(test_take_delta),
+          T(test_take_split), T(test_take_errors))
