@@ -10,6 +10,7 @@
 #include "format/model/names.h"
 #include "session.h"
 #include "plan.h"
+#include "rows.h"
 #include "view.h"
 #include "format/layout.h"
 #include "format/model/types.h"
@@ -74,6 +75,9 @@ static bool dir_exists(struct fs_session *s, const struct fs_node *n)
            n->dir == FS_D_CONTROL;
 }
 
+static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t size,
+                      struct stat *st);
+
 /* Attributes of an existing node, or -ENOENT. */
 static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
 {
@@ -105,6 +109,14 @@ static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat 
     uint64_t size;
     int rc = fs_node_size(s, n, &size);
     if (rc) return rc;
+    file_stat(s, n, size, st);
+    return 0;
+}
+
+/* A regular file's attributes (st's common fields already set) once its size is known. */
+static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t size, struct stat *st)
+{
+    bool erase_group = s->erase_gid != (gid_t)-1;
     st->st_mode = S_IFREG | 0444;
     if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) {
         st->st_mode = S_IFREG | (erase_group ? 0220 : 0200);
@@ -114,6 +126,23 @@ static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat 
     st->st_size = (off_t)size;
     st->st_blocks = (blkcnt_t)((size + 511) / 512);
     st->st_blksize = 1 << 20; /* tells cat and cp to read in large chunks */
+}
+
+/* A row's attributes for a directory listing: its JSON rendered into scratch
+ * for the length, not cached (a listing visits every row once; the blocks it
+ * decodes are cached, so rows sharing a block decode it once). */
+static int row_stat(struct fs_session *s, const struct fs_node *n, struct ig_buf *scratch,
+                    struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = fs_ino(n);
+    st->st_uid = s->uid;
+    st->st_gid = s->gid;
+    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+    ig_buf_reset(scratch);
+    int rc = fs_row_render(s, n->row, scratch);
+    if (rc) return rc;
+    file_stat(s, n, scratch->len, st);
     return 0;
 }
 
@@ -499,6 +528,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
         return;
     }
     size_t used = 0;
+    struct ig_buf scratch = {0};
     pthread_rwlock_rdlock(&s->table_lock);
     for (int64_t idx = off;;) {
         char name[3 * FS_NAME_MAX + 16];
@@ -509,9 +539,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
         size_t add;
         if (plus) {
             struct fuse_entry_param e = {0};
-            /* rows are sized by rendering them: leave them to lookup */
-            if (n.kind != FS_K_ROW && strcmp(name, ".") && strcmp(name, "..") &&
-                node_stat(s, &n, &e.attr) == 0) {
+            bool dots = !strcmp(name, ".") || !strcmp(name, "..");
+            int rc = dots                  ? -ENOENT
+                     : n.kind == FS_K_ROW ? row_stat(s, &n, &scratch, &e.attr)
+                                          : node_stat(s, &n, &e.attr);
+            if (rc == 0) {
                 e.ino = e.attr.st_ino;
                 entry_times(s, &n, s->current.gen, &e);
             } else {
@@ -531,6 +563,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
         idx = found + 1;
     }
     pthread_rwlock_unlock(&s->table_lock);
+    ig_buf_free(&scratch);
     fuse_reply_buf(req, buf, used);
     free(buf);
 }
@@ -767,6 +800,10 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     (void)userdata;
     conn->max_readahead = 1u << 20;
     if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
+    /* every listing carries attributes: `ls -l rows/` then needs no lookup per
+     * row (the kernel's adaptive mode switches plus off between a listing's
+     * reads when the entries it gave were all used from the cache) */
+    conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
     /* Page contents never change behind the kernel's back except through an
      * erase, which invalidates explicitly; do not drop the cache on mtime. */
     conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;

@@ -1,3 +1,5 @@
+/* erase.c - ig_erase: physically erase rows (docs/ERASURE.md). */
+#include "erase_int.h"
 #include "format/ops/erase.h"
 #include "format/part/columns.h"
 #include "format/part/journal.h"
@@ -19,6 +21,8 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,675 +32,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ---- resolving the request ---------------------------------------------- */
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static bool row_live(const struct ig_table *t, uint64_t id)
-{
-    uint32_t pi;
-    uint64_t local;
-    return ig_table_row(t, id, &pi, &local) == 0 && !ig_part_row_deleted(&t->parts[pi], local);
-}
-
-/* Does value i of v equal the target (a one-value ig_values)? */
-/* Does value i of v equal value j of the targets? (SQL-ish: NULL matches NULL
- * here because `--where col=\N` asks for the NULL rows; -0.0 equals 0.0; NaN
- * equals nothing.) */
-static bool value_matches(const struct ig_values *v, size_t i, const struct ig_values *t, size_t j)
-{
-    bool tnull = ig_values_is_null(t, j), vnull = ig_values_is_null(v, i);
-    if (tnull || vnull) return tnull && vnull;
-    if (v->is_bytes) {
-        size_t a, b;
-        const uint8_t *pa = ig_values_bytes(v, i, &a), *pb = ig_values_bytes(t, j, &b);
-        return a == b && memcmp(pa, pb, a) == 0;
-    }
-    if (v->type == IG_T_FLOAT64) {
-        double x, y;
-        memcpy(&x, &v->lanes[i], 8);
-        memcpy(&y, &t->lanes[j], 8);
-        return x == y;
-    }
-    if (v->type == IG_T_FLOAT32) {
-        uint32_t bx = (uint32_t)v->lanes[i], by = (uint32_t)t->lanes[j];
-        float x, y;
-        memcpy(&x, &bx, 4);
-        memcpy(&y, &by, 4);
-        return x == y;
-    }
-    if (v->type == IG_T_BOOL) return (v->lanes[i] != 0) == (t->lanes[j] != 0);
-    return v->lanes[i] == t->lanes[j];
-}
-
-/* A hash of value i consistent with value_matches (equal values, equal hashes). */
-static uint64_t value_hash(const struct ig_values *v, size_t i)
-{
-    if (ig_values_is_null(v, i)) return 0x9E3779B97F4A7C15ull;
-    if (v->is_bytes) {
-        size_t n;
-        const uint8_t *p = ig_values_bytes(v, i, &n);
-        return ig_hash(p, n);
-    }
-    uint64_t x = v->lanes[i];
-    if (v->type == IG_T_FLOAT64 && x == 0x8000000000000000ull) x = 0; /* -0.0 == 0.0 */
-    if (v->type == IG_T_FLOAT32 && (uint32_t)x == 0x80000000u) x = 0;
-    if (v->type == IG_T_BOOL) x = x != 0;
-    return ig_mix64(x);
-}
-
-/* The values one column is matched against, in an open-addressing set. */
-struct value_set {
-    struct ig_values t;
-    uint32_t *slot; /* target index + 1, 0 = empty */
-    size_t mask;
-};
-
-static bool set_has(const struct value_set *s, const struct ig_values *v, size_t i)
-{
-    for (size_t h = value_hash(v, i) & s->mask;; h = (h + 1) & s->mask) {
-        if (!s->slot[h]) return false;
-        if (value_matches(v, i, &s->t, s->slot[h] - 1)) return true;
-    }
-}
-
-/* The values the clauses w[k] naming `column` match, parsed by the column's type
- * into t (which the caller initialises with the column's type): the column must
- * exist and hold comparable values. */
-static int where_targets(const struct ig_table *t, const char *column,
-                         const struct ig_erase_where *w, size_t nw, struct ig_column_ref *c,
-                         struct ig_values *targets, struct ig_error *err)
-{
-    if (ig_table_column(t, column, strlen(column), c, NULL))
-        return ig_err(err, -EINVAL, "no column '%s'", column);
-    ig_values_retype(targets, c->rec.type);
-    struct ig_buf scratch = IG_BUF_INIT;
-    struct ig_error sub = {0};
-    int rc = 0;
-    for (size_t k = 0; k < nw && !rc; k++) {
-        if (strcmp(w[k].column, column)) continue;
-        if (c->rec.type == IG_T_BLOB || c->nested)
-            rc = ig_err(&sub, -EINVAL, "%s columns cannot be matched by value",
-                        c->rec.type == IG_T_BLOB ? "blob" : "nested (list, struct, vector)");
-        else if (!strcmp(w[k].value, "\\N"))
-            rc = ig_values_push_null(targets);
-        else
-            rc = ig_parse_value(c->rec.type, w[k].value, strlen(w[k].value), targets, &scratch, &sub);
-    }
-    ig_buf_free(&scratch);
-    if (rc == -ENOMEM) return ig_err(err, rc, "out of memory");
-    return rc ? ig_err(err, -EINVAL, "column '%s': %s", column, sub.msg) : 0;
-}
-
-int ig_erase_check_where(const struct ig_table *t, const char *column, const char *value,
-                         struct ig_error *err)
-{
-    struct ig_erase_where w = {column, value};
-    struct ig_column_ref c;
-    struct ig_values targets;
-    ig_values_init(&targets, IG_T_INT64);
-    int rc = where_targets(t, column, &w, 1, &c, &targets, err);
-    ig_values_free(&targets);
-    return rc;
-}
-
-/* Every live row whose column equals one of the values of the clauses w[k] for
- * which w[k].column is `column`: one scan of the column for all of them. */
-static int scan_where(const struct ig_table *t, const char *column, const struct ig_erase_where *w,
-                      size_t nw, struct ig_u64vec *out, struct ig_error *err)
-{
-    struct ig_column_ref c;
-    struct value_set set = {0};
-    struct ig_values v;
-    ig_values_init(&set.t, IG_T_INT64);
-    int rc = where_targets(t, column, w, nw, &c, &set.t, err);
-    if (rc) {
-        ig_values_free(&set.t);
-        return rc;
-    }
-    ig_values_init(&v, c.rec.type);
-    size_t cap = 16;
-    while (cap < 2 * set.t.n) cap *= 2;
-    set.mask = cap - 1;
-    set.slot = calloc(cap, sizeof *set.slot);
-    rc = set.slot ? 0 : -ENOMEM;
-    for (size_t j = 0; j < set.t.n && !rc; j++) {
-        size_t h = value_hash(&set.t, j) & set.mask;
-        while (set.slot[h]) h = (h + 1) & set.mask;
-        set.slot[h] = (uint32_t)(j + 1);
-    }
-    struct ig_reader r = {0};
-    for (uint32_t g = 0; g < t->num_groups && !rc; g++) {
-        uint32_t pi, lg, first = 0, count = 0;
-        struct ig_grouprec gr;
-        ig_table_group(t, g, &pi, &lg);
-        const struct ig_part *p = &t->parts[pi];
-        rc = ig_part_group(p, lg, &gr, err);
-        if (!rc) rc = ig_part_chunk(p, lg, c.rec.leaf, &first, &count, err);
-        for (uint32_t pg = first; !rc && pg < first + count; pg++) {
-            struct ig_pagerec rec;
-            const uint8_t *del;
-            rc = ig_reader_load(&r, p, &c, pg, gr.first_row, &rec, &v, &del, err);
-            for (size_t i = 0; !rc && i < v.n; i++) {
-                if (del && (del[i / 8] >> (i % 8) & 1)) continue;
-                if (set_has(&set, &v, i))
-                    rc = ig_u64vec_push(out, p->first_row_id + gr.first_row + rec.first_row + i);
-            }
-        }
-    }
-    ig_reader_free(&r);
-    ig_values_free(&v);
-    ig_values_free(&set.t);
-    free(set.slot);
-    return rc;
-}
-
-int ig_erase_resolve(const struct ig_table *t, const struct ig_erase_request *req, uint64_t **ids,
-                     size_t *n, struct ig_error *err)
-{
-    struct ig_u64vec l = {0};
-    int rc = 0;
-    for (size_t i = 0; i < req->nrows && !rc; i++) {
-        if (req->rows[i] >= t->num_rows)
-            rc = ig_err(err, -ENOENT, "row %" PRIu64 " does not exist (the table has %" PRIu64
-                                      " rows)", req->rows[i], t->num_rows);
-        else if (!row_live(t, req->rows[i]))
-            rc = ig_err(err, -ENOENT, "row %" PRIu64 " is already erased", req->rows[i]);
-        else
-            rc = ig_u64vec_push(&l, req->rows[i]);
-    }
-    for (size_t i = 0; i < req->nwhere && !rc; i++) { /* one scan per distinct column */
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++) seen = !strcmp(req->where[k].column, req->where[i].column);
-        if (!seen) rc = scan_where(t, req->where[i].column, req->where, req->nwhere, &l, err);
-    }
-    if (rc) {
-        free(l.v);
-        return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
-    }
-    qsort(l.v, l.n, sizeof *l.v, cmp_u64);
-    size_t k = 0;
-    for (size_t i = 0; i < l.n; i++)
-        if (k == 0 || l.v[k - 1] != l.v[i]) l.v[k++] = l.v[i];
-    *ids = l.v;
-    *n = k;
-    return 0;
-}
-
-/* ---- planning one part ---------------------------------------------------- */
-
-struct moved {
-    uint32_t page;
-    struct ig_buf bytes;
-};
-
-struct part_plan {
-    const struct ig_part *p;
-    uint32_t pi;
-    uint8_t *nf; /* the new footer, a copy being edited */
-    struct moved *moved;
-    size_t nmoved;
-    uint8_t *touched_groups; /* one byte per group */
-};
-
-static uint8_t *page_rec(struct part_plan *pp, uint32_t page)
-{
-    return pp->nf + pp->p->sec_off[IG_SEC_PAGES] + (uint64_t)page * IG_PG_SIZE;
-}
-
-static uint8_t *page_extra(struct part_plan *pp, uint32_t page)
-{
-    return pp->nf + pp->p->sec_off[IG_SEC_EXTRA] + (uint64_t)page * IG_PX_SIZE;
-}
-
-static uint8_t *block_rec(struct part_plan *pp, const struct ig_pagerec *rec, uint32_t b)
-{
-    return pp->nf + pp->p->sec_off[IG_SEC_BLOCKS] + (uint64_t)(rec->first_block + b) * IG_BLK_SIZE;
-}
-
-/* Render killed rows to know how much text they took. */
-static uint64_t killed_text(const struct ig_values *v, const uint8_t *kill, struct ig_buf *tmp)
-{
-    uint64_t total = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        if (!((kill[i / 8] >> (i % 8)) & 1)) continue;
-        ig_buf_reset(tmp);
-        if (ig_render_text_value(tmp, v, i) == 0) total += tmp->len + 1;
-    }
-    return total;
-}
-
-/* A block rewritten by this erase: its old record and bytes, its new ones. */
-struct block_edit {
-    uint32_t b;
-    struct ig_pagerec old;
-    struct ig_buf old_bytes;
-    struct ig_page_built built;
-};
-
-/* The rewritten blocks of one page, in block order. */
-struct page_edit {
-    uint32_t page;
-    struct ig_pagerec rec;
-    struct block_edit *e;
-    size_t n, cap;
-};
-
-struct erase_ctx {
-    const char *dir;
-    struct ig_journal j;
-    struct ig_reader r;
-    struct ig_values v;
-    struct ig_page_built built;
-    struct ig_buf tmp, kill_b, del_b;
-    struct ig_erase_report *rep;
-};
-
-static void page_edit_free(struct page_edit *pe)
-{
-    for (size_t i = 0; i < pe->n; i++) {
-        ig_buf_free(&pe->e[i].old_bytes);
-        ig_page_built_free(&pe->e[i].built);
-    }
-    free(pe->e);
-    memset(pe, 0, sizeof *pe);
-}
-
-/* Keep x->built as the new form of block b (old record blk, old bytes). */
-static int add_edit(struct erase_ctx *x, struct page_edit *pe, uint32_t b, const struct ig_pagerec *blk,
-                    const uint8_t *old_bytes)
-{
-    if (pe->n == pe->cap) {
-        size_t cap = pe->cap ? pe->cap * 2 : 4;
-        struct block_edit *e = realloc(pe->e, cap * sizeof *e);
-        if (!e) return -ENOMEM;
-        pe->e = e;
-        pe->cap = cap;
-    }
-    struct block_edit *be = &pe->e[pe->n];
-    *be = (struct block_edit){.b = b, .old = *blk, .old_bytes = IG_BUF_INIT, .built = x->built};
-    x->built = (struct ig_page_built){0}; /* taken */
-    if (ig_buf_append(&be->old_bytes, old_bytes, blk->stored)) {
-        ig_page_built_free(&be->built);
-        return -ENOMEM;
-    }
-    pe->n++;
-    return 0;
-}
-
-/* Journal the bytes where new differs from old over [0, len) (new shorter than
- * old reads as zeros past its end), merged across small gaps. */
-static int journal_changes(struct erase_ctx *x, const struct ig_part *p, uint64_t base,
-                           const uint8_t *old, size_t old_len, const uint8_t *new, size_t new_len)
-{
-    size_t len = old_len > new_len ? old_len : new_len;
-#define NEW(i) ((i) < new_len ? new[i] : 0)
-#define OLD(i) ((i) < old_len ? old[i] : 0)
-    for (size_t i = 0; i < len;) {
-        if (OLD(i) == NEW(i)) {
-            i++;
-            continue;
-        }
-        size_t start = i, last = i;
-        for (; i < len; i++)
-            if (OLD(i) != NEW(i))
-                last = i;
-            else if (i - last > 32)
-                break;
-        size_t n = last - start + 1;
-        /* what is past the new end is zeros: journaled as a range, not bytes */
-        size_t data = start < new_len ? (last < new_len ? n : new_len - start) : 0;
-        if (data && ig_journal_add(&x->j, p->name, base + start, new + start, data)) return -ENOMEM;
-        if (n > data && ig_journal_zero(&x->j, p->name, base + start + data, n - data)) return -ENOMEM;
-        x->rep->bytes_written += n;
-    }
-#undef NEW
-#undef OLD
-    return 0;
-}
-
-/* A page whose rewritten blocks no longer all fit: its blocks (new ones where
- * rewritten, the others as they are) laid out afresh, each compressed one with
- * its slack, queued to go after the data; the old extent is zero-filled. */
-static int move_page(struct erase_ctx *x, struct part_plan *pp, struct page_edit *pe,
-                     struct ig_error *err)
-{
-    const struct ig_part *p = pp->p;
-    const struct ig_pagerec *rec = &pe->rec;
-    struct ig_buf whole = IG_BUF_INIT, page_bytes = IG_BUF_INIT;
-    int rc = ig_buf_reserve(&page_bytes, rec->stored) ? -ENOMEM : 0;
-    if (!rc) rc = ig_pread_full(p->fd, page_bytes.data, rec->stored, rec->offset);
-    if (rc) return ig_err(err, rc == -ENOMEM ? rc : -EIO, "%s: page %u: cannot read it to move it", p->path, pe->page);
-    uint32_t nb = ig_page_nblocks(rec);
-    size_t k = 0;
-    for (uint32_t b = 0; b < nb && !rc; b++) {
-        struct ig_pagerec blk;
-        rc = ig_part_block(p, pe->page, rec, b, &blk, err);
-        if (rc) break;
-        const uint8_t *bytes = page_bytes.data + (blk.offset - rec->offset);
-        size_t len = blk.stored;
-        uint8_t comp = blk.compression;
-        if (k < pe->n && pe->e[k].b == b) {
-            bytes = pe->e[k].built.stored.data;
-            len = pe->e[k].built.stored.len;
-            comp = pe->e[k].built.compression;
-            k++;
-        }
-        size_t slack = comp == IG_PC_ZSTD ? (len / 128 > 32 ? len / 128 : 32) : 0;
-        if (rec->nblocks) ig_st32(block_rec(pp, rec, b) + IG_BLK_OFFSET, (uint32_t)whole.len);
-        if (ig_buf_append(&whole, bytes, len) || ig_buf_append_zeros(&whole, rec->nblocks ? slack : 0))
-            rc = -ENOMEM;
-    }
-    ig_buf_free(&page_bytes);
-    if (rc) {
-        ig_buf_free(&whole);
-        return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
-    }
-    struct moved *m = realloc(pp->moved, (pp->nmoved + 1) * sizeof *m);
-    if (!m) {
-        ig_buf_free(&whole);
-        return ig_err(err, -ENOMEM, "out of memory");
-    }
-    pp->moved = m;
-    pp->moved[pp->nmoved++] = (struct moved){.page = pe->page, .bytes = whole};
-    uint8_t *r = page_rec(pp, pe->page);
-    ig_st32(r + IG_PG_STORED, (uint32_t)whole.len);
-    r[IG_PG_FLAGS] |= IG_PGF_MOVED;
-    x->rep->pages_moved++;
-    /* the old extent: zeros, as a range */
-    if (ig_journal_zero(&x->j, p->name, rec->offset, rec->capacity)) return ig_err(err, -ENOMEM, "out of memory");
-    x->rep->bytes_written += rec->capacity;
-    return 0;
-}
-
-/* Write a page's rewritten blocks: each into its own extent, journaling only
- * the bytes that changed, unless one no longer fits, then the page moves. The
- * block records (or, for an older part's page, the page record) get the new
- * sizes and checksums, and a page of format 4 the hash of its records. */
-static int commit_page_edit(struct erase_ctx *x, struct part_plan *pp, struct page_edit *pe,
-                            struct ig_error *err)
-{
-    if (pe->n == 0) return 0;
-    const struct ig_part *p = pp->p;
-    const struct ig_pagerec *rec = &pe->rec;
-    uint8_t *r = page_rec(pp, pe->page);
-    bool fits = true;
-    int64_t dent = 0, dval = 0;
-    for (size_t i = 0; i < pe->n; i++) {
-        struct block_edit *be = &pe->e[i];
-        const struct ig_page_built *nb = &be->built;
-        fits &= nb->stored.len <= be->old.capacity;
-        dent += (int64_t)nb->entry_count - be->old.entry_count;
-        dval += (int64_t)nb->value_count - be->old.value_count;
-        x->rep->pages_rewritten++;
-        if (!rec->nblocks) { /* an older part's page is its one block */
-            ig_st32(r + IG_PG_BODY_SIZE, nb->body_size);
-            ig_st64(r + IG_PG_CHECKSUM, nb->checksum);
-            r[IG_PG_ENCODING] = nb->encoding;
-            continue;
-        }
-        uint8_t *br = block_rec(pp, rec, be->b);
-        ig_st32(br + IG_BLK_STORED, (uint32_t)nb->stored.len);
-        ig_st32(br + IG_BLK_BODY_SIZE, nb->body_size);
-        ig_st32(br + IG_BLK_ENTRY_COUNT, nb->entry_count);
-        ig_st32(br + IG_BLK_VALUE_COUNT, nb->value_count);
-        br[IG_BLK_ENCODING] = nb->encoding;
-        ig_st64(br + IG_BLK_CHECKSUM, nb->checksum);
-    }
-    ig_st32(r + IG_PG_ENTRY_COUNT, (uint32_t)((int64_t)rec->entry_count + dent));
-    ig_st32(r + IG_PG_VALUE_COUNT, (uint32_t)((int64_t)rec->value_count + dval));
-    int rc = 0;
-    if (!rec->nblocks) {
-        ig_st32(r + IG_PG_STORED, (uint32_t)pe->e[0].built.stored.len);
-        if (fits) {
-            rc = journal_changes(x, p, rec->offset, pe->e[0].old_bytes.data, pe->e[0].old_bytes.len,
-                                 pe->e[0].built.stored.data, pe->e[0].built.stored.len);
-        } else {
-            struct moved *m = realloc(pp->moved, (pp->nmoved + 1) * sizeof *m);
-            if (!m) return ig_err(err, -ENOMEM, "out of memory");
-            pp->moved = m;
-            pp->moved[pp->nmoved++] = (struct moved){.page = pe->page, .bytes = pe->e[0].built.stored};
-            pe->e[0].built.stored = (struct ig_buf)IG_BUF_INIT;
-            r[IG_PG_FLAGS] |= IG_PGF_MOVED;
-            x->rep->pages_moved++;
-            rc = ig_journal_zero(&x->j, p->name, rec->offset, rec->capacity) ? -ENOMEM : 0;
-            x->rep->bytes_written += rec->capacity;
-        }
-        return rc ? ig_err(err, rc, "out of memory") : 0;
-    }
-    if (fits) {
-        for (size_t i = 0; i < pe->n && !rc; i++) {
-            struct block_edit *be = &pe->e[i];
-            rc = journal_changes(x, p, be->old.offset, be->old_bytes.data, be->old_bytes.len,
-                                 be->built.stored.data, be->built.stored.len);
-        }
-        if (rc) return ig_err(err, rc, "out of memory");
-    } else {
-        rc = move_page(x, pp, pe, err);
-        if (rc) return rc;
-    }
-    const uint8_t *records = block_rec(pp, rec, 0);
-    ig_st64(r + IG_PG_CHECKSUM, ig_hash(records, (size_t)rec->nblocks * IG_BLK_SIZE));
-    return 0;
-}
-
-/* Bits [first, first + n) of src (may be NULL: none) into buf; NULL if none set. */
-static const uint8_t *slice(struct ig_buf *buf, const uint8_t *src, size_t first, size_t n)
-{
-    if (!src) return NULL;
-    ig_buf_reset(buf);
-    uint8_t *d = ig_buf_extend(buf, (n + 7) / 8 + 1);
-    if (!d) return NULL;
-    memset(d, 0, (n + 7) / 8 + 1);
-    bool any = false;
-    for (size_t i = 0; i < n; i++)
-        if ((src[(first + i) / 8] >> ((first + i) % 8)) & 1) {
-            d[i / 8] |= (uint8_t)(1u << (i % 8));
-            any = true;
-        }
-    return any ? d : NULL;
-}
-
-/* Zero-fill the objects referenced by values [v0, v1) of a blob leaf. */
-static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const struct ig_values *v,
-                        size_t v0, size_t v1, struct ig_error *err)
-{
-    char blob_name[IG_PART_NAME_MAX];
-    snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
-    for (size_t i = v0; i < v1; i++) {
-        size_t len;
-        const uint8_t *refs = ig_values_bytes(v, i, &len);
-        for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
-            struct ig_blob_ref r;
-            ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
-            if (ig_journal_zero(&x->j, blob_name, r.offset, r.size))
-                return ig_err(err, -ENOMEM, "out of memory");
-            x->rep->bytes_written += r.size;
-            x->rep->blob_objects++;
-        }
-    }
-    return 0;
-}
-
-/* The rows of `kill` (page-relative) of a flat leaf's page: block by block, only
- * the blocks that hold one are read and rewritten. */
-static int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
-                      uint32_t page, uint64_t group_first_row, const uint8_t *kill,
-                      uint32_t nkill, struct ig_error *err)
-{
-    const struct ig_part *p = pp->p;
-    struct page_edit pe = {.page = page};
-    int rc = ig_part_page(p, page, &pe.rec, err);
-    if (rc) return rc;
-    const struct ig_pagerec *rec = &pe.rec;
-    uint64_t gone_text = 0;
-    uint32_t nb = ig_page_nblocks(rec);
-    for (uint32_t b = 0; b < nb && !rc; b++) {
-        struct ig_pagerec blk;
-        rc = ig_part_block(p, page, rec, b, &blk, err);
-        if (rc) break;
-        const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
-        if (!kb) continue; /* no erased row here: untouched */
-        const uint8_t *old_del;
-        rc = ig_reader_load_block(&x->r, p, c, page, rec, b, group_first_row, &blk, &x->v, &old_del, err);
-        if (rc) break;
-        gone_text += killed_text(&x->v, kb, &x->tmp);
-        if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
-            for (size_t i = 0; i < x->v.n && !rc; i++)
-                if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);
-        if (rc || c->erase_level != 2) continue;
-        /* level 2: every earlier deleted row of the block was erased */
-        rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
-        if (rc)
-            rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
-                               (int)c->rec.name_len, c->rec.name, page, b);
-        else if (add_edit(x, &pe, b, &blk, x->r.stored.data))
-            rc = ig_err(err, -ENOMEM, "out of memory");
-    }
-    if (!rc) {
-        uint8_t *r = page_rec(pp, page);
-        ig_st32(r + IG_PG_DELETED, rec->deleted + nkill);
-        ig_st64(r + IG_PG_TEXT_LEN, rec->text_len - gone_text);
-        uint8_t *px = page_extra(pp, page);
-        uint32_t per = c->rec.dimension ? c->rec.dimension : 1;
-        ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - nkill * per);
-        x->rep->records++;
-        rc = commit_page_edit(x, pp, &pe, err);
-    }
-    page_edit_free(&pe);
-    return rc;
-}
-
-/* The rows of `kill` of a nested leaf's page (its stored bytes already read and
- * checked: `bytes`), block by block; `deleted` are the page's rows deleted before. */
-static int erase_leaf_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
-                           uint32_t page, const struct ig_pagerec *rec, const uint8_t *bytes,
-                           const uint8_t *kill, const uint8_t *deleted, struct ig_error *err)
-{
-    const struct ig_part *p = pp->p;
-    struct page_edit pe = {.page = page, .rec = *rec};
-    uint32_t nb = ig_page_nblocks(rec);
-    int rc = 0;
-    for (uint32_t b = 0; b < nb && !rc; b++) {
-        struct ig_pagerec blk;
-        rc = ig_part_block(p, page, rec, b, &blk, err);
-        if (rc) break;
-        const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
-        if (!kb) continue;
-        const uint8_t *db = slice(&x->del_b, deleted, blk.first_row, blk.row_count);
-        const uint8_t *src = bytes + (blk.offset - rec->offset);
-        rc = ig_page_erase_leaf(src, &blk, &c->li, kb, db, 3, &x->r.s, &x->built, err);
-        if (rc)
-            rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
-                               (int)c->rec.name_len, c->rec.name, page, b);
-        else if (add_edit(x, &pe, b, &blk, src))
-            rc = ig_err(err, -ENOMEM, "out of memory");
-    }
-    if (!rc) rc = commit_page_edit(x, pp, &pe, err);
-    page_edit_free(&pe);
-    return rc;
-}
-
-/* Bits of rows NOT in kill (to render only the killed rows). */
-static uint8_t *complement(const uint8_t *kill, size_t n)
-{
-    uint8_t *c = malloc((n + 7) / 8 + 1);
-    if (!c) return NULL;
-    for (size_t i = 0; i < (n + 7) / 8; i++)
-        c[i] = (uint8_t)~kill[i];
-    return c;
-}
-
-/* A nested column: page index by page index, every leaf in lockstep. */
-static int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp,
-                        uint32_t pi, uint32_t g, uint32_t col, const uint64_t *rows, size_t nrows,
-                        struct ig_error *err)
-{
-    const struct ig_part *p = pp->p;
-    uint32_t gg = g + t->part_first_group[pi];
-    struct ig_grouprec gr;
-    struct ig_nested_reader nr;
-    int rc = ig_part_group(p, g, &gr, err);
-    if (!rc) rc = ig_nested_open(&nr, t, col, err);
-    if (rc) return rc;
-    uint32_t count = 0;
-    rc = ig_nested_pages(&nr, t, gg, &count, err);
-    struct ig_tree *proj = calloc(nr.tree.nleaves, sizeof *proj);
-    if (!proj) rc = ig_err(err, -ENOMEM, "out of memory");
-    for (uint32_t l = 0; l < nr.tree.nleaves && !rc; l++)
-        rc = ig_tree_from_part(p, col, nr.refs[l].col, &proj[l], err);
-    uint8_t *kill = NULL, *keep = NULL;
-    size_t k = 0;
-    for (uint32_t i = 0; i < count && !rc && k < nrows; i++) {
-        uint32_t first0, cnt0;
-        struct ig_pagerec r0;
-        rc = ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first0, &cnt0, err);
-        if (!rc) rc = ig_part_page(p, first0 + i, &r0, err);
-        if (rc) break;
-        uint64_t lo = gr.first_row + r0.first_row, hi = lo + r0.row_count;
-        while (k < nrows && rows[k] < lo) k++;
-        if (k == nrows || rows[k] >= hi) continue;
-        free(kill);
-        free(keep);
-        kill = calloc((r0.row_count + 7) / 8 + 1, 1);
-        if (!kill) return ig_err(err, -ENOMEM, "out of memory");
-        uint32_t nkill = 0;
-        for (; k < nrows && rows[k] < hi; k++, nkill++)
-            kill[(rows[k] - lo) / 8] |= (uint8_t)(1u << ((rows[k] - lo) % 8));
-        keep = complement(kill, r0.row_count);
-        struct ig_pagerec rec;
-        size_t nr_rows;
-        const uint8_t *old_del;
-        rc = ig_nested_load(&nr, t, gg, i, &rec, &nr_rows, &old_del, err);
-        if (!rc && old_del)
-            for (size_t b = 0; b < (nr_rows + 7) / 8; b++) keep[b] |= old_del[b];
-        uint64_t gone = 0;
-        if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, nr_rows, keep, NULL, &gone, err);
-        if (!rc) {
-            uint8_t *px = page_extra(pp, first0 + i);
-            ig_st64(px + IG_PX_NODE_TEXT, ig_ld64(px + IG_PX_NODE_TEXT) - gone);
-        }
-        for (uint32_t l = 0; l < nr.tree.nleaves && !rc; l++) {
-            const struct ig_column_ref *c = &nr.refs[l];
-            uint32_t first, cnt;
-            struct ig_pagerec rl;
-            rc = ig_part_chunk(p, g, c->rec.leaf, &first, &cnt, err);
-            if (!rc) rc = ig_part_page(p, first + i, &rl, err);
-            uint64_t proj_gone = 0;
-            struct ig_values *vp = &nr.vals[l];
-            if (!rc) rc = ig_assemble_lines(&proj[l], &vp, nr_rows, keep, NULL, &proj_gone, err);
-            if (rc) break;
-            uint32_t values_gone = 0;
-            for (size_t r = 0; r < nr_rows; r++)
-                if ((kill[r / 8] >> (r % 8)) & 1) values_gone += vp->row_val[r + 1] - vp->row_val[r];
-            uint8_t *rr = page_rec(pp, first + i), *px = page_extra(pp, first + i);
-            ig_st32(rr + IG_PG_DELETED, rl.deleted + nkill);
-            ig_st64(rr + IG_PG_TEXT_LEN, rl.text_len - proj_gone);
-            ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - values_gone);
-            x->rep->records++;
-            if (c->erase_level != 2) continue;
-            if (c->rec.type == IG_T_BLOB)
-                for (size_t r = 0; r < nr_rows && !rc; r++)
-                    if ((kill[r / 8] >> (r % 8)) & 1)
-                        rc = zero_objects(x, p, vp, vp->row_val[r], vp->row_val[r + 1], err);
-            if (!rc)
-                rc = erase_leaf_page(x, pp, c, first + i, &rl, nr.readers[l].stored.data, kill,
-                                     old_del, err);
-        }
-    }
-    free(kill);
-    free(keep);
-    for (uint32_t l = 0; proj && l < nr.tree.nleaves; l++)
-        ig_tree_free(&proj[l]);
-    free(proj);
-    ig_nested_close(&nr);
-    return rc;
-}
 
 /* All erased rows of one row group, every leaf column. */
 /* Ask the kernel for every page of group g that holds an erased row before
@@ -722,58 +57,176 @@ static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_
     }
 }
 
+/* The erased rows of one flat leaf column in group g: the pages holding one. */
+static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                           uint32_t g, const struct ig_grouprec *gr, const uint64_t *rows,
+                           size_t nrows, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    uint32_t first = 0, count = 0;
+    int rc = ig_part_chunk(p, g, c->rec.leaf, &first, &count, err);
+    uint8_t *kill = NULL;
+    size_t k = 0; /* next erased row (rows are part-local, sorted) */
+    for (uint32_t pg = first; !rc && pg < first + count && k < nrows; pg++) {
+        struct ig_pagerec rec;
+        rc = ig_part_page(p, pg, &rec, err);
+        if (rc) break;
+        uint64_t lo = gr->first_row + rec.first_row, hi = lo + rec.row_count;
+        while (k < nrows && rows[k] < lo)
+            k++;
+        if (k == nrows || rows[k] >= hi) continue;
+        free(kill);
+        kill = calloc((rec.row_count + 7) / 8, 1);
+        if (!kill) return ig_err(err, -ENOMEM, "out of memory");
+        uint32_t nkill = 0;
+        for (; k < nrows && rows[k] < hi; k++, nkill++) {
+            uint64_t i = rows[k] - lo;
+            kill[i / 8] |= (uint8_t)(1u << (i % 8));
+        }
+        rc = erase_page(x, pp, c, pg, gr->first_row, kill, nkill, err);
+    }
+    free(kill);
+    return rc;
+}
+
+/* A group's flat leaf columns, shared between threads: each takes the next
+ * one not taken. Their pages are disjoint, so their edits of the footer copy
+ * are too; each thread journals into its own records. */
+struct leaf_share {
+    const struct ig_table *t;
+    struct part_plan *pp;
+    uint32_t g;
+    struct ig_grouprec gr;
+    const uint64_t *rows;
+    size_t nrows;
+    const uint32_t *cols;
+    uint32_t ncols;
+    atomic_uint next;
+    atomic_bool failed;
+};
+
+struct leaf_worker {
+    struct leaf_share *sh;
+    struct erase_ctx x;
+    struct ig_erase_report rep;
+    struct ig_error err;
+    int rc;
+};
+
+static void leaf_work(struct leaf_worker *w)
+{
+    struct leaf_share *sh = w->sh;
+    while (!w->rc && !atomic_load(&sh->failed)) {
+        unsigned i = atomic_fetch_add(&sh->next, 1);
+        if (i >= sh->ncols) break;
+        struct ig_column_ref c;
+        w->rc = ig_table_column_at(sh->t, sh->cols[i], &c, &w->err);
+        if (!w->rc)
+            w->rc = erase_flat_leaf(&w->x, sh->pp, &c, sh->g, &sh->gr, sh->rows, sh->nrows, &w->err);
+        if (w->rc) atomic_store(&sh->failed, true);
+    }
+}
+
+static void *leaf_thread(void *arg)
+{
+    leaf_work(arg);
+    return NULL;
+}
+
+static void report_add(struct ig_erase_report *to, const struct ig_erase_report *r)
+{
+    to->pages_rewritten += r->pages_rewritten;
+    to->pages_moved += r->pages_moved;
+    to->records += r->records;
+    to->bytes_written += r->bytes_written;
+    to->blob_objects += r->blob_objects;
+}
+
+/* Threads for a group's flat leaves: the cores, at most ERASE_THREADS, never
+ * more than there are leaves to share. */
+#define ERASE_THREADS 8
+static unsigned leaf_threads(uint32_t ncols)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = cpus > 1 ? (unsigned)cpus : 1;
+    if (n > ERASE_THREADS) n = ERASE_THREADS;
+    return n < ncols ? n : ncols ? ncols : 1;
+}
+
+static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct ig_error *err)
+{
+    unsigned nt = leaf_threads(sh->ncols);
+    struct leaf_worker w[ERASE_THREADS];
+    pthread_t tid[ERASE_THREADS];
+    bool started[ERASE_THREADS] = {false};
+    for (unsigned i = 0; i < nt; i++) {
+        w[i] = (struct leaf_worker){.sh = sh};
+        w[i].x = (struct erase_ctx){.dir = x->dir, .rep = &w[i].rep};
+        ig_journal_init(&w[i].x.j);
+        ig_values_init(&w[i].x.v, IG_T_INT64);
+    }
+    /* worker 0 is this thread: its journal is the erase's own */
+    w[0].x.j = x->j;
+    for (unsigned i = 1; i < nt; i++)
+        started[i] = pthread_create(&tid[i], NULL, leaf_thread, &w[i]) == 0;
+    leaf_work(&w[0]);
+    x->j = w[0].x.j;
+    ig_journal_init(&w[0].x.j);
+    int rc = w[0].rc;
+    if (rc) *err = w[0].err;
+    for (unsigned i = 1; i < nt; i++) {
+        if (started[i]) pthread_join(tid[i], NULL);
+        if (!rc && w[i].rc) {
+            rc = w[i].rc;
+            *err = w[i].err;
+        }
+        if (!rc && ig_journal_take(&x->j, &w[i].x.j)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    for (unsigned i = 0; i < nt; i++) {
+        report_add(x->rep, &w[i].rep);
+        erase_ctx_free(&w[i].x);
+    }
+    return rc;
+}
+
+/* All erased rows of one row group, every leaf column: nested columns here,
+ * flat leaves shared between threads. */
 static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp,
                        uint32_t g, const uint64_t *rows, size_t nrows, struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
-    struct ig_grouprec gr;
-    int rc = ig_part_group(p, g, &gr, err);
+    struct leaf_share sh = {.t = t, .pp = pp, .g = g, .rows = rows, .nrows = nrows};
+    int rc = ig_part_group(p, g, &sh.gr, err);
     if (rc) return rc;
-    prefetch_group(p, g, &gr, rows, nrows);
+    prefetch_group(p, g, &sh.gr, rows, nrows);
     pp->touched_groups[g] = 1;
-    uint8_t *kill = NULL;
+    uint32_t *flat = malloc((p->num_leaves + 1) * sizeof *flat);
+    if (!flat) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t nflat = 0, last_top = UINT32_MAX;
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
-        uint32_t col = 0, first = 0, count = 0;
+        uint32_t col = 0;
         struct ig_column_ref c;
         rc = ig_part_leaf_column(p, leaf, &col, err);
         if (!rc) rc = ig_table_column_at(t, col, &c, err);
-        if (!rc && c.nested) {
-            /* the whole nested column at its first leaf; skip its other leaves */
-            struct ig_column_ref top;
-            rc = ig_table_column_at(t, c.top, &top, err);
-            if (rc) break;
-            uint32_t first_leaf_col;
-            rc = ig_part_leaf_column(p, leaf > 0 ? leaf - 1 : 0, &first_leaf_col, err);
-            struct ig_column_ref prev;
-            bool first_of_column = leaf == 0 || rc ||
-                                   ig_table_column_at(t, first_leaf_col, &prev, NULL) || prev.top != c.top;
-            rc = 0;
-            if (first_of_column) rc = erase_nested(x, t, pp, pp->pi, g, c.top, rows, nrows, err);
-            continue;
+        if (rc) break;
+        if (!c.nested) {
+            flat[nflat++] = col;
+        } else if (c.top != last_top) { /* the whole nested column at its first leaf */
+            rc = erase_nested(x, t, pp, pp->pi, g, c.top, rows, nrows, err);
         }
-        if (!rc) rc = ig_part_chunk(p, g, leaf, &first, &count, err);
-        size_t k = 0; /* next erased row (rows are part-local, sorted) */
-        for (uint32_t pg = first; !rc && pg < first + count && k < nrows; pg++) {
-            struct ig_pagerec rec;
-            rc = ig_part_page(p, pg, &rec, err);
-            if (rc) break;
-            uint64_t lo = gr.first_row + rec.first_row, hi = lo + rec.row_count;
-            while (k < nrows && rows[k] < lo)
-                k++;
-            if (k == nrows || rows[k] >= hi) continue;
-            free(kill);
-            kill = calloc((rec.row_count + 7) / 8, 1);
-            if (!kill) return ig_err(err, -ENOMEM, "out of memory");
-            uint32_t nkill = 0;
-            for (; k < nrows && rows[k] < hi; k++, nkill++) {
-                uint64_t i = rows[k] - lo;
-                kill[i / 8] |= (uint8_t)(1u << (i % 8));
-            }
-            rc = erase_page(x, pp, &c, pg, gr.first_row, kill, nkill, err);
-        }
+        last_top = c.nested ? c.top : UINT32_MAX;
     }
-    free(kill);
+    sh.cols = flat;
+    sh.ncols = nflat;
+    if (!rc && nflat) rc = erase_flat_leaves(x, &sh, err);
+    free(flat);
     return rc;
+}
+
+static int by_page(const void *a, const void *b)
+{
+    uint32_t x = ((const struct moved *)a)->page, y = ((const struct moved *)b)->page;
+    return x < y ? -1 : x > y;
 }
 
 /* Byte ranges where two buffers differ, merged across small gaps. */
@@ -817,7 +270,9 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
     }
     uint64_t footer_off = p->footer_offset;
     if (pp->nmoved) {
-        /* moved pages go where the footer was; the footer follows them */
+        /* moved pages go where the footer was, in page order (threads queued
+         * them in any order); the footer follows them */
+        qsort(pp->moved, pp->nmoved, sizeof *pp->moved, by_page);
         uint64_t at = p->footer_offset;
         for (size_t i = 0; i < pp->nmoved; i++) {
             struct moved *m = &pp->moved[i];
@@ -869,6 +324,7 @@ static void free_plan(struct part_plan *pp)
         ig_buf_free(&pp->moved[i].bytes);
     free(pp->moved);
     free(pp->touched_groups);
+    pthread_mutex_destroy(&pp->moved_mu);
 }
 
 /* Journal every change for the rows of part pi (ids[a..b), global). */
@@ -877,6 +333,7 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
 {
     const struct ig_part *p = &t->parts[pi];
     struct part_plan pp = {.p = p, .pi = pi};
+    pthread_mutex_init(&pp.moved_mu, NULL);
     pp.nf = malloc(p->footer_size);
     pp.touched_groups = calloc(p->num_groups ? p->num_groups : 1, 1);
     uint64_t *local = malloc(n * sizeof *local);
@@ -1027,13 +484,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
         ids = NULL;
     }
     free(ids);
-    ig_journal_free(&x.j);
-    ig_reader_free(&x.r);
-    ig_values_free(&x.v);
-    ig_page_built_free(&x.built);
-    ig_buf_free(&x.tmp);
-    ig_buf_free(&x.kill_b);
-    ig_buf_free(&x.del_b);
+    erase_ctx_free(&x);
     if (open_ok) ig_table_close(&t);
     ig_table_unlock(lock);
     return rc;

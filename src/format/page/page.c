@@ -13,6 +13,7 @@
 #include "util/hash.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -160,6 +161,26 @@ static int put_levels(const uint8_t *lv, size_t n, struct ig_buf *body, struct i
     return rc;
 }
 
+/* This thread's zstd compression context, made at its first use and reused
+ * for every block after: a context per call (ZSTD_compress) costs more than
+ * compressing a 4 KiB block. Freed when the thread ends. */
+static pthread_key_t cctx_key;
+static pthread_once_t cctx_once = PTHREAD_ONCE_INIT;
+static void cctx_free(void *c) { ZSTD_freeCCtx(c); }
+static void cctx_key_make(void) { (void)pthread_key_create(&cctx_key, cctx_free); }
+
+/* ZSTD_compress's output (same parameters, same bytes) through that context. */
+static size_t compress_block(void *dst, size_t cap, const void *src, size_t n, int level)
+{
+    pthread_once(&cctx_once, cctx_key_make);
+    ZSTD_CCtx *c = pthread_getspecific(cctx_key);
+    if (!c && (c = ZSTD_createCCtx()) && pthread_setspecific(cctx_key, c)) {
+        ZSTD_freeCCtx(c);
+        c = NULL;
+    }
+    return c ? ZSTD_compressCCtx(c, dst, cap, src, n, level) : ZSTD_compress(dst, cap, src, n, level);
+}
+
 /* Compress (per policy), checksum. */
 static int seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig_page_built *out,
                 struct ig_error *err)
@@ -175,7 +196,7 @@ static int seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig
     if (try_zstd) {
         size_t bound = ZSTD_compressBound(body->len);
         if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        size_t z = ZSTD_compress(out->stored.data, bound, body->data, body->len,
+        size_t z = compress_block(out->stored.data, bound, body->data, body->len,
                                  pol->zstd_level ? pol->zstd_level : 3);
         if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
         if (pol->compression == IG_COMP_ZSTD || z <= body->len - body->len / 8) {
@@ -200,7 +221,7 @@ static int recompress_to_fit(const struct ig_buf *body, size_t capacity, struct 
         size_t bound = ZSTD_compressBound(body->len);
         struct ig_buf z = IG_BUF_INIT;
         if (ig_buf_reserve(&z, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        size_t n = ZSTD_compress(z.data, bound, body->data, body->len, levels[i]);
+        size_t n = compress_block(z.data, bound, body->data, body->len, levels[i]);
         if (!ZSTD_isError(n) && n < out->stored.len) {
             z.len = n;
             ig_buf_free(&out->stored);
@@ -643,7 +664,7 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
     if (rec->compression == IG_PC_ZSTD) {
         size_t bound = ZSTD_compressBound(body->len);
         if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        size_t z = ZSTD_compress(out->stored.data, bound, body->data, body->len,
+        size_t z = compress_block(out->stored.data, bound, body->data, body->len,
                                  zstd_level ? zstd_level : 3);
         if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
         out->stored.len = z;

@@ -89,6 +89,20 @@ int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, cons
     return 0;
 }
 
+int ig_journal_take(struct ig_journal *j, struct ig_journal *from)
+{
+    /* only in-memory journals, whose buffer starts with the magic */
+    if (from->fd >= 0 || from->spilled || from->buf.len < 8) return -EINVAL;
+    if (ig_buf_append(&j->buf, from->buf.data + 8, from->buf.len - 8)) return -ENOMEM;
+    j->records += from->records;
+    j->bytes += from->bytes;
+    from->buf.len = 8;
+    from->records = 0;
+    from->bytes = 0;
+    maybe_spill(j);
+    return 0;
+}
+
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len)
 {
     size_t nl = strlen(name);

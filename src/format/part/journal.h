@@ -56,6 +56,9 @@ void ig_journal_init(struct ig_journal *j);
 void ig_journal_free(struct ig_journal *j);
 int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, const void *data,
                    size_t len);
+/* Move the records of `from` (an in-memory journal: a helper thread's share of
+ * an erase) to the end of j, leaving `from` empty. */
+int ig_journal_take(struct ig_journal *j, struct ig_journal *from);
 /* Zero [offset, offset + len) of a file (erased blob objects). */
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len);
 

@@ -1,0 +1,502 @@
+/* erase_block.c - rewriting the blocks of a page that hold erased rows: each
+ * block decoded, its erased values overwritten (page.h's rules per encoding),
+ * re-encoded into its own extent, and only the bytes that changed journaled; a
+ * page whose blocks no longer fit moves after the data. */
+#include "erase_int.h"
+#include "format/ops/erase.h"
+#include "format/part/columns.h"
+#include "format/part/journal.h"
+#include "format/layout.h"
+#include "format/part/lock.h"
+#include "format/part/merkle.h"
+#include "format/model/assemble.h"
+#include "format/ops/nested.h"
+#include "format/page/page.h"
+#include "format/ops/reader.h"
+#include "format/model/render.h"
+#include "format/model/types.h"
+#include "blob/blob.h"
+#include "format/model/parse_value.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/u64vec.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Render killed rows to know how much text they took. */
+static uint64_t killed_text(const struct ig_values *v, const uint8_t *kill, struct ig_buf *tmp)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!((kill[i / 8] >> (i % 8)) & 1)) continue;
+        ig_buf_reset(tmp);
+        if (ig_render_text_value(tmp, v, i) == 0) total += tmp->len + 1;
+    }
+    return total;
+}
+
+/* A block rewritten by this erase: its old record and bytes, its new ones. */
+struct block_edit {
+    uint32_t b;
+    struct ig_pagerec old;
+    struct ig_buf old_bytes;
+    struct ig_page_built built;
+};
+
+/* The rewritten blocks of one page, in block order. */
+struct page_edit {
+    uint32_t page;
+    struct ig_pagerec rec;
+    struct block_edit *e;
+    size_t n, cap;
+};
+
+
+
+static void page_edit_free(struct page_edit *pe)
+{
+    for (size_t i = 0; i < pe->n; i++) {
+        ig_buf_free(&pe->e[i].old_bytes);
+        ig_page_built_free(&pe->e[i].built);
+    }
+    free(pe->e);
+    memset(pe, 0, sizeof *pe);
+}
+
+/* Keep x->built as the new form of block b (old record blk, old bytes). */
+static int add_edit(struct erase_ctx *x, struct page_edit *pe, uint32_t b, const struct ig_pagerec *blk,
+                    const uint8_t *old_bytes)
+{
+    if (pe->n == pe->cap) {
+        size_t cap = pe->cap ? pe->cap * 2 : 4;
+        struct block_edit *e = realloc(pe->e, cap * sizeof *e);
+        if (!e) return -ENOMEM;
+        pe->e = e;
+        pe->cap = cap;
+    }
+    struct block_edit *be = &pe->e[pe->n];
+    *be = (struct block_edit){.b = b, .old = *blk, .old_bytes = IG_BUF_INIT, .built = x->built};
+    x->built = (struct ig_page_built){0}; /* taken */
+    if (ig_buf_append(&be->old_bytes, old_bytes, blk->stored)) {
+        ig_page_built_free(&be->built);
+        return -ENOMEM;
+    }
+    pe->n++;
+    return 0;
+}
+
+/* First index >= i where a and b differ, or n: eight bytes at a time. */
+static size_t next_difference(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
+{
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) break;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* Journal the bytes where new differs from old over [0, len) (new shorter than
+ * old reads as zeros past its end), merged across small gaps. */
+static int journal_changes(struct erase_ctx *x, const struct ig_part *p, uint64_t base,
+                           const uint8_t *old, size_t old_len, const uint8_t *new, size_t new_len)
+{
+    size_t common = old_len < new_len ? old_len : new_len;
+    for (size_t i = next_difference(old, new, 0, common); i < old_len || i < new_len;) {
+        /* a changed range: it ends where 33 equal bytes follow (past the shorter
+         * buffer's end, where old bytes become zeros, every byte counts as changed
+         * unless it is a zero over a zero) */
+        size_t start = i, last = i;
+        for (i++; i < old_len || i < new_len; i++) {
+            uint8_t o = i < old_len ? old[i] : 0, n = i < new_len ? new[i] : 0;
+            if (o != n)
+                last = i;
+            else if (i - last > 32)
+                break;
+        }
+        size_t n = last - start + 1;
+        /* what is past the new end is zeros: journaled as a range, not bytes */
+        size_t data = start < new_len ? (last < new_len ? n : new_len - start) : 0;
+        if (data && ig_journal_add(&x->j, p->name, base + start, new + start, data)) return -ENOMEM;
+        if (n > data && ig_journal_zero(&x->j, p->name, base + start + data, n - data)) return -ENOMEM;
+        x->rep->bytes_written += n;
+        if (i < common) i = next_difference(old, new, i, common);
+        while ((i < old_len || i < new_len) && i >= common &&
+               (i < old_len ? old[i] : 0) == (i < new_len ? new[i] : 0))
+            i++;
+    }
+    return 0;
+}
+
+/* Queue a page's new image to go after the data (taking bytes on success);
+ * helper threads of one part append here alike. */
+static int add_moved(struct part_plan *pp, uint32_t page, const struct ig_buf *bytes)
+{
+    pthread_mutex_lock(&pp->moved_mu);
+    struct moved *m = realloc(pp->moved, (pp->nmoved + 1) * sizeof *m);
+    if (m) {
+        pp->moved = m;
+        pp->moved[pp->nmoved++] = (struct moved){.page = page, .bytes = *bytes};
+    }
+    pthread_mutex_unlock(&pp->moved_mu);
+    return m ? 0 : -ENOMEM;
+}
+
+void erase_ctx_free(struct erase_ctx *x)
+{
+    ig_journal_free(&x->j);
+    ig_reader_free(&x->r);
+    ig_values_free(&x->v);
+    ig_page_built_free(&x->built);
+    ig_buf_free(&x->tmp);
+    ig_buf_free(&x->kill_b);
+    ig_buf_free(&x->del_b);
+}
+
+/* A page whose rewritten blocks no longer all fit: its blocks (new ones where
+ * rewritten, the others as they are) laid out afresh, each compressed one with
+ * its slack, queued to go after the data; the old extent is zero-filled. */
+static int move_page(struct erase_ctx *x, struct part_plan *pp, struct page_edit *pe,
+                     struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    const struct ig_pagerec *rec = &pe->rec;
+    struct ig_buf whole = IG_BUF_INIT, page_bytes = IG_BUF_INIT;
+    int rc = ig_buf_reserve(&page_bytes, rec->stored) ? -ENOMEM : 0;
+    if (!rc) rc = ig_pread_full(p->fd, page_bytes.data, rec->stored, rec->offset);
+    if (rc) return ig_err(err, rc == -ENOMEM ? rc : -EIO, "%s: page %u: cannot read it to move it", p->path, pe->page);
+    uint32_t nb = ig_page_nblocks(rec);
+    size_t k = 0;
+    for (uint32_t b = 0; b < nb && !rc; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(p, pe->page, rec, b, &blk, err);
+        if (rc) break;
+        const uint8_t *bytes = page_bytes.data + (blk.offset - rec->offset);
+        size_t len = blk.stored;
+        uint8_t comp = blk.compression;
+        if (k < pe->n && pe->e[k].b == b) {
+            bytes = pe->e[k].built.stored.data;
+            len = pe->e[k].built.stored.len;
+            comp = pe->e[k].built.compression;
+            k++;
+        }
+        size_t slack = comp == IG_PC_ZSTD ? (len / 128 > 32 ? len / 128 : 32) : 0;
+        if (rec->nblocks) ig_st32(block_rec(pp, rec, b) + IG_BLK_OFFSET, (uint32_t)whole.len);
+        if (ig_buf_append(&whole, bytes, len) || ig_buf_append_zeros(&whole, rec->nblocks ? slack : 0))
+            rc = -ENOMEM;
+    }
+    ig_buf_free(&page_bytes);
+    if (rc) {
+        ig_buf_free(&whole);
+        return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
+    }
+    if (add_moved(pp, pe->page, &whole)) {
+        ig_buf_free(&whole);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    uint8_t *r = page_rec(pp, pe->page);
+    ig_st32(r + IG_PG_STORED, (uint32_t)whole.len);
+    r[IG_PG_FLAGS] |= IG_PGF_MOVED;
+    x->rep->pages_moved++;
+    /* the old extent: zeros, as a range */
+    if (ig_journal_zero(&x->j, p->name, rec->offset, rec->capacity)) return ig_err(err, -ENOMEM, "out of memory");
+    x->rep->bytes_written += rec->capacity;
+    return 0;
+}
+
+/* Write a page's rewritten blocks: each into its own extent, journaling only
+ * the bytes that changed, unless one no longer fits, then the page moves. The
+ * block records (or, for an older part's page, the page record) get the new
+ * sizes and checksums, and a page of format 4 the hash of its records. */
+static int commit_page_edit(struct erase_ctx *x, struct part_plan *pp, struct page_edit *pe,
+                            struct ig_error *err)
+{
+    if (pe->n == 0) return 0;
+    const struct ig_part *p = pp->p;
+    const struct ig_pagerec *rec = &pe->rec;
+    uint8_t *r = page_rec(pp, pe->page);
+    bool fits = true;
+    int64_t dent = 0, dval = 0;
+    for (size_t i = 0; i < pe->n; i++) {
+        struct block_edit *be = &pe->e[i];
+        const struct ig_page_built *nb = &be->built;
+        fits &= nb->stored.len <= be->old.capacity;
+        dent += (int64_t)nb->entry_count - be->old.entry_count;
+        dval += (int64_t)nb->value_count - be->old.value_count;
+        x->rep->pages_rewritten++;
+        if (!rec->nblocks) { /* an older part's page is its one block */
+            ig_st32(r + IG_PG_BODY_SIZE, nb->body_size);
+            ig_st64(r + IG_PG_CHECKSUM, nb->checksum);
+            r[IG_PG_ENCODING] = nb->encoding;
+            continue;
+        }
+        uint8_t *br = block_rec(pp, rec, be->b);
+        ig_st32(br + IG_BLK_STORED, (uint32_t)nb->stored.len);
+        ig_st32(br + IG_BLK_BODY_SIZE, nb->body_size);
+        ig_st32(br + IG_BLK_ENTRY_COUNT, nb->entry_count);
+        ig_st32(br + IG_BLK_VALUE_COUNT, nb->value_count);
+        br[IG_BLK_ENCODING] = nb->encoding;
+        ig_st64(br + IG_BLK_CHECKSUM, nb->checksum);
+    }
+    ig_st32(r + IG_PG_ENTRY_COUNT, (uint32_t)((int64_t)rec->entry_count + dent));
+    ig_st32(r + IG_PG_VALUE_COUNT, (uint32_t)((int64_t)rec->value_count + dval));
+    int rc = 0;
+    if (!rec->nblocks) {
+        ig_st32(r + IG_PG_STORED, (uint32_t)pe->e[0].built.stored.len);
+        if (fits) {
+            rc = journal_changes(x, p, rec->offset, pe->e[0].old_bytes.data, pe->e[0].old_bytes.len,
+                                 pe->e[0].built.stored.data, pe->e[0].built.stored.len);
+        } else {
+            if (add_moved(pp, pe->page, &pe->e[0].built.stored))
+                return ig_err(err, -ENOMEM, "out of memory");
+            pe->e[0].built.stored = (struct ig_buf)IG_BUF_INIT;
+            r[IG_PG_FLAGS] |= IG_PGF_MOVED;
+            x->rep->pages_moved++;
+            rc = ig_journal_zero(&x->j, p->name, rec->offset, rec->capacity) ? -ENOMEM : 0;
+            x->rep->bytes_written += rec->capacity;
+        }
+        return rc ? ig_err(err, rc, "out of memory") : 0;
+    }
+    if (fits) {
+        for (size_t i = 0; i < pe->n && !rc; i++) {
+            struct block_edit *be = &pe->e[i];
+            rc = journal_changes(x, p, be->old.offset, be->old_bytes.data, be->old_bytes.len,
+                                 be->built.stored.data, be->built.stored.len);
+        }
+        if (rc) return ig_err(err, rc, "out of memory");
+    } else {
+        rc = move_page(x, pp, pe, err);
+        if (rc) return rc;
+    }
+    const uint8_t *records = block_rec(pp, rec, 0);
+    ig_st64(r + IG_PG_CHECKSUM, ig_hash(records, (size_t)rec->nblocks * IG_BLK_SIZE));
+    return 0;
+}
+
+/* Bits [first, first + n) of src (may be NULL: none) into buf; NULL if none set. */
+static const uint8_t *slice(struct ig_buf *buf, const uint8_t *src, size_t first, size_t n)
+{
+    if (!src) return NULL;
+    ig_buf_reset(buf);
+    uint8_t *d = ig_buf_extend(buf, (n + 7) / 8 + 1);
+    if (!d) return NULL;
+    memset(d, 0, (n + 7) / 8 + 1);
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        if ((src[(first + i) / 8] >> ((first + i) % 8)) & 1) {
+            d[i / 8] |= (uint8_t)(1u << (i % 8));
+            any = true;
+        }
+    return any ? d : NULL;
+}
+
+/* Zero-fill the objects referenced by values [v0, v1) of a blob leaf. */
+static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const struct ig_values *v,
+                        size_t v0, size_t v1, struct ig_error *err)
+{
+    char blob_name[IG_PART_NAME_MAX];
+    snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
+    for (size_t i = v0; i < v1; i++) {
+        size_t len;
+        const uint8_t *refs = ig_values_bytes(v, i, &len);
+        for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
+            struct ig_blob_ref r;
+            ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
+            if (ig_journal_zero(&x->j, blob_name, r.offset, r.size))
+                return ig_err(err, -ENOMEM, "out of memory");
+            x->rep->bytes_written += r.size;
+            x->rep->blob_objects++;
+        }
+    }
+    return 0;
+}
+
+/* The rows of `kill` (page-relative) of a flat leaf's page: block by block, only
+ * the blocks that hold one are read and rewritten. */
+int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                      uint32_t page, uint64_t group_first_row, const uint8_t *kill,
+                      uint32_t nkill, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    struct page_edit pe = {.page = page};
+    int rc = ig_part_page(p, page, &pe.rec, err);
+    if (rc) return rc;
+    const struct ig_pagerec *rec = &pe.rec;
+    uint64_t gone_text = 0;
+    uint32_t nb = ig_page_nblocks(rec);
+    for (uint32_t b = 0; b < nb && !rc; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(p, page, rec, b, &blk, err);
+        if (rc) break;
+        const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
+        if (!kb) continue; /* no erased row here: untouched */
+        const uint8_t *old_del;
+        rc = ig_reader_load_block(&x->r, p, c, page, rec, b, group_first_row, &blk, &x->v, &old_del, err);
+        if (rc) break;
+        gone_text += killed_text(&x->v, kb, &x->tmp);
+        if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
+            for (size_t i = 0; i < x->v.n && !rc; i++)
+                if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);
+        if (rc || c->erase_level != 2) continue;
+        /* level 2: every earlier deleted row of the block was erased */
+        rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
+        if (rc)
+            rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
+                               (int)c->rec.name_len, c->rec.name, page, b);
+        else if (add_edit(x, &pe, b, &blk, x->r.stored.data))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) {
+        uint8_t *r = page_rec(pp, page);
+        ig_st32(r + IG_PG_DELETED, rec->deleted + nkill);
+        ig_st64(r + IG_PG_TEXT_LEN, rec->text_len - gone_text);
+        uint8_t *px = page_extra(pp, page);
+        uint32_t per = c->rec.dimension ? c->rec.dimension : 1;
+        ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - nkill * per);
+        x->rep->records++;
+        rc = commit_page_edit(x, pp, &pe, err);
+    }
+    page_edit_free(&pe);
+    return rc;
+}
+
+/* The rows of `kill` of a nested leaf's page (its stored bytes already read and
+ * checked: `bytes`), block by block; `deleted` are the page's rows deleted before. */
+static int erase_leaf_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                           uint32_t page, const struct ig_pagerec *rec, const uint8_t *bytes,
+                           const uint8_t *kill, const uint8_t *deleted, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    struct page_edit pe = {.page = page, .rec = *rec};
+    uint32_t nb = ig_page_nblocks(rec);
+    int rc = 0;
+    for (uint32_t b = 0; b < nb && !rc; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(p, page, rec, b, &blk, err);
+        if (rc) break;
+        const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
+        if (!kb) continue;
+        const uint8_t *db = slice(&x->del_b, deleted, blk.first_row, blk.row_count);
+        const uint8_t *src = bytes + (blk.offset - rec->offset);
+        rc = ig_page_erase_leaf(src, &blk, &c->li, kb, db, 3, &x->r.s, &x->built, err);
+        if (rc)
+            rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
+                               (int)c->rec.name_len, c->rec.name, page, b);
+        else if (add_edit(x, &pe, b, &blk, src))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) rc = commit_page_edit(x, pp, &pe, err);
+    page_edit_free(&pe);
+    return rc;
+}
+
+/* Bits of rows NOT in kill (to render only the killed rows). */
+static uint8_t *complement(const uint8_t *kill, size_t n)
+{
+    uint8_t *c = malloc((n + 7) / 8 + 1);
+    if (!c) return NULL;
+    for (size_t i = 0; i < (n + 7) / 8; i++)
+        c[i] = (uint8_t)~kill[i];
+    return c;
+}
+
+/* A nested column: page index by page index, every leaf in lockstep. */
+int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp,
+                        uint32_t pi, uint32_t g, uint32_t col, const uint64_t *rows, size_t nrows,
+                        struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    uint32_t gg = g + t->part_first_group[pi];
+    struct ig_grouprec gr;
+    struct ig_nested_reader nr;
+    int rc = ig_part_group(p, g, &gr, err);
+    if (!rc) rc = ig_nested_open(&nr, t, col, err);
+    if (rc) return rc;
+    uint32_t count = 0;
+    rc = ig_nested_pages(&nr, t, gg, &count, err);
+    struct ig_tree *proj = calloc(nr.tree.nleaves, sizeof *proj);
+    if (!proj) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t l = 0; l < nr.tree.nleaves && !rc; l++)
+        rc = ig_tree_from_part(p, col, nr.refs[l].col, &proj[l], err);
+    uint8_t *kill = NULL, *keep = NULL;
+    size_t k = 0;
+    for (uint32_t i = 0; i < count && !rc && k < nrows; i++) {
+        uint32_t first0, cnt0;
+        struct ig_pagerec r0;
+        rc = ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first0, &cnt0, err);
+        if (!rc) rc = ig_part_page(p, first0 + i, &r0, err);
+        if (rc) break;
+        uint64_t lo = gr.first_row + r0.first_row, hi = lo + r0.row_count;
+        while (k < nrows && rows[k] < lo) k++;
+        if (k == nrows || rows[k] >= hi) continue;
+        free(kill);
+        free(keep);
+        kill = calloc((r0.row_count + 7) / 8 + 1, 1);
+        if (!kill) return ig_err(err, -ENOMEM, "out of memory");
+        uint32_t nkill = 0;
+        for (; k < nrows && rows[k] < hi; k++, nkill++)
+            kill[(rows[k] - lo) / 8] |= (uint8_t)(1u << ((rows[k] - lo) % 8));
+        keep = complement(kill, r0.row_count);
+        struct ig_pagerec rec;
+        size_t nr_rows;
+        const uint8_t *old_del;
+        rc = ig_nested_load(&nr, t, gg, i, &rec, &nr_rows, &old_del, err);
+        if (!rc && old_del)
+            for (size_t b = 0; b < (nr_rows + 7) / 8; b++) keep[b] |= old_del[b];
+        uint64_t gone = 0;
+        if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, nr_rows, keep, NULL, &gone, err);
+        if (!rc) {
+            uint8_t *px = page_extra(pp, first0 + i);
+            ig_st64(px + IG_PX_NODE_TEXT, ig_ld64(px + IG_PX_NODE_TEXT) - gone);
+        }
+        for (uint32_t l = 0; l < nr.tree.nleaves && !rc; l++) {
+            const struct ig_column_ref *c = &nr.refs[l];
+            uint32_t first, cnt;
+            struct ig_pagerec rl;
+            rc = ig_part_chunk(p, g, c->rec.leaf, &first, &cnt, err);
+            if (!rc) rc = ig_part_page(p, first + i, &rl, err);
+            uint64_t proj_gone = 0;
+            struct ig_values *vp = &nr.vals[l];
+            if (!rc) rc = ig_assemble_lines(&proj[l], &vp, nr_rows, keep, NULL, &proj_gone, err);
+            if (rc) break;
+            uint32_t values_gone = 0;
+            for (size_t r = 0; r < nr_rows; r++)
+                if ((kill[r / 8] >> (r % 8)) & 1) values_gone += vp->row_val[r + 1] - vp->row_val[r];
+            uint8_t *rr = page_rec(pp, first + i), *px = page_extra(pp, first + i);
+            ig_st32(rr + IG_PG_DELETED, rl.deleted + nkill);
+            ig_st64(rr + IG_PG_TEXT_LEN, rl.text_len - proj_gone);
+            ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - values_gone);
+            x->rep->records++;
+            if (c->erase_level != 2) continue;
+            if (c->rec.type == IG_T_BLOB)
+                for (size_t r = 0; r < nr_rows && !rc; r++)
+                    if ((kill[r / 8] >> (r % 8)) & 1)
+                        rc = zero_objects(x, p, vp, vp->row_val[r], vp->row_val[r + 1], err);
+            if (!rc)
+                rc = erase_leaf_page(x, pp, c, first + i, &rl, nr.readers[l].stored.data, kill,
+                                     old_del, err);
+        }
+    }
+    free(kill);
+    free(keep);
+    for (uint32_t l = 0; proj && l < nr.tree.nleaves; l++)
+        ig_tree_free(&proj[l]);
+    free(proj);
+    ig_nested_close(&nr);
+    return rc;
+}
+

@@ -1,0 +1,80 @@
+/* erase_int.h - what the erase's sources share (not a public interface).
+ *
+ * erase.c drives an erase: resolve the rows, plan each part group by group
+ * (leaf columns shared between two threads), journal, commit, apply, audit.
+ * erase_block.c rewrites the blocks of one page that hold an erased row and
+ * journals only the bytes that change. erase_where.c turns --where clauses into
+ * row ids. */
+#ifndef IG_FORMAT_ERASE_INT_H
+#define IG_FORMAT_ERASE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/layout.h"
+#include "format/ops/erase.h"
+#include "format/ops/reader.h"
+#include "format/page/page.h"
+#include "format/part/journal.h"
+#include "format/part/table.h"
+#include "util/buf.h"
+
+struct ig_error;
+
+/* A page that no longer fits its extent, going after the data. */
+struct moved {
+    uint32_t page;
+    struct ig_buf bytes;
+};
+
+/* One part's erase: its footer copy being edited and the pages that move. */
+struct part_plan {
+    const struct ig_part *p;
+    uint32_t pi;
+    uint8_t *nf; /* the new footer, a copy being edited */
+    struct moved *moved;
+    size_t nmoved;
+    pthread_mutex_t moved_mu; /* helper threads append to moved */
+    uint8_t *touched_groups;  /* one byte per group */
+};
+
+static inline uint8_t *page_rec(struct part_plan *pp, uint32_t page)
+{
+    return pp->nf + pp->p->sec_off[IG_SEC_PAGES] + (uint64_t)page * IG_PG_SIZE;
+}
+
+static inline uint8_t *page_extra(struct part_plan *pp, uint32_t page)
+{
+    return pp->nf + pp->p->sec_off[IG_SEC_EXTRA] + (uint64_t)page * IG_PX_SIZE;
+}
+
+static inline uint8_t *block_rec(struct part_plan *pp, const struct ig_pagerec *rec, uint32_t b)
+{
+    return pp->nf + pp->p->sec_off[IG_SEC_BLOCKS] + (uint64_t)(rec->first_block + b) * IG_BLK_SIZE;
+}
+
+/* One thread's working state: its buffers, its journal records and counts
+ * (merged into the erase's when its share is done). */
+struct erase_ctx {
+    const char *dir;
+    struct ig_journal j;
+    struct ig_reader r;
+    struct ig_values v;
+    struct ig_page_built built;
+    struct ig_buf tmp, kill_b, del_b;
+    struct ig_erase_report *rep;
+};
+void erase_ctx_free(struct erase_ctx *x);
+
+/* The rows of `kill` (page-relative bits; nkill of them) of a flat leaf's page. */
+int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+               uint32_t page, uint64_t group_first_row, const uint8_t *kill, uint32_t nkill,
+               struct ig_error *err);
+/* The rows (part-local, sorted) of group g of nested column col, every leaf. */
+int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp, uint32_t pi,
+                 uint32_t g, uint32_t col, const uint64_t *rows, size_t nrows,
+                 struct ig_error *err);
+
+#endif
