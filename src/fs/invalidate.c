@@ -189,34 +189,38 @@ static bool node_place(struct fs_session *s, const struct fs_node *n, uint64_t *
  * erased form or ESTALE) and its name (which leads to the new generation now),
  * so that it is forgotten once closed; a row or blob object that was erased
  * loses its name and pages. Rows, objects and directories that did not change
- * keep everything: they never change. */
-static void invalidate_one(struct fs_session *s, uint64_t ino)
+ * keep everything: they never change. Caller holds the table lock (read). */
+static bool is_stale(struct fs_session *s, const struct fs_node *n)
 {
-    struct fs_node n;
-    if (!fs_node_of(ino, &n)) return;
-    uint64_t parent = 0;
-    char name[3 * FS_NAME_MAX + 32];
-    bool stale = false, placed = false;
-    pthread_rwlock_rdlock(&s->table_lock);
-    if (fs_node_versioned(&n)) {
-        stale = n.version != fs_version_bits(s->current.gen);
-    } else if (n.kind == FS_K_ROW || n.kind == FS_K_BLOB || n.kind == FS_K_BLOB_ROW) {
-        uint32_t pi;
-        uint64_t local;
-        stale = ig_table_row(&s->table, n.row, &pi, &local) != 0 ||
-                ig_part_row_deleted(&s->table.parts[pi], local);
-    }
-    if (stale) placed = node_place(s, &n, &parent, name, sizeof name);
-    pthread_rwlock_unlock(&s->table_lock);
-    if (!stale) return;
-    fuse_lowlevel_notify_inval_inode(s->se, ino, 0, 0);
-    if (!placed) return;
-    if (fs_node_versioned(&n))
-        fuse_lowlevel_notify_delete(s->se, parent, ino, name, strlen(name));
-    else
-        fuse_lowlevel_notify_inval_entry(s->se, parent, name, strlen(name));
+    if (fs_node_versioned(n)) return n->version != fs_version_bits(s->current.gen);
+    if (n->kind != FS_K_ROW && n->kind != FS_K_BLOB && n->kind != FS_K_BLOB_ROW) return false;
+    uint32_t pi;
+    uint64_t local;
+    return ig_table_row(&s->table, n->row, &pi, &local) != 0 ||
+           ig_part_row_deleted(&s->table.parts[pi], local);
 }
 
+struct stale {
+    uint64_t ino, parent;
+    bool placed, versioned;
+    char name[3 * FS_NAME_MAX + 32];
+};
+
+static void notify_stale(struct fs_session *s, const struct stale *st)
+{
+    fuse_lowlevel_notify_inval_inode(s->se, st->ino, 0, 0);
+    if (!st->placed) return;
+    if (st->versioned)
+        fuse_lowlevel_notify_delete(s->se, st->parent, st->ino, st->name, strlen(st->name));
+    else
+        fuse_lowlevel_notify_inval_entry(s->se, st->parent, st->name, strlen(st->name));
+}
+
+/* The known inodes in batches: each batch checked under one hold of the table
+ * lock (a loader may have a million rows' inodes known, and an erase finds
+ * the few stale ones among them), then the stale ones notified without it
+ * (the kernel may call back into the daemon). */
+#define INVAL_BATCH 4096
 static void invalidate_all(struct fs_session *s)
 {
     pthread_mutex_lock(&s->known_mu);
@@ -225,9 +229,23 @@ static void invalidate_all(struct fs_session *s)
     for (size_t i = 0; inos && i < s->known_cap; i++)
         if (s->known[i].ino) inos[n++] = s->known[i].ino;
     pthread_mutex_unlock(&s->known_mu);
-    if (!inos) return;
-    for (size_t i = 0; i < n; i++)
-        invalidate_one(s, inos[i]);
+    struct stale *st = malloc(INVAL_BATCH * sizeof *st);
+    for (size_t a = 0; inos && st && a < n; a += INVAL_BATCH) {
+        size_t b = a + INVAL_BATCH < n ? a + INVAL_BATCH : n, ns = 0;
+        pthread_rwlock_rdlock(&s->table_lock);
+        for (size_t i = a; i < b; i++) {
+            struct fs_node node;
+            if (!fs_node_of(inos[i], &node) || !is_stale(s, &node)) continue;
+            struct stale *x = &st[ns++];
+            x->ino = inos[i];
+            x->versioned = fs_node_versioned(&node);
+            x->placed = node_place(s, &node, &x->parent, x->name, sizeof x->name);
+        }
+        pthread_rwlock_unlock(&s->table_lock);
+        for (size_t i = 0; i < ns; i++)
+            notify_stale(s, &st[i]);
+    }
+    free(st);
     free(inos);
 }
 
