@@ -27,6 +27,7 @@ struct fs_opts {
     gid_t erase_gid;         /* its id, or (gid_t)-1 */
     size_t cache_bytes;      /* decoded-page cache budget, default 256 MiB */
     unsigned threads;        /* worker threads, default 8 */
+    unsigned spin_us;        /* a worker stays awake this long for the next request, default 0 */
     unsigned readahead_kb;   /* kernel readahead for the mount, default 1024 */
 };
 

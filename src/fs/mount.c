@@ -6,6 +6,7 @@
  * detached lazily so readers with open files are not killed. */
 #include "fs.h"
 #include "invalidate.h"
+#include "loop.h"
 #include "ops.h"
 #include "session.h"
 #include "format/ops/verify.h"
@@ -152,12 +153,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     ig_sigbus_install(); /* page bytes are read from mappings of the part files */
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
-    struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_clone_fd(cfg, 1);
-    fuse_loop_cfg_set_max_threads(cfg, o->threads ? o->threads : 8);
-    fuse_loop_cfg_set_idle_threads(cfg, o->threads ? o->threads : 8);
-    int rc = fuse_session_loop_mt(se, cfg);
-    fuse_loop_cfg_destroy(cfg);
+    int rc = fs_loop(se, o->threads ? o->threads : 8, o->spin_us);
     fs_invalidate_stop(&s);
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
