@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Golden tables: parts written by every format version the reader accepts, with
+# the output the current reader must give for them (tests/integration/test_golden.sh).
+#
+#   tests/golden/make.sh tables V INGOT   write tests/golden/vV/* with binary INGOT
+#                                          (a build of the commit that wrote version V)
+#   tests/golden/make.sh --update          rewrite every expected output with build/ingot
+#   tests/golden/make.sh expected T OUT    what $INGOT prints for table T, into OUT
+#
+# Tables are made once per version and never rewritten (they are the old files a
+# new reader must keep reading). Binaries used (see git log for these commits):
+#   v2: d8b26eb (the parent of 13201d9, "Format version 3")
+#   v3: 5be4e82
+#   v4: the commit that added v4/ (format version 4, blocks)
+# Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
+# bitpack, dict, zstd, plain, for, bool) with NULLs and empty strings, rows erased;
+# a nested table (list, struct, NULL at each level); a blob column; sliding
+# windows, byte-stream split and fp16 quantised vectors.
+#
+# --update is for a deliberate change of what the reader prints; review the diff.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here"
+
+tables() {
+    local v=$1 ingot=$2 d="$here/v$1"
+    [ ! -e "$d" ] || { echo "$d exists: golden tables are never rewritten" >&2; exit 2; }
+    mkdir -p "$d"
+    (
+        cd inputs
+        "$ingot" import --schema flat.txt flat.csv "$d/flat"
+        "$ingot" erase --row 5 --row 77 --row 399 "$d/flat"
+        "$ingot" import --format jsonl --schema nested.txt nested.jsonl "$d/nested"
+        "$ingot" erase --row 13 --row 200 "$d/nested"
+        "$ingot" import --format jsonl --schema blob.txt blob.jsonl "$d/blob"
+        "$ingot" erase --row 3 "$d/blob"
+        "$ingot" import --format jsonl --schema slide.txt slide.jsonl "$d/slide"
+        "$ingot" erase --row 150 "$d/slide"
+    )
+    # the audit log holds times and hosts: not part of what a reader must read
+    rm -f "$d"/*/.ingot/erasures
+}
+
+# What the current reader prints for table dir $1 (run from its parent, so
+# paths are relative), into directory $2.
+expected() {
+    local t=$1 out=$2 ingot=${INGOT:-$here/../../build/ingot}
+    rm -rf "$out"
+    mkdir -p "$out"
+    (
+        cd "$(dirname "$t")"
+        local name
+        name=$(basename "$t")
+        "$ingot" inspect --json "$name" >"$out/inspect.json"
+        "$ingot" verify "$name" >"$out/verify.txt" 2>&1 || true
+        "$ingot" cat --rows 0-40,150,200,290-299 "$name" >"$out/rows.jsonl" 2>/dev/null || true
+        /usr/bin/python3 -c '
+import json, sys
+for c in json.load(open(sys.argv[1]))["columns"]:
+    print(c["name"])' "$out/inspect.json" | while IFS= read -r col; do
+            "$ingot" cat "$name" "$col" >"$out/cat.$col" 2>&1 || true
+        done
+    )
+}
+
+case ${1:-} in
+tables) tables "$2" "$3" ;;
+expected) expected "$2" "$3" ;; # TABLE OUT: what $INGOT prints (the test's side)
+--update)
+    for t in v*/*/; do
+        t=${t%/}
+        expected "$here/$t" "$here/expected/$t"
+    done
+    ;;
+*) sed -n '2,22p' "$0"; exit 2 ;;
+esac
