@@ -1,8 +1,11 @@
 /* cli.h - the `ingot` subcommands. Each takes argv after the subcommand name and
  * returns the process exit code: 0 success, 1 the work found a problem (verify
- * failures), 2 bad usage or an error (message on stderr). */
+ * failures, rows not found), 2 bad usage or an error (message on stderr, naming
+ * what it was doing and the input that caused it). */
 #ifndef IG_CLI_H
 #define IG_CLI_H
+
+#include <stdio.h>
 
 int cmd_import(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
@@ -11,6 +14,24 @@ int cmd_verify(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_umount(int argc, char **argv);
 int cmd_erase(int argc, char **argv);
+
+/* Each command's usage text (what `ingot help CMD` and `CMD --help` print). */
+extern const char cmd_import_usage[], cmd_inspect_usage[], cmd_cat_usage[], cmd_verify_usage[],
+    cmd_mount_usage[], cmd_umount_usage[], cmd_erase_usage[];
+
+/* The command table (help.c): name, what it does in a line, usage, an example. */
+struct cli_command {
+    const char *name, *summary;
+    const char *usage;
+    const char *example;
+    int (*run)(int argc, char **argv);
+};
+const struct cli_command *cli_command_find(const char *name);
+/* ingot help [COMMAND]: the list, or one command's usage and example. */
+int cli_help(int argc, char **argv);
+void cli_help_list(FILE *out);
+/* ingot --version: the program's version and the format versions it writes and reads. */
+void cli_version(FILE *out);
 
 /* Parse a non-negative integer option; exits with a message on bad input. */
 unsigned long long cli_parse_count(const char *opt, const char *s, unsigned long long min,

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
+const char cmd_cat_usage[] =
     "usage: ingot cat [--group G] TABLE COLUMN\n"
     "       ingot cat --rows IDS | --rows-from FILE TABLE [COLUMN...]\n"
     "  --group G         only row group G\n"
@@ -44,8 +44,8 @@ int cmd_cat(int argc, char **argv)
             by_row = true;
             if (cli_ids_read(&ids, optarg)) return 2;
             break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return 2;
+        case 'h': fputs(cmd_cat_usage, stdout); return 0;
+        default: fputs(cmd_cat_usage, stderr); return 2;
         }
     }
     if (by_row && argc - optind >= 1 && group < 0) {
@@ -55,20 +55,20 @@ int cmd_cat(int argc, char **argv)
     }
     cli_ids_free(&ids);
     if (argc - optind != 2) {
-        fputs(usage, stderr);
+        fputs(cmd_cat_usage, stderr);
         return 2;
     }
     const char *dir = argv[optind], *name = argv[optind + 1];
     struct ig_error err = {0};
     struct ig_table t;
     if (ig_table_open(&t, dir, false, &err)) {
-        cli_error("%s", err.msg);
+        cli_error("cat: %s", err.msg);
         return 2;
     }
     int rc = 0;
     struct ig_column_ref col;
     if (ig_table_column(&t, name, strlen(name), &col, &err)) {
-        cli_error("%s", err.msg);
+        cli_error("cat: %s", err.msg);
         rc = 2;
     } else if (group >= 0 && (uint64_t)group >= t.num_groups) {
         cli_error("%s: no row group %lld (the table has %u)", dir, group, t.num_groups);
@@ -79,7 +79,7 @@ int cmd_cat(int argc, char **argv)
         if (ig_column_text(&t, &col, group < 0 ? UINT32_MAX : (uint32_t)group, emit, stdout,
                            &err)) {
             fflush(stdout);
-            cli_error("%s", err.msg);
+            cli_error("cat: %s", err.msg);
             rc = 2;
         } else if (fflush(stdout)) {
             cli_error("writing output: %s", strerror(errno));

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage[] =
+const char cmd_erase_usage[] =
     "usage: ingot erase [--row IDS]... [--rows-from FILE] [--where COLUMN=VALUE]... [--json] TABLE\n"
     "  --row IDS             erase these rows: an id, or a list like 5,17,100-104 (repeatable)\n"
     "  --rows-from FILE      erase the rows listed in FILE (one id or A-B per line; - is stdin)\n"
@@ -58,12 +58,12 @@ int cmd_erase(int argc, char **argv)
             break;
         }
         case 'j': json = true; break;
-        case 'h': fputs(usage, stdout); goto out;
-        default: fputs(usage, stderr); rc = 2;
+        case 'h': fputs(cmd_erase_usage, stdout); goto out;
+        default: fputs(cmd_erase_usage, stderr); rc = 2;
         }
     }
     if (!rc && (argc - optind != 1 || (ids.n == 0 && nwhere == 0))) {
-        fputs(usage, stderr);
+        fputs(cmd_erase_usage, stderr);
         rc = 2;
     }
     if (!rc) {
@@ -74,7 +74,7 @@ int cmd_erase(int argc, char **argv)
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         if (ig_erase(argv[optind], &req, &rep, &err)) {
-            cli_error("%s", err.msg);
+            cli_error("erase: %s", err.msg);
             rc = 2;
         } else {
             clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char usage[] =
+const char cmd_import_usage[] =
     "usage: ingot import [OPTIONS] INPUT TABLE\n"
     "  --format csv|jsonl|npy input format (default: from the extension; a .npy\n"
     "                         array becomes one column named after the file)\n"
@@ -72,7 +72,7 @@ int cmd_import(int argc, char **argv)
             else if (!strcmp(optarg, "npy"))
                 o.format = IG_INPUT_NPY;
             else {
-                cli_error("--format: expected csv, jsonl or npy, got '%s'", optarg);
+                cli_error("import: --format: expected csv, jsonl or npy, got '%s'", optarg);
                 return 2;
             }
             break;
@@ -86,19 +86,19 @@ int cmd_import(int argc, char **argv)
             if (strlen(optarg) == 2 && optarg[0] == '\\' && optarg[1] == 't')
                 o.delimiter = '\t';
             else if (strlen(optarg) != 1) {
-                cli_error("--delimiter: expected one character");
+                cli_error("import: --delimiter: expected one character, got %s", optarg);
                 return 2;
             } else
                 o.delimiter = optarg[0];
             break;
         case 'j': json = true; break;
         case 'S': o.sample_rows = (uint32_t)cli_parse_count("--sample-rows", optarg, 1, 1u << 30); break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return 2;
+        case 'h': fputs(cmd_import_usage, stdout); return 0;
+        default: fputs(cmd_import_usage, stderr); return 2;
         }
     }
     if (argc - optind != 2) {
-        fputs(usage, stderr);
+        fputs(cmd_import_usage, stderr);
         return 2;
     }
     const char *input = argv[optind], *table = argv[optind + 1];
@@ -119,7 +119,7 @@ int cmd_import(int argc, char **argv)
     ig_progress_end(&prog);
     catch_stop_signals(SIG_DFL);
     if (rc) {
-        cli_error("%s", err.msg);
+        cli_error("import: %s", err.msg);
         if (stop_signal) raise(stop_signal); /* the conventional status: killed by it */
         return 2;
     }

@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "usage: ingot inspect [--json] TABLE\n";
+const char cmd_inspect_usage[] =
+    "usage: ingot inspect [--json | --columns] TABLE\n"
+    "  --json     the same as JSON (for scripts)\n"
+    "  --columns  only the column names, one per line (what shell completion asks)\n";
 
 struct colstat {
     uint64_t pages, stored, body, text, zstd_pages;
@@ -198,33 +201,44 @@ static void print_json(const struct ig_table *t, const struct ig_schema *sc, con
 int cmd_inspect(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    bool json = false;
+        {"json", no_argument, 0, 'j'}, {"columns", no_argument, 0, 'c'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    bool json = false, names = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return 2;
+        case 'c': names = true; break;
+        case 'h': fputs(cmd_inspect_usage, stdout); return 0;
+        default: fputs(cmd_inspect_usage, stderr); return 2;
         }
     }
     if (argc - optind != 1) {
-        fputs(usage, stderr);
+        fputs(cmd_inspect_usage, stderr);
         return 2;
     }
     struct ig_error err = {0};
     struct ig_table t;
     if (ig_table_open(&t, argv[optind], false, &err)) {
-        cli_error("%s", err.msg);
+        cli_error("inspect: %s", err.msg);
         return 2;
+    }
+    if (names) { /* footer only: no page is read */
+        for (uint32_t col = 0; col < t.parts[0].num_columns; col++) {
+            struct ig_colrec cr;
+            if (ig_part_column(&t.parts[0], col, &cr, NULL) == 0)
+                printf("%.*s\n", (int)cr.name_len, cr.name);
+        }
+        ig_table_close(&t);
+        return 0;
     }
     struct ig_schema sc;
     bool have_schema = ig_schema_from_part(&t.parts[0], &sc, NULL) == 0;
     struct colstat *cs = calloc(t.parts[0].num_columns, sizeof *cs);
     int rc = cs ? gather(&t, cs, &err) : ig_err(&err, -ENOMEM, "out of memory");
     if (rc) {
-        cli_error("%s", err.msg);
+        cli_error("inspect: %s", err.msg);
     } else if (json) {
         print_json(&t, have_schema ? &sc : NULL, cs);
     } else {

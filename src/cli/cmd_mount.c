@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char usage[] =
+const char cmd_mount_usage[] =
     "usage: ingot mount [-f] [-d] [-o OPTION[,OPTION...]] TABLE DIR\n"
     "  -f                 stay in the foreground (Ctrl-C unmounts)\n"
     "  -d                 FUSE debug output (implies -f)\n"
@@ -66,12 +66,12 @@ int cmd_mount(int argc, char **argv)
         case 'o':
             if (parse_o(&o, optarg)) return 2;
             break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return 2;
+        case 'h': fputs(cmd_mount_usage, stdout); return 0;
+        default: fputs(cmd_mount_usage, stderr); return 2;
         }
     }
     if (argc - optind != 2) {
-        fputs(usage, stderr);
+        fputs(cmd_mount_usage, stderr);
         return 2;
     }
     o.table_dir = argv[optind];
@@ -79,10 +79,16 @@ int cmd_mount(int argc, char **argv)
     return fs_mount_main(&o);
 }
 
+const char cmd_umount_usage[] = "usage: ingot umount DIR\n  unmount a mounted table (fusermount3 -u DIR does the same)\n";
+
 int cmd_umount(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(cmd_umount_usage, stdout);
+        return 0;
+    }
     if (argc != 2 || argv[1][0] == '-') {
-        fputs("usage: ingot umount DIR\n", argc == 2 ? stdout : stderr);
+        fputs(cmd_umount_usage, stderr);
         return 2;
     }
     pid_t pid = fork();

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "usage: ingot verify [--json] TABLE\n";
+const char cmd_verify_usage[] = "usage: ingot verify [--json] TABLE\n";
 
 struct vstate {
     bool json;
@@ -48,12 +48,12 @@ int cmd_verify(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': s.json = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return 2;
+        case 'h': fputs(cmd_verify_usage, stdout); return 0;
+        default: fputs(cmd_verify_usage, stderr); return 2;
         }
     }
     if (argc - optind != 1) {
-        fputs(usage, stderr);
+        fputs(cmd_verify_usage, stderr);
         return 2;
     }
     const char *dir = argv[optind];

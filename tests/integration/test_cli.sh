@@ -319,3 +319,56 @@ for i in range(5000): print(f'{i},\"c{i*7}\"')" >"$d/in.csv"
     grep -q "nosuch" <<<"$out" || { echo "$out"; return 1; }
 }
 check take_rows_and_erase_lists take_cli
+
+# --- a CLI a person can learn: help, version, man pages, completion
+help_complete() {
+    local out cmd
+    out=$("$INGOT" help) || return 1
+    # every command the binary dispatches is listed, documented in the man page,
+    # and has its own help with an example
+    for cmd in import inspect cat verify erase mount umount; do
+        grep -qE "^  $cmd " <<<"$out" || { echo "help lacks $cmd"; return 1; }
+        "$INGOT" help "$cmd" | grep -q "^example:" || { echo "help $cmd lacks an example"; return 1; }
+        "$INGOT" "$cmd" --help | grep -q "usage: ingot $cmd" || { echo "$cmd --help"; return 1; }
+        man -l "$INGOT_ROOT/docs/man/ingot.1" 2>/dev/null | grep -qE "^ +$cmd( |$)" ||
+            { echo "man page lacks $cmd"; return 1; }
+    done
+    out=$("$INGOT" help nosuch 2>&1) && return 1
+    grep -q "help: unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" --version | grep -qE "^ingot [0-9.]+ \(writes format version 4; reads versions 2 to 4\)$" ||
+        { "$INGOT" --version; return 1; }
+    man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "erase_group=G" || return 1
+    # the mount page names every -o option the binary takes
+    for opt in allow_other erase_group cache_mb threads spin_us readahead_kb; do
+        "$INGOT" mount --help | grep -q "$opt" || { echo "mount --help lacks $opt"; return 1; }
+        man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "$opt" || { echo "man lacks $opt"; return 1; }
+    done
+}
+check cli_help_version_man help_complete
+
+completion() {
+    # the completion function, called as bash calls it
+    PATH="$(dirname "$INGOT"):$PATH" bash -c '
+        . "$1/scripts/completion/ingot.bash"
+        COMP_WORDS=(ingot er); COMP_CWORD=1; _ingot; [ "${COMPREPLY[*]}" = erase ] || { echo "cmd: ${COMPREPLY[*]}"; exit 1; }
+        COMP_WORDS=(ingot erase --ro); COMP_CWORD=2; _ingot; [ "${COMPREPLY[*]}" = "--row --rows-from" ] || { echo "opt: ${COMPREPLY[*]}"; exit 1; }
+        COMP_WORDS=(ingot cat "$2" do); COMP_CWORD=3; _ingot
+        [ "${COMPREPLY[*]}" = "doc doc.name doc.score" ] || { echo "col: ${COMPREPLY[*]}"; exit 1; }
+        COMP_WORDS=(ingot erase "$2" --where i); COMP_CWORD=4; _ingot
+        [ "${COMPREPLY[*]}" = "id= " ] || [ "${COMPREPLY[*]}" = "id=" ] || { echo "where: ${COMPREPLY[*]}"; exit 1; }
+    ' _ "$INGOT_ROOT" "$INGOT_ROOT/tests/golden/v4/nested"
+}
+check cli_bash_completion completion
+
+errors_name_command() {
+    local out
+    out=$("$INGOT" cat "$WORK/nonexistent" x 2>&1) && return 1
+    grep -q "^ingot: cat: .*nonexistent" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" inspect "$WORK/nonexistent" 2>&1) && return 1
+    grep -q "^ingot: inspect: .*nonexistent" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" import --format xml a b 2>&1) && return 1
+    grep -q "^ingot: import: --format: expected csv, jsonl or npy, got 'xml'" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" nosuch 2>&1) && return 1
+    grep -q "unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
+}
+check cli_errors_name_command_and_input errors_name_command
