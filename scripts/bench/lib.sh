@@ -40,8 +40,8 @@ bench_build() {
 # DuckDB for Node, into scripts/bench/node_modules (git-ignored).
 bench_npm() {
     command -v node >/dev/null || die "node is needed for the DuckDB side"
-    if [ ! -d "$BENCH_DIR/node_modules/@duckdb/node-api" ]; then
-        log "npm install (DuckDB for Node) into scripts/bench/node_modules"
+    if [ ! -d "$BENCH_DIR/node_modules/@duckdb/node-api" ] || [ ! -d "$BENCH_DIR/node_modules/@lancedb/lancedb" ]; then
+        log "npm install (DuckDB, LanceDB for Node) into scripts/bench/node_modules"
         (cd "$BENCH_DIR" && npm install --no-audit --no-fund --loglevel=error >/dev/null) ||
             die "npm install failed"
     fi

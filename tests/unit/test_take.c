@@ -116,7 +116,7 @@ static int whole_column(struct ig_table *t, uint32_t col, struct ig_values *all)
     int rc = ig_table_column_at(t, col, &c, &e);
     ig_values_retype(all, c.rec.type);
     for (uint32_t g = 0; g < t->num_groups && !rc; g++) {
-        uint32_t first, count;
+        uint32_t first = 0, count = 0;
         struct ig_grouprec gr;
         rc = ig_part_group(&t->parts[0], g, &gr, &e);
         if (!rc) rc = ig_part_chunk(&t->parts[0], g, c.rec.leaf, &first, &count, &e);

@@ -162,11 +162,13 @@ static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct 
     for (unsigned i = 0; i < nt; i++) {
         w[i] = (struct leaf_worker){.sh = sh};
         w[i].x = (struct erase_ctx){.dir = x->dir, .rep = &w[i].rep};
-        ig_journal_init(&w[i].x.j);
+        /* worker 0 is this thread: its journal is the erase's own */
+        if (i == 0)
+            w[i].x.j = x->j;
+        else
+            ig_journal_init(&w[i].x.j);
         ig_values_init(&w[i].x.v, IG_T_INT64);
     }
-    /* worker 0 is this thread: its journal is the erase's own */
-    w[0].x.j = x->j;
     for (unsigned i = 1; i < nt; i++)
         started[i] = pthread_create(&tid[i], NULL, leaf_thread, &w[i]) == 0;
     leaf_work(&w[0]);

@@ -1,0 +1,87 @@
+// ra_peers.mjs - the peers of scripts/bench/random_access: LanceDB's take and
+// DuckDB on Parquet, for the same ids.
+//
+//   node ra_peers.mjs lance-build CSV DIR      CSV (id,caption) -> a Lance table
+//   node ra_peers.mjs lance-take DIR IDS       takeOffsets(ids): ms of the first call
+//                                              (connect + open + take) and the best of 3 more
+//   node ra_peers.mjs parquet CSV OUT          CSV -> Parquet (zstd, DuckDB's defaults)
+//   node ra_peers.mjs duck-take OUT IDS        SELECT * WHERE id IN (ids): first and best of 3
+// Each prints one JSON line. Row ids are offsets: the tables are written in id order.
+import * as lancedb from '@lancedb/lancedb';
+import { tableFromArrays } from 'apache-arrow';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const [cmd, a, b] = process.argv.slice(2);
+const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+const ids = (f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map(Number);
+
+async function lanceBuild(csv, dir) {
+  const db = await lancedb.connect(dir);
+  const rl = createInterface({ input: createReadStream(csv), crlfDelay: Infinity });
+  let idv = [], cap = [], tbl = null, header = true;
+  const flush = async () => {
+    if (!idv.length) return;
+    const t = tableFromArrays({ id: BigInt64Array.from(idv), caption: cap });
+    if (!tbl) tbl = await db.createTable('t', t, { mode: 'overwrite' });
+    else await tbl.add(t);
+    idv = []; cap = [];
+  };
+  for await (const line of rl) {
+    if (header) { header = false; continue; }
+    const k = line.indexOf(',');
+    idv.push(BigInt(line.slice(0, k)));
+    cap.push(line.slice(k + 1));
+    if (idv.length === 200000) await flush();
+  }
+  await flush();
+  console.log(JSON.stringify({ rows: await tbl.countRows() }));
+}
+
+async function lanceTake(dir, f) {
+  const offs = ids(f);
+  const t0 = process.hrtime.bigint();
+  const db = await lancedb.connect(dir);
+  const tbl = await db.openTable('t');
+  let n = (await tbl.takeOffsets(offs).toArrow()).numRows;
+  const first = ms(t0);
+  let best = Infinity;
+  for (let r = 0; r < 3; r++) {
+    const t1 = process.hrtime.bigint();
+    n = (await tbl.takeOffsets(offs).toArrow()).numRows;
+    best = Math.min(best, ms(t1));
+  }
+  console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n }));
+}
+
+async function parquet(csv, out) {
+  const inst = await DuckDBInstance.create(':memory:');
+  const c = await inst.connect();
+  await c.run(`COPY (SELECT * FROM read_csv('${csv}', header = true, columns = {'id': 'BIGINT', 'caption': 'VARCHAR'}))
+               TO '${out}' (FORMAT parquet, COMPRESSION zstd)`);
+  console.log(JSON.stringify({ ok: true }));
+}
+
+async function duckTake(pq, f) {
+  const list = ids(f).join(',');
+  const sql = `SELECT * FROM read_parquet('${pq}') WHERE id IN (${list})`;
+  const t0 = process.hrtime.bigint();
+  const inst = await DuckDBInstance.create(':memory:');
+  const c = await inst.connect();
+  let n = (await (await c.run(sql)).getRows()).length;
+  const first = ms(t0);
+  let best = Infinity;
+  for (let r = 0; r < 3; r++) {
+    const t1 = process.hrtime.bigint();
+    n = (await (await c.run(sql)).getRows()).length;
+    best = Math.min(best, ms(t1));
+  }
+  console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n }));
+}
+
+if (cmd === 'lance-build') await lanceBuild(a, b);
+else if (cmd === 'lance-take') await lanceTake(a, b);
+else if (cmd === 'parquet') await parquet(a, b);
+else if (cmd === 'duck-take') await duckTake(a, b);
+else { console.error('usage: see the head of ra_peers.mjs'); process.exit(2); }
