@@ -153,10 +153,11 @@ static void print_json(const struct ig_table *t, const struct ig_schema *sc, con
            t->num_groups, p0->erase_level);
     for (uint32_t pi = 0; pi < t->nparts; pi++) {
         const struct ig_part *p = &t->parts[pi];
-        printf("%s{\"name\":\"%s\",\"first_row_id\":%" PRIu64 ",\"rows\":%" PRIu64
-               ",\"deleted_rows\":%" PRIu64 ",\"row_groups\":%u,\"pages\":%u,\"file_bytes\":%" PRIu64
+        printf("%s{\"name\":\"%s\",\"format_version\":%u,\"first_row_id\":%" PRIu64
+               ",\"rows\":%" PRIu64 ",\"deleted_rows\":%" PRIu64
+               ",\"row_groups\":%u,\"pages\":%u,\"file_bytes\":%" PRIu64
                ",\"footer_bytes\":%" PRIu64 ",\"root_hash\":\"%016" PRIx64 "\"}",
-               pi ? "," : "", p->name, p->first_row_id, p->num_rows, p->deleted_rows,
+               pi ? "," : "", p->name, p->version, p->first_row_id, p->num_rows, p->deleted_rows,
                p->num_groups, p->num_pages, p->file_size, p->footer_size, p->root);
     }
     printf("],\"groups\":[");

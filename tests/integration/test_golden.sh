@@ -45,3 +45,30 @@ damaged() {
     done
 }
 check golden_damage_named_in_old_parts damaged
+
+# a table of mixed versions: a version-3 part with a version-4 part appended;
+# rows read by id from both, an erase in both, and each part keeps its version
+mixed() {
+    local m="$WORK/mixed" out
+    rm -rf "$m"; cp -r "$G/v3/flat" "$m"
+    (cd "$G/inputs" && "$INGOT" import --append --schema flat.txt flat.csv "$m") >/dev/null || return 1
+    "$INGOT" inspect --json "$m" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["rows"] == 800, d["rows"]' || return 1
+    # the appended rows read as the original ones (ids 400.. = 0..)
+    out=$("$INGOT" cat --rows 1,401,398,798 "$m" word txt) || return 1
+    [ "$(sed -n 1p <<<"$out")" = "$(sed -n 2p <<<"$out")" ] && [ "$(sed -n 3p <<<"$out")" = "$(sed -n 4p <<<"$out")" ] ||
+        { echo "$out"; return 1; }
+    "$INGOT" erase --row 1,401,398,798 "$m" >/dev/null || return 1
+    "$INGOT" verify "$m" >/dev/null || { "$INGOT" verify "$m"; return 1; }
+    out=$("$INGOT" cat --rows 1,401,2 "$m" id 2>&1) && return 1
+    grep -q "row 1: no such row" <<<"$out" && grep -q "row 401: no such row" <<<"$out" || { echo "$out"; return 1; }
+    # 400 rows (3 erased when made, 2 now) and 400 appended (2 erased now)
+    [ "$("$INGOT" cat "$m" word | wc -l)" = $((400 - 3 - 2 + 400 - 2)) ] || return 1
+    # the old part is still version 3 (the erase kept it), the new one 4
+    "$INGOT" inspect --json "$m" | /usr/bin/python3 -c '
+import json, sys
+assert [p["format_version"] for p in json.load(sys.stdin)["parts"]] == [3, 4]' || return 1
+}
+check golden_mixed_versions_read_and_erase mixed
