@@ -8,6 +8,7 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,43 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
     }
     if (!rc && ig_buf_append(out, "}\n", 2)) rc = ig_err(err, -ENOMEM, "out of memory");
     return rc;
+}
+
+/* Ask the kernel for one leaf's block holding the row (advice only). */
+static void prefetch_leaf(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf)
+{
+    struct ig_row_block rb;
+    struct ig_pagerec blk;
+    if (ig_row_block(p, at, leaf, &rb) || ig_part_block(p, rb.page, &rb.rec, rb.block, &blk, NULL))
+        return;
+    (void)posix_fadvise(p->fd, (off_t)blk.offset, (off_t)blk.stored, POSIX_FADV_WILLNEED);
+}
+
+void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, const uint32_t *cols,
+                      size_t ncols)
+{
+    const struct ig_part *p0 = &t->parts[0];
+    for (size_t i = 0; i < n; i++) {
+        struct ig_row_at at;
+        if (ig_row_locate(t, ids[i], &at)) continue;
+        const struct ig_part *p = &t->parts[at.part];
+        for (size_t k = 0; k < (cols ? ncols : p0->num_columns); k++) {
+            struct ig_column_ref ref;
+            if (ig_table_column_at(t, cols ? cols[k] : (uint32_t)k, &ref, NULL)) continue;
+            if (!cols && ref.rec.parent != IG_NONE) continue; /* all columns: the top-level ones */
+            if (ref.rec.leaf != IG_NONE && !ref.nested) {
+                prefetch_leaf(p, &at, ref.rec.leaf);
+                continue;
+            }
+            struct ig_tree tree; /* a nested column: each of its leaves */
+            if (ig_tree_from_part(p0, ref.top, ref.col == ref.top ? UINT32_MAX : ref.col, &tree,
+                                  NULL))
+                continue;
+            for (uint32_t l = 0; l < tree.nleaves; l++)
+                prefetch_leaf(p, &at, tree.leaf_global[l]);
+            ig_tree_free(&tree);
+        }
+    }
 }
 
 /* ---- a take handle: one decoded block per column ---- */

@@ -69,6 +69,12 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
                        const struct ig_block_source *src, struct ig_buf *out,
                        struct ig_error *err);
 
+/* Tell the kernel every block the rows ids (of the given columns; NULL: every
+ * top-level column) will need, before reading any: from a cold cache the reads
+ * then overlap instead of waiting one behind the other. Advice only. */
+void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, const uint32_t *cols,
+                      size_t ncols);
+
 /* A take handle: a reader and one decoded block per column, kept between calls
  * so rows that share a block decode it once. One thread at a time. */
 struct ig_take;
