@@ -6,6 +6,8 @@
 //                                              (connect + open + take) and the best of 3 more
 //   node ra_peers.mjs parquet CSV OUT          CSV -> Parquet (zstd, DuckDB's defaults)
 //   node ra_peers.mjs duck-take OUT IDS        SELECT * WHERE id IN (ids): first and best of 3
+//   node ra_peers.mjs parquet-wide CSV OUT     CSV (id, caption, f0..f19 float32) -> Parquet (zstd)
+//   node ra_peers.mjs rewrite IN IDS OUT       the whole file rewritten without the rows in IDS, fsynced
 // Each prints one JSON line. Row ids are offsets: the tables are written in id order.
 import * as lancedb from '@lancedb/lancedb';
 import { tableFromArrays } from 'apache-arrow';
@@ -80,7 +82,31 @@ async function duckTake(pq, f) {
   console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n }));
 }
 
-if (cmd === 'lance-build') await lanceBuild(a, b);
+async function parquetWide(csv, out) {
+  const cols = ["'id': 'BIGINT'", "'caption': 'VARCHAR'"];
+  for (let k = 0; k < 20; k++) cols.push(`'f${k}': 'FLOAT'`);
+  const inst = await DuckDBInstance.create(':memory:');
+  const c = await inst.connect();
+  await c.run(`COPY (SELECT * FROM read_csv('${csv}', header = true, columns = {${cols.join(', ')}}))
+               TO '${out}' (FORMAT parquet, COMPRESSION zstd)`);
+  console.log(JSON.stringify({ ok: true }));
+}
+
+async function rewrite(pq, f, out) {
+  const { openSync, fsyncSync, closeSync, statSync } = await import('node:fs');
+  const inst = await DuckDBInstance.create(':memory:');
+  const c = await inst.connect();
+  const t0 = process.hrtime.bigint();
+  await c.run(`CREATE TEMP TABLE gone AS SELECT column0::BIGINT AS id FROM read_csv('${f}', header = false)`);
+  await c.run(`COPY (SELECT * FROM read_parquet('${pq}') WHERE id NOT IN (SELECT id FROM gone))
+               TO '${out}' (FORMAT parquet, COMPRESSION zstd)`);
+  const fd = openSync(out, 'r+'); fsyncSync(fd); closeSync(fd);
+  console.log(JSON.stringify({ ms: ms(t0), bytes: statSync(out).size }));
+}
+
+if (cmd === 'parquet-wide') await parquetWide(a, b);
+else if (cmd === 'rewrite') await rewrite(a, b, process.argv[5]);
+else if (cmd === 'lance-build') await lanceBuild(a, b);
 else if (cmd === 'lance-take') await lanceTake(a, b);
 else if (cmd === 'parquet') await parquet(a, b);
 else if (cmd === 'duck-take') await duckTake(a, b);
