@@ -4,6 +4,7 @@
  * bookkeeping and forget only replies. Everything is read-only: requests that
  * would change the tree or a file fail with EROFS. */
 #include "ops.h"
+#include "attr.h"
 #include "blobs.h"
 #include "control.h"
 #include "invalidate.h"
@@ -63,87 +64,6 @@ static bool again(struct fs_session *s, int *rc, int *tries)
     }
     fs_reload(s, false, NULL, 0);
     return true;
-}
-
-static bool dir_exists(struct fs_session *s, const struct fs_node *n)
-{
-    if (n->kind == FS_K_ROOT) return true;
-    if (n->kind != FS_K_DIR) return false;
-    if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
-    if (n->dir == FS_D_BLOBS) return s->nblob_cols > 0;
-    return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS ||
-           n->dir == FS_D_CONTROL;
-}
-
-static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t size,
-                      struct stat *st);
-
-/* Attributes of an existing node, or -ENOENT. */
-static int node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
-{
-    memset(st, 0, sizeof *st);
-    st->st_ino = fs_ino(n);
-    st->st_uid = s->uid;
-    st->st_gid = s->gid;
-    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
-    bool erase_group = s->erase_gid != (gid_t)-1;
-    if (n->kind == FS_K_ROOT || n->kind == FS_K_DIR) {
-        if (!dir_exists(s, n)) return -ENOENT;
-        st->st_mode = S_IFDIR | 0555;
-        if (n->kind == FS_K_DIR && n->dir == FS_D_ROWS) {
-            /* rm rows/ID erases: the owner, and the erase group */
-            st->st_mode = S_IFDIR | (erase_group ? 0775 : 0755);
-            if (erase_group) st->st_gid = s->erase_gid;
-        }
-        st->st_nlink = 2;
-        return 0;
-    }
-    if (n->kind == FS_K_BLOB_DIR || n->kind == FS_K_BLOB_ROW) {
-        uint64_t none;
-        int rc = fs_node_size(s, n, &none);
-        if (rc) return rc;
-        st->st_mode = S_IFDIR | 0555;
-        st->st_nlink = 2;
-        return 0;
-    }
-    uint64_t size;
-    int rc = fs_node_size(s, n, &size);
-    if (rc) return rc;
-    file_stat(s, n, size, st);
-    return 0;
-}
-
-/* A regular file's attributes (st's common fields already set) once its size is known. */
-static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t size, struct stat *st)
-{
-    bool erase_group = s->erase_gid != (gid_t)-1;
-    st->st_mode = S_IFREG | 0444;
-    if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) {
-        st->st_mode = S_IFREG | (erase_group ? 0220 : 0200);
-        if (erase_group) st->st_gid = s->erase_gid;
-    }
-    st->st_nlink = 1;
-    st->st_size = (off_t)size;
-    st->st_blocks = (blkcnt_t)((size + 511) / 512);
-    st->st_blksize = 1 << 20; /* tells cat and cp to read in large chunks */
-}
-
-/* A row's attributes for a directory listing: its JSON rendered into scratch
- * for the length, not cached (a listing visits every row once; the blocks it
- * decodes are cached, so rows sharing a block decode it once). */
-static int row_stat(struct fs_session *s, const struct fs_node *n, struct ig_buf *scratch,
-                    struct stat *st)
-{
-    memset(st, 0, sizeof *st);
-    st->st_ino = fs_ino(n);
-    st->st_uid = s->uid;
-    st->st_gid = s->gid;
-    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
-    ig_buf_reset(scratch);
-    int rc = fs_row_render(s, n->row, scratch);
-    if (rc) return rc;
-    file_stat(s, n, scratch->len, st);
-    return 0;
 }
 
 /* Canonical decimal (no sign, no leading zeros). */
@@ -232,7 +152,7 @@ static int lookup_child_any(struct fs_session *s, const struct fs_node *parent, 
         *child = (struct fs_node){.kind = FS_K_BLOB, .blob = parent->blob, .row = row, .k = k};
         return 0;
     }
-    if (parent->kind != FS_K_DIR || !dir_exists(s, parent)) return -ENOENT;
+    if (parent->kind != FS_K_DIR || !fs_dir_exists(s, parent)) return -ENOENT;
     switch (parent->dir) {
     case FS_D_COLUMNS:
     case FS_D_GROUP: {
@@ -309,7 +229,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     do {
         pthread_rwlock_rdlock(&s->table_lock);
         rc = fs_node_of(parent, &pn) ? lookup_child(s, &pn, name, tid, &cn, &gen) : -ENOENT;
-        if (!rc) rc = node_stat(s, &cn, &e.attr);
+        if (!rc) rc = fs_node_stat(s, &cn, &e.attr);
         if (!rc) {
             entry_times(s, &cn, gen, &e);
             e.ino = e.attr.st_ino;
@@ -355,7 +275,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     int rc, tries = 0;
     do {
         pthread_rwlock_rdlock(&s->table_lock);
-        rc = fs_node_of(ino, &n) ? node_stat(s, &n, &st) : -ENOENT;
+        rc = fs_node_of(ino, &n) ? fs_node_stat(s, &n, &st) : -ENOENT;
         pthread_rwlock_unlock(&s->table_lock);
     } while (again(s, &rc, &tries));
     if (rc)
@@ -516,7 +436,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     struct fs_node d;
     struct stat dst;
     pthread_rwlock_rdlock(&s->table_lock);
-    bool ok = fs_node_of(ino, &d) && node_stat(s, &d, &dst) == 0 && S_ISDIR(dst.st_mode);
+    bool ok = fs_node_of(ino, &d) && fs_node_stat(s, &d, &dst) == 0 && S_ISDIR(dst.st_mode);
     pthread_rwlock_unlock(&s->table_lock);
     if (!ok) {
         fuse_reply_err(req, ENOENT);
@@ -541,8 +461,8 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
             struct fuse_entry_param e = {0};
             bool dots = !strcmp(name, ".") || !strcmp(name, "..");
             int rc = dots                  ? -ENOENT
-                     : n.kind == FS_K_ROW ? row_stat(s, &n, &scratch, &e.attr)
-                                          : node_stat(s, &n, &e.attr);
+                     : n.kind == FS_K_ROW ? fs_row_stat(s, &n, &scratch, &e.attr)
+                                          : fs_node_stat(s, &n, &e.attr);
             if (rc == 0) {
                 e.ino = e.attr.st_ino;
                 entry_times(s, &n, s->current.gen, &e);
@@ -714,7 +634,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
         attr->st_size == 0) {
         struct stat st;
         pthread_rwlock_rdlock(&S(req)->table_lock);
-        node_stat(S(req), &n, &st);
+        fs_node_stat(S(req), &n, &st);
         pthread_rwlock_unlock(&S(req)->table_lock);
         fuse_reply_attr(req, &st, 0);
         return;

@@ -1,0 +1,28 @@
+/* page_int.h - what page.c (encoding, decoding) shares with page_erase.c
+ * (erasing in place). Not part of the page layer's interface (page.h). */
+#ifndef IG_FORMAT_PAGE_INT_H
+#define IG_FORMAT_PAGE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/enc/codec.h"
+#include "format/page/page.h"
+
+struct ig_buf;
+struct ig_error;
+
+/* Room for n + 1 offsets in the scratch. */
+int ig_page_scratch_offs(struct ig_page_scratch *s, size_t n);
+/* How a fixed-width type's lanes read as integers (signedness, width). */
+struct ig_int_desc ig_page_lane_desc(uint8_t type);
+/* ZSTD_compress's bytes through this thread's reused context. */
+size_t ig_page_compress(void *dst, size_t cap, const void *src, size_t n, int level);
+/* Compress body (per policy) into out and checksum it. */
+int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig_page_built *out,
+                 struct ig_error *err);
+/* An erased page's zstd frame a few bytes over its extent: try harder levels. */
+int ig_page_recompress_to_fit(const struct ig_buf *body, size_t capacity,
+                              struct ig_page_built *out, struct ig_error *err);
+
+#endif

@@ -1,0 +1,88 @@
+/* attr.c - the attributes each node of the namespace shows: modes (who may
+ * read, who may erase), owner, times, exact sizes. FUSE-free: ops.c hands
+ * them to the kernel. */
+#include "attr.h"
+#include "rows.h"
+#include "view.h"
+
+#include <errno.h>
+#include <string.h>
+
+bool fs_dir_exists(struct fs_session *s, const struct fs_node *n)
+{
+    if (n->kind == FS_K_ROOT) return true;
+    if (n->kind != FS_K_DIR) return false;
+    if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
+    if (n->dir == FS_D_BLOBS) return s->nblob_cols > 0;
+    return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS ||
+           n->dir == FS_D_CONTROL;
+}
+
+/* A regular file's attributes (st's common fields already set) once its size is known. */
+static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t size, struct stat *st)
+{
+    bool erase_group = s->erase_gid != (gid_t)-1;
+    st->st_mode = S_IFREG | 0444;
+    if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) {
+        st->st_mode = S_IFREG | (erase_group ? 0220 : 0200);
+        if (erase_group) st->st_gid = s->erase_gid;
+    }
+    st->st_nlink = 1;
+    st->st_size = (off_t)size;
+    st->st_blocks = (blkcnt_t)((size + 511) / 512);
+    st->st_blksize = 1 << 20; /* tells cat and cp to read in large chunks */
+}
+
+/* Attributes of an existing node, or -ENOENT. */
+int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = fs_ino(n);
+    st->st_uid = s->uid;
+    st->st_gid = s->gid;
+    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+    bool erase_group = s->erase_gid != (gid_t)-1;
+    if (n->kind == FS_K_ROOT || n->kind == FS_K_DIR) {
+        if (!fs_dir_exists(s, n)) return -ENOENT;
+        st->st_mode = S_IFDIR | 0555;
+        if (n->kind == FS_K_DIR && n->dir == FS_D_ROWS) {
+            /* rm rows/ID erases: the owner, and the erase group */
+            st->st_mode = S_IFDIR | (erase_group ? 0775 : 0755);
+            if (erase_group) st->st_gid = s->erase_gid;
+        }
+        st->st_nlink = 2;
+        return 0;
+    }
+    if (n->kind == FS_K_BLOB_DIR || n->kind == FS_K_BLOB_ROW) {
+        uint64_t none;
+        int rc = fs_node_size(s, n, &none);
+        if (rc) return rc;
+        st->st_mode = S_IFDIR | 0555;
+        st->st_nlink = 2;
+        return 0;
+    }
+    uint64_t size;
+    int rc = fs_node_size(s, n, &size);
+    if (rc) return rc;
+    file_stat(s, n, size, st);
+    return 0;
+}
+
+/* A row's attributes for a directory listing: its JSON rendered into scratch
+ * for the length, not cached (a listing visits every row once; the blocks it
+ * decodes are cached, so rows sharing a block decode it once). */
+int fs_row_stat(struct fs_session *s, const struct fs_node *n, struct ig_buf *scratch,
+                    struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = fs_ino(n);
+    st->st_uid = s->uid;
+    st->st_gid = s->gid;
+    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+    ig_buf_reset(scratch);
+    int rc = fs_row_render(s, n->row, scratch);
+    if (rc) return rc;
+    file_stat(s, n, scratch->len, st);
+    return 0;
+}
+
