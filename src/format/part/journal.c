@@ -1,5 +1,5 @@
 #include "format/part/journal.h"
-#include "format/part/table.h"
+#include "format/part/manifest.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"

@@ -1,4 +1,4 @@
-/* table.h - a table directory: MANIFEST plus part files.
+/* table.h - a table directory: MANIFEST (manifest.h) plus part files.
  *
  *     mytable/
  *       MANIFEST            which parts, in order; replaced atomically
@@ -23,31 +23,10 @@
 
 #include "format/part/footer.h"
 #include "format/model/schema.h"
+#include "format/part/manifest.h"
 
 struct ig_error;
 
-#define IG_MANIFEST "MANIFEST"
-#define IG_PART_NAME_MAX 64
-
-struct ig_manifest_part {
-    char name[IG_PART_NAME_MAX];
-    uint64_t first_row, rows;
-    char blob[IG_PART_NAME_MAX]; /* "part-NNNNNN.blob", or "" */
-};
-
-struct ig_manifest {
-    uint64_t generation;
-    uint32_t n;
-    struct ig_manifest_part *parts;
-};
-
-int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err);
-int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err);
-int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
-void ig_manifest_free(struct ig_manifest *m);
-/* "part-%06u.ingot" and its blob file "part-%06u.blob" */
-void ig_part_file_name(char *out, uint32_t index);
-void ig_blob_file_name(char *out, uint32_t index);
 
 struct ig_table {
     char *dir;
