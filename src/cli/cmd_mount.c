@@ -20,7 +20,9 @@ const char cmd_mount_usage[] =
     "  -o cache_mb=N      decoded-page cache of the daemon (default 32)\n"
     "  -o threads=N       worker threads (default 8)\n"
     "  -o spin_us=N       a worker stays awake N microseconds for the next request (default 0: sleep at once)\n"
-    "  -o readahead_kb=N  kernel readahead for the mount (default 1024)\n";
+    "  -o readahead_kb=N  kernel readahead for the mount (default 1024)\n"
+    "  -o poll_ms=N       check the table for changes by other hosts every N ms (default 1000; 0: never)\n"
+    "  -o no_inotify      do not watch this host's changes with inotify (polling alone)\n";
 
 static int parse_o(struct fs_opts *o, char *list)
 {
@@ -40,6 +42,10 @@ static int parse_o(struct fs_opts *o, char *list)
             o->cache_bytes = cli_parse_count("-o cache_mb", tok + 9, 1, 1 << 20) << 20;
         else if (!strncmp(tok, "threads=", 8))
             o->threads = (unsigned)cli_parse_count("-o threads", tok + 8, 1, 256);
+        else if (!strncmp(tok, "poll_ms=", 8))
+            o->poll_ms = (unsigned)cli_parse_count("-o poll_ms", tok + 8, 0, 3600000);
+        else if (!strcmp(tok, "no_inotify"))
+            o->no_inotify = true;
         else if (!strncmp(tok, "spin_us=", 8))
             o->spin_us = (unsigned)cli_parse_count("-o spin_us", tok + 8, 0, 100000);
         else if (!strncmp(tok, "readahead_kb=", 13))
@@ -54,7 +60,7 @@ static int parse_o(struct fs_opts *o, char *list)
 
 int cmd_mount(int argc, char **argv)
 {
-    struct fs_opts o = {.cache_bytes = 32u << 20, .threads = 8, .spin_us = 0, .readahead_kb = 1024,
+    struct fs_opts o = {.cache_bytes = 32u << 20, .threads = 8, .spin_us = 0, .readahead_kb = 1024, .poll_ms = 1000,
                         .erase_gid = (gid_t)-1};
     int c;
     optind = 1;

@@ -29,6 +29,8 @@ struct fs_opts {
     unsigned threads;        /* worker threads, default 8 */
     unsigned spin_us;        /* a worker stays awake this long for the next request, default 0 */
     unsigned readahead_kb;   /* kernel readahead for the mount, default 1024 */
+    unsigned poll_ms;        /* check the table's generation this often, default 1000 (0: never) */
+    bool no_inotify;         /* do not watch with inotify (changes are seen by polling only) */
 };
 
 /* Mount and serve until unmounted or signalled. Without `foreground`, forks and

@@ -267,14 +267,23 @@ static void *inval_main(void *arg)
 
 /* ---- watching for changes by other processes ------------------------------ */
 
+/* Changes made on this host arrive through inotify at once; changes made by
+ * another host sharing the table (a network file system: inotify sees only
+ * local writes) are found by checking the table's generation every poll_ms
+ * (fs_table_moved reads MANIFEST and each part's tail). */
 static void *watch_main(void *arg)
 {
     struct fs_session *s = arg;
     char buf[4096] __attribute__((aligned(8)));
     for (;;) {
         struct pollfd pf[2] = {{s->inotify_fd, POLLIN, 0}, {s->stop_pipe[0], POLLIN, 0}};
-        if (poll(pf, 2, -1) < 0) continue;
+        int n = poll(pf, 2, s->poll_ms ? (int)s->poll_ms : -1);
+        if (n < 0) continue;
         if (pf[1].revents) break;
+        if (n == 0) { /* the timer: another host may have erased or appended */
+            fs_reload(s, false, NULL, 0);
+            continue;
+        }
         if (!(pf[0].revents & POLLIN)) continue;
         /* let a burst of events (journal, parts, audit log) settle */
         usleep(20000);
@@ -290,14 +299,16 @@ int fs_invalidate_start(struct fs_session *s)
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/.ingot", s->dir);
     mkdir(sub, 0755); /* may fail on a read-only table: then only MANIFEST is watched */
-    s->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    s->inotify_fd = s->use_inotify ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
     if (s->inotify_fd >= 0) {
         inotify_add_watch(s->inotify_fd, s->dir, IN_MOVED_TO | IN_CLOSE_WRITE);
         inotify_add_watch(s->inotify_fd, sub, IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO);
     }
     if (pipe2(s->stop_pipe, O_CLOEXEC)) return -errno;
     if (pthread_create(&s->inval_thread, NULL, inval_main, s)) return -EAGAIN;
-    if (s->inotify_fd >= 0 && pthread_create(&s->watch_thread, NULL, watch_main, s)) {
+    s->watching = (s->inotify_fd >= 0 || s->poll_ms) &&
+                  pthread_create(&s->watch_thread, NULL, watch_main, s) == 0;
+    if (!s->watching && s->inotify_fd >= 0) {
         close(s->inotify_fd);
         s->inotify_fd = -1;
     }
@@ -315,8 +326,8 @@ void fs_invalidate_stop(struct fs_session *s)
     if (write(s->stop_pipe[1], "x", 1) < 0) { /* the watcher also stops on poll errors */
     }
     pthread_join(s->inval_thread, NULL);
+    if (s->watching) pthread_join(s->watch_thread, NULL);
     if (s->inotify_fd >= 0) {
-        pthread_join(s->watch_thread, NULL);
         close(s->inotify_fd);
     }
     close(s->stop_pipe[0]);

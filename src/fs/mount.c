@@ -92,6 +92,8 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         }
     s.foreground = o->foreground;
     s.erase_gid = o->erase_gid;
+    s.poll_ms = o->poll_ms;
+    s.use_inotify = !o->no_inotify;
     char opts[4096 + 64];
     /* default_permissions: the kernel checks the modes the files show, so with
      * allow_other other users read what the modes allow and nothing more */

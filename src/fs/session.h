@@ -39,6 +39,8 @@ struct fs_session {
     struct timespec mtime;
     double timeout;              /* attr/entry cache lifetime, seconds */
     bool foreground;
+    unsigned poll_ms;   /* check the table for changes this often (0: only inotify) */
+    bool use_inotify;   /* learn of this host's changes at once (false: polling only) */
     struct fuse_session *se;
     pthread_mutex_t log_mu;      /* pages already reported as damaged */
     uint64_t *logged;
@@ -57,7 +59,7 @@ struct fs_session {
     size_t known_cap, known_count;
     pthread_mutex_t inval_mu;
     pthread_cond_t inval_cv;
-    bool inval_pending, stopping, threads_started;
+    bool inval_pending, stopping, threads_started, watching;
     pthread_t inval_thread, watch_thread;
     int inotify_fd;
     int stop_pipe[2];

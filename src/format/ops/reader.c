@@ -9,6 +9,7 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 void ig_reader_free(struct ig_reader *r)
@@ -117,10 +118,25 @@ int ig_block_check(const struct ig_part *p, uint32_t page, const struct ig_pager
     return 0;
 }
 
+/* Bytes that failed their checksum may be a stale copy, not damage: a shared
+ * file system's client (GlusterFS, NFS) can keep pages of a part file from
+ * before another host rewrote them in place. Drop this host's cached copy of
+ * the range and read it once more; what fails again is damage. */
+static int reread_uncached(struct ig_reader *r, const struct ig_part *p, uint32_t leaf,
+                           uint32_t page, uint64_t off, uint32_t len, struct ig_error *err)
+{
+    (void)posix_fadvise(p->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+    return read_stored(r, p, leaf, page, off, len, err);
+}
+
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
                     const struct ig_pagerec *rec, struct ig_error *err)
 {
     int rc = read_stored(r, p, rec->leaf, page, rec->offset, rec->stored, err);
+    if (rc) return rc;
+    struct ig_error first = {0};
+    if (ig_block_check(p, page, rec, r->stored.data, &first) == 0) return 0;
+    rc = reread_uncached(r, p, rec->leaf, page, rec->offset, rec->stored, err);
     return rc ? rc : ig_block_check(p, page, rec, r->stored.data, err);
 }
 
@@ -222,6 +238,8 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const str
         return rc;
     }
     rc = read_stored(r, p, rec->leaf, page, blk->offset, blk->stored, err);
+    if (!rc && ig_hash(r->stored.data, blk->stored) != blk->checksum)
+        rc = reread_uncached(r, p, rec->leaf, page, blk->offset, blk->stored, err);
     if (rc) return rc;
     if (ig_hash(r->stored.data, blk->stored) != blk->checksum)
         return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u: checksum mismatch", b));
