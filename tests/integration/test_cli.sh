@@ -339,7 +339,7 @@ help_complete() {
         { "$INGOT" --version; return 1; }
     man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "erase_group=G" || return 1
     # the mount page names every -o option the binary takes
-    for opt in allow_other erase_group cache_mb threads spin_us readahead_kb; do
+    for opt in allow_other erase_group cache_mb threads spin_us readahead_kb poll_ms no_inotify; do
         "$INGOT" mount --help | grep -q "$opt" || { echo "mount --help lacks $opt"; return 1; }
         man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "$opt" || { echo "man lacks $opt"; return 1; }
     done
