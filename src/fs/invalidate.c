@@ -281,7 +281,11 @@ static void *watch_main(void *arg)
         if (n < 0) continue;
         if (pf[1].revents) break;
         if (n == 0) { /* the timer: another host may have erased or appended */
-            fs_reload(s, false, NULL, 0);
+            if (fs_manifest_moved(s)) {
+                /* from another host: this host's cached part pages may be old */
+                ig_table_forget_cache(s->dir);
+                fs_reload(s, false, NULL, 0);
+            }
             continue;
         }
         if (!(pf[0].revents & POLLIN)) continue;

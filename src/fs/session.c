@@ -116,6 +116,18 @@ struct fs_scratch *fs_scratch(struct fs_session *s)
 }
 
 /* Did the table change on disk since we opened it? */
+bool fs_manifest_moved(struct fs_session *s)
+{
+    struct ig_manifest m;
+    if (ig_journal_pending(s->dir)) return true;
+    if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
+    pthread_rwlock_rdlock(&s->table_lock);
+    bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
+    pthread_rwlock_unlock(&s->table_lock);
+    ig_manifest_free(&m);
+    return changed;
+}
+
 bool fs_table_moved(struct fs_session *s)
 {
     struct ig_manifest m;

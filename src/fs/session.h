@@ -86,6 +86,10 @@ int fs_blob_columns(struct fs_session *s);
 /* Column id -> reference (false if out of range or unreadable). */
 bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref);
 
+/* The timer's cheaper check (another host's change): MANIFEST's generation or
+ * part count moved, or a journal waits. Every erase and append raises the
+ * generation once durable; the part files are not read. */
+bool fs_manifest_moved(struct fs_session *s);
 /* Did the table change on disk since it was opened (an erase at work or done,
  * an append, by any process)? Reads a few bytes (MANIFEST, each part's tail). */
 bool fs_table_moved(struct fs_session *s);

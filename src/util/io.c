@@ -3,12 +3,33 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Before retry `attempt` (0, 1, ...) after ESTALE: wait a little longer each
+ * time, about a second in all; false when it is time to give up. */
+static bool wait_after_stale(size_t attempt)
+{
+    static const long wait_ms[] = {10, 50, 150, 300, 500};
+    if (attempt >= sizeof wait_ms / sizeof wait_ms[0]) return false;
+    struct timespec ts = {0, wait_ms[attempt] * 1000000L};
+    nanosleep(&ts, NULL);
+    return true;
+}
+
+int ig_open(const char *path, int flags, unsigned mode)
+{
+    int fd = open(path, flags, (mode_t)mode);
+    for (size_t i = 0; fd < 0 && errno == ESTALE && wait_after_stale(i); i++)
+        fd = open(path, flags, (mode_t)mode);
+    return fd;
+}
 
 int ig_pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
@@ -96,10 +117,11 @@ int ig_write_file_atomic(const char *dir, const char *name, const void *data, si
     return 0;
 }
 
-int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct ig_error *err)
+static int read_file_once(const char *path, size_t max, char **out, size_t *len,
+                          struct ig_error *err)
 {
     /* read to EOF rather than trusting st_size: pipes (<(...)) report 0 */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = ig_open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     size_t cap = 4096, n = 0;
     char *p = malloc(cap + 1);
@@ -138,6 +160,17 @@ int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct i
     *out = p;
     if (len) *len = n;
     return 0;
+}
+
+int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct ig_error *err)
+{
+    /* the open can succeed on a handle that the first read finds stale (a
+     * name replaced by another host): read the whole file again, as ig_open
+     * retries */
+    int rc = read_file_once(path, max, out, len, err);
+    for (size_t i = 0; rc == -ESTALE && wait_after_stale(i); i++)
+        rc = read_file_once(path, max, out, len, err);
+    return rc;
 }
 
 void ig_remove_tree(const char *path)

@@ -12,6 +12,12 @@
 struct ig_error;
 
 /* Read exactly n bytes at off. A short file is -EIO ("unexpected end of file"). */
+/* open(2), retried when a shared file system answers ESTALE: another host
+ * renamed a new file over the name (MANIFEST) or removed it, and this host's
+ * client still held the old handle; the retry looks the name up afresh (a few
+ * times over ~1 s, the attribute cache time of GlusterFS and NFS defaults).
+ * Returns the fd or -1 with errno set, as open does. */
+int ig_open(const char *path, int flags, unsigned mode);
 int ig_pread_full(int fd, void *buf, size_t n, uint64_t off);
 /* Write exactly n bytes at off. */
 int ig_pwrite_full(int fd, const void *buf, size_t n, uint64_t off);

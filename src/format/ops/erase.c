@@ -456,6 +456,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     struct ig_fault fault;
     ig_fault_init(&fault);
     int rc = ig_journal_recover(dir, &replayed, err);
+    if (!rc) ig_table_forget_cache(dir);
     if (!rc) rc = ig_table_open(&t, dir, false, err);
     open_ok = rc == 0;
     if (!rc) rc = ig_erase_resolve(&t, req, &ids, &n, err);

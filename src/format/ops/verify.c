@@ -507,6 +507,10 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     memset(rep, 0, sizeof *rep);
     struct vctx x = {.h = h, .rep = rep};
     struct ig_table t;
+    /* verify checks what storage holds, not this host's cached copy of it: on a
+     * shared file system that copy can be older than what another host wrote
+     * (docs/DEPLOY.md); locally it costs one read of the files from disk */
+    ig_table_forget_cache(dir);
     int rc = ig_table_open(&t, dir, false, err);
     if (rc) {
         fail(&x, "%s", err ? err->msg : "cannot open the table");

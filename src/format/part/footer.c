@@ -96,7 +96,8 @@ static int check_header(struct ig_part *p, struct ig_error *err)
     return 0;
 }
 
-int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err)
+static int part_open_once(struct ig_part *p, const char *path, bool writable,
+                          struct ig_error *err)
 {
     memset(p, 0, sizeof *p);
     p->fd = p->blob_fd = -1;
@@ -105,7 +106,7 @@ int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_e
     const char *slash = strrchr(p->path, '/');
     p->name = slash ? slash + 1 : p->path;
     int rc;
-    p->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    p->fd = ig_open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
     if (p->fd < 0) {
         rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
         goto fail;
@@ -173,6 +174,20 @@ int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_e
 fail:
     ig_part_close(p);
     return rc;
+}
+
+int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err)
+{
+    int rc = part_open_once(p, path, writable, err);
+    if (rc != -EIO) return rc;
+    /* A footer that fails its checks may be a stale copy (another host rewrote
+     * the part on shared storage): drop this host's cached pages, read again.
+     * What fails twice is damage. */
+    int fd = ig_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return rc;
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    return part_open_once(p, path, writable, err);
 }
 
 int ig_part_copy_footer(struct ig_part *p, struct ig_error *err)

@@ -264,18 +264,22 @@ static int find_fd(const char *dir, const char *name, int *fds, char (*names)[25
     if (*n == 64) return -EMFILE;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = ig_open(path, O_WRONLY | O_CLOEXEC, 0);
     if (fd < 0) return -errno;
     snprintf(names[*n], 256, "%s", name);
     fds[(*n)++] = fd;
     return fd;
 }
 
-int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
+/* With missing_ok, a journal that is not there (any more) is nothing to do:
+ * -ENOENT is returned without a message. */
+static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
+                         struct ig_error *err)
 {
     char tmp[4200], final[4200], sub[4200];
     journal_paths(dir, tmp, final, sub, sizeof tmp);
-    int jfd = open(final, O_RDONLY | O_CLOEXEC);
+    int jfd = ig_open(final, O_RDONLY | O_CLOEXEC, 0);
+    if (jfd < 0 && missing_ok && (errno == ENOENT || errno == ESTALE)) return -ENOENT;
     if (jfd < 0) return ig_err(err, -errno, "%s: %s", final, strerror(errno));
     struct jreader *r = malloc(sizeof *r);
     if (!r) {
@@ -366,6 +370,11 @@ int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
     return rc ? ig_err(err, rc, "%s: fsync: %s", sub, strerror(-rc)) : 0;
 }
 
+int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
+{
+    return apply_journal(dir, f, false, err);
+}
+
 bool ig_journal_pending(const char *dir)
 {
     char path[4200];
@@ -380,7 +389,11 @@ int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err)
     *replayed = false;
     unlink(tmp); /* never committed: the change never started */
     if (access(final, F_OK)) return 0;
-    int rc = ig_journal_apply(dir, NULL, err);
+    /* On a shared file system this host's client may still list a journal that
+     * the writer on another host applied and removed before we got the lock:
+     * opening it then fails with ESTALE or ENOENT. It is gone: nothing to do. */
+    int rc = apply_journal(dir, NULL, true, err);
+    if (rc == -ENOENT) return 0;
     if (rc) return ig_err_prefix(err, rc, "%s: replaying an interrupted erase", dir);
     *replayed = true;
     return 0;

@@ -1,5 +1,6 @@
 #include "format/part/lock.h"
 #include "util/error.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,8 @@ static int lock_file(const char *dir, short type, bool wait, struct ig_error *er
     if (exclusive && mkdir(path, 0755) && errno != EEXIST)
         return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     snprintf(path, sizeof path, "%s/.ingot/lock", dir);
-    int fd = open(path, exclusive ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CLOEXEC, 0644);
-    if (fd < 0 && !exclusive && errno == ENOENT) fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = ig_open(path, exclusive ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CLOEXEC, 0644);
+    if (fd < 0 && !exclusive && errno == ENOENT) fd = ig_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
     while (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl)) {

@@ -73,7 +73,7 @@ int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_
                 rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
                 goto fail;
             }
-            t->parts[i].blob_fd = open(bpath, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+            t->parts[i].blob_fd = ig_open(bpath, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
             if (t->parts[i].blob_fd < 0) {
                 rc = ig_err(err, -errno, "%s: %s", bpath, strerror(errno));
                 goto fail;
@@ -152,4 +152,24 @@ int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *e
         return rc;
     }
     return ig_table_open(t, dir, false, err);
+}
+
+void ig_table_forget_cache(const char *dir)
+{
+    struct ig_manifest m;
+    if (ig_manifest_read(dir, &m, NULL)) return;
+    for (uint32_t i = 0; i < m.n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, m.parts[i].name);
+        int fd = ig_open(path, O_RDONLY | O_CLOEXEC, 0);
+        if (fd < 0) continue;
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+        if (!m.parts[i].blob[0]) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, m.parts[i].blob);
+        if ((fd = ig_open(path, O_RDONLY | O_CLOEXEC, 0)) < 0) continue;
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+    }
+    ig_manifest_free(&m);
 }

@@ -47,6 +47,13 @@ void ig_table_close(struct ig_table *t);
  * any interrupted erase was completed. Read-only. */
 int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err);
 
+/* Drop this host's cached pages of every part file of the table at dir. On
+ * shared storage another host may have rewritten them in place since they were
+ * cached, and a footer read from a stale page is self-consistent but old:
+ * writers call this once they hold the lock, a mount when another host changed
+ * the table. Advice only (posix_fadvise). */
+void ig_table_forget_cache(const char *dir);
+
 /* Global group -> (part, local group). -ENOENT if out of range. */
 int ig_table_group(const struct ig_table *t, uint32_t g, uint32_t *part, uint32_t *local);
 /* Global row id -> (part, local row). -ENOENT if out of range. */

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# One table on shared storage (docs/DEPLOY.md): a single-node GlusterFS volume
+# with two client mounts standing for two hosts, an ingot mount on each. An
+# erase made through one host stops being served by the other within the
+# bound; a crashed erase on one host is completed from the other; erasures from
+# both at once serialise through fcntl locks on the volume. Skipped (SKIP line)
+# where glusterd cannot run (not root, not installed, no FUSE).
+. "$(dirname "$0")/lib.sh"
+if [ "$(id -u)" != 0 ] || ! command -v glusterd >/dev/null || ! have_fuse; then
+    skip gluster "needs root, glusterfs-server and /dev/fuse"
+    exit 0
+fi
+VOL="ingottest$$"
+HOST=$(hostname)
+started_glusterd=""
+gluster_cleanup() {
+    # ingot mounts first, then the client mounts, the volume, our glusterd
+    fusermount3 -u "$WORK/ia" 2>/dev/null
+    fusermount3 -u "$WORK/ib" 2>/dev/null
+    umount "$WORK/ca" 2>/dev/null || umount -l "$WORK/ca" 2>/dev/null
+    umount "$WORK/cb" 2>/dev/null || umount -l "$WORK/cb" 2>/dev/null
+    gluster --mode=script volume stop "$VOL" force >/dev/null 2>&1
+    gluster --mode=script volume delete "$VOL" >/dev/null 2>&1
+    [ -n "$started_glusterd" ] && kill "$started_glusterd" 2>/dev/null
+    cleanup
+}
+trap gluster_cleanup EXIT
+if ! pgrep -x glusterd >/dev/null; then
+    glusterd --log-file="$WORK/glusterd.log" 2>/dev/null
+    sleep 2
+    started_glusterd=$(pgrep -n -x glusterd)
+    [ -n "$started_glusterd" ] || { skip gluster "glusterd did not start"; exit 0; }
+fi
+mkdir -p "$WORK/brick" "$WORK/ca" "$WORK/cb" "$WORK/ia" "$WORK/ib"
+if ! gluster --mode=script volume create "$VOL" "$HOST:$WORK/brick" force >/dev/null 2>&1 ||
+    ! gluster --mode=script volume start "$VOL" >/dev/null 2>&1 ||
+    ! timeout 60 mount -t glusterfs "$HOST:/$VOL" "$WORK/ca" ||
+    ! timeout 60 mount -t glusterfs "$HOST:/$VOL" "$WORK/cb"; then
+    skip gluster "cannot create and mount a GlusterFS volume here"
+    exit 0
+fi
+A="$WORK/ca/t" B="$WORK/cb/t"
+$PY -c "
+print('id,caption')
+for i in range(20000): print(f'{i},caption of row {i}')" >"$WORK/g.csv"
+check gluster_import_on_a_verify_on_b bash -c "'$INGOT' import '$WORK/g.csv' '$A' >/dev/null && '$INGOT' verify '$B' >/dev/null"
+"$INGOT" mount "$A" "$WORK/ia" && "$INGOT" mount "$B" "$WORK/ib" || { fail gluster_mounts; exit 0; }
+
+# a row and the views B's kernel holds, erased through A: gone from B within the
+# bound (poll_ms 1000 plus the volume's 1 s metadata cache)
+erased_elsewhere() { # ROW HOW
+    local row=$1 how=$2 t0 seen="" n0
+    grep -q "\"caption of row $row\"" "$WORK/ib/rows/$row" || return 1
+    n0=$($PY -c "import numpy as np; print(len(np.load('$WORK/ib/columns/id.npy')))")
+    case $how in
+    cli) "$INGOT" erase --row "$row" "$A" >/dev/null || return 1 ;;
+    rm) rm "$WORK/ia/rows/$row" || return 1 ;;
+    esac
+    t0=$(date +%s%N)
+    for _ in $(seq 1 50); do
+        if [ ! -e "$WORK/ib/rows/$row" ]; then seen=$((($(date +%s%N) - t0) / 1000000)); break; fi
+        sleep 0.1
+    done
+    [ -n "$seen" ] || { echo "B still serves rows/$row 5 s after the erase"; return 1; }
+    [ "$($PY -c "import numpy as np; print(len(np.load('$WORK/ib/columns/id.npy')))")" = $((n0 - 1)) ] ||
+        { echo "B's id.npy kept its length"; return 1; }
+    ! grep -q "caption of row $row$" "$WORK/ib/columns/caption" || { echo "B's caption column has the row"; return 1; }
+    echo "B stopped serving row $row after $seen ms"
+}
+check gluster_cli_erase_on_a_reaches_b erased_elsewhere 5 cli
+check gluster_rm_on_a_reaches_b erased_elsewhere 7 rm
+
+# an erase killed on A after its journal is committed is completed by the next
+# command on B (the journal is on the shared volume)
+crashed() {
+    # a table no daemon mounts (a mount would notice the journal and finish it)
+    local n a="$WORK/ca/tc" b="$WORK/cb/tc"
+    "$INGOT" import "$WORK/g.csv" "$a" >/dev/null 2>&1 || return 1
+    for n in 1 2 3 4 5 6 7 8 9 10; do
+        rc=0
+        INGOT_FAULT_AFTER=$n "$INGOT" erase --row 11 "$a" >/dev/null 2>&1 || rc=$?
+        [ $rc = 137 ] || { echo "the erase ran to its end (exit $rc) before leaving a journal"; return 1; }
+        [ -e "$a/.ingot/journal" ] && break
+    done
+    [ -e "$a/.ingot/journal" ] || { echo "no committed journal left by a crash"; return 1; }
+    "$INGOT" verify "$b" >/dev/null || { "$INGOT" verify "$b"; return 1; } # B recovers, then verifies
+    [ ! -e "$b/.ingot/journal" ] || { echo "journal still there"; return 1; }
+    ! "$INGOT" cat --rows 11 "$b" >/dev/null 2>&1 || { echo "row 11 still readable"; return 1; }
+    echo "crashed at durable step $n on A, completed on B"
+}
+check gluster_crash_on_a_recovered_on_b crashed
+
+# erases from both hosts at once serialise; every one lands, checksums stay true
+concurrent() {
+    local i pids=() before
+    before=$(grep -c "host=" "$A/.ingot/erasures")
+    for i in 0 1 2 3 4 5; do
+        "$INGOT" erase --row $((100 + i)) "$A" >/dev/null & pids+=($!)
+        "$INGOT" erase --row $((200 + i)) "$B" >/dev/null & pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i" || { echo "an erase failed"; return 1; }; done
+    local vout
+    vout=$("$INGOT" verify "$A" 2>&1) || { echo "$vout" | tail -3; return 1; }
+    # a fresh reader on either host sees every erase once the volume's caches
+    # have caught up (its metadata cache: about a second)
+    local tries=0
+    until [ "$("$INGOT" cat "$B" id | grep -cxE '10[0-5]|20[0-5]')" = 0 ]; do
+        tries=$((tries + 1))
+        [ $tries -lt 30 ] || { echo "erased rows still listed 3 s later"; return 1; }
+        sleep 0.1
+    done
+    # each erase is in the audit log, with the host that made it
+    tries=0
+    until [ "$(grep -c "host=\"$HOST\"" "$B/.ingot/erasures")" -ge $((before + 12)) ]; do
+        tries=$((tries + 1))
+        [ $tries -lt 30 ] || { echo "audit lines: $(grep -c "host=" "$B/.ingot/erasures"), want $((before + 12))"; return 1; }
+        sleep 0.1
+    done
+}
+check gluster_erases_from_two_hosts_serialise concurrent
