@@ -229,6 +229,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     do {
         pthread_rwlock_rdlock(&s->table_lock);
         rc = fs_node_of(parent, &pn) ? lookup_child(s, &pn, name, tid, &cn, &gen) : -ENOENT;
+        if (!rc && tries == 0) fs_prefetch_node(s, &cn); /* a read usually follows */
         if (!rc) rc = fs_node_stat(s, &cn, &e.attr);
         if (!rc) {
             entry_times(s, &cn, gen, &e);

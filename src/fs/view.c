@@ -4,6 +4,7 @@
 #include "blobs.h"
 #include "generated.h"
 #include "rows.h"
+#include "format/ops/take.h"
 #include "format/model/names.h"
 #include "format/page/page.h"
 #include "format/layout.h"
@@ -20,6 +21,7 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -81,6 +83,21 @@ static int content_entry(struct fs_session *s, const struct fs_node *n, struct f
     }
     *out = fs_cache_put(&s->cache, e);
     return 0;
+}
+
+void fs_prefetch_node(struct fs_session *s, const struct fs_node *n)
+{
+    if (n->kind == FS_K_ROW) {
+        ig_take_prefetch(&s->table, &n->row, 1, NULL, 0);
+    } else if (n->kind == FS_K_BLOB) {
+        struct ig_blob_ref r;
+        unsigned kind;
+        uint32_t part;
+        if (fs_blob_object(s, n->blob, n->row, n->k, &r, &kind, &part) == 0 &&
+            s->table.parts[part].blob_fd >= 0)
+            (void)posix_fadvise(s->table.parts[part].blob_fd, (off_t)r.offset, (off_t)r.size,
+                                POSIX_FADV_WILLNEED);
+    }
 }
 
 int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)

@@ -41,6 +41,11 @@ struct fs_file {
 /* Does the node exist, and what is its size? -ENOENT if not; -ESTALE for a view
  * of a generation that is gone. */
 int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size);
+/* A path was looked up and a read usually follows: ask the kernel now for the
+ * bytes it will need (a row's block of each column, a blob object's extent), so
+ * that from a cold cache they are on their way during the round trips (advice
+ * only; listings do not call this: ls -l must not read every object). */
+void fs_prefetch_node(struct fs_session *s, const struct fs_node *n);
 
 /* The layout of the file node n names, from the cache or built now (held in
  * *e, e->obj is the struct fs_file). -ENOENT for a row or object erased since,
