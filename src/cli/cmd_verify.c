@@ -11,7 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cmd_verify_usage[] = "usage: ingot verify [--json] TABLE\n";
+const char cmd_verify_usage[] =
+    "usage: ingot verify [--deep] [--json] TABLE\n"
+    "  --deep  also render every value to check the text lengths the footer records\n"
+    "          (the mount's text views are sized by them; slower: floats are formatted)\n"
+    "  --json  the result as JSON\n"
+    "Checks every checksum (blocks, pages, row groups, the Merkle root), that rows\n"
+    "follow, and that erased rows hold no data. Exit 1 naming what failed.\n";
 
 struct vstate {
     bool json;
@@ -41,13 +47,16 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 int cmd_verify(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'j'}, {"deep", no_argument, 0, 'd'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     struct vstate s = {.first = true};
+    bool deep = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': s.json = true; break;
+        case 'd': deep = true; break;
         case 'h': fputs(cmd_verify_usage, stdout); return 0;
         default: fputs(cmd_verify_usage, stderr); return 2;
         }
@@ -60,7 +69,7 @@ int cmd_verify(int argc, char **argv)
     char what[300];
     snprintf(what, sizeof what, "verifying %s", dir);
     ig_progress_begin(&s.prog, what);
-    struct ig_verify_hooks h = {on_fail, on_progress, &s};
+    struct ig_verify_hooks h = {on_fail, on_progress, &s, deep};
     struct ig_verify_report rep;
     struct ig_error err = {0};
     if (s.json) fputs("{\"failures\":[", stdout);

@@ -372,3 +372,14 @@ errors_name_command() {
     grep -q "unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
 }
 check cli_errors_name_command_and_input errors_name_command
+
+# verify --deep also checks the text lengths (every value rendered); plain verify
+# checks storage only and is several times faster; both pass on a good table
+verify_deep() {
+    local out
+    out=$("$INGOT" verify --deep "$WORK/take/t") || { echo "$out"; return 1; }
+    grep -q ": ok (" <<<"$out" || return 1
+    "$INGOT" verify --deep --json "$WORK/take/t" | grep -q '"ok":true' || return 1
+    "$INGOT" help verify | grep -q -- "--deep" || return 1
+}
+check verify_deep_checks_text_lengths verify_deep

@@ -15,6 +15,7 @@
 #ifndef IG_FORMAT_VERIFY_H
 #define IG_FORMAT_VERIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ig_error;
@@ -24,6 +25,11 @@ struct ig_verify_hooks {
     void (*fail)(void *ctx, const char *msg);
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *ctx;
+    /* also render every value to check the text lengths the footer records
+     * (what the mount's text views are sized by): a check of the writer, not
+     * of storage, whose bytes the checksums already cover; it costs most of a
+     * verify's time (float formatting), so it is asked for (verify --deep) */
+    bool deep;
 };
 
 struct ig_verify_report {
