@@ -17,6 +17,9 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <stdatomic.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -40,6 +43,13 @@ struct vctx {
     struct ig_values v;
     struct ig_buf text;
     bool deep;
+    /* a helper thread's share of the pages (check_chunks): its failures are
+     * kept per row group and reported in group order once all are done, and
+     * the bytes it checked count towards one shared progress */
+    struct ig_buf *group_msgs;
+    uint32_t group;
+    atomic_uint_fast64_t *done;
+    bool quiet; /* only one thread reports progress */
 };
 
 __attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
@@ -49,6 +59,10 @@ __attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const cha
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (x->group_msgs) { /* a helper thread: reported later, in group order */
+        ig_buf_append(&x->group_msgs[x->group], msg, strlen(msg) + 1);
+        return;
+    }
     x->rep->failures++;
     if (x->h && x->h->fail) x->h->fail(x->h->ctx, msg);
 }
@@ -188,6 +202,7 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
     const uint8_t *deleted;
     int rc = ig_reader_load(&x->r, p, c, page, gr->first_row, &rec, &x->v, &deleted, &e);
     x->bytes_done += rec.capacity;
+    if (x->done) atomic_fetch_add(x->done, rec.capacity);
     if (rc) {
         /* the reader names part/column/page; keep its reason and add the group */
         const char *why = strstr(e.msg, "page ");
@@ -252,7 +267,8 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
             fail(x, "%s: %s row group %u page %u: %" PRIu64 " live values, extras say %u", p->name,
                  cname, g, page, live, px.live_values);
     }
-    if (x->h && x->h->progress) x->h->progress(x->h->ctx, x->bytes_done, x->bytes_total);
+    if (x->h && x->h->progress && !x->quiet)
+        x->h->progress(x->h->ctx, x->done ? atomic_load(x->done) : x->bytes_done, x->bytes_total);
 }
 
 static int objref_cmp(const void *a, const void *b)
@@ -347,39 +363,127 @@ static void check_groups(struct vctx *x, const struct ig_part *p)
 }
 
 /* every page of every chunk, in order */
-static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
+/* The chunks of row group g of part pi: every leaf's pages in order. */
+static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi, uint32_t g)
 {
     const struct ig_part *p = &t->parts[pi];
     struct ig_error e = {0};
-    for (uint32_t g = 0; g < p->num_groups; g++) {
-        struct ig_grouprec gr;
-        if (ig_part_group(p, g, &gr, NULL)) continue;
-        uint32_t next_page = gr.first_page;
-        for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
-            uint32_t col, first, count;
-            struct ig_column_ref c;
-            if (ig_part_leaf_column(p, leaf, &col, &e) || ig_table_column_at(t, col, &c, &e)) {
-                fail(x, "%s: %s", p->name, e.msg);
-                continue;
-            }
-            char cname[256];
-            column_name(p, leaf, cname, sizeof cname);
-            if (ig_part_chunk(p, g, leaf, &first, &count, &e)) {
-                fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
-                continue;
-            }
-            if (first != next_page)
-                fail(x, "%s: %s row group %u: chunk does not follow the previous chunk", p->name,
-                     cname, g);
-            next_page = first + count;
-            uint32_t expected = 0;
-            for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
-                check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected);
-            if (expected != UINT32_MAX && expected != gr.row_count)
-                fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g,
-                     expected, gr.row_count);
+    struct ig_grouprec gr;
+    if (ig_part_group(p, g, &gr, NULL)) return;
+    uint32_t next_page = gr.first_page;
+    for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
+        uint32_t col, first, count;
+        struct ig_column_ref c;
+        if (ig_part_leaf_column(p, leaf, &col, &e) || ig_table_column_at(t, col, &c, &e)) {
+            fail(x, "%s: %s", p->name, e.msg);
+            continue;
         }
+        char cname[256];
+        column_name(p, leaf, cname, sizeof cname);
+        if (ig_part_chunk(p, g, leaf, &first, &count, &e)) {
+            fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
+            continue;
+        }
+        if (first != next_page)
+            fail(x, "%s: %s row group %u: chunk does not follow the previous chunk", p->name,
+                 cname, g);
+        next_page = first + count;
+        uint32_t expected = 0;
+        for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
+            check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected);
+        if (expected != UINT32_MAX && expected != gr.row_count)
+            fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g, expected,
+                 gr.row_count);
     }
+}
+
+/* Row groups shared between threads, one per core: each takes the next group
+ * not taken, with its own reader and buffers. */
+#define VERIFY_THREADS 8
+struct group_share {
+    const struct ig_table *t;
+    uint32_t pi, ngroups;
+    atomic_uint next;
+};
+
+struct group_worker {
+    struct group_share *sh;
+    struct vctx x;
+    struct ig_verify_report rep;
+};
+
+static void *group_work(void *arg)
+{
+    struct group_worker *w = arg;
+    for (;;) {
+        unsigned g = atomic_fetch_add(&w->sh->next, 1);
+        if (g >= w->sh->ngroups) break;
+        w->x.group = g;
+        check_group_chunks(&w->x, w->sh->t, w->sh->pi, g);
+    }
+    return NULL;
+}
+
+static void merge_worker(struct vctx *x, struct group_worker *w)
+{
+    x->rep->pages += w->rep.pages;
+    x->rep->page_bytes += w->rep.page_bytes;
+    x->rep->unscrubbed += w->rep.unscrubbed;
+    for (size_t i = 0; i < w->x.nobjs; i++) { /* blob references, checked per blob file */
+        if (x->nobjs == x->objs_cap) {
+            size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
+            struct objref *o = realloc(x->objs, cap * sizeof *o);
+            if (!o) break;
+            x->objs = o;
+            x->objs_cap = cap;
+        }
+        x->objs[x->nobjs++] = w->x.objs[i];
+    }
+    free(w->x.objs);
+    ig_values_free(&w->x.v);
+    ig_buf_free(&w->x.text);
+    ig_reader_free(&w->x.r);
+}
+
+static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
+{
+    const struct ig_part *p = &t->parts[pi];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned nt = cpus > 1 ? (unsigned)cpus : 1;
+    if (nt > VERIFY_THREADS) nt = VERIFY_THREADS;
+    if (nt > p->num_groups) nt = p->num_groups;
+    struct ig_buf *msgs = nt > 1 ? calloc(p->num_groups, sizeof *msgs) : NULL;
+    if (!msgs) { /* one thread (or no memory for more) */
+        for (uint32_t g = 0; g < p->num_groups; g++)
+            check_group_chunks(x, t, pi, g);
+        return;
+    }
+    struct group_share sh = {.t = t, .pi = pi, .ngroups = p->num_groups};
+    atomic_uint_fast64_t done = x->bytes_done;
+    struct group_worker w[VERIFY_THREADS];
+    pthread_t tid[VERIFY_THREADS];
+    bool started[VERIFY_THREADS] = {false};
+    for (unsigned i = 0; i < nt; i++) {
+        w[i] = (struct group_worker){.sh = &sh};
+        w[i].x = (struct vctx){.h = x->h, .rep = &w[i].rep, .bytes_total = x->bytes_total,
+                               .deep = x->deep, .group_msgs = msgs, .done = &done,
+                               .quiet = i > 0};
+        ig_values_init(&w[i].x.v, IG_T_INT64);
+    }
+    for (unsigned i = 1; i < nt; i++)
+        started[i] = pthread_create(&tid[i], NULL, group_work, &w[i]) == 0;
+    group_work(&w[0]); /* this thread takes its share too */
+    for (unsigned i = 1; i < nt; i++)
+        if (started[i]) pthread_join(tid[i], NULL);
+    x->bytes_done = atomic_load(&done);
+    for (uint32_t g = 0; g < p->num_groups; g++) { /* failures in group order */
+        for (size_t at = 0; at < msgs[g].len; at += strlen((const char *)msgs[g].data + at) + 1)
+            fail(x, "%s", (const char *)msgs[g].data + at);
+        ig_buf_free(&msgs[g]);
+    }
+    free(msgs);
+    for (unsigned i = 0; i < nt; i++)
+        merge_worker(x, &w[i]);
 }
 
 /* nested columns: each page index's whole-column text, as the extras say */
