@@ -591,50 +591,7 @@ static void test_schema_file(void)
     }
 }
 
-/* The fast float32 formatter gives exactly the printf/strtof search's text, for
- * random bit patterns, embedding-like values and quantised ones; and it is faster. */
-static void test_f32_fast_equals_exact(void)
-{
-    uint64_t s = check_seed;
-    char a[64], b[64];
-    int bad = 0;
-    for (int i = 0; i < 2000000; i++) {
-        uint32_t bits = (uint32_t)test_rand(&s);
-        float f;
-        if (i % 3 == 1) {
-            memcpy(&f, &bits, 4);
-        } else { /* around N(0, 1/768) */
-            double u = ((double)(test_rand(&s) >> 11) / 9007199254740992.0) - 0.5;
-            f = (float)(u * 0.1);
-        }
-        if (i % 3 == 2) { /* quantised (bf16, fp8): few significant bits, exact decimal ties */
-            uint32_t fb;
-            memcpy(&fb, &f, 4);
-            fb &= i % 2 ? 0xffff0000u : 0xfff00000u;
-            memcpy(&f, &fb, 4);
-        }
-        ig_format_f32(a, f);
-        ig_format_f32_exact(b, f);
-        if (strcmp(a, b)) {
-            if (bad++ < 5) fprintf(stderr, "  %08x: fast %s, exact %s\n", bits, a, b);
-        }
-    }
-    CHECK_EQ_INT(bad, 0);
-    struct timespec t0, t1, t2;
-    float vals[1000];
-    for (int i = 0; i < 1000; i++) vals[i] = (float)(((double)(test_rand(&s) >> 11) / 9007199254740992.0 - 0.5) * 0.1);
-    size_t sink = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int r = 0; r < 200; r++) for (int i = 0; i < 1000; i++) sink += ig_format_f32(a, vals[i]);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    for (int r = 0; r < 200; r++) for (int i = 0; i < 1000; i++) sink += ig_format_f32_exact(b, vals[i]);
-    clock_gettime(CLOCK_MONOTONIC, &t2);
-    double fast = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
-    double slow = (double)(t2.tv_sec - t1.tv_sec) * 1e9 + (double)(t2.tv_nsec - t1.tv_nsec);
-    fprintf(stderr, "  float32 text: fast %.0f ns, exact %.0f ns per value (%zu)\n", fast / 2e5, slow / 2e5, sink % 7);
-}
-
-TEST_MAIN({"f32_fast_equals_exact", test_f32_fast_equals_exact},T(test_roundtrip_all_types), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

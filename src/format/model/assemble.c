@@ -96,6 +96,8 @@ struct asm_ctx {
     size_t *e, *val, *end;
     struct ig_buf *out;
     struct ig_error *err;
+    bool measure;      /* only the length is wanted: numbers are counted, not written */
+    uint64_t measured; /* bytes counted and not written */
 };
 
 static int bad(struct asm_ctx *a)
@@ -122,6 +124,11 @@ static int leaf_value(struct asm_ctx *a, const struct ig_tree_node *nd)
     int rc = 0;
     if (nd->dimension) rc = ig_buf_append_byte(a->out, '[');
     for (uint32_t k = 0; k < per && !rc; k++) {
+        size_t n;
+        if (a->measure && ig_render_json_len(v, a->val[l] + k, &n)) {
+            a->measured += n + (k > 0);
+            continue;
+        }
         if (k) rc = ig_buf_append_byte(a->out, ',');
         if (!rc) rc = ig_render_json_value(a->out, v, a->val[l] + k);
     }
@@ -221,6 +228,7 @@ int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, 
     struct ig_buf scratch = IG_BUF_INIT;
     struct asm_ctx a;
     int rc = ctx_init(&a, t, leaves, out ? out : &scratch, err);
+    a.measure = !out;
     uint64_t total = 0;
     for (size_t r = 0; r < rows && !rc; r++) {
         if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
@@ -230,7 +238,7 @@ int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, 
         total += a.out->len - before;
         if (!out) ig_buf_reset(&scratch);
     }
-    if (len) *len = total;
+    if (len) *len = total + a.measured;
     free(a.e);
     ig_buf_free(&scratch);
     return rc;

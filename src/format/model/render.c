@@ -3,6 +3,7 @@
 #include "blob/blob.h"
 #include "util/buf.h"
 #include "util/endian.h"
+#include "util/shortest.h"
 
 #include <errno.h>
 #include <float.h>
@@ -77,7 +78,31 @@ static size_t special(char *out, double d)
     return 0;
 }
 
+/* The shortest digits (util/shortest.c) in repr's layout. */
+static size_t layout_shortest(char *out, bool neg, uint64_t digits, int exp10)
+{
+    char d[24];
+    int nd = (int)ig_u64_digits(d, digits);
+    return layout_repr(out, neg, d, nd, exp10 + nd - 1);
+}
+
 size_t ig_format_f64(char *out, double d)
+{
+    size_t sp = special(out, d);
+    if (sp) return sp;
+    if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
+    uint64_t bits, digits;
+    memcpy(&bits, &d, 8);
+    /* A power of two keeps the nearest p-digit form for the smallest p that
+     * reads back (46 of them have a shorter one further off): the footers of
+     * parts already written store text lengths made that way. */
+    if ((bits & ((1ull << 52) - 1)) == 0) return ig_format_f64_exact(out, d);
+    int e;
+    ig_shortest_f64(fabs(d), &digits, &e);
+    return layout_shortest(out, d < 0, digits, e);
+}
+
+size_t ig_format_f64_exact(char *out, double d)
 {
     size_t sp = special(out, d);
     if (sp) return sp;
@@ -96,180 +121,18 @@ size_t ig_format_f64(char *out, double d)
     return layout_repr(out, d < 0, digits, nd, e);
 }
 
-/* Exact powers of ten in double (10^22 is the last). */
-static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* 10^k for |k| <= 22, correctly rounded (the exact 1e22 / 10^-k): the same
- * value scale10(1.0, k) computes, without the division. */
-static const double pow10_rounded[45] = {
-    1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11,
-    1e-10, 1e-9,  1e-8,  1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,
-    1e2,   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
-    1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22};
-static bool pow10_of(int k, double *out)
-{
-    if (k > 22 || k < -22) return false;
-    *out = pow10_rounded[k + 22];
-    return true;
-}
-
-/* x * 10^k with one rounding, or false when 10^|k| is not exact in double. */
-static bool scale10(double x, int k, double *out)
-{
-    if (k > 22 || k < -22) return false;
-    *out = k >= 0 ? x * pow10_exact[k] : x / pow10_exact[-k];
-    return true;
-}
-
-/* The decimals that read back as |f| lie strictly between lo and hi (the
- * midpoints to the neighbouring floats, exact in double). */
-struct f32_window {
-    double v, lo, hi, tol;
-    int e; /* floor(log10 v) */
-    /* for 1e-4 <= v < 1e9: v, lo and hi x 10^(8 - e), all exact in double (24
-     * or 25 significant bits times 5^m, m <= 12: 28 bits), v's as integer and
-     * fraction: every candidate is then decided in exact arithmetic */
-    bool exact, even; /* even: f's significand is (midpoints read back as f) */
-    uint64_t si;
-    double sf, sl, sh;
-};
-
-enum { CAND_OUT = 0, CAND_IN = 1, CAND_UNSURE = -1 };
-
-/* The n-digit decimal nearest v, d x 10^(e - n + 1) with 10^(n-1) <= d <= 10^n
- * (d = 10^n when v rounds up to the next power of ten): does it read back as
- * the float? CAND_UNSURE when double rounding could have decided it. */
-static int f32_candidate(const struct f32_window *w, int n, double *d_out)
-{
-    if (w->exact) { /* in units of 10^(e - 8): the candidate is d x 10^(9 - n) */
-        uint64_t unit = (uint64_t)pow10_exact[9 - n], q = w->si / unit;
-        double rem = (double)(w->si % unit) + w->sf, half = (double)unit / 2; /* both exact */
-        if (rem > half || (rem == half && q % 2)) q++; /* nearest, ties to even as printf */
-        double c = (double)(q * unit);
-        *d_out = (double)q;
-        /* a decimal on a midpoint reads back as the float with the even significand */
-        bool in = (c > w->sl && c < w->sh) || (w->even && (c == w->sl || c == w->sh));
-        return in ? CAND_IN : CAND_OUT;
-    }
-    int k = w->e - n + 1; /* the candidate is d x 10^k */
-    double scaled;
-    if (!scale10(w->v, -k, &scaled)) return CAND_UNSURE;
-    double fl = floor(scaled), frac = scaled - fl, d;
-    /* v (24 significant bits) x 10^m for m <= 12 (5^m: 28 bits) is exact in
-     * double, so a tie there is a true one, which printf rounds to even:
-     * values with few significant bits (quantised ones) tie often */
-    bool exact = k <= 0 && k >= -12;
-    if (exact && frac == 0.5)
-        d = fmod(fl, 2) == 0 ? fl : fl + 1;
-    else if (!exact && fabs(frac - 0.5) < scaled * 0x1p-45)
-        return CAND_UNSURE; /* a near tie that double rounding may have made */
-    else
-        d = frac > 0.5 ? fl + 1 : fl;
-    double back;
-    if (!scale10(d, k, &back)) return CAND_UNSURE;
-    if (fabs(back - w->lo) <= w->tol || fabs(back - w->hi) <= w->tol) return CAND_UNSURE;
-    *d_out = d;
-    return back > w->lo && back < w->hi ? CAND_IN : CAND_OUT;
-}
-
-/* The same digits as ig_format_f32_exact in double arithmetic: the fewest
- * digits n (1..9) whose nearest decimal reads back as f. Every step whose
- * double rounding could matter (a nearest-digit tie, a value by a float
- * midpoint, a power of ten not exact in double) is refused, and the caller
- * falls back to the printf/strtof search. When f's neighbours are equally far
- * (every float but a power of two), a decimal that reads back as f implies
- * that every nearer one does, so n need not be searched from 1: 2 or 3
- * candidates, not up to 9. */
-static bool format_f32_fast(char *out, float f, size_t *len)
-{
-    double v = fabs((double)f);
-    if (v < FLT_MIN || v >= FLT_MAX) return false; /* subnormals, the top: keep them exact */
-    float af = fabsf(f), fb, fa;
-    uint32_t bits, nb, na;
-    memcpy(&bits, &af, 4);
-    nb = bits - 1; /* the neighbours of a positive normal float */
-    na = bits + 1;
-    memcpy(&fb, &nb, 4);
-    memcpy(&fa, &na, 4);
-    double below = fb, above = fa;
-    struct f32_window w = {
-        v, (v + below) / 2, (v + above) / 2, v * 0x1p-48, 0, false, false, 0, 0, 0, 0};
-    int b2 = (int)(bits >> 23) - 126; /* v in [2^(b2-1), 2^b2): log10 v to within one */
-    w.e = (int)floor((b2 - 1) * 0.30102999566398119521);
-    double p;
-    if (!pow10_of(w.e + 1, &p)) return false;
-    if (v >= p)
-        w.e++;
-    else if (!pow10_of(w.e, &p))
-        return false;
-    else if (v < p)
-        w.e--;
-    double d, pe; /* check the fixed-up exponent: 10^e <= v < 10^(e+1) */
-    if (!pow10_of(w.e, &pe) || !pow10_of(w.e + 1, &p) || v < pe || v >= p) return false;
-    bool symmetric = v - below == above - v; /* every float but a power of two */
-    int n_lo = 1, r;
-    if (w.e >= -4 && w.e <= 8) {
-        double scale = pow10_exact[8 - w.e], sv = v * scale;
-        w.exact = true;
-        w.even = (bits & 1) == 0;
-        w.si = (uint64_t)sv;
-        w.sf = sv - (double)w.si;
-        w.sl = w.lo * scale;
-        w.sh = w.hi * scale;
-        if (symmetric) {
-            /* a window wider than the digit's unit holds a multiple of it, so the
-             * nearest is inside: start at the fewest digits where that holds
-             * and only try fewer (a decimal that reads back as f implies that
-             * every nearer one does) */
-            int n = 9;
-            while (n > 1 && pow10_exact[9 - (n - 1)] < w.sh - w.sl)
-                n--;
-            while (n > 1 && f32_candidate(&w, n - 1, &d) == CAND_IN)
-                n--;
-            n_lo = n;
-        }
-    } else if (symmetric) { /* bisection over 1..9 digits, by the same argument */
-        int n_hi = 9;
-        while (n_lo < n_hi) {
-            int mid = (n_lo + n_hi) / 2;
-            if ((r = f32_candidate(&w, mid, &d)) == CAND_UNSURE) return false;
-            if (r == CAND_IN)
-                n_hi = mid;
-            else
-                n_lo = mid + 1;
-        }
-    }
-    for (int n = n_lo; n <= 9; n++) {
-        if ((r = f32_candidate(&w, n, &d)) == CAND_UNSURE) return false;
-        if (r == CAND_OUT) continue;
-        int e10 = w.e;
-        if (d >= pow10_exact[n]) { /* rounded up to 10^(e+1): one digit */
-            d = pow10_exact[n - 1];
-            e10++;
-        }
-        char digits[16];
-        uint64_t di = (uint64_t)d;
-        for (int i = n - 1; i >= 0; i--, di /= 10)
-            digits[i] = (char)('0' + di % 10);
-        int nd = n;
-        while (nd > 1 && digits[nd - 1] == '0')
-            nd--;
-        *len = layout_repr(out, f < 0, digits, nd, e10);
-        return true;
-    }
-    return false;
-}
-
 size_t ig_format_f32(char *out, float f)
 {
     size_t sp = special(out, f);
     if (sp) return sp;
     if (f == 0) return (size_t)sprintf(out, signbit(f) ? "-0.0" : "0.0");
-    size_t len;
-    if (format_f32_fast(out, f, &len)) return len;
-    return ig_format_f32_exact(out, f);
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    if ((bits & ((1u << 23) - 1)) == 0) return ig_format_f32_exact(out, f); /* as for doubles */
+    uint64_t digits;
+    int e;
+    ig_shortest_f32(fabsf(f), &digits, &e);
+    return layout_shortest(out, f < 0, digits, e);
 }
 
 size_t ig_format_f32_exact(char *out, float f)
@@ -285,6 +148,59 @@ size_t ig_format_f32_exact(char *out, float f)
     int nd = 0, e = 0;
     split_sci(tmp, digits, &nd, &e);
     return layout_repr(out, f < 0, digits, nd, e);
+}
+
+/* Decimal digits of d >= 1. */
+static int digit_count(uint64_t d)
+{
+    int n = 1;
+    while (d >= 10000) {
+        d /= 10000;
+        n += 4;
+    }
+    return n + (d >= 10) + (d >= 100) + (d >= 1000);
+}
+
+/* Length of layout_repr's output for these digits, without writing it. */
+static size_t layout_len(bool neg, int nd, int exp10)
+{
+    size_t n = neg;
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) return n + 2 + (size_t)(-exp10 - 1) + (size_t)nd;
+        int intdigits = exp10 + 1;
+        return n + (size_t)intdigits + 1 + (size_t)(nd > intdigits ? nd - intdigits : 1);
+    }
+    int ae = exp10 < 0 ? -exp10 : exp10;
+    return n + 1 + (nd > 1 ? (size_t)nd : 0) + 2 + (ae >= 100 ? 3 : 2);
+}
+
+size_t ig_format_f64_len(double d)
+{
+    uint64_t bits, digits;
+    memcpy(&bits, &d, 8);
+    if (isnan(d) || isinf(d) || d == 0 || (bits & ((1ull << 52) - 1)) == 0) {
+        char tmp[IG_FLOAT_TEXT_MAX];
+        return ig_format_f64(tmp, d);
+    }
+    int e;
+    ig_shortest_f64(fabs(d), &digits, &e);
+    int nd = digit_count(digits);
+    return layout_len(d < 0, nd, e + nd - 1);
+}
+
+size_t ig_format_f32_len(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    if (isnan(f) || isinf(f) || f == 0 || (bits & ((1u << 23) - 1)) == 0) {
+        char tmp[IG_FLOAT_TEXT_MAX];
+        return ig_format_f32(tmp, f);
+    }
+    uint64_t digits;
+    int e;
+    ig_shortest_f32(fabsf(f), &digits, &e);
+    int nd = digit_count(digits);
+    return layout_len(f < 0, nd, e + nd - 1);
 }
 
 static inline double lane_f64(uint64_t lane)
@@ -367,6 +283,39 @@ static size_t format_lane(char *out, uint8_t type, uint64_t lane, bool json)
         out[0] = '?';
         return 1;
     }
+}
+
+/* format_lane's length without the text: what the writer stores as text
+ * lengths, at the cost of the digits alone. */
+static size_t lane_len(uint8_t type, uint64_t lane, bool json)
+{
+    int64_t i;
+    switch (type) {
+    case IG_T_BOOL: return json ? (lane ? 4 : 5) : 1;
+    case IG_T_INT8: i = (int8_t)lane; break;
+    case IG_T_INT16: i = (int16_t)lane; break;
+    case IG_T_INT32: i = (int32_t)lane; break;
+    case IG_T_INT64: i = (int64_t)lane; break;
+    case IG_T_UINT8: return (size_t)digit_count((uint8_t)lane);
+    case IG_T_UINT16: return (size_t)digit_count((uint16_t)lane);
+    case IG_T_UINT32: return (size_t)digit_count((uint32_t)lane);
+    case IG_T_UINT64: return (size_t)digit_count(lane);
+    case IG_T_FLOAT32:
+    case IG_T_FLOAT64: {
+        double d = type == IG_T_FLOAT32 ? (double)lane_f32(lane) : lane_f64(lane);
+        size_t n = type == IG_T_FLOAT32 ? ig_format_f32_len(lane_f32(lane)) : ig_format_f64_len(lane_f64(lane));
+        return n + (json && (isnan(d) || isinf(d)) ? 2 : 0); /* "NaN" is a JSON string */
+    }
+    default: return 1;
+    }
+    return i < 0 ? 1 + (size_t)digit_count(0 - (uint64_t)i) : (size_t)digit_count((uint64_t)i);
+}
+
+bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len)
+{
+    if (v->is_bytes || v->type == IG_T_BLOB || ig_values_is_null(v, i)) return false;
+    *len = lane_len(v->type, v->lanes[i], true);
+    return true;
 }
 
 static const char hexdig[] = "0123456789abcdef";
@@ -496,12 +445,24 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
                        uint64_t *len)
 {
     uint64_t total = 0;
-    /* Render in slices so the scratch stays small on huge pages. */
+    /* counted where the count is cheap; the rest rendered one value at a time */
     for (size_t i = 0; i < v->n; i++) {
         if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
-        if (!v->is_bytes && !ig_values_is_null(v, i)) {
-            char tmp[48];
-            total += format_lane(tmp, v->type, v->lanes[i], false) + 1;
+        if (ig_values_is_null(v, i)) {
+            total += 3; /* \N */
+            continue;
+        }
+        if (!v->is_bytes) {
+            total += lane_len(v->type, v->lanes[i], false) + 1;
+            continue;
+        }
+        if (v->type == IG_T_STRING) { /* append_copy_string doubles \ and controls */
+            size_t n;
+            const uint8_t *p = ig_values_bytes(v, i, &n);
+            uint64_t esc = 0;
+            for (size_t k = 0; k < n; k++)
+                esc += p[k] == '\\' || p[k] == '\n' || p[k] == '\r' || p[k] == '\t';
+            total += n + esc + 1;
             continue;
         }
         ig_buf_reset(scratch);

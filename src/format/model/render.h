@@ -24,8 +24,16 @@ struct ig_buf;
 /* Shortest round-trip text of a double / float; returns length (< IG_FLOAT_TEXT_MAX). */
 size_t ig_format_f64(char *out, double d);
 size_t ig_format_f32(char *out, float f);
-/* The same by printf/strtof search (the reference the fast path is tested against). */
+/* Their lengths, without the text (the writer's text lengths). */
+size_t ig_format_f64_len(double d);
+size_t ig_format_f32_len(float f);
+/* The same by printf/strtod search (the references the fast ones are tested against). */
+size_t ig_format_f64_exact(char *out, double d);
 size_t ig_format_f32_exact(char *out, float f);
+
+/* The length ig_render_json_value would append for value i, when that needs
+ * no rendering (a non-NULL number or bool): true and *len; else false. */
+bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len);
 
 /* Append value i of v (no newline). */
 int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i);

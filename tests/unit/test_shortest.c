@@ -1,0 +1,246 @@
+/* The shortest float formatter (util/shortest.c, Schubfach) against the
+ * printf/strtod search it replaced: the same text for random bit patterns,
+ * data-like values (uniform, prices, embeddings, quantised), every power of two
+ * and its neighbours, the smallest subnormals, the neighbours of every power of
+ * ten and short decimals (ties). The exhaustive float32 check is
+ * tests/unit/exhaustive_f32.c. */
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "format/model/render.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
+#include "util/buf.h"
+#include "util/shortest.h"
+
+static double from_bits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+static uint64_t bits_of(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+}
+
+static int f64_mismatches;
+
+static void same_f64(double d)
+{
+    char a[IG_FLOAT_TEXT_MAX], b[IG_FLOAT_TEXT_MAX];
+    size_t na = ig_format_f64(a, d), nb = ig_format_f64_exact(b, d);
+    if (na != nb || strcmp(a, b) || ig_format_f64_len(d) != nb) {
+        if (f64_mismatches++ < 5)
+            fprintf(stderr, "  %016llx: shortest %s, search %s\n", (unsigned long long)bits_of(d), a, b);
+    }
+}
+
+static void test_f64_equals_search(void)
+{
+    uint64_t s = check_seed;
+    f64_mismatches = 0;
+    for (int i = 0; i < 200000; i++) {
+        double d = from_bits(test_rand(&s));
+        if (!isnan(d)) same_f64(d);
+    }
+    for (int i = 0; i < 100000; i++) {
+        double u = (double)(test_rand(&s) >> 11) / 9007199254740992.0;
+        same_f64(u);                                                  /* uniform [0, 1) */
+        same_f64((double)(int64_t)(test_rand(&s) % 10000000) / 100); /* prices */
+        same_f64((double)(test_rand(&s) >> (test_rand(&s) % 64)));    /* integers */
+        same_f64((u - 0.5) * 0.07);                                   /* embedding-like */
+    }
+    for (uint64_t e = 0; e < 2047; e++) /* powers of two and their neighbours */
+        for (int64_t n = -3; n <= 3; n++) {
+            uint64_t b = (e << 52) + (uint64_t)n;
+            if ((int64_t)b > 0 && b < 0x7ff0000000000000u) same_f64(from_bits(b));
+        }
+    for (uint64_t c = 1; c < 20000; c++) same_f64(from_bits(c)); /* the smallest subnormals */
+    for (int k = -323; k <= 308; k++) {                          /* around powers of ten */
+        char t[16];
+        snprintf(t, sizeof t, "1e%d", k);
+        uint64_t b = bits_of(strtod(t, NULL));
+        for (int n = -2; n <= 2; n++) same_f64(from_bits(b + (uint64_t)(int64_t)n));
+    }
+    for (int i = 0; i < 100000; i++) { /* short decimals: nearest-digit ties */
+        char t[40];
+        snprintf(t, sizeof t, "%llue%d", (unsigned long long)(test_rand(&s) % 100000000000000000ull >> (test_rand(&s) % 50)),
+                 (int)(test_rand(&s) % 600) - 320);
+        double d = strtod(t, NULL);
+        if (d > 0 && !isinf(d)) same_f64(d);
+    }
+    CHECK_EQ_INT(f64_mismatches, 0);
+}
+
+static void test_f32_equals_search(void)
+{
+    uint64_t s = check_seed;
+    char a[IG_FLOAT_TEXT_MAX], b[IG_FLOAT_TEXT_MAX];
+    int bad = 0;
+    for (int i = 0; i < 1000000; i++) {
+        uint32_t bits = (uint32_t)test_rand(&s);
+        float f;
+        if (i % 3 == 1) {
+            memcpy(&f, &bits, 4);
+        } else { /* around N(0, 1/768) */
+            double u = ((double)(test_rand(&s) >> 11) / 9007199254740992.0) - 0.5;
+            f = (float)(u * 0.1);
+        }
+        if (i % 3 == 2) { /* quantised (bf16, fp8): few significant bits, exact decimal ties */
+            uint32_t fb;
+            memcpy(&fb, &f, 4);
+            fb &= i % 2 ? 0xffff0000u : 0xfff00000u;
+            memcpy(&f, &fb, 4);
+        }
+        ig_format_f32(a, f);
+        size_t nb = ig_format_f32_exact(b, f);
+        if ((strcmp(a, b) || ig_format_f32_len(f) != nb) && bad++ < 5)
+            fprintf(stderr, "  %08x: shortest %s, search %s\n", bits, a, b);
+    }
+    for (uint32_t e = 0; e < 255; e++) /* powers of two and their neighbours */
+        for (int n = -3; n <= 3; n++) {
+            uint32_t bits = (e << 23) + (uint32_t)n;
+            float f;
+            memcpy(&f, &bits, 4);
+            if ((int32_t)bits <= 0 || isinf(f) || isnan(f)) continue;
+            ig_format_f32(a, f);
+            size_t nb = ig_format_f32_exact(b, f);
+            if ((strcmp(a, b) || ig_format_f32_len(f) != nb) && bad++ < 5) fprintf(stderr, "  %08x: shortest %s, search %s\n", bits, a, b);
+        }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* The writer's text lengths (counted, not rendered) equal the rendered text's,
+ * for every fixed-width type, extremes, NULLs and specials included. */
+static void test_text_len_counts_rendering(void)
+{
+    static const uint8_t types[] = {IG_T_BOOL,   IG_T_INT8,   IG_T_INT16,   IG_T_INT32,  IG_T_INT64,
+                                    IG_T_UINT8,  IG_T_UINT16, IG_T_UINT32,  IG_T_UINT64, IG_T_FLOAT32,
+                                    IG_T_FLOAT64};
+    static const uint64_t edge[] = {0, 1, 9, 10, 99, 100, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x7fffffff,
+                                    0x80000000u, 0xffffffffu, 0x7fffffffffffffffu, 0x8000000000000000u,
+                                    ~0ull, 0x7ff8000000000000u, 0x7ff0000000000000u, 0xfff0000000000000u,
+                                    0x7fc00000u, 0x7f800000u, 0xff800000u, 0x80000000u, 0x3ff0000000000000u};
+    uint64_t s = check_seed;
+    struct ig_buf out = IG_BUF_INIT, scratch = IG_BUF_INIT;
+    for (size_t t = 0; t < sizeof types; t++) {
+        struct ig_values v;
+        ig_values_init(&v, types[t]);
+        for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) ig_values_push_lane(&v, types[t] == IG_T_BOOL ? edge[i] & 1 : edge[i]);
+        for (int i = 0; i < 5000; i++) {
+            uint64_t r = test_rand(&s) >> (test_rand(&s) % 64);
+            if (types[t] == IG_T_BOOL) r &= 1;
+            if (i % 17 == 0)
+                ig_values_push_null(&v);
+            else
+                ig_values_push_lane(&v, r);
+        }
+        ig_buf_reset(&out);
+        ig_render_text_lines(&out, &v, NULL);
+        uint64_t len = 0;
+        CHECK(ig_render_text_len(&v, NULL, &scratch, &len) == 0);
+        if (len != out.len) fprintf(stderr, "  type %u: counted %llu, rendered %zu\n", types[t], (unsigned long long)len, out.len);
+        CHECK(len == out.len);
+        for (size_t i = 0; i < v.n; i++) { /* the JSON forms */
+            size_t n;
+            ig_buf_reset(&out);
+            ig_render_json_value(&out, &v, i);
+            if (ig_render_json_len(&v, i, &n) && n != out.len) {
+                fprintf(stderr, "  type %u value %zu: JSON counted %zu, rendered %zu\n", types[t], i, n, out.len);
+                check_failures++;
+                break;
+            }
+        }
+        ig_values_free(&v);
+    }
+    /* strings (escapes counted) and binary (rendered) */
+    static const uint8_t btypes[] = {IG_T_STRING, IG_T_BINARY};
+    for (size_t t = 0; t < sizeof btypes; t++) {
+        struct ig_values v;
+        ig_values_init(&v, btypes[t]);
+        for (int i = 0; i < 3000; i++) {
+            char b[40];
+            size_t n = test_rand(&s) % sizeof b;
+            for (size_t k = 0; k < n; k++) b[k] = "ab\\\n\r\tz\x01\xc3\xa9"[test_rand(&s) % 10];
+            if (i % 13 == 0)
+                ig_values_push_null(&v);
+            else
+                ig_values_push_bytes(&v, b, n);
+        }
+        uint8_t deleted[3000 / 8 + 1] = {0x5a, 0x01};
+        ig_buf_reset(&out);
+        uint64_t len = 0, len_all = 0;
+        CHECK(ig_render_text_len(&v, deleted, &scratch, &len) == 0);
+        CHECK(ig_render_text_len(&v, NULL, &scratch, &len_all) == 0);
+        ig_render_text_lines(&out, &v, deleted);
+        CHECK(len == out.len);
+        ig_buf_reset(&out);
+        ig_render_text_lines(&out, &v, NULL);
+        CHECK(len_all == out.len && len_all > len);
+        ig_values_free(&v);
+    }
+    ig_buf_free(&out);
+    ig_buf_free(&scratch);
+}
+
+/* The util contract itself: no trailing zeros, at most 17 (9) digits, reads back. */
+static void test_digits_contract(void)
+{
+    uint64_t s = check_seed;
+    int bad = 0;
+    for (int i = 0; i < 100000; i++) {
+        double d = fabs(from_bits(test_rand(&s)));
+        if (isnan(d) || isinf(d) || d == 0) continue;
+        uint64_t digits;
+        int e;
+        ig_shortest_f64(d, &digits, &e);
+        char t[48];
+        snprintf(t, sizeof t, "%llue%d", (unsigned long long)digits, e);
+        bad += digits % 10 == 0 || digits >= 100000000000000000ull || strtod(t, NULL) != d;
+        float f = (float)d;
+        if (isinf(f) || f == 0) continue;
+        ig_shortest_f32(f, &digits, &e);
+        snprintf(t, sizeof t, "%llue%d", (unsigned long long)digits, e);
+        bad += digits % 10 == 0 || digits >= 1000000000u || strtof(t, NULL) != f;
+    }
+    CHECK_EQ_INT(bad, 0);
+    char o[24];
+    CHECK(ig_u64_digits(o, 1) == 1 && o[0] == '1');
+    CHECK(ig_u64_digits(o, 18446744073709551615ull) == 20 && memcmp(o, "18446744073709551615", 20) == 0);
+    CHECK(ig_u64_digits(o, 10) == 2 && memcmp(o, "10", 2) == 0);
+}
+
+static double ns_per_value(size_t (*fmt)(char *, double), const double *v, int n, int reps)
+{
+    struct timespec t0, t1;
+    char o[IG_FLOAT_TEXT_MAX];
+    size_t sink = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < n; i++) sink += fmt(o, v[i]);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+    return sink ? ns / ((double)n * reps) : 0;
+}
+
+/* Not a timed assertion: a line for the log, so a slowdown is seen. */
+static void test_speed_report(void)
+{
+    uint64_t s = check_seed;
+    static double v[1000];
+    for (int i = 0; i < 1000; i++) v[i] = (double)(test_rand(&s) >> 11) / 9007199254740992.0;
+    fprintf(stderr, "  float64 text: shortest %.0f ns, search %.0f ns per value\n",
+            ns_per_value(ig_format_f64, v, 1000, 100), ns_per_value(ig_format_f64_exact, v, 1000, 20));
+    CHECK(1);
+}
+
+TEST_MAIN(T(test_f64_equals_search), T(test_text_len_counts_rendering), T(test_f32_equals_search), T(test_digits_contract), T(test_speed_report))
