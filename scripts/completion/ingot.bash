@@ -13,7 +13,7 @@ _ingot() {
     fi
     local cmd=${COMP_WORDS[1]} opts=""
     case $cmd in
-    import) opts="--format --schema --append --rows-per-group --page-size --delimiter --sample-rows --json --help" ;;
+    import) opts="--format --schema --append --rows-per-group --page-size --delimiter --sample-rows --threads -j --json --help" ;;
     inspect) opts="--json --columns --help" ;;
     cat) opts="--group --rows --rows-from --help" ;;
     verify) opts="--deep --json --help" ;;
@@ -25,7 +25,7 @@ _ingot() {
     --format) COMPREPLY=($(compgen -W "csv jsonl npy" -- "$cur")); return ;;
     --schema | --rows-from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -o) COMPREPLY=($(compgen -W "allow_other erase_group= cache_mb= threads= spin_us= readahead_kb=" -- "$cur")); return ;;
-    --group | --rows | --row | --rows-per-group | --page-size | --delimiter | --sample-rows) return ;;
+    --group | --rows | --row | --rows-per-group | --page-size | --delimiter | --sample-rows | --threads | -j) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char cmd_import_usage[] =
     "usage: ingot import [OPTIONS] INPUT TABLE\n"
@@ -21,6 +22,8 @@ const char cmd_import_usage[] =
     "  --page-size BYTES      target page size (default 65536; K/M suffixes)\n"
     "  --delimiter C          CSV field separator (default ',')\n"
     "  --sample-rows N        rows sampled to infer types (default 10000)\n"
+    "  -j, --threads N        encoding threads (default: one per core); the table\n"
+    "                         is the same byte for byte for any N\n"
     "  --json                 print the result as JSON\n";
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
@@ -57,12 +60,14 @@ int cmd_import(int argc, char **argv)
         {"format", required_argument, 0, 'F'},   {"schema", required_argument, 0, 's'},
         {"append", no_argument, 0, 'a'},          {"rows-per-group", required_argument, 0, 'r'},
         {"page-size", required_argument, 0, 'p'}, {"delimiter", required_argument, 0, 'd'},
-        {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
-        {"sample-rows", required_argument, 0, 'S'},
+        {"json", no_argument, 0, 'J'},            {"help", no_argument, 0, 'h'},
+        {"sample-rows", required_argument, 0, 'S'}, {"threads", required_argument, 0, 'j'},
         {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.w.threads = cores > 0 ? (unsigned)cores : 1;
+    while ((c = getopt_long(argc, argv, "j:", longopts, NULL)) != -1) {
         switch (c) {
         case 'F':
             if (!strcmp(optarg, "csv"))
@@ -91,7 +96,8 @@ int cmd_import(int argc, char **argv)
             } else
                 o.delimiter = optarg[0];
             break;
-        case 'j': json = true; break;
+        case 'J': json = true; break;
+        case 'j': o.w.threads = (unsigned)cli_parse_count("--threads", optarg, 1, 1024); break;
         case 'S': o.sample_rows = (uint32_t)cli_parse_count("--sample-rows", optarg, 1, 1u << 30); break;
         case 'h': fputs(cmd_import_usage, stdout); return 0;
         default: fputs(cmd_import_usage, stderr); return 2;

@@ -237,7 +237,6 @@ static int run_npy(struct import_run *r, struct ig_error *err)
         return ig_err(err, -EINVAL, "%s: column '%s' cannot hold this array (%s)", r->input,
                       cd->name, have);
     }
-    struct ig_values *v = ig_part_writer_column(r->w, cd->leaf);
     const struct ig_type_info *ti = ig_type_info(n->type);
     size_t per_row = (size_t)n->width * (n->dim ? n->dim : 1);
     size_t batch = per_row > (1u << 20) ? 1 : (1u << 20) / per_row;
@@ -252,6 +251,8 @@ static int run_npy(struct import_run *r, struct ig_error *err)
             break;
         }
         for (size_t i = 0; i < take && !rc; i++, row++) {
+            /* the writer fills a fresh group after each full one */
+            struct ig_values *v = ig_part_writer_column(r->w, cd->leaf);
             const uint8_t *p = buf + i * per_row;
             if (n->dim && ig_values_push_entry(v, 0, cd->max_def)) rc = -ENOMEM;
             for (uint32_t k = 0; k < (n->dim ? n->dim : 1) && !rc; k++, p += n->width) {

@@ -1,7 +1,8 @@
 /* writer.h - writes one part file from rows.
  *
  * Rows are buffered column by column for one row group; when the group is full
- * each column is cut into pages by its own target size (so a wide string column
+ * (encoded by `threads` threads while the caller fills the next one) each
+ * column is cut into pages by its own target size (so a wide string column
  * and a narrow int column page independently), each page encoded (page.h) and
  * appended. finish() writes the footer and tail and fsyncs. The caller writes to
  * a temporary name and renames (imports are atomic); free() without finish()
@@ -28,6 +29,8 @@ struct ig_writer_opts {
     int zstd_level;          /* default 3 */
     uint8_t erase_level;     /* table default compliance level, 2 */
     const char *blob_path;   /* blob file to create when the schema has blob columns */
+    unsigned threads;        /* encoding threads, the caller's included; 0 or 1: the
+                                caller's alone. The file is the same byte for byte. */
 };
 
 void ig_writer_opts_default(struct ig_writer_opts *o);

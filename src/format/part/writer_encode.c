@@ -1,0 +1,437 @@
+/* writer_encode.c - one top-level column of one row group into pages: where
+ * pages and blocks are cut, each page encoded (page.h), its records and bytes
+ * kept in the column's ig_column_out until writer.c commits the group. Reads
+ * only the job and the schema, so columns of a group encode on several threads
+ * at once (writer_int.h). */
+#include "format/part/writer_int.h"
+#include "format/model/assemble.h"
+#include "format/layout.h"
+#include "format/page/slide.h"
+#include "format/model/quantize.h"
+#include "format/model/types.h"
+#include "format/enc/codec.h"
+#include "util/buf.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/hash.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The encoding of one column: shared settings, its group, this thread's state,
+ * and where its pages go. */
+struct enc {
+    const struct ig_writer_conf *c;
+    struct ig_group_job *g;
+    struct ig_encoder *e;
+    struct ig_column_out *out;
+};
+
+/* Blob references default to small pages: reaching one object then reads one
+ * small page of references plus the object itself. */
+#define IG_BLOB_PAGE_SIZE 4096
+/* Byte-stream split pages are made to be compressed: at 1 MiB each byte plane
+ * fills whole zstd blocks (128 KiB), so each plane gets its own entropy tables
+ * (float32 embeddings: 14% smaller at 1 MiB, 0-8% at 64 KiB). */
+#define IG_SPLIT_PAGE_SIZE (1u << 20)
+/* Sliding-window pages default to this many times the page size (page_end). */
+#define IG_SLIDE_PAGE_FACTOR 2
+/* Blocks: a row read (rows/ID, a take) reads, checks and decodes one block of
+ * each column, so small blocks make it cheap; each block compresses on its own,
+ * so small blocks also compress less (captions: 2.15x at 4 KiB, 2.69x at 64
+ * KiB under zstd) and cost 40 bytes of footer. 4 KiB of values: about one disk
+ * page stored, a few microseconds to decode. */
+#define IG_BLOCK_SIZE 4096
+
+static const struct ig_column_def *leaf_def(const struct enc *w, uint32_t l)
+{
+    return &w->c->schema->cols[w->c->schema->leaves[l]];
+}
+
+uint32_t ig_writer_leaf_page_size(const struct ig_writer_conf *c, uint32_t l)
+{
+    const struct ig_column_def *cd = &c->schema->cols[c->schema->leaves[l]];
+    if (cd->page_size) return cd->page_size;
+    if (cd->type == IG_T_BLOB) return IG_BLOB_PAGE_SIZE;
+    return cd->encoding == IG_ENC_SPLIT ? IG_SPLIT_PAGE_SIZE : c->o.page_size;
+}
+
+static bool slide_candidate(const struct ig_column_def *cd, const struct ig_values *v);
+
+/* The target block size of a leaf (0: one block per page): what the schema
+ * says, else IG_BLOCK_SIZE, except for pages that are one unit already (blob
+ * references, sliding windows, byte-stream split made for zstd). */
+static uint32_t leaf_block_size(const struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    if (cd->block_size == IG_BLOCK_WHOLE_PAGE) return 0;
+    if (cd->block_size) return cd->block_size;
+    if (cd->type == IG_T_BLOB || cd->encoding == IG_ENC_SPLIT || slide_candidate(cd, &w->g->cols[l]))
+        return 0;
+    return w->c->o.block_size ? w->c->o.block_size : IG_BLOCK_SIZE;
+}
+
+/* The page's block records, appended to the blocks section; returns the
+ * page's checksum: the hash of those records. */
+static uint64_t append_block_records(struct enc *w, const struct ig_page_built *b, int *rc)
+{
+    size_t at = w->out->blocks.len;
+    for (uint32_t k = 0; k < b->nblocks && !*rc; k++) {
+        const struct ig_block_built *bb = &b->blocks[k];
+        uint8_t r[IG_BLK_SIZE] = {0};
+        ig_st32(r + IG_BLK_OFFSET, bb->offset);
+        ig_st32(r + IG_BLK_STORED, bb->stored);
+        ig_st32(r + IG_BLK_BODY_SIZE, bb->body_size);
+        ig_st32(r + IG_BLK_FIRST_ROW, bb->first_row);
+        ig_st32(r + IG_BLK_ROW_COUNT, bb->row_count);
+        ig_st32(r + IG_BLK_ENTRY_COUNT, bb->entry_count);
+        ig_st32(r + IG_BLK_VALUE_COUNT, bb->value_count);
+        r[IG_BLK_COMPRESSION] = bb->compression;
+        r[IG_BLK_ENCODING] = bb->encoding;
+        r[IG_BLK_FLAGS] = bb->flags;
+        ig_st64(r + IG_BLK_CHECKSUM, bb->checksum);
+        if (ig_buf_append(&w->out->blocks, r, sizeof r)) *rc = -ENOMEM;
+    }
+    return *rc ? 0 : ig_hash(w->out->blocks.data + at, w->out->blocks.len - at);
+}
+
+static int append_page_record(struct enc *w, uint32_t leaf, uint32_t first_row,
+                              uint32_t rows, const struct ig_page_built *b, uint32_t capacity,
+                              uint32_t live_values, uint64_t node_text)
+{
+    int rc = 0;
+    uint32_t first_block = w->out->nblocks;
+    uint64_t checksum = append_block_records(w, b, &rc);
+    if (rc) return rc;
+    w->out->nblocks += b->nblocks;
+    uint8_t r[IG_PG_SIZE] = {0};
+    ig_st64(r + IG_PG_OFFSET, w->out->stored.len); /* made absolute at commit */
+    ig_st32(r + IG_PG_CAPACITY, capacity);
+    ig_st32(r + IG_PG_STORED, (uint32_t)b->stored.len);
+    ig_st32(r + IG_PG_FIRST_ROW, first_row);
+    ig_st32(r + IG_PG_ROW_COUNT, rows);
+    ig_st32(r + IG_PG_ENTRY_COUNT, b->entry_count);
+    ig_st32(r + IG_PG_VALUE_COUNT, b->value_count);
+    r[IG_PG_ENCODING] = b->encoding;
+    r[IG_PG_COMPRESSION] = b->compression;
+    r[IG_PG_FLAGS] = b->flags;
+    ig_st64(r + IG_PG_CHECKSUM, checksum);
+    ig_st64(r + IG_PG_TEXT_LEN, b->text_len);
+    ig_st32(r + IG_PG_BODY_SIZE, b->body_size);
+    ig_st32(r + IG_PG_LEAF, leaf);
+    uint8_t x[IG_PX_SIZE] = {0};
+    ig_st32(x + IG_PX_LIVE_VALUES, live_values);
+    ig_st32(x + IG_PX_FIRST_BLOCK, first_block);
+    ig_st64(x + IG_PX_NODE_TEXT, node_text);
+    if (ig_buf_append(&w->out->pages, r, sizeof r) || ig_buf_append(&w->out->extras, x, sizeof x))
+        return -ENOMEM;
+    return 0;
+}
+
+/* Plain-size estimate of rows [a, b) of a leaf (the page-cutting measure). */
+static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    if (v->levels) {
+        size_t v0 = v->row_val[a], v1 = v->row_val[b];
+        uint64_t vals = v1 == v0      ? 0
+                        : v->is_bytes ? v->offs[v1] - v->offs[v0] + 4 * (v1 - v0)
+                                      : (v1 - v0) * ti->width;
+        return vals + 2 * (uint64_t)(v->row_ent[b] - v->row_ent[a]);
+    }
+    if (!v->is_bytes) return (uint64_t)(b - a) * ti->width;
+    return v->offs[b] - v->offs[a] + 4 * (uint64_t)(b - a);
+}
+
+/* Will this leaf be offered sliding-window pages? (encode_leaf_page asks the same) */
+static bool slide_candidate(const struct ig_column_def *cd, const struct ig_values *v)
+{
+    struct ig_leaf_info li = {.type = cd->type,
+                              .max_rep = cd->max_rep,
+                              .max_def = cd->max_def,
+                              .quantize = cd->quantize,
+                              .levels = v->levels,
+                              .per_value = cd->dimension ? cd->dimension : 1};
+    return v->levels && cd->parent == IG_SCHEMA_NONE &&
+           ig_slide_fits(&li, cd->lists, cd->null_mask) &&
+           (cd->encoding == IG_ENC_AUTO || cd->encoding == IG_PAGE_ENC_SLIDE);
+}
+
+/* Where the next page of the leaves [l0, l1) should end, starting at row
+ * `start`: leaves of one nested column share page boundaries (their pages are
+ * reassembled together); a flat leaf pages alone. */
+static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t start)
+{
+    uint64_t target = ig_writer_leaf_page_size(w->c, l0);
+    size_t rows = w->g->rows;
+    const struct ig_values *v = &w->g->cols[l0];
+    if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
+        uint64_t width = ig_type_info(v->type)->width;
+        uint64_t n = target / width ? target / width : 1;
+        return start + n < rows ? start + (size_t)n : rows;
+    }
+    const struct ig_column_def *cd = leaf_def(w, l0);
+    if (l1 == l0 + 1 && slide_candidate(cd, v)) { /* measured as it will be stored */
+        /* every page restarts the windows with a base row (a whole window of
+         * new values), so unless the column says otherwise these pages are
+         * larger: reading one row still decodes only from its base on */
+        if (!cd->page_size) target *= IG_SLIDE_PAGE_FACTOR;
+        uint64_t acc = 0;
+        const uint64_t *prev = NULL;
+        size_t pn = 0, r = start;
+        bool sgn = ig_type_info(v->type)->is_signed;
+        while (r < rows && acc < 8 * target) {
+            const uint64_t *cur = v->lanes + v->row_val[r];
+            size_t cn = v->row_val[r + 1] - v->row_val[r];
+            acc += ig_slide_row_bits(prev, pn, cur, cn, sgn);
+            if (cn) prev = cur, pn = cn; /* rows without values are transparent */
+            r++;
+        }
+        return r;
+    }
+    uint64_t acc = 0;
+    size_t r = start;
+    while (r < rows) {
+        for (uint32_t l = l0; l < l1; l++)
+            acc += plain_bytes(&w->g->cols[l], r, r + 1);
+        r++;
+        if (acc >= target) break;
+    }
+    return r;
+}
+
+/* Cut rows [a, b) of leaves [l0, l1) into blocks of about `target` plain bytes
+ * (all leaves of a nested column alike, as pages are): w->e->cuts gets the block
+ * starts relative to a, then b - a; returns the number of blocks. */
+static size_t block_cuts(struct enc *w, uint32_t l0, uint32_t l1, size_t a, size_t b,
+                         uint32_t target, int *rc)
+{
+    size_t n = 0;
+    for (size_t r = a; r < b;) {
+        if (n + 2 > w->e->cuts_cap) {
+            size_t cap = w->e->cuts_cap ? w->e->cuts_cap * 2 : 64;
+            size_t *c = realloc(w->e->cuts, cap * sizeof *c);
+            if (!c) {
+                *rc = -ENOMEM;
+                return 0;
+            }
+            w->e->cuts = c;
+            w->e->cuts_cap = cap;
+        }
+        w->e->cuts[n++] = r - a;
+        if (!target) {
+            r = b;
+            break;
+        }
+        uint64_t acc = 0;
+        const struct ig_values *v = &w->g->cols[l0];
+        if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
+            uint64_t width = ig_type_info(v->type)->width, k = target / width ? target / width : 1;
+            r = b - r > k ? r + (size_t)k : b;
+            continue;
+        }
+        while (r < b && acc < target) {
+            for (uint32_t l = l0; l < l1; l++)
+                acc += plain_bytes(&w->g->cols[l], r, r + 1);
+            r++;
+        }
+    }
+    w->e->cuts[n] = b - a;
+    return n;
+}
+
+/* Quantised float leaves: round the group's values to the format now, as float32,
+ * so the text measured is the text that will be read back. */
+static void round_quantized(struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    struct ig_values *v = &w->g->cols[l];
+    if (!cd->quantize) return;
+    ig_quantize_lanes(cd->quantize, v->type, v->lanes, v->n, v->lanes);
+    ig_dequantize_lanes(cd->quantize, v->lanes, v->n, v->lanes);
+    v->type = IG_T_FLOAT32;
+}
+
+/* Text of rows [a, b) of a nested column (tree t over leaves l0..) or of one
+ * leaf's projection. */
+static int nested_text(struct enc *w, const struct ig_tree *t, size_t a, size_t b,
+                       uint64_t *len, struct ig_error *err)
+{
+    struct ig_values *views[256], **vp = views;
+    if (t->nleaves > 256 && !(vp = malloc(t->nleaves * sizeof *vp)))
+        return ig_err(err, -ENOMEM, "out of memory");
+    struct ig_values *slice = calloc(t->nleaves, sizeof *slice);
+    int rc = slice ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < t->nleaves && !rc; i++) {
+        /* a view of rows [a, b): shift the row index, keep the arrays */
+        const struct ig_values *v = &w->g->cols[t->leaf_global[i]];
+        slice[i] = *v;
+        slice[i].rows = b - a;
+        slice[i].row_ent = v->row_ent + a;
+        slice[i].row_val = v->row_val + a;
+        slice[i].row_base = w->c->first_row_id + w->g->first_row + a;
+        vp[i] = &slice[i];
+    }
+    if (!rc) rc = ig_assemble_lines(t, vp, b - a, NULL, NULL, len, err);
+    free(slice);
+    if (vp != views) free(vp);
+    return rc;
+}
+
+/* The page's blocks (each with its own zeroed slack, page.h) and its records,
+ * after the column's earlier pages. */
+static int write_page(struct enc *w, uint32_t l, size_t start, size_t end,
+                      uint32_t live_values, uint64_t node_text, struct ig_error *err)
+{
+    size_t stored = w->e->built.stored.len;
+    int rc = append_page_record(w, l, (uint32_t)start, (uint32_t)(end - start), &w->e->built,
+                                (uint32_t)stored, live_values, node_text);
+    if (!rc) rc = ig_buf_append(&w->out->stored, w->e->built.stored.data, stored);
+    if (rc) return ig_err(err, rc, "%s: out of memory", w->c->path);
+    w->out->npages++;
+    return 0;
+}
+
+/* Page [start, end) of leaf l, in the blocks w->e->cuts says (ncuts of them). */
+static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
+                            size_t ncuts, struct ig_error *err)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    struct ig_values *v = &w->g->cols[l];
+    struct ig_page_policy pol = {.type = cd->type,
+                                 .encoding = cd->encoding,
+                                 .compression = cd->compression,
+                                 .zstd_level = w->c->o.zstd_level,
+                                 .leaf = {.type = cd->type,
+                                          .max_rep = cd->max_rep,
+                                          .max_def = cd->max_def,
+                                          .quantize = cd->quantize,
+                                          .levels = v->levels,
+                                          .per_value = cd->dimension ? cd->dimension : 1}};
+    pol.leaf.slide_ok = slide_candidate(cd, v);
+    int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &w->e->scratch,
+                                   &w->e->built, err);
+    if (rc)
+        return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->c->path, cd->name,
+                             w->g->index);
+    return 0;
+}
+
+/* The pages of one top-level column: a flat leaf, or all leaves of a nested one. */
+static int flush_column(struct enc *w, uint32_t top, struct ig_error *err)
+{
+    const struct ig_schema *s = w->c->schema;
+    uint32_t l0 = UINT32_MAX, l1 = 0;
+    for (uint32_t k = top; k < s->n && s->cols[k].top == top; k++)
+        if (s->cols[k].leaf != IG_SCHEMA_NONE) {
+            if (l0 == UINT32_MAX) l0 = s->cols[k].leaf;
+            l1 = s->cols[k].leaf + 1;
+        }
+    if (l0 == UINT32_MAX)
+        return ig_err(err, -EINVAL, "column '%s' has no leaves", s->cols[top].name);
+    for (uint32_t l = l0; l < l1; l++) {
+        w->g->cols[l].row_base = w->c->first_row_id + w->g->first_row; /* for blob paths in the text */
+        round_quantized(w, l);
+    }
+    bool nested = w->g->cols[l0].levels;
+    struct ig_tree whole = {0}, *proj = NULL;
+    int rc = 0;
+    if (nested) {
+        rc = ig_tree_from_schema(s, top, UINT32_MAX, &whole, err);
+        proj = calloc(l1 - l0, sizeof *proj);
+        if (!rc && !proj) rc = ig_err(err, -ENOMEM, "out of memory");
+        for (uint32_t l = l0; l < l1 && !rc; l++)
+            rc = ig_tree_from_schema(s, top, s->leaves[l], &proj[l - l0], err);
+    }
+    /* nested columns: pages of all leaves in lockstep, grouped per leaf later */
+    size_t cuts_cap = 64, ncuts = 0;
+    size_t *cuts = malloc(cuts_cap * sizeof *cuts);
+    if (!cuts) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (size_t start = 0; !rc && start < w->g->rows;) {
+        size_t end = page_end(w, l0, nested ? l1 : l0 + 1, start);
+        if (ncuts + 1 >= cuts_cap) {
+            size_t *c = realloc(cuts, (cuts_cap *= 2) * sizeof *c);
+            if (!c) {
+                rc = ig_err(err, -ENOMEM, "out of memory");
+                break;
+            }
+            cuts = c;
+        }
+        cuts[ncuts++] = start;
+        start = end;
+    }
+    if (!rc) cuts[ncuts] = w->g->rows;
+    for (uint32_t l = l0; l < l1 && !rc; l++) {
+        uint32_t first = w->out->npages;
+        size_t nc = nested ? ncuts : 0;
+        if (!nested) { /* a flat leaf of this column (only one) pages by itself */
+            for (size_t start = 0; !rc && start < w->g->rows;) {
+                size_t end = page_end(w, l, l + 1, start);
+                size_t nb = block_cuts(w, l, l + 1, start, end, leaf_block_size(w, l), &rc);
+                if (!rc) rc = encode_leaf_page(w, l, start, end, nb, err);
+                if (!rc)
+                    rc = write_page(w, l, start, end,
+                                    (uint32_t)(end - start) *
+                                        (leaf_def(w, l)->dimension ? leaf_def(w, l)->dimension : 1),
+                                    0, err);
+                start = end;
+            }
+        }
+        for (size_t c = 0; c < nc && !rc; c++) {
+            size_t a = cuts[c], b = cuts[c + 1];
+            /* every leaf of the column is cut into blocks alike (by the first
+             * leaf's block size), so block j of each covers the same rows */
+            size_t nb = block_cuts(w, l0, l1, a, b, leaf_block_size(w, l0), &rc);
+            if (!rc) rc = encode_leaf_page(w, l, a, b, nb, err);
+            uint64_t leaf_text = 0, node_text = 0;
+            if (!rc) rc = nested_text(w, &proj[l - l0], a, b, &leaf_text, err);
+            /* a column of one leaf (a list, a vector) is its own projection */
+            if (!rc && l == l0) {
+                if (l1 - l0 == 1)
+                    node_text = leaf_text;
+                else
+                    rc = nested_text(w, &whole, a, b, &node_text, err);
+            }
+            w->e->built.text_len = leaf_text;
+            const struct ig_values *v = &w->g->cols[l];
+            if (!rc) rc = write_page(w, l, a, b, v->row_val[b] - v->row_val[a], node_text, err);
+        }
+        w->g->leaf_pages[l] = w->out->npages - first;
+    }
+    free(cuts);
+    ig_tree_free(&whole);
+    for (uint32_t l = l0; proj && l < l1; l++)
+        ig_tree_free(&proj[l - l0]);
+    free(proj);
+    return rc;
+}
+int ig_writer_encode_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
+                            struct ig_encoder *e, struct ig_error *err)
+{
+    struct ig_column_out *out = &g->outs[t];
+    ig_buf_reset(&out->stored);
+    ig_buf_reset(&out->pages);
+    ig_buf_reset(&out->extras);
+    ig_buf_reset(&out->blocks);
+    out->npages = out->nblocks = 0;
+    struct enc w = {c, g, e, out};
+    out->rc = flush_column(&w, c->schema->tops[t], err);
+    return out->rc;
+}
+
+void ig_encoder_free(struct ig_encoder *e)
+{
+    free(e->cuts);
+    ig_page_scratch_free(&e->scratch);
+    ig_page_built_free(&e->built);
+    memset(e, 0, sizeof *e);
+}
+
+void ig_column_out_free(struct ig_column_out *o)
+{
+    ig_buf_free(&o->stored);
+    ig_buf_free(&o->pages);
+    ig_buf_free(&o->extras);
+    ig_buf_free(&o->blocks);
+}

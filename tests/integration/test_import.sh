@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# ingot import on several threads: the table is the same byte for byte as on
+# one (flat, nested, blob, sliding-window/quantised and .npy inputs, many small
+# row groups so that groups really overlap), and an interrupted threaded
+# import leaves no table.
+source "$(dirname "$0")/lib.sh"
+IN=$ROOT/tests/golden/inputs
+
+# import INPUT with -j 1 and with -j N, compare every file of the two tables
+same_bytes() { # NAME -j... import-args...
+    local name=$1 j=$2; shift 2
+    rm -rf "$WORK/$name.1" "$WORK/$name.n"
+    (cd "$IN" && "$INGOT" import -j 1 "$@" "$WORK/$name.1" >/dev/null) || return 1
+    (cd "$IN" && "$INGOT" import -j "$j" "$@" "$WORK/$name.n" >/dev/null) || return 1
+    local f n=0
+    for f in $(cd "$WORK/$name.1" && find . -type f | sort); do
+        cmp "$WORK/$name.1/$f" "$WORK/$name.n/$f" || return 1
+        n=$((n + 1))
+    done
+    [ "$n" -ge 2 ] || { echo "only $n files"; return 1; }
+    [ "$(cd "$WORK/$name.n" && find . -type f | wc -l)" = "$n" ] || { echo "file count differs"; return 1; }
+    "$INGOT" verify "$WORK/$name.n" >/dev/null
+}
+
+check threads_flat_csv same_bytes flat 3 --schema flat.txt --rows-per-group 37 flat.csv
+check threads_nested_jsonl same_bytes nested 4 --format jsonl --schema nested.txt --rows-per-group 29 nested.jsonl
+check threads_blob_jsonl same_bytes blob 2 --format jsonl --schema blob.txt --rows-per-group 3 blob.jsonl
+check threads_slide_quantised same_bytes slide 2 --format jsonl --schema slide.txt --rows-per-group 41 slide.jsonl
+
+# a wide inferred CSV: more columns than threads, many groups
+$PY - "$WORK/wide.csv" <<'PY'
+import random, sys
+random.seed(7)
+with open(sys.argv[1], "w") as f:
+    f.write(",".join(f"c{i}" for i in range(40)) + "\n")
+    for r in range(20000):
+        f.write(",".join(str(random.random()) if i % 3 == 0 else str(random.randint(0, 10**i % 99991))
+                         if i % 3 == 1 else f"w{random.randint(0, 50)}" for i in range(40)) + "\n")
+PY
+wide() {
+    "$INGOT" import -j 1 --rows-per-group 1000 "$WORK/wide.csv" "$WORK/wide1" >/dev/null &&
+        "$INGOT" import -j 7 --rows-per-group 1000 "$WORK/wide.csv" "$WORK/wide7" >/dev/null &&
+        cmp "$WORK/wide1/part-000000.ingot" "$WORK/wide7/part-000000.ingot" &&
+        [ "$("$INGOT" cat "$WORK/wide7" c39 | wc -l)" = 20000 ]
+}
+check threads_wide_csv wide
+
+# .npy: float32 vectors
+$PY -c "
+import numpy as np
+np.save('$WORK/emb.npy', np.random.default_rng(3).standard_normal((30000, 16), dtype=np.float32))
+"
+npy() {
+    "$INGOT" import -j 1 --rows-per-group 4096 "$WORK/emb.npy" "$WORK/e1" >/dev/null &&
+        "$INGOT" import -j 2 --rows-per-group 4096 "$WORK/emb.npy" "$WORK/e2" >/dev/null &&
+        cmp "$WORK/e1/part-000000.ingot" "$WORK/e2/part-000000.ingot" &&
+        "$PY" -c "
+import numpy as np, subprocess, sys
+a = np.load('$WORK/emb.npy')
+out = subprocess.run(['$INGOT', 'cat', '$WORK/e2', 'emb'], capture_output=True, text=True, check=True).stdout
+b = np.array([[float(x) for x in l.strip('[]').split(',')] for l in out.splitlines()], dtype=np.float32)
+sys.exit(0 if b.shape == a.shape and (a == b).all() else 1)"
+}
+check threads_npy_vectors npy
+
+# -j is checked like every count
+expect_fail threads_zero_refused "$INGOT" import -j 0 "$IN/flat.csv" "$WORK/j0"
+check threads_in_help bash -c "'$INGOT' import --help | grep -q -- '--threads'"
+
+# interrupted while threads encode: no table, no temporary files
+interrupted() {
+    $PY -c "
+import random
+with open('$WORK/big.csv', 'w') as f:
+    f.write('a,b,c\n')
+    for i in range(1500000): f.write(f'{i},{random.random()},x{i%977}\n')
+"
+    "$INGOT" import -j 2 --rows-per-group 5000 "$WORK/big.csv" "$WORK/big" 2>/dev/null &
+    local pid=$!
+    sleep 0.4
+    kill -INT $pid
+    wait $pid && { echo "import finished before the signal"; return 1; }
+    [ ! -e "$WORK/big/MANIFEST" ] || { echo "MANIFEST left behind"; return 1; }
+    [ -z "$(ls -A "$WORK/big" 2>/dev/null)" ] || { echo "files left: $(ls -A "$WORK/big")"; return 1; }
+}
+check threads_interrupted_leaves_nothing interrupted
