@@ -16,7 +16,7 @@ _ingot() {
     import) opts="--format --schema --append --rows-per-group --page-size --delimiter --sample-rows --threads -j --json --help" ;;
     inspect) opts="--json --columns --help" ;;
     cat) opts="--group --rows --rows-from --help" ;;
-    verify) opts="--deep --json --help" ;;
+    verify) opts="--deep --cold --json --help" ;;
     erase) opts="--row --rows-from --where --json --help" ;;
     mount) opts="-f -d -o --help" ;;
     help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;

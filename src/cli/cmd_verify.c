@@ -12,8 +12,9 @@
 #include <string.h>
 
 const char cmd_verify_usage[] =
-    "usage: ingot verify [--deep] [--json] TABLE\n"
+    "usage: ingot verify [--deep] [--cold] [--json] TABLE\n"
     "  --deep  also render every value to check the text lengths the footer records\n"
+    "  --cold  read the disk, not this host's page cache (done anyway on shared storage)\n"
     "          (the mount's text views are sized by them; slower: floats are formatted)\n"
     "  --json  the result as JSON\n"
     "Checks every checksum (blocks, pages, row groups, the Merkle root), that rows\n"
@@ -47,16 +48,17 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 int cmd_verify(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'}, {"deep", no_argument, 0, 'd'},
+        {"json", no_argument, 0, 'j'}, {"deep", no_argument, 0, 'd'}, {"cold", no_argument, 0, 'c'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     struct vstate s = {.first = true};
-    bool deep = false;
+    bool deep = false, cold = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': s.json = true; break;
         case 'd': deep = true; break;
+        case 'c': cold = true; break;
         case 'h': fputs(cmd_verify_usage, stdout); return 0;
         default: fputs(cmd_verify_usage, stderr); return 2;
         }
@@ -69,7 +71,7 @@ int cmd_verify(int argc, char **argv)
     char what[300];
     snprintf(what, sizeof what, "verifying %s", dir);
     ig_progress_begin(&s.prog, what);
-    struct ig_verify_hooks h = {on_fail, on_progress, &s, deep};
+    struct ig_verify_hooks h = {on_fail, on_progress, &s, deep, cold};
     struct ig_verify_report rep;
     struct ig_error err = {0};
     if (s.json) fputs("{\"failures\":[", stdout);

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sys/vfs.h>
 #include <stdbool.h>
 #include <time.h>
 #include <fcntl.h>
@@ -193,4 +194,26 @@ void ig_remove_tree(const char *path)
     }
     closedir(d);
     rmdir(path);
+}
+
+bool ig_fs_is_shared(const char *path)
+{
+    struct statfs sf;
+    if (statfs(path, &sf)) return true; /* unknown: assume the careful case */
+    switch ((unsigned long)sf.f_type) {
+    case 0x6969:     /* NFS */
+    case 0xff534d42: /* CIFS */
+    case 0xfe534d42: /* SMB2 */
+    case 0x517b:     /* SMB */
+    case 0x00c36400: /* Ceph */
+    case 0x65735546: /* FUSE (GlusterFS, CephFS-fuse, sshfs, ...) */
+    case 0x01021997: /* 9p */
+    case 0x0bd00bd0: /* Lustre */
+    case 0x01161970: /* GFS2 */
+    case 0x7461636f: /* OCFS2 */
+    case 0x47504653: /* GPFS */
+        return true;
+    default:
+        return false;
+    }
 }

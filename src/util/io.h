@@ -5,6 +5,7 @@
 #ifndef IG_UTIL_IO_H
 #define IG_UTIL_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,6 +34,11 @@ int ig_write_file_atomic(const char *dir, const char *name, const void *data, si
 
 /* Read a whole small file into a malloc'd NUL-terminated buffer (max bytes). */
 int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct ig_error *err);
+
+/* Is path on a file system other hosts may write (NFS, CIFS/SMB, Ceph,
+ * GlusterFS or any FUSE file system, 9p, Lustre, GFS2, OCFS2)? There this
+ * host's page cache can hold bytes older than the storage's. */
+bool ig_fs_is_shared(const char *path);
 
 /* Remove a directory tree (used to discard a failed import). Best effort. */
 void ig_remove_tree(const char *path);

@@ -78,6 +78,36 @@ static size_t special(char *out, double d)
     return 0;
 }
 
+/* The powers of two (by biased exponent) whose printf-search form is longer
+ * than the shortest: 46 doubles and 3 floats. Footers written since format
+ * version 2 store text lengths of the search's form, so these keep it
+ * (tests/unit/test_shortest.c checks every power of two against the search). */
+static const uint16_t pow2_search_f64[] = {
+    6,    16,   66,   102,  215,  232,  235,  245,  318,  328,  361,  371,  474,  514,  527,  534,
+    640,  657,  727,  883,  926,  946,  979,  999,  1112, 1145, 1155, 1195, 1205, 1298, 1328, 1368,
+    1401, 1421, 1428, 1504, 1557, 1567, 1577, 1597, 1617, 1733, 1826, 1886, 1919, 1999};
+static const uint8_t pow2_search_f32[] = {31, 214, 217};
+
+static bool keeps_search_form_f64(double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    if (bits & ((1ull << 52) - 1)) return false;
+    unsigned bq = (unsigned)((bits >> 52) & 0x7ff);
+    for (size_t i = 0; i < sizeof pow2_search_f64 / sizeof pow2_search_f64[0]; i++)
+        if (pow2_search_f64[i] == bq) return true;
+    return false;
+}
+
+static bool keeps_search_form_f32(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    if (bits & ((1u << 23) - 1)) return false;
+    unsigned bq = (bits >> 23) & 0xff;
+    return bq == pow2_search_f32[0] || bq == pow2_search_f32[1] || bq == pow2_search_f32[2];
+}
+
 /* The shortest digits (util/shortest.c) in repr's layout. */
 static size_t layout_shortest(char *out, bool neg, uint64_t digits, int exp10)
 {
@@ -91,12 +121,8 @@ size_t ig_format_f64(char *out, double d)
     size_t sp = special(out, d);
     if (sp) return sp;
     if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
-    uint64_t bits, digits;
-    memcpy(&bits, &d, 8);
-    /* A power of two keeps the nearest p-digit form for the smallest p that
-     * reads back (46 of them have a shorter one further off): the footers of
-     * parts already written store text lengths made that way. */
-    if ((bits & ((1ull << 52) - 1)) == 0) return ig_format_f64_exact(out, d);
+    if (keeps_search_form_f64(d)) return ig_format_f64_exact(out, d);
+    uint64_t digits;
     int e;
     ig_shortest_f64(fabs(d), &digits, &e);
     return layout_shortest(out, d < 0, digits, e);
@@ -126,9 +152,7 @@ size_t ig_format_f32(char *out, float f)
     size_t sp = special(out, f);
     if (sp) return sp;
     if (f == 0) return (size_t)sprintf(out, signbit(f) ? "-0.0" : "0.0");
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    if ((bits & ((1u << 23) - 1)) == 0) return ig_format_f32_exact(out, f); /* as for doubles */
+    if (keeps_search_form_f32(f)) return ig_format_f32_exact(out, f);
     uint64_t digits;
     int e;
     ig_shortest_f32(fabsf(f), &digits, &e);
@@ -150,15 +174,33 @@ size_t ig_format_f32_exact(char *out, float f)
     return layout_repr(out, f < 0, digits, nd, e);
 }
 
-/* Decimal digits of d >= 1. */
+/* Decimal digits of d (1 for 0): log10 from the bit length, one comparison. */
 static int digit_count(uint64_t d)
 {
-    int n = 1;
-    while (d >= 10000) {
-        d /= 10000;
-        n += 4;
-    }
-    return n + (d >= 10) + (d >= 100) + (d >= 1000);
+    static const uint64_t p10[20] = {1ull,
+                                     10ull,
+                                     100ull,
+                                     1000ull,
+                                     10000ull,
+                                     100000ull,
+                                     1000000ull,
+                                     10000000ull,
+                                     100000000ull,
+                                     1000000000ull,
+                                     10000000000ull,
+                                     100000000000ull,
+                                     1000000000000ull,
+                                     10000000000000ull,
+                                     100000000000000ull,
+                                     1000000000000000ull,
+                                     10000000000000000ull,
+                                     100000000000000000ull,
+                                     1000000000000000000ull,
+                                     10000000000000000000ull};
+    d |= 1; /* 0 has one digit, as 1 */
+    int bits = 64 - __builtin_clzll(d);
+    int g = (bits * 1233) >> 12; /* floor(bits * log10 2): d >= 10^(g-1) */
+    return g + (d >= p10[g]);
 }
 
 /* Length of layout_repr's output for these digits, without writing it. */
@@ -176,9 +218,8 @@ static size_t layout_len(bool neg, int nd, int exp10)
 
 size_t ig_format_f64_len(double d)
 {
-    uint64_t bits, digits;
-    memcpy(&bits, &d, 8);
-    if (isnan(d) || isinf(d) || d == 0 || (bits & ((1ull << 52) - 1)) == 0) {
+    uint64_t digits;
+    if (isnan(d) || isinf(d) || d == 0 || keeps_search_form_f64(d)) {
         char tmp[IG_FLOAT_TEXT_MAX];
         return ig_format_f64(tmp, d);
     }
@@ -190,9 +231,7 @@ size_t ig_format_f64_len(double d)
 
 size_t ig_format_f32_len(float f)
 {
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    if (isnan(f) || isinf(f) || f == 0 || (bits & ((1u << 23) - 1)) == 0) {
+    if (isnan(f) || isinf(f) || f == 0 || keeps_search_form_f32(f)) {
         char tmp[IG_FLOAT_TEXT_MAX];
         return ig_format_f32(tmp, f);
     }

@@ -615,10 +615,10 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     memset(rep, 0, sizeof *rep);
     struct vctx x = {.h = h, .rep = rep, .deep = h && h->deep};
     struct ig_table t;
-    /* verify checks what storage holds, not this host's cached copy of it: on a
-     * shared file system that copy can be older than what another host wrote
-     * (docs/DEPLOY.md); locally it costs one read of the files from disk */
-    ig_table_forget_cache(dir);
+    /* On a shared file system this host's cached copy can be older than what
+     * another host wrote (docs/DEPLOY.md): verify what storage holds. Locally
+     * the cache is what every reader here reads; --cold reads the disk. */
+    if ((h && h->cold) || ig_fs_is_shared(dir)) ig_table_forget_cache(dir);
     int rc = ig_table_open(&t, dir, false, err);
     if (rc) {
         fail(&x, "%s", err ? err->msg : "cannot open the table");

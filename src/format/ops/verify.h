@@ -30,6 +30,10 @@ struct ig_verify_hooks {
      * of storage, whose bytes the checksums already cover; it costs most of a
      * verify's time (float formatting), so it is asked for (verify --deep) */
     bool deep;
+    /* drop this host's cached copy of the files first, to read what the disk
+     * holds (verify --cold); done anyway on shared storage (ig_fs_is_shared),
+     * where the cached copy can be older than what another host wrote */
+    bool cold;
 };
 
 struct ig_verify_report {
