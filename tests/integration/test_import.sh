@@ -69,18 +69,32 @@ check threads_in_help bash -c "'$INGOT' import --help | grep -q -- '--threads'"
 
 # interrupted while threads encode: no table, no temporary files
 interrupted() {
-    $PY -c "
-import random
-with open('$WORK/big.csv', 'w') as f:
-    f.write('a,b,c\n')
-    for i in range(1500000): f.write(f'{i},{random.random()},x{i%977}\n')
-"
+    { echo a,b,c; seq 1 6000000 | awk '{ print $1 "," $1 * 0.37 ",x" $1 % 977 }'; } >"$WORK/big.csv"
     "$INGOT" import -j 2 --rows-per-group 5000 "$WORK/big.csv" "$WORK/big" 2>/dev/null &
-    local pid=$!
-    sleep 0.4
+    local pid=$! i
+    # signal it once it has begun writing its part (a new table is made in
+    # .NAME.importing-PID beside the name, renamed into place at the end)
+    for i in $(seq 300); do
+        [ -n "$(find "$WORK" -path "*/.big.importing-*/*" -size +1M 2>/dev/null | head -1)" ] && break
+        sleep 0.01
+    done
     kill -INT $pid
     wait $pid && { echo "import finished before the signal"; return 1; }
     [ ! -e "$WORK/big/MANIFEST" ] || { echo "MANIFEST left behind"; return 1; }
-    [ -z "$(ls -A "$WORK/big" 2>/dev/null)" ] || { echo "files left: $(ls -A "$WORK/big")"; return 1; }
+    [ ! -e "$WORK/big" ] || { echo "table left: $(ls -A "$WORK/big")"; return 1; }
+    [ -z "$(find "$WORK" -maxdepth 1 -name '.big.importing-*')" ] || { echo "temporary directory left"; return 1; }
 }
 check threads_interrupted_leaves_nothing interrupted
+
+# verify --cold: accepted, still names damage (the files are dropped from the
+# page cache first, as on shared storage)
+cold() {
+    (cd "$IN" && "$INGOT" import --schema flat.txt flat.csv "$WORK/cold" >/dev/null) || return 1
+    "$INGOT" verify --cold "$WORK/cold" >/dev/null || return 1
+    local part="$WORK/cold/part-000000.ingot"
+    printf '\xff\xff\xff\xff' | dd of="$part" bs=1 seek=200 conv=notrunc 2>/dev/null
+    local out
+    out=$("$INGOT" verify --cold "$WORK/cold" 2>&1) && { echo "damage not found"; return 1; }
+    grep -q "part-000000.ingot" <<<"$out" || { echo "$out" | head -3; return 1; }
+}
+check verify_cold_finds_damage cold
