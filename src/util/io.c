@@ -196,11 +196,9 @@ void ig_remove_tree(const char *path)
     rmdir(path);
 }
 
-bool ig_fs_is_shared(const char *path)
+static bool shared_type(unsigned long type)
 {
-    struct statfs sf;
-    if (statfs(path, &sf)) return true; /* unknown: assume the careful case */
-    switch ((unsigned long)sf.f_type) {
+    switch (type) {
     case 0x6969:     /* NFS */
     case 0xff534d42: /* CIFS */
     case 0xfe534d42: /* SMB2 */
@@ -216,4 +214,18 @@ bool ig_fs_is_shared(const char *path)
     default:
         return false;
     }
+}
+
+bool ig_fs_is_shared(const char *path)
+{
+    struct statfs sf;
+    if (statfs(path, &sf)) return true; /* unknown: assume the careful case */
+    return shared_type((unsigned long)sf.f_type);
+}
+
+bool ig_fd_is_shared(int fd)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf)) return true;
+    return shared_type((unsigned long)sf.f_type);
 }

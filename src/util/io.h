@@ -39,6 +39,7 @@ int ig_read_file(const char *path, size_t max, char **out, size_t *len, struct i
  * GlusterFS or any FUSE file system, 9p, Lustre, GFS2, OCFS2)? There this
  * host's page cache can hold bytes older than the storage's. */
 bool ig_fs_is_shared(const char *path);
+bool ig_fd_is_shared(int fd);
 
 /* Remove a directory tree (used to discard a failed import). Best effort. */
 void ig_remove_tree(const char *path);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 
 void ig_reader_free(struct ig_reader *r)
 {
@@ -121,12 +122,36 @@ int ig_block_check(const struct ig_part *p, uint32_t page, const struct ig_pager
 /* Bytes that failed their checksum may be a stale copy, not damage: a shared
  * file system's client (GlusterFS, NFS) can keep pages of a part file from
  * before another host rewrote them in place. Drop this host's cached copy of
- * the range and read it once more; what fails again is damage. */
-static int reread_uncached(struct ig_reader *r, const struct ig_part *p, uint32_t leaf,
-                           uint32_t page, uint64_t off, uint32_t len, struct ig_error *err)
+ * the range and read it once more. On shared storage the client's own cache
+ * (GlusterFS io-cache: 1 s by default) can serve the old bytes again, so read
+ * up to four times more over ~1.9 s. The caller checks the last bytes read:
+ * what still fails is damage. */
+struct stale_check {
+    const struct ig_part *p;
+    uint32_t page;
+    const struct ig_pagerec *rec; /* a page: check its blocks */
+    uint64_t checksum;            /* else: one block's bytes */
+};
+
+static bool fresh(const struct ig_reader *r, const struct stale_check *c)
 {
-    (void)posix_fadvise(p->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
-    return read_stored(r, p, leaf, page, off, len, err);
+    if (!c->rec) return ig_hash(r->stored.data, r->stored.len) == c->checksum;
+    struct ig_error ignored = {0};
+    return ig_block_check(c->p, c->page, c->rec, r->stored.data, &ignored) == 0;
+}
+
+static int reread_stale(struct ig_reader *r, const struct stale_check *c, uint32_t leaf,
+                        uint64_t off, uint32_t len, struct ig_error *err)
+{
+    static const unsigned pause_ms[] = {0, 100, 300, 600, 900};
+    unsigned tries = c->p->shared ? sizeof pause_ms / sizeof pause_ms[0] : 1;
+    for (unsigned t = 0; t < tries; t++) {
+        if (pause_ms[t]) nanosleep(&(struct timespec){0, (long)pause_ms[t] * 1000000L}, NULL);
+        (void)posix_fadvise(c->p->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+        int rc = read_stored(r, c->p, leaf, c->page, off, len, err);
+        if (rc || fresh(r, c)) return rc;
+    }
+    return 0;
 }
 
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
@@ -134,9 +159,9 @@ int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
 {
     int rc = read_stored(r, p, rec->leaf, page, rec->offset, rec->stored, err);
     if (rc) return rc;
-    struct ig_error first = {0};
-    if (ig_block_check(p, page, rec, r->stored.data, &first) == 0) return 0;
-    rc = reread_uncached(r, p, rec->leaf, page, rec->offset, rec->stored, err);
+    struct stale_check c = {p, page, rec, 0};
+    if (fresh(r, &c)) return 0;
+    rc = reread_stale(r, &c, rec->leaf, rec->offset, rec->stored, err);
     return rc ? rc : ig_block_check(p, page, rec, r->stored.data, err);
 }
 
@@ -238,8 +263,8 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const str
         return rc;
     }
     rc = read_stored(r, p, rec->leaf, page, blk->offset, blk->stored, err);
-    if (!rc && ig_hash(r->stored.data, blk->stored) != blk->checksum)
-        rc = reread_uncached(r, p, rec->leaf, page, blk->offset, blk->stored, err);
+    struct stale_check sc = {p, page, NULL, blk->checksum};
+    if (!rc && !fresh(r, &sc)) rc = reread_stale(r, &sc, rec->leaf, blk->offset, blk->stored, err);
     if (rc) return rc;
     if (ig_hash(r->stored.data, blk->stored) != blk->checksum)
         return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u: checksum mismatch", b));

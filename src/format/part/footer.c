@@ -111,6 +111,7 @@ static int part_open_once(struct ig_part *p, const char *path, bool writable,
         rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
         goto fail;
     }
+    p->shared = ig_fd_is_shared(p->fd);
     struct stat st;
     if (fstat(p->fd, &st)) {
         rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));

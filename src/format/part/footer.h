@@ -23,6 +23,7 @@ struct ig_error;
 struct ig_part {
     int fd;
     int blob_fd;          /* the part's blob file, or -1 (set by table.c) */
+    bool shared;          /* on shared storage (ig_fs_is_shared): stale copies happen */
     char *path;           /* for messages, owned */
     const char *name;     /* basename within path */
     uint64_t file_size;
