@@ -59,6 +59,23 @@ static inline void strip_zeros(uint64_t *d, int *e)
     }
 }
 
+/* From v's scaled value vb and interval bounds vbl, vbr (all times 4, with
+ * sticky bits; `out` 1 when the bounds are excluded): the digits of the
+ * shortest decimal in the interval, the nearer of two (a tie to even). */
+static uint64_t pick_digits(uint64_t vb, uint64_t vbl, uint64_t vbr, uint64_t out)
+{
+    uint64_t s = vb >> 2;
+    /* one digit fewer: the multiples of ten either side of v */
+    uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
+    int upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
+    if (upin != wpin) return upin ? sp10 : tp10;
+    uint64_t t = s + 1;
+    int uin = vbl + out <= s << 2, win = (t << 2) + out <= vbr;
+    if (uin != win) return uin ? s : t;
+    int64_t cmp = (int64_t)(vb - ((s + t) << 1)); /* both in: the nearer */
+    return cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : t;
+}
+
 /* The shortest nearest decimal in the interval of c * 2^q (c >= 1). */
 static void schubfach64(int q, uint64_t c, int lower_half_gap, uint64_t *digits, int *exp10)
 {
@@ -76,24 +93,8 @@ static void schubfach64(int q, uint64_t c, int lower_half_gap, uint64_t *digits,
     uint64_t vb = round_odd_product(g[0], g[1], cb << h);
     uint64_t vbl = round_odd_product(g[0], g[1], cbl << h);
     uint64_t vbr = round_odd_product(g[0], g[1], cbr << h);
-    uint64_t s = vb >> 2;
-    /* one digit fewer: the multiples of ten either side of v */
-    uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
-    int upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
-    if (upin != wpin) {
-        *digits = upin ? sp10 : tp10;
-        *exp10 = k;
-    } else {
-        uint64_t t = s + 1;
-        int uin = vbl + out <= s << 2, win = (t << 2) + out <= vbr;
-        if (uin != win) {
-            *digits = uin ? s : t;
-        } else { /* both in: the nearer, a tie to the even one */
-            int64_t cmp = (int64_t)(vb - ((s + t) << 1));
-            *digits = cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : t;
-        }
-        *exp10 = k;
-    }
+    *digits = pick_digits(vb, vbl, vbr, out);
+    *exp10 = k;
     strip_zeros(digits, exp10);
 }
 
@@ -168,21 +169,7 @@ void ig_shortest_f32(float v, uint64_t *digits, int *exp10)
     uint64_t vb = round_odd_product32(g, cb << h);
     uint64_t vbl = round_odd_product32(g, cbl << h);
     uint64_t vbr = round_odd_product32(g, cbr << h);
-    uint64_t s = vb >> 2;
-    uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
-    int upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
-    if (upin != wpin) {
-        *digits = upin ? sp10 : tp10;
-    } else {
-        uint64_t tt = s + 1;
-        int uin = vbl + out <= s << 2, win = (tt << 2) + out <= vbr;
-        if (uin != win) {
-            *digits = uin ? s : tt;
-        } else {
-            int64_t cmp = (int64_t)(vb - ((s + tt) << 1));
-            *digits = cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : tt;
-        }
-    }
+    *digits = pick_digits(vb, vbl, vbr, out);
     *exp10 = k;
     strip_zeros(digits, exp10);
 }
