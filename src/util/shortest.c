@@ -76,25 +76,44 @@ static uint64_t pick_digits(uint64_t vb, uint64_t vbl, uint64_t vbr, uint64_t ou
     return cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : t;
 }
 
+/* The rounding interval of c * 2^q, times 4 (see the top), and the k whose
+ * 10^k is at most its width. */
+struct interval {
+    uint64_t cb, cbl, cbr, out;
+    int k;
+};
+
+static struct interval interval_of(int q, uint64_t c, int lower_half_gap)
+{
+    struct interval iv = {.cb = c << 2, .out = c & 1};
+    iv.cbr = iv.cb + 2;
+    iv.cbl = lower_half_gap ? iv.cb - 1 : iv.cb - 2;
+    iv.k = lower_half_gap ? flog10_three_quarters_pow2(q) : flog10_pow2(q);
+    return iv;
+}
+
+/* c * 2^q when it is an integer below 2^p (0 < -q < p): its own digits are
+ * the shortest. */
+static int integer_digits(int q, uint64_t c, int p, uint64_t *digits, int *exp10)
+{
+    if (q >= 0 || q <= -p || (c >> -q) << -q != c) return 0;
+    *digits = c >> -q;
+    *exp10 = 0;
+    strip_zeros(digits, exp10);
+    return 1;
+}
+
 /* The shortest nearest decimal in the interval of c * 2^q (c >= 1). */
 static void schubfach64(int q, uint64_t c, int lower_half_gap, uint64_t *digits, int *exp10)
 {
-    uint64_t out = c & 1, cb = c << 2, cbr = cb + 2, cbl;
-    int k;
-    if (!lower_half_gap) {
-        cbl = cb - 2;
-        k = flog10_pow2(q);
-    } else {
-        cbl = cb - 1;
-        k = flog10_three_quarters_pow2(q);
-    }
-    int h = q + flog2_pow10(-k) + 2;
-    const uint64_t *g = ig_shortest_g[k - IG_SHORTEST_K_MIN];
-    uint64_t vb = round_odd_product(g[0], g[1], cb << h);
-    uint64_t vbl = round_odd_product(g[0], g[1], cbl << h);
-    uint64_t vbr = round_odd_product(g[0], g[1], cbr << h);
-    *digits = pick_digits(vb, vbl, vbr, out);
-    *exp10 = k;
+    struct interval iv = interval_of(q, c, lower_half_gap);
+    int h = q + flog2_pow10(-iv.k) + 2;
+    const uint64_t *g = ig_shortest_g[iv.k - IG_SHORTEST_K_MIN];
+    uint64_t vb = round_odd_product(g[0], g[1], iv.cb << h);
+    uint64_t vbl = round_odd_product(g[0], g[1], iv.cbl << h);
+    uint64_t vbr = round_odd_product(g[0], g[1], iv.cbr << h);
+    *digits = pick_digits(vb, vbl, vbr, iv.out);
+    *exp10 = iv.k;
     strip_zeros(digits, exp10);
 }
 
@@ -110,15 +129,7 @@ void ig_shortest_f64(double v, uint64_t *digits, int *exp10)
     }
     uint64_t c = (1ull << 52) | t;
     int q = bq - 1075;
-    if (q < 0 && q > -53) { /* an integer below 2^53: its own digits are shortest */
-        uint64_t f = c >> -q;
-        if (f << -q == c) {
-            *digits = f;
-            *exp10 = 0;
-            strip_zeros(digits, exp10);
-            return;
-        }
-    }
+    if (integer_digits(q, c, 53, digits, exp10)) return;
     schubfach64(q, c, t == 0 && bq > 1, digits, exp10);
 }
 
@@ -145,32 +156,16 @@ void ig_shortest_f32(float v, uint64_t *digits, int *exp10)
         c = (1u << 23) | t;
         q = bq - 150;
         lower_half_gap = t == 0 && bq > 1;
-        if (q < 0 && q > -24) {
-            uint32_t f = c >> -q;
-            if (f << -q == c) {
-                *digits = f;
-                *exp10 = 0;
-                strip_zeros(digits, exp10);
-                return;
-            }
-        }
+        if (integer_digits(q, c, 24, digits, exp10)) return;
     }
-    uint64_t out = c & 1, cb = (uint64_t)c << 2, cbr = cb + 2, cbl;
-    int k;
-    if (!lower_half_gap) {
-        cbl = cb - 2;
-        k = flog10_pow2(q);
-    } else {
-        cbl = cb - 1;
-        k = flog10_three_quarters_pow2(q);
-    }
-    int h = q + flog2_pow10(-k) + 33;
-    uint64_t g = ig_shortest_g[k - IG_SHORTEST_K_MIN][0] + 1;
-    uint64_t vb = round_odd_product32(g, cb << h);
-    uint64_t vbl = round_odd_product32(g, cbl << h);
-    uint64_t vbr = round_odd_product32(g, cbr << h);
-    *digits = pick_digits(vb, vbl, vbr, out);
-    *exp10 = k;
+    struct interval iv = interval_of(q, c, lower_half_gap);
+    int h = q + flog2_pow10(-iv.k) + 33;
+    uint64_t g = ig_shortest_g[iv.k - IG_SHORTEST_K_MIN][0] + 1;
+    uint64_t vb = round_odd_product32(g, iv.cb << h);
+    uint64_t vbl = round_odd_product32(g, iv.cbl << h);
+    uint64_t vbr = round_odd_product32(g, iv.cbr << h);
+    *digits = pick_digits(vb, vbl, vbr, iv.out);
+    *exp10 = iv.k;
     strip_zeros(digits, exp10);
 }
 

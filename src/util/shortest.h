@@ -28,7 +28,7 @@
 void ig_shortest_f64(double v, uint64_t *digits, int *exp10);
 void ig_shortest_f32(float v, uint64_t *digits, int *exp10);
 
-/* Write the decimal digits of d (d > 0) to out, no terminator; returns how many. */
+/* Write the decimal digits of d ("0" for 0) to out, no terminator; returns how many. */
 size_t ig_u64_digits(char *out, uint64_t d);
 
 #endif

@@ -71,10 +71,13 @@ static int split_sci(const char *s, char *digits, int *nd, int *exp10)
     return 0;
 }
 
+/* NaN, the infinities and zeros (a float's too: it widens exactly); 0 for
+ * every other value. */
 static size_t special(char *out, double d)
 {
     if (isnan(d)) return (size_t)sprintf(out, "NaN");
     if (isinf(d)) return (size_t)sprintf(out, d < 0 ? "-Infinity" : "Infinity");
+    if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
     return 0;
 }
 
@@ -120,7 +123,6 @@ size_t ig_format_f64(char *out, double d)
 {
     size_t sp = special(out, d);
     if (sp) return sp;
-    if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
     if (keeps_search_form_f64(d)) return ig_format_f64_exact(out, d);
     uint64_t digits;
     int e;
@@ -132,7 +134,6 @@ size_t ig_format_f64_exact(char *out, double d)
 {
     size_t sp = special(out, d);
     if (sp) return sp;
-    if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
     /* The correctly rounded p-digit form round-trips for some p in 15..17, and when
      * it does for p it is the shortest one: any shorter round-tripping string would
      * itself be what rounding to p digits yields (DBL_DIG = 15). */
@@ -151,7 +152,6 @@ size_t ig_format_f32(char *out, float f)
 {
     size_t sp = special(out, f);
     if (sp) return sp;
-    if (f == 0) return (size_t)sprintf(out, signbit(f) ? "-0.0" : "0.0");
     if (keeps_search_form_f32(f)) return ig_format_f32_exact(out, f);
     uint64_t digits;
     int e;
@@ -163,7 +163,6 @@ size_t ig_format_f32_exact(char *out, float f)
 {
     size_t sp = special(out, f);
     if (sp) return sp;
-    if (f == 0) return (size_t)sprintf(out, signbit(f) ? "-0.0" : "0.0");
     char tmp[40], digits[24];
     for (int prec = fabsf(f) < FLT_MIN ? 1 : 6; prec <= 9; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, (double)f);
@@ -218,11 +217,11 @@ static size_t layout_len(bool neg, int nd, int exp10)
 
 size_t ig_format_f64_len(double d)
 {
+    char tmp[IG_FLOAT_TEXT_MAX];
+    size_t sp = special(tmp, d);
+    if (sp) return sp;
+    if (keeps_search_form_f64(d)) return ig_format_f64_exact(tmp, d);
     uint64_t digits;
-    if (isnan(d) || isinf(d) || d == 0 || keeps_search_form_f64(d)) {
-        char tmp[IG_FLOAT_TEXT_MAX];
-        return ig_format_f64(tmp, d);
-    }
     int e;
     ig_shortest_f64(fabs(d), &digits, &e);
     int nd = digit_count(digits);
@@ -231,10 +230,10 @@ size_t ig_format_f64_len(double d)
 
 size_t ig_format_f32_len(float f)
 {
-    if (isnan(f) || isinf(f) || f == 0 || keeps_search_form_f32(f)) {
-        char tmp[IG_FLOAT_TEXT_MAX];
-        return ig_format_f32(tmp, f);
-    }
+    char tmp[IG_FLOAT_TEXT_MAX];
+    size_t sp = special(tmp, f);
+    if (sp) return sp;
+    if (keeps_search_form_f32(f)) return ig_format_f32_exact(tmp, f);
     uint64_t digits;
     int e;
     ig_shortest_f32(fabsf(f), &digits, &e);
@@ -259,15 +258,7 @@ static inline float lane_f32(uint64_t lane)
 
 static size_t fmt_u64(char *out, uint64_t v)
 {
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (int i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return (size_t)n;
+    return ig_u64_digits(out, v);
 }
 
 static size_t fmt_i64(char *out, int64_t v)

@@ -194,6 +194,8 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
     w->fd = -1;
     w->blobs.fd = -1;
     w->schema = s;
+    w->path = strdup(path);
+    w->conf = (struct ig_writer_conf){.schema = s, .first_row_id = first_row_id, .path = w->path};
     struct ig_writer_opts *wo = &w->conf.o;
     if (o)
         *wo = *o;
@@ -202,8 +204,6 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
     if (!wo->rows_per_group) wo->rows_per_group = 65536;
     if (!wo->page_size) wo->page_size = 65536;
     if (!wo->erase_level) wo->erase_level = 2;
-    w->path = strdup(path);
-    w->conf = (struct ig_writer_conf){s, *wo, first_row_id, w->path};
     if (!w->path || !s->leaves) {
         ig_part_writer_free(w);
         return ig_err(err, -ENOMEM, "out of memory (or the schema is not finished)");
