@@ -17,6 +17,17 @@
  *       meta_bits (the per-row shift counts: rows after a user's first x log2 4),
  *       int64_bytes (values x 8: the decoded output).
  *
+ *   nested_gen seqd DIST KMAX USERS ROWS WINDOW OUT.jsonl
+ *       The same rows with other id distributions (scripts/bench/sliding_windows):
+ *       k uniform in 0..KMAX new ids per row, and DIST one of
+ *         loguniform:N   r = floor(exp(U ln N)) over 1 .. N-1 (seq is loguniform:1e7)
+ *         uniform:N      uniform over 1 .. N
+ *         zipf:S:N       Zipf with exponent S over ranks 1 .. N, the id is the rank
+ *         zipfhash:S:N   the same popularity, the id a fixed bijective hash of the
+ *                        rank into 1 .. 2^62 (hashed feature ids: no order to exploit)
+ *       and prints the same key=value facts, the floor under that distribution,
+ *       plus distinct_new (distinct new ids) and dict_floor_bytes (see seen_add).
+ *
  *   nested_gen wide [--omit-nulls] ROWS OUT.jsonl SCHEMA.txt [DUCK_COLUMNS.txt]
  *       A table with the column-type mix of Bullion's Table 1 (17,733 columns):
  *       16,256 list<int64> (li00000..), 812 list<float> (lf000..), 277
@@ -67,6 +78,20 @@ static double seq_bits(uint64_t r) /* -log2 P(r) */
     return -log2((log1p(1.0 / (double)r)) / log(SEQ_N));
 }
 
+static void put_seq_row(long user, uint64_t ts, const uint64_t *w, long window)
+{
+    puts_("{\"user\":");
+    put_u64(1000000 + (uint64_t)user);
+    puts_(",\"ts\":");
+    put_u64(ts);
+    puts_(",\"clk\":[");
+    for (long i = 0; i < window; i++) {
+        if (i) putc_(',');
+        put_u64(w[i]);
+    }
+    puts_("]}\n");
+}
+
 static int gen_seq(long users, long rows, long window)
 {
     rng = 0x5e9c0de5eed00001ULL;
@@ -86,16 +111,7 @@ static int gen_seq(long users, long rows, long window)
             }
             new_ids += (uint64_t)k;
             ts += 1 + below(3600);
-            puts_("{\"user\":");
-            put_u64(1000000 + (uint64_t)u);
-            puts_(",\"ts\":");
-            put_u64(ts);
-            puts_(",\"clk\":[");
-            for (long i = 0; i < window; i++) {
-                if (i) putc_(',');
-                put_u64(w[i]);
-            }
-            puts_("]}\n");
+            put_seq_row(u, ts, w, window);
             values += (uint64_t)window;
             nrows++;
         }
@@ -113,6 +129,175 @@ static int gen_seq(long users, long rows, long window)
         values * 8);
     free(w);
     free(tmp);
+    return 0;
+}
+
+/* ---- seqd: the same sliding windows under other id distributions ---- */
+enum seqd_kind { D_LOGUNIFORM, D_UNIFORM, D_ZIPF, D_ZIPFHASH };
+static struct {
+    enum seqd_kind kind;
+    double n, s;
+    double *cdf; /* zipf: cdf[r-1] = P(rank <= r) */
+    double hnorm; /* zipf: sum of r^-s */
+} seqd;
+
+static int seqd_parse(const char *spec)
+{
+    char name[32];
+    double a = 0, b = 0;
+    int got = sscanf(spec, "%31[a-z]:%lf:%lf", name, &a, &b);
+    if (got == 2 && !strcmp(name, "loguniform")) seqd.kind = D_LOGUNIFORM, seqd.n = a;
+    else if (got == 2 && !strcmp(name, "uniform")) seqd.kind = D_UNIFORM, seqd.n = a;
+    else if (got == 3 && !strcmp(name, "zipf")) seqd.kind = D_ZIPF, seqd.s = a, seqd.n = b;
+    else if (got == 3 && !strcmp(name, "zipfhash")) seqd.kind = D_ZIPFHASH, seqd.s = a, seqd.n = b;
+    else return -1;
+    if (seqd.n < 2 || seqd.n > 9.2e18 || ((seqd.kind == D_ZIPF || seqd.kind == D_ZIPFHASH) && seqd.n > 1e8))
+        return -1;
+    if (seqd.kind == D_ZIPF || seqd.kind == D_ZIPFHASH) {
+        size_t n = (size_t)seqd.n;
+        seqd.cdf = malloc(n * sizeof *seqd.cdf);
+        if (!seqd.cdf) die("nested_gen: malloc");
+        double acc = 0;
+        for (size_t r = 1; r <= n; r++) seqd.cdf[r - 1] = acc += pow((double)r, -seqd.s);
+        seqd.hnorm = acc;
+        for (size_t r = 0; r < n; r++) seqd.cdf[r] /= acc;
+    }
+    return 0;
+}
+
+/* A bijection of 62-bit values (xorshift-multiply rounds, each invertible mod 2^62). */
+static uint64_t hash62(uint64_t x)
+{
+    const uint64_t m = (1ULL << 62) - 1;
+    for (int i = 0; i < 3; i++) {
+        x ^= x >> 31;
+        x = (x * 0x9E3779B97F4A7C15ULL) & m;
+    }
+    return x;
+}
+
+static uint64_t seqd_draw(double *bits)
+{
+    if (seqd.kind == D_LOGUNIFORM) {
+        uint64_t top = (uint64_t)seqd.n - 1, r = (uint64_t)floor(exp(unif() * log(seqd.n)));
+        r = r < 1 ? 1 : r > top ? top : r;
+        *bits = -log2(log1p(1.0 / (double)r) / log(seqd.n));
+        return r;
+    }
+    if (seqd.kind == D_UNIFORM) {
+        uint64_t n = (uint64_t)seqd.n;
+        *bits = log2(seqd.n);
+        return 1 + next() % n;
+    }
+    double u = unif(); /* zipf: the first rank whose cdf exceeds u */
+    size_t lo = 0, hi = (size_t)seqd.n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (seqd.cdf[mid] > u) hi = mid;
+        else lo = mid + 1;
+    }
+    uint64_t r = lo + 1;
+    *bits = seqd.s * log2((double)r) + log2(seqd.hnorm);
+    if (seqd.kind == D_ZIPF) return r;
+    return hash62(r); /* a bijection with hash62(0) = 0: never 0 for r >= 1 */
+}
+
+/* Counts of the new ids (open addressing; ids are never 0), for the dictionary
+ * floor: what an encoder that does not know the distribution must at least
+ * spend naming each distinct id once, log2 C(RANGE, D) ~ D (log2(RANGE / D) +
+ * log2 e), plus the sequence of new ids over that set at its empirical entropy,
+ * -sum c log2(c / n). Where ids carry no order (zipfhash, wide uniform) this is
+ * the floor a real encoder can approach; the generator's floor assumes the
+ * decoder knows the distribution. */
+static struct {
+    uint64_t *key, *count, cap, used;
+} seen;
+
+static void seen_add(uint64_t id)
+{
+    if (2 * (seen.used + 1) > seen.cap) {
+        uint64_t oldcap = seen.cap, *ok = seen.key, *oc = seen.count;
+        seen.cap = oldcap ? oldcap * 2 : 1 << 16;
+        seen.key = calloc(seen.cap, sizeof *seen.key);
+        seen.count = calloc(seen.cap, sizeof *seen.count);
+        if (!seen.key || !seen.count) die("nested_gen: malloc");
+        seen.used = 0;
+        for (uint64_t i = 0; i < oldcap; i++)
+            for (uint64_t c = 0; c < oc[i]; c++) seen_add(ok[i]);
+        free(ok);
+        free(oc);
+    }
+    uint64_t i = (id * 0x9E3779B97F4A7C15ULL) & (seen.cap - 1);
+    while (seen.key[i] && seen.key[i] != id) i = (i + 1) & (seen.cap - 1);
+    if (!seen.key[i]) seen.key[i] = id, seen.used++;
+    seen.count[i]++;
+}
+
+static double dict_floor_bits(uint64_t n, double range)
+{
+    double d = (double)seen.used, bits = d * (log2(range / d) + M_LOG2E);
+    for (uint64_t i = 0; i < seen.cap; i++)
+        if (seen.count[i]) bits -= (double)seen.count[i] * log2((double)seen.count[i] / (double)n);
+    return bits;
+}
+
+static double seqd_entropy(void)
+{
+    double h = 0;
+    if (seqd.kind == D_UNIFORM) return log2(seqd.n);
+    if (seqd.kind == D_LOGUNIFORM) {
+        for (uint64_t r = 1; r < (uint64_t)seqd.n; r++) {
+            double p = log1p(1.0 / (double)r) / log(seqd.n);
+            h -= p * log2(p);
+        }
+        return h;
+    }
+    for (size_t r = 1; r <= (size_t)seqd.n; r++) {
+        double p = pow((double)r, -seqd.s) / seqd.hnorm;
+        h -= p * log2(p);
+    }
+    return h;
+}
+
+static int gen_seqd(long kmax, long users, long rows, long window)
+{
+    rng = 0x5e9c0de5eed00002ULL;
+    uint64_t *w = malloc((size_t)window * sizeof *w);
+    if (!w) die("nested_gen: malloc");
+    uint64_t new_ids = 0, values = 0, nrows = 0, shifts = 0;
+    double floor_bits = 0, bits;
+    for (long u = 0; u < users; u++) {
+        uint64_t ts = 1700000000 + (uint64_t)u * 17;
+        for (long r = 0; r < rows; r++) {
+            long k = r == 0 ? window : (long)below((uint64_t)kmax + 1);
+            if (k > window) k = window;
+            if (r) shifts++;
+            memmove(w + k, w, (size_t)(window - k) * sizeof *w);
+            for (long i = 0; i < k; i++) {
+                w[i] = seqd_draw(&bits);
+                floor_bits += bits;
+                seen_add(w[i]);
+            }
+            new_ids += (uint64_t)k;
+            ts += 1 + below(3600);
+            put_seq_row(u, ts, w, window);
+            values += (uint64_t)window;
+            nrows++;
+        }
+    }
+    flush();
+    double h = seqd_entropy();
+    double range = seqd.kind == D_ZIPFHASH ? 4611686018427387904.0 : seqd.n;
+    printf("rows=%" PRIu64 " values=%" PRIu64 " new_ids=%" PRIu64 " floor_bits=%.0f entropy_bits=%.4f "
+           "floor_bytes=%.0f floor_bytes_entropy=%.0f meta_bits=%.0f int64_bytes=%" PRIu64
+           " distinct_new=%" PRIu64 " dict_floor_bytes=%.0f\n",
+           nrows, values, new_ids, floor_bits, h, floor_bits / 8, (double)new_ids * h / 8,
+           (double)shifts * log2((double)kmax + 1), values * 8, seen.used,
+           dict_floor_bits(new_ids, range) / 8);
+    free(seen.key);
+    free(seen.count);
+    free(w);
+    free(seqd.cdf);
     return 0;
 }
 
@@ -388,6 +573,10 @@ int main(int argc, char **argv)
     if (argc == 6 && !strcmp(argv[1], "seq")) {
         out = open_out(argv[5]);
         rc = gen_seq(atol(argv[2]), atol(argv[3]), atol(argv[4]));
+    } else if (argc == 8 && !strcmp(argv[1], "seqd")) {
+        if (seqd_parse(argv[2]) || atol(argv[3]) < 0) goto usage;
+        out = open_out(argv[7]);
+        rc = gen_seqd(atol(argv[3]), atol(argv[4]), atol(argv[5]), atol(argv[6]));
     } else if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "wide")) {
         int omit = !strcmp(argv[2], "--omit-nulls");
         if (argc - omit < 5 || argc - omit > 6) goto usage;
@@ -402,6 +591,7 @@ int main(int argc, char **argv)
         fprintf(
             stderr,
             "usage: nested_gen seq USERS ROWS WINDOW OUT.jsonl\n"
+            "       nested_gen seqd DIST KMAX USERS ROWS WINDOW OUT.jsonl\n"
             "       nested_gen wide [--omit-nulls] ROWS OUT.jsonl SCHEMA.txt [DUCK_COLUMNS.txt]\n"
             "       nested_gen emb ROWS DIM OUT.jsonl [OUT.f32]\n");
         return 2;

@@ -22,7 +22,7 @@ _ingot() {
     help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
     esac
     case $prev in
-    --format) COMPREPLY=($(compgen -W "csv jsonl npy" -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W "csv jsonl npy parquet" -- "$cur")); return ;;
     --schema | --rows-from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -o) COMPREPLY=($(compgen -W "allow_other erase_group= cache_mb= threads= spin_us= readahead_kb=" -- "$cur")); return ;;
     --group | --rows | --row | --rows-per-group | --page-size | --delimiter | --sample-rows | --threads | -j) return ;;

@@ -1,4 +1,4 @@
-/* ingot import - CSV / JSON Lines / .npy into a new table or a new part of one. */
+/* ingot import - CSV / JSON Lines / .npy / Parquet into a new table or a new part of one. */
 #include "cli.h"
 #include "import/import.h"
 #include "util/error.h"
@@ -14,8 +14,11 @@
 
 const char cmd_import_usage[] =
     "usage: ingot import [OPTIONS] INPUT TABLE\n"
-    "  --format csv|jsonl|npy input format (default: from the extension; a .npy\n"
-    "                         array becomes one column named after the file)\n"
+    "  --format csv|jsonl|npy|parquet\n"
+    "                         input format (default: from the extension, or a\n"
+    "                         Parquet file's PAR1 magic; a .npy array becomes one\n"
+    "                         column named after the file; Parquet keeps its\n"
+    "                         schema, nesting and nulls)\n"
     "  --schema FILE          column types (default: inferred from a sample)\n"
     "  --append               add the rows as a new part of an existing table\n"
     "  --rows-per-group N     rows per row group (default 65536)\n"
@@ -76,8 +79,10 @@ int cmd_import(int argc, char **argv)
                 o.format = IG_INPUT_JSONL;
             else if (!strcmp(optarg, "npy"))
                 o.format = IG_INPUT_NPY;
+            else if (!strcmp(optarg, "parquet"))
+                o.format = IG_INPUT_PARQUET;
             else {
-                cli_error("import: --format: expected csv, jsonl or npy, got '%s'", optarg);
+                cli_error("import: --format: expected csv, jsonl, npy or parquet, got '%s'", optarg);
                 return 2;
             }
             break;

@@ -7,6 +7,7 @@
 #include "stripe.h"
 #include "lines.h"
 #include "npy.h"
+#include "parquet.h"
 #include "format/part/append.h"
 #include "format/model/types.h"
 #include "util/endian.h"
@@ -43,6 +44,20 @@ enum ig_input_format ig_input_format_from_name(const char *path)
     if (ends_with(path, ".csv") || ends_with(path, ".tsv")) return IG_INPUT_CSV;
     if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson")) return IG_INPUT_JSONL;
     if (ends_with(path, ".npy")) return IG_INPUT_NPY;
+    if (ends_with(path, ".parquet") || ends_with(path, ".parq") || ends_with(path, ".pq"))
+        return IG_INPUT_PARQUET;
+    return IG_INPUT_AUTO;
+}
+
+enum ig_input_format ig_input_format_from_magic(const char *path)
+{
+    uint8_t head[6] = {0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IG_INPUT_AUTO;
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    close(fd);
+    if (n >= 4 && !memcmp(head, "PAR1", 4)) return IG_INPUT_PARQUET;
+    if (n == 6 && !memcmp(head, "\x93NUMPY", 6)) return IG_INPUT_NPY;
     return IG_INPUT_AUTO;
 }
 
@@ -58,6 +73,7 @@ struct import_run {
     struct ig_convert_ctx cc;
     struct ig_import_result *res;
     struct ig_npy npy; /* IG_INPUT_NPY */
+    struct ig_parquet *pq; /* IG_INPUT_PARQUET */
 };
 
 /* 0, or -EINTR once the caller asked the import to stop. */
@@ -290,6 +306,8 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
         rc = ig_schema_parse(&r->schema, text, len, r->o->schema_path, err);
         free(text);
         if (rc) return rc;
+        if (fmt == IG_INPUT_PARQUET && (rc = ig_parquet_check_schema(r->pq, &r->schema, err)))
+            return rc;
         if (existing) {
             struct ig_schema have;
             rc = ig_schema_from_part(&existing->parts[0], &have, err);
@@ -306,7 +324,12 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
         }
         return 0;
     }
-    if (existing) return ig_schema_from_part(&existing->parts[0], &r->schema, err);
+    if (existing) {
+        rc = ig_schema_from_part(&existing->parts[0], &r->schema, err);
+        if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
+        return rc;
+    }
+    if (fmt == IG_INPUT_PARQUET) return ig_parquet_schema(r->pq, &r->schema, err);
     if (fmt == IG_INPUT_NPY) { /* one column, named after the file */
         char type[64];
         const char *base = strrchr(r->input, '/');
@@ -330,10 +353,17 @@ static int open_input(struct import_run *r, enum ig_input_format fmt, struct ig_
     struct stat st;
     if (fstat(r->in_fd, &st) == 0) r->in_size = (uint64_t)st.st_size;
     if (fmt == IG_INPUT_NPY) return ig_npy_open(r->in_fd, r->in_size, r->input, &r->npy, err);
+    if (fmt == IG_INPUT_PARQUET) return ig_parquet_open(&r->pq, r->in_fd, r->in_size, r->input, err);
     int rc = fmt == IG_INPUT_CSV
                  ? ig_csv_open(csv, r->in_fd, r->input, r->o->delimiter ? r->o->delimiter : ',')
                  : ig_lines_open(lr, r->in_fd, r->input);
     return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
+}
+
+static void parquet_progress(void *ctx, uint64_t bytes_done, uint64_t rows)
+{
+    struct import_run *r = ctx;
+    if (r->o->progress) r->o->progress(r->o->progress_ctx, bytes_done, r->in_size, rows);
 }
 
 /* Write the part at the transaction's temporary paths: every row of the input. */
@@ -351,12 +381,14 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
                                     .path = &r->path,
                                     .blobs = ig_part_writer_blobs(r->w),
                                     .base_dir = dirname(input_copy)};
-    rc = fmt == IG_INPUT_CSV   ? run_csv(r, csv, err)
-         : fmt == IG_INPUT_NPY ? run_npy(r, err)
-                               : run_jsonl(r, lr, err);
+    rc = fmt == IG_INPUT_CSV       ? run_csv(r, csv, err)
+         : fmt == IG_INPUT_NPY     ? run_npy(r, err)
+         : fmt == IG_INPUT_PARQUET ? ig_parquet_write(r->pq, r->w, &r->schema, parquet_progress, r,
+                                                      r->o->cancel, err)
+                                   : run_jsonl(r, lr, err);
     if (rc) return rc;
     if (ig_part_writer_rows(r->w) == 0) return ig_err(err, -EINVAL, "%s: no rows to import", r->input);
-    report(r, true);
+    if (fmt != IG_INPUT_PARQUET) report(r, true); /* Parquet reports its own bytes */
     return ig_part_writer_finish(r->w, err);
 }
 
@@ -367,9 +399,10 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     if (!res) res = &dummy;
     memset(res, 0, sizeof *res);
     enum ig_input_format fmt = o->format ? o->format : ig_input_format_from_name(input);
+    if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(input);
     if (fmt == IG_INPUT_AUTO)
         return ig_err(err, -EINVAL, "%s: cannot tell the format from the name; pass --format "
-                                    "csv, jsonl or npy",
+                                    "csv, jsonl, npy or parquet",
                       input);
     struct import_run r = {.input = input, .o = o, .in_fd = -1, .res = res};
     struct ig_csv_reader *csv = NULL;
@@ -394,6 +427,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     ig_append_end(&a);
     if (csv) ig_csv_close(csv);
     if (lr) ig_lines_close(lr);
+    ig_parquet_close(r.pq);
     if (r.in_fd >= 0) close(r.in_fd);
     ig_schema_free(&r.schema);
     ig_buf_free(&r.scratch);

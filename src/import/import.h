@@ -1,4 +1,4 @@
-/* import.h - CSV / JSON Lines / NumPy .npy into a table, atomically.
+/* import.h - CSV / JSON Lines / NumPy .npy / Parquet into a table, atomically.
  *
  * A new table is built in a hidden sibling directory and renamed into place, so
  * the table either appears whole or not at all. --append writes the new part
@@ -18,7 +18,7 @@
 
 struct ig_error;
 
-enum ig_input_format { IG_INPUT_AUTO = 0, IG_INPUT_CSV, IG_INPUT_JSONL, IG_INPUT_NPY };
+enum ig_input_format { IG_INPUT_AUTO = 0, IG_INPUT_CSV, IG_INPUT_JSONL, IG_INPUT_NPY, IG_INPUT_PARQUET };
 
 typedef void (*ig_progress_fn)(void *ctx, uint64_t bytes_done, uint64_t bytes_total,
                                uint64_t rows);
@@ -48,7 +48,10 @@ void ig_import_opts_default(struct ig_import_opts *o);
 int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
               struct ig_import_result *res, struct ig_error *err);
 
-/* Format from a file name's extension (.csv/.tsv, .jsonl/.ndjson, .npy), or AUTO. */
+/* Format from a file name's extension (.csv/.tsv, .jsonl/.ndjson, .npy,
+ * .parquet/.parq/.pq), or AUTO. */
 enum ig_input_format ig_input_format_from_name(const char *path);
+/* Format from the first bytes of the file (Parquet's "PAR1", NumPy's magic), or AUTO. */
+enum ig_input_format ig_input_format_from_magic(const char *path);
 
 #endif

@@ -1,0 +1,413 @@
+#include "parquet.h"
+#include "parquet/pq_meta.h"
+#include "parquet/pq_page.h"
+#include "format/model/quantize.h"
+#include "format/model/schema.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
+#include "format/part/writer.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/utf8.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How a leaf's physical values become ingot lanes or bytes. */
+enum conv {
+    CV_RAW,    /* the lane as decoded: BOOLEAN, INT64, UINT64, FLOAT, DOUBLE, INT96 */
+    CV_S32,    /* INT32 into int32: sign-extend */
+    CV_S16,    /* INT32 holding INTEGER(16, signed) */
+    CV_S8,
+    CV_U32,    /* INT32 holding an unsigned value: zero-extended already */
+    CV_U16,
+    CV_U8,
+    CV_F16,    /* FIXED_LEN_BYTE_ARRAY(2) FLOAT16 into float32 */
+    CV_DEC32,  /* DECIMAL in INT32 into float64 */
+    CV_DEC64,  /* DECIMAL in INT64 */
+    CV_DECBIN, /* DECIMAL as big-endian two's complement bytes */
+    CV_STRING, /* BYTE_ARRAY checked to be UTF-8 */
+    CV_BINARY,
+};
+
+struct ig_parquet {
+    int fd;
+    uint64_t size;
+    char *path;
+    struct pq_meta m;
+    uint8_t *conv; /* per leaf */
+};
+
+int ig_parquet_open(struct ig_parquet **out, int fd, uint64_t size, const char *path,
+                    struct ig_error *err)
+{
+    struct ig_parquet *pq = calloc(1, sizeof *pq);
+    if (!pq || !(pq->path = strdup(path))) {
+        free(pq);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    pq->fd = fd;
+    pq->size = size;
+    int rc = pq_meta_read(fd, size, path, &pq->m, err);
+    if (!rc && !(pq->conv = calloc(pq->m.nleaves, 1))) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (rc) {
+        ig_parquet_close(pq);
+        return rc;
+    }
+    *out = pq;
+    return 0;
+}
+
+void ig_parquet_close(struct ig_parquet *pq)
+{
+    if (!pq) return;
+    pq_meta_free(&pq->m);
+    free(pq->conv);
+    free(pq->path);
+    free(pq);
+}
+
+uint64_t ig_parquet_rows(const struct ig_parquet *pq) { return (uint64_t)pq->m.num_rows; }
+
+/* ---- schema ---- */
+
+/* The ingot type of a leaf and how its values convert; NULL when unsupported. */
+static const char *leaf_type(const struct pq_node *n, uint8_t *conv)
+{
+    bool dec = n->logical == PQ_L_DECIMAL, in = n->logical == PQ_L_INT;
+    switch (n->type) {
+    case PQ_BOOLEAN: *conv = CV_RAW; return "bool";
+    case PQ_INT32:
+        if (dec) return *conv = CV_DEC32, "float64";
+        if (in && n->int_bits == 8) return *conv = n->int_signed ? CV_S8 : CV_U8, n->int_signed ? "int8" : "uint8";
+        if (in && n->int_bits == 16) return *conv = n->int_signed ? CV_S16 : CV_U16, n->int_signed ? "int16" : "uint16";
+        if (in && n->int_bits == 32 && !n->int_signed) return *conv = CV_U32, "uint32";
+        if (in && n->int_bits != 32) return NULL;
+        return *conv = CV_S32, "int32"; /* also DATE (days) and TIME(MILLIS) */
+    case PQ_INT64:
+        if (dec) return *conv = CV_DEC64, "float64";
+        if (in && n->int_bits != 64) return NULL;
+        *conv = CV_RAW;
+        return in && !n->int_signed ? "uint64" : "int64"; /* also TIMESTAMP and TIME */
+    case PQ_INT96: *conv = CV_RAW; return "int64";
+    case PQ_FLOAT: *conv = CV_RAW; return "float32";
+    case PQ_DOUBLE: *conv = CV_RAW; return "float64";
+    case PQ_BYTE_ARRAY:
+        if (dec) return *conv = CV_DECBIN, "float64";
+        if (n->logical == PQ_L_STRING) return *conv = CV_STRING, "string";
+        return *conv = CV_BINARY, "binary";
+    case PQ_FLBA:
+        if (dec) return *conv = CV_DECBIN, "float64";
+        if (n->logical == PQ_L_FLOAT16 && n->type_length == 2) return *conv = CV_F16, "float32";
+        return *conv = CV_BINARY, "binary";
+    default: return NULL;
+    }
+}
+
+struct build {
+    struct ig_parquet *pq;
+    struct ig_buf *b;
+    struct ig_error *err;
+};
+
+static int node_text(struct build *bd, uint32_t i);
+
+static int unsupported(struct build *bd, uint32_t i, const char *what)
+{
+    char path[512];
+    pq_node_path(&bd->pq->m, i, path, sizeof path);
+    return ig_err(bd->err, -EINVAL, "%s: column '%s': %s is not supported", bd->pq->path, path, what);
+}
+
+static int put(struct build *bd, const char *s)
+{
+    return ig_buf_append(bd->b, s, strlen(s)) ? ig_err(bd->err, -ENOMEM, "out of memory") : 0;
+}
+
+/* A field name inside struct<...>, quoted unless it is a plain identifier. */
+static int put_name(struct build *bd, uint32_t i)
+{
+    const struct pq_node *n = &bd->pq->m.nodes[i];
+    bool plain = n->name_len > 0;
+    for (uint32_t k = 0; k < n->name_len; k++) {
+        char c = n->name[k];
+        plain &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (c == '"' || c == '.' || !c) return unsupported(bd, i, "a field name with '\"', '.' or NUL");
+    }
+    if (plain) return put(bd, n->name);
+    int rc = put(bd, "\"");
+    if (!rc) rc = put(bd, n->name);
+    return rc ? rc : put(bd, "\"");
+}
+
+static uint32_t first_child(uint32_t i) { return i + 1; }
+
+/* The node after i's subtree (pre-order). */
+static uint32_t skip_subtree(const struct pq_meta *m, uint32_t i)
+{
+    uint32_t todo = 1;
+    while (todo && i < m->nnodes) todo += m->nodes[i++].nchildren - 1;
+    return i;
+}
+
+static int struct_text(struct build *bd, uint32_t g)
+{
+    const struct pq_meta *m = &bd->pq->m;
+    int rc = put(bd, "struct<");
+    uint32_t c = first_child(g);
+    for (uint32_t k = 0; k < m->nodes[g].nchildren && !rc; k++) {
+        if (k) rc = put(bd, ", ");
+        if (!rc) rc = put_name(bd, c);
+        if (!rc) rc = put(bd, ":");
+        if (!rc) rc = node_text(bd, c);
+        c = skip_subtree(m, c);
+    }
+    return rc ? rc : put(bd, ">");
+}
+
+/* The type inside any repetition/optionality of node i. */
+static int inner_text(struct build *bd, uint32_t i)
+{
+    const struct pq_meta *m = &bd->pq->m;
+    const struct pq_node *n = &m->nodes[i];
+    if (n->type >= 0) {
+        const char *t = leaf_type(n, &bd->pq->conv[n->leaf]);
+        return t ? put(bd, t) : unsupported(bd, i, "this integer width");
+    }
+    if (n->logical == PQ_L_LIST || n->logical == PQ_L_MAP) {
+        uint32_t c = first_child(i);
+        const struct pq_node *cn = &m->nodes[c];
+        if (n->nchildren != 1 || cn->rep != PQ_REPEATED)
+            return unsupported(bd, i, "a LIST or MAP group without one repeated field");
+        int rc = put(bd, "list<");
+        if (rc) return rc;
+        if (n->logical == PQ_L_MAP || cn->type >= 0) {
+            rc = cn->type >= 0 ? inner_text(bd, c) : struct_text(bd, c);
+        } else {
+            /* 3-level list: the repeated group wraps the element, unless it is
+             * itself the element (legacy names, or several fields) */
+            char tuple[300];
+            snprintf(tuple, sizeof tuple, "%s_tuple", n->name);
+            bool is_element = cn->nchildren != 1 || !strcmp(cn->name, "array") || !strcmp(cn->name, tuple);
+            rc = is_element ? struct_text(bd, c) : node_text(bd, first_child(c));
+        }
+        return rc ? rc : put(bd, ">");
+    }
+    return struct_text(bd, i);
+}
+
+static int node_text(struct build *bd, uint32_t i)
+{
+    const struct pq_node *n = &bd->pq->m.nodes[i];
+    int rc = 0;
+    if (n->rep == PQ_REPEATED) rc = put(bd, "list<");
+    if (!rc) rc = inner_text(bd, i);
+    if (!rc && n->rep == PQ_REPEATED) rc = put(bd, ">");
+    if (!rc && n->rep == PQ_OPTIONAL) rc = put(bd, "?");
+    return rc;
+}
+
+int ig_parquet_schema(struct ig_parquet *pq, struct ig_schema *s, struct ig_error *err)
+{
+    const struct pq_meta *m = &pq->m;
+    struct ig_buf b = {0};
+    struct build bd = {.pq = pq, .b = &b, .err = err};
+    int rc = 0;
+    uint32_t c = 1;
+    for (uint32_t k = 0; k < m->nodes[0].nchildren && !rc; k++) {
+        b.len = 0;
+        rc = node_text(&bd, c);
+        if (!rc) {
+            rc = ig_schema_add_typed(s, m->nodes[c].name, m->nodes[c].name_len, (const char *)b.data, b.len, err);
+            if (rc) rc = ig_err_prefix(err, rc, "%s: column '%s'", pq->path, m->nodes[c].name);
+        }
+        c = skip_subtree(m, c);
+    }
+    ig_buf_free(&b);
+    if (!rc) rc = ig_schema_finish(s, err);
+    if (!rc && s->nleaves != m->nleaves)
+        rc = ig_err(err, -EINVAL, "%s: %u Parquet columns became %u ingot columns", pq->path, m->nleaves, s->nleaves);
+    for (uint32_t l = 0; !rc && l < m->nleaves; l++) {
+        const struct pq_node *n = &m->nodes[m->leaves[l]];
+        struct ig_column_def *cd = &s->cols[s->leaves[l]];
+        if (cd->max_def != n->max_def || cd->max_rep != n->max_rep) {
+            char path[512];
+            pq_node_path(m, m->leaves[l], path, sizeof path);
+            rc = ig_err(err, -EINVAL, "%s: column '%s': this nesting (repetition level %u, "
+                                      "definition level %u) is not supported",
+                        pq->path, path, n->max_rep, n->max_def);
+        }
+        if (pq->conv[l] == CV_F16) cd->quantize = IG_Q_FP16; /* every value fits fp16 */
+    }
+    return rc;
+}
+
+int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, struct ig_error *err)
+{
+    struct ig_schema mine = {0};
+    int rc = ig_parquet_schema(pq, &mine, err);
+    if (!rc && mine.nleaves != s->nleaves)
+        rc = ig_err(err, -EINVAL, "%s: %u columns, the table has %u", pq->path, mine.nleaves, s->nleaves);
+    for (uint32_t l = 0; !rc && l < mine.nleaves; l++) {
+        const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[l]];
+        if (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))
+            rc = ig_err(err, -EINVAL, "%s: column %u is '%s', the table's is '%s'", pq->path, l, a->name, b->name);
+        else if (a->type != b->type || a->max_def != b->max_def || a->max_rep != b->max_rep ||
+                 a->lists != b->lists || a->null_mask != b->null_mask) {
+            struct ig_buf ta = {0}, tb = {0};
+            (void)ig_schema_type_text(&mine, mine.leaves[l], &ta);
+            (void)ig_schema_type_text(s, s->leaves[l], &tb);
+            rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, the table %.*s", pq->path, a->name,
+                        (int)ta.len, (const char *)ta.data, (int)tb.len, (const char *)tb.data);
+            ig_buf_free(&ta);
+            ig_buf_free(&tb);
+        }
+    }
+    ig_schema_free(&mine);
+    return rc;
+}
+
+/* ---- rows ---- */
+
+struct feed {
+    struct ig_parquet *pq;
+    uint32_t group;
+    uint64_t row; /* within the row group */
+    struct ig_error *err;
+};
+
+static int row_error(struct feed *f, uint32_t leaf, const char *fmt, const char *detail)
+{
+    char path[512];
+    pq_node_path(&f->pq->m, f->pq->m.leaves[leaf], path, sizeof path);
+    return ig_err(f->err, -EIO, "%s: row group %u, column '%s', row %" PRIu64 ": %s%s", f->pq->path,
+                  f->group, path, f->row, fmt, detail ? detail : "");
+}
+
+/* A decimal's unscaled value (up to 128 bits) and scale as the nearest double:
+ * printed as "digits e-scale" and read back with strtod, which rounds exactly. */
+static uint64_t decimal_lane(__int128 v, int32_t scale)
+{
+    char text[64], *p = text + sizeof text;
+    *--p = 0;
+    char e[16];
+    int el = snprintf(e, sizeof e, "e%d", -scale);
+    p -= el;
+    memcpy(p, e, (size_t)el);
+    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    do {
+        *--p = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    double d = strtod(p, NULL);
+    uint64_t lane;
+    memcpy(&lane, &d, 8);
+    return lane;
+}
+
+static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const struct pq_column *c, size_t vi)
+{
+    const struct pq_node *n = &f->pq->m.nodes[f->pq->m.leaves[leaf]];
+    uint8_t conv = f->pq->conv[leaf];
+    if (c->vals.is_bytes) {
+        size_t len;
+        const uint8_t *p = ig_values_bytes(&c->vals, vi, &len);
+        if (conv == CV_STRING && !ig_utf8_valid(p, len)) return row_error(f, leaf, "a STRING that is not UTF-8", NULL);
+        if (conv == CV_F16) {
+            float x = ig_dequantize_one(IG_Q_FP16, (uint32_t)p[0] | (uint32_t)p[1] << 8);
+            uint32_t bits;
+            memcpy(&bits, &x, 4);
+            return ig_values_push_lane(v, bits) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+        }
+        if (conv == CV_DECBIN) {
+            if (len > 16 || !len) return row_error(f, leaf, "a DECIMAL wider than 16 bytes", NULL);
+            __int128 x = (p[0] & 0x80) ? -1 : 0;
+            for (size_t k = 0; k < len; k++) x = (__int128)((unsigned __int128)x << 8 | p[k]);
+            return ig_values_push_lane(v, decimal_lane(x, n->scale)) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+        }
+        return ig_values_push_bytes(v, p, len) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+    }
+    uint64_t raw = c->vals.lanes[vi], lane = raw;
+    int32_t s32 = (int32_t)(uint32_t)raw;
+    switch (conv) {
+    case CV_S32: lane = (uint64_t)(int64_t)s32; break;
+    case CV_S16:
+    case CV_S8:
+        if (conv == CV_S16 ? s32 < -32768 || s32 > 32767 : s32 < -128 || s32 > 127)
+            return row_error(f, leaf, "a value outside its INTEGER width", NULL);
+        lane = (uint64_t)(int64_t)s32;
+        break;
+    case CV_U16:
+    case CV_U8:
+        if (raw > (conv == CV_U16 ? 65535u : 255u)) return row_error(f, leaf, "a value outside its INTEGER width", NULL);
+        break;
+    case CV_DEC32: lane = decimal_lane(s32, n->scale); break;
+    case CV_DEC64: lane = decimal_lane((int64_t)raw, n->scale); break;
+    default: break;
+    }
+    return ig_values_push_lane(v, lane) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+}
+
+int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const struct ig_schema *s,
+                     ig_parquet_progress_fn progress, void *progress_ctx,
+                     const volatile sig_atomic_t *cancel, struct ig_error *err)
+{
+    const struct pq_meta *m = &pq->m;
+    uint32_t nl = m->nleaves;
+    struct pq_column *cols = calloc(nl, sizeof *cols);
+    size_t *cur = calloc(nl, sizeof *cur), *vcur = calloc(nl, sizeof *vcur);
+    struct pq_scratch scratch = {0};
+    int rc = cols && cur && vcur ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t l = 0; cols && l < nl; l++) pq_column_init(&cols[l]);
+    uint64_t bytes = 0, total_rows = 0;
+    struct feed f = {.pq = pq, .err = err};
+    for (uint32_t g = 0; !rc && g < m->ngroups; g++) {
+        f.group = g;
+        for (uint32_t l = 0; !rc && l < nl; l++) {
+            rc = pq_read_chunk(pq->fd, pq->path, m, g, l, &scratch, &cols[l], err);
+            bytes += m->groups[g].chunks[l].size;
+            cur[l] = vcur[l] = 0;
+        }
+        for (uint64_t r = 0; !rc && r < (uint64_t)m->groups[g].num_rows; r++) {
+            f.row = r;
+            for (uint32_t l = 0; !rc && l < nl; l++) {
+                const struct pq_column *c = &cols[l];
+                uint8_t max_def = m->nodes[m->leaves[l]].max_def;
+                struct ig_values *v = ig_part_writer_column(w, s->cols[s->leaves[l]].leaf);
+                if (cur[l] >= c->nlevels) {
+                    rc = row_error(&f, l, "the column ends before the row group's last row", NULL);
+                    break;
+                }
+                do {
+                    uint8_t def = max_def ? c->defs[cur[l]] : 0;
+                    if (v->levels && ig_values_push_entry(v, c->reps ? c->reps[cur[l]] : 0, def))
+                        rc = ig_err(err, -ENOMEM, "out of memory");
+                    else if (def == max_def) rc = push_value(&f, l, v, c, vcur[l]++);
+                    else if (!v->levels && ig_values_push_null(v)) rc = ig_err(err, -ENOMEM, "out of memory");
+                    cur[l]++;
+                } while (!rc && v->levels && cur[l] < c->nlevels && c->reps && c->reps[cur[l]] != 0);
+                if (!rc && v->levels && ig_values_end_row(v)) rc = ig_err(err, -ENOMEM, "out of memory");
+            }
+            if (!rc) rc = ig_part_writer_end_row(w, err);
+            if (!rc && cancel && *cancel) rc = ig_err(err, -EINTR, "%s: interrupted; nothing was written", pq->path);
+            if (!rc && progress && ((total_rows + r) & 0xFFFF) == 0) progress(progress_ctx, bytes, total_rows + r);
+        }
+        for (uint32_t l = 0; !rc && l < nl; l++)
+            if (cur[l] != cols[l].nlevels || vcur[l] != cols[l].vals.n) {
+                f.row = (uint64_t)m->groups[g].num_rows;
+                rc = row_error(&f, l, "the column holds more values than the row group has rows", NULL);
+            }
+        total_rows += (uint64_t)m->groups[g].num_rows;
+    }
+    if (!rc && progress) progress(progress_ctx, bytes, total_rows);
+    for (uint32_t l = 0; cols && l < nl; l++) pq_column_free(&cols[l]);
+    free(cols);
+    free(cur);
+    free(vcur);
+    pq_scratch_free(&scratch);
+    return rc;
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# ingot import of Parquet files written by DuckDB (npm @duckdb/node-api, installed
+# into tests/parquet/node_modules on first run): every compression DuckDB writes,
+# data pages v1 and v2, dictionary on and off, one-row groups, nested lists,
+# structs and maps with nulls at every level, a 100-column file. Each file's
+# values are compared column by column with DuckDB's own JSON export of the same
+# file imported under the same schema. Damaged, truncated and unsupported files
+# give a message naming the file (and row group, column, page) and leave no table.
+source "$(dirname "$0")/lib.sh"
+PQ=$ROOT/tests/parquet
+C=$WORK/corpus
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    fail parquet_corpus "node and npm are needed (scripts/deps installs them)"
+    exit 0
+fi
+if [ ! -d "$PQ/node_modules/@duckdb/node-api" ]; then
+    (cd "$PQ" && npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
+        { fail parquet_corpus "npm install of @duckdb/node-api failed"; exit 0; }
+fi
+mkdir -p "$C"
+check parquet_corpus node "$PQ/corpus.mjs" "$C"
+
+# the same values as DuckDB reads them: import NAME.parquet, then DuckDB's JSON
+# of it under the schema ingot chose, and compare `ingot cat` of every column
+same_values() { # NAME
+    local n=$1 col
+    "$INGOT" import "$C/$n.parquet" "$WORK/$n" >/dev/null || return 1
+    [ "$("$INGOT" inspect --json "$WORK/$n" | jq .rows)" = "$(cat "$C/$n.rows")" ] || { echo "row count differs"; return 1; }
+    "$INGOT" inspect --json "$WORK/$n" | jq -r '.columns[] | select(.name | contains(".") | not) | "\"\(.name)\" \(.schema_type)"' >"$WORK/$n.schema"
+    "$INGOT" import --schema "$WORK/$n.schema" "$C/$n.jsonl" "$WORK/$n.json" >/dev/null || return 1
+    local cols=0
+    for col in $("$INGOT" inspect --json "$WORK/$n" | jq -r '.columns[] | select(.name | contains(".") | not) | .name'); do
+        cmp <("$INGOT" cat "$WORK/$n" "$col") <("$INGOT" cat "$WORK/$n.json" "$col") >/dev/null ||
+            { echo "column $col differs:"; diff <("$INGOT" cat "$WORK/$n" "$col") <("$INGOT" cat "$WORK/$n.json" "$col") | head -5; return 1; }
+        cols=$((cols + 1))
+    done
+    [ "$cols" -ge 2 ] || { echo "only $cols columns"; return 1; }
+    "$INGOT" verify "$WORK/$n" >/dev/null
+}
+for n in snappy zstd gzip lz4 none v2 v2_snappy nodict v2_nodict groups tiny_groups wide; do
+    check "parquet_same_values_$n" same_values "$n"
+done
+
+# the schema ingot derives: types, units and nesting as docs/IMPORT.md says
+schema_types() {
+    local want got
+    want='id int64? i8 int8? i16 int16? i32 int32? i64 int64? u8 uint8? u16 uint16? u32 uint32? u64 uint64? f32 float32? f64 float64? flag bool? s string? s_len string? dec9 float64? dec18 float64? dec38 float64? day int32? ts int64? raw binary? li list<int64?>? st struct<a:int64?, b:string?>? ll list<list<int64?>?>? lst list<struct<k:string?, v:int64?>?>? m list<struct<key:string, value:int64?>>?'
+    got=$("$INGOT" inspect --json "$WORK/snappy" | jq -r '[.columns[] | select(.name | contains(".") | not) | "\(.name) \(.schema_type)"] | join(" ")')
+    [ "$got" = "$want" ] || { echo "got: $got"; return 1; }
+}
+check parquet_schema_types schema_types
+
+# a row group per row: as many ingot rows, in order
+one_row_groups() {
+    [ "$("$INGOT" cat "$WORK/tiny_groups" b | tr '\n' ' ')" = 'v0 v1 v2 v3 v4 ' ]
+}
+check parquet_one_row_groups one_row_groups
+
+# the format is known by its magic without the extension; --append adds a part
+magic_and_append() {
+    cp "$C/zstd.parquet" "$WORK/data.bin"
+    "$INGOT" import "$WORK/data.bin" "$WORK/magic" >/dev/null || return 1
+    "$INGOT" import --append "$C/snappy.parquet" "$WORK/magic" >/dev/null || return 1
+    [ "$("$INGOT" inspect --json "$WORK/magic" | jq .rows)" = 6000 ] || return 1
+    [ "$("$INGOT" cat "$WORK/magic" id | sed -n 3001p)" = 0 ]
+}
+check parquet_magic_and_append magic_and_append
+
+# appending a Parquet file of another schema is refused, naming the column
+mismatch() {
+    local out
+    out=$("$INGOT" import --append "$C/wide.parquet" "$WORK/magic" 2>&1) && return 1
+    echo "$out" | grep -q "wide.parquet" || { echo "$out"; return 1; }
+    [ "$("$INGOT" inspect --json "$WORK/magic" | jq .rows)" = 6000 ]
+}
+check parquet_append_other_schema_refused mismatch
+
+# an empty file: no rows, a clear message, no table
+empty() {
+    local out
+    out=$("$INGOT" import "$C/empty.parquet" "$WORK/empty" 2>&1) && return 1
+    echo "$out" | grep -q "no rows" && [ ! -e "$WORK/empty" ]
+}
+check parquet_empty_file empty
+
+# brotli: refused naming the compression and the column, nothing written
+brotli() {
+    local out
+    out=$("$INGOT" import "$C/brotli.parquet" "$WORK/brotli" 2>&1) && return 1
+    echo "$out" | grep -q "column 'a'.*brotli compression is not supported" || { echo "$out"; return 1; }
+    [ ! -e "$WORK/brotli" ] && [ -z "$(ls -A "$WORK" | grep importing)" ]
+}
+check parquet_unsupported_compression brotli
+
+# truncated files and damaged bytes: an error naming the file, never a crash,
+# never a table; a damaged page names row group, column and page
+damaged() {
+    local f=$C/snappy.parquet size out i rc
+    size=$(stat -c %s "$f")
+    for cut in 3 100 $((size / 2)) $((size - 9)) $((size - 1)); do
+        head -c "$cut" "$f" >"$WORK/cut.parquet"
+        out=$("$INGOT" import --format parquet "$WORK/cut.parquet" "$WORK/cut" 2>&1)
+        rc=$?
+        [ $rc = 2 ] || { echo "cut at $cut: exit $rc: $out"; return 1; }
+        echo "$out" | grep -q "cut.parquet" || { echo "cut at $cut: $out"; return 1; }
+        [ ! -e "$WORK/cut" ] || return 1
+    done
+    # overwrite 64 bytes in the middle of the data: a page's header or its values
+    for i in 1 2 3 4 5 6 7 8; do
+        cp "$f" "$WORK/bad.parquet"
+        printf '\377\377\377\377\377\377\377\377%.0s' 1 2 3 4 5 6 7 8 |
+            dd of="$WORK/bad.parquet" bs=1 seek=$((size * i / 20)) conv=notrunc 2>/dev/null
+        out=$("$INGOT" import "$WORK/bad.parquet" "$WORK/bad" 2>&1)
+        rc=$?
+        [ $rc = 0 ] && { rm -rf "$WORK/bad"; continue; } # landed in slack: the values differ, that's all
+        [ $rc = 2 ] || { echo "damage $i: exit $rc: $out"; return 1; }
+        echo "$out" | grep -Eq "bad.parquet: row group 0, column '[^']*', (page|row) [0-9]" || { echo "damage $i: $out"; return 1; }
+        [ ! -e "$WORK/bad" ] || return 1
+    done
+}
+check parquet_damaged_files damaged
