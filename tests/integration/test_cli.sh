@@ -367,7 +367,7 @@ errors_name_command() {
     out=$("$INGOT" inspect "$WORK/nonexistent" 2>&1) && return 1
     grep -q "^ingot: inspect: .*nonexistent" <<<"$out" || { echo "$out"; return 1; }
     out=$("$INGOT" import --format xml a b 2>&1) && return 1
-    grep -q "^ingot: import: --format: expected csv, jsonl or npy, got 'xml'" <<<"$out" || { echo "$out"; return 1; }
+    grep -q "^ingot: import: --format: expected csv, jsonl, npy or parquet, got 'xml'" <<<"$out" || { echo "$out"; return 1; }
     out=$("$INGOT" nosuch 2>&1) && return 1
     grep -q "unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
 }
