@@ -15,7 +15,8 @@
  *       of -log2 P(id)), entropy_bits (H of the id distribution, exact sum over
  *       r), floor_bytes_entropy (new_ids x H / 8), floor_bytes (floor_bits / 8),
  *       meta_bits (the per-row shift counts: rows after a user's first x log2 4),
- *       int64_bytes (values x 8: the decoded output).
+ *       int64_bytes (values x 8: the decoded output). It is seqd loguniform:1e7 3
+ *       below with a seed of its own (and prints seqd's two extra facts too).
  *
  *   nested_gen seqd DIST KMAX USERS ROWS WINDOW OUT.jsonl
  *       The same rows with other id distributions (scripts/bench/sliding_windows):
@@ -67,17 +68,6 @@ static double unif(void)
 }
 
 /* ---- seq ---- */
-#define SEQ_N 1e7
-static uint64_t seq_rank(void)
-{
-    uint64_t r = (uint64_t)floor(exp(unif() * log(SEQ_N)));
-    return r < 1 ? 1 : r > 9999999 ? 9999999 : r;
-}
-static double seq_bits(uint64_t r) /* -log2 P(r) */
-{
-    return -log2((log1p(1.0 / (double)r)) / log(SEQ_N));
-}
-
 static void put_seq_row(long user, uint64_t ts, const uint64_t *w, long window)
 {
     puts_("{\"user\":");
@@ -90,46 +80,6 @@ static void put_seq_row(long user, uint64_t ts, const uint64_t *w, long window)
         put_u64(w[i]);
     }
     puts_("]}\n");
-}
-
-static int gen_seq(long users, long rows, long window)
-{
-    rng = 0x5e9c0de5eed00001ULL;
-    uint64_t *w = malloc((size_t)window * sizeof *w), *tmp = malloc((size_t)window * sizeof *tmp);
-    if (!w || !tmp) die("nested_gen: malloc");
-    uint64_t new_ids = 0, values = 0, nrows = 0, shifts = 0;
-    double floor_bits = 0;
-    for (long u = 0; u < users; u++) {
-        uint64_t ts = 1700000000 + (uint64_t)u * 17;
-        for (long r = 0; r < rows; r++) {
-            long k = r == 0 ? window : (long)below(4);
-            if (r) shifts++;
-            memmove(w + k, w, (size_t)(window - k) * sizeof *w); /* k oldest drop off the tail */
-            for (long i = 0; i < k; i++) {                       /* k new at the head */
-                w[i] = seq_rank();
-                floor_bits += seq_bits(w[i]);
-            }
-            new_ids += (uint64_t)k;
-            ts += 1 + below(3600);
-            put_seq_row(u, ts, w, window);
-            values += (uint64_t)window;
-            nrows++;
-        }
-    }
-    flush();
-    double h = 0; /* exact entropy of the rank distribution */
-    for (uint64_t r = 1; r < 10000000; r++) {
-        double p = log1p(1.0 / (double)r) / log(SEQ_N);
-        h -= p * log2(p);
-    }
-    printf(
-        "rows=%" PRIu64 " values=%" PRIu64 " new_ids=%" PRIu64 " floor_bits=%.0f entropy_bits=%.4f "
-        "floor_bytes=%.0f floor_bytes_entropy=%.0f meta_bits=%" PRIu64 " int64_bytes=%" PRIu64 "\n",
-        nrows, values, new_ids, floor_bits, h, floor_bits / 8, (double)new_ids * h / 8, shifts * 2,
-        values * 8);
-    free(w);
-    free(tmp);
-    return 0;
 }
 
 /* ---- seqd: the same sliding windows under other id distributions ---- */
@@ -259,9 +209,9 @@ static double seqd_entropy(void)
     return h;
 }
 
-static int gen_seqd(long kmax, long users, long rows, long window)
+static int gen_seqd(long kmax, long users, long rows, long window, uint64_t seed)
 {
-    rng = 0x5e9c0de5eed00002ULL;
+    rng = seed;
     uint64_t *w = malloc((size_t)window * sizeof *w);
     if (!w) die("nested_gen: malloc");
     uint64_t new_ids = 0, values = 0, nrows = 0, shifts = 0;
@@ -570,13 +520,14 @@ int main(int argc, char **argv)
     buf = malloc(cap);
     if (!buf) die("nested_gen: malloc");
     int rc = 2;
-    if (argc == 6 && !strcmp(argv[1], "seq")) {
+    if (argc == 6 && !strcmp(argv[1], "seq")) { /* seqd loguniform:1e7 3, its own seed */
         out = open_out(argv[5]);
-        rc = gen_seq(atol(argv[2]), atol(argv[3]), atol(argv[4]));
+        if (seqd_parse("loguniform:1e7")) goto usage;
+        rc = gen_seqd(3, atol(argv[2]), atol(argv[3]), atol(argv[4]), 0x5e9c0de5eed00001ULL);
     } else if (argc == 8 && !strcmp(argv[1], "seqd")) {
         if (seqd_parse(argv[2]) || atol(argv[3]) < 0) goto usage;
         out = open_out(argv[7]);
-        rc = gen_seqd(atol(argv[3]), atol(argv[4]), atol(argv[5]), atol(argv[6]));
+        rc = gen_seqd(atol(argv[3]), atol(argv[4]), atol(argv[5]), atol(argv[6]), 0x5e9c0de5eed00002ULL);
     } else if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "wide")) {
         int omit = !strcmp(argv[2], "--omit-nulls");
         if (argc - omit < 5 || argc - omit > 6) goto usage;

@@ -199,25 +199,24 @@ static int read_row_group(struct ig_tc *c, struct pq_meta *m, struct pq_row_grou
                 } else ig_tc_skip(c, t2);
             }
             if (c->bad) break;
-            char col[512];
-            pq_node_path(m, m->leaves[k], col, sizeof col);
-            if (!have_meta || data_off < 4)
-                return ig_err(err, -EIO, "%s: row group %u, column '%s': no column metadata",
-                              path, gi, col);
-            if (ch->type != m->nodes[m->leaves[k]].type)
-                return ig_err(err, -EIO, "%s: row group %u, column '%s': chunk type %s, schema %s",
-                              path, gi, col, pq_type_name(ch->type),
-                              pq_type_name(m->nodes[m->leaves[k]].type));
             /* some writers store a dictionary offset of 0 meaning none */
             ch->start = (uint64_t)(dict_off >= 4 && dict_off < data_off ? dict_off : data_off);
-            if (ch->size > data_end || ch->start > data_end - ch->size || ch->num_values < 0)
-                return ig_err(err, -EIO, "%s: row group %u, column '%s': chunk at %" PRIu64
-                                         " + %" PRIu64 " lies outside the file's data (%" PRIu64
-                                         " bytes)",
-                              path, gi, col, ch->start, ch->size, data_end);
-            if (ch->codec > PQ_LZ4_RAW)
-                return ig_err(err, -EIO, "%s: row group %u, column '%s': unknown compression %u",
-                              path, gi, col, ch->codec);
+            char why[160] = "";
+            if (!have_meta || data_off < 4)
+                snprintf(why, sizeof why, "no column metadata");
+            else if (ch->type != m->nodes[m->leaves[k]].type)
+                snprintf(why, sizeof why, "chunk type %s, schema %s", pq_type_name(ch->type),
+                         pq_type_name(m->nodes[m->leaves[k]].type));
+            else if (ch->size > data_end || ch->start > data_end - ch->size || ch->num_values < 0)
+                snprintf(why, sizeof why, "chunk at %" PRIu64 " + %" PRIu64 " lies outside the "
+                         "file's data (%" PRIu64 " bytes)", ch->start, ch->size, data_end);
+            else if (ch->codec > PQ_LZ4_RAW)
+                snprintf(why, sizeof why, "unknown compression %u", ch->codec);
+            if (why[0]) { /* the column's path only for the message */
+                char col[512];
+                pq_node_path(m, m->leaves[k], col, sizeof col);
+                return ig_err(err, -EIO, "%s: row group %u, column '%s': %s", path, gi, col, why);
+            }
         }
     }
     if (!c->bad && !have_cols && m->nleaves)

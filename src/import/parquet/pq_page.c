@@ -412,38 +412,36 @@ static int decode_delta_lba(struct ctx *x, const uint8_t *p, size_t len, size_t 
 
 static int decode_delta_ba(struct ctx *x, const uint8_t *p, size_t len, size_t n, struct ig_values *v)
 {
-    /* prefix lengths, then the suffixes as DELTA_LENGTH_BYTE_ARRAY */
+    /* prefix lengths, then the suffixes as DELTA_LENGTH_BYTE_ARRAY; each value is
+     * built in `cur` from `prev`'s prefix, then the two buffers swap */
     uint64_t *pre = malloc((n ? n : 1) * sizeof *pre);
     if (!pre) return fail(x, -ENOMEM, "out of memory");
     struct ig_values suf;
     ig_values_init(&suf, IG_T_BINARY);
+    struct ig_buf prev = {0}, cur = {0};
     size_t used;
     long at = delta_decode(p, len, n, pre);
     int rc = at < 0 ? fail(x, -EIO, "DELTA_BYTE_ARRAY prefix lengths are damaged")
                     : decode_delta_lba(x, p + at, len - (size_t)at, n, &suf, &used);
-    uint8_t *prev = NULL;
-    size_t prev_len = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         size_t sl;
         const uint8_t *s = ig_values_bytes(&suf, i, &sl);
-        if (pre[i] > prev_len) {
-            rc = fail(x, -EIO, "DELTA_BYTE_ARRAY value %zu shares %" PRIu64 " bytes with a %zu-byte value", i, pre[i], prev_len);
+        if (pre[i] > prev.len) {
+            rc = fail(x, -EIO, "DELTA_BYTE_ARRAY value %zu shares %" PRIu64 " bytes with a %zu-byte value", i, pre[i], prev.len);
             break;
         }
-        size_t l = (size_t)pre[i] + sl;
-        uint8_t *val = malloc(l ? l : 1);
-        if (!val) {
+        cur.len = 0;
+        if (ig_buf_append(&cur, prev.data, (size_t)pre[i]) || ig_buf_append(&cur, s, sl)) {
             rc = fail(x, -ENOMEM, "out of memory");
             break;
         }
-        if (pre[i]) memcpy(val, prev, (size_t)pre[i]);
-        if (sl) memcpy(val + pre[i], s, sl);
-        rc = push_bytes(x, v, val, l);
-        free(prev);
-        prev = val;
-        prev_len = l;
+        rc = push_bytes(x, v, cur.data, cur.len);
+        struct ig_buf t = prev;
+        prev = cur;
+        cur = t;
     }
-    free(prev);
+    ig_buf_free(&prev);
+    ig_buf_free(&cur);
     free(pre);
     ig_values_free(&suf);
     return rc;
