@@ -194,18 +194,22 @@ static long delta_decode(const uint8_t *p, size_t len, size_t want, uint64_t *ou
     return (long)at;
 }
 
+/* A page's bytes, uncompressed: *out points at src itself when the page is
+ * stored uncompressed (no copy), else into dst. */
 static int decompress(struct ctx *x, uint8_t codec, const uint8_t *src, size_t slen, size_t dlen,
-                      struct ig_buf *dst)
+                      struct ig_buf *dst, const uint8_t **out)
 {
+    if (codec == PQ_UNCOMPRESSED) {
+        if (slen != dlen)
+            return fail(x, -EIO, "uncompressed page of %zu bytes, the header says %zu", slen, dlen);
+        *out = src;
+        return 0;
+    }
     dst->len = 0;
     if (ig_buf_reserve(dst, dlen + 1)) return fail(x, -ENOMEM, "out of memory");
     char *d = (char *)dst->data;
     bool ok = false;
     switch (codec) {
-    case PQ_UNCOMPRESSED:
-        ok = slen == dlen;
-        if (ok) memcpy(d, src, slen);
-        break;
     case PQ_SNAPPY: {
         size_t n;
         ok = snappy_uncompressed_length((const char *)src, slen, &n) == SNAPPY_OK && n == dlen &&
@@ -234,19 +238,19 @@ static int decompress(struct ctx *x, uint8_t codec, const uint8_t *src, size_t s
         ok = LZ4_decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
         break;
     case PQ_LZ4: { /* Hadoop framing: [BE expanded size][BE compressed size][block]... */
-        size_t at = 0, out = 0;
+        size_t at = 0, done = 0;
         ok = true;
         while (ok && at < slen) {
             if (slen - at < 8) { ok = false; break; }
             uint32_t exp = (uint32_t)src[at] << 24 | (uint32_t)src[at + 1] << 16 | (uint32_t)src[at + 2] << 8 | src[at + 3];
             uint32_t cmp = (uint32_t)src[at + 4] << 24 | (uint32_t)src[at + 5] << 16 | (uint32_t)src[at + 6] << 8 | src[at + 7];
             at += 8;
-            if (cmp > slen - at || exp > dlen - out) { ok = false; break; }
-            ok = LZ4_decompress_safe((const char *)src + at, d + out, (int)cmp, (int)exp) == (int)exp;
+            if (cmp > slen - at || exp > dlen - done) { ok = false; break; }
+            ok = LZ4_decompress_safe((const char *)src + at, d + done, (int)cmp, (int)exp) == (int)exp;
             at += cmp;
-            out += exp;
+            done += exp;
         }
-        ok = ok && out == dlen;
+        ok = ok && done == dlen;
         if (!ok) /* some writers put a bare block under this codec */
             ok = LZ4_decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
         break;
@@ -258,6 +262,7 @@ static int decompress(struct ctx *x, uint8_t codec, const uint8_t *src, size_t s
         return fail(x, -EIO, "%s data does not decompress to the %zu bytes the page header says",
                     pq_codec_name(codec), dlen);
     dst->len = dlen;
+    *out = dst->data;
     return 0;
 }
 
@@ -643,9 +648,10 @@ int pq_decode_chunk(const uint8_t *p, size_t len, const struct pq_node *leaf, ui
                 return fail(&x, -EIO, "dictionary page header is damaged");
             if (h.encoding != E_PLAIN && h.encoding != E_PLAIN_DICT)
                 return fail(&x, -EINVAL, "dictionary in %s encoding is not supported", enc_name((unsigned)h.encoding));
-            rc = decompress(&x, codec, body, blen, (size_t)h.usize, &s->page);
+            const uint8_t *pb = NULL;
+            rc = decompress(&x, codec, body, blen, (size_t)h.usize, &s->page, &pb);
             ig_values_retype(&s->dict, is_bytes_type(leaf) ? IG_T_BINARY : IG_T_UINT64);
-            if (!rc) rc = decode_plain(&x, s->page.data, s->page.len, (size_t)h.num_values, &s->dict);
+            if (!rc) rc = decode_plain(&x, pb, (size_t)h.usize, (size_t)h.num_values, &s->dict);
         } else if (h.type == PAGE_DATA || h.type == PAGE_DATA_V2) {
             bool v1 = h.type == PAGE_DATA;
             if ((v1 && !h.have_data) || (!v1 && !h.have_v2) || h.num_values < 0 ||
@@ -653,19 +659,21 @@ int pq_decode_chunk(const uint8_t *p, size_t len, const struct pq_node *leaf, ui
                 return fail(&x, -EIO, "data page header is damaged");
             if (h.num_values > num_values - seen)
                 return fail(&x, -EIO, "the pages hold more than the chunk's %" PRId64 " values", num_values);
+            const uint8_t *pb = NULL;
             if (v1) {
-                rc = decompress(&x, codec, body, blen, (size_t)h.usize, &s->page);
-                if (!rc) rc = data_page(&x, &h, s->page.data, s->page.len, NULL, 0, true, out);
+                rc = decompress(&x, codec, body, blen, (size_t)h.usize, &s->page, &pb);
+                if (!rc) rc = data_page(&x, &h, pb, (size_t)h.usize, NULL, 0, true, out);
             } else {
                 if (h.def_len < 0 || h.rep_len < 0 || (size_t)h.def_len + (size_t)h.rep_len > blen ||
                     (size_t)h.def_len + (size_t)h.rep_len > (size_t)h.usize)
                     return fail(&x, -EIO, "level lengths do not fit the page");
                 size_t ll = (size_t)h.def_len + (size_t)h.rep_len;
-                if (h.is_compressed && codec != PQ_UNCOMPRESSED)
-                    rc = decompress(&x, codec, body + ll, blen - ll, (size_t)h.usize - ll, &s->page);
-                else
-                    rc = decompress(&x, PQ_UNCOMPRESSED, body + ll, blen - ll, blen - ll, &s->page);
-                if (!rc) rc = data_page(&x, &h, body, ll, s->page.data, s->page.len, false, out);
+                /* v2 keeps its levels uncompressed, and may leave the values so too */
+                bool packed = h.is_compressed && codec != PQ_UNCOMPRESSED;
+                size_t vlen = packed ? (size_t)h.usize - ll : blen - ll;
+                rc = decompress(&x, packed ? codec : PQ_UNCOMPRESSED, body + ll, blen - ll, vlen,
+                                &s->page, &pb);
+                if (!rc) rc = data_page(&x, &h, body, ll, pb, vlen, false, out);
             }
             seen += h.num_values;
         }
