@@ -542,9 +542,27 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
     return 0;
 }
 
+/* Does p hold an aligned 64-byte run of zeros? An erase zero-fills its row's
+ * objects in place; real media seldom has such runs, so only reads that do
+ * pay for asking whether the table moved. */
+static bool has_zero_run(const uint8_t *p, size_t n)
+{
+    size_t i = (size_t)(-(uintptr_t)p & 63);
+    for (; i + 64 <= n; i += 64) {
+        uint64_t w[8], acc = 0;
+        memcpy(w, p + i, 64);
+        for (int k = 0; k < 8; k++) acc |= w[k];
+        if (!acc) return true;
+    }
+    return false;
+}
+
 /* A blob object's range: one pread of exactly it. The object's checksum is
  * checked the first time it is read (up to 256 MiB; verify checks the rest):
- * that read takes it whole and serves from it. */
+ * that read takes it whole and serves from it. A later read that meets zeros
+ * while the table moved under it (an erase of its row at work: the journal is
+ * durable before any byte is zeroed) is read again after the reload, which
+ * answers ENOENT for the erased row instead of serving its zeros. */
 static int blob_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                      struct fs_read *rd)
 {
@@ -563,11 +581,15 @@ static int blob_read(struct fs_session *s, const struct fs_file *f, uint64_t off
                                       "or truncated blob file",
                      (unsigned long long)f->blob.offset, (unsigned long long)f->blob.size,
                      (unsigned long long)f->node.row);
-            fs_log_page_error(s, f->blob_part | 0x80000000u, (uint32_t)(f->blob.offset >> 12), msg);
-            return -EIO;
+            /* an erase zeroing this object under the read (its row goes; the
+             * retry after the reload answers ENOENT) is not damage */
+            return fs_page_failed(s, f->blob_part | 0x80000000u, (uint32_t)(f->blob.offset >> 12), msg,
+                                  -EIO);
         }
         fs_blob_verified(s, f->blob_part, f->blob.offset, true);
         memmove(rd->flat, rd->flat + off, size);
+    } else if (has_zero_run(rd->flat, take) && fs_table_moved(s)) {
+        return -EAGAIN;
     }
     rd->iov[0] = (struct iovec){rd->flat, size};
     rd->niov = 1;

@@ -151,6 +151,46 @@ PY
 }
 check erase_zero_fills_objects erase_blobs
 
+# --- an object opened before its row is erased: the read meets zeroed bytes
+# that fail the object's checksum. That is the erase, not damage: ENOENT (the
+# row is gone), never EIO and never the zeros. The mount neither polls nor
+# watches, so the daemon learns of the erase only from that failed read.
+erase_under_open_object() {
+    rm -rf "$WORK/eo"; cp -r "$WORK/t" "$WORK/eo"; mkdir -p "$WORK/meo"
+    "$INGOT" mount -o no_inotify,poll_ms=0 "$WORK/eo" "$WORK/meo" || return 1
+    "$PY" - "$WORK/meo" "$INGOT" "$WORK/eo" <<'PY'
+import errno, os, subprocess, sys
+m, ingot, t = sys.argv[1:]
+name = next(n for n in os.listdir(f"{m}/blobs/video") if n.startswith("2."))
+fd = os.open(f"{m}/blobs/video/{name}", os.O_RDONLY)  # opened, never read yet
+keep = open(f"{m}/blobs/video/0.mp4", "rb").read()
+subprocess.run([ingot, "erase", "--row", "2", t], check=True, stdout=subprocess.DEVNULL)
+try:
+    data = os.read(fd, 1 << 20)
+    sys.exit(f"read {len(data)} bytes of an erased object" + (" (zeros)" if not data.strip(b"\0") else ""))
+except OSError as e:
+    assert e.errno == errno.ENOENT, f"read failed with {errno.errorcode.get(e.errno)}, want ENOENT"
+assert open(f"{m}/blobs/video/0.mp4", "rb").read() == keep, "another row's object changed"
+# an object already read (its checksum checked once) and then erased: with the
+# kernel's copy dropped, the read reaches the daemon and meets the zeros
+name = next(n for n in os.listdir(f"{m}/blobs/video") if n.startswith("3."))
+fd = os.open(f"{m}/blobs/video/{name}", os.O_RDONLY)
+assert os.read(fd, 1 << 30).strip(b"\0")
+subprocess.run([ingot, "erase", "--row", "3", t], check=True, stdout=subprocess.DEVNULL)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+try:
+    data = os.pread(fd, 1 << 20, 0)
+    sys.exit(f"read {len(data)} bytes of an erased, verified object" + (" (zeros)" if not data.strip(b"\0") else ""))
+except OSError as e:
+    assert e.errno == errno.ENOENT, f"verified: read failed with {errno.errorcode.get(e.errno)}, want ENOENT"
+assert not os.path.exists(f"{m}/blobs/video/{name}")
+PY
+    local rc=$?
+    fusermount3 -u "$WORK/meo"
+    return $rc
+}
+check erase_under_open_object_enoent_not_eio erase_under_open_object
+
 # --- list<blob> inside a struct: objects named ROW/K by their row, served by the
 # mount, zero-filled by an erase of their row only
 nested_blobs() {
