@@ -132,6 +132,15 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
         struct fs_plan vp;
         const struct fs_version *ver = node_version(s, n);
         if (!ver) return -ESTALE;
+        if (n->view == FS_V_PARQUET) { /* its layout is its size */
+            struct fs_entry *e;
+            int rc = fs_layout_get(s, n, &e);
+            if (!rc) {
+                *size = ((const struct fs_file *)e->obj)->size;
+                fs_cache_release(&s->cache, e);
+            }
+            return rc;
+        }
         if (!fs_plan_view(s, n->col, n->view, &vp)) return -ENOENT;
         uint64_t len = vp.header;
         int rc = fs_walk_spans(s, n, ver, fs_add_len, &len);
@@ -164,6 +173,7 @@ static void layout_free(void *obj)
 {
     struct fs_file *f = obj;
     if (f) free(f->spans);
+    if (f) fs_pq_free(f->pq);
     free(f);
 }
 
@@ -186,6 +196,13 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
     case FS_K_VIEW: {
         struct fs_span_list l = {0};
         struct fs_plan vp;
+        if (n->view == FS_V_PARQUET) { /* the current generation only */
+            if (ver != &s->current) return -ESTALE;
+            if (!n->scope || n->scope - 1 >= s->table.num_groups) return -ENOENT;
+            rc = fs_pq_layout(s, n->scope - 1, &f->pq);
+            f->size = rc ? 0 : f->pq->size;
+            return rc;
+        }
         if (!fs_plan_view(s, n->col, n->view, &vp)) return -ENOENT;
         uint64_t size = vp.header;
         rc = fs_walk_spans(s, n, ver, fs_push_span, &l);
@@ -231,7 +248,8 @@ int fs_layout_get(struct fs_session *s, const struct fs_node *n, struct fs_entry
     }
     e->obj = f;
     e->obj_free = layout_free;
-    e->bytes = sizeof *f + (size_t)f->nspans * sizeof *f->spans;
+    e->bytes = sizeof *f + (size_t)f->nspans * sizeof *f->spans +
+               (f->pq ? f->pq->npages * sizeof *f->pq->pages + f->pq->tail.cap : 0);
     *out = fs_cache_put(&s->cache, e);
     return 0;
 }
@@ -662,6 +680,49 @@ void fs_read_release(struct fs_session *s, struct fs_read *rd)
     rd->bytes = 0;
 }
 
+/* parquet/G.parquet: "PAR1", the pages (rendered and cached one by one), the
+ * footer the layout holds. */
+static int pq_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, uint64_t end,
+                   struct fs_read *rd)
+{
+    const struct ig_pqv *v = f->pq;
+    if (f->version_gen != s->current.gen) return -ESTALE;
+    uint64_t tail_at = v->size - v->tail.len;
+    if (pos < IG_PQV_HEAD) {
+        size_t n = (size_t)((end < IG_PQV_HEAD ? end : IG_PQV_HEAD) - pos);
+        hold(s, rd, NULL, "PAR1" + pos, n);
+        pos += n;
+    }
+    uint32_t lo = 0, hi = v->npages;
+    while (hi - lo > 1) { /* last page starting at or before pos */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->pages[mid].start <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (uint32_t i = lo; i < v->npages && pos < end && pos < tail_at; i++) {
+        const struct ig_pqv_page *pg = &v->pages[i];
+        if (pg->start + pg->len <= pos) continue;
+        struct fs_entry *e;
+        int rc = fs_pq_piece(s, v, i, &e);
+        if (rc) return rc;
+        if (e->data.len != pg->len) {
+            fs_cache_release(&s->cache, e);
+            return fs_page_failed(s, v->part, pg->page, "Parquet page length differs from its layout", -EIO);
+        }
+        uint64_t from = pos - pg->start, to = (end < pg->start + pg->len ? end : pg->start + pg->len) - pg->start;
+        rc = hold(s, rd, e, e->data.data + from, (size_t)(to - from));
+        if (rc) return rc;
+        pos = pg->start + to;
+    }
+    if (pos < end) {
+        int rc = hold(s, rd, NULL, v->tail.data + (pos - tail_at), (size_t)(end - pos));
+        if (rc) return rc;
+    }
+    return rd->niov;
+}
+
 int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd)
 {
@@ -672,6 +733,7 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
     if (size > f->size - off) size = (size_t)(f->size - off);
     rd->want = size;
     if (f->node.kind == FS_K_BLOB) return blob_read(s, f, off, size, rd);
+    if (f->pq) return pq_read(s, f, off, off + size, rd);
     if (f->node.kind != FS_K_VIEW) {
         struct fs_entry *e;
         int rc = f->node.kind == FS_K_SPECIAL && f->node.special == FS_S_ERASURES

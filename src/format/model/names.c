@@ -9,7 +9,8 @@ static const char *const suffixes[] = {[FS_V_TEXT] = "",
                                        [FS_V_ROWID] = ".npy",
                                        [FS_V_VALUES] = ".values.npy",
                                        [FS_V_OFFSETS] = ".offsets.npy",
-                                       [FS_V_F16] = ".f16.npy"};
+                                       [FS_V_F16] = ".f16.npy",
+                                       [FS_V_PARQUET] = ".parquet"};
 
 const char *fs_view_suffix(enum fs_view v) { return v < FS_V_COUNT ? suffixes[v] : ""; }
 

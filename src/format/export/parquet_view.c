@@ -1,0 +1,688 @@
+/* parquet_view.c - a row group as a Parquet file (see parquet_view.h). */
+#include "parquet_view.h"
+#include "thrift_out.h"
+
+#include "blob/blob.h"
+#include "format/layout.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
+#include "util/endian.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parquet's numbers (parquet.thrift) */
+enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_FLOAT = 4, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };
+enum { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
+enum {
+    PQ_CT_NONE = -1,
+    PQ_CT_UTF8 = 0,
+    PQ_CT_LIST = 3,
+    PQ_CT_UINT_8 = 11,
+    PQ_CT_UINT_16 = 12,
+    PQ_CT_UINT_32 = 13,
+    PQ_CT_UINT_64 = 14,
+    PQ_CT_INT_8 = 15,
+    PQ_CT_INT_16 = 16,
+};
+enum { PQ_ENC_PLAIN = 0, PQ_ENC_RLE = 3 };
+
+/* ---- the schema ---------------------------------------------------------- */
+
+struct pq_elem {
+    const char *name;
+    uint32_t name_len;
+    int32_t type; /* -1: a group */
+    int32_t rep, nchild, conv;
+};
+
+struct pq_name {
+    const char *p;
+    uint32_t n;
+};
+
+/* A Parquet leaf: the ingot leaf it shows, its levels and its path. */
+struct pq_leaf {
+    uint32_t col;
+    uint8_t sub, phys, max_rep, max_def;
+    bool blob_list; /* a top-level list<blob> of the first layout: levels made up */
+    uint32_t path0, npath;
+};
+
+struct schema {
+    const struct ig_part *p;
+    struct pq_elem *e;
+    size_t ne, ecap;
+    struct pq_leaf *l;
+    size_t nl, lcap;
+    struct pq_name *paths;
+    size_t np, pcap;
+    struct pq_name stack[256];
+    uint32_t depth;
+    struct ig_error *err;
+};
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 16;
+    while (c < need) c *= 2;
+    void *p = realloc(*v, c * size);
+    if (!p) return -ENOMEM;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
+static int add_elem(struct schema *s, const char *name, uint32_t len, int32_t type, int32_t rep,
+                    int32_t conv, size_t *at)
+{
+    if (grow((void **)&s->e, &s->ecap, s->ne + 1, sizeof *s->e)) return -ENOMEM;
+    if (at) *at = s->ne;
+    s->e[s->ne++] = (struct pq_elem){name, len, type, rep, 0, conv};
+    return 0;
+}
+
+static int push(struct schema *s, const char *name, uint32_t len)
+{
+    if (s->depth == sizeof s->stack / sizeof s->stack[0])
+        return ig_err(s->err, -EIO, "%s: columns nested too deep for a Parquet view", s->p->path);
+    s->stack[s->depth++] = (struct pq_name){name, len};
+    return 0;
+}
+
+static int add_leaf(struct schema *s, uint32_t col, uint8_t sub, uint8_t phys, uint8_t rep, uint8_t def,
+                    bool blob_list)
+{
+    if (grow((void **)&s->l, &s->lcap, s->nl + 1, sizeof *s->l) ||
+        grow((void **)&s->paths, &s->pcap, s->np + s->depth, sizeof *s->paths))
+        return -ENOMEM;
+    s->l[s->nl++] = (struct pq_leaf){col, sub, phys, rep, def, blob_list, (uint32_t)s->np, s->depth};
+    memcpy(s->paths + s->np, s->stack, s->depth * sizeof *s->stack);
+    s->np += s->depth;
+    return 0;
+}
+
+/* Physical and converted type of a primitive leaf. */
+static void primitive(const struct ig_colrec *c, int32_t *phys, int32_t *conv)
+{
+    *conv = PQ_CT_NONE;
+    switch (c->quantize ? IG_T_FLOAT32 : c->type) {
+    case IG_T_BOOL: *phys = PQ_BOOLEAN; break;
+    case IG_T_INT8: *phys = PQ_INT32, *conv = PQ_CT_INT_8; break;
+    case IG_T_INT16: *phys = PQ_INT32, *conv = PQ_CT_INT_16; break;
+    case IG_T_INT32: *phys = PQ_INT32; break;
+    case IG_T_UINT8: *phys = PQ_INT32, *conv = PQ_CT_UINT_8; break;
+    case IG_T_UINT16: *phys = PQ_INT32, *conv = PQ_CT_UINT_16; break;
+    case IG_T_UINT32: *phys = PQ_INT32, *conv = PQ_CT_UINT_32; break;
+    case IG_T_INT64: *phys = PQ_INT64; break;
+    case IG_T_UINT64: *phys = PQ_INT64, *conv = PQ_CT_UINT_64; break;
+    case IG_T_FLOAT32: *phys = PQ_FLOAT; break;
+    case IG_T_FLOAT64: *phys = PQ_DOUBLE; break;
+    case IG_T_STRING: *phys = PQ_BYTE_ARRAY, *conv = PQ_CT_UTF8; break;
+    default: *phys = PQ_BYTE_ARRAY; break; /* binary */
+    }
+}
+
+/* Column `col` and its subtree (pre-order), under a parent whose full name is
+ * `parent_len` bytes long and whose levels are (rep, def). *next is the column
+ * after the subtree; *shown whether it added a field (vectors add none). */
+static int walk(struct schema *s, uint32_t col, uint32_t parent_len, uint8_t rep, uint8_t def,
+                uint32_t *next, bool *shown)
+{
+    struct ig_colrec c;
+    int rc = ig_part_column(s->p, col, &c, s->err);
+    if (rc) return rc;
+    const char *name = c.name + parent_len;
+    uint32_t len = c.name_len - parent_len;
+    *next = col + 1;
+    *shown = false;
+    if (c.dimension) return 0; /* vector<float32, D>: not shown yet */
+    bool top_blob_list = c.parent == IG_NONE && c.lists == 1 && c.type == IG_T_BLOB && !(c.null_mask & 2);
+    uint32_t depth0 = s->depth;
+    /* list levels: name (LIST) { repeated list { element } } per level */
+    for (uint32_t j = 0; j < c.lists; j++) {
+        bool opt = (c.null_mask >> j) & 1;
+        if ((rc = add_elem(s, j ? "element" : name, j ? 7 : len, -1, opt ? PQ_OPTIONAL : PQ_REQUIRED,
+                           PQ_CT_LIST, NULL)))
+            return rc;
+        s->e[s->ne - 1].nchild = 1;
+        if ((rc = push(s, j ? "element" : name, j ? 7 : len))) return rc;
+        def += opt;
+        if ((rc = add_elem(s, "list", 4, -1, PQ_REPEATED, PQ_CT_NONE, NULL))) return rc;
+        s->e[s->ne - 1].nchild = 1;
+        if ((rc = push(s, "list", 4))) return rc;
+        rep++, def++;
+    }
+    const char *ename = c.lists ? "element" : name;
+    uint32_t elen = c.lists ? 7 : len;
+    bool opt = (c.null_mask >> c.lists) & 1;
+    if (!c.lists) opt = c.flags & IG_COLF_NULLABLE;
+    int32_t r = opt ? PQ_OPTIONAL : PQ_REQUIRED;
+    def += opt;
+    if ((rc = push(s, ename, elen))) return rc;
+    if (c.type == IG_T_STRUCT) {
+        size_t at;
+        if ((rc = add_elem(s, ename, elen, -1, r, PQ_CT_NONE, &at))) return rc;
+        uint32_t k = col + 1;
+        for (uint32_t i = 0; i < c.num_children; i++) {
+            bool child_shown;
+            if ((rc = walk(s, k, c.name_len + 1, rep, def, &k, &child_shown))) return rc;
+            s->e[at].nchild += child_shown;
+        }
+        if (!s->e[at].nchild)
+            return ig_err(s->err, -EIO, "%s: column '%.*s' has no field a Parquet view can show",
+                          s->p->path, (int)c.name_len, c.name);
+        *next = k;
+    } else if (c.type == IG_T_BLOB) {
+        if ((rc = add_elem(s, ename, elen, -1, r, PQ_CT_NONE, NULL))) return rc;
+        s->e[s->ne - 1].nchild = 2;
+        if ((rc = add_elem(s, "path", 4, PQ_BYTE_ARRAY, PQ_REQUIRED, PQ_CT_UTF8, NULL)) ||
+            (rc = push(s, "path", 4)) || (rc = add_leaf(s, col, 0, PQ_BYTE_ARRAY, rep, def, top_blob_list)))
+            return rc;
+        s->depth--;
+        if ((rc = add_elem(s, "size", 4, PQ_INT64, PQ_REQUIRED, PQ_CT_NONE, NULL)) ||
+            (rc = push(s, "size", 4)) || (rc = add_leaf(s, col, 1, PQ_INT64, rep, def, top_blob_list)))
+            return rc;
+    } else {
+        int32_t phys, conv;
+        primitive(&c, &phys, &conv);
+        if ((rc = add_elem(s, ename, elen, phys, r, conv, NULL)) ||
+            (rc = add_leaf(s, col, 0, (uint8_t)phys, rep, def, false)))
+            return rc;
+    }
+    /* Parquet counts levels as ingot does; a leaf that disagrees cannot be shown */
+    if (c.type != IG_T_STRUCT && !top_blob_list && (rep != c.max_rep || def != c.max_def))
+        return ig_err(s->err, -EIO, "%s: column '%.*s': levels %u/%u, Parquet's %u/%u", s->p->path,
+                      (int)c.name_len, c.name, c.max_rep, c.max_def, rep, def);
+    s->depth = depth0;
+    *shown = true;
+    return 0;
+}
+
+static void schema_free(struct schema *s)
+{
+    free(s->e);
+    free(s->l);
+    free(s->paths);
+}
+
+static int build_schema(const struct ig_part *p, struct schema *s, struct ig_error *err)
+{
+    *s = (struct schema){.p = p, .err = err};
+    int rc = add_elem(s, "schema", 6, -1, PQ_REQUIRED, PQ_CT_NONE, NULL);
+    for (uint32_t col = 0; !rc && col < p->num_columns;) {
+        bool shown;
+        rc = walk(s, col, 0, 0, 0, &col, &shown);
+        s->e[0].nchild += shown;
+    }
+    if (rc == -ENOMEM) ig_err(err, rc, "out of memory");
+    return rc;
+}
+
+/* ---- page sizes ------------------------------------------------------------ */
+
+static unsigned bit_width(unsigned max)
+{
+    unsigned w = 0;
+    while (max >> w) w++;
+    return w;
+}
+
+/* A level section of n entries: u32 length, one bit-packed run of ceil(n/8) groups. */
+static uint64_t levels_len(uint64_t n, unsigned width)
+{
+    if (!width) return 0;
+    uint64_t groups = (n + 7) / 8;
+    return 4 + tw_varint_len(groups << 1 | 1) + groups * width;
+}
+
+static void page_header(struct ig_buf *b, uint32_t body, uint32_t entries)
+{
+    struct tw w;
+    tw_init(&w, b);
+    tw_i32(&w, 1, 0); /* DATA_PAGE */
+    tw_i32(&w, 2, (int32_t)body);
+    tw_i32(&w, 3, (int32_t)body);
+    tw_struct(&w, 5);
+    tw_i32(&w, 1, (int32_t)entries);
+    tw_i32(&w, 2, PQ_ENC_PLAIN);
+    tw_i32(&w, 3, PQ_ENC_RLE);
+    tw_i32(&w, 4, PQ_ENC_RLE);
+    tw_end(&w);
+    tw_finish(&w);
+}
+
+/* Room for the values of a page: count values of the leaf's type, bytes of
+ * strings no more than the page's text. */
+static uint64_t values_room(const struct pq_leaf *l, uint64_t count, uint64_t text)
+{
+    switch (l->phys) {
+    case PQ_BOOLEAN: return (count + 7) / 8;
+    case PQ_INT32:
+    case PQ_FLOAT: return count * 4;
+    case PQ_INT64:
+    case PQ_DOUBLE: return count * 8;
+    default: return count * 4 + text;
+    }
+}
+
+/* ---- live rows as levels and values ------------------------------------- */
+
+/* The page's live entries: levels, and for each defined one the value (and,
+ * in a top-level list<blob>, the object within it) it shows. */
+struct entries {
+    uint8_t *rep, *def;
+    uint32_t *val, *obj;
+    uint64_t *row; /* the row id of each value (blob paths) */
+    size_t n, nval, cap, vcap;
+};
+
+static int entry(struct entries *e, uint8_t rep, uint8_t def)
+{
+    if (e->n == e->cap) {
+        size_t c = e->cap ? e->cap * 2 : 1024;
+        uint8_t *r = realloc(e->rep, c), *d = r ? realloc(e->def, c) : NULL;
+        if (r) e->rep = r;
+        if (d) e->def = d;
+        if (!r || !d) return -ENOMEM;
+        e->cap = c;
+    }
+    e->rep[e->n] = rep;
+    e->def[e->n++] = def;
+    return 0;
+}
+
+static int value(struct entries *e, uint32_t val, uint32_t obj, uint64_t row)
+{
+    if (e->nval == e->vcap) {
+        size_t c = e->vcap ? e->vcap * 2 : 1024;
+        uint32_t *v = realloc(e->val, c * sizeof *v), *o = v ? realloc(e->obj, c * sizeof *o) : NULL;
+        uint64_t *r = o ? realloc(e->row, c * sizeof *r) : NULL;
+        if (v) e->val = v;
+        if (o) e->obj = o;
+        if (r) e->row = r;
+        if (!v || !o || !r) return -ENOMEM;
+        e->vcap = c;
+    }
+    e->val[e->nval] = val;
+    e->obj[e->nval] = obj;
+    e->row[e->nval++] = row;
+    return 0;
+}
+
+static void entries_free(struct entries *e)
+{
+    free(e->rep), free(e->def), free(e->val), free(e->obj), free(e->row);
+}
+
+static bool bit_set(const uint8_t *bits, size_t i) { return bits && (bits[i / 8] >> (i % 8)) & 1; }
+
+static int live_entries(const struct pq_leaf *l, const struct ig_values *v, const uint8_t *del,
+                        struct entries *e)
+{
+    int rc = 0;
+    if (v->levels) {
+        for (size_t r = 0; r < v->rows && !rc; r++) {
+            if (bit_set(del, r)) continue;
+            uint32_t vi = v->row_val[r];
+            for (uint32_t k = v->row_ent[r]; k < v->row_ent[r + 1] && !rc; k++) {
+                rc = entry(e, v->reps[k], v->defs[k]);
+                if (!rc && v->defs[k] == l->max_def) rc = value(e, vi++, 0, v->row_base + r);
+            }
+        }
+    } else if (l->blob_list) {
+        bool nullable = l->max_def == 2;
+        for (size_t i = 0; i < v->n && !rc; i++) {
+            if (bit_set(del, i)) continue;
+            size_t len;
+            ig_values_bytes(v, i, &len);
+            size_t k = ig_values_is_null(v, i) ? 0 : len / IG_BLOB_REF_BYTES;
+            if (ig_values_is_null(v, i)) rc = entry(e, 0, 0);
+            else if (!k) rc = entry(e, 0, nullable);
+            for (size_t j = 0; j < k && !rc; j++) {
+                rc = entry(e, j ? 1 : 0, l->max_def);
+                if (!rc) rc = value(e, (uint32_t)i, (uint32_t)j, v->row_base + i);
+            }
+        }
+    } else {
+        for (size_t i = 0; i < v->n && !rc; i++) {
+            if (bit_set(del, i)) continue;
+            bool null = ig_values_is_null(v, i);
+            rc = entry(e, 0, null ? 0 : l->max_def);
+            if (!rc && !null) rc = value(e, (uint32_t)i, 0, v->row_base + i);
+        }
+    }
+    return rc;
+}
+
+/* ---- the layout ----------------------------------------------------------- */
+
+static int load(const struct ig_table *t, struct ig_pqv *pv, const struct pq_leaf *l, uint32_t page,
+                struct ig_reader *r, struct ig_values *v, const uint8_t **del, struct ig_error *err)
+{
+    struct ig_column_ref ref;
+    struct ig_pagerec rec;
+    int rc = ig_table_column_at(t, l->col, &ref, err);
+    if (!rc)
+        rc = ig_reader_load(r, &t->parts[pv->part], &ref, page, pv->group_first_row, &rec, v, del, err);
+    if (!rc) v->blob_dir = NULL; /* ref's copy dies here: callers set their own */
+    return rc;
+}
+
+static int count_live_entries(const struct ig_table *t, struct ig_pqv *pv, const struct pq_leaf *l,
+                              uint32_t page, struct ig_reader *r, uint32_t *n, struct ig_error *err)
+{
+    struct ig_values v;
+    ig_values_init(&v, IG_T_INT64);
+    const uint8_t *del;
+    struct entries e = {0};
+    int rc = load(t, pv, l, page, r, &v, &del, err);
+    if (!rc && live_entries(l, &v, del, &e)) rc = ig_err(err, -ENOMEM, "out of memory");
+    *n = (uint32_t)e.n;
+    entries_free(&e);
+    ig_values_free(&v);
+    return rc;
+}
+
+static int add_page(struct ig_pqv *pv, uint32_t *cap, const struct ig_pqv_page *pg)
+{
+    if (pv->npages == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 64;
+        void *p = realloc(pv->pages, c * sizeof *pv->pages);
+        if (!p) return -ENOMEM;
+        pv->pages = p;
+        *cap = c;
+    }
+    pv->pages[pv->npages++] = *pg;
+    return 0;
+}
+
+/* The FileMetaData of the laid-out file. */
+static int file_metadata(const struct ig_pqv *pv, const struct schema *s, struct ig_buf *out)
+{
+    struct tw w;
+    tw_init(&w, out);
+    tw_i32(&w, 1, 1);
+    tw_list(&w, 2, TW_STRUCT, (uint32_t)s->ne);
+    for (size_t i = 0; i < s->ne; i++) {
+        const struct pq_elem *e = &s->e[i];
+        tw_elem_struct(&w);
+        if (e->type >= 0) tw_i32(&w, 1, e->type);
+        if (i) tw_i32(&w, 3, e->rep);
+        tw_binary(&w, 4, e->name, e->name_len);
+        if (e->type < 0) tw_i32(&w, 5, e->nchild);
+        if (e->conv >= 0) tw_i32(&w, 6, e->conv);
+        tw_end(&w);
+    }
+    tw_i64(&w, 3, (int64_t)pv->rows);
+    tw_list(&w, 4, TW_STRUCT, 1);
+    tw_elem_struct(&w);
+    tw_list(&w, 1, TW_STRUCT, (uint32_t)s->nl);
+    uint64_t total = 0;
+    uint32_t k = 0;
+    for (size_t i = 0; i < s->nl; i++) {
+        const struct pq_leaf *l = &s->l[i];
+        uint64_t first = k < pv->npages ? pv->pages[k].start : pv->size;
+        uint64_t values = 0, bytes = 0;
+        for (; k < pv->npages && pv->pages[k].col == l->col && pv->pages[k].sub == l->sub; k++) {
+            values += pv->pages[k].entries;
+            bytes += pv->pages[k].len;
+        }
+        total += bytes;
+        tw_elem_struct(&w);
+        tw_i64(&w, 2, (int64_t)first);
+        tw_struct(&w, 3);
+        tw_i32(&w, 1, l->phys);
+        tw_list(&w, 2, TW_I32, 2);
+        tw_elem_i32(&w, PQ_ENC_PLAIN);
+        tw_elem_i32(&w, PQ_ENC_RLE);
+        tw_list(&w, 3, TW_BINARY, l->npath);
+        for (uint32_t j = 0; j < l->npath; j++) tw_elem_binary(&w, s->paths[l->path0 + j].p, s->paths[l->path0 + j].n);
+        tw_i32(&w, 4, 0); /* UNCOMPRESSED */
+        tw_i64(&w, 5, (int64_t)values);
+        tw_i64(&w, 6, (int64_t)bytes);
+        tw_i64(&w, 7, (int64_t)bytes);
+        tw_i64(&w, 9, (int64_t)first);
+        tw_end(&w);
+        tw_end(&w);
+    }
+    tw_i64(&w, 2, (int64_t)total);
+    tw_i64(&w, 3, (int64_t)pv->rows);
+    tw_end(&w);
+    tw_binary(&w, 6, "ingot", 5);
+    tw_finish(&w);
+    return w.err;
+}
+
+int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, struct ig_pqv *out,
+                  struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t pi, lg;
+    if (ig_table_group(t, group, &pi, &lg)) return ig_err(err, -ENOENT, "no row group %u", group);
+    const struct ig_part *p = &t->parts[pi];
+    struct ig_grouprec gr;
+    int rc = ig_part_group(p, lg, &gr, err);
+    if (rc) return rc;
+    out->group = group;
+    out->part = pi;
+    out->group_first_row = gr.first_row;
+    struct schema s;
+    rc = build_schema(&t->parts[0], &s, err);
+    uint32_t cap = 0;
+    uint64_t at = IG_PQV_HEAD;
+    bool rows_known = false;
+    for (size_t i = 0; !rc && i < s.nl; i++) {
+        const struct pq_leaf *l = &s.l[i];
+        struct ig_colrec c;
+        uint32_t first, count;
+        rc = ig_part_column(p, l->col, &c, err);
+        if (!rc) rc = ig_part_chunk(p, lg, c.leaf, &first, &count, err);
+        uint32_t rows_before = 0;
+        for (uint32_t pg = first; !rc && pg < first + count; pg++) {
+            struct ig_pagerec rec;
+            struct ig_pagex px;
+            rc = ig_part_page(p, pg, &rec, err);
+            if (!rc) rc = ig_part_page_extra(p, pg, &px, err);
+            if (!rc) rc = ig_chunk_page_check(p, pg, &rec, c.leaf, rows_before, gr.row_count, err);
+            if (rc) break;
+            uint32_t live = rec.row_count - rec.deleted;
+            rows_before += rec.row_count;
+            if (!rows_known) out->rows += live;
+            if (!live) continue;
+            struct ig_pqv_page pq = {.page = pg, .col = l->col, .sub = l->sub, .phys = l->phys,
+                                     .max_rep = l->max_rep, .max_def = l->max_def};
+            uint64_t nvalues;
+            if (l->blob_list || (l->max_rep && rec.deleted)) {
+                rc = count_live_entries(t, out, l, pg, r, &pq.entries, err);
+                if (rc) break;
+                nvalues = l->blob_list ? pq.entries : px.live_values;
+            } else {
+                pq.entries = l->max_rep ? rec.entry_count : live;
+                nvalues = l->max_rep || c.parent != IG_NONE || c.lists ? px.live_values : live;
+            }
+            uint64_t body = levels_len(pq.entries, bit_width(l->max_rep)) +
+                            levels_len(pq.entries, bit_width(l->max_def)) +
+                            values_room(l, nvalues, rec.text_len);
+            if (body > INT32_MAX) {
+                rc = ig_err(err, -EFBIG, "%s: page %u too large for a Parquet page", p->path, pg);
+                break;
+            }
+            struct ig_buf h = IG_BUF_INIT;
+            page_header(&h, (uint32_t)body, pq.entries);
+            pq.header_len = (uint32_t)h.len;
+            ig_buf_free(&h);
+            if (!pq.header_len) {
+                rc = ig_err(err, -ENOMEM, "out of memory");
+                break;
+            }
+            pq.start = at;
+            pq.len = pq.header_len + body;
+            at += pq.len;
+            if (add_page(out, &cap, &pq)) rc = ig_err(err, -ENOMEM, "out of memory");
+        }
+        rows_known = true;
+    }
+    out->size = at;
+    if (!rc && file_metadata(out, &s, &out->tail)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) {
+        uint8_t len[4];
+        ig_st32(len, (uint32_t)out->tail.len);
+        if (ig_buf_append(&out->tail, len, 4) || ig_buf_append(&out->tail, "PAR1", 4))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    out->size += out->tail.len;
+    schema_free(&s);
+    if (rc) ig_pqv_free(out);
+    return rc;
+}
+
+void ig_pqv_free(struct ig_pqv *v)
+{
+    free(v->pages);
+    ig_buf_free(&v->tail);
+    v->pages = NULL;
+    v->npages = 0;
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+static int put_levels(struct ig_buf *out, const uint8_t *lv, size_t n, unsigned width)
+{
+    if (!width) return 0;
+    uint64_t groups = (n + 7) / 8;
+    uint64_t len = levels_len(n, width) - 4;
+    uint8_t *o = ig_buf_extend(out, 4 + len);
+    if (!o) return -ENOMEM;
+    memset(o, 0, 4 + len);
+    ig_st32(o, (uint32_t)len);
+    uint64_t hdr = groups << 1 | 1;
+    o += 4;
+    for (; hdr >= 0x80; hdr >>= 7) *o++ = (uint8_t)(hdr | 0x80);
+    *o++ = (uint8_t)hdr;
+    for (size_t i = 0; i < n; i++) /* LSB first, value after value */
+        for (unsigned b = 0; b < width; b++)
+            if ((lv[i] >> b) & 1) {
+                size_t bitpos = i * width + b;
+                o[bitpos / 8] |= (uint8_t)(1u << (bitpos % 8));
+            }
+    return 0;
+}
+
+static int blob_path(struct ig_buf *out, const struct ig_values *v, const char *dir, const struct entries *e,
+                     size_t k, unsigned kind)
+{
+    const char *ext = ig_blob_kind_ext(kind);
+    uint64_t row = e->row[k];
+    char path[64];
+    if (v->levels) { /* object K of its row, K counted within the row */
+        size_t r0 = (size_t)(row - v->row_base);
+        snprintf(path, sizeof path, "/%" PRIu64 "/%" PRIu32 "%s%s", row, e->val[k] - v->row_val[r0],
+                 *ext ? "." : "", ext);
+    } else if (v->blob_list) {
+        snprintf(path, sizeof path, "/%" PRIu64 "/%" PRIu32 "%s%s", row, e->obj[k], *ext ? "." : "", ext);
+    } else {
+        snprintf(path, sizeof path, "/%" PRIu64 "%s%s", row, *ext ? "." : "", ext);
+    }
+    size_t dl = strlen(dir), pl = strlen(path);
+    uint8_t *o = ig_buf_extend(out, 4 + dl + pl);
+    if (!o) return -ENOMEM;
+    ig_st32(o, (uint32_t)(dl + pl));
+    memcpy(o + 4, dir, dl);
+    memcpy(o + 4 + dl, path, pl);
+    return 0;
+}
+
+static int put_values(struct ig_buf *out, const struct ig_pqv_page *pg, const struct ig_values *v,
+                      const char *blob_dir, const struct entries *e)
+{
+    if (pg->phys == PQ_BOOLEAN) {
+        uint8_t *o = ig_buf_extend(out, (e->nval + 7) / 8);
+        if (!o) return -ENOMEM;
+        memset(o, 0, (e->nval + 7) / 8);
+        for (size_t k = 0; k < e->nval; k++)
+            if (v->lanes[e->val[k]]) o[k / 8] |= (uint8_t)(1u << (k % 8));
+        return 0;
+    }
+    bool blob = v->type == IG_T_BLOB;
+    for (size_t k = 0; k < e->nval; k++) {
+        uint32_t i = e->val[k];
+        struct ig_blob_ref r;
+        unsigned kind = 0;
+        if (blob) {
+            size_t len;
+            const uint8_t *p = ig_values_bytes(v, i, &len);
+            if ((size_t)(e->obj[k] + 1) * IG_BLOB_REF_BYTES > len) return -EIO;
+            ig_blob_ref_load(p + (size_t)e->obj[k] * IG_BLOB_REF_BYTES, &r, &kind);
+        }
+        uint8_t *o;
+        switch (pg->phys) {
+        case PQ_INT32:
+        case PQ_FLOAT:
+            if (!(o = ig_buf_extend(out, 4))) return -ENOMEM;
+            ig_st32(o, (uint32_t)v->lanes[i]);
+            break;
+        case PQ_INT64:
+        case PQ_DOUBLE:
+            if (!(o = ig_buf_extend(out, 8))) return -ENOMEM;
+            ig_st64(o, blob ? r.size : v->lanes[i]);
+            break;
+        default:
+            if (blob) {
+                if (blob_path(out, v, blob_dir, e, k, kind)) return -ENOMEM;
+            } else {
+                size_t len;
+                const uint8_t *p = ig_values_bytes(v, i, &len);
+                if (!(o = ig_buf_extend(out, 4 + len))) return -ENOMEM;
+                ig_st32(o, (uint32_t)len);
+                memcpy(o + 4, p, len);
+            }
+        }
+    }
+    return 0;
+}
+
+int ig_pqv_render(const struct ig_table *t, const struct ig_pqv *pv, const struct ig_pqv_page *pg,
+                  struct ig_reader *r, struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_column_ref ref;
+    int rc = ig_table_column_at(t, pg->col, &ref, err);
+    if (rc) return rc;
+    bool top_blob_list = ref.rec.parent == IG_NONE && ref.rec.lists == 1 && ref.rec.type == IG_T_BLOB &&
+                         !(ref.rec.null_mask & 2);
+    struct pq_leaf l = {.col = pg->col, .sub = pg->sub, .phys = pg->phys, .max_rep = pg->max_rep,
+                        .max_def = pg->max_def, .blob_list = top_blob_list};
+    struct ig_values v;
+    ig_values_init(&v, IG_T_INT64);
+    const uint8_t *del;
+    struct ig_pagerec rec;
+    struct entries e = {0};
+    size_t base = out->len;
+    rc = ig_reader_load(r, &t->parts[pv->part], &ref, pg->page, pv->group_first_row, &rec, &v, &del, err);
+    if (!rc && live_entries(&l, &v, del, &e)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && e.n != pg->entries)
+        rc = ig_err(err, -EIO, "%s: page %u: %zu live entries, the layout counted %u", t->parts[pv->part].path,
+                    pg->page, e.n, pg->entries);
+    if (!rc) {
+        uint64_t body = pg->len - pg->header_len;
+        struct ig_buf h = IG_BUF_INIT;
+        page_header(&h, (uint32_t)body, pg->entries);
+        int w = h.len == pg->header_len ? ig_buf_append(out, h.data, h.len) : -EIO;
+        ig_buf_free(&h);
+        if (!w) w = put_levels(out, e.rep, e.n, bit_width(pg->max_rep));
+        if (!w) w = put_levels(out, e.def, e.n, bit_width(pg->max_def));
+        if (!w) w = put_values(out, pg, &v, ref.blob_dir, &e);
+        if (!w && out->len - base > pg->len) w = -EIO;
+        if (!w) w = ig_buf_append_zeros(out, pg->len - (out->len - base));
+        if (w == -ENOMEM) rc = ig_err(err, w, "out of memory");
+        else if (w) rc = ig_err(err, -EIO, "%s: page %u: does not fit its Parquet page", t->parts[pv->part].path, pg->page);
+    }
+    entries_free(&e);
+    ig_values_free(&v);
+    if (rc) out->len = base;
+    return rc;
+}

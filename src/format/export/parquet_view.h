@@ -1,0 +1,79 @@
+/* parquet_view.h - a row group as a Parquet file, laid out from the footer.
+ *
+ * The mount's parquet/G.parquet: the live rows of row group G, every column, as
+ * one Parquet file that DuckDB, pyarrow, pandas or Spark read in place. Layout:
+ *
+ *     "PAR1" | pages of leaf 0 | pages of leaf 1 | ... | FileMetaData | u32 | "PAR1"
+ *
+ * One Parquet data page (version 1, PLAIN values, RLE/bit-packed levels, no
+ * compression, no dictionary) per ingot page of each leaf, so a read at any
+ * offset decodes only the ingot pages it covers (ig_pqv_render).
+ *
+ * Sizes come from the footer alone: a page's level count is its live rows
+ * (flat leaves) or its entry count (nested leaves), and its values get room by
+ * bounds the footer proves: live values x width for fixed-width types (exact
+ * when the page has no NULL), 4 bytes + the text length for byte strings (a
+ * value's text is never shorter than its bytes). Room the values do not fill is
+ * zero: readers decode num_values values and never look past them. Only two
+ * kinds of page are decoded to be laid out: a nested page with erased rows (its
+ * live entries are not in the footer) and a top-level list<blob> page (its
+ * object count is not), each once per layout.
+ *
+ * Types: bool BOOLEAN; int8/16/32 and uint8/16/32 INT32 with INT_n/UINT_n;
+ * int64 INT64; uint64 INT64 UINT_64; float32 FLOAT (quantised columns as the
+ * float32 they read back as); float64 DOUBLE; string BYTE_ARRAY UTF8; binary
+ * BYTE_ARRAY; blob a group (path: the object's mount path, size: int64); lists
+ * the 3-level LIST form (group (LIST) { repeated group list { element } }),
+ * structs groups. A nullable field is OPTIONAL, else REQUIRED, so Parquet's
+ * levels are ingot's own (checked leaf by leaf).
+ *
+ * Not shown: vector<float32, D> columns (left out of the schema); no
+ * statistics or page indexes yet. An older generation of the table is not
+ * laid out (the mount answers ESTALE). */
+#ifndef IG_FORMAT_EXPORT_PARQUET_VIEW_H
+#define IG_FORMAT_EXPORT_PARQUET_VIEW_H
+
+#include <stdint.h>
+
+#include "format/ops/reader.h"
+#include "format/part/table.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* One Parquet page: an ingot page as one Parquet leaf shows it. */
+struct ig_pqv_page {
+    uint64_t start, len;  /* its bytes in the file, header included */
+    uint32_t page;        /* the ingot page (in the group's part) */
+    uint32_t col;         /* the ingot leaf column */
+    uint32_t entries;     /* level entries of its live rows (num_values) */
+    uint32_t header_len;
+    uint8_t sub;          /* a blob leaf shows as two: 0 path, 1 size */
+    uint8_t phys;         /* Parquet physical type */
+    uint8_t max_rep, max_def;
+};
+
+struct ig_pqv {
+    uint32_t group, part;      /* global row group; its part */
+    uint64_t group_first_row;  /* part-local */
+    uint64_t rows;             /* live rows */
+    uint64_t size;             /* the whole file */
+    struct ig_pqv_page *pages;
+    uint32_t npages;
+    struct ig_buf tail;        /* FileMetaData, its length, "PAR1" */
+};
+
+/* Lay out row group `group` of t as it is now. r decodes the few pages that
+ * need it. -EIO with a message on a footer that does not add up. */
+int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, struct ig_pqv *out,
+                  struct ig_error *err);
+void ig_pqv_free(struct ig_pqv *v);
+
+/* The page's bytes, exactly pg->len of them, appended to out: its ingot page is
+ * loaded through r. */
+int ig_pqv_render(const struct ig_table *t, const struct ig_pqv *v, const struct ig_pqv_page *pg,
+                  struct ig_reader *r, struct ig_buf *out, struct ig_error *err);
+
+/* The leading "PAR1". */
+#define IG_PQV_HEAD 4
+
+#endif

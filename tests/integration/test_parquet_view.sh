@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Parquet views: parquet/G.parquet in a mount is row group G as a Parquet file.
+# DuckDB (npm) reads the views of tables imported from its own corpus (every
+# type, nested lists/structs/maps with nulls, many row groups) and copies them
+# to a Parquet file; ingot imports that back and every column must equal the
+# table's own `ingot cat`, before and after rows are erased. Sizes are exact at
+# stat; blob columns show (path, size) references that lead to their objects;
+# a view opened before an erase answers ESTALE; a damaged page answers EIO.
+source "$(dirname "$0")/lib.sh"
+PQ=$ROOT/tests/parquet
+C=$WORK/corpus
+have_fuse || { skip parquet_views "no /dev/fuse"; exit 0; }
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    fail parquet_views "node and npm are needed (scripts/deps installs them)"
+    exit 0
+fi
+if [ ! -d "$PQ/node_modules/@duckdb/node-api" ]; then
+    (cd "$PQ" && npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
+        { fail parquet_views "npm install of @duckdb/node-api failed"; exit 0; }
+fi
+mkdir -p "$C"
+node "$PQ/corpus.mjs" "$C" >/dev/null 2>&1 || { fail parquet_views "corpus.mjs failed"; exit 0; }
+
+# DuckDB's copy of T's views, imported back, equals T column by column
+views_equal() { # TABLE MOUNT TAG
+    local t=$1 m=$2 tag=$3 col n=0
+    rm -rf "$WORK/$tag.back" "$WORK/$tag.parquet"
+    node "$PQ/views.mjs" "$m" "$WORK/$tag.parquet" || { echo "DuckDB could not read the views"; return 1; }
+    "$INGOT" import "$WORK/$tag.parquet" "$WORK/$tag.back" >/dev/null || return 1
+    local live
+    live=$("$INGOT" inspect --json "$t" | jq '.rows - .deleted_rows')
+    [ "$("$INGOT" inspect --json "$WORK/$tag.back" | jq .rows)" = "$live" ] || { echo "row count differs from $live"; return 1; }
+    for col in $("$INGOT" inspect --json "$t" | jq -r '.columns[] | select(.name | contains(".") | not) | .name'); do
+        cmp -s <("$INGOT" cat "$t" "$col") <("$INGOT" cat "$WORK/$tag.back" "$col") ||
+            { echo "column $col differs:"; diff <("$INGOT" cat "$t" "$col") <("$INGOT" cat "$WORK/$tag.back" "$col") | head -5; return 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -ge 2 ] || { echo "only $n columns"; return 1; }
+    # sizes at stat are the bytes a read gives
+    for f in "$m"/parquet/*.parquet; do
+        [ "$(stat -c %s "$f")" = "$(wc -c <"$f")" ] || { echo "$f: stat size differs from its bytes"; return 1; }
+    done
+}
+
+for n in snappy v2 groups tiny_groups; do
+    "$INGOT" import "$C/$n.parquet" "$WORK/$n" >/dev/null || { fail "parquet_view_$n" "import failed"; continue; }
+    mkdir -p "$WORK/m_$n"
+    "$INGOT" mount "$WORK/$n" "$WORK/m_$n" || { fail "parquet_view_$n" "mount failed"; continue; }
+    check "parquet_view_equals_table_$n" views_equal "$WORK/$n" "$WORK/m_$n" "$n"
+done
+
+listing() {
+    local got want
+    want=$("$INGOT" inspect --json "$WORK/groups" | jq '.groups | length')
+    got=$(ls "$WORK/m_groups/parquet" | sort -n | tr '\n' ' ')
+    [ "$got" = "$(seq -s ' ' -f '%g.parquet' 0 $((want - 1))) " ] || { echo "listed: $got (want $want groups)"; return 1; }
+    [ ! -e "$WORK/m_groups/parquet/$want.parquet" ] && [ ! -e "$WORK/m_groups/parquet/01.parquet" ]
+}
+check parquet_view_one_file_per_group listing
+
+# erased rows leave the views (flat pages, nested pages with erased rows)
+after_erase() {
+    "$INGOT" erase --row 0,5,1234,2999 "$WORK/snappy" >/dev/null || return 1
+    "$INGOT" erase --row 7,150,2500 "$WORK/groups" >/dev/null || return 1
+    sleep 0.3 # the mounts reload on inotify
+    views_equal "$WORK/snappy" "$WORK/m_snappy" snappy_erased || return 1
+    views_equal "$WORK/groups" "$WORK/m_groups" groups_erased || return 1
+    [ "$(node "$PQ/views.mjs" "$WORK/m_snappy" - "SELECT count(*) AS n FROM t")" = '{"n":"2996"}' ]
+}
+check parquet_view_after_erase after_erase
+
+# a view held open across an erase answers ESTALE (its rows moved); reopened, it is new
+stale() {
+    "$PY" - "$WORK/m_v2" "$INGOT" "$WORK/v2" <<'PY'
+import errno, os, subprocess, sys
+m, ingot, t = sys.argv[1:]
+fd = os.open(f"{m}/parquet/0.parquet", os.O_RDONLY)
+assert os.pread(fd, 4, 0) == b"PAR1"
+size = os.fstat(fd).st_size
+subprocess.run([ingot, "erase", "--row", "3", t], check=True, stdout=subprocess.DEVNULL)
+import time; time.sleep(0.3)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+try:
+    os.pread(fd, 1 << 16, 1 << 12)
+    sys.exit("an open view read after an erase")
+except OSError as e:
+    assert e.errno == errno.ESTALE, errno.errorcode.get(e.errno)
+with open(f"{m}/parquet/0.parquet", "rb") as f:
+    data = f.read()
+assert data[:4] == b"PAR1" and data[-4:] == b"PAR1", data[:4]
+assert len(data) == os.stat(f"{m}/parquet/0.parquet").st_size
+PY
+}
+check parquet_view_open_across_erase_estale stale
+
+# blobs: (path, size) references; the paths lead to the objects
+blobs() {
+    local d=$WORK/bl
+    mkdir -p "$d/m"
+    "$PY" - "$d" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+with open(f"{d}/b.jsonl", "w") as f:
+    for i in range(40):
+        open(f"{d}/o{i}.jpg", "wb").write(b"\xff\xd8\xff" + bytes([i]) * (100 + i))
+        frames = [f"o{(i + k) % 40}.jpg" for k in range(i % 3)]
+        img = None if i % 7 == 3 else f"o{i}.jpg"
+        f.write(json.dumps({"id": i, "img": img, "frames": frames}) + "\n")
+open(f"{d}/s.txt", "w").write("id int64\nimg blob?\nframes list<blob>\n")
+PY
+    "$INGOT" import --schema "$d/s.txt" "$d/b.jsonl" "$d/t" >/dev/null || return 1
+    "$INGOT" mount "$d/t" "$d/m" || return 1
+    node "$PQ/views.mjs" "$d/m" - "SELECT id, img.path AS p, img.size AS s, len(frames) AS nf, frames[1].path AS f1, frames[1].size AS s1 FROM t" >"$d/refs" || return 1
+    "$PY" - "$d" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+rows = [json.loads(l) for l in open(f"{d}/refs")]
+assert len(rows) == 40, len(rows)
+for r in rows:
+    i = int(r["id"])
+    if i % 7 == 3:
+        assert r["p"] is None, r
+    else:
+        assert r["p"] == f"blobs/img/{i}.jpg", r
+        assert open(f"{d}/m/{r['p']}", "rb").read() == open(f"{d}/o{i}.jpg", "rb").read()
+        assert int(r["s"]) == os.path.getsize(f"{d}/o{i}.jpg")
+    assert int(r["nf"]) == i % 3, r
+    if i % 3:
+        assert r["f1"] == f"blobs/frames/{i}/0.jpg", r
+        assert open(f"{d}/m/{r['f1']}", "rb").read() == open(f"{d}/o{i % 40}.jpg", "rb").read()
+        assert int(r["s1"]) == 103 + i % 40
+PY
+    local rc=$?
+    # erased rows leave (a list<blob> page is counted by decoding once erased)
+    if [ $rc = 0 ]; then
+        "$INGOT" erase --row 1,2,5 "$d/t" >/dev/null && sleep 0.3 &&
+            [ "$(node "$PQ/views.mjs" "$d/m" - "SELECT count(*) AS n, sum(len(frames)) AS nf, count(img) AS ni FROM t")" = \
+                '{"n":"37","nf":"34","ni":"31"}' ] || rc=1
+    fi
+    fusermount3 -u "$d/m"
+    return $rc
+}
+check parquet_view_blob_references blobs
+
+# a damaged page: EIO for the view's reads that need it, the daemon stays up
+damaged() {
+    local d=$WORK/dmg
+    mkdir -p "$d/m"
+    cp -r "$WORK/v2" "$d/t"
+    local part=$d/t/part-000000.ingot
+    "$PY" -c "
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+for k in range(200, 4000, 7): b[k] ^= 0x5A
+open(p, 'wb').write(b)" "$part"
+    "$INGOT" mount "$d/t" "$d/m" || return 1
+    local rc=0
+    if cat "$d/m/parquet/0.parquet" >/dev/null 2>"$d/err"; then echo "a damaged view read through"; rc=1; fi
+    grep -q "Input/output error" "$d/err" || { cat "$d/err"; rc=1; }
+    ls "$d/m/columns" >/dev/null || { echo "the daemon died"; rc=1; }
+    fusermount3 -u "$d/m"
+    return $rc
+}
+check parquet_view_damaged_page_eio damaged
+
+for n in snappy v2 groups tiny_groups; do fusermount3 -u "$WORK/m_$n" 2>/dev/null; done
