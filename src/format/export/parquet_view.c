@@ -428,9 +428,11 @@ static int file_metadata(const struct ig_pqv *pv, const struct schema *s, struct
         const struct pq_leaf *l = &s->l[i];
         uint64_t first = k < pv->npages ? pv->pages[k].start : pv->size;
         uint64_t values = 0, bytes = 0;
+        bool no_nulls = true; /* every page proves it: null_count 0 lets engines skip validity */
         for (; k < pv->npages && pv->pages[k].col == l->col && pv->pages[k].sub == l->sub; k++) {
             values += pv->pages[k].entries;
             bytes += pv->pages[k].len;
+            no_nulls &= pv->pages[k].no_nulls;
         }
         total += bytes;
         tw_elem_struct(&w);
@@ -447,6 +449,11 @@ static int file_metadata(const struct ig_pqv *pv, const struct schema *s, struct
         tw_i64(&w, 6, (int64_t)bytes);
         tw_i64(&w, 7, (int64_t)bytes);
         tw_i64(&w, 9, (int64_t)first);
+        if (no_nulls) {
+            tw_struct(&w, 12);
+            tw_i64(&w, 3, 0); /* null_count */
+            tw_end(&w);
+        }
         tw_end(&w);
         tw_end(&w);
     }
@@ -475,6 +482,7 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
     rc = build_schema(&t->parts[0], &s, err);
     uint32_t cap = 0;
     uint64_t at = IG_PQV_HEAD;
+    struct ig_buf h = IG_BUF_INIT; /* a page header, to know its length */
     bool rows_known = false;
     for (size_t i = 0; !rc && i < s.nl; i++) {
         const struct pq_leaf *l = &s.l[i];
@@ -495,7 +503,8 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
             if (!rows_known) out->rows += live;
             if (!live) continue;
             struct ig_pqv_page pq = {.page = pg, .col = l->col, .sub = l->sub, .phys = l->phys,
-                                     .max_rep = l->max_rep, .max_def = l->max_def};
+                                     .max_rep = l->max_rep, .max_def = l->max_def,
+                                     .no_nulls = !l->max_rep && !(rec.flags & IG_PGF_HAS_NULLS)};
             uint64_t nvalues;
             if (l->blob_list || (l->max_rep && rec.deleted)) {
                 rc = count_live_entries(t, out, l, pg, r, &pq.entries, err);
@@ -512,10 +521,9 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
                 rc = ig_err(err, -EFBIG, "%s: page %u too large for a Parquet page", p->path, pg);
                 break;
             }
-            struct ig_buf h = IG_BUF_INIT;
+            ig_buf_reset(&h);
             page_header(&h, (uint32_t)body, pq.entries);
             pq.header_len = (uint32_t)h.len;
-            ig_buf_free(&h);
             if (!pq.header_len) {
                 rc = ig_err(err, -ENOMEM, "out of memory");
                 break;
@@ -528,6 +536,8 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         rows_known = true;
     }
     out->size = at;
+    if (!rc && ig_buf_reserve(&out->tail, 64 * (size_t)s.nl + 32 * s.ne + 64))
+        rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc && file_metadata(out, &s, &out->tail)) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
         uint8_t len[4];
@@ -536,6 +546,7 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
             rc = ig_err(err, -ENOMEM, "out of memory");
     }
     out->size += out->tail.len;
+    ig_buf_free(&h);
     schema_free(&s);
     if (rc) ig_pqv_free(out);
     return rc;

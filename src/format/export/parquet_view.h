@@ -50,6 +50,7 @@ struct ig_pqv_page {
     uint8_t sub;          /* a blob leaf shows as two: 0 path, 1 size */
     uint8_t phys;         /* Parquet physical type */
     uint8_t max_rep, max_def;
+    bool no_nulls;        /* the footer proves no live value is NULL (statistics) */
 };
 
 struct ig_pqv {

@@ -9,10 +9,23 @@ void tw_init(struct tw *w, struct ig_buf *out)
     w->out = out;
 }
 
-static void put(struct tw *w, const void *p, size_t n)
+/* Appends are a few bytes each and a footer has millions of them: copy in
+ * place while there is room, grow (doubling) only when there is not. */
+static inline void put(struct tw *w, const void *p, size_t n)
 {
-    if (!w->err && ig_buf_append(w->out, p, n)) w->err = -ENOMEM;
+    struct ig_buf *b = w->out;
+    if (!n) return;
+    if (b->cap - b->len < n) {
+        if (w->err || ig_buf_reserve(b, n > b->len ? n : b->len)) {
+            w->err = -ENOMEM;
+            return;
+        }
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
 }
+
+static inline void put_byte(struct tw *w, uint8_t c) { put(w, &c, 1); }
 
 size_t tw_varint_len(uint64_t v)
 {
@@ -23,6 +36,10 @@ size_t tw_varint_len(uint64_t v)
 
 void tw_varint(struct tw *w, uint64_t v)
 {
+    if (v < 0x80) {
+        put_byte(w, (uint8_t)v);
+        return;
+    }
     uint8_t b[10];
     size_t n = 0;
     for (; v >= 0x80; v >>= 7) b[n++] = (uint8_t)(v | 0x80);
@@ -37,10 +54,9 @@ static void field(struct tw *w, int16_t id, uint8_t type)
 {
     int16_t delta = (int16_t)(id - w->last[w->depth]);
     if (delta > 0 && delta <= 15) {
-        uint8_t b = (uint8_t)(delta << 4 | type);
-        put(w, &b, 1);
+        put_byte(w, (uint8_t)(delta << 4 | type));
     } else {
-        put(w, &type, 1);
+        put_byte(w, type);
         tw_varint(w, zigzag(id));
     }
     w->last[w->depth] = id;
