@@ -42,6 +42,7 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
         "  columns/_rowid.npy      the row id of every live row (int64)\n"
         "  groups/G/...            the same files for row group G only\n"
         "  rows/ID                 one row as a JSON object (ID = row id)\n"
+        "  parquet/G.parquet       row group G as a Parquet file (DuckDB, pyarrow, pandas)\n"
         "\n"
         "Column names that are not valid file names are escaped: %%25 for %%, %%2F for /,\n"
         "and %%2E for a dot that would look like a file suffix (see schema.json \"file\").\n"
