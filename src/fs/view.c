@@ -690,7 +690,7 @@ static int pq_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, 
     uint64_t tail_at = v->size - v->tail.len;
     if (pos < IG_PQV_HEAD) {
         size_t n = (size_t)((end < IG_PQV_HEAD ? end : IG_PQV_HEAD) - pos);
-        hold(s, rd, NULL, "PAR1" + pos, n);
+        hold(s, rd, NULL, &"PAR1"[pos], n);
         pos += n;
     }
     uint32_t lo = 0, hi = v->npages;

@@ -10,14 +10,7 @@ source "$(dirname "$0")/lib.sh"
 PQ=$ROOT/tests/parquet
 C=$WORK/corpus
 
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-    fail parquet_corpus "node and npm are needed (scripts/deps installs them)"
-    exit 0
-fi
-if [ ! -d "$PQ/node_modules/@duckdb/node-api" ]; then
-    (cd "$PQ" && npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
-        { fail parquet_corpus "npm install of @duckdb/node-api failed"; exit 0; }
-fi
+need_duckdb parquet_corpus || exit 0
 mkdir -p "$C"
 check parquet_corpus node "$PQ/corpus.mjs" "$C"
 

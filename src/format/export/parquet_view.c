@@ -487,7 +487,7 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
     for (size_t i = 0; !rc && i < s.nl; i++) {
         const struct pq_leaf *l = &s.l[i];
         struct ig_colrec c;
-        uint32_t first, count;
+        uint32_t first = 0, count = 0;
         rc = ig_part_column(p, l->col, &c, err);
         if (!rc) rc = ig_part_chunk(p, lg, c.leaf, &first, &count, err);
         uint32_t rows_before = 0;
