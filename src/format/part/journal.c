@@ -257,6 +257,13 @@ static int check_frame(int fd, const char *path, uint64_t *records_end, struct i
     return 0;
 }
 
+static int fd_slot(const int *fds, int n, int fd)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] == fd) return i;
+    return 0;
+}
+
 static int find_fd(const char *dir, const char *name, int *fds, char (*names)[256], int *n)
 {
     for (int i = 0; i < *n; i++)
@@ -264,11 +271,63 @@ static int find_fd(const char *dir, const char *name, int *fds, char (*names)[25
     if (*n == 64) return -EMFILE;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = ig_open(path, O_WRONLY | O_CLOEXEC, 0);
+    int fd = ig_open(path, O_RDWR | O_CLOEXEC, 0); /* read too: a window reads its span */
     if (fd < 0) return -errno;
     snprintf(names[*n], 256, "%s", name);
     fds[(*n)++] = fd;
     return fd;
+}
+
+/* Records are applied through a window: a span of one part file read once,
+ * patched in memory by every record that falls inside it, in journal order,
+ * and written back with one pwrite. An erase of scattered rows journals
+ * hundreds of thousands of small ranges, a few bytes each, close together;
+ * a pwrite apiece cost more than everything else the erase did. Bytes of the
+ * span that no record touches are written back as they were read (the table
+ * lock keeps every other writer out); past the end of the file they read as
+ * zeros, as the holes they would otherwise be. Not on shared storage: there
+ * this host's client may still hold bytes from before another host's erase,
+ * and writing them back would undo it; each record is written alone there. */
+#define WINDOW_BYTES ((size_t)256 << 10)
+
+struct window {
+    int fd;         /* -1: none open */
+    uint64_t start; /* file offset of buf[0] */
+    size_t len;     /* bytes [0, len) of buf to write back */
+    uint8_t *buf;   /* WINDOW_BYTES */
+};
+
+static bool window_holds(const struct window *w, int fd, uint64_t off, uint64_t len)
+{
+    return w->fd >= 0 && w->fd == fd && off >= w->start && len <= WINDOW_BYTES &&
+           off - w->start <= WINDOW_BYTES - len;
+}
+
+static int window_open(struct window *w, int fd, uint64_t off)
+{
+    if (!w->buf && !(w->buf = malloc(WINDOW_BYTES))) return -ENOMEM;
+    size_t got = 0;
+    while (got < WINDOW_BYTES) {
+        ssize_t n = pread(fd, w->buf + got, WINDOW_BYTES - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -errno;
+        if (n == 0) break; /* the end of the file: the rest reads as zeros */
+        got += (size_t)n;
+    }
+    memset(w->buf + got, 0, WINDOW_BYTES - got);
+    w->fd = fd;
+    w->start = off;
+    w->len = 0;
+    return 0;
+}
+
+static int window_flush(struct window *w, struct ig_fault *f)
+{
+    if (w->fd < 0) return 0;
+    int rc = ig_pwrite_full(w->fd, w->buf, w->len, w->start);
+    w->fd = -1;
+    ig_fault_step(f);
+    return rc;
 }
 
 /* With missing_ok, a journal that is not there (any more) is nothing to do:
@@ -290,6 +349,8 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
     int rc = check_frame(jfd, final, &r->end, err);
     int fds[64], nfds = 0;
     uint64_t generation = 0;
+    struct window w = {.fd = -1};
+    bool shared[64] = {false};
     char names[64][256];
     while (!rc) {
         uint8_t kind;
@@ -322,32 +383,61 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
             rc = ig_err(err, -EIO, "%s: journal record malformed", final);
             break;
         }
-        int fd = find_fd(dir, name, fds, names, &nfds);
+        int opened = nfds, fd = find_fd(dir, name, fds, names, &nfds);
         if (fd < 0) {
             rc = ig_err(err, fd, "%s/%s: %s", dir, name, strerror(-fd));
             break;
         }
-        static const uint8_t zeros[65536];
-        uint8_t *piece = kind == KIND_WRITE ? malloc(len < sizeof zeros ? len + 1 : sizeof zeros) : NULL;
-        if (kind == KIND_WRITE && !piece) rc = -ENOMEM;
+        if (nfds > opened) shared[opened] = ig_fd_is_shared(fd);
         bool malformed = false;
-        for (uint64_t done = 0; !rc && done < len;) {
-            size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
-            if (kind == KIND_WRITE && jr_read(r, piece, n)) {
-                malformed = true;
+        if (window_holds(&w, fd, off, len)) {
+            /* in the window: patched in memory, written with its neighbours */
+            uint8_t *at = w.buf + (off - w.start);
+            if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
+            else memset(at, 0, len);
+            if (off + len > w.start + w.len) w.len = (size_t)(off + len - w.start);
+            if (malformed) {
+                rc = ig_err(err, -EIO, "%s: journal record malformed", final);
                 break;
             }
-            rc = ig_pwrite_full(fd, kind == KIND_WRITE ? piece : zeros, n, off + done);
-            done += n;
+            continue;
         }
-        free(piece);
+        rc = window_flush(&w, f);
+        if (!rc && len <= WINDOW_BYTES && !shared[fd_slot(fds, nfds, fd)]) {
+            rc = window_open(&w, fd, off);
+            if (!rc) {
+                uint8_t *at = w.buf;
+                if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
+                else memset(at, 0, len);
+                w.len = len;
+            }
+        } else if (!rc) { /* longer than a window: straight to the file */
+            static const uint8_t zeros[65536];
+            uint8_t *piece = kind == KIND_WRITE ? malloc(sizeof zeros) : NULL;
+            if (kind == KIND_WRITE && !piece) rc = -ENOMEM;
+            for (uint64_t done = 0; !rc && done < len;) {
+                size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
+                if (kind == KIND_WRITE && jr_read(r, piece, n)) {
+                    malformed = true;
+                    break;
+                }
+                rc = ig_pwrite_full(fd, kind == KIND_WRITE ? piece : zeros, n, off + done);
+                done += n;
+            }
+            free(piece);
+            ig_fault_step(f);
+        }
         if (malformed) {
             rc = ig_err(err, -EIO, "%s: journal record malformed", final);
             break;
         }
-        ig_fault_step(f);
         if (rc) rc = ig_err(err, rc, "%s/%s: write: %s", dir, name, strerror(-rc));
     }
+    if (!rc) {
+        rc = window_flush(&w, f);
+        if (rc) rc = ig_err(err, rc, "%s: applying the journal: %s", dir, strerror(-rc));
+    }
+    free(w.buf);
     free(r);
     close(jfd);
     for (int i = 0; i < nfds; i++) {
