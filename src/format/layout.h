@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 4u     /* what writers write */
+#define IG_FORMAT_VERSION 5u     /* what writers write (5 adds the huffman bytes scheme) */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_PART_MAGIC "INGOTP01"
@@ -191,7 +191,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_SLIDE_BULK_BITS 1     /* u32 len | int stream of bit lengths L, then each value's L - 1 low bits */
 #define IG_SLIDE_BULK_CODED 2    /* a 33-byte code table (util/pcode.h), then per value the prefix code
                                     of its L and its L - 1 low bits, one bit stream */
-#define IG_PAGE_ENC_COUNT 10 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
+#define IG_PAGE_ENC_COUNT 11 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

@@ -12,8 +12,10 @@
 #   v2: d8b26eb (the parent of 13201d9, "Format version 3")
 #   v3: 5be4e82
 #   v4: the commit that added v4/ (format version 4, blocks)
+#   v5: the commit that added v5/ (format version 5, the huffman bytes scheme;
+#       inputs/flat.txt asks huffman of txt since then, zstd before)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
-# bitpack, dict, zstd, plain, for, bool) with NULLs and empty strings, rows erased;
+# bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding
 # windows, byte-stream split and fp16 quantised vectors.
 #

@@ -171,6 +171,7 @@ static const size_t sizes[] = {0, 1, 2, 3, 127, 128, 129, 300, 4096, 65536};
 /* Can `forced` fail to represent v? (for: full 64-bit range; delta: a 2^63 step) */
 static bool may_reject(int e, const uint64_t *v, size_t n, const struct ig_int_desc *d)
 {
+    if (e == IG_ENC_HUFF) return true; /* a bytes scheme only */
     if (e == IG_ENC_FOR) {
         uint64_t lo = ~0ULL, hi = 0;
         for (size_t i = 0; i < n; i++) {
@@ -931,8 +932,8 @@ static void test_bytes_roundtrip(void)
 {
     uint64_t seed = check_seed ^ 0xB17E;
     const size_t ns[] = {0, 1, 2, 127, 128, 129, 4096};
-    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT};
-    for (size_t t = 0; t < 3; t++)
+    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT, IG_ENC_HUFF};
+    for (size_t t = 0; t < 4; t++)
         for (int sh = 0; sh < B_COUNT; sh++)
             for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
                 size_t n = ns[si];
@@ -961,7 +962,8 @@ static void test_bytes_roundtrip(void)
                     size_t vl = 0;
                     CHECK(ig_bytes_get(p, b.len, n, NULL, i, &val, &vl, &err) == 0);
                     CHECK(item_eq(offs, data, i, val, vl));
-                    CHECK(val >= p && val + vl <= p + b.len); /* points into the stream */
+                    if (schemes[t] != IG_ENC_HUFF) /* huffman decodes into a buffer */
+                        CHECK(val >= p && val + vl <= p + b.len); /* points into the stream */
                 }
                 if (!rc) CHECK(ig_bytes_check_erased(p, b.len, n, NULL, NULL, &err) == 0);
                 free(p);
@@ -997,9 +999,9 @@ static void test_bytes_erase(void)
 {
     uint64_t seed = check_seed ^ 0xE5A5E;
     const size_t ns[] = {1, 2, 129, 1000};
-    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT};
+    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT, IG_ENC_HUFF};
     int fresh_canon = 0;
-    for (size_t t = 0; t < 3; t++)
+    for (size_t t = 0; t < 4; t++)
         for (int sh = 0; sh < B_COUNT; sh++)
             for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
                 size_t n = ns[si];
@@ -1091,6 +1093,112 @@ static void test_bytes_erase(void)
                 ig_buf_free(&out);
             }
     CHECK(fresh_canon > 10);
+}
+
+/* Huffman: an item read alone equals the decoded item; erasing an item leaves
+ * the coded bytes before it as they were (in place, no recompression); a byte
+ * value only the erased item held leaves the code; and the sizes stay near the
+ * entropy of the data (text-like items, 26 letters and a space). */
+static void test_bytes_huffman(void)
+{
+    uint64_t seed = check_seed ^ 0x4AFF;
+    size_t n = 200;
+    uint64_t *offs = malloc((n + 1) * 8), *oo = malloc((n + 1) * 8);
+    struct ig_buf d = IG_BUF_INIT, b = IG_BUF_INIT, out = IG_BUF_INIT;
+    offs[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = 60 + test_rand(&seed) % 60;
+        for (size_t j = 0; j < l; j++) {
+            uint64_t r = test_rand(&seed) % 27;
+            uint8_t c = r == 26 ? ' ' : (uint8_t)('a' + r);
+            if (i == 150 && j == 7) c = 'Z'; /* only item 150 has it */
+            ig_buf_append(&d, &c, 1);
+        }
+        offs[i + 1] = d.len;
+    }
+    struct ig_enc_opts o = forced(IG_ENC_HUFF);
+    REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0);
+    CHECK(b.len < d.len * 5 / 8 + 300); /* log2(27) = 4.75 bits of 8, plus code and index */
+    CHECK(ig_bytes_huffman_size(offs, d.data, n) == b.len);
+    struct ig_buf before = IG_BUF_INIT;
+    ig_buf_append(&before, b.data, b.len);
+    uint8_t kill[32] = {0};
+    kill[150 / 8] |= 1u << (150 % 8);
+    size_t nl;
+    struct ig_error err = {0};
+    CHECK(ig_bytes_erase(b.data, b.len, n, NULL, kill, &nl, &err) == 0);
+    CHECK(ig_bytes_check_erased(b.data, nl, n, NULL, kill, &err) == 0);
+    CHECK(ig_bytes_decode(b.data, nl, n, NULL, oo, &out, &err) == 0);
+    CHECK(memchr(out.data, 'Z', out.len) == NULL && oo[151] == oo[150]);
+    /* the code changed (Z left it), so this erase rewrote the stream. Under the
+     * same code, an item late in the block shifts the items after it left: the
+     * stream shrinks, items before it keep their coded bytes */
+    ig_buf_reset(&before);
+    ig_buf_append(&before, b.data, nl);
+    memset(kill, 0, sizeof kill);
+    kill[170 / 8] |= 1u << (170 % 8);
+    size_t nl2;
+    CHECK(ig_bytes_erase(b.data, nl, n, NULL, kill, &nl2, &err) == 0);
+    CHECK(nl2 < nl);
+    uint64_t *o2 = malloc((n + 1) * 8);
+    struct ig_buf out2 = IG_BUF_INIT;
+    CHECK(ig_bytes_decode(b.data, nl2, n, NULL, o2, &out2, &err) == 0);
+    CHECK(o2[170] == oo[170] && o2[171] == o2[170] && memcmp(out2.data, out.data, (size_t)oo[170]) == 0);
+    CHECK(ig_bytes_check_erased(b.data, nl2, n, NULL, kill, &err) == 0);
+    /* an item early in the block shifts the items before it right instead: the
+     * stream keeps its length and everything after the item's coded bytes (the
+     * second half of the stream here) stays as it was; zeros before the first
+     * item are checked */
+    ig_buf_reset(&before);
+    ig_buf_append(&before, b.data, nl2);
+    memset(kill, 0, sizeof kill);
+    kill[20 / 8] |= 1u << (20 % 8);
+    kill[170 / 8] |= 1u << (170 % 8); /* erased before: stays erased */
+    size_t nl3;
+    CHECK(ig_bytes_erase(b.data, nl2, n, NULL, kill, &nl3, &err) == 0);
+    CHECK(nl3 == nl2 && memcmp(b.data + nl3 / 2, before.data + nl3 / 2, nl3 - nl3 / 2) == 0);
+    CHECK(ig_bytes_decode(b.data, nl3, n, NULL, o2, &out2, &err) == 0);
+    CHECK(o2[21] == o2[20] && o2[20] == oo[20] && memcmp(out2.data, out.data, (size_t)oo[20]) == 0);
+    CHECK(memcmp(out2.data + o2[21], out.data + oo[21], (size_t)(oo[170] - oo[21])) == 0);
+    CHECK(ig_bytes_check_erased(b.data, nl3, n, NULL, kill, &err) == 0);
+    /* item 0 erased: nothing moves, its coded bytes become the zeros before
+     * the first item, which the check insists on */
+    struct ig_buf g = IG_BUF_INIT;
+    REQUIRE(ig_bytes_encode(offs, d.data, 50, &o, &g, NULL) == 0);
+    ig_buf_reset(&before);
+    ig_buf_append(&before, g.data, g.len);
+    memset(kill, 0, sizeof kill);
+    kill[0] = 1;
+    size_t ng;
+    CHECK(ig_bytes_erase(g.data, g.len, 50, NULL, kill, &ng, &err) == 0 && ng == g.len);
+    CHECK(ig_bytes_check_erased(g.data, ng, 50, NULL, kill, &err) == 0);
+    size_t gap_byte = ng;
+    for (size_t i = 0; i < ng; i++)
+        if (g.data[i] == 0 && before.data[i] != 0) gap_byte = i; /* the last: in the gap */
+    REQUIRE(gap_byte < ng);
+    g.data[gap_byte] = 1;
+    CHECK(ig_bytes_check_erased(g.data, ng, 50, NULL, kill, &err) == -EIO);
+    ig_buf_free(&g);
+    /* a hostile code: a length past the maximum, symbols out of order */
+    struct ig_buf h = IG_BUF_INIT;
+    REQUIRE(ig_bytes_encode(offs, d.data, 3, &o, &h, NULL) == 0);
+    uint8_t *bad = malloc(h.len);
+    memcpy(bad, h.data, h.len);
+    bad[2 + 27] = 0xFF; /* first length nibbles: 15 */
+    CHECK(ig_bytes_decode(bad, h.len, 3, NULL, oo, &out, &err) == -EIO);
+    memcpy(bad, h.data, h.len);
+    bad[3] = bad[2];
+    CHECK(ig_bytes_decode(bad, h.len, 3, NULL, oo, &out, &err) == -EIO);
+    free(bad);
+    ig_buf_free(&h);
+    free(o2);
+    ig_buf_free(&out2);
+    free(offs);
+    free(oo);
+    ig_buf_free(&d);
+    ig_buf_free(&b);
+    ig_buf_free(&out);
+    ig_buf_free(&before);
 }
 
 /* A dictionary entry whose only users are erased must vanish from the stream. */
@@ -1333,4 +1441,4 @@ TEST_MAIN(T(test_bitpack_util), T(test_varint_util), T(test_names), T(test_int_r
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
           T(test_auto_selection), T(test_forced_rejects), T(test_bytes_roundtrip),
-          T(test_bytes_erase), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))
+          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

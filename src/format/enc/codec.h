@@ -47,7 +47,9 @@ enum ig_enc {
     IG_ENC_DELTA = 7,   /* blocks: absolute base + zigzag deltas bit-packed per block */
     /* 8 is taken by sliding-window pages (IG_PAGE_ENC_SLIDE, a page-level scheme) */
     IG_ENC_SPLIT = 9,   /* byte-stream split: byte k of every lane in plane k (only when forced) */
-    IG_ENC_COUNT = 10
+    IG_ENC_HUFF = 10,   /* bytes: per-item Huffman codes under one code, each item addressable and
+                           erasable while compressed (never chosen by auto: the page decides) */
+    IG_ENC_COUNT = 11
 };
 
 /* Is e a stream scheme (IG_ENC_AUTO included)? Every value below IG_ENC_COUNT
@@ -123,6 +125,9 @@ int ig_ints_check_erased(const uint8_t *p, size_t len, size_t n, const struct ig
 
 int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
                     const struct ig_enc_opts *o, struct ig_buf *out, struct ig_error *err);
+/* The exact size of the huffman stream of n items (offs, data): what a page
+ * weighs against its zstd-compressed alternative. */
+size_t ig_bytes_huffman_size(const uint64_t *offs, const uint8_t *data, size_t n);
 
 /* Decode all n items: offs_out[0..n] (offs_out[0] = 0) and their bytes appended to
  * data_out (reset by the callee). */
@@ -130,7 +135,8 @@ int ig_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absen
                     uint64_t *offs_out, struct ig_buf *data_out, struct ig_error *err);
 
 /* Item i without decoding the others: *val points into p (plain and dict), valid
- * while p is. This is the per-item offset index at work. */
+ * while p is, or for huffman into this thread's buffer, valid until its next
+ * ig_bytes_get. This is the per-item offset index at work. */
 int ig_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
                  const uint8_t **val, size_t *vlen, struct ig_error *err);
 

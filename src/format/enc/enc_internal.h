@@ -41,7 +41,7 @@
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) |                    \
      ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA) |   \
      ENC_BIT(IG_ENC_SPLIT))
-#define ENC_BYTES_ALL     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT))
+#define ENC_BYTES_ALL     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_HUFF))
 #define ENC_COMPOSITE     (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT))
 #define ENC_DEFAULT_DEPTH 3
 #define ENC_DISTINCT_CAP  4096 /* auto considers dict only up to this many values */
@@ -154,7 +154,9 @@ struct bytes_scheme {
                  const uint8_t *erased, size_t *used, struct enc_dctx *c);
 };
 
-extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes;
+extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes;
+/* Exact huffman stream size of items offs[0..n] over data (offs may start > 0). */
+size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n);
 
 /* Plain bytes sizing, for the selector. */
 size_t enc_plain_bytes_size(size_t n, uint64_t total);

@@ -29,7 +29,8 @@
 #define ENC_MAX_N ((size_t)1 << 31)
 
 static const char *const enc_names[IG_ENC_COUNT] = {
-    "auto", "plain", "bitpack", "varint", "rle", "dict", "for", "delta", NULL /* slide */, "split"};
+    "auto", "plain", "bitpack", "varint", "rle",   "dict",
+    "for",  "delta", NULL /* slide */, "split", "huffman"};
 
 const char *ig_enc_name(enum ig_enc e)
 {
@@ -173,7 +174,10 @@ const struct int_scheme *enc_int_scheme(unsigned id)
 
 static const struct bytes_scheme *bytes_scheme(unsigned id)
 {
-    return id == IG_ENC_PLAIN ? &enc_plain_bytes : id == IG_ENC_DICT ? &enc_dict_bytes : NULL;
+    return id == IG_ENC_PLAIN  ? &enc_plain_bytes
+           : id == IG_ENC_DICT ? &enc_dict_bytes
+           : id == IG_ENC_HUFF ? &enc_huff_bytes
+                               : NULL;
 }
 
 /* Find the scheme of a nested stream and push it on the chain. */
@@ -657,6 +661,12 @@ int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
     }
     c.used = 0;
     size_t at = out->len;
+    if (c.strict && (c.allowed & ENC_BIT(IG_ENC_HUFF))) {
+        c.used = ENC_BIT(IG_ENC_HUFF);
+        rc = enc_huff_bytes.encode(offs, data, n, &c, out);
+        if (rc) out->len = at;
+        return rc;
+    }
     bool want_dict = (c.allowed & ENC_BIT(IG_ENC_DICT)) && c.depth_left >= 2;
     if (c.strict && (c.allowed & ENC_BIT(IG_ENC_DICT)) && !want_dict)
         return ig_err(err, -EINVAL, "encoding dict needs a cascade depth of at least 2");
@@ -723,6 +733,11 @@ int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent, cons
     if (!rc) rc = erase_commit(p, len, &fresh, new_len, err);
     ig_buf_free(&fresh);
     return rc;
+}
+
+size_t ig_bytes_huffman_size(const uint64_t *offs, const uint8_t *data, size_t n)
+{
+    return enc_huff_bytes_size(offs, data, n);
 }
 
 bool ig_bytes_erase_drops(const uint8_t *p, size_t len)

@@ -473,10 +473,16 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
             if (c->type == IG_T_BLOB && e != IG_ENC_AUTO)
                 return ig_err(err, -EINVAL, "%s:%u: blob references choose their own encoding",
                               path, line);
-            if (ti->phys == IG_PHYS_BYTES && e != IG_ENC_AUTO && e != IG_ENC_PLAIN && e != IG_ENC_DICT)
+            if (e == IG_ENC_HUFF && (ti->phys != IG_PHYS_BYTES || c->parent != IG_SCHEMA_NONE ||
+                                     c->lists || c->dimension))
                 return ig_err(err, -EINVAL,
-                              "%s:%u: encoding=%.*s does not apply to %s (use plain or dict)", path,
-                              line, (int)vn, v, ti->name);
+                              "%s:%u: encoding=huffman applies to top-level string and binary "
+                              "columns", path, line);
+            if (ti->phys == IG_PHYS_BYTES && e != IG_ENC_AUTO && e != IG_ENC_PLAIN &&
+                e != IG_ENC_DICT && e != IG_ENC_HUFF)
+                return ig_err(err, -EINVAL,
+                              "%s:%u: encoding=%.*s does not apply to %s (use plain, dict or "
+                              "huffman)", path, line, (int)vn, v, ti->name);
             if (e == IG_PAGE_ENC_SLIDE &&
                 !(c->parent == IG_SCHEMA_NONE && c->lists == 1 && !(c->null_mask & 2) &&
                   !c->dimension && ti->phys == IG_PHYS_LANES && !ti->is_float && c->type != IG_T_BOOL))

@@ -235,6 +235,21 @@ int ig_page_recompress_to_fit(const struct ig_buf *body, size_t capacity, struct
     return 0;
 }
 
+/* Strings and binary values compressed by zstd are stored as huffman instead
+ * when that costs at most an eighth more: each item then reads and erases on
+ * its own (a take decodes one item, an erase removes its bytes in place),
+ * where a zstd block is decompressed and recompressed whole. Only when the
+ * column leaves both choices to the writer. */
+static bool huffman_instead(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
+                            size_t count, size_t values_at, const struct ig_page_built *sealed)
+{
+    if (pol->encoding != IG_ENC_AUTO || pol->compression != IG_COMP_AUTO || pol->leaf.levels ||
+        !v->is_bytes || v->type == IG_T_BLOB || sealed->compression != IG_PC_ZSTD || count == 0)
+        return false;
+    size_t huff = values_at + ig_bytes_huffman_size(v->offs + first, v->data.data, count);
+    return huff <= sealed->stored.len + sealed->stored.len / 8;
+}
+
 int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                    size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                    struct ig_error *err)
@@ -312,8 +327,21 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
     out->flags = nulls ? IG_PGF_HAS_NULLS : 0;
     out->entry_count = out->value_count = (uint32_t)count;
-    rc = ig_page_seal(pol, body, out, err);
+    struct ig_page_policy sealing = *pol;
+    if (pol->encoding == IG_ENC_HUFF && pol->compression == IG_COMP_AUTO)
+        sealing.compression = IG_COMP_NONE; /* zstd over it would undo what it is for */
+    rc = ig_page_seal(&sealing, body, out, err);
     if (rc) return rc;
+    if (huffman_instead(pol, v, first, count, values_at, out)) {
+        struct ig_page_policy h = *pol;
+        h.encoding = IG_ENC_HUFF;
+        h.compression = IG_COMP_NONE;
+        body->len = values_at;
+        rc = encode_values(&h, v, first, count, s, body, err);
+        if (!rc) rc = ig_page_seal(&h, body, out, err);
+        if (rc) return rc;
+        out->encoding = IG_ENC_HUFF;
+    }
     return page_text_len(v, first, count, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
                                                               : 0;
 }
@@ -421,6 +449,42 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     s->body.len = z;
     *body = s->body.data;
     return 0;
+}
+
+int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
+                          const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
+                          struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
+{
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    if (li->levels || li->type == IG_T_BLOB || !ti || ti->phys != IG_PHYS_BYTES) return -ENOTSUP;
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t n = rec->row_count, len = rec->body_size, pos = IG_BODY_HDR;
+    if (rec->entry_count != n || rec->value_count != n)
+        return ig_err(err, -EIO, "nested page layout in a flat column");
+    if ((body[0] & ~IG_BODY_VALIDITY) || body[1] || body[2] || body[3])
+        return ig_err(err, -EIO, "unknown page body flags 0x%02x", body[0]);
+    const uint8_t *valid = NULL;
+    if (body[0] & IG_BODY_VALIDITY) {
+        if ((n + 7) / 8 > len - pos) return ig_err(err, -EIO, "validity bitmap past the page end");
+        valid = body + pos;
+        pos += (n + 7) / 8;
+    }
+    ig_values_retype(out, li->type);
+    ig_values_reset(out);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!((pick[i / 8] >> (i % 8)) & 1)) continue;
+        if (valid && !((valid[i / 8] >> (i % 8)) & 1)) {
+            rc = ig_values_push_null(out) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+            continue;
+        }
+        const uint8_t *val;
+        size_t vl;
+        rc = ig_bytes_get(body + pos, len - pos, n, absent, i, &val, &vl, err);
+        if (!rc && ig_values_push_bytes(out, val, vl)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    return rc;
 }
 
 /* u32 length + level stream into dst (n bytes). */
