@@ -34,12 +34,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Render killed rows to know how much text they took. */
+/* Render killed rows (every row of v when kill is NULL) to know how much text
+ * they took. */
 static uint64_t killed_text(const struct ig_values *v, const uint8_t *kill, struct ig_buf *tmp)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < v->n; i++) {
-        if (!((kill[i / 8] >> (i % 8)) & 1)) continue;
+        if (kill && !((kill[i / 8] >> (i % 8)) & 1)) continue;
         ig_buf_reset(tmp);
         if (ig_render_text_value(tmp, v, i) == 0) total += tmp->len + 1;
     }
@@ -345,9 +346,13 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
         if (!kb) continue; /* no erased row here: untouched */
         const uint8_t *old_del;
-        rc = ig_reader_load_block(&x->r, p, c, page, rec, b, group_first_row, &blk, &x->v, &old_del, err);
+        /* the killed values alone where the leaf reads them one by one (their
+         * text length is all the erase needs of them); the block otherwise */
+        const uint8_t *pick = c->rec.type == IG_T_BLOB ? NULL : kb;
+        rc = ig_reader_load_picked(&x->r, p, c, page, rec, b, group_first_row, &blk, pick, &x->v,
+                                   &old_del, err);
         if (rc) break;
-        gone_text += killed_text(&x->v, kb, &x->tmp);
+        gone_text += killed_text(&x->v, x->v.n == blk.row_count ? kb : NULL, &x->tmp);
         if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
             for (size_t i = 0; i < x->v.n && !rc; i++)
                 if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);

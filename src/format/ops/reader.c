@@ -247,10 +247,36 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
     return 0;
 }
 
+/* A block's stored bytes into r->stored, checked, and its deletion bits;
+ * *first the block's first part-local row. */
+static int fetch_block(struct ig_reader *r, const struct ig_part *p, uint32_t page,
+                       const struct ig_pagerec *rec, uint32_t b, uint64_t group_first_row,
+                       const struct ig_pagerec *blk, const uint8_t **deleted, uint64_t *first,
+                       struct ig_error *err)
+{
+    int rc = read_stored(r, p, rec->leaf, page, blk->offset, blk->stored, err);
+    struct stale_check sc = {p, page, NULL, blk->checksum};
+    if (!rc && !fresh(r, &sc)) rc = reread_stale(r, &sc, rec->leaf, blk->offset, blk->stored, err);
+    if (rc) return rc;
+    if (ig_hash(r->stored.data, blk->stored) != blk->checksum)
+        return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u: checksum mismatch", b));
+    *first = group_first_row + rec->first_row + blk->first_row;
+    return load_deleted(r, p, *first, blk->row_count, deleted, err);
+}
+
 int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
                          uint32_t page, const struct ig_pagerec *rec, uint32_t b,
                          uint64_t group_first_row, struct ig_pagerec *blk, struct ig_values *out,
                          const uint8_t **deleted, struct ig_error *err)
+{
+    return ig_reader_load_picked(r, p, c, page, rec, b, group_first_row, blk, NULL, out, deleted,
+                                 err);
+}
+
+int ig_reader_load_picked(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
+                          uint32_t page, const struct ig_pagerec *rec, uint32_t b,
+                          uint64_t group_first_row, struct ig_pagerec *blk, const uint8_t *pick,
+                          struct ig_values *out, const uint8_t **deleted, struct ig_error *err)
 {
     if (rec->leaf != c->rec.leaf || c->rec.leaf == IG_NONE)
         return ig_err(err, -EIO, "%s: corrupt footer: page %u belongs to leaf %u", p->path, page,
@@ -262,19 +288,18 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const str
         blk->first_row = 0;
         return rc;
     }
-    rc = read_stored(r, p, rec->leaf, page, blk->offset, blk->stored, err);
-    struct stale_check sc = {p, page, NULL, blk->checksum};
-    if (!rc && !fresh(r, &sc)) rc = reread_stale(r, &sc, rec->leaf, blk->offset, blk->stored, err);
-    if (rc) return rc;
-    if (ig_hash(r->stored.data, blk->stored) != blk->checksum)
-        return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u: checksum mismatch", b));
-    uint64_t first = group_first_row + rec->first_row + blk->first_row;
-    rc = load_deleted(r, p, first, blk->row_count, deleted, err);
+    uint64_t first = 0;
+    rc = fetch_block(r, p, page, rec, b, group_first_row, blk, deleted, &first, err);
     if (rc) return rc;
     const uint8_t *absent = *deleted && c->erase_level == 2 && !c->li.levels ? *deleted : NULL;
-    rc = ig_page_decode_leaf(r->stored.data, blk, &c->li, absent, &r->s, out, err);
+    rc = pick ? ig_page_decode_picked(r->stored.data, blk, &c->li, absent, pick, &r->s, out, err)
+              : -ENOTSUP;
+    if (rc == -ENOTSUP) {
+        pick = NULL;
+        rc = ig_page_decode_leaf(r->stored.data, blk, &c->li, absent, &r->s, out, err);
+    }
     if (rc) return page_error(p, rec->leaf, page, err, rc);
-    label(out, p, c, first);
+    if (!pick) label(out, p, c, first);
     return 0;
 }
 

@@ -62,6 +62,16 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const str
                          uint32_t page, const struct ig_pagerec *rec, uint32_t b,
                          uint64_t group_first_row, struct ig_pagerec *blk, struct ig_values *out,
                          const uint8_t **deleted, struct ig_error *err);
+/* The same, but only the rows set in `pick` (block-relative) into out, in row
+ * order, where the leaf reads values alone (flat strings and binary: an erase
+ * that needs the erased values' text decodes those items, not the block);
+ * every row otherwise, as ig_reader_load_block. Whether out holds only the
+ * picked rows: out->n against the block's row count. No labels either way
+ * for picked rows. */
+int ig_reader_load_picked(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
+                          uint32_t page, const struct ig_pagerec *rec, uint32_t b,
+                          uint64_t group_first_row, struct ig_pagerec *blk, const uint8_t *pick,
+                          struct ig_values *out, const uint8_t **deleted, struct ig_error *err);
 
 /* Read a page's stored bytes and check them against their checksums (no decoding). */
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
