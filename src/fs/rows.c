@@ -84,7 +84,7 @@ int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_ent
 
 /* The session's cache as the row renderer's block source. */
 static int source_get(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
-                      const struct ig_row_block *rb, struct ig_values **vals, void **hold,
+                      struct ig_row_block *rb, struct ig_values **vals, void **hold,
                       struct ig_error *err)
 {
     struct fs_entry *e;

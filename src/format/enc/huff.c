@@ -336,7 +336,24 @@ static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_
     uint64_t budget = (uint64_t)clen * 8, spent = 0;
     const uint64_t mask = ((uint64_t)1 << h->maxlen) - 1;
     bool bad = false;
-    for (size_t i = 0; i < raw; i++) {
+    size_t i = 0;
+    /* four codes per refill while eight bytes remain: a refill leaves at
+     * least 56 bits, four codes spend at most 48 */
+    while (raw - i >= 4 && in + 8 <= clen) {
+        acc |= ig_ld64(src + in) << have;
+        in += (63 - have) / 8;
+        have |= 56;
+        for (int k = 0; k < 4; k++) {
+            uint16_t e = t[acc & mask];
+            unsigned l = e >> 8;
+            bad |= l == 0;
+            spent += l;
+            dst[i++] = (uint8_t)e;
+            acc >>= l;
+            have -= l;
+        }
+    }
+    for (; i < raw; i++) {
         if (have < HUFF_MAX_LEN) {
             if (in + 8 <= clen) {
                 acc |= ig_ld64(src + in) << have;

@@ -220,11 +220,12 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
     }
 }
 
-/* ---- a take handle: one decoded block per column ---- */
+/* ---- a take handle: one decoded block (or row) per column ---- */
 
 struct take_slot {
-    bool loaded;
+    bool loaded, one_row; /* one_row: vals hold the row at `index` alone */
     uint32_t part, page, block;
+    size_t index;
     struct ig_values vals;
     struct ig_buf blob_dir;
 };
@@ -234,11 +235,23 @@ struct ig_take {
     struct ig_reader r;
     struct take_slot *slots; /* one per column */
     uint32_t nslots;
+    struct ig_buf pick; /* one row's bit in a block */
     struct ig_block_source src;
 };
 
+/* A top-level string or binary column reads the row alone: random rows of a
+ * large table hit a block once each, and decoding one huffman item is a
+ * fraction of decoding its block. Nested leaves keep whole blocks (their
+ * leaves must agree on the row's index). */
+static bool reads_one_row(const struct ig_column_ref *ref)
+{
+    return !ref->nested && ref->rec.parent == IG_NONE && !ref->li.levels &&
+           ref->rec.type != IG_T_BLOB && ig_type_info(ref->rec.type) &&
+           ig_type_info(ref->rec.type)->phys == IG_PHYS_BYTES;
+}
+
 static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
-                    const struct ig_row_block *rb, struct ig_values **vals, void **hold,
+                    struct ig_row_block *rb, struct ig_values **vals, void **hold,
                     struct ig_error *err)
 {
     struct ig_take *tk = ctx;
@@ -246,13 +259,28 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     struct take_slot *s = &tk->slots[ref->col];
     *hold = NULL;
     *vals = &s->vals;
-    if (s->loaded && s->part == at->part && s->page == rb->page && s->block == rb->block) return 0;
+    if (s->loaded && s->part == at->part && s->page == rb->page && s->block == rb->block &&
+        (!s->one_row || s->index == rb->index)) {
+        if (s->one_row) rb->index = 0;
+        return 0;
+    }
     s->loaded = false;
     ig_values_retype(&s->vals, ref->rec.type);
     struct ig_pagerec blk;
-    const uint8_t *del;
-    int rc = ig_reader_load_block(&tk->r, &tk->t->parts[at->part], ref, rb->page, &rb->rec,
-                                  rb->block, at->group_first_row, &blk, &s->vals, &del, err);
+    const uint8_t *del, *pick = NULL;
+    size_t want = rb->index;
+    if (reads_one_row(ref) &&
+        ig_part_block(&tk->t->parts[at->part], rb->page, &rb->rec, rb->block, &blk, NULL) == 0 &&
+        want < blk.row_count) {
+        ig_buf_reset(&tk->pick);
+        uint8_t *bits = ig_buf_extend(&tk->pick, blk.row_count / 8 + 1);
+        if (!bits) return ig_err(err, -ENOMEM, "out of memory");
+        memset(bits, 0, blk.row_count / 8 + 1);
+        bits[want / 8] = (uint8_t)(1u << (want % 8));
+        pick = bits;
+    }
+    int rc = ig_reader_load_picked(&tk->r, &tk->t->parts[at->part], ref, rb->page, &rb->rec,
+                                   rb->block, at->group_first_row, &blk, pick, &s->vals, &del, err);
     if (rc) return rc;
     /* the values render blob references under their column's directory */
     ig_buf_reset(&s->blob_dir);
@@ -263,6 +291,9 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     s->part = at->part;
     s->page = rb->page;
     s->block = rb->block;
+    s->one_row = pick && s->vals.n != blk.row_count; /* an older part's page comes whole */
+    s->index = want;
+    if (s->one_row) rb->index = 0;
     return 0;
 }
 
@@ -297,6 +328,7 @@ void ig_take_free(struct ig_take *tk)
         ig_buf_free(&tk->slots[c].blob_dir);
     }
     free(tk->slots);
+    ig_buf_free(&tk->pick);
     ig_reader_free(&tk->r);
     free(tk);
 }

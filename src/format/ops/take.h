@@ -43,10 +43,12 @@ int ig_row_block(const struct ig_part *p, const struct ig_row_at *at, uint32_t l
                  struct ig_row_block *rb);
 
 /* Supplies the decoded block rb of column ref (a leaf) for the row at `at`:
- * *vals stays valid until put(ctx, *hold). */
+ * *vals stays valid until put(ctx, *hold). A source may supply fewer rows than
+ * the block holds (a take decodes only the row of a string column), and then
+ * sets rb->index to the row's position among those it supplied. */
 struct ig_block_source {
     int (*get)(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
-               const struct ig_row_block *rb, struct ig_values **vals, void **hold,
+               struct ig_row_block *rb, struct ig_values **vals, void **hold,
                struct ig_error *err);
     void (*put)(void *ctx, void *hold);
     void *ctx;
