@@ -53,62 +53,53 @@ struct huff_code {
 };
 
 /* Code lengths from frequencies, at most HUFF_MAX_LEN: Huffman's construction
- * over the used byte values; if a code comes out longer, the frequencies are
- * flattened (halved, kept non-zero) and it is built again. */
+ * over the used byte values (leaves sorted by weight, then byte value, merged
+ * with a second queue of the internal nodes, which come out in weight order);
+ * if a code comes out longer, the frequencies are flattened (halved, kept
+ * non-zero) and it is built again. Runs once per block: linear after the sort. */
 static void huff_lengths(const uint64_t freq_in[256], uint8_t len[256])
 {
     uint64_t freq[256];
     memcpy(freq, freq_in, sizeof freq);
     memset(len, 0, 256);
     for (;;) {
-        /* nodes 0..255 leaves, 256.. internal; a simple O(k^2) merge: k <= 256 */
-        uint64_t w[512];
-        int parent[512], alive[512], nodes = 0, k = 0;
-        int map[256];
-        for (int s = 0; s < 256; s++) {
-            map[s] = -1;
-            if (!freq[s]) continue;
-            map[s] = nodes;
-            w[nodes] = freq[s];
-            parent[nodes] = -1;
-            alive[nodes] = 1;
-            nodes++;
-            k++;
-        }
+        int sym[256], k = 0;
+        for (int s = 0; s < 256; s++)
+            if (freq[s]) sym[k++] = s;
         if (k == 0) return;
         if (k == 1) {
-            for (int s = 0; s < 256; s++)
-                if (freq[s]) len[s] = 1;
+            len[sym[0]] = 1;
             return;
         }
-        for (int merges = 0; merges < k - 1; merges++) {
-            int a = -1, b = -1;
-            for (int i = 0; i < nodes; i++) {
-                if (!alive[i]) continue;
-                if (a < 0 || w[i] < w[a]) {
-                    b = a;
-                    a = i;
-                } else if (b < 0 || w[i] < w[b]) {
-                    b = i;
-                }
-            }
-            w[nodes] = w[a] + w[b];
-            parent[nodes] = -1;
-            alive[nodes] = 1;
-            parent[a] = parent[b] = nodes;
-            alive[a] = alive[b] = 0;
+        for (int i = 1; i < k; i++) { /* insertion sort: stable, k <= 256 */
+            int s = sym[i], j = i;
+            for (; j > 0 && freq[sym[j - 1]] > freq[s]; j--)
+                sym[j] = sym[j - 1];
+            sym[j] = s;
+        }
+        /* nodes 0..k-1 the sorted leaves, k.. the internal nodes in the order made */
+        uint64_t w[512];
+        int parent[512], leaf = 0, inner = k, nodes = k;
+        for (int i = 0; i < k; i++)
+            w[i] = freq[sym[i]];
+        for (int m = 0; m < k - 1; m++) {
+            int two[2];
+            for (int t = 0; t < 2; t++)
+                two[t] = leaf < k && (inner >= nodes || w[leaf] <= w[inner]) ? leaf++ : inner++;
+            w[nodes] = w[two[0]] + w[two[1]];
+            parent[two[0]] = parent[two[1]] = nodes;
             nodes++;
         }
-        unsigned max = 0;
-        for (int s = 0; s < 256; s++) {
-            if (map[s] < 0) continue;
-            unsigned d = 0;
-            for (int i = map[s]; parent[i] >= 0; i = parent[i])
-                d++;
-            len[s] = (uint8_t)(d > 255 ? 255 : d);
-            if (d > max) max = d;
+        unsigned depth[512], max = 0;
+        depth[nodes - 1] = 0; /* the root; every parent comes after its children */
+        for (int i = nodes - 2; i >= 0; i--)
+            depth[i] = depth[parent[i]] + 1;
+        for (int i = 0; i < k; i++) {
+            len[sym[i]] = (uint8_t)(depth[i] > 255 ? 255 : depth[i]);
+            if (depth[i] > max) max = depth[i];
         }
         if (max <= HUFF_MAX_LEN) return;
+        memset(len, 0, 256);
         for (int s = 0; s < 256; s++)
             if (freq[s]) freq[s] = (freq[s] >> 1) | 1;
     }
@@ -149,10 +140,11 @@ static size_t item_coded_size(const struct huff_code *c, const uint8_t *p, size_
     return (size_t)((bits + 7) / 8);
 }
 
-/* Append item p[0..n) coded under c to out (byte-aligned). */
-static int put_item(const struct huff_code *c, const uint8_t *p, size_t n, struct ig_buf *out)
+/* Append item p[0..n) coded under c to out (byte-aligned): `need` bytes, its
+ * item_coded_size. */
+static int put_item(const struct huff_code *c, const uint8_t *p, size_t n, size_t need,
+                    struct ig_buf *out)
 {
-    size_t need = item_coded_size(c, p, n);
     uint8_t *o = ig_buf_extend(out, need + 8); /* room for the last word */
     if (!o) return -ENOMEM;
     uint64_t acc = 0;
@@ -225,21 +217,45 @@ static int put_stream(const struct huff_code *c, const uint64_t *offs, const uin
         }
     }
     for (size_t i = 0; !rc && i < n; i++)
-        rc = put_item(c, data + offs[i], (size_t)rl[i], out);
+        rc = put_item(c, data + offs[i], (size_t)rl[i], (size_t)(co[i + 1] - co[i]), out);
     free(co);
     free(rl);
     return rc;
+}
+
+/* Byte counts of p[0..n) into freq (added): four tables, so runs of one byte
+ * value do not wait on their own increments. */
+static void count_bytes(const uint8_t *p, size_t n, uint64_t freq[256])
+{
+    uint32_t t[4][256];
+    memset(t, 0, sizeof t);
+    while (n > 0) {
+        size_t chunk = n < ((size_t)1 << 30) ? n : (size_t)1 << 30, i = 0;
+        for (; i + 4 <= chunk; i += 4) {
+            t[0][p[i]]++;
+            t[1][p[i + 1]]++;
+            t[2][p[i + 2]]++;
+            t[3][p[i + 3]]++;
+        }
+        for (; i < chunk; i++)
+            t[0][p[i]]++;
+        for (int s = 0; s < 256; s++) {
+            freq[s] += (uint64_t)t[0][s] + t[1][s] + t[2][s] + t[3][s];
+            t[0][s] = t[1][s] = t[2][s] = t[3][s] = 0;
+        }
+        p += chunk;
+        n -= chunk;
+    }
 }
 
 static void code_from_items(struct huff_code *c, const uint64_t *offs, const uint8_t *data,
                             size_t n, const uint8_t *skip)
 {
     uint64_t freq[256] = {0};
-    for (size_t i = 0; i < n; i++) {
-        if (bm_get(skip, i)) continue;
-        for (uint64_t j = offs[i]; j < offs[i + 1]; j++)
-            freq[data[j]]++;
-    }
+    if (!skip && n) /* the items lie back to back */
+        count_bytes(data + offs[0], (size_t)(offs[n] - offs[0]), freq);
+    for (size_t i = 0; skip && i < n; i++)
+        if (!bm_get(skip, i)) count_bytes(data + offs[i], (size_t)(offs[i + 1] - offs[i]), freq);
     huff_lengths(freq, c->len);
     huff_canonical(c);
 }
