@@ -178,3 +178,19 @@ int enc_width_header(const uint8_t *p, size_t len, size_t n, unsigned *w, const 
                       scheme, n, *w, len - 2);
     return 0;
 }
+
+void enc_compact_items(uint8_t *dst, const uint8_t *src, uint64_t *offs, size_t n,
+                       const uint8_t *kill)
+{
+    /* one pass: offs is rewritten in place behind the read cursor */
+    uint64_t w = 0, prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = prev, b = offs[i + 1];
+        prev = b;
+        if (!bm_get(kill, i) && b > a) {
+            memmove(dst + w, src + a, (size_t)(b - a));
+            w += b - a;
+        }
+        offs[i + 1] = w;
+    }
+}

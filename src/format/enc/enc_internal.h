@@ -57,6 +57,12 @@ static inline bool bm_get(const uint8_t *bm, size_t i)
 {
     return bm && ((bm[i >> 3] >> (i & 7)) & 1);
 }
+
+/* Byte items [offs[i], offs[i+1]) of src (offs[0] = 0) without the killed
+ * ones, back to back in dst, which may be src (items only move towards the
+ * start); offs becomes the kept items' offsets (killed items length 0). */
+void enc_compact_items(uint8_t *dst, const uint8_t *src, uint64_t *offs, size_t n,
+                       const uint8_t *kill);
 static inline void bm_set(uint8_t *bm, size_t i)
 {
     bm[i >> 3] |= (uint8_t)(1u << (i & 7));

@@ -616,16 +616,7 @@ static int huff_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
     offs = malloc((n + 1) * sizeof *offs);
     rc = offs ? huff_decode_all(p, len, n, offs, &data, &used, c->err) : enc_nomem(c->err);
     if (rc) goto done;
-    uint64_t w = 0, prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t a = prev, b = offs[i + 1];
-        prev = b;
-        if (!bm_get(kill, i)) {
-            memmove(data.data + w, data.data + a, (size_t)(b - a));
-            w += b - a;
-        }
-        offs[i + 1] = w;
-    }
+    enc_compact_items(data.data, data.data, offs, n, kill);
     const uint8_t *bytes = data.data ? data.data : (const uint8_t *)"";
     struct huff_code fresh;
     code_from_items(&fresh, offs, bytes, n, NULL);

@@ -231,17 +231,7 @@ static int pbytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *a
     }
     rc = pbytes_offsets(p, n, &h, offs, c->err);
     if (rc) goto done;
-    /* Compact in one pass: offs is rewritten in place behind the read cursor. */
-    uint64_t w = 0, prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t a = prev, b = offs[i + 1];
-        prev = b;
-        if (!bm_get(kill, i)) {
-            memcpy(data + w, p + h.data_at + a, (size_t)(b - a));
-            w += b - a;
-        }
-        offs[i + 1] = w;
-    }
+    enc_compact_items(data, p + h.data_at, offs, n, kill);
     struct enc_ectx ec = {.err = c->err};
     rc = pbytes_encode(offs, data, n, &ec, out);
 done:
