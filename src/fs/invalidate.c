@@ -59,9 +59,19 @@ static void version_ref(struct fs_session *s, uint64_t ino, int64_t n)
     pthread_mutex_unlock(&s->versions_mu);
 }
 
+/* Rows are not counted: a listing of a million rows would put a million inodes
+ * here (a tenth of the daemon's time in `ls -l rows/`, a cache miss each), and a
+ * row only ever goes stale by being erased, which the reload finds in the
+ * deletion bitmaps instead (rows_erased_between). */
+static bool counted(uint64_t ino)
+{
+    struct fs_node node;
+    return ino && (!fs_node_of(ino, &node) || node.kind != FS_K_ROW);
+}
+
 void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
 {
-    if (!ino || !n) return;
+    if (!n || !counted(ino)) return;
     pthread_mutex_lock(&s->known_mu);
     if ((s->known_count + 1) * 2 > s->known_cap) known_grow(s);
     if (s->known_cap) {
@@ -81,6 +91,7 @@ void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
 void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
 {
     uint64_t had = 0;
+    if (!counted(ino)) return;
     pthread_mutex_lock(&s->known_mu);
     if (s->known_cap) {
         size_t mask = s->known_cap - 1, k = slot_of(ino, s->known_cap);
@@ -107,6 +118,65 @@ void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
     }
     pthread_mutex_unlock(&s->known_mu);
     version_ref(s, ino, -(int64_t)had);
+}
+
+/* ---- rows erased between two generations ---------------------------------- */
+
+static void queue_row(struct fs_session *s, uint64_t row)
+{
+    if (s->ninval_rows == s->inval_rows_cap) {
+        size_t cap = s->inval_rows_cap ? s->inval_rows_cap * 2 : 256;
+        uint64_t *r = realloc(s->inval_rows, cap * sizeof *r);
+        if (!r) return; /* the kernel keeps a name until its timeout; reads see ENOENT */
+        s->inval_rows = r;
+        s->inval_rows_cap = cap;
+    }
+    s->inval_rows[s->ninval_rows++] = row;
+}
+
+/* The part of t holding the same rows as p, if any. */
+static const struct ig_part *same_rows(const struct ig_table *t, const struct ig_part *p)
+{
+    for (uint32_t i = 0; i < t->nparts; i++)
+        if (t->parts[i].first_row_id == p->first_row_id && t->parts[i].num_rows == p->num_rows)
+            return &t->parts[i];
+    return NULL;
+}
+
+/* Queue (caller holds inval_mu) every row live in old and erased or gone in
+ * nt. Erasure only ever sets deletion bits, so a part whose count of deleted
+ * rows did not move is skipped, and the others cost a pass over their bitmap.
+ * Old footers are the daemon's private copies (fs_map_parts), so they still
+ * show the old bits; a part still mapped in place may already show the new
+ * ones, and is then compared with nothing (more rows told, none missed). */
+static void rows_erased_between(struct fs_session *s, const struct ig_table *old,
+                                const struct ig_table *nt)
+{
+    for (uint32_t i = 0; i < nt->nparts; i++) {
+        const struct ig_part *np = &nt->parts[i], *op = same_rows(old, np);
+        if (op && !op->map_copied) op = NULL;
+        if (np->deleted_rows == 0 || (op && op->deleted_rows == np->deleted_rows)) continue;
+        const uint8_t *nb = ig_part_section(np, IG_SEC_DELETION);
+        const uint8_t *ob = op ? ig_part_section(op, IG_SEC_DELETION) : NULL;
+        for (uint64_t byte = 0; byte < (np->num_rows + 7) / 8; byte++) {
+            uint8_t fresh = nb[byte] & (uint8_t)~(ob ? ob[byte] : 0);
+            for (unsigned bit = 0; fresh; bit++, fresh >>= 1)
+                if ((fresh & 1) && byte * 8 + bit < np->num_rows)
+                    queue_row(s, np->first_row_id + byte * 8 + bit);
+        }
+    }
+    /* rows whose part was replaced: told if the new table lacks or erased them */
+    for (uint32_t i = 0; i < old->nparts; i++) {
+        const struct ig_part *op = &old->parts[i];
+        if (same_rows(nt, op)) continue;
+        for (uint64_t local = 0; local < op->num_rows; local++) {
+            uint32_t pi;
+            uint64_t nl, row = op->first_row_id + local;
+            if (ig_part_row_deleted(op, local)) continue;
+            if (ig_table_row(nt, row, &pi, &nl) || ig_part_row_deleted(&nt->parts[pi], nl))
+                queue_row(s, row);
+        }
+    }
 }
 
 /* ---- reloading ----------------------------------------------------------- */
@@ -146,6 +216,9 @@ bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t 
     fs_blob_columns(s); /* same schema, but keep the ordinals in step with the table */
     clock_gettime(CLOCK_REALTIME, &s->mtime);
     fs_cache_clear(&s->cache);
+    pthread_mutex_lock(&s->inval_mu); /* only ever taken inside the table lock */
+    rows_erased_between(s, &old, &s->table);
+    pthread_mutex_unlock(&s->inval_mu);
     pthread_rwlock_unlock(&s->table_lock);
     ig_table_close(&old);
     queue_invalidation(s);
@@ -220,6 +293,26 @@ static void notify_stale(struct fs_session *s, const struct stale *st)
         fuse_lowlevel_notify_inval_entry(s->se, st->parent, st->name, strlen(st->name));
 }
 
+/* The rows erased since the last call (rows are not among the known inodes):
+ * each one's pages and name dropped, whether or not the kernel holds it (a
+ * name it does not hold costs a lookup in its directory cache). */
+static void invalidate_rows(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->inval_mu);
+    uint64_t *rows = s->inval_rows;
+    size_t n = s->ninval_rows;
+    s->inval_rows = NULL;
+    s->ninval_rows = s->inval_rows_cap = 0;
+    pthread_mutex_unlock(&s->inval_mu);
+    for (size_t i = 0; i < n; i++) {
+        struct fs_node node = {.kind = FS_K_ROW, .row = rows[i]};
+        struct stale st = {.ino = fs_ino(&node)};
+        st.placed = node_place(s, &node, &st.parent, st.name, sizeof st.name);
+        notify_stale(s, &st);
+    }
+    free(rows);
+}
+
 /* The known inodes in batches: each batch checked under one hold of the table
  * lock (a loader may have a million rows' inodes known, and an erase finds
  * the few stale ones among them), then the stale ones notified without it
@@ -251,6 +344,7 @@ static void invalidate_all(struct fs_session *s)
     }
     free(st);
     free(inos);
+    invalidate_rows(s);
 }
 
 static void *inval_main(void *arg)

@@ -3,8 +3,10 @@
  * The kernel caches attributes, directory entries and file pages of the mount
  * (long timeouts, keep_cache). When rows are erased (through the mount or by
  * another process) the daemon reloads the table and then tells the kernel to
- * drop what it cached: every inode the kernel holds a reference to is
- * invalidated, and the directory entries of erased rows are removed. libfuse's
+ * drop what it cached: every inode the kernel holds a reference to is checked
+ * and the stale ones invalidated, except rows, which are not counted (a listing
+ * of rows/ would count millions): the rows erased between the two generations
+ * are read off the deletion bitmaps and their pages and names dropped. libfuse's
  * notify calls must not run inside a request handler (the kernel may be waiting
  * on that very request), so they run on a dedicated thread.
  *

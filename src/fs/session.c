@@ -98,6 +98,7 @@ void fs_session_destroy(struct fs_session *s)
     pthread_mutex_destroy(&s->inval_mu);
     pthread_cond_destroy(&s->inval_cv);
     free(s->known);
+    free(s->inval_rows);
     pthread_mutex_destroy(&s->verified_mu);
     free(s->verified);
     free(s->logged);

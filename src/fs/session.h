@@ -59,6 +59,8 @@ struct fs_session {
     size_t known_cap, known_count;
     pthread_mutex_t inval_mu;
     pthread_cond_t inval_cv;
+    uint64_t *inval_rows;        /* rows erased since the kernel was last told (inval_mu) */
+    size_t ninval_rows, inval_rows_cap;
     bool inval_pending, stopping, threads_started, watching;
     pthread_t inval_thread, watch_thread;
     int inotify_fd;

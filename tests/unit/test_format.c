@@ -538,6 +538,12 @@ static void test_text_escaping(void)
     ig_render_json_value(&out, &v, 0);
     ig_buf_append_byte(&out, 0);
     CHECK_EQ_STR((char *)out.data, "\"a\\tb\\\\c\\nd\\re\"");
+    /* plain runs copied whole between escapes, a bad UTF-8 byte replaced */
+    ig_values_push_bytes(&v, "\"ab\"cd\x01\xc3\xa9\xff\x7fzz\\", 14);
+    ig_buf_reset(&out);
+    ig_render_json_value(&out, &v, 4);
+    ig_buf_append_byte(&out, 0);
+    CHECK_EQ_STR((char *)out.data, "\"\\\"ab\\\"cd\\u0001\xc3\xa9\\ufffd\x7fzz\\\\\"");
     ig_values_free(&v);
     ig_values_init(&v, IG_T_BINARY);
     ig_values_push_bytes(&v, "\x00\xff\x10", 3);
