@@ -3,7 +3,9 @@
 //
 //   node ra_peers.mjs lance-build CSV DIR      CSV (id,caption) -> a Lance table
 //   node ra_peers.mjs lance-take DIR IDS       takeOffsets(ids): ms of the first call
-//                                              (connect + open + take) and the best of 3 more
+//                                              (connect + open + take) and the best of 3 more;
+//                                              bytes read from disk by a take once
+//                                              the table's files left the page cache
 //   node ra_peers.mjs parquet CSV OUT          CSV -> Parquet (zstd, DuckDB's defaults)
 //   node ra_peers.mjs duck-take OUT IDS        SELECT * WHERE id IN (ids): first and best of 3
 //   node ra_peers.mjs parquet-wide CSV OUT     CSV (id, caption, f0..f19 float32) -> Parquet (zstd)
@@ -12,11 +14,31 @@
 import * as lancedb from '@lancedb/lancedb';
 import { tableFromArrays } from 'apache-arrow';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { execFileSync } from 'node:child_process';
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const [cmd, a, b] = process.argv.slice(2);
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+// Bytes this process has read from disk so far (all its threads). A library's
+// code paged in on first use counts too (LanceDB's is ~100 MB), so a take's own
+// reads are counted on a later take, after the table's files (only) have been
+// dropped from the page cache (evict): what the take itself costs the disk.
+const diskRead = () => Number(/read_bytes: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
+const evict = (path) =>
+  execFileSync('/usr/bin/python3', ['-c', `
+import os, sys
+for root, _, files in os.walk(sys.argv[1]) if os.path.isdir(sys.argv[1]) else [('', None, [sys.argv[1]])]:
+    for f in files:
+        fd = os.open(os.path.join(root, f), os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)`, path]);
+async function coldBytes(path, take) {
+  evict(path);
+  const rb0 = diskRead();
+  await take();
+  return diskRead() - rb0;
+}
 const ids = (f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map(Number);
 
 async function lanceBuild(csv, dir) {
@@ -54,7 +76,8 @@ async function lanceTake(dir, f) {
     n = (await tbl.takeOffsets(offs).toArrow()).numRows;
     best = Math.min(best, ms(t1));
   }
-  console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n }));
+  const read = await coldBytes(dir, () => tbl.takeOffsets(offs).toArrow());
+  console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n, read_bytes: read }));
 }
 
 async function parquet(csv, out) {
@@ -79,7 +102,8 @@ async function duckTake(pq, f) {
     n = (await (await c.run(sql)).getRows()).length;
     best = Math.min(best, ms(t1));
   }
-  console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n }));
+  const read = await coldBytes(pq, async () => (await c.run(sql)).getRows());
+  console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n, read_bytes: read }));
 }
 
 async function parquetWide(csv, out) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/ops/erase.h"
@@ -269,5 +270,104 @@ static void test_streamed_journal_applies_everything(void)
     ig_remove_tree(d);
 }
 
-TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+/* Frame a journal's records as a committed journal file (hash, end magic). */
+static void write_journal(const char *d, const char *magic, const uint8_t *rec, size_t n)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    ig_buf_append(&b, magic, 8);
+    ig_buf_append(&b, rec, n);
+    ig_buf_append_byte(&b, 0);
+    uint64_t h = ig_hash(b.data, b.len);
+    ig_buf_append_u64(&b, h);
+    ig_buf_append(&b, "IGJEND01", 8);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/.ingot", d);
+    mkdir(sub, 0755);
+    struct ig_error err = {0};
+    CHECK(ig_write_file_atomic(sub, "journal", b.data, b.len, &err) == 0);
+    ig_buf_free(&b);
+}
+
+/* Records name their file once per run (version 2): records alternating
+ * between two files, some made by a helper journal and taken, land in the right
+ * file; a version-1 journal (a file name in every record, left by an older
+ * binary's crash) still replays; a write before any file record, or a file
+ * name with a slash, is refused as malformed and writes nothing. */
+static void test_journal_files_and_versions(void)
+{
+    char d[64];
+    strcpy(d, "/tmp/ingot-jrnl-XXXXXX");
+    REQUIRE(mkdtemp(d));
+    const char *names[2] = {"part-000000.ingot", "part-000001.ingot"};
+    int fds[2];
+    uint8_t want[2][4096];
+    for (int f = 0; f < 2; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", d, names[f]);
+        fds[f] = open(path, O_RDWR | O_CREAT, 0644);
+        REQUIRE(fds[f] >= 0);
+        memset(want[f], 0x11 * (f + 1), sizeof want[f]);
+        REQUIRE(ig_pwrite_full(fds[f], want[f], sizeof want[f], 0) == 0);
+    }
+    struct ig_journal j, helper;
+    ig_journal_init(&j);
+    ig_journal_init(&helper);
+    struct ig_error err = {0};
+    uint64_t s = check_seed;
+    for (int i = 0; i < 200; i++) {
+        int f = (int)(test_rand(&s) % 2);
+        size_t off = (size_t)(test_rand(&s) % 4000), n = 1 + (size_t)(test_rand(&s) % 90);
+        uint8_t piece[96];
+        for (size_t k = 0; k < n; k++)
+            piece[k] = (uint8_t)test_rand(&s);
+        struct ig_journal *into = i % 3 == 0 ? &helper : &j;
+        if (i % 7 == 0) {
+            CHECK(ig_journal_zero(into, names[f], off, n) == 0);
+            memset(want[f] + off, 0, n);
+        } else {
+            CHECK(ig_journal_add(into, names[f], off, piece, n) == 0);
+            memcpy(want[f] + off, piece, n);
+        }
+        if (i % 3 == 0) CHECK(ig_journal_take(&j, &helper) == 0); /* in order, as erase does */
+    }
+    REQUIRE(ig_journal_commit(&j, d, NULL, &err) == 0);
+    CHECK(ig_journal_apply(d, NULL, &err) == 0);
+    for (int f = 0; f < 2; f++) {
+        uint8_t got[4096];
+        REQUIRE(ig_pread_full(fds[f], got, sizeof got, 0) == 0);
+        CHECK(memcmp(got, want[f], sizeof got) == 0);
+    }
+    ig_journal_free(&j);
+    ig_journal_free(&helper);
+
+    /* version 1: u8 1 | u16 name length | name | u64 offset | u32 length | bytes */
+    uint8_t v1[64], *q = v1;
+    *q++ = 1;
+    ig_st16(q, 17), q += 2;
+    memcpy(q, names[1], 17), q += 17;
+    ig_st64(q, 100), q += 8;
+    ig_st32(q, 3), q += 4;
+    memcpy(q, "abc", 3), q += 3;
+    write_journal(d, "IGJRNL01", v1, (size_t)(q - v1));
+    CHECK(ig_journal_apply(d, NULL, &err) == 0);
+    uint8_t got[3];
+    REQUIRE(ig_pread_full(fds[1], got, 3, 100) == 0);
+    CHECK(memcmp(got, "abc", 3) == 0);
+
+    /* hostile version 2: a write before any file record; a name with a slash */
+    const uint8_t orphan[] = {1, 100, 3, 'x', 'y', 'z'};
+    write_journal(d, "IGJRNL02", orphan, sizeof orphan);
+    CHECK(ig_journal_apply(d, NULL, &err) == -EIO);
+    CHECK(strstr(err.msg, "malformed") != NULL);
+    uint8_t slash[32] = {4, 5, '.', '.', '/', 'e', 't', 1, 100, 3, 'x', 'y', 'z'};
+    write_journal(d, "IGJRNL02", slash, 13);
+    CHECK(ig_journal_apply(d, NULL, &err) == -EIO);
+    REQUIRE(ig_pread_full(fds[1], got, 3, 100) == 0);
+    CHECK(memcmp(got, "abc", 3) == 0); /* nothing written */
+    for (int f = 0; f < 2; f++)
+        close(fds[f]);
+    ig_remove_tree(d);
+}
+
+TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
           T(test_journal_replay_is_idempotent))

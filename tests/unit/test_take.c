@@ -22,6 +22,9 @@
 enum { C_ID, C_SMALL, C_F32, C_TEXT, C_WORD, C_BIN, NCOLS };
 
 static char dir[64];
+/* The writer's default blocks, fitted to 4 KiB disk pages (page.h, struct
+ * ig_block_fit): one row group, so the text column holds enough to be fitted. */
+static bool fitted;
 
 static uint64_t rng;
 static uint64_t next(void)
@@ -57,8 +60,8 @@ static int make_table(uint8_t enc)
     if (ig_schema_finish(&s, NULL)) return -1;
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
-    o.rows_per_group = 2000;
-    o.block_size = 1024;
+    o.rows_per_group = fitted ? ROWS : 2000;
+    o.block_size = fitted ? 0 : 1024;
     char path[128];
     snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
     struct ig_part_writer *w;
@@ -239,6 +242,55 @@ static void take_matches_pages(uint8_t enc)
     CHECK(system(cmd) == 0);
 }
 
+/* Every block of the text column lies inside one 4 KiB page of the file, but
+ * for blocks of one row bigger than that; *nblocks: how many there are. */
+static void text_blocks_inside_pages(uint32_t *nblocks)
+{
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, dir, false, &err) == 0);
+    const struct ig_part *p = &t.parts[0];
+    struct ig_column_ref c;
+    REQUIRE(ig_table_column_at(&t, C_TEXT, &c, &err) == 0);
+    uint32_t n = 0, straddling = 0, big = 0;
+    uint64_t total = 0;
+    for (uint32_t pg = 0; pg < p->num_pages; pg++) {
+        struct ig_pagerec rec, blk;
+        REQUIRE(ig_part_page(p, pg, &rec, &err) == 0);
+        if (rec.leaf != c.rec.leaf) continue;
+        for (uint32_t b = 0; b < ig_page_nblocks(&rec); b++) {
+            REQUIRE(ig_part_block(p, pg, &rec, b, &blk, &err) == 0);
+            n++;
+            total += blk.stored;
+            if (blk.stored > 4096) {
+                CHECK_EQ_INT(blk.row_count, 1);
+                big++;
+            } else if (blk.offset / 4096 != (blk.offset + blk.stored - 1) / 4096) {
+                straddling++;
+            }
+        }
+    }
+    CHECK_EQ_INT(straddling, 0);
+    CHECK(total > (uint64_t)(n - big) * 4096 / 2); /* mostly full pages, not 1 KiB blocks */
+    ig_table_close(&t);
+    *nblocks = n;
+}
+
+static void test_take_fitted(void)
+{
+    fitted = true;
+    REQUIRE(make_table(0) == 0);
+    uint32_t nblocks = 0;
+    text_blocks_inside_pages(&nblocks);
+    CHECK(nblocks > 20);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    take_matches_pages(0); /* take, erase in place and a deep verify over fitted blocks */
+    take_matches_pages(IG_ENC_HUFF);
+    fitted = false;
+}
+
 static void test_take_auto(void) { take_matches_pages(0); }
 static void test_take_plain(void) { take_matches_pages(IG_ENC_PLAIN); }
 static void test_take_bitpack(void) { take_matches_pages(IG_ENC_BITPACK); }
@@ -271,4 +323,5 @@ static void test_take_errors(void)
 
 TEST_MAIN(T(test_take_auto), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
           T(test_take_rle), T(test_take_dict), T(test_take_for), T(test_take_delta),
-          T(test_take_split), T(test_take_huffman), T(test_take_errors))
+          T(test_take_split), T(test_take_huffman), T(test_take_fitted),
+          T(test_take_errors))

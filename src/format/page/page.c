@@ -355,8 +355,150 @@ static size_t block_slack(const struct ig_page_built *unit)
     return n > 32 ? n : 32;
 }
 
+/* Room for block k (grow out->blocks). */
+static int room_for_block(struct ig_page_built *out, size_t k, struct ig_error *err)
+{
+    if (k < out->blocks_cap) return 0;
+    size_t cap = out->blocks_cap ? (size_t)out->blocks_cap * 2 : 16;
+    struct ig_block_built *b = realloc(out->blocks, cap * sizeof *b);
+    if (!b) return ig_err(err, -ENOMEM, "out of memory");
+    out->blocks = b;
+    out->blocks_cap = (uint32_t)cap;
+    return 0;
+}
+
+/* Append the block just encoded (unit, rows [a, b) of the page) with its slack. */
+static int add_block(struct ig_page_built *out, const struct ig_page_built *unit, size_t a,
+                     size_t b, struct ig_error *err)
+{
+    size_t slack = block_slack(unit), at = out->stored.len, k = out->nblocks;
+    if (out->stored.len + unit->stored.len + slack > IG_MAX_PAGE_BODY)
+        return ig_err(err, -EFBIG, "page of %zu bytes exceeds the 1 GiB limit", out->stored.len);
+    int rc = room_for_block(out, k, err);
+    if (rc) return rc;
+    if (ig_buf_append(&out->stored, unit->stored.data, unit->stored.len) ||
+        ig_buf_append_zeros(&out->stored, slack))
+        return ig_err(err, -ENOMEM, "out of memory");
+    out->blocks[k] = (struct ig_block_built){.offset = (uint32_t)at,
+                                             .stored = (uint32_t)unit->stored.len,
+                                             .capacity = (uint32_t)(unit->stored.len + slack),
+                                             .body_size = unit->body_size,
+                                             .first_row = (uint32_t)a,
+                                             .row_count = (uint32_t)(b - a),
+                                             .entry_count = unit->entry_count,
+                                             .value_count = unit->value_count,
+                                             .encoding = unit->encoding,
+                                             .compression = unit->compression,
+                                             .flags = unit->flags,
+                                             .checksum = unit->checksum};
+    if (k == 0) out->encoding = unit->encoding;
+    out->nblocks = (uint32_t)k + 1;
+    out->body_size += unit->body_size;
+    out->entry_count += unit->entry_count;
+    out->value_count += unit->value_count;
+    out->text_len += unit->text_len;
+    out->flags |= unit->flags;
+    if (unit->compression == IG_PC_ZSTD) out->compression = IG_PC_ZSTD;
+    return 0;
+}
+
+/* Zeros up to the next grain boundary, as room of the last block (its capacity
+ * runs to the next block; readers and erasure see zeroed slack). */
+static int pad_to_grain(struct ig_page_built *out, const struct ig_block_fit *fit,
+                        struct ig_error *err)
+{
+    size_t pos = (size_t)((fit->at + out->stored.len) % fit->grain);
+    if (pos && ig_buf_append_zeros(&out->stored, fit->grain - pos))
+        return ig_err(err, -ENOMEM, "out of memory");
+    return 0;
+}
+
+/* What a block's stored size is guessed from: its values' plain bytes (a
+ * length word each) for bytes leaves, whose rows vary in size, else its rows. */
+static double fit_weight(const struct ig_values *v, size_t a, size_t rows)
+{
+    if (!v->is_bytes || v->levels) return (double)rows;
+    return (double)(v->offs[a + rows] - v->offs[a]) + 4.0 * (double)rows;
+}
+
+/* The most rows from a (at least 1, at most max) whose weight is within w. */
+static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w)
+{
+    size_t lo = 1, hi = max;
+    if (fit_weight(v, a, hi) <= w) return hi;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fit_weight(v, a, mid) <= w)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Rows [0, count) as blocks that each fit inside one grain (struct
+ * ig_block_fit in page.h). A block's rows are guessed from the stored size
+ * per plain byte of the blocks before (fit->ratio, carried from page to page),
+ * the block is encoded, and cut down (or, once, grown) and encoded again when
+ * it missed its room; the fourth try stands. */
+static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                         size_t count, size_t guess_rows, struct ig_block_fit *fit,
+                         struct ig_page_scratch *s, struct ig_page_built *out,
+                         struct ig_page_built *unit, struct ig_error *err)
+{
+    const size_t grain = fit->grain;
+    const double aim = 0.985; /* of the room: what the size varies by around the guess */
+    for (size_t a = 0; a < count;) {
+        size_t room = grain - (size_t)((fit->at + out->stored.len) % grain), left = count - a;
+        size_t rows = guess_rows && guess_rows < left ? guess_rows : left;
+        if (fit->ratio > 0) rows = fit_rows(v, first + a, left, (double)room * aim / fit->ratio);
+        size_t size = 0;
+        bool grown = false;
+        struct ig_page_policy again = *pol;
+        for (int tries = 0;; tries++) {
+            int rc = ig_page_encode(tries ? &again : pol, v, first + a, rows, s, unit, err);
+            if (rc) return rc;
+            /* a retry keeps the first try's huffman choice (no zstd trial again) */
+            if (!tries && unit->encoding == IG_ENC_HUFF && unit->compression == IG_PC_NONE &&
+                pol->compression == IG_COMP_AUTO)
+                again.encoding = IG_ENC_HUFF;
+            size = unit->stored.len + block_slack(unit);
+            fit->ratio = (double)size / fit_weight(v, first + a, rows);
+            if (tries == 3) break;
+            size_t best = fit_rows(v, first + a, left, (double)room * aim / fit->ratio);
+            if (size > room && rows > 1) { /* cut down to what the room holds */
+                rows = best < rows ? best : rows - 1;
+                continue;
+            }
+            if (size < room * 15 / 16 && !grown && best > rows) { /* the guess was short */
+                rows = best;
+                grown = true;
+                continue;
+            }
+            break;
+        }
+        /* too big for what is left of this grain but not for a whole one: start
+         * it on the next boundary (the zeros join the previous block's room) */
+        if (size > room && size <= grain && out->nblocks > 0) {
+            int rc = pad_to_grain(out, fit, err);
+            if (rc) return rc;
+        }
+        int rc = add_block(out, unit, a, a + rows, err);
+        if (rc) return rc;
+        a += rows;
+        /* too little left of the grain for a useful block: skip to the next */
+        size_t rest = grain - (size_t)((fit->at + out->stored.len) % grain);
+        if (rest < grain / 4 && rest != grain) {
+            rc = pad_to_grain(out, fit, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
 int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
-                          size_t count, const size_t *cuts, size_t ncuts, struct ig_page_scratch *s,
+                          size_t count, const size_t *cuts, size_t ncuts,
+                          struct ig_block_fit *fit, struct ig_page_scratch *s,
                           struct ig_page_built *out, struct ig_error *err)
 {
     size_t one[2] = {0, count};
@@ -370,14 +512,13 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
     out->text_len = 0;
     out->compression = IG_PC_NONE;
     out->flags = 0;
-    if (ncuts > out->blocks_cap) {
-        struct ig_block_built *b = realloc(out->blocks, ncuts * sizeof *b);
-        if (!b) return ig_err(err, -ENOMEM, "out of memory");
-        out->blocks = b;
-        out->blocks_cap = (uint32_t)ncuts;
-    }
     struct ig_page_built unit = {0};
     int rc = 0;
+    if (fit && fit->grain) {
+        rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, err);
+        ig_page_built_free(&unit);
+        return rc;
+    }
     for (size_t k = 0; k < ncuts && !rc; k++) {
         size_t a = cuts[k], b = cuts[k + 1];
         if (b <= a || b > count) {
@@ -385,37 +526,7 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
             break;
         }
         rc = ig_page_encode(pol, v, first + a, b - a, s, &unit, err);
-        if (rc) break;
-        size_t slack = block_slack(&unit), at = out->stored.len;
-        if (out->stored.len + unit.stored.len + slack > IG_MAX_PAGE_BODY) {
-            rc = ig_err(err, -EFBIG, "page of %zu bytes exceeds the 1 GiB limit", out->stored.len);
-            break;
-        }
-        if (ig_buf_append(&out->stored, unit.stored.data, unit.stored.len) ||
-            ig_buf_append_zeros(&out->stored, slack)) {
-            rc = ig_err(err, -ENOMEM, "out of memory");
-            break;
-        }
-        out->blocks[k] = (struct ig_block_built){.offset = (uint32_t)at,
-                                                 .stored = (uint32_t)unit.stored.len,
-                                                 .capacity = (uint32_t)(unit.stored.len + slack),
-                                                 .body_size = unit.body_size,
-                                                 .first_row = (uint32_t)a,
-                                                 .row_count = (uint32_t)(b - a),
-                                                 .entry_count = unit.entry_count,
-                                                 .value_count = unit.value_count,
-                                                 .encoding = unit.encoding,
-                                                 .compression = unit.compression,
-                                                 .flags = unit.flags,
-                                                 .checksum = unit.checksum};
-        if (k == 0) out->encoding = unit.encoding;
-        out->nblocks = (uint32_t)k + 1;
-        out->body_size += unit.body_size;
-        out->entry_count += unit.entry_count;
-        out->value_count += unit.value_count;
-        out->text_len += unit.text_len;
-        out->flags |= unit.flags;
-        if (unit.compression == IG_PC_ZSTD) out->compression = IG_PC_ZSTD;
+        if (!rc) rc = add_block(out, &unit, a, b, err);
     }
     ig_page_built_free(&unit);
     return rc;

@@ -70,6 +70,28 @@ struct ig_page_scratch {
 void ig_page_scratch_free(struct ig_page_scratch *s);
 void ig_page_built_free(struct ig_page_built *b);
 
+/* Blocks fitted to the disk's pages. A row read (rows/ID, a take) reads one
+ * block of each column, and the kernel reads whole 4 KiB pages: a block that
+ * straddles a boundary costs two. With a fit, the page's blocks are sized by
+ * their stored bytes instead of by the cuts (whose first block only seeds the
+ * guess) so that each lies inside one grain (unless one row alone is bigger),
+ * with zeros up to the boundary where too little is left for another block.
+ * `at` is where the page will start relative to a grain boundary (the writer
+ * starts such a column's chunk on one). Costs a few per cent of size in zeros
+ * and one or two extra encodes per block; readers need nothing new (a block's
+ * room runs to the next block, and unused room is zero). */
+#define IG_DISK_PAGE 4096 /* the kernel's page: what a cold read costs at least */
+/* The grain the writer fits blocks to: a disk page. (Half a page would also
+ * never straddle one, and erase rewrites half as much per block, but files grow
+ * 3-10 %: per-block code tables, and rows of a few hundred bytes fill 2 KiB
+ * badly.) */
+#define IG_FIT_GRAIN 4096
+struct ig_block_fit {
+    uint32_t grain; /* 0: no fitting */
+    uint64_t at;
+    double ratio;   /* stored bytes per plain byte so far (0 at first): the guess */
+};
+
 /* A page of blocks (format 4): rows [first, first + count) of v cut into blocks
  * at the row offsets cuts[0] = 0 < cuts[1] < ... < cuts[ncuts] = count (the
  * writer cuts every leaf of a nested column alike, so block j of each covers the
@@ -79,7 +101,8 @@ void ig_page_built_free(struct ig_page_built *b);
  * blocks back to back, their records, and the page's totals (text_len summed for
  * flat leaves; checksum left for the writer: the hash of the block records). */
 int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
-                          size_t count, const size_t *cuts, size_t ncuts, struct ig_page_scratch *s,
+                          size_t count, const size_t *cuts, size_t ncuts,
+                          struct ig_block_fit *fit, struct ig_page_scratch *s,
                           struct ig_page_built *out, struct ig_error *err);
 
 /* Encode rows [first, first + count) of v as one block (for nested leaves: rows, whose

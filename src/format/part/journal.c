@@ -3,6 +3,7 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/varint.h"
 #include "util/io.h"
 
 #include <errno.h>
@@ -14,11 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "IGJRNL01"
+#define MAGIC "IGJRNL02"
+#define MAGIC_V1 "IGJRNL01" /* left by an older binary's crash: still replayed */
 #define END_MAGIC "IGJEND01"
 #define KIND_WRITE 1
 #define KIND_ZERO 2
 #define KIND_GENERATION 3 /* u64: the table generation once applied (MANIFEST) */
+#define KIND_FILE 4       /* version 2: the part file of the records that follow */
 #define KIND_END 0
 
 void ig_fault_init(struct ig_fault *f)
@@ -40,6 +43,31 @@ void ig_journal_init(struct ig_journal *j)
     memset(j, 0, sizeof *j);
     j->fd = -1;
     ig_buf_append(&j->buf, MAGIC, 8);
+}
+
+/* Version 2 records name their file once per run of records on it: u8 4 | u8
+ * length | name. (Version 1 named it in every record: 17 bytes of a 32-byte
+ * header, a third of an erase's journal when it changes a few bytes in each of
+ * twenty columns' blocks per row.) */
+static int set_file(struct ig_journal *j, const char *name)
+{
+    size_t nl = strlen(name);
+    if (nl == 0 || nl > 255) return -EINVAL;
+    if (!strcmp(j->file, name)) return 0;
+    uint8_t k[2] = {KIND_FILE, (uint8_t)nl};
+    if (ig_buf_append(&j->buf, k, 2) || ig_buf_append(&j->buf, name, nl)) return -ENOMEM;
+    memcpy(j->file, name, nl + 1);
+    return 0;
+}
+
+/* u8 kind | varint offset | varint length */
+static int put_range(struct ig_journal *j, uint8_t kind, uint64_t offset, uint64_t len)
+{
+    uint8_t h[1 + 10 + 10];
+    h[0] = kind;
+    size_t n = 1 + ig_varint_put(h + 1, offset);
+    n += ig_varint_put(h + n, len);
+    return ig_buf_append(&j->buf, h, n) ? -ENOMEM : 0;
 }
 
 void ig_journal_free(struct ig_journal *j)
@@ -70,18 +98,11 @@ static void maybe_spill(struct ig_journal *j)
 int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, const void *data,
                    size_t len)
 {
-    size_t nl = strlen(name);
-    if (nl > 255 || len > UINT32_MAX) return -EINVAL;
-    uint8_t hdr[1 + 2 + 8 + 4];
-    int rc = ig_buf_reserve(&j->buf, sizeof hdr + nl + len);
+    if (len > UINT32_MAX) return -EINVAL;
+    int rc = ig_buf_reserve(&j->buf, 2 + 255 + 21 + len);
+    if (!rc) rc = set_file(j, name);
+    if (!rc) rc = put_range(j, KIND_WRITE, offset, len);
     if (rc) return rc;
-    hdr[0] = KIND_WRITE;
-    ig_st16(hdr + 1, (uint16_t)nl);
-    ig_buf_append(&j->buf, hdr, 3);
-    ig_buf_append(&j->buf, name, nl);
-    ig_st64(hdr, offset);
-    ig_st32(hdr + 8, (uint32_t)len);
-    ig_buf_append(&j->buf, hdr, 12);
     ig_buf_append(&j->buf, data, len);
     j->records++;
     j->bytes += len;
@@ -94,6 +115,9 @@ int ig_journal_take(struct ig_journal *j, struct ig_journal *from)
     /* only in-memory journals, whose buffer starts with the magic */
     if (from->fd >= 0 || from->spilled || from->buf.len < 8) return -EINVAL;
     if (ig_buf_append(&j->buf, from->buf.data + 8, from->buf.len - 8)) return -ENOMEM;
+    /* from's records began with their own file record: j is now on from's file */
+    if (from->file[0]) memcpy(j->file, from->file, sizeof j->file);
+    from->file[0] = '\0';
     j->records += from->records;
     j->bytes += from->bytes;
     from->buf.len = 8;
@@ -105,23 +129,16 @@ int ig_journal_take(struct ig_journal *j, struct ig_journal *from)
 
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len)
 {
-    size_t nl = strlen(name);
-    while (len > 0) { /* lengths are u32: split long runs */
-        uint32_t n = len > 0x7FFFFFFFu ? 0x7FFFFFFFu : (uint32_t)len;
-        uint8_t hdr[12];
-        uint8_t k[3] = {KIND_ZERO, 0, 0};
-        ig_st16(k + 1, (uint16_t)nl);
-        ig_st64(hdr, offset);
-        ig_st32(hdr + 8, n);
-        if (ig_buf_append(&j->buf, k, 3) || ig_buf_append(&j->buf, name, nl) ||
-            ig_buf_append(&j->buf, hdr, 12))
-            return -ENOMEM;
+    int rc = set_file(j, name);
+    while (!rc && len > 0) { /* lengths are u32 when applied: split long runs */
+        uint64_t n = len > 0x7FFFFFFFu ? 0x7FFFFFFFu : len;
+        rc = put_range(j, KIND_ZERO, offset, n);
         j->records++;
         offset += n;
         len -= n;
     }
     maybe_spill(j);
-    return 0;
+    return rc;
 }
 
 int ig_journal_generation(struct ig_journal *j, uint64_t generation)
@@ -232,17 +249,30 @@ static int jr_read(struct jreader *r, void *dst, size_t n)
     return 0;
 }
 
+/* A varint from the journal (at most 10 bytes, no overflow). */
+static int jr_varint(struct jreader *r, uint64_t *v)
+{
+    uint8_t b[10];
+    for (size_t i = 0; i < sizeof b; i++) {
+        if (jr_read(r, &b[i], 1)) return -EIO;
+        if (!(b[i] & 0x80)) return ig_varint_get(b, i + 1, v) == i + 1 ? 0 : -EIO;
+    }
+    return -EIO;
+}
+
 /* Check the frame (magics, hash over everything before it); *records_end is
- * where the hash starts. */
-static int check_frame(int fd, const char *path, uint64_t *records_end, struct ig_error *err)
+ * where the hash starts, *version the record layout (1 or 2). */
+static int check_frame(int fd, const char *path, uint64_t *records_end, int *version,
+                       struct ig_error *err)
 {
     struct stat st;
     if (fstat(fd, &st)) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     uint64_t size = (uint64_t)st.st_size;
     uint8_t head[8], tail[16];
     if (size < 8 + 1 + 16 || ig_pread_full(fd, head, 8, 0) || ig_pread_full(fd, tail, 16, size - 16) ||
-        memcmp(head, MAGIC, 8) || memcmp(tail + 8, END_MAGIC, 8))
+        (memcmp(head, MAGIC, 8) && memcmp(head, MAGIC_V1, 8)) || memcmp(tail + 8, END_MAGIC, 8))
         return ig_err(err, -EIO, "%s: journal is damaged", path);
+    *version = memcmp(head, MAGIC, 8) ? 1 : 2;
     struct ig_hasher h;
     ig_hasher_init(&h);
     static _Thread_local uint8_t chunk[1 << 16];
@@ -346,12 +376,14 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
         return ig_err(err, -ENOMEM, "out of memory");
     }
     *r = (struct jreader){.fd = jfd, .pos = 8};
-    int rc = check_frame(jfd, final, &r->end, err);
+    int version = 0;
+    int rc = check_frame(jfd, final, &r->end, &version, err);
     int fds[64], nfds = 0;
     uint64_t generation = 0;
     struct window w = {.fd = -1};
     bool shared[64] = {false};
     char names[64][256];
+    char name[256] = ""; /* the records' file (version 2: set by file records) */
     while (!rc) {
         uint8_t kind;
         if (jr_read(r, &kind, 1)) {
@@ -368,21 +400,40 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
             if (ig_ld64(g) > generation) generation = ig_ld64(g);
             continue;
         }
-        uint8_t nlb[2], hdr[12];
-        char name[256];
-        size_t nl = 0;
-        if ((kind != KIND_WRITE && kind != KIND_ZERO) || jr_read(r, nlb, 2) ||
-            (nl = ig_ld16(nlb)) == 0 || nl > 255 || jr_read(r, name, nl) || jr_read(r, hdr, 12)) {
+        uint64_t off = 0, len64 = 0;
+        bool bad;
+        if (version == 2) {
+            uint8_t nl = 0;
+            if (kind == KIND_FILE) {
+                bad = jr_read(r, &nl, 1) || nl == 0 || jr_read(r, name, nl);
+                name[bad ? 0 : nl] = '\0';
+                if (!bad && (strchr(name, '/') || name[0] == '.' || strlen(name) != nl)) bad = true;
+                if (bad) {
+                    rc = ig_err(err, -EIO, "%s: journal record malformed", final);
+                    break;
+                }
+                continue;
+            }
+            bad = (kind != KIND_WRITE && kind != KIND_ZERO) || !name[0] || jr_varint(r, &off) ||
+                  jr_varint(r, &len64) || len64 > UINT32_MAX;
+        } else {
+            uint8_t nlb[2], hdr[12];
+            size_t nl = 0;
+            bad = (kind != KIND_WRITE && kind != KIND_ZERO) || jr_read(r, nlb, 2) ||
+                  (nl = ig_ld16(nlb)) == 0 || nl > 255 || jr_read(r, name, nl) ||
+                  jr_read(r, hdr, 12);
+            name[bad ? 0 : nl] = '\0';
+            if (!bad) {
+                off = ig_ld64(hdr);
+                len64 = ig_ld32(hdr + 8);
+                bad = strchr(name, '/') || name[0] == '.' || strlen(name) != nl;
+            }
+        }
+        if (bad) {
             rc = ig_err(err, -EIO, "%s: journal record malformed", final);
             break;
         }
-        name[nl] = '\0';
-        uint64_t off = ig_ld64(hdr);
-        uint32_t len = ig_ld32(hdr + 8);
-        if (strchr(name, '/') || name[0] == '.' || memchr(name, 0, nl)) {
-            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-            break;
-        }
+        uint32_t len = (uint32_t)len64;
         int opened = nfds, fd = find_fd(dir, name, fds, names, &nfds);
         if (fd < 0) {
             rc = ig_err(err, fd, "%s/%s: %s", dir, name, strerror(-fd));

@@ -12,13 +12,17 @@
  * journal's table generation is written to MANIFEST (atomically), so every
  * reader on every host sees the change as a new table generation.
  *
- * File layout (little-endian):
- *     "IGJRNL01"
- *     records: u8 kind | u16 name length | name | u64 offset | u32 length |
- *              bytes (kind 1, write) or nothing (kind 2, zero-fill);
- *              or u8 3 | u64 generation (the table generation once applied)
+ * File layout (little-endian; varints are LEB128, util/varint.h):
+ *     "IGJRNL02"
+ *     records: u8 4 | u8 name length | name   (the file of the records after it)
+ *              u8 1 | varint offset | varint length | bytes   (write)
+ *              u8 2 | varint offset | varint length           (zero-fill)
+ *              u8 3 | u64 generation (the table generation once applied)
  *     u8 0 (end) | u64 XXH3 of everything before | "IGJEND01"
- * Names are part file names inside the table directory (no paths). */
+ * Names are part file names inside the table directory (no paths); a write or
+ * zero-fill before any file record is malformed. Version 1 ("IGJRNL01", left
+ * by an older binary's crash, still replayed) named the file in every record:
+ * u8 kind | u16 name length | name | u64 offset | u32 length | bytes. */
 #ifndef IG_FORMAT_JOURNAL_H
 #define IG_FORMAT_JOURNAL_H
 
@@ -49,6 +53,7 @@ struct ig_journal {
     int write_error;     /* first failed write to it, reported by commit */
     uint64_t spilled;    /* bytes already in the file */
     struct ig_hasher hash; /* of what went to the file so far */
+    char file[256];      /* the file the last file record named ("" before one) */
     char tmp[4200];
 };
 

@@ -280,7 +280,14 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
     uint32_t first_page = w->num_pages;
     for (uint32_t t = 0; t < s->ntops; t++) {
         struct ig_column_out *o = &g->outs[t];
-        int rc = ig_write_full(w->fd, o->stored.data, o->stored.len);
+        int rc = 0;
+        if (o->fitted && w->offset % IG_DISK_PAGE) {
+            static const uint8_t zeros[IG_DISK_PAGE];
+            size_t pad = IG_DISK_PAGE - (size_t)(w->offset % IG_DISK_PAGE);
+            rc = ig_write_full(w->fd, zeros, pad);
+            w->offset += pad;
+        }
+        if (!rc) rc = ig_write_full(w->fd, o->stored.data, o->stored.len);
         if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
         for (uint32_t p = 0; p < o->npages; p++) {
             uint8_t *r = o->pages.data + (size_t)p * IG_PG_SIZE;

@@ -26,6 +26,7 @@ struct enc {
     struct ig_group_job *g;
     struct ig_encoder *e;
     struct ig_column_out *out;
+    double fit_ratio; /* fitted blocks: stored per plain byte so far (ig_block_fit) */
 };
 
 /* Blob references default to small pages: reaching one object then reads one
@@ -201,6 +202,22 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
     return r;
 }
 
+/* Whether leaf l's blocks are fitted to disk pages (page.h, struct
+ * ig_block_fit): flat string and binary columns, read one value at a time, whose
+ * blocks vary in size, at the default block size, when the group holds enough
+ * of them (IG_FIT_MIN plain bytes) that starting the chunk on a page boundary
+ * costs little. Fixed-width blocks are small or exact already. */
+#define IG_FIT_MIN (256u << 10)
+static bool leaf_fitted(const struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_values *v = &w->g->cols[l];
+    if (v->levels || !v->is_bytes || cd->type == IG_T_BLOB || cd->block_size || w->c->o.block_size ||
+        !leaf_block_size(w, l))
+        return false;
+    return plain_bytes(v, 0, w->g->rows) >= IG_FIT_MIN;
+}
+
 /* Cut rows [a, b) of leaves [l0, l1) into blocks of about `target` plain bytes
  * (all leaves of a nested column alike, as pages are): w->e->cuts gets the block
  * starts relative to a, then b - a; returns the number of blocks. */
@@ -310,8 +327,10 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .levels = v->levels,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
-    int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &w->e->scratch,
-                                   &w->e->built, err);
+    struct ig_block_fit fit = {w->out->fitted ? IG_FIT_GRAIN : 0, w->out->stored.len, w->fit_ratio};
+    int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &fit,
+                                   &w->e->scratch, &w->e->built, err);
+    w->fit_ratio = fit.ratio;
     if (rc)
         return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->c->path, cd->name,
                              w->g->index);
@@ -366,6 +385,7 @@ static int flush_column(struct enc *w, uint32_t top, struct ig_error *err)
         uint32_t first = w->out->npages;
         size_t nc = nested ? ncuts : 0;
         if (!nested) { /* a flat leaf of this column (only one) pages by itself */
+            w->out->fitted = leaf_fitted(w, l);
             for (size_t start = 0; !rc && start < w->g->rows;) {
                 size_t end = page_end(w, l, l + 1, start);
                 size_t nb = block_cuts(w, l, l + 1, start, end, leaf_block_size(w, l), &rc);
@@ -415,6 +435,7 @@ int ig_writer_encode_column(const struct ig_writer_conf *c, struct ig_group_job 
     ig_buf_reset(&out->extras);
     ig_buf_reset(&out->blocks);
     out->npages = out->nblocks = 0;
+    out->fitted = false;
     struct enc w = {c, g, e, out};
     out->rc = flush_column(&w, c->schema->tops[t], err);
     return out->rc;

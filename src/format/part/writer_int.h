@@ -26,6 +26,7 @@
 struct ig_column_out {
     struct ig_buf stored, pages, extras, blocks;
     uint32_t npages, nblocks;
+    bool fitted; /* blocks fitted to disk pages: the chunk starts on IG_DISK_PAGE */
     int rc;
 };
 
