@@ -62,16 +62,55 @@ static void version_ref(struct fs_session *s, uint64_t ino, int64_t n)
 /* Rows are not counted: a listing of a million rows would put a million inodes
  * here (a tenth of the daemon's time in `ls -l rows/`, a cache miss each), and a
  * row only ever goes stale by being erased, which the reload finds in the
- * deletion bitmaps instead (rows_erased_between). */
-static bool counted(uint64_t ino)
+ * deletion bitmaps instead (rows_erased_between). A row the kernel was given
+ * sets a bit (row_seen, never cleared: a superset of what it holds), so that
+ * an erase of millions of rows tells the kernel only of those it may hold. */
+static bool row_of(uint64_t ino, uint64_t *row)
 {
     struct fs_node node;
-    return ino && (!fs_node_of(ino, &node) || node.kind != FS_K_ROW);
+    if (!fs_node_of(ino, &node) || node.kind != FS_K_ROW) return false;
+    *row = node.row;
+    return true;
+}
+
+#define SEEN_CHUNK_ROWS ((uint64_t)1 << 20) /* 128 KiB of bits, made on first use */
+
+static void row_seen_set(struct fs_session *s, uint64_t row)
+{
+    uint64_t c = row / SEEN_CHUNK_ROWS, bit = row % SEEN_CHUNK_ROWS;
+    pthread_mutex_lock(&s->known_mu);
+    if (c >= s->nrow_seen) {
+        size_t n = (size_t)c + 1;
+        uint64_t **t = realloc(s->row_seen, n * sizeof *t);
+        if (t) {
+            memset(t + s->nrow_seen, 0, (n - s->nrow_seen) * sizeof *t);
+            s->row_seen = t;
+            s->nrow_seen = n;
+        }
+    }
+    if (c < s->nrow_seen && !s->row_seen[c])
+        s->row_seen[c] = calloc(SEEN_CHUNK_ROWS / 64, sizeof(uint64_t));
+    /* out of memory: the bit is lost and an erase of this row tells the kernel
+     * nothing; its name and pages then last until their timeout */
+    if (c < s->nrow_seen && s->row_seen[c]) s->row_seen[c][bit / 64] |= 1ULL << (bit % 64);
+    pthread_mutex_unlock(&s->known_mu);
+}
+
+/* Caller holds known_mu. */
+static bool row_seen(const struct fs_session *s, uint64_t row)
+{
+    uint64_t c = row / SEEN_CHUNK_ROWS, bit = row % SEEN_CHUNK_ROWS;
+    return c < s->nrow_seen && s->row_seen[c] && (s->row_seen[c][bit / 64] >> (bit % 64)) & 1;
 }
 
 void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
 {
-    if (!n || !counted(ino)) return;
+    uint64_t row;
+    if (!n || !ino) return;
+    if (row_of(ino, &row)) {
+        row_seen_set(s, row);
+        return;
+    }
     pthread_mutex_lock(&s->known_mu);
     if ((s->known_count + 1) * 2 > s->known_cap) known_grow(s);
     if (s->known_cap) {
@@ -90,8 +129,8 @@ void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
 
 void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
 {
-    uint64_t had = 0;
-    if (!counted(ino)) return;
+    uint64_t had = 0, row;
+    if (row_of(ino, &row)) return;
     pthread_mutex_lock(&s->known_mu);
     if (s->known_cap) {
         size_t mask = s->known_cap - 1, k = slot_of(ino, s->known_cap);
@@ -294,8 +333,7 @@ static void notify_stale(struct fs_session *s, const struct stale *st)
 }
 
 /* The rows erased since the last call (rows are not among the known inodes):
- * each one's pages and name dropped, whether or not the kernel holds it (a
- * name it does not hold costs a lookup in its directory cache). */
+ * the pages and name of each one the kernel may hold (row_seen) dropped. */
 static void invalidate_rows(struct fs_session *s)
 {
     pthread_mutex_lock(&s->inval_mu);
@@ -304,6 +342,12 @@ static void invalidate_rows(struct fs_session *s)
     s->inval_rows = NULL;
     s->ninval_rows = s->inval_rows_cap = 0;
     pthread_mutex_unlock(&s->inval_mu);
+    size_t held = 0; /* keep the rows the kernel may hold */
+    pthread_mutex_lock(&s->known_mu);
+    for (size_t i = 0; i < n; i++)
+        if (row_seen(s, rows[i])) rows[held++] = rows[i];
+    pthread_mutex_unlock(&s->known_mu);
+    n = held;
     for (size_t i = 0; i < n; i++) {
         struct fs_node node = {.kind = FS_K_ROW, .row = rows[i]};
         struct stale st = {.ino = fs_ino(&node)};

@@ -6,7 +6,8 @@
  * drop what it cached: every inode the kernel holds a reference to is checked
  * and the stale ones invalidated, except rows, which are not counted (a listing
  * of rows/ would count millions): the rows erased between the two generations
- * are read off the deletion bitmaps and their pages and names dropped. libfuse's
+ * are read off the deletion bitmaps and the pages and names of those the kernel
+ * was ever given (one bit per row) dropped. libfuse's
  * notify calls must not run inside a request handler (the kernel may be waiting
  * on that very request), so they run on a dedicated thread.
  *

@@ -99,6 +99,9 @@ void fs_session_destroy(struct fs_session *s)
     pthread_cond_destroy(&s->inval_cv);
     free(s->known);
     free(s->inval_rows);
+    for (size_t i = 0; i < s->nrow_seen; i++)
+        free(s->row_seen[i]);
+    free(s->row_seen);
     pthread_mutex_destroy(&s->verified_mu);
     free(s->verified);
     free(s->logged);

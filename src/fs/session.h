@@ -57,6 +57,8 @@ struct fs_session {
     pthread_mutex_t known_mu;    /* inodes the kernel holds references to */
     struct fs_known *known;
     size_t known_cap, known_count;
+    uint64_t **row_seen;         /* rows given to the kernel: bits in 2^20-row chunks */
+    size_t nrow_seen;
     pthread_mutex_t inval_mu;
     pthread_cond_t inval_cv;
     uint64_t *inval_rows;        /* rows erased since the kernel was last told (inval_mu) */

@@ -12,6 +12,7 @@ text file an erase overtook (the reader reopens it), a generation that moved
 during a multi-file read (the reader reads again).
 """
 import errno
+import errno
 import json
 import os
 import random
@@ -23,7 +24,23 @@ import numpy as np
 mode, m, secs, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
 stats = {"mode": mode, "reads": 0, "errors": [], "enoent": 0, "estale": 0, "retried": 0}
-ROWS = int(json.load(open(f"{m}/schema.json"))["rows"])
+
+
+def schema_rows():
+    # schema.json belongs to a generation: opened just before an erase lands, its
+    # read says ESTALE (documented), and opening it again reads the new one
+    for _ in range(50):
+        try:
+            with open(f"{m}/schema.json") as f:
+                return int(json.load(f)["rows"])
+        except OSError as e:
+            if e.errno != errno.ESTALE:
+                raise
+            stats["estale"] += 1
+    raise OSError(errno.ESTALE, "schema.json stale 50 times")
+
+
+ROWS = schema_rows()
 
 
 def error(msg):
