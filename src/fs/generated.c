@@ -43,6 +43,7 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
         "  groups/G/...            the same files for row group G only\n"
         "  rows/ID                 one row as a JSON object (ID = row id)\n"
         "  parquet/G.parquet       row group G as a Parquet file (DuckDB, pyarrow, pandas)\n"
+        "  arrow/G.arrow           row group G as an Arrow IPC file (pyarrow, Polars, datasets)\n"
         "\n"
         "Column names that are not valid file names are escaped: %%25 for %%, %%2F for /,\n"
         "and %%2E for a dot that would look like a file suffix (see schema.json \"file\").\n"

@@ -9,7 +9,8 @@
  *     DIR      39..32 directory type, 31..0 argument (row group)
  *     SPECIAL  15..8 version, 7..0 which file (README, schema.json, ...)
  *     VIEW     59..57 view, 56..33 column id (< 2^24), 32..8 scope (0 = all, g + 1;
- *              < 2^25), 7..0 version (parquet/G.parquet: view 7, column 0, scope G + 1)
+ *              < 2^25), 7..0 version (parquet/G.parquet: view 7, column 0, scope G + 1;
+ *              arrow/G.arrow: column 1)
  *     ROW      59..0 global row id
  *     BLOB_*   59..52 blob column ordinal, 51..16 row id (< 2^36), 15..0 object (< 2^16)
  *
@@ -43,8 +44,12 @@ enum fs_dir {
     FS_D_GROUP = 4,
     FS_D_CONTROL = 5,
     FS_D_BLOBS = 6,
-    FS_D_PARQUET = 7 /* parquet/: a Parquet file per row group */
+    FS_D_PARQUET = 7, /* parquet/: a Parquet file per row group */
+    FS_D_ARROW = 8,   /* arrow/: an Arrow IPC file per row group */
 };
+
+/* The column id of a row group's file (view FS_V_PARQUET): which format. */
+enum fs_group_file { FS_GF_PARQUET = 0, FS_GF_ARROW = 1 };
 
 enum fs_special {
     FS_S_README = 1,

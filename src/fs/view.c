@@ -174,6 +174,7 @@ static void layout_free(void *obj)
     struct fs_file *f = obj;
     if (f) free(f->spans);
     if (f) fs_pq_free(f->pq);
+    if (f) fs_arrow_free(f->arrow);
     free(f);
 }
 
@@ -199,6 +200,11 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
         if (n->view == FS_V_PARQUET) { /* the current generation only */
             if (ver != &s->current) return -ESTALE;
             if (!n->scope || n->scope - 1 >= s->table.num_groups) return -ENOENT;
+            if (n->col == FS_GF_ARROW) {
+                rc = fs_arrow_layout(s, n->scope - 1, &f->arrow);
+                f->size = rc ? 0 : f->arrow->size;
+                return rc;
+            }
             rc = fs_pq_layout(s, n->scope - 1, &f->pq);
             f->size = rc ? 0 : f->pq->size;
             return rc;
@@ -723,6 +729,55 @@ static int pq_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, 
     return rd->niov;
 }
 
+/* arrow/G.arrow: the head the layout holds (magic, schema, the batch's
+ * metadata), the body's pieces (those that decode a page rendered and cached
+ * one by one), the tail (footer) the layout holds. */
+static int arrow_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, uint64_t end,
+                      struct fs_read *rd)
+{
+    const struct ig_arv *v = f->arrow;
+    if (f->version_gen != s->current.gen) return -ESTALE;
+    uint64_t tail_at = v->size - v->tail.len;
+    if (pos < v->head.len) {
+        size_t n = (size_t)((end < v->head.len ? end : v->head.len) - pos);
+        int rc = hold(s, rd, NULL, v->head.data + pos, n);
+        if (rc) return rc;
+        pos += n;
+    }
+    uint32_t lo = 0, hi = v->npieces;
+    while (hi - lo > 1) { /* last piece starting at or before pos */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->pieces[mid].start <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (uint32_t i = lo; i < v->npieces && pos < end && pos < tail_at; i++) {
+        const struct ig_arv_piece *pc = &v->pieces[i];
+        if (pc->start + pc->len <= pos) continue;
+        uint64_t from = pos - pc->start, to = (end < pc->start + pc->len ? end : pc->start + pc->len) - pc->start;
+        int rc;
+        if (pc->kind == IG_ARV_ZERO || pc->kind == IG_ARV_END) {
+            rc = hold(s, rd, NULL, pc->bytes + from, (size_t)(to - from));
+        } else {
+            struct fs_entry *e;
+            if ((rc = fs_arrow_piece(s, v, i, &e))) return rc;
+            if (e->data.len != pc->len) {
+                fs_cache_release(&s->cache, e);
+                return fs_page_failed(s, v->part, pc->page, "Arrow piece length differs from its layout", -EIO);
+            }
+            rc = hold(s, rd, e, e->data.data + from, (size_t)(to - from));
+        }
+        if (rc) return rc;
+        pos = pc->start + to;
+    }
+    if (pos < end) {
+        int rc = hold(s, rd, NULL, v->tail.data + (pos - tail_at), (size_t)(end - pos));
+        if (rc) return rc;
+    }
+    return rd->niov;
+}
+
 int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd)
 {
@@ -734,6 +789,7 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
     rd->want = size;
     if (f->node.kind == FS_K_BLOB) return blob_read(s, f, off, size, rd);
     if (f->pq) return pq_read(s, f, off, off + size, rd);
+    if (f->arrow) return arrow_read(s, f, off, off + size, rd);
     if (f->node.kind != FS_K_VIEW) {
         struct fs_entry *e;
         int rc = f->node.kind == FS_K_SPECIAL && f->node.special == FS_S_ERASURES

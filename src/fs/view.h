@@ -23,6 +23,7 @@
 #include "blob/blob.h"
 #include "inode.h"
 #include "plan.h"
+#include "arrowview.h"
 #include "pqview.h"
 #include "session.h"
 
@@ -38,6 +39,7 @@ struct fs_file {
     struct ig_blob_ref blob;  /* blob objects: the reference and its part */
     uint32_t blob_part;
     struct ig_pqv *pq;        /* parquet/G.parquet: its layout (pqview.h) */
+    struct ig_arv *arrow;     /* arrow/G.arrow: its layout (arrowview.h) */
 };
 
 /* Does the node exist, and what is its size? -ENOENT if not; -ESTALE for a view

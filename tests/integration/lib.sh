@@ -42,16 +42,17 @@ expect_fail() {
 
 have_fuse() { [ -c /dev/fuse ] && command -v fusermount3 >/dev/null; }
 
-# need_duckdb NAME: DuckDB from npm (@duckdb/node-api) installed into
-# tests/parquet/node_modules on first use; FAIL NAME and return 1 without it.
+# need_duckdb NAME: DuckDB (@duckdb/node-api) and apache-arrow from npm,
+# installed into tests/parquet/node_modules on first use; FAIL NAME and return
+# 1 without them.
 need_duckdb() {
     local pq=$ROOT/tests/parquet
     if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
         fail "$1" "node and npm are needed (scripts/deps installs them)"
         return 1
     fi
-    if [ ! -d "$pq/node_modules/@duckdb/node-api" ]; then
+    if [ ! -d "$pq/node_modules/@duckdb/node-api" ] || [ ! -d "$pq/node_modules/apache-arrow" ]; then
         (cd "$pq" && npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
-            { fail "$1" "npm install of @duckdb/node-api failed"; return 1; }
+            { fail "$1" "npm install of @duckdb/node-api and apache-arrow failed"; return 1; }
     fi
 }

@@ -1,0 +1,669 @@
+/* arrow_view.c - a row group as an Arrow IPC file (see arrow_view.h). */
+#include "arrow_view.h"
+#include "flatbuf_out.h"
+
+#include "format/layout.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
+#include "util/endian.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Arrow's numbers (Schema.fbs, Message.fbs) */
+enum { AT_INT = 2, AT_FLOAT = 3, AT_BINARY = 4, AT_UTF8 = 5, AT_BOOL = 6, AT_LIST = 12, AT_FSL = 16 };
+enum { AH_SCHEMA = 1, AH_RECORD_BATCH = 3 };
+enum { A_V5 = 4 };
+#define ARROW_MAGIC "ARROW1"
+
+/* ---- the columns shown ------------------------------------------------------ */
+
+enum shape { SH_FLAT, SH_VECTOR, SH_LIST };
+
+struct pstat {
+    uint64_t live, nulls, elems, elem_nulls, bytes;
+};
+
+struct acol {
+    uint32_t col;
+    struct ig_colrec c;
+    uint8_t shape;
+    uint8_t tt;    /* Arrow type of the values (a list's or vector's elements) */
+    uint8_t width; /* bytes per value: 0 for bool, strings and binary */
+    bool nullable, elem_nullable;
+    uint32_t first, count; /* the chunk's pages */
+    struct pstat *pages, sum;
+};
+
+/* The Arrow type of a leaf's values, or false when the view does not show it. */
+static bool value_type(const struct ig_colrec *c, uint8_t *tt, uint8_t *width)
+{
+    *width = 0;
+    switch (c->quantize ? IG_T_FLOAT32 : c->type) {
+    case IG_T_BOOL: *tt = AT_BOOL; return true;
+    case IG_T_INT8:
+    case IG_T_UINT8: *tt = AT_INT, *width = 1; return true;
+    case IG_T_INT16:
+    case IG_T_UINT16: *tt = AT_INT, *width = 2; return true;
+    case IG_T_INT32:
+    case IG_T_UINT32: *tt = AT_INT, *width = 4; return true;
+    case IG_T_INT64:
+    case IG_T_UINT64: *tt = AT_INT, *width = 8; return true;
+    case IG_T_FLOAT32: *tt = AT_FLOAT, *width = 4; return true;
+    case IG_T_FLOAT64: *tt = AT_FLOAT, *width = 8; return true;
+    case IG_T_STRING: *tt = AT_UTF8; return true;
+    case IG_T_BINARY: *tt = AT_BINARY; return true;
+    default: return false; /* structs, blobs */
+    }
+}
+
+static bool is_signed(uint8_t type)
+{
+    return type == IG_T_INT8 || type == IG_T_INT16 || type == IG_T_INT32 || type == IG_T_INT64;
+}
+
+/* Which shape column c takes in the view, false when it is not shown. */
+static bool shown(const struct ig_colrec *c, struct acol *a)
+{
+    if (c->parent != IG_NONE || !value_type(c, &a->tt, &a->width)) return false;
+    if (c->dimension) {
+        if (c->lists || a->tt != AT_FLOAT || a->width != 4) return false;
+        a->shape = SH_VECTOR;
+        a->nullable = c->max_def > 0;
+        return true;
+    }
+    if (c->lists == 0) {
+        a->shape = SH_FLAT;
+        a->nullable = c->flags & IG_COLF_NULLABLE;
+        return true;
+    }
+    if (c->lists == 1 && a->width) { /* a list of numbers */
+        a->shape = SH_LIST;
+        a->nullable = c->null_mask & 1;
+        a->elem_nullable = (c->null_mask >> 1) & 1;
+        return true;
+    }
+    return false;
+}
+
+/* Does a page have to be decoded for its counts (arrow_view.h)? */
+static bool needs_counts(const struct acol *a, const struct ig_pagerec *rec)
+{
+    return a->shape == SH_LIST || (a->shape == SH_FLAT && !a->width && a->tt != AT_BOOL) ||
+           (a->nullable && (a->shape == SH_VECTOR || (rec->flags & IG_PGF_HAS_NULLS)));
+}
+
+static bool bit_set(const uint8_t *bits, size_t i) { return bits && (bits[i / 8] >> (i % 8)) & 1; }
+
+/* ---- one decoded page, row by row -------------------------------------- */
+
+struct page {
+    struct ig_values v;
+    const uint8_t *del;
+    struct ig_pagerec rec;
+};
+
+static int load(const struct ig_table *t, uint32_t part, uint64_t group_first_row, uint32_t col, uint32_t page,
+                struct ig_reader *r, struct page *pg, struct ig_error *err)
+{
+    struct ig_column_ref ref;
+    int rc = ig_table_column_at(t, col, &ref, err);
+    if (!rc) rc = ig_reader_load(r, &t->parts[part], &ref, page, group_first_row, &pg->rec, &pg->v, &pg->del, err);
+    if (rc) return rc;
+    pg->v.blob_dir = NULL; /* ref's copy dies here */
+    uint64_t rows = pg->v.levels ? pg->v.rows : pg->v.n;
+    if (rows != pg->rec.row_count)
+        return ig_err(err, -EIO, "%s: column %u page %u: %llu rows decoded, the footer says %u", t->parts[part].path, col,
+                      page, (unsigned long long)rows, pg->rec.row_count);
+    return 0;
+}
+
+/* The d_list of a one-level list: the definition level of an empty list. */
+static uint8_t list_empty_def(const struct acol *a) { return a->nullable ? 1 : 0; }
+
+static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
+{
+    if (a->shape == SH_FLAT) return ig_values_is_null(v, r);
+    uint8_t d = v->defs[v->row_ent[r]];
+    return a->shape == SH_VECTOR ? d < a->c.max_def : a->nullable && d == 0;
+}
+
+static int page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
+{
+    const struct ig_values *v = &pg->v;
+    *s = (struct pstat){0};
+    for (size_t r = 0; r < pg->rec.row_count; r++) {
+        if (bit_set(pg->del, r)) continue;
+        s->live++;
+        bool null = row_null(a, v, r);
+        s->nulls += null;
+        if (a->shape == SH_LIST) {
+            for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++)
+                if (v->defs[e] > list_empty_def(a)) {
+                    s->elems++;
+                    s->elem_nulls += v->defs[e] != a->c.max_def;
+                }
+        } else if (a->shape == SH_FLAT && !a->width && a->tt != AT_BOOL && !null) {
+            size_t len;
+            ig_values_bytes(v, r, &len);
+            s->bytes += len;
+        }
+    }
+    if (a->shape == SH_VECTOR) s->elems = s->live * a->c.dimension;
+    return 0;
+}
+
+/* ---- the body: pieces, buffers and nodes -------------------------------- */
+
+struct body {
+    struct ig_arv_piece *pc;
+    uint32_t n, cap;
+    uint64_t at, buf_start;
+    uint64_t (*nodes)[2], (*bufs)[2];
+    uint32_t nn, nb, ncap, bcap;
+    int err;
+};
+
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t size, int *err)
+{
+    if (need <= *cap) return p;
+    uint32_t c = *cap ? *cap * 2 : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(p, (size_t)c * size);
+    if (!q) {
+        *err = -ENOMEM;
+        return p;
+    }
+    *cap = c;
+    return q;
+}
+
+static void piece(struct body *b, uint8_t kind, const struct acol *a, uint32_t page, uint64_t len, uint64_t base)
+{
+    if (!len || b->err) return;
+    b->pc = grow(b->pc, &b->cap, b->n + 1, sizeof *b->pc, &b->err);
+    if (b->err) return;
+    b->pc[b->n++] = (struct ig_arv_piece){.start = b->at, .len = len, .base = base, .col = a ? a->col : 0,
+                                          .page = page, .npages = a ? a->count : 0, .kind = kind,
+                                          .width = a ? a->width : 0};
+    if (kind == IG_ARV_END) ig_st32(b->pc[b->n - 1].bytes, (uint32_t)base);
+    b->at += len;
+}
+
+static void node(struct body *b, uint64_t length, uint64_t nulls)
+{
+    b->nodes = grow(b->nodes, &b->ncap, b->nn + 1, sizeof *b->nodes, &b->err);
+    if (b->err) return;
+    b->nodes[b->nn][0] = length;
+    b->nodes[b->nn++][1] = nulls;
+}
+
+static void buffer_end(struct body *b)
+{
+    b->bufs = grow(b->bufs, &b->bcap, b->nb + 1, sizeof *b->bufs, &b->err);
+    if (b->err) return;
+    b->bufs[b->nb][0] = b->buf_start;
+    b->bufs[b->nb++][1] = b->at - b->buf_start;
+    piece(b, IG_ARV_ZERO, NULL, 0, (8 - b->at % 8) % 8, 0);
+    b->buf_start = b->at;
+}
+
+/* A bitmap buffer of n bits, or an empty one when nothing is NULL. */
+static void bitmap(struct body *b, uint8_t kind, const struct acol *a, uint64_t n, bool present)
+{
+    if (present) piece(b, kind, a, a->first, (n + 7) / 8, 0);
+    buffer_end(b);
+}
+
+/* Values of every page, `per` bytes per row (or per element, lists). */
+static void values(struct body *b, const struct acol *a, bool elements)
+{
+    for (uint32_t i = 0; i < a->count; i++) {
+        const struct pstat *s = &a->pages[i];
+        uint64_t n = elements ? s->elems : s->live;
+        piece(b, IG_ARV_FIXED, a, a->first + i, n * a->width * (a->shape == SH_VECTOR ? a->c.dimension : 1), 0);
+    }
+    buffer_end(b);
+}
+
+/* Offsets of every page (in bytes or elements), then the closing one. */
+static void offsets(struct body *b, const struct acol *a)
+{
+    uint64_t base = 0;
+    for (uint32_t i = 0; i < a->count; i++) {
+        const struct pstat *s = &a->pages[i];
+        piece(b, IG_ARV_OFFSETS, a, a->first + i, s->live * 4, base);
+        base += a->shape == SH_LIST ? s->elems : s->bytes;
+    }
+    piece(b, IG_ARV_END, a, a->first, 4, base);
+    buffer_end(b);
+}
+
+static void column_body(struct body *b, const struct acol *a)
+{
+    node(b, a->sum.live, a->sum.nulls);
+    bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
+    switch (a->shape) {
+    case SH_FLAT:
+        if (a->tt == AT_BOOL) {
+            bitmap(b, IG_ARV_BOOL, a, a->sum.live, true);
+        } else if (a->width) {
+            values(b, a, false);
+        } else {
+            offsets(b, a);
+            for (uint32_t i = 0; i < a->count; i++)
+                piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
+            buffer_end(b);
+        }
+        break;
+    case SH_VECTOR:
+        node(b, a->sum.elems, 0);
+        bitmap(b, IG_ARV_ELEM_VALID, a, 0, false);
+        values(b, a, false);
+        break;
+    case SH_LIST:
+        offsets(b, a);
+        node(b, a->sum.elems, a->sum.elem_nulls);
+        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
+        values(b, a, true);
+        break;
+    }
+}
+
+/* ---- metadata ----------------------------------------------------------- */
+
+static void type_table(struct fbw *w, size_t slot, uint8_t tt, const struct ig_colrec *c, uint32_t list_size)
+{
+    size_t at;
+    if (tt == AT_INT) {
+        uint8_t width, t;
+        value_type(c, &t, &width);
+        struct fb_field f[] = {{0, FB_I32, width * 8}, {1, FB_U8, is_signed(c->type)}};
+        at = fbw_table(w, f, 2, NULL);
+    } else if (tt == AT_FLOAT) {
+        uint8_t width, t;
+        value_type(c, &t, &width);
+        struct fb_field f[] = {{0, FB_I16, width == 8 ? 2 : 1}}; /* SINGLE, DOUBLE */
+        at = fbw_table(w, f, 1, NULL);
+    } else if (tt == AT_FSL) {
+        struct fb_field f[] = {{0, FB_I32, list_size}};
+        at = fbw_table(w, f, 1, NULL);
+    } else {
+        at = fbw_table(w, NULL, 0, NULL); /* Utf8, Binary, Bool, List: no fields */
+    }
+    fbw_patch(w, slot, at);
+}
+
+/* A Field (and its child, for lists and vectors) for the reference at slot. */
+static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
+{
+    uint8_t tt = a->tt;
+    bool nullable = child ? a->elem_nullable : a->nullable;
+    if (!child && a->shape == SH_LIST) tt = AT_LIST;
+    if (!child && a->shape == SH_VECTOR) tt = AT_FSL;
+    struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, nullable}, {2, FB_U8, tt}, {3, FB_REF, 0}, {5, FB_REF, 0}};
+    size_t s[5];
+    fbw_patch(w, slot, fbw_table(w, f, 5, s));
+    if (child)
+        fbw_patch(w, s[0], fbw_string(w, "item", 4));
+    else
+        fbw_patch(w, s[0], fbw_string(w, a->c.name, a->c.name_len));
+    type_table(w, s[3], tt, &a->c, a->c.dimension);
+    bool has_child = !child && a->shape != SH_FLAT;
+    size_t kids = fbw_vector(w, has_child, 4, 4);
+    fbw_patch(w, s[4], kids);
+    if (has_child) field(w, kids + 4, a, true);
+}
+
+static void schema(struct fbw *w, size_t slot, const struct acol *cols, uint32_t ncols)
+{
+    struct fb_field f[] = {{1, FB_REF, 0}};
+    size_t s[1];
+    fbw_patch(w, slot, fbw_table(w, f, 1, s));
+    size_t v = fbw_vector(w, ncols, 4, 4);
+    fbw_patch(w, s[0], v);
+    for (uint32_t i = 0; i < ncols; i++) field(w, v + 4 + 4 * (size_t)i, &cols[i], false);
+}
+
+/* An encapsulated message: continuation, length, Message, padding. The header
+ * table is written by the caller into slot *hslot after this returns the
+ * writer (fbw_finish then closes it through message_end). */
+static size_t message_begin(struct ig_buf *out, struct fbw *w, uint8_t header_type, uint64_t body_len,
+                            size_t *hslot)
+{
+    size_t start = out->len;
+    if (ig_buf_append_u32(out, 0xFFFFFFFFu) || ig_buf_append_u32(out, 0)) {
+        *w = (struct fbw){.out = out, .err = -ENOMEM};
+        return start;
+    }
+    fbw_init(w, out);
+    struct fb_field f[] = {{0, FB_I16, A_V5}, {1, FB_U8, header_type}, {2, FB_REF, 0}, {3, FB_I64, (int64_t)body_len}};
+    size_t s[4];
+    fbw_patch(w, 0, fbw_table(w, f, 4, s));
+    *hslot = s[2];
+    return start;
+}
+
+static uint32_t message_end(struct ig_buf *out, struct fbw *w, size_t start)
+{
+    size_t len = fbw_finish(w);
+    if (!w->err) ig_st32(out->data + start + 4, (uint32_t)len);
+    return (uint32_t)(8 + len);
+}
+
+static void record_batch(struct fbw *w, size_t slot, uint64_t rows, const struct body *b)
+{
+    struct fb_field f[] = {{0, FB_I64, (int64_t)rows}, {1, FB_REF, 0}, {2, FB_REF, 0}};
+    size_t s[3];
+    fbw_patch(w, slot, fbw_table(w, f, 3, s));
+    size_t v = fbw_vector(w, b->nn, 16, 8);
+    fbw_patch(w, s[1], v);
+    if (!w->err)
+        for (uint32_t i = 0; i < b->nn; i++) {
+            ig_st64(fbw_at(w, v + 4 + 16 * (size_t)i), b->nodes[i][0]);
+            ig_st64(fbw_at(w, v + 12 + 16 * (size_t)i), b->nodes[i][1]);
+        }
+    v = fbw_vector(w, b->nb, 16, 8);
+    fbw_patch(w, s[2], v);
+    if (!w->err)
+        for (uint32_t i = 0; i < b->nb; i++) {
+            ig_st64(fbw_at(w, v + 4 + 16 * (size_t)i), b->bufs[i][0]);
+            ig_st64(fbw_at(w, v + 12 + 16 * (size_t)i), b->bufs[i][1]);
+        }
+}
+
+static int footer(struct ig_buf *out, const struct acol *cols, uint32_t ncols, uint64_t batch_at, uint32_t meta_len,
+                  uint64_t body_len)
+{
+    struct fbw w;
+    fbw_init(&w, out);
+    struct fb_field f[] = {{0, FB_I16, A_V5}, {1, FB_REF, 0}, {2, FB_REF, 0}, {3, FB_REF, 0}};
+    size_t s[4];
+    fbw_patch(&w, 0, fbw_table(&w, f, 4, s));
+    schema(&w, s[1], cols, ncols);
+    fbw_patch(&w, s[2], fbw_vector(&w, 0, 24, 8));
+    size_t v = fbw_vector(&w, 1, 24, 8);
+    fbw_patch(&w, s[3], v);
+    if (!w.err) {
+        ig_st64(fbw_at(&w, v + 4), batch_at);
+        ig_st32(fbw_at(&w, v + 12), meta_len);
+        ig_st64(fbw_at(&w, v + 20), body_len);
+    }
+    size_t len = fbw_finish(&w);
+    if (w.err || ig_buf_append_u32(out, (uint32_t)len) || ig_buf_append(out, ARROW_MAGIC, 6)) return -ENOMEM;
+    return 0;
+}
+
+/* ---- the layout ------------------------------------------------------------ */
+
+static void cols_free(struct acol *cols, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) free(cols[i].pages);
+    free(cols);
+}
+
+/* The chunk's pages of a, counted (decoding those that must be). */
+static int count_column(const struct ig_table *t, const struct ig_arv *out, struct acol *a, uint32_t lg,
+                        uint32_t group_rows, struct ig_reader *r, struct ig_error *err)
+{
+    const struct ig_part *p = &t->parts[out->part];
+    int rc = ig_part_chunk(p, lg, a->c.leaf, &a->first, &a->count, err);
+    if (rc) return rc;
+    if (!(a->pages = calloc(a->count ? a->count : 1, sizeof *a->pages))) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t rows_before = 0;
+    struct page pg;
+    ig_values_init(&pg.v, IG_T_INT64);
+    for (uint32_t i = 0; !rc && i < a->count; i++) {
+        uint32_t page = a->first + i;
+        struct ig_pagerec rec;
+        rc = ig_part_page(p, page, &rec, err);
+        if (!rc) rc = ig_chunk_page_check(p, page, &rec, a->c.leaf, rows_before, group_rows, err);
+        if (rc) break;
+        rows_before += rec.row_count;
+        struct pstat *s = &a->pages[i];
+        if (rec.row_count == rec.deleted) continue;
+        if (needs_counts(a, &rec)) {
+            rc = load(t, out->part, out->group_first_row, a->col, page, r, &pg, err);
+            if (!rc) rc = page_counts(a, &pg, s);
+        } else {
+            s->live = rec.row_count - rec.deleted;
+            s->elems = a->shape == SH_VECTOR ? s->live * a->c.dimension : 0;
+        }
+        a->sum.live += s->live, a->sum.nulls += s->nulls, a->sum.elems += s->elems;
+        a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes;
+    }
+    ig_values_free(&pg.v);
+    if (!rc && (a->sum.bytes > INT32_MAX || (a->shape == SH_LIST && a->sum.elems > INT32_MAX)))
+        rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
+                    (int)a->c.name_len, a->c.name, out->group);
+    return rc;
+}
+
+int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, struct ig_arv *out,
+                  struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t pi, lg;
+    if (ig_table_group(t, group, &pi, &lg)) return ig_err(err, -ENOENT, "no row group %u", group);
+    const struct ig_part *p = &t->parts[pi];
+    struct ig_grouprec gr;
+    int rc = ig_part_group(p, lg, &gr, err);
+    if (rc) return rc;
+    out->group = group;
+    out->part = pi;
+    out->group_first_row = gr.first_row;
+    /* live rows: the group's rows less its erased ones */
+    out->rows = gr.row_count;
+    for (uint64_t i = 0; i < gr.row_count; i++) out->rows -= ig_part_row_deleted(p, gr.first_row + i);
+
+    struct acol *cols = calloc(p->num_columns ? p->num_columns : 1, sizeof *cols);
+    uint32_t ncols = 0;
+    if (!cols) return ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t col = 0; !rc && col < p->num_columns; col++) {
+        struct acol *a = &cols[ncols];
+        *a = (struct acol){0}; /* the slot a column not shown may have used */
+        rc = ig_part_column(p, col, &a->c, err);
+        if (rc || !shown(&a->c, a)) continue;
+        a->col = col;
+        ncols++;
+        rc = count_column(t, out, a, lg, gr.row_count, r, err);
+        if (!rc && a->sum.live != out->rows)
+            rc = ig_err(err, -EIO, "%s: column '%.*s' of row group %u has %llu live rows, the group %llu", p->path,
+                        (int)a->c.name_len, a->c.name, group, (unsigned long long)a->sum.live,
+                        (unsigned long long)out->rows);
+    }
+
+    struct body b = {0};
+    for (uint32_t i = 0; !rc && i < ncols; i++) column_body(&b, &cols[i]);
+    if (!rc && b.err) rc = ig_err(err, -ENOMEM, "out of memory");
+
+    /* head: magic, Schema message, RecordBatch metadata */
+    if (!rc) {
+        struct fbw w;
+        size_t hslot = 0;
+        int e = ig_buf_append(&out->head, ARROW_MAGIC "\0\0", 8);
+        size_t at = message_begin(&out->head, &w, AH_SCHEMA, 0, &hslot);
+        schema(&w, hslot, cols, ncols);
+        message_end(&out->head, &w, at);
+        e |= w.err;
+        size_t batch_at = out->head.len;
+        at = message_begin(&out->head, &w, AH_RECORD_BATCH, b.at, &hslot);
+        record_batch(&w, hslot, out->rows, &b);
+        uint32_t meta_len = message_end(&out->head, &w, at);
+        e |= w.err;
+        if (!e && (ig_buf_append_u32(&out->tail, 0xFFFFFFFFu) || ig_buf_append_u32(&out->tail, 0))) e = -ENOMEM;
+        if (!e) e = footer(&out->tail, cols, ncols, batch_at, meta_len, b.at);
+        if (e) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) {
+        for (uint32_t i = 0; i < b.n; i++) b.pc[i].start += out->head.len;
+        out->pieces = b.pc;
+        out->npieces = b.n;
+        b.pc = NULL;
+        out->size = out->head.len + b.at + out->tail.len;
+    }
+    free(b.pc), free(b.nodes), free(b.bufs);
+    cols_free(cols, ncols);
+    if (rc) ig_arv_free(out);
+    return rc;
+}
+
+void ig_arv_free(struct ig_arv *v)
+{
+    free(v->pieces);
+    ig_buf_free(&v->head);
+    ig_buf_free(&v->tail);
+    v->pieces = NULL;
+    v->npieces = 0;
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+struct bits {
+    uint8_t *o;
+    uint64_t i;
+};
+
+static void put_bit(struct bits *b, bool on)
+{
+    if (on) b->o[b->i / 8] |= (uint8_t)(1u << (b->i % 8));
+    b->i++;
+}
+
+/* A bitmap over the whole chunk: row validity, bool values or list elements' validity. */
+static int render_bits(const struct ig_table *t, const struct ig_arv *v, const struct acol *a,
+                       const struct ig_arv_piece *pc, struct ig_reader *r, uint8_t *o, struct ig_error *err)
+{
+    const struct ig_part *p = &t->parts[v->part];
+    struct bits b = {o, 0};
+    struct page pg;
+    ig_values_init(&pg.v, IG_T_INT64);
+    int rc = 0;
+    for (uint32_t page = pc->page; !rc && page < pc->page + pc->npages; page++) {
+        struct ig_pagerec rec;
+        if ((rc = ig_part_page(p, page, &rec, err))) break;
+        if (rec.row_count == rec.deleted) continue;
+        if (pc->kind == IG_ARV_VALID && !needs_counts(a, &rec)) { /* no NULL here */
+            for (uint32_t k = 0; k < rec.row_count - rec.deleted && b.i < pc->len * 8; k++) put_bit(&b, true);
+            continue;
+        }
+        if ((rc = load(t, v->part, v->group_first_row, a->col, page, r, &pg, err))) break;
+        const struct ig_values *x = &pg.v;
+        for (size_t row = 0; row < rec.row_count; row++) {
+            if (bit_set(pg.del, row)) continue;
+            uint64_t need = pc->kind == IG_ARV_ELEM_VALID ? (x->levels ? x->row_ent[row + 1] - x->row_ent[row] : 0) : 1;
+            if (b.i + need > pc->len * 8) {
+                rc = ig_err(err, -EIO, "%s: column %u page %u: more values than the layout counted", p->path,
+                            a->col, page);
+                break;
+            }
+            if (pc->kind == IG_ARV_VALID) {
+                put_bit(&b, !row_null(a, x, row));
+            } else if (pc->kind == IG_ARV_BOOL) {
+                put_bit(&b, !row_null(a, x, row) && x->lanes[row]);
+            } else {
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
+                    if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] == a->c.max_def);
+            }
+        }
+    }
+    ig_values_free(&pg.v);
+    return rc;
+}
+
+static void put_lane(uint8_t *o, uint64_t lane, unsigned width)
+{
+    switch (width) {
+    case 1: *o = (uint8_t)lane; break;
+    case 2: ig_st16(o, (uint16_t)lane); break;
+    case 4: ig_st32(o, (uint32_t)lane); break;
+    default: ig_st64(o, lane); break;
+    }
+}
+
+/* A page's values, offsets or bytes into o (pc->len bytes, zeroed). */
+static int render_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
+{
+    const struct ig_values *x = &pg->v;
+    uint64_t at = 0, next = pc->base;
+    uint32_t w = pc->width;
+    for (size_t row = 0; row < pg->rec.row_count; row++) {
+        if (bit_set(pg->del, row)) continue;
+        bool null = row_null(a, x, row);
+        uint64_t need;
+        size_t len = 0;
+        const uint8_t *bytes = NULL;
+        if (pc->kind == IG_ARV_OFFSETS) {
+            need = 4;
+        } else if (pc->kind == IG_ARV_BYTES) {
+            if (!null) bytes = ig_values_bytes(x, row, &len);
+            need = len;
+        } else if (a->shape == SH_VECTOR) {
+            need = (uint64_t)w * a->c.dimension;
+        } else if (a->shape == SH_LIST) {
+            need = 0;
+            for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) need += x->defs[e] > list_empty_def(a) ? w : 0;
+        } else {
+            need = w;
+        }
+        if (at + need > pc->len) return -EIO;
+        if (pc->kind == IG_ARV_OFFSETS) {
+            ig_st32(o + at, (uint32_t)next);
+            if (a->shape == SH_LIST) {
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) next += x->defs[e] > list_empty_def(a);
+            } else if (!null) {
+                ig_values_bytes(x, row, &len);
+                next += len;
+            }
+        } else if (pc->kind == IG_ARV_BYTES) {
+            if (len) memcpy(o + at, bytes, len);
+        } else if (a->shape == SH_VECTOR) {
+            for (uint32_t k = 0; !null && k < a->c.dimension; k++) put_lane(o + at + 4 * k, x->lanes[x->row_val[row] + k], 4);
+        } else if (a->shape == SH_LIST) {
+            uint32_t vi = x->row_val[row], k = 0;
+            for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
+                if (x->defs[e] <= list_empty_def(a)) continue;
+                if (x->defs[e] == a->c.max_def) put_lane(o + at + (uint64_t)w * k, x->lanes[vi++], w);
+                k++;
+            }
+        } else if (!null) {
+            put_lane(o + at, x->lanes[row], w);
+        }
+        at += need;
+    }
+    return at == pc->len ? 0 : -EIO;
+}
+
+int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct ig_arv_piece *pc,
+                  struct ig_reader *r, struct ig_buf *out, struct ig_error *err)
+{
+    uint8_t *o = ig_buf_extend(out, pc->len);
+    if (!o) return ig_err(err, -ENOMEM, "out of memory");
+    memset(o, 0, pc->len);
+    size_t base = out->len - pc->len;
+    if (pc->kind == IG_ARV_ZERO) return 0;
+    if (pc->kind == IG_ARV_END) {
+        if (pc->len != 4) return ig_err(err, -EIO, "Arrow view: a closing offset of %llu bytes", (unsigned long long)pc->len);
+        ig_st32(o, (uint32_t)pc->base);
+        return 0;
+    }
+    const struct ig_part *p = &t->parts[v->part];
+    struct acol a = {.col = pc->col};
+    int rc = ig_part_column(p, pc->col, &a.c, err);
+    if (!rc && !shown(&a.c, &a)) rc = ig_err(err, -EIO, "%s: column %u is not in the Arrow view", p->path, pc->col);
+    if (!rc && pc->kind <= IG_ARV_ELEM_VALID) {
+        a.count = pc->npages;
+        rc = render_bits(t, v, &a, pc, r, o, err);
+    } else if (!rc) {
+        struct page pg;
+        ig_values_init(&pg.v, IG_T_INT64);
+        rc = load(t, v->part, v->group_first_row, pc->col, pc->page, r, &pg, err);
+        if (!rc && render_page(&a, pc, &pg, o))
+            rc = ig_err(err, -EIO, "%s: column %u page %u: does not fit its Arrow piece (the footer's counts are wrong)",
+                        p->path, pc->col, pc->page);
+        ig_values_free(&pg.v);
+    }
+    if (rc) out->len = base;
+    return rc;
+}

@@ -1,0 +1,87 @@
+/* arrow_view.h - a row group as an Arrow IPC file, laid out from the footer.
+ *
+ * The mount's arrow/G.arrow: the live rows of row group G as one Arrow IPC file
+ * (format version V5, little-endian, no compression, no dictionaries), one
+ * record batch, that pyarrow, Polars or Hugging Face datasets memory-map.
+ * Layout:
+ *
+ *     "ARROW1" 0 0 | Schema message | RecordBatch message: metadata | body |
+ *     end-of-stream marker | Footer | i32 footer length | "ARROW1"
+ *
+ * The body holds each shown column's buffers in schema order, each starting
+ * on 8 bytes (zeros between). A buffer is made of pieces: one per ingot page
+ * for values, offsets and string bytes (a read decodes only the pages it
+ * covers), one per column for bitmaps (a validity or bool bitmap's bits do not
+ * start on a byte per page).
+ *
+ * Sizes and the metadata need counts the footer does not always hold: NULL
+ * counts (exact in the metadata, which readers trust to skip a bitmap), the
+ * bytes of a string page and the elements of a list page. The pages that need
+ * one (string and binary pages, list pages, pages flagged as holding a NULL)
+ * are decoded once when the file is laid out; fixed-width pages without NULLs
+ * (numbers, vectors) are not.
+ *
+ * Types: bool Bool; intN/uintN Int(N, signed); float32 (and quantised columns,
+ * as the float32 they read back as) and float64 FloatingPoint; string Utf8;
+ * binary Binary; vector<float32, D> FixedSizeList<float32>[D]; a top-level
+ * one-level list of numbers List<number>. Not shown yet (left out of the
+ * schema): structs, blobs, lists of strings, bools or lists, vectors in lists.
+ * A nullable column is a nullable field; it has a validity bitmap only when
+ * the group holds a NULL in it. An older generation is not laid out (the
+ * mount answers ESTALE). */
+#ifndef IG_FORMAT_EXPORT_ARROW_VIEW_H
+#define IG_FORMAT_EXPORT_ARROW_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/ops/reader.h"
+#include "format/part/table.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+enum ig_arv_kind {
+    IG_ARV_ZERO,       /* padding to 8 bytes (its bytes: `bytes`) */
+    IG_ARV_VALID,      /* a column's row validity bitmap (all its pages) */
+    IG_ARV_BOOL,       /* a bool column's values bitmap (all its pages) */
+    IG_ARV_ELEM_VALID, /* a list column's element validity bitmap (all its pages) */
+    IG_ARV_FIXED,      /* a page's fixed-width values (a list's elements, a vector's lanes) */
+    IG_ARV_OFFSETS,    /* a page's offsets: where each live row starts, from `base` */
+    IG_ARV_END,        /* a column's closing offset (`base`; its bytes: `bytes`) */
+    IG_ARV_BYTES,      /* a page's string or binary bytes */
+};
+
+struct ig_arv_piece {
+    uint64_t start, len; /* in the file */
+    uint64_t base;       /* OFFSETS: its first offset; END: the closing offset */
+    uint32_t col;        /* the ingot column */
+    uint32_t page;       /* the ingot page (bitmaps: the chunk's first) */
+    uint32_t npages;     /* bitmaps: the chunk's page count */
+    uint8_t kind;        /* enum ig_arv_kind */
+    uint8_t width;       /* FIXED: bytes per value */
+    uint8_t bytes[8];    /* ZERO: zeros; END: the closing offset (little-endian) */
+};
+
+struct ig_arv {
+    uint32_t group, part;     /* global row group; its part */
+    uint64_t group_first_row; /* part-local */
+    uint64_t rows;            /* live rows */
+    uint64_t size;            /* the whole file */
+    struct ig_buf head;       /* magic, Schema message, the batch's metadata */
+    struct ig_arv_piece *pieces;
+    uint32_t npieces;
+    struct ig_buf tail; /* end-of-stream, Footer, its length, magic */
+};
+
+/* Lay out row group `group` of t as it is now; r decodes the pages whose
+ * counts the footer does not hold. -EIO with a message naming part, column and
+ * page on a footer or page that does not add up. */
+int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, struct ig_arv *out,
+                  struct ig_error *err);
+void ig_arv_free(struct ig_arv *v);
+
+/* The piece's bytes, exactly pc->len of them, appended to out. */
+int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct ig_arv_piece *pc,
+                  struct ig_reader *r, struct ig_buf *out, struct ig_error *err);
+
+#endif

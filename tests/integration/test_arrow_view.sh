@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Arrow IPC views: arrow/G.arrow in a mount is row group G as an Arrow IPC file.
+# The apache-arrow package (npm) reads every view of a table holding each type
+# the view shows (ints of every width and sign, bool, floats, fp16-quantised
+# floats, strings with escapes and non-ASCII, binary, vectors, lists of numbers,
+# NULLs at row and element level, several row groups, erased rows) and every
+# value must equal the row's JSON in rows/ID; a struct column is left out.
+# Sizes are exact at stat; a group whose rows are all erased is an empty batch;
+# a view opened before an erase answers ESTALE; a damaged page answers EIO.
+source "$(dirname "$0")/lib.sh"
+PQ=$ROOT/tests/parquet
+have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
+need_duckdb arrow_views || exit 0
+T=$WORK/t
+M=$WORK/m
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln
+mkdir -p "$M"
+cat >"$WORK/schema.txt" <<'S'
+id int64
+b bool?
+i8 int8
+u16 uint16
+i32 int32?
+u64 uint64
+f float32
+d float64?
+h float32 quantize=fp16
+s string?
+bin binary
+v vector<float32, 4>
+vn vector<float32, 3>?
+l list<int64>
+ln list<int32?>?
+st struct<a:int64>
+S
+"$PY" - "$WORK/in.jsonl" <<'PY'
+import json, random, sys
+random.seed(3)
+with open(sys.argv[1], "w") as f:
+    for i in range(5000):
+        f.write(json.dumps({
+            "id": i, "b": None if i % 7 == 0 else i % 3 == 0, "i8": i % 256 - 128, "u16": i % 65536,
+            "i32": None if i % 5 == 0 else i * 1000 - 7, "u64": 2**64 - 1 - i, "f": i / 8.0,
+            "d": None if i % 11 == 0 else i * 0.1, "h": (i % 100) / 4.0,
+            "s": None if i % 13 == 0 else "é" * (i % 4) + f"s{i}" + ("" if i % 17 else "\n\t\"x"),
+            "bin": "\\x" + f"{i % 256:02x}" * (i % 5),
+            "v": [i, i + 0.5, -i, 1.25], "vn": None if i % 9 == 0 else [i, 2 * i, 3 * i],
+            "l": list(range(i % 6)),
+            "ln": None if i % 10 == 0 else [None if (i + k) % 4 == 0 else k * i for k in range(i % 5)],
+            "st": {"a": i}}) + "\n")
+PY
+"$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
+    { fail arrow_views "import failed"; exit 0; }
+"$INGOT" erase --row 3,4000,4999 "$T" >/dev/null || { fail arrow_views "erase failed"; exit 0; }
+"$INGOT" mount "$T" "$M" || { fail arrow_views "mount failed"; exit 0; }
+
+every_value() { node "$PQ/arrow_check.mjs" "$M" "$FIELDS" >/dev/null; }
+check arrow_view_every_value_equals_rows every_value
+
+sizes() {
+    local got
+    got=$(ls "$M/arrow" | sort -n | tr '\n' ' ')
+    [ "$got" = "0.arrow 1.arrow 2.arrow " ] || { echo "listed: $got"; return 1; }
+    [ ! -e "$M/arrow/3.arrow" ] && [ ! -e "$M/arrow/01.arrow" ] && [ ! -e "$M/arrow/0.parquet" ] || return 1
+    for f in "$M"/arrow/*.arrow; do
+        [ "$(stat -c %s "$f")" = "$(wc -c <"$f")" ] || { echo "$f: stat size differs from its bytes"; return 1; }
+        [ "$(head -c 6 "$f")" = ARROW1 ] && [ "$(tail -c 6 "$f")" = ARROW1 ] || { echo "$f: no magic"; return 1; }
+    done
+    # a read at any offset is the same bytes as the whole file's
+    "$PY" - "$M/arrow/1.arrow" <<'PY'
+import os, random, sys
+p = sys.argv[1]
+whole = open(p, "rb").read()
+fd = os.open(p, os.O_RDONLY)
+random.seed(1)
+for _ in range(300):
+    off = random.randrange(len(whole)); n = random.randrange(1, 5000)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    assert os.pread(fd, n, off) == whole[off:off + n], (off, n)
+PY
+}
+check arrow_view_sizes_exact_and_reads_at_any_offset sizes
+
+# after more erasures (every row of group 2 among them) the views follow
+after_erase() {
+    "$INGOT" erase --row 0,1,17,1999,2000 "$T" >/dev/null || return 1
+    "$INGOT" erase --rows-from <(seq 4001 4998) "$T" >/dev/null || return 1
+    sleep 0.3 # the mount reloads on inotify
+    local n
+    n=$(node "$PQ/arrow_check.mjs" "$M" "$FIELDS") || return 1
+    [ "$n" = 3994 ] || { echo "$n rows checked, want 3994"; return 1; }
+}
+check arrow_view_after_erase after_erase
+
+# a view held open across an erase answers ESTALE; reopened, it is new
+stale() {
+    "$PY" - "$M" "$INGOT" "$T" <<'PY'
+import errno, os, subprocess, sys, time
+m, ingot, t = sys.argv[1:]
+fd = os.open(f"{m}/arrow/0.arrow", os.O_RDONLY)
+assert os.pread(fd, 6, 0) == b"ARROW1"
+subprocess.run([ingot, "erase", "--row", "5", t], check=True, stdout=subprocess.DEVNULL)
+time.sleep(0.3)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+try:
+    os.pread(fd, 1 << 16, 1 << 12)
+    sys.exit("an open view read after an erase")
+except OSError as e:
+    assert e.errno == errno.ESTALE, errno.errorcode.get(e.errno)
+data = open(f"{m}/arrow/0.arrow", "rb").read()
+assert data[:6] == b"ARROW1" and data[-6:] == b"ARROW1" and len(data) == os.stat(f"{m}/arrow/0.arrow").st_size
+PY
+    node "$PQ/arrow_check.mjs" "$M" "$FIELDS" >/dev/null
+}
+check arrow_view_open_across_erase_estale stale
+
+# a damaged page: EIO for the reads that need it, the daemon stays up
+damaged() {
+    local d=$WORK/dmg
+    mkdir -p "$d/m"
+    cp -r "$T" "$d/t"
+    "$PY" -c "
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+for k in range(200, 6000, 7): b[k] ^= 0x5A
+open(p, 'wb').write(b)" "$d/t/part-000000.ingot"
+    "$INGOT" mount "$d/t" "$d/m" || return 1
+    local rc=0
+    if cat "$d/m/arrow/0.arrow" >/dev/null 2>"$d/err"; then echo "a damaged view read through"; rc=1; fi
+    grep -q "Input/output error" "$d/err" || { cat "$d/err"; rc=1; }
+    ls "$d/m/columns" >/dev/null || { echo "the daemon died"; rc=1; }
+    fusermount3 -u "$d/m"
+    return $rc
+}
+check arrow_view_damaged_page_eio damaged
+
+fusermount3 -u "$M" 2>/dev/null
