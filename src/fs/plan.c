@@ -19,7 +19,7 @@ static const struct ig_type_info *read_type(const struct ig_column_ref *r)
 bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_plan *vp)
 {
     memset(vp, 0, sizeof *vp);
-    if (v == FS_V_PARQUET) return false; /* a row group's file, not a column's (pqview.c) */
+    if (v == FS_V_PARQUET) return false; /* a row group's file, not a column's (groupfile.c) */
     if (v == FS_V_ROWID) {
         vp->width = 8;
         vp->header = FS_NPY_HEADER;

@@ -23,8 +23,7 @@
 #include "blob/blob.h"
 #include "inode.h"
 #include "plan.h"
-#include "arrowview.h"
-#include "pqview.h"
+#include "groupfile.h"
 #include "session.h"
 
 /* A file's layout: what its bytes are made of, in the generation it shows. */
@@ -38,8 +37,8 @@ struct fs_file {
     struct fs_span *spans;
     struct ig_blob_ref blob;  /* blob objects: the reference and its part */
     uint32_t blob_part;
-    struct ig_pqv *pq;        /* parquet/G.parquet: its layout (pqview.h) */
-    struct ig_arv *arrow;     /* arrow/G.arrow: its layout (arrowview.h) */
+    struct ig_pqv *pq;        /* parquet/G.parquet: its layout (groupfile.h) */
+    struct ig_arv *arrow;     /* arrow/G.arrow: its layout (groupfile.h) */
 };
 
 /* Does the node exist, and what is its size? -ENOENT if not; -ESTALE for a view

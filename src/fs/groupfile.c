@@ -1,0 +1,121 @@
+#include "groupfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* ---- shared: a layout built with the session's reader, a piece rendered once ---- */
+
+typedef int (*layout_fn)(const struct ig_table *t, uint32_t group, struct ig_reader *r, void *out,
+                         struct ig_error *err);
+
+static int layout(struct fs_session *s, uint32_t group, size_t size, layout_fn fn, void **out)
+{
+    struct fs_scratch *sc = fs_scratch(s);
+    void *v = calloc(1, size);
+    if (!sc || !v) {
+        free(v);
+        return -ENOMEM;
+    }
+    struct ig_error err = {0};
+    int rc = fn(&s->table, group, &sc->r, v, &err);
+    if (rc) {
+        free(v);
+        if (rc == -ENOMEM || rc == -ENOENT || rc == -EFBIG) return rc;
+        return fs_page_failed(s, 0, 0, err.msg, rc);
+    }
+    *out = v;
+    return 0;
+}
+
+typedef int (*render_fn)(const struct ig_table *t, const void *view, const void *piece, struct ig_reader *r,
+                         struct ig_buf *out, struct ig_error *err);
+
+/* The cached entry (k1, k2), or render it: a failure names the part and page. */
+static int cached(struct fs_session *s, uint64_t k1, uint64_t k2, uint32_t part, uint32_t page, render_fn fn,
+                  const void *view, const void *piece, struct fs_entry **out)
+{
+    struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    struct fs_scratch *sc = fs_scratch(s);
+    if (!sc) return -ENOMEM;
+    e = fs_entry_new(k1, k2);
+    if (!e) return -ENOMEM;
+    struct ig_error err = {0};
+    int rc = fn(&s->table, view, piece, &sc->r, &e->data, &err);
+    if (rc) {
+        fs_entry_free(e);
+        return rc == -ENOMEM ? rc : fs_page_failed(s, part, page, err.msg, rc);
+    }
+    *out = fs_cache_put(&s->cache, e);
+    return 0;
+}
+
+/* ---- parquet/G.parquet ---------------------------------------------------- */
+
+static int pq_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, void *out, struct ig_error *err)
+{
+    return ig_pqv_layout(t, group, r, out, err);
+}
+
+static int pq_render(const struct ig_table *t, const void *view, const void *piece, struct ig_reader *r,
+                     struct ig_buf *out, struct ig_error *err)
+{
+    return ig_pqv_render(t, view, piece, r, out, err);
+}
+
+int fs_pq_layout(struct fs_session *s, uint32_t group, struct ig_pqv **out)
+{
+    return layout(s, group, sizeof **out, pq_layout, (void **)out);
+}
+
+void fs_pq_free(struct ig_pqv *v)
+{
+    if (v) ig_pqv_free(v);
+    free(v);
+}
+
+int fs_pq_piece(struct fs_session *s, const struct ig_pqv *v, uint32_t i, struct fs_entry **out)
+{
+    const struct ig_pqv_page *pg = &v->pages[i];
+    uint64_t k1 = (uint64_t)v->part << 32 | pg->page;
+    uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | (uint64_t)pg->sub << 16;
+    return cached(s, k1, k2, v->part, pg->page, pq_render, v, pg, out);
+}
+
+/* ---- arrow/G.arrow -------------------------------------------------------- */
+
+static int arrow_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, void *out,
+                        struct ig_error *err)
+{
+    return ig_arv_layout(t, group, r, out, err);
+}
+
+static int arrow_render(const struct ig_table *t, const void *view, const void *piece, struct ig_reader *r,
+                        struct ig_buf *out, struct ig_error *err)
+{
+    return ig_arv_render(t, view, piece, r, out, err);
+}
+
+int fs_arrow_layout(struct fs_session *s, uint32_t group, struct ig_arv **out)
+{
+    return layout(s, group, sizeof **out, arrow_layout, (void **)out);
+}
+
+void fs_arrow_free(struct ig_arv *v)
+{
+    if (v) ig_arv_free(v);
+    free(v);
+}
+
+/* Keys: (part, page) and the piece's kind, apart from the Parquet view's pages
+ * of the same ingot page (bit 24). */
+int fs_arrow_piece(struct fs_session *s, const struct ig_arv *v, uint32_t i, struct fs_entry **out)
+{
+    const struct ig_arv_piece *pc = &v->pieces[i];
+    uint64_t k1 = (uint64_t)v->part << 32 | pc->page;
+    uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | 1u << 24 | (uint64_t)pc->kind << 16;
+    return cached(s, k1, k2, v->part, pc->page, arrow_render, v, pc, out);
+}
