@@ -129,7 +129,7 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
     return a->shape == SH_VECTOR ? d < a->c.max_def : a->nullable && d == 0;
 }
 
-static int page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
+static void page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
 {
     const struct ig_values *v = &pg->v;
     *s = (struct pstat){0};
@@ -151,7 +151,6 @@ static int page_counts(const struct acol *a, const struct page *pg, struct pstat
         }
     }
     if (a->shape == SH_VECTOR) s->elems = s->live * a->c.dimension;
-    return 0;
 }
 
 /* ---- the body: pieces, buffers and nodes -------------------------------- */
@@ -216,7 +215,8 @@ static void bitmap(struct body *b, uint8_t kind, const struct acol *a, uint64_t 
     buffer_end(b);
 }
 
-/* Values of every page, `per` bytes per row (or per element, lists). */
+/* Values of every page: width bytes per live row (a vector's D lanes per row),
+ * or per element when `elements` (lists). */
 static void values(struct body *b, const struct acol *a, bool elements)
 {
     for (uint32_t i = 0; i < a->count; i++) {
@@ -425,7 +425,7 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
         if (rec.row_count == rec.deleted) continue;
         if (needs_counts(a, &rec)) {
             rc = load(t, out->part, out->group_first_row, a->col, page, r, &pg, err);
-            if (!rc) rc = page_counts(a, &pg, s);
+            if (!rc) page_counts(a, &pg, s);
         } else {
             s->live = rec.row_count - rec.deleted;
             s->elems = a->shape == SH_VECTOR ? s->live * a->c.dimension : 0;
@@ -453,9 +453,15 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
     out->group = group;
     out->part = pi;
     out->group_first_row = gr.first_row;
-    /* live rows: the group's rows less its erased ones */
-    out->rows = gr.row_count;
-    for (uint64_t i = 0; i < gr.row_count; i++) out->rows -= ig_part_row_deleted(p, gr.first_row + i);
+    /* live rows, from the page records of leaf 0 (each column shown is checked against it) */
+    uint32_t first0 = 0, count0 = 0;
+    rc = ig_part_chunk(p, lg, 0, &first0, &count0, err);
+    for (uint32_t pg = first0; !rc && pg < first0 + count0; pg++) {
+        struct ig_pagerec rec;
+        rc = ig_part_page(p, pg, &rec, err);
+        if (!rc) out->rows += rec.row_count - rec.deleted;
+    }
+    if (rc) return rc;
 
     struct acol *cols = calloc(p->num_columns ? p->num_columns : 1, sizeof *cols);
     uint32_t ncols = 0;
