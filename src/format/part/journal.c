@@ -6,6 +6,7 @@
 #include "util/varint.h"
 #include "util/io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAGIC "IGJRNL02"
@@ -361,12 +363,14 @@ static int window_flush(struct window *w, struct ig_fault *f)
 }
 
 /* With missing_ok, a journal that is not there (any more) is nothing to do:
- * -ENOENT is returned without a message. */
-static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
+ * -ENOENT is returned without a message. *unread says a failure came before
+ * anything was written: the journal itself could not be opened or checked. */
+static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, bool *unread,
                          struct ig_error *err)
 {
     char tmp[4200], final[4200], sub[4200];
     journal_paths(dir, tmp, final, sub, sizeof tmp);
+    *unread = true;
     int jfd = ig_open(final, O_RDONLY | O_CLOEXEC, 0);
     if (jfd < 0 && missing_ok && (errno == ENOENT || errno == ESTALE)) return -ENOENT;
     if (jfd < 0) return ig_err(err, -errno, "%s: %s", final, strerror(errno));
@@ -378,6 +382,7 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
     *r = (struct jreader){.fd = jfd, .pos = 8};
     int version = 0;
     int rc = check_frame(jfd, final, &r->end, &version, err);
+    *unread = rc != 0;
     int fds[64], nfds = 0;
     uint64_t generation = 0;
     struct window w = {.fd = -1};
@@ -513,14 +518,32 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok,
 
 int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
 {
-    return apply_journal(dir, f, false, err);
+    bool unread;
+    return apply_journal(dir, f, false, &unread, err);
+}
+
+/* Is there a committed journal? On shared storage this host's client may still
+ * know the name of a journal another host applied and removed a moment ago
+ * (GlusterFS keeps names and attributes for a second, and its open-behind
+ * answers an open from them): there the directory is listed instead, which
+ * the client asks the server for each time. */
+static bool journal_listed(const char *final, const char *sub)
+{
+    if (!ig_fs_is_shared(sub)) return access(final, F_OK) == 0;
+    DIR *d = opendir(sub);
+    if (!d) return access(final, F_OK) == 0;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = !strcmp(e->d_name, "journal");
+    closedir(d);
+    return found;
 }
 
 bool ig_journal_pending(const char *dir)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/.ingot/journal", dir);
-    return access(path, F_OK) == 0;
+    char tmp[4200], final[4200], sub[4200];
+    journal_paths(dir, tmp, final, sub, sizeof tmp);
+    return journal_listed(final, sub);
 }
 
 int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err)
@@ -529,13 +552,25 @@ int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err)
     journal_paths(dir, tmp, final, sub, sizeof tmp);
     *replayed = false;
     unlink(tmp); /* never committed: the change never started */
-    if (access(final, F_OK)) return 0;
-    /* On a shared file system this host's client may still list a journal that
-     * the writer on another host applied and removed before we got the lock:
-     * opening it then fails with ESTALE or ENOENT. It is gone: nothing to do. */
-    int rc = apply_journal(dir, NULL, true, err);
-    if (rc == -ENOENT) return 0;
-    if (rc) return ig_err_prefix(err, rc, "%s: replaying an interrupted erase", dir);
+    /* On shared storage a journal that cannot be opened or read, or fails its
+     * hash, may be this host's stale view of one another host applied and
+     * removed before we got the lock (ESTALE from a remembered name, the old
+     * size from cached attributes), not damage. Nothing was written then:
+     * look again once the client's caches have lapsed. A journal that is
+     * still there and still unreadable after that is reported. */
+    static const unsigned pause_ms[] = {50, 200, 500, 1000, 1500};
+    bool shared = ig_fs_is_shared(sub);
+    for (size_t attempt = 0;; attempt++) {
+        if (!journal_listed(final, sub)) return 0;
+        bool unread;
+        int rc = apply_journal(dir, NULL, true, &unread, err);
+        if (rc == -ENOENT) return 0;
+        if (!rc) break;
+        if (!shared || !unread || attempt == sizeof pause_ms / sizeof pause_ms[0])
+            return ig_err_prefix(err, rc, "%s: replaying an interrupted erase", dir);
+        struct timespec ts = {pause_ms[attempt] / 1000, (long)(pause_ms[attempt] % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     *replayed = true;
     return 0;
 }
