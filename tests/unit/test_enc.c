@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "format/enc/codec.h"
+#include "format/enc/enc_internal.h"
 #include "util/bitpack.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -832,6 +833,39 @@ static void test_auto_selection(void)
     free(v);
 }
 
+/* The distinct count stops once dict cannot win; the choice stays the one an
+ * exact count gives: dict for float32 pages of few values, plain for pages of
+ * all-different ones, whatever the order. */
+static void test_distinct_count_stops(void)
+{
+    uint64_t v[2000];
+    for (size_t i = 0; i < 2000; i++)
+        v[i] = (i % 300) * 7919;
+    CHECK_EQ_INT((int)enc_count_distinct(v, 2000, 300), 300);
+    CHECK_EQ_INT((int)enc_count_distinct(v, 2000, 100000), 300); /* the limit is capped, not the count */
+    CHECK(enc_count_distinct(v, 2000, 299) == ENC_DISTINCT_CAP + 1);
+    CHECK(enc_count_distinct(v, 2000, 0) == ENC_DISTINCT_CAP + 1);
+    CHECK_EQ_INT((int)enc_count_distinct(v, 0, 10), 0);
+    uint64_t seed = check_seed ^ 0xD15;
+    const struct ig_int_desc f32 = {4, false};
+    static const size_t pools[] = {1, 16, 64, 256, 1024};
+    for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {
+        uint64_t pool[1024], lanes[1024];
+        for (size_t i = 0; i < pools[p]; i++)
+            pool[i] = test_rand(&seed) & 0xffffffffu;
+        for (size_t i = 0; i < 1024; i++)
+            lanes[i] = pools[p] == 1024 ? test_rand(&seed) & 0xffffffffu : pool[test_rand(&seed) % pools[p]];
+        size_t sz;
+        int got = auto_pick(lanes, 1024, &f32, &sz);
+        if (pools[p] == 1)
+            CHECK(got == IG_ENC_RLE || got == IG_ENC_DICT || got == IG_ENC_FOR);
+        else if (pools[p] <= 256)
+            CHECK_EQ_INT(got, IG_ENC_DICT);
+        else
+            CHECK_EQ_INT(got, IG_ENC_PLAIN);
+    }
+}
+
 static void test_forced_rejects(void)
 {
     struct ig_buf b = IG_BUF_INIT;
@@ -1440,5 +1474,5 @@ static void test_throughput(void)
 TEST_MAIN(T(test_bitpack_util), T(test_varint_util), T(test_names), T(test_int_roundtrip),
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
-          T(test_auto_selection), T(test_forced_rejects), T(test_bytes_roundtrip),
+          T(test_auto_selection), T(test_distinct_count_stops), T(test_forced_rejects), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

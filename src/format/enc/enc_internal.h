@@ -111,8 +111,12 @@ struct int_stats {
     bool fits_width;     /* every value fits desc->width bytes */
 };
 
-void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool distinct,
-                   bool zero_marks, struct int_stats *st);
+/* Every statistic but the distinct count (left SIZE_MAX: not counted). */
+void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool zero_marks,
+                   struct int_stats *st);
+/* Distinct values of v when at most `limit` (capped at ENC_DISTINCT_CAP),
+ * else ENC_DISTINCT_CAP + 1 (dict is out); SIZE_MAX without memory. */
+size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit);
 /* Packed block bytes of delta over v where 0 lanes are markers (SIZE_MAX if a
  * step cannot be represented). */
 size_t enc_delta_marked_bytes(const uint64_t *v, size_t n);

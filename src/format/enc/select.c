@@ -62,8 +62,8 @@ int ig_stream_scheme(const uint8_t *p, size_t len)
 
 /* ---- statistics ---------------------------------------------------------- */
 
-void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool distinct,
-                   bool zero_marks, struct int_stats *st)
+void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool zero_marks,
+                   struct int_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->n = n;
@@ -132,20 +132,20 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
         st->hi = any ? enc_order_key(khi, sg) : 0;
         st->delta_bytes = enc_delta_marked_bytes(v, n);
     }
-    if (!distinct) {
-        st->distinct = SIZE_MAX;
-        return;
-    }
-    /* Distinct values, counted until the cap is passed (then dict is out). */
+    st->distinct = SIZE_MAX;
+}
+
+size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit)
+{
+    if (limit > ENC_DISTINCT_CAP) limit = ENC_DISTINCT_CAP;
+    if (n == 0) return 0;
+    if (limit == 0) return ENC_DISTINCT_CAP + 1;
     struct enc_lane_map m;
-    size_t cap = n < ENC_DISTINCT_CAP + 1 ? n : ENC_DISTINCT_CAP + 1;
-    if (enc_lane_map_init(&m, cap)) {
-        st->distinct = SIZE_MAX;
-        return;
-    }
+    size_t cap = n < limit + 1 ? n : limit + 1;
+    if (enc_lane_map_init(&m, cap)) return SIZE_MAX;
     size_t k = 0;
     uint64_t last = ~v[0];
-    for (size_t i = 0; i < n && k <= ENC_DISTINCT_CAP; i++) {
+    for (size_t i = 0; i < n && k <= limit; i++) {
         if (v[i] == last) continue; /* runs: skip the probe */
         last = v[i];
         size_t s = enc_lane_map_slot(&m, v[i]);
@@ -156,7 +156,29 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
         }
     }
     enc_lane_map_free(&m);
-    st->distinct = k;
+    return k <= limit ? k : ENC_DISTINCT_CAP + 1;
+}
+
+/* The most distinct values with which dict could still be chosen: its
+ * estimate grows with their number, and it is chosen only below plain's (the
+ * leaf every selection starts from). Counting stops past it, so a page of
+ * floats that are all different stops early, and the choice is the one an
+ * exact count would make. 0 when dict cannot win at all. */
+static size_t dict_limit(const struct int_stats *st, const struct ig_int_desc *d,
+                         const struct enc_ectx *c)
+{
+    size_t plain = enc_plain_int.estimate(st, d, c);
+    struct int_stats t = *st;
+    size_t lo = 0, hi = st->n < ENC_DISTINCT_CAP ? st->n : ENC_DISTINCT_CAP;
+    while (lo < hi) { /* the largest k in [lo, hi] whose estimate is below plain's */
+        size_t mid = lo + (hi - lo + 1) / 2;
+        t.distinct = mid;
+        if (enc_dict_int.estimate(&t, d, c) < plain)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -372,7 +394,9 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
         return ig_err(c->err, -EINVAL, "encoding %s needs a cascade depth of at least 2", name);
     }
     struct int_stats st;
-    enc_int_stats(v, n, d, (cand & ENC_BIT(IG_ENC_DICT)) != 0, c->zero_marks, &st);
+    enc_int_stats(v, n, d, c->zero_marks, &st);
+    if (cand & ENC_BIT(IG_ENC_DICT))
+        st.distinct = enc_count_distinct(v, n, c->strict ? ENC_DISTINCT_CAP : dict_limit(&st, d, c));
 
     if (c->strict) {
         const struct int_scheme *s = enc_int_scheme((unsigned)__builtin_ctz(cand));

@@ -122,6 +122,14 @@ static int leaf_value(struct asm_ctx *a, const struct ig_tree_node *nd)
     uint32_t per = v->per_value ? v->per_value : 1;
     if (a->val[l] + per > v->n) return bad(a);
     int rc = 0;
+    uint64_t run;
+    if (a->measure && ig_render_json_len_run(v, a->val[l], per, &run)) {
+        /* numbers: their lengths, the commas and the brackets */
+        a->measured += run + (per - 1) + (nd->dimension ? 2 : 0);
+        a->val[l] += per;
+        a->e[l]++;
+        return 0;
+    }
     if (nd->dimension) rc = ig_buf_append_byte(a->out, '[');
     for (uint32_t k = 0; k < per && !rc; k++) {
         size_t n;

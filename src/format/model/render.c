@@ -348,6 +348,60 @@ bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len)
     return true;
 }
 
+/* ig_format_f32_len of a finite, non-zero float that is not one of the powers
+ * of two kept in the search's form, from its bits. */
+static inline size_t f32_plain_len(uint32_t bits)
+{
+    float f;
+    uint32_t mag = bits & 0x7fffffffu;
+    memcpy(&f, &mag, 4);
+    uint64_t digits;
+    int e;
+    ig_shortest_f32(f, &digits, &e);
+    int nd = digit_count(digits);
+    return layout_len(bits >> 31, nd, e + nd - 1);
+}
+
+bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint64_t *len)
+{
+    if (v->is_bytes || v->type == IG_T_BLOB) return false;
+    if (v->has_nulls)
+        for (size_t k = i; k < i + n; k++)
+            if (ig_values_is_null(v, k)) return false;
+    uint64_t sum = 0;
+    const uint64_t *lanes = v->lanes + i;
+    if (v->type == IG_T_FLOAT32) {
+        /* Floats that repeat (rounded, quantised, categorical values) are
+         * measured once per thread: a small table of bits -> length, direct
+         * mapped. An entry is bits << 8 | length; bits 0 never asks. */
+        static _Thread_local uint64_t memo[1024];
+        for (size_t k = 0; k < n; k++) {
+            uint32_t bits = (uint32_t)lanes[k], ex = (bits >> 23) & 0xff;
+            /* zero, NaN, infinities and the search-form powers of two: the long way */
+            bool plain = (bits & 0x7fffffffu) && ex != 0xff &&
+                         ((bits & 0x7fffffu) || (ex != pow2_search_f32[0] && ex != pow2_search_f32[1] &&
+                                                 ex != pow2_search_f32[2]));
+            if (!plain) {
+                sum += lane_len(v->type, lanes[k], true);
+                continue;
+            }
+            uint64_t *slot = &memo[(uint32_t)(bits * 0x9E3779B1u) >> 22];
+            if (*slot >> 8 == bits) {
+                sum += *slot & 0xff;
+                continue;
+            }
+            size_t measured = f32_plain_len(bits);
+            *slot = (uint64_t)bits << 8 | measured;
+            sum += measured;
+        }
+    } else {
+        for (size_t k = 0; k < n; k++)
+            sum += lane_len(v->type, lanes[k], true);
+    }
+    *len = sum;
+    return true;
+}
+
 static const char hexdig[] = "0123456789abcdef";
 
 static int append_hex(struct ig_buf *out, const uint8_t *p, size_t n)

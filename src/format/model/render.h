@@ -34,6 +34,9 @@ size_t ig_format_f32_exact(char *out, float f);
 /* The length ig_render_json_value would append for value i, when that needs
  * no rendering (a non-NULL number or bool): true and *len; else false. */
 bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len);
+/* The same for values [i, i + n), added up: true when every one of them needs
+ * no rendering. One call per vector or list instead of one per value. */
+bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint64_t *len);
 
 /* Append value i of v (no newline). */
 int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i);

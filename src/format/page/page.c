@@ -182,6 +182,9 @@ size_t ig_page_compress(void *dst, size_t cap, const void *src, size_t n, int le
     return c ? ZSTD_compressCCtx(c, dst, cap, src, n, level) : ZSTD_compress(dst, cap, src, n, level);
 }
 
+/* Bodies below this are not worth a zstd frame. */
+#define IG_ZSTD_MIN_BODY 256
+
 /* Compress (per policy), checksum. */
 int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig_page_built *out,
                 struct ig_error *err)
@@ -191,7 +194,7 @@ int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct i
     out->body_size = (uint32_t)body->len;
     /* zstd when forced, or when it saves at least an eighth of the page. */
     bool try_zstd = pol->compression == IG_COMP_ZSTD ||
-                    (pol->compression == IG_COMP_AUTO && body->len >= 256);
+                    (pol->compression == IG_COMP_AUTO && body->len >= IG_ZSTD_MIN_BODY);
     out->compression = IG_PC_NONE;
     ig_buf_reset(&out->stored);
     if (try_zstd) {
@@ -519,14 +522,24 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
         ig_page_built_free(&unit);
         return rc;
     }
+    /* Numbers zstd did not shrink by an eighth in two blocks running (random
+     * floats, hashes) are not offered to it in the rest of the page: the
+     * trial costs more than encoding them, and a page holds one kind of data. */
+    struct ig_page_policy cur = *pol;
+    bool may_skip = pol->compression == IG_COMP_AUTO && !v->is_bytes && v->type != IG_T_BLOB;
+    unsigned misses = 0;
     for (size_t k = 0; k < ncuts && !rc; k++) {
         size_t a = cuts[k], b = cuts[k + 1];
         if (b <= a || b > count) {
             rc = ig_err(err, -EINVAL, "bad block cuts");
             break;
         }
-        rc = ig_page_encode(pol, v, first + a, b - a, s, &unit, err);
+        rc = ig_page_encode(&cur, v, first + a, b - a, s, &unit, err);
         if (!rc) rc = add_block(out, &unit, a, b, err);
+        if (may_skip && unit.body_size >= IG_ZSTD_MIN_BODY) {
+            misses = unit.compression == IG_PC_NONE ? misses + 1 : 0;
+            if (misses == 2) cur.compression = IG_COMP_NONE;
+        }
     }
     ig_page_built_free(&unit);
     return rc;

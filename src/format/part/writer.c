@@ -1,8 +1,8 @@
 /* writer.c - a part file from rows: the file, the row groups in order, the
- * footer. Full row groups are encoded column by column (writer_encode.c) by a
- * pool of threads while the caller fills the next group; a group's pages are
- * written, and its records made absolute, once all its columns are done, in
- * column order (writer_int.h). */
+ * footer. Full row groups are encoded column by column, large columns segment
+ * by segment (writer_encode.c), by a pool of threads while the caller fills
+ * the next group; a group's pages are written, and its records made absolute,
+ * once all its tasks are done, in column order (writer_int.h). */
 #include "format/part/writer.h"
 #include "format/part/writer_int.h"
 #include "format/part/columns.h"
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 /* Encoding threads when the caller asks for more than this: the pool holds
- * two groups' worth of output at most, more threads than columns idle. */
+ * two groups' worth of output at most. */
 #define IG_WRITER_MAX_THREADS 64
 
 struct ig_part_writer {
@@ -43,7 +43,7 @@ struct ig_part_writer {
     struct ig_group_job *fill;    /* the group the caller is filling */
     struct ig_group_job *running; /* handed to the encoders, not yet written */
     struct ig_encoder own;        /* the caller's thread helps encode */
-    /* the pool: workers take columns of `running` */
+    /* the pool: workers take tasks of `running` */
     pthread_t *threads;
     struct ig_encoder *encs;
     unsigned nthreads;
@@ -72,8 +72,8 @@ static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
     uint32_t nl = s->nleaves ? s->nleaves : 1;
     g->cols = calloc(nl, sizeof *g->cols);
     g->leaf_pages = calloc(nl, sizeof *g->leaf_pages);
-    g->outs = calloc(s->ntops ? s->ntops : 1, sizeof *g->outs);
-    if (!g->cols || !g->leaf_pages || !g->outs) return -ENOMEM;
+    g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
+    if (!g->cols || !g->leaf_pages || !g->work) return -ENOMEM;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         const struct ig_column_def *cd = leaf_def(w, l);
         ig_values_init(&g->cols[l], cd->type);
@@ -92,31 +92,68 @@ static void job_free(struct ig_part_writer *w, struct ig_group_job *g)
     if (g->cols)
         for (uint32_t l = 0; l < w->schema->nleaves; l++)
             ig_values_free(&g->cols[l]);
-    if (g->outs)
+    if (g->work)
         for (uint32_t t = 0; t < w->schema->ntops; t++)
-            ig_column_out_free(&g->outs[t]);
+            ig_column_work_free(&g->work[t]);
     free(g->cols);
     free(g->leaf_pages);
-    free(g->outs);
+    free(g->work);
+    free(g->tasks);
 }
 
-/* Encode columns of g until none is left to take (any thread). */
-static void take_columns(struct ig_part_writer *w, struct ig_group_job *g, struct ig_encoder *e)
+/* Queue a task of g (under the pool's lock). */
+static int push_task(struct ig_group_job *g, uint32_t top, uint32_t seg)
 {
-    uint32_t ntops = w->schema->ntops;
+    if (g->ntasks == g->tasks_cap) {
+        size_t cap = g->tasks_cap ? g->tasks_cap * 2 : 64;
+        struct ig_task *t = realloc(g->tasks, cap * sizeof *t);
+        if (!t) return -ENOMEM;
+        g->tasks = t;
+        g->tasks_cap = cap;
+    }
+    g->tasks[g->ntasks++] = (struct ig_task){top, seg};
+    return 0;
+}
+
+/* Do one task; a plan queues its column's segments but the first, which
+ * this thread encodes next. */
+static int run_task(struct ig_part_writer *w, struct ig_group_job *g, struct ig_task t,
+                    struct ig_encoder *e, struct ig_error *err)
+{
+    if (t.seg != IG_TASK_PLAN) return ig_writer_encode_segment(&w->conf, g, t.top, t.seg, e, err);
+    int rc = ig_writer_plan_column(&w->conf, g, t.top, err);
+    if (rc) return rc;
+    uint32_t nsegs = g->work[t.top].nsegs;
+    if (nsegs > 1) {
+        pthread_mutex_lock(&w->mu);
+        for (uint32_t k = 1; k < nsegs && !rc; k++)
+            rc = push_task(g, t.top, k);
+        pthread_cond_broadcast(&w->work);
+        pthread_cond_broadcast(&w->idle); /* the caller, waiting in settle, helps */
+        pthread_mutex_unlock(&w->mu);
+        if (rc) return ig_err(err, rc, "out of memory");
+    }
+    return ig_writer_encode_segment(&w->conf, g, t.top, 0, e, err);
+}
+
+/* Do tasks of g until none is left to take (any thread). */
+static void take_tasks(struct ig_part_writer *w, struct ig_group_job *g, struct ig_encoder *e)
+{
     pthread_mutex_lock(&w->mu);
-    while (g->next_top < ntops) {
-        uint32_t t = g->next_top++;
+    while (g->next_task < g->ntasks) {
+        struct ig_task t = g->tasks[g->next_task++];
         pthread_mutex_unlock(&w->mu);
         struct ig_error err = {0};
-        int rc = ig_writer_encode_column(&w->conf, g, t, e, &err);
+        int rc = run_task(w, g, t, e, &err);
         pthread_mutex_lock(&w->mu);
-        if (rc && t < g->err_top) { /* the first failing column, whatever the timing */
-            g->err_top = t;
+        /* the first failing column (and segment), whatever the timing */
+        uint64_t at = (uint64_t)t.top << 32 | (t.seg == IG_TASK_PLAN ? 0 : t.seg);
+        if (rc && at < g->err_at) {
+            g->err_at = at;
             g->err = err;
             if (!g->err.code) g->err.code = rc;
         }
-        if (++g->done == ntops) pthread_cond_broadcast(&w->idle);
+        if (++g->done == g->ntasks) pthread_cond_broadcast(&w->idle);
     }
     pthread_mutex_unlock(&w->mu);
 }
@@ -129,9 +166,9 @@ static void *worker(void *arg)
     pthread_mutex_lock(&w->mu);
     while (!w->stop) {
         struct ig_group_job *g = w->running;
-        if (g && g->next_top < w->schema->ntops) {
+        if (g && g->next_task < g->ntasks) {
             pthread_mutex_unlock(&w->mu);
-            take_columns(w, g, e);
+            take_tasks(w, g, e);
             pthread_mutex_lock(&w->mu);
             continue;
         }
@@ -148,7 +185,6 @@ static int pool_start(struct ig_part_writer *w, unsigned threads)
     if (pthread_cond_init(&w->work, NULL) || pthread_cond_init(&w->idle, NULL)) return -ENOMEM;
     w->pool_up = true;
     if (threads > IG_WRITER_MAX_THREADS) threads = IG_WRITER_MAX_THREADS;
-    if (threads > w->schema->ntops) threads = w->schema->ntops ? w->schema->ntops : 1;
     if (threads <= 1) return 0;
     w->threads = calloc(threads - 1, sizeof *w->threads);
     w->encs = calloc(threads - 1, sizeof *w->encs);
@@ -268,40 +304,56 @@ struct ig_blob_writer *ig_part_writer_blobs(struct ig_part_writer *w)
     return w->has_blobs ? &w->blobs : NULL;
 }
 
+/* Write one segment's pages after everything before, with its page records
+ * made absolute. */
+static int commit_out(struct ig_part_writer *w, const struct ig_column_out *o, struct ig_error *err)
+{
+    int rc = 0;
+    if (o->fitted && w->offset % IG_DISK_PAGE) {
+        static const uint8_t zeros[IG_DISK_PAGE];
+        size_t pad = IG_DISK_PAGE - (size_t)(w->offset % IG_DISK_PAGE);
+        rc = ig_write_full(w->fd, zeros, pad);
+        w->offset += pad;
+    }
+    if (!rc) rc = ig_write_full(w->fd, o->stored.data, o->stored.len);
+    if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
+    for (uint32_t p = 0; p < o->npages; p++) {
+        uint8_t *r = o->pages.data + (size_t)p * IG_PG_SIZE;
+        uint8_t *x = o->extras.data + (size_t)p * IG_PX_SIZE;
+        ig_st64(r + IG_PG_OFFSET, ig_ld64(r + IG_PG_OFFSET) + w->offset);
+        ig_st32(x + IG_PX_FIRST_BLOCK, ig_ld32(x + IG_PX_FIRST_BLOCK) + w->num_blocks);
+    }
+    if (ig_buf_append(&w->pages, o->pages.data, o->pages.len) ||
+        ig_buf_append(&w->extras, o->extras.data, o->extras.len) ||
+        ig_buf_append(&w->blocks, o->blocks.data, o->blocks.len))
+        return ig_err(err, -ENOMEM, "out of memory");
+    w->offset += o->stored.len;
+    w->num_pages += o->npages;
+    w->num_blocks += o->nblocks;
+    return 0;
+}
+
 /* Write g's pages after everything before, in column order, with their
  * records made absolute; its chunk and group records; then empty g for reuse. */
 static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_error *err)
 {
     const struct ig_schema *s = w->schema;
-    if (g->err_top != UINT32_MAX) {
+    if (g->err_at != UINT64_MAX) {
         *err = g->err;
         return g->err.code;
     }
     uint32_t first_page = w->num_pages;
     for (uint32_t t = 0; t < s->ntops; t++) {
-        struct ig_column_out *o = &g->outs[t];
-        int rc = 0;
-        if (o->fitted && w->offset % IG_DISK_PAGE) {
-            static const uint8_t zeros[IG_DISK_PAGE];
-            size_t pad = IG_DISK_PAGE - (size_t)(w->offset % IG_DISK_PAGE);
-            rc = ig_write_full(w->fd, zeros, pad);
-            w->offset += pad;
+        const struct ig_column_work *cw = &g->work[t];
+        if (cw->nsegs > 1) { /* one leaf, its pages in its segments */
+            g->leaf_pages[cw->l0] = 0;
+            for (uint32_t k = 0; k < cw->nsegs; k++)
+                g->leaf_pages[cw->l0] += cw->segs[k].npages;
         }
-        if (!rc) rc = ig_write_full(w->fd, o->stored.data, o->stored.len);
-        if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
-        for (uint32_t p = 0; p < o->npages; p++) {
-            uint8_t *r = o->pages.data + (size_t)p * IG_PG_SIZE;
-            uint8_t *x = o->extras.data + (size_t)p * IG_PX_SIZE;
-            ig_st64(r + IG_PG_OFFSET, ig_ld64(r + IG_PG_OFFSET) + w->offset);
-            ig_st32(x + IG_PX_FIRST_BLOCK, ig_ld32(x + IG_PX_FIRST_BLOCK) + w->num_blocks);
+        for (uint32_t k = 0; k < cw->nsegs; k++) {
+            int rc = commit_out(w, &cw->segs[k], err);
+            if (rc) return rc;
         }
-        if (ig_buf_append(&w->pages, o->pages.data, o->pages.len) ||
-            ig_buf_append(&w->extras, o->extras.data, o->extras.len) ||
-            ig_buf_append(&w->blocks, o->blocks.data, o->blocks.len))
-            return ig_err(err, -ENOMEM, "out of memory");
-        w->offset += o->stored.len;
-        w->num_pages += o->npages;
-        w->num_blocks += o->nblocks;
     }
     /* chunk records in leaf order (the columns' pages are in leaf order) */
     uint32_t page = first_page;
@@ -331,10 +383,16 @@ static int settle(struct ig_part_writer *w, struct ig_error *err)
 {
     struct ig_group_job *g = w->running;
     if (!g) return 0;
-    take_columns(w, g, &w->own);
     pthread_mutex_lock(&w->mu);
-    while (g->done < w->schema->ntops)
+    while (g->done < g->ntasks) {
+        if (g->next_task < g->ntasks) { /* help: a plan may have queued segments */
+            pthread_mutex_unlock(&w->mu);
+            take_tasks(w, g, &w->own);
+            pthread_mutex_lock(&w->mu);
+            continue;
+        }
         pthread_cond_wait(&w->idle, &w->mu);
+    }
     w->running = NULL;
     pthread_mutex_unlock(&w->mu);
     return commit(w, g, err);
@@ -349,8 +407,10 @@ static int hand_off(struct ig_part_writer *w, struct ig_error *err)
     g->rows = w->group_rows;
     g->first_row = w->rows;
     g->index = w->handed++;
-    g->next_top = g->done = 0;
-    g->err_top = UINT32_MAX;
+    g->ntasks = g->next_task = g->done = 0;
+    g->err_at = UINT64_MAX;
+    for (uint32_t t = 0; t < w->schema->ntops; t++)
+        if (push_task(g, t, IG_TASK_PLAN)) return ig_err(err, -ENOMEM, "out of memory");
     w->rows += w->group_rows;
     w->group_rows = 0;
     w->fill = g == &w->jobs[0] ? &w->jobs[1] : &w->jobs[0];

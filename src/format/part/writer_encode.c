@@ -337,69 +337,118 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
     return 0;
 }
 
-/* The pages of one top-level column: a flat leaf, or all leaves of a nested one. */
-static int flush_column(struct enc *w, uint32_t top, struct ig_error *err)
+/* Segments: a column of one leaf whose group holds more than this many plain
+ * bytes is encoded in runs of whole pages of about this size, each by any
+ * thread (writer_int.h). Big enough that taking one costs nothing beside
+ * encoding it (a lock, a few milliseconds of work), small enough that a group
+ * of one 32 MiB column keeps two cores busy to its end. */
+#define IG_SEGMENT_BYTES (1u << 20)
+
+/* The leaves [l0, l1) of top-level column `top`. */
+static int column_leaves(const struct ig_schema *s, uint32_t top, uint32_t *l0, uint32_t *l1,
+                         struct ig_error *err)
 {
-    const struct ig_schema *s = w->c->schema;
-    uint32_t l0 = UINT32_MAX, l1 = 0;
+    *l0 = UINT32_MAX;
+    *l1 = 0;
     for (uint32_t k = top; k < s->n && s->cols[k].top == top; k++)
         if (s->cols[k].leaf != IG_SCHEMA_NONE) {
-            if (l0 == UINT32_MAX) l0 = s->cols[k].leaf;
-            l1 = s->cols[k].leaf + 1;
+            if (*l0 == UINT32_MAX) *l0 = s->cols[k].leaf;
+            *l1 = s->cols[k].leaf + 1;
         }
-    if (l0 == UINT32_MAX)
+    if (*l0 == UINT32_MAX)
         return ig_err(err, -EINVAL, "column '%s' has no leaves", s->cols[top].name);
+    return 0;
+}
+
+static int add_cut(struct ig_column_work *cw, size_t row)
+{
+    if (cw->ncuts + 2 > cw->cuts_cap) {
+        size_t cap = cw->cuts_cap ? cw->cuts_cap * 2 : 64;
+        size_t *c = realloc(cw->cuts, cap * sizeof *c);
+        if (!c) return -ENOMEM;
+        cw->cuts = c;
+        cw->cuts_cap = cap;
+    }
+    cw->cuts[cw->ncuts++] = row;
+    return 0;
+}
+
+int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
+                          struct ig_error *err)
+{
+    struct ig_column_work *cw = &g->work[t];
+    struct enc w = {c, g, NULL, NULL, 0};
+    cw->ncuts = 0;
+    cw->nsegs = 0;
+    int rc = column_leaves(c->schema, c->schema->tops[t], &cw->l0, &cw->l1, err);
+    if (rc) return rc;
+    uint32_t l0 = cw->l0, l1 = cw->l1;
     for (uint32_t l = l0; l < l1; l++) {
-        w->g->cols[l].row_base = w->c->first_row_id + w->g->first_row; /* for blob paths in the text */
-        round_quantized(w, l);
+        g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
+        round_quantized(&w, l);
     }
-    bool nested = w->g->cols[l0].levels;
-    struct ig_tree whole = {0}, *proj = NULL;
+    /* a nested column's leaves share page boundaries (their pages are
+     * reassembled together); a flat leaf pages alone */
+    for (size_t start = 0; start < g->rows && !rc;) {
+        rc = add_cut(cw, start);
+        start = page_end(&w, l0, l1, start);
+    }
+    if (!rc) rc = add_cut(cw, g->rows);
+    if (rc) return ig_err(err, rc, "out of memory");
+    cw->ncuts--; /* the last entry ends the last page */
+    /* one leaf, not fitted to disk pages (whose fit carries from page to page),
+     * and large: in segments */
+    uint64_t bytes = plain_bytes(&g->cols[l0], 0, g->rows);
+    uint64_t page = ig_writer_leaf_page_size(c, l0);
+    cw->seg_pages = (uint32_t)(cw->ncuts ? cw->ncuts : 1);
+    if (l1 == l0 + 1 && !leaf_fitted(&w, l0) && bytes > 2ull * IG_SEGMENT_BYTES && page) {
+        uint64_t per = IG_SEGMENT_BYTES / page;
+        if (per < cw->ncuts) cw->seg_pages = (uint32_t)(per ? per : 1);
+    }
+    uint32_t nsegs = cw->ncuts ? (uint32_t)((cw->ncuts + cw->seg_pages - 1) / cw->seg_pages) : 1;
+    if (nsegs > cw->segs_cap) {
+        struct ig_column_out *o = realloc(cw->segs, nsegs * sizeof *o);
+        if (!o) return ig_err(err, -ENOMEM, "out of memory");
+        memset(o + cw->segs_cap, 0, (nsegs - cw->segs_cap) * sizeof *o);
+        cw->segs = o;
+        cw->segs_cap = nsegs;
+    }
+    cw->nsegs = nsegs;
+    return 0;
+}
+
+/* Pages [p0, p1) of a flat leaf l. */
+static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size_t p0, size_t p1,
+                             struct ig_error *err)
+{
     int rc = 0;
-    if (nested) {
-        rc = ig_tree_from_schema(s, top, UINT32_MAX, &whole, err);
-        proj = calloc(l1 - l0, sizeof *proj);
-        if (!rc && !proj) rc = ig_err(err, -ENOMEM, "out of memory");
-        for (uint32_t l = l0; l < l1 && !rc; l++)
-            rc = ig_tree_from_schema(s, top, s->leaves[l], &proj[l - l0], err);
+    const struct ig_column_def *cd = leaf_def(w, l);
+    uint32_t per_row = cd->dimension ? cd->dimension : 1;
+    for (size_t p = p0; p < p1 && !rc; p++) {
+        size_t start = cuts[p], end = cuts[p + 1];
+        size_t nb = block_cuts(w, l, l + 1, start, end, leaf_block_size(w, l), &rc);
+        if (!rc) rc = encode_leaf_page(w, l, start, end, nb, err);
+        if (!rc) rc = write_page(w, l, start, end, (uint32_t)(end - start) * per_row, 0, err);
     }
-    /* nested columns: pages of all leaves in lockstep, grouped per leaf later */
-    size_t cuts_cap = 64, ncuts = 0;
-    size_t *cuts = malloc(cuts_cap * sizeof *cuts);
-    if (!cuts) rc = ig_err(err, -ENOMEM, "out of memory");
-    for (size_t start = 0; !rc && start < w->g->rows;) {
-        size_t end = page_end(w, l0, nested ? l1 : l0 + 1, start);
-        if (ncuts + 1 >= cuts_cap) {
-            size_t *c = realloc(cuts, (cuts_cap *= 2) * sizeof *c);
-            if (!c) {
-                rc = ig_err(err, -ENOMEM, "out of memory");
-                break;
-            }
-            cuts = c;
-        }
-        cuts[ncuts++] = start;
-        start = end;
-    }
-    if (!rc) cuts[ncuts] = w->g->rows;
+    return rc;
+}
+
+/* Pages [p0, p1) of each leaf of a nested column (leaves l0..l1), leaf by
+ * leaf: the leaf's own text and, with the first leaf, the whole column's. */
+static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_t l1,
+                               const size_t *cuts, size_t p0, size_t p1, uint32_t *leaf_pages,
+                               struct ig_error *err)
+{
+    const struct ig_schema *s = w->c->schema;
+    struct ig_tree whole = {0}, *proj = calloc(l1 - l0, sizeof *proj);
+    int rc = proj ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && l1 - l0 > 1) rc = ig_tree_from_schema(s, top, UINT32_MAX, &whole, err);
+    for (uint32_t l = l0; l < l1 && !rc; l++)
+        rc = ig_tree_from_schema(s, top, s->leaves[l], &proj[l - l0], err);
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         uint32_t first = w->out->npages;
-        size_t nc = nested ? ncuts : 0;
-        if (!nested) { /* a flat leaf of this column (only one) pages by itself */
-            w->out->fitted = leaf_fitted(w, l);
-            for (size_t start = 0; !rc && start < w->g->rows;) {
-                size_t end = page_end(w, l, l + 1, start);
-                size_t nb = block_cuts(w, l, l + 1, start, end, leaf_block_size(w, l), &rc);
-                if (!rc) rc = encode_leaf_page(w, l, start, end, nb, err);
-                if (!rc)
-                    rc = write_page(w, l, start, end,
-                                    (uint32_t)(end - start) *
-                                        (leaf_def(w, l)->dimension ? leaf_def(w, l)->dimension : 1),
-                                    0, err);
-                start = end;
-            }
-        }
-        for (size_t c = 0; c < nc && !rc; c++) {
-            size_t a = cuts[c], b = cuts[c + 1];
+        for (size_t p = p0; p < p1 && !rc; p++) {
+            size_t a = cuts[p], b = cuts[p + 1];
             /* every leaf of the column is cut into blocks alike (by the first
              * leaf's block size), so block j of each covers the same rows */
             size_t nb = block_cuts(w, l0, l1, a, b, leaf_block_size(w, l0), &rc);
@@ -417,28 +466,39 @@ static int flush_column(struct enc *w, uint32_t top, struct ig_error *err)
             const struct ig_values *v = &w->g->cols[l];
             if (!rc) rc = write_page(w, l, a, b, v->row_val[b] - v->row_val[a], node_text, err);
         }
-        w->g->leaf_pages[l] = w->out->npages - first;
+        if (leaf_pages) leaf_pages[l] = w->out->npages - first;
     }
-    free(cuts);
     ig_tree_free(&whole);
     for (uint32_t l = l0; proj && l < l1; l++)
         ig_tree_free(&proj[l - l0]);
     free(proj);
     return rc;
 }
-int ig_writer_encode_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
-                            struct ig_encoder *e, struct ig_error *err)
+
+int ig_writer_encode_segment(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
+                             uint32_t s, struct ig_encoder *e, struct ig_error *err)
 {
-    struct ig_column_out *out = &g->outs[t];
+    struct ig_column_work *cw = &g->work[t];
+    struct ig_column_out *out = &cw->segs[s];
     ig_buf_reset(&out->stored);
     ig_buf_reset(&out->pages);
     ig_buf_reset(&out->extras);
     ig_buf_reset(&out->blocks);
     out->npages = out->nblocks = 0;
     out->fitted = false;
-    struct enc w = {c, g, e, out};
-    out->rc = flush_column(&w, c->schema->tops[t], err);
-    return out->rc;
+    struct enc w = {c, g, e, out, 0};
+    size_t p0 = (size_t)s * cw->seg_pages;
+    size_t p1 = p0 + cw->seg_pages < cw->ncuts ? p0 + cw->seg_pages : cw->ncuts;
+    /* a column of one segment counts its leaves' pages here; commit adds up
+     * the segments of a segmented one (one leaf) */
+    uint32_t *leaf_pages = cw->nsegs == 1 ? g->leaf_pages : NULL;
+    if (g->cols[cw->l0].levels)
+        return encode_nested_pages(&w, c->schema->tops[t], cw->l0, cw->l1, cw->cuts, p0, p1,
+                                   leaf_pages, err);
+    out->fitted = leaf_fitted(&w, cw->l0); /* never segmented */
+    int rc = encode_flat_pages(&w, cw->l0, cw->cuts, p0, p1, err);
+    if (leaf_pages) leaf_pages[cw->l0] = out->npages;
+    return rc;
 }
 
 void ig_encoder_free(struct ig_encoder *e)
@@ -449,10 +509,16 @@ void ig_encoder_free(struct ig_encoder *e)
     memset(e, 0, sizeof *e);
 }
 
-void ig_column_out_free(struct ig_column_out *o)
+void ig_column_work_free(struct ig_column_work *cw)
 {
-    ig_buf_free(&o->stored);
-    ig_buf_free(&o->pages);
-    ig_buf_free(&o->extras);
-    ig_buf_free(&o->blocks);
+    for (uint32_t k = 0; k < cw->segs_cap; k++) {
+        struct ig_column_out *o = &cw->segs[k];
+        ig_buf_free(&o->stored);
+        ig_buf_free(&o->pages);
+        ig_buf_free(&o->extras);
+        ig_buf_free(&o->blocks);
+    }
+    free(cw->segs);
+    free(cw->cuts);
+    memset(cw, 0, sizeof *cw);
 }

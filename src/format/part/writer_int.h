@@ -1,12 +1,15 @@
 /* writer_int.h - inside the part writer: how a row group becomes bytes.
  *
  * A full row group is a job: its values (one ig_values per leaf) and, once
- * encoded, one column_out per top-level column. Encoding a column
- * (ig_writer_encode_column, writer_encode.c) reads only the job and the
- * schema, so the columns of a group are encoded by several threads at once
- * while the importer fills the next group; writer.c then commits the outputs
- * in column order, making offsets and block numbers absolute. The file is the
- * same byte for byte whatever the number of threads. */
+ * encoded, the pages of each top-level column. The job is done as tasks that
+ * any thread of the pool takes: first one per column, which plans it (cuts its
+ * pages, ig_writer_plan_column), then one per segment of it (a run of whole
+ * pages, ig_writer_encode_segment). A large column of one leaf is dealt out in
+ * segments of about IG_SEGMENT_BYTES, so a table of one big column (a .npy, an
+ * embedding) encodes on every core; the cuts do not depend on the threads, and
+ * writer.c commits the segments of each column in order, making offsets and
+ * block numbers absolute: the file is the same byte for byte whatever the
+ * number of threads. Encoding reads only the job and the schema. */
 #ifndef IG_FORMAT_WRITER_INT_H
 #define IG_FORMAT_WRITER_INT_H
 
@@ -20,15 +23,34 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-/* The encoded pages of one top-level column of a group, not yet written:
+/* The encoded pages of one segment of a top-level column, not yet written:
  * page records (layout.h) whose offsets count from the start of `stored` and
  * whose first-block numbers count from the start of `blocks`. */
 struct ig_column_out {
     struct ig_buf stored, pages, extras, blocks;
     uint32_t npages, nblocks;
     bool fitted; /* blocks fitted to disk pages: the chunk starts on IG_DISK_PAGE */
-    int rc;
 };
+
+/* One top-level column of a group: where its pages start (planned once) and
+ * its segments' outputs. Segment s holds pages [s * seg_pages, (s + 1) *
+ * seg_pages) of each of its leaves. */
+struct ig_column_work {
+    size_t *cuts;   /* page starts (rows of the group), then the group's rows */
+    size_t ncuts;   /* pages per leaf */
+    size_t cuts_cap;
+    uint32_t l0, l1; /* its leaves */
+    uint32_t seg_pages, nsegs;
+    struct ig_column_out *segs;
+    uint32_t segs_cap;
+};
+
+/* A unit of work on a group: plan column `top` (seg UINT32_MAX) or encode
+ * one segment of it. */
+struct ig_task {
+    uint32_t top, seg;
+};
+#define IG_TASK_PLAN UINT32_MAX
 
 /* One row group on its way to the file. */
 struct ig_group_job {
@@ -36,13 +58,14 @@ struct ig_group_job {
     uint32_t rows;               /* rows in the group */
     uint64_t first_row;          /* rows of the part before it */
     uint32_t index;              /* its number in the part */
-    struct ig_column_out *outs;  /* one per top-level column (schema->tops order) */
+    struct ig_column_work *work; /* one per top-level column (schema->tops order) */
     uint32_t *leaf_pages;        /* per leaf: its chunk's page count */
-    uint32_t next_top, done;     /* the pool's progress (under its lock) */
-    uint32_t err_top;            /* the first column that failed, or UINT32_MAX */
-    struct ig_error err;         /* that column's error */
+    /* the pool's queue (under its lock): plans first, segments as planned */
+    struct ig_task *tasks;
+    size_t ntasks, tasks_cap, next_task, done;
+    uint64_t err_at;             /* (top << 32 | seg) of the first failure, or UINT64_MAX */
+    struct ig_error err;         /* that task's error */
 };
-
 /* A thread's reusable encoding state. */
 struct ig_encoder {
     struct ig_page_scratch scratch;
@@ -59,16 +82,23 @@ struct ig_writer_conf {
     const char *path; /* for messages */
 };
 
-/* Encode top-level column number t (an index into schema->tops) of g into
- * g->outs[t] and g->leaf_pages; 0 or an error naming the part, column and row
- * group. */
-int ig_writer_encode_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
-                            struct ig_encoder *e, struct ig_error *err);
+/* Plan top-level column number t (an index into schema->tops) of g: its
+ * leaves' values made final (quantised floats rounded), its pages cut, its
+ * segments counted and their outputs made ready. 0 or an error naming the
+ * part, column and row group. */
+int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
+                          struct ig_error *err);
+
+/* Encode segment s of planned column t into g->work[t].segs[s] (and, for a
+ * column of one segment, g->leaf_pages); 0 or an error naming the part,
+ * column and row group. Segments of a column may run on several threads. */
+int ig_writer_encode_segment(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
+                             uint32_t s, struct ig_encoder *e, struct ig_error *err);
 
 /* The page size a leaf's pages aim at (the footer records it). */
 uint32_t ig_writer_leaf_page_size(const struct ig_writer_conf *c, uint32_t leaf);
 
 void ig_encoder_free(struct ig_encoder *e);
-void ig_column_out_free(struct ig_column_out *o);
+void ig_column_work_free(struct ig_column_work *cw);
 
 #endif
