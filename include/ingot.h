@@ -88,6 +88,64 @@ const void *ingot_batch_fixed(const ingot_batch *b, size_t k, const uint8_t **va
  * missing row. Valid until ingot_batch_free. */
 const void *ingot_batch_value(const ingot_batch *b, size_t k, size_t i, size_t *len);
 
+/* ---- a row group as Arrow arrays, without the Arrow library ----
+ *
+ * The structs of the Arrow C Data Interface, defined here as its
+ * specification asks (a program that has them already, from Arrow or nanoarrow,
+ * keeps its own: the guard is the specification's). */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* The live rows of row group `group` as one record batch: *array a struct
+ * array ("+s") with a child per column, *schema its schema (column names, and
+ * nullable fields where the column is). cols (ncols of them) picks top-level
+ * columns in that order; NULL picks every column that has an Arrow form.
+ * The types are those of the mount's arrow/G.arrow: bool, intN/uintN,
+ * float32 (and quantised columns, as the float32 they read as), float64,
+ * string ("u"), binary ("z"), vector<float32, D> as FixedSizeList ("+w:D"),
+ * a top-level list of numbers as List ("+l"). A column without one (structs,
+ * blobs, lists of strings, bools or lists) gives -ENOTSUP naming it.
+ *
+ * The group is decoded once, into one buffer that every array points into:
+ * DuckDB, pyarrow or Polars import it through their C Data Interface without
+ * a copy. Both structs are the caller's: release each (array->release(array),
+ * schema->release(schema)) in any order, from any thread, with children moved
+ * out or not; the buffer goes with the last array. On error neither is set. */
+int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, size_t ncols,
+                       struct ArrowArray *array, struct ArrowSchema *schema, char *errbuf,
+                       size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

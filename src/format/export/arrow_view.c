@@ -8,6 +8,7 @@
 #include "util/endian.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,6 @@ enum { A_V5 = 4 };
 #define ARROW_MAGIC "ARROW1"
 
 /* ---- the columns shown ------------------------------------------------------ */
-
-enum shape { SH_FLAT, SH_VECTOR, SH_LIST };
 
 struct pstat {
     uint64_t live, nulls, elems, elem_nulls, bytes;
@@ -63,23 +62,61 @@ static bool is_signed(uint8_t type)
     return type == IG_T_INT8 || type == IG_T_INT16 || type == IG_T_INT32 || type == IG_T_INT64;
 }
 
+/* The C Data Interface's format string of a leaf's values (its type, as
+ * value_type shows it). */
+static const char *c_format(const struct ig_colrec *c)
+{
+    switch (c->quantize ? IG_T_FLOAT32 : c->type) {
+    case IG_T_BOOL: return "b";
+    case IG_T_INT8: return "c";
+    case IG_T_UINT8: return "C";
+    case IG_T_INT16: return "s";
+    case IG_T_UINT16: return "S";
+    case IG_T_INT32: return "i";
+    case IG_T_UINT32: return "I";
+    case IG_T_INT64: return "l";
+    case IG_T_UINT64: return "L";
+    case IG_T_FLOAT32: return "f";
+    case IG_T_FLOAT64: return "g";
+    case IG_T_STRING: return "u";
+    default: return "z";
+    }
+}
+
+/* The field the record batch shows for a (the C export's view of it). */
+static void c_field(const struct acol *a, struct ig_arv_field *f)
+{
+    *f = (struct ig_arv_field){.col = a->col, .shape = a->shape, .nullable = a->nullable,
+                               .elem_nullable = a->elem_nullable};
+    const char *vf = c_format(&a->c);
+    if (a->shape == IG_ARV_FLAT) {
+        snprintf(f->format, sizeof f->format, "%s", vf);
+        return;
+    }
+    if (a->shape == IG_ARV_VECTOR)
+        snprintf(f->format, sizeof f->format, "+w:%u", a->c.dimension);
+    else
+        snprintf(f->format, sizeof f->format, "+l");
+    snprintf(f->child_format, sizeof f->child_format, "%s", vf);
+}
+
 /* Which shape column c takes in the view, false when it is not shown. */
 static bool shown(const struct ig_colrec *c, struct acol *a)
 {
     if (c->parent != IG_NONE || !value_type(c, &a->tt, &a->width)) return false;
     if (c->dimension) {
         if (c->lists || a->tt != AT_FLOAT || a->width != 4) return false;
-        a->shape = SH_VECTOR;
+        a->shape = IG_ARV_VECTOR;
         a->nullable = c->max_def > 0;
         return true;
     }
     if (c->lists == 0) {
-        a->shape = SH_FLAT;
+        a->shape = IG_ARV_FLAT;
         a->nullable = c->flags & IG_COLF_NULLABLE;
         return true;
     }
     if (c->lists == 1 && a->width) { /* a list of numbers */
-        a->shape = SH_LIST;
+        a->shape = IG_ARV_LIST;
         a->nullable = c->null_mask & 1;
         a->elem_nullable = (c->null_mask >> 1) & 1;
         return true;
@@ -90,8 +127,8 @@ static bool shown(const struct ig_colrec *c, struct acol *a)
 /* Does a page have to be decoded for its counts (arrow_view.h)? */
 static bool needs_counts(const struct acol *a, const struct ig_pagerec *rec)
 {
-    return a->shape == SH_LIST || (a->shape == SH_FLAT && !a->width && a->tt != AT_BOOL) ||
-           (a->nullable && (a->shape == SH_VECTOR || (rec->flags & IG_PGF_HAS_NULLS)));
+    return a->shape == IG_ARV_LIST || (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL) ||
+           (a->nullable && (a->shape == IG_ARV_VECTOR || (rec->flags & IG_PGF_HAS_NULLS)));
 }
 
 static bool bit_set(const uint8_t *bits, size_t i) { return bits && (bits[i / 8] >> (i % 8)) & 1; }
@@ -124,9 +161,9 @@ static uint8_t list_empty_def(const struct acol *a) { return a->nullable ? 1 : 0
 
 static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
 {
-    if (a->shape == SH_FLAT) return ig_values_is_null(v, r);
+    if (a->shape == IG_ARV_FLAT) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
-    return a->shape == SH_VECTOR ? d < a->c.max_def : a->nullable && d == 0;
+    return a->shape == IG_ARV_VECTOR ? d < a->c.max_def : a->nullable && d == 0;
 }
 
 static void page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
@@ -138,19 +175,19 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
         s->live++;
         bool null = row_null(a, v, r);
         s->nulls += null;
-        if (a->shape == SH_LIST) {
+        if (a->shape == IG_ARV_LIST) {
             for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++)
                 if (v->defs[e] > list_empty_def(a)) {
                     s->elems++;
                     s->elem_nulls += v->defs[e] != a->c.max_def;
                 }
-        } else if (a->shape == SH_FLAT && !a->width && a->tt != AT_BOOL && !null) {
+        } else if (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL && !null) {
             size_t len;
             ig_values_bytes(v, r, &len);
             s->bytes += len;
         }
     }
-    if (a->shape == SH_VECTOR) s->elems = s->live * a->c.dimension;
+    if (a->shape == IG_ARV_VECTOR) s->elems = s->live * a->c.dimension;
 }
 
 /* ---- the body: pieces, buffers and nodes -------------------------------- */
@@ -222,7 +259,7 @@ static void values(struct body *b, const struct acol *a, bool elements)
     for (uint32_t i = 0; i < a->count; i++) {
         const struct pstat *s = &a->pages[i];
         uint64_t n = elements ? s->elems : s->live;
-        piece(b, IG_ARV_FIXED, a, a->first + i, n * a->width * (a->shape == SH_VECTOR ? a->c.dimension : 1), 0);
+        piece(b, IG_ARV_FIXED, a, a->first + i, n * a->width * (a->shape == IG_ARV_VECTOR ? a->c.dimension : 1), 0);
     }
     buffer_end(b);
 }
@@ -234,7 +271,7 @@ static void offsets(struct body *b, const struct acol *a)
     for (uint32_t i = 0; i < a->count; i++) {
         const struct pstat *s = &a->pages[i];
         piece(b, IG_ARV_OFFSETS, a, a->first + i, s->live * 4, base);
-        base += a->shape == SH_LIST ? s->elems : s->bytes;
+        base += a->shape == IG_ARV_LIST ? s->elems : s->bytes;
     }
     piece(b, IG_ARV_END, a, a->first, 4, base);
     buffer_end(b);
@@ -245,7 +282,7 @@ static void column_body(struct body *b, const struct acol *a)
     node(b, a->sum.live, a->sum.nulls);
     bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
     switch (a->shape) {
-    case SH_FLAT:
+    case IG_ARV_FLAT:
         if (a->tt == AT_BOOL) {
             bitmap(b, IG_ARV_BOOL, a, a->sum.live, true);
         } else if (a->width) {
@@ -257,12 +294,12 @@ static void column_body(struct body *b, const struct acol *a)
             buffer_end(b);
         }
         break;
-    case SH_VECTOR:
+    case IG_ARV_VECTOR:
         node(b, a->sum.elems, 0);
         bitmap(b, IG_ARV_ELEM_VALID, a, 0, false);
         values(b, a, false);
         break;
-    case SH_LIST:
+    case IG_ARV_LIST:
         offsets(b, a);
         node(b, a->sum.elems, a->sum.elem_nulls);
         bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
@@ -300,8 +337,8 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
 {
     uint8_t tt = a->tt;
     bool nullable = child ? a->elem_nullable : a->nullable;
-    if (!child && a->shape == SH_LIST) tt = AT_LIST;
-    if (!child && a->shape == SH_VECTOR) tt = AT_FSL;
+    if (!child && a->shape == IG_ARV_LIST) tt = AT_LIST;
+    if (!child && a->shape == IG_ARV_VECTOR) tt = AT_FSL;
     struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, nullable}, {2, FB_U8, tt}, {3, FB_REF, 0}, {5, FB_REF, 0}};
     size_t s[5];
     fbw_patch(w, slot, fbw_table(w, f, 5, s));
@@ -310,7 +347,7 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     else
         fbw_patch(w, s[0], fbw_string(w, a->c.name, a->c.name_len));
     type_table(w, s[3], tt, &a->c, a->c.dimension);
-    bool has_child = !child && a->shape != SH_FLAT;
+    bool has_child = !child && a->shape != IG_ARV_FLAT;
     size_t kids = fbw_vector(w, has_child, 4, 4);
     fbw_patch(w, s[4], kids);
     if (has_child) field(w, kids + 4, a, true);
@@ -428,13 +465,13 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
             if (!rc) page_counts(a, &pg, s);
         } else {
             s->live = rec.row_count - rec.deleted;
-            s->elems = a->shape == SH_VECTOR ? s->live * a->c.dimension : 0;
+            s->elems = a->shape == IG_ARV_VECTOR ? s->live * a->c.dimension : 0;
         }
         a->sum.live += s->live, a->sum.nulls += s->nulls, a->sum.elems += s->elems;
         a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes;
     }
     ig_values_free(&pg.v);
-    if (!rc && (a->sum.bytes > INT32_MAX || (a->shape == SH_LIST && a->sum.elems > INT32_MAX)))
+    if (!rc && (a->sum.bytes > INT32_MAX || (a->shape == IG_ARV_LIST && a->sum.elems > INT32_MAX)))
         rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
                     (int)a->c.name_len, a->c.name, out->group);
     return rc;
@@ -502,11 +539,20 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         if (!e) e = footer(&out->tail, cols, ncols, batch_at, meta_len, b.at);
         if (e) rc = ig_err(err, -ENOMEM, "out of memory");
     }
+    if (!rc && !(out->fields = calloc(ncols ? ncols : 1, sizeof *out->fields)))
+        rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
         for (uint32_t i = 0; i < b.n; i++) b.pc[i].start += out->head.len;
         out->pieces = b.pc;
         out->npieces = b.n;
-        b.pc = NULL;
+        out->nodes = b.nodes;
+        out->nnodes = b.nn;
+        out->bufs = b.bufs;
+        out->nbufs = b.nb;
+        for (uint32_t i = 0; i < ncols; i++) c_field(&cols[i], &out->fields[i]);
+        out->nfields = ncols;
+        b.pc = NULL, b.nodes = NULL, b.bufs = NULL;
+        out->body_at = out->head.len;
         out->size = out->head.len + b.at + out->tail.len;
     }
     free(b.pc), free(b.nodes), free(b.bufs);
@@ -518,6 +564,12 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
 void ig_arv_free(struct ig_arv *v)
 {
     free(v->pieces);
+    free(v->fields);
+    free(v->nodes);
+    free(v->bufs);
+    v->fields = NULL;
+    v->nodes = v->bufs = NULL;
+    v->nfields = v->nnodes = v->nbufs = 0;
     ig_buf_free(&v->head);
     ig_buf_free(&v->tail);
     v->pieces = NULL;
@@ -605,9 +657,9 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
         } else if (pc->kind == IG_ARV_BYTES) {
             if (!null) bytes = ig_values_bytes(x, row, &len);
             need = len;
-        } else if (a->shape == SH_VECTOR) {
+        } else if (a->shape == IG_ARV_VECTOR) {
             need = (uint64_t)w * a->c.dimension;
-        } else if (a->shape == SH_LIST) {
+        } else if (a->shape == IG_ARV_LIST) {
             need = 0;
             for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) need += x->defs[e] > list_empty_def(a) ? w : 0;
         } else {
@@ -616,7 +668,7 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
         if (at + need > pc->len) return -EIO;
         if (pc->kind == IG_ARV_OFFSETS) {
             ig_st32(o + at, (uint32_t)next);
-            if (a->shape == SH_LIST) {
+            if (a->shape == IG_ARV_LIST) {
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) next += x->defs[e] > list_empty_def(a);
             } else if (!null) {
                 ig_values_bytes(x, row, &len);
@@ -624,9 +676,9 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
             }
         } else if (pc->kind == IG_ARV_BYTES) {
             if (len) memcpy(o + at, bytes, len);
-        } else if (a->shape == SH_VECTOR) {
+        } else if (a->shape == IG_ARV_VECTOR) {
             for (uint32_t k = 0; !null && k < a->c.dimension; k++) put_lane(o + at + 4 * k, x->lanes[x->row_val[row] + k], 4);
-        } else if (a->shape == SH_LIST) {
+        } else if (a->shape == IG_ARV_LIST) {
             uint32_t vi = x->row_val[row], k = 0;
             for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
                 if (x->defs[e] <= list_empty_def(a)) continue;

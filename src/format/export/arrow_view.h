@@ -62,6 +62,24 @@ struct ig_arv_piece {
     uint8_t bytes[8];    /* ZERO: zeros; END: the closing offset (little-endian) */
 };
 
+/* How a column is shown: a flat column, a vector as FixedSizeList, a
+ * one-level list of numbers as List. */
+enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST };
+
+/* A column of the record batch, for the C Data Interface export (api
+ * ingot_export_arrow): its nodes and buffers are the next ones in `nodes` and
+ * `bufs`, in the IPC order: a flat column one node and 2 buffers (validity,
+ * values or bits) or 3 (validity, offsets, bytes); a vector a node and its
+ * validity, then its elements' node, validity and values; a list a node, its
+ * validity and offsets, then its elements' node, validity and values. */
+struct ig_arv_field {
+    uint32_t col;          /* the ingot column */
+    uint8_t shape;         /* enum ig_arv_shape */
+    bool nullable, elem_nullable;
+    char format[16];       /* the C Data Interface format: "l", "u", "+w:128", "+l" */
+    char child_format[4];  /* a vector's or list's elements' */
+};
+
 struct ig_arv {
     uint32_t group, part;     /* global row group; its part */
     uint64_t group_first_row; /* part-local */
@@ -71,6 +89,12 @@ struct ig_arv {
     struct ig_arv_piece *pieces;
     uint32_t npieces;
     struct ig_buf tail; /* end-of-stream, Footer, its length, magic */
+    /* the record batch's structure: its columns, then every node (length,
+     * NULL count) and buffer (offset from body_at, length) in IPC order */
+    struct ig_arv_field *fields;
+    uint32_t nfields, nnodes, nbufs;
+    uint64_t (*nodes)[2], (*bufs)[2];
+    uint64_t body_at; /* where the body starts in the file */
 };
 
 /* Lay out row group `group` of t as it is now; r decodes the pages whose

@@ -1,0 +1,277 @@
+/* arrow_c.c - ingot_export_arrow (include/ingot.h): a row group handed over
+ * through the Arrow C Data Interface.
+ *
+ * The Arrow view (arrow_view.h) lays the group out as it lays out
+ * arrow/G.arrow; its body (every column's buffers, 8-byte aligned) is rendered
+ * once into one allocation, and the exported arrays point into it. The body
+ * is shared by reference count: the spec lets a consumer move a child array
+ * out and release it apart from its parent, so every array holds a reference
+ * and the last release frees it. Schemas own copies of their strings. */
+#include "ingot.h"
+#include "arrow_view.h"
+#include "format/ops/api_int.h"
+#include "format/part/table.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arrays ----------------------------------------------------------------- */
+
+struct body_ref {
+    uint8_t *data;
+    atomic_uint refs;
+};
+
+static void body_put(struct body_ref *b)
+{
+    if (atomic_fetch_sub(&b->refs, 1) == 1) {
+        free(b->data);
+        free(b);
+    }
+}
+
+struct array_priv {
+    struct body_ref *body;
+    const void *bufs[3];
+    struct ArrowArray *kids; /* the children's structs (the consumer may move them out) */
+    struct ArrowArray **kid_ptrs;
+};
+
+static void release_array(struct ArrowArray *a)
+{
+    struct array_priv *p = a->private_data;
+    for (int64_t i = 0; i < a->n_children; i++)
+        if (p->kid_ptrs[i]->release) p->kid_ptrs[i]->release(p->kid_ptrs[i]);
+    free(p->kids);
+    free(p->kid_ptrs);
+    body_put(p->body);
+    free(p);
+    a->release = NULL;
+}
+
+/* Zero-length buffers that are not validity bitmaps point here (consumers may
+ * want a pointer, never read it). */
+static const uint64_t empty_buffer[1];
+
+/* a with nbufs buffers (their indexes into the layout's buffers, taken from
+ * *buf) and room for nkids children; the body gains a reference. */
+static int array_init(struct ArrowArray *a, struct body_ref *body, const struct ig_arv *v, uint32_t node,
+                      uint32_t *buf, int nbufs, int nkids)
+{
+    struct array_priv *p = calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    if (nkids && (!(p->kids = calloc((size_t)nkids, sizeof *p->kids)) ||
+                  !(p->kid_ptrs = calloc((size_t)nkids, sizeof *p->kid_ptrs)))) {
+        free(p->kids);
+        free(p);
+        return -ENOMEM;
+    }
+    for (int k = 0; k < nkids; k++)
+        p->kid_ptrs[k] = &p->kids[k];
+    for (int k = 0; k < nbufs; k++, (*buf)++) {
+        uint64_t off = v->bufs[*buf][0], len = v->bufs[*buf][1];
+        p->bufs[k] = len ? body->data + off : k == 0 ? NULL : (const void *)empty_buffer;
+    }
+    p->body = body;
+    atomic_fetch_add(&body->refs, 1);
+    *a = (struct ArrowArray){.length = (int64_t)v->nodes[node][0], .null_count = (int64_t)v->nodes[node][1],
+                             .n_buffers = nbufs, .n_children = nkids, .buffers = p->bufs,
+                             .children = p->kid_ptrs, .release = release_array, .private_data = p};
+    return 0;
+}
+
+/* ---- schemas ---------------------------------------------------------------- */
+
+struct schema_priv {
+    char *format, *name;
+    struct ArrowSchema *kids;
+    struct ArrowSchema **kid_ptrs;
+};
+
+static void release_schema(struct ArrowSchema *s)
+{
+    struct schema_priv *p = s->private_data;
+    for (int64_t i = 0; i < s->n_children; i++)
+        if (p->kid_ptrs[i]->release) p->kid_ptrs[i]->release(p->kid_ptrs[i]);
+    free(p->kids);
+    free(p->kid_ptrs);
+    free(p->format);
+    free(p->name);
+    free(p);
+    s->release = NULL;
+}
+
+static char *copy(const char *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = 0;
+    }
+    return c;
+}
+
+static int schema_init(struct ArrowSchema *s, const char *format, const char *name, size_t name_len, bool nullable,
+                       int nkids)
+{
+    struct schema_priv *p = calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    p->format = copy(format, strlen(format));
+    p->name = copy(name, name_len);
+    if (nkids) {
+        p->kids = calloc((size_t)nkids, sizeof *p->kids);
+        p->kid_ptrs = calloc((size_t)nkids, sizeof *p->kid_ptrs);
+    }
+    if (!p->format || !p->name || (nkids && (!p->kids || !p->kid_ptrs))) {
+        free(p->format), free(p->name), free(p->kids), free(p->kid_ptrs), free(p);
+        return -ENOMEM;
+    }
+    for (int k = 0; k < nkids; k++)
+        p->kid_ptrs[k] = &p->kids[k];
+    *s = (struct ArrowSchema){.format = p->format, .name = p->name, .flags = nullable ? ARROW_FLAG_NULLABLE : 0,
+                              .n_children = nkids, .children = p->kid_ptrs, .release = release_schema,
+                              .private_data = p};
+    return 0;
+}
+
+/* ---- one column --------------------------------------------------------------- */
+
+/* Where field f's nodes and buffers start (they follow the earlier fields'). */
+static void field_start(const struct ig_arv *v, uint32_t f, uint32_t *node, uint32_t *buf)
+{
+    *node = *buf = 0;
+    for (uint32_t i = 0; i < f; i++) {
+        const struct ig_arv_field *x = &v->fields[i];
+        bool bytes = x->shape == IG_ARV_FLAT && (x->format[0] == 'u' || x->format[0] == 'z');
+        *node += x->shape == IG_ARV_FLAT ? 1 : 2;
+        *buf += x->shape == IG_ARV_FLAT ? (bytes ? 3 : 2) : x->shape == IG_ARV_VECTOR ? 3 : 4;
+    }
+}
+
+static int export_column(const struct ig_arv *v, uint32_t f, const struct ig_colrec *c, struct body_ref *body,
+                         struct ArrowArray *a, struct ArrowSchema *s)
+{
+    const struct ig_arv_field *x = &v->fields[f];
+    uint32_t node, buf;
+    field_start(v, f, &node, &buf);
+    bool nested = x->shape != IG_ARV_FLAT;
+    bool bytes = !nested && (x->format[0] == 'u' || x->format[0] == 'z');
+    int nbufs = nested ? (x->shape == IG_ARV_VECTOR ? 1 : 2) : bytes ? 3 : 2;
+    if (node + (nested ? 2u : 1u) > v->nnodes || buf + (uint32_t)nbufs + (nested ? 2u : 0u) > v->nbufs)
+        return -EIO;
+    int rc = schema_init(s, x->format, c->name, c->name_len, x->nullable, nested);
+    if (!rc && nested) rc = schema_init(s->children[0], x->child_format, "item", 4, x->elem_nullable, 0);
+    if (!rc) rc = array_init(a, body, v, node, &buf, nbufs, nested);
+    if (!rc && nested) rc = array_init(a->children[0], body, v, node + 1, &buf, 2, 0);
+    return rc;
+}
+
+/* ---- the batch ---------------------------------------------------------------- */
+
+/* Field index of top-level column col in the view; -ENOTSUP (or -EINVAL) with a
+ * message naming it when it is not shown. */
+static int pick(const struct ig_table *t, const struct ig_arv *v, uint32_t col, uint32_t *f, struct ig_error *err)
+{
+    for (uint32_t i = 0; i < v->nfields; i++)
+        if (v->fields[i].col == col) {
+            *f = i;
+            return 0;
+        }
+    const struct ig_part *p = &t->parts[v->part];
+    struct ig_colrec c;
+    if (col >= p->num_columns || ig_part_column(p, col, &c, NULL))
+        return ig_err(err, -EINVAL, "no column %u (the table has %u)", col, p->num_columns);
+    if (c.parent != IG_NONE)
+        return ig_err(err, -EINVAL, "column '%.*s' is inside a nested column: export the top-level one",
+                      (int)c.name_len, c.name);
+    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (structs, blobs and lists of strings, "
+                  "bools or lists are not shown)", (int)c.name_len, c.name);
+}
+
+int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, size_t ncols,
+                       struct ArrowArray *array, struct ArrowSchema *schema, char *errbuf, size_t errlen)
+{
+    struct ig_error e = {0};
+    if (!array || !schema) return ingot_api_fail(errbuf, errlen, &e, ig_err(&e, -EINVAL, "no array or schema"));
+    struct ig_arv v;
+    int rc = ig_arv_layout(&t->t, group, &t->r, &v, &e);
+    if (rc) return ingot_api_fail(errbuf, errlen, &e, rc);
+    size_t n = cols ? ncols : v.nfields;
+    uint32_t *fields = calloc(n ? n : 1, sizeof *fields);
+    if (!fields) rc = ig_err(&e, -ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (cols)
+            rc = pick(&t->t, &v, cols[i], &fields[i], &e);
+        else
+            fields[i] = (uint32_t)i;
+    }
+    /* the body, every piece in file order, as one allocation */
+    struct ig_buf out = IG_BUF_INIT;
+    if (!rc && ig_buf_reserve(&out, v.size - v.head.len - v.tail.len + 8))
+        rc = ig_err(&e, -ENOMEM, "out of memory");
+    for (uint32_t i = 0; !rc && i < v.npieces; i++) {
+        if (v.pieces[i].start != v.body_at + out.len) {
+            rc = ig_err(&e, -EIO, "Arrow view of row group %u: a piece out of place", group);
+            break;
+        }
+        rc = ig_arv_render(&t->t, &v, &v.pieces[i], &t->r, &out, &e);
+    }
+    struct body_ref *body = rc ? NULL : calloc(1, sizeof *body);
+    if (!rc && !body) rc = ig_err(&e, -ENOMEM, "out of memory");
+    if (rc) {
+        ig_buf_free(&out);
+        free(fields);
+        ig_arv_free(&v);
+        return ingot_api_fail(errbuf, errlen, &e, rc);
+    }
+    body->data = out.data; /* the arrays' references free it */
+    atomic_init(&body->refs, 1);
+    struct ArrowArray a = {0};
+    struct ArrowSchema s = {0};
+    rc = schema_init(&s, "+s", "", 0, false, (int)n);
+    if (!rc) {
+        struct array_priv *p = calloc(1, sizeof *p);
+        if (p && n && (!(p->kids = calloc(n, sizeof *p->kids)) || !(p->kid_ptrs = calloc(n, sizeof *p->kid_ptrs)))) {
+            free(p->kids);
+            free(p);
+            p = NULL;
+        }
+        if (p) {
+            for (size_t k = 0; k < n; k++)
+                p->kid_ptrs[k] = &p->kids[k];
+            p->body = body;
+            atomic_fetch_add(&body->refs, 1);
+            a = (struct ArrowArray){.length = (int64_t)v.rows, .n_buffers = 1, .n_children = (int64_t)n,
+                                    .buffers = p->bufs, .children = p->kid_ptrs, .release = release_array,
+                                    .private_data = p};
+        } else {
+            s.release(&s);
+            rc = -ENOMEM;
+        }
+    }
+    const struct ig_part *part = &t->t.parts[v.part];
+    for (size_t i = 0; !rc && i < n; i++) {
+        struct ig_colrec c;
+        rc = ig_part_column(part, v.fields[fields[i]].col, &c, &e);
+        if (!rc) rc = export_column(&v, fields[i], &c, body, a.children[i], s.children[i]);
+    }
+    body_put(body); /* the arrays hold theirs */
+    if (rc) { /* a half-built batch: what was made goes (children not made are zeroed) */
+        if (a.release) a.release(&a);
+        if (s.release) s.release(&s);
+    }
+    if (rc == -EIO && !e.msg[0])
+        rc = ig_err(&e, rc, "Arrow view of row group %u: its buffers do not add up", group);
+    else if (rc && !e.msg[0])
+        rc = ig_err(&e, rc, "out of memory");
+    free(fields);
+    ig_arv_free(&v);
+    if (rc) return ingot_api_fail(errbuf, errlen, &e, rc);
+    *array = a;
+    *schema = s;
+    return 0;
+}
