@@ -79,18 +79,8 @@ static int page_text_len(const struct ig_values *v, size_t first, size_t count,
             if (!ig_values_is_null(v, first + i)) s->tmp.data[i / 8] |= (uint8_t)(1u << (i % 8));
         view.valid = s->tmp.data;
     }
-    if (v->is_bytes) {
-        /* offsets are absolute into v->data: render each value directly */
-        uint64_t total = 0;
-        for (size_t i = 0; i < count; i++) {
-            ig_buf_reset(&s->text);
-            int rc = ig_render_text_value(&s->text, &view, i);
-            if (rc) return rc;
-            total += s->text.len + 1;
-        }
-        *len = total;
-        return 0;
-    }
+    /* bytes: offsets stay absolute into v->data, so the shifted view reads
+     * right; strings are counted (escapes included), not rendered */
     return ig_render_text_len(&view, NULL, &s->text, len);
 }
 
