@@ -3,7 +3,7 @@
 # The apache-arrow package (npm) reads every view of a table holding each type
 # the view shows (ints of every width and sign, bool, floats, fp16-quantised
 # floats, strings with escapes and non-ASCII, binary, vectors, lists of numbers,
-# NULLs at row and element level, several row groups, erased rows) and every
+# strings, binary and bools, NULLs at row and element level, several row groups, erased rows) and every
 # value must equal the row's JSON in rows/ID; a struct column is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
@@ -13,7 +13,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -31,6 +31,9 @@ v vector<float32, 4>
 vn vector<float32, 3>?
 l list<int64>
 ln list<int32?>?
+ls list<string?>?
+lbin list<binary>
+lb list<bool?>
 st struct<a:int64>
 S
 "$PY" - "$WORK/in.jsonl" <<'PY'
@@ -47,6 +50,9 @@ with open(sys.argv[1], "w") as f:
             "v": [i, i + 0.5, -i, 1.25], "vn": None if i % 9 == 0 else [i, 2 * i, 3 * i],
             "l": list(range(i % 6)),
             "ln": None if i % 10 == 0 else [None if (i + k) % 4 == 0 else k * i for k in range(i % 5)],
+            "ls": None if i % 8 == 0 else [None if (i + k) % 5 == 0 else "é" * (k % 2) + f"t{i}.{k}" for k in range(i % 4)],
+            "lbin": ["\\x" + f"{(i + k) % 256:02x}" * k for k in range(i % 3)],
+            "lb": [None if (i + k) % 6 == 0 else (i + k) % 2 == 0 for k in range(i % 5)],
             "st": {"a": i}}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||

@@ -30,6 +30,7 @@ static float v_f(uint64_t r) { return (float)r / 8.0f - 3.0f; }
 static bool v_b(uint64_t r) { return r % 3 == 0; }
 static size_t list_len(uint64_t r) { return r % 5; }
 static bool null_elem(uint64_t r, size_t k) { return (r + k) % 9 == 0; }
+static bool null_selem(uint64_t r, size_t k) { return (r + k) % 4 == 1; }
 
 static int make_table(void)
 {
@@ -42,7 +43,7 @@ static int make_table(void)
     FILE *f = fopen(schema, "w");
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
-          "st struct<a:int64>\n",
+          "ls list<string?>\nst struct<a:int64>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -65,7 +66,11 @@ static int make_table(void)
             }
             fputc(']', f);
         }
-        fprintf(f, ", \"st\": {\"a\": %llu}}\n", (unsigned long long)r);
+        fputs(", \"ls\": [", f);
+        for (size_t k = 0; k < r % 3; k++)
+            if (null_selem(r, k)) fprintf(f, "%snull", k ? "," : "");
+            else fprintf(f, "%s\"e%llu.%zu\"", k ? "," : "", (unsigned long long)r, k);
+        fprintf(f, "], \"st\": {\"a\": %llu}}\n", (unsigned long long)r);
     }
     fclose(f);
     struct ig_import_opts o = {.schema_path = schema};
@@ -121,7 +126,14 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->format, "+l");
     CHECK_EQ_STR(cs->children[0]->format, "i");
     CHECK(cs->children[0]->flags & ARROW_FLAG_NULLABLE);
+    const struct ArrowArray *lsa = child(a, s, "ls", &cs);
+    REQUIRE(lsa);
+    CHECK_EQ_STR(cs->format, "+l");
+    CHECK_EQ_STR(cs->children[0]->format, "u");
+    REQUIRE(lsa->n_buffers == 2 && lsa->children[0]->n_buffers == 3);
     CHECK(child(a, s, "st", &cs) == NULL); /* structs are not shown */
+    const int32_t *lso = lsa->buffers[1], *eo = lsa->children[0]->buffers[1];
+    const char *eb = lsa->children[0]->buffers[2];
 
     int64_t i = 0, nulls_i8 = 0, nulls_s = 0, nulls_l = 0;
     const int64_t *ids = id->buffers[1];
@@ -159,6 +171,15 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             int64_t e = lo[i] + (int64_t)k;
             CHECK_EQ_INT(bit(la->children[0]->buffers[0], e), !null_elem(r, k));
             if (!null_elem(r, k)) CHECK_EQ_INT(ls[e], (int64_t)r * 10 + (int64_t)k);
+        }
+        CHECK_EQ_INT(lso[i + 1] - lso[i], (int64_t)(r % 3));
+        for (size_t k = 0; k < r % 3; k++) {
+            int64_t e = lso[i] + (int64_t)k;
+            CHECK_EQ_INT(bit(lsa->children[0]->buffers[0], e), !null_selem(r, k));
+            char want[48];
+            int n = null_selem(r, k) ? 0 : snprintf(want, sizeof want, "e%llu.%zu", (unsigned long long)r, k);
+            CHECK_EQ_INT(eo[e + 1] - eo[e], n);
+            if (n) CHECK(!memcmp(eb + eo[e], want, (size_t)n));
         }
         i++;
     }

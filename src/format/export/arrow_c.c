@@ -140,15 +140,22 @@ static int schema_init(struct ArrowSchema *s, const char *format, const char *na
 
 /* ---- one column --------------------------------------------------------------- */
 
+/* Buffers of an array of format f: strings and binary 3 (validity, offsets,
+ * bytes), a vector 1 (validity), a list 2 (validity, offsets), others 2. */
+static int buffers_of(const char *f)
+{
+    return f[0] == 'u' || f[0] == 'z' ? 3 : !strncmp(f, "+w", 2) ? 1 : 2;
+}
+
 /* Where field f's nodes and buffers start (they follow the earlier fields'). */
 static void field_start(const struct ig_arv *v, uint32_t f, uint32_t *node, uint32_t *buf)
 {
     *node = *buf = 0;
     for (uint32_t i = 0; i < f; i++) {
         const struct ig_arv_field *x = &v->fields[i];
-        bool bytes = x->shape == IG_ARV_FLAT && (x->format[0] == 'u' || x->format[0] == 'z');
-        *node += x->shape == IG_ARV_FLAT ? 1 : 2;
-        *buf += x->shape == IG_ARV_FLAT ? (bytes ? 3 : 2) : x->shape == IG_ARV_VECTOR ? 3 : 4;
+        bool nested = x->shape != IG_ARV_FLAT;
+        *node += nested ? 2 : 1;
+        *buf += (uint32_t)buffers_of(x->format) + (nested ? (uint32_t)buffers_of(x->child_format) : 0);
     }
 }
 
@@ -159,14 +166,12 @@ static int export_column(const struct ig_arv *v, uint32_t f, const struct ig_col
     uint32_t node, buf;
     field_start(v, f, &node, &buf);
     bool nested = x->shape != IG_ARV_FLAT;
-    bool bytes = !nested && (x->format[0] == 'u' || x->format[0] == 'z');
-    int nbufs = nested ? (x->shape == IG_ARV_VECTOR ? 1 : 2) : bytes ? 3 : 2;
-    if (node + (nested ? 2u : 1u) > v->nnodes || buf + (uint32_t)nbufs + (nested ? 2u : 0u) > v->nbufs)
-        return -EIO;
+    int nbufs = buffers_of(x->format), kid_bufs = nested ? buffers_of(x->child_format) : 0;
+    if (node + (nested ? 2u : 1u) > v->nnodes || buf + (uint32_t)(nbufs + kid_bufs) > v->nbufs) return -EIO;
     int rc = schema_init(s, x->format, c->name, c->name_len, x->nullable, nested);
     if (!rc && nested) rc = schema_init(s->children[0], x->child_format, "item", 4, x->elem_nullable, 0);
     if (!rc) rc = array_init(a, body, v, node, &buf, nbufs, nested);
-    if (!rc && nested) rc = array_init(a->children[0], body, v, node + 1, &buf, 2, 0);
+    if (!rc && nested) rc = array_init(a->children[0], body, v, node + 1, &buf, kid_bufs, 0);
     return rc;
 }
 
@@ -188,8 +193,8 @@ static int pick(const struct ig_table *t, const struct ig_arv *v, uint32_t col, 
     if (c.parent != IG_NONE)
         return ig_err(err, -EINVAL, "column '%.*s' is inside a nested column: export the top-level one",
                       (int)c.name_len, c.name);
-    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (structs, blobs and lists of strings, "
-                  "bools or lists are not shown)", (int)c.name_len, c.name);
+    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (structs, blobs and lists of lists "
+                  "are not shown)", (int)c.name_len, c.name);
 }
 
 int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, size_t ncols,

@@ -21,7 +21,7 @@ enum { A_V5 = 4 };
 /* ---- the columns shown ------------------------------------------------------ */
 
 struct pstat {
-    uint64_t live, nulls, elems, elem_nulls, bytes;
+    uint64_t live, nulls, elems, elem_nulls, bytes; /* bytes: of strings, or of a list's strings */
 };
 
 struct acol {
@@ -115,7 +115,7 @@ static bool shown(const struct ig_colrec *c, struct acol *a)
         a->nullable = c->flags & IG_COLF_NULLABLE;
         return true;
     }
-    if (c->lists == 1 && a->width) { /* a list of numbers */
+    if (c->lists == 1) { /* a list of numbers, strings, binary or bools */
         a->shape = IG_ARV_LIST;
         a->nullable = c->null_mask & 1;
         a->elem_nullable = (c->null_mask >> 1) & 1;
@@ -176,11 +176,18 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
         bool null = row_null(a, v, r);
         s->nulls += null;
         if (a->shape == IG_ARV_LIST) {
-            for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++)
-                if (v->defs[e] > list_empty_def(a)) {
-                    s->elems++;
-                    s->elem_nulls += v->defs[e] != a->c.max_def;
+            uint32_t vi = v->row_val[r];
+            for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
+                if (v->defs[e] <= list_empty_def(a)) continue;
+                s->elems++;
+                s->elem_nulls += v->defs[e] != a->c.max_def;
+                if (v->defs[e] == a->c.max_def && v->is_bytes) {
+                    size_t len;
+                    ig_values_bytes(v, vi, &len);
+                    s->bytes += len;
                 }
+                vi += v->defs[e] == a->c.max_def;
+            }
         } else if (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL && !null) {
             size_t len;
             ig_values_bytes(v, r, &len);
@@ -303,7 +310,22 @@ static void column_body(struct body *b, const struct acol *a)
         offsets(b, a);
         node(b, a->sum.elems, a->sum.elem_nulls);
         bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
-        values(b, a, true);
+        if (a->width) {
+            values(b, a, true);
+        } else if (a->tt == AT_BOOL) {
+            bitmap(b, IG_ARV_ELEM_BOOL, a, a->sum.elems, true);
+        } else { /* strings: the elements' offsets, then their bytes */
+            uint64_t base = 0;
+            for (uint32_t i = 0; i < a->count; i++) {
+                piece(b, IG_ARV_ELEM_OFFSETS, a, a->first + i, a->pages[i].elems * 4, base);
+                base += a->pages[i].bytes;
+            }
+            piece(b, IG_ARV_END, a, a->first, 4, base);
+            buffer_end(b);
+            for (uint32_t i = 0; i < a->count; i++)
+                piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
+            buffer_end(b);
+        }
         break;
     }
 }
@@ -610,7 +632,8 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
         const struct ig_values *x = &pg.v;
         for (size_t row = 0; row < rec.row_count; row++) {
             if (bit_set(pg.del, row)) continue;
-            uint64_t need = pc->kind == IG_ARV_ELEM_VALID ? (x->levels ? x->row_ent[row + 1] - x->row_ent[row] : 0) : 1;
+            bool elems = pc->kind == IG_ARV_ELEM_VALID || pc->kind == IG_ARV_ELEM_BOOL;
+            uint64_t need = elems ? (x->levels ? x->row_ent[row + 1] - x->row_ent[row] : 0) : 1;
             if (b.i + need > pc->len * 8) {
                 rc = ig_err(err, -EIO, "%s: column %u page %u: more values than the layout counted", p->path,
                             a->col, page);
@@ -620,9 +643,17 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
                 put_bit(&b, !row_null(a, x, row));
             } else if (pc->kind == IG_ARV_BOOL) {
                 put_bit(&b, !row_null(a, x, row) && x->lanes[row]);
-            } else {
+            } else if (pc->kind == IG_ARV_ELEM_VALID) {
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] == a->c.max_def);
+            } else { /* a list of bools: a NULL element's bit is 0 */
+                uint32_t vi = x->row_val[row];
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
+                    if (x->defs[e] <= list_empty_def(a)) continue;
+                    bool on = x->defs[e] == a->c.max_def && x->lanes[vi];
+                    vi += x->defs[e] == a->c.max_def;
+                    put_bit(&b, on);
+                }
             }
         }
     }
@@ -640,9 +671,38 @@ static void put_lane(uint8_t *o, uint64_t lane, unsigned width)
     }
 }
 
+/* A list of strings' page: its elements' offsets or bytes into o (pc->len bytes). */
+static int render_list_bytes(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
+{
+    const struct ig_values *x = &pg->v;
+    uint64_t at = 0, next = pc->base;
+    for (size_t row = 0; row < pg->rec.row_count; row++) {
+        if (bit_set(pg->del, row)) continue;
+        uint32_t vi = x->row_val[row];
+        for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
+            if (x->defs[e] <= list_empty_def(a)) continue;
+            size_t len = 0;
+            const uint8_t *bytes = x->defs[e] == a->c.max_def ? ig_values_bytes(x, vi++, &len) : NULL;
+            if (pc->kind == IG_ARV_ELEM_OFFSETS) {
+                if (at + 4 > pc->len) return -EIO;
+                ig_st32(o + at, (uint32_t)next);
+                at += 4;
+                next += len;
+            } else if (len) {
+                if (at + len > pc->len) return -EIO;
+                memcpy(o + at, bytes, len);
+                at += len;
+            }
+        }
+    }
+    return at == pc->len ? 0 : -EIO;
+}
+
 /* A page's values, offsets or bytes into o (pc->len bytes, zeroed). */
 static int render_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
 {
+    if (a->shape == IG_ARV_LIST && (pc->kind == IG_ARV_ELEM_OFFSETS || pc->kind == IG_ARV_BYTES))
+        return render_list_bytes(a, pc, pg, o);
     const struct ig_values *x = &pg->v;
     uint64_t at = 0, next = pc->base;
     uint32_t w = pc->width;
@@ -710,7 +770,7 @@ int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct
     struct acol a = {.col = pc->col};
     int rc = ig_part_column(p, pc->col, &a.c, err);
     if (!rc && !shown(&a.c, &a)) rc = ig_err(err, -EIO, "%s: column %u is not in the Arrow view", p->path, pc->col);
-    if (!rc && pc->kind <= IG_ARV_ELEM_VALID) {
+    if (!rc && pc->kind <= IG_ARV_ELEM_BOOL) {
         a.count = pc->npages;
         rc = render_bits(t, v, &a, pc, r, o, err);
     } else if (!rc) {

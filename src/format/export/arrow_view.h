@@ -24,8 +24,8 @@
  * Types: bool Bool; intN/uintN Int(N, signed); float32 (and quantised columns,
  * as the float32 they read back as) and float64 FloatingPoint; string Utf8;
  * binary Binary; vector<float32, D> FixedSizeList<float32>[D]; a top-level
- * one-level list of numbers List<number>. Not shown yet (left out of the
- * schema): structs, blobs, lists of strings, bools or lists, vectors in lists.
+ * one-level list List<number | Utf8 | Binary | Bool>. Not shown yet (left out
+ * of the schema): structs, blobs, lists of lists, vectors in lists.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -45,10 +45,12 @@ enum ig_arv_kind {
     IG_ARV_VALID,      /* a column's row validity bitmap (all its pages) */
     IG_ARV_BOOL,       /* a bool column's values bitmap (all its pages) */
     IG_ARV_ELEM_VALID, /* a list column's element validity bitmap (all its pages) */
+    IG_ARV_ELEM_BOOL,  /* a list of bools: its elements' values bitmap (all its pages) */
     IG_ARV_FIXED,      /* a page's fixed-width values (a list's elements, a vector's lanes) */
     IG_ARV_OFFSETS,    /* a page's offsets: where each live row starts, from `base` */
+    IG_ARV_ELEM_OFFSETS, /* a list of strings: where each of a page's elements starts, from `base` */
     IG_ARV_END,        /* a column's closing offset (`base`; its bytes: `bytes`) */
-    IG_ARV_BYTES,      /* a page's string or binary bytes */
+    IG_ARV_BYTES,      /* a page's string or binary bytes (a list's: its elements') */
 };
 
 struct ig_arv_piece {
