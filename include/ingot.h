@@ -134,8 +134,10 @@ struct ArrowArray {
  * The types are those of the mount's arrow/G.arrow: bool, intN/uintN,
  * float32 (and quantised columns, as the float32 they read as), float64,
  * string ("u"), binary ("z"), vector<float32, D> as FixedSizeList ("+w:D"),
- * a top-level one-level list of any of those but vectors as List ("+l"). A
- * column without one (structs, blobs, lists of lists) gives -ENOTSUP naming it.
+ * a top-level one-level list of any of those but vectors as List ("+l"), a
+ * top-level struct of flat members as Struct ("+s"). A column without one
+ * (blobs, lists of lists, structs holding lists, vectors or structs) gives
+ * -ENOTSUP naming it.
  *
  * The group is decoded once, into one buffer that every array points into:
  * DuckDB, pyarrow or Polars import it through their C Data Interface without

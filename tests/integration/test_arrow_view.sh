@@ -3,8 +3,9 @@
 # The apache-arrow package (npm) reads every view of a table holding each type
 # the view shows (ints of every width and sign, bool, floats, fp16-quantised
 # floats, strings with escapes and non-ASCII, binary, vectors, lists of numbers,
-# strings, binary and bools, NULLs at row and element level, several row groups, erased rows) and every
-# value must equal the row's JSON in rows/ID; a struct column is left out.
+# strings, binary and bools, a nullable struct of flat members, NULLs at row,
+# member and element level, several row groups, erased rows) and every value
+# must equal the row's JSON in rows/ID; a struct holding a list is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -13,7 +14,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -34,7 +35,8 @@ ln list<int32?>?
 ls list<string?>?
 lbin list<binary>
 lb list<bool?>
-st struct<a:int64>
+st struct<a:int64, n:string?, g:float64?, t:bool>?
+nest struct<x:list<int64>>
 S
 "$PY" - "$WORK/in.jsonl" <<'PY'
 import json, random, sys
@@ -53,7 +55,9 @@ with open(sys.argv[1], "w") as f:
             "ls": None if i % 8 == 0 else [None if (i + k) % 5 == 0 else "é" * (k % 2) + f"t{i}.{k}" for k in range(i % 4)],
             "lbin": ["\\x" + f"{(i + k) % 256:02x}" * k for k in range(i % 3)],
             "lb": [None if (i + k) % 6 == 0 else (i + k) % 2 == 0 for k in range(i % 5)],
-            "st": {"a": i}}) + "\n")
+            "st": None if i % 6 == 1 else {"a": i, "n": None if i % 4 == 2 else f"n{i}\u00e9",
+                                          "g": None if i % 5 == 3 else i / 3, "t": i % 2 == 0},
+            "nest": {"x": [i]}}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

@@ -23,6 +23,9 @@ function same(a, j, type) {
     return Object.is(j, a) || (j === 0 && a === 0);
   }
   if (typeof a === 'string' || typeof a === 'boolean') return a === j;
+  // structs: member by member (a NULL struct was handled above)
+  if (t.startsWith('Struct')) return typeof j === 'object' && !Array.isArray(j) &&
+    type.children.every((c) => same(a[c.name], j[c.name], c.type));
   // lists and fixed-size lists: element by element
   const items = [...a];
   if (!Array.isArray(j) || j.length !== items.length) return false;

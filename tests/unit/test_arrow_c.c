@@ -1,6 +1,7 @@
 /* ingot_export_arrow (include/ingot.h): a row group through the Arrow C Data
  * Interface. A table imported from JSON Lines (every type the view shows,
- * NULLs at both levels of a list, a struct it does not show) is exported and
+ * NULLs at both levels of a list, a nullable struct, and a struct holding a
+ * list that it does not show) is exported and
  * walked as a consumer would: formats, names, flags, lengths, NULL counts and
  * every value against the rows that made it; erased rows are gone; a child
  * moved out lives after its parent is released (under ASan: no leak, no use
@@ -43,7 +44,7 @@ static int make_table(void)
     FILE *f = fopen(schema, "w");
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
-          "ls list<string?>\nst struct<a:int64>\n",
+          "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -70,7 +71,13 @@ static int make_table(void)
         for (size_t k = 0; k < r % 3; k++)
             if (null_selem(r, k)) fprintf(f, "%snull", k ? "," : "");
             else fprintf(f, "%s\"e%llu.%zu\"", k ? "," : "", (unsigned long long)r, k);
-        fprintf(f, "], \"st\": {\"a\": %llu}}\n", (unsigned long long)r);
+        if (r % 6 == 1)
+            fputs("], \"st\": null", f);
+        else if (r % 6 == 2)
+            fprintf(f, "], \"st\": {\"a\": %llu, \"n\": null}", (unsigned long long)r);
+        else
+            fprintf(f, "], \"st\": {\"a\": %llu, \"n\": \"n%llu\"}", (unsigned long long)r, (unsigned long long)r);
+        fprintf(f, ", \"nest\": {\"x\": [%llu]}}\n", (unsigned long long)r);
     }
     fclose(f);
     struct ig_import_opts o = {.schema_path = schema};
@@ -131,7 +138,20 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->format, "+l");
     CHECK_EQ_STR(cs->children[0]->format, "u");
     REQUIRE(lsa->n_buffers == 2 && lsa->children[0]->n_buffers == 3);
-    CHECK(child(a, s, "st", &cs) == NULL); /* structs are not shown */
+    const struct ArrowArray *st = child(a, s, "st", &cs);
+    REQUIRE(st);
+    CHECK_EQ_STR(cs->format, "+s");
+    CHECK(cs->flags & ARROW_FLAG_NULLABLE);
+    REQUIRE(st->n_children == 2 && cs->n_children == 2);
+    CHECK_EQ_STR(cs->children[0]->name, "a");
+    CHECK_EQ_STR(cs->children[0]->format, "l");
+    CHECK_EQ_STR(cs->children[1]->name, "n");
+    CHECK_EQ_STR(cs->children[1]->format, "u");
+    CHECK(child(a, s, "nest", &cs) == NULL); /* a struct holding a list is not shown */
+    const int64_t *sta = st->children[0]->buffers[1];
+    const int32_t *sno = st->children[1]->buffers[1];
+    const char *snb = st->children[1]->buffers[2];
+    int64_t nulls_st = 0;
     const int32_t *lso = lsa->buffers[1], *eo = lsa->children[0]->buffers[1];
     const char *eb = lsa->children[0]->buffers[2];
 
@@ -172,6 +192,20 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK_EQ_INT(bit(la->children[0]->buffers[0], e), !null_elem(r, k));
             if (!null_elem(r, k)) CHECK_EQ_INT(ls[e], (int64_t)r * 10 + (int64_t)k);
         }
+        bool st_null = r % 6 == 1, n_null = st_null || r % 6 == 2;
+        nulls_st += st_null;
+        CHECK_EQ_INT(bit(st->buffers[0], i), !st_null);
+        CHECK_EQ_INT(bit(st->children[0]->buffers[0], i), !st_null);
+        if (!st_null) CHECK_EQ_INT(sta[i], (int64_t)r);
+        CHECK_EQ_INT(bit(st->children[1]->buffers[0], i), !n_null);
+        if (!n_null) {
+            char want[32];
+            int n = snprintf(want, sizeof want, "n%llu", (unsigned long long)r);
+            CHECK_EQ_INT(sno[i + 1] - sno[i], n);
+            CHECK(!memcmp(snb + sno[i], want, (size_t)n));
+        } else {
+            CHECK_EQ_INT(sno[i + 1], sno[i]);
+        }
         CHECK_EQ_INT(lso[i + 1] - lso[i], (int64_t)(r % 3));
         for (size_t k = 0; k < r % 3; k++) {
             int64_t e = lso[i] + (int64_t)k;
@@ -188,6 +222,8 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_INT(i8->null_count, nulls_i8);
     CHECK_EQ_INT(sa->null_count, nulls_s);
     CHECK_EQ_INT(la->null_count, nulls_l);
+    CHECK_EQ_INT(st->null_count, nulls_st);
+    CHECK_EQ_INT(st->length, a->length);
     CHECK_EQ_INT(va->children[0]->length, 3 * a->length);
     CHECK_EQ_INT(la->children[0]->length, lo[a->length]);
     for (int64_t k = 0; k < a->n_children; k++) CHECK(((uintptr_t)a->children[k]->buffers[1] & 7) == 0);
@@ -272,10 +308,11 @@ static void test_export_refusals(void)
     REQUIRE(ingot_open(table, &t, eb, sizeof eb) == 0);
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    uint32_t st;
-    REQUIRE(ingot_column_find(t, "st", &st) == 0);
-    CHECK_EQ_INT(ingot_export_arrow(t, 0, &st, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
-    CHECK(strstr(eb, "'st'") != NULL);
+    uint32_t nest, member;
+    REQUIRE(ingot_column_find(t, "nest", &nest) == 0 && ingot_column_find(t, "st.a", &member) == 0);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &nest, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
+    CHECK(strstr(eb, "'nest'") != NULL);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &member, 1, &a, &s, eb, sizeof eb), -EINVAL);
     CHECK(a.release == NULL && s.release == NULL);
     uint32_t none = 999;
     CHECK_EQ_INT(ingot_export_arrow(t, 0, &none, 1, &a, &s, eb, sizeof eb), -EINVAL);

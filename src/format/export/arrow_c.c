@@ -141,37 +141,43 @@ static int schema_init(struct ArrowSchema *s, const char *format, const char *na
 /* ---- one column --------------------------------------------------------------- */
 
 /* Buffers of an array of format f: strings and binary 3 (validity, offsets,
- * bytes), a vector 1 (validity), a list 2 (validity, offsets), others 2. */
+ * bytes), a vector or struct 1 (validity), a list 2 (validity, offsets),
+ * others 2 (validity, values). */
 static int buffers_of(const char *f)
 {
-    return f[0] == 'u' || f[0] == 'z' ? 3 : !strncmp(f, "+w", 2) ? 1 : 2;
+    return f[0] == 'u' || f[0] == 'z' ? 3 : !strncmp(f, "+w", 2) || !strcmp(f, "+s") ? 1 : 2;
 }
 
-/* Where field f's nodes and buffers start (they follow the earlier fields'). */
-static void field_start(const struct ig_arv *v, uint32_t f, uint32_t *node, uint32_t *buf)
+/* Where field x's nodes and buffers end, from where they start. */
+static void field_skip(const struct ig_arv_field *x, uint32_t *node, uint32_t *buf)
 {
-    *node = *buf = 0;
-    for (uint32_t i = 0; i < f; i++) {
-        const struct ig_arv_field *x = &v->fields[i];
-        bool nested = x->shape != IG_ARV_FLAT;
-        *node += nested ? 2 : 1;
-        *buf += (uint32_t)buffers_of(x->format) + (nested ? (uint32_t)buffers_of(x->child_format) : 0);
+    *node += 1;
+    *buf += (uint32_t)buffers_of(x->format);
+    if (x->shape == IG_ARV_VECTOR || x->shape == IG_ARV_LIST) {
+        *node += 1;
+        *buf += (uint32_t)buffers_of(x->child_format);
     }
+    for (uint32_t k = 0; k < x->nkids; k++) field_skip(&x->kids[k], node, buf);
 }
 
-static int export_column(const struct ig_arv *v, uint32_t f, const struct ig_colrec *c, struct body_ref *body,
-                         struct ArrowArray *a, struct ArrowSchema *s)
+/* Field x (named by column c) as array a and schema s, from the nodes and
+ * buffers at *node, *buf (advanced past it). */
+static int export_field(const struct ig_part *p, const struct ig_arv *v, const struct ig_arv_field *x,
+                        struct body_ref *body, struct ArrowArray *a, struct ArrowSchema *s, uint32_t *node,
+                        uint32_t *buf)
 {
-    const struct ig_arv_field *x = &v->fields[f];
-    uint32_t node, buf;
-    field_start(v, f, &node, &buf);
-    bool nested = x->shape != IG_ARV_FLAT;
-    int nbufs = buffers_of(x->format), kid_bufs = nested ? buffers_of(x->child_format) : 0;
-    if (node + (nested ? 2u : 1u) > v->nnodes || buf + (uint32_t)(nbufs + kid_bufs) > v->nbufs) return -EIO;
-    int rc = schema_init(s, x->format, c->name, c->name_len, x->nullable, nested);
-    if (!rc && nested) rc = schema_init(s->children[0], x->child_format, "item", 4, x->elem_nullable, 0);
-    if (!rc) rc = array_init(a, body, v, node, &buf, nbufs, nested);
-    if (!rc && nested) rc = array_init(a->children[0], body, v, node + 1, &buf, kid_bufs, 0);
+    struct ig_colrec c;
+    if (ig_part_column(p, x->col, &c, NULL) || c.name_len < x->name_skip) return -EIO;
+    bool listy = x->shape == IG_ARV_VECTOR || x->shape == IG_ARV_LIST;
+    int nbufs = buffers_of(x->format), kid_bufs = listy ? buffers_of(x->child_format) : 0;
+    int nkids = listy ? 1 : (int)x->nkids;
+    if (*node + (listy ? 2u : 1u) > v->nnodes || *buf + (uint32_t)(nbufs + kid_bufs) > v->nbufs) return -EIO;
+    int rc = schema_init(s, x->format, c.name + x->name_skip, c.name_len - x->name_skip, x->nullable, nkids);
+    if (!rc && listy) rc = schema_init(s->children[0], x->child_format, "item", 4, x->elem_nullable, 0);
+    if (!rc) rc = array_init(a, body, v, (*node)++, buf, nbufs, nkids);
+    if (!rc && listy) rc = array_init(a->children[0], body, v, (*node)++, buf, kid_bufs, 0);
+    for (uint32_t k = 0; !rc && k < x->nkids; k++)
+        rc = export_field(p, v, &x->kids[k], body, a->children[k], s->children[k], node, buf);
     return rc;
 }
 
@@ -193,8 +199,8 @@ static int pick(const struct ig_table *t, const struct ig_arv *v, uint32_t col, 
     if (c.parent != IG_NONE)
         return ig_err(err, -EINVAL, "column '%.*s' is inside a nested column: export the top-level one",
                       (int)c.name_len, c.name);
-    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (structs, blobs and lists of lists "
-                  "are not shown)", (int)c.name_len, c.name);
+    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (blobs, lists of lists and structs "
+                  "holding lists, vectors or structs are not shown)", (int)c.name_len, c.name);
 }
 
 int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, size_t ncols,
@@ -260,9 +266,9 @@ int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, siz
     }
     const struct ig_part *part = &t->t.parts[v.part];
     for (size_t i = 0; !rc && i < n; i++) {
-        struct ig_colrec c;
-        rc = ig_part_column(part, v.fields[fields[i]].col, &c, &e);
-        if (!rc) rc = export_column(&v, fields[i], &c, body, a.children[i], s.children[i]);
+        uint32_t node = 0, buf = 0;
+        for (uint32_t f = 0; f < fields[i]; f++) field_skip(&v.fields[f], &node, &buf);
+        rc = export_field(part, &v, &v.fields[fields[i]], body, a.children[i], s.children[i], &node, &buf);
     }
     body_put(body); /* the arrays hold theirs */
     if (rc) { /* a half-built batch: what was made goes (children not made are zeroed) */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* Arrow's numbers (Schema.fbs, Message.fbs) */
-enum { AT_INT = 2, AT_FLOAT = 3, AT_BINARY = 4, AT_UTF8 = 5, AT_BOOL = 6, AT_LIST = 12, AT_FSL = 16 };
+enum { AT_INT = 2, AT_FLOAT = 3, AT_BINARY = 4, AT_UTF8 = 5, AT_BOOL = 6, AT_LIST = 12, AT_STRUCT = 13, AT_FSL = 16 };
 enum { AH_SCHEMA = 1, AH_RECORD_BATCH = 3 };
 enum { A_V5 = 4 };
 #define ARROW_MAGIC "ARROW1"
@@ -22,6 +22,7 @@ enum { A_V5 = 4 };
 
 struct pstat {
     uint64_t live, nulls, elems, elem_nulls, bytes; /* bytes: of strings, or of a list's strings */
+    uint64_t struct_nulls;                          /* a member's: rows whose struct is NULL */
 };
 
 struct acol {
@@ -31,8 +32,12 @@ struct acol {
     uint8_t tt;    /* Arrow type of the values (a list's or vector's elements) */
     uint8_t width; /* bytes per value: 0 for bool, strings and binary */
     bool nullable, elem_nullable;
+    bool struct_nullable;  /* a member: its struct may be NULL */
+    uint32_t name_skip;    /* a member: bytes of its name before its own */
     uint32_t first, count; /* the chunk's pages */
     struct pstat *pages, sum;
+    struct acol *kids; /* a struct: its members */
+    uint32_t nkids;
 };
 
 /* The Arrow type of a leaf's values, or false when the view does not show it. */
@@ -83,27 +88,75 @@ static const char *c_format(const struct ig_colrec *c)
     }
 }
 
-/* The field the record batch shows for a (the C export's view of it). */
-static void c_field(const struct acol *a, struct ig_arv_field *f)
+/* The field the record batch shows for a (the C export's view of it); a
+ * struct's members in f->kids (false: out of memory). */
+static bool c_field(const struct acol *a, struct ig_arv_field *f)
 {
     *f = (struct ig_arv_field){.col = a->col, .shape = a->shape, .nullable = a->nullable,
-                               .elem_nullable = a->elem_nullable};
+                               .elem_nullable = a->elem_nullable, .name_skip = a->name_skip};
+    if (a->shape == IG_ARV_STRUCT) {
+        snprintf(f->format, sizeof f->format, "+s");
+        if (!(f->kids = calloc(a->nkids, sizeof *f->kids))) return false;
+        f->nkids = a->nkids;
+        for (uint32_t k = 0; k < a->nkids; k++) c_field(&a->kids[k], &f->kids[k]);
+        return true;
+    }
     const char *vf = c_format(&a->c);
-    if (a->shape == IG_ARV_FLAT) {
+    if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_MEMBER) {
         snprintf(f->format, sizeof f->format, "%s", vf);
-        return;
+        return true;
     }
     if (a->shape == IG_ARV_VECTOR)
         snprintf(f->format, sizeof f->format, "+w:%u", a->c.dimension);
     else
         snprintf(f->format, sizeof f->format, "+l");
     snprintf(f->child_format, sizeof f->child_format, "%s", vf);
+    return true;
 }
 
-/* Which shape column c takes in the view, false when it is not shown. */
-static bool shown(const struct ig_colrec *c, struct acol *a)
+/* A struct's member the view can show: a flat value of a shown type. */
+static bool member_ok(const struct ig_colrec *m)
 {
-    if (c->parent != IG_NONE || !value_type(c, &a->tt, &a->width)) return false;
+    uint8_t tt, width;
+    return m->type != IG_T_STRUCT && m->lists == 0 && !m->dimension && value_type(m, &tt, &width);
+}
+
+/* Is column col (c) a top-level struct whose members are all member_ok? */
+static bool struct_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+{
+    if (c->type != IG_T_STRUCT || c->parent != IG_NONE || c->lists || !c->num_children) return false;
+    uint32_t found = 0;
+    for (uint32_t k = col + 1; k < p->num_columns && found < c->num_children; k++) {
+        struct ig_colrec m;
+        if (ig_part_column(p, k, &m, NULL)) return false;
+        if (m.parent != col) continue;
+        if (!member_ok(&m)) return false;
+        found++;
+    }
+    return found == c->num_children;
+}
+
+/* Which shape column col (c) of p takes in the view, false when it is not shown. */
+static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
+{
+    if (c->parent != IG_NONE) { /* a member of a shown struct */
+        struct ig_colrec s;
+        if (ig_part_column(p, c->parent, &s, NULL) || !struct_shown(p, c->parent, &s) || !member_ok(c))
+            return false;
+        value_type(c, &a->tt, &a->width);
+        a->shape = IG_ARV_MEMBER;
+        a->struct_nullable = s.null_mask & 1;
+        a->nullable = a->struct_nullable || (c->null_mask & 1);
+        a->name_skip = s.name_len + 1;
+        return c->name_len > a->name_skip;
+    }
+    if (struct_shown(p, col, c)) {
+        a->shape = IG_ARV_STRUCT;
+        a->tt = AT_STRUCT;
+        a->nullable = c->null_mask & 1;
+        return true;
+    }
+    if (!value_type(c, &a->tt, &a->width)) return false;
     if (c->dimension) {
         if (c->lists || a->tt != AT_FLOAT || a->width != 4) return false;
         a->shape = IG_ARV_VECTOR;
@@ -127,7 +180,8 @@ static bool shown(const struct ig_colrec *c, struct acol *a)
 /* Does a page have to be decoded for its counts (arrow_view.h)? */
 static bool needs_counts(const struct acol *a, const struct ig_pagerec *rec)
 {
-    return a->shape == IG_ARV_LIST || (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL) ||
+    return a->shape == IG_ARV_LIST || a->shape == IG_ARV_MEMBER ||
+           (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL) ||
            (a->nullable && (a->shape == IG_ARV_VECTOR || (rec->flags & IG_PGF_HAS_NULLS)));
 }
 
@@ -163,7 +217,19 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
 {
     if (a->shape == IG_ARV_FLAT) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
-    return a->shape == IG_ARV_VECTOR ? d < a->c.max_def : a->nullable && d == 0;
+    return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : a->nullable && d == 0;
+}
+
+/* A member's struct is NULL in row r (its level below the member's). */
+static bool struct_null(const struct acol *a, const struct ig_values *v, size_t r)
+{
+    return a->struct_nullable && v->defs[v->row_ent[r]] == 0;
+}
+
+/* Where row r's value is in v: a flat leaf's row, a member's value index. */
+static size_t value_at(const struct acol *a, const struct ig_values *v, size_t r)
+{
+    return a->shape == IG_ARV_MEMBER ? v->row_val[r] : r;
 }
 
 static void page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
@@ -188,11 +254,13 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
                 }
                 vi += v->defs[e] == a->c.max_def;
             }
-        } else if (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL && !null) {
+        } else if ((a->shape == IG_ARV_FLAT || a->shape == IG_ARV_MEMBER) && !a->width && a->tt != AT_BOOL &&
+                   !null) {
             size_t len;
-            ig_values_bytes(v, r, &len);
+            ig_values_bytes(v, value_at(a, v, r), &len);
             s->bytes += len;
         }
+        if (a->shape == IG_ARV_MEMBER) s->struct_nulls += struct_null(a, v, r);
     }
     if (a->shape == IG_ARV_VECTOR) s->elems = s->live * a->c.dimension;
 }
@@ -286,10 +354,17 @@ static void offsets(struct body *b, const struct acol *a)
 
 static void column_body(struct body *b, const struct acol *a)
 {
+    if (a->shape == IG_ARV_STRUCT) { /* its validity from the first member's levels, then the members */
+        node(b, a->sum.live, a->sum.nulls);
+        bitmap(b, IG_ARV_STRUCT_VALID, &a->kids[0], a->sum.live, a->sum.nulls > 0);
+        for (uint32_t k = 0; k < a->nkids; k++) column_body(b, &a->kids[k]);
+        return;
+    }
     node(b, a->sum.live, a->sum.nulls);
     bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
     switch (a->shape) {
     case IG_ARV_FLAT:
+    case IG_ARV_MEMBER:
         if (a->tt == AT_BOOL) {
             bitmap(b, IG_ARV_BOOL, a, a->sum.live, true);
         } else if (a->width) {
@@ -354,7 +429,8 @@ static void type_table(struct fbw *w, size_t slot, uint8_t tt, const struct ig_c
     fbw_patch(w, slot, at);
 }
 
-/* A Field (and its child, for lists and vectors) for the reference at slot. */
+/* A Field (and its children: a list's or vector's element, a struct's
+ * members) for the reference at slot. */
 static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
 {
     uint8_t tt = a->tt;
@@ -367,12 +443,19 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     if (child)
         fbw_patch(w, s[0], fbw_string(w, "item", 4));
     else
-        fbw_patch(w, s[0], fbw_string(w, a->c.name, a->c.name_len));
+        fbw_patch(w, s[0], fbw_string(w, a->c.name + a->name_skip, a->c.name_len - a->name_skip));
     type_table(w, s[3], tt, &a->c, a->c.dimension);
-    bool has_child = !child && a->shape != IG_ARV_FLAT;
-    size_t kids = fbw_vector(w, has_child, 4, 4);
+    uint32_t nkids = child                         ? 0
+                     : a->shape == IG_ARV_STRUCT   ? a->nkids
+                     : a->shape == IG_ARV_LIST || a->shape == IG_ARV_VECTOR ? 1
+                                                   : 0;
+    size_t kids = fbw_vector(w, nkids, 4, 4);
     fbw_patch(w, s[4], kids);
-    if (has_child) field(w, kids + 4, a, true);
+    for (uint32_t k = 0; k < nkids; k++)
+        if (a->shape == IG_ARV_STRUCT)
+            field(w, kids + 4 + 4 * (size_t)k, &a->kids[k], false);
+        else
+            field(w, kids + 4, a, true);
 }
 
 static void schema(struct fbw *w, size_t slot, const struct acol *cols, uint32_t ncols)
@@ -458,7 +541,10 @@ static int footer(struct ig_buf *out, const struct acol *cols, uint32_t ncols, u
 
 static void cols_free(struct acol *cols, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) free(cols[i].pages);
+    for (uint32_t i = 0; cols && i < n; i++) {
+        free(cols[i].pages);
+        cols_free(cols[i].kids, cols[i].nkids);
+    }
     free(cols);
 }
 
@@ -490,13 +576,43 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
             s->elems = a->shape == IG_ARV_VECTOR ? s->live * a->c.dimension : 0;
         }
         a->sum.live += s->live, a->sum.nulls += s->nulls, a->sum.elems += s->elems;
-        a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes;
+        a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes, a->sum.struct_nulls += s->struct_nulls;
     }
     ig_values_free(&pg.v);
     if (!rc && (a->sum.bytes > INT32_MAX || (a->shape == IG_ARV_LIST && a->sum.elems > INT32_MAX)))
         rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
                     (int)a->c.name_len, a->c.name, out->group);
     return rc;
+}
+
+/* A struct's members, each counted as a column; its NULL rows from the first. */
+static int count_struct(const struct ig_table *t, const struct ig_arv *out, struct acol *a, uint32_t lg,
+                        uint32_t group_rows, struct ig_reader *r, struct ig_error *err)
+{
+    const struct ig_part *p = &t->parts[out->part];
+    if (!(a->kids = calloc(a->c.num_children, sizeof *a->kids))) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = 0;
+    for (uint32_t k = a->col + 1; !rc && k < p->num_columns && a->nkids < a->c.num_children; k++) {
+        struct acol *m = &a->kids[a->nkids];
+        rc = ig_part_column(p, k, &m->c, err);
+        if (rc || m->c.parent != a->col) continue;
+        if (!shown(p, k, &m->c, m))
+            return ig_err(err, -EIO, "%s: member %u of struct column %u cannot be shown", p->path, k, a->col);
+        m->col = k;
+        a->nkids++;
+        rc = count_column(t, out, m, lg, group_rows, r, err);
+        if (!rc && m->sum.live != out->rows)
+            rc = ig_err(err, -EIO, "%s: column '%.*s' of row group %u has %llu live rows, the group %llu", p->path,
+                        (int)m->c.name_len, m->c.name, out->group, (unsigned long long)m->sum.live,
+                        (unsigned long long)out->rows);
+    }
+    if (!rc && a->nkids != a->c.num_children)
+        rc = ig_err(err, -EIO, "%s: struct column %u has %u members, the footer says %u", p->path, a->col, a->nkids,
+                    a->c.num_children);
+    if (rc) return rc;
+    a->sum.live = a->kids[0].sum.live;
+    a->sum.nulls = a->kids[0].sum.struct_nulls;
+    return 0;
 }
 
 int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, struct ig_arv *out,
@@ -529,10 +645,13 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         struct acol *a = &cols[ncols];
         *a = (struct acol){0}; /* the slot a column not shown may have used */
         rc = ig_part_column(p, col, &a->c, err);
-        if (rc || !shown(&a->c, a)) continue;
+        if (rc || a->c.parent != IG_NONE || !shown(p, col, &a->c, a)) continue;
         a->col = col;
         ncols++;
-        rc = count_column(t, out, a, lg, gr.row_count, r, err);
+        if (a->shape == IG_ARV_STRUCT)
+            rc = count_struct(t, out, a, lg, gr.row_count, r, err);
+        else
+            rc = count_column(t, out, a, lg, gr.row_count, r, err);
         if (!rc && a->sum.live != out->rows)
             rc = ig_err(err, -EIO, "%s: column '%.*s' of row group %u has %llu live rows, the group %llu", p->path,
                         (int)a->c.name_len, a->c.name, group, (unsigned long long)a->sum.live,
@@ -571,8 +690,9 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         out->nnodes = b.nn;
         out->bufs = b.bufs;
         out->nbufs = b.nb;
-        for (uint32_t i = 0; i < ncols; i++) c_field(&cols[i], &out->fields[i]);
         out->nfields = ncols;
+        for (uint32_t i = 0; i < ncols; i++)
+            if (!c_field(&cols[i], &out->fields[i])) rc = ig_err(err, -ENOMEM, "out of memory");
         b.pc = NULL, b.nodes = NULL, b.bufs = NULL;
         out->body_at = out->head.len;
         out->size = out->head.len + b.at + out->tail.len;
@@ -586,6 +706,7 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
 void ig_arv_free(struct ig_arv *v)
 {
     free(v->pieces);
+    for (uint32_t i = 0; v->fields && i < v->nfields; i++) free(v->fields[i].kids);
     free(v->fields);
     free(v->nodes);
     free(v->bufs);
@@ -641,8 +762,10 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
             }
             if (pc->kind == IG_ARV_VALID) {
                 put_bit(&b, !row_null(a, x, row));
+            } else if (pc->kind == IG_ARV_STRUCT_VALID) {
+                put_bit(&b, !struct_null(a, x, row));
             } else if (pc->kind == IG_ARV_BOOL) {
-                put_bit(&b, !row_null(a, x, row) && x->lanes[row]);
+                put_bit(&b, !row_null(a, x, row) && x->lanes[value_at(a, x, row)]);
             } else if (pc->kind == IG_ARV_ELEM_VALID) {
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] == a->c.max_def);
@@ -715,7 +838,7 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
         if (pc->kind == IG_ARV_OFFSETS) {
             need = 4;
         } else if (pc->kind == IG_ARV_BYTES) {
-            if (!null) bytes = ig_values_bytes(x, row, &len);
+            if (!null) bytes = ig_values_bytes(x, value_at(a, x, row), &len);
             need = len;
         } else if (a->shape == IG_ARV_VECTOR) {
             need = (uint64_t)w * a->c.dimension;
@@ -731,7 +854,7 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
             if (a->shape == IG_ARV_LIST) {
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) next += x->defs[e] > list_empty_def(a);
             } else if (!null) {
-                ig_values_bytes(x, row, &len);
+                ig_values_bytes(x, value_at(a, x, row), &len);
                 next += len;
             }
         } else if (pc->kind == IG_ARV_BYTES) {
@@ -746,7 +869,7 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
                 k++;
             }
         } else if (!null) {
-            put_lane(o + at, x->lanes[row], w);
+            put_lane(o + at, x->lanes[value_at(a, x, row)], w);
         }
         at += need;
     }
@@ -769,8 +892,9 @@ int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct
     const struct ig_part *p = &t->parts[v->part];
     struct acol a = {.col = pc->col};
     int rc = ig_part_column(p, pc->col, &a.c, err);
-    if (!rc && !shown(&a.c, &a)) rc = ig_err(err, -EIO, "%s: column %u is not in the Arrow view", p->path, pc->col);
-    if (!rc && pc->kind <= IG_ARV_ELEM_BOOL) {
+    if (!rc && !shown(p, pc->col, &a.c, &a))
+        rc = ig_err(err, -EIO, "%s: column %u is not in the Arrow view", p->path, pc->col);
+    if (!rc && pc->kind <= IG_ARV_STRUCT_VALID) {
         a.count = pc->npages;
         rc = render_bits(t, v, &a, pc, r, o, err);
     } else if (!rc) {

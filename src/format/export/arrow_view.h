@@ -24,8 +24,10 @@
  * Types: bool Bool; intN/uintN Int(N, signed); float32 (and quantised columns,
  * as the float32 they read back as) and float64 FloatingPoint; string Utf8;
  * binary Binary; vector<float32, D> FixedSizeList<float32>[D]; a top-level
- * one-level list List<number | Utf8 | Binary | Bool>. Not shown yet (left out
- * of the schema): structs, blobs, lists of lists, vectors in lists.
+ * one-level list List<number | Utf8 | Binary | Bool>; a top-level struct
+ * whose members are all flat values Struct<...> (its validity from the first
+ * member's definition levels). Not shown yet (left out of the schema): blobs,
+ * lists of lists, vectors in lists, structs holding lists, vectors or structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -46,6 +48,7 @@ enum ig_arv_kind {
     IG_ARV_BOOL,       /* a bool column's values bitmap (all its pages) */
     IG_ARV_ELEM_VALID, /* a list column's element validity bitmap (all its pages) */
     IG_ARV_ELEM_BOOL,  /* a list of bools: its elements' values bitmap (all its pages) */
+    IG_ARV_STRUCT_VALID, /* a struct's row validity, from its first member's levels (all its pages) */
     IG_ARV_FIXED,      /* a page's fixed-width values (a list's elements, a vector's lanes) */
     IG_ARV_OFFSETS,    /* a page's offsets: where each live row starts, from `base` */
     IG_ARV_ELEM_OFFSETS, /* a list of strings: where each of a page's elements starts, from `base` */
@@ -65,21 +68,26 @@ struct ig_arv_piece {
 };
 
 /* How a column is shown: a flat column, a vector as FixedSizeList, a
- * one-level list of numbers as List. */
-enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST };
+ * one-level list as List, a struct of flat members as Struct (each member a
+ * nested leaf shown as a flat child). */
+enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER };
 
 /* A column of the record batch, for the C Data Interface export (api
  * ingot_export_arrow): its nodes and buffers are the next ones in `nodes` and
  * `bufs`, in the IPC order: a flat column one node and 2 buffers (validity,
  * values or bits) or 3 (validity, offsets, bytes); a vector a node and its
  * validity, then its elements' node, validity and values; a list a node, its
- * validity and offsets, then its elements' node, validity and values. */
+ * validity and offsets, then its elements' node, validity and values; a
+ * struct a node and its validity, then each member as a flat column. */
 struct ig_arv_field {
     uint32_t col;          /* the ingot column */
     uint8_t shape;         /* enum ig_arv_shape */
     bool nullable, elem_nullable;
-    char format[16];       /* the C Data Interface format: "l", "u", "+w:128", "+l" */
+    char format[16];       /* the C Data Interface format: "l", "u", "+w:128", "+l", "+s" */
     char child_format[4];  /* a vector's or list's elements' */
+    uint32_t name_skip;    /* a member: bytes of its name before its own (the struct's, a dot) */
+    uint32_t nkids;        /* a struct: its members */
+    struct ig_arv_field *kids;
 };
 
 struct ig_arv {
