@@ -3,9 +3,10 @@
 # The apache-arrow package (npm) reads every view of a table holding each type
 # the view shows (ints of every width and sign, bool, floats, fp16-quantised
 # floats, strings with escapes and non-ASCII, binary, vectors, lists of numbers,
-# strings, binary and bools, a nullable struct of flat members, NULLs at row,
-# member and element level, several row groups, erased rows) and every value
-# must equal the row's JSON in rows/ID; a struct holding a list is left out.
+# strings, binary and bools, a nullable struct of flat members, a blob column
+# as its (path, size) reference, NULLs at row, member and element level,
+# several row groups, erased rows) and every value must equal the row's JSON in
+# rows/ID; a struct holding a list is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -14,7 +15,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,img
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -37,12 +38,20 @@ lbin list<binary>
 lb list<bool?>
 st struct<a:int64, n:string?, g:float64?, t:bool>?
 nest struct<x:list<int64>>
+img blob?
 S
-"$PY" - "$WORK/in.jsonl" <<'PY'
+mkdir -p "$WORK/objs"
+"$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
 import json, random, sys
 random.seed(3)
+objs = sys.argv[2]
 with open(sys.argv[1], "w") as f:
     for i in range(5000):
+        img = None
+        if i % 3:
+            img = f"{objs}/{i}.jpg" if i % 2 else f"{objs}/{i}.bin"
+            with open(img, "wb") as o:
+                o.write((b"\xff\xd8\xff\xe0" if i % 2 else b"") + bytes([i % 256]) * (i % 50))
         f.write(json.dumps({
             "id": i, "b": None if i % 7 == 0 else i % 3 == 0, "i8": i % 256 - 128, "u16": i % 65536,
             "i32": None if i % 5 == 0 else i * 1000 - 7, "u64": 2**64 - 1 - i, "f": i / 8.0,
@@ -57,7 +66,7 @@ with open(sys.argv[1], "w") as f:
             "lb": [None if (i + k) % 6 == 0 else (i + k) % 2 == 0 for k in range(i % 5)],
             "st": None if i % 6 == 1 else {"a": i, "n": None if i % 4 == 2 else f"n{i}\u00e9",
                                           "g": None if i % 5 == 3 else i / 3, "t": i % 2 == 0},
-            "nest": {"x": [i]}}) + "\n")
+            "nest": {"x": [i]}, "img": img}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

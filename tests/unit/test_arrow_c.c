@@ -44,7 +44,7 @@ static int make_table(void)
     FILE *f = fopen(schema, "w");
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
-          "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\n",
+          "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -77,7 +77,18 @@ static int make_table(void)
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": null}", (unsigned long long)r);
         else
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": \"n%llu\"}", (unsigned long long)r, (unsigned long long)r);
-        fprintf(f, ", \"nest\": {\"x\": [%llu]}}\n", (unsigned long long)r);
+        fprintf(f, ", \"nest\": {\"x\": [%llu]}", (unsigned long long)r);
+        if (r % 5 == 0) {
+            fputs(", \"img\": null}\n", f);
+        } else { /* an object of r % 7 + 1 bytes */
+            char obj[128];
+            snprintf(obj, sizeof obj, "%s/o%llu", dir, (unsigned long long)r);
+            FILE *o = fopen(obj, "w");
+            if (!o) return -1;
+            for (uint64_t k = 0; k < r % 7 + 1; k++) fputc('x', o);
+            fclose(o);
+            fprintf(f, ", \"img\": \"%s\"}\n", obj);
+        }
     }
     fclose(f);
     struct ig_import_opts o = {.schema_path = schema};
@@ -148,6 +159,17 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->children[1]->name, "n");
     CHECK_EQ_STR(cs->children[1]->format, "u");
     CHECK(child(a, s, "nest", &cs) == NULL); /* a struct holding a list is not shown */
+    const struct ArrowArray *img = child(a, s, "img", &cs);
+    REQUIRE(img);
+    CHECK_EQ_STR(cs->format, "+s");
+    REQUIRE(img->n_children == 2 && cs->n_children == 2);
+    CHECK_EQ_STR(cs->children[0]->name, "path");
+    CHECK_EQ_STR(cs->children[0]->format, "u");
+    CHECK_EQ_STR(cs->children[1]->name, "size");
+    CHECK_EQ_STR(cs->children[1]->format, "l");
+    const int32_t *ipo = img->children[0]->buffers[1];
+    const char *ipb = img->children[0]->buffers[2];
+    const int64_t *isz = img->children[1]->buffers[1];
     const int64_t *sta = st->children[0]->buffers[1];
     const int32_t *sno = st->children[1]->buffers[1];
     const char *snb = st->children[1]->buffers[2];
@@ -191,6 +213,13 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             int64_t e = lo[i] + (int64_t)k;
             CHECK_EQ_INT(bit(la->children[0]->buffers[0], e), !null_elem(r, k));
             if (!null_elem(r, k)) CHECK_EQ_INT(ls[e], (int64_t)r * 10 + (int64_t)k);
+        }
+        CHECK_EQ_INT(bit(img->buffers[0], i), r % 5 != 0);
+        if (r % 5) {
+            char want[40];
+            int n = snprintf(want, sizeof want, "blobs/img/%llu", (unsigned long long)r);
+            CHECK(ipo[i + 1] - ipo[i] >= n && !memcmp(ipb + ipo[i], want, (size_t)n));
+            CHECK_EQ_INT(isz[i], (int64_t)(r % 7 + 1));
         }
         bool st_null = r % 6 == 1, n_null = st_null || r % 6 == 2;
         nulls_st += st_null;

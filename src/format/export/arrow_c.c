@@ -172,7 +172,9 @@ static int export_field(const struct ig_part *p, const struct ig_arv *v, const s
     int nbufs = buffers_of(x->format), kid_bufs = listy ? buffers_of(x->child_format) : 0;
     int nkids = listy ? 1 : (int)x->nkids;
     if (*node + (listy ? 2u : 1u) > v->nnodes || *buf + (uint32_t)(nbufs + kid_bufs) > v->nbufs) return -EIO;
-    int rc = schema_init(s, x->format, c.name + x->name_skip, c.name_len - x->name_skip, x->nullable, nkids);
+    const char *name = x->name ? x->name : c.name + x->name_skip;
+    size_t name_len = x->name ? strlen(x->name) : c.name_len - x->name_skip;
+    int rc = schema_init(s, x->format, name, name_len, x->nullable, nkids);
     if (!rc && listy) rc = schema_init(s->children[0], x->child_format, "item", 4, x->elem_nullable, 0);
     if (!rc) rc = array_init(a, body, v, (*node)++, buf, nbufs, nkids);
     if (!rc && listy) rc = array_init(a->children[0], body, v, (*node)++, buf, kid_bufs, 0);
@@ -199,8 +201,8 @@ static int pick(const struct ig_table *t, const struct ig_arv *v, uint32_t col, 
     if (c.parent != IG_NONE)
         return ig_err(err, -EINVAL, "column '%.*s' is inside a nested column: export the top-level one",
                       (int)c.name_len, c.name);
-    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (blobs, lists of lists and structs "
-                  "holding lists, vectors or structs are not shown)", (int)c.name_len, c.name);
+    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (lists of blobs or lists, and structs "
+                  "holding lists, vectors, blobs or structs are not shown)", (int)c.name_len, c.name);
 }
 
 int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, size_t ncols,

@@ -2,12 +2,15 @@
 #include "arrow_view.h"
 #include "flatbuf_out.h"
 
+#include "blob/blob.h"
 #include "format/layout.h"
+#include "format/model/names.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "util/endian.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +97,16 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
 {
     *f = (struct ig_arv_field){.col = a->col, .shape = a->shape, .nullable = a->nullable,
                                .elem_nullable = a->elem_nullable, .name_skip = a->name_skip};
+    if (a->shape == IG_ARV_BLOB) {
+        snprintf(f->format, sizeof f->format, "+s");
+        if (!(f->kids = calloc(2, sizeof *f->kids))) return false;
+        f->nkids = 2;
+        f->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = true, .format = "u",
+                                           .name = "path"};
+        f->kids[1] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = true, .format = "l",
+                                           .name = "size"};
+        return true;
+    }
     if (a->shape == IG_ARV_STRUCT) {
         snprintf(f->format, sizeof f->format, "+s");
         if (!(f->kids = calloc(a->nkids, sizeof *f->kids))) return false;
@@ -156,6 +169,13 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         a->nullable = c->null_mask & 1;
         return true;
     }
+    if (c->type == IG_T_BLOB && c->lists == 0 && !c->dimension) { /* its reference as (path, size) */
+        a->shape = IG_ARV_BLOB;
+        a->tt = AT_STRUCT;
+        a->width = 8;         /* the size member's */
+        a->nullable = true;   /* a NULL, or a reference list that is not one object */
+        return true;
+    }
     if (!value_type(c, &a->tt, &a->width)) return false;
     if (c->dimension) {
         if (c->lists || a->tt != AT_FLOAT || a->width != 4) return false;
@@ -180,7 +200,7 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
 /* Does a page have to be decoded for its counts (arrow_view.h)? */
 static bool needs_counts(const struct acol *a, const struct ig_pagerec *rec)
 {
-    return a->shape == IG_ARV_LIST || a->shape == IG_ARV_MEMBER ||
+    return a->shape == IG_ARV_LIST || a->shape == IG_ARV_MEMBER || a->shape == IG_ARV_BLOB ||
            (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL) ||
            (a->nullable && (a->shape == IG_ARV_VECTOR || (rec->flags & IG_PGF_HAS_NULLS)));
 }
@@ -213,8 +233,31 @@ static int load(const struct ig_table *t, uint32_t part, uint64_t group_first_ro
 /* The d_list of a one-level list: the definition level of an empty list. */
 static uint8_t list_empty_def(const struct acol *a) { return a->nullable ? 1 : 0; }
 
+/* Row r's object of a blob column: false for a NULL (or a reference list that
+ * is not one object, which rows/ID shows as null too). */
+static bool blob_ref(const struct ig_values *v, size_t r, struct ig_blob_ref *ref, unsigned *kind)
+{
+    if (ig_values_is_null(v, r)) return false;
+    size_t len;
+    const uint8_t *p = ig_values_bytes(v, r, &len);
+    if (len != IG_BLOB_REF_BYTES) return false;
+    ig_blob_ref_load(p, ref, kind);
+    return true;
+}
+
+/* The object's path as rows/ID shows it: DIR/ROW.EXT; its length. */
+static size_t blob_path(char *out, size_t cap, const char *dir, uint64_t row, unsigned kind)
+{
+    const char *ext = ig_blob_kind_ext(kind);
+    int n = snprintf(out, cap, "%s/%" PRIu64 "%s%s", dir, row, *ext ? "." : "", ext);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
 {
+    struct ig_blob_ref ref;
+    unsigned kind;
+    if (a->shape == IG_ARV_BLOB) return !blob_ref(v, r, &ref, &kind);
     if (a->shape == IG_ARV_FLAT) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
     return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : a->nullable && d == 0;
@@ -261,6 +304,13 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
             s->bytes += len;
         }
         if (a->shape == IG_ARV_MEMBER) s->struct_nulls += struct_null(a, v, r);
+        struct ig_blob_ref ref;
+        unsigned kind;
+        if (a->shape == IG_ARV_BLOB && blob_ref(v, r, &ref, &kind)) {
+            char dir[800], path[900];
+            ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
+            s->bytes += blob_path(path, sizeof path, dir, v->row_base + r, kind);
+        }
     }
     if (a->shape == IG_ARV_VECTOR) s->elems = s->live * a->c.dimension;
 }
@@ -354,6 +404,20 @@ static void offsets(struct body *b, const struct acol *a)
 
 static void column_body(struct body *b, const struct acol *a)
 {
+    if (a->shape == IG_ARV_BLOB) { /* a struct of path and size, one validity for the three */
+        node(b, a->sum.live, a->sum.nulls);
+        bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
+        node(b, a->sum.live, a->sum.nulls); /* path: offsets and bytes */
+        bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
+        offsets(b, a);
+        for (uint32_t i = 0; i < a->count; i++)
+            piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
+        buffer_end(b);
+        node(b, a->sum.live, a->sum.nulls); /* size: int64 */
+        bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
+        values(b, a, false);
+        return;
+    }
     if (a->shape == IG_ARV_STRUCT) { /* its validity from the first member's levels, then the members */
         node(b, a->sum.live, a->sum.nulls);
         bitmap(b, IG_ARV_STRUCT_VALID, &a->kids[0], a->sum.live, a->sum.nulls > 0);
@@ -447,15 +511,21 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     type_table(w, s[3], tt, &a->c, a->c.dimension);
     uint32_t nkids = child                         ? 0
                      : a->shape == IG_ARV_STRUCT   ? a->nkids
+                     : a->shape == IG_ARV_BLOB     ? 2
                      : a->shape == IG_ARV_LIST || a->shape == IG_ARV_VECTOR ? 1
                                                    : 0;
     size_t kids = fbw_vector(w, nkids, 4, 4);
     fbw_patch(w, s[4], kids);
     for (uint32_t k = 0; k < nkids; k++)
-        if (a->shape == IG_ARV_STRUCT)
+        if (a->shape == IG_ARV_STRUCT) {
             field(w, kids + 4 + 4 * (size_t)k, &a->kids[k], false);
-        else
+        } else if (a->shape == IG_ARV_BLOB) { /* path: Utf8, size: Int64, nullable as the blob */
+            struct acol m = {.c = {.type = k ? IG_T_INT64 : IG_T_STRING, .name = k ? "size" : "path", .name_len = 4},
+                             .shape = IG_ARV_FLAT, .tt = k ? AT_INT : AT_UTF8, .nullable = a->nullable};
+            field(w, kids + 4 + 4 * (size_t)k, &m, false);
+        } else {
             field(w, kids + 4, a, true);
+        }
 }
 
 static void schema(struct fbw *w, size_t slot, const struct acol *cols, uint32_t ncols)
@@ -821,9 +891,38 @@ static int render_list_bytes(const struct acol *a, const struct ig_arv_piece *pc
     return at == pc->len ? 0 : -EIO;
 }
 
+/* A blob column's page: its paths' offsets or bytes, or its sizes, into o (pc->len bytes, zeroed). */
+static int render_blob_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
+{
+    const struct ig_values *x = &pg->v;
+    char dir[800], path[900];
+    ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
+    uint64_t at = 0, next = pc->base;
+    for (size_t row = 0; row < pg->rec.row_count; row++) {
+        if (bit_set(pg->del, row)) continue;
+        struct ig_blob_ref ref = {0};
+        unsigned kind = 0;
+        bool obj = blob_ref(x, row, &ref, &kind);
+        size_t len = obj ? blob_path(path, sizeof path, dir, x->row_base + row, kind) : 0;
+        uint64_t need = pc->kind == IG_ARV_BYTES ? len : pc->kind == IG_ARV_OFFSETS ? 4 : 8;
+        if (at + need > pc->len) return -EIO;
+        if (pc->kind == IG_ARV_OFFSETS) {
+            ig_st32(o + at, (uint32_t)next);
+            next += len;
+        } else if (pc->kind == IG_ARV_BYTES) {
+            memcpy(o + at, path, len);
+        } else if (obj) {
+            ig_st64(o + at, ref.size);
+        }
+        at += need;
+    }
+    return at == pc->len ? 0 : -EIO;
+}
+
 /* A page's values, offsets or bytes into o (pc->len bytes, zeroed). */
 static int render_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
 {
+    if (a->shape == IG_ARV_BLOB) return render_blob_page(a, pc, pg, o);
     if (a->shape == IG_ARV_LIST && (pc->kind == IG_ARV_ELEM_OFFSETS || pc->kind == IG_ARV_BYTES))
         return render_list_bytes(a, pc, pg, o);
     const struct ig_values *x = &pg->v;

@@ -26,8 +26,10 @@
  * binary Binary; vector<float32, D> FixedSizeList<float32>[D]; a top-level
  * one-level list List<number | Utf8 | Binary | Bool>; a top-level struct
  * whose members are all flat values Struct<...> (its validity from the first
- * member's definition levels). Not shown yet (left out of the schema): blobs,
- * lists of lists, vectors in lists, structs holding lists, vectors or structs.
+ * member's definition levels); a top-level blob column Struct<path: Utf8,
+ * size: Int64>, path as rows/ID shows it ("blobs/COL/ID.ext"). Not shown yet
+ * (left out of the schema): lists of blobs, lists of lists, vectors in lists,
+ * structs holding lists, vectors, blobs or structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -69,8 +71,9 @@ struct ig_arv_piece {
 
 /* How a column is shown: a flat column, a vector as FixedSizeList, a
  * one-level list as List, a struct of flat members as Struct (each member a
- * nested leaf shown as a flat child). */
-enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER };
+ * nested leaf shown as a flat child), a blob column as Struct<path: Utf8,
+ * size: Int64> (its reference: the object's file in the mount, its bytes). */
+enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB };
 
 /* A column of the record batch, for the C Data Interface export (api
  * ingot_export_arrow): its nodes and buffers are the next ones in `nodes` and
@@ -78,7 +81,8 @@ enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_A
  * values or bits) or 3 (validity, offsets, bytes); a vector a node and its
  * validity, then its elements' node, validity and values; a list a node, its
  * validity and offsets, then its elements' node, validity and values; a
- * struct a node and its validity, then each member as a flat column. */
+ * struct a node and its validity, then each member as a flat column; a blob
+ * a struct of two such members, path and size. */
 struct ig_arv_field {
     uint32_t col;          /* the ingot column */
     uint8_t shape;         /* enum ig_arv_shape */
@@ -86,6 +90,7 @@ struct ig_arv_field {
     char format[16];       /* the C Data Interface format: "l", "u", "+w:128", "+l", "+s" */
     char child_format[4];  /* a vector's or list's elements' */
     uint32_t name_skip;    /* a member: bytes of its name before its own (the struct's, a dot) */
+    const char *name;      /* a blob's members: "path", "size" (NULL: the column's name) */
     uint32_t nkids;        /* a struct: its members */
     struct ig_arv_field *kids;
 };
