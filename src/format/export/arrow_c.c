@@ -57,10 +57,10 @@ static void release_array(struct ArrowArray *a)
  * want a pointer, never read it). */
 static const uint64_t empty_buffer[1];
 
-/* a with nbufs buffers (their indexes into the layout's buffers, taken from
- * *buf) and room for nkids children; the body gains a reference. */
-static int array_init(struct ArrowArray *a, struct body_ref *body, const struct ig_arv *v, uint32_t node,
-                      uint32_t *buf, int nbufs, int nkids)
+/* a, of `length` values (`nulls` of them NULL) and room for nkids children,
+ * holding a reference to the body; its buffers are the caller's to point. */
+static int array_new(struct ArrowArray *a, struct body_ref *body, uint64_t length, uint64_t nulls, int nbufs,
+                     int nkids)
 {
     struct array_priv *p = calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
@@ -72,15 +72,26 @@ static int array_init(struct ArrowArray *a, struct body_ref *body, const struct 
     }
     for (int k = 0; k < nkids; k++)
         p->kid_ptrs[k] = &p->kids[k];
+    p->body = body;
+    atomic_fetch_add(&body->refs, 1);
+    *a = (struct ArrowArray){.length = (int64_t)length, .null_count = (int64_t)nulls, .n_buffers = nbufs,
+                             .n_children = nkids, .buffers = p->bufs, .children = p->kid_ptrs,
+                             .release = release_array, .private_data = p};
+    return 0;
+}
+
+/* a as layout node `node`, with nbufs buffers (their indexes into the
+ * layout's buffers, taken from *buf) and room for nkids children. */
+static int array_init(struct ArrowArray *a, struct body_ref *body, const struct ig_arv *v, uint32_t node,
+                      uint32_t *buf, int nbufs, int nkids)
+{
+    int rc = array_new(a, body, v->nodes[node][0], v->nodes[node][1], nbufs, nkids);
+    if (rc) return rc;
+    struct array_priv *p = a->private_data;
     for (int k = 0; k < nbufs; k++, (*buf)++) {
         uint64_t off = v->bufs[*buf][0], len = v->bufs[*buf][1];
         p->bufs[k] = len ? body->data + off : k == 0 ? NULL : (const void *)empty_buffer;
     }
-    p->body = body;
-    atomic_fetch_add(&body->refs, 1);
-    *a = (struct ArrowArray){.length = (int64_t)v->nodes[node][0], .null_count = (int64_t)v->nodes[node][1],
-                             .n_buffers = nbufs, .n_children = nkids, .buffers = p->bufs,
-                             .children = p->kid_ptrs, .release = release_array, .private_data = p};
     return 0;
 }
 
@@ -246,26 +257,7 @@ int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, siz
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
     rc = schema_init(&s, "+s", "", 0, false, (int)n);
-    if (!rc) {
-        struct array_priv *p = calloc(1, sizeof *p);
-        if (p && n && (!(p->kids = calloc(n, sizeof *p->kids)) || !(p->kid_ptrs = calloc(n, sizeof *p->kid_ptrs)))) {
-            free(p->kids);
-            free(p);
-            p = NULL;
-        }
-        if (p) {
-            for (size_t k = 0; k < n; k++)
-                p->kid_ptrs[k] = &p->kids[k];
-            p->body = body;
-            atomic_fetch_add(&body->refs, 1);
-            a = (struct ArrowArray){.length = (int64_t)v.rows, .n_buffers = 1, .n_children = (int64_t)n,
-                                    .buffers = p->bufs, .children = p->kid_ptrs, .release = release_array,
-                                    .private_data = p};
-        } else {
-            s.release(&s);
-            rc = -ENOMEM;
-        }
-    }
+    if (!rc) rc = array_new(&a, body, v.rows, 0, 1, (int)n); /* the batch: no validity */
     const struct ig_part *part = &t->t.parts[v.part];
     for (size_t i = 0; !rc && i < n; i++) {
         uint32_t node = 0, buf = 0;

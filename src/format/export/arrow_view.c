@@ -279,6 +279,8 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
 {
     const struct ig_values *v = &pg->v;
     *s = (struct pstat){0};
+    char dir[800] = "", path[900];
+    if (a->shape == IG_ARV_BLOB) ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
     for (size_t r = 0; r < pg->rec.row_count; r++) {
         if (bit_set(pg->del, r)) continue;
         s->live++;
@@ -306,11 +308,8 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
         if (a->shape == IG_ARV_MEMBER) s->struct_nulls += struct_null(a, v, r);
         struct ig_blob_ref ref;
         unsigned kind;
-        if (a->shape == IG_ARV_BLOB && blob_ref(v, r, &ref, &kind)) {
-            char dir[800], path[900];
-            ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
+        if (a->shape == IG_ARV_BLOB && !null && blob_ref(v, r, &ref, &kind))
             s->bytes += blob_path(path, sizeof path, dir, v->row_base + r, kind);
-        }
     }
     if (a->shape == IG_ARV_VECTOR) s->elems = s->live * a->c.dimension;
 }

@@ -376,11 +376,11 @@ bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint6
          * mapped. An entry is bits << 8 | length; bits 0 never asks. */
         static _Thread_local uint64_t memo[1024];
         for (size_t k = 0; k < n; k++) {
-            uint32_t bits = (uint32_t)lanes[k], ex = (bits >> 23) & 0xff;
+            uint32_t bits = (uint32_t)lanes[k];
+            float f;
+            memcpy(&f, &bits, 4);
             /* zero, NaN, infinities and the search-form powers of two: the long way */
-            bool plain = (bits & 0x7fffffffu) && ex != 0xff &&
-                         ((bits & 0x7fffffu) || (ex != pow2_search_f32[0] && ex != pow2_search_f32[1] &&
-                                                 ex != pow2_search_f32[2]));
+            bool plain = (bits & 0x7fffffffu) && ((bits >> 23) & 0xff) != 0xff && !keeps_search_form_f32(f);
             if (!plain) {
                 sum += lane_len(v->type, lanes[k], true);
                 continue;
