@@ -33,6 +33,8 @@
 #define KEY_SPECIAL_K1 (1ULL << 62)
 #define KEY_SPECIAL(which) (0x400u + (which))
 #define KEY_LAYOUT 0x700u /* (inode, KEY_LAYOUT): a file's layout */
+#define KEY_PQ_TAIL(gen) (0x800u | (uint64_t)(gen) << 16)   /* (inode, ...): a Parquet view's footer */
+#define KEY_PQ_SCHEMA(gen) (0x900u | (uint64_t)(gen) << 16) /* (KEY_SPECIAL_K1, ...): the views' schema */
 /* a piece as an older generation shows it (views that keep their shape) */
 #define KEY_OLD_PIECE(view, gen) ((0x500u + (view)) | (uint64_t)(gen) << 16)
 

@@ -5,10 +5,10 @@
 
 /* ---- shared: a layout built with the session's reader, a piece rendered once ---- */
 
-typedef int (*layout_fn)(const struct ig_table *t, uint32_t group, struct ig_reader *r, void *out,
-                         struct ig_error *err);
+typedef int (*layout_fn)(const struct ig_table *t, const void *ctx, uint32_t group, struct ig_reader *r,
+                         void *out, struct ig_error *err);
 
-static int layout(struct fs_session *s, uint32_t group, size_t size, layout_fn fn, void **out)
+static int layout(struct fs_session *s, uint32_t group, size_t size, layout_fn fn, const void *ctx, void **out)
 {
     struct fs_scratch *sc = fs_scratch(s);
     void *v = calloc(1, size);
@@ -17,7 +17,7 @@ static int layout(struct fs_session *s, uint32_t group, size_t size, layout_fn f
         return -ENOMEM;
     }
     struct ig_error err = {0};
-    int rc = fn(&s->table, group, &sc->r, v, &err);
+    int rc = fn(&s->table, ctx, group, &sc->r, v, &err);
     if (rc) {
         free(v);
         if (rc == -ENOMEM || rc == -ENOENT || rc == -EFBIG) return rc;
@@ -55,9 +55,38 @@ static int cached(struct fs_session *s, uint64_t k1, uint64_t k2, uint32_t part,
 
 /* ---- parquet/G.parquet ---------------------------------------------------- */
 
-static int pq_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, void *out, struct ig_error *err)
+static void schema_free(void *obj) { ig_pqv_schema_free(obj); }
+
+/* The table's Parquet schema, built once per generation and kept in the cache:
+ * every group's layout and footer use it (walking 10,000 columns was a third
+ * of a wide view's first byte). */
+static int pq_schema(struct fs_session *s, struct fs_entry **out)
 {
-    return ig_pqv_layout(t, group, r, out, err);
+    uint64_t k2 = KEY_PQ_SCHEMA(s->current.gen);
+    struct fs_entry *e = fs_cache_get(&s->cache, KEY_SPECIAL_K1, k2);
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    struct ig_error err = {0};
+    struct ig_pqv_schema *sch;
+    int rc = ig_pqv_schema_new(&s->table, &sch, &err);
+    if (rc) return rc == -ENOMEM ? rc : fs_page_failed(s, 0, 0, err.msg, rc);
+    if (!(e = fs_entry_new(KEY_SPECIAL_K1, k2))) {
+        ig_pqv_schema_free(sch);
+        return -ENOMEM;
+    }
+    e->obj = sch;
+    e->obj_free = schema_free;
+    e->bytes = ig_pqv_schema_bytes(sch);
+    *out = fs_cache_put(&s->cache, e);
+    return 0;
+}
+
+static int pq_layout(const struct ig_table *t, const void *schema, uint32_t group, struct ig_reader *r, void *out,
+                     struct ig_error *err)
+{
+    return ig_pqv_layout(t, schema, group, r, out, err);
 }
 
 static int pq_render(const struct ig_table *t, const void *view, const void *piece, struct ig_reader *r,
@@ -68,7 +97,12 @@ static int pq_render(const struct ig_table *t, const void *view, const void *pie
 
 int fs_pq_layout(struct fs_session *s, uint32_t group, struct ig_pqv **out)
 {
-    return layout(s, group, sizeof **out, pq_layout, (void **)out);
+    struct fs_entry *sch;
+    int rc = pq_schema(s, &sch);
+    if (rc) return rc;
+    rc = layout(s, group, sizeof **out, pq_layout, sch->obj, (void **)out);
+    fs_cache_release(&s->cache, sch);
+    return rc;
 }
 
 void fs_pq_free(struct ig_pqv *v)
@@ -85,11 +119,37 @@ int fs_pq_piece(struct fs_session *s, const struct ig_pqv *v, uint32_t i, struct
     return cached(s, k1, k2, v->part, pg->page, pq_render, v, pg, out);
 }
 
+static int pq_tail(const struct ig_table *t, const void *view, const void *schema, struct ig_reader *r,
+                   struct ig_buf *out, struct ig_error *err)
+{
+    (void)r;
+    return ig_pqv_tail(t, schema, view, out, err);
+}
+
+/* The footer, built at the first read that reaches it; keyed by the view's
+ * inode and the generation it was laid out for, so a footer of an older
+ * generation is never served with a newer layout. */
+int fs_pq_tail(struct fs_session *s, const struct ig_pqv *v, uint64_t ino, uint64_t gen, struct fs_entry **out)
+{
+    struct fs_entry *e = fs_cache_get(&s->cache, ino, KEY_PQ_TAIL(gen));
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    struct fs_entry *sch;
+    int rc = pq_schema(s, &sch);
+    if (rc) return rc;
+    rc = cached(s, ino, KEY_PQ_TAIL(gen), v->part, 0, pq_tail, v, sch->obj, out);
+    fs_cache_release(&s->cache, sch);
+    return rc;
+}
+
 /* ---- arrow/G.arrow -------------------------------------------------------- */
 
-static int arrow_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, void *out,
+static int arrow_layout(const struct ig_table *t, const void *ctx, uint32_t group, struct ig_reader *r, void *out,
                         struct ig_error *err)
 {
+    (void)ctx;
     return ig_arv_layout(t, group, r, out, err);
 }
 
@@ -101,7 +161,7 @@ static int arrow_render(const struct ig_table *t, const void *view, const void *
 
 int fs_arrow_layout(struct fs_session *s, uint32_t group, struct ig_arv **out)
 {
-    return layout(s, group, sizeof **out, arrow_layout, (void **)out);
+    return layout(s, group, sizeof **out, arrow_layout, NULL, (void **)out);
 }
 
 void fs_arrow_free(struct ig_arv *v)

@@ -24,6 +24,9 @@ void fs_arrow_free(struct ig_arv *v);
 
 /* The bytes of Parquet page i of v (exactly its len), cached. */
 int fs_pq_piece(struct fs_session *s, const struct ig_pqv *v, uint32_t i, struct fs_entry **out);
+/* The view's footer (ig_pqv_tail), held in *out; ino and gen: the view file's
+ * inode and the generation of its layout. */
+int fs_pq_tail(struct fs_session *s, const struct ig_pqv *v, uint64_t ino, uint64_t gen, struct fs_entry **out);
 /* The bytes of Arrow piece i of v (exactly its len), cached: pieces that decode
  * a page (not IG_ARV_ZERO or IG_ARV_END, whose bytes the layout holds). */
 int fs_arrow_piece(struct fs_session *s, const struct ig_arv *v, uint32_t i, struct fs_entry **out);

@@ -255,7 +255,7 @@ int fs_layout_get(struct fs_session *s, const struct fs_node *n, struct fs_entry
     e->obj = f;
     e->obj_free = layout_free;
     e->bytes = sizeof *f + (size_t)f->nspans * sizeof *f->spans +
-               (f->pq ? f->pq->npages * sizeof *f->pq->pages + f->pq->tail.cap : 0);
+               (f->pq ? f->pq->npages * sizeof *f->pq->pages : 0);
     *out = fs_cache_put(&s->cache, e);
     return 0;
 }
@@ -693,7 +693,7 @@ static int pq_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, 
 {
     const struct ig_pqv *v = f->pq;
     if (f->version_gen != s->current.gen) return -ESTALE;
-    uint64_t tail_at = v->size - v->tail.len;
+    uint64_t tail_at = v->size - v->tail_len;
     if (pos < IG_PQV_HEAD) {
         size_t n = (size_t)((end < IG_PQV_HEAD ? end : IG_PQV_HEAD) - pos);
         hold(s, rd, NULL, &"PAR1"[pos], n);
@@ -723,7 +723,10 @@ static int pq_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, 
         pos = pg->start + to;
     }
     if (pos < end) {
-        int rc = hold(s, rd, NULL, v->tail.data + (pos - tail_at), (size_t)(end - pos));
+        struct fs_entry *e;
+        int rc = fs_pq_tail(s, v, fs_ino(&f->node), f->version_gen, &e);
+        if (rc) return rc;
+        rc = hold(s, rd, e, e->data.data + (pos - tail_at), (size_t)(end - pos));
         if (rc) return rc;
     }
     return rd->niov;

@@ -49,10 +49,12 @@ struct pq_leaf {
     uint32_t col;
     uint8_t sub, phys, max_rep, max_def;
     bool blob_list; /* a top-level list<blob> of the first layout: levels made up */
+    bool nested;    /* under a list or struct: a page's values are its live_values */
     uint32_t path0, npath;
+    uint32_t leaf;  /* the ingot leaf index (its chunks) */
 };
 
-struct schema {
+struct ig_pqv_schema {
     const struct ig_part *p;
     struct pq_elem *e;
     size_t ne, ecap;
@@ -60,6 +62,8 @@ struct schema {
     size_t nl, lcap;
     struct pq_name *paths;
     size_t np, pcap;
+    size_t elements_len; /* the footer's list of SchemaElements, in bytes */
+    /* while it is built: */
     struct pq_name stack[256];
     uint32_t depth;
     struct ig_error *err;
@@ -77,7 +81,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-static int add_elem(struct schema *s, const char *name, uint32_t len, int32_t type, int32_t rep,
+static int add_elem(struct ig_pqv_schema *s, const char *name, uint32_t len, int32_t type, int32_t rep,
                     int32_t conv, size_t *at)
 {
     if (grow((void **)&s->e, &s->ecap, s->ne + 1, sizeof *s->e)) return -ENOMEM;
@@ -86,7 +90,7 @@ static int add_elem(struct schema *s, const char *name, uint32_t len, int32_t ty
     return 0;
 }
 
-static int push(struct schema *s, const char *name, uint32_t len)
+static int push(struct ig_pqv_schema *s, const char *name, uint32_t len)
 {
     if (s->depth == sizeof s->stack / sizeof s->stack[0])
         return ig_err(s->err, -EIO, "%s: columns nested too deep for a Parquet view", s->p->path);
@@ -94,13 +98,15 @@ static int push(struct schema *s, const char *name, uint32_t len)
     return 0;
 }
 
-static int add_leaf(struct schema *s, uint32_t col, uint8_t sub, uint8_t phys, uint8_t rep, uint8_t def,
-                    bool blob_list)
+static int add_leaf(struct ig_pqv_schema *s, const struct ig_colrec *c, uint32_t col, uint8_t sub, uint8_t phys,
+                    uint8_t rep, uint8_t def, bool blob_list)
 {
     if (grow((void **)&s->l, &s->lcap, s->nl + 1, sizeof *s->l) ||
         grow((void **)&s->paths, &s->pcap, s->np + s->depth, sizeof *s->paths))
         return -ENOMEM;
-    s->l[s->nl++] = (struct pq_leaf){col, sub, phys, rep, def, blob_list, (uint32_t)s->np, s->depth};
+    s->l[s->nl++] = (struct pq_leaf){.col = col, .sub = sub, .phys = phys, .max_rep = rep, .max_def = def,
+                                     .blob_list = blob_list, .nested = c->parent != IG_NONE || c->lists,
+                                     .path0 = (uint32_t)s->np, .npath = s->depth, .leaf = c->leaf};
     memcpy(s->paths + s->np, s->stack, s->depth * sizeof *s->stack);
     s->np += s->depth;
     return 0;
@@ -130,7 +136,7 @@ static void primitive(const struct ig_colrec *c, int32_t *phys, int32_t *conv)
 /* Column `col` and its subtree (pre-order), under a parent whose full name is
  * `parent_len` bytes long and whose levels are (rep, def). *next is the column
  * after the subtree; *shown whether it added a field (vectors add none). */
-static int walk(struct schema *s, uint32_t col, uint32_t parent_len, uint8_t rep, uint8_t def,
+static int walk(struct ig_pqv_schema *s, uint32_t col, uint32_t parent_len, uint8_t rep, uint8_t def,
                 uint32_t *next, bool *shown)
 {
     struct ig_colrec c;
@@ -181,17 +187,17 @@ static int walk(struct schema *s, uint32_t col, uint32_t parent_len, uint8_t rep
         if ((rc = add_elem(s, ename, elen, -1, r, PQ_CT_NONE, NULL))) return rc;
         s->e[s->ne - 1].nchild = 2;
         if ((rc = add_elem(s, "path", 4, PQ_BYTE_ARRAY, PQ_REQUIRED, PQ_CT_UTF8, NULL)) ||
-            (rc = push(s, "path", 4)) || (rc = add_leaf(s, col, 0, PQ_BYTE_ARRAY, rep, def, top_blob_list)))
+            (rc = push(s, "path", 4)) || (rc = add_leaf(s, &c, col, 0, PQ_BYTE_ARRAY, rep, def, top_blob_list)))
             return rc;
         s->depth--;
         if ((rc = add_elem(s, "size", 4, PQ_INT64, PQ_REQUIRED, PQ_CT_NONE, NULL)) ||
-            (rc = push(s, "size", 4)) || (rc = add_leaf(s, col, 1, PQ_INT64, rep, def, top_blob_list)))
+            (rc = push(s, "size", 4)) || (rc = add_leaf(s, &c, col, 1, PQ_INT64, rep, def, top_blob_list)))
             return rc;
     } else {
         int32_t phys, conv;
         primitive(&c, &phys, &conv);
         if ((rc = add_elem(s, ename, elen, phys, r, conv, NULL)) ||
-            (rc = add_leaf(s, col, 0, (uint8_t)phys, rep, def, false)))
+            (rc = add_leaf(s, &c, col, 0, (uint8_t)phys, rep, def, false)))
             return rc;
     }
     /* Parquet counts levels as ingot does; a leaf that disagrees cannot be shown */
@@ -203,23 +209,54 @@ static int walk(struct schema *s, uint32_t col, uint32_t parent_len, uint8_t rep
     return 0;
 }
 
-static void schema_free(struct schema *s)
+static size_t schema_elements_len(const struct ig_pqv_schema *s);
+
+void ig_pqv_schema_free(struct ig_pqv_schema *s)
 {
+    if (!s) return;
     free(s->e);
     free(s->l);
     free(s->paths);
+    free(s);
 }
 
-static int build_schema(const struct ig_part *p, struct schema *s, struct ig_error *err)
+size_t ig_pqv_schema_bytes(const struct ig_pqv_schema *s)
 {
-    *s = (struct schema){.p = p, .err = err};
-    int rc = add_elem(s, "schema", 6, -1, PQ_REQUIRED, PQ_CT_NONE, NULL);
+    return sizeof *s + s->ecap * sizeof *s->e + s->lcap * sizeof *s->l + s->pcap * sizeof *s->paths;
+}
+
+static int build_schema(const struct ig_part *p, struct ig_pqv_schema *s, struct ig_error *err)
+{
+    *s = (struct ig_pqv_schema){.p = p, .err = err};
+    /* room for a flat table at once: regrowing the arrays of a 10,000-column
+     * table cost a tenth of its layout */
+    size_t n = p->num_columns;
+    int rc = grow((void **)&s->e, &s->ecap, n + 1, sizeof *s->e) || grow((void **)&s->l, &s->lcap, n, sizeof *s->l) ||
+                     grow((void **)&s->paths, &s->pcap, n, sizeof *s->paths)
+                 ? -ENOMEM
+                 : 0;
+    if (!rc) rc = add_elem(s, "schema", 6, -1, PQ_REQUIRED, PQ_CT_NONE, NULL);
     for (uint32_t col = 0; !rc && col < p->num_columns;) {
         bool shown;
         rc = walk(s, col, 0, 0, 0, &col, &shown);
         s->e[0].nchild += shown;
     }
     if (rc == -ENOMEM) ig_err(err, rc, "out of memory");
+    s->elements_len = schema_elements_len(s);
+    s->err = NULL;
+    return rc;
+}
+
+int ig_pqv_schema_new(const struct ig_table *t, struct ig_pqv_schema **out, struct ig_error *err)
+{
+    struct ig_pqv_schema *s = malloc(sizeof *s);
+    if (!s) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = build_schema(&t->parts[0], s, err);
+    if (rc) {
+        ig_pqv_schema_free(s);
+        s = NULL;
+    }
+    *out = s;
     return rc;
 }
 
@@ -254,6 +291,16 @@ static void page_header(struct ig_buf *b, uint32_t body, uint32_t entries)
     tw_i32(&w, 4, PQ_ENC_RLE);
     tw_end(&w);
     tw_finish(&w);
+}
+
+/* page_header's length without writing it (a wide table's layout has tens of
+ * thousands of pages): one byte per field header and stop, i32s as zigzag
+ * varints; DATA_PAGE, PLAIN and RLE take one byte each. ig_pqv_render checks
+ * the header it writes against this. */
+static uint32_t page_header_len(uint32_t body, uint32_t entries)
+{
+    size_t body_len = 1 + tw_varint_len((uint64_t)body << 1);
+    return (uint32_t)(2 + 2 * body_len + 1 + (1 + tw_varint_len((uint64_t)entries << 1)) + 3 * 2 + 1 + 1);
 }
 
 /* Room for the values of a page: count values of the leaf's type, bytes of
@@ -401,8 +448,61 @@ static int add_page(struct ig_pqv *pv, uint32_t *cap, const struct ig_pqv_page *
     return 0;
 }
 
+/* ---- the footer ------------------------------------------------------------
+ *
+ * The layout only needs the footer's length (the file's size at stat), and
+ * building the footer of a 10,000-column table is half of laying it out: its
+ * length is computed here field by field, and the bytes are written when a
+ * read reaches them (ig_pqv_tail), which checks the two agree. */
+
+/* A field of Thrift's compact protocol whose id is within 15 of the previous
+ * one (all of the footer's are): one header byte, then the zigzag varint. */
+static size_t tl_int(int64_t v) { return 1 + tw_varint_len(((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+static size_t tl_bin(size_t n) { return tw_varint_len(n) + n; }               /* a list element */
+static size_t tl_list(uint32_t n) { return 1 + (n < 15 ? 1 : 1 + tw_varint_len(n)); } /* header + size */
+
+static size_t schema_elements_len(const struct ig_pqv_schema *s)
+{
+    size_t n = tl_list((uint32_t)s->ne);
+    for (size_t i = 0; i < s->ne; i++) {
+        const struct pq_elem *e = &s->e[i];
+        n += (e->type >= 0 ? tl_int(e->type) : 0) + (i ? tl_int(e->rep) : 0) + 1 + tl_bin(e->name_len) +
+             (e->type < 0 ? tl_int(e->nchild) : 0) + (e->conv >= 0 ? tl_int(e->conv) : 0) + 1;
+    }
+    return n;
+}
+
+/* A ColumnChunk as file_metadata writes it. */
+static size_t column_chunk_len(const struct ig_pqv_schema *s, const struct pq_leaf *l, uint64_t first, uint64_t values,
+                               uint64_t bytes, bool no_nulls)
+{
+    size_t n = tl_int((int64_t)first) + 1;                      /* file_offset, meta_data { */
+    n += tl_int(l->phys) + tl_list(2) + 2;                      /* type, encodings */
+    n += tl_list(l->npath);                                     /* path_in_schema */
+    for (uint32_t j = 0; j < l->npath; j++) n += tl_bin(s->paths[l->path0 + j].n);
+    n += tl_int(0) + tl_int((int64_t)values) + 2 * tl_int((int64_t)bytes) + tl_int((int64_t)first);
+    if (no_nulls) n += 1 + tl_int(0) + 1;                       /* statistics { null_count } */
+    return n + 1 + 1;                                           /* } } */
+}
+
+/* Leaf l's column chunk: its pages from *k on (*k moves past them). */
+static void chunk_totals(const struct ig_pqv *pv, const struct pq_leaf *l, uint32_t *k, uint64_t *first,
+                         uint64_t *values, uint64_t *bytes, bool *no_nulls)
+{
+    uint32_t i = *k;
+    *first = i < pv->npages ? pv->pages[i].start : pv->size - pv->tail_len;
+    *values = *bytes = 0;
+    *no_nulls = true; /* every page proves it: null_count 0 lets engines skip validity */
+    for (; i < pv->npages && pv->pages[i].col == l->col && pv->pages[i].sub == l->sub; i++) {
+        *values += pv->pages[i].entries;
+        *bytes += pv->pages[i].len;
+        *no_nulls &= pv->pages[i].no_nulls;
+    }
+    *k = i;
+}
+
 /* The FileMetaData of the laid-out file. */
-static int file_metadata(const struct ig_pqv *pv, const struct schema *s, struct ig_buf *out)
+static int file_metadata(const struct ig_pqv *pv, const struct ig_pqv_schema *s, struct ig_buf *out)
 {
     struct tw w;
     tw_init(&w, out);
@@ -426,14 +526,9 @@ static int file_metadata(const struct ig_pqv *pv, const struct schema *s, struct
     uint32_t k = 0;
     for (size_t i = 0; i < s->nl; i++) {
         const struct pq_leaf *l = &s->l[i];
-        uint64_t first = k < pv->npages ? pv->pages[k].start : pv->size;
-        uint64_t values = 0, bytes = 0;
-        bool no_nulls = true; /* every page proves it: null_count 0 lets engines skip validity */
-        for (; k < pv->npages && pv->pages[k].col == l->col && pv->pages[k].sub == l->sub; k++) {
-            values += pv->pages[k].entries;
-            bytes += pv->pages[k].len;
-            no_nulls &= pv->pages[k].no_nulls;
-        }
+        uint64_t first, values, bytes;
+        bool no_nulls;
+        chunk_totals(pv, l, &k, &first, &values, &bytes, &no_nulls);
         total += bytes;
         tw_elem_struct(&w);
         tw_i64(&w, 2, (int64_t)first);
@@ -465,8 +560,25 @@ static int file_metadata(const struct ig_pqv *pv, const struct schema *s, struct
     return w.err;
 }
 
-int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, struct ig_pqv *out,
-                  struct ig_error *err)
+/* file_metadata's length, field by field as it writes them. */
+static size_t footer_len(const struct ig_pqv *pv, const struct ig_pqv_schema *s)
+{
+    size_t n = tl_int(1) + s->elements_len + tl_int((int64_t)pv->rows) + tl_list(1) + tl_list((uint32_t)s->nl);
+    uint64_t total = 0;
+    uint32_t k = 0;
+    for (size_t i = 0; i < s->nl; i++) {
+        uint64_t first, values, bytes;
+        bool no_nulls;
+        chunk_totals(pv, &s->l[i], &k, &first, &values, &bytes, &no_nulls);
+        total += bytes;
+        n += column_chunk_len(s, &s->l[i], first, values, bytes, no_nulls);
+    }
+    n += tl_int((int64_t)total) + tl_int((int64_t)pv->rows) + 1; /* the row group's } */
+    return n + 1 + tl_bin(5) + 1;                                 /* created_by "ingot", } */
+}
+
+int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint32_t group, struct ig_reader *r,
+                  struct ig_pqv *out, struct ig_error *err)
 {
     memset(out, 0, sizeof *out);
     uint32_t pi, lg;
@@ -478,25 +590,25 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
     out->group = group;
     out->part = pi;
     out->group_first_row = gr.first_row;
-    struct schema s;
-    rc = build_schema(&t->parts[0], &s, err);
     uint32_t cap = 0;
+    if (s->nl) { /* a page per leaf at least: a wide table never regrows its list */
+        out->pages = malloc(s->nl * sizeof *out->pages);
+        if (out->pages) cap = (uint32_t)s->nl;
+        else rc = ig_err(err, -ENOMEM, "out of memory");
+    }
     uint64_t at = IG_PQV_HEAD;
-    struct ig_buf h = IG_BUF_INIT; /* a page header, to know its length */
     bool rows_known = false;
-    for (size_t i = 0; !rc && i < s.nl; i++) {
-        const struct pq_leaf *l = &s.l[i];
-        struct ig_colrec c;
+    for (size_t i = 0; !rc && i < s->nl; i++) {
+        const struct pq_leaf *l = &s->l[i];
         uint32_t first = 0, count = 0;
-        rc = ig_part_column(p, l->col, &c, err);
-        if (!rc) rc = ig_part_chunk(p, lg, c.leaf, &first, &count, err);
+        rc = ig_part_chunk(p, lg, l->leaf, &first, &count, err);
         uint32_t rows_before = 0;
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
             struct ig_pagerec rec;
             struct ig_pagex px;
             rc = ig_part_page(p, pg, &rec, err);
             if (!rc) rc = ig_part_page_extra(p, pg, &px, err);
-            if (!rc) rc = ig_chunk_page_check(p, pg, &rec, c.leaf, rows_before, gr.row_count, err);
+            if (!rc) rc = ig_chunk_page_check(p, pg, &rec, l->leaf, rows_before, gr.row_count, err);
             if (rc) break;
             uint32_t live = rec.row_count - rec.deleted;
             rows_before += rec.row_count;
@@ -512,7 +624,7 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
                 nvalues = l->blob_list ? pq.entries : px.live_values;
             } else {
                 pq.entries = l->max_rep ? rec.entry_count : live;
-                nvalues = l->max_rep || c.parent != IG_NONE || c.lists ? px.live_values : live;
+                nvalues = l->max_rep || l->nested ? px.live_values : live;
             }
             uint64_t body = levels_len(pq.entries, bit_width(l->max_rep)) +
                             levels_len(pq.entries, bit_width(l->max_def)) +
@@ -521,13 +633,7 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
                 rc = ig_err(err, -EFBIG, "%s: page %u too large for a Parquet page", p->path, pg);
                 break;
             }
-            ig_buf_reset(&h);
-            page_header(&h, (uint32_t)body, pq.entries);
-            pq.header_len = (uint32_t)h.len;
-            if (!pq.header_len) {
-                rc = ig_err(err, -ENOMEM, "out of memory");
-                break;
-            }
+            pq.header_len = page_header_len((uint32_t)body, pq.entries);
             pq.start = at;
             pq.len = pq.header_len + body;
             at += pq.len;
@@ -536,18 +642,10 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         rows_known = true;
     }
     out->size = at;
-    if (!rc && ig_buf_reserve(&out->tail, 64 * (size_t)s.nl + 32 * s.ne + 64))
-        rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && file_metadata(out, &s, &out->tail)) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
-        uint8_t len[4];
-        ig_st32(len, (uint32_t)out->tail.len);
-        if (ig_buf_append(&out->tail, len, 4) || ig_buf_append(&out->tail, "PAR1", 4))
-            rc = ig_err(err, -ENOMEM, "out of memory");
+        out->tail_len = footer_len(out, s) + 8;
+        out->size += out->tail_len;
     }
-    out->size += out->tail.len;
-    ig_buf_free(&h);
-    schema_free(&s);
     if (rc) ig_pqv_free(out);
     return rc;
 }
@@ -555,9 +653,27 @@ int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
 void ig_pqv_free(struct ig_pqv *v)
 {
     free(v->pages);
-    ig_buf_free(&v->tail);
     v->pages = NULL;
     v->npages = 0;
+}
+
+int ig_pqv_tail(const struct ig_table *t, const struct ig_pqv_schema *s, const struct ig_pqv *v, struct ig_buf *out,
+                struct ig_error *err)
+{
+    size_t base = out->len;
+    int rc = 0;
+    if (ig_buf_reserve(out, v->tail_len)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && file_metadata(v, s, out)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) {
+        uint8_t len[4];
+        ig_st32(len, (uint32_t)(out->len - base));
+        if (ig_buf_append(out, len, 4) || ig_buf_append(out, "PAR1", 4)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc && out->len - base != v->tail_len)
+        rc = ig_err(err, -EIO, "%s: row group %u: Parquet footer of %zu bytes, the layout counted %" PRIu64,
+                    t->parts[v->part].path, v->group, out->len - base, v->tail_len);
+    if (rc) out->len = base;
+    return rc;
 }
 
 /* ---- rendering ------------------------------------------------------------ */

@@ -27,12 +27,18 @@
  * structs groups. A nullable field is OPTIONAL, else REQUIRED, so Parquet's
  * levels are ingot's own (checked leaf by leaf).
  *
+ * The footer is not written by the layout, only counted (ig_pqv_tail writes
+ * it when it is read), and the schema both need is built once per table
+ * (ig_pqv_schema_new), so laying out a group of a 10,000-column table costs a
+ * walk over its page records and no more.
+ *
  * Not shown: vector<float32, D> columns (left out of the schema); no
- * statistics or page indexes yet. An older generation of the table is not
+ * statistics but null_count = 0, no page indexes. An older generation of the table is not
  * laid out (the mount answers ESTALE). */
 #ifndef IG_FORMAT_EXPORT_PARQUET_VIEW_H
 #define IG_FORMAT_EXPORT_PARQUET_VIEW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "format/ops/reader.h"
@@ -60,14 +66,29 @@ struct ig_pqv {
     uint64_t size;             /* the whole file */
     struct ig_pqv_page *pages;
     uint32_t npages;
-    struct ig_buf tail;        /* FileMetaData, its length, "PAR1" */
+    uint64_t tail_len;         /* FileMetaData, its u32 length, "PAR1": the file's last bytes */
 };
+
+/* The table's Parquet schema: its SchemaElements and leaves, the same for
+ * every row group (built once, shared by their layouts; it points into t's
+ * footer, so it lives no longer than t stays open). */
+struct ig_pqv_schema;
+int ig_pqv_schema_new(const struct ig_table *t, struct ig_pqv_schema **out, struct ig_error *err);
+void ig_pqv_schema_free(struct ig_pqv_schema *s);
+size_t ig_pqv_schema_bytes(const struct ig_pqv_schema *s); /* memory it holds */
 
 /* Lay out row group `group` of t as it is now. r decodes the few pages that
  * need it. -EIO with a message on a footer that does not add up. */
-int ig_pqv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r, struct ig_pqv *out,
-                  struct ig_error *err);
+int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint32_t group, struct ig_reader *r,
+                  struct ig_pqv *out, struct ig_error *err);
 void ig_pqv_free(struct ig_pqv *v);
+
+/* The file's last v->tail_len bytes (FileMetaData, its length, "PAR1")
+ * appended to out. The layout counts them without writing them (a wide
+ * table's footer is half the cost of laying it out, and the first bytes of a
+ * file do not need it); -EIO if what is written differs from that count. */
+int ig_pqv_tail(const struct ig_table *t, const struct ig_pqv_schema *s, const struct ig_pqv *v, struct ig_buf *out,
+                struct ig_error *err);
 
 /* The page's bytes, exactly pg->len of them, appended to out: its ingot page is
  * loaded through r. */
