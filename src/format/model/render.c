@@ -417,36 +417,97 @@ static int append_hex(struct ig_buf *out, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* ---- strings in text: a backslash before \, newline, CR and tab -----------
+ * Eight bytes at a time: a text column is mostly bytes that need nothing. */
+
+#define BYTES8(b) (0x0101010101010101ull * (uint8_t)(b))
+
+/* 0x80 in each byte of w that is zero, exactly (no borrow crosses bytes). */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+    return ~(((w & lo7) + lo7) | w | lo7);
+}
+
+/* 0x80 in each byte of w that text escapes. */
+static inline uint64_t escaped_bytes(uint64_t w)
+{
+    return zero_bytes(w ^ BYTES8('\\')) | zero_bytes(w ^ BYTES8('\n')) | zero_bytes(w ^ BYTES8('\r')) |
+           zero_bytes(w ^ BYTES8('\t'));
+}
+
+static inline unsigned count_marks(uint64_t marks) { return (unsigned)(((marks >> 7) * BYTES8(1)) >> 56); }
+
+static const char escape_letter[256] = {['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
+
+/* Bytes a string's text form adds: one per escaped byte (short strings, and
+ * the last few bytes, a byte at a time). */
+static size_t string_escapes(const uint8_t *p, size_t n)
+{
+    size_t esc = 0, k = 0;
+    for (; k + 8 <= n; k += 8) esc += count_marks(escaped_bytes(ig_ld64(p + k)));
+    for (; k < n; k++) esc += escape_letter[p[k]] != 0;
+    return esc;
+}
+
+static inline uint8_t *put_escaped(uint8_t *o, uint8_t c)
+{
+    char e = escape_letter[c];
+    if (!e) {
+        *o++ = c;
+        return o;
+    }
+    *o++ = '\\';
+    *o++ = (uint8_t)e;
+    return o;
+}
+
+/* A string's text form at o, which has room for 2n bytes. */
+static uint8_t *copy_escaped(uint8_t *o, const uint8_t *p, size_t n)
+{
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        if (!escaped_bytes(ig_ld64(p + k))) {
+            memcpy(o, p + k, 8);
+            o += 8;
+            continue;
+        }
+        for (size_t j = k; j < k + 8; j++) o = put_escaped(o, p[j]);
+    }
+    for (; k < n; k++) o = put_escaped(o, p[k]);
+    return o;
+}
+
+/* ig_render_text_lines of a string page: room for the worst case once, then
+ * value after value. */
+static int string_lines(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted)
+{
+    size_t bytes = v->n ? (size_t)(v->offs[v->n] - v->offs[0]) : 0;
+    int rc = ig_buf_reserve(out, 2 * bytes + 3 * v->n); /* a NULL's "\N\n" is 3 */
+    if (rc) return rc;
+    uint8_t *o = out->data + out->len;
+    for (size_t i = 0; i < v->n; i++) {
+        if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
+        if (ig_values_is_null(v, i)) {
+            memcpy(o, "\\N", 2);
+            o += 2;
+        } else {
+            size_t n;
+            const uint8_t *p = ig_values_bytes(v, i, &n);
+            o = copy_escaped(o, p, n);
+        }
+        *o++ = '\n';
+    }
+    out->len = (size_t)(o - out->data);
+    return 0;
+}
+
 static int append_copy_string(struct ig_buf *out, const uint8_t *p, size_t n)
 {
     /* Worst case every byte doubles. */
     int rc = ig_buf_reserve(out, 2 * n);
     if (rc) return rc;
-    uint8_t *o = out->data + out->len;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        switch (c) {
-        case '\\':
-            *o++ = '\\';
-            *o++ = '\\';
-            break;
-        case '\n':
-            *o++ = '\\';
-            *o++ = 'n';
-            break;
-        case '\r':
-            *o++ = '\\';
-            *o++ = 'r';
-            break;
-        case '\t':
-            *o++ = '\\';
-            *o++ = 't';
-            break;
-        default:
-            *o++ = c;
-        }
-    }
-    out->len = (size_t)(o - out->data);
+    out->len = (size_t)(copy_escaped(out->data + out->len, p, n) - out->data);
     return 0;
 }
 
@@ -516,6 +577,7 @@ int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i
 
 int ig_render_text_lines(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted)
 {
+    if (v->is_bytes && v->type == IG_T_STRING) return string_lines(out, v, deleted);
     for (size_t i = 0; i < v->n; i++) {
         if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
         int rc = ig_render_text_value(out, v, i);
@@ -543,10 +605,7 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
         if (v->type == IG_T_STRING) { /* append_copy_string doubles \ and controls */
             size_t n;
             const uint8_t *p = ig_values_bytes(v, i, &n);
-            uint64_t esc = 0;
-            for (size_t k = 0; k < n; k++)
-                esc += p[k] == '\\' || p[k] == '\n' || p[k] == '\r' || p[k] == '\t';
-            total += n + esc + 1;
+            total += n + string_escapes(p, n) + 1;
             continue;
         }
         ig_buf_reset(scratch);
