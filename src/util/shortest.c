@@ -59,6 +59,28 @@ static inline void strip_zeros(uint64_t *d, int *e)
     }
 }
 
+/* Trailing decimal zeros of d > 0: d is a multiple of 10 when it is even and
+ * d * 5^-1 (mod 2^64) is at most (2^64 - 1) / 5, one multiplication a step. */
+static inline int trailing_zeros10(uint64_t d)
+{
+    int z = 0;
+    for (;;) {
+        uint64_t fifth = d * 0xcccccccccccccccdu;
+        if ((d & 1) || fifth > 0x3333333333333333u) return z;
+        d = fifth >> 1;
+        z++;
+    }
+}
+
+/* The shape of digits d * 10^k: significant digits once trailing zeros go, and
+ * the power of ten of the first. */
+static inline void shape_of(uint64_t d, int k, int *ndigits, int *first)
+{
+    int n = ig_u64_digit_count(d);
+    *ndigits = n - trailing_zeros10(d);
+    *first = k + n - 1;
+}
+
 /* From v's scaled value vb and interval bounds vbl, vbr (all times 4, with
  * sticky bits; `out` 1 when the bounds are excluded): the digits of the
  * shortest decimal in the interval, the nearer of two (a tie to even). */
@@ -74,6 +96,24 @@ static uint64_t pick_digits(uint64_t vb, uint64_t vbl, uint64_t vbr, uint64_t ou
     if (uin != win) return uin ? s : t;
     int64_t cmp = (int64_t)(vb - ((s + t) << 1)); /* both in: the nearer */
     return cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : t;
+}
+
+/* pick_digits' shape without its digits. When neither multiple of ten is
+ * inside, the answer is s or s + 1 and neither ends in 0 (it would be one of
+ * those multiples), so both have s's digit count (s + 1 has one more only
+ * when it is a power of ten, a multiple of ten): no nearest to choose, no
+ * zeros to strip. */
+static void pick_shape(uint64_t vb, uint64_t vbl, uint64_t vbr, uint64_t out, int k, int *ndigits, int *first)
+{
+    uint64_t s = vb >> 2;
+    uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
+    int upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
+    if (upin != wpin) {
+        shape_of(upin ? sp10 : tp10, k, ndigits, first);
+        return;
+    }
+    *ndigits = ig_u64_digit_count(s);
+    *first = k + *ndigits - 1;
 }
 
 /* The rounding interval of c * 2^q, times 4 (see the top), and the k whose
@@ -94,43 +134,73 @@ static struct interval interval_of(int q, uint64_t c, int lower_half_gap)
 
 /* c * 2^q when it is an integer below 2^p (0 < -q < p): its own digits are
  * the shortest. */
+static int is_small_integer(int q, uint64_t c, int p)
+{
+    return q < 0 && q > -p && (c >> -q) << -q == c;
+}
+
 static int integer_digits(int q, uint64_t c, int p, uint64_t *digits, int *exp10)
 {
-    if (q >= 0 || q <= -p || (c >> -q) << -q != c) return 0;
+    if (!is_small_integer(q, c, p)) return 0;
     *digits = c >> -q;
     *exp10 = 0;
     strip_zeros(digits, exp10);
     return 1;
 }
 
-/* The shortest nearest decimal in the interval of c * 2^q (c >= 1). */
-static void schubfach64(int q, uint64_t c, int lower_half_gap, uint64_t *digits, int *exp10)
+/* v's interval scaled by 10^-k: vb, vbl, vbr as pick_digits takes them. */
+struct scaled {
+    uint64_t vb, vbl, vbr, out;
+    int k;
+};
+
+static struct scaled scale64(int q, uint64_t c, int lower_half_gap)
 {
     struct interval iv = interval_of(q, c, lower_half_gap);
     int h = q + flog2_pow10(-iv.k) + 2;
     const uint64_t *g = ig_shortest_g[iv.k - IG_SHORTEST_K_MIN];
-    uint64_t vb = round_odd_product(g[0], g[1], iv.cb << h);
-    uint64_t vbl = round_odd_product(g[0], g[1], iv.cbl << h);
-    uint64_t vbr = round_odd_product(g[0], g[1], iv.cbr << h);
-    *digits = pick_digits(vb, vbl, vbr, iv.out);
-    *exp10 = iv.k;
-    strip_zeros(digits, exp10);
+    return (struct scaled){.vb = round_odd_product(g[0], g[1], iv.cb << h),
+                           .vbl = round_odd_product(g[0], g[1], iv.cbl << h),
+                           .vbr = round_odd_product(g[0], g[1], iv.cbr << h),
+                           .out = iv.out,
+                           .k = iv.k};
 }
 
-void ig_shortest_f64(double v, uint64_t *digits, int *exp10)
+/* A double as c * 2^q: subnormals have c = t, q = -1074 and even gaps. */
+static void split64(double v, uint64_t *c, int *q, int *lower_half_gap)
 {
     uint64_t bits;
     memcpy(&bits, &v, 8);
     uint64_t t = bits & ((1ull << 52) - 1);
     int bq = (int)((bits >> 52) & 0x7ff);
-    if (bq == 0) { /* subnormal: c = t, q = -1074, even gaps */
-        schubfach64(-1074, t, 0, digits, exp10);
+    *c = bq ? (1ull << 52) | t : t;
+    *q = bq ? bq - 1075 : -1074;
+    *lower_half_gap = bq > 1 && t == 0;
+}
+
+void ig_shortest_f64(double v, uint64_t *digits, int *exp10)
+{
+    uint64_t c;
+    int q, lower;
+    split64(v, &c, &q, &lower);
+    if (integer_digits(q, c, 53, digits, exp10)) return;
+    struct scaled sc = scale64(q, c, lower);
+    *digits = pick_digits(sc.vb, sc.vbl, sc.vbr, sc.out);
+    *exp10 = sc.k;
+    strip_zeros(digits, exp10);
+}
+
+void ig_shortest_f64_shape(double v, int *ndigits, int *first)
+{
+    uint64_t c;
+    int q, lower;
+    split64(v, &c, &q, &lower);
+    if (is_small_integer(q, c, 53)) {
+        shape_of(c >> -q, 0, ndigits, first);
         return;
     }
-    uint64_t c = (1ull << 52) | t;
-    int q = bq - 1075;
-    if (integer_digits(q, c, 53, digits, exp10)) return;
-    schubfach64(q, c, t == 0 && bq > 1, digits, exp10);
+    struct scaled sc = scale64(q, c, lower);
+    pick_shape(sc.vb, sc.vbl, sc.vbr, sc.out, sc.k, ndigits, first);
 }
 
 /* binary32: the top 63 bits of g suffice (the paper, section 9) */
@@ -141,32 +211,53 @@ static inline uint32_t round_odd_product32(uint64_t g, uint64_t cp)
     return (uint32_t)(vbp | (((x1 & 0xffffffffu) + 0xffffffffu) >> 32));
 }
 
-void ig_shortest_f32(float v, uint64_t *digits, int *exp10)
+static struct scaled scale32(int q, uint64_t c, int lower_half_gap)
+{
+    struct interval iv = interval_of(q, c, lower_half_gap);
+    int h = q + flog2_pow10(-iv.k) + 33;
+    uint64_t g = ig_shortest_g[iv.k - IG_SHORTEST_K_MIN][0] + 1;
+    return (struct scaled){.vb = round_odd_product32(g, iv.cb << h),
+                           .vbl = round_odd_product32(g, iv.cbl << h),
+                           .vbr = round_odd_product32(g, iv.cbr << h),
+                           .out = iv.out,
+                           .k = iv.k};
+}
+
+/* A float as c * 2^q: subnormals have c = t, q = -149 and even gaps. */
+static void split32(float v, uint64_t *c, int *q, int *lower_half_gap)
 {
     uint32_t bits;
     memcpy(&bits, &v, 4);
     uint32_t t = bits & ((1u << 23) - 1);
     int bq = (int)((bits >> 23) & 0xff);
-    uint32_t c;
-    int q, lower_half_gap = 0;
-    if (bq == 0) {
-        c = t;
-        q = -149;
-    } else {
-        c = (1u << 23) | t;
-        q = bq - 150;
-        lower_half_gap = t == 0 && bq > 1;
-        if (integer_digits(q, c, 24, digits, exp10)) return;
-    }
-    struct interval iv = interval_of(q, c, lower_half_gap);
-    int h = q + flog2_pow10(-iv.k) + 33;
-    uint64_t g = ig_shortest_g[iv.k - IG_SHORTEST_K_MIN][0] + 1;
-    uint64_t vb = round_odd_product32(g, iv.cb << h);
-    uint64_t vbl = round_odd_product32(g, iv.cbl << h);
-    uint64_t vbr = round_odd_product32(g, iv.cbr << h);
-    *digits = pick_digits(vb, vbl, vbr, iv.out);
-    *exp10 = iv.k;
+    *c = bq ? (1u << 23) | t : t;
+    *q = bq ? bq - 150 : -149;
+    *lower_half_gap = bq > 1 && t == 0;
+}
+
+void ig_shortest_f32(float v, uint64_t *digits, int *exp10)
+{
+    uint64_t c;
+    int q, lower;
+    split32(v, &c, &q, &lower);
+    if (integer_digits(q, c, 24, digits, exp10)) return;
+    struct scaled sc = scale32(q, c, lower);
+    *digits = pick_digits(sc.vb, sc.vbl, sc.vbr, sc.out);
+    *exp10 = sc.k;
     strip_zeros(digits, exp10);
+}
+
+void ig_shortest_f32_shape(float v, int *ndigits, int *first)
+{
+    uint64_t c;
+    int q, lower;
+    split32(v, &c, &q, &lower);
+    if (is_small_integer(q, c, 24)) {
+        shape_of(c >> -q, 0, ndigits, first);
+        return;
+    }
+    struct scaled sc = scale32(q, c, lower);
+    pick_shape(sc.vb, sc.vbl, sc.vbr, sc.out, sc.k, ndigits, first);
 }
 
 static const char two_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"

@@ -28,6 +28,28 @@
 void ig_shortest_f64(double v, uint64_t *digits, int *exp10);
 void ig_shortest_f32(float v, uint64_t *digits, int *exp10);
 
+/* The same decimal's shape, which is all a text's length depends on:
+ * *ndigits significant digits (no trailing zeros) and *first, the power of ten
+ * of the first one (digits * 10^exp10 = d.ddd * 10^first). Cheaper than the
+ * digits: most values need neither the nearest of two candidates nor zeros
+ * stripped (shortest.c, pick_shape). */
+void ig_shortest_f64_shape(double v, int *ndigits, int *first);
+void ig_shortest_f32_shape(float v, int *ndigits, int *first);
+
+/* Decimal digits in d (1 for 0): log10 from the bit length, one comparison. */
+static inline int ig_u64_digit_count(uint64_t d)
+{
+    static const uint64_t pow10[20] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+                                       100000000u, 1000000000u, 10000000000u, 100000000000u,
+                                       1000000000000u, 10000000000000u, 100000000000000u,
+                                       1000000000000000u, 10000000000000000u, 100000000000000000u,
+                                       1000000000000000000u, 10000000000000000000u};
+    d |= 1; /* 0 has one digit, as 1 */
+    int bits = 64 - __builtin_clzll(d);
+    int g = (bits * 1233) >> 12; /* floor(bits * log10 2): d >= 10^(g-1) */
+    return g + (d >= pow10[g]);
+}
+
 /* Write the decimal digits of d ("0" for 0) to out, no terminator; returns how many. */
 size_t ig_u64_digits(char *out, uint64_t d);
 
