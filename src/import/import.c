@@ -271,11 +271,11 @@ static int run_npy(struct import_run *r, struct ig_error *err)
             struct ig_values *v = ig_part_writer_column(r->w, cd->leaf);
             const uint8_t *p = buf + i * per_row;
             if (n->dim && ig_values_push_entry(v, 0, cd->max_def)) rc = -ENOMEM;
-            for (uint32_t k = 0; k < (n->dim ? n->dim : 1) && !rc; k++, p += n->width) {
-                uint64_t lane = n->width == 1 ? p[0] : n->width == 2 ? ig_ld16(p) : n->width == 4 ? ig_ld32(p) : ig_ld64(p);
-                if (ti->is_signed && n->width < 8 && (lane >> (8 * n->width - 1)) & 1)
-                    lane |= ~0ull << (8 * n->width); /* sign-extend, as lanes are */
-                if (n->type == IG_T_BOOL && lane > 1) {
+            if (!rc && n->type != IG_T_BOOL && ig_values_push_le(v, p, n->width, n->dim ? n->dim : 1, ti->is_signed))
+                rc = -ENOMEM;
+            for (uint32_t k = 0; n->type == IG_T_BOOL && k < (n->dim ? n->dim : 1) && !rc; k++, p += n->width) {
+                uint64_t lane = p[0]; /* bools: one byte each, checked */
+                if (lane > 1) {
                     rc = ig_err(err, -EINVAL, "%s: row %" PRIu64 ": bool byte %" PRIu64 " is not 0 or 1",
                                 r->input, row, lane);
                     break;

@@ -1,5 +1,6 @@
 #include "format/model/values.h"
 #include "format/model/types.h"
+#include "util/endian.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -162,6 +163,21 @@ int ig_values_push_lane(struct ig_values *v, uint64_t lane)
     v->lanes[v->n] = lane;
     if (v->has_nulls) set_valid(v, v->n, true);
     v->n++;
+    return 0;
+}
+
+int ig_values_push_le(struct ig_values *v, const uint8_t *p, unsigned width, size_t count, bool sign_extend)
+{
+    if (v->n + count > v->lanes_cap && ig_values_reserve(v, v->n + count)) return -ENOMEM;
+    uint64_t *o = v->lanes + v->n;
+    for (size_t i = 0; i < count; i++, p += width) {
+        uint64_t lane = width == 1 ? p[0] : width == 2 ? ig_ld16(p) : width == 4 ? ig_ld32(p) : ig_ld64(p);
+        if (sign_extend && width < 8 && (lane >> (8 * width - 1)) & 1) lane |= ~0ull << (8 * width);
+        o[i] = lane;
+    }
+    if (v->has_nulls)
+        for (size_t i = 0; i < count; i++) set_valid(v, v->n + i, true);
+    v->n += count;
     return 0;
 }
 

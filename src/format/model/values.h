@@ -52,6 +52,10 @@ void ig_values_free(struct ig_values *v);
 int ig_values_reserve(struct ig_values *v, size_t n); /* capacity for n values total */
 
 int ig_values_push_lane(struct ig_values *v, uint64_t lane);
+/* count little-endian integers of `width` bytes (1, 2, 4, 8) from p, as lanes:
+ * zero- or sign-extended (float bits zero-extended). A vector row of a .npy
+ * file in one call. */
+int ig_values_push_le(struct ig_values *v, const uint8_t *p, unsigned width, size_t count, bool sign_extend);
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len);
 int ig_values_push_null(struct ig_values *v);
 /* Value i (< n) reads as NULL from now on (flat values). */
