@@ -847,6 +847,25 @@ static void test_distinct_count_stops(void)
     CHECK(enc_count_distinct(v, 2000, 0) == ENC_DISTINCT_CAP + 1);
     CHECK_EQ_INT((int)enc_count_distinct(v, 0, 10), 0);
     uint64_t seed = check_seed ^ 0xD15;
+    /* against a plain count, around each limit: exact at or below it, over it
+     * reported as over (the bitmap's lower bound and the exact set agree) */
+    for (int round = 0; round < 300; round++) {
+        size_t n = 1 + test_rand(&seed) % 2000, pool = 1 + test_rand(&seed) % 2500;
+        uint64_t mul = test_rand(&seed) | 1;
+        for (size_t i = 0; i < n; i++) v[i] = (test_rand(&seed) % pool) * mul;
+        size_t truth = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t j = 0;
+            while (j < i && v[j] != v[i]) j++;
+            truth += j == i;
+        }
+        size_t limits[] = {truth, truth - 1, truth + 1, truth / 2, test_rand(&seed) % 5000};
+        for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
+            size_t lim = limits[k] > ENC_DISTINCT_CAP ? ENC_DISTINCT_CAP : limits[k];
+            size_t want = truth <= lim ? truth : ENC_DISTINCT_CAP + 1;
+            CHECK_EQ_INT((int)enc_count_distinct(v, n, limits[k]), (int)want);
+        }
+    }
     const struct ig_int_desc f32 = {4, false};
     static const size_t pools[] = {1, 16, 64, 256, 1024};
     for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {

@@ -135,11 +135,34 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
     st->distinct = SIZE_MAX;
 }
 
+/* Whether v certainly holds more than `limit` distinct values, by a lower
+ * bound: each value sets one bit of a small bitmap by its hash, and the bits
+ * set never outnumber the values that set them. Over the limit it is proven
+ * without a set of keys (a block of all-different floats ends here at a third
+ * of the cost); otherwise the exact count decides. */
+static bool surely_over(const uint64_t *v, size_t n, size_t limit)
+{
+    uint64_t bm[512]; /* up to 32768 bits, ~8 per value counted */
+    unsigned log2 = 6;
+    while (log2 < 15 && ((size_t)1 << log2) < 8 * limit) log2++;
+    memset(bm, 0, ((size_t)1 << log2) / 8);
+    size_t set = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = (v[i] * 0x9E3779B97F4A7C15ULL) >> (64 - log2);
+        uint64_t bit = 1ull << (h & 63);
+        set += !(bm[h >> 6] & bit);
+        bm[h >> 6] |= bit;
+        if (set > limit) return true;
+    }
+    return false;
+}
+
 size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit)
 {
     if (limit > ENC_DISTINCT_CAP) limit = ENC_DISTINCT_CAP;
     if (n == 0) return 0;
     if (limit == 0) return ENC_DISTINCT_CAP + 1;
+    if (n > limit && surely_over(v, n, limit)) return ENC_DISTINCT_CAP + 1;
     struct enc_lane_map m;
     size_t cap = n < limit + 1 ? n : limit + 1;
     if (enc_lane_map_init(&m, cap)) return SIZE_MAX;
