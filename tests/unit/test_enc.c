@@ -885,6 +885,48 @@ static void test_distinct_count_stops(void)
     }
 }
 
+/* The statistics pass eight at a time (stats_x8.c, where the CPU has
+ * AVX-512) against the scalar loop: every field equal, for runs, signed and
+ * unsigned lanes, big steps, zeros as markers, lengths around the block size. */
+static void test_stats_vector_equals_scalar(void)
+{
+    uint64_t seed = check_seed ^ 0x57A7;
+    static uint64_t v[3000];
+    static const size_t lens[] = {1, 7, 127, 128, 129, 255, 256, 257, 1000, 1024, 2999, 3000};
+    for (int round = 0; round < 144; round++) {
+        size_t n = lens[round % (sizeof lens / sizeof lens[0])];
+        int kind = round / 12 % 6;
+        uint64_t x = test_rand(&seed);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = test_rand(&seed);
+            switch (kind) {
+            case 0: v[i] = r; break;                                         /* any bits, huge steps */
+            case 1: v[i] = r & 0xffffffffu; break;                           /* float32-like */
+            case 2: v[i] = (r % 7 == 0) ? x : (x = r % 50); break;           /* runs */
+            case 3: v[i] = (uint64_t)((int64_t)(r % 2001) - 1000); break;    /* signed small */
+            case 4: v[i] = r % 5 == 0 ? 0 : i * 3 + r % 4; break;            /* steps, zeros */
+            default: v[i] = (i / 128) * 1000003 + r % 3;                     /* a jump at each block start */
+            }
+        }
+        for (int sg = 0; sg < 2; sg++)
+            for (int zm = 0; zm < 2; zm++) {
+                const struct ig_int_desc d = {8, sg};
+                struct int_stats a, b;
+                enc_int_stats(v, n, &d, zm, &a);
+                enc_int_stats_scalar(v, n, &d, zm, &b);
+                if (memcmp(&a, &b, sizeof a) != 0) {
+                    fprintf(stderr, "  n %zu kind %d signed %d marks %d: runs %zu/%zu max_run %llu/%llu varint %zu/%zu "
+                            "last %zu/%zu delta %zu/%zu zor %llx/%llx\n", n, kind, sg, zm, a.runs, b.runs,
+                            (unsigned long long)a.max_run, (unsigned long long)b.max_run, a.varint_bytes,
+                            b.varint_bytes, a.varint_last, b.varint_last, a.delta_bytes, b.delta_bytes,
+                            (unsigned long long)a.zor, (unsigned long long)b.zor);
+                    check_failures++;
+                    return;
+                }
+            }
+    }
+}
+
 static void test_forced_rejects(void)
 {
     struct ig_buf b = IG_BUF_INIT;
@@ -1493,5 +1535,6 @@ static void test_throughput(void)
 TEST_MAIN(T(test_bitpack_util), T(test_varint_util), T(test_names), T(test_int_roundtrip),
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
-          T(test_auto_selection), T(test_distinct_count_stops), T(test_forced_rejects), T(test_bytes_roundtrip),
+          T(test_auto_selection), T(test_distinct_count_stops), T(test_stats_vector_equals_scalar),
+          T(test_forced_rejects), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

@@ -111,9 +111,24 @@ struct int_stats {
     bool fits_width;     /* every value fits desc->width bytes */
 };
 
+/* The statistics pass's running state (select.c), which a vector prefix
+ * (stats_x8.c) leaves exactly as the one-value-at-a-time loop would. */
+struct enc_stats_run {
+    uint64_t umin, umax, klo, khi, zor; /* klo, khi in order-key space */
+    uint64_t prev, run, max_run, bor;   /* bor: the open delta block's OR of codes */
+    size_t runs, vbytes, vlast, dbytes;
+    bool delta_ok;
+};
+/* Values [0, return) through AVX-512 where the CPU has it (whole blocks of
+ * ENC_DELTA_BLOCK, 0 when it cannot); r starts as select.c sets it for v[0]. */
+size_t enc_stats_x8(const uint64_t *v, size_t n, bool sg, size_t last_idx, struct enc_stats_run *r);
+
 /* Every statistic but the distinct count (left SIZE_MAX: not counted). */
 void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool zero_marks,
                    struct int_stats *st);
+/* The same one value at a time (what the tests hold the vector path to). */
+void enc_int_stats_scalar(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool zero_marks,
+                          struct int_stats *st);
 /* Distinct values of v when at most `limit` (capped at ENC_DISTINCT_CAP),
  * else ENC_DISTINCT_CAP + 1 (dict is out); SIZE_MAX without memory. */
 size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit);

@@ -4,21 +4,14 @@
 
 #include "util/shortest_table.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#include "util/cpu.h"
+
+#if IG_HAVE_X8
 #include <immintrin.h>
 
-#define X8 __attribute__((target("avx512f,avx512dq,avx512cd,avx512vl")))
+#define X8 IG_X8
 
-bool ig_f32_len_x8_usable(void)
-{
-    static int usable = -1;
-    if (usable < 0) {
-        __builtin_cpu_init();
-        usable = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                 __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vl");
-    }
-    return usable;
-}
+bool ig_f32_len_x8_usable(void) { return ig_cpu_avx512(); }
 
 #define SET(v) _mm512_set1_epi64((long long)(v))
 
@@ -56,10 +49,10 @@ static inline X8 __m512i digit_count(__m512i d)
     return _mm512_mask_add_epi64(g, ge, g, SET(1));
 }
 
-/* Trailing decimal zeros of d in the lanes of m (shortest.c, trailing_zeros10). */
-static inline X8 __m512i trailing_zeros(__m512i d, __mmask8 m)
+/* z plus the trailing decimal zeros of d in the lanes of m (shortest.c,
+ * trailing_zeros10). */
+static inline X8 __m512i trailing_zeros(__m512i d, __mmask8 m, __m512i z)
 {
-    __m512i z = _mm512_setzero_si512();
     while (m) {
         __m512i fifth = _mm512_mullo_epi64(d, SET(0xcccccccccccccccdu));
         __mmask8 even = _mm512_testn_epi64_mask(d, SET(1));
@@ -125,12 +118,16 @@ X8 unsigned ig_f32_len_x8(const uint64_t lanes[8], uint8_t len[8])
     __mmask8 wpin = _mm512_cmple_epu64_mask(_mm512_add_epi64(_mm512_slli_epi64(tp10, 2), out), vbr);
     __mmask8 shorter = (upin ^ wpin) & (__mmask8)~integer;
 
-    /* digits whose zeros count: the shorter candidate, or an integer's own */
+    /* digits whose zeros count: the shorter candidate (one zero known: its
+     * tenth is s / 10 or the next), or an integer's own */
     __m512i d = _mm512_mask_mov_epi64(s, shorter, _mm512_mask_mov_epi64(tp10, upin, sp10));
     d = _mm512_mask_srlv_epi64(d, integer, c, nq);
+    __m512i tenth_d = _mm512_mask_add_epi64(s10, (__mmask8)~upin, s10, SET(1));
+    __m512i zeros = trailing_zeros(_mm512_mask_mov_epi64(d, shorter, tenth_d), (__mmask8)((shorter | integer) & ~theirs),
+                                   _mm512_maskz_mov_epi64(shorter, SET(1)));
     k = _mm512_maskz_mov_epi64((__mmask8)~integer, k);
     __m512i n = digit_count(d);
-    __m512i nd = _mm512_sub_epi64(n, trailing_zeros(d, (__mmask8)((shorter | integer) & ~theirs)));
+    __m512i nd = _mm512_sub_epi64(n, zeros);
     __m512i first = _mm512_sub_epi64(_mm512_add_epi64(k, n), SET(1));
 
     /* layout_len: positional for -4 <= first < 16, else d[.ddd]e+XX (|first| < 100) */

@@ -11,8 +11,8 @@
  * What it does not do: zero, NaN, infinities and the three powers of two whose
  * text keeps the printf search's form (render.c, pow2_search_f32) are left to
  * the caller (their bits in the returned mask); float64; digits. Only on a CPU
- * with AVX-512 F, DQ, CD and VL (ig_f32_len_x8_usable); the tests compare it
- * with the scalar path over a stride of all 2^32 floats. */
+ * with AVX-512 (util/cpu.h, ig_f32_len_x8_usable); the tests compare it with
+ * the scalar path over a stride of all 2^32 floats. */
 #ifndef IG_FORMAT_FLOAT_LEN_X8_H
 #define IG_FORMAT_FLOAT_LEN_X8_H
 

@@ -1,0 +1,25 @@
+/* cpu.h - what the CPU can run, asked once.
+ *
+ * The few kernels written for AVX-512 (format/model/float_len_x8.c,
+ * format/enc/stats_x8.c) run only where ig_cpu_avx512() is true and have a
+ * scalar path beside them that gives the same answer; their tests compare the
+ * two. IG_X8 marks such a kernel's functions (the compiler may use AVX-512 in
+ * them and nowhere else). Set INGOT_NO_AVX512=1 in the environment to take the
+ * scalar paths (tests, and a bug report's first question). */
+#ifndef IG_UTIL_CPU_H
+#define IG_UTIL_CPU_H
+
+#include <stdbool.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define IG_HAVE_X8 1
+#define IG_X8 __attribute__((target("avx512f,avx512dq,avx512cd,avx512vl,avx512bw")))
+#else
+#define IG_HAVE_X8 0
+#define IG_X8
+#endif
+
+/* AVX-512 F, DQ, CD, VL and BW, and not turned off by INGOT_NO_AVX512. */
+bool ig_cpu_avx512(void);
+
+#endif
