@@ -13,12 +13,14 @@
 
 const char cmd_verify_usage[] =
     "usage: ingot verify [--deep] [--cold] [--json] TABLE\n"
-    "  --deep  also render every value to check the text lengths the footer records\n"
+    "  --deep  also decode every value and render it, to check the text lengths the\n"
+    "          footer records (the mount's text views are sized by them; slower)\n"
     "  --cold  read the disk, not this host's page cache (done anyway on shared storage)\n"
-    "          (the mount's text views are sized by them; slower: floats are formatted)\n"
     "  --json  the result as JSON\n"
     "Checks every checksum (blocks, pages, row groups, the Merkle root), that rows\n"
-    "follow, and that erased rows hold no data. Exit 1 naming what failed.\n";
+    "follow, that erased rows hold no data and every blob object's hash. Values are\n"
+    "decoded where a check needs them (nested columns, blob references), all of\n"
+    "them with --deep. Exit 1 naming what failed.\n";
 
 struct vstate {
     bool json;

@@ -210,9 +210,8 @@ static void label(struct ig_values *out, const struct ig_part *p, const struct i
     out->blob_list = (c->rec.flags & IG_COLF_REPEATED) != 0;
 }
 
-int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
-                   uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
-                   struct ig_values *out, const uint8_t **deleted, struct ig_error *err)
+int ig_reader_check(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
+                    uint64_t group_first_row, struct ig_pagerec *rec, const uint8_t **deleted, struct ig_error *err)
 {
     int rc = ig_part_page(p, page, rec, err);
     if (rc) return rc;
@@ -223,6 +222,14 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
                                               (int)c->rec.name_len, c->rec.name);
     rc = ig_reader_fetch(r, p, page, rec, err);
     if (!rc) rc = load_deleted(r, p, group_first_row + rec->first_row, rec->row_count, deleted, err);
+    return rc;
+}
+
+int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
+                   uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
+                   struct ig_values *out, const uint8_t **deleted, struct ig_error *err)
+{
+    int rc = ig_reader_check(r, p, c, page, group_first_row, rec, deleted, err);
     if (rc) return rc;
     const uint8_t *absent = *deleted && c->erase_level == 2 && !c->li.levels ? *deleted : NULL;
     uint32_t nb = ig_page_nblocks(rec);

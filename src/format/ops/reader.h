@@ -53,6 +53,11 @@ int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_
 int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
                    uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
                    struct ig_values *out, const uint8_t **deleted, struct ig_error *err);
+/* ig_reader_load without the decode: the page's stored bytes read into
+ * r->stored with every checksum checked, and its deletion bits (verify's
+ * pass over pages it does not need the values of). */
+int ig_reader_check(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
+                    uint64_t group_first_row, struct ig_pagerec *rec, const uint8_t **deleted, struct ig_error *err);
 
 /* One block of a page alone (rows/ID, a take): one pread of exactly its stored
  * bytes, its checksum, its deletion bits, decoded. blk gets the block's record
