@@ -135,6 +135,7 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
             rc = ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header",
                         r->input, r->schema.cols[c].name);
     }
+    struct ig_error sub;
     while (!rc) {
         rc = ig_csv_next(csv, &rec, err);
         if (rc <= 0) break;
@@ -146,7 +147,7 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
         }
         for (uint32_t c = 0; c < n && !rc; c++) {
             struct ig_values *v = ig_part_writer_column(r->w, r->schema.cols[c].leaf);
-            struct ig_error sub = {0};
+            ig_err_clear(&sub);
             const struct ig_csv_field *fl = field_of[c] >= 0 ? &rec.fields[field_of[c]] : NULL;
             if (ig_convert_text(&r->schema.cols[c], v, fl ? fl->p : "", fl ? fl->len : 0,
                                 fl ? fl->quoted : false, &r->cc, &sub))
@@ -178,6 +179,7 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
     const struct ig_json_node **member = calloc(s->ntops + 1, sizeof *member);
     int rc = top_of && touched && member ? 0 : ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t t = 0; !rc && t < s->ntops; t++) top_of[s->tops[t]] = t;
+    struct ig_error sub;
     while (!rc) {
         const char *line;
         size_t len;
@@ -186,7 +188,7 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
         if (rc <= 0) break;
         rc = 0;
         if (len == 0) continue;
-        struct ig_error sub = {0};
+        ig_err_clear(&sub);
         if (ig_json_parse(&doc, line, len, &sub)) {
             rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": %s", r->input, lineno, sub.msg);
             break;

@@ -60,10 +60,11 @@ static int leaf_value(struct stripe *st, uint32_t n, const struct ig_json_node *
         if (v->count != c->dimension)
             return ig_err(st->err, -EINVAL, "field '%s': vector of %u values, expected %u", c->name,
                           v->count, c->dimension);
+        struct ig_error sub;
         for (const struct ig_json_node *e = ig_json_first_child(st->doc, v); e;
              e = ig_json_next_sibling(st->doc, e)) {
             float f;
-            struct ig_error sub = {0};
+            ig_err_clear(&sub);
             if (e->type == IG_JSON_NUMBER) {
                 if (ig_json_number_f32(e, &f, &sub))
                     return ig_err(st->err, -EINVAL, "field '%s': %s", c->name, sub.msg);
@@ -87,7 +88,8 @@ static int leaf_value(struct stripe *st, uint32_t n, const struct ig_json_node *
     inner.lists = 0;
     inner.nullable = false;
     inner.null_mask = 0;
-    struct ig_error sub = {0};
+    struct ig_error sub;
+    ig_err_clear(&sub);
     if (ig_convert_json(&inner, vals, v, st->cc, &sub))
         return ig_err(st->err, sub.code ? sub.code : -EINVAL, "field '%s': %s", c->name, sub.msg);
     return 0;
