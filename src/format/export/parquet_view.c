@@ -52,6 +52,7 @@ struct pq_leaf {
     bool nested;    /* under a list or struct: a page's values are its live_values */
     uint32_t path0, npath;
     uint32_t leaf;  /* the ingot leaf index (its chunks) */
+    uint32_t dim;   /* a vector<float32, D> shown as a list of D floats: D */
 };
 
 struct ig_pqv_schema {
@@ -106,7 +107,8 @@ static int add_leaf(struct ig_pqv_schema *s, const struct ig_colrec *c, uint32_t
         return -ENOMEM;
     s->l[s->nl++] = (struct pq_leaf){.col = col, .sub = sub, .phys = phys, .max_rep = rep, .max_def = def,
                                      .blob_list = blob_list, .nested = c->parent != IG_NONE || c->lists,
-                                     .path0 = (uint32_t)s->np, .npath = s->depth, .leaf = c->leaf};
+                                     .path0 = (uint32_t)s->np, .npath = s->depth, .leaf = c->leaf,
+                                     .dim = c->dimension};
     memcpy(s->paths + s->np, s->stack, s->depth * sizeof *s->stack);
     s->np += s->depth;
     return 0;
@@ -133,9 +135,35 @@ static void primitive(const struct ig_colrec *c, int32_t *phys, int32_t *conv)
     }
 }
 
+/* A vector<float32, D> as Parquet's LIST of D required floats: one repeated
+ * level more than ingot's (which stores the D lanes as one value), so a
+ * present vector's definition level is ingot's maximum + 1. */
+static int vector_field(struct ig_pqv_schema *s, const struct ig_colrec *c, uint32_t col, const char *name,
+                        uint32_t len, uint8_t rep, uint8_t def)
+{
+    bool opt = c->flags & IG_COLF_NULLABLE;
+    int rc = add_elem(s, name, len, -1, opt ? PQ_OPTIONAL : PQ_REQUIRED, PQ_CT_LIST, NULL);
+    if (rc) return rc;
+    s->e[s->ne - 1].nchild = 1;
+    def += opt;
+    if ((rc = push(s, name, len)) || (rc = add_elem(s, "list", 4, -1, PQ_REPEATED, PQ_CT_NONE, NULL))) return rc;
+    s->e[s->ne - 1].nchild = 1;
+    rep++, def++;
+    int32_t phys, conv;
+    primitive(c, &phys, &conv);
+    if ((rc = push(s, "list", 4)) || (rc = add_elem(s, "element", 7, phys, PQ_REQUIRED, conv, NULL)) ||
+        (rc = push(s, "element", 7)) || (rc = add_leaf(s, c, col, 0, (uint8_t)phys, rep, def, false)))
+        return rc;
+    if (rep != c->max_rep + 1 || def != c->max_def + 1)
+        return ig_err(s->err, -EIO, "%s: vector column '%.*s': levels %u/%u, Parquet's %u/%u", s->p->path,
+                      (int)c->name_len, c->name, c->max_rep, c->max_def, rep, def);
+    return 0;
+}
+
 /* Column `col` and its subtree (pre-order), under a parent whose full name is
  * `parent_len` bytes long and whose levels are (rep, def). *next is the column
- * after the subtree; *shown whether it added a field (vectors add none). */
+ * after the subtree; *shown whether it added a field (a vector inside a list
+ * adds none). */
 static int walk(struct ig_pqv_schema *s, uint32_t col, uint32_t parent_len, uint8_t rep, uint8_t def,
                 uint32_t *next, bool *shown)
 {
@@ -146,7 +174,14 @@ static int walk(struct ig_pqv_schema *s, uint32_t col, uint32_t parent_len, uint
     uint32_t len = c.name_len - parent_len;
     *next = col + 1;
     *shown = false;
-    if (c.dimension) return 0; /* vector<float32, D>: not shown yet */
+    if (c.dimension && c.lists) return 0; /* a list of vectors: not shown yet */
+    if (c.dimension) {
+        uint32_t depth0 = s->depth;
+        rc = vector_field(s, &c, col, name, len, rep, def);
+        s->depth = depth0;
+        *shown = !rc;
+        return rc;
+    }
     bool top_blob_list = c.parent == IG_NONE && c.lists == 1 && c.type == IG_T_BLOB && !(c.null_mask & 2);
     uint32_t depth0 = s->depth;
     /* list levels: name (LIST) { repeated list { element } } per level */
@@ -372,7 +407,20 @@ static int live_entries(const struct pq_leaf *l, const struct ig_values *v, cons
                         struct entries *e)
 {
     int rc = 0;
-    if (v->levels) {
+    if (l->dim && v->levels) { /* one ingot entry a row; a present vector D Parquet ones */
+        for (size_t r = 0; r < v->rows && !rc; r++) {
+            if (bit_set(del, r)) continue;
+            uint8_t d = v->defs[v->row_ent[r]];
+            if (d + 1 != l->max_def) { /* NULL here or above */
+                rc = entry(e, 0, d);
+                continue;
+            }
+            for (uint32_t j = 0; j < l->dim && !rc; j++) {
+                rc = entry(e, j ? 1 : 0, l->max_def);
+                if (!rc) rc = value(e, v->row_val[r] + j, 0, v->row_base + r);
+            }
+        }
+    } else if (v->levels) {
         for (size_t r = 0; r < v->rows && !rc; r++) {
             if (bit_set(del, r)) continue;
             uint32_t vi = v->row_val[r];
@@ -622,6 +670,15 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
                 rc = count_live_entries(t, out, l, pg, r, &pq.entries, err);
                 if (rc) break;
                 nvalues = l->blob_list ? pq.entries : px.live_values;
+            } else if (l->dim) { /* D entries a present vector, one an absent one */
+                uint64_t present = px.live_values / l->dim;
+                if (px.live_values % l->dim || present > live) {
+                    rc = ig_err(err, -EIO, "%s: page %u: %u live values for vectors of %u", p->path, pg,
+                                px.live_values, l->dim);
+                    break;
+                }
+                pq.entries = (uint32_t)(px.live_values + (live - present));
+                nvalues = px.live_values;
             } else {
                 pq.entries = l->max_rep ? rec.entry_count : live;
                 nvalues = l->max_rep || l->nested ? px.live_values : live;
@@ -782,7 +839,7 @@ int ig_pqv_render(const struct ig_table *t, const struct ig_pqv *pv, const struc
     bool top_blob_list = ref.rec.parent == IG_NONE && ref.rec.lists == 1 && ref.rec.type == IG_T_BLOB &&
                          !(ref.rec.null_mask & 2);
     struct pq_leaf l = {.col = pg->col, .sub = pg->sub, .phys = pg->phys, .max_rep = pg->max_rep,
-                        .max_def = pg->max_def, .blob_list = top_blob_list};
+                        .max_def = pg->max_def, .blob_list = top_blob_list, .dim = ref.rec.dimension};
     struct ig_values v;
     ig_values_init(&v, IG_T_INT64);
     const uint8_t *del;
