@@ -4,7 +4,8 @@
 # the view shows (ints of every width and sign, bool, floats, fp16-quantised
 # floats, strings with escapes and non-ASCII, binary, vectors, lists of numbers,
 # strings, binary and bools, a nullable struct of flat members, a blob column
-# as its (path, size) reference, NULLs at row, member and element level,
+# as its (path, size) reference, a list of objects as List<Struct<path, size>>,
+# NULLs at row, member and element level,
 # several row groups, erased rows) and every value must equal the row's JSON in
 # rows/ID; a struct holding a list is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
@@ -15,7 +16,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,img
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,img,frames
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -39,6 +40,7 @@ lb list<bool?>
 st struct<a:int64, n:string?, g:float64?, t:bool>?
 nest struct<x:list<int64>>
 img blob?
+frames list<blob>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -66,7 +68,8 @@ with open(sys.argv[1], "w") as f:
             "lb": [None if (i + k) % 6 == 0 else (i + k) % 2 == 0 for k in range(i % 5)],
             "st": None if i % 6 == 1 else {"a": i, "n": None if i % 4 == 2 else f"n{i}\u00e9",
                                           "g": None if i % 5 == 3 else i / 3, "t": i % 2 == 0},
-            "nest": {"x": [i]}, "img": img}) + "\n")
+            "nest": {"x": [i]}, "img": img,
+            "frames": None if i % 11 == 4 else [f"{objs}/{(i + k) % 40 * 6 + 1}.jpg" for k in range(i % 4)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

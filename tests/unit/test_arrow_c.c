@@ -32,6 +32,8 @@ static bool v_b(uint64_t r) { return r % 3 == 0; }
 static size_t list_len(uint64_t r) { return r % 5; }
 static bool null_elem(uint64_t r, size_t k) { return (r + k) % 9 == 0; }
 static bool null_selem(uint64_t r, size_t k) { return (r + k) % 4 == 1; }
+static bool null_fr(uint64_t r) { return r % 8 == 3; }
+static uint64_t fr_obj(uint64_t r, size_t k) { return 1 + (r + k) % 4; }
 
 static int make_table(void)
 {
@@ -44,7 +46,8 @@ static int make_table(void)
     FILE *f = fopen(schema, "w");
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
-          "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n",
+          "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
+          "fr list<blob>?\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -79,7 +82,7 @@ static int make_table(void)
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": \"n%llu\"}", (unsigned long long)r, (unsigned long long)r);
         fprintf(f, ", \"nest\": {\"x\": [%llu]}", (unsigned long long)r);
         if (r % 5 == 0) {
-            fputs(", \"img\": null}\n", f);
+            fputs(", \"img\": null", f);
         } else { /* an object of r % 7 + 1 bytes */
             char obj[128];
             snprintf(obj, sizeof obj, "%s/o%llu", dir, (unsigned long long)r);
@@ -87,7 +90,15 @@ static int make_table(void)
             if (!o) return -1;
             for (uint64_t k = 0; k < r % 7 + 1; k++) fputc('x', o);
             fclose(o);
-            fprintf(f, ", \"img\": \"%s\"}\n", obj);
+            fprintf(f, ", \"img\": \"%s\"", obj);
+        }
+        if (null_fr(r)) { /* fr: NULL, or r % 3 of the objects o1..o4 (written by rows 1..4) */
+            fputs(", \"fr\": null}\n", f);
+        } else {
+            fputs(", \"fr\": [", f);
+            for (size_t k = 0; k < r % 3; k++)
+                fprintf(f, "%s\"%s/o%llu\"", k ? "," : "", dir, (unsigned long long)fr_obj(r, k));
+            fputs("]}\n", f);
         }
     }
     fclose(f);
@@ -167,6 +178,22 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->children[0]->format, "u");
     CHECK_EQ_STR(cs->children[1]->name, "size");
     CHECK_EQ_STR(cs->children[1]->format, "l");
+    /* a list of objects: List<Struct<path, size>> */
+    const struct ArrowArray *fr = child(a, s, "fr", &cs);
+    REQUIRE(fr);
+    CHECK_EQ_STR(cs->format, "+l");
+    CHECK(cs->flags & ARROW_FLAG_NULLABLE);
+    REQUIRE(fr->n_children == 1 && cs->n_children == 1 && fr->children[0]->n_children == 2);
+    CHECK_EQ_STR(cs->children[0]->format, "+s");
+    CHECK_EQ_STR(cs->children[0]->name, "item");
+    CHECK_EQ_STR(cs->children[0]->children[0]->name, "path");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "u");
+    CHECK_EQ_STR(cs->children[0]->children[1]->name, "size");
+    CHECK_EQ_STR(cs->children[0]->children[1]->format, "l");
+    const int32_t *fro = fr->buffers[1], *fpo = fr->children[0]->children[0]->buffers[1];
+    const char *fpb = fr->children[0]->children[0]->buffers[2];
+    const int64_t *fsz = fr->children[0]->children[1]->buffers[1];
+    int64_t nulls_fr = 0;
     const int32_t *ipo = img->children[0]->buffers[1];
     const char *ipb = img->children[0]->buffers[2];
     const int64_t *isz = img->children[1]->buffers[1];
@@ -221,6 +248,18 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK(ipo[i + 1] - ipo[i] >= n && !memcmp(ipb + ipo[i], want, (size_t)n));
             CHECK_EQ_INT(isz[i], (int64_t)(r % 7 + 1));
         }
+        CHECK_EQ_INT(bit(fr->buffers[0], i), !null_fr(r));
+        nulls_fr += null_fr(r);
+        size_t nobj = null_fr(r) ? 0 : r % 3;
+        CHECK_EQ_INT(fro[i + 1] - fro[i], (int64_t)nobj);
+        for (size_t k = 0; k < nobj; k++) {
+            int64_t e = fro[i] + (int64_t)k;
+            char want[48];
+            int n = snprintf(want, sizeof want, "blobs/fr/%llu/%zu", (unsigned long long)r, k);
+            CHECK_EQ_INT(fpo[e + 1] - fpo[e], n);
+            CHECK(!memcmp(fpb + fpo[e], want, (size_t)n));
+            CHECK_EQ_INT(fsz[e], (int64_t)(fr_obj(r, k) % 7 + 1));
+        }
         bool st_null = r % 6 == 1, n_null = st_null || r % 6 == 2;
         nulls_st += st_null;
         CHECK_EQ_INT(bit(st->buffers[0], i), !st_null);
@@ -252,6 +291,8 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_INT(sa->null_count, nulls_s);
     CHECK_EQ_INT(la->null_count, nulls_l);
     CHECK_EQ_INT(st->null_count, nulls_st);
+    CHECK_EQ_INT(fr->null_count, nulls_fr);
+    CHECK_EQ_INT(fr->children[0]->length, fro[a->length]);
     CHECK_EQ_INT(st->length, a->length);
     CHECK_EQ_INT(va->children[0]->length, 3 * a->length);
     CHECK_EQ_INT(la->children[0]->length, lo[a->length]);

@@ -107,6 +107,21 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
                                            .name = "size"};
         return true;
     }
+    if (a->shape == IG_ARV_BLOB_LIST) { /* List<Struct<path, size>>: one kid with two */
+        snprintf(f->format, sizeof f->format, "+l");
+        struct ig_arv_field *item = calloc(1, sizeof *item), *members = calloc(2, sizeof *members);
+        if (!item || !members) {
+            free(item), free(members);
+            return false;
+        }
+        members[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .format = "u", .name = "path"};
+        members[1] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .format = "l", .name = "size"};
+        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_BLOB, .format = "+s", .name = "item",
+                                      .nkids = 2, .kids = members};
+        f->kids = item;
+        f->nkids = 1;
+        return true;
+    }
     if (a->shape == IG_ARV_STRUCT) {
         snprintf(f->format, sizeof f->format, "+s");
         if (!(f->kids = calloc(a->nkids, sizeof *f->kids))) return false;
@@ -176,6 +191,15 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         a->nullable = true;   /* a NULL, or a reference list that is not one object */
         return true;
     }
+    if (c->type == IG_T_BLOB && c->lists == 1 && !(c->null_mask & 2) && !c->dimension) {
+        /* a list of objects whose elements are never NULL: each row's references
+         * in one value, shown as List<Struct<path, size>> */
+        a->shape = IG_ARV_BLOB_LIST;
+        a->tt = AT_LIST;
+        a->width = 8; /* the size member's */
+        a->nullable = c->null_mask & 1;
+        return true;
+    }
     if (!value_type(c, &a->tt, &a->width)) return false;
     if (c->dimension) {
         if (c->lists || a->tt != AT_FLOAT || a->width != 4) return false;
@@ -201,6 +225,7 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
 static bool needs_counts(const struct acol *a, const struct ig_pagerec *rec)
 {
     return a->shape == IG_ARV_LIST || a->shape == IG_ARV_MEMBER || a->shape == IG_ARV_BLOB ||
+           a->shape == IG_ARV_BLOB_LIST ||
            (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL) ||
            (a->nullable && (a->shape == IG_ARV_VECTOR || (rec->flags & IG_PGF_HAS_NULLS)));
 }
@@ -253,12 +278,20 @@ static size_t blob_path(char *out, size_t cap, const char *dir, uint64_t row, un
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+/* Object k of a row of a list of objects, as rows/ID shows it: DIR/ROW/K.EXT. */
+static size_t object_path(char *out, size_t cap, const char *dir, uint64_t row, size_t k, unsigned kind)
+{
+    const char *ext = ig_blob_kind_ext(kind);
+    int n = snprintf(out, cap, "%s/%" PRIu64 "/%zu%s%s", dir, row, k, *ext ? "." : "", ext);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
 {
     struct ig_blob_ref ref;
     unsigned kind;
     if (a->shape == IG_ARV_BLOB) return !blob_ref(v, r, &ref, &kind);
-    if (a->shape == IG_ARV_FLAT) return ig_values_is_null(v, r);
+    if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_BLOB_LIST) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
     return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : a->nullable && d == 0;
 }
@@ -280,7 +313,7 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
     const struct ig_values *v = &pg->v;
     *s = (struct pstat){0};
     char dir[800] = "", path[900];
-    if (a->shape == IG_ARV_BLOB) ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
+    if (a->shape == IG_ARV_BLOB || a->shape == IG_ARV_BLOB_LIST) ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
     for (size_t r = 0; r < pg->rec.row_count; r++) {
         if (bit_set(pg->del, r)) continue;
         s->live++;
@@ -310,6 +343,14 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
         unsigned kind;
         if (a->shape == IG_ARV_BLOB && !null && blob_ref(v, r, &ref, &kind))
             s->bytes += blob_path(path, sizeof path, dir, v->row_base + r, kind);
+        if (a->shape == IG_ARV_BLOB_LIST && !null && !v->levels) {
+            size_t len;
+            const uint8_t *refs = ig_values_bytes(v, r, &len);
+            for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++, s->elems++) {
+                ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &ref, &kind);
+                s->bytes += object_path(path, sizeof path, dir, v->row_base + r, k, kind);
+            }
+        }
     }
     if (a->shape == IG_ARV_VECTOR) s->elems = s->live * a->c.dimension;
 }
@@ -395,7 +436,7 @@ static void offsets(struct body *b, const struct acol *a)
     for (uint32_t i = 0; i < a->count; i++) {
         const struct pstat *s = &a->pages[i];
         piece(b, IG_ARV_OFFSETS, a, a->first + i, s->live * 4, base);
-        base += a->shape == IG_ARV_LIST ? s->elems : s->bytes;
+        base += a->shape == IG_ARV_LIST || a->shape == IG_ARV_BLOB_LIST ? s->elems : s->bytes;
     }
     piece(b, IG_ARV_END, a, a->first, 4, base);
     buffer_end(b);
@@ -415,6 +456,29 @@ static void column_body(struct body *b, const struct acol *a)
         node(b, a->sum.live, a->sum.nulls); /* size: int64 */
         bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
         values(b, a, false);
+        return;
+    }
+    if (a->shape == IG_ARV_BLOB_LIST) { /* rows' offsets into the objects, then (path, size) per object */
+        node(b, a->sum.live, a->sum.nulls);
+        bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
+        offsets(b, a);
+        node(b, a->sum.elems, 0); /* the struct: every object present */
+        bitmap(b, IG_ARV_VALID, a, 0, false);
+        node(b, a->sum.elems, 0); /* path */
+        bitmap(b, IG_ARV_VALID, a, 0, false);
+        uint64_t base = 0;
+        for (uint32_t i = 0; i < a->count; i++) {
+            piece(b, IG_ARV_ELEM_OFFSETS, a, a->first + i, a->pages[i].elems * 4, base);
+            base += a->pages[i].bytes;
+        }
+        piece(b, IG_ARV_END, a, a->first, 4, base);
+        buffer_end(b);
+        for (uint32_t i = 0; i < a->count; i++)
+            piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
+        buffer_end(b);
+        node(b, a->sum.elems, 0); /* size */
+        bitmap(b, IG_ARV_VALID, a, 0, false);
+        values(b, a, true);
         return;
     }
     if (a->shape == IG_ARV_STRUCT) { /* its validity from the first member's levels, then the members */
@@ -511,13 +575,17 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     uint32_t nkids = child                         ? 0
                      : a->shape == IG_ARV_STRUCT   ? a->nkids
                      : a->shape == IG_ARV_BLOB     ? 2
-                     : a->shape == IG_ARV_LIST || a->shape == IG_ARV_VECTOR ? 1
+                     : a->shape == IG_ARV_LIST || a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_BLOB_LIST ? 1
                                                    : 0;
     size_t kids = fbw_vector(w, nkids, 4, 4);
     fbw_patch(w, s[4], kids);
     for (uint32_t k = 0; k < nkids; k++)
         if (a->shape == IG_ARV_STRUCT) {
             field(w, kids + 4 + 4 * (size_t)k, &a->kids[k], false);
+        } else if (a->shape == IG_ARV_BLOB_LIST) { /* its item: a Struct<path, size> never NULL */
+            struct acol m = {.c = {.type = IG_T_BLOB, .name = "item", .name_len = 4}, .shape = IG_ARV_BLOB,
+                             .tt = AT_STRUCT, .nullable = false};
+            field(w, kids + 4, &m, false);
         } else if (a->shape == IG_ARV_BLOB) { /* path: Utf8, size: Int64, nullable as the blob */
             struct acol m = {.c = {.type = k ? IG_T_INT64 : IG_T_STRING, .name = k ? "size" : "path", .name_len = 4},
                              .shape = IG_ARV_FLAT, .tt = k ? AT_INT : AT_UTF8, .nullable = a->nullable};
@@ -648,7 +716,8 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
         a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes, a->sum.struct_nulls += s->struct_nulls;
     }
     ig_values_free(&pg.v);
-    if (!rc && (a->sum.bytes > INT32_MAX || (a->shape == IG_ARV_LIST && a->sum.elems > INT32_MAX)))
+    if (!rc && (a->sum.bytes > INT32_MAX ||
+                ((a->shape == IG_ARV_LIST || a->shape == IG_ARV_BLOB_LIST) && a->sum.elems > INT32_MAX)))
         rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
                     (int)a->c.name_len, a->c.name, out->group);
     return rc;
@@ -772,10 +841,17 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
     return rc;
 }
 
+static void field_free(struct ig_arv_field *f)
+{
+    for (uint32_t k = 0; f->kids && k < f->nkids; k++) field_free(&f->kids[k]);
+    free(f->kids);
+    f->kids = NULL;
+}
+
 void ig_arv_free(struct ig_arv *v)
 {
     free(v->pieces);
-    for (uint32_t i = 0; v->fields && i < v->nfields; i++) free(v->fields[i].kids);
+    for (uint32_t i = 0; v->fields && i < v->nfields; i++) field_free(&v->fields[i]);
     free(v->fields);
     free(v->nodes);
     free(v->bufs);
@@ -918,10 +994,54 @@ static int render_blob_page(const struct acol *a, const struct ig_arv_piece *pc,
     return at == pc->len ? 0 : -EIO;
 }
 
+/* A list of objects' page: its rows' offsets, its objects' path offsets or
+ * bytes, or their sizes, into o (pc->len bytes, zeroed). */
+static int render_blob_list_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg,
+                                 uint8_t *o)
+{
+    const struct ig_values *x = &pg->v;
+    if (x->levels) return -EIO; /* not the layout shown() expects */
+    char dir[800], path[900];
+    ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
+    uint64_t at = 0, next = pc->base;
+    for (size_t row = 0; row < pg->rec.row_count; row++) {
+        if (bit_set(pg->del, row)) continue;
+        size_t len = 0;
+        const uint8_t *refs = ig_values_is_null(x, row) ? NULL : ig_values_bytes(x, row, &len);
+        size_t k = len / IG_BLOB_REF_BYTES;
+        if (pc->kind == IG_ARV_OFFSETS) {
+            if (at + 4 > pc->len) return -EIO;
+            ig_st32(o + at, (uint32_t)next);
+            at += 4;
+            next += k;
+            continue;
+        }
+        for (size_t j = 0; j < k; j++) {
+            struct ig_blob_ref ref;
+            unsigned kind;
+            ig_blob_ref_load(refs + j * IG_BLOB_REF_BYTES, &ref, &kind);
+            size_t plen = object_path(path, sizeof path, dir, x->row_base + row, j, kind);
+            uint64_t need = pc->kind == IG_ARV_BYTES ? plen : pc->kind == IG_ARV_ELEM_OFFSETS ? 4 : 8;
+            if (at + need > pc->len) return -EIO;
+            if (pc->kind == IG_ARV_ELEM_OFFSETS) {
+                ig_st32(o + at, (uint32_t)next);
+                next += plen;
+            } else if (pc->kind == IG_ARV_BYTES) {
+                memcpy(o + at, path, plen);
+            } else {
+                ig_st64(o + at, ref.size);
+            }
+            at += need;
+        }
+    }
+    return at == pc->len ? 0 : -EIO;
+}
+
 /* A page's values, offsets or bytes into o (pc->len bytes, zeroed). */
 static int render_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
 {
     if (a->shape == IG_ARV_BLOB) return render_blob_page(a, pc, pg, o);
+    if (a->shape == IG_ARV_BLOB_LIST) return render_blob_list_page(a, pc, pg, o);
     if (a->shape == IG_ARV_LIST && (pc->kind == IG_ARV_ELEM_OFFSETS || pc->kind == IG_ARV_BYTES))
         return render_list_bytes(a, pc, pg, o);
     const struct ig_values *x = &pg->v;

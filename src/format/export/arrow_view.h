@@ -27,9 +27,12 @@
  * one-level list List<number | Utf8 | Binary | Bool>; a top-level struct
  * whose members are all flat values Struct<...> (its validity from the first
  * member's definition levels); a top-level blob column Struct<path: Utf8,
- * size: Int64>, path as rows/ID shows it ("blobs/COL/ID.ext"). Not shown yet
- * (left out of the schema): lists of blobs, lists of lists, vectors in lists,
- * structs holding lists, vectors, blobs or structs.
+ * size: Int64>, path as rows/ID shows it ("blobs/COL/ID.ext"); a top-level
+ * list<blob> whose elements are never NULL (its rows' references stored as
+ * one value) List<Struct<path, size>> ("blobs/COL/ID/K.ext"). Not shown yet
+ * (left out of the schema): lists of lists, lists of blobs with NULL
+ * elements, vectors in lists, structs holding lists, vectors, blobs or
+ * structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -72,8 +75,9 @@ struct ig_arv_piece {
 /* How a column is shown: a flat column, a vector as FixedSizeList, a
  * one-level list as List, a struct of flat members as Struct (each member a
  * nested leaf shown as a flat child), a blob column as Struct<path: Utf8,
- * size: Int64> (its reference: the object's file in the mount, its bytes). */
-enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB };
+ * size: Int64> (its reference: the object's file in the mount, its bytes), a
+ * list of blobs as List of such a Struct. */
+enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST };
 
 /* A column of the record batch, for the C Data Interface export (api
  * ingot_export_arrow): its nodes and buffers are the next ones in `nodes` and
@@ -82,7 +86,8 @@ enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_A
  * validity, then its elements' node, validity and values; a list a node, its
  * validity and offsets, then its elements' node, validity and values; a
  * struct a node and its validity, then each member as a flat column; a blob
- * a struct of two such members, path and size. */
+ * a struct of two such members, path and size; a list of blobs a node, its
+ * validity and offsets, then its one kid, such a blob struct. */
 struct ig_arv_field {
     uint32_t col;          /* the ingot column */
     uint8_t shape;         /* enum ig_arv_shape */
