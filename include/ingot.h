@@ -135,10 +135,12 @@ struct ArrowArray {
  * float32 (and quantised columns, as the float32 they read as), float64,
  * string ("u"), binary ("z"), vector<float32, D> as FixedSizeList ("+w:D"),
  * a top-level one-level list of any of those but vectors as List ("+l"), a
- * top-level struct of flat members as Struct ("+s"), a blob column as Struct
+ * top-level struct of flat members or one-level lists as Struct ("+s"), a
+ * blob column as Struct
  * of path ("u", the object's path in a mount) and size ("l"), a list of blobs
  * as List ("+l") of such a Struct. A column without one (lists of lists,
- * structs holding lists, vectors, blobs or structs) gives -ENOTSUP naming it.
+ * structs holding vectors, blobs, structs or lists of lists) gives -ENOTSUP
+ * naming it.
  *
  * The group is decoded once, into one buffer that every array points into:
  * DuckDB, pyarrow or Polars import it through their C Data Interface without

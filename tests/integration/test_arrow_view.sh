@@ -6,8 +6,9 @@
 # strings, binary and bools, a nullable struct of flat members, a blob column
 # as its (path, size) reference, a list of objects as List<Struct<path, size>>,
 # NULLs at row, member and element level,
-# several row groups, erased rows) and every value must equal the row's JSON in
-# rows/ID; a struct holding a list is left out.
+# structs holding lists (NULL at struct, list and element level), several row
+# groups, erased rows) and every value must equal the row's JSON in rows/ID; a
+# list of lists is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -16,7 +17,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,img,frames
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,img,frames
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -39,6 +40,8 @@ lbin list<binary>
 lb list<bool?>
 st struct<a:int64, n:string?, g:float64?, t:bool>?
 nest struct<x:list<int64>>
+sl struct<k:int32, tags:list<string?>?>?
+ll list<list<int32>>
 img blob?
 frames list<blob>?
 S
@@ -68,7 +71,10 @@ with open(sys.argv[1], "w") as f:
             "lb": [None if (i + k) % 6 == 0 else (i + k) % 2 == 0 for k in range(i % 5)],
             "st": None if i % 6 == 1 else {"a": i, "n": None if i % 4 == 2 else f"n{i}\u00e9",
                                           "g": None if i % 5 == 3 else i / 3, "t": i % 2 == 0},
-            "nest": {"x": [i]}, "img": img,
+            "nest": {"x": [i]},
+            "sl": None if i % 7 == 3 else {"k": i, "tags": None if i % 5 == 1 else
+                                           [None if (i + k) % 3 == 0 else f"g{i}.{k}" for k in range(i % 4)]},
+            "ll": [[i, k] for k in range(i % 3)], "img": img,
             "frames": None if i % 11 == 4 else [f"{objs}/{(i + k) % 40 * 6 + 1}.jpg" for k in range(i % 4)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||

@@ -47,7 +47,7 @@ static int make_table(void)
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
-          "fr list<blob>?\n",
+          "fr list<blob>?\nll list<list<int32>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -80,7 +80,8 @@ static int make_table(void)
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": null}", (unsigned long long)r);
         else
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": \"n%llu\"}", (unsigned long long)r, (unsigned long long)r);
-        fprintf(f, ", \"nest\": {\"x\": [%llu]}", (unsigned long long)r);
+        fprintf(f, ", \"nest\": {\"x\": [%llu, %llu]}, \"ll\": [[%llu]]", (unsigned long long)r,
+                (unsigned long long)r + 1, (unsigned long long)r);
         if (r % 5 == 0) {
             fputs(", \"img\": null", f);
         } else { /* an object of r % 7 + 1 bytes */
@@ -169,7 +170,18 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->children[0]->format, "l");
     CHECK_EQ_STR(cs->children[1]->name, "n");
     CHECK_EQ_STR(cs->children[1]->format, "u");
-    CHECK(child(a, s, "nest", &cs) == NULL); /* a struct holding a list is not shown */
+    /* a struct holding a list: Struct<x: List<Int64>> */
+    const struct ArrowArray *nest = child(a, s, "nest", &cs);
+    REQUIRE(nest);
+    CHECK_EQ_STR(cs->format, "+s");
+    REQUIRE(nest->n_children == 1 && cs->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->name, "x");
+    CHECK_EQ_STR(cs->children[0]->format, "+l");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "l");
+    REQUIRE(nest->children[0]->n_children == 1);
+    const int32_t *nxo = nest->children[0]->buffers[1];
+    const int64_t *nxv = nest->children[0]->children[0]->buffers[1];
+    CHECK(child(a, s, "ll", &cs) == NULL); /* a list of lists is not shown */
     const struct ArrowArray *img = child(a, s, "img", &cs);
     REQUIRE(img);
     CHECK_EQ_STR(cs->format, "+s");
@@ -260,6 +272,8 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK(!memcmp(fpb + fpo[e], want, (size_t)n));
             CHECK_EQ_INT(fsz[e], (int64_t)(fr_obj(r, k) % 7 + 1));
         }
+        CHECK_EQ_INT(nxo[i + 1] - nxo[i], 2);
+        CHECK(nxv[nxo[i]] == (int64_t)r && nxv[nxo[i] + 1] == (int64_t)r + 1);
         bool st_null = r % 6 == 1, n_null = st_null || r % 6 == 2;
         nulls_st += st_null;
         CHECK_EQ_INT(bit(st->buffers[0], i), !st_null);
@@ -378,10 +392,10 @@ static void test_export_refusals(void)
     REQUIRE(ingot_open(table, &t, eb, sizeof eb) == 0);
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    uint32_t nest, member;
-    REQUIRE(ingot_column_find(t, "nest", &nest) == 0 && ingot_column_find(t, "st.a", &member) == 0);
-    CHECK_EQ_INT(ingot_export_arrow(t, 0, &nest, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
-    CHECK(strstr(eb, "'nest'") != NULL);
+    uint32_t ll, member;
+    REQUIRE(ingot_column_find(t, "ll", &ll) == 0 && ingot_column_find(t, "st.a", &member) == 0);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &ll, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
+    CHECK(strstr(eb, "'ll'") != NULL);
     CHECK_EQ_INT(ingot_export_arrow(t, 0, &member, 1, &a, &s, eb, sizeof eb), -EINVAL);
     CHECK(a.release == NULL && s.release == NULL);
     uint32_t none = 999;

@@ -35,7 +35,10 @@ struct acol {
     uint8_t tt;    /* Arrow type of the values (a list's or vector's elements) */
     uint8_t width; /* bytes per value: 0 for bool, strings and binary */
     bool nullable, elem_nullable;
+    bool member;           /* a struct's member */
     bool struct_nullable;  /* a member: its struct may be NULL */
+    bool list_nullable;    /* a list: the list itself may be NULL (its struct aside) */
+    uint8_t def_base;      /* a list: definition levels above it (its struct's) */
     uint32_t name_skip;    /* a member: bytes of its name before its own */
     uint32_t first, count; /* the chunk's pages */
     struct pstat *pages, sum;
@@ -142,11 +145,12 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
     return true;
 }
 
-/* A struct's member the view can show: a flat value of a shown type. */
+/* A struct's member the view can show: a flat value of a shown type, or a
+ * one-level list of them. */
 static bool member_ok(const struct ig_colrec *m)
 {
     uint8_t tt, width;
-    return m->type != IG_T_STRUCT && m->lists == 0 && !m->dimension && value_type(m, &tt, &width);
+    return m->type != IG_T_STRUCT && m->lists <= 1 && !m->dimension && value_type(m, &tt, &width);
 }
 
 /* Is column col (c) a top-level struct whose members are all member_ok? */
@@ -172,10 +176,18 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         if (ig_part_column(p, c->parent, &s, NULL) || !struct_shown(p, c->parent, &s) || !member_ok(c))
             return false;
         value_type(c, &a->tt, &a->width);
-        a->shape = IG_ARV_MEMBER;
+        a->member = true;
         a->struct_nullable = s.null_mask & 1;
         a->nullable = a->struct_nullable || (c->null_mask & 1);
         a->name_skip = s.name_len + 1;
+        if (c->lists == 1) { /* a list under the struct: NULL where either is */
+            a->shape = IG_ARV_LIST;
+            a->def_base = a->struct_nullable;
+            a->list_nullable = c->null_mask & 1;
+            a->elem_nullable = (c->null_mask >> 1) & 1;
+        } else {
+            a->shape = IG_ARV_MEMBER;
+        }
         return c->name_len > a->name_skip;
     }
     if (struct_shown(p, col, c)) {
@@ -214,7 +226,7 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
     }
     if (c->lists == 1) { /* a list of numbers, strings, binary or bools */
         a->shape = IG_ARV_LIST;
-        a->nullable = c->null_mask & 1;
+        a->nullable = a->list_nullable = c->null_mask & 1;
         a->elem_nullable = (c->null_mask >> 1) & 1;
         return true;
     }
@@ -255,8 +267,9 @@ static int load(const struct ig_table *t, uint32_t part, uint64_t group_first_ro
     return 0;
 }
 
-/* The d_list of a one-level list: the definition level of an empty list. */
-static uint8_t list_empty_def(const struct acol *a) { return a->nullable ? 1 : 0; }
+/* The definition level of an empty one-level list (below it the list, or its
+ * struct, is NULL; above it an element slot). */
+static uint8_t list_empty_def(const struct acol *a) { return (uint8_t)(a->def_base + a->list_nullable); }
 
 /* Row r's object of a blob column: false for a NULL (or a reference list that
  * is not one object, which rows/ID shows as null too). */
@@ -293,7 +306,7 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
     if (a->shape == IG_ARV_BLOB) return !blob_ref(v, r, &ref, &kind);
     if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_BLOB_LIST) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
-    return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : a->nullable && d == 0;
+    return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : d < list_empty_def(a);
 }
 
 /* A member's struct is NULL in row r (its level below the member's). */
@@ -338,7 +351,7 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
             ig_values_bytes(v, value_at(a, v, r), &len);
             s->bytes += len;
         }
-        if (a->shape == IG_ARV_MEMBER) s->struct_nulls += struct_null(a, v, r);
+        if (a->member) s->struct_nulls += struct_null(a, v, r);
         struct ig_blob_ref ref;
         unsigned kind;
         if (a->shape == IG_ARV_BLOB && !null && blob_ref(v, r, &ref, &kind))

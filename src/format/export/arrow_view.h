@@ -25,14 +25,15 @@
  * as the float32 they read back as) and float64 FloatingPoint; string Utf8;
  * binary Binary; vector<float32, D> FixedSizeList<float32>[D]; a top-level
  * one-level list List<number | Utf8 | Binary | Bool>; a top-level struct
- * whose members are all flat values Struct<...> (its validity from the first
- * member's definition levels); a top-level blob column Struct<path: Utf8,
+ * whose members are flat values or one-level lists of them Struct<...> (its
+ * validity from the first member's definition levels; a list member's levels
+ * start below the struct's); a top-level blob column Struct<path: Utf8,
  * size: Int64>, path as rows/ID shows it ("blobs/COL/ID.ext"); a top-level
  * list<blob> whose elements are never NULL (its rows' references stored as
  * one value) List<Struct<path, size>> ("blobs/COL/ID/K.ext"). Not shown yet
  * (left out of the schema): lists of lists, lists of blobs with NULL
- * elements, vectors in lists, structs holding lists, vectors, blobs or
- * structs.
+ * elements, vectors in lists, structs holding vectors, blobs, structs or
+ * lists of lists.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
