@@ -136,8 +136,8 @@ struct ArrowArray {
  * string ("u"), binary ("z"), vector<float32, D> as FixedSizeList ("+w:D"),
  * a top-level one-level list of any of those but vectors as List ("+l"), a
  * top-level struct of flat members or one-level lists as Struct ("+s"), a
- * blob column as Struct
- * of path ("u", the object's path in a mount) and size ("l"), a list of blobs
+ * blob column as Struct of path ("u", the object's path in a mount) and size
+ * ("l"), a list of blobs
  * as List ("+l") of such a Struct. A column without one (lists of lists,
  * structs holding vectors, blobs, structs or lists of lists) gives -ENOTSUP
  * naming it.
