@@ -6,9 +6,9 @@
 # strings, binary and bools, a nullable struct of flat members, a blob column
 # as its (path, size) reference, a list of objects as List<Struct<path, size>>,
 # NULLs at row, member and element level,
-# structs holding lists (NULL at struct, list and element level), several row
-# groups, erased rows) and every value must equal the row's JSON in rows/ID; a
-# list of lists is left out.
+# structs holding lists (NULL at struct, list and element level), lists of
+# lists (NULL at every level), several row groups, erased rows) and every value
+# must equal the row's JSON in rows/ID; a struct holding a struct is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -17,7 +17,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,img,frames
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,img,frames
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -42,6 +42,9 @@ st struct<a:int64, n:string?, g:float64?, t:bool>?
 nest struct<x:list<int64>>
 sl struct<k:int32, tags:list<string?>?>?
 ll list<list<int32>>
+lls list<list<string?>?>?
+l3 list<list<list<int32>?>>?
+ss struct<in:struct<z:int64>>
 img blob?
 frames list<blob>?
 S
@@ -74,7 +77,13 @@ with open(sys.argv[1], "w") as f:
             "nest": {"x": [i]},
             "sl": None if i % 7 == 3 else {"k": i, "tags": None if i % 5 == 1 else
                                            [None if (i + k) % 3 == 0 else f"g{i}.{k}" for k in range(i % 4)]},
-            "ll": [[i, k] for k in range(i % 3)], "img": img,
+            "ll": [[i, k] for k in range(i % 3)],
+            "lls": None if i % 9 == 2 else [None if (i + j) % 4 == 1 else
+                                            [None if (i + j + k) % 5 == 0 else f"q{i}.{j}.{k}" for k in range((i + j) % 3)]
+                                            for j in range(i % 4)],
+            "l3": None if i % 10 == 7 else [[None if (j + k) % 3 == 2 else [i, j, k][: (i + j + k) % 4]
+                                              for k in range((i + j) % 3)] for j in range(i % 3)],
+            "ss": {"in": {"z": i}}, "img": img,
             "frames": None if i % 11 == 4 else [f"{objs}/{(i + k) % 40 * 6 + 1}.jpg" for k in range(i % 4)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||

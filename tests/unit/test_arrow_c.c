@@ -47,7 +47,7 @@ static int make_table(void)
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
-          "fr list<blob>?\nll list<list<int32>>\n",
+          "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -80,8 +80,14 @@ static int make_table(void)
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": null}", (unsigned long long)r);
         else
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": \"n%llu\"}", (unsigned long long)r, (unsigned long long)r);
-        fprintf(f, ", \"nest\": {\"x\": [%llu, %llu]}, \"ll\": [[%llu]]", (unsigned long long)r,
-                (unsigned long long)r + 1, (unsigned long long)r);
+        fprintf(f, ", \"nest\": {\"x\": [%llu, %llu]}, \"ss\": {\"in\": {\"z\": 1}}, \"ll\": [",
+                (unsigned long long)r, (unsigned long long)r + 1);
+        for (size_t j = 0; j < r % 3; j++) { /* ll: r % 3 lists, list j holding j + 1 values r * 10 + k */
+            fputs(j ? ",[" : "[", f);
+            for (size_t k = 0; k <= j; k++) fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)(r * 10 + k));
+            fputc(']', f);
+        }
+        fputc(']', f);
         if (r % 5 == 0) {
             fputs(", \"img\": null", f);
         } else { /* an object of r % 7 + 1 bytes */
@@ -181,7 +187,16 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     REQUIRE(nest->children[0]->n_children == 1);
     const int32_t *nxo = nest->children[0]->buffers[1];
     const int64_t *nxv = nest->children[0]->children[0]->buffers[1];
-    CHECK(child(a, s, "ll", &cs) == NULL); /* a list of lists is not shown */
+    /* a list of lists: List<List<Int32>> */
+    const struct ArrowArray *ll = child(a, s, "ll", &cs);
+    REQUIRE(ll);
+    CHECK_EQ_STR(cs->format, "+l");
+    REQUIRE(cs->n_children == 1 && ll->n_children == 1 && ll->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->format, "+l");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "i");
+    const int32_t *llo = ll->buffers[1], *lli = ll->children[0]->buffers[1];
+    const int32_t *llv = ll->children[0]->children[0]->buffers[1];
+    CHECK(child(a, s, "ss", &cs) == NULL); /* a struct holding a struct is not shown */
     const struct ArrowArray *img = child(a, s, "img", &cs);
     REQUIRE(img);
     CHECK_EQ_STR(cs->format, "+s");
@@ -271,6 +286,12 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK_EQ_INT(fpo[e + 1] - fpo[e], n);
             CHECK(!memcmp(fpb + fpo[e], want, (size_t)n));
             CHECK_EQ_INT(fsz[e], (int64_t)(fr_obj(r, k) % 7 + 1));
+        }
+        CHECK_EQ_INT(llo[i + 1] - llo[i], (int64_t)(r % 3));
+        for (size_t j = 0; j < r % 3; j++) {
+            int32_t in = llo[i] + (int32_t)j;
+            CHECK_EQ_INT(lli[in + 1] - lli[in], (int64_t)j + 1);
+            for (size_t k = 0; k <= j; k++) CHECK_EQ_INT(llv[lli[in] + (int32_t)k], (int64_t)(r * 10 + k));
         }
         CHECK_EQ_INT(nxo[i + 1] - nxo[i], 2);
         CHECK(nxv[nxo[i]] == (int64_t)r && nxv[nxo[i] + 1] == (int64_t)r + 1);
@@ -392,10 +413,10 @@ static void test_export_refusals(void)
     REQUIRE(ingot_open(table, &t, eb, sizeof eb) == 0);
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    uint32_t ll, member;
-    REQUIRE(ingot_column_find(t, "ll", &ll) == 0 && ingot_column_find(t, "st.a", &member) == 0);
-    CHECK_EQ_INT(ingot_export_arrow(t, 0, &ll, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
-    CHECK(strstr(eb, "'ll'") != NULL);
+    uint32_t ss, member;
+    REQUIRE(ingot_column_find(t, "ss", &ss) == 0 && ingot_column_find(t, "st.a", &member) == 0);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &ss, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
+    CHECK(strstr(eb, "'ss'") != NULL);
     CHECK_EQ_INT(ingot_export_arrow(t, 0, &member, 1, &a, &s, eb, sizeof eb), -EINVAL);
     CHECK(a.release == NULL && s.release == NULL);
     uint32_t none = 999;

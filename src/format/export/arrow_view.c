@@ -23,9 +23,13 @@ enum { A_V5 = 4 };
 
 /* ---- the columns shown ------------------------------------------------------ */
 
+/* The most list levels a column shown as lists of lists has (list<list<list<T>>>). */
+#define AV_MAX_LISTS 3
+
 struct pstat {
     uint64_t live, nulls, elems, elem_nulls, bytes; /* bytes: of strings, or of a list's strings */
     uint64_t struct_nulls;                          /* a member's: rows whose struct is NULL */
+    uint64_t slots[AV_MAX_LISTS], slot_nulls[AV_MAX_LISTS]; /* lists of lists: level k's lists */
 };
 
 struct acol {
@@ -39,6 +43,12 @@ struct acol {
     bool struct_nullable;  /* a member: its struct may be NULL */
     bool list_nullable;    /* a list: the list itself may be NULL (its struct aside) */
     uint8_t def_base;      /* a list: definition levels above it (its struct's) */
+    /* a list's levels, outermost first: below null_def[k] a level-k list is
+     * not there (an outer one is NULL or empty), at it NULL when lnullable,
+     * at empty_def[k] present and empty; above, it holds items */
+    uint8_t nlists;
+    uint8_t null_def[AV_MAX_LISTS], empty_def[AV_MAX_LISTS];
+    bool lnullable[AV_MAX_LISTS];
     uint32_t name_skip;    /* a member: bytes of its name before its own */
     uint32_t first, count; /* the chunk's pages */
     struct pstat *pages, sum;
@@ -141,16 +151,48 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
         snprintf(f->format, sizeof f->format, "+w:%u", a->c.dimension);
     else
         snprintf(f->format, sizeof f->format, "+l");
+    if (a->shape == IG_ARV_LIST && a->nlists > 1) { /* a chain of "item" lists, the last holding the elements */
+        struct ig_arv_field *at = f;
+        for (unsigned k = 1; k < a->nlists; k++) {
+            at->shape = IG_ARV_LISTS;
+            if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+            at->nkids = 1;
+            at = at->kids;
+            *at = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_LIST, .nullable = a->lnullable[k],
+                                        .elem_nullable = a->elem_nullable, .format = "+l", .name = "item"};
+        }
+        snprintf(at->child_format, sizeof at->child_format, "%s", vf);
+        return true;
+    }
     snprintf(f->child_format, sizeof f->child_format, "%s", vf);
     return true;
 }
 
+/* A list column's levels (see struct acol) under def_base levels of its
+ * struct; false when they do not end at its leaf's maximum. */
+static bool list_levels(struct acol *a, const struct ig_colrec *c, uint8_t def_base)
+{
+    a->shape = IG_ARV_LIST;
+    a->nlists = (uint8_t)c->lists;
+    a->def_base = def_base;
+    unsigned d = def_base;
+    for (unsigned k = 0; k < a->nlists; k++) {
+        a->lnullable[k] = (c->null_mask >> k) & 1;
+        a->null_def[k] = (uint8_t)d;
+        a->empty_def[k] = (uint8_t)(d + a->lnullable[k]);
+        d = a->empty_def[k] + 1u;
+    }
+    a->list_nullable = a->lnullable[0];
+    a->elem_nullable = (c->null_mask >> c->lists) & 1;
+    return d + a->elem_nullable == c->max_def;
+}
+
 /* A struct's member the view can show: a flat value of a shown type, or a
- * one-level list of them. */
+ * list (of lists) of them. */
 static bool member_ok(const struct ig_colrec *m)
 {
     uint8_t tt, width;
-    return m->type != IG_T_STRUCT && m->lists <= 1 && !m->dimension && value_type(m, &tt, &width);
+    return m->type != IG_T_STRUCT && m->lists <= AV_MAX_LISTS && !m->dimension && value_type(m, &tt, &width);
 }
 
 /* Is column col (c) a top-level struct whose members are all member_ok? */
@@ -180,11 +222,8 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         a->struct_nullable = s.null_mask & 1;
         a->nullable = a->struct_nullable || (c->null_mask & 1);
         a->name_skip = s.name_len + 1;
-        if (c->lists == 1) { /* a list under the struct: NULL where either is */
-            a->shape = IG_ARV_LIST;
-            a->def_base = a->struct_nullable;
-            a->list_nullable = c->null_mask & 1;
-            a->elem_nullable = (c->null_mask >> 1) & 1;
+        if (c->lists) { /* a list under the struct: NULL where either is */
+            if (!list_levels(a, c, a->struct_nullable)) return false;
         } else {
             a->shape = IG_ARV_MEMBER;
         }
@@ -224,10 +263,9 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         a->nullable = c->flags & IG_COLF_NULLABLE;
         return true;
     }
-    if (c->lists == 1) { /* a list of numbers, strings, binary or bools */
-        a->shape = IG_ARV_LIST;
-        a->nullable = a->list_nullable = c->null_mask & 1;
-        a->elem_nullable = (c->null_mask >> 1) & 1;
+    if (c->lists <= AV_MAX_LISTS) { /* a list (of lists) of numbers, strings, binary or bools */
+        if (!list_levels(a, c, 0)) return false;
+        a->nullable = a->list_nullable;
         return true;
     }
     return false;
@@ -267,9 +305,17 @@ static int load(const struct ig_table *t, uint32_t part, uint64_t group_first_ro
     return 0;
 }
 
-/* The definition level of an empty one-level list (below it the list, or its
- * struct, is NULL; above it an element slot). */
-static uint8_t list_empty_def(const struct acol *a) { return (uint8_t)(a->def_base + a->list_nullable); }
+/* The definition level of an empty innermost list (above it an element slot). */
+static uint8_t list_empty_def(const struct acol *a) { return a->empty_def[a->nlists - 1]; }
+
+/* Does the entry (rep, d) begin an item at level m of a list column: a list
+ * of level m (1 <= m < nlists), or an element (m == nlists)? Level 0's items
+ * are the rows. */
+static bool begins(const struct acol *a, unsigned m, uint8_t rep, uint8_t d)
+{
+    if (m == a->nlists) return d > a->empty_def[m - 1];
+    return rep <= m && d >= a->null_def[m];
+}
 
 /* Row r's object of a blob column: false for a NULL (or a reference list that
  * is not one object, which rows/ID shows as null too). */
@@ -306,7 +352,7 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
     if (a->shape == IG_ARV_BLOB) return !blob_ref(v, r, &ref, &kind);
     if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_BLOB_LIST) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
-    return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : d < list_empty_def(a);
+    return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : d < a->empty_def[0];
 }
 
 /* A member's struct is NULL in row r (its level below the member's). */
@@ -335,6 +381,11 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
         if (a->shape == IG_ARV_LIST) {
             uint32_t vi = v->row_val[r];
             for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
+                for (unsigned k = 1; k < a->nlists; k++)
+                    if (begins(a, k, v->reps[e], v->defs[e])) {
+                        s->slots[k]++;
+                        s->slot_nulls[k] += v->defs[e] < a->empty_def[k];
+                    }
                 if (v->defs[e] <= list_empty_def(a)) continue;
                 s->elems++;
                 s->elem_nulls += v->defs[e] != a->c.max_def;
@@ -372,6 +423,7 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
 
 struct body {
     struct ig_arv_piece *pc;
+    uint8_t level; /* the list level of the pieces made now (lists of lists) */
     uint32_t n, cap;
     uint64_t at, buf_start;
     uint64_t (*nodes)[2], (*bufs)[2];
@@ -400,7 +452,7 @@ static void piece(struct body *b, uint8_t kind, const struct acol *a, uint32_t p
     if (b->err) return;
     b->pc[b->n++] = (struct ig_arv_piece){.start = b->at, .len = len, .base = base, .col = a ? a->col : 0,
                                           .page = page, .npages = a ? a->count : 0, .kind = kind,
-                                          .width = a ? a->width : 0};
+                                          .width = a ? a->width : 0, .level = b->level};
     if (kind == IG_ARV_END) ig_st32(b->pc[b->n - 1].bytes, (uint32_t)base);
     b->at += len;
 }
@@ -452,6 +504,22 @@ static void offsets(struct body *b, const struct acol *a)
         base += a->shape == IG_ARV_LIST || a->shape == IG_ARV_BLOB_LIST ? s->elems : s->bytes;
     }
     piece(b, IG_ARV_END, a, a->first, 4, base);
+    buffer_end(b);
+}
+
+/* A list column's offsets at level k: one per level-k list (a row at level
+ * 0) into the next level's items (lists, or the elements). */
+static void level_offsets(struct body *b, const struct acol *a, unsigned k)
+{
+    uint64_t base = 0;
+    b->level = (uint8_t)k;
+    for (uint32_t i = 0; i < a->count; i++) {
+        const struct pstat *s = &a->pages[i];
+        piece(b, k ? IG_ARV_LEVEL_OFFSETS : IG_ARV_OFFSETS, a, a->first + i, (k ? s->slots[k] : s->live) * 4, base);
+        base += k + 1 < a->nlists ? s->slots[k + 1] : s->elems;
+    }
+    piece(b, IG_ARV_END, a, a->first, 4, base);
+    b->level = 0;
     buffer_end(b);
 }
 
@@ -522,7 +590,14 @@ static void column_body(struct body *b, const struct acol *a)
         values(b, a, false);
         break;
     case IG_ARV_LIST:
-        offsets(b, a);
+        level_offsets(b, a, 0);
+        for (unsigned k = 1; k < a->nlists; k++) { /* lists of lists: each inner level's */
+            node(b, a->sum.slots[k], a->sum.slot_nulls[k]);
+            b->level = (uint8_t)k;
+            bitmap(b, IG_ARV_LEVEL_VALID, a, a->sum.slots[k], a->sum.slot_nulls[k] > 0);
+            b->level = 0;
+            level_offsets(b, a, k);
+        }
         node(b, a->sum.elems, a->sum.elem_nulls);
         bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
         if (a->width) {
@@ -569,6 +644,25 @@ static void type_table(struct fbw *w, size_t slot, uint8_t tt, const struct ig_c
     fbw_patch(w, slot, at);
 }
 
+static void field(struct fbw *w, size_t slot, const struct acol *a, bool child);
+
+/* Level k (>= 1) of a list of lists: a List field "item" holding level k + 1
+ * or the elements. */
+static void inner_list_field(struct fbw *w, size_t slot, const struct acol *a, unsigned k)
+{
+    struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, a->lnullable[k]}, {2, FB_U8, AT_LIST}, {3, FB_REF, 0}, {5, FB_REF, 0}};
+    size_t s[5];
+    fbw_patch(w, slot, fbw_table(w, f, 5, s));
+    fbw_patch(w, s[0], fbw_string(w, "item", 4));
+    type_table(w, s[3], AT_LIST, &a->c, 0);
+    size_t kids = fbw_vector(w, 1, 4, 4);
+    fbw_patch(w, s[4], kids);
+    if (k + 1 < a->nlists)
+        inner_list_field(w, kids + 4, a, k + 1);
+    else
+        field(w, kids + 4, a, true);
+}
+
 /* A Field (and its children: a list's or vector's element, a struct's
  * members) for the reference at slot. */
 static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
@@ -603,6 +697,8 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
             struct acol m = {.c = {.type = k ? IG_T_INT64 : IG_T_STRING, .name = k ? "size" : "path", .name_len = 4},
                              .shape = IG_ARV_FLAT, .tt = k ? AT_INT : AT_UTF8, .nullable = a->nullable};
             field(w, kids + 4 + 4 * (size_t)k, &m, false);
+        } else if (a->shape == IG_ARV_LIST && a->nlists > 1) {
+            inner_list_field(w, kids + 4, a, 1);
         } else {
             field(w, kids + 4, a, true);
         }
@@ -727,9 +823,10 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
         }
         a->sum.live += s->live, a->sum.nulls += s->nulls, a->sum.elems += s->elems;
         a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes, a->sum.struct_nulls += s->struct_nulls;
+        for (unsigned k = 1; k < AV_MAX_LISTS; k++) a->sum.slots[k] += s->slots[k], a->sum.slot_nulls[k] += s->slot_nulls[k];
     }
     ig_values_free(&pg.v);
-    if (!rc && (a->sum.bytes > INT32_MAX ||
+    if (!rc && (a->sum.bytes > INT32_MAX || a->sum.slots[1] > INT32_MAX || a->sum.slots[2] > INT32_MAX ||
                 ((a->shape == IG_ARV_LIST || a->shape == IG_ARV_BLOB_LIST) && a->sum.elems > INT32_MAX)))
         rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
                     (int)a->c.name_len, a->c.name, out->group);
@@ -911,7 +1008,7 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
         const struct ig_values *x = &pg.v;
         for (size_t row = 0; row < rec.row_count; row++) {
             if (bit_set(pg.del, row)) continue;
-            bool elems = pc->kind == IG_ARV_ELEM_VALID || pc->kind == IG_ARV_ELEM_BOOL;
+            bool elems = pc->kind == IG_ARV_ELEM_VALID || pc->kind == IG_ARV_ELEM_BOOL || pc->kind == IG_ARV_LEVEL_VALID;
             uint64_t need = elems ? (x->levels ? x->row_ent[row + 1] - x->row_ent[row] : 0) : 1;
             if (b.i + need > pc->len * 8) {
                 rc = ig_err(err, -EIO, "%s: column %u page %u: more values than the layout counted", p->path,
@@ -927,6 +1024,9 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
             } else if (pc->kind == IG_ARV_ELEM_VALID) {
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] == a->c.max_def);
+            } else if (pc->kind == IG_ARV_LEVEL_VALID) { /* level k's lists: NULL at their null_def */
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
+                    if (begins(a, pc->level, x->reps[e], x->defs[e])) put_bit(&b, x->defs[e] >= a->empty_def[pc->level]);
             } else { /* a list of bools: a NULL element's bit is 0 */
                 uint32_t vi = x->row_val[row];
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
@@ -1050,10 +1150,32 @@ static int render_blob_list_page(const struct acol *a, const struct ig_arv_piece
     return at == pc->len ? 0 : -EIO;
 }
 
+/* A list of lists' page: its level-k lists' offsets into level k + 1 (k >= 1). */
+static int render_level_offsets(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
+{
+    const struct ig_values *x = &pg->v;
+    unsigned k = pc->level;
+    if (!k || k >= a->nlists) return -EIO;
+    uint64_t at = 0, next = pc->base;
+    for (size_t row = 0; row < pg->rec.row_count; row++) {
+        if (bit_set(pg->del, row)) continue;
+        for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
+            if (begins(a, k, x->reps[e], x->defs[e])) {
+                if (at + 4 > pc->len) return -EIO;
+                ig_st32(o + at, (uint32_t)next);
+                at += 4;
+            }
+            next += begins(a, k + 1, x->reps[e], x->defs[e]);
+        }
+    }
+    return at == pc->len ? 0 : -EIO;
+}
+
 /* A page's values, offsets or bytes into o (pc->len bytes, zeroed). */
 static int render_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
 {
     if (a->shape == IG_ARV_BLOB) return render_blob_page(a, pc, pg, o);
+    if (pc->kind == IG_ARV_LEVEL_OFFSETS) return render_level_offsets(a, pc, pg, o);
     if (a->shape == IG_ARV_BLOB_LIST) return render_blob_list_page(a, pc, pg, o);
     if (a->shape == IG_ARV_LIST && (pc->kind == IG_ARV_ELEM_OFFSETS || pc->kind == IG_ARV_BYTES))
         return render_list_bytes(a, pc, pg, o);
@@ -1082,8 +1204,8 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
         if (at + need > pc->len) return -EIO;
         if (pc->kind == IG_ARV_OFFSETS) {
             ig_st32(o + at, (uint32_t)next);
-            if (a->shape == IG_ARV_LIST) {
-                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) next += x->defs[e] > list_empty_def(a);
+            if (a->shape == IG_ARV_LIST) { /* the row's level-1 items: lists, or elements */
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) next += begins(a, 1, x->reps[e], x->defs[e]);
             } else if (!null) {
                 ig_values_bytes(x, value_at(a, x, row), &len);
                 next += len;
@@ -1125,7 +1247,7 @@ int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct
     int rc = ig_part_column(p, pc->col, &a.c, err);
     if (!rc && !shown(p, pc->col, &a.c, &a))
         rc = ig_err(err, -EIO, "%s: column %u is not in the Arrow view", p->path, pc->col);
-    if (!rc && pc->kind <= IG_ARV_STRUCT_VALID) {
+    if (!rc && pc->kind <= IG_ARV_LEVEL_VALID) { /* the bitmaps */
         a.count = pc->npages;
         rc = render_bits(t, v, &a, pc, r, o, err);
     } else if (!rc) {

@@ -24,16 +24,17 @@
  * Types: bool Bool; intN/uintN Int(N, signed); float32 (and quantised columns,
  * as the float32 they read back as) and float64 FloatingPoint; string Utf8;
  * binary Binary; vector<float32, D> FixedSizeList<float32>[D]; a top-level
- * one-level list List<number | Utf8 | Binary | Bool>; a top-level struct
- * whose members are flat values or one-level lists of them Struct<...> (its
- * validity from the first member's definition levels; a list member's levels
- * start below the struct's); a top-level blob column Struct<path: Utf8,
+ * list List<number | Utf8 | Binary | Bool>, a list of lists (up to three
+ * levels) List<List<...>> (each inner level a node, its validity and offsets:
+ * LEVEL_VALID, LEVEL_OFFSETS); a top-level struct whose members are flat
+ * values or lists of them Struct<...> (its validity from the first member's
+ * definition levels; a list member's levels start below the struct's); a top-level blob column Struct<path: Utf8,
  * size: Int64>, path as rows/ID shows it ("blobs/COL/ID.ext"); a top-level
  * list<blob> whose elements are never NULL (its rows' references stored as
  * one value) List<Struct<path, size>> ("blobs/COL/ID/K.ext"). Not shown yet
- * (left out of the schema): lists of lists, lists of blobs with NULL
- * elements, vectors in lists, structs holding vectors, blobs, structs or
- * lists of lists.
+ * (left out of the schema): lists of structs, lists of four levels, lists of
+ * blobs with NULL elements, vectors in lists, structs holding vectors, blobs
+ * or structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -55,9 +56,11 @@ enum ig_arv_kind {
     IG_ARV_ELEM_VALID, /* a list column's element validity bitmap (all its pages) */
     IG_ARV_ELEM_BOOL,  /* a list of bools: its elements' values bitmap (all its pages) */
     IG_ARV_STRUCT_VALID, /* a struct's row validity, from its first member's levels (all its pages) */
+    IG_ARV_LEVEL_VALID, /* a list of lists: level `level`'s lists' validity (all its pages) */
     IG_ARV_FIXED,      /* a page's fixed-width values (a list's elements, a vector's lanes) */
     IG_ARV_OFFSETS,    /* a page's offsets: where each live row starts, from `base` */
     IG_ARV_ELEM_OFFSETS, /* a list of strings: where each of a page's elements starts, from `base` */
+    IG_ARV_LEVEL_OFFSETS, /* a list of lists: a page's level-`level` lists' offsets, from `base` */
     IG_ARV_END,        /* a column's closing offset (`base`; its bytes: `bytes`) */
     IG_ARV_BYTES,      /* a page's string or binary bytes (a list's: its elements') */
 };
@@ -70,6 +73,7 @@ struct ig_arv_piece {
     uint32_t npages;     /* bitmaps: the chunk's page count */
     uint8_t kind;        /* enum ig_arv_kind */
     uint8_t width;       /* FIXED: bytes per value */
+    uint8_t level;       /* LEVEL_VALID, LEVEL_OFFSETS: the list level (1 = a row's lists' items) */
     uint8_t bytes[8];    /* ZERO: zeros; END: the closing offset (little-endian) */
 };
 
@@ -78,7 +82,10 @@ struct ig_arv_piece {
  * nested leaf shown as a flat child), a blob column as Struct<path: Utf8,
  * size: Int64> (its reference: the object's file in the mount, its bytes), a
  * list of blobs as List of such a Struct. */
-enum ig_arv_shape { IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST };
+enum ig_arv_shape {
+    IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST,
+    IG_ARV_LISTS /* (a field only) a list whose one kid is a list: lists of lists, outer levels */
+};
 
 /* A column of the record batch, for the C Data Interface export (api
  * ingot_export_arrow): its nodes and buffers are the next ones in `nodes` and
