@@ -7,7 +7,8 @@
 # as its (path, size) reference, a list of objects as List<Struct<path, size>>,
 # NULLs at row, member and element level,
 # structs holding lists (NULL at struct, list and element level), lists of
-# lists (NULL at every level), several row groups, erased rows) and every value
+# lists (NULL at every level), a list of structs (a map: list<struct<key,
+# value>>, NULL list, struct and member), several row groups, erased rows) and every value
 # must equal the row's JSON in rows/ID; a struct holding a struct is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
@@ -17,7 +18,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,img,frames
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,img,frames
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -44,6 +45,7 @@ sl struct<k:int32, tags:list<string?>?>?
 ll list<list<int32>>
 lls list<list<string?>?>?
 l3 list<list<list<int32>?>>?
+mp list<struct<key:string, value:float64?, ok:bool>?>?
 ss struct<in:struct<z:int64>>
 img blob?
 frames list<blob>?
@@ -83,6 +85,9 @@ with open(sys.argv[1], "w") as f:
                                             for j in range(i % 4)],
             "l3": None if i % 10 == 7 else [[None if (j + k) % 3 == 2 else [i, j, k][: (i + j + k) % 4]
                                               for k in range((i + j) % 3)] for j in range(i % 3)],
+            "mp": None if i % 13 == 5 else [None if (i + k) % 7 == 3 else
+                                             {"key": f"k{k}é", "value": None if (i + k) % 4 == 0 else i * 0.25 + k,
+                                              "ok": (i + k) % 2 == 0} for k in range(i % 4)],
             "ss": {"in": {"z": i}}, "img": img,
             "frames": None if i % 11 == 4 else [f"{objs}/{(i + k) % 40 * 6 + 1}.jpg" for k in range(i % 4)]}) + "\n")
 PY

@@ -47,7 +47,8 @@ static int make_table(void)
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
-          "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>>\n",
+          "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>>\n"
+          "mp list<struct<key:string, value:int64?>>?\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -88,6 +89,17 @@ static int make_table(void)
             fputc(']', f);
         }
         fputc(']', f);
+        if (r % 10 == 9) { /* mp: NULL, or r % 3 entries {"key": "kK", "value": r + K or NULL} */
+            fputs(", \"mp\": null", f);
+        } else {
+            fputs(", \"mp\": [", f);
+            for (size_t k = 0; k < r % 3; k++) {
+                fprintf(f, "%s{\"key\": \"k%zu\", \"value\": ", k ? "," : "", k);
+                if ((r + k) % 4 == 1) fputs("null}", f);
+                else fprintf(f, "%llu}", (unsigned long long)(r + k));
+            }
+            fputc(']', f);
+        }
         if (r % 5 == 0) {
             fputs(", \"img\": null", f);
         } else { /* an object of r % 7 + 1 bytes */
@@ -197,6 +209,21 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const int32_t *llo = ll->buffers[1], *lli = ll->children[0]->buffers[1];
     const int32_t *llv = ll->children[0]->children[0]->buffers[1];
     CHECK(child(a, s, "ss", &cs) == NULL); /* a struct holding a struct is not shown */
+    /* a map: List<Struct<key: Utf8, value: Int64>> */
+    const struct ArrowArray *mp = child(a, s, "mp", &cs);
+    REQUIRE(mp);
+    CHECK_EQ_STR(cs->format, "+l");
+    REQUIRE(cs->n_children == 1 && mp->n_children == 1 && mp->children[0]->n_children == 2);
+    CHECK_EQ_STR(cs->children[0]->format, "+s");
+    CHECK_EQ_STR(cs->children[0]->children[0]->name, "key");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "u");
+    CHECK_EQ_STR(cs->children[0]->children[1]->name, "value");
+    CHECK_EQ_STR(cs->children[0]->children[1]->format, "l");
+    const int32_t *mpo = mp->buffers[1], *mko = mp->children[0]->children[0]->buffers[1];
+    const char *mkb = mp->children[0]->children[0]->buffers[2];
+    const struct ArrowArray *mva = mp->children[0]->children[1];
+    const int64_t *mvv = mva->buffers[1];
+    int64_t nulls_mp = 0;
     const struct ArrowArray *img = child(a, s, "img", &cs);
     REQUIRE(img);
     CHECK_EQ_STR(cs->format, "+s");
@@ -287,6 +314,18 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK(!memcmp(fpb + fpo[e], want, (size_t)n));
             CHECK_EQ_INT(fsz[e], (int64_t)(fr_obj(r, k) % 7 + 1));
         }
+        CHECK_EQ_INT(bit(mp->buffers[0], i), r % 10 != 9);
+        nulls_mp += r % 10 == 9;
+        size_t nmp = r % 10 == 9 ? 0 : r % 3;
+        CHECK_EQ_INT(mpo[i + 1] - mpo[i], (int64_t)nmp);
+        for (size_t k = 0; k < nmp; k++) {
+            int32_t e = mpo[i] + (int32_t)k;
+            char want[8];
+            int n = snprintf(want, sizeof want, "k%zu", k);
+            CHECK(mko[e + 1] - mko[e] == n && !memcmp(mkb + mko[e], want, (size_t)n));
+            CHECK_EQ_INT(bit(mva->buffers[0], e), (r + k) % 4 != 1);
+            if ((r + k) % 4 != 1) CHECK_EQ_INT(mvv[e], (int64_t)(r + k));
+        }
         CHECK_EQ_INT(llo[i + 1] - llo[i], (int64_t)(r % 3));
         for (size_t j = 0; j < r % 3; j++) {
             int32_t in = llo[i] + (int32_t)j;
@@ -327,6 +366,8 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_INT(la->null_count, nulls_l);
     CHECK_EQ_INT(st->null_count, nulls_st);
     CHECK_EQ_INT(fr->null_count, nulls_fr);
+    CHECK_EQ_INT(mp->null_count, nulls_mp);
+    CHECK_EQ_INT(mp->children[0]->length, mpo[a->length]);
     CHECK_EQ_INT(fr->children[0]->length, fro[a->length]);
     CHECK_EQ_INT(st->length, a->length);
     CHECK_EQ_INT(va->children[0]->length, 3 * a->length);

@@ -49,6 +49,8 @@ struct acol {
     uint8_t nlists;
     uint8_t null_def[AV_MAX_LISTS], empty_def[AV_MAX_LISTS];
     bool lnullable[AV_MAX_LISTS];
+    bool in_list;            /* a member of a list's struct elements (list<struct<...>>) */
+    uint8_t slot_struct_def; /* in_list: an element's struct is there from this level */
     uint32_t name_skip;    /* a member: bytes of its name before its own */
     uint32_t first, count; /* the chunk's pages */
     struct pstat *pages, sum;
@@ -135,6 +137,26 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
         f->nkids = 1;
         return true;
     }
+    if (a->shape == IG_ARV_LIST_STRUCT) { /* List of a Struct "item" of the members, each flat */
+        snprintf(f->format, sizeof f->format, "+l");
+        f->shape = IG_ARV_LISTS;
+        struct ig_arv_field *item = calloc(1, sizeof *item), *members = calloc(a->nkids, sizeof *members);
+        if (!item || !members) {
+            free(item), free(members);
+            return false;
+        }
+        for (uint32_t k = 0; k < a->nkids; k++) {
+            const struct acol *m = &a->kids[k];
+            members[k] = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_FLAT, .nullable = m->elem_nullable,
+                                               .name_skip = m->name_skip};
+            snprintf(members[k].format, sizeof members[k].format, "%s", c_format(&m->c));
+        }
+        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_STRUCT, .nullable = a->struct_nullable,
+                                      .format = "+s", .name = "item", .nkids = a->nkids, .kids = members};
+        f->kids = item;
+        f->nkids = 1;
+        return true;
+    }
     if (a->shape == IG_ARV_STRUCT) {
         snprintf(f->format, sizeof f->format, "+s");
         if (!(f->kids = calloc(a->nkids, sizeof *f->kids))) return false;
@@ -210,13 +232,50 @@ static bool struct_shown(const struct ig_part *p, uint32_t col, const struct ig_
     return found == c->num_children;
 }
 
+/* Is column col (c) a top-level list of structs whose members are all flat
+ * values (maps are list<struct<key, value>>)? */
+static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+{
+    if (c->type != IG_T_STRUCT || c->parent != IG_NONE || c->lists != 1 || !c->num_children) return false;
+    uint32_t found = 0;
+    for (uint32_t k = col + 1; k < p->num_columns && found < c->num_children; k++) {
+        struct ig_colrec m;
+        if (ig_part_column(p, k, &m, NULL)) return false;
+        if (m.parent != col) continue;
+        if (!member_ok(&m) || m.lists) return false;
+        found++;
+    }
+    return found == c->num_children;
+}
+
+/* A member of a list of structs: its elements are the list's, one per
+ * struct slot; levels: the list's NULL and empty, then the struct's, then its
+ * own. */
+static bool list_member(struct acol *a, const struct ig_colrec *s, const struct ig_colrec *c)
+{
+    value_type(c, &a->tt, &a->width);
+    a->shape = IG_ARV_LIST;
+    a->in_list = true;
+    a->nlists = 1;
+    a->lnullable[0] = a->list_nullable = s->null_mask & 1;
+    a->null_def[0] = 0;
+    a->empty_def[0] = a->lnullable[0];
+    bool struct_nullable = (s->null_mask >> 1) & 1;
+    a->slot_struct_def = (uint8_t)(a->empty_def[0] + 1 + struct_nullable);
+    a->elem_nullable = struct_nullable || (c->null_mask & 1);
+    a->nullable = a->list_nullable;
+    a->name_skip = s->name_len + 1;
+    return c->max_def == a->slot_struct_def + (c->null_mask & 1) && c->name_len > a->name_skip;
+}
+
 /* Which shape column col (c) of p takes in the view, false when it is not shown. */
 static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
 {
     if (c->parent != IG_NONE) { /* a member of a shown struct */
         struct ig_colrec s;
-        if (ig_part_column(p, c->parent, &s, NULL) || !struct_shown(p, c->parent, &s) || !member_ok(c))
-            return false;
+        if (ig_part_column(p, c->parent, &s, NULL)) return false;
+        if (list_struct_shown(p, c->parent, &s)) return list_member(a, &s, c);
+        if (!struct_shown(p, c->parent, &s) || !member_ok(c)) return false;
         value_type(c, &a->tt, &a->width);
         a->member = true;
         a->struct_nullable = s.null_mask & 1;
@@ -233,6 +292,13 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         a->shape = IG_ARV_STRUCT;
         a->tt = AT_STRUCT;
         a->nullable = c->null_mask & 1;
+        return true;
+    }
+    if (list_struct_shown(p, col, c)) {
+        a->shape = IG_ARV_LIST_STRUCT;
+        a->tt = AT_LIST;
+        a->nullable = c->null_mask & 1;
+        a->struct_nullable = (c->null_mask >> 1) & 1;
         return true;
     }
     if (c->type == IG_T_BLOB && c->lists == 0 && !c->dimension) { /* its reference as (path, size) */
@@ -387,6 +453,7 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
                         s->slot_nulls[k] += v->defs[e] < a->empty_def[k];
                     }
                 if (v->defs[e] <= list_empty_def(a)) continue;
+                if (a->in_list) s->struct_nulls += v->defs[e] < a->slot_struct_def;
                 s->elems++;
                 s->elem_nulls += v->defs[e] != a->c.max_def;
                 if (v->defs[e] == a->c.max_def && v->is_bytes) {
@@ -523,8 +590,41 @@ static void level_offsets(struct body *b, const struct acol *a, unsigned k)
     buffer_end(b);
 }
 
+/* A list's elements (or a list of structs' member): node, validity, values. */
+static void list_elements(struct body *b, const struct acol *a)
+{
+    node(b, a->sum.elems, a->sum.elem_nulls);
+    bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
+    if (a->width) {
+        values(b, a, true);
+    } else if (a->tt == AT_BOOL) {
+        bitmap(b, IG_ARV_ELEM_BOOL, a, a->sum.elems, true);
+    } else { /* strings: the elements' offsets, then their bytes */
+        uint64_t base = 0;
+        for (uint32_t i = 0; i < a->count; i++) {
+            piece(b, IG_ARV_ELEM_OFFSETS, a, a->first + i, a->pages[i].elems * 4, base);
+            base += a->pages[i].bytes;
+        }
+        piece(b, IG_ARV_END, a, a->first, 4, base);
+        buffer_end(b);
+        for (uint32_t i = 0; i < a->count; i++)
+            piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
+        buffer_end(b);
+    }
+}
+
 static void column_body(struct body *b, const struct acol *a)
 {
+    if (a->shape == IG_ARV_LIST_STRUCT) { /* the list and the structs from the first member, then each member */
+        const struct acol *m0 = &a->kids[0];
+        node(b, a->sum.live, a->sum.nulls);
+        bitmap(b, IG_ARV_VALID, m0, a->sum.live, a->sum.nulls > 0);
+        level_offsets(b, m0, 0);
+        node(b, a->sum.elems, a->sum.struct_nulls);
+        bitmap(b, IG_ARV_SLOT_STRUCT_VALID, m0, a->sum.elems, a->sum.struct_nulls > 0);
+        for (uint32_t k = 0; k < a->nkids; k++) list_elements(b, &a->kids[k]);
+        return;
+    }
     if (a->shape == IG_ARV_BLOB) { /* a struct of path and size, one validity for the three */
         node(b, a->sum.live, a->sum.nulls);
         bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
@@ -598,24 +698,7 @@ static void column_body(struct body *b, const struct acol *a)
             b->level = 0;
             level_offsets(b, a, k);
         }
-        node(b, a->sum.elems, a->sum.elem_nulls);
-        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
-        if (a->width) {
-            values(b, a, true);
-        } else if (a->tt == AT_BOOL) {
-            bitmap(b, IG_ARV_ELEM_BOOL, a, a->sum.elems, true);
-        } else { /* strings: the elements' offsets, then their bytes */
-            uint64_t base = 0;
-            for (uint32_t i = 0; i < a->count; i++) {
-                piece(b, IG_ARV_ELEM_OFFSETS, a, a->first + i, a->pages[i].elems * 4, base);
-                base += a->pages[i].bytes;
-            }
-            piece(b, IG_ARV_END, a, a->first, 4, base);
-            buffer_end(b);
-            for (uint32_t i = 0; i < a->count; i++)
-                piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
-            buffer_end(b);
-        }
+        list_elements(b, a);
         break;
     }
 }
@@ -663,6 +746,30 @@ static void inner_list_field(struct fbw *w, size_t slot, const struct acol *a, u
         field(w, kids + 4, a, true);
 }
 
+/* A list of structs' element: a Struct field "item" whose children are its
+ * members, each a value named as itself (NULL where its struct is). */
+static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
+{
+    struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, a->struct_nullable}, {2, FB_U8, AT_STRUCT}, {3, FB_REF, 0},
+                           {5, FB_REF, 0}};
+    size_t s[5];
+    fbw_patch(w, slot, fbw_table(w, f, 5, s));
+    fbw_patch(w, s[0], fbw_string(w, "item", 4));
+    type_table(w, s[3], AT_STRUCT, &a->c, 0);
+    size_t kids = fbw_vector(w, a->nkids, 4, 4);
+    fbw_patch(w, s[4], kids);
+    for (uint32_t k = 0; k < a->nkids; k++) {
+        const struct acol *m = &a->kids[k];
+        struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, m->elem_nullable}, {2, FB_U8, m->tt}, {3, FB_REF, 0},
+                                {5, FB_REF, 0}};
+        size_t ms[5];
+        fbw_patch(w, kids + 4 + 4 * (size_t)k, fbw_table(w, mf, 5, ms));
+        fbw_patch(w, ms[0], fbw_string(w, m->c.name + m->name_skip, m->c.name_len - m->name_skip));
+        type_table(w, ms[3], m->tt, &m->c, 0);
+        fbw_patch(w, ms[4], fbw_vector(w, 0, 4, 4));
+    }
+}
+
 /* A Field (and its children: a list's or vector's element, a struct's
  * members) for the reference at slot. */
 static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
@@ -682,7 +789,9 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     uint32_t nkids = child                         ? 0
                      : a->shape == IG_ARV_STRUCT   ? a->nkids
                      : a->shape == IG_ARV_BLOB     ? 2
-                     : a->shape == IG_ARV_LIST || a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_BLOB_LIST ? 1
+                     : a->shape == IG_ARV_LIST || a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_BLOB_LIST ||
+                               a->shape == IG_ARV_LIST_STRUCT
+                         ? 1
                                                    : 0;
     size_t kids = fbw_vector(w, nkids, 4, 4);
     fbw_patch(w, s[4], kids);
@@ -699,6 +808,8 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
             field(w, kids + 4 + 4 * (size_t)k, &m, false);
         } else if (a->shape == IG_ARV_LIST && a->nlists > 1) {
             inner_list_field(w, kids + 4, a, 1);
+        } else if (a->shape == IG_ARV_LIST_STRUCT) {
+            list_struct_item(w, kids + 4, a);
         } else {
             field(w, kids + 4, a, true);
         }
@@ -859,7 +970,17 @@ static int count_struct(const struct ig_table *t, const struct ig_arv *out, stru
                     a->c.num_children);
     if (rc) return rc;
     a->sum.live = a->kids[0].sum.live;
-    a->sum.nulls = a->kids[0].sum.struct_nulls;
+    if (a->shape == IG_ARV_LIST_STRUCT) { /* rows NULL as the list, elements (structs) and theirs */
+        a->sum.nulls = a->kids[0].sum.nulls;
+        a->sum.elems = a->kids[0].sum.elems;
+        a->sum.struct_nulls = a->kids[0].sum.struct_nulls;
+        for (uint32_t k = 1; k < a->nkids; k++)
+            if (a->kids[k].sum.elems != a->sum.elems)
+                return ig_err(err, -EIO, "%s: members of list column %u hold %llu and %llu elements", p->path, a->col,
+                              (unsigned long long)a->sum.elems, (unsigned long long)a->kids[k].sum.elems);
+    } else {
+        a->sum.nulls = a->kids[0].sum.struct_nulls;
+    }
     return 0;
 }
 
@@ -896,7 +1017,7 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         if (rc || a->c.parent != IG_NONE || !shown(p, col, &a->c, a)) continue;
         a->col = col;
         ncols++;
-        if (a->shape == IG_ARV_STRUCT)
+        if (a->shape == IG_ARV_STRUCT || a->shape == IG_ARV_LIST_STRUCT)
             rc = count_struct(t, out, a, lg, gr.row_count, r, err);
         else
             rc = count_column(t, out, a, lg, gr.row_count, r, err);
@@ -1008,7 +1129,8 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
         const struct ig_values *x = &pg.v;
         for (size_t row = 0; row < rec.row_count; row++) {
             if (bit_set(pg.del, row)) continue;
-            bool elems = pc->kind == IG_ARV_ELEM_VALID || pc->kind == IG_ARV_ELEM_BOOL || pc->kind == IG_ARV_LEVEL_VALID;
+            bool elems = pc->kind == IG_ARV_ELEM_VALID || pc->kind == IG_ARV_ELEM_BOOL || pc->kind == IG_ARV_LEVEL_VALID ||
+                         pc->kind == IG_ARV_SLOT_STRUCT_VALID;
             uint64_t need = elems ? (x->levels ? x->row_ent[row + 1] - x->row_ent[row] : 0) : 1;
             if (b.i + need > pc->len * 8) {
                 rc = ig_err(err, -EIO, "%s: column %u page %u: more values than the layout counted", p->path,
@@ -1024,6 +1146,9 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
             } else if (pc->kind == IG_ARV_ELEM_VALID) {
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] == a->c.max_def);
+            } else if (pc->kind == IG_ARV_SLOT_STRUCT_VALID) { /* a list of structs: each element's struct */
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
+                    if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] >= a->slot_struct_def);
             } else if (pc->kind == IG_ARV_LEVEL_VALID) { /* level k's lists: NULL at their null_def */
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (begins(a, pc->level, x->reps[e], x->defs[e])) put_bit(&b, x->defs[e] >= a->empty_def[pc->level]);
@@ -1247,7 +1372,7 @@ int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct
     int rc = ig_part_column(p, pc->col, &a.c, err);
     if (!rc && !shown(p, pc->col, &a.c, &a))
         rc = ig_err(err, -EIO, "%s: column %u is not in the Arrow view", p->path, pc->col);
-    if (!rc && pc->kind <= IG_ARV_LEVEL_VALID) { /* the bitmaps */
+    if (!rc && pc->kind < IG_ARV_FIXED) { /* the bitmaps */
         a.count = pc->npages;
         rc = render_bits(t, v, &a, pc, r, o, err);
     } else if (!rc) {

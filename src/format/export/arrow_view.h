@@ -23,18 +23,23 @@
  *
  * Types: bool Bool; intN/uintN Int(N, signed); float32 (and quantised columns,
  * as the float32 they read back as) and float64 FloatingPoint; string Utf8;
- * binary Binary; vector<float32, D> FixedSizeList<float32>[D]; a top-level
- * list List<number | Utf8 | Binary | Bool>, a list of lists (up to three
- * levels) List<List<...>> (each inner level a node, its validity and offsets:
- * LEVEL_VALID, LEVEL_OFFSETS); a top-level struct whose members are flat
- * values or lists of them Struct<...> (its validity from the first member's
- * definition levels; a list member's levels start below the struct's); a top-level blob column Struct<path: Utf8,
- * size: Int64>, path as rows/ID shows it ("blobs/COL/ID.ext"); a top-level
- * list<blob> whose elements are never NULL (its rows' references stored as
- * one value) List<Struct<path, size>> ("blobs/COL/ID/K.ext"). Not shown yet
- * (left out of the schema): lists of structs, lists of four levels, lists of
- * blobs with NULL elements, vectors in lists, structs holding vectors, blobs
- * or structs.
+ * binary Binary; vector<float32, D> FixedSizeList<float32>[D];
+ * - a top-level list List<number | Utf8 | Binary | Bool>, a list of lists (up
+ *   to three levels) List<List<...>> (each inner level a node, its validity
+ *   and offsets: LEVEL_VALID, LEVEL_OFFSETS);
+ * - a top-level list of structs of flat members (maps) List<Struct<...>> (the
+ *   list's offsets and the structs' validity from the first member's levels,
+ *   each member's from its own);
+ * - a top-level struct whose members are flat values or lists of them
+ *   Struct<...> (its validity from the first member's definition levels; a
+ *   list member's levels start below the struct's);
+ * - a top-level blob column Struct<path: Utf8, size: Int64>, path as rows/ID
+ *   shows it ("blobs/COL/ID.ext"); a top-level list<blob> whose elements are
+ *   never NULL (its rows' references stored as one value) List<Struct<path,
+ *   size>> ("blobs/COL/ID/K.ext"). Not shown yet
+ * (left out of the schema): lists of structs holding lists or structs, lists
+ * of four levels, lists of blobs with NULL elements, vectors in lists, structs
+ * holding vectors, blobs or structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -57,6 +62,8 @@ enum ig_arv_kind {
     IG_ARV_ELEM_BOOL,  /* a list of bools: its elements' values bitmap (all its pages) */
     IG_ARV_STRUCT_VALID, /* a struct's row validity, from its first member's levels (all its pages) */
     IG_ARV_LEVEL_VALID, /* a list of lists: level `level`'s lists' validity (all its pages) */
+    IG_ARV_SLOT_STRUCT_VALID, /* a list of structs: its elements' validity, from the first member (all its pages) */
+    /* the kinds above are bitmaps over a whole chunk, those below pieces of one page */
     IG_ARV_FIXED,      /* a page's fixed-width values (a list's elements, a vector's lanes) */
     IG_ARV_OFFSETS,    /* a page's offsets: where each live row starts, from `base` */
     IG_ARV_ELEM_OFFSETS, /* a list of strings: where each of a page's elements starts, from `base` */
@@ -84,6 +91,7 @@ struct ig_arv_piece {
  * list of blobs as List of such a Struct. */
 enum ig_arv_shape {
     IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST,
+    IG_ARV_LIST_STRUCT, /* a list of structs of flat members (maps): List<Struct<...>> */
     IG_ARV_LISTS /* (a field only) a list whose one kid is a list: lists of lists, outer levels */
 };
 
