@@ -101,6 +101,29 @@ sys.exit(0 if same else 1)"
 }
 check threads_one_column_in_segments segmented
 
+# The AVX-512 kernels (float32 text lengths, encoder statistics) and the scalar
+# paths beside them (INGOT_NO_AVX512=1) write the same bytes: the .npy of every
+# float kind above and a mixed CSV (on a CPU without AVX-512 both runs are scalar)
+scalar_same() {
+    rm -rf "$WORK/x8" "$WORK/sc" "$WORK/x8c" "$WORK/scc"
+    "$INGOT" import "$WORK/seg.npy" "$WORK/x8" >/dev/null &&
+        INGOT_NO_AVX512=1 "$INGOT" import "$WORK/seg.npy" "$WORK/sc" >/dev/null &&
+        cmp "$WORK/x8/part-000000.ingot" "$WORK/sc/part-000000.ingot" || return 1
+    "$PY" - "$WORK/mixed.csv" <<'PY'
+import random, sys
+random.seed(9)
+with open(sys.argv[1], "w") as f:
+    f.write("id,n,small,f,g,s\n")
+    for i in range(30000):
+        f.write(f"{i},{random.randrange(-2**40, 2**40)},{i % 7 if i % 500 else ''},{random.random() * 100:.6g},"
+                f"{random.choice([0.5, 1.25, 3.0, -2.75])},{random.choice(['a', 'bb', 'c d', 'é'])}\n")
+PY
+    "$INGOT" import "$WORK/mixed.csv" "$WORK/x8c" >/dev/null &&
+        INGOT_NO_AVX512=1 "$INGOT" import "$WORK/mixed.csv" "$WORK/scc" >/dev/null &&
+        cmp "$WORK/x8c/part-000000.ingot" "$WORK/scc/part-000000.ingot"
+}
+check avx512_and_scalar_write_the_same_bytes scalar_same
+
 # -j is checked like every count
 expect_fail threads_zero_refused "$INGOT" import -j 0 "$IN/flat.csv" "$WORK/j0"
 check threads_in_help bash -c "'$INGOT' import --help | grep -q -- '--threads'"

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/cpu.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -130,6 +132,16 @@ static void test_pcode(void)
     CHECK_EQ_INT(ig_pcode_build(&bad, 1), -EINVAL); /* no symbol at all */
 }
 
+/* INGOT_NO_AVX512=1 turns the AVX-512 kernels off (scripts/test runs the
+ * encoder tests that way too), and the answer is the same every time. */
+static void test_cpu_switch(void)
+{
+    const char *off = getenv("INGOT_NO_AVX512");
+    bool first = ig_cpu_avx512();
+    if (off && *off && *off != '0') CHECK(!first);
+    CHECK(ig_cpu_avx512() == first);
+}
+
 TEST_MAIN(T(test_endian_roundtrip), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
-          T(test_atomic_write_and_read), T(test_pcode))
+          T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch))
