@@ -590,6 +590,28 @@ static void level_offsets(struct body *b, const struct acol *a, unsigned k)
     buffer_end(b);
 }
 
+/* Every page's string bytes, one buffer. */
+static void bytes_buffer(struct body *b, const struct acol *a)
+{
+    for (uint32_t i = 0; i < a->count; i++)
+        piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
+    buffer_end(b);
+}
+
+/* Elements' strings (a list's, a list of objects' paths): their offsets page
+ * by page and the closing one, then their bytes. */
+static void element_strings(struct body *b, const struct acol *a)
+{
+    uint64_t base = 0;
+    for (uint32_t i = 0; i < a->count; i++) {
+        piece(b, IG_ARV_ELEM_OFFSETS, a, a->first + i, a->pages[i].elems * 4, base);
+        base += a->pages[i].bytes;
+    }
+    piece(b, IG_ARV_END, a, a->first, 4, base);
+    buffer_end(b);
+    bytes_buffer(b, a);
+}
+
 /* A list's elements (or a list of structs' member): node, validity, values. */
 static void list_elements(struct body *b, const struct acol *a)
 {
@@ -599,17 +621,8 @@ static void list_elements(struct body *b, const struct acol *a)
         values(b, a, true);
     } else if (a->tt == AT_BOOL) {
         bitmap(b, IG_ARV_ELEM_BOOL, a, a->sum.elems, true);
-    } else { /* strings: the elements' offsets, then their bytes */
-        uint64_t base = 0;
-        for (uint32_t i = 0; i < a->count; i++) {
-            piece(b, IG_ARV_ELEM_OFFSETS, a, a->first + i, a->pages[i].elems * 4, base);
-            base += a->pages[i].bytes;
-        }
-        piece(b, IG_ARV_END, a, a->first, 4, base);
-        buffer_end(b);
-        for (uint32_t i = 0; i < a->count; i++)
-            piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
-        buffer_end(b);
+    } else {
+        element_strings(b, a);
     }
 }
 
@@ -631,9 +644,7 @@ static void column_body(struct body *b, const struct acol *a)
         node(b, a->sum.live, a->sum.nulls); /* path: offsets and bytes */
         bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
         offsets(b, a);
-        for (uint32_t i = 0; i < a->count; i++)
-            piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
-        buffer_end(b);
+        bytes_buffer(b, a);
         node(b, a->sum.live, a->sum.nulls); /* size: int64 */
         bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
         values(b, a, false);
@@ -647,16 +658,7 @@ static void column_body(struct body *b, const struct acol *a)
         bitmap(b, IG_ARV_VALID, a, 0, false);
         node(b, a->sum.elems, 0); /* path */
         bitmap(b, IG_ARV_VALID, a, 0, false);
-        uint64_t base = 0;
-        for (uint32_t i = 0; i < a->count; i++) {
-            piece(b, IG_ARV_ELEM_OFFSETS, a, a->first + i, a->pages[i].elems * 4, base);
-            base += a->pages[i].bytes;
-        }
-        piece(b, IG_ARV_END, a, a->first, 4, base);
-        buffer_end(b);
-        for (uint32_t i = 0; i < a->count; i++)
-            piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
-        buffer_end(b);
+        element_strings(b, a);
         node(b, a->sum.elems, 0); /* size */
         bitmap(b, IG_ARV_VALID, a, 0, false);
         values(b, a, true);
@@ -679,9 +681,7 @@ static void column_body(struct body *b, const struct acol *a)
             values(b, a, false);
         } else {
             offsets(b, a);
-            for (uint32_t i = 0; i < a->count; i++)
-                piece(b, IG_ARV_BYTES, a, a->first + i, a->pages[i].bytes, 0);
-            buffer_end(b);
+            bytes_buffer(b, a);
         }
         break;
     case IG_ARV_VECTOR:
