@@ -16,6 +16,13 @@ BIN=$BUILD/scripts/bench
 BENCH_CMD="scripts/bench/$(basename "$0")${*:+ $*}"
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+# The results (stdout) to the terminal and to $DATA/NAME.md, NAME the script's:
+# call once, before the first line of results.
+bench_record() {
+    mkdir -p "$DATA"
+    exec > >(tee "$DATA/$(basename "$0").md")
+}
 log() { echo "# $*" >&2; }
 
 # A release build of the library, CLI and helpers. -Dwerror=false: a benchmark
