@@ -136,13 +136,13 @@ struct ArrowArray {
  * string ("u"), binary ("z"), vector<float32, D> as FixedSizeList ("+w:D"),
  * a top-level list (of lists, up to three levels) of any of those but vectors
  * as List ("+l", "+l" of "+l"), a list of structs of flat members (maps) as
- * List of Struct, a top-level struct of flat members or lists of them as
- * Struct ("+s"), a
+ * List of Struct, a top-level struct of flat members, lists of them or such
+ * structs as Struct ("+s"), a
  * blob column as Struct of path ("u", the object's path in a mount) and size
  * ("l"), a list of blobs
  * as List ("+l") of such a Struct. A column without one (lists of structs
  * holding lists or structs, vectors in lists, structs holding vectors, blobs
- * or structs) gives -ENOTSUP naming it.
+ * or lists of structs) gives -ENOTSUP naming it.
  *
  * The group is decoded once, into one buffer that every array points into:
  * DuckDB, pyarrow or Polars import it through their C Data Interface without

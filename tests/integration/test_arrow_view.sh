@@ -5,11 +5,10 @@
 # floats, strings with escapes and non-ASCII, binary, vectors, lists of numbers,
 # strings, binary and bools, a nullable struct of flat members, a blob column
 # as its (path, size) reference, a list of objects as List<Struct<path, size>>,
-# NULLs at row, member and element level,
-# structs holding lists (NULL at struct, list and element level), lists of
-# lists (NULL at every level), a list of structs (a map: list<struct<key,
-# value>>, NULL list, struct and member), several row groups, erased rows) and every value
-# must equal the row's JSON in rows/ID; a struct holding a struct is left out.
+# structs holding lists, lists of lists, a list of structs (a map), structs in
+# structs; NULLs at every level each can hold them; several row groups, erased
+# rows) and every value must equal the row's JSON in rows/ID; a struct holding
+# a vector is left out.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -18,7 +17,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,img,frames
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,img,frames
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -47,6 +46,8 @@ lls list<list<string?>?>?
 l3 list<list<list<int32>?>>?
 mp list<struct<key:string, value:float64?, ok:bool>?>?
 ss struct<in:struct<z:int64>>
+ns struct<a:int32, in:struct<b:string?, c:list<int64>?, deep:struct<x:float64?>?>?>?
+sv struct<v:vector<float32, 2>>
 img blob?
 frames list<blob>?
 S
@@ -88,7 +89,11 @@ with open(sys.argv[1], "w") as f:
             "mp": None if i % 13 == 5 else [None if (i + k) % 7 == 3 else
                                              {"key": f"k{k}é", "value": None if (i + k) % 4 == 0 else i * 0.25 + k,
                                               "ok": (i + k) % 2 == 0} for k in range(i % 4)],
-            "ss": {"in": {"z": i}}, "img": img,
+            "ss": {"in": {"z": i}},
+            "ns": None if i % 9 == 4 else {"a": i, "in": None if i % 7 == 2 else {
+                "b": None if i % 5 == 0 else f"b{i}", "c": None if i % 6 == 1 else list(range(i % 3)),
+                "deep": None if i % 4 == 3 else {"x": None if i % 8 == 5 else i / 4}}},
+            "sv": {"v": [i, -i]}, "img": img,
             "frames": None if i % 11 == 4 else [f"{objs}/{(i + k) % 40 * 6 + 1}.jpg" for k in range(i % 4)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||

@@ -47,7 +47,7 @@ static int make_table(void)
     if (!f) return -1;
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
-          "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>>\n"
+          "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
           "mp list<struct<key:string, value:int64?>>?\n",
           f);
     fclose(f);
@@ -81,8 +81,13 @@ static int make_table(void)
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": null}", (unsigned long long)r);
         else
             fprintf(f, "], \"st\": {\"a\": %llu, \"n\": \"n%llu\"}", (unsigned long long)r, (unsigned long long)r);
-        fprintf(f, ", \"nest\": {\"x\": [%llu, %llu]}, \"ss\": {\"in\": {\"z\": 1}}, \"ll\": [",
-                (unsigned long long)r, (unsigned long long)r + 1);
+        fprintf(f, ", \"nest\": {\"x\": [%llu, %llu]}, \"sv\": {\"v\": [1, 2]}", (unsigned long long)r,
+                (unsigned long long)r + 1);
+        if (r % 4 == 3) /* ss: its inner struct NULL every fourth row, else z = r * 7 */
+            fputs(", \"ss\": {\"in\": null}", f);
+        else
+            fprintf(f, ", \"ss\": {\"in\": {\"z\": %llu}}", (unsigned long long)r * 7);
+        fputs(", \"ll\": [", f);
         for (size_t j = 0; j < r % 3; j++) { /* ll: r % 3 lists, list j holding j + 1 values r * 10 + k */
             fputs(j ? ",[" : "[", f);
             for (size_t k = 0; k <= j; k++) fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)(r * 10 + k));
@@ -208,7 +213,18 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->children[0]->children[0]->format, "i");
     const int32_t *llo = ll->buffers[1], *lli = ll->children[0]->buffers[1];
     const int32_t *llv = ll->children[0]->children[0]->buffers[1];
-    CHECK(child(a, s, "ss", &cs) == NULL); /* a struct holding a struct is not shown */
+    /* a struct in a struct: Struct<in: Struct<z: Int64>> */
+    const struct ArrowArray *ss = child(a, s, "ss", &cs);
+    REQUIRE(ss);
+    CHECK_EQ_STR(cs->format, "+s");
+    REQUIRE(cs->n_children == 1 && ss->n_children == 1 && ss->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->name, "in");
+    CHECK_EQ_STR(cs->children[0]->format, "+s");
+    CHECK(cs->children[0]->flags & ARROW_FLAG_NULLABLE);
+    CHECK_EQ_STR(cs->children[0]->children[0]->name, "z");
+    const struct ArrowArray *ssin = ss->children[0];
+    const int64_t *ssz = ssin->children[0]->buffers[1];
+    CHECK(child(a, s, "sv", &cs) == NULL); /* a struct holding a vector is not shown */
     /* a map: List<Struct<key: Utf8, value: Int64>> */
     const struct ArrowArray *mp = child(a, s, "mp", &cs);
     REQUIRE(mp);
@@ -326,6 +342,9 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK_EQ_INT(bit(mva->buffers[0], e), (r + k) % 4 != 1);
             if ((r + k) % 4 != 1) CHECK_EQ_INT(mvv[e], (int64_t)(r + k));
         }
+        CHECK_EQ_INT(bit(ssin->buffers[0], i), r % 4 != 3);
+        CHECK_EQ_INT(bit(ssin->children[0]->buffers[0], i), r % 4 != 3);
+        if (r % 4 != 3) CHECK_EQ_INT(ssz[i], (int64_t)r * 7);
         CHECK_EQ_INT(llo[i + 1] - llo[i], (int64_t)(r % 3));
         for (size_t j = 0; j < r % 3; j++) {
             int32_t in = llo[i] + (int32_t)j;
@@ -454,10 +473,10 @@ static void test_export_refusals(void)
     REQUIRE(ingot_open(table, &t, eb, sizeof eb) == 0);
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    uint32_t ss, member;
-    REQUIRE(ingot_column_find(t, "ss", &ss) == 0 && ingot_column_find(t, "st.a", &member) == 0);
-    CHECK_EQ_INT(ingot_export_arrow(t, 0, &ss, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
-    CHECK(strstr(eb, "'ss'") != NULL);
+    uint32_t sv, member;
+    REQUIRE(ingot_column_find(t, "sv", &sv) == 0 && ingot_column_find(t, "st.a", &member) == 0);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &sv, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
+    CHECK(strstr(eb, "'sv'") != NULL);
     CHECK_EQ_INT(ingot_export_arrow(t, 0, &member, 1, &a, &s, eb, sizeof eb), -EINVAL);
     CHECK(a.release == NULL && s.release == NULL);
     uint32_t none = 999;

@@ -25,11 +25,16 @@ enum { A_V5 = 4 };
 
 /* The most list levels a column shown as lists of lists has (list<list<list<T>>>). */
 #define AV_MAX_LISTS 3
+/* Definition levels counted per row (row_defs); deeper ones count as the last. */
+#define AV_DEFS 16
+/* The most structs one inside another (struct<a: struct<b: ...>>). */
+#define AV_MAX_STRUCT_DEPTH 4
 
 struct pstat {
     uint64_t live, nulls, elems, elem_nulls, bytes; /* bytes: of strings, or of a list's strings */
     uint64_t struct_nulls;                          /* a member's: rows whose struct is NULL */
     uint64_t slots[AV_MAX_LISTS], slot_nulls[AV_MAX_LISTS]; /* lists of lists: level k's lists */
+    uint64_t row_defs[AV_DEFS]; /* a leaf under structs: live rows by their first entry's level */
 };
 
 struct acol {
@@ -40,7 +45,9 @@ struct acol {
     uint8_t width; /* bytes per value: 0 for bool, strings and binary */
     bool nullable, elem_nullable;
     bool member;           /* a struct's member */
-    bool struct_nullable;  /* a member: its struct may be NULL */
+    bool struct_nullable;  /* a member: its struct (or one around it) may be NULL */
+    uint8_t struct_def;    /* a member: its struct is there from this level (its ancestors' NULLs) */
+    uint8_t present_def;   /* a struct: there from this level (its own and its ancestors' NULLs) */
     bool list_nullable;    /* a list: the list itself may be NULL (its struct aside) */
     uint8_t def_base;      /* a list: definition levels above it (its struct's) */
     /* a list's levels, outermost first: below null_def[k] a level-k list is
@@ -217,19 +224,47 @@ static bool member_ok(const struct ig_colrec *m)
     return m->type != IG_T_STRUCT && m->lists <= AV_MAX_LISTS && !m->dimension && value_type(m, &tt, &width);
 }
 
-/* Is column col (c) a top-level struct whose members are all member_ok? */
-static bool struct_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+/* Are column col (c)'s members all member_ok, or structs whose members are
+ * (depth structs deep at most)? */
+static bool members_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, unsigned depth)
 {
-    if (c->type != IG_T_STRUCT || c->parent != IG_NONE || c->lists || !c->num_children) return false;
+    if (c->type != IG_T_STRUCT || c->lists || !c->num_children || !depth) return false;
     uint32_t found = 0;
     for (uint32_t k = col + 1; k < p->num_columns && found < c->num_children; k++) {
         struct ig_colrec m;
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
-        if (!member_ok(&m)) return false;
+        if (m.type == IG_T_STRUCT ? !members_shown(p, k, &m, depth - 1) : !member_ok(&m)) return false;
         found++;
     }
     return found == c->num_children;
+}
+
+/* Is column col (c) a top-level struct shown as Struct (its members flat
+ * values, lists of them, or such structs)? */
+static bool struct_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+{
+    return c->parent == IG_NONE && members_shown(p, col, c, AV_MAX_STRUCT_DEPTH);
+}
+
+/* A member of a (nested) shown struct: the structs around it to the top are
+ * structs, not lists, and the top one is shown; *def the levels their NULLs
+ * take (where the member's struct is there). */
+static bool under_shown_structs(const struct ig_part *p, const struct ig_colrec *c, uint8_t *def)
+{
+    unsigned d = 0;
+    uint32_t col = c->parent;
+    for (unsigned depth = 0; depth <= AV_MAX_STRUCT_DEPTH; depth++) {
+        struct ig_colrec s;
+        if (ig_part_column(p, col, &s, NULL) || s.type != IG_T_STRUCT || s.lists) return false;
+        d += s.null_mask & 1;
+        if (s.parent == IG_NONE) {
+            *def = (uint8_t)d;
+            return struct_shown(p, col, &s);
+        }
+        col = s.parent;
+    }
+    return false;
 }
 
 /* Is column col (c) a top-level list of structs whose members are all flat
@@ -275,14 +310,23 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         struct ig_colrec s;
         if (ig_part_column(p, c->parent, &s, NULL)) return false;
         if (list_struct_shown(p, c->parent, &s)) return list_member(a, &s, c);
-        if (!struct_shown(p, c->parent, &s) || !member_ok(c)) return false;
-        value_type(c, &a->tt, &a->width);
+        uint8_t def;
+        if (!under_shown_structs(p, c, &def)) return false;
         a->member = true;
-        a->struct_nullable = s.null_mask & 1;
+        a->struct_def = def;
+        a->struct_nullable = def > 0;
         a->nullable = a->struct_nullable || (c->null_mask & 1);
         a->name_skip = s.name_len + 1;
+        if (c->type == IG_T_STRUCT) { /* a struct in a struct */
+            a->shape = IG_ARV_STRUCT;
+            a->tt = AT_STRUCT;
+            a->present_def = (uint8_t)(def + (c->null_mask & 1));
+            return c->name_len > a->name_skip;
+        }
+        if (!member_ok(c)) return false;
+        value_type(c, &a->tt, &a->width);
         if (c->lists) { /* a list under the struct: NULL where either is */
-            if (!list_levels(a, c, a->struct_nullable)) return false;
+            if (!list_levels(a, c, def)) return false;
         } else {
             a->shape = IG_ARV_MEMBER;
         }
@@ -292,6 +336,7 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         a->shape = IG_ARV_STRUCT;
         a->tt = AT_STRUCT;
         a->nullable = c->null_mask & 1;
+        a->present_def = c->null_mask & 1;
         return true;
     }
     if (list_struct_shown(p, col, c)) {
@@ -424,13 +469,20 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
 /* A member's struct is NULL in row r (its level below the member's). */
 static bool struct_null(const struct acol *a, const struct ig_values *v, size_t r)
 {
-    return a->struct_nullable && v->defs[v->row_ent[r]] == 0;
+    return v->defs[v->row_ent[r]] < a->struct_def;
 }
 
 /* Where row r's value is in v: a flat leaf's row, a member's value index. */
 static size_t value_at(const struct acol *a, const struct ig_values *v, size_t r)
 {
     return a->shape == IG_ARV_MEMBER ? v->row_val[r] : r;
+}
+
+/* A struct's first leaf, whose levels say where the struct is NULL. */
+static const struct acol *first_leaf(const struct acol *a)
+{
+    while (a->shape == IG_ARV_STRUCT && a->nkids) a = &a->kids[0];
+    return a;
 }
 
 static void page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
@@ -469,7 +521,11 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
             ig_values_bytes(v, value_at(a, v, r), &len);
             s->bytes += len;
         }
-        if (a->member) s->struct_nulls += struct_null(a, v, r);
+        if (a->member) {
+            s->struct_nulls += struct_null(a, v, r);
+            uint8_t d = v->defs[v->row_ent[r]];
+            s->row_defs[d < AV_DEFS ? d : AV_DEFS - 1]++;
+        }
         struct ig_blob_ref ref;
         unsigned kind;
         if (a->shape == IG_ARV_BLOB && !null && blob_ref(v, r, &ref, &kind))
@@ -664,9 +720,11 @@ static void column_body(struct body *b, const struct acol *a)
         values(b, a, true);
         return;
     }
-    if (a->shape == IG_ARV_STRUCT) { /* its validity from the first member's levels, then the members */
+    if (a->shape == IG_ARV_STRUCT) { /* its validity from its first leaf's levels, then the members */
         node(b, a->sum.live, a->sum.nulls);
-        bitmap(b, IG_ARV_STRUCT_VALID, &a->kids[0], a->sum.live, a->sum.nulls > 0);
+        b->level = a->present_def;
+        bitmap(b, IG_ARV_STRUCT_VALID, first_leaf(a), a->sum.live, a->sum.nulls > 0);
+        b->level = 0;
         for (uint32_t k = 0; k < a->nkids; k++) column_body(b, &a->kids[k]);
         return;
     }
@@ -935,6 +993,7 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
         a->sum.live += s->live, a->sum.nulls += s->nulls, a->sum.elems += s->elems;
         a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes, a->sum.struct_nulls += s->struct_nulls;
         for (unsigned k = 1; k < AV_MAX_LISTS; k++) a->sum.slots[k] += s->slots[k], a->sum.slot_nulls[k] += s->slot_nulls[k];
+        for (unsigned d = 0; d < AV_DEFS; d++) a->sum.row_defs[d] += s->row_defs[d];
     }
     ig_values_free(&pg.v);
     if (!rc && (a->sum.bytes > INT32_MAX || a->sum.slots[1] > INT32_MAX || a->sum.slots[2] > INT32_MAX ||
@@ -959,7 +1018,8 @@ static int count_struct(const struct ig_table *t, const struct ig_arv *out, stru
             return ig_err(err, -EIO, "%s: member %u of struct column %u cannot be shown", p->path, k, a->col);
         m->col = k;
         a->nkids++;
-        rc = count_column(t, out, m, lg, group_rows, r, err);
+        rc = m->shape == IG_ARV_STRUCT ? count_struct(t, out, m, lg, group_rows, r, err)
+                                       : count_column(t, out, m, lg, group_rows, r, err);
         if (!rc && m->sum.live != out->rows)
             rc = ig_err(err, -EIO, "%s: column '%.*s' of row group %u has %llu live rows, the group %llu", p->path,
                         (int)m->c.name_len, m->c.name, out->group, (unsigned long long)m->sum.live,
@@ -978,8 +1038,10 @@ static int count_struct(const struct ig_table *t, const struct ig_arv *out, stru
             if (a->kids[k].sum.elems != a->sum.elems)
                 return ig_err(err, -EIO, "%s: members of list column %u hold %llu and %llu elements", p->path, a->col,
                               (unsigned long long)a->sum.elems, (unsigned long long)a->kids[k].sum.elems);
-    } else {
-        a->sum.nulls = a->kids[0].sum.struct_nulls;
+    } else { /* NULL where its first leaf's level says the struct is not there */
+        const struct acol *leaf = first_leaf(a);
+        a->sum.nulls = 0;
+        for (unsigned d = 0; d < a->present_def && d < AV_DEFS; d++) a->sum.nulls += leaf->sum.row_defs[d];
     }
     return 0;
 }
@@ -1139,8 +1201,8 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
             }
             if (pc->kind == IG_ARV_VALID) {
                 put_bit(&b, !row_null(a, x, row));
-            } else if (pc->kind == IG_ARV_STRUCT_VALID) {
-                put_bit(&b, !struct_null(a, x, row));
+            } else if (pc->kind == IG_ARV_STRUCT_VALID) { /* the struct is there from level pc->level */
+                put_bit(&b, x->defs[x->row_ent[row]] >= pc->level);
             } else if (pc->kind == IG_ARV_BOOL) {
                 put_bit(&b, !row_null(a, x, row) && x->lanes[value_at(a, x, row)]);
             } else if (pc->kind == IG_ARV_ELEM_VALID) {

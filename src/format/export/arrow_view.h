@@ -30,16 +30,18 @@
  * - a top-level list of structs of flat members (maps) List<Struct<...>> (the
  *   list's offsets and the structs' validity from the first member's levels,
  *   each member's from its own);
- * - a top-level struct whose members are flat values or lists of them
- *   Struct<...> (its validity from the first member's definition levels; a
- *   list member's levels start below the struct's);
+ * - a top-level struct whose members are flat values, lists of them or such
+ *   structs (four deep) Struct<...> (each struct's validity from its first
+ *   leaf's definition levels: there from the level its own and its
+ *   ancestors' NULLs take, STRUCT_VALID's `level`; a list member's levels
+ *   start below its struct's);
  * - a top-level blob column Struct<path: Utf8, size: Int64>, path as rows/ID
  *   shows it ("blobs/COL/ID.ext"); a top-level list<blob> whose elements are
  *   never NULL (its rows' references stored as one value) List<Struct<path,
  *   size>> ("blobs/COL/ID/K.ext"). Not shown yet
  * (left out of the schema): lists of structs holding lists or structs, lists
  * of four levels, lists of blobs with NULL elements, vectors in lists, structs
- * holding vectors, blobs or structs.
+ * holding vectors, blobs or lists of structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -80,7 +82,8 @@ struct ig_arv_piece {
     uint32_t npages;     /* bitmaps: the chunk's page count */
     uint8_t kind;        /* enum ig_arv_kind */
     uint8_t width;       /* FIXED: bytes per value */
-    uint8_t level;       /* LEVEL_VALID, LEVEL_OFFSETS: the list level (1 = a row's lists' items) */
+    uint8_t level;       /* LEVEL_VALID, LEVEL_OFFSETS: the list level (1 = a row's lists' items);
+                          * STRUCT_VALID: the definition level the struct is there from */
     uint8_t bytes[8];    /* ZERO: zeros; END: the closing offset (little-endian) */
 };
 
