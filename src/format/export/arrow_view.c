@@ -32,7 +32,7 @@ enum { A_V5 = 4 };
 
 struct pstat {
     uint64_t live, nulls, elems, elem_nulls, bytes; /* bytes: of strings, or of a list's strings */
-    uint64_t struct_nulls;                          /* a member's: rows whose struct is NULL */
+    uint64_t struct_nulls;                          /* a list of structs' member: elements whose struct is NULL */
     uint64_t slots[AV_MAX_LISTS], slot_nulls[AV_MAX_LISTS]; /* lists of lists: level k's lists */
     uint64_t row_defs[AV_DEFS]; /* a leaf under structs: live rows by their first entry's level */
 };
@@ -46,7 +46,6 @@ struct acol {
     bool nullable, elem_nullable;
     bool member;           /* a struct's member */
     bool struct_nullable;  /* a member: its struct (or one around it) may be NULL */
-    uint8_t struct_def;    /* a member: its struct is there from this level (its ancestors' NULLs) */
     uint8_t present_def;   /* a struct: there from this level (its own and its ancestors' NULLs) */
     bool list_nullable;    /* a list: the list itself may be NULL (its struct aside) */
     uint8_t def_base;      /* a list: definition levels above it (its struct's) */
@@ -313,7 +312,6 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         uint8_t def;
         if (!under_shown_structs(p, c, &def)) return false;
         a->member = true;
-        a->struct_def = def;
         a->struct_nullable = def > 0;
         a->nullable = a->struct_nullable || (c->null_mask & 1);
         a->name_skip = s.name_len + 1;
@@ -466,12 +464,6 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
     return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : d < a->empty_def[0];
 }
 
-/* A member's struct is NULL in row r (its level below the member's). */
-static bool struct_null(const struct acol *a, const struct ig_values *v, size_t r)
-{
-    return v->defs[v->row_ent[r]] < a->struct_def;
-}
-
 /* Where row r's value is in v: a flat leaf's row, a member's value index. */
 static size_t value_at(const struct acol *a, const struct ig_values *v, size_t r)
 {
@@ -521,8 +513,7 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
             ig_values_bytes(v, value_at(a, v, r), &len);
             s->bytes += len;
         }
-        if (a->member) {
-            s->struct_nulls += struct_null(a, v, r);
+        if (a->member) { /* where the structs around it are NULL (count_struct) */
             uint8_t d = v->defs[v->row_ent[r]];
             s->row_defs[d < AV_DEFS ? d : AV_DEFS - 1]++;
         }
