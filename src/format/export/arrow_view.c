@@ -1257,6 +1257,26 @@ static int render_list_bytes(const struct acol *a, const struct ig_arv_piece *pc
     return at == pc->len ? 0 : -EIO;
 }
 
+/* One object's share of a blob piece at o + *at: its path's offset (kind
+ * `offsets`; *next the running byte count), its path's bytes, or its size
+ * (8 bytes). -EIO past the piece's end. */
+static int put_object(const struct ig_arv_piece *pc, uint8_t offsets, uint8_t *o, uint64_t *at, uint64_t *next,
+                      const char *path, size_t len, uint64_t size)
+{
+    uint64_t need = pc->kind == IG_ARV_BYTES ? len : pc->kind == offsets ? 4 : 8;
+    if (*at + need > pc->len) return -EIO;
+    if (pc->kind == offsets) {
+        ig_st32(o + *at, (uint32_t)*next);
+        *next += len;
+    } else if (pc->kind == IG_ARV_BYTES) {
+        memcpy(o + *at, path, len);
+    } else {
+        ig_st64(o + *at, size);
+    }
+    *at += need;
+    return 0;
+}
+
 /* A blob column's page: its paths' offsets or bytes, or its sizes, into o (pc->len bytes, zeroed). */
 static int render_blob_page(const struct acol *a, const struct ig_arv_piece *pc, const struct page *pg, uint8_t *o)
 {
@@ -1270,17 +1290,7 @@ static int render_blob_page(const struct acol *a, const struct ig_arv_piece *pc,
         unsigned kind = 0;
         bool obj = blob_ref(x, row, &ref, &kind);
         size_t len = obj ? blob_path(path, sizeof path, dir, x->row_base + row, kind) : 0;
-        uint64_t need = pc->kind == IG_ARV_BYTES ? len : pc->kind == IG_ARV_OFFSETS ? 4 : 8;
-        if (at + need > pc->len) return -EIO;
-        if (pc->kind == IG_ARV_OFFSETS) {
-            ig_st32(o + at, (uint32_t)next);
-            next += len;
-        } else if (pc->kind == IG_ARV_BYTES) {
-            memcpy(o + at, path, len);
-        } else if (obj) {
-            ig_st64(o + at, ref.size);
-        }
-        at += need;
+        if (put_object(pc, IG_ARV_OFFSETS, o, &at, &next, path, len, obj ? ref.size : 0)) return -EIO;
     }
     return at == pc->len ? 0 : -EIO;
 }
@@ -1312,17 +1322,7 @@ static int render_blob_list_page(const struct acol *a, const struct ig_arv_piece
             unsigned kind;
             ig_blob_ref_load(refs + j * IG_BLOB_REF_BYTES, &ref, &kind);
             size_t plen = object_path(path, sizeof path, dir, x->row_base + row, j, kind);
-            uint64_t need = pc->kind == IG_ARV_BYTES ? plen : pc->kind == IG_ARV_ELEM_OFFSETS ? 4 : 8;
-            if (at + need > pc->len) return -EIO;
-            if (pc->kind == IG_ARV_ELEM_OFFSETS) {
-                ig_st32(o + at, (uint32_t)next);
-                next += plen;
-            } else if (pc->kind == IG_ARV_BYTES) {
-                memcpy(o + at, path, plen);
-            } else {
-                ig_st64(o + at, ref.size);
-            }
-            at += need;
+            if (put_object(pc, IG_ARV_ELEM_OFFSETS, o, &at, &next, path, plen, ref.size)) return -EIO;
         }
     }
     return at == pc->len ? 0 : -EIO;
