@@ -51,6 +51,30 @@ listing() {
 }
 check parquet_view_one_file_per_group listing
 
+# NULL counts at every level agree with DuckDB's own file: the views' footers
+# say "no NULL" (statistics null_count 0, one RLE run of levels) only where a
+# page proves it; a struct member is NULL where its struct is (st is NULL for
+# i % 4 = 0 in the corpus), though its own page has no NULL values
+null_counts() {
+    local q="SELECT count(*) FILTER (WHERE st IS NULL) AS sn, count(*) FILTER (WHERE st.a IS NULL) AS an,
+        count(*) FILTER (WHERE st.b IS NULL) AS bn, count(*) FILTER (WHERE id IS NULL) AS idn,
+        count(*) FILTER (WHERE i32 IS NULL) AS i32n, count(*) FILTER (WHERE f32 > 10) AS big FROM t"
+    local got want
+    got=$(node "$PQ/views.mjs" "$WORK/m_snappy" - "$q") || return 1
+    mkdir -p "$WORK/orig/parquet" && ln -sf "$C/snappy.parquet" "$WORK/orig/parquet/0.parquet"
+    want=$(node "$PQ/views.mjs" "$WORK/orig" - "$q") || return 1
+    [ "$got" = "$want" ] || { echo "views: $got; DuckDB's file: $want"; return 1; }
+    [ "$(jq -r .an <<<"$got")" -gt 0 ] || { echo "no NULL struct in the corpus: $got"; return 1; }
+    # the footers' own claims: null_count 0 for the NULL-free id, none for st's members
+    local meta
+    meta=$(node "$PQ/views.mjs" "$WORK/m_snappy" - "SELECT path_in_schema AS p, stats_null_count AS n
+        FROM parquet_metadata('$WORK/m_snappy/parquet/*.parquet') WHERE path_in_schema IN ('id', 'st, a', 'st, b')") || return 1
+    [ "$(jq -s 'map(select(.p == "id" and .n == "0")) | length' <<<"$meta")" -ge 1 ] || { echo "id: $meta"; return 1; }
+    [ "$(jq -s 'map(select(.p != "id" and .n == "0")) | length' <<<"$meta")" = 0 ] ||
+        { echo "a struct member's footer says it has no NULL: $meta"; return 1; }
+}
+check parquet_view_null_counts null_counts
+
 # erased rows leave the views (flat pages, nested pages with erased rows)
 after_erase() {
     "$INGOT" erase --row 0,5,1234,2999 "$WORK/snappy" >/dev/null || return 1

@@ -304,10 +304,17 @@ static unsigned bit_width(unsigned max)
     return w;
 }
 
-/* A level section of n entries: u32 length, one bit-packed run of ceil(n/8) groups. */
-static uint64_t levels_len(uint64_t n, unsigned width)
+/* A level section of n entries: u32 length, then one run. Its length must be
+ * known from the footer alone, so the run's kind depends on what the footer
+ * proves, not on the levels: when every entry is the maximum (a flat page the
+ * footer says holds no NULL) one RLE run (varint n << 1, the value in
+ * ceil(width / 8) bytes), which readers take as "all valid" (DuckDB sums such
+ * an int32 view in half the time of a bit-packed one); else one bit-packed run
+ * of ceil(n / 8) groups of 8. */
+static uint64_t levels_len(uint64_t n, unsigned width, bool all_max)
 {
     if (!width) return 0;
+    if (all_max) return 4 + tw_varint_len(n << 1) + (width + 7) / 8;
     uint64_t groups = (n + 7) / 8;
     return 4 + tw_varint_len(groups << 1 | 1) + groups * width;
 }
@@ -665,6 +672,9 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
             struct ig_pqv_page pq = {.page = pg, .col = l->col, .sub = l->sub, .phys = l->phys,
                                      .max_rep = l->max_rep, .max_def = l->max_def,
                                      .no_nulls = !l->max_rep && !(rec.flags & IG_PGF_HAS_NULLS)};
+            /* a page with levels never sets the flag: a struct member's entries
+             * (one a live row) are all defined when as many values are live */
+            if (l->nested && !l->max_rep) pq.no_nulls = px.live_values == live;
             uint64_t nvalues;
             if (l->blob_list || (l->max_rep && rec.deleted)) {
                 rc = count_live_entries(t, out, l, pg, r, &pq.entries, err);
@@ -683,8 +693,8 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
                 pq.entries = l->max_rep ? rec.entry_count : live;
                 nvalues = l->max_rep || l->nested ? px.live_values : live;
             }
-            uint64_t body = levels_len(pq.entries, bit_width(l->max_rep)) +
-                            levels_len(pq.entries, bit_width(l->max_def)) +
+            uint64_t body = levels_len(pq.entries, bit_width(l->max_rep), false) +
+                            levels_len(pq.entries, bit_width(l->max_def), pq.no_nulls) +
                             values_room(l, nvalues, rec.text_len);
             if (body > INT32_MAX) {
                 rc = ig_err(err, -EFBIG, "%s: page %u too large for a Parquet page", p->path, pg);
@@ -735,19 +745,32 @@ int ig_pqv_tail(const struct ig_table *t, const struct ig_pqv_schema *s, const s
 
 /* ---- rendering ------------------------------------------------------------ */
 
-static int put_levels(struct ig_buf *out, const uint8_t *lv, size_t n, unsigned width)
+static void put_varint(uint8_t **o, uint64_t v)
+{
+    for (; v >= 0x80; v >>= 7) *(*o)++ = (uint8_t)(v | 0x80);
+    *(*o)++ = (uint8_t)v;
+}
+
+/* levels_len's section; all_max: every level is max (-EIO when one is not:
+ * the footer's claim was wrong). */
+static int put_levels(struct ig_buf *out, const uint8_t *lv, size_t n, unsigned width, bool all_max,
+                      uint8_t max)
 {
     if (!width) return 0;
-    uint64_t groups = (n + 7) / 8;
-    uint64_t len = levels_len(n, width) - 4;
+    uint64_t len = levels_len(n, width, all_max) - 4;
     uint8_t *o = ig_buf_extend(out, 4 + len);
     if (!o) return -ENOMEM;
     memset(o, 0, 4 + len);
     ig_st32(o, (uint32_t)len);
-    uint64_t hdr = groups << 1 | 1;
     o += 4;
-    for (; hdr >= 0x80; hdr >>= 7) *o++ = (uint8_t)(hdr | 0x80);
-    *o++ = (uint8_t)hdr;
+    if (all_max) {
+        for (size_t i = 0; i < n; i++)
+            if (lv[i] != max) return -EIO;
+        put_varint(&o, (uint64_t)n << 1);
+        *o = max; /* width <= 8: one byte */
+        return 0;
+    }
+    put_varint(&o, (n + 7) / 8 << 1 | 1);
     for (size_t i = 0; i < n; i++) /* LSB first, value after value */
         for (unsigned b = 0; b < width; b++)
             if ((lv[i] >> b) & 1) {
@@ -857,12 +880,15 @@ int ig_pqv_render(const struct ig_table *t, const struct ig_pqv *pv, const struc
         page_header(&h, (uint32_t)body, pg->entries);
         int w = h.len == pg->header_len ? ig_buf_append(out, h.data, h.len) : -EIO;
         ig_buf_free(&h);
-        if (!w) w = put_levels(out, e.rep, e.n, bit_width(pg->max_rep));
-        if (!w) w = put_levels(out, e.def, e.n, bit_width(pg->max_def));
+        if (!w) w = put_levels(out, e.rep, e.n, bit_width(pg->max_rep), false, pg->max_rep);
+        if (!w && (w = put_levels(out, e.def, e.n, bit_width(pg->max_def), pg->no_nulls, pg->max_def)) == -EIO)
+            rc = ig_err(err, -EIO, "%s: page %u: a NULL in a page whose record says it has none",
+                        t->parts[pv->part].path, pg->page);
         if (!w) w = put_values(out, pg, &v, ref.blob_dir, &e);
         if (!w && out->len - base > pg->len) w = -EIO;
         if (!w) w = ig_buf_append_zeros(out, pg->len - (out->len - base));
-        if (w == -ENOMEM) rc = ig_err(err, w, "out of memory");
+        if (rc) {
+        } else if (w == -ENOMEM) rc = ig_err(err, w, "out of memory");
         else if (w) rc = ig_err(err, -EIO, "%s: page %u: does not fit its Parquet page", t->parts[pv->part].path, pg->page);
     }
     entries_free(&e);
