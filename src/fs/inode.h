@@ -84,6 +84,18 @@ static inline bool fs_node_versioned(const struct fs_node *n)
     return n->kind == FS_K_VIEW || n->kind == FS_K_SPECIAL;
 }
 
+/* Does the kernel cache this node's name (ops.c entry_times)? Every name but
+ * those of column views and generated files, which are looked up at every
+ * open so that a path leads to the current generation at once and files read
+ * together show one generation (versions.h). A row group's Parquet or Arrow
+ * file is cached too (engines open each several times a query): an older
+ * generation's one answers ESTALE rather than mixing, and a reload drops
+ * these names before it shows the new generation (invalidate.h). */
+static inline bool fs_node_name_cached(const struct fs_node *n)
+{
+    return !fs_node_versioned(n) || (n->kind == FS_K_VIEW && n->view == FS_V_PARQUET);
+}
+
 #define FS_MAX_BLOB_COLUMNS 256
 #define FS_MAX_BLOB_ROW (1ULL << 36)
 #define FS_MAX_BLOB_K (1u << 16)

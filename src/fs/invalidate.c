@@ -228,10 +228,10 @@ static void queue_invalidation(struct fs_session *s)
     pthread_mutex_unlock(&s->inval_mu);
 }
 
-bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t nerased)
+static void drop_group_file_names(struct fs_session *s);
+
+bool fs_reload(struct fs_session *s, bool force, bool names_now)
 {
-    (void)erased;
-    (void)nerased;
     pthread_rwlock_rdlock(&s->table_lock);
     bool changed = force || fs_table_moved(s);
     pthread_rwlock_unlock(&s->table_lock);
@@ -245,6 +245,10 @@ bool fs_reload(struct fs_session *s, bool force, const uint64_t *erased, size_t 
             syslog(LOG_ERR, "ingot: reloading: %s", err.msg);
         return false;
     }
+    /* before the new generation shows: an engine that opens a view after this
+     * reload returns finds the new one (a lookup racing with this is as a file
+     * opened before the erase, and is dropped by the pass queued below) */
+    if (names_now) drop_group_file_names(s);
     fs_map_parts(&nt);
     pthread_rwlock_wrlock(&s->table_lock);
     struct ig_table old = s->table;
@@ -333,6 +337,32 @@ static void notify_stale(struct fs_session *s, const struct stale *st)
         fuse_lowlevel_notify_inval_entry(s->se, st->parent, st->name, strlen(st->name));
 }
 
+/* The names of row-group files (parquet/G.parquet, arrow/G.arrow) the kernel
+ * holds, dropped (fs_node_name_cached: the kernel caches them). Caller holds
+ * no kernel lock on parquet/ or arrow/ and not the table lock. */
+static void drop_group_file_names(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->known_mu);
+    size_t n = 0;
+    uint64_t *inos = malloc((s->known_count + 1) * sizeof *inos);
+    for (size_t i = 0; inos && i < s->known_cap; i++) {
+        struct fs_node node;
+        if (s->known[i].ino && fs_node_of(s->known[i].ino, &node) && node.kind == FS_K_VIEW &&
+            node.view == FS_V_PARQUET)
+            inos[n++] = s->known[i].ino;
+    }
+    pthread_mutex_unlock(&s->known_mu);
+    for (size_t i = 0; i < n; i++) {
+        struct fs_node node;
+        struct stale st = {.ino = inos[i], .versioned = true};
+        fs_node_of(inos[i], &node);
+        st.placed = node_place(s, &node, &st.parent, st.name, sizeof st.name);
+        if (st.placed)
+            fuse_lowlevel_notify_delete(s->se, st.parent, st.ino, st.name, strlen(st.name));
+    }
+    free(inos);
+}
+
 /* The rows erased since the last call (rows are not among the known inodes):
  * the pages and name of each one the kernel may hold (row_seen) dropped. */
 static void invalidate_rows(struct fs_session *s)
@@ -363,7 +393,7 @@ static void invalidate_rows(struct fs_session *s)
  * the few stale ones among them), then the stale ones notified without it
  * (the kernel may call back into the daemon). */
 #define INVAL_BATCH 4096
-static void invalidate_all(struct fs_session *s)
+static void invalidate_known(struct fs_session *s)
 {
     pthread_mutex_lock(&s->known_mu);
     size_t n = 0;
@@ -389,6 +419,19 @@ static void invalidate_all(struct fs_session *s)
     }
     free(st);
     free(inos);
+}
+
+void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen)
+{
+    pthread_rwlock_rdlock(&s->table_lock);
+    bool moved = s->current.gen != gen;
+    pthread_rwlock_unlock(&s->table_lock);
+    if (moved) queue_invalidation(s);
+}
+
+static void invalidate_all(struct fs_session *s)
+{
+    invalidate_known(s);
     invalidate_rows(s);
 }
 
@@ -427,7 +470,7 @@ static void *watch_main(void *arg)
             if (fs_manifest_moved(s)) {
                 /* from another host: this host's cached part pages may be old */
                 ig_table_forget_cache(s->dir);
-                fs_reload(s, false, NULL, 0);
+                fs_reload(s, false, true);
             }
             continue;
         }
@@ -436,7 +479,7 @@ static void *watch_main(void *arg)
         usleep(20000);
         while (read(s->inotify_fd, buf, sizeof buf) > 0) {
         }
-        fs_reload(s, false, NULL, 0);
+        fs_reload(s, false, true);
     }
     return NULL;
 }

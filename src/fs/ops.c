@@ -62,7 +62,7 @@ static bool again(struct fs_session *s, int *rc, int *tries)
         *rc = -EIO;
         return false;
     }
-    fs_reload(s, false, NULL, 0);
+    fs_reload(s, false, false); /* a handler: it may hold a directory in the kernel */
     return true;
 }
 
@@ -223,16 +223,18 @@ static int lookup_child_any(struct fs_session *s, const struct fs_node *parent, 
     return -ENOENT;
 }
 
-/* The entry the kernel gets for node n (attributes filled). Views and
- * generated files are looked up afresh every time (entry timeout 0): a path
- * always reaches the current generation, while a file opened before a change
- * keeps its own inode; the entry's generation is the whole table generation,
- * so an inode number whose version bits wrap never stands for two generations. */
+/* The entry the kernel gets for node n (attributes filled). Names are cached
+ * but those of column views and generated files (inode.h
+ * fs_node_name_cached), which are looked up afresh every time (entry timeout
+ * 0): a path always reaches the current generation, while a file opened
+ * before a change keeps its own inode; the entry's generation is the whole
+ * table generation, so an inode number whose version bits wrap never stands
+ * for two generations. */
 static void entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen,
                         struct fuse_entry_param *e)
 {
     e->attr_timeout = s->timeout;
-    e->entry_timeout = fs_node_versioned(n) ? 0 : s->timeout;
+    e->entry_timeout = fs_node_name_cached(n) ? s->timeout : 0;
     e->generation = fs_node_versioned(n) ? gen : 0;
 }
 
@@ -267,6 +269,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         return;
     }
     if (fuse_reply_entry(req, &e) != 0) fs_known_forget(s, e.ino, 1);
+    else if (fs_node_versioned(&cn) && fs_node_name_cached(&cn)) fs_invalidate_if_moved(s, gen);
 }
 
 /* Inodes need no freeing (they are computed), but the kernel's references are
@@ -479,13 +482,16 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     }
     size_t used = 0;
     struct ig_buf scratch = {0};
+    bool cached_versioned = false;
     pthread_rwlock_rdlock(&s->table_lock);
+    uint64_t gen = s->current.gen;
     for (int64_t idx = off;;) {
         char name[3 * FS_NAME_MAX + 16];
         struct fs_node n;
         int64_t found = dir_entry(s, &d, idx, name, sizeof name, &n);
         if (found < 0) break;
-        if (fs_node_versioned(&n)) n.version = fs_version_bits(s->current.gen);
+        if (fs_node_versioned(&n)) n.version = fs_version_bits(gen);
+        cached_versioned |= fs_node_versioned(&n) && fs_node_name_cached(&n);
         size_t add;
         if (plus) {
             struct fuse_entry_param e = {0};
@@ -495,7 +501,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
                                           : fs_node_stat(s, &n, &e.attr);
             if (rc == 0) {
                 e.ino = e.attr.st_ino;
-                entry_times(s, &n, s->current.gen, &e);
+                entry_times(s, &n, gen, &e);
             } else {
                 e.attr.st_ino = fs_ino(&n);
                 e.attr.st_mode = n.kind == FS_K_ROW ? S_IFREG : S_IFDIR;
@@ -516,6 +522,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     ig_buf_free(&scratch);
     fuse_reply_buf(req, buf, used);
     free(buf);
+    if (plus && cached_versioned) fs_invalidate_if_moved(s, gen);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
