@@ -647,12 +647,14 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
     (void)ino;
     struct fs_session *s = S(req);
     uint64_t bytes = 0;
+    struct statvfs sv = {0};
+    pthread_rwlock_rdlock(&s->table_lock); /* a reload swaps the parts */
     for (uint32_t i = 0; i < s->table.nparts; i++)
         bytes += s->table.parts[i].file_size;
-    struct statvfs sv = {0};
+    sv.f_files = s->table.num_rows + 3ull * s->table.parts[0].num_columns + 16;
+    pthread_rwlock_unlock(&s->table_lock);
     sv.f_bsize = sv.f_frsize = 4096;
     sv.f_blocks = (bytes + 4095) / 4096;
-    sv.f_files = s->table.num_rows + 3ull * s->table.parts[0].num_columns + 16;
     sv.f_namemax = FS_NAME_MAX;
     fuse_reply_statfs(req, &sv);
 }
