@@ -54,6 +54,11 @@ for mode in npy npy mmap mmap text text row row blob blob; do
     "$PY" "$ROOT/tests/integration/load_reader.py" "$mode" "$WORK/m" "$SECS" "$k" >"$WORK/r$k.json" 2>"$WORK/r$k.err" &
     pids+=($!)
 done
+# a DuckDB reader of the Parquet views (their names are cached by the kernel)
+if need_duckdb load_parquet_reader; then
+    node "$ROOT/tests/parquet/load_views.mjs" "$WORK/m" "$SECS" "$ROWS" >"$WORK/pq.out" 2>"$WORK/pq.err" &
+    pids+=($!)
+fi
 peak=0
 end=$((SECONDS + SECS))
 while [ $SECONDS -lt $end ]; do
@@ -88,6 +93,15 @@ for e in errors[:10]:
 PY
 )
 echo "     $summary; daemon peak RSS ${peak} KiB; erasures: $(tr '\n' ' ' <"$WORK/erasers")"
+if [ -e "$WORK/pq.out" ]; then
+    pq=$(cat "$WORK/pq.out")
+    echo "     DuckDB over parquet/*.parquet: $pq"
+    if [ "$(jq -r '.errors | length' <<<"$pq" 2>/dev/null)" = 0 ] && [ "$(jq -r .reads <<<"$pq")" -ge 5 ]; then
+        pass load_parquet_views_one_generation
+    else
+        fail load_parquet_views_one_generation "${pq:-no report: $(tail -c 300 "$WORK/pq.err")}"
+    fi
+fi
 if grep -q '^ERROR' <<<"$summary"; then fail load_no_torn_or_mixed_reads "$(grep '^ERROR' <<<"$summary")"; else pass load_no_torn_or_mixed_reads; fi
 erased=$(awk '{n += $2 - $3} END {print n + 0}' "$WORK/erasers")
 if [ "$erased" -ge $((SECS * 2)) ] && [ ! -s "$WORK/eraser.err" ]; then pass load_erasures_ran
