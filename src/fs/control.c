@@ -129,7 +129,7 @@ int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **w
     pthread_mutex_lock(&s->erase_mu);
     int rc = ig_erase(s->dir, &req, &rep, &err);
     if (!rc) {
-        fs_reload(s, true, true); /* unlink in rows/, write to .ingot/erase: neither holds parquet/ */
+        fs_reload(s, true, false); /* the handler answers after the names go: fs_reply_after_names */
         free(rep.ids);
     }
     pthread_mutex_unlock(&s->erase_mu);

@@ -435,6 +435,64 @@ static void invalidate_all(struct fs_session *s)
     invalidate_rows(s);
 }
 
+/* ---- erases through the mount, answered once the names are dropped -------- */
+
+/* A thread of its own: it only ever tells the kernel of parquet/ and arrow/
+ * entries, which no erase request holds, so it can wait for the kernel while
+ * the erases wait for it. (The invalidation thread also tells of rows/ and
+ * .ingot/erase, which an unlink or a write holds until it is answered: were it
+ * to answer them, it could wait on its own answer.) */
+struct fs_deferred_reply {
+    fuse_req_t req;
+    bool write;
+    size_t size;
+};
+
+void fs_reply_after_names(struct fs_session *s, struct fuse_req *req, bool write, size_t size)
+{
+    pthread_mutex_lock(&s->inval_mu);
+    bool queued = false;
+    if (s->ndeferred == s->deferred_cap) {
+        size_t cap = s->deferred_cap ? s->deferred_cap * 2 : 16;
+        struct fs_deferred_reply *d = realloc(s->deferred, cap * sizeof *d);
+        if (d) s->deferred = d, s->deferred_cap = cap;
+    }
+    if (s->ndeferred < s->deferred_cap && s->threads_started && !s->stopping) {
+        s->deferred[s->ndeferred++] = (struct fs_deferred_reply){req, write, size};
+        queued = true;
+        pthread_cond_signal(&s->names_cv);
+    }
+    pthread_mutex_unlock(&s->inval_mu);
+    if (queued) return;
+    /* out of memory or unmounting: answer now; the queued pass drops the names */
+    if (write) fuse_reply_write(req, size);
+    else fuse_reply_err(req, 0);
+}
+
+static void *names_main(void *arg)
+{
+    struct fs_session *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->inval_mu);
+        while (!s->ndeferred && !s->stopping)
+            pthread_cond_wait(&s->names_cv, &s->inval_mu);
+        bool stop = s->stopping;
+        struct fs_deferred_reply *d = s->deferred;
+        size_t n = s->ndeferred;
+        s->deferred = NULL;
+        s->ndeferred = s->deferred_cap = 0;
+        pthread_mutex_unlock(&s->inval_mu);
+        if (n && !stop) drop_group_file_names(s);
+        for (size_t i = 0; i < n; i++) {
+            if (d[i].write) fuse_reply_write(d[i].req, d[i].size);
+            else fuse_reply_err(d[i].req, 0);
+        }
+        free(d);
+        if (stop) break;
+    }
+    return NULL;
+}
+
 static void *inval_main(void *arg)
 {
     struct fs_session *s = arg;
@@ -496,13 +554,23 @@ int fs_invalidate_start(struct fs_session *s)
     }
     if (pipe2(s->stop_pipe, O_CLOEXEC)) return -errno;
     if (pthread_create(&s->inval_thread, NULL, inval_main, s)) return -EAGAIN;
+    if (pthread_create(&s->names_thread, NULL, names_main, s)) {
+        pthread_mutex_lock(&s->inval_mu);
+        s->stopping = true;
+        pthread_cond_signal(&s->inval_cv);
+        pthread_mutex_unlock(&s->inval_mu);
+        pthread_join(s->inval_thread, NULL);
+        return -EAGAIN;
+    }
     s->watching = (s->inotify_fd >= 0 || s->poll_ms) &&
                   pthread_create(&s->watch_thread, NULL, watch_main, s) == 0;
     if (!s->watching && s->inotify_fd >= 0) {
         close(s->inotify_fd);
         s->inotify_fd = -1;
     }
+    pthread_mutex_lock(&s->inval_mu); /* fs_reply_after_names reads it */
     s->threads_started = true;
+    pthread_mutex_unlock(&s->inval_mu);
     return 0;
 }
 
@@ -512,10 +580,12 @@ void fs_invalidate_stop(struct fs_session *s)
     pthread_mutex_lock(&s->inval_mu);
     s->stopping = true;
     pthread_cond_signal(&s->inval_cv);
+    pthread_cond_signal(&s->names_cv);
     pthread_mutex_unlock(&s->inval_mu);
     if (write(s->stop_pipe[1], "x", 1) < 0) { /* the watcher also stops on poll errors */
     }
     pthread_join(s->inval_thread, NULL);
+    pthread_join(s->names_thread, NULL);
     if (s->watching) pthread_join(s->watch_thread, NULL);
     if (s->inotify_fd >= 0) {
         close(s->inotify_fd);

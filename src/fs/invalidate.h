@@ -13,9 +13,11 @@
  * is the names of row-group files (parquet/G.parquet, arrow/G.arrow), which the
  * kernel caches (inode.h fs_node_name_cached: DuckDB opens each view three
  * times a query, a FUSE round trip each were they looked up every time): a
- * reload drops them before it makes the new generation current, so that an
- * engine that opens one after the reload (after an erase through the mount
- * returned) finds the new generation, as it would were every open a lookup.
+ * reload by the watcher drops them before it makes the new generation current,
+ * and an erase through the mount answers once they are dropped
+ * (fs_reply_after_names), so that an engine that opens one after the reload
+ * (after `rm rows/ID` returned) finds the new generation, as it would were
+ * every open a lookup.
  *
  * Another process's erase (the CLI) is noticed through inotify on the table's
  * .ingot/ directory and MANIFEST; the table is reloaded when a part's generation
@@ -37,6 +39,15 @@ void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n);
 int fs_invalidate_start(struct fs_session *s);
 void fs_invalidate_stop(struct fs_session *s);
 
+/* An erase through the mount answers its request here (unlink: 0; write: the
+ * bytes written) instead of in the handler: the invalidation thread drops the
+ * names of row-group files first, then answers, so `rm rows/ID` returns once
+ * no path leads to an older parquet/G.parquet. A handler must not wait for the
+ * kernel itself: the drop waits for lookups in parquet/, which need a free
+ * worker, and all of them may be erasing. */
+struct fuse_req;
+void fs_reply_after_names(struct fs_session *s, struct fuse_req *req, bool write, size_t size);
+
 /* After an entry of generation gen was given to the kernel (lookup,
  * readdirplus): if a reload has replaced gen since, queue invalidation, so a
  * name handed out while the table moved does not outlive its generation. The
@@ -45,12 +56,12 @@ void fs_invalidate_stop(struct fs_session *s);
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen);
 
 /* Reopen the table if it changed on disk (or always, with force), drop the
- * daemon's caches and queue kernel invalidation. names_now: the caller holds no
- * kernel lock on parquet/ or arrow/ (the watcher thread, an erase: unlink in
- * rows/, a write to .ingot/erase), so the row-group files' names are dropped
- * before the new generation shows; a lookup's or read's retry passes false
- * (its directory may be parquet/) and those names go with the queued pass.
- * Returns true if a reload happened. */
+ * daemon's caches and queue kernel invalidation. names_now (the watcher thread
+ * only: it holds nothing in the kernel and is not a worker): the row-group
+ * files' names are dropped before the new generation shows; request handlers
+ * pass false (a lookup holds its directory, which may be parquet/; and a
+ * worker waiting on the kernel can starve the lookups it waits for), and those
+ * names go with the queued pass. Returns true if a reload happened. */
 bool fs_reload(struct fs_session *s, bool force, bool names_now);
 
 #endif

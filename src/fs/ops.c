@@ -633,7 +633,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
     if (rc)
         fuse_reply_err(req, -rc);
     else
-        fuse_reply_write(req, size);
+        fs_reply_after_names(s, req, true, size);
 }
 
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -712,7 +712,10 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
     who(req, &uid, &pid);
     int rc = fs_erase_rows(s, &id, 1, NULL, 0, uid, pid);
     fs_version_unpin(s, (uint32_t)fuse_req_ctx(req)->pid); /* it sees its own erase */
-    fuse_reply_err(req, -rc);
+    if (rc)
+        fuse_reply_err(req, -rc);
+    else
+        fs_reply_after_names(s, req, false, 0);
 }
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t p, const char *n)

@@ -65,6 +65,7 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     pthread_mutex_init(&s->known_mu, NULL);
     pthread_mutex_init(&s->inval_mu, NULL);
     pthread_cond_init(&s->inval_cv, NULL);
+    pthread_cond_init(&s->names_cv, NULL);
     s->inotify_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
     pthread_mutex_init(&s->verified_mu, NULL);
     if (fs_blob_columns(s)) {
@@ -97,6 +98,8 @@ void fs_session_destroy(struct fs_session *s)
     pthread_mutex_destroy(&s->known_mu);
     pthread_mutex_destroy(&s->inval_mu);
     pthread_cond_destroy(&s->inval_cv);
+    pthread_cond_destroy(&s->names_cv);
+    free(s->deferred);
     free(s->known);
     free(s->inval_rows);
     for (size_t i = 0; i < s->nrow_seen; i++)

@@ -63,8 +63,11 @@ struct fs_session {
     pthread_cond_t inval_cv;
     uint64_t *inval_rows;        /* rows erased since the kernel was last told (inval_mu) */
     size_t ninval_rows, inval_rows_cap;
+    struct fs_deferred_reply *deferred; /* erases answered once names are dropped (inval_mu) */
+    size_t ndeferred, deferred_cap;
+    pthread_cond_t names_cv;     /* deferred waits (the names thread) */
     bool inval_pending, stopping, threads_started, watching;
-    pthread_t inval_thread, watch_thread;
+    pthread_t inval_thread, watch_thread, names_thread;
     int inotify_fd;
     int stop_pipe[2];
 
