@@ -84,6 +84,12 @@ static inline bool fs_node_versioned(const struct fs_node *n)
     return n->kind == FS_K_VIEW || n->kind == FS_K_SPECIAL;
 }
 
+/* A row group's Parquet or Arrow file (parquet/G.parquet, arrow/G.arrow)? */
+static inline bool fs_node_is_group_file(const struct fs_node *n)
+{
+    return n->kind == FS_K_VIEW && n->view == FS_V_PARQUET;
+}
+
 /* Does the kernel cache this node's name (ops.c entry_times)? Every name but
  * those of column views and generated files, which are looked up at every
  * open so that a path leads to the current generation at once and files read
@@ -93,7 +99,7 @@ static inline bool fs_node_versioned(const struct fs_node *n)
  * these names before it shows the new generation (invalidate.h). */
 static inline bool fs_node_name_cached(const struct fs_node *n)
 {
-    return !fs_node_versioned(n) || (n->kind == FS_K_VIEW && n->view == FS_V_PARQUET);
+    return !fs_node_versioned(n) || fs_node_is_group_file(n);
 }
 
 #define FS_MAX_BLOB_COLUMNS 256

@@ -340,19 +340,28 @@ static void notify_stale(struct fs_session *s, const struct stale *st)
 /* The names of row-group files (parquet/G.parquet, arrow/G.arrow) the kernel
  * holds, dropped (fs_node_name_cached: the kernel caches them). Caller holds
  * no kernel lock on parquet/ or arrow/ and not the table lock. */
-static void drop_group_file_names(struct fs_session *s)
+/* The inodes the kernel holds (only row-group files, with group_files), a copy
+ * taken under known_mu; NULL without memory. */
+static uint64_t *known_inodes(struct fs_session *s, bool group_files, size_t *n)
 {
     pthread_mutex_lock(&s->known_mu);
-    size_t n = 0;
+    *n = 0;
     uint64_t *inos = malloc((s->known_count + 1) * sizeof *inos);
     for (size_t i = 0; inos && i < s->known_cap; i++) {
         struct fs_node node;
-        if (s->known[i].ino && fs_node_of(s->known[i].ino, &node) && node.kind == FS_K_VIEW &&
-            node.view == FS_V_PARQUET)
-            inos[n++] = s->known[i].ino;
+        if (s->known[i].ino &&
+            (!group_files || (fs_node_of(s->known[i].ino, &node) && fs_node_is_group_file(&node))))
+            inos[(*n)++] = s->known[i].ino;
     }
     pthread_mutex_unlock(&s->known_mu);
-    for (size_t i = 0; i < n; i++) {
+    return inos;
+}
+
+static void drop_group_file_names(struct fs_session *s)
+{
+    size_t n;
+    uint64_t *inos = known_inodes(s, true, &n);
+    for (size_t i = 0; inos && i < n; i++) {
         struct fs_node node;
         struct stale st = {.ino = inos[i], .versioned = true};
         fs_node_of(inos[i], &node);
@@ -395,12 +404,8 @@ static void invalidate_rows(struct fs_session *s)
 #define INVAL_BATCH 4096
 static void invalidate_known(struct fs_session *s)
 {
-    pthread_mutex_lock(&s->known_mu);
-    size_t n = 0;
-    uint64_t *inos = malloc((s->known_count + 1) * sizeof *inos);
-    for (size_t i = 0; inos && i < s->known_cap; i++)
-        if (s->known[i].ino) inos[n++] = s->known[i].ino;
-    pthread_mutex_unlock(&s->known_mu);
+    size_t n;
+    uint64_t *inos = known_inodes(s, false, &n);
     struct stale *st = malloc(INVAL_BATCH * sizeof *st);
     for (size_t a = 0; inos && st && a < n; a += INVAL_BATCH) {
         size_t b = a + INVAL_BATCH < n ? a + INVAL_BATCH : n, ns = 0;
@@ -448,6 +453,13 @@ struct fs_deferred_reply {
     size_t size;
 };
 
+/* unlink: done (0); write: the bytes written */
+static void answer(const struct fs_deferred_reply *d)
+{
+    if (d->write) fuse_reply_write(d->req, d->size);
+    else fuse_reply_err(d->req, 0);
+}
+
 void fs_reply_after_names(struct fs_session *s, struct fuse_req *req, bool write, size_t size)
 {
     pthread_mutex_lock(&s->inval_mu);
@@ -465,8 +477,7 @@ void fs_reply_after_names(struct fs_session *s, struct fuse_req *req, bool write
     pthread_mutex_unlock(&s->inval_mu);
     if (queued) return;
     /* out of memory or unmounting: answer now; the queued pass drops the names */
-    if (write) fuse_reply_write(req, size);
-    else fuse_reply_err(req, 0);
+    answer(&(struct fs_deferred_reply){req, write, size});
 }
 
 static void *names_main(void *arg)
@@ -483,10 +494,8 @@ static void *names_main(void *arg)
         s->ndeferred = s->deferred_cap = 0;
         pthread_mutex_unlock(&s->inval_mu);
         if (n && !stop) drop_group_file_names(s);
-        for (size_t i = 0; i < n; i++) {
-            if (d[i].write) fuse_reply_write(d[i].req, d[i].size);
-            else fuse_reply_err(d[i].req, 0);
-        }
+        for (size_t i = 0; i < n; i++)
+            answer(&d[i]);
         free(d);
         if (stop) break;
     }
