@@ -7,6 +7,7 @@
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "util/endian.h"
+#include "util/varint.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -745,12 +746,6 @@ int ig_pqv_tail(const struct ig_table *t, const struct ig_pqv_schema *s, const s
 
 /* ---- rendering ------------------------------------------------------------ */
 
-static void put_varint(uint8_t **o, uint64_t v)
-{
-    for (; v >= 0x80; v >>= 7) *(*o)++ = (uint8_t)(v | 0x80);
-    *(*o)++ = (uint8_t)v;
-}
-
 /* levels_len's section; all_max: every level is max (-EIO when one is not:
  * the footer's claim was wrong). */
 static int put_levels(struct ig_buf *out, const uint8_t *lv, size_t n, unsigned width, bool all_max,
@@ -766,11 +761,11 @@ static int put_levels(struct ig_buf *out, const uint8_t *lv, size_t n, unsigned 
     if (all_max) {
         for (size_t i = 0; i < n; i++)
             if (lv[i] != max) return -EIO;
-        put_varint(&o, (uint64_t)n << 1);
+        o += ig_varint_put(o, (uint64_t)n << 1);
         *o = max; /* width <= 8: one byte */
         return 0;
     }
-    put_varint(&o, (n + 7) / 8 << 1 | 1);
+    o += ig_varint_put(o, (n + 7) / 8 << 1 | 1);
     for (size_t i = 0; i < n; i++) /* LSB first, value after value */
         for (unsigned b = 0; b < width; b++)
             if ((lv[i] >> b) & 1) {
