@@ -127,11 +127,13 @@ int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **w
     struct ig_erase_report rep;
     struct ig_error err = {0};
     pthread_mutex_lock(&s->erase_mu);
+    atomic_fetch_add(&s->erasing, 1); /* reads from part mappings check (fs_writer_seen) */
     int rc = ig_erase(s->dir, &req, &rep, &err);
     if (!rc) {
         fs_reload(s, true, false); /* the handler answers after the names go: fs_reply_after_names */
         free(rep.ids);
     }
+    atomic_fetch_sub(&s->erasing, 1);
     pthread_mutex_unlock(&s->erase_mu);
     for (size_t i = 0; i < nwhere; i++)
         where[i][strlen(where[i])] = '='; /* restore */

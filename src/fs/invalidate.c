@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -245,6 +246,8 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
             syslog(LOG_ERR, "ingot: reloading: %s", err.msg);
         return false;
     }
+    if (s->test_reload_pause_ms) /* a writer may come and go meanwhile: the copies hold */
+        usleep(s->test_reload_pause_ms * 1000u);
     /* before the new generation shows: an engine that opens a view after this
      * reload returns finds the new one (a lookup racing with this is as a file
      * opened before the erase, and is dropped by the pass queued below) */
@@ -544,11 +547,23 @@ static void *watch_main(void *arg)
         if (!(pf[0].revents & POLLIN)) continue;
         /* let a burst of events (journal, parts, audit log) settle */
         usleep(20000);
+        /* from the moment the events leave the queue until the reload is done,
+         * fs_writer_seen learns of them from this flag instead */
+        atomic_store(&s->watcher_busy, true);
         while (read(s->inotify_fd, buf, sizeof buf) > 0) {
         }
         fs_reload(s, false, true);
+        atomic_store(&s->watcher_busy, false);
     }
     return NULL;
+}
+
+bool fs_writer_seen(struct fs_session *s)
+{
+    int fd = atomic_load(&s->watch_fd);
+    if (fd < 0 || atomic_load(&s->erasing) || atomic_load(&s->watcher_busy)) return true;
+    int queued = 0;
+    return ioctl(fd, FIONREAD, &queued) != 0 || queued > 0;
 }
 
 int fs_invalidate_start(struct fs_session *s)
@@ -577,6 +592,7 @@ int fs_invalidate_start(struct fs_session *s)
         close(s->inotify_fd);
         s->inotify_fd = -1;
     }
+    atomic_store(&s->watch_fd, s->watching ? s->inotify_fd : -1);
     pthread_mutex_lock(&s->inval_mu); /* fs_reply_after_names reads it */
     s->threads_started = true;
     pthread_mutex_unlock(&s->inval_mu);
@@ -591,6 +607,7 @@ void fs_invalidate_stop(struct fs_session *s)
     pthread_cond_signal(&s->inval_cv);
     pthread_cond_signal(&s->names_cv);
     pthread_mutex_unlock(&s->inval_mu);
+    atomic_store(&s->watch_fd, -1);
     if (write(s->stop_pipe[1], "x", 1) < 0) { /* the watcher also stops on poll errors */
     }
     pthread_join(s->inval_thread, NULL);

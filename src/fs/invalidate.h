@@ -55,6 +55,15 @@ void fs_reply_after_names(struct fs_session *s, struct fuse_req *req, bool write
  * waits for the directory, so it always comes after the name. */
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen);
 
+/* Might a writer on this host have begun changing part files in place since
+ * the table was loaded? True while inotify has events queued for the watcher,
+ * while the watcher reloads after taking them, while this daemon erases, and
+ * always when the watcher is not running (no inotify: the caller then asks
+ * fs_table_moved every time). Cheap (one ioctl): view.c asks it after each
+ * copy from a part's mapping. A writer on another host is not seen here; its
+ * changes reach this mount within poll_ms (docs/DEPLOY.md). */
+bool fs_writer_seen(struct fs_session *s);
+
 /* Reopen the table if it changed on disk (or always, with force), drop the
  * daemon's caches and queue kernel invalidation. names_now (the watcher thread
  * only: it holds nothing in the kernel and is not a worker): the row-group

@@ -24,12 +24,10 @@ static void free_scratch(void *p)
 
 void fs_map_parts(struct ig_table *t)
 {
-    for (uint32_t i = 0; i < t->nparts; i++) {
-        /* a private footer survives the file shrinking under the mount; without
-         * the data mapping, pages are read with pread */
-        (void)ig_part_copy_footer(&t->parts[i], NULL);
+    /* the footers are private copies already (ig_table_open_shared); without
+     * the data mapping, pages are read with pread */
+    for (uint32_t i = 0; i < t->nparts; i++)
         (void)ig_part_map_data(&t->parts[i], NULL);
-    }
 }
 
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
@@ -67,6 +65,9 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     pthread_cond_init(&s->inval_cv, NULL);
     pthread_cond_init(&s->names_cv, NULL);
     s->inotify_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    atomic_init(&s->watch_fd, -1);
+    atomic_init(&s->watcher_busy, false);
+    atomic_init(&s->erasing, 0);
     pthread_mutex_init(&s->verified_mu, NULL);
     if (fs_blob_columns(s)) {
         ig_table_close(&s->table);
@@ -81,6 +82,8 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     snprintf(path, sizeof path, "%s/MANIFEST", s->dir);
     if (stat(path, &st) == 0) s->mtime = st.st_mtim;
     s->timeout = 86400.0;
+    const char *pause = getenv("INGOT_TEST_RELOAD_PAUSE_MS");
+    s->test_reload_pause_ms = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;
     return 0;
 }
 

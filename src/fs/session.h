@@ -4,6 +4,7 @@
 #define IG_FS_SESSION_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -70,6 +71,11 @@ struct fs_session {
     pthread_t inval_thread, watch_thread, names_thread;
     int inotify_fd;
     int stop_pipe[2];
+    atomic_int watch_fd;         /* inotify_fd while the watcher runs, else -1 (fs_writer_seen) */
+    atomic_bool watcher_busy;    /* the watcher took events and has not reloaded yet */
+    atomic_int erasing;          /* erases of this daemon at work (control.c) */
+    unsigned test_reload_pause_ms; /* test hook INGOT_TEST_RELOAD_PAUSE_MS: fs_reload sleeps
+                                      this long between opening the table and showing it */
 
     /* blobs.c */
     uint32_t blob_cols[256];     /* column ids of blob columns, by ordinal */
@@ -79,8 +85,10 @@ struct fs_session {
     size_t nverified, verified_cap;
 };
 
-/* Give every part a private footer copy (truncation-proof) and map its page
- * extents so plain pages can be served in place. */
+/* Map every part's page extents so plain pages can be served from the mapping
+ * (view.c copies them out and checks no writer was at work). The footers are
+ * the private copies ig_table_open_shared took under the table's lock:
+ * truncation-proof, and one generation whatever writers do later. */
 void fs_map_parts(struct ig_table *t);
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
                     struct ig_error *err);

@@ -1,4 +1,5 @@
 #include "view.h"
+#include "invalidate.h"
 #include "plan.h"
 #include "format/part/columns.h"
 #include "blobs.h"
@@ -410,6 +411,25 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     return 0;
 }
 
+/* Copy n mapped bytes under the SIGBUS guard: -EIO if the part shrank. */
+struct mapped_copy {
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t n;
+};
+
+static void mapped_copy_run(void *arg)
+{
+    struct mapped_copy *c = arg;
+    memcpy(c->dst, c->src, c->n);
+}
+
+static int copy_mapped(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    struct mapped_copy c = {dst, src, n};
+    return ig_sigbus_guard(mapped_copy_run, &c);
+}
+
 /* Rows of a page as the file's generation had them: `skip` the rows deleted
  * then (left out), `blank` those erased since (shown in their erased form).
  * For the current generation skip is the page's deletion bits and nothing is
@@ -621,6 +641,26 @@ static int blob_read(struct fs_session *s, const struct fs_file *f, uint64_t off
     return 1;
 }
 
+/* Gather what the reply holds so far into one buffer of its full size; later
+ * pieces are copied in after it. */
+static int gather(struct fs_session *s, struct fs_read *rd)
+{
+    if (rd->flat) return 0;
+    rd->flat = malloc(rd->want ? rd->want : 1);
+    if (!rd->flat) return -ENOMEM;
+    size_t at = 0;
+    for (int i = 0; i < rd->niov; i++) {
+        memcpy(rd->flat + at, rd->iov[i].iov_base, rd->iov[i].iov_len);
+        at += rd->iov[i].iov_len;
+    }
+    for (int i = 0; i < rd->nheld; i++)
+        fs_cache_release(&s->cache, rd->held[i]);
+    rd->nheld = 0;
+    rd->niov = 1;
+    rd->iov[0] = (struct iovec){rd->flat, rd->bytes};
+    return 0;
+}
+
 /* Add a piece to the reply. Takes over the caller's hold on e. */
 static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, const void *p,
                 size_t n)
@@ -633,23 +673,10 @@ static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, co
         rd->bytes += n;
         return 0;
     }
-    if (!rd->flat) {
-        /* too many small pieces: gather everything into one buffer */
-        rd->flat = malloc(rd->want);
-        if (!rd->flat) {
-            fs_cache_release(&s->cache, e);
-            return -ENOMEM;
-        }
-        size_t at = 0;
-        for (int i = 0; i < rd->niov; i++) {
-            memcpy(rd->flat + at, rd->iov[i].iov_base, rd->iov[i].iov_len);
-            at += rd->iov[i].iov_len;
-        }
-        for (int i = 0; i < rd->nheld; i++)
-            fs_cache_release(&s->cache, rd->held[i]);
-        rd->nheld = 0;
-        rd->niov = 1;
-        rd->iov[0].iov_base = rd->flat;
+    int rc = gather(s, rd); /* too many small pieces */
+    if (rc) {
+        fs_cache_release(&s->cache, e);
+        return rc;
     }
     memcpy(rd->flat + rd->bytes, p, n);
     rd->bytes += n;
@@ -658,21 +685,30 @@ static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, co
     return 0;
 }
 
-/* Add [from, to) of a piece made of mapped segments; takes over the hold on e. */
+/* Add [from, to) of a piece made of mapped segments; takes over the hold on e.
+ * The bytes are copied out of the part's mapping now, not pointed at until the
+ * reply is sent: they were checked once, and a writer (an erase in place) may
+ * change them since; fs_file_read asks, after the copy, whether one was at
+ * work (fs_writer_seen). The copy costs ~2 % of a cold `cat` of a plain .npy:
+ * the FUSE transfer dominates. */
 static int hold_segments(struct fs_session *s, struct fs_read *rd, struct fs_entry *e,
                          uint64_t from, uint64_t to)
 {
+    int rc = gather(s, rd);
     uint64_t at = 0;
-    int rc = 0;
-    for (int i = 0; i < e->nsegs && at < to && !rc; i++) {
+    for (int i = 0; !rc && i < e->nsegs && at < to; i++) {
         uint64_t a = at, b = at + e->segs[i].iov_len;
         at = b;
         if (b <= from) continue;
         uint64_t lo = from > a ? from : a, hi = to < b ? to : b;
-        fs_cache_hold(&s->cache, e); /* each range holds the entry until the reply is sent */
-        rc = hold(s, rd, e, (const uint8_t *)e->segs[i].iov_base + (lo - a), (size_t)(hi - lo));
+        const uint8_t *src = (const uint8_t *)e->segs[i].iov_base + (lo - a);
+        /* under the SIGBUS guard like the check: a part truncated under the mount */
+        rc = copy_mapped(rd->flat + rd->bytes, src, (size_t)(hi - lo));
+        rd->bytes += (size_t)(hi - lo);
     }
-    fs_cache_release(&s->cache, e); /* the caller's hold: each range took its own */
+    rd->iov[0].iov_len = rd->bytes;
+    rd->from_mapping = true;
+    fs_cache_release(&s->cache, e);
     return rc;
 }
 
@@ -684,6 +720,7 @@ void fs_read_release(struct fs_session *s, struct fs_read *rd)
     rd->flat = NULL;
     rd->nheld = rd->niov = 0;
     rd->bytes = 0;
+    rd->from_mapping = false;
 }
 
 /* parquet/G.parquet: "PAR1", the pages (rendered and cached one by one), the
@@ -787,6 +824,7 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
     rd->niov = rd->nheld = 0;
     rd->bytes = 0;
     rd->flat = NULL;
+    rd->from_mapping = false;
     if (off >= f->size || size == 0) return 0;
     if (size > f->size - off) size = (size_t)(f->size - off);
     rd->want = size;
@@ -842,5 +880,10 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
         if (rc) return rc;
         pos = sp->start + to;
     }
-    return pos == end ? rd->niov : -EIO;
+    if (pos != end) return -EIO;
+    /* bytes copied from the mapping are the checked ones unless a writer began
+     * before the copy ended: it commits its journal before it touches a page,
+     * and raises MANIFEST's generation before it removes the journal */
+    if (rd->from_mapping && fs_writer_seen(s) && fs_table_moved(s)) return -EAGAIN;
+    return rd->niov;
 }

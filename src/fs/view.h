@@ -67,6 +67,7 @@ struct fs_read {
     int niov, nheld;
     size_t bytes, want;
     uint8_t *flat;
+    bool from_mapping; /* bytes were copied from a part's mapping (checked after) */
 };
 int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd);

@@ -30,12 +30,17 @@ void ig_fault_init(struct ig_fault *f)
 {
     const char *s = getenv("INGOT_FAULT_AFTER");
     f->after = s ? strtoull(s, NULL, 10) : 0;
+    s = getenv("INGOT_PAUSE_AFTER");
+    f->pause_after = s ? strtoull(s, NULL, 10) : 0;
     f->steps = 0;
 }
 
 void ig_fault_step(struct ig_fault *f)
 {
-    if (f && f->after && ++f->steps == f->after) kill(getpid(), SIGKILL);
+    if (!f) return;
+    f->steps++;
+    if (f->after && f->steps == f->after) kill(getpid(), SIGKILL);
+    if (f->pause_after && f->steps == f->pause_after) kill(getpid(), SIGSTOP);
 }
 
 #define SPILL_BYTES ((size_t)8 << 20) /* records kept in memory before they go to the file */

@@ -35,11 +35,14 @@
 
 struct ig_error;
 
-/* Test hook: with INGOT_FAULT_AFTER=N in the environment, the process kills
+/* Test hooks: with INGOT_FAULT_AFTER=N in the environment, the process kills
  * itself (SIGKILL, no cleanup) right after its Nth durable step (a write, fsync,
- * rename or unlink) of an erase, to prove crash safety. */
+ * rename or unlink) of an erase, to prove crash safety; with INGOT_PAUSE_AFTER=N
+ * it stops itself there (SIGSTOP, lock held) until sent SIGCONT, so a test can
+ * read the table through a mount at each step of an erase. */
 struct ig_fault {
     uint64_t after; /* 0 = off */
+    uint64_t pause_after; /* 0 = off */
     uint64_t steps;
 };
 void ig_fault_init(struct ig_fault *f);

@@ -137,21 +137,46 @@ int ig_table_row(const struct ig_table *t, uint64_t row_id, uint32_t *part, uint
     return 0;
 }
 
+/* Private copies of every part's footer (what a writer does to the file from
+ * now on is not seen). */
+static int copy_footers(struct ig_table *t, struct ig_error *err)
+{
+    for (uint32_t i = 0; i < t->nparts; i++) {
+        int rc = ig_part_copy_footer(&t->parts[i], err);
+        if (rc) {
+            ig_table_close(t);
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err)
 {
     for (int tries = 0; tries < 3; tries++) {
-        if (ig_journal_pending(dir)) break; /* replayed under the writer's lock by the open */
+        if (ig_journal_pending(dir)) {
+            /* a writer at work (this waits for its lock) or one that died
+             * after committing (this completes its erase) */
+            int rc = recover(dir, err);
+            if (rc) return rc;
+        }
         int lock = ig_table_lock_shared(dir, NULL);
         if (lock < 0) break; /* a read-only table: no writer can be at work either */
-        if (ig_journal_pending(dir)) { /* a writer died after committing: replay first */
+        if (ig_journal_pending(dir)) { /* another writer committed meanwhile */
             ig_table_unlock(lock);
             continue;
         }
+        /* the copies are taken before the lock goes: a writer waiting for it
+         * rewrites footers in place, and a copy taken after could hold some of
+         * its page records and not its deletion bits, under the older
+         * generation's number */
         int rc = ig_table_open(t, dir, false, err);
+        if (!rc) rc = copy_footers(t, err);
         ig_table_unlock(lock);
         return rc;
     }
-    return ig_table_open(t, dir, false, err);
+    int rc = ig_table_open(t, dir, false, err);
+    return rc ? rc : copy_footers(t, err);
 }
 
 void ig_table_forget_cache(const char *dir)

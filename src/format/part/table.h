@@ -43,8 +43,10 @@ struct ig_table {
 int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_error *err);
 void ig_table_close(struct ig_table *t);
 /* The same for a reader that must not see a writer's footers half written (the
- * mount): the footers are read under the table's shared lock (lock.h), after
- * any interrupted erase was completed. Read-only. */
+ * mount): every part's footer is copied (ig_part_copy_footer) under the table's
+ * shared lock (lock.h), after any erase at work or interrupted was completed,
+ * so the table shows one generation whatever writers do to the files later.
+ * Read-only. */
 int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err);
 
 /* Drop this host's cached pages of every part file of the table at dir. On
