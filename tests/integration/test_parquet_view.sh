@@ -215,8 +215,9 @@ PY
 check parquet_view_blob_references blobs
 
 # vectors are lists of D floats in the views (nullable, quantised, inside a
-# struct): DuckDB's copy imported back equals them, before and after erasures
-# (an erased row's page is laid out from its decoded levels)
+# struct, in lists: per-frame embeddings): DuckDB's copy imported back equals
+# them, before and after erasures (an erased row's page is laid out from its
+# decoded levels)
 vectors() {
     local d=$WORK/vec
     mkdir -p "$d/m"
@@ -226,6 +227,8 @@ v vector<float32, 4>
 vn vector<float32, 3>?
 h vector<float32, 4> quantize=fp16
 st struct<a:int64, e:vector<float32, 2>?>?
+lv list<vector<float32, 3>>
+ln list<vector<float32, 2>?>?
 S
     "$PY" - "$d/in.jsonl" <<'PY'
 import json, sys
@@ -233,7 +236,9 @@ with open(sys.argv[1], "w") as f:
     for i in range(3000):
         f.write(json.dumps({"id": i, "v": [i, i + 0.5, -i, 1.25], "vn": None if i % 9 == 0 else [i, 2 * i, 3.1 * i],
             "h": [(i % 100) / 4.0, 1, 2, 3],
-            "st": None if i % 7 == 1 else {"a": i, "e": None if i % 5 == 2 else [i / 3, -i]}}) + "\n")
+            "st": None if i % 7 == 1 else {"a": i, "e": None if i % 5 == 2 else [i / 3, -i]},
+            "lv": [[i, k, -0.5 * k] for k in range(i % 4)],
+            "ln": None if i % 6 == 0 else [None if (i + k) % 3 == 0 else [k, -i] for k in range(i % 3)]}) + "\n")
 PY
     "$INGOT" import --schema "$d/s.txt" --rows-per-group 1000 "$d/in.jsonl" "$d/t" >/dev/null || return 1
     "$INGOT" mount "$d/t" "$d/m" || return 1
@@ -241,6 +246,8 @@ PY
     views_equal "$d/t" "$d/m" vec || rc=1
     [ "$(node "$PQ/views.mjs" "$d/m" - "SELECT len(v) AS a, len(vn) AS b FROM t WHERE id = 18")" = '{"a":"4","b":null}' ] ||
         { echo "DuckDB does not see v as a list of 4 and vn NULL at id 18"; rc=1; }
+    [ "$(node "$PQ/views.mjs" "$d/m" - "SELECT lv[3][3] AS a, ln[2] AS b, len(ln) AS c FROM t WHERE id = 7")" = '{"a":-1,"b":null,"c":"1"}' ] ||
+        { echo "DuckDB does not see lv and ln as lists of vectors at id 7"; rc=1; }
     fusermount3 -u "$d/m"
     [ $rc = 0 ] || return 1
     "$INGOT" erase --row 5,9,10,999,1000,2998 "$d/t" >/dev/null || return 1

@@ -138,11 +138,11 @@ static void primitive(const struct ig_colrec *c, int32_t *phys, int32_t *conv)
 
 /* A vector<float32, D> as Parquet's LIST of D required floats: one repeated
  * level more than ingot's (which stores the D lanes as one value), so a
- * present vector's definition level is ingot's maximum + 1. */
+ * present vector's definition level is ingot's maximum + 1. `opt`: the vector
+ * itself may be NULL (a nullable column, or a list's nullable elements). */
 static int vector_field(struct ig_pqv_schema *s, const struct ig_colrec *c, uint32_t col, const char *name,
-                        uint32_t len, uint8_t rep, uint8_t def)
+                        uint32_t len, bool opt, uint8_t rep, uint8_t def)
 {
-    bool opt = c->flags & IG_COLF_NULLABLE;
     int rc = add_elem(s, name, len, -1, opt ? PQ_OPTIONAL : PQ_REQUIRED, PQ_CT_LIST, NULL);
     if (rc) return rc;
     s->e[s->ne - 1].nchild = 1;
@@ -175,10 +175,9 @@ static int walk(struct ig_pqv_schema *s, uint32_t col, uint32_t parent_len, uint
     uint32_t len = c.name_len - parent_len;
     *next = col + 1;
     *shown = false;
-    if (c.dimension && c.lists) return 0; /* a list of vectors: not shown yet */
-    if (c.dimension) {
+    if (c.dimension && !c.lists) {
         uint32_t depth0 = s->depth;
-        rc = vector_field(s, &c, col, name, len, rep, def);
+        rc = vector_field(s, &c, col, name, len, c.flags & IG_COLF_NULLABLE, rep, def);
         s->depth = depth0;
         *shown = !rc;
         return rc;
@@ -201,6 +200,12 @@ static int walk(struct ig_pqv_schema *s, uint32_t col, uint32_t parent_len, uint
     }
     const char *ename = c.lists ? "element" : name;
     uint32_t elen = c.lists ? 7 : len;
+    if (c.dimension) { /* a list of vectors (frames' embeddings): a list of lists of D floats */
+        rc = vector_field(s, &c, col, ename, elen, (c.null_mask >> c.lists) & 1, rep, def);
+        s->depth = depth0;
+        *shown = !rc;
+        return rc;
+    }
     bool opt = (c.null_mask >> c.lists) & 1;
     if (!c.lists) opt = c.flags & IG_COLF_NULLABLE;
     int32_t r = opt ? PQ_OPTIONAL : PQ_REQUIRED;
@@ -415,17 +420,20 @@ static int live_entries(const struct pq_leaf *l, const struct ig_values *v, cons
                         struct entries *e)
 {
     int rc = 0;
-    if (l->dim && v->levels) { /* one ingot entry a row; a present vector D Parquet ones */
+    if (l->dim && v->levels) { /* a present vector is D Parquet entries, the rest one each */
         for (size_t r = 0; r < v->rows && !rc; r++) {
             if (bit_set(del, r)) continue;
-            uint8_t d = v->defs[v->row_ent[r]];
-            if (d + 1 != l->max_def) { /* NULL here or above */
-                rc = entry(e, 0, d);
-                continue;
-            }
-            for (uint32_t j = 0; j < l->dim && !rc; j++) {
-                rc = entry(e, j ? 1 : 0, l->max_def);
-                if (!rc) rc = value(e, v->row_val[r] + j, 0, v->row_base + r);
+            uint32_t vi = v->row_val[r];
+            for (uint32_t k = v->row_ent[r]; k < v->row_ent[r + 1] && !rc; k++) {
+                uint8_t rp = v->reps ? v->reps[k] : 0, d = v->defs[k];
+                if (d + 1 != l->max_def) { /* NULL or empty here or above */
+                    rc = entry(e, rp, d);
+                    continue;
+                }
+                for (uint32_t j = 0; j < l->dim && !rc; j++) {
+                    rc = entry(e, j ? l->max_rep : rp, l->max_def);
+                    if (!rc) rc = value(e, vi++, 0, v->row_base + r);
+                }
             }
         }
     } else if (v->levels) {
@@ -683,12 +691,14 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
                 nvalues = l->blob_list ? pq.entries : px.live_values;
             } else if (l->dim) { /* D entries a present vector, one an absent one */
                 uint64_t present = px.live_values / l->dim;
-                if (px.live_values % l->dim || present > live) {
+                uint64_t ingot_entries = l->max_rep > 1 ? rec.entry_count : live; /* in a list: several a row */
+                if (px.live_values % l->dim || present > ingot_entries ||
+                    ingot_entries + present * (l->dim - 1) > UINT32_MAX) {
                     rc = ig_err(err, -EIO, "%s: page %u: %u live values for vectors of %u", p->path, pg,
                                 px.live_values, l->dim);
                     break;
                 }
-                pq.entries = (uint32_t)(px.live_values + (live - present));
+                pq.entries = (uint32_t)(ingot_entries + present * (l->dim - 1));
                 nvalues = px.live_values;
             } else {
                 pq.entries = l->max_rep ? rec.entry_count : live;

@@ -24,20 +24,19 @@
  * float32 they read back as); float64 DOUBLE; string BYTE_ARRAY UTF8; binary
  * BYTE_ARRAY; blob a group (path: the object's mount path, size: int64); lists
  * the 3-level LIST form (group (LIST) { repeated group list { element } }),
- * structs groups; vector<float32, D> a LIST of D required FLOATs. A
- * nullable field is OPTIONAL, else REQUIRED, so Parquet's levels are ingot's
- * own (checked leaf by leaf), but for a vector's: one level deeper, made up
- * from ingot's (a present vector is D entries, its count from the footer's
- * live values).
+ * structs groups; vector<float32, D> a LIST of D required FLOATs (a list of
+ * vectors a LIST of them). A nullable field is OPTIONAL, else REQUIRED, so
+ * Parquet's levels are ingot's own (checked leaf by leaf), but for a
+ * vector's: one level deeper, made up from ingot's (a present vector is D
+ * entries, their count from the footer's live values and entry count).
  *
  * The footer is not written by the layout, only counted (ig_pqv_tail writes
  * it when it is read), and the schema both need is built once per table
  * (ig_pqv_schema_new), so laying out a group of a 10,000-column table costs a
  * walk over its page records and no more.
  *
- * Not shown: lists of vectors (left out of the schema); no statistics but
- * null_count = 0, no page indexes. An older generation of the table is not
- * laid out (the mount answers ESTALE). */
+ * No statistics but null_count = 0, no page indexes. An older generation of
+ * the table is not laid out (the mount answers ESTALE). */
 #ifndef IG_FORMAT_EXPORT_PARQUET_VIEW_H
 #define IG_FORMAT_EXPORT_PARQUET_VIEW_H
 
