@@ -689,8 +689,9 @@ static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, co
  * The bytes are copied out of the part's mapping now, not pointed at until the
  * reply is sent: they were checked once, and a writer (an erase in place) may
  * change them since; fs_file_read asks, after the copy, whether one was at
- * work (fs_writer_seen). The copy costs ~2 % of a cold `cat` of a plain .npy:
- * the FUSE transfer dominates. */
+ * work (fs_writer_seen). The copy is within the noise of a daemon-served
+ * `cat` of a plain .npy (paired 1.02x, BENCHMARKS.md mount_read): the FUSE
+ * transfer dominates. */
 static int hold_segments(struct fs_session *s, struct fs_read *rd, struct fs_entry *e,
                          uint64_t from, uint64_t to)
 {
