@@ -2,16 +2,17 @@
 """One reader of test_load.sh: reads a mounted table in a loop while rows are
 erased, and checks that no read ever mixes two generations of the table.
 
-  load_reader.py MODE MOUNT SECONDS SEED
+  load_reader.py MODE MOUNT SECONDS SEED H.npy
 
 The table has columns id (int64, = row id), val (float64, = id / 2), txt
-(string, "t<id>") and img (a blob whose bytes name the row id modulo 64).
+(string, "t<id>"), img (a blob whose bytes name the row id modulo 64) and h
+(random float64 whose plain pages the daemon serves from its mapping of the
+part: H.npy holds them by row id).
 Prints one JSON line: {"mode": ..., "reads": N, "errors": [...], ...}. Allowed,
 and counted apart: ENOENT for a row or object erased meanwhile, ESTALE for a
 text file an erase overtook (the reader reopens it), a generation that moved
 during a multi-file read (the reader reads again).
 """
-import errno
 import errno
 import json
 import os
@@ -22,6 +23,7 @@ import time
 import numpy as np
 
 mode, m, secs, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+H = np.load(sys.argv[5])
 rng = random.Random(seed)
 stats = {"mode": mode, "reads": 0, "errors": [], "enoent": 0, "estale": 0, "retried": 0}
 
@@ -53,14 +55,15 @@ def generation():
         return int(f.read())
 
 
-def check_pairs(rowid, val):
-    """val is id / 2 on every row; in an array opened before an erase, the erased
-    row reads as NaN (its erased form) and keeps its row id."""
-    want = rowid.astype(np.float64) / 2
+def check_pairs(rowid, val, want=None, name="val"):
+    """val is id / 2 on every row (or `want`); in an array opened before an
+    erase, the erased row reads as NaN (its erased form) and keeps its row id."""
+    if want is None:
+        want = rowid.astype(np.float64) / 2
     bad = ~((val == want) | np.isnan(val))
     if bad.any():
         i = int(np.argmax(bad))
-        error(f"{mode}: row {rowid[i]} val {val[i]} != {want[i]}")
+        error(f"{mode}: row {rowid[i]} {name} {val[i]} != {want[i]}")
     # a NaN is a row erased since the file's generation: that row must be gone now
     for i in np.flatnonzero(np.isnan(val))[:3]:
         if os.path.exists(f"{m}/rows/{rowid[i]}"):
@@ -72,18 +75,20 @@ def npy_load():
     try:
         rowid = np.load(f"{m}/columns/_rowid.npy")
         val = np.load(f"{m}/columns/val.npy")
+        h = np.load(f"{m}/columns/h.npy")
     except ValueError as e:  # "cannot reshape array of size ..." is a torn read
         error(f"np.load: {e}")
         return
     g2 = generation()
-    stats["reads"] += 2
+    stats["reads"] += 3
     if g1 != g2:
         stats["retried"] += 1
         return
-    if len(rowid) != len(val):
-        error(f"generation {g1}: _rowid has {len(rowid)} rows, val {len(val)}")
+    if not len(rowid) == len(val) == len(h):
+        error(f"generation {g1}: _rowid has {len(rowid)} rows, val {len(val)}, h {len(h)}")
         return
     check_pairs(rowid, val)
+    check_pairs(rowid, h, H[rowid], "h")
 
 
 mapped = {}
@@ -95,7 +100,7 @@ BURST_S = 0.1  # versions.h FS_BURST_MS: opens of one file closer than this see 
 def npy_mmap():
     """Arrays mapped once and read for a while, as a training loop holds them."""
     if not mapped or rng.random() < 0.05:
-        for name in ("rowid", "val"):
+        for name in ("rowid", "val", "h"):
             # np.load(mmap_mode=...) opens the file three times by path; a thread's
             # lookups stay on one generation while they follow within BURST_S, so it cannot fail unless
             # the call itself took longer than that
@@ -110,14 +115,16 @@ def npy_mmap():
                     stats["retried"] += 1
                 mapped.clear()
                 return
-        # two opens may straddle an erase: keep the pair only if it matches
-        if len(mapped["rowid"]) != len(mapped["val"]):
+        # two opens may straddle an erase: keep the set only if it matches
+        if not len(mapped["rowid"]) == len(mapped["val"]) == len(mapped["h"]):
             stats["retried"] += 1
             mapped.clear()
             return
-    rowid, val = mapped["rowid"], mapped["val"]
+    rowid, val, h = mapped["rowid"], mapped["val"], mapped["h"]
     i = rng.randrange(0, max(1, len(rowid) - 4096))
-    check_pairs(np.array(rowid[i:i + 4096]), np.array(val[i:i + 4096]))
+    ids = np.array(rowid[i:i + 4096])
+    check_pairs(ids, np.array(val[i:i + 4096]))
+    check_pairs(ids, np.array(h[i:i + 4096]), H[ids], "h")
     stats["reads"] += 1
 
 

@@ -10,18 +10,23 @@ if ! have_fuse; then skip load "no /dev/fuse"; exit 0; fi
 SECS=${LOAD_SECONDS:-30}
 ROWS=${LOAD_ROWS:-200000}
 
-# the table: id, val = id / 2, txt = "t<id>", img = one of 64 small JPEG-like objects
+# the table: id, val = id / 2, txt = "t<id>", img = one of 64 small JPEG-like
+# objects, h = random floats (plain pages, which the daemon serves from its
+# mapping of the part; their values kept in h.npy for the readers)
 mkdir -p "$WORK/img"
 "$PY" - "$WORK" "$ROWS" <<'PY'
 import sys
+import numpy as np
 w, rows = sys.argv[1], int(sys.argv[2])
 for k in range(64):
     open(f"{w}/img/{k}.jpg", "wb").write(b"\xff\xd8\xff" + (b"blob %02d " % k) * 20)
+h = np.random.default_rng(3).standard_normal(rows)
+np.save(f"{w}/h.npy", h)
 with open(f"{w}/load.csv", "w") as f:
-    f.write("id,val,txt,img\n")
+    f.write("id,val,txt,img,h\n")
     for i in range(rows):
-        f.write(f"{i},{i / 2!r},t{i},img/{i % 64}.jpg\n")
-open(f"{w}/load.txt", "w").write("id int64\nval float64?\ntxt string\nimg blob\n")
+        f.write(f"{i},{i / 2!r},t{i},img/{i % 64}.jpg,{h[i]!r}\n")
+open(f"{w}/load.txt", "w").write("id int64\nval float64?\ntxt string\nimg blob\nh float64\n")
 PY
 "$INGOT" import --schema "$WORK/load.txt" --rows-per-group 20000 "$WORK/load.csv" "$WORK/t" >/dev/null ||
     { fail load_import "import failed"; exit 0; }
@@ -51,7 +56,7 @@ pids=()
 k=0
 for mode in npy npy mmap mmap text text row row blob blob; do
     k=$((k + 1))
-    "$PY" "$ROOT/tests/integration/load_reader.py" "$mode" "$WORK/m" "$SECS" "$k" >"$WORK/r$k.json" 2>"$WORK/r$k.err" &
+    "$PY" "$ROOT/tests/integration/load_reader.py" "$mode" "$WORK/m" "$SECS" "$k" "$WORK/h.npy" >"$WORK/r$k.json" 2>"$WORK/r$k.err" &
     pids+=($!)
 done
 # a DuckDB reader of the Parquet views (their names are cached by the kernel)
