@@ -48,7 +48,7 @@ static int make_table(void)
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
           "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
-          "mp list<struct<key:string, value:int64?>>?\n",
+          "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -116,6 +116,11 @@ static int make_table(void)
             fclose(o);
             fprintf(f, ", \"img\": \"%s\"", obj);
         }
+        fputs(", \"lv\": [", f); /* lv: r % 3 vectors [r, k], NULL where (r + k) % 4 == 1 */
+        for (size_t k = 0; k < r % 3; k++)
+            if ((r + k) % 4 == 1) fprintf(f, "%snull", k ? "," : "");
+            else fprintf(f, "%s[%llu, %zu]", k ? "," : "", (unsigned long long)r, k);
+        fputc(']', f);
         if (null_fr(r)) { /* fr: NULL, or r % 3 of the objects o1..o4 (written by rows 1..4) */
             fputs(", \"fr\": null}\n", f);
         } else {
@@ -271,6 +276,18 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const int32_t *sno = st->children[1]->buffers[1];
     const char *snb = st->children[1]->buffers[2];
     int64_t nulls_st = 0;
+    /* a list of vectors: List<FixedSizeList<Float32>[2]>, NULL vectors kept */
+    const struct ArrowArray *lv = child(a, s, "lv", &cs);
+    REQUIRE(lv);
+    CHECK_EQ_STR(cs->format, "+l");
+    REQUIRE(cs->n_children == 1 && lv->n_children == 1 && lv->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->format, "+w:2");
+    CHECK(cs->children[0]->flags & ARROW_FLAG_NULLABLE);
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "f");
+    REQUIRE(lv->children[0]->n_buffers == 1 && lv->children[0]->children[0]->n_buffers == 2);
+    CHECK_EQ_INT(lv->children[0]->children[0]->length, 2 * lv->children[0]->length);
+    const int32_t *lvo = lv->buffers[1];
+    const float *lvv = lv->children[0]->children[0]->buffers[1];
     const int32_t *lso = lsa->buffers[1], *eo = lsa->children[0]->buffers[1];
     const char *eb = lsa->children[0]->buffers[2];
 
@@ -310,6 +327,13 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             int64_t e = lo[i] + (int64_t)k;
             CHECK_EQ_INT(bit(la->children[0]->buffers[0], e), !null_elem(r, k));
             if (!null_elem(r, k)) CHECK_EQ_INT(ls[e], (int64_t)r * 10 + (int64_t)k);
+        }
+        CHECK_EQ_INT(lvo[i + 1] - lvo[i], (int64_t)(r % 3));
+        for (size_t k = 0; k < r % 3; k++) {
+            int64_t e = lvo[i] + (int64_t)k;
+            CHECK_EQ_INT(bit(lv->children[0]->buffers[0], e), (r + k) % 4 != 1);
+            if ((r + k) % 4 != 1) CHECK(lvv[2 * e] == (float)r && lvv[2 * e + 1] == (float)k);
+            else CHECK(lvv[2 * e] == 0 && lvv[2 * e + 1] == 0);
         }
         CHECK_EQ_INT(bit(img->buffers[0], i), r % 5 != 0);
         if (r % 5) {

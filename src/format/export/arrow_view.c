@@ -179,6 +179,16 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
         snprintf(f->format, sizeof f->format, "+w:%u", a->c.dimension);
     else
         snprintf(f->format, sizeof f->format, "+l");
+    if (a->shape == IG_ARV_LIST && a->c.dimension) { /* List of a FixedSizeList "item" of the floats */
+        f->shape = IG_ARV_LISTS;
+        if (!(f->kids = calloc(1, sizeof *f->kids))) return false;
+        f->nkids = 1;
+        f->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
+                                           .name = "item"};
+        snprintf(f->kids[0].format, sizeof f->kids[0].format, "+w:%u", a->c.dimension);
+        snprintf(f->kids[0].child_format, sizeof f->kids[0].child_format, "%s", vf);
+        return true;
+    }
     if (a->shape == IG_ARV_LIST && a->nlists > 1) { /* a chain of "item" lists, the last holding the elements */
         struct ig_arv_field *at = f;
         for (unsigned k = 1; k < a->nlists; k++) {
@@ -362,7 +372,13 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
     }
     if (!value_type(c, &a->tt, &a->width)) return false;
     if (c->dimension) {
-        if (c->lists || a->tt != AT_FLOAT || a->width != 4) return false;
+        if (a->tt != AT_FLOAT || a->width != 4) return false;
+        if (c->lists == 1) { /* a list of vectors (per-frame embeddings): List<FixedSizeList<float32>[D]> */
+            if (!list_levels(a, c, 0)) return false;
+            a->nullable = a->list_nullable;
+            return true;
+        }
+        if (c->lists) return false;
         a->shape = IG_ARV_VECTOR;
         a->nullable = c->max_def > 0;
         return true;
@@ -596,14 +612,14 @@ static void bitmap(struct body *b, uint8_t kind, const struct acol *a, uint64_t 
     buffer_end(b);
 }
 
-/* Values of every page: width bytes per live row (a vector's D lanes per row),
- * or per element when `elements` (lists). */
+/* Values of every page: width bytes per live row, or per element when
+ * `elements` (lists); a vector's D lanes each. */
 static void values(struct body *b, const struct acol *a, bool elements)
 {
     for (uint32_t i = 0; i < a->count; i++) {
         const struct pstat *s = &a->pages[i];
         uint64_t n = elements ? s->elems : s->live;
-        piece(b, IG_ARV_FIXED, a, a->first + i, n * a->width * (a->shape == IG_ARV_VECTOR ? a->c.dimension : 1), 0);
+        piece(b, IG_ARV_FIXED, a, a->first + i, n * a->width * (a->c.dimension ? a->c.dimension : 1), 0);
     }
     buffer_end(b);
 }
@@ -664,7 +680,11 @@ static void list_elements(struct body *b, const struct acol *a)
 {
     node(b, a->sum.elems, a->sum.elem_nulls);
     bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
-    if (a->width) {
+    if (a->c.dimension) { /* vectors: their D floats each (zeros for a NULL one), never NULL */
+        node(b, a->sum.elems * a->c.dimension, 0);
+        bitmap(b, IG_ARV_ELEM_VALID, a, 0, false);
+        values(b, a, true);
+    } else if (a->width) {
         values(b, a, true);
     } else if (a->tt == AT_BOOL) {
         bitmap(b, IG_ARV_ELEM_BOOL, a, a->sum.elems, true);
@@ -825,8 +845,9 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
 {
     uint8_t tt = a->tt;
     bool nullable = child ? a->elem_nullable : a->nullable;
+    bool vector_item = child && a->shape == IG_ARV_LIST && a->c.dimension; /* a list's vectors */
     if (!child && a->shape == IG_ARV_LIST) tt = AT_LIST;
-    if (!child && a->shape == IG_ARV_VECTOR) tt = AT_FSL;
+    if ((!child && a->shape == IG_ARV_VECTOR) || vector_item) tt = AT_FSL;
     struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, nullable}, {2, FB_U8, tt}, {3, FB_REF, 0}, {5, FB_REF, 0}};
     size_t s[5];
     fbw_patch(w, slot, fbw_table(w, f, 5, s));
@@ -835,7 +856,8 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     else
         fbw_patch(w, s[0], fbw_string(w, a->c.name + a->name_skip, a->c.name_len - a->name_skip));
     type_table(w, s[3], tt, &a->c, a->c.dimension);
-    uint32_t nkids = child                         ? 0
+    uint32_t nkids = vector_item                   ? 1
+                     : child                       ? 0
                      : a->shape == IG_ARV_STRUCT   ? a->nkids
                      : a->shape == IG_ARV_BLOB     ? 2
                      : a->shape == IG_ARV_LIST || a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_BLOB_LIST ||
@@ -845,7 +867,12 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     size_t kids = fbw_vector(w, nkids, 4, 4);
     fbw_patch(w, s[4], kids);
     for (uint32_t k = 0; k < nkids; k++)
-        if (a->shape == IG_ARV_STRUCT) {
+        if (vector_item) { /* its floats: an "item" never NULL */
+            struct acol lanes = *a;
+            lanes.c.dimension = 0;
+            lanes.elem_nullable = false;
+            field(w, kids + 4, &lanes, true);
+        } else if (a->shape == IG_ARV_STRUCT) {
             field(w, kids + 4 + 4 * (size_t)k, &a->kids[k], false);
         } else if (a->shape == IG_ARV_BLOB_LIST) { /* its item: a Struct<path, size> never NULL */
             struct acol m = {.c = {.type = IG_T_BLOB, .name = "item", .name_len = 4}, .shape = IG_ARV_BLOB,
@@ -1152,11 +1179,16 @@ void ig_arv_free(struct ig_arv *v)
 
 struct bits {
     uint8_t *o;
-    uint64_t i;
+    uint64_t i, cap; /* cap: the piece's bits */
+    bool over;       /* more bits than the piece holds: the layout's counts are wrong */
 };
 
 static void put_bit(struct bits *b, bool on)
 {
+    if (b->i >= b->cap) {
+        b->over = true;
+        return;
+    }
     if (on) b->o[b->i / 8] |= (uint8_t)(1u << (b->i % 8));
     b->i++;
 }
@@ -1166,7 +1198,7 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
                        const struct ig_arv_piece *pc, struct ig_reader *r, uint8_t *o, struct ig_error *err)
 {
     const struct ig_part *p = &t->parts[v->part];
-    struct bits b = {o, 0};
+    struct bits b = {o, 0, pc->len * 8, false};
     struct page pg;
     ig_values_init(&pg.v, IG_T_INT64);
     int rc = 0;
@@ -1175,19 +1207,18 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
         if ((rc = ig_part_page(p, page, &rec, err))) break;
         if (rec.row_count == rec.deleted) continue;
         if (pc->kind == IG_ARV_VALID && !needs_counts(a, &rec)) { /* no NULL here */
-            for (uint32_t k = 0; k < rec.row_count - rec.deleted && b.i < pc->len * 8; k++) put_bit(&b, true);
+            for (uint32_t k = 0; k < rec.row_count - rec.deleted && b.i < b.cap; k++) put_bit(&b, true);
             continue;
         }
         if ((rc = load(t, v->part, v->group_first_row, a->col, page, r, &pg, err))) break;
         const struct ig_values *x = &pg.v;
-        for (size_t row = 0; row < rec.row_count; row++) {
+        /* a row gives one bit, or one an element (a level's list): not one an
+         * entry, since a NULL or empty list is an entry and no element */
+        for (size_t row = 0; row < rec.row_count && !b.over; row++) {
             if (bit_set(pg.del, row)) continue;
-            bool elems = pc->kind == IG_ARV_ELEM_VALID || pc->kind == IG_ARV_ELEM_BOOL || pc->kind == IG_ARV_LEVEL_VALID ||
-                         pc->kind == IG_ARV_SLOT_STRUCT_VALID;
-            uint64_t need = elems ? (x->levels ? x->row_ent[row + 1] - x->row_ent[row] : 0) : 1;
-            if (b.i + need > pc->len * 8) {
-                rc = ig_err(err, -EIO, "%s: column %u page %u: more values than the layout counted", p->path,
-                            a->col, page);
+            if (pc->kind != IG_ARV_VALID && pc->kind != IG_ARV_STRUCT_VALID && pc->kind != IG_ARV_BOOL &&
+                !x->levels) {
+                b.over = true; /* elements without levels: not a layout this view makes */
                 break;
             }
             if (pc->kind == IG_ARV_VALID) {
@@ -1215,6 +1246,9 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
                 }
             }
         }
+        if (b.over)
+            rc = ig_err(err, -EIO, "%s: column %u page %u: more values than the layout counted", p->path, a->col,
+                        page);
     }
     ig_values_free(&pg.v);
     return rc;
@@ -1360,6 +1394,7 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
     const struct ig_values *x = &pg->v;
     uint64_t at = 0, next = pc->base;
     uint32_t w = pc->width;
+    uint32_t lanes = a->c.dimension ? a->c.dimension : 1, slot = w * lanes; /* a list's element */
     for (size_t row = 0; row < pg->rec.row_count; row++) {
         if (bit_set(pg->del, row)) continue;
         bool null = row_null(a, x, row);
@@ -1375,7 +1410,7 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
             need = (uint64_t)w * a->c.dimension;
         } else if (a->shape == IG_ARV_LIST) {
             need = 0;
-            for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) need += x->defs[e] > list_empty_def(a) ? w : 0;
+            for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) need += x->defs[e] > list_empty_def(a) ? slot : 0;
         } else {
             need = w;
         }
@@ -1396,7 +1431,8 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
             uint32_t vi = x->row_val[row], k = 0;
             for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
                 if (x->defs[e] <= list_empty_def(a)) continue;
-                if (x->defs[e] == a->c.max_def) put_lane(o + at + (uint64_t)w * k, x->lanes[vi++], w);
+                for (uint32_t j = 0; x->defs[e] == a->c.max_def && j < lanes; j++)
+                    put_lane(o + at + (uint64_t)slot * k + (uint64_t)w * j, x->lanes[vi++], w);
                 k++;
             }
         } else if (!null) {

@@ -38,10 +38,13 @@
  * - a top-level blob column Struct<path: Utf8, size: Int64>, path as rows/ID
  *   shows it ("blobs/COL/ID.ext"); a top-level list<blob> whose elements are
  *   never NULL (its rows' references stored as one value) List<Struct<path,
- *   size>> ("blobs/COL/ID/K.ext"). Not shown yet
+ *   size>> ("blobs/COL/ID/K.ext");
+ * - a top-level list of vectors List<FixedSizeList<float32>[D]> (the list's
+ *   elements are the vectors, their validity ELEM_VALID; the floats, D a
+ *   vector and zeros for a NULL one, its FIXED pieces). Not shown yet
  * (left out of the schema): lists of structs holding lists or structs, lists
- * of four levels, lists of blobs with NULL elements, vectors in lists, structs
- * holding vectors, blobs or lists of structs.
+ * of four levels, lists of blobs with NULL elements, lists of lists of
+ * vectors, structs holding vectors, blobs or lists of structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -95,7 +98,7 @@ struct ig_arv_piece {
 enum ig_arv_shape {
     IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST,
     IG_ARV_LIST_STRUCT, /* a list of structs of flat members (maps): List<Struct<...>> */
-    IG_ARV_LISTS /* (a field only) a list whose one kid is a list: lists of lists, outer levels */
+    IG_ARV_LISTS /* (a field only) a list whose one kid is a list (lists of lists, outer levels) or a vector */
 };
 
 /* A column of the record batch, for the C Data Interface export (api
@@ -104,9 +107,11 @@ enum ig_arv_shape {
  * values or bits) or 3 (validity, offsets, bytes); a vector a node and its
  * validity, then its elements' node, validity and values; a list a node, its
  * validity and offsets, then its elements' node, validity and values; a
- * struct a node and its validity, then each member as a flat column; a blob
- * a struct of two such members, path and size; a list of blobs a node, its
- * validity and offsets, then its one kid, such a blob struct. */
+ * struct a node and its validity, then each member as a flat column; a list
+ * of vectors a node, its validity and offsets, then its one kid, such a
+ * vector; a blob a struct of two such members, path and size; a list of
+ * blobs a node, its validity and offsets, then its one kid, such a blob
+ * struct. */
 struct ig_arv_field {
     uint32_t col;          /* the ingot column */
     uint8_t shape;         /* enum ig_arv_shape */
