@@ -6,10 +6,9 @@
 # strings, binary and bools, a nullable struct of flat members, a blob column
 # as its (path, size) reference, a list of objects as List<Struct<path, size>>,
 # structs holding lists, lists of lists, a list of structs (a map), structs in
-# structs, lists of vectors (per-frame embeddings) as List<FixedSizeList>; NULLs
-# at every level each can hold them; several row groups, erased rows) and every
-# value must equal the row's JSON in rows/ID; a struct holding a vector is left
-# out.
+# structs, a struct holding a vector, lists of vectors (per-frame embeddings) as
+# List<FixedSizeList>; NULLs at every level each can hold them; several row
+# groups, erased rows) and every value must equal the row's JSON in rows/ID.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -18,7 +17,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,img,frames,lv,lvn
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -48,7 +47,7 @@ l3 list<list<list<int32>?>>?
 mp list<struct<key:string, value:float64?, ok:bool>?>?
 ss struct<in:struct<z:int64>>
 ns struct<a:int32, in:struct<b:string?, c:list<int64>?, deep:struct<x:float64?>?>?>?
-sv struct<v:vector<float32, 2>>
+sv struct<v:vector<float32, 2>?, w:int32>?
 img blob?
 frames list<blob>?
 lv list<vector<float32, 3>>
@@ -96,7 +95,7 @@ with open(sys.argv[1], "w") as f:
             "ns": None if i % 9 == 4 else {"a": i, "in": None if i % 7 == 2 else {
                 "b": None if i % 5 == 0 else f"b{i}", "c": None if i % 6 == 1 else list(range(i % 3)),
                 "deep": None if i % 4 == 3 else {"x": None if i % 8 == 5 else i / 4}}},
-            "sv": {"v": [i, -i]}, "img": img,
+            "sv": None if i % 8 == 6 else {"v": None if i % 5 == 4 else [i, -i], "w": i}, "img": img,
             "frames": None if i % 11 == 4 else [f"{objs}/{(i + k) % 40 * 6 + 1}.jpg" for k in range(i % 4)],
             "lv": [[i, k, -0.5 * k] for k in range(i % 4)],
             "lvn": None if i % 6 == 0 else [None if (i + k) % 3 == 0 else [k, -i] for k in range(i % 3)]}) + "\n")

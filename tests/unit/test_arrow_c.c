@@ -48,7 +48,8 @@ static int make_table(void)
     fputs("id int64\ni8 int8?\nf float32\nb bool\ns string?\nv vector<float32, 3>\nl list<int32?>?\n"
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
           "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
-          "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n",
+          "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n"
+          "lsl list<struct<x:list<int32>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -116,6 +117,7 @@ static int make_table(void)
             fclose(o);
             fprintf(f, ", \"img\": \"%s\"", obj);
         }
+        fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r); /* not shown: refused */
         fputs(", \"lv\": [", f); /* lv: r % 3 vectors [r, k], NULL where (r + k) % 4 == 1 */
         for (size_t k = 0; k < r % 3; k++)
             if ((r + k) % 4 == 1) fprintf(f, "%snull", k ? "," : "");
@@ -229,7 +231,16 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->children[0]->children[0]->name, "z");
     const struct ArrowArray *ssin = ss->children[0];
     const int64_t *ssz = ssin->children[0]->buffers[1];
-    CHECK(child(a, s, "sv", &cs) == NULL); /* a struct holding a vector is not shown */
+    /* a struct holding a vector: Struct<v: FixedSizeList<Float32>[2]> */
+    const struct ArrowArray *sv = child(a, s, "sv", &cs);
+    REQUIRE(sv);
+    CHECK_EQ_STR(cs->format, "+s");
+    REQUIRE(cs->n_children == 1 && sv->n_children == 1 && sv->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->name, "v");
+    CHECK_EQ_STR(cs->children[0]->format, "+w:2");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "f");
+    CHECK_EQ_INT(sv->children[0]->children[0]->length, 2 * sv->length);
+    const float *svv = sv->children[0]->children[0]->buffers[1];
     /* a map: List<Struct<key: Utf8, value: Int64>> */
     const struct ArrowArray *mp = child(a, s, "mp", &cs);
     REQUIRE(mp);
@@ -328,6 +339,7 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK_EQ_INT(bit(la->children[0]->buffers[0], e), !null_elem(r, k));
             if (!null_elem(r, k)) CHECK_EQ_INT(ls[e], (int64_t)r * 10 + (int64_t)k);
         }
+        CHECK(svv[2 * i] == 1.0f && svv[2 * i + 1] == 2.0f);
         CHECK_EQ_INT(lvo[i + 1] - lvo[i], (int64_t)(r % 3));
         for (size_t k = 0; k < r % 3; k++) {
             int64_t e = lvo[i] + (int64_t)k;
@@ -497,10 +509,10 @@ static void test_export_refusals(void)
     REQUIRE(ingot_open(table, &t, eb, sizeof eb) == 0);
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    uint32_t sv, member;
-    REQUIRE(ingot_column_find(t, "sv", &sv) == 0 && ingot_column_find(t, "st.a", &member) == 0);
-    CHECK_EQ_INT(ingot_export_arrow(t, 0, &sv, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
-    CHECK(strstr(eb, "'sv'") != NULL);
+    uint32_t lsl, member;
+    REQUIRE(ingot_column_find(t, "lsl", &lsl) == 0 && ingot_column_find(t, "st.a", &member) == 0);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &lsl, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
+    CHECK(strstr(eb, "'lsl'") != NULL);
     CHECK_EQ_INT(ingot_export_arrow(t, 0, &member, 1, &a, &s, eb, sizeof eb), -EINVAL);
     CHECK(a.release == NULL && s.release == NULL);
     uint32_t none = 999;

@@ -225,12 +225,13 @@ static bool list_levels(struct acol *a, const struct ig_colrec *c, uint8_t def_b
     return d + a->elem_nullable == c->max_def;
 }
 
-/* A struct's member the view can show: a flat value of a shown type, or a
- * list (of lists) of them. */
+/* A struct's member the view can show: a flat value of a shown type, a list
+ * (of lists) of them, or a vector of float32 (not in a list). */
 static bool member_ok(const struct ig_colrec *m)
 {
     uint8_t tt, width;
-    return m->type != IG_T_STRUCT && m->lists <= AV_MAX_LISTS && !m->dimension && value_type(m, &tt, &width);
+    if (m->type == IG_T_STRUCT || m->lists > AV_MAX_LISTS || !value_type(m, &tt, &width)) return false;
+    return !m->dimension || (!m->lists && tt == AT_FLOAT && width == 4);
 }
 
 /* Are column col (c)'s members all member_ok, or structs whose members are
@@ -286,7 +287,7 @@ static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struc
         struct ig_colrec m;
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
-        if (!member_ok(&m) || m.lists) return false;
+        if (!member_ok(&m) || m.lists || m.dimension) return false;
         found++;
     }
     return found == c->num_children;
@@ -335,6 +336,8 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         value_type(c, &a->tt, &a->width);
         if (c->lists) { /* a list under the struct: NULL where either is */
             if (!list_levels(a, c, def)) return false;
+        } else if (c->dimension) { /* a vector: NULL where it or its struct is, as a top-level one */
+            a->shape = IG_ARV_VECTOR;
         } else {
             a->shape = IG_ARV_MEMBER;
         }
