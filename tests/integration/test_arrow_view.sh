@@ -7,8 +7,9 @@
 # as its (path, size) reference, a list of objects as List<Struct<path, size>>,
 # structs holding lists, lists of lists, a list of structs (a map), structs in
 # structs, a struct holding a vector, lists of vectors (per-frame embeddings) as
-# List<FixedSizeList>; NULLs at every level each can hold them; several row
-# groups, erased rows) and every value must equal the row's JSON in rows/ID.
+# List<FixedSizeList>, four levels of lists; NULLs at every level each can hold
+# them; several row groups, erased rows) and every value must equal the row's
+# JSON in rows/ID.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -17,7 +18,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -52,6 +53,7 @@ img blob?
 frames list<blob>?
 lv list<vector<float32, 3>>
 lvn list<vector<float32, 2>?>?
+l4 list<list<list<list<int32>>?>>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -98,7 +100,10 @@ with open(sys.argv[1], "w") as f:
             "sv": None if i % 8 == 6 else {"v": None if i % 5 == 4 else [i, -i], "w": i}, "img": img,
             "frames": None if i % 11 == 4 else [f"{objs}/{(i + k) % 40 * 6 + 1}.jpg" for k in range(i % 4)],
             "lv": [[i, k, -0.5 * k] for k in range(i % 4)],
-            "lvn": None if i % 6 == 0 else [None if (i + k) % 3 == 0 else [k, -i] for k in range(i % 3)]}) + "\n")
+            "lvn": None if i % 6 == 0 else [None if (i + k) % 3 == 0 else [k, -i] for k in range(i % 3)],
+            "l4": None if i % 9 == 3 else [[None if (i + j + k) % 4 == 3 else
+                                             [[i, j, k][: (i + k + q) % 4] for q in range((j + k) % 3)]
+                                             for k in range((i + j) % 3)] for j in range(i % 3)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

@@ -5,6 +5,7 @@
 #include "blob/blob.h"
 #include "format/layout.h"
 #include "format/model/names.h"
+#include "format/model/schema.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "util/endian.h"
@@ -23,8 +24,9 @@ enum { A_V5 = 4 };
 
 /* ---- the columns shown ------------------------------------------------------ */
 
-/* The most list levels a column shown as lists of lists has (list<list<list<T>>>). */
-#define AV_MAX_LISTS 3
+/* The most list levels a column shown as lists of lists has: as many as a
+ * column may have (schema.h). */
+#define AV_MAX_LISTS IG_MAX_LISTS
 /* Definition levels counted per row (row_defs); deeper ones count as the last. */
 #define AV_DEFS 16
 /* The most structs one inside another (struct<a: struct<b: ...>>). */
@@ -1017,7 +1019,9 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
         for (unsigned d = 0; d < AV_DEFS; d++) a->sum.row_defs[d] += s->row_defs[d];
     }
     ig_values_free(&pg.v);
-    if (!rc && (a->sum.bytes > INT32_MAX || a->sum.slots[1] > INT32_MAX || a->sum.slots[2] > INT32_MAX ||
+    bool slots_over = false;
+    for (unsigned k = 1; k < AV_MAX_LISTS; k++) slots_over |= a->sum.slots[k] > INT32_MAX;
+    if (!rc && (a->sum.bytes > INT32_MAX || slots_over ||
                 ((a->shape == IG_ARV_LIST || a->shape == IG_ARV_BLOB_LIST) && a->sum.elems > INT32_MAX)))
         rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
                     (int)a->c.name_len, a->c.name, out->group);

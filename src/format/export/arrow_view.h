@@ -24,9 +24,9 @@
  * Types: bool Bool; intN/uintN Int(N, signed); float32 (and quantised columns,
  * as the float32 they read back as) and float64 FloatingPoint; string Utf8;
  * binary Binary; vector<float32, D> FixedSizeList<float32>[D];
- * - a top-level list List<number | Utf8 | Binary | Bool>, a list of lists (up
- *   to three levels) List<List<...>> (each inner level a node, its validity
- *   and offsets: LEVEL_VALID, LEVEL_OFFSETS);
+ * - a top-level list List<number | Utf8 | Binary | Bool>, a list of lists (as
+ *   many levels as a column may have) List<List<...>> (each inner level a
+ *   node, its validity and offsets: LEVEL_VALID, LEVEL_OFFSETS);
  * - a top-level list of structs of flat members (maps) List<Struct<...>> (the
  *   list's offsets and the structs' validity from the first member's levels,
  *   each member's from its own);
@@ -43,9 +43,8 @@
  *   elements are the vectors, their validity ELEM_VALID; the floats, D a
  *   vector and zeros for a NULL one, its FIXED pieces). Not shown yet
  * (left out of the schema): lists of structs holding lists or structs, lists
- * of four levels, lists of blobs with NULL elements, lists of lists of
- * vectors, lists of structs holding vectors, structs holding blobs or lists
- * of structs.
+ * of blobs with NULL elements, lists of lists of vectors, lists of structs
+ * holding vectors, structs holding blobs or lists of structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
