@@ -215,9 +215,9 @@ PY
 check parquet_view_blob_references blobs
 
 # vectors are lists of D floats in the views (nullable, quantised, inside a
-# struct, in lists: per-frame embeddings): DuckDB's copy imported back equals
-# them, before and after erasures (an erased row's page is laid out from its
-# decoded levels)
+# struct, in lists: per-frame embeddings, in a list's structs): DuckDB's copy
+# imported back equals them, before and after erasures (an erased row's page
+# is laid out from its decoded levels)
 vectors() {
     local d=$WORK/vec
     mkdir -p "$d/m"
@@ -229,6 +229,7 @@ h vector<float32, 4> quantize=fp16
 st struct<a:int64, e:vector<float32, 2>?>?
 lv list<vector<float32, 3>>
 ln list<vector<float32, 2>?>?
+lsv list<struct<name:string, emb:vector<float32, 2>?>?>?
 S
     "$PY" - "$d/in.jsonl" <<'PY'
 import json, sys
@@ -238,7 +239,10 @@ with open(sys.argv[1], "w") as f:
             "h": [(i % 100) / 4.0, 1, 2, 3],
             "st": None if i % 7 == 1 else {"a": i, "e": None if i % 5 == 2 else [i / 3, -i]},
             "lv": [[i, k, -0.5 * k] for k in range(i % 4)],
-            "ln": None if i % 6 == 0 else [None if (i + k) % 3 == 0 else [k, -i] for k in range(i % 3)]}) + "\n")
+            "ln": None if i % 6 == 0 else [None if (i + k) % 3 == 0 else [k, -i] for k in range(i % 3)],
+            "lsv": None if i % 7 == 5 else [None if (i + k) % 5 == 4 else
+                                             {"name": f"o{i}.{k}", "emb": None if (i + k) % 3 == 1 else [i, k]}
+                                             for k in range(i % 3)]}) + "\n")
 PY
     "$INGOT" import --schema "$d/s.txt" --rows-per-group 1000 "$d/in.jsonl" "$d/t" >/dev/null || return 1
     "$INGOT" mount "$d/t" "$d/m" || return 1

@@ -49,7 +49,7 @@ static int make_table(void)
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
           "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
           "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n"
-          "lsl list<struct<x:list<int32>>>\n",
+          "lsl list<struct<x:list<int32>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -118,6 +118,10 @@ static int make_table(void)
             fprintf(f, ", \"img\": \"%s\"", obj);
         }
         fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r); /* not shown: refused */
+        if (r % 2) /* lse: one struct {k: r, e: [r, 1]} on odd rows, none on even ones */
+            fprintf(f, ", \"lse\": [{\"k\": %llu, \"e\": [%llu, 1]}]", (unsigned long long)r, (unsigned long long)r);
+        else
+            fputs(", \"lse\": []", f);
         fputs(", \"lv\": [", f); /* lv: r % 3 vectors [r, k], NULL where (r + k) % 4 == 1 */
         for (size_t k = 0; k < r % 3; k++)
             if ((r + k) % 4 == 1) fprintf(f, "%snull", k ? "," : "");
@@ -298,6 +302,16 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     REQUIRE(lv->children[0]->n_buffers == 1 && lv->children[0]->children[0]->n_buffers == 2);
     CHECK_EQ_INT(lv->children[0]->children[0]->length, 2 * lv->children[0]->length);
     const int32_t *lvo = lv->buffers[1];
+    /* a list of structs holding a vector: List<Struct<k: Int32, e: FixedSizeList<Float32>[2]>> */
+    const struct ArrowArray *lse = child(a, s, "lse", &cs);
+    REQUIRE(lse);
+    CHECK_EQ_STR(cs->format, "+l");
+    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 2 && lse->children[0]->n_children == 2);
+    CHECK_EQ_STR(cs->children[0]->children[1]->name, "e");
+    CHECK_EQ_STR(cs->children[0]->children[1]->format, "+w:2");
+    CHECK_EQ_STR(cs->children[0]->children[1]->children[0]->format, "f");
+    const int32_t *lseo = lse->buffers[1], *lsek = lse->children[0]->children[0]->buffers[1];
+    const float *lsee = lse->children[0]->children[1]->children[0]->buffers[1];
     const float *lvv = lv->children[0]->children[0]->buffers[1];
     const int32_t *lso = lsa->buffers[1], *eo = lsa->children[0]->buffers[1];
     const char *eb = lsa->children[0]->buffers[2];
@@ -340,6 +354,9 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             if (!null_elem(r, k)) CHECK_EQ_INT(ls[e], (int64_t)r * 10 + (int64_t)k);
         }
         CHECK(svv[2 * i] == 1.0f && svv[2 * i + 1] == 2.0f);
+        CHECK_EQ_INT(lseo[i + 1] - lseo[i], (int64_t)(r % 2));
+        if (r % 2)
+            CHECK(lsek[lseo[i]] == (int32_t)r && lsee[2 * lseo[i]] == (float)r && lsee[2 * lseo[i] + 1] == 1.0f);
         CHECK_EQ_INT(lvo[i + 1] - lvo[i], (int64_t)(r % 3));
         for (size_t k = 0; k < r % 3; k++) {
             int64_t e = lvo[i] + (int64_t)k;

@@ -155,9 +155,14 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
         }
         for (uint32_t k = 0; k < a->nkids; k++) {
             const struct acol *m = &a->kids[k];
-            members[k] = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_FLAT, .nullable = m->elem_nullable,
-                                               .name_skip = m->name_skip};
-            snprintf(members[k].format, sizeof members[k].format, "%s", c_format(&m->c));
+            members[k] = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
+                                               .nullable = m->elem_nullable, .name_skip = m->name_skip};
+            if (m->c.dimension) {
+                snprintf(members[k].format, sizeof members[k].format, "+w:%u", m->c.dimension);
+                snprintf(members[k].child_format, sizeof members[k].child_format, "%s", c_format(&m->c));
+            } else {
+                snprintf(members[k].format, sizeof members[k].format, "%s", c_format(&m->c));
+            }
         }
         *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_STRUCT, .nullable = a->struct_nullable,
                                       .format = "+s", .name = "item", .nkids = a->nkids, .kids = members};
@@ -280,7 +285,7 @@ static bool under_shown_structs(const struct ig_part *p, const struct ig_colrec 
 }
 
 /* Is column col (c) a top-level list of structs whose members are all flat
- * values (maps are list<struct<key, value>>)? */
+ * values or vectors (maps are list<struct<key, value>>)? */
 static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
 {
     if (c->type != IG_T_STRUCT || c->parent != IG_NONE || c->lists != 1 || !c->num_children) return false;
@@ -289,7 +294,7 @@ static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struc
         struct ig_colrec m;
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
-        if (!member_ok(&m) || m.lists || m.dimension) return false;
+        if (!member_ok(&m) || m.lists) return false;
         found++;
     }
     return found == c->num_children;
@@ -834,13 +839,21 @@ static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
     fbw_patch(w, s[4], kids);
     for (uint32_t k = 0; k < a->nkids; k++) {
         const struct acol *m = &a->kids[k];
-        struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, m->elem_nullable}, {2, FB_U8, m->tt}, {3, FB_REF, 0},
+        uint8_t tt = m->c.dimension ? AT_FSL : m->tt; /* a vector: FixedSizeList of floats */
+        struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, m->elem_nullable}, {2, FB_U8, tt}, {3, FB_REF, 0},
                                 {5, FB_REF, 0}};
         size_t ms[5];
         fbw_patch(w, kids + 4 + 4 * (size_t)k, fbw_table(w, mf, 5, ms));
         fbw_patch(w, ms[0], fbw_string(w, m->c.name + m->name_skip, m->c.name_len - m->name_skip));
-        type_table(w, ms[3], m->tt, &m->c, 0);
-        fbw_patch(w, ms[4], fbw_vector(w, 0, 4, 4));
+        type_table(w, ms[3], tt, &m->c, m->c.dimension);
+        size_t mk = fbw_vector(w, m->c.dimension ? 1 : 0, 4, 4);
+        fbw_patch(w, ms[4], mk);
+        if (m->c.dimension) { /* its floats: an "item" never NULL */
+            struct acol lanes = *m;
+            lanes.c.dimension = 0;
+            lanes.elem_nullable = false;
+            field(w, mk + 4, &lanes, true);
+        }
     }
 }
 
