@@ -230,6 +230,7 @@ st struct<a:int64, e:vector<float32, 2>?>?
 lv list<vector<float32, 3>>
 ln list<vector<float32, 2>?>?
 lsv list<struct<name:string, emb:vector<float32, 2>?>?>?
+llv list<list<vector<float32, 2>>?>
 S
     "$PY" - "$d/in.jsonl" <<'PY'
 import json, sys
@@ -242,7 +243,9 @@ with open(sys.argv[1], "w") as f:
             "ln": None if i % 6 == 0 else [None if (i + k) % 3 == 0 else [k, -i] for k in range(i % 3)],
             "lsv": None if i % 7 == 5 else [None if (i + k) % 5 == 4 else
                                              {"name": f"o{i}.{k}", "emb": None if (i + k) % 3 == 1 else [i, k]}
-                                             for k in range(i % 3)]}) + "\n")
+                                             for k in range(i % 3)],
+            "llv": [None if (i + j) % 4 == 2 else [[i, j * 10 + k] for k in range((i + j) % 3)]
+                    for j in range(i % 3)]}) + "\n")
 PY
     "$INGOT" import --schema "$d/s.txt" --rows-per-group 1000 "$d/in.jsonl" "$d/t" >/dev/null || return 1
     "$INGOT" mount "$d/t" "$d/m" || return 1

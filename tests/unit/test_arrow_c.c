@@ -49,7 +49,8 @@ static int make_table(void)
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
           "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
           "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n"
-          "lsl list<struct<x:list<int32>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n",
+          "lsl list<struct<x:list<int32>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
+          "llv list<list<vector<float32, 2>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -122,6 +123,8 @@ static int make_table(void)
             fprintf(f, ", \"lse\": [{\"k\": %llu, \"e\": [%llu, 1]}]", (unsigned long long)r, (unsigned long long)r);
         else
             fputs(", \"lse\": []", f);
+        /* llv: on odd rows one list of one vector [r, 7], on even rows none */
+        fprintf(f, r % 2 ? ", \"llv\": [[[%llu, 7]]]" : ", \"llv\": []", (unsigned long long)r);
         fputs(", \"lv\": [", f); /* lv: r % 3 vectors [r, k], NULL where (r + k) % 4 == 1 */
         for (size_t k = 0; k < r % 3; k++)
             if ((r + k) % 4 == 1) fprintf(f, "%snull", k ? "," : "");
@@ -312,6 +315,16 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->children[0]->children[1]->children[0]->format, "f");
     const int32_t *lseo = lse->buffers[1], *lsek = lse->children[0]->children[0]->buffers[1];
     const float *lsee = lse->children[0]->children[1]->children[0]->buffers[1];
+    /* a list of lists of vectors: List<List<FixedSizeList<Float32>[2]>> */
+    const struct ArrowArray *llva = child(a, s, "llv", &cs);
+    REQUIRE(llva);
+    CHECK_EQ_STR(cs->format, "+l");
+    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 1 && llva->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->format, "+l");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+w:2");
+    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->format, "f");
+    const int32_t *llvo = llva->buffers[1], *llvi = llva->children[0]->buffers[1];
+    const float *llvv = llva->children[0]->children[0]->children[0]->buffers[1];
     const float *lvv = lv->children[0]->children[0]->buffers[1];
     const int32_t *lso = lsa->buffers[1], *eo = lsa->children[0]->buffers[1];
     const char *eb = lsa->children[0]->buffers[2];
@@ -355,6 +368,12 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
         }
         CHECK(svv[2 * i] == 1.0f && svv[2 * i + 1] == 2.0f);
         CHECK_EQ_INT(lseo[i + 1] - lseo[i], (int64_t)(r % 2));
+        CHECK_EQ_INT(llvo[i + 1] - llvo[i], (int64_t)(r % 2));
+        if (r % 2) {
+            int32_t l = llvo[i];
+            CHECK_EQ_INT(llvi[l + 1] - llvi[l], 1);
+            CHECK(llvv[2 * llvi[l]] == (float)r && llvv[2 * llvi[l] + 1] == 7.0f);
+        }
         if (r % 2)
             CHECK(lsek[lseo[i]] == (int32_t)r && lsee[2 * lseo[i]] == (float)r && lsee[2 * lseo[i] + 1] == 1.0f);
         CHECK_EQ_INT(lvo[i + 1] - lvo[i], (int64_t)(r % 3));

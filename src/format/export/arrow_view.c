@@ -186,17 +186,9 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
         snprintf(f->format, sizeof f->format, "+w:%u", a->c.dimension);
     else
         snprintf(f->format, sizeof f->format, "+l");
-    if (a->shape == IG_ARV_LIST && a->c.dimension) { /* List of a FixedSizeList "item" of the floats */
-        f->shape = IG_ARV_LISTS;
-        if (!(f->kids = calloc(1, sizeof *f->kids))) return false;
-        f->nkids = 1;
-        f->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
-                                           .name = "item"};
-        snprintf(f->kids[0].format, sizeof f->kids[0].format, "+w:%u", a->c.dimension);
-        snprintf(f->kids[0].child_format, sizeof f->kids[0].child_format, "%s", vf);
-        return true;
-    }
-    if (a->shape == IG_ARV_LIST && a->nlists > 1) { /* a chain of "item" lists, the last holding the elements */
+    if (a->shape == IG_ARV_LIST && (a->nlists > 1 || a->c.dimension)) {
+        /* a chain of "item" lists, the last holding the elements (vectors: a
+         * FixedSizeList "item" of the floats) */
         struct ig_arv_field *at = f;
         for (unsigned k = 1; k < a->nlists; k++) {
             at->shape = IG_ARV_LISTS;
@@ -206,7 +198,17 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
             *at = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_LIST, .nullable = a->lnullable[k],
                                         .elem_nullable = a->elem_nullable, .format = "+l", .name = "item"};
         }
-        snprintf(at->child_format, sizeof at->child_format, "%s", vf);
+        if (!a->c.dimension) {
+            snprintf(at->child_format, sizeof at->child_format, "%s", vf);
+            return true;
+        }
+        at->shape = IG_ARV_LISTS;
+        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+        at->nkids = 1;
+        at->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
+                                            .name = "item"};
+        snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", a->c.dimension);
+        snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", vf);
         return true;
     }
     snprintf(f->child_format, sizeof f->child_format, "%s", vf);
@@ -383,12 +385,11 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
     if (!value_type(c, &a->tt, &a->width)) return false;
     if (c->dimension) {
         if (a->tt != AT_FLOAT || a->width != 4) return false;
-        if (c->lists == 1) { /* a list of vectors (per-frame embeddings): List<FixedSizeList<float32>[D]> */
+        if (c->lists) { /* lists (of lists) of vectors, per-frame embeddings: List<...<FixedSizeList>> */
             if (!list_levels(a, c, 0)) return false;
             a->nullable = a->list_nullable;
             return true;
         }
-        if (c->lists) return false;
         a->shape = IG_ARV_VECTOR;
         a->nullable = c->max_def > 0;
         return true;

@@ -39,12 +39,12 @@
  *   shows it ("blobs/COL/ID.ext"); a top-level list<blob> whose elements are
  *   never NULL (its rows' references stored as one value) List<Struct<path,
  *   size>> ("blobs/COL/ID/K.ext");
- * - a top-level list of vectors List<FixedSizeList<float32>[D]> (the list's
- *   elements are the vectors, their validity ELEM_VALID; the floats, D a
- *   vector and zeros for a NULL one, its FIXED pieces). Not shown yet
- * (left out of the schema): lists of structs holding lists or structs, lists
- * of blobs with NULL elements, lists of lists of vectors, structs holding
- * blobs or lists of structs.
+ * - a top-level list (of lists) of vectors List<...<FixedSizeList<float32>[D]>>
+ *   (the innermost list's elements are the vectors, their validity
+ *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
+ *   pieces). Not shown yet (left out of the schema): lists of structs holding
+ *   lists or structs, lists of blobs with NULL elements, structs holding blobs
+ *   or lists of structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
