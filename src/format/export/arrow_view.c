@@ -243,8 +243,8 @@ static bool member_ok(const struct ig_colrec *m)
     return !m->dimension || (!m->lists && tt == AT_FLOAT && width == 4);
 }
 
-/* Are column col (c)'s members all member_ok, or structs whose members are
- * (depth structs deep at most)? */
+/* Are column col (c)'s members all member_ok or blobs, or structs whose
+ * members are (depth structs deep at most)? */
 static bool members_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, unsigned depth)
 {
     if (c->type != IG_T_STRUCT || c->lists || !c->num_children || !depth) return false;
@@ -253,7 +253,8 @@ static bool members_shown(const struct ig_part *p, uint32_t col, const struct ig
         struct ig_colrec m;
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
-        if (m.type == IG_T_STRUCT ? !members_shown(p, k, &m, depth - 1) : !member_ok(&m)) return false;
+        bool blob = m.type == IG_T_BLOB && !m.lists && !m.dimension; /* its reference, as top-level ones */
+        if (m.type == IG_T_STRUCT ? !members_shown(p, k, &m, depth - 1) : !blob && !member_ok(&m)) return false;
         found++;
     }
     return found == c->num_children;
@@ -339,6 +340,13 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
             a->shape = IG_ARV_STRUCT;
             a->tt = AT_STRUCT;
             a->present_def = (uint8_t)(def + (c->null_mask & 1));
+            return c->name_len > a->name_skip;
+        }
+        if (c->type == IG_T_BLOB && !c->lists && !c->dimension) { /* its reference as (path, size) */
+            a->shape = IG_ARV_BLOB;
+            a->tt = AT_STRUCT;
+            a->width = 8;
+            a->nullable = true;
             return c->name_len > a->name_skip;
         }
         if (!member_ok(c)) return false;
@@ -453,21 +461,33 @@ static bool begins(const struct acol *a, unsigned m, uint8_t rep, uint8_t d)
     return rep <= m && d >= a->null_def[m];
 }
 
-/* Row r's object of a blob column: false for a NULL (or a reference list that
- * is not one object, which rows/ID shows as null too). */
-static bool blob_ref(const struct ig_values *v, size_t r, struct ig_blob_ref *ref, unsigned *kind)
+/* Row r's object of a blob column (a struct's member: its value where the
+ * levels say it is there): false for a NULL (or a reference list that is not
+ * one object, which rows/ID shows as null too). */
+static bool blob_ref(const struct acol *a, const struct ig_values *v, size_t r, struct ig_blob_ref *ref,
+                     unsigned *kind)
 {
-    if (ig_values_is_null(v, r)) return false;
+    size_t i = r;
+    if (a->member) {
+        if (!v->levels || v->defs[v->row_ent[r]] < a->c.max_def) return false;
+        i = v->row_val[r];
+    } else if (ig_values_is_null(v, r)) {
+        return false;
+    }
     size_t len;
-    const uint8_t *p = ig_values_bytes(v, r, &len);
+    const uint8_t *p = ig_values_bytes(v, i, &len);
     if (len != IG_BLOB_REF_BYTES) return false;
     ig_blob_ref_load(p, ref, kind);
     return true;
 }
 
-/* The object's path as rows/ID shows it: DIR/ROW.EXT; its length. */
-static size_t blob_path(char *out, size_t cap, const char *dir, uint64_t row, unsigned kind)
+static size_t object_path(char *out, size_t cap, const char *dir, uint64_t row, size_t k, unsigned kind);
+
+/* The object's path as rows/ID shows it: DIR/ROW.EXT (a struct's member, a
+ * value of a nested column: DIR/ROW/0.EXT); its length. */
+static size_t blob_path(const struct acol *a, char *out, size_t cap, const char *dir, uint64_t row, unsigned kind)
 {
+    if (a->member) return object_path(out, cap, dir, row, 0, kind);
     const char *ext = ig_blob_kind_ext(kind);
     int n = snprintf(out, cap, "%s/%" PRIu64 "%s%s", dir, row, *ext ? "." : "", ext);
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
@@ -485,7 +505,7 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
 {
     struct ig_blob_ref ref;
     unsigned kind;
-    if (a->shape == IG_ARV_BLOB) return !blob_ref(v, r, &ref, &kind);
+    if (a->shape == IG_ARV_BLOB) return !blob_ref(a, v, r, &ref, &kind);
     if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_BLOB_LIST) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
     return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : d < a->empty_def[0];
@@ -546,8 +566,8 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
         }
         struct ig_blob_ref ref;
         unsigned kind;
-        if (a->shape == IG_ARV_BLOB && !null && blob_ref(v, r, &ref, &kind))
-            s->bytes += blob_path(path, sizeof path, dir, v->row_base + r, kind);
+        if (a->shape == IG_ARV_BLOB && !null && blob_ref(a, v, r, &ref, &kind))
+            s->bytes += blob_path(a, path, sizeof path, dir, v->row_base + r, kind);
         if (a->shape == IG_ARV_BLOB_LIST && !null && !v->levels) {
             size_t len;
             const uint8_t *refs = ig_values_bytes(v, r, &len);
@@ -1343,8 +1363,8 @@ static int render_blob_page(const struct acol *a, const struct ig_arv_piece *pc,
         if (bit_set(pg->del, row)) continue;
         struct ig_blob_ref ref = {0};
         unsigned kind = 0;
-        bool obj = blob_ref(x, row, &ref, &kind);
-        size_t len = obj ? blob_path(path, sizeof path, dir, x->row_base + row, kind) : 0;
+        bool obj = blob_ref(a, x, row, &ref, &kind);
+        size_t len = obj ? blob_path(a, path, sizeof path, dir, x->row_base + row, kind) : 0;
         if (put_object(pc, IG_ARV_OFFSETS, o, &at, &next, path, len, obj ? ref.size : 0)) return -EIO;
     }
     return at == pc->len ? 0 : -EIO;

@@ -31,10 +31,12 @@
  *   List<Struct<...>> (the list's offsets and the structs' validity from the
  *   first member's levels, each member's from its own);
  * - a top-level struct whose members are flat values, lists of them, vectors
- *   (shaped as top-level ones) or such structs (four deep) Struct<...> (each
- *   struct's validity from its first leaf's definition levels: there from
- *   the level its own and its ancestors' NULLs take, STRUCT_VALID's `level`;
- *   a list member's levels start below its struct's);
+ *   or blobs (shaped as top-level ones; a blob's path DIR/ROW/0.ext, as
+ *   rows/ID names a nested column's object) or such structs (four deep)
+ *   Struct<...> (each struct's validity from its first leaf's definition
+ *   levels: there from the level its own and its ancestors' NULLs take,
+ *   STRUCT_VALID's `level`; a list member's levels start below its
+ *   struct's);
  * - a top-level blob column Struct<path: Utf8, size: Int64>, path as rows/ID
  *   shows it ("blobs/COL/ID.ext"); a top-level list<blob> whose elements are
  *   never NULL (its rows' references stored as one value) List<Struct<path,
@@ -43,8 +45,8 @@
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
  *   pieces). Not shown yet (left out of the schema): lists of structs holding
- *   lists or structs, lists of blobs with NULL elements, structs holding blobs
- *   or lists of structs.
+ *   lists, structs or blobs, lists of blobs with NULL elements, structs
+ *   holding lists of structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
