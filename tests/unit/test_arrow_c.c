@@ -50,7 +50,7 @@ static int make_table(void)
           "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
           "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n"
           "lsl list<struct<x:list<int32>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
-          "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\n",
+          "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -108,7 +108,7 @@ static int make_table(void)
             fputc(']', f);
         }
         if (r % 5 == 0) {
-            fputs(", \"img\": null, \"sbo\": {\"o\": null}", f);
+            fputs(", \"img\": null, \"sbo\": {\"o\": null}, \"frn\": []", f);
         } else { /* an object of r % 7 + 1 bytes */
             char obj[128];
             snprintf(obj, sizeof obj, "%s/o%llu", dir, (unsigned long long)r);
@@ -116,7 +116,8 @@ static int make_table(void)
             if (!o) return -1;
             for (uint64_t k = 0; k < r % 7 + 1; k++) fputc('x', o);
             fclose(o);
-            fprintf(f, ", \"img\": \"%s\", \"sbo\": {\"o\": \"%s\"}", obj, obj);
+            /* frn: [null, this row's object] */
+            fprintf(f, ", \"img\": \"%s\", \"sbo\": {\"o\": \"%s\"}, \"frn\": [null, \"%s\"]", obj, obj, obj);
         }
         fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r); /* not shown: refused */
         if (r % 2) /* lse: one struct {k: r, e: [r, 1]} on odd rows, none on even ones */
@@ -338,6 +339,15 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const int32_t *sbpo = sbob->children[0]->buffers[1];
     const char *sbpb = sbob->children[0]->buffers[2];
     const int64_t *sbsz = sbob->children[1]->buffers[1];
+    /* a list of objects with NULL ones: List<Struct<path, size>>, the item nullable */
+    const struct ArrowArray *frn = child(a, s, "frn", &cs);
+    REQUIRE(frn);
+    CHECK_EQ_STR(cs->format, "+l");
+    REQUIRE(cs->n_children == 1 && frn->n_children == 1 && frn->children[0]->n_children == 2);
+    CHECK_EQ_STR(cs->children[0]->format, "+s");
+    CHECK(cs->children[0]->flags & ARROW_FLAG_NULLABLE);
+    const int32_t *frno = frn->buffers[1], *frnp = frn->children[0]->children[0]->buffers[1];
+    const char *frnb = frn->children[0]->children[0]->buffers[2];
     const float *lvv = lv->children[0]->children[0]->buffers[1];
     const int32_t *lso = lsa->buffers[1], *eo = lsa->children[0]->buffers[1];
     const char *eb = lsa->children[0]->buffers[2];
@@ -395,6 +405,15 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             CHECK_EQ_INT(bit(lv->children[0]->buffers[0], e), (r + k) % 4 != 1);
             if ((r + k) % 4 != 1) CHECK(lvv[2 * e] == (float)r && lvv[2 * e + 1] == (float)k);
             else CHECK(lvv[2 * e] == 0 && lvv[2 * e + 1] == 0);
+        }
+        CHECK_EQ_INT(frno[i + 1] - frno[i], r % 5 ? 2 : 0);
+        if (r % 5) { /* element 0 NULL, element 1 the row's object, named ROW/0: K counts objects */
+            int64_t e = frno[i];
+            CHECK(!bit(frn->children[0]->buffers[0], e) && bit(frn->children[0]->buffers[0], e + 1));
+            char want[48];
+            int n = snprintf(want, sizeof want, "blobs/frn/%llu/0", (unsigned long long)r);
+            CHECK_EQ_INT(frnp[e + 1], frnp[e]);
+            CHECK(frnp[e + 2] - frnp[e + 1] >= n && !memcmp(frnb + frnp[e + 1], want, (size_t)n));
         }
         CHECK_EQ_INT(bit(sbob->buffers[0], i), r % 5 != 0);
         if (r % 5) { /* a member's object is named ROW/0, as rows/ID shows it */

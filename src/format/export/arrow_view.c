@@ -58,6 +58,7 @@ struct acol {
     uint8_t null_def[AV_MAX_LISTS], empty_def[AV_MAX_LISTS];
     bool lnullable[AV_MAX_LISTS];
     bool in_list;            /* a member of a list's struct elements (list<struct<...>>) */
+    bool blob_levels;        /* a list of objects stored an object a value, with levels (NULL elements) */
     uint8_t slot_struct_def; /* in_list: an element's struct is there from this level */
     uint32_t name_skip;    /* a member: bytes of its name before its own */
     uint32_t first, count; /* the chunk's pages */
@@ -137,10 +138,13 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
             free(item), free(members);
             return false;
         }
-        members[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .format = "u", .name = "path"};
-        members[1] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .format = "l", .name = "size"};
-        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_BLOB, .format = "+s", .name = "item",
-                                      .nkids = 2, .kids = members};
+        bool en = a->elem_nullable; /* NULL elements: the item and both members */
+        members[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = en, .format = "u",
+                                           .name = "path"};
+        members[1] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = en, .format = "l",
+                                           .name = "size"};
+        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_BLOB, .nullable = en, .format = "+s",
+                                      .name = "item", .nkids = 2, .kids = members};
         f->kids = item;
         f->nkids = 1;
         return true;
@@ -381,9 +385,12 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
         a->nullable = true;   /* a NULL, or a reference list that is not one object */
         return true;
     }
-    if (c->type == IG_T_BLOB && c->lists == 1 && !(c->null_mask & 2) && !c->dimension) {
-        /* a list of objects whose elements are never NULL: each row's references
-         * in one value, shown as List<Struct<path, size>> */
+    if (c->type == IG_T_BLOB && c->lists == 1 && !c->dimension) {
+        /* a list of objects, shown as List<Struct<path, size>>: elements never
+         * NULL are each row's references in one value; else (blob_levels) an
+         * object a value, with the list's levels */
+        if ((c->null_mask & 2) && !list_levels(a, c, 0)) return false;
+        a->blob_levels = (c->null_mask & 2) != 0;
         a->shape = IG_ARV_BLOB_LIST;
         a->tt = AT_LIST;
         a->width = 8; /* the size member's */
@@ -506,6 +513,7 @@ static bool row_null(const struct acol *a, const struct ig_values *v, size_t r)
     struct ig_blob_ref ref;
     unsigned kind;
     if (a->shape == IG_ARV_BLOB) return !blob_ref(a, v, r, &ref, &kind);
+    if (a->shape == IG_ARV_BLOB_LIST && a->blob_levels) return v->defs[v->row_ent[r]] < a->empty_def[0];
     if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_BLOB_LIST) return ig_values_is_null(v, r);
     uint8_t d = v->defs[v->row_ent[r]];
     return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : d < a->empty_def[0];
@@ -574,6 +582,23 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
             for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++, s->elems++) {
                 ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &ref, &kind);
                 s->bytes += object_path(path, sizeof path, dir, v->row_base + r, k, kind);
+            }
+        } else if (a->shape == IG_ARV_BLOB_LIST && !null) { /* elements as entries; K counts the row's objects */
+            uint32_t vi = v->row_val[r];
+            for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
+                if (v->defs[e] <= list_empty_def(a)) continue;
+                s->elems++;
+                if (v->defs[e] != a->c.max_def) {
+                    s->elem_nulls++;
+                    continue;
+                }
+                size_t len;
+                const uint8_t *one = ig_values_bytes(v, vi, &len);
+                if (len == IG_BLOB_REF_BYTES) {
+                    ig_blob_ref_load(one, &ref, &kind);
+                    s->bytes += object_path(path, sizeof path, dir, v->row_base + r, vi - v->row_val[r], kind);
+                }
+                vi++;
             }
         }
     }
@@ -752,13 +777,14 @@ static void column_body(struct body *b, const struct acol *a)
         node(b, a->sum.live, a->sum.nulls);
         bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
         offsets(b, a);
-        node(b, a->sum.elems, 0); /* the struct: every object present */
-        bitmap(b, IG_ARV_VALID, a, 0, false);
-        node(b, a->sum.elems, 0); /* path */
-        bitmap(b, IG_ARV_VALID, a, 0, false);
+        uint64_t en = a->sum.elem_nulls; /* NULL elements: the struct and both its members */
+        node(b, a->sum.elems, en);       /* the struct */
+        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, en > 0);
+        node(b, a->sum.elems, en); /* path */
+        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, en > 0);
         element_strings(b, a);
-        node(b, a->sum.elems, 0); /* size */
-        bitmap(b, IG_ARV_VALID, a, 0, false);
+        node(b, a->sum.elems, en); /* size */
+        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, en > 0);
         values(b, a, true);
         return;
     }
@@ -913,9 +939,9 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
             field(w, kids + 4, &lanes, true);
         } else if (a->shape == IG_ARV_STRUCT) {
             field(w, kids + 4 + 4 * (size_t)k, &a->kids[k], false);
-        } else if (a->shape == IG_ARV_BLOB_LIST) { /* its item: a Struct<path, size> never NULL */
+        } else if (a->shape == IG_ARV_BLOB_LIST) { /* its item: a Struct<path, size>, NULL as the element */
             struct acol m = {.c = {.type = IG_T_BLOB, .name = "item", .name_len = 4}, .shape = IG_ARV_BLOB,
-                             .tt = AT_STRUCT, .nullable = false};
+                             .tt = AT_STRUCT, .nullable = a->elem_nullable};
             field(w, kids + 4, &m, false);
         } else if (a->shape == IG_ARV_BLOB) { /* path: Utf8, size: Int64, nullable as the blob */
             struct acol m = {.c = {.type = k ? IG_T_INT64 : IG_T_STRING, .name = k ? "size" : "path", .name_len = 4},
@@ -1376,12 +1402,38 @@ static int render_blob_list_page(const struct acol *a, const struct ig_arv_piece
                                  uint8_t *o)
 {
     const struct ig_values *x = &pg->v;
-    if (x->levels) return -EIO; /* not the layout shown() expects */
+    if (x->levels != a->blob_levels) return -EIO; /* not the layout shown() expects */
     char dir[800], path[900];
     ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
     uint64_t at = 0, next = pc->base;
     for (size_t row = 0; row < pg->rec.row_count; row++) {
         if (bit_set(pg->del, row)) continue;
+        if (a->blob_levels) { /* an object a value: NULL elements take a slot with no path */
+            if (pc->kind == IG_ARV_OFFSETS) { /* the row's first element, then its elements counted */
+                if (at + 4 > pc->len) return -EIO;
+                ig_st32(o + at, (uint32_t)next);
+                at += 4;
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) next += x->defs[e] > list_empty_def(a);
+                continue;
+            }
+            uint32_t vi = x->row_val[row];
+            for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
+                if (x->defs[e] <= list_empty_def(a)) continue;
+                struct ig_blob_ref ref = {0};
+                unsigned kind = 0;
+                size_t plen = 0, len = 0;
+                if (x->defs[e] == a->c.max_def) {
+                    const uint8_t *one = ig_values_bytes(x, vi, &len);
+                    if (len == IG_BLOB_REF_BYTES) {
+                        ig_blob_ref_load(one, &ref, &kind);
+                        plen = object_path(path, sizeof path, dir, x->row_base + row, vi - x->row_val[row], kind);
+                    }
+                    vi++;
+                }
+                if (put_object(pc, IG_ARV_ELEM_OFFSETS, o, &at, &next, path, plen, ref.size)) return -EIO;
+            }
+            continue;
+        }
         size_t len = 0;
         const uint8_t *refs = ig_values_is_null(x, row) ? NULL : ig_values_bytes(x, row, &len);
         size_t k = len / IG_BLOB_REF_BYTES;

@@ -38,15 +38,16 @@
  *   STRUCT_VALID's `level`; a list member's levels start below its
  *   struct's);
  * - a top-level blob column Struct<path: Utf8, size: Int64>, path as rows/ID
- *   shows it ("blobs/COL/ID.ext"); a top-level list<blob> whose elements are
- *   never NULL (its rows' references stored as one value) List<Struct<path,
- *   size>> ("blobs/COL/ID/K.ext");
+ *   shows it ("blobs/COL/ID.ext"); a top-level list<blob> List<Struct<path,
+ *   size>> ("blobs/COL/ID/K.ext", K counting the row's objects): elements
+ *   never NULL are its rows' references stored as one value, else
+ *   (blob_levels) an object a value with the list's levels, a NULL element
+ *   a NULL item;
  * - a top-level list (of lists) of vectors List<...<FixedSizeList<float32>[D]>>
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
  *   pieces). Not shown yet (left out of the schema): lists of structs holding
- *   lists, structs or blobs, lists of blobs with NULL elements, structs
- *   holding lists of structs.
+ *   lists, structs or blobs, structs holding lists of structs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
