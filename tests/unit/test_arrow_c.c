@@ -50,7 +50,8 @@ static int make_table(void)
           "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
           "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n"
           "lsl list<struct<x:list<int32>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
-          "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n",
+          "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
+          "slm struct<m:list<struct<k:int32>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -124,6 +125,7 @@ static int make_table(void)
             fprintf(f, ", \"lse\": [{\"k\": %llu, \"e\": [%llu, 1]}]", (unsigned long long)r, (unsigned long long)r);
         else
             fputs(", \"lse\": []", f);
+        fprintf(f, ", \"slm\": {\"m\": [{\"k\": %llu}]}", (unsigned long long)r); /* slm: one struct k = r */
         /* llv: on odd rows one list of one vector [r, 7], on even rows none */
         fprintf(f, r % 2 ? ", \"llv\": [[[%llu, 7]]]" : ", \"llv\": []", (unsigned long long)r);
         fputs(", \"lv\": [", f); /* lv: r % 3 vectors [r, k], NULL where (r + k) % 4 == 1 */
@@ -339,6 +341,16 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const int32_t *sbpo = sbob->children[0]->buffers[1];
     const char *sbpb = sbob->children[0]->buffers[2];
     const int64_t *sbsz = sbob->children[1]->buffers[1];
+    /* a struct holding a list of structs: Struct<m: List<Struct<k: Int32>>> */
+    const struct ArrowArray *slm = child(a, s, "slm", &cs);
+    REQUIRE(slm);
+    CHECK_EQ_STR(cs->format, "+s");
+    REQUIRE(cs->n_children == 1 && slm->n_children == 1 && slm->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->name, "m");
+    CHECK_EQ_STR(cs->children[0]->format, "+l");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+s");
+    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->name, "k");
+    const int32_t *slmo = slm->children[0]->buffers[1], *slmk = slm->children[0]->children[0]->children[0]->buffers[1];
     /* a list of objects with NULL ones: List<Struct<path, size>>, the item nullable */
     const struct ArrowArray *frn = child(a, s, "frn", &cs);
     REQUIRE(frn);
@@ -406,6 +418,7 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             if ((r + k) % 4 != 1) CHECK(lvv[2 * e] == (float)r && lvv[2 * e + 1] == (float)k);
             else CHECK(lvv[2 * e] == 0 && lvv[2 * e + 1] == 0);
         }
+        CHECK(slmo[i + 1] - slmo[i] == 1 && slmk[slmo[i]] == (int32_t)r);
         CHECK_EQ_INT(frno[i + 1] - frno[i], r % 5 ? 2 : 0);
         if (r % 5) { /* element 0 NULL, element 1 the row's object, named ROW/0: K counts objects */
             int64_t e = frno[i];

@@ -247,8 +247,10 @@ static bool member_ok(const struct ig_colrec *m)
     return !m->dimension || (!m->lists && tt == AT_FLOAT && width == 4);
 }
 
-/* Are column col (c)'s members all member_ok or blobs, or structs whose
- * members are (depth structs deep at most)? */
+static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c);
+
+/* Are column col (c)'s members all member_ok or blobs, lists of structs
+ * list_struct_ok, or structs whose members are (depth structs deep at most)? */
 static bool members_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, unsigned depth)
 {
     if (c->type != IG_T_STRUCT || c->lists || !c->num_children || !depth) return false;
@@ -258,7 +260,10 @@ static bool members_shown(const struct ig_part *p, uint32_t col, const struct ig
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
         bool blob = m.type == IG_T_BLOB && !m.lists && !m.dimension; /* its reference, as top-level ones */
-        if (m.type == IG_T_STRUCT ? !members_shown(p, k, &m, depth - 1) : !blob && !member_ok(&m)) return false;
+        bool ok = m.type != IG_T_STRUCT ? blob || member_ok(&m)
+                  : m.lists       ? list_struct_ok(p, k, &m)
+                                  : members_shown(p, k, &m, depth - 1);
+        if (!ok) return false;
         found++;
     }
     return found == c->num_children;
@@ -291,11 +296,11 @@ static bool under_shown_structs(const struct ig_part *p, const struct ig_colrec 
     return false;
 }
 
-/* Is column col (c) a top-level list of structs whose members are all flat
- * values or vectors (maps are list<struct<key, value>>)? */
-static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+/* Is column col (c) a list of structs whose members are all flat values or
+ * vectors (maps are list<struct<key, value>>)? */
+static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
 {
-    if (c->type != IG_T_STRUCT || c->parent != IG_NONE || c->lists != 1 || !c->num_children) return false;
+    if (c->type != IG_T_STRUCT || c->lists != 1 || !c->num_children) return false;
     uint32_t found = 0;
     for (uint32_t k = col + 1; k < p->num_columns && found < c->num_children; k++) {
         struct ig_colrec m;
@@ -307,18 +312,27 @@ static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struc
     return found == c->num_children;
 }
 
+/* ... a top-level one, shown as List<Struct<...>>? (One inside shown structs
+ * is shown as their member.) */
+static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+{
+    return c->parent == IG_NONE && list_struct_ok(p, col, c);
+}
+
 /* A member of a list of structs: its elements are the list's, one per
- * struct slot; levels: the list's NULL and empty, then the struct's, then its
- * own. */
-static bool list_member(struct acol *a, const struct ig_colrec *s, const struct ig_colrec *c)
+ * struct slot; levels: def_base for the structs around the list (a list of
+ * structs that is itself a struct's member), the list's NULL and empty, then
+ * the struct's, then its own. */
+static bool list_member(struct acol *a, const struct ig_colrec *s, const struct ig_colrec *c, uint8_t def_base)
 {
     value_type(c, &a->tt, &a->width);
     a->shape = IG_ARV_LIST;
     a->in_list = true;
     a->nlists = 1;
     a->lnullable[0] = a->list_nullable = s->null_mask & 1;
-    a->null_def[0] = 0;
-    a->empty_def[0] = a->lnullable[0];
+    a->def_base = def_base;
+    a->null_def[0] = def_base;
+    a->empty_def[0] = (uint8_t)(def_base + a->lnullable[0]);
     bool struct_nullable = (s->null_mask >> 1) & 1;
     a->slot_struct_def = (uint8_t)(a->empty_def[0] + 1 + struct_nullable);
     a->elem_nullable = struct_nullable || (c->null_mask & 1);
@@ -333,13 +347,28 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
     if (c->parent != IG_NONE) { /* a member of a shown struct */
         struct ig_colrec s;
         if (ig_part_column(p, c->parent, &s, NULL)) return false;
-        if (list_struct_shown(p, c->parent, &s)) return list_member(a, &s, c);
+        if (list_struct_shown(p, c->parent, &s)) return list_member(a, &s, c, 0);
         uint8_t def;
+        if (s.lists == 1 && list_struct_ok(p, c->parent, &s)) {
+            /* a member of a list of structs inside shown structs: its first
+             * entry's level also says where those structs are (row_defs) */
+            if (!under_shown_structs(p, &s, &def) || !list_member(a, &s, c, def)) return false;
+            a->member = true;
+            a->nullable = a->list_nullable || def > 0;
+            return true;
+        }
         if (!under_shown_structs(p, c, &def)) return false;
         a->member = true;
         a->struct_nullable = def > 0;
         a->nullable = a->struct_nullable || (c->null_mask & 1);
         a->name_skip = s.name_len + 1;
+        if (c->type == IG_T_STRUCT && c->lists) { /* a list of structs in a struct */
+            a->shape = IG_ARV_LIST_STRUCT;
+            a->tt = AT_LIST;
+            a->nullable = def > 0 || (c->null_mask & 1);
+            a->struct_nullable = (c->null_mask >> 1) & 1; /* its elements' structs */
+            return c->name_len > a->name_skip;
+        }
         if (c->type == IG_T_STRUCT) { /* a struct in a struct */
             a->shape = IG_ARV_STRUCT;
             a->tt = AT_STRUCT;
@@ -528,7 +557,7 @@ static size_t value_at(const struct acol *a, const struct ig_values *v, size_t r
 /* A struct's first leaf, whose levels say where the struct is NULL. */
 static const struct acol *first_leaf(const struct acol *a)
 {
-    while (a->shape == IG_ARV_STRUCT && a->nkids) a = &a->kids[0];
+    while ((a->shape == IG_ARV_STRUCT || a->shape == IG_ARV_LIST_STRUCT) && a->nkids) a = &a->kids[0];
     return a;
 }
 
@@ -1103,8 +1132,9 @@ static int count_struct(const struct ig_table *t, const struct ig_arv *out, stru
             return ig_err(err, -EIO, "%s: member %u of struct column %u cannot be shown", p->path, k, a->col);
         m->col = k;
         a->nkids++;
-        rc = m->shape == IG_ARV_STRUCT ? count_struct(t, out, m, lg, group_rows, r, err)
-                                       : count_column(t, out, m, lg, group_rows, r, err);
+        rc = m->shape == IG_ARV_STRUCT || m->shape == IG_ARV_LIST_STRUCT
+                 ? count_struct(t, out, m, lg, group_rows, r, err)
+                 : count_column(t, out, m, lg, group_rows, r, err);
         if (!rc && m->sum.live != out->rows)
             rc = ig_err(err, -EIO, "%s: column '%.*s' of row group %u has %llu live rows, the group %llu", p->path,
                         (int)m->c.name_len, m->c.name, out->group, (unsigned long long)m->sum.live,

@@ -32,7 +32,8 @@
  *   first member's levels, each member's from its own);
  * - a top-level struct whose members are flat values, lists of them, vectors
  *   or blobs (shaped as top-level ones; a blob's path DIR/ROW/0.ext, as
- *   rows/ID names a nested column's object) or such structs (four deep)
+ *   rows/ID names a nested column's object), lists of structs as above (their
+ *   levels below the structs'), or such structs (four deep)
  *   Struct<...> (each struct's validity from its first leaf's definition
  *   levels: there from the level its own and its ancestors' NULLs take,
  *   STRUCT_VALID's `level`; a list member's levels start below its
@@ -47,7 +48,7 @@
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
  *   pieces). Not shown yet (left out of the schema): lists of structs holding
- *   lists, structs or blobs, structs holding lists of structs.
+ *   lists, structs or blobs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
