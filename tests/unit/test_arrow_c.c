@@ -51,7 +51,7 @@ static int make_table(void)
           "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n"
           "lsl list<struct<x:list<int32>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
           "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
-          "slm struct<m:list<struct<k:int32>>>\n",
+          "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -109,7 +109,7 @@ static int make_table(void)
             fputc(']', f);
         }
         if (r % 5 == 0) {
-            fputs(", \"img\": null, \"sbo\": {\"o\": null}, \"frn\": []", f);
+            fputs(", \"img\": null, \"sbo\": {\"o\": null}, \"frn\": [], \"lbo\": []", f);
         } else { /* an object of r % 7 + 1 bytes */
             char obj[128];
             snprintf(obj, sizeof obj, "%s/o%llu", dir, (unsigned long long)r);
@@ -119,6 +119,7 @@ static int make_table(void)
             fclose(o);
             /* frn: [null, this row's object] */
             fprintf(f, ", \"img\": \"%s\", \"sbo\": {\"o\": \"%s\"}, \"frn\": [null, \"%s\"]", obj, obj, obj);
+            fprintf(f, ", \"lbo\": [{\"o\": \"%s\"}]", obj); /* lbo: one struct holding the object */
         }
         fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r); /* not shown: refused */
         if (r % 2) /* lse: one struct {k: r, e: [r, 1]} on odd rows, none on even ones */
@@ -351,6 +352,19 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK_EQ_STR(cs->children[0]->children[0]->format, "+s");
     CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->name, "k");
     const int32_t *slmo = slm->children[0]->buffers[1], *slmk = slm->children[0]->children[0]->children[0]->buffers[1];
+    /* a list of structs holding a blob: List<Struct<o: Struct<path, size>>> */
+    const struct ArrowArray *lbo = child(a, s, "lbo", &cs);
+    REQUIRE(lbo);
+    CHECK_EQ_STR(cs->format, "+l");
+    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 1 && lbo->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->children[0]->name, "o");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+s");
+    REQUIRE(cs->children[0]->children[0]->n_children == 2 && lbo->children[0]->children[0]->n_children == 2);
+    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->format, "u");
+    const struct ArrowArray *lbob = lbo->children[0]->children[0];
+    const int32_t *lboo = lbo->buffers[1], *lbop = lbob->children[0]->buffers[1];
+    const char *lbob_bytes = lbob->children[0]->buffers[2];
+    const int64_t *lbosz = lbob->children[1]->buffers[1];
     /* a list of objects with NULL ones: List<Struct<path, size>>, the item nullable */
     const struct ArrowArray *frn = child(a, s, "frn", &cs);
     REQUIRE(frn);
@@ -419,6 +433,14 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             else CHECK(lvv[2 * e] == 0 && lvv[2 * e + 1] == 0);
         }
         CHECK(slmo[i + 1] - slmo[i] == 1 && slmk[slmo[i]] == (int32_t)r);
+        CHECK_EQ_INT(lboo[i + 1] - lboo[i], r % 5 ? 1 : 0);
+        if (r % 5) { /* the element's object, named ROW/0 */
+            int64_t e = lboo[i];
+            char want[48];
+            int n = snprintf(want, sizeof want, "blobs/lbo.o/%llu/0", (unsigned long long)r);
+            CHECK(lbop[e + 1] - lbop[e] >= n && !memcmp(lbob_bytes + lbop[e], want, (size_t)n));
+            CHECK_EQ_INT(lbosz[e], (int64_t)(r % 7 + 1));
+        }
         CHECK_EQ_INT(frno[i + 1] - frno[i], r % 5 ? 2 : 0);
         if (r % 5) { /* element 0 NULL, element 1 the row's object, named ROW/0: K counts objects */
             int64_t e = frno[i];

@@ -157,8 +157,19 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
             free(item), free(members);
             return false;
         }
+        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_STRUCT, .nullable = a->struct_nullable,
+                                      .format = "+s", .name = "item", .nkids = a->nkids, .kids = members};
+        f->kids = item; /* from here a failure leaves them to the caller's field_free */
+        f->nkids = 1;
         for (uint32_t k = 0; k < a->nkids; k++) {
             const struct acol *m = &a->kids[k];
+            if (m->shape == IG_ARV_BLOB_LIST) { /* an object: a blob's Struct<path, size>, NULL as the element */
+                struct acol bm = *m;
+                bm.shape = IG_ARV_BLOB;
+                bm.nullable = m->elem_nullable;
+                if (!c_field(&bm, &members[k])) return false;
+                continue;
+            }
             members[k] = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
                                                .nullable = m->elem_nullable, .name_skip = m->name_skip};
             if (m->c.dimension) {
@@ -168,10 +179,6 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
                 snprintf(members[k].format, sizeof members[k].format, "%s", c_format(&m->c));
             }
         }
-        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_STRUCT, .nullable = a->struct_nullable,
-                                      .format = "+s", .name = "item", .nkids = a->nkids, .kids = members};
-        f->kids = item;
-        f->nkids = 1;
         return true;
     }
     if (a->shape == IG_ARV_STRUCT) {
@@ -296,8 +303,8 @@ static bool under_shown_structs(const struct ig_part *p, const struct ig_colrec 
     return false;
 }
 
-/* Is column col (c) a list of structs whose members are all flat values or
- * vectors (maps are list<struct<key, value>>)? */
+/* Is column col (c) a list of structs whose members are all flat values,
+ * vectors or blobs (maps are list<struct<key, value>>)? */
 static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
 {
     if (c->type != IG_T_STRUCT || c->lists != 1 || !c->num_children) return false;
@@ -306,7 +313,8 @@ static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct i
         struct ig_colrec m;
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
-        if (!member_ok(&m) || m.lists) return false;
+        bool blob = m.type == IG_T_BLOB && !m.dimension;
+        if (m.lists || !(blob || member_ok(&m))) return false;
         found++;
     }
     return found == c->num_children;
@@ -338,6 +346,12 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
     a->elem_nullable = struct_nullable || (c->null_mask & 1);
     a->nullable = a->list_nullable;
     a->name_skip = s->name_len + 1;
+    if (c->type == IG_T_BLOB) { /* a Struct<path, size> per element: an object a value, with levels */
+        a->shape = IG_ARV_BLOB_LIST;
+        a->blob_levels = true;
+        a->tt = AT_STRUCT;
+        a->width = 8;
+    }
     return c->max_def == a->slot_struct_def + (c->null_mask & 1) && c->name_len > a->name_skip;
 }
 
@@ -616,6 +630,7 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
             uint32_t vi = v->row_val[r];
             for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
                 if (v->defs[e] <= list_empty_def(a)) continue;
+                if (a->in_list) s->struct_nulls += v->defs[e] < a->slot_struct_def;
                 s->elems++;
                 if (v->defs[e] != a->c.max_def) {
                     s->elem_nulls++;
@@ -765,7 +780,14 @@ static void list_elements(struct body *b, const struct acol *a)
 {
     node(b, a->sum.elems, a->sum.elem_nulls);
     bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
-    if (a->c.dimension) { /* vectors: their D floats each (zeros for a NULL one), never NULL */
+    if (a->shape == IG_ARV_BLOB_LIST) { /* objects: Struct<path, size>, both NULL where the element is */
+        node(b, a->sum.elems, a->sum.elem_nulls);
+        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
+        element_strings(b, a);
+        node(b, a->sum.elems, a->sum.elem_nulls);
+        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, a->sum.elem_nulls > 0);
+        values(b, a, true);
+    } else if (a->c.dimension) { /* vectors: their D floats each (zeros for a NULL one), never NULL */
         node(b, a->sum.elems * a->c.dimension, 0);
         bitmap(b, IG_ARV_ELEM_VALID, a, 0, false);
         values(b, a, true);
@@ -806,15 +828,7 @@ static void column_body(struct body *b, const struct acol *a)
         node(b, a->sum.live, a->sum.nulls);
         bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
         offsets(b, a);
-        uint64_t en = a->sum.elem_nulls; /* NULL elements: the struct and both its members */
-        node(b, a->sum.elems, en);       /* the struct */
-        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, en > 0);
-        node(b, a->sum.elems, en); /* path */
-        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, en > 0);
-        element_strings(b, a);
-        node(b, a->sum.elems, en); /* size */
-        bitmap(b, IG_ARV_ELEM_VALID, a, a->sum.elems, en > 0);
-        values(b, a, true);
+        list_elements(b, a); /* (path, size) per object */
         return;
     }
     if (a->shape == IG_ARV_STRUCT) { /* its validity from its first leaf's levels, then the members */
@@ -915,6 +929,13 @@ static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
     fbw_patch(w, s[4], kids);
     for (uint32_t k = 0; k < a->nkids; k++) {
         const struct acol *m = &a->kids[k];
+        if (m->shape == IG_ARV_BLOB_LIST) { /* an object: Struct<path, size>, NULL as the element */
+            struct acol bm = {.c = {.type = IG_T_BLOB, .name = m->c.name + m->name_skip,
+                                    .name_len = m->c.name_len - m->name_skip},
+                              .shape = IG_ARV_BLOB, .tt = AT_STRUCT, .nullable = m->elem_nullable};
+            field(w, kids + 4 + 4 * (size_t)k, &bm, false);
+            continue;
+        }
         uint8_t tt = m->c.dimension ? AT_FSL : m->tt; /* a vector: FixedSizeList of floats */
         struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, m->elem_nullable}, {2, FB_U8, tt}, {3, FB_REF, 0},
                                 {5, FB_REF, 0}};
