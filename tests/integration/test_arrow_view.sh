@@ -9,9 +9,10 @@
 # structs, a struct holding a vector, lists of vectors (per-frame embeddings) as
 # List<FixedSizeList> (and lists of them), a list of structs holding a vector,
 # a struct holding a blob, a list of objects with NULL ones among them, a
-# struct holding a list of structs, a list of structs holding a blob, four
-# levels of lists; NULLs at every level each can hold them; several row groups,
-# erased rows) and every value must equal the row's JSON in rows/ID.
+# struct holding a list of structs, lists of structs holding a blob or lists
+# (annotations: bbox, label, tags), four levels of lists; NULLs at every level
+# each can hold them; several row groups, erased rows) and every value must
+# equal the row's JSON in rows/ID.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
 # a view opened before an erase answers ESTALE; a damaged page answers EIO.
 source "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -62,6 +63,7 @@ sb struct<img:blob?, label:int32>?
 fn list<blob?>?
 sls struct<n:int32, objs:list<struct<label:string, score:float32?>?>?>?
 lob list<struct<img:blob?, cap:string>?>?
+ann list<struct<bbox:list<float32>?, label:string?, tags:list<string?>>?>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -126,7 +128,12 @@ with open(sys.argv[1], "w") as f:
                 for k in range(i % 3)]},
             "lob": None if i % 9 == 1 else [None if (i + k) % 4 == 2 else
                                             {"img": None if (i + k) % 3 == 1 else f"{objs}/{(i + k) % 40 * 6 + 1}.jpg",
-                                             "cap": f"c{k}"} for k in range(i % 3)]}) + "\n")
+                                             "cap": f"c{k}"} for k in range(i % 3)],
+            "ann": None if i % 11 == 6 else [None if (i + k) % 5 == 3 else {
+                "bbox": None if (i + k) % 4 == 1 else [i, k, i + k][: (i + k) % 4],
+                "label": None if (i + k) % 6 == 0 else f"a{k}",
+                "tags": [None if (i + k + q) % 3 == 0 else f"t{q}" for q in range((i + k) % 3)]}
+                for k in range(i % 4)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

@@ -59,6 +59,7 @@ struct acol {
     bool lnullable[AV_MAX_LISTS];
     bool in_list;            /* a member of a list's struct elements (list<struct<...>>) */
     bool blob_levels;        /* a list of objects stored an object a value, with levels (NULL elements) */
+    bool slot_nullable;      /* a list member of a list's structs: NULL in a slot (its struct or itself) */
     uint8_t slot_struct_def; /* in_list: an element's struct is there from this level */
     uint32_t name_skip;    /* a member: bytes of its name before its own */
     uint32_t first, count; /* the chunk's pages */
@@ -168,6 +169,13 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
                 bm.shape = IG_ARV_BLOB;
                 bm.nullable = m->elem_nullable;
                 if (!c_field(&bm, &members[k])) return false;
+                continue;
+            }
+            if (m->nlists > 1) { /* a list in each slot */
+                members[k] = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
+                                                   .elem_nullable = m->elem_nullable, .format = "+l",
+                                                   .name_skip = m->name_skip};
+                snprintf(members[k].child_format, sizeof members[k].child_format, "%s", c_format(&m->c));
                 continue;
             }
             members[k] = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
@@ -304,7 +312,7 @@ static bool under_shown_structs(const struct ig_part *p, const struct ig_colrec 
 }
 
 /* Is column col (c) a list of structs whose members are all flat values,
- * vectors or blobs (maps are list<struct<key, value>>)? */
+ * vectors, blobs or lists of flat values (maps are list<struct<key, value>>)? */
 static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
 {
     if (c->type != IG_T_STRUCT || c->lists != 1 || !c->num_children) return false;
@@ -314,7 +322,9 @@ static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct i
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
         bool blob = m.type == IG_T_BLOB && !m.dimension;
-        if (m.lists || !(blob || member_ok(&m))) return false;
+        /* a list member: one level of flat values (list<struct<bbox: list<float32>, ...>>) */
+        bool list = m.lists == 1 && !m.dimension && member_ok(&m);
+        if (!list && (m.lists || !(blob || member_ok(&m)))) return false;
         found++;
     }
     return found == c->num_children;
@@ -346,6 +356,16 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
     a->elem_nullable = struct_nullable || (c->null_mask & 1);
     a->nullable = a->list_nullable;
     a->name_skip = s->name_len + 1;
+    if (c->lists) { /* a list in each struct slot: level 1, a slot from the list's elements on, NULL
+                       below its struct or itself; then its elements */
+        a->nlists = 2;
+        a->lnullable[1] = c->null_mask & 1;
+        a->null_def[1] = (uint8_t)(a->empty_def[0] + 1);
+        a->empty_def[1] = (uint8_t)(a->slot_struct_def + a->lnullable[1]);
+        a->slot_nullable = struct_nullable || a->lnullable[1];
+        a->elem_nullable = (c->null_mask >> 1) & 1;
+        return c->max_def == a->empty_def[1] + 1 + a->elem_nullable && c->name_len > a->name_skip;
+    }
     if (c->type == IG_T_BLOB) { /* a Struct<path, size> per element: an object a value, with levels */
         a->shape = IG_ARV_BLOB_LIST;
         a->blob_levels = true;
@@ -593,9 +613,10 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
                     if (begins(a, k, v->reps[e], v->defs[e])) {
                         s->slots[k]++;
                         s->slot_nulls[k] += v->defs[e] < a->empty_def[k];
+                        if (k == 1 && a->in_list) s->struct_nulls += v->defs[e] < a->slot_struct_def;
                     }
                 if (v->defs[e] <= list_empty_def(a)) continue;
-                if (a->in_list) s->struct_nulls += v->defs[e] < a->slot_struct_def;
+                if (a->in_list && a->nlists == 1) s->struct_nulls += v->defs[e] < a->slot_struct_def;
                 s->elems++;
                 s->elem_nulls += v->defs[e] != a->c.max_def;
                 if (v->defs[e] == a->c.max_def && v->is_bytes) {
@@ -800,6 +821,20 @@ static void list_elements(struct body *b, const struct acol *a)
     }
 }
 
+/* A list's levels from 1 on (lists of lists; a list in each struct slot of a
+ * list of structs), each a node, its validity and offsets, then its elements. */
+static void inner_lists(struct body *b, const struct acol *a)
+{
+    for (unsigned k = 1; k < a->nlists; k++) {
+        node(b, a->sum.slots[k], a->sum.slot_nulls[k]);
+        b->level = (uint8_t)k;
+        bitmap(b, IG_ARV_LEVEL_VALID, a, a->sum.slots[k], a->sum.slot_nulls[k] > 0);
+        b->level = 0;
+        level_offsets(b, a, k);
+    }
+    list_elements(b, a);
+}
+
 static void column_body(struct body *b, const struct acol *a)
 {
     if (a->shape == IG_ARV_LIST_STRUCT) { /* the list and the structs from the first member, then each member */
@@ -809,7 +844,7 @@ static void column_body(struct body *b, const struct acol *a)
         level_offsets(b, m0, 0);
         node(b, a->sum.elems, a->sum.struct_nulls);
         bitmap(b, IG_ARV_SLOT_STRUCT_VALID, m0, a->sum.elems, a->sum.struct_nulls > 0);
-        for (uint32_t k = 0; k < a->nkids; k++) list_elements(b, &a->kids[k]);
+        for (uint32_t k = 0; k < a->nkids; k++) inner_lists(b, &a->kids[k]);
         return;
     }
     if (a->shape == IG_ARV_BLOB) { /* a struct of path and size, one validity for the three */
@@ -860,14 +895,7 @@ static void column_body(struct body *b, const struct acol *a)
         break;
     case IG_ARV_LIST:
         level_offsets(b, a, 0);
-        for (unsigned k = 1; k < a->nlists; k++) { /* lists of lists: each inner level's */
-            node(b, a->sum.slots[k], a->sum.slot_nulls[k]);
-            b->level = (uint8_t)k;
-            bitmap(b, IG_ARV_LEVEL_VALID, a, a->sum.slots[k], a->sum.slot_nulls[k] > 0);
-            b->level = 0;
-            level_offsets(b, a, k);
-        }
-        list_elements(b, a);
+        inner_lists(b, a);
         break;
     }
 }
@@ -936,15 +964,17 @@ static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
             field(w, kids + 4 + 4 * (size_t)k, &bm, false);
             continue;
         }
-        uint8_t tt = m->c.dimension ? AT_FSL : m->tt; /* a vector: FixedSizeList of floats */
-        struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, m->elem_nullable}, {2, FB_U8, tt}, {3, FB_REF, 0},
-                                {5, FB_REF, 0}};
+        bool list = m->nlists > 1; /* a list in each slot: List of the values */
+        uint8_t tt = m->c.dimension ? AT_FSL : list ? AT_LIST : m->tt; /* a vector: FixedSizeList of floats */
+        struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, list ? m->slot_nullable : m->elem_nullable}, {2, FB_U8, tt},
+                                {3, FB_REF, 0}, {5, FB_REF, 0}};
         size_t ms[5];
         fbw_patch(w, kids + 4 + 4 * (size_t)k, fbw_table(w, mf, 5, ms));
         fbw_patch(w, ms[0], fbw_string(w, m->c.name + m->name_skip, m->c.name_len - m->name_skip));
         type_table(w, ms[3], tt, &m->c, m->c.dimension);
-        size_t mk = fbw_vector(w, m->c.dimension ? 1 : 0, 4, 4);
+        size_t mk = fbw_vector(w, m->c.dimension || list ? 1 : 0, 4, 4);
         fbw_patch(w, ms[4], mk);
+        if (list) field(w, mk + 4, m, true); /* its values: "item", NULL as they may be */
         if (m->c.dimension) { /* its floats: an "item" never NULL */
             struct acol lanes = *m;
             lanes.c.dimension = 0;
@@ -1138,6 +1168,13 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
     return rc;
 }
 
+/* A list of structs' member's struct slots: its elements, or (a list in each
+ * slot) its level-1 lists. */
+static uint64_t struct_slots(const struct acol *m)
+{
+    return m->nlists > 1 ? m->sum.slots[1] : m->sum.elems;
+}
+
 /* A struct's members, each counted as a column; its NULL rows from the first. */
 static int count_struct(const struct ig_table *t, const struct ig_arv *out, struct acol *a, uint32_t lg,
                         uint32_t group_rows, struct ig_reader *r, struct ig_error *err)
@@ -1168,12 +1205,12 @@ static int count_struct(const struct ig_table *t, const struct ig_arv *out, stru
     a->sum.live = a->kids[0].sum.live;
     if (a->shape == IG_ARV_LIST_STRUCT) { /* rows NULL as the list, elements (structs) and theirs */
         a->sum.nulls = a->kids[0].sum.nulls;
-        a->sum.elems = a->kids[0].sum.elems;
+        a->sum.elems = struct_slots(&a->kids[0]);
         a->sum.struct_nulls = a->kids[0].sum.struct_nulls;
         for (uint32_t k = 1; k < a->nkids; k++)
-            if (a->kids[k].sum.elems != a->sum.elems)
+            if (struct_slots(&a->kids[k]) != a->sum.elems)
                 return ig_err(err, -EIO, "%s: members of list column %u hold %llu and %llu elements", p->path, a->col,
-                              (unsigned long long)a->sum.elems, (unsigned long long)a->kids[k].sum.elems);
+                              (unsigned long long)a->sum.elems, (unsigned long long)struct_slots(&a->kids[k]));
     } else { /* NULL where its first leaf's level says the struct is not there */
         const struct acol *leaf = first_leaf(a);
         a->sum.nulls = 0;
@@ -1350,7 +1387,8 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
                     if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] == a->c.max_def);
             } else if (pc->kind == IG_ARV_SLOT_STRUCT_VALID) { /* a list of structs: each element's struct */
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
-                    if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] >= a->slot_struct_def);
+                    if (a->nlists > 1 ? begins(a, 1, x->reps[e], x->defs[e]) : x->defs[e] > list_empty_def(a))
+                        put_bit(&b, x->defs[e] >= a->slot_struct_def);
             } else if (pc->kind == IG_ARV_LEVEL_VALID) { /* level k's lists: NULL at their null_def */
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (begins(a, pc->level, x->reps[e], x->defs[e])) put_bit(&b, x->defs[e] >= a->empty_def[pc->level]);

@@ -27,10 +27,11 @@
  * - a top-level list List<number | Utf8 | Binary | Bool>, a list of lists (as
  *   many levels as a column may have) List<List<...>> (each inner level a
  *   node, its validity and offsets: LEVEL_VALID, LEVEL_OFFSETS);
- * - a top-level list of structs of flat members, vectors or blobs (maps)
- *   List<Struct<...>> (the list's offsets and the structs' validity from the
- *   first member's levels, each member's from its own; a blob member's
- *   objects as a list<blob?>'s);
+ * - a top-level list of structs of flat members, vectors, blobs or lists of
+ *   flat values (maps, annotations) List<Struct<...>> (the list's offsets and
+ *   the structs' validity from the first member's levels, each member's from
+ *   its own; a blob member's objects as a list<blob?>'s; a list member's
+ *   lists are its level 1, one a struct slot, NULL where the struct is);
  * - a top-level struct whose members are flat values, lists of them, vectors
  *   or blobs (shaped as top-level ones; a blob's path DIR/ROW/0.ext, as
  *   rows/ID names a nested column's object), lists of structs as above (their
@@ -49,7 +50,7 @@
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
  *   pieces). Not shown yet (left out of the schema): lists of structs holding
- *   lists or structs.
+ *   structs, lists of lists, or lists of vectors or blobs.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -102,7 +103,7 @@ struct ig_arv_piece {
  * list of blobs as List of such a Struct. */
 enum ig_arv_shape {
     IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST,
-    IG_ARV_LIST_STRUCT, /* a list of structs of flat members, vectors or blobs (maps): List<Struct<...>> */
+    IG_ARV_LIST_STRUCT, /* a list of structs of flat members, vectors, blobs or lists: List<Struct<...>> */
     IG_ARV_LISTS /* (a field only) a list whose one kid is a list (lists of lists, outer levels) or a vector */
 };
 
