@@ -926,6 +926,16 @@ static void type_table(struct fbw *w, size_t slot, uint8_t tt, const struct ig_c
 
 static void field(struct fbw *w, size_t slot, const struct acol *a, bool child);
 
+/* A vector's (a list's or a list of structs' member's) floats: the
+ * FixedSizeList's "item", never NULL. */
+static void vector_floats(struct fbw *w, size_t slot, const struct acol *a)
+{
+    struct acol lanes = *a;
+    lanes.c.dimension = 0;
+    lanes.elem_nullable = false;
+    field(w, slot, &lanes, true);
+}
+
 /* Level k (>= 1) of a list of lists: a List field "item" holding level k + 1
  * or the elements. */
 static void inner_list_field(struct fbw *w, size_t slot, const struct acol *a, unsigned k)
@@ -975,12 +985,7 @@ static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
         size_t mk = fbw_vector(w, m->c.dimension || list ? 1 : 0, 4, 4);
         fbw_patch(w, ms[4], mk);
         if (list) field(w, mk + 4, m, true); /* its values: "item", NULL as they may be */
-        if (m->c.dimension) { /* its floats: an "item" never NULL */
-            struct acol lanes = *m;
-            lanes.c.dimension = 0;
-            lanes.elem_nullable = false;
-            field(w, mk + 4, &lanes, true);
-        }
+        if (m->c.dimension) vector_floats(w, mk + 4, m);
     }
 }
 
@@ -1012,11 +1017,8 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
     size_t kids = fbw_vector(w, nkids, 4, 4);
     fbw_patch(w, s[4], kids);
     for (uint32_t k = 0; k < nkids; k++)
-        if (vector_item) { /* its floats: an "item" never NULL */
-            struct acol lanes = *a;
-            lanes.c.dimension = 0;
-            lanes.elem_nullable = false;
-            field(w, kids + 4, &lanes, true);
+        if (vector_item) {
+            vector_floats(w, kids + 4, a);
         } else if (a->shape == IG_ARV_STRUCT) {
             field(w, kids + 4 + 4 * (size_t)k, &a->kids[k], false);
         } else if (a->shape == IG_ARV_BLOB_LIST) { /* its item: a Struct<path, size>, NULL as the element */
