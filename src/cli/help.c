@@ -9,7 +9,7 @@
 #endif
 
 static const struct cli_command commands[] = {
-    {"import", "build a table, or add a part, from CSV, JSON Lines or .npy", cmd_import_usage,
+    {"import", "build a table, or add a part, from CSV, JSON Lines, .npy or Parquet", cmd_import_usage,
      "ingot import --schema s.txt events.csv mytable", cmd_import},
     {"inspect", "parts, row groups and columns: types, encodings, sizes", cmd_inspect_usage,
      "ingot inspect --json mytable", cmd_inspect},
