@@ -9,8 +9,8 @@
 # structs, a struct holding a vector, lists of vectors (per-frame embeddings) as
 # List<FixedSizeList> (and lists of them), a list of structs holding a vector,
 # a struct holding a blob, a list of objects with NULL ones among them, a
-# struct holding a list of structs, lists of structs holding a blob or lists
-# (annotations: bbox, label, tags), four levels of lists; NULLs at every level
+# struct holding a list of structs, lists of structs holding a blob, lists or
+# a struct (annotations: bbox, label, tags; detections), four levels of lists; NULLs at every level
 # each can hold them; several row groups, erased rows) and every value must
 # equal the row's JSON in rows/ID.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
@@ -21,7 +21,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -64,6 +64,7 @@ fn list<blob?>?
 sls struct<n:int32, objs:list<struct<label:string, score:float32?>?>?>?
 lob list<struct<img:blob?, cap:string>?>?
 ann list<struct<bbox:list<float32>?, label:string?, tags:list<string?>>?>?
+det list<struct<box:struct<x:float32, y:float32?>?, cls:int32>?>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -133,7 +134,10 @@ with open(sys.argv[1], "w") as f:
                 "bbox": None if (i + k) % 4 == 1 else [i, k, i + k][: (i + k) % 4],
                 "label": None if (i + k) % 6 == 0 else f"a{k}",
                 "tags": [None if (i + k + q) % 3 == 0 else f"t{q}" for q in range((i + k) % 3)]}
-                for k in range(i % 4)]}) + "\n")
+                for k in range(i % 4)],
+            "det": None if i % 13 == 4 else [None if (i + k) % 5 == 1 else {
+                "box": None if (i + k) % 4 == 3 else {"x": i + k, "y": None if (i + k) % 3 == 0 else k / 2},
+                "cls": k} for k in range(i % 3)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

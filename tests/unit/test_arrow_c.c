@@ -49,7 +49,8 @@ static int make_table(void)
           "ls list<string?>\nst struct<a:int64, n:string?>?\nnest struct<x:list<int64>>\nimg blob?\n"
           "fr list<blob>?\nll list<list<int32>>\nss struct<in:struct<z:int64>?>\nsv struct<v:vector<float32, 2>>\n"
           "mp list<struct<key:string, value:int64?>>?\nlv list<vector<float32, 2>?>\n"
-          "lsl list<struct<x:list<int32>>>\nlss list<struct<s:struct<z:int32>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
+          "lsl list<struct<x:list<int32>>>\nlss list<struct<s:struct<z:int32>>>\n"
+          "lsq list<struct<s:struct<q:list<int32>>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
           "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
           "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n",
           f);
@@ -122,7 +123,8 @@ static int make_table(void)
             fprintf(f, ", \"lbo\": [{\"o\": \"%s\"}]", obj); /* lbo: one struct holding the object */
         }
         fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r);
-        fprintf(f, ", \"lss\": [{\"s\": {\"z\": %llu}}]", (unsigned long long)r); /* not shown: refused */
+        fprintf(f, ", \"lss\": [{\"s\": {\"z\": %llu}}]", (unsigned long long)r);
+        fprintf(f, ", \"lsq\": [{\"s\": {\"q\": [%llu]}}]", (unsigned long long)r); /* not shown: refused */
         if (r % 2) /* lse: one struct {k: r, e: [r, 1]} on odd rows, none on even ones */
             fprintf(f, ", \"lse\": [{\"k\": %llu, \"e\": [%llu, 1]}]", (unsigned long long)r, (unsigned long long)r);
         else
@@ -364,7 +366,17 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const struct ArrowArray *lslx = lsl->children[0]->children[0];
     REQUIRE(lslx->n_children == 1);
     const int32_t *lslo = lsl->buffers[1], *lslxo = lslx->buffers[1], *lslv = lslx->children[0]->buffers[1];
-    CHECK(child(a, s, "lss", &cs) == NULL); /* a list of structs holding a struct is not shown */
+    /* a list of structs holding a struct: List<Struct<s: Struct<z: Int32>>> */
+    const struct ArrowArray *lss = child(a, s, "lss", &cs);
+    REQUIRE(lss);
+    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 1 && cs->children[0]->children[0]->n_children == 1);
+    CHECK_EQ_STR(cs->children[0]->children[0]->name, "s");
+    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+s");
+    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->name, "z");
+    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->format, "i");
+    REQUIRE(lss->children[0]->n_children == 1 && lss->children[0]->children[0]->n_children == 1);
+    const int32_t *lsso = lss->buffers[1], *lssz = lss->children[0]->children[0]->children[0]->buffers[1];
+    CHECK(child(a, s, "lsq", &cs) == NULL); /* a list of structs holding a struct holding a list is not shown */
     /* a list of structs holding a blob: List<Struct<o: Struct<path, size>>> */
     const struct ArrowArray *lbo = child(a, s, "lbo", &cs);
     REQUIRE(lbo);
@@ -447,6 +459,7 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
         }
         CHECK(slmo[i + 1] - slmo[i] == 1 && slmk[slmo[i]] == (int32_t)r);
         CHECK_EQ_INT(lslo[i + 1] - lslo[i], 1); /* one struct, its x = [r] */
+        CHECK(lsso[i + 1] - lsso[i] == 1 && lssz[lsso[i]] == (int32_t)r);
         CHECK(lslxo[lslo[i] + 1] - lslxo[lslo[i]] == 1 && lslv[lslxo[lslo[i]]] == (int32_t)r);
         CHECK_EQ_INT(lboo[i + 1] - lboo[i], r % 5 ? 1 : 0);
         if (r % 5) { /* the element's object, named ROW/0 */
@@ -634,10 +647,10 @@ static void test_export_refusals(void)
     REQUIRE(ingot_open(table, &t, eb, sizeof eb) == 0);
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    uint32_t lss, member;
-    REQUIRE(ingot_column_find(t, "lss", &lss) == 0 && ingot_column_find(t, "st.a", &member) == 0);
-    CHECK_EQ_INT(ingot_export_arrow(t, 0, &lss, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
-    CHECK(strstr(eb, "'lss'") != NULL);
+    uint32_t lsq, member;
+    REQUIRE(ingot_column_find(t, "lsq", &lsq) == 0 && ingot_column_find(t, "st.a", &member) == 0);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &lsq, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
+    CHECK(strstr(eb, "'lsq'") != NULL);
     CHECK_EQ_INT(ingot_export_arrow(t, 0, &member, 1, &a, &s, eb, sizeof eb), -EINVAL);
     CHECK(a.release == NULL && s.release == NULL);
     uint32_t none = 999;

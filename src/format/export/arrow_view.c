@@ -37,6 +37,7 @@ struct pstat {
     uint64_t struct_nulls;                          /* a list of structs' member: elements whose struct is NULL */
     uint64_t slots[AV_MAX_LISTS], slot_nulls[AV_MAX_LISTS]; /* lists of lists: level k's lists */
     uint64_t row_defs[AV_DEFS]; /* a leaf under structs: live rows by their first entry's level */
+    uint64_t slot_defs[AV_DEFS]; /* a list of structs' member: struct slots by their level */
 };
 
 struct acol {
@@ -116,6 +117,45 @@ static const char *c_format(const struct ig_colrec *c)
     }
 }
 
+static bool c_field(const struct acol *a, struct ig_arv_field *f);
+
+/* A list of structs' member m as the C export's field: a value per struct
+ * slot (an object's Struct<path, size>, a list, a vector, a flat value, or a
+ * struct of flat values). False: out of memory (what was made is f's). */
+static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
+{
+    if (m->shape == IG_ARV_BLOB_LIST) { /* an object: a blob's Struct<path, size>, NULL as the element */
+        struct acol bm = *m;
+        bm.shape = IG_ARV_BLOB;
+        bm.nullable = m->elem_nullable;
+        return c_field(&bm, f);
+    }
+    if (m->shape == IG_ARV_STRUCT) { /* a struct in the slot: its members likewise */
+        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_STRUCT, .nullable = m->elem_nullable,
+                                   .format = "+s", .name_skip = m->name_skip};
+        if (!(f->kids = calloc(m->nkids ? m->nkids : 1, sizeof *f->kids))) return false;
+        f->nkids = m->nkids;
+        for (uint32_t k = 0; k < m->nkids; k++)
+            if (!slot_member_cfield(&m->kids[k], &f->kids[k])) return false;
+        return true;
+    }
+    if (m->nlists > 1) { /* a list in each slot */
+        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
+                                   .elem_nullable = m->elem_nullable, .format = "+l", .name_skip = m->name_skip};
+        snprintf(f->child_format, sizeof f->child_format, "%s", c_format(&m->c));
+        return true;
+    }
+    *f = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
+                               .nullable = m->elem_nullable, .name_skip = m->name_skip};
+    if (m->c.dimension) {
+        snprintf(f->format, sizeof f->format, "+w:%u", m->c.dimension);
+        snprintf(f->child_format, sizeof f->child_format, "%s", c_format(&m->c));
+    } else {
+        snprintf(f->format, sizeof f->format, "%s", c_format(&m->c));
+    }
+    return true;
+}
+
 /* The field the record batch shows for a (the C export's view of it); a
  * struct's members in f->kids (false: out of memory). */
 static bool c_field(const struct acol *a, struct ig_arv_field *f)
@@ -162,31 +202,8 @@ static bool c_field(const struct acol *a, struct ig_arv_field *f)
                                       .format = "+s", .name = "item", .nkids = a->nkids, .kids = members};
         f->kids = item; /* from here a failure leaves them to the caller's field_free */
         f->nkids = 1;
-        for (uint32_t k = 0; k < a->nkids; k++) {
-            const struct acol *m = &a->kids[k];
-            if (m->shape == IG_ARV_BLOB_LIST) { /* an object: a blob's Struct<path, size>, NULL as the element */
-                struct acol bm = *m;
-                bm.shape = IG_ARV_BLOB;
-                bm.nullable = m->elem_nullable;
-                if (!c_field(&bm, &members[k])) return false;
-                continue;
-            }
-            if (m->nlists > 1) { /* a list in each slot */
-                members[k] = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
-                                                   .elem_nullable = m->elem_nullable, .format = "+l",
-                                                   .name_skip = m->name_skip};
-                snprintf(members[k].child_format, sizeof members[k].child_format, "%s", c_format(&m->c));
-                continue;
-            }
-            members[k] = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
-                                               .nullable = m->elem_nullable, .name_skip = m->name_skip};
-            if (m->c.dimension) {
-                snprintf(members[k].format, sizeof members[k].format, "+w:%u", m->c.dimension);
-                snprintf(members[k].child_format, sizeof members[k].child_format, "%s", c_format(&m->c));
-            } else {
-                snprintf(members[k].format, sizeof members[k].format, "%s", c_format(&m->c));
-            }
-        }
+        for (uint32_t k = 0; k < a->nkids; k++)
+            if (!slot_member_cfield(&a->kids[k], &members[k])) return false;
         return true;
     }
     if (a->shape == IG_ARV_STRUCT) {
@@ -311,8 +328,24 @@ static bool under_shown_structs(const struct ig_part *p, const struct ig_colrec 
     return false;
 }
 
+/* Are struct column col (c)'s members all flat values (no list, vector or
+ * blob)? */
+static bool flat_members(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+{
+    uint32_t found = 0;
+    for (uint32_t k = col + 1; k < p->num_columns && found < c->num_children; k++) {
+        struct ig_colrec m;
+        if (ig_part_column(p, k, &m, NULL)) return false;
+        if (m.parent != col) continue;
+        if (m.lists || m.dimension || !member_ok(&m)) return false;
+        found++;
+    }
+    return c->num_children && found == c->num_children;
+}
+
 /* Is column col (c) a list of structs whose members are all flat values,
- * vectors, blobs or lists of flat values (maps are list<struct<key, value>>)? */
+ * vectors, blobs, lists of flat values or structs of flat values (maps are
+ * list<struct<key, value>>)? */
 static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
 {
     if (c->type != IG_T_STRUCT || c->lists != 1 || !c->num_children) return false;
@@ -324,7 +357,9 @@ static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct i
         bool blob = m.type == IG_T_BLOB && !m.dimension;
         /* a list member: one level of flat values (list<struct<bbox: list<float32>, ...>>) */
         bool list = m.lists == 1 && !m.dimension && member_ok(&m);
-        if (!list && (m.lists || !(blob || member_ok(&m)))) return false;
+        /* a struct member of flat values (list<struct<bbox: struct<x, y, w, h>, ...>>) */
+        bool strct = m.type == IG_T_STRUCT && !m.lists && flat_members(p, k, &m);
+        if (!list && !strct && (m.lists || !(blob || member_ok(&m)))) return false;
         found++;
     }
     return found == c->num_children;
@@ -337,11 +372,21 @@ static bool list_struct_shown(const struct ig_part *p, uint32_t col, const struc
     return c->parent == IG_NONE && list_struct_ok(p, col, c);
 }
 
+/* Is column col (c) a list of structs the view shows, at the top or inside
+ * shown structs? *def_base: the levels of the structs around it. */
+static bool list_struct_where(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, uint8_t *def_base)
+{
+    if (c->lists != 1 || !list_struct_ok(p, col, c)) return false;
+    *def_base = 0;
+    return c->parent == IG_NONE || under_shown_structs(p, c, def_base);
+}
+
 /* A member of a list of structs: its elements are the list's, one per
  * struct slot; levels: def_base for the structs around the list (a list of
  * structs that is itself a struct's member), the list's NULL and empty, then
  * the struct's, then its own. */
-static bool list_member(struct acol *a, const struct ig_colrec *s, const struct ig_colrec *c, uint8_t def_base)
+static bool list_member(struct acol *a, const struct ig_colrec *s, const struct ig_colrec *c, uint8_t def_base,
+                        uint8_t between)
 {
     value_type(c, &a->tt, &a->width);
     a->shape = IG_ARV_LIST;
@@ -353,7 +398,7 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
     a->empty_def[0] = (uint8_t)(def_base + a->lnullable[0]);
     bool struct_nullable = (s->null_mask >> 1) & 1;
     a->slot_struct_def = (uint8_t)(a->empty_def[0] + 1 + struct_nullable);
-    a->elem_nullable = struct_nullable || (c->null_mask & 1);
+    a->elem_nullable = struct_nullable || between || (c->null_mask & 1);
     a->nullable = a->list_nullable;
     a->name_skip = s->name_len + 1;
     if (c->lists) { /* a list in each struct slot: level 1, a slot from the list's elements on, NULL
@@ -372,7 +417,7 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
         a->tt = AT_STRUCT;
         a->width = 8;
     }
-    return c->max_def == a->slot_struct_def + (c->null_mask & 1) && c->name_len > a->name_skip;
+    return c->max_def == a->slot_struct_def + between + (c->null_mask & 1) && c->name_len > a->name_skip;
 }
 
 /* Which shape column col (c) of p takes in the view, false when it is not shown. */
@@ -381,15 +426,32 @@ static bool shown(const struct ig_part *p, uint32_t col, const struct ig_colrec 
     if (c->parent != IG_NONE) { /* a member of a shown struct */
         struct ig_colrec s;
         if (ig_part_column(p, c->parent, &s, NULL)) return false;
-        if (list_struct_shown(p, c->parent, &s)) return list_member(a, &s, c, 0);
         uint8_t def;
-        if (s.lists == 1 && list_struct_ok(p, c->parent, &s)) {
-            /* a member of a list of structs inside shown structs: its first
-             * entry's level also says where those structs are (row_defs) */
-            if (!under_shown_structs(p, &s, &def) || !list_member(a, &s, c, def)) return false;
-            a->member = true;
-            a->nullable = a->list_nullable || def > 0;
+        if (list_struct_where(p, c->parent, &s, &def)) { /* a member of a list of structs */
+            if (c->type == IG_T_STRUCT) { /* a struct in each slot: there from present_def */
+                unsigned slot = def + (s.null_mask & 1) + 1u + ((s.null_mask >> 1) & 1); /* as list_member's */
+                *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT, .in_list = true,
+                                   .member = s.parent != IG_NONE, .name_skip = s.name_len + 1,
+                                   .slot_struct_def = (uint8_t)slot,
+                                   .present_def = (uint8_t)(slot + (c->null_mask & 1)),
+                                   .elem_nullable = ((s.null_mask >> 1) & 1) || (c->null_mask & 1)};
+                return c->name_len > a->name_skip;
+            }
+            /* inside shown structs, its first entry's level also says where
+             * those structs are (row_defs) */
+            if (!list_member(a, &s, c, def, 0)) return false;
+            a->member = s.parent != IG_NONE;
+            if (a->member) a->nullable = a->list_nullable || def > 0;
             return true;
+        }
+        if (s.type == IG_T_STRUCT && !s.lists && s.parent != IG_NONE) { /* in a struct in a list of structs */
+            struct ig_colrec l;
+            if (!ig_part_column(p, s.parent, &l, NULL) && list_struct_where(p, s.parent, &l, &def)) {
+                if (!list_member(a, &l, c, def, s.null_mask & 1)) return false;
+                a->member = l.parent != IG_NONE;
+                a->name_skip = s.name_len + 1;
+                return c->name_len > a->name_skip;
+            }
         }
         if (!under_shown_structs(p, c, &def)) return false;
         a->member = true;
@@ -613,10 +675,16 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
                     if (begins(a, k, v->reps[e], v->defs[e])) {
                         s->slots[k]++;
                         s->slot_nulls[k] += v->defs[e] < a->empty_def[k];
-                        if (k == 1 && a->in_list) s->struct_nulls += v->defs[e] < a->slot_struct_def;
+                        if (k == 1 && a->in_list) {
+                            s->struct_nulls += v->defs[e] < a->slot_struct_def;
+                            s->slot_defs[v->defs[e] < AV_DEFS ? v->defs[e] : AV_DEFS - 1]++;
+                        }
                     }
                 if (v->defs[e] <= list_empty_def(a)) continue;
-                if (a->in_list && a->nlists == 1) s->struct_nulls += v->defs[e] < a->slot_struct_def;
+                if (a->in_list && a->nlists == 1) {
+                    s->struct_nulls += v->defs[e] < a->slot_struct_def;
+                    s->slot_defs[v->defs[e] < AV_DEFS ? v->defs[e] : AV_DEFS - 1]++;
+                }
                 s->elems++;
                 s->elem_nulls += v->defs[e] != a->c.max_def;
                 if (v->defs[e] == a->c.max_def && v->is_bytes) {
@@ -651,7 +719,10 @@ static void page_counts(const struct acol *a, const struct page *pg, struct psta
             uint32_t vi = v->row_val[r];
             for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
                 if (v->defs[e] <= list_empty_def(a)) continue;
-                if (a->in_list) s->struct_nulls += v->defs[e] < a->slot_struct_def;
+                if (a->in_list) {
+                    s->struct_nulls += v->defs[e] < a->slot_struct_def;
+                    s->slot_defs[v->defs[e] < AV_DEFS ? v->defs[e] : AV_DEFS - 1]++;
+                }
                 s->elems++;
                 if (v->defs[e] != a->c.max_def) {
                     s->elem_nulls++;
@@ -835,16 +906,31 @@ static void inner_lists(struct body *b, const struct acol *a)
     list_elements(b, a);
 }
 
+/* A list of structs' member: its values a slot (a struct in each slot: its
+ * node and validity from its first leaf, then its members). */
+static void slot_member_body(struct body *b, const struct acol *m)
+{
+    if (m->shape != IG_ARV_STRUCT) {
+        inner_lists(b, m);
+        return;
+    }
+    node(b, m->sum.elems, m->sum.struct_nulls);
+    b->level = m->present_def;
+    bitmap(b, IG_ARV_SLOT_STRUCT_VALID, first_leaf(m), m->sum.elems, m->sum.struct_nulls > 0);
+    b->level = 0;
+    for (uint32_t k = 0; k < m->nkids; k++) slot_member_body(b, &m->kids[k]);
+}
+
 static void column_body(struct body *b, const struct acol *a)
 {
     if (a->shape == IG_ARV_LIST_STRUCT) { /* the list and the structs from the first member, then each member */
-        const struct acol *m0 = &a->kids[0];
+        const struct acol *m0 = first_leaf(a);
         node(b, a->sum.live, a->sum.nulls);
         bitmap(b, IG_ARV_VALID, m0, a->sum.live, a->sum.nulls > 0);
         level_offsets(b, m0, 0);
         node(b, a->sum.elems, a->sum.struct_nulls);
         bitmap(b, IG_ARV_SLOT_STRUCT_VALID, m0, a->sum.elems, a->sum.struct_nulls > 0);
-        for (uint32_t k = 0; k < a->nkids; k++) inner_lists(b, &a->kids[k]);
+        for (uint32_t k = 0; k < a->nkids; k++) slot_member_body(b, &a->kids[k]);
         return;
     }
     if (a->shape == IG_ARV_BLOB) { /* a struct of path and size, one validity for the three */
@@ -953,8 +1039,35 @@ static void inner_list_field(struct fbw *w, size_t slot, const struct acol *a, u
         field(w, kids + 4, a, true);
 }
 
+/* A list of structs' member m: a field of a value per struct slot, named as
+ * itself (NULL where its struct is): an object's Struct<path, size>, a List
+ * of values, a vector, a flat value, or a Struct of such. */
+static void slot_member_field(struct fbw *w, size_t slot, const struct acol *m)
+{
+    if (m->shape == IG_ARV_BLOB_LIST) { /* an object: Struct<path, size>, NULL as the element */
+        struct acol bm = {.c = {.type = IG_T_BLOB, .name = m->c.name + m->name_skip,
+                                .name_len = m->c.name_len - m->name_skip},
+                          .shape = IG_ARV_BLOB, .tt = AT_STRUCT, .nullable = m->elem_nullable};
+        field(w, slot, &bm, false);
+        return;
+    }
+    bool list = m->nlists > 1, strct = m->shape == IG_ARV_STRUCT; /* a list, a struct in each slot */
+    uint8_t tt = m->c.dimension ? AT_FSL : list ? AT_LIST : strct ? AT_STRUCT : m->tt;
+    struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, list ? m->slot_nullable : m->elem_nullable}, {2, FB_U8, tt},
+                            {3, FB_REF, 0}, {5, FB_REF, 0}};
+    size_t ms[5];
+    fbw_patch(w, slot, fbw_table(w, mf, 5, ms));
+    fbw_patch(w, ms[0], fbw_string(w, m->c.name + m->name_skip, m->c.name_len - m->name_skip));
+    type_table(w, ms[3], tt, &m->c, m->c.dimension);
+    size_t mk = fbw_vector(w, strct ? m->nkids : m->c.dimension || list ? 1 : 0, 4, 4);
+    fbw_patch(w, ms[4], mk);
+    if (list) field(w, mk + 4, m, true); /* its values: "item", NULL as they may be */
+    if (m->c.dimension) vector_floats(w, mk + 4, m);
+    for (uint32_t k = 0; strct && k < m->nkids; k++) slot_member_field(w, mk + 4 + 4 * (size_t)k, &m->kids[k]);
+}
+
 /* A list of structs' element: a Struct field "item" whose children are its
- * members, each a value named as itself (NULL where its struct is). */
+ * members (slot_member_field). */
 static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
 {
     struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, a->struct_nullable}, {2, FB_U8, AT_STRUCT}, {3, FB_REF, 0},
@@ -965,28 +1078,7 @@ static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
     type_table(w, s[3], AT_STRUCT, &a->c, 0);
     size_t kids = fbw_vector(w, a->nkids, 4, 4);
     fbw_patch(w, s[4], kids);
-    for (uint32_t k = 0; k < a->nkids; k++) {
-        const struct acol *m = &a->kids[k];
-        if (m->shape == IG_ARV_BLOB_LIST) { /* an object: Struct<path, size>, NULL as the element */
-            struct acol bm = {.c = {.type = IG_T_BLOB, .name = m->c.name + m->name_skip,
-                                    .name_len = m->c.name_len - m->name_skip},
-                              .shape = IG_ARV_BLOB, .tt = AT_STRUCT, .nullable = m->elem_nullable};
-            field(w, kids + 4 + 4 * (size_t)k, &bm, false);
-            continue;
-        }
-        bool list = m->nlists > 1; /* a list in each slot: List of the values */
-        uint8_t tt = m->c.dimension ? AT_FSL : list ? AT_LIST : m->tt; /* a vector: FixedSizeList of floats */
-        struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, list ? m->slot_nullable : m->elem_nullable}, {2, FB_U8, tt},
-                                {3, FB_REF, 0}, {5, FB_REF, 0}};
-        size_t ms[5];
-        fbw_patch(w, kids + 4 + 4 * (size_t)k, fbw_table(w, mf, 5, ms));
-        fbw_patch(w, ms[0], fbw_string(w, m->c.name + m->name_skip, m->c.name_len - m->name_skip));
-        type_table(w, ms[3], tt, &m->c, m->c.dimension);
-        size_t mk = fbw_vector(w, m->c.dimension || list ? 1 : 0, 4, 4);
-        fbw_patch(w, ms[4], mk);
-        if (list) field(w, mk + 4, m, true); /* its values: "item", NULL as they may be */
-        if (m->c.dimension) vector_floats(w, mk + 4, m);
-    }
+    for (uint32_t k = 0; k < a->nkids; k++) slot_member_field(w, kids + 4 + 4 * (size_t)k, &a->kids[k]);
 }
 
 /* A Field (and its children: a list's or vector's element, a struct's
@@ -1158,7 +1250,7 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
         a->sum.live += s->live, a->sum.nulls += s->nulls, a->sum.elems += s->elems;
         a->sum.elem_nulls += s->elem_nulls, a->sum.bytes += s->bytes, a->sum.struct_nulls += s->struct_nulls;
         for (unsigned k = 1; k < AV_MAX_LISTS; k++) a->sum.slots[k] += s->slots[k], a->sum.slot_nulls[k] += s->slot_nulls[k];
-        for (unsigned d = 0; d < AV_DEFS; d++) a->sum.row_defs[d] += s->row_defs[d];
+        for (unsigned d = 0; d < AV_DEFS; d++) a->sum.row_defs[d] += s->row_defs[d], a->sum.slot_defs[d] += s->slot_defs[d];
     }
     ig_values_free(&pg.v);
     bool slots_over = false;
@@ -1205,16 +1297,20 @@ static int count_struct(const struct ig_table *t, const struct ig_arv *out, stru
                     a->c.num_children);
     if (rc) return rc;
     a->sum.live = a->kids[0].sum.live;
+    const struct acol *leaf = first_leaf(a);
     if (a->shape == IG_ARV_LIST_STRUCT) { /* rows NULL as the list, elements (structs) and theirs */
-        a->sum.nulls = a->kids[0].sum.nulls;
-        a->sum.elems = struct_slots(&a->kids[0]);
-        a->sum.struct_nulls = a->kids[0].sum.struct_nulls;
+        a->sum.nulls = leaf->sum.nulls;
+        a->sum.elems = struct_slots(leaf);
+        a->sum.struct_nulls = leaf->sum.struct_nulls;
         for (uint32_t k = 1; k < a->nkids; k++)
             if (struct_slots(&a->kids[k]) != a->sum.elems)
                 return ig_err(err, -EIO, "%s: members of list column %u hold %llu and %llu elements", p->path, a->col,
                               (unsigned long long)a->sum.elems, (unsigned long long)struct_slots(&a->kids[k]));
+    } else if (a->in_list) { /* a struct in each slot of a list of structs: NULL by its first leaf's slots */
+        a->sum.elems = struct_slots(leaf);
+        a->sum.struct_nulls = 0;
+        for (unsigned d = 0; d < a->present_def && d < AV_DEFS; d++) a->sum.struct_nulls += leaf->sum.slot_defs[d];
     } else { /* NULL where its first leaf's level says the struct is not there */
-        const struct acol *leaf = first_leaf(a);
         a->sum.nulls = 0;
         for (unsigned d = 0; d < a->present_def && d < AV_DEFS; d++) a->sum.nulls += leaf->sum.row_defs[d];
     }
@@ -1387,10 +1483,12 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
             } else if (pc->kind == IG_ARV_ELEM_VALID) {
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (x->defs[e] > list_empty_def(a)) put_bit(&b, x->defs[e] == a->c.max_def);
-            } else if (pc->kind == IG_ARV_SLOT_STRUCT_VALID) { /* a list of structs: each element's struct */
+            } else if (pc->kind == IG_ARV_SLOT_STRUCT_VALID) { /* a list of structs: each element's struct (or
+                                                                  the struct in it there from pc->level) */
+                uint8_t there = pc->level ? pc->level : a->slot_struct_def;
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (a->nlists > 1 ? begins(a, 1, x->reps[e], x->defs[e]) : x->defs[e] > list_empty_def(a))
-                        put_bit(&b, x->defs[e] >= a->slot_struct_def);
+                        put_bit(&b, x->defs[e] >= there);
             } else if (pc->kind == IG_ARV_LEVEL_VALID) { /* level k's lists: NULL at their null_def */
                 for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
                     if (begins(a, pc->level, x->reps[e], x->defs[e])) put_bit(&b, x->defs[e] >= a->empty_def[pc->level]);

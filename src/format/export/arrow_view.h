@@ -27,11 +27,13 @@
  * - a top-level list List<number | Utf8 | Binary | Bool>, a list of lists (as
  *   many levels as a column may have) List<List<...>> (each inner level a
  *   node, its validity and offsets: LEVEL_VALID, LEVEL_OFFSETS);
- * - a top-level list of structs of flat members, vectors, blobs or lists of
- *   flat values (maps, annotations) List<Struct<...>> (the list's offsets and
- *   the structs' validity from the first member's levels, each member's from
- *   its own; a blob member's objects as a list<blob?>'s; a list member's
- *   lists are its level 1, one a struct slot, NULL where the struct is);
+ * - a top-level list of structs of flat members, vectors, blobs, lists of
+ *   flat values or structs of flat values (maps, annotations, detections)
+ *   List<Struct<...>> (the list's offsets and the structs' validity from the
+ *   first leaf's levels, each member's from its own; a blob member's objects
+ *   as a list<blob?>'s; a list member's lists are its level 1, one a struct
+ *   slot, NULL where the struct is; a struct member's validity per slot from
+ *   its first leaf, SLOT_STRUCT_VALID with `level` its present_def);
  * - a top-level struct whose members are flat values, lists of them, vectors
  *   or blobs (shaped as top-level ones; a blob's path DIR/ROW/0.ext, as
  *   rows/ID names a nested column's object), lists of structs as above (their
@@ -50,7 +52,8 @@
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
  *   pieces). Not shown yet (left out of the schema): lists of structs holding
- *   structs, lists of lists, or lists of vectors or blobs.
+ *   lists of lists, lists of vectors or blobs, or structs holding more than
+ *   flat values.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -73,7 +76,7 @@ enum ig_arv_kind {
     IG_ARV_ELEM_BOOL,  /* a list of bools: its elements' values bitmap (all its pages) */
     IG_ARV_STRUCT_VALID, /* a struct's row validity, from its first member's levels (all its pages) */
     IG_ARV_LEVEL_VALID, /* a list of lists: level `level`'s lists' validity (all its pages) */
-    IG_ARV_SLOT_STRUCT_VALID, /* a list of structs: its elements' validity, from the first member (all its pages) */
+    IG_ARV_SLOT_STRUCT_VALID, /* a list of structs: its elements' validity (or a struct's in them, there from `level`), from a leaf (all its pages) */
     /* the kinds above are bitmaps over a whole chunk, those below pieces of one page */
     IG_ARV_FIXED,      /* a page's fixed-width values (a list's elements, a vector's lanes) */
     IG_ARV_OFFSETS,    /* a page's offsets: where each live row starts, from `base` */
@@ -103,7 +106,7 @@ struct ig_arv_piece {
  * list of blobs as List of such a Struct. */
 enum ig_arv_shape {
     IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST,
-    IG_ARV_LIST_STRUCT, /* a list of structs of flat members, vectors, blobs or lists: List<Struct<...>> */
+    IG_ARV_LIST_STRUCT, /* a list of structs of flat members, vectors, blobs, lists, structs: List<Struct<...>> */
     IG_ARV_LISTS /* (a field only) a list whose one kid is a list (lists of lists, outer levels) or a vector */
 };
 
