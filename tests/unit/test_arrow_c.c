@@ -174,6 +174,42 @@ static const struct ArrowArray *child(const struct ArrowArray *a, const struct A
     return NULL;
 }
 
+/* The schema's shape as text: its format, then its children in braces, each
+ * "name:shape" ("?" before a nullable child's name), e.g. "+l{?item:+w:2{item:f}}". */
+static void shape_of(const struct ArrowSchema *s, char *out, size_t cap)
+{
+    size_t n = strlen(out);
+    snprintf(out + n, cap - n, "%s", s->format);
+    for (int64_t i = 0; i < s->n_children; i++) {
+        n = strlen(out);
+        snprintf(out + n, cap - n, "%s%s%s:", i ? "," : "{", s->children[i]->flags & ARROW_FLAG_NULLABLE ? "?" : "",
+                 s->children[i]->name);
+        shape_of(s->children[i], out, cap);
+    }
+    n = strlen(out);
+    if (s->n_children) snprintf(out + n, cap - n, "}");
+}
+
+/* Do the arrays' tree and the schema's agree (so a test may index children)? */
+static bool same_tree(const struct ArrowArray *a, const struct ArrowSchema *s)
+{
+    if (a->n_children != s->n_children) return false;
+    for (int64_t i = 0; i < a->n_children; i++)
+        if (!same_tree(a->children[i], s->children[i])) return false;
+    return true;
+}
+
+/* var: column `name` of the batch (a, s; its schema in cs), its tree as its
+ * schema's and its shape (shape_of) `want`. */
+#define SHAPED(var, name, want)                                                                    \
+    const struct ArrowArray *var = child(a, s, name, &cs);                                         \
+    REQUIRE(var && same_tree(var, cs));                                                            \
+    do {                                                                                           \
+        char got_[256] = "";                                                                       \
+        shape_of(cs, got_, sizeof got_);                                                           \
+        CHECK_EQ_STR(got_, want);                                                                  \
+    } while (0)
+
 /* Every value of the batch of group g (rows first..first+GROUP, `gone` erased) against the rows. */
 static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s, uint64_t first,
                         const uint64_t *gone, size_t ngone)
@@ -246,13 +282,7 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const struct ArrowArray *ssin = ss->children[0];
     const int64_t *ssz = ssin->children[0]->buffers[1];
     /* a struct holding a vector: Struct<v: FixedSizeList<Float32>[2]> */
-    const struct ArrowArray *sv = child(a, s, "sv", &cs);
-    REQUIRE(sv);
-    CHECK_EQ_STR(cs->format, "+s");
-    REQUIRE(cs->n_children == 1 && sv->n_children == 1 && sv->children[0]->n_children == 1);
-    CHECK_EQ_STR(cs->children[0]->name, "v");
-    CHECK_EQ_STR(cs->children[0]->format, "+w:2");
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "f");
+    SHAPED(sv, "sv", "+s{v:+w:2{item:f}}");
     CHECK_EQ_INT(sv->children[0]->children[0]->length, 2 * sv->length);
     const float *svv = sv->children[0]->children[0]->buffers[1];
     /* a map: List<Struct<key: Utf8, value: Int64>> */
@@ -302,101 +332,43 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const char *snb = st->children[1]->buffers[2];
     int64_t nulls_st = 0;
     /* a list of vectors: List<FixedSizeList<Float32>[2]>, NULL vectors kept */
-    const struct ArrowArray *lv = child(a, s, "lv", &cs);
-    REQUIRE(lv);
-    CHECK_EQ_STR(cs->format, "+l");
-    REQUIRE(cs->n_children == 1 && lv->n_children == 1 && lv->children[0]->n_children == 1);
-    CHECK_EQ_STR(cs->children[0]->format, "+w:2");
-    CHECK(cs->children[0]->flags & ARROW_FLAG_NULLABLE);
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "f");
+    SHAPED(lv, "lv", "+l{?item:+w:2{item:f}}");
     REQUIRE(lv->children[0]->n_buffers == 1 && lv->children[0]->children[0]->n_buffers == 2);
     CHECK_EQ_INT(lv->children[0]->children[0]->length, 2 * lv->children[0]->length);
     const int32_t *lvo = lv->buffers[1];
     /* a list of structs holding a vector: List<Struct<k: Int32, e: FixedSizeList<Float32>[2]>> */
-    const struct ArrowArray *lse = child(a, s, "lse", &cs);
-    REQUIRE(lse);
-    CHECK_EQ_STR(cs->format, "+l");
-    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 2 && lse->children[0]->n_children == 2);
-    CHECK_EQ_STR(cs->children[0]->children[1]->name, "e");
-    CHECK_EQ_STR(cs->children[0]->children[1]->format, "+w:2");
-    CHECK_EQ_STR(cs->children[0]->children[1]->children[0]->format, "f");
+    SHAPED(lse, "lse", "+l{item:+s{k:i,e:+w:2{item:f}}}");
     const int32_t *lseo = lse->buffers[1], *lsek = lse->children[0]->children[0]->buffers[1];
     const float *lsee = lse->children[0]->children[1]->children[0]->buffers[1];
     /* a list of lists of vectors: List<List<FixedSizeList<Float32>[2]>> */
-    const struct ArrowArray *llva = child(a, s, "llv", &cs);
-    REQUIRE(llva);
-    CHECK_EQ_STR(cs->format, "+l");
-    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 1 && llva->children[0]->n_children == 1);
-    CHECK_EQ_STR(cs->children[0]->format, "+l");
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+w:2");
-    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->format, "f");
+    SHAPED(llva, "llv", "+l{item:+l{item:+w:2{item:f}}}");
     const int32_t *llvo = llva->buffers[1], *llvi = llva->children[0]->buffers[1];
     const float *llvv = llva->children[0]->children[0]->children[0]->buffers[1];
     /* a struct holding a blob: Struct<o: Struct<path: Utf8, size: Int64>> */
-    const struct ArrowArray *sbo = child(a, s, "sbo", &cs);
-    REQUIRE(sbo);
-    CHECK_EQ_STR(cs->format, "+s");
-    REQUIRE(cs->n_children == 1 && sbo->n_children == 1 && sbo->children[0]->n_children == 2);
-    CHECK_EQ_STR(cs->children[0]->name, "o");
-    CHECK_EQ_STR(cs->children[0]->format, "+s");
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "u");
-    CHECK_EQ_STR(cs->children[0]->children[1]->format, "l");
+    SHAPED(sbo, "sbo", "+s{?o:+s{?path:u,?size:l}}");
     const struct ArrowArray *sbob = sbo->children[0];
     const int32_t *sbpo = sbob->children[0]->buffers[1];
     const char *sbpb = sbob->children[0]->buffers[2];
     const int64_t *sbsz = sbob->children[1]->buffers[1];
     /* a struct holding a list of structs: Struct<m: List<Struct<k: Int32>>> */
-    const struct ArrowArray *slm = child(a, s, "slm", &cs);
-    REQUIRE(slm);
-    CHECK_EQ_STR(cs->format, "+s");
-    REQUIRE(cs->n_children == 1 && slm->n_children == 1 && slm->children[0]->n_children == 1);
-    CHECK_EQ_STR(cs->children[0]->name, "m");
-    CHECK_EQ_STR(cs->children[0]->format, "+l");
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+s");
-    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->name, "k");
+    SHAPED(slm, "slm", "+s{m:+l{item:+s{k:i}}}");
     const int32_t *slmo = slm->children[0]->buffers[1], *slmk = slm->children[0]->children[0]->children[0]->buffers[1];
     /* a list of structs holding a list: List<Struct<x: List<Int32>>> */
-    const struct ArrowArray *lsl = child(a, s, "lsl", &cs);
-    REQUIRE(lsl);
-    CHECK_EQ_STR(cs->format, "+l");
-    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 1 && lsl->children[0]->n_children == 1);
-    CHECK_EQ_STR(cs->children[0]->children[0]->name, "x");
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+l");
-    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->format, "i");
+    SHAPED(lsl, "lsl", "+l{item:+s{x:+l{item:i}}}");
     const struct ArrowArray *lslx = lsl->children[0]->children[0];
-    REQUIRE(lslx->n_children == 1);
     const int32_t *lslo = lsl->buffers[1], *lslxo = lslx->buffers[1], *lslv = lslx->children[0]->buffers[1];
     /* a list of structs holding a struct: List<Struct<s: Struct<z: Int32>>> */
-    const struct ArrowArray *lss = child(a, s, "lss", &cs);
-    REQUIRE(lss);
-    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 1 && cs->children[0]->children[0]->n_children == 1);
-    CHECK_EQ_STR(cs->children[0]->children[0]->name, "s");
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+s");
-    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->name, "z");
-    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->format, "i");
-    REQUIRE(lss->children[0]->n_children == 1 && lss->children[0]->children[0]->n_children == 1);
+    SHAPED(lss, "lss", "+l{item:+s{s:+s{z:i}}}");
     const int32_t *lsso = lss->buffers[1], *lssz = lss->children[0]->children[0]->children[0]->buffers[1];
     CHECK(child(a, s, "lsq", &cs) == NULL); /* a list of structs holding a struct holding a list is not shown */
     /* a list of structs holding a blob: List<Struct<o: Struct<path, size>>> */
-    const struct ArrowArray *lbo = child(a, s, "lbo", &cs);
-    REQUIRE(lbo);
-    CHECK_EQ_STR(cs->format, "+l");
-    REQUIRE(cs->n_children == 1 && cs->children[0]->n_children == 1 && lbo->children[0]->n_children == 1);
-    CHECK_EQ_STR(cs->children[0]->children[0]->name, "o");
-    CHECK_EQ_STR(cs->children[0]->children[0]->format, "+s");
-    REQUIRE(cs->children[0]->children[0]->n_children == 2 && lbo->children[0]->children[0]->n_children == 2);
-    CHECK_EQ_STR(cs->children[0]->children[0]->children[0]->format, "u");
+    SHAPED(lbo, "lbo", "+l{item:+s{?o:+s{?path:u,?size:l}}}");
     const struct ArrowArray *lbob = lbo->children[0]->children[0];
     const int32_t *lboo = lbo->buffers[1], *lbop = lbob->children[0]->buffers[1];
     const char *lbob_bytes = lbob->children[0]->buffers[2];
     const int64_t *lbosz = lbob->children[1]->buffers[1];
     /* a list of objects with NULL ones: List<Struct<path, size>>, the item nullable */
-    const struct ArrowArray *frn = child(a, s, "frn", &cs);
-    REQUIRE(frn);
-    CHECK_EQ_STR(cs->format, "+l");
-    REQUIRE(cs->n_children == 1 && frn->n_children == 1 && frn->children[0]->n_children == 2);
-    CHECK_EQ_STR(cs->children[0]->format, "+s");
-    CHECK(cs->children[0]->flags & ARROW_FLAG_NULLABLE);
+    SHAPED(frn, "frn", "+l{?item:+s{?path:u,?size:l}}");
     const int32_t *frno = frn->buffers[1], *frnp = frn->children[0]->children[0]->buffers[1];
     const char *frnb = frn->children[0]->children[0]->buffers[2];
     const float *lvv = lv->children[0]->children[0]->buffers[1];
