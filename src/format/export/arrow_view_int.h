@@ -1,0 +1,116 @@
+/* arrow_view_int.h - inside the Arrow view (arrow_view.h): what its three
+ * files share.
+ *
+ *   arrow_shape.c   which columns the view shows and in what shape (struct
+ *                   acol: the levels a column's entries are read by), the C
+ *                   export's fields, and one decoded page read row by row
+ *                   (counts, NULLs, objects' paths)
+ *   arrow_view.c    the layout: pages counted, the body's pieces, buffers and
+ *                   nodes, the metadata (Schema, RecordBatch, Footer)
+ *   arrow_render.c  a piece's bytes, rendered from its page(s)
+ *
+ * Nothing here is for other modules. */
+#ifndef IG_FORMAT_EXPORT_ARROW_VIEW_INT_H
+#define IG_FORMAT_EXPORT_ARROW_VIEW_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arrow_view.h"
+#include "blob/blob.h"
+#include "format/model/schema.h"
+#include "format/model/values.h"
+
+/* Arrow's type numbers (Schema.fbs) */
+enum { AT_INT = 2, AT_FLOAT = 3, AT_BINARY = 4, AT_UTF8 = 5, AT_BOOL = 6, AT_LIST = 12, AT_STRUCT = 13, AT_FSL = 16 };
+
+/* The most list levels a column shown as lists of lists has: as many as a
+ * column may have (schema.h). */
+#define AV_MAX_LISTS IG_MAX_LISTS
+/* Definition levels counted per row (row_defs); deeper ones count as the last. */
+#define AV_DEFS 16
+/* The most structs one inside another (struct<a: struct<b: ...>>). */
+#define AV_MAX_STRUCT_DEPTH 4
+
+struct pstat {
+    uint64_t live, nulls, elems, elem_nulls, bytes; /* bytes: of strings, or of a list's strings */
+    uint64_t struct_nulls;                          /* a list of structs' member: elements whose struct is NULL */
+    uint64_t slots[AV_MAX_LISTS], slot_nulls[AV_MAX_LISTS]; /* lists of lists: level k's lists */
+    uint64_t row_defs[AV_DEFS]; /* a leaf under structs: live rows by their first entry's level */
+    uint64_t slot_defs[AV_DEFS]; /* a list of structs' member: struct slots by their level */
+};
+
+struct acol {
+    uint32_t col;
+    struct ig_colrec c;
+    uint8_t shape;
+    uint8_t tt;    /* Arrow type of the values (a list's or vector's elements) */
+    uint8_t width; /* bytes per value: 0 for bool, strings and binary */
+    bool nullable, elem_nullable;
+    bool member;           /* a struct's member */
+    bool struct_nullable;  /* a member: its struct (or one around it) may be NULL */
+    uint8_t present_def;   /* a struct: there from this level (its own and its ancestors' NULLs) */
+    bool list_nullable;    /* a list: the list itself may be NULL (its struct aside) */
+    uint8_t def_base;      /* a list: definition levels above it (its struct's) */
+    /* a list's levels, outermost first: below null_def[k] a level-k list is
+     * not there (an outer one is NULL or empty), at it NULL when lnullable,
+     * at empty_def[k] present and empty; above, it holds items */
+    uint8_t nlists;
+    uint8_t null_def[AV_MAX_LISTS], empty_def[AV_MAX_LISTS];
+    bool lnullable[AV_MAX_LISTS];
+    bool in_list;            /* a member of a list's struct elements (list<struct<...>>) */
+    bool blob_levels;        /* a list of objects stored an object a value, with levels (NULL elements) */
+    bool slot_nullable;      /* a list member of a list's structs: NULL in a slot (its struct or itself) */
+    uint8_t slot_struct_def; /* in_list: an element's struct is there from this level */
+    uint32_t name_skip;    /* a member: bytes of its name before its own */
+    uint32_t first, count; /* the chunk's pages */
+    struct pstat *pages, sum;
+    struct acol *kids; /* a struct: its members */
+    uint32_t nkids;
+};
+
+struct page {
+    struct ig_values v;
+    const uint8_t *del;
+    struct ig_pagerec rec;
+};
+
+/* ---- arrow_shape.c ---------------------------------------------------------- */
+
+/* The Arrow type of a leaf's values, or false when the view does not show it. */
+bool arv_value_type(const struct ig_colrec *c, uint8_t *tt, uint8_t *width);
+bool arv_is_signed(uint8_t type);
+/* Which shape column col (c) of p takes in the view, false when it is not shown. */
+bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a);
+/* The field the record batch shows for a (the C export's view of it); a
+ * struct's members in f->kids (false: out of memory). */
+bool arv_c_field(const struct acol *a, struct ig_arv_field *f);
+/* Does a page have to be decoded for its counts (arrow_view.h)? */
+bool arv_needs_counts(const struct acol *a, const struct ig_pagerec *rec);
+/* Load page `page` of column col into pg, checked against its record. */
+int arv_load(const struct ig_table *t, uint32_t part, uint64_t group_first_row, uint32_t col, uint32_t page,
+             struct ig_reader *r, struct page *pg, struct ig_error *err);
+/* Does the entry (rep, d) begin an item at level m of a list column: a list
+ * of level m (1 <= m < nlists), or an element (m == nlists)? */
+bool arv_begins(const struct acol *a, unsigned m, uint8_t rep, uint8_t d);
+/* Row r's object of a blob column: false for a NULL. */
+bool arv_blob_ref(const struct acol *a, const struct ig_values *v, size_t r, struct ig_blob_ref *ref,
+                  unsigned *kind);
+/* The object's path as rows/ID shows it (DIR/ROW.EXT, a member's DIR/ROW/0.EXT); its length. */
+size_t arv_blob_path(const struct acol *a, char *out, size_t cap, const char *dir, uint64_t row, unsigned kind);
+/* Object k of a row of a list of objects: DIR/ROW/K.EXT; its length. */
+size_t arv_object_path(char *out, size_t cap, const char *dir, uint64_t row, size_t k, unsigned kind);
+bool arv_row_null(const struct acol *a, const struct ig_values *v, size_t r);
+/* Where row r's value is in v: a flat leaf's row, a member's value index. */
+size_t arv_value_at(const struct acol *a, const struct ig_values *v, size_t r);
+/* A struct's (or a list of structs') first leaf, whose levels say where it is NULL. */
+const struct acol *arv_first_leaf(const struct acol *a);
+/* A decoded page's counts (live rows, NULLs, elements, bytes, levels seen). */
+void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *s);
+
+static inline bool arv_bit_set(const uint8_t *bits, size_t i) { return bits && (bits[i / 8] >> (i % 8)) & 1; }
+/* The definition level of an empty innermost list (above it an element slot). */
+static inline uint8_t arv_list_empty_def(const struct acol *a) { return a->empty_def[a->nlists - 1]; }
+
+#endif
