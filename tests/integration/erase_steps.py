@@ -147,7 +147,7 @@ def reload():
     time.sleep(0.1)  # the watcher's 20 ms settle; then it opens the table and pauses
     subprocess.run([ingot, "erase", "--row", "2", table], check=True, stdout=subprocess.DEVNULL)
     seen = []
-    end = time.monotonic() + 2.0
+    end = time.monotonic() + 3.5  # two reloads of 0.4 s each, with room for a loaded machine
     while time.monotonic() < end:
         live = live_rows()
         seen.append((live, gen()))
