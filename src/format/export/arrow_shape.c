@@ -591,6 +591,14 @@ const struct acol *arv_first_leaf(const struct acol *a)
     return a;
 }
 
+/* A list of structs' member: one struct slot at level d (its struct NULL
+ * below slot_struct_def; the level kept for structs inside it). */
+static void count_slot(const struct acol *a, uint8_t d, struct pstat *s)
+{
+    s->struct_nulls += d < a->slot_struct_def;
+    s->slot_defs[d < AV_DEFS ? d : AV_DEFS - 1]++;
+}
+
 void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
 {
     const struct ig_values *v = &pg->v;
@@ -609,16 +617,10 @@ void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *
                     if (arv_begins(a, k, v->reps[e], v->defs[e])) {
                         s->slots[k]++;
                         s->slot_nulls[k] += v->defs[e] < a->empty_def[k];
-                        if (k == 1 && a->in_list) {
-                            s->struct_nulls += v->defs[e] < a->slot_struct_def;
-                            s->slot_defs[v->defs[e] < AV_DEFS ? v->defs[e] : AV_DEFS - 1]++;
-                        }
+                        if (k == 1 && a->in_list) count_slot(a, v->defs[e], s);
                     }
                 if (v->defs[e] <= arv_list_empty_def(a)) continue;
-                if (a->in_list && a->nlists == 1) {
-                    s->struct_nulls += v->defs[e] < a->slot_struct_def;
-                    s->slot_defs[v->defs[e] < AV_DEFS ? v->defs[e] : AV_DEFS - 1]++;
-                }
+                if (a->in_list && a->nlists == 1) count_slot(a, v->defs[e], s);
                 s->elems++;
                 s->elem_nulls += v->defs[e] != a->c.max_def;
                 if (v->defs[e] == a->c.max_def && v->is_bytes) {
@@ -653,10 +655,7 @@ void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *
             uint32_t vi = v->row_val[r];
             for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
                 if (v->defs[e] <= arv_list_empty_def(a)) continue;
-                if (a->in_list) {
-                    s->struct_nulls += v->defs[e] < a->slot_struct_def;
-                    s->slot_defs[v->defs[e] < AV_DEFS ? v->defs[e] : AV_DEFS - 1]++;
-                }
+                if (a->in_list) count_slot(a, v->defs[e], s);
                 s->elems++;
                 if (v->defs[e] != a->c.max_def) {
                     s->elem_nulls++;
