@@ -11,9 +11,10 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 5u     /* what writers write (5 adds the huffman bytes scheme) */
+#define IG_FORMAT_VERSION 6u     /* what writers write (6 adds chunk dictionary counts) */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
+#define IG_FORMAT_CHUNK_DICT 6u  /* the first version whose chunk records count distinct values */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -102,9 +103,13 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 #define IG_GRP_HASH 24          /* u64 XXH3 of its page records */
 
 /* ---- chunk record: (group, leaf) -> page range ---- */
-#define IG_CHK_SIZE 8
+#define IG_CHK_SIZE 16          /* version 6; 8 before (the first two fields) */
+#define IG_CHK_SIZE_V5 8
 #define IG_CHK_FIRST_PAGE 0     /* u32 */
 #define IG_CHK_PAGE_COUNT 4     /* u32 */
+#define IG_CHK_DICT_COUNT 8     /* u32 distinct non-NULL values of a string or binary leaf
+                                   as written, when at most half its values; else 0 */
+#define IG_CHK_DICT_BYTES 12    /* u32 their bytes together (0 with a count of 0) */
 
 /* ---- page record ---- */
 #define IG_PG_SIZE 64

@@ -89,10 +89,49 @@ static int pq_layout(const struct ig_table *t, const void *schema, uint32_t grou
     return ig_pqv_layout(t, schema, group, r, out, err);
 }
 
+/* A page of a dictionary-coded chunk is rendered with its chunk's dictionary. */
+struct pq_piece {
+    const struct ig_pqv_page *pg;
+    const struct ig_pqv_dict *dict;
+};
+
 static int pq_render(const struct ig_table *t, const void *view, const void *piece, struct ig_reader *r,
                      struct ig_buf *out, struct ig_error *err)
 {
-    return ig_pqv_render(t, view, piece, r, out, err);
+    const struct pq_piece *pc = piece;
+    return ig_pqv_render(t, view, pc->pg, pc->dict, r, out, err);
+}
+
+static void dict_free(void *obj) { ig_pqv_dict_free(obj); }
+
+/* The dictionary of the chunk whose dictionary page is v->pages[i], built
+ * once (every ingot page of the chunk decoded) and kept in the cache for the
+ * chunk's other pages; keyed by its part and first page like a piece. */
+static int pq_dict(struct fs_session *s, const struct ig_pqv *v, uint32_t i, struct fs_entry **out)
+{
+    const struct ig_pqv_page *dp = &v->pages[i];
+    uint64_t k1 = (uint64_t)v->part << 32 | dp->page;
+    uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | (uint64_t)dp->sub << 16 | KEY_PQ_DICT;
+    struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    struct fs_scratch *sc = fs_scratch(s);
+    if (!sc) return -ENOMEM;
+    struct ig_error err = {0};
+    struct ig_pqv_dict *d;
+    int rc = ig_pqv_dict_new(&s->table, v, i, &sc->r, &d, &err);
+    if (rc) return rc == -ENOMEM ? rc : fs_page_failed(s, v->part, dp->page, err.msg, rc);
+    if (!(e = fs_entry_new(k1, k2))) {
+        ig_pqv_dict_free(d);
+        return -ENOMEM;
+    }
+    e->obj = d;
+    e->obj_free = dict_free;
+    e->bytes = ig_pqv_dict_mem(d);
+    *out = fs_cache_put(&s->cache, e);
+    return 0;
 }
 
 int fs_pq_layout(struct fs_session *s, uint32_t group, struct ig_pqv **out)
@@ -115,8 +154,21 @@ int fs_pq_piece(struct fs_session *s, const struct ig_pqv *v, uint32_t i, struct
 {
     const struct ig_pqv_page *pg = &v->pages[i];
     uint64_t k1 = (uint64_t)v->part << 32 | pg->page;
-    uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | (uint64_t)pg->sub << 16;
-    return cached(s, k1, k2, v->part, pg->page, pq_render, v, pg, out);
+    uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | (uint64_t)pg->sub << 16 | (pg->kind == IG_PQV_DICT ? KEY_PQ_DICT_PAGE : 0);
+    struct pq_piece pc = {pg, NULL};
+    struct fs_entry *d = fs_cache_get(&s->cache, k1, k2); /* a cached piece needs no dictionary */
+    if (d) {
+        *out = d;
+        return 0;
+    }
+    if (pg->kind != IG_PQV_PLAIN) {
+        int rc = pq_dict(s, v, pg->dict, &d);
+        if (rc) return rc;
+        pc.dict = d->obj;
+    }
+    int rc = cached(s, k1, k2, v->part, pg->page, pq_render, v, &pc, out);
+    if (d) fs_cache_release(&s->cache, d);
+    return rc;
 }
 
 static int pq_tail(const struct ig_table *t, const void *view, const void *schema, struct ig_reader *r,

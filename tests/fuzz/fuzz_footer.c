@@ -66,6 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (ig_part_column(&p, col, &ref.rec, &err) || ref.rec.leaf == IG_NONE) continue;
                 ref.erase_level = ref.rec.erase_level ? ref.rec.erase_level : p.erase_level;
                 if (ig_part_chunk(&p, g, leaf, &first, &count, &err)) continue;
+                struct ig_chunk_dict cd; /* a dictionary's counts: any values */
+                if (ig_part_chunk_dict(&p, g, leaf, &cd, &err) == 0 && !cd.count && cd.bytes) __builtin_trap();
                 uint32_t expected = 0;
                 for (uint32_t pg = first; pg < first + count && pages_done < 1024; pg++, pages_done++) {
                     struct ig_pagerec rec;

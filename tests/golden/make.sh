@@ -14,6 +14,8 @@
 #   v4: the commit that added v4/ (format version 4, blocks)
 #   v5: the commit that added v5/ (format version 5, the huffman bytes scheme;
 #       inputs/flat.txt asks huffman of txt since then, zstd before)
+#   v6: the commit that added v6/ (format version 6, chunk records count
+#       distinct strings: Parquet views' dictionary pages)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding

@@ -68,9 +68,9 @@ assert d["rows"] == 800, d["rows"]' || return 1
     grep -q "row 1: no such row" <<<"$out" && grep -q "row 401: no such row" <<<"$out" || { echo "$out"; return 1; }
     # 400 rows (3 erased when made, 2 now) and 400 appended (2 erased now)
     [ "$("$INGOT" cat "$m" word | wc -l)" = $((400 - 3 - 2 + 400 - 2)) ] || return 1
-    # the old part is still version 3 (the erase kept it), the new one 5
+    # the old part is still version 3 (the erase kept it), the new one this version (6)
     "$INGOT" inspect --json "$m" | /usr/bin/python3 -c '
 import json, sys
-assert [p["format_version"] for p in json.load(sys.stdin)["parts"]] == [3, 5]' || return 1
+assert [p["format_version"] for p in json.load(sys.stdin)["parts"]] == [3, 6]' || return 1
 }
 check golden_mixed_versions_read_and_erase mixed

@@ -265,6 +265,73 @@ PY
 }
 check parquet_view_vectors vectors
 
+# string and binary chunks of few distinct values show as a dictionary page and
+# one page of codes (flat, nullable, in lists, in structs, key/value structs); a
+# column of unique strings stays PLAIN. DuckDB's copy equals the table before
+# and after erasures; an erased value leaves the dictionary (its bytes are in no
+# view), a group whose rows are all erased shows no dictionary, and a table of
+# the format before (no counts) shows PLAIN pages
+dictionaries() {
+    local d=$WORK/dict
+    mkdir -p "$d/m"
+    cat >"$d/s.txt" <<'S'
+id int64
+tag string?
+code binary
+uniq string
+tags list<string?>?
+st struct<name:string, n:int32>?
+kv list<struct<key:string, value:int64>>
+S
+    "$PY" - "$d/in.jsonl" <<'PY'
+import base64, json, sys
+words = ["red", "green", "blue", "", "cyan", "SECRET-7f3a9c-tag"]
+with open(sys.argv[1], "w") as f:
+    for i in range(3000):
+        tag = None if i % 11 == 0 else ("SECRET-7f3a9c-tag" if i in (17, 1017, 2017) else words[i % 5])
+        f.write(json.dumps({"id": i, "tag": tag, "code": base64.b64encode(b"c%d" % (i % 3)).decode(), "uniq": f"u{i * 7919}",
+            "tags": None if i % 13 == 0 else [None if (i + k) % 4 == 3 else words[(i + k) % 5] for k in range(i % 4)],
+            "st": None if i % 9 == 0 else {"name": words[i % 3], "n": i},
+            "kv": [{"key": words[(i + k) % 3] + "k", "value": k} for k in range(i % 3)]}) + "\n")
+PY
+    "$INGOT" import --schema "$d/s.txt" --rows-per-group 1000 "$d/in.jsonl" "$d/t" >/dev/null || return 1
+    "$INGOT" mount "$d/t" "$d/m" || return 1
+    local rc=0 enc
+    enc=$(node "$PQ/views.mjs" "$d/m" - "SELECT path_in_schema AS p, list(DISTINCT encodings) AS e
+        FROM parquet_metadata('$d/m/parquet/*.parquet') GROUP BY ALL ORDER BY p") || rc=1
+    for c in tag code 'tags, list, element' 'st, name' 'kv, list, element, key'; do
+        jq -se --arg c "$c" 'map(select(.p == $c)) | length == 1 and .[0].e == ["PLAIN, RLE, RLE_DICTIONARY"]' <<<"$enc" >/dev/null ||
+            { echo "$c is not dictionary-coded in every group: $enc"; rc=1; }
+    done
+    jq -se 'map(select(.p == "uniq")) | length == 1 and .[0].e == ["PLAIN, RLE"]' <<<"$enc" >/dev/null || { echo "uniq: $enc"; rc=1; }
+    views_equal "$d/t" "$d/m" dict || rc=1
+    grep -c SECRET-7f3a9c "$d"/m/parquet/*.parquet | grep -q ':1$' || { echo "the marker is not in the views"; rc=1; }
+    # the marker's rows erased: the dictionaries keep their sizes with unused
+    # entries of spaces where it was; rows 1000..1999 (group 1) all erased
+    "$INGOT" erase --row 17,1017,2017 "$d/t" >/dev/null || rc=1
+    "$INGOT" erase --row 1000-1016,1018-1999 "$d/t" >/dev/null || rc=1
+    sleep 0.3
+    views_equal "$d/t" "$d/m" dict_erased || rc=1
+    if grep -l SECRET-7f3a9c "$d"/m/parquet/*.parquet; then echo "an erased value is in a view"; rc=1; fi
+    [ "$(node "$PQ/views.mjs" "$d/m" - "SELECT count(*) AS n, count(DISTINCT tag) AS t FROM t")" = '{"n":"1998","t":"5"}' ] ||
+        { echo "counts after erasing: $(node "$PQ/views.mjs" "$d/m" - "SELECT count(*) AS n, count(DISTINCT tag) AS t FROM t")"; rc=1; }
+    enc=$(node "$PQ/views.mjs" "$d/m" - "SELECT count(*) AS n FROM parquet_metadata('$d/m/parquet/1.parquet')
+        WHERE dictionary_page_offset IS NOT NULL") || rc=1
+    [ "$(jq -r .n <<<"$enc")" = 0 ] || { echo "an empty group shows a dictionary: $enc"; rc=1; }
+    fusermount3 -u "$d/m"
+    # the format before this one: the same views, PLAIN
+    "$INGOT" mount "$G5/flat" "$d/m" || return 1
+    enc=$(node "$PQ/views.mjs" "$d/m" - "SELECT count(*) AS n FROM parquet_metadata('$d/m/parquet/*.parquet')
+        WHERE dictionary_page_offset IS NOT NULL") || rc=1
+    [ "$(jq -r .n <<<"$enc")" = 0 ] || { echo "a version-5 table shows a dictionary: $enc"; rc=1; }
+    [ "$(node "$PQ/views.mjs" "$d/m" - "SELECT count(*) AS n FROM t" | jq -r .n)" = \
+        "$("$INGOT" inspect --json "$G5/flat" | jq '.rows - .deleted_rows')" ] || { echo "version 5: row count"; rc=1; }
+    fusermount3 -u "$d/m"
+    return $rc
+}
+G5=$ROOT/tests/golden/v5
+check parquet_view_dictionaries dictionaries
+
 # a damaged page: EIO for the view's reads that need it, the daemon stays up
 damaged() {
     local d=$WORK/dmg

@@ -14,6 +14,7 @@
 #include "util/hash.h"
 #include "util/io.h"
 #include "util/pcode.h"
+#include "util/strset.h"
 
 static void test_endian_roundtrip(void)
 {
@@ -142,6 +143,58 @@ static void test_cpu_switch(void)
     CHECK(ig_cpu_avx512() == first);
 }
 
-TEST_MAIN(T(test_endian_roundtrip), T(test_buf_grows_and_keeps_content),
+/* Property: random strings from a small alphabet (so many repeat, and many
+ * share a hash slot's neighbourhood) numbered first come, first numbered;
+ * count, bytes and every lookup agree with a naive list; empty strings and
+ * strings that differ only in length are distinct entries. */
+static void test_strset(void)
+{
+    srand(7);
+    for (int round = 0; round < 20; round++) {
+        struct ig_strset s;
+        ig_strset_init(&s);
+        enum { N = 3000 };
+        static char pool[N][12];
+        static size_t plen[N];
+        size_t npool = 0;
+        uint64_t bytes = 0;
+        for (int i = 0; i < N; i++) {
+            char b[12];
+            size_t len = (size_t)(rand() % (round % 5 + 2)); /* 0 .. 5 bytes */
+            for (size_t k = 0; k < len; k++) b[k] = (char)('a' + rand() % 3);
+            size_t j = 0;
+            while (j < npool && !(plen[j] == len && memcmp(pool[j], b, len) == 0)) j++;
+            bool fresh = j == npool;
+            if (fresh) {
+                memcpy(pool[npool], b, len);
+                plen[npool++] = len;
+                bytes += len;
+            }
+            uint32_t at;
+            bool added;
+            REQUIRE(ig_strset_add(&s, b, len, &at, &added) == 0);
+            CHECK(at == j);
+            CHECK(added == fresh);
+            CHECK(s.count == npool);
+        }
+        CHECK(s.count == npool);
+        CHECK(s.bytes == bytes);
+        for (size_t j = 0; j < npool; j++) {
+            size_t len;
+            const uint8_t *p = ig_strset_get(&s, (uint32_t)j, &len);
+            CHECK(len == plen[j] && memcmp(p, pool[j], len) == 0);
+            CHECK(ig_strset_find(&s, pool[j], plen[j]) == (int64_t)j);
+        }
+        CHECK(ig_strset_find(&s, "zzzzzz", 6) == -1);
+        CHECK(ig_strset_mem(&s) > 0);
+        ig_strset_free(&s);
+    }
+    struct ig_strset e;
+    ig_strset_init(&e);
+    CHECK(ig_strset_find(&e, "", 0) == -1); /* an empty set has no slots yet */
+    ig_strset_free(&e);
+}
+
+TEST_MAIN(T(test_endian_roundtrip), T(test_strset), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
           T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch))

@@ -7,6 +7,7 @@
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "util/endian.h"
+#include "util/strset.h"
 #include "util/varint.h"
 
 #include <errno.h>
@@ -29,7 +30,8 @@ enum {
     PQ_CT_INT_8 = 15,
     PQ_CT_INT_16 = 16,
 };
-enum { PQ_ENC_PLAIN = 0, PQ_ENC_RLE = 3 };
+enum { PQ_ENC_PLAIN = 0, PQ_ENC_RLE = 3, PQ_ENC_RLE_DICTIONARY = 8 };
+enum { PQ_DATA_PAGE = 0, PQ_DICTIONARY_PAGE = 2 };
 
 /* ---- the schema ---------------------------------------------------------- */
 
@@ -51,6 +53,7 @@ struct pq_leaf {
     uint8_t sub, phys, max_rep, max_def;
     bool blob_list; /* a top-level list<blob> of the first layout: levels made up */
     bool nested;    /* under a list or struct: a page's values are its live_values */
+    bool strings;   /* string or binary values: may show as a dictionary */
     uint32_t path0, npath;
     uint32_t leaf;  /* the ingot leaf index (its chunks) */
     uint32_t dim;   /* a vector<float32, D> shown as a list of D floats: D */
@@ -108,6 +111,8 @@ static int add_leaf(struct ig_pqv_schema *s, const struct ig_colrec *c, uint32_t
         return -ENOMEM;
     s->l[s->nl++] = (struct pq_leaf){.col = col, .sub = sub, .phys = phys, .max_rep = rep, .max_def = def,
                                      .blob_list = blob_list, .nested = c->parent != IG_NONE || c->lists,
+                                     .strings = (c->type == IG_T_STRING || c->type == IG_T_BINARY) &&
+                                                !c->dimension && !c->quantize,
                                      .path0 = (uint32_t)s->np, .npath = s->depth, .leaf = c->leaf,
                                      .dim = c->dimension};
     memcpy(s->paths + s->np, s->stack, s->depth * sizeof *s->stack);
@@ -325,30 +330,39 @@ static uint64_t levels_len(uint64_t n, unsigned width, bool all_max)
     return 4 + tw_varint_len(groups << 1 | 1) + groups * width;
 }
 
-static void page_header(struct ig_buf *b, uint32_t body, uint32_t entries)
+/* A data page's header (values PLAIN or RLE_DICTIONARY codes), or a
+ * dictionary page's (entries: its values, PLAIN). */
+static void page_header(struct ig_buf *b, uint8_t kind, uint32_t body, uint32_t entries)
 {
     struct tw w;
     tw_init(&w, b);
-    tw_i32(&w, 1, 0); /* DATA_PAGE */
+    tw_i32(&w, 1, kind == IG_PQV_DICT ? PQ_DICTIONARY_PAGE : PQ_DATA_PAGE);
     tw_i32(&w, 2, (int32_t)body);
     tw_i32(&w, 3, (int32_t)body);
-    tw_struct(&w, 5);
-    tw_i32(&w, 1, (int32_t)entries);
-    tw_i32(&w, 2, PQ_ENC_PLAIN);
-    tw_i32(&w, 3, PQ_ENC_RLE);
-    tw_i32(&w, 4, PQ_ENC_RLE);
+    if (kind == IG_PQV_DICT) {
+        tw_struct(&w, 7);
+        tw_i32(&w, 1, (int32_t)entries);
+        tw_i32(&w, 2, PQ_ENC_PLAIN);
+    } else {
+        tw_struct(&w, 5);
+        tw_i32(&w, 1, (int32_t)entries);
+        tw_i32(&w, 2, kind == IG_PQV_CODES ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN);
+        tw_i32(&w, 3, PQ_ENC_RLE);
+        tw_i32(&w, 4, PQ_ENC_RLE);
+    }
     tw_end(&w);
     tw_finish(&w);
 }
 
 /* page_header's length without writing it (a wide table's layout has tens of
  * thousands of pages): one byte per field header and stop, i32s as zigzag
- * varints; DATA_PAGE, PLAIN and RLE take one byte each. ig_pqv_render checks
- * the header it writes against this. */
-static uint32_t page_header_len(uint32_t body, uint32_t entries)
+ * varints; the page type and the encodings take one byte each. ig_pqv_render
+ * checks the header it writes against this. */
+static uint32_t page_header_len(uint8_t kind, uint32_t body, uint32_t entries)
 {
     size_t body_len = 1 + tw_varint_len((uint64_t)body << 1);
-    return (uint32_t)(2 + 2 * body_len + 1 + (1 + tw_varint_len((uint64_t)entries << 1)) + 3 * 2 + 1 + 1);
+    size_t fields = (1 + tw_varint_len((uint64_t)entries << 1)) + (kind == IG_PQV_DICT ? 1 : 3) * 2;
+    return (uint32_t)(2 + 2 * body_len + 1 + fields + 1 + 1);
 }
 
 /* Room for the values of a page: count values of the leaf's type, bytes of
@@ -363,6 +377,14 @@ static uint64_t values_room(const struct pq_leaf *l, uint64_t count, uint64_t te
     case PQ_DOUBLE: return count * 8;
     default: return count * 4 + text;
     }
+}
+
+/* Dictionary codes of `slots` values: the bit width, then one bit-packed run
+ * of ceil(slots / 8) groups of 8 (codes past the live values are zero). */
+static uint64_t codes_len(uint64_t slots, unsigned width)
+{
+    uint64_t groups = (slots + 7) / 8;
+    return 1 + tw_varint_len(groups << 1 | 1) + groups * width;
 }
 
 /* ---- live rows as levels and values ------------------------------------- */
@@ -499,6 +521,23 @@ static int count_live_entries(const struct ig_table *t, struct ig_pqv *pv, const
     return rc;
 }
 
+static int add_page(struct ig_pqv *pv, uint32_t *cap, const struct ig_pqv_page *pg);
+
+/* pg placed at *at with its levels and `values` bytes of values after its header. */
+static int place_page(struct ig_pqv *pv, uint32_t *cap, uint64_t *at, struct ig_pqv_page *pg, uint64_t values,
+                      const struct ig_part *p, struct ig_error *err)
+{
+    uint64_t body = levels_len(pg->entries, bit_width(pg->max_rep), false) +
+                    levels_len(pg->entries, bit_width(pg->max_def), pg->no_nulls) + values;
+    if (body > INT32_MAX) return ig_err(err, -EFBIG, "%s: page %u too large for a Parquet page", p->path, pg->page);
+    if (!pg->page_end) pg->page_end = pg->page + 1;
+    pg->header_len = page_header_len(pg->kind, (uint32_t)body, pg->entries);
+    pg->start = *at;
+    pg->len = pg->header_len + body;
+    *at += pg->len;
+    return add_page(pv, cap, pg) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+}
+
 static int add_page(struct ig_pqv *pv, uint32_t *cap, const struct ig_pqv_page *pg)
 {
     if (pv->npages == *cap) {
@@ -536,31 +575,41 @@ static size_t schema_elements_len(const struct ig_pqv_schema *s)
     return n;
 }
 
+/* What the footer says of a leaf's column chunk. */
+struct chunk_sum {
+    uint64_t first;      /* its first page (the dictionary, if it has one) */
+    uint64_t data_first; /* its first data page */
+    uint64_t values, bytes;
+    bool no_nulls, dict;
+};
+
 /* A ColumnChunk as file_metadata writes it. */
-static size_t column_chunk_len(const struct ig_pqv_schema *s, const struct pq_leaf *l, uint64_t first, uint64_t values,
-                               uint64_t bytes, bool no_nulls)
+static size_t column_chunk_len(const struct ig_pqv_schema *s, const struct pq_leaf *l, const struct chunk_sum *c)
 {
-    size_t n = tl_int((int64_t)first) + 1;                      /* file_offset, meta_data { */
-    n += tl_int(l->phys) + tl_list(2) + 2;                      /* type, encodings */
+    size_t n = tl_int((int64_t)c->first) + 1;                   /* file_offset, meta_data { */
+    n += tl_int(l->phys) + tl_list(2) + 2 + c->dict;            /* type, encodings */
     n += tl_list(l->npath);                                     /* path_in_schema */
     for (uint32_t j = 0; j < l->npath; j++) n += tl_bin(s->paths[l->path0 + j].n);
-    n += tl_int(0) + tl_int((int64_t)values) + 2 * tl_int((int64_t)bytes) + tl_int((int64_t)first);
-    if (no_nulls) n += 1 + tl_int(0) + 1;                       /* statistics { null_count } */
+    n += tl_int(0) + tl_int((int64_t)c->values) + 2 * tl_int((int64_t)c->bytes) + tl_int((int64_t)c->data_first);
+    if (c->dict) n += tl_int((int64_t)c->first);               /* dictionary_page_offset */
+    if (c->no_nulls) n += 1 + tl_int(0) + 1;                    /* statistics { null_count } */
     return n + 1 + 1;                                           /* } } */
 }
 
 /* Leaf l's column chunk: its pages from *k on (*k moves past them). */
-static void chunk_totals(const struct ig_pqv *pv, const struct pq_leaf *l, uint32_t *k, uint64_t *first,
-                         uint64_t *values, uint64_t *bytes, bool *no_nulls)
+static void chunk_totals(const struct ig_pqv *pv, const struct pq_leaf *l, uint32_t *k, struct chunk_sum *c)
 {
     uint32_t i = *k;
-    *first = i < pv->npages ? pv->pages[i].start : pv->size - pv->tail_len;
-    *values = *bytes = 0;
-    *no_nulls = true; /* every page proves it: null_count 0 lets engines skip validity */
+    c->first = i < pv->npages ? pv->pages[i].start : pv->size - pv->tail_len;
+    c->dict = i < pv->npages && pv->pages[i].col == l->col && pv->pages[i].sub == l->sub &&
+              pv->pages[i].kind == IG_PQV_DICT;
+    c->data_first = c->dict ? pv->pages[i + 1].start : c->first; /* a dictionary is never alone */
+    c->values = c->bytes = 0;
+    c->no_nulls = true; /* every page proves it: null_count 0 lets engines skip validity */
     for (; i < pv->npages && pv->pages[i].col == l->col && pv->pages[i].sub == l->sub; i++) {
-        *values += pv->pages[i].entries;
-        *bytes += pv->pages[i].len;
-        *no_nulls &= pv->pages[i].no_nulls;
+        c->values += pv->pages[i].entries;
+        c->bytes += pv->pages[i].len;
+        if (pv->pages[i].kind != IG_PQV_DICT) c->no_nulls &= pv->pages[i].no_nulls;
     }
     *k = i;
 }
@@ -590,25 +639,26 @@ static int file_metadata(const struct ig_pqv *pv, const struct ig_pqv_schema *s,
     uint32_t k = 0;
     for (size_t i = 0; i < s->nl; i++) {
         const struct pq_leaf *l = &s->l[i];
-        uint64_t first, values, bytes;
-        bool no_nulls;
-        chunk_totals(pv, l, &k, &first, &values, &bytes, &no_nulls);
-        total += bytes;
+        struct chunk_sum c;
+        chunk_totals(pv, l, &k, &c);
+        total += c.bytes;
         tw_elem_struct(&w);
-        tw_i64(&w, 2, (int64_t)first);
+        tw_i64(&w, 2, (int64_t)c.first);
         tw_struct(&w, 3);
         tw_i32(&w, 1, l->phys);
-        tw_list(&w, 2, TW_I32, 2);
+        tw_list(&w, 2, TW_I32, 2 + c.dict);
         tw_elem_i32(&w, PQ_ENC_PLAIN);
         tw_elem_i32(&w, PQ_ENC_RLE);
+        if (c.dict) tw_elem_i32(&w, PQ_ENC_RLE_DICTIONARY);
         tw_list(&w, 3, TW_BINARY, l->npath);
         for (uint32_t j = 0; j < l->npath; j++) tw_elem_binary(&w, s->paths[l->path0 + j].p, s->paths[l->path0 + j].n);
         tw_i32(&w, 4, 0); /* UNCOMPRESSED */
-        tw_i64(&w, 5, (int64_t)values);
-        tw_i64(&w, 6, (int64_t)bytes);
-        tw_i64(&w, 7, (int64_t)bytes);
-        tw_i64(&w, 9, (int64_t)first);
-        if (no_nulls) {
+        tw_i64(&w, 5, (int64_t)c.values);
+        tw_i64(&w, 6, (int64_t)c.bytes);
+        tw_i64(&w, 7, (int64_t)c.bytes);
+        tw_i64(&w, 9, (int64_t)c.data_first);
+        if (c.dict) tw_i64(&w, 11, (int64_t)c.first);
+        if (c.no_nulls) {
             tw_struct(&w, 12);
             tw_i64(&w, 3, 0); /* null_count */
             tw_end(&w);
@@ -631,11 +681,10 @@ static size_t footer_len(const struct ig_pqv *pv, const struct ig_pqv_schema *s)
     uint64_t total = 0;
     uint32_t k = 0;
     for (size_t i = 0; i < s->nl; i++) {
-        uint64_t first, values, bytes;
-        bool no_nulls;
-        chunk_totals(pv, &s->l[i], &k, &first, &values, &bytes, &no_nulls);
-        total += bytes;
-        n += column_chunk_len(s, &s->l[i], first, values, bytes, no_nulls);
+        struct chunk_sum c;
+        chunk_totals(pv, &s->l[i], &k, &c);
+        total += c.bytes;
+        n += column_chunk_len(s, &s->l[i], &c);
     }
     n += tl_int((int64_t)total) + tl_int((int64_t)pv->rows) + 1; /* the row group's } */
     return n + 1 + tl_bin(5) + 1;                                 /* created_by "ingot", } */
@@ -667,6 +716,35 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
         uint32_t first = 0, count = 0;
         rc = ig_part_chunk(p, lg, l->leaf, &first, &count, err);
         uint32_t rows_before = 0;
+        struct ig_chunk_dict cd = {0};
+        if (!rc && l->strings) rc = ig_part_chunk_dict(p, lg, l->leaf, &cd, err);
+        uint32_t dict_at = UINT32_MAX, width = 0;
+        if (!rc && cd.count) { /* the dictionary page first; dropped below if no page follows */
+            uint64_t body = 4ull * cd.count + cd.bytes;
+            if (body > INT32_MAX) {
+                rc = ig_err(err, -EIO, "%s: corrupt footer: chunk (group %u, leaf %u) counts a dictionary of %" PRIu64
+                            " bytes", p->path, lg, l->leaf, body);
+                break;
+            }
+            struct ig_pqv_page dp = {.page = first, .col = l->col, .sub = l->sub, .phys = l->phys,
+                                     .max_rep = l->max_rep, .max_def = l->max_def, .kind = IG_PQV_DICT,
+                                     .dict = out->npages, .slots = cd.count, .dict_bytes = cd.bytes};
+            dp.header_len = page_header_len(IG_PQV_DICT, (uint32_t)body, cd.count);
+            dp.start = at;
+            dp.len = dp.header_len + body;
+            at += dp.len;
+            dict_at = out->npages;
+            width = bit_width(cd.count - 1);
+            if (!width) width = 1; /* one value: codes of one bit, all 0 */
+            if (add_page(out, &cap, &dp)) rc = ig_err(err, -ENOMEM, "out of memory");
+        }
+        /* A dictionary-coded chunk's codes are one Parquet page over all its
+         * ingot pages: DuckDB hands on a dictionary as such only while a
+         * vector (2,048 values) lies in one page, and ingot's pages end
+         * anywhere (their bytes, not their rows, are what is aimed at). */
+        struct ig_pqv_page codes = {.col = l->col, .sub = l->sub, .phys = l->phys, .max_rep = l->max_rep,
+                                    .max_def = l->max_def, .no_nulls = true, .kind = IG_PQV_CODES, .dict = dict_at,
+                                    .code_width = (uint8_t)width};
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
             struct ig_pagerec rec;
             struct ig_pagex px;
@@ -704,18 +782,30 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
                 pq.entries = l->max_rep ? rec.entry_count : live;
                 nvalues = l->max_rep || l->nested ? px.live_values : live;
             }
-            uint64_t body = levels_len(pq.entries, bit_width(l->max_rep), false) +
-                            levels_len(pq.entries, bit_width(l->max_def), pq.no_nulls) +
-                            values_room(l, nvalues, rec.text_len);
-            if (body > INT32_MAX) {
-                rc = ig_err(err, -EFBIG, "%s: page %u too large for a Parquet page", p->path, pg);
-                break;
+            if (dict_at != UINT32_MAX) { /* one page of codes for the chunk's pages */
+                if (!codes.page_end) codes.page = pg;
+                codes.page_end = pg + 1;
+                codes.entries += pq.entries;
+                codes.slots += (uint32_t)nvalues;
+                codes.no_nulls &= pq.no_nulls;
+                if (codes.entries < pq.entries || codes.slots < nvalues) {
+                    rc = ig_err(err, -EFBIG, "%s: row group %u, leaf %u too large for a Parquet page", p->path, lg,
+                                l->leaf);
+                    break;
+                }
+                continue;
             }
-            pq.header_len = page_header_len((uint32_t)body, pq.entries);
-            pq.start = at;
-            pq.len = pq.header_len + body;
-            at += pq.len;
-            if (add_page(out, &cap, &pq)) rc = ig_err(err, -ENOMEM, "out of memory");
+            rc = place_page(out, &cap, &at, &pq, values_room(l, nvalues, rec.text_len), p, err);
+        }
+        if (!rc && dict_at != UINT32_MAX) {
+            if (!codes.page_end) { /* every row of the chunk erased: no dictionary */
+                at -= out->pages[dict_at].len;
+                out->npages--;
+            } else {
+                out->pages[dict_at].page = codes.page;
+                out->pages[dict_at].page_end = codes.page_end;
+                rc = place_page(out, &cap, &at, &codes, codes_len(codes.slots, codes.code_width), p, err);
+            }
         }
         rows_known = true;
     }
@@ -858,44 +948,209 @@ static int put_values(struct ig_buf *out, const struct ig_pqv_page *pg, const st
     return 0;
 }
 
-int ig_pqv_render(const struct ig_table *t, const struct ig_pqv *pv, const struct ig_pqv_page *pg,
-                  struct ig_reader *r, struct ig_buf *out, struct ig_error *err)
+/* ---- dictionaries ---------------------------------------------------------- */
+
+struct ig_pqv_dict {
+    struct ig_strset set;
+};
+
+/* The leaf a page shows, for live_entries. */
+static struct pq_leaf page_leaf(const struct ig_pqv_page *pg, const struct ig_column_ref *ref)
 {
-    struct ig_column_ref ref;
-    int rc = ig_table_column_at(t, pg->col, &ref, err);
+    bool top_blob_list = ref->rec.parent == IG_NONE && ref->rec.lists == 1 && ref->rec.type == IG_T_BLOB &&
+                         !(ref->rec.null_mask & 2);
+    return (struct pq_leaf){.col = pg->col, .sub = pg->sub, .phys = pg->phys, .max_rep = pg->max_rep,
+                            .max_def = pg->max_def, .blob_list = top_blob_list, .dim = ref->rec.dimension};
+}
+
+/* Ingot page `page` of pg's leaf, decoded (into v, reset first), and its
+ * live entries (appended to e). */
+static int live_page(const struct ig_table *t, const struct ig_pqv *pv, const struct ig_pqv_page *pg,
+                     uint32_t page, struct ig_reader *r, struct ig_column_ref *ref, struct ig_values *v,
+                     struct entries *e, struct ig_error *err)
+{
+    int rc = ig_table_column_at(t, pg->col, ref, err);
     if (rc) return rc;
-    bool top_blob_list = ref.rec.parent == IG_NONE && ref.rec.lists == 1 && ref.rec.type == IG_T_BLOB &&
-                         !(ref.rec.null_mask & 2);
-    struct pq_leaf l = {.col = pg->col, .sub = pg->sub, .phys = pg->phys, .max_rep = pg->max_rep,
-                        .max_def = pg->max_def, .blob_list = top_blob_list, .dim = ref.rec.dimension};
-    struct ig_values v;
-    ig_values_init(&v, IG_T_INT64);
+    struct pq_leaf l = page_leaf(pg, ref);
     const uint8_t *del;
     struct ig_pagerec rec;
+    rc = ig_reader_load(r, &t->parts[pv->part], ref, page, pv->group_first_row, &rec, v, &del, err);
+    if (!rc && live_entries(&l, v, del, e)) rc = ig_err(err, -ENOMEM, "out of memory");
+    return rc;
+}
+
+static int entries_differ(const struct ig_table *t, const struct ig_pqv *pv, const struct ig_pqv_page *pg,
+                          size_t n, struct ig_error *err)
+{
+    return ig_err(err, -EIO, "%s: page %u: %zu live entries, the layout counted %u", t->parts[pv->part].path,
+                  pg->page, n, pg->entries);
+}
+
+int ig_pqv_dict_new(const struct ig_table *t, const struct ig_pqv *pv, uint32_t i, struct ig_reader *r,
+                    struct ig_pqv_dict **out, struct ig_error *err)
+{
+    *out = NULL;
+    if (i >= pv->npages || pv->pages[i].kind != IG_PQV_DICT)
+        return ig_err(err, -EINVAL, "Parquet view page %u is not a dictionary", i);
+    const struct ig_pqv_page *dp = &pv->pages[i];
+    struct ig_pqv_dict *d = calloc(1, sizeof *d);
+    if (!d) return ig_err(err, -ENOMEM, "out of memory");
+    ig_strset_init(&d->set);
+    int rc = 0;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_INT64);
+    for (uint32_t page = dp->page; !rc && page < dp->page_end; page++) {
+        struct ig_column_ref ref;
+        struct entries e = {0};
+        rc = live_page(t, pv, dp, page, r, &ref, &v, &e, err);
+        for (size_t j = 0; !rc && j < e.nval; j++) {
+            size_t len;
+            const uint8_t *b = ig_values_bytes(&v, e.val[j], &len);
+            uint32_t at;
+            bool added;
+            if (ig_strset_add(&d->set, b, len, &at, &added)) rc = ig_err(err, -ENOMEM, "out of memory");
+        }
+        if (!rc && (d->set.count > dp->slots || d->set.bytes > dp->dict_bytes))
+            rc = ig_err(err, -EIO, "%s: row group %u, column chunk of page %u: %u distinct values of %" PRIu64
+                        " bytes, more than the footer counts (%u of %u)", t->parts[pv->part].path, pv->group,
+                        page, d->set.count, d->set.bytes, dp->slots, dp->dict_bytes);
+        entries_free(&e);
+    }
+    ig_values_free(&v);
+    if (rc) {
+        ig_pqv_dict_free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
+void ig_pqv_dict_free(struct ig_pqv_dict *d)
+{
+    if (!d) return;
+    ig_strset_free(&d->set);
+    free(d);
+}
+
+size_t ig_pqv_dict_mem(const struct ig_pqv_dict *d) { return sizeof *d + ig_strset_mem(&d->set); }
+
+/* The dictionary page's body: the live values, then what they do not fill of
+ * the footer's count made up by unused entries (empty, the last of spaces),
+ * so its length is the one laid out. */
+static int put_dictionary(struct ig_buf *out, const struct ig_pqv_page *pg, const struct ig_pqv_dict *d)
+{
+    const struct ig_strset *set = &d->set;
+    if (set->count > pg->slots || set->bytes > pg->dict_bytes) return -EIO;
+    uint8_t *o = ig_buf_extend(out, 4ull * pg->slots + pg->dict_bytes);
+    if (!o) return -ENOMEM;
+    for (uint32_t i = 0; i < set->count; i++) {
+        size_t len;
+        const uint8_t *b = ig_strset_get(set, i, &len);
+        ig_st32(o, (uint32_t)len);
+        memcpy(o + 4, b, len);
+        o += 4 + len;
+    }
+    uint32_t unused = pg->slots - set->count;
+    uint64_t spare = pg->dict_bytes - set->bytes;
+    if (!unused && spare) return -EIO;
+    for (uint32_t i = 0; i < unused; i++) {
+        uint32_t len = i + 1 == unused ? (uint32_t)spare : 0;
+        ig_st32(o, len);
+        memset(o + 4, ' ', len);
+        o += 4 + len;
+    }
+    return 0;
+}
+
+/* codes_len's section for n codes. */
+static int put_codes(struct ig_buf *out, const struct ig_pqv_page *pg, const uint32_t *codes, size_t n)
+{
+    unsigned width = pg->code_width;
+    uint64_t len = codes_len(pg->slots, width);
+    if (n > pg->slots) return -EIO;
+    uint8_t *o = ig_buf_extend(out, len);
+    if (!o) return -ENOMEM;
+    memset(o, 0, len);
+    *o++ = (uint8_t)width;
+    o += ig_varint_put(o, ((uint64_t)pg->slots + 7) / 8 << 1 | 1);
+    for (size_t k = 0; k < n; k++) {
+        uint64_t bitpos = (uint64_t)k * width; /* LSB first, value after value */
+        for (unsigned j = 0; j < width; j++, bitpos++)
+            if ((codes[k] >> j) & 1) o[bitpos / 8] |= (uint8_t)(1u << (bitpos % 8));
+    }
+    return 0;
+}
+
+/* The live entries of the codes page's ingot pages, one after another, and
+ * each value's number in d (codes, e->nval of them; the caller frees it). */
+static int chunk_codes(const struct ig_table *t, const struct ig_pqv *pv, const struct ig_pqv_page *pg,
+                       const struct ig_pqv_dict *d, struct ig_reader *r, struct entries *e, uint32_t **codes,
+                       struct ig_error *err)
+{
+    *codes = malloc(((size_t)pg->slots + 1) * sizeof **codes);
+    if (!*codes) return ig_err(err, -ENOMEM, "out of memory");
+    struct ig_values v;
+    ig_values_init(&v, IG_T_INT64);
+    int rc = 0;
+    for (uint32_t page = pg->page; !rc && page < pg->page_end; page++) {
+        struct ig_column_ref ref;
+        size_t from = e->nval;
+        rc = live_page(t, pv, pg, page, r, &ref, &v, e, err);
+        if (!rc && e->nval > pg->slots)
+            rc = ig_err(err, -EIO, "%s: page %u: more values than the layout counted", t->parts[pv->part].path, page);
+        for (size_t k = from; !rc && k < e->nval; k++) {
+            size_t n;
+            const uint8_t *b = ig_values_bytes(&v, e->val[k], &n);
+            int64_t code = ig_strset_find(&d->set, b, n);
+            if (code < 0)
+                rc = ig_err(err, -EIO, "%s: page %u: a value not in its chunk's dictionary", t->parts[pv->part].path,
+                            page);
+            else (*codes)[k] = (uint32_t)code;
+        }
+    }
+    ig_values_free(&v);
+    return rc;
+}
+
+int ig_pqv_render(const struct ig_table *t, const struct ig_pqv *pv, const struct ig_pqv_page *pg,
+                  const struct ig_pqv_dict *d, struct ig_reader *r, struct ig_buf *out, struct ig_error *err)
+{
+    const char *path = t->parts[pv->part].path;
+    if (pg->kind != IG_PQV_PLAIN && !d)
+        return ig_err(err, -EINVAL, "%s: page %u: a dictionary-coded Parquet page without its dictionary", path,
+                      pg->page);
+    struct ig_column_ref ref;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_INT64);
     struct entries e = {0};
     size_t base = out->len;
-    rc = ig_reader_load(r, &t->parts[pv->part], &ref, pg->page, pv->group_first_row, &rec, &v, &del, err);
-    if (!rc && live_entries(&l, &v, del, &e)) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && e.n != pg->entries)
-        rc = ig_err(err, -EIO, "%s: page %u: %zu live entries, the layout counted %u", t->parts[pv->part].path,
-                    pg->page, e.n, pg->entries);
+    uint32_t *codes = NULL;
+    int rc = 0;
+    if (pg->kind == IG_PQV_PLAIN) rc = live_page(t, pv, pg, pg->page, r, &ref, &v, &e, err);
+    else if (pg->kind == IG_PQV_CODES) rc = chunk_codes(t, pv, pg, d, r, &e, &codes, err);
+    if (!rc && pg->kind != IG_PQV_DICT && e.n != pg->entries) rc = entries_differ(t, pv, pg, e.n, err);
     if (!rc) {
         uint64_t body = pg->len - pg->header_len;
         struct ig_buf h = IG_BUF_INIT;
-        page_header(&h, (uint32_t)body, pg->entries);
+        page_header(&h, pg->kind, (uint32_t)body, pg->kind == IG_PQV_DICT ? pg->slots : pg->entries);
         int w = h.len == pg->header_len ? ig_buf_append(out, h.data, h.len) : -EIO;
         ig_buf_free(&h);
-        if (!w) w = put_levels(out, e.rep, e.n, bit_width(pg->max_rep), false, pg->max_rep);
-        if (!w && (w = put_levels(out, e.def, e.n, bit_width(pg->max_def), pg->no_nulls, pg->max_def)) == -EIO)
-            rc = ig_err(err, -EIO, "%s: page %u: a NULL in a page whose record says it has none",
-                        t->parts[pv->part].path, pg->page);
-        if (!w) w = put_values(out, pg, &v, ref.blob_dir, &e);
+        if (pg->kind == IG_PQV_DICT) {
+            if (!w) w = put_dictionary(out, pg, d);
+        } else {
+            if (!w) w = put_levels(out, e.rep, e.n, bit_width(pg->max_rep), false, pg->max_rep);
+            if (!w && (w = put_levels(out, e.def, e.n, bit_width(pg->max_def), pg->no_nulls, pg->max_def)) == -EIO)
+                rc = ig_err(err, -EIO, "%s: page %u: a NULL in a page whose record says it has none", path, pg->page);
+            if (!w) w = pg->kind == IG_PQV_CODES ? put_codes(out, pg, codes, e.nval) : put_values(out, pg, &v, ref.blob_dir, &e);
+        }
         if (!w && out->len - base > pg->len) w = -EIO;
         if (!w) w = ig_buf_append_zeros(out, pg->len - (out->len - base));
         if (rc) {
         } else if (w == -ENOMEM) rc = ig_err(err, w, "out of memory");
-        else if (w) rc = ig_err(err, -EIO, "%s: page %u: does not fit its Parquet page", t->parts[pv->part].path, pg->page);
+        else if (w) rc = ig_err(err, -EIO, "%s: page %u: does not fit its Parquet page%s", path, pg->page,
+                             pg->kind == IG_PQV_PLAIN ? "" : " (or its chunk's dictionary)");
     }
+    free(codes);
     entries_free(&e);
     ig_values_free(&v);
     if (rc) out->len = base;

@@ -21,6 +21,12 @@ static int corrupt(const struct ig_part *p, struct ig_error *err, const char *wh
 }
 
 /* Expected section sizes; false on arithmetic overflow. */
+/* A chunk record's size: version 6 added the dictionary counts. */
+static uint64_t chunk_size(const struct ig_part *p)
+{
+    return p->version >= IG_FORMAT_CHUNK_DICT ? IG_CHK_SIZE : IG_CHK_SIZE_V5;
+}
+
 static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *out)
 {
     uint64_t n;
@@ -31,8 +37,7 @@ static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *
     case IG_SEC_GROUPS: *out = (uint64_t)p->num_groups * IG_GRP_SIZE; return true;
     case IG_SEC_CHUNKS:
         n = (uint64_t)p->num_groups * p->num_leaves; /* both < 2^32: no overflow */
-        if (n > UINT64_MAX / IG_CHK_SIZE) return false;
-        *out = n * IG_CHK_SIZE;
+        *out = n * chunk_size(p); /* n < 2^64 / 16 */
         return true;
     case IG_SEC_PAGES: *out = (uint64_t)p->num_pages * IG_PG_SIZE; return true;
     case IG_SEC_DELETION: *out = (p->num_rows / 64 + (p->num_rows % 64 != 0)) * 8; return true;
@@ -44,6 +49,8 @@ static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *
 
 static int check_header(struct ig_part *p, struct ig_error *err)
 {
+    if (ig_ld32(p->footer + IG_HDR_VERSION) != p->version)
+        return corrupt(p, err, "header and tail name different versions");
     const uint8_t *h = p->footer;
     if (memcmp(h + IG_HDR_MAGIC, IG_HDR_MAGIC_STR, 8)) return corrupt(p, err, "bad header magic");
     uint32_t version = ig_ld32(h + IG_HDR_VERSION);
@@ -268,7 +275,7 @@ int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *
     if (rc) return rc;
     if (leaf >= p->num_leaves) return ig_err(err, -EIO, "%s: leaf %u out of range", p->path, leaf);
     const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) +
-                       ((uint64_t)g * p->num_leaves + leaf) * IG_CHK_SIZE;
+                       ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
     uint32_t fp = ig_ld32(r + IG_CHK_FIRST_PAGE), pc = ig_ld32(r + IG_CHK_PAGE_COUNT);
     if (pc == 0 || fp < gr.first_page || fp - gr.first_page > gr.page_count ||
         pc > gr.page_count - (fp - gr.first_page))
@@ -276,6 +283,22 @@ int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *
                       p->path, g, leaf);
     *first_page = fp;
     *page_count = pc;
+    return 0;
+}
+
+int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_chunk_dict *out,
+                       struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (g >= p->num_groups || leaf >= p->num_leaves)
+        return ig_err(err, -EIO, "%s: chunk (group %u, leaf %u) out of range", p->path, g, leaf);
+    if (p->version < IG_FORMAT_CHUNK_DICT) return 0;
+    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)g * p->num_leaves + leaf) * IG_CHK_SIZE;
+    out->count = ig_ld32(r + IG_CHK_DICT_COUNT);
+    out->bytes = ig_ld32(r + IG_CHK_DICT_BYTES);
+    if (!out->count && out->bytes)
+        return ig_err(err, -EIO, "%s: corrupt footer: chunk (group %u, leaf %u) counts %u dictionary bytes of no value",
+                      p->path, g, leaf, out->bytes);
     return 0;
 }
 

@@ -84,6 +84,17 @@ int ig_part_group(const struct ig_part *p, uint32_t g, struct ig_grouprec *out,
 /* Page range of (group, leaf), checked to lie inside the group's pages. */
 int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *first_page,
                   uint32_t *page_count, struct ig_error *err);
+/* What a chunk record counts of its leaf's values as written (version 6;
+ * zeros before, and for leaves that are not strings or binary, or whose
+ * distinct values were more than half of them): the distinct non-NULL values
+ * and their bytes. Erasing rows only removes values, so the live rows' distinct
+ * values are never more, nor their bytes (a Parquet view's dictionary page is
+ * sized by these). */
+struct ig_chunk_dict {
+    uint32_t count, bytes;
+};
+int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_chunk_dict *out,
+                       struct ig_error *err);
 /* The page record, checked against the file (extent inside the data region, sizes). */
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *out,
                  struct ig_error *err);

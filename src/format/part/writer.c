@@ -72,8 +72,9 @@ static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
     uint32_t nl = s->nleaves ? s->nleaves : 1;
     g->cols = calloc(nl, sizeof *g->cols);
     g->leaf_pages = calloc(nl, sizeof *g->leaf_pages);
+    g->dicts = calloc(nl, sizeof *g->dicts);
     g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
-    if (!g->cols || !g->leaf_pages || !g->work) return -ENOMEM;
+    if (!g->cols || !g->leaf_pages || !g->dicts || !g->work) return -ENOMEM;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         const struct ig_column_def *cd = leaf_def(w, l);
         ig_values_init(&g->cols[l], cd->type);
@@ -97,6 +98,7 @@ static void job_free(struct ig_part_writer *w, struct ig_group_job *g)
             ig_column_work_free(&g->work[t]);
     free(g->cols);
     free(g->leaf_pages);
+    free(g->dicts);
     free(g->work);
     free(g->tasks);
 }
@@ -361,6 +363,8 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
         uint8_t chk[IG_CHK_SIZE];
         ig_st32(chk + IG_CHK_FIRST_PAGE, page);
         ig_st32(chk + IG_CHK_PAGE_COUNT, g->leaf_pages[l]);
+        ig_st32(chk + IG_CHK_DICT_COUNT, g->dicts[l].count);
+        ig_st32(chk + IG_CHK_DICT_BYTES, g->dicts[l].bytes);
         page += g->leaf_pages[l];
         if (ig_buf_append(&w->chunks, chk, sizeof chk)) return ig_err(err, -ENOMEM, "out of memory");
         ig_values_reset(&g->cols[l]);

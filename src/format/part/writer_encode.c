@@ -14,8 +14,10 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/strset.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +272,59 @@ static void round_quantized(struct enc *w, uint32_t l)
     v->type = IG_T_FLOAT32;
 }
 
+/* How many distinct values n draws would show, from a pool whose first s
+ * draws showed d (draws at random: d = D (1 - e^(-s/D)) for a pool of D,
+ * solved for D by bisection). Every draw distinct: as many as draws. */
+static double distinct_after(double d, double s, double n)
+{
+    if (d >= s) return n;
+    double lo = d, hi = 1e15;
+    for (int i = 0; i < 100; i++) {
+        double mid = sqrt(lo * hi);
+        if (mid * -expm1(-s / mid) < d) lo = mid;
+        else hi = mid;
+    }
+    return lo * -expm1(-n / lo);
+}
+
+/* A string or binary leaf's distinct values in the group, for its chunk
+ * record (layout.h, IG_CHK_DICT_COUNT): exact (bytes compared, not hashes),
+ * and recorded only when they are at most half its values, as a dictionary is
+ * then worth showing (a Parquet view's dictionary page). Counting costs an
+ * import a few per cent where it runs to the end, so it stops early where the
+ * first 4,096 values (and again the first 8,192, 16,384, ...) foretell more
+ * than half distinct (values drawn at random from a pool: 10,000 captions over
+ * 65,536 rows show some 3,400 distinct in their first 4,096 and are counted;
+ * unique ids or free text are not). */
+static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!v->is_bytes || v->type == IG_T_BLOB || v->n < 2) return 0;
+    struct ig_strset set;
+    ig_strset_init(&set);
+    size_t limit = v->n / 2, seen = 0;
+    int rc = 0;
+    bool small = true;
+    for (size_t i = 0; i < v->n && small; i++) {
+        if (ig_values_is_null(v, i)) continue;
+        size_t len;
+        const uint8_t *p = ig_values_bytes(v, i, &len);
+        uint32_t at;
+        bool added;
+        if ((rc = ig_strset_add(&set, p, len, &at, &added))) break;
+        seen++;
+        small = set.count <= limit && set.bytes + 4ull * set.count <= INT32_MAX;
+        if (seen >= 4096 && !(seen & (seen - 1)) && small) /* at 4,096, 8,192, ...: foretell again */
+            small = distinct_after(set.count, (double)seen, (double)v->n) <= limit;
+    }
+    if (!rc && small && set.count) {
+        out->count = set.count;
+        out->bytes = (uint32_t)set.bytes;
+    }
+    ig_strset_free(&set);
+    return rc == -E2BIG ? 0 : rc;
+}
+
 /* Text of rows [a, b) of a nested column (tree t over leaves l0..) or of one
  * leaf's projection. */
 static int nested_text(struct enc *w, const struct ig_tree *t, size_t a, size_t b,
@@ -383,9 +438,10 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     int rc = column_leaves(c->schema, c->schema->tops[t], &cw->l0, &cw->l1, err);
     if (rc) return rc;
     uint32_t l0 = cw->l0, l1 = cw->l1;
-    for (uint32_t l = l0; l < l1; l++) {
+    for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
         round_quantized(&w, l);
+        if (chunk_dict(&g->cols[l], &g->dicts[l])) rc = -ENOMEM;
     }
     /* a nested column's leaves share page boundaries (their pages are
      * reassembled together); a flat leaf pages alone */

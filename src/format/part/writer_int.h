@@ -19,6 +19,7 @@
 #include "format/model/schema.h"
 #include "format/model/values.h"
 #include "format/page/page.h"
+#include "format/part/footer.h"
 #include "format/part/writer.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -60,6 +61,7 @@ struct ig_group_job {
     uint32_t index;              /* its number in the part */
     struct ig_column_work *work; /* one per top-level column (schema->tops order) */
     uint32_t *leaf_pages;        /* per leaf: its chunk's page count */
+    struct ig_chunk_dict *dicts; /* per leaf: its chunk's distinct values (planning counts them) */
     /* the pool's queue (under its lock): plans first, segments as planned */
     struct ig_task *tasks;
     size_t ntasks, tasks_cap, next_task, done;
