@@ -524,7 +524,7 @@ static int count_live_entries(const struct ig_table *t, struct ig_pqv *pv, const
 static int add_page(struct ig_pqv *pv, uint32_t *cap, const struct ig_pqv_page *pg);
 
 /* pg placed at *at with its levels and `values` bytes of values after its header. */
-static int place_page(struct ig_pqv *pv, uint32_t *cap, uint64_t *at, struct ig_pqv_page *pg, uint64_t values,
+static inline __attribute__((always_inline)) int place_page(struct ig_pqv *pv, uint32_t *cap, uint64_t *at, struct ig_pqv_page *pg, uint64_t values,
                       const struct ig_part *p, struct ig_error *err)
 {
     uint64_t body = levels_len(pg->entries, bit_width(pg->max_rep), false) +
@@ -596,8 +596,9 @@ static size_t column_chunk_len(const struct ig_pqv_schema *s, const struct pq_le
     return n + 1 + 1;                                           /* } } */
 }
 
-/* Leaf l's column chunk: its pages from *k on (*k moves past them). */
-static void chunk_totals(const struct ig_pqv *pv, const struct pq_leaf *l, uint32_t *k, struct chunk_sum *c)
+/* Leaf l's column chunk: its pages from *k on (*k moves past them). Inlined:
+ * a 10,000-column layout calls it once a leaf. */
+static inline __attribute__((always_inline)) void chunk_totals(const struct ig_pqv *pv, const struct pq_leaf *l, uint32_t *k, struct chunk_sum *c)
 {
     uint32_t i = *k;
     c->first = i < pv->npages ? pv->pages[i].start : pv->size - pv->tail_len;
@@ -714,7 +715,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
     for (size_t i = 0; !rc && i < s->nl; i++) {
         const struct pq_leaf *l = &s->l[i];
         uint32_t first = 0, count = 0;
-        rc = ig_part_chunk(p, lg, l->leaf, &first, &count, err);
+        rc = ig_part_group_chunk(p, lg, &gr, l->leaf, &first, &count, err);
         uint32_t rows_before = 0;
         struct ig_chunk_dict cd = {0};
         if (!rc && l->strings) rc = ig_part_chunk_dict(p, lg, l->leaf, &cd, err);

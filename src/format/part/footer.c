@@ -272,7 +272,13 @@ int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *
 {
     struct ig_grouprec gr;
     int rc = ig_part_group(p, g, &gr, err);
-    if (rc) return rc;
+    return rc ? rc : ig_part_group_chunk(p, g, &gr, leaf, first_page, page_count, err);
+}
+
+int ig_part_group_chunk(const struct ig_part *p, uint32_t g, const struct ig_grouprec *grp, uint32_t leaf,
+                        uint32_t *first_page, uint32_t *page_count, struct ig_error *err)
+{
+    const struct ig_grouprec gr = *grp;
     if (leaf >= p->num_leaves) return ig_err(err, -EIO, "%s: leaf %u out of range", p->path, leaf);
     const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) +
                        ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);

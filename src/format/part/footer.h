@@ -84,6 +84,10 @@ int ig_part_group(const struct ig_part *p, uint32_t g, struct ig_grouprec *out,
 /* Page range of (group, leaf), checked to lie inside the group's pages. */
 int ig_part_chunk(const struct ig_part *p, uint32_t g, uint32_t leaf, uint32_t *first_page,
                   uint32_t *page_count, struct ig_error *err);
+/* The same with group g's record already read (ig_part_group): a walk over a
+ * group's 10,000 leaves reads it once. */
+int ig_part_group_chunk(const struct ig_part *p, uint32_t g, const struct ig_grouprec *gr, uint32_t leaf,
+                        uint32_t *first_page, uint32_t *page_count, struct ig_error *err);
 /* What a chunk record counts of its leaf's values as written (version 6;
  * zeros before, and for leaves that are not strings or binary, or whose
  * distinct values were more than half of them): the distinct non-NULL values
