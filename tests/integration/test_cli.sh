@@ -180,7 +180,8 @@ f = d[foff:foff + fsize]
 sec = lambda i: struct.unpack_from("<QQ", f, 80 + 16 * i)
 leaves = struct.unpack_from("<I", f, 44)[0]
 choff, _ = sec(5)
-first = struct.unpack_from("<I", f, choff + 8 * int(sys.argv[2]))[0]
+chk = 16 if struct.unpack_from("<I", f, 8)[0] >= 6 else 8  # chunk record size (FORMAT.md)
+first = struct.unpack_from("<I", f, choff + chk * int(sys.argv[2]))[0]
 poff, _ = sec(6)
 off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * first)
 print(off + stored // 2)
@@ -335,7 +336,7 @@ help_complete() {
     done
     out=$("$INGOT" help nosuch 2>&1) && return 1
     grep -q "help: unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
-    "$INGOT" --version | grep -qE "^ingot [0-9.]+ \(writes format version 5; reads versions 2 to 5\)$" ||
+    "$INGOT" --version | grep -qE "^ingot [0-9.]+ \(writes format version 6; reads versions 2 to 6\)$" ||
         { "$INGOT" --version; return 1; }
     man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "erase_group=G" || return 1
     # the mount page names every -o option the binary takes

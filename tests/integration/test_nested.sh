@@ -95,7 +95,8 @@ nleaves = struct.unpack_from("<I", f, 44)[0]
 choff = struct.unpack_from("<Q", f, 80 + 16 * 5)[0]
 poff = struct.unpack_from("<Q", f, 80 + 16 * 6)[0]
 # leaves in order: RecId EmpId Dept.DeptId Dept.Name Dept.Loc.Building Dept.Loc.Floor ...
-first = struct.unpack_from("<I", f, choff + 8 * 3)[0]          # Dept.Name
+chk = 16 if struct.unpack_from("<I", f, 8)[0] >= 6 else 8     # chunk record size (FORMAT.md)
+first = struct.unpack_from("<I", f, choff + chk * 3)[0]        # Dept.Name
 off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * first)
 d[off + stored - 1] ^= 0xFF
 open(p, "wb").write(d)

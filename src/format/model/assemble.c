@@ -146,6 +146,25 @@ static int leaf_value(struct asm_ctx *a, const struct ig_tree_node *nd)
     return rc ? ig_err(a->err, rc, "out of memory") : 0;
 }
 
+/* Measuring, a list of numbers none of whose elements is NULL (a sparse
+ * feature's list<int64>): its length in one call over its values, "[", the
+ * numbers and their commas, "]". False (nothing consumed) when an element is
+ * NULL or not a number: the caller walks it element by element. */
+static bool measure_list(struct asm_ctx *a, const struct ig_tree_node *nd, unsigned depth)
+{
+    uint32_t l = nd->leaf;
+    const struct ig_values *v = a->leaves[l];
+    size_t e = a->e[l], end = a->end[l], k = 0;
+    for (; e + k < end && (k == 0 || v->reps[e + k] == depth + 1); k++)
+        if (v->defs[e + k] != nd->max_def) return false;
+    uint64_t run;
+    if (a->val[l] + k > v->n || !ig_render_json_len_run(v, a->val[l], k, &run)) return false;
+    a->measured += 2 + run + (k - 1);
+    a->e[l] += k;
+    a->val[l] += k;
+    return true;
+}
+
 static int asm_node(struct asm_ctx *a, uint32_t ni, unsigned j, unsigned def, unsigned depth)
 {
     const struct ig_tree_node *nd = &a->t->nodes[ni];
@@ -165,6 +184,9 @@ static int asm_node(struct asm_ctx *a, uint32_t ni, unsigned j, unsigned def, un
             rc = consume(a, nd);
             return rc ? rc : ig_buf_append(a->out, "[]", 2);
         }
+        if (a->measure && j + 1 == nd->lists && nd->type != IG_T_STRUCT && !nd->dimension &&
+            measure_list(a, nd, depth))
+            return 0;
         if ((rc = ig_buf_append_byte(a->out, '['))) return rc;
         for (bool first = true;; first = false) {
             if (!first && (rc = ig_buf_append_byte(a->out, ','))) return rc;
