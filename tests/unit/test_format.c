@@ -19,6 +19,7 @@
 #include "format/part/table.h"
 #include "format/model/types.h"
 #include "format/ops/verify.h"
+#include "format/part/merkle.h"
 #include "format/part/writer.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -649,7 +650,95 @@ static void test_schema_file(void)
     }
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+static void fill_tags(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
+{
+    (void)ctx;
+    if (col == 0) {
+        ig_values_push_lane(v, row);
+    } else {
+        char b[8];
+        int n = snprintf(b, sizeof b, "t%d", (int)(row % 5));
+        ig_values_push_bytes(v, b, (size_t)n);
+    }
+}
+
+struct fail_log {
+    char text[4096];
+    int n;
+};
+
+static void log_fail(void *ctx, const char *msg)
+{
+    struct fail_log *l = ctx;
+    size_t at = strlen(l->text);
+    snprintf(l->text + at, sizeof l->text - at, "%s\n", msg);
+    l->n++;
+}
+
+/* Format 6's chunk records count a string chunk's distinct values (5 tags,
+ * 10 bytes, in each group; none for the int column); verify --deep finds a
+ * count lower than the values (the footer's hashes made to agree, so only
+ * that check can see it) and names the part, column and row group. */
+static void test_chunk_dict_counts(void)
+{
+    char *d = make_dir();
+    REQUIRE(d);
+    struct ig_schema s = {0};
+    ig_schema_add(&s, "id", 2, IG_T_INT64, false, NULL);
+    ig_schema_add(&s, "tag", 3, IG_T_STRING, false, NULL);
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    o.rows_per_group = 100;
+    REQUIRE(write_table(d, &s, 300, &o, fill_tags, NULL) == 0);
+    ig_schema_free(&s);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+    const struct ig_part *p = &t.parts[0];
+    for (uint32_t g = 0; g < 3; g++) {
+        struct ig_chunk_dict cd;
+        CHECK(ig_part_chunk_dict(p, g, 1, &cd, &err) == 0 && cd.count == 5 && cd.bytes == 10);
+        CHECK(ig_part_chunk_dict(p, g, 0, &cd, &err) == 0 && cd.count == 0 && cd.bytes == 0);
+    }
+    uint64_t fo = p->footer_offset, chk = p->sec_off[IG_SEC_CHUNKS], chk_size = p->sec_size[IG_SEC_CHUNKS];
+    uint64_t grp = p->sec_off[IG_SEC_GROUPS], grp_size = p->sec_size[IG_SEC_GROUPS];
+    uint64_t del = p->sec_off[IG_SEC_DELETION], del_size = p->sec_size[IG_SEC_DELETION];
+    uint32_t nleaves = p->num_leaves;
+    uint64_t size = p->file_size;
+    ig_table_close(&t);
+    struct ig_verify_hooks h = {.deep = true};
+    struct fail_log log = {{0}, 0};
+    h.fail = log_fail;
+    h.ctx = &log;
+    struct ig_verify_report rep;
+    CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0);
+    /* group 1's tag chunk says 4 values; hashes, root and tail made to agree */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
+    uint8_t *f = malloc(size);
+    int fd = open(path, O_RDWR);
+    REQUIRE(f && fd >= 0 && pread(fd, f, size, 0) == (ssize_t)size);
+    uint8_t *footer = f + fo, *tail = f + size - IG_TAIL_SIZE;
+    ig_st32(footer + chk + (1 * nleaves + 1) * IG_CHK_SIZE + IG_CHK_DICT_COUNT, 4);
+    ig_st64(footer + IG_HDR_CHUNKS_HASH, ig_hash(footer + chk, chk_size));
+    ig_st64(tail + IG_TAIL_ROOT, ig_merkle_root(footer, footer + grp, grp_size, footer + del, del_size));
+    ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
+    CHECK(pwrite(fd, f, size, 0) == (ssize_t)size);
+    close(fd);
+    free(f);
+    h.deep = false;
+    CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0); /* every hash agrees */
+    h.deep = true;
+    log.text[0] = 0;
+    log.n = 0;
+    ig_verify_table(d, &h, &rep, &err);
+    CHECK(rep.failures == 1);
+    CHECK(strstr(log.text, "part-000000.ingot") && strstr(log.text, "'tag'") && strstr(log.text, "row group 1") &&
+          strstr(log.text, "5 distinct values of 10 bytes, the chunk record counts 4 of 10"));
+    if (rep.failures != 1) fprintf(stderr, "  %s", log.text);
+}
+
+TEST_MAIN(T(test_roundtrip_all_types), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

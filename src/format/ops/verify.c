@@ -15,6 +15,7 @@
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
+#include "util/strset.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -182,9 +183,31 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
     }
 }
 
+/* The live rows' non-NULL values of the decoded page x->v, into set. */
+static int add_live_values(const struct vctx *x, const uint8_t *deleted, size_t rows, struct ig_strset *set)
+{
+    const struct ig_values *v = &x->v;
+    int rc = 0;
+    for (size_t r = 0; r < rows && !rc; r++) {
+        if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
+        size_t a = v->levels ? v->row_val[r] : r, b = v->levels ? v->row_val[r + 1] : r + 1;
+        for (size_t i = a; i < b && i < v->n && !rc; i++) {
+            if (ig_values_is_null(v, i)) continue;
+            size_t len;
+            const uint8_t *q = ig_values_bytes(v, i, &len);
+            uint32_t at;
+            bool added;
+            rc = ig_strset_add(set, q, len, &at, &added);
+        }
+    }
+    return rc;
+}
+
+/* dict: with --deep, a string or binary chunk's live distinct values are
+ * gathered here (the chunk record counts them). */
 static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                        const struct ig_grouprec *gr, const struct ig_column_ref *c,
-                       uint32_t *expected)
+                       uint32_t *expected, struct ig_strset *dict)
 {
     char cname[256];
     column_name(p, c->rec.leaf, cname, sizeof cname);
@@ -258,6 +281,8 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
         if (trc == 0 && tl != rec.text_len)
             fail(x, "%s: %s row group %u page %u: text length %" PRIu64 " != footer's %" PRIu64,
                  p->name, cname, g, page, tl, rec.text_len);
+        if (dict && add_live_values(x, deleted, rec.row_count, dict))
+            fail(x, "%s: %s row group %u page %u: out of memory counting its values", p->name, cname, g, page);
     }
     /* live value slots: what the .npy views size themselves by */
     struct ig_pagex px;
@@ -393,12 +418,22 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
             fail(x, "%s: %s row group %u: chunk does not follow the previous chunk", p->name,
                  cname, g);
         next_page = first + count;
+        struct ig_chunk_dict cd = {0};
+        if (ig_part_chunk_dict(p, g, leaf, &cd, &e)) fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
+        struct ig_strset dict;
+        ig_strset_init(&dict);
+        bool counting = x->deep && cd.count;
         uint32_t expected = 0;
         for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
-            check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected);
+            check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected, counting ? &dict : NULL);
         if (expected != UINT32_MAX && expected != gr.row_count)
             fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g, expected,
                  gr.row_count);
+        /* erasing only removes values: never more than the writer counted */
+        if (counting && expected != UINT32_MAX && (dict.count > cd.count || dict.bytes > cd.bytes))
+            fail(x, "%s: %s row group %u: %u distinct values of %" PRIu64 " bytes, the chunk record counts %u of %u",
+                 p->name, cname, g, dict.count, dict.bytes, cd.count, cd.bytes);
+        ig_strset_free(&dict);
     }
 }
 
