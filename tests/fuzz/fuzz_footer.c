@@ -3,8 +3,9 @@
  * The input is a whole part file. Most mutations would die at the tail checksum,
  * so unless the first byte is odd the target re-seals the tail hash first,
  * letting the fuzzer reach the header, section table, records and pages. It then
- * walks every accessor the mount and the CLI use, decodes every page, and reads
- * rows alone through the block index (a row's block, found by binary search). */
+ * walks every accessor the mount and the CLI use, decodes every page, reads
+ * rows alone through the block index (a row's block, found by binary search)
+ * and lays out and renders the part's Parquet views (dictionaries included). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "format/export/parquet_view.h"
 #include "format/part/footer.h"
+#include "format/part/table.h"
 #include "format/layout.h"
 #include "format/ops/reader.h"
 #include "format/model/render.h"
@@ -22,6 +25,44 @@
 #include "util/hash.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The part's Parquet views as the mount serves them: each group's layout,
+ * its pages (with their chunks' dictionaries) and its footer. Pages over 16
+ * MiB are left out: a hostile footer may size one at up to 2 GiB, which the
+ * view would allocate (a bound, not a crash), past the fuzzer's memory limit. */
+static void parquet_view(const struct ig_part *p, struct ig_reader *r, struct ig_buf *out)
+{
+    uint32_t first_group = 0;
+    struct ig_table t = {.dir = (char *)"/nonexistent", .nparts = 1, .parts = (struct ig_part *)p,
+                         .part_first_group = &first_group, .num_groups = p->num_groups,
+                         .num_rows = p->num_rows, .deleted_rows = p->deleted_rows};
+    struct ig_error err = {0};
+    struct ig_pqv_schema *sch;
+    if (!p->num_groups || ig_pqv_schema_new(&t, &sch, &err)) return;
+    for (uint32_t g = 0; g < p->num_groups && g < 4; g++) {
+        struct ig_pqv v;
+        if (ig_pqv_layout(&t, sch, g, r, &v, &err)) continue;
+        struct ig_pqv_dict *d = NULL;
+        uint32_t d_at = UINT32_MAX;
+        for (uint32_t i = 0; i < v.npages && i < 256; i++) {
+            const struct ig_pqv_page *pg = &v.pages[i];
+            if (pg->kind != IG_PQV_PLAIN && pg->dict != d_at) {
+                ig_pqv_dict_free(d);
+                d = NULL;
+                d_at = pg->dict;
+                if (ig_pqv_dict_new(&t, &v, pg->dict, r, &d, &err)) d = NULL;
+            }
+            if ((pg->kind != IG_PQV_PLAIN && !d) || pg->len > (16u << 20)) continue;
+            ig_buf_reset(out);
+            ig_pqv_render(&t, &v, pg, d, r, out, &err);
+        }
+        ig_pqv_dict_free(d);
+        ig_buf_reset(out);
+        if (v.tail_len <= (16u << 20)) ig_pqv_tail(&t, sch, &v, out, &err);
+        ig_pqv_free(&v);
+    }
+    ig_pqv_schema_free(sch);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -94,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
             }
         }
+        parquet_view(&p, &r, &text);
         ig_buf_free(&text);
         ig_values_free(&v);
         ig_reader_free(&r);

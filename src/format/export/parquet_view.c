@@ -283,9 +283,9 @@ static int build_schema(const struct ig_part *p, struct ig_pqv_schema *s, struct
                  : 0;
     if (!rc) rc = add_elem(s, "schema", 6, -1, PQ_REQUIRED, PQ_CT_NONE, NULL);
     for (uint32_t col = 0; !rc && col < p->num_columns;) {
-        bool shown;
+        bool shown = false; /* walk fails before it says (a corrupt column record) */
         rc = walk(s, col, 0, 0, 0, &col, &shown);
-        s->e[0].nchild += shown;
+        if (!rc) s->e[0].nchild += shown;
     }
     if (rc == -ENOMEM) ig_err(err, rc, "out of memory");
     s->elements_len = schema_elements_len(s);
