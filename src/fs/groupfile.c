@@ -30,7 +30,26 @@ static int layout(struct fs_session *s, uint32_t group, size_t size, layout_fn f
 typedef int (*render_fn)(const struct ig_table *t, const void *view, const void *piece, struct ig_reader *r,
                          struct ig_buf *out, struct ig_error *err);
 
-/* The cached entry (k1, k2), or render it: a failure names the part and page. */
+/* Render entry (k1, k2), not in the cache, and put it there: a failure names
+ * the part and page. */
+static int render_new(struct fs_session *s, uint64_t k1, uint64_t k2, uint32_t part, uint32_t page, render_fn fn,
+                      const void *view, const void *piece, struct fs_entry **out)
+{
+    struct fs_scratch *sc = fs_scratch(s);
+    if (!sc) return -ENOMEM;
+    struct fs_entry *e = fs_entry_new(k1, k2);
+    if (!e) return -ENOMEM;
+    struct ig_error err = {0};
+    int rc = fn(&s->table, view, piece, &sc->r, &e->data, &err);
+    if (rc) {
+        fs_entry_free(e);
+        return rc == -ENOMEM ? rc : fs_page_failed(s, part, page, err.msg, rc);
+    }
+    *out = fs_cache_put(&s->cache, e);
+    return 0;
+}
+
+/* The cached entry (k1, k2), or render it (render_new). */
 static int cached(struct fs_session *s, uint64_t k1, uint64_t k2, uint32_t part, uint32_t page, render_fn fn,
                   const void *view, const void *piece, struct fs_entry **out)
 {
@@ -39,16 +58,22 @@ static int cached(struct fs_session *s, uint64_t k1, uint64_t k2, uint32_t part,
         *out = e;
         return 0;
     }
-    struct fs_scratch *sc = fs_scratch(s);
-    if (!sc) return -ENOMEM;
-    e = fs_entry_new(k1, k2);
-    if (!e) return -ENOMEM;
-    struct ig_error err = {0};
-    int rc = fn(&s->table, view, piece, &sc->r, &e->data, &err);
-    if (rc) {
-        fs_entry_free(e);
-        return rc == -ENOMEM ? rc : fs_page_failed(s, part, page, err.msg, rc);
+    return render_new(s, k1, k2, part, page, fn, view, piece, out);
+}
+
+/* Put an object made for the cache under (k1, k2), accounted `bytes`; the
+ * cache frees it with obj_free (and so does this on -ENOMEM). */
+static int put_obj(struct fs_session *s, uint64_t k1, uint64_t k2, void *obj, void (*obj_free)(void *),
+                   size_t bytes, struct fs_entry **out)
+{
+    struct fs_entry *e = fs_entry_new(k1, k2);
+    if (!e) {
+        obj_free(obj);
+        return -ENOMEM;
     }
+    e->obj = obj;
+    e->obj_free = obj_free;
+    e->bytes = bytes;
     *out = fs_cache_put(&s->cache, e);
     return 0;
 }
@@ -72,15 +97,7 @@ static int pq_schema(struct fs_session *s, struct fs_entry **out)
     struct ig_pqv_schema *sch;
     int rc = ig_pqv_schema_new(&s->table, &sch, &err);
     if (rc) return rc == -ENOMEM ? rc : fs_page_failed(s, 0, 0, err.msg, rc);
-    if (!(e = fs_entry_new(KEY_SPECIAL_K1, k2))) {
-        ig_pqv_schema_free(sch);
-        return -ENOMEM;
-    }
-    e->obj = sch;
-    e->obj_free = schema_free;
-    e->bytes = ig_pqv_schema_bytes(sch);
-    *out = fs_cache_put(&s->cache, e);
-    return 0;
+    return put_obj(s, KEY_SPECIAL_K1, k2, sch, schema_free, ig_pqv_schema_bytes(sch), out);
 }
 
 static int pq_layout(const struct ig_table *t, const void *schema, uint32_t group, struct ig_reader *r, void *out,
@@ -123,15 +140,7 @@ static int pq_dict(struct fs_session *s, const struct ig_pqv *v, uint32_t i, str
     struct ig_pqv_dict *d;
     int rc = ig_pqv_dict_new(&s->table, v, i, &sc->r, &d, &err);
     if (rc) return rc == -ENOMEM ? rc : fs_page_failed(s, v->part, dp->page, err.msg, rc);
-    if (!(e = fs_entry_new(k1, k2))) {
-        ig_pqv_dict_free(d);
-        return -ENOMEM;
-    }
-    e->obj = d;
-    e->obj_free = dict_free;
-    e->bytes = ig_pqv_dict_mem(d);
-    *out = fs_cache_put(&s->cache, e);
-    return 0;
+    return put_obj(s, k1, k2, d, dict_free, ig_pqv_dict_mem(d), out);
 }
 
 int fs_pq_layout(struct fs_session *s, uint32_t group, struct ig_pqv **out)
@@ -166,7 +175,7 @@ int fs_pq_piece(struct fs_session *s, const struct ig_pqv *v, uint32_t i, struct
         if (rc) return rc;
         pc.dict = d->obj;
     }
-    int rc = cached(s, k1, k2, v->part, pg->page, pq_render, v, &pc, out);
+    int rc = render_new(s, k1, k2, v->part, pg->page, pq_render, v, &pc, out);
     if (d) fs_cache_release(&s->cache, d);
     return rc;
 }
