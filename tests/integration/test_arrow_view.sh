@@ -10,7 +10,9 @@
 # List<FixedSizeList> (and lists of them), a list of structs holding a vector,
 # a struct holding a blob, a list of objects with NULL ones among them, a
 # struct holding a list of structs, lists of structs holding a blob, lists or
-# a struct (annotations: bbox, label, tags; detections), four levels of lists; NULLs at every level
+# a struct (annotations: bbox, label, tags; detections), lists of lists in a
+# list's structs (COCO segmentation polygons; rings of points three deep),
+# four levels of lists; NULLs at every level
 # each can hold them; several row groups, erased rows) and every value must
 # equal the row's JSON in rows/ID.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
@@ -21,7 +23,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -65,6 +67,8 @@ sls struct<n:int32, objs:list<struct<label:string, score:float32?>?>?>?
 lob list<struct<img:blob?, cap:string>?>?
 ann list<struct<bbox:list<float32>?, label:string?, tags:list<string?>>?>?
 det list<struct<box:struct<x:float32, y:float32?>?, cls:int32>?>?
+seg list<struct<segmentation:list<list<float32>?>?, crowd:bool>?>?
+poly list<struct<rings:list<list<list<int32?>>?>, name:string>>
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -137,7 +141,15 @@ with open(sys.argv[1], "w") as f:
                 for k in range(i % 4)],
             "det": None if i % 13 == 4 else [None if (i + k) % 5 == 1 else {
                 "box": None if (i + k) % 4 == 3 else {"x": i + k, "y": None if (i + k) % 3 == 0 else k / 2},
-                "cls": k} for k in range(i % 3)]}) + "\n")
+                "cls": k} for k in range(i % 3)],
+            "seg": None if i % 7 == 2 else [None if (i + k) % 6 == 5 else {
+                "segmentation": None if (i + k) % 4 == 2 else [
+                    None if (i + k + j) % 5 == 4 else [i + j, k / 2, j - k][: (i + j) % 4] for j in range((i + k) % 3)],
+                "crowd": (i + k) % 2 == 0} for k in range(i % 3)],
+            "poly": [{"rings": [None if (i + k + j) % 4 == 3 else
+                                [[None if (i + q) % 5 == 0 else i + j + q for q in range((k + q0) % 3)]
+                                 for q0 in range((i + j) % 3)] for j in range((i + k) % 3)],
+                      "name": f"p{k}"} for k in range(i % 3)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

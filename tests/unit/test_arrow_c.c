@@ -52,7 +52,8 @@ static int make_table(void)
           "lsl list<struct<x:list<int32>>>\nlss list<struct<s:struct<z:int32>>>\n"
           "lsq list<struct<s:struct<q:list<int32>>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
           "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
-          "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n",
+          "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n"
+          "lsll list<struct<x:list<list<int32>>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -124,6 +125,9 @@ static int make_table(void)
         }
         fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r);
         fprintf(f, ", \"lss\": [{\"s\": {\"z\": %llu}}]", (unsigned long long)r);
+        /* lsll: one struct whose x is [[r], [], [r, r + 1]] */
+        fprintf(f, ", \"lsll\": [{\"x\": [[%llu], [], [%llu, %llu]]}]", (unsigned long long)r, (unsigned long long)r,
+                (unsigned long long)r + 1);
         fprintf(f, ", \"lsq\": [{\"s\": {\"q\": [%llu]}}]", (unsigned long long)r); /* not shown: refused */
         if (r % 2) /* lse: one struct {k: r, e: [r, 1]} on odd rows, none on even ones */
             fprintf(f, ", \"lse\": [{\"k\": %llu, \"e\": [%llu, 1]}]", (unsigned long long)r, (unsigned long long)r);
@@ -361,6 +365,11 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     SHAPED(lss, "lss", "+l{item:+s{s:+s{z:i}}}");
     const int32_t *lsso = lss->buffers[1], *lssz = lss->children[0]->children[0]->children[0]->buffers[1];
     CHECK(child(a, s, "lsq", &cs) == NULL); /* a list of structs holding a struct holding a list is not shown */
+    /* a list of structs holding a list of lists: List<Struct<x: List<List<Int32>>>> */
+    SHAPED(lsll, "lsll", "+l{item:+s{x:+l{item:+l{item:i}}}}");
+    const struct ArrowArray *lsllx = lsll->children[0]->children[0], *lsllxx = lsllx->children[0];
+    const int32_t *lsllo = lsll->buffers[1], *lsllxo = lsllx->buffers[1], *lsllxxo = lsllxx->buffers[1],
+                  *lsllv = lsllxx->children[0]->buffers[1];
     /* a list of structs holding a blob: List<Struct<o: Struct<path, size>>> */
     SHAPED(lbo, "lbo", "+l{item:+s{?o:+s{?path:u,?size:l}}}");
     const struct ArrowArray *lbob = lbo->children[0]->children[0];
@@ -432,6 +441,14 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
         CHECK(slmo[i + 1] - slmo[i] == 1 && slmk[slmo[i]] == (int32_t)r);
         CHECK_EQ_INT(lslo[i + 1] - lslo[i], 1); /* one struct, its x = [r] */
         CHECK(lsso[i + 1] - lsso[i] == 1 && lssz[lsso[i]] == (int32_t)r);
+        { /* lsll: one struct, x three lists: [r], [], [r, r + 1] */
+            int64_t x = lsllo[i], l0 = lsllxo[x];
+            CHECK(lsllo[i + 1] - x == 1 && lsllxo[x + 1] - l0 == 3);
+            CHECK(lsllxxo[l0 + 1] - lsllxxo[l0] == 1 && lsllxxo[l0 + 2] - lsllxxo[l0 + 1] == 0 &&
+                  lsllxxo[l0 + 3] - lsllxxo[l0 + 2] == 2);
+            CHECK(lsllv[lsllxxo[l0]] == (int32_t)r && lsllv[lsllxxo[l0 + 2]] == (int32_t)r &&
+                  lsllv[lsllxxo[l0 + 2] + 1] == (int32_t)r + 1);
+        }
         CHECK(lslxo[lslo[i] + 1] - lslxo[lslo[i]] == 1 && lslv[lslxo[lslo[i]]] == (int32_t)r);
         CHECK_EQ_INT(lboo[i + 1] - lboo[i], r % 5 ? 1 : 0);
         if (r % 5) { /* the element's object, named ROW/0 */

@@ -83,10 +83,19 @@ static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
             if (!slot_member_cfield(&m->kids[k], &f->kids[k])) return false;
         return true;
     }
-    if (m->nlists > 1) { /* a list in each slot */
+    if (m->nlists > 1) { /* a list in each slot; lists of lists a chain of "item" lists */
         *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
                                    .elem_nullable = m->elem_nullable, .format = "+l", .name_skip = m->name_skip};
-        snprintf(f->child_format, sizeof f->child_format, "%s", c_format(&m->c));
+        struct ig_arv_field *at = f;
+        for (unsigned k = 2; k < m->nlists; k++) {
+            at->shape = IG_ARV_LISTS;
+            if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+            at->nkids = 1;
+            at = at->kids;
+            *at = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->lnullable[k],
+                                        .elem_nullable = m->elem_nullable, .format = "+l", .name = "item"};
+        }
+        snprintf(at->child_format, sizeof at->child_format, "%s", c_format(&m->c));
         return true;
     }
     *f = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
@@ -299,8 +308,9 @@ static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct i
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
         bool blob = m.type == IG_T_BLOB && !m.dimension;
-        /* a list member: one level of flat values (list<struct<bbox: list<float32>, ...>>) */
-        bool list = m.lists == 1 && !m.dimension && member_ok(&m);
+        /* a list member: lists (of lists) of flat values (list<struct<bbox: list<float32>,
+         * segmentation: list<list<float32>>, ...>>), as deep as a list may nest in all */
+        bool list = m.lists >= 1 && m.lists < AV_MAX_LISTS && !m.dimension && member_ok(&m);
         /* a struct member of flat values (list<struct<bbox: struct<x, y, w, h>, ...>>) */
         bool strct = m.type == IG_T_STRUCT && !m.lists && flat_members(p, k, &m);
         if (!list && !strct && (m.lists || !(blob || member_ok(&m)))) return false;
@@ -346,14 +356,20 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
     a->nullable = a->list_nullable;
     a->name_skip = s->name_len + 1;
     if (c->lists) { /* a list in each struct slot: level 1, a slot from the list's elements on, NULL
-                       below its struct or itself; then its elements */
-        a->nlists = 2;
+                       below its struct or itself; its lists of lists at levels 2, ...; then its elements */
+        if (c->lists >= AV_MAX_LISTS || c->dimension) return false;
+        a->nlists = (uint8_t)(1 + c->lists);
         a->lnullable[1] = c->null_mask & 1;
         a->null_def[1] = (uint8_t)(a->empty_def[0] + 1);
         a->empty_def[1] = (uint8_t)(a->slot_struct_def + a->lnullable[1]);
+        for (unsigned k = 2; k < a->nlists; k++) {
+            a->lnullable[k] = (c->null_mask >> (k - 1)) & 1;
+            a->null_def[k] = (uint8_t)(a->empty_def[k - 1] + 1);
+            a->empty_def[k] = (uint8_t)(a->null_def[k] + a->lnullable[k]);
+        }
         a->slot_nullable = struct_nullable || a->lnullable[1];
-        a->elem_nullable = (c->null_mask >> 1) & 1;
-        return c->max_def == a->empty_def[1] + 1 + a->elem_nullable && c->name_len > a->name_skip;
+        a->elem_nullable = (c->null_mask >> c->lists) & 1;
+        return c->max_def == a->empty_def[a->nlists - 1] + 1 + a->elem_nullable && c->name_len > a->name_skip;
     }
     if (c->type == IG_T_BLOB) { /* a Struct<path, size> per element: an object a value, with levels */
         a->shape = IG_ARV_BLOB_LIST;

@@ -339,7 +339,8 @@ static void slot_member_field(struct fbw *w, size_t slot, const struct acol *m)
     type_table(w, ms[3], tt, &m->c, m->c.dimension);
     size_t mk = fbw_vector(w, strct ? m->nkids : m->c.dimension || list ? 1 : 0, 4, 4);
     fbw_patch(w, ms[4], mk);
-    if (list) field(w, mk + 4, m, true); /* its values: "item", NULL as they may be */
+    if (list && m->nlists > 2) inner_list_field(w, mk + 4, m, 2); /* lists of lists: "item" lists */
+    else if (list) field(w, mk + 4, m, true);                      /* its values: "item", NULL as they may be */
     if (m->c.dimension) vector_floats(w, mk + 4, m);
     for (uint32_t k = 0; strct && k < m->nkids; k++) slot_member_field(w, mk + 4 + 4 * (size_t)k, &m->kids[k]);
 }
