@@ -12,6 +12,7 @@
 # struct holding a list of structs, lists of structs holding a blob, lists or
 # a struct (annotations: bbox, label, tags; detections), lists of lists in a
 # list's structs (COCO segmentation polygons; rings of points three deep),
+# lists of vectors in a list's structs (each object's per-frame embeddings),
 # four levels of lists; NULLs at every level
 # each can hold them; several row groups, erased rows) and every value must
 # equal the row's JSON in rows/ID.
@@ -23,7 +24,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -69,6 +70,7 @@ ann list<struct<bbox:list<float32>?, label:string?, tags:list<string?>>?>?
 det list<struct<box:struct<x:float32, y:float32?>?, cls:int32>?>?
 seg list<struct<segmentation:list<list<float32>?>?, crowd:bool>?>?
 poly list<struct<rings:list<list<list<int32?>>?>, name:string>>
+fe list<struct<name:string, embs:list<vector<float32, 2>?>?>?>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -149,7 +151,11 @@ with open(sys.argv[1], "w") as f:
             "poly": [{"rings": [None if (i + k + j) % 4 == 3 else
                                 [[None if (i + q) % 5 == 0 else i + j + q for q in range((k + q0) % 3)]
                                  for q0 in range((i + j) % 3)] for j in range((i + k) % 3)],
-                      "name": f"p{k}"} for k in range(i % 3)]}) + "\n")
+                      "name": f"p{k}"} for k in range(i % 3)],
+            "fe": None if i % 10 == 3 else [None if (i + k) % 7 == 6 else {
+                "name": f"f{k}", "embs": None if (i + k) % 5 == 2 else [
+                    None if (i + k + j) % 4 == 1 else [i + j, k - j / 4] for j in range((i + k) % 4)]}
+                for k in range(i % 3)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

@@ -53,7 +53,7 @@ static int make_table(void)
           "lsq list<struct<s:struct<q:list<int32>>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
           "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
           "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n"
-          "lsll list<struct<x:list<list<int32>>>>\n",
+          "lsll list<struct<x:list<list<int32>>>>\nlslv list<struct<v:list<vector<float32, 2>>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -125,6 +125,8 @@ static int make_table(void)
         }
         fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r);
         fprintf(f, ", \"lss\": [{\"s\": {\"z\": %llu}}]", (unsigned long long)r);
+        /* lslv: one struct whose v is [[r, 1], [2, r]] */
+        fprintf(f, ", \"lslv\": [{\"v\": [[%llu, 1], [2, %llu]]}]", (unsigned long long)r, (unsigned long long)r);
         /* lsll: one struct whose x is [[r], [], [r, r + 1]] */
         fprintf(f, ", \"lsll\": [{\"x\": [[%llu], [], [%llu, %llu]]}]", (unsigned long long)r, (unsigned long long)r,
                 (unsigned long long)r + 1);
@@ -367,6 +369,10 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     CHECK(child(a, s, "lsq", &cs) == NULL); /* a list of structs holding a struct holding a list is not shown */
     /* a list of structs holding a list of lists: List<Struct<x: List<List<Int32>>>> */
     SHAPED(lsll, "lsll", "+l{item:+s{x:+l{item:+l{item:i}}}}");
+    /* a list of structs holding a list of vectors: List<Struct<v: List<FixedSizeList<float>[2]>>> */
+    SHAPED(lsvv, "lslv", "+l{item:+s{v:+l{item:+w:2{item:f}}}}");
+    const int32_t *lslvo = lsvv->buffers[1], *lslvvo = lsvv->children[0]->children[0]->buffers[1];
+    const float *lslvf = lsvv->children[0]->children[0]->children[0]->children[0]->buffers[1];
     const struct ArrowArray *lsllx = lsll->children[0]->children[0], *lsllxx = lsllx->children[0];
     const int32_t *lsllo = lsll->buffers[1], *lsllxo = lsllx->buffers[1], *lsllxxo = lsllxx->buffers[1],
                   *lsllv = lsllxx->children[0]->buffers[1];
@@ -441,6 +447,12 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
         CHECK(slmo[i + 1] - slmo[i] == 1 && slmk[slmo[i]] == (int32_t)r);
         CHECK_EQ_INT(lslo[i + 1] - lslo[i], 1); /* one struct, its x = [r] */
         CHECK(lsso[i + 1] - lsso[i] == 1 && lssz[lsso[i]] == (int32_t)r);
+        { /* lslv: one struct, v two vectors: [r, 1], [2, r] */
+            int64_t x = lslvo[i], v0 = lslvvo[x];
+            CHECK(lslvo[i + 1] - x == 1 && lslvvo[x + 1] - v0 == 2);
+            CHECK(lslvf[2 * v0] == (float)r && lslvf[2 * v0 + 1] == 1 && lslvf[2 * v0 + 2] == 2 &&
+                  lslvf[2 * v0 + 3] == (float)r);
+        }
         { /* lsll: one struct, x three lists: [r], [], [r, r + 1] */
             int64_t x = lsllo[i], l0 = lsllxo[x];
             CHECK(lsllo[i + 1] - x == 1 && lsllxo[x + 1] - l0 == 3);

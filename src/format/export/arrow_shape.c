@@ -95,7 +95,17 @@ static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
             *at = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->lnullable[k],
                                         .elem_nullable = m->elem_nullable, .format = "+l", .name = "item"};
         }
-        snprintf(at->child_format, sizeof at->child_format, "%s", c_format(&m->c));
+        if (!m->c.dimension) {
+            snprintf(at->child_format, sizeof at->child_format, "%s", c_format(&m->c));
+            return true;
+        }
+        at->shape = IG_ARV_LISTS; /* its elements vectors: a FixedSizeList "item" of the floats */
+        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+        at->nkids = 1;
+        at->kids[0] = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_VECTOR, .nullable = m->elem_nullable,
+                                            .name = "item"};
+        snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", m->c.dimension);
+        snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", c_format(&m->c));
         return true;
     }
     *f = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
@@ -234,6 +244,13 @@ static bool member_ok(const struct ig_colrec *m)
 
 static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c);
 
+/* A vector of float32 (in lists or not). */
+static bool float_vector(const struct ig_colrec *m)
+{
+    uint8_t tt, width;
+    return m->dimension && m->type != IG_T_STRUCT && arv_value_type(m, &tt, &width) && tt == AT_FLOAT && width == 4;
+}
+
 /* Are column col (c)'s members all member_ok or blobs, lists of structs
  * list_struct_ok, or structs whose members are (depth structs deep at most)? */
 static bool members_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, unsigned depth)
@@ -308,9 +325,10 @@ static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct i
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
         bool blob = m.type == IG_T_BLOB && !m.dimension;
-        /* a list member: lists (of lists) of flat values (list<struct<bbox: list<float32>,
-         * segmentation: list<list<float32>>, ...>>), as deep as a list may nest in all */
-        bool list = m.lists >= 1 && m.lists < AV_MAX_LISTS && !m.dimension && member_ok(&m);
+        /* a list member: lists (of lists) of flat values or vectors (list<struct<bbox:
+         * list<float32>, segmentation: list<list<float32>>, embs: list<vector>, ...>>), as
+         * deep as a list may nest in all */
+        bool list = m.lists >= 1 && m.lists < AV_MAX_LISTS && (float_vector(&m) || (!m.dimension && member_ok(&m)));
         /* a struct member of flat values (list<struct<bbox: struct<x, y, w, h>, ...>>) */
         bool strct = m.type == IG_T_STRUCT && !m.lists && flat_members(p, k, &m);
         if (!list && !strct && (m.lists || !(blob || member_ok(&m)))) return false;
@@ -357,7 +375,7 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
     a->name_skip = s->name_len + 1;
     if (c->lists) { /* a list in each struct slot: level 1, a slot from the list's elements on, NULL
                        below its struct or itself; its lists of lists at levels 2, ...; then its elements */
-        if (c->lists >= AV_MAX_LISTS || c->dimension) return false;
+        if (c->lists >= AV_MAX_LISTS) return false;
         a->nlists = (uint8_t)(1 + c->lists);
         a->lnullable[1] = c->null_mask & 1;
         a->null_def[1] = (uint8_t)(a->empty_def[0] + 1);

@@ -330,7 +330,7 @@ static void slot_member_field(struct fbw *w, size_t slot, const struct acol *m)
         return;
     }
     bool list = m->nlists > 1, strct = m->shape == IG_ARV_STRUCT; /* a list, a struct in each slot */
-    uint8_t tt = m->c.dimension ? AT_FSL : list ? AT_LIST : strct ? AT_STRUCT : m->tt;
+    uint8_t tt = list ? AT_LIST : m->c.dimension ? AT_FSL : strct ? AT_STRUCT : m->tt;
     struct fb_field mf[] = {{0, FB_REF, 0}, {1, FB_U8, list ? m->slot_nullable : m->elem_nullable}, {2, FB_U8, tt},
                             {3, FB_REF, 0}, {5, FB_REF, 0}};
     size_t ms[5];
@@ -340,8 +340,8 @@ static void slot_member_field(struct fbw *w, size_t slot, const struct acol *m)
     size_t mk = fbw_vector(w, strct ? m->nkids : m->c.dimension || list ? 1 : 0, 4, 4);
     fbw_patch(w, ms[4], mk);
     if (list && m->nlists > 2) inner_list_field(w, mk + 4, m, 2); /* lists of lists: "item" lists */
-    else if (list) field(w, mk + 4, m, true);                      /* its values: "item", NULL as they may be */
-    if (m->c.dimension) vector_floats(w, mk + 4, m);
+    else if (list) field(w, mk + 4, m, true); /* its values (or vectors): "item", NULL as they may be */
+    else if (m->c.dimension) vector_floats(w, mk + 4, m);
     for (uint32_t k = 0; strct && k < m->nkids; k++) slot_member_field(w, mk + 4 + 4 * (size_t)k, &m->kids[k]);
 }
 
