@@ -5,7 +5,8 @@
  * letting the fuzzer reach the header, section table, records and pages. It then
  * walks every accessor the mount and the CLI use, decodes every page, reads
  * rows alone through the block index (a row's block, found by binary search)
- * and lays out and renders the part's Parquet views (dictionaries included). */
+ * and lays out and renders the part's Parquet and Arrow views (dictionaries
+ * included). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "format/export/arrow_view.h"
 #include "format/export/parquet_view.h"
 #include "format/part/footer.h"
 #include "format/part/table.h"
@@ -62,6 +64,26 @@ static void parquet_view(const struct ig_part *p, struct ig_reader *r, struct ig
         ig_pqv_free(&v);
     }
     ig_pqv_schema_free(sch);
+}
+
+/* And its Arrow IPC views: each group's layout and pieces (the same bound). */
+static void arrow_view(const struct ig_part *p, struct ig_reader *r, struct ig_buf *out)
+{
+    uint32_t first_group = 0;
+    struct ig_table t = {.dir = (char *)"/nonexistent", .nparts = 1, .parts = (struct ig_part *)p,
+                         .part_first_group = &first_group, .num_groups = p->num_groups,
+                         .num_rows = p->num_rows, .deleted_rows = p->deleted_rows};
+    struct ig_error err = {0};
+    for (uint32_t g = 0; g < p->num_groups && g < 4; g++) {
+        struct ig_arv v;
+        if (ig_arv_layout(&t, g, r, &v, &err)) continue;
+        for (uint32_t i = 0; i < v.npieces && i < 512; i++) {
+            if (v.pieces[i].len > (16u << 20)) continue;
+            ig_buf_reset(out);
+            ig_arv_render(&t, &v, &v.pieces[i], r, out, &err);
+        }
+        ig_arv_free(&v);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -136,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
         parquet_view(&p, &r, &text);
+        arrow_view(&p, &r, &text);
         ig_buf_free(&text);
         ig_values_free(&v);
         ig_reader_free(&r);

@@ -13,6 +13,7 @@
 # a struct (annotations: bbox, label, tags; detections), lists of lists in a
 # list's structs (COCO segmentation polygons; rings of points three deep),
 # lists of vectors in a list's structs (each object's per-frame embeddings),
+# structs of lists, vectors and structs in a list's structs,
 # four levels of lists; NULLs at every level
 # each can hold them; several row groups, erased rows) and every value must
 # equal the row's JSON in rows/ID.
@@ -24,7 +25,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe,obj
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -71,6 +72,7 @@ det list<struct<box:struct<x:float32, y:float32?>?, cls:int32>?>?
 seg list<struct<segmentation:list<list<float32>?>?, crowd:bool>?>?
 poly list<struct<rings:list<list<list<int32?>>?>, name:string>>
 fe list<struct<name:string, embs:list<vector<float32, 2>?>?>?>?
+obj list<struct<id:int32, meta:struct<tags:list<string?>?, emb:vector<float32, 2>?, deep:struct<n:int32?, pts:list<list<int32>>>?>?>?>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -155,7 +157,15 @@ with open(sys.argv[1], "w") as f:
             "fe": None if i % 10 == 3 else [None if (i + k) % 7 == 6 else {
                 "name": f"f{k}", "embs": None if (i + k) % 5 == 2 else [
                     None if (i + k + j) % 4 == 1 else [i + j, k - j / 4] for j in range((i + k) % 4)]}
-                for k in range(i % 3)]}) + "\n")
+                for k in range(i % 3)],
+            "obj": None if i % 12 == 7 else [None if (i + k) % 6 == 2 else {
+                "id": k, "meta": None if (i + k) % 5 == 3 else {
+                    "tags": None if (i + k) % 4 == 0 else [None if (i + q) % 3 == 1 else f"g{q}" for q in range(k % 3)],
+                    "emb": None if (i + k) % 3 == 2 else [i, k],
+                    "deep": None if (i + k) % 7 == 4 else {
+                        "n": None if (i + k) % 2 else i,
+                        "pts": [[i, q][: (i + q) % 3] for q in range((i + k) % 3)]}}}
+                for k in range(i % 4)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

@@ -53,7 +53,8 @@ static int make_table(void)
           "lsq list<struct<s:struct<q:list<int32>>>>\nlse list<struct<k:int32, e:vector<float32, 2>>>\n"
           "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
           "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n"
-          "lsll list<struct<x:list<list<int32>>>>\nlslv list<struct<v:list<vector<float32, 2>>>>\n",
+          "lsll list<struct<x:list<list<int32>>>>\nlslv list<struct<v:list<vector<float32, 2>>>>\n"
+          "lsls list<struct<in:list<struct<z:int32>>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -130,7 +131,8 @@ static int make_table(void)
         /* lsll: one struct whose x is [[r], [], [r, r + 1]] */
         fprintf(f, ", \"lsll\": [{\"x\": [[%llu], [], [%llu, %llu]]}]", (unsigned long long)r, (unsigned long long)r,
                 (unsigned long long)r + 1);
-        fprintf(f, ", \"lsq\": [{\"s\": {\"q\": [%llu]}}]", (unsigned long long)r); /* not shown: refused */
+        fprintf(f, ", \"lsq\": [{\"s\": {\"q\": [%llu]}}]", (unsigned long long)r);
+        fprintf(f, ", \"lsls\": [{\"in\": [{\"z\": %llu}]}]", (unsigned long long)r); /* not shown: refused */
         if (r % 2) /* lse: one struct {k: r, e: [r, 1]} on odd rows, none on even ones */
             fprintf(f, ", \"lse\": [{\"k\": %llu, \"e\": [%llu, 1]}]", (unsigned long long)r, (unsigned long long)r);
         else
@@ -366,7 +368,11 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     /* a list of structs holding a struct: List<Struct<s: Struct<z: Int32>>> */
     SHAPED(lss, "lss", "+l{item:+s{s:+s{z:i}}}");
     const int32_t *lsso = lss->buffers[1], *lssz = lss->children[0]->children[0]->children[0]->buffers[1];
-    CHECK(child(a, s, "lsq", &cs) == NULL); /* a list of structs holding a struct holding a list is not shown */
+    /* a list of structs holding a struct holding a list: List<Struct<s: Struct<q: List<Int32>>>> */
+    SHAPED(lsq, "lsq", "+l{item:+s{s:+s{q:+l{item:i}}}}");
+    const int32_t *lsqo = lsq->buffers[1], *lsqqo = lsq->children[0]->children[0]->children[0]->buffers[1],
+                  *lsqv = lsq->children[0]->children[0]->children[0]->children[0]->buffers[1];
+    CHECK(child(a, s, "lsls", &cs) == NULL); /* a list of structs holding a list of structs is not shown */
     /* a list of structs holding a list of lists: List<Struct<x: List<List<Int32>>>> */
     SHAPED(lsll, "lsll", "+l{item:+s{x:+l{item:+l{item:i}}}}");
     /* a list of structs holding a list of vectors: List<Struct<v: List<FixedSizeList<float>[2]>>> */
@@ -447,6 +453,8 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
         CHECK(slmo[i + 1] - slmo[i] == 1 && slmk[slmo[i]] == (int32_t)r);
         CHECK_EQ_INT(lslo[i + 1] - lslo[i], 1); /* one struct, its x = [r] */
         CHECK(lsso[i + 1] - lsso[i] == 1 && lssz[lsso[i]] == (int32_t)r);
+        CHECK(lsqo[i + 1] - lsqo[i] == 1 && lsqqo[lsqo[i] + 1] - lsqqo[lsqo[i]] == 1 &&
+              lsqv[lsqqo[lsqo[i]]] == (int32_t)r); /* lsq: one struct, its s.q = [r] */
         { /* lslv: one struct, v two vectors: [r, 1], [2, r] */
             int64_t x = lslvo[i], v0 = lslvvo[x];
             CHECK(lslvo[i + 1] - x == 1 && lslvvo[x + 1] - v0 == 2);
@@ -648,10 +656,10 @@ static void test_export_refusals(void)
     REQUIRE(ingot_open(table, &t, eb, sizeof eb) == 0);
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    uint32_t lsq, member;
-    REQUIRE(ingot_column_find(t, "lsq", &lsq) == 0 && ingot_column_find(t, "st.a", &member) == 0);
-    CHECK_EQ_INT(ingot_export_arrow(t, 0, &lsq, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
-    CHECK(strstr(eb, "'lsq'") != NULL);
+    uint32_t lsls, member;
+    REQUIRE(ingot_column_find(t, "lsls", &lsls) == 0 && ingot_column_find(t, "st.a", &member) == 0);
+    CHECK_EQ_INT(ingot_export_arrow(t, 0, &lsls, 1, &a, &s, eb, sizeof eb), -ENOTSUP);
+    CHECK(strstr(eb, "'lsls'") != NULL);
     CHECK_EQ_INT(ingot_export_arrow(t, 0, &member, 1, &a, &s, eb, sizeof eb), -EINVAL);
     CHECK(a.release == NULL && s.release == NULL);
     uint32_t none = 999;

@@ -298,43 +298,39 @@ static bool under_shown_structs(const struct ig_part *p, const struct ig_colrec 
     return false;
 }
 
-/* Are struct column col (c)'s members all flat values (no list, vector or
- * blob)? */
-static bool flat_members(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
+static bool slot_members_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, unsigned depth);
+
+/* A member of a list's struct (or of a struct in it) the view can show: a flat
+ * value, a vector, a blob, lists (of lists) of flat values or of vectors
+ * (list<struct<bbox: list<float32>, segmentation: list<list<float32>>, embs:
+ * list<vector>, ...>>, as deep as a list may nest in all), or a struct of such
+ * members (depth structs deep at most). */
+static bool slot_member_ok(const struct ig_part *p, uint32_t k, const struct ig_colrec *m, unsigned depth)
+{
+    if (m->type == IG_T_STRUCT) return !m->lists && depth && slot_members_ok(p, k, m, depth - 1);
+    if (m->lists) return m->lists < AV_MAX_LISTS && (float_vector(m) || (!m->dimension && member_ok(m)));
+    return (m->type == IG_T_BLOB && !m->dimension) || member_ok(m);
+}
+
+/* Are struct column col (c)'s members all slot_member_ok? */
+static bool slot_members_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, unsigned depth)
 {
     uint32_t found = 0;
     for (uint32_t k = col + 1; k < p->num_columns && found < c->num_children; k++) {
         struct ig_colrec m;
         if (ig_part_column(p, k, &m, NULL)) return false;
         if (m.parent != col) continue;
-        if (m.lists || m.dimension || !member_ok(&m)) return false;
+        if (!slot_member_ok(p, k, &m, depth)) return false;
         found++;
     }
     return c->num_children && found == c->num_children;
 }
 
-/* Is column col (c) a list of structs whose members are all flat values,
- * vectors, blobs, lists of flat values or structs of flat values (maps are
- * list<struct<key, value>>)? */
+/* Is column col (c) a list of structs whose members the view can show
+ * (slot_member_ok; maps are list<struct<key, value>>)? */
 static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct ig_colrec *c)
 {
-    if (c->type != IG_T_STRUCT || c->lists != 1 || !c->num_children) return false;
-    uint32_t found = 0;
-    for (uint32_t k = col + 1; k < p->num_columns && found < c->num_children; k++) {
-        struct ig_colrec m;
-        if (ig_part_column(p, k, &m, NULL)) return false;
-        if (m.parent != col) continue;
-        bool blob = m.type == IG_T_BLOB && !m.dimension;
-        /* a list member: lists (of lists) of flat values or vectors (list<struct<bbox:
-         * list<float32>, segmentation: list<list<float32>>, embs: list<vector>, ...>>), as
-         * deep as a list may nest in all */
-        bool list = m.lists >= 1 && m.lists < AV_MAX_LISTS && (float_vector(&m) || (!m.dimension && member_ok(&m)));
-        /* a struct member of flat values (list<struct<bbox: struct<x, y, w, h>, ...>>) */
-        bool strct = m.type == IG_T_STRUCT && !m.lists && flat_members(p, k, &m);
-        if (!list && !strct && (m.lists || !(blob || member_ok(&m)))) return false;
-        found++;
-    }
-    return found == c->num_children;
+    return c->type == IG_T_STRUCT && c->lists == 1 && slot_members_ok(p, col, c, AV_MAX_STRUCT_DEPTH);
 }
 
 /* ... a top-level one, shown as List<Struct<...>>? (One inside shown structs
@@ -379,13 +375,13 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
         a->nlists = (uint8_t)(1 + c->lists);
         a->lnullable[1] = c->null_mask & 1;
         a->null_def[1] = (uint8_t)(a->empty_def[0] + 1);
-        a->empty_def[1] = (uint8_t)(a->slot_struct_def + a->lnullable[1]);
+        a->empty_def[1] = (uint8_t)(a->slot_struct_def + between + a->lnullable[1]);
         for (unsigned k = 2; k < a->nlists; k++) {
             a->lnullable[k] = (c->null_mask >> (k - 1)) & 1;
             a->null_def[k] = (uint8_t)(a->empty_def[k - 1] + 1);
             a->empty_def[k] = (uint8_t)(a->null_def[k] + a->lnullable[k]);
         }
-        a->slot_nullable = struct_nullable || a->lnullable[1];
+        a->slot_nullable = struct_nullable || between || a->lnullable[1];
         a->elem_nullable = (c->null_mask >> c->lists) & 1;
         return c->max_def == a->empty_def[a->nlists - 1] + 1 + a->elem_nullable && c->name_len > a->name_skip;
     }
@@ -422,14 +418,30 @@ bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c,
             if (a->member) a->nullable = a->list_nullable || def > 0;
             return true;
         }
-        if (s.type == IG_T_STRUCT && !s.lists && s.parent != IG_NONE) { /* in a struct in a list of structs */
-            struct ig_colrec l;
-            if (!ig_part_column(p, s.parent, &l, NULL) && list_struct_where(p, s.parent, &l, &def)) {
-                if (!list_member(a, &l, c, def, s.null_mask & 1)) return false;
+        /* in structs in a list of structs: the list is found up through
+         * structs, whose NULLs take `between` levels below its struct's */
+        struct ig_colrec up = s, l;
+        unsigned between = 0;
+        for (unsigned depth = 0; up.type == IG_T_STRUCT && !up.lists && up.parent != IG_NONE &&
+                                 depth <= AV_MAX_STRUCT_DEPTH; depth++) {
+            between += up.null_mask & 1;
+            if (ig_part_column(p, up.parent, &l, NULL)) return false;
+            if (list_struct_where(p, up.parent, &l, &def)) {
+                if (c->type == IG_T_STRUCT) { /* a struct in each slot: there from present_def */
+                    unsigned slot = def + (l.null_mask & 1) + 1u + ((l.null_mask >> 1) & 1); /* as list_member's */
+                    *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT,
+                                       .in_list = true, .member = l.parent != IG_NONE, .name_skip = s.name_len + 1,
+                                       .slot_struct_def = (uint8_t)slot,
+                                       .present_def = (uint8_t)(slot + between + (c->null_mask & 1)),
+                                       .elem_nullable = ((l.null_mask >> 1) & 1) || between || (c->null_mask & 1)};
+                    return c->name_len > a->name_skip;
+                }
+                if (!list_member(a, &l, c, def, (uint8_t)between)) return false;
                 a->member = l.parent != IG_NONE;
                 a->name_skip = s.name_len + 1;
                 return c->name_len > a->name_skip;
             }
+            up = l;
         }
         if (!under_shown_structs(p, c, &def)) return false;
         a->member = true;
