@@ -72,7 +72,7 @@ det list<struct<box:struct<x:float32, y:float32?>?, cls:int32>?>?
 seg list<struct<segmentation:list<list<float32>?>?, crowd:bool>?>?
 poly list<struct<rings:list<list<list<int32?>>?>, name:string>>
 fe list<struct<name:string, embs:list<vector<float32, 2>?>?>?>?
-obj list<struct<id:int32, meta:struct<tags:list<string?>?, emb:vector<float32, 2>?, deep:struct<n:int32?, pts:list<list<int32>>>?>?>?>?
+obj list<struct<id:int32, meta:struct<tags:list<string?>?, emb:vector<float32, 2>?, pic:blob?, deep:struct<n:int32?, pts:list<list<int32>>>?>?>?>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -162,6 +162,7 @@ with open(sys.argv[1], "w") as f:
                 "id": k, "meta": None if (i + k) % 5 == 3 else {
                     "tags": None if (i + k) % 4 == 0 else [None if (i + q) % 3 == 1 else f"g{q}" for q in range(k % 3)],
                     "emb": None if (i + k) % 3 == 2 else [i, k],
+                    "pic": None if (i + k) % 4 == 1 else f"{objs}/{(i + k) % 40 * 6 + 1}.jpg",
                     "deep": None if (i + k) % 7 == 4 else {
                         "n": None if (i + k) % 2 else i,
                         "pts": [[i, q][: (i + q) % 3] for q in range((i + k) % 3)]}}}
