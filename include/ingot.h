@@ -137,12 +137,12 @@ struct ArrowArray {
  * a top-level list (of lists, as deep as a column nests them) of any of those
  * as List ("+l", "+l" of "+l"), a list of structs (maps, annotations) as List
  * of Struct of its members (flat values, vectors, blobs, lists (of lists) of
- * flat values or of vectors, structs of such members), a top-level struct of flat members,
+ * flat values, vectors or blobs, structs of such members), a top-level struct of flat members,
  * lists of them or such structs as Struct ("+s"), a
  * blob column as Struct of path ("u", the object's path in a mount) and size
  * ("l"), a list of blobs
  * as List ("+l") of such a Struct. A column without one (a list of structs
- * holding lists of blobs or lists of structs) gives -ENOTSUP naming it.
+ * holding lists of structs) gives -ENOTSUP naming it.
  *
  * The group is decoded once, into one buffer that every array points into:
  * DuckDB, pyarrow or Polars import it through their C Data Interface without

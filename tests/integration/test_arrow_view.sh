@@ -13,7 +13,8 @@
 # a struct (annotations: bbox, label, tags; detections), lists of lists in a
 # list's structs (COCO segmentation polygons; rings of points three deep),
 # lists of vectors in a list's structs (each object's per-frame embeddings),
-# structs of lists, vectors and structs in a list's structs,
+# structs of lists, vectors and structs in a list's structs, lists (of lists)
+# of objects in a list's structs (a clip's frames),
 # four levels of lists; NULLs at every level
 # each can hold them; several row groups, erased rows) and every value must
 # equal the row's JSON in rows/ID.
@@ -25,7 +26,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe,obj
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe,obj,clip,shots
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -73,6 +74,8 @@ seg list<struct<segmentation:list<list<float32>?>?, crowd:bool>?>?
 poly list<struct<rings:list<list<list<int32?>>?>, name:string>>
 fe list<struct<name:string, embs:list<vector<float32, 2>?>?>?>?
 obj list<struct<id:int32, meta:struct<tags:list<string?>?, emb:vector<float32, 2>?, pic:blob?, deep:struct<n:int32?, pts:list<list<int32>>>?>?>?>?
+clip list<struct<name:string, frames:list<blob?>?>?>?
+shots list<struct<takes:list<list<blob>>>>
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -166,7 +169,13 @@ with open(sys.argv[1], "w") as f:
                     "deep": None if (i + k) % 7 == 4 else {
                         "n": None if (i + k) % 2 else i,
                         "pts": [[i, q][: (i + q) % 3] for q in range((i + k) % 3)]}}}
-                for k in range(i % 4)]}) + "\n")
+                for k in range(i % 4)],
+            "clip": None if i % 9 == 5 else [None if (i + k) % 5 == 4 else {
+                "name": f"c{k}", "frames": None if (i + k) % 4 == 3 else [
+                    None if (i + k + j) % 3 == 2 else f"{objs}/{(i + k + j) % 40 * 6 + 1}.jpg" for j in range((i + k) % 3)]}
+                for k in range(i % 3)],
+            "shots": [{"takes": [[f"{objs}/{(i + j + q) % 40 * 6 + 1}.jpg" for q in range((j + k) % 3)]
+                                 for j in range((i + k) % 3)]} for k in range(i % 3)]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

@@ -183,11 +183,13 @@ static int render_blob_list_page(const struct acol *a, const struct ig_arv_piece
     for (size_t row = 0; row < pg->rec.row_count; row++) {
         if (arv_bit_set(pg->del, row)) continue;
         if (a->blob_levels) { /* an object a value: NULL elements take a slot with no path */
-            if (pc->kind == IG_ARV_OFFSETS) { /* the row's first element, then its elements counted */
+            if (pc->kind == IG_ARV_OFFSETS) { /* the row's first level-1 item, then its items counted (objects, or
+                                                 a list's struct slots' lists of them) */
                 if (at + 4 > pc->len) return -EIO;
                 ig_st32(o + at, (uint32_t)next);
                 at += 4;
-                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) next += x->defs[e] > arv_list_empty_def(a);
+                for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++)
+                    next += arv_begins(a, 1, x->reps[e], x->defs[e]);
                 continue;
             }
             uint32_t vi = x->row_val[row];

@@ -68,11 +68,32 @@ static const char *c_format(const struct ig_colrec *c)
  * struct of flat values). False: out of memory (what was made is f's). */
 static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
 {
-    if (m->shape == IG_ARV_BLOB_LIST) { /* an object: a blob's Struct<path, size>, NULL as the element */
+    if (m->shape == IG_ARV_BLOB_LIST && m->nlists == 1) { /* an object: a blob's Struct<path, size>, NULL as
+                                                              the element */
         struct acol bm = *m;
         bm.shape = IG_ARV_BLOB;
         bm.nullable = m->elem_nullable;
         return arv_c_field(&bm, f);
+    }
+    if (m->shape == IG_ARV_BLOB_LIST) { /* lists (of lists) of objects: "item" lists, then Struct<path, size> */
+        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LISTS, .nullable = m->slot_nullable,
+                                   .format = "+l", .name_skip = m->name_skip};
+        struct ig_arv_field *at = f;
+        for (unsigned k = 2; k < m->nlists; k++) {
+            if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+            at->nkids = 1;
+            at = at->kids;
+            *at = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LISTS, .nullable = m->lnullable[k],
+                                        .format = "+l", .name = "item"};
+        }
+        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+        at->nkids = 1;
+        struct acol bm = *m;
+        bm.shape = IG_ARV_BLOB;
+        bm.nullable = m->elem_nullable;
+        if (!arv_c_field(&bm, at->kids)) return false;
+        at->kids->name = "item";
+        return true;
     }
     if (m->shape == IG_ARV_STRUCT) { /* a struct in the slot: its members likewise */
         *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_STRUCT, .nullable = m->elem_nullable,
@@ -303,12 +324,14 @@ static bool slot_members_ok(const struct ig_part *p, uint32_t col, const struct 
 /* A member of a list's struct (or of a struct in it) the view can show: a flat
  * value, a vector, a blob, lists (of lists) of flat values or of vectors
  * (list<struct<bbox: list<float32>, segmentation: list<list<float32>>, embs:
- * list<vector>, ...>>, as deep as a list may nest in all), or a struct of such
- * members (depth structs deep at most). */
+ * list<vector>, ...>>, as deep as a list may nest in all), lists of blobs (a
+ * clip's frames), or a struct of such members (depth structs deep at most). */
 static bool slot_member_ok(const struct ig_part *p, uint32_t k, const struct ig_colrec *m, unsigned depth)
 {
     if (m->type == IG_T_STRUCT) return !m->lists && depth && slot_members_ok(p, k, m, depth - 1);
-    if (m->lists) return m->lists < AV_MAX_LISTS && (float_vector(m) || (!m->dimension && member_ok(m)));
+    if (m->lists)
+        return m->lists < AV_MAX_LISTS &&
+               (float_vector(m) || (!m->dimension && (member_ok(m) || m->type == IG_T_BLOB)));
     return (m->type == IG_T_BLOB && !m->dimension) || member_ok(m);
 }
 
@@ -383,6 +406,12 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
         }
         a->slot_nullable = struct_nullable || between || a->lnullable[1];
         a->elem_nullable = (c->null_mask >> c->lists) & 1;
+        if (c->type == IG_T_BLOB) { /* lists of objects: a Struct<path, size> per element */
+            a->shape = IG_ARV_BLOB_LIST;
+            a->blob_levels = true;
+            a->tt = AT_STRUCT;
+            a->width = 8;
+        }
         return c->max_def == a->empty_def[a->nlists - 1] + 1 + a->elem_nullable && c->name_len > a->name_skip;
     }
     if (c->type == IG_T_BLOB) { /* a Struct<path, size> per element: an object a value, with levels */
@@ -645,6 +674,18 @@ static void count_slot(const struct acol *a, uint8_t d, struct pstat *s)
     s->slot_defs[d < AV_DEFS ? d : AV_DEFS - 1]++;
 }
 
+/* The lists of levels 1 .. nlists - 1 the entry (rep, d) begins, counted
+ * (with their NULLs; level 1 of a list's struct member: its struct slots). */
+static void arv_level_counts(const struct acol *a, uint8_t rep, uint8_t d, struct pstat *s)
+{
+    for (unsigned k = 1; k < a->nlists; k++)
+        if (arv_begins(a, k, rep, d)) {
+            s->slots[k]++;
+            s->slot_nulls[k] += d < a->empty_def[k];
+            if (k == 1 && a->in_list) count_slot(a, d, s);
+        }
+}
+
 void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
 {
     const struct ig_values *v = &pg->v;
@@ -659,12 +700,7 @@ void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *
         if (a->shape == IG_ARV_LIST) {
             uint32_t vi = v->row_val[r];
             for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
-                for (unsigned k = 1; k < a->nlists; k++)
-                    if (arv_begins(a, k, v->reps[e], v->defs[e])) {
-                        s->slots[k]++;
-                        s->slot_nulls[k] += v->defs[e] < a->empty_def[k];
-                        if (k == 1 && a->in_list) count_slot(a, v->defs[e], s);
-                    }
+                arv_level_counts(a, v->reps[e], v->defs[e], s);
                 if (v->defs[e] <= arv_list_empty_def(a)) continue;
                 if (a->in_list && a->nlists == 1) count_slot(a, v->defs[e], s);
                 s->elems++;
@@ -700,8 +736,9 @@ void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *
         } else if (a->shape == IG_ARV_BLOB_LIST && !null) { /* elements as entries; K counts the row's objects */
             uint32_t vi = v->row_val[r];
             for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
+                arv_level_counts(a, v->reps[e], v->defs[e], s); /* a list's struct slots' lists of objects */
                 if (v->defs[e] <= arv_list_empty_def(a)) continue;
-                if (a->in_list) count_slot(a, v->defs[e], s);
+                if (a->in_list && a->nlists == 1) count_slot(a, v->defs[e], s);
                 s->elems++;
                 if (v->defs[e] != a->c.max_def) {
                     s->elem_nulls++;

@@ -300,6 +300,19 @@ static void vector_floats(struct fbw *w, size_t slot, const struct acol *a)
     field(w, slot, &lanes, true);
 }
 
+/* A list's elements: its values' field "item" (a vector's FixedSizeList), or
+ * an object's Struct<path, size>, NULL as the element. */
+static void element_field(struct fbw *w, size_t slot, const struct acol *a)
+{
+    if (a->shape != IG_ARV_BLOB_LIST) {
+        field(w, slot, a, true);
+        return;
+    }
+    struct acol m = {.c = {.type = IG_T_BLOB, .name = "item", .name_len = 4}, .shape = IG_ARV_BLOB, .tt = AT_STRUCT,
+                     .nullable = a->elem_nullable};
+    field(w, slot, &m, false);
+}
+
 /* Level k (>= 1) of a list of lists: a List field "item" holding level k + 1
  * or the elements. */
 static void inner_list_field(struct fbw *w, size_t slot, const struct acol *a, unsigned k)
@@ -314,7 +327,7 @@ static void inner_list_field(struct fbw *w, size_t slot, const struct acol *a, u
     if (k + 1 < a->nlists)
         inner_list_field(w, kids + 4, a, k + 1);
     else
-        field(w, kids + 4, a, true);
+        element_field(w, kids + 4, a);
 }
 
 /* A list of structs' member m: a field of a value per struct slot, named as
@@ -322,7 +335,7 @@ static void inner_list_field(struct fbw *w, size_t slot, const struct acol *a, u
  * of values, a vector, a flat value, or a Struct of such. */
 static void slot_member_field(struct fbw *w, size_t slot, const struct acol *m)
 {
-    if (m->shape == IG_ARV_BLOB_LIST) { /* an object: Struct<path, size>, NULL as the element */
+    if (m->shape == IG_ARV_BLOB_LIST && m->nlists == 1) { /* an object: Struct<path, size>, NULL as the element */
         struct acol bm = {.c = {.type = IG_T_BLOB, .name = m->c.name + m->name_skip,
                                 .name_len = m->c.name_len - m->name_skip},
                           .shape = IG_ARV_BLOB, .tt = AT_STRUCT, .nullable = m->elem_nullable};
@@ -340,7 +353,7 @@ static void slot_member_field(struct fbw *w, size_t slot, const struct acol *m)
     size_t mk = fbw_vector(w, strct ? m->nkids : m->c.dimension || list ? 1 : 0, 4, 4);
     fbw_patch(w, ms[4], mk);
     if (list && m->nlists > 2) inner_list_field(w, mk + 4, m, 2); /* lists of lists: "item" lists */
-    else if (list) field(w, mk + 4, m, true); /* its values (or vectors): "item", NULL as they may be */
+    else if (list) element_field(w, mk + 4, m); /* its values (vectors, objects): "item", NULL as they may be */
     else if (m->c.dimension) vector_floats(w, mk + 4, m);
     for (uint32_t k = 0; strct && k < m->nkids; k++) slot_member_field(w, mk + 4 + 4 * (size_t)k, &m->kids[k]);
 }
@@ -393,9 +406,7 @@ static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
         } else if (a->shape == IG_ARV_STRUCT) {
             field(w, kids + 4 + 4 * (size_t)k, &a->kids[k], false);
         } else if (a->shape == IG_ARV_BLOB_LIST) { /* its item: a Struct<path, size>, NULL as the element */
-            struct acol m = {.c = {.type = IG_T_BLOB, .name = "item", .name_len = 4}, .shape = IG_ARV_BLOB,
-                             .tt = AT_STRUCT, .nullable = a->elem_nullable};
-            field(w, kids + 4, &m, false);
+            element_field(w, kids + 4, a);
         } else if (a->shape == IG_ARV_BLOB) { /* path: Utf8, size: Int64, nullable as the blob */
             struct acol m = {.c = {.type = k ? IG_T_INT64 : IG_T_STRING, .name = k ? "size" : "path", .name_len = 4},
                              .shape = IG_ARV_FLAT, .tt = k ? AT_INT : AT_UTF8, .nullable = a->nullable};

@@ -28,8 +28,9 @@
  *   many levels as a column may have) List<List<...>> (each inner level a
  *   node, its validity and offsets: LEVEL_VALID, LEVEL_OFFSETS);
  * - a top-level list of structs of flat members, vectors, blobs, lists (of
- *   lists) of flat values or of vectors, or structs of such members (maps,
- *   annotations, segmentation polygons, per-frame embeddings, detections)
+ *   lists) of flat values, of vectors or of blobs, or structs of such members
+ *   (maps, annotations, segmentation polygons, per-frame embeddings, a clip's
+ *   frames, detections)
  *   List<Struct<...>> (the list's offsets and the structs' validity from the
  *   first leaf's levels, each member's from its own; a blob member's objects
  *   as a list<blob?>'s; a list member's lists are its level 1, one a struct
@@ -53,7 +54,7 @@
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
  *   pieces). Not shown yet (left out of the schema): lists of structs holding
- *   lists of blobs or lists of structs (at any depth of structs in them).
+ *   lists of structs (at any depth of structs in them).
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
