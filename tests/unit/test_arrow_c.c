@@ -54,7 +54,7 @@ static int make_table(void)
           "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
           "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n"
           "lsll list<struct<x:list<list<int32>>>>\nlslv list<struct<v:list<vector<float32, 2>>>>\n"
-          "lsls list<struct<in:list<struct<z:int32>>>>\n",
+          "lsls list<struct<in:list<struct<z:int32>>>>\nlfb list<struct<f:list<blob>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -112,7 +112,7 @@ static int make_table(void)
             fputc(']', f);
         }
         if (r % 5 == 0) {
-            fputs(", \"img\": null, \"sbo\": {\"o\": null}, \"frn\": [], \"lbo\": []", f);
+            fputs(", \"img\": null, \"sbo\": {\"o\": null}, \"frn\": [], \"lbo\": [], \"lfb\": [{\"f\": []}]", f);
         } else { /* an object of r % 7 + 1 bytes */
             char obj[128];
             snprintf(obj, sizeof obj, "%s/o%llu", dir, (unsigned long long)r);
@@ -123,6 +123,7 @@ static int make_table(void)
             /* frn: [null, this row's object] */
             fprintf(f, ", \"img\": \"%s\", \"sbo\": {\"o\": \"%s\"}, \"frn\": [null, \"%s\"]", obj, obj, obj);
             fprintf(f, ", \"lbo\": [{\"o\": \"%s\"}]", obj); /* lbo: one struct holding the object */
+            fprintf(f, ", \"lfb\": [{\"f\": [\"%s\", \"%s\"]}]", obj, obj); /* lfb: the object twice */
         }
         fprintf(f, ", \"lsl\": [{\"x\": [%llu]}]", (unsigned long long)r);
         fprintf(f, ", \"lss\": [{\"s\": {\"z\": %llu}}]", (unsigned long long)r);
@@ -384,6 +385,12 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
                   *lsllv = lsllxx->children[0]->buffers[1];
     /* a list of structs holding a blob: List<Struct<o: Struct<path, size>>> */
     SHAPED(lbo, "lbo", "+l{item:+s{?o:+s{?path:u,?size:l}}}");
+    /* a list of structs holding a list of objects: List<Struct<f: List<Struct<path, size>>>> */
+    SHAPED(lfb, "lfb", "+l{item:+s{f:+l{item:+s{?path:u,?size:l}}}}");
+    const struct ArrowArray *lfbf = lfb->children[0]->children[0], *lfbo = lfbf->children[0];
+    const int32_t *lfbl = lfb->buffers[1], *lfbfo = lfbf->buffers[1], *lfbp = lfbo->children[0]->buffers[1];
+    const char *lfbb = lfbo->children[0]->buffers[2];
+    const int64_t *lfbsz = lfbo->children[1]->buffers[1];
     const struct ArrowArray *lbob = lbo->children[0]->children[0];
     const int32_t *lboo = lbo->buffers[1], *lbop = lbob->children[0]->buffers[1];
     const char *lbob_bytes = lbob->children[0]->buffers[2];
@@ -477,6 +484,16 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
             int n = snprintf(want, sizeof want, "blobs/lbo.o/%llu/0", (unsigned long long)r);
             CHECK(lbop[e + 1] - lbop[e] >= n && !memcmp(lbob_bytes + lbop[e], want, (size_t)n));
             CHECK_EQ_INT(lbosz[e], (int64_t)(r % 7 + 1));
+        }
+        { /* lfb: one struct, f the row's object twice (K = 0, 1), none on rows without one */
+            int64_t x = lfbl[i], e = lfbfo[x];
+            CHECK(lfbl[i + 1] - x == 1 && lfbfo[x + 1] - e == (r % 5 ? 2 : 0));
+            for (int64_t k = 0; r % 5 && k < 2; k++) {
+                char want[48];
+                int n = snprintf(want, sizeof want, "blobs/lfb.f/%llu/%lld", (unsigned long long)r, (long long)k);
+                CHECK(lfbp[e + k + 1] - lfbp[e + k] >= n && !memcmp(lfbb + lfbp[e + k], want, (size_t)n));
+                CHECK_EQ_INT(lfbsz[e + k], (int64_t)(r % 7 + 1));
+            }
         }
         CHECK_EQ_INT(frno[i + 1] - frno[i], r % 5 ? 2 : 0);
         if (r % 5) { /* element 0 NULL, element 1 the row's object, named ROW/0: K counts objects */
