@@ -28,6 +28,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A table of the one part, as the views read it (they need no MANIFEST). */
+static struct ig_table one_part_table(const struct ig_part *p, uint32_t *first_group)
+{
+    return (struct ig_table){.dir = (char *)"/nonexistent", .nparts = 1, .parts = (struct ig_part *)p,
+                             .part_first_group = first_group, .num_groups = p->num_groups,
+                             .num_rows = p->num_rows, .deleted_rows = p->deleted_rows};
+}
+
 /* The part's Parquet views as the mount serves them: each group's layout,
  * its pages (with their chunks' dictionaries) and its footer. Pages over 16
  * MiB are left out: a hostile footer may size one at up to 2 GiB, which the
@@ -35,9 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void parquet_view(const struct ig_part *p, struct ig_reader *r, struct ig_buf *out)
 {
     uint32_t first_group = 0;
-    struct ig_table t = {.dir = (char *)"/nonexistent", .nparts = 1, .parts = (struct ig_part *)p,
-                         .part_first_group = &first_group, .num_groups = p->num_groups,
-                         .num_rows = p->num_rows, .deleted_rows = p->deleted_rows};
+    struct ig_table t = one_part_table(p, &first_group);
     struct ig_error err = {0};
     struct ig_pqv_schema *sch;
     if (!p->num_groups || ig_pqv_schema_new(&t, &sch, &err)) return;
@@ -70,9 +76,7 @@ static void parquet_view(const struct ig_part *p, struct ig_reader *r, struct ig
 static void arrow_view(const struct ig_part *p, struct ig_reader *r, struct ig_buf *out)
 {
     uint32_t first_group = 0;
-    struct ig_table t = {.dir = (char *)"/nonexistent", .nparts = 1, .parts = (struct ig_part *)p,
-                         .part_first_group = &first_group, .num_groups = p->num_groups,
-                         .num_rows = p->num_rows, .deleted_rows = p->deleted_rows};
+    struct ig_table t = one_part_table(p, &first_group);
     struct ig_error err = {0};
     for (uint32_t g = 0; g < p->num_groups && g < 4; g++) {
         struct ig_arv v;

@@ -63,6 +63,43 @@ static const char *c_format(const struct ig_colrec *c)
 }
 
 
+/* List field f's levels from `from` on, as a chain of "item" lists below it,
+ * the last holding a's elements: values (its child format), vectors (a
+ * FixedSizeList "item" of the floats) or objects (a Struct<path, size>
+ * "item"). False: out of memory (what was made is f's). */
+static bool item_chain(const struct acol *a, struct ig_arv_field *f, unsigned from)
+{
+    struct ig_arv_field *at = f;
+    for (unsigned k = from; k < a->nlists; k++) {
+        at->shape = IG_ARV_LISTS;
+        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+        at->nkids = 1;
+        at = at->kids;
+        *at = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_LIST, .nullable = a->lnullable[k],
+                                    .elem_nullable = a->elem_nullable, .format = "+l", .name = "item"};
+    }
+    if (!a->c.dimension && a->shape != IG_ARV_BLOB_LIST) {
+        snprintf(at->child_format, sizeof at->child_format, "%s", c_format(&a->c));
+        return true;
+    }
+    at->shape = IG_ARV_LISTS;
+    if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
+    at->nkids = 1;
+    if (a->shape == IG_ARV_BLOB_LIST) {
+        struct acol bm = *a;
+        bm.shape = IG_ARV_BLOB;
+        bm.nullable = a->elem_nullable;
+        if (!arv_c_field(&bm, at->kids)) return false;
+        at->kids->name = "item";
+        return true;
+    }
+    at->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
+                                        .name = "item"};
+    snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", a->c.dimension);
+    snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", c_format(&a->c));
+    return true;
+}
+
 /* A list of structs' member m as the C export's field: a value per struct
  * slot (an object's Struct<path, size>, a list, a vector, a flat value, or a
  * struct of flat values). False: out of memory (what was made is f's). */
@@ -75,25 +112,10 @@ static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
         bm.nullable = m->elem_nullable;
         return arv_c_field(&bm, f);
     }
-    if (m->shape == IG_ARV_BLOB_LIST) { /* lists (of lists) of objects: "item" lists, then Struct<path, size> */
-        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LISTS, .nullable = m->slot_nullable,
+    if (m->shape == IG_ARV_BLOB_LIST) { /* lists (of lists) of objects */
+        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
                                    .format = "+l", .name_skip = m->name_skip};
-        struct ig_arv_field *at = f;
-        for (unsigned k = 2; k < m->nlists; k++) {
-            if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-            at->nkids = 1;
-            at = at->kids;
-            *at = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LISTS, .nullable = m->lnullable[k],
-                                        .format = "+l", .name = "item"};
-        }
-        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-        at->nkids = 1;
-        struct acol bm = *m;
-        bm.shape = IG_ARV_BLOB;
-        bm.nullable = m->elem_nullable;
-        if (!arv_c_field(&bm, at->kids)) return false;
-        at->kids->name = "item";
-        return true;
+        return item_chain(m, f, 2);
     }
     if (m->shape == IG_ARV_STRUCT) { /* a struct in the slot: its members likewise */
         *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_STRUCT, .nullable = m->elem_nullable,
@@ -104,30 +126,10 @@ static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
             if (!slot_member_cfield(&m->kids[k], &f->kids[k])) return false;
         return true;
     }
-    if (m->nlists > 1) { /* a list in each slot; lists of lists a chain of "item" lists */
+    if (m->nlists > 1) { /* a list in each slot (of lists, of values or vectors) */
         *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
                                    .elem_nullable = m->elem_nullable, .format = "+l", .name_skip = m->name_skip};
-        struct ig_arv_field *at = f;
-        for (unsigned k = 2; k < m->nlists; k++) {
-            at->shape = IG_ARV_LISTS;
-            if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-            at->nkids = 1;
-            at = at->kids;
-            *at = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->lnullable[k],
-                                        .elem_nullable = m->elem_nullable, .format = "+l", .name = "item"};
-        }
-        if (!m->c.dimension) {
-            snprintf(at->child_format, sizeof at->child_format, "%s", c_format(&m->c));
-            return true;
-        }
-        at->shape = IG_ARV_LISTS; /* its elements vectors: a FixedSizeList "item" of the floats */
-        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-        at->nkids = 1;
-        at->kids[0] = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_VECTOR, .nullable = m->elem_nullable,
-                                            .name = "item"};
-        snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", m->c.dimension);
-        snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", c_format(&m->c));
-        return true;
+        return item_chain(m, f, 2);
     }
     *f = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
                                .nullable = m->elem_nullable, .name_skip = m->name_skip};
@@ -206,31 +208,7 @@ bool arv_c_field(const struct acol *a, struct ig_arv_field *f)
         snprintf(f->format, sizeof f->format, "+w:%u", a->c.dimension);
     else
         snprintf(f->format, sizeof f->format, "+l");
-    if (a->shape == IG_ARV_LIST && (a->nlists > 1 || a->c.dimension)) {
-        /* a chain of "item" lists, the last holding the elements (vectors: a
-         * FixedSizeList "item" of the floats) */
-        struct ig_arv_field *at = f;
-        for (unsigned k = 1; k < a->nlists; k++) {
-            at->shape = IG_ARV_LISTS;
-            if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-            at->nkids = 1;
-            at = at->kids;
-            *at = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_LIST, .nullable = a->lnullable[k],
-                                        .elem_nullable = a->elem_nullable, .format = "+l", .name = "item"};
-        }
-        if (!a->c.dimension) {
-            snprintf(at->child_format, sizeof at->child_format, "%s", vf);
-            return true;
-        }
-        at->shape = IG_ARV_LISTS;
-        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-        at->nkids = 1;
-        at->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
-                                            .name = "item"};
-        snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", a->c.dimension);
-        snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", vf);
-        return true;
-    }
+    if (a->shape == IG_ARV_LIST && (a->nlists > 1 || a->c.dimension)) return item_chain(a, f, 1);
     snprintf(f->child_format, sizeof f->child_format, "%s", vf);
     return true;
 }
