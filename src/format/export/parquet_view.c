@@ -120,6 +120,13 @@ static int add_leaf(struct ig_pqv_schema *s, const struct ig_colrec *c, uint32_t
     return 0;
 }
 
+/* A top-level list<blob> whose elements are never NULL: its rows' references
+ * are stored as one value, and the view makes up its levels. */
+static bool is_top_blob_list(const struct ig_colrec *c)
+{
+    return c->parent == IG_NONE && c->lists == 1 && c->type == IG_T_BLOB && !(c->null_mask & 2);
+}
+
 /* Physical and converted type of a primitive leaf. */
 static void primitive(const struct ig_colrec *c, int32_t *phys, int32_t *conv)
 {
@@ -187,7 +194,7 @@ static int walk(struct ig_pqv_schema *s, uint32_t col, uint32_t parent_len, uint
         *shown = !rc;
         return rc;
     }
-    bool top_blob_list = c.parent == IG_NONE && c.lists == 1 && c.type == IG_T_BLOB && !(c.null_mask & 2);
+    bool top_blob_list = is_top_blob_list(&c);
     uint32_t depth0 = s->depth;
     /* list levels: name (LIST) { repeated list { element } } per level */
     for (uint32_t j = 0; j < c.lists; j++) {
@@ -958,8 +965,7 @@ struct ig_pqv_dict {
 /* The leaf a page shows, for live_entries. */
 static struct pq_leaf page_leaf(const struct ig_pqv_page *pg, const struct ig_column_ref *ref)
 {
-    bool top_blob_list = ref->rec.parent == IG_NONE && ref->rec.lists == 1 && ref->rec.type == IG_T_BLOB &&
-                         !(ref->rec.null_mask & 2);
+    bool top_blob_list = is_top_blob_list(&ref->rec);
     return (struct pq_leaf){.col = pg->col, .sub = pg->sub, .phys = pg->phys, .max_rep = pg->max_rep,
                             .max_def = pg->max_def, .blob_list = top_blob_list, .dim = ref->rec.dimension};
 }
