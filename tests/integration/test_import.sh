@@ -101,6 +101,52 @@ sys.exit(0 if same else 1)"
 }
 check threads_one_column_in_segments segmented
 
+# Pages of few distinct values are counted once (a census of each block's
+# values: the encoder's dictionary and the page's text length come from it):
+# flat columns of few values (small ints, floats rounded to 1/64 with NaN and
+# infinities among them, bools, repeating int64 ids, a nullable column with
+# NULLs, whose text counts \N), lists of few values with NULL elements and
+# NULL lists; each column's text through the mount is as long as its stated
+# size, and verify --deep (every value rendered) agrees with every stored
+# length.
+census_lengths() {
+    "$PY" - "$WORK" <<'PY' || return 1
+import json, random, sys
+w = sys.argv[1]
+r = random.Random(9)
+vals = [round(r.gauss(0, 1) * 64) / 64 for _ in range(50)] + ["NaN", "Infinity", "-Infinity"]
+with open(f"{w}/few.csv", "w") as f:
+    f.write("id,small,f,g,b,rep,opt\n")
+    for i in range(30000):
+        opt = "" if i % 7 == 0 else str(i % 5)
+        f.write(f"{i},{r.randrange(-3, 9)},{r.choice(vals)},{r.choice(vals[:20])},{r.random() < 0.3},"
+                f"{(i // 100) * 1000003},{opt}\n")
+open(f"{w}/few.txt", "w").write("id int64\nsmall int32\nf float32\ng float64\nb bool\nrep int64\nopt int16?\n")
+with open(f"{w}/fewl.jsonl", "w") as f:
+    for i in range(20000):
+        l = None if i % 11 == 0 else [None if r.random() < 0.05 else r.choice(vals[:30]) for _ in range(r.randrange(0, 9))]
+        f.write(json.dumps({"id": i, "xs": l, "ks": [r.randrange(0, 40) for _ in range(r.randrange(1, 6))]}) + "\n")
+open(f"{w}/fewl.txt", "w").write("id int64\nxs list<float32?>?\nks list<int64>\n")
+PY
+    rm -rf "$WORK/few" "$WORK/fewl"
+    "$INGOT" import --schema "$WORK/few.txt" "$WORK/few.csv" "$WORK/few" >/dev/null &&
+        "$INGOT" import --format jsonl --schema "$WORK/fewl.txt" "$WORK/fewl.jsonl" "$WORK/fewl" >/dev/null &&
+        "$INGOT" verify --deep "$WORK/few" >/dev/null && "$INGOT" verify --deep "$WORK/fewl" >/dev/null ||
+        return 1
+    "$INGOT" inspect "$WORK/few" | grep -q "dict" || { echo "no dictionary page: the census went unused"; return 1; }
+    local t c m=$WORK/few_m
+    for t in few fewl; do
+        mkdir -p "$m"
+        "$INGOT" mount "$WORK/$t" "$m" || return 1
+        for c in "$m"/columns/*; do
+            [ -f "$c" ] || continue
+            [ "$(stat -c %s "$c")" = "$(wc -c <"$c")" ] || { echo "$c: stat $(stat -c %s "$c"), read $(wc -c <"$c")"; fusermount3 -u "$m"; return 1; }
+        done
+        fusermount3 -u "$m" || return 1
+    done
+}
+check census_text_lengths_exact census_lengths
+
 # The AVX-512 kernels (float32 text lengths, encoder statistics) and the scalar
 # paths beside them (INGOT_NO_AVX512=1) write the same bytes: the .npy of every
 # float kind above and a mixed CSV (on a CPU without AVX-512 both runs are scalar)

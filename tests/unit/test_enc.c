@@ -885,6 +885,84 @@ static void test_distinct_count_stops(void)
     }
 }
 
+/* A census (codec.h ig_census) against a plain count: its values first-seen,
+ * counts summing to n, each code naming its value, `over` exactly when the
+ * distinct values pass the cap; and a stream encoded with its census is the
+ * stream encoded without one, byte for byte, every scheme auto may pick (dict
+ * included: the census replaces its hashing), for distributions of few to
+ * all-different values, runs and signed lanes. */
+static void test_census(void)
+{
+    uint64_t seed = check_seed ^ 0xCE25;
+    static uint64_t v[6000];
+    struct ig_census cen = {0};
+    struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT;
+    for (int round = 0; round < 400; round++) {
+        size_t n = round % 50 == 0 ? 0 : 1 + test_rand(&seed) % 6000;
+        size_t pool = 1 + test_rand(&seed) % (round % 3 ? 600 : 8000);
+        uint64_t mul = test_rand(&seed) | 1;
+        bool runs = round % 4 == 1, sg = round % 5 == 2;
+        for (size_t i = 0; i < n; i++) {
+            if (runs && i && test_rand(&seed) % 3) {
+                v[i] = v[i - 1];
+                continue;
+            }
+            uint64_t x = test_rand(&seed) % pool;
+            v[i] = sg ? (uint64_t)((int64_t)x - (int64_t)pool / 2) : (x * mul) & 0xffffffffu;
+        }
+        size_t cap = round % 7 == 3 ? test_rand(&seed) % 700 : SIZE_MAX;
+        CHECK_EQ_INT(ig_census_take(&cen, v, n, cap), 0);
+        size_t truth = 0;
+        {
+            struct enc_lane_map m;
+            CHECK_EQ_INT(enc_lane_map_init(&m, n ? n : 1), 0);
+            for (size_t i = 0; i < n; i++) {
+                size_t slot = enc_lane_map_slot(&m, v[i]);
+                if (!m.vals[slot]) m.keys[slot] = v[i], m.vals[slot] = (uint32_t)++truth;
+            }
+            enc_lane_map_free(&m);
+        }
+        size_t eff = cap > ENC_DISTINCT_CAP ? ENC_DISTINCT_CAP : cap;
+        CHECK_EQ_INT(cen.over, truth > eff);
+        if (!cen.over) {
+            CHECK_EQ_INT(cen.k, truth);
+            uint64_t sum = 0;
+            for (size_t j = 0; j < cen.k; j++) sum += cen.counts[j];
+            CHECK_EQ_INT(sum, n);
+            size_t seen = 0;
+            for (size_t i = 0; i < n; i++) {
+                CHECK(cen.codes[i] >= 1 && cen.codes[i] <= cen.k);
+                if (cen.codes[i] < 1 || cen.codes[i] > cen.k) break;
+                CHECK(cen.vals[cen.codes[i] - 1] == v[i]);
+                if (cen.codes[i] > seen) CHECK_EQ_INT(cen.codes[i], ++seen); /* first seen, first numbered */
+            }
+        }
+        const struct ig_int_desc d = {sg ? 8 : 4, sg};
+        struct ig_enc_opts with = {.census = &cen}, without = {0};
+        ig_buf_reset(&a);
+        ig_buf_reset(&b);
+        CHECK_EQ_INT(ig_ints_encode(v, n, &d, &with, &a, NULL), 0);
+        CHECK_EQ_INT(ig_ints_encode(v, n, &d, &without, &b, NULL), 0);
+        CHECK(a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0));
+        /* a census of other lanes is not used */
+        if (n > 1) {
+            struct ig_enc_opts other = {.census = &cen};
+            ig_buf_reset(&a);
+            CHECK_EQ_INT(ig_ints_encode(v + 1, n - 1, &d, &other, &a, NULL), 0);
+            ig_buf_reset(&b);
+            CHECK_EQ_INT(ig_ints_encode(v + 1, n - 1, &d, &without, &b, NULL), 0);
+            CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+        }
+        if (check_failures) {
+            fprintf(stderr, "  round %d: n %zu pool %zu cap %zu runs %d signed %d\n", round, n, pool, cap, runs, sg);
+            break;
+        }
+    }
+    ig_census_free(&cen);
+    ig_buf_free(&a);
+    ig_buf_free(&b);
+}
+
 /* The statistics pass eight at a time (stats_x8.c, where the CPU has
  * AVX-512) against the scalar loop: every field equal, for runs, signed and
  * unsigned lanes, big steps, zeros as markers, lengths around the block size. */
@@ -1535,6 +1613,6 @@ static void test_throughput(void)
 TEST_MAIN(T(test_bitpack_util), T(test_varint_util), T(test_names), T(test_int_roundtrip),
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
-          T(test_auto_selection), T(test_distinct_count_stops), T(test_stats_vector_equals_scalar),
+          T(test_auto_selection), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

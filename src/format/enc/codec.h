@@ -71,6 +71,37 @@ struct ig_int_desc {
     bool is_signed; /* lanes hold sign-extended values: zigzag before packing */
 };
 
+/* A census of an int stream: its distinct values counted once, in one hashing
+ * pass, for everyone who needs them. The page writer takes one of a page's
+ * values and hands it to the encoder (opts->census), which then neither counts
+ * the distinct values again nor hashes them again to build a dictionary, and
+ * sums the page's text length over the distinct values instead of every value.
+ * It holds at most `cap` distinct values (at most ENC_DISTINCT_CAP, the most
+ * dict is ever weighed at); with more, `over` is set and nothing else is
+ * filled. What it does not do: it is not a dictionary encoding (dict.c sorts
+ * and renumbers), and it says nothing of a stream it was not taken of (the
+ * encoder checks the lanes pointer and count). */
+struct ig_census {
+    const uint64_t *lanes; /* the stream counted: v and n as given */
+    size_t n;
+    bool over;             /* more than `cap` distinct values: nothing below is filled */
+    size_t cap;
+    size_t k;              /* distinct values */
+    uint64_t *vals;        /* the k values, in order of first appearance */
+    uint32_t *counts;      /* how many times each appears */
+    uint32_t *codes;       /* n entries: the value's index in vals, plus 1 */
+    /* the hash map from value to index + 1 and the buffers' capacities
+     * (reused by the next census) */
+    uint64_t *map_keys;
+    uint32_t *map_vals;
+    size_t map_cap, vals_cap, codes_cap;
+};
+
+/* Take the census of v[0..n) holding up to cap distinct values. -ENOMEM (with
+ * the census marked over, so that nothing relies on it) without memory. */
+int ig_census_take(struct ig_census *c, const uint64_t *v, size_t n, size_t cap);
+void ig_census_free(struct ig_census *c);
+
 struct ig_enc_opts {
     enum ig_enc forced;     /* IG_ENC_AUTO, or the top-level scheme to use */
     unsigned allowed;       /* bit mask (1u << enc) of schemes auto may pick; 0 = all */
@@ -79,6 +110,8 @@ struct ig_enc_opts {
                                erase (no rle, no dict over rle codes): used when a page
                                is re-encoded after erasure, so it does not depend on
                                which rows are absent */
+    const struct ig_census *census; /* the stream's census (ig_census_take), or NULL: used
+                                       only for the stream it was taken of */
 };
 
 /* ---- int streams ------------------------------------------------------- */

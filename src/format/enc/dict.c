@@ -260,10 +260,48 @@ static size_t dict_estimate(const struct int_stats *st, const struct ig_int_desc
     return 1 + ig_varint_size(k) + ig_varint_size(vals) + vals + ig_varint_size(codes) + codes;
 }
 
+/* The dictionary and codes from the stream's census (taken in one hashing
+ * pass for the page: no map here): the same bytes as below. */
+static int dict_encode_census(const struct ig_census *cen, const struct ig_int_desc *d,
+                              struct enc_ectx *c, struct ig_buf *out)
+{
+    size_t n = cen->n, k = cen->k;
+    uint64_t *vals = malloc((k ? k : 1) * sizeof *vals);
+    uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
+    uint32_t *rank = malloc((k ? k : 1) * sizeof *rank);
+    int rc = 0;
+    if (!vals || !codes || !rank) {
+        rc = enc_nomem(c->err);
+        goto done;
+    }
+    if (k) memcpy(vals, cen->vals, k * sizeof *vals);
+    if (enc_sort_lanes(vals, k, d->is_signed)) {
+        rc = enc_nomem(c->err);
+        goto done;
+    }
+    for (size_t s = 0; s < k; s++)
+        rank[enc_census_index(cen, vals[s])] = (uint32_t)s + 1;
+    for (size_t i = 0; i < n; i++)
+        codes[i] = rank[cen->codes[i] - 1];
+    if (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k)) {
+        rc = enc_nomem(c->err);
+        goto done;
+    }
+    rc = enc_int_encode_child(vals, k, d, c, DICT_VALUES_EXCLUDE, ENC_CHILD_NO_DROP, out);
+    if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
+done:
+    free(vals);
+    free(codes);
+    free(rank);
+    return rc;
+}
+
 static int dict_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                        const struct int_stats *st, struct enc_ectx *c, struct ig_buf *out)
 {
     (void)st;
+    const struct ig_census *cen = enc_census_of(c, v, n);
+    if (cen) return dict_encode_census(cen, d, c, out);
     struct enc_lane_map m;
     if (enc_lane_map_init(&m, n)) return enc_nomem(c->err);
     uint64_t *vals = malloc((n ? n : 1) * sizeof *vals);

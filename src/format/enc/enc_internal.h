@@ -92,6 +92,7 @@ struct enc_ectx {
     bool strict;      /* a forced scheme: fail with -EINVAL rather than fall back */
     bool zero_marks;  /* a 0 lane means "erased" (dict codes): for/delta store it as
                          their marker, which decodes to 0, instead of as a value */
+    const struct ig_census *census; /* the top-level stream's census, or NULL (never a child's) */
     struct ig_error *err;
 };
 
@@ -132,6 +133,14 @@ void enc_int_stats_scalar(const uint64_t *v, size_t n, const struct ig_int_desc 
 /* Distinct values of v when at most `limit` (capped at ENC_DISTINCT_CAP),
  * else ENC_DISTINCT_CAP + 1 (dict is out); SIZE_MAX without memory. */
 size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit);
+/* Whether v certainly holds more than `limit` distinct values (a lower bound
+ * from a bitmap of hash bits; false: maybe not). */
+bool enc_surely_over(const uint64_t *v, size_t n, size_t limit);
+/* c's census when it was taken of exactly v[0..n) and holds every distinct
+ * value, else NULL. */
+const struct ig_census *enc_census_of(const struct enc_ectx *c, const uint64_t *v, size_t n);
+/* The index in the census's vals of a value it holds. */
+size_t enc_census_index(const struct ig_census *cen, uint64_t value);
 /* Packed block bytes of delta over v where 0 lanes are markers (SIZE_MAX if a
  * step cannot be represented). */
 size_t enc_delta_marked_bytes(const uint64_t *v, size_t n);

@@ -158,7 +158,7 @@ void enc_int_stats_scalar(const uint64_t *v, size_t n, const struct ig_int_desc 
  * set never outnumber the values that set them. Over the limit it is proven
  * without a set of keys (a block of all-different floats ends here at a third
  * of the cost); otherwise the exact count decides. */
-static bool surely_over(const uint64_t *v, size_t n, size_t limit)
+bool enc_surely_over(const uint64_t *v, size_t n, size_t limit)
 {
     uint64_t bm[512]; /* up to 32768 bits, ~8 per value counted */
     unsigned log2 = 6;
@@ -180,7 +180,7 @@ size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit)
     if (limit > ENC_DISTINCT_CAP) limit = ENC_DISTINCT_CAP;
     if (n == 0) return 0;
     if (limit == 0) return ENC_DISTINCT_CAP + 1;
-    if (n > limit && surely_over(v, n, limit)) return ENC_DISTINCT_CAP + 1;
+    if (n > limit && enc_surely_over(v, n, limit)) return ENC_DISTINCT_CAP + 1;
     struct enc_lane_map m;
     size_t cap = n < limit + 1 ? n : limit + 1;
     if (enc_lane_map_init(&m, cap)) return SIZE_MAX;
@@ -220,6 +220,18 @@ static size_t dict_limit(const struct int_stats *st, const struct ig_int_desc *d
             hi = mid - 1;
     }
     return lo;
+}
+
+/* enc_count_distinct's answer, from the stream's census when it has one. */
+static size_t distinct(const struct enc_ectx *c, const uint64_t *v, size_t n, size_t limit)
+{
+    const struct ig_census *cen = c->census;
+    if (!cen || cen->lanes != v || cen->n != n) return enc_count_distinct(v, n, limit);
+    if (limit > ENC_DISTINCT_CAP) limit = ENC_DISTINCT_CAP;
+    if (n == 0) return 0;
+    if (limit == 0) return ENC_DISTINCT_CAP + 1;
+    if (!cen->over) return cen->k <= limit ? cen->k : ENC_DISTINCT_CAP + 1;
+    return cen->cap >= limit ? ENC_DISTINCT_CAP + 1 : enc_count_distinct(v, n, limit);
 }
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -437,7 +449,7 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
     struct int_stats st;
     enc_int_stats(v, n, d, c->zero_marks, &st);
     if (cand & ENC_BIT(IG_ENC_DICT))
-        st.distinct = enc_count_distinct(v, n, c->strict ? ENC_DISTINCT_CAP : dict_limit(&st, d, c));
+        st.distinct = distinct(c, v, n, c->strict ? ENC_DISTINCT_CAP : dict_limit(&st, d, c));
 
     if (c->strict) {
         const struct int_scheme *s = enc_int_scheme((unsigned)__builtin_ctz(cand));
@@ -476,6 +488,7 @@ int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *
                          struct ig_buf *out)
 {
     struct enc_ectx c = *parent;
+    c.census = NULL; /* the census is of the parent's stream */
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
     c.no_drop = parent->no_drop || (flags & ENC_CHILD_NO_DROP) != 0;
@@ -504,6 +517,7 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
                                 struct ig_buf *out)
 {
     struct enc_ectx c = *parent;
+    c.census = NULL;
     c.allowed = ENC_BIT(scheme);
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
     c.no_drop = false;
@@ -543,6 +557,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->allowed = c->strict ? ENC_BIT(forced) : (o && o->allowed ? o->allowed & all : all);
     c->depth_left = depth;
     c->no_drop = o && o->no_drop;
+    c->census = o ? o->census : NULL;
     return 0;
 }
 

@@ -97,6 +97,7 @@ struct asm_ctx {
     struct ig_buf *out;
     struct ig_error *err;
     bool measure;      /* only the length is wanted: numbers are counted, not written */
+    bool values_known; /* measuring, the values' lengths are known: count only the rest */
     uint64_t measured; /* bytes counted and not written */
 };
 
@@ -122,8 +123,8 @@ static int leaf_value(struct asm_ctx *a, const struct ig_tree_node *nd)
     uint32_t per = v->per_value ? v->per_value : 1;
     if (a->val[l] + per > v->n) return bad(a);
     int rc = 0;
-    uint64_t run;
-    if (a->measure && ig_render_json_len_run(v, a->val[l], per, &run)) {
+    uint64_t run = 0;
+    if (a->measure && (a->values_known || ig_render_json_len_run(v, a->val[l], per, &run))) {
         /* numbers: their lengths, the commas and the brackets */
         a->measured += run + (per - 1) + (nd->dimension ? 2 : 0);
         a->val[l] += per;
@@ -157,8 +158,9 @@ static bool measure_list(struct asm_ctx *a, const struct ig_tree_node *nd, unsig
     size_t e = a->e[l], end = a->end[l], k = 0;
     for (; e + k < end && (k == 0 || v->reps[e + k] == depth + 1); k++)
         if (v->defs[e + k] != nd->max_def) return false;
-    uint64_t run;
-    if (a->val[l] + k > v->n || !ig_render_json_len_run(v, a->val[l], k, &run)) return false;
+    uint64_t run = 0;
+    if (a->val[l] + k > v->n || (!a->values_known && !ig_render_json_len_run(v, a->val[l], k, &run)))
+        return false;
     a->measured += 2 + run + (k - 1);
     a->e[l] += k;
     a->val[l] += k;
@@ -251,14 +253,15 @@ int ig_assemble_row(const struct ig_tree *t, struct ig_values *const *leaves, si
     return rc;
 }
 
-int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
-                      const uint8_t *deleted, struct ig_buf *out, uint64_t *len,
-                      struct ig_error *err)
+static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
+                          const uint8_t *deleted, struct ig_buf *out, bool values_known,
+                          uint64_t *len, struct ig_error *err)
 {
     struct ig_buf scratch = IG_BUF_INIT;
     struct asm_ctx a;
     int rc = ctx_init(&a, t, leaves, out ? out : &scratch, err);
     a.measure = !out;
+    a.values_known = values_known;
     uint64_t total = 0;
     for (size_t r = 0; r < rows && !rc; r++) {
         if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
@@ -271,5 +274,24 @@ int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, 
     if (len) *len = total + a.measured;
     free(a.e);
     ig_buf_free(&scratch);
+    return rc;
+}
+
+int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
+                      const uint8_t *deleted, struct ig_buf *out, uint64_t *len,
+                      struct ig_error *err)
+{
+    return assemble_lines(t, leaves, rows, deleted, out, false, len, err);
+}
+
+int ig_assemble_measure_known(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
+                              uint64_t values_len, uint64_t *len, struct ig_error *err)
+{
+    for (uint32_t l = 0; l < t->nleaves; l++)
+        if (leaves[l]->is_bytes || leaves[l]->type == IG_T_BLOB || leaves[l]->has_nulls)
+            return ig_err(err, -EINVAL, "lengths known only for numbers never NULL");
+    uint64_t structure = 0;
+    int rc = assemble_lines(t, leaves, rows, NULL, NULL, true, &structure, err);
+    if (!rc) *len = structure + values_len;
     return rc;
 }

@@ -62,6 +62,13 @@ void ig_tree_free(struct ig_tree *t);
 int ig_assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
                       const uint8_t *deleted, struct ig_buf *out, uint64_t *len,
                       struct ig_error *err);
+/* ig_assemble_lines's count (out NULL, no row deleted) for a tree whose leaves'
+ * values are numbers and never NULL themselves (NULLs only in the levels),
+ * when the JSON length of all of them is known (values_len, e.g. summed from a
+ * census of the page's distinct values): the levels are walked for the
+ * brackets, commas and nulls, and no value is measured. */
+int ig_assemble_measure_known(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
+                              uint64_t values_len, uint64_t *len, struct ig_error *err);
 
 /* One row (index within the leaves' rows) as a JSON value, appended to out. */
 int ig_assemble_row(const struct ig_tree *t, struct ig_values *const *leaves, size_t row,

@@ -26,6 +26,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
     ig_buf_free(&s->tmp);
     free(s->offs);
     ZSTD_freeDCtx(s->zstd_dctx);
+    ig_census_free(&s->census);
     memset(s, 0, sizeof *s);
 }
 
@@ -55,10 +56,35 @@ struct ig_int_desc ig_page_lane_desc(uint8_t type)
     return (struct ig_int_desc){.width = ti->width, .is_signed = ti->is_signed};
 }
 
-/* Render the page's rows to count their text bytes (all rows live at write time). */
-static int page_text_len(const struct ig_values *v, size_t first, size_t count,
-                         struct ig_page_scratch *s, uint64_t *len)
+/* The census of a flat page's values (codec.h), when its encoder may weigh a
+ * dictionary: NULL for strings, objects, quantised floats (encoded as other
+ * lanes) and pages too small for it to matter. */
+static const struct ig_census *take_census(const struct ig_page_policy *pol, const struct ig_values *v,
+                                           size_t first, size_t count, struct ig_page_scratch *s)
 {
+    if (v->is_bytes || v->type == IG_T_BLOB || pol->leaf.quantize || count < 64 ||
+        (pol->encoding != IG_ENC_AUTO && pol->encoding != IG_ENC_DICT))
+        return NULL;
+    return ig_census_take(&s->census, v->lanes + first, count, SIZE_MAX) ? NULL : &s->census;
+}
+
+/* The text (or JSON) length of a census's values: each distinct value
+ * measured once, counted as often as it appears. */
+static uint64_t census_text_len(const struct ig_census *cen, uint8_t type, bool json)
+{
+    return ig_render_lanes_len_counted(type, cen->vals, cen->counts, cen->k, json);
+}
+
+/* Render the page's rows to count their text bytes (all rows live at write
+ * time). With a census of its values (and no NULL among them), each distinct
+ * value is measured once and counted as often as it appears. */
+static int page_text_len(const struct ig_values *v, size_t first, size_t count,
+                         const struct ig_census *cen, struct ig_page_scratch *s, uint64_t *len)
+{
+    if (cen && !cen->over) {
+        *len = census_text_len(cen, v->type, false) + count; /* and the newlines */
+        return 0;
+    }
     /* A view of the slice without copying: shift the pointers. */
     struct ig_values view = *v;
     view.n = count;
@@ -86,11 +112,11 @@ static int page_text_len(const struct ig_values *v, size_t first, size_t count,
 
 /* Append the values stream for values [first, first + count) of v. */
 static int encode_values(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
-                         size_t count, struct ig_page_scratch *s, struct ig_buf *body,
-                         struct ig_error *err)
+                         size_t count, const struct ig_census *cen, struct ig_page_scratch *s,
+                         struct ig_buf *body, struct ig_error *err)
 {
     struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0,
-                             .no_drop = pol->leaf.levels};
+                             .no_drop = pol->leaf.levels, .census = cen};
     static const uint64_t no_lanes[1];
     if (v->type == IG_T_BLOB) {
         if (count == 0) { /* no values: an empty reference list */
@@ -251,6 +277,8 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     ig_buf_reset(body);
     int rc;
     out->text_len = 0;
+    out->values_json_len = 0;
+    out->values_json_known = false;
     if (pol->leaf.levels && pol->leaf.slide_ok &&
         (pol->encoding == IG_PAGE_ENC_SLIDE || pol->encoding == IG_ENC_AUTO)) {
         /* sliding windows: keep it when smaller than level streams (or forced) */
@@ -290,8 +318,12 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
         if (!rc && pol->leaf.max_rep) rc = put_levels(v->reps + e0, e1 - e0, body, err);
         if (!rc && pol->leaf.max_def) rc = put_levels(v->defs + e0, e1 - e0, body, err);
         size_t values_at = body->len;
-        if (!rc) rc = encode_values(pol, v, v0, v1 - v0, s, body, err);
+        const struct ig_census *cen = take_census(pol, v, v0, v1 - v0, s);
+        if (!rc) rc = encode_values(pol, v, v0, v1 - v0, cen, s, body, err);
         if (rc) return rc;
+        /* values that are never NULL themselves (NULLs are levels here) */
+        out->values_json_known = cen && !cen->over && !v->has_nulls;
+        out->values_json_len = out->values_json_known ? census_text_len(cen, v->type, true) : 0;
         out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
         out->flags = 0;
         out->entry_count = (uint32_t)(e1 - e0);
@@ -315,7 +347,8 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     }
     if (rc) return ig_err(err, rc, "out of memory");
     size_t values_at = body->len;
-    rc = encode_values(pol, v, first, count, s, body, err);
+    const struct ig_census *cen = take_census(pol, v, first, count, s);
+    rc = encode_values(pol, v, first, count, cen, s, body, err);
     if (rc) return rc;
     out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
     out->flags = nulls ? IG_PGF_HAS_NULLS : 0;
@@ -330,12 +363,12 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
         h.encoding = IG_ENC_HUFF;
         h.compression = IG_COMP_NONE;
         body->len = values_at;
-        rc = encode_values(&h, v, first, count, s, body, err);
+        rc = encode_values(&h, v, first, count, NULL, s, body, err);
         if (!rc) rc = ig_page_seal(&h, body, out, err);
         if (rc) return rc;
         out->encoding = IG_ENC_HUFF;
     }
-    return page_text_len(v, first, count, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
+    return page_text_len(v, first, count, nulls ? NULL : cen, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
                                                               : 0;
 }
 
@@ -390,6 +423,8 @@ static int add_block(struct ig_page_built *out, const struct ig_page_built *unit
     out->entry_count += unit->entry_count;
     out->value_count += unit->value_count;
     out->text_len += unit->text_len;
+    out->values_json_len += unit->values_json_len;
+    out->values_json_known = (k == 0 || out->values_json_known) && unit->values_json_known;
     out->flags |= unit->flags;
     if (unit->compression == IG_PC_ZSTD) out->compression = IG_PC_ZSTD;
     return 0;
@@ -503,6 +538,8 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
     out->nblocks = 0;
     out->body_size = out->entry_count = out->value_count = 0;
     out->text_len = 0;
+    out->values_json_len = 0;
+    out->values_json_known = false;
     out->compression = IG_PC_NONE;
     out->flags = 0;
     struct ig_page_built unit = {0};

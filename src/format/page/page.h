@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "format/enc/codec.h"
 #include "format/model/values.h"
 
 struct ig_error;
@@ -53,6 +54,12 @@ struct ig_page_built {
     uint32_t body_size;
     uint8_t encoding, compression, flags;
     uint64_t checksum, text_len;
+    /* a nested leaf's page (levels): the JSON text length of all its values,
+     * summed from each block's census, when every block had one (else
+     * values_json_known is false): what the writer's text count would
+     * otherwise measure value by value (ig_assemble_measure_known) */
+    uint64_t values_json_len;
+    bool values_json_known;
     uint32_t entry_count, value_count; /* nested leaves: level entries and value slots */
     /* ig_page_encode_blocks: the blocks, back to back in `stored` */
     struct ig_block_built *blocks;
@@ -65,6 +72,7 @@ struct ig_page_scratch {
     uint64_t *offs;
     size_t offs_cap;
     void *zstd_dctx; /* ZSTD_DCtx, made on first use: one per call costs page faults */
+    struct ig_census census; /* a page's distinct values, for its encoder and its text length */
 };
 
 void ig_page_scratch_free(struct ig_page_scratch *s);

@@ -328,7 +328,7 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out)
 /* Text of rows [a, b) of a nested column (tree t over leaves l0..) or of one
  * leaf's projection. */
 static int nested_text(struct enc *w, const struct ig_tree *t, size_t a, size_t b,
-                       uint64_t *len, struct ig_error *err)
+                       const uint64_t *values_len, uint64_t *len, struct ig_error *err)
 {
     struct ig_values *views[256], **vp = views;
     if (t->nleaves > 256 && !(vp = malloc(t->nleaves * sizeof *vp)))
@@ -345,7 +345,9 @@ static int nested_text(struct enc *w, const struct ig_tree *t, size_t a, size_t 
         slice[i].row_base = w->c->first_row_id + w->g->first_row + a;
         vp[i] = &slice[i];
     }
-    if (!rc) rc = ig_assemble_lines(t, vp, b - a, NULL, NULL, len, err);
+    if (!rc)
+        rc = values_len ? ig_assemble_measure_known(t, vp, b - a, *values_len, len, err)
+                        : ig_assemble_lines(t, vp, b - a, NULL, NULL, len, err);
     free(slice);
     if (vp != views) free(vp);
     return rc;
@@ -510,13 +512,16 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
             size_t nb = block_cuts(w, l0, l1, a, b, leaf_block_size(w, l0), &rc);
             if (!rc) rc = encode_leaf_page(w, l, a, b, nb, err);
             uint64_t leaf_text = 0, node_text = 0;
-            if (!rc) rc = nested_text(w, &proj[l - l0], a, b, &leaf_text, err);
+            /* the JSON length of the leaf's values, when the page's census
+             * gave it: the count walks only the levels */
+            const uint64_t *known = w->e->built.values_json_known ? &w->e->built.values_json_len : NULL;
+            if (!rc) rc = nested_text(w, &proj[l - l0], a, b, known, &leaf_text, err);
             /* a column of one leaf (a list, a vector) is its own projection */
             if (!rc && l == l0) {
                 if (l1 - l0 == 1)
                     node_text = leaf_text;
                 else
-                    rc = nested_text(w, &whole, a, b, &node_text, err);
+                    rc = nested_text(w, &whole, a, b, NULL, &node_text, err);
             }
             w->e->built.text_len = leaf_text;
             const struct ig_values *v = &w->g->cols[l];

@@ -1,0 +1,103 @@
+/* census.c - an int stream's distinct values counted once (codec.h). */
+#include "enc_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ig_census_free(struct ig_census *c)
+{
+    free(c->vals);
+    free(c->counts);
+    free(c->codes);
+    free(c->map_keys);
+    free(c->map_vals);
+    memset(c, 0, sizeof *c);
+}
+
+static struct enc_lane_map census_map(const struct ig_census *c)
+{
+    return (struct enc_lane_map){.keys = c->map_keys, .vals = c->map_vals, .cap = c->map_cap};
+}
+
+/* Room for n codes and k_max values, and an empty map for k_max keys. */
+static int census_room(struct ig_census *c, size_t n, size_t k_max)
+{
+    if (c->codes_cap < n) {
+        uint32_t *p = realloc(c->codes, n * sizeof *p);
+        if (!p) return -ENOMEM;
+        c->codes = p;
+        c->codes_cap = n;
+    }
+    if (c->vals_cap < k_max) {
+        uint64_t *v = realloc(c->vals, k_max * sizeof *v);
+        if (v) c->vals = v;
+        uint32_t *n2 = v ? realloc(c->counts, k_max * sizeof *n2) : NULL;
+        if (!n2) return -ENOMEM;
+        c->counts = n2;
+        c->vals_cap = k_max;
+    }
+    size_t cap = 16;
+    while (cap < 2 * k_max)
+        cap *= 2;
+    if (c->map_cap != cap) {
+        free(c->map_keys);
+        free(c->map_vals);
+        c->map_keys = malloc(cap * sizeof *c->map_keys);
+        c->map_vals = malloc(cap * sizeof *c->map_vals);
+        c->map_cap = c->map_keys && c->map_vals ? cap : 0;
+        if (!c->map_cap) return -ENOMEM;
+    }
+    memset(c->map_vals, 0, cap * sizeof *c->map_vals);
+    return 0;
+}
+
+int ig_census_take(struct ig_census *c, const uint64_t *v, size_t n, size_t cap)
+{
+    if (cap > ENC_DISTINCT_CAP) cap = ENC_DISTINCT_CAP;
+    c->lanes = v;
+    c->n = n;
+    c->cap = cap;
+    c->k = 0;
+    c->over = true;
+    /* a stream of more distinct values than cap is proven so by a bitmap, at
+     * a fraction of a hash map's cost (floats that are all different) */
+    if (n > cap && enc_surely_over(v, n, cap)) return 0;
+    size_t k_max = n < cap ? n : cap;
+    if (census_room(c, n, k_max ? k_max : 1)) return -ENOMEM;
+    struct enc_lane_map m = census_map(c);
+    size_t k = 0;
+    uint32_t code = 0;
+    uint64_t last = n ? ~v[0] : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] != last) { /* runs: one probe each */
+            last = v[i];
+            size_t s = enc_lane_map_slot(&m, last);
+            if (!m.vals[s]) {
+                if (k == cap) return 0; /* one more than cap: over */
+                m.keys[s] = last;
+                m.vals[s] = (uint32_t)++k;
+                c->vals[k - 1] = last;
+                c->counts[k - 1] = 0;
+            }
+            code = m.vals[s];
+        }
+        c->codes[i] = code;
+        c->counts[code - 1]++;
+    }
+    c->k = k;
+    c->over = false;
+    return 0;
+}
+
+const struct ig_census *enc_census_of(const struct enc_ectx *c, const uint64_t *v, size_t n)
+{
+    const struct ig_census *cen = c->census;
+    return cen && !cen->over && cen->lanes == v && cen->n == n ? cen : NULL;
+}
+
+size_t enc_census_index(const struct ig_census *cen, uint64_t value)
+{
+    struct enc_lane_map m = census_map(cen);
+    return m.vals[enc_lane_map_slot(&m, value)] - 1u;
+}
