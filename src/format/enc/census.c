@@ -61,8 +61,11 @@ int ig_census_take(struct ig_census *c, const uint64_t *v, size_t n, size_t cap)
     c->k = 0;
     c->over = true;
     /* a stream of more distinct values than cap is proven so by a bitmap, at
-     * a fraction of a hash map's cost (floats that are all different) */
-    if (n > cap && enc_surely_over(v, n, cap)) return 0;
+     * a fraction of a hash map's cost (floats that are all different: proven
+     * within the first cap + cap / 16 values or so); a stream not proven over
+     * within a quarter more than cap repeats, and the census decides */
+    size_t scan = cap + cap / 4 + 64;
+    if (n > cap && enc_surely_over(v, n < scan ? n : scan, cap)) return 0;
     size_t k_max = n < cap ? n : cap;
     if (census_room(c, n, k_max ? k_max : 1)) return -ENOMEM;
     struct enc_lane_map m = census_map(c);

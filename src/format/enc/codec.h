@@ -72,15 +72,16 @@ struct ig_int_desc {
 };
 
 /* A census of an int stream: its distinct values counted once, in one hashing
- * pass, for everyone who needs them. The page writer takes one of a page's
- * values and hands it to the encoder (opts->census), which then neither counts
- * the distinct values again nor hashes them again to build a dictionary, and
- * sums the page's text length over the distinct values instead of every value.
- * It holds at most `cap` distinct values (at most ENC_DISTINCT_CAP, the most
- * dict is ever weighed at); with more, `over` is set and nothing else is
- * filled. What it does not do: it is not a dictionary encoding (dict.c sorts
- * and renumbers), and it says nothing of a stream it was not taken of (the
- * encoder checks the lanes pointer and count). */
+ * pass, for everyone who needs them. The encoder takes it where it weighs a
+ * dictionary (into the workspace opts->census), holding as many distinct
+ * values as a dictionary could still win with: the same pass decides the
+ * choice and, when dict is chosen, gives it its values and codes (no second
+ * hashing). The page writer then sums the page's text length over the
+ * distinct values instead of every value. With more than `cap` distinct
+ * values (never more than ENC_DISTINCT_CAP, the most dict is ever weighed
+ * at), `over` is set and nothing else is filled. What it does not do: it is
+ * not a dictionary encoding (dict.c sorts and renumbers), and it says nothing
+ * of a stream it was not taken of (check lanes and n). */
 struct ig_census {
     const uint64_t *lanes; /* the stream counted: v and n as given */
     size_t n;
@@ -110,8 +111,9 @@ struct ig_enc_opts {
                                erase (no rle, no dict over rle codes): used when a page
                                is re-encoded after erasure, so it does not depend on
                                which rows are absent */
-    const struct ig_census *census; /* the stream's census (ig_census_take), or NULL: used
-                                       only for the stream it was taken of */
+    struct ig_census *census; /* a workspace, or NULL: where auto weighs a dictionary for
+                                 the stream (not a nested one) it takes the stream's census
+                                 into it (lanes = v); else it sets lanes to NULL */
 };
 
 /* ---- int streams ------------------------------------------------------- */

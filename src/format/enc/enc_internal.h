@@ -92,7 +92,7 @@ struct enc_ectx {
     bool strict;      /* a forced scheme: fail with -EINVAL rather than fall back */
     bool zero_marks;  /* a 0 lane means "erased" (dict codes): for/delta store it as
                          their marker, which decodes to 0, instead of as a value */
-    const struct ig_census *census; /* the top-level stream's census, or NULL (never a child's) */
+    struct ig_census *census; /* the top-level stream's census workspace, or NULL (never a child's) */
     struct ig_error *err;
 };
 

@@ -157,7 +157,9 @@ void enc_int_stats_scalar(const uint64_t *v, size_t n, const struct ig_int_desc 
  * bound: each value sets one bit of a small bitmap by its hash, and the bits
  * set never outnumber the values that set them. Over the limit it is proven
  * without a set of keys (a block of all-different floats ends here at a third
- * of the cost); otherwise the exact count decides. */
+ * of the cost); otherwise the exact count decides. Values that repeat from
+ * the start (more than one in 16 of the first 128: rounded or categorical
+ * data) give up at once: the pass would run to the end and prove nothing. */
 bool enc_surely_over(const uint64_t *v, size_t n, size_t limit)
 {
     uint64_t bm[512]; /* up to 32768 bits, ~8 per value counted */
@@ -171,6 +173,7 @@ bool enc_surely_over(const uint64_t *v, size_t n, size_t limit)
         set += !(bm[h >> 6] & bit);
         bm[h >> 6] |= bit;
         if (set > limit) return true;
+        if (i == 127 && set < 120) return false;
     }
     return false;
 }
@@ -222,16 +225,12 @@ static size_t dict_limit(const struct int_stats *st, const struct ig_int_desc *d
     return lo;
 }
 
-/* enc_count_distinct's answer, from the stream's census when it has one. */
+/* enc_count_distinct's answer, taken as a census into the workspace when
+ * there is one (the same answer: the count up to `limit`, then over). */
 static size_t distinct(const struct enc_ectx *c, const uint64_t *v, size_t n, size_t limit)
 {
-    const struct ig_census *cen = c->census;
-    if (!cen || cen->lanes != v || cen->n != n) return enc_count_distinct(v, n, limit);
-    if (limit > ENC_DISTINCT_CAP) limit = ENC_DISTINCT_CAP;
-    if (n == 0) return 0;
-    if (limit == 0) return ENC_DISTINCT_CAP + 1;
-    if (!cen->over) return cen->k <= limit ? cen->k : ENC_DISTINCT_CAP + 1;
-    return cen->cap >= limit ? ENC_DISTINCT_CAP + 1 : enc_count_distinct(v, n, limit);
+    if (!c->census || ig_census_take(c->census, v, n, limit)) return enc_count_distinct(v, n, limit);
+    return c->census->over ? ENC_DISTINCT_CAP + 1 : c->census->k;
 }
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -558,6 +557,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->depth_left = depth;
     c->no_drop = o && o->no_drop;
     c->census = o ? o->census : NULL;
+    if (c->census) c->census->lanes = NULL; /* nothing taken yet */
     return 0;
 }
 

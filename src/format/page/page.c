@@ -56,16 +56,14 @@ struct ig_int_desc ig_page_lane_desc(uint8_t type)
     return (struct ig_int_desc){.width = ti->width, .is_signed = ti->is_signed};
 }
 
-/* The census of a flat page's values (codec.h), when its encoder may weigh a
- * dictionary: NULL for strings, objects, quantised floats (encoded as other
- * lanes) and pages too small for it to matter. */
-static const struct ig_census *take_census(const struct ig_page_policy *pol, const struct ig_values *v,
-                                           size_t first, size_t count, struct ig_page_scratch *s)
+/* The census the encoder took of values [first, first + count) of v (codec.h:
+ * where it weighed a dictionary), when it holds every distinct value; else
+ * NULL. */
+static const struct ig_census *census_of(const struct ig_values *v, size_t first, size_t count,
+                                         const struct ig_page_scratch *s)
 {
-    if (v->is_bytes || v->type == IG_T_BLOB || pol->leaf.quantize || count < 64 ||
-        (pol->encoding != IG_ENC_AUTO && pol->encoding != IG_ENC_DICT))
-        return NULL;
-    return ig_census_take(&s->census, v->lanes + first, count, SIZE_MAX) ? NULL : &s->census;
+    const struct ig_census *c = &s->census;
+    return !v->is_bytes && c->lanes && c->lanes == v->lanes + first && c->n == count && !c->over ? c : NULL;
 }
 
 /* The text (or JSON) length of a census's values: each distinct value
@@ -81,7 +79,7 @@ static uint64_t census_text_len(const struct ig_census *cen, uint8_t type, bool 
 static int page_text_len(const struct ig_values *v, size_t first, size_t count,
                          const struct ig_census *cen, struct ig_page_scratch *s, uint64_t *len)
 {
-    if (cen && !cen->over) {
+    if (cen) {
         *len = census_text_len(cen, v->type, false) + count; /* and the newlines */
         return 0;
     }
@@ -112,11 +110,15 @@ static int page_text_len(const struct ig_values *v, size_t first, size_t count,
 
 /* Append the values stream for values [first, first + count) of v. */
 static int encode_values(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
-                         size_t count, const struct ig_census *cen, struct ig_page_scratch *s,
-                         struct ig_buf *body, struct ig_error *err)
+                         size_t count, struct ig_page_scratch *s, struct ig_buf *body,
+                         struct ig_error *err)
 {
+    /* the census workspace: the encoder fills it for the values when it
+     * weighs a dictionary (their text length is then counted from it) */
     struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0,
-                             .no_drop = pol->leaf.levels, .census = cen};
+                             .no_drop = pol->leaf.levels,
+                             .census = pol->leaf.quantize ? NULL : &s->census};
+    s->census.lanes = NULL;
     static const uint64_t no_lanes[1];
     if (v->type == IG_T_BLOB) {
         if (count == 0) { /* no values: an empty reference list */
@@ -318,11 +320,11 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
         if (!rc && pol->leaf.max_rep) rc = put_levels(v->reps + e0, e1 - e0, body, err);
         if (!rc && pol->leaf.max_def) rc = put_levels(v->defs + e0, e1 - e0, body, err);
         size_t values_at = body->len;
-        const struct ig_census *cen = take_census(pol, v, v0, v1 - v0, s);
-        if (!rc) rc = encode_values(pol, v, v0, v1 - v0, cen, s, body, err);
+        if (!rc) rc = encode_values(pol, v, v0, v1 - v0, s, body, err);
         if (rc) return rc;
+        const struct ig_census *cen = census_of(v, v0, v1 - v0, s);
         /* values that are never NULL themselves (NULLs are levels here) */
-        out->values_json_known = cen && !cen->over && !v->has_nulls;
+        out->values_json_known = cen && !v->has_nulls;
         out->values_json_len = out->values_json_known ? census_text_len(cen, v->type, true) : 0;
         out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
         out->flags = 0;
@@ -347,9 +349,9 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     }
     if (rc) return ig_err(err, rc, "out of memory");
     size_t values_at = body->len;
-    const struct ig_census *cen = take_census(pol, v, first, count, s);
-    rc = encode_values(pol, v, first, count, cen, s, body, err);
+    rc = encode_values(pol, v, first, count, s, body, err);
     if (rc) return rc;
+    const struct ig_census *cen = census_of(v, first, count, s);
     out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
     out->flags = nulls ? IG_PGF_HAS_NULLS : 0;
     out->entry_count = out->value_count = (uint32_t)count;
@@ -363,7 +365,7 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
         h.encoding = IG_ENC_HUFF;
         h.compression = IG_COMP_NONE;
         body->len = values_at;
-        rc = encode_values(&h, v, first, count, NULL, s, body, err);
+        rc = encode_values(&h, v, first, count, s, body, err);
         if (!rc) rc = ig_page_seal(&h, body, out, err);
         if (rc) return rc;
         out->encoding = IG_ENC_HUFF;
