@@ -429,6 +429,35 @@ static void invalidate_known(struct fs_session *s)
     free(inos);
 }
 
+/* Before an erase through the mount is answered: the cached pages of every
+ * file of an older generation the kernel holds (column views, arrays mapped
+ * before the erase) and of the erased rows' objects, dropped, so that no
+ * reader sees an erased value once `rm rows/ID` returns (a page cached before
+ * the erase is read again: the erased form). Pages only: the names are the
+ * invalidation thread's, and rows/ID and .ingot/erase are left to it too (the
+ * request waiting for this holds them). */
+static void drop_stale_pages(struct fs_session *s)
+{
+    size_t n;
+    uint64_t *inos = known_inodes(s, false, &n);
+    uint64_t *stale = malloc(INVAL_BATCH * sizeof *stale);
+    for (size_t a = 0; inos && stale && a < n; a += INVAL_BATCH) {
+        size_t b = a + INVAL_BATCH < n ? a + INVAL_BATCH : n, ns = 0;
+        pthread_rwlock_rdlock(&s->table_lock);
+        for (size_t i = a; i < b; i++) {
+            struct fs_node node;
+            if (fs_node_of(inos[i], &node) && node.kind != FS_K_ROW && node.kind != FS_K_SPECIAL &&
+                is_stale(s, &node))
+                stale[ns++] = inos[i];
+        }
+        pthread_rwlock_unlock(&s->table_lock);
+        for (size_t i = 0; i < ns; i++)
+            fuse_lowlevel_notify_inval_inode(s->se, stale[i], 0, 0);
+    }
+    free(stale);
+    free(inos);
+}
+
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen)
 {
     pthread_rwlock_rdlock(&s->table_lock);
@@ -446,10 +475,11 @@ static void invalidate_all(struct fs_session *s)
 /* ---- erases through the mount, answered once the names are dropped -------- */
 
 /* A thread of its own: it only ever tells the kernel of parquet/ and arrow/
- * entries, which no erase request holds, so it can wait for the kernel while
- * the erases wait for it. (The invalidation thread also tells of rows/ and
- * .ingot/erase, which an unlink or a write holds until it is answered: were it
- * to answer them, it could wait on its own answer.) */
+ * entries and of stale files' pages (drop_stale_pages), which no erase
+ * request holds, so it can wait for the kernel while the erases wait for it.
+ * (The invalidation thread also tells of rows/ and .ingot/erase, which an
+ * unlink or a write holds until it is answered: were it to answer them, it
+ * could wait on its own answer.) */
 struct fs_deferred_reply {
     fuse_req_t req;
     bool write;
@@ -496,7 +526,10 @@ static void *names_main(void *arg)
         s->deferred = NULL;
         s->ndeferred = s->deferred_cap = 0;
         pthread_mutex_unlock(&s->inval_mu);
-        if (n && !stop) drop_group_file_names(s);
+        if (n && !stop) {
+            drop_group_file_names(s);
+            drop_stale_pages(s);
+        }
         for (size_t i = 0; i < n; i++)
             answer(&d[i]);
         free(d);

@@ -262,17 +262,22 @@ int fs_layout_get(struct fs_session *s, const struct fs_node *n, struct fs_entry
 }
 
 /* One float32 lane as the view wants it: float32 or fp16 bits. */
-static int put_float(struct ig_buf *out, uint64_t lane, bool half)
+/* n float32 lanes (NULL: n NaNs, an absent vector) as float32, or as fp16
+ * with half; one extension of out for all of them (a vector's floats are
+ * most of what an embedding's .npy is made of). */
+static int put_floats(struct ig_buf *out, const uint64_t *lanes, size_t n, bool half)
 {
-    uint8_t *o = ig_buf_extend(out, half ? 2 : 4);
+    uint8_t *o = ig_buf_extend(out, n * (half ? 2 : 4));
     if (!o) return -ENOMEM;
-    if (half) {
-        float f;
-        uint32_t b = (uint32_t)lane;
-        memcpy(&f, &b, 4);
-        ig_st16(o, (uint16_t)ig_quantize_one(IG_Q_FP16, f));
-    } else {
-        ig_st32(o, (uint32_t)lane);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t b = lanes ? (uint32_t)lanes[k] : 0x7FC00000u;
+        if (half) {
+            float f;
+            memcpy(&f, &b, 4);
+            ig_st16(o + 2 * k, (uint16_t)ig_quantize_one(IG_Q_FP16, f));
+        } else {
+            ig_st32(o + 4 * k, b);
+        }
     }
     return 0;
 }
@@ -302,12 +307,11 @@ static int nested_piece(const struct fs_plan *vp, enum fs_view view, const struc
         case FS_V_NPY:
         case FS_V_F16:
             if (!v->levels) { /* a flat fp16 column */
-                uint64_t lane = ig_values_is_null(v, r) || v1 == v0 ? 0x7FC00000u : v->lanes[r];
-                rc = put_float(out, lane, half);
+                rc = put_floats(out, ig_values_is_null(v, r) || v1 == v0 ? NULL : &v->lanes[r], 1, half);
                 break;
             }
-            for (uint32_t k = 0; k < dim && !rc; k++)
-                rc = put_float(out, v1 > v0 ? v->lanes[v0 + k] : 0x7FC00000u, half);
+            if (v1 > v0 && (v1 - v0 != dim || v1 > v->n)) return -EIO; /* a vector is dim floats */
+            rc = put_floats(out, v1 > v0 ? &v->lanes[v0] : NULL, dim, half);
             break;
         case FS_V_VALUES: {
             /* the row's elements, each as the NumPy element type */
@@ -340,7 +344,7 @@ struct mapped_check {
     const struct ig_part *p;
     uint32_t page;
     struct ig_pagerec rec;
-    unsigned width;
+    unsigned width, per_row; /* bytes a value, values a row (a vector's dimension, else 1) */
     struct iovec *segs;     /* out: one per block */
     int nsegs;
     bool plain;             /* out: every block is plain values of `width` */
@@ -360,14 +364,17 @@ static void mapped_check_run(void *arg)
             break;
         }
         const uint8_t *bytes = page + (blk.offset - m->rec.offset);
-        m->plain = blk.compression == IG_PC_NONE && ig_page_plain_values(bytes, &blk, m->width, &off);
+        m->plain = blk.compression == IG_PC_NONE &&
+                   ig_page_plain_values(bytes, &blk, m->width, m->per_row, &off);
         if (m->plain && ig_hash(bytes, blk.stored) != blk.checksum) m->damaged = true;
-        m->segs[b] = (struct iovec){(void *)(bytes + off), (size_t)blk.row_count * m->width};
+        m->segs[b] = (struct iovec){(void *)(bytes + off), (size_t)blk.row_count * m->per_row * m->width};
     }
 }
 
 /* The .npy bytes of a page that stores them as they are: uncompressed blocks,
- * each a plain stream of the type's width, no NULL, no deleted row. Then the
+ * each a plain stream of the type's width, no NULL, no deleted row (a flat
+ * column's values, or a vector column's floats: no levels, so no NULL
+ * vector, and the rows' vectors back to back as the .npy has them). Then the
  * piece is the blocks' own values in the part's mapping, checked against their
  * checksums once (the cache keeps the result): no pread copy, no decode copy.
  * The mapped bytes are only touched under the SIGBUS guard (a part truncated
@@ -379,7 +386,8 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     const struct ig_colrec *c = &vp->ref.rec;
     const struct ig_type_info *ti = ig_type_info(c->type);
     struct mapped_check m = {.p = p, .page = sp->page};
-    if (view != FS_V_NPY || vp->ref.nested || c->quantize || !p->data || !ti ||
+    bool vector = c->dimension && c->type == IG_T_FLOAT32;
+    if (view != FS_V_NPY || (vp->ref.nested && !vector) || c->quantize || !p->data || !ti ||
         ti->phys != IG_PHYS_LANES || ig_part_page(p, sp->page, &m.rec, NULL) || m.rec.leaf != c->leaf ||
         m.rec.deleted)
         return 1;
@@ -391,6 +399,7 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
         return 1;
     }
     m.width = ti->width;
+    m.per_row = vector ? c->dimension : 1;
     m.nsegs = (int)ig_page_nblocks(&m.rec);
     m.segs = calloc((size_t)m.nsegs, sizeof *m.segs);
     if (!m.segs) return -ENOMEM;
@@ -407,7 +416,7 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     }
     e->segs = m.segs;
     e->nsegs = m.nsegs;
-    e->mapped_len = (size_t)m.rec.row_count * ti->width;
+    e->mapped_len = (size_t)m.rec.row_count * m.per_row * ti->width;
     return 0;
 }
 

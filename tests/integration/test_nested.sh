@@ -391,6 +391,57 @@ PY
     return $rc
 }
 check split_vectors_smaller_erasable split_vectors
+
+# --- a vector column's .npy served from the part's own bytes: plain pages of
+# vectors (no NULL vector, no erased row) are the .npy's rows as they are,
+# checked once and copied from the mapping with no decoding. An array mapped
+# before an erase keeps its shape (the erased row reads NaN, from the page now
+# decoded); one opened after has the row gone; a damaged page is EIO.
+vector_npy_mapped() {
+    rm -rf "$WORK/tvm"; cp -r "$WORK/tpl" "$WORK/tvm"
+    "$INGOT" inspect --json "$WORK/tvm" | jq -e '.columns[0] | (.encodings | keys) == ["plain"]' >/dev/null ||
+        { echo "the vector pages are not plain"; return 1; }
+    mkdir -p "$WORK/mvm"
+    "$INGOT" mount "$WORK/tvm" "$WORK/mvm" || return 1
+    "$PY" - "$WORK/mvm" "$WORK/sv.npy" <<'PY'
+import os, sys
+import numpy as np
+m, src = sys.argv[1], np.load(sys.argv[2])
+before = np.load(f"{m}/columns/emb.npy", mmap_mode="r")
+assert before.shape == src.shape and np.array_equal(before.view(np.uint32), src.view(np.uint32))
+os.remove(f"{m}/rows/777")
+old = np.array(before)  # read again after the erase: same shape, row 777 erased
+assert old.shape == src.shape and np.isnan(old[777]).all()
+assert np.array_equal(np.delete(old, 777, axis=0), np.delete(src, 777, axis=0))
+after = np.load(f"{m}/columns/emb.npy", mmap_mode="r")
+assert np.array_equal(after, np.delete(src, 777, axis=0))
+PY
+    local rc=$?
+    fusermount3 -u "$WORK/mvm"
+    [ $rc = 0 ] || return 1
+    # one byte in the middle of the part (a page of floats) flipped: reads of
+    # that page fail, the rest do not
+    local off=$(($(stat -c %s "$WORK/tvm/part-000000.ingot") / 2))
+    "$PY" -c "
+f = open('$WORK/tvm/part-000000.ingot', 'r+b'); f.seek($off); b = f.read(1); f.seek($off); f.write(bytes([b[0] ^ 0x55]))"
+    "$INGOT" mount "$WORK/tvm" "$WORK/mvm" || return 1
+    "$PY" - "$WORK/mvm" <<'PY'
+import errno, sys
+f = open(f"{sys.argv[1]}/columns/emb.npy", "rb", buffering=0)
+size, bad, good = f.seek(0, 2), 0, 0
+for at in range(0, size, 1 << 16):
+    try:
+        f.seek(at); f.read(4096); good += 1
+    except OSError as e:
+        assert e.errno == errno.EIO, e
+        bad += 1
+assert bad >= 1 and good > bad, (bad, good)
+PY
+    rc=$?
+    fusermount3 -u "$WORK/mvm"
+    return $rc
+}
+check vector_npy_served_from_part vector_npy_mapped
 schema_names_slide() {
     # schema.json names every page encoding of a column, the page-level "slide" too
     mkdir -p "$WORK/msl"

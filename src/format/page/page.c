@@ -575,9 +575,9 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
 }
 
 bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, unsigned width,
-                          size_t *offset)
+                          unsigned per_row, size_t *offset)
 {
-    size_t n = (size_t)rec->row_count * width;
+    size_t n = (size_t)rec->row_count * per_row * width;
     if (rec->compression != IG_PC_NONE || rec->stored != IG_BODY_HDR + 2 + n) return false;
     if (stored[0] != 0 || stored[IG_BODY_HDR] != IG_ENC_PLAIN || stored[IG_BODY_HDR + 1] != width)
         return false;

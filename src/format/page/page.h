@@ -166,12 +166,13 @@ int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, ui
                          const uint8_t *erased, struct ig_page_scratch *s, struct ig_error *err);
 
 /* Does the page store its values as they would be served, plain little-endian
- * values of `width` bytes, one per row: uncompressed, no validity bitmap, no
- * levels, a plain stream of exactly that width? Then *offset is where they
- * start in the stored bytes and a reader may use them in place. Looks at the
- * first IG_BODY_HDR + 2 stored bytes only. */
+ * values of `width` bytes, per_row of them a row (a vector's dimension, else
+ * 1): uncompressed, no validity bitmap, no levels (so no NULL vector), a
+ * plain stream of exactly that width? Then *offset is where they start in the
+ * stored bytes and a reader may use them in place. Looks at the first
+ * IG_BODY_HDR + 2 stored bytes only. */
 bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, unsigned width,
-                          size_t *offset);
+                          unsigned per_row, size_t *offset);
 
 /* Decompress (if needed) into s->body and return the body bytes. */
 int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
