@@ -227,6 +227,32 @@ verify_truncated() {
     [ $rc -eq 2 ] && grep -q "part-000000.ingot" <<<"$out" || { echo "cat rc=$rc $out"; return 1; }
 }
 check verify_catches_truncated_file verify_truncated
+# a column record claiming a vector dimension past the schema's limit (65,536)
+# is a corrupt footer, named, before any size is multiplied by it
+hostile_dimension() {
+    "$PY" -c "
+import numpy as np
+np.save('$WORK/hd.npy', np.arange(64, dtype=np.float32).reshape(8, 8))" || return 1
+    rm -rf "$WORK/hd"
+    "$INGOT" import "$WORK/hd.npy" "$WORK/hd" >/dev/null || return 1
+    "$PY" - "$WORK/hd/part-000000.ingot" <<'PY' || return 1
+import struct, sys
+p = sys.argv[1]
+d = open(p, "rb").read()
+foff, fsize = struct.unpack_from("<QQ", d, len(d) - 64)
+coloff = struct.unpack_from("<Q", d, foff + 80)[0]  # section 0: column records, 64 bytes each
+at = foff + coloff + 28                             # the first column's dimension (FORMAT.md)
+assert struct.unpack_from("<I", d, at)[0] == 8
+with open(p, "r+b") as f:
+    f.seek(at); f.write(struct.pack("<I", 1 << 31))
+PY
+    local out rc
+    out=$("$INGOT" cat "$WORK/hd" hd 2>&1); rc=$?
+    [ $rc -ne 0 ] && grep -q "part-000000.ingot: corrupt footer: column 0 record" <<<"$out" || { echo "cat rc=$rc: $out"; return 1; }
+    out=$("$INGOT" verify "$WORK/hd" 2>&1); rc=$?
+    [ $rc -ne 0 ] && grep -q "part-000000.ingot" <<<"$out" || { echo "verify rc=$rc: $out"; return 1; }
+}
+check hostile_vector_dimension_refused hostile_dimension
 
 # --- json outputs are valid JSON
 check inspect_json_parses bash -c "'$INGOT' inspect --json '$WORK/t_csv' | jq -e '.columns | length == 15'"

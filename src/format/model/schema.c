@@ -154,9 +154,10 @@ static struct tnode *parse_type(struct tparser *tp)
         for (size_t i = 0; i < dn; i++) {
             if (d[i] < '0' || d[i] > '9') return tfail(tp, t, "bad vector dimension");
             dim = dim * 10 + (unsigned)(d[i] - '0');
-            if (dim > 65536) break;
+            if (dim > IG_MAX_DIMENSION) break;
         }
-        if (dn == 0 || dim == 0 || dim > 65536) return tfail(tp, t, "vector dimension must be 1..65536");
+        if (dn == 0 || dim == 0 || dim > IG_MAX_DIMENSION)
+            return tfail(tp, t, "vector dimension must be 1..65536");
         t->dim = (uint32_t)dim;
         if (!eat(tp, '>')) return tfail(tp, t, "expected '>' closing vector<...>");
     } else {

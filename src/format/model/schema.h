@@ -30,6 +30,8 @@ struct ig_error;
 struct ig_buf;
 
 #define IG_MAX_LISTS 7
+/* The largest vector dimension (vector<float32, D>): sizes multiply by it. */
+#define IG_MAX_DIMENSION 65536
 
 enum ig_quantize { IG_Q_NONE = 0, IG_Q_FP16 = 1, IG_Q_BF16 = 2, IG_Q_FP8_E4M3 = 3, IG_Q_FP8_E5M2 = 4 };
 

@@ -64,7 +64,8 @@ int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
     if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
         (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
-    if (c->lists > 7 || (c->leaf == IG_NONE) != (c->type == IG_T_STRUCT))
+    if (c->lists > IG_MAX_LISTS || (c->leaf == IG_NONE) != (c->type == IG_T_STRUCT) ||
+        c->dimension > IG_MAX_DIMENSION)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
     if (c->leaf != IG_NONE && !ig_type_is_leaf(c->type))
         return ig_err(err, -EIO, "%s: corrupt footer: column %u has unknown type %u", p->path,
