@@ -26,7 +26,7 @@ struct fs_opts {
     const char *erase_group; /* a group whose members may erase too (with allow_other) */
     gid_t erase_gid;         /* its id, or (gid_t)-1 */
     size_t cache_bytes;      /* decoded-page cache budget, default 256 MiB */
-    unsigned threads;        /* worker threads, default 8 */
+    unsigned threads;        /* worker threads (the CLI's default: one per core, 2 to 8) */
     unsigned spin_us;        /* a worker stays awake this long for the next request, default 0 */
     unsigned readahead_kb;   /* kernel readahead for the mount, default 1024 */
     unsigned poll_ms;        /* check the table's generation this often, default 1000 (0: never) */
