@@ -54,7 +54,6 @@ static int census_room(struct ig_census *c, size_t n, size_t k_max)
 
 int ig_census_take(struct ig_census *c, const uint64_t *v, size_t n, size_t cap)
 {
-    if (cap > ENC_DISTINCT_CAP) cap = ENC_DISTINCT_CAP;
     c->lanes = v;
     c->n = n;
     c->cap = cap;
@@ -64,8 +63,10 @@ int ig_census_take(struct ig_census *c, const uint64_t *v, size_t n, size_t cap)
      * a fraction of a hash map's cost (floats that are all different: proven
      * within the first cap + cap / 16 values or so); a stream not proven over
      * within a quarter more than cap repeats, and the census decides */
-    size_t scan = cap + cap / 4 + 64;
-    if (n > cap && enc_surely_over(v, n < scan ? n : scan, cap)) return 0;
+    if (n > cap) {
+        size_t scan = cap + cap / 4 + 64;
+        if (enc_surely_over(v, n < scan ? n : scan, cap)) return 0;
+    }
     size_t k_max = n < cap ? n : cap;
     if (census_room(c, n, k_max ? k_max : 1)) return -ENOMEM;
     struct enc_lane_map m = census_map(c);

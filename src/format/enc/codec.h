@@ -78,8 +78,9 @@ struct ig_int_desc {
  * choice and, when dict is chosen, gives it its values and codes (no second
  * hashing). The page writer then sums the page's text length over the
  * distinct values instead of every value. With more than `cap` distinct
- * values (never more than ENC_DISTINCT_CAP, the most dict is ever weighed
- * at), `over` is set and nothing else is filled. What it does not do: it is
+ * values (the encoder's cap is at most ENC_DISTINCT_CAP, the most dict is
+ * weighed at; a forced dict takes every value), `over` is set and nothing
+ * else is filled. What it does not do: it is
  * not a dictionary encoding (dict.c sorts and renumbers), and it says nothing
  * of a stream it was not taken of (check lanes and n). */
 struct ig_census {

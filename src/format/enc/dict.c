@@ -260,8 +260,8 @@ static size_t dict_estimate(const struct int_stats *st, const struct ig_int_desc
     return 1 + ig_varint_size(k) + ig_varint_size(vals) + vals + ig_varint_size(codes) + codes;
 }
 
-/* The dictionary and codes from the stream's census (taken in one hashing
- * pass for the page: no map here): the same bytes as below. */
+/* The dictionary (the census's values, sorted) and the codes (each value's
+ * rank in it), from a census of the stream: no hashing here. */
 static int dict_encode_census(const struct ig_census *cen, const struct ig_int_desc *d,
                               struct enc_ectx *c, struct ig_buf *out)
 {
@@ -296,57 +296,17 @@ done:
     return rc;
 }
 
+/* From the stream's census when the encoder took one (it weighed dict),
+ * else from one taken here (a forced dict: every distinct value). */
 static int dict_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                        const struct int_stats *st, struct enc_ectx *c, struct ig_buf *out)
 {
     (void)st;
     const struct ig_census *cen = enc_census_of(c, v, n);
     if (cen) return dict_encode_census(cen, d, c, out);
-    struct enc_lane_map m;
-    if (enc_lane_map_init(&m, n)) return enc_nomem(c->err);
-    uint64_t *vals = malloc((n ? n : 1) * sizeof *vals);
-    uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
-    int rc = 0;
-    if (!vals || !codes) {
-        rc = enc_nomem(c->err);
-        goto done;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t s = enc_lane_map_slot(&m, v[i]);
-        if (!m.vals[s]) {
-            m.keys[s] = v[i];
-            m.vals[s] = (uint32_t)++k;
-            vals[k - 1] = v[i];
-        }
-        codes[i] = m.vals[s];
-    }
-    /* Sort the dictionary and renumber: the map's value becomes the sorted code. */
-    rc = enc_sort_lanes(vals, k, d->is_signed);
-    if (rc) {
-        rc = enc_nomem(c->err);
-        goto done;
-    }
-    uint32_t *rank = malloc((k ? k : 1) * sizeof *rank);
-    if (!rank) {
-        rc = enc_nomem(c->err);
-        goto done;
-    }
-    for (size_t s = 0; s < k; s++)
-        rank[m.vals[enc_lane_map_slot(&m, vals[s])] - 1] = (uint32_t)s + 1;
-    for (size_t i = 0; i < n; i++)
-        codes[i] = rank[codes[i] - 1];
-    free(rank);
-    if (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k)) {
-        rc = enc_nomem(c->err);
-        goto done;
-    }
-    rc = enc_int_encode_child(vals, k, d, c, DICT_VALUES_EXCLUDE, ENC_CHILD_NO_DROP, out);
-    if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
-done:
-    enc_lane_map_free(&m);
-    free(vals);
-    free(codes);
+    struct ig_census own = {0};
+    int rc = ig_census_take(&own, v, n, n) ? enc_nomem(c->err) : dict_encode_census(&own, d, c, out);
+    ig_census_free(&own);
     return rc;
 }
 
