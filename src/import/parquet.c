@@ -352,6 +352,46 @@ static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const 
     return ig_values_push_lane(v, lane) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
 }
 
+/* Rows [r0, r0 + n) of leaf l (its entries from *cur, its values from *vcur)
+ * into the writer's column v. A flat column of numbers that need no
+ * conversion, none of them NULL, goes in one copy; any other row by row. */
+static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_column *c, uint64_t r0,
+                     uint64_t n, size_t *cur, size_t *vcur)
+{
+    const struct pq_meta *m = &f->pq->m;
+    uint8_t max_def = m->nodes[m->leaves[l]].max_def, conv = f->pq->conv[l];
+    if (!v->levels && !c->vals.is_bytes && (conv == CV_RAW || conv == CV_S32 || conv == CV_U32) &&
+        *cur + n <= c->nlevels && *vcur + n <= c->vals.n) {
+        bool present = true;
+        for (size_t i = 0; max_def && present && i < n; i++)
+            present = c->defs[*cur + i] == max_def;
+        if (present) {
+            uint64_t *lanes = c->vals.lanes + *vcur;
+            for (size_t i = 0; conv == CV_S32 && i < n; i++) /* each value is read once */
+                lanes[i] = (uint64_t)(int64_t)(int32_t)(uint32_t)lanes[i];
+            if (ig_values_push_lanes(v, lanes, n)) return ig_err(f->err, -ENOMEM, "out of memory");
+            *cur += n;
+            *vcur += n;
+            return 0;
+        }
+    }
+    int rc = 0;
+    for (uint64_t r = r0; !rc && r < r0 + n; r++) {
+        f->row = r;
+        if (*cur >= c->nlevels) return row_error(f, l, "the column ends before the row group's last row", NULL);
+        do {
+            uint8_t def = max_def ? c->defs[*cur] : 0;
+            if (v->levels && ig_values_push_entry(v, c->reps ? c->reps[*cur] : 0, def))
+                rc = ig_err(f->err, -ENOMEM, "out of memory");
+            else if (def == max_def) rc = push_value(f, l, v, c, (*vcur)++);
+            else if (!v->levels && ig_values_push_null(v)) rc = ig_err(f->err, -ENOMEM, "out of memory");
+            (*cur)++;
+        } while (!rc && v->levels && *cur < c->nlevels && c->reps && c->reps[*cur] != 0);
+        if (!rc && v->levels && ig_values_end_row(v)) rc = ig_err(f->err, -ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
 int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const struct ig_schema *s,
                      ig_parquet_progress_fn progress, void *progress_ctx,
                      const volatile sig_atomic_t *cancel, struct ig_error *err)
@@ -372,29 +412,19 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
             bytes += m->groups[g].chunks[l].size;
             cur[l] = vcur[l] = 0;
         }
-        for (uint64_t r = 0; !rc && r < (uint64_t)m->groups[g].num_rows; r++) {
-            f.row = r;
-            for (uint32_t l = 0; !rc && l < nl; l++) {
-                const struct pq_column *c = &cols[l];
-                uint8_t max_def = m->nodes[m->leaves[l]].max_def;
-                struct ig_values *v = ig_part_writer_column(w, s->cols[s->leaves[l]].leaf);
-                if (cur[l] >= c->nlevels) {
-                    rc = row_error(&f, l, "the column ends before the row group's last row", NULL);
-                    break;
-                }
-                do {
-                    uint8_t def = max_def ? c->defs[cur[l]] : 0;
-                    if (v->levels && ig_values_push_entry(v, c->reps ? c->reps[cur[l]] : 0, def))
-                        rc = ig_err(err, -ENOMEM, "out of memory");
-                    else if (def == max_def) rc = push_value(&f, l, v, c, vcur[l]++);
-                    else if (!v->levels && ig_values_push_null(v)) rc = ig_err(err, -ENOMEM, "out of memory");
-                    cur[l]++;
-                } while (!rc && v->levels && cur[l] < c->nlevels && c->reps && c->reps[cur[l]] != 0);
-                if (!rc && v->levels && ig_values_end_row(v)) rc = ig_err(err, -ENOMEM, "out of memory");
-            }
-            if (!rc) rc = ig_part_writer_end_row(w, err);
+        /* column by column, as many rows at a time as the writer's row
+         * group has room for */
+        uint64_t rows = (uint64_t)m->groups[g].num_rows;
+        for (uint64_t r = 0; !rc && r < rows;) {
+            uint32_t n = ig_part_writer_room(w);
+            if (n > rows - r) n = (uint32_t)(rows - r);
+            for (uint32_t l = 0; !rc && l < nl; l++)
+                rc = feed_rows(&f, l, ig_part_writer_column(w, s->cols[s->leaves[l]].leaf), &cols[l], r, n, &cur[l],
+                               &vcur[l]);
+            if (!rc) rc = ig_part_writer_end_rows(w, n, err);
             if (!rc && cancel && *cancel) rc = ig_err(err, -EINTR, "%s: interrupted; nothing was written", pq->path);
-            if (!rc && progress && ((total_rows + r) & 0xFFFF) == 0) progress(progress_ctx, bytes, total_rows + r);
+            if (!rc && progress) progress(progress_ctx, bytes, total_rows + r);
+            r += n;
         }
         for (uint32_t l = 0; !rc && l < nl; l++)
             if (cur[l] != cols[l].nlevels || vcur[l] != cols[l].vals.n) {

@@ -181,6 +181,16 @@ int ig_values_push_le(struct ig_values *v, const uint8_t *p, unsigned width, siz
     return 0;
 }
 
+int ig_values_push_lanes(struct ig_values *v, const uint64_t *lanes, size_t count)
+{
+    if (v->n + count > v->lanes_cap && ig_values_reserve(v, v->n + count)) return -ENOMEM;
+    if (count) memcpy(v->lanes + v->n, lanes, count * sizeof *lanes);
+    if (v->has_nulls)
+        for (size_t i = 0; i < count; i++) set_valid(v, v->n + i, true);
+    v->n += count;
+    return 0;
+}
+
 int ig_values_commit_list_row(struct ig_values *v, size_t n, uint8_t def)
 {
     if (n == 0 || v->n + n > v->lanes_cap) return -EINVAL;

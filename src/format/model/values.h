@@ -56,6 +56,8 @@ int ig_values_push_lane(struct ig_values *v, uint64_t lane);
  * zero- or sign-extended (float bits zero-extended). A vector row of a .npy
  * file in one call. */
 int ig_values_push_le(struct ig_values *v, const uint8_t *p, unsigned width, size_t count, bool sign_extend);
+/* count lanes as they are (a decoded column's values in one call). */
+int ig_values_push_lanes(struct ig_values *v, const uint64_t *lanes, size_t count);
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len);
 int ig_values_push_null(struct ig_values *v);
 /* Value i (< n) reads as NULL from now on (flat values). */

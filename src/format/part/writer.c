@@ -428,7 +428,19 @@ static int hand_off(struct ig_part_writer *w, struct ig_error *err)
 
 int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err)
 {
-    uint32_t want = w->group_rows + 1;
+    return ig_part_writer_end_rows(w, 1, err);
+}
+
+uint32_t ig_part_writer_room(const struct ig_part_writer *w)
+{
+    return w->conf.o.rows_per_group - w->group_rows;
+}
+
+int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_error *err)
+{
+    if (n > ig_part_writer_room(w))
+        return ig_err(err, -EINVAL, "%u rows end past the row group's %u", n, w->conf.o.rows_per_group);
+    uint32_t want = w->group_rows + n;
     for (uint32_t l = 0; l < w->schema->nleaves; l++) {
         const struct ig_values *v = &w->fill->cols[l];
         size_t have = v->levels ? v->rows : v->n;

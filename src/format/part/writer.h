@@ -40,6 +40,12 @@ int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struc
                         struct ig_error *err);
 struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t col);
 int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err);
+/* Rows that still fit the row group being filled (at least 1): an importer
+ * that fills columns many rows at a time pushes at most this many into each
+ * column, then ends them with ig_part_writer_end_rows. */
+uint32_t ig_part_writer_room(const struct ig_part_writer *w);
+/* End n rows at once (n <= ig_part_writer_room): every column holds them. */
+int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_error *err);
 uint64_t ig_part_writer_rows(const struct ig_part_writer *w);
 /* The part's blob file writer (NULL without blob columns): importers copy
  * objects into it and push their references into blob columns. */
