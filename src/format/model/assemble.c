@@ -99,7 +99,36 @@ struct asm_ctx {
     bool measure;      /* only the length is wanted: numbers are counted, not written */
     bool values_known; /* measuring, the values' lengths are known: count only the rest */
     uint64_t measured; /* bytes counted and not written */
+    uint32_t *name_len; /* measuring: each node's field name as a JSON string, its length + 1 (0: not yet) */
 };
+
+/* Text that is the same in every row (brackets, commas, null): written, or
+ * only counted when measuring. */
+static int put(struct asm_ctx *a, const char *s, size_t n)
+{
+    if (a->measure) {
+        a->measured += n;
+        return 0;
+    }
+    return ig_buf_append(a->out, s, n);
+}
+
+/* Node c's field name as a JSON string: written, or counted (rendered once
+ * per count, then remembered). */
+static int put_name(struct asm_ctx *a, uint32_t c)
+{
+    const struct ig_tree_node *nd = &a->t->nodes[c];
+    if (!a->measure || !a->name_len) return ig_render_json_string(a->out, (const uint8_t *)nd->field, nd->field_len);
+    if (!a->name_len[c]) {
+        size_t at = a->out->len;
+        int rc = ig_render_json_string(a->out, (const uint8_t *)nd->field, nd->field_len);
+        if (rc) return rc;
+        a->name_len[c] = (uint32_t)(a->out->len - at) + 1;
+        a->out->len = at;
+    }
+    a->measured += a->name_len[c] - 1;
+    return 0;
+}
 
 static int bad(struct asm_ctx *a)
 {
@@ -177,43 +206,41 @@ static int asm_node(struct asm_ctx *a, uint32_t ni, unsigned j, unsigned def, un
     if ((nd->null_mask >> j) & 1) {
         if (d < def + 1) {
             rc = consume(a, nd);
-            return rc ? rc : ig_buf_append(a->out, "null", 4);
+            return rc ? rc : put(a, "null", 4);
         }
         def++;
     }
     if (j < nd->lists) {
         if (d < def + 1) {
             rc = consume(a, nd);
-            return rc ? rc : ig_buf_append(a->out, "[]", 2);
+            return rc ? rc : put(a, "[]", 2);
         }
         if (a->measure && j + 1 == nd->lists && nd->type != IG_T_STRUCT && !nd->dimension &&
             measure_list(a, nd, depth))
             return 0;
-        if ((rc = ig_buf_append_byte(a->out, '['))) return rc;
+        if ((rc = put(a, "[", 1))) return rc;
         for (bool first = true;; first = false) {
-            if (!first && (rc = ig_buf_append_byte(a->out, ','))) return rc;
+            if (!first && (rc = put(a, ",", 1))) return rc;
             if ((rc = asm_node(a, ni, j + 1, def + 1, depth + 1))) return rc;
             if (a->e[l0] >= a->end[l0] || a->leaves[l0]->reps[a->e[l0]] != depth + 1) break;
         }
-        return ig_buf_append_byte(a->out, ']');
+        return put(a, "]", 1);
     }
     if (nd->type != IG_T_STRUCT) {
         if (d != nd->max_def) return bad(a);
         return leaf_value(a, nd);
     }
-    if ((rc = ig_buf_append_byte(a->out, '{'))) return rc;
+    if ((rc = put(a, "{", 1))) return rc;
     bool first = true;
     for (uint32_t c = ni + 1; c < a->t->n; c++) {
         if (a->t->nodes[c].parent != ni) continue;
-        if (!first && (rc = ig_buf_append_byte(a->out, ','))) return rc;
+        if (!first && (rc = put(a, ",", 1))) return rc;
         first = false;
-        if ((rc = ig_render_json_string(a->out, (const uint8_t *)a->t->nodes[c].field,
-                                        a->t->nodes[c].field_len)))
-            return rc;
-        if ((rc = ig_buf_append_byte(a->out, ':'))) return rc;
+        if ((rc = put_name(a, c))) return rc;
+        if ((rc = put(a, ":", 1))) return rc;
         if ((rc = asm_node(a, c, 0, def, depth))) return rc;
     }
-    return ig_buf_append_byte(a->out, '}');
+    return put(a, "}", 1);
 }
 
 static int asm_one(struct asm_ctx *a, size_t row)
@@ -262,17 +289,19 @@ static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leav
     int rc = ctx_init(&a, t, leaves, out ? out : &scratch, err);
     a.measure = !out;
     a.values_known = values_known;
+    if (a.measure) a.name_len = calloc(t->n ? t->n : 1, sizeof *a.name_len); /* NULL: names rendered each time */
     uint64_t total = 0;
     for (size_t r = 0; r < rows && !rc; r++) {
         if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
         size_t before = a.out->len;
         rc = asm_one(&a, r);
-        if (!rc) rc = ig_buf_append_byte(a.out, '\n');
+        if (!rc) rc = put(&a, "\n", 1);
         total += a.out->len - before;
         if (!out) ig_buf_reset(&scratch);
     }
     if (len) *len = total + a.measured;
     free(a.e);
+    free(a.name_len);
     ig_buf_free(&scratch);
     return rc;
 }
