@@ -106,9 +106,10 @@ check threads_one_column_in_segments segmented
 # flat columns of few values (small ints, floats rounded to 1/64 with NaN and
 # infinities among them, bools, repeating int64 ids, a nullable column with
 # NULLs, whose text counts \N), lists of few values with NULL elements and
-# NULL lists; each column's text through the mount is as long as its stated
-# size, and verify --deep (every value rendered) agrees with every stored
-# length.
+# NULL lists, structs and vectors that are never NULL (every row the same
+# shape: one row's brackets and names counted for all); each column's text
+# through the mount is as long as its stated size, and verify --deep (every
+# value rendered) agrees with every stored length.
 census_lengths() {
     "$PY" - "$WORK" <<'PY' || return 1
 import json, random, sys
@@ -125,8 +126,12 @@ open(f"{w}/few.txt", "w").write("id int64\nsmall int32\nf float32\ng float64\nb 
 with open(f"{w}/fewl.jsonl", "w") as f:
     for i in range(20000):
         l = None if i % 11 == 0 else [None if r.random() < 0.05 else r.choice(vals[:30]) for _ in range(r.randrange(0, 9))]
-        f.write(json.dumps({"id": i, "xs": l, "ks": [r.randrange(0, 40) for _ in range(r.randrange(1, 6))]}) + "\n")
-open(f"{w}/fewl.txt", "w").write("id int64\nxs list<float32?>?\nks list<int64>\n")
+        f.write(json.dumps({"id": i, "xs": l, "ks": [r.randrange(0, 40) for _ in range(r.randrange(1, 6))],
+                            "s": {"a": r.randrange(-5, 5) * 10**r.randrange(0, 12), "b": r.random() < 0.5,
+                                  "c": r.choice(vals), "d": {"e": r.randrange(0, 3)}},
+                            "v": [r.choice(vals) for _ in range(3)]}) + "\n")
+open(f"{w}/fewl.txt", "w").write("id int64\nxs list<float32?>?\nks list<int64>\n"
+                                 "s struct<a:int64, b:bool, c:float32, d:struct<e:uint8>>\nv vector<float32, 3>\n")
 PY
     rm -rf "$WORK/few" "$WORK/fewl"
     "$INGOT" import --schema "$WORK/few.txt" "$WORK/few.csv" "$WORK/few" >/dev/null &&

@@ -268,11 +268,14 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
         uint64_t tl = 0;
         int trc;
         if (c->nested) {
-            /* the leaf's projection: the partial record along its path */
+            /* the leaf's projection: the partial record along its path,
+             * rendered (not measured: the writer measured, and a shortcut
+             * shared by both would agree with itself) */
             struct ig_tree tree;
             struct ig_values *vp = &x->v;
+            ig_buf_reset(&x->text);
             trc = ig_tree_from_part(p, c->top, c->col, &tree, &e);
-            if (!trc) trc = ig_assemble_lines(&tree, &vp, rec.row_count, deleted, NULL, &tl, &e);
+            if (!trc) trc = ig_assemble_lines(&tree, &vp, rec.row_count, deleted, &x->text, &tl, &e);
             if (!trc) ig_tree_free(&tree);
             if (trc) fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
         } else {
@@ -526,12 +529,14 @@ static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
         merge_worker(x, &w[i]);
 }
 
-/* nested columns: each page index's whole-column text, as the extras say */
+/* nested columns: each page index's whole-column text, as the extras say
+ * (rendered, as the leaves' are) */
 static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t pi)
 {
     if (!x->deep) return;
     const struct ig_part *p = &t->parts[pi];
     struct ig_error e = {0};
+    struct ig_buf text = IG_BUF_INIT;
     for (uint32_t c = 0; c < p->num_columns; c++) {
         struct ig_column_ref ref;
         if (ig_table_column_at(t, c, &ref, NULL) || ref.top != c || !ref.nested) continue;
@@ -550,8 +555,9 @@ static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t
                 uint64_t tl = 0;
                 struct ig_pagex px;
                 uint32_t first, cnt;
+                ig_buf_reset(&text);
                 if (ig_nested_load(&nr, t, gg, i, &rec, &rows, &deleted, &e) ||
-                    ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, NULL, &tl, &e) ||
+                    ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, &text, &tl, &e) ||
                     ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first, &cnt, &e) ||
                     ig_part_page_extra(p, first + i, &px, &e)) {
                     fail(x, "%s: column '%.*s' row group %u page index %u: %s", p->name,
@@ -566,6 +572,7 @@ static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t
         }
         ig_nested_close(&nr);
     }
+    ig_buf_free(&text);
 }
 
 /* extents must not overlap (an erase rewriting one page must not touch another) */
