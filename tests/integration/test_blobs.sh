@@ -71,7 +71,7 @@ every_object_equal() {
     return $bad
 }
 check every_object_byte_identical every_object_equal
-check sizes_exact bash -c "for f in '$WORK'/m/blobs/*/* '$WORK'/m/blobs/frames/*/*; do [ -f \"\$f\" ] || continue; [ \$(stat -c %s \"\$f\") = \$(wc -c <\"\$f\") ] || exit 1; done"
+check sizes_exact bash -c "for f in '$WORK'/m/blobs/*/* '$WORK'/m/blobs/frames/*/*; do [ -f \"\$f\" ] || continue; [ \$(stat -c %s \"\$f\") = \$(cat \"\$f\" | wc -c) ] || exit 1; done"
 check ffprobe_every_video bash -c "for f in '$WORK'/m/blobs/video/*; do ffprobe -v error -show_entries format=duration -of csv=p=0 \"\$f\" | grep -q '[0-9]' || exit 1; done"
 check ffmpeg_extracts_middle_frame bash -c "ffmpeg -loglevel error -nostdin -y -ss 2 -i '$WORK/m/blobs/video/0.mp4' -frames:v 1 '$WORK/still.png' && [ -s '$WORK/still.png' ] && ffprobe -v error -show_entries stream=width -of csv=p=0 '$WORK/still.png' | grep -qx 160"
 check ffmpeg_reads_webm bash -c "ffmpeg -loglevel error -nostdin -y -ss 1 -i '$WORK/m/blobs/video/1.webm' -frames:v 1 '$WORK/still2.png' && [ -s '$WORK/still2.png' ]"

@@ -145,7 +145,7 @@ PY
         "$INGOT" mount "$WORK/$t" "$m" || return 1
         for c in "$m"/columns/*; do
             [ -f "$c" ] || continue
-            [ "$(stat -c %s "$c")" = "$(wc -c <"$c")" ] || { echo "$c: stat $(stat -c %s "$c"), read $(wc -c <"$c")"; fusermount3 -u "$m"; return 1; }
+            [ "$(stat -c %s "$c")" = "$(cat "$c" | wc -c)" ] || { echo "$c: stat $(stat -c %s "$c"), read $(cat "$c" | wc -c)"; fusermount3 -u "$m"; return 1; }
         done
         fusermount3 -u "$m" || return 1
     done

@@ -36,10 +36,10 @@ sizes_match() {
     local f bad=0 n=0
     while IFS= read -r -d '' f; do
         n=$((n + 1))
-        [ "$(stat -c %s "$f")" = "$(wc -c <"$f")" ] || { echo "$f: stat $(stat -c %s "$f") wc $(wc -c <"$f")"; bad=1; }
+        [ "$(stat -c %s "$f")" = "$(cat "$f" | wc -c)" ] || { echo "$f: stat $(stat -c %s "$f") wc $(cat "$f" | wc -c)"; bad=1; }
     done < <(find "$M" \( -path "$M/rows" -o -path "$M/.ingot" \) -prune -o -type f -print0)
     for r in 0 1 17 4999; do
-        [ "$(stat -c %s "$M/rows/$r")" = "$(wc -c <"$M/rows/$r")" ] || { echo "rows/$r"; bad=1; }
+        [ "$(stat -c %s "$M/rows/$r")" = "$(cat "$M/rows/$r" | wc -c)" ] || { echo "rows/$r"; bad=1; }
     done
     [ $n -gt 100 ] || { echo "only $n files"; bad=1; }
     return $bad
