@@ -6,6 +6,7 @@
 #include "view.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool fs_dir_exists(struct fs_session *s, const struct fs_node *n)
@@ -71,6 +72,35 @@ int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
 /* A row's attributes for a directory listing: its JSON rendered into scratch
  * for the length, not cached (a listing visits every row once; the blocks it
  * decodes are cached, so rows sharing a block decode it once). */
+int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_row_sizes *rs,
+                       size_t want, struct ig_buf *scratch, struct stat *st)
+{
+    if (n->row < rs->first || n->row - rs->first >= rs->n) {
+        if (want > rs->cap) {
+            uint64_t *p = realloc(rs->size, want * sizeof *p);
+            if (p) rs->size = p, rs->cap = want;
+        }
+        rs->first = n->row;
+        if (!rs->size || fs_rows_sizes(s, n->row, want < rs->cap ? want : rs->cap, scratch, rs->size, &rs->n))
+            rs->n = 0;
+    }
+    uint64_t size = n->row - rs->first < rs->n ? rs->size[n->row - rs->first] : 0;
+    if (!size) return fs_row_stat(s, n, scratch, st); /* erased (it says so), or not measured */
+    memset(st, 0, sizeof *st);
+    st->st_ino = fs_ino(n);
+    st->st_uid = s->uid;
+    st->st_gid = s->gid;
+    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+    file_stat(s, n, size, st);
+    return 0;
+}
+
+void fs_row_sizes_free(struct fs_row_sizes *rs)
+{
+    free(rs->size);
+    memset(rs, 0, sizeof *rs);
+}
+
 int fs_row_stat(struct fs_session *s, const struct fs_node *n, struct ig_buf *scratch,
                     struct stat *st)
 {

@@ -24,4 +24,19 @@ int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
 int fs_row_stat(struct fs_session *s, const struct fs_node *n, struct ig_buf *scratch,
                 struct stat *st);
 
+/* A listing's run of row sizes, measured together (fs_rows_sizes): the rows
+ * one READDIRPLUS reply shows cost one pass over each column's blocks instead
+ * of one lookup per row and column. Zeroed to start; fs_row_sizes_free after. */
+struct fs_row_sizes {
+    uint64_t first;  /* the run's first row */
+    size_t n, cap;   /* rows measured, room */
+    uint64_t *size;  /* each row's size, 0 for an erased row */
+};
+/* A row's attributes in a listing, from the run holding it (measuring a new
+ * run of up to `want` rows from it when none does); as fs_row_stat where the
+ * run cannot say. */
+int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_row_sizes *rs,
+                       size_t want, struct ig_buf *scratch, struct stat *st);
+void fs_row_sizes_free(struct fs_row_sizes *rs);
+
 #endif

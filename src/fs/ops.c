@@ -484,6 +484,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     }
     size_t used = 0;
     struct ig_buf scratch = {0};
+    struct fs_row_sizes sizes = {0};
     bool cached_versioned = false;
     pthread_rwlock_rdlock(&s->table_lock);
     uint64_t gen = s->current.gen;
@@ -499,7 +500,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
             struct fuse_entry_param e = {0};
             bool dots = !strcmp(name, ".") || !strcmp(name, "..");
             int rc = dots                  ? -ENOENT
-                     : n.kind == FS_K_ROW ? fs_row_stat(s, &n, &scratch, &e.attr)
+                     /* the rows this reply can still hold (an entry takes at
+                      * least 160 bytes), measured together */
+                     : n.kind == FS_K_ROW ? fs_row_stat_listed(s, &n, &sizes, (size - used) / 160 + 1, &scratch, &e.attr)
                                           : fs_node_stat(s, &n, &e.attr);
             if (rc == 0) {
                 e.ino = e.attr.st_ino;
@@ -522,6 +525,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     }
     pthread_rwlock_unlock(&s->table_lock);
     ig_buf_free(&scratch);
+    fs_row_sizes_free(&sizes);
     fuse_reply_buf(req, buf, used);
     free(buf);
     if (plus && cached_versioned) fs_invalidate_if_moved(s, gen);

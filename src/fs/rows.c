@@ -103,6 +103,14 @@ static void source_put(void *ctx, void *hold)
     fs_cache_release(&s->cache, hold);
 }
 
+int fs_rows_sizes(struct fs_session *s, uint64_t first, size_t count, struct ig_buf *scratch,
+                  uint64_t *sizes, size_t *done)
+{
+    struct ig_block_source src = {source_get, source_put, s};
+    struct ig_error err = {0};
+    return ig_rows_json_len(&s->table, first, count, &src, scratch, sizes, done, &err);
+}
+
 int fs_row_render(struct fs_session *s, uint64_t row, struct ig_buf *out)
 {
     struct ig_block_source src = {source_get, source_put, s};

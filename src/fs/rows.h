@@ -25,5 +25,10 @@ int fs_row_value(struct fs_session *s, uint32_t col, uint64_t row, struct fs_ent
 
 /* rows/ID: the row as one JSON object, keys in schema order, and a newline. */
 int fs_row_render(struct fs_session *s, uint64_t row, struct ig_buf *out);
+/* The sizes of rows/ID for rows first, first + 1, ... of first's row group
+ * (at most count; *done of them), 0 for an erased row, measured together
+ * (format/ops/take.h ig_rows_json_len) from the session's cache. */
+int fs_rows_sizes(struct fs_session *s, uint64_t first, size_t count, struct ig_buf *scratch,
+                  uint64_t *sizes, size_t *done);
 
 #endif

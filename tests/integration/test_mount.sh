@@ -125,6 +125,20 @@ check jq_reads_rows bash -c "for r in 0 1 2 999 4999; do jq -e '.id == '\$r \"$M
 expect_fail rows_out_of_range_enoent cat "$M/rows/5000"
 expect_fail rows_non_canonical_id cat "$M/rows/007"
 check rows_listing bash -c "[ \$(ls '$M/rows' | wc -l) = 5000 ]"
+# the sizes a listing gives (measured a run of rows at a time, not rendered)
+# are each row's bytes, for every row
+check rows_listing_sizes_exact "$PY" - "$M" <<'PY'
+import subprocess, sys
+m = sys.argv[1]
+listed = subprocess.run(["find", f"{m}/rows", "-mindepth", "1", "-printf", "%f %s\n"],
+                        capture_output=True, text=True, check=True).stdout.split()
+sizes = dict(zip(listed[0::2], map(int, listed[1::2])))
+assert len(sizes) == 5000, len(sizes)
+for name, size in sizes.items():
+    with open(f"{m}/rows/{name}", "rb") as f:
+        got = len(f.read())
+    assert got == size, (name, size, got)
+PY
 
 concurrent() {
     local i pids=() c f

@@ -358,6 +358,32 @@ PY
 }
 check erase_nested_vector_quantised erase_nested
 
+# a listing's row sizes (measured a run of rows at a time) on tables with
+# nested records, lists, vectors, quantised floats and erased rows: each is
+# the row's bytes
+listing_sizes() {
+    local t rc=0
+    for t in te tve; do
+        mkdir -p "$WORK/ml"
+        "$INGOT" mount "$WORK/$t" "$WORK/ml" || return 1
+        "$PY" - "$WORK/ml" <<'PY' || rc=1
+import subprocess, sys
+m = sys.argv[1]
+listed = subprocess.run(["find", f"{m}/rows", "-mindepth", "1", "-printf", "%f %s\n"],
+                        capture_output=True, text=True, check=True).stdout.split()
+sizes = dict(zip(listed[0::2], map(int, listed[1::2])))
+assert len(sizes) > 1000, len(sizes)
+for name, size in sizes.items():
+    with open(f"{m}/rows/{name}", "rb") as f:
+        got = len(f.read())
+    assert got == size, (m, name, size, got)
+PY
+        fusermount3 -u "$WORK/ml" || return 1
+    done
+    return $rc
+}
+check rows_listing_sizes_nested_erased listing_sizes
+
 # --- byte-stream split: float vectors stored plane by plane, then zstd
 split_vectors() {
     "$PY" -c '

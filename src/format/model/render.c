@@ -406,6 +406,28 @@ uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const 
     return sum;
 }
 
+bool ig_render_json_lens_add(const struct ig_values *v, size_t i, size_t n, uint64_t *acc)
+{
+    if (v->is_bytes || v->type == IG_T_BLOB) return false;
+    if (v->has_nulls)
+        for (size_t k = i; k < i + n; k++)
+            if (ig_values_is_null(v, k)) return false;
+    const uint64_t *lanes = v->lanes + i;
+    size_t k = 0;
+    if (v->type == IG_T_FLOAT32 && ig_f32_len_x8_usable()) {
+        for (; k + 8 <= n; k += 8) {
+            uint8_t l8[8];
+            unsigned theirs = ig_f32_len_x8(lanes + k, l8);
+            for (unsigned j = 0; j < 8; j++)
+                acc[k + j] += (theirs >> j) & 1 ? lane_len(IG_T_FLOAT32, lanes[k + j], true) : l8[j];
+        }
+    }
+    for (; k < n; k++)
+        acc[k] += v->type == IG_T_FLOAT32 ? f32_memo_len(&f32_len_state, lanes[k], true)
+                                           : lane_len(v->type, lanes[k], true);
+    return true;
+}
+
 bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint64_t *len)
 {
     if (v->is_bytes || v->type == IG_T_BLOB) return false;

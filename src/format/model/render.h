@@ -37,6 +37,10 @@ bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len);
 /* The same for values [i, i + n), added up: true when every one of them needs
  * no rendering. One call per vector or list instead of one per value. */
 bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint64_t *len);
+/* Each of values [i, i + n)'s JSON length added to acc[0..n): false (nothing
+ * added) where one is not a number or is NULL. Float32s eight at a time where
+ * the CPU can (float_len_x8.h). */
+bool ig_render_json_lens_add(const struct ig_values *v, size_t i, size_t n, uint64_t *acc);
 
 /* The length of k distinct fixed-width values of type `type` (given as
  * lanes), each counted counts[j] times (a census of a page's values,

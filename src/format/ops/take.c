@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ig_row_locate(const struct ig_table *t, uint64_t row, struct ig_row_at *at)
+/* Where row `row` is, erased or not (-ENOENT out of range). */
+static int row_place(const struct ig_table *t, uint64_t row, struct ig_row_at *at, uint64_t *local_out)
 {
     uint64_t local;
     if (ig_table_row(t, row, &at->part, &local)) return -ENOENT;
     const struct ig_part *p = &t->parts[at->part];
-    if (ig_part_row_deleted(p, local)) return -ENOENT;
+    *local_out = local;
     uint32_t lo = 0, hi = p->num_groups; /* last group with first_row <= local */
     struct ig_grouprec gr;
     while (hi - lo > 1) {
@@ -35,6 +36,14 @@ int ig_row_locate(const struct ig_table *t, uint64_t row, struct ig_row_at *at)
     at->in_group = (uint32_t)(local - gr.first_row);
     at->group_first_row = gr.first_row;
     return 0;
+}
+
+int ig_row_locate(const struct ig_table *t, uint64_t row, struct ig_row_at *at)
+{
+    uint64_t local;
+    int rc = row_place(t, row, at, &local);
+    if (rc) return rc;
+    return ig_part_row_deleted(&t->parts[at->part], local) ? -ENOENT : 0;
 }
 
 int ig_row_block(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf,
@@ -180,6 +189,108 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
         }
     }
     if (!rc && ig_buf_append(out, "}\n", 2)) rc = ig_err(err, -ENOMEM, "out of memory");
+    return rc;
+}
+
+/* Add to lens[i] the JSON length of flat leaf column ref's value in each live
+ * row i of [0, n) (rows at->in_group + i of one row group): each block taken
+ * from src once for the rows it holds, its values measured (rendered into
+ * scratch only where no cheaper exact count exists: strings, objects). */
+static int leaf_lens(const struct ig_table *t, const struct ig_column_ref *ref, const struct ig_row_at *at,
+                     size_t n, const uint8_t *live, const struct ig_block_source *src,
+                     struct ig_buf *scratch, uint64_t *lens, struct ig_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        if (!live[i]) {
+            i++;
+            continue;
+        }
+        struct ig_row_at r = *at;
+        r.in_group = at->in_group + (uint32_t)i;
+        struct ig_values *v;
+        void *hold;
+        size_t index;
+        rc = ig_row_leaf(t, ref, &r, src, &v, &hold, &index, err);
+        if (rc) break;
+        /* rows i, i + 1, ... are the block's index, index + 1, ... to its end
+         * (a block holds every row of its range, erased ones in place: what
+         * is added to those is dropped by the caller) */
+        size_t rows = v->levels ? v->rows : v->n, j = i;
+        size_t run = n - i < rows - index ? n - i : rows - index;
+        if (ig_render_json_lens_add(v, index, run, lens + i)) j = i + run; /* numbers, no NULL */
+        for (; j < n && index + (j - i) < rows && !rc; j++) {
+            if (!live[j]) continue;
+            size_t k = index + (j - i), len;
+            if (ig_values_is_null(v, k)) {
+                lens[j] += 4; /* null */
+            } else if (ig_render_json_len(v, k, &len)) {
+                lens[j] += len;
+            } else {
+                ig_buf_reset(scratch);
+                if (ig_render_json_value(scratch, v, k)) rc = ig_err(err, -ENOMEM, "out of memory");
+                lens[j] += scratch->len;
+            }
+        }
+        src->put(src->ctx, hold);
+        i = j;
+    }
+    return rc;
+}
+
+int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
+                     struct ig_buf *scratch, uint64_t *lens, size_t *done, struct ig_error *err)
+{
+    struct ig_row_at at;
+    uint64_t local;
+    *done = 0;
+    int rc = row_place(t, first, &at, &local);
+    if (rc) return ig_err(err, rc, "row %llu: no such row", (unsigned long long)first);
+    const struct ig_part *p = &t->parts[at.part];
+    struct ig_grouprec gr;
+    if (ig_part_group(p, at.group, &gr, NULL)) return ig_err(err, -EIO, "%s: corrupt group record", p->path);
+    size_t n = gr.row_count - at.in_group < count ? gr.row_count - at.in_group : count;
+    uint8_t *live = malloc(n ? n : 1);
+    if (!live) return ig_err(err, -ENOMEM, "out of memory");
+    const struct ig_part *p0 = &t->parts[0];
+    size_t ntop = 0;
+    for (uint32_t c = 0; c < p0->num_columns; c++) {
+        struct ig_colrec cr;
+        if (!ig_part_column(p0, c, &cr, NULL) && cr.parent == IG_NONE) ntop++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        live[i] = !ig_part_row_deleted(p, local + i);
+        lens[i] = live[i] ? 1 + 2 + (ntop ? ntop - 1 : 0) : 0; /* "{", "}\n", commas */
+    }
+    for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
+        struct ig_column_ref ref;
+        rc = ig_table_column_at(t, c, &ref, err);
+        if (rc || ref.rec.parent != IG_NONE) continue;
+        ig_buf_reset(scratch);
+        if (ig_render_json_string(scratch, (const uint8_t *)ref.rec.name, ref.rec.name_len)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        size_t name = scratch->len + 1; /* and ':' */
+        for (size_t i = 0; i < n; i++)
+            if (live[i]) lens[i] += name;
+        if (ref.rec.leaf != IG_NONE && !ref.nested) {
+            rc = leaf_lens(t, &ref, &at, n, live, src, scratch, lens, err);
+            continue;
+        }
+        for (size_t i = 0; i < n && !rc; i++) { /* nested: each row reassembled */
+            if (!live[i]) continue;
+            struct ig_row_at r = at;
+            r.in_group = at.in_group + (uint32_t)i;
+            ig_buf_reset(scratch);
+            rc = ig_row_value_json(t, c, &r, src, scratch, err);
+            lens[i] += scratch->len;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!live[i]) lens[i] = 0; /* erased: what its block's values added goes */
+    free(live);
+    if (!rc) *done = n;
     return rc;
 }
 

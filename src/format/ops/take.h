@@ -71,6 +71,16 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
                        const struct ig_block_source *src, struct ig_buf *out,
                        struct ig_error *err);
 
+/* The lengths of ig_row_render_json's output (every column) for rows first,
+ * first + 1, ... of first's row group, at most count of them: *done rows
+ * measured, lens[i] the length of row first + i, 0 for an erased one. Each
+ * column's block is taken from src once for the rows it holds (a listing's
+ * sizes without a lookup per row and column); values are measured, rendered
+ * into scratch only where no cheaper exact count exists (strings, objects,
+ * nested columns). */
+int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
+                     struct ig_buf *scratch, uint64_t *lens, size_t *done, struct ig_error *err);
+
 /* Tell the kernel every block the rows ids (of the given columns; NULL: every
  * top-level column) will need, before reading any: from a cold cache the reads
  * then overlap instead of waiting one behind the other. Advice only. */
