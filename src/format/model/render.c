@@ -406,12 +406,19 @@ uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const 
     return sum;
 }
 
-bool ig_render_json_lens_add(const struct ig_values *v, size_t i, size_t n, uint64_t *acc)
+/* Are values [i, i + n) numbers, none of them NULL (measured from their lanes)? */
+static bool numbers_run(const struct ig_values *v, size_t i, size_t n)
 {
     if (v->is_bytes || v->type == IG_T_BLOB) return false;
     if (v->has_nulls)
         for (size_t k = i; k < i + n; k++)
             if (ig_values_is_null(v, k)) return false;
+    return true;
+}
+
+bool ig_render_json_lens_add(const struct ig_values *v, size_t i, size_t n, uint64_t *acc)
+{
+    if (!numbers_run(v, i, n)) return false;
     const uint64_t *lanes = v->lanes + i;
     size_t k = 0;
     if (v->type == IG_T_FLOAT32 && ig_f32_len_x8_usable()) {
@@ -430,10 +437,7 @@ bool ig_render_json_lens_add(const struct ig_values *v, size_t i, size_t n, uint
 
 bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint64_t *len)
 {
-    if (v->is_bytes || v->type == IG_T_BLOB) return false;
-    if (v->has_nulls)
-        for (size_t k = i; k < i + n; k++)
-            if (ig_values_is_null(v, k)) return false;
+    if (!numbers_run(v, i, n)) return false;
     uint64_t sum = 0;
     const uint64_t *lanes = v->lanes + i;
     if (v->type == IG_T_FLOAT32) {
