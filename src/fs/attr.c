@@ -69,9 +69,17 @@ int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
     return 0;
 }
 
-/* A row's attributes for a directory listing: its JSON rendered into scratch
- * for the length, not cached (a listing visits every row once; the blocks it
- * decodes are cached, so rows sharing a block decode it once). */
+/* A row's attributes once its size is known. */
+static void row_attr(struct fs_session *s, const struct fs_node *n, uint64_t size, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = fs_ino(n);
+    st->st_uid = s->uid;
+    st->st_gid = s->gid;
+    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+    file_stat(s, n, size, st);
+}
+
 int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_row_sizes *rs,
                        size_t want, struct ig_buf *scratch, struct stat *st)
 {
@@ -86,12 +94,7 @@ int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_
     }
     uint64_t size = n->row - rs->first < rs->n ? rs->size[n->row - rs->first] : 0;
     if (!size) return fs_row_stat(s, n, scratch, st); /* erased (it says so), or not measured */
-    memset(st, 0, sizeof *st);
-    st->st_ino = fs_ino(n);
-    st->st_uid = s->uid;
-    st->st_gid = s->gid;
-    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
-    file_stat(s, n, size, st);
+    row_attr(s, n, size, st);
     return 0;
 }
 
@@ -101,18 +104,16 @@ void fs_row_sizes_free(struct fs_row_sizes *rs)
     memset(rs, 0, sizeof *rs);
 }
 
+/* A row's attributes for a directory listing: its JSON rendered into scratch
+ * for the length, not cached (a listing visits every row once; the blocks it
+ * decodes are cached, so rows sharing a block decode it once). */
 int fs_row_stat(struct fs_session *s, const struct fs_node *n, struct ig_buf *scratch,
                     struct stat *st)
 {
-    memset(st, 0, sizeof *st);
-    st->st_ino = fs_ino(n);
-    st->st_uid = s->uid;
-    st->st_gid = s->gid;
-    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
     ig_buf_reset(scratch);
     int rc = fs_row_render(s, n->row, scratch);
     if (rc) return rc;
-    file_stat(s, n, scratch->len, st);
+    row_attr(s, n, scratch->len, st);
     return 0;
 }
 

@@ -405,7 +405,10 @@ static void invalidate_rows(struct fs_session *s)
  * the few stale ones among them), then the stale ones notified without it
  * (the kernel may call back into the daemon). */
 #define INVAL_BATCH 4096
-static void invalidate_known(struct fs_session *s)
+/* The stale ones among the known inodes, notified: their pages and names
+ * (invalidate_known), or with pages_only their pages alone, rows/ and the
+ * control files left out (drop_stale_pages). */
+static void notify_stale_known(struct fs_session *s, bool pages_only)
 {
     size_t n;
     uint64_t *inos = known_inodes(s, false, &n);
@@ -415,18 +418,25 @@ static void invalidate_known(struct fs_session *s)
         pthread_rwlock_rdlock(&s->table_lock);
         for (size_t i = a; i < b; i++) {
             struct fs_node node;
-            if (!fs_node_of(inos[i], &node) || !is_stale(s, &node)) continue;
+            if (!fs_node_of(inos[i], &node) || !is_stale(s, &node) ||
+                (pages_only && (node.kind == FS_K_ROW || node.kind == FS_K_SPECIAL)))
+                continue;
             struct stale *x = &st[ns++];
             x->ino = inos[i];
             x->versioned = fs_node_versioned(&node);
-            x->placed = node_place(s, &node, &x->parent, x->name, sizeof x->name);
+            x->placed = !pages_only && node_place(s, &node, &x->parent, x->name, sizeof x->name);
         }
         pthread_rwlock_unlock(&s->table_lock);
         for (size_t i = 0; i < ns; i++)
-            notify_stale(s, &st[i]);
+            notify_stale(s, &st[i]); /* unplaced: the pages alone */
     }
     free(st);
     free(inos);
+}
+
+static void invalidate_known(struct fs_session *s)
+{
+    notify_stale_known(s, false);
 }
 
 /* Before an erase through the mount is answered: the cached pages of every
@@ -438,24 +448,7 @@ static void invalidate_known(struct fs_session *s)
  * request waiting for this holds them). */
 static void drop_stale_pages(struct fs_session *s)
 {
-    size_t n;
-    uint64_t *inos = known_inodes(s, false, &n);
-    uint64_t *stale = malloc(INVAL_BATCH * sizeof *stale);
-    for (size_t a = 0; inos && stale && a < n; a += INVAL_BATCH) {
-        size_t b = a + INVAL_BATCH < n ? a + INVAL_BATCH : n, ns = 0;
-        pthread_rwlock_rdlock(&s->table_lock);
-        for (size_t i = a; i < b; i++) {
-            struct fs_node node;
-            if (fs_node_of(inos[i], &node) && node.kind != FS_K_ROW && node.kind != FS_K_SPECIAL &&
-                is_stale(s, &node))
-                stale[ns++] = inos[i];
-        }
-        pthread_rwlock_unlock(&s->table_lock);
-        for (size_t i = 0; i < ns; i++)
-            fuse_lowlevel_notify_inval_inode(s->se, stale[i], 0, 0);
-    }
-    free(stale);
-    free(inos);
+    notify_stale_known(s, true);
 }
 
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen)

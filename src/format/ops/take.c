@@ -253,15 +253,11 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
     uint8_t *live = malloc(n ? n : 1);
     if (!live) return ig_err(err, -ENOMEM, "out of memory");
     const struct ig_part *p0 = &t->parts[0];
-    size_t ntop = 0;
-    for (uint32_t c = 0; c < p0->num_columns; c++) {
-        struct ig_colrec cr;
-        if (!ig_part_column(p0, c, &cr, NULL) && cr.parent == IG_NONE) ntop++;
-    }
     for (size_t i = 0; i < n; i++) {
         live[i] = !ig_part_row_deleted(p, local + i);
-        lens[i] = live[i] ? 1 + 2 + (ntop ? ntop - 1 : 0) : 0; /* "{", "}\n", commas */
+        lens[i] = 3; /* "{", "}\n" */
     }
+    bool first_col = true;
     for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
         struct ig_column_ref ref;
         rc = ig_table_column_at(t, c, &ref, err);
@@ -271,9 +267,10 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
             rc = ig_err(err, -ENOMEM, "out of memory");
             break;
         }
-        size_t name = scratch->len + 1; /* and ':' */
+        size_t name = scratch->len + 1 + !first_col; /* and ':', and ',' before it but the first */
+        first_col = false;
         for (size_t i = 0; i < n; i++)
-            if (live[i]) lens[i] += name;
+            lens[i] += name;
         if (ref.rec.leaf != IG_NONE && !ref.nested) {
             rc = leaf_lens(t, &ref, &at, n, live, src, scratch, lens, err);
             continue;
