@@ -1,4 +1,5 @@
 #include "invalidate.h"
+#include "fill.h"
 #include "blobs.h"
 #include "inode.h"
 #include "format/model/names.h"
@@ -391,6 +392,7 @@ static void invalidate_rows(struct fs_session *s)
         if (row_seen(s, rows[i])) rows[held++] = rows[i];
     pthread_mutex_unlock(&s->known_mu);
     n = held;
+    if (n) fs_fill_barrier(s);
     for (size_t i = 0; i < n; i++) {
         struct fs_node node = {.kind = FS_K_ROW, .row = rows[i]};
         struct stale st = {.ino = fs_ino(&node)};
@@ -410,6 +412,7 @@ static void invalidate_rows(struct fs_session *s)
  * control files left out (drop_stale_pages). */
 static void notify_stale_known(struct fs_session *s, bool pages_only)
 {
+    fs_fill_barrier(s);
     size_t n;
     uint64_t *inos = known_inodes(s, false, &n);
     struct stale *st = malloc(INVAL_BATCH * sizeof *st);

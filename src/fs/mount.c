@@ -4,6 +4,7 @@
  * it failed, so `ingot mount` never succeeds and then leaves a dead mount point.
  * SIGTERM, SIGINT and SIGHUP end the loop (libfuse's handlers); the mount is then
  * detached lazily so readers with open files are not killed. */
+#include "fill.h"
 #include "fs.h"
 #include "invalidate.h"
 #include "ops.h"
@@ -155,13 +156,17 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static unsigned loop_threads(unsigned asked)
+{
+    if (asked < 1) return 1;
+    return asked > FS_LOOP_MAX_THREADS ? FS_LOOP_MAX_THREADS : asked;
+}
+
 static int fs_loop(struct fuse_session *se, unsigned threads, unsigned spin_us)
 {
     struct loop l = {.se = se, .fd = fuse_session_fd(se), .spin_ns = (uint64_t)spin_us * 1000};
     int flags = fcntl(l.fd, F_GETFL);
     if (flags < 0 || fcntl(l.fd, F_SETFL, flags | O_NONBLOCK) < 0) return -errno;
-    if (threads < 1) threads = 1;
-    if (threads > FS_LOOP_MAX_THREADS) threads = FS_LOOP_MAX_THREADS;
     pthread_t tid[FS_LOOP_MAX_THREADS];
     unsigned started = 0;
     for (unsigned i = 1; i < threads; i++)
@@ -197,6 +202,8 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     s.erase_gid = o->erase_gid;
     s.poll_ms = o->poll_ms;
     s.use_inotify = !o->no_inotify;
+    unsigned threads = loop_threads(o->threads ? o->threads : 8);
+    (void)fs_fill_init(&s, threads); /* out of memory: nothing is filled ahead */
     char opts[4096 + 64];
     /* default_permissions: the kernel checks the modes the files show, so with
      * allow_other other users read what the modes allow and nothing more */
@@ -258,7 +265,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     ig_sigbus_install(); /* page bytes are read from mappings of the part files */
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
-    int rc = fs_loop(se, o->threads ? o->threads : 8, o->spin_us);
+    int rc = fs_loop(se, threads, o->spin_us);
     fs_invalidate_stop(&s);
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);

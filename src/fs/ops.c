@@ -7,6 +7,7 @@
 #include "attr.h"
 #include "blobs.h"
 #include "control.h"
+#include "fill.h"
 #include "invalidate.h"
 #include "format/model/names.h"
 #include "session.h"
@@ -279,13 +280,16 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
     fs_known_forget(S(req), ino, nlookup);
+    fs_fill_dropped(S(req), ino);
     fuse_reply_none(req);
 }
 
 static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
         fs_known_forget(S(req), forgets[i].ino, forgets[i].nlookup);
+        fs_fill_dropped(S(req), forgets[i].ino);
+    }
     fuse_reply_none(req);
 }
 
@@ -596,11 +600,52 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         fuse_reply_err(req, -rc);
     else if (rc == 0)
         fuse_reply_buf(req, NULL, 0);
-    else
-        fuse_reply_iov(req, rd.iov, rd.niov);
+    else if (fuse_reply_iov(req, rd.iov, rd.niov) == 0 && off == 0)
+        fs_fill_done(s, ino); /* its first bytes are the kernel's: no fill (op_ioctl) */
     fs_read_release(s, &rd);
     if (layout) fs_cache_release(&s->cache, layout);
     pthread_rwlock_unlock(&s->table_lock);
+}
+
+/* A small object's bytes into the kernel's page cache, read as a read from
+ * offset 0 would be and stored before the table lock is released (fill.h).
+ * Nothing is retried: a table that moved, an error, a kernel that no longer
+ * holds the inode leave the read to ask as usual. */
+static void fill(struct fs_session *s, fuse_ino_t ino)
+{
+    struct fs_node n;
+    if (!fs_node_of(ino, &n) || !fs_fill_wanted(s, &n, ino) || !fs_fill_begin(s)) return;
+    uint64_t epoch = fs_fill_epoch(s);
+    struct fs_read rd = {0};
+    struct fs_entry *layout = NULL;
+    pthread_rwlock_rdlock(&s->table_lock);
+    const struct fs_file *f = fs_layout_get(s, &n, &layout) ? NULL : layout->obj;
+    bool got = f && f->size && f->size <= FS_FILL_MAX && fs_file_read(s, f, 0, f->size, &rd) > 0;
+    pthread_rwlock_unlock(&s->table_lock);
+    if (got && fs_fill_store_begin(s, epoch)) {
+        struct {
+            struct fuse_bufvec v;
+            struct fuse_buf more[FS_READ_MAX_IOV - 1];
+        } bufs = {.v = {.count = (size_t)rd.niov}};
+        for (int i = 0; i < rd.niov; i++)
+            bufs.v.buf[i] = (struct fuse_buf){.mem = rd.iov[i].iov_base, .size = rd.iov[i].iov_len};
+        if (fuse_lowlevel_notify_store(s->se, ino, 0, &bufs.v, 0) == 0) fs_fill_done(s, ino);
+        fs_fill_store_end(s);
+    }
+    fs_read_release(s, &rd);
+    if (layout) fs_cache_release(&s->cache, layout);
+    fs_fill_end(s);
+}
+
+/* No ioctl is served (ENOTTY, as a plain file answers isatty), but the kernel
+ * asks: Python's open() asks isatty of every file before reading it, and the
+ * answer waits while the file is filled (fill.h). */
+static void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg, struct fuse_file_info *fi,
+                     unsigned flags, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
+{
+    (void)cmd, (void)arg, (void)fi, (void)flags, (void)in_buf, (void)in_bufsz, (void)out_bufsz;
+    fill(S(req), ino);
+    fuse_reply_err(req, ENOTTY);
 }
 
 /* Each write to .ingot/erase is one request, all its lines or none: they are
@@ -798,6 +843,7 @@ const struct fuse_lowlevel_ops fs_ops = {
     .link = op_link,
     .open = op_open,
     .read = op_read,
+    .ioctl = op_ioctl,
     .write = op_write,
     .flush = op_flush,
     .opendir = op_opendir,

@@ -1,4 +1,5 @@
 #include "session.h"
+#include "fill.h"
 #include "format/model/types.h"
 #include "util/error.h"
 #include "util/io.h"
@@ -108,6 +109,7 @@ void fs_session_destroy(struct fs_session *s)
     for (size_t i = 0; i < s->nrow_seen; i++)
         free(s->row_seen[i]);
     free(s->row_seen);
+    fs_fill_destroy(s);
     pthread_mutex_destroy(&s->verified_mu);
     free(s->verified);
     free(s->logged);

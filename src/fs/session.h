@@ -83,6 +83,13 @@ struct fs_session {
     pthread_mutex_t verified_mu; /* objects whose checksum has been checked */
     uint64_t *verified;
     size_t nverified, verified_cap;
+
+    /* fill.c */
+    unsigned fill_workers;       /* the request loop's workers */
+    atomic_uint filling;         /* workers storing a fill now (at most fill_workers - 1) */
+    _Atomic uint64_t *filled;    /* lossy set: inodes whose bytes the kernel was given */
+    _Atomic uint64_t fill_epoch; /* moved by every pass that drops pages (fs_fill_barrier) */
+    pthread_rwlock_t fill_lock;  /* stores shared, the barrier exclusive */
 };
 
 /* Map every part's page extents so plain pages can be served from the mapping

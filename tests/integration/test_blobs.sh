@@ -71,6 +71,67 @@ every_object_equal() {
     return $bad
 }
 check every_object_byte_identical every_object_equal
+# --- Python's open() asks isatty before reading: the daemon answers with the
+# object in the kernel's page cache (fill.h) so the read needs no request.
+# Seen from outside: right after open, before any read, the object's pages are
+# resident (fincore) and hold its exact bytes; objects over 256 KiB are not
+# filled; an erase through the mount drops a filled object (the open file then
+# reads ENOENT, never the bytes).
+python_open_fills() {
+    local d=$WORK/fill m=$WORK/fill/m rc
+    rm -rf "$d"; mkdir -p "$m"
+    "$PY" - "$d" <<'PY' || return 1
+import json, os, sys
+d = sys.argv[1]
+sizes = [0, 1, 4095, 4096, 4097, 100000, 256 << 10, (256 << 10) + 1, 600000]
+with open(f"{d}/in.jsonl", "w") as out:
+    for i, n in enumerate(sizes):
+        with open(f"{d}/{i}.bin", "wb") as f:
+            f.write(os.urandom(n))
+        out.write(json.dumps({"id": i, "obj": f"{i}.bin"}) + "\n")
+PY
+    printf 'id int64\nobj blob\n' >"$d/s.txt"
+    "$INGOT" import --schema "$d/s.txt" "$d/in.jsonl" "$d/t" >/dev/null || return 1
+    "$INGOT" mount "$d/t" "$m" || return 1
+    "$PY" - "$m" "$d" <<'PY'
+import errno, os, subprocess, sys
+m, d = sys.argv[1:]
+def resident(path):
+    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", path],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out.strip() or 0)
+filled = unfilled = 0
+for i in range(9):
+    want = open(f"{d}/{i}.bin", "rb").read()
+    path = f"{m}/blobs/obj/{i}"  # no extension: random bytes
+    with open(path, "rb") as f:  # open() asks isatty: the daemon fills before answering
+        res = resident(path)
+        if 0 < len(want) <= 256 << 10:
+            assert res == (len(want) + 4095) // 4096 * 4096, f"{path}: {res} resident of {len(want)}"
+            filled += 1
+        else:
+            assert res == 0, f"{path}: {len(want)} bytes, not to be filled, yet {res} resident"
+            unfilled += 1
+        assert f.read() == want, f"{path}: bytes differ"
+assert (filled, unfilled) == (6, 3), (filled, unfilled)
+# a filled object, open, then its row erased through the mount: the open file
+# reads ENOENT, not the bytes the kernel was given
+fd = os.open(f"{m}/blobs/obj/5", os.O_RDONLY)
+os.close(os.open(f"{m}/rows/5", os.O_RDONLY))
+os.isatty(fd)
+assert resident(f"{m}/blobs/obj/5") > 0, "not filled"
+os.unlink(f"{m}/rows/5")
+try:
+    data = os.pread(fd, 1 << 20, 0)
+    sys.exit(f"read {len(data)} bytes of an object erased through the mount")
+except OSError as e:
+    assert e.errno == errno.ENOENT, f"read failed with {errno.errorcode.get(e.errno)}, want ENOENT"
+PY
+    rc=$?
+    fusermount3 -u "$m"
+    return $rc
+}
+check python_open_fills_small_objects python_open_fills
 check sizes_exact bash -c "for f in '$WORK'/m/blobs/*/* '$WORK'/m/blobs/frames/*/*; do [ -f \"\$f\" ] || continue; [ \$(stat -c %s \"\$f\") = \$(cat \"\$f\" | wc -c) ] || exit 1; done"
 check ffprobe_every_video bash -c "for f in '$WORK'/m/blobs/video/*; do ffprobe -v error -show_entries format=duration -of csv=p=0 \"\$f\" | grep -q '[0-9]' || exit 1; done"
 check ffmpeg_extracts_middle_frame bash -c "ffmpeg -loglevel error -nostdin -y -ss 2 -i '$WORK/m/blobs/video/0.mp4' -frames:v 1 '$WORK/still.png' && [ -s '$WORK/still.png' ] && ffprobe -v error -show_entries stream=width -of csv=p=0 '$WORK/still.png' | grep -qx 160"

@@ -1,0 +1,93 @@
+/* fill.c - which small objects to put into the kernel's page cache ahead of
+ * the read (fill.h); the store itself is FUSE glue in ops.c. */
+#include "fill.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "session.h"
+#include "util/hash.h"
+
+/* 2 MiB: one slot per object of an epoch up to a few hundred thousand objects
+ * before collisions start costing redundant fills */
+#define FILLED_SLOTS (1u << 18)
+
+static _Atomic uint64_t *slot(struct fs_session *s, uint64_t ino)
+{
+    return &s->filled[ig_mix64(ino) & (FILLED_SLOTS - 1)];
+}
+
+int fs_fill_init(struct fs_session *s, unsigned workers)
+{
+    s->fill_workers = workers;
+    atomic_init(&s->filling, 0);
+    atomic_init(&s->fill_epoch, 0);
+    pthread_rwlock_init(&s->fill_lock, NULL);
+    s->filled = calloc(FILLED_SLOTS, sizeof *s->filled);
+    return s->filled ? 0 : -ENOMEM;
+}
+
+void fs_fill_destroy(struct fs_session *s)
+{
+    if (!s->filled) return;
+    free((void *)s->filled);
+    s->filled = NULL;
+    pthread_rwlock_destroy(&s->fill_lock);
+}
+
+bool fs_fill_wanted(struct fs_session *s, const struct fs_node *n, uint64_t ino)
+{
+    if (!s->filled || (n->kind != FS_K_BLOB && n->kind != FS_K_ROW)) return false;
+    return atomic_load_explicit(slot(s, ino), memory_order_relaxed) != ino;
+}
+
+bool fs_fill_begin(struct fs_session *s)
+{
+    unsigned before = atomic_fetch_add(&s->filling, 1);
+    if (before + 1 < s->fill_workers) return true;
+    atomic_fetch_sub(&s->filling, 1);
+    return false;
+}
+
+void fs_fill_end(struct fs_session *s)
+{
+    atomic_fetch_sub(&s->filling, 1);
+}
+
+void fs_fill_done(struct fs_session *s, uint64_t ino)
+{
+    if (s->filled) atomic_store_explicit(slot(s, ino), ino, memory_order_relaxed);
+}
+
+void fs_fill_dropped(struct fs_session *s, uint64_t ino)
+{
+    if (!s->filled) return;
+    uint64_t expect = ino;
+    atomic_compare_exchange_strong(slot(s, ino), &expect, 0);
+}
+
+uint64_t fs_fill_epoch(struct fs_session *s)
+{
+    return atomic_load(&s->fill_epoch);
+}
+
+bool fs_fill_store_begin(struct fs_session *s, uint64_t epoch)
+{
+    pthread_rwlock_rdlock(&s->fill_lock);
+    if (atomic_load(&s->fill_epoch) == epoch) return true;
+    pthread_rwlock_unlock(&s->fill_lock);
+    return false;
+}
+
+void fs_fill_store_end(struct fs_session *s)
+{
+    pthread_rwlock_unlock(&s->fill_lock);
+}
+
+void fs_fill_barrier(struct fs_session *s)
+{
+    if (!s->filled) return;
+    atomic_fetch_add(&s->fill_epoch, 1);
+    pthread_rwlock_wrlock(&s->fill_lock); /* the stores that saw the old epoch end */
+    pthread_rwlock_unlock(&s->fill_lock);
+}
