@@ -12,7 +12,8 @@
  * It answers as the ingot daemon does where FUSE lets a daemon choose: no OPEN
  * (ENOSYS, so the kernel stops asking and keeps pages), no FLUSH, no IOCTL
  * (ENOSYS each time: the kernel forwards every one), names and attributes
- * cached for a day; and it runs libfuse's single-threaded loop, the cheapest
+ * cached for a day, listings with attributes (READDIRPLUS, so a listed name
+ * needs no lookup); and it runs libfuse's single-threaded loop, the cheapest
  * on these machines (shared/tools/fuse-floor). */
 #define FUSE_USE_VERSION 34
 #include <dirent.h>
@@ -96,10 +97,40 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
     fuse_reply_buf(req, f->data + at, left < size ? left : size);
 }
 
+/* The root's files from offset off (the next file's index), as many as fit. */
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+    (void)fi;
+    if (ino != FUSE_ROOT_ID) {
+        fuse_reply_err(req, ENOTDIR);
+        return;
+    }
+    char *buf = malloc(size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    size_t used = 0;
+    for (size_t i = (size_t)off; i < nfiles; i++) {
+        struct fuse_entry_param e = {.ino = (fuse_ino_t)i + 2, .attr_timeout = TIMEOUT,
+                                     .entry_timeout = TIMEOUT};
+        stat_of(e.ino, &e.attr);
+        size_t n = fuse_add_direntry_plus(req, buf + used, size - used, files[i].name, &e, (off_t)i + 1);
+        if (n > size - used) break;
+        used += n;
+    }
+    fuse_reply_buf(req, buf, used);
+    free(buf);
+}
+
 static void op_init(void *data, struct fuse_conn_info *conn)
 {
     (void)data;
     if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+    if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+    if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
+    conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 }
 
 static const struct fuse_lowlevel_ops ops = {.init = op_init,
@@ -107,6 +138,8 @@ static const struct fuse_lowlevel_ops ops = {.init = op_init,
                                              .getattr = op_getattr,
                                              .open = op_nosys,
                                              .flush = op_nosys,
+                                             .opendir = op_nosys,
+                                             .readdirplus = op_readdirplus,
                                              .read = op_read};
 
 /* DIR's regular files, read in whole, sorted by name. */
