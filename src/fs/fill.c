@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "session.h"
 #include "util/hash.h"
@@ -23,6 +24,8 @@ int fs_fill_init(struct fs_session *s, unsigned workers)
     atomic_init(&s->filling, 0);
     atomic_init(&s->fill_epoch, 0);
     pthread_rwlock_init(&s->fill_lock, NULL);
+    const char *pause = getenv("INGOT_TEST_FILL_PAUSE_MS");
+    s->test_fill_pause_ms = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;
     s->filled = calloc(FILLED_SLOTS, sizeof *s->filled);
     return s->filled ? 0 : -ENOMEM;
 }
@@ -73,6 +76,8 @@ uint64_t fs_fill_epoch(struct fs_session *s)
 
 bool fs_fill_store_begin(struct fs_session *s, uint64_t epoch)
 {
+    if (s->test_fill_pause_ms) /* an erase may come and be answered meanwhile */
+        usleep(s->test_fill_pause_ms * 1000u);
     pthread_rwlock_rdlock(&s->fill_lock);
     if (atomic_load(&s->fill_epoch) == epoch) return true;
     pthread_rwlock_unlock(&s->fill_lock);

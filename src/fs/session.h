@@ -90,6 +90,8 @@ struct fs_session {
     _Atomic uint64_t *filled;    /* lossy set: inodes whose bytes the kernel was given */
     _Atomic uint64_t fill_epoch; /* moved by every pass that drops pages (fs_fill_barrier) */
     pthread_rwlock_t fill_lock;  /* stores shared, the barrier exclusive */
+    unsigned test_fill_pause_ms; /* test hook INGOT_TEST_FILL_PAUSE_MS: a fill sleeps this
+                                    long between reading its bytes and storing them */
 };
 
 /* Map every part's page extents so plain pages can be served from the mapping

@@ -122,7 +122,7 @@ os.isatty(fd)
 assert resident(f"{m}/blobs/obj/5") > 0, "not filled"
 os.unlink(f"{m}/rows/5")
 try:
-    data = os.pread(fd, 1 << 20, 0)
+    data = os.pread(fd, 100000, 0)  # its size: past it the kernel would ask for attributes first
     sys.exit(f"read {len(data)} bytes of an object erased through the mount")
 except OSError as e:
     assert e.errno == errno.ENOENT, f"read failed with {errno.errorcode.get(e.errno)}, want ENOENT"
@@ -132,6 +132,43 @@ PY
     return $rc
 }
 check python_open_fills_small_objects python_open_fills
+
+# --- a fill that read an object before its row was erased is never stored
+# after the erase was answered: the daemon waits 400 ms between reading a fill
+# and storing it (INGOT_TEST_FILL_PAUSE_MS), `rm rows/ID` lands in between and
+# returns; once the fill is over, the open object reads ENOENT (the kernel
+# holds none of its pages)
+fill_racing_erase() {
+    local d=$WORK/fill m=$WORK/fill/m2 rc
+    rm -rf "$d/t2"; mkdir -p "$m"
+    "$INGOT" import --schema "$d/s.txt" "$d/in.jsonl" "$d/t2" >/dev/null || return 1
+    INGOT_TEST_FILL_PAUSE_MS=400 "$INGOT" mount "$d/t2" "$m" || return 1
+    "$PY" - "$m" <<'PY'
+import errno, os, sys, threading, time
+m = sys.argv[1]
+path = f"{m}/blobs/obj/5"
+fd = os.open(path, os.O_RDONLY)
+filler = threading.Thread(target=os.isatty, args=(fd,))  # the daemon reads the object, then waits
+filler.start()
+time.sleep(0.1)
+t0 = time.monotonic()
+os.unlink(f"{m}/rows/5")
+took = time.monotonic() - t0
+filler.join()
+assert took < 0.3, f"rm waited {took:.3f} s for the fill"
+try:
+    # its exact size: a read past the end would make the kernel refresh the
+    # attributes first (ENOENT) and miss pages it holds
+    data = os.pread(fd, 100000, 0)
+    sys.exit(f"read {len(data)} bytes of an erased object: a fill stored them after the erase")
+except OSError as e:
+    assert e.errno == errno.ENOENT, f"read failed with {errno.errorcode.get(e.errno)}, want ENOENT"
+PY
+    rc=$?
+    fusermount3 -u "$m"
+    return $rc
+}
+check fill_racing_erase_never_stores_erased_bytes fill_racing_erase
 check sizes_exact bash -c "for f in '$WORK'/m/blobs/*/* '$WORK'/m/blobs/frames/*/*; do [ -f \"\$f\" ] || continue; [ \$(stat -c %s \"\$f\") = \$(cat \"\$f\" | wc -c) ] || exit 1; done"
 check ffprobe_every_video bash -c "for f in '$WORK'/m/blobs/video/*; do ffprobe -v error -show_entries format=duration -of csv=p=0 \"\$f\" | grep -q '[0-9]' || exit 1; done"
 check ffmpeg_extracts_middle_frame bash -c "ffmpeg -loglevel error -nostdin -y -ss 2 -i '$WORK/m/blobs/video/0.mp4' -frames:v 1 '$WORK/still.png' && [ -s '$WORK/still.png' ] && ffprobe -v error -show_entries stream=width -of csv=p=0 '$WORK/still.png' | grep -qx 160"
