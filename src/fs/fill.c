@@ -38,9 +38,14 @@ void fs_fill_destroy(struct fs_session *s)
     pthread_rwlock_destroy(&s->fill_lock);
 }
 
+static bool fillable(const struct fs_node *n)
+{
+    return n->kind == FS_K_BLOB || n->kind == FS_K_ROW;
+}
+
 bool fs_fill_wanted(struct fs_session *s, const struct fs_node *n, uint64_t ino)
 {
-    if (!s->filled || (n->kind != FS_K_BLOB && n->kind != FS_K_ROW)) return false;
+    if (!s->filled || !fillable(n)) return false;
     return atomic_load_explicit(slot(s, ino), memory_order_relaxed) != ino;
 }
 
@@ -57,9 +62,9 @@ void fs_fill_end(struct fs_session *s)
     atomic_fetch_sub(&s->filling, 1);
 }
 
-void fs_fill_done(struct fs_session *s, uint64_t ino)
+void fs_fill_done(struct fs_session *s, const struct fs_node *n, uint64_t ino)
 {
-    if (s->filled) atomic_store_explicit(slot(s, ino), ino, memory_order_relaxed);
+    if (s->filled && fillable(n)) atomic_store_explicit(slot(s, ino), ino, memory_order_relaxed);
 }
 
 void fs_fill_dropped(struct fs_session *s, uint64_t ino)

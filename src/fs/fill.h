@@ -11,10 +11,11 @@
  * trips per object instead of three. Other callers (cat, C programs) never ask
  * an ioctl and read as before.
  *
- * What it does not do: it never fills a file the kernel was already given
- * (a lossy set of inodes read or filled since the kernel last dropped them;
- * a miss costs one redundant fill, never a wrong byte), nor a file of any
- * other kind (column views are read in ranges, some only mapped).
+ * What it does not do: fill a file the kernel was already given (a lossy set
+ * of inodes read from offset 0 or filled, an inode leaving it when the kernel
+ * forgets it: a collision costs one redundant fill, pages the kernel evicted on
+ * its own are read as before; neither a wrong byte), or a file of any other
+ * kind (column views are read in ranges, some only mapped).
  *
  * Two rules keep it safe:
  * - Erasure: a fill notes the fill epoch before it reads (a read like any
@@ -63,7 +64,7 @@ void fs_fill_barrier(struct fs_session *s);
 
 /* The kernel now holds ino's bytes (a read answered, a fill stored) or dropped
  * them (it forgot the inode, its pages were invalidated). */
-void fs_fill_done(struct fs_session *s, uint64_t ino);
+void fs_fill_done(struct fs_session *s, const struct fs_node *n, uint64_t ino);
 void fs_fill_dropped(struct fs_session *s, uint64_t ino);
 
 #endif

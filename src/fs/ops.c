@@ -601,7 +601,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     else if (rc == 0)
         fuse_reply_buf(req, NULL, 0);
     else if (fuse_reply_iov(req, rd.iov, rd.niov) == 0 && off == 0)
-        fs_fill_done(s, ino); /* its first bytes are the kernel's: no fill (op_ioctl) */
+        fs_fill_done(s, &n, ino); /* its first bytes are the kernel's: no fill (op_ioctl) */
     fs_read_release(s, &rd);
     if (layout) fs_cache_release(&s->cache, layout);
     pthread_rwlock_unlock(&s->table_lock);
@@ -629,7 +629,7 @@ static void fill(struct fs_session *s, fuse_ino_t ino)
         } bufs = {.v = {.count = (size_t)rd.niov}};
         for (int i = 0; i < rd.niov; i++)
             bufs.v.buf[i] = (struct fuse_buf){.mem = rd.iov[i].iov_base, .size = rd.iov[i].iov_len};
-        if (fuse_lowlevel_notify_store(s->se, ino, 0, &bufs.v, 0) == 0) fs_fill_done(s, ino);
+        if (fuse_lowlevel_notify_store(s->se, ino, 0, &bufs.v, 0) == 0) fs_fill_done(s, &n, ino);
         fs_fill_store_end(s);
     }
     fs_read_release(s, &rd);
