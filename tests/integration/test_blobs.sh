@@ -77,56 +77,15 @@ check every_object_byte_identical every_object_equal
 # resident (fincore) and hold its exact bytes; objects over 256 KiB are not
 # filled; an erase through the mount drops a filled object (the open file then
 # reads ENOENT, never the bytes).
+FC="$PY $ROOT/tests/integration/fill_check.py"
 python_open_fills() {
     local d=$WORK/fill m=$WORK/fill/m rc
     rm -rf "$d"; mkdir -p "$m"
-    "$PY" - "$d" <<'PY' || return 1
-import json, os, sys
-d = sys.argv[1]
-sizes = [0, 1, 4095, 4096, 4097, 100000, 256 << 10, (256 << 10) + 1, 600000]
-with open(f"{d}/in.jsonl", "w") as out:
-    for i, n in enumerate(sizes):
-        with open(f"{d}/{i}.bin", "wb") as f:
-            f.write(os.urandom(n))
-        out.write(json.dumps({"id": i, "obj": f"{i}.bin"}) + "\n")
-PY
+    $FC make "$d" || return 1
     printf 'id int64\nobj blob\n' >"$d/s.txt"
     "$INGOT" import --schema "$d/s.txt" "$d/in.jsonl" "$d/t" >/dev/null || return 1
     "$INGOT" mount "$d/t" "$m" || return 1
-    "$PY" - "$m" "$d" <<'PY'
-import errno, os, subprocess, sys
-m, d = sys.argv[1:]
-def resident(path):
-    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", path],
-                         capture_output=True, text=True, check=True).stdout
-    return int(out.strip() or 0)
-filled = unfilled = 0
-for i in range(9):
-    want = open(f"{d}/{i}.bin", "rb").read()
-    path = f"{m}/blobs/obj/{i}"  # no extension: random bytes
-    with open(path, "rb") as f:  # open() asks isatty: the daemon fills before answering
-        res = resident(path)
-        if 0 < len(want) <= 256 << 10:
-            assert res == (len(want) + 4095) // 4096 * 4096, f"{path}: {res} resident of {len(want)}"
-            filled += 1
-        else:
-            assert res == 0, f"{path}: {len(want)} bytes, not to be filled, yet {res} resident"
-            unfilled += 1
-        assert f.read() == want, f"{path}: bytes differ"
-assert (filled, unfilled) == (6, 3), (filled, unfilled)
-# a filled object, open, then its row erased through the mount: the open file
-# reads ENOENT, not the bytes the kernel was given
-fd = os.open(f"{m}/blobs/obj/5", os.O_RDONLY)
-os.close(os.open(f"{m}/rows/5", os.O_RDONLY))
-os.isatty(fd)
-assert resident(f"{m}/blobs/obj/5") > 0, "not filled"
-os.unlink(f"{m}/rows/5")
-try:
-    data = os.pread(fd, 100000, 0)  # its size: past it the kernel would ask for attributes first
-    sys.exit(f"read {len(data)} bytes of an object erased through the mount")
-except OSError as e:
-    assert e.errno == errno.ENOENT, f"read failed with {errno.errorcode.get(e.errno)}, want ENOENT"
-PY
+    $FC fill "$m" "$d"
     rc=$?
     fusermount3 -u "$m"
     return $rc
@@ -143,27 +102,7 @@ fill_racing_erase() {
     rm -rf "$d/t2"; mkdir -p "$m"
     "$INGOT" import --schema "$d/s.txt" "$d/in.jsonl" "$d/t2" >/dev/null || return 1
     INGOT_TEST_FILL_PAUSE_MS=400 "$INGOT" mount "$d/t2" "$m" || return 1
-    "$PY" - "$m" <<'PY'
-import errno, os, sys, threading, time
-m = sys.argv[1]
-path = f"{m}/blobs/obj/5"
-fd = os.open(path, os.O_RDONLY)
-filler = threading.Thread(target=os.isatty, args=(fd,))  # the daemon reads the object, then waits
-filler.start()
-time.sleep(0.1)
-t0 = time.monotonic()
-os.unlink(f"{m}/rows/5")
-took = time.monotonic() - t0
-filler.join()
-assert took < 0.3, f"rm waited {took:.3f} s for the fill"
-try:
-    # its exact size: a read past the end would make the kernel refresh the
-    # attributes first (ENOENT) and miss pages it holds
-    data = os.pread(fd, 100000, 0)
-    sys.exit(f"read {len(data)} bytes of an erased object: a fill stored them after the erase")
-except OSError as e:
-    assert e.errno == errno.ENOENT, f"read failed with {errno.errorcode.get(e.errno)}, want ENOENT"
-PY
+    $FC race "$m"
     rc=$?
     fusermount3 -u "$m"
     return $rc
