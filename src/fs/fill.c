@@ -23,11 +23,12 @@ int fs_fill_init(struct fs_session *s, unsigned workers)
     s->fill_workers = workers;
     atomic_init(&s->filling, 0);
     atomic_init(&s->fill_epoch, 0);
-    pthread_rwlock_init(&s->fill_lock, NULL);
     const char *pause = getenv("INGOT_TEST_FILL_PAUSE_MS");
     s->test_fill_pause_ms = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;
     s->filled = calloc(FILLED_SLOTS, sizeof *s->filled);
-    return s->filled ? 0 : -ENOMEM;
+    if (!s->filled) return -ENOMEM; /* nothing is filled, nothing is locked */
+    pthread_rwlock_init(&s->fill_lock, NULL);
+    return 0;
 }
 
 void fs_fill_destroy(struct fs_session *s)

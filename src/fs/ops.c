@@ -607,10 +607,10 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     pthread_rwlock_unlock(&s->table_lock);
 }
 
-/* A small object's bytes into the kernel's page cache, read as a read from
- * offset 0 would be and stored before the table lock is released (fill.h).
- * Nothing is retried: a table that moved, an error, a kernel that no longer
- * holds the inode leave the read to ask as usual. */
+/* A small object's bytes into the kernel's page cache: read under the table
+ * lock as a read from offset 0 would be, stored after it unless a page drop
+ * began meanwhile (fill.h). Nothing is retried: a table that moved, an error,
+ * a kernel that no longer holds the inode leave the read to ask as usual. */
 static void fill(struct fs_session *s, fuse_ino_t ino)
 {
     struct fs_node n;
