@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 6u     /* what writers write (6 adds chunk dictionary counts) */
+#define IG_FORMAT_VERSION 7u     /* what writers write (7 adds the sliding-window dictionary bulk) */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_FORMAT_CHUNK_DICT 6u  /* the first version whose chunk records count distinct values */
@@ -196,6 +196,13 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_SLIDE_BULK_BITS 1     /* u32 len | int stream of bit lengths L, then each value's L - 1 low bits */
 #define IG_SLIDE_BULK_CODED 2    /* a 33-byte code table (util/pcode.h), then per value the prefix code
                                     of its L and its L - 1 low bits, one bit stream */
+#define IG_SLIDE_BULK_DICT 3     /* the distinct values once (a dictionary), then each value as its
+                                    index, both coded by bit length (page/slide_dict.c); version 7 */
+/* the dictionary bulk: header, the entries' bit stream (IG_SLIDE_DICT_BYTES long), the codes' */
+#define IG_SLIDE_DICT_ENTRIES 0  /* u32 entries */
+#define IG_SLIDE_DICT_BYTES 4    /* u32 bytes of the entries' bit stream */
+#define IG_SLIDE_DICT_TABLES 8   /* two 33-byte code tables (util/pcode.h): entries', codes' */
+#define IG_SLIDE_DICT_HDR 74
 #define IG_PAGE_ENC_COUNT 11 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */

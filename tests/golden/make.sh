@@ -16,6 +16,9 @@
 #       inputs/flat.txt asks huffman of txt since then, zstd before)
 #   v6: the commit that added v6/ (format version 6, chunk records count
 #       distinct strings: Parquet views' dictionary pages)
+#   v7: the commit that added v7/ (format version 7, the sliding-window
+#       dictionary bulk; from 7 also slidehash/: hashed ids, made by
+#       slidehash_input below, which that bulk stores)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding
@@ -40,9 +43,34 @@ tables() {
         "$ingot" erase --row 3 "$d/blob"
         "$ingot" import --format jsonl --schema slide.txt slide.jsonl "$d/slide"
         "$ingot" erase --row 150 "$d/slide"
+        if [ "$v" -ge 7 ]; then
+            slidehash_input >"$d.slidehash.jsonl"
+            "$ingot" import --format jsonl --schema slide.txt "$d.slidehash.jsonl" "$d/slidehash"
+            rm "$d.slidehash.jsonl"
+            "$ingot" erase --row 7 --row 300 --row 301 "$d/slidehash"
+        fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
     rm -f "$d"/*/.ingot/erasures
+}
+
+# 600 rows of windows of up to 8 ids that slide by 0-2 new ones, the ids drawn
+# from 40 random 62-bit ones, a few far more often (hashed feature ids):
+# deterministic, so the same input every time.
+slidehash_input() {
+    /usr/bin/python3 -c '
+import json, random
+rng = random.Random(7)
+pool = [rng.getrandbits(62) for _ in range(40)]
+win = []
+for uid in range(600):
+    if uid % 50 == 0:
+        win = []
+    for _ in range(rng.randint(0, 2) if win else 8):
+        win.insert(0, pool[int(40 * rng.random() ** 3)])
+    win = win[:8]
+    print(json.dumps({"uid": uid, "clk": win, "emb": [0.5, -0.25, 0.125, 1.0], "q": [0.5, 0.25, -0.5, 1.0]}))
+'
 }
 
 # What the current reader prints for table dir $1 (run from its parent, so
@@ -76,5 +104,5 @@ expected) expected "$2" "$3" ;; # TABLE OUT: what $INGOT prints (the test's side
         expected "$here/$t" "$here/expected/$t"
     done
     ;;
-*) sed -n '2,22p' "$0"; exit 2 ;;
+*) sed -n '2,25p' "$0"; exit 2 ;;
 esac

@@ -1,6 +1,8 @@
 /* Sliding-window pages: random sequence features round-trip exactly, a single
  * row decodes from its base, the encoding beats level streams on sliding data,
- * erased rows come back empty, and hostile bytes never crash the decoder. */
+ * erased rows come back empty, and hostile bytes never crash the decoder; all
+ * of it also for hashed ids (a few popular ids spread over 64 bits), which the
+ * dictionary bulk stores. */
 #include "check.h"
 #include "page_test.h"
 
@@ -8,8 +10,10 @@
 #include "format/layout.h"
 #include "format/page/page.h"
 #include "format/page/slide.h"
+#include "format/page/slide_int.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
+#include "util/endian.h"
 #include "util/error.h"
 
 /* Sign-extend x to the lane of a `bits`-wide signed or unsigned integer. */
@@ -25,9 +29,20 @@ static uint64_t lane_of(uint64_t x, unsigned bits, bool sgn)
  * one store their ids without zigzag. */
 static bool negatives = true;
 
-/* An id spread over many magnitudes, as ad ids are. */
+/* Whether random_id draws hashed ids: from a pool of random 64-bit ids, the
+ * first ones far more often (popular ids that are not small numbers). */
+static bool hashed;
+
+/* An id spread over many magnitudes, as ad ids are (or a hashed one). */
 static uint64_t random_id(uint64_t *s, unsigned bits, bool sgn)
 {
+    if (hashed) {
+        double u = (double)(test_rand(s) % 1000000) / 1e6;
+        uint64_t k = (uint64_t)(3000 * u * u * u), x = k * 0x9E3779B97F4A7C15ull ^ 0x5bd1e995ull;
+        x ^= x >> 29;
+        if (sgn && !negatives) x &= ~0ull >> (65 - bits); /* below the sign bit */
+        return lane_of(x, bits, sgn);
+    }
     unsigned mag = 1 + (unsigned)(test_rand(s) % bits);
     uint64_t x = test_rand(s) & (mag == 64 ? ~0ull : (1ull << mag) - 1);
     if (sgn && !negatives) x &= mag >= bits ? ~0ull >> (65 - bits) : ~0ull; /* below the sign bit */
@@ -101,13 +116,14 @@ static const struct {
              {IG_T_UINT16, 16, false},
              {IG_T_INT8, 8, true}};
 
-static void test_round_trip_random(void)
+/* Random pages of every type, nullable or not, compressed or not, decoded
+ * whole and row by row; pages[k] counts the uncompressed ones of bulk kind k. */
+static void round_trips(int *pages)
 {
     uint64_t s = check_seed;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0};
     struct ig_buf row = IG_BUF_INIT;
-    int coded_pages = 0, bits_pages = 0;
     for (int iter = 0; iter < 60; iter++) {
         size_t t = (size_t)iter % (sizeof types / sizeof types[0]);
         uint8_t max_def = iter % 2 ? 2 : 1;
@@ -147,8 +163,7 @@ static void test_round_trip_random(void)
             size_t blen = built.body_size - IG_BODY_HDR;
             /* the header says whether signed ids went without zigzag */
             CHECK_EQ_INT(body[9], types[t].sgn && !any_negative);
-            coded_pages += body[8] == 2; /* lengths under a prefix code */
-            bits_pages += body[8] == 1;  /* lengths bit-packed (small pages) */
+            pages[body[8] & 3]++;
             int bad = 0;
             for (size_t r = 0; r < rows; r++) {
                 size_t n = 0;
@@ -164,15 +179,33 @@ static void test_round_trip_random(void)
         ig_values_free(&v);
         ig_values_free(&out);
     }
-    /* most pages of ids spread over magnitudes code their lengths by entropy;
-     * small ones cannot pay for the code table */
-    fprintf(stderr, "  bulk kinds: %d prefix-coded, %d bit-length pages\n", coded_pages,
-            bits_pages);
-    CHECK(coded_pages >= 10);
-    CHECK(bits_pages >= 1);
     ig_buf_free(&row);
     ig_page_built_free(&built);
     ig_page_scratch_free(&scratch);
+}
+
+static void test_round_trip_random(void)
+{
+    int pages[4] = {0};
+    round_trips(pages);
+    /* most pages of ids spread over magnitudes code their lengths by entropy;
+     * small ones cannot pay for the code table */
+    fprintf(stderr, "  bulk kinds: %d prefix-coded, %d bit-length, %d dictionary pages\n", pages[2], pages[1],
+            pages[3]);
+    CHECK(pages[2] >= 10);
+    CHECK(pages[1] >= 1);
+}
+
+static void test_dict_round_trip(void)
+{
+    int pages[4] = {0};
+    hashed = true;
+    round_trips(pages);
+    hashed = false;
+    /* hashed ids recur: most pages store them once, in a dictionary */
+    fprintf(stderr, "  hashed ids, bulk kinds: %d dictionary, %d prefix-coded, %d bit-length pages\n", pages[3],
+            pages[2], pages[1]);
+    CHECK(pages[3] >= 10);
 }
 
 static void test_smaller_than_level_streams(void)
@@ -216,14 +249,42 @@ static bool live_holds(const struct ig_values *v, const uint8_t *del, uint64_t x
     return false;
 }
 
+/* How many entries of an uncompressed dictionary page's dictionary no live row
+ * of v holds (0 and copies of live ones are fine); -1 if it is not one. */
+static int dict_entries_not_live(const struct ig_page_built *b, size_t rows, const struct ig_values *v,
+                                 const uint8_t *del)
+{
+    const uint8_t *body = b->stored.data + IG_BODY_HDR;
+    size_t len = b->body_size - IG_BODY_HDR, pos = IG_SLIDE_HDR;
+    if (b->compression != IG_PC_NONE || body[IG_SLIDE_BULK_KIND] != IG_SLIDE_BULK_DICT) return -1;
+    for (int k = 0; k < IG_SLIDE_STREAMS; k++)
+        pos += 4 + ig_ld32(body + pos);
+    struct ig_slide_dict d;
+    struct ig_slide_dict_reader r;
+    struct ig_error err = {0};
+    if (ig_slide_dict_parse(body + pos, len - pos, ig_ld32(body + IG_SLIDE_BULK_VALUES), &d, &err) ||
+        ig_slide_dict_open(&d, 0, &r, &err) || rows != v->rows)
+        return 1000000; /* fails the caller's check */
+    int bad = 0;
+    for (size_t e = 0; e < r.n; e++) {
+        uint64_t x = unzz(r.entries[e], !body[IG_SLIDE_RAW]); /* int64 lanes */
+        bad += x && !live_holds(v, del, x);
+    }
+    ig_slide_dict_close(&r);
+    return bad;
+}
+
 /* Erase in two rounds; after each, live rows read back unchanged, verify's check
- * passes, and a deleted row still shows only ids some live row holds. */
+ * passes, and a deleted row still shows only ids some live row holds (so does
+ * a dictionary page's dictionary). Half the pages hold hashed ids. */
 static void test_erase_keeps_live_rows(void)
 {
     uint64_t s = check_seed ^ 0x51de;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0}, erased = {0};
-    for (int iter = 0; iter < 20; iter++) {
+    int dict_pages = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        hashed = iter >= 20;
         uint8_t max_def = iter % 2 ? 2 : 1;
         struct ig_leaf_info li = {.type = IG_T_INT64,
                                   .max_rep = 1,
@@ -282,6 +343,9 @@ static void test_erase_keeps_live_rows(void)
                 bad += v.defs[v.row_ent[r]] != out.defs[out.row_ent[r]];
             }
             CHECK_EQ_INT(bad, 0);
+            int not_live = dict_entries_not_live(&erased, rows, &v, del);
+            dict_pages += not_live >= 0;
+            CHECK(not_live <= 0);
             /* the next round erases the erased page */
             struct ig_page_built t = built;
             built = erased;
@@ -291,13 +355,17 @@ static void test_erase_keeps_live_rows(void)
         ig_values_free(&v);
         ig_values_free(&out);
     }
+    hashed = false;
+    fprintf(stderr, "  %d erased dictionary pages checked\n", dict_pages);
+    CHECK(dict_pages >= 10);
     ig_page_built_free(&built);
     ig_page_built_free(&erased);
     ig_page_scratch_free(&scratch);
 }
 
-/* Erasing one row never grows the page, whichever row it is. */
-static void test_erase_does_not_grow(void)
+/* Erasing one row never grows the page, whichever row it is, for each bulk
+ * kind that erases in place (the prefix-coded bulk, the dictionary). */
+static void erase_does_not_grow(int want_kind)
 {
     uint64_t s = check_seed ^ 0x9e0;
     struct ig_page_scratch scratch = {0};
@@ -316,7 +384,7 @@ static void test_erase_does_not_grow(void)
     struct ig_page_policy pol = {.type = li.type, .compression = IG_COMP_NONE, .leaf = li};
     REQUIRE(ig_page_encode(&pol, &v, 0, v.rows, &scratch, &built, &err) == 0);
     REQUIRE(built.encoding == IG_PAGE_ENC_SLIDE);
-    CHECK_EQ_INT(built.stored.data[IG_BODY_HDR + 8], 2); /* the prefix-coded bulk, erased */
+    CHECK_EQ_INT(built.stored.data[IG_BODY_HDR + 8], want_kind); /* the bulk erased */
     struct ig_pagerec rec = test_rec_of(&built, v.rows);
     int grew = 0;
     long worst = 0;
@@ -339,9 +407,21 @@ static void test_erase_does_not_grow(void)
     ig_page_scratch_free(&scratch);
 }
 
-static void test_hostile_bytes(void)
+static void test_erase_does_not_grow(void)
 {
-    /* flip and truncate a valid page: errors only, never a crash (ASan watches) */
+    erase_does_not_grow(IG_SLIDE_BULK_CODED);
+}
+
+static void test_dict_erase_does_not_grow(void)
+{
+    hashed = true;
+    erase_does_not_grow(IG_SLIDE_BULK_DICT);
+    hashed = false;
+}
+
+/* Flip and truncate a valid page: errors only, never a crash (ASan watches). */
+static void hostile_bytes(int want_kind)
+{
     uint64_t s = check_seed ^ 0xbad;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0};
@@ -360,6 +440,7 @@ static void test_hostile_bytes(void)
     struct ig_page_policy pol = {
         .type = li.type, .encoding = IG_PAGE_ENC_SLIDE, .compression = IG_COMP_NONE, .leaf = li};
     REQUIRE(ig_page_encode(&pol, &v, 0, v.rows, &scratch, &built, &err) == 0);
+    CHECK_EQ_INT(built.stored.data[IG_BODY_HDR + IG_SLIDE_BULK_KIND], want_kind);
     size_t len = built.stored.len;
     uint8_t *copy = malloc(len);
     struct ig_buf row = IG_BUF_INIT;
@@ -393,7 +474,22 @@ static void test_hostile_bytes(void)
     ig_page_scratch_free(&scratch);
 }
 
+static void test_hostile_bytes(void)
+{
+    hostile_bytes(IG_SLIDE_BULK_CODED);
+}
+
+static void test_dict_hostile_bytes(void)
+{
+    hashed = true;
+    hostile_bytes(IG_SLIDE_BULK_DICT);
+    hashed = false;
+}
+
 TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
+          {"slide_dict_round_trip", test_dict_round_trip},
+          {"slide_dict_erase_does_not_grow", test_dict_erase_does_not_grow},
+          {"slide_dict_hostile_bytes", test_dict_hostile_bytes},
           {"slide_smaller_than_level_streams", test_smaller_than_level_streams},
           {"slide_erase_keeps_live_rows", test_erase_keeps_live_rows},
           {"slide_erase_does_not_grow", test_erase_does_not_grow},

@@ -21,6 +21,8 @@ struct slide {
     size_t rows, nbases;
     bool bits;  /* IG_SLIDE_BULK_BITS */
     bool coded; /* IG_SLIDE_BULK_CODED: code holds the table, mant the whole bit stream */
+    bool dict;  /* IG_SLIDE_BULK_DICT: the bulk in d */
+    struct ig_slide_dict d;
     bool raw;   /* values not zigzagged even if the type is signed */
     const uint8_t *table;
     const uint8_t *s[8]; /* the eight metadata streams */
@@ -40,9 +42,10 @@ static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, st
     uint8_t kind = p[IG_SLIDE_BULK_KIND];
     sl->bits = kind == IG_SLIDE_BULK_BITS;
     sl->coded = kind == IG_SLIDE_BULK_CODED;
+    sl->dict = kind == IG_SLIDE_BULK_DICT;
     sl->raw = p[IG_SLIDE_RAW];
     sl->nvalues = ig_ld32(p + IG_SLIDE_BULK_VALUES);
-    if (sl->rows != rows || sl->nbases > rows || kind > IG_SLIDE_BULK_CODED || p[IG_SLIDE_RAW] > 1 ||
+    if (sl->rows != rows || sl->nbases > rows || kind > IG_SLIDE_BULK_DICT || p[IG_SLIDE_RAW] > 1 ||
         p[IG_SLIDE_RESERVED] || p[IG_SLIDE_RESERVED + 1])
         return ig_err(err, -EIO, "slide page: bad header");
     size_t pos = IG_SLIDE_HDR;
@@ -54,6 +57,11 @@ static int parse(const uint8_t *p, size_t len, size_t rows, struct slide *sl, st
         sl->s[s] = p + pos;
         sl->sl[s] = l;
         pos += l;
+    }
+    if (sl->dict) {
+        sl->bulk = sl->mant = NULL;
+        sl->bulk_len = sl->mant_len = 0;
+        return ig_slide_dict_parse(p + pos, len - pos, sl->nvalues, &sl->d, err);
     }
     if (sl->coded) {
         if (len - pos < IG_PCODE_TABLE_BYTES) return ig_err(err, -EIO, "slide page: truncated");
@@ -100,40 +108,6 @@ static int count_values(const uint64_t *kind, const uint64_t *lenv, const uint64
     return 0;
 }
 
-struct bitreader {
-    const uint8_t *p;
-    size_t len;
-    uint64_t pos;
-};
-
-static int read_bits(struct bitreader *br, unsigned w, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (unsigned q = 0; q < w;) {
-        if (br->pos / 8 >= br->len) return -EIO;
-        unsigned bit = (unsigned)(br->pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
-        v |= (uint64_t)((br->p[br->pos / 8] >> bit) & ((1u << take) - 1)) << q;
-        br->pos += take;
-        q += take;
-    }
-    *out = v;
-    return 0;
-}
-
-/* The next w (at most 16) bits without moving; zeros past the end. */
-static uint64_t peek_bits(const struct bitreader *br, unsigned w)
-{
-    uint64_t v = 0, pos = br->pos;
-    for (unsigned q = 0; q < w;) {
-        unsigned bit = (unsigned)(pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
-        unsigned byte = pos / 8 < br->len ? br->p[pos / 8] : 0;
-        v |= (uint64_t)((byte >> bit) & ((1u << take) - 1)) << q;
-        pos += take;
-        q += take;
-    }
-    return v;
-}
-
 /* The length code of a IG_SLIDE_BULK_CODED page, ready to decode. */
 static int load_code(const struct slide *sl, struct ig_pcode *c, struct ig_error *err)
 {
@@ -142,26 +116,6 @@ static int load_code(const struct slide *sl, struct ig_pcode *c, struct ig_error
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory")
            : rc          ? ig_err(err, -EIO, "slide page: bad length code table")
                          : 0;
-}
-
-/* One value of a IG_SLIDE_BULK_CODED stream: the code of its bit length L, then its
- * L - 1 low bits. */
-static int read_coded(struct bitreader *br, const struct ig_pcode *c, uint64_t *L, uint64_t *low)
-{
-    unsigned n;
-    int sym = ig_pcode_decode(c, peek_bits(br, c->max_len), &n);
-    if (sym < 0 || br->pos + n > (uint64_t)br->len * 8) return -EIO;
-    br->pos += n;
-    *L = (uint64_t)sym;
-    *low = 0;
-    return sym > 1 ? read_bits(br, (unsigned)sym - 1, low) : 0;
-}
-
-/* A bit-length code back to its value: length L (at most 64), the L - 1 bits below
- * the leading one. */
-static uint64_t from_code(uint64_t L, uint64_t bits)
-{
-    return L == 0 ? 0 : L == 1 ? 1 : (1ull << (L - 1)) | bits;
 }
 
 /* Every value of a bit-coded bulk (IG_SLIDE_BULK_BITS or IG_SLIDE_BULK_CODED): its bit length
@@ -177,17 +131,17 @@ static int read_bit_bulk(const struct slide *sl, uint64_t *lens, uint64_t *lows,
     int rc = sl->coded
                  ? load_code(sl, c, err)
                  : ig_ints_decode(sl->bulk, sl->bulk_len, sl->nvalues, &ig_slide_meta_desc, NULL, lens, err);
-    struct bitreader br = {sl->mant, sl->mant_len, 0};
+    struct ig_bitreader br = {sl->mant, sl->mant_len, 0};
     for (size_t j = 0; j < sl->nvalues && !rc; j++) {
         uint64_t L = sl->coded ? 0 : lens[j], low = 0;
-        if (sl->coded ? read_coded(&br, c, &L, &low) != 0
-                      : L > 64 || (L > 1 && read_bits(&br, (unsigned)L - 1, &low)))
+        if (sl->coded ? ig_slide_read_coded(&br, c, &L, &low) != 0
+                      : L > 64 || (L > 1 && ig_bits_read(&br, (unsigned)L - 1, &low)))
             rc =
                 ig_err(err, -EIO, "slide page: %s", L > 64 ? "bad value length" : "bits truncated");
         else if (lows)
             lens[j] = L, lows[j] = low;
         else
-            lens[j] = from_code(L, low);
+            lens[j] = ig_slide_from_code(L, low);
     }
     if (end) *end = br.pos;
     if (!code) ig_pcode_free(&own);
@@ -229,9 +183,15 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
         rc = ig_err(err, -ENOMEM, "out of memory"); /* more (hostile) grows row by row */
     uint64_t *bulk = rc ? NULL : malloc((nv + 1) * sizeof *bulk);
     if (!rc && !bulk) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && (sl.bits || sl.coded))
+    if (!rc && (sl.bits || sl.coded)) {
         rc = read_bit_bulk(&sl, bulk, NULL, NULL, NULL, err);
-    else if (!rc)
+    } else if (!rc && sl.dict) {
+        struct ig_slide_dict_reader dr;
+        rc = ig_slide_dict_open(&sl.d, 0, &dr, err);
+        for (size_t j = 0; !rc && j < nv; j++)
+            rc = ig_slide_dict_next(&dr, &bulk[j], err);
+        if (dr.entries) ig_slide_dict_close(&dr);
+    } else if (!rc)
         rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &ig_slide_meta_desc, NULL, bulk, err);
     /* each row is built in place at the end of out's lanes; its predecessor is
      * the row before it there (rows without values are skipped) */
@@ -309,14 +269,16 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
     uint64_t row0, val0, bit0 = 0;
     rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &ig_slide_meta_desc, NULL, b, &row0, err);
     if (!rc) rc = ig_ints_get(sl.s[6], sl.sl[6], sl.nbases, &ig_slide_meta_desc, NULL, b, &val0, err);
-    if (!rc && (sl.bits || sl.coded))
+    if (!rc && (sl.bits || sl.coded || sl.dict))
         rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &ig_slide_meta_desc, NULL, b, &bit0, err);
     struct ig_pcode code = {0};
+    struct ig_slide_dict_reader dr = {0};
     if (!rc && sl.coded) rc = load_code(&sl, &code, err);
+    if (!rc && sl.dict) rc = ig_slide_dict_open(&sl.d, bit0, &dr, err); /* the dictionary: all of it */
     if (rc) return rc;
     /* the bulk holds at most what the rows from the base need: bound by the page */
     struct ig_buf prevb = IG_BUF_INIT;
-    struct bitreader br = {sl.mant, sl.mant_len, bit0};
+    struct ig_bitreader br = {sl.mant, sl.mant_len, bit0};
     size_t at = (size_t)val0, pn = 0;
     for (size_t r = (size_t)row0; r <= k && !rc; r++) {
         uint64_t m[5];
@@ -348,20 +310,23 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
                 rc = ig_err(err, -EIO, "slide page: row %zu reads past the bulk", r);
                 break;
             }
-            if (sl.coded) {
-                uint64_t L, mm;
+            if (sl.dict) {
                 at++;
-                if (read_coded(&br, &code, &L, &mm))
+                rc = ig_slide_dict_next(&dr, &x, err);
+            } else if (sl.coded) {
+                uint64_t L = 0, mm = 0;
+                at++;
+                if (ig_slide_read_coded(&br, &code, &L, &mm))
                     rc = ig_err(err, -EIO, "slide page: bits truncated");
-                x = rc ? 0 : from_code(L, mm);
+                x = rc ? 0 : ig_slide_from_code(L, mm);
             } else {
                 rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &ig_slide_meta_desc, NULL, at++, &x, err);
             }
             if (!rc && sl.bits) {
                 uint64_t mm = 0;
-                if (x > 64 || (x > 1 && read_bits(&br, (unsigned)x - 1, &mm)))
+                if (x > 64 || (x > 1 && ig_bits_read(&br, (unsigned)x - 1, &mm)))
                     rc = ig_err(err, -EIO, "slide page: bits truncated");
-                x = rc ? 0 : from_code(x, mm);
+                x = rc ? 0 : ig_slide_from_code(x, mm);
             }
             cur[out] = unzz(x, sgn);
         }
@@ -374,6 +339,7 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
     }
     ig_buf_free(&prevb);
     ig_pcode_free(&code);
+    ig_slide_dict_close(&dr);
     return rc;
 }
 
@@ -602,7 +568,9 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
     if (!rc && ig_buf_append(out, p, 16)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (int s = 0; s < 7 && !rc; s++)
         if (copy_stream(out, sl.s[s], sl.sl[s])) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && (sl.bits || sl.coded)) { /* dead values become length 0, their bits go */
+    if (!rc && sl.dict) { /* dead values' codes become 0, entries only they used are zeroed */
+        rc = ig_slide_dict_erase(&sl.d, m.bval, sl.nbases, dead, sl.sl[7], out, err);
+    } else if (!rc && (sl.bits || sl.coded)) { /* dead values become length 0, their bits go */
         rc = erase_bit_bulk(&sl, &m, dead, out, err);
     } else if (!rc) { /* the bulk is one int stream: its own erase rule */
         if (copy_stream(out, sl.s[7], sl.sl[7])) rc = ig_err(err, -ENOMEM, "out of memory");
@@ -623,8 +591,11 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
     uint8_t *dead;
     int rc = open_dead(p, len, rows, deleted, &sl, &m, &dead, err);
     if (rc) return rc;
-    /* dead values hold nothing: by the lengths stream's rule, or length 0 */
-    if (!sl.coded)
+    /* dead values hold nothing: by the lengths stream's rule, or length 0, or
+     * code 0 (and the dictionary holds nothing only they used) */
+    if (sl.dict)
+        rc = ig_slide_dict_check(&sl.d, dead, err);
+    else if (!sl.coded)
         rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &ig_slide_meta_desc, NULL, dead, err);
     if (!rc && (sl.bits || sl.coded)) { /* and no bits linger past the live ones */
         uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);

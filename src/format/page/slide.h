@@ -47,10 +47,21 @@ struct ig_leaf_info;
 /* Can this leaf use sliding-window pages? (a top-level list of integers) */
 bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask);
 
-/* About how many bits row cur costs after prev (its new values in the bit-length
- * code, its metadata): the writer cuts sliding-window pages by this, so a page
- * of sliding rows holds the target size of stored bytes, not of plain values. */
-uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn, bool sgn);
+/* Measures a page of sliding rows as it grows, row by row, about as it will be
+ * stored: the writer cuts sliding-window pages by this, so a page holds the
+ * target size of stored bytes, not of plain values. Zero it to start a page. */
+struct ig_slide_sizer {
+    uint64_t *seen; /* the page's distinct non-zero values so far (open addressing, 0 = empty) */
+    size_t cap, n;
+    uint64_t saved; /* bits a dictionary saves on the repeats (counted: not) */
+};
+
+/* About how many bits row cur costs after prev (the last row with values):
+ * each new value in the bit-length code, or, when the page has had it already,
+ * as an index into the page's dictionary if that is cheaper; its metadata. */
+uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size_t pn, const uint64_t *cur,
+                            size_t cn, bool sgn);
+void ig_slide_sizer_free(struct ig_slide_sizer *z);
 
 /* Append the encoding of rows [first, first + count) of a nested leaf's values. */
 int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,

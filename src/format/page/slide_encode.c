@@ -1,6 +1,7 @@
 /* slide_encode.c - writing sliding-window pages (slide.h): each row is found
  * as a base or a delta against the row before it with values, then the bulk of
- * new values is coded three ways and the smallest kept. */
+ * new values is coded four ways (the fourth, a dictionary: slide_dict.c) and
+ * the smallest kept. */
 #include "format/page/slide.h"
 #include "format/layout.h"
 #include "format/model/types.h"
@@ -75,35 +76,77 @@ static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, siz
     return best >= 4 || (best > 0 && best == cn) ? best : 0;
 }
 
-uint64_t ig_slide_row_bits(const uint64_t *prev, size_t pn, const uint64_t *cur, size_t cn,
-                           bool sgn)
+/* Has the page had x (non-zero) already? Notes it if not; false also when
+ * out of memory (the estimate then counts it as new). */
+static bool seen_before(struct ig_slide_sizer *z, uint64_t x)
+{
+    if (2 * (z->n + 1) > z->cap) { /* at most half full */
+        size_t cap = z->cap ? 2 * z->cap : 1024;
+        uint64_t *t = calloc(cap, sizeof *t);
+        if (!t) return false;
+        for (size_t i = 0; i < z->cap; i++)
+            if (z->seen[i])
+                for (size_t k = z->seen[i] * 0x9E3779B97F4A7C15ull >> 20;; k++)
+                    if (!t[k & (cap - 1)]) {
+                        t[k & (cap - 1)] = z->seen[i];
+                        break;
+                    }
+        free(z->seen);
+        z->seen = t;
+        z->cap = cap;
+    }
+    for (size_t k = x * 0x9E3779B97F4A7C15ull >> 20;; k++) {
+        uint64_t *slot = &z->seen[k & (z->cap - 1)];
+        if (*slot == x) return true;
+        if (!*slot) {
+            *slot = x;
+            z->n++;
+            return false;
+        }
+    }
+}
+
+uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size_t pn, const uint64_t *cur,
+                            size_t cn, bool sgn)
 {
     size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
     uint64_t bits = 8; /* the row's share of the metadata streams */
+    /* a repeat as a dictionary index: about log2 of the distinct values, plus its length's code */
+    uint64_t index_bits = 3 + ig_bit_len(z->n);
     for (size_t k = 0; k < cn; k++) {
         if (keep && k == h) k += keep; /* the kept run costs nothing */
         if (k >= cn) break;
-        uint64_t z = zz(cur[k], sgn && (int64_t)cur[k] < 0); /* pages of non-negative ids: raw */
-        bits += 5 + (z > 1 ? 63 - (uint64_t)__builtin_clzll(z) : 0); /* length code + bits */
+        uint64_t x = zz(cur[k], sgn && (int64_t)cur[k] < 0); /* pages of non-negative ids: raw */
+        uint64_t coded = 5 + (x > 1 ? ig_bit_len(x) - 1 : 0); /* length code + bits */
+        bool cheaper = x && seen_before(z, x) && index_bits < coded;
+        bits += cheaper ? index_bits : coded;
+        z->saved += cheaper ? coded - index_bits : 0;
     }
     return bits;
 }
 
-/* The code for bit lengths 0..64 of a page's values. Erasure turns a value
- * into length 0 in place, so length 0 must cost no more than any value it may
- * replace: its code no longer than L's code plus L's L - 1 low bits. */
-static bool length_code(const uint64_t *lens, size_t n, struct ig_pcode *c)
+void ig_slide_sizer_free(struct ig_slide_sizer *z)
+{
+    free(z->seen);
+    memset(z, 0, sizeof *z);
+}
+
+bool ig_slide_length_code(const uint64_t *lens, size_t n, bool zero_for_erasure, struct ig_pcode *c)
 {
     uint64_t freq[IG_PCODE_MAX_SYMS] = {0};
     for (size_t j = 0; j < n; j++)
         freq[lens[j]]++;
-    if (!freq[0]) freq[0] = 1; /* always present: erasure writes it */
+    if (zero_for_erasure && !freq[0]) freq[0] = 1; /* always present: erasure writes it */
     memset(c, 0, sizeof *c);
-    if (ig_pcode_lengths(freq, IG_PCODE_MAX_SYMS, c->len) > IG_PCODE_MAX_LEN) return false;
+    /* too skewed for codes of IG_PCODE_MAX_LEN bits (a page of many values):
+     * flatten the counts until it fits (all 1: 65 symbols take 7 bits) */
+    while (ig_pcode_lengths(freq, IG_PCODE_MAX_SYMS, c->len) > IG_PCODE_MAX_LEN)
+        for (unsigned L = 0; L < IG_PCODE_MAX_SYMS; L++)
+            if (freq[L]) freq[L] = freq[L] / 2 | 1;
     unsigned bound = 255, swap = 0;
     for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
         if (c->len[L] && c->len[L] + L - 1 < bound) bound = c->len[L] + L - 1;
-    if (c->len[0] > bound) { /* trade codes with the longest one that fits the bound */
+    if (zero_for_erasure && c->len[0] > bound) { /* trade codes with the longest one that fits the bound */
         for (unsigned L = 1; L < IG_PCODE_MAX_SYMS; L++)
             if (c->len[L] && c->len[L] <= bound && (!swap || c->len[L] > c->len[swap])) swap = L;
         uint8_t t = c->len[0];
@@ -119,7 +162,7 @@ static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
                       const struct ig_u64vec *bval, uint64_t *cbit, struct ig_buf *out, int *rc)
 {
     struct ig_pcode c;
-    if (!length_code(lens, n, &c)) return false;
+    if (!ig_slide_length_code(lens, n, true, &c)) return false;
     uint64_t bits = 0;
     for (size_t j = 0; j < n; j++)
         bits += c.len[lens[j]] + (lens[j] > 1 ? lens[j] - 1 : 0);
@@ -211,13 +254,13 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
     return rc;
 }
 
-/* ---- phase 2: the bulk three ways -------------------------------------------- */
+/* ---- phase 2: the bulk four ways -------------------------------------------- */
 
 struct bulk_ways {
-    struct ig_buf stream, bits, coded; /* IG_SLIDE_BULK_STREAM, _BITS, _CODED */
-    uint64_t *lens;                    /* bit length of each bulk value */
-    uint64_t *bbit, *cbit;             /* per base: bit offset of its first value (bits, coded) */
-    int kind;                          /* the smallest */
+    struct ig_buf stream, bits, coded, dict; /* IG_SLIDE_BULK_STREAM, _BITS, _CODED, _DICT */
+    uint64_t *lens;                          /* bit length of each bulk value */
+    uint64_t *bbit, *cbit, *dbit; /* per base: bit offset of its first value (bits, coded, dict) */
+    int kind;                     /* the smallest */
 };
 
 static void bulk_ways_free(struct bulk_ways *b)
@@ -225,9 +268,11 @@ static void bulk_ways_free(struct bulk_ways *b)
     ig_buf_free(&b->stream);
     ig_buf_free(&b->bits);
     ig_buf_free(&b->coded);
+    ig_buf_free(&b->dict);
     free(b->lens);
     free(b->bbit);
     free(b->cbit);
+    free(b->dbit);
 }
 
 /* Bit lengths, then lengths as an int stream and the bits below each leading one. */
@@ -267,17 +312,21 @@ static int encode_bulk(const struct windows *w, struct bulk_ways *b, struct ig_e
     b->lens = malloc((bulk->n + 1) * sizeof *b->lens);
     b->bbit = malloc((w->brow.n + 1) * sizeof *b->bbit);
     b->cbit = malloc((w->brow.n + 1) * sizeof *b->cbit);
-    if (!b->lens || !b->bbit || !b->cbit) return -ENOMEM;
+    b->dbit = malloc((w->brow.n + 1) * sizeof *b->dbit);
+    if (!b->lens || !b->bbit || !b->cbit || !b->dbit) return -ENOMEM;
     struct ig_enc_opts o = {.no_drop = true};
     int rc = ig_ints_encode(bulk->v ? bulk->v : (const uint64_t[1]){0}, bulk->n,
                             &ig_slide_meta_desc, &o, &b->stream, err);
     if (!rc) rc = bits_bulk(w, b, err);
     bool coded = !rc && code_bulk(bulk->v, b->lens, bulk->n, &w->bval, b->cbit, &b->coded, &rc);
+    bool dict = false;
+    if (!rc) rc = ig_slide_dict_encode(bulk->v, bulk->n, w->bval.v, w->bval.n, b->dbit, &b->dict, &dict);
     if (rc) return rc;
     b->kind = IG_SLIDE_BULK_STREAM;
     size_t best = b->stream.len;
     if (b->bits.len < best) b->kind = IG_SLIDE_BULK_BITS, best = b->bits.len;
-    if (coded && b->coded.len < best) b->kind = IG_SLIDE_BULK_CODED;
+    if (coded && b->coded.len < best) b->kind = IG_SLIDE_BULK_CODED, best = b->coded.len;
+    if (dict && b->dict.len < best) b->kind = IG_SLIDE_BULK_DICT;
     return 0;
 }
 
@@ -300,9 +349,10 @@ static int write_page(const struct windows *w, const struct bulk_ways *b, bool r
     if (!rc) rc = put_meta(body, w->brow.v ? w->brow.v : (const uint64_t[1]){0}, w->brow.n, err);
     if (!rc) rc = put_meta(body, w->bval.v ? w->bval.v : (const uint64_t[1]){0}, w->brow.n, err);
     /* bit-packed, so erasure (which only lowers these offsets) never grows it */
-    const uint64_t *offs = b->kind == IG_SLIDE_BULK_CODED ? b->cbit : b->bbit;
+    const uint64_t *offs = b->kind == IG_SLIDE_BULK_CODED ? b->cbit : b->kind == IG_SLIDE_BULK_DICT ? b->dbit : b->bbit;
     if (!rc) rc = ig_slide_put_stream(body, offs, w->brow.n, IG_ENC_BITPACK, true, err);
-    const struct ig_buf *chosen = b->kind == IG_SLIDE_BULK_CODED ? &b->coded
+    const struct ig_buf *chosen = b->kind == IG_SLIDE_BULK_CODED  ? &b->coded
+                                  : b->kind == IG_SLIDE_BULK_DICT ? &b->dict
                                   : b->kind == IG_SLIDE_BULK_BITS ? &b->bits
                                                                   : &b->stream;
     if (!rc && ig_buf_append(body, chosen->data, chosen->len)) rc = -ENOMEM;

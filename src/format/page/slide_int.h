@@ -6,9 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 
 #include "format/enc/codec.h"
 #include "util/buf.h"
+#include "util/pcode.h"
 
 struct ig_error;
 
@@ -39,11 +41,138 @@ static inline void put_bits(uint8_t *dst, uint64_t *pos, uint64_t x, unsigned w)
     }
 }
 
+/* Reads LSB-first bits of p[0..len). */
+struct ig_bitreader {
+    const uint8_t *p;
+    size_t len;
+    uint64_t pos;
+};
+
+/* The next w (at most 64) bits; -EIO past the end. */
+static inline int ig_bits_read(struct ig_bitreader *br, unsigned w, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned q = 0; q < w;) {
+        if (br->pos / 8 >= br->len) return -EIO;
+        unsigned bit = (unsigned)(br->pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
+        v |= (uint64_t)((br->p[br->pos / 8] >> bit) & ((1u << take) - 1)) << q;
+        br->pos += take;
+        q += take;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The next w (at most 16) bits without moving; zeros past the end. */
+static inline uint64_t ig_bits_peek(const struct ig_bitreader *br, unsigned w)
+{
+    uint64_t v = 0, pos = br->pos;
+    for (unsigned q = 0; q < w;) {
+        unsigned bit = (unsigned)(pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
+        unsigned byte = pos / 8 < br->len ? br->p[pos / 8] : 0;
+        v |= (uint64_t)((byte >> bit) & ((1u << take) - 1)) << q;
+        pos += take;
+        q += take;
+    }
+    return v;
+}
+
+/* The bit length of x (0 for 0). */
+static inline uint64_t ig_bit_len(uint64_t x)
+{
+    return x ? 64 - (uint64_t)__builtin_clzll(x) : 0;
+}
+
+/* A bit-length code back to its value: length L (at most 64), the L - 1 bits
+ * below the leading one. */
+static inline uint64_t ig_slide_from_code(uint64_t L, uint64_t bits)
+{
+    return L == 0 ? 0 : L == 1 ? 1 : (1ull << (L - 1)) | bits;
+}
+
+/* One value coded by its bit length under code c (built with a decode table):
+ * the code of L, then its L - 1 low bits. -EIO on a bad or truncated code. */
+static inline int ig_slide_read_coded(struct ig_bitreader *br, const struct ig_pcode *c, uint64_t *L,
+                                      uint64_t *low)
+{
+    unsigned n;
+    int sym = ig_pcode_decode(c, ig_bits_peek(br, c->max_len), &n);
+    if (sym < 0 || br->pos + n > (uint64_t)br->len * 8) return -EIO;
+    br->pos += n;
+    *L = (uint64_t)sym;
+    *low = 0;
+    return sym > 1 ? ig_bits_read(br, (unsigned)sym - 1, low) : 0;
+}
+
+/* The value x as its length's code and low bits, at bit *pos of dst (zeroed). */
+static inline void ig_slide_put_coded(uint8_t *dst, uint64_t *pos, const struct ig_pcode *c, uint64_t x)
+{
+    uint64_t L = ig_bit_len(x);
+    put_bits(dst, pos, c->code[L], c->len[L]);
+    if (L > 1) put_bits(dst, pos, x, (unsigned)L - 1);
+}
+
+/* Bits of x coded so (0 when L has no code: the caller checks c->len[L]). */
+static inline uint64_t ig_slide_coded_bits(const struct ig_pcode *c, uint64_t x)
+{
+    uint64_t L = ig_bit_len(x);
+    return c->len[L] + (L > 1 ? L - 1 : 0);
+}
+
+/* The code for the bit lengths lens[0..n) (0..64), ready to write (no decode
+ * table). With zero_for_erasure, length 0 always has a code, no longer than any
+ * present length's code plus its L - 1 low bits (erasure writes length 0 in
+ * place of a value). False when no code of at most IG_PCODE_MAX_LEN bits fits. */
+bool ig_slide_length_code(const uint64_t *lens, size_t n, bool zero_for_erasure, struct ig_pcode *c);
+
 /* u32 length + an int stream; `forced` 0 lets the codecs choose. Streams that
  * erasure touches (the bulk) must not drop elements (`erasable`); the row
  * metadata is never erased (an erased row keeps its shape), so any scheme, RLE
  * included, will do there. */
 int ig_slide_put_stream(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_enc forced,
                         bool erasable, struct ig_error *err);
+
+/* ---- the dictionary bulk (IG_SLIDE_BULK_DICT, slide_dict.c) ---- */
+
+struct ig_slide_dict {
+    size_t nentries, nvalues;
+    const uint8_t *dtable, *ctable; /* the entries' and the codes' length-code tables */
+    const uint8_t *ebits, *cbits;   /* the entries' bit stream, the codes' */
+    size_t ebits_len, cbits_len;
+};
+
+/* Parse the bulk p[0..len) (after the metadata streams, to the body's end) of
+ * a page of nvalues bulk values. */
+int ig_slide_dict_parse(const uint8_t *p, size_t len, size_t nvalues, struct ig_slide_dict *d,
+                        struct ig_error *err);
+
+/* Reads the bulk's values in order from a code's bit offset on (a base's). */
+struct ig_slide_dict_reader {
+    uint64_t *entries; /* the dictionary, decoded */
+    size_t n;
+    struct ig_pcode code;
+    struct ig_bitreader br;
+};
+int ig_slide_dict_open(const struct ig_slide_dict *d, uint64_t bit, struct ig_slide_dict_reader *r,
+                       struct ig_error *err);
+int ig_slide_dict_next(struct ig_slide_dict_reader *r, uint64_t *x, struct ig_error *err);
+void ig_slide_dict_close(struct ig_slide_dict_reader *r);
+
+/* The bulk vals[0..n) as a dictionary bulk appended to out; cbit[b] gets the
+ * bit offset of value bval[b] (the bases' first values, nbases). *made false,
+ * nothing appended, when it would not pay (few repeats) or no code fits. */
+int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, size_t nbases, uint64_t *cbit,
+                         struct ig_buf *out, bool *made);
+
+/* Erase: append the base bit offsets (stream 7, bit-packed, -ENOSPC if longer
+ * than its old old_offsets_len) and the bulk with every dead value's code 0
+ * and every entry no live value uses zeroed. Never grows the bulk of a page
+ * this writer made (-ENOSPC on one it did not). */
+int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, size_t nbases, const uint8_t *dead,
+                        size_t old_offsets_len, struct ig_buf *out, struct ig_error *err);
+
+/* 0 if no dead value refers to an entry, every entry no live value uses is
+ * zero, and no bits follow either stream's last code; else -EIO. */
+int ig_slide_dict_check(const struct ig_slide_dict *d, const uint8_t *dead, struct ig_error *err);
 
 #endif
