@@ -198,11 +198,16 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
                                     of its L and its L - 1 low bits, one bit stream */
 #define IG_SLIDE_BULK_DICT 3     /* the distinct values once (a dictionary), then each value as its
                                     index, both coded by bit length (page/slide_dict.c); version 7 */
-/* the dictionary bulk: header, the entries' bit stream (IG_SLIDE_DICT_BYTES long), the codes' */
+/* the dictionary bulk: header, the entries (IG_SLIDE_DICT_BYTES long), the codes' bit stream */
 #define IG_SLIDE_DICT_ENTRIES 0  /* u32 entries */
-#define IG_SLIDE_DICT_BYTES 4    /* u32 bytes of the entries' bit stream */
-#define IG_SLIDE_DICT_TABLES 8   /* two 33-byte code tables (util/pcode.h): entries', codes' */
-#define IG_SLIDE_DICT_HDR 74
+#define IG_SLIDE_DICT_BYTES 4    /* u32 bytes of the entries */
+#define IG_SLIDE_DICT_TABLE 8    /* the codes' 33-byte length-code table (util/pcode.h) */
+#define IG_SLIDE_DICT_HDR 41
+/* the entries: per group (2^g entries; the last, the rest) this header, its low
+ * bits (n x l, bytes rounded up), its upper bits (u, bytes rounded up) */
+#define IG_SLIDE_GROUP_LOW 0     /* u8 l: low bits per entry, 0..63 */
+#define IG_SLIDE_GROUP_UPPER 1   /* u32 u: bits of the upper part */
+#define IG_SLIDE_GROUP_HDR 5
 #define IG_PAGE_ENC_COUNT 11 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */

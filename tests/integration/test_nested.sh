@@ -210,6 +210,73 @@ assert got == want
 PY
 }
 check slide_erase_keeps_neighbours slide_erase
+# hashed ids (a few 62-bit ids recurring) are stored once per page, in a
+# dictionary (bulk kind 3, before and after an erase); a row read by id decodes
+# from its base and looks up only its own entries: every row read alone equals
+# its input row, in both kinds of page, and erased rows are gone
+"$PY" - "$WORK/slideh.jsonl" <<'PY'
+import json, random, sys
+rnd = random.Random(12)
+pool = [rnd.getrandbits(62) for _ in range(500)]
+win, out = [], open(sys.argv[1], "w")
+for uid in range(3000):
+    p = rnd.random()
+    if p < 0.03:
+        clk = None
+    elif p < 0.05:
+        clk = []
+    else:
+        if p < 0.07 or not win:
+            win = []
+        new = [pool[int(500 * rnd.random() ** 3)] for _ in range(rnd.randrange(0, 4) if win else 40)]
+        win = clk = (new + win)[:40]
+    out.write(json.dumps({"clk": clk}) + "\n")
+PY
+# The bulk kind of every page of a one-column table of uncompressed sliding
+# windows (FORMAT.md: pages section 6, 64-byte records; body flags, then the
+# slide header's kind byte at 8)
+bulk_kinds() {
+    "$PY" - "$1/part-000000.ingot" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+fo, fs = struct.unpack_from("<QQ", d, len(d) - 64)
+f = d[fo:fo + fs]
+poff, psize = struct.unpack_from("<QQ", f, 80 + 16 * 6)
+for k in range(psize // 64):
+    off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * k)
+    assert d[off] == 0x10, d[off:off + 4]
+    print(d[off + 4 + 8])
+PY
+}
+slide_rows_by_id() {
+    rm -rf "$WORK/t_sh"
+    # uncompressed, so that the size below is the encoding's (zstd finds a few
+    # hundred ids repeated too)
+    printf 'clk list<int64>? compression=none\n' >"$WORK/slideh.txt"
+    "$INGOT" import --schema "$WORK/slideh.txt" "$WORK/slideh.jsonl" "$WORK/t_sh" >/dev/null || return 1
+    [ "$(bulk_kinds "$WORK/t_sh" | sort -u)" = 3 ] || { echo "not all dictionary pages: $(bulk_kinds "$WORK/t_sh")"; return 1; }
+    "$INGOT" erase --row 7 --row 8 --row 2000 "$WORK/t_sh" >/dev/null || return 1
+    [ "$(bulk_kinds "$WORK/t_sh" | sort -u)" = 3 ] || return 1
+    "$INGOT" verify "$WORK/t_sh" >/dev/null || { "$INGOT" verify "$WORK/t_sh"; return 1; }
+    local t in gone
+    for t in t_sh:slideh:7,8,2000 t_se:slide:10,11,1500,2999; do
+        IFS=: read -r t in gone <<<"$t"
+        "$INGOT" inspect --json "$WORK/$t" | jq -e '.columns[] | select(.name == "clk") | .encodings.slide > 0' \
+            >/dev/null || { echo "$t: no slide pages"; return 1; }
+        "$PY" - "$INGOT" "$WORK/$t" "$WORK/$in.jsonl" "$gone" <<'PY' || return 1
+import json, random, subprocess, sys
+ingot, table, src, gone = sys.argv[1], sys.argv[2], sys.argv[3], {int(x) for x in sys.argv[4].split(",")}
+want = [json.loads(l)["clk"] for l in open(src)]
+ids = random.Random(3).sample(range(len(want)), 400) + sorted(gone)
+out = subprocess.run([ingot, "cat", "--rows", ",".join(map(str, ids)), table, "clk"], capture_output=True, text=True)
+got = [json.loads(l)["clk"] for l in out.stdout.splitlines()]
+live = [i for i in ids if i not in gone]
+assert got == [want[i] for i in live], [i for i, g in zip(live, got) if g != want[i]][:5]
+assert all(f"row {i}: no such row" in out.stderr for i in gone), out.stderr
+PY
+    done
+}
+check slide_rows_by_id_hashed_and_spread slide_rows_by_id
 slide_bad_schema() {
     local out
     printf 'uid int64\nf list<float32> encoding=slide\n' >"$WORK/slide_bad.txt"

@@ -260,17 +260,17 @@ static int dict_entries_not_live(const struct ig_page_built *b, size_t rows, con
     for (int k = 0; k < IG_SLIDE_STREAMS; k++)
         pos += 4 + ig_ld32(body + pos);
     struct ig_slide_dict d;
-    struct ig_slide_dict_reader r;
     struct ig_error err = {0};
     if (ig_slide_dict_parse(body + pos, len - pos, ig_ld32(body + IG_SLIDE_BULK_VALUES), &d, &err) ||
-        ig_slide_dict_open(&d, 0, &r, &err) || rows != v->rows)
+        rows != v->rows)
         return 1000000; /* fails the caller's check */
-    int bad = 0;
-    for (size_t e = 0; e < r.n; e++) {
-        uint64_t x = unzz(r.entries[e], !body[IG_SLIDE_RAW]); /* int64 lanes */
+    uint64_t *entries = malloc((d.nentries + 1) * sizeof *entries);
+    int bad = !entries || ig_slide_dict_entries(&d, entries, &err) ? 1000000 : 0;
+    for (size_t e = 0; !bad && e < d.nentries; e++) {
+        uint64_t x = unzz(entries[e], !body[IG_SLIDE_RAW]); /* int64 lanes */
         bad += x && !live_holds(v, del, x);
     }
-    ig_slide_dict_close(&r);
+    free(entries);
     return bad;
 }
 

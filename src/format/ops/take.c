@@ -349,10 +349,13 @@ struct ig_take {
 
 /* A top-level string or binary column reads the row alone: random rows of a
  * large table hit a block once each, and decoding one huffman item is a
- * fraction of decoding its block. Nested leaves keep whole blocks (their
+ * fraction of decoding its block. So does a sliding-window page (a top-level
+ * list of integers, one leaf): its row decodes from the last base before it,
+ * not from the page's start. Other nested leaves keep whole blocks (their
  * leaves must agree on the row's index). */
-static bool reads_one_row(const struct ig_column_ref *ref)
+static bool reads_one_row(const struct ig_column_ref *ref, const struct ig_pagerec *page)
 {
+    if (ref->li.slide_ok && page->encoding == IG_PAGE_ENC_SLIDE) return true;
     return !ref->nested && ref->rec.parent == IG_NONE && !ref->li.levels &&
            ref->rec.type != IG_T_BLOB && ig_type_info(ref->rec.type) &&
            ig_type_info(ref->rec.type)->phys == IG_PHYS_BYTES;
@@ -377,7 +380,7 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     struct ig_pagerec blk;
     const uint8_t *del, *pick = NULL;
     size_t want = rb->index;
-    if (reads_one_row(ref) &&
+    if (reads_one_row(ref, &rb->rec) &&
         ig_part_block(&tk->t->parts[at->part], rb->page, &rb->rec, rb->block, &blk, NULL) == 0 &&
         want < blk.row_count) {
         ig_buf_reset(&tk->pick);
@@ -399,7 +402,8 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     s->part = at->part;
     s->page = rb->page;
     s->block = rb->block;
-    s->one_row = pick && s->vals.n != blk.row_count; /* an older part's page comes whole */
+    /* an older part's page comes whole */
+    s->one_row = pick && (s->vals.levels ? s->vals.rows : s->vals.n) != blk.row_count;
     s->index = want;
     if (s->one_row) rb->index = 0;
     return 0;

@@ -604,10 +604,52 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     return 0;
 }
 
+/* ig_page_decode_picked of a sliding-window page: each picked row decoded from
+ * the last base before it (ig_slide_row), not the page from its start. */
+static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                               const uint8_t *pick, struct ig_page_scratch *s, struct ig_values *out,
+                               struct ig_error *err)
+{
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t n = rec->row_count, len = rec->body_size;
+    if (len < IG_BODY_HDR || body[0] != IG_BODY_SLIDE || body[1] || body[2] || body[3])
+        return ig_err(err, -EIO, "page body flags 0x%02x do not fit a sliding-window page", body[0]);
+    ig_values_retype(out, li->type);
+    out->levels = true;
+    out->per_value = 1;
+    ig_values_reset(out);
+    struct ig_buf row = IG_BUF_INIT;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!((pick[i / 8] >> (i % 8)) & 1)) continue;
+        size_t cnt = 0;
+        bool is_null = false;
+        rc = ig_slide_row(body + IG_BODY_HDR, len - IG_BODY_HDR, n, i, li, &row, &cnt, &is_null, err);
+        if (rc) break;
+        if (!cnt) { /* a NULL or empty list: one entry, as ig_slide_decode gives it */
+            uint8_t def = is_null ? 0 : (uint8_t)(li->max_def - 1);
+            rc = ig_values_push_entry(out, 0, def) || ig_values_end_row(out) ? ig_err(err, -ENOMEM, "out of memory")
+                                                                             : 0;
+            continue;
+        }
+        if (ig_values_reserve(out, out->n + cnt)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        memcpy(out->lanes + out->n, row.data, cnt * sizeof *out->lanes);
+        if (ig_values_commit_list_row(out, cnt, li->max_def)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    ig_buf_free(&row);
+    return rc;
+}
+
 int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
                           const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
                           struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
 {
+    if (li->levels && li->slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE)
+        return decode_picked_slide(stored, rec, li, pick, s, out, err);
     const struct ig_type_info *ti = ig_type_info(li->type);
     if (li->levels || li->type == IG_T_BLOB || !ti || ti->phys != IG_PHYS_BYTES) return -ENOTSUP;
     const uint8_t *body;

@@ -134,7 +134,9 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
 /* Only the rows set in `pick`, of a flat string or binary leaf, into out (in
  * row order, NULLs as NULL): each value read alone (ig_bytes_get), so an erase
  * that needs two values of a huffman block decodes two items, not the block.
- * -ENOTSUP, without a message, for any other leaf: decode the block instead. */
+ * Of a sliding-window page likewise (levels values): each row decoded from the
+ * last base before it. -ENOTSUP, without a message, for any other leaf: decode
+ * the block instead. */
 int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
                           const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
                           struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err);

@@ -186,11 +186,7 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     if (!rc && (sl.bits || sl.coded)) {
         rc = read_bit_bulk(&sl, bulk, NULL, NULL, NULL, err);
     } else if (!rc && sl.dict) {
-        struct ig_slide_dict_reader dr;
-        rc = ig_slide_dict_open(&sl.d, 0, &dr, err);
-        for (size_t j = 0; !rc && j < nv; j++)
-            rc = ig_slide_dict_next(&dr, &bulk[j], err);
-        if (dr.entries) ig_slide_dict_close(&dr);
+        rc = ig_slide_dict_values(&sl.d, bulk, err);
     } else if (!rc)
         rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &ig_slide_meta_desc, NULL, bulk, err);
     /* each row is built in place at the end of out's lanes; its predecessor is

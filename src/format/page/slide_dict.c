@@ -4,26 +4,27 @@
  * Hashed feature ids (popular ids are not small numbers) cost ~60 bits each
  * in the bit-length codes however often they recur. Here the page's distinct
  * non-zero values are stored once, as a dictionary, and every value as its
- * index plus one (0 is the value 0, and what erasure writes).
+ * code: its entry's index plus one (0 is the value 0).
  *
- * Indexes are ranks by frequency: rank r's index r + 1 has bit length g + 1
+ * Indexes are ranks by frequency: rank r's code r + 1 has bit length g + 1
  * for the ranks of *group* g (2^g - 1 .. 2^(g+1) - 2), so a popular value's
- * code is short. Within a group every index costs the same, so the group's
- * entries are free to be sorted by value, and are: each entry is stored as its
- * XOR with the entry before it in its group (the first: with 0), which for
- * sorted values costs about what their gap does. Entries and indexes are both
- * coded by bit length under a per-page prefix code, as bulk kind 2.
+ * code is short; codes are coded by bit length under a per-page prefix code,
+ * as bulk kind 2 codes values. Within a group every code costs the same, so
+ * the group's entries are free to be sorted, and are stored as a sorted set
+ * (Elias-Fano): of n entries below 2^64, each entry's l low bits (l about
+ * log2(max / n)) packed, and its high part v >> l in unary: bit (v_i >> l) + i
+ * of the group's upper bits set. That is within ~2 bits an entry of naming the
+ * set, and any entry is found without decoding the others (the i-th set bit),
+ * so reading one row decodes only the entries its codes name.
  *
- * Erasure never grows the page: a dead value's code becomes 0 where that costs
- * no more, else the first code of its group (the same length, low bits 0);
- * an entry no live value refers to any more is moved to the end of its group
- * as a copy of the group's last live entry (XOR 0); the live entries keep
- * their order and their indexes stay in the group (same length). For sorted
- * a <= b <= c the top differing bit of a and c is the higher of a-b's and
- * b-c's, so a live entry's new XOR costs what one of the XORs it spans did.
- * Neither an erased value nor its place among the live ones survives; the
- * number of entries per group (how often some value occurred) does, as the
- * code tables do. */
+ * Erasure changes no size: a dead value's code becomes 0 where that costs no
+ * more, else the first code of its group (the same length, low bits 0); an
+ * entry no live value uses any more is moved to the end of its group as a copy
+ * of the group's last live entry (0 if none), the live entries keeping their
+ * order; a group keeps its l and its upper bits' length, which still hold
+ * values no larger than before. Neither an erased value nor its place among
+ * the live ones survives; the number of entries per group (how often some
+ * value occurred) does, as the code table does. */
 #include "format/layout.h"
 #include "format/page/slide_int.h"
 #include "util/endian.h"
@@ -46,23 +47,45 @@ static size_t group_end(size_t r, size_t n)
     return e < n ? e : n;
 }
 
+static bool bit_set(const uint8_t *bm, size_t i)
+{
+    return bm && ((bm[i / 8] >> (i % 8)) & 1);
+}
+
 int ig_slide_dict_parse(const uint8_t *p, size_t len, size_t nvalues, struct ig_slide_dict *d,
                         struct ig_error *err)
 {
+    memset(d, 0, sizeof *d);
     if (len < IG_SLIDE_DICT_HDR) return ig_err(err, -EIO, "slide page: dictionary truncated");
     d->nvalues = nvalues;
     d->nentries = ig_ld32(p + IG_SLIDE_DICT_ENTRIES);
-    d->ebits_len = ig_ld32(p + IG_SLIDE_DICT_BYTES);
-    d->dtable = p + IG_SLIDE_DICT_TABLES;
-    d->ctable = d->dtable + IG_PCODE_TABLE_BYTES;
-    /* every entry's code takes a bit at least */
-    if (d->nentries > nvalues || d->ebits_len > len - IG_SLIDE_DICT_HDR || d->nentries > (uint64_t)d->ebits_len * 8)
+    size_t elen = ig_ld32(p + IG_SLIDE_DICT_BYTES);
+    d->ctable = p + IG_SLIDE_DICT_TABLE;
+    if (d->nentries > nvalues || elen > len - IG_SLIDE_DICT_HDR)
         return ig_err(err, -EIO, "slide page: bad dictionary header");
-    if ((d->dtable[IG_PCODE_TABLE_BYTES - 1] >> 4) || (d->ctable[IG_PCODE_TABLE_BYTES - 1] >> 4))
-        return ig_err(err, -EIO, "slide page: bad length code table");
-    d->ebits = p + IG_SLIDE_DICT_HDR;
-    d->cbits = d->ebits + d->ebits_len;
-    d->cbits_len = len - IG_SLIDE_DICT_HDR - d->ebits_len;
+    if (d->ctable[IG_PCODE_TABLE_BYTES - 1] >> 4) return ig_err(err, -EIO, "slide page: bad length code table");
+    const uint8_t *e = p + IG_SLIDE_DICT_HDR;
+    size_t pos = 0;
+    for (size_t r = 0; r < d->nentries && d->ngroups < IG_SLIDE_MAX_GROUPS; r = group_end(r, d->nentries)) {
+        struct ig_slide_group *g = &d->groups[d->ngroups++];
+        g->first = r;
+        g->n = group_end(r, d->nentries) - r;
+        if (elen - pos < IG_SLIDE_GROUP_HDR) return ig_err(err, -EIO, "slide page: dictionary group truncated");
+        g->l = e[pos + IG_SLIDE_GROUP_LOW];
+        g->ubits = ig_ld32(e + pos + IG_SLIDE_GROUP_UPPER);
+        pos += IG_SLIDE_GROUP_HDR;
+        size_t lb = (g->n * g->l + 7) / 8, ub = (g->ubits + 7) / 8;
+        if (g->l > 63 || g->ubits < g->n || lb > elen - pos || ub > elen - pos - lb)
+            return ig_err(err, -EIO, "slide page: dictionary group %u past the end", d->ngroups - 1);
+        g->lows = e + pos;
+        g->upper = e + pos + lb;
+        pos += lb + ub;
+    }
+    size_t covered = d->ngroups ? d->groups[d->ngroups - 1].first + d->groups[d->ngroups - 1].n : 0;
+    if (covered != d->nentries || pos != elen)
+        return ig_err(err, -EIO, "slide page: the dictionary's groups do not end where it does");
+    d->cbits = e + elen;
+    d->cbits_len = len - IG_SLIDE_DICT_HDR - elen;
     return 0;
 }
 
@@ -76,26 +99,41 @@ static int load_code(const uint8_t *table, struct ig_pcode *c, struct ig_error *
                          : 0;
 }
 
-/* The entries' values (and, when xs is not NULL, each one's stored XOR);
- * *end: the bit after the last. */
-static int read_entries(const struct ig_slide_dict *d, uint64_t *vals, uint64_t *xs, uint64_t *end,
-                        struct ig_error *err)
+/* Entry i of group g from its high part and low bits; -EIO if it does not fit 64 bits. */
+static int entry_of(const struct ig_slide_group *g, size_t i, uint64_t high, uint64_t *v)
 {
-    struct ig_pcode c;
-    int rc = load_code(d->dtable, &c, err);
-    struct ig_bitreader br = {d->ebits, d->ebits_len, 0};
-    for (size_t r = 0; r < d->nentries && !rc; r++) {
-        uint64_t L, low;
-        if (ig_slide_read_coded(&br, &c, &L, &low)) {
-            rc = ig_err(err, -EIO, "slide page: dictionary entry %zu truncated", r);
-            break;
+    if (g->l && high >> (64 - g->l)) return -EIO;
+    uint64_t low = 0;
+    struct ig_bitreader br = {g->lows, (g->n * g->l + 7) / 8, (uint64_t)i * g->l};
+    if (g->l && ig_bits_read(&br, g->l, &low)) return -EIO;
+    *v = high << g->l | low;
+    return 0;
+}
+
+/* Every entry of group g, in order, into vals[0..n); checks the group holds
+ * exactly n of them and nothing after (padding bits zero). */
+static int group_values(const struct ig_slide_group *g, uint64_t *vals, struct ig_error *err)
+{
+    size_t i = 0;
+    for (size_t byte = 0; byte < (g->ubits + 7) / 8; byte++)
+        for (unsigned b = g->upper[byte]; b; b &= b - 1) {
+            size_t pos = byte * 8 + (size_t)__builtin_ctz(b);
+            if (pos >= g->ubits || i >= g->n || entry_of(g, i, pos - i, &vals[i]))
+                return ig_err(err, -EIO, "slide page: dictionary group of ranks %zu.. is damaged", g->first);
+            i++;
         }
-        uint64_t x = ig_slide_from_code(L, low);
-        vals[r] = group_start(r) ? x : vals[r - 1] ^ x;
-        if (xs) xs[r] = x;
-    }
-    if (end) *end = br.pos;
-    ig_pcode_free(&c);
+    if (i != g->n) return ig_err(err, -EIO, "slide page: dictionary group of ranks %zu.. is short", g->first);
+    size_t lowbits = g->n * g->l;
+    if (lowbits % 8 && g->lows[lowbits / 8] >> (lowbits % 8))
+        return ig_err(err, -EIO, "slide page: bits after the low bits of ranks %zu..", g->first);
+    return 0;
+}
+
+int ig_slide_dict_entries(const struct ig_slide_dict *d, uint64_t *vals, struct ig_error *err)
+{
+    int rc = 0;
+    for (unsigned k = 0; k < d->ngroups && !rc; k++)
+        rc = group_values(&d->groups[k], vals + d->groups[k].first, err);
     return rc;
 }
 
@@ -103,41 +141,112 @@ int ig_slide_dict_open(const struct ig_slide_dict *d, uint64_t bit, struct ig_sl
                        struct ig_error *err)
 {
     memset(r, 0, sizeof *r);
-    r->n = d->nentries;
-    r->entries = malloc((d->nentries + 1) * sizeof *r->entries);
-    if (!r->entries) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = read_entries(d, r->entries, NULL, NULL, err);
-    if (!rc) rc = load_code(d->ctable, &r->code, err);
+    r->d = *d;
+    int rc = load_code(d->ctable, &r->code, err);
     r->br = (struct ig_bitreader){d->cbits, d->cbits_len, bit};
+    /* each group's upper bits as words, with the set bits before each word:
+     * the i-th set bit is then a binary search and one word away */
+    size_t words = 0;
+    for (unsigned k = 0; k < d->ngroups; k++)
+        words += d->groups[k].ubits / 64 + 1;
+    r->words = rc ? NULL : calloc(words + 1, sizeof *r->words);
+    r->before = rc ? NULL : calloc(words + d->ngroups + 1, sizeof *r->before);
+    if (!rc && (!r->words || !r->before)) rc = ig_err(err, -ENOMEM, "out of memory");
+    size_t w = 0, c = 0;
+    for (unsigned k = 0; k < d->ngroups && !rc; k++) {
+        const struct ig_slide_group *g = &d->groups[k];
+        size_t nw = g->ubits / 64 + 1;
+        r->at[k] = w;
+        r->cat[k] = c;
+        for (size_t b = 0; b < (g->ubits + 7) / 8; b++)
+            r->words[w + b / 8] |= (uint64_t)g->upper[b] << (8 * (b % 8));
+        uint64_t ones = 0;
+        for (size_t j = 0; j < nw; j++) {
+            r->before[c + j] = ones;
+            ones += (uint64_t)__builtin_popcountll(r->words[w + j]);
+        }
+        r->before[c + nw] = ones;
+        if (ones != g->n) rc = ig_err(err, -EIO, "slide page: dictionary group of ranks %zu.. is damaged", g->first);
+        w += nw;
+        c += nw + 1;
+    }
     if (rc) ig_slide_dict_close(r);
     return rc;
 }
 
+/* Entry `rank`, found alone. */
+static int entry_at(const struct ig_slide_dict_reader *r, uint64_t rank, uint64_t *v)
+{
+    unsigned k = (unsigned)(ig_bit_len(rank + 1) - 1);
+    const struct ig_slide_group *g = &r->d.groups[k];
+    size_t i = (size_t)(rank - g->first), nw = g->ubits / 64 + 1;
+    const uint64_t *words = r->words + r->at[k], *before = r->before + r->cat[k];
+    size_t lo = 0, hi = nw; /* the last word with fewer than i + 1 set bits before it */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (before[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint64_t x = words[lo];
+    for (uint64_t skip = i - before[lo]; skip; skip--)
+        x &= x - 1;
+    if (!x) return -EIO;
+    size_t pos = lo * 64 + (size_t)__builtin_ctzll(x);
+    return entry_of(g, i, pos - i, v);
+}
+
 /* The next code: 0, or an entry's index + 1. */
-static int next_code(struct ig_slide_dict_reader *r, uint64_t *c, struct ig_error *err)
+static int next_code(struct ig_bitreader *br, const struct ig_pcode *code, size_t nentries, uint64_t *c,
+                     struct ig_error *err)
 {
     uint64_t L, low;
-    if (ig_slide_read_coded(&r->br, &r->code, &L, &low))
-        return ig_err(err, -EIO, "slide page: dictionary codes truncated");
+    if (ig_slide_read_coded(br, code, &L, &low)) return ig_err(err, -EIO, "slide page: dictionary codes truncated");
     *c = ig_slide_from_code(L, low);
-    if (*c > r->n) return ig_err(err, -EIO, "slide page: code %llu past the dictionary's %zu entries",
-                                 (unsigned long long)*c, r->n);
+    if (*c > nentries)
+        return ig_err(err, -EIO, "slide page: code %llu past the dictionary's %zu entries", (unsigned long long)*c,
+                      nentries);
     return 0;
 }
 
 int ig_slide_dict_next(struct ig_slide_dict_reader *r, uint64_t *x, struct ig_error *err)
 {
     uint64_t c;
-    int rc = next_code(r, &c, err);
-    *x = rc || !c ? 0 : r->entries[c - 1];
+    *x = 0;
+    int rc = next_code(&r->br, &r->code, r->d.nentries, &c, err);
+    if (!rc && c && entry_at(r, c - 1, x))
+        rc = ig_err(err, -EIO, "slide page: dictionary entry %llu is damaged", (unsigned long long)c - 1);
     return rc;
 }
 
 void ig_slide_dict_close(struct ig_slide_dict_reader *r)
 {
-    free(r->entries);
+    free(r->words);
+    free(r->before);
     ig_pcode_free(&r->code);
     memset(r, 0, sizeof *r);
+}
+
+int ig_slide_dict_values(const struct ig_slide_dict *d, uint64_t *out, struct ig_error *err)
+{
+    uint64_t *vals = malloc((d->nentries + 1) * sizeof *vals);
+    struct ig_pcode code;
+    int rc = vals ? load_code(d->ctable, &code, err) : ig_err(err, -ENOMEM, "out of memory");
+    if (rc) {
+        free(vals);
+        return rc;
+    }
+    rc = ig_slide_dict_entries(d, vals, err);
+    struct ig_bitreader br = {d->cbits, d->cbits_len, 0};
+    for (size_t j = 0; j < d->nvalues && !rc; j++) {
+        uint64_t c;
+        rc = next_code(&br, &code, d->nentries, &c, err);
+        out[j] = rc || !c ? 0 : vals[c - 1];
+    }
+    ig_pcode_free(&code);
+    free(vals);
+    return rc;
 }
 
 /* ---- writing ---------------------------------------------------------------- */
@@ -147,7 +256,6 @@ static int cmp_u64(const void *a, const void *b)
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
-
 
 /* The index of x in the sorted distinct values u[0..n). */
 static size_t find(const uint64_t *u, size_t n, uint64_t x)
@@ -163,32 +271,70 @@ static size_t find(const uint64_t *u, size_t n, uint64_t x)
     return lo;
 }
 
-/* Append the bulk: header, then the entries' XORs and the codes, each coded by
- * bit length (xs, codes: the values to code; their length codes dc, cc). */
-static int put_bulk(const uint64_t *xs, size_t nent, const uint64_t *codes, size_t n,
-                    const struct ig_pcode *dc, const struct ig_pcode *cc, const uint64_t *bval,
-                    size_t nbases, uint64_t *cbit, struct ig_buf *out)
+/* The low bits per entry of a sorted group whose largest entry is max: the
+ * high parts (max >> l) + n then take under 3n bits. */
+static unsigned low_bits(uint64_t max, size_t n)
 {
-    uint64_t ebits = 0, cbits = 0;
-    for (size_t r = 0; r < nent; r++)
-        ebits += ig_slide_coded_bits(dc, xs[r]);
+    unsigned l = 0;
+    while (l < 63 && (max >> l) / 2 >= n)
+        l++;
+    return l;
+}
+
+/* Append group vals[0..n) (ascending) with l low bits and ubits upper bits;
+ * -ENOSPC if an entry does not fit them. */
+static int put_group(const uint64_t *vals, size_t n, unsigned l, uint64_t ubits, struct ig_buf *out)
+{
+    size_t lb = (n * l + 7) / 8, ub = (size_t)((ubits + 7) / 8);
+    uint8_t *o = ig_buf_extend(out, IG_SLIDE_GROUP_HDR + lb + ub + 8);
+    if (!o) return -ENOMEM;
+    memset(o, 0, IG_SLIDE_GROUP_HDR + lb + ub + 8);
+    o[IG_SLIDE_GROUP_LOW] = (uint8_t)l;
+    ig_st32(o + IG_SLIDE_GROUP_UPPER, (uint32_t)ubits);
+    uint8_t *lows = o + IG_SLIDE_GROUP_HDR, *upper = lows + lb;
+    uint64_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t at = (vals[i] >> l) + i;
+        if (at >= ubits || (i && vals[i] < vals[i - 1])) return -ENOSPC;
+        upper[at / 8] |= (uint8_t)(1u << (at % 8));
+        if (l) put_bits(lows, &pos, vals[i], l);
+    }
+    out->len -= 8; /* the slack was only for the writes */
+    return 0;
+}
+
+/* Append the bulk: header, the groups of entries ranked[0..nent) (with each
+ * group's l and upper bits from ls and us when not NULL, else chosen), the
+ * codes under cc; cbit[b] gets the bit of value bval[b]. */
+static int put_bulk(const uint64_t *ranked, size_t nent, const uint8_t *ls, const uint64_t *us,
+                    const uint64_t *codes, size_t n, const struct ig_pcode *cc, const uint64_t *bval, size_t nbases,
+                    uint64_t *cbit, struct ig_buf *out)
+{
+    if (nent > UINT32_MAX) return -EFBIG;
+    size_t at = out->len;
+    uint8_t *h = ig_buf_extend(out, IG_SLIDE_DICT_HDR);
+    if (!h) return -ENOMEM;
+    memset(h, 0, IG_SLIDE_DICT_HDR);
+    ig_st32(h + IG_SLIDE_DICT_ENTRIES, (uint32_t)nent);
+    ig_pcode_store(cc, h + IG_SLIDE_DICT_TABLE);
+    int rc = 0;
+    for (size_t r = 0, k = 0; r < nent && !rc; r = group_end(r, nent), k++) {
+        size_t gn = group_end(r, nent) - r;
+        unsigned l = ls ? ls[k] : low_bits(ranked[r + gn - 1], gn);
+        uint64_t ubits = us ? us[k] : (ranked[r + gn - 1] >> l) + gn;
+        rc = ubits > UINT32_MAX ? -EFBIG : put_group(ranked + r, gn, l, ubits, out);
+    }
+    if (rc) return rc;
+    if (out->len - at - IG_SLIDE_DICT_HDR > UINT32_MAX) return -EFBIG;
+    ig_st32(out->data + at + IG_SLIDE_DICT_BYTES, (uint32_t)(out->len - at - IG_SLIDE_DICT_HDR));
+    uint64_t cbits = 0;
     for (size_t j = 0; j < n; j++)
         cbits += ig_slide_coded_bits(cc, codes[j]);
-    size_t eb = (size_t)((ebits + 7) / 8), cb = (size_t)((cbits + 7) / 8);
-    if (eb > UINT32_MAX || nent > UINT32_MAX) return -EFBIG;
-    uint8_t *o = ig_buf_extend(out, IG_SLIDE_DICT_HDR + eb + cb + 8);
-    if (!o) return -ENOMEM;
-    memset(o, 0, IG_SLIDE_DICT_HDR + eb + cb + 8);
-    ig_st32(o + IG_SLIDE_DICT_ENTRIES, (uint32_t)nent);
-    ig_st32(o + IG_SLIDE_DICT_BYTES, (uint32_t)eb);
-    ig_pcode_store(dc, o + IG_SLIDE_DICT_TABLES);
-    ig_pcode_store(cc, o + IG_SLIDE_DICT_TABLES + IG_PCODE_TABLE_BYTES);
-    uint8_t *dst = o + IG_SLIDE_DICT_HDR;
+    size_t cb = (size_t)((cbits + 7) / 8);
+    uint8_t *dst = ig_buf_extend(out, cb + 8);
+    if (!dst) return -ENOMEM;
+    memset(dst, 0, cb + 8);
     uint64_t pos = 0;
-    for (size_t r = 0; r < nent; r++)
-        ig_slide_put_coded(dst, &pos, dc, xs[r]);
-    dst += eb;
-    pos = 0;
     size_t b = 0;
     for (size_t j = 0; j < n; j++) {
         while (b < nbases && bval[b] == j)
@@ -201,24 +347,15 @@ static int put_bulk(const uint64_t *xs, size_t nent, const uint64_t *codes, size
     return 0;
 }
 
-/* Bit lengths of xs[0..n) into lens, then their code (zero_for_erasure:
- * ig_slide_length_code's). */
-static bool code_of(const uint64_t *xs, size_t n, uint64_t *lens, bool zero_for_erasure, struct ig_pcode *c)
-{
-    for (size_t j = 0; j < n; j++)
-        lens[j] = ig_bit_len(xs[j]);
-    return ig_slide_length_code(lens, n, zero_for_erasure, c);
-}
-
-int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, size_t nbases,
-                         uint64_t *cbit, struct ig_buf *out, bool *made)
+int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, size_t nbases, uint64_t *cbit,
+                         struct ig_buf *out, bool *made)
 {
     *made = false;
     uint64_t *u = malloc((n + 1) * sizeof *u), *cnt = malloc((n + 1) * sizeof *cnt);
-    uint64_t *xs = malloc((n + 1) * sizeof *xs), *codes = malloc((n + 1) * sizeof *codes);
+    uint64_t *ranked = malloc((n + 1) * sizeof *ranked), *codes = malloc((n + 1) * sizeof *codes);
     uint64_t *order = malloc((n + 1) * sizeof *order);
     uint32_t *rank = malloc((n + 1) * sizeof *rank);
-    int rc = u && cnt && xs && codes && order && rank ? 0 : -ENOMEM;
+    int rc = u && cnt && ranked && codes && order && rank ? 0 : -ENOMEM;
     size_t m = 0, nd = 0;
     for (size_t j = 0; !rc && j < n; j++)
         if (vals[j]) u[m++] = vals[j];
@@ -232,7 +369,7 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
         cnt[nd++] = 1;
     }
     /* with few repeats a dictionary names nearly every value once and its
-     * indexes cost what sorting saves: not worth the work */
+     * codes cost what sorting saves: not worth the work */
     if (rc || nd == 0 || m > UINT32_MAX || nd * 10 > m * 9) goto done;
     /* most frequent first (ties: the smaller value), as one sort of keys */
     for (size_t k = 0; k < nd; k++)
@@ -244,21 +381,22 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
         qsort(order + r, group_end(r, nd) - r, sizeof *order, cmp_u64);
     for (size_t r = 0; r < nd; r++) {
         rank[order[r]] = (uint32_t)r;
-        xs[r] = u[order[r]] ^ (group_start(r) ? 0 : u[order[r - 1]]);
+        ranked[r] = u[order[r]];
     }
     for (size_t j = 0; j < n; j++)
         codes[j] = vals[j] ? (uint64_t)rank[find(u, nd, vals[j])] + 1 : 0;
-    struct ig_pcode dc, cc;
-    /* an erased entry is written as XOR 0, an erased value as code 0 or as
-     * its group's first code (erase_code), so only the entries need a code
-     * for 0 */
-    if (!code_of(xs, nd, cnt, true, &dc) || !code_of(codes, n, u, false, &cc)) goto done; /* cnt, u: scratch */
-    rc = put_bulk(xs, nd, codes, n, &dc, &cc, bval, nbases, cbit, out);
+    /* an erased value is written as code 0 or as its group's first code
+     * (erase_code): 0 needs no code of its own */
+    for (size_t j = 0; j < n; j++)
+        cnt[j] = ig_bit_len(codes[j]); /* cnt: scratch now */
+    struct ig_pcode cc;
+    if (!ig_slide_length_code(cnt, n, false, &cc)) goto done;
+    rc = put_bulk(ranked, nd, NULL, NULL, codes, n, &cc, bval, nbases, cbit, out);
     *made = rc == 0;
 done:
     free(u);
     free(cnt);
-    free(xs);
+    free(ranked);
     free(codes);
     free(order);
     free(rank);
@@ -267,21 +405,16 @@ done:
 
 /* ---- erasure ---------------------------------------------------------------- */
 
-static bool bit_set(const uint8_t *bm, size_t i)
-{
-    return bm && ((bm[i / 8] >> (i % 8)) & 1);
-}
-
-/* Every code of the bulk (0, or an entry's index + 1); *end: the bit after the last. */
+/* Every code of the bulk (0, or an entry's index + 1). */
 static int read_codes(const struct ig_slide_dict *d, uint64_t *codes, uint64_t *end, struct ig_error *err)
 {
-    struct ig_slide_dict_reader r = {.n = d->nentries};
-    int rc = load_code(d->ctable, &r.code, err);
-    r.br = (struct ig_bitreader){d->cbits, d->cbits_len, 0};
+    struct ig_pcode code;
+    int rc = load_code(d->ctable, &code, err);
+    struct ig_bitreader br = {d->cbits, d->cbits_len, 0};
     for (size_t j = 0; j < d->nvalues && !rc; j++)
-        rc = next_code(&r, &codes[j], err);
-    if (end) *end = r.br.pos;
-    ig_pcode_free(&r.code);
+        rc = next_code(&br, &code, d->nentries, &codes[j], err);
+    if (end) *end = br.pos;
+    ig_pcode_free(&code);
     return rc;
 }
 
@@ -290,14 +423,12 @@ static int read_codes(const struct ig_slide_dict *d, uint64_t *codes, uint64_t *
  * tells no more of the value than the group counts do. */
 static uint64_t erase_code(const struct ig_pcode *cc, uint64_t c)
 {
-    uint64_t L = ig_bit_len(c);
     if (!c || (cc->len[0] && cc->len[0] <= ig_slide_coded_bits(cc, c))) return 0;
-    return 1ull << (L - 1);
+    return 1ull << (ig_bit_len(c) - 1);
 }
 
 /* Which entries some live value refers to (live: nentries bits, zeroed here). */
-static void live_entries(const struct ig_slide_dict *d, const uint64_t *codes, const uint8_t *dead,
-                         uint8_t *live)
+static void live_entries(const struct ig_slide_dict *d, const uint64_t *codes, const uint8_t *dead, uint8_t *live)
 {
     memset(live, 0, d->nentries / 8 + 1);
     for (size_t j = 0; j < d->nvalues; j++)
@@ -309,18 +440,16 @@ int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, siz
 {
     size_t n = d->nvalues, ne = d->nentries;
     uint64_t *codes = malloc((n + 1) * sizeof *codes), *vals = malloc((ne + 1) * sizeof *vals);
-    uint64_t *xs = malloc((ne + 1) * sizeof *xs), *to = malloc((ne + 1) * sizeof *to);
-    uint64_t *cbit = malloc((nbases + 1) * sizeof *cbit);
-    uint8_t *live = malloc(ne / 8 + 1);
-    struct ig_pcode dc = {0}, cc = {0};
-    int rc = codes && vals && xs && to && cbit && live ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    if (!rc) rc = read_entries(d, vals, NULL, NULL, err);
+    uint64_t *moved = malloc((ne + 1) * sizeof *moved), *to = malloc((ne + 1) * sizeof *to);
+    uint64_t *cbit = malloc((nbases + 1) * sizeof *cbit), us[64];
+    uint8_t *live = malloc(ne / 8 + 1), ls[64];
+    struct ig_pcode cc = {0};
+    int rc = codes && vals && moved && to && cbit && live ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) rc = ig_slide_dict_entries(d, vals, err);
     if (!rc) rc = read_codes(d, codes, NULL, err);
     if (!rc) {
-        ig_pcode_load(d->dtable, &dc);
         ig_pcode_load(d->ctable, &cc);
-        rc = ig_pcode_build(&dc, 0) || ig_pcode_build(&cc, 0) ? ig_err(err, -EIO, "slide page: bad length code table")
-                                                               : 0;
+        rc = ig_pcode_build(&cc, 0) ? ig_err(err, -EIO, "slide page: bad length code table") : 0;
     }
     if (!rc) {
         for (size_t j = 0; j < n; j++)
@@ -328,36 +457,35 @@ int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, siz
         live_entries(d, codes, dead, live);
         /* per group: its live entries in their order, then the others as
          * copies of the last live one; `to` maps old ranks to new ones */
-        for (size_t g = 0; g < ne; g = group_end(g, ne)) {
-            size_t e = group_end(g, ne), at = g;
+        for (unsigned k = 0; k < d->ngroups; k++) {
+            const struct ig_slide_group *g = &d->groups[k];
+            size_t at = g->first, e = g->first + g->n;
             uint64_t last = 0;
-            for (size_t r = g; r < e; r++)
-                if (bit_set(live, r)) {
-                    to[r] = at;
-                    xs[at++] = vals[r] ^ last; /* as XOR with its predecessor (the first: 0) */
-                    last = vals[r];
-                }
-            for (size_t r = g; r < e; r++)
-                if (!bit_set(live, r)) to[r] = at, xs[at++] = 0;
+            for (size_t r = g->first; r < e; r++)
+                if (bit_set(live, r)) to[r] = at, moved[at++] = last = vals[r];
+            for (size_t r = g->first; r < e; r++)
+                if (!bit_set(live, r)) to[r] = at, moved[at++] = last;
+            ls[k] = g->l;
+            us[k] = g->ubits;
         }
         for (size_t j = 0; j < n; j++) /* a group's first code stays its first */
             if (codes[j] && !bit_set(dead, j)) codes[j] = to[codes[j] - 1] + 1;
-        for (size_t r = 0; r < ne && !rc; r++)
-            if (!dc.len[ig_bit_len(xs[r])])
-                rc = ig_err(err, -ENOSPC, "slide page: an entry needs a length the dictionary's code lacks");
     }
     size_t at = out->len;
     struct ig_buf bulk = IG_BUF_INIT;
-    if (!rc) rc = put_bulk(xs, ne, codes, n, &dc, &cc, bval, nbases, cbit, &bulk) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc) {
+        rc = put_bulk(moved, ne, ls, us, codes, n, &cc, bval, nbases, cbit, &bulk);
+        if (rc == -ENOSPC) ig_err(err, rc, "slide page: a dictionary group is not sorted");
+        else if (rc) ig_err(err, rc, "out of memory");
+    }
     if (!rc) rc = ig_slide_put_stream(out, cbit, nbases, IG_ENC_BITPACK, true, err);
     if (!rc && out->len - at > old_offsets_len + 4) rc = ig_err(err, -ENOSPC, "slide page: base offsets grew");
     if (!rc && ig_buf_append(out, bulk.data, bulk.len)) rc = ig_err(err, -ENOMEM, "out of memory");
     ig_buf_free(&bulk);
-    ig_pcode_free(&dc);
     ig_pcode_free(&cc);
     free(codes);
     free(vals);
-    free(xs);
+    free(moved);
     free(to);
     free(cbit);
     free(live);
@@ -375,27 +503,24 @@ static bool zero_from(const uint8_t *p, size_t len, uint64_t from)
 int ig_slide_dict_check(const struct ig_slide_dict *d, const uint8_t *dead, struct ig_error *err)
 {
     size_t n = d->nvalues, ne = d->nentries;
-    uint64_t *codes = malloc((n + 1) * sizeof *codes), *vals = malloc((ne + 1) * sizeof *vals);
-    uint64_t *xs = malloc((ne + 1) * sizeof *xs), eend = 0, cend = 0;
+    uint64_t *codes = malloc((n + 1) * sizeof *codes), *vals = malloc((ne + 1) * sizeof *vals), cend = 0;
     uint8_t *live = malloc(ne / 8 + 1);
-    int rc = codes && vals && xs && live ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    if (!rc) rc = read_entries(d, vals, xs, &eend, err);
+    int rc = codes && vals && live ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) rc = ig_slide_dict_entries(d, vals, err);
     if (!rc) rc = read_codes(d, codes, &cend, err);
     for (size_t j = 0; !rc && j < n; j++) /* 0, or the first code of a group */
         if (bit_set(dead, j) && (codes[j] & (codes[j] - 1)))
             rc = ig_err(err, -EIO, "slide page: erased value %zu still refers to dictionary entry %llu", j,
                         (unsigned long long)codes[j] - 1);
     if (!rc) live_entries(d, codes, dead, live);
+    /* an entry no live value uses is a copy of the one before it (0 first) */
     for (size_t r = 0; !rc && r < ne; r++)
-        if (!bit_set(live, r) && xs[r])
+        if (!bit_set(live, r) && vals[r] != (group_start(r) ? 0 : vals[r - 1]))
             rc = ig_err(err, -EIO, "slide page: dictionary entry %zu, which no live value uses, still holds data", r);
-    if (!rc && !zero_from(d->ebits, d->ebits_len, eend))
-        rc = ig_err(err, -EIO, "slide page: bits remain past the dictionary's last entry");
     if (!rc && !zero_from(d->cbits, d->cbits_len, cend))
         rc = ig_err(err, -EIO, "slide page: bits remain past the last code");
     free(codes);
     free(vals);
-    free(xs);
     free(live);
     return rc;
 }

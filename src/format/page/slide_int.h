@@ -134,11 +134,23 @@ int ig_slide_put_stream(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_e
 
 /* ---- the dictionary bulk (IG_SLIDE_BULK_DICT, slide_dict.c) ---- */
 
+/* One group of entries (ranks first .. first + n - 1), a sorted set: l low
+ * bits each, then the high parts in unary over ubits upper bits. */
+struct ig_slide_group {
+    size_t first, n, ubits;
+    unsigned l;
+    const uint8_t *lows, *upper;
+};
+
+#define IG_SLIDE_MAX_GROUPS 33 /* 2^32 entries at most */
+
 struct ig_slide_dict {
     size_t nentries, nvalues;
-    const uint8_t *dtable, *ctable; /* the entries' and the codes' length-code tables */
-    const uint8_t *ebits, *cbits;   /* the entries' bit stream, the codes' */
-    size_t ebits_len, cbits_len;
+    unsigned ngroups;
+    struct ig_slide_group groups[IG_SLIDE_MAX_GROUPS];
+    const uint8_t *ctable; /* the codes' length-code table */
+    const uint8_t *cbits;  /* the codes' bit stream */
+    size_t cbits_len;
 };
 
 /* Parse the bulk p[0..len) (after the metadata streams, to the body's end) of
@@ -146,12 +158,21 @@ struct ig_slide_dict {
 int ig_slide_dict_parse(const uint8_t *p, size_t len, size_t nvalues, struct ig_slide_dict *d,
                         struct ig_error *err);
 
-/* Reads the bulk's values in order from a code's bit offset on (a base's). */
+/* Every bulk value, in order, into out[0..nvalues). */
+int ig_slide_dict_values(const struct ig_slide_dict *d, uint64_t *out, struct ig_error *err);
+
+/* Every entry, by rank, into vals[0..nentries) (tests look at them). */
+int ig_slide_dict_entries(const struct ig_slide_dict *d, uint64_t *vals, struct ig_error *err);
+
+/* Reads the bulk's values in order from a code's bit offset on (a base's),
+ * each entry found alone. */
 struct ig_slide_dict_reader {
-    uint64_t *entries; /* the dictionary, decoded */
-    size_t n;
+    struct ig_slide_dict d;
     struct ig_pcode code;
     struct ig_bitreader br;
+    uint64_t *words;  /* every group's upper bits as words */
+    uint64_t *before; /* per group, per word: the set bits before it; then the group's total */
+    size_t at[IG_SLIDE_MAX_GROUPS], cat[IG_SLIDE_MAX_GROUPS]; /* a group's first word, first count */
 };
 int ig_slide_dict_open(const struct ig_slide_dict *d, uint64_t bit, struct ig_slide_dict_reader *r,
                        struct ig_error *err);
@@ -166,13 +187,15 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
 
 /* Erase: append the base bit offsets (stream 7, bit-packed, -ENOSPC if longer
  * than its old old_offsets_len) and the bulk with every dead value's code 0
- * and every entry no live value uses zeroed. Never grows the bulk of a page
- * this writer made (-ENOSPC on one it did not). */
+ * (or its group's first) and every entry no live value uses made a copy of
+ * the one before it. The bulk keeps its size (-ENOSPC on a page this writer
+ * did not make). */
 int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, size_t nbases, const uint8_t *dead,
                         size_t old_offsets_len, struct ig_buf *out, struct ig_error *err);
 
-/* 0 if no dead value refers to an entry, every entry no live value uses is
- * zero, and no bits follow either stream's last code; else -EIO. */
+/* 0 if every dead value's code is 0 or a group's first, every entry no live
+ * value uses is a copy of the one before it (0 for a group's first), and no
+ * bits follow the last code; else -EIO. */
 int ig_slide_dict_check(const struct ig_slide_dict *d, const uint8_t *dead, struct ig_error *err);
 
 #endif

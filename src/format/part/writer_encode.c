@@ -41,7 +41,7 @@ struct enc {
 /* Sliding-window pages default to this many times the page size (page_end),
  * pages whose ids a dictionary stores well that many times more. */
 #define IG_SLIDE_PAGE_FACTOR 2
-#define IG_SLIDE_DICT_PAGE_FACTOR 4
+#define IG_SLIDE_DICT_PAGE_FACTOR 32
 /* Blocks: a row read (rows/ID, a take) reads, checks and decodes one block of
  * each column, so small blocks make it cheap; each block compresses on its own,
  * so small blocks also compress less (captions: 2.15x at 4 KiB, 2.69x at 64
