@@ -103,6 +103,68 @@ static void source_put(void *ctx, void *hold)
     fs_cache_release(&s->cache, hold);
 }
 
+/* What row_source_get hands out: a cache entry, or a row decoded alone. */
+struct row_hold {
+    struct fs_entry *e;
+    bool cached;
+};
+
+/* The block source of one row (rows/ID): a sliding-window page's row decoded
+ * alone, from the last base before it, not the page (a page of hashed ids can
+ * span its row group: its dictionary pays the more rows share it; decoding all
+ * of it for one row would cost ~100 times the row). Not cached: the row's
+ * file is. Other pages come from the cache as for listings. */
+static int row_source_get(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
+                          struct ig_row_block *rb, struct ig_values **vals, void **hold, struct ig_error *err)
+{
+    struct fs_session *s = ctx;
+    struct row_hold *h = calloc(1, sizeof *h);
+    if (!h) return -ENOMEM;
+    int rc;
+    if (!(ref->li.slide_ok && rb->rec.encoding == IG_PAGE_ENC_SLIDE)) {
+        h->cached = true;
+        rc = decoded_block(s, at->part, rb->page, &rb->rec, rb->block, ref, at->group_first_row, &h->e);
+    } else {
+        struct fs_scratch *sc = fs_scratch(s);
+        uint8_t *pick = calloc(rb->rec.row_count / 8 + 1, 1);
+        h->e = fs_entry_new(0, 0);
+        rc = sc && pick && h->e && (h->e->vals = calloc(1, sizeof *h->e->vals)) ? 0 : -ENOMEM;
+        if (!rc && rb->index >= rb->rec.row_count) rc = -EIO;
+        if (!rc) {
+            struct ig_pagerec blk;
+            const uint8_t *del;
+            struct ig_error e2 = {0};
+            pick[rb->index / 8] = (uint8_t)(1u << (rb->index % 8));
+            ig_values_init(h->e->vals, ref->rec.type);
+            rc = ig_reader_load_picked(&sc->r, &s->table.parts[at->part], ref, rb->page, &rb->rec, rb->block,
+                                       at->group_first_row, &blk, pick, h->e->vals, &del, &e2);
+            if (rc) rc = fs_page_failed(s, at->part, rb->page, e2.msg, rc);
+            if (!rc && h->e->vals->rows == 1) rb->index = 0; /* the row alone (an older part's page comes whole) */
+        }
+        free(pick);
+    }
+    (void)err; /* failures are logged where they happen */
+    if (rc) {
+        if (!h->cached) fs_entry_free(h->e);
+        free(h);
+        return rc;
+    }
+    *vals = h->e->vals;
+    *hold = h;
+    return 0;
+}
+
+static void row_source_put(void *ctx, void *hold)
+{
+    struct fs_session *s = ctx;
+    struct row_hold *h = hold;
+    if (h->cached)
+        fs_cache_release(&s->cache, h->e);
+    else
+        fs_entry_free(h->e);
+    free(h);
+}
+
 int fs_rows_sizes(struct fs_session *s, uint64_t first, size_t count, struct ig_buf *scratch,
                   uint64_t *sizes, size_t *done)
 {
@@ -113,7 +175,7 @@ int fs_rows_sizes(struct fs_session *s, uint64_t first, size_t count, struct ig_
 
 int fs_row_render(struct fs_session *s, uint64_t row, struct ig_buf *out)
 {
-    struct ig_block_source src = {source_get, source_put, s};
+    struct ig_block_source src = {row_source_get, row_source_put, s};
     struct ig_error err = {0};
     int rc = ig_row_render_json(&s->table, row, NULL, 0, &src, out, &err);
     /* block read failures were logged where they happened (no message here) */

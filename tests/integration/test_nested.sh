@@ -213,7 +213,8 @@ check slide_erase_keeps_neighbours slide_erase
 # hashed ids (a few 62-bit ids recurring) are stored once per page, in a
 # dictionary (bulk kind 3, before and after an erase); a row read by id decodes
 # from its base and looks up only its own entries: every row read alone equals
-# its input row, in both kinds of page, and erased rows are gone
+# its input row, in both kinds of page, by the CLI and through a mount, and
+# erased rows are gone
 "$PY" - "$WORK/slideh.jsonl" <<'PY'
 import json, random, sys
 rnd = random.Random(12)
@@ -275,6 +276,24 @@ assert got == [want[i] for i in live], [i for i, g in zip(live, got) if g != wan
 assert all(f"row {i}: no such row" in out.stderr for i in gone), out.stderr
 PY
     done
+    # and through a mount: rows/ID read alone (a lookup, a read) match too
+    mkdir -p "$WORK/msh"
+    "$INGOT" mount "$WORK/t_sh" "$WORK/msh" || return 1
+    "$PY" - "$WORK/msh" "$WORK/slideh.jsonl" <<'PY'
+import json, os, random, sys
+m, want = sys.argv[1], [json.loads(l)["clk"] for l in open(sys.argv[2])]
+for i in random.Random(4).sample(range(len(want)), 300):
+    if i in (7, 8, 2000):
+        assert not os.path.exists(f"{m}/rows/{i}"), i
+        continue
+    with open(f"{m}/rows/{i}", "rb") as f:
+        data = f.read()
+    assert len(data) == os.stat(f"{m}/rows/{i}").st_size, i
+    assert json.loads(data)["clk"] == want[i], i
+PY
+    local rc=$?
+    fusermount3 -u "$WORK/msh"
+    return $rc
 }
 check slide_rows_by_id_hashed_and_spread slide_rows_by_id
 slide_bad_schema() {
