@@ -188,7 +188,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         bool sgn = ig_type_info(v->type)->is_signed;
         struct ig_slide_sizer z = {0};
         uint64_t limit = 8 * target;
-        for (;;) {
+        for (bool grown = false;; grown = true) {
             while (r < rows && acc < limit) {
                 const uint64_t *cur = v->lanes + v->row_val[r];
                 size_t cn = v->row_val[r + 1] - v->row_val[r];
@@ -199,7 +199,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
             /* large ids that recur (hashed ids) are stored once per page, in
              * a dictionary, which pays the more rows the page has: such pages
              * (a dictionary saving a fifth of their bits) are larger */
-            if (r == rows || limit > 8 * target || z.saved * 5 < acc) break;
+            if (r == rows || grown || z.saved * 5 < acc) break;
             limit *= IG_SLIDE_DICT_PAGE_FACTOR;
         }
         ig_slide_sizer_free(&z);
