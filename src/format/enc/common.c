@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "enc_internal.h"
+#include "util/sort.h"
 
 size_t bm_count(const uint8_t *bm, size_t n)
 {
@@ -76,52 +77,16 @@ int enc_check_slack(const uint8_t *p, size_t from, size_t len, const char *schem
 
 int enc_sort_lanes(uint64_t *v, size_t k, bool is_signed)
 {
-    if (k < 2) return 0;
-    if (k <= 32) { /* insertion sort: nested dictionaries are often tiny */
-        for (size_t i = 1; i < k; i++) {
-            uint64_t x = v[i], kx = enc_order_key(x, is_signed);
-            size_t j = i;
-            while (j && enc_order_key(v[j - 1], is_signed) > kx) {
-                v[j] = v[j - 1];
-                j--;
-            }
-            v[j] = x;
-        }
-        return 0;
-    }
-    /* LSD radix on order keys, 8 bits a pass, skipping passes where every key
-     * has the same byte (common: small values in wide lanes). */
-    uint64_t *a = malloc(k * sizeof *a), *b = malloc(k * sizeof *b);
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return -ENOMEM;
-    }
-    uint64_t and_all = ~0ULL, or_all = 0;
-    for (size_t i = 0; i < k; i++) {
-        a[i] = enc_order_key(v[i], is_signed);
-        and_all &= a[i];
-        or_all |= a[i];
-    }
-    uint64_t differ = and_all ^ or_all;
-    for (unsigned sh = 0; sh < 64; sh += 8) {
-        if (!((differ >> sh) & 0xFF)) continue;
-        size_t cnt[257] = {0};
+    /* sorted as order keys (signed lanes with the sign bit flipped): the key
+     * map is its own inverse */
+    if (is_signed)
         for (size_t i = 0; i < k; i++)
-            cnt[((a[i] >> sh) & 0xFF) + 1]++;
-        for (int j = 0; j < 256; j++)
-            cnt[j + 1] += cnt[j];
+            v[i] = enc_order_key(v[i], true);
+    int rc = ig_sort_u64(v, k);
+    if (is_signed)
         for (size_t i = 0; i < k; i++)
-            b[cnt[(a[i] >> sh) & 0xFF]++] = a[i];
-        uint64_t *t = a;
-        a = b;
-        b = t;
-    }
-    for (size_t i = 0; i < k; i++)
-        v[i] = enc_order_key(a[i], is_signed); /* the key map is its own inverse */
-    free(a);
-    free(b);
-    return 0;
+            v[i] = enc_order_key(v[i], true);
+    return rc;
 }
 
 int enc_lane_map_init(struct enc_lane_map *m, size_t max_entries)

@@ -29,6 +29,7 @@
 #include "format/page/slide_int.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -251,24 +252,20 @@ int ig_slide_dict_values(const struct ig_slide_dict *d, uint64_t *out, struct ig
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
+/* Each distinct value's rank (open addressing over 2^k slots, at most half
+ * full; keys are non-zero, 0 marks a free slot). */
+struct rank_map {
+    uint64_t *key;
+    uint32_t *rank;
+    size_t mask;
+};
 
-/* The index of x in the sorted distinct values u[0..n). */
-static size_t find(const uint64_t *u, size_t n, uint64_t x)
+static size_t slot_of(const struct rank_map *m, uint64_t x)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (u[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    size_t k = (size_t)(x * 0x9E3779B97F4A7C15ull >> 17) & m->mask;
+    while (m->key[k] && m->key[k] != x)
+        k = (k + 1) & m->mask;
+    return k;
 }
 
 /* The low bits per entry of a sorted group whose largest entry is max: the
@@ -354,12 +351,12 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
     uint64_t *u = malloc((n + 1) * sizeof *u), *cnt = malloc((n + 1) * sizeof *cnt);
     uint64_t *ranked = malloc((n + 1) * sizeof *ranked), *codes = malloc((n + 1) * sizeof *codes);
     uint64_t *order = malloc((n + 1) * sizeof *order);
-    uint32_t *rank = malloc((n + 1) * sizeof *rank);
-    int rc = u && cnt && ranked && codes && order && rank ? 0 : -ENOMEM;
+    struct rank_map map = {0};
+    int rc = u && cnt && ranked && codes && order ? 0 : -ENOMEM;
     size_t m = 0, nd = 0;
     for (size_t j = 0; !rc && j < n; j++)
         if (vals[j]) u[m++] = vals[j];
-    if (!rc) qsort(u, m, sizeof *u, cmp_u64);
+    if (!rc) rc = ig_sort_u64(u, m);
     for (size_t j = 0; !rc && j < m; j++) { /* distinct values and their counts */
         if (nd && u[nd - 1] == u[j]) {
             cnt[nd - 1]++;
@@ -374,17 +371,26 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
     /* most frequent first (ties: the smaller value), as one sort of keys */
     for (size_t k = 0; k < nd; k++)
         order[k] = (UINT32_MAX - cnt[k]) << 32 | k;
-    qsort(order, nd, sizeof *order, cmp_u64);
+    rc = ig_sort_u64(order, nd);
     for (size_t r = 0; r < nd; r++)
         order[r] &= UINT32_MAX;
-    for (size_t r = 0; r < nd; r = group_end(r, nd)) /* each group by value (u is sorted) */
-        qsort(order + r, group_end(r, nd) - r, sizeof *order, cmp_u64);
+    for (size_t r = 0; !rc && r < nd; r = group_end(r, nd)) /* each group by value (u is sorted) */
+        rc = ig_sort_u64(order + r, group_end(r, nd) - r);
+    size_t cap = 2;
+    while (cap < 2 * nd)
+        cap *= 2;
+    map.mask = cap - 1;
+    if (!rc && (!(map.key = calloc(cap, sizeof *map.key)) || !(map.rank = malloc(cap * sizeof *map.rank))))
+        rc = -ENOMEM;
+    if (rc) goto done;
     for (size_t r = 0; r < nd; r++) {
-        rank[order[r]] = (uint32_t)r;
         ranked[r] = u[order[r]];
+        size_t k = slot_of(&map, ranked[r]);
+        map.key[k] = ranked[r];
+        map.rank[k] = (uint32_t)r;
     }
     for (size_t j = 0; j < n; j++)
-        codes[j] = vals[j] ? (uint64_t)rank[find(u, nd, vals[j])] + 1 : 0;
+        codes[j] = vals[j] ? (uint64_t)map.rank[slot_of(&map, vals[j])] + 1 : 0;
     /* an erased value is written as code 0 or as its group's first code
      * (erase_code): 0 needs no code of its own */
     for (size_t j = 0; j < n; j++)
@@ -399,7 +405,8 @@ done:
     free(ranked);
     free(codes);
     free(order);
-    free(rank);
+    free(map.key);
+    free(map.rank);
     return rc;
 }
 
