@@ -79,6 +79,7 @@ static void index_remove(struct fs_cache *c, struct fs_entry *e)
     c->used -= e->bytes;
     c->count--;
     e->dead = 1;
+    if (c->big == e) c->big = NULL;
 }
 
 static void grow(struct fs_cache *c)
@@ -100,16 +101,33 @@ static void grow(struct fs_cache *c)
     free(old);
 }
 
+/* Inserts since an oversized entry's last use for which it is still "being
+ * read": each read request of it uses it again, and may make an entry or two of
+ * its own (a rebuilt layout). */
+#define FS_CACHE_BIG_GRACE 8
+
+/* Note a use of e (a hit or an insert). */
+static void used(struct fs_cache *c, struct fs_entry *e)
+{
+    e->used_at = c->inserts;
+    if (e->bytes > c->budget) c->big = e;
+}
+
 /* Evict from the cold end until within budget; skip entries in use. The most
- * recently used entry stays even over budget: a page that decodes to more than
- * the whole cache is then decoded once while it is read through, not once per
- * read request. */
+ * recently used entry stays even over budget, and so does the most recently
+ * used entry larger than the budget while it is being read (used within the
+ * last FS_CACHE_BIG_GRACE inserts), outside the budget: a page that decodes to
+ * more than the whole cache is then decoded once while it is read through,
+ * not once per read request, though its reads rebuild small entries around it. */
 static void evict(struct fs_cache *c)
 {
+    struct fs_entry *keep = c->big && c->inserts - c->big->used_at < FS_CACHE_BIG_GRACE ? c->big : NULL;
+    size_t counted = c->used - (keep ? keep->bytes : 0);
     struct fs_entry *e = c->tail;
-    while (c->used > c->budget && e && e != c->head) {
+    while (counted > c->budget && e && e != c->head) {
         struct fs_entry *prev = e->prev;
-        if (e->refs == 0) {
+        if (e->refs == 0 && e != keep) {
+            counted -= e->bytes;
             index_remove(c, e);
             fs_entry_free(e);
             c->evictions++;
@@ -128,6 +146,7 @@ struct fs_entry *fs_cache_get(struct fs_cache *c, uint64_t k1, uint64_t k2)
         e->refs++;
         lru_unlink(c, e);
         lru_push_front(c, e);
+        used(c, e);
         c->hits++;
     } else {
         c->misses++;
@@ -147,6 +166,7 @@ struct fs_entry *fs_cache_put(struct fs_cache *c, struct fs_entry *e)
     for (struct fs_entry *x = c->buckets[k]; x; x = x->chain)
         if (x->k1 == e->k1 && x->k2 == e->k2) {
             x->refs++;
+            used(c, x);
             pthread_mutex_unlock(&c->mu);
             fs_entry_free(e);
             return x;
@@ -155,6 +175,8 @@ struct fs_entry *fs_cache_put(struct fs_cache *c, struct fs_entry *e)
     e->chain = c->buckets[k];
     c->buckets[k] = e;
     lru_push_front(c, e);
+    c->inserts++;
+    used(c, e);
     c->used += e->bytes;
     c->count++;
     if (c->count > c->nbuckets) grow(c);

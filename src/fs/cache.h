@@ -3,7 +3,10 @@
  * Entries are keyed by two 64-bit words (part/page and what was made of it) and
  * hold a byte buffer and, optionally, decoded values. The cache keeps at most
  * `budget` bytes, evicting least recently used entries that no reader holds,
- * except the most recent one (which may alone exceed the budget).
+ * except the most recent one, and the most recently used entry larger than the
+ * whole budget while it is in use (it does not count against the budget: a page
+ * that decodes to more than the cache is read through in many requests, each
+ * of which may make small entries of its own, a file's layout).
  * Lookups and inserts take one mutex briefly; decoding happens outside it, so
  * readers of different columns proceed in parallel (two readers missing on the
  * same page may both decode it; the first insert wins).
@@ -52,6 +55,7 @@ struct fs_entry {
     void *obj;               /* anything else the entry owns, freed by obj_free */
     void (*obj_free)(void *obj);
     size_t bytes;            /* accounted size */
+    uint64_t used_at;        /* the cache's insert count when last used */
     int refs;
     int dead;                /* removed from the index; free on last release */
     struct fs_entry *prev, *next;  /* LRU list, most recent first */
@@ -64,6 +68,8 @@ struct fs_cache {
     struct fs_entry **buckets;
     size_t nbuckets, count;
     struct fs_entry *head, *tail;
+    struct fs_entry *big; /* the most recently used entry larger than the budget */
+    uint64_t inserts;
     uint64_t hits, misses, evictions;
 };
 

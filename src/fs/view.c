@@ -578,6 +578,16 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
         if (rc) rc = -EIO;
     } else if (f->node.view == FS_V_TEXT) {
         rc = ig_render_text_lines(&e->data, &v, del);
+    } else if (f->node.view == FS_V_VALUES && ref.nested && !del && !blank && v.levels && v.rows &&
+               v.row_val[0] == 0 && v.row_val[v.rows] == v.n) {
+        /* every row's elements in order are the decoded lanes themselves: taken
+         * over, not copied (a sliding-window page of hashed ids can decode to
+         * 100+ MB; 8-byte elements only, else rendered as below) */
+        struct ig_values flat = v;
+        flat.levels = false;
+        flat.has_nulls = false;
+        rc = ig_render_fixed_move(&e->data, &flat, NULL);
+        if (!flat.lanes) v.lanes = NULL, v.lanes_cap = 0, v.cap = 0, v.n = 0; /* moved: not v's to free */
     } else if (ref.nested || f->node.view == FS_V_F16) {
         rc = nested_piece(&vp, f->node.view, &v, del, blank, sp->values_before, &e->data);
     } else {

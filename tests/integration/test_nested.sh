@@ -296,6 +296,27 @@ PY
     return $rc
 }
 check slide_rows_by_id_hashed_and_spread slide_rows_by_id
+# a whole column's elements (clk.values.npy) through a mount: a page with no
+# erased row hands its decoded elements over as the file's bytes (no copy)
+slide_values_npy() {
+    mkdir -p "$WORK/msv"
+    "$INGOT" mount "$WORK/t_slide" "$WORK/msv" || return 1
+    "$PY" - "$WORK/msv" "$WORK/slide.jsonl" <<'PY'
+import json, sys
+import numpy as np
+m, rows = sys.argv[1], [json.loads(l)["clk"] or [] for l in open(sys.argv[2])]
+vals = np.load(f"{m}/columns/clk.values.npy", mmap_mode="r")
+offs = np.load(f"{m}/columns/clk.offsets.npy")
+want = [x for r in rows for x in r]
+assert vals.dtype == np.int64 and vals.shape == (len(want),), (vals.dtype, vals.shape)
+assert (np.asarray(vals) == np.asarray(want, dtype=np.int64)).all()
+assert list(np.diff(offs)) == [len(r) for r in rows]
+PY
+    local rc=$?
+    fusermount3 -u "$WORK/msv"
+    return $rc
+}
+check slide_values_npy_through_mount slide_values_npy
 slide_bad_schema() {
     local out
     printf 'uid int64\nf list<float32> encoding=slide\n' >"$WORK/slide_bad.txt"

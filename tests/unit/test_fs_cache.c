@@ -60,11 +60,33 @@ static void test_oversize_entry_kept_while_read(void)
     fs_cache_release(&c, put(&c, 1, 100000)); /* a page 100x the cache */
     CHECK(cached(&c, 1));                     /* the next read of it is a hit */
     CHECK(cached(&c, 1));
-    fs_cache_release(&c, put(&c, 2, 100)); /* reading moves on */
+    for (uint64_t k = 2; k < 2 + 8; k++) /* reading moves on: other entries, 1 unused */
+        fs_cache_release(&c, put(&c, k, 100));
     CHECK(!cached(&c, 1));
-    CHECK(cached(&c, 2));
+    CHECK(cached(&c, 9));
+    fs_cache_destroy(&c);
+}
+
+/* Each read request of a page larger than the cache may rebuild a small entry
+ * of its own (the file's layout, evicted meanwhile): the page stays through all
+ * of them. Fails when only the most recent entry is kept (the small one). */
+static void test_oversize_entry_kept_among_small_ones(void)
+{
+    struct fs_cache c;
+    REQUIRE(fs_cache_init(&c, 1000) == 0);
+    fs_cache_release(&c, put(&c, 1, 100000));
+    int missed = 0;
+    for (uint64_t k = 100; k < 200; k++) {
+        fs_cache_release(&c, put(&c, k, 300)); /* the layout, made again */
+        missed += !cached(&c, 1);              /* the read itself */
+        if (missed) fs_cache_release(&c, put(&c, 1, 100000)); /* decoded again */
+    }
+    CHECK_EQ_INT(missed, 0);
+    /* the small entries stay within the budget around it */
+    REQUIRE(c.big != NULL);
+    CHECK(c.used - c.big->bytes <= c.budget);
     fs_cache_destroy(&c);
 }
 
 TEST_MAIN(T(test_lru_within_budget), T(test_held_entries_survive),
-          T(test_oversize_entry_kept_while_read))
+          T(test_oversize_entry_kept_while_read), T(test_oversize_entry_kept_among_small_ones))
