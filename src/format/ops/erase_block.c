@@ -457,11 +457,25 @@ int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan
             kill[(rows[k] - lo) / 8] |= (uint8_t)(1u << ((rows[k] - lo) % 8));
         keep = complement(kill, r0.row_count);
         struct ig_pagerec rec;
-        size_t nr_rows;
+        size_t nr_rows, page_rows;
         const uint8_t *old_del;
-        rc = ig_nested_load(&nr, t, gg, i, &rec, &nr_rows, &old_del, err);
+        bool picked;
+        /* a sliding-window page decodes the erased rows alone (it can span its
+         * row group); then the values hold those rows and `keep` is re-cut to them */
+        rc = ig_nested_load_picked(&nr, t, gg, i, kill, &rec, &nr_rows, &old_del, &picked, err);
+        page_rows = nr_rows;
         if (!rc && old_del)
             for (size_t b = 0; b < (nr_rows + 7) / 8; b++) keep[b] |= old_del[b];
+        if (!rc && picked) {
+            size_t j = 0;
+            memset(keep, 0, (page_rows + 7) / 8 + 1);
+            for (size_t r = 0; r < page_rows; r++)
+                if ((kill[r / 8] >> (r % 8)) & 1) {
+                    if (old_del && ((old_del[r / 8] >> (r % 8)) & 1)) keep[j / 8] |= (uint8_t)(1u << (j % 8));
+                    j++;
+                }
+            nr_rows = j;
+        }
         uint64_t gone = 0;
         if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, nr_rows, keep, NULL, &gone, err);
         if (!rc) {
@@ -480,14 +494,14 @@ int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan
             if (rc) break;
             uint32_t values_gone = 0;
             for (size_t r = 0; r < nr_rows; r++)
-                if ((kill[r / 8] >> (r % 8)) & 1) values_gone += vp->row_val[r + 1] - vp->row_val[r];
+                if (picked || ((kill[r / 8] >> (r % 8)) & 1)) values_gone += vp->row_val[r + 1] - vp->row_val[r];
             uint8_t *rr = page_rec(pp, first + i), *px = page_extra(pp, first + i);
             ig_st32(rr + IG_PG_DELETED, rl.deleted + nkill);
             ig_st64(rr + IG_PG_TEXT_LEN, rl.text_len - proj_gone);
             ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - values_gone);
             x->rep->records++;
             if (c->erase_level != 2) continue;
-            if (c->rec.type == IG_T_BLOB)
+            if (c->rec.type == IG_T_BLOB) /* (never a sliding-window page: those hold integers) */
                 for (size_t r = 0; r < nr_rows && !rc; r++)
                     if ((kill[r / 8] >> (r % 8)) & 1)
                         rc = zero_objects(x, p, vp, vp->row_val[r], vp->row_val[r + 1], err);

@@ -97,3 +97,34 @@ int ig_nested_load(struct ig_nested_reader *nr, const struct ig_table *t, uint32
     }
     return rc;
 }
+
+int ig_nested_load_picked(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g, uint32_t i,
+                          const uint8_t *pick, struct ig_pagerec *rec, size_t *rows, const uint8_t **deleted,
+                          bool *picked, struct ig_error *err)
+{
+    *picked = false;
+    uint32_t pi, lg, first, count;
+    if (nr->tree.nleaves != 1 || !nr->refs[0].li.slide_ok || ig_table_group(t, g, &pi, &lg))
+        return ig_nested_load(nr, t, g, i, rec, rows, deleted, err);
+    const struct ig_part *p = &t->parts[pi];
+    struct ig_grouprec gr;
+    struct ig_pagerec r, blk;
+    int rc = ig_part_group(p, lg, &gr, err);
+    if (!rc) rc = ig_part_chunk(p, lg, nr->refs[0].rec.leaf, &first, &count, err);
+    if (!rc && i >= count) rc = ig_err(err, -EIO, "%s: no page %u in the chunk", p->path, i);
+    if (!rc) rc = ig_part_page(p, first + i, &r, err);
+    if (rc) return rc;
+    if (r.encoding != IG_PAGE_ENC_SLIDE || r.nblocks > 1)
+        return ig_nested_load(nr, t, g, i, rec, rows, deleted, err);
+    const uint8_t *del;
+    rc = ig_reader_load_picked(&nr->readers[0], p, &nr->refs[0], first + i, &r, 0, gr.first_row, &blk, pick,
+                               &nr->vals[0], &del, err);
+    if (rc) return rc;
+    *rec = r;
+    *rows = r.row_count;
+    ig_buf_reset(&nr->deleted);
+    if (del && ig_buf_append(&nr->deleted, del, (r.row_count + 7) / 8)) return ig_err(err, -ENOMEM, "out of memory");
+    *deleted = del ? nr->deleted.data : NULL;
+    *picked = nr->vals[0].rows != r.row_count; /* an older part's page comes whole */
+    return 0;
+}

@@ -34,5 +34,12 @@ int ig_nested_pages(struct ig_nested_reader *nr, const struct ig_table *t, uint3
 int ig_nested_load(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g, uint32_t i,
                    struct ig_pagerec *rec, size_t *rows, const uint8_t **deleted,
                    struct ig_error *err);
+/* ig_nested_load of only the page's rows set in pick when the column is one
+ * leaf whose page decodes a row alone (a sliding-window page, which can span
+ * its row group): then *picked is true and the values hold those rows, in
+ * order. Else the whole page, as ig_nested_load (*picked false). */
+int ig_nested_load_picked(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g, uint32_t i,
+                          const uint8_t *pick, struct ig_pagerec *rec, size_t *rows, const uint8_t **deleted,
+                          bool *picked, struct ig_error *err);
 
 #endif
