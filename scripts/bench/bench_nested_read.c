@@ -347,7 +347,7 @@ static const char *const part_names[] = {"kind", "len",       "start",      "hea
 
 struct slide_stats {
     uint64_t pages, zstd_pages, stored, body, hdr, meta[NPARTS], bulk_len, bulk_bits, bulk_stream,
-        bulk_values, bits_kind_pages, coded_pages, rows, bases;
+        bulk_values, bits_kind_pages, coded_pages, rows, bases, dict_pages, bulk_dict;
     uint64_t scheme[NPARTS + 1][8]; /* pages choosing each scheme, per part (+ bulk lengths) */
 };
 
@@ -435,7 +435,10 @@ static int cmd_slide_stats(const char *dir, const char *leaf)
             st.hdr += IG_BODY_HDR + 16;
             for (int k = 0; k < NPARTS; k++)
                 if (take_stream(&p, end, &st.meta[k], st.scheme[k])) goto bad;
-            if (bits_kind == 2) {
+            if (bits_kind == 3) { /* the dictionary bulk (format 7): its bytes whole */
+                st.dict_pages++;
+                st.bulk_dict += (uint64_t)(end - p);
+            } else if (bits_kind == 2) {
                 st.coded_pages++;
                 if (coded_split(p, end, ig_ld32(body + IG_BODY_HDR + 12), &st.bulk_len,
                                 &st.bulk_bits))
@@ -456,8 +459,9 @@ static int cmd_slide_stats(const char *dir, const char *leaf)
            st.bits_kind_pages, st.coded_pages, st.stored, st.body, st.hdr);
     for (int k = 0; k < NPARTS; k++)
         printf(" %s=%" PRIu64, part_names[k], st.meta[k]);
-    printf(" bulk_lengths=%" PRIu64 " bulk_bits=%" PRIu64 " bulk_stream=%" PRIu64, st.bulk_len,
-           st.bulk_bits, st.bulk_stream);
+    printf(" bulk_lengths=%" PRIu64 " bulk_bits=%" PRIu64 " bulk_stream=%" PRIu64 " dict_pages=%" PRIu64
+           " bulk_dict=%" PRIu64,
+           st.bulk_len, st.bulk_bits, st.bulk_stream, st.dict_pages, st.bulk_dict);
     for (int k = 0; k <= NPARTS; k++) {
         printf(" %s_schemes=", k < NPARTS ? part_names[k] : "bulk_lengths");
         int any = 0;
