@@ -121,7 +121,7 @@ static int row_source_get(void *ctx, const struct ig_column_ref *ref, const stru
     struct row_hold *h = calloc(1, sizeof *h);
     if (!h) return -ENOMEM;
     int rc;
-    if (!(ref->li.slide_ok && rb->rec.encoding == IG_PAGE_ENC_SLIDE)) {
+    if (!ig_reader_rows_alone(ref, &rb->rec)) {
         h->cached = true;
         rc = decoded_block(s, at->part, rb->page, &rb->rec, rb->block, ref, at->group_first_row, &h->e);
     } else {

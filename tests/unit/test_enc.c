@@ -915,13 +915,13 @@ static void test_census(void)
         CHECK_EQ_INT(ig_census_take(&cen, v, n, cap), 0);
         size_t truth = 0;
         {
-            struct enc_lane_map m;
-            CHECK_EQ_INT(enc_lane_map_init(&m, n ? n : 1), 0);
+            struct ig_u64map m;
+            CHECK_EQ_INT(ig_u64map_init(&m, n ? n : 1), 0);
             for (size_t i = 0; i < n; i++) {
-                size_t slot = enc_lane_map_slot(&m, v[i]);
+                size_t slot = ig_u64map_slot(&m, v[i]);
                 if (!m.vals[slot]) m.keys[slot] = v[i], m.vals[slot] = (uint32_t)++truth;
             }
-            enc_lane_map_free(&m);
+            ig_u64map_free(&m);
         }
         CHECK_EQ_INT(cen.over, truth > cap);
         if (!cen.over) {

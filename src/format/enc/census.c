@@ -15,9 +15,9 @@ void ig_census_free(struct ig_census *c)
     memset(c, 0, sizeof *c);
 }
 
-static struct enc_lane_map census_map(const struct ig_census *c)
+static struct ig_u64map census_map(const struct ig_census *c)
 {
-    return (struct enc_lane_map){.keys = c->map_keys, .vals = c->map_vals, .cap = c->map_cap};
+    return (struct ig_u64map){.keys = c->map_keys, .vals = c->map_vals, .cap = c->map_cap};
 }
 
 /* Room for n codes and k_max values, and an empty map for k_max keys. */
@@ -69,14 +69,14 @@ int ig_census_take(struct ig_census *c, const uint64_t *v, size_t n, size_t cap)
     }
     size_t k_max = n < cap ? n : cap;
     if (census_room(c, n, k_max ? k_max : 1)) return -ENOMEM;
-    struct enc_lane_map m = census_map(c);
+    struct ig_u64map m = census_map(c);
     size_t k = 0;
     uint32_t code = 0;
     uint64_t last = n ? ~v[0] : 0;
     for (size_t i = 0; i < n; i++) {
         if (v[i] != last) { /* runs: one probe each */
             last = v[i];
-            size_t s = enc_lane_map_slot(&m, last);
+            size_t s = ig_u64map_slot(&m, last);
             if (!m.vals[s]) {
                 if (k == cap) return 0; /* one more than cap: over */
                 m.keys[s] = last;
@@ -102,6 +102,6 @@ const struct ig_census *enc_census_of(const struct enc_ectx *c, const uint64_t *
 
 size_t enc_census_index(const struct ig_census *cen, uint64_t value)
 {
-    struct enc_lane_map m = census_map(cen);
-    return m.vals[enc_lane_map_slot(&m, value)] - 1u;
+    struct ig_u64map m = census_map(cen);
+    return m.vals[ig_u64map_slot(&m, value)] - 1u;
 }

@@ -1,5 +1,5 @@
 /* common.c - helpers shared by the scheme files: bitmaps, nested-stream framing,
- * lane sorting and the lane hash set. No scheme logic lives here. */
+ * lane sorting (util/sort.h). No scheme logic lives here. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,30 +87,6 @@ int enc_sort_lanes(uint64_t *v, size_t k, bool is_signed)
         for (size_t i = 0; i < k; i++)
             v[i] = enc_order_key(v[i], true);
     return rc;
-}
-
-int enc_lane_map_init(struct enc_lane_map *m, size_t max_entries)
-{
-    size_t cap = 16;
-    while (cap < 2 * max_entries)
-        cap *= 2;
-    m->keys = malloc(cap * sizeof *m->keys);
-    m->vals = calloc(cap, sizeof *m->vals);
-    m->cap = cap;
-    if (!m->keys || !m->vals) {
-        enc_lane_map_free(m);
-        return -ENOMEM;
-    }
-    return 0;
-}
-
-void enc_lane_map_free(struct enc_lane_map *m)
-{
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
-    m->cap = 0;
 }
 
 int enc_erase_zeroing(const struct int_scheme *s, const uint8_t *p, size_t len, size_t n,

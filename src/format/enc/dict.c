@@ -456,8 +456,8 @@ const struct int_scheme enc_dict_int = {
 static int bdict_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
                         struct ig_buf *out)
 {
-    struct enc_lane_map m; /* keyed by XXH3 of the item; collisions compared bytewise */
-    if (enc_lane_map_init(&m, n)) return enc_nomem(c->err);
+    struct ig_u64map m; /* keyed by XXH3 of the item; collisions compared bytewise */
+    if (ig_u64map_init(&m, n)) return enc_nomem(c->err);
     uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
     uint64_t *first = malloc((n ? n : 1) * sizeof *first); /* entry -> item index */
     uint64_t *doffs = malloc((n + 1) * sizeof *doffs);
@@ -499,7 +499,7 @@ static int bdict_encode(const uint64_t *offs, const uint8_t *data, size_t n, str
         rc = enc_nomem(c->err);
     if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
 done:
-    enc_lane_map_free(&m);
+    ig_u64map_free(&m);
     free(codes);
     free(first);
     free(doffs);

@@ -31,6 +31,7 @@
 
 #include "util/bitpack.h"
 #include "util/buf.h"
+#include "util/u64map.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/varint.h"
@@ -290,22 +291,7 @@ static inline uint64_t enc_sext(uint64_t v, unsigned width)
     return (v ^ sign) - sign; /* two's complement sign extension without signed shifts */
 }
 
-/* Open-addressed set of lanes (distinct counting and dictionary building). */
-struct enc_lane_map {
-    uint64_t *keys;
-    uint32_t *vals; /* 0 = empty slot, else entry index + 1 */
-    size_t cap;     /* power of two */
-};
-int enc_lane_map_init(struct enc_lane_map *m, size_t max_entries);
-void enc_lane_map_free(struct enc_lane_map *m);
-/* Slot index for key (existing or the empty slot where it belongs). */
-static inline size_t enc_lane_map_slot(const struct enc_lane_map *m, uint64_t key)
-{
-    size_t mask = m->cap - 1;
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
-    while (m->vals[h] && m->keys[h] != key)
-        h = (h + 1) & mask;
-    return h;
-}
+/* Open-addressed sets of lanes (distinct counting and dictionary building):
+ * util/u64map.h's ig_u64map. */
 
 #endif

@@ -184,22 +184,22 @@ size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit)
     if (n == 0) return 0;
     if (limit == 0) return ENC_DISTINCT_CAP + 1;
     if (n > limit && enc_surely_over(v, n, limit)) return ENC_DISTINCT_CAP + 1;
-    struct enc_lane_map m;
+    struct ig_u64map m;
     size_t cap = n < limit + 1 ? n : limit + 1;
-    if (enc_lane_map_init(&m, cap)) return SIZE_MAX;
+    if (ig_u64map_init(&m, cap)) return SIZE_MAX;
     size_t k = 0;
     uint64_t last = ~v[0];
     for (size_t i = 0; i < n && k <= limit; i++) {
         if (v[i] == last) continue; /* runs: skip the probe */
         last = v[i];
-        size_t s = enc_lane_map_slot(&m, v[i]);
+        size_t s = ig_u64map_slot(&m, v[i]);
         if (!m.vals[s]) {
             m.keys[s] = v[i];
             m.vals[s] = 1;
             k++;
         }
     }
-    enc_lane_map_free(&m);
+    ig_u64map_free(&m);
     return k <= limit ? k : ENC_DISTINCT_CAP + 1;
 }
 
@@ -691,9 +691,9 @@ static int bytes_stats(const uint64_t *offs, const uint8_t *data, size_t n, stru
     memset(st, 0, sizeof *st);
     st->total = offs[n] - offs[0];
     if (n == 0) return 0;
-    struct enc_lane_map m;
+    struct ig_u64map m;
     size_t cap = n < ENC_DISTINCT_CAP + 1 ? n : ENC_DISTINCT_CAP + 1;
-    if (enc_lane_map_init(&m, cap)) return -ENOMEM;
+    if (ig_u64map_init(&m, cap)) return -ENOMEM;
     uint64_t prev_h = 0;
     size_t mask = m.cap - 1;
     for (size_t i = 0; i < n; i++) {
@@ -713,7 +713,7 @@ static int bytes_stats(const uint64_t *offs, const uint8_t *data, size_t n, stru
             st->distinct_bytes += l;
         }
     }
-    enc_lane_map_free(&m);
+    ig_u64map_free(&m);
     return 0;
 }
 

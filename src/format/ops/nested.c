@@ -114,7 +114,7 @@ int ig_nested_load_picked(struct ig_nested_reader *nr, const struct ig_table *t,
     if (!rc && i >= count) rc = ig_err(err, -EIO, "%s: no page %u in the chunk", p->path, i);
     if (!rc) rc = ig_part_page(p, first + i, &r, err);
     if (rc) return rc;
-    if (r.encoding != IG_PAGE_ENC_SLIDE || r.nblocks > 1)
+    if (!ig_reader_rows_alone(&nr->refs[0], &r) || r.nblocks > 1)
         return ig_nested_load(nr, t, g, i, rec, rows, deleted, err);
     const uint8_t *del;
     rc = ig_reader_load_picked(&nr->readers[0], p, &nr->refs[0], first + i, &r, 0, gr.first_row, &blk, pick,

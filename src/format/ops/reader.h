@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/layout.h"
 #include "format/part/footer.h"
 #include "format/page/page.h"
 #include "format/part/table.h"
@@ -69,10 +70,19 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const str
                          const uint8_t **deleted, struct ig_error *err);
 /* The same, but only the rows set in `pick` (block-relative) into out, in row
  * order, where the leaf reads values alone (flat strings and binary: an erase
- * that needs the erased values' text decodes those items, not the block);
- * every row otherwise, as ig_reader_load_block. Whether out holds only the
- * picked rows: out->n against the block's row count. No labels either way
- * for picked rows. */
+ * that needs the erased values' text decodes those items, not the block; a
+ * sliding-window page: ig_reader_rows_alone); every row otherwise, as
+ * ig_reader_load_block. Whether out holds only the picked rows: out->n (out->rows
+ * for levels) against the block's row count. No labels either way for picked
+ * rows. */
+/* Is page rec of column c a sliding-window page, whose rows decode alone from
+ * the last base before them? (One block that can span its row group: a row
+ * read, a row's file, an erase pick rows rather than decode it whole.) */
+static inline bool ig_reader_rows_alone(const struct ig_column_ref *c, const struct ig_pagerec *rec)
+{
+    return c->li.slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE;
+}
+
 int ig_reader_load_picked(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
                           uint32_t page, const struct ig_pagerec *rec, uint32_t b,
                           uint64_t group_first_row, struct ig_pagerec *blk, const uint8_t *pick,

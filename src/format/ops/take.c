@@ -355,7 +355,7 @@ struct ig_take {
  * leaves must agree on the row's index). */
 static bool reads_one_row(const struct ig_column_ref *ref, const struct ig_pagerec *page)
 {
-    if (ref->li.slide_ok && page->encoding == IG_PAGE_ENC_SLIDE) return true;
+    if (ig_reader_rows_alone(ref, page)) return true;
     return !ref->nested && ref->rec.parent == IG_NONE && !ref->li.levels &&
            ref->rec.type != IG_T_BLOB && ig_type_info(ref->rec.type) &&
            ig_type_info(ref->rec.type)->phys == IG_PHYS_BYTES;

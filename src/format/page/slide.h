@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/u64map.h"
 #include "format/model/values.h"
 
 struct ig_error;
@@ -51,9 +52,8 @@ bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_
  * stored: the writer cuts sliding-window pages by this, so a page holds the
  * target size of stored bytes, not of plain values. Zero it to start a page. */
 struct ig_slide_sizer {
-    uint64_t *seen; /* the page's distinct non-zero values so far (open addressing, 0 = empty) */
-    size_t cap, n;
-    uint64_t saved; /* bits a dictionary saves on the repeats (counted: not) */
+    struct ig_u64map seen; /* the page's distinct non-zero values so far */
+    uint64_t saved;        /* bits a dictionary saves on the repeats */
 };
 
 /* About how many bits row cur costs after prev (the last row with values):

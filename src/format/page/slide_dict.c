@@ -30,6 +30,7 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/sort.h"
+#include "util/u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -252,22 +253,6 @@ int ig_slide_dict_values(const struct ig_slide_dict *d, uint64_t *out, struct ig
 
 /* ---- writing ---------------------------------------------------------------- */
 
-/* Each distinct value's rank (open addressing over 2^k slots, at most half
- * full; keys are non-zero, 0 marks a free slot). */
-struct rank_map {
-    uint64_t *key;
-    uint32_t *rank;
-    size_t mask;
-};
-
-static size_t slot_of(const struct rank_map *m, uint64_t x)
-{
-    size_t k = (size_t)(x * 0x9E3779B97F4A7C15ull >> 17) & m->mask;
-    while (m->key[k] && m->key[k] != x)
-        k = (k + 1) & m->mask;
-    return k;
-}
-
 /* The low bits per entry of a sorted group whose largest entry is max: the
  * high parts (max >> l) + n then take under 3n bits. */
 static unsigned low_bits(uint64_t max, size_t n)
@@ -351,7 +336,7 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
     uint64_t *u = malloc((n + 1) * sizeof *u), *cnt = malloc((n + 1) * sizeof *cnt);
     uint64_t *ranked = malloc((n + 1) * sizeof *ranked), *codes = malloc((n + 1) * sizeof *codes);
     uint64_t *order = malloc((n + 1) * sizeof *order);
-    struct rank_map map = {0};
+    struct ig_u64map map = {0}; /* each distinct value's rank + 1 */
     int rc = u && cnt && ranked && codes && order ? 0 : -ENOMEM;
     size_t m = 0, nd = 0;
     for (size_t j = 0; !rc && j < n; j++)
@@ -376,21 +361,16 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
         order[r] &= UINT32_MAX;
     for (size_t r = 0; !rc && r < nd; r = group_end(r, nd)) /* each group by value (u is sorted) */
         rc = ig_sort_u64(order + r, group_end(r, nd) - r);
-    size_t cap = 2;
-    while (cap < 2 * nd)
-        cap *= 2;
-    map.mask = cap - 1;
-    if (!rc && (!(map.key = calloc(cap, sizeof *map.key)) || !(map.rank = malloc(cap * sizeof *map.rank))))
-        rc = -ENOMEM;
+    if (!rc) rc = ig_u64map_init(&map, nd);
     if (rc) goto done;
     for (size_t r = 0; r < nd; r++) {
         ranked[r] = u[order[r]];
-        size_t k = slot_of(&map, ranked[r]);
-        map.key[k] = ranked[r];
-        map.rank[k] = (uint32_t)r;
+        size_t k = ig_u64map_slot(&map, ranked[r]);
+        map.keys[k] = ranked[r];
+        map.vals[k] = (uint32_t)r + 1;
     }
-    for (size_t j = 0; j < n; j++)
-        codes[j] = vals[j] ? (uint64_t)map.rank[slot_of(&map, vals[j])] + 1 : 0;
+    for (size_t j = 0; j < n; j++) /* the code: rank + 1 */
+        codes[j] = vals[j] ? map.vals[ig_u64map_slot(&map, vals[j])] : 0;
     /* an erased value is written as code 0 or as its group's first code
      * (erase_code): 0 needs no code of its own */
     for (size_t j = 0; j < n; j++)
@@ -405,8 +385,7 @@ done:
     free(ranked);
     free(codes);
     free(order);
-    free(map.key);
-    free(map.rank);
+    ig_u64map_free(&map);
     return rc;
 }
 

@@ -76,49 +76,21 @@ static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, siz
     return best >= 4 || (best > 0 && best == cn) ? best : 0;
 }
 
-/* Has the page had x (non-zero) already? Notes it if not; false also when
- * out of memory (the estimate then counts it as new). */
-static bool seen_before(struct ig_slide_sizer *z, uint64_t x)
-{
-    if (2 * (z->n + 1) > z->cap) { /* at most half full */
-        size_t cap = z->cap ? 2 * z->cap : 1024;
-        uint64_t *t = calloc(cap, sizeof *t);
-        if (!t) return false;
-        for (size_t i = 0; i < z->cap; i++)
-            if (z->seen[i])
-                for (size_t k = z->seen[i] * 0x9E3779B97F4A7C15ull >> 20;; k++)
-                    if (!t[k & (cap - 1)]) {
-                        t[k & (cap - 1)] = z->seen[i];
-                        break;
-                    }
-        free(z->seen);
-        z->seen = t;
-        z->cap = cap;
-    }
-    for (size_t k = x * 0x9E3779B97F4A7C15ull >> 20;; k++) {
-        uint64_t *slot = &z->seen[k & (z->cap - 1)];
-        if (*slot == x) return true;
-        if (!*slot) {
-            *slot = x;
-            z->n++;
-            return false;
-        }
-    }
-}
-
 uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size_t pn, const uint64_t *cur,
                             size_t cn, bool sgn)
 {
     size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
     uint64_t bits = 8; /* the row's share of the metadata streams */
     /* a repeat as a dictionary index: about log2 of the distinct values, plus its length's code */
-    uint64_t index_bits = 3 + ig_bit_len(z->n);
+    uint64_t index_bits = 3 + ig_bit_len(z->seen.n);
     for (size_t k = 0; k < cn; k++) {
         if (keep && k == h) k += keep; /* the kept run costs nothing */
         if (k >= cn) break;
         uint64_t x = zz(cur[k], sgn && (int64_t)cur[k] < 0); /* pages of non-negative ids: raw */
         uint64_t coded = 5 + (x > 1 ? ig_bit_len(x) - 1 : 0); /* length code + bits */
-        bool cheaper = x && seen_before(z, x) && index_bits < coded;
+        bool seen = false; /* out of memory: counted as new */
+        if (x && ig_u64map_add(&z->seen, x, 1, &seen)) seen = false;
+        bool cheaper = seen && index_bits < coded;
         bits += cheaper ? index_bits : coded;
         z->saved += cheaper ? coded - index_bits : 0;
     }
@@ -127,8 +99,8 @@ uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size
 
 void ig_slide_sizer_free(struct ig_slide_sizer *z)
 {
-    free(z->seen);
-    memset(z, 0, sizeof *z);
+    ig_u64map_free(&z->seen);
+    z->saved = 0;
 }
 
 bool ig_slide_length_code(const uint64_t *lens, size_t n, bool zero_for_erasure, struct ig_pcode *c)
