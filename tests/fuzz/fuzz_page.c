@@ -41,6 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct ig_page_built built = {0};
         if (rec.body_size >= 4) {
             ig_page_decode_leaf(body, &rec, &li, NULL, &s, &v, &err);
+            uint64_t lens[5000]; /* row_count is at most 5000 */
+            ig_page_row_lengths(body, &rec, &li, &s, lens, &err);
             ig_page_check_erased_leaf(body, &rec, &li, absent, &s, &err);
             uint8_t older[sizeof absent];
             for (size_t i = 0; i < sizeof older; i++) older[i] = (uint8_t)(absent[i] >> 1);

@@ -291,6 +291,11 @@ for i in random.Random(4).sample(range(len(want)), 300):
         data = f.read()
     assert len(data) == os.stat(f"{m}/rows/{i}").st_size, i
     assert json.loads(data)["clk"] == want[i], i
+# the column's offsets (from the pages' row metadata) skip the erased rows
+import numpy as np
+offs = np.load(f"{m}/columns/clk.offsets.npy")
+live = [len(w or []) for k, w in enumerate(want) if k not in (7, 8, 2000)]
+assert offs[0] == 0 and list(np.diff(offs)) == live
 PY
     local rc=$?
     fusermount3 -u "$WORK/msh"

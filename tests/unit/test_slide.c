@@ -164,7 +164,13 @@ static void round_trips(int *pages)
             /* the header says whether signed ids went without zigzag */
             CHECK_EQ_INT(body[9], types[t].sgn && !any_negative);
             pages[body[8] & 3]++;
+            /* the row lengths from the row metadata alone */
+            uint64_t lens[400];
+            REQUIRE(rows <= 400 && ig_slide_lengths(body, blen, rows, lens, &err) == 0);
             int bad = 0;
+            for (size_t r = 0; r < rows; r++)
+                bad += lens[r] != v.row_val[r + 1] - v.row_val[r];
+            CHECK_EQ_INT(bad, 0);
             for (size_t r = 0; r < rows; r++) {
                 size_t n = 0;
                 bool is_null = false;
@@ -464,6 +470,8 @@ static void hostile_bytes(int want_kind)
         ig_buf_reset(&row);
         ig_slide_erase(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &row, &err);
         ig_slide_check_erased(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &err);
+        uint64_t lens[200];
+        ig_slide_lengths(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, lens, &err);
     }
     CHECK(errors > 500); /* most damage is noticed (bulk bit flips may decode to other ids) */
     free(copy);

@@ -225,6 +225,24 @@ int ig_reader_check(struct ig_reader *r, const struct ig_part *p, const struct i
     return rc;
 }
 
+int ig_reader_row_lengths(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
+                          uint64_t group_first_row, struct ig_pagerec *rec, struct ig_buf *lens,
+                          const uint8_t **deleted, struct ig_error *err)
+{
+    struct ig_pagerec blk;
+    int rc = ig_part_page(p, page, rec, err);
+    if (rc) return rc;
+    if (!ig_reader_rows_alone(c, rec) || ig_page_nblocks(rec) != 1) return -ENOTSUP;
+    rc = ig_reader_check(r, p, c, page, group_first_row, rec, deleted, err);
+    if (!rc) rc = ig_part_block(p, page, rec, 0, &blk, err);
+    if (rc) return rc;
+    ig_buf_reset(lens);
+    if (!ig_buf_extend(lens, ((size_t)blk.row_count + 1) * 8)) return ig_err(err, -ENOMEM, "out of memory");
+    rc = ig_page_row_lengths(r->stored.data + (blk.offset - rec->offset), &blk, &c->li, &r->s, (uint64_t *)lens->data,
+                             err);
+    return rc ? page_error(p, rec->leaf, page, err, rc) : 0;
+}
+
 int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
                    uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
                    struct ig_values *out, const uint8_t **deleted, struct ig_error *err)

@@ -60,6 +60,14 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
 int ig_reader_check(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
                     uint64_t group_first_row, struct ig_pagerec *rec, const uint8_t **deleted, struct ig_error *err);
 
+/* The values in each row of page `page` (a sliding-window page:
+ * ig_reader_rows_alone) into lens (u64 each, row_count of them) from its row
+ * metadata, checked as ig_reader_check, with its deletion bits; -ENOTSUP,
+ * without a message, for any other page (decode it instead). */
+int ig_reader_row_lengths(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
+                          uint64_t group_first_row, struct ig_pagerec *rec, struct ig_buf *lens,
+                          const uint8_t **deleted, struct ig_error *err);
+
 /* One block of a page alone (rows/ID, a take): one pread of exactly its stored
  * bytes, its checksum, its deletion bits, decoded. blk gets the block's record
  * (first_row within the page); out holds the block's rows. Pages of an older

@@ -644,6 +644,18 @@ static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *r
     return rc;
 }
 
+int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                        struct ig_page_scratch *s, uint64_t *lens, struct ig_error *err)
+{
+    if (!li->levels || !li->slide_ok || rec->encoding != IG_PAGE_ENC_SLIDE) return -ENOTSUP;
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    if (rec->body_size < IG_BODY_HDR || body[0] != IG_BODY_SLIDE || body[1] || body[2] || body[3])
+        return ig_err(err, -EIO, "page body flags 0x%02x do not fit a sliding-window page", body[0]);
+    return ig_slide_lengths(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, rec->row_count, lens, err);
+}
+
 int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
                           const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
                           struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)

@@ -131,6 +131,12 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
                         const struct ig_leaf_info *li, const uint8_t *absent,
                         struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err);
 
+/* The values in each row of a sliding-window page (lens[0..row_count); 0 for a
+ * NULL or empty list) from its row metadata, no value decoded. -ENOTSUP,
+ * without a message, for any other page. */
+int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                        struct ig_page_scratch *s, uint64_t *lens, struct ig_error *err);
+
 /* Only the rows set in `pick`, of a flat string or binary leaf, into out (in
  * row order, NULLs as NULL): each value read alone (ig_bytes_get), so an erase
  * that needs two values of a huffman block decodes two items, not the block.

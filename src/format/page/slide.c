@@ -232,6 +232,24 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     return rc;
 }
 
+int ig_slide_lengths(const uint8_t *p, size_t len, size_t rows, uint64_t *lens, struct ig_error *err)
+{
+    struct slide sl;
+    int rc = parse(p, len, rows, &sl, err);
+    uint64_t *kind = rc ? NULL : malloc((rows + 1) * sizeof *kind);
+    if (!rc && !kind) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) rc = ig_ints_decode(sl.s[0], sl.sl[0], rows, &ig_slide_meta_desc, NULL, kind, err);
+    if (!rc) rc = ig_ints_decode(sl.s[1], sl.sl[1], rows, &ig_slide_meta_desc, NULL, lens, err);
+    for (size_t i = 0; !rc && i < rows; i++) {
+        if (kind[i] > IG_SLIDE_KIND_EMPTY || lens[i] > IG_SLIDE_MAX_LIST)
+            rc = ig_err(err, -EIO, "slide page: bad row %zu", i);
+        else if (kind[i] == IG_SLIDE_KIND_NULL || kind[i] == IG_SLIDE_KIND_EMPTY)
+            lens[i] = 0; /* as the decoder reads them */
+    }
+    free(kind);
+    return rc;
+}
+
 int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const struct ig_leaf_info *li,
                  struct ig_buf *vec, size_t *n, bool *is_null, struct ig_error *err)
 {

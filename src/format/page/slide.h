@@ -63,6 +63,10 @@ uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size
                             size_t cn, bool sgn);
 void ig_slide_sizer_free(struct ig_slide_sizer *z);
 
+/* The values in each row (lens[0..rows); 0 for a NULL or empty list) from the
+ * page's row metadata alone, no value decoded. */
+int ig_slide_lengths(const uint8_t *p, size_t len, size_t rows, uint64_t *lens, struct ig_error *err);
+
 /* Append the encoding of rows [first, first + count) of a nested leaf's values. */
 int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
                     const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err);
