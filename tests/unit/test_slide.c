@@ -171,6 +171,25 @@ static void round_trips(int *pages)
             for (size_t r = 0; r < rows; r++)
                 bad += lens[r] != v.row_val[r + 1] - v.row_val[r];
             CHECK_EQ_INT(bad, 0);
+            /* a random subset of rows in one walk equals those rows */
+            uint8_t pick[400 / 8 + 1] = {0};
+            for (size_t r = 0; r < rows; r++)
+                if (test_rand(&s) % 4 == 0) pick[r / 8] |= (uint8_t)(1u << (r % 8));
+            struct ig_values sub;
+            ig_values_init(&sub, li.type);
+            ig_values_set_levels(&sub, 1);
+            REQUIRE(ig_slide_picked(body, blen, rows, pick, &li, &sub, &err) == 0);
+            size_t j = 0;
+            for (size_t r = 0; r < rows; r++) {
+                if (!((pick[r / 8] >> (r % 8)) & 1)) continue;
+                size_t a0 = v.row_val[r], a1 = v.row_val[r + 1], b0 = sub.row_val[j], b1 = sub.row_val[j + 1];
+                bad += j >= sub.rows || a1 - a0 != b1 - b0 || memcmp(v.lanes + a0, sub.lanes + b0, (a1 - a0) * 8) ||
+                       v.defs[v.row_ent[r]] != sub.defs[sub.row_ent[j]];
+                j++;
+            }
+            bad += j != sub.rows;
+            ig_values_free(&sub);
+            CHECK_EQ_INT(bad, 0);
             for (size_t r = 0; r < rows; r++) {
                 size_t n = 0;
                 bool is_null = false;
@@ -472,6 +491,8 @@ static void hostile_bytes(int want_kind)
         ig_slide_check_erased(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &err);
         uint64_t lens[200];
         ig_slide_lengths(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, lens, &err);
+        ig_values_reset(&out);
+        ig_slide_picked(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &li, &out, &err);
     }
     CHECK(errors > 500); /* most damage is noticed (bulk bit flips may decode to other ids) */
     free(copy);

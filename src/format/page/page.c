@@ -620,28 +620,7 @@ static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *r
     out->levels = true;
     out->per_value = 1;
     ig_values_reset(out);
-    struct ig_buf row = IG_BUF_INIT;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (!((pick[i / 8] >> (i % 8)) & 1)) continue;
-        size_t cnt = 0;
-        bool is_null = false;
-        rc = ig_slide_row(body + IG_BODY_HDR, len - IG_BODY_HDR, n, i, li, &row, &cnt, &is_null, err);
-        if (rc) break;
-        if (!cnt) { /* a NULL or empty list: one entry, as ig_slide_decode gives it */
-            uint8_t def = is_null ? 0 : (uint8_t)(li->max_def - 1);
-            rc = ig_values_push_entry(out, 0, def) || ig_values_end_row(out) ? ig_err(err, -ENOMEM, "out of memory")
-                                                                             : 0;
-            continue;
-        }
-        if (ig_values_reserve(out, out->n + cnt)) {
-            rc = ig_err(err, -ENOMEM, "out of memory");
-            break;
-        }
-        memcpy(out->lanes + out->n, row.data, cnt * sizeof *out->lanes);
-        if (ig_values_commit_list_row(out, cnt, li->max_def)) rc = ig_err(err, -ENOMEM, "out of memory");
-    }
-    ig_buf_free(&row);
-    return rc;
+    return ig_slide_picked(body + IG_BODY_HDR, len - IG_BODY_HDR, n, pick, li, out, err);
 }
 
 int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,

@@ -250,28 +250,56 @@ int ig_slide_lengths(const uint8_t *p, size_t len, size_t rows, uint64_t *lens, 
     return rc;
 }
 
-int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const struct ig_leaf_info *li,
-                 struct ig_buf *vec, size_t *n, bool *is_null, struct ig_error *err)
-{
+/* Rows decoded one after another from a base (ig_slide_row, ig_slide_picked):
+ * the page parsed and its codes loaded once; `row` is the next row to decode
+ * (SIZE_MAX: no walk started), `prev` the last row with values. */
+struct walk {
     struct slide sl;
-    int rc = parse(p, len, rows, &sl, err);
+    size_t rows;
+    bool sgn;
+    struct ig_pcode code;
+    struct ig_slide_dict_reader dr;
+    struct ig_bitreader br;
+    size_t at;  /* the next bulk value */
+    size_t row;
+    struct ig_buf prev;
+    size_t pn;
+};
+
+static void walk_close(struct walk *w)
+{
+    ig_pcode_free(&w->code);
+    ig_slide_dict_close(&w->dr);
+    ig_buf_free(&w->prev);
+}
+
+static int walk_open(struct walk *w, const uint8_t *p, size_t len, size_t rows, const struct ig_leaf_info *li,
+                     struct ig_error *err)
+{
+    memset(w, 0, sizeof *w);
+    w->rows = rows;
+    w->row = SIZE_MAX;
+    int rc = parse(p, len, rows, &w->sl, err);
     if (rc) return rc;
-    if (k >= rows) return ig_err(err, -EINVAL, "row %zu out of range", k);
     const struct ig_type_info *ti = ig_type_info(li->type);
-    bool sgn = ti && ti->is_signed && !sl.raw;
-    uint64_t kk;
-    rc = ig_ints_get(sl.s[0], sl.sl[0], rows, &ig_slide_meta_desc, NULL, k, &kk, err);
-    if (rc) return rc;
-    *n = 0;
-    ig_buf_reset(vec);
-    *is_null = kk == IG_SLIDE_KIND_NULL;
-    if (kk == IG_SLIDE_KIND_NULL || kk == IG_SLIDE_KIND_EMPTY) return 0;
-    /* the last base at or before k (bases are in row order) */
-    size_t lo = 0, hi = sl.nbases;
+    w->sgn = ti && ti->is_signed && !w->sl.raw;
+    if (w->sl.coded) rc = load_code(&w->sl, &w->code, err);
+    if (!rc && w->sl.dict) rc = ig_slide_dict_open(&w->sl.d, 0, &w->dr, err); /* entries found alone */
+    if (rc) walk_close(w);
+    return rc;
+}
+
+/* Start the walk at the last base at or before row k, unless it is under way
+ * between that base and k. */
+static int walk_seek(struct walk *w, size_t k, struct ig_error *err)
+{
+    const struct slide *sl = &w->sl;
+    size_t lo = 0, hi = sl->nbases;
     uint64_t brow = 0;
-    while (hi - lo > 0) {
+    int rc = 0;
+    while (hi - lo > 0) { /* bases are in row order */
         size_t mid = lo + (hi - lo) / 2;
-        rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &ig_slide_meta_desc, NULL, mid, &brow, err);
+        rc = ig_ints_get(sl->s[5], sl->sl[5], sl->nbases, &ig_slide_meta_desc, NULL, mid, &brow, err);
         if (rc) return rc;
         if (brow <= k)
             lo = mid + 1;
@@ -279,28 +307,72 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
             hi = mid;
     }
     if (lo == 0) return ig_err(err, -EIO, "slide page: no base before row %zu", k);
-    size_t b = lo - 1;
     uint64_t row0, val0, bit0 = 0;
-    rc = ig_ints_get(sl.s[5], sl.sl[5], sl.nbases, &ig_slide_meta_desc, NULL, b, &row0, err);
-    if (!rc) rc = ig_ints_get(sl.s[6], sl.sl[6], sl.nbases, &ig_slide_meta_desc, NULL, b, &val0, err);
-    if (!rc && (sl.bits || sl.coded || sl.dict))
-        rc = ig_ints_get(sl.s[7], sl.sl[7], sl.nbases, &ig_slide_meta_desc, NULL, b, &bit0, err);
-    struct ig_pcode code = {0};
-    struct ig_slide_dict_reader dr = {0};
-    if (!rc && sl.coded) rc = load_code(&sl, &code, err);
-    if (!rc && sl.dict) rc = ig_slide_dict_open(&sl.d, bit0, &dr, err); /* the dictionary: all of it */
+    rc = ig_ints_get(sl->s[5], sl->sl[5], sl->nbases, &ig_slide_meta_desc, NULL, lo - 1, &row0, err);
+    if (!rc) rc = ig_ints_get(sl->s[6], sl->sl[6], sl->nbases, &ig_slide_meta_desc, NULL, lo - 1, &val0, err);
+    if (!rc && (sl->bits || sl->coded || sl->dict))
+        rc = ig_ints_get(sl->s[7], sl->sl[7], sl->nbases, &ig_slide_meta_desc, NULL, lo - 1, &bit0, err);
     if (rc) return rc;
+    if (w->row != SIZE_MAX && w->row > row0 && w->row <= k) return 0; /* on its way: go on */
+    w->row = (size_t)row0;
+    w->at = (size_t)val0;
+    w->br = (struct ig_bitreader){sl->mant, sl->mant_len, bit0};
+    w->dr.br.pos = bit0;
+    w->pn = 0;
+    ig_buf_reset(&w->prev);
+    return 0;
+}
+
+/* The next bulk value of the walk. */
+static int walk_value(struct walk *w, size_t r, uint64_t *x, struct ig_error *err)
+{
+    const struct slide *sl = &w->sl;
+    int rc = 0;
+    if (w->at >= sl->nvalues) return ig_err(err, -EIO, "slide page: row %zu reads past the bulk", r);
+    if (sl->dict) {
+        w->at++;
+        rc = ig_slide_dict_next(&w->dr, x, err);
+    } else if (sl->coded) {
+        uint64_t L = 0, mm = 0;
+        w->at++;
+        if (ig_slide_read_coded(&w->br, &w->code, &L, &mm)) rc = ig_err(err, -EIO, "slide page: bits truncated");
+        *x = rc ? 0 : ig_slide_from_code(L, mm);
+    } else {
+        rc = ig_ints_get(sl->bulk, sl->bulk_len, sl->nvalues, &ig_slide_meta_desc, NULL, w->at++, x, err);
+    }
+    if (!rc && sl->bits) {
+        uint64_t mm = 0;
+        if (*x > 64 || (*x > 1 && ig_bits_read(&w->br, (unsigned)*x - 1, &mm)))
+            rc = ig_err(err, -EIO, "slide page: bits truncated");
+        *x = rc ? 0 : ig_slide_from_code(*x, mm);
+    }
+    return rc;
+}
+
+/* Row k into vec (n values; *is_null for a NULL row), walking from where the
+ * walk is or from the last base before k. */
+static int walk_to(struct walk *w, size_t k, struct ig_buf *vec, size_t *n, bool *is_null, struct ig_error *err)
+{
+    const struct slide *sl = &w->sl;
+    if (k >= w->rows) return ig_err(err, -EINVAL, "row %zu out of range", k);
+    uint64_t kk;
+    int rc = ig_ints_get(sl->s[0], sl->sl[0], w->rows, &ig_slide_meta_desc, NULL, k, &kk, err);
+    if (rc) return rc;
+    *n = 0;
+    ig_buf_reset(vec);
+    *is_null = kk == IG_SLIDE_KIND_NULL;
+    if (kk == IG_SLIDE_KIND_NULL || kk == IG_SLIDE_KIND_EMPTY) return 0; /* the walk needs no step */
+    rc = walk_seek(w, k, err);
     /* the bulk holds at most what the rows from the base need: bound by the page */
-    struct ig_buf prevb = IG_BUF_INIT;
-    struct ig_bitreader br = {sl.mant, sl.mant_len, bit0};
-    size_t at = (size_t)val0, pn = 0;
-    for (size_t r = (size_t)row0; r <= k && !rc; r++) {
+    for (size_t r = w->row; r <= k && !rc; r++) {
         uint64_t m[5];
         for (int s = 0; s < 5 && !rc; s++)
-            rc = ig_ints_get(sl.s[s], sl.sl[s], rows, &ig_slide_meta_desc, NULL, r, &m[s], err);
+            rc = ig_ints_get(sl->s[s], sl->sl[s], w->rows, &ig_slide_meta_desc, NULL, r, &m[s], err);
         if (rc) break;
+        w->row = r + 1;
         if (m[0] == IG_SLIDE_KIND_NULL || m[0] == IG_SLIDE_KIND_EMPTY) continue; /* the window carries over */
-        if (m[0] > IG_SLIDE_KIND_DELTA || m[1] > IG_SLIDE_MAX_LIST || (m[0] == IG_SLIDE_KIND_DELTA && m[3] + m[4] > m[1])) {
+        if (m[0] > IG_SLIDE_KIND_DELTA || m[1] > IG_SLIDE_MAX_LIST ||
+            (m[0] == IG_SLIDE_KIND_DELTA && m[3] + m[4] > m[1])) {
             rc = ig_err(err, -EIO, "slide page: bad row %zu", r);
             break;
         }
@@ -311,49 +383,67 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
             break;
         }
         uint64_t *cur = (uint64_t *)vec->data;
-        const uint64_t *prev = (const uint64_t *)prevb.data;
-        if (m[0] == IG_SLIDE_KIND_DELTA && (m[2] > pn || keep > pn - m[2])) {
+        const uint64_t *prev = (const uint64_t *)w->prev.data;
+        if (m[0] == IG_SLIDE_KIND_DELTA && (m[2] > w->pn || keep > w->pn - m[2])) {
             rc = ig_err(err, -EIO, "slide page: row %zu refers past its predecessor", r);
             break;
         }
         size_t news = m[0] == IG_SLIDE_KIND_BASE ? cn : (size_t)(m[3] + m[4]);
         for (size_t j = 0, out = 0; j < news && !rc; j++, out++) {
-            uint64_t x;
+            uint64_t x = 0;
             if (m[0] == IG_SLIDE_KIND_DELTA && j == m[3]) out += keep; /* the tail follows the kept run */
-            if (at >= sl.nvalues) {
-                rc = ig_err(err, -EIO, "slide page: row %zu reads past the bulk", r);
-                break;
-            }
-            if (sl.dict) {
-                at++;
-                rc = ig_slide_dict_next(&dr, &x, err);
-            } else if (sl.coded) {
-                uint64_t L = 0, mm = 0;
-                at++;
-                if (ig_slide_read_coded(&br, &code, &L, &mm))
-                    rc = ig_err(err, -EIO, "slide page: bits truncated");
-                x = rc ? 0 : ig_slide_from_code(L, mm);
-            } else {
-                rc = ig_ints_get(sl.bulk, sl.bulk_len, sl.nvalues, &ig_slide_meta_desc, NULL, at++, &x, err);
-            }
-            if (!rc && sl.bits) {
-                uint64_t mm = 0;
-                if (x > 64 || (x > 1 && ig_bits_read(&br, (unsigned)x - 1, &mm)))
-                    rc = ig_err(err, -EIO, "slide page: bits truncated");
-                x = rc ? 0 : ig_slide_from_code(x, mm);
-            }
-            cur[out] = unzz(x, sgn);
+            rc = walk_value(w, r, &x, err);
+            cur[out] = unzz(x, w->sgn);
         }
         if (m[0] == IG_SLIDE_KIND_DELTA) memcpy(cur + m[3], prev + m[2], keep * 8);
         vec->len = cn * 8;
-        ig_buf_reset(&prevb);
-        if (!rc && ig_buf_append(&prevb, cur, cn * 8)) rc = ig_err(err, -ENOMEM, "out of memory");
-        pn = cn;
+        ig_buf_reset(&w->prev);
+        if (!rc && ig_buf_append(&w->prev, cur, cn * 8)) rc = ig_err(err, -ENOMEM, "out of memory");
+        w->pn = cn;
         *n = cn;
     }
-    ig_buf_free(&prevb);
-    ig_pcode_free(&code);
-    ig_slide_dict_close(&dr);
+    if (rc) w->row = SIZE_MAX; /* start again from a base */
+    return rc;
+}
+
+int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const struct ig_leaf_info *li,
+                 struct ig_buf *vec, size_t *n, bool *is_null, struct ig_error *err)
+{
+    struct walk w;
+    int rc = walk_open(&w, p, len, rows, li, err);
+    if (rc) return rc;
+    rc = walk_to(&w, k, vec, n, is_null, err);
+    walk_close(&w);
+    return rc;
+}
+
+int ig_slide_picked(const uint8_t *p, size_t len, size_t rows, const uint8_t *pick, const struct ig_leaf_info *li,
+                    struct ig_values *out, struct ig_error *err)
+{
+    struct walk w;
+    int rc = walk_open(&w, p, len, rows, li, err);
+    if (rc) return rc;
+    struct ig_buf row = IG_BUF_INIT;
+    for (size_t k = 0; k < rows && !rc; k++) {
+        if (!((pick[k / 8] >> (k % 8)) & 1)) continue;
+        size_t cnt = 0;
+        bool is_null = false;
+        rc = walk_to(&w, k, &row, &cnt, &is_null, err);
+        if (rc) break;
+        if (!cnt) { /* a NULL or empty list: one entry, as ig_slide_decode gives it */
+            uint8_t def = is_null ? 0 : (uint8_t)(li->max_def - 1);
+            if (ig_values_push_entry(out, 0, def) || ig_values_end_row(out)) rc = ig_err(err, -ENOMEM, "out of memory");
+            continue;
+        }
+        if (ig_values_reserve(out, out->n + cnt)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        memcpy(out->lanes + out->n, row.data, cnt * sizeof *out->lanes);
+        if (ig_values_commit_list_row(out, cnt, li->max_def)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    ig_buf_free(&row);
+    walk_close(&w);
     return rc;
 }
 

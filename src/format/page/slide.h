@@ -80,6 +80,12 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
 int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const struct ig_leaf_info *li,
                  struct ig_buf *vec, size_t *n, bool *is_null, struct ig_error *err);
 
+/* The rows set in pick (rows bits), in order, appended to out (levels values,
+ * as ig_slide_decode gives them): one walk from base to base, each row decoded
+ * at most once, rows between bases skipped. */
+int ig_slide_picked(const uint8_t *p, size_t len, size_t rows, const uint8_t *pick, const struct ig_leaf_info *li,
+                    struct ig_values *out, struct ig_error *err);
+
 /* Erase: rebuild the body (after the body header) into out with every value
  * only deleted rows held zeroed or dropped (`deleted`: all deleted rows of the
  * page, old and new). Never longer than the input (-ENOSPC if a hostile page
