@@ -54,6 +54,7 @@ bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_
 struct ig_slide_sizer {
     struct ig_u64map seen; /* the page's distinct non-zero values so far */
     uint64_t saved;        /* bits a dictionary saves on the repeats */
+    size_t chain;          /* rows written as deltas since the last base */
 };
 
 /* About how many bits row cur costs after prev (the last row with values):

@@ -80,6 +80,8 @@ uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size
                             size_t cn, bool sgn)
 {
     size_t h, st, keep = best_run(prev, pn, cur, cn, &h, &st);
+    if (z->chain >= IG_SLIDE_MAX_CHAIN) keep = 0; /* a base, as plan_windows writes it */
+    if (cn) z->chain = keep ? z->chain + 1 : 0;   /* rows without values are transparent */
     uint64_t bits = 8; /* the row's share of the metadata streams */
     /* a repeat as a dictionary index: about log2 of the distinct values, plus its length's code */
     uint64_t index_bits = 3 + ig_bit_len(z->seen.n);
@@ -190,7 +192,7 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
     uint64_t *kind = w->meta, *lenv = w->meta + n, *start = w->meta + 2 * n,
              *head = w->meta + 3 * n, *tail = w->meta + 4 * n;
     const uint64_t *prev = NULL;
-    size_t pn = 0;
+    size_t pn = 0, chain = 0; /* chain: deltas since the last base */
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         size_t r = first + i;
@@ -205,7 +207,8 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
             continue;
         }
         lenv[i] = cn;
-        size_t bh = 0, bs = 0, best = best_run(prev, pn, cur, cn, &bh, &bs);
+        size_t bh = 0, bs = 0, best = chain < IG_SLIDE_MAX_CHAIN ? best_run(prev, pn, cur, cn, &bh, &bs) : 0;
+        chain = best ? chain + 1 : 0;
         if (best) {
             kind[i] = IG_SLIDE_KIND_DELTA;
             start[i] = bs;

@@ -17,6 +17,12 @@ struct ig_error;
 /* Values in one row: bounds what hostile lengths can make a decoder allocate. */
 #define IG_SLIDE_MAX_LIST (1u << 24)
 
+/* The writer stores a row whole (a base) at least every this many rows with
+ * values, so that reading one row walks at most this far: windows that share
+ * most ids across users (very popular ids) would otherwise chain through the
+ * page. Readers take any chain. */
+#define IG_SLIDE_MAX_CHAIN 256
+
 /* Every metadata stream and the bulk are 8-byte unsigned int streams. */
 extern const struct ig_int_desc ig_slide_meta_desc;
 
