@@ -604,35 +604,45 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     return 0;
 }
 
-/* ig_page_decode_picked of a sliding-window page: each picked row decoded from
- * the last base before it (ig_slide_row), not the page from its start. */
-static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
-                               const uint8_t *pick, struct ig_page_scratch *s, struct ig_values *out,
-                               struct ig_error *err)
+/* A sliding-window page's body after its header (decompressed when zstd), checked. */
+static int slide_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                      const uint8_t **p, size_t *len, struct ig_error *err)
 {
     const uint8_t *body;
     int rc = ig_page_body(stored, rec, s, &body, err);
     if (rc) return rc;
-    size_t n = rec->row_count, len = rec->body_size;
-    if (len < IG_BODY_HDR || body[0] != IG_BODY_SLIDE || body[1] || body[2] || body[3])
+    if (rec->body_size < IG_BODY_HDR || body[0] != IG_BODY_SLIDE || body[1] || body[2] || body[3])
         return ig_err(err, -EIO, "page body flags 0x%02x do not fit a sliding-window page", body[0]);
+    *p = body + IG_BODY_HDR;
+    *len = rec->body_size - IG_BODY_HDR;
+    return 0;
+}
+
+/* ig_page_decode_picked of a sliding-window page: the picked rows in one walk
+ * from base to base (ig_slide_picked), not the page from its start. */
+static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                               const uint8_t *pick, struct ig_page_scratch *s, struct ig_values *out,
+                               struct ig_error *err)
+{
+    const uint8_t *p;
+    size_t len;
+    int rc = slide_body(stored, rec, s, &p, &len, err);
+    if (rc) return rc;
     ig_values_retype(out, li->type);
     out->levels = true;
     out->per_value = 1;
     ig_values_reset(out);
-    return ig_slide_picked(body + IG_BODY_HDR, len - IG_BODY_HDR, n, pick, li, out, err);
+    return ig_slide_picked(p, len, rec->row_count, pick, li, out, err);
 }
 
 int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
                         struct ig_page_scratch *s, uint64_t *lens, struct ig_error *err)
 {
     if (!li->levels || !li->slide_ok || rec->encoding != IG_PAGE_ENC_SLIDE) return -ENOTSUP;
-    const uint8_t *body;
-    int rc = ig_page_body(stored, rec, s, &body, err);
-    if (rc) return rc;
-    if (rec->body_size < IG_BODY_HDR || body[0] != IG_BODY_SLIDE || body[1] || body[2] || body[3])
-        return ig_err(err, -EIO, "page body flags 0x%02x do not fit a sliding-window page", body[0]);
-    return ig_slide_lengths(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, rec->row_count, lens, err);
+    const uint8_t *p;
+    size_t len;
+    int rc = slide_body(stored, rec, s, &p, &len, err);
+    return rc ? rc : ig_slide_lengths(p, len, rec->row_count, lens, err);
 }
 
 int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,

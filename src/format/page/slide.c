@@ -503,11 +503,6 @@ static int load_meta(const struct slide *sl, struct meta *m, struct ig_error *er
     return rc;
 }
 
-static bool bit(const uint8_t *bm, size_t i)
-{
-    return bm && ((bm[i / 8] >> (i % 8)) & 1);
-}
-
 /* Which bulk values hold nothing a live row reads (dead: nvalues bits). */
 static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *deleted,
                        uint8_t *dead, struct ig_error *err)
@@ -526,7 +521,7 @@ static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *de
     for (size_t j = rows; j-- > 0;) {
         if (kind[j] != IG_SLIDE_KIND_BASE && kind[j] != IG_SLIDE_KIND_DELTA) continue;
         m->lo[j] = m->hi[j] = 0;
-        if (!bit(deleted, j)) {
+        if (!ig_slide_bit(deleted, j)) {
             m->hi[j] = lenv[j];
         } else if (next != SIZE_MAX && kind[next] == IG_SLIDE_KIND_DELTA) {
             size_t h = head[next], keep = lenv[next] - head[next] - tail[next], s = start[next];
@@ -540,7 +535,7 @@ static int dead_values(const struct slide *sl, struct meta *m, const uint8_t *de
     }
     memset(dead, 0, (sl->nvalues + 7) / 8);
     for (size_t j = 0; j < rows; j++) {
-        if (!bit(deleted, j) || (kind[j] != IG_SLIDE_KIND_BASE && kind[j] != IG_SLIDE_KIND_DELTA)) continue;
+        if (!ig_slide_bit(deleted, j) || (kind[j] != IG_SLIDE_KIND_BASE && kind[j] != IG_SLIDE_KIND_DELTA)) continue;
         size_t n = lenv[j], h = kind[j] == IG_SLIDE_KIND_BASE ? n : head[j],
                t = kind[j] == IG_SLIDE_KIND_BASE ? 0 : tail[j];
         for (size_t q = 0; q < h + t; q++) {
@@ -595,7 +590,7 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
         if (!v) return ig_err(err, -ENOMEM, "out of memory");
         rc = ig_ints_decode(s, len, n, &ig_slide_meta_desc, NULL, v, err);
         for (size_t i = 0; !rc && i < n; i++)
-            if (bit(dead, i)) v[i] = 0;
+            if (ig_slide_bit(dead, i)) v[i] = 0;
         out->len = pos;
         if (!rc) rc = ig_ints_encode_erased(v, n, &ig_slide_meta_desc, dead, out, err);
         free(v);
@@ -626,7 +621,7 @@ static int erase_bit_bulk(const struct slide *sl, const struct meta *m, const ui
     uint64_t bits = 0;
     size_t b = 0;
     for (size_t j = 0; !rc && j < sl->nvalues; j++) {
-        if (bit(dead, j)) lens[j] = lows[j] = 0;
+        if (ig_slide_bit(dead, j)) lens[j] = lows[j] = 0;
         while (b < sl->nbases && m->bval[b] == j)
             bbit[b++] = bits;
         bits += (sl->coded ? code.len[lens[j]] : 0) + (lens[j] > 1 ? lens[j] - 1 : 0);
@@ -707,12 +702,10 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
         rc = lens && lows ? read_bit_bulk(&sl, lens, lows, &end, NULL, err)
                           : ig_err(err, -ENOMEM, "out of memory");
         for (size_t j = 0; !rc && j < sl.nvalues; j++)
-            if (bit(dead, j) && lens[j] != 0)
+            if (ig_slide_bit(dead, j) && lens[j] != 0)
                 rc = ig_err(err, -EIO, "slide page: erased value %zu still holds data", j);
-        for (uint64_t q = end; !rc && q < (uint64_t)sl.mant_len * 8; q++)
-            if ((sl.mant[q / 8] >> (q % 8)) & 1)
-                rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64,
-                            end);
+        if (!rc && !ig_bits_zero_from(sl.mant, sl.mant_len, end))
+            rc = ig_err(err, -EIO, "slide page: bits of erased values remain past bit %" PRIu64, end);
         free(lens);
         free(lows);
     }

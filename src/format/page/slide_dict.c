@@ -49,11 +49,6 @@ static size_t group_end(size_t r, size_t n)
     return e < n ? e : n;
 }
 
-static bool bit_set(const uint8_t *bm, size_t i)
-{
-    return bm && ((bm[i / 8] >> (i % 8)) & 1);
-}
-
 int ig_slide_dict_parse(const uint8_t *p, size_t len, size_t nvalues, struct ig_slide_dict *d,
                         struct ig_error *err)
 {
@@ -418,7 +413,7 @@ static void live_entries(const struct ig_slide_dict *d, const uint64_t *codes, c
 {
     memset(live, 0, d->nentries / 8 + 1);
     for (size_t j = 0; j < d->nvalues; j++)
-        if (codes[j] && !bit_set(dead, j)) live[(codes[j] - 1) / 8] |= (uint8_t)(1u << ((codes[j] - 1) % 8));
+        if (codes[j] && !ig_slide_bit(dead, j)) live[(codes[j] - 1) / 8] |= (uint8_t)(1u << ((codes[j] - 1) % 8));
 }
 
 int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, size_t nbases, const uint8_t *dead,
@@ -427,8 +422,8 @@ int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, siz
     size_t n = d->nvalues, ne = d->nentries;
     uint64_t *codes = malloc((n + 1) * sizeof *codes), *vals = malloc((ne + 1) * sizeof *vals);
     uint64_t *moved = malloc((ne + 1) * sizeof *moved), *to = malloc((ne + 1) * sizeof *to);
-    uint64_t *cbit = malloc((nbases + 1) * sizeof *cbit), us[64];
-    uint8_t *live = malloc(ne / 8 + 1), ls[64];
+    uint64_t *cbit = malloc((nbases + 1) * sizeof *cbit), us[IG_SLIDE_MAX_GROUPS];
+    uint8_t *live = malloc(ne / 8 + 1), ls[IG_SLIDE_MAX_GROUPS];
     struct ig_pcode cc = {0};
     int rc = codes && vals && moved && to && cbit && live ? 0 : ig_err(err, -ENOMEM, "out of memory");
     if (!rc) rc = ig_slide_dict_entries(d, vals, err);
@@ -439,7 +434,7 @@ int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, siz
     }
     if (!rc) {
         for (size_t j = 0; j < n; j++)
-            if (bit_set(dead, j)) codes[j] = erase_code(&cc, codes[j]);
+            if (ig_slide_bit(dead, j)) codes[j] = erase_code(&cc, codes[j]);
         live_entries(d, codes, dead, live);
         /* per group: its live entries in their order, then the others as
          * copies of the last live one; `to` maps old ranks to new ones */
@@ -448,14 +443,14 @@ int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, siz
             size_t at = g->first, e = g->first + g->n;
             uint64_t last = 0;
             for (size_t r = g->first; r < e; r++)
-                if (bit_set(live, r)) to[r] = at, moved[at++] = last = vals[r];
+                if (ig_slide_bit(live, r)) to[r] = at, moved[at++] = last = vals[r];
             for (size_t r = g->first; r < e; r++)
-                if (!bit_set(live, r)) to[r] = at, moved[at++] = last;
+                if (!ig_slide_bit(live, r)) to[r] = at, moved[at++] = last;
             ls[k] = g->l;
             us[k] = g->ubits;
         }
         for (size_t j = 0; j < n; j++) /* a group's first code stays its first */
-            if (codes[j] && !bit_set(dead, j)) codes[j] = to[codes[j] - 1] + 1;
+            if (codes[j] && !ig_slide_bit(dead, j)) codes[j] = to[codes[j] - 1] + 1;
     }
     size_t at = out->len;
     struct ig_buf bulk = IG_BUF_INIT;
@@ -478,14 +473,6 @@ int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, siz
     return rc;
 }
 
-/* Are the bits of p[0..len) from bit `from` on all zero? */
-static bool zero_from(const uint8_t *p, size_t len, uint64_t from)
-{
-    for (uint64_t q = from; q < (uint64_t)len * 8; q++)
-        if ((p[q / 8] >> (q % 8)) & 1) return false;
-    return true;
-}
-
 int ig_slide_dict_check(const struct ig_slide_dict *d, const uint8_t *dead, struct ig_error *err)
 {
     size_t n = d->nvalues, ne = d->nentries;
@@ -495,15 +482,15 @@ int ig_slide_dict_check(const struct ig_slide_dict *d, const uint8_t *dead, stru
     if (!rc) rc = ig_slide_dict_entries(d, vals, err);
     if (!rc) rc = read_codes(d, codes, &cend, err);
     for (size_t j = 0; !rc && j < n; j++) /* 0, or the first code of a group */
-        if (bit_set(dead, j) && (codes[j] & (codes[j] - 1)))
+        if (ig_slide_bit(dead, j) && (codes[j] & (codes[j] - 1)))
             rc = ig_err(err, -EIO, "slide page: erased value %zu still refers to dictionary entry %llu", j,
                         (unsigned long long)codes[j] - 1);
     if (!rc) live_entries(d, codes, dead, live);
     /* an entry no live value uses is a copy of the one before it (0 first) */
     for (size_t r = 0; !rc && r < ne; r++)
-        if (!bit_set(live, r) && vals[r] != (group_start(r) ? 0 : vals[r - 1]))
+        if (!ig_slide_bit(live, r) && vals[r] != (group_start(r) ? 0 : vals[r - 1]))
             rc = ig_err(err, -EIO, "slide page: dictionary entry %zu, which no live value uses, still holds data", r);
-    if (!rc && !zero_from(d->cbits, d->cbits_len, cend))
+    if (!rc && !ig_bits_zero_from(d->cbits, d->cbits_len, cend))
         rc = ig_err(err, -EIO, "slide page: bits remain past the last code");
     free(codes);
     free(vals);

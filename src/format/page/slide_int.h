@@ -83,6 +83,21 @@ static inline uint64_t ig_bits_peek(const struct ig_bitreader *br, unsigned w)
     return v;
 }
 
+/* Bit i of bitmap bm (false when bm is NULL). */
+static inline bool ig_slide_bit(const uint8_t *bm, size_t i)
+{
+    return bm && ((bm[i / 8] >> (i % 8)) & 1);
+}
+
+/* Are the bits of p[0..len) from bit `from` on all zero (nothing left past a
+ * bit stream's last code)? */
+static inline bool ig_bits_zero_from(const uint8_t *p, size_t len, uint64_t from)
+{
+    for (uint64_t q = from; q < (uint64_t)len * 8; q++)
+        if ((p[q / 8] >> (q % 8)) & 1) return false;
+    return true;
+}
+
 /* The bit length of x (0 for 0). */
 static inline uint64_t ig_bit_len(uint64_t x)
 {
