@@ -624,8 +624,8 @@ static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *r
                                const uint8_t *pick, struct ig_page_scratch *s, struct ig_values *out,
                                struct ig_error *err)
 {
-    const uint8_t *p;
-    size_t len;
+    const uint8_t *p = NULL;
+    size_t len = 0;
     int rc = slide_body(stored, rec, s, &p, &len, err);
     if (rc) return rc;
     ig_values_retype(out, li->type);
@@ -639,8 +639,8 @@ int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, con
                         struct ig_page_scratch *s, uint64_t *lens, struct ig_error *err)
 {
     if (!li->levels || !li->slide_ok || rec->encoding != IG_PAGE_ENC_SLIDE) return -ENOTSUP;
-    const uint8_t *p;
-    size_t len;
+    const uint8_t *p = NULL;
+    size_t len = 0;
     int rc = slide_body(stored, rec, s, &p, &len, err);
     return rc ? rc : ig_slide_lengths(p, len, rec->row_count, lens, err);
 }
