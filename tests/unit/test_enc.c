@@ -958,16 +958,16 @@ static void test_census(void)
 }
 
 /* The statistics pass eight at a time (stats_x8.c, where the CPU has
- * AVX-512) against the scalar loop: every field equal, for runs, signed and
- * unsigned lanes, big steps, zeros as markers, lengths around the block size. */
+ * AVX-512) against the scalar loop: every field equal, for runs (short, long
+ * and rare), signed and unsigned lanes, big steps, zeros as markers, lengths around the block size. */
 static void test_stats_vector_equals_scalar(void)
 {
     uint64_t seed = check_seed ^ 0x57A7;
     static uint64_t v[3000];
     static const size_t lens[] = {1, 7, 127, 128, 129, 255, 256, 257, 1000, 1024, 2999, 3000};
-    for (int round = 0; round < 144; round++) {
+    for (int round = 0; round < 192; round++) {
         size_t n = lens[round % (sizeof lens / sizeof lens[0])];
-        int kind = round / 12 % 6;
+        int kind = round / 12 % 8;
         uint64_t x = test_rand(&seed);
         for (size_t i = 0; i < n; i++) {
             uint64_t r = test_rand(&seed);
@@ -977,6 +977,8 @@ static void test_stats_vector_equals_scalar(void)
             case 2: v[i] = (r % 7 == 0) ? x : (x = r % 50); break;           /* runs */
             case 3: v[i] = (uint64_t)((int64_t)(r % 2001) - 1000); break;    /* signed small */
             case 4: v[i] = r % 5 == 0 ? 0 : i * 3 + r % 4; break;            /* steps, zeros */
+            case 5: v[i] = r % 11 == 0 ? (x = r % 50) : x; break;            /* long runs */
+            case 6: v[i] = r % 500; break;                                   /* rare equal neighbours */
             default: v[i] = (i / 128) * 1000003 + r % 3;                     /* a jump at each block start */
             }
         }

@@ -21,6 +21,8 @@
 #include "format/ops/verify.h"
 #include "format/part/merkle.h"
 #include "format/part/writer.h"
+#include "format/page/page.h"
+#include "format/model/values.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -738,7 +740,72 @@ static void test_chunk_dict_counts(void)
     if (rep.failures != 1) fprintf(stderr, "  %s", log.text);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+/* A page's blocks remember what their trials showed (page.c, struct
+ * block_trials): strings huffman keeps taking from zstd skip the zstd trial,
+ * but the trial is made again, so that when the data change inside the page
+ * (random letters, then one sentence over and over) the later blocks go back
+ * to what compresses them. Fails if the later blocks stay huffman (the
+ * sentence blocks would then be several times larger). Cut and fitted blocks. */
+static void test_block_trials_follow_the_data(void)
+{
+    uint64_t seed = check_seed ^ 0x7121A15;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    const size_t letters = 240, rows = 1200;
+    char text[160];
+    for (size_t r = 0; r < rows; r++) {
+        size_t len;
+        if (r < letters) {
+            len = 40 + test_rand(&seed) % 60;
+            for (size_t i = 0; i < len; i++)
+                text[i] = (char)('a' + test_rand(&seed) % 26);
+        } else {
+            len = (size_t)snprintf(text, sizeof text, "the quick brown fox jumps over the lazy dog %zu", r % 7);
+        }
+        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
+    }
+    size_t cuts[64], ncuts = 0;
+    for (size_t r = 0; r < rows; r += 40)
+        cuts[ncuts++] = r;
+    cuts[ncuts] = rows;
+    struct ig_page_policy pol = {.type = IG_T_STRING, .leaf = {.type = IG_T_STRING, .per_value = 1}};
+    struct ig_page_scratch scratch = {0};
+    struct ig_error err = {0};
+    for (int fitted = 0; fitted < 2; fitted++) {
+        struct ig_page_built page = {0}, one = {0};
+        struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0};
+        REQUIRE(ig_page_encode_blocks(&pol, &v, 0, rows, cuts, ncuts, &fit, &scratch, &page, &err) == 0);
+        size_t letter_huff = 0, letter_blocks = 0, later_huff = 0, later_blocks = 0, later_stored = 0,
+               later_alone = 0;
+        for (uint32_t b = 0; b < page.nblocks; b++) {
+            const struct ig_block_built *k = &page.blocks[b];
+            bool huff = k->encoding == IG_ENC_HUFF;
+            if (k->first_row + k->row_count <= letters) {
+                letter_blocks++;
+                letter_huff += huff;
+            } else if (k->first_row >= letters) {
+                later_blocks++;
+                later_huff += huff;
+                later_stored += k->stored;
+                /* the same rows with a trial of their own */
+                REQUIRE(ig_page_encode(&pol, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
+                later_alone += one.stored.len;
+            }
+        }
+        CHECK(letter_blocks >= 2 && letter_huff == letter_blocks); /* random letters: huffman */
+        CHECK(later_blocks >= (fitted ? 2u : 16u) && later_huff == 0); /* repeats: back to the trial */
+        CHECK(later_stored <= later_alone + later_alone / 8);
+        if (letter_huff != letter_blocks || later_huff || later_stored > later_alone + later_alone / 8)
+            fprintf(stderr, "  fitted %d: %zu of %zu letter blocks, %zu of %zu later blocks huffman, %zu bytes vs %zu alone\n",
+                    fitted, letter_huff, letter_blocks, later_huff, later_blocks, later_stored, later_alone);
+        ig_page_built_free(&page);
+        ig_page_built_free(&one);
+    }
+    ig_page_scratch_free(&scratch);
+    ig_values_free(&v);
+}
+
+TEST_MAIN(T(test_roundtrip_all_types), T(test_block_trials_follow_the_data), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

@@ -17,7 +17,24 @@ void ig_census_free(struct ig_census *c)
 
 static struct ig_u64map census_map(const struct ig_census *c)
 {
-    return (struct ig_u64map){.keys = c->map_keys, .vals = c->map_vals, .cap = c->map_cap};
+    return (struct ig_u64map){.keys = c->map_keys, .vals = c->map_vals, .cap = c->map_live};
+}
+
+/* The live part of the map at its start size: room for a few hundred values
+ * in 12 KiB. */
+#define CENSUS_MAP_START 1024
+
+/* Double the live part of the map and enter the k values found so far again. */
+static void census_grow(struct ig_census *c, size_t k)
+{
+    c->map_live *= 2;
+    memset(c->map_vals, 0, c->map_live * sizeof *c->map_vals);
+    struct ig_u64map m = census_map(c);
+    for (size_t i = 0; i < k; i++) {
+        size_t s = ig_u64map_slot(&m, c->vals[i]);
+        m.keys[s] = c->vals[i];
+        m.vals[s] = (uint32_t)(i + 1);
+    }
 }
 
 /* Room for n codes and k_max values, and an empty map for k_max keys. */
@@ -48,7 +65,8 @@ static int census_room(struct ig_census *c, size_t n, size_t k_max)
         c->map_cap = c->map_keys && c->map_vals ? cap : 0;
         if (!c->map_cap) return -ENOMEM;
     }
-    memset(c->map_vals, 0, cap * sizeof *c->map_vals);
+    c->map_live = cap < CENSUS_MAP_START ? cap : CENSUS_MAP_START;
+    memset(c->map_vals, 0, c->map_live * sizeof *c->map_vals);
     return 0;
 }
 
@@ -79,6 +97,11 @@ int ig_census_take(struct ig_census *c, const uint64_t *v, size_t n, size_t cap)
             size_t s = ig_u64map_slot(&m, last);
             if (!m.vals[s]) {
                 if (k == cap) return 0; /* one more than cap: over */
+                if (2 * (k + 1) > c->map_live) { /* kept at most half full */
+                    census_grow(c, k);
+                    m = census_map(c);
+                    s = ig_u64map_slot(&m, last);
+                }
                 m.keys[s] = last;
                 m.vals[s] = (uint32_t)++k;
                 c->vals[k - 1] = last;

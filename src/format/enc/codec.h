@@ -93,10 +93,11 @@ struct ig_census {
     uint32_t *counts;      /* how many times each appears */
     uint32_t *codes;       /* n entries: the value's index in vals, plus 1 */
     /* the hash map from value to index + 1 and the buffers' capacities
-     * (reused by the next census) */
+     * (reused by the next census); the map uses its first map_live slots,
+     * doubled as values come, so that a few distinct values stay in cache */
     uint64_t *map_keys;
     uint32_t *map_vals;
-    size_t map_cap, vals_cap, codes_cap;
+    size_t map_cap, map_live, vals_cap, codes_cap;
 };
 
 /* Take the census of v[0..n) holding up to cap distinct values. -ENOMEM (with

@@ -466,6 +466,68 @@ static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w
     return lo;
 }
 
+/* What the blocks of a page have shown so far, so that a trial that keeps
+ * losing is not made again for every block (a page holds one kind of data):
+ * numbers zstd did not shrink by an eighth in two blocks running (random
+ * floats, hashes) are not offered to it in the rest of the page; strings that
+ * went to huffman instead of zstd in two blocks running go straight to
+ * huffman while a quick look for repeats (zstd's fastest level, no entropy
+ * stage) finds none worth an eighth of the block: the full trial cost a third
+ * of an import of captions, for the same bytes, and the look sends a block
+ * whose values start repeating back to it. */
+struct block_trials {
+    const struct ig_page_policy *pol;
+    unsigned zstd_misses; /* numbers: blocks running that zstd did not shrink */
+    unsigned huff_wins;   /* strings: blocks running that huffman took from zstd */
+    bool no_zstd;         /* numbers: zstd no longer tried */
+    struct ig_buf look;   /* the quick look's output */
+};
+
+/* zstd's fastest level: matches found at a stride, literals left raw */
+#define TRIAL_LOOK_LEVEL (-10)
+
+static bool trial_strings(const struct ig_page_policy *pol, const struct ig_values *v)
+{
+    return pol->encoding == IG_ENC_AUTO && pol->compression == IG_COMP_AUTO && !pol->leaf.levels &&
+           v->is_bytes && v->type != IG_T_BLOB;
+}
+
+/* Whether the values of rows [first, first + count) repeat enough for zstd's
+ * matches to shrink them by an eighth (or the look could not be made). */
+static bool trial_repeats(struct block_trials *t, const struct ig_values *v, size_t first, size_t count)
+{
+    size_t n = (size_t)(v->offs[first + count] - v->offs[first]);
+    if (n < IG_ZSTD_MIN_BODY) return true;
+    size_t bound = ZSTD_compressBound(n);
+    if (ig_buf_reserve(&t->look, bound)) return true;
+    size_t z = ig_page_compress(t->look.data, bound, v->data.data + v->offs[first], n, TRIAL_LOOK_LEVEL);
+    return ZSTD_isError(z) || z <= n - n / 8;
+}
+
+/* The policy for the block of rows [first, first + count). */
+static struct ig_page_policy trial_policy(struct block_trials *t, const struct ig_values *v,
+                                          size_t first, size_t count)
+{
+    struct ig_page_policy p = *t->pol;
+    if (t->no_zstd) p.compression = IG_COMP_NONE;
+    if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !trial_repeats(t, v, first, count))
+        p.encoding = IG_ENC_HUFF;
+    return p;
+}
+
+/* What the block encoded under `used` came out as. */
+static void trial_seen(struct block_trials *t, const struct ig_values *v,
+                       const struct ig_page_policy *used, const struct ig_page_built *unit)
+{
+    if (t->pol->compression == IG_COMP_AUTO && !v->is_bytes && v->type != IG_T_BLOB &&
+        unit->body_size >= IG_ZSTD_MIN_BODY) {
+        t->zstd_misses = unit->compression == IG_PC_NONE ? t->zstd_misses + 1 : 0;
+        if (t->zstd_misses == 2) t->no_zstd = true;
+    }
+    if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) /* a trial was made */
+        t->huff_wins = unit->encoding == IG_ENC_HUFF ? t->huff_wins + 1 : 0;
+}
+
 /* Rows [0, count) as blocks that each fit inside one grain (struct
  * ig_block_fit in page.h). A block's rows are guessed from the stored size
  * per plain byte of the blocks before (fit->ratio, carried from page to page),
@@ -474,7 +536,7 @@ static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w
 static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                          size_t count, size_t guess_rows, struct ig_block_fit *fit,
                          struct ig_page_scratch *s, struct ig_page_built *out,
-                         struct ig_page_built *unit, struct ig_error *err)
+                         struct ig_page_built *unit, struct block_trials *trials, struct ig_error *err)
 {
     const size_t grain = fit->grain;
     const double aim = 0.985; /* of the room: what the size varies by around the guess */
@@ -484,10 +546,11 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
         if (fit->ratio > 0) rows = fit_rows(v, first + a, left, (double)room * aim / fit->ratio);
         size_t size = 0;
         bool grown = false;
-        struct ig_page_policy again = *pol;
+        struct ig_page_policy first_try = trial_policy(trials, v, first + a, rows), again = first_try;
         for (int tries = 0;; tries++) {
-            int rc = ig_page_encode(tries ? &again : pol, v, first + a, rows, s, unit, err);
+            int rc = ig_page_encode(tries ? &again : &first_try, v, first + a, rows, s, unit, err);
             if (rc) return rc;
+            if (!tries) trial_seen(trials, v, &first_try, unit);
             /* a retry keeps the first try's huffman choice (no zstd trial again) */
             if (!tries && unit->encoding == IG_ENC_HUFF && unit->compression == IG_PC_NONE &&
                 pol->compression == IG_COMP_AUTO)
@@ -545,32 +608,25 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
     out->compression = IG_PC_NONE;
     out->flags = 0;
     struct ig_page_built unit = {0};
+    struct block_trials trials = {.pol = pol};
     int rc = 0;
     if (fit && fit->grain) {
-        rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, err);
-        ig_page_built_free(&unit);
-        return rc;
+        rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, &trials, err);
+        ncuts = 0; /* done */
     }
-    /* Numbers zstd did not shrink by an eighth in two blocks running (random
-     * floats, hashes) are not offered to it in the rest of the page: the
-     * trial costs more than encoding them, and a page holds one kind of data. */
-    struct ig_page_policy cur = *pol;
-    bool may_skip = pol->compression == IG_COMP_AUTO && !v->is_bytes && v->type != IG_T_BLOB;
-    unsigned misses = 0;
     for (size_t k = 0; k < ncuts && !rc; k++) {
         size_t a = cuts[k], b = cuts[k + 1];
         if (b <= a || b > count) {
             rc = ig_err(err, -EINVAL, "bad block cuts");
             break;
         }
+        struct ig_page_policy cur = trial_policy(&trials, v, first + a, b - a);
         rc = ig_page_encode(&cur, v, first + a, b - a, s, &unit, err);
         if (!rc) rc = add_block(out, &unit, a, b, err);
-        if (may_skip && unit.body_size >= IG_ZSTD_MIN_BODY) {
-            misses = unit.compression == IG_PC_NONE ? misses + 1 : 0;
-            if (misses == 2) cur.compression = IG_COMP_NONE;
-        }
+        trial_seen(&trials, v, &cur, &unit);
     }
     ig_page_built_free(&unit);
+    ig_buf_free(&trials.look);
     return rc;
 }
 

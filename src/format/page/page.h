@@ -104,7 +104,8 @@ struct ig_block_fit {
  * at the row offsets cuts[0] = 0 < cuts[1] < ... < cuts[ncuts] = count (the
  * writer cuts every leaf of a nested column alike, so block j of each covers the
  * same rows); each block is encoded by ig_page_encode on its own, gets its own
- * zstd decision and checksum, and, when compressed, a little zeroed slack so that
+ * zstd decision and checksum (trials that keep losing within the page are
+ * skipped: page.c, struct block_trials), and, when compressed, a little zeroed slack so that
  * recompressing it after an erase nearly always fits where it is. out gets the
  * blocks back to back, their records, and the page's totals (text_len summed for
  * flat leaves; checksum left for the writer: the hash of the block records). */
