@@ -805,7 +805,56 @@ static void test_block_trials_follow_the_data(void)
     ig_values_free(&v);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_block_trials_follow_the_data), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
+{
+    uint64_t *seed = ctx;
+    ig_values_push_lane(v, col == 0 ? row % 16 : test_rand(seed));
+}
+
+/* Blocks of a column whose values compress hold more rows (writer_encode.c,
+ * block_target): small ints (4 bits each) in blocks of 1,024 rows after the
+ * first page (twice 4 KiB of int64, the cap), random ones in 512 throughout.
+ * Fails when blocks stay at their plain size, or grow past the cap, or grow
+ * for values that do not compress. */
+static void test_blocks_aim_at_stored_size(void)
+{
+    char *d = make_dir();
+    REQUIRE(d);
+    struct ig_schema s = {0};
+    ig_schema_add(&s, "small", 5, IG_T_INT64, false, NULL);
+    ig_schema_add(&s, "random", 6, IG_T_INT64, false, NULL);
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    uint64_t seed = check_seed ^ 0xB10C;
+    REQUIRE(write_table(d, &s, 30000, &o, fill_small_and_random, &seed) == 0);
+    ig_schema_free(&s);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+    const struct ig_part *p = &t.parts[0];
+    for (uint32_t leaf = 0; leaf < 2; leaf++) {
+        uint32_t first, count;
+        REQUIRE(ig_part_chunk(p, 0, leaf, &first, &count, &err) == 0);
+        CHECK(count >= 3);
+        for (uint32_t pg = first; pg < first + count; pg++) {
+            struct ig_pagerec rec, blk;
+            REQUIRE(ig_part_page(p, pg, &rec, &err) == 0);
+            uint32_t want = leaf == 0 && pg > first ? 1024 : 512, nb = ig_page_nblocks(&rec);
+            for (uint32_t b = 0; b + 1 < nb; b++) { /* the last block holds what is left */
+                REQUIRE(ig_part_block(p, pg, &rec, b, &blk, &err) == 0);
+                if (blk.row_count != want) {
+                    fprintf(stderr, "  leaf %u page %u block %u: %u rows, want %u\n", leaf, pg - first, b,
+                            blk.row_count, want);
+                    check_failures++;
+                    break;
+                }
+            }
+        }
+    }
+    ig_table_close(&t);
+}
+
+TEST_MAIN(T(test_roundtrip_all_types), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

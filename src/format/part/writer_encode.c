@@ -29,6 +29,7 @@ struct enc {
     struct ig_encoder *e;
     struct ig_column_out *out;
     double fit_ratio; /* fitted blocks: stored per plain byte so far (ig_block_fit) */
+    double cut_ratio; /* a column of one leaf: stored per plain byte of its page before (block_target) */
 };
 
 /* Blob references default to small pages: reaching one object then reads one
@@ -147,6 +148,37 @@ static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
     }
     if (!v->is_bytes) return (uint64_t)(b - a) * ti->width;
     return v->offs[b] - v->offs[a] + 4 * (uint64_t)(b - a);
+}
+
+/* A column of one leaf cut at the default block size aims its blocks at that
+ * size *stored*, not plain: the plain bytes a block holds grow by what its
+ * page before compressed by, up to this many times. Per-block costs (a
+ * header, a dictionary, a zstd frame, a footer record) then weigh less where
+ * values compress: float vectors rounded to 1/64 (8 rows of 512 bytes a
+ * block at 4 KiB plain, each block with its own dictionary) import in 0.65 of
+ * the time and store 0.92 of the bytes. Twice at most: a row read of an id
+ * column (delta-coded, 17x) then decodes 8 KiB, 0.3 us more a row in a take.
+ * Blocks of incompressible values stay as they were; a nested column of
+ * several leaves keeps the plain measure (its leaves are cut alike). */
+#define IG_BLOCK_GROWTH_MAX 2
+
+/* The plain bytes a block of the column of leaves [l0, l1) aims at. */
+static uint32_t block_target(const struct enc *w, uint32_t l0, uint32_t l1)
+{
+    uint32_t bs = leaf_block_size(w, l0);
+    const struct ig_column_def *cd = leaf_def(w, l0);
+    if (!bs || l1 != l0 + 1 || cd->block_size || w->c->o.block_size || w->out->fitted || !(w->cut_ratio > 0))
+        return bs;
+    double r = w->cut_ratio < 1.0 / IG_BLOCK_GROWTH_MAX ? 1.0 / IG_BLOCK_GROWTH_MAX : w->cut_ratio;
+    return r >= 1 ? bs : (uint32_t)((double)bs / r);
+}
+
+/* The page of rows [a, b) of leaf l just encoded (w->e->built): what it
+ * stored per plain byte, for the blocks of the next page. */
+static void page_ratio(struct enc *w, uint32_t l, size_t a, size_t b)
+{
+    uint64_t plain = plain_bytes(&w->g->cols[l], a, b);
+    w->cut_ratio = plain ? (double)w->e->built.stored.len / (double)plain : 0;
 }
 
 /* Will this leaf be offered sliding-window pages? (encode_leaf_page asks the same) */
@@ -496,8 +528,9 @@ static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size
     uint32_t per_row = cd->dimension ? cd->dimension : 1;
     for (size_t p = p0; p < p1 && !rc; p++) {
         size_t start = cuts[p], end = cuts[p + 1];
-        size_t nb = block_cuts(w, l, l + 1, start, end, leaf_block_size(w, l), &rc);
+        size_t nb = block_cuts(w, l, l + 1, start, end, block_target(w, l, l + 1), &rc);
         if (!rc) rc = encode_leaf_page(w, l, start, end, nb, err);
+        if (!rc) page_ratio(w, l, start, end);
         if (!rc) rc = write_page(w, l, start, end, (uint32_t)(end - start) * per_row, 0, err);
     }
     return rc;
@@ -520,9 +553,11 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
         for (size_t p = p0; p < p1 && !rc; p++) {
             size_t a = cuts[p], b = cuts[p + 1];
             /* every leaf of the column is cut into blocks alike (by the first
-             * leaf's block size), so block j of each covers the same rows */
-            size_t nb = block_cuts(w, l0, l1, a, b, leaf_block_size(w, l0), &rc);
+             * leaf's block size, plain: block_target), so block j of each
+             * covers the same rows */
+            size_t nb = block_cuts(w, l0, l1, a, b, block_target(w, l0, l1), &rc);
             if (!rc) rc = encode_leaf_page(w, l, a, b, nb, err);
+            if (!rc) page_ratio(w, l, a, b);
             uint64_t leaf_text = 0, node_text = 0;
             /* the JSON length of the leaf's values, when the page's census
              * gave it: the count walks only the levels */
