@@ -141,8 +141,9 @@ struct ArrowArray {
  * lists of them or such structs as Struct ("+s"), a
  * blob column as Struct of path ("u", the object's path in a mount) and size
  * ("l"), a list of blobs
- * as List ("+l") of such a Struct. A column without one (a list of structs
- * holding lists of structs) gives -ENOTSUP naming it.
+ * as List ("+l") of such a Struct; any other nested column (a list of structs
+ * holding lists of structs) as Utf8 ("u"), each row's JSON as `ingot cat`
+ * prints it, NULL for a NULL row.
  *
  * The group is decoded once, into one buffer that every array points into:
  * DuckDB, pyarrow or Polars import it through their C Data Interface without

@@ -15,7 +15,8 @@
 # lists of vectors in a list's structs (each object's per-frame embeddings),
 # structs of lists, vectors and structs in a list's structs, lists (of lists)
 # of objects in a list's structs (a clip's frames),
-# four levels of lists; NULLs at every level
+# four levels of lists; lists of structs holding lists of structs (a video's
+# clips' objects; also inside a struct) as each row's JSON (Utf8); NULLs at every level
 # each can hold them; several row groups, erased rows) and every value must
 # equal the row's JSON in rows/ID.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
@@ -26,7 +27,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe,obj,clip,shots
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe,obj,clip,shots,vid,svid
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -76,6 +77,8 @@ fe list<struct<name:string, embs:list<vector<float32, 2>?>?>?>?
 obj list<struct<id:int32, meta:struct<tags:list<string?>?, emb:vector<float32, 2>?, pic:blob?, deep:struct<n:int32?, pts:list<list<int32>>>?>?>?>?
 clip list<struct<name:string, frames:list<blob?>?>?>?
 shots list<struct<takes:list<list<blob>>>>
+vid list<struct<t:int32, objs:list<struct<x:int32?, lab:string, pts:list<float32>>?>?>?>?
+svid struct<n:int32, clips:list<struct<objs:list<struct<box:struct<x:float32, y:float32>?, name:string?>>?>>>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -175,7 +178,16 @@ with open(sys.argv[1], "w") as f:
                     None if (i + k + j) % 3 == 2 else f"{objs}/{(i + k + j) % 40 * 6 + 1}.jpg" for j in range((i + k) % 3)]}
                 for k in range(i % 3)],
             "shots": [{"takes": [[f"{objs}/{(i + j + q) % 40 * 6 + 1}.jpg" for q in range((j + k) % 3)]
-                                 for j in range((i + k) % 3)]} for k in range(i % 3)]}) + "\n")
+                                 for j in range((i + k) % 3)]} for k in range(i % 3)],
+            "vid": None if i % 8 == 1 else [None if (i + k) % 5 == 2 else {
+                "t": k, "objs": None if (i + k) % 4 == 3 else [
+                    None if (i + k + q) % 6 == 5 else {"x": None if (i + q) % 3 == 0 else i + q,
+                                                       "lab": f"o{q}\u00e9\"", "pts": [q / 4, -i][: (i + q) % 3]}
+                    for q in range((i + k) % 4)]} for k in range(i % 3)],
+            "svid": None if i % 7 == 6 else {"n": i, "clips": [{"objs": None if (i + k) % 5 == 1 else [
+                {"box": None if (i + q) % 4 == 0 else {"x": q, "y": i / 2},
+                 "name": None if (i + q) % 3 == 2 else f"n{q}"} for q in range((i + k) % 3)]}
+                for k in range(i % 3)]}}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }

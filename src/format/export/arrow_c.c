@@ -212,8 +212,7 @@ static int pick(const struct ig_table *t, const struct ig_arv *v, uint32_t col, 
     if (c.parent != IG_NONE)
         return ig_err(err, -EINVAL, "column '%.*s' is inside a nested column: export the top-level one",
                       (int)c.name_len, c.name);
-    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here (lists of structs holding lists of "
-                  "structs are not shown)", (int)c.name_len, c.name);
+    return ig_err(err, -ENOTSUP, "column '%.*s' has no Arrow form here", (int)c.name_len, c.name);
 }
 
 int ingot_export_arrow(ingot_table *t, uint32_t group, const uint32_t *cols, size_t ncols,

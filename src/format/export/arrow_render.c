@@ -3,6 +3,7 @@
 #include "arrow_view_int.h"
 
 #include "format/model/names.h"
+#include "format/ops/nested.h"
 #include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -48,7 +49,8 @@ static int render_bits(const struct ig_table *t, const struct ig_arv *v, const s
             for (uint32_t k = 0; k < rec.row_count - rec.deleted && b.i < b.cap; k++) put_bit(&b, true);
             continue;
         }
-        if ((rc = arv_load(t, v->part, v->group_first_row, a->col, page, r, &pg, err))) break;
+        uint32_t col = a->shape == IG_ARV_JSON ? a->leaf_col : a->col; /* JSON: its first leaf's levels */
+        if ((rc = arv_load(t, v->part, v->group_first_row, col, page, r, &pg, err))) break;
         const struct ig_values *x = &pg.v;
         /* a row gives one bit, or one an element (a level's list): not one an
          * entry, since a NULL or empty list is an entry and no element */
@@ -312,6 +314,55 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
     return at == pc->len ? 0 : -EIO;
 }
 
+/* A JSON column's page (its first leaf's page pc->page): the rows
+ * reassembled, one line each, as offsets (from pc->base) or bytes; a NULL
+ * row ("null") holds none. */
+static int render_json(const struct ig_table *t, const struct ig_arv *v, const struct acol *a,
+                       const struct ig_arv_piece *pc, uint8_t *o, struct ig_error *err)
+{
+    const struct ig_part *p = &t->parts[v->part];
+    uint32_t pi, lg, first, count;
+    struct ig_colrec leaf;
+    int rc = ig_table_group(t, v->group, &pi, &lg) ? ig_err(err, -EIO, "no row group %u", v->group) : 0;
+    if (!rc) rc = ig_part_column(p, a->leaf_col, &leaf, err);
+    if (!rc) rc = ig_part_chunk(p, lg, leaf.leaf, &first, &count, err);
+    if (!rc && (pc->page < first || pc->page >= first + count))
+        rc = ig_err(err, -EIO, "%s: column %u: page %u is not in row group %u", p->path, a->col, pc->page, v->group);
+    if (rc) return rc;
+    struct ig_nested_reader nr;
+    rc = ig_nested_open(&nr, t, a->col, err);
+    if (rc) return rc;
+    struct ig_pagerec rec;
+    size_t rows;
+    const uint8_t *deleted;
+    struct ig_buf lines = IG_BUF_INIT;
+    rc = ig_nested_load(&nr, t, v->group, pc->page - first, &rec, &rows, &deleted, err);
+    if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, &lines, NULL, err);
+    uint64_t at = 0, next = pc->base;
+    for (size_t i = 0; !rc && i < lines.len;) {
+        const uint8_t *line = lines.data + i, *nl = memchr(line, '\n', lines.len - i);
+        size_t len = nl ? (size_t)(nl - line) : lines.len - i;
+        i += len + 1;
+        if (a->nullable && len == 4 && !memcmp(line, "null", 4)) len = 0; /* a NULL row */
+        uint64_t need = pc->kind == IG_ARV_OFFSETS ? 4 : len;
+        if (at + need > pc->len) {
+            rc = -EIO;
+        } else if (pc->kind == IG_ARV_OFFSETS) {
+            ig_st32(o + at, (uint32_t)next);
+            next += len;
+        } else if (len) {
+            memcpy(o + at, line, len);
+        }
+        at += need;
+    }
+    if (rc == -EIO || (!rc && at != pc->len))
+        rc = ig_err(err, -EIO, "%s: column %u page %u: its rows' JSON does not fit its Arrow piece (the footer's "
+                    "text length is wrong)", p->path, a->col, pc->page);
+    ig_buf_free(&lines);
+    ig_nested_close(&nr);
+    return rc;
+}
+
 int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct ig_arv_piece *pc,
                   struct ig_reader *r, struct ig_buf *out, struct ig_error *err)
 {
@@ -333,6 +384,8 @@ int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct
     if (!rc && pc->kind < IG_ARV_FIXED) { /* the bitmaps */
         a.count = pc->npages;
         rc = render_bits(t, v, &a, pc, r, o, err);
+    } else if (!rc && a.shape == IG_ARV_JSON) {
+        rc = render_json(t, v, &a, pc, o, err);
     } else if (!rc) {
         struct page pg;
         ig_values_init(&pg.v, IG_T_INT64);

@@ -148,6 +148,11 @@ bool arv_c_field(const struct acol *a, struct ig_arv_field *f)
 {
     *f = (struct ig_arv_field){.col = a->col, .shape = a->shape, .nullable = a->nullable,
                                .elem_nullable = a->elem_nullable, .name_skip = a->name_skip};
+    if (a->shape == IG_ARV_JSON) { /* the C export sees a Utf8 column */
+        f->shape = IG_ARV_FLAT;
+        snprintf(f->format, sizeof f->format, "u");
+        return true;
+    }
     if (a->shape == IG_ARV_BLOB) {
         snprintf(f->format, sizeof f->format, "+s");
         if (!(f->kids = calloc(2, sizeof *f->kids))) return false;
@@ -401,6 +406,26 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
     return c->max_def == a->slot_struct_def + between + (c->null_mask & 1) && c->name_len > a->name_skip;
 }
 
+/* A top-level nested column (a struct, a list, a vector) of no other shape
+ * here as its rows' JSON (IG_ARV_JSON), numbered by its first leaf's pages;
+ * false for a flat one or a footer that does not add up. */
+static bool json_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
+{
+    if (c->parent != IG_NONE || (c->type != IG_T_STRUCT && !c->lists && !c->dimension)) return false;
+    uint32_t leaf = col;
+    struct ig_colrec m = *c;
+    /* columns are in pre-order: a struct's first member follows it */
+    while (m.type == IG_T_STRUCT) {
+        if (!m.num_children || ++leaf >= p->num_columns || ig_part_column(p, leaf, &m, NULL) ||
+            m.parent != leaf - 1)
+            return false;
+    }
+    if (m.leaf == IG_NONE) return false;
+    *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_JSON, .tt = AT_UTF8,
+                       .nullable = c->null_mask & 1, .leaf_col = leaf};
+    return true;
+}
+
 /* Which shape column col (c) of p takes in the view, false when it is not shown. */
 bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
 {
@@ -500,6 +525,7 @@ bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c,
         a->struct_nullable = (c->null_mask >> 1) & 1;
         return true;
     }
+    if (c->type == IG_T_STRUCT) return json_shown(p, col, c, a);
     if (c->type == IG_T_BLOB && c->lists == 0 && !c->dimension) { /* its reference as (path, size) */
         a->shape = IG_ARV_BLOB;
         a->tt = AT_STRUCT;
@@ -519,9 +545,9 @@ bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c,
         a->nullable = c->null_mask & 1;
         return true;
     }
-    if (!arv_value_type(c, &a->tt, &a->width)) return false;
+    if (!arv_value_type(c, &a->tt, &a->width)) return json_shown(p, col, c, a);
     if (c->dimension) {
-        if (a->tt != AT_FLOAT || a->width != 4) return false;
+        if (a->tt != AT_FLOAT || a->width != 4) return json_shown(p, col, c, a);
         if (c->lists) { /* lists (of lists) of vectors, per-frame embeddings: List<...<FixedSizeList>> */
             if (!list_levels(a, c, 0)) return false;
             a->nullable = a->list_nullable;
@@ -547,6 +573,7 @@ bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c,
 /* Does a page have to be decoded for its counts (arrow_view.h)? */
 bool arv_needs_counts(const struct acol *a, const struct ig_pagerec *rec)
 {
+    if (a->shape == IG_ARV_JSON) return a->nullable; /* its NULL rows; its bytes are the footer's */
     return a->shape == IG_ARV_LIST || a->shape == IG_ARV_MEMBER || a->shape == IG_ARV_BLOB ||
            a->shape == IG_ARV_BLOB_LIST ||
            (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL) ||
@@ -622,6 +649,7 @@ size_t arv_object_path(char *out, size_t cap, const char *dir, uint64_t row, siz
 
 bool arv_row_null(const struct acol *a, const struct ig_values *v, size_t r)
 {
+    if (a->shape == IG_ARV_JSON) return a->nullable && v->levels && v->defs[v->row_ent[r]] == 0;
     struct ig_blob_ref ref;
     unsigned kind;
     if (a->shape == IG_ARV_BLOB) return !arv_blob_ref(a, v, r, &ref, &kind);

@@ -223,6 +223,13 @@ static void column_body(struct body *b, const struct acol *a)
         values(b, a, false);
         return;
     }
+    if (a->shape == IG_ARV_JSON) { /* Utf8: validity, offsets, the rows' JSON */
+        node(b, a->sum.live, a->sum.nulls);
+        bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
+        offsets(b, a);
+        bytes_buffer(b, a);
+        return;
+    }
     if (a->shape == IG_ARV_BLOB_LIST) { /* rows' offsets into the objects, then (path, size) per object */
         node(b, a->sum.live, a->sum.nulls);
         bitmap(b, IG_ARV_VALID, a, a->sum.live, a->sum.nulls > 0);
@@ -552,6 +559,57 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
     return rc;
 }
 
+/* A column shown as its rows' JSON: its first leaf's pages, each page's live
+ * rows and NULL ones (from the leaf's levels, decoded only when the column may
+ * be NULL) and its JSON bytes: the footer's text length of the column's rows
+ * there (a line each) less a newline each and "null" each NULL row. */
+static int count_json(const struct ig_table *t, const struct ig_arv *out, struct acol *a, uint32_t lg,
+                      uint32_t group_rows, struct ig_reader *r, struct ig_error *err)
+{
+    const struct ig_part *p = &t->parts[out->part];
+    struct ig_colrec leaf;
+    int rc = ig_part_column(p, a->leaf_col, &leaf, err);
+    if (!rc) rc = ig_part_chunk(p, lg, leaf.leaf, &a->first, &a->count, err);
+    if (rc) return rc;
+    if (!(a->pages = calloc(a->count ? a->count : 1, sizeof *a->pages))) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t rows_before = 0;
+    struct page pg;
+    ig_values_init(&pg.v, IG_T_INT64);
+    for (uint32_t i = 0; !rc && i < a->count; i++) {
+        uint32_t page = a->first + i;
+        struct ig_pagerec rec;
+        struct ig_pagex px;
+        rc = ig_part_page(p, page, &rec, err);
+        if (!rc) rc = ig_chunk_page_check(p, page, &rec, leaf.leaf, rows_before, group_rows, err);
+        if (!rc) rc = ig_part_page_extra(p, page, &px, err);
+        if (rc) break;
+        rows_before += rec.row_count;
+        struct pstat *s = &a->pages[i];
+        if (rec.row_count == rec.deleted) continue;
+        s->live = rec.row_count - rec.deleted;
+        if (arv_needs_counts(a, &rec)) {
+            rc = arv_load(t, out->part, out->group_first_row, a->leaf_col, page, r, &pg, err);
+            for (size_t row = 0; !rc && row < rec.row_count; row++)
+                s->nulls += !arv_bit_set(pg.del, row) && arv_row_null(a, &pg.v, row);
+            if (rc) break;
+        }
+        if (px.node_text_len < s->live + 4 * s->nulls) {
+            rc = ig_err(err, -EIO, "%s: column '%.*s' page %u: a text length of %llu bytes for %llu rows", p->path,
+                        (int)a->c.name_len, a->c.name, page, (unsigned long long)px.node_text_len,
+                        (unsigned long long)s->live);
+            break;
+        }
+        s->bytes = px.node_text_len - s->live - 4 * s->nulls;
+        a->sum.live += s->live, a->sum.nulls += s->nulls, a->sum.bytes += s->bytes;
+        if (s->bytes > INT32_MAX || a->sum.bytes > INT32_MAX) break; /* no sum that wraps */
+    }
+    ig_values_free(&pg.v);
+    if (!rc && a->sum.bytes > INT32_MAX)
+        rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
+                    (int)a->c.name_len, a->c.name, out->group);
+    return rc;
+}
+
 /* A list of structs' member's struct slots: its elements, or (a list in each
  * slot) its level-1 lists. */
 static uint64_t struct_slots(const struct acol *m)
@@ -642,6 +700,8 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         ncols++;
         if (a->shape == IG_ARV_STRUCT || a->shape == IG_ARV_LIST_STRUCT)
             rc = count_struct(t, out, a, lg, gr.row_count, r, err);
+        else if (a->shape == IG_ARV_JSON)
+            rc = count_json(t, out, a, lg, gr.row_count, r, err);
         else
             rc = count_column(t, out, a, lg, gr.row_count, r, err);
         if (!rc && a->sum.live != out->rows)

@@ -53,8 +53,14 @@
  * - a top-level list (of lists) of vectors List<...<FixedSizeList<float32>[D]>>
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
- *   pieces). Not shown yet (left out of the schema): lists of structs holding
- *   lists of structs (at any depth of structs in them).
+ *   pieces);
+ * - any other nested column (lists of structs holding lists of structs, at any
+ *   depth of structs in them) Utf8: each row's
+ *   JSON as rows/ID and `ingot cat` show it, NULL for a NULL row. Its pieces
+ *   are numbered by its first leaf's pages (whose levels say where a row is
+ *   NULL, VALID); the bytes a page holds are the footer's text length of the
+ *   column's rows there, less a newline each and "null" each NULL row, so the
+ *   layout decodes no value; OFFSETS and BYTES reassemble the page's rows.
  * A nullable column is a nullable field; it has a validity bitmap only when
  * the group holds a NULL in it. An older generation is not laid out (the
  * mount answers ESTALE). */
@@ -108,7 +114,8 @@ struct ig_arv_piece {
 enum ig_arv_shape {
     IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST,
     IG_ARV_LIST_STRUCT, /* a list of structs of flat members, vectors, blobs, lists, structs: List<Struct<...>> */
-    IG_ARV_LISTS /* (a field only) a list whose one kid is a list (lists of lists, outer levels) or a vector */
+    IG_ARV_LISTS, /* (a field only) a list whose one kid is a list (lists of lists, outer levels) or a vector */
+    IG_ARV_JSON   /* a nested column of no other shape here: Utf8, each row's JSON (its field: a flat Utf8) */
 };
 
 /* A column of the record batch, for the C Data Interface export (api

@@ -64,6 +64,7 @@ struct acol {
     bool slot_nullable;      /* a list member of a list's structs: NULL in a slot (its struct or itself) */
     uint8_t slot_struct_def; /* in_list: an element's struct is there from this level */
     uint32_t name_skip;    /* a member: bytes of its name before its own */
+    uint32_t leaf_col;     /* JSON: its first leaf (itself, a list or vector), whose pages number its pieces */
     uint32_t first, count; /* the chunk's pages */
     struct pstat *pages, sum;
     struct acol *kids; /* a struct: its members */
