@@ -141,9 +141,10 @@ struct ArrowArray {
  * lists of them or such structs as Struct ("+s"), a
  * blob column as Struct of path ("u", the object's path in a mount) and size
  * ("l"), a list of blobs
- * as List ("+l") of such a Struct; any other nested column (a list of structs
- * holding lists of structs) as Utf8 ("u"), each row's JSON as `ingot cat`
- * prints it, NULL for a NULL row.
+ * as List ("+l") of such a Struct; a list of structs holding lists of structs
+ * (any depth) as the same types nested ("+l" of "+s" of ... "+l" of "+s");
+ * any other nested column (such a one holding vectors or blobs) as Utf8
+ * ("u"), each row's JSON as `ingot cat` prints it, NULL for a NULL row.
  *
  * The group is decoded once, into one buffer that every array points into:
  * DuckDB, pyarrow or Polars import it through their C Data Interface without

@@ -231,13 +231,15 @@ void fs_arrow_free(struct ig_arv *v)
     free(v);
 }
 
-/* Keys: (part, page) and the piece's kind and list level (lists of lists make
- * one piece per level of the same kind and page), apart from the Parquet
- * view's pages of the same ingot page (bit 24). */
+/* Keys: (part, page) and the piece's kind, list level (lists of lists make
+ * one piece per level of the same kind and page) and width (a tree column's
+ * arrays make one piece per buffer of the same level and page), apart from the
+ * Parquet view's pages of the same ingot page (bit 24). */
 int fs_arrow_piece(struct fs_session *s, const struct ig_arv *v, uint32_t i, struct fs_entry **out)
 {
     const struct ig_arv_piece *pc = &v->pieces[i];
     uint64_t k1 = (uint64_t)v->part << 32 | pc->page;
-    uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | 1u << 24 | (uint64_t)pc->kind << 16 | (uint64_t)pc->level << 32;
+    uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | 1u << 24 | (uint64_t)pc->kind << 16 | (uint64_t)pc->level << 32 |
+                  (uint64_t)pc->width << 40;
     return cached(s, k1, k2, v->part, pc->page, arrow_render, v, pc, out);
 }

@@ -381,7 +381,15 @@ int ig_arv_render(const struct ig_table *t, const struct ig_arv *v, const struct
     int rc = ig_part_column(p, pc->col, &a.c, err);
     if (!rc && !arv_shown(p, pc->col, &a.c, &a))
         rc = ig_err(err, -EIO, "%s: column %u is not in the Arrow view", p->path, pc->col);
-    if (!rc && pc->kind < IG_ARV_FIXED) { /* the bitmaps */
+    if (!rc && pc->kind == IG_ARV_TREE_BUF) { /* a tree column's buffer: its arrays built again */
+        struct tree *tr = malloc(sizeof *tr);
+        if (!tr) rc = ig_err(err, -ENOMEM, "out of memory");
+        else if (a.shape != IG_ARV_TREE || !arv_tree_build(p, pc->col, &a.c, tr))
+            rc = ig_err(err, -EIO, "%s: column %u is not a tree in the Arrow view", p->path, pc->col);
+        else
+            rc = arv_tree_render(t, v, tr, pc->level, pc->width, r, o, pc->len, err);
+        free(tr);
+    } else if (!rc && pc->kind < IG_ARV_FIXED) { /* the bitmaps */
         a.count = pc->npages;
         rc = render_bits(t, v, &a, pc, r, o, err);
     } else if (!rc && a.shape == IG_ARV_JSON) {

@@ -43,7 +43,7 @@ bool arv_is_signed(uint8_t type)
 
 /* The C Data Interface's format string of a leaf's values (its type, as
  * value_type shows it). */
-static const char *c_format(const struct ig_colrec *c)
+const char *arv_c_format(const struct ig_colrec *c)
 {
     switch (c->quantize ? IG_T_FLOAT32 : c->type) {
     case IG_T_BOOL: return "b";
@@ -79,7 +79,7 @@ static bool item_chain(const struct acol *a, struct ig_arv_field *f, unsigned fr
                                     .elem_nullable = a->elem_nullable, .format = "+l", .name = "item"};
     }
     if (!a->c.dimension && a->shape != IG_ARV_BLOB_LIST) {
-        snprintf(at->child_format, sizeof at->child_format, "%s", c_format(&a->c));
+        snprintf(at->child_format, sizeof at->child_format, "%s", arv_c_format(&a->c));
         return true;
     }
     at->shape = IG_ARV_LISTS;
@@ -96,7 +96,7 @@ static bool item_chain(const struct acol *a, struct ig_arv_field *f, unsigned fr
     at->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
                                         .name = "item"};
     snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", a->c.dimension);
-    snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", c_format(&a->c));
+    snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", arv_c_format(&a->c));
     return true;
 }
 
@@ -135,10 +135,32 @@ static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
                                .nullable = m->elem_nullable, .name_skip = m->name_skip};
     if (m->c.dimension) {
         snprintf(f->format, sizeof f->format, "+w:%u", m->c.dimension);
-        snprintf(f->child_format, sizeof f->child_format, "%s", c_format(&m->c));
+        snprintf(f->child_format, sizeof f->child_format, "%s", arv_c_format(&m->c));
     } else {
-        snprintf(f->format, sizeof f->format, "%s", c_format(&m->c));
+        snprintf(f->format, sizeof f->format, "%s", arv_c_format(&m->c));
     }
+    return true;
+}
+
+/* Array k of a tree column and its subtree as the C export's field: a List
+ * ("+l", its one kid), a Struct ("+s", its members) or values (false: out of
+ * memory). */
+static bool tree_c_field(const struct tree *tr, uint32_t k, struct ig_arv_field *f)
+{
+    const struct tree_array *a = &tr->a[k];
+    *f = (struct ig_arv_field){.col = a->col, .nullable = a->nullable, .name_skip = a->name_skip,
+                               .name = a->item ? "item" : NULL};
+    if (a->kind == TREE_VALUE) {
+        f->shape = IG_ARV_FLAT;
+        snprintf(f->format, sizeof f->format, "%s", a->format);
+        return true;
+    }
+    f->shape = a->kind == TREE_LIST ? IG_ARV_LISTS : IG_ARV_STRUCT;
+    snprintf(f->format, sizeof f->format, "%s", a->kind == TREE_LIST ? "+l" : "+s");
+    f->nkids = a->kind == TREE_LIST ? 1 : a->nkids;
+    if (!(f->kids = calloc(f->nkids ? f->nkids : 1, sizeof *f->kids))) return false;
+    for (uint32_t i = 0, m = k + 1; i < f->nkids; i++, m = arv_tree_next(tr, m))
+        if (!tree_c_field(tr, m, &f->kids[i])) return false;
     return true;
 }
 
@@ -148,6 +170,7 @@ bool arv_c_field(const struct acol *a, struct ig_arv_field *f)
 {
     *f = (struct ig_arv_field){.col = a->col, .shape = a->shape, .nullable = a->nullable,
                                .elem_nullable = a->elem_nullable, .name_skip = a->name_skip};
+    if (a->shape == IG_ARV_TREE) return a->tree && tree_c_field(a->tree, 0, f);
     if (a->shape == IG_ARV_JSON) { /* the C export sees a Utf8 column */
         f->shape = IG_ARV_FLAT;
         snprintf(f->format, sizeof f->format, "u");
@@ -204,7 +227,7 @@ bool arv_c_field(const struct acol *a, struct ig_arv_field *f)
         for (uint32_t k = 0; k < a->nkids; k++) arv_c_field(&a->kids[k], &f->kids[k]);
         return true;
     }
-    const char *vf = c_format(&a->c);
+    const char *vf = arv_c_format(&a->c);
     if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_MEMBER) {
         snprintf(f->format, sizeof f->format, "%s", vf);
         return true;
@@ -412,6 +435,12 @@ static bool list_member(struct acol *a, const struct ig_colrec *s, const struct 
 static bool json_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
 {
     if (c->parent != IG_NONE || (c->type != IG_T_STRUCT && !c->lists && !c->dimension)) return false;
+    struct tree tr;
+    if (c->type == IG_T_STRUCT && arv_tree_build(p, col, c, &tr)) { /* its own arrays, nested */
+        *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_TREE, .tt = AT_LIST,
+                           .nullable = c->null_mask & 1};
+        return true;
+    }
     uint32_t leaf = col;
     struct ig_colrec m = *c;
     /* columns are in pre-order: a struct's first member follows it */

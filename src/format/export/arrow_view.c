@@ -199,8 +199,34 @@ static void slot_member_body(struct body *b, const struct acol *m)
     for (uint32_t k = 0; k < m->nkids; k++) slot_member_body(b, &m->kids[k]);
 }
 
+/* Buffer `buf` of a tree column's array k: one piece over the whole chunk
+ * (none when empty), then the buffer's end. */
+static void tree_buffer(struct body *b, const struct acol *a, uint32_t k, unsigned buf)
+{
+    const struct tree_array *x = &a->tree->a[k];
+    uint32_t n = b->n;
+    b->level = (uint8_t)k;
+    piece(b, IG_ARV_TREE_BUF, a, x->first_page, arv_tree_buffer_len(x, buf), 0);
+    b->level = 0;
+    if (b->n > n) {
+        b->pc[n].width = (uint8_t)buf;
+        b->pc[n].npages = x->npages;
+    }
+    buffer_end(b);
+}
+
 static void column_body(struct body *b, const struct acol *a)
 {
+    if (a->shape == IG_ARV_TREE) { /* each array: its node and buffers, pre-order */
+        for (uint32_t k = 0; k < a->tree->n; k++) {
+            const struct tree_array *x = &a->tree->a[k];
+            node(b, x->items, x->nulls);
+            tree_buffer(b, a, k, TREE_BUF_VALID);
+            if (x->kind != TREE_STRUCT) tree_buffer(b, a, k, TREE_BUF_MAIN);
+            if (x->kind == TREE_VALUE && !x->width && x->tt != AT_BOOL) tree_buffer(b, a, k, TREE_BUF_BYTES);
+        }
+        return;
+    }
     if (a->shape == IG_ARV_LIST_STRUCT) { /* the list and the structs from the first member, then each member */
         const struct acol *m0 = arv_first_leaf(a);
         node(b, a->sum.live, a->sum.nulls);
@@ -380,10 +406,32 @@ static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
     for (uint32_t k = 0; k < a->nkids; k++) slot_member_field(w, kids + 4 + 4 * (size_t)k, &a->kids[k]);
 }
 
+/* Array k of a tree column and its subtree as a Field at slot. */
+static void tree_field(struct fbw *w, size_t slot, const struct tree *tr, uint32_t k)
+{
+    const struct tree_array *x = &tr->a[k];
+    uint8_t tt = x->kind == TREE_LIST ? AT_LIST : x->kind == TREE_STRUCT ? AT_STRUCT : x->tt;
+    struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, x->nullable}, {2, FB_U8, tt}, {3, FB_REF, 0}, {5, FB_REF, 0}};
+    size_t s[5];
+    fbw_patch(w, slot, fbw_table(w, f, 5, s));
+    fbw_patch(w, s[0], x->item ? fbw_string(w, "item", 4) : fbw_string(w, x->name, x->name_len));
+    struct ig_colrec c = {.type = x->type, .quantize = x->quantize};
+    type_table(w, s[3], tt, &c, 0);
+    uint32_t nkids = x->kind == TREE_LIST ? 1 : x->kind == TREE_STRUCT ? x->nkids : 0;
+    size_t kids = fbw_vector(w, nkids, 4, 4);
+    fbw_patch(w, s[4], kids);
+    for (uint32_t i = 0, m = k + 1; i < nkids; i++, m = arv_tree_next(tr, m))
+        tree_field(w, kids + 4 + 4 * (size_t)i, tr, m);
+}
+
 /* A Field (and its children: a list's or vector's element, a struct's
  * members) for the reference at slot. */
 static void field(struct fbw *w, size_t slot, const struct acol *a, bool child)
 {
+    if (!child && a->shape == IG_ARV_TREE) {
+        tree_field(w, slot, a->tree, 0);
+        return;
+    }
     uint8_t tt = a->tt;
     bool nullable = child ? a->elem_nullable : a->nullable;
     bool vector_item = child && a->shape == IG_ARV_LIST && a->c.dimension; /* a list's vectors */
@@ -512,6 +560,7 @@ static void cols_free(struct acol *cols, uint32_t n)
 {
     for (uint32_t i = 0; cols && i < n; i++) {
         free(cols[i].pages);
+        free(cols[i].tree);
         cols_free(cols[i].kids, cols[i].nkids);
     }
     free(cols);
@@ -557,6 +606,22 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
         rc = ig_err(err, -EFBIG, "%s: column '%.*s' of row group %u: too large for Arrow's 32-bit offsets", p->path,
                     (int)a->c.name_len, a->c.name, out->group);
     return rc;
+}
+
+/* A column shown as a tree of arrays: each array counted from its leaf's
+ * pages; its rows and NULL ones are the outermost array's. */
+static int count_tree(const struct ig_table *t, const struct ig_arv *out, struct acol *a, uint32_t lg,
+                      struct ig_reader *r, struct ig_error *err)
+{
+    const struct ig_part *p = &t->parts[out->part];
+    if (!(a->tree = malloc(sizeof *a->tree))) return ig_err(err, -ENOMEM, "out of memory");
+    if (!arv_tree_build(p, a->col, &a->c, a->tree))
+        return ig_err(err, -EIO, "%s: column '%.*s' has no Arrow form", p->path, (int)a->c.name_len, a->c.name);
+    int rc = arv_tree_count(t, out, lg, a->tree, r, err);
+    if (rc) return rc;
+    a->sum.live = a->tree->a[0].items;
+    a->sum.nulls = a->tree->a[0].nulls;
+    return 0;
 }
 
 /* A column shown as its rows' JSON: its first leaf's pages, each page's live
@@ -702,6 +767,8 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
             rc = count_struct(t, out, a, lg, gr.row_count, r, err);
         else if (a->shape == IG_ARV_JSON)
             rc = count_json(t, out, a, lg, gr.row_count, r, err);
+        else if (a->shape == IG_ARV_TREE)
+            rc = count_tree(t, out, a, lg, r, err);
         else
             rc = count_column(t, out, a, lg, gr.row_count, r, err);
         if (!rc && a->sum.live != out->rows)

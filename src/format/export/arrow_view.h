@@ -54,8 +54,13 @@
  *   (the innermost list's elements are the vectors, their validity
  *   ELEM_VALID; the floats, D a vector and zeros for a NULL one, its FIXED
  *   pieces);
- * - any other nested column (lists of structs holding lists of structs, at any
- *   depth of structs in them) Utf8: each row's
+ * - a list of structs holding lists of structs (at any depth of structs and
+ *   lists in them) as the same Arrow types, nested (List<Struct<...,
+ *   List<Struct<...>>>>): each of its arrays (a List per list level, a
+ *   Struct per struct, a value array per leaf) read from the levels of the
+ *   first leaf below it (arrow_tree.c), its buffers one TREE_BUF piece each
+ *   over the whole chunk;
+ * - any other nested column (such a column holding blobs or vectors) Utf8: each row's
  *   JSON as rows/ID and `ingot cat` show it, NULL for a NULL row. Its pieces
  *   are numbered by its first leaf's pages (whose levels say where a row is
  *   NULL, VALID); the bytes a page holds are the footer's text length of the
@@ -91,6 +96,7 @@ enum ig_arv_kind {
     IG_ARV_LEVEL_OFFSETS, /* a list of lists: a page's level-`level` lists' offsets, from `base` */
     IG_ARV_END,        /* a column's closing offset (`base`; its bytes: `bytes`) */
     IG_ARV_BYTES,      /* a page's string or binary bytes (a list's: its elements') */
+    IG_ARV_TREE_BUF,   /* a tree column's buffer (all its pages): array `level`, buffer `width` (arrow_tree.c) */
 };
 
 struct ig_arv_piece {
@@ -115,6 +121,7 @@ enum ig_arv_shape {
     IG_ARV_FLAT, IG_ARV_VECTOR, IG_ARV_LIST, IG_ARV_STRUCT, IG_ARV_MEMBER, IG_ARV_BLOB, IG_ARV_BLOB_LIST,
     IG_ARV_LIST_STRUCT, /* a list of structs of flat members, vectors, blobs, lists, structs: List<Struct<...>> */
     IG_ARV_LISTS, /* (a field only) a list whose one kid is a list (lists of lists, outer levels) or a vector */
+    IG_ARV_TREE,  /* a list of structs holding lists of structs (any depth): its arrays from its leaves' levels */
     IG_ARV_JSON   /* a nested column of no other shape here: Utf8, each row's JSON (its field: a flat Utf8) */
 };
 

@@ -8,6 +8,8 @@
  *   arrow_view.c    the layout: pages counted, the body's pieces, buffers and
  *                   nodes, the metadata (Schema, RecordBatch, Footer)
  *   arrow_render.c  a piece's bytes, rendered from its page(s)
+ *   arrow_tree.c    a nested column of any shape of lists and structs, as a
+ *                   tree of arrays read from its leaves' levels (struct tree)
  *
  * Nothing here is for other modules. */
 #ifndef IG_FORMAT_EXPORT_ARROW_VIEW_INT_H
@@ -41,6 +43,37 @@ struct pstat {
     uint64_t slot_defs[AV_DEFS]; /* a list of structs' member: struct slots by their level */
 };
 
+/* A nested column as a tree of Arrow arrays (arrow_tree.c): a List per list
+ * level, a Struct per struct, a value array per leaf, in pre-order (the IPC
+ * order). An array's items begin at the entries of its leaf (the first leaf
+ * below it) whose repetition level is at most `rep` and definition level at
+ * least `def`; an item is NULL below valid_def. */
+#define AV_TREE_MAX 64
+enum { TREE_LIST, TREE_STRUCT, TREE_VALUE };
+enum { TREE_BUF_VALID, TREE_BUF_MAIN, TREE_BUF_BYTES }; /* validity; offsets or values; string bytes */
+struct tree_array {
+    uint8_t kind;
+    uint8_t tt, width;               /* a value array's Arrow type and width (0: bool, strings) */
+    char format[4];                  /* a value array's C Data Interface format ("i", "u", ...) */
+    bool nullable;
+    bool item;                       /* named "item" (a list's element), else by its column */
+    uint8_t rep, def, valid_def;
+    uint8_t child_rep, child_def;    /* a List: its child's items */
+    uint8_t max_def;                 /* a value array: a value is there at this level */
+    uint32_t col, name_skip;         /* the column it is (part of), its name's start */
+    const char *name;                /* its field's name (the member's own; not "item") */
+    uint32_t name_len;
+    uint8_t type, quantize;          /* a value array's column type */
+    uint32_t leaf_col;               /* the leaf it is read from */
+    uint32_t nkids;                  /* a Struct: its members (each a subtree after it) */
+    uint32_t first_page, npages;     /* its leaf's chunk (found at layout) */
+    uint64_t items, nulls, bytes, children; /* counted at layout */
+};
+struct tree {
+    struct tree_array a[AV_TREE_MAX];
+    uint32_t n;
+};
+
 struct acol {
     uint32_t col;
     struct ig_colrec c;
@@ -65,6 +98,7 @@ struct acol {
     uint8_t slot_struct_def; /* in_list: an element's struct is there from this level */
     uint32_t name_skip;    /* a member: bytes of its name before its own */
     uint32_t leaf_col;     /* JSON: its first leaf (itself, a list or vector), whose pages number its pieces */
+    struct tree *tree;     /* TREE: its arrays */
     uint32_t first, count; /* the chunk's pages */
     struct pstat *pages, sum;
     struct acol *kids; /* a struct: its members */
@@ -79,6 +113,8 @@ struct page {
 
 /* ---- arrow_shape.c ---------------------------------------------------------- */
 
+/* The C Data Interface's format string of a leaf's values ("l", "u", "b", ...). */
+const char *arv_c_format(const struct ig_colrec *c);
 /* The Arrow type of a leaf's values, or false when the view does not show it. */
 bool arv_value_type(const struct ig_colrec *c, uint8_t *tt, uint8_t *width);
 bool arv_is_signed(uint8_t type);
@@ -109,6 +145,23 @@ size_t arv_value_at(const struct acol *a, const struct ig_values *v, size_t r);
 const struct acol *arv_first_leaf(const struct acol *a);
 /* A decoded page's counts (live rows, NULLs, elements, bytes, levels seen). */
 void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *s);
+
+/* ---- arrow_tree.c ----------------------------------------------------------- */
+
+/* The arrays of top-level column col (c); false when it holds what a tree
+ * does not show (a blob, a vector) or more than AV_TREE_MAX arrays. */
+bool arv_tree_build(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct tree *t);
+/* Count every array's items, NULLs, string bytes and (Lists) children in the
+ * chunk of part-local group lg; -EIO when the leaves' levels disagree. */
+int arv_tree_count(const struct ig_table *t, const struct ig_arv *v, uint32_t lg, struct tree *tr,
+                   struct ig_reader *r, struct ig_error *err);
+/* The array after array k's subtree. */
+uint32_t arv_tree_next(const struct tree *tr, uint32_t k);
+/* The bytes of buffer `buf` (TREE_BUF_*) of a counted array (0: none). */
+uint64_t arv_tree_buffer_len(const struct tree_array *a, unsigned buf);
+/* Buffer `buf` of array k into o (len bytes, zeroed). */
+int arv_tree_render(const struct ig_table *t, const struct ig_arv *v, struct tree *tr, uint32_t k, unsigned buf,
+                    struct ig_reader *r, uint8_t *o, uint64_t len, struct ig_error *err);
 
 static inline bool arv_bit_set(const uint8_t *bits, size_t i) { return bits && (bits[i / 8] >> (i % 8)) & 1; }
 /* The definition level of an empty innermost list (above it an element slot). */
