@@ -143,7 +143,7 @@ struct ArrowArray {
  * ("l"), a list of blobs
  * as List ("+l") of such a Struct; a list of structs holding lists of structs
  * (any depth) as the same types nested ("+l" of "+s" of ... "+l" of "+s");
- * any other nested column (such a one holding vectors or blobs) as Utf8
+ * any other nested column (such a one holding blobs) as Utf8
  * ("u"), each row's JSON as `ingot cat` prints it, NULL for a NULL row.
  *
  * The group is decoded once, into one buffer that every array points into:

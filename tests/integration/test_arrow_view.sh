@@ -16,8 +16,8 @@
 # structs of lists, vectors and structs in a list's structs, lists (of lists)
 # of objects in a list's structs (a clip's frames),
 # four levels of lists; lists of structs holding lists of structs (a video's
-# clips' objects; also inside a struct) with their types nested, one holding
-# vectors as each row's JSON (Utf8); NULLs at every level
+# clips' objects; also inside a struct; per-object vectors) with their types
+# nested, one holding blobs as each row's JSON (Utf8); NULLs at every level
 # each can hold them; several row groups, erased rows) and every value must
 # equal the row's JSON in rows/ID.
 # Sizes are exact at stat; a group whose rows are all erased is an empty batch;
@@ -28,7 +28,7 @@ have_fuse || { skip arrow_views "no /dev/fuse"; exit 0; }
 need_duckdb arrow_views || exit 0
 T=$WORK/t
 M=$WORK/m
-FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe,obj,clip,shots,vid,svid,dv
+FIELDS=id,b,i8,u16,i32,u64,f,d,h,s,bin,v,vn,l,ln,ls,lbin,lb,st,nest,sl,ll,lls,l3,mp,ss,ns,sv,img,frames,lv,lvn,l4,lsv,llv,sb,fn,sls,lob,ann,det,seg,poly,fe,obj,clip,shots,vid,svid,dv,db
 mkdir -p "$M"
 cat >"$WORK/schema.txt" <<'S'
 id int64
@@ -81,6 +81,7 @@ shots list<struct<takes:list<list<blob>>>>
 vid list<struct<t:int32, objs:list<struct<x:int32?, lab:string, pts:list<float32>>?>?>?>?
 svid struct<n:int32, clips:list<struct<objs:list<struct<box:struct<x:float32, y:float32>?, name:string?>>?>>>?
 dv list<struct<objs:list<struct<emb:vector<float32, 2>?, k:int32>>>>?
+db list<struct<objs:list<struct<img:blob?>>>>?
 S
 mkdir -p "$WORK/objs"
 "$PY" - "$WORK/in.jsonl" "$WORK/objs" <<'PY'
@@ -191,7 +192,9 @@ with open(sys.argv[1], "w") as f:
                  "name": None if (i + q) % 3 == 2 else f"n{q}"} for q in range((i + k) % 3)]}
                 for k in range(i % 3)]},
             "dv": None if i % 6 == 5 else [{"objs": [{"emb": None if (i + q) % 3 == 1 else [i, q / 2], "k": q}
-                                                     for q in range((i + k) % 3)]} for k in range(i % 2 + 1)]}) + "\n")
+                                                     for q in range((i + k) % 3)]} for k in range(i % 2 + 1)],
+            "db": None if i % 4 == 3 else [{"objs": [{"img": None if (i + q) % 3 == 0 else f"{objs}/{(i + q) % 40 * 6 + 1}.jpg"}
+                                                     for q in range(i % 3)]}]}) + "\n")
 PY
 "$INGOT" import --schema "$WORK/schema.txt" --rows-per-group 2000 --page-size 4K "$WORK/in.jsonl" "$T" >/dev/null 2>&1 ||
     { fail arrow_views "import failed"; exit 0; }
@@ -201,17 +204,18 @@ PY
 every_value() { node "$PQ/arrow_check.mjs" "$M" "$FIELDS" >/dev/null; }
 check arrow_view_every_value_equals_rows every_value
 
-# lists of structs holding lists of structs keep their types, nested; one
-# holding a vector is each row's JSON
+# lists of structs holding lists of structs keep their types, nested (vectors
+# in them too); one holding a blob is each row's JSON
 typed() {
     local got want
     got=$(cd "$PQ" && node -e "
 const { tableFromIPC } = require('apache-arrow');
 const t = tableFromIPC(require('fs').readFileSync(process.argv[1]));
-for (const n of ['vid', 'svid', 'dv']) console.log(String(t.schema.fields.find((f) => f.name === n).type));" "$M/arrow/0.arrow") ||
+for (const n of ['vid', 'svid', 'dv', 'db']) console.log(String(t.schema.fields.find((f) => f.name === n).type));" "$M/arrow/0.arrow") ||
         return 1
     want="List<Struct<{t:Int32, objs:List<Struct<{x:Int32, lab:Utf8, pts:List<Float32>}>>}>>
 Struct<{n:Int32, clips:List<Struct<{objs:List<Struct<{box:Struct<{x:Float32, y:Float32}>, name:Utf8}>>}>>}>
+List<Struct<{objs:List<Struct<{emb:FixedSizeList[2]<Float32>, k:Int32}>>}>>
 Utf8"
     [ "$got" = "$want" ] || { printf 'got:\n%s\nwant:\n%s\n' "$got" "$want"; return 1; }
 }

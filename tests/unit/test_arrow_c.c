@@ -54,7 +54,8 @@ static int make_table(void)
           "llv list<list<vector<float32, 2>>>\nsbo struct<o:blob?>\nfrn list<blob?>\n"
           "slm struct<m:list<struct<k:int32>>>\nlbo list<struct<o:blob?>>\n"
           "lsll list<struct<x:list<list<int32>>>>\nlslv list<struct<v:list<vector<float32, 2>>>>\n"
-          "lsls list<struct<in:list<struct<z:int32>>>>?\nlfb list<struct<f:list<blob>>>\n",
+          "lsls list<struct<in:list<struct<z:int32>>>>?\nlfb list<struct<f:list<blob>>>\n"
+          "lsle list<struct<in:list<struct<e:vector<float32, 2>?>>>>\n",
           f);
     fclose(f);
     if (!(f = fopen(in, "w"))) return -1;
@@ -133,6 +134,8 @@ static int make_table(void)
         fprintf(f, ", \"lsll\": [{\"x\": [[%llu], [], [%llu, %llu]]}]", (unsigned long long)r, (unsigned long long)r,
                 (unsigned long long)r + 1);
         fprintf(f, ", \"lsq\": [{\"s\": {\"q\": [%llu]}}]", (unsigned long long)r);
+        /* lsle: one struct whose in holds [r, 2] and a NULL vector */
+        fprintf(f, ", \"lsle\": [{\"in\": [{\"e\": [%llu, 2]}, {\"e\": null}]}]", (unsigned long long)r);
         if (r % 5) /* lsls: NULL on every fifth row */
             fprintf(f, ", \"lsls\": [{\"in\": [{\"z\": %llu}, {\"z\": 7}]}]", (unsigned long long)r);
         else
@@ -382,6 +385,11 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
     const struct ArrowArray *lslsin = lsls->children[0]->children[0];
     const int32_t *lslso = lsls->buffers[1], *lslsino = lslsin->buffers[1],
                   *lslsz = lslsin->children[0]->children[0]->buffers[1];
+    /* ... holding vectors: FixedSizeList<float>[2] in the inner structs */
+    SHAPED(lsle, "lsle", "+l{item:+s{in:+l{item:+s{?e:+w:2{item:f}}}}}");
+    const struct ArrowArray *lslein = lsle->children[0]->children[0], *lslee = lslein->children[0]->children[0];
+    const int32_t *lsleo = lsle->buffers[1], *lsleino = lslein->buffers[1];
+    const float *lslef = lslee->children[0]->buffers[1];
     /* a list of structs holding a list of lists: List<Struct<x: List<List<Int32>>>> */
     SHAPED(lsll, "lsll", "+l{item:+s{x:+l{item:+l{item:i}}}}");
     /* a list of structs holding a list of vectors: List<Struct<v: List<FixedSizeList<float>[2]>>> */
@@ -468,6 +476,12 @@ static void check_batch(const struct ArrowArray *a, const struct ArrowSchema *s,
         CHECK(slmo[i + 1] - slmo[i] == 1 && slmk[slmo[i]] == (int32_t)r);
         CHECK_EQ_INT(bit(lsls->buffers[0], i), r % 5 != 0);
         nulls_lsls += r % 5 == 0;
+        { /* lsle: in = [[r, 2], NULL] */
+            int32_t x = lsleo[i], e0 = lsleino[x];
+            CHECK(lsleo[i + 1] - x == 1 && lsleino[x + 1] - e0 == 2);
+            CHECK(bit(lslee->buffers[0], e0) && !bit(lslee->buffers[0], e0 + 1));
+            CHECK(lslef[2 * e0] == (float)r && lslef[2 * e0 + 1] == 2 && lslef[2 * e0 + 2] == 0 && lslef[2 * e0 + 3] == 0);
+        }
         if (r % 5) { /* one struct, its in: [{z: r}, {z: 7}] */
             int32_t x = lslso[i];
             CHECK_EQ_INT(lslso[i + 1] - x, 1);

@@ -150,14 +150,17 @@ static bool tree_c_field(const struct tree *tr, uint32_t k, struct ig_arv_field 
     const struct tree_array *a = &tr->a[k];
     *f = (struct ig_arv_field){.col = a->col, .nullable = a->nullable, .name_skip = a->name_skip,
                                .name = a->item ? "item" : NULL};
-    if (a->kind == TREE_VALUE) {
+    if (a->kind == TREE_VALUE || a->kind == TREE_LANES) {
         f->shape = IG_ARV_FLAT;
         snprintf(f->format, sizeof f->format, "%s", a->format);
         return true;
     }
-    f->shape = a->kind == TREE_LIST ? IG_ARV_LISTS : IG_ARV_STRUCT;
-    snprintf(f->format, sizeof f->format, "%s", a->kind == TREE_LIST ? "+l" : "+s");
-    f->nkids = a->kind == TREE_LIST ? 1 : a->nkids;
+    f->shape = a->kind == TREE_STRUCT ? IG_ARV_STRUCT : IG_ARV_LISTS; /* a List or a FixedSizeList: one kid */
+    if (a->kind == TREE_VECTOR)
+        snprintf(f->format, sizeof f->format, "+w:%u", a->dim);
+    else
+        snprintf(f->format, sizeof f->format, "%s", a->kind == TREE_LIST ? "+l" : "+s");
+    f->nkids = a->kind == TREE_STRUCT ? a->nkids : 1;
     if (!(f->kids = calloc(f->nkids ? f->nkids : 1, sizeof *f->kids))) return false;
     for (uint32_t i = 0, m = k + 1; i < f->nkids; i++, m = arv_tree_next(tr, m))
         if (!tree_c_field(tr, m, &f->kids[i])) return false;

@@ -11,12 +11,13 @@
  * is NULL when the entry's level stops short of valid_def. A List's offsets
  * count its child's items between its own. So each array is read from the
  * first leaf below it, and nothing but levels (and, for value arrays, their
- * own values) is decoded.
+ * own values) is decoded. A vector leaf is a FixedSizeList (its validity) and
+ * the floats under it (LANES: D an item, zeros for a NULL vector).
  *
  * The other shapes of the view (arrow_shape.c) keep their own, older paths;
  * this one serves what they do not: lists of structs holding lists of
- * structs, at any depth. What it does not do: blobs or vectors inside such a
- * column (those columns are shown as their rows' JSON, IG_ARV_JSON). */
+ * structs, at any depth. What it does not do: blobs inside such a column
+ * (those columns are shown as their rows' JSON, IG_ARV_JSON). */
 #include "arrow_view_int.h"
 
 #include "format/model/types.h"
@@ -93,13 +94,23 @@ static uint32_t build(struct builder *b, uint32_t col, const struct ig_colrec *c
         if (found != c->num_children || !c->num_children) b->ok = false;
         if (b->ok) b->t->a[at].nkids = found;
     } else {
-        e.kind = TREE_VALUE;
-        if (c->dimension || c->leaf == IG_NONE || c->max_def != d || !arv_value_type(c, &e.tt, &e.width))
-            b->ok = false; /* vectors, blobs, levels that do not add up */
+        e.kind = c->dimension ? TREE_VECTOR : TREE_VALUE;
+        if (c->leaf == IG_NONE || c->max_def != d || !arv_value_type(c, &e.tt, &e.width) ||
+            (c->dimension && (e.tt != AT_FLOAT || e.width != 4)))
+            b->ok = false; /* blobs, levels that do not add up */
         e.leaf_col = col;
         e.max_def = c->max_def;
+        e.dim = c->dimension;
         snprintf(e.format, sizeof e.format, "%s", arv_c_format(c));
         add_array(b, e);
+        if (c->dimension) { /* its floats: never NULL (a NULL vector's are zeros) */
+            struct tree_array f = e;
+            f.kind = TREE_LANES;
+            f.nullable = false;
+            f.valid_def = f.def;
+            f.item = true;
+            add_array(b, f);
+        }
     }
     return outer;
 }
@@ -113,11 +124,11 @@ bool arv_tree_build(const struct ig_part *p, uint32_t col, const struct ig_colre
     /* an item may be NULL where its slot is there but it is not: its own NULL
      * or a struct's around it (a NULL struct is NULL in every member too) */
     for (uint32_t i = 0; i < t->n; i++)
-        t->a[i].nullable = t->a[i].valid_def > t->a[i].def;
+        t->a[i].nullable = t->a[i].kind != TREE_LANES && t->a[i].valid_def > t->a[i].def;
     /* every array reads the levels of the first leaf below it: the next value
      * array in pre-order */
     for (uint32_t i = t->n; i-- > 0;)
-        if (t->a[i].kind != TREE_VALUE) {
+        if (t->a[i].kind == TREE_LIST || t->a[i].kind == TREE_STRUCT) {
             if (i + 1 >= t->n) return false;
             t->a[i].leaf_col = t->a[i + 1].leaf_col;
         }
@@ -167,8 +178,10 @@ static void put_u32(struct walk *w, uint64_t v)
 /* The item that begins at entry (rep, d), value index vi of the page. */
 static void item(const struct tree_array *a, const struct ig_values *x, size_t vi, uint8_t d, struct walk *w)
 {
-    bool there = d >= a->valid_def, value = a->kind == TREE_VALUE && d == a->max_def;
-    if (value && vi >= x->n) { /* more values than the page holds */
+    bool leafy = a->kind == TREE_VALUE || a->kind == TREE_LANES;
+    bool there = d >= a->valid_def, value = leafy && d == a->max_def;
+    uint32_t lanes = a->kind == TREE_LANES ? a->dim : 1;
+    if (value && vi + lanes > x->n) { /* more values than the page holds */
         w->over = true;
         return;
     }
@@ -184,9 +197,11 @@ static void item(const struct tree_array *a, const struct ig_values *x, size_t v
     case W_VALUES:
         if (a->tt == AT_BOOL) {
             put_bit(w, value && x->lanes[vi]);
-        } else {
+            break;
+        }
+        for (uint32_t j = 0; j < lanes; j++) {
             uint8_t b[8] = {0};
-            if (value) ig_st64(b, x->lanes[vi]); /* little-endian: the low `width` bytes */
+            if (value) ig_st64(b, x->lanes[vi + j]); /* little-endian: the low `width` bytes */
             put(w, b, a->width);
         }
         break;
@@ -205,7 +220,8 @@ static void walk_page(const struct tree_array *a, const struct page *pg, struct 
             uint8_t rep = x->reps[e], d = x->defs[e];
             if (rep <= a->rep && d >= a->def) item(a, x, vi, d, w);
             if (a->kind == TREE_LIST && rep <= a->child_rep && d >= a->child_def) w->children++;
-            vi += a->kind == TREE_VALUE && d == a->max_def;
+            if ((a->kind == TREE_VALUE || a->kind == TREE_VECTOR || a->kind == TREE_LANES) && d == a->max_def)
+                vi += a->dim ? a->dim : 1;
         }
     }
 }
@@ -244,7 +260,7 @@ int arv_tree_count(const struct ig_table *t, const struct ig_arv *v, uint32_t lg
         int rc = walk_chunk(t, v, lg, tr, k, r, &w, err);
         if (rc) return rc;
         struct tree_array *a = &tr->a[k];
-        a->items = w.items;
+        a->items = a->kind == TREE_LANES ? w.items * a->dim : w.items;
         a->nulls = a->nullable ? w.nulls : 0;
         a->bytes = w.bytes;
         a->children = w.children;
@@ -258,7 +274,8 @@ int arv_tree_count(const struct ig_table *t, const struct ig_arv *v, uint32_t lg
     /* a List's items below are its child's; a Struct's members hold its items */
     for (uint32_t k = 0; k < tr->n; k++) {
         const struct tree_array *a = &tr->a[k];
-        bool bad = a->kind == TREE_LIST && tr->a[k + 1].items != a->children;
+        bool bad = (a->kind == TREE_LIST && tr->a[k + 1].items != a->children) ||
+                   (a->kind == TREE_VECTOR && tr->a[k + 1].items != a->items * a->dim);
         for (uint32_t m = k + 1, kid = 0; a->kind == TREE_STRUCT && kid < a->nkids && m < tr->n; kid++) {
             bad |= tr->a[m].items != a->items;
             m = arv_tree_next(tr, m);
@@ -273,8 +290,8 @@ int arv_tree_count(const struct ig_table *t, const struct ig_arv *v, uint32_t lg
 uint32_t arv_tree_next(const struct tree *tr, uint32_t k)
 {
     const struct tree_array *a = &tr->a[k];
-    if (a->kind == TREE_VALUE) return k + 1;
-    if (a->kind == TREE_LIST) return arv_tree_next(tr, k + 1);
+    if (a->kind == TREE_VALUE || a->kind == TREE_LANES) return k + 1;
+    if (a->kind == TREE_LIST || a->kind == TREE_VECTOR) return arv_tree_next(tr, k + 1);
     uint32_t m = k + 1;
     for (uint32_t kid = 0; kid < a->nkids && m < tr->n; kid++)
         m = arv_tree_next(tr, m);
@@ -288,7 +305,7 @@ uint64_t arv_tree_buffer_len(const struct tree_array *a, unsigned buf)
     case TREE_BUF_VALID: return a->nulls ? (a->items + 7) / 8 : 0;
     case TREE_BUF_MAIN:
         if (a->kind == TREE_LIST || strings) return (a->items + 1) * 4;
-        if (a->kind == TREE_STRUCT) return 0;
+        if (a->kind == TREE_STRUCT || a->kind == TREE_VECTOR) return 0;
         return a->tt == AT_BOOL ? (a->items + 7) / 8 : a->items * a->width;
     default: return strings ? a->bytes : 0;
     }

@@ -222,7 +222,7 @@ static void column_body(struct body *b, const struct acol *a)
             const struct tree_array *x = &a->tree->a[k];
             node(b, x->items, x->nulls);
             tree_buffer(b, a, k, TREE_BUF_VALID);
-            if (x->kind != TREE_STRUCT) tree_buffer(b, a, k, TREE_BUF_MAIN);
+            if (x->kind != TREE_STRUCT && x->kind != TREE_VECTOR) tree_buffer(b, a, k, TREE_BUF_MAIN);
             if (x->kind == TREE_VALUE && !x->width && x->tt != AT_BOOL) tree_buffer(b, a, k, TREE_BUF_BYTES);
         }
         return;
@@ -410,14 +410,17 @@ static void list_struct_item(struct fbw *w, size_t slot, const struct acol *a)
 static void tree_field(struct fbw *w, size_t slot, const struct tree *tr, uint32_t k)
 {
     const struct tree_array *x = &tr->a[k];
-    uint8_t tt = x->kind == TREE_LIST ? AT_LIST : x->kind == TREE_STRUCT ? AT_STRUCT : x->tt;
+    uint8_t tt = x->kind == TREE_LIST     ? AT_LIST
+                 : x->kind == TREE_STRUCT ? AT_STRUCT
+                 : x->kind == TREE_VECTOR ? AT_FSL
+                                          : x->tt;
     struct fb_field f[] = {{0, FB_REF, 0}, {1, FB_U8, x->nullable}, {2, FB_U8, tt}, {3, FB_REF, 0}, {5, FB_REF, 0}};
     size_t s[5];
     fbw_patch(w, slot, fbw_table(w, f, 5, s));
     fbw_patch(w, s[0], x->item ? fbw_string(w, "item", 4) : fbw_string(w, x->name, x->name_len));
     struct ig_colrec c = {.type = x->type, .quantize = x->quantize};
-    type_table(w, s[3], tt, &c, 0);
-    uint32_t nkids = x->kind == TREE_LIST ? 1 : x->kind == TREE_STRUCT ? x->nkids : 0;
+    type_table(w, s[3], tt, &c, x->dim);
+    uint32_t nkids = x->kind == TREE_LIST || x->kind == TREE_VECTOR ? 1 : x->kind == TREE_STRUCT ? x->nkids : 0;
     size_t kids = fbw_vector(w, nkids, 4, 4);
     fbw_patch(w, s[4], kids);
     for (uint32_t i = 0, m = k + 1; i < nkids; i++, m = arv_tree_next(tr, m))

@@ -57,10 +57,11 @@
  * - a list of structs holding lists of structs (at any depth of structs and
  *   lists in them) as the same Arrow types, nested (List<Struct<...,
  *   List<Struct<...>>>>): each of its arrays (a List per list level, a
- *   Struct per struct, a value array per leaf) read from the levels of the
+ *   Struct per struct, a value array per leaf, a vector a FixedSizeList of
+ *   its floats) read from the levels of the
  *   first leaf below it (arrow_tree.c), its buffers one TREE_BUF piece each
  *   over the whole chunk;
- * - any other nested column (such a column holding blobs or vectors) Utf8: each row's
+ * - any other nested column (such a column holding blobs) Utf8: each row's
  *   JSON as rows/ID and `ingot cat` show it, NULL for a NULL row. Its pieces
  *   are numbered by its first leaf's pages (whose levels say where a row is
  *   NULL, VALID); the bytes a page holds are the footer's text length of the

@@ -44,12 +44,12 @@ struct pstat {
 };
 
 /* A nested column as a tree of Arrow arrays (arrow_tree.c): a List per list
- * level, a Struct per struct, a value array per leaf, in pre-order (the IPC
- * order). An array's items begin at the entries of its leaf (the first leaf
+ * level, a Struct per struct, a value array per leaf (a vector leaf: a
+ * FixedSizeList and its floats, LANES), in pre-order (the IPC order). An array's items begin at the entries of its leaf (the first leaf
  * below it) whose repetition level is at most `rep` and definition level at
  * least `def`; an item is NULL below valid_def. */
 #define AV_TREE_MAX 64
-enum { TREE_LIST, TREE_STRUCT, TREE_VALUE };
+enum { TREE_LIST, TREE_STRUCT, TREE_VALUE, TREE_VECTOR, TREE_LANES };
 enum { TREE_BUF_VALID, TREE_BUF_MAIN, TREE_BUF_BYTES }; /* validity; offsets or values; string bytes */
 struct tree_array {
     uint8_t kind;
@@ -60,6 +60,7 @@ struct tree_array {
     uint8_t rep, def, valid_def;
     uint8_t child_rep, child_def;    /* a List: its child's items */
     uint8_t max_def;                 /* a value array: a value is there at this level */
+    uint32_t dim;                    /* VECTOR, LANES: floats a vector */
     uint32_t col, name_skip;         /* the column it is (part of), its name's start */
     const char *name;                /* its field's name (the member's own; not "item") */
     uint32_t name_len;
