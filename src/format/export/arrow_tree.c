@@ -226,26 +226,30 @@ static void walk_page(const struct tree_array *a, const struct page *pg, struct 
     }
 }
 
-/* Walk array k over the pages of its leaf's chunk in part-local group lg. */
+/* Walk the arrays ks[0..nk) (all read from one leaf) over the pages of that
+ * leaf's chunk in part-local group lg, each page decoded once: w[i] for ks[i]. */
 static int walk_chunk(const struct ig_table *t, const struct ig_arv *v, uint32_t lg, struct tree *tr,
-                      uint32_t k, struct ig_reader *r, struct walk *w, struct ig_error *err)
+                      const uint32_t *ks, uint32_t nk, struct ig_reader *r, struct walk *w, struct ig_error *err)
 {
     const struct ig_part *p = &t->parts[v->part];
-    struct tree_array *a = &tr->a[k];
+    uint32_t leaf_col = tr->a[ks[0]].leaf_col;
     struct ig_colrec leaf;
     uint32_t first = 0, count = 0;
-    int rc = ig_part_column(p, a->leaf_col, &leaf, err);
+    int rc = ig_part_column(p, leaf_col, &leaf, err);
     if (!rc) rc = ig_part_chunk(p, lg, leaf.leaf, &first, &count, err);
-    a->first_page = first;
-    a->npages = count;
+    for (uint32_t i = 0; i < nk; i++) {
+        tr->a[ks[i]].first_page = first;
+        tr->a[ks[i]].npages = count;
+    }
     struct page pg;
     ig_values_init(&pg.v, IG_T_INT64);
     for (uint32_t i = 0; !rc && i < count; i++) {
-        rc = arv_load(t, v->part, v->group_first_row, a->leaf_col, first + i, r, &pg, err);
+        rc = arv_load(t, v->part, v->group_first_row, leaf_col, first + i, r, &pg, err);
         if (!rc && !pg.v.levels)
-            rc = ig_err(err, -EIO, "%s: column %u page %u: no levels in a nested column", p->path, a->leaf_col,
+            rc = ig_err(err, -EIO, "%s: column %u page %u: no levels in a nested column", p->path, leaf_col,
                         first + i);
-        if (!rc) walk_page(a, &pg, w);
+        for (uint32_t j = 0; !rc && j < nk; j++)
+            walk_page(&tr->a[ks[j]], &pg, &w[j]);
     }
     ig_values_free(&pg.v);
     return rc;
@@ -255,18 +259,33 @@ int arv_tree_count(const struct ig_table *t, const struct ig_arv *v, uint32_t lg
                    struct ig_reader *r, struct ig_error *err)
 {
     const struct ig_part *p = &t->parts[v->part];
-    for (uint32_t k = 0; k < tr->n; k++) {
-        struct walk w = {.mode = W_COUNT};
-        int rc = walk_chunk(t, v, lg, tr, k, r, &w, err);
+    struct walk w[AV_TREE_MAX];
+    uint32_t ks[AV_TREE_MAX];
+    bool done[AV_TREE_MAX] = {false};
+    for (uint32_t k = 0; k < tr->n; k++) { /* the arrays of one leaf together: its pages decoded once */
+        if (done[k]) continue;
+        uint32_t nk = 0;
+        for (uint32_t j = k; j < tr->n; j++)
+            if (!done[j] && tr->a[j].leaf_col == tr->a[k].leaf_col) {
+                done[j] = true;
+                w[nk] = (struct walk){.mode = W_COUNT};
+                ks[nk++] = j;
+            }
+        int rc = walk_chunk(t, v, lg, tr, ks, nk, r, w, err);
         if (rc) return rc;
-        struct tree_array *a = &tr->a[k];
-        a->items = a->kind == TREE_LANES ? w.items * a->dim : w.items;
-        a->nulls = a->nullable ? w.nulls : 0;
-        a->bytes = w.bytes;
-        a->children = w.children;
-        if (w.nulls && !a->nullable)
-            return ig_err(err, -EIO, "%s: column %u of row group %u: NULLs where it cannot hold one", p->path, a->col,
-                          v->group);
+        for (uint32_t i = 0; i < nk; i++) {
+            struct tree_array *a = &tr->a[ks[i]];
+            a->items = a->kind == TREE_LANES ? w[i].items * a->dim : w[i].items;
+            a->nulls = a->nullable ? w[i].nulls : 0;
+            a->bytes = w[i].bytes;
+            a->children = w[i].children;
+            if (w[i].nulls && !a->nullable)
+                return ig_err(err, -EIO, "%s: column %u of row group %u: NULLs where it cannot hold one", p->path,
+                              a->col, v->group);
+        }
+    }
+    for (uint32_t k = 0; k < tr->n; k++) {
+        const struct tree_array *a = &tr->a[k];
         if (a->bytes > INT32_MAX || a->children > INT32_MAX || a->items > INT32_MAX)
             return ig_err(err, -EFBIG, "%s: column %u of row group %u: too large for Arrow's 32-bit offsets",
                           p->path, a->col, v->group);
@@ -325,7 +344,7 @@ int arv_tree_render(const struct ig_table *t, const struct ig_arv *v, struct tre
                              : a->kind == TREE_LIST || strings ? W_OFFSETS
                                                                : W_VALUES,
                      .o = o, .len = len};
-    int rc = walk_chunk(t, v, lg, tr, k, r, &w, err);
+    int rc = walk_chunk(t, v, lg, tr, &k, 1, r, &w, err);
     if (rc) return rc;
     if (w.mode == W_OFFSETS) put_u32(&w, a->kind == TREE_LIST ? w.children : w.bytes); /* the closing one */
     bool bits = w.mode == W_VALID || (w.mode == W_VALUES && a->tt == AT_BOOL);
