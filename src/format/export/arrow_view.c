@@ -569,14 +569,22 @@ static void cols_free(struct acol *cols, uint32_t n)
     free(cols);
 }
 
+/* a's pages: the chunk of leaf `leaf` in part-local group lg, a count each. */
+static int chunk_pages(const struct ig_part *p, uint32_t lg, uint32_t leaf, struct acol *a, struct ig_error *err)
+{
+    int rc = ig_part_chunk(p, lg, leaf, &a->first, &a->count, err);
+    if (!rc && !(a->pages = calloc(a->count ? a->count : 1, sizeof *a->pages)))
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    return rc;
+}
+
 /* The chunk's pages of a, counted (decoding those that must be). */
 static int count_column(const struct ig_table *t, const struct ig_arv *out, struct acol *a, uint32_t lg,
                         uint32_t group_rows, struct ig_reader *r, struct ig_error *err)
 {
     const struct ig_part *p = &t->parts[out->part];
-    int rc = ig_part_chunk(p, lg, a->c.leaf, &a->first, &a->count, err);
+    int rc = chunk_pages(p, lg, a->c.leaf, a, err);
     if (rc) return rc;
-    if (!(a->pages = calloc(a->count ? a->count : 1, sizeof *a->pages))) return ig_err(err, -ENOMEM, "out of memory");
     uint32_t rows_before = 0;
     struct page pg;
     ig_values_init(&pg.v, IG_T_INT64);
@@ -637,9 +645,8 @@ static int count_json(const struct ig_table *t, const struct ig_arv *out, struct
     const struct ig_part *p = &t->parts[out->part];
     struct ig_colrec leaf;
     int rc = ig_part_column(p, a->leaf_col, &leaf, err);
-    if (!rc) rc = ig_part_chunk(p, lg, leaf.leaf, &a->first, &a->count, err);
+    if (!rc) rc = chunk_pages(p, lg, leaf.leaf, a, err);
     if (rc) return rc;
-    if (!(a->pages = calloc(a->count ? a->count : 1, sizeof *a->pages))) return ig_err(err, -ENOMEM, "out of memory");
     uint32_t rows_before = 0;
     struct page pg;
     ig_values_init(&pg.v, IG_T_INT64);
