@@ -578,6 +578,18 @@ static int chunk_pages(const struct ig_part *p, uint32_t lg, uint32_t leaf, stru
     return rc;
 }
 
+/* Page i of a's chunk (of leaf `leaf`): its record, checked to follow the
+ * *rows_before rows of the pages before it in a group of group_rows
+ * (advanced past it). */
+static int chunk_page(const struct ig_part *p, const struct acol *a, uint32_t leaf, uint32_t i, uint32_t group_rows,
+                      uint32_t *rows_before, struct ig_pagerec *rec, struct ig_error *err)
+{
+    int rc = ig_part_page(p, a->first + i, rec, err);
+    if (!rc) rc = ig_chunk_page_check(p, a->first + i, rec, leaf, *rows_before, group_rows, err);
+    if (!rc) *rows_before += rec->row_count;
+    return rc;
+}
+
 /* The chunk's pages of a, counted (decoding those that must be). */
 static int count_column(const struct ig_table *t, const struct ig_arv *out, struct acol *a, uint32_t lg,
                         uint32_t group_rows, struct ig_reader *r, struct ig_error *err)
@@ -591,10 +603,7 @@ static int count_column(const struct ig_table *t, const struct ig_arv *out, stru
     for (uint32_t i = 0; !rc && i < a->count; i++) {
         uint32_t page = a->first + i;
         struct ig_pagerec rec;
-        rc = ig_part_page(p, page, &rec, err);
-        if (!rc) rc = ig_chunk_page_check(p, page, &rec, a->c.leaf, rows_before, group_rows, err);
-        if (rc) break;
-        rows_before += rec.row_count;
+        if ((rc = chunk_page(p, a, a->c.leaf, i, group_rows, &rows_before, &rec, err))) break;
         struct pstat *s = &a->pages[i];
         if (rec.row_count == rec.deleted) continue;
         if (arv_needs_counts(a, &rec)) {
@@ -654,11 +663,9 @@ static int count_json(const struct ig_table *t, const struct ig_arv *out, struct
         uint32_t page = a->first + i;
         struct ig_pagerec rec;
         struct ig_pagex px;
-        rc = ig_part_page(p, page, &rec, err);
-        if (!rc) rc = ig_chunk_page_check(p, page, &rec, leaf.leaf, rows_before, group_rows, err);
+        rc = chunk_page(p, a, leaf.leaf, i, group_rows, &rows_before, &rec, err);
         if (!rc) rc = ig_part_page_extra(p, page, &px, err);
         if (rc) break;
-        rows_before += rec.row_count;
         struct pstat *s = &a->pages[i];
         if (rec.row_count == rec.deleted) continue;
         s->live = rec.row_count - rec.deleted;
