@@ -352,30 +352,92 @@ static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const 
     return ig_values_push_lane(v, lane) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
 }
 
+/* Values [vi, vi + k) of leaf l, none NULL, in one copy: numbers that need no
+ * conversion but an int32's sign, strings (checked to be UTF-8 together) and
+ * binary values. False (nothing pushed) for any other conversion, or a
+ * string that is not UTF-8 (the caller goes value by value and names it). */
+static bool push_run(struct feed *f, uint32_t l, struct ig_values *v, struct pq_column *c, size_t vi,
+                     size_t k, int *rc)
+{
+    uint8_t conv = f->pq->conv[l];
+    if (vi + k > c->vals.n) return false;
+    if (!c->vals.is_bytes) {
+        if (conv != CV_RAW && conv != CV_S32 && conv != CV_U32) return false;
+        uint64_t *lanes = c->vals.lanes + vi;
+        for (size_t i = 0; conv == CV_S32 && i < k; i++) /* each value is read once */
+            lanes[i] = (uint64_t)(int64_t)(int32_t)(uint32_t)lanes[i];
+        *rc = ig_values_push_lanes(v, lanes, k) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+        return true;
+    }
+    if (conv != CV_STRING && conv != CV_BINARY) return false;
+    const uint64_t *offs = c->vals.offs + vi;
+    const uint8_t *base = c->vals.data.data ? c->vals.data.data : (const uint8_t *)"";
+    if (conv == CV_STRING) {
+        /* the strings together are UTF-8 and none begins inside a character:
+         * then each is UTF-8 */
+        if (!ig_utf8_valid(base + offs[0], offs[k] - offs[0])) return false;
+        for (size_t i = 0; i < k; i++)
+            if (offs[i] < offs[k] && (base[offs[i]] & 0xC0) == 0x80) return false;
+    }
+    *rc = ig_values_push_bytes_run(v, offs, base, k) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+    return true;
+}
+
+/* Rows [r0, r0 + n) of a nested leaf l in one pass: their levels copied,
+ * their values in one run. False (nothing taken) when the levels run out
+ * before n rows, or push_run declines the values. */
+static bool feed_level_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_column *c, uint64_t n,
+                            size_t *cur, size_t *vcur, int *rc)
+{
+    const struct pq_meta *m = &f->pq->m;
+    uint8_t max_def = m->nodes[m->leaves[l]].max_def;
+    if (!c->defs || v->per_value > 1 || *cur >= c->nlevels || (c->reps && c->reps[*cur] != 0)) return false;
+    size_t e = *cur, k = 0;
+    for (uint64_t r = 0; r < n; r++) {
+        if (e >= c->nlevels) return false;
+        k += c->defs[e] == max_def;
+        e++;
+        while (c->reps && e < c->nlevels && c->reps[e] != 0)
+            k += c->defs[e++] == max_def;
+    }
+    if (*vcur + k > c->vals.n) return false;
+    size_t rows = v->rows, nent = v->nent, vals = v->n;
+    if (ig_values_push_level_rows(v, c->reps ? c->reps + *cur : NULL, c->defs + *cur, e - *cur, max_def)) {
+        *rc = ig_err(f->err, -ENOMEM, "out of memory");
+        return true;
+    }
+    if (!push_run(f, l, v, c, *vcur, k, rc)) {
+        v->rows = rows; /* undone: the caller goes row by row */
+        v->nent = nent;
+        v->n = vals;
+        return false;
+    }
+    *cur = e;
+    *vcur += k;
+    return true;
+}
+
 /* Rows [r0, r0 + n) of leaf l (its entries from *cur, its values from *vcur)
- * into the writer's column v. A flat column of numbers that need no
- * conversion, none of them NULL, goes in one copy; any other row by row. */
+ * into the writer's column v. Flat values none of them NULL, and nested
+ * leaves, in bulk where their conversion allows (push_run); any other row by
+ * row. */
 static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_column *c, uint64_t r0,
                      uint64_t n, size_t *cur, size_t *vcur)
 {
     const struct pq_meta *m = &f->pq->m;
-    uint8_t max_def = m->nodes[m->leaves[l]].max_def, conv = f->pq->conv[l];
-    if (!v->levels && !c->vals.is_bytes && (conv == CV_RAW || conv == CV_S32 || conv == CV_U32) &&
-        *cur + n <= c->nlevels && *vcur + n <= c->vals.n) {
+    uint8_t max_def = m->nodes[m->leaves[l]].max_def;
+    int rc = 0;
+    if (v->levels && feed_level_rows(f, l, v, c, n, cur, vcur, &rc)) return rc;
+    if (!v->levels && *cur + n <= c->nlevels) {
         bool present = true;
         for (size_t i = 0; max_def && present && i < n; i++)
             present = c->defs[*cur + i] == max_def;
-        if (present) {
-            uint64_t *lanes = c->vals.lanes + *vcur;
-            for (size_t i = 0; conv == CV_S32 && i < n; i++) /* each value is read once */
-                lanes[i] = (uint64_t)(int64_t)(int32_t)(uint32_t)lanes[i];
-            if (ig_values_push_lanes(v, lanes, n)) return ig_err(f->err, -ENOMEM, "out of memory");
+        if (present && push_run(f, l, v, c, *vcur, n, &rc)) {
             *cur += n;
             *vcur += n;
-            return 0;
+            return rc;
         }
     }
-    int rc = 0;
     for (uint64_t r = r0; !rc && r < r0 + n; r++) {
         f->row = r;
         if (*cur >= c->nlevels) return row_error(f, l, "the column ends before the row group's last row", NULL);

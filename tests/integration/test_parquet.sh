@@ -29,7 +29,7 @@ same_values() { # NAME
         cols=$((cols + 1))
     done
     [ "$cols" -ge 2 ] || { echo "only $cols columns"; return 1; }
-    "$INGOT" verify "$WORK/$n" >/dev/null
+    "$INGOT" verify --deep "$WORK/$n" >/dev/null # text lengths measured = rendered
 }
 for n in snappy zstd gzip lz4 none v2 v2_snappy nodict v2_nodict groups tiny_groups wide; do
     check "parquet_same_values_$n" same_values "$n"
@@ -85,6 +85,29 @@ brotli() {
     [ ! -e "$WORK/brotli" ] && [ -z "$(ls -A "$WORK" | grep importing)" ]
 }
 check parquet_unsupported_compression brotli
+
+# a STRING that is not UTF-8 is named (file, column, row) and nothing is
+# written, also where it is not UTF-8 only on its own: row 3 ending in the
+# first byte of 'é' and row 4 starting with its second are UTF-8 together
+# (the import checks a group's strings together, then where each begins)
+not_utf8() {
+    local out how
+    for how in 'pqAB/pqA\xc3/CDrs/CDrs' 'pqAB/pqA\xc3/CDrs/\xa9Drs' 'pqAB/pq\xff\x41/CDrs/CDrs'; do
+        python3 - "$C/utf8.parquet" "$WORK/bad.parquet" "$how" <<'PY' || return 1
+import sys
+data = open(sys.argv[1], 'rb').read()
+a, b, c, d = (x.encode('latin-1').decode('unicode_escape').encode('latin-1') for x in sys.argv[3].split('/'))
+assert data.count(a) and data.count(c), 'strings not found'  # in the page and the statistics
+open(sys.argv[2], 'wb').write(data.replace(a, b).replace(c, d))
+PY
+        out=$("$INGOT" import "$WORK/bad.parquet" "$WORK/bad" 2>&1) && { echo "$how: imported"; return 1; }
+        echo "$out" | grep -q "bad.parquet: row group 0, column 's', row 3: a STRING that is not UTF-8" ||
+            { echo "$how: $out"; return 1; }
+        [ ! -e "$WORK/bad" ] || return 1
+    done
+    "$INGOT" import "$C/utf8.parquet" "$WORK/good" >/dev/null && [ "$("$INGOT" cat "$WORK/good" s | sed -n 4,5p | tr '\n' ' ')" = 'pqAB CDrs ' ]
+}
+check parquet_string_not_utf8 not_utf8
 
 # truncated files and damaged bytes: an error naming the file, never a crash,
 # never a table; a damaged page names row group, column and page

@@ -70,5 +70,9 @@ const cols = Array.from({ length: 100 }, (_, k) => `(i * ${k + 1})::BIGINT AS c$
 await q(`COPY (SELECT ${cols} FROM range(500) r(i)) TO '${dir}/wide.parquet' (FORMAT parquet)`);
 await q(`COPY (SELECT ${cols} FROM range(500) r(i)) TO '${dir}/wide.jsonl' (FORMAT json)`);
 writeFileSync(`${dir}/wide.rows`, '500\n');
+// strings whose bytes the test breaks (test_parquet.sh, not_utf8): plain and
+// uncompressed, so 'pqAB' and 'CDrs' lie in the file as they are
+await q(`COPY (SELECT i AS a, CASE i WHEN 3 THEN 'pqAB' WHEN 4 THEN 'CDrs' ELSE 'ok' || i END AS s
+    FROM range(8) r(i)) TO '${dir}/utf8.parquet' (FORMAT parquet, COMPRESSION uncompressed, DICTIONARY_SIZE_LIMIT 1)`);
 // a compression ingot does not read
 await q(`COPY (SELECT i AS a FROM range(10) r(i)) TO '${dir}/brotli.parquet' (FORMAT parquet, COMPRESSION brotli)`);

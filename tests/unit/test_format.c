@@ -805,6 +805,70 @@ static void test_block_trials_follow_the_data(void)
     ig_values_free(&v);
 }
 
+/* The other way round: strings zstd keeps from huffman (captions that share
+ * their words) stop being sized for huffman after two blocks, but every
+ * eighth block is tried again, so when random letters follow in the same page
+ * the blocks go to huffman within eight blocks. Fails if a settled page never
+ * tries huffman again (the letters stay zstd: 0 of 50 blocks huffman), or if
+ * the blocks come out more than an eighth larger than each one's own trial.
+ * Cut and fitted blocks. */
+static void test_block_trials_settle_and_recheck(void)
+{
+    uint64_t seed = check_seed ^ 0x5E771E;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    const size_t sentence = 2000, rows = 4000;
+    char text[160];
+    for (size_t r = 0; r < rows; r++) {
+        size_t len;
+        if (r < sentence) {
+            len = (size_t)snprintf(text, sizeof text, "caption number %llu of the sample table",
+                                   (unsigned long long)(test_rand(&seed) % 10000));
+        } else {
+            len = 40 + test_rand(&seed) % 60;
+            for (size_t i = 0; i < len; i++)
+                text[i] = (char)('a' + test_rand(&seed) % 26);
+        }
+        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
+    }
+    size_t cuts[128], ncuts = 0;
+    for (size_t r = 0; r < rows; r += 40)
+        cuts[ncuts++] = r;
+    cuts[ncuts] = rows;
+    struct ig_page_policy pol = {.type = IG_T_STRING, .leaf = {.type = IG_T_STRING, .per_value = 1}};
+    struct ig_page_scratch scratch = {0};
+    struct ig_error err = {0};
+    for (int fitted = 0; fitted < 2; fitted++) {
+        struct ig_page_built page = {0}, one = {0};
+        struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0};
+        REQUIRE(ig_page_encode_blocks(&pol, &v, 0, rows, cuts, ncuts, &fit, &scratch, &page, &err) == 0);
+        size_t sentence_zstd = 0, sentence_blocks = 0, letter_huff = 0, letter_blocks = 0, stored = 0, alone = 0;
+        for (uint32_t b = 0; b < page.nblocks; b++) {
+            const struct ig_block_built *k = &page.blocks[b];
+            REQUIRE(ig_page_encode(&pol, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
+            stored += k->stored;
+            alone += one.stored.len;
+            if (k->first_row + k->row_count <= sentence) {
+                sentence_blocks++;
+                sentence_zstd += k->compression == IG_PC_ZSTD;
+            } else if (k->first_row >= sentence) {
+                letter_blocks++;
+                letter_huff += k->encoding == IG_ENC_HUFF;
+            }
+        }
+        CHECK(sentence_blocks >= 2 && sentence_zstd + 1 >= sentence_blocks); /* a short last one may not be */
+        CHECK(letter_blocks >= (fitted ? 16u : 48u) && letter_huff + 8 >= letter_blocks);
+        CHECK(stored <= alone + alone / 8);
+        if (sentence_blocks < 2 || letter_blocks < (fitted ? 16u : 48u) || sentence_zstd + 1 < sentence_blocks || letter_huff + 8 < letter_blocks || stored > alone + alone / 8)
+            fprintf(stderr, "  fitted %d: %zu of %zu sentence blocks zstd, %zu of %zu letter blocks huffman, %zu bytes vs %zu alone\n",
+                    fitted, sentence_zstd, sentence_blocks, letter_huff, letter_blocks, stored, alone);
+        ig_page_built_free(&page);
+        ig_page_built_free(&one);
+    }
+    ig_page_scratch_free(&scratch);
+    ig_values_free(&v);
+}
+
 static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
 {
     uint64_t *seed = ctx;
@@ -854,7 +918,7 @@ static void test_blocks_aim_at_stored_size(void)
     ig_table_close(&t);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

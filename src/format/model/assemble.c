@@ -280,12 +280,22 @@ int ig_assemble_row(const struct ig_tree *t, struct ig_values *const *leaves, si
     return rc;
 }
 
-/* Does every row of t have the same shape (no list, nothing that may be
- * NULL): its rows' text differing only in the values? */
-static bool fixed_shape(const struct ig_tree *t)
+/* Does every row of rows [0, rows) have the same shape (no list, and nothing
+ * NULL: either nothing may be, or every leaf's entries are defined to the
+ * leaf, as in a Parquet file's optional struct that holds no NULL): its rows'
+ * text differing only in the values? */
+static bool fixed_shape(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows)
 {
     for (uint32_t i = 0; i < t->n; i++)
-        if (t->nodes[i].lists || t->nodes[i].null_mask) return false;
+        if (t->nodes[i].lists) return false;
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct ig_tree_node *nd = &t->nodes[i];
+        if (nd->type == IG_T_STRUCT || !nd->max_def) continue;
+        const struct ig_values *v = leaves[nd->leaf];
+        if (!v->levels || !v->defs || !v->row_ent || v->rows < rows) return false;
+        for (size_t e = v->row_ent[0]; e < v->row_ent[rows]; e++)
+            if (v->defs[e] != nd->max_def) return false;
+    }
     return true;
 }
 
@@ -319,6 +329,51 @@ static bool measure_fixed(struct asm_ctx *a, size_t rows, uint64_t *len)
     return true;
 }
 
+/* Measuring rows [0, rows) of a column that is one list of numbers (a
+ * sparse feature's list<int64>): one pass over its levels, "null" for a NULL
+ * list or element, "[]" for an empty one, brackets and commas around the
+ * values, whose lengths are known or measured in one run. False when the
+ * column is of another shape or a value is not a number: the rows are walked
+ * one by one. */
+static bool measure_one_list(const struct asm_ctx *a, size_t rows, uint64_t *len)
+{
+    const struct ig_tree *t = a->t;
+    if (t->n != 1 || t->nodes[0].lists != 1 || t->nodes[0].type == IG_T_STRUCT || t->nodes[0].dimension)
+        return false;
+    const struct ig_tree_node *nd = &t->nodes[0];
+    const struct ig_values *v = a->leaves[0];
+    if (!v->levels || !v->defs || !v->reps || !v->row_ent || v->rows < rows || (v->per_value && v->per_value != 1))
+        return false;
+    size_t e0 = v->row_ent[0], e1 = v->row_ent[rows], v0 = v->row_val[0], v1 = v->row_val[rows];
+    if (v1 > v->n) return false;
+    uint64_t values = 0;
+    if (!a->values_known && !ig_render_json_len_run(v, v0, v1 - v0, &values)) return false;
+    /* definition levels: below `present` the list is NULL, below `filled` it
+     * is empty, below max_def its element is NULL */
+    unsigned present = nd->null_mask & 1, filled = present + 1;
+    uint64_t structure = rows; /* the newlines */
+    size_t defined = 0;
+    for (size_t e = e0; e < e1; e++) {
+        unsigned d = v->defs[e];
+        if (d > nd->max_def || v->reps[e] > 1) return false;
+        if (v->reps[e] == 0) {
+            /* a row: "null", "[]" or the brackets around its elements */
+            structure += d < present ? 4 : 2;
+            if (d < filled) continue;
+        } else {
+            if (d < filled) return false; /* an element of a list that has none */
+            structure += 1; /* the comma before it */
+        }
+        if (d == nd->max_def)
+            defined++;
+        else
+            structure += 4; /* a NULL element */
+    }
+    if (defined != v1 - v0) return false;
+    *len = structure + values;
+    return true;
+}
+
 static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
                           const uint8_t *deleted, struct ig_buf *out, bool values_known,
                           uint64_t *len, struct ig_error *err)
@@ -330,7 +385,9 @@ static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leav
     a.values_known = values_known;
     if (a.measure) a.name_len = calloc(t->n ? t->n : 1, sizeof *a.name_len); /* NULL: names rendered each time */
     uint64_t total = 0;
-    bool fixed = !rc && a.measure && !deleted && rows && fixed_shape(t) && measure_fixed(&a, rows, &total);
+    bool fixed = !rc && a.measure && !deleted && rows &&
+                 ((fixed_shape(t, leaves, rows) && measure_fixed(&a, rows, &total)) ||
+                  measure_one_list(&a, rows, &total));
     for (size_t r = 0; !fixed && r < rows && !rc; r++) {
         if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
         size_t before = a.out->len;

@@ -642,6 +642,14 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
         *len = f32_len_run(v->lanes, v->n, false) + v->n; /* and the newlines */
         return 0;
     }
+    if (v->type == IG_T_STRING && !deleted && !v->has_nulls && v->n) {
+        /* escapes are counted a byte at a time: over all the strings at once,
+         * eight bytes a step without a tail per string */
+        uint64_t bytes = v->offs[v->n] - v->offs[0];
+        const uint8_t *p = v->data.data ? v->data.data + v->offs[0] : (const uint8_t *)"";
+        *len = bytes + string_escapes(p, (size_t)bytes) + v->n;
+        return 0;
+    }
     uint64_t total = 0;
     /* counted where the count is cheap; the rest rendered one value at a time */
     for (size_t i = 0; i < v->n; i++) {

@@ -205,6 +205,51 @@ int ig_values_commit_list_row(struct ig_values *v, size_t n, uint8_t def)
     return ig_values_end_row(v);
 }
 
+int ig_values_push_bytes_run(struct ig_values *v, const uint64_t *offs, const uint8_t *base, size_t count)
+{
+    if (!count) return 0;
+    if (v->n + count > v->offs_cap && ig_values_reserve(v, v->n + count)) return -ENOMEM;
+    uint64_t at = v->data.len, first = offs[0];
+    if (ig_buf_append(&v->data, base + first, offs[count] - first)) return -ENOMEM;
+    for (size_t i = 1; i <= count; i++)
+        v->offs[v->n + i] = at + (offs[i] - first);
+    if (v->has_nulls)
+        for (size_t i = 0; i < count; i++) set_valid(v, v->n + i, true);
+    v->n += count;
+    return 0;
+}
+
+int ig_values_push_level_rows(struct ig_values *v, const uint8_t *reps, const uint8_t *defs, size_t nent,
+                              uint8_t max_def)
+{
+    if (!nent) return 0;
+    if ((reps && reps[0] != 0) || reserve_entries(v, nent)) return reps && reps[0] ? -EINVAL : -ENOMEM;
+    if (reps)
+        memcpy(v->reps + v->nent, reps, nent);
+    else
+        memset(v->reps + v->nent, 0, nent);
+    memcpy(v->defs + v->nent, defs, nent);
+    size_t per = v->per_value ? v->per_value : 1, n = v->n;
+    for (size_t i = 0; i < nent; i++) {
+        n += defs[i] == max_def ? per : 0;
+        v->nent++;
+        if (i + 1 == nent || !reps || reps[i + 1] == 0) { /* the row ends here */
+            if (v->rows + 2 > v->row_cap) {
+                size_t keep = v->n;
+                v->n = n; /* recorded by end_row as the row's end */
+                int rc = ig_values_end_row(v);
+                v->n = keep;
+                if (rc) return rc;
+                continue;
+            }
+            v->rows++;
+            v->row_ent[v->rows] = (uint32_t)v->nent;
+            v->row_val[v->rows] = (uint32_t)n;
+        }
+    }
+    return 0;
+}
+
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len)
 {
     if (v->n >= v->offs_cap) {

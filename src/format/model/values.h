@@ -60,6 +60,9 @@ int ig_values_push_le(struct ig_values *v, const uint8_t *p, unsigned width, siz
 int ig_values_push_lanes(struct ig_values *v, const uint64_t *lanes, size_t count);
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len);
 int ig_values_push_null(struct ig_values *v);
+/* count strings at once: string i is base[offs[i] .. offs[i + 1]) (a decoded
+ * column's values in one copy). */
+int ig_values_push_bytes_run(struct ig_values *v, const uint64_t *offs, const uint8_t *base, size_t count);
 /* Value i (< n) reads as NULL from now on (flat values). */
 int ig_values_set_null(struct ig_values *v, size_t i);
 
@@ -81,6 +84,12 @@ int ig_values_push_entry(struct ig_values *v, uint8_t rep, uint8_t def);
  * reserved and written lanes[n .. n + count); this adds count entries (rep 0,
  * then 1s) at definition level def, takes the lanes and ends the row. */
 int ig_values_commit_list_row(struct ig_values *v, size_t count, uint8_t def);
+/* Whole rows of a nested leaf at once: nent (rep, def) entries (reps NULL: all
+ * 0, a row each), a row beginning at every rep 0 (reps[0] must be 0). The
+ * rows' value ends count one value (per_value lanes) for each entry defined
+ * to max_def: the caller pushes exactly those values next. */
+int ig_values_push_level_rows(struct ig_values *v, const uint8_t *reps, const uint8_t *defs, size_t nent,
+                              uint8_t max_def);
 /* Close a row of a nested leaf (records where it ends). */
 int ig_values_end_row(struct ig_values *v);
 /* Make v a nested leaf with `per_value` lanes per defined entry; empty. */

@@ -163,15 +163,24 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
     return ig_ints_encode(v->lanes + first, count, &d, &eo, body, err);
 }
 
-/* u32 length + an int stream of level values. */
+/* u32 length + an int stream of level values. Levels that vary are
+ * bit-packed at once: among the schemes that survive an erase (no runs) that
+ * is what the choice by statistics came to for them (lists of every length,
+ * NULLs here and there), and weighing the others cost a list column's import
+ * a sixth. Levels that never vary are left to the choice (a dictionary of one
+ * value stores them in a few bytes). */
 static int put_levels(const uint8_t *lv, size_t n, struct ig_buf *body, struct ig_error *err)
 {
     static const struct ig_int_desc d = {1, false};
     struct ig_enc_opts eo = {.no_drop = true};
     uint64_t *lanes = malloc((n + 1) * sizeof *lanes);
     if (!lanes) return ig_err(err, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
+    bool varies = false;
+    for (size_t i = 0; i < n; i++) {
         lanes[i] = lv[i];
+        varies |= lv[i] != lv[0];
+    }
+    if (varies) eo.forced = IG_ENC_BITPACK;
     size_t at = body->len;
     int rc = ig_buf_append_u32(body, 0) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     if (!rc) rc = ig_ints_encode(lanes, n, &d, &eo, body, err);
@@ -265,7 +274,8 @@ static bool huffman_instead(const struct ig_page_policy *pol, const struct ig_va
                             size_t count, size_t values_at, const struct ig_page_built *sealed)
 {
     if (pol->encoding != IG_ENC_AUTO || pol->compression != IG_COMP_AUTO || pol->leaf.levels ||
-        !v->is_bytes || v->type == IG_T_BLOB || sealed->compression != IG_PC_ZSTD || count == 0)
+        !v->is_bytes || v->type == IG_T_BLOB || sealed->compression != IG_PC_ZSTD || count == 0 ||
+        pol->zstd_settled)
         return false;
     size_t huff = values_at + ig_bytes_huffman_size(v->offs + first, v->data.data, count);
     return huff <= sealed->stored.len + sealed->stored.len / 8;
@@ -474,14 +484,23 @@ static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w
  * huffman while a quick look for repeats (zstd's fastest level, no entropy
  * stage) finds none worth an eighth of the block: the full trial cost a third
  * of an import of captions, for the same bytes, and the look sends a block
- * whose values start repeating back to it. */
+ * whose values start repeating back to it. The other way round, strings that
+ * zstd kept from huffman in two blocks running (captions sharing words) are
+ * not sized for huffman again but in every eighth block, which keeps
+ * watching for the values to change (the sizing was a seventh of such an
+ * import). */
 struct block_trials {
     const struct ig_page_policy *pol;
     unsigned zstd_misses; /* numbers: blocks running that zstd did not shrink */
     unsigned huff_wins;   /* strings: blocks running that huffman took from zstd */
+    unsigned zstd_wins;   /* strings: blocks running that zstd kept from huffman */
+    unsigned blocks;      /* blocks encoded so far */
     bool no_zstd;         /* numbers: zstd no longer tried */
     struct ig_buf look;   /* the quick look's output */
 };
+
+/* Every this many blocks, strings zstd has settled are sized for huffman again. */
+#define TRIAL_RECHECK 8
 
 /* zstd's fastest level: matches found at a stride, literals left raw */
 #define TRIAL_LOOK_LEVEL (-10)
@@ -512,6 +531,8 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
     if (t->no_zstd) p.compression = IG_COMP_NONE;
     if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !trial_repeats(t, v, first, count))
         p.encoding = IG_ENC_HUFF;
+    if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && t->blocks % TRIAL_RECHECK != 0)
+        p.zstd_settled = true;
     return p;
 }
 
@@ -524,8 +545,12 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         t->zstd_misses = unit->compression == IG_PC_NONE ? t->zstd_misses + 1 : 0;
         if (t->zstd_misses == 2) t->no_zstd = true;
     }
-    if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) /* a trial was made */
+    if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
         t->huff_wins = unit->encoding == IG_ENC_HUFF ? t->huff_wins + 1 : 0;
+        bool kept = unit->compression == IG_PC_ZSTD;
+        if (!used->zstd_settled || !kept) t->zstd_wins = kept ? t->zstd_wins + 1 : 0;
+    }
+    t->blocks++;
 }
 
 /* Rows [0, count) as blocks that each fit inside one grain (struct
@@ -551,10 +576,12 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             int rc = ig_page_encode(tries ? &again : &first_try, v, first + a, rows, s, unit, err);
             if (rc) return rc;
             if (!tries) trial_seen(trials, v, &first_try, unit);
-            /* a retry keeps the first try's huffman choice (no zstd trial again) */
+            /* a retry keeps the first try's choice between huffman and zstd
+             * (no trial of the other again) */
             if (!tries && unit->encoding == IG_ENC_HUFF && unit->compression == IG_PC_NONE &&
                 pol->compression == IG_COMP_AUTO)
                 again.encoding = IG_ENC_HUFF;
+            if (!tries && unit->compression == IG_PC_ZSTD) again.zstd_settled = true;
             size = unit->stored.len + block_slack(unit);
             fit->ratio = (double)size / fit_weight(v, first + a, rows);
             if (tries == 3) break;

@@ -38,6 +38,9 @@ struct ig_page_policy {
     uint8_t compression; /* enum ig_compression_policy */
     int zstd_level;
     struct ig_leaf_info leaf;
+    /* strings left to the writer: keep zstd without sizing huffman against it
+     * (set by the page's block trials once zstd keeps winning, page.c) */
+    bool zstd_settled;
 };
 
 /* One block of a page being written: where it lies in the page's stored bytes

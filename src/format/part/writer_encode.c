@@ -150,6 +150,42 @@ static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
     return v->offs[b] - v->offs[a] + 4 * (uint64_t)(b - a);
 }
 
+/* The plain bytes of rows [a, b) of leaves [l0, l1). */
+static uint64_t leaves_plain_bytes(const struct enc *w, uint32_t l0, uint32_t l1, size_t a, size_t b)
+{
+    uint64_t sum = 0;
+    for (uint32_t l = l0; l < l1; l++)
+        sum += plain_bytes(&w->g->cols[l], a, b);
+    return sum;
+}
+
+/* The first row r in (start, end] whose rows [start, r) of leaves [l0, l1)
+ * hold at least `target` plain bytes, else end. Plain bytes only grow with r,
+ * so a galloping search finds it in O(leaves x log rows), where adding rows
+ * one by one cost leaves x rows for every block and page (a third of a
+ * struct column's import). */
+static size_t rows_reaching(const struct enc *w, uint32_t l0, uint32_t l1, size_t start, size_t end,
+                            uint64_t target)
+{
+    if (start >= end) return end;
+    size_t lo = start + 1, step = 1; /* rows [start, lo - 1) fall short (none yet) */
+    size_t hi = lo;
+    while (hi < end && leaves_plain_bytes(w, l0, l1, start, hi) < target) {
+        lo = hi + 1;
+        hi = end - hi > step ? hi + step : end;
+        step *= 2;
+    }
+    /* the answer is in [lo, hi]: hi reaches the target or is end */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (leaves_plain_bytes(w, l0, l1, start, mid) >= target)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return hi;
+}
+
 /* A column of one leaf cut at the default block size aims its blocks at that
  * size *stored*, not plain: the plain bytes a block holds grow by what its
  * page before compressed by, up to this many times. Per-block costs (a
@@ -237,15 +273,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         ig_slide_sizer_free(&z);
         return r;
     }
-    uint64_t acc = 0;
-    size_t r = start;
-    while (r < rows) {
-        for (uint32_t l = l0; l < l1; l++)
-            acc += plain_bytes(&w->g->cols[l], r, r + 1);
-        r++;
-        if (acc >= target) break;
-    }
-    return r;
+    return rows_reaching(w, l0, l1, start, rows, target);
 }
 
 /* Whether leaf l's blocks are fitted to disk pages (page.h, struct
@@ -287,18 +315,13 @@ static size_t block_cuts(struct enc *w, uint32_t l0, uint32_t l1, size_t a, size
             r = b;
             break;
         }
-        uint64_t acc = 0;
         const struct ig_values *v = &w->g->cols[l0];
         if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
             uint64_t width = ig_type_info(v->type)->width, k = target / width ? target / width : 1;
             r = b - r > k ? r + (size_t)k : b;
             continue;
         }
-        while (r < b && acc < target) {
-            for (uint32_t l = l0; l < l1; l++)
-                acc += plain_bytes(&w->g->cols[l], r, r + 1);
-            r++;
-        }
+        r = rows_reaching(w, l0, l1, r, b, target);
     }
     w->e->cuts[n] = b - a;
     return n;

@@ -1,0 +1,232 @@
+/* Record reassembly's measuring (format/model/assemble.c): the JSON length a
+ * nested column's rows would render to, counted without rendering them, must
+ * equal the rendered length for every shape the counting shortcuts take (one
+ * list of numbers: NULL lists, empty lists, NULL elements; a struct of
+ * optional fields that holds no NULL, or some) and for the rest. Also the
+ * bulk way of adding nested rows (ig_values_push_level_rows) against the
+ * entry-by-entry one. */
+#include "check.h"
+
+#include "format/model/assemble.h"
+#include "format/model/render.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include <errno.h>
+
+/* One node: a list<int64?>? column (max_def 3). */
+static void list_tree(struct ig_tree *t)
+{
+    REQUIRE(ig_tree_init(t, 1) == 0);
+    t->nodes[0] = (struct ig_tree_node){.type = IG_T_INT64, .lists = 1, .null_mask = 3, .max_def = 3,
+                                        .parent = UINT32_MAX, .field = "x", .field_len = 1};
+    t->leaf_global[0] = 0;
+    t->n = 1;
+    ig_tree_finish(t);
+}
+
+/* rows of list<int64?>?: NULL lists, empty lists and NULL elements in the
+ * proportions given (percent) */
+static void list_rows(uint64_t *s, struct ig_values *v, size_t rows, unsigned null_pct, unsigned empty_pct,
+                      unsigned null_elem_pct)
+{
+    for (size_t r = 0; r < rows; r++) {
+        unsigned pick = (unsigned)(test_rand(s) % 100);
+        if (pick < null_pct) {
+            ig_values_push_entry(v, 0, 0);
+        } else if (pick < null_pct + empty_pct) {
+            ig_values_push_entry(v, 0, 1);
+        } else {
+            size_t n = 1 + (size_t)(test_rand(s) % 9);
+            for (size_t k = 0; k < n; k++) {
+                if ((unsigned)(test_rand(s) % 100) < null_elem_pct) {
+                    ig_values_push_entry(v, k ? 1 : 0, 2);
+                    continue;
+                }
+                ig_values_push_entry(v, k ? 1 : 0, 3);
+                int64_t x = (int64_t)(test_rand(s) >> (test_rand(s) % 64)) * (test_rand(s) % 2 ? -1 : 1);
+                ig_values_push_lane(v, (uint64_t)x);
+            }
+        }
+        ig_values_end_row(v);
+    }
+}
+
+/* measured (no output) == rendered, and with the values' lengths given */
+static void check_measure(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows, bool known)
+{
+    struct ig_error err = {0};
+    struct ig_buf out = IG_BUF_INIT;
+    uint64_t rendered = 0, measured = 0;
+    CHECK(ig_assemble_lines(t, leaves, rows, NULL, &out, &rendered, &err) == 0);
+    CHECK_EQ_INT(rendered, out.len);
+    CHECK(ig_assemble_lines(t, leaves, rows, NULL, NULL, &measured, &err) == 0);
+    CHECK_EQ_INT(measured, rendered);
+    if (known) {
+        uint64_t values = 0, with_known = 0;
+        for (uint32_t l = 0; l < t->nleaves; l++) {
+            uint64_t run = 0;
+            CHECK(ig_render_json_len_run(leaves[l], 0, leaves[l]->n, &run));
+            values += run;
+        }
+        CHECK(ig_assemble_measure_known(t, leaves, rows, values, &with_known, &err) == 0);
+        CHECK_EQ_INT(with_known, rendered);
+    }
+    ig_buf_free(&out);
+}
+
+static void test_measure_one_list(void)
+{
+    uint64_t s = check_seed;
+    static const unsigned mixes[][3] = {{0, 0, 0}, {5, 5, 0}, {5, 5, 10}, {50, 50, 0}, {0, 0, 100}, {30, 0, 30}};
+    for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++) {
+        struct ig_tree t;
+        list_tree(&t);
+        struct ig_values v;
+        ig_values_init(&v, IG_T_INT64);
+        ig_values_set_levels(&v, 1);
+        size_t rows = 1 + (size_t)(test_rand(&s) % 3000);
+        list_rows(&s, &v, rows, mixes[m][0], mixes[m][1], mixes[m][2]);
+        struct ig_values *vp = &v;
+        check_measure(&t, &vp, rows, true);
+        /* a slice of rows from the middle, as the writer measures a page */
+        if (rows > 10) {
+            struct ig_values mid = v;
+            mid.rows = rows / 2;
+            mid.row_ent = v.row_ent + rows / 4;
+            mid.row_val = v.row_val + rows / 4;
+            struct ig_values *mp = &mid;
+            check_measure(&t, &mp, rows / 2, false);
+        }
+        ig_values_free(&v);
+        ig_tree_free(&t);
+    }
+}
+
+/* struct<a:int64?, b:bool?>? whose rows are NULL (the struct or a field) at
+ * the rate given: 0 makes every row the same shape */
+static void test_measure_struct(void)
+{
+    uint64_t s = check_seed + 1;
+    for (unsigned null_pct = 0; null_pct <= 20; null_pct += 10) {
+        struct ig_tree t;
+        REQUIRE(ig_tree_init(&t, 3) == 0);
+        t.nodes[0] = (struct ig_tree_node){.type = IG_T_STRUCT, .null_mask = 1, .max_def = 1, .parent = UINT32_MAX,
+                                           .field = "m", .field_len = 1};
+        t.nodes[1] = (struct ig_tree_node){.type = IG_T_INT64, .null_mask = 1, .max_def = 2, .parent = 0,
+                                           .field = "a", .field_len = 1};
+        t.nodes[2] = (struct ig_tree_node){.type = IG_T_BOOL, .null_mask = 1, .max_def = 2, .parent = 0,
+                                           .field = "b", .field_len = 1};
+        t.leaf_global[0] = 0;
+        t.leaf_global[1] = 1;
+        t.n = 3;
+        ig_tree_finish(&t);
+        struct ig_values a, b;
+        ig_values_init(&a, IG_T_INT64);
+        ig_values_init(&b, IG_T_BOOL);
+        ig_values_set_levels(&a, 1);
+        ig_values_set_levels(&b, 1);
+        size_t rows = 1 + (size_t)(test_rand(&s) % 2000);
+        for (size_t r = 0; r < rows; r++) {
+            bool null_struct = (unsigned)(test_rand(&s) % 100) < null_pct / 2;
+            struct ig_values *leaf[2] = {&a, &b};
+            for (int l = 0; l < 2; l++) {
+                bool null_field = (unsigned)(test_rand(&s) % 100) < null_pct;
+                uint8_t d = null_struct ? 0 : null_field ? 1 : 2;
+                ig_values_push_entry(leaf[l], 0, d);
+                if (d == 2) ig_values_push_lane(leaf[l], l ? test_rand(&s) % 2 : test_rand(&s) >> (test_rand(&s) % 64));
+                ig_values_end_row(leaf[l]);
+            }
+        }
+        struct ig_values *vp[2] = {&a, &b};
+        check_measure(&t, vp, rows, true);
+        ig_values_free(&a);
+        ig_values_free(&b);
+        ig_tree_free(&t);
+    }
+}
+
+/* the same rows through ig_values_push_level_rows (then their values in one
+ * run) as entry by entry: equal levels, row starts and values */
+static void test_level_rows_in_bulk(void)
+{
+    uint64_t s = check_seed + 2;
+    for (int round = 0; round < 20; round++) {
+        struct ig_values one;
+        ig_values_init(&one, IG_T_INT64);
+        ig_values_set_levels(&one, 1);
+        size_t rows = (size_t)(test_rand(&s) % 1500);
+        list_rows(&s, &one, rows, 10, 10, 10);
+        /* the same in bulk, cut into a few calls at row starts */
+        struct ig_values bulk;
+        ig_values_init(&bulk, IG_T_INT64);
+        ig_values_set_levels(&bulk, 1);
+        size_t r = 0;
+        while (r < rows) {
+            size_t n = 1 + (size_t)(test_rand(&s) % 700);
+            if (n > rows - r) n = rows - r;
+            size_t e0 = one.row_ent[r], e1 = one.row_ent[r + n];
+            size_t v0 = one.row_val[r], v1 = one.row_val[r + n];
+            CHECK(ig_values_push_level_rows(&bulk, one.reps + e0, one.defs + e0, e1 - e0, 3) == 0);
+            CHECK(ig_values_push_lanes(&bulk, one.lanes + v0, v1 - v0) == 0);
+            r += n;
+        }
+        CHECK_EQ_INT(bulk.rows, one.rows);
+        CHECK_EQ_INT(bulk.nent, one.nent);
+        CHECK_EQ_INT(bulk.n, one.n);
+        REQUIRE(bulk.rows == one.rows && bulk.nent == one.nent && bulk.n == one.n);
+        CHECK(!rows || memcmp(bulk.row_ent, one.row_ent, (rows + 1) * sizeof *one.row_ent) == 0);
+        CHECK(!rows || memcmp(bulk.row_val, one.row_val, (rows + 1) * sizeof *one.row_val) == 0);
+        CHECK(!one.nent || memcmp(bulk.reps, one.reps, one.nent) == 0);
+        CHECK(!one.nent || memcmp(bulk.defs, one.defs, one.nent) == 0);
+        CHECK(!one.n || memcmp(bulk.lanes, one.lanes, one.n * sizeof *one.lanes) == 0);
+        ig_values_free(&one);
+        ig_values_free(&bulk);
+    }
+    /* levels that begin inside a row are refused */
+    struct ig_values v;
+    ig_values_init(&v, IG_T_INT64);
+    ig_values_set_levels(&v, 1);
+    static const uint8_t reps[] = {1, 0}, defs[] = {3, 3};
+    CHECK(ig_values_push_level_rows(&v, reps, defs, 2, 3) == -EINVAL);
+    CHECK_EQ_INT(v.rows, 0);
+    ig_values_free(&v);
+}
+
+/* strings in one run: the same offsets and bytes as one by one */
+static void test_bytes_run(void)
+{
+    uint64_t s = check_seed + 3;
+    struct ig_values src, one, run;
+    ig_values_init(&src, IG_T_STRING);
+    ig_values_init(&one, IG_T_STRING);
+    ig_values_init(&run, IG_T_STRING);
+    for (int i = 0; i < 500; i++) {
+        char buf[40];
+        int len = (int)(test_rand(&s) % 30);
+        for (int k = 0; k < len; k++)
+            buf[k] = (char)('a' + test_rand(&s) % 26);
+        ig_values_push_bytes(&src, buf, (size_t)len);
+    }
+    ig_values_push_bytes(&run, "x", 1); /* something before: offsets shift */
+    ig_values_push_bytes(&one, "x", 1);
+    CHECK(ig_values_push_bytes_run(&run, src.offs + 100, src.data.data, 300) == 0);
+    for (size_t i = 100; i < 400; i++) {
+        size_t len;
+        const uint8_t *p = ig_values_bytes(&src, i, &len);
+        ig_values_push_bytes(&one, p, len);
+    }
+    CHECK_EQ_INT(run.n, one.n);
+    CHECK(memcmp(run.offs, one.offs, (one.n + 1) * sizeof *one.offs) == 0);
+    CHECK(run.data.len == one.data.len && memcmp(run.data.data, one.data.data, one.data.len) == 0);
+    ig_values_free(&src);
+    ig_values_free(&one);
+    ig_values_free(&run);
+}
+
+TEST_MAIN({"assemble_measure_one_list", test_measure_one_list},
+          {"assemble_measure_struct", test_measure_struct},
+          {"values_level_rows_in_bulk", test_level_rows_in_bulk},
+          {"values_bytes_run", test_bytes_run})
