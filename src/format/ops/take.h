@@ -83,12 +83,15 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
 
 /* Tell the kernel every block the rows ids (of the given columns; NULL: every
  * top-level column) will need, before reading any: from a cold cache the reads
- * then overlap instead of waiting one behind the other. Advice only. */
+ * then overlap instead of waiting one behind the other. A block that holds
+ * several of the rows in a run is advised once. Advice only. */
 void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, const uint32_t *cols,
                       size_t ncols);
 
 /* A take handle: a reader and one decoded block per column, kept between calls
- * so rows that share a block decode it once. One thread at a time. */
+ * so rows that share a block decode it once (a string column reads a row
+ * alone, then its whole block when a second row of it follows). One thread at
+ * a time. */
 struct ig_take;
 int ig_take_new(const struct ig_table *t, struct ig_take **out);
 void ig_take_free(struct ig_take *tk);
