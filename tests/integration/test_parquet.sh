@@ -35,6 +35,23 @@ for n in snappy zstd gzip lz4 none v2 v2_snappy nodict v2_nodict groups tiny_gro
     check "parquet_same_values_$n" same_values "$n"
 done
 
+# a 10,000-column file: every row as JSON (ingot cat --rows) equal to DuckDB's
+# JSON of the same file, value for value
+wide10k() {
+    "$INGOT" import "$C/wide10k.parquet" "$WORK/wide10k" >/dev/null || return 1
+    [ "$("$INGOT" inspect --columns "$WORK/wide10k" | wc -l)" = 10000 ] || return 1
+    "$INGOT" cat --rows 0-99 "$WORK/wide10k" >"$WORK/wide10k.rows" || return 1
+    "$PY" -c "
+import json, sys
+ours = [json.loads(l) for l in open(sys.argv[1])]
+theirs = [json.loads(l) for l in open(sys.argv[2])]
+assert len(ours) == len(theirs) == 100, (len(ours), len(theirs))
+for i, (a, b) in enumerate(zip(ours, theirs)):
+    assert list(a) == list(b), f'row {i}: columns differ'
+    assert a == b, f'row {i}: ' + str([k for k in a if a[k] != b[k]][:3])" "$WORK/wide10k.rows" "$C/wide10k.jsonl"
+}
+check parquet_10000_columns wide10k
+
 # the schema ingot derives: types, units and nesting as docs/IMPORT.md says
 schema_types() {
     local want got

@@ -74,5 +74,11 @@ writeFileSync(`${dir}/wide.rows`, '500\n');
 // uncompressed, so 'pqAB' and 'CDrs' lie in the file as they are
 await q(`COPY (SELECT i AS a, CASE i WHEN 3 THEN 'pqAB' WHEN 4 THEN 'CDrs' ELSE 'ok' || i END AS s
     FROM range(8) r(i)) TO '${dir}/utf8.parquet' (FORMAT parquet, COMPRESSION uncompressed, DICTIONARY_SIZE_LIMIT 1)`);
+// 10,000 columns (ints, doubles, strings with NULLs), 100 rows, and DuckDB's JSON of them
+const cols10k = Array.from({ length: 10000 }, (_, k) =>
+  k % 3 === 2 ? `CASE WHEN i % ${(k % 7) + 2} = 0 THEN NULL ELSE 'v' || (i * ${k + 1}) END AS s${k}`
+  : k % 3 === 1 ? `(i * ${k + 1}) / 8.0 AS d${k}` : `(i * ${k + 1})::BIGINT AS c${k}`).join(', ');
+await q(`COPY (SELECT ${cols10k} FROM range(100) r(i)) TO '${dir}/wide10k.parquet' (FORMAT parquet)`);
+await q(`COPY (SELECT * FROM read_parquet('${dir}/wide10k.parquet')) TO '${dir}/wide10k.jsonl' (FORMAT json)`);
 // a compression ingot does not read
 await q(`COPY (SELECT i AS a FROM range(10) r(i)) TO '${dir}/brotli.parquet' (FORMAT parquet, COMPRESSION brotli)`);
