@@ -43,7 +43,7 @@ int cli_cat_rows(const char *dir, const struct cli_ids *ids, char **names, int n
     int rc = cols && !ig_take_new(&t, &tk) ? 0 : 2;
     if (rc) cli_error("cat --rows: out of memory");
     if (!rc && resolve_columns(&t, dir, names, nnames, cols)) rc = 2;
-    if (!rc) ig_take_prefetch(&t, ids->ids, ids->n, nnames ? cols : NULL, (size_t)nnames);
+    if (!rc) ig_take_prefetch(&t, ids->ids, ids->n, nnames ? cols : NULL, (size_t)nnames, NULL, NULL);
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     size_t missing = 0;

@@ -17,7 +17,8 @@ const char cmd_mount_usage[] =
     "  -o allow_other     let other users read the mount (as the file modes allow)\n"
     "  -o erase_group=G   with allow_other: members of group G may erase too (rm rows/ID,\n"
     "                     .ingot/erase); otherwise only the mount's owner and root\n"
-    "  -o cache_mb=N      decoded-page cache of the daemon (default 32)\n"
+    "  -o cache_mb=N      decoded-block cache of the daemon (default: 16 KiB a\n"
+    "                     column, at least 32 MiB, at most 1 GiB)\n"
     "  -o threads=N       worker threads (default: one per core, 2 to 8)\n"
     "  -o spin_us=N       a worker stays awake N microseconds for the next request (default 0: sleep at once)\n"
     "  -o readahead_kb=N  kernel readahead for the mount (default 1024)\n"
@@ -71,7 +72,7 @@ static unsigned default_threads(void)
 
 int cmd_mount(int argc, char **argv)
 {
-    struct fs_opts o = {.cache_bytes = 32u << 20, .threads = default_threads(), .spin_us = 0, .readahead_kb = 1024,
+    struct fs_opts o = {.cache_bytes = 0 /* by the table's width */, .threads = default_threads(), .spin_us = 0, .readahead_kb = 1024,
                         .poll_ms = 1000, .erase_gid = (gid_t)-1};
     int c;
     optind = 1;

@@ -136,6 +136,16 @@ static void evict(struct fs_cache *c)
     }
 }
 
+bool fs_cache_has(struct fs_cache *c, uint64_t k1, uint64_t k2)
+{
+    pthread_mutex_lock(&c->mu);
+    struct fs_entry *e = c->buckets[bucket_of(c, k1, k2)];
+    while (e && (e->k1 != k1 || e->k2 != k2))
+        e = e->chain;
+    pthread_mutex_unlock(&c->mu);
+    return e != NULL;
+}
+
 struct fs_entry *fs_cache_get(struct fs_cache *c, uint64_t k1, uint64_t k2)
 {
     pthread_mutex_lock(&c->mu);

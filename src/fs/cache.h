@@ -78,6 +78,8 @@ void fs_cache_destroy(struct fs_cache *c);
 
 /* A held entry, or NULL on a miss. */
 struct fs_entry *fs_cache_get(struct fs_cache *c, uint64_t k1, uint64_t k2);
+/* Is the entry there now? (No hold, no use counted: for advice.) */
+bool fs_cache_has(struct fs_cache *c, uint64_t k1, uint64_t k2);
 /* Insert a new entry built by the caller (fs_entry_new); returns the held entry
  * now in the cache (the caller's, or an existing one with the same key, in which
  * case the caller's is freed). */

@@ -25,7 +25,7 @@ struct fs_opts {
     bool allow_other;
     const char *erase_group; /* a group whose members may erase too (with allow_other) */
     gid_t erase_gid;         /* its id, or (gid_t)-1 */
-    size_t cache_bytes;      /* decoded-page cache budget, default 256 MiB */
+    size_t cache_bytes;      /* decoded-block cache budget; 0: by the table's width (session.h) */
     unsigned threads;        /* worker threads (the CLI's default: one per core, 2 to 8) */
     unsigned spin_us;        /* a worker stays awake this long for the next request, default 0 */
     unsigned readahead_kb;   /* kernel readahead for the mount, default 1024 */

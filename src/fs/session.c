@@ -31,6 +31,21 @@ void fs_map_parts(struct ig_table *t)
         (void)ig_part_map_data(&t->parts[i], NULL);
 }
 
+size_t fs_cache_default_bytes(const struct ig_table *t)
+{
+    /* a row's file decodes a block of every leaf: rows read in order share
+     * those blocks only if a block of each stays (below that the cache is
+     * emptied in the order it fills, and misses every time) */
+    uint64_t want = (uint64_t)(t->nparts ? t->parts[0].num_leaves : 0) * FS_CACHE_PER_LEAF;
+    if (want < FS_CACHE_MIN) want = FS_CACHE_MIN;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t cap = FS_CACHE_MAX;
+    if (pages > 0 && page > 0 && (uint64_t)pages * (uint64_t)page / 16 < cap)
+        cap = (uint64_t)pages * (uint64_t)page / 16;
+    if (want > cap) want = cap > FS_CACHE_MIN ? cap : FS_CACHE_MIN;
+    return (size_t)want;
+}
+
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
                     struct ig_error *err)
 {
@@ -49,7 +64,7 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
                       dir);
     }
     fs_map_parts(&s->table);
-    rc = fs_cache_init(&s->cache, cache_bytes);
+    rc = fs_cache_init(&s->cache, cache_bytes ? cache_bytes : fs_cache_default_bytes(&s->table));
     if (rc) {
         ig_table_close(&s->table);
         free(s->dir);

@@ -99,6 +99,14 @@ struct fs_session {
  * the private copies ig_table_open_shared took under the table's lock:
  * truncation-proof, and one generation whatever writers do later. */
 void fs_map_parts(struct ig_table *t);
+/* The decoded-block cache's budget when the mount names none: 16 KiB a leaf
+ * column (a decoded block of each), at least 32 MiB, at most 1 GiB or a
+ * sixteenth of the machine's memory. */
+#define FS_CACHE_PER_LEAF (16u << 10)
+#define FS_CACHE_MIN ((size_t)32 << 20)
+#define FS_CACHE_MAX ((uint64_t)1 << 30)
+size_t fs_cache_default_bytes(const struct ig_table *t);
+/* cache_bytes 0: fs_cache_default_bytes of the table. */
 int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
                     struct ig_error *err);
 void fs_session_destroy(struct fs_session *s);

@@ -86,10 +86,20 @@ static int content_entry(struct fs_session *s, const struct fs_node *n, struct f
     return 0;
 }
 
+/* Is block b of a page decoded in the daemon's cache (rows.c's key)? */
+static bool block_held(void *ctx, uint32_t part, uint32_t page, uint32_t block)
+{
+    struct fs_session *s = ctx;
+    return fs_cache_has(&s->cache, (uint64_t)part << 32 | page, KEY_DECODED_BLOCK(block));
+}
+
 void fs_prefetch_node(struct fs_session *s, const struct fs_node *n)
 {
     if (n->kind == FS_K_ROW) {
-        ig_take_prefetch(&s->table, &n->row, 1, NULL, 0);
+        /* a row whose file is rendered already needs no block; others only
+         * the blocks not decoded yet */
+        if (!fs_cache_has(&s->cache, KEY_ROW_K1(n->row), KEY_ROW))
+            ig_take_prefetch(&s->table, &n->row, 1, NULL, 0, block_held, s);
     } else if (n->kind == FS_K_BLOB) {
         struct ig_blob_ref r;
         unsigned kind;

@@ -167,7 +167,7 @@ int ingot_take(ingot_table *t, const uint64_t *ids, size_t n, const uint32_t *co
     }
     for (size_t k = 0; k < ncols && !rc; k++)
         rc = column_setup(&t->t, cols[k], n, &b->cols[k], &e);
-    if (!rc) ig_take_prefetch(&t->t, ids, n, cols, ncols);
+    if (!rc) ig_take_prefetch(&t->t, ids, n, cols, ncols, NULL, NULL);
     size_t *order = rc ? NULL : id_order(ids, n);
     if (!rc && !order) rc = ig_err(&e, -ENOMEM, "out of memory");
     for (size_t j = 0; j < n && !rc; j++) {

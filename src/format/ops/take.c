@@ -301,25 +301,33 @@ struct advised {
 
 /* Ask the kernel for one leaf's block holding the row (advice only), unless
  * it was the block last asked for. */
+struct prefetch {
+    struct advised *last; /* per leaf, or NULL */
+    ig_block_held_fn held;
+    void *held_ctx;
+};
+
 static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct ig_row_at *at, uint32_t leaf,
-                          struct advised *last)
+                          const struct prefetch *pf)
 {
     struct ig_row_block rb;
     struct ig_pagerec blk;
+    struct advised *last = pf->last && leaf < p->num_leaves ? &pf->last[leaf] : NULL;
     if (ig_row_block(p, at, leaf, &rb)) return;
     if (last && last->set && last->part == part && last->page == rb.page && last->block == rb.block) return;
+    if (pf->held && pf->held(pf->held_ctx, part, rb.page, rb.block)) return;
     if (ig_part_block(p, rb.page, &rb.rec, rb.block, &blk, NULL)) return;
     if (last) *last = (struct advised){part, rb.page, rb.block, true};
     (void)posix_fadvise(p->fd, (off_t)blk.offset, (off_t)blk.stored, POSIX_FADV_WILLNEED);
 }
 
 void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, const uint32_t *cols,
-                      size_t ncols)
+                      size_t ncols, ig_block_held_fn held, void *held_ctx)
 {
     const struct ig_part *p0 = &t->parts[0];
-    /* NULL (no memory): every block advised, as before */
-    struct advised *last = n > 1 ? calloc(p0->num_leaves ? p0->num_leaves : 1, sizeof *last) : NULL;
-#define LAST(leaf) (last && (leaf) < p0->num_leaves ? &last[leaf] : NULL)
+    /* last NULL (one row, or no memory): every block advised */
+    struct prefetch pf = {n > 1 ? calloc(p0->num_leaves ? p0->num_leaves : 1, sizeof *pf.last) : NULL, held,
+                          held_ctx};
     for (size_t i = 0; i < n; i++) {
         struct ig_row_at at;
         if (ig_row_locate(t, ids[i], &at)) continue;
@@ -329,7 +337,7 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
             if (ig_table_column_at(t, cols ? cols[k] : (uint32_t)k, &ref, NULL)) continue;
             if (!cols && ref.rec.parent != IG_NONE) continue; /* all columns: the top-level ones */
             if (ref.rec.leaf != IG_NONE && !ref.nested) {
-                prefetch_leaf(p, at.part, &at, ref.rec.leaf, LAST(ref.rec.leaf));
+                prefetch_leaf(p, at.part, &at, ref.rec.leaf, &pf);
                 continue;
             }
             struct ig_tree tree; /* a nested column: each of its leaves */
@@ -337,12 +345,11 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
                                   NULL))
                 continue;
             for (uint32_t l = 0; l < tree.nleaves; l++)
-                prefetch_leaf(p, at.part, &at, tree.leaf_global[l], LAST(tree.leaf_global[l]));
+                prefetch_leaf(p, at.part, &at, tree.leaf_global[l], &pf);
             ig_tree_free(&tree);
         }
     }
-#undef LAST
-    free(last);
+    free(pf.last);
 }
 
 /* ---- a take handle: one decoded block (or row) per column ---- */
