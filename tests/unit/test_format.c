@@ -740,6 +740,32 @@ static void test_chunk_dict_counts(void)
     if (rep.failures != 1) fprintf(stderr, "  %s", log.text);
 }
 
+/* 40 to 99 random lowercase letters into text (room for 100); how many. */
+static size_t random_letters(uint64_t *seed, char *text)
+{
+    size_t len = 40 + test_rand(seed) % 60;
+    for (size_t i = 0; i < len; i++)
+        text[i] = (char)('a' + test_rand(seed) % 26);
+    return len;
+}
+
+/* A string column left to the writer (encoding and compression auto). */
+static const struct ig_page_policy string_policy = {.type = IG_T_STRING,
+                                                    .leaf = {.type = IG_T_STRING, .per_value = 1}};
+
+/* Rows [0, rows) of v (rows < 5,000) as one page: blocks cut every 40 rows,
+ * or fitted to 4 KiB disk pages. */
+static int encode_string_blocks(struct ig_values *v, size_t rows, bool fitted, struct ig_page_scratch *scratch,
+                                struct ig_page_built *page, struct ig_error *err)
+{
+    size_t cuts[128], ncuts = 0;
+    for (size_t r = 0; r < rows && ncuts + 1 < 128; r += 40)
+        cuts[ncuts++] = r;
+    cuts[ncuts] = rows;
+    struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0};
+    return ig_page_encode_blocks(&string_policy, v, 0, rows, cuts, ncuts, &fit, scratch, page, err);
+}
+
 /* A page's blocks remember what their trials showed (page.c, struct
  * block_trials): strings huffman keeps taking from zstd skip the zstd trial,
  * but the trial is made again, so that when the data change inside the page
@@ -756,25 +782,17 @@ static void test_block_trials_follow_the_data(void)
     for (size_t r = 0; r < rows; r++) {
         size_t len;
         if (r < letters) {
-            len = 40 + test_rand(&seed) % 60;
-            for (size_t i = 0; i < len; i++)
-                text[i] = (char)('a' + test_rand(&seed) % 26);
+            len = random_letters(&seed, text);
         } else {
             len = (size_t)snprintf(text, sizeof text, "the quick brown fox jumps over the lazy dog %zu", r % 7);
         }
         REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
     }
-    size_t cuts[64], ncuts = 0;
-    for (size_t r = 0; r < rows; r += 40)
-        cuts[ncuts++] = r;
-    cuts[ncuts] = rows;
-    struct ig_page_policy pol = {.type = IG_T_STRING, .leaf = {.type = IG_T_STRING, .per_value = 1}};
     struct ig_page_scratch scratch = {0};
     struct ig_error err = {0};
     for (int fitted = 0; fitted < 2; fitted++) {
         struct ig_page_built page = {0}, one = {0};
-        struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0};
-        REQUIRE(ig_page_encode_blocks(&pol, &v, 0, rows, cuts, ncuts, &fit, &scratch, &page, &err) == 0);
+        REQUIRE(encode_string_blocks(&v, rows, fitted, &scratch, &page, &err) == 0);
         size_t letter_huff = 0, letter_blocks = 0, later_huff = 0, later_blocks = 0, later_stored = 0,
                later_alone = 0;
         for (uint32_t b = 0; b < page.nblocks; b++) {
@@ -788,7 +806,7 @@ static void test_block_trials_follow_the_data(void)
                 later_huff += huff;
                 later_stored += k->stored;
                 /* the same rows with a trial of their own */
-                REQUIRE(ig_page_encode(&pol, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
+                REQUIRE(ig_page_encode(&string_policy, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
                 later_alone += one.stored.len;
             }
         }
@@ -825,27 +843,19 @@ static void test_block_trials_settle_and_recheck(void)
             len = (size_t)snprintf(text, sizeof text, "caption number %llu of the sample table",
                                    (unsigned long long)(test_rand(&seed) % 10000));
         } else {
-            len = 40 + test_rand(&seed) % 60;
-            for (size_t i = 0; i < len; i++)
-                text[i] = (char)('a' + test_rand(&seed) % 26);
+            len = random_letters(&seed, text);
         }
         REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
     }
-    size_t cuts[128], ncuts = 0;
-    for (size_t r = 0; r < rows; r += 40)
-        cuts[ncuts++] = r;
-    cuts[ncuts] = rows;
-    struct ig_page_policy pol = {.type = IG_T_STRING, .leaf = {.type = IG_T_STRING, .per_value = 1}};
     struct ig_page_scratch scratch = {0};
     struct ig_error err = {0};
     for (int fitted = 0; fitted < 2; fitted++) {
         struct ig_page_built page = {0}, one = {0};
-        struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0};
-        REQUIRE(ig_page_encode_blocks(&pol, &v, 0, rows, cuts, ncuts, &fit, &scratch, &page, &err) == 0);
+        REQUIRE(encode_string_blocks(&v, rows, fitted, &scratch, &page, &err) == 0);
         size_t sentence_zstd = 0, sentence_blocks = 0, letter_huff = 0, letter_blocks = 0, stored = 0, alone = 0;
         for (uint32_t b = 0; b < page.nblocks; b++) {
             const struct ig_block_built *k = &page.blocks[b];
-            REQUIRE(ig_page_encode(&pol, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
+            REQUIRE(ig_page_encode(&string_policy, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
             stored += k->stored;
             alone += one.stored.len;
             if (k->first_row + k->row_count <= sentence) {
