@@ -130,7 +130,9 @@ int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **w
     atomic_fetch_add(&s->erasing, 1); /* reads from part mappings check (fs_writer_seen) */
     int rc = ig_erase(s->dir, &req, &rep, &err);
     if (!rc) {
-        fs_reload(s, true, false); /* the handler answers after the names go: fs_reply_after_names */
+        /* the handler answers after the names go (fs_reply_after_names); with
+         * view names cached the names thread reloads, dropping them first */
+        if (!atomic_load(&s->view_names_cached)) fs_reload(s, true, false);
         free(rep.ids);
     }
     atomic_fetch_sub(&s->erasing, 1);

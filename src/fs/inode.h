@@ -90,13 +90,15 @@ static inline bool fs_node_is_group_file(const struct fs_node *n)
     return n->kind == FS_K_VIEW && n->view == FS_V_PARQUET;
 }
 
-/* Does the kernel cache this node's name (ops.c entry_times)? Every name but
- * those of column views and generated files, which are looked up at every
- * open so that a path leads to the current generation at once and files read
- * together show one generation (versions.h). A row group's Parquet or Arrow
- * file is cached too (engines open each several times a query): an older
- * generation's one answers ESTALE rather than mixing, and a reload drops
- * these names before it shows the new generation (invalidate.h). */
+/* Does the kernel always cache this node's name (ops.c entry_times)? Every
+ * name but those of column views and generated files, which are looked up at
+ * every open so that a path leads to the current generation at once and files
+ * read together show one generation (versions.h). A row group's Parquet or
+ * Arrow file is cached too (engines open each several times a query): an older
+ * generation's one answers ESTALE rather than mixing, and a reload drops these
+ * names before it shows the new generation (invalidate.h). With the session's
+ * view_names_cached, other views that answer ESTALE when old are cached as
+ * well (ops.c view_name_cacheable). */
 static inline bool fs_node_name_cached(const struct fs_node *n)
 {
     return !fs_node_versioned(n) || fs_node_is_group_file(n);

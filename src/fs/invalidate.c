@@ -230,7 +230,9 @@ static void queue_invalidation(struct fs_session *s)
     pthread_mutex_unlock(&s->inval_mu);
 }
 
-static void drop_group_file_names(struct fs_session *s);
+static void drop_view_names(struct fs_session *s);
+static void view_names_block(struct fs_session *s);
+static void view_names_unblock(struct fs_session *s);
 
 bool fs_reload(struct fs_session *s, bool force, bool names_now)
 {
@@ -252,7 +254,10 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     /* before the new generation shows: an engine that opens a view after this
      * reload returns finds the new one (a lookup racing with this is as a file
      * opened before the erase, and is dropped by the pass queued below) */
-    if (names_now) drop_group_file_names(s);
+    if (names_now) {
+        view_names_block(s);
+        drop_view_names(s);
+    }
     fs_map_parts(&nt);
     pthread_rwlock_wrlock(&s->table_lock);
     struct ig_table old = s->table;
@@ -267,9 +272,75 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     rows_erased_between(s, &old, &s->table);
     pthread_mutex_unlock(&s->inval_mu);
     pthread_rwlock_unlock(&s->table_lock);
+    if (names_now) view_names_unblock(s);
     ig_table_close(&old);
     queue_invalidation(s);
     return true;
+}
+
+/* ---- view names in the kernel's cache (invalidate.h) ---------------------- */
+
+uint64_t fs_view_names_epoch(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->vnames_mu);
+    uint64_t e = s->vnames_epoch;
+    pthread_mutex_unlock(&s->vnames_mu);
+    return e;
+}
+
+bool fs_view_names_send(struct fs_session *s, uint64_t epoch)
+{
+    if (!atomic_load(&s->view_names_cached)) return false;
+    pthread_mutex_lock(&s->vnames_mu);
+    bool ok = !s->vnames_blocked && s->vnames_epoch == epoch;
+    if (ok) s->vnames_inflight++;
+    pthread_mutex_unlock(&s->vnames_mu);
+    return ok;
+}
+
+void fs_view_names_sent(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->vnames_mu);
+    if (--s->vnames_inflight == 0) pthread_cond_broadcast(&s->vnames_cv);
+    pthread_mutex_unlock(&s->vnames_mu);
+}
+
+/* New entries uncached from now on; those already on their way arrive first. */
+static void view_names_block(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->vnames_mu);
+    s->vnames_blocked++;
+    s->vnames_epoch++;
+    while (s->vnames_inflight)
+        pthread_cond_wait(&s->vnames_cv, &s->vnames_mu);
+    pthread_mutex_unlock(&s->vnames_mu);
+}
+
+static void view_names_unblock(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->vnames_mu);
+    s->vnames_blocked--;
+    pthread_mutex_unlock(&s->vnames_mu);
+}
+
+void fs_reload_for_handler(struct fs_session *s, bool last)
+{
+    if (atomic_load(&s->view_names_cached)) {
+        pthread_rwlock_rdlock(&s->table_lock);
+        uint64_t seen = s->generation;
+        pthread_rwlock_unlock(&s->table_lock);
+        for (int i = 0; i < 100; i++) { /* the watcher's reload: names dropped first */
+            usleep(1000);
+            pthread_rwlock_rdlock(&s->table_lock);
+            bool moved = s->generation != seen;
+            pthread_rwlock_unlock(&s->table_lock);
+            if (moved) return;
+        }
+        /* not yet: wait again on the next try; the last one reloads here
+         * (its names go with the queued pass) */
+        if (!last) return;
+    }
+    fs_reload(s, false, false); /* names go with the queued pass */
 }
 
 /* ---- the invalidation thread --------------------------------------------- */
@@ -341,12 +412,9 @@ static void notify_stale(struct fs_session *s, const struct stale *st)
         fuse_lowlevel_notify_inval_entry(s->se, st->parent, st->name, strlen(st->name));
 }
 
-/* The names of row-group files (parquet/G.parquet, arrow/G.arrow) the kernel
- * holds, dropped (fs_node_name_cached: the kernel caches them). Caller holds
- * no kernel lock on parquet/ or arrow/ and not the table lock. */
-/* The inodes the kernel holds (only row-group files, with group_files), a copy
- * taken under known_mu; NULL without memory. */
-static uint64_t *known_inodes(struct fs_session *s, bool group_files, size_t *n)
+/* The inodes the kernel holds (only views whose names it caches, with
+ * cached_views), a copy taken under known_mu; NULL without memory. */
+static uint64_t *known_inodes(struct fs_session *s, bool cached_views, size_t *n)
 {
     pthread_mutex_lock(&s->known_mu);
     *n = 0;
@@ -354,14 +422,19 @@ static uint64_t *known_inodes(struct fs_session *s, bool group_files, size_t *n)
     for (size_t i = 0; inos && i < s->known_cap; i++) {
         struct fs_node node;
         if (s->known[i].ino &&
-            (!group_files || (fs_node_of(s->known[i].ino, &node) && fs_node_is_group_file(&node))))
+            (!cached_views ||
+             (fs_node_of(s->known[i].ino, &node) &&
+              (fs_node_is_group_file(&node) || (atomic_load(&s->view_names_cached) && node.kind == FS_K_VIEW)))))
             inos[(*n)++] = s->known[i].ino;
     }
     pthread_mutex_unlock(&s->known_mu);
     return inos;
 }
 
-static void drop_group_file_names(struct fs_session *s)
+/* The names of views the kernel caches (row-group files always; every view
+ * with view_names_cached), dropped. Caller holds no kernel lock on their
+ * directories and not the table lock. */
+static void drop_view_names(struct fs_session *s)
 {
     size_t n;
     uint64_t *inos = known_inodes(s, true, &n);
@@ -505,7 +578,9 @@ void fs_reply_after_names(struct fs_session *s, struct fuse_req *req, bool write
     }
     pthread_mutex_unlock(&s->inval_mu);
     if (queued) return;
-    /* out of memory or unmounting: answer now; the queued pass drops the names */
+    /* out of memory or unmounting: answer now; the queued pass drops the names
+     * (with view names cached the erase has not been reloaded yet: here, then) */
+    if (atomic_load(&s->view_names_cached)) fs_reload(s, true, false);
     answer(&(struct fs_deferred_reply){req, write, size});
 }
 
@@ -523,7 +598,12 @@ static void *names_main(void *arg)
         s->ndeferred = s->deferred_cap = 0;
         pthread_mutex_unlock(&s->inval_mu);
         if (n && !stop) {
-            drop_group_file_names(s);
+            /* an erase through the mount: with view names cached, the reload
+             * is made here (control.c), names dropped before it shows */
+            if (atomic_load(&s->view_names_cached))
+                fs_reload(s, true, true);
+            else
+                drop_view_names(s);
             drop_stale_pages(s);
         }
         for (size_t i = 0; i < n; i++)

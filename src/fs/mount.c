@@ -238,6 +238,10 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         return 2;
     }
     raise_readahead(mountpoint, o->readahead_kb);
+    /* views' names cached when every reload can drop them first: a watcher
+     * reloads for handlers, and a second worker answers the lookups a drop
+     * waits for (invalidate.h, "view names") */
+    atomic_store(&s.view_names_cached, (s.use_inotify || s.poll_ms) && threads >= 2);
     if (fs_invalidate_start(&s)) {
         report(status_fd, "cannot start the invalidation thread");
         fuse_session_unmount(se);
@@ -246,6 +250,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         fs_session_destroy(&s);
         return 2;
     }
+    if (!s.watching) atomic_store(&s.view_names_cached, false); /* no watcher to reload for handlers */
     report(status_fd, "OK");
     if (!o->foreground) {
         int null = open("/dev/null", O_RDWR);

@@ -65,7 +65,7 @@ static bool again(struct fs_session *s, int *rc, int *tries)
         *rc = -EIO;
         return false;
     }
-    fs_reload(s, false, false); /* a handler: it may hold a directory in the kernel */
+    fs_reload_for_handler(s, *tries == 4); /* a handler: it may hold a directory in the kernel */
     return true;
 }
 
@@ -94,10 +94,13 @@ static int lookup_child(struct fs_session *s, const struct fs_node *parent, cons
     *gen = s->current.gen;
     if (rc || !fs_node_versioned(child)) return rc;
     /* an older generation only where it can be shown: arrays that keep their
-     * shape, and the generation number itself */
+     * shape, and the generation number itself unless view names are cached:
+     * then a reader's lookups are mostly of that file, and a burst pinned on
+     * it would hold its generation checks still while the files it opens move
+     * on (the multi-file recipe would pass files of two generations) */
     struct fs_plan vp;
     bool may_be_old = child->kind == FS_K_SPECIAL
-                          ? child->special == FS_S_GENERATION
+                          ? child->special == FS_S_GENERATION && !atomic_load(&s->view_names_cached)
                           : fs_plan_view(s, child->col, child->view, &vp) &&
                                 fs_plan_keeps_shape(&vp, child->view);
     uint64_t where = ig_mix64(fs_ino(parent) ^ ig_hash(name, strlen(name)));
@@ -233,12 +236,25 @@ static int lookup_child_any(struct fs_session *s, const struct fs_node *parent, 
  * before a change keeps its own inode; the entry's generation is the whole
  * table generation, so an inode number whose version bits wrap never stands
  * for two generations. */
-static void entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen,
+static void entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen, bool views_cached,
                         struct fuse_entry_param *e)
 {
     e->attr_timeout = s->timeout;
-    e->entry_timeout = fs_node_name_cached(n) ? s->timeout : 0;
+    e->entry_timeout = fs_node_name_cached(n) || (views_cached && n->kind == FS_K_VIEW) ? s->timeout : 0;
     e->generation = fs_node_versioned(n) ? gen : 0;
+}
+
+/* May the kernel keep this view's name (with view names cached)? Not an
+ * array that keeps its shape (.npy of a flat column, .valid.npy, _rowid.npy):
+ * its older generation is still served, so a name cached from it could lead a
+ * new open there, and np.load's opens of it must each be looked up for its
+ * burst to stay on one generation (versions.h). Other views answer ESTALE in
+ * an older generation. Caller holds the table lock. */
+static bool view_name_cacheable(struct fs_session *s, const struct fs_node *n)
+{
+    struct fs_plan vp;
+    if (n->kind != FS_K_VIEW || n->view == FS_V_ROWID) return false;
+    return !(fs_plan_view(s, n->col, (enum fs_view)n->view, &vp) && fs_plan_keeps_shape(&vp, (enum fs_view)n->view));
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -249,15 +265,19 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     uint64_t gen = 0;
     uint32_t tid = (uint32_t)fuse_req_ctx(req)->pid;
     int rc, tries = 0;
+    uint64_t epoch = fs_view_names_epoch(s);
+    bool current = false, cacheable = false;
     do {
         pthread_rwlock_rdlock(&s->table_lock);
         rc = fs_node_of(parent, &pn) ? lookup_child(s, &pn, name, tid, &cn, &gen) : -ENOENT;
         if (!rc && tries == 0) fs_prefetch_node(s, &cn); /* a read usually follows */
         if (!rc) rc = fs_node_stat(s, &cn, &e.attr);
         if (!rc) {
-            entry_times(s, &cn, gen, &e);
+            entry_times(s, &cn, gen, false, &e);
             e.ino = e.attr.st_ino;
             fs_known_add(s, e.ino, 1); /* before a reload can retire this generation */
+            current = gen == s->current.gen; /* a burst's older generation: never cached */
+            cacheable = view_name_cacheable(s, &cn);
         }
         pthread_rwlock_unlock(&s->table_lock);
     } while (again(s, &rc, &tries));
@@ -271,8 +291,12 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         fuse_reply_err(req, -rc);
         return;
     }
+    /* a view's name cached only if no reload began since the epoch */
+    bool send = cacheable && !fs_node_name_cached(&cn) && current && fs_view_names_send(s, epoch);
+    if (send) e.entry_timeout = s->timeout;
     if (fuse_reply_entry(req, &e) != 0) fs_known_forget(s, e.ino, 1);
     else if (fs_node_versioned(&cn) && fs_node_name_cached(&cn)) fs_invalidate_if_moved(s, gen);
+    if (send) fs_view_names_sent(s);
 }
 
 /* Inodes need no freeing (they are computed), but the kernel's references are
@@ -490,6 +514,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     struct ig_buf scratch = {0};
     struct fs_row_sizes sizes = {0};
     bool cached_versioned = false;
+    /* views' entries cached unless a reload that drops names is at work; one
+     * that starts waits for this reply */
+    bool views = plus && fs_view_names_send(s, fs_view_names_epoch(s));
     pthread_rwlock_rdlock(&s->table_lock);
     uint64_t gen = s->current.gen;
     for (int64_t idx = off;;) {
@@ -498,7 +525,8 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
         int64_t found = dir_entry(s, &d, idx, name, sizeof name, &n);
         if (found < 0) break;
         if (fs_node_versioned(&n)) n.version = fs_version_bits(gen);
-        cached_versioned |= fs_node_versioned(&n) && fs_node_name_cached(&n);
+        bool view_cached = views && view_name_cacheable(s, &n);
+        cached_versioned |= fs_node_versioned(&n) && (fs_node_name_cached(&n) || view_cached);
         size_t add;
         if (plus) {
             struct fuse_entry_param e = {0};
@@ -510,7 +538,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
                                           : fs_node_stat(s, &n, &e.attr);
             if (rc == 0) {
                 e.ino = e.attr.st_ino;
-                entry_times(s, &n, gen, &e);
+                entry_times(s, &n, gen, view_cached, &e);
             } else {
                 e.attr.st_ino = fs_ino(&n);
                 e.attr.st_mode = n.kind == FS_K_ROW ? S_IFREG : S_IFDIR;
@@ -531,6 +559,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     ig_buf_free(&scratch);
     fs_row_sizes_free(&sizes);
     fuse_reply_buf(req, buf, used);
+    if (views) fs_view_names_sent(s);
     free(buf);
     if (plus && cached_versioned) fs_invalidate_if_moved(s, gen);
 }

@@ -80,6 +80,8 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     pthread_mutex_init(&s->inval_mu, NULL);
     pthread_cond_init(&s->inval_cv, NULL);
     pthread_cond_init(&s->names_cv, NULL);
+    pthread_mutex_init(&s->vnames_mu, NULL);
+    pthread_cond_init(&s->vnames_cv, NULL);
     s->inotify_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
     atomic_init(&s->watch_fd, -1);
     atomic_init(&s->watcher_busy, false);

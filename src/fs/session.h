@@ -74,6 +74,14 @@ struct fs_session {
     atomic_int watch_fd;         /* inotify_fd while the watcher runs, else -1 (fs_writer_seen) */
     atomic_bool watcher_busy;    /* the watcher took events and has not reloaded yet */
     atomic_int erasing;          /* erases of this daemon at work (control.c) */
+    /* views' names in the kernel's cache (invalidate.h, "view names") */
+    atomic_bool view_names_cached; /* set at mount: a watcher runs and there are 2+ workers */
+    pthread_mutex_t vnames_mu;
+    pthread_cond_t vnames_cv;
+    uint64_t vnames_epoch;       /* moved by every reload that drops the names (vnames_mu) */
+    unsigned vnames_blocked;     /* such reloads at work (the watcher's and the names
+                                    thread's may overlap): entries go uncached */
+    unsigned vnames_inflight;    /* replies with cached view entries on their way */
     unsigned test_reload_pause_ms; /* test hook INGOT_TEST_RELOAD_PAUSE_MS: fs_reload sleeps
                                       this long between opening the table and showing it */
 
