@@ -434,18 +434,31 @@ static uint64_t *known_inodes(struct fs_session *s, bool cached_views, size_t *n
 /* The names of views the kernel caches (row-group files always; every view
  * with view_names_cached), dropped. Caller holds no kernel lock on their
  * directories and not the table lock. */
+#define DROP_BATCH 4096
 static void drop_view_names(struct fs_session *s)
 {
     size_t n;
     uint64_t *inos = known_inodes(s, true, &n);
-    for (size_t i = 0; inos && i < n; i++) {
-        struct fs_node node;
-        struct stale st = {.ino = inos[i], .versioned = true};
-        fs_node_of(inos[i], &node);
-        st.placed = node_place(s, &node, &st.parent, st.name, sizeof st.name);
-        if (st.placed)
-            fuse_lowlevel_notify_delete(s->se, st.parent, st.ino, st.name, strlen(st.name));
+    /* a batch's names from the table under its lock (a column view's name is
+     * its column's: another reload may be replacing the table), then told to
+     * the kernel without it; one at a time without memory for a batch */
+    struct stale one, *st = malloc(DROP_BATCH * sizeof *st);
+    size_t batch = st ? DROP_BATCH : 1;
+    if (!st) st = &one;
+    for (size_t a = 0; inos && a < n; a += batch) {
+        size_t b = a + batch < n ? a + batch : n, ns = 0;
+        pthread_rwlock_rdlock(&s->table_lock);
+        for (size_t i = a; i < b; i++) {
+            struct fs_node node;
+            struct stale *x = &st[ns];
+            *x = (struct stale){.ino = inos[i], .versioned = true};
+            if (fs_node_of(inos[i], &node) && node_place(s, &node, &x->parent, x->name, sizeof x->name)) ns++;
+        }
+        pthread_rwlock_unlock(&s->table_lock);
+        for (size_t i = 0; i < ns; i++)
+            fuse_lowlevel_notify_delete(s->se, st[i].parent, st[i].ino, st[i].name, strlen(st[i].name));
     }
+    if (st != &one) free(st);
     free(inos);
 }
 
