@@ -136,22 +136,27 @@ static void evict(struct fs_cache *c)
     }
 }
 
-bool fs_cache_has(struct fs_cache *c, uint64_t k1, uint64_t k2)
+/* The entry under (k1, k2), or NULL. Caller holds c->mu. */
+static struct fs_entry *find_locked(struct fs_cache *c, uint64_t k1, uint64_t k2)
 {
-    pthread_mutex_lock(&c->mu);
     struct fs_entry *e = c->buckets[bucket_of(c, k1, k2)];
     while (e && (e->k1 != k1 || e->k2 != k2))
         e = e->chain;
+    return e;
+}
+
+bool fs_cache_has(struct fs_cache *c, uint64_t k1, uint64_t k2)
+{
+    pthread_mutex_lock(&c->mu);
+    bool had = find_locked(c, k1, k2) != NULL;
     pthread_mutex_unlock(&c->mu);
-    return e != NULL;
+    return had;
 }
 
 struct fs_entry *fs_cache_get(struct fs_cache *c, uint64_t k1, uint64_t k2)
 {
     pthread_mutex_lock(&c->mu);
-    struct fs_entry *e = c->buckets[bucket_of(c, k1, k2)];
-    while (e && (e->k1 != k1 || e->k2 != k2))
-        e = e->chain;
+    struct fs_entry *e = find_locked(c, k1, k2);
     if (e) {
         e->refs++;
         lru_unlink(c, e);
@@ -172,15 +177,15 @@ struct fs_entry *fs_cache_put(struct fs_cache *c, struct fs_entry *e)
                               e->vals->valid_cap
                         : 0);
     pthread_mutex_lock(&c->mu);
+    struct fs_entry *x = find_locked(c, e->k1, e->k2);
+    if (x) {
+        x->refs++;
+        used(c, x);
+        pthread_mutex_unlock(&c->mu);
+        fs_entry_free(e);
+        return x;
+    }
     size_t k = bucket_of(c, e->k1, e->k2);
-    for (struct fs_entry *x = c->buckets[k]; x; x = x->chain)
-        if (x->k1 == e->k1 && x->k2 == e->k2) {
-            x->refs++;
-            used(c, x);
-            pthread_mutex_unlock(&c->mu);
-            fs_entry_free(e);
-            return x;
-        }
     e->refs = 1;
     e->chain = c->buckets[k];
     c->buckets[k] = e;
