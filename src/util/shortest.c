@@ -203,6 +203,30 @@ void ig_shortest_f64_shape(double v, int *ndigits, int *first)
     pick_shape(sc.vb, sc.vbl, sc.vbr, sc.out, sc.k, ndigits, first);
 }
 
+/* 10^0 .. 10^15, each exact as a double */
+static const double pow10_f64[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+void ig_shortest_f64_shape_guided(double v, int *places, int *ndigits, int *first)
+{
+    int p = *places;
+    if (p >= 0 && p <= 15) {
+        double scaled = v * pow10_f64[p];
+        if (scaled < 1e15) { /* m has at most 15 digits (false for NaN too) */
+            uint64_t m = (uint64_t)(scaled + 0.5);
+            /* m and 10^p are exact, so the quotient is m * 10^-p correctly
+             * rounded: equal to v when that decimal reads back as v */
+            if (m && (double)m / pow10_f64[p] == v) {
+                shape_of(m, -p, ndigits, first);
+                return;
+            }
+        }
+    }
+    ig_shortest_f64_shape(v, ndigits, first);
+    int shown = *ndigits - 1 - *first; /* places after the point, when positive */
+    *places = *ndigits <= 15 && shown <= 15 ? (shown > 0 ? shown : 0) : -1;
+}
+
 /* binary32: the top 63 bits of g suffice (the paper, section 9) */
 static inline uint32_t round_odd_product32(uint64_t g, uint64_t cp)
 {

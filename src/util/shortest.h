@@ -36,6 +36,15 @@ void ig_shortest_f32(float v, uint64_t *digits, int *exp10);
 void ig_shortest_f64_shape(double v, int *ndigits, int *first);
 void ig_shortest_f32_shape(float v, int *ndigits, int *first);
 
+/* ig_shortest_f64_shape guided by a guess of v's decimal places, for runs of
+ * values that are decimals (prices, rounded measures). When v is m / 10^p for
+ * p = *places and an integer m below 10^15, m's digits are the shortest (two
+ * decimals of at most 15 significant digits are never the same double), found
+ * with one multiplication and one division. Otherwise the search runs and
+ * *places becomes the places its digits show, or -1 (no guess, nothing
+ * tried) when they show more than 15. Start a run with -1. */
+void ig_shortest_f64_shape_guided(double v, int *places, int *ndigits, int *first);
+
 /* Decimal digits in d (1 for 0): log10 from the bit length, one comparison. */
 static inline int ig_u64_digit_count(uint64_t d)
 {

@@ -226,6 +226,95 @@ static void test_text_len_counts_rendering(void)
     ig_buf_free(&scratch);
 }
 
+/* A decimal or not: m / 10^p for m below 10^15 (some just below it), the
+ * neighbours of such decimals (not decimals of 15 digits any more), sums that
+ * miss their decimal (0.1 + 0.2), large, tiny and any bits. */
+static double guided_sample(uint64_t *s, int i)
+{
+    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    uint64_t r = test_rand(s);
+    int p = (int)(test_rand(s) % 16);
+    uint64_t m = r % 1000000000000000ull >> (test_rand(s) % 50);
+    switch (i % 8) {
+    case 0: return (double)m / p10[p];
+    case 1: return (double)(999999999999999ull - r % 1000) / p10[p]; /* 15 nines and neighbours */
+    case 2: return nextafter((double)(m | 1) / p10[p], i & 8 ? INFINITY : 0); /* one step off */
+    case 3: return (double)(r % 1000) / 10 + (double)(r % 7) / 10; /* 0.1 + 0.2 and kin */
+    case 4: return (double)(r % 100000) / 100 * p10[test_rand(s) % 16]; /* large decimals */
+    case 5: return (double)m * 1e-300;                                   /* tiny */
+    default: {
+        double d = fabs(from_bits(r));
+        return isfinite(d) && d > 0 ? d : 1.5;
+    }
+    }
+}
+
+/* The guided shape (a guess of the decimal places carried through a run) is
+ * the search's shape for every guess, right, wrong or none, and leaves the
+ * guess the places the value showed. */
+static void test_f64_guided_shape_equals_search(void)
+{
+    uint64_t s = check_seed ^ 0x5eed;
+    int misses = 0, fast = 0;
+    for (int i = 0; i < 400000 && misses < 5; i++) {
+        double v = guided_sample(&s, i);
+        if (!(v > 0) || !isfinite(v)) continue;
+        int nd, first, gnd, gfirst;
+        ig_shortest_f64_shape(v, &nd, &first);
+        int places = (int)(test_rand(&s) % 20) - 2, before = places; /* -2 .. 17: none and out of range too */
+        ig_shortest_f64_shape_guided(v, &places, &gnd, &gfirst);
+        if (gnd != nd || gfirst != first) {
+            fprintf(stderr, "  %.17g guessed %d places: shape %d digits from 10^%d, search %d from 10^%d\n", v, before,
+                    gnd, gfirst, nd, first);
+            misses++;
+        }
+        fast += places == before;
+        int shown = nd - 1 - first;
+        int want = nd <= 15 && shown <= 15 ? (shown > 0 ? shown : 0) : -1;
+        if (places != before && places != want) {
+            fprintf(stderr, "  %.17g: guess left at %d, its digits show %d\n", v, places, want);
+            misses++;
+        }
+    }
+    CHECK_EQ_INT(misses, 0);
+    CHECK(fast > 10000); /* the guess was taken, not only the search */
+}
+
+/* Float64 runs without NULLs are measured with that guess: their text and
+ * JSON lengths are still the rendered ones. */
+static void test_f64_run_len_counts_rendering(void)
+{
+    uint64_t s = check_seed ^ 0xf64;
+    struct ig_buf out = IG_BUF_INIT, scratch = IG_BUF_INIT;
+    for (int round = 0; round < 4; round++) {
+        struct ig_values v;
+        ig_values_init(&v, IG_T_FLOAT64);
+        for (int i = 0; i < 6000; i++) {
+            double d = guided_sample(&s, round < 2 ? i % 2 * 4 : i); /* rounds 0-1: mostly decimals */
+            if (i % 89 == 0) d = -d;
+            if (i % 211 == 0) d = (double[]){0.0, -0.0, NAN, INFINITY, -INFINITY, 1.0, 0.5}[i % 7];
+            ig_values_push_lane(&v, bits_of(d));
+        }
+        ig_buf_reset(&out);
+        ig_render_text_lines(&out, &v, NULL);
+        uint64_t len = 0;
+        CHECK(ig_render_text_len(&v, NULL, &scratch, &len) == 0);
+        CHECK_EQ_INT(len, out.len);
+        uint64_t json = 0, want = 0;
+        for (size_t i = 0; i < v.n; i++) {
+            ig_buf_reset(&out);
+            ig_render_json_value(&out, &v, i);
+            want += out.len;
+        }
+        CHECK(ig_render_json_len_run(&v, 0, v.n, &json));
+        CHECK_EQ_INT(json, want);
+        ig_values_free(&v);
+    }
+    ig_buf_free(&out);
+    ig_buf_free(&scratch);
+}
+
 /* The util contract itself: no trailing zeros, at most 17 (9) digits, reads back. */
 static void test_digits_contract(void)
 {
@@ -277,4 +366,4 @@ static void test_speed_report(void)
     CHECK(1);
 }
 
-TEST_MAIN(T(test_f64_equals_search), T(test_text_len_counts_rendering), T(test_f32_equals_search), T(test_digits_contract), T(test_speed_report))
+TEST_MAIN(T(test_f64_equals_search), T(test_f64_guided_shape_equals_search), T(test_f64_run_len_counts_rendering), T(test_text_len_counts_rendering), T(test_f32_equals_search), T(test_digits_contract), T(test_speed_report))

@@ -120,6 +120,7 @@ const struct int_scheme enc_bitpack_int = {
     .id = IG_ENC_BITPACK,
     .name = "bitpack",
     .composite = false,
+    .holds_any = true,
     .estimate = bp_estimate,
     .encode = bp_encode,
     .decode = bp_decode,

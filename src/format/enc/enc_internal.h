@@ -152,6 +152,9 @@ struct int_scheme {
     enum ig_enc id;
     const char *name;
     bool composite;
+    /* Holds any stream, and its encode needs no statistics: a forced encode
+     * skips the statistics pass (bit-packed levels of every nested page). */
+    bool holds_any;
     /* Estimated stream size, SIZE_MAX when the scheme cannot hold the data. */
     size_t (*estimate)(const struct int_stats *st, const struct ig_int_desc *d,
                        const struct enc_ectx *c);

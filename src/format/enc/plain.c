@@ -112,6 +112,7 @@ const struct int_scheme enc_plain_int = {
     .id = IG_ENC_PLAIN,
     .name = "plain",
     .composite = false,
+    .holds_any = true,
     .estimate = plain_estimate,
     .encode = plain_encode,
     .decode = plain_decode,

@@ -204,20 +204,20 @@ size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit)
 }
 
 /* The most distinct values with which dict could still be chosen: its
- * estimate grows with their number, and it is chosen only below plain's (the
- * leaf every selection starts from). Counting stops past it, so a page of
- * floats that are all different stops early, and the choice is the one an
- * exact count would make. 0 when dict cannot win at all. */
+ * estimate grows with their number, and it is chosen only below every other
+ * candidate's (`rival`: the smallest of plain's, the other leaves' and rle's,
+ * none of which depends on the count). Counting stops past it, so a page of
+ * values that are nearly all different stops early (a bitmap proves it), and
+ * the choice is the one an exact count would make. 0 when dict cannot win. */
 static size_t dict_limit(const struct int_stats *st, const struct ig_int_desc *d,
-                         const struct enc_ectx *c)
+                         const struct enc_ectx *c, size_t rival)
 {
-    size_t plain = enc_plain_int.estimate(st, d, c);
     struct int_stats t = *st;
     size_t lo = 0, hi = st->n < ENC_DISTINCT_CAP ? st->n : ENC_DISTINCT_CAP;
-    while (lo < hi) { /* the largest k in [lo, hi] whose estimate is below plain's */
+    while (lo < hi) { /* the largest k in [lo, hi] whose estimate is below the rival's */
         size_t mid = lo + (hi - lo + 1) / 2;
         t.distinct = mid;
-        if (enc_dict_int.estimate(&t, d, c) < plain)
+        if (enc_dict_int.estimate(&t, d, c) < rival)
             lo = mid;
         else
             hi = mid - 1;
@@ -445,12 +445,15 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
         const char *name = want ? ig_enc_name((enum ig_enc)__builtin_ctz(want)) : "?";
         return ig_err(c->err, -EINVAL, "encoding %s needs a cascade depth of at least 2", name);
     }
+    if (c->strict) {
+        const struct int_scheme *s = enc_int_scheme((unsigned)__builtin_ctz(cand));
+        if (s->holds_any) return run_encode(s, v, n, d, NULL, c, out);
+    }
     struct int_stats st;
     enc_int_stats(v, n, d, c->zero_marks, &st);
-    if (cand & ENC_BIT(IG_ENC_DICT))
-        st.distinct = distinct(c, v, n, c->strict ? ENC_DISTINCT_CAP : dict_limit(&st, d, c));
 
     if (c->strict) {
+        if (cand & ENC_BIT(IG_ENC_DICT)) st.distinct = distinct(c, v, n, ENC_DISTINCT_CAP);
         const struct int_scheme *s = enc_int_scheme((unsigned)__builtin_ctz(cand));
         if (s->estimate(&st, d, c) == SIZE_MAX)
             return ig_err(c->err, -EINVAL, "encoding %s cannot represent these values%s", s->name,
@@ -460,12 +463,26 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
         return run_encode(s, v, n, d, &st, c, out);
     }
 
+    /* every estimate but dict's first: dict needs the distinct count, and is
+     * counted only as far as it could still beat the smallest of them */
+    size_t est[IG_ENC_COUNT];
+    size_t plain_size = enc_plain_int.estimate(&st, d, c), rival = plain_size;
+    for (unsigned id = 1; id < IG_ENC_COUNT; id++) {
+        if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
+        est[id] = int_schemes[id]->estimate(&st, d, c);
+        if (est[id] < rival) rival = est[id];
+    }
+    if (cand & ENC_BIT(IG_ENC_DICT)) {
+        st.distinct = distinct(c, v, n, dict_limit(&st, d, c, rival));
+        est[IG_ENC_DICT] = enc_dict_int.estimate(&st, d, c);
+    }
+
     const struct int_scheme *leaf = &enc_plain_int, *comp = NULL;
-    size_t leaf_size = enc_plain_int.estimate(&st, d, c), comp_size = SIZE_MAX;
+    size_t leaf_size = plain_size, comp_size = SIZE_MAX;
     for (unsigned id = 1; id < IG_ENC_COUNT; id++) {
         if (!(cand & ENC_BIT(id))) continue;
         const struct int_scheme *s = int_schemes[id];
-        size_t e = s->estimate(&st, d, c);
+        size_t e = est[id];
         if (s->composite) {
             if (e < comp_size) comp_size = e, comp = s;
         } else if (e < leaf_size) {

@@ -187,15 +187,23 @@ static size_t layout_len(bool neg, int nd, int exp10)
     return n + 1 + (nd > 1 ? (size_t)nd : 0) + 2 + (ae >= 100 ? 3 : 2);
 }
 
-size_t ig_format_f64_len(double d)
+/* ig_format_f64_len with a guess of the decimal places, carried from value
+ * to value through a run (ig_shortest_f64_shape_guided). */
+static size_t f64_len_guided(double d, int *places)
 {
     char tmp[IG_FLOAT_TEXT_MAX];
     size_t sp = special(tmp, d);
     if (sp) return sp;
     if (keeps_search_form_f64(d)) return ig_format_f64_exact(tmp, d);
     int nd, first;
-    ig_shortest_f64_shape(fabs(d), &nd, &first);
+    ig_shortest_f64_shape_guided(fabs(d), places, &nd, &first);
     return layout_len(d < 0, nd, first);
+}
+
+size_t ig_format_f64_len(double d)
+{
+    int places = -1;
+    return f64_len_guided(d, &places);
 }
 
 size_t ig_format_f32_len(float f)
@@ -391,6 +399,20 @@ static uint64_t f32_len_run(const uint64_t *lanes, size_t n, bool json)
     return sum;
 }
 
+/* Float64 text (or JSON) lengths of a run, each count[j] times (counts NULL:
+ * once each), the decimal places guessed from the value before. */
+static uint64_t f64_len_run(const uint64_t *lanes, const uint32_t *counts, size_t n, bool json)
+{
+    uint64_t sum = 0;
+    int places = -1;
+    for (size_t j = 0; j < n; j++) {
+        double d = lane_f64(lanes[j]);
+        size_t len = f64_len_guided(d, &places) + (json && (isnan(d) || isinf(d)) ? 2 : 0);
+        sum += counts ? (uint64_t)counts[j] * len : len;
+    }
+    return sum;
+}
+
 uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const uint32_t *counts,
                                      size_t k, bool json)
 {
@@ -401,6 +423,7 @@ uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const 
             sum += (uint64_t)counts[j] * f32_memo_len(st, lanes[j], json);
         return sum;
     }
+    if (type == IG_T_FLOAT64) return f64_len_run(lanes, counts, k, json);
     for (size_t j = 0; j < k; j++)
         sum += (uint64_t)counts[j] * lane_len(type, lanes[j], json);
     return sum;
@@ -442,6 +465,8 @@ bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint6
     const uint64_t *lanes = v->lanes + i;
     if (v->type == IG_T_FLOAT32) {
         sum = f32_len_run(lanes, n, true);
+    } else if (v->type == IG_T_FLOAT64) {
+        sum = f64_len_run(lanes, NULL, n, true);
     } else {
         for (size_t k = 0; k < n; k++)
             sum += lane_len(v->type, lanes[k], true);
@@ -640,6 +665,10 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
 {
     if (v->type == IG_T_FLOAT32 && !deleted && !v->has_nulls) {
         *len = f32_len_run(v->lanes, v->n, false) + v->n; /* and the newlines */
+        return 0;
+    }
+    if (v->type == IG_T_FLOAT64 && !deleted && !v->has_nulls) {
+        *len = f64_len_run(v->lanes, NULL, v->n, false) + v->n;
         return 0;
     }
     if (v->type == IG_T_STRING && !deleted && !v->has_nulls && v->n) {
