@@ -762,7 +762,7 @@ static int encode_string_blocks(struct ig_values *v, size_t rows, bool fitted, s
     for (size_t r = 0; r < rows && ncuts + 1 < 128; r += 40)
         cuts[ncuts++] = r;
     cuts[ncuts] = rows;
-    struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0};
+    struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0, 0, 0, 0};
     return ig_page_encode_blocks(&string_policy, v, 0, rows, cuts, ncuts, &fit, scratch, page, err);
 }
 
@@ -821,6 +821,80 @@ static void test_block_trials_follow_the_data(void)
     }
     ig_page_scratch_free(&scratch);
     ig_values_free(&v);
+}
+
+/* Fitted string blocks that zstd compresses weigh their own bytes against the
+ * dictionary the statistics chose (page.c, weigh_layouts), and the finding is
+ * carried from page to page: captions of 10,000 values sharing their words
+ * end up plain (zstd finds the repeats; the dictionary's codes compress
+ * badly), 16 colours keep their dictionary. Every block still decodes to its
+ * rows. Fails if the caption blocks stay dictionaries (a third of them did)
+ * or the colours lose theirs. */
+static void test_fitted_strings_weigh_plain_against_dict(void)
+{
+    uint64_t seed = check_seed ^ 0xD1C7;
+    struct ig_page_scratch scratch = {0};
+    struct ig_error err = {0};
+    for (int colours = 0; colours < 2; colours++) {
+        struct ig_values v, back;
+        ig_values_init(&v, IG_T_STRING);
+        const size_t rows = 24000, page_rows = 1500;
+        char text[160];
+        for (size_t r = 0; r < rows; r++) {
+            unsigned long long k = test_rand(&seed) % (colours ? 16 : 10000);
+            size_t len = colours ? (size_t)snprintf(text, sizeof text, "colour-%llu", k)
+                                 : (size_t)snprintf(text, sizeof text, "caption number %llu of the sample table", k);
+            REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
+        }
+        struct ig_block_fit fit = {4096, 0, 0, 0, 0, 0};
+        size_t dict = 0, plain = 0, blocks = 0, bad = 0;
+        for (size_t p0 = 0; p0 < rows; p0 += page_rows) {
+            struct ig_page_built page = {0};
+            size_t cuts[2] = {0, page_rows};
+            REQUIRE(ig_page_encode_blocks(&string_policy, &v, p0, page_rows, cuts, 1, &fit, &scratch, &page, &err) == 0);
+            fit.at += page.stored.len;
+            for (uint32_t b = 0; b < page.nblocks; b++) {
+                const struct ig_block_built *k = &page.blocks[b];
+                blocks++;
+                dict += k->encoding == IG_ENC_DICT;
+                plain += k->encoding == IG_ENC_PLAIN;
+                struct ig_pagerec rec = {.stored = k->stored, .row_count = k->row_count,
+                                         .entry_count = k->row_count, .value_count = k->row_count,
+                                         .encoding = k->encoding,
+                                         .compression = k->compression, .flags = k->flags,
+                                         .body_size = k->body_size};
+                ig_values_init(&back, IG_T_STRING);
+                if (ig_page_decode(page.stored.data + k->offset, &rec, IG_T_STRING, NULL, &scratch, &back, &err) ||
+                    back.n != k->row_count) {
+                    if (!bad) fprintf(stderr, "  block %u: %s (%zu rows)\n", b, err.msg, back.n);
+                    bad++;
+                } else {
+                    for (size_t i = 0; i < back.n; i++) {
+                        size_t na, nb;
+                        const uint8_t *a = ig_values_bytes(&back, i, &na);
+                        const uint8_t *e = ig_values_bytes(&v, p0 + k->first_row + i, &nb);
+                        if (na != nb || memcmp(a, e, na)) {
+                            bad++;
+                            break;
+                        }
+                    }
+                }
+                ig_values_free(&back);
+            }
+            ig_page_built_free(&page);
+        }
+        CHECK_EQ_INT(bad, 0);
+        if (colours) {
+            CHECK(dict + 1 >= blocks);
+        } else {
+            CHECK(blocks >= 20 && plain >= blocks - blocks / 8 - 2);
+        }
+        if (colours ? dict + 1 < blocks : blocks < 20 || plain < blocks - blocks / 8 - 2)
+            fprintf(stderr, "  %s: %zu blocks, %zu dictionary, %zu plain\n", colours ? "colours" : "captions", blocks,
+                    dict, plain);
+        ig_values_free(&v);
+    }
+    ig_page_scratch_free(&scratch);
 }
 
 /* The other way round: strings zstd keeps from huffman (captions that share
@@ -928,7 +1002,7 @@ static void test_blocks_aim_at_stored_size(void)
     ig_table_close(&t);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

@@ -101,6 +101,11 @@ struct ig_block_fit {
     uint32_t grain; /* 0: no fitting */
     uint64_t at;
     double ratio;   /* stored bytes per plain byte so far (0 at first): the guess */
+    /* strings that zstd compresses: fitted blocks running in which their own
+     * bytes came out smaller than the dictionary the statistics chose, or the
+     * other way round, and fitted blocks so far (page.c, weigh_layouts);
+     * carried from page to page of a column, like the ratio */
+    uint32_t plain_wins, dict_wins, blocks;
 };
 
 /* A page of blocks (format 4): rows [first, first + count) of v cut into blocks

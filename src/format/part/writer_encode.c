@@ -28,7 +28,7 @@ struct enc {
     struct ig_group_job *g;
     struct ig_encoder *e;
     struct ig_column_out *out;
-    double fit_ratio; /* fitted blocks: stored per plain byte so far (ig_block_fit) */
+    struct ig_block_fit fit; /* fitted blocks: what the pages before showed (ratio, layout) */
     double cut_ratio; /* a column of one leaf: stored per plain byte of its page before (block_target) */
 };
 
@@ -451,10 +451,10 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .levels = v->levels,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
-    struct ig_block_fit fit = {w->out->fitted ? IG_FIT_GRAIN : 0, w->out->stored.len, w->fit_ratio};
-    int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &fit,
+    w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
+    w->fit.at = w->out->stored.len;
+    int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &w->fit,
                                    &w->e->scratch, &w->e->built, err);
-    w->fit_ratio = fit.ratio;
     if (rc)
         return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->c->path, cd->name,
                              w->g->index);
@@ -501,7 +501,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
                           struct ig_error *err)
 {
     struct ig_column_work *cw = &g->work[t];
-    struct enc w = {c, g, NULL, NULL, 0};
+    struct enc w = {c, g, NULL, NULL, {0}, 0};
     cw->ncuts = 0;
     cw->nsegs = 0;
     int rc = column_leaves(c->schema, c->schema->tops[t], &cw->l0, &cw->l1, err);
@@ -617,7 +617,7 @@ int ig_writer_encode_segment(const struct ig_writer_conf *c, struct ig_group_job
     ig_buf_reset(&out->blocks);
     out->npages = out->nblocks = 0;
     out->fitted = false;
-    struct enc w = {c, g, e, out, 0};
+    struct enc w = {c, g, e, out, {0}, 0};
     size_t p0 = (size_t)s * cw->seg_pages;
     size_t p1 = p0 + cw->seg_pages < cw->ncuts ? p0 + cw->seg_pages : cw->ncuts;
     /* a column of one segment counts its leaves' pages here; commit adds up
