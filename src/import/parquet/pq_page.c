@@ -112,6 +112,24 @@ static int want_idx(struct pq_scratch *s, size_t n)
     return 0;
 }
 
+/* `take` values of bw (<= 32) bits from a bit-packed run of `avail` bytes:
+ * one 8-byte load each while eight bytes remain (a shift of at most 7 and 32
+ * bits fit in them), bits_at's careful load for the last few. */
+static void unpack_run(const uint8_t *p, size_t avail, unsigned bw, size_t take, uint32_t *out)
+{
+    const uint64_t mask = (1ULL << bw) - 1;
+    size_t i = 0;
+    for (; i < take; i++) {
+        uint64_t pos = (uint64_t)i * bw;
+        size_t b = (size_t)(pos >> 3);
+        if (avail < 8 || b > avail - 8) break;
+        uint64_t v;
+        memcpy(&v, p + b, 8); /* little-endian hosts only (meson checks) */
+        out[i] = (uint32_t)((v >> (pos & 7)) & mask);
+    }
+    for (; i < take; i++) out[i] = (uint32_t)bits_at(p, avail, (uint64_t)i * bw, bw);
+}
+
 /* The RLE / bit-packed hybrid: n values of bw (0..32) bits into out. Returns the
  * bytes it used, or -1 when the runs are damaged or too short. */
 static long rle_decode(const uint8_t *p, size_t len, unsigned bw, size_t n, uint32_t *out)
@@ -129,7 +147,7 @@ static long rle_decode(const uint8_t *p, size_t len, unsigned bw, size_t n, uint
             size_t take = groups >= (left + 7) / 8 ? left : (size_t)groups * 8;
             size_t need = (take * bw + 7) / 8;
             if (need > len - at) return -1;
-            for (size_t i = 0; i < take; i++) out[got + i] = (uint32_t)bits_at(p + at, len - at, (uint64_t)i * bw, bw);
+            unpack_run(p + at, len - at, bw, take, out + got);
             /* the last run may be cut short after the values the page holds */
             uint64_t full = groups * bw;
             at += full < len - at ? (size_t)full : len - at;
