@@ -102,6 +102,10 @@ static int dl_block_build(const uint64_t *vals, const bool *live, size_t cnt, ui
         if (prev == SIZE_MAX) {
             *base = vals[i];
             codes[i] = 2;
+        } else if (i == prev + 1) { /* no gap: the step itself, no 128-bit division */
+            int64_t step = (int64_t)(vals[i] - vals[prev]);
+            if (step == INT64_MIN || step == INT64_MAX) return -1;
+            codes[i] = ig_zigzag64((uint64_t)step) + 2;
         } else {
             size_t gap = i - prev - 1;
             i128 rem, q = floor_div((i128)(int64_t)(vals[i] - vals[prev]), (i128)gap + 1, &rem);
