@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 7u     /* what writers write (7 adds the sliding-window dictionary bulk) */
+#define IG_FORMAT_VERSION 8u     /* what writers write (8 adds the decimal scheme for float64) */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_FORMAT_CHUNK_DICT 6u  /* the first version whose chunk records count distinct values */
@@ -208,7 +208,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_SLIDE_GROUP_LOW 0     /* u8 l: low bits per entry, 0..63 */
 #define IG_SLIDE_GROUP_UPPER 1   /* u32 u: bits of the upper part */
 #define IG_SLIDE_GROUP_HDR 5
-#define IG_PAGE_ENC_COUNT 11 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
+#define IG_PAGE_ENC_COUNT 12 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

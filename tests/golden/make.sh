@@ -19,6 +19,8 @@
 #   v7: the commit that added v7/ (format version 7, the sliding-window
 #       dictionary bulk; from 7 also slidehash/: hashed ids, made by
 #       slidehash_input below, which that bulk stores)
+#   v8: the commit that added v8/ (format version 8, the decimal scheme for
+#       float64; inputs/flat.txt asks decimal of f64 since then, for before)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding

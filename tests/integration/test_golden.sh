@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Golden tables (tests/golden): parts written by every format version the reader
-# accepts (2 to 7), read by today's reader: cat of every column, rows by id,
+# accepts (2 to 8), read by today's reader: cat of every column, rows by id,
 # verify and inspect --json must print exactly what they printed when the files
 # were made. A reader change that breaks an old file fails here. And damage in
 # an old part is still found and named.
@@ -52,8 +52,9 @@ check golden_damage_named_in_old_parts damaged
 mixed() {
     local m="$WORK/mixed" out
     rm -rf "$m"; cp -r "$G/v3/flat" "$m"
-    # the schema the v3 table was made with (inputs/flat.txt asks for huffman since v5)
-    sed 's/encoding=huffman/compression=zstd/' "$G/inputs/flat.txt" >"$WORK/flat_v3.txt"
+    # the schema the v3 table was made with (inputs/flat.txt asks for huffman since
+    # v5, decimal since v8)
+    sed 's/encoding=huffman/compression=zstd/; s/encoding=decimal/encoding=for/' "$G/inputs/flat.txt" >"$WORK/flat_v3.txt"
     "$INGOT" import --append --schema "$WORK/flat_v3.txt" "$G/inputs/flat.csv" "$m" >/dev/null || return 1
     "$INGOT" inspect --json "$m" | /usr/bin/python3 -c '
 import json, sys
@@ -69,9 +70,9 @@ assert d["rows"] == 800, d["rows"]' || return 1
     grep -q "row 1: no such row" <<<"$out" && grep -q "row 401: no such row" <<<"$out" || { echo "$out"; return 1; }
     # 400 rows (3 erased when made, 2 now) and 400 appended (2 erased now)
     [ "$("$INGOT" cat "$m" word | wc -l)" = $((400 - 3 - 2 + 400 - 2)) ] || return 1
-    # the old part is still version 3 (the erase kept it), the new one this version (7)
+    # the old part is still version 3 (the erase kept it), the new one this version (8)
     "$INGOT" inspect --json "$m" | /usr/bin/python3 -c '
 import json, sys
-assert [p["format_version"] for p in json.load(sys.stdin)["parts"]] == [3, 7]' || return 1
+assert [p["format_version"] for p in json.load(sys.stdin)["parts"]] == [3, 8]' || return 1
 }
 check golden_mixed_versions_read_and_erase mixed

@@ -50,6 +50,7 @@ enum shape {
     SH_DESC,
     SH_SMALLSIGNED,
     SH_ROWID,
+    SH_DECIMALS,
     SH_COUNT
 };
 
@@ -74,6 +75,45 @@ static uint64_t fbits(float x)
     uint32_t b;
     memcpy(&b, &x, 4);
     return b;
+}
+
+static double pow10_of(unsigned p)
+{
+    double x = 1;
+    while (p--)
+        x *= 10;
+    return x;
+}
+
+/* Can the decimal scheme hold these float64 lanes? Independently of it: some
+ * p in 0..15 where every lane is 0 bits or prints with p places as at most 15
+ * significant digits that read back as the very same bits. */
+static bool decimal_holds(const uint64_t *v, size_t n)
+{
+    for (int p = 0; p <= 15; p++) {
+        size_t i = 0;
+        for (; i < n; i++) {
+            if (v[i] == 0) continue;
+            double x;
+            memcpy(&x, &v[i], 8);
+            if (!isfinite(x) || fabs(x) >= 1e15 || v[i] == 0x8000000000000000ull) break; /* m = 0 is +0.0 */
+            char t[64];
+            snprintf(t, sizeof t, "%.*f", p, x);
+            double back = strtod(t, NULL);
+            if (memcmp(&back, &v[i], 8) != 0) break;
+            int digits = 0;
+            bool lead = true;
+            for (const char *c = t; *c; c++) {
+                if (*c < '0' || *c > '9') continue;
+                if (lead && *c == '0') continue;
+                lead = false;
+                digits++;
+            }
+            if (digits > 15) break;
+        }
+        if (i == n) return true;
+    }
+    return false;
 }
 
 static void gen(int sh, uint64_t *v, size_t n, const struct ig_int_desc *d, uint64_t *seed)
@@ -143,6 +183,11 @@ static void gen(int sh, uint64_t *v, size_t n, const struct ig_int_desc *d, uint
         case SH_ROWID:
             y = i;
             break;
+        case SH_DECIMALS: /* prices of w % 7 places, zeros and negatives among them */
+            y = d->width == 8 ? dbits(r % 11 == 0 ? 0.0
+                                      : (double)((int64_t)(r % 2000001) - 1000000) / pow10_of(w % 7))
+                              : r % 1000;
+            break;
         }
         v[i] = lane(y, d);
     }
@@ -173,6 +218,7 @@ static const size_t sizes[] = {0, 1, 2, 3, 127, 128, 129, 300, 4096, 65536};
 static bool may_reject(int e, const uint64_t *v, size_t n, const struct ig_int_desc *d)
 {
     if (e == IG_ENC_HUFF) return true; /* a bytes scheme only */
+    if (e == IG_ENC_DECIMAL) return d->width != 8 || !decimal_holds(v, n);
     if (e == IG_ENC_FOR) {
         uint64_t lo = ~0ULL, hi = 0;
         for (size_t i = 0; i < n; i++) {
@@ -777,7 +823,8 @@ static void test_auto_selection(void)
             /* and no larger than any single forced scheme (estimates are exact for
              * leaves; composites only have to beat the best leaf) */
             for (int e = IG_ENC_PLAIN; e < IG_ENC_COUNT; e = next_scheme(e)) {
-                if (e == IG_ENC_RLE || e == IG_ENC_DICT) continue;
+                /* composites; decimal is weighed only where a writer offers it (below) */
+                if (e == IG_ENC_RLE || e == IG_ENC_DICT || e == IG_ENC_DECIMAL) continue;
                 struct ig_buf f = IG_BUF_INIT;
                 o = forced(e);
                 if (ig_ints_encode(v, n, &descs[di], &o, &f, NULL) == 0) CHECK(sz <= f.len);
@@ -792,9 +839,11 @@ static void test_auto_selection(void)
         v[i] = v[i] * 0x9E3779B97F4A7C15ULL; /* distinct, wide run values */
     CHECK_EQ_INT(auto_pick(v, n, &i64, &sz), IG_ENC_RLE);
     /* A handful of wide values in random order: dict. */
-    gen(SH_SMALLDOM, v, n, &i64, &seed);
+    uint64_t wide[8];
+    for (size_t j = 0; j < 8; j++)
+        wide[j] = test_rand(&seed) | 1ULL << 62;
     for (size_t i = 0; i < n; i++)
-        v[i] |= 1ULL << 62;
+        v[i] = wide[test_rand(&seed) % 8];
     CHECK_EQ_INT(auto_pick(v, n, &i64, &sz), IG_ENC_DICT);
     /* Timestamps with jitter: delta (or for). */
     gen(SH_TIMESTAMPS, v, n, &i64, &seed);
@@ -836,6 +885,62 @@ static void test_auto_selection(void)
 /* The distinct count stops once dict cannot win; the choice stays the one an
  * exact count gives: dict for float32 pages of few values, plain for pages of
  * all-different ones, whatever the order. */
+/* The decimal scheme is weighed only where the writer offers it
+ * (ig_enc_opts.decimal): prices then store as their scaled integers, smaller
+ * than any other scheme and read back bit for bit; random doubles, a NaN
+ * among prices, or no offer keep the other schemes; a forced decimal of
+ * values that are not decimals is refused with a message. */
+static void test_decimal_selection(void)
+{
+    uint64_t seed = check_seed ^ 0xDEC;
+    const size_t n = 4096;
+    const struct ig_int_desc f64 = {8, false};
+    uint64_t *v = malloc(n * 8), *out = malloc(n * 8);
+    for (size_t i = 0; i < n; i++)
+        v[i] = dbits((double)(test_rand(&seed) % 100000) / 100); /* 0.00 .. 999.99 */
+    struct ig_enc_opts offer = {.decimal = true}, plain = forced(IG_ENC_PLAIN), for_ = forced(IG_ENC_FOR);
+    struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT, p = IG_BUF_INIT, f = IG_BUF_INIT;
+    struct ig_error err = {0};
+    REQUIRE(ig_ints_encode(v, n, &f64, &offer, &a, &err) == 0);
+    REQUIRE(ig_ints_encode(v, n, &f64, NULL, &b, &err) == 0);
+    REQUIRE(ig_ints_encode(v, n, &f64, &plain, &p, &err) == 0);
+    REQUIRE(ig_ints_encode(v, n, &f64, &for_, &f, &err) == 0);
+    CHECK_EQ_INT(a.data[0], IG_ENC_DECIMAL);
+    CHECK(b.data[0] != IG_ENC_DECIMAL); /* not offered */
+    CHECK(a.len < b.len && a.len < f.len && a.len * 3 < p.len);
+    if (!(a.len < b.len && a.len < f.len)) fprintf(stderr, "  decimal %zu, auto %zu, for %zu bytes\n", a.len, b.len, f.len);
+    CHECK(ig_ints_decode(a.data, a.len, n, &f64, NULL, out, &err) == 0 && memcmp(out, v, n * 8) == 0);
+    /* negatives and zeros, at 3 places */
+    for (size_t i = 0; i < n; i++)
+        v[i] = i % 5 == 0 ? 0 : dbits((double)((int64_t)(test_rand(&seed) % 20001) - 10000) / 1000);
+    ig_buf_reset(&a);
+    REQUIRE(ig_ints_encode(v, n, &f64, &offer, &a, &err) == 0);
+    CHECK_EQ_INT(a.data[0], IG_ENC_DECIMAL);
+    CHECK(a.len > 1 && a.data[1] == 3);
+    CHECK(ig_ints_decode(a.data, a.len, n, &f64, NULL, out, &err) == 0 && memcmp(out, v, n * 8) == 0);
+    /* one NaN among them: no decimal; forced, a message */
+    v[n / 2] = dbits(NAN);
+    ig_buf_reset(&a);
+    REQUIRE(ig_ints_encode(v, n, &f64, &offer, &a, &err) == 0);
+    CHECK(a.data[0] != IG_ENC_DECIMAL);
+    struct ig_enc_opts force = forced(IG_ENC_DECIMAL);
+    ig_buf_reset(&a);
+    CHECK(ig_ints_encode(v, n, &f64, &force, &a, &err) == -EINVAL);
+    CHECK(strstr(err.msg, "decimal") != NULL);
+    /* random doubles (embeddings): no decimal */
+    for (size_t i = 0; i < n; i++)
+        v[i] = dbits((double)(int64_t)test_rand(&seed) * 1e-19);
+    ig_buf_reset(&a);
+    REQUIRE(ig_ints_encode(v, n, &f64, &offer, &a, &err) == 0);
+    CHECK(a.data[0] != IG_ENC_DECIMAL);
+    ig_buf_free(&a);
+    ig_buf_free(&b);
+    ig_buf_free(&p);
+    ig_buf_free(&f);
+    free(v);
+    free(out);
+}
+
 static void test_distinct_count_stops(void)
 {
     uint64_t v[2000];
@@ -1463,6 +1568,20 @@ static void test_corrupt(void)
     CHECK(ig_ints_decode(rle, sizeof rle, 4, &u8, NULL, out, &err) == -EIO);
     CHECK(strstr(err.msg, "rle") != NULL);
     CHECK(ig_ints_decode(rle, sizeof rle, 6, &u8, NULL, out, &err) == 0 && out[5] == 7);
+    /* decimal: more than 15 places, a truncated header, a child cut short;
+     * a well-formed one scales its child (m = 25 at 2 places is 0.25) */
+    const struct ig_int_desc f64 = {8, false};
+    uint8_t dec[] = {IG_ENC_DECIMAL, 2, 3, IG_ENC_PLAIN, 1, 25};
+    CHECK(ig_ints_decode(dec, sizeof dec, 1, &f64, NULL, out, &err) == 0 && out[0] == dbits(0.25));
+    CHECK(ig_ints_get(dec, sizeof dec, 1, &f64, NULL, 0, out, &err) == 0 && out[0] == dbits(0.25));
+    dec[1] = 16;
+    CHECK(ig_ints_decode(dec, sizeof dec, 1, &f64, NULL, out, &err) == -EIO);
+    CHECK(strstr(err.msg, "decimal stream: 16 places") != NULL);
+    dec[1] = 2;
+    CHECK(ig_ints_decode(dec, 1, 1, &f64, NULL, out, &err) == -EIO);
+    CHECK(ig_ints_decode(dec, sizeof dec - 1, 1, &f64, NULL, out, &err) == -EIO);
+    uint8_t dec_in_dec[] = {IG_ENC_DECIMAL, 2, 4, IG_ENC_DECIMAL, 1, 1, 0};
+    CHECK(ig_ints_decode(dec_in_dec, sizeof dec_in_dec, 1, &f64, NULL, out, &err) == -EIO);
     /* dict code beyond k. */
     uint8_t dict[] = {IG_ENC_DICT, 1, 3, IG_ENC_PLAIN, 1, 9, 4, IG_ENC_PLAIN, 1, 1, 2};
     CHECK(ig_ints_decode(dict, sizeof dict, 2, &u8, NULL, out, &err) == -EIO);
@@ -1609,6 +1728,6 @@ static void test_throughput(void)
 TEST_MAIN(T(test_bitpack_util), T(test_varint_util), T(test_names), T(test_int_roundtrip),
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
-          T(test_auto_selection), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
+          T(test_auto_selection), T(test_decimal_selection), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

@@ -49,7 +49,9 @@ enum ig_enc {
     IG_ENC_SPLIT = 9,   /* byte-stream split: byte k of every lane in plane k (only when forced) */
     IG_ENC_HUFF = 10,   /* bytes: per-item Huffman codes under one code, each item addressable and
                            erasable while compressed (never chosen by auto: the page decides) */
-    IG_ENC_COUNT = 11
+    IG_ENC_DECIMAL = 11, /* float64 lanes that are decimals: m / 10^p, the integers m a nested
+                            int stream (format version 8; auto only where the writer offers it) */
+    IG_ENC_COUNT = 12
 };
 
 /* Is e a stream scheme (IG_ENC_AUTO included)? Every value below IG_ENC_COUNT
@@ -116,6 +118,8 @@ struct ig_enc_opts {
     struct ig_census *census; /* a workspace, or NULL: where auto weighs a dictionary for
                                  the stream (not a nested one) it takes the stream's census
                                  into it (lanes = v); else it sets lanes to NULL */
+    bool decimal;           /* the lanes are float64 bits and auto may weigh the decimal
+                               scheme (a writer of format 8 or later; never an erase) */
 };
 
 /* ---- int streams ------------------------------------------------------- */

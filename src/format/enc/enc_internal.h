@@ -41,9 +41,9 @@
 #define ENC_INT_ALL                                                                                \
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) |                    \
      ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA) |   \
-     ENC_BIT(IG_ENC_SPLIT))
+     ENC_BIT(IG_ENC_SPLIT) | ENC_BIT(IG_ENC_DECIMAL))
 #define ENC_BYTES_ALL     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_HUFF))
-#define ENC_COMPOSITE     (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT))
+#define ENC_COMPOSITE     (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_DECIMAL))
 #define ENC_DEFAULT_DEPTH 3
 #define ENC_DISTINCT_CAP  4096 /* auto considers dict only up to this many values */
 #define ENC_VARINT_STRIDE 128  /* varint: one index entry per this many values */
@@ -94,6 +94,8 @@ struct enc_ectx {
     bool zero_marks;  /* a 0 lane means "erased" (dict codes): for/delta store it as
                          their marker, which decodes to 0, instead of as a value */
     struct ig_census *census; /* the top-level stream's census workspace, or NULL (never a child's) */
+    bool decimal_ok;  /* the top-level stream's lanes are float64 bits a format-8 writer
+                         may store as decimal (never a child's) */
     struct ig_error *err;
 };
 
@@ -175,7 +177,14 @@ struct int_scheme {
 };
 
 extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, enc_rle_int,
-    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int;
+    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int, enc_decimal_int;
+
+/* The smallest estimate among the leaf schemes for v (select.c). */
+size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                             const struct enc_ectx *c);
+/* The decimal scheme's size for float64 lanes v, SIZE_MAX when they are not
+ * decimals it can hold (decimal.c). */
+size_t enc_decimal_estimate(const uint64_t *v, size_t n, const struct enc_ectx *c);
 
 struct bytes_scheme {
     enum ig_enc id;

@@ -30,7 +30,7 @@
 
 static const char *const enc_names[IG_ENC_COUNT] = {
     "auto", "plain", "bitpack", "varint", "rle",   "dict",
-    "for",  "delta", NULL /* slide */, "split", "huffman"};
+    "for",  "delta", NULL /* slide */, "split", "huffman", "decimal"};
 
 const char *ig_enc_name(enum ig_enc e)
 {
@@ -238,7 +238,8 @@ static size_t distinct(const struct enc_ectx *c, const uint64_t *v, size_t n, si
 static const struct int_scheme *const int_schemes[IG_ENC_COUNT] = {
     NULL,         &enc_plain_int, &enc_bitpack_int, &enc_varint_int,
     &enc_rle_int, &enc_dict_int,  &enc_for_int,     &enc_delta_int,
-    NULL /* slide: a page-level scheme */, &enc_split_int,
+    NULL /* slide: a page-level scheme */, &enc_split_int, NULL /* huffman: bytes only */,
+    &enc_decimal_int,
 };
 
 const struct int_scheme *enc_int_scheme(unsigned id)
@@ -469,7 +470,10 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
     size_t plain_size = enc_plain_int.estimate(&st, d, c), rival = plain_size;
     for (unsigned id = 1; id < IG_ENC_COUNT; id++) {
         if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
-        est[id] = int_schemes[id]->estimate(&st, d, c);
+        /* decimal is weighed from the lanes themselves, where the writer offers it */
+        est[id] = id != IG_ENC_DECIMAL ? int_schemes[id]->estimate(&st, d, c)
+                  : c->decimal_ok     ? enc_decimal_estimate(v, n, c)
+                                      : SIZE_MAX;
         if (est[id] < rival) rival = est[id];
     }
     if (cand & ENC_BIT(IG_ENC_DICT)) {
@@ -499,12 +503,28 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
     return run_encode(leaf, v, n, d, &st, c, out);
 }
 
+size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                             const struct enc_ectx *c)
+{
+    struct int_stats st;
+    enc_int_stats(v, n, d, false, &st);
+    size_t best = SIZE_MAX;
+    for (unsigned id = 1; id < IG_ENC_COUNT; id++) {
+        const struct int_scheme *s = int_schemes[id];
+        if (!s || s->composite) continue;
+        size_t e = s->estimate(&st, d, c);
+        if (e < best) best = e;
+    }
+    return best;
+}
+
 int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                          const struct enc_ectx *parent, unsigned exclude, unsigned flags,
                          struct ig_buf *out)
 {
     struct enc_ectx c = *parent;
     c.census = NULL; /* the census is of the parent's stream */
+    c.decimal_ok = false; /* and so are its float64 lanes */
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
     c.no_drop = parent->no_drop || (flags & ENC_CHILD_NO_DROP) != 0;
@@ -534,6 +554,7 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
 {
     struct enc_ectx c = *parent;
     c.census = NULL;
+    c.decimal_ok = false;
     c.allowed = ENC_BIT(scheme);
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
     c.no_drop = false;
@@ -575,6 +596,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->no_drop = o && o->no_drop;
     c->census = o ? o->census : NULL;
     if (c->census) c->census->lanes = NULL; /* nothing taken yet */
+    c->decimal_ok = o && o->decimal;
     return 0;
 }
 

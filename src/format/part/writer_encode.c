@@ -451,6 +451,7 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .levels = v->levels,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
+    pol.decimal = true; /* this writer writes format 8 (IG_FORMAT_VERSION) */
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
     w->fit.at = w->out->stored.len;
     int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &w->fit,
