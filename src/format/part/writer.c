@@ -73,7 +73,8 @@ static const struct ig_column_def *leaf_def(const struct ig_part_writer *w, uint
 void ig_writer_opts_default(struct ig_writer_opts *o)
 {
     *o = (struct ig_writer_opts){
-        .rows_per_group = 65536, .page_size = 65536, .zstd_level = 3, .erase_level = 2};
+        .rows_per_group = 65536, .page_size = 65536, .zstd_level = 3, .zstd_level_bytes = 1,
+        .erase_level = 2};
 }
 
 static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
