@@ -439,7 +439,8 @@ static int write_page(struct enc *w, uint32_t l, size_t start, size_t end,
  * where level 3's larger tables find little more, and level 1 came out both
  * faster and mostly smaller (Parquet imports: unique captions 0.83x the CPU
  * and 5 % smaller, captions of 10,000 values 3 % smaller, a power law over
- * 1,000,000 terms 0.89x the CPU and 0.7 % larger). Numbers keep level 3:
+ * 1,000,000 terms 0.89x the CPU and 0.7 % larger; CSV free text 3 % larger,
+ * its import 0.95x the time). Numbers keep level 3:
  * level 1 gave up too many of their matches (a list column 12 % larger). */
 static int block_zstd_level(const struct enc *w, const struct ig_values *v)
 {
