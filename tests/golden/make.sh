@@ -20,7 +20,10 @@
 #       dictionary bulk; from 7 also slidehash/: hashed ids, made by
 #       slidehash_input below, which that bulk stores)
 #   v8: the commit that added v8/ (format version 8, the decimal scheme for
-#       float64; inputs/flat.txt asks decimal of f64 since then, for before)
+#       float32 and float64; inputs/flat.txt asks decimal of f64 since then,
+#       for before; from 8 also decimal/: float32 scores and float64 prices
+#       with NULLs the writer stores as decimals, and a column that stops
+#       being decimal in its last block)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding
@@ -50,6 +53,10 @@ tables() {
             "$ingot" import --format jsonl --schema slide.txt "$d.slidehash.jsonl" "$d/slidehash"
             rm "$d.slidehash.jsonl"
             "$ingot" erase --row 7 --row 300 --row 301 "$d/slidehash"
+        fi
+        if [ "$v" -ge 8 ]; then
+            "$ingot" import --schema decimal.txt --rows-per-group 250 decimal.csv "$d/decimal"
+            "$ingot" erase --row 3 --row 260 --row 499 "$d/decimal"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read

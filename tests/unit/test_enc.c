@@ -85,31 +85,41 @@ static double pow10_of(unsigned p)
     return x;
 }
 
-/* Can the decimal scheme hold these float64 lanes? Independently of it: some
- * p in 0..15 where every lane is 0 bits or prints with p places as at most 15
- * significant digits that read back as the very same bits. */
-static bool decimal_holds(const uint64_t *v, size_t n)
+/* Can the decimal scheme hold these float lanes (width 8: float64, 4:
+ * float32)? Independently of it: some p (at most 15; float32 10) where every
+ * lane is 0 bits or prints with p places as digits that read back as the very
+ * same bits and, as an integer, stay below 10^15 (float32: 2^24). */
+static bool decimal_holds(const uint64_t *v, size_t n, unsigned width)
 {
-    for (int p = 0; p <= 15; p++) {
+    for (int p = 0; p <= (width == 4 ? 10 : 15); p++) {
         size_t i = 0;
         for (; i < n; i++) {
             if (v[i] == 0) continue;
             double x;
-            memcpy(&x, &v[i], 8);
-            if (!isfinite(x) || fabs(x) >= 1e15 || v[i] == 0x8000000000000000ull) break; /* m = 0 is +0.0 */
-            char t[64];
-            snprintf(t, sizeof t, "%.*f", p, x);
-            double back = strtod(t, NULL);
-            if (memcmp(&back, &v[i], 8) != 0) break;
-            int digits = 0;
-            bool lead = true;
-            for (const char *c = t; *c; c++) {
-                if (*c < '0' || *c > '9') continue;
-                if (lead && *c == '0') continue;
-                lead = false;
-                digits++;
+            if (width == 4) {
+                uint32_t b = (uint32_t)v[i];
+                float f;
+                memcpy(&f, &b, 4);
+                x = f;
+            } else {
+                memcpy(&x, &v[i], 8);
             }
-            if (digits > 15) break;
+            if (!isfinite(x) || x == 0) break; /* -0.0: m = 0 is +0.0 */
+            char t[400];
+            snprintf(t, sizeof t, "%.*f", p, x);
+            if (width == 4) {
+                float back = strtof(t, NULL);
+                if (fbits(back) != v[i]) break;
+            } else {
+                double back = strtod(t, NULL);
+                if (dbits(back) != v[i]) break;
+            }
+            char digits[400];
+            size_t nd = 0;
+            for (const char *c = t; *c; c++)
+                if (*c >= '0' && *c <= '9') digits[nd++] = *c;
+            digits[nd] = '\0';
+            if (strtod(digits, NULL) >= (width == 4 ? 16777216.0 : 1e15)) break;
         }
         if (i == n) return true;
     }
@@ -183,10 +193,12 @@ static void gen(int sh, uint64_t *v, size_t n, const struct ig_int_desc *d, uint
         case SH_ROWID:
             y = i;
             break;
-        case SH_DECIMALS: /* prices of w % 7 places, zeros and negatives among them */
-            y = d->width == 8 ? dbits(r % 11 == 0 ? 0.0
-                                      : (double)((int64_t)(r % 2000001) - 1000000) / pow10_of(w % 7))
-                              : r % 1000;
+        case SH_DECIMALS: /* prices of w % 7 places (float32: w % 4), zeros and negatives among them */
+            y = d->width == 8   ? dbits(r % 11 == 0 ? 0.0
+                                        : (double)((int64_t)(r % 2000001) - 1000000) / pow10_of(w % 7))
+                : d->width == 4 ? fbits(r % 11 == 0 ? 0.0f
+                                        : (float)((int64_t)(r % 200001) - 100000) / (float)pow10_of(w % 4))
+                                : r % 1000;
             break;
         }
         v[i] = lane(y, d);
@@ -218,7 +230,7 @@ static const size_t sizes[] = {0, 1, 2, 3, 127, 128, 129, 300, 4096, 65536};
 static bool may_reject(int e, const uint64_t *v, size_t n, const struct ig_int_desc *d)
 {
     if (e == IG_ENC_HUFF) return true; /* a bytes scheme only */
-    if (e == IG_ENC_DECIMAL) return d->width != 8 || !decimal_holds(v, n);
+    if (e == IG_ENC_DECIMAL) return d->width < 4 || !decimal_holds(v, n, d->width);
     if (e == IG_ENC_FOR) {
         uint64_t lo = ~0ULL, hi = 0;
         for (size_t i = 0; i < n; i++) {
@@ -927,6 +939,15 @@ static void test_decimal_selection(void)
     ig_buf_reset(&a);
     CHECK(ig_ints_encode(v, n, &f64, &force, &a, &err) == -EINVAL);
     CHECK(strstr(err.msg, "decimal") != NULL);
+    /* float32 scores of 3 places: decimal, read back bit for bit */
+    const struct ig_int_desc f32 = {4, false};
+    for (size_t i = 0; i < n; i++)
+        v[i] = fbits((float)((int64_t)(test_rand(&seed) % 2001) - 1000) / 1000.0f);
+    ig_buf_reset(&a);
+    REQUIRE(ig_ints_encode(v, n, &f32, &offer, &a, &err) == 0);
+    CHECK_EQ_INT(a.data[0], IG_ENC_DECIMAL);
+    CHECK(a.len > 1 && a.data[1] == 3);
+    CHECK(ig_ints_decode(a.data, a.len, n, &f32, NULL, out, &err) == 0 && memcmp(out, v, n * 8) == 0);
     /* random doubles (embeddings): no decimal */
     for (size_t i = 0; i < n; i++)
         v[i] = dbits((double)(int64_t)test_rand(&seed) * 1e-19);
@@ -1580,6 +1601,12 @@ static void test_corrupt(void)
     dec[1] = 2;
     CHECK(ig_ints_decode(dec, 1, 1, &f64, NULL, out, &err) == -EIO);
     CHECK(ig_ints_decode(dec, sizeof dec - 1, 1, &f64, NULL, out, &err) == -EIO);
+    const struct ig_int_desc f32 = {4, false}, i16 = {2, true};
+    dec[1] = 11; /* float32 lanes: at most 10 places */
+    CHECK(ig_ints_decode(dec, sizeof dec, 1, &f32, NULL, out, &err) == -EIO);
+    dec[1] = 2;
+    CHECK(ig_ints_decode(dec, sizeof dec, 1, &f32, NULL, out, &err) == 0 && out[0] == fbits(0.25f));
+    CHECK(ig_ints_decode(dec, sizeof dec, 1, &i16, NULL, out, &err) == -EIO); /* no float */
     uint8_t dec_in_dec[] = {IG_ENC_DECIMAL, 2, 4, IG_ENC_DECIMAL, 1, 1, 0};
     CHECK(ig_ints_decode(dec_in_dec, sizeof dec_in_dec, 1, &f64, NULL, out, &err) == -EIO);
     /* dict code beyond k. */

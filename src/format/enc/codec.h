@@ -49,7 +49,7 @@ enum ig_enc {
     IG_ENC_SPLIT = 9,   /* byte-stream split: byte k of every lane in plane k (only when forced) */
     IG_ENC_HUFF = 10,   /* bytes: per-item Huffman codes under one code, each item addressable and
                            erasable while compressed (never chosen by auto: the page decides) */
-    IG_ENC_DECIMAL = 11, /* float64 lanes that are decimals: m / 10^p, the integers m a nested
+    IG_ENC_DECIMAL = 11, /* float lanes that are decimals: m / 10^p, the integers m a nested
                             int stream (format version 8; auto only where the writer offers it) */
     IG_ENC_COUNT = 12
 };
@@ -118,8 +118,9 @@ struct ig_enc_opts {
     struct ig_census *census; /* a workspace, or NULL: where auto weighs a dictionary for
                                  the stream (not a nested one) it takes the stream's census
                                  into it (lanes = v); else it sets lanes to NULL */
-    bool decimal;           /* the lanes are float64 bits and auto may weigh the decimal
-                               scheme (a writer of format 8 or later; never an erase) */
+    bool decimal;           /* the lanes are float bits (width 8: float64, 4: float32) and
+                               auto may weigh the decimal scheme (a writer of format 8 or
+                               later; never an erase) */
 };
 
 /* ---- int streams ------------------------------------------------------- */

@@ -85,6 +85,17 @@ struct enc_dctx {
 };
 
 /* Encode side: what the current level may choose. */
+/* The scaled lanes of the stream being weighed for decimal, kept from the
+ * estimate for the encode that follows it in the same enc_int_encode call
+ * (decimal.c: the scaling is the scheme's main cost). m is malloc'd. */
+struct enc_decimal_memo {
+    const uint64_t *v;
+    size_t n;
+    unsigned width, p;
+    bool ok;
+    uint64_t *m;
+};
+
 struct enc_ectx {
     unsigned allowed; /* candidate schemes at this level */
     unsigned used;    /* schemes on the chain above, plus the current one once chosen */
@@ -94,8 +105,9 @@ struct enc_ectx {
     bool zero_marks;  /* a 0 lane means "erased" (dict codes): for/delta store it as
                          their marker, which decodes to 0, instead of as a value */
     struct ig_census *census; /* the top-level stream's census workspace, or NULL (never a child's) */
-    bool decimal_ok;  /* the top-level stream's lanes are float64 bits a format-8 writer
-                         may store as decimal (never a child's) */
+    bool decimal_ok;  /* the top-level stream's lanes are float bits (the desc's width
+                         tells which) a format-8 writer may store as decimal (never a child's) */
+    struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
     struct ig_error *err;
 };
 
@@ -182,9 +194,10 @@ extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, e
 /* The smallest estimate among the leaf schemes for v (select.c). */
 size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                              const struct enc_ectx *c);
-/* The decimal scheme's size for float64 lanes v, SIZE_MAX when they are not
- * decimals it can hold (decimal.c). */
-size_t enc_decimal_estimate(const uint64_t *v, size_t n, const struct enc_ectx *c);
+/* The decimal scheme's size for float lanes v (d: 8 bytes float64, 4 float32),
+ * SIZE_MAX when they are not decimals it can hold (decimal.c). */
+size_t enc_decimal_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                            const struct enc_ectx *c);
 
 struct bytes_scheme {
     enum ig_enc id;

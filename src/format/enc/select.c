@@ -435,8 +435,27 @@ static int run_encode(const struct int_scheme *s, const uint64_t *v, size_t n,
     return rc;
 }
 
+static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, struct enc_ectx *c,
+                      struct ig_buf *out);
+
 int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, struct enc_ectx *c,
                    struct ig_buf *out)
+{
+    /* a stream that may be decimal keeps its scaled lanes from estimate to encode */
+    bool decimal = (c->decimal_ok || (c->strict && (c->allowed & ENC_BIT(IG_ENC_DECIMAL)))) &&
+                   !c->decimal_memo;
+    struct enc_decimal_memo memo = {0};
+    if (decimal) c->decimal_memo = &memo;
+    int rc = int_encode(v, n, d, c, out);
+    if (decimal) {
+        c->decimal_memo = NULL;
+        free(memo.m);
+    }
+    return rc;
+}
+
+static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, struct enc_ectx *c,
+                      struct ig_buf *out)
 {
     unsigned cand = c->allowed & ~c->used & ENC_INT_ALL;
     if (c->depth_left < 2) cand &= ~ENC_COMPOSITE;
@@ -472,7 +491,7 @@ int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, str
         if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
         /* decimal is weighed from the lanes themselves, where the writer offers it */
         est[id] = id != IG_ENC_DECIMAL ? int_schemes[id]->estimate(&st, d, c)
-                  : c->decimal_ok     ? enc_decimal_estimate(v, n, c)
+                  : c->decimal_ok     ? enc_decimal_estimate(v, n, d, c)
                                       : SIZE_MAX;
         if (est[id] < rival) rival = est[id];
     }
@@ -524,7 +543,8 @@ int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *
 {
     struct enc_ectx c = *parent;
     c.census = NULL; /* the census is of the parent's stream */
-    c.decimal_ok = false; /* and so are its float64 lanes */
+    c.decimal_ok = false; /* and so are its float lanes */
+    c.decimal_memo = NULL;
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
     c.no_drop = parent->no_drop || (flags & ENC_CHILD_NO_DROP) != 0;
@@ -555,6 +575,7 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
     struct enc_ectx c = *parent;
     c.census = NULL;
     c.decimal_ok = false;
+    c.decimal_memo = NULL;
     c.allowed = ENC_BIT(scheme);
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
     c.no_drop = false;

@@ -484,8 +484,9 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
                 return ig_err(err, -EINVAL,
                               "%s:%u: encoding=%.*s does not apply to %s (use plain, dict or "
                               "huffman)", path, line, (int)vn, v, ti->name);
-            if (e == IG_ENC_DECIMAL && (c->type != IG_T_FLOAT64 || c->quantize))
-                return ig_err(err, -EINVAL, "%s:%u: encoding=decimal applies to float64 columns",
+            if (e == IG_ENC_DECIMAL && ((c->type != IG_T_FLOAT64 && c->type != IG_T_FLOAT32) || c->quantize))
+                return ig_err(err, -EINVAL,
+                              "%s:%u: encoding=decimal applies to float32 and float64 columns",
                               path, line);
             if (e == IG_PAGE_ENC_SLIDE &&
                 !(c->parent == IG_SCHEMA_NONE && c->lists == 1 && !(c->null_mask & 2) &&

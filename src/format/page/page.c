@@ -118,7 +118,8 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
     struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0,
                              .no_drop = pol->leaf.levels,
                              .census = pol->leaf.quantize ? NULL : &s->census,
-                             .decimal = pol->decimal && v->type == IG_T_FLOAT64 && !pol->leaf.quantize};
+                             .decimal = pol->decimal && !pol->leaf.quantize &&
+                                        (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32)};
     s->census.lanes = NULL;
     static const uint64_t no_lanes[1];
     if (v->type == IG_T_BLOB) {

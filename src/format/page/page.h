@@ -41,7 +41,7 @@ struct ig_page_policy {
     /* strings left to the writer: keep zstd without sizing huffman against it
      * (set by the page's block trials once zstd keeps winning, page.c) */
     bool zstd_settled;
-    /* float64 values may be stored as decimals (IG_ENC_DECIMAL): writers of
+    /* float values may be stored as decimals (IG_ENC_DECIMAL): writers of
      * format 8 and later say so; an erase never does, so an older part keeps
      * only the schemes its version knows */
     bool decimal;
