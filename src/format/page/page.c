@@ -637,9 +637,14 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
                 (unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_DICT))
                 again.encoding = unit->encoding;
             size = unit->stored.len + block_slack(unit);
-            fit->ratio = (double)size / fit_weight(v, first + a, rows);
+            double ratio = (double)size / fit_weight(v, first + a, rows);
+            /* the page's last block, of the rows left over, compresses worse
+             * than a full one: guessing the next page's first block from it
+             * made that block too small, and a second try grew a quarter of
+             * all blocks (captions); so it does not teach the guess */
+            if (rows < left || fit->ratio <= 0) fit->ratio = ratio;
             if (tries == 3) break;
-            size_t best = fit_rows(v, first + a, left, (double)room * aim / fit->ratio);
+            size_t best = fit_rows(v, first + a, left, (double)room * aim / ratio);
             if (size > room && rows > 1) { /* cut down to what the room holds */
                 rows = best < rows ? best : rows - 1;
                 continue;
