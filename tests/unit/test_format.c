@@ -762,7 +762,7 @@ static int encode_string_blocks(struct ig_values *v, size_t rows, bool fitted, s
     for (size_t r = 0; r < rows && ncuts + 1 < 128; r += 40)
         cuts[ncuts++] = r;
     cuts[ncuts] = rows;
-    struct ig_block_fit fit = {fitted ? 4096 : 0, 0, 0, 0, 0, 0};
+    struct ig_block_fit fit = {.grain = fitted ? 4096 : 0};
     return ig_page_encode_blocks(&string_policy, v, 0, rows, cuts, ncuts, &fit, scratch, page, err);
 }
 
@@ -846,7 +846,7 @@ static void test_fitted_strings_weigh_plain_against_dict(void)
                                  : (size_t)snprintf(text, sizeof text, "caption number %llu of the sample table", k);
             REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
         }
-        struct ig_block_fit fit = {4096, 0, 0, 0, 0, 0};
+        struct ig_block_fit fit = {.grain = 4096};
         size_t dict = 0, plain = 0, blocks = 0, bad = 0;
         for (size_t p0 = 0; p0 < rows; p0 += page_rows) {
             struct ig_page_built page = {0};

@@ -698,7 +698,13 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
     struct block_trials trials = {.pol = pol};
     int rc = 0;
     if (fit && fit->grain) {
+        trials.zstd_wins = fit->zstd_wins;
+        trials.huff_wins = fit->huff_wins;
+        trials.blocks = fit->trial_blocks;
         rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, &alt, &trials, err);
+        fit->zstd_wins = trials.zstd_wins;
+        fit->huff_wins = trials.huff_wins;
+        fit->trial_blocks = trials.blocks;
         ncuts = 0; /* done */
     }
     for (size_t k = 0; k < ncuts && !rc; k++) {

@@ -110,6 +110,10 @@ struct ig_block_fit {
      * other way round, and fitted blocks so far (page.c, weigh_layouts);
      * carried from page to page of a column, like the ratio */
     uint32_t plain_wins, dict_wins, blocks;
+    /* the page's block trials (page.c, struct block_trials) where strings
+     * settled between zstd and huffman, carried the same way: a page of a few
+     * fitted blocks never settled on its own */
+    uint32_t zstd_wins, huff_wins, trial_blocks;
 };
 
 /* A page of blocks (format 4): rows [first, first + count) of v cut into blocks
