@@ -1223,6 +1223,54 @@ static bool item_eq(const uint64_t *offs, const uint8_t *data, size_t i, const u
     return l == vlen && (l == 0 || memcmp(data + offs[i], val, l) == 0);
 }
 
+/* Items numbered by identity (ig_enc_opts.item_ids, the writer's chunk
+ * numbering) give the very bytes the encoder's own hashing gives, auto and
+ * forced dict, for every shape of items (many repeats, all distinct, empty
+ * items): the ids only spare the hashing. The numbering is made here by
+ * comparing bytes, and numbered out of order (ids need not follow first
+ * appearance). Fails if the census path orders the dictionary or counts runs
+ * differently. */
+static void test_bytes_item_ids_same_bytes(void)
+{
+    uint64_t seed = check_seed ^ 0x1D5;
+    const size_t ns[] = {1, 2, 129, 4096, 9000};
+    int compared = 0, dict = 0;
+    for (int sh = 0; sh < B_COUNT; sh++)
+        for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
+            size_t n = ns[si];
+            if (sh == B_HUGE && n > 200) continue;
+            uint64_t *offs = malloc((n + 1) * 8);
+            uint8_t *data = bgen(sh, n, offs, 0, &seed);
+            uint32_t *ids = malloc(n * sizeof *ids);
+            for (size_t i = 0; i < n; i++) { /* an item's id: 7919 * its first equal item's index */
+                size_t j = 0;
+                while (!item_eq(offs, data, j, data + offs[i], (size_t)(offs[i + 1] - offs[i])))
+                    j++;
+                ids[i] = (uint32_t)(j * 7919u % 1000003u);
+            }
+            for (int f = 0; f < 2; f++) {
+                struct ig_enc_opts o = forced(f ? IG_ENC_DICT : IG_ENC_AUTO), oi = o;
+                oi.item_ids = ids;
+                struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT;
+                int ra = ig_bytes_encode(offs, data, n, &o, &a, NULL), rb = ig_bytes_encode(offs, data, n, &oi, &b, NULL);
+                CHECK(ra == rb);
+                if (!ra && !rb) {
+                    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+                    if (a.len != b.len || memcmp(a.data, b.data, a.len))
+                        fprintf(stderr, "  shape %d n=%zu %s: %zu vs %zu bytes\n", sh, n, f ? "dict" : "auto", a.len, b.len);
+                    compared++;
+                    dict += a.data[0] == IG_ENC_DICT;
+                }
+                ig_buf_free(&a);
+                ig_buf_free(&b);
+            }
+            free(ids);
+            free(offs);
+            free(data);
+        }
+    CHECK(compared > 40 && dict > 20);
+}
+
 static void test_bytes_roundtrip(void)
 {
     uint64_t seed = check_seed ^ 0xB17E;
@@ -1756,5 +1804,5 @@ TEST_MAIN(T(test_bitpack_util), T(test_varint_util), T(test_names), T(test_int_r
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
           T(test_auto_selection), T(test_decimal_selection), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
-          T(test_forced_rejects), T(test_bytes_roundtrip),
+          T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

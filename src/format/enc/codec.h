@@ -118,6 +118,10 @@ struct ig_enc_opts {
     struct ig_census *census; /* a workspace, or NULL: where auto weighs a dictionary for
                                  the stream (not a nested one) it takes the stream's census
                                  into it (lanes = v); else it sets lanes to NULL */
+    const uint32_t *item_ids; /* bytes streams: each item's identity, equal exactly where the
+                                 items' bytes are (a chunk's distinct values, numbered), or
+                                 NULL: auto then counts distinct items from these instead of
+                                 hashing their bytes (the same choice, the same bytes) */
     bool decimal;           /* the lanes are float bits (width 8: float64, 4: float32) and
                                auto may weigh the decimal scheme (a writer of format 8 or
                                later; never an erase) */

@@ -508,6 +508,44 @@ done:
     return rc;
 }
 
+int enc_bytes_dict_encode_census(const uint64_t *offs, const uint8_t *data, size_t n,
+                                 const struct ig_census *cen, const size_t *first,
+                                 struct enc_ectx *c, struct ig_buf *out)
+{
+    size_t k = cen->k;
+    uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
+    uint64_t *doffs = malloc((k + 1) * sizeof *doffs);
+    struct ig_buf ddata = IG_BUF_INIT, dstream = IG_BUF_INIT;
+    int rc = 0;
+    if (!codes || !doffs) {
+        rc = enc_nomem(c->err);
+        goto done;
+    }
+    /* the entries in order of first appearance, as bdict_encode numbers them */
+    doffs[0] = 0;
+    for (size_t e = 0; e < k; e++) {
+        size_t f = first[e];
+        if (ig_buf_append(&ddata, data + offs[f], (size_t)(offs[f + 1] - offs[f]))) {
+            rc = enc_nomem(c->err);
+            goto done;
+        }
+        doffs[e + 1] = ddata.len;
+    }
+    for (size_t i = 0; i < n; i++)
+        codes[i] = cen->codes[i];
+    rc = enc_plain_bytes.encode(doffs, ddata.data, k, c, &dstream);
+    if (!rc && (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k) ||
+                enc_put_sub(out, dstream.data, dstream.len)))
+        rc = enc_nomem(c->err);
+    if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
+done:
+    free(codes);
+    free(doffs);
+    ig_buf_free(&ddata);
+    ig_buf_free(&dstream);
+    return rc;
+}
+
 static int bdict_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                         uint64_t *offs_out, struct ig_buf *data_out, size_t *used,
                         struct enc_dctx *c)

@@ -108,6 +108,7 @@ struct enc_ectx {
     bool decimal_ok;  /* the top-level stream's lanes are float bits (the desc's width
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
+    const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
     struct ig_error *err;
 };
 
@@ -215,6 +216,14 @@ struct bytes_scheme {
 };
 
 extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes;
+
+/* The bytes dict stream from a census of the items' identities
+ * (ig_enc_opts.item_ids): entry e is item first[e]'s bytes, item i's code
+ * cen->codes[i]; the same bytes as the dict scheme's own encode, without
+ * hashing the items (dict.c). */
+int enc_bytes_dict_encode_census(const uint64_t *offs, const uint8_t *data, size_t n,
+                                 const struct ig_census *cen, const size_t *first,
+                                 struct enc_ectx *c, struct ig_buf *out);
 /* Exact huffman stream size of items offs[0..n] over data (offs may start > 0). */
 size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n);
 

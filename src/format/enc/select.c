@@ -618,6 +618,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->census = o ? o->census : NULL;
     if (c->census) c->census->lanes = NULL; /* nothing taken yet */
     c->decimal_ok = o && o->decimal;
+    c->item_ids = o ? o->item_ids : NULL;
     return 0;
 }
 
@@ -777,6 +778,42 @@ static int bytes_stats(const uint64_t *offs, const uint8_t *data, size_t n, stru
     return 0;
 }
 
+/* bytes_stats from the items' identities (ig_enc_opts.item_ids): a census of
+ * them counts the distinct items (up to the cap) and numbers them, the runs
+ * are where the identity changes, and first[e] is entry e's first item. The
+ * numbers bytes_stats would give (its hashes stand for equal items), without
+ * hashing a byte. -ENOMEM, or 0 with *cen NULL when no census was taken. */
+static int bytes_stats_ids(const uint64_t *offs, size_t n, const uint32_t *ids, size_t cap,
+                           struct ig_census *cen, struct bytes_stats *st, size_t **first)
+{
+    memset(st, 0, sizeof *st);
+    st->total = offs[n] - offs[0];
+    *first = NULL;
+    uint64_t *lanes = malloc((n ? n : 1) * sizeof *lanes);
+    if (!lanes) return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        lanes[i] = ids[i];
+        st->runs += i == 0 || ids[i] != ids[i - 1];
+    }
+    int rc = ig_census_take(cen, lanes, n, cap);
+    if (!rc && cen->over) {
+        st->distinct = ENC_DISTINCT_CAP + 1;
+    } else if (!rc) {
+        st->distinct = cen->k;
+        *first = malloc((cen->k ? cen->k : 1) * sizeof **first);
+        if (!*first) rc = -ENOMEM;
+        for (size_t i = 0, next = 1; !rc && i < n; i++)
+            if (cen->codes[i] == next) { /* codes are numbered in order of first appearance */
+                (*first)[next - 1] = i;
+                st->distinct_bytes += offs[i + 1] - offs[i];
+                next++;
+            }
+    }
+    free(lanes);
+    cen->lanes = NULL; /* the lanes are gone: nobody may take the census for theirs */
+    return rc;
+}
+
 int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
                     const struct ig_enc_opts *o, struct ig_buf *out, struct ig_error *err)
 {
@@ -811,9 +848,19 @@ int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
     if (c.strict && (c.allowed & ENC_BIT(IG_ENC_DICT)) && !want_dict)
         return ig_err(err, -EINVAL, "encoding dict needs a cascade depth of at least 2");
     size_t plain_size = enc_plain_bytes_size(n, offs[n] - offs[0]);
+    struct ig_census own = {0}, *cen = NULL;
+    size_t *first = NULL; /* with a census of identities: each entry's first item */
+    struct bytes_stats st;
+    if (want_dict && c.item_ids) { /* a forced dict takes every distinct item */
+        cen = c.census ? c.census : &own;
+        if (bytes_stats_ids(offs, n, c.item_ids, c.strict ? n : ENC_DISTINCT_CAP, cen, &st, &first)) {
+            if (cen == &own) ig_census_free(&own);
+            free(first);
+            return enc_nomem(err);
+        }
+    }
     if (want_dict && !c.strict) {
-        struct bytes_stats st;
-        if (bytes_stats(offs, data, n, &st)) return enc_nomem(err);
+        if (!c.item_ids && bytes_stats(offs, data, n, &st)) return enc_nomem(err);
         size_t k = st.distinct;
         want_dict = k <= ENC_DISTINCT_CAP && k < n;
         if (want_dict) {
@@ -826,15 +873,19 @@ int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
     }
     if (want_dict) {
         c.used = ENC_BIT(IG_ENC_DICT);
-        rc = enc_dict_bytes.encode(offs, data, n, &c, out);
-        if (rc == -ENOMEM || c.strict) {
+        rc = first ? enc_bytes_dict_encode_census(offs, data, n, cen, first, &c, out)
+                   : enc_dict_bytes.encode(offs, data, n, &c, out);
+        if (rc == -ENOMEM || c.strict || (!rc && out->len - at <= plain_size)) {
             if (rc) out->len = at;
+            if (cen == &own) ig_census_free(&own);
+            free(first);
             return rc;
         }
-        if (!rc && out->len - at <= plain_size) return 0;
         out->len = at;
         c.used = 0;
     }
+    if (cen == &own) ig_census_free(&own);
+    free(first);
     c.used = ENC_BIT(IG_ENC_PLAIN);
     rc = enc_plain_bytes.encode(offs, data, n, &c, out);
     if (rc) out->len = at;

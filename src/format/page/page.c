@@ -119,7 +119,10 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
                              .no_drop = pol->leaf.levels,
                              .census = pol->leaf.quantize ? NULL : &s->census,
                              .decimal = pol->decimal && !pol->leaf.quantize &&
-                                        (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32)};
+                                        (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
+                             .item_ids = pol->item_ids && v->is_bytes && !pol->leaf.levels
+                                             ? pol->item_ids + first
+                                             : NULL};
     s->census.lanes = NULL;
     static const uint64_t no_lanes[1];
     if (v->type == IG_T_BLOB) {

@@ -45,6 +45,9 @@ struct ig_page_policy {
      * format 8 and later say so; an erase never does, so an older part keeps
      * only the schemes its version knows */
     bool decimal;
+    /* flat strings and binary: each value's identity (ig_enc_opts.item_ids),
+     * indexed like the values, or NULL */
+    const uint32_t *item_ids;
 };
 
 /* One block of a page being written: where it lies in the page's stored bytes

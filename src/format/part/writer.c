@@ -84,8 +84,9 @@ static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
     g->cols = calloc(nl, sizeof *g->cols);
     g->leaf_pages = calloc(nl, sizeof *g->leaf_pages);
     g->dicts = calloc(nl, sizeof *g->dicts);
+    g->ids = calloc(nl, sizeof *g->ids);
     g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
-    if (!g->cols || !g->leaf_pages || !g->dicts || !g->work) return -ENOMEM;
+    if (!g->cols || !g->leaf_pages || !g->dicts || !g->ids || !g->work) return -ENOMEM;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         const struct ig_column_def *cd = leaf_def(w, l);
         ig_values_init(&g->cols[l], cd->type);
@@ -110,6 +111,10 @@ static void job_free(struct ig_part_writer *w, struct ig_group_job *g)
     free(g->cols);
     free(g->leaf_pages);
     free(g->dicts);
+    if (g->ids)
+        for (uint32_t l = 0; l < w->schema->nleaves; l++)
+            free(g->ids[l].id);
+    free(g->ids);
     free(g->work);
     free(g->tasks);
 }

@@ -363,22 +363,35 @@ static double distinct_after(double d, double s, double n)
  * than half distinct (values drawn at random from a pool: 10,000 captions over
  * 65,536 rows show some 3,400 distinct in their first 4,096 and are counted;
  * unique ids or free text are not). */
-static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out)
+static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, struct ig_item_ids *ids)
 {
     memset(out, 0, sizeof *out);
+    ids->valid = false;
     if (!v->is_bytes || v->type == IG_T_BLOB || v->n < 2) return 0;
+    /* the values numbered as they are counted, for a flat leaf's blocks */
+    bool number = !v->levels;
+    if (number && ids->cap < v->n) {
+        uint32_t *p = realloc(ids->id, v->n * sizeof *p);
+        if (!p) return -ENOMEM;
+        ids->id = p;
+        ids->cap = v->n;
+    }
     struct ig_strset set;
     ig_strset_init(&set);
     size_t limit = v->n / 2, seen = 0;
     int rc = 0;
-    bool small = true;
+    bool small = true, nulls = false;
     for (size_t i = 0; i < v->n && small; i++) {
-        if (ig_values_is_null(v, i)) continue;
+        if (ig_values_is_null(v, i)) {
+            nulls = true;
+            continue;
+        }
         size_t len;
         const uint8_t *p = ig_values_bytes(v, i, &len);
         uint32_t at;
         bool added;
         if ((rc = ig_strset_add(&set, p, len, &at, &added))) break;
+        if (number) ids->id[i] = at;
         seen++;
         small = set.count <= limit && set.bytes + 4ull * set.count <= INT32_MAX;
         if (seen >= 4096 && !(seen & (seen - 1)) && small) /* at 4,096, 8,192, ...: foretell again */
@@ -387,6 +400,15 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out)
     if (!rc && small && set.count) {
         out->count = set.count;
         out->bytes = (uint32_t)set.bytes;
+    }
+    if (!rc && small && number) {
+        /* a NULL is an empty item in a block: the empty string's number, or
+         * one past the set's when no value is empty */
+        int64_t empty = nulls ? ig_strset_find(&set, "", 0) : -1;
+        uint32_t null_id = empty >= 0 ? (uint32_t)empty : set.count;
+        for (size_t i = 0; nulls && i < v->n; i++)
+            if (ig_values_is_null(v, i)) ids->id[i] = null_id;
+        ids->valid = true;
     }
     ig_strset_free(&set);
     return rc == -E2BIG ? 0 : rc;
@@ -466,6 +488,7 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
     pol.decimal = true; /* this writer writes format 8 (IG_FORMAT_VERSION) */
+    if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
     w->fit.at = w->out->stored.len;
     int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &w->fit,
@@ -525,7 +548,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
         round_quantized(&w, l);
-        if (chunk_dict(&g->cols[l], &g->dicts[l])) rc = -ENOMEM;
+        if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l])) rc = -ENOMEM;
     }
     /* a nested column's leaves share page boundaries (their pages are
      * reassembled together); a flat leaf pages alone */

@@ -53,6 +53,17 @@ struct ig_task {
 };
 #define IG_TASK_PLAN UINT32_MAX
 
+/* A flat string or binary leaf's values numbered by the distinct values of
+ * its chunk (chunk_dict, writer_encode.c): equal numbers exactly where the
+ * bytes are equal (NULLs as the empty string), so that its blocks' encoders
+ * count and collect distinct values without hashing them again
+ * (ig_enc_opts.item_ids). valid only when the count ran to the end. */
+struct ig_item_ids {
+    uint32_t *id;
+    size_t cap;
+    bool valid;
+};
+
 /* One row group on its way to the file. */
 struct ig_group_job {
     struct ig_values *cols;      /* one per leaf */
@@ -62,6 +73,7 @@ struct ig_group_job {
     struct ig_column_work *work; /* one per top-level column (schema->tops order) */
     uint32_t *leaf_pages;        /* per leaf: its chunk's page count */
     struct ig_chunk_dict *dicts; /* per leaf: its chunk's distinct values (planning counts them) */
+    struct ig_item_ids *ids;     /* per leaf: each value's number among them, when counted to the end */
     /* the pool's queue (under its lock): plans first, segments as planned */
     struct ig_task *tasks;
     size_t ntasks, tasks_cap, next_task, done;
