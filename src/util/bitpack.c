@@ -217,3 +217,27 @@ void ig_bitpack_pack(uint8_t *dst, const uint64_t *v, size_t n, unsigned w)
     for (unsigned k = 0; k < (fill + 7) / 8; k++)
         o[k] = (uint8_t)(acc >> (8 * k));
 }
+
+void ig_bitpack_pack_u8(uint8_t *dst, const uint8_t *v, size_t n, unsigned w)
+{
+    if (w == 0) return;
+    if (w == 8) {
+        memcpy(dst, v, n);
+        return;
+    }
+    const uint64_t mask = bp_mask(w);
+    size_t i = 0;
+    uint8_t *o = dst;
+    for (; i + 8 <= n; i += 8, o += w) { /* eight values fill exactly w bytes */
+        uint64_t x = 0;
+        for (unsigned j = 0; j < 8; j++)
+            x |= (v[i + j] & mask) << (j * w);
+        for (unsigned k = 0; k < w; k++)
+            o[k] = (uint8_t)(x >> (8 * k));
+    }
+    uint64_t x = 0;
+    for (unsigned j = 0; i + j < n; j++)
+        x |= (v[i + j] & mask) << (j * w);
+    for (unsigned k = 0; k < ((n - i) * w + 7) / 8; k++)
+        o[k] = (uint8_t)(x >> (8 * k));
+}

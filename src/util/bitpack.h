@@ -28,6 +28,8 @@ static inline size_t ig_bitpack_size(size_t n, unsigned w)
 
 /* dst: ig_bitpack_size(n, w) bytes, fully written. */
 void ig_bitpack_pack(uint8_t *dst, const uint64_t *v, size_t n, unsigned w);
+/* The same for byte values (w <= 8): eight values are w bytes. */
+void ig_bitpack_pack_u8(uint8_t *dst, const uint8_t *v, size_t n, unsigned w);
 
 /* src: ig_bitpack_size(n, w) bytes. Fast paths for every width; >= several GB/s. */
 void ig_bitpack_unpack(uint64_t *dst, const uint8_t *src, size_t n, unsigned w);

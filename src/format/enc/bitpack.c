@@ -48,6 +48,20 @@ static int bp_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
     return o ? 0 : enc_nomem(c->err);
 }
 
+int ig_ints_encode_bitpack_u8(const uint8_t *v, size_t n, struct ig_buf *out, struct ig_error *err)
+{
+    uint8_t or_all = 0;
+    for (size_t i = 0; i < n; i++)
+        or_all |= v[i];
+    unsigned w = ig_bit_width(or_all);
+    uint8_t *o = ig_buf_extend(out, 2 + ig_bitpack_size(n, w));
+    if (!o) return enc_nomem(err);
+    o[0] = IG_ENC_BITPACK;
+    o[1] = (uint8_t)w;
+    ig_bitpack_pack_u8(o + 2, v, n, w);
+    return 0;
+}
+
 static int bp_header(const uint8_t *p, size_t len, size_t n, unsigned *w, struct ig_error *err)
 {
     if (len < 2) return ig_err(err, -EIO, "bitpack stream: truncated header");

@@ -129,6 +129,11 @@ struct ig_enc_opts {
 
 /* ---- int streams ------------------------------------------------------- */
 
+/* The bitpack stream of n byte values (desc {1, unsigned}, the stream a forced
+ * bitpack of them makes) appended to out, straight from the bytes: no lanes,
+ * no statistics (level streams). */
+int ig_ints_encode_bitpack_u8(const uint8_t *v, size_t n, struct ig_buf *out, struct ig_error *err);
+
 /* Append the encoded stream for v[0..n) to out. With forced != AUTO uses that
  * scheme when it can represent the values (else -EINVAL with a message);
  * otherwise picks the smallest candidate (estimated from statistics of the data,

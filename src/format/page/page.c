@@ -177,20 +177,24 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
 static int put_levels(const uint8_t *lv, size_t n, struct ig_buf *body, struct ig_error *err)
 {
     static const struct ig_int_desc d = {1, false};
-    struct ig_enc_opts eo = {.no_drop = true};
-    uint64_t *lanes = malloc((n + 1) * sizeof *lanes);
-    if (!lanes) return ig_err(err, -ENOMEM, "out of memory");
     bool varies = false;
-    for (size_t i = 0; i < n; i++) {
-        lanes[i] = lv[i];
-        varies |= lv[i] != lv[0];
-    }
-    if (varies) eo.forced = IG_ENC_BITPACK;
+    for (size_t i = 1; i < n && !varies; i++)
+        varies = lv[i] != lv[0];
     size_t at = body->len;
-    int rc = ig_buf_append_u32(body, 0) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-    if (!rc) rc = ig_ints_encode(lanes, n, &d, &eo, body, err);
+    if (ig_buf_append_u32(body, 0)) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = 0;
+    if (varies) {
+        rc = ig_ints_encode_bitpack_u8(lv, n, body, err); /* straight from the bytes */
+    } else {
+        struct ig_enc_opts eo = {.no_drop = true};
+        uint64_t *lanes = malloc((n + 1) * sizeof *lanes);
+        if (!lanes) return ig_err(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++)
+            lanes[i] = lv[i];
+        rc = ig_ints_encode(lanes, n, &d, &eo, body, err);
+        free(lanes);
+    }
     if (!rc) ig_st32(body->data + at, (uint32_t)(body->len - at - 4));
-    free(lanes);
     return rc;
 }
 
