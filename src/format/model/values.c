@@ -229,24 +229,37 @@ int ig_values_push_level_rows(struct ig_values *v, const uint8_t *reps, const ui
     else
         memset(v->reps + v->nent, 0, nent);
     memcpy(v->defs + v->nent, defs, nent);
-    size_t per = v->per_value ? v->per_value : 1, n = v->n;
+    /* room for every row these entries end first (a row starts at each
+     * repetition level 0), then one pass over locals: the entries are bytes,
+     * which may alias anything, so fields updated in the loop were stored and
+     * reloaded for every entry */
+    size_t more = 0;
+    for (size_t i = 0; i < nent; i++)
+        more += !reps || reps[i] == 0;
+    if (v->rows + more + 2 > v->row_cap) {
+        size_t cap = v->row_cap ? v->row_cap : 256;
+        while (cap < v->rows + more + 2)
+            cap *= 2;
+        uint32_t *e = realloc(v->row_ent, cap * sizeof *e), *x = realloc(v->row_val, cap * sizeof *x);
+        if (e) v->row_ent = e;
+        if (x) v->row_val = x;
+        if (!e || !x) return -ENOMEM;
+        if (v->row_cap == 0) v->row_ent[0] = v->row_val[0] = 0;
+        v->row_cap = cap;
+    }
+    size_t per = v->per_value ? v->per_value : 1, n = v->n, ent = v->nent, rows = v->rows;
+    uint32_t *row_ent = v->row_ent, *row_val = v->row_val;
     for (size_t i = 0; i < nent; i++) {
         n += defs[i] == max_def ? per : 0;
-        v->nent++;
+        ent++;
         if (i + 1 == nent || !reps || reps[i + 1] == 0) { /* the row ends here */
-            if (v->rows + 2 > v->row_cap) {
-                size_t keep = v->n;
-                v->n = n; /* recorded by end_row as the row's end */
-                int rc = ig_values_end_row(v);
-                v->n = keep;
-                if (rc) return rc;
-                continue;
-            }
-            v->rows++;
-            v->row_ent[v->rows] = (uint32_t)v->nent;
-            v->row_val[v->rows] = (uint32_t)n;
+            rows++;
+            row_ent[rows] = (uint32_t)ent;
+            row_val[rows] = (uint32_t)n;
         }
     }
+    v->nent = ent;
+    v->rows = rows;
     return 0;
 }
 

@@ -293,10 +293,16 @@ static int decode_levels(struct ctx *x, const uint8_t *p, size_t len, unsigned m
     if (want_idx(x->s, n)) return fail(x, -ENOMEM, "out of memory");
     long used = rle_decode(p, len, bit_width(max), n, x->s->idx);
     if (used < 0) return fail(x, -EIO, "%s levels are damaged", what);
+    /* narrowed and checked in one pass the compiler can vectorise (out, bytes,
+     * may alias anything: the levels are read through a local pointer) */
+    const uint32_t *idx = x->s->idx;
+    uint32_t worst = 0;
     for (size_t i = 0; i < n; i++) {
-        if (x->s->idx[i] > max) return fail(x, -EIO, "%s level %u above the column's maximum %u", what, x->s->idx[i], max);
-        out[i] = (uint8_t)x->s->idx[i];
+        worst = idx[i] > worst ? idx[i] : worst;
+        out[i] = (uint8_t)idx[i];
     }
+    for (size_t i = 0; worst > max && i < n; i++)
+        if (idx[i] > max) return fail(x, -EIO, "%s level %u above the column's maximum %u", what, idx[i], max);
     return 0;
 }
 
