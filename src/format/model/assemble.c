@@ -350,26 +350,23 @@ static bool measure_one_list(const struct asm_ctx *a, size_t rows, uint64_t *len
     if (!a->values_known && !ig_render_json_len_run(v, v0, v1 - v0, &values)) return false;
     /* definition levels: below `present` the list is NULL, below `filled` it
      * is empty, below max_def its element is NULL */
-    unsigned present = nd->null_mask & 1, filled = present + 1;
+    unsigned present = nd->null_mask & 1, filled = present + 1, max_def = nd->max_def;
     uint64_t structure = rows; /* the newlines */
     size_t defined = 0;
+    unsigned bad = 0;
+    const uint8_t *reps = v->reps, *defs = v->defs;
+    /* without branches (the compiler vectorises it): an entry that starts a
+     * row adds "null", "[]" or the brackets around its elements, any other
+     * the comma before its element; an element is a value or a NULL ("null") */
     for (size_t e = e0; e < e1; e++) {
-        unsigned d = v->defs[e];
-        if (d > nd->max_def || v->reps[e] > 1) return false;
-        if (v->reps[e] == 0) {
-            /* a row: "null", "[]" or the brackets around its elements */
-            structure += d < present ? 4 : 2;
-            if (d < filled) continue;
-        } else {
-            if (d < filled) return false; /* an element of a list that has none */
-            structure += 1; /* the comma before it */
-        }
-        if (d == nd->max_def)
-            defined++;
-        else
-            structure += 4; /* a NULL element */
+        unsigned d = defs[e], row = reps[e] == 0, elem = d >= filled;
+        structure += row ? (d < present ? 4u : 2u) : 1u;
+        defined += elem & (d == max_def);
+        structure += 4u * (elem & (d != max_def));
+        /* past the column's levels, or an element of a list that has none */
+        bad |= (d > max_def) | (reps[e] > 1) | (!row & !elem);
     }
-    if (defined != v1 - v0) return false;
+    if (bad || defined != v1 - v0) return false;
     *len = structure + values;
     return true;
 }
