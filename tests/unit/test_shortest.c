@@ -119,6 +119,25 @@ static void test_f32_equals_search(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* A run of numbers without NULLs: its text and JSON lengths, counted a run at
+ * a time, are those of its rendering. */
+static void run_lens_match_rendering(const struct ig_values *v, struct ig_buf *out, struct ig_buf *scratch)
+{
+    ig_buf_reset(out);
+    ig_render_text_lines(out, v, NULL);
+    uint64_t len = 0;
+    CHECK(ig_render_text_len(v, NULL, scratch, &len) == 0);
+    CHECK_EQ_INT(len, out->len);
+    uint64_t json = 0, want = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        ig_buf_reset(out);
+        ig_render_json_value(out, v, i);
+        want += out->len;
+    }
+    CHECK(ig_render_json_len_run(v, 0, v->n, &json));
+    CHECK_EQ_INT(json, want);
+}
+
 /* The writer's text lengths (counted, not rendered) equal the rendered text's,
  * for every fixed-width type, extremes, NULLs and specials included. */
 static void test_text_len_counts_rendering(void)
@@ -181,19 +200,7 @@ static void test_text_len_counts_rendering(void)
             memcpy(&fb, &f, 4);
             ig_values_push_lane(&v, fb);
         }
-        ig_buf_reset(&out);
-        ig_render_text_lines(&out, &v, NULL);
-        uint64_t len = 0;
-        CHECK(ig_render_text_len(&v, NULL, &scratch, &len) == 0);
-        CHECK_EQ_INT(len, out.len);
-        uint64_t json = 0, want = 0;
-        for (size_t i = 0; i < v.n; i++) {
-            ig_buf_reset(&out);
-            ig_render_json_value(&out, &v, i);
-            want += out.len;
-        }
-        CHECK(ig_render_json_len_run(&v, 0, v.n, &json));
-        CHECK_EQ_INT(json, want);
+        run_lens_match_rendering(&v, &out, &scratch);
         ig_values_free(&v);
     }
     /* strings (escapes counted) and binary (rendered) */
@@ -296,19 +303,7 @@ static void test_f64_run_len_counts_rendering(void)
             if (i % 211 == 0) d = (double[]){0.0, -0.0, NAN, INFINITY, -INFINITY, 1.0, 0.5}[i % 7];
             ig_values_push_lane(&v, bits_of(d));
         }
-        ig_buf_reset(&out);
-        ig_render_text_lines(&out, &v, NULL);
-        uint64_t len = 0;
-        CHECK(ig_render_text_len(&v, NULL, &scratch, &len) == 0);
-        CHECK_EQ_INT(len, out.len);
-        uint64_t json = 0, want = 0;
-        for (size_t i = 0; i < v.n; i++) {
-            ig_buf_reset(&out);
-            ig_render_json_value(&out, &v, i);
-            want += out.len;
-        }
-        CHECK(ig_render_json_len_run(&v, 0, v.n, &json));
-        CHECK_EQ_INT(json, want);
+        run_lens_match_rendering(&v, &out, &scratch);
         ig_values_free(&v);
     }
     ig_buf_free(&out);

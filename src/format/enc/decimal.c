@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "enc_internal.h"
+#include "util/floatbits.h"
 #include "util/shortest.h"
 
 #define DECIMAL_MAX_PLACES 15  /* float64 */
@@ -40,35 +41,6 @@ static const float pow10_exact32[DECIMAL_MAX_PLACES32 + 1] = {1e0f, 1e1f, 1e2f, 
                                                               1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 
 static const struct ig_int_desc decimal_child_desc = {8, true};
-
-static inline double lane_double(uint64_t lane)
-{
-    double d;
-    memcpy(&d, &lane, 8);
-    return d;
-}
-
-static inline uint64_t double_lane(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, 8);
-    return b;
-}
-
-static inline float lane_float(uint64_t lane)
-{
-    uint32_t b = (uint32_t)lane;
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
-static inline uint64_t float_lane(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
-}
 
 /* float64 or float32 lanes: the places and the integers' bound */
 static unsigned max_places(unsigned width)
@@ -85,13 +57,13 @@ static inline bool scaled(uint64_t lane, unsigned p, unsigned width, int64_t *m)
         return true;
     }
     bool f32 = width == 4;
-    double v = f32 ? (double)lane_float(lane) : lane_double(lane), a = v < 0 ? -v : v;
+    double v = f32 ? (double)ig_lane_f32(lane) : ig_lane_f64(lane), a = v < 0 ? -v : v;
     double s = a * pow10_exact[p];
     if (!(s < (f32 ? 16777216.0 : 1e15))) return false; /* also NaN and infinities */
     int64_t k = (int64_t)(s + 0.5);
     int64_t signed_k = v < 0 ? -k : k;
-    uint64_t back = f32 ? float_lane((float)signed_k / pow10_exact32[p])
-                        : double_lane((double)signed_k / pow10_exact[p]);
+    uint64_t back = f32 ? ig_f32_lane((float)signed_k / pow10_exact32[p])
+                        : ig_f64_lane((double)signed_k / pow10_exact[p]);
     if (back != lane) return false; /* -0.0 too */
     *m = signed_k;
     return true;
@@ -115,12 +87,12 @@ static bool decimal_scale(const uint64_t *v, size_t n, unsigned width, unsigned 
         }
         int nd, first;
         if (width == 4) {
-            float a = lane_float(v[i]);
+            float a = ig_lane_f32(v[i]);
             a = a < 0 ? -a : a;
             if (!(a > 0 && a < 16777216.0f)) return false; /* -0.0, NaN, infinities, too large */
             ig_shortest_f32_shape(a, &nd, &first);
         } else {
-            double a = lane_double(v[i]);
+            double a = ig_lane_f64(v[i]);
             a = a < 0 ? -a : a;
             if (!(a > 0 && a < 1e15)) return false;
             ig_shortest_f64_shape_guided(a, &guess, &nd, &first);
@@ -245,8 +217,8 @@ static int decimal_parse(const uint8_t *p, size_t len, unsigned width, struct de
 
 static inline uint64_t unscale(uint64_t m, unsigned p, unsigned width)
 {
-    return width == 4 ? float_lane((float)(int64_t)m / pow10_exact32[p])
-                      : double_lane((double)(int64_t)m / pow10_exact[p]);
+    return width == 4 ? ig_f32_lane((float)(int64_t)m / pow10_exact32[p])
+                      : ig_f64_lane((double)(int64_t)m / pow10_exact[p]);
 }
 
 static int decimal_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,

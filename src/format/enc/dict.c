@@ -453,6 +453,20 @@ const struct int_scheme enc_dict_int = {
 
 /* ---- bytes dict ---------------------------------------------------------- */
 
+/* [5] [k] [sub: the k entries (doffs over ddata) as a plain bytes stream] [codes] */
+static int bdict_emit(const uint64_t *doffs, const struct ig_buf *ddata, size_t k, uint64_t *codes,
+                      size_t n, struct enc_ectx *c, struct ig_buf *out)
+{
+    struct ig_buf dstream = IG_BUF_INIT;
+    int rc = enc_plain_bytes.encode(doffs, ddata->data, k, c, &dstream);
+    if (!rc && (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k) ||
+                enc_put_sub(out, dstream.data, dstream.len)))
+        rc = enc_nomem(c->err);
+    if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
+    ig_buf_free(&dstream);
+    return rc;
+}
+
 static int bdict_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
                         struct ig_buf *out)
 {
@@ -461,7 +475,7 @@ static int bdict_encode(const uint64_t *offs, const uint8_t *data, size_t n, str
     uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
     uint64_t *first = malloc((n ? n : 1) * sizeof *first); /* entry -> item index */
     uint64_t *doffs = malloc((n + 1) * sizeof *doffs);
-    struct ig_buf ddata = IG_BUF_INIT, dstream = IG_BUF_INIT;
+    struct ig_buf ddata = IG_BUF_INIT;
     int rc = 0;
     if (!codes || !first || !doffs) {
         rc = enc_nomem(c->err);
@@ -493,18 +507,13 @@ static int bdict_encode(const uint64_t *offs, const uint8_t *data, size_t n, str
         }
         codes[i] = m.vals[slot];
     }
-    rc = enc_plain_bytes.encode(doffs, ddata.data, k, c, &dstream);
-    if (!rc && (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k) ||
-                enc_put_sub(out, dstream.data, dstream.len)))
-        rc = enc_nomem(c->err);
-    if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
+    rc = bdict_emit(doffs, &ddata, k, codes, n, c, out);
 done:
     ig_u64map_free(&m);
     free(codes);
     free(first);
     free(doffs);
     ig_buf_free(&ddata);
-    ig_buf_free(&dstream);
     return rc;
 }
 
@@ -515,7 +524,7 @@ int enc_bytes_dict_encode_census(const uint64_t *offs, const uint8_t *data, size
     size_t k = cen->k;
     uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
     uint64_t *doffs = malloc((k + 1) * sizeof *doffs);
-    struct ig_buf ddata = IG_BUF_INIT, dstream = IG_BUF_INIT;
+    struct ig_buf ddata = IG_BUF_INIT;
     int rc = 0;
     if (!codes || !doffs) {
         rc = enc_nomem(c->err);
@@ -533,16 +542,11 @@ int enc_bytes_dict_encode_census(const uint64_t *offs, const uint8_t *data, size
     }
     for (size_t i = 0; i < n; i++)
         codes[i] = cen->codes[i];
-    rc = enc_plain_bytes.encode(doffs, ddata.data, k, c, &dstream);
-    if (!rc && (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k) ||
-                enc_put_sub(out, dstream.data, dstream.len)))
-        rc = enc_nomem(c->err);
-    if (!rc) rc = dict_put_codes(codes, n, k, NULL, CODES_AUTO, c, out);
+    rc = bdict_emit(doffs, &ddata, k, codes, n, c, out);
 done:
     free(codes);
     free(doffs);
     ig_buf_free(&ddata);
-    ig_buf_free(&dstream);
     return rc;
 }
 

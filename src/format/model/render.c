@@ -4,6 +4,7 @@
 #include "blob/blob.h"
 #include "util/buf.h"
 #include "util/endian.h"
+#include "util/floatbits.h"
 #include "util/shortest.h"
 
 #include <errno.h>
@@ -217,21 +218,6 @@ size_t ig_format_f32_len(float f)
     return layout_len(f < 0, nd, first);
 }
 
-static inline double lane_f64(uint64_t lane)
-{
-    double d;
-    memcpy(&d, &lane, 8);
-    return d;
-}
-
-static inline float lane_f32(uint64_t lane)
-{
-    uint32_t b = (uint32_t)lane;
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
 static size_t fmt_u64(char *out, uint64_t v)
 {
     return ig_u64_digits(out, v);
@@ -274,8 +260,8 @@ static size_t format_lane(char *out, uint8_t type, uint64_t lane, bool json)
     case IG_T_FLOAT32:
     case IG_T_FLOAT64: {
         char tmp[IG_FLOAT_TEXT_MAX];
-        size_t n = type == IG_T_FLOAT32 ? ig_format_f32(tmp, lane_f32(lane))
-                                        : ig_format_f64(tmp, lane_f64(lane));
+        size_t n = type == IG_T_FLOAT32 ? ig_format_f32(tmp, ig_lane_f32(lane))
+                                        : ig_format_f64(tmp, ig_lane_f64(lane));
         if (json && (tmp[0] == 'N' || tmp[0] == 'I' || tmp[1] == 'I')) {
             out[0] = '"';
             memcpy(out + 1, tmp, n);
@@ -308,8 +294,8 @@ static size_t lane_len(uint8_t type, uint64_t lane, bool json)
     case IG_T_UINT64: return (size_t)ig_u64_digit_count(lane);
     case IG_T_FLOAT32:
     case IG_T_FLOAT64: {
-        double d = type == IG_T_FLOAT32 ? (double)lane_f32(lane) : lane_f64(lane);
-        size_t n = type == IG_T_FLOAT32 ? ig_format_f32_len(lane_f32(lane)) : ig_format_f64_len(lane_f64(lane));
+        double d = type == IG_T_FLOAT32 ? (double)ig_lane_f32(lane) : ig_lane_f64(lane);
+        size_t n = type == IG_T_FLOAT32 ? ig_format_f32_len(ig_lane_f32(lane)) : ig_format_f64_len(ig_lane_f64(lane));
         return n + (json && (isnan(d) || isinf(d)) ? 2 : 0); /* "NaN" is a JSON string */
     }
     default: return 1;
@@ -406,7 +392,7 @@ static uint64_t f64_len_run(const uint64_t *lanes, const uint32_t *counts, size_
     uint64_t sum = 0;
     int places = -1;
     for (size_t j = 0; j < n; j++) {
-        double d = lane_f64(lanes[j]);
+        double d = ig_lane_f64(lanes[j]);
         size_t len = f64_len_guided(d, &places) + (json && (isnan(d) || isinf(d)) ? 2 : 0);
         sum += counts ? (uint64_t)counts[j] * len : len;
     }

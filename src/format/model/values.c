@@ -57,17 +57,25 @@ int ig_values_push_entry(struct ig_values *v, uint8_t rep, uint8_t def)
     return 0;
 }
 
+/* Room in the row index for `need` entries (doubling; the first row starts at 0). */
+static int reserve_rows(struct ig_values *v, size_t need)
+{
+    if (need <= v->row_cap) return 0;
+    size_t cap = v->row_cap ? v->row_cap : 256;
+    while (cap < need)
+        cap *= 2;
+    uint32_t *e = realloc(v->row_ent, cap * sizeof *e), *x = realloc(v->row_val, cap * sizeof *x);
+    if (e) v->row_ent = e;
+    if (x) v->row_val = x;
+    if (!e || !x) return -ENOMEM;
+    if (v->row_cap == 0) v->row_ent[0] = v->row_val[0] = 0;
+    v->row_cap = cap;
+    return 0;
+}
+
 int ig_values_end_row(struct ig_values *v)
 {
-    if (v->rows + 2 > v->row_cap) {
-        size_t cap = v->row_cap ? v->row_cap * 2 : 256;
-        uint32_t *e = realloc(v->row_ent, cap * sizeof *e), *x = realloc(v->row_val, cap * sizeof *x);
-        if (e) v->row_ent = e;
-        if (x) v->row_val = x;
-        if (!e || !x) return -ENOMEM;
-        if (v->row_cap == 0) v->row_ent[0] = v->row_val[0] = 0;
-        v->row_cap = cap;
-    }
+    if (reserve_rows(v, v->rows + 2)) return -ENOMEM;
     v->rows++;
     v->row_ent[v->rows] = (uint32_t)v->nent;
     v->row_val[v->rows] = (uint32_t)v->n;
@@ -236,17 +244,7 @@ int ig_values_push_level_rows(struct ig_values *v, const uint8_t *reps, const ui
     size_t more = 0;
     for (size_t i = 0; i < nent; i++)
         more += !reps || reps[i] == 0;
-    if (v->rows + more + 2 > v->row_cap) {
-        size_t cap = v->row_cap ? v->row_cap : 256;
-        while (cap < v->rows + more + 2)
-            cap *= 2;
-        uint32_t *e = realloc(v->row_ent, cap * sizeof *e), *x = realloc(v->row_val, cap * sizeof *x);
-        if (e) v->row_ent = e;
-        if (x) v->row_val = x;
-        if (!e || !x) return -ENOMEM;
-        if (v->row_cap == 0) v->row_ent[0] = v->row_val[0] = 0;
-        v->row_cap = cap;
-    }
+    if (reserve_rows(v, v->rows + more + 2)) return -ENOMEM;
     size_t per = v->per_value ? v->per_value : 1, n = v->n, ent = v->nent, rows = v->rows;
     uint32_t *row_ent = v->row_ent, *row_val = v->row_val;
     for (size_t i = 0; i < nent; i++) {
@@ -349,17 +347,7 @@ int ig_values_append(struct ig_values *dst, const struct ig_values *src)
     memcpy(dst->reps + e0, src->reps, src->nent);
     memcpy(dst->defs + e0, src->defs, src->nent);
     dst->nent = e0 + src->nent;
-    if (dst->row_cap < r0 + src->rows + 1) {
-        size_t cap = dst->row_cap ? dst->row_cap : 256;
-        while (cap < r0 + src->rows + 1)
-            cap *= 2;
-        uint32_t *e = realloc(dst->row_ent, cap * sizeof *e), *x = realloc(dst->row_val, cap * sizeof *x);
-        if (e) dst->row_ent = e;
-        if (x) dst->row_val = x;
-        if (!e || !x) return -ENOMEM;
-        if (dst->row_cap == 0) dst->row_ent[0] = dst->row_val[0] = 0;
-        dst->row_cap = cap;
-    }
+    if (reserve_rows(dst, r0 + src->rows + 1)) return -ENOMEM;
     for (size_t r = 1; r <= src->rows; r++) {
         dst->row_ent[r0 + r] = (uint32_t)(e0 + src->row_ent[r]);
         dst->row_val[r0 + r] = (uint32_t)(n0 + src->row_val[r]);
@@ -377,15 +365,7 @@ int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
     size_t vals = 0;
     for (size_t e = 0; e < v->nent; e++) {
         if (v->reps[e] == 0) {
-            if (v->rows + 2 > v->row_cap) {
-                size_t cap = v->row_cap ? v->row_cap * 2 : 256;
-                while (cap < v->rows + 2) cap *= 2;
-                uint32_t *a = realloc(v->row_ent, cap * sizeof *a), *b = realloc(v->row_val, cap * sizeof *b);
-                if (a) v->row_ent = a;
-                if (b) v->row_val = b;
-                if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
-                v->row_cap = cap;
-            }
+            if (reserve_rows(v, v->rows + 2)) return ig_err(err, -ENOMEM, "out of memory");
             v->row_ent[v->rows] = (uint32_t)e;
             v->row_val[v->rows] = (uint32_t)vals;
             v->rows++;
@@ -395,13 +375,7 @@ int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
         if (v->defs[e] > max_def) return ig_err(err, -EIO, "levels: definition level above the maximum");
         if (v->defs[e] == max_def) vals += per;
     }
-    if (v->row_cap < v->rows + 1) {
-        uint32_t *a = realloc(v->row_ent, (v->rows + 1) * sizeof *a), *b = realloc(v->row_val, (v->rows + 1) * sizeof *b);
-        if (a) v->row_ent = a;
-        if (b) v->row_val = b;
-        if (!a || !b) return ig_err(err, -ENOMEM, "out of memory");
-        v->row_cap = v->rows + 1;
-    }
+    if (reserve_rows(v, v->rows + 1)) return ig_err(err, -ENOMEM, "out of memory");
     v->row_ent[v->rows] = (uint32_t)v->nent;
     v->row_val[v->rows] = (uint32_t)vals;
     if (vals != v->n) return ig_err(err, -EIO, "levels: %zu values defined, %zu stored", vals, v->n);
