@@ -226,7 +226,51 @@ static void test_bytes_run(void)
     ig_values_free(&run);
 }
 
+/* Dictionary-coded strings pushed by code in one pass equal the same strings
+ * pushed one by one: after values already there, with a NULL among those (the
+ * validity bitmap kept), empty entries included. */
+static void test_bytes_coded(void)
+{
+    uint64_t s = check_seed + 5;
+    struct ig_values dict, one, coded;
+    ig_values_init(&dict, IG_T_STRING);
+    ig_values_init(&one, IG_T_STRING);
+    ig_values_init(&coded, IG_T_STRING);
+    for (int i = 0; i < 50; i++) {
+        char buf[40];
+        int len = i % 7 == 0 ? 0 : (int)(test_rand(&s) % 30);
+        for (int k = 0; k < len; k++)
+            buf[k] = (char)('a' + test_rand(&s) % 26);
+        ig_values_push_bytes(&dict, buf, (size_t)len);
+    }
+    uint32_t codes[3000];
+    for (size_t i = 0; i < 3000; i++)
+        codes[i] = (uint32_t)(test_rand(&s) % 50);
+    struct ig_values *both[2] = {&one, &coded};
+    for (int b = 0; b < 2; b++) {
+        ig_values_push_bytes(both[b], "x", 1);
+        ig_values_push_null(both[b]);
+    }
+    CHECK(ig_values_push_bytes_coded(&coded, &dict, codes, 3000) == 0);
+    for (size_t i = 0; i < 3000; i++) {
+        size_t len;
+        const uint8_t *p = ig_values_bytes(&dict, codes[i], &len);
+        ig_values_push_bytes(&one, p, len);
+    }
+    CHECK_EQ_INT(coded.n, one.n);
+    CHECK(memcmp(coded.offs, one.offs, (one.n + 1) * sizeof *one.offs) == 0);
+    CHECK(coded.data.len == one.data.len && memcmp(coded.data.data, one.data.data, one.data.len) == 0);
+    size_t nulls = 0;
+    for (size_t i = 0; i < coded.n; i++)
+        nulls += ig_values_is_null(&coded, i) != ig_values_is_null(&one, i);
+    CHECK(nulls == 0 && ig_values_is_null(&coded, 1) && !ig_values_is_null(&coded, 2));
+    ig_values_free(&dict);
+    ig_values_free(&one);
+    ig_values_free(&coded);
+}
+
 TEST_MAIN({"assemble_measure_one_list", test_measure_one_list},
           {"assemble_measure_struct", test_measure_struct},
           {"values_level_rows_in_bulk", test_level_rows_in_bulk},
-          {"values_bytes_run", test_bytes_run})
+          {"values_bytes_run", test_bytes_run},
+          {"values_bytes_coded", test_bytes_coded})

@@ -227,6 +227,32 @@ int ig_values_push_bytes_run(struct ig_values *v, const uint64_t *offs, const ui
     return 0;
 }
 
+int ig_values_push_bytes_coded(struct ig_values *v, const struct ig_values *dict, const uint32_t *codes,
+                               size_t n)
+{
+    if (!n) return 0;
+    const uint64_t *doffs = dict->offs;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += doffs[codes[i] + 1] - doffs[codes[i]];
+    if (v->n + n > v->offs_cap && ig_values_reserve(v, v->n + n)) return -ENOMEM;
+    if (ig_buf_reserve(&v->data, total)) return -ENOMEM;
+    const uint8_t *src = dict->data.data;
+    uint8_t *dst = v->data.data;
+    uint64_t at = v->data.len, *offs = v->offs + v->n;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = doffs[codes[i]], l = doffs[codes[i] + 1] - a;
+        if (l) memcpy(dst + at, src + a, l);
+        at += l;
+        offs[i + 1] = at;
+    }
+    v->data.len = at;
+    if (v->has_nulls)
+        for (size_t i = 0; i < n; i++) set_valid(v, v->n + i, true);
+    v->n += n;
+    return 0;
+}
+
 int ig_values_push_level_rows(struct ig_values *v, const uint8_t *reps, const uint8_t *defs, size_t nent,
                               uint8_t max_def)
 {

@@ -63,6 +63,10 @@ int ig_values_push_null(struct ig_values *v);
 /* count strings at once: string i is base[offs[i] .. offs[i + 1]) (a decoded
  * column's values in one copy). */
 int ig_values_push_bytes_run(struct ig_values *v, const uint64_t *offs, const uint8_t *base, size_t count);
+/* Push dict's items codes[0..n) (each < dict->n, checked by the caller), all
+ * present: a dictionary-coded page's strings in one pass, room made once. */
+int ig_values_push_bytes_coded(struct ig_values *v, const struct ig_values *dict, const uint32_t *codes,
+                               size_t n);
 /* Value i (< n) reads as NULL from now on (flat values). */
 int ig_values_set_null(struct ig_values *v, size_t i);
 

@@ -404,18 +404,18 @@ static int decode_dict_codes(struct ctx *x, const uint8_t *p, size_t len, size_t
     if (want_idx(x->s, n)) return fail(x, -ENOMEM, "out of memory");
     if (rle_decode(p + 1, len - 1, p[0], n, x->s->idx) < 0)
         return fail(x, -EIO, "dictionary codes are damaged");
-    if (!d->is_bytes && ig_values_reserve(v, v->n + n)) return fail(x, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = x->s->idx[i];
-        if (c >= d->n) return fail(x, -EIO, "dictionary code %u, the dictionary has %zu values", c, d->n);
-        if (d->is_bytes) {
-            size_t l;
-            const uint8_t *b = ig_values_bytes(d, c, &l);
-            if (push_bytes(x, v, b, l)) return -ENOMEM;
-        } else {
-            v->lanes[v->n++] = d->lanes[c];
-        }
-    }
+    const uint32_t *idx = x->s->idx;
+    uint32_t worst = 0;
+    for (size_t i = 0; i < n; i++)
+        worst = idx[i] > worst ? idx[i] : worst;
+    for (size_t i = 0; worst >= d->n && i < n; i++)
+        if (idx[i] >= d->n) return fail(x, -EIO, "dictionary code %u, the dictionary has %zu values", idx[i], d->n);
+    if (d->is_bytes) /* every code checked: the strings in one pass */
+        return ig_values_push_bytes_coded(v, d, idx, n) ? fail(x, -ENOMEM, "out of memory") : 0;
+    if (ig_values_reserve(v, v->n + n)) return fail(x, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        v->lanes[v->n + i] = d->lanes[idx[i]];
+    v->n += n;
     return 0;
 }
 
