@@ -195,6 +195,27 @@ static void test_level_rows_in_bulk(void)
     ig_values_free(&v);
 }
 
+/* n random lowercase strings of 0-29 bytes (every `empty`-th one empty, 0:
+ * none forced) pushed onto v */
+static void push_random_strings(struct ig_values *v, int n, int empty, uint64_t *s)
+{
+    for (int i = 0; i < n; i++) {
+        char buf[40];
+        int len = empty && i % empty == 0 ? 0 : (int)(test_rand(s) % 30);
+        for (int k = 0; k < len; k++)
+            buf[k] = (char)('a' + test_rand(s) % 26);
+        ig_values_push_bytes(v, buf, (size_t)len);
+    }
+}
+
+/* a and b hold the same strings: count, offsets and bytes */
+static void check_same_strings(const struct ig_values *a, const struct ig_values *b)
+{
+    CHECK_EQ_INT(a->n, b->n);
+    CHECK(a->n == b->n && memcmp(a->offs, b->offs, (b->n + 1) * sizeof *b->offs) == 0);
+    CHECK(a->data.len == b->data.len && memcmp(a->data.data, b->data.data, b->data.len) == 0);
+}
+
 /* strings in one run: the same offsets and bytes as one by one */
 static void test_bytes_run(void)
 {
@@ -203,13 +224,7 @@ static void test_bytes_run(void)
     ig_values_init(&src, IG_T_STRING);
     ig_values_init(&one, IG_T_STRING);
     ig_values_init(&run, IG_T_STRING);
-    for (int i = 0; i < 500; i++) {
-        char buf[40];
-        int len = (int)(test_rand(&s) % 30);
-        for (int k = 0; k < len; k++)
-            buf[k] = (char)('a' + test_rand(&s) % 26);
-        ig_values_push_bytes(&src, buf, (size_t)len);
-    }
+    push_random_strings(&src, 500, 0, &s);
     ig_values_push_bytes(&run, "x", 1); /* something before: offsets shift */
     ig_values_push_bytes(&one, "x", 1);
     CHECK(ig_values_push_bytes_run(&run, src.offs + 100, src.data.data, 300) == 0);
@@ -218,9 +233,7 @@ static void test_bytes_run(void)
         const uint8_t *p = ig_values_bytes(&src, i, &len);
         ig_values_push_bytes(&one, p, len);
     }
-    CHECK_EQ_INT(run.n, one.n);
-    CHECK(memcmp(run.offs, one.offs, (one.n + 1) * sizeof *one.offs) == 0);
-    CHECK(run.data.len == one.data.len && memcmp(run.data.data, one.data.data, one.data.len) == 0);
+    check_same_strings(&run, &one);
     ig_values_free(&src);
     ig_values_free(&one);
     ig_values_free(&run);
@@ -236,13 +249,7 @@ static void test_bytes_coded(void)
     ig_values_init(&dict, IG_T_STRING);
     ig_values_init(&one, IG_T_STRING);
     ig_values_init(&coded, IG_T_STRING);
-    for (int i = 0; i < 50; i++) {
-        char buf[40];
-        int len = i % 7 == 0 ? 0 : (int)(test_rand(&s) % 30);
-        for (int k = 0; k < len; k++)
-            buf[k] = (char)('a' + test_rand(&s) % 26);
-        ig_values_push_bytes(&dict, buf, (size_t)len);
-    }
+    push_random_strings(&dict, 50, 7, &s);
     uint32_t codes[3000];
     for (size_t i = 0; i < 3000; i++)
         codes[i] = (uint32_t)(test_rand(&s) % 50);
@@ -257,9 +264,7 @@ static void test_bytes_coded(void)
         const uint8_t *p = ig_values_bytes(&dict, codes[i], &len);
         ig_values_push_bytes(&one, p, len);
     }
-    CHECK_EQ_INT(coded.n, one.n);
-    CHECK(memcmp(coded.offs, one.offs, (one.n + 1) * sizeof *one.offs) == 0);
-    CHECK(coded.data.len == one.data.len && memcmp(coded.data.data, one.data.data, one.data.len) == 0);
+    check_same_strings(&coded, &one);
     size_t nulls = 0;
     for (size_t i = 0; i < coded.n; i++)
         nulls += ig_values_is_null(&coded, i) != ig_values_is_null(&one, i);
