@@ -21,7 +21,7 @@ const char cmd_import_usage[] =
     "                         schema, nesting and nulls)\n"
     "  --schema FILE          column types (default: inferred from a sample)\n"
     "  --append               add the rows as a new part of an existing table\n"
-    "  --rows-per-group N     rows per row group (default 65536)\n"
+    "  --rows-per-group N     rows per row group (default: sized by the values, 65536 to 262144)\n"
     "  --page-size BYTES      target page size (default 65536; K/M suffixes)\n"
     "  --delimiter C          CSV field separator (default ',')\n"
     "  --sample-rows N        rows sampled to infer types (default 10000)\n"

@@ -20,6 +20,14 @@ void ig_strset_free(struct ig_strset *s)
     ig_strset_init(s);
 }
 
+void ig_strset_clear(struct ig_strset *s)
+{
+    if (s->count) memset(s->slots, 0, s->nslots * sizeof *s->slots);
+    s->count = 0;
+    s->bytes = 0;
+    ig_buf_reset(&s->data);
+}
+
 static uint64_t hash_of(const void *p, size_t len) { return XXH3_64bits(p, len); }
 
 /* A slot holds entry + 1 (low half, 0 = empty) and the hash's low 32 bits

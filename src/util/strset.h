@@ -30,6 +30,10 @@ struct ig_strset {
 
 void ig_strset_init(struct ig_strset *s);
 void ig_strset_free(struct ig_strset *s);
+/* Empty the set and keep its memory for the next use (a writer counts every
+ * chunk's strings in one set: fresh memory for each cost more page faults
+ * than the counting). */
+void ig_strset_clear(struct ig_strset *s);
 /* Add p[0, len) if absent. *index: its entry number (first come, first
  * numbered); *added: whether it was new. -ENOMEM leaves the set as it was;
  * -E2BIG when it already holds UINT32_MAX - 1 entries. */

@@ -1002,7 +1002,86 @@ static void test_blocks_aim_at_stored_size(void)
     ig_table_close(&t);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+/* Row groups sized by their values (writer.h, rows_per_group 0): narrow
+ * rows fill IG_GROUP_MAX_ROWS, rows of ~300 bytes stop at one step (two steps
+ * would pass IG_GROUP_BUDGET), rows of ~150 bytes at three; a group ends only
+ * at a step. The same rows written with threads are the same file. Fails when
+ * the default stays 65,536 rows or a group outgrows its budget. */
+struct wide_ctx {
+    size_t len;
+};
+
+static void fill_sized(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
+{
+    const struct wide_ctx *wc = ctx;
+    if (col == 0) {
+        ig_values_push_lane(v, row);
+        return;
+    }
+    char b[512];
+    memset(b, 'a' + (int)(row % 26), wc->len);
+    ig_values_push_bytes(v, b, wc->len);
+}
+
+static void check_group_rows(size_t len, uint64_t rows, const uint32_t *want, uint32_t nwant)
+{
+    uint8_t *bytes[2] = {0};
+    size_t sizes[2] = {0};
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        char *d = make_dir();
+        REQUIRE(d);
+        struct ig_schema s = {0};
+        ig_schema_add(&s, "id", 2, IG_T_INT64, false, NULL);
+        if (len) ig_schema_add(&s, "txt", 3, IG_T_STRING, false, NULL);
+        struct ig_writer_opts o;
+        ig_writer_opts_default(&o);
+        o.threads = threads;
+        struct wide_ctx wc = {len};
+        REQUIRE(write_table(d, &s, rows, &o, fill_sized, &wc) == 0);
+        ig_schema_free(&s);
+        struct ig_table t;
+        struct ig_error err = {0};
+        REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+        CHECK_EQ_INT(t.num_groups, nwant);
+        for (uint32_t g = 0; g < t.num_groups && g < nwant; g++) {
+            struct ig_grouprec gr;
+            REQUIRE(ig_part_group(&t.parts[0], g, &gr, &err) == 0);
+            if (gr.row_count != want[g]) {
+                fprintf(stderr, "  %zu-byte strings, group %u: %u rows, want %u\n", len, g, gr.row_count,
+                        want[g]);
+                check_failures++;
+            }
+        }
+        ig_table_close(&t);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/part-000000.ingot", d);
+        FILE *f = fopen(path, "rb");
+        REQUIRE(f);
+        fseek(f, 0, SEEK_END);
+        sizes[threads - 1] = (size_t)ftell(f);
+        rewind(f);
+        bytes[threads - 1] = malloc(sizes[threads - 1]);
+        REQUIRE(bytes[threads - 1] && fread(bytes[threads - 1], 1, sizes[threads - 1], f) == sizes[threads - 1]);
+        fclose(f);
+    }
+    CHECK(sizes[0] == sizes[1] && memcmp(bytes[0], bytes[1], sizes[0]) == 0);
+    free(bytes[0]);
+    free(bytes[1]);
+}
+
+static void test_groups_sized_by_values(void)
+{
+    const uint32_t narrow[] = {IG_GROUP_MAX_ROWS, IG_GROUP_MAX_ROWS, 600000 - 2 * IG_GROUP_MAX_ROWS};
+    check_group_rows(0, 600000, narrow, 3);
+    /* 8 + 8 + 300 bytes a row: 20.7 MB a step */
+    const uint32_t wide[] = {IG_GROUP_STEP, IG_GROUP_STEP, 150000 - 2 * IG_GROUP_STEP};
+    check_group_rows(300, 150000, wide, 3);
+    /* 8 + 8 + 130 bytes a row: 9.6 MB a step, 38.3 MB at four */
+    const uint32_t mid[] = {3 * IG_GROUP_STEP, 250000 - 3 * IG_GROUP_STEP};
+    check_group_rows(130, 250000, mid, 2);
+}
+
+TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_chunk_dict_counts), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

@@ -144,18 +144,28 @@ static void test_cpu_switch(void)
 }
 
 /* Property: random strings from a small alphabet (so many repeat, and many
- * share a hash slot's neighbourhood) numbered first come, first numbered;
+ * share a hash slot's neighbourhood) numbered first come, first numbered, in
+ * a fresh set or a cleared one;
  * count, bytes and every lookup agree with a naive list; empty strings and
  * strings that differ only in length are distinct entries. */
 static void test_strset(void)
 {
     srand(7);
+    struct ig_strset s;
+    ig_strset_init(&s);
+    enum { N = 3000 };
+    static char pool[N][12];
+    static size_t plen[N];
     for (int round = 0; round < 20; round++) {
-        struct ig_strset s;
-        ig_strset_init(&s);
-        enum { N = 3000 };
-        static char pool[N][12];
-        static size_t plen[N];
+        /* every other round on the set of the round before, cleared: it
+         * numbers as a fresh one and holds nothing of before */
+        if (round % 2) {
+            ig_strset_clear(&s);
+            CHECK(s.count == 0 && s.bytes == 0);
+            CHECK(ig_strset_find(&s, pool[0], plen[0]) == -1);
+        } else {
+            ig_strset_free(&s);
+        }
         size_t npool = 0;
         uint64_t bytes = 0;
         for (int i = 0; i < N; i++) {
@@ -187,8 +197,8 @@ static void test_strset(void)
         }
         CHECK(ig_strset_find(&s, "zzzzzz", 6) == -1);
         CHECK(ig_strset_mem(&s) > 0);
-        ig_strset_free(&s);
     }
+    ig_strset_free(&s);
     struct ig_strset e;
     ig_strset_init(&e);
     CHECK(ig_strset_find(&e, "", 0) == -1); /* an empty set has no slots yet */

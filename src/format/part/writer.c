@@ -35,7 +35,7 @@
  * a big group's fresh memory costs more than the wait it saves (a .npy of
  * 200,000 vectors, 64 MiB a group: 1.07x the time with three). */
 #define IG_WRITER_JOBS 3
-#define IG_WRITER_SMALL_GROUP (32u << 20)
+#define IG_WRITER_SMALL_GROUP IG_GROUP_BUDGET
 
 struct ig_part_writer {
     int fd;
@@ -45,6 +45,8 @@ struct ig_part_writer {
     struct ig_writer_conf conf;
     uint64_t rows;       /* rows handed to jobs, all groups */
     uint32_t group_rows; /* rows in the job being filled */
+    uint32_t group_step; /* a group ends only at a multiple of this many rows */
+    uint32_t group_max;  /* and at this many at most */
     uint64_t offset;     /* next write position */
     struct ig_buf pages, extras, groups, chunks, blocks;
     uint32_t num_pages, num_groups, num_blocks, handed;
@@ -73,7 +75,7 @@ static const struct ig_column_def *leaf_def(const struct ig_part_writer *w, uint
 void ig_writer_opts_default(struct ig_writer_opts *o)
 {
     *o = (struct ig_writer_opts){
-        .rows_per_group = 65536, .page_size = 65536, .zstd_level = 3, .zstd_level_bytes = 1,
+        .page_size = 65536, .zstd_level = 3, .zstd_level_bytes = 1,
         .erase_level = 2};
 }
 
@@ -139,7 +141,7 @@ static int run_task(struct ig_part_writer *w, struct ig_group_job *g, struct ig_
                     struct ig_encoder *e, struct ig_error *err)
 {
     if (t.seg != IG_TASK_PLAN) return ig_writer_encode_segment(&w->conf, g, t.top, t.seg, e, err);
-    int rc = ig_writer_plan_column(&w->conf, g, t.top, err);
+    int rc = ig_writer_plan_column(&w->conf, g, t.top, e, err);
     if (rc) return rc;
     uint32_t nsegs = g->work[t.top].nsegs;
     if (nsegs > 1) {
@@ -263,7 +265,8 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
         *wo = *o;
     else
         ig_writer_opts_default(wo);
-    if (!wo->rows_per_group) wo->rows_per_group = 65536;
+    w->group_step = wo->rows_per_group ? wo->rows_per_group : IG_GROUP_STEP;
+    w->group_max = wo->rows_per_group ? wo->rows_per_group : IG_GROUP_MAX_ROWS;
     if (!wo->page_size) wo->page_size = 65536;
     if (!wo->erase_level) wo->erase_level = 2;
     if (!w->path || !s->leaves) {
@@ -499,13 +502,21 @@ int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err)
 
 uint32_t ig_part_writer_room(const struct ig_part_writer *w)
 {
-    return w->conf.o.rows_per_group - w->group_rows;
+    return w->group_step - w->group_rows % w->group_step;
+}
+
+/* At a step's end: whether the group being filled ends here (writer.h). */
+static bool group_full(const struct ig_part_writer *w)
+{
+    if (w->group_rows >= w->group_max) return true;
+    uint64_t steps = w->group_rows / w->group_step;
+    return job_bytes(w, w->fill) / steps * (steps + 1) > IG_GROUP_BUDGET;
 }
 
 int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_error *err)
 {
     if (n > ig_part_writer_room(w))
-        return ig_err(err, -EINVAL, "%u rows end past the row group's %u", n, w->conf.o.rows_per_group);
+        return ig_err(err, -EINVAL, "%u rows end past the row group's room of %u", n, ig_part_writer_room(w));
     uint32_t want = w->group_rows + n;
     for (uint32_t l = 0; l < w->schema->nleaves; l++) {
         const struct ig_values *v = &w->fill->cols[l];
@@ -515,7 +526,7 @@ int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_erro
                           leaf_def(w, l)->name, have, want);
     }
     w->group_rows = want;
-    if (w->group_rows >= w->conf.o.rows_per_group) return hand_off(w, err);
+    if (n && w->group_rows % w->group_step == 0 && group_full(w)) return hand_off(w, err);
     return 0;
 }
 

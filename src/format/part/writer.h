@@ -23,7 +23,8 @@ struct ig_error;
 struct ig_part_writer;
 
 struct ig_writer_opts {
-    uint32_t rows_per_group; /* default 65536 */
+    uint32_t rows_per_group; /* rows a row group holds, the last fewer; 0 (the
+                                default): sized by its values, below */
     uint32_t page_size;      /* default target page bytes, 65536 */
     uint32_t block_size;     /* default target block bytes (page.h), 0: 4096 */
     int zstd_level;          /* blocks of numbers, levels, references: default 3 */
@@ -34,6 +35,19 @@ struct ig_writer_opts {
                                 caller's alone. The file is the same byte for byte. */
 };
 
+/* Row groups sized by their values (rows_per_group 0): a group grows in steps
+ * of IG_GROUP_STEP rows, to IG_GROUP_MAX_ROWS at most, while its values in
+ * memory (8 bytes a lane, the strings' bytes, the levels) stay within
+ * IG_GROUP_BUDGET: before each further step the writer checks that one more
+ * step of the same width would fit. Engines reading a table's Parquet views
+ * pay per file and per row group (a view per group), and an importer holds
+ * the group being filled and up to two being encoded; a table of wide rows
+ * keeps groups of one step. Where the steps end depends only on the values,
+ * so a part is the same byte for byte whatever the threads. */
+#define IG_GROUP_STEP 65536u
+#define IG_GROUP_MAX_ROWS (4 * IG_GROUP_STEP)
+#define IG_GROUP_BUDGET (32u << 20)
+
 void ig_writer_opts_default(struct ig_writer_opts *o);
 
 int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struct ig_schema *s,
@@ -41,9 +55,9 @@ int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struc
                         struct ig_error *err);
 struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t col);
 int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err);
-/* Rows that still fit the row group being filled (at least 1): an importer
- * that fills columns many rows at a time pushes at most this many into each
- * column, then ends them with ig_part_writer_end_rows. */
+/* Rows that still fit the row group being filled, to its next step (at least
+ * 1): an importer that fills columns many rows at a time pushes at most this
+ * many into each column, then ends them with ig_part_writer_end_rows. */
 uint32_t ig_part_writer_room(const struct ig_part_writer *w);
 /* End n rows at once (n <= ig_part_writer_room): every column holds them. */
 int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_error *err);

@@ -363,7 +363,8 @@ static double distinct_after(double d, double s, double n)
  * than half distinct (values drawn at random from a pool: 10,000 captions over
  * 65,536 rows show some 3,400 distinct in their first 4,096 and are counted;
  * unique ids or free text are not). */
-static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, struct ig_item_ids *ids)
+static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, struct ig_item_ids *ids,
+                      struct ig_strset *set)
 {
     memset(out, 0, sizeof *out);
     ids->valid = false;
@@ -376,8 +377,7 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, stru
         ids->id = p;
         ids->cap = v->n;
     }
-    struct ig_strset set;
-    ig_strset_init(&set);
+    ig_strset_clear(set);
     size_t limit = v->n / 2, seen = 0;
     int rc = 0;
     bool small = true, nulls = false;
@@ -390,27 +390,26 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, stru
         const uint8_t *p = ig_values_bytes(v, i, &len);
         uint32_t at;
         bool added;
-        if ((rc = ig_strset_add(&set, p, len, &at, &added))) break;
+        if ((rc = ig_strset_add(set, p, len, &at, &added))) break;
         if (number) ids->id[i] = at;
         seen++;
-        small = set.count <= limit && set.bytes + 4ull * set.count <= INT32_MAX;
+        small = set->count <= limit && set->bytes + 4ull * set->count <= INT32_MAX;
         if (seen >= 4096 && !(seen & (seen - 1)) && small) /* at 4,096, 8,192, ...: foretell again */
-            small = distinct_after(set.count, (double)seen, (double)v->n) <= limit;
+            small = distinct_after(set->count, (double)seen, (double)v->n) <= limit;
     }
-    if (!rc && small && set.count) {
-        out->count = set.count;
-        out->bytes = (uint32_t)set.bytes;
+    if (!rc && small && set->count) {
+        out->count = set->count;
+        out->bytes = (uint32_t)set->bytes;
     }
     if (!rc && small && number) {
         /* a NULL is an empty item in a block: the empty string's number, or
          * one past the set's when no value is empty */
-        int64_t empty = nulls ? ig_strset_find(&set, "", 0) : -1;
-        uint32_t null_id = empty >= 0 ? (uint32_t)empty : set.count;
+        int64_t empty = nulls ? ig_strset_find(set, "", 0) : -1;
+        uint32_t null_id = empty >= 0 ? (uint32_t)empty : set->count;
         for (size_t i = 0; nulls && i < v->n; i++)
             if (ig_values_is_null(v, i)) ids->id[i] = null_id;
         ids->valid = true;
     }
-    ig_strset_free(&set);
     return rc == -E2BIG ? 0 : rc;
 }
 
@@ -536,7 +535,7 @@ static int add_cut(struct ig_column_work *cw, size_t row)
 }
 
 int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
-                          struct ig_error *err)
+                          struct ig_encoder *e, struct ig_error *err)
 {
     struct ig_column_work *cw = &g->work[t];
     struct enc w = {c, g, NULL, NULL, {0}, 0};
@@ -548,7 +547,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
         round_quantized(&w, l);
-        if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l])) rc = -ENOMEM;
+        if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set)) rc = -ENOMEM;
     }
     /* a nested column's leaves share page boundaries (their pages are
      * reassembled together); a flat leaf pages alone */
@@ -673,6 +672,7 @@ int ig_writer_encode_segment(const struct ig_writer_conf *c, struct ig_group_job
 void ig_encoder_free(struct ig_encoder *e)
 {
     free(e->cuts);
+    ig_strset_free(&e->chunk_set);
     ig_page_scratch_free(&e->scratch);
     ig_page_built_free(&e->built);
     memset(e, 0, sizeof *e);

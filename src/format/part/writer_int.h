@@ -23,6 +23,7 @@
 #include "format/part/writer.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/strset.h"
 
 /* The encoded pages of one segment of a top-level column, not yet written:
  * page records (layout.h) whose offsets count from the start of `stored` and
@@ -86,6 +87,7 @@ struct ig_encoder {
     struct ig_page_built built;
     size_t *cuts;
     size_t cuts_cap;
+    struct ig_strset chunk_set; /* a chunk's distinct strings, counted (kept from chunk to chunk) */
 };
 
 /* What every encoder reads and nobody writes while jobs run. */
@@ -101,7 +103,7 @@ struct ig_writer_conf {
  * segments counted and their outputs made ready. 0 or an error naming the
  * part, column and row group. */
 int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
-                          struct ig_error *err);
+                          struct ig_encoder *e, struct ig_error *err);
 
 /* Encode segment s of planned column t into g->work[t].segs[s] (and, for a
  * column of one segment, g->leaf_pages); 0 or an error naming the part,
