@@ -75,7 +75,7 @@ static const struct ig_column_def *leaf_def(const struct ig_part_writer *w, uint
 void ig_writer_opts_default(struct ig_writer_opts *o)
 {
     *o = (struct ig_writer_opts){
-        .page_size = 65536, .zstd_level = 3, .zstd_level_bytes = 1,
+        .page_size = 65536, .zstd_level = 2, .zstd_level_bytes = 1,
         .erase_level = 2};
 }
 

@@ -27,7 +27,7 @@ struct ig_writer_opts {
                                 default): sized by its values, below */
     uint32_t page_size;      /* default target page bytes, 65536 */
     uint32_t block_size;     /* default target block bytes (page.h), 0: 4096 */
-    int zstd_level;          /* blocks of numbers, levels, references: default 3 */
+    int zstd_level;          /* blocks of numbers, levels, references: default 2 */
     int zstd_level_bytes;    /* blocks of strings and binary values: default 1 */
     uint8_t erase_level;     /* table default compliance level, 2 */
     const char *blob_path;   /* blob file to create when the schema has blob columns */
