@@ -81,11 +81,18 @@ int64_t ig_strset_find(const struct ig_strset *s, const void *p, size_t len)
     return v ? (int64_t)(uint32_t)v - 1 : -1;
 }
 
+uint64_t ig_strset_hash(const void *p, size_t len) { return hash_of(p, len); }
+
 int ig_strset_add(struct ig_strset *s, const void *p, size_t len, uint32_t *index, bool *added)
+{
+    return ig_strset_add_hashed(s, p, len, hash_of(p, len), index, added);
+}
+
+int ig_strset_add_hashed(struct ig_strset *s, const void *p, size_t len, uint64_t h, uint32_t *index,
+                         bool *added)
 {
     *added = false;
     if ((s->count + 1) * 2 > s->nslots && grow_slots(s)) return -ENOMEM;
-    uint64_t h = hash_of(p, len);
     size_t i = probe(s, h, p, len);
     if (s->slots[i]) {
         *index = (uint32_t)s->slots[i] - 1;

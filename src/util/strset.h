@@ -38,6 +38,16 @@ void ig_strset_clear(struct ig_strset *s);
  * numbered); *added: whether it was new. -ENOMEM leaves the set as it was;
  * -E2BIG when it already holds UINT32_MAX - 1 entries. */
 int ig_strset_add(struct ig_strset *s, const void *p, size_t len, uint32_t *index, bool *added);
+/* The same with p's hash given (ig_strset_hash), so that a caller walking
+ * many strings can hash ahead and ig_strset_prefetch the slot each will
+ * probe: counting a column's strings waits on the slots more than it hashes. */
+uint64_t ig_strset_hash(const void *p, size_t len);
+int ig_strset_add_hashed(struct ig_strset *s, const void *p, size_t len, uint64_t hash, uint32_t *index,
+                         bool *added);
+static inline void ig_strset_prefetch(const struct ig_strset *s, uint64_t hash)
+{
+    if (s->nslots) __builtin_prefetch(&s->slots[(size_t)((hash >> 32) & (s->nslots - 1))]);
+}
 /* Entry number of p[0, len), or -1 if absent. */
 int64_t ig_strset_find(const struct ig_strset *s, const void *p, size_t len);
 /* Entry i (< count). */

@@ -381,7 +381,22 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, stru
     size_t limit = v->n / 2, seen = 0;
     int rc = 0;
     bool small = true, nulls = false;
+    /* hashed AHEAD values ahead, each slot fetched while the ones before are probed */
+    enum { AHEAD = 8 };
+    uint64_t hashes[AHEAD];
+    for (size_t i = 0; i < AHEAD && i < v->n; i++) {
+        size_t len;
+        const uint8_t *p = ig_values_bytes(v, i, &len);
+        hashes[i] = ig_strset_hash(p, len);
+    }
     for (size_t i = 0; i < v->n && small; i++) {
+        uint64_t h = hashes[i % AHEAD];
+        if (i + AHEAD < v->n) {
+            size_t len;
+            const uint8_t *p = ig_values_bytes(v, i + AHEAD, &len);
+            hashes[i % AHEAD] = ig_strset_hash(p, len);
+            ig_strset_prefetch(set, hashes[i % AHEAD]);
+        }
         if (ig_values_is_null(v, i)) {
             nulls = true;
             continue;
@@ -390,7 +405,7 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, stru
         const uint8_t *p = ig_values_bytes(v, i, &len);
         uint32_t at;
         bool added;
-        if ((rc = ig_strset_add(set, p, len, &at, &added))) break;
+        if ((rc = ig_strset_add_hashed(set, p, len, h, &at, &added))) break;
         if (number) ids->id[i] = at;
         seen++;
         small = set->count <= limit && set->bytes + 4ull * set->count <= INT32_MAX;
