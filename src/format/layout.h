@@ -108,7 +108,8 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 #define IG_CHK_FIRST_PAGE 0     /* u32 */
 #define IG_CHK_PAGE_COUNT 4     /* u32 */
 #define IG_CHK_DICT_COUNT 8     /* u32 distinct non-NULL values of a string or binary leaf
-                                   as written, when at most half its values; else 0 */
+                                   as written, when at most half its values (the writer
+                                   records it at a quarter at most); else 0 */
 #define IG_CHK_DICT_BYTES 12    /* u32 their bytes together (0 with a count of 0) */
 
 /* ---- page record ---- */
