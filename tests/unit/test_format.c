@@ -560,8 +560,9 @@ static void test_text_escaping(void)
 
 /* The text form of strings (8 bytes at a time where nothing needs escaping)
  * against a byte-at-a-time reference: random lengths 0..40 around the word
- * size, escapes at random places, deleted rows and NULLs; the counted length
- * (what the writer stores) equals the rendered one. */
+ * size and some of 64..153 (the length count takes 64 bytes a step), escapes
+ * at random places, deleted rows and NULLs; the counted length (what the
+ * writer stores) equals the rendered one, with the deletions and without. */
 static void test_text_escaping_random(void)
 {
     static const char pick[] = "ab\\\n\r\t\x01\xff zZ";
@@ -570,6 +571,7 @@ static void test_text_escaping_random(void)
         struct ig_values v;
         ig_values_init(&v, IG_T_STRING);
         struct ig_buf want = IG_BUF_INIT, got = IG_BUF_INIT, scratch = IG_BUF_INIT;
+        uint64_t want_all = 0;
         uint8_t deleted[8] = {0};
         for (int i = 0; i < 60; i++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -578,10 +580,11 @@ static void test_text_escaping_random(void)
             if ((x >> 56 & 15) == 1) {
                 ig_values_push_null(&v);
                 if (!del) ig_buf_append(&want, "\\N\n", 3);
+                want_all += 3;
                 continue;
             }
-            char s[40];
-            size_t n = (size_t)(x % 41);
+            char s[160];
+            size_t n = (x >> 20 & 7) == 0 ? 64 + (size_t)(x % 90) : (size_t)(x % 41);
             int dense = (int)(x >> 40 & 3); /* 0: no escapes, 3: many */
             for (size_t k = 0; k < n; k++) {
                 x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -589,6 +592,9 @@ static void test_text_escaping_random(void)
                 if (!dense && (s[k] == '\\' || s[k] == '\n' || s[k] == '\r' || s[k] == '\t')) s[k] = 'q';
             }
             ig_values_push_bytes(&v, s, n);
+            for (size_t k = 0; k < n; k++)
+                want_all += s[k] == '\\' || s[k] == '\n' || s[k] == '\r' || s[k] == '\t' ? 2 : 1;
+            want_all++;
             if (del) continue;
             for (size_t k = 0; k < n; k++) {
                 const char *e = s[k] == '\\' ? "\\\\" : s[k] == '\n' ? "\\n" : s[k] == '\r' ? "\\r" : s[k] == '\t' ? "\\t" : NULL;
@@ -603,6 +609,8 @@ static void test_text_escaping_random(void)
         uint64_t len = 0;
         CHECK_EQ_INT(ig_render_text_len(&v, deleted, &scratch, &len), 0);
         CHECK_EQ_INT(len, want.len);
+        CHECK_EQ_INT(ig_render_text_len(&v, NULL, &scratch, &len), 0);
+        CHECK_EQ_INT(len, want_all);
         ig_values_free(&v);
         ig_buf_free(&want);
         ig_buf_free(&got);

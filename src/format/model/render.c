@@ -3,6 +3,7 @@
 #include "format/model/types.h"
 #include "blob/blob.h"
 #include "util/buf.h"
+#include "util/cpu.h"
 #include "util/endian.h"
 #include "util/floatbits.h"
 #include "util/shortest.h"
@@ -14,6 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if IG_HAVE_X8
+#include <immintrin.h>
+#endif
 
 /* Lay out a digit string d[0..nd) with decimal exponent e (value = 0.d * 10^e ...
  * here: value = d[0].d[1..] x 10^exp10) the way Python's repr does: positional
@@ -509,6 +514,40 @@ static size_t string_escapes(const uint8_t *p, size_t n)
     return esc;
 }
 
+#if IG_HAVE_X8
+/* The escaped bytes of p[0, *n) 64 at a time; *n becomes what is left. */
+static IG_X8 size_t escapes_x8(const uint8_t *p, size_t *n)
+{
+    const __m512i bs = _mm512_set1_epi8('\\'), nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r'),
+                  tab = _mm512_set1_epi8('\t');
+    size_t esc = 0, k = 0;
+    for (; k + 64 <= *n; k += 64) {
+        __m512i w = _mm512_loadu_si512(p + k);
+        __mmask64 m = _mm512_cmpeq_epi8_mask(w, bs) | _mm512_cmpeq_epi8_mask(w, nl) |
+                      _mm512_cmpeq_epi8_mask(w, cr) | _mm512_cmpeq_epi8_mask(w, tab);
+        esc += (size_t)__builtin_popcountll(m);
+    }
+    *n -= k;
+    return esc;
+}
+#endif
+
+/* string_escapes over many strings' bytes at once: 64 bytes a step where
+ * the CPU has AVX-512 (the same count; test_format runs both). */
+static size_t bulk_escapes(const uint8_t *p, size_t n)
+{
+    size_t esc = 0;
+#if IG_HAVE_X8
+    if (n >= 64 && ig_cpu_avx512()) {
+        size_t left = n;
+        esc = escapes_x8(p, &left);
+        p += n - left;
+        n = left;
+    }
+#endif
+    return esc + string_escapes(p, n);
+}
+
 static inline uint8_t *put_escaped(uint8_t *o, uint8_t c)
 {
     char e = escape_letter[c];
@@ -657,13 +696,24 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
         *len = f64_len_run(v->lanes, NULL, v->n, false) + v->n;
         return 0;
     }
-    if (v->type == IG_T_STRING && !deleted && !v->has_nulls && v->n) {
+    if (v->type == IG_T_STRING && !deleted && v->n) {
         /* escapes are counted a byte at a time: over all the strings at once,
-         * eight bytes a step without a tail per string */
-        uint64_t bytes = v->offs[v->n] - v->offs[0];
-        const uint8_t *p = v->data.data ? v->data.data + v->offs[0] : (const uint8_t *)"";
-        *len = bytes + string_escapes(p, (size_t)bytes) + v->n;
-        return 0;
+         * many bytes a step without a tail per string. A NULL (\N) is two
+         * bytes more than an empty string, and holds no bytes unless a value
+         * was made NULL after it was pushed (then value by value, below). */
+        uint64_t nulls = 0;
+        bool empty_nulls = true;
+        for (size_t i = 0; v->has_nulls && i < v->n && empty_nulls; i++)
+            if (ig_values_is_null(v, i)) {
+                nulls++;
+                empty_nulls = v->offs[i + 1] == v->offs[i];
+            }
+        if (empty_nulls) {
+            uint64_t bytes = v->offs[v->n] - v->offs[0];
+            const uint8_t *p = v->data.data ? v->data.data + v->offs[0] : (const uint8_t *)"";
+            *len = bytes + bulk_escapes(p, (size_t)bytes) + v->n + 2 * nulls;
+            return 0;
+        }
     }
     uint64_t total = 0;
     /* counted where the count is cheap; the rest rendered one value at a time */
