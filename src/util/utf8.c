@@ -1,6 +1,27 @@
 #include "utf8.h"
 
+#include "cpu.h"
+
 #include <string.h>
+
+#if IG_HAVE_X8
+#include <immintrin.h>
+
+/* How many of p[0, n) lead with ASCII, 64 bytes a step; the last step's
+ * load is masked to n, so nothing past the buffer is read. */
+static IG_X8 size_t ascii_prefix_x8(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint64_t high = _mm512_movepi8_mask(_mm512_loadu_si512(p + i));
+        if (high) return i + (size_t)__builtin_ctzll(high);
+    }
+    if (i == n) return n;
+    __mmask64 in = (1ull << (n - i)) - 1;
+    uint64_t high = _mm512_movepi8_mask(_mm512_maskz_loadu_epi8(in, p + i)) & in;
+    return high ? i + (size_t)__builtin_ctzll(high) : n;
+}
+#endif
 
 /* Bytes 0x80..0xBF continue a sequence. */
 static inline bool cont(uint8_t c) { return (c & 0xC0) == 0x80; }
@@ -38,6 +59,10 @@ size_t ig_utf8_seq_len(const uint8_t *p, size_t n)
 size_t ig_utf8_valid_prefix(const uint8_t *p, size_t n)
 {
     size_t i = 0;
+#if IG_HAVE_X8
+    /* a field of text is mostly ASCII, and a short one takes a single step */
+    if (ig_cpu_avx512()) i = ascii_prefix_x8(p, n);
+#endif
     while (i < n) {
         /* ASCII fast path: eight bytes with no high bit set. */
         while (n - i >= 8) {

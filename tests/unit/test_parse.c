@@ -593,6 +593,31 @@ static void test_utf8_random_vs_reference(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* Mostly ASCII, as text is (the validator's 64-byte steps, util/utf8.c): an
+ * ASCII run of 0..199 bytes, then a valid two- or three-byte character or a
+ * bad byte, then more ASCII; the valid prefix ends exactly at the bad byte. */
+static void test_utf8_ascii_runs(void)
+{
+    uint64_t s = check_seed ^ 0xA5C11;
+    uint8_t buf[420];
+    for (int it = 0; it < 20000; it++) {
+        size_t a = test_rand(&s) % 200, b = test_rand(&s) % 200, n = 0;
+        for (size_t i = 0; i < a; i++) buf[n++] = (uint8_t)(0x20 + test_rand(&s) % 0x5f);
+        int kind = (int)(test_rand(&s) % 4);
+        if (kind == 1) buf[n++] = 0xC3, buf[n++] = 0xA9;
+        if (kind == 2) buf[n++] = 0xE2, buf[n++] = 0x82, buf[n++] = 0xAC;
+        if (kind == 3) buf[n++] = 0xFF;
+        for (size_t i = 0; i < b; i++) buf[n++] = (uint8_t)(0x20 + test_rand(&s) % 0x5f);
+        size_t want = kind == 3 ? a : n;
+        if (ig_utf8_valid_prefix(buf, n) != want) {
+            fprintf(stderr, "  %zu ASCII, kind %d, %zu ASCII: prefix %zu, want %zu\n", a, kind, b,
+                    ig_utf8_valid_prefix(buf, n), want);
+            check_failures++;
+            break;
+        }
+    }
+}
+
 static void test_utf8_encode(void)
 {
     uint8_t out[4];
@@ -623,4 +648,4 @@ TEST_MAIN(T(test_i64_boundaries), T(test_i64_syntax), T(test_u64_boundaries), T(
           T(test_f64_specials), T(test_f64_rejects), T(test_f64_roundtrip_vs_strtod),
           T(test_decimals_vs_strtod), T(test_f32_roundtrip_vs_strtof), T(test_float_ties),
           T(test_float_locale_independent), T(test_bool), T(test_hex_binary), T(test_base64),
-          T(test_utf8_cases), T(test_utf8_random_vs_reference), T(test_utf8_encode))
+          T(test_utf8_cases), T(test_utf8_random_vs_reference), T(test_utf8_ascii_runs), T(test_utf8_encode))
