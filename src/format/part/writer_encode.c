@@ -354,6 +354,14 @@ static double distinct_after(double d, double s, double n)
     return lo * -expm1(-n / lo);
 }
 
+/* Value i's hash in a strset (its bytes; a NULL's are none). */
+static inline uint64_t value_hash(const struct ig_values *v, size_t i)
+{
+    size_t len;
+    const uint8_t *p = ig_values_bytes(v, i, &len);
+    return ig_strset_hash(p, len);
+}
+
 /* A string or binary leaf's distinct values in the group, for its chunk
  * record (layout.h, IG_CHK_DICT_COUNT): exact (bytes compared, not hashes),
  * and recorded only when they are at most a quarter of its values, as a
@@ -386,17 +394,12 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, stru
     /* hashed AHEAD values ahead, each slot fetched while the ones before are probed */
     enum { AHEAD = 8 };
     uint64_t hashes[AHEAD];
-    for (size_t i = 0; i < AHEAD && i < v->n; i++) {
-        size_t len;
-        const uint8_t *p = ig_values_bytes(v, i, &len);
-        hashes[i] = ig_strset_hash(p, len);
-    }
+    for (size_t i = 0; i < AHEAD && i < v->n; i++)
+        hashes[i] = value_hash(v, i);
     for (size_t i = 0; i < v->n && small; i++) {
         uint64_t h = hashes[i % AHEAD];
         if (i + AHEAD < v->n) {
-            size_t len;
-            const uint8_t *p = ig_values_bytes(v, i + AHEAD, &len);
-            hashes[i % AHEAD] = ig_strset_hash(p, len);
+            hashes[i % AHEAD] = value_hash(v, i + AHEAD);
             ig_strset_prefetch(set, hashes[i % AHEAD]);
         }
         if (ig_values_is_null(v, i)) {
