@@ -9,6 +9,10 @@
 #include "format/model/schema.h"
 #include "format/part/table.h"
 #include "format/model/types.h"
+#include "format/model/minmax.h"
+#include "format/model/render.h"
+#include "format/model/values.h"
+#include "format/part/footer.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -28,12 +32,30 @@ const char cmd_inspect_usage[] =
 struct colstat {
     uint64_t pages, stored, body, text, zstd_pages;
     uint64_t enc[IG_PAGE_ENC_COUNT];
+    uint64_t bounded;         /* chunks whose records bound their values (format 9) */
+    struct ig_minmax bounds;  /* all of them together */
 };
+
+/* The type a leaf's bounds are in: the values as they read back. */
+static uint8_t bounds_type(const struct ig_colrec *c) { return c->quantize ? IG_T_FLOAT32 : c->type; }
 
 static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error *err)
 {
     for (uint32_t pi = 0; pi < t->nparts; pi++) {
         const struct ig_part *p = &t->parts[pi];
+        for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
+            uint32_t col;
+            struct ig_colrec cr;
+            int rc = ig_part_leaf_column(p, leaf, &col, err);
+            if (!rc) rc = ig_part_column(p, col, &cr, err);
+            if (rc) return rc;
+            for (uint32_t g = 0; g < p->num_groups; g++) {
+                struct ig_minmax m;
+                if ((rc = ig_part_chunk_minmax(p, g, leaf, &m, err))) return rc;
+                cs[col].bounded += m.bounded;
+                ig_minmax_widen(bounds_type(&cr), &cs[col].bounds, &m);
+            }
+        }
         for (uint32_t pg = 0; pg < p->num_pages; pg++) {
             struct ig_pagerec r;
             int rc = ig_part_page(p, pg, &r, err);
@@ -60,6 +82,24 @@ static uint64_t raw_bytes(const struct ig_colrec *c, const struct colstat *s, ui
     const struct ig_type_info *ti = ig_type_info(c->type);
     if (!ti || !ti->width || c->lists || c->type == IG_T_STRUCT) return s->text;
     return rows * ti->width * (c->dimension ? c->dimension : 1);
+}
+
+/* "min" and "max" of a column whose every chunk is bounded: its values'
+ * text (JSON strings: a float's may be inf). */
+static void print_bounds(const struct ig_colrec *cr, const struct ig_minmax *m)
+{
+    struct ig_values v;
+    ig_values_init(&v, bounds_type(cr));
+    struct ig_buf b = IG_BUF_INIT;
+    if (!ig_values_push_lane(&v, m->min) && !ig_values_push_lane(&v, m->max)) {
+        for (size_t i = 0; i < 2; i++) {
+            ig_buf_reset(&b);
+            if (ig_render_text_value(&b, &v, i)) break;
+            printf(",\"%s\":\"%.*s\"", i ? "max" : "min", (int)b.len, (const char *)b.data);
+        }
+    }
+    ig_buf_free(&b);
+    ig_values_free(&v);
 }
 
 /* A column's declared type ("list<int64>?", "vector<float32, 768>"), from the
@@ -194,7 +234,11 @@ static void print_json(const struct ig_table *t, const struct ig_schema *sc, con
                 printf("%s\"%s\":%" PRIu64, first ? "" : ",", ig_page_enc_name(e), cs[c].enc[e]);
                 first = false;
             }
-        printf("}}");
+        printf("}");
+        if (cs[c].bounded) printf(",\"bounded_groups\":%" PRIu64, cs[c].bounded);
+        if (cs[c].bounded && cs[c].bounded == t->num_groups) /* every chunk bounded: the column's range */
+            print_bounds(&cr, &cs[c].bounds);
+        printf("}");
     }
     printf("]}\n");
 }

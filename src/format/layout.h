@@ -11,10 +11,11 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 8u     /* what writers write (8 adds the decimal scheme for float64) */
+#define IG_FORMAT_VERSION 9u     /* what writers write (9 adds chunk statistics) */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_FORMAT_CHUNK_DICT 6u  /* the first version whose chunk records count distinct values */
+#define IG_FORMAT_CHUNK_STATS 9u /* the first version whose chunk records bound numeric values */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -103,7 +104,8 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 #define IG_GRP_HASH 24          /* u64 XXH3 of its page records */
 
 /* ---- chunk record: (group, leaf) -> page range ---- */
-#define IG_CHK_SIZE 16          /* version 6; 8 before (the first two fields) */
+#define IG_CHK_SIZE 40          /* version 9; 16 in 6 to 8, 8 before (the first two fields) */
+#define IG_CHK_SIZE_V8 16
 #define IG_CHK_SIZE_V5 8
 #define IG_CHK_FIRST_PAGE 0     /* u32 */
 #define IG_CHK_PAGE_COUNT 4     /* u32 */
@@ -111,6 +113,15 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
                                    as written, when at most half its values (the writer
                                    records it at a quarter at most); else 0 */
 #define IG_CHK_DICT_BYTES 12    /* u32 their bytes together (0 with a count of 0) */
+#define IG_CHK_STATS_FLAGS 16   /* u8 IG_CHKS_* (version 9); bytes 17..23 reserved, zero */
+#define IG_CHK_MIN 24           /* u64 the smallest value as a lane (codec.h), when bounded */
+#define IG_CHK_MAX 32           /* u64 the largest, likewise; both 0 when not bounded */
+
+/* A flat numeric leaf's chunk is bounded when it has a non-NULL value that is
+ * not NaN: min and max over those (floats: -0.0 as min, +0.0 as max when the
+ * bound is zero). An erase that removes a value at or past a bound clears the
+ * flag and both bounds (model/minmax.h). */
+#define IG_CHKS_BOUNDED 0x01
 
 /* ---- page record ---- */
 #define IG_PG_SIZE 64

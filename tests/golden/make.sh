@@ -24,6 +24,10 @@
 #       for before; from 8 also decimal/: float32 scores and float64 prices
 #       with NULLs the writer stores as decimals, and a column that stops
 #       being decimal in its last block)
+#   v9: the commit that added v9/ (format version 9, chunk records bound flat
+#       numeric leaves; from 9 also bounds/: every bounded type in groups of
+#       100 rows, NULLs, NaNs, infinities and both zeros, a group of only
+#       zeros, one of only NULLs and NaNs, rows erased inside and on bounds)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding
@@ -57,6 +61,10 @@ tables() {
         if [ "$v" -ge 8 ]; then
             "$ingot" import --schema decimal.txt --rows-per-group 250 decimal.csv "$d/decimal"
             "$ingot" erase --row 3 --row 260 --row 499 "$d/decimal"
+        fi
+        if [ "$v" -ge 9 ]; then
+            "$ingot" import --schema bounds.txt --rows-per-group 100 bounds.csv "$d/bounds"
+            "$ingot" erase --row 150 --row 299 --row 400 "$d/bounds"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
@@ -113,5 +121,5 @@ expected) expected "$2" "$3" ;; # TABLE OUT: what $INGOT prints (the test's side
         expected "$here/$t" "$here/expected/$t"
     done
     ;;
-*) sed -n '2,25p' "$0"; exit 2 ;;
+*) sed -n '2,29p' "$0"; exit 2 ;;
 esac

@@ -180,7 +180,7 @@ f = d[foff:foff + fsize]
 sec = lambda i: struct.unpack_from("<QQ", f, 80 + 16 * i)
 leaves = struct.unpack_from("<I", f, 44)[0]
 choff, _ = sec(5)
-chk = 16 if struct.unpack_from("<I", f, 8)[0] >= 6 else 8  # chunk record size (FORMAT.md)
+chk = {9: 40, 6: 16, 2: 8}[max(v for v in (9, 6, 2) if v <= struct.unpack_from("<I", f, 8)[0])]  # chunk record size (FORMAT.md)
 first = struct.unpack_from("<I", f, choff + chk * int(sys.argv[2]))[0]
 poff, _ = sec(6)
 off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * first)
@@ -388,7 +388,7 @@ help_complete() {
     done
     out=$("$INGOT" help nosuch 2>&1) && return 1
     grep -q "help: unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
-    "$INGOT" --version | grep -qE "^ingot [0-9.]+ \(writes format version 8; reads versions 2 to 8\)$" ||
+    "$INGOT" --version | grep -qE "^ingot [0-9.]+ \(writes format version 9; reads versions 2 to 9\)$" ||
         { "$INGOT" --version; return 1; }
     man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "erase_group=G" || return 1
     # the mount page names every -o option the binary takes

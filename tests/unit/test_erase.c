@@ -157,6 +157,68 @@ static void test_verify_catches_unscrubbed_slot(void)
     ig_remove_tree(dir);
 }
 
+/* The footer's bytes hold no 8-byte little-endian copy of v. */
+static bool footer_lacks(uint64_t v)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_part p;
+    struct ig_error err = {0};
+    if (ig_part_open(&p, path, false, &err)) return false;
+    uint8_t b[8];
+    ig_st64(b, v);
+    bool found = memmem(p.footer, p.footer_size, b, 8) != NULL;
+    ig_part_close(&p);
+    return !found;
+}
+
+static struct ig_minmax bounds_of(uint32_t g)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_part p;
+    struct ig_error err = {0};
+    struct ig_minmax m = {0};
+    if (ig_part_open(&p, path, false, &err)) return (struct ig_minmax){true, 1, 0}; /* fails every check */
+    if (ig_part_chunk_minmax(&p, g, 0, &m, &err)) m = (struct ig_minmax){true, 1, 0};
+    ig_part_close(&p);
+    return m;
+}
+
+/* An erase keeps a chunk's bounds while every value it removes lies strictly
+ * inside them, and drops both (only that chunk's) when one lies on a bound:
+ * the footer then holds the erased value nowhere, and every hash agrees
+ * (verify). Both when pages stay and when compressed pages may move. Fails if
+ * an erased extreme survives in the chunk record or an interior erase drops
+ * bounds. v = 1,000,000 + 3 row, 500 rows a group. */
+static void test_erase_drops_only_reached_bounds(void)
+{
+    for (uint8_t enc = 0; enc <= 1; enc++) {
+        make_table(enc);
+        struct ig_minmax m0 = bounds_of(0), m1 = bounds_of(1);
+        CHECK(m0.bounded && m0.min == 1000000 && m0.max == 1000000 + 3 * 499);
+        CHECK(m1.bounded && m1.min == 1000000 + 3 * 500 && m1.max == 1000000 + 3 * 999);
+        uint64_t inside[] = {1, 250, 498, 600, 998};
+        struct ig_erase_report rep;
+        REQUIRE(erase_rows(inside, 5, &rep) == 0);
+        struct ig_minmax a0 = bounds_of(0), a1 = bounds_of(1);
+        CHECK(a0.bounded && a0.min == m0.min && a0.max == m0.max);
+        CHECK(a1.bounded && a1.min == m1.min && a1.max == m1.max);
+        uint64_t top[] = {499};
+        REQUIRE(erase_rows(top, 1, &rep) == 0);
+        a0 = bounds_of(0), a1 = bounds_of(1);
+        CHECK(!a0.bounded && !a0.min && !a0.max);
+        CHECK(a1.bounded && a1.min == m1.min && a1.max == m1.max);
+        CHECK(footer_lacks(m0.max) && !footer_lacks(m1.max));
+        uint64_t bottom[] = {500};
+        REQUIRE(erase_rows(bottom, 1, &rep) == 0);
+        a1 = bounds_of(1);
+        CHECK(!a1.bounded && footer_lacks(m1.min) && footer_lacks(m1.max));
+        CHECK(verify_failures(NULL) == 0);
+        ig_remove_tree(dir);
+    }
+}
+
 static void test_plain_pages_never_move(void)
 {
     for (uint8_t enc = 1; enc <= 7; enc++) {
@@ -369,5 +431,5 @@ static void test_journal_files_and_versions(void)
     ig_remove_tree(d);
 }
 
-TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_drops_only_reached_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
           T(test_journal_replay_is_idempotent))

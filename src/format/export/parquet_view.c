@@ -588,7 +588,27 @@ struct chunk_sum {
     uint64_t data_first; /* its first data page */
     uint64_t values, bytes;
     bool no_nulls, dict;
+    uint8_t bound_len;     /* bytes of min_value and of max_value (0: no bounds) */
+    uint8_t min[8], max[8]; /* PLAIN-encoded in the leaf's physical type */
 };
+
+/* The chunk's bounds (format 9, model/minmax.h) as Parquet's statistics
+ * min_value/max_value: the leaf's PLAIN bytes (the low 4 of a lane for
+ * INT32 and FLOAT, which holds for int8/16 sign-extended and uint8/16/32
+ * zero-extended: their converted types give the order), for a flat leaf
+ * whose ingot chunk records them. A record this reader cannot read shows no
+ * bounds: it only costs engines a skip. */
+static void chunk_bounds(const struct ig_part *p, uint32_t lg, const struct pq_leaf *l, struct chunk_sum *c)
+{
+    c->bound_len = 0;
+    if (l->nested || l->dim || l->blob_list) return;
+    uint8_t width = l->phys == PQ_INT32 || l->phys == PQ_FLOAT ? 4 : l->phys == PQ_INT64 || l->phys == PQ_DOUBLE ? 8 : 0;
+    struct ig_minmax m;
+    if (!width || ig_part_chunk_minmax(p, lg, l->leaf, &m, NULL) || !m.bounded) return;
+    ig_st64(c->min, m.min);
+    ig_st64(c->max, m.max);
+    c->bound_len = width;
+}
 
 /* A ColumnChunk as file_metadata writes it. */
 static size_t column_chunk_len(const struct ig_pqv_schema *s, const struct pq_leaf *l, const struct chunk_sum *c)
@@ -599,7 +619,8 @@ static size_t column_chunk_len(const struct ig_pqv_schema *s, const struct pq_le
     for (uint32_t j = 0; j < l->npath; j++) n += tl_bin(s->paths[l->path0 + j].n);
     n += tl_int(0) + tl_int((int64_t)c->values) + 2 * tl_int((int64_t)c->bytes) + tl_int((int64_t)c->data_first);
     if (c->dict) n += tl_int((int64_t)c->first);               /* dictionary_page_offset */
-    if (c->no_nulls) n += 1 + tl_int(0) + 1;                    /* statistics { null_count } */
+    if (c->no_nulls || c->bound_len)                            /* statistics { null_count, max, min } */
+        n += 1 + (c->no_nulls ? tl_int(0) : 0) + (c->bound_len ? 2 * (1 + tl_bin(c->bound_len)) : 0) + 1;
     return n + 1 + 1;                                           /* } } */
 }
 
@@ -622,8 +643,9 @@ static inline __attribute__((always_inline)) void chunk_totals(const struct ig_p
     *k = i;
 }
 
-/* The FileMetaData of the laid-out file. */
-static int file_metadata(const struct ig_pqv *pv, const struct ig_pqv_schema *s, struct ig_buf *out)
+/* The FileMetaData of the laid-out file (of a group of part p). */
+static int file_metadata(const struct ig_part *p, const struct ig_pqv *pv, const struct ig_pqv_schema *s,
+                         struct ig_buf *out)
 {
     struct tw w;
     tw_init(&w, out);
@@ -649,6 +671,7 @@ static int file_metadata(const struct ig_pqv *pv, const struct ig_pqv_schema *s,
         const struct pq_leaf *l = &s->l[i];
         struct chunk_sum c;
         chunk_totals(pv, l, &k, &c);
+        chunk_bounds(p, pv->part_group, l, &c);
         total += c.bytes;
         tw_elem_struct(&w);
         tw_i64(&w, 2, (int64_t)c.first);
@@ -666,9 +689,13 @@ static int file_metadata(const struct ig_pqv *pv, const struct ig_pqv_schema *s,
         tw_i64(&w, 7, (int64_t)c.bytes);
         tw_i64(&w, 9, (int64_t)c.data_first);
         if (c.dict) tw_i64(&w, 11, (int64_t)c.first);
-        if (c.no_nulls) {
+        if (c.no_nulls || c.bound_len) {
             tw_struct(&w, 12);
-            tw_i64(&w, 3, 0); /* null_count */
+            if (c.no_nulls) tw_i64(&w, 3, 0); /* null_count */
+            if (c.bound_len) {
+                tw_binary(&w, 5, c.max, c.bound_len); /* max_value */
+                tw_binary(&w, 6, c.min, c.bound_len); /* min_value */
+            }
             tw_end(&w);
         }
         tw_end(&w);
@@ -683,7 +710,7 @@ static int file_metadata(const struct ig_pqv *pv, const struct ig_pqv_schema *s,
 }
 
 /* file_metadata's length, field by field as it writes them. */
-static size_t footer_len(const struct ig_pqv *pv, const struct ig_pqv_schema *s)
+static size_t footer_len(const struct ig_part *p, const struct ig_pqv *pv, const struct ig_pqv_schema *s)
 {
     size_t n = tl_int(1) + s->elements_len + tl_int((int64_t)pv->rows) + tl_list(1) + tl_list((uint32_t)s->nl);
     uint64_t total = 0;
@@ -691,6 +718,7 @@ static size_t footer_len(const struct ig_pqv *pv, const struct ig_pqv_schema *s)
     for (size_t i = 0; i < s->nl; i++) {
         struct chunk_sum c;
         chunk_totals(pv, &s->l[i], &k, &c);
+        chunk_bounds(p, pv->part_group, &s->l[i], &c);
         total += c.bytes;
         n += column_chunk_len(s, &s->l[i], &c);
     }
@@ -710,6 +738,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
     if (rc) return rc;
     out->group = group;
     out->part = pi;
+    out->part_group = lg;
     out->group_first_row = gr.first_row;
     uint32_t cap = 0;
     if (s->nl) { /* a page per leaf at least: a wide table never regrows its list */
@@ -819,7 +848,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
     }
     out->size = at;
     if (!rc) {
-        out->tail_len = footer_len(out, s) + 8;
+        out->tail_len = footer_len(p, out, s) + 8;
         out->size += out->tail_len;
     }
     if (rc) ig_pqv_free(out);
@@ -839,7 +868,7 @@ int ig_pqv_tail(const struct ig_table *t, const struct ig_pqv_schema *s, const s
     size_t base = out->len;
     int rc = 0;
     if (ig_buf_reserve(out, v->tail_len)) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && file_metadata(v, s, out)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && file_metadata(&t->parts[v->part], v, s, out)) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
         uint8_t len[4];
         ig_st32(len, (uint32_t)(out->len - base));

@@ -48,8 +48,12 @@
  * (ig_pqv_schema_new), so laying out a group of a 10,000-column table costs a
  * walk over its page records and no more.
  *
- * No statistics but null_count = 0, no page indexes. An older generation of
- * the table is not laid out (the mount answers ESTALE). */
+ * Statistics: null_count = 0 where the footer proves no live value is NULL,
+ * and min_value/max_value of a flat numeric leaf whose chunk record bounds it
+ * (format 9: bounds as written, dropped by an erase that reaches one; deleted
+ * rows may leave them wider than the live rows, never narrower). No page
+ * indexes. An older generation of the table is not laid out (the mount
+ * answers ESTALE). */
 #ifndef IG_FORMAT_EXPORT_PARQUET_VIEW_H
 #define IG_FORMAT_EXPORT_PARQUET_VIEW_H
 
@@ -92,6 +96,7 @@ struct ig_pqv_page {
 
 struct ig_pqv {
     uint32_t group, part;      /* global row group; its part */
+    uint32_t part_group;       /* the group's number in its part */
     uint64_t group_first_row;  /* part-local */
     uint64_t rows;             /* live rows */
     uint64_t size;             /* the whole file */

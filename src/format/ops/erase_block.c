@@ -328,14 +328,35 @@ static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const stru
 
 /* The rows of `kill` (page-relative) of a flat leaf's page: block by block, only
  * the blocks that hold one are read and rewritten. */
-int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
-                      uint32_t page, uint64_t group_first_row, const uint8_t *kill,
-                      uint32_t nkill, struct ig_error *err)
+/* Whether an erased value of x->v (the killed rows kb of a block, or every
+ * value when only they were loaded) lies at or past a bound of its chunk. */
+static bool bound_erased(const struct ig_values *v, const uint8_t *kb, uint32_t block_rows,
+                         const struct ig_minmax *m)
+{
+    bool all = v->n != block_rows; /* picked: only the killed values */
+    for (size_t i = 0; i < v->n; i++) {
+        if (!all && !((kb[i / 8] >> (i % 8)) & 1)) continue;
+        if (!ig_values_is_null(v, i) && ig_minmax_reached(v->type, m, v->lanes[i])) return true;
+    }
+    return false;
+}
+
+int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
+               uint32_t page, uint64_t group_first_row, const uint8_t *kill, uint32_t nkill,
+               struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
     struct page_edit pe = {.page = page};
     int rc = ig_part_page(p, page, &pe.rec, err);
     if (rc) return rc;
+    /* the chunk's bounds, while no erased value reached one (the record is
+     * this leaf's alone: no other thread edits it) */
+    struct ig_minmax bounds = {0};
+    if (c->erase_level == 2) {
+        rc = ig_part_chunk_minmax(p, g, c->rec.leaf, &bounds, err);
+        if (rc) return rc;
+        bounds.bounded &= ig_chunk_record(p, pp->nf, g, c->rec.leaf)[IG_CHK_STATS_FLAGS] != 0;
+    }
     const struct ig_pagerec *rec = &pe.rec;
     uint64_t gone_text = 0;
     uint32_t nb = ig_page_nblocks(rec);
@@ -353,6 +374,11 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
                                    &old_del, err);
         if (rc) break;
         gone_text += killed_text(&x->v, x->v.n == blk.row_count ? kb : NULL, &x->tmp);
+        if (bounds.bounded && bound_erased(&x->v, kb, blk.row_count, &bounds)) {
+            bounds.bounded = false; /* neither bound may name an erased value */
+            ig_chunk_minmax_put(ig_chunk_record(p, pp->nf, g, c->rec.leaf), &bounds);
+            atomic_store(&pp->bounds_dropped, true);
+        }
         if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
             for (size_t i = 0; i < x->v.n && !rc; i++)
                 if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);

@@ -9,6 +9,7 @@
 #define IG_FORMAT_ERASE_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@ struct part_plan {
     size_t nmoved;
     pthread_mutex_t moved_mu; /* helper threads append to moved */
     uint8_t *touched_groups;  /* one byte per group */
+    atomic_bool bounds_dropped; /* a chunk record changed: the chunks hash too */
 };
 
 static inline uint8_t *page_rec(struct part_plan *pp, uint32_t page)
@@ -68,8 +70,10 @@ struct erase_ctx {
 };
 void erase_ctx_free(struct erase_ctx *x);
 
-/* The rows of `kill` (page-relative bits; nkill of them) of a flat leaf's page. */
-int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+/* The rows of `kill` (page-relative bits; nkill of them) of a flat leaf's page
+ * in group g. Where an erased value lies at or past a bound of the chunk, the
+ * bounds leave its record (model/minmax.h). */
+int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
                uint32_t page, uint64_t group_first_row, const uint8_t *kill, uint32_t nkill,
                struct ig_error *err);
 /* The rows (part-local, sorted) of group g of nested column col, every leaf. */

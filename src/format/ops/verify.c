@@ -203,11 +203,27 @@ static int add_live_values(const struct vctx *x, const uint8_t *deleted, size_t 
     return rc;
 }
 
+/* With --deep, every live value of a flat leaf's page lies within its chunk's
+ * bounds (v holds the page's values, deleted its deleted rows). */
+static void check_bounds(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
+                         const struct ig_minmax *m, const uint8_t *deleted, const char *cname)
+{
+    for (size_t i = 0; i < x->v.n; i++) {
+        if ((deleted && ((deleted[i / 8] >> (i % 8)) & 1)) || ig_values_is_null(&x->v, i)) continue;
+        if (!ig_minmax_holds(x->v.type, m, x->v.lanes[i])) {
+            fail(x, "%s: %s row group %u page %u: row %zu lies outside the chunk's bounds", p->name, cname, g,
+                 page, i);
+            return;
+        }
+    }
+}
+
 /* dict: with --deep, a string or binary chunk's live distinct values are
- * gathered here (the chunk record counts them). */
+ * gathered here (the chunk record counts them); bounds: the chunk's bounds,
+ * checked against its live values then (NULL when it has none). */
 static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                        const struct ig_grouprec *gr, const struct ig_column_ref *c,
-                       uint32_t *expected, struct ig_strset *dict)
+                       uint32_t *expected, struct ig_strset *dict, const struct ig_minmax *bounds)
 {
     char cname[256];
     column_name(p, c->rec.leaf, cname, sizeof cname);
@@ -284,6 +300,7 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
         if (trc == 0 && tl != rec.text_len)
             fail(x, "%s: %s row group %u page %u: text length %" PRIu64 " != footer's %" PRIu64,
                  p->name, cname, g, page, tl, rec.text_len);
+        if (bounds && !c->nested) check_bounds(x, p, g, page, bounds, deleted, cname);
         if (dict && add_live_values(x, deleted, rec.row_count, dict))
             fail(x, "%s: %s row group %u page %u: out of memory counting its values", p->name, cname, g, page);
     }
@@ -423,12 +440,23 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
         next_page = first + count;
         struct ig_chunk_dict cd = {0};
         if (ig_part_chunk_dict(p, g, leaf, &cd, &e)) fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
+        struct ig_minmax bounds = {0};
+        if (ig_part_chunk_minmax(p, g, leaf, &bounds, &e)) {
+            fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
+        } else if (bounds.bounded && !ig_minmax_kept(c.rec.type, c.nested)) {
+            fail(x, "%s: %s row group %u: chunk record bounds a leaf that keeps none", p->name, cname, g);
+            bounds.bounded = false;
+        } else if (!ig_minmax_ordered(c.rec.quantize ? IG_T_FLOAT32 : c.rec.type, &bounds)) {
+            fail(x, "%s: %s row group %u: chunk bounds out of order", p->name, cname, g);
+            bounds.bounded = false;
+        }
         struct ig_strset dict;
         ig_strset_init(&dict);
         bool counting = x->deep && cd.count;
         uint32_t expected = 0;
         for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
-            check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected, counting ? &dict : NULL);
+            check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected, counting ? &dict : NULL,
+                       x->deep && bounds.bounded ? &bounds : NULL);
         if (expected != UINT32_MAX && expected != gr.row_count)
             fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g, expected,
                  gr.row_count);

@@ -21,10 +21,11 @@ static int corrupt(const struct ig_part *p, struct ig_error *err, const char *wh
 }
 
 /* Expected section sizes; false on arithmetic overflow. */
-/* A chunk record's size: version 6 added the dictionary counts. */
+/* A chunk record's size: version 6 added the dictionary counts, 9 the bounds. */
 static uint64_t chunk_size(const struct ig_part *p)
 {
-    return p->version >= IG_FORMAT_CHUNK_DICT ? IG_CHK_SIZE : IG_CHK_SIZE_V5;
+    if (p->version >= IG_FORMAT_CHUNK_STATS) return IG_CHK_SIZE;
+    return p->version >= IG_FORMAT_CHUNK_DICT ? IG_CHK_SIZE_V8 : IG_CHK_SIZE_V5;
 }
 
 static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *out)
@@ -299,13 +300,49 @@ int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struc
     if (g >= p->num_groups || leaf >= p->num_leaves)
         return ig_err(err, -EIO, "%s: chunk (group %u, leaf %u) out of range", p->path, g, leaf);
     if (p->version < IG_FORMAT_CHUNK_DICT) return 0;
-    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)g * p->num_leaves + leaf) * IG_CHK_SIZE;
+    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
     out->count = ig_ld32(r + IG_CHK_DICT_COUNT);
     out->bytes = ig_ld32(r + IG_CHK_DICT_BYTES);
     if (!out->count && out->bytes)
         return ig_err(err, -EIO, "%s: corrupt footer: chunk (group %u, leaf %u) counts %u dictionary bytes of no value",
                       p->path, g, leaf, out->bytes);
     return 0;
+}
+
+uint8_t *ig_chunk_record(const struct ig_part *p, uint8_t *footer, uint32_t g, uint32_t leaf)
+{
+    return footer + p->sec_off[IG_SEC_CHUNKS] + ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
+}
+
+int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_minmax *out,
+                         struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (g >= p->num_groups || leaf >= p->num_leaves)
+        return ig_err(err, -EIO, "%s: chunk (group %u, leaf %u) out of range", p->path, g, leaf);
+    if (p->version < IG_FORMAT_CHUNK_STATS) return 0;
+    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)g * p->num_leaves + leaf) * IG_CHK_SIZE;
+    uint8_t flags = r[IG_CHK_STATS_FLAGS];
+    static const uint8_t zero[IG_CHK_MIN - IG_CHK_STATS_FLAGS - 1];
+    if ((flags & ~IG_CHKS_BOUNDED) || memcmp(r + IG_CHK_STATS_FLAGS + 1, zero, sizeof zero))
+        return ig_err(err, -EIO, "%s: corrupt footer: chunk (group %u, leaf %u) statistics flags", p->path, g,
+                      leaf);
+    out->bounded = flags & IG_CHKS_BOUNDED;
+    out->min = ig_ld64(r + IG_CHK_MIN);
+    out->max = ig_ld64(r + IG_CHK_MAX);
+    if (!out->bounded && (out->min || out->max))
+        return ig_err(err, -EIO, "%s: corrupt footer: chunk (group %u, leaf %u) has bounds it says it has not",
+                      p->path, g, leaf);
+    return 0;
+}
+
+void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m)
+{
+    memset(rec + IG_CHK_STATS_FLAGS, 0, IG_CHK_SIZE - IG_CHK_STATS_FLAGS);
+    if (!m->bounded) return;
+    rec[IG_CHK_STATS_FLAGS] = IG_CHKS_BOUNDED;
+    ig_st64(rec + IG_CHK_MIN, m->min);
+    ig_st64(rec + IG_CHK_MAX, m->max);
 }
 
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,

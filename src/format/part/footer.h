@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "format/layout.h"
+#include "format/model/minmax.h"
 #include "format/page/pagerec.h"
 
 struct ig_error;
@@ -99,6 +100,16 @@ struct ig_chunk_dict {
 };
 int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_chunk_dict *out,
                        struct ig_error *err);
+/* A chunk's bounds (format 9; unbounded before, and for leaves that keep
+ * none: model/minmax.h). -EIO on flags or reserved bytes this reader does not
+ * know; their order is verify's to check. */
+int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_minmax *out,
+                         struct ig_error *err);
+/* The chunk record of (g, leaf) in a footer image of part p (the mapped one,
+ * or an erase's copy being edited), and the bounds written into one (format 9
+ * records only). */
+uint8_t *ig_chunk_record(const struct ig_part *p, uint8_t *footer, uint32_t g, uint32_t leaf);
+void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m);
 /* The page record, checked against the file (extent inside the data region, sizes). */
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *out,
                  struct ig_error *err);

@@ -86,9 +86,10 @@ static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
     g->cols = calloc(nl, sizeof *g->cols);
     g->leaf_pages = calloc(nl, sizeof *g->leaf_pages);
     g->dicts = calloc(nl, sizeof *g->dicts);
+    g->bounds = calloc(nl, sizeof *g->bounds);
     g->ids = calloc(nl, sizeof *g->ids);
     g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
-    if (!g->cols || !g->leaf_pages || !g->dicts || !g->ids || !g->work) return -ENOMEM;
+    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->ids || !g->work) return -ENOMEM;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         const struct ig_column_def *cd = leaf_def(w, l);
         ig_values_init(&g->cols[l], cd->type);
@@ -113,6 +114,7 @@ static void job_free(struct ig_part_writer *w, struct ig_group_job *g)
     free(g->cols);
     free(g->leaf_pages);
     free(g->dicts);
+    free(g->bounds);
     if (g->ids)
         for (uint32_t l = 0; l < w->schema->nleaves; l++)
             free(g->ids[l].id);
@@ -393,6 +395,7 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
         ig_st32(chk + IG_CHK_PAGE_COUNT, g->leaf_pages[l]);
         ig_st32(chk + IG_CHK_DICT_COUNT, g->dicts[l].count);
         ig_st32(chk + IG_CHK_DICT_BYTES, g->dicts[l].bytes);
+        ig_chunk_minmax_put(chk, &g->bounds[l]);
         page += g->leaf_pages[l];
         if (ig_buf_append(&w->chunks, chk, sizeof chk)) return ig_err(err, -ENOMEM, "out of memory");
         ig_values_reset(&g->cols[l]);

@@ -510,7 +510,7 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .levels = v->levels,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
-    pol.decimal = true; /* this writer writes format 8 (IG_FORMAT_VERSION) */
+    pol.decimal = true; /* this writer writes format 9 (IG_FORMAT_VERSION) */
     if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
     w->fit.at = w->out->stored.len;
@@ -570,7 +570,8 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     uint32_t l0 = cw->l0, l1 = cw->l1;
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
-        round_quantized(&w, l);
+        round_quantized(&w, l); /* bounds of the values as they read back */
+        ig_minmax_of(&g->cols[l], &g->bounds[l]);
         if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set)) rc = -ENOMEM;
     }
     /* a nested column's leaves share page boundaries (their pages are

@@ -74,6 +74,7 @@ struct ig_group_job {
     struct ig_column_work *work; /* one per top-level column (schema->tops order) */
     uint32_t *leaf_pages;        /* per leaf: its chunk's page count */
     struct ig_chunk_dict *dicts; /* per leaf: its chunk's distinct values (planning counts them) */
+    struct ig_minmax *bounds;    /* per leaf: its chunk's bounds (planning takes them) */
     struct ig_item_ids *ids;     /* per leaf: each value's number among them, when counted to the end */
     /* the pool's queue (under its lock): plans first, segments as planned */
     struct ig_task *tasks;
