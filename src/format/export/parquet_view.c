@@ -592,22 +592,30 @@ struct chunk_sum {
     uint8_t min[8], max[8]; /* PLAIN-encoded in the leaf's physical type */
 };
 
-/* The chunk's bounds (format 9, model/minmax.h) as Parquet's statistics
- * min_value/max_value: the leaf's PLAIN bytes (the low 4 of a lane for
- * INT32 and FLOAT, which holds for int8/16 sign-extended and uint8/16/32
- * zero-extended: their converted types give the order), for a flat leaf
- * whose ingot chunk records them. A record this reader cannot read shows no
- * bounds: it only costs engines a skip. */
+/* The bytes of a bound of leaf l in the view: the leaf's PLAIN width (4 for
+ * INT32 and FLOAT, 8 for INT64 and DOUBLE) when its chunk in group lg of p is
+ * bounded (format 9, model/minmax.h), else 0. Read while the layout walks the
+ * chunk records (the record's line is then at hand: a 10,000-column layout
+ * reading them again for the footer's length cost it 12 %); the values are
+ * read only when the footer is written. Unknown flag bits and reserved bytes
+ * are verify's to find: here they only mean no bounds. */
+static uint8_t bound_len(const struct ig_part *p, uint32_t lg, const struct pq_leaf *l)
+{
+    if (p->version < IG_FORMAT_CHUNK_STATS || l->nested || l->dim || l->blob_list) return 0;
+    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)lg * p->num_leaves + l->leaf) * IG_CHK_SIZE;
+    if (r[IG_CHK_STATS_FLAGS] != IG_CHKS_BOUNDED) return 0;
+    return l->phys == PQ_INT32 || l->phys == PQ_FLOAT ? 4 : l->phys == PQ_INT64 || l->phys == PQ_DOUBLE ? 8 : 0;
+}
+
+/* The chunk's bounds as Parquet's statistics min_value/max_value: the low
+ * bytes of the lanes (which holds for int8/16 sign-extended and uint8/16/32
+ * zero-extended: their converted types give the order). */
 static void chunk_bounds(const struct ig_part *p, uint32_t lg, const struct pq_leaf *l, struct chunk_sum *c)
 {
-    c->bound_len = 0;
-    if (l->nested || l->dim || l->blob_list) return;
-    uint8_t width = l->phys == PQ_INT32 || l->phys == PQ_FLOAT ? 4 : l->phys == PQ_INT64 || l->phys == PQ_DOUBLE ? 8 : 0;
-    struct ig_minmax m;
-    if (!width || ig_part_chunk_minmax(p, lg, l->leaf, &m, NULL) || !m.bounded) return;
-    ig_st64(c->min, m.min);
-    ig_st64(c->max, m.max);
-    c->bound_len = width;
+    if (!c->bound_len) return;
+    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)lg * p->num_leaves + l->leaf) * IG_CHK_SIZE;
+    memcpy(c->min, r + IG_CHK_MIN, 8);
+    memcpy(c->max, r + IG_CHK_MAX, 8);
 }
 
 /* A ColumnChunk as file_metadata writes it. */
@@ -633,6 +641,7 @@ static inline __attribute__((always_inline)) void chunk_totals(const struct ig_p
     c->dict = i < pv->npages && pv->pages[i].col == l->col && pv->pages[i].sub == l->sub &&
               pv->pages[i].kind == IG_PQV_DICT;
     c->data_first = c->dict ? pv->pages[i + 1].start : c->first; /* a dictionary is never alone */
+    c->bound_len = i < pv->npages && pv->pages[i].col == l->col && pv->pages[i].sub == l->sub ? pv->pages[i].bound_len : 0;
     c->values = c->bytes = 0;
     c->no_nulls = true; /* every page proves it: null_count 0 lets engines skip validity */
     for (; i < pv->npages && pv->pages[i].col == l->col && pv->pages[i].sub == l->sub; i++) {
@@ -710,7 +719,7 @@ static int file_metadata(const struct ig_part *p, const struct ig_pqv *pv, const
 }
 
 /* file_metadata's length, field by field as it writes them. */
-static size_t footer_len(const struct ig_part *p, const struct ig_pqv *pv, const struct ig_pqv_schema *s)
+static size_t footer_len(const struct ig_pqv *pv, const struct ig_pqv_schema *s)
 {
     size_t n = tl_int(1) + s->elements_len + tl_int((int64_t)pv->rows) + tl_list(1) + tl_list((uint32_t)s->nl);
     uint64_t total = 0;
@@ -718,7 +727,6 @@ static size_t footer_len(const struct ig_part *p, const struct ig_pqv *pv, const
     for (size_t i = 0; i < s->nl; i++) {
         struct chunk_sum c;
         chunk_totals(pv, &s->l[i], &k, &c);
-        chunk_bounds(p, pv->part_group, &s->l[i], &c);
         total += c.bytes;
         n += column_chunk_len(s, &s->l[i], &c);
     }
@@ -752,6 +760,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
         const struct pq_leaf *l = &s->l[i];
         uint32_t first = 0, count = 0;
         rc = ig_part_group_chunk(p, lg, &gr, l->leaf, &first, &count, err);
+        uint8_t blen = rc ? 0 : bound_len(p, lg, l);
         uint32_t rows_before = 0;
         struct ig_chunk_dict cd = {0};
         if (!rc && l->strings) rc = ig_part_chunk_dict(p, lg, l->leaf, &cd, err);
@@ -763,7 +772,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
                             " bytes", p->path, lg, l->leaf, body);
                 break;
             }
-            struct ig_pqv_page dp = {.page = first, .col = l->col, .sub = l->sub, .phys = l->phys,
+            struct ig_pqv_page dp = {.page = first, .col = l->col, .sub = l->sub, .phys = l->phys, .bound_len = blen,
                                      .max_rep = l->max_rep, .max_def = l->max_def, .kind = IG_PQV_DICT,
                                      .dict = out->npages, .slots = cd.count, .dict_bytes = cd.bytes};
             dp.header_len = page_header_len(IG_PQV_DICT, (uint32_t)body, cd.count);
@@ -779,7 +788,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
          * ingot pages: DuckDB hands on a dictionary as such only while a
          * vector (2,048 values) lies in one page, and ingot's pages end
          * anywhere (their bytes, not their rows, are what is aimed at). */
-        struct ig_pqv_page codes = {.col = l->col, .sub = l->sub, .phys = l->phys, .max_rep = l->max_rep,
+        struct ig_pqv_page codes = {.col = l->col, .sub = l->sub, .phys = l->phys, .bound_len = blen, .max_rep = l->max_rep,
                                     .max_def = l->max_def, .no_nulls = true, .kind = IG_PQV_CODES, .dict = dict_at,
                                     .code_width = (uint8_t)width};
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
@@ -793,7 +802,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
             rows_before += rec.row_count;
             if (!rows_known) out->rows += live;
             if (!live) continue;
-            struct ig_pqv_page pq = {.page = pg, .col = l->col, .sub = l->sub, .phys = l->phys,
+            struct ig_pqv_page pq = {.page = pg, .col = l->col, .sub = l->sub, .phys = l->phys, .bound_len = blen,
                                      .max_rep = l->max_rep, .max_def = l->max_def,
                                      .no_nulls = !l->max_rep && !(rec.flags & IG_PGF_HAS_NULLS)};
             /* a page with levels never sets the flag: a struct member's entries
@@ -848,7 +857,7 @@ int ig_pqv_layout(const struct ig_table *t, const struct ig_pqv_schema *s, uint3
     }
     out->size = at;
     if (!rc) {
-        out->tail_len = footer_len(p, out, s) + 8;
+        out->tail_len = footer_len(out, s) + 8;
         out->size += out->tail_len;
     }
     if (rc) ig_pqv_free(out);

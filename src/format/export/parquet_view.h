@@ -88,6 +88,7 @@ struct ig_pqv_page {
     bool no_nulls;        /* the footer proves no live value is NULL (statistics) */
     uint8_t kind;         /* enum ig_pqv_kind */
     uint8_t code_width;   /* IG_PQV_CODES: bits per code */
+    uint8_t bound_len;    /* bytes of each of its leaf's min/max statistics, 0: none (every page of the leaf) */
     uint32_t dict;        /* not PLAIN: index of the chunk's dictionary page in ig_pqv.pages */
     uint32_t slots;       /* IG_PQV_CODES: codes the page has room for (>= its live values);
                              IG_PQV_DICT: the dictionary's entries */
