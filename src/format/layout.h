@@ -119,8 +119,8 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 
 /* A flat numeric leaf's chunk is bounded when it has a non-NULL value that is
  * not NaN: min and max over those (floats: -0.0 as min, +0.0 as max when the
- * bound is zero). An erase that removes a value at or past a bound clears the
- * flag and both bounds (model/minmax.h). */
+ * bound is zero). An erase that removes a value at or past a bound takes them
+ * again over the rows that stay (model/minmax.h). */
 #define IG_CHKS_BOUNDED 0x01
 
 /* ---- page record ---- */

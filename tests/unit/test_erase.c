@@ -186,12 +186,15 @@ static struct ig_minmax bounds_of(uint32_t g)
 }
 
 /* An erase keeps a chunk's bounds while every value it removes lies strictly
- * inside them, and drops both (only that chunk's) when one lies on a bound:
- * the footer then holds the erased value nowhere, and every hash agrees
- * (verify). Both when pages stay and when compressed pages may move. Fails if
- * an erased extreme survives in the chunk record or an interior erase drops
- * bounds. v = 1,000,000 + 3 row, 500 rows a group. */
-static void test_erase_drops_only_reached_bounds(void)
+ * inside them; when one lies on a bound it takes that chunk's bounds again
+ * over the rows that stay (not the rows deleted before, not the ones it
+ * erases): the footer then holds no erased value, and every hash agrees
+ * (verify, --deep holding each live value to them). A chunk whose every row
+ * is erased is left unbounded. Both when pages stay and when compressed pages
+ * may move. Fails if an erased extreme survives in the chunk record, an
+ * interior erase changes bounds, or the new bounds take a deleted row's
+ * value. v = 1,000,000 + 3 row, 500 rows a group. */
+static void test_erase_takes_bounds_again(void)
 {
     for (uint8_t enc = 0; enc <= 1; enc++) {
         make_table(enc);
@@ -204,17 +207,29 @@ static void test_erase_drops_only_reached_bounds(void)
         struct ig_minmax a0 = bounds_of(0), a1 = bounds_of(1);
         CHECK(a0.bounded && a0.min == m0.min && a0.max == m0.max);
         CHECK(a1.bounded && a1.min == m1.min && a1.max == m1.max);
-        uint64_t top[] = {499};
+        uint64_t top[] = {499}; /* row 498, the next below, went before */
         REQUIRE(erase_rows(top, 1, &rep) == 0);
         a0 = bounds_of(0), a1 = bounds_of(1);
-        CHECK(!a0.bounded && !a0.min && !a0.max);
+        CHECK(a0.bounded && a0.min == m0.min && a0.max == 1000000 + 3 * 497);
         CHECK(a1.bounded && a1.min == m1.min && a1.max == m1.max);
-        CHECK(footer_lacks(m0.max) && !footer_lacks(m1.max));
-        uint64_t bottom[] = {500};
-        REQUIRE(erase_rows(bottom, 1, &rep) == 0);
+        CHECK(footer_lacks(m0.max) && footer_lacks(1000000 + 3 * 498) && !footer_lacks(m1.max));
+        uint64_t bottom[] = {500, 501};
+        REQUIRE(erase_rows(bottom, 2, &rep) == 0);
         a1 = bounds_of(1);
-        CHECK(!a1.bounded && footer_lacks(m1.min) && footer_lacks(m1.max));
+        CHECK(a1.bounded && a1.min == 1000000 + 3 * 502 && a1.max == m1.max);
+        CHECK(footer_lacks(m1.min) && footer_lacks(1000000 + 3 * 501));
+        uint64_t rest[500];
+        size_t n = 0;
+        for (uint64_t r = 0; r < 500; r++)
+            if (r != 1 && r != 250 && r < 498) rest[n++] = r;
+        REQUIRE(erase_rows(rest, n, &rep) == 0);
+        a0 = bounds_of(0);
+        CHECK(!a0.bounded && !a0.min && !a0.max);
         CHECK(verify_failures(NULL) == 0);
+        struct ig_verify_report vr;
+        struct ig_verify_hooks h = {.deep = true};
+        struct ig_error err = {0};
+        CHECK(ig_verify_table(dir, &h, &vr, &err) == 0 && vr.failures == 0);
         ig_remove_tree(dir);
     }
 }
@@ -431,5 +446,5 @@ static void test_journal_files_and_versions(void)
     ig_remove_tree(d);
 }
 
-TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_drops_only_reached_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_takes_bounds_again), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
           T(test_journal_replay_is_idempotent))

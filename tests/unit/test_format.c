@@ -811,7 +811,7 @@ static void test_minmax_bounds(void)
                 ig_values_push_lane(&v, lane);
             }
             struct ig_minmax m;
-            ig_minmax_of(&v, &m);
+            ig_minmax_of(&v, NULL, &m);
             CHECK(m.bounded == (present > 0));
             if (m.bounded && fl) {
                 double mn, mx;

@@ -50,8 +50,8 @@
  *
  * Statistics: null_count = 0 where the footer proves no live value is NULL,
  * and min_value/max_value of a flat numeric leaf whose chunk record bounds it
- * (format 9: bounds as written, dropped by an erase that reaches one; deleted
- * rows may leave them wider than the live rows, never narrower). No page
+ * (format 9: bounds as written, taken again by an erase that reaches one;
+ * deleted rows may leave them wider than the live rows, never narrower). No page
  * indexes. An older generation of the table is not laid out (the mount
  * answers ESTALE). */
 #ifndef IG_FORMAT_EXPORT_PARQUET_VIEW_H

@@ -55,12 +55,14 @@ static bool is_nan(uint8_t type, uint64_t lane) { return is_float(type) && isnan
 
 /* Loops per order, each without a branch on the type: a chunk of 262,144
  * values is one pass the compiler vectorises where no value is NULL. */
-static void floats(const struct ig_values *v, struct ig_minmax *out)
+static bool skipped(const uint8_t *skip, size_t i) { return skip && ((skip[i / 8] >> (i % 8)) & 1); }
+
+static void floats(const struct ig_values *v, const uint8_t *skip, struct ig_minmax *out)
 {
     double lo = INFINITY, hi = -INFINITY;
     bool any = false; /* an infinity alone still bounds */
     for (size_t i = 0; i < v->n; i++) {
-        if (ig_values_is_null(v, i)) continue;
+        if (ig_values_is_null(v, i) || skipped(skip, i)) continue;
         double d = lane_double(v->type, v->lanes[i]);
         if (d != d) continue;
         any = true;
@@ -73,11 +75,11 @@ static void floats(const struct ig_values *v, struct ig_minmax *out)
     *out = (struct ig_minmax){true, double_lane(v->type, lo), double_lane(v->type, hi)};
 }
 
-static void signed_ints(const struct ig_values *v, struct ig_minmax *out)
+static void signed_ints(const struct ig_values *v, const uint8_t *skip, struct ig_minmax *out)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t present = 0;
-    if (!v->has_nulls) {
+    if (!v->has_nulls && !skip) {
         for (size_t i = 0; i < v->n; i++) {
             int64_t x = (int64_t)v->lanes[i];
             lo = x < lo ? x : lo;
@@ -86,7 +88,7 @@ static void signed_ints(const struct ig_values *v, struct ig_minmax *out)
         present = v->n;
     } else {
         for (size_t i = 0; i < v->n; i++) {
-            if (ig_values_is_null(v, i)) continue;
+            if (ig_values_is_null(v, i) || skipped(skip, i)) continue;
             int64_t x = (int64_t)v->lanes[i];
             lo = x < lo ? x : lo;
             hi = x > hi ? x : hi;
@@ -96,12 +98,12 @@ static void signed_ints(const struct ig_values *v, struct ig_minmax *out)
     if (present) *out = (struct ig_minmax){true, (uint64_t)lo, (uint64_t)hi};
 }
 
-static void unsigned_ints(const struct ig_values *v, struct ig_minmax *out)
+static void unsigned_ints(const struct ig_values *v, const uint8_t *skip, struct ig_minmax *out)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
     size_t present = 0;
     for (size_t i = 0; i < v->n; i++) {
-        if (v->has_nulls && ig_values_is_null(v, i)) continue;
+        if ((v->has_nulls && ig_values_is_null(v, i)) || skipped(skip, i)) continue;
         uint64_t x = v->lanes[i];
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
@@ -110,16 +112,16 @@ static void unsigned_ints(const struct ig_values *v, struct ig_minmax *out)
     if (present) *out = (struct ig_minmax){true, lo, hi};
 }
 
-void ig_minmax_of(const struct ig_values *v, struct ig_minmax *out)
+void ig_minmax_of(const struct ig_values *v, const uint8_t *skip, struct ig_minmax *out)
 {
     *out = (struct ig_minmax){0};
     if (!ig_minmax_kept(v->type, v->levels) || v->is_bytes || !v->n) return;
     if (is_float(v->type))
-        floats(v, out);
+        floats(v, skip, out);
     else if (is_unsigned(v->type))
-        unsigned_ints(v, out);
+        unsigned_ints(v, skip, out);
     else
-        signed_ints(v, out);
+        signed_ints(v, skip, out);
 }
 
 bool ig_minmax_reached(uint8_t type, const struct ig_minmax *m, uint64_t lane)

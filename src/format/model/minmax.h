@@ -11,8 +11,8 @@
  * they must hold every live value; they need not be reached by one (rows
  * deleted after they were written leave them wider). What they must never do
  * is keep an erased value: an erase that removes a value at or past a bound
- * drops both (ig_minmax_reached), and the bounds that stay are values of rows
- * that are still there.
+ * (ig_minmax_reached) takes the chunk's bounds again over the rows that stay,
+ * so every bound is a value of a row that is still there.
  *
  * Not kept for bools, strings, binary, blobs, or any leaf with levels
  * (lists, structs, vectors): those chunks are never bounded. */
@@ -33,9 +33,10 @@ struct ig_minmax {
  * dimension). */
 bool ig_minmax_kept(uint8_t type, bool nested);
 
-/* The bounds of a flat leaf's values v (v->type kept, no levels): unbounded
- * when none is present and not NaN. */
-void ig_minmax_of(const struct ig_values *v, struct ig_minmax *out);
+/* The bounds of a flat leaf's values v (v->type kept, no levels) but those
+ * whose bit is set in skip (LSB-first bytes; NULL: none): unbounded when none
+ * is left that is present and not NaN. */
+void ig_minmax_of(const struct ig_values *v, const uint8_t *skip, struct ig_minmax *out);
 
 /* Whether value `lane` of a leaf of `type` lies at or past either bound (so
  * that removing it may leave the bound unreached, or leave it naming the

@@ -86,6 +86,7 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
         rc = erase_page(x, pp, c, g, pg, gr->first_row, kill, nkill, err);
     }
     free(kill);
+    if (!rc) rc = erase_rebound(x, pp, c, g, gr->first_row, rows, nrows, err);
     return rc;
 }
 
@@ -297,7 +298,7 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
             if (ig_journal_add(&x->j, p->name, at, pad, footer_off - at)) return -ENOMEM;
         }
     }
-    if (atomic_load(&pp->bounds_dropped))
+    if (atomic_load(&pp->bounds_changed))
         ig_st64(nf + IG_HDR_CHUNKS_HASH, ig_hash(nf + p->sec_off[IG_SEC_CHUNKS], p->sec_size[IG_SEC_CHUNKS]));
     uint64_t root = ig_merkle_root(nf, nf + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm,
                                    p->sec_size[IG_SEC_DELETION]);

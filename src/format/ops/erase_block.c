@@ -377,7 +377,7 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         if (bounds.bounded && bound_erased(&x->v, kb, blk.row_count, &bounds)) {
             bounds.bounded = false; /* neither bound may name an erased value */
             ig_chunk_minmax_put(ig_chunk_record(p, pp->nf, g, c->rec.leaf), &bounds);
-            atomic_store(&pp->bounds_dropped, true);
+            atomic_store(&pp->bounds_changed, true);
         }
         if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
             for (size_t i = 0; i < x->v.n && !rc; i++)
@@ -403,6 +403,45 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
     }
     page_edit_free(&pe);
     return rc;
+}
+
+int erase_rebound(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
+                  uint64_t group_first_row, const uint64_t *rows, size_t nrows, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    if (p->version < IG_FORMAT_CHUNK_STATS) return 0;
+    uint8_t *rec_nf = ig_chunk_record(p, pp->nf, g, c->rec.leaf);
+    if (rec_nf[IG_CHK_STATS_FLAGS] || !ig_chunk_record(p, p->footer, g, c->rec.leaf)[IG_CHK_STATS_FLAGS])
+        return 0; /* bounded still, or never bounded */
+    uint32_t first = 0, count = 0;
+    int rc = ig_part_chunk(p, g, c->rec.leaf, &first, &count, err);
+    struct ig_minmax all = {0};
+    size_t k = 0; /* next erased row (part-local, sorted) */
+    for (uint32_t pg = first; !rc && pg < first + count; pg++) {
+        struct ig_pagerec rec;
+        const uint8_t *deleted;
+        rc = ig_part_page(p, pg, &rec, err);
+        if (!rc) rc = ig_reader_load(&x->r, p, c, pg, group_first_row, &rec, &x->v, &deleted, err);
+        if (rc) break;
+        /* skip what was deleted before and what this erase removes */
+        ig_buf_reset(&x->kill_b);
+        uint8_t *gone = ig_buf_extend(&x->kill_b, (rec.row_count + 7) / 8);
+        if (!gone) return ig_err(err, -ENOMEM, "out of memory");
+        memset(gone, 0, (rec.row_count + 7) / 8);
+        if (deleted) memcpy(gone, deleted, (rec.row_count + 7) / 8);
+        uint64_t lo = group_first_row + rec.first_row, hi = lo + rec.row_count;
+        while (k < nrows && rows[k] < lo)
+            k++;
+        for (; k < nrows && rows[k] < hi; k++)
+            gone[(rows[k] - lo) / 8] |= (uint8_t)(1u << ((rows[k] - lo) % 8));
+        struct ig_minmax m;
+        ig_minmax_of(&x->v, gone, &m);
+        ig_minmax_widen(x->v.type, &all, &m);
+    }
+    if (rc) return ig_err_prefix(err, rc, "%s: column '%.*s' row group %u: taking its bounds again", p->path,
+                                 (int)c->rec.name_len, c->rec.name, g);
+    ig_chunk_minmax_put(rec_nf, &all);
+    return 0;
 }
 
 /* The rows of `kill` of a nested leaf's page (its stored bytes already read and

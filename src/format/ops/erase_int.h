@@ -39,7 +39,7 @@ struct part_plan {
     size_t nmoved;
     pthread_mutex_t moved_mu; /* helper threads append to moved */
     uint8_t *touched_groups;  /* one byte per group */
-    atomic_bool bounds_dropped; /* a chunk record changed: the chunks hash too */
+    atomic_bool bounds_changed; /* a chunk record's bounds changed: the chunks hash too */
 };
 
 static inline uint8_t *page_rec(struct part_plan *pp, uint32_t page)
@@ -72,10 +72,17 @@ void erase_ctx_free(struct erase_ctx *x);
 
 /* The rows of `kill` (page-relative bits; nkill of them) of a flat leaf's page
  * in group g. Where an erased value lies at or past a bound of the chunk, the
- * bounds leave its record (model/minmax.h). */
+ * bounds leave its record (model/minmax.h; erase_rebound takes them again). */
 int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
                uint32_t page, uint64_t group_first_row, const uint8_t *kill, uint32_t nkill,
                struct ig_error *err);
+/* After erase_page dropped the bounds of flat leaf c's chunk in group g (an
+ * erased value reached one): the bounds taken again over the chunk's rows
+ * that stay (not deleted before, not among rows: part-local, sorted), every
+ * page of the chunk decoded once, as the file still holds it. Nothing to do
+ * for a chunk still bounded or never bounded. */
+int erase_rebound(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
+                  uint64_t group_first_row, const uint64_t *rows, size_t nrows, struct ig_error *err);
 /* The rows (part-local, sorted) of group g of nested column col, every leaf. */
 int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp, uint32_t pi,
                  uint32_t g, uint32_t col, const uint64_t *rows, size_t nrows,

@@ -309,9 +309,9 @@ int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struc
     return 0;
 }
 
-uint8_t *ig_chunk_record(const struct ig_part *p, uint8_t *footer, uint32_t g, uint32_t leaf)
+uint8_t *ig_chunk_record(const struct ig_part *p, const uint8_t *footer, uint32_t g, uint32_t leaf)
 {
-    return footer + p->sec_off[IG_SEC_CHUNKS] + ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
+    return (uint8_t *)footer + p->sec_off[IG_SEC_CHUNKS] + ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
 }
 
 int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_minmax *out,

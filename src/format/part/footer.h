@@ -106,9 +106,9 @@ int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struc
 int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_minmax *out,
                          struct ig_error *err);
 /* The chunk record of (g, leaf) in a footer image of part p (the mapped one,
- * or an erase's copy being edited), and the bounds written into one (format 9
- * records only). */
-uint8_t *ig_chunk_record(const struct ig_part *p, uint8_t *footer, uint32_t g, uint32_t leaf);
+ * or an erase's copy being edited: writable as the footer given is, like
+ * strchr's result), and the bounds written into one (format 9 records only). */
+uint8_t *ig_chunk_record(const struct ig_part *p, const uint8_t *footer, uint32_t g, uint32_t leaf);
 void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m);
 /* The page record, checked against the file (extent inside the data region, sizes). */
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *out,

@@ -571,7 +571,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
         round_quantized(&w, l); /* bounds of the values as they read back */
-        ig_minmax_of(&g->cols[l], &g->bounds[l]);
+        ig_minmax_of(&g->cols[l], NULL, &g->bounds[l]);
         if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set)) rc = -ENOMEM;
     }
     /* a nested column's leaves share page boundaries (their pages are
