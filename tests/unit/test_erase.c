@@ -234,6 +234,50 @@ static void test_erase_takes_bounds_again(void)
     }
 }
 
+/* erase --where reads only the row groups whose bounds can hold a value: with
+ * a page of group 0 damaged, a value of group 1 is found and erased (group 0
+ * never read), a value of group 0 fails on the damage, and a NULL target,
+ * which bounds cannot exclude, reads group 0 too. Fails if the scan reads
+ * every group (the first erase would meet the damage). */
+static void test_where_skips_groups_by_bounds(void)
+{
+    make_table(1 /* plain: the damaged byte is a value's */);
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_part p;
+    struct ig_error err = {0};
+    REQUIRE(ig_part_open(&p, path, false, &err) == 0);
+    uint32_t first, count;
+    struct ig_pagerec rec;
+    REQUIRE(ig_part_chunk(&p, 0, 0, &first, &count, &err) == 0);
+    REQUIRE(ig_part_page(&p, first, &rec, &err) == 0);
+    ig_part_close(&p);
+    int fd = open(path, O_RDWR);
+    REQUIRE(fd >= 0);
+    uint8_t b;
+    REQUIRE(pread(fd, &b, 1, (off_t)(rec.offset + rec.stored / 2)) == 1);
+    b ^= 0x40;
+    REQUIRE(pwrite(fd, &b, 1, (off_t)(rec.offset + rec.stored / 2)) == 1);
+    close(fd);
+    struct ig_erase_where w1 = {"v", "1002100"}; /* row 700, group 1 */
+    struct ig_erase_request req = {NULL, 0, &w1, 1, "test"};
+    struct ig_erase_report rep = {0};
+    CHECK(ig_erase(dir, &req, &rep, &err) == 0 && rep.rows == 1);
+    free(rep.ids);
+    struct ig_erase_where w0 = {"v", "1000030"}; /* row 10, group 0 */
+    req.where = &w0;
+    memset(&rep, 0, sizeof rep);
+    CHECK(ig_erase(dir, &req, &rep, &err) != 0 && strstr(err.msg, "checksum"));
+    free(rep.ids);
+    struct ig_erase_where wn = {"v", "\\N"};
+    req.where = &wn;
+    memset(&rep, 0, sizeof rep);
+    err.msg[0] = 0;
+    CHECK(ig_erase(dir, &req, &rep, &err) != 0 && strstr(err.msg, "checksum"));
+    free(rep.ids);
+    ig_remove_tree(dir);
+}
+
 static void test_plain_pages_never_move(void)
 {
     for (uint8_t enc = 1; enc <= 7; enc++) {
@@ -446,5 +490,5 @@ static void test_journal_files_and_versions(void)
     ig_remove_tree(d);
 }
 
-TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_takes_bounds_again), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
           T(test_journal_replay_is_idempotent))

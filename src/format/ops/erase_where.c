@@ -147,8 +147,23 @@ int ig_erase_check_where(const struct ig_table *t, const char *column, const cha
     return rc;
 }
 
+/* Whether no target can match in a chunk bounded by m (format 9): every
+ * target lies outside the bounds. A NULL target may match anywhere, and a
+ * quantised column's targets are not in the bounds' type (its values read
+ * back as float32): those chunks are read, as are unbounded ones. */
+static bool chunk_excludes(const struct ig_column_ref *c, const struct ig_minmax *m, const struct ig_values *targets)
+{
+    if (!m->bounded || c->rec.quantize) return false;
+    for (size_t j = 0; j < targets->n; j++)
+        if (ig_values_is_null(targets, j) || ig_minmax_holds(c->rec.type, m, targets->lanes[j])) return false;
+    return true;
+}
+
 /* Every live row whose column equals one of the values of the clauses w[k] for
- * which w[k].column is `column`: one scan of the column for all of them. */
+ * which w[k].column is `column`: one scan of the column for all of them, but
+ * for the row groups whose bounds hold none of the values (a table in the
+ * order of the column, or of one it follows, such as a user id by signup,
+ * reads only the groups the values can be in). */
 static int scan_where(const struct ig_table *t, const char *column, const struct ig_erase_where *w,
                       size_t nw, struct ig_u64vec *out, struct ig_error *err)
 {
@@ -180,6 +195,9 @@ static int scan_where(const struct ig_table *t, const char *column, const struct
         const struct ig_part *p = &t->parts[pi];
         rc = ig_part_group(p, lg, &gr, err);
         if (!rc) rc = ig_part_chunk(p, lg, c.rec.leaf, &first, &count, err);
+        struct ig_minmax m;
+        if (!rc) rc = ig_part_chunk_minmax(p, lg, c.rec.leaf, &m, err);
+        if (!rc && chunk_excludes(&c, &m, &set.t)) continue;
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
             struct ig_pagerec rec;
             const uint8_t *del;
