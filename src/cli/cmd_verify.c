@@ -16,6 +16,7 @@ const char cmd_verify_usage[] =
     "  --deep  also decode every value and render it, to check the text lengths the\n"
     "          footer records (the mount's text views are sized by them; slower), and\n"
     "          count string chunks' distinct values (Parquet views' dictionaries)\n"
+    "          and hold numeric values to their chunks' bounds (their statistics)\n"
     "  --cold  read the disk, not this host's page cache (done anyway on shared storage)\n"
     "  --json  the result as JSON\n"
     "Checks every checksum (blocks, pages, row groups, the Merkle root), that rows\n"
