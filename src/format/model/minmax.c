@@ -53,10 +53,11 @@ static int compare(uint8_t type, uint64_t a, uint64_t b)
 
 static bool is_nan(uint8_t type, uint64_t lane) { return is_float(type) && isnan(lane_double(type, lane)); }
 
-/* Loops per order, each without a branch on the type: a chunk of 262,144
- * values is one pass the compiler vectorises where no value is NULL. */
 static bool skipped(const uint8_t *skip, size_t i) { return skip && ((skip[i / 8] >> (i % 8)) & 1); }
 
+/* Loops per order, each without a branch on the type: a chunk of 262,144
+ * values is one pass (the compiler vectorises the signed one where no value is
+ * NULL or skipped). */
 static void floats(const struct ig_values *v, const uint8_t *skip, struct ig_minmax *out)
 {
     double lo = INFINITY, hi = -INFINITY;

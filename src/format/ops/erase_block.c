@@ -326,8 +326,6 @@ static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const stru
     return 0;
 }
 
-/* The rows of `kill` (page-relative) of a flat leaf's page: block by block, only
- * the blocks that hold one are read and rewritten. */
 /* Whether an erased value of x->v (the killed rows kb of a block, or every
  * value when only they were loaded) lies at or past a bound of its chunk. */
 static bool bound_erased(const struct ig_values *v, const uint8_t *kb, uint32_t block_rows,
@@ -341,6 +339,8 @@ static bool bound_erased(const struct ig_values *v, const uint8_t *kb, uint32_t 
     return false;
 }
 
+/* The rows of `kill` (page-relative) of a flat leaf's page: block by block, only
+ * the blocks that hold one are read and rewritten. */
 int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
                uint32_t page, uint64_t group_first_row, const uint8_t *kill, uint32_t nkill,
                struct ig_error *err)
@@ -355,7 +355,8 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
     if (c->erase_level == 2) {
         rc = ig_part_chunk_minmax(p, g, c->rec.leaf, &bounds, err);
         if (rc) return rc;
-        bounds.bounded &= ig_chunk_record(p, pp->nf, g, c->rec.leaf)[IG_CHK_STATS_FLAGS] != 0;
+        if (bounds.bounded) /* and not dropped by an earlier page of this erase */
+            bounds.bounded = ig_chunk_record(p, pp->nf, g, c->rec.leaf)[IG_CHK_STATS_FLAGS] != 0;
     }
     const struct ig_pagerec *rec = &pe.rec;
     uint64_t gone_text = 0;
