@@ -49,6 +49,8 @@ static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error 
             int rc = ig_part_leaf_column(p, leaf, &col, err);
             if (!rc) rc = ig_part_column(p, col, &cr, err);
             if (rc) return rc;
+            /* a damaged record may bound any leaf: only the kept ones count (verify names the rest) */
+            if (!ig_minmax_kept(cr.type, cr.parent != IG_NONE || cr.lists || cr.dimension)) continue;
             for (uint32_t g = 0; g < p->num_groups; g++) {
                 struct ig_minmax m;
                 if ((rc = ig_part_chunk_minmax(p, g, leaf, &m, err))) return rc;
