@@ -1234,9 +1234,11 @@ static void test_blocks_aim_at_stored_size(void)
 
 /* Row groups sized by their values (writer.h, rows_per_group 0): narrow
  * rows fill IG_GROUP_MAX_ROWS, rows of ~300 bytes stop at one step (two steps
- * would pass IG_GROUP_BUDGET), rows of ~150 bytes at three; a group ends only
- * at a step. The same rows written with threads are the same file. Fails when
- * the default stays 65,536 rows or a group outgrows its budget. */
+ * would pass IG_GROUP_BUDGET), rows of ~150 bytes at three; a group ends at a
+ * step, or inside its first step at the substep where its values reach the
+ * cap (rows of thousands of columns). The same rows written with threads are
+ * the same file. Fails when the default stays 65,536 rows, a group outgrows
+ * its budget, or a wide group does not stop at its cap. */
 struct wide_ctx {
     size_t len;
 };
@@ -1253,7 +1255,7 @@ static void fill_sized(struct ig_values *v, uint32_t col, uint64_t row, void *ct
     ig_values_push_bytes(v, b, wc->len);
 }
 
-static void check_group_rows(size_t len, uint64_t rows, const uint32_t *want, uint32_t nwant)
+static void check_group_rows(size_t len, uint64_t rows, uint64_t cap, const uint32_t *want, uint32_t nwant)
 {
     uint8_t *bytes[2] = {0};
     size_t sizes[2] = {0};
@@ -1266,6 +1268,7 @@ static void check_group_rows(size_t len, uint64_t rows, const uint32_t *want, ui
         struct ig_writer_opts o;
         ig_writer_opts_default(&o);
         o.threads = threads;
+        o.group_cap = cap;
         struct wide_ctx wc = {len};
         REQUIRE(write_table(d, &s, rows, &o, fill_sized, &wc) == 0);
         ig_schema_free(&s);
@@ -1302,13 +1305,22 @@ static void check_group_rows(size_t len, uint64_t rows, const uint32_t *want, ui
 static void test_groups_sized_by_values(void)
 {
     const uint32_t narrow[] = {IG_GROUP_MAX_ROWS, IG_GROUP_MAX_ROWS, 600000 - 2 * IG_GROUP_MAX_ROWS};
-    check_group_rows(0, 600000, narrow, 3);
+    check_group_rows(0, 600000, 0, narrow, 3);
     /* 8 + 8 + 300 bytes a row: 20.7 MB a step */
     const uint32_t wide[] = {IG_GROUP_STEP, IG_GROUP_STEP, 150000 - 2 * IG_GROUP_STEP};
-    check_group_rows(300, 150000, wide, 3);
+    check_group_rows(300, 150000, 0, wide, 3);
     /* 8 + 8 + 130 bytes a row: 9.6 MB a step, 38.3 MB at four */
     const uint32_t mid[] = {3 * IG_GROUP_STEP, 250000 - 3 * IG_GROUP_STEP};
-    check_group_rows(130, 250000, mid, 2);
+    check_group_rows(130, 250000, 0, mid, 2);
+    /* the same 316 bytes a row under a cap of 4 MiB (what IG_GROUP_CAP is to
+     * rows of thousands of columns): 2.6 MB at 8,192 rows, 5.2 MB at 16,384,
+     * where each group ends inside its first step */
+    uint32_t capped[10];
+    for (int g = 0; g < 9; g++)
+        capped[g] = 2 * IG_GROUP_SUBSTEP;
+    capped[9] = 150000 - 9 * 2 * IG_GROUP_SUBSTEP;
+    check_group_rows(300, 150000, 4u << 20, capped, 10);
+    CHECK(IG_GROUP_STEP % IG_GROUP_SUBSTEP == 0 && IG_GROUP_CAP > 2ull * IG_GROUP_BUDGET);
 }
 
 TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_chunk_dict_counts), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),

@@ -47,6 +47,7 @@ struct ig_part_writer {
     uint32_t group_rows; /* rows in the job being filled */
     uint32_t group_step; /* a group ends only at a multiple of this many rows */
     uint32_t group_max;  /* and at this many at most */
+    uint64_t group_cap;  /* sized groups: values that end one at a substep of its first step; 0: exact groups */
     uint64_t offset;     /* next write position */
     struct ig_buf pages, extras, groups, chunks, blocks;
     uint32_t num_pages, num_groups, num_blocks, handed;
@@ -269,6 +270,7 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
         ig_writer_opts_default(wo);
     w->group_step = wo->rows_per_group ? wo->rows_per_group : IG_GROUP_STEP;
     w->group_max = wo->rows_per_group ? wo->rows_per_group : IG_GROUP_MAX_ROWS;
+    w->group_cap = wo->rows_per_group ? 0 : wo->group_cap ? wo->group_cap : IG_GROUP_CAP;
     if (!wo->page_size) wo->page_size = 65536;
     if (!wo->erase_level) wo->erase_level = 2;
     if (!w->path || !s->leaves) {
@@ -503,15 +505,25 @@ int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err)
     return ig_part_writer_end_rows(w, 1, err);
 }
 
+/* Whether a sized group being filled is inside its first step, where it may
+ * end at any substep. */
+static bool in_first_step(const struct ig_part_writer *w)
+{
+    return w->group_cap && w->group_rows < w->group_step;
+}
+
 uint32_t ig_part_writer_room(const struct ig_part_writer *w)
 {
+    if (in_first_step(w)) return IG_GROUP_SUBSTEP - w->group_rows % IG_GROUP_SUBSTEP;
     return w->group_step - w->group_rows % w->group_step;
 }
 
-/* At a step's end: whether the group being filled ends here (writer.h). */
+/* At the end of a step (or a first step's substep): whether the group being
+ * filled ends here (writer.h). */
 static bool group_full(const struct ig_part_writer *w)
 {
     if (w->group_rows >= w->group_max) return true;
+    if (w->group_rows < w->group_step) return job_bytes(w, w->fill) >= w->group_cap;
     uint64_t steps = w->group_rows / w->group_step;
     return job_bytes(w, w->fill) / steps * (steps + 1) > IG_GROUP_BUDGET;
 }
@@ -528,8 +540,10 @@ int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_erro
             return ig_err(err, -EINVAL, "column '%s' has %zu rows in a row group of %u rows",
                           leaf_def(w, l)->name, have, want);
     }
+    bool first_step = in_first_step(w);
     w->group_rows = want;
-    if (n && w->group_rows % w->group_step == 0 && group_full(w)) return hand_off(w, err);
+    bool boundary = first_step ? want % IG_GROUP_SUBSTEP == 0 : want % w->group_step == 0;
+    if (n && boundary && group_full(w)) return hand_off(w, err);
     return 0;
 }
 

@@ -25,6 +25,8 @@ struct ig_part_writer;
 struct ig_writer_opts {
     uint32_t rows_per_group; /* rows a row group holds, the last fewer; 0 (the
                                 default): sized by its values, below */
+    uint64_t group_cap;      /* sized groups: the values a group ends at inside its
+                                first step (below); 0: IG_GROUP_CAP */
     uint32_t page_size;      /* default target page bytes, 65536 */
     uint32_t block_size;     /* default target block bytes (page.h), 0: 4096 */
     int zstd_level;          /* blocks of numbers, levels, references: default 2 */
@@ -42,11 +44,19 @@ struct ig_writer_opts {
  * step of the same width would fit. Engines reading a table's Parquet views
  * pay per file and per row group (a view per group), and an importer holds
  * the group being filled and up to two being encoded; a table of wide rows
- * keeps groups of one step. Where the steps end depends only on the values,
- * so a part is the same byte for byte whatever the threads. */
+ * keeps groups of one step. Rows so wide that one step would hold more than
+ * IG_GROUP_CAP of values (2,000 int64 columns: 1 GiB a step; 20,000 columns,
+ * 10 GiB, more than this machine has for the two groups in memory) end their
+ * group earlier: at the first multiple of IG_GROUP_SUBSTEP rows where the
+ * values reach the cap. A chunk of 8,192 int64 values is still a whole 64 KiB
+ * page, so such a table's footer grows by its chunk records alone. Where the
+ * steps end depends only on the values, so a part is the same byte for byte
+ * whatever the threads. */
 #define IG_GROUP_STEP 65536u
 #define IG_GROUP_MAX_ROWS (4 * IG_GROUP_STEP)
 #define IG_GROUP_BUDGET (32u << 20)
+#define IG_GROUP_SUBSTEP 8192u
+#define IG_GROUP_CAP (512ull << 20)
 
 void ig_writer_opts_default(struct ig_writer_opts *o);
 
@@ -55,9 +65,10 @@ int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struc
                         struct ig_error *err);
 struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t col);
 int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err);
-/* Rows that still fit the row group being filled, to its next step (at least
- * 1): an importer that fills columns many rows at a time pushes at most this
- * many into each column, then ends them with ig_part_writer_end_rows. */
+/* Rows that still fit the row group being filled, to its next step (or, in a
+ * sized group's first step, its next IG_GROUP_SUBSTEP; at least 1): an
+ * importer that fills columns many rows at a time pushes at most this many
+ * into each column, then ends them with ig_part_writer_end_rows. */
 uint32_t ig_part_writer_room(const struct ig_part_writer *w);
 /* End n rows at once (n <= ig_part_writer_room): every column holds them. */
 int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_error *err);
