@@ -686,6 +686,56 @@ static void log_fail(void *ctx, const char *msg)
     l->n++;
 }
 
+/* Part 0 of table d read whole into memory, to be changed and written back
+ * with every hash made to agree (chunks hash, Merkle root, tail): only the
+ * checks that look past the hashes can then see a change. */
+struct part_image {
+    char path[4096];
+    uint8_t *file, *footer, *tail;
+    size_t size;
+    uint64_t chk, chk_size, grp, grp_size, del, del_size;
+    uint32_t nleaves;
+};
+
+static void part_image_read(const char *d, struct part_image *im)
+{
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+    const struct ig_part *p = &t.parts[0];
+    snprintf(im->path, sizeof im->path, "%s/part-000000.ingot", d);
+    im->size = p->file_size;
+    im->chk = p->sec_off[IG_SEC_CHUNKS], im->chk_size = p->sec_size[IG_SEC_CHUNKS];
+    im->grp = p->sec_off[IG_SEC_GROUPS], im->grp_size = p->sec_size[IG_SEC_GROUPS];
+    im->del = p->sec_off[IG_SEC_DELETION], im->del_size = p->sec_size[IG_SEC_DELETION];
+    im->nleaves = p->num_leaves;
+    uint64_t fo = p->footer_offset;
+    ig_table_close(&t);
+    im->file = malloc(im->size);
+    int fd = open(im->path, O_RDONLY);
+    REQUIRE(im->file && fd >= 0 && pread(fd, im->file, im->size, 0) == (ssize_t)im->size);
+    close(fd);
+    im->footer = im->file + fo;
+    im->tail = im->file + im->size - IG_TAIL_SIZE;
+}
+
+/* The chunk record of (g, leaf) in the image (a format-9 part's). */
+static uint8_t *part_image_chunk(struct part_image *im, uint32_t g, uint32_t leaf)
+{
+    return im->footer + im->chk + ((uint64_t)g * im->nleaves + leaf) * IG_CHK_SIZE;
+}
+
+static void part_image_reseal(struct part_image *im)
+{
+    uint8_t *f = im->footer;
+    ig_st64(f + IG_HDR_CHUNKS_HASH, ig_hash(f + im->chk, im->chk_size));
+    ig_st64(im->tail + IG_TAIL_ROOT, ig_merkle_root(f, f + im->grp, im->grp_size, f + im->del, im->del_size));
+    ig_st64(im->tail + IG_TAIL_HASH, ig_hash(im->tail, IG_TAIL_HASH));
+    int fd = open(im->path, O_WRONLY);
+    REQUIRE(fd >= 0 && pwrite(fd, im->file, im->size, 0) == (ssize_t)im->size);
+    close(fd);
+}
+
 /* Format 6's chunk records count a string chunk's distinct values (5 tags,
  * 10 bytes, in each group; none for the int column); verify --deep finds a
  * count lower than the values (the footer's hashes made to agree, so only
@@ -711,11 +761,6 @@ static void test_chunk_dict_counts(void)
         CHECK(ig_part_chunk_dict(p, g, 1, &cd, &err) == 0 && cd.count == 5 && cd.bytes == 10);
         CHECK(ig_part_chunk_dict(p, g, 0, &cd, &err) == 0 && cd.count == 0 && cd.bytes == 0);
     }
-    uint64_t fo = p->footer_offset, chk = p->sec_off[IG_SEC_CHUNKS], chk_size = p->sec_size[IG_SEC_CHUNKS];
-    uint64_t grp = p->sec_off[IG_SEC_GROUPS], grp_size = p->sec_size[IG_SEC_GROUPS];
-    uint64_t del = p->sec_off[IG_SEC_DELETION], del_size = p->sec_size[IG_SEC_DELETION];
-    uint32_t nleaves = p->num_leaves;
-    uint64_t size = p->file_size;
     ig_table_close(&t);
     struct ig_verify_hooks h = {.deep = true};
     struct fail_log log = {{0}, 0};
@@ -724,19 +769,11 @@ static void test_chunk_dict_counts(void)
     struct ig_verify_report rep;
     CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0);
     /* group 1's tag chunk says 4 values; hashes, root and tail made to agree */
-    char path[4096];
-    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
-    uint8_t *f = malloc(size);
-    int fd = open(path, O_RDWR);
-    REQUIRE(f && fd >= 0 && pread(fd, f, size, 0) == (ssize_t)size);
-    uint8_t *footer = f + fo, *tail = f + size - IG_TAIL_SIZE;
-    ig_st32(footer + chk + (1 * nleaves + 1) * IG_CHK_SIZE + IG_CHK_DICT_COUNT, 4);
-    ig_st64(footer + IG_HDR_CHUNKS_HASH, ig_hash(footer + chk, chk_size));
-    ig_st64(tail + IG_TAIL_ROOT, ig_merkle_root(footer, footer + grp, grp_size, footer + del, del_size));
-    ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
-    CHECK(pwrite(fd, f, size, 0) == (ssize_t)size);
-    close(fd);
-    free(f);
+    struct part_image im;
+    part_image_read(d, &im);
+    ig_st32(part_image_chunk(&im, 1, 1) + IG_CHK_DICT_COUNT, 4);
+    part_image_reseal(&im);
+    free(im.file);
     h.deep = false;
     CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0); /* every hash agrees */
     h.deep = true;
@@ -913,12 +950,7 @@ static void test_chunk_bounds_written_and_verified(void)
         CHECK(mn == want_mn && mx == want_mx);
         CHECK(ig_part_chunk_minmax(p, g, 2, &m, &err) == 0 && !m.bounded && !m.min && !m.max);
     }
-    uint64_t fo = p->footer_offset, chk = p->sec_off[IG_SEC_CHUNKS], chk_size = p->sec_size[IG_SEC_CHUNKS];
-    uint64_t grp = p->sec_off[IG_SEC_GROUPS], grp_size = p->sec_size[IG_SEC_GROUPS];
-    uint64_t del = p->sec_off[IG_SEC_DELETION], del_size = p->sec_size[IG_SEC_DELETION];
-    uint32_t nleaves = p->num_leaves;
-    uint64_t size = p->file_size;
-    CHECK(chk_size == 3ull * nleaves * IG_CHK_SIZE);
+    CHECK(p->sec_size[IG_SEC_CHUNKS] == 3ull * p->num_leaves * IG_CHK_SIZE);
     ig_table_close(&t);
     struct ig_verify_hooks h = {.deep = true};
     struct fail_log log = {{0}, 0};
@@ -926,14 +958,10 @@ static void test_chunk_bounds_written_and_verified(void)
     h.ctx = &log;
     struct ig_verify_report rep;
     CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
-    uint8_t *f = malloc(size);
-    int fd = open(path, O_RDWR);
-    REQUIRE(f && fd >= 0 && pread(fd, f, size, 0) == (ssize_t)size);
-    uint8_t *footer = f + fo, *tail = f + size - IG_TAIL_SIZE;
+    struct part_image im;
+    part_image_read(d, &im);
     for (int round = 0; round < 3; round++) {
-        uint8_t *rec = footer + chk + (1 * nleaves + 0) * IG_CHK_SIZE;
+        uint8_t *rec = part_image_chunk(&im, 1, 0);
         if (round == 0) {
             ig_st64(rec + IG_CHK_MAX, 1980); /* group 1's ids reach 1990 */
         } else if (round == 1) {
@@ -941,15 +969,12 @@ static void test_chunk_bounds_written_and_verified(void)
         } else { /* id's record mended; the string leaf's bounded instead */
             rec[IG_CHK_STATS_FLAGS] = IG_CHKS_BOUNDED;
             ig_st64(rec + IG_CHK_MAX, 1990);
-            uint8_t *srec = footer + chk + (1 * nleaves + 2) * IG_CHK_SIZE;
+            uint8_t *srec = part_image_chunk(&im, 1, 2);
             srec[IG_CHK_STATS_FLAGS] = IG_CHKS_BOUNDED;
             ig_st64(srec + IG_CHK_MIN, 1);
             ig_st64(srec + IG_CHK_MAX, 2);
         }
-        ig_st64(footer + IG_HDR_CHUNKS_HASH, ig_hash(footer + chk, chk_size));
-        ig_st64(tail + IG_TAIL_ROOT, ig_merkle_root(footer, footer + grp, grp_size, footer + del, del_size));
-        ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
-        CHECK(pwrite(fd, f, size, 0) == (ssize_t)size);
+        part_image_reseal(&im);
         h.deep = false;
         log.text[0] = 0;
         log.n = 0;
@@ -966,8 +991,7 @@ static void test_chunk_bounds_written_and_verified(void)
                                             : "bounds a leaf that keeps none"));
         if (rep.failures != 1) fprintf(stderr, "  %s", log.text);
     }
-    close(fd);
-    free(f);
+    free(im.file);
 }
 
 /* 40 to 99 random lowercase letters into text (room for 100); how many. */

@@ -293,14 +293,25 @@ int ig_part_group_chunk(const struct ig_part *p, uint32_t g, const struct ig_gro
     return 0;
 }
 
+uint8_t *ig_chunk_record(const struct ig_part *p, const uint8_t *footer, uint32_t g, uint32_t leaf)
+{
+    return (uint8_t *)footer + p->sec_off[IG_SEC_CHUNKS] + ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
+}
+
+/* (g, leaf) names a chunk of p, or -EIO saying it does not. */
+static int chunk_in_range(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_error *err)
+{
+    if (g < p->num_groups && leaf < p->num_leaves) return 0;
+    return ig_err(err, -EIO, "%s: chunk (group %u, leaf %u) out of range", p->path, g, leaf);
+}
+
 int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_chunk_dict *out,
                        struct ig_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (g >= p->num_groups || leaf >= p->num_leaves)
-        return ig_err(err, -EIO, "%s: chunk (group %u, leaf %u) out of range", p->path, g, leaf);
-    if (p->version < IG_FORMAT_CHUNK_DICT) return 0;
-    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
+    int rc = chunk_in_range(p, g, leaf, err);
+    if (rc || p->version < IG_FORMAT_CHUNK_DICT) return rc;
+    const uint8_t *r = ig_chunk_record(p, p->footer, g, leaf);
     out->count = ig_ld32(r + IG_CHK_DICT_COUNT);
     out->bytes = ig_ld32(r + IG_CHK_DICT_BYTES);
     if (!out->count && out->bytes)
@@ -309,19 +320,13 @@ int ig_part_chunk_dict(const struct ig_part *p, uint32_t g, uint32_t leaf, struc
     return 0;
 }
 
-uint8_t *ig_chunk_record(const struct ig_part *p, const uint8_t *footer, uint32_t g, uint32_t leaf)
-{
-    return (uint8_t *)footer + p->sec_off[IG_SEC_CHUNKS] + ((uint64_t)g * p->num_leaves + leaf) * chunk_size(p);
-}
-
 int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_minmax *out,
                          struct ig_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (g >= p->num_groups || leaf >= p->num_leaves)
-        return ig_err(err, -EIO, "%s: chunk (group %u, leaf %u) out of range", p->path, g, leaf);
-    if (p->version < IG_FORMAT_CHUNK_STATS) return 0;
-    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)g * p->num_leaves + leaf) * IG_CHK_SIZE;
+    int rc = chunk_in_range(p, g, leaf, err);
+    if (rc || p->version < IG_FORMAT_CHUNK_STATS) return rc;
+    const uint8_t *r = ig_chunk_record(p, p->footer, g, leaf);
     uint8_t flags = r[IG_CHK_STATS_FLAGS];
     static const uint8_t zero[IG_CHK_MIN - IG_CHK_STATS_FLAGS - 1];
     if ((flags & ~IG_CHKS_BOUNDED) || memcmp(r + IG_CHK_STATS_FLAGS + 1, zero, sizeof zero))
