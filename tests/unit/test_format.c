@@ -736,22 +736,43 @@ static void part_image_reseal(struct part_image *im)
     close(fd);
 }
 
+/* A table of 300 rows of schema s (freed) in three groups of 100; its
+ * directory, or NULL if it could not be written. */
+static char *three_groups(struct ig_schema *s, void (*fill)(struct ig_values *v, uint32_t col, uint64_t row, void *ctx))
+{
+    char *d = make_dir();
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    o.rows_per_group = 100;
+    if (d && write_table(d, s, 300, &o, fill, NULL)) d = NULL;
+    ig_schema_free(s);
+    return d;
+}
+
+/* verify of table d (deep or not) with its failures' messages in log (emptied
+ * first); how many failures. */
+static uint64_t verify_logged(const char *d, bool deep, struct fail_log *log)
+{
+    log->text[0] = 0;
+    log->n = 0;
+    struct ig_verify_hooks h = {.deep = deep, .fail = log_fail, .ctx = log};
+    struct ig_verify_report rep;
+    struct ig_error err = {0};
+    CHECK(ig_verify_table(d, &h, &rep, &err) == 0);
+    return rep.failures;
+}
+
 /* Format 6's chunk records count a string chunk's distinct values (5 tags,
  * 10 bytes, in each group; none for the int column); verify --deep finds a
  * count lower than the values (the footer's hashes made to agree, so only
  * that check can see it) and names the part, column and row group. */
 static void test_chunk_dict_counts(void)
 {
-    char *d = make_dir();
-    REQUIRE(d);
     struct ig_schema s = {0};
     ig_schema_add(&s, "id", 2, IG_T_INT64, false, NULL);
     ig_schema_add(&s, "tag", 3, IG_T_STRING, false, NULL);
-    struct ig_writer_opts o;
-    ig_writer_opts_default(&o);
-    o.rows_per_group = 100;
-    REQUIRE(write_table(d, &s, 300, &o, fill_tags, NULL) == 0);
-    ig_schema_free(&s);
+    char *d = three_groups(&s, fill_tags);
+    REQUIRE(d);
     struct ig_table t;
     struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, d, false, &err) == 0);
@@ -762,28 +783,20 @@ static void test_chunk_dict_counts(void)
         CHECK(ig_part_chunk_dict(p, g, 0, &cd, &err) == 0 && cd.count == 0 && cd.bytes == 0);
     }
     ig_table_close(&t);
-    struct ig_verify_hooks h = {.deep = true};
-    struct fail_log log = {{0}, 0};
-    h.fail = log_fail;
-    h.ctx = &log;
-    struct ig_verify_report rep;
-    CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0);
+    struct fail_log log;
+    CHECK(verify_logged(d, true, &log) == 0);
     /* group 1's tag chunk says 4 values; hashes, root and tail made to agree */
     struct part_image im;
     part_image_read(d, &im);
     ig_st32(part_image_chunk(&im, 1, 1) + IG_CHK_DICT_COUNT, 4);
     part_image_reseal(&im);
     free(im.file);
-    h.deep = false;
-    CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0); /* every hash agrees */
-    h.deep = true;
-    log.text[0] = 0;
-    log.n = 0;
-    ig_verify_table(d, &h, &rep, &err);
-    CHECK(rep.failures == 1);
+    CHECK(verify_logged(d, false, &log) == 0); /* every hash agrees */
+    uint64_t failures = verify_logged(d, true, &log);
+    CHECK(failures == 1);
     CHECK(strstr(log.text, "part-000000.ingot") && strstr(log.text, "'tag'") && strstr(log.text, "row group 1") &&
           strstr(log.text, "5 distinct values of 10 bytes, the chunk record counts 4 of 10"));
-    if (rep.failures != 1) fprintf(stderr, "  %s", log.text);
+    if (failures != 1) fprintf(stderr, "  %s", log.text);
 }
 
 /* Format 9's bounds of a flat numeric leaf (model/minmax.h) against a scan of
@@ -919,17 +932,12 @@ static void fill_bounded(struct ig_values *v, uint32_t col, uint64_t row, void *
  * part, column and row group; a flag this reader does not know is corrupt. */
 static void test_chunk_bounds_written_and_verified(void)
 {
-    char *d = make_dir();
-    REQUIRE(d);
     struct ig_schema s = {0};
     ig_schema_add(&s, "id", 2, IG_T_INT64, false, NULL);
     ig_schema_add(&s, "x", 1, IG_T_FLOAT64, true, NULL);
     ig_schema_add(&s, "s", 1, IG_T_STRING, false, NULL);
-    struct ig_writer_opts o;
-    ig_writer_opts_default(&o);
-    o.rows_per_group = 100;
-    REQUIRE(write_table(d, &s, 300, &o, fill_bounded, NULL) == 0);
-    ig_schema_free(&s);
+    char *d = three_groups(&s, fill_bounded);
+    REQUIRE(d);
     struct ig_table t;
     struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, d, false, &err) == 0);
@@ -952,12 +960,8 @@ static void test_chunk_bounds_written_and_verified(void)
     }
     CHECK(p->sec_size[IG_SEC_CHUNKS] == 3ull * p->num_leaves * IG_CHK_SIZE);
     ig_table_close(&t);
-    struct ig_verify_hooks h = {.deep = true};
-    struct fail_log log = {{0}, 0};
-    h.fail = log_fail;
-    h.ctx = &log;
-    struct ig_verify_report rep;
-    CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == 0);
+    struct fail_log log;
+    CHECK(verify_logged(d, true, &log) == 0);
     struct part_image im;
     part_image_read(d, &im);
     for (int round = 0; round < 3; round++) {
@@ -975,21 +979,15 @@ static void test_chunk_bounds_written_and_verified(void)
             ig_st64(srec + IG_CHK_MAX, 2);
         }
         part_image_reseal(&im);
-        h.deep = false;
-        log.text[0] = 0;
-        log.n = 0;
-        CHECK(ig_verify_table(d, &h, &rep, &err) == 0 && rep.failures == (uint64_t)(round > 0));
-        h.deep = true;
-        log.text[0] = 0;
-        log.n = 0;
-        ig_verify_table(d, &h, &rep, &err);
-        CHECK(rep.failures == 1);
+        CHECK(verify_logged(d, false, &log) == (uint64_t)(round > 0));
+        uint64_t failures = verify_logged(d, true, &log);
+        CHECK(failures == 1);
         CHECK(strstr(log.text, "part-000000.ingot") && strstr(log.text, round == 2 ? "'s'" : "'id'") &&
               strstr(log.text, "row group 1"));
         CHECK(strstr(log.text, round == 0   ? "outside the chunk's bounds"
                                : round == 1 ? "statistics flags"
                                             : "bounds a leaf that keeps none"));
-        if (rep.failures != 1) fprintf(stderr, "  %s", log.text);
+        if (failures != 1) fprintf(stderr, "  %s", log.text);
     }
     free(im.file);
 }
