@@ -60,6 +60,20 @@ void ig_csv_close(struct ig_csv_reader *r)
 
 int ig_csv_rewind(struct ig_csv_reader *r) { return ig_inbuf_rewind(&r->in); }
 
+void ig_csv_borrow(struct ig_csv_reader *r, const char *p, size_t len, uint64_t line)
+{
+    ig_inbuf_borrow(&r->in, p, len, line);
+}
+
+size_t ig_csv_unparsed(const struct ig_csv_reader *r, const char **p, uint64_t *line, bool *eof)
+{
+    const struct ig_inbuf *in = &r->in;
+    *p = in->buf ? in->buf + in->pos : "";
+    *line = in->line;
+    *eof = in->eof;
+    return in->len - in->pos;
+}
+
 static int grow_fields(struct ig_csv_reader *r)
 {
     size_t ncap = r->fcap ? r->fcap * 2 : 64;

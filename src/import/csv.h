@@ -61,6 +61,15 @@ int ig_csv_next(struct ig_csv_reader *r, struct ig_csv_record *rec, struct ig_er
 /* Restart at the first record (the BOM is skipped again). 0, -ESPIPE, -errno. */
 int ig_csv_rewind(struct ig_csv_reader *r);
 void ig_csv_close(struct ig_csv_reader *r);
+/* Parse p[0..len) from now on as the rest of the input, its first byte on
+ * `line` and at a record start: nothing is read from fd or copied, the end of p
+ * is the end of input. Several threads each parse a piece of one CSV this way
+ * (csv_rows.h), each with its own reader; p must outlive the parsing. */
+void ig_csv_borrow(struct ig_csv_reader *r, const char *p, size_t len, uint64_t line);
+/* What the reader has read from fd but not parsed yet: *p, the returned
+ * length, the line of *p, and whether fd is at its end. Whoever goes on
+ * reading fd itself starts with these bytes. Valid until the next call. */
+size_t ig_csv_unparsed(const struct ig_csv_reader *r, const char **p, uint64_t *line, bool *eof);
 /* Initial buffer size and maximum record size in bytes (0 keeps the current
  * value). Only before the first ig_csv_next; for tests and fuzzing. */
 void ig_csv_set_limits(struct ig_csv_reader *r, size_t bufsize, size_t max_record);

@@ -2,6 +2,7 @@
 #include "format/part/columns.h"
 #include "convert.h"
 #include "csv.h"
+#include "csv_rows.h"
 #include "infer.h"
 #include "json.h"
 #include "stripe.h"
@@ -91,13 +92,44 @@ static void report(struct import_run *r, bool force)
     r->o->progress(r->o->progress_ctx, pos > 0 ? (uint64_t)pos : 0, r->in_size, rows);
 }
 
+/* What a value's error adds when the types were inferred. */
+static const char *inferred_hint(const struct import_run *r)
+{
+    return r->o->schema_path || r->o->append ? "" : " (the type was inferred from a sample; pass --schema)";
+}
+
 static int value_error(struct import_run *r, uint64_t line, uint32_t col, struct ig_error *sub,
                        struct ig_error *err)
 {
-    const char *hint = r->o->schema_path || r->o->append ? "" :
-                       " (the type was inferred from a sample; pass --schema)";
+    const char *hint = inferred_hint(r);
     return ig_err(err, sub->code ? sub->code : -EINVAL, "%s:%" PRIu64 ": column '%s': %s%s",
                   r->input, line, r->schema.cols[col].name, sub->msg, hint);
+}
+
+static struct ig_values *writer_leaf(void *w, uint32_t leaf)
+{
+    return ig_part_writer_column(w, leaf);
+}
+
+/* After each piece of a threaded CSV import: stop when asked, show progress. */
+static int csv_piece_done(void *ctx, uint64_t bytes_read, struct ig_error *err)
+{
+    struct import_run *r = ctx;
+    int rc = check_cancel(r, err);
+    if (!rc && r->o->progress)
+        r->o->progress(r->o->progress_ctx, bytes_read, r->in_size, ig_part_writer_rows(r->w));
+    return rc;
+}
+
+/* Whether CSV records may be converted on several threads (csv_rows.h): more
+ * than one asked for, and no blob column, whose objects go to the blob file in
+ * the order they are converted. */
+static bool csv_threaded(const struct import_run *r)
+{
+    if (r->o->w.threads <= 1) return false;
+    for (uint32_t c = 0; c < r->schema.n; c++)
+        if (r->schema.cols[c].type == IG_T_BLOB) return false;
+    return true;
 }
 
 /* CSV: map header fields to schema columns (by name), then convert every record. */
@@ -107,63 +139,23 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
     int rc = ig_csv_next(csv, &rec, err);
     if (rc < 0) return rc;
     if (rc == 0) return ig_err(err, -EINVAL, "%s: empty input (no header line)", r->input);
-    size_t nf = rec.nfields;
-    uint32_t n = r->schema.n;
-    long *field_of = malloc(n * sizeof *field_of); /* schema column -> CSV field, -1 */
-    if (!field_of) return ig_err(err, -ENOMEM, "out of memory");
-    for (uint32_t c = 0; c < n; c++)
-        field_of[c] = -1;
-    rc = 0;
-    for (size_t f = 0; f < nf && !rc; f++) {
-        long c = ig_schema_find(&r->schema, rec.fields[f].p, rec.fields[f].len);
-        if (c < 0)
-            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": header field '%.*s' is not a column of the "
-                                      "schema",
-                        r->input, rec.line, (int)(rec.fields[f].len > 200 ? 200 : rec.fields[f].len),
-                        rec.fields[f].p);
-        else if (field_of[c] >= 0)
-            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": header names column '%s' twice", r->input,
-                        rec.line, r->schema.cols[c].name);
-        else
-            field_of[c] = (long)f;
-    }
-    for (uint32_t c = 0; c < n && !rc; c++) {
-        if (!ig_column_is_flat(&r->schema.cols[c]))
-            rc = ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines "
-                                      "input", r->input, r->schema.cols[c].name);
-        else if (field_of[c] < 0 && !r->schema.cols[c].nullable)
-            rc = ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header",
-                        r->input, r->schema.cols[c].name);
-    }
-    struct ig_error sub;
-    while (!rc) {
-        rc = ig_csv_next(csv, &rec, err);
-        if (rc <= 0) break;
-        rc = 0;
-        if (rec.nfields != nf) {
-            rc = ig_err(err, -EINVAL, "%s:%" PRIu64 ": %zu fields, but the header has %zu",
-                        r->input, rec.line, rec.nfields, nf);
-            break;
+    struct ig_csv_map m;
+    rc = ig_csv_map_header(&m, &r->schema, &rec, r->input, inferred_hint(r), err);
+    if (!rc && csv_threaded(r)) {
+        struct ig_csv_rows_opts ro = {.threads = r->o->w.threads, .piece = r->o->csv_piece,
+                                      .delimiter = r->o->delimiter ? r->o->delimiter : ',',
+                                      .after = csv_piece_done, .ctx = r};
+        rc = ig_csv_rows_threads(&m, csv, r->in_fd, r->w, &ro, err);
+    } else {
+        while (!rc && (rc = ig_csv_next(csv, &rec, err)) > 0) {
+            rc = ig_csv_convert(&m, &rec, ig_part_writer_columns(r->w), &r->cc, err);
+            if (!rc) rc = ig_part_writer_end_row(r->w, err);
+            if (!rc) rc = check_cancel(r, err);
+            if (!rc) report(r, false);
         }
-        for (uint32_t c = 0; c < n && !rc; c++) {
-            struct ig_values *v = ig_part_writer_column(r->w, r->schema.cols[c].leaf);
-            ig_err_clear(&sub);
-            const struct ig_csv_field *fl = field_of[c] >= 0 ? &rec.fields[field_of[c]] : NULL;
-            if (ig_convert_text(&r->schema.cols[c], v, fl ? fl->p : "", fl ? fl->len : 0,
-                                fl ? fl->quoted : false, &r->cc, &sub))
-                rc = value_error(r, rec.line, c, &sub, err);
-        }
-        if (!rc) rc = ig_part_writer_end_row(r->w, err);
-        if (!rc) rc = check_cancel(r, err);
-        if (!rc) report(r, false);
     }
-    free(field_of);
+    ig_csv_map_free(&m);
     return rc < 0 ? rc : 0;
-}
-
-static struct ig_values *writer_leaf(void *w, uint32_t leaf)
-{
-    return ig_part_writer_column(w, leaf);
 }
 
 static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig_error *err)

@@ -29,7 +29,10 @@ struct ig_import_opts {
     bool append;
     char delimiter;            /* CSV, default ',' */
     uint32_t sample_rows;      /* inference sample, default IG_INFER_SAMPLE */
-    struct ig_writer_opts w;
+    struct ig_writer_opts w;   /* w.threads also converts CSV records on that many
+                                  threads (csv_rows.h), the part the same */
+    size_t csv_piece;          /* bytes of CSV a thread converts at a time; 0: the
+                                  default (tests make it small) */
     ig_progress_fn progress;   /* optional, called every ~64 Ki rows */
     void *progress_ctx;
     /* optional: once it reads nonzero (a signal handler sets it), the import

@@ -30,7 +30,7 @@ int ig_inbuf_init(struct ig_inbuf *b, int fd, const char *path)
 
 void ig_inbuf_free(struct ig_inbuf *b)
 {
-    free(b->buf);
+    if (!b->borrowed) free(b->buf);
     free(b->path);
     b->buf = NULL;
     b->path = NULL;
@@ -101,8 +101,20 @@ int ig_inbuf_start(struct ig_inbuf *b, struct ig_error *err)
     return 0;
 }
 
+void ig_inbuf_borrow(struct ig_inbuf *b, const char *p, size_t len, uint64_t line)
+{
+    if (!b->borrowed) free(b->buf);
+    b->buf = (char *)p; /* only read: borrowed buffers are never filled */
+    b->cap = b->len = len;
+    b->pos = 0;
+    b->line = line;
+    b->eof = b->borrowed = true;
+    b->at_start = false;
+}
+
 int ig_inbuf_rewind(struct ig_inbuf *b)
 {
+    if (b->borrowed) return -ESPIPE; /* a borrowed input is parsed once */
     if (b->discarded) {
         if (b->start_off < 0) return -ESPIPE;
         if (lseek(b->fd, b->start_off, SEEK_SET) < 0) return -errno;

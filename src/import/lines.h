@@ -68,6 +68,7 @@ struct ig_inbuf {
     bool eof;          /* read() returned 0: buf[len] is the end of input */
     bool discarded;    /* bytes from the stream start were dropped (rewind needs lseek) */
     bool at_start;     /* BOM not yet checked */
+    bool borrowed;     /* buf is the caller's whole input (ig_inbuf_borrow): never freed */
 };
 
 int ig_inbuf_init(struct ig_inbuf *b, int fd, const char *path);
@@ -82,5 +83,9 @@ int ig_inbuf_fill(struct ig_inbuf *b, struct ig_error *err);
 int ig_inbuf_start(struct ig_inbuf *b, struct ig_error *err);
 /* Back to the start position (see ig_lines_rewind). Resets line to 1. */
 int ig_inbuf_rewind(struct ig_inbuf *b);
+/* Parse p[0..len) as the whole input from here on, its first byte on `line`:
+ * nothing is read or copied, the end of p is the end of input (eof), no BOM is
+ * looked for. p stays the caller's and must outlive the parsing. */
+void ig_inbuf_borrow(struct ig_inbuf *b, const char *p, size_t len, uint64_t line);
 
 #endif

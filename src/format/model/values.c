@@ -346,26 +346,41 @@ int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n)
     return 0;
 }
 
+/* src's values from..from+count after dst's (flat part: lanes or bytes, validity). */
+static int append_values(struct ig_values *dst, const struct ig_values *src, size_t from, size_t count)
+{
+    size_t n0 = dst->n;
+    if (ig_values_reserve(dst, n0 + count)) return -ENOMEM;
+    if (src->is_bytes) {
+        size_t base = dst->data.len;
+        uint64_t first = count ? src->offs[from] : 0;
+        if (count && ig_buf_append(&dst->data, src->data.data + first,
+                                   (size_t)(src->offs[from + count] - first)))
+            return -ENOMEM;
+        for (size_t i = 0; i < count; i++)
+            dst->offs[n0 + i + 1] = base + (src->offs[from + i + 1] - first);
+    } else if (count) {
+        memcpy(dst->lanes + n0, src->lanes + from, count * sizeof *src->lanes);
+    }
+    if (src->has_nulls || dst->has_nulls) {
+        if (materialise_validity(dst) || grow_valid(dst, n0 + count)) return -ENOMEM;
+        for (size_t i = 0; i < count; i++)
+            set_valid(dst, n0 + i, !ig_values_is_null(src, from + i));
+    }
+    dst->n = n0 + count;
+    return 0;
+}
+
+int ig_values_append_rows(struct ig_values *dst, const struct ig_values *src, size_t from, size_t count)
+{
+    if (src->levels || dst->levels || from > src->n || count > src->n - from) return -EINVAL;
+    return append_values(dst, src, from, count);
+}
+
 int ig_values_append(struct ig_values *dst, const struct ig_values *src)
 {
     size_t n0 = dst->n;
-    if (ig_values_reserve(dst, n0 + src->n)) return -ENOMEM;
-    if (src->is_bytes) {
-        size_t base = dst->data.len;
-        if (src->n && ig_buf_append(&dst->data, src->data.data + src->offs[0],
-                                    (size_t)(src->offs[src->n] - src->offs[0])))
-            return -ENOMEM;
-        for (size_t i = 0; i < src->n; i++)
-            dst->offs[n0 + i + 1] = base + (src->offs[i + 1] - src->offs[0]);
-    } else if (src->n) {
-        memcpy(dst->lanes + n0, src->lanes, src->n * sizeof *src->lanes);
-    }
-    if (src->has_nulls || dst->has_nulls) {
-        if (materialise_validity(dst) || grow_valid(dst, n0 + src->n)) return -ENOMEM;
-        for (size_t i = 0; i < src->n; i++)
-            set_valid(dst, n0 + i, !ig_values_is_null(src, i));
-    }
-    dst->n = n0 + src->n;
+    if (append_values(dst, src, 0, src->n)) return -ENOMEM;
     if (!src->levels) return 0;
     /* levels: entries, then the row index shifted by what dst held */
     size_t e0 = dst->nent, r0 = dst->rows;

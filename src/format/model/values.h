@@ -102,6 +102,10 @@ void ig_values_set_levels(struct ig_values *v, uint32_t per_value);
 /* Append src's values (and, for nested leaves, entries and rows) to dst, which
  * holds the same kind of leaf: a page decoded block by block. */
 int ig_values_append(struct ig_values *dst, const struct ig_values *src);
+/* Append src's values from..from+count-1 to dst, both flat (no levels): rows
+ * converted apart, handed to a writer's row group a stretch at a time.
+ * -EINVAL for levels or a range past src's values, -ENOMEM. */
+int ig_values_append_rows(struct ig_values *dst, const struct ig_values *src, size_t from, size_t count);
 
 /* Fill row_ent/row_val/rows of a nested leaf from its reps and defs (decoders):
  * -EIO when the levels are inconsistent (a first entry that continues a row, a

@@ -328,6 +328,11 @@ struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t leaf)
     return leaf < w->schema->nleaves ? &w->fill->cols[leaf] : NULL;
 }
 
+struct ig_values *ig_part_writer_columns(struct ig_part_writer *w)
+{
+    return w->fill->cols;
+}
+
 uint64_t ig_part_writer_rows(const struct ig_part_writer *w)
 {
     return w->rows + w->group_rows;

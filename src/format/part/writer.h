@@ -64,6 +64,9 @@ int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struc
                         const struct ig_writer_opts *o, uint64_t first_row_id,
                         struct ig_error *err);
 struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t col);
+/* Every leaf's values of the row group being filled, indexed by leaf: the
+ * same as ig_part_writer_column for each, until the next end_row(s). */
+struct ig_values *ig_part_writer_columns(struct ig_part_writer *w);
 int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err);
 /* Rows that still fit the row group being filled, to its next step (or, in a
  * sized group's first step, its next IG_GROUP_SUBSTEP; at least 1): an

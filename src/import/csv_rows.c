@@ -1,0 +1,336 @@
+#include "csv_rows.h"
+#include "csv_cut.h"
+#include "lines.h"
+#include "format/part/writer.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the header and one record ------------------------------------------- */
+
+int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const struct ig_csv_record *header,
+                      const char *path, const char *hint, struct ig_error *err)
+{
+    *m = (struct ig_csv_map){.schema = s, .path = path, .hint = hint, .nfields = header->nfields};
+    m->field_of = malloc((s->n ? s->n : 1) * sizeof *m->field_of);
+    if (!m->field_of) return ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t c = 0; c < s->n; c++)
+        m->field_of[c] = -1;
+    for (size_t f = 0; f < header->nfields; f++) {
+        const struct ig_csv_field *fl = &header->fields[f];
+        long c = ig_schema_find(s, fl->p, fl->len);
+        if (c < 0)
+            return ig_err(err, -EINVAL, "%s:%" PRIu64 ": header field '%.*s' is not a column of the schema", path,
+                          header->line, (int)(fl->len > 200 ? 200 : fl->len), fl->p);
+        if (m->field_of[c] >= 0)
+            return ig_err(err, -EINVAL, "%s:%" PRIu64 ": header names column '%s' twice", path, header->line,
+                          s->cols[c].name);
+        m->field_of[c] = (long)f;
+    }
+    for (uint32_t c = 0; c < s->n; c++) {
+        if (!ig_column_is_flat(&s->cols[c]))
+            return ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines input", path,
+                          s->cols[c].name);
+        if (m->field_of[c] < 0 && !s->cols[c].nullable)
+            return ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header", path,
+                          s->cols[c].name);
+    }
+    return 0;
+}
+
+void ig_csv_map_free(struct ig_csv_map *m)
+{
+    free(m->field_of);
+    m->field_of = NULL;
+}
+
+int ig_csv_convert(const struct ig_csv_map *m, const struct ig_csv_record *rec, struct ig_values *cols,
+                   const struct ig_convert_ctx *cc, struct ig_error *err)
+{
+    const struct ig_schema *s = m->schema;
+    if (rec->nfields != m->nfields)
+        return ig_err(err, -EINVAL, "%s:%" PRIu64 ": %zu fields, but the header has %zu", m->path, rec->line,
+                      rec->nfields, m->nfields);
+    struct ig_error sub; /* a field that converts leaves it alone */
+    ig_err_clear(&sub);
+    for (uint32_t c = 0; c < s->n; c++) {
+        const struct ig_column_def *cd = &s->cols[c];
+        const struct ig_csv_field *fl = m->field_of[c] >= 0 ? &rec->fields[m->field_of[c]] : NULL;
+        if (ig_convert_text(cd, &cols[cd->leaf], fl ? fl->p : "", fl ? fl->len : 0, fl && fl->quoted, cc, &sub))
+            return ig_err(err, sub.code ? sub.code : -EINVAL, "%s:%" PRIu64 ": column '%s': %s%s", m->path,
+                          rec->line, cd->name, sub.msg, m->hint);
+    }
+    return 0;
+}
+
+/* ---- pieces on threads ------------------------------------------------------ */
+
+enum piece_state { PIECE_FREE, PIECE_QUEUED, PIECE_PARSING, PIECE_DONE };
+
+/* A stretch of whole records and, once a thread has converted it, its rows. */
+struct piece {
+    char *buf;
+    size_t cap, len;
+    uint64_t line;      /* line of buf[0] */
+    uint64_t read_to;   /* bytes of fd read when the piece was cut */
+    enum piece_state state;
+    struct ig_values *cols; /* by leaf */
+    size_t rows;        /* rows converted whole (before the error, if any) */
+    int rc;
+    struct ig_error err;
+};
+
+struct rows_run {
+    const struct ig_csv_map *m;
+    const struct ig_csv_rows_opts *o;
+    uint32_t nleaves;
+    struct piece *pieces;
+    unsigned npieces;
+    unsigned next_parse; /* the piece threads take next (they take them in order) */
+    bool stop;
+    pthread_mutex_t mu;
+    pthread_cond_t queued, done;
+};
+
+/* Convert piece p with reader csv (the thread's own). */
+static void convert_piece(const struct rows_run *run, struct piece *p, struct ig_csv_reader *csv,
+                          const struct ig_convert_ctx *cc)
+{
+    for (uint32_t l = 0; l < run->nleaves; l++)
+        ig_values_reset(&p->cols[l]);
+    p->rows = 0;
+    p->rc = 0;
+    ig_err_clear(&p->err);
+    ig_csv_borrow(csv, p->buf, p->len, p->line);
+    struct ig_csv_record rec;
+    int rc;
+    while ((rc = ig_csv_next(csv, &rec, &p->err)) > 0) {
+        rc = ig_csv_convert(run->m, &rec, p->cols, cc, &p->err);
+        if (rc) break;
+        p->rows++;
+    }
+    p->rc = rc < 0 ? rc : 0;
+}
+
+static void *converter(void *arg)
+{
+    struct rows_run *run = arg;
+    struct ig_buf scratch = {0}, path = {0};
+    struct ig_convert_ctx cc = {.scratch = &scratch, .path = &path};
+    struct ig_csv_reader *csv = NULL;
+    bool ok = ig_csv_open(&csv, -1, run->m->path, run->o->delimiter) == 0;
+    pthread_mutex_lock(&run->mu);
+    for (;;) {
+        struct piece *p = &run->pieces[run->next_parse];
+        while (!run->stop && p->state != PIECE_QUEUED) {
+            pthread_cond_wait(&run->queued, &run->mu);
+            p = &run->pieces[run->next_parse];
+        }
+        if (run->stop) break;
+        p->state = PIECE_PARSING;
+        run->next_parse = (run->next_parse + 1) % run->npieces;
+        pthread_mutex_unlock(&run->mu);
+        if (ok)
+            convert_piece(run, p, csv, &cc);
+        else
+            p->rc = ig_err(&p->err, -ENOMEM, "out of memory");
+        pthread_mutex_lock(&run->mu);
+        p->state = PIECE_DONE;
+        pthread_cond_broadcast(&run->done);
+    }
+    pthread_mutex_unlock(&run->mu);
+    ig_csv_close(csv);
+    ig_buf_free(&scratch);
+    ig_buf_free(&path);
+    return NULL;
+}
+
+/* What the caller's thread keeps while it reads fd and cuts pieces. */
+struct cutter {
+    int fd;
+    const char *path;
+    size_t piece, max_record;
+    char *carry;        /* bytes read after the last cut: the next piece's start */
+    size_t carry_len, carry_cap;
+    uint64_t line;      /* line of carry[0] */
+    uint64_t read_to;
+    bool eof, done;
+};
+
+/* Read fd into b[*len..want) until it is full or fd ends. */
+static int read_more(struct cutter *c, char *b, size_t *len, size_t want, struct ig_error *err)
+{
+    while (*len < want && !c->eof) {
+        ssize_t n = read(c->fd, b + *len, want - *len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            return ig_err(err, -errno, "%s:%" PRIu64 ": read failed: %s", c->path, c->line, strerror(errno));
+        if (n == 0) c->eof = true;
+        *len += (size_t)n;
+        c->read_to += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int reserve(char **b, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    char *nb = realloc(*b, need);
+    if (!nb) return -ENOMEM;
+    *b = nb;
+    *cap = need;
+    return 0;
+}
+
+/* Fill p with the carried bytes and more input, cut after its last whole
+ * record; what follows the cut is carried to the next piece. At the end of fd
+ * the piece takes everything (the last record may lack its line feed, and a
+ * broken one is the parser's to report). c->done once nothing is left. */
+static int cut_piece(struct cutter *c, struct piece *p, struct ig_error *err)
+{
+    size_t want = c->piece > c->carry_len ? c->piece : c->carry_len;
+    if (reserve(&p->buf, &p->cap, want)) return ig_err(err, -ENOMEM, "out of memory");
+    memcpy(p->buf, c->carry, c->carry_len);
+    p->len = c->carry_len;
+    p->line = c->line;
+    size_t cut;
+    uint64_t lines = 0;
+    for (;;) {
+        int rc = read_more(c, p->buf, &p->len, want, err);
+        if (rc) return rc;
+        if (c->eof) {
+            cut = p->len;
+            break;
+        }
+        cut = ig_csv_cut(p->buf, p->len, &lines);
+        if (cut) break;
+        /* one record longer than the piece: grow, as the one-thread reader does */
+        if (want >= c->max_record)
+            return ig_err(err, -EINVAL, "%s:%" PRIu64 ": record longer than %zu bytes", c->path, c->line,
+                          c->max_record);
+        want = want > c->max_record / 2 ? c->max_record : want * 2;
+        if (reserve(&p->buf, &p->cap, want)) return ig_err(err, -ENOMEM, "out of memory");
+    }
+    c->carry_len = p->len - cut;
+    if (reserve(&c->carry, &c->carry_cap, c->carry_len)) return ig_err(err, -ENOMEM, "out of memory");
+    memcpy(c->carry, p->buf + cut, c->carry_len);
+    p->len = cut;
+    p->read_to = c->read_to;
+    c->line += lines;
+    c->done = c->eof && c->carry_len == 0;
+    return 0;
+}
+
+/* Hand piece p's rows to the writer in stretches that end where the writer's
+ * room does, so its groups end where one row at a time would end them. */
+static int hand_over(const struct rows_run *run, struct piece *p, struct ig_part_writer *w,
+                     struct ig_error *err)
+{
+    for (size_t i = 0; i < p->rows;) {
+        size_t k = ig_part_writer_room(w);
+        if (k > p->rows - i) k = p->rows - i;
+        for (uint32_t l = 0; l < run->nleaves; l++)
+            if (ig_values_append_rows(ig_part_writer_column(w, l), &p->cols[l], i, k))
+                return ig_err(err, -ENOMEM, "out of memory");
+        int rc = ig_part_writer_end_rows(w, (uint32_t)k, err);
+        if (rc) return rc;
+        i += k;
+    }
+    if (p->rc) {
+        *err = p->err;
+        return p->rc;
+    }
+    return run->o->after ? run->o->after(run->o->ctx, p->read_to, err) : 0;
+}
+
+/* Cut, queue, wait for and hand over pieces in order until the input ends. */
+static int drive(struct rows_run *run, struct cutter *c, struct ig_part_writer *w, struct ig_error *err)
+{
+    unsigned head = 0, tail = 0, inflight = 0;
+    int rc = 0;
+    while (!rc) {
+        while (!rc && !c->done && inflight < run->npieces) {
+            struct piece *p = &run->pieces[tail];
+            rc = cut_piece(c, p, err);
+            if (rc || p->len == 0) break;
+            pthread_mutex_lock(&run->mu);
+            p->state = PIECE_QUEUED;
+            pthread_cond_broadcast(&run->queued);
+            pthread_mutex_unlock(&run->mu);
+            tail = (tail + 1) % run->npieces;
+            inflight++;
+        }
+        if (rc || inflight == 0) break;
+        struct piece *p = &run->pieces[head];
+        pthread_mutex_lock(&run->mu);
+        while (p->state != PIECE_DONE)
+            pthread_cond_wait(&run->done, &run->mu);
+        pthread_mutex_unlock(&run->mu);
+        rc = hand_over(run, p, w, err);
+        p->state = PIECE_FREE; /* no thread looks at a piece the caller has not queued */
+        head = (head + 1) % run->npieces;
+        inflight--;
+    }
+    return rc;
+}
+
+int ig_csv_rows_threads(const struct ig_csv_map *m, struct ig_csv_reader *csv, int fd,
+                        struct ig_part_writer *w, const struct ig_csv_rows_opts *o,
+                        struct ig_error *err)
+{
+    const struct ig_schema *s = m->schema;
+    unsigned nthreads = o->threads ? o->threads : 1;
+    struct rows_run run = {.m = m, .o = o, .nleaves = s->nleaves, .npieces = 2 * nthreads + 2};
+    struct cutter c = {.fd = fd, .path = m->path, .piece = o->piece ? o->piece : IG_CSV_PIECE,
+                       .max_record = o->max_record ? o->max_record : IG_INPUT_MAX_RECORD};
+    const char *rest;
+    bool eof;
+    c.carry_len = ig_csv_unparsed(csv, &rest, &c.line, &eof);
+    c.eof = eof;
+    c.done = eof && c.carry_len == 0;
+    pthread_t *threads = calloc(nthreads, sizeof *threads);
+    run.pieces = calloc(run.npieces, sizeof *run.pieces);
+    int rc = threads && run.pieces && !reserve(&c.carry, &c.carry_cap, c.carry_len + 1) ? 0 : -ENOMEM;
+    if (!rc) memcpy(c.carry, rest, c.carry_len);
+    for (unsigned i = 0; !rc && i < run.npieces; i++) {
+        struct piece *p = &run.pieces[i];
+        p->cols = calloc(s->nleaves ? s->nleaves : 1, sizeof *p->cols);
+        if (!p->cols) rc = -ENOMEM;
+        for (uint32_t l = 0; !rc && l < s->nleaves; l++)
+            ig_values_init(&p->cols[l], s->cols[s->leaves[l]].type);
+    }
+    if (rc) rc = ig_err(err, rc, "out of memory");
+    pthread_mutex_init(&run.mu, NULL);
+    pthread_cond_init(&run.queued, NULL);
+    pthread_cond_init(&run.done, NULL);
+    unsigned started = 0;
+    for (; !rc && started < nthreads; started++)
+        if (pthread_create(&threads[started], NULL, converter, &run))
+            rc = ig_err(err, -EAGAIN, "%s: cannot start converting threads", m->path);
+    if (!rc) rc = drive(&run, &c, w, err);
+    pthread_mutex_lock(&run.mu);
+    run.stop = true;
+    pthread_cond_broadcast(&run.queued);
+    pthread_mutex_unlock(&run.mu);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    pthread_cond_destroy(&run.done);
+    pthread_cond_destroy(&run.queued);
+    pthread_mutex_destroy(&run.mu);
+    for (unsigned i = 0; run.pieces && i < run.npieces; i++) {
+        for (uint32_t l = 0; run.pieces[i].cols && l < s->nleaves; l++)
+            ig_values_free(&run.pieces[i].cols[l]);
+        free(run.pieces[i].cols);
+        free(run.pieces[i].buf);
+    }
+    free(run.pieces);
+    free(threads);
+    free(c.carry);
+    return rc;
+}

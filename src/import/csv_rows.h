@@ -1,0 +1,74 @@
+/* csv_rows.h - a CSV's records into a part writer's columns, on one thread or
+ * several.
+ *
+ * The header line names the columns its fields fill (ig_csv_map_header); every
+ * record after it is converted field by field by the column's type
+ * (convert.h). ig_csv_rows_threads does the same work on `threads` threads: the
+ * input is read in pieces cut between records (csv_cut.h), each piece parsed and
+ * converted by one thread into columns of its own, and the pieces' rows handed
+ * to the writer in input order, a writer's room at a time
+ * (ig_part_writer_room): the writer sees the same values and the same row-group
+ * boundaries, so the part is the same byte for byte as one thread converting
+ * record after record, and an error is the same first error with the same
+ * message.
+ *
+ * What the threaded path does not take: blob columns (their objects are
+ * copied into the part's blob file in row order as they are converted: use
+ * one thread), nested columns (CSV has none). */
+#ifndef IG_IMPORT_CSV_ROWS_H
+#define IG_IMPORT_CSV_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/model/schema.h"
+#include "format/model/values.h"
+#include "import/convert.h"
+#include "import/csv.h"
+
+struct ig_error;
+struct ig_part_writer;
+
+/* Bytes of CSV a piece aims at: large enough that handing a piece over costs
+ * nothing against converting it, small enough that a few per thread keep
+ * both cores busy to the end without much memory. */
+#define IG_CSV_PIECE ((size_t)4 << 20)
+
+/* Which header field fills which schema column. */
+struct ig_csv_map {
+    const struct ig_schema *schema;
+    const char *path;   /* the input, in messages */
+    const char *hint;   /* appended to a value's error ("" or why types may be wrong) */
+    long *field_of;     /* schema column -> header field, -1: not in the header (NULLs) */
+    size_t nfields;     /* fields of the header, which every record must have */
+};
+
+/* Map the header record: every field names a column once, every column not
+ * named is nullable, every column is flat. Errors "PATH:LINE: ...". */
+int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const struct ig_csv_record *header,
+                      const char *path, const char *hint, struct ig_error *err);
+void ig_csv_map_free(struct ig_csv_map *m);
+
+/* One record's values, one pushed into each leaf's values (cols by leaf).
+ * Errors "PATH:LINE: ..." naming the column. */
+int ig_csv_convert(const struct ig_csv_map *m, const struct ig_csv_record *rec, struct ig_values *cols,
+                   const struct ig_convert_ctx *cc, struct ig_error *err);
+
+struct ig_csv_rows_opts {
+    unsigned threads;  /* converting threads, >= 1 (the caller's thread hands rows over) */
+    size_t piece;      /* bytes a piece aims at; 0: IG_CSV_PIECE */
+    char delimiter;
+    size_t max_record; /* longest record; 0: IG_INPUT_MAX_RECORD */
+    /* optional, after each piece's rows are in the writer: nonzero (an error
+     * set in err) stops the import; bytes_read is how far fd has been read */
+    int (*after)(void *ctx, uint64_t bytes_read, struct ig_error *err);
+    void *ctx;
+};
+
+/* Every record after the header: the bytes csv has read but not parsed,
+ * then fd to its end (csv read the header from fd). */
+int ig_csv_rows_threads(const struct ig_csv_map *m, struct ig_csv_reader *csv, int fd,
+                        struct ig_part_writer *w, const struct ig_csv_rows_opts *o,
+                        struct ig_error *err);
+
+#endif
