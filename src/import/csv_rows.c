@@ -136,10 +136,12 @@ static void *converter(void *arg)
         p->state = PIECE_PARSING;
         run->next_parse = (run->next_parse + 1) % run->npieces;
         pthread_mutex_unlock(&run->mu);
-        if (ok)
+        if (ok) {
             convert_piece(run, p, csv, &cc);
-        else
+        } else {
+            p->rows = 0;
             p->rc = ig_err(&p->err, -ENOMEM, "out of memory");
+        }
         pthread_mutex_lock(&run->mu);
         p->state = PIECE_DONE;
         pthread_cond_broadcast(&run->done);
