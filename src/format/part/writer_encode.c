@@ -294,12 +294,13 @@ static bool leaf_fitted(const struct enc *w, uint32_t l)
 
 /* Cut rows [a, b) of leaves [l0, l1) into blocks of about `target` plain bytes
  * (all leaves of a nested column alike, as pages are): w->e->cuts gets the block
- * starts relative to a, then b - a; returns the number of blocks. */
+ * starts relative to a, then b - a; returns the number of blocks. With
+ * first_only, the first block alone: cuts 0 and its end, and 1. */
 static size_t block_cuts(struct enc *w, uint32_t l0, uint32_t l1, size_t a, size_t b,
-                         uint32_t target, int *rc)
+                         uint32_t target, bool first_only, int *rc)
 {
-    size_t n = 0;
-    for (size_t r = a; r < b;) {
+    size_t n = 0, r = a;
+    while (r < b) {
         if (n + 2 > w->e->cuts_cap) {
             size_t cap = w->e->cuts_cap ? w->e->cuts_cap * 2 : 64;
             size_t *c = realloc(w->e->cuts, cap * sizeof *c);
@@ -311,19 +312,18 @@ static size_t block_cuts(struct enc *w, uint32_t l0, uint32_t l1, size_t a, size
             w->e->cuts_cap = cap;
         }
         w->e->cuts[n++] = r - a;
+        const struct ig_values *v = &w->g->cols[l0];
         if (!target) {
             r = b;
-            break;
-        }
-        const struct ig_values *v = &w->g->cols[l0];
-        if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
+        } else if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
             uint64_t width = ig_type_info(v->type)->width, k = target / width ? target / width : 1;
             r = b - r > k ? r + (size_t)k : b;
-            continue;
+        } else {
+            r = rows_reaching(w, l0, l1, r, b, target);
         }
-        r = rows_reaching(w, l0, l1, r, b, target);
+        if (first_only) break;
     }
-    w->e->cuts[n] = b - a;
+    w->e->cuts[n] = r - a; /* b - a, but for a first block alone */
     return n;
 }
 
@@ -659,7 +659,10 @@ static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size
     uint32_t per_row = cd->dimension ? cd->dimension : 1;
     for (size_t p = p0; p < p1 && !rc; p++) {
         size_t start = cuts[p], end = cuts[p + 1];
-        size_t nb = block_cuts(w, l, l + 1, start, end, block_target(w, l, l + 1), &rc);
+        /* blocks fitted to disk pages are sized as they are encoded: only
+         * the first one's rows are a guess (page.h), so only it is cut (the
+         * other cuts, a search each, were thrown away) */
+        size_t nb = block_cuts(w, l, l + 1, start, end, block_target(w, l, l + 1), w->out->fitted, &rc);
         if (!rc) rc = encode_leaf_page(w, l, start, end, nb, err);
         if (!rc) page_ratio(w, l, start, end);
         if (!rc) rc = write_page(w, l, start, end, (uint32_t)(end - start) * per_row, 0, err);
@@ -686,7 +689,7 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
             /* every leaf of the column is cut into blocks alike (by the first
              * leaf's block size, plain: block_target), so block j of each
              * covers the same rows */
-            size_t nb = block_cuts(w, l0, l1, a, b, block_target(w, l0, l1), &rc);
+            size_t nb = block_cuts(w, l0, l1, a, b, block_target(w, l0, l1), false, &rc);
             if (!rc) rc = encode_leaf_page(w, l, a, b, nb, err);
             if (!rc) page_ratio(w, l, a, b);
             uint64_t leaf_text = 0, node_text = 0;
