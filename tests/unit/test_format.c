@@ -28,6 +28,7 @@
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
+#include "util/strset.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -762,6 +763,99 @@ static uint64_t verify_logged(const char *d, bool deep, struct fail_log *log)
     return rep.failures;
 }
 
+/* Value of row r of fill_short's string column (NULL: false): one of 2,500
+ * values of 0 to 8 bytes (some equal), most of at most 7 (the writer's
+ * short-value cache, of 4,096 slots, sees collisions), zero bytes among them
+ * ("a" and "a\0" are two values), every 97th row NULL. */
+static bool short_value(uint64_t r, uint8_t *b, size_t *len)
+{
+    if (r % 97 == 5) return false;
+    uint64_t k = (r * 7919) % 2500;
+    *len = (size_t)(k % 9);
+    for (size_t j = 0; j < *len; j++)
+        b[j] = (uint8_t)(j < 2 ? k >> (8 * j) : j == 2 ? k % 3 : 'x');
+    return true;
+}
+
+static void fill_short(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
+{
+    (void)ctx;
+    uint8_t b[8];
+    size_t n = 0;
+    if (col == 0)
+        ig_values_push_lane(v, row);
+    else if (short_value(row, b, &n))
+        ig_values_push_bytes(v, b, n);
+    else
+        ig_values_push_null(v);
+}
+
+/* A chunk of short strings counts exactly the distinct values a set of them
+ * holds (the writer numbers short values by their bytes, ahead of its set),
+ * and every value reads back. */
+static void test_chunk_dict_short_values(void)
+{
+    const uint32_t per_group = 40000, groups = 2;
+    char *d = make_dir();
+    REQUIRE(d);
+    struct ig_schema s = {0};
+    ig_schema_add(&s, "id", 2, IG_T_INT64, false, NULL);
+    ig_schema_add(&s, "code", 4, IG_T_STRING, true, NULL);
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    o.rows_per_group = per_group;
+    REQUIRE(write_table(d, &s, (uint64_t)per_group * groups, &o, fill_short, NULL) == 0);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, d, false, &err) == 0);
+    struct ig_column_ref ref;
+    REQUIRE(ig_table_column(&t, "code", 4, &ref, &err) == 0);
+    struct ig_reader r = {0};
+    struct ig_values got;
+    ig_values_init(&got, IG_T_STRING);
+    int wrong = 0;
+    for (uint32_t g = 0; g < groups; g++) {
+        struct ig_strset want;
+        ig_strset_init(&want);
+        for (uint64_t row = (uint64_t)g * per_group; row < (uint64_t)(g + 1) * per_group; row++) {
+            uint8_t b[8];
+            size_t n = 0;
+            uint32_t at;
+            bool added;
+            if (short_value(row, b, &n)) REQUIRE(ig_strset_add(&want, b, n, &at, &added) == 0);
+        }
+        struct ig_chunk_dict cd;
+        CHECK(ig_part_chunk_dict(&t.parts[0], g, 1, &cd, &err) == 0);
+        CHECK_EQ_INT(cd.count, want.count);
+        CHECK_EQ_INT(cd.bytes, want.bytes);
+        ig_strset_free(&want);
+        struct ig_grouprec gr;
+        uint32_t first, count;
+        REQUIRE(ig_part_group(&t.parts[0], g, &gr, &err) == 0);
+        REQUIRE(ig_part_chunk(&t.parts[0], g, 1, &first, &count, &err) == 0);
+        for (uint32_t pg = first; pg < first + count; pg++) {
+            struct ig_pagerec rec;
+            const uint8_t *del;
+            REQUIRE(ig_reader_load(&r, &t.parts[0], &ref, pg, gr.first_row, &rec, &got, &del, &err) == 0);
+            for (uint32_t i = 0; i < rec.row_count; i++) {
+                uint8_t b[8];
+                size_t n = 0, gn;
+                bool present = short_value(gr.first_row + rec.first_row + i, b, &n);
+                const uint8_t *gp = ig_values_bytes(&got, i, &gn);
+                if (present == ig_values_is_null(&got, i) || (present && (gn != n || memcmp(gp, b, n))))
+                    wrong++;
+            }
+        }
+    }
+    CHECK_EQ_INT(wrong, 0);
+    ig_values_free(&got);
+    ig_reader_free(&r);
+    ig_table_close(&t);
+    ig_schema_free(&s);
+    struct fail_log log;
+    CHECK(verify_logged(d, true, &log) == 0);
+}
+
 /* Format 6's chunk records count a string chunk's distinct values (5 tags,
  * 10 bytes, in each group; none for the int column); verify --deep finds a
  * count lower than the values (the footer's hashes made to agree, so only
@@ -1345,7 +1439,7 @@ static void test_groups_sized_by_values(void)
     CHECK(IG_GROUP_STEP % IG_GROUP_SUBSTEP == 0 && IG_GROUP_CAP > 2ull * IG_GROUP_BUDGET);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_chunk_dict_counts), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),

@@ -293,9 +293,18 @@ int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len)
         int rc = ig_values_reserve(v, v->n + 1);
         if (rc) return rc;
     }
-    int rc = ig_buf_append(&v->data, p, len);
-    if (rc) return rc;
-    v->offs[v->n + 1] = v->data.len;
+    /* room already there (nearly always: the buffer is kept from group to
+     * group): copied here, not through ig_buf_append and ig_buf_reserve, two
+     * calls a value that cost an import of strings more than the copy */
+    struct ig_buf *d = &v->data;
+    if (len && d->data && len <= d->cap - d->len) {
+        memcpy(d->data + d->len, p, len);
+        d->len += len;
+    } else if (len) {
+        int rc = ig_buf_append(d, p, len);
+        if (rc) return rc;
+    }
+    v->offs[v->n + 1] = d->len;
     if (v->has_nulls) set_valid(v, v->n, true);
     v->n++;
     return 0;

@@ -499,10 +499,14 @@ static int hand_off(struct ig_part_writer *w, struct ig_error *err)
     w->running[w->nrunning++] = g;
     pthread_cond_broadcast(&w->work);
     pthread_mutex_unlock(&w->mu);
+    /* alone, encode it now: one group of values in memory, not three, and
+     * refill that same group, whose buffers are grown and touched already
+     * (a second one's first touch cost page faults and zeroing for nothing) */
+    if (!w->nthreads) rc = settle_all(w, err);
+    w->fill = NULL; /* g is running, or settled and free again */
     w->fill = free_job(w);
     if (!w->fill) return ig_err(err, -EIO, "%s: no row group free to fill", w->path); /* never: one is */
-    /* alone, encode it now: one group of values in memory, not three */
-    return w->nthreads ? 0 : settle_all(w, err);
+    return rc;
 }
 
 int ig_part_writer_end_row(struct ig_part_writer *w, struct ig_error *err)

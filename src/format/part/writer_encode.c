@@ -294,12 +294,13 @@ static bool leaf_fitted(const struct enc *w, uint32_t l)
 
 /* Cut rows [a, b) of leaves [l0, l1) into blocks of about `target` plain bytes
  * (all leaves of a nested column alike, as pages are): w->e->cuts gets the block
- * starts relative to a, then b - a; returns the number of blocks. */
+ * starts relative to a, then b - a; returns the number of blocks. With
+ * first_only, the first block alone: cuts 0 and its end, and 1. */
 static size_t block_cuts(struct enc *w, uint32_t l0, uint32_t l1, size_t a, size_t b,
-                         uint32_t target, int *rc)
+                         uint32_t target, bool first_only, int *rc)
 {
-    size_t n = 0;
-    for (size_t r = a; r < b;) {
+    size_t n = 0, r = a;
+    while (r < b) {
         if (n + 2 > w->e->cuts_cap) {
             size_t cap = w->e->cuts_cap ? w->e->cuts_cap * 2 : 64;
             size_t *c = realloc(w->e->cuts, cap * sizeof *c);
@@ -311,19 +312,18 @@ static size_t block_cuts(struct enc *w, uint32_t l0, uint32_t l1, size_t a, size
             w->e->cuts_cap = cap;
         }
         w->e->cuts[n++] = r - a;
+        const struct ig_values *v = &w->g->cols[l0];
         if (!target) {
             r = b;
-            break;
-        }
-        const struct ig_values *v = &w->g->cols[l0];
-        if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
+        } else if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
             uint64_t width = ig_type_info(v->type)->width, k = target / width ? target / width : 1;
             r = b - r > k ? r + (size_t)k : b;
-            continue;
+        } else {
+            r = rows_reaching(w, l0, l1, r, b, target);
         }
-        r = rows_reaching(w, l0, l1, r, b, target);
+        if (first_only) break;
     }
-    w->e->cuts[n] = b - a;
+    w->e->cuts[n] = r - a; /* b - a, but for a first block alone */
     return n;
 }
 
@@ -362,6 +362,30 @@ static inline uint64_t value_hash(const struct ig_values *v, size_t i)
     return ig_strset_hash(p, len);
 }
 
+/* A value of at most this many bytes is its own key in the short-value cache
+ * (struct ig_short_ids): its bytes as a little-endian number, with its length
+ * + 1 in the top byte, so that two keys are equal exactly where the values are. */
+#define IG_SHORT_MAX 7
+
+/* Value i's key (its length at most IG_SHORT_MAX): one 8-byte load, masked,
+ * where 8 bytes from its start lie inside the values' bytes (a copy of a few
+ * bytes, stored byte by byte and read back whole, stalled the count). */
+static inline uint64_t short_key(const struct ig_values *v, size_t i, size_t len)
+{
+    uint64_t at = v->offs[i], k = 0;
+    if (at + 8 <= v->data.len)
+        k = len ? ig_ld64(v->data.data + at) & (~0ull >> (64 - 8 * len)) : 0;
+    else
+        for (size_t j = 0; j < len; j++)
+            k |= (uint64_t)v->data.data[at + j] << (8 * j);
+    return k | (uint64_t)(len + 1) << 56; /* never 0: 0 marks an empty slot */
+}
+
+static inline size_t short_slot(uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - IG_SHORT_IDS_BITS));
+}
+
 /* A string or binary leaf's distinct values in the group, for its chunk
  * record (layout.h, IG_CHK_DICT_COUNT): exact (bytes compared, not hashes),
  * and recorded only when they are at most a quarter of its values, as a
@@ -372,9 +396,14 @@ static inline uint64_t value_hash(const struct ig_values *v, size_t i)
  * stops early where the first 4,096 values (and again the first 8,192,
  * 16,384, ...) foretell more than a quarter distinct (values drawn at random
  * from a pool: 10,000 captions over 65,536 rows show some 3,400 distinct in
- * their first 4,096 and are counted; unique ids or free text are not). */
+ * their first 4,096 and are counted; unique ids or free text are not).
+ * Short values (codes, countries, categories: most columns counted to the
+ * end) are looked up in `cache` first, by their bytes, without hashing or
+ * probing the set: a hit is a value the set holds, under the number it gave
+ * (the counts and numbers are the set's either way; hashing, probing and
+ * comparing short values was over a third of the count). */
 static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, struct ig_item_ids *ids,
-                      struct ig_strset *set)
+                      struct ig_strset *set, struct ig_short_ids *cache)
 {
     memset(out, 0, sizeof *out);
     ids->valid = false;
@@ -387,18 +416,22 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, stru
         ids->id = p;
         ids->cap = v->n;
     }
+    if (!cache->key && !(cache->key = malloc(sizeof *cache->key << IG_SHORT_IDS_BITS))) return -ENOMEM;
+    if (!cache->id && !(cache->id = malloc(sizeof *cache->id << IG_SHORT_IDS_BITS))) return -ENOMEM;
+    memset(cache->key, 0, sizeof *cache->key << IG_SHORT_IDS_BITS);
     ig_strset_clear(set);
     size_t limit = v->n / 4, seen = 0;
     int rc = 0;
     bool small = true, nulls = false;
-    /* hashed AHEAD values ahead, each slot fetched while the ones before are probed */
+    /* hashed AHEAD values ahead, each slot fetched while the ones before are
+     * probed (short values are hashed only when the cache misses them) */
     enum { AHEAD = 8 };
     uint64_t hashes[AHEAD];
     for (size_t i = 0; i < AHEAD && i < v->n; i++)
-        hashes[i] = value_hash(v, i);
+        hashes[i] = v->offs[i + 1] - v->offs[i] > IG_SHORT_MAX ? value_hash(v, i) : 0;
     for (size_t i = 0; i < v->n && small; i++) {
         uint64_t h = hashes[i % AHEAD];
-        if (i + AHEAD < v->n) {
+        if (i + AHEAD < v->n && v->offs[i + AHEAD + 1] - v->offs[i + AHEAD] > IG_SHORT_MAX) {
             hashes[i % AHEAD] = value_hash(v, i + AHEAD);
             ig_strset_prefetch(set, hashes[i % AHEAD]);
         }
@@ -409,8 +442,21 @@ static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, stru
         size_t len;
         const uint8_t *p = ig_values_bytes(v, i, &len);
         uint32_t at;
-        bool added;
-        if ((rc = ig_strset_add_hashed(set, p, len, h, &at, &added))) break;
+        if (len <= IG_SHORT_MAX) {
+            uint64_t key = short_key(v, i, len);
+            size_t slot = short_slot(key);
+            if (cache->key[slot] == key) {
+                at = cache->id[slot];
+            } else {
+                bool added;
+                if ((rc = ig_strset_add_hashed(set, p, len, ig_strset_hash(p, len), &at, &added))) break;
+                cache->key[slot] = key;
+                cache->id[slot] = at;
+            }
+        } else {
+            bool added;
+            if ((rc = ig_strset_add_hashed(set, p, len, h, &at, &added))) break;
+        }
         if (number) ids->id[i] = at;
         seen++;
         small = set->count <= limit && set->bytes + 4ull * set->count <= INT32_MAX;
@@ -572,7 +618,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
         round_quantized(&w, l); /* bounds of the values as they read back */
         ig_minmax_of(&g->cols[l], NULL, &g->bounds[l]);
-        if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set)) rc = -ENOMEM;
+        if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set, &e->short_ids)) rc = -ENOMEM;
     }
     /* a nested column's leaves share page boundaries (their pages are
      * reassembled together); a flat leaf pages alone */
@@ -613,7 +659,10 @@ static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size
     uint32_t per_row = cd->dimension ? cd->dimension : 1;
     for (size_t p = p0; p < p1 && !rc; p++) {
         size_t start = cuts[p], end = cuts[p + 1];
-        size_t nb = block_cuts(w, l, l + 1, start, end, block_target(w, l, l + 1), &rc);
+        /* blocks fitted to disk pages are sized as they are encoded: only
+         * the first one's rows are a guess (page.h), so only it is cut (the
+         * other cuts, a search each, were thrown away) */
+        size_t nb = block_cuts(w, l, l + 1, start, end, block_target(w, l, l + 1), w->out->fitted, &rc);
         if (!rc) rc = encode_leaf_page(w, l, start, end, nb, err);
         if (!rc) page_ratio(w, l, start, end);
         if (!rc) rc = write_page(w, l, start, end, (uint32_t)(end - start) * per_row, 0, err);
@@ -640,7 +689,7 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
             /* every leaf of the column is cut into blocks alike (by the first
              * leaf's block size, plain: block_target), so block j of each
              * covers the same rows */
-            size_t nb = block_cuts(w, l0, l1, a, b, block_target(w, l0, l1), &rc);
+            size_t nb = block_cuts(w, l0, l1, a, b, block_target(w, l0, l1), false, &rc);
             if (!rc) rc = encode_leaf_page(w, l, a, b, nb, err);
             if (!rc) page_ratio(w, l, a, b);
             uint64_t leaf_text = 0, node_text = 0;
@@ -698,6 +747,8 @@ void ig_encoder_free(struct ig_encoder *e)
 {
     free(e->cuts);
     ig_strset_free(&e->chunk_set);
+    free(e->short_ids.key);
+    free(e->short_ids.id);
     ig_page_scratch_free(&e->scratch);
     ig_page_built_free(&e->built);
     memset(e, 0, sizeof *e);

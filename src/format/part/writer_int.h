@@ -82,6 +82,15 @@ struct ig_group_job {
     uint64_t err_at;             /* (top << 32 | seg) of the first failure, or UINT64_MAX */
     struct ig_error err;         /* that task's error */
 };
+/* Short string values (a few bytes: codes, countries, categories) and the
+ * numbers a chunk's strset gave them, by their bytes (writer_encode.c,
+ * chunk_dict): a direct-mapped cache, a slot overwritten on collision. */
+#define IG_SHORT_IDS_BITS 12
+struct ig_short_ids {
+    uint64_t *key; /* the value's bytes and length; 0: empty */
+    uint32_t *id;
+};
+
 /* A thread's reusable encoding state. */
 struct ig_encoder {
     struct ig_page_scratch scratch;
@@ -89,6 +98,7 @@ struct ig_encoder {
     size_t *cuts;
     size_t cuts_cap;
     struct ig_strset chunk_set; /* a chunk's distinct strings, counted (kept from chunk to chunk) */
+    struct ig_short_ids short_ids; /* the short ones among them, by their bytes */
 };
 
 /* What every encoder reads and nobody writes while jobs run. */
