@@ -383,6 +383,321 @@ static void test_random_roundtrip(void)
     }
 }
 
+/* ---- property test against a reference parser --------------------------
+ * Random inputs, well-formed and not, go through the reader (at several
+ * buffer sizes, so refills land inside fields) and through ref_parse, a
+ * byte-at-a-time transcription of the contract in csv.h; the two must agree
+ * on every record, field, `quoted` flag, line number and error message.
+ * With AVX-512 this checks the 64-byte field scan, and scripts/test runs it
+ * again with INGOT_NO_AVX512=1 for the scalar one. */
+
+/* Unambiguous rendering shared by both sides: "L<line>:" per record, then
+ * per field 'q' or 'u', its length, ':' and its bytes; "!msg" on error. */
+static void put_rec_start(struct ig_buf *o, uint64_t line)
+{
+    ig_buf_printf(o, "L%llu:", (unsigned long long)line);
+}
+
+static void put_field(struct ig_buf *o, const char *p, size_t len, bool quoted)
+{
+    ig_buf_printf(o, "%c%zu:", quoted ? 'q' : 'u', len);
+    ig_buf_append(o, p, len);
+}
+
+static bool is_stop(char c, char delim)
+{
+    return c == delim || c == '"' || c == '\r' || c == '\n';
+}
+
+/* The reference: appends records to o as they complete, then "!msg". */
+static void ref_parse(const char *d, size_t n, char delim, struct ig_buf *o)
+{
+    size_t pos = n >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    uint64_t line = 1;
+    struct ig_buf rec = IG_BUF_INIT, val = IG_BUF_INIT;
+    char msg[160] = "";
+    while (pos < n && !msg[0]) {
+        ig_buf_reset(&rec);
+        put_rec_start(&rec, line);
+        for (size_t nf = 1;; nf++) {
+            ig_buf_reset(&val);
+            bool quoted = pos < n && d[pos] == '"';
+            if (quoted) {
+                uint64_t open_line = line;
+                size_t i = pos + 1;
+                for (;;) {
+                    if (i == n) break;
+                    if (d[i] == '"' && !(i + 1 < n && d[i + 1] == '"')) break;
+                    if (d[i] == '\n') line++;
+                    ig_buf_append_byte(&val, (uint8_t)d[i]);
+                    i += d[i] == '"' ? 2 : 1;
+                }
+                if (i == n) {
+                    snprintf(msg, sizeof msg, "t.csv:%llu: unterminated quoted field",
+                             (unsigned long long)open_line);
+                    break;
+                }
+                pos = i + 1;
+            } else {
+                while (pos < n && !is_stop(d[pos], delim))
+                    ig_buf_append_byte(&val, (uint8_t)d[pos++]);
+            }
+            put_field(&rec, (const char *)val.data, val.len, quoted);
+            if (pos == n) break;
+            unsigned char c = (unsigned char)d[pos];
+            if (c == (unsigned char)delim) {
+                pos++;
+                continue;
+            }
+            if (c == '\n' || (c == '\r' && pos + 1 < n && d[pos + 1] == '\n')) {
+                pos += c == '\r' ? 2 : 1;
+                line++;
+                break;
+            }
+            unsigned long long l = line;
+            if (c == '\r')
+                snprintf(msg, sizeof msg,
+                         "t.csv:%llu: carriage return not followed by a line feed %s field %zu", l,
+                         quoted ? "after" : "in unquoted", nf);
+            else if (!quoted)
+                snprintf(msg, sizeof msg, "t.csv:%llu: '\"' in the middle of unquoted field %zu", l,
+                         nf);
+            else if (c >= 0x20 && c < 0x7F)
+                snprintf(msg, sizeof msg,
+                         "t.csv:%llu: unexpected '%c' after the closing quote of field %zu", l, c,
+                         nf);
+            else
+                snprintf(msg, sizeof msg,
+                         "t.csv:%llu: unexpected byte 0x%02x after the closing quote of field %zu",
+                         l, c, nf);
+            break;
+        }
+        if (!msg[0]) ig_buf_append(o, rec.data, rec.len);
+    }
+    if (msg[0]) ig_buf_printf(o, "!%s", msg);
+    ig_buf_free(&rec);
+    ig_buf_free(&val);
+}
+
+/* The reader's answer for data in the same rendering. */
+static void reader_parse(const char *d, size_t n, char delim, size_t bufsize, struct ig_buf *o)
+{
+    int fd = mem_fd(n ? d : "", n);
+    struct ig_csv_reader *r;
+    if (fd < 0 || ig_csv_open(&r, fd, "t.csv", delim)) {
+        ig_buf_printf(o, "!open");
+        if (fd >= 0) close(fd);
+        return;
+    }
+    if (bufsize) ig_csv_set_limits(r, bufsize, 0);
+    struct ig_csv_record rec;
+    struct ig_error e = {0};
+    int rc;
+    while ((rc = ig_csv_next(r, &rec, &e)) == 1) {
+        put_rec_start(o, rec.line);
+        for (size_t i = 0; i < rec.nfields; i++)
+            put_field(o, rec.fields[i].p, rec.fields[i].len, rec.fields[i].quoted);
+    }
+    if (rc < 0) ig_buf_printf(o, "!%s", e.msg);
+    ig_csv_close(r);
+    close(fd);
+}
+
+/* A random byte for field content: mostly letters and digits, some spaces,
+ * high and control bytes, and the bytes that are special in other dialects. */
+static char rand_byte(uint64_t *s)
+{
+    static const char pool[] = "abcxyz0123456789 .-_,;|\t\x01\x80\xc3\xa9\xff";
+    uint64_t k = test_rand(s) % 16;
+    if (k == 0) return pool[test_rand(s) % (sizeof pool - 1)];
+    if (k == 1) return '\0';
+    return pool[test_rand(s) % 16]; /* letters, digits, space */
+}
+
+/* Field length: mostly short, some long enough to span 64-byte blocks. */
+static size_t rand_len(uint64_t *s)
+{
+    uint64_t k = test_rand(s) % 10;
+    return k < 7 ? test_rand(s) % 12 : k < 9 ? 40 + test_rand(s) % 60 : 100 + test_rand(s) % 200;
+}
+
+/* An unquoted field's bytes (no stop bytes). */
+static void gen_unquoted(struct ig_buf *in, uint64_t *s, char delim)
+{
+    size_t len = test_rand(s) % 4 == 0 ? 0 : rand_len(s);
+    for (size_t i = 0; i < len; i++) {
+        char c = rand_byte(s);
+        ig_buf_append_byte(in, (uint8_t)(is_stop(c, delim) ? 'u' : c));
+    }
+}
+
+/* A quoted field: delimiters, "" escapes, CR LF, LF and lone CR inside. */
+static void gen_quoted(struct ig_buf *in, uint64_t *s, char delim)
+{
+    size_t len = rand_len(s);
+    ig_buf_append_byte(in, '"');
+    for (size_t i = 0; i < len; i++) {
+        switch (test_rand(s) % 12) {
+        case 0:
+            ig_buf_append_byte(in, (uint8_t)delim);
+            break;
+        case 1:
+            ig_buf_append(in, "\"\"", 2);
+            break;
+        case 2:
+            ig_buf_append(in, "\r\n", 2);
+            break;
+        case 3:
+            ig_buf_append_byte(in, '\n');
+            break;
+        case 4:
+            ig_buf_append_byte(in, test_rand(s) % 4 ? ',' : '\r');
+            break;
+        default:
+            ig_buf_append_byte(in, (uint8_t)rand_byte(s));
+            break;
+        }
+    }
+    ig_buf_append_byte(in, '"');
+}
+
+/* One malformation: a '"' in an unquoted field, junk after a closing quote,
+ * a bare CR (in or after a field), or a quote left open to the end (true:
+ * add nothing after it, or a later '"' might close it). */
+static bool gen_malformed(struct ig_buf *in, uint64_t *s, char delim)
+{
+    switch (test_rand(s) % 5) {
+    case 0:
+        gen_unquoted(in, s, delim);
+        ig_buf_append_byte(in, 'm');
+        ig_buf_append_byte(in, '"');
+        gen_unquoted(in, s, delim);
+        break;
+    case 1: {
+        static const char junk[] = "x \x01\xc3";
+        gen_quoted(in, s, delim);
+        ig_buf_append_byte(in, (uint8_t)junk[test_rand(s) % 4]);
+        break;
+    }
+    case 2:
+        gen_unquoted(in, s, delim);
+        ig_buf_append_byte(in, '\r');
+        if (test_rand(s) & 1) ig_buf_append_byte(in, 'b');
+        break;
+    case 3:
+        gen_quoted(in, s, delim);
+        ig_buf_append_byte(in, '\r');
+        ig_buf_append_byte(in, (uint8_t)delim);
+        break;
+    default:
+        ig_buf_append_byte(in, '"');
+        gen_unquoted(in, s, delim);
+        ig_buf_append(in, "\n\"\"tail", 7);
+        return true;
+    }
+    return false;
+}
+
+/* Records of random fields; about one input in six has a malformation. */
+static void gen_csv(struct ig_buf *in, uint64_t *s, char delim)
+{
+    if (test_rand(s) % 16 == 0) ig_buf_append(in, "\xEF\xBB\xBF", 3);
+    size_t nrec = test_rand(s) % 24;
+    size_t bad_rec = test_rand(s) % 6 == 0 ? test_rand(s) % (nrec + 1) : SIZE_MAX;
+    for (size_t r = 0; r < nrec; r++) {
+        size_t nf = 1 + test_rand(s) % 14;
+        size_t bad_f = r == bad_rec ? test_rand(s) % nf : SIZE_MAX;
+        for (size_t k = 0; k < nf; k++) {
+            if (k) ig_buf_append_byte(in, (uint8_t)delim);
+            if (k == bad_f) {
+                if (gen_malformed(in, s, delim)) return;
+            } else if (test_rand(s) % 5 == 0)
+                gen_quoted(in, s, delim);
+            else
+                gen_unquoted(in, s, delim);
+        }
+        uint64_t t = test_rand(s) % 8;
+        if (r + 1 < nrec || t < 6) ig_buf_append(in, t & 1 ? "\r\n" : "\n", t & 1 ? 2 : 1);
+    }
+}
+
+/* b's bytes on stderr after label, with C escapes for the unprintable. */
+static void print_escaped(const char *label, const struct ig_buf *b)
+{
+    fputs(label, stderr);
+    for (size_t i = 0; i < b->len; i++) {
+        uint8_t c = b->data[i];
+        if (c >= 0x20 && c < 0x7F && c != '\\')
+            fputc(c, stderr);
+        else
+            fprintf(stderr, "\\x%02x", c);
+    }
+}
+
+static void test_random_vs_reference(void)
+{
+    static const char delims[] = {',', ',', ',', '\t', ';', '|', '\0', '\xff'};
+    uint64_t s = check_seed ^ 0x5eed;
+    int bad = 0;
+    for (int it = 0; it < 2500 && bad < 3; it++) {
+        char delim = delims[test_rand(&s) % sizeof delims];
+        struct ig_buf in = IG_BUF_INIT, want = IG_BUF_INIT;
+        gen_csv(&in, &s, delim);
+        ref_parse((const char *)in.data, in.len, delim, &want);
+        ig_buf_append_byte(&want, '\0');
+        /* default buffer, tiny ones, one around a 64-byte block, a random one */
+        const size_t sizes[] = {0, 1, 3, 63 + test_rand(&s) % 3, 1 + test_rand(&s) % 700};
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+            struct ig_buf got = IG_BUF_INIT;
+            reader_parse((const char *)in.data, in.len, delim, sizes[k], &got);
+            ig_buf_append_byte(&got, '\0');
+            if (got.len != want.len || memcmp(got.data, want.data, got.len) != 0) {
+                fprintf(stderr,
+                        "  iteration %d, delimiter 0x%02x, bufsize %zu, %zu input bytes:", it,
+                        (unsigned char)delim, sizes[k], in.len);
+                print_escaped("\n    input ", &in);
+                print_escaped("\n    got   ", &got);
+                print_escaped("\n    want  ", &want);
+                fputc('\n', stderr);
+                check_failures++;
+                bad++;
+            }
+            ig_buf_free(&got);
+        }
+        ig_buf_free(&in);
+        ig_buf_free(&want);
+    }
+}
+
+/* A field cut one byte off either way must show: fields ending at every
+ * offset around 64-byte block edges, checked field by field. */
+static void test_field_ends_around_blocks(void)
+{
+    for (size_t pre = 0; pre < 70; pre++) {
+        for (size_t len = 0; len < 140; len += 1 + len / 16) {
+            struct ig_buf in = IG_BUF_INIT, want = IG_BUF_INIT, got = IG_BUF_INIT;
+            for (size_t i = 0; i < pre; i++)
+                ig_buf_append_byte(&in, (uint8_t)('a' + i % 26));
+            ig_buf_append_byte(&in, ',');
+            for (size_t i = 0; i < len; i++)
+                ig_buf_append_byte(&in, (uint8_t)('0' + i % 10));
+            ig_buf_append(&in, ",\"q,\"\"\",z\n", 10);
+            ref_parse((const char *)in.data, in.len, ',', &want);
+            ig_buf_append_byte(&want, '\0');
+            reader_parse((const char *)in.data, in.len, ',', 0, &got);
+            ig_buf_append_byte(&got, '\0');
+            if (strcmp((char *)got.data, (char *)want.data) != 0) {
+                fprintf(stderr, "  pre %zu len %zu: got %s, want %s\n", pre, len, (char *)got.data,
+                        (char *)want.data);
+                check_failures++;
+            }
+            ig_buf_free(&in);
+            ig_buf_free(&want);
+            ig_buf_free(&got);
+        }
+    }
+}
+
 static void test_rewind(void)
 {
     const char data[] = "\xEF\xBB\xBFh1,h2\n1,\"a\"\"b\"\n2,c\n";
@@ -612,5 +927,6 @@ static void test_lines(void)
 TEST_MAIN(T(test_basic_records), T(test_quoted_fields), T(test_embedded_newlines),
           T(test_empty_fields), T(test_bom), T(test_delimiters),
           T(test_errors_with_line_numbers), T(test_record_longer_than_buffer),
-          T(test_many_records_small_buffer), T(test_random_roundtrip), T(test_rewind),
+          T(test_many_records_small_buffer), T(test_random_roundtrip),
+          T(test_random_vs_reference), T(test_field_ends_around_blocks), T(test_rewind),
           T(test_pipe_input), T(test_read_error), T(test_lines))
