@@ -26,9 +26,9 @@ const char cmd_import_usage[] =
     "  --page-size BYTES      target page size (default 65536; K/M suffixes)\n"
     "  --delimiter C          CSV field separator (default ',')\n"
     "  --sample-rows N        rows sampled to infer types (default 10000)\n"
-    "  -j, --threads N        encoding threads, and CSV parsing threads (default:\n"
-    "                         one per core); the table is the same byte for byte\n"
-    "                         for any N\n"
+    "  -j, --threads N        encoding threads, and above 2 CSV parsing threads\n"
+    "                         (default: one per core); the table is the same byte\n"
+    "                         for byte for any N\n"
     "  --json                 print the result as JSON\n";
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)

@@ -158,16 +158,34 @@ struct cutter {
     int fd;
     const char *path;
     size_t piece, max_record;
-    char *carry;        /* bytes read after the last cut: the next piece's start */
-    size_t carry_len, carry_cap;
-    uint64_t line;      /* line of carry[0] */
+    /* input not in a piece yet, before what fd still holds: what the header's
+     * reader had read, then what followed a piece's cut */
+    char *carry;
+    size_t carry_pos, carry_len, carry_cap;
+    uint64_t line;      /* line of carry[carry_pos] */
     uint64_t read_to;
     bool eof, done;
 };
 
-/* Read fd into b[*len..want) until it is full or fd ends. */
-static int read_more(struct cutter *c, char *b, size_t *len, size_t want, struct ig_error *err)
+static int reserve(char **b, size_t *cap, size_t need)
 {
+    if (need <= *cap) return 0;
+    char *nb = realloc(*b, need);
+    if (!nb) return -ENOMEM;
+    *b = nb;
+    *cap = need;
+    return 0;
+}
+
+/* The input's next bytes into b[*len..want): the carried ones, then fd's,
+ * until want or the end of fd. */
+static int take_input(struct cutter *c, char *b, size_t *len, size_t want, struct ig_error *err)
+{
+    size_t k = c->carry_len - c->carry_pos;
+    if (k > want - *len) k = want - *len;
+    memcpy(b + *len, c->carry + c->carry_pos, k);
+    *len += k;
+    c->carry_pos += k;
     while (*len < want && !c->eof) {
         ssize_t n = read(c->fd, b + *len, want - *len);
         if (n < 0 && errno == EINTR) continue;
@@ -180,33 +198,25 @@ static int read_more(struct cutter *c, char *b, size_t *len, size_t want, struct
     return 0;
 }
 
-static int reserve(char **b, size_t *cap, size_t need)
-{
-    if (need <= *cap) return 0;
-    char *nb = realloc(*b, need);
-    if (!nb) return -ENOMEM;
-    *b = nb;
-    *cap = need;
-    return 0;
-}
+static bool input_ended(const struct cutter *c) { return c->eof && c->carry_pos == c->carry_len; }
 
-/* Fill p with the carried bytes and more input, cut after its last whole
- * record; what follows the cut is carried to the next piece. At the end of fd
- * the piece takes everything (the last record may lack its line feed, and a
- * broken one is the parser's to report). c->done once nothing is left. */
+/* Fill p with up to a piece of input and cut it after its last whole record;
+ * what follows the cut goes back to the front of the carried bytes. At the
+ * end of the input the piece takes everything (the last record may lack its
+ * line feed, and a broken one is the parser's to report). c->done once
+ * nothing is left. */
 static int cut_piece(struct cutter *c, struct piece *p, struct ig_error *err)
 {
-    size_t want = c->piece > c->carry_len ? c->piece : c->carry_len;
+    size_t want = c->piece;
     if (reserve(&p->buf, &p->cap, want)) return ig_err(err, -ENOMEM, "out of memory");
-    memcpy(p->buf, c->carry, c->carry_len);
-    p->len = c->carry_len;
+    p->len = 0;
     p->line = c->line;
     size_t cut;
     uint64_t lines = 0;
     for (;;) {
-        int rc = read_more(c, p->buf, &p->len, want, err);
+        int rc = take_input(c, p->buf, &p->len, want, err);
         if (rc) return rc;
-        if (c->eof) {
+        if (input_ended(c)) {
             cut = p->len;
             break;
         }
@@ -219,9 +229,12 @@ static int cut_piece(struct cutter *c, struct piece *p, struct ig_error *err)
         want = want > c->max_record / 2 ? c->max_record : want * 2;
         if (reserve(&p->buf, &p->cap, want)) return ig_err(err, -ENOMEM, "out of memory");
     }
-    c->carry_len = p->len - cut;
-    if (reserve(&c->carry, &c->carry_cap, c->carry_len)) return ig_err(err, -ENOMEM, "out of memory");
-    memcpy(c->carry, p->buf + cut, c->carry_len);
+    size_t back = p->len - cut, rest = c->carry_len - c->carry_pos;
+    if (reserve(&c->carry, &c->carry_cap, back + rest)) return ig_err(err, -ENOMEM, "out of memory");
+    memmove(c->carry + back, c->carry + c->carry_pos, rest);
+    memcpy(c->carry, p->buf + cut, back);
+    c->carry_pos = 0;
+    c->carry_len = back + rest;
     p->len = cut;
     p->read_to = c->read_to;
     c->line += lines;
