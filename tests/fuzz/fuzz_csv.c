@@ -2,8 +2,8 @@
  *
  * Build (not wired into meson):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I include -I src \
- *     tests/fuzz/fuzz_csv.c src/import/csv.c src/import/lines.c src/util/error.c \
- *     src/util/buf.c -o fuzz_csv
+ *     tests/fuzz/fuzz_csv.c src/import/csv.c src/import/csv_cut.c src/import/lines.c \
+ *     src/util/error.c src/util/buf.c src/util/cpu.c -o fuzz_csv
  *
  * The first input byte picks the delimiter and a small buffer size; the rest
  * is the file. Oracles, beyond the sanitizers:
@@ -12,6 +12,9 @@
  *     (which forces a refill inside nearly every token) gives the same
  *     records, line numbers and error message;
  *   - rewinding and reading again gives the same result;
+ *   - cutting the input between records (csv_cut.h) and parsing the pieces
+ *     apart, as a threaded import does, gives the same records, line numbers
+ *     and first error;
  *   - when the input parses, writing the records back out as CSV and parsing
  *     that gives the same fields (values and quoted flags);
  *   - the line reader agrees across buffer sizes too. */
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "import/csv.h"
+#include "import/csv_cut.h"
 #include "import/lines.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -61,13 +65,12 @@ static void out_free(struct out *o)
     ig_buf_free(&o->csv);
 }
 
-static int read_all(struct ig_csv_reader *r, char delim, struct out *o)
+/* r's records appended to o; the last ig_csv_next's code, its error in e. */
+static int read_records(struct ig_csv_reader *r, char delim, struct out *o, struct ig_error *e)
 {
-    memset(o, 0, sizeof *o);
     struct ig_csv_record rec;
-    struct ig_error e = {0};
     int rc;
-    while ((rc = ig_csv_next(r, &rec, &e)) == 1) {
+    while ((rc = ig_csv_next(r, &rec, e)) == 1) {
         if (rec.nfields < 1 || rec.line < 1) abort();
         ig_buf_printf(&o->full, "@%llu", (unsigned long long)rec.line);
         ig_buf_printf(&o->fields, "#%zu", rec.nfields);
@@ -88,8 +91,58 @@ static int read_all(struct ig_csv_reader *r, char delim, struct out *o)
         ig_buf_append_byte(&o->csv, '\n');
         o->nrec++;
     }
+    return rc;
+}
+
+/* o->full: the line of every record, then their fields, then the error. */
+static void finish(struct out *o, int rc, const struct ig_error *e)
+{
     ig_buf_append(&o->full, o->fields.data, o->fields.len);
-    if (rc < 0) ig_buf_printf(&o->full, "!%d %s", rc, e.msg);
+    if (rc < 0) ig_buf_printf(&o->full, "!%d %s", rc, e->msg);
+}
+
+static int read_all(struct ig_csv_reader *r, char delim, struct out *o)
+{
+    memset(o, 0, sizeof *o);
+    struct ig_error e = {0};
+    int rc = read_records(r, delim, o, &e);
+    finish(o, rc, &e);
+    return rc;
+}
+
+/* The input cut between records (ig_csv_cut) into pieces of about `piece`
+ * bytes, each parsed by a reader that borrows it, as the threaded importer
+ * does (csv_rows.c); one reader over the whole input must give the same
+ * records, lines and first error. */
+static int parse_pieces(const uint8_t *p, size_t n, char delim, size_t piece, struct out *o)
+{
+    memset(o, 0, sizeof *o);
+    struct ig_error e = {0};
+    struct ig_csv_reader *r;
+    if (ig_csv_open(&r, -1, "f", delim)) abort();
+    size_t pos = n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3) ? 3 : 0; /* the reader skips a BOM */
+    uint64_t line = 1;
+    int rc = 0;
+    while (pos < n && rc >= 0) {
+        size_t want = piece, cut;
+        uint64_t lines = 0;
+        for (;;) {
+            size_t len = n - pos < want ? n - pos : want;
+            if (pos + len == n) {
+                cut = len; /* the last piece takes the rest */
+                break;
+            }
+            cut = ig_csv_cut((const char *)p + pos, len, &lines);
+            if (cut) break;
+            want *= 2;
+        }
+        ig_csv_borrow(r, (const char *)p + pos, cut, line);
+        rc = read_records(r, delim, o, &e);
+        pos += cut;
+        line += lines;
+    }
+    finish(o, rc, &e);
+    ig_csv_close(r);
     return rc;
 }
 
@@ -150,6 +203,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lseek(fd, 0, SEEK_SET);
     parse_fd(fd, delim, small, true, &b);
     same(&a.full, &b.full);
+    struct out c;
+    parse_pieces(data, size, delim, small * 3, &c);
+    same(&a.full, &c.full);
+    out_free(&c);
 
     if (rc == 0) {
         /* Write back and re-parse. Every record is written with a '\n'
