@@ -220,13 +220,20 @@ static void random_csv(struct ig_buf *o, size_t rows, uint64_t *s, bool bom, boo
 
 static const char SCHEMA[] = "id int64\nn int64?\nx float64?\nt string?\nu string?\n";
 
+/* A fresh tmp_root holding SCHEMA; csv and schema (300 bytes each) get the
+ * input's path and the schema's. */
+static bool make_files(char *csv, char *schema)
+{
+    if (!make_root()) return false;
+    snprintf(csv, 300, "%s/in.csv", tmp_root);
+    snprintf(schema, 300, "%s/schema.txt", tmp_root);
+    return write_file(schema, SCHEMA, strlen(SCHEMA));
+}
+
 static void threads_make_the_same_part(void)
 {
-    REQUIRE(make_root());
     char csv[300], schema[300];
-    snprintf(csv, sizeof csv, "%s/in.csv", tmp_root);
-    snprintf(schema, sizeof schema, "%s/schema.txt", tmp_root);
-    REQUIRE(write_file(schema, SCHEMA, strlen(SCHEMA)));
+    REQUIRE(make_files(csv, schema));
     uint64_t s = check_seed;
     for (int t = 0; t < 40; t++) {
         struct ig_buf in = {0};
@@ -246,11 +253,8 @@ static void threads_make_the_same_part(void)
  * rejects; every piece size must report the first of them, as one thread does. */
 static void threads_report_the_same_error(void)
 {
-    REQUIRE(make_root());
     char csv[300], schema[300];
-    snprintf(csv, sizeof csv, "%s/in.csv", tmp_root);
-    snprintf(schema, sizeof schema, "%s/schema.txt", tmp_root);
-    REQUIRE(write_file(schema, SCHEMA, strlen(SCHEMA)));
+    REQUIRE(make_files(csv, schema));
     static const char *damage[] = {
         "7,1,2,a\"b,c\n",      /* a quote inside an unquoted field */
         "7,1,2,\"a\"b,c\n",    /* junk after a closing quote */
