@@ -382,6 +382,7 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
         return g->err.code;
     }
     uint32_t first_page = w->num_pages;
+    uint64_t first_byte = w->offset;
     for (uint32_t t = 0; t < s->ntops; t++) {
         const struct ig_column_work *cw = &g->work[t];
         if (cw->nsegs > 1) { /* one leaf, its pages in its segments */
@@ -394,6 +395,16 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
             if (rc) return rc;
         }
     }
+    /* start writing g's pages to disk now, while the next groups encode: the
+     * fsync in finish then waits for little more than the last group's pages
+     * (it waited ~28 ms with both cores idle for the 71 MB part of a 263 MB
+     * CSV; each call costs ~0.4 ms). Only a hint: finish's fsync reports any
+     * failure to write. */
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (w->offset > first_byte)
+        (void)sync_file_range(w->fd, (off_t)first_byte, (off_t)(w->offset - first_byte),
+                              SYNC_FILE_RANGE_WRITE);
+#endif
     /* chunk records in leaf order (the columns' pages are in leaf order) */
     uint32_t page = first_page;
     for (uint32_t l = 0; l < s->nleaves; l++) {
