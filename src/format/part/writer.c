@@ -159,26 +159,25 @@ static int run_task(struct ig_part_writer *w, struct ig_group_job *g, struct ig_
     return ig_writer_encode_segment(&w->conf, g, t.top, 0, e, err);
 }
 
-/* Do tasks of g until none is left to take (any thread). */
-static void take_tasks(struct ig_part_writer *w, struct ig_group_job *g, struct ig_encoder *e)
+/* Do the next task of g, if one is left to take (any thread; called and
+ * returning under the lock). Whether there was one. */
+static bool take_task(struct ig_part_writer *w, struct ig_group_job *g, struct ig_encoder *e)
 {
-    pthread_mutex_lock(&w->mu);
-    while (g->next_task < g->ntasks) {
-        struct ig_task t = g->tasks[g->next_task++];
-        pthread_mutex_unlock(&w->mu);
-        struct ig_error err = {0};
-        int rc = run_task(w, g, t, e, &err);
-        pthread_mutex_lock(&w->mu);
-        /* the first failing column (and segment), whatever the timing */
-        uint64_t at = (uint64_t)t.top << 32 | (t.seg == IG_TASK_PLAN ? 0 : t.seg);
-        if (rc && at < g->err_at) {
-            g->err_at = at;
-            g->err = err;
-            if (!g->err.code) g->err.code = rc;
-        }
-        if (++g->done == g->ntasks) pthread_cond_broadcast(&w->idle);
-    }
+    if (g->next_task == g->ntasks) return false;
+    struct ig_task t = g->tasks[g->next_task++];
     pthread_mutex_unlock(&w->mu);
+    struct ig_error err = {0};
+    int rc = run_task(w, g, t, e, &err);
+    pthread_mutex_lock(&w->mu);
+    /* the first failing column (and segment), whatever the timing */
+    uint64_t at = (uint64_t)t.top << 32 | (t.seg == IG_TASK_PLAN ? 0 : t.seg);
+    if (rc && at < g->err_at) {
+        g->err_at = at;
+        g->err = err;
+        if (!g->err.code) g->err.code = rc;
+    }
+    if (++g->done == g->ntasks) pthread_cond_broadcast(&w->idle);
+    return true;
 }
 
 /* The oldest running group with a task left to take, or NULL (under the lock). */
@@ -198,9 +197,7 @@ static void *worker(void *arg)
     while (!w->stop) {
         struct ig_group_job *g = with_tasks(w);
         if (g) {
-            pthread_mutex_unlock(&w->mu);
-            take_tasks(w, g, e);
-            pthread_mutex_lock(&w->mu);
+            while (take_task(w, g, e)) {}
             continue;
         }
         pthread_cond_wait(&w->work, &w->mu);
@@ -382,6 +379,7 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
         return g->err.code;
     }
     uint32_t first_page = w->num_pages;
+    uint64_t first_byte = w->offset;
     for (uint32_t t = 0; t < s->ntops; t++) {
         const struct ig_column_work *cw = &g->work[t];
         if (cw->nsegs > 1) { /* one leaf, its pages in its segments */
@@ -394,6 +392,16 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
             if (rc) return rc;
         }
     }
+    /* start writing g's pages to disk now, while the next groups encode: the
+     * fsync in finish then waits for little more than the last group's pages
+     * (it waited ~28 ms with both cores idle for the 71 MB part of a 263 MB
+     * CSV; each call costs ~0.4 ms). Only a hint: finish's fsync reports any
+     * failure to write. */
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (w->offset > first_byte)
+        (void)sync_file_range(w->fd, (off_t)first_byte, (off_t)(w->offset - first_byte),
+                              SYNC_FILE_RANGE_WRITE);
+#endif
     /* chunk records in leaf order (the columns' pages are in leaf order) */
     uint32_t page = first_page;
     for (uint32_t l = 0; l < s->nleaves; l++) {
@@ -420,7 +428,10 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
 }
 
 /* Finish the oldest running group (this thread encodes what no worker has
- * taken, of it or of the next group) and write it. */
+ * taken, of it or of the next group) and write it. The caller helps one task
+ * at a time and goes back to filling as soon as the oldest group is done:
+ * taking every task left of the next group kept it on a title column's
+ * ~30 ms task while the worker ran out of work (~6 ms idle a group). */
 static int settle(struct ig_part_writer *w, struct ig_error *err)
 {
     pthread_mutex_lock(&w->mu);
@@ -428,9 +439,7 @@ static int settle(struct ig_part_writer *w, struct ig_error *err)
     while (g && g->done < g->ntasks) {
         struct ig_group_job *h = with_tasks(w); /* help: a plan may have queued segments */
         if (h) {
-            pthread_mutex_unlock(&w->mu);
-            take_tasks(w, h, &w->own);
-            pthread_mutex_lock(&w->mu);
+            take_task(w, h, &w->own);
             continue;
         }
         pthread_cond_wait(&w->idle, &w->mu);
