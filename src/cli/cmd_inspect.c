@@ -37,7 +37,7 @@ struct colstat {
 };
 
 /* The type a leaf's bounds are in: the values as they read back. */
-static uint8_t bounds_type(const struct ig_colrec *c) { return c->quantize ? IG_T_FLOAT32 : c->type; }
+static uint8_t bounds_type(const struct ig_colrec *c) { return ig_read_type(c->type, c->quantize); }
 
 static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error *err)
 {

@@ -13,7 +13,7 @@
 /* The fixed-width NumPy dtype a leaf reads back as (quantised floats: float32). */
 static const struct ig_type_info *read_type(const struct ig_column_ref *r)
 {
-    return ig_type_info(r->rec.quantize ? IG_T_FLOAT32 : r->rec.type);
+    return ig_type_info(ig_read_type(r->rec.type, r->rec.quantize));
 }
 
 bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_plan *vp)

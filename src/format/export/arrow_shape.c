@@ -18,7 +18,7 @@
 bool arv_value_type(const struct ig_colrec *c, uint8_t *tt, uint8_t *width)
 {
     *width = 0;
-    switch (c->quantize ? IG_T_FLOAT32 : c->type) {
+    switch (ig_read_type(c->type, c->quantize)) {
     case IG_T_BOOL: *tt = AT_BOOL; return true;
     case IG_T_INT8:
     case IG_T_UINT8: *tt = AT_INT, *width = 1; return true;
@@ -45,7 +45,7 @@ bool arv_is_signed(uint8_t type)
  * value_type shows it). */
 const char *arv_c_format(const struct ig_colrec *c)
 {
-    switch (c->quantize ? IG_T_FLOAT32 : c->type) {
+    switch (ig_read_type(c->type, c->quantize)) {
     case IG_T_BOOL: return "b";
     case IG_T_INT8: return "c";
     case IG_T_UINT8: return "C";

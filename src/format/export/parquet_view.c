@@ -131,7 +131,7 @@ static bool is_top_blob_list(const struct ig_colrec *c)
 static void primitive(const struct ig_colrec *c, int32_t *phys, int32_t *conv)
 {
     *conv = PQ_CT_NONE;
-    switch (c->quantize ? IG_T_FLOAT32 : c->type) {
+    switch (ig_read_type(c->type, c->quantize)) {
     case IG_T_BOOL: *phys = PQ_BOOLEAN; break;
     case IG_T_INT8: *phys = PQ_INT32, *conv = PQ_CT_INT_8; break;
     case IG_T_INT16: *phys = PQ_INT32, *conv = PQ_CT_INT_16; break;

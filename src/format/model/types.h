@@ -55,5 +55,11 @@ static inline bool ig_type_is_leaf(unsigned t) { return (t >= 1 && t <= 13) || t
 /* Parse a primitive type name; returns the type or 0. */
 unsigned ig_type_from_name(const char *s, size_t n);
 static inline bool ig_type_is_primitive(unsigned t) { return t >= IG_T_BOOL && t <= IG_T_BINARY; }
+/* The type a leaf's values read back as: a quantised leaf (fp16, bf16, fp8
+ * stored) reads as float32, every other as its own type. */
+static inline uint8_t ig_read_type(unsigned type, unsigned quantize)
+{
+    return (uint8_t)(quantize ? IG_T_FLOAT32 : type);
+}
 
 #endif

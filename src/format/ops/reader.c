@@ -260,7 +260,7 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
             break;
         }
         if (b == 0) {
-            ig_values_retype(out, c->li.quantize ? IG_T_FLOAT32 : c->li.type);
+            ig_values_retype(out, ig_read_type(c->li.type, c->li.quantize));
             if (c->li.levels) ig_values_set_levels(out, c->li.per_value);
             else out->levels = false;
         }

@@ -446,7 +446,7 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
         } else if (bounds.bounded && !ig_minmax_kept(c.rec.type, c.nested)) {
             fail(x, "%s: %s row group %u: chunk record bounds a leaf that keeps none", p->name, cname, g);
             bounds.bounded = false;
-        } else if (!ig_minmax_ordered(c.rec.quantize ? IG_T_FLOAT32 : c.rec.type, &bounds)) {
+        } else if (!ig_minmax_ordered(ig_read_type(c.rec.type, c.rec.quantize), &bounds)) {
             fail(x, "%s: %s row group %u: chunk bounds out of order", p->name, cname, g);
             bounds.bounded = false;
         }

@@ -897,7 +897,7 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
     size_t len = rec->body_size;
     if (!ig_type_info(li->type)) return ig_err(err, -EIO, "unknown type %u", li->type);
     /* quantised floats read back as float32 */
-    ig_values_retype(out, li->quantize ? IG_T_FLOAT32 : li->type);
+    ig_values_retype(out, ig_read_type(li->type, li->quantize));
     uint8_t flags = body[0];
     uint8_t blob = li->type == IG_T_BLOB ? IG_BODY_BLOB : 0;
     if (body[1] || body[2] || body[3]) return ig_err(err, -EIO, "unknown page body flags");

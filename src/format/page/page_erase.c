@@ -317,7 +317,7 @@ int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         return erase_slide(stored, rec, kill, deleted, zstd_level, s, out, err);
     struct ig_values v, w;
     ig_values_init(&v, li->type);
-    ig_values_init(&w, li->quantize ? IG_T_FLOAT32 : li->type);
+    ig_values_init(&w, ig_read_type(li->type, li->quantize));
     ig_values_set_levels(&w, li->per_value);
     int rc = ig_page_decode_leaf(stored, rec, li, NULL, s, &v, err);
     for (size_t r = 0; !rc && r < v.rows; r++)
@@ -329,7 +329,7 @@ int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
                                      .compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
                                      .zstd_level = zstd_level,
                                      .leaf = *li};
-        w.type = li->quantize ? IG_T_FLOAT32 : li->type;
+        w.type = ig_read_type(li->type, li->quantize);
         rc = ig_page_encode(&pol, &w, 0, w.rows, s, out, err);
         out->flags = rec->flags;
         if (!rc && out->compression == IG_PC_ZSTD) rc = ig_page_recompress_to_fit(&s->body, rec->capacity, out, err);
