@@ -107,7 +107,11 @@ void ig_page_built_free(struct ig_page_built *b);
 struct ig_block_fit {
     uint32_t grain; /* 0: no fitting */
     uint64_t at;
-    double ratio;   /* stored bytes per plain byte so far (0 at first): the guess */
+    /* the guess of a block's stored size from its plain bytes w: overhead +
+     * ratio * w (page.c, encode_fitted). ratio: 0 at first; overhead: what a
+     * block costs whatever its size (frame, code tables, slack), learned
+     * from blocks given less than a grain, 0 until one is seen */
+    double ratio, overhead;
     /* strings that zstd compresses: fitted blocks running in which their own
      * bytes came out smaller than the dictionary the statistics chose, or the
      * other way round, and fitted blocks so far (page.c, weigh_layouts);
@@ -117,6 +121,7 @@ struct ig_block_fit {
      * settled between zstd and huffman, carried the same way: a page of a few
      * fitted blocks never settled on its own */
     uint32_t zstd_wins, huff_wins, trial_blocks;
+    uint64_t encodes; /* blocks encoded, second and later tries included (tests read it) */
 };
 
 /* A page of blocks (format 4): rows [first, first + count) of v cut into blocks
