@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes src/util/shortest_table.h: the powers of ten the shortest float
-formatter (src/util/shortest.c) multiplies by.
+formatter (src/util/shortest.c) multiplies by, and the float parser
+(src/util/parse.c) too.
 
 For each k in [-324, 292], 10^-k = beta * 2^r with 2^125 <= beta < 2^126;
 g = floor(beta) + 1 is stored as two 63-bit halves (g >> 63, g & (2^63 - 1)).

@@ -27,8 +27,11 @@
  * Floats: [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?, or the
  * specials inf, infinity, nan (case-insensitive, optional sign). Hex floats
  * ("0x1p3"), "nan(...)" payloads, and a lone "." are rejected. Results are
- * correctly rounded (same bits as strtod/strtof in the C locale): short
- * decimals take an exact fast path, everything else goes to strtod_l. */
+ * correctly rounded (same bits as strtod/strtof in the C locale). Decimals of
+ * up to 19 significant digits, and longer ones whose further digits cannot
+ * change the rounding, are converted here with integer arithmetic; the rest
+ * (more digits near a tie, exact ties with |exponent| > 19, subnormal and
+ * overflowing results) go to strtod_l. */
 #ifndef IG_UTIL_PARSE_H
 #define IG_UTIL_PARSE_H
 

@@ -8,9 +8,11 @@
  * Besides "no crash, no leak, no UB", every accepted document is checked:
  * strings and keys are valid UTF-8, child counts match the links, object
  * lookups find each member, no object has duplicate keys, the number
- * helpers agree with each other, and rendering the DOM and parsing that
- * again gives the same rendering (the parser is a function of the value). */
+ * helpers agree with each other and the float ones with strtod_l/strtof_l,
+ * and rendering the DOM and parsing that again gives the same rendering (the
+ * parser is a function of the value). */
 #include <errno.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,23 @@ static void render_str(struct ig_buf *o, const char *s, size_t n)
     ig_buf_append_byte(o, '"');
 }
 
+/* A JSON number is a decimal float: the parsers' bits must be the C
+ * library's, read in the "C" locale. */
+static void same_as_libc(const char *s, size_t n, double f, float g)
+{
+    char *z = malloc(n + 1);
+    if (!z) abort();
+    memcpy(z, s, n);
+    z[n] = '\0';
+    locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (c == (locale_t)0) abort();
+    double rf = strtod_l(z, NULL, c);
+    float rg = strtof_l(z, NULL, c);
+    freelocale(c);
+    free(z);
+    if (memcmp(&rf, &f, sizeof f) != 0 || memcmp(&rg, &g, sizeof g) != 0) abort();
+}
+
 static void check(struct ig_json_doc *d, const struct ig_json_node *n, struct ig_buf *o)
 {
     switch (n->type) {
@@ -54,6 +73,7 @@ static void check(struct ig_json_doc *d, const struct ig_json_node *n, struct ig
         int ru = ig_json_number_u64(n, &u, NULL);
         if (ig_json_number_f64(n, &f, NULL) != 0) abort(); /* any JSON number is a double */
         if (ig_json_number_f32(n, &g, NULL) != 0) abort();
+        same_as_libc(n->str, n->len, f, g);
         if (ri == 0 && ru == 0 && i >= 0 && (uint64_t)i != u) abort();
         if (ri == 0 && i >= -(1LL << 53) && i <= (1LL << 53) && (double)i != f) abort();
         int64_t r8;

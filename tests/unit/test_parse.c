@@ -221,7 +221,11 @@ static void test_f64_rejects(void)
     static const char *bad[] = {"",        ".",      "-",    "+",    "e5",     "1e",     "1e+",
                                 "1e-",     "0x1p3",  "0x10", "1.2.3", " 1",    "1 ",     "1f",
                                 "nan(1)",  "infinit", "infinityy", "--1", "1,5", "1e5.5", "..5",
-                                "+-1",     "inff",   "na",   "1d5",  "1.5\n"};
+                                "+-1",     "inff",   "na",   "1d5",  "1.5\n",
+                                /* bytes next to the digits, inside and after 8-byte runs */
+                                "12345678:", "1234567/8", "0.1234567:89", "123456789012345678:",
+                                "1:", "/1", "12345678.123456789/", "1234567\x80",
+                                "9999999999999999\xb9"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc;
         double v = f64(bad[i], &rc);
@@ -378,6 +382,292 @@ static void test_float_ties(void)
     float f;
     CHECK(ig_parse_f32(S("167772170e-1"), &f, NULL) == 0 && f == 16777216.0f);
     CHECK(ig_parse_f32(S("167772171e-1"), &f, NULL) == 0 && f == 16777218.0f);
+}
+
+/* ---- floats against the C library --------------------------------------- */
+
+/* The reference every float text is held to: strtod_l/strtof_l in "C". */
+static locale_t c_locale(void)
+{
+    static locale_t c;
+    if (c == (locale_t)0) c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    return c;
+}
+
+struct vs_libc {
+    long checked;
+    int mismatches;
+};
+
+/* s through ig_parse_f64 and ig_parse_f32, from a heap copy of exactly its
+ * length (so ASan catches a read past the field): both must return the C
+ * library's bits. */
+static void vs_libc(struct vs_libc *t, const char *s)
+{
+    size_t n = strlen(s);
+    char *end;
+    double ref = strtod_l(s, &end, c_locale());
+    float fref = strtof_l(s, NULL, c_locale());
+    char *field = malloc(n ? n : 1);
+    if (!field) abort();
+    memcpy(field, s, n);
+    double v = 0;
+    float f = 0;
+    int rc = ig_parse_f64(field, n, &v, NULL), rcf = ig_parse_f32(field, n, &f, NULL);
+    free(field);
+    t->checked++;
+    if (*end || rc || rcf || !same_bits(v, ref) || !same_bits_f(f, fref)) {
+        if (t->mismatches < 8)
+            fprintf(stderr, "  \"%s\": %d %.17g (strtod_l %.17g), %d %.9g (strtof_l %.9g)\n", s, rc,
+                    v, ref, rcf, (double)f, (double)fref);
+        t->mismatches++;
+    }
+}
+
+/* Doubles of several kinds: any finite bit pattern, uniform in [0, 1) the way
+ * Python's random() makes them (17-digit reprs), and such scaled by a power
+ * of ten. */
+static double random_double(uint64_t *s)
+{
+    uint64_t r = test_rand(s);
+    double d;
+    switch (r % 3) {
+    case 0:
+        r = test_rand(s);
+        if ((r >> 52 & 0x7ff) == 0x7ff) r ^= 1ULL << 62; /* not inf or NaN */
+        memcpy(&d, &r, sizeof d);
+        return d;
+    case 1:
+        return (double)(test_rand(s) >> 11) * 0x1p-53;
+    default:
+        d = (double)(test_rand(s) >> 11) * 0x1p-53;
+        return d * pow(10, (double)(test_rand(s) % 60) - 30);
+    }
+}
+
+/* What printf and the shortest formatter make of random doubles and floats:
+ * %.17g, %.15g, %.Ng for N in 1..20, the shortest round trip, %.Ne. */
+static void test_float_printf_forms_vs_libc(void)
+{
+    uint64_t s = check_seed ^ 0x9f1;
+    struct vs_libc t = {0};
+    char buf[96];
+    for (int i = 0; i < 40000 && t.mismatches < 8; i++) {
+        double d = random_double(&s);
+        if (test_rand(&s) & 1) d = -d;
+        snprintf(buf, sizeof buf, "%.17g", d);
+        vs_libc(&t, buf);
+        snprintf(buf, sizeof buf, "%.15g", d);
+        vs_libc(&t, buf);
+        snprintf(buf, sizeof buf, "%.*g", 1 + (int)(test_rand(&s) % 20), d);
+        vs_libc(&t, buf);
+        snprintf(buf, sizeof buf, "%.*e", (int)(test_rand(&s) % 22), d);
+        vs_libc(&t, buf);
+        shortest(buf, sizeof buf, d);
+        vs_libc(&t, buf);
+        uint32_t fb = (uint32_t)test_rand(&s);
+        float f;
+        memcpy(&f, &fb, sizeof f);
+        if (!isfinite(f)) continue;
+        snprintf(buf, sizeof buf, "%.*g", 1 + (int)(test_rand(&s) % 12), (double)f);
+        vs_libc(&t, buf);
+    }
+    CHECK_EQ_INT(t.mismatches, 0);
+}
+
+/* A random decimal text: 1..25 digits, sometimes mostly zeros or nines
+ * (where carries and near-ties are), leading zeros, a point anywhere or none,
+ * a sign, an exponent small or wide. */
+static void random_decimal(uint64_t *s, char *buf)
+{
+    size_t o = 0;
+    uint64_t r = test_rand(s);
+    if (r & 1) buf[o++] = (r & 2) ? '-' : '+';
+    int zeros = (r >> 2) % 4 == 0 ? (int)((r >> 4) % 6) : 0;
+    int nd = 1 + (int)((r >> 8) % 25), style = (int)((r >> 16) % 4);
+    char digits[40];
+    int total = 0;
+    while (total < zeros) digits[total++] = '0';
+    for (int k = 0; k < nd; k++) {
+        uint64_t x = test_rand(s);
+        char c = (char)('0' + x % 10);
+        if (style == 1 && x % 16 >= 4) c = '0';
+        if (style == 2 && x % 16 >= 4) c = '9';
+        if (style == 3 && k > 0 && x % 16 >= 6) c = digits[total - 1];
+        digits[total++] = c;
+    }
+    int dot = (int)(test_rand(s) % (uint64_t)(total + 2)); /* total + 1: no point */
+    for (int k = 0; k < total; k++) {
+        if (k == dot) buf[o++] = '.';
+        buf[o++] = digits[k];
+    }
+    if (dot == total) buf[o++] = '.';
+    r = test_rand(s);
+    if (r % 3 == 1)
+        o += (size_t)sprintf(buf + o, "%s%d", (r & 8) ? "e" : "E", (int)((r >> 4) % 51) - 25);
+    else if (r % 3 == 2) {
+        int e = (int)((r >> 4) % 801) - 400;
+        o += (size_t)sprintf(buf + o, "e%s%d", (r & 8) && e >= 0 ? "+" : "", e);
+    }
+    buf[o] = '\0';
+}
+
+static void test_float_digit_strings_vs_libc(void)
+{
+    uint64_t s = check_seed ^ 0xd161;
+    struct vs_libc t = {0};
+    char buf[96];
+    for (int i = 0; i < 300000 && t.mismatches < 8; i++) {
+        random_decimal(&s, buf);
+        vs_libc(&t, buf);
+    }
+    CHECK_EQ_INT(t.mismatches, 0);
+}
+
+/* n * 10^-k, written "NeK" and, when k > 0, with the point inside n. */
+static void two_forms(struct vs_libc *t, uint64_t n, int k)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%" PRIu64 "e%d", n, -k);
+    vs_libc(t, buf);
+    int len = snprintf(buf, sizeof buf, "%" PRIu64, n);
+    if (k > 0 && k < len) {
+        memmove(buf + len - k + 1, buf + len - k, (size_t)k + 1);
+        buf[len - k] = '.';
+        vs_libc(t, buf);
+    }
+}
+
+/* The exact decimal of x (at most 800 digits after the first), trailing
+ * zeros of the digits removed: "d.ddde-308". */
+static void exact_decimal(char *buf, size_t cap, long double x)
+{
+    int len = snprintf(buf, cap, "%.800Le", x);
+    char *e = strchr(buf, 'e');
+    char *z = e;
+    while (z[-1] == '0') z--;
+    if (z[-1] == '.') z--;
+    memmove(z, e, (size_t)(buf + len - e) + 1);
+}
+
+/* Decimals exactly halfway between two neighbouring doubles (or floats),
+ * which must round to the even one, and a hair either side of them. Short
+ * ones first (up to 21 digits, small exponents: the fast and exact paths'
+ * territory), then long exact expansions from all over the range. */
+static void test_float_midpoints_vs_libc(void)
+{
+    uint64_t s = check_seed ^ 0x3a1f;
+    struct vs_libc t = {0};
+    static const uint64_t pow5[] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125,
+                                    9765625};
+    for (int i = 0; i < 30000 && t.mismatches < 8; i++) {
+        /* double: (2c + 1) * 2^q with a 53-bit c; float: a 24-bit c */
+        bool f32 = i & 1;
+        uint64_t c =
+            f32 ? (1u << 23) | (test_rand(&s) >> 41) : (1ULL << 52) | (test_rand(&s) >> 12);
+        uint64_t odd = 2 * c + 1;
+        int q = f32 ? (int)(test_rand(&s) % 41) - 10 : (int)(test_rand(&s) % 15) - 4;
+        uint64_t n = q >= 0 ? odd << q : odd * pow5[-q]; /* < 2^64 */
+        int k = q >= 0 ? 0 : -q;
+        two_forms(&t, n, k);
+        two_forms(&t, n - 1, k);
+        two_forms(&t, n + 1, k);
+        if (n <= UINT64_MAX / 10) two_forms(&t, n * 10 + 1, k + 1); /* 20 or 21 digits */
+    }
+    if (LDBL_MANT_DIG < 64) { /* the midpoints below are not long doubles */
+        CHECK_EQ_INT(t.mismatches, 0);
+        SKIP("long double cannot hold a double's midpoint");
+    }
+    char *buf = malloc(1024), *cut = malloc(1024);
+    REQUIRE(buf && cut);
+    for (int i = 0; i < 4000 && t.mismatches < 8; i++) {
+        double d = fabs(random_double(&s));
+        double up = nextafter(d, INFINITY);
+        if (!isfinite(up)) continue;
+        long double mid = ((long double)d + up) / 2;
+        if (i & 1) { /* a float's midpoint instead, and the float itself */
+            float f = (float)d, fup = nextafterf(f, INFINITY);
+            if (!isfinite(fup)) continue;
+            mid = ((long double)f + fup) / 2;
+            d = f;
+        }
+        exact_decimal(buf, 1024, mid);
+        vs_libc(&t, buf);
+        /* a hair above: one more non-zero digit at the end */
+        char *e = strchr(buf, 'e');
+        size_t head = (size_t)(e - buf);
+        snprintf(cut, 1024, "%.*s1%s", (int)head, buf, e);
+        if (!strchr(cut, '.')) snprintf(cut, 1024, "%.*s.01%s", (int)head, buf, e);
+        vs_libc(&t, cut);
+        /* below: the first few digits only (a truncation of a midpoint with
+         * more digits is below it) */
+        size_t keep = 1 + (size_t)(test_rand(&s) % 30);
+        if (keep < head) {
+            snprintf(cut, 1024, "%.*s%s", (int)keep, buf, e);
+            vs_libc(&t, cut);
+        }
+        exact_decimal(buf, 1024, d); /* a representable value, exactly */
+        vs_libc(&t, buf);
+    }
+    free(buf);
+    free(cut);
+    CHECK_EQ_INT(t.mismatches, 0);
+}
+
+/* The edges of each tier: significands about 2^53 and 2^24 (Clinger's limit),
+ * 19 and 20 significant digits (what fits m), e10 about +-10, +-19, +-22 and
+ * the power table's ends, results about the normal and finite limits. */
+static void test_float_fast_path_edges_vs_libc(void)
+{
+    uint64_t s = check_seed ^ 0xed9e;
+    struct vs_libc t = {0};
+    char buf[64];
+    const uint64_t p53 = 1ULL << 53, p24 = 1u << 24;
+    const uint64_t ms[] = {p53 - 2, p53 - 1, p53, p53 + 1, p53 + 2, p53 + 3, 2 * p53 - 1,
+                           2 * p53 + 1, p24 - 1, p24, p24 + 1, p24 + 3, 1, 5, 9, 25,
+                           1000000000000000000u, 999999999999999999u, 9999999999999999999u,
+                           10000000000000000000u,
+                           18446744073709551615u, 12345678901234567890u, 9007199254740993000u,
+                           4611686018427387904u};
+    const int es[] = {-326, -325, -324, -310, -309, -308, -307, -300, -294, -293, -292, -291,
+                      -46, -45, -39, -38, -37, 37, 38, 39, 290, 291, 292, 293, 306, 307, 308,
+                      309, 323, 324, 325};
+    for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) {
+        for (int e = -26; e <= 26; e++) {
+            snprintf(buf, sizeof buf, "%" PRIu64 "e%d", ms[i], e);
+            vs_libc(&t, buf);
+        }
+        for (size_t j = 0; j < sizeof es / sizeof *es; j++) {
+            snprintf(buf, sizeof buf, "%" PRIu64 "e%d", ms[i], es[j]);
+            vs_libc(&t, buf);
+        }
+    }
+    static const int near[] = {-23, -22, -21, -20, -19, -18, -17, -12, -11, -10, -9,
+                               9,   10,  11,  12,  17,  18,  19,  20,  21,  22,  23};
+    for (int i = 0; i < 100000 && t.mismatches < 8; i++) {
+        uint64_t r = test_rand(&s);
+        int digits = 1 + (int)(r % 20);
+        uint64_t m = test_rand(&s) % (digits == 20 ? UINT64_MAX : (uint64_t)pow(10, digits));
+        int e;
+        switch (r >> 8 & 3) {
+        case 0:
+            e = near[(r >> 16) % (sizeof near / sizeof *near)];
+            break;
+        case 1: { /* about the smallest normal and largest finite double or float */
+            static const int lim[] = {-308, 308, -38, 38};
+            e = lim[(r >> 24) & 3] - digits + (int)((r >> 16) % 13) - 6;
+            break;
+        }
+        case 2:
+            e = (int)((r >> 16) % 41) - 20;
+            break;
+        default:
+            e = (int)((r >> 16) % 700) - 350;
+        }
+        snprintf(buf, sizeof buf, "%s%" PRIu64 "e%d", (r >> 30) & 1 ? "-" : "", m, e);
+        vs_libc(&t, buf);
+    }
+    CHECK_EQ_INT(t.mismatches, 0);
 }
 
 static void test_float_locale_independent(void)
@@ -647,5 +937,7 @@ TEST_MAIN(T(test_i64_boundaries), T(test_i64_syntax), T(test_u64_boundaries), T(
           T(test_int_messages), T(test_int_random_roundtrip), T(test_f64_forms),
           T(test_f64_specials), T(test_f64_rejects), T(test_f64_roundtrip_vs_strtod),
           T(test_decimals_vs_strtod), T(test_f32_roundtrip_vs_strtof), T(test_float_ties),
+          T(test_float_printf_forms_vs_libc), T(test_float_digit_strings_vs_libc),
+          T(test_float_midpoints_vs_libc), T(test_float_fast_path_edges_vs_libc),
           T(test_float_locale_independent), T(test_bool), T(test_hex_binary), T(test_base64),
           T(test_utf8_cases), T(test_utf8_random_vs_reference), T(test_utf8_ascii_runs), T(test_utf8_encode))
