@@ -1,8 +1,12 @@
 #include "csv_rows.h"
 #include "csv_cut.h"
 #include "lines.h"
+#include "format/model/parse_value.h"
+#include "format/model/types.h"
 #include "format/part/writer.h"
 #include "util/error.h"
+#include "util/parse.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,30 +18,51 @@
 
 /* ---- the header and one record ------------------------------------------- */
 
+/* The conversion a column's type takes (enum ig_csv_kind). */
+static uint8_t kind_of(const struct ig_column_def *cd)
+{
+    switch (cd->type) {
+    case IG_T_INT64: return IG_CSV_INT64;
+    case IG_T_FLOAT64: return IG_CSV_FLOAT64;
+    case IG_T_FLOAT32: return IG_CSV_FLOAT32;
+    case IG_T_BOOL: return IG_CSV_BOOL;
+    case IG_T_INT8:
+    case IG_T_INT16:
+    case IG_T_INT32:
+    case IG_T_UINT8:
+    case IG_T_UINT16:
+    case IG_T_UINT32:
+    case IG_T_UINT64: return IG_CSV_LANE;
+    case IG_T_STRING: return IG_CSV_STRING;
+    default: return IG_CSV_OTHER;
+    }
+}
+
 int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const struct ig_csv_record *header,
                       const char *path, const char *hint, struct ig_error *err)
 {
     *m = (struct ig_csv_map){.schema = s, .path = path, .hint = hint, .nfields = header->nfields};
-    m->field_of = malloc((s->n ? s->n : 1) * sizeof *m->field_of);
-    if (!m->field_of) return ig_err(err, -ENOMEM, "out of memory");
+    m->cols = calloc(s->n ? s->n : 1, sizeof *m->cols);
+    if (!m->cols) return ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t c = 0; c < s->n; c++)
-        m->field_of[c] = -1;
+        m->cols[c] = (struct ig_csv_col){.def = &s->cols[c], .leaf = s->cols[c].leaf, .kind = IG_CSV_ABSENT};
     for (size_t f = 0; f < header->nfields; f++) {
         const struct ig_csv_field *fl = &header->fields[f];
         long c = ig_schema_find(s, fl->p, fl->len);
         if (c < 0)
             return ig_err(err, -EINVAL, "%s:%" PRIu64 ": header field '%.*s' is not a column of the schema", path,
                           header->line, (int)(fl->len > 200 ? 200 : fl->len), fl->p);
-        if (m->field_of[c] >= 0)
+        if (m->cols[c].kind != IG_CSV_ABSENT)
             return ig_err(err, -EINVAL, "%s:%" PRIu64 ": header names column '%s' twice", path, header->line,
                           s->cols[c].name);
-        m->field_of[c] = (long)f;
+        m->cols[c].field = (uint32_t)f;
+        m->cols[c].kind = kind_of(&s->cols[c]);
     }
     for (uint32_t c = 0; c < s->n; c++) {
         if (!ig_column_is_flat(&s->cols[c]))
             return ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines input", path,
                           s->cols[c].name);
-        if (m->field_of[c] < 0 && !s->cols[c].nullable)
+        if (m->cols[c].kind == IG_CSV_ABSENT && !s->cols[c].nullable)
             return ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header", path,
                           s->cols[c].name);
     }
@@ -46,27 +71,105 @@ int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const str
 
 void ig_csv_map_free(struct ig_csv_map *m)
 {
-    free(m->field_of);
-    m->field_of = NULL;
+    free(m->cols);
+    m->cols = NULL;
 }
 
-int ig_csv_convert(const struct ig_csv_map *m, const struct ig_csv_record *rec, struct ig_values *cols,
-                   const struct ig_convert_ctx *cc, struct ig_error *err)
+static int no_memory(struct ig_error *sub) { return ig_err(sub, -ENOMEM, "out of memory"); }
+
+/* Column k's field of rec into v, which has room for it (ig_values_put_*):
+ * the calls the generic conversion (ig_convert_text -> ig_parse_value ->
+ * ig_parse_lane) ends in for the column's type, with the same errors. An
+ * unquoted empty field (NULL, an empty string, or an error), a column not in
+ * the header (NULL) and the rarer types take the generic way itself. */
+static inline int convert_field(const struct ig_csv_col *k, struct ig_values *v, const struct ig_csv_record *rec,
+                                const struct ig_convert_ctx *cc, struct ig_error *sub)
 {
-    const struct ig_schema *s = m->schema;
+    /* a column not in the header reads field 0 here, which is there: it
+     * ends up NULL either way */
+    const struct ig_csv_field *f = &rec->fields[k->field];
+    const char *p = f->p;
+    size_t n = f->len;
+    if (n == 0 && !f->quoted) return ig_convert_text(k->def, v, "", 0, false, cc, sub);
+    int rc;
+    switch (k->kind) {
+    case IG_CSV_ABSENT: return ig_convert_text(k->def, v, "", 0, false, cc, sub);
+    case IG_CSV_INT64: {
+        int64_t x;
+        if ((rc = ig_parse_i64(p, n, &x, sub))) return rc;
+        ig_values_put_lane(v, (uint64_t)x);
+        return 0;
+    }
+    case IG_CSV_FLOAT64: {
+        double d;
+        uint64_t lane;
+        if ((rc = ig_parse_f64(p, n, &d, sub))) return rc;
+        memcpy(&lane, &d, 8);
+        ig_values_put_lane(v, lane);
+        return 0;
+    }
+    case IG_CSV_FLOAT32: {
+        float x;
+        uint32_t b;
+        if ((rc = ig_parse_f32(p, n, &x, sub))) return rc;
+        memcpy(&b, &x, 4);
+        ig_values_put_lane(v, b);
+        return 0;
+    }
+    case IG_CSV_BOOL: {
+        bool b;
+        if ((rc = ig_parse_bool(p, n, &b, sub))) return rc;
+        ig_values_put_lane(v, b);
+        return 0;
+    }
+    case IG_CSV_LANE: {
+        uint64_t lane;
+        if ((rc = ig_parse_lane(k->def->type, p, n, &lane, sub))) return rc;
+        ig_values_put_lane(v, lane);
+        return 0;
+    }
+    case IG_CSV_STRING:
+        if (!ig_utf8_valid((const uint8_t *)p, n)) return ig_err(sub, -EINVAL, "invalid UTF-8");
+        return ig_values_put_bytes(v, p, n) ? no_memory(sub) : 0;
+    default: return ig_convert_text(k->def, v, p, n, f->quoted, cc, sub);
+    }
+}
+
+/* One record's values into cols, which have room for them. sub is clear
+ * (a field that converts leaves it alone). */
+static int convert_record(const struct ig_csv_map *m, const struct ig_csv_record *rec, struct ig_values *cols,
+                          const struct ig_convert_ctx *cc, struct ig_error *sub, struct ig_error *err)
+{
     if (rec->nfields != m->nfields)
         return ig_err(err, -EINVAL, "%s:%" PRIu64 ": %zu fields, but the header has %zu", m->path, rec->line,
                       rec->nfields, m->nfields);
-    struct ig_error sub; /* a field that converts leaves it alone */
-    ig_err_clear(&sub);
-    for (uint32_t c = 0; c < s->n; c++) {
-        const struct ig_column_def *cd = &s->cols[c];
-        const struct ig_csv_field *fl = m->field_of[c] >= 0 ? &rec->fields[m->field_of[c]] : NULL;
-        if (ig_convert_text(cd, &cols[cd->leaf], fl ? fl->p : "", fl ? fl->len : 0, fl && fl->quoted, cc, &sub))
-            return ig_err(err, sub.code ? sub.code : -EINVAL, "%s:%" PRIu64 ": column '%s': %s%s", m->path,
-                          rec->line, cd->name, sub.msg, m->hint);
+    const struct ig_csv_col *k = m->cols, *end = k + m->schema->n;
+    for (; k < end; k++) {
+        if (convert_field(k, &cols[k->leaf], rec, cc, sub))
+            return ig_err(err, sub->code ? sub->code : -EINVAL, "%s:%" PRIu64 ": column '%s': %s%s", m->path,
+                          rec->line, k->def->name, sub->msg, m->hint);
     }
     return 0;
+}
+
+int ig_csv_convert_rows(const struct ig_csv_map *m, struct ig_csv_reader *csv, struct ig_values *cols,
+                        size_t max, const struct ig_convert_ctx *cc, size_t *rows, struct ig_error *err)
+{
+    *rows = 0;
+    for (uint32_t l = 0; l < m->schema->nleaves; l++)
+        if (ig_values_reserve(&cols[l], cols[l].n + max)) return ig_err(err, -ENOMEM, "out of memory");
+    struct ig_error sub;
+    ig_err_clear(&sub);
+    struct ig_csv_record rec;
+    size_t got = 0;
+    int rc = 0;
+    while (got < max && (rc = ig_csv_next(csv, &rec, err)) > 0) {
+        rc = convert_record(m, &rec, cols, cc, &sub, err);
+        if (rc) break;
+        got++;
+    }
+    *rows = got;
+    return rc < 0 ? rc : 0;
 }
 
 /* ---- pieces on threads ------------------------------------------------------ */
@@ -108,14 +211,13 @@ static void convert_piece(const struct rows_run *run, struct piece *p, struct ig
     p->rc = 0;
     ig_err_clear(&p->err);
     ig_csv_borrow(csv, p->buf, p->len, p->line);
-    struct ig_csv_record rec;
+    size_t got;
     int rc;
-    while ((rc = ig_csv_next(csv, &rec, &p->err)) > 0) {
-        rc = ig_csv_convert(run->m, &rec, p->cols, cc, &p->err);
-        if (rc) break;
-        p->rows++;
-    }
-    p->rc = rc < 0 ? rc : 0;
+    do {
+        rc = ig_csv_convert_rows(run->m, csv, p->cols, IG_CSV_BATCH, cc, &got, &p->err);
+        p->rows += got;
+    } while (!rc && got == IG_CSV_BATCH);
+    p->rc = rc;
 }
 
 static void *converter(void *arg)

@@ -2,9 +2,10 @@
  * several.
  *
  * The header line names the columns its fields fill (ig_csv_map_header); every
- * record after it is converted field by field by the column's type
- * (convert.h). ig_csv_rows_threads does the same work on `threads` threads: the
- * input is read in pieces cut between records (csv_cut.h), each piece parsed and
+ * record after it is converted field by field by the column's type, as
+ * convert.h converts text, a batch of records at a time (ig_csv_convert_rows).
+ * ig_csv_rows_threads does the same work on `threads` threads: the input is
+ * read in pieces cut between records (csv_cut.h), each piece parsed and
  * converted by one thread into columns of its own, and the pieces' rows handed
  * to the writer in input order, a writer's room at a time
  * (ig_part_writer_room): the writer sees the same values and the same row-group
@@ -34,12 +35,39 @@ struct ig_part_writer;
  * both cores busy to the end without much memory. */
 #define IG_CSV_PIECE ((size_t)4 << 20)
 
-/* Which header field fills which schema column. */
+/* Records a batch converts at most (ig_csv_convert_rows): room for them is
+ * made in every column once, so each value pushed is a store; a few thousand
+ * rows keep that once-a-batch work out of sight without holding much. */
+#define IG_CSV_BATCH 4096u
+
+/* How a column's fields become values, decided once from its type when the
+ * header is mapped, so a field costs one switch and a direct call instead of
+ * the generic conversion's layers of dispatch (convert.h, parse_value.h). */
+enum ig_csv_kind {
+    IG_CSV_ABSENT,  /* not in the header: NULL in every row */
+    IG_CSV_INT64,
+    IG_CSV_FLOAT64,
+    IG_CSV_FLOAT32,
+    IG_CSV_BOOL,
+    IG_CSV_LANE,    /* the other integer types (ranges checked by ig_parse_lane) */
+    IG_CSV_STRING,
+    IG_CSV_OTHER,   /* binary, blob: ig_convert_text */
+};
+
+/* One schema column as the CSV fills it. */
+struct ig_csv_col {
+    const struct ig_column_def *def;
+    uint32_t leaf;  /* its values: cols[leaf] */
+    uint32_t field; /* the header field it takes (IG_CSV_ABSENT: 0, read, not used) */
+    uint8_t kind;   /* enum ig_csv_kind */
+};
+
+/* Which header field fills which schema column, and how. */
 struct ig_csv_map {
     const struct ig_schema *schema;
     const char *path;   /* the input, in messages */
     const char *hint;   /* appended to a value's error ("" or why types may be wrong) */
-    long *field_of;     /* schema column -> header field, -1: not in the header (NULLs) */
+    struct ig_csv_col *cols; /* by schema column, in schema order (errors name the first) */
     size_t nfields;     /* fields of the header, which every record must have */
 };
 
@@ -49,10 +77,15 @@ int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const str
                       const char *path, const char *hint, struct ig_error *err);
 void ig_csv_map_free(struct ig_csv_map *m);
 
-/* One record's values, one pushed into each leaf's values (cols by leaf).
- * Errors "PATH:LINE: ..." naming the column. */
-int ig_csv_convert(const struct ig_csv_map *m, const struct ig_csv_record *rec, struct ig_values *cols,
-                   const struct ig_convert_ctx *cc, struct ig_error *err);
+/* Up to max records from csv, each pushing one value into every leaf's
+ * values (cols by leaf, flat), room for max more made in each first. 0 with
+ * *rows the records converted (fewer than max only at the end of the input),
+ * or a negative errno with err "PATH:LINE: ..." (a value's error naming the
+ * column, the reader's own errors as they are) and *rows the records
+ * converted whole before the failing one, whose values so far stay behind in
+ * cols: callers drop them (the import fails). */
+int ig_csv_convert_rows(const struct ig_csv_map *m, struct ig_csv_reader *csv, struct ig_values *cols,
+                        size_t max, const struct ig_convert_ctx *cc, size_t *rows, struct ig_error *err);
 
 struct ig_csv_rows_opts {
     unsigned threads;  /* converting threads, >= 1 (the caller's thread hands rows over) */

@@ -92,6 +92,13 @@ static void report(struct import_run *r, bool force)
     r->o->progress(r->o->progress_ctx, pos > 0 ? (uint64_t)pos : 0, r->in_size, rows);
 }
 
+/* After rows ended many at a time since `before` rows: report once a multiple
+ * of 65,536 rows was passed, as report() does a row at a time. */
+static void report_since(struct import_run *r, uint64_t before)
+{
+    if (before / 65536 != ig_part_writer_rows(r->w) / 65536) report(r, true);
+}
+
 /* What a value's error adds when the types were inferred. */
 static const char *inferred_hint(const struct import_run *r)
 {
@@ -137,6 +144,27 @@ static bool csv_threaded(const struct import_run *r)
     return true;
 }
 
+/* CSV on this thread: records converted straight into the writer's columns a
+ * batch at a time, each batch within the writer's room so its rows end in one
+ * call (groups end where a row at a time would end them), then the cancel
+ * check and progress. A failing record leaves its batch unended: the import
+ * fails, and the writer removes the part. */
+static int csv_rows_here(struct import_run *r, const struct ig_csv_map *m, struct ig_csv_reader *csv,
+                         struct ig_error *err)
+{
+    for (;;) {
+        uint32_t room = ig_part_writer_room(r->w);
+        size_t max = room < IG_CSV_BATCH ? room : IG_CSV_BATCH, got;
+        uint64_t before = ig_part_writer_rows(r->w);
+        int rc = ig_csv_convert_rows(m, csv, ig_part_writer_columns(r->w), max, &r->cc, &got, err);
+        if (!rc && got) rc = ig_part_writer_end_rows(r->w, (uint32_t)got, err);
+        if (!rc) rc = check_cancel(r, err);
+        if (rc) return rc;
+        report_since(r, before);
+        if (got < max) return 0;
+    }
+}
+
 /* CSV: map header fields to schema columns (by name), then convert every record. */
 static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_error *err)
 {
@@ -151,13 +179,8 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
                                       .delimiter = r->o->delimiter ? r->o->delimiter : ',',
                                       .after = csv_piece_done, .ctx = r};
         rc = ig_csv_rows_threads(&m, csv, r->in_fd, r->w, &ro, err);
-    } else {
-        while (!rc && (rc = ig_csv_next(csv, &rec, err)) > 0) {
-            rc = ig_csv_convert(&m, &rec, ig_part_writer_columns(r->w), &r->cc, err);
-            if (!rc) rc = ig_part_writer_end_row(r->w, err);
-            if (!rc) rc = check_cancel(r, err);
-            if (!rc) report(r, false);
-        }
+    } else if (!rc) {
+        rc = csv_rows_here(r, &m, csv, err);
     }
     ig_csv_map_free(&m);
     return rc < 0 ? rc : 0;

@@ -56,11 +56,45 @@ size_t ig_utf8_seq_len(const uint8_t *p, size_t n)
     return len;
 }
 
-size_t ig_utf8_valid_prefix(const uint8_t *p, size_t n)
+static inline uint64_t ld64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* Whether p[0, n), n <= 16, is all ASCII: two loads that overlap as much as
+ * n asks (nothing outside p[0, n) is read) and one test, not a test a byte. */
+static inline bool ascii_upto16(const uint8_t *p, size_t n)
+{
+    uint64_t w;
+    if (n >= 8) {
+        w = ld64(p) | ld64(p + n - 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        w = a | b;
+    } else {
+        w = n ? (uint64_t)(p[0] | p[n / 2] | p[n - 1]) : 0;
+    }
+    return !(w & 0x8080808080808080ULL);
+}
+
+/* Whether p[i, n), under 8 bytes, is all ASCII: in the last 8 bytes of p
+ * when it has 8. */
+static inline bool ascii_tail(const uint8_t *p, size_t i, size_t n)
+{
+    return n >= 8 ? !(ld64(p + n - 8) & 0x8080808080808080ULL) : ascii_upto16(p + i, n - i);
+}
+
+/* ig_utf8_valid_prefix past its short ASCII case, out of line so that the
+ * short case neither calls nor saves registers. */
+static __attribute__((noinline)) size_t valid_prefix_long(const uint8_t *p, size_t n)
 {
     size_t i = 0;
 #if IG_HAVE_X8
-    /* a field of text is mostly ASCII, and a short one takes a single step */
+    /* a field of text is mostly ASCII, and a longer one takes a single step */
     if (ig_cpu_avx512()) i = ascii_prefix_x8(p, n);
 #endif
     while (i < n) {
@@ -72,6 +106,9 @@ size_t ig_utf8_valid_prefix(const uint8_t *p, size_t n)
             i += 8;
         }
         if (i >= n) break;
+        /* under 8 bytes left: ASCII to the end (how a field of text
+         * usually ends) takes one test */
+        if (n - i < 8 && ascii_tail(p, i, n)) return n;
         if (p[i] < 0x80) {
             i++;
             continue;
@@ -81,6 +118,13 @@ size_t ig_utf8_valid_prefix(const uint8_t *p, size_t n)
         i += l;
     }
     return n;
+}
+
+size_t ig_utf8_valid_prefix(const uint8_t *p, size_t n)
+{
+    /* most fields of text are short and ASCII: two loads, no call */
+    if (n <= 16 && ascii_upto16(p, n)) return n;
+    return valid_prefix_long(p, n);
 }
 
 bool ig_utf8_valid(const uint8_t *p, size_t n) { return ig_utf8_valid_prefix(p, n) == n; }

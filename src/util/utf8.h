@@ -6,9 +6,10 @@
  * hold only valid UTF-8, so every importer runs its text through this.
  *
  * ig_utf8_valid skips runs of ASCII eight bytes at a time (64 at the start
- * where the CPU has AVX-512, util/cpu.h): training text is mostly ASCII, and
- * the validator sits on the import hot path (a CSV import asks it once a
- * field). */
+ * where the CPU has AVX-512, util/cpu.h), and takes a string of up to 16
+ * bytes, or the last few bytes of a longer one, in one test when it is all
+ * ASCII: training text is mostly ASCII, and the validator sits on the import
+ * hot path (a CSV import asks it once a field). */
 #ifndef IG_UTIL_UTF8_H
 #define IG_UTIL_UTF8_H
 

@@ -1,6 +1,7 @@
 /* Tests for src/import/csv_cut.c and src/import/csv_rows.c: where a CSV is cut
- * between records, and CSV imports on several threads against one thread (the
- * same part byte for byte, the same first error). */
+ * between records, records converted by their columns' kinds against the
+ * generic conversion (convert.h), and CSV imports on several threads against
+ * one thread (the same part byte for byte, the same first error). */
 #include "check.h"
 
 #include <errno.h>
@@ -10,7 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/model/schema.h"
+#include "format/model/values.h"
+#include "import/convert.h"
+#include "import/csv.h"
 #include "import/csv_cut.h"
+#include "import/csv_rows.h"
 #include "import/import.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -103,6 +109,245 @@ static char *slurp(const char *path, size_t *n)
     fclose(f);
     *n = b.len;
     return b.data ? (char *)b.data : calloc(1, 1);
+}
+
+/* ---- ig_csv_convert_rows against ig_convert_text ------------------------------ */
+
+/* Every type a CSV column takes, as a schema file names it. */
+static const char *const KIND_TYPES[] = {"bool",   "int8",   "int16",   "int32",   "int64",  "uint8", "uint16",
+                                         "uint32", "uint64", "float32", "float64", "string", "binary"};
+#define NKINDS (sizeof KIND_TYPES / sizeof *KIND_TYPES)
+
+/* A random field's text for a column of type t: mostly values of the type,
+ * near its limits, sometimes text another type would take, or junk. */
+static void kind_text(struct ig_buf *o, const char *t, uint64_t *s)
+{
+    static const char *const any[] = {
+        "",       "0",        "1",         "-1",       "+7",         "127",       "128",         "-129",
+        "255",    "256",      "-0",        "65535",    "65536",      "2147483647", "2147483648", "-2147483649",
+        "4294967296",         "9223372036854775807",  "9223372036854775808",  "-9223372036854775808",
+        "18446744073709551615", "18446744073709551616", "99999999999999999999", "1.5", "-2.25e-3", "1e39",
+        "3.4028235e38", "nan", "-Infinity", "inf", "NaN", "1e", ".", "1.2.3", "0x10", " 5", "5 ", "12a",
+        "true",   "false",    "t",         "F",        "TRUE",       "yes",       "\\x",          "\\x0aFf",
+        "\\x0",   "\\xzz",    "x",         "caf\xc3\xa9", "\xff",    "\xc3",      "\xed\xa0\x80", "\xf4\x90\x80\x80",
+    };
+    uint64_t r = test_rand(s);
+    if (r % 80 == 0) {
+        const char *a = any[test_rand(s) % (sizeof any / sizeof *any)];
+        ig_buf_append(o, a, strlen(a));
+        return;
+    }
+    char b[64];
+    int n = 0;
+    if (!strcmp(t, "bool")) {
+        n = snprintf(b, sizeof b, "%s", (r >> 8) % 2 ? "true" : "f");
+    } else if (!strcmp(t, "float32") || !strcmp(t, "float64")) {
+        n = snprintf(b, sizeof b, "%.*g", (int)(r >> 8) % 18 + 1, (double)(int64_t)test_rand(s) / 1e9);
+    } else if (!strcmp(t, "string")) { /* ASCII of 0..40 bytes, a multi-byte or bad byte in some */
+        size_t len = (r >> 8) % 41;
+        for (size_t i = 0; i < len; i++)
+            b[n++] = (char)('a' + test_rand(s) % 26);
+        if (len && (r >> 16) % 16 == 0) b[(r >> 20) % len] = (char)((r >> 24) % 2 ? 0xC3 : 0x80);
+    } else if (!strcmp(t, "binary")) {
+        n = snprintf(b, sizeof b, "\\x%0*llx", (int)((r >> 8) % 4) * 2, (unsigned long long)((r >> 16) & 0xFFFF));
+    } else { /* integers of about the type's width, a few a bit wider */
+        unsigned bits = t[0] == 'u' ? 0 : 1, w = (unsigned)atoi(t + (t[0] == 'u' ? 4 : 3));
+        int shift = 64 - (int)(w - bits) + ((r >> 8) % 16 == 0 ? -1 : (int)((r >> 12) % 4));
+        shift = shift < 0 ? 0 : shift > 63 ? 63 : shift;
+        uint64_t x = test_rand(s) >> shift;
+        if (t[0] == 'u')
+            n = snprintf(b, sizeof b, "%llu", (unsigned long long)x);
+        else
+            n = snprintf(b, sizeof b, "%s%llu", (r >> 16) % 3 ? "" : "-", (unsigned long long)x);
+    }
+    ig_buf_append(o, b, (size_t)n);
+}
+
+/* One field into the CSV: unquoted when it can be (an empty one is a NULL
+ * then), else quoted with "" for '"'. */
+static void kind_field(struct ig_buf *o, const struct ig_buf *text, bool quote)
+{
+    const char *p = text->data ? (const char *)text->data : "";
+    if (!quote && !memchr(p, ',', text->len) && !memchr(p, '"', text->len) && !memchr(p, '\n', text->len) &&
+        !memchr(p, '\r', text->len)) {
+        ig_buf_append(o, p, text->len);
+        return;
+    }
+    ig_buf_append_byte(o, '"');
+    for (size_t i = 0; i < text->len; i++) {
+        if (p[i] == '"') ig_buf_append_byte(o, '"');
+        ig_buf_append_byte(o, (uint8_t)p[i]);
+    }
+    ig_buf_append_byte(o, '"');
+}
+
+/* What ig_csv_convert_rows must do with one record, done the generic way:
+ * the fields converted in schema order by ig_convert_text, the first error
+ * as csv_rows.h words it. */
+static int kind_reference(const struct ig_schema *sch, const long *field_of, size_t nfields,
+                          const struct ig_csv_record *rec, const char *path, struct ig_values *cols,
+                          const struct ig_convert_ctx *cc, struct ig_error *err)
+{
+    if (rec->nfields != nfields)
+        return ig_err(err, -EINVAL, "%s:%" PRIu64 ": %zu fields, but the header has %zu", path, rec->line,
+                      rec->nfields, nfields);
+    for (uint32_t c = 0; c < sch->n; c++) {
+        const struct ig_column_def *cd = &sch->cols[c];
+        const struct ig_csv_field *f = field_of[c] >= 0 ? &rec->fields[field_of[c]] : NULL;
+        struct ig_error sub = {0};
+        if (ig_convert_text(cd, &cols[cd->leaf], f ? f->p : "", f ? f->len : 0, f && f->quoted, cc, &sub))
+            return ig_err(err, sub.code ? sub.code : -EINVAL, "%s:%" PRIu64 ": column '%s': %s", path, rec->line,
+                          cd->name, sub.msg);
+    }
+    return 0;
+}
+
+/* Whether two columns hold the same values (and NULLs). */
+static bool same_values(const struct ig_values *a, const struct ig_values *b)
+{
+    if (a->n != b->n) return false;
+    for (size_t i = 0; i < a->n; i++) {
+        if (ig_values_is_null(a, i) != ig_values_is_null(b, i)) return false;
+        if (ig_values_is_null(a, i)) continue;
+        if (!a->is_bytes) {
+            if (a->lanes[i] != b->lanes[i]) return false;
+            continue;
+        }
+        size_t la, lb;
+        const uint8_t *pa = ig_values_bytes(a, i, &la), *pb = ig_values_bytes(b, i, &lb);
+        if (la != lb || memcmp(pa, pb, la)) return false;
+    }
+    return true;
+}
+
+/* A schema of every type, each nullable or not, and a header naming the
+ * columns in a shuffled order, leaving out some nullable ones (their
+ * values are NULLs): the schema text into sch_text, field_of filled. */
+static void kind_schema(struct ig_buf *sch_text, struct ig_buf *header, long *field_of, size_t *nfields,
+                        uint64_t *s)
+{
+    uint32_t order[NKINDS];
+    for (uint32_t c = 0; c < NKINDS; c++) {
+        bool nullable = test_rand(s) % 2;
+        char line[64];
+        int n = snprintf(line, sizeof line, "c%u %s%s\n", c, KIND_TYPES[c], nullable ? "?" : "");
+        ig_buf_append(sch_text, line, (size_t)n);
+        field_of[c] = nullable && test_rand(s) % 4 == 0 ? -1 : 0;
+        order[c] = c;
+    }
+    for (uint32_t c = NKINDS; c > 1; c--) {
+        uint32_t k = (uint32_t)(test_rand(s) % c), t = order[c - 1];
+        order[c - 1] = order[k];
+        order[k] = t;
+    }
+    *nfields = 0;
+    for (uint32_t i = 0; i < NKINDS; i++) {
+        uint32_t c = order[i];
+        if (field_of[c] < 0) continue;
+        char name[16];
+        int n = snprintf(name, sizeof name, "%sc%u", *nfields ? "," : "", c);
+        ig_buf_append(header, name, (size_t)n);
+        field_of[c] = (long)(*nfields)++;
+    }
+    ig_buf_append_byte(header, '\n');
+}
+
+/* Records converted by kind, a random number at a time, against the generic
+ * conversion of the same records: the same values and NULLs, the same rows
+ * converted before an error, the same error (code and message) at the same
+ * line and column. Conversion errors are frequent here: after one, both sides
+ * start their columns again and go on with the next record. */
+static void kinds_convert_as_the_generic_way(void)
+{
+    REQUIRE(make_root());
+    char csv_path[300];
+    snprintf(csv_path, sizeof csv_path, "%s/kinds.csv", tmp_root);
+    uint64_t s = check_seed ^ 0x6B1D5;
+    for (int t = 0; t < 30; t++) {
+        struct ig_buf sch_text = {0}, in = {0}, text = {0};
+        long field_of[NKINDS];
+        size_t nfields;
+        kind_schema(&sch_text, &in, field_of, &nfields, &s);
+        struct ig_schema sch = {0};
+        struct ig_error err = {0};
+        REQUIRE(ig_schema_parse(&sch, (const char *)sch_text.data, sch_text.len, "kinds", &err) == 0);
+        size_t rows = 1 + test_rand(&s) % 600;
+        for (size_t r = 0; r < rows; r++) {
+            size_t nf = test_rand(&s) % 50 == 0 ? nfields + 1 - test_rand(&s) % 3 : nfields;
+            for (size_t f = 0; f < nf; f++) {
+                uint32_t c = 0; /* the column this field fills, for its type */
+                while (c < NKINDS && field_of[c] != (long)f) c++;
+                ig_buf_reset(&text);
+                bool null = test_rand(&s) % 30 == 0;
+                if (!null) kind_text(&text, KIND_TYPES[c < NKINDS ? c : 0], &s);
+                if (f) ig_buf_append_byte(&in, ',');
+                kind_field(&in, &text, !null && test_rand(&s) % 5 == 0);
+            }
+            ig_buf_append(&in, t % 3 == 0 ? "\r\n" : "\n", t % 3 == 0 ? 2 : 1);
+        }
+        REQUIRE(write_file(csv_path, (const char *)in.data, in.len));
+        int fd_a = open(csv_path, O_RDONLY), fd_b = open(csv_path, O_RDONLY);
+        struct ig_csv_reader *a = NULL, *b = NULL;
+        REQUIRE(fd_a >= 0 && fd_b >= 0 && ig_csv_open(&a, fd_a, csv_path, ',') == 0 &&
+                ig_csv_open(&b, fd_b, csv_path, ',') == 0);
+        struct ig_csv_record rec;
+        struct ig_csv_map m;
+        REQUIRE(ig_csv_next(a, &rec, &err) == 1 && ig_csv_next(b, &rec, &err) == 1);
+        REQUIRE(ig_csv_map_header(&m, &sch, &rec, csv_path, "", &err) == 0);
+        struct ig_values got[NKINDS], want[NKINDS];
+        for (uint32_t l = 0; l < sch.nleaves; l++) {
+            ig_values_init(&got[l], sch.cols[sch.leaves[l]].type);
+            ig_values_init(&want[l], sch.cols[sch.leaves[l]].type);
+        }
+        struct ig_buf scratch = {0}, path = {0};
+        struct ig_convert_ctx cc = {.scratch = &scratch, .path = &path};
+        bool ok = true;
+        for (size_t done = 0; ok;) {
+            size_t max = 1 + test_rand(&s) % 40, n = 0, want_n = 0;
+            struct ig_error e1 = {0}, e2 = {0};
+            int rc1 = ig_csv_convert_rows(&m, a, got, max, &cc, &n, &e1), rc2 = 0;
+            while (want_n < max && (rc2 = ig_csv_next(b, &rec, &e2)) > 0) {
+                rc2 = kind_reference(&sch, field_of, nfields, &rec, csv_path, want, &cc, &e2);
+                if (rc2) break;
+                want_n++;
+            }
+            rc2 = rc2 < 0 ? rc2 : 0;
+            CHECK_EQ_INT(rc1, rc2);
+            CHECK_EQ_INT(n, want_n);
+            CHECK_EQ_STR(e1.msg, e2.msg);
+            ok = rc1 == rc2 && n == want_n && !strcmp(e1.msg, e2.msg);
+            for (uint32_t l = 0; ok && !rc1 && l < sch.nleaves; l++) {
+                ok = same_values(&got[l], &want[l]);
+                if (!ok) fprintf(stderr, "  column %u differs after record %zu\n", l, done + n);
+                CHECK(ok);
+            }
+            done += n + (rc1 != 0);
+            if (rc1) /* a failed record's values are dropped: start both again */
+                for (uint32_t l = 0; l < sch.nleaves; l++) {
+                    ig_values_reset(&got[l]);
+                    ig_values_reset(&want[l]);
+                }
+            else if (n < max)
+                break; /* the end of the input */
+        }
+        for (uint32_t l = 0; l < sch.nleaves; l++) {
+            ig_values_free(&got[l]);
+            ig_values_free(&want[l]);
+        }
+        ig_csv_map_free(&m);
+        ig_csv_close(a);
+        ig_csv_close(b);
+        close(fd_a);
+        close(fd_b);
+        ig_schema_free(&sch);
+        ig_buf_free(&scratch);
+        ig_buf_free(&path);
+        ig_buf_free(&sch_text);
+        ig_buf_free(&in);
+        ig_buf_free(&text);
+        if (!ok) break;
+    }
+    rm_tree(tmp_root);
 }
 
 /* Progress reports of the last import: a threaded CSV import reports after
@@ -285,6 +530,30 @@ static void threads_report_the_same_error(void)
     rm_tree(tmp_root);
 }
 
+/* Pieces and one-thread runs of several conversion batches (IG_CSV_BATCH
+ * rows each): rows past a piece's first batch, groups ending inside a
+ * batch's stretch and at its end. One thread reports progress at every
+ * 65,536 rows passed and once at the end, however the rows were batched. */
+static void threads_take_pieces_of_many_batches(void)
+{
+    char csv[300], schema[300];
+    REQUIRE(make_files(csv, schema));
+    uint64_t s = check_seed ^ 0xBA7C4;
+    struct ig_buf in = {0};
+    size_t rows = 65536 + 3 * IG_CSV_BATCH + 17;
+    random_csv(&in, rows, &s, false, false, true);
+    REQUIRE(write_file(csv, (const char *)in.data, in.len));
+    char t[300], msg[1024];
+    snprintf(t, sizeof t, "%s/one", tmp_root);
+    CHECK_EQ_INT(import_with(csv, schema, 1, 0, 0, t, msg, sizeof msg), 0);
+    CHECK_EQ_INT(progress_calls, rows / 65536 + 1);
+    static const uint32_t groups[] = {0, IG_CSV_BATCH + 3};
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+        if (!same_both_ways(csv, schema, in.len / 3, groups[g], false)) break;
+    ig_buf_free(&in);
+    rm_tree(tmp_root);
+}
+
 /* Inputs at the edges: a header alone, a header and one row without a line
  * feed, a record longer than any piece, a BOM before the header. */
 static void threads_take_edges(void)
@@ -307,5 +576,5 @@ static void threads_take_edges(void)
     rm_tree(tmp_root);
 }
 
-TEST_MAIN(T(cut_matches_the_rule), T(threads_make_the_same_part), T(threads_report_the_same_error),
-          T(threads_take_edges))
+TEST_MAIN(T(cut_matches_the_rule), T(kinds_convert_as_the_generic_way), T(threads_make_the_same_part),
+          T(threads_report_the_same_error), T(threads_take_pieces_of_many_batches), T(threads_take_edges))

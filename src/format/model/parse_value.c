@@ -36,7 +36,7 @@ int ig_parse_lane(uint8_t type, const char *p, size_t n, uint64_t *lane, struct 
     case IG_T_BOOL: {
         bool b;
         rc = ig_parse_bool(p, n, &b, err);
-        *lane = b;
+        if (!rc) *lane = b; /* b is unset after an error */
         return rc;
     }
     case IG_T_INT8:
@@ -47,7 +47,7 @@ int ig_parse_lane(uint8_t type, const char *p, size_t n, uint64_t *lane, struct 
         ig_type_int_range(type, &min, &max);
         rc = type == IG_T_INT64 ? ig_parse_i64(p, n, &x, err)
                                 : ig_parse_int_range(p, n, min, max, &x, err);
-        *lane = (uint64_t)x;
+        if (!rc) *lane = (uint64_t)x;
         return rc;
     }
     case IG_T_UINT8:
@@ -57,21 +57,22 @@ int ig_parse_lane(uint8_t type, const char *p, size_t n, uint64_t *lane, struct 
         uint64_t x;
         rc = type == IG_T_UINT64 ? ig_parse_u64(p, n, &x, err)
                                  : ig_parse_uint_range(p, n, 0, ig_type_uint_max(type), &x, err);
-        *lane = x;
+        if (!rc) *lane = x;
         return rc;
     }
     case IG_T_FLOAT32: {
         float f;
         uint32_t b;
         rc = ig_parse_f32(p, n, &f, err);
+        if (rc) return rc;
         memcpy(&b, &f, 4);
         *lane = b;
-        return rc;
+        return 0;
     }
     case IG_T_FLOAT64: {
         double d;
         rc = ig_parse_f64(p, n, &d, err);
-        memcpy(lane, &d, 8);
+        if (!rc) memcpy(lane, &d, 8);
         return rc;
     }
     default: return ig_err(err, -EINVAL, "not a number or bool type");

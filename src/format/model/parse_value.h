@@ -21,7 +21,8 @@
 struct ig_buf;
 struct ig_error;
 
-/* A bool, integer or float as its lane (codec.h's lane convention). */
+/* A bool, integer or float as its lane (codec.h's lane convention); *lane is
+ * left alone on an error. */
 int ig_parse_lane(uint8_t type, const char *p, size_t n, uint64_t *lane, struct ig_error *err);
 
 /* Append one value of any primitive type to v; scratch holds decoded binary. */

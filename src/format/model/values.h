@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/buf.h"
 
@@ -60,6 +61,61 @@ int ig_values_push_le(struct ig_values *v, const uint8_t *p, unsigned width, siz
 int ig_values_push_lanes(struct ig_values *v, const uint64_t *lanes, size_t count);
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len);
 int ig_values_push_null(struct ig_values *v);
+
+/* Pushes into room made beforehand: after ig_values_reserve(v, v->n + k)
+ * succeeds, up to k values may go in with these (or any other push) without
+ * growth checks on lanes, offsets or validity (reserve grows the bitmap with
+ * the values once it exists, and the first NULL sizes it to the capacity). An
+ * importer converting many rows at a time makes room once a batch; a push
+ * then costs a store or a copy, not a call. Flat values only (no levels). */
+static inline void ig_values_put_lane(struct ig_values *v, uint64_t lane)
+{
+    size_t i = v->n++;
+    v->lanes[i] = lane;
+    if (v->has_nulls) v->valid[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+/* Copy n <= 16 bytes with two moves that overlap as much as n asks (most
+ * strings a row holds are this short; a call to memcpy costs more than the
+ * copy). Nothing outside src[0, n) or dst[0, n) is touched. */
+static inline void ig_copy_upto16(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n) {
+        uint8_t a = src[0], b = src[n / 2], c = src[n - 1];
+        dst[0] = a, dst[n / 2] = b, dst[n - 1] = c;
+    }
+}
+
+/* The bytes may still need room in v->data: -ENOMEM when it cannot grow. */
+static inline int ig_values_put_bytes(struct ig_values *v, const void *p, size_t len)
+{
+    struct ig_buf *d = &v->data;
+    if (len > d->cap - d->len) {
+        int rc = ig_buf_reserve(d, len);
+        if (rc) return rc;
+    }
+    if (len <= 16)
+        ig_copy_upto16(d->data + d->len, p, len);
+    else
+        memcpy(d->data + d->len, p, len);
+    d->len += len;
+    size_t i = v->n++;
+    v->offs[i + 1] = d->len;
+    if (v->has_nulls) v->valid[i / 8] |= (uint8_t)(1u << (i % 8));
+    return 0;
+}
 /* count strings at once: string i is base[offs[i] .. offs[i + 1]) (a decoded
  * column's values in one copy). */
 int ig_values_push_bytes_run(struct ig_values *v, const uint64_t *offs, const uint8_t *base, size_t count);
