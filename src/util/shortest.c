@@ -13,6 +13,7 @@
  * is enough to compare every candidate with the bounds exactly. */
 #include "util/shortest.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "util/shortest_table.h"
@@ -39,16 +40,20 @@ static inline int flog2_pow10(int e)
     return (int)(((int64_t)e * 913124641741LL) >> 38);
 }
 
+/* (g1 * 2^63 + g0) * cp / 2^127 times 2^63, as round_odd_product takes it:
+ * without the low 64 bits of g0 * cp and the last bit of g1 * cp, so less
+ * than 1.5 below the exact product (g0 < 2^63: no carry out of 128 bits). */
+static inline ig_u128 fine_product(uint64_t g1, uint64_t g0, uint64_t cp)
+{
+    return (((ig_u128)g1 * cp) >> 1) + mul_high(g0, cp);
+}
+
 /* floor((g1 * 2^63 + g0) * cp / 2^127), with bit 0 set when the division was
  * not exact (the sticky bit that keeps comparisons with it exact). */
 static inline uint64_t round_odd_product(uint64_t g1, uint64_t g0, uint64_t cp)
 {
-    uint64_t x1 = mul_high(g0, cp);
-    ig_u128 y = (ig_u128)g1 * cp;
-    uint64_t y0 = (uint64_t)y, y1 = (uint64_t)(y >> 64);
-    uint64_t z = (y0 >> 1) + x1;
-    uint64_t vbp = y1 + (z >> 63);
-    return vbp | (((z & 0x7fffffffffffffffu) + 0x7fffffffffffffffu) >> 63);
+    ig_u128 z = fine_product(g1, g0, cp);
+    return (uint64_t)(z >> 63) | ((uint64_t)z << 1 != 0);
 }
 
 static inline void strip_zeros(uint64_t *d, int *e)
@@ -98,22 +103,28 @@ static uint64_t pick_digits(uint64_t vb, uint64_t vbl, uint64_t vbr, uint64_t ou
     return cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : t;
 }
 
-/* pick_digits' shape without its digits. When neither multiple of ten is
- * inside, the answer is s or s + 1 and neither ends in 0 (it would be one of
+/* pick_digits' shape without its digits, from whether the multiples of ten
+ * either side of s, sp10 and sp10 + 10, lie in the interval. When neither
+ * does, the answer is s or s + 1 and neither ends in 0 (it would be one of
  * those multiples), so both have s's digit count (s + 1 has one more only
  * when it is a power of ten, a multiple of ten): no nearest to choose, no
  * zeros to strip. */
+static void shape_from(uint64_t s, uint64_t sp10, int upin, int wpin, int k, int *ndigits, int *first)
+{
+    if (upin != wpin) {
+        shape_of(upin ? sp10 : sp10 + 10, k, ndigits, first);
+        return;
+    }
+    *ndigits = ig_u64_digit_count(s);
+    *first = k + *ndigits - 1;
+}
+
 static void pick_shape(uint64_t vb, uint64_t vbl, uint64_t vbr, uint64_t out, int k, int *ndigits, int *first)
 {
     uint64_t s = vb >> 2;
     uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
     int upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
-    if (upin != wpin) {
-        shape_of(upin ? sp10 : tp10, k, ndigits, first);
-        return;
-    }
-    *ndigits = ig_u64_digit_count(s);
-    *first = k + *ndigits - 1;
+    shape_from(s, sp10, upin, wpin, k, ndigits, first);
 }
 
 /* The rounding interval of c * 2^q, times 4 (see the top), and the k whose
@@ -190,7 +201,50 @@ void ig_shortest_f64(double v, uint64_t *digits, int *exp10)
     strip_zeros(digits, exp10);
 }
 
-void ig_shortest_f64_shape(double v, int *ndigits, int *first)
+/* pick_shape's answer for c * 2^q from vb's product alone, but for the few
+ * values with an end of their interval within a hair of a multiple of ten
+ * (those take all three products, as scale64 makes them).
+ *
+ * pick_shape asks whether vbl + out <= N = 4 * sp10 and whether
+ * 4 * tp10 + out <= vbr. vbl is the fine product F of cbl << h
+ * (fine_product) cut to an integer with a sticky bit, and N is even, so the
+ * first holds exactly when F < N, whatever out, unless F is N itself; the
+ * second, likewise, exactly when vbr's fine product is above 4 * tp10. Those
+ * two fine products need no multiplication: cbl << h and cbr << h are
+ * cb << h less (cb - cbl) << h and plus 2 << h, and g times a power of two is
+ * g shifted, so they are z less dl and z plus dr, g's top word shifted, to
+ * within 3 units of 2^-63 (what each product leaves out, and the shift).
+ * Counted in units of 2^-55 from N (r, below 40 << 55, fits in 64 bits), a
+ * bound more than 4 units from N or 4 * tp10 lies on the same side of it as
+ * its exact fine product (the cuts to whole units err by less than 2).
+ * Within 4 the exact products decide: about one double in 2,000 of random
+ * bits, none of 20 million uniform doubles, but often integers above 2^53
+ * (test_shortest.c, test_f64_shape_equals_digits, takes all of them). */
+static void shape64(int q, uint64_t c, int lower_half_gap, int *ndigits, int *first)
+{
+    struct interval iv = interval_of(q, c, lower_half_gap);
+    int h = q + flog2_pow10(-iv.k) + 2; /* 2..5 */
+    const uint64_t *g = ig_shortest_g[iv.k - IG_SHORTEST_K_MIN];
+    ig_u128 z = fine_product(g[0], g[1], iv.cb << h);
+    uint64_t s = (uint64_t)(z >> 65); /* vb >> 2 */
+    uint64_t sp10 = s / 10 * 10;
+    uint64_t r = (uint64_t)((z - ((ig_u128)sp10 << 65)) >> 8);
+    uint64_t dr = g[0] >> (8 - h), dl = lower_half_gap ? dr >> 1 : dr;
+    const uint64_t ten = 40ull << 55;
+    bool near = r - dl + 4 <= 8 || r + dr - ten + 4 <= 8; /* within 4 units, either side */
+    if (near) {
+        uint64_t vb = round_odd_product(g[0], g[1], iv.cb << h);
+        uint64_t vbl = round_odd_product(g[0], g[1], iv.cbl << h);
+        uint64_t vbr = round_odd_product(g[0], g[1], iv.cbr << h);
+        pick_shape(vb, vbl, vbr, iv.out, iv.k, ndigits, first);
+        return;
+    }
+    shape_from(s, sp10, r < dl, r + dr > ten, iv.k, ndigits, first);
+}
+
+/* Not inlined (into ig_shortest_f64_shape_guided): its registers would be
+ * saved on every call of the guided path, whose decimals need none of them. */
+__attribute__((noinline)) void ig_shortest_f64_shape(double v, int *ndigits, int *first)
 {
     uint64_t c;
     int q, lower;
@@ -199,8 +253,7 @@ void ig_shortest_f64_shape(double v, int *ndigits, int *first)
         shape_of(c >> -q, 0, ndigits, first);
         return;
     }
-    struct scaled sc = scale64(q, c, lower);
-    pick_shape(sc.vb, sc.vbl, sc.vbr, sc.out, sc.k, ndigits, first);
+    shape64(q, c, lower, ndigits, first);
 }
 
 /* 10^0 .. 10^15, each exact as a double */

@@ -54,7 +54,7 @@ static inline int ig_u64_digit_count(uint64_t d)
                                        1000000000000000u, 10000000000000000u, 100000000000000000u,
                                        1000000000000000000u, 10000000000000000000u};
     d |= 1; /* 0 has one digit, as 1 */
-    int bits = 64 - __builtin_clzll(d);
+    int bits = (63 ^ __builtin_clzll(d)) + 1; /* bsr + 1 */
     int g = (bits * 1233) >> 12; /* floor(bits * log10 2): d >= 10^(g-1) */
     return g + (d >= pow10[g]);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "format/model/int_len.h"
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
@@ -310,6 +311,167 @@ static void test_f64_run_len_counts_rendering(void)
     ig_buf_free(&scratch);
 }
 
+/* The length of value i as rendered (ig_render_text_value, then counted). */
+static size_t rendered_len(const struct ig_values *v, size_t i, struct ig_buf *out)
+{
+    ig_buf_reset(out);
+    ig_render_text_value(out, v, i);
+    return out->len;
+}
+
+/* An integer lane of every kind: any magnitude, negative or not, the powers of
+ * ten and their neighbours, the extremes of every width; with junk above the
+ * width or not (the width's bits are the value). */
+static uint64_t int_sample(uint64_t *s, int i, unsigned width)
+{
+    static const uint64_t extremes[] = {0, 1, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x7fffffffu, 0x80000000u,
+                                        0xffffffffu, 0x7fffffffffffffffu, 0x8000000000000000u, ~0ull};
+    uint64_t r = test_rand(s), p10 = 1;
+    for (unsigned k = (unsigned)(r % 20); k; k--) p10 *= 10;
+    uint64_t x;
+    switch (i % 4) {
+    case 0: x = test_rand(s) >> (r % 64); break;                             /* every magnitude */
+    case 1: x = p10 + (uint64_t)((int64_t)(r >> 8 & 3) - 1 - (r >> 10 & 1)); break; /* 10^k - 2 .. 10^k + 1 */
+    case 2: x = extremes[(r >> 8) % (sizeof extremes / sizeof extremes[0])]; break;
+    default: x = test_rand(s) >> (56 + r % 8);                               /* small */
+    }
+    if (r >> 20 & 1) x = 0 - x;                                              /* negatives */
+    if (width < 8 && r >> 21 & 1) x = (x & ((1ull << 8 * width) - 1)) | test_rand(s) << 8 * width;
+    return x;
+}
+
+/* Integer text lengths, one at a time and a run at a time (eight at a time
+ * where the CPU can: scripts/test runs this with INGOT_NO_AVX512=1 too), are
+ * those of the rendered text, for every width and sign, for runs of every
+ * length from every start (the eight-wide steps and the tail). */
+static void test_int_len_counts_rendering(void)
+{
+    static const uint8_t types[] = {IG_T_INT8,  IG_T_INT16,  IG_T_INT32,  IG_T_INT64,
+                                    IG_T_UINT8, IG_T_UINT16, IG_T_UINT32, IG_T_UINT64};
+    uint64_t s = check_seed ^ 0x1e7;
+    struct ig_buf out = IG_BUF_INIT;
+    enum { N = 4000 };
+    static uint64_t prefix[N + 1];
+    for (size_t t = 0; t < sizeof types; t++) {
+        const struct ig_type_info *ti = ig_type_info(types[t]);
+        struct ig_values v;
+        ig_values_init(&v, types[t]);
+        for (int i = 0; i < N; i++) ig_values_push_lane(&v, int_sample(&s, i, ti->width));
+        int bad = 0;
+        for (size_t i = 0; i < v.n; i++) {
+            size_t want = rendered_len(&v, i, &out);
+            prefix[i + 1] = prefix[i] + want;
+            if (ig_int_len(v.lanes[i], ti->width, ti->is_signed) != want && bad++ < 3)
+                fprintf(stderr, "  type %u lane %016llx: %u, rendered %zu\n", types[t], (unsigned long long)v.lanes[i],
+                        ig_int_len(v.lanes[i], ti->width, ti->is_signed), want);
+        }
+        for (size_t a = 0; a < 40; a++) /* every run length to 40 from 40 starts, then long runs */
+            for (size_t b = a; b < a + 40; b++)
+                bad += ig_int_len_run(v.lanes + a, b - a, ti->width, ti->is_signed) != prefix[b] - prefix[a];
+        for (size_t a = 0; a < 16; a++)
+            bad += ig_int_len_run(v.lanes + a, N - a, ti->width, ti->is_signed) != prefix[N] - prefix[a];
+        if (bad) fprintf(stderr, "  type %u: %d lengths differ from the rendering\n", types[t], bad);
+        CHECK_EQ_INT(bad, 0);
+        ig_values_free(&v);
+    }
+    ig_buf_free(&out);
+}
+
+/* Runs of fixed-width values with NULLs among them are counted a run at a
+ * time and corrected for the NULLs, whatever their lanes hold (a value made
+ * NULL after it was pushed keeps its lane): still the rendered length, for
+ * counts that end inside a validity byte too. */
+static void test_null_runs_count_rendering(void)
+{
+    static const uint8_t types[] = {IG_T_BOOL,  IG_T_INT8,   IG_T_INT32,   IG_T_INT64,  IG_T_UINT16,
+                                    IG_T_UINT64, IG_T_FLOAT32, IG_T_FLOAT64};
+    uint64_t s = check_seed ^ 0x9011;
+    struct ig_buf out = IG_BUF_INIT, scratch = IG_BUF_INIT;
+    for (size_t t = 0; t < sizeof types; t++) {
+        for (size_t n = 1; n < 300; n += n < 20 ? 1 : 37) {
+            struct ig_values v;
+            ig_values_init(&v, types[t]);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t r = test_rand(&s);
+                if (r % 5 == 0 || (n > 1 && i == n - 1)) { /* one in five, and the last */
+                    ig_values_push_null(&v);
+                    if (r & 8) v.lanes[i] = test_rand(&s); /* made NULL after it was pushed */
+                } else {
+                    ig_values_push_lane(&v, types[t] == IG_T_BOOL ? r >> 9 & 1 : test_rand(&s) >> (r % 64));
+                }
+            }
+            ig_buf_reset(&out);
+            ig_render_text_lines(&out, &v, NULL);
+            uint64_t len = 0;
+            CHECK(ig_render_text_len(&v, NULL, &scratch, &len) == 0);
+            if (len != out.len) fprintf(stderr, "  type %u, %zu values: counted %llu, rendered %zu\n", types[t], n,
+                                        (unsigned long long)len, out.len);
+            CHECK(len == out.len);
+            ig_values_free(&v);
+        }
+    }
+    ig_buf_free(&out);
+    ig_buf_free(&scratch);
+}
+
+/* The shape from the scaled value alone (shortest.c, shape64) is the shape
+ * of the digits found from all three scaled bounds (ig_shortest_f64, which
+ * test_f64_equals_search ties to the printf search): for random doubles of 17
+ * significant digits, whose bounds are never near a multiple of ten, and for
+ * those whose bounds can be (integers above 2^53, short decimals, powers of
+ * two and their neighbours, subnormals), where the exact products decide. */
+static void test_f64_shape_equals_digits(void)
+{
+    uint64_t s = check_seed ^ 0x5ba9e;
+    int bad = 0;
+    for (int i = 0; i < 1200000; i++) {
+        uint64_t r = test_rand(&s);
+        double v;
+        switch (i % 6) {
+        case 0: v = fabs(from_bits(r)); break;
+        case 1: v = (double)(r >> 11) / 9007199254740992.0; break;            /* uniform [0, 1) */
+        case 2: v = (double)(r >> (r % 11));  break;                            /* integers to 2^64 */
+        case 3: v = (double)(r % 100000000) / 100 * (double[]){1e-30, 1, 1e30}[i % 3]; break;
+        case 4: v = from_bits(((r % 2046 + 1) << 52) + (test_rand(&s) % 5) - 2); break; /* powers of two, near */
+        default: v = from_bits(r >> (12 + r % 40)); break;                    /* subnormals and small */
+        }
+        if (!(v > 0) || !isfinite(v)) continue;
+        int nd, first;
+        ig_shortest_f64_shape(v, &nd, &first);
+        uint64_t digits;
+        int e;
+        ig_shortest_f64(v, &digits, &e);
+        int n = ig_u64_digit_count(digits);
+        if ((nd != n || first != e + n - 1) && bad++ < 5)
+            fprintf(stderr, "  %.17g (%016llx): shape %d digits from 10^%d, digits %llu e%d\n", v,
+                    (unsigned long long)bits_of(v), nd, first, (unsigned long long)digits, e);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* Long strings of nothing but escaped bytes: every byte counter of the
+ * eight- and sixteen-byte-wide escape counts fills to its limit. */
+static void test_dense_escapes_count_rendering(void)
+{
+    struct ig_buf out = IG_BUF_INIT, scratch = IG_BUF_INIT;
+    static char b[20000];
+    for (size_t k = 0; k < sizeof b; k++) b[k] = "\\\n\r\t"[k % 4 ? k % 4 : (k / 4) % 4];
+    static const size_t lens[] = {0, 1, 15, 16, 17, 63, 64, 65, 4079, 4080, 4081, 4096, 8191, 16384, 20000};
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        ig_values_push_bytes(&v, b, lens[i]);
+        if (i % 4 == 3) ig_values_push_null(&v);
+    }
+    ig_render_text_lines(&out, &v, NULL);
+    uint64_t len = 0;
+    CHECK(ig_render_text_len(&v, NULL, &scratch, &len) == 0);
+    CHECK_EQ_INT(len, out.len);
+    ig_values_free(&v);
+    ig_buf_free(&out);
+    ig_buf_free(&scratch);
+}
+
 /* The util contract itself: no trailing zeros, at most 17 (9) digits, reads back. */
 static void test_digits_contract(void)
 {
@@ -361,4 +523,7 @@ static void test_speed_report(void)
     CHECK(1);
 }
 
-TEST_MAIN(T(test_f64_equals_search), T(test_f64_guided_shape_equals_search), T(test_f64_run_len_counts_rendering), T(test_text_len_counts_rendering), T(test_f32_equals_search), T(test_digits_contract), T(test_speed_report))
+TEST_MAIN(T(test_f64_equals_search), T(test_f64_guided_shape_equals_search), T(test_f64_run_len_counts_rendering),
+          T(test_text_len_counts_rendering), T(test_int_len_counts_rendering), T(test_null_runs_count_rendering),
+          T(test_f64_shape_equals_digits), T(test_dense_escapes_count_rendering), T(test_f32_equals_search),
+          T(test_digits_contract), T(test_speed_report))
