@@ -1399,8 +1399,9 @@ static void test_blocks_aim_at_stored_size(void)
     ig_table_close(&t);
 }
 
-/* Row groups sized by their values (writer.h, rows_per_group 0): narrow
- * rows fill IG_GROUP_MAX_ROWS, rows of ~300 bytes stop at one step (two steps
+/* Row groups sized by their values (writer.h, rows_per_group 0): after the
+ * part's first IG_GROUP_RAMP groups of one step each, narrow rows fill
+ * IG_GROUP_MAX_ROWS, rows of ~300 bytes stop at one step (two steps
  * would pass IG_GROUP_BUDGET), rows of ~150 bytes at three; a group ends at a
  * step, or inside its first step at the substep where its values reach the
  * cap (rows of thousands of columns). The same rows written with threads are
@@ -1471,14 +1472,18 @@ static void check_group_rows(size_t len, uint64_t rows, uint64_t cap, const uint
 
 static void test_groups_sized_by_values(void)
 {
-    const uint32_t narrow[] = {IG_GROUP_MAX_ROWS, IG_GROUP_MAX_ROWS, 600000 - 2 * IG_GROUP_MAX_ROWS};
-    check_group_rows(0, 600000, 0, narrow, 3);
+    /* the first IG_GROUP_RAMP groups hold one step each (writer.h) */
+    CHECK(IG_GROUP_RAMP == 3);
+    const uint32_t narrow[] = {IG_GROUP_STEP, IG_GROUP_STEP, IG_GROUP_STEP, IG_GROUP_MAX_ROWS,
+                               600000 - 3 * IG_GROUP_STEP - IG_GROUP_MAX_ROWS};
+    check_group_rows(0, 600000, 0, narrow, 5);
     /* 8 + 8 + 300 bytes a row: 20.7 MB a step */
     const uint32_t wide[] = {IG_GROUP_STEP, IG_GROUP_STEP, 150000 - 2 * IG_GROUP_STEP};
     check_group_rows(300, 150000, 0, wide, 3);
     /* 8 + 8 + 130 bytes a row: 9.6 MB a step, 38.3 MB at four */
-    const uint32_t mid[] = {3 * IG_GROUP_STEP, 250000 - 3 * IG_GROUP_STEP};
-    check_group_rows(130, 250000, 0, mid, 2);
+    const uint32_t mid[] = {IG_GROUP_STEP, IG_GROUP_STEP, IG_GROUP_STEP, 3 * IG_GROUP_STEP,
+                            450000 - 6 * IG_GROUP_STEP};
+    check_group_rows(130, 450000, 0, mid, 5);
     /* the same 316 bytes a row under a cap of 4 MiB (what IG_GROUP_CAP is to
      * rows of thousands of columns): 2.6 MB at 8,192 rows, 5.2 MB at 16,384,
      * where each group ends inside its first step */

@@ -542,6 +542,7 @@ static bool group_full(const struct ig_part_writer *w)
 {
     if (w->group_rows >= w->group_max) return true;
     if (w->group_rows < w->group_step) return job_bytes(w, w->fill) >= w->group_cap;
+    if (w->handed < IG_GROUP_RAMP) return true;
     uint64_t steps = w->group_rows / w->group_step;
     return job_bytes(w, w->fill) / steps * (steps + 1) > IG_GROUP_BUDGET;
 }
