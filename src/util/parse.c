@@ -60,6 +60,49 @@ static int fail(struct ig_error *err, int code, const char *what, const char *p,
 
 /* ---- integers ------------------------------------------------------------ */
 
+/* The eight bytes of w (p[i] in the low byte) are all ASCII digits. */
+static inline bool all_digits8(uint64_t w)
+{
+    uint64_t x = w ^ 0x3030303030303030u; /* '0'..'9' -> 0..9, any other byte -> >= 10 */
+    /* Bit 7 ends up set in every byte >= 10 (a byte >= 0x8a carries into the
+     * next one, which is then flagged or not, but the byte itself is). */
+    return (((x + 0x7676767676767676u) | x) & 0x8080808080808080u) == 0;
+}
+
+/* The eight ASCII digits in w as a number, the first (lowest) byte the most
+ * significant: pairs, then quads, then the octet, three multiplications in
+ * place of eight multiply-adds. */
+static inline uint64_t value_digits8(uint64_t w)
+{
+    uint64_t x = w ^ 0x3030303030303030u;
+    x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffu;
+    x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffu;
+    return (uint32_t)(x * 10000 + (x >> 32));
+}
+
+/* Append the digits from p[i] on to *m (m * 10 + digit, wrapping past 2^64:
+ * the caller counts digits and redoes runs too long for m); returns the index
+ * of the first byte that is not a digit, or n. Eight bytes at a time while
+ * eight remain, without reading past n. */
+static inline size_t digit_run(const char *p, size_t i, size_t n, uint64_t *m)
+{
+    uint64_t v = *m;
+    while (n - i >= 8) {
+        uint64_t w = ig_ld64(p + i);
+        if (!all_digits8(w)) break;
+        v = v * 100000000u + value_digits8(w);
+        i += 8;
+    }
+    for (; i < n; i++) {
+        unsigned c = (unsigned)(unsigned char)p[i] - '0';
+        if (c > 9) break;
+        v = v * 10 + c;
+    }
+    *m = v;
+    return i;
+}
+
+
 /* Parse an unsigned decimal magnitude with an optional sign. Syntax errors
  * take precedence over overflow, so "99999999999999999999x" is -EINVAL. */
 static inline int parse_mag(const char *p, size_t n, uint64_t *mag, bool *neg)
@@ -77,11 +120,8 @@ static inline int parse_mag(const char *p, size_t n, uint64_t *mag, bool *neg)
      * common case runs without overflow checks. Leading zeros count here,
      * which only sends "000...0001"-style input to the checked loop. */
     size_t fast_end = n - i > 19 ? i + 19 : n;
-    for (; i < fast_end; i++) {
-        unsigned d = (unsigned)(unsigned char)p[i] - '0';
-        if (d > 9) return -EINVAL;
-        v = v * 10 + d;
-    }
+    i = digit_run(p, i, fast_end, &v);
+    if (i < fast_end) return -EINVAL;
     bool ovf = false;
     for (; i < n; i++) {
         unsigned d = (unsigned)(unsigned char)p[i] - '0';
@@ -241,48 +281,6 @@ static const uint64_t pow10_u64[20] = {1ULL,
                                        100000000000000000ULL,
                                        1000000000000000000ULL,
                                        10000000000000000000ULL};
-
-/* The eight bytes of w (p[i] in the low byte) are all ASCII digits. */
-static inline bool all_digits8(uint64_t w)
-{
-    uint64_t x = w ^ 0x3030303030303030u; /* '0'..'9' -> 0..9, any other byte -> >= 10 */
-    /* Bit 7 ends up set in every byte >= 10 (a byte >= 0x8a carries into the
-     * next one, which is then flagged or not, but the byte itself is). */
-    return (((x + 0x7676767676767676u) | x) & 0x8080808080808080u) == 0;
-}
-
-/* The eight ASCII digits in w as a number, the first (lowest) byte the most
- * significant: pairs, then quads, then the octet, three multiplications in
- * place of eight multiply-adds. */
-static inline uint64_t value_digits8(uint64_t w)
-{
-    uint64_t x = w ^ 0x3030303030303030u;
-    x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffu;
-    x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffu;
-    return (uint32_t)(x * 10000 + (x >> 32));
-}
-
-/* Append the digits from p[i] on to *m (m * 10 + digit, wrapping past 2^64:
- * the caller counts digits and redoes runs too long for m); returns the index
- * of the first byte that is not a digit, or n. Eight bytes at a time while
- * eight remain, without reading past n. */
-static inline size_t digit_run(const char *p, size_t i, size_t n, uint64_t *m)
-{
-    uint64_t v = *m;
-    while (n - i >= 8) {
-        uint64_t w = ig_ld64(p + i);
-        if (!all_digits8(w)) break;
-        v = v * 100000000u + value_digits8(w);
-        i += 8;
-    }
-    for (; i < n; i++) {
-        unsigned c = (unsigned)(unsigned char)p[i] - '0';
-        if (c > 9) break;
-        v = v * 10 + c;
-    }
-    *m = v;
-    return i;
-}
 
 /* More than 19 digits, so digit_run's m may have wrapped: the first 19
  * significant ones again (leading zeros leave m at zero and do not count),

@@ -148,6 +148,68 @@ static void test_int_random_roundtrip(void)
     }
 }
 
+/* A byte-at-a-time reference for ig_parse_i64's contract: optional sign,
+ * at least one digit, nothing else; a syntax error before overflow. */
+static int ref_i64(const char *p, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (n && (p[0] == '-' || p[0] == '+')) neg = p[i++] == '-';
+    if (i == n) return -EINVAL;
+    for (size_t k = i; k < n; k++)
+        if (p[k] < '0' || p[k] > '9') return -EINVAL;
+    unsigned __int128 v = 0;
+    for (; i < n; i++) {
+        v = v * 10 + (unsigned)(p[i] - '0');
+        if (v > (unsigned __int128)1 << 64) v = (unsigned __int128)1 << 64; /* saturate */
+    }
+    if (neg ? v > (unsigned __int128)INT64_MAX + 1 : v > INT64_MAX) return -ERANGE;
+    *out = neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)v;
+    return 0;
+}
+
+/* Random digit strings of 0-25 digits (leading zeros, signs, a junk byte
+ * anywhere, the int64 limits and their neighbours), each parsed from a heap
+ * copy of exactly its length so that a read past the field trips ASan; the
+ * 8-digit steps of the scan see every alignment and tail. */
+static void test_i64_random_vs_reference(void)
+{
+    static const char *edges[] = {"9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                                  "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+                                  "00000000000000000000009", "-0", "+", "-", ""};
+    uint64_t seed = check_seed ^ 0x164;
+    char text[40];
+    for (int t = 0; t < 300000; t++) {
+        size_t n = 0;
+        if (t < (int)(sizeof edges / sizeof edges[0])) {
+            n = strlen(edges[t]);
+            memcpy(text, edges[t], n);
+        } else {
+            uint64_t r = test_rand(&seed);
+            if (r % 4 == 0) text[n++] = r % 8 == 0 ? '-' : '+';
+            size_t zeros = test_rand(&seed) % 8 == 0 ? test_rand(&seed) % 10 : 0;
+            size_t digits = test_rand(&seed) % 26;
+            for (size_t k = 0; k < zeros && n < 30; k++) text[n++] = '0';
+            for (size_t k = 0; k < digits && n < 30; k++) text[n++] = (char)('0' + test_rand(&seed) % 10);
+            if (n && test_rand(&seed) % 6 == 0) {
+                static const char junk[] = " x./:e\xff\x80-+";
+                text[test_rand(&seed) % n] = junk[test_rand(&seed) % (sizeof junk - 1)];
+            }
+        }
+        char *copy = malloc(n ? n : 1);
+        REQUIRE(copy);
+        memcpy(copy, text, n);
+        int64_t got = 7, want = 7;
+        int rc = ig_parse_i64(copy, n, &got, NULL), wrc = ref_i64(copy, n, &want);
+        bool same = rc == wrc && (rc || got == want);
+        CHECK(same);
+        if (!same) fprintf(stderr, "  '%.*s': %d %lld, want %d %lld\n", (int)n, text, rc, (long long)got, wrc,
+                           (long long)want);
+        free(copy);
+        if (!same) break;
+    }
+}
+
 /* ---- floats -------------------------------------------------------------- */
 
 static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -934,7 +996,7 @@ static void test_utf8_encode(void)
 }
 
 TEST_MAIN(T(test_i64_boundaries), T(test_i64_syntax), T(test_u64_boundaries), T(test_int_range),
-          T(test_int_messages), T(test_int_random_roundtrip), T(test_f64_forms),
+          T(test_int_messages), T(test_int_random_roundtrip), T(test_i64_random_vs_reference), T(test_f64_forms),
           T(test_f64_specials), T(test_f64_rejects), T(test_f64_roundtrip_vs_strtod),
           T(test_decimals_vs_strtod), T(test_f32_roundtrip_vs_strtof), T(test_float_ties),
           T(test_float_printf_forms_vs_libc), T(test_float_digit_strings_vs_libc),
