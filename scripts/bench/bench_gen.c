@@ -8,7 +8,9 @@
  *   bench_gen int64 ROWS OUT.csv
  *       id (0..ROWS-1), v (uniform random over all of int64: stays plain), g (0..15)
  *
- * The same arguments always give the same bytes (splitmix64, fixed seed). */
+ * The same arguments always give the same bytes (splitmix64, fixed seed);
+ * INGOT_BENCH_SEED=N draws other data of the same shape (a goal measured on
+ * more than the one sample). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +140,8 @@ int main(int argc, char **argv)
     int nargs = !strcmp(mode, "wide") ? 3 : 2;
     if (argc != 2 + nargs) usage();
     rng = 0x5eed5eed12345678ULL;
+    const char *seed = getenv("INGOT_BENCH_SEED");
+    if (seed && *seed) rng ^= strtoull(seed, NULL, 0) * 0x9E3779B97F4A7C15ULL;
     buf = malloc(cap);
     if (!buf) die("bench_gen");
     out = open_out(argv[argc - 1]);
