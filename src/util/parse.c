@@ -60,25 +60,38 @@ static int fail(struct ig_error *err, int code, const char *what, const char *p,
 
 /* ---- integers ------------------------------------------------------------ */
 
-/* The eight bytes of w (p[i] in the low byte) are all ASCII digits. */
-static inline bool all_digits8(uint64_t w)
+/* Eight digit bytes go through these as x = w ^ ZEROS8, which maps '0'..'9'
+ * to the values 0..9 and every other byte to >= 10. Zero bytes of x are then
+ * leading zeros, which lets the integer parser fill the unused part of a word
+ * with a shift. */
+#define ZEROS8 0x3030303030303030u
+
+/* Bit 7 set in every byte of x that is >= 10, and maybe in the bytes above
+ * such a byte: zero exactly when all eight are digit values. (A byte >= 0x8a
+ * carries into the next one, which is then flagged or not, but the byte itself
+ * is.) A mask rather than a bool so that several words can be ORed together
+ * and tested once. */
+static inline uint64_t nondigit_vals8(uint64_t x)
 {
-    uint64_t x = w ^ 0x3030303030303030u; /* '0'..'9' -> 0..9, any other byte -> >= 10 */
-    /* Bit 7 ends up set in every byte >= 10 (a byte >= 0x8a carries into the
-     * next one, which is then flagged or not, but the byte itself is). */
-    return (((x + 0x7676767676767676u) | x) & 0x8080808080808080u) == 0;
+    return ((x + 0x7676767676767676u) | x) & 0x8080808080808080u;
 }
 
-/* The eight ASCII digits in w as a number, the first (lowest) byte the most
+/* The eight digit values in x as a number, the lowest byte the most
  * significant: pairs, then quads, then the octet, three multiplications in
  * place of eight multiply-adds. */
-static inline uint64_t value_digits8(uint64_t w)
+static inline uint64_t value_vals8(uint64_t x)
 {
-    uint64_t x = w ^ 0x3030303030303030u;
     x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffu;
     x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffu;
     return (uint32_t)(x * 10000 + (x >> 32));
 }
+
+/* The eight bytes of w (p[i] in the low byte) are all ASCII digits. */
+static inline bool all_digits8(uint64_t w) { return nondigit_vals8(w ^ ZEROS8) == 0; }
+
+/* The eight ASCII digits in w as a number, the first (lowest) byte the most
+ * significant. */
+static inline uint64_t value_digits8(uint64_t w) { return value_vals8(w ^ ZEROS8); }
 
 /* Append the digits from p[i] on to *m (m * 10 + digit, wrapping past 2^64:
  * the caller counts digits and redoes runs too long for m); returns the index
@@ -102,43 +115,119 @@ static inline size_t digit_run(const char *p, size_t i, size_t n, uint64_t *m)
     return i;
 }
 
+/* The integer parser below takes a field's digits whole, as one to three
+ * words, where digit_run would take the 1-7 digits left after its eight-byte
+ * steps one at a time -- and most integer fields are no longer than that.
+ * The vals_ functions return the digit values of one word, ready for
+ * value_vals8: the digits in the high bytes, zero values (leading zeros)
+ * below them. */
 
-/* Parse an unsigned decimal magnitude with an optional sign. Syntax errors
- * take precedence over overflow, so "99999999999999999999x" is -EINVAL. */
-static inline int parse_mag(const char *p, size_t n, uint64_t *mag, bool *neg)
+/* 1 to 3 digits: a byte at a time costs less than assembling a word. */
+static inline int mag_bytes(const char *d, size_t len, uint64_t *mag)
 {
-    size_t i = 0;
-    *neg = false;
-    if (n == 0) return -EINVAL;
-    if (p[0] == '-' || p[0] == '+') {
-        *neg = p[0] == '-';
-        i = 1;
-        if (n == 1) return -EINVAL;
-    }
     uint64_t v = 0;
-    /* Up to 19 digits cannot overflow a uint64 (10^19 - 1 < 2^64), so the
-     * common case runs without overflow checks. Leading zeros count here,
-     * which only sends "000...0001"-style input to the checked loop. */
-    size_t fast_end = n - i > 19 ? i + 19 : n;
-    i = digit_run(p, i, fast_end, &v);
-    if (i < fast_end) return -EINVAL;
+    for (size_t i = 0; i < len; i++) {
+        unsigned c = (unsigned)(unsigned char)d[i] - '0';
+        if (c > 9) return -EINVAL;
+        v = v * 10 + c;
+    }
+    *mag = v;
+    return 0;
+}
+
+/* d[0..len), 4 <= len <= 7, without reading outside it: two four-byte loads
+ * that overlap, the overlapping bytes ORed onto copies of themselves. */
+static inline uint64_t vals_short(const char *d, size_t len)
+{
+    uint64_t w = ig_ld32(d) | (uint64_t)ig_ld32(d + len - 4) << 8 * (len - 4);
+    return (w ^ ZEROS8) << 8 * (8 - len);
+}
+
+/* d[0..r), 0 <= r <= 7, where eight bytes may be read (r == 0 gives 0). Two
+ * shifts because a shift by 64 is undefined. */
+static inline uint64_t vals_head(const char *d, size_t r)
+{
+    return ((ig_ld64(d) ^ ZEROS8) << 8 * (7 - r)) << 8;
+}
+
+/* 8 to 19 digits, which cannot overflow (10^19 - 1 < 2^64): the first len % 8
+ * as one word, then one or two whole words. The first two are tested
+ * together; testing the third apart keeps the first two's mask out of a
+ * register while it is worked on. */
+static inline __attribute__((always_inline)) int mag_words(const char *d, size_t len,
+                                                           uint64_t *mag)
+{
+    size_t r = len % 8;
+    uint64_t x = vals_head(d, r), y = ig_ld64(d + r) ^ ZEROS8;
+    if (nondigit_vals8(x) | nondigit_vals8(y)) return -EINVAL;
+    uint64_t v = value_vals8(x) * 100000000u + value_vals8(y);
+    if (len >= 16) {
+        y = ig_ld64(d + r + 8) ^ ZEROS8;
+        if (nondigit_vals8(y)) return -EINVAL;
+        v = v * 100000000u + value_vals8(y);
+    }
+    *mag = v;
+    return 0;
+}
+
+/* Over 19 digits (only leading zeros keep such a value in range): the first
+ * 19 unchecked, the rest with overflow checks. A non-digit anywhere is still
+ * -EINVAL, even after an overflow. Rare, so kept out of the callers. */
+static __attribute__((noinline, cold)) int mag_long(const char *d, size_t len, uint64_t *mag)
+{
+    uint64_t v = 0;
+    size_t i = digit_run(d, 0, 19, &v);
+    if (i < 19) return -EINVAL;
     bool ovf = false;
-    for (; i < n; i++) {
-        unsigned d = (unsigned)(unsigned char)p[i] - '0';
-        if (d > 9) return -EINVAL;
+    for (; i < len; i++) {
+        unsigned c = (unsigned)(unsigned char)d[i] - '0';
+        if (c > 9) return -EINVAL;
         ovf |= __builtin_mul_overflow(v, 10u, &v);
-        ovf |= __builtin_add_overflow(v, d, &v);
+        ovf |= __builtin_add_overflow(v, c, &v);
     }
     if (ovf) return -ERANGE;
     *mag = v;
     return 0;
 }
 
-int ig_parse_i64(const char *p, size_t n, int64_t *out, struct ig_error *err)
+/* Parse an unsigned decimal magnitude with an optional sign. Syntax errors
+ * take precedence over overflow, so "99999999999999999999x" is -EINVAL.
+ * Leading zeros count as digits in the length tiers, which only sends
+ * "000...0001"-style input to the slower ones. With wide false the caller
+ * promises n < 8, and only the byte and one-word tiers are compiled. Always
+ * inlined: as a call it would cost a frame and put mag and neg in memory. */
+static inline __attribute__((always_inline)) int parse_mag(const char *p, size_t n, bool wide,
+                                                           uint64_t *mag, bool *neg)
+{
+    if (n == 0) return -EINVAL;
+    size_t i = p[0] == '-' || p[0] == '+';
+    *neg = p[0] == '-';
+    const char *d = p + i;
+    size_t len = n - i;
+    if (len == 0) return -EINVAL;
+    if (len < 4) return mag_bytes(d, len, mag);
+    if (!wide || len < 8) {
+        uint64_t x = vals_short(d, len);
+        if (nondigit_vals8(x)) return -EINVAL;
+        *mag = value_vals8(x);
+        return 0;
+    }
+    if (len <= 19) return mag_words(d, len, mag);
+    return mag_long(d, len, mag);
+}
+
+/* ig_parse_i64 and ig_parse_u64 are each compiled twice from the bodies
+ * below: for fields under eight bytes, the common case, and (not inlined, wide)
+ * for the rest. The wide tier needs more registers than the caller-saved
+ * ones; kept apart, its stack frame is not paid for a short field, where it
+ * would be a fifth of the instructions. */
+
+static inline __attribute__((always_inline)) int parse_i64(const char *p, size_t n, bool wide,
+                                                           int64_t *out, struct ig_error *err)
 {
     uint64_t m;
     bool neg;
-    int rc = parse_mag(p, n, &m, &neg);
+    int rc = parse_mag(p, n, wide, &m, &neg);
     if (rc == 0) {
         if (neg) {
             if (m > (uint64_t)INT64_MAX + 1) {
@@ -160,11 +249,24 @@ int ig_parse_i64(const char *p, size_t n, int64_t *out, struct ig_error *err)
     return fail(err, rc, "invalid integer", p, n);
 }
 
-int ig_parse_u64(const char *p, size_t n, uint64_t *out, struct ig_error *err)
+static __attribute__((noinline)) int parse_i64_wide(const char *p, size_t n, int64_t *out,
+                                                    struct ig_error *err)
+{
+    return parse_i64(p, n, true, out, err);
+}
+
+int ig_parse_i64(const char *p, size_t n, int64_t *out, struct ig_error *err)
+{
+    if (n >= 8) return parse_i64_wide(p, n, out, err);
+    return parse_i64(p, n, false, out, err);
+}
+
+static inline __attribute__((always_inline)) int parse_u64(const char *p, size_t n, bool wide,
+                                                           uint64_t *out, struct ig_error *err)
 {
     uint64_t m;
     bool neg;
-    int rc = parse_mag(p, n, &m, &neg);
+    int rc = parse_mag(p, n, wide, &m, &neg);
     if (rc == 0) {
         if (neg && m != 0) {
             rc = -ERANGE;
@@ -175,6 +277,18 @@ int ig_parse_u64(const char *p, size_t n, uint64_t *out, struct ig_error *err)
     }
     if (rc == -ERANGE) return fail(err, rc, "integer out of range for uint64:", p, n);
     return fail(err, rc, "invalid integer", p, n);
+}
+
+static __attribute__((noinline)) int parse_u64_wide(const char *p, size_t n, uint64_t *out,
+                                                    struct ig_error *err)
+{
+    return parse_u64(p, n, true, out, err);
+}
+
+int ig_parse_u64(const char *p, size_t n, uint64_t *out, struct ig_error *err)
+{
+    if (n >= 8) return parse_u64_wide(p, n, out, err);
+    return parse_u64(p, n, false, out, err);
 }
 
 int ig_parse_int_range(const char *p, size_t n, int64_t min, int64_t max, int64_t *out,

@@ -148,63 +148,135 @@ static void test_int_random_roundtrip(void)
     }
 }
 
-/* A byte-at-a-time reference for ig_parse_i64's contract: optional sign,
- * at least one digit, nothing else; a syntax error before overflow. */
-static int ref_i64(const char *p, size_t n, int64_t *out)
+/* A byte-at-a-time reference for the integer parsers' grammar: optional
+ * sign, at least one digit, nothing else; a syntax error before overflow.
+ * Gives the magnitude saturated at 2^64 (anything larger fits no type). */
+__extension__ typedef unsigned __int128 ref_u128;
+static const ref_u128 ref_big = (ref_u128)1 << 64;
+
+static int ref_mag(const char *p, size_t n, ref_u128 *mag, bool *neg)
 {
     size_t i = 0;
-    bool neg = false;
-    if (n && (p[0] == '-' || p[0] == '+')) neg = p[i++] == '-';
+    *neg = false;
+    if (n && (p[0] == '-' || p[0] == '+')) *neg = p[i++] == '-';
     if (i == n) return -EINVAL;
     for (size_t k = i; k < n; k++)
         if (p[k] < '0' || p[k] > '9') return -EINVAL;
-    unsigned __int128 v = 0;
+    ref_u128 v = 0;
     for (; i < n; i++) {
         v = v * 10 + (unsigned)(p[i] - '0');
-        if (v > (unsigned __int128)1 << 64) v = (unsigned __int128)1 << 64; /* saturate */
+        if (v > ref_big) v = ref_big;
     }
-    if (neg ? v > (unsigned __int128)INT64_MAX + 1 : v > INT64_MAX) return -ERANGE;
+    *mag = v;
+    return 0;
+}
+
+static int ref_i64(const char *p, size_t n, int64_t *out)
+{
+    ref_u128 v;
+    bool neg;
+    int rc = ref_mag(p, n, &v, &neg);
+    if (rc) return rc;
+    if (neg ? v > (ref_u128)INT64_MAX + 1 : v > INT64_MAX) return -ERANGE;
     *out = neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)v;
     return 0;
 }
 
-/* Random digit strings of 0-25 digits (leading zeros, signs, a junk byte
- * anywhere, the int64 limits and their neighbours), each parsed from a heap
- * copy of exactly its length so that a read past the field trips ASan; the
- * 8-digit steps of the scan see every alignment and tail. */
-static void test_i64_random_vs_reference(void)
+static int ref_u64(const char *p, size_t n, uint64_t *out)
 {
-    static const char *edges[] = {"9223372036854775807", "9223372036854775808", "-9223372036854775808",
-                                  "-9223372036854775809", "18446744073709551615", "18446744073709551616",
-                                  "00000000000000000000009", "-0", "+", "-", ""};
-    uint64_t seed = check_seed ^ 0x164;
-    char text[40];
-    for (int t = 0; t < 300000; t++) {
-        size_t n = 0;
-        if (t < (int)(sizeof edges / sizeof edges[0])) {
-            n = strlen(edges[t]);
-            memcpy(text, edges[t], n);
-        } else {
-            uint64_t r = test_rand(&seed);
-            if (r % 4 == 0) text[n++] = r % 8 == 0 ? '-' : '+';
-            size_t zeros = test_rand(&seed) % 8 == 0 ? test_rand(&seed) % 10 : 0;
-            size_t digits = test_rand(&seed) % 26;
-            for (size_t k = 0; k < zeros && n < 30; k++) text[n++] = '0';
-            for (size_t k = 0; k < digits && n < 30; k++) text[n++] = (char)('0' + test_rand(&seed) % 10);
-            if (n && test_rand(&seed) % 6 == 0) {
-                static const char junk[] = " x./:e\xff\x80-+";
-                text[test_rand(&seed) % n] = junk[test_rand(&seed) % (sizeof junk - 1)];
-            }
+    ref_u128 v;
+    bool neg;
+    int rc = ref_mag(p, n, &v, &neg);
+    if (rc) return rc;
+    if (v >= ref_big || (neg && v != 0)) return -ERANGE;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* A random integer-like field of up to 63 bytes: the limits and their
+ * neighbours, or an optional sign, 0-25 leading zeros (mostly none), 0-25
+ * digits, and sometimes one to three junk bytes anywhere -- bytes either side
+ * of '0'..'9', their high-bit twins, signs, any byte at all. */
+static size_t random_int_text(uint64_t *seed, char *text)
+{
+    static const char *edges[] = {"9223372036854775807",  "9223372036854775808",
+                                  "9223372036854775806",  "-9223372036854775808",
+                                  "-9223372036854775809", "-9223372036854775807",
+                                  "18446744073709551615", "18446744073709551616",
+                                  "18446744073709551614", "99999999999999999999",
+                                  "10000000000000000000", "9999999999999999999",
+                                  "1000000000000000000",  "-0",
+                                  "0",                    "+",
+                                  "-",                    ""};
+    static const char junk[] = " x./:;?e\xff\x80\xb0\xb9\xba\xaf-+\x06\x0a\x00\x10\x20\x3a\x3f";
+    size_t n = 0, zeros = 0;
+    uint64_t r = test_rand(seed);
+    if (r % 5 == 0) {
+        const char *e = edges[test_rand(seed) % (sizeof edges / sizeof edges[0])];
+        if (e[0] != '-' && e[0] != '+' && test_rand(seed) % 3 == 0) text[n++] = '+';
+        if (test_rand(seed) % 3 == 0) zeros = test_rand(seed) % 26;
+        if (e[0] == '-') text[n++] = *e++; /* zeros go after the sign */
+        for (size_t k = 0; k < zeros; k++) text[n++] = '0';
+        for (; *e; e++) text[n++] = *e;
+    } else {
+        if (r % 4 == 1) text[n++] = r % 8 == 1 ? '-' : '+';
+        if (test_rand(seed) % 8 == 0) zeros = test_rand(seed) % 26;
+        size_t digits = test_rand(seed) % 26;
+        for (size_t k = 0; k < zeros; k++) text[n++] = '0';
+        for (size_t k = 0; k < digits; k++) text[n++] = (char)('0' + test_rand(seed) % 10);
+    }
+    if (n && test_rand(seed) % 4 == 0) {
+        for (uint64_t j = test_rand(seed) % 3; j < 3; j++) {
+            uint64_t q = test_rand(seed);
+            char c = q % 2 ? junk[q / 2 % (sizeof junk - 1)] : (char)(q >> 8);
+            text[test_rand(seed) % n] = c;
         }
+    }
+    return n;
+}
+
+/* Each field is parsed from a heap copy of exactly its length, so that a
+ * read past it trips ASan, and compared with the references: ig_parse_i64,
+ * ig_parse_u64 and the range parsers (int32 and uint32 bounds), codes, values,
+ * outputs left alone on error, which message. Every length from 0 to 51
+ * comes up, so the word loads see every head and tail size. */
+static void test_int_random_vs_reference(void)
+{
+    uint64_t seed = check_seed ^ 0x164;
+    char text[64];
+    for (int t = 0; t < 400000; t++) {
+        size_t n = random_int_text(&seed, text);
         char *copy = malloc(n ? n : 1);
         REQUIRE(copy);
         memcpy(copy, text, n);
+
+        struct ig_error e = {0};
         int64_t got = 7, want = 7;
-        int rc = ig_parse_i64(copy, n, &got, NULL), wrc = ref_i64(copy, n, &want);
-        bool same = rc == wrc && (rc || got == want);
+        int rc = ig_parse_i64(copy, n, &got, &e), wrc = ref_i64(copy, n, &want);
+        bool same = rc == wrc && got == want;
+        if (rc == -EINVAL) same &= strncmp(e.msg, "invalid integer", 15) == 0;
+        if (rc == -ERANGE) same &= strncmp(e.msg, "integer out of range for int64:", 31) == 0;
+
+        uint64_t ugot = 7, uwant = 7;
+        int urc = ig_parse_u64(copy, n, &ugot, NULL), uwrc = ref_u64(copy, n, &uwant);
+        same &= urc == uwrc && ugot == uwant;
+
+        int64_t rgot = 7, rwant = wrc ? 7 : want;
+        int rrc = ig_parse_int_range(copy, n, INT32_MIN, INT32_MAX, &rgot, NULL);
+        int rwrc = wrc ? wrc : want < INT32_MIN || want > INT32_MAX ? -ERANGE : 0;
+        if (rwrc) rwant = 7;
+        same &= rrc == rwrc && rgot == rwant;
+
+        uint64_t rugot = 7, ruwant = uwrc ? 7 : uwant;
+        int rurc = ig_parse_uint_range(copy, n, 0, UINT32_MAX, &rugot, NULL);
+        int ruwrc = uwrc ? uwrc : uwant > UINT32_MAX ? -ERANGE : 0;
+        if (ruwrc) ruwant = 7;
+        same &= rurc == ruwrc && rugot == ruwant;
+
         CHECK(same);
-        if (!same) fprintf(stderr, "  '%.*s': %d %lld, want %d %lld\n", (int)n, text, rc, (long long)got, wrc,
-                           (long long)want);
+        if (!same)
+            fprintf(stderr, "  '%.*s' (%zu bytes): i64 %d %lld want %d %lld; u64 %d want %d\n",
+                    (int)n, text, n, rc, (long long)got, wrc, (long long)want, urc, uwrc);
         free(copy);
         if (!same) break;
     }
@@ -996,7 +1068,7 @@ static void test_utf8_encode(void)
 }
 
 TEST_MAIN(T(test_i64_boundaries), T(test_i64_syntax), T(test_u64_boundaries), T(test_int_range),
-          T(test_int_messages), T(test_int_random_roundtrip), T(test_i64_random_vs_reference), T(test_f64_forms),
+          T(test_int_messages), T(test_int_random_roundtrip), T(test_int_random_vs_reference), T(test_f64_forms),
           T(test_f64_specials), T(test_f64_rejects), T(test_f64_roundtrip_vs_strtod),
           T(test_decimals_vs_strtod), T(test_f32_roundtrip_vs_strtof), T(test_float_ties),
           T(test_float_printf_forms_vs_libc), T(test_float_digit_strings_vs_libc),
