@@ -165,14 +165,8 @@ void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
 
 static void queue_row(struct fs_session *s, uint64_t row)
 {
-    if (s->ninval_rows == s->inval_rows_cap) {
-        size_t cap = s->inval_rows_cap ? s->inval_rows_cap * 2 : 256;
-        uint64_t *r = realloc(s->inval_rows, cap * sizeof *r);
-        if (!r) return; /* the kernel keeps a name until its timeout; reads see ENOENT */
-        s->inval_rows = r;
-        s->inval_rows_cap = cap;
-    }
-    s->inval_rows[s->ninval_rows++] = row;
+    /* out of memory: the kernel keeps a name until its timeout; reads see ENOENT */
+    (void)ig_u64vec_push(&s->inval_rows, row);
 }
 
 /* The part of t holding the same rows as p, if any. */
@@ -462,30 +456,85 @@ static void drop_view_names(struct fs_session *s)
     free(inos);
 }
 
-/* The rows erased since the last call (rows are not among the known inodes):
- * the pages and name of each one the kernel may hold (row_seen) dropped. */
+/* The rows of a queue taken off the session (caller holds inval_mu). */
+static struct ig_u64vec take_rows(struct ig_u64vec *q)
+{
+    struct ig_u64vec r = *q;
+    *q = (struct ig_u64vec){0};
+    return r;
+}
+
+/* Keep the rows the kernel may hold (row_seen): rows are not among the known
+ * inodes, and an erase of millions of rows tells the kernel only of these. */
+static void keep_held_rows(struct fs_session *s, struct ig_u64vec *r)
+{
+    size_t held = 0;
+    pthread_mutex_lock(&s->known_mu);
+    for (size_t i = 0; i < r->n; i++)
+        if (row_seen(s, r->v[i])) r->v[held++] = r->v[i];
+    pthread_mutex_unlock(&s->known_mu);
+    r->n = held;
+}
+
+/* Tell the kernel of erased rows: their pages and attributes (inodes: no
+ * directory lock, so safe while an unlink in rows/ waits for its answer) and/or
+ * their names (rows/ itself: only from a thread no erase waits for). */
+static void notify_rows(struct fs_session *s, const struct ig_u64vec *r, bool inodes, bool names)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        struct fs_node node = {.kind = FS_K_ROW, .row = r->v[i]};
+        uint64_t ino = fs_ino(&node), parent;
+        char name[32];
+        if (inodes) fuse_lowlevel_notify_inval_inode(s->se, ino, 0, 0);
+        if (names && node_place(s, &node, &parent, name, sizeof name))
+            fuse_lowlevel_notify_inval_entry(s->se, parent, name, strlen(name));
+    }
+}
+
+/* Before erases through the mount are answered (the names thread): the pages
+ * and attributes of the rows erased so far that the kernel may hold, dropped,
+ * so that once `rm rows/ID` or a write to .ingot/erase returns, a stat, open or
+ * read of an erased row (through a file opened before, too) asks the daemon and
+ * gets ENOENT. Their names are left to the invalidation thread (an unlink holds
+ * rows/ until it is answered). */
+static void drop_erased_row_inodes(struct fs_session *s)
+{
+    pthread_mutex_lock(&s->inval_mu);
+    struct ig_u64vec r = take_rows(&s->inval_rows);
+    pthread_mutex_unlock(&s->inval_mu);
+    keep_held_rows(s, &r);
+    if (r.n) {
+        fs_fill_barrier(s);
+        notify_rows(s, &r, true, false);
+    }
+    pthread_mutex_lock(&s->inval_mu);
+    if (!s->row_names.n) {
+        ig_u64vec_free(&s->row_names);
+        s->row_names = r;
+    } else {
+        for (size_t i = 0; i < r.n; i++) /* out of memory: the name lasts until its timeout */
+            (void)ig_u64vec_push(&s->row_names, r.v[i]);
+        ig_u64vec_free(&r);
+    }
+    s->inval_pending = s->inval_pending || s->row_names.n;
+    pthread_cond_signal(&s->inval_cv);
+    pthread_mutex_unlock(&s->inval_mu);
+}
+
+/* The rows erased since the last call: the pages, attributes and name of each
+ * one the kernel may hold dropped, or the names alone of those whose inodes
+ * drop_erased_row_inodes did. */
 static void invalidate_rows(struct fs_session *s)
 {
     pthread_mutex_lock(&s->inval_mu);
-    uint64_t *rows = s->inval_rows;
-    size_t n = s->ninval_rows;
-    s->inval_rows = NULL;
-    s->ninval_rows = s->inval_rows_cap = 0;
+    struct ig_u64vec full = take_rows(&s->inval_rows), names = take_rows(&s->row_names);
     pthread_mutex_unlock(&s->inval_mu);
-    size_t held = 0; /* keep the rows the kernel may hold */
-    pthread_mutex_lock(&s->known_mu);
-    for (size_t i = 0; i < n; i++)
-        if (row_seen(s, rows[i])) rows[held++] = rows[i];
-    pthread_mutex_unlock(&s->known_mu);
-    n = held;
-    if (n) fs_fill_barrier(s);
-    for (size_t i = 0; i < n; i++) {
-        struct fs_node node = {.kind = FS_K_ROW, .row = rows[i]};
-        struct stale st = {.ino = fs_ino(&node)};
-        st.placed = node_place(s, &node, &st.parent, st.name, sizeof st.name);
-        notify_stale(s, &st);
-    }
-    free(rows);
+    keep_held_rows(s, &full);
+    if (full.n) fs_fill_barrier(s);
+    notify_rows(s, &full, true, true);
+    notify_rows(s, &names, false, true);
+    ig_u64vec_free(&full);
+    ig_u64vec_free(&names);
 }
 
 /* The known inodes in batches: each batch checked under one hold of the table
@@ -533,8 +582,8 @@ static void invalidate_known(struct fs_session *s)
  * before the erase) and of the erased rows' objects, dropped, so that no
  * reader sees an erased value once `rm rows/ID` returns (a page cached before
  * the erase is read again: the erased form). Pages only: the names are the
- * invalidation thread's, and rows/ID and .ingot/erase are left to it too (the
- * request waiting for this holds them). */
+ * invalidation thread's, and rows (drop_erased_row_inodes) and .ingot/erase
+ * are left out (the request waiting for this holds them). */
 static void drop_stale_pages(struct fs_session *s)
 {
     notify_stale_known(s, true);
@@ -618,6 +667,7 @@ static void *names_main(void *arg)
             else
                 drop_view_names(s);
             drop_stale_pages(s);
+            drop_erased_row_inodes(s);
         }
         for (size_t i = 0; i < n; i++)
             answer(&d[i]);

@@ -40,9 +40,11 @@ int fs_invalidate_start(struct fs_session *s);
 void fs_invalidate_stop(struct fs_session *s);
 
 /* An erase through the mount answers its request here (unlink: 0; write: the
- * bytes written) instead of in the handler: the invalidation thread drops the
- * names of row-group files first, then answers, so `rm rows/ID` returns once
- * no path leads to an older parquet/G.parquet. A handler must not wait for the
+ * bytes written) instead of in the handler: the names thread drops the names
+ * of row-group files, the pages of older generations' files and the pages and
+ * attributes of the erased rows and objects first, then answers, so `rm
+ * rows/ID` returns once no path leads to an older parquet/G.parquet and an
+ * erased row answers ENOENT to stat and read (its name goes a moment later). A handler must not wait for the
  * kernel itself: the drop waits for lookups in parquet/, which need a free
  * worker, and all of them may be erasing. */
 struct fuse_req;

@@ -122,7 +122,8 @@ void fs_session_destroy(struct fs_session *s)
     pthread_cond_destroy(&s->names_cv);
     free(s->deferred);
     free(s->known);
-    free(s->inval_rows);
+    ig_u64vec_free(&s->inval_rows);
+    ig_u64vec_free(&s->row_names);
     for (size_t i = 0; i < s->nrow_seen; i++)
         free(s->row_seen[i]);
     free(s->row_seen);

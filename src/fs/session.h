@@ -14,6 +14,7 @@
 #include "format/ops/reader.h"
 #include "format/part/table.h"
 #include "inode.h"
+#include "util/u64vec.h"
 #include "versions.h"
 
 struct fuse_session;
@@ -62,8 +63,9 @@ struct fs_session {
     size_t nrow_seen;
     pthread_mutex_t inval_mu;
     pthread_cond_t inval_cv;
-    uint64_t *inval_rows;        /* rows erased since the kernel was last told (inval_mu) */
-    size_t ninval_rows, inval_rows_cap;
+    struct ig_u64vec inval_rows; /* rows erased since the kernel was last told (inval_mu) */
+    struct ig_u64vec row_names;  /* erased rows whose pages and attributes the names thread
+                                    dropped; their names are left to tell (inval_mu) */
     struct fs_deferred_reply *deferred; /* erases answered once names are dropped (inval_mu) */
     size_t ndeferred, deferred_cap;
     pthread_cond_t names_cv;     /* deferred waits (the names thread) */
