@@ -16,7 +16,8 @@ bool fs_dir_exists(struct fs_session *s, const struct fs_node *n)
     if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
     if (n->dir == FS_D_BLOBS) return s->nblob_cols > 0;
     return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS ||
-           n->dir == FS_D_CONTROL || n->dir == FS_D_PARQUET || n->dir == FS_D_ARROW;
+           n->dir == FS_D_CONTROL || n->dir == FS_D_PARQUET || n->dir == FS_D_ARROW ||
+           n->dir == FS_D_JSONL;
 }
 
 /* A regular file's attributes (st's common fields already set) once its size is known. */

@@ -38,6 +38,7 @@
 #define KEY_LAYOUT 0x700u /* (inode, KEY_LAYOUT): a file's layout */
 #define KEY_PQ_TAIL(gen) (0x800u | (uint64_t)(gen) << 16)   /* (inode, ...): a Parquet view's footer */
 #define KEY_PQ_SCHEMA(gen) (0x900u | (uint64_t)(gen) << 16) /* (KEY_SPECIAL_K1, ...): the views' schema */
+#define KEY_JSONL_RUN(i) (0xA00u | (uint64_t)(i) << 16)     /* (inode, ...): run i of jsonl/G.jsonl */
 /* variant bits of a Parquet view's pieces (KEY_PIECE(FS_V_PARQUET) | sub << 16 | ...) */
 #define KEY_PQ_DICT_PAGE (1ULL << 24) /* a chunk's dictionary page (at its first ingot page) */
 #define KEY_PQ_DICT (2ULL << 24)      /* a chunk's dictionary, decoded (entry obj) */

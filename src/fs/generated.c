@@ -44,6 +44,7 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
         "  rows/ID                 one row as a JSON object (ID = row id)\n"
         "  parquet/G.parquet       row group G as a Parquet file (DuckDB, pyarrow, pandas)\n"
         "  arrow/G.arrow           row group G as an Arrow IPC file (pyarrow, Polars, datasets)\n"
+        "  jsonl/G.jsonl           row group G's rows as JSON Lines (each line = rows/ID)\n"
         "\n"
         "Column names that are not valid file names are escaped: %%25 for %%, %%2F for /,\n"
         "and %%2E for a dot that would look like a file suffix (see schema.json \"file\").\n"

@@ -34,7 +34,7 @@ bool fs_node_of(uint64_t ino, struct fs_node *n)
     case FS_K_DIR:
         n->dir = (uint32_t)(ino >> 32) & 0xFF;
         n->scope = (uint32_t)ino;
-        return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_ARROW;
+        return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_JSONL;
     case FS_K_SPECIAL:
         n->special = (uint32_t)ino & 0xFF;
         n->version = (uint32_t)(ino >> 8) & 0xFF;

@@ -46,10 +46,24 @@ enum fs_dir {
     FS_D_BLOBS = 6,
     FS_D_PARQUET = 7, /* parquet/: a Parquet file per row group */
     FS_D_ARROW = 8,   /* arrow/: an Arrow IPC file per row group */
+    FS_D_JSONL = 9,   /* jsonl/: a JSON Lines file of rows per row group */
 };
 
 /* The column id of a row group's file (view FS_V_PARQUET): which format. */
-enum fs_group_file { FS_GF_PARQUET = 0, FS_GF_ARROW = 1 };
+enum fs_group_file { FS_GF_PARQUET = 0, FS_GF_ARROW = 1, FS_GF_JSONL = 2 };
+/* A row group's file: its extension, the directory that lists it, and back. */
+static inline const char *group_file_ext(uint32_t gf)
+{
+    return gf == FS_GF_ARROW ? "arrow" : gf == FS_GF_JSONL ? "jsonl" : "parquet";
+}
+static inline uint32_t group_file_dir(uint32_t gf)
+{
+    return gf == FS_GF_ARROW ? FS_D_ARROW : gf == FS_GF_JSONL ? FS_D_JSONL : FS_D_PARQUET;
+}
+static inline uint32_t group_file_of(uint32_t dir)
+{
+    return dir == FS_D_ARROW ? FS_GF_ARROW : dir == FS_D_JSONL ? FS_GF_JSONL : FS_GF_PARQUET;
+}
 
 enum fs_special {
     FS_S_README = 1,

@@ -347,9 +347,9 @@ static bool node_place(struct fs_session *s, const struct fs_node *n, uint64_t *
     switch (n->kind) {
     case FS_K_VIEW: {
         if (n->view == FS_V_PARQUET) {
-            bool arrow = n->col == FS_GF_ARROW;
-            *parent = fs_ino_dir(arrow ? FS_D_ARROW : FS_D_PARQUET, 0);
-            return snprintf(name, cap, "%u.%s", n->scope - 1, arrow ? "arrow" : "parquet") > 0;
+            if (n->col > FS_GF_JSONL) return false;
+            *parent = fs_ino_dir(group_file_dir(n->col), 0);
+            return snprintf(name, cap, "%u.%s", n->scope - 1, group_file_ext(n->col)) > 0;
         }
         *parent = n->scope == FS_SCOPE_ALL ? fs_ino_dir(FS_D_COLUMNS, 0) : fs_ino_dir(FS_D_GROUP, n->scope);
         if (n->view == FS_V_ROWID) return snprintf(name, cap, "_rowid.npy") > 0;

@@ -128,6 +128,8 @@ static int lookup_child_any(struct fs_session *s, const struct fs_node *parent, 
             *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_PARQUET};
         } else if (!strcmp(name, "arrow")) {
             *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_ARROW};
+        } else if (!strcmp(name, "jsonl")) {
+            *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_JSONL};
         } else if (!strcmp(name, ".ingot")) {
             *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_CONTROL};
         } else if (!strcmp(name, "blobs") && s->nblob_cols) {
@@ -186,17 +188,17 @@ static int lookup_child_any(struct fs_session *s, const struct fs_node *parent, 
         *child = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_GROUP, .scope = (uint32_t)id + 1};
         return 0;
     case FS_D_PARQUET:
-    case FS_D_ARROW: {
-        bool arrow = parent->dir == FS_D_ARROW;
+    case FS_D_ARROW:
+    case FS_D_JSONL: {
+        uint32_t gf = group_file_of(parent->dir);
         const char *dot = strrchr(name, '.');
         char num[24];
-        if (!dot || strcmp(dot, arrow ? ".arrow" : ".parquet") || (size_t)(dot - name) >= sizeof num)
+        if (!dot || strcmp(dot + 1, group_file_ext(gf)) || (size_t)(dot - name) >= sizeof num)
             return -ENOENT;
         memcpy(num, name, (size_t)(dot - name));
         num[dot - name] = '\0';
         if (!parse_id(num, &id) || id >= s->table.num_groups) return -ENOENT;
-        *child = (struct fs_node){.kind = FS_K_VIEW, .view = FS_V_PARQUET,
-                                  .col = arrow ? FS_GF_ARROW : FS_GF_PARQUET, .scope = (uint32_t)id + 1};
+        *child = (struct fs_node){.kind = FS_K_VIEW, .view = FS_V_PARQUET, .col = gf, .scope = (uint32_t)id + 1};
         return 0;
     }
     case FS_D_ROWS:
@@ -398,8 +400,8 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
     int64_t k = idx - 2;
     if (d->kind == FS_K_BLOB_DIR || d->kind == FS_K_BLOB_ROW) return blob_dir_entry(s, d, idx, name, cap, n);
     if (d->kind == FS_K_ROOT) {
-        static const char *const names[] = {"README", "schema.json", "columns", "groups",
-                                            "rows",   ".ingot",      "parquet", "arrow"};
+        static const char *const names[] = {"README", "schema.json", "columns", "groups", "rows",
+                                            ".ingot", "parquet",     "arrow",   "jsonl"};
         static const struct fs_node nodes[] = {
             {.kind = FS_K_SPECIAL, .special = FS_S_README},
             {.kind = FS_K_SPECIAL, .special = FS_S_SCHEMA},
@@ -408,13 +410,15 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
             {.kind = FS_K_DIR, .dir = FS_D_ROWS},
             {.kind = FS_K_DIR, .dir = FS_D_CONTROL},
             {.kind = FS_K_DIR, .dir = FS_D_PARQUET},
-            {.kind = FS_K_DIR, .dir = FS_D_ARROW}};
-        if (k == 8 && s->nblob_cols) {
+            {.kind = FS_K_DIR, .dir = FS_D_ARROW},
+            {.kind = FS_K_DIR, .dir = FS_D_JSONL}};
+        enum { NFIXED = sizeof nodes / sizeof nodes[0] };
+        if (k == NFIXED && s->nblob_cols) {
             snprintf(name, cap, "blobs");
             *n = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_BLOBS};
             return idx;
         }
-        if (k >= 8) return -1;
+        if (k >= NFIXED) return -1;
         snprintf(name, cap, "%s", names[k]);
         *n = nodes[k];
         return idx;
@@ -445,12 +449,12 @@ static int64_t dir_entry(struct fs_session *s, const struct fs_node *d, int64_t 
         return -1;
     }
     case FS_D_PARQUET:
-    case FS_D_ARROW: {
-        bool arrow = d->dir == FS_D_ARROW;
+    case FS_D_ARROW:
+    case FS_D_JSONL: {
+        uint32_t gf = group_file_of(d->dir);
         if (k >= s->table.num_groups) return -1;
-        snprintf(name, cap, "%" PRId64 ".%s", k, arrow ? "arrow" : "parquet");
-        *n = (struct fs_node){.kind = FS_K_VIEW, .view = FS_V_PARQUET,
-                              .col = arrow ? FS_GF_ARROW : FS_GF_PARQUET, .scope = (uint32_t)k + 1};
+        snprintf(name, cap, "%" PRId64 ".%s", k, group_file_ext(gf));
+        *n = (struct fs_node){.kind = FS_K_VIEW, .view = FS_V_PARQUET, .col = gf, .scope = (uint32_t)k + 1};
         return idx;
     }
     case FS_D_GROUPS:

@@ -186,6 +186,7 @@ static void layout_free(void *obj)
     if (f) free(f->spans);
     if (f) fs_pq_free(f->pq);
     if (f) fs_arrow_free(f->arrow);
+    if (f) fs_jsonl_free(f->jsonl);
     free(f);
 }
 
@@ -216,6 +217,12 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
                 f->size = rc ? 0 : f->arrow->size;
                 return rc;
             }
+            if (n->col == FS_GF_JSONL) {
+                rc = fs_jsonl_layout(s, n->scope - 1, &f->jsonl);
+                f->size = rc ? 0 : f->jsonl->size;
+                return rc;
+            }
+            if (n->col != FS_GF_PARQUET) return -ENOENT;
             rc = fs_pq_layout(s, n->scope - 1, &f->pq);
             f->size = rc ? 0 : f->pq->size;
             return rc;
@@ -266,7 +273,8 @@ int fs_layout_get(struct fs_session *s, const struct fs_node *n, struct fs_entry
     e->obj = f;
     e->obj_free = layout_free;
     e->bytes = sizeof *f + (size_t)f->nspans * sizeof *f->spans +
-               (f->pq ? f->pq->npages * sizeof *f->pq->pages : 0);
+               (f->pq ? f->pq->npages * sizeof *f->pq->pages : 0) +
+               (f->jsonl ? ((size_t)f->jsonl->nruns + 1) * sizeof *f->jsonl->start : 0);
     *out = fs_cache_put(&s->cache, e);
     return 0;
 }
@@ -870,6 +878,34 @@ static int arrow_read(struct fs_session *s, const struct fs_file *f, uint64_t po
     return rd->niov;
 }
 
+/* jsonl/G.jsonl: runs of rows, rendered and cached one by one. */
+static int jsonl_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, uint64_t end,
+                      struct fs_read *rd)
+{
+    const struct fs_jsonl *v = f->jsonl;
+    if (f->version_gen != s->current.gen) return -ESTALE;
+    uint32_t lo = 0, hi = v->nruns;
+    while (hi - lo > 1) { /* last run starting at or before pos */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->start[mid] <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (uint32_t i = lo; i < v->nruns && pos < end; i++) {
+        uint64_t rs = v->start[i], re = v->start[i + 1];
+        if (re <= pos) continue;
+        struct fs_entry *e;
+        int rc = fs_jsonl_run(s, v, fs_ino(&f->node), i, &e);
+        if (rc) return rc;
+        uint64_t from = pos - rs, to = (end < re ? end : re) - rs;
+        rc = hold(s, rd, e, e->data.data + from, (size_t)(to - from));
+        if (rc) return rc;
+        pos = rs + to;
+    }
+    return pos == end ? rd->niov : -EIO;
+}
+
 int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                  struct fs_read *rd)
 {
@@ -883,6 +919,7 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
     if (f->node.kind == FS_K_BLOB) return blob_read(s, f, off, size, rd);
     if (f->pq) return pq_read(s, f, off, off + size, rd);
     if (f->arrow) return arrow_read(s, f, off, off + size, rd);
+    if (f->jsonl) return jsonl_read(s, f, off, off + size, rd);
     if (f->node.kind != FS_K_VIEW) {
         struct fs_entry *e;
         int rc = f->node.kind == FS_K_SPECIAL && f->node.special == FS_S_ERASURES

@@ -24,6 +24,7 @@
 #include "inode.h"
 #include "plan.h"
 #include "groupfile.h"
+#include "jsonlfile.h"
 #include "session.h"
 
 /* A file's layout: what its bytes are made of, in the generation it shows. */
@@ -39,6 +40,7 @@ struct fs_file {
     uint32_t blob_part;
     struct ig_pqv *pq;        /* parquet/G.parquet: its layout (groupfile.h) */
     struct ig_arv *arrow;     /* arrow/G.arrow: its layout (groupfile.h) */
+    struct fs_jsonl *jsonl;   /* jsonl/G.jsonl: its layout (jsonlfile.h) */
 };
 
 /* Does the node exist, and what is its size? -ENOENT if not; -ESTALE for a view

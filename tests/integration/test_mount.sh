@@ -340,3 +340,48 @@ truncated_part() {
 }
 check truncated_part_is_eio_not_a_crash truncated_part
 fusermount3 -u "$WORK/mt" 2>/dev/null || true
+
+# --- jsonl/G.jsonl: a row group's live rows as JSON Lines, each line exactly
+# rows/ID; exact sizes, reads at any offset, and an erase: a file opened
+# before answers ESTALE, one opened after leaves the row out
+rm -rf "$WORK/tj"; cp -r "$WORK/t" "$WORK/tj"; mkdir -p "$WORK/mj"
+"$INGOT" mount "$WORK/tj" "$WORK/mj"
+jsonl_rows() {
+    local m=$WORK/mj g n
+    n=$(ls "$m/groups" | wc -l)
+    [ "$(ls "$m/jsonl" | sort -n | tr '\n' ' ')" = "$(seq -f '%g.jsonl' 0 $((n - 1)) | tr '\n' ' ')" ] ||
+        { ls "$m/jsonl"; return 1; }
+    for g in $(seq 0 $((n - 1))); do
+        [ "$(stat -c %s "$m/jsonl/$g.jsonl")" = "$(wc -c <"$m/jsonl/$g.jsonl")" ] || { echo "size of $g.jsonl"; return 1; }
+        cat "$m/jsonl/$g.jsonl"
+    done >"$WORK/jsonl_all"
+    # the same bytes as every row's file, in id order
+    for i in $("$INGOT" cat "$WORK/tj" id); do cat "$m/rows/$i"; done | cmp - "$WORK/jsonl_all" || return 1
+    jq -c . "$WORK/jsonl_all" | wc -l | grep -qx "$(wc -l <"$WORK/jsonl_all")" || return 1
+    "$PY" - "$m" "$WORK/tj" "$INGOT" <<'PY'
+import errno, os, random, subprocess, sys
+m, t, ingot = sys.argv[1:]
+p = m + "/jsonl/1.jsonl"
+whole = open(p, "rb").read()
+fd = os.open(p, os.O_RDONLY)
+r = random.Random(5)
+for _ in range(300):  # reads at any offset and length give the same bytes
+    off, n = r.randrange(len(whole) + 10), r.choice([1, 7, 100, 4096, 70000, 1 << 20])
+    assert os.pread(fd, n, off) == whole[off:off + n], (off, n)
+victim = int(whole.split(b"\n")[5].split(b",")[0].split(b":")[1])
+os.unlink(f"{m}/rows/{victim}")
+try:  # the file opened before the erase: ESTALE (reopen), never the erased row
+    data = os.pread(fd, 1 << 20, 0)
+    sys.exit(f"read {len(data)} bytes of a jsonl file opened before the erase")
+except OSError as e:
+    assert e.errno == errno.ESTALE, e
+os.close(fd)
+after = open(p, "rb").read()
+assert os.stat(p).st_size == len(after)
+lines = whole.split(b"\n")
+assert after == b"\n".join(lines[:5] + lines[6:]), "the erased row is not the only line gone"
+assert b'"id":%d,' % victim not in after
+PY
+}
+check jsonl_group_files_are_the_rows jsonl_rows
+fusermount3 -u "$WORK/mj"

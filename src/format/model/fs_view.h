@@ -11,8 +11,8 @@ enum fs_view {
     FS_V_VALUES = 4,  /* columns/NAME.values.npy: a list column's elements */
     FS_V_OFFSETS = 5, /* columns/NAME.offsets.npy: where each row's elements start */
     FS_V_F16 = 6,     /* columns/NAME.f16.npy: an fp16-quantised column's raw halves */
-    FS_V_PARQUET = 7, /* a row group as one file: parquet/G.parquet (column id 0) or
-                       * arrow/G.arrow (column id 1), see fs/inode.h */
+    FS_V_PARQUET = 7, /* a row group as one file: parquet/G.parquet (column id 0),
+                       * arrow/G.arrow (1) or jsonl/G.jsonl (2), see fs/inode.h */
 };
 #define FS_V_COUNT 8
 
