@@ -10,6 +10,8 @@
 //   node ra_peers.mjs duck-take OUT IDS        SELECT * WHERE id IN (ids): first and best of 3
 //   node ra_peers.mjs parquet-wide CSV OUT     CSV (id, caption, f0..f19 float32) -> Parquet (zstd)
 //   node ra_peers.mjs rewrite IN IDS OUT       the whole file rewritten without the rows in IDS, fsynced
+//   node ra_peers.mjs duck-jsonl PQ OUT        every row as JSON Lines (COPY ... TO OUT (FORMAT json)):
+//                                              ms of the first run (connect included) and the best of 2 more
 // Each prints one JSON line. Row ids are offsets: the tables are written in id order.
 import * as lancedb from '@lancedb/lancedb';
 import { tableFromArrays } from 'apache-arrow';
@@ -128,7 +130,24 @@ async function rewrite(pq, f, out) {
   console.log(JSON.stringify({ ms: ms(t0), bytes: statSync(out).size }));
 }
 
+async function duckJsonl(pq, out) {
+  const sql = `COPY (SELECT * FROM read_parquet('${pq}')) TO '${out}' (FORMAT json)`;
+  const t0 = process.hrtime.bigint();
+  const inst = await DuckDBInstance.create(':memory:');
+  const c = await inst.connect();
+  await c.run(sql);
+  const first = ms(t0);
+  let best = Infinity;
+  for (let r = 0; r < 2; r++) {
+    const t1 = process.hrtime.bigint();
+    await c.run(sql);
+    best = Math.min(best, ms(t1));
+  }
+  console.log(JSON.stringify({ first_ms: first, warm_ms: best }));
+}
+
 if (cmd === 'parquet-wide') await parquetWide(a, b);
+else if (cmd === 'duck-jsonl') await duckJsonl(a, b);
 else if (cmd === 'rewrite') await rewrite(a, b, process.argv[5]);
 else if (cmd === 'lance-build') await lanceBuild(a, b);
 else if (cmd === 'lance-take') await lanceTake(a, b);

@@ -71,9 +71,11 @@ int fs_jsonl_run(struct fs_session *s, const struct fs_jsonl *v, uint64_t ino, u
     uint64_t first = v->first_row + (uint64_t)i * FS_JSONL_RUN;
     uint64_t end = v->first_row + v->rows < first + FS_JSONL_RUN ? v->first_row + v->rows : first + FS_JSONL_RUN;
     int rc = 0;
-    for (uint64_t row = first; row < end && !rc; row++) {
-        rc = fs_row_render(s, row, &e->data);
-        if (rc == -ENOENT) rc = 0; /* erased: not in the file (its length was 0) */
+    for (uint64_t row = first; row < end && !rc;) {
+        size_t done = 0;
+        rc = fs_rows_render(s, row, (size_t)(end - row), &e->data, &done);
+        if (!rc && !done) rc = -EIO;
+        row += done;
     }
     if (!rc && e->data.len != v->start[i + 1] - v->start[i]) {
         char msg[160];

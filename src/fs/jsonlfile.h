@@ -6,7 +6,7 @@
  * a lookup and a read per row. The layout is the rows' lengths, measured
  * together (rows.h fs_rows_sizes) when the file is first looked up, so the
  * size is exact and a read at any offset finds its run of rows by binary
- * search; runs of FS_JSONL_RUN rows are rendered (fs_row_render) on first read
+ * search; runs of FS_JSONL_RUN rows are rendered together (fs_rows_render) on first read
  * and cached like any view's pieces.
  *
  * Like parquet/G.parquet it shows the current generation only: once an erase

@@ -215,6 +215,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     char *argv[] = {"ingot", "-o", opts, o->debug ? "-d" : NULL, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(o->debug ? 4 : 3, argv);
     struct fuse_session *se = fuse_session_new(&args, &fs_ops, sizeof fs_ops, &s);
+    fuse_opt_free_args(&args); /* parsing may have copied them; the session keeps its own */
     if (!se) {
         report(status_fd, "cannot create the FUSE session");
         fs_session_destroy(&s);

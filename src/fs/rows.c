@@ -182,3 +182,12 @@ int fs_row_render(struct fs_session *s, uint64_t row, struct ig_buf *out)
     if (rc == -EIO && err.msg[0]) fs_log_page_error(s, 0x7FFFFFFFu, (uint32_t)row, err.msg);
     return rc;
 }
+
+int fs_rows_render(struct fs_session *s, uint64_t first, size_t count, struct ig_buf *out, size_t *done)
+{
+    struct ig_block_source src = {source_get, source_put, s};
+    struct ig_error err = {0};
+    int rc = ig_rows_render_json(&s->table, first, count, &src, out, done, &err);
+    if (rc == -EIO && err.msg[0]) fs_log_page_error(s, 0x7FFFFFFFu, (uint32_t)first, err.msg);
+    return rc;
+}

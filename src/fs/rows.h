@@ -31,4 +31,9 @@ int fs_row_render(struct fs_session *s, uint64_t row, struct ig_buf *out);
 int fs_rows_sizes(struct fs_session *s, uint64_t first, size_t count, struct ig_buf *scratch,
                   uint64_t *sizes, size_t *done);
 
+/* The rows/ID files of the live rows first, first + 1, ... of first's row
+ * group (at most count; *done of them covered) back to back, rendered
+ * together (format/ops/take.h ig_rows_render_json) from the session's cache. */
+int fs_rows_render(struct fs_session *s, uint64_t first, size_t count, struct ig_buf *out, size_t *done);
+
 #endif

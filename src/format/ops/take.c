@@ -291,6 +291,123 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
     return rc;
 }
 
+/* Flat leaf column ref's JSON value of each live row i of [0, n) appended to
+ * vals, ends[i] = vals->len after row i (an erased row adds nothing): each
+ * block taken from src once for the rows it holds. */
+static int leaf_values(const struct ig_table *t, const struct ig_column_ref *ref, const struct ig_row_at *at,
+                       size_t n, const uint8_t *live, const struct ig_block_source *src,
+                       struct ig_buf *vals, size_t *ends, struct ig_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        if (!live[i]) {
+            ends[i++] = vals->len;
+            continue;
+        }
+        struct ig_row_at r = *at;
+        r.in_group = at->in_group + (uint32_t)i;
+        struct ig_values *v;
+        void *hold;
+        size_t index, j = i;
+        rc = ig_row_leaf(t, ref, &r, src, &v, &hold, &index, err);
+        if (rc) break;
+        size_t rows = v->levels ? v->rows : v->n;
+        for (; j < n && index + (j - i) < rows && !rc; j++) {
+            if (live[j] && ig_render_json_value(vals, v, index + (j - i))) rc = ig_err(err, -ENOMEM, "out of memory");
+            ends[j] = vals->len;
+        }
+        src->put(src->ctx, hold);
+        i = j;
+    }
+    return rc;
+}
+
+/* Past this many top-level columns rows are rendered one at a time: the bulk
+ * way keeps an end offset per row and column. */
+#define BULK_JSON_COLUMNS 64
+
+int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
+                        struct ig_buf *out, size_t *done, struct ig_error *err)
+{
+    struct ig_row_at at;
+    uint64_t local;
+    *done = 0;
+    int rc = row_place(t, first, &at, &local);
+    if (rc) return ig_err(err, rc, "row %llu: no such row", (unsigned long long)first);
+    const struct ig_part *p = &t->parts[at.part];
+    struct ig_grouprec gr;
+    if (ig_part_group(p, at.group, &gr, NULL)) return ig_err(err, -EIO, "%s: corrupt group record", p->path);
+    size_t n = gr.row_count - at.in_group < count ? gr.row_count - at.in_group : count;
+    const struct ig_part *p0 = &t->parts[0];
+    uint32_t top[BULK_JSON_COLUMNS], ntop = 0;
+    for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
+        struct ig_colrec cr;
+        rc = ig_part_column(p0, c, &cr, err);
+        if (rc || cr.parent != IG_NONE) continue;
+        if (ntop == BULK_JSON_COLUMNS) { /* wide: a row at a time */
+            for (size_t i = 0; i < n && !rc; i++) {
+                if (ig_part_row_deleted(p, local + i)) continue;
+                rc = ig_row_render_json(t, first + i, NULL, 0, src, out, err);
+            }
+            if (!rc) *done = n;
+            return rc;
+        }
+        top[ntop++] = c;
+    }
+    if (rc) return rc;
+    uint8_t *live = malloc(n ? n : 1);
+    size_t *ends = malloc(((size_t)ntop * n + 1) * sizeof *ends), *starts = calloc(ntop + 1, sizeof *starts);
+    struct ig_buf vals = IG_BUF_INIT, names = IG_BUF_INIT;
+    size_t name_end[BULK_JSON_COLUMNS + 1];
+    if (!live || !ends || !starts) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+        live[i] = !ig_part_row_deleted(p, local + i);
+    /* every column's values, column by column; then the rows put together */
+    for (uint32_t k = 0; k < ntop && !rc; k++) {
+        struct ig_column_ref ref;
+        size_t *e = ends + (size_t)k * n;
+        rc = ig_table_column_at(t, top[k], &ref, err);
+        if (!rc && (ig_render_json_string(&names, (const uint8_t *)ref.rec.name, ref.rec.name_len) ||
+                    ig_buf_append_byte(&names, ':')))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+        name_end[k] = names.len;
+        starts[k] = vals.len;
+        if (rc) break;
+        if (ref.rec.leaf != IG_NONE && !ref.nested) {
+            rc = leaf_values(t, &ref, &at, n, live, src, &vals, e, err);
+            continue;
+        }
+        for (size_t i = 0; i < n && !rc; i++) { /* nested: each row reassembled */
+            if (live[i]) {
+                struct ig_row_at r = at;
+                r.in_group = at.in_group + (uint32_t)i;
+                rc = ig_row_value_json(t, top[k], &r, src, &vals, err);
+            }
+            e[i] = vals.len;
+        }
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!live[i]) continue;
+        if (ig_buf_append_byte(out, '{')) rc = -ENOMEM;
+        for (uint32_t k = 0; k < ntop && !rc; k++) {
+            const size_t *e = ends + (size_t)k * n;
+            size_t v0 = i ? e[i - 1] : starts[k], n0 = k ? name_end[k - 1] : 0;
+            if ((k && ig_buf_append_byte(out, ',')) || ig_buf_append(out, names.data + n0, name_end[k] - n0) ||
+                ig_buf_append(out, vals.data + v0, e[i] - v0))
+                rc = -ENOMEM;
+        }
+        if (!rc && ig_buf_append(out, "}\n", 2)) rc = -ENOMEM;
+        if (rc) rc = ig_err(err, rc, "out of memory");
+    }
+    free(live);
+    free(ends);
+    free(starts);
+    ig_buf_free(&vals);
+    ig_buf_free(&names);
+    if (!rc) *done = n;
+    return rc;
+}
+
 /* The block each leaf was last advised for: rows next to each other share
  * their blocks, and one piece of advice covers them all (a range of 300 rows
  * of a 10,000-column table advised each block 300 times: 3,000,000 calls). */

@@ -81,6 +81,13 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
 int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
                      struct ig_buf *scratch, uint64_t *lens, size_t *done, struct ig_error *err);
 
+/* ig_row_render_json's output for the live rows first, first + 1, ... of
+ * first's row group (at most count of them; erased rows left out), appended
+ * to out; *done rows covered. Each column's block is taken from src once for
+ * the rows it holds and its values rendered together (the same bytes as row
+ * by row); past 64 top-level columns, rows one at a time. */
+int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
+                        struct ig_buf *out, size_t *done, struct ig_error *err);
 /* Tell the kernel every block the rows ids (of the given columns; NULL: every
  * top-level column) will need, before reading any: from a cold cache the reads
  * then overlap instead of waiting one behind the other. A block that holds
