@@ -565,6 +565,84 @@ static void test_text_escaping(void)
  * size and some of 64..153 (the length count takes 64 bytes a step), escapes
  * at random places, deleted rows and NULLs; the counted length (what the
  * writer stores) equals the rendered one, with the deletions and without. */
+/* JSON strings, a byte at a time as the renderer did before it scanned
+ * eight bytes a step: the reference the renderer must equal. */
+static void json_string_reference(struct ig_buf *out, const uint8_t *p, size_t n)
+{
+    ig_buf_append_byte(out, '"');
+    for (size_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        if (c == '"' || c == '\\') {
+            ig_buf_append_byte(out, '\\');
+            ig_buf_append_byte(out, c);
+            i++;
+        } else if (c < 0x20) {
+            char e[8];
+            snprintf(e, sizeof e, c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : "\\u%04x", c);
+            ig_buf_append(out, e, strlen(e));
+            i++;
+        } else if (c < 0x80) {
+            ig_buf_append_byte(out, c);
+            i++;
+        } else { /* a whole valid UTF-8 sequence as it is, else U+FFFD for the byte */
+            size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? (c < 0xF0 ? 3 : 0) : c >= 0xC2 ? 2 : 0;
+            uint32_t cp = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+            for (size_t k = 1; len && k < len; k++) {
+                if (i + k >= n || (p[i + k] & 0xC0) != 0x80) {
+                    len = 0;
+                    break;
+                }
+                cp = cp << 6 | (p[i + k] & 0x3F);
+            }
+            if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+                len = 0;
+            if (len) {
+                ig_buf_append(out, p + i, len);
+                i += len;
+            } else {
+                ig_buf_append(out, "\\ufffd", 6);
+                i++;
+            }
+        }
+    }
+    ig_buf_append_byte(out, '"');
+}
+
+/* Random strings (long plain runs, escapes and UTF-8 at every offset of a
+ * word, each in a heap block of its exact length so ASan sees a read past
+ * it) render as the byte-at-a-time reference does. */
+static void test_json_string_random(void)
+{
+    static const char *const pieces[] = {"a", "Zq", " ", "\"", "\\", "\n", "\x01", "\x1f", "\x7f", "\xc3\xa9",
+                                         "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\xc3", "\xed\xa0\x80",
+                                         "abcdefgh", "0123456789abcdef"};
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    for (int round = 0; round < 20000; round++) {
+        char s[200];
+        size_t n = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int plainish = (int)(x & 3); /* most pieces plain ASCII in three rounds of four */
+        for (int k = (int)(x >> 8 & 31); k > 0; k--) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            static const char *const plain[] = {"a", "abcdefgh", "0123456789abcdef"};
+            const char *pc = plainish && x % 8 ? plain[(x >> 5) % 3] : pieces[(x >> 5) % (sizeof pieces / sizeof *pieces)];
+            size_t l = strlen(pc);
+            if (n + l > sizeof s) break;
+            memcpy(s + n, pc, l);
+            n += l;
+        }
+        uint8_t *heap = malloc(n ? n : 1);
+        memcpy(heap, s, n);
+        struct ig_buf want = IG_BUF_INIT, got = IG_BUF_INIT;
+        json_string_reference(&want, heap, n);
+        CHECK_EQ_INT(ig_render_json_string(&got, heap, n), 0);
+        CHECK(got.len == want.len && memcmp(got.data, want.data, got.len) == 0);
+        free(heap);
+        ig_buf_free(&want);
+        ig_buf_free(&got);
+    }
+}
+
 static void test_text_escaping_random(void)
 {
     static const char pick[] = "ab\\\n\r\t\x01\xff zZ";
@@ -1499,5 +1577,5 @@ TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_bl
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected),
-          T(test_float_repr_matches_python), T(test_text_escaping), T(test_text_escaping_random),
+          T(test_float_repr_matches_python), T(test_text_escaping), T(test_text_escaping_random), T(test_json_string_random),
           T(test_schema_file))

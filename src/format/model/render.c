@@ -915,6 +915,26 @@ static size_t utf8_seq(const uint8_t *p, size_t n)
     return len;
 }
 
+/* The end of the run from i of bytes JSON copies as they are (printable ASCII
+ * but '"' and '\\'): eight bytes a step while a whole word is such bytes (a
+ * byte-at-a-time scan was most of rendering rows of captions). */
+static size_t plain_json_run(const uint8_t *p, size_t i, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w, q, b;
+        memcpy(&w, p + i, 8);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        /* any byte >= 0x80, < 0x20, == '"' or == '\\' (exact as a test of the word) */
+        if ((w & high) | ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) | ((b - ones) & ~b & high))
+            break;
+    }
+    while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+        i++;
+    return i;
+}
+
 int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n)
 {
     int rc = ig_buf_reserve(out, n + 2);
@@ -924,9 +944,7 @@ int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n)
     while (i < n && !rc) {
         /* a run of printable ASCII needing no escape is copied at once: captions
          * are mostly such runs, and byte-by-byte appends were a tenth of a listing */
-        size_t run = i;
-        while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
-            run++;
+        size_t run = plain_json_run(p, i, n);
         if (run > i) {
             rc = ig_buf_append(out, p + i, run - i);
             i = run;
