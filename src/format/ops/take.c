@@ -238,18 +238,30 @@ static int leaf_lens(const struct ig_table *t, const struct ig_column_ref *ref, 
     return rc;
 }
 
+/* Rows first, first + 1, ... of first's row group, at most count: where
+ * first lives, its part-local row, and how many of them there are (*n). */
+static int rows_in_group(const struct ig_table *t, uint64_t first, size_t count, struct ig_row_at *at,
+                         uint64_t *local, size_t *n, struct ig_error *err)
+{
+    int rc = row_place(t, first, at, local);
+    if (rc) return ig_err(err, rc, "row %llu: no such row", (unsigned long long)first);
+    const struct ig_part *p = &t->parts[at->part];
+    struct ig_grouprec gr;
+    if (ig_part_group(p, at->group, &gr, NULL)) return ig_err(err, -EIO, "%s: corrupt group record", p->path);
+    *n = gr.row_count - at->in_group < count ? gr.row_count - at->in_group : count;
+    return 0;
+}
+
 int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
                      struct ig_buf *scratch, uint64_t *lens, size_t *done, struct ig_error *err)
 {
     struct ig_row_at at;
     uint64_t local;
+    size_t n;
     *done = 0;
-    int rc = row_place(t, first, &at, &local);
-    if (rc) return ig_err(err, rc, "row %llu: no such row", (unsigned long long)first);
+    int rc = rows_in_group(t, first, count, &at, &local, &n, err);
+    if (rc) return rc;
     const struct ig_part *p = &t->parts[at.part];
-    struct ig_grouprec gr;
-    if (ig_part_group(p, at.group, &gr, NULL)) return ig_err(err, -EIO, "%s: corrupt group record", p->path);
-    size_t n = gr.row_count - at.in_group < count ? gr.row_count - at.in_group : count;
     uint8_t *live = malloc(n ? n : 1);
     if (!live) return ig_err(err, -ENOMEM, "out of memory");
     const struct ig_part *p0 = &t->parts[0];
@@ -331,13 +343,11 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
 {
     struct ig_row_at at;
     uint64_t local;
+    size_t n;
     *done = 0;
-    int rc = row_place(t, first, &at, &local);
-    if (rc) return ig_err(err, rc, "row %llu: no such row", (unsigned long long)first);
+    int rc = rows_in_group(t, first, count, &at, &local, &n, err);
+    if (rc) return rc;
     const struct ig_part *p = &t->parts[at.part];
-    struct ig_grouprec gr;
-    if (ig_part_group(p, at.group, &gr, NULL)) return ig_err(err, -EIO, "%s: corrupt group record", p->path);
-    size_t n = gr.row_count - at.in_group < count ? gr.row_count - at.in_group : count;
     const struct ig_part *p0 = &t->parts[0];
     uint32_t top[BULK_JSON_COLUMNS], ntop = 0;
     for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
