@@ -1475,6 +1475,52 @@ static void test_bytes_erase(void)
  * the coded bytes before it as they were (in place, no recompression); a byte
  * value only the erased item held leaves the code; and the sizes stay near the
  * entropy of the data (text-like items, 26 letters and a space). */
+/* Huffman pages of skewed bytes (codes of 1 to 12 bits), items short and
+ * long, round-trip exactly; flipped bits decode to an error or to some bytes
+ * of the right lengths, never past a buffer (ASan). */
+static void test_bytes_huffman_skewed(void)
+{
+    uint64_t seed = check_seed ^ 0x9A125;
+    for (int round = 0; round < 60; round++) {
+        size_t n = 1 + test_rand(&seed) % 300;
+        unsigned skew = 1 + (unsigned)(test_rand(&seed) % 6);
+        uint64_t *offs = malloc((n + 1) * 8), *oo = malloc((n + 1) * 8);
+        struct ig_buf d = IG_BUF_INIT, b = IG_BUF_INIT, out = IG_BUF_INIT;
+        offs[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t l = test_rand(&seed) % 4 == 0 ? test_rand(&seed) % 9 : test_rand(&seed) % 400;
+            for (size_t j = 0; j < l; j++) {
+                uint64_t r = test_rand(&seed);
+                unsigned zeros = 0; /* geometric: byte k with weight ~2^-(k/skew) */
+                while (zeros < 120 && (r & 1)) r >>= 1, zeros++;
+                uint8_t c = (uint8_t)(zeros * skew + (r >> 1) % skew);
+                ig_buf_append(&d, &c, 1);
+            }
+            offs[i + 1] = d.len;
+        }
+        struct ig_enc_opts o = forced(IG_ENC_HUFF);
+        REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0);
+        struct ig_error err = {0};
+        CHECK(ig_bytes_decode(b.data, b.len, n, NULL, oo, &out, &err) == 0);
+        CHECK(out.len == d.len && (d.len == 0 || memcmp(out.data, d.data, d.len) == 0));
+        CHECK(memcmp(oo, offs, (n + 1) * 8) == 0);
+        for (int flip = 0; flip < 20 && b.len; flip++) {
+            uint8_t *copy = malloc(b.len);
+            memcpy(copy, b.data, b.len);
+            size_t at = test_rand(&seed) % b.len;
+            copy[at] ^= (uint8_t)(1u << (test_rand(&seed) % 8));
+            ig_buf_reset(&out);
+            if (ig_bytes_decode(copy, b.len, n, NULL, oo, &out, &err) == 0) CHECK(out.len == oo[n]);
+            free(copy);
+        }
+        free(offs);
+        free(oo);
+        ig_buf_free(&d);
+        ig_buf_free(&b);
+        ig_buf_free(&out);
+    }
+}
+
 static void test_bytes_huffman(void)
 {
     uint64_t seed = check_seed ^ 0x4AFF;
@@ -1838,4 +1884,4 @@ TEST_MAIN(T(test_bitpack_util), T(test_bitpack_u8), T(test_varint_util), T(test_
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
           T(test_auto_selection), T(test_decimal_selection), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
-          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))
+          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_skewed), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

@@ -257,7 +257,7 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
 {
     struct ig_row_at at;
     uint64_t local;
-    size_t n;
+    size_t n = 0;
     *done = 0;
     int rc = rows_in_group(t, first, count, &at, &local, &n, err);
     if (rc) return rc;
@@ -343,7 +343,7 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
 {
     struct ig_row_at at;
     uint64_t local;
-    size_t n;
+    size_t n = 0;
     *done = 0;
     int rc = rows_in_group(t, first, count, &at, &local, &n, err);
     if (rc) return rc;
