@@ -10,7 +10,7 @@
  *     SPECIAL  15..8 version, 7..0 which file (README, schema.json, ...)
  *     VIEW     59..57 view, 56..33 column id (< 2^24), 32..8 scope (0 = all, g + 1;
  *              < 2^25), 7..0 version (parquet/G.parquet: view 7, column 0, scope G + 1;
- *              arrow/G.arrow: column 1)
+ *              arrow/G.arrow: column 1; jsonl/G.jsonl: column 2)
  *     ROW      59..0 global row id
  *     BLOB_*   59..52 blob column ordinal, 51..16 row id (< 2^36), 15..0 object (< 2^16)
  *
