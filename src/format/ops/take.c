@@ -192,50 +192,76 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
     return rc;
 }
 
-/* Add to lens[i] the JSON length of flat leaf column ref's value in each live
- * row i of [0, n) (rows at->in_group + i of one row group): each block taken
- * from src once for the rows it holds, its values measured (rendered into
- * scratch only where no cheaper exact count exists: strings, objects). */
-static int leaf_lens(const struct ig_table *t, const struct ig_column_ref *ref, const struct ig_row_at *at,
-                     size_t n, const uint8_t *live, const struct ig_block_source *src,
-                     struct ig_buf *scratch, uint64_t *lens, struct ig_error *err)
+/* A flat leaf column's blocks over rows [0, n) of a run (rows at->in_group +
+ * i of one row group), each taken from src once for the rows it holds: fn
+ * gets rows i .. i + m - 1 of the run as the block's values index .. index +
+ * m - 1 (a block holds every row of its range, erased ones in place; live
+ * says which count). Runs of erased rows between blocks are not shown to fn. */
+struct leaf_walk {
+    const struct ig_table *t;
+    const struct ig_column_ref *ref;
+    const struct ig_row_at *at;
+    size_t n;
+    const uint8_t *live;
+    const struct ig_block_source *src;
+    struct ig_error *err;
+};
+typedef int (*leaf_block_fn)(const struct leaf_walk *w, const struct ig_values *v, size_t index, size_t i,
+                             size_t m, void *ctx);
+
+static int walk_leaf_blocks(const struct leaf_walk *w, leaf_block_fn fn, void *ctx)
 {
     int rc = 0;
-    for (size_t i = 0; i < n && !rc;) {
-        if (!live[i]) {
+    for (size_t i = 0; i < w->n && !rc;) {
+        if (!w->live[i]) {
             i++;
             continue;
         }
-        struct ig_row_at r = *at;
-        r.in_group = at->in_group + (uint32_t)i;
+        struct ig_row_at r = *w->at;
+        r.in_group = w->at->in_group + (uint32_t)i;
         struct ig_values *v;
         void *hold;
         size_t index;
-        rc = ig_row_leaf(t, ref, &r, src, &v, &hold, &index, err);
+        rc = ig_row_leaf(w->t, w->ref, &r, w->src, &v, &hold, &index, w->err);
         if (rc) break;
-        /* rows i, i + 1, ... are the block's index, index + 1, ... to its end
-         * (a block holds every row of its range, erased ones in place: what
-         * is added to those is dropped by the caller) */
-        size_t rows = v->levels ? v->rows : v->n, j = i;
-        size_t run = n - i < rows - index ? n - i : rows - index;
-        if (ig_render_json_lens_add(v, index, run, lens + i)) j = i + run; /* numbers, no NULL */
-        for (; j < n && index + (j - i) < rows && !rc; j++) {
-            if (!live[j]) continue;
-            size_t k = index + (j - i), len;
-            if (ig_values_is_null(v, k)) {
-                lens[j] += 4; /* null */
-            } else if (ig_render_json_len(v, k, &len)) {
-                lens[j] += len;
-            } else {
-                ig_buf_reset(scratch);
-                if (ig_render_json_value(scratch, v, k)) rc = ig_err(err, -ENOMEM, "out of memory");
-                lens[j] += scratch->len;
-            }
-        }
-        src->put(src->ctx, hold);
-        i = j;
+        size_t rows = v->levels ? v->rows : v->n;
+        size_t m = w->n - i < rows - index ? w->n - i : rows - index;
+        rc = fn(w, v, index, i, m, ctx);
+        w->src->put(w->src->ctx, hold);
+        i += m;
     }
     return rc;
+}
+
+/* Add to lens[i] the JSON length of the value of each live row of a block
+ * (walk_leaf_blocks): measured, rendered into scratch only where no cheaper
+ * exact count exists (strings, objects). What is added to erased rows is
+ * dropped by the caller. */
+struct lens_ctx {
+    struct ig_buf *scratch;
+    uint64_t *lens;
+};
+
+static int block_lens(const struct leaf_walk *w, const struct ig_values *v, size_t index, size_t i, size_t m,
+                      void *ctx)
+{
+    struct lens_ctx *c = ctx;
+    uint64_t *lens = c->lens + i;
+    if (ig_render_json_lens_add(v, index, m, lens)) return 0; /* numbers, no NULL */
+    for (size_t j = 0; j < m; j++) {
+        if (!w->live[i + j]) continue;
+        size_t k = index + j, len;
+        if (ig_values_is_null(v, k)) {
+            lens[j] += 4; /* null */
+        } else if (ig_render_json_len(v, k, &len)) {
+            lens[j] += len;
+        } else {
+            ig_buf_reset(c->scratch);
+            if (ig_render_json_value(c->scratch, v, k)) return ig_err(w->err, -ENOMEM, "out of memory");
+            lens[j] += c->scratch->len;
+        }
+    }
+    return 0;
 }
 
 /* Rows first, first + 1, ... of first's row group, at most count: where
@@ -284,7 +310,8 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
         for (size_t i = 0; i < n; i++)
             lens[i] += name;
         if (ref.rec.leaf != IG_NONE && !ref.nested) {
-            rc = leaf_lens(t, &ref, &at, n, live, src, scratch, lens, err);
+            struct leaf_walk w = {t, &ref, &at, n, live, src, err};
+            rc = walk_leaf_blocks(&w, block_lens, &(struct lens_ctx){scratch, lens});
             continue;
         }
         for (size_t i = 0; i < n && !rc; i++) { /* nested: each row reassembled */
@@ -303,35 +330,23 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
     return rc;
 }
 
-/* Flat leaf column ref's JSON value of each live row i of [0, n) appended to
- * vals, ends[i] = vals->len after row i (an erased row adds nothing): each
- * block taken from src once for the rows it holds. */
-static int leaf_values(const struct ig_table *t, const struct ig_column_ref *ref, const struct ig_row_at *at,
-                       size_t n, const uint8_t *live, const struct ig_block_source *src,
-                       struct ig_buf *vals, size_t *ends, struct ig_error *err)
+/* The JSON value of each live row of a block (walk_leaf_blocks) appended to
+ * vals, ends[i] = vals->len after row i. */
+struct values_ctx {
+    struct ig_buf *vals;
+    size_t *ends;
+};
+
+static int block_values(const struct leaf_walk *w, const struct ig_values *v, size_t index, size_t i, size_t m,
+                        void *ctx)
 {
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc;) {
-        if (!live[i]) {
-            ends[i++] = vals->len;
-            continue;
-        }
-        struct ig_row_at r = *at;
-        r.in_group = at->in_group + (uint32_t)i;
-        struct ig_values *v;
-        void *hold;
-        size_t index, j = i;
-        rc = ig_row_leaf(t, ref, &r, src, &v, &hold, &index, err);
-        if (rc) break;
-        size_t rows = v->levels ? v->rows : v->n;
-        for (; j < n && index + (j - i) < rows && !rc; j++) {
-            if (live[j] && ig_render_json_value(vals, v, index + (j - i))) rc = ig_err(err, -ENOMEM, "out of memory");
-            ends[j] = vals->len;
-        }
-        src->put(src->ctx, hold);
-        i = j;
+    struct values_ctx *c = ctx;
+    for (size_t j = 0; j < m; j++) {
+        if (w->live[i + j] && ig_render_json_value(c->vals, v, index + j))
+            return ig_err(w->err, -ENOMEM, "out of memory");
+        c->ends[i + j] = c->vals->len;
     }
-    return rc;
+    return 0;
 }
 
 /* Past this many top-level columns rows are rendered one at a time: the bulk
@@ -384,7 +399,13 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
         starts[k] = vals.len;
         if (rc) break;
         if (ref.rec.leaf != IG_NONE && !ref.nested) {
-            rc = leaf_values(t, &ref, &at, n, live, src, &vals, e, err);
+            /* rows erased between blocks add nothing: their ends are the row's before */
+            for (size_t i = 0; i < n; i++)
+                e[i] = SIZE_MAX;
+            struct leaf_walk w = {t, &ref, &at, n, live, src, err};
+            rc = walk_leaf_blocks(&w, block_values, &(struct values_ctx){&vals, e});
+            for (size_t i = 0; i < n && !rc; i++)
+                if (e[i] == SIZE_MAX) e[i] = i ? e[i - 1] : starts[k];
             continue;
         }
         for (size_t i = 0; i < n && !rc; i++) { /* nested: each row reassembled */
