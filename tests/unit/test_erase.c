@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format/ops/erase.h"
@@ -490,5 +491,76 @@ static void test_journal_files_and_versions(void)
     ig_remove_tree(d);
 }
 
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* On shared storage (forced here: p.shared) another host erases in place while
+ * this one reads. A footer copy is one generation's: its tail's generation and
+ * root come with it (a tail read at open, before another host's erase, once
+ * stood beside the newer footer); a copy whose root disagrees is refused. A
+ * page read under an older footer gives up at once when the part moved on,
+ * instead of waiting ~1.9 s for a stale cache to expire (a mount's reload
+ * waited behind such a read). */
+static void test_shared_footer_copy_is_one_generation(void)
+{
+    make_table(0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_error err = {0};
+    struct ig_erase_report rep;
+    struct ig_part p1, p2, p3;
+    REQUIRE(ig_part_open(&p1, path, false, &err) == 0);
+    CHECK(p1.generation == 0);
+    uint64_t r10 = 10, r11 = 11;
+    REQUIRE(erase_rows(&r10, 1, &rep) == 0); /* between the tail's read and the copy */
+    p1.shared = true;
+    CHECK(ig_part_copy_footer(&p1, &err) == 0);
+    CHECK(p1.generation == 1); /* the copy's own tail */
+    CHECK(p1.deleted_rows == 1 && ig_part_row_deleted(&p1, 10));
+    CHECK(!ig_part_rewritten(&p1));
+    ig_part_close(&p1);
+
+    REQUIRE(ig_part_open(&p2, path, false, &err) == 0);
+    p2.shared = true;
+    REQUIRE(ig_part_copy_footer(&p2, &err) == 0);
+    CHECK(!ig_part_rewritten(&p2));
+    REQUIRE(erase_rows(&r11, 1, &rep) == 0);
+    CHECK(ig_part_rewritten(&p2));
+    struct ig_pagerec rec;
+    REQUIRE(ig_part_page(&p2, 0, &rec, &err) == 0); /* rows 0.. of v: row 11 is in it */
+    struct ig_reader r = {0};
+    double t0 = now_s();
+    CHECK(ig_reader_fetch(&r, &p2, 0, &rec, &err) == -EIO);
+    CHECK(now_s() - t0 < 1.0);
+    ig_reader_free(&r);
+    ig_part_close(&p2);
+
+    /* a tail whose root is not the footer's (its own hash made good) */
+    int fd = open(path, O_RDWR);
+    REQUIRE(fd >= 0);
+    struct stat st;
+    REQUIRE(fstat(fd, &st) == 0);
+    uint8_t tail[IG_TAIL_SIZE];
+    REQUIRE(ig_pread_full(fd, tail, sizeof tail, (uint64_t)st.st_size - IG_TAIL_SIZE) == 0);
+    ig_st64(tail + IG_TAIL_ROOT, ig_ld64(tail + IG_TAIL_ROOT) ^ 1);
+    ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
+    REQUIRE(pwrite(fd, tail, sizeof tail, st.st_size - IG_TAIL_SIZE) == (ssize_t)sizeof tail);
+    close(fd);
+    REQUIRE(ig_part_open(&p3, path, false, &err) == 0);
+    p3.shared = true;
+    CHECK(ig_part_copy_footer(&p3, &err) == -EIO);
+    CHECK(strstr(err.msg, "root hash") != NULL);
+    ig_part_close(&p3);
+    REQUIRE(ig_part_open(&p3, path, false, &err) == 0); /* local storage: not checked at open */
+    CHECK(ig_part_copy_footer(&p3, &err) == 0);
+    ig_part_close(&p3);
+    ig_remove_tree(dir);
+}
+
 TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+          T(test_shared_footer_copy_is_one_generation),
           T(test_journal_replay_is_idempotent))

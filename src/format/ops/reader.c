@@ -124,8 +124,11 @@ int ig_block_check(const struct ig_part *p, uint32_t page, const struct ig_pager
  * before another host rewrote them in place. Drop this host's cached copy of
  * the range and read it once more. On shared storage the client's own cache
  * (GlusterFS io-cache: 1 s by default) can serve the old bytes again, so read
- * up to four times more over ~1.9 s. The caller checks the last bytes read:
- * what still fails is damage. */
+ * up to four times more over ~1.9 s, unless the part itself moved on (another
+ * host erased in place: the bytes are newer than this reader's footer, and
+ * waiting would only hold up the caller, e.g. the mount daemon, whose reload
+ * of the table waited behind such a read for 1-1.2 s). The caller checks the
+ * last bytes read: what still fails is damage, or a table to reopen. */
 struct stale_check {
     const struct ig_part *p;
     uint32_t page;
@@ -146,7 +149,10 @@ static int reread_stale(struct ig_reader *r, const struct stale_check *c, uint32
     static const unsigned pause_ms[] = {0, 100, 300, 600, 900};
     unsigned tries = c->p->shared ? sizeof pause_ms / sizeof pause_ms[0] : 1;
     for (unsigned t = 0; t < tries; t++) {
-        if (pause_ms[t]) nanosleep(&(struct timespec){0, (long)pause_ms[t] * 1000000L}, NULL);
+        if (pause_ms[t]) {
+            if (ig_part_rewritten(c->p)) break;
+            nanosleep(&(struct timespec){0, (long)pause_ms[t] * 1000000L}, NULL);
+        }
         (void)posix_fadvise(c->p->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
         int rc = read_stored(r, c->p, leaf, c->page, off, len, err);
         if (rc || fresh(r, c)) return rc;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -132,6 +133,8 @@ static int part_open_once(struct ig_part *p, const char *path, bool writable,
         goto fail;
     }
     uint8_t tail[IG_TAIL_SIZE];
+    if (p->shared) /* see ig_part_copy_footer */
+        (void)posix_fadvise(p->fd, (off_t)(p->file_size - IG_TAIL_SIZE), IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
     rc = ig_pread_full(p->fd, tail, sizeof tail, p->file_size - IG_TAIL_SIZE);
     if (rc) {
         rc = ig_err(err, rc, "%s: reading the tail: %s", path, strerror(-rc));
@@ -199,23 +202,77 @@ int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_e
     return part_open_once(p, path, writable, err);
 }
 
+/* Is the copy one generation's? Its own tail (the copy runs to the end of the
+ * file) must be intact, place the footer where the open found it, and hold the
+ * root of the header, row groups and deletion bitmap copied with it. Then the
+ * tail's generation and root are taken from the copy too. */
+static bool copy_consistent(struct ig_part *p)
+{
+    const uint8_t *tail = p->map + (p->file_size - IG_TAIL_SIZE - p->map_offset);
+    if (memcmp(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8) ||
+        ig_ld64(tail + IG_TAIL_HASH) != ig_hash(tail, IG_TAIL_HASH) ||
+        ig_ld64(tail + IG_TAIL_FOOTER_OFFSET) != p->footer_offset ||
+        ig_ld64(tail + IG_TAIL_FOOTER_SIZE) != p->footer_size)
+        return false;
+    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS), p->sec_size[IG_SEC_GROUPS],
+                                   ig_part_section(p, IG_SEC_DELETION), p->sec_size[IG_SEC_DELETION]);
+    if (root != ig_ld64(tail + IG_TAIL_ROOT)) return false;
+    p->root = root;
+    p->generation = ig_ld64(tail + IG_TAIL_GENERATION);
+    return true;
+}
+
 int ig_part_copy_footer(struct ig_part *p, struct ig_error *err)
 {
     if (p->map_copied || !p->map) return 0;
     uint8_t *copy = malloc(p->map_len ? p->map_len : 1);
     if (!copy) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = ig_pread_full(p->fd, copy, p->map_len, p->map_offset);
-    if (rc) {
-        free(copy);
-        return ig_err(err, rc, "%s: read: %s", p->path, strerror(-rc));
+    size_t footer_at = (size_t)(p->footer - p->map);
+    /* On shared storage this host may hold some of the footer's pages from
+     * before another host rewrote them in place and not others, and the tail
+     * was read apart from the footer: a copy could mix generations (deletion
+     * bits of one, the count of deleted rows or the tail of another; a mount
+     * comparing generations then missed an erased row). There the copy is read
+     * afresh and must be one generation's (copy_consistent), read again while
+     * it is not, and refused after three tries. */
+    for (int tries = 0;; tries++) {
+        if (p->shared)
+            (void)posix_fadvise(p->fd, (off_t)p->map_offset, (off_t)p->map_len, POSIX_FADV_DONTNEED);
+        int rc = ig_pread_full(p->fd, copy, p->map_len, p->map_offset);
+        if (rc) {
+            if (!p->map_copied) free(copy); /* else p->map is copy: ig_part_close frees it */
+            return ig_err(err, rc, "%s: read: %s", p->path, strerror(-rc));
+        }
+        if (!p->map_copied) {
+            /* never touch the mapping again (it is what could fault) */
+            munmap(p->map, p->map_len);
+            p->map = copy;
+            p->footer = copy + footer_at;
+            p->map_copied = true;
+        }
+        /* the copy's header checked afresh, which also refreshes every field
+         * taken from it */
+        rc = check_header(p, err);
+        if (!p->shared) return rc;
+        if (!rc && copy_consistent(p)) return 0;
+        if (tries == 2)
+            return rc ? rc
+                      : ig_err(err, -EIO, "%s: footer and tail disagree (root hash) in three reads: "
+                                          "changed while read, or damaged",
+                               p->path);
+        nanosleep(&(struct timespec){0, 20 * 1000000L}, NULL);
     }
-    /* never touch the mapping again (it is what could fault): check the copy's
-     * header afresh, which also refreshes every field taken from it */
-    munmap(p->map, p->map_len);
-    p->footer = copy + (p->footer - p->map);
-    p->map = copy;
-    p->map_copied = true;
-    return check_header(p, err);
+}
+
+bool ig_part_rewritten(const struct ig_part *p)
+{
+    struct stat st;
+    uint8_t tail[IG_TAIL_SIZE];
+    if (fstat(p->fd, &st) || (uint64_t)st.st_size != p->file_size) return true;
+    off_t at = (off_t)(p->file_size - IG_TAIL_SIZE);
+    (void)posix_fadvise(p->fd, at, IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
+    return ig_pread_full(p->fd, tail, sizeof tail, (uint64_t)at) != 0 ||
+           ig_ld64(tail + IG_TAIL_GENERATION) != p->generation;
 }
 
 int ig_part_map_data(struct ig_part *p, struct ig_error *err)

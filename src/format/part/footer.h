@@ -71,6 +71,12 @@ int ig_part_copy_footer(struct ig_part *p, struct ig_error *err);
  * place instead of copying them out (the mount daemon). Bounds are those of the
  * page records: every extent lies in [8, footer_offset). */
 int ig_part_map_data(struct ig_part *p, struct ig_error *err);
+/* Has the file on disk moved on from what p describes (another process erased
+ * in place or appended: the tail's generation or the file's size differ, or the
+ * tail cannot be read)? Then bytes failing p's checksums are newer bytes under
+ * an older footer, not a stale cached copy. Reads the tail afresh (this host's
+ * cached copy of it dropped first); on the failure path only. */
+bool ig_part_rewritten(const struct ig_part *p);
 
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *out,
                    struct ig_error *err);

@@ -51,9 +51,9 @@ int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *e
 
 /* Drop this host's cached pages of every part file of the table at dir. On
  * shared storage another host may have rewritten them in place since they were
- * cached, and a footer read from a stale page is self-consistent but old:
- * writers call this once they hold the lock, a mount when another host changed
- * the table. Advice only (posix_fadvise). */
+ * cached (footers and tails are read afresh there anyway: ig_part_open,
+ * ig_part_copy_footer): writers call this once they hold the lock, a mount when
+ * another host changed the table. Advice only (posix_fadvise). */
 void ig_table_forget_cache(const char *dir);
 
 /* Global group -> (part, local group). -ENOENT if out of range. */
