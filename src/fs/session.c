@@ -2,8 +2,6 @@
 #include "fill.h"
 #include "format/model/types.h"
 #include "util/error.h"
-#include "util/io.h"
-#include "util/endian.h"
 #include "format/part/journal.h"
 
 #include <errno.h>
@@ -165,17 +163,8 @@ bool fs_table_moved(struct fs_session *s)
     if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
     bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
     ig_manifest_free(&m);
-    for (uint32_t i = 0; !changed && i < s->table.nparts; i++) {
-        const struct ig_part *p = &s->table.parts[i];
-        uint8_t tail[8];
-        struct stat st;
-        if (fstat(p->fd, &st) || (uint64_t)st.st_size < 64 ||
-            ig_pread_full(p->fd, tail, 8, (uint64_t)st.st_size - 64 + 32)) {
-            changed = true;
-            break;
-        }
-        changed = ig_ld64(tail) != p->generation || (uint64_t)st.st_size != p->file_size;
-    }
+    for (uint32_t i = 0; !changed && i < s->table.nparts; i++)
+        changed = ig_part_rewritten(&s->table.parts[i]);
     return changed;
 }
 

@@ -270,7 +270,7 @@ bool ig_part_rewritten(const struct ig_part *p)
     uint8_t tail[IG_TAIL_SIZE];
     if (fstat(p->fd, &st) || (uint64_t)st.st_size != p->file_size) return true;
     off_t at = (off_t)(p->file_size - IG_TAIL_SIZE);
-    (void)posix_fadvise(p->fd, at, IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
+    if (p->shared) (void)posix_fadvise(p->fd, at, IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
     return ig_pread_full(p->fd, tail, sizeof tail, (uint64_t)at) != 0 ||
            ig_ld64(tail + IG_TAIL_GENERATION) != p->generation;
 }

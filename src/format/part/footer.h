@@ -74,8 +74,8 @@ int ig_part_map_data(struct ig_part *p, struct ig_error *err);
 /* Has the file on disk moved on from what p describes (another process erased
  * in place or appended: the tail's generation or the file's size differ, or the
  * tail cannot be read)? Then bytes failing p's checksums are newer bytes under
- * an older footer, not a stale cached copy. Reads the tail afresh (this host's
- * cached copy of it dropped first); on the failure path only. */
+ * an older footer, not a stale cached copy. Reads the tail (on shared storage
+ * this host's cached copy of it dropped first). */
 bool ig_part_rewritten(const struct ig_part *p);
 
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *out,
