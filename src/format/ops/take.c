@@ -264,6 +264,16 @@ static int block_lens(const struct leaf_walk *w, const struct ig_values *v, size
     return 0;
 }
 
+/* The JSON value of column col (nested: reassembled) for row i of a run of
+ * rows starting at `at`, appended to out. */
+static int run_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_row_at *at, size_t i,
+                              const struct ig_block_source *src, struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_row_at r = *at;
+    r.in_group = at->in_group + (uint32_t)i;
+    return ig_row_value_json(t, col, &r, src, out, err);
+}
+
 /* Rows first, first + 1, ... of first's row group, at most count: where
  * first lives, its part-local row, and how many of them there are (*n). */
 static int rows_in_group(const struct ig_table *t, uint64_t first, size_t count, struct ig_row_at *at,
@@ -316,10 +326,8 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
         }
         for (size_t i = 0; i < n && !rc; i++) { /* nested: each row reassembled */
             if (!live[i]) continue;
-            struct ig_row_at r = at;
-            r.in_group = at.in_group + (uint32_t)i;
             ig_buf_reset(scratch);
-            rc = ig_row_value_json(t, c, &r, src, scratch, err);
+            rc = run_row_value_json(t, c, &at, i, src, scratch, err);
             lens[i] += scratch->len;
         }
     }
@@ -409,11 +417,7 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
             continue;
         }
         for (size_t i = 0; i < n && !rc; i++) { /* nested: each row reassembled */
-            if (live[i]) {
-                struct ig_row_at r = at;
-                r.in_group = at.in_group + (uint32_t)i;
-                rc = ig_row_value_json(t, top[k], &r, src, &vals, err);
-            }
+            if (live[i]) rc = run_row_value_json(t, top[k], &at, i, src, &vals, err);
             e[i] = vals.len;
         }
     }
