@@ -308,9 +308,10 @@ check mount_erase_verifies bash -c "'$INGOT' verify '$WORK/tm' >/dev/null && [ \
 
 # once an erase through the mount returns, an erased row is gone for every
 # reader: its name (stat), and a file of it opened before the erase (the
-# kernel had its pages and attributes cached). Until stop 42 the row's pages
-# and name were dropped just after the answer: a third of the writes to
-# .ingot/erase left the row stat-able and its old bytes readable for a moment.
+# kernel had its pages and attributes cached). The row's pages and name must
+# be dropped before the answer, not just after it: dropped after, about a third
+# of the writes to .ingot/erase left the row stat-able and its old bytes
+# readable for a moment.
 rm -rf "$WORK/m2" "$WORK/tm2"; cp -r "$WORK/t_delta_none" "$WORK/tm2"; mkdir -p "$WORK/m2"
 "$INGOT" mount "$WORK/tm2" "$WORK/m2"
 gone_on_return() {

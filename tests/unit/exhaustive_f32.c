@@ -2,8 +2,8 @@
  * ig_format_f32) and through the printf/strtof search (ig_format_f32_exact):
  * the texts must be equal, and ig_format_f32_len must count it. `exhaustive_f32 STRIDE` checks the floats whose bit
  * pattern is a multiple of STRIDE (the test suite runs a stride of 1021, a few
- * seconds; STRIDE 1, all 2^32 patterns, takes about 25 minutes on two cores and
- * is recorded in docs/BENCHMARKS.md). Threads: one per online core.
+ * seconds; STRIDE 1, all 2^32 patterns, takes about 25 minutes on two cores).
+ * Threads: one per online core.
  *
  * The same floats, eight at a time, through ig_f32_len_x8 (the AVX-512 text
  * length, where the CPU has it): its lengths must equal ig_format_f32_len's.
