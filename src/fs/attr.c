@@ -2,23 +2,13 @@
  * read, who may erase), owner, times, exact sizes. FUSE-free: ops.c hands
  * them to the kernel. */
 #include "attr.h"
+#include "namespace.h"
 #include "rows.h"
 #include "view.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool fs_dir_exists(struct fs_session *s, const struct fs_node *n)
-{
-    if (n->kind == FS_K_ROOT) return true;
-    if (n->kind != FS_K_DIR) return false;
-    if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
-    if (n->dir == FS_D_BLOBS) return s->nblob_cols > 0;
-    return n->dir == FS_D_COLUMNS || n->dir == FS_D_GROUPS || n->dir == FS_D_ROWS ||
-           n->dir == FS_D_CONTROL || n->dir == FS_D_PARQUET || n->dir == FS_D_ARROW ||
-           n->dir == FS_D_JSONL;
-}
 
 /* A regular file's attributes (st's common fields already set) once its size is known. */
 static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t size, struct stat *st)
@@ -45,7 +35,7 @@ int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
     st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
     bool erase_group = s->erase_gid != (gid_t)-1;
     if (n->kind == FS_K_ROOT || n->kind == FS_K_DIR) {
-        if (!fs_dir_exists(s, n)) return -ENOENT;
+        if (!fs_ns_dir_exists(s, n)) return -ENOENT;
         st->st_mode = S_IFDIR | 0555;
         if (n->kind == FS_K_DIR && n->dir == FS_D_ROWS) {
             /* rm rows/ID erases: the owner, and the erase group */

@@ -15,8 +15,6 @@
 
 struct ig_buf;
 
-/* Does directory node n exist in the table as loaded? */
-bool fs_dir_exists(struct fs_session *s, const struct fs_node *n);
 /* Attributes of an existing node, or -ENOENT (or the error sizing it met). */
 int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st);
 /* The same for a row in a directory listing: sized by rendering it into

@@ -1,3 +1,4 @@
+/* blobs.c - the objects of blob columns: a row's references, one object (blobs.h). */
 #include "blobs.h"
 #include "cache.h"
 #include "session.h"
@@ -79,40 +80,5 @@ bool fs_blob_parse_name(const char *name, uint64_t *id, const char **ext)
 
 bool fs_blob_verified(struct fs_session *s, uint32_t part, uint64_t offset, bool mark)
 {
-    uint64_t key = ((uint64_t)part << 48) ^ offset ^ 0x8000000000000000ULL; /* never 0 */
-    pthread_mutex_lock(&s->verified_mu);
-    bool found = false;
-    if (s->verified_cap) {
-        size_t mask = s->verified_cap - 1, k = (size_t)ig_mix64(key) & mask;
-        while (s->verified[k] && s->verified[k] != key)
-            k = (k + 1) & mask;
-        found = s->verified[k] == key;
-    }
-    if (!found && mark) {
-        if ((s->nverified + 1) * 2 > s->verified_cap) {
-            size_t cap = s->verified_cap ? s->verified_cap * 2 : 1024;
-            uint64_t *t = calloc(cap, sizeof *t);
-            if (t) {
-                for (size_t i = 0; i < s->verified_cap; i++) {
-                    if (!s->verified[i]) continue;
-                    size_t k = (size_t)ig_mix64(s->verified[i]) & (cap - 1);
-                    while (t[k])
-                        k = (k + 1) & (cap - 1);
-                    t[k] = s->verified[i];
-                }
-                free(s->verified);
-                s->verified = t;
-                s->verified_cap = cap;
-            }
-        }
-        if (s->verified_cap) {
-            size_t mask = s->verified_cap - 1, k = (size_t)ig_mix64(key) & mask;
-            while (s->verified[k])
-                k = (k + 1) & mask;
-            s->verified[k] = key;
-            s->nverified++;
-        }
-    }
-    pthread_mutex_unlock(&s->verified_mu);
-    return found;
+    return fs_keyset_had(&s->verified, ((uint64_t)part << 48) ^ offset, mark);
 }

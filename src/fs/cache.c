@@ -1,3 +1,4 @@
+/* cache.c - the daemon's bounded cache of decoded blocks and rendered pieces (cache.h). */
 #include "cache.h"
 #include "util/hash.h"
 

@@ -1,3 +1,4 @@
+/* control.c - erasing through the mount: batches written to .ingot/erase, rm rows/ID (control.h). */
 #include "control.h"
 #include "invalidate.h"
 #include "session.h"
@@ -132,7 +133,7 @@ int fs_erase_rows(struct fs_session *s, const uint64_t *rows, size_t n, char **w
     if (!rc) {
         /* the handler answers after the names go (fs_reply_after_names); with
          * view names cached the names thread reloads, dropping them first */
-        if (!atomic_load(&s->view_names_cached)) fs_reload(s, true, false);
+        if (!fs_view_names_cached(&s->vnames)) fs_reload(s, true, false);
         free(rep.ids);
     }
     atomic_fetch_sub(&s->erasing, 1);

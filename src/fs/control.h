@@ -4,11 +4,10 @@
  *   printf '17\n42\nuser_id=9001\n' > .ingot/erase
  *                                       a batch: row ids and COLUMN=VALUE lines
  *
- * A batch is checked line by line as it is written (a malformed line, unknown
- * column or unparsable value fails that write with EINVAL; an erased or
- * nonexistent row id with ENOENT) and applied when the file is closed (flush):
- * all lines or none. The ids are checked again when applied (ENOENT from close).
- * A failed write voids the batch: nothing of it is applied. */
+ * Each write(2) to .ingot/erase is one batch, all its lines or none: they are
+ * checked as a whole (a malformed line, unknown column or unparsable value:
+ * EINVAL; an erased or nonexistent row id: ENOENT) and erased before the
+ * write returns, so its errno is the batch's. */
 #ifndef IG_FS_CONTROL_H
 #define IG_FS_CONTROL_H
 
@@ -33,7 +32,7 @@ struct fs_batch *fs_batch_new(void);
 void fs_batch_free(struct fs_batch *b);
 /* Add written bytes; complete lines are validated now. */
 int fs_batch_write(struct fs_session *s, struct fs_batch *b, const char *p, size_t n);
-/* Apply on close; empties the batch. uid and pid: who asked (the audit log). */
+/* Apply the batch (the end of one write); empties it. uid and pid: who asked (the audit log). */
 int fs_batch_apply(struct fs_session *s, struct fs_batch *b, int64_t uid, int64_t pid);
 
 /* Erase a set of rows through the session (lock, erase, reload, invalidate). */

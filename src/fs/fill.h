@@ -33,38 +33,49 @@
 #ifndef IG_FS_FILL_H
 #define IG_FS_FILL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "inode.h"
 
-struct fs_session;
+/* Which inodes the kernel was given, and the workers filling now. */
+struct fs_fill {
+    unsigned workers;            /* the request loop's workers */
+    atomic_uint filling;         /* workers storing a fill now (at most workers - 1) */
+    _Atomic uint64_t *filled;    /* lossy set: inodes whose bytes the kernel was given */
+    _Atomic uint64_t epoch;      /* moved by every pass that drops pages (fs_fill_barrier) */
+    pthread_rwlock_t lock;       /* stores shared, the barrier exclusive */
+    unsigned test_pause_ms;      /* test hook INGOT_TEST_FILL_PAUSE_MS: a fill sleeps this
+                                    long between reading its bytes and storing them */
+};
 
 #define FS_FILL_MAX (256u << 10) /* bigger files are read in ranges, not filled */
 
-int fs_fill_init(struct fs_session *s, unsigned workers);
-void fs_fill_destroy(struct fs_session *s);
+int fs_fill_init(struct fs_fill *f, unsigned workers);
+void fs_fill_destroy(struct fs_fill *f);
 
 /* Is n a file a fill may hold (a blob object or a row), and has the kernel not
  * been given its bytes since it last dropped them? */
-bool fs_fill_wanted(struct fs_session *s, const struct fs_node *n, uint64_t ino);
+bool fs_fill_wanted(struct fs_fill *f, const struct fs_node *n, uint64_t ino);
 /* Take a filling worker's place (false: all but one are filling already). */
-bool fs_fill_begin(struct fs_session *s);
-void fs_fill_end(struct fs_session *s);
+bool fs_fill_begin(struct fs_fill *f);
+void fs_fill_end(struct fs_fill *f);
 
 /* The epoch to note before reading a fill; store between fs_fill_store_begin
  * (false: an invalidation pass began since the epoch was noted: do not store)
  * and fs_fill_store_end. */
-uint64_t fs_fill_epoch(struct fs_session *s);
-bool fs_fill_store_begin(struct fs_session *s, uint64_t epoch);
-void fs_fill_store_end(struct fs_session *s);
+uint64_t fs_fill_epoch(struct fs_fill *f);
+bool fs_fill_store_begin(struct fs_fill *f, uint64_t epoch);
+void fs_fill_store_end(struct fs_fill *f);
 /* Before a pass drops pages after a reload: no fill read before it is stored
  * after it. */
-void fs_fill_barrier(struct fs_session *s);
+void fs_fill_barrier(struct fs_fill *f);
 
 /* The kernel now holds ino's bytes (a read answered, a fill stored) or dropped
  * them (it forgot the inode, its pages were invalidated). */
-void fs_fill_done(struct fs_session *s, const struct fs_node *n, uint64_t ino);
-void fs_fill_dropped(struct fs_session *s, uint64_t ino);
+void fs_fill_done(struct fs_fill *f, const struct fs_node *n, uint64_t ino);
+void fs_fill_dropped(struct fs_fill *f, uint64_t ino);
 
 #endif

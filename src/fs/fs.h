@@ -1,14 +1,9 @@
 /* fs.h - the ingot FUSE daemon: a table directory mounted as plain files.
  *
- * Namespace (docs/FILESYSTEM.md):
- *
- *     README, schema.json
- *     columns/NAME, NAME.npy, NAME.valid.npy, _rowid.npy
- *     groups/G/...          the same files restricted to row group G
- *     rows/ID               one row as a JSON object
- *
- * Data flows one way: inode -> node (inode.h) -> pages in the footer view ->
- * pread + decode (format/) -> bytes rendered by a view (view.c) -> reply. */
+ * The names are listed in namespace.h (docs/FILESYSTEM.md). Data flows one
+ * way: inode -> node (inode.h) -> pages in the footer view -> pread + decode
+ * (format/) -> bytes rendered by a view (view.c) -> reply (glue/ops.c). Only
+ * glue/ includes FUSE headers; everything it calls decides FUSE-free. */
 #ifndef IG_FS_FS_H
 #define IG_FS_FS_H
 

@@ -1,3 +1,4 @@
+/* generated.c - the files the mount makes up from the footer: README, schema.json (generated.h). */
 #include "generated.h"
 #include "plan.h"
 #include "format/enc/codec.h"

@@ -1,3 +1,4 @@
+/* groupfile.c - a row group as one Parquet or Arrow file: layouts and pieces (groupfile.h). */
 #include "groupfile.h"
 
 #include <errno.h>
@@ -87,7 +88,7 @@ static void schema_free(void *obj) { ig_pqv_schema_free(obj); }
  * of a wide view's first byte). */
 static int pq_schema(struct fs_session *s, struct fs_entry **out)
 {
-    uint64_t k2 = KEY_PQ_SCHEMA(s->current.gen);
+    uint64_t k2 = KEY_PQ_SCHEMA(s->gens.current.gen);
     struct fs_entry *e = fs_cache_get(&s->cache, KEY_SPECIAL_K1, k2);
     if (e) {
         *out = e;

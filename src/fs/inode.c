@@ -1,3 +1,4 @@
+/* inode.c - nodes to inode numbers and back (inode.h). */
 #include "inode.h"
 
 #define KIND_SHIFT 60
@@ -8,10 +9,10 @@ uint64_t fs_ino(const struct fs_node *n)
     switch (n->kind) {
     case FS_K_ROOT: return 1;
     case FS_K_DIR: return k | (uint64_t)(n->dir & 0xFF) << 32 | n->scope;
-    case FS_K_SPECIAL: return k | (uint64_t)(n->version & 0xFF) << 8 | (n->special & 0xFF);
+    case FS_K_SPECIAL: return k | (uint64_t)(n->gen_bits & 0xFF) << 8 | (n->special & 0xFF);
     case FS_K_VIEW:
         return k | (uint64_t)(n->view & 0x7) << 57 | (uint64_t)(n->col & 0xFFFFFF) << 33 |
-               (uint64_t)(n->scope & FS_MAX_GROUPS) << 8 | (n->version & 0xFF);
+               (uint64_t)(n->scope & FS_MAX_GROUPS) << 8 | (n->gen_bits & 0xFF);
     case FS_K_ROW: return k | (n->row & ((1ULL << KIND_SHIFT) - 1));
     case FS_K_BLOB_DIR:
     case FS_K_BLOB_ROW:
@@ -37,13 +38,13 @@ bool fs_node_of(uint64_t ino, struct fs_node *n)
         return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_JSONL;
     case FS_K_SPECIAL:
         n->special = (uint32_t)ino & 0xFF;
-        n->version = (uint32_t)(ino >> 8) & 0xFF;
+        n->gen_bits = (uint32_t)(ino >> 8) & 0xFF;
         return n->special >= FS_S_README && n->special <= FS_S_GENERATION && !(ino >> 16 & 0xFFFFFFFFFFFull);
     case FS_K_VIEW:
         n->view = (uint32_t)(ino >> 57) & 0x7;
         n->col = (uint32_t)(ino >> 33) & 0xFFFFFF;
         n->scope = (uint32_t)(ino >> 8) & FS_MAX_GROUPS;
-        n->version = (uint32_t)ino & 0xFF;
+        n->gen_bits = (uint32_t)ino & 0xFF;
         return n->view < FS_V_COUNT;
     case FS_K_ROW: n->row = ino & ((1ULL << KIND_SHIFT) - 1); return true;
     case FS_K_BLOB_DIR:

@@ -7,15 +7,15 @@
  *
  *     63..60 kind
  *     DIR      39..32 directory type, 31..0 argument (row group)
- *     SPECIAL  15..8 version, 7..0 which file (README, schema.json, ...)
+ *     SPECIAL  15..8 generation, 7..0 which file (README, schema.json, ...)
  *     VIEW     59..57 view, 56..33 column id (< 2^24), 32..8 scope (0 = all, g + 1;
- *              < 2^25), 7..0 version (parquet/G.parquet: view 7, column 0, scope G + 1;
+ *              < 2^25), 7..0 generation (parquet/G.parquet: view 7, column 0, scope G + 1;
  *              arrow/G.arrow: column 1; jsonl/G.jsonl: column 2)
  *     ROW      59..0 global row id
  *     BLOB_*   59..52 blob column ordinal, 51..16 row id (< 2^36), 15..0 object (< 2^16)
  *
  * Views and generated files change with the table (an erase, an append); their
- * version bits name the table generation they show (versions.h), so each
+ * version bits name the table generation they show (generations.h), so each
  * generation of a file is its own inode. Rows and blob objects never change
  * (an erased one is gone), nor do directories' inodes.
  *
@@ -89,11 +89,11 @@ struct fs_node {
     uint64_t row;
     uint32_t blob;     /* blob column ordinal (BLOB_*) */
     uint32_t k;        /* object within a list<blob> row */
-    uint32_t version;  /* VIEW, SPECIAL: the table generation's low bits (versions.h) */
+    uint32_t gen_bits; /* VIEW, SPECIAL: the table generation's low bits (generations.h) */
 };
 
 /* Does this kind of node change with the table (and so carry a version)? */
-static inline bool fs_node_versioned(const struct fs_node *n)
+static inline bool fs_node_generational(const struct fs_node *n)
 {
     return n->kind == FS_K_VIEW || n->kind == FS_K_SPECIAL;
 }
@@ -107,7 +107,7 @@ static inline bool fs_node_is_group_file(const struct fs_node *n)
 /* Does the kernel always cache this node's name (ops.c entry_times)? Every
  * name but those of column views and generated files, which are looked up at
  * every open so that a path leads to the current generation at once and files
- * read together show one generation (versions.h). A row group's Parquet or
+ * read together show one generation (generations.h). A row group's Parquet or
  * Arrow file is cached too (engines open each several times a query): an older
  * generation's one answers ESTALE rather than mixing, and a reload drops these
  * names before it shows the new generation (invalidate.h). With the session's
@@ -115,12 +115,14 @@ static inline bool fs_node_is_group_file(const struct fs_node *n)
  * well (ops.c view_name_cacheable). */
 static inline bool fs_node_name_cached(const struct fs_node *n)
 {
-    return !fs_node_versioned(n) || fs_node_is_group_file(n);
+    return !fs_node_generational(n) || fs_node_is_group_file(n);
 }
 
 #define FS_MAX_BLOB_COLUMNS 256
 #define FS_MAX_BLOB_ROW (1ULL << 36)
 #define FS_MAX_BLOB_K (1u << 16)
+
+#define FS_ROOT_INO 1 /* FUSE_ROOT_ID */
 
 uint64_t fs_ino(const struct fs_node *n);
 bool fs_node_of(uint64_t ino, struct fs_node *n);

@@ -1,4 +1,8 @@
+/* invalidate.c - reloading a changed table and telling the kernel what went stale (invalidate.h). */
 #include "invalidate.h"
+#include "kernel.h"
+#include "namespace.h"
+#include "watch.h"
 #include "fill.h"
 #include "blobs.h"
 #include "inode.h"
@@ -13,152 +17,38 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fuse_lowlevel.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
-/* ---- known inodes: open addressing, linear probing, backward-shift delete ---- */
 
-static size_t slot_of(uint64_t ino, size_t cap)
+/* What the invalidation and names threads share (all under mu). */
+struct fs_invalidator {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;           /* a pass is pending (the invalidation thread) */
+    pthread_cond_t names_cv;     /* deferred replies wait (the names thread) */
+    struct ig_u64vec rows;       /* rows erased since the kernel was last told */
+    struct ig_u64vec row_names;  /* erased rows whose pages and attributes the names
+                                    thread dropped; their names are left to tell */
+    struct fs_deferred_reply *deferred; /* erases answered once names are dropped */
+    size_t ndeferred, deferred_cap;
+    bool pending, stopping;
+    pthread_t inval_thread, names_thread;
+};
+
+/* Tell the kernel (kernel.h): the glue's calls. */
+static void tell_inval_inode(struct fs_session *s, uint64_t ino) { s->kernel.inval_inode(s->kernel.ctx, ino); }
+static void tell_inval_entry(struct fs_session *s, uint64_t parent, const char *name)
 {
-    /* inode numbers are structured (kind, column, view in separate bit fields):
-     * mix every bit into the low ones before masking, or they cluster */
-    return (size_t)ig_mix64(ino) & (cap - 1);
+    s->kernel.inval_entry(s->kernel.ctx, parent, name, strlen(name));
 }
-
-static void known_grow(struct fs_session *s)
+static void tell_delete(struct fs_session *s, uint64_t parent, uint64_t ino, const char *name)
 {
-    size_t cap = s->known_cap ? s->known_cap * 2 : 1024;
-    struct fs_known *t = calloc(cap, sizeof *t);
-    if (!t) return;
-    for (size_t i = 0; i < s->known_cap; i++) {
-        if (!s->known[i].ino) continue;
-        size_t k = slot_of(s->known[i].ino, cap);
-        while (t[k].ino)
-            k = (k + 1) & (cap - 1);
-        t[k] = s->known[i];
-    }
-    free(s->known);
-    s->known = t;
-    s->known_cap = cap;
-}
-
-/* The kernel's references to a view or generated file count for its generation. */
-static void version_ref(struct fs_session *s, uint64_t ino, int64_t n)
-{
-    struct fs_node node;
-    if (!n || !fs_node_of(ino, &node) || !fs_node_versioned(&node)) return;
-    pthread_mutex_lock(&s->versions_mu);
-    fs_version_ref(s, node.version, n);
-    pthread_mutex_unlock(&s->versions_mu);
-}
-
-/* Rows are not counted: a listing of a million rows would put a million inodes
- * here (a tenth of the daemon's time in `ls -l rows/`, a cache miss each), and a
- * row only ever goes stale by being erased, which the reload finds in the
- * deletion bitmaps instead (rows_erased_between). A row the kernel was given
- * sets a bit (row_seen, never cleared: a superset of what it holds), so that
- * an erase of millions of rows tells the kernel only of those it may hold. */
-static bool row_of(uint64_t ino, uint64_t *row)
-{
-    struct fs_node node;
-    if (!fs_node_of(ino, &node) || node.kind != FS_K_ROW) return false;
-    *row = node.row;
-    return true;
-}
-
-#define SEEN_CHUNK_ROWS ((uint64_t)1 << 20) /* 128 KiB of bits, made on first use */
-
-static void row_seen_set(struct fs_session *s, uint64_t row)
-{
-    uint64_t c = row / SEEN_CHUNK_ROWS, bit = row % SEEN_CHUNK_ROWS;
-    pthread_mutex_lock(&s->known_mu);
-    if (c >= s->nrow_seen) {
-        size_t n = (size_t)c + 1;
-        uint64_t **t = realloc(s->row_seen, n * sizeof *t);
-        if (t) {
-            memset(t + s->nrow_seen, 0, (n - s->nrow_seen) * sizeof *t);
-            s->row_seen = t;
-            s->nrow_seen = n;
-        }
-    }
-    if (c < s->nrow_seen && !s->row_seen[c])
-        s->row_seen[c] = calloc(SEEN_CHUNK_ROWS / 64, sizeof(uint64_t));
-    /* out of memory: the bit is lost and an erase of this row tells the kernel
-     * nothing; its name and pages then last until their timeout */
-    if (c < s->nrow_seen && s->row_seen[c]) s->row_seen[c][bit / 64] |= 1ULL << (bit % 64);
-    pthread_mutex_unlock(&s->known_mu);
-}
-
-/* Caller holds known_mu. */
-static bool row_seen(const struct fs_session *s, uint64_t row)
-{
-    uint64_t c = row / SEEN_CHUNK_ROWS, bit = row % SEEN_CHUNK_ROWS;
-    return c < s->nrow_seen && s->row_seen[c] && (s->row_seen[c][bit / 64] >> (bit % 64)) & 1;
-}
-
-void fs_known_add(struct fs_session *s, uint64_t ino, uint64_t n)
-{
-    uint64_t row;
-    if (!n || !ino) return;
-    if (row_of(ino, &row)) {
-        row_seen_set(s, row);
-        return;
-    }
-    pthread_mutex_lock(&s->known_mu);
-    if ((s->known_count + 1) * 2 > s->known_cap) known_grow(s);
-    if (s->known_cap) {
-        size_t k = slot_of(ino, s->known_cap);
-        while (s->known[k].ino && s->known[k].ino != ino)
-            k = (k + 1) & (s->known_cap - 1);
-        if (!s->known[k].ino) {
-            s->known[k].ino = ino;
-            s->known_count++;
-        }
-        s->known[k].n += n;
-    }
-    pthread_mutex_unlock(&s->known_mu);
-    version_ref(s, ino, (int64_t)n);
-}
-
-void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
-{
-    uint64_t had = 0, row;
-    if (row_of(ino, &row)) return;
-    pthread_mutex_lock(&s->known_mu);
-    if (s->known_cap) {
-        size_t mask = s->known_cap - 1, k = slot_of(ino, s->known_cap);
-        while (s->known[k].ino && s->known[k].ino != ino)
-            k = (k + 1) & mask;
-        if (s->known[k].ino == ino) {
-            had = n < s->known[k].n ? n : s->known[k].n;
-            s->known[k].n -= had;
-        }
-        if (s->known[k].ino == ino && s->known[k].n == 0) {
-            /* remove, shifting back entries that probed past this slot */
-            size_t hole = k;
-            s->known[hole] = (struct fs_known){0};
-            s->known_count--;
-            for (size_t j = (hole + 1) & mask; s->known[j].ino; j = (j + 1) & mask) {
-                size_t home = slot_of(s->known[j].ino, s->known_cap);
-                if (((j - home) & mask) >= ((j - hole) & mask)) {
-                    s->known[hole] = s->known[j];
-                    s->known[j] = (struct fs_known){0};
-                    hole = j;
-                }
-            }
-        }
-    }
-    pthread_mutex_unlock(&s->known_mu);
-    version_ref(s, ino, -(int64_t)had);
+    s->kernel.delete_entry(s->kernel.ctx, parent, ino, name, strlen(name));
 }
 
 /* ---- rows erased between two generations ---------------------------------- */
@@ -166,7 +56,7 @@ void fs_known_forget(struct fs_session *s, uint64_t ino, uint64_t n)
 static void queue_row(struct fs_session *s, uint64_t row)
 {
     /* out of memory: the kernel keeps a name until its timeout; reads see ENOENT */
-    (void)ig_u64vec_push(&s->inval_rows, row);
+    (void)ig_u64vec_push(&s->inval->rows, row);
 }
 
 /* The part of t holding the same rows as p, if any. */
@@ -218,15 +108,14 @@ static void rows_erased_between(struct fs_session *s, const struct ig_table *old
 
 static void queue_invalidation(struct fs_session *s)
 {
-    pthread_mutex_lock(&s->inval_mu);
-    s->inval_pending = true;
-    pthread_cond_signal(&s->inval_cv);
-    pthread_mutex_unlock(&s->inval_mu);
+    if (!s->inval) return; /* not serving yet */
+    pthread_mutex_lock(&s->inval->mu);
+    s->inval->pending = true;
+    pthread_cond_signal(&s->inval->cv);
+    pthread_mutex_unlock(&s->inval->mu);
 }
 
 static void drop_view_names(struct fs_session *s);
-static void view_names_block(struct fs_session *s);
-static void view_names_unblock(struct fs_session *s);
 
 bool fs_reload(struct fs_session *s, bool force, bool names_now)
 {
@@ -249,77 +138,34 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
      * reload returns finds the new one (a lookup racing with this is as a file
      * opened before the erase, and is dropped by the pass queued below) */
     if (names_now) {
-        view_names_block(s);
+        fs_view_names_block(&s->vnames);
         drop_view_names(s);
     }
     fs_map_parts(&nt);
     pthread_rwlock_wrlock(&s->table_lock);
     struct ig_table old = s->table;
     /* keep what the old generation looked like while the kernel holds its files */
-    fs_version_advance(s, &old, nt.manifest.generation);
+    fs_generation_advance(&s->gens, &old, nt.manifest.generation);
     s->table = nt;
     s->generation++;
     fs_blob_columns(s); /* same schema, but keep the ordinals in step with the table */
     clock_gettime(CLOCK_REALTIME, &s->mtime);
     fs_cache_clear(&s->cache);
-    pthread_mutex_lock(&s->inval_mu); /* only ever taken inside the table lock */
-    rows_erased_between(s, &old, &s->table);
-    pthread_mutex_unlock(&s->inval_mu);
+    if (s->inval) {
+        pthread_mutex_lock(&s->inval->mu); /* only ever taken inside the table lock */
+        rows_erased_between(s, &old, &s->table);
+        pthread_mutex_unlock(&s->inval->mu);
+    }
     pthread_rwlock_unlock(&s->table_lock);
-    if (names_now) view_names_unblock(s);
+    if (names_now) fs_view_names_unblock(&s->vnames);
     ig_table_close(&old);
     queue_invalidation(s);
     return true;
 }
 
-/* ---- view names in the kernel's cache (invalidate.h) ---------------------- */
-
-uint64_t fs_view_names_epoch(struct fs_session *s)
-{
-    pthread_mutex_lock(&s->vnames_mu);
-    uint64_t e = s->vnames_epoch;
-    pthread_mutex_unlock(&s->vnames_mu);
-    return e;
-}
-
-bool fs_view_names_send(struct fs_session *s, uint64_t epoch)
-{
-    if (!atomic_load(&s->view_names_cached)) return false;
-    pthread_mutex_lock(&s->vnames_mu);
-    bool ok = !s->vnames_blocked && s->vnames_epoch == epoch;
-    if (ok) s->vnames_inflight++;
-    pthread_mutex_unlock(&s->vnames_mu);
-    return ok;
-}
-
-void fs_view_names_sent(struct fs_session *s)
-{
-    pthread_mutex_lock(&s->vnames_mu);
-    if (--s->vnames_inflight == 0) pthread_cond_broadcast(&s->vnames_cv);
-    pthread_mutex_unlock(&s->vnames_mu);
-}
-
-/* New entries uncached from now on; those already on their way arrive first. */
-static void view_names_block(struct fs_session *s)
-{
-    pthread_mutex_lock(&s->vnames_mu);
-    s->vnames_blocked++;
-    s->vnames_epoch++;
-    while (s->vnames_inflight)
-        pthread_cond_wait(&s->vnames_cv, &s->vnames_mu);
-    pthread_mutex_unlock(&s->vnames_mu);
-}
-
-static void view_names_unblock(struct fs_session *s)
-{
-    pthread_mutex_lock(&s->vnames_mu);
-    s->vnames_blocked--;
-    pthread_mutex_unlock(&s->vnames_mu);
-}
-
 void fs_reload_for_handler(struct fs_session *s, bool last)
 {
-    if (atomic_load(&s->view_names_cached)) {
+    if (fs_view_names_cached(&s->vnames)) {
         pthread_rwlock_rdlock(&s->table_lock);
         uint64_t seen = s->generation;
         pthread_rwlock_unlock(&s->table_lock);
@@ -339,40 +185,6 @@ void fs_reload_for_handler(struct fs_session *s, bool last)
 
 /* ---- the invalidation thread --------------------------------------------- */
 
-/* Where node n is listed: its directory's inode and its name there. False for
- * nodes with no fixed place (the root, directories). */
-static bool node_place(struct fs_session *s, const struct fs_node *n, uint64_t *parent, char *name,
-                       size_t cap)
-{
-    switch (n->kind) {
-    case FS_K_VIEW: {
-        if (n->view == FS_V_PARQUET) {
-            if (n->col > FS_GF_JSONL) return false;
-            *parent = fs_ino_dir(group_file_dir(n->col), 0);
-            return snprintf(name, cap, "%u.%s", n->scope - 1, group_file_ext(n->col)) > 0;
-        }
-        *parent = n->scope == FS_SCOPE_ALL ? fs_ino_dir(FS_D_COLUMNS, 0) : fs_ino_dir(FS_D_GROUP, n->scope);
-        if (n->view == FS_V_ROWID) return snprintf(name, cap, "_rowid.npy") > 0;
-        struct ig_colrec cr;
-        char esc[3 * FS_NAME_MAX + 1];
-        if (ig_part_column(&s->table.parts[0], n->col, &cr, NULL) ||
-            !fs_escape_name(cr.name, cr.name_len, esc, sizeof esc))
-            return false;
-        return (size_t)snprintf(name, cap, "%s%s", esc, fs_view_suffix((enum fs_view)n->view)) < cap;
-    }
-    case FS_K_SPECIAL: {
-        static const char *const names[] = {NULL, "README", "schema.json", "erase", "erasures",
-                                            "generation"};
-        *parent = n->special <= FS_S_SCHEMA ? 1 : fs_ino_dir(FS_D_CONTROL, 0);
-        return snprintf(name, cap, "%s", names[n->special]) > 0;
-    }
-    case FS_K_ROW:
-        *parent = fs_ino_dir(FS_D_ROWS, 0);
-        return snprintf(name, cap, "%" PRIu64, n->row) > 0;
-    default: return false;
-    }
-}
-
 /* What the kernel must drop after the table changed, for one inode it knows:
  * a view or generated file of an older generation keeps its inode but loses its
  * cached pages (they may hold erased bytes; reads come back and get the
@@ -382,7 +194,7 @@ static bool node_place(struct fs_session *s, const struct fs_node *n, uint64_t *
  * keep everything: they never change. Caller holds the table lock (read). */
 static bool is_stale(struct fs_session *s, const struct fs_node *n)
 {
-    if (fs_node_versioned(n)) return n->version != fs_version_bits(s->current.gen);
+    if (fs_node_generational(n)) return n->gen_bits != fs_gen_bits(s->gens.current.gen);
     if (n->kind != FS_K_ROW && n->kind != FS_K_BLOB && n->kind != FS_K_BLOB_ROW) return false;
     uint32_t pi;
     uint64_t local;
@@ -398,31 +210,29 @@ struct stale {
 
 static void notify_stale(struct fs_session *s, const struct stale *st)
 {
-    fuse_lowlevel_notify_inval_inode(s->se, st->ino, 0, 0);
+    tell_inval_inode(s, st->ino);
     if (!st->placed) return;
     if (st->versioned)
-        fuse_lowlevel_notify_delete(s->se, st->parent, st->ino, st->name, strlen(st->name));
+        tell_delete(s, st->parent, st->ino, st->name);
     else
-        fuse_lowlevel_notify_inval_entry(s->se, st->parent, st->name, strlen(st->name));
+        tell_inval_entry(s, st->parent, st->name);
+}
+
+/* Views whose names the kernel caches: row-group files always, every view
+ * with view names cached. */
+static bool view_name_held(void *ctx, uint64_t ino)
+{
+    struct fs_session *s = ctx;
+    struct fs_node node;
+    return fs_node_of(ino, &node) &&
+           (fs_node_is_group_file(&node) || (fs_view_names_cached(&s->vnames) && node.kind == FS_K_VIEW));
 }
 
 /* The inodes the kernel holds (only views whose names it caches, with
- * cached_views), a copy taken under known_mu; NULL without memory. */
+ * cached_views); NULL without memory. */
 static uint64_t *known_inodes(struct fs_session *s, bool cached_views, size_t *n)
 {
-    pthread_mutex_lock(&s->known_mu);
-    *n = 0;
-    uint64_t *inos = malloc((s->known_count + 1) * sizeof *inos);
-    for (size_t i = 0; inos && i < s->known_cap; i++) {
-        struct fs_node node;
-        if (s->known[i].ino &&
-            (!cached_views ||
-             (fs_node_of(s->known[i].ino, &node) &&
-              (fs_node_is_group_file(&node) || (atomic_load(&s->view_names_cached) && node.kind == FS_K_VIEW)))))
-            inos[(*n)++] = s->known[i].ino;
-    }
-    pthread_mutex_unlock(&s->known_mu);
-    return inos;
+    return fs_known_inodes(&s->known, cached_views ? view_name_held : NULL, s, n);
 }
 
 /* The names of views the kernel caches (row-group files always; every view
@@ -446,11 +256,11 @@ static void drop_view_names(struct fs_session *s)
             struct fs_node node;
             struct stale *x = &st[ns];
             *x = (struct stale){.ino = inos[i], .versioned = true};
-            if (fs_node_of(inos[i], &node) && node_place(s, &node, &x->parent, x->name, sizeof x->name)) ns++;
+            if (fs_node_of(inos[i], &node) && fs_ns_place(s, &node, &x->parent, x->name, sizeof x->name)) ns++;
         }
         pthread_rwlock_unlock(&s->table_lock);
         for (size_t i = 0; i < ns; i++)
-            fuse_lowlevel_notify_delete(s->se, st[i].parent, st[i].ino, st[i].name, strlen(st[i].name));
+            tell_delete(s, st[i].parent, st[i].ino, st[i].name);
     }
     if (st != &one) free(st);
     free(inos);
@@ -464,16 +274,11 @@ static struct ig_u64vec take_rows(struct ig_u64vec *q)
     return r;
 }
 
-/* Keep the rows the kernel may hold (row_seen): rows are not among the known
- * inodes, and an erase of millions of rows tells the kernel only of these. */
+/* Keep the rows the kernel may hold: rows are not among the known inodes, and
+ * an erase of millions of rows tells the kernel only of these. */
 static void keep_held_rows(struct fs_session *s, struct ig_u64vec *r)
 {
-    size_t held = 0;
-    pthread_mutex_lock(&s->known_mu);
-    for (size_t i = 0; i < r->n; i++)
-        if (row_seen(s, r->v[i])) r->v[held++] = r->v[i];
-    pthread_mutex_unlock(&s->known_mu);
-    r->n = held;
+    fs_known_keep_given_rows(&s->known, r);
 }
 
 /* Tell the kernel of erased rows: their pages and attributes (inodes: no
@@ -485,9 +290,9 @@ static void notify_rows(struct fs_session *s, const struct ig_u64vec *r, bool in
         struct fs_node node = {.kind = FS_K_ROW, .row = r->v[i]};
         uint64_t ino = fs_ino(&node), parent;
         char name[32];
-        if (inodes) fuse_lowlevel_notify_inval_inode(s->se, ino, 0, 0);
-        if (names && node_place(s, &node, &parent, name, sizeof name))
-            fuse_lowlevel_notify_inval_entry(s->se, parent, name, strlen(name));
+        if (inodes) tell_inval_inode(s, ino);
+        if (names && fs_ns_place(s, &node, &parent, name, sizeof name))
+            tell_inval_entry(s, parent, name);
     }
 }
 
@@ -499,26 +304,26 @@ static void notify_rows(struct fs_session *s, const struct ig_u64vec *r, bool in
  * rows/ until it is answered). */
 static void drop_erased_row_inodes(struct fs_session *s)
 {
-    pthread_mutex_lock(&s->inval_mu);
-    struct ig_u64vec r = take_rows(&s->inval_rows);
-    pthread_mutex_unlock(&s->inval_mu);
+    pthread_mutex_lock(&s->inval->mu);
+    struct ig_u64vec r = take_rows(&s->inval->rows);
+    pthread_mutex_unlock(&s->inval->mu);
     keep_held_rows(s, &r);
     if (r.n) {
-        fs_fill_barrier(s);
+        fs_fill_barrier(&s->fill);
         notify_rows(s, &r, true, false);
     }
-    pthread_mutex_lock(&s->inval_mu);
-    if (!s->row_names.n) {
-        ig_u64vec_free(&s->row_names);
-        s->row_names = r;
+    pthread_mutex_lock(&s->inval->mu);
+    if (!s->inval->row_names.n) {
+        ig_u64vec_free(&s->inval->row_names);
+        s->inval->row_names = r;
     } else {
         for (size_t i = 0; i < r.n; i++) /* out of memory: the name lasts until its timeout */
-            (void)ig_u64vec_push(&s->row_names, r.v[i]);
+            (void)ig_u64vec_push(&s->inval->row_names, r.v[i]);
         ig_u64vec_free(&r);
     }
-    s->inval_pending = s->inval_pending || s->row_names.n;
-    pthread_cond_signal(&s->inval_cv);
-    pthread_mutex_unlock(&s->inval_mu);
+    s->inval->pending = s->inval->pending || s->inval->row_names.n;
+    pthread_cond_signal(&s->inval->cv);
+    pthread_mutex_unlock(&s->inval->mu);
 }
 
 /* The rows erased since the last call: the pages, attributes and name of each
@@ -526,11 +331,11 @@ static void drop_erased_row_inodes(struct fs_session *s)
  * drop_erased_row_inodes did. */
 static void invalidate_rows(struct fs_session *s)
 {
-    pthread_mutex_lock(&s->inval_mu);
-    struct ig_u64vec full = take_rows(&s->inval_rows), names = take_rows(&s->row_names);
-    pthread_mutex_unlock(&s->inval_mu);
+    pthread_mutex_lock(&s->inval->mu);
+    struct ig_u64vec full = take_rows(&s->inval->rows), names = take_rows(&s->inval->row_names);
+    pthread_mutex_unlock(&s->inval->mu);
     keep_held_rows(s, &full);
-    if (full.n) fs_fill_barrier(s);
+    if (full.n) fs_fill_barrier(&s->fill);
     notify_rows(s, &full, true, true);
     notify_rows(s, &names, false, true);
     ig_u64vec_free(&full);
@@ -547,7 +352,7 @@ static void invalidate_rows(struct fs_session *s)
  * control files left out (drop_stale_pages). */
 static void notify_stale_known(struct fs_session *s, bool pages_only)
 {
-    fs_fill_barrier(s);
+    fs_fill_barrier(&s->fill);
     size_t n;
     uint64_t *inos = known_inodes(s, false, &n);
     struct stale *st = malloc(INVAL_BATCH * sizeof *st);
@@ -561,8 +366,8 @@ static void notify_stale_known(struct fs_session *s, bool pages_only)
                 continue;
             struct stale *x = &st[ns++];
             x->ino = inos[i];
-            x->versioned = fs_node_versioned(&node);
-            x->placed = !pages_only && node_place(s, &node, &x->parent, x->name, sizeof x->name);
+            x->versioned = fs_node_generational(&node);
+            x->placed = !pages_only && fs_ns_place(s, &node, &x->parent, x->name, sizeof x->name);
         }
         pthread_rwlock_unlock(&s->table_lock);
         for (size_t i = 0; i < ns; i++)
@@ -592,7 +397,7 @@ static void drop_stale_pages(struct fs_session *s)
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen)
 {
     pthread_rwlock_rdlock(&s->table_lock);
-    bool moved = s->current.gen != gen;
+    bool moved = s->gens.current.gen != gen;
     pthread_rwlock_unlock(&s->table_lock);
     if (moved) queue_invalidation(s);
 }
@@ -612,57 +417,58 @@ static void invalidate_all(struct fs_session *s)
  * unlink or a write holds until it is answered: were it to answer them, it
  * could wait on its own answer.) */
 struct fs_deferred_reply {
-    fuse_req_t req;
+    void *req;
     bool write;
     size_t size;
 };
 
 /* unlink: done (0); write: the bytes written */
-static void answer(const struct fs_deferred_reply *d)
+static void answer(struct fs_session *s, const struct fs_deferred_reply *d)
 {
-    if (d->write) fuse_reply_write(d->req, d->size);
-    else fuse_reply_err(d->req, 0);
+    s->kernel.answer(d->req, d->write, d->size);
 }
 
-void fs_reply_after_names(struct fs_session *s, struct fuse_req *req, bool write, size_t size)
+void fs_reply_after_names(struct fs_session *s, void *req, bool write, size_t size)
 {
-    pthread_mutex_lock(&s->inval_mu);
+    struct fs_invalidator *iv = s->inval;
     bool queued = false;
-    if (s->ndeferred == s->deferred_cap) {
-        size_t cap = s->deferred_cap ? s->deferred_cap * 2 : 16;
-        struct fs_deferred_reply *d = realloc(s->deferred, cap * sizeof *d);
-        if (d) s->deferred = d, s->deferred_cap = cap;
+    if (iv) pthread_mutex_lock(&iv->mu);
+    if (iv && iv->ndeferred == iv->deferred_cap) {
+        size_t cap = iv->deferred_cap ? iv->deferred_cap * 2 : 16;
+        struct fs_deferred_reply *d = realloc(iv->deferred, cap * sizeof *d);
+        if (d) iv->deferred = d, iv->deferred_cap = cap;
     }
-    if (s->ndeferred < s->deferred_cap && s->threads_started && !s->stopping) {
-        s->deferred[s->ndeferred++] = (struct fs_deferred_reply){req, write, size};
+    if (iv && iv->ndeferred < iv->deferred_cap && !iv->stopping) {
+        iv->deferred[iv->ndeferred++] = (struct fs_deferred_reply){req, write, size};
         queued = true;
-        pthread_cond_signal(&s->names_cv);
+        pthread_cond_signal(&iv->names_cv);
     }
-    pthread_mutex_unlock(&s->inval_mu);
+    if (iv) pthread_mutex_unlock(&iv->mu);
     if (queued) return;
     /* out of memory or unmounting: answer now; the queued pass drops the names
      * (with view names cached the erase has not been reloaded yet: here, then) */
-    if (atomic_load(&s->view_names_cached)) fs_reload(s, true, false);
-    answer(&(struct fs_deferred_reply){req, write, size});
+    if (fs_view_names_cached(&s->vnames)) fs_reload(s, true, false);
+    answer(s, &(struct fs_deferred_reply){req, write, size});
 }
 
 static void *names_main(void *arg)
 {
     struct fs_session *s = arg;
     for (;;) {
-        pthread_mutex_lock(&s->inval_mu);
-        while (!s->ndeferred && !s->stopping)
-            pthread_cond_wait(&s->names_cv, &s->inval_mu);
-        bool stop = s->stopping;
-        struct fs_deferred_reply *d = s->deferred;
-        size_t n = s->ndeferred;
-        s->deferred = NULL;
-        s->ndeferred = s->deferred_cap = 0;
-        pthread_mutex_unlock(&s->inval_mu);
+        struct fs_invalidator *iv = s->inval;
+        pthread_mutex_lock(&iv->mu);
+        while (!iv->ndeferred && !iv->stopping)
+            pthread_cond_wait(&iv->names_cv, &iv->mu);
+        bool stop = iv->stopping;
+        struct fs_deferred_reply *d = iv->deferred;
+        size_t n = iv->ndeferred;
+        iv->deferred = NULL;
+        iv->ndeferred = iv->deferred_cap = 0;
+        pthread_mutex_unlock(&iv->mu);
         if (n && !stop) {
             /* an erase through the mount: with view names cached, the reload
              * is made here (control.c), names dropped before it shows */
-            if (atomic_load(&s->view_names_cached))
+            if (fs_view_names_cached(&s->vnames))
                 fs_reload(s, true, true);
             else
                 drop_view_names(s);
@@ -670,7 +476,7 @@ static void *names_main(void *arg)
             drop_erased_row_inodes(s);
         }
         for (size_t i = 0; i < n; i++)
-            answer(&d[i]);
+            answer(s, &d[i]);
         free(d);
         if (stop) break;
     }
@@ -681,114 +487,93 @@ static void *inval_main(void *arg)
 {
     struct fs_session *s = arg;
     for (;;) {
-        pthread_mutex_lock(&s->inval_mu);
-        while (!s->inval_pending && !s->stopping)
-            pthread_cond_wait(&s->inval_cv, &s->inval_mu);
-        bool stop = s->stopping;
-        s->inval_pending = false;
-        pthread_mutex_unlock(&s->inval_mu);
+        pthread_mutex_lock(&s->inval->mu);
+        while (!s->inval->pending && !s->inval->stopping)
+            pthread_cond_wait(&s->inval->cv, &s->inval->mu);
+        bool stop = s->inval->stopping;
+        s->inval->pending = false;
+        pthread_mutex_unlock(&s->inval->mu);
         if (stop) break;
         invalidate_all(s);
     }
     return NULL;
 }
 
-/* ---- watching for changes by other processes ------------------------------ */
+/* ---- starting and stopping ------------------------------------------------ */
 
-/* Changes made on this host arrive through inotify at once; changes made by
- * another host sharing the table (a network file system: inotify sees only
- * local writes) are found by checking the table's generation every poll_ms
- * (fs_table_moved reads MANIFEST and each part's tail). */
-static void *watch_main(void *arg)
+/* This host changed the table (inotify): reload, names dropped first. */
+static void table_changed(void *arg)
 {
-    struct fs_session *s = arg;
-    char buf[4096] __attribute__((aligned(8)));
-    for (;;) {
-        struct pollfd pf[2] = {{s->inotify_fd, POLLIN, 0}, {s->stop_pipe[0], POLLIN, 0}};
-        int n = poll(pf, 2, s->poll_ms ? (int)s->poll_ms : -1);
-        if (n < 0) continue;
-        if (pf[1].revents) break;
-        if (n == 0) { /* the timer: another host may have erased or appended */
-            if (fs_manifest_moved(s)) {
-                /* from another host: this host's cached part pages may be old */
-                ig_table_forget_cache(s->dir);
-                fs_reload(s, false, true);
-            }
-            continue;
-        }
-        if (!(pf[0].revents & POLLIN)) continue;
-        /* let a burst of events (journal, parts, audit log) settle */
-        usleep(20000);
-        /* from the moment the events leave the queue until the reload is done,
-         * fs_writer_seen learns of them from this flag instead */
-        atomic_store(&s->watcher_busy, true);
-        while (read(s->inotify_fd, buf, sizeof buf) > 0) {
-        }
-        fs_reload(s, false, true);
-        atomic_store(&s->watcher_busy, false);
-    }
-    return NULL;
+    fs_reload(arg, false, true);
 }
 
-bool fs_writer_seen(struct fs_session *s)
+/* The timer: another host may have erased or appended. */
+static void timer_tick(void *arg)
 {
-    int fd = atomic_load(&s->watch_fd);
-    if (fd < 0 || atomic_load(&s->erasing) || atomic_load(&s->watcher_busy)) return true;
-    int queued = 0;
-    return ioctl(fd, FIONREAD, &queued) != 0 || queued > 0;
+    struct fs_session *s = arg;
+    if (fs_manifest_moved(s)) {
+        /* from another host: this host's cached part pages may be old */
+        ig_table_forget_cache(s->dir);
+        fs_reload(s, false, true);
+    }
+}
+
+static void stop_threads(struct fs_invalidator *iv, bool names)
+{
+    pthread_mutex_lock(&iv->mu);
+    iv->stopping = true;
+    pthread_cond_signal(&iv->cv);
+    pthread_cond_signal(&iv->names_cv);
+    pthread_mutex_unlock(&iv->mu);
+    pthread_join(iv->inval_thread, NULL);
+    if (names) pthread_join(iv->names_thread, NULL);
+}
+
+static void invalidator_free(struct fs_invalidator *iv)
+{
+    pthread_mutex_destroy(&iv->mu);
+    pthread_cond_destroy(&iv->cv);
+    pthread_cond_destroy(&iv->names_cv);
+    free(iv->deferred);
+    ig_u64vec_free(&iv->rows);
+    ig_u64vec_free(&iv->row_names);
+    free(iv);
 }
 
 int fs_invalidate_start(struct fs_session *s)
 {
-    char sub[4200];
-    snprintf(sub, sizeof sub, "%s/.ingot", s->dir);
-    mkdir(sub, 0755); /* may fail on a read-only table: then only MANIFEST is watched */
-    s->inotify_fd = s->use_inotify ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
-    if (s->inotify_fd >= 0) {
-        inotify_add_watch(s->inotify_fd, s->dir, IN_MOVED_TO | IN_CLOSE_WRITE);
-        inotify_add_watch(s->inotify_fd, sub, IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO);
-    }
-    if (pipe2(s->stop_pipe, O_CLOEXEC)) return -errno;
-    if (pthread_create(&s->inval_thread, NULL, inval_main, s)) return -EAGAIN;
-    if (pthread_create(&s->names_thread, NULL, names_main, s)) {
-        pthread_mutex_lock(&s->inval_mu);
-        s->stopping = true;
-        pthread_cond_signal(&s->inval_cv);
-        pthread_mutex_unlock(&s->inval_mu);
-        pthread_join(s->inval_thread, NULL);
+    struct fs_invalidator *iv = calloc(1, sizeof *iv);
+    if (!iv) return -ENOMEM;
+    pthread_mutex_init(&iv->mu, NULL);
+    pthread_cond_init(&iv->cv, NULL);
+    pthread_cond_init(&iv->names_cv, NULL);
+    s->inval = iv;
+    if (pthread_create(&iv->inval_thread, NULL, inval_main, s)) {
+        s->inval = NULL;
+        invalidator_free(iv);
         return -EAGAIN;
     }
-    s->watching = (s->inotify_fd >= 0 || s->poll_ms) &&
-                  pthread_create(&s->watch_thread, NULL, watch_main, s) == 0;
-    if (!s->watching && s->inotify_fd >= 0) {
-        close(s->inotify_fd);
-        s->inotify_fd = -1;
+    if (pthread_create(&iv->names_thread, NULL, names_main, s)) {
+        stop_threads(iv, false);
+        s->inval = NULL;
+        invalidator_free(iv);
+        return -EAGAIN;
     }
-    atomic_store(&s->watch_fd, s->watching ? s->inotify_fd : -1);
-    pthread_mutex_lock(&s->inval_mu); /* fs_reply_after_names reads it */
-    s->threads_started = true;
-    pthread_mutex_unlock(&s->inval_mu);
-    return 0;
+    int rc = fs_watch_start(&s->watch, s->dir, table_changed, timer_tick, s);
+    if (rc) {
+        stop_threads(iv, true);
+        s->inval = NULL;
+        invalidator_free(iv);
+    }
+    return rc;
 }
 
 void fs_invalidate_stop(struct fs_session *s)
 {
-    if (!s->threads_started) return;
-    pthread_mutex_lock(&s->inval_mu);
-    s->stopping = true;
-    pthread_cond_signal(&s->inval_cv);
-    pthread_cond_signal(&s->names_cv);
-    pthread_mutex_unlock(&s->inval_mu);
-    atomic_store(&s->watch_fd, -1);
-    if (write(s->stop_pipe[1], "x", 1) < 0) { /* the watcher also stops on poll errors */
-    }
-    pthread_join(s->inval_thread, NULL);
-    pthread_join(s->names_thread, NULL);
-    if (s->watching) pthread_join(s->watch_thread, NULL);
-    if (s->inotify_fd >= 0) {
-        close(s->inotify_fd);
-    }
-    close(s->stop_pipe[0]);
-    close(s->stop_pipe[1]);
-    s->threads_started = false;
+    struct fs_invalidator *iv = s->inval;
+    if (!iv) return;
+    fs_watch_stop(&s->watch);
+    stop_threads(iv, true);
+    s->inval = NULL;
+    invalidator_free(iv);
 }

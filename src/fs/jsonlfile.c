@@ -1,3 +1,4 @@
+/* jsonlfile.c - a row group's rows as one JSON Lines file (jsonlfile.h). */
 #include "jsonlfile.h"
 #include "rows.h"
 #include "util/error.h"

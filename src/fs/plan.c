@@ -1,3 +1,4 @@
+/* plan.c - how a column's views are laid out: dtype, row spans over pages (plan.h). */
 #include "plan.h"
 #include "format/layout.h"
 #include "format/model/types.h"
@@ -126,7 +127,7 @@ static bool scope_groups(uint32_t groups, uint32_t scope, uint32_t *g0, uint32_t
     return true;
 }
 
-int fs_walk_spans(struct fs_session *s, const struct fs_node *n, const struct fs_version *ver,
+int fs_walk_spans(struct fs_session *s, const struct fs_node *n, const struct fs_generation *ver,
                   fs_span_fn fn, void *ctx)
 {
     uint32_t g0, g1;
@@ -153,7 +154,7 @@ int fs_walk_spans(struct fs_session *s, const struct fs_node *n, const struct fs
                 ig_chunk_page_check(p, pg, &rec, leaf, expected, gr.row_count, NULL))
                 return -EIO;
             expected += rec.row_count;
-            uint64_t deleted = old ? fs_version_deleted_count(ver, &s->table, pi,
+            uint64_t deleted = old ? fs_generation_deleted_count(ver, &s->table, pi,
                                                               gr.first_row + rec.first_row,
                                                               rec.row_count)
                                    : rec.deleted;

@@ -14,7 +14,7 @@
 #include "format/ops/reader.h"
 #include "inode.h"
 #include "session.h"
-#include "versions.h"
+#include "generations.h"
 
 #define FS_NPY_HEADER 128
 
@@ -45,7 +45,7 @@ struct fs_plan {
 bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_plan *vp);
 bool fs_column_has_view(struct fs_session *s, uint32_t col, enum fs_view v);
 
-/* Does this view keep its shape in an older generation (versions.h)? A row has
+/* Does this view keep its shape in an older generation (generations.h)? A row has
  * a fixed width there, so an erased row can be shown in its erased form. */
 bool fs_plan_keeps_shape(const struct fs_plan *vp, enum fs_view v);
 
@@ -54,7 +54,7 @@ bool fs_plan_keeps_shape(const struct fs_plan *vp, enum fs_view v);
  * -ESTALE for an older generation of a view that cannot keep its shape, -EIO if
  * the footer is corrupt. */
 typedef int (*fs_span_fn)(void *ctx, const struct fs_span *sp, uint64_t len);
-int fs_walk_spans(struct fs_session *s, const struct fs_node *n, const struct fs_version *ver,
+int fs_walk_spans(struct fs_session *s, const struct fs_node *n, const struct fs_generation *ver,
                   fs_span_fn fn, void *ctx);
 /* Span walkers: sum the lengths into *(uint64_t *)ctx; collect the spans. */
 int fs_add_len(void *ctx, const struct fs_span *sp, uint64_t len);

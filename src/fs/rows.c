@@ -1,3 +1,4 @@
+/* rows.c - rows by id: a row's file and single values, block by block (rows.h). */
 #include "rows.h"
 #include "format/layout.h"
 #include "format/ops/take.h"

@@ -1,3 +1,4 @@
+/* session.c - one mounted table: open, close, and the checks every room shares (session.h). */
 #include "session.h"
 #include "fill.h"
 #include "format/model/types.h"
@@ -70,21 +71,14 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     }
     pthread_key_create(&s->scratch_key, free_scratch);
     pthread_rwlock_init(&s->table_lock, NULL);
-    pthread_mutex_init(&s->log_mu, NULL);
+    fs_keyset_init(&s->damaged);
     pthread_mutex_init(&s->erase_mu, NULL);
-    pthread_mutex_init(&s->versions_mu, NULL);
-    s->current.gen = s->table.manifest.generation;
-    pthread_mutex_init(&s->known_mu, NULL);
-    pthread_mutex_init(&s->inval_mu, NULL);
-    pthread_cond_init(&s->inval_cv, NULL);
-    pthread_cond_init(&s->names_cv, NULL);
-    pthread_mutex_init(&s->vnames_mu, NULL);
-    pthread_cond_init(&s->vnames_cv, NULL);
-    s->inotify_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
-    atomic_init(&s->watch_fd, -1);
-    atomic_init(&s->watcher_busy, false);
+    fs_generations_init(&s->gens, s->table.manifest.generation);
+    fs_known_init(&s->known);
+    fs_view_names_init(&s->vnames);
+    fs_watch_init(&s->watch, 0, false);
     atomic_init(&s->erasing, 0);
-    pthread_mutex_init(&s->verified_mu, NULL);
+    fs_keyset_init(&s->verified);
     if (fs_blob_columns(s)) {
         ig_table_close(&s->table);
         free(s->dir);
@@ -110,25 +104,13 @@ void fs_session_destroy(struct fs_session *s)
     free_scratch(pthread_getspecific(s->scratch_key));
     pthread_key_delete(s->scratch_key);
     pthread_rwlock_destroy(&s->table_lock);
-    pthread_mutex_destroy(&s->log_mu);
+    fs_keyset_free(&s->damaged);
     pthread_mutex_destroy(&s->erase_mu);
-    fs_versions_free(s);
-    pthread_mutex_destroy(&s->versions_mu);
-    pthread_mutex_destroy(&s->known_mu);
-    pthread_mutex_destroy(&s->inval_mu);
-    pthread_cond_destroy(&s->inval_cv);
-    pthread_cond_destroy(&s->names_cv);
-    free(s->deferred);
-    free(s->known);
-    ig_u64vec_free(&s->inval_rows);
-    ig_u64vec_free(&s->row_names);
-    for (size_t i = 0; i < s->nrow_seen; i++)
-        free(s->row_seen[i]);
-    free(s->row_seen);
-    fs_fill_destroy(s);
-    pthread_mutex_destroy(&s->verified_mu);
-    free(s->verified);
-    free(s->logged);
+    fs_generations_free(&s->gens);
+    fs_known_free(&s->known);
+    fs_view_names_free(&s->vnames);
+    fs_fill_destroy(&s->fill);
+    fs_keyset_free(&s->verified);
     free(s->dir);
     memset(s, 0, sizeof *s);
 }
@@ -178,23 +160,7 @@ int fs_page_failed(struct fs_session *s, uint32_t part, uint32_t page, const cha
 
 void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const char *msg)
 {
-    uint64_t key = (uint64_t)part << 32 | page;
-    pthread_mutex_lock(&s->log_mu);
-    for (size_t i = 0; i < s->nlogged; i++)
-        if (s->logged[i] == key) {
-            pthread_mutex_unlock(&s->log_mu);
-            return;
-        }
-    if (s->nlogged == s->logged_cap) {
-        size_t cap = s->logged_cap ? s->logged_cap * 2 : 16;
-        uint64_t *p = realloc(s->logged, cap * sizeof *p);
-        if (p) {
-            s->logged = p;
-            s->logged_cap = cap;
-        }
-    }
-    if (s->nlogged < s->logged_cap) s->logged[s->nlogged++] = key;
-    pthread_mutex_unlock(&s->log_mu);
+    if (fs_keyset_had(&s->damaged, (uint64_t)part << 32 | page, true)) return;
     if (s->foreground)
         fprintf(stderr, "ingot: %s\n", msg);
     else
@@ -216,4 +182,45 @@ int fs_blob_columns(struct fs_session *s)
 bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref)
 {
     return col < s->table.parts[0].num_columns && ig_table_column_at(&s->table, col, ref, NULL) == 0;
+}
+
+/* A row's inode, or not. */
+static bool row_of(uint64_t ino, uint64_t *row)
+{
+    struct fs_node node;
+    if (!fs_node_of(ino, &node) || node.kind != FS_K_ROW) return false;
+    *row = node.row;
+    return true;
+}
+
+/* The kernel's references to a view or generated file count for its generation. */
+static void generation_ref(struct fs_session *s, uint64_t ino, int64_t n)
+{
+    struct fs_node node;
+    if (!n || !fs_node_of(ino, &node) || !fs_node_generational(&node)) return;
+    fs_generation_ref(&s->gens, node.gen_bits, n);
+}
+
+void fs_kernel_holds(struct fs_session *s, uint64_t ino, uint64_t n)
+{
+    uint64_t row;
+    if (!n || !ino) return;
+    if (row_of(ino, &row)) {
+        fs_known_row_given(&s->known, row);
+        return;
+    }
+    fs_known_add(&s->known, ino, n);
+    generation_ref(s, ino, (int64_t)n);
+}
+
+void fs_kernel_lets_go(struct fs_session *s, uint64_t ino, uint64_t n)
+{
+    uint64_t row;
+    if (row_of(ino, &row)) return;
+    generation_ref(s, ino, -(int64_t)fs_known_forget(&s->known, ino, n));
+}
+
+bool fs_writer_seen(struct fs_session *s)
+{
+    return atomic_load(&s->erasing) || fs_watch_unsettled(&s->watch);
 }

@@ -1,5 +1,8 @@
-/* session.h - one mounted table: the open table, caches, per-thread scratch.
- * The only mutable state of the daemon lives here. */
+/* session.h - one mounted table: the table as mounted, who may do what, what
+ * reads share, and the rooms that keep the rest of the daemon's state, each
+ * behind its own header (generations, known, viewnames, fill, watch,
+ * invalidate, kernel). No mutable state of the daemon lives anywhere else.
+ * Nothing here knows FUSE: the glue (glue/) fills `kernel` at mount. */
 #ifndef IG_FS_SESSION_H
 #define IG_FS_SESSION_H
 
@@ -11,13 +14,19 @@
 #include <time.h>
 
 #include "cache.h"
+#include "fill.h"
+#include "keyset.h"
+#include "kernel.h"
+#include "known.h"
+#include "viewnames.h"
+#include "watch.h"
 #include "format/ops/reader.h"
 #include "format/part/table.h"
 #include "inode.h"
 #include "util/u64vec.h"
-#include "versions.h"
+#include "generations.h"
 
-struct fuse_session;
+struct fs_invalidator;
 
 /* Per worker thread. */
 struct fs_scratch {
@@ -25,84 +34,45 @@ struct fs_scratch {
     struct ig_buf tmp;
 };
 
-struct fs_known {
-    uint64_t ino, n; /* n = kernel lookup count; ino 0 = empty slot */
-};
-
 struct fs_session {
+    /* the table, as mounted */
     char *dir;
     struct ig_table table;
     pthread_rwlock_t table_lock; /* readers share; reopening after a change is exclusive */
-    struct fs_cache cache;
-    pthread_key_t scratch_key;
+    uint64_t generation;         /* bumped by every reload; open files compare */
+    struct timespec mtime;       /* of the last reload: directories show it */
+    uint32_t blob_cols[FS_MAX_BLOB_COLUMNS]; /* column ids of blob columns, by ordinal */
+    uint32_t nblob_cols;
+
+    /* who may do what, and how long the kernel keeps what it is told */
     uid_t uid;                   /* the mount's owner: files show it; it may erase */
     gid_t gid;
     gid_t erase_gid;             /* -o erase_group: may erase too; (gid_t)-1 if none */
-    struct timespec mtime;
     double timeout;              /* attr/entry cache lifetime, seconds */
-    bool foreground;
-    unsigned poll_ms;   /* check the table for changes this often (0: only inotify) */
-    bool use_inotify;   /* learn of this host's changes at once (false: polling only) */
-    struct fuse_session *se;
-    pthread_mutex_t log_mu;      /* pages already reported as damaged */
-    uint64_t *logged;
-    size_t nlogged, logged_cap;
-    uint64_t generation;         /* bumped by every reload; open files compare */
-    pthread_mutex_t versions_mu; /* the versions' reference counts (versions.h) */
-    struct fs_version current;   /* the table as it is */
-    struct fs_version *old[FS_MAX_OLD_VERSIONS]; /* generations the kernel still holds */
-    uint32_t nold;
-    struct fs_pin pins[FS_PINS]; /* threads' pinned generations (versions.h) */
-    pthread_mutex_t erase_mu;    /* one erase at a time from this daemon */
+    bool foreground;             /* messages to stderr, else syslog */
 
-    /* invalidate.c */
-    pthread_mutex_t known_mu;    /* inodes the kernel holds references to */
-    struct fs_known *known;
-    size_t known_cap, known_count;
-    uint64_t **row_seen;         /* rows given to the kernel: bits in 2^20-row chunks */
-    size_t nrow_seen;
-    pthread_mutex_t inval_mu;
-    pthread_cond_t inval_cv;
-    struct ig_u64vec inval_rows; /* rows erased since the kernel was last told (inval_mu) */
-    struct ig_u64vec row_names;  /* erased rows whose pages and attributes the names thread
-                                    dropped; their names are left to tell (inval_mu) */
-    struct fs_deferred_reply *deferred; /* erases answered once names are dropped (inval_mu) */
-    size_t ndeferred, deferred_cap;
-    pthread_cond_t names_cv;     /* deferred waits (the names thread) */
-    bool inval_pending, stopping, threads_started, watching;
-    pthread_t inval_thread, watch_thread, names_thread;
-    int inotify_fd;
-    int stop_pipe[2];
-    atomic_int watch_fd;         /* inotify_fd while the watcher runs, else -1 (fs_writer_seen) */
-    atomic_bool watcher_busy;    /* the watcher took events and has not reloaded yet */
+    /* this daemon's own writes */
+    pthread_mutex_t erase_mu;    /* one erase at a time from this daemon */
     atomic_int erasing;          /* erases of this daemon at work (control.c) */
-    /* views' names in the kernel's cache (invalidate.h, "view names") */
-    atomic_bool view_names_cached; /* set at mount: a watcher runs and there are 2+ workers */
-    pthread_mutex_t vnames_mu;
-    pthread_cond_t vnames_cv;
-    uint64_t vnames_epoch;       /* moved by every reload that drops the names (vnames_mu) */
-    unsigned vnames_blocked;     /* such reloads at work (the watcher's and the names
-                                    thread's may overlap): entries go uncached */
-    unsigned vnames_inflight;    /* replies with cached view entries on their way */
+
+    /* what reads share */
+    struct fs_cache cache;       /* decoded blocks and rendered pieces (cache.h) */
+    pthread_key_t scratch_key;   /* per worker: struct fs_scratch */
+    struct fs_keyset damaged;    /* pages already reported as damaged (part << 32 | page) */
+    struct fs_keyset verified;   /* blob objects whose checksum was checked (blobs.h) */
+
+    /* the rooms: each keeps its own state behind its own header */
+    struct fs_generations gens;  /* the generation shown and those the kernel still holds */
+    struct fs_known known;       /* inodes the kernel holds, rows it was given (known.h) */
+    struct fs_view_names vnames; /* which view names the kernel may cache (viewnames.h) */
+    struct fs_fill fill;         /* small objects put into the kernel's cache (fill.h) */
+    struct fs_watch watch;       /* inotify and the timer (watch.h) */
+    struct fs_invalidator *inval; /* the invalidation and names threads (invalidate.h) */
+    struct fs_kernel kernel;     /* how the kernel is told (kernel.h), set by the glue */
     unsigned test_reload_pause_ms; /* test hook INGOT_TEST_RELOAD_PAUSE_MS: fs_reload sleeps
                                       this long between opening the table and showing it */
-
-    /* blobs.c */
-    uint32_t blob_cols[256];     /* column ids of blob columns, by ordinal */
-    uint32_t nblob_cols;
-    pthread_mutex_t verified_mu; /* objects whose checksum has been checked */
-    uint64_t *verified;
-    size_t nverified, verified_cap;
-
-    /* fill.c */
-    unsigned fill_workers;       /* the request loop's workers */
-    atomic_uint filling;         /* workers storing a fill now (at most fill_workers - 1) */
-    _Atomic uint64_t *filled;    /* lossy set: inodes whose bytes the kernel was given */
-    _Atomic uint64_t fill_epoch; /* moved by every pass that drops pages (fs_fill_barrier) */
-    pthread_rwlock_t fill_lock;  /* stores shared, the barrier exclusive */
-    unsigned test_fill_pause_ms; /* test hook INGOT_TEST_FILL_PAUSE_MS: a fill sleeps this
-                                    long between reading its bytes and storing them */
 };
+
 
 /* Map every part's page extents so plain pages can be served from the mapping
  * (view.c copies them out and checks no writer was at work). The footers are
@@ -139,6 +109,21 @@ bool fs_table_moved(struct fs_session *s);
  * moved under the read (the caller reloads and reads again), else the damage is
  * reported once and the result is -EIO. */
 int fs_page_failed(struct fs_session *s, uint32_t part, uint32_t page, const char *msg, int rc);
+
+/* The kernel took (holds) or let go of (lets_go) n references to inode ino:
+ * counted for the invalidation passes (known.h) and the generation it shows
+ * (generations.h); a row is only marked as given. */
+void fs_kernel_holds(struct fs_session *s, uint64_t ino, uint64_t n);
+void fs_kernel_lets_go(struct fs_session *s, uint64_t ino, uint64_t n);
+
+/* Might a writer on this host have begun changing part files in place since
+ * the table was loaded? True while inotify has events queued for the watcher,
+ * while the watcher reloads after taking them, while this daemon erases, and
+ * always when the watcher is not running (no inotify: the caller then asks
+ * fs_table_moved every time). Cheap (one ioctl): view.c asks it after each
+ * copy from a part's mapping. A writer on another host is not seen here; its
+ * changes reach this mount within poll_ms (docs/DEPLOY.md). */
+bool fs_writer_seen(struct fs_session *s);
 
 /* Report a damaged page once (stderr in the foreground, syslog otherwise). */
 void fs_log_page_error(struct fs_session *s, uint32_t part, uint32_t page, const char *msg);

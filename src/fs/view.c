@@ -1,3 +1,4 @@
+/* view.c - a file's bytes: layouts built from the footer, pieces decoded or mapped, reads (view.h). */
 #include "view.h"
 #include "invalidate.h"
 #include "plan.h"
@@ -33,18 +34,18 @@
 /* The generation a node shows: the current one for nodes that never change,
  * the one its version bits name for views and generated files; NULL when that
  * generation is gone (its files answer ESTALE). */
-static const struct fs_version *node_version(struct fs_session *s, const struct fs_node *n)
+static const struct fs_generation *node_version(struct fs_session *s, const struct fs_node *n)
 {
-    return fs_node_versioned(n) ? fs_version_of(s, n->version) : &s->current;
+    return fs_node_generational(n) ? fs_generation_of(&s->gens, n->gen_bits) : &s->gens.current;
 }
 
 /* Materialised content (rows and generated files), cached. Generated files
  * exist in the current generation only (what they report has moved on). */
 static int content_entry(struct fs_session *s, const struct fs_node *n, struct fs_entry **out)
 {
-    const struct fs_version *ver = node_version(s, n);
+    const struct fs_generation *ver = node_version(s, n);
     if (!ver) return -ESTALE;
-    if (n->kind == FS_K_SPECIAL && n->special == FS_S_GENERATION && ver != &s->current) {
+    if (n->kind == FS_K_SPECIAL && n->special == FS_S_GENERATION && ver != &s->gens.current) {
         /* an older generation's number, as a thread pinned to it reads it */
         struct fs_entry *e = fs_entry_new(0, 0);
         if (!e) return -ENOMEM;
@@ -57,7 +58,7 @@ static int content_entry(struct fs_session *s, const struct fs_node *n, struct f
         *out = e;
         return 0;
     }
-    if (n->kind == FS_K_SPECIAL && ver != &s->current) return -ESTALE;
+    if (n->kind == FS_K_SPECIAL && ver != &s->gens.current) return -ESTALE;
     uint64_t k1 = n->kind == FS_K_ROW ? KEY_ROW_K1(n->row) : KEY_SPECIAL_K1;
     uint64_t k2 = n->kind == FS_K_ROW ? KEY_ROW : KEY_SPECIAL(n->special);
     struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
@@ -75,7 +76,7 @@ static int content_entry(struct fs_session *s, const struct fs_node *n, struct f
     else if (n->special == FS_S_SCHEMA)
         rc = fs_render_schema(s, &e->data);
     else if (n->special == FS_S_GENERATION)
-        rc = ig_buf_printf(&e->data, "%" PRIu64 "\n", s->current.gen);
+        rc = ig_buf_printf(&e->data, "%" PRIu64 "\n", s->gens.current.gen);
     else
         rc = -ENOENT;
     if (rc) {
@@ -141,7 +142,7 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
     }
     case FS_K_VIEW: {
         struct fs_plan vp;
-        const struct fs_version *ver = node_version(s, n);
+        const struct fs_generation *ver = node_version(s, n);
         if (!ver) return -ESTALE;
         if (n->view == FS_V_PARQUET) { /* its layout is its size */
             struct fs_entry *e;
@@ -195,9 +196,9 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
 {
     const struct fs_node *n = &f->node;
     int rc = 0;
-    const struct fs_version *ver = node_version(s, n);
+    const struct fs_generation *ver = node_version(s, n);
     if (!ver) return -ESTALE;
-    f->version_gen = ver->gen;
+    f->gen = ver->gen;
     switch (n->kind) {
     case FS_K_BLOB: {
         unsigned kind;
@@ -210,7 +211,7 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
         struct fs_span_list l = {0};
         struct fs_plan vp;
         if (n->view == FS_V_PARQUET) { /* the current generation only */
-            if (ver != &s->current) return -ESTALE;
+            if (ver != &s->gens.current) return -ESTALE;
             if (!n->scope || n->scope - 1 >= s->table.num_groups) return -ENOENT;
             if (n->col == FS_GF_ARROW) {
                 rc = fs_arrow_layout(s, n->scope - 1, &f->arrow);
@@ -469,12 +470,12 @@ struct row_masks {
 static int old_masks(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
                      const struct ig_pagerec *rec, const uint8_t *del_now, struct row_masks *m)
 {
-    const struct fs_version *ver = fs_version_of(s, f->node.version);
-    if (!ver || ver->gen != f->version_gen) return -ESTALE;
+    const struct fs_generation *ver = fs_generation_of(&s->gens, f->node.gen_bits);
+    if (!ver || ver->gen != f->gen) return -ESTALE;
     size_t nb = (rec->row_count + 7) / 8;
     uint8_t *sk = ig_buf_extend(&m->skip, nb), *bl = ig_buf_extend(&m->blank, nb);
     if (!sk || !bl) return -ENOMEM;
-    m->any_skip = fs_version_deleted_bits(ver, &s->table, sp->part, sp->group_first_row + rec->first_row,
+    m->any_skip = fs_generation_deleted_bits(ver, &s->table, sp->part, sp->group_first_row + rec->first_row,
                                           rec->row_count, sk);
     for (size_t i = 0; i < nb; i++) {
         bl[i] = (uint8_t)((del_now ? del_now[i] : 0) & ~sk[i]);
@@ -485,7 +486,7 @@ static int old_masks(struct fs_session *s, const struct fs_file *f, const struct
 
 /* _rowid.npy: the row ids of the rows a generation shows (no page data). */
 static int rowid_piece(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
-                       const struct fs_version *ver, struct fs_entry *e)
+                       const struct fs_generation *ver, struct fs_entry *e)
 {
     const struct ig_part *p = &s->table.parts[sp->part];
     struct ig_pagerec rec;
@@ -493,7 +494,7 @@ static int rowid_piece(struct fs_session *s, const struct fs_file *f, const stru
     (void)f;
     uint64_t first = sp->group_first_row + rec.first_row;
     for (uint32_t i = 0; i < rec.row_count; i++) {
-        if (fs_version_deleted(ver, &s->table, sp->part, first + i)) continue;
+        if (fs_generation_deleted(ver, &s->table, sp->part, first + i)) continue;
         uint8_t *o = ig_buf_extend(&e->data, 8);
         if (!o) return -ENOMEM;
         ig_st64(o, p->first_row_id + first + i);
@@ -506,11 +507,11 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
 {
     struct fs_plan vp;
     if (!fs_plan_view(s, f->node.col, f->node.view, &vp)) return -EIO;
-    bool old = f->version_gen != s->current.gen;
+    bool old = f->gen != s->gens.current.gen;
     /* the same page makes different pieces: whole-column text vs a projection,
      * offsets that continue from earlier pieces, older generations */
     uint64_t k1 = (uint64_t)sp->part << 32 | sp->page;
-    uint64_t k2 = old ? KEY_OLD_PIECE(f->node.view, f->version_gen)
+    uint64_t k2 = old ? KEY_OLD_PIECE(f->node.view, f->gen)
                       : KEY_PIECE(f->node.view) | (uint64_t)vp.whole << 12 |
                             sp->values_before << 16 |
                             (uint64_t)(f->node.view == FS_V_TEXT && vp.ref.nested) << 13;
@@ -527,8 +528,8 @@ static int make_piece(struct fs_session *s, const struct fs_file *f, const struc
     e = fs_entry_new(k1, k2);
     if (!e) return -ENOMEM;
     if (f->node.view == FS_V_ROWID) {
-        const struct fs_version *ver = old ? fs_version_of(s, f->node.version) : &s->current;
-        rc = ver && ver->gen == f->version_gen ? rowid_piece(s, f, sp, ver, e) : -ESTALE;
+        const struct fs_generation *ver = old ? fs_generation_of(&s->gens, f->node.gen_bits) : &s->gens.current;
+        rc = ver && ver->gen == f->gen ? rowid_piece(s, f, sp, ver, e) : -ESTALE;
         if (rc) {
             fs_entry_free(e);
             return rc;
@@ -789,7 +790,7 @@ static int pq_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, 
                    struct fs_read *rd)
 {
     const struct ig_pqv *v = f->pq;
-    if (f->version_gen != s->current.gen) return -ESTALE;
+    if (f->gen != s->gens.current.gen) return -ESTALE;
     uint64_t tail_at = v->size - v->tail_len;
     if (pos < IG_PQV_HEAD) {
         size_t n = (size_t)((end < IG_PQV_HEAD ? end : IG_PQV_HEAD) - pos);
@@ -821,7 +822,7 @@ static int pq_read(struct fs_session *s, const struct fs_file *f, uint64_t pos, 
     }
     if (pos < end) {
         struct fs_entry *e;
-        int rc = fs_pq_tail(s, v, fs_ino(&f->node), f->version_gen, &e);
+        int rc = fs_pq_tail(s, v, fs_ino(&f->node), f->gen, &e);
         if (rc) return rc;
         rc = hold(s, rd, e, e->data.data + (pos - tail_at), (size_t)(end - pos));
         if (rc) return rc;
@@ -836,7 +837,7 @@ static int arrow_read(struct fs_session *s, const struct fs_file *f, uint64_t po
                       struct fs_read *rd)
 {
     const struct ig_arv *v = f->arrow;
-    if (f->version_gen != s->current.gen) return -ESTALE;
+    if (f->gen != s->gens.current.gen) return -ESTALE;
     uint64_t tail_at = v->size - v->tail.len;
     if (pos < v->head.len) {
         size_t n = (size_t)((end < v->head.len ? end : v->head.len) - pos);
@@ -883,7 +884,7 @@ static int jsonl_read(struct fs_session *s, const struct fs_file *f, uint64_t po
                       struct fs_read *rd)
 {
     const struct fs_jsonl *v = f->jsonl;
-    if (f->version_gen != s->current.gen) return -ESTALE;
+    if (f->gen != s->gens.current.gen) return -ESTALE;
     uint32_t lo = 0, hi = v->nruns;
     while (hi - lo > 1) { /* last run starting at or before pos */
         uint32_t mid = lo + (hi - lo) / 2;

@@ -12,7 +12,7 @@
  * Nothing is kept per open file: the kernel does not tell the daemon about
  * opens (ops.c), so everything a read needs follows from the inode, which names
  * the node and, for views and generated files, the table generation it shows
- * (versions.h). A file's layout is built on its first read and cached by inode. */
+ * (generations.h). A file's layout is built on its first read and cached by inode. */
 #ifndef IG_FS_VIEW_H
 #define IG_FS_VIEW_H
 
@@ -30,7 +30,7 @@
 /* A file's layout: what its bytes are made of, in the generation it shows. */
 struct fs_file {
     struct fs_node node;
-    uint64_t version_gen;     /* the table generation the file shows (versions.h) */
+    uint64_t gen;     /* the table generation the file shows (generations.h) */
     uint64_t size;
     uint32_t header;          /* npy header bytes at the start (0 for text) */
     uint8_t header_bytes[FS_NPY_HEADER + 8];

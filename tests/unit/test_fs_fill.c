@@ -11,13 +11,12 @@
 #include <unistd.h>
 
 #include "fs/fill.h"
-#include "fs/session.h"
 
 static void test_all_workers_but_one(void)
 {
     static const unsigned workers[] = {1, 2, 4, 8};
     for (size_t w = 0; w < sizeof workers / sizeof *workers; w++) {
-        struct fs_session s = {0};
+        struct fs_fill s = {0};
         REQUIRE(fs_fill_init(&s, workers[w]) == 0);
         unsigned took = 0;
         while (took < 64 && fs_fill_begin(&s))
@@ -37,7 +36,7 @@ static void test_all_workers_but_one(void)
 
 static void test_what_is_filled(void)
 {
-    struct fs_session s = {0};
+    struct fs_fill s = {0};
     REQUIRE(fs_fill_init(&s, 2) == 0);
     struct fs_node blob = {.kind = FS_K_BLOB, .blob = 1, .row = 7}, row = {.kind = FS_K_ROW, .row = 7};
     struct fs_node view = {.kind = FS_K_VIEW, .col = 3}, dir = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
@@ -54,13 +53,13 @@ static void test_what_is_filled(void)
     fs_fill_dropped(&s, ib); /* forgotten: filled again when next opened */
     CHECK(fs_fill_wanted(&s, &blob, ib));
     fs_fill_destroy(&s);
-    struct fs_session none = {0}; /* never initialised (or out of memory): nothing is filled */
+    struct fs_fill none = {0}; /* never initialised (or out of memory): nothing is filled */
     CHECK(!fs_fill_wanted(&none, &blob, ib));
 }
 
 static void test_store_never_after_a_pass(void)
 {
-    struct fs_session s = {0};
+    struct fs_fill s = {0};
     REQUIRE(fs_fill_init(&s, 2) == 0);
     uint64_t e = fs_fill_epoch(&s);
     REQUIRE(fs_fill_store_begin(&s, e));
@@ -75,7 +74,7 @@ static void test_store_never_after_a_pass(void)
 }
 
 struct pass {
-    struct fs_session *s;
+    struct fs_fill *s;
     atomic_bool done;
 };
 
@@ -89,7 +88,7 @@ static void *run_pass(void *arg)
 
 static void test_pass_waits_for_a_store(void)
 {
-    struct fs_session s = {0};
+    struct fs_fill s = {0};
     REQUIRE(fs_fill_init(&s, 2) == 0);
     REQUIRE(fs_fill_store_begin(&s, fs_fill_epoch(&s))); /* a store under way */
     struct pass p = {.s = &s};

@@ -4,11 +4,12 @@
  * it failed, so `ingot mount` never succeeds and then leaves a dead mount point.
  * SIGTERM, SIGINT and SIGHUP end the loop (libfuse's handlers); the mount is then
  * detached lazily so readers with open files are not killed. */
-#include "fill.h"
-#include "fs.h"
-#include "invalidate.h"
+#include "fs/fill.h"
+#include "fs/fs.h"
+#include "kernel_fuse.h"
+#include "fs/invalidate.h"
 #include "ops.h"
-#include "session.h"
+#include "fs/session.h"
 #include "format/ops/verify.h"
 #include "util/error.h"
 #include "util/sigbus.h"
@@ -200,10 +201,9 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         }
     s.foreground = o->foreground;
     s.erase_gid = o->erase_gid;
-    s.poll_ms = o->poll_ms;
-    s.use_inotify = !o->no_inotify;
+    fs_watch_init(&s.watch, o->poll_ms, !o->no_inotify);
     unsigned threads = loop_threads(o->threads ? o->threads : 8);
-    (void)fs_fill_init(&s, threads); /* out of memory: nothing is filled ahead */
+    (void)fs_fill_init(&s.fill, threads); /* out of memory: nothing is filled ahead */
     char opts[4096 + 64];
     /* default_permissions: the kernel checks the modes the files show, so with
      * allow_other other users read what the modes allow and nothing more */
@@ -221,7 +221,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         fs_session_destroy(&s);
         return 2;
     }
-    s.se = se;
+    s.kernel = fs_kernel_fuse(se);
     if (fuse_set_signal_handlers(se)) {
         report(status_fd, "cannot install signal handlers");
         fuse_session_destroy(se);
@@ -242,7 +242,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     /* views' names cached when every reload can drop them first: a watcher
      * reloads for handlers, and a second worker answers the lookups a drop
      * waits for (invalidate.h, "view names") */
-    atomic_store(&s.view_names_cached, (s.use_inotify || s.poll_ms) && threads >= 2);
+    atomic_store(&s.vnames.cached, (s.watch.use_inotify || s.watch.poll_ms) && threads >= 2);
     if (fs_invalidate_start(&s)) {
         report(status_fd, "cannot start the invalidation thread");
         fuse_session_unmount(se);
@@ -251,7 +251,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         fs_session_destroy(&s);
         return 2;
     }
-    if (!s.watching) atomic_store(&s.view_names_cached, false); /* no watcher to reload for handlers */
+    if (!s.watch.running) atomic_store(&s.vnames.cached, false); /* no watcher to reload for handlers */
     report(status_fd, "OK");
     if (!o->foreground) {
         int null = open("/dev/null", O_RDWR);

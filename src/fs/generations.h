@@ -1,4 +1,4 @@
-/* versions.h - the table generations the kernel still holds files of.
+/* generations.h - the table generations the kernel still holds files of.
  *
  * The generation of a table (MANIFEST) moves with every erase and append. A
  * column view or generated file shows one generation, and its inode number says
@@ -23,23 +23,23 @@
  * files, read it again; equal means one generation" holds for a thread, and a
  * thread erasing sees its own erase at once.
  *
- * The kernel's lookup counts (invalidate.c) reference-count the versions; the
+ * The kernel's lookup counts (invalidate.c) reference-count the generations; the
  * last forget of an old generation's inode frees its snapshot. Inode numbers
- * hold the generation's low FS_VERSION_BITS; the FUSE entry generation holds
+ * hold the generation's low FS_GEN_BITS; the FUSE entry generation holds
  * all of it, so a generation number that wraps onto a still-held old one makes
  * the kernel retire that old inode (EIO) rather than mix them. */
-#ifndef IG_FS_VERSIONS_H
-#define IG_FS_VERSIONS_H
+#ifndef IG_FS_GENERATIONS_H
+#define IG_FS_GENERATIONS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 struct ig_table;
-struct fs_session;
 
-#define FS_VERSION_BITS 8
-#define FS_VERSION_MASK ((1u << FS_VERSION_BITS) - 1)
-#define FS_MAX_OLD_VERSIONS 64 /* older snapshots than this answer ESTALE */
+#define FS_GEN_BITS 8
+#define FS_GEN_MASK ((1u << FS_GEN_BITS) - 1)
+#define FS_MAX_OLD_GENERATIONS 64 /* older snapshots than this answer ESTALE */
 #define FS_BURST_MS 100 /* lookups of one name closer than this are one burst */
 #define FS_PIN_MS 1000 /* a burst never holds a generation longer than this */
 #define FS_PINS 1024   /* threads pinned at once; more simply see the newest */
@@ -52,7 +52,7 @@ struct fs_pin {
     uint64_t last_ns;  /* its latest */
 };
 
-struct fs_version {
+struct fs_generation {
     uint64_t gen;        /* table generation (MANIFEST) */
     uint64_t refs;       /* kernel lookups of inodes of this generation */
     uint32_t nparts;     /* parts the table had */
@@ -61,38 +61,49 @@ struct fs_version {
     uint64_t *part_rows; /* rows of each part (bounds for deleted) */
 };
 
-/* The version an inode's version bits name (current or kept), or NULL when it
- * is gone. Caller holds the session's table lock. */
-const struct fs_version *fs_version_of(struct fs_session *s, uint32_t vbits);
-static inline uint32_t fs_version_bits(uint64_t gen) { return (uint32_t)gen & FS_VERSION_MASK; }
+/* The current generation, the older ones kept, and the threads' bursts. */
+struct fs_generations {
+    pthread_mutex_t mu; /* guards refs, old and pins (current.gen moves under the table lock) */
+    struct fs_generation current;
+    struct fs_generation *old[FS_MAX_OLD_GENERATIONS]; /* generations the kernel still holds */
+    uint32_t nold;
+    struct fs_pin pins[FS_PINS]; /* threads' pinned generations */
+};
 
-/* Is part-local row `row` of part `part` deleted in version v? */
-bool fs_version_deleted(const struct fs_version *v, const struct ig_table *t, uint32_t part,
+void fs_generations_init(struct fs_generations *g, uint64_t gen);
+void fs_generations_free(struct fs_generations *g);
+
+/* The generation an inode's generation bits name (current or kept), or NULL when it
+ * is gone. Caller holds the session's table lock. */
+const struct fs_generation *fs_generation_of(struct fs_generations *g, uint32_t vbits);
+static inline uint32_t fs_gen_bits(uint64_t gen) { return (uint32_t)gen & FS_GEN_MASK; }
+
+/* Is part-local row `row` of part `part` deleted in generation v? */
+bool fs_generation_deleted(const struct fs_generation *v, const struct ig_table *t, uint32_t part,
                         uint64_t row);
-/* Deleted rows among [first, first + count) of a part in version v. */
-uint32_t fs_version_deleted_count(const struct fs_version *v, const struct ig_table *t,
+/* Deleted rows among [first, first + count) of a part in generation v. */
+uint32_t fs_generation_deleted_count(const struct fs_generation *v, const struct ig_table *t,
                                   uint32_t part, uint64_t first, uint32_t count);
 /* Their bits (LSB first) into dst; true if any. */
-bool fs_version_deleted_bits(const struct fs_version *v, const struct ig_table *t, uint32_t part,
+bool fs_generation_deleted_bits(const struct fs_generation *v, const struct ig_table *t, uint32_t part,
                              uint64_t first, uint32_t count, uint8_t *dst);
 
 /* The generation a lookup of `name` (a hash of parent and name) by thread
  * `tid` shows: the burst's when it continues one (and `may_be_old`: the node
  * keeps its shape in an older generation, or holds nothing erased), else the
  * current one, which starts a burst. Caller holds the table lock for reading. */
-uint64_t fs_version_for_lookup(struct fs_session *s, uint32_t tid, uint64_t name, bool may_be_old);
+uint64_t fs_generation_for_lookup(struct fs_generations *g, uint32_t tid, uint64_t name, bool may_be_old);
 /* The thread changed the table (an erase): its next lookups see the newest. */
-void fs_version_unpin(struct fs_session *s, uint32_t tid);
+void fs_generation_unpin(struct fs_generations *g, uint32_t tid);
 
 /* Lookup counts: the kernel learned (n > 0) or forgot (n < 0) n references to
- * an inode of version `vbits`. Caller holds the versions mutex. */
-void fs_version_ref(struct fs_session *s, uint32_t vbits, int64_t n);
+ * an inode of generation `vbits`. Takes the mutex. */
+void fs_generation_ref(struct fs_generations *g, uint32_t vbits, int64_t n);
 
-/* At a reload, before the old table is closed: keep what the current version
+/* At a reload, before the old table is closed: keep what the current generation
  * looked like if the kernel still holds inodes of it, then make `gen` (of the
  * new table) current. Caller holds the table lock for writing. */
-void fs_version_advance(struct fs_session *s, const struct ig_table *old, uint64_t gen);
+void fs_generation_advance(struct fs_generations *g, const struct ig_table *old, uint64_t gen);
 
-void fs_versions_free(struct fs_session *s);
 
 #endif

@@ -1,0 +1,549 @@
+/* ops.c - FUSE low-level handlers: one reply per request, negative errno.
+ *
+ * Glue only: what to answer is decided FUSE-free below (namespace.h: names;
+ * entry.h: lookups and who may change the table; attr.h: attributes; view.h:
+ * contents; control.h: erasing), and this file turns requests into those calls
+ * and their answers into replies. Inodes are computed, not allocated (inode.h);
+ * the kernel's lookup counts are kept (session.h fs_kernel_holds) so an erase
+ * knows which cached inodes to drop. A table changes through the mount only by
+ * erasing (rm rows/ID, writes to .ingot/erase); every other request that would
+ * change the tree or a file fails with EROFS. */
+#include "ops.h"
+#include "fs/attr.h"
+#include "fs/blobs.h"
+#include "fs/control.h"
+#include "fs/entry.h"
+#include "fs/fill.h"
+#include "fs/invalidate.h"
+#include "fs/namespace.h"
+#include "format/model/names.h"
+#include "fs/session.h"
+#include "fs/plan.h"
+#include "fs/rows.h"
+#include "fs/view.h"
+#include "format/layout.h"
+#include "format/model/types.h"
+#include "util/hash.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static struct fs_session *S(fuse_req_t req) { return fuse_req_userdata(req); }
+
+/* May the caller change the table (entry.h fs_may_change)? */
+static bool may_erase(fuse_req_t req)
+{
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    gid_t groups[256];
+    int n = ctx->uid == 0 || ctx->uid == S(req)->uid ? 0 : fuse_req_getgroups(req, 256, groups);
+    return fs_may_change(S(req), ctx->uid, ctx->gid, groups, n < 0 ? 0 : n > 256 ? 256 : n);
+}
+
+/* Who asked, for the audit log. */
+static void who(fuse_req_t req, int64_t *uid, int64_t *pid)
+{
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    *uid = ctx->uid;
+    *pid = ctx->pid;
+}
+
+/* A request that met a page changing under it (-EAGAIN: a writer at work, see
+ * fs_page_failed and fs_file_read) reloads the table, which waits for the
+ * writer, and runs again: up to four times, since erases queued one after
+ * another (three a second under test_load.sh) can each meet the retry; what
+ * still fails is damage (-EIO). Call with the table lock released. */
+static bool again(struct fs_session *s, int *rc, int *tries)
+{
+    if (*rc != -EAGAIN) return false;
+    if ((*tries)++ >= 4) {
+        *rc = -EIO;
+        return false;
+    }
+    fs_reload_for_handler(s, *tries == 4); /* a handler: it may hold a directory in the kernel */
+    return true;
+}
+
+/* The entry's lifetimes and generation (entry.h) into the reply. */
+static void entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen, bool views_cached,
+                        struct fuse_entry_param *e)
+{
+    struct fs_entry_times et = fs_entry_times(s, n, gen, views_cached);
+    e->attr_timeout = et.attr_timeout;
+    e->entry_timeout = et.entry_timeout;
+    e->generation = et.generation;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    struct fs_session *s = S(req);
+    struct fs_node pn, cn;
+    struct fuse_entry_param e = {0};
+    uint64_t gen = 0;
+    uint32_t tid = (uint32_t)fuse_req_ctx(req)->pid;
+    int rc, tries = 0;
+    uint64_t epoch = fs_view_names_epoch(&s->vnames);
+    bool current = false, cacheable = false;
+    do {
+        pthread_rwlock_rdlock(&s->table_lock);
+        rc = fs_node_of(parent, &pn) ? fs_entry_lookup(s, &pn, name, tid, &cn, &gen) : -ENOENT;
+        if (!rc && tries == 0) fs_prefetch_node(s, &cn); /* a read usually follows */
+        if (!rc) rc = fs_node_stat(s, &cn, &e.attr);
+        if (!rc) {
+            entry_times(s, &cn, gen, false, &e);
+            e.ino = e.attr.st_ino;
+            fs_kernel_holds(s, e.ino, 1); /* before a reload can retire this generation */
+            current = gen == s->gens.current.gen; /* a burst's older generation: never cached */
+            cacheable = fs_entry_view_name_cacheable(s, &cn);
+        }
+        pthread_rwlock_unlock(&s->table_lock);
+    } while (again(s, &rc, &tries));
+    if (rc == -ENOENT) {
+        /* a cached negative entry: the namespace only ever loses names */
+        e = (struct fuse_entry_param){.entry_timeout = s->timeout};
+        fuse_reply_entry(req, &e);
+        return;
+    }
+    if (rc) {
+        fuse_reply_err(req, -rc);
+        return;
+    }
+    /* a view's name cached only if no reload began since the epoch */
+    bool send = cacheable && !fs_node_name_cached(&cn) && current && fs_view_names_send(&s->vnames, epoch);
+    if (send) e.entry_timeout = s->timeout;
+    if (fuse_reply_entry(req, &e) != 0) fs_kernel_lets_go(s, e.ino, 1);
+    else if (fs_node_generational(&cn) && fs_node_name_cached(&cn)) fs_invalidate_if_moved(s, gen);
+    if (send) fs_view_names_sent(&s->vnames);
+}
+
+/* Inodes need no freeing (they are computed), but the kernel's references are
+ * counted so an erase knows which cached inodes to invalidate. */
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+    fs_kernel_lets_go(S(req), ino, nlookup);
+    fs_fill_dropped(&S(req)->fill, ino);
+    fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+    for (size_t i = 0; i < count; i++) {
+        fs_kernel_lets_go(S(req), forgets[i].ino, forgets[i].nlookup);
+        fs_fill_dropped(&S(req)->fill, forgets[i].ino);
+    }
+    fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+
+    struct fs_session *s = S(req);
+    struct fs_node n;
+    struct stat st;
+    int rc, tries = 0;
+    do {
+        pthread_rwlock_rdlock(&s->table_lock);
+        rc = fs_node_of(ino, &n) ? fs_node_stat(s, &n, &st) : -ENOENT;
+        pthread_rwlock_unlock(&s->table_lock);
+    } while (again(s, &rc, &tries));
+    if (rc)
+        fuse_reply_err(req, -rc);
+    else
+        fuse_reply_attr(req, &st, s->timeout);
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
+{
+    struct fs_session *s = S(req);
+    struct fs_node d;
+    struct stat dst;
+    pthread_rwlock_rdlock(&s->table_lock);
+    bool ok = fs_node_of(ino, &d) && fs_node_stat(s, &d, &dst) == 0 && S_ISDIR(dst.st_mode);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (!ok) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    char *buf = malloc(size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    size_t used = 0;
+    struct ig_buf scratch = {0};
+    struct fs_row_sizes sizes = {0};
+    bool cached_versioned = false;
+    /* views' entries cached unless a reload that drops names is at work; one
+     * that starts waits for this reply */
+    bool views = plus && fs_view_names_send(&s->vnames, fs_view_names_epoch(&s->vnames));
+    pthread_rwlock_rdlock(&s->table_lock);
+    uint64_t gen = s->gens.current.gen;
+    for (int64_t idx = off;;) {
+        char name[FS_NS_NAME_MAX];
+        struct fs_node n;
+        int64_t found = fs_ns_entry(s, &d, idx, name, sizeof name, &n);
+        if (found < 0) break;
+        if (fs_node_generational(&n)) n.gen_bits = fs_gen_bits(gen);
+        bool view_cached = views && fs_entry_view_name_cacheable(s, &n);
+        cached_versioned |= fs_node_generational(&n) && (fs_node_name_cached(&n) || view_cached);
+        size_t add;
+        if (plus) {
+            struct fuse_entry_param e = {0};
+            bool dots = !strcmp(name, ".") || !strcmp(name, "..");
+            int rc = dots                  ? -ENOENT
+                     /* the rows this reply can still hold (an entry takes at
+                      * least 160 bytes), measured together */
+                     : n.kind == FS_K_ROW ? fs_row_stat_listed(s, &n, &sizes, (size - used) / 160 + 1, &scratch, &e.attr)
+                                          : fs_node_stat(s, &n, &e.attr);
+            if (rc == 0) {
+                e.ino = e.attr.st_ino;
+                entry_times(s, &n, gen, view_cached, &e);
+            } else {
+                e.attr.st_ino = fs_ino(&n);
+                e.attr.st_mode = n.kind == FS_K_ROW ? S_IFREG : S_IFDIR;
+            }
+            add = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, found + 1);
+            if (add <= size - used) fs_kernel_holds(s, e.ino, 1);
+        } else {
+            bool dir = n.kind == FS_K_DIR || n.kind == FS_K_ROOT || n.kind == FS_K_BLOB_DIR ||
+                       n.kind == FS_K_BLOB_ROW;
+            struct stat st = {.st_ino = fs_ino(&n), .st_mode = dir ? S_IFDIR : S_IFREG};
+            add = fuse_add_direntry(req, buf + used, size - used, name, &st, found + 1);
+        }
+        if (add > size - used) break;
+        used += add;
+        idx = found + 1;
+    }
+    pthread_rwlock_unlock(&s->table_lock);
+    ig_buf_free(&scratch);
+    fs_row_sizes_free(&sizes);
+    fuse_reply_buf(req, buf, used);
+    if (views) fs_view_names_sent(&s->vnames);
+    free(buf);
+    if (plus && cached_versioned) fs_invalidate_if_moved(s, gen);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    (void)fi;
+    do_readdir(req, ino, size, off, false);
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+    (void)fi;
+    do_readdir(req, ino, size, off, true);
+}
+
+/* Opens are not the daemon's business: the first one answers ENOSYS and the
+ * kernel stops sending OPEN, FLUSH and RELEASE for the whole mount (and the
+ * directories' OPENDIR likewise), so a file the kernel already holds costs no
+ * request at all. Nothing is kept per open file (view.h): permissions are the
+ * kernel's to check on the modes shown (default_permissions), reads find
+ * everything from the inode, and a write to .ingot/erase is a request of its
+ * own. */
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino, (void)fi;
+    fuse_reply_err(req, ENOSYS);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino, (void)fi;
+    fuse_reply_err(req, ENOSYS);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    (void)fi;
+    struct fs_session *s = S(req);
+    struct fs_node n;
+    if (!fs_node_of(ino, &n) || n.kind == FS_K_ROOT || n.kind == FS_K_DIR ||
+        n.kind == FS_K_BLOB_DIR || n.kind == FS_K_BLOB_ROW) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    struct fs_read rd = {0};
+    struct fs_entry *layout = NULL;
+    int rc, tries = 0;
+    for (;;) {
+        pthread_rwlock_rdlock(&s->table_lock);
+        rc = fs_layout_get(s, &n, &layout);
+        if (!rc) rc = fs_file_read(s, layout->obj, (uint64_t)off, size, &rd);
+        if (rc != -EAGAIN) break;
+        fs_read_release(s, &rd);
+        if (layout) fs_cache_release(&s->cache, layout);
+        layout = NULL;
+        pthread_rwlock_unlock(&s->table_lock);
+        if (!again(s, &rc, &tries)) {
+            pthread_rwlock_rdlock(&s->table_lock);
+            break;
+        }
+    }
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else if (rc == 0)
+        fuse_reply_buf(req, NULL, 0);
+    else if (fuse_reply_iov(req, rd.iov, rd.niov) == 0 && off == 0)
+        fs_fill_done(&s->fill, &n, ino); /* its first bytes are the kernel's: no fill (op_ioctl) */
+    fs_read_release(s, &rd);
+    if (layout) fs_cache_release(&s->cache, layout);
+    pthread_rwlock_unlock(&s->table_lock);
+}
+
+/* A small object's bytes into the kernel's page cache: read under the table
+ * lock as a read from offset 0 would be, stored after it unless a page drop
+ * began meanwhile (fill.h). Nothing is retried: a table that moved, an error,
+ * a kernel that no longer holds the inode leave the read to ask as usual. */
+static void fill(struct fs_session *s, fuse_ino_t ino)
+{
+    struct fs_node n;
+    if (!fs_node_of(ino, &n) || !fs_fill_wanted(&s->fill, &n, ino) || !fs_fill_begin(&s->fill)) return;
+    uint64_t epoch = fs_fill_epoch(&s->fill);
+    struct fs_read rd = {0};
+    struct fs_entry *layout = NULL;
+    pthread_rwlock_rdlock(&s->table_lock);
+    const struct fs_file *f = fs_layout_get(s, &n, &layout) ? NULL : layout->obj;
+    bool got = f && f->size && f->size <= FS_FILL_MAX && fs_file_read(s, f, 0, f->size, &rd) > 0;
+    pthread_rwlock_unlock(&s->table_lock);
+    if (got && fs_fill_store_begin(&s->fill, epoch)) {
+        struct {
+            struct fuse_bufvec v;
+            struct fuse_buf more[FS_READ_MAX_IOV - 1];
+        } bufs = {.v = {.count = (size_t)rd.niov}};
+        for (int i = 0; i < rd.niov; i++)
+            bufs.v.buf[i] = (struct fuse_buf){.mem = rd.iov[i].iov_base, .size = rd.iov[i].iov_len};
+        if (fuse_lowlevel_notify_store(s->kernel.ctx, ino, 0, &bufs.v, 0) == 0) fs_fill_done(&s->fill, &n, ino);
+        fs_fill_store_end(&s->fill);
+    }
+    fs_read_release(s, &rd);
+    if (layout) fs_cache_release(&s->cache, layout);
+    fs_fill_end(&s->fill);
+}
+
+/* No ioctl is served (ENOTTY, as a plain file answers isatty), but the kernel
+ * asks: Python's open() asks isatty of every file before reading it, and the
+ * answer waits while the file is filled (fill.h). */
+static void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg, struct fuse_file_info *fi,
+                     unsigned flags, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
+{
+    (void)cmd, (void)arg, (void)fi, (void)flags, (void)in_buf, (void)in_bufsz, (void)out_bufsz;
+    fill(S(req), ino);
+    fuse_reply_err(req, ENOTTY);
+}
+
+/* Each write to .ingot/erase is one request, all its lines or none: they are
+ * checked and erased before the write returns, and its errno is the request's
+ * (so a shell's `echo 17 > .ingot/erase` sees it). Lines end with a newline; a
+ * short write (under 4 KiB) may leave the last one without. A longer write that
+ * does not end at a line end is refused (EINVAL) rather than guessed at: the
+ * kernel splits writes over 1 MiB, and a split may fall inside a line (use
+ * `ingot erase --rows-from FILE` for big batches). */
+#define FS_CONTROL_SHORT_WRITE 4096
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+                     struct fuse_file_info *fi)
+{
+    (void)off, (void)fi; /* lines are taken as they come */
+    struct fs_session *s = S(req);
+    struct fs_node n;
+    if (!fs_node_of(ino, &n) || n.kind != FS_K_SPECIAL || n.special != FS_S_ERASE) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    if (!may_erase(req)) {
+        fuse_reply_err(req, EACCES);
+        return;
+    }
+    if (size && buf[size - 1] != '\n' && size >= FS_CONTROL_SHORT_WRITE) {
+        fuse_reply_err(req, EINVAL);
+        return;
+    }
+    struct fs_batch *b = fs_batch_new();
+    int64_t uid, pid;
+    who(req, &uid, &pid);
+    int rc = b ? fs_batch_write(s, b, buf, size) : -ENOMEM;
+    if (!rc) rc = fs_batch_apply(s, b, uid, pid);
+    fs_batch_free(b);
+    fs_generation_unpin(&s->gens, (uint32_t)fuse_req_ctx(req)->pid); /* it sees its own erase */
+    if (rc)
+        fuse_reply_err(req, -rc);
+    else
+        fs_reply_after_names(s, req, true, size);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino, (void)fi;
+    fuse_reply_err(req, ENOSYS); /* never asked again */
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    struct fs_session *s = S(req);
+    uint64_t bytes = 0;
+    struct statvfs sv = {0};
+    pthread_rwlock_rdlock(&s->table_lock); /* a reload swaps the parts */
+    for (uint32_t i = 0; i < s->table.nparts; i++)
+        bytes += s->table.parts[i].file_size;
+    sv.f_files = s->table.num_rows + 3ull * s->table.parts[0].num_columns + 16;
+    pthread_rwlock_unlock(&s->table_lock);
+    sv.f_bsize = sv.f_frsize = 4096;
+    sv.f_blocks = (bytes + 4095) / 4096;
+    sv.f_namemax = FS_NAME_MAX;
+    fuse_reply_statfs(req, &sv);
+}
+
+/* ---- everything that would write ---- */
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+                       struct fuse_file_info *fi)
+{
+    (void)fi;
+    struct fs_node n;
+    /* `> .ingot/erase` truncates first: allow exactly that */
+    if (fs_node_of(ino, &n) && n.kind == FS_K_SPECIAL && n.special == FS_S_ERASE &&
+        (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_ATIME |
+                    FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_CTIME)) == FUSE_SET_ATTR_SIZE &&
+        attr->st_size == 0) {
+        struct stat st;
+        pthread_rwlock_rdlock(&S(req)->table_lock);
+        fs_node_stat(S(req), &n, &st);
+        pthread_rwlock_unlock(&S(req)->table_lock);
+        fuse_reply_attr(req, &st, 0);
+        return;
+    }
+    fuse_reply_err(req, EROFS);
+}
+static void op_mknod(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, dev_t r)
+{
+    (void)p, (void)n, (void)m, (void)r;
+    fuse_reply_err(req, EROFS);
+}
+static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
+{
+    (void)p, (void)n, (void)m;
+    fuse_reply_err(req, EROFS);
+}
+/* rm rows/ID erases the row (docs/ERASURE.md); nothing else can be removed. */
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    struct fs_session *s = S(req);
+    struct fs_node pn;
+    uint64_t id;
+    if (!fs_node_of(parent, &pn) || pn.kind != FS_K_DIR || pn.dir != FS_D_ROWS) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    if (!fs_ns_parse_id(name, &id)) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    if (!may_erase(req)) {
+        fuse_reply_err(req, EACCES);
+        return;
+    }
+    int64_t uid, pid;
+    who(req, &uid, &pid);
+    int rc = fs_erase_rows(s, &id, 1, NULL, 0, uid, pid);
+    fs_generation_unpin(&s->gens, (uint32_t)fuse_req_ctx(req)->pid); /* it sees its own erase */
+    if (rc)
+        fuse_reply_err(req, -rc);
+    else
+        fs_reply_after_names(s, req, false, 0);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t p, const char *n)
+{
+    (void)p, (void)n;
+    fuse_reply_err(req, EROFS);
+}
+static void op_symlink(fuse_req_t req, const char *l, fuse_ino_t p, const char *n)
+{
+    (void)l, (void)p, (void)n;
+    fuse_reply_err(req, EROFS);
+}
+static void op_rename(fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
+                      unsigned int flags)
+{
+    (void)p, (void)n, (void)np, (void)nn, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np, const char *nn)
+{
+    (void)ino, (void)np, (void)nn;
+    fuse_reply_err(req, EROFS);
+}
+static void op_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
+                      struct fuse_file_info *fi)
+{
+    (void)p, (void)n, (void)m, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *n, const char *v, size_t sz,
+                        int flags)
+{
+    (void)ino, (void)n, (void)v, (void)sz, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *n)
+{
+    (void)ino, (void)n;
+    fuse_reply_err(req, EROFS);
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+    (void)userdata;
+    conn->max_readahead = 1u << 20;
+    if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
+    /* every listing carries attributes: `ls -l rows/` then needs no lookup per
+     * row (the kernel's adaptive mode switches plus off between a listing's
+     * reads when the entries it gave were all used from the cache) */
+    conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+    /* Page contents never change behind the kernel's back except through an
+     * erase, which invalidates explicitly; do not drop the cache on mtime. */
+    conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    /* no OPEN, FLUSH, RELEASE or OPENDIR: see op_open */
+    if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+    if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+    /* one write(2) to .ingot/erase of up to 1 MiB arrives as one request */
+    conn->max_write = 1u << 20;
+}
+
+const struct fuse_lowlevel_ops fs_ops = {
+    .init = op_init,
+    .lookup = op_lookup,
+    .forget = op_forget,
+    .forget_multi = op_forget_multi,
+    .getattr = op_getattr,
+    .setattr = op_setattr,
+    .mknod = op_mknod,
+    .mkdir = op_mkdir,
+    .unlink = op_unlink,
+    .rmdir = op_rmdir,
+    .symlink = op_symlink,
+    .rename = op_rename,
+    .link = op_link,
+    .open = op_open,
+    .read = op_read,
+    .ioctl = op_ioctl,
+    .write = op_write,
+    .flush = op_flush,
+    .opendir = op_opendir,
+    .readdir = op_readdir,
+    .readdirplus = op_readdirplus,
+    .statfs = op_statfs,
+    .setxattr = op_setxattr,
+    .removexattr = op_removexattr,
+    .create = op_create,
+};

@@ -1,9 +1,0 @@
-/* ops.h - the FUSE low-level operations over a session. */
-#ifndef IG_FS_OPS_H
-#define IG_FS_OPS_H
-
-#include <fuse_lowlevel.h>
-
-extern const struct fuse_lowlevel_ops fs_ops;
-
-#endif

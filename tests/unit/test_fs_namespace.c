@@ -1,0 +1,195 @@
+/* test_fs_namespace.c - the mount's names without a mount (fs/namespace.h):
+ * every name a listing shows is found by a lookup, as the same node; the way
+ * back from a node gives its directory and name; names that do not exist are
+ * not found. A small table: 10 rows in groups of 4, a string, a list, a blob
+ * column and a list<blob>; row 5 erased. */
+#include "check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/ops/erase.h"
+#include "fs/namespace.h"
+#include "fs/session.h"
+#include "import/import.h"
+#include "util/error.h"
+
+#define ROWS  10
+#define GROUP 4
+
+static char dir[] = "/tmp/ingot-unit-XXXXXX";
+static char table[4200];
+
+static int make_table(bool blobs)
+{
+    if (!mkdtemp(dir)) return -1;
+    char in[4200], schema[4200], obj[4200];
+    snprintf(in, sizeof in, "%s/in.jsonl", dir);
+    snprintf(schema, sizeof schema, "%s/schema.txt", dir);
+    snprintf(table, sizeof table, "%s/t%s", dir, blobs ? "b" : "");
+    FILE *f = fopen(schema, "w");
+    if (!f) return -1;
+    fprintf(f, "id int64\nname string?\ntags list<int64>\n%s",
+            blobs ? "photo blob?\nclips list<blob>\n" : "");
+    fclose(f);
+    snprintf(obj, sizeof obj, "%s/o.jpg", dir);
+    f = fopen(obj, "wb");
+    if (!f) return -1;
+    fwrite("\xff\xd8\xff\xe0 not really a jpeg", 1, 22, f);
+    fclose(f);
+    f = fopen(in, "w");
+    if (!f) return -1;
+    for (int r = 0; r < ROWS; r++) {
+        fprintf(f, "{\"id\": %d, \"name\": \"n%d\", \"tags\": [%d, %d]", r, r, r, r + 1);
+        if (blobs)
+            fprintf(f, ", \"photo\": %s%s%s, \"clips\": [\"%s\", \"%s\"]", r % 3 ? "\"" : "",
+                    r % 3 ? obj : "null", r % 3 ? "\"" : "", obj, obj);
+        fputs("}\n", f);
+    }
+    fclose(f);
+    struct ig_import_opts o = {.schema_path = schema};
+    ig_import_opts_default(&o);
+    o.schema_path = schema;
+    o.w.rows_per_group = GROUP;
+    struct ig_import_result res;
+    struct ig_error err = {0};
+    int rc = ig_import(in, table, &o, &res, &err);
+    if (rc) {
+        fprintf(stderr, "  import: %s\n", err.msg);
+        return rc;
+    }
+    uint64_t five = 5;
+    struct ig_erase_request req = {&five, 1, NULL, 0, "cli", -1, -1};
+    struct ig_erase_report rep;
+    rc = ig_erase(table, &req, &rep, &err);
+    if (rc)
+        fprintf(stderr, "  erase: %s\n", err.msg);
+    else
+        free(rep.ids);
+    return rc;
+}
+
+static void remove_tree(void)
+{
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) {
+    }
+}
+
+static bool same_node(const struct fs_node *a, const struct fs_node *b)
+{
+    return a->kind == b->kind && a->dir == b->dir && a->special == b->special &&
+           a->view == b->view && a->col == b->col && a->scope == b->scope && a->row == b->row &&
+           a->blob == b->blob && a->k == b->k;
+}
+
+/* Every entry of d (and, below it, of every directory it lists) is found by a
+ * lookup of its name as the same node, and a node with a place names it back.
+ * Returns the entries seen (not counting . and ..). */
+static int walk(struct fs_session *s, const struct fs_node *d, int depth)
+{
+    int seen = 0;
+    char name[FS_NS_NAME_MAX];
+    struct fs_node n;
+    int64_t last = 1;
+    for (int64_t idx = 2; (idx = fs_ns_entry(s, d, idx, name, sizeof name, &n)) >= 0; idx++) {
+        CHECK(idx > last); /* offsets only move forward */
+        last = idx;
+        seen++;
+        struct fs_node found;
+        CHECK_EQ_INT(fs_ns_lookup(s, d, name, &found), 0);
+        CHECK(same_node(&found, &n));
+        uint64_t parent;
+        char back[FS_NS_NAME_MAX];
+        if (fs_ns_place(s, &n, &parent, back, sizeof back)) {
+            CHECK_EQ_INT(parent, fs_ino(d));
+            CHECK_EQ_STR(back, name);
+        }
+        bool is_dir = n.kind == FS_K_DIR || n.kind == FS_K_BLOB_DIR || n.kind == FS_K_BLOB_ROW;
+        if (is_dir && depth < 4) walk(s, &n, depth + 1);
+    }
+    return seen;
+}
+
+static int count_entries(struct fs_session *s, const struct fs_node *d)
+{
+    char name[FS_NS_NAME_MAX];
+    struct fs_node n;
+    int seen = 0;
+    for (int64_t idx = 2; (idx = fs_ns_entry(s, d, idx, name, sizeof name, &n)) >= 0; idx++)
+        seen++;
+    return seen;
+}
+
+static void test_listing_and_lookup_agree(void)
+{
+    REQUIRE(make_table(true) == 0);
+    struct fs_session s;
+    struct ig_error err = {0};
+    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    struct fs_node root = {.kind = FS_K_ROOT};
+    CHECK(walk(&s, &root, 0) == 10); /* README ... jsonl, and blobs/ */
+    struct fs_node rows = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
+    CHECK_EQ_INT(count_entries(&s, &rows), ROWS - 1); /* row 5 erased */
+    struct fs_node groups = {.kind = FS_K_DIR, .dir = FS_D_GROUPS};
+    CHECK_EQ_INT(count_entries(&s, &groups), 3);
+    struct fs_node pq = {.kind = FS_K_DIR, .dir = FS_D_PARQUET};
+    CHECK_EQ_INT(count_entries(&s, &pq), 3);
+    struct fs_node blobs = {.kind = FS_K_DIR, .dir = FS_D_BLOBS};
+    CHECK_EQ_INT(count_entries(&s, &blobs), 2);
+    fs_session_destroy(&s);
+}
+
+static void test_names_that_are_not_there(void)
+{
+    struct fs_session s;
+    struct ig_error err = {0};
+    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    struct fs_node root = {.kind = FS_K_ROOT}, n;
+    struct fs_node rows = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
+    struct fs_node cols = {.kind = FS_K_DIR, .dir = FS_D_COLUMNS};
+    struct fs_node groups = {.kind = FS_K_DIR, .dir = FS_D_GROUPS};
+    struct fs_node pq = {.kind = FS_K_DIR, .dir = FS_D_PARQUET};
+    CHECK_EQ_INT(fs_ns_lookup(&s, &root, "nope", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &rows, "10", &n), -ENOENT);  /* past the end */
+    CHECK_EQ_INT(fs_ns_lookup(&s, &rows, "007", &n), -ENOENT); /* not canonical */
+    CHECK_EQ_INT(fs_ns_lookup(&s, &rows, "-1", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &rows, "99999999999999999999", &n), -ENOENT); /* overflows */
+    CHECK_EQ_INT(fs_ns_lookup(&s, &groups, "3", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &pq, "3.parquet", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &pq, "0.arrow", &n), -ENOENT); /* another directory's */
+    CHECK_EQ_INT(fs_ns_lookup(&s, &cols, "missing.npy", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &cols, "name.npy", &n), -ENOENT); /* strings have no array */
+    CHECK_EQ_INT(fs_ns_lookup(&s, &cols, "id.npy", &n), 0);
+    struct fs_node g7 = {.kind = FS_K_DIR, .dir = FS_D_GROUP, .scope = 8};
+    CHECK(!fs_ns_dir_exists(&s, &g7));
+    CHECK_EQ_INT(fs_ns_lookup(&s, &g7, "id", &n), -ENOENT);
+    /* the erased row is still a name (reads answer ENOENT), but not listed */
+    CHECK_EQ_INT(fs_ns_lookup(&s, &rows, "5", &n), 0);
+    fs_session_destroy(&s);
+    remove_tree();
+}
+
+static void test_no_blobs_directory_without_blob_columns(void)
+{
+    strcpy(dir, "/tmp/ingot-unit-XXXXXX");
+    REQUIRE(make_table(false) == 0);
+    struct fs_session s;
+    struct ig_error err = {0};
+    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    struct fs_node root = {.kind = FS_K_ROOT}, n;
+    CHECK_EQ_INT(count_entries(&s, &root), 9);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &root, "blobs", &n), -ENOENT);
+    struct fs_node blobs = {.kind = FS_K_DIR, .dir = FS_D_BLOBS};
+    CHECK(!fs_ns_dir_exists(&s, &blobs));
+    CHECK(walk(&s, &root, 0) == 9);
+    fs_session_destroy(&s);
+    remove_tree();
+}
+
+TEST_MAIN(T(test_listing_and_lookup_agree), T(test_names_that_are_not_there),
+          T(test_no_blobs_directory_without_blob_columns))
