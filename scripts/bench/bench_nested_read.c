@@ -39,6 +39,18 @@
  *       pages (docs/FORMAT.md, "Sliding-window pages"): page headers, each
  *       metadata stream with the scheme the encoder chose, the bulk's length
  *       stream and bits, zstd-compressed pages; one key=value line. */
+/* Internal headers, on purpose: no mode but readfiles and cmpf32 can be written
+ * with include/ingot.h alone without losing what it measures.
+ *   decode       times ig_reader_load itself; through ingot_read_fixed the
+ *                figure would include rendering each page at the column's width
+ *                and copying it into the caller's buffer (ig_render_fixed).
+ *   slide-stats  walks the bytes of sliding-window pages (page records, page
+ *                bodies, prefix-code tables): the public API has no page view.
+ *   public       sizes its buffer from the pages' live value counts: ingot.h
+ *                has no count of a list column's elements (ingot_read_fixed
+ *                only says -ENOSPC), nor the stored bytes and pages it reports.
+ * Internal names change with refactors; the test suite's release step builds
+ * this file (-Dbench=enabled) so such a change cannot break it unseen. */
 #include "format/part/footer.h"
 #include "format/layout.h"
 #include "format/page/page.h"

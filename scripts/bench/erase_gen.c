@@ -1,7 +1,7 @@
 // erase_gen.c - the input of scripts/bench/erase_cost: a deterministic CSV of
 // USERS x ROWS_PER_USER rows and 100 columns, sorted by user id.
 //
-//   cc -O2 -o erase_gen erase_gen.c && ./erase_gen USERS ROWS_PER_USER > t.csv
+//   erase_gen USERS ROWS_PER_USER > t.csv   (built by scripts/bench/meson.build)
 //
 // Columns (100):
 //   user_id   int64, 100000 + user number (the sort key: a user's rows are contiguous)
