@@ -179,25 +179,19 @@ static bool huffman_instead(const struct ig_page_policy *pol, const struct ig_va
     return huff <= sealed->stored.len + sealed->stored.len / 8;
 }
 
-int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
-                   size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
-                   struct ig_error *err)
+/* A sliding-window body for a top-level list of integers: kept when forced,
+ * or when smaller than the level streams' body, which is built beside it in a
+ * fresh body. */
+static int encode_slide(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                        size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
+                        struct ig_error *err)
 {
-    struct ig_buf *body = &s->body;
-    ig_buf_reset(body);
-    int rc;
-    out->text_len = 0;
-    out->values_json_len = 0;
-    out->values_json_known = false;
-    if (pol->leaf.levels && pol->leaf.slide_ok &&
-        (pol->encoding == IG_PAGE_ENC_SLIDE || pol->encoding == IG_ENC_AUTO)) {
-        /* sliding windows: keep it when smaller than level streams (or forced) */
-        uint8_t hdr[IG_BODY_HDR] = {IG_BODY_SLIDE, 0, 0, 0};
-        rc = ig_buf_append(body, hdr, sizeof hdr) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-        if (!rc) rc = ig_slide_encode(v, first, count, &pol->leaf, body, err);
-        if (rc) return rc;
-        if (pol->encoding == IG_PAGE_ENC_SLIDE) goto slide_done;
-        struct ig_buf slide = *body; /* keep it aside; build the alternative in a fresh body */
+    uint8_t hdr[IG_BODY_HDR] = {IG_BODY_SLIDE, 0, 0, 0};
+    int rc = ig_buf_append(&s->body, hdr, sizeof hdr) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc) rc = ig_slide_encode(v, first, count, &pol->leaf, &s->body, err);
+    if (rc) return rc;
+    if (pol->encoding != IG_PAGE_ENC_SLIDE) {
+        struct ig_buf slide = s->body; /* keep it aside; build the alternative in a fresh body */
         s->body = (struct ig_buf)IG_BUF_INIT;
         struct ig_page_policy alt = *pol;
         alt.leaf.slide_ok = false;
@@ -208,38 +202,53 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
         }
         ig_buf_free(&s->body);
         s->body = slide;
-        body = &s->body;
         if (rc) return rc;
-    slide_done:
-        out->encoding = IG_PAGE_ENC_SLIDE;
-        out->flags = 0;
-        out->entry_count = (uint32_t)(v->row_ent[first + count] - v->row_ent[first]);
-        out->value_count = (uint32_t)(v->row_val[first + count] - v->row_val[first]);
-        return ig_page_seal(pol, body, out, err);
     }
-    if (pol->leaf.levels) {
-        size_t e0 = v->row_ent[first], e1 = v->row_ent[first + count];
-        size_t v0 = v->row_val[first], v1 = v->row_val[first + count];
-        uint8_t hdr[IG_BODY_HDR] = {(uint8_t)((pol->leaf.max_rep ? IG_BODY_REP : 0) |
-                                              (pol->leaf.max_def ? IG_BODY_DEF : 0) |
-                                              (v->type == IG_T_BLOB ? IG_BODY_BLOB : 0)),
-                                    0, 0, 0};
-        rc = ig_buf_append(body, hdr, sizeof hdr) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-        if (!rc && pol->leaf.max_rep) rc = put_levels(v->reps + e0, e1 - e0, body, err);
-        if (!rc && pol->leaf.max_def) rc = put_levels(v->defs + e0, e1 - e0, body, err);
-        size_t values_at = body->len;
-        if (!rc) rc = encode_values(pol, v, v0, v1 - v0, s, body, err);
-        if (rc) return rc;
-        const struct ig_census *cen = census_of(v, v0, v1 - v0, s);
-        /* values that are never NULL themselves (NULLs are levels here) */
-        out->values_json_known = cen && !v->has_nulls;
-        out->values_json_len = out->values_json_known ? census_text_len(cen, v->type, true) : 0;
-        out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
-        out->flags = 0;
-        out->entry_count = (uint32_t)(e1 - e0);
-        out->value_count = (uint32_t)(v1 - v0);
-        return ig_page_seal(pol, body, out, err);
-    }
+    out->encoding = IG_PAGE_ENC_SLIDE;
+    out->flags = 0;
+    out->entry_count = (uint32_t)(v->row_ent[first + count] - v->row_ent[first]);
+    out->value_count = (uint32_t)(v->row_val[first + count] - v->row_val[first]);
+    return ig_page_seal(pol, &s->body, out, err);
+}
+
+/* A nested leaf's body: its repetition and definition level streams, then its
+ * values (NULLs are levels here, not validity bits). */
+static int encode_levels(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                         size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
+                         struct ig_error *err)
+{
+    struct ig_buf *body = &s->body;
+    size_t e0 = v->row_ent[first], e1 = v->row_ent[first + count];
+    size_t v0 = v->row_val[first], v1 = v->row_val[first + count];
+    uint8_t hdr[IG_BODY_HDR] = {(uint8_t)((pol->leaf.max_rep ? IG_BODY_REP : 0) |
+                                          (pol->leaf.max_def ? IG_BODY_DEF : 0) |
+                                          (v->type == IG_T_BLOB ? IG_BODY_BLOB : 0)),
+                                0, 0, 0};
+    int rc = ig_buf_append(body, hdr, sizeof hdr) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc && pol->leaf.max_rep) rc = put_levels(v->reps + e0, e1 - e0, body, err);
+    if (!rc && pol->leaf.max_def) rc = put_levels(v->defs + e0, e1 - e0, body, err);
+    size_t values_at = body->len;
+    if (!rc) rc = encode_values(pol, v, v0, v1 - v0, s, body, err);
+    if (rc) return rc;
+    const struct ig_census *cen = census_of(v, v0, v1 - v0, s);
+    /* values that are never NULL themselves (NULLs are levels here) */
+    out->values_json_known = cen && !v->has_nulls;
+    out->values_json_len = out->values_json_known ? census_text_len(cen, v->type, true) : 0;
+    out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
+    out->flags = 0;
+    out->entry_count = (uint32_t)(e1 - e0);
+    out->value_count = (uint32_t)(v1 - v0);
+    return ig_page_seal(pol, body, out, err);
+}
+
+/* A flat leaf's body: a validity bitmap when a row is NULL, then the values;
+ * huffman in place of zstd for strings when that pays (huffman_instead), and
+ * the rows' text length. */
+static int encode_flat(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                       size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
+                       struct ig_error *err)
+{
+    struct ig_buf *body = &s->body;
     bool nulls = false;
     if (v->has_nulls)
         for (size_t i = 0; i < count && !nulls; i++)
@@ -247,7 +256,7 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     uint8_t hdr[IG_BODY_HDR] = {(uint8_t)((nulls ? IG_BODY_VALIDITY : 0) |
                                           (v->type == IG_T_BLOB ? IG_BODY_BLOB : 0)),
                                 0, 0, 0};
-    rc = ig_buf_append(body, hdr, sizeof hdr);
+    int rc = ig_buf_append(body, hdr, sizeof hdr);
     if (!rc && nulls) {
         uint8_t *bits = ig_buf_extend(body, (count + 7) / 8);
         if (!bits) return ig_err(err, -ENOMEM, "out of memory");
@@ -280,4 +289,19 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     }
     return page_text_len(v, first, count, nulls ? NULL : cen, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
                                                               : 0;
+}
+
+int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                   size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
+                   struct ig_error *err)
+{
+    ig_buf_reset(&s->body);
+    out->text_len = 0;
+    out->values_json_len = 0;
+    out->values_json_known = false;
+    if (pol->leaf.levels && pol->leaf.slide_ok &&
+        (pol->encoding == IG_PAGE_ENC_SLIDE || pol->encoding == IG_ENC_AUTO))
+        return encode_slide(pol, v, first, count, s, out, err);
+    if (pol->leaf.levels) return encode_levels(pol, v, first, count, s, out, err);
+    return encode_flat(pol, v, first, count, s, out, err);
 }
