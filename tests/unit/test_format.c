@@ -14,6 +14,7 @@
 #include "format/part/footer.h"
 #include "format/layout.h"
 #include "format/ops/reader.h"
+#include "format/model/float_text.h"
 #include "format/model/render.h"
 #include "format/model/schema.h"
 #include "format/part/table.h"
