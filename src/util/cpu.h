@@ -2,7 +2,7 @@
  *
  * The few kernels written for AVX-512 (format/model/float_len_x8.c,
  * format/model/int_len.c, format/enc/stats_x8.c, the escape count in
- * format/model/render.c, the ASCII run in util/utf8.c, the field scan in
+ * format/model/text_escape.c, the ASCII run in util/utf8.c, the field scan in
  * import/csv.c) run only where
  * ig_cpu_avx512() is true and have a scalar path beside them that gives the same answer; their tests compare the
  * two (scripts/test runs every unit test again with INGOT_NO_AVX512=1). IG_X8 marks such a kernel's functions (the compiler may use AVX-512 in

@@ -16,7 +16,7 @@
  * which of them lie inside.
  *
  * Not here: signs, zero, NaN and infinities (the caller's), the text layout
- * (exponent or positional: format/model/render.c), parsing. */
+ * (exponent or positional: format/model/float_text.c), parsing. */
 #ifndef IG_UTIL_SHORTEST_H
 #define IG_UTIL_SHORTEST_H
 

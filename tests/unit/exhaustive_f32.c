@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "format/model/float_len_x8.h"
+#include "format/model/float_text.h"
 #include "format/model/render.h"
 
 static uint64_t stride = 1;

@@ -14,6 +14,7 @@
 #include "format/part/footer.h"
 #include "format/layout.h"
 #include "format/ops/reader.h"
+#include "format/model/float_text.h"
 #include "format/model/render.h"
 #include "format/model/schema.h"
 #include "format/part/table.h"
@@ -1190,7 +1191,7 @@ static int encode_string_blocks(struct ig_values *v, size_t rows, bool fitted, s
     return ig_page_encode_blocks(&string_policy, v, 0, rows, cuts, ncuts, &fit, scratch, page, err);
 }
 
-/* A page's blocks remember what their trials showed (page.c, struct
+/* A page's blocks remember what their trials showed (page_blocks.c, struct
  * block_trials): strings huffman keeps taking from zstd skip the zstd trial,
  * but the trial is made again, so that when the data change inside the page
  * (random letters, then one sentence over and over) the later blocks go back
@@ -1248,7 +1249,7 @@ static void test_block_trials_follow_the_data(void)
 }
 
 /* Fitted string blocks that zstd compresses weigh their own bytes against the
- * dictionary the statistics chose (page.c, weigh_layouts), and the finding is
+ * dictionary the statistics chose (page_blocks.c, weigh_layouts), and the finding is
  * carried from page to page: captions of 10,000 values sharing their words
  * end up plain (zstd finds the repeats; the dictionary's codes compress
  * badly), 16 colours keep their dictionary. Every block still decodes to its
@@ -1321,7 +1322,7 @@ static void test_fitted_strings_weigh_plain_against_dict(void)
     ig_page_scratch_free(&scratch);
 }
 
-/* Fitted blocks are guessed right the first time nearly always (page.c,
+/* Fitted blocks are guessed right the first time nearly always (page_blocks.c,
  * encode_fitted): captions of random words in pages that start wherever the
  * page before ended, so each page's first block gets what is left of a disk
  * page. Its guess counts the bytes a block costs whatever its size

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "format/model/int_len.h"
+#include "format/model/float_text.h"
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "format/model/values.h"

@@ -1,5 +1,5 @@
 /* float_len_x8.c - see float_len_x8.h. The steps and their names follow
- * util/shortest.c (scale32, pick_shape) and render.c (layout_len). */
+ * util/shortest.c (scale32, pick_shape) and float_text.c (layout_len). */
 #include "format/model/float_len_x8.h"
 
 #include "util/shortest_table.h"

@@ -1,7 +1,7 @@
 /* float_len_x8.h - text lengths of float32 values, eight at a time (AVX-512).
  *
  * ig_f32_len_x8 measures what ig_format_f32_len measures (the shortest
- * round-trip decimal in repr's layout, render.c) for eight float32 lanes at
+ * round-trip decimal in repr's layout, float_text.c) for eight float32 lanes at
  * once: the same Schubfach steps as util/shortest.c (the interval scaled by the
  * same table, the same one-digit-fewer test, pick_shape's argument that no
  * other choice changes the length), each 64x64-bit product made of four
@@ -9,7 +9,7 @@
  * otherwise (a float's shortest form costs ~16 ns one at a time).
  *
  * What it does not do: zero, NaN, infinities and the three powers of two whose
- * text keeps the printf search's form (render.c, pow2_search_f32) are left to
+ * text keeps the printf search's form (float_text.h, pow2_search_f32) are left to
  * the caller (their bits in the returned mask); float64; digits. Only on a CPU
  * with AVX-512 (util/cpu.h, ig_f32_len_x8_usable); the tests compare it with
  * the scalar path over a stride of all 2^32 floats. */

@@ -4,7 +4,7 @@
  * n integer lanes of one type: the digits of the magnitude ("0" for zero),
  * and a '-' before a negative value. The writer stores every page's text
  * length, so an import of integer columns measures each value once; one at a
- * time through render.c's per-value switch that was over a third of the text
+ * time through the renderer's per-value switch that was over a third of the text
  * lengths of a CSV import.
  *
  * A lane holds its value in the low `width` bytes (1, 2, 4 or 8), read as a
@@ -13,7 +13,7 @@
  * CPU has it (util/cpu.h), else one at a time: the same sum (tests compare both
  * with the rendered text, INGOT_NO_AVX512=1 choosing the scalar path).
  *
- * Not here: NULLs, newlines, bool and floats (render.c). */
+ * Not here: NULLs, newlines, bool and floats (render_len.c). */
 #ifndef IG_FORMAT_INT_LEN_H
 #define IG_FORMAT_INT_LEN_H
 

@@ -2,12 +2,16 @@
  *
  * One line per live row, in PostgreSQL COPY text format: NULL is \N; strings
  * escape \\ \n \r \t; binary is \x + lowercase hex; integers in decimal; bool
- * t/f; floats in the shortest form that round-trips, laid out like Python's repr
- * (1.0, 0.1, 1e+16, 1.5e-07), with NaN, Infinity, -Infinity. float32 values use
- * the shortest form that round-trips through float32.
+ * t/f; floats in the shortest form that round-trips (float_text.h), laid out
+ * like Python's repr (1.0, 0.1, 1e+16, 1.5e-07), with NaN, Infinity,
+ * -Infinity. float32 values use the shortest form that round-trips through
+ * float32.
  *
  * JSON rendering (rows/ID) writes the same values as JSON: strings escaped per
- * RFC 8259, binary as "\\x..." hex strings, NaN/Infinity as strings. */
+ * RFC 8259, binary as "\\x..." hex strings, NaN/Infinity as strings.
+ *
+ * render.c renders, render_len.c measures without rendering, render_fixed.c
+ * writes fixed-width values as NumPy's little-endian elements. */
 #ifndef IG_FORMAT_RENDER_H
 #define IG_FORMAT_RENDER_H
 
@@ -18,18 +22,6 @@
 #include "format/model/values.h"
 
 struct ig_buf;
-
-#define IG_FLOAT_TEXT_MAX 32
-
-/* Shortest round-trip text of a double / float; returns length (< IG_FLOAT_TEXT_MAX). */
-size_t ig_format_f64(char *out, double d);
-size_t ig_format_f32(char *out, float f);
-/* Their lengths, without the text (the writer's text lengths). */
-size_t ig_format_f64_len(double d);
-size_t ig_format_f32_len(float f);
-/* The same by printf/strtod search (the references the fast ones are tested against). */
-size_t ig_format_f64_exact(char *out, double d);
-size_t ig_format_f32_exact(char *out, float f);
 
 /* The length ig_render_json_value would append for value i, when that needs
  * no rendering (a non-NULL number or bool): true and *len; else false. */

@@ -39,7 +39,7 @@ struct ig_page_policy {
     int zstd_level;
     struct ig_leaf_info leaf;
     /* strings left to the writer: keep zstd without sizing huffman against it
-     * (set by the page's block trials once zstd keeps winning, page.c) */
+     * (set by the page's block trials once zstd keeps winning, page_blocks.c) */
     bool zstd_settled;
     /* float values may be stored as decimals (IG_ENC_DECIMAL): writers of
      * format 8 and later say so; an erase never does, so an older part keeps
@@ -108,16 +108,16 @@ struct ig_block_fit {
     uint32_t grain; /* 0: no fitting */
     uint64_t at;
     /* the guess of a block's stored size from its plain bytes w: overhead +
-     * ratio * w (page.c, encode_fitted). ratio: 0 at first; overhead: what a
+     * ratio * w (page_blocks.c, encode_fitted). ratio: 0 at first; overhead: what a
      * block costs whatever its size (frame, code tables, slack), learned
      * from blocks given less than a grain, 0 until one is seen */
     double ratio, overhead;
     /* strings that zstd compresses: fitted blocks running in which their own
      * bytes came out smaller than the dictionary the statistics chose, or the
-     * other way round, and fitted blocks so far (page.c, weigh_layouts);
+     * other way round, and fitted blocks so far (page_blocks.c, weigh_layouts);
      * carried from page to page of a column, like the ratio */
     uint32_t plain_wins, dict_wins, blocks;
-    /* the page's block trials (page.c, struct block_trials) where strings
+    /* the page's block trials (page_blocks.c, struct block_trials) where strings
      * settled between zstd and huffman, carried the same way: a page of a few
      * fitted blocks never settled on its own */
     uint32_t zstd_wins, huff_wins, trial_blocks;
@@ -129,7 +129,7 @@ struct ig_block_fit {
  * writer cuts every leaf of a nested column alike, so block j of each covers the
  * same rows); each block is encoded by ig_page_encode on its own, gets its own
  * zstd decision and checksum (trials that keep losing within the page are
- * skipped: page.c, struct block_trials), and, when compressed, a little zeroed slack so that
+ * skipped: page_blocks.c, struct block_trials), and, when compressed, a little zeroed slack so that
  * recompressing it after an erase nearly always fits where it is. out gets the
  * blocks back to back, their records, and the page's totals (text_len summed for
  * flat leaves; checksum left for the writer: the hash of the block records). */

@@ -1,5 +1,7 @@
-/* page_int.h - what page.c (encoding, decoding) shares with page_erase.c
- * (erasing in place). Not part of the page layer's interface (page.h). */
+/* page_int.h - what the page layer's files share: page.c's scratch room,
+ * lane descriptors and zstd helpers, used by page_encode.c, page_blocks.c,
+ * page_decode.c and page_erase.c. Not part of the page layer's interface
+ * (page.h). */
 #ifndef IG_FORMAT_PAGE_INT_H
 #define IG_FORMAT_PAGE_INT_H
 
@@ -11,6 +13,9 @@
 
 struct ig_buf;
 struct ig_error;
+
+/* Bodies below this are not worth a zstd frame. */
+#define IG_ZSTD_MIN_BODY 256
 
 /* Room for n + 1 offsets in the scratch. */
 int ig_page_scratch_offs(struct ig_page_scratch *s, size_t n);

@@ -8,8 +8,8 @@
  * out and release it apart from its parent, so every array holds a reference
  * and the last release frees it. Schemas own copies of their strings. */
 #include "ingot.h"
-#include "arrow_view.h"
-#include "format/ops/api_int.h"
+#include "api_int.h"
+#include "format/export/arrow_view.h"
 #include "format/part/table.h"
 #include "util/buf.h"
 #include "util/error.h"

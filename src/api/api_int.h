@@ -1,7 +1,8 @@
-/* api_int.h - what the public API's sources (api.c, api_take.c) share: the
- * table handle behind ingot_table. Not installed. */
-#ifndef IG_FORMAT_API_INT_H
-#define IG_FORMAT_API_INT_H
+/* api_int.h - what the public API's sources (api.c, api_take.c, arrow_c.c)
+ * share: the table handle behind ingot_table, and how an error reaches the
+ * caller's buffer. Not installed; nothing outside src/api/ includes it. */
+#ifndef IG_API_INT_H
+#define IG_API_INT_H
 
 #include "ingot.h"
 #include "format/ops/reader.h"

@@ -1,0 +1,80 @@
+/* render_fixed.c - values of a fixed-width column as little-endian elements of
+ * its type's width, the bytes of a .npy file's data (render.h): NULL as 0 or a
+ * quiet NaN, bools as 0/1 bytes, or one validity byte per value; the values'
+ * own lanes handed over without a copy where they already are those bytes.
+ * Text is render.c's. */
+#include "format/model/render.h"
+#include "format/model/types.h"
+#include "util/buf.h"
+#include "util/endian.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ig_render_fixed_at(uint8_t *o, const struct ig_values *v, size_t i)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    uint32_t w = ti->width;
+    uint64_t lane = v->lanes[i];
+    if (ig_values_is_null(v, i))
+        lane = ti->is_float ? (w == 4 ? 0x7FC00000u : 0x7FF8000000000000ULL) : 0;
+    if (v->type == IG_T_BOOL) lane = lane != 0;
+    switch (w) {
+    case 1:
+        o[0] = (uint8_t)lane;
+        break;
+    case 2:
+        ig_st16(o, (uint16_t)lane);
+        break;
+    case 4:
+        ig_st32(o, (uint32_t)lane);
+        break;
+    default:
+        ig_st64(o, lane);
+    }
+}
+
+int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted,
+                    bool as_validity)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    if (!ti || ti->phys != IG_PHYS_LANES) return -EINVAL;
+    uint32_t w = as_validity ? 1 : ti->width;
+    uint8_t *o = ig_buf_extend(out, v->n * w);
+    if (!o && v->n) return -ENOMEM;
+    size_t k = 0;
+    bool fast = !deleted && !v->has_nulls && !as_validity && w == 8 &&
+                __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    if (fast) { /* the common case for int64/float64: one copy */
+        memcpy(o, v->lanes, v->n * 8);
+        k = v->n * 8;
+    }
+    for (size_t i = 0; i < v->n && !fast; i++) {
+        if (deleted && (deleted[i / 8] >> (i % 8) & 1)) continue;
+        bool null = ig_values_is_null(v, i);
+        if (as_validity) {
+            o[k++] = !null;
+            continue;
+        }
+        ig_render_fixed_at(o + k, v, i);
+        k += w;
+    }
+    out->len -= v->n * w - k;
+    return 0;
+}
+
+int ig_render_fixed_move(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    bool same = ti && ti->phys == IG_PHYS_LANES && ti->width == 8 && !deleted && !v->has_nulls &&
+                out->len == 0 && v->lanes && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    if (!same) return ig_render_fixed(out, v, deleted, false);
+    free(out->data);
+    *out = (struct ig_buf){(uint8_t *)v->lanes, v->n * 8, v->lanes_cap * 8};
+    v->lanes = NULL;
+    v->lanes_cap = 0;
+    v->cap = 0;
+    v->n = 0;
+    return 0;
+}

@@ -1,0 +1,401 @@
+/* page_blocks.c - a page written as blocks (page.h, ig_page_encode_blocks):
+ * each block encoded alone (page_encode.c) and appended with its record and
+ * slack; with a fit, blocks sized by their stored bytes to lie inside one disk
+ * page each, the size guessed from the blocks before and the block encoded
+ * again when it missed; and the trials (zstd or not, huffman or zstd, plain or
+ * dictionary) that a page's blocks stop repeating once one choice keeps
+ * winning. It decides only how rows are cut and which choices are offered;
+ * the bytes of a block are page_encode.c's. */
+#include "format/page/page.h"
+#include "page_int.h"
+#include "format/layout.h"
+#include "format/model/types.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+/* Zeroed room after a compressed block: an erase recompresses it to about, not
+ * exactly, its size (uncompressed blocks never grow on erase). */
+static size_t block_slack(const struct ig_page_built *unit)
+{
+    if (unit->compression != IG_PC_ZSTD) return 0;
+    size_t n = unit->stored.len / 128;
+    return n > 32 ? n : 32;
+}
+
+/* Room for block k (grow out->blocks). */
+static int room_for_block(struct ig_page_built *out, size_t k, struct ig_error *err)
+{
+    if (k < out->blocks_cap) return 0;
+    size_t cap = out->blocks_cap ? (size_t)out->blocks_cap * 2 : 16;
+    struct ig_block_built *b = realloc(out->blocks, cap * sizeof *b);
+    if (!b) return ig_err(err, -ENOMEM, "out of memory");
+    out->blocks = b;
+    out->blocks_cap = (uint32_t)cap;
+    return 0;
+}
+
+/* Append the block just encoded (unit, rows [a, b) of the page) with its slack. */
+static int add_block(struct ig_page_built *out, const struct ig_page_built *unit, size_t a,
+                     size_t b, struct ig_error *err)
+{
+    size_t slack = block_slack(unit), at = out->stored.len, k = out->nblocks;
+    if (out->stored.len + unit->stored.len + slack > IG_MAX_PAGE_BODY)
+        return ig_err(err, -EFBIG, "page of %zu bytes exceeds the 1 GiB limit", out->stored.len);
+    int rc = room_for_block(out, k, err);
+    if (rc) return rc;
+    if (ig_buf_append(&out->stored, unit->stored.data, unit->stored.len) ||
+        ig_buf_append_zeros(&out->stored, slack))
+        return ig_err(err, -ENOMEM, "out of memory");
+    out->blocks[k] = (struct ig_block_built){.offset = (uint32_t)at,
+                                             .stored = (uint32_t)unit->stored.len,
+                                             .capacity = (uint32_t)(unit->stored.len + slack),
+                                             .body_size = unit->body_size,
+                                             .first_row = (uint32_t)a,
+                                             .row_count = (uint32_t)(b - a),
+                                             .entry_count = unit->entry_count,
+                                             .value_count = unit->value_count,
+                                             .encoding = unit->encoding,
+                                             .compression = unit->compression,
+                                             .flags = unit->flags,
+                                             .checksum = unit->checksum};
+    if (k == 0) out->encoding = unit->encoding;
+    out->nblocks = (uint32_t)k + 1;
+    out->body_size += unit->body_size;
+    out->entry_count += unit->entry_count;
+    out->value_count += unit->value_count;
+    out->text_len += unit->text_len;
+    out->values_json_len += unit->values_json_len;
+    out->values_json_known = (k == 0 || out->values_json_known) && unit->values_json_known;
+    out->flags |= unit->flags;
+    if (unit->compression == IG_PC_ZSTD) out->compression = IG_PC_ZSTD;
+    return 0;
+}
+
+/* Zeros up to the next grain boundary, as room of the last block (its capacity
+ * runs to the next block; readers and erasure see zeroed slack). */
+static int pad_to_grain(struct ig_page_built *out, const struct ig_block_fit *fit,
+                        struct ig_error *err)
+{
+    size_t pos = (size_t)((fit->at + out->stored.len) % fit->grain);
+    if (pos && ig_buf_append_zeros(&out->stored, fit->grain - pos))
+        return ig_err(err, -ENOMEM, "out of memory");
+    return 0;
+}
+
+/* What a block's stored size is guessed from: its values' plain bytes (a
+ * length word each) for bytes leaves, whose rows vary in size, else its rows. */
+static double fit_weight(const struct ig_values *v, size_t a, size_t rows)
+{
+    if (!v->is_bytes || v->levels) return (double)rows;
+    return (double)(v->offs[a + rows] - v->offs[a]) + 4.0 * (double)rows;
+}
+
+/* The most rows from a (at least 1, at most max) whose weight is within w. */
+static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w)
+{
+    size_t lo = 1, hi = max;
+    if (fit_weight(v, a, hi) <= w) return hi;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fit_weight(v, a, mid) <= w)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* What the blocks of a page have shown so far, so that a trial that keeps
+ * losing is not made again for every block (a page holds one kind of data):
+ * numbers zstd did not shrink by an eighth in two blocks running (random
+ * floats, hashes) are not offered to it in the rest of the page; strings that
+ * went to huffman instead of zstd in two blocks running go straight to
+ * huffman while a quick look for repeats (zstd's fastest level, no entropy
+ * stage) finds none worth an eighth of the block: the full trial cost a third
+ * of an import of captions, for the same bytes, and the look sends a block
+ * whose values start repeating back to it. The other way round, strings that
+ * zstd kept from huffman in two blocks running (captions sharing words) are
+ * not sized for huffman again but in every eighth block, which keeps
+ * watching for the values to change (the sizing was a seventh of such an
+ * import). For fitted blocks the string counters are carried from page to
+ * page of the column (struct ig_block_fit): a page holds only a few of them,
+ * and the sizing was still a sixteenth of an import of unique captions. */
+struct block_trials {
+    const struct ig_page_policy *pol;
+    unsigned zstd_misses; /* numbers: blocks running that zstd did not shrink */
+    unsigned huff_wins;   /* strings: blocks running that huffman took from zstd */
+    unsigned zstd_wins;   /* strings: blocks running that zstd kept from huffman */
+    unsigned blocks;      /* blocks encoded so far */
+    bool no_zstd;         /* numbers: zstd no longer tried */
+    struct ig_buf look;   /* the quick look's output */
+};
+
+/* Every this many blocks, strings zstd has settled are sized for huffman again. */
+#define TRIAL_RECHECK 8
+
+/* zstd's fastest level: matches found at a stride, literals left raw */
+#define TRIAL_LOOK_LEVEL (-10)
+
+static bool trial_strings(const struct ig_page_policy *pol, const struct ig_values *v)
+{
+    return pol->encoding == IG_ENC_AUTO && pol->compression == IG_COMP_AUTO && !pol->leaf.levels &&
+           v->is_bytes && v->type != IG_T_BLOB;
+}
+
+/* Whether the values of rows [first, first + count) repeat enough for zstd's
+ * matches to shrink them by an eighth (or the look could not be made). */
+static bool trial_repeats(struct block_trials *t, const struct ig_values *v, size_t first, size_t count)
+{
+    size_t n = (size_t)(v->offs[first + count] - v->offs[first]);
+    if (n < IG_ZSTD_MIN_BODY) return true;
+    size_t bound = ZSTD_compressBound(n);
+    if (ig_buf_reserve(&t->look, bound)) return true;
+    size_t z = ig_page_compress(t->look.data, bound, v->data.data + v->offs[first], n, TRIAL_LOOK_LEVEL);
+    return ZSTD_isError(z) || z <= n - n / 8;
+}
+
+/* The policy for the block of rows [first, first + count). */
+static struct ig_page_policy trial_policy(struct block_trials *t, const struct ig_values *v,
+                                          size_t first, size_t count)
+{
+    struct ig_page_policy p = *t->pol;
+    if (t->no_zstd) p.compression = IG_COMP_NONE;
+    if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !trial_repeats(t, v, first, count))
+        p.encoding = IG_ENC_HUFF;
+    if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && t->blocks % TRIAL_RECHECK != 0)
+        p.zstd_settled = true;
+    return p;
+}
+
+/* What the block encoded under `used` came out as. */
+static void trial_seen(struct block_trials *t, const struct ig_values *v,
+                       const struct ig_page_policy *used, const struct ig_page_built *unit)
+{
+    if (t->pol->compression == IG_COMP_AUTO && !v->is_bytes && v->type != IG_T_BLOB &&
+        unit->body_size >= IG_ZSTD_MIN_BODY) {
+        t->zstd_misses = unit->compression == IG_PC_NONE ? t->zstd_misses + 1 : 0;
+        if (t->zstd_misses == 2) t->no_zstd = true;
+    }
+    if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
+        t->huff_wins = unit->encoding == IG_ENC_HUFF ? t->huff_wins + 1 : 0;
+        bool kept = unit->compression == IG_PC_ZSTD;
+        if (!used->zstd_settled || !kept) t->zstd_wins = kept ? t->zstd_wins + 1 : 0;
+    }
+    t->blocks++;
+}
+
+/* A dictionary of strings is chosen by the bytes it saves before
+ * compression, but zstd finds the same repeats in the strings themselves and
+ * compresses the dictionary's codes badly: captions sharing words came out
+ * 8 % smaller plain in 98 % of the blocks where the dictionary was chosen,
+ * while strings of a few hundred values or fewer keep their dictionary. So a
+ * fitted block whose dictionary zstd compressed is encoded plain as well, and
+ * the smaller kept, until one layout has won twice running; from then on it is
+ * weighed again every TRIAL_RECHECK blocks only, and in between a column
+ * whose plain bytes keep winning is encoded plain at once (no dictionary
+ * statistics). */
+static bool weigh_due(const struct ig_block_fit *fit)
+{
+    return (fit->plain_wins < 2 && fit->dict_wins < 2) || fit->blocks % TRIAL_RECHECK == 0;
+}
+
+static int weigh_layouts(const struct ig_page_policy *tried, struct ig_values *v, size_t first,
+                         size_t count, struct ig_block_fit *fit, struct ig_page_scratch *s,
+                         struct ig_page_built *unit, struct ig_page_built *alt, struct ig_error *err)
+{
+    if (unit->encoding != IG_ENC_DICT || unit->compression != IG_PC_ZSTD || !weigh_due(fit)) return 0;
+    struct ig_page_policy plain = *tried;
+    plain.encoding = IG_ENC_PLAIN;
+    plain.zstd_settled = true;
+    int rc = ig_page_encode(&plain, v, first, count, s, alt, err);
+    if (rc) return rc;
+    if (alt->stored.len + block_slack(alt) < unit->stored.len + block_slack(unit)) {
+        struct ig_page_built t = *unit;
+        *unit = *alt;
+        *alt = t;
+        fit->plain_wins++;
+        fit->dict_wins = 0;
+    } else {
+        fit->dict_wins++;
+        fit->plain_wins = 0;
+    }
+    return 0;
+}
+
+/* The guess of a block's stored size (struct ig_block_fit): a block given
+ * less than this much of a grain teaches the overhead, a larger one the ratio.
+ * A page's first block gets what the page before left of its last grain (a
+ * quarter to three quarters of it, commonly): guessed by the ratio of the full
+ * blocks alone, 48 % of them missed their room and were encoded again, and
+ * the ratio they taught then made the next block too small (captions: a
+ * sixth of all blocks encoded twice). */
+#define FIT_SMALL_ROOM(grain) ((grain) * 3 / 4)
+
+/* The plain bytes a block of stored size `target` holds, by the guess with
+ * this ratio (0 when the overhead alone fills it: one row is still taken). */
+static double fit_budget(const struct ig_block_fit *fit, double ratio, double target)
+{
+    double w = (target - fit->overhead) / ratio;
+    return w > 0 ? w : 0;
+}
+
+/* The ratio that a block of plain bytes w stored in `size` shows under the
+ * current overhead; the plain ratio when the overhead would take most of it
+ * (a block of a few large values). */
+static double block_ratio(const struct ig_block_fit *fit, double size, double w)
+{
+    return size - fit->overhead > size / 2 ? (size - fit->overhead) / w : size / w;
+}
+
+/* Learn from a block (not the page's last: see encode_fitted) given `room`. */
+static void fit_learn(struct ig_block_fit *fit, size_t room, double size, double w)
+{
+    if (fit->ratio > 0 && room < FIT_SMALL_ROOM(fit->grain)) {
+        double o = size - fit->ratio * w;
+        fit->overhead = o < 0 ? 0 : o > (double)room / 2 ? (double)room / 2 : o;
+        return;
+    }
+    fit->ratio = block_ratio(fit, size, w);
+}
+
+/* Rows [0, count) as blocks that each fit inside one grain (struct
+ * ig_block_fit in page.h). A block's rows are guessed from the blocks before
+ * (fit->ratio and fit->overhead, carried from page to page), the block is
+ * encoded, and cut down (or, once, grown) and encoded again when it missed its
+ * room; the fourth try stands. */
+static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                         size_t count, size_t guess_rows, struct ig_block_fit *fit,
+                         struct ig_page_scratch *s, struct ig_page_built *out,
+                         struct ig_page_built *unit, struct ig_page_built *alt,
+                         struct block_trials *trials, struct ig_error *err)
+{
+    const size_t grain = fit->grain;
+    for (size_t a = 0; a < count;) {
+        size_t room = grain - (size_t)((fit->at + out->stored.len) % grain), left = count - a;
+        /* the share of the room aimed at: what the size varies by around the
+         * guess, 1.2 % of a grain's block (captions), more in a smaller room
+         * (as one over its square root: a fourth of a grain missed by 2.5 %) */
+        double aim = 1.0 - 0.015 * sqrt((double)grain / (double)room);
+        size_t rows = guess_rows && guess_rows < left ? guess_rows : left;
+        if (fit->ratio > 0) rows = fit_rows(v, first + a, left, fit_budget(fit, fit->ratio, (double)room * aim));
+        size_t size = 0;
+        bool grown = false;
+        struct ig_page_policy first_try = trial_policy(trials, v, first + a, rows);
+        if (trial_strings(pol, v) && first_try.encoding == IG_ENC_AUTO && fit->plain_wins >= 2 &&
+            !weigh_due(fit))
+            first_try.encoding = IG_ENC_PLAIN; /* plain keeps winning under zstd */
+        struct ig_page_policy again = first_try;
+        for (int tries = 0;; tries++) {
+            int rc = ig_page_encode(tries ? &again : &first_try, v, first + a, rows, s, unit, err);
+            if (rc) return rc;
+            fit->encodes++;
+            if (!tries) trial_seen(trials, v, &first_try, unit);
+            if (!tries && trial_strings(pol, v) && first_try.encoding == IG_ENC_AUTO) {
+                rc = weigh_layouts(&first_try, v, first + a, rows, fit, s, unit, alt, err);
+                if (rc) return rc;
+            }
+            /* a retry keeps the first try's choices: huffman or zstd (no trial
+             * of the other again), and a string block's plain or dictionary
+             * layout (no statistics again; 0.98x the time of a caption import,
+             * tables 0.3 % smaller) */
+            if (!tries && unit->encoding == IG_ENC_HUFF && unit->compression == IG_PC_NONE &&
+                pol->compression == IG_COMP_AUTO)
+                again.encoding = IG_ENC_HUFF;
+            if (!tries && unit->compression == IG_PC_ZSTD) again.zstd_settled = true;
+            if (!tries && pol->encoding == IG_ENC_AUTO && v->is_bytes &&
+                (unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_DICT))
+                again.encoding = unit->encoding;
+            size = unit->stored.len + block_slack(unit);
+            double w = fit_weight(v, first + a, rows);
+            /* the page's last block, of the rows left over, compresses worse
+             * than a full one: guessing the next page's first block from it
+             * made that block too small, and a second try grew a quarter of
+             * all blocks (captions); so it does not teach the guess */
+            if (rows < left || fit->ratio <= 0) fit_learn(fit, room, (double)size, w);
+            if (tries == 3) break;
+            /* this block's own values, under the overhead learned */
+            double own = block_ratio(fit, (double)size, w);
+            size_t best = fit_rows(v, first + a, left, fit_budget(fit, own, (double)room * aim));
+            if (size > room && rows > 1) { /* cut down to what the room holds */
+                rows = best < rows ? best : rows - 1;
+                continue;
+            }
+            if (size < room * 15 / 16 && !grown && best > rows) { /* the guess was short */
+                rows = best;
+                grown = true;
+                continue;
+            }
+            break;
+        }
+        /* too big for what is left of this grain but not for a whole one: start
+         * it on the next boundary (the zeros join the previous block's room) */
+        if (size > room && size <= grain && out->nblocks > 0) {
+            int rc = pad_to_grain(out, fit, err);
+            if (rc) return rc;
+        }
+        int rc = add_block(out, unit, a, a + rows, err);
+        if (rc) return rc;
+        a += rows;
+        fit->blocks++;
+        /* too little left of the grain for a useful block: skip to the next */
+        size_t rest = grain - (size_t)((fit->at + out->stored.len) % grain);
+        if (rest < grain / 4 && rest != grain) {
+            rc = pad_to_grain(out, fit, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
+                          size_t count, const size_t *cuts, size_t ncuts,
+                          struct ig_block_fit *fit, struct ig_page_scratch *s,
+                          struct ig_page_built *out, struct ig_error *err)
+{
+    size_t one[2] = {0, count};
+    if (!cuts || ncuts == 0) {
+        cuts = one;
+        ncuts = 1;
+    }
+    ig_buf_reset(&out->stored);
+    out->nblocks = 0;
+    out->body_size = out->entry_count = out->value_count = 0;
+    out->text_len = 0;
+    out->values_json_len = 0;
+    out->values_json_known = false;
+    out->compression = IG_PC_NONE;
+    out->flags = 0;
+    struct ig_page_built unit = {0}, alt = {0};
+    struct block_trials trials = {.pol = pol};
+    int rc = 0;
+    if (fit && fit->grain) {
+        trials.zstd_wins = fit->zstd_wins;
+        trials.huff_wins = fit->huff_wins;
+        trials.blocks = fit->trial_blocks;
+        rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, &alt, &trials, err);
+        fit->zstd_wins = trials.zstd_wins;
+        fit->huff_wins = trials.huff_wins;
+        fit->trial_blocks = trials.blocks;
+        ncuts = 0; /* done */
+    }
+    for (size_t k = 0; k < ncuts && !rc; k++) {
+        size_t a = cuts[k], b = cuts[k + 1];
+        if (b <= a || b > count) {
+            rc = ig_err(err, -EINVAL, "bad block cuts");
+            break;
+        }
+        struct ig_page_policy cur = trial_policy(&trials, v, first + a, b - a);
+        rc = ig_page_encode(&cur, v, first + a, b - a, s, &unit, err);
+        if (!rc) rc = add_block(out, &unit, a, b, err);
+        trial_seen(&trials, v, &cur, &unit);
+    }
+    ig_page_built_free(&unit);
+    ig_page_built_free(&alt);
+    ig_buf_free(&trials.look);
+    return rc;
+}

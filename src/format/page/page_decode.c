@@ -1,0 +1,237 @@
+/* page_decode.c - a stored block back into values (page.h): its body
+ * decompressed (page.c), its header checked against the column, then the
+ * validity bitmap or level streams and the values stream decoded; a
+ * sliding-window body handed to slide.c. Also the cheaper reads that skip a
+ * full decode: values usable in place, only the picked rows of a string leaf
+ * or sliding-window page, the row lengths of a sliding-window page. Erasing
+ * is page_erase.c. */
+#include "format/page/page.h"
+#include "page_int.h"
+#include "format/page/pagerec.h"
+#include "format/layout.h"
+#include "format/page/blob_refs.h"
+#include "format/page/slide.h"
+#include "format/model/quantize.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
+#include "format/enc/codec.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, unsigned width,
+                          unsigned per_row, size_t *offset)
+{
+    size_t n = (size_t)rec->row_count * per_row * width;
+    if (rec->compression != IG_PC_NONE || rec->stored != IG_BODY_HDR + 2 + n) return false;
+    if (stored[0] != 0 || stored[IG_BODY_HDR] != IG_ENC_PLAIN || stored[IG_BODY_HDR + 1] != width)
+        return false;
+    *offset = IG_BODY_HDR + 2;
+    return true;
+}
+
+/* A sliding-window page's body after its header (decompressed when zstd), checked. */
+static int slide_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                      const uint8_t **p, size_t *len, struct ig_error *err)
+{
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    if (rec->body_size < IG_BODY_HDR || body[0] != IG_BODY_SLIDE || body[1] || body[2] || body[3])
+        return ig_err(err, -EIO, "page body flags 0x%02x do not fit a sliding-window page", body[0]);
+    *p = body + IG_BODY_HDR;
+    *len = rec->body_size - IG_BODY_HDR;
+    return 0;
+}
+
+/* ig_page_decode_picked of a sliding-window page: the picked rows in one walk
+ * from base to base (ig_slide_picked), not the page from its start. */
+static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                               const uint8_t *pick, struct ig_page_scratch *s, struct ig_values *out,
+                               struct ig_error *err)
+{
+    const uint8_t *p = NULL;
+    size_t len = 0;
+    int rc = slide_body(stored, rec, s, &p, &len, err);
+    if (rc) return rc;
+    ig_values_retype(out, li->type);
+    out->levels = true;
+    out->per_value = 1;
+    ig_values_reset(out);
+    return ig_slide_picked(p, len, rec->row_count, pick, li, out, err);
+}
+
+int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                        struct ig_page_scratch *s, uint64_t *lens, struct ig_error *err)
+{
+    if (!li->levels || !li->slide_ok || rec->encoding != IG_PAGE_ENC_SLIDE) return -ENOTSUP;
+    const uint8_t *p = NULL;
+    size_t len = 0;
+    int rc = slide_body(stored, rec, s, &p, &len, err);
+    return rc ? rc : ig_slide_lengths(p, len, rec->row_count, lens, err);
+}
+
+int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
+                          const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
+                          struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
+{
+    if (li->levels && li->slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE)
+        return decode_picked_slide(stored, rec, li, pick, s, out, err);
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    if (li->levels || li->type == IG_T_BLOB || !ti || ti->phys != IG_PHYS_BYTES) return -ENOTSUP;
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t n = rec->row_count, len = rec->body_size, pos = IG_BODY_HDR;
+    if (rec->entry_count != n || rec->value_count != n)
+        return ig_err(err, -EIO, "nested page layout in a flat column");
+    if ((body[0] & ~IG_BODY_VALIDITY) || body[1] || body[2] || body[3])
+        return ig_err(err, -EIO, "unknown page body flags 0x%02x", body[0]);
+    const uint8_t *valid = NULL;
+    if (body[0] & IG_BODY_VALIDITY) {
+        if ((n + 7) / 8 > len - pos) return ig_err(err, -EIO, "validity bitmap past the page end");
+        valid = body + pos;
+        pos += (n + 7) / 8;
+    }
+    ig_values_retype(out, li->type);
+    ig_values_reset(out);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!((pick[i / 8] >> (i % 8)) & 1)) continue;
+        if (valid && !((valid[i / 8] >> (i % 8)) & 1)) {
+            rc = ig_values_push_null(out) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+            continue;
+        }
+        const uint8_t *val;
+        size_t vl;
+        rc = ig_bytes_get(body + pos, len - pos, n, absent, i, &val, &vl, err);
+        if (!rc && ig_values_push_bytes(out, val, vl)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
+/* u32 length + level stream into dst (n bytes). */
+static int get_levels(const uint8_t *body, size_t len, size_t *pos, size_t n, uint8_t max,
+                      uint8_t *dst, struct ig_error *err)
+{
+    static const struct ig_int_desc d = {1, false};
+    if (len - *pos < 4) return ig_err(err, -EIO, "level stream past the page end");
+    size_t sl = ig_ld32(body + *pos);
+    *pos += 4;
+    if (sl > len - *pos) return ig_err(err, -EIO, "level stream past the page end");
+    uint64_t *lanes = malloc((n + 1) * sizeof *lanes);
+    if (!lanes) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = ig_ints_decode(body + *pos, sl, n, &d, NULL, lanes, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (lanes[i] > max) rc = ig_err(err, -EIO, "level %llu above the maximum %u",
+                                        (unsigned long long)lanes[i], max);
+        dst[i] = (uint8_t)lanes[i];
+    }
+    free(lanes);
+    *pos += sl;
+    return rc;
+}
+
+/* Decode n value slots of the leaf's type into out (lanes or bytes). */
+static int decode_values(const struct ig_leaf_info *li, const uint8_t *p, size_t len, size_t n,
+                         const uint8_t *absent, struct ig_values *out, struct ig_error *err)
+{
+    int rc = ig_values_reserve(out, n);
+    if (rc) return ig_err(err, rc, "out of memory");
+    if (li->type == IG_T_BLOB) {
+        rc = ig_blob_page_decode(p, len, n, out, err);
+    } else if (out->is_bytes) {
+        rc = ig_bytes_decode(p, len, n, absent, out->offs, &out->data, err);
+    } else if (li->quantize) {
+        struct ig_int_desc d = {.width = (uint8_t)ig_quantize_width(li->quantize)};
+        if (!d.width) return ig_err(err, -EIO, "unknown quantisation %u", li->quantize);
+        rc = ig_ints_decode(p, len, n, &d, absent, out->lanes, err);
+        if (!rc) ig_dequantize_lanes(li->quantize, out->lanes, n, out->lanes);
+    } else {
+        struct ig_int_desc d = ig_page_lane_desc(li->type);
+        rc = ig_ints_decode(p, len, n, &d, absent, out->lanes, err);
+    }
+    if (!rc) out->n = n;
+    return rc;
+}
+
+int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                        const struct ig_leaf_info *li, const uint8_t *absent,
+                        struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
+{
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t len = rec->body_size;
+    if (!ig_type_info(li->type)) return ig_err(err, -EIO, "unknown type %u", li->type);
+    /* quantised floats read back as float32 */
+    ig_values_retype(out, ig_read_type(li->type, li->quantize));
+    uint8_t flags = body[0];
+    uint8_t blob = li->type == IG_T_BLOB ? IG_BODY_BLOB : 0;
+    if (body[1] || body[2] || body[3]) return ig_err(err, -EIO, "unknown page body flags");
+    if (!li->levels) {
+        size_t n = rec->row_count;
+        out->levels = false;
+        if (rec->entry_count != n || rec->value_count != n)
+            return ig_err(err, -EIO, "nested page layout in a flat column");
+        if ((flags & ~(IG_BODY_VALIDITY | blob)) || (flags & IG_BODY_BLOB) != blob)
+            return ig_err(err, -EIO, "unknown page body flags 0x%02x", flags);
+        size_t pos = IG_BODY_HDR;
+        const uint8_t *valid = NULL;
+        if (flags & IG_BODY_VALIDITY) {
+            size_t vb = (n + 7) / 8;
+            if (vb > len - pos) return ig_err(err, -EIO, "validity bitmap past the page end");
+            valid = body + pos;
+            pos += vb;
+        }
+        rc = decode_values(li, body + pos, len - pos, n, absent, out, err);
+        if (rc) return rc;
+        return ig_values_set_validity(out, valid, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    }
+    if (flags == IG_BODY_SLIDE && li->slide_ok) {
+        out->levels = true;
+        out->per_value = 1;
+        ig_values_reset(out);
+        rc = ig_slide_decode(body + IG_BODY_HDR, len - IG_BODY_HDR, rec->row_count, li, out, err);
+        if (!rc && (out->nent != rec->entry_count || out->n != rec->value_count))
+            rc = ig_err(err, -EIO, "sliding-window page holds %zu entries, its record says %u",
+                        out->nent, rec->entry_count);
+        return rc;
+    }
+    uint8_t want = (uint8_t)((li->max_rep ? IG_BODY_REP : 0) | (li->max_def ? IG_BODY_DEF : 0) | blob);
+    if (flags != want) return ig_err(err, -EIO, "page body flags 0x%02x do not fit the column", flags);
+    size_t ne = rec->entry_count, pos = IG_BODY_HDR;
+    out->levels = true;
+    out->per_value = li->per_value ? li->per_value : 1;
+    out->nent = 0;
+    while (out->ent_cap < ne) { /* grow the level arrays */
+        size_t cap = out->ent_cap ? out->ent_cap * 2 : 256;
+        while (cap < ne) cap *= 2;
+        uint8_t *r = realloc(out->reps, cap), *d = realloc(out->defs, cap);
+        if (r) out->reps = r;
+        if (d) out->defs = d;
+        if (!r || !d) return ig_err(err, -ENOMEM, "out of memory");
+        out->ent_cap = cap;
+    }
+    if (li->max_rep) rc = get_levels(body, len, &pos, ne, li->max_rep, out->reps, err);
+    else if (ne) memset(out->reps, 0, ne);
+    if (!rc && li->max_def) rc = get_levels(body, len, &pos, ne, li->max_def, out->defs, err);
+    else if (!rc && ne) memset(out->defs, 0, ne);
+    if (rc) return rc;
+    out->nent = ne;
+    rc = decode_values(li, body + pos, len - pos, rec->value_count, NULL, out, err);
+    if (!rc) rc = ig_levels_index(out, li->max_def, err);
+    if (!rc && out->rows != rec->row_count)
+        rc = ig_err(err, -EIO, "page holds %zu rows, its record says %u", out->rows, rec->row_count);
+    return rc;
+}
+
+int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+                   const uint8_t *absent, struct ig_page_scratch *s, struct ig_values *out,
+                   struct ig_error *err)
+{
+    struct ig_leaf_info li = {.type = type, .per_value = 1};
+    return ig_page_decode_leaf(stored, rec, &li, absent, s, out, err);
+}
