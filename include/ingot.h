@@ -30,6 +30,12 @@ enum ingot_type {
 #define INGOT_ALL_GROUPS UINT32_MAX
 
 int ingot_open(const char *dir, ingot_table **out, char *errbuf, size_t errlen);
+/* An older version of the table (`ingot versions` lists them), as it was:
+ * its rows (less those erased since: an erasure reaches every version) and its
+ * columns. version 0: the current one. -ENOENT if it is not kept. */
+int ingot_open_version(const char *dir, uint64_t version, ingot_table **out, char *errbuf, size_t errlen);
+/* The version a handle reads. */
+uint64_t ingot_version(const ingot_table *t);
 void ingot_close(ingot_table *t);
 
 uint64_t ingot_rows(const ingot_table *t);       /* including erased rows */
@@ -40,7 +46,9 @@ uint64_t ingot_group_live_rows(const ingot_table *t, uint32_t group);
 
 /* Column id by name (binary search); -ENOENT if there is none. */
 int ingot_column_find(const ingot_table *t, const char *name, uint32_t *col);
-/* Name (not NUL-terminated), type, nullability of column `col`. */
+/* Name (not NUL-terminated), type, nullability of column `col`. Column ids
+ * run to ingot_columns(); an id the version does not show (a column added
+ * later, replaced or dropped) has no name (NULL) and its type is -ENOENT. */
 const char *ingot_column_name(const ingot_table *t, uint32_t col, size_t *len);
 int ingot_column_type(const ingot_table *t, uint32_t col, enum ingot_type *type, int *nullable);
 /* Bytes per value of a fixed-width type (bool is 1), 0 for string/binary. */

@@ -21,10 +21,17 @@ int ingot_api_fail(char *errbuf, size_t errlen, const struct ig_error *e, int rc
 
 int ingot_open(const char *dir, ingot_table **out, char *errbuf, size_t errlen)
 {
+    return ingot_open_version(dir, 0, out, errbuf, errlen);
+}
+
+uint64_t ingot_version(const ingot_table *t) { return t->t.manifest.version; }
+
+int ingot_open_version(const char *dir, uint64_t version, ingot_table **out, char *errbuf, size_t errlen)
+{
     struct ig_error e = {0};
     ingot_table *t = calloc(1, sizeof *t);
     if (!t) return ingot_api_fail(errbuf, errlen, &e, ig_err(&e, -ENOMEM, "out of memory"));
-    int rc = ig_table_open(&t->t, dir, false, &e);
+    int rc = ig_table_open_version(&t->t, dir, version, false, &e);
     if (rc) {
         free(t);
         return ingot_api_fail(errbuf, errlen, &e, rc);
@@ -64,13 +71,13 @@ uint64_t ingot_group_live_rows(const ingot_table *t, uint32_t group)
 
 int ingot_column_find(const ingot_table *t, const char *name, uint32_t *col)
 {
-    return ig_part_find(&t->t.parts[0], name, strlen(name), col, NULL);
+    return ig_table_find(&t->t, name, strlen(name), col, NULL);
 }
 
 const char *ingot_column_name(const ingot_table *t, uint32_t col, size_t *len)
 {
     struct ig_colrec c;
-    if (ig_part_column(&t->t.parts[0], col, &c, NULL)) return NULL;
+    if (!ig_table_shows(&t->t, col) || ig_part_column(&t->t.parts[0], col, &c, NULL)) return NULL;
     if (len) *len = c.name_len;
     return c.name;
 }
@@ -78,6 +85,7 @@ const char *ingot_column_name(const ingot_table *t, uint32_t col, size_t *len)
 int ingot_column_type(const ingot_table *t, uint32_t col, enum ingot_type *type, int *nullable)
 {
     struct ig_colrec c;
+    if (!ig_table_shows(&t->t, col)) return -ENOENT;
     int rc = ig_part_column(&t->t.parts[0], col, &c, NULL);
     if (rc) return rc;
     if (type) *type = (enum ingot_type)c.type;

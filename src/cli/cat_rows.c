@@ -29,11 +29,11 @@ static int resolve_columns(const struct ig_table *t, const char *dir, char **nam
     return 0;
 }
 
-int cli_cat_rows(const char *dir, const struct cli_ids *ids, char **names, int nnames)
+int cli_cat_rows(const char *dir, uint64_t version, const struct cli_ids *ids, char **names, int nnames)
 {
     struct ig_error err = {0};
     struct ig_table t;
-    if (ig_table_open(&t, dir, false, &err)) {
+    if (ig_table_open_version(&t, dir, version, false, &err)) {
         cli_error("cat --rows: %s", err.msg);
         return 2;
     }

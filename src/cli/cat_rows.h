@@ -6,6 +6,9 @@
 
 #include "idlist.h"
 
-int cli_cat_rows(const char *dir, const struct cli_ids *ids, char **names, int nnames);
+#include <stdint.h>
+
+/* version: 0 for the current one. */
+int cli_cat_rows(const char *dir, uint64_t version, const struct cli_ids *ids, char **names, int nnames);
 
 #endif

@@ -3,6 +3,7 @@
 #include "cat_rows.h"
 #include "format/ops/column_text.h"
 #include "format/part/table.h"
+#include "format/part/versions.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -12,9 +13,10 @@
 #include <string.h>
 
 const char cmd_cat_usage[] =
-    "usage: ingot cat [--group G] TABLE COLUMN\n"
-    "       ingot cat --rows IDS | --rows-from FILE TABLE [COLUMN...]\n"
+    "usage: ingot cat [--group G] [--version V] TABLE COLUMN\n"
+    "       ingot cat --rows IDS | --rows-from FILE [--version V] TABLE [COLUMN...]\n"
     "  --group G         only row group G\n"
+    "  --version V       an older version (a number or a tag: ingot versions lists them)\n"
     "  --rows IDS        these rows (5,17,100-104) as JSON Lines, like rows/ID of a mount\n"
     "  --rows-from FILE  the row ids listed in FILE (one id or A-B per line; - is stdin)\n";
 
@@ -27,7 +29,9 @@ int cmd_cat(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"group", required_argument, 0, 'g'}, {"rows", required_argument, 0, 'r'},
-        {"rows-from", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"rows-from", required_argument, 0, 'f'}, {"version", required_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *version_spec = NULL;
     long long group = -1;
     struct cli_ids ids = {0};
     bool by_row = false;
@@ -44,12 +48,20 @@ int cmd_cat(int argc, char **argv)
             by_row = true;
             if (cli_ids_read(&ids, optarg)) return 2;
             break;
+        case 'v': version_spec = optarg; break;
         case 'h': fputs(cmd_cat_usage, stdout); return 0;
         default: fputs(cmd_cat_usage, stderr); return 2;
         }
     }
+    uint64_t version = 0;
+    struct ig_error verr = {0};
+    if (version_spec && argc - optind >= 1 && ig_version_resolve(argv[optind], version_spec, &version, &verr)) {
+        cli_error("cat: %s", verr.msg);
+        cli_ids_free(&ids);
+        return 2;
+    }
     if (by_row && argc - optind >= 1 && group < 0) {
-        int rc = cli_cat_rows(argv[optind], &ids, argv + optind + 1, argc - optind - 1);
+        int rc = cli_cat_rows(argv[optind], version, &ids, argv + optind + 1, argc - optind - 1);
         cli_ids_free(&ids);
         return rc;
     }
@@ -61,7 +73,7 @@ int cmd_cat(int argc, char **argv)
     const char *dir = argv[optind], *name = argv[optind + 1];
     struct ig_error err = {0};
     struct ig_table t;
-    if (ig_table_open(&t, dir, false, &err)) {
+    if (ig_table_open_version(&t, dir, version, false, &err)) {
         cli_error("cat: %s", err.msg);
         return 2;
     }

@@ -109,8 +109,12 @@ static void print_bounds(const struct ig_colrec *cr, const struct ig_minmax *m)
 static void type_text(const struct ig_schema *sc, uint32_t c, const struct ig_colrec *cr,
                       char *out, size_t cap)
 {
+    (void)c;
     struct ig_buf b = IG_BUF_INIT;
-    if (sc && c < sc->n && ig_schema_type_text(sc, c, &b) == 0 && b.len < cap) {
+    /* the version's schema: found by name (its nodes are not column ids once
+     * a version hides a record) */
+    long node = sc ? ig_schema_find(sc, cr->name, cr->name_len) : -1;
+    if (node >= 0 && ig_schema_type_text(sc, (uint32_t)node, &b) == 0 && b.len < cap) {
         memcpy(out, b.data, b.len);
         out[b.len] = '\0';
     } else {
@@ -149,7 +153,13 @@ static void print_text(const struct ig_table *t, const struct ig_schema *sc, con
     printf("table      %s\n", t->dir);
     printf("rows       %" PRIu64 " (%" PRIu64 " deleted, %" PRIu64 " live)\n", t->num_rows,
            t->deleted_rows, t->num_rows - t->deleted_rows);
-    printf("columns    %u\n", p0->num_columns);
+    uint32_t shown = ig_table_columns_shown(t);
+    if (shown == p0->num_columns)
+        printf("columns    %u\n", shown);
+    else
+        printf("columns    %u (and %u records older versions show; ingot gc frees them)\n", shown,
+               p0->num_columns - shown);
+    printf("version    %" PRIu64 "\n", t->manifest.version);
     printf("row groups %u in %u part%s\n", t->num_groups, t->nparts, t->nparts == 1 ? "" : "s");
     printf("size       %s on disk; pages %s for %s raw (%.2fx)\n\n", fb, sb, rb,
            stored ? (double)raw / (double)stored : 0.0);
@@ -172,7 +182,7 @@ static void print_text(const struct ig_table *t, const struct ig_schema *sc, con
            "stored", "raw", "ratio");
     for (uint32_t c = 0; c < p0->num_columns; c++) {
         struct ig_colrec cr;
-        if (ig_part_column(p0, c, &cr, NULL)) continue;
+        if (!ig_table_shows(t, c) || ig_part_column(p0, c, &cr, NULL)) continue;
         char type[256], enc[128];
         type_text(sc, c, &cr, type, sizeof type);
         encodings_text(&cs[c], enc, sizeof enc);
@@ -213,11 +223,13 @@ static void print_json(const struct ig_table *t, const struct ig_schema *sc, con
                gr.row_count, gr.page_count, gr.hash);
     }
     printf("],\"columns\":[");
+    bool first_col = true;
     for (uint32_t c = 0; c < p0->num_columns; c++) {
         struct ig_colrec cr;
-        if (ig_part_column(p0, c, &cr, NULL)) continue;
+        if (!ig_table_shows(t, c) || ig_part_column(p0, c, &cr, NULL)) continue;
         const struct ig_type_info *ti = ig_type_info(cr.type);
-        printf("%s{\"name\":", c ? "," : "");
+        printf("%s{\"name\":", first_col ? "" : ",");
+        first_col = false;
         cli_json_string_n(stdout, cr.name, cr.name_len);
         char declared[256];
         type_text(sc, c, &cr, declared, sizeof declared);
@@ -274,14 +286,14 @@ int cmd_inspect(int argc, char **argv)
     if (names) { /* footer only: no page is read */
         for (uint32_t col = 0; col < t.parts[0].num_columns; col++) {
             struct ig_colrec cr;
-            if (ig_part_column(&t.parts[0], col, &cr, NULL) == 0)
+            if (ig_table_shows(&t, col) && ig_part_column(&t.parts[0], col, &cr, NULL) == 0)
                 printf("%.*s\n", (int)cr.name_len, cr.name);
         }
         ig_table_close(&t);
         return 0;
     }
     struct ig_schema sc;
-    bool have_schema = ig_schema_from_part(&t.parts[0], &sc, NULL) == 0;
+    bool have_schema = ig_table_schema(&t, &sc, NULL) == 0;
     struct colstat *cs = calloc(t.parts[0].num_columns, sizeof *cs);
     int rc = cs ? gather(&t, cs, &err) : ig_err(&err, -ENOMEM, "out of memory");
     if (rc) {

@@ -19,6 +19,16 @@ static const struct cli_command commands[] = {
      cmd_verify_usage, "ingot verify mytable", cmd_verify},
     {"erase", "physically erase rows in place (GDPR/CCPA), with an audit log", cmd_erase_usage,
      "ingot erase --row 123 --where user_id=42 mytable", cmd_erase},
+    {"add-column", "add a column from a .npy (only its pages are written): a new version",
+     cmd_add_column_usage, "ingot add-column mytable score.npy", cmd_add_column},
+    {"replace-column", "replace a column's values (a backfill): a new version", cmd_replace_column_usage,
+     "ingot replace-column mytable score.npy", cmd_replace_column},
+    {"drop-column", "stop showing columns: a new version", cmd_drop_column_usage,
+     "ingot drop-column mytable leaked_feature", cmd_drop_column},
+    {"versions", "the table's versions: when, what changed, rows, columns, tags", cmd_versions_usage,
+     "ingot versions mytable", cmd_versions},
+    {"tag", "name a version, to read it by name and keep it", cmd_tag_usage, "ingot tag mytable v1-train 7",
+     cmd_tag},
     {"mount", "serve the table as files over FUSE (columns, rows, blobs)", cmd_mount_usage,
      "ingot mount mytable /mnt/t", cmd_mount},
     {"umount", "unmount a mounted table", cmd_umount_usage, "ingot umount /mnt/t", cmd_umount},
@@ -41,7 +51,7 @@ void cli_help_list(FILE *out)
 {
     fputs("usage: ingot COMMAND [OPTIONS] ...\n\n", out);
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'ingot help COMMAND' (or 'ingot COMMAND --help') shows a command's options;\n"
           "'ingot --version' the formats it reads. Manual: man ingot, man ingot-mount.\n",
           out);

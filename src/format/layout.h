@@ -11,7 +11,8 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 9u     /* what writers write (9 adds chunk statistics) */
+#define IG_FORMAT_VERSION 10u    /* what writers write (10: column records of a table's versions) */
+#define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_FORMAT_CHUNK_DICT 6u  /* the first version whose chunk records count distinct values */

@@ -22,7 +22,7 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
     char example[3 * FS_NAME_MAX + 1] = "NAME", npy_example[3 * FS_NAME_MAX + 1] = "NAME";
     for (uint32_t c = 0; c < t->parts[0].num_columns; c++) {
         struct ig_column_ref ref;
-        if (!fs_column_ref(s, c, &ref)) continue;
+        if (!ig_table_shows(t, c) || !fs_column_ref(s, c, &ref)) continue;
         char esc[3 * FS_NAME_MAX + 1];
         if (!fs_escape_name(ref.rec.name, ref.rec.name_len, esc, sizeof esc)) continue;
         if (!strcmp(example, "NAME")) snprintf(example, sizeof example, "%s", esc);
@@ -58,7 +58,7 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
         "\n"
         "Every read checks page checksums; a damaged page reads as an I/O error.\n",
         name, t->num_rows - t->deleted_rows, t->deleted_rows, t->num_groups,
-        t->parts[0].num_columns, example, npy_example);
+        ig_table_columns_shown(t), example, npy_example);
 }
 
 int fs_render_schema(struct fs_session *s, struct ig_buf *b)
@@ -71,13 +71,16 @@ int fs_render_schema(struct fs_session *s, struct ig_buf *b)
                            ",\"row_groups\":%u,\"parts\":%u,\"erase_level\":%u,\"columns\":[",
                            t->manifest.generation, t->num_rows, t->num_rows - t->deleted_rows,
                            t->deleted_rows, t->num_groups, t->nparts, p0->erase_level);
+    bool first_col = true;
     for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
         struct ig_column_ref ref;
+        if (!ig_table_shows(t, c)) continue;
         if (!fs_column_ref(s, c, &ref)) return -EIO;
         const struct ig_type_info *ti = ig_type_info(ref.rec.type);
         char esc[3 * FS_NAME_MAX + 1];
         size_t en = fs_escape_name(ref.rec.name, ref.rec.name_len, esc, sizeof esc);
-        rc = ig_buf_printf(b, "%s{\"name\":", c ? "," : "");
+        rc = ig_buf_printf(b, "%s{\"name\":", first_col ? "" : ",");
+        first_col = false;
         if (!rc) rc = ig_render_json_string(b, (const uint8_t *)ref.rec.name, ref.rec.name_len);
         if (!rc) rc = ig_buf_printf(b, ",\"file\":");
         if (!rc) rc = en ? ig_render_json_string(b, (const uint8_t *)esc, en) : ig_buf_printf(b, "null");

@@ -57,7 +57,7 @@ static int64_t list_views(struct fs_session *s, const struct fs_node *dir, int64
     for (int64_t j = k; j < (int64_t)ncols * FS_V_COUNT; j++) {
         uint32_t col = (uint32_t)(j / FS_V_COUNT);
         enum fs_view v = (enum fs_view)(j % FS_V_COUNT);
-        if (v == FS_V_ROWID || !fs_column_has_view(s, col, v)) continue;
+        if (v == FS_V_ROWID || !ig_table_shows(&s->table, col) || !fs_column_has_view(s, col, v)) continue;
         if (!column_file_name(s, col, v, name, cap)) continue;
         *out = (struct fs_node){.kind = FS_K_VIEW, .view = v, .col = col, .scope = dir_scope(dir)};
         return j;
@@ -73,7 +73,7 @@ static int lookup_view(struct fs_session *s, const struct fs_node *dir, const ch
     enum fs_view view;
     uint32_t col;
     if (!fs_parse_column_file(name, col_name, sizeof col_name, &len, &view) ||
-        ig_part_find(&s->table.parts[0], col_name, len, &col, NULL) ||
+        ig_table_find(&s->table, col_name, len, &col, NULL) ||
         !fs_column_has_view(s, col, view))
         return -ENOENT;
     *out = (struct fs_node){.kind = FS_K_VIEW, .view = view, .col = col, .scope = dir_scope(dir)};

@@ -172,7 +172,9 @@ int fs_blob_columns(struct fs_session *s)
     s->nblob_cols = 0;
     for (uint32_t c = 0; c < s->table.parts[0].num_columns; c++) {
         struct ig_colrec cr;
-        if (ig_part_column(&s->table.parts[0], c, &cr, NULL) || cr.type != IG_T_BLOB) continue;
+        if (ig_part_column(&s->table.parts[0], c, &cr, NULL) || cr.type != IG_T_BLOB ||
+            !ig_table_shows(&s->table, c))
+            continue;
         if (s->nblob_cols == FS_MAX_BLOB_COLUMNS) return -EFBIG;
         s->blob_cols[s->nblob_cols++] = c;
     }

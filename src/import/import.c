@@ -320,6 +320,10 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
                          struct ig_lines_reader *lr, struct ig_error *err)
 {
     int rc;
+    if (existing && ig_table_columns_shown(existing) != existing->parts[0].num_columns)
+        return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
+                                     "replaced or dropped); appending to it is not supported yet",
+                      existing->dir);
     if (r->o->schema_path) {
         char *text;
         size_t len;

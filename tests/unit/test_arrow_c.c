@@ -652,7 +652,9 @@ static void test_export_after_erase(void)
     struct ig_erase_request req = {gone, 6, NULL, 0, "test"};
     struct ig_erase_report rep;
     struct ig_error err = {0};
-    REQUIRE(ig_erase(table, &req, &rep, &err) == 0);
+    int erc = ig_erase(table, &req, &rep, &err);
+    if (erc) fprintf(stderr, "  erase: %s\n", err.msg);
+    REQUIRE(erc == 0);
     free(rep.ids);
     ingot_table *t;
     char eb[256];

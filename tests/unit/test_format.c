@@ -18,6 +18,7 @@
 #include "format/model/render.h"
 #include "format/model/schema.h"
 #include "format/part/table.h"
+#include "format/part/versions.h"
 #include "format/model/types.h"
 #include "format/ops/verify.h"
 #include "format/part/merkle.h"
@@ -1574,9 +1575,91 @@ static void test_groups_sized_by_values(void)
     CHECK(IG_GROUP_STEP % IG_GROUP_SUBSTEP == 0 && IG_GROUP_CAP > 2ull * IG_GROUP_BUDGET);
 }
 
+/* MANIFEST format 2 round-trips (version, time, change, columns, footer
+ * ends); damage and nonsense are refused with a message; a format-1 text
+ * reads as version 1 showing every column; tag names. */
+static void test_manifest_versions_roundtrip(void)
+{
+    struct ig_manifest m = {0};
+    REQUIRE(ig_manifest_add(&m, "part-000000.ingot", 0, 1000) == 0);
+    REQUIRE(ig_manifest_add(&m, "part-000003.ingot", 1000, 20) == 0);
+    m.parts[0].footer_end = 123456;
+    snprintf(m.parts[1].blob, sizeof m.parts[1].blob, "part-000003.blob");
+    m.generation = 9;
+    m.version = 7;
+    m.time = 1796000000;
+    snprintf(m.change, sizeof m.change, "add-column score\nwith a newline");
+    m.listed = true;
+    REQUIRE(ig_idset_add(&m.columns, 0, 3) == 0 && ig_idset_add(&m.columns, 5, 2) == 0);
+    struct ig_buf b = IG_BUF_INIT;
+    REQUIRE(ig_manifest_format(&m, &b) == 0);
+    struct ig_buf copy = IG_BUF_INIT;
+    REQUIRE(ig_buf_append(&copy, b.data, b.len) == 0 && ig_buf_append_byte(&copy, 0) == 0);
+    struct ig_manifest back;
+    struct ig_error err = {0};
+    REQUIRE(ig_manifest_parse((char *)copy.data, b.len, "test", &back, &err) == 0);
+    CHECK_EQ_INT(back.format, 2);
+    CHECK_EQ_INT(back.version, 7);
+    CHECK_EQ_INT(back.generation, 9);
+    CHECK_EQ_INT(back.time, 1796000000);
+    CHECK_EQ_STR(back.change, "add-column score with a newline"); /* one line */
+    CHECK(back.listed && ig_idset_equal(&back.columns, &m.columns));
+    CHECK(ig_manifest_shows(&back, 2) && !ig_manifest_shows(&back, 3) && ig_manifest_shows(&back, 6));
+    CHECK_EQ_INT(back.n, 2);
+    CHECK_EQ_INT(back.parts[0].footer_end, 123456);
+    CHECK_EQ_INT(back.parts[1].footer_end, 0);
+    CHECK_EQ_STR(back.parts[1].blob, "part-000003.blob");
+    ig_manifest_free(&back);
+    /* every byte flipped in turn: refused (the end line's hash), never misread */
+    for (size_t i = 0; i < b.len; i++) {
+        ig_buf_reset(&copy);
+        REQUIRE(ig_buf_append(&copy, b.data, b.len) == 0 && ig_buf_append_byte(&copy, 0) == 0);
+        copy.data[i] ^= 0x01;
+        struct ig_error e2 = {0};
+        if (ig_manifest_parse((char *)copy.data, b.len, "test", &back, &e2) == 0) {
+            /* the end line's own newline is not covered by the hash; any other
+             * byte is */
+            CHECK(i == b.len - 1);
+            ig_manifest_free(&back);
+        } else {
+            CHECK(strstr(e2.msg, "test") != NULL);
+        }
+    }
+    /* a well-formed text with nonsense in it */
+    const char *bad[] = {"ingot-manifest 2\ngeneration 1\npart part-000000.ingot 0 5\n", /* no version */
+                         "ingot-manifest 2\nversion 1\ncolumns 3-1\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 2\nversion 1\npart part-000000.ingot 0 5 footer=12\n",
+                         "ingot-manifest 2\nversion 1\npart ../x.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\npart part-000000.ingot 0 5\n"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ig_buf_reset(&copy);
+        REQUIRE(ig_buf_printf(&copy, "%s", bad[k]) == 0);
+        REQUIRE(ig_buf_printf(&copy, "end %016llx\n", (unsigned long long)ig_hash(copy.data, copy.len)) == 0);
+        size_t len = copy.len;
+        REQUIRE(ig_buf_append_byte(&copy, 0) == 0);
+        struct ig_error e3 = {0};
+        CHECK(ig_manifest_parse((char *)copy.data, len, "test", &back, &e3) != 0);
+    }
+    /* format 1: version 1, every column */
+    ig_buf_reset(&copy);
+    REQUIRE(ig_buf_printf(&copy, "ingot-manifest 1\ngeneration 4\npart part-000000.ingot 0 5\n") == 0);
+    REQUIRE(ig_buf_printf(&copy, "end %016llx\n", (unsigned long long)ig_hash(copy.data, copy.len)) == 0);
+    size_t len = copy.len;
+    REQUIRE(ig_buf_append_byte(&copy, 0) == 0);
+    REQUIRE(ig_manifest_parse((char *)copy.data, len, "test", &back, &err) == 0);
+    CHECK(back.format == 1 && back.version == 1 && !back.listed && ig_manifest_shows(&back, 12345));
+    ig_manifest_free(&back);
+    ig_buf_free(&b);
+    ig_buf_free(&copy);
+    ig_manifest_free(&m);
+    CHECK(ig_tag_name_valid("v1-train") && ig_tag_name_valid("2026.12_a"));
+    CHECK(!ig_tag_name_valid("") && !ig_tag_name_valid("123") && !ig_tag_name_valid(".x") &&
+          !ig_tag_name_valid("-x") && !ig_tag_name_valid("a/b") && !ig_tag_name_valid("a b"));
+}
+
 TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
-          T(test_truncated_file_rejected), T(test_manifest_tamper_detected),
+          T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip),
           T(test_float_repr_matches_python), T(test_text_escaping), T(test_text_escaping_random), T(test_json_string_random),
           T(test_schema_file))

@@ -12,6 +12,7 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/idset.h"
 #include "util/io.h"
 #include "util/pcode.h"
 #include "util/strset.h"
@@ -205,6 +206,53 @@ static void test_strset(void)
     ig_strset_free(&e);
 }
 
-TEST_MAIN(T(test_endian_roundtrip), T(test_strset), T(test_buf_grows_and_keeps_content),
+/* Random adds and removes against a plain bitmap; the text form round-trips,
+ * and malformed text is refused. */
+static void test_idset_matches_a_bitmap(void)
+{
+    enum { N = 300 };
+    uint64_t x = check_seed | 1;
+    for (int round = 0; round < 50; round++) {
+        struct ig_idset s = {0};
+        bool want[N] = {0};
+        for (int op = 0; op < 200; op++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t a = (uint32_t)(x % N), n = (uint32_t)((x >> 20) % 12);
+            if ((x >> 40) % 3) {
+                if (a + n > N) n = N - a;
+                REQUIRE(ig_idset_add(&s, a, n) == 0);
+                for (uint32_t i = a; i < a + n; i++) want[i] = true;
+            } else {
+                REQUIRE(ig_idset_remove(&s, a) == 0);
+                want[a] = false;
+            }
+        }
+        uint64_t count = 0;
+        for (uint32_t i = 0; i < N; i++) {
+            CHECK(ig_idset_has(&s, i) == want[i]);
+            count += want[i];
+        }
+        CHECK_EQ_INT(ig_idset_count(&s), count);
+        for (size_t i = 0; i + 1 < s.n; i++) /* canonical: sorted, never adjacent */
+            CHECK((uint64_t)s.runs[i].first + s.runs[i].count < s.runs[i + 1].first);
+        struct ig_buf b = IG_BUF_INIT;
+        REQUIRE(ig_idset_format(&s, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+        struct ig_idset back;
+        REQUIRE(ig_idset_parse((const char *)b.data, &back) == 0);
+        CHECK(ig_idset_equal(&s, &back));
+        ig_idset_free(&back);
+        ig_buf_free(&b);
+        ig_idset_free(&s);
+    }
+    const char *bad[] = {"", ",", "1,", "3-1", "1,1", "1-4,5", "1,0", "x", "1-", "4294967296", "-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct ig_idset s;
+        CHECK(ig_idset_parse(bad[i], &s) == -EINVAL);
+    }
+    struct ig_idset e;
+    CHECK(ig_idset_parse("-", &e) == 0 && e.n == 0);
+}
+
+TEST_MAIN(T(test_endian_roundtrip), T(test_idset_matches_a_bitmap), T(test_strset), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
           T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch))

@@ -777,7 +777,7 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
         struct acol *a = &cols[ncols];
         *a = (struct acol){0}; /* the slot a column not shown may have used */
         rc = ig_part_column(p, col, &a->c, err);
-        if (rc || a->c.parent != IG_NONE || !arv_shown(p, col, &a->c, a)) continue;
+        if (rc || a->c.parent != IG_NONE || !ig_table_shows(t, col) || !arv_shown(p, col, &a->c, a)) continue;
         a->col = col;
         ncols++;
         if (a->shape == IG_ARV_STRUCT || a->shape == IG_ARV_LIST_STRUCT)

@@ -5,6 +5,7 @@
  * and shared by every row group's layout; the footer's bytes of it are
  * counted by parquet_footer.c. */
 #include "parquet_view_int.h"
+#include "format/part/columns.h"
 
 #include "format/model/types.h"
 #include "util/error.h"
@@ -215,7 +216,8 @@ size_t ig_pqv_schema_bytes(const struct ig_pqv_schema *s)
     return sizeof *s + s->ecap * sizeof *s->e + s->lcap * sizeof *s->l + s->pcap * sizeof *s->paths;
 }
 
-static int build_schema(const struct ig_part *p, struct ig_pqv_schema *s, struct ig_error *err)
+static int build_schema(const struct ig_table *t, const struct ig_part *p, struct ig_pqv_schema *s,
+                        struct ig_error *err)
 {
     *s = (struct ig_pqv_schema){.p = p, .err = err};
     /* room for a flat table at once: regrowing the arrays of a 10,000-column
@@ -227,6 +229,10 @@ static int build_schema(const struct ig_part *p, struct ig_pqv_schema *s, struct
                  : 0;
     if (!rc) rc = add_elem(s, "schema", 6, -1, PQ_REQUIRED, PQ_CT_NONE, NULL);
     for (uint32_t col = 0; !rc && col < p->num_columns;) {
+        if (!ig_table_shows(t, col)) { /* a column this version does not show */
+            col = ig_part_column_span_end(p, col);
+            continue;
+        }
         bool shown = false; /* walk fails before it says (a corrupt column record) */
         rc = walk(s, col, 0, 0, 0, &col, &shown);
         if (!rc) s->e[0].nchild += shown;
@@ -241,7 +247,7 @@ int ig_pqv_schema_new(const struct ig_table *t, struct ig_pqv_schema **out, stru
 {
     struct ig_pqv_schema *s = malloc(sizeof *s);
     if (!s) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = build_schema(&t->parts[0], s, err);
+    int rc = build_schema(t, &t->parts[0], s, err);
     if (rc) {
         ig_pqv_schema_free(s);
         s = NULL;

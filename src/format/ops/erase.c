@@ -272,11 +272,16 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
         ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(p, nf, fp, pc));
     }
     uint64_t footer_off = p->footer_offset;
+    /* Where MANIFEST records the footer's end (version 10), the footer stays
+     * and moved pages go past everything the file holds; else they go where
+     * the footer was, and the footer follows them (its tail stays the file's
+     * last bytes). */
+    bool footer_stays = p->end_recorded;
     if (pp->nmoved) {
-        /* moved pages go where the footer was, in page order (threads queued
-         * them in any order); the footer follows them */
+        /* in page order (threads queued them in any order) */
         qsort(pp->moved, pp->nmoved, sizeof *pp->moved, by_page);
-        uint64_t at = p->footer_offset;
+        uint64_t end = p->file_size > p->tail_end ? p->file_size : p->tail_end;
+        uint64_t at = footer_stays ? (end + 7) / 8 * 8 : p->footer_offset;
         for (size_t i = 0; i < pp->nmoved; i++) {
             struct moved *m = &pp->moved[i];
             uint8_t *r = page_rec(pp, m->page);
@@ -286,14 +291,14 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
             x->rep->bytes_written += m->bytes.len;
             at += m->bytes.len;
         }
-        footer_off = (at + 7) / 8 * 8;
+        if (!footer_stays) footer_off = (at + 7) / 8 * 8;
         /* the moved records changed: hash their groups again */
         for (uint32_t g = 0; g < p->num_groups; g++) {
             uint8_t *gr = nf + p->sec_off[IG_SEC_GROUPS] + (uint64_t)g * IG_GRP_SIZE;
             uint32_t fp = ig_ld32(gr + IG_GRP_FIRST_PAGE), pc = ig_ld32(gr + IG_GRP_PAGE_COUNT);
             ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(p, nf, fp, pc));
         }
-        if (footer_off > at) {
+        if (!footer_stays && footer_off > at) {
             static const uint8_t pad[8];
             if (ig_journal_add(&x->j, p->name, at, pad, footer_off - at)) return -ENOMEM;
         }
@@ -311,7 +316,7 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
     ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
     memcpy(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8);
     int rc;
-    if (pp->nmoved) {
+    if (pp->nmoved && !footer_stays) {
         rc = ig_journal_add(&x->j, p->name, footer_off, nf, p->footer_size);
         x->rep->bytes_written += p->footer_size;
     } else {

@@ -62,7 +62,7 @@ int ig_table_column(const struct ig_table *t, const char *name, size_t len,
                     struct ig_column_ref *out, struct ig_error *err)
 {
     uint32_t col;
-    int rc = ig_part_find(&t->parts[0], name, len, &col, err);
+    int rc = ig_table_find(t, name, len, &col, err);
     if (rc == -ENOENT)
         return ig_err(err, -ENOENT, "%s: no column '%.*s'", t->dir, (int)len, name);
     if (rc) return rc;

@@ -183,7 +183,8 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
         for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
             struct ig_colrec cr;
             rc = ig_part_column(p0, c, &cr, err);
-            if (rc || cr.parent != IG_NONE) continue; /* keys are the top-level columns */
+            /* keys are the top-level columns the version shows */
+            if (rc || cr.parent != IG_NONE || !ig_table_shows(t, c)) continue;
             rc = render_member(t, c, &at, src, first, out, err);
             first = false;
         }
@@ -309,7 +310,7 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
     for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
         struct ig_column_ref ref;
         rc = ig_table_column_at(t, c, &ref, err);
-        if (rc || ref.rec.parent != IG_NONE) continue;
+        if (rc || ref.rec.parent != IG_NONE || !ig_table_shows(t, c)) continue;
         ig_buf_reset(scratch);
         if (ig_render_json_string(scratch, (const uint8_t *)ref.rec.name, ref.rec.name_len)) {
             rc = ig_err(err, -ENOMEM, "out of memory");
@@ -376,7 +377,7 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
     for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
         struct ig_colrec cr;
         rc = ig_part_column(p0, c, &cr, err);
-        if (rc || cr.parent != IG_NONE) continue;
+        if (rc || cr.parent != IG_NONE || !ig_table_shows(t, c)) continue;
         if (ntop == BULK_JSON_COLUMNS) { /* wide: a row at a time */
             for (size_t i = 0; i < n && !rc; i++) {
                 if (ig_part_row_deleted(p, local + i)) continue;
@@ -487,7 +488,8 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
         for (size_t k = 0; k < (cols ? ncols : p0->num_columns); k++) {
             struct ig_column_ref ref;
             if (ig_table_column_at(t, cols ? cols[k] : (uint32_t)k, &ref, NULL)) continue;
-            if (!cols && ref.rec.parent != IG_NONE) continue; /* all columns: the top-level ones */
+            /* all columns: the top-level ones the version shows */
+            if (!cols && (ref.rec.parent != IG_NONE || !ig_table_shows(t, (uint32_t)k))) continue;
             if (ref.rec.leaf != IG_NONE && !ref.nested) {
                 prefetch_leaf(p, at.part, &at, ref.rec.leaf, &pf);
                 continue;

@@ -94,6 +94,7 @@ static void check_sections(struct vctx *x, const struct ig_part *p)
         fail(x, "%s: footer: chunk table hash mismatch", p->name);
     struct ig_error e = {0};
     struct ig_colrec prev = {0}, cur;
+    uint32_t prev_id = 0;
     bool have_prev = false;
     const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
     for (uint32_t i = 0; i < p->num_columns; i++) {
@@ -109,12 +110,16 @@ static void check_sections(struct vctx *x, const struct ig_part *p)
         if (have_prev) {
             size_t n = prev.name_len < cur.name_len ? prev.name_len : cur.name_len;
             int cmp = memcmp(prev.name, cur.name, n);
-            if (cmp > 0 || (cmp == 0 && prev.name_len >= cur.name_len)) {
-                fail(x, "%s: footer: name index is not strictly sorted at entry %u", p->name, i);
+            if (!cmp) cmp = prev.name_len < cur.name_len ? -1 : prev.name_len > cur.name_len;
+            /* from version 10 a name repeats (a replaced column), in id order */
+            bool repeat_ok = p->version >= IG_FORMAT_VERSIONED && prev_id < c;
+            if (cmp > 0 || (cmp == 0 && !repeat_ok)) {
+                fail(x, "%s: footer: name index is not sorted at entry %u", p->name, i);
                 return;
             }
         }
         prev = cur;
+        prev_id = c;
         have_prev = true;
     }
 }

@@ -142,6 +142,11 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
  * entries and values follow from v's row index). text_len is computed for flat
  * leaves only; the writer renders nested rows itself. Quantised leaves' values
  * are rounded in v itself first (so what is rendered is what will be read). */
+/* The text length of flat values [first, first + count) as the text view
+ * renders them (newlines included): what a page's text length counts. */
+int ig_page_text_len(const struct ig_values *v, size_t first, size_t count, struct ig_page_scratch *s,
+                     uint64_t *len);
+
 int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                    size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                    struct ig_error *err);

@@ -42,6 +42,15 @@ static uint64_t census_text_len(const struct ig_census *cen, uint8_t type, bool 
  * time). With a census of its values (and no NULL among them), each distinct
  * value is measured once and counted as often as it appears. */
 static int page_text_len(const struct ig_values *v, size_t first, size_t count,
+                         const struct ig_census *cen, struct ig_page_scratch *s, uint64_t *len);
+
+int ig_page_text_len(const struct ig_values *v, size_t first, size_t count, struct ig_page_scratch *s,
+                     uint64_t *len)
+{
+    return page_text_len(v, first, count, NULL, s, len);
+}
+
+static int page_text_len(const struct ig_values *v, size_t first, size_t count,
                          const struct ig_census *cen, struct ig_page_scratch *s, uint64_t *len)
 {
     if (cen) {

@@ -1,16 +1,19 @@
 #include "format/part/append.h"
+#include "format/part/versions.h"
 #include "format/part/lock.h"
 #include "util/error.h"
 #include "util/io.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Remove what imports into `base` left in `parent` when they were killed
@@ -127,11 +130,25 @@ int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err)
     if (a->have_table) {
         m = a->table.manifest; /* taken over: freed below */
         a->table.manifest = (struct ig_manifest){0};
+        /* parts are read at the footer ends this MANIFEST records from now on */
+        for (uint32_t i = 0; i < m.n; i++)
+            m.parts[i].footer_end = ig_part_recorded_end(&a->table.parts[i]);
+        if (m.format == 1) { /* a table from before versions: its version 1 gets its file */
+            snprintf(m.change, sizeof m.change, "%s", "import");
+            rc = ig_version_save(a->dir, &m, err);
+            if (rc) return rc;
+        }
     }
     m.generation++;
+    m.version++;
+    m.time = (int64_t)time(NULL);
+    snprintf(m.change, sizeof m.change, a->have_table ? "append %" PRIu64 " rows" : "import %" PRIu64 " rows", rows);
     rc = ig_manifest_add(&m, a->part_name, a->first_row, rows) ? -ENOMEM : 0;
     if (!rc) snprintf(m.parts[m.n - 1].blob, IG_PART_NAME_MAX, "%s", a->blob_name);
-    rc = rc ? ig_err(err, rc, "out of memory") : ig_manifest_write(a->dir, &m, err);
+    struct stat st;
+    if (!rc) m.parts[m.n - 1].footer_end = stat(a->part_final, &st) ? 0 : (uint64_t)st.st_size;
+    rc = rc ? ig_err(err, rc, "out of memory") : ig_version_save(a->dir, &m, err);
+    if (!rc) rc = ig_manifest_write(a->dir, &m, err);
     ig_manifest_free(&m);
     if (rc) {
         if (!a->create) { /* MANIFEST unchanged: the table is as it was */

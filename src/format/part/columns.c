@@ -80,42 +80,76 @@ static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
     return an < bn ? -1 : an > bn;
 }
 
-int ig_part_find(const struct ig_part *p, const char *name, size_t len, uint32_t *col,
-                 struct ig_error *err)
+int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bool (*ok)(void *ctx, uint32_t col),
+                       void *ctx, uint32_t *col, struct ig_error *err)
 {
+    /* the first index entry not below name; from version 10 equal names
+     * follow one another in column id order */
     const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
     size_t lo = 0, hi = p->num_columns;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint32_t c = ig_ld32(idx + 4 * mid);
         struct ig_colrec rec;
-        int rc = ig_part_column(p, c, &rec, err);
+        int rc = ig_part_column(p, ig_ld32(idx + 4 * mid), &rec, err);
         if (rc) return rc;
-        int cmp = name_cmp(rec.name, rec.name_len, name, len);
-        if (cmp == 0) {
-            *col = c;
-            return 0;
-        }
-        if (cmp < 0)
+        if (name_cmp(rec.name, rec.name_len, name, len) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
+    for (; lo < p->num_columns; lo++) {
+        uint32_t c = ig_ld32(idx + 4 * lo);
+        struct ig_colrec rec;
+        int rc = ig_part_column(p, c, &rec, err);
+        if (rc) return rc;
+        if (name_cmp(rec.name, rec.name_len, name, len)) break;
+        if (!ok || ok(ctx, c)) {
+            *col = c;
+            return 0;
+        }
+    }
     return -ENOENT;
+}
+
+int ig_part_find(const struct ig_part *p, const char *name, size_t len, uint32_t *col,
+                 struct ig_error *err)
+{
+    return ig_part_find_where(p, name, len, NULL, NULL, col, err);
+}
+
+uint32_t ig_part_column_span_end(const struct ig_part *p, uint32_t top)
+{
+    uint32_t end = top + 1;
+    struct ig_colrec cr;
+    while (end < p->num_columns && ig_part_column(p, end, &cr, NULL) == 0 && cr.parent != IG_NONE)
+        end++;
+    return end;
 }
 
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
+    return ig_schema_from_part_where(p, NULL, NULL, s, err);
+}
+
+int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
+                              struct ig_schema *s, struct ig_error *err)
+{
     memset(s, 0, sizeof *s);
-    int rc = 0;
+    /* a kept record's node index (parents are renumbered when records are left out) */
+    uint32_t *node = malloc((p->num_columns ? p->num_columns : 1) * sizeof *node);
+    int rc = node ? 0 : ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
         struct ig_colrec r;
+        node[c] = IG_SCHEMA_NONE;
         rc = ig_part_column(p, c, &r, err);
         if (rc) break;
         if (r.parent != IG_NONE && r.parent >= c) {
             rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent follows it", p->path, c);
             break;
         }
+        if (keep && !keep(ctx, c)) continue;
+        if (r.parent != IG_NONE && node[r.parent] == IG_SCHEMA_NONE) continue; /* under a record left out */
+        node[c] = s->n;
         /* nodes are added raw (type already checked by ig_part_column) */
         struct ig_error sub = {0};
         unsigned type = r.type == IG_T_STRUCT ? IG_T_BOOL : r.type; /* placeholder for add */
@@ -126,7 +160,7 @@ int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_
         }
         struct ig_column_def *cd = &s->cols[s->n - 1];
         cd->type = r.type;
-        cd->parent = r.parent == IG_NONE ? IG_SCHEMA_NONE : r.parent;
+        cd->parent = r.parent == IG_NONE ? IG_SCHEMA_NONE : node[r.parent];
         cd->num_children = r.num_children;
         cd->lists = r.lists;
         cd->null_mask = r.null_mask;
@@ -139,6 +173,7 @@ int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_
         cd->quantize = r.quantize;
         cd->dimension = r.dimension;
     }
+    free(node);
     if (!rc) {
         struct ig_error sub = {0};
         rc = ig_schema_finish(s, &sub);

@@ -8,6 +8,7 @@
 #ifndef IG_FORMAT_PART_COLUMNS_H
 #define IG_FORMAT_PART_COLUMNS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "format/layout.h"
@@ -22,8 +23,17 @@ struct ig_error;
 void ig_colrec_store(uint8_t r[IG_COL_SIZE], const struct ig_column_def *cd, uint32_t name_off,
                      uint32_t page_size);
 
+/* One past the last column id of top-level column `top`'s subtree (itself and
+ * its struct children, which follow it in pre-order). */
+uint32_t ig_part_column_span_end(const struct ig_part *p, uint32_t top);
+
 /* Rebuild the schema from a part's column records. */
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
+/* The same for the records `keep` accepts (and their children): a version's
+ * columns, where a replaced column's record repeats a name. Node indices then
+ * differ from column ids. */
+int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
+                              struct ig_schema *s, struct ig_error *err);
 
 /* The reassembly tree of top-level column `top_col` from the part's records;
  * with only != UINT32_MAX (a column id) just the path to that node and what is

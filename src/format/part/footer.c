@@ -105,7 +105,7 @@ static int check_header(struct ig_part *p, struct ig_error *err)
     return 0;
 }
 
-static int part_open_once(struct ig_part *p, const char *path, bool writable,
+static int part_open_once(struct ig_part *p, const char *path, uint64_t footer_end, bool writable,
                           struct ig_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -127,15 +127,22 @@ static int part_open_once(struct ig_part *p, const char *path, bool writable,
         goto fail;
     }
     p->file_size = (uint64_t)st.st_size;
-    if (p->file_size < IG_PART_MAGIC_LEN + IG_HDR_SIZE + IG_TAIL_SIZE) {
+    p->tail_end = footer_end ? footer_end : p->file_size;
+    p->end_recorded = footer_end != 0;
+    if (p->tail_end > p->file_size) {
+        rc = ig_err(err, -EIO, "%s: truncated: MANIFEST puts its footer's end at byte %llu of %llu", path,
+                    (unsigned long long)p->tail_end, (unsigned long long)p->file_size);
+        goto fail;
+    }
+    if (p->tail_end < IG_PART_MAGIC_LEN + IG_HDR_SIZE + IG_TAIL_SIZE) {
         rc = ig_err(err, -EIO, "%s: not an ingot part (only %llu bytes)", path,
-                    (unsigned long long)p->file_size);
+                    (unsigned long long)p->tail_end);
         goto fail;
     }
     uint8_t tail[IG_TAIL_SIZE];
     if (p->shared) /* see ig_part_copy_footer */
-        (void)posix_fadvise(p->fd, (off_t)(p->file_size - IG_TAIL_SIZE), IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
-    rc = ig_pread_full(p->fd, tail, sizeof tail, p->file_size - IG_TAIL_SIZE);
+        (void)posix_fadvise(p->fd, (off_t)(p->tail_end - IG_TAIL_SIZE), IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
+    rc = ig_pread_full(p->fd, tail, sizeof tail, p->tail_end - IG_TAIL_SIZE);
     if (rc) {
         rc = ig_err(err, rc, "%s: reading the tail: %s", path, strerror(-rc));
         goto fail;
@@ -159,7 +166,7 @@ static int part_open_once(struct ig_part *p, const char *path, bool writable,
     p->footer_size = ig_ld64(tail + IG_TAIL_FOOTER_SIZE);
     p->root = ig_ld64(tail + IG_TAIL_ROOT);
     p->generation = ig_ld64(tail + IG_TAIL_GENERATION);
-    uint64_t body_end = p->file_size - IG_TAIL_SIZE;
+    uint64_t body_end = p->tail_end - IG_TAIL_SIZE;
     if (p->footer_offset < IG_PART_MAGIC_LEN || p->footer_size < IG_HDR_SIZE ||
         p->footer_offset > body_end || p->footer_size != body_end - p->footer_offset ||
         p->footer_offset % 8) {
@@ -168,7 +175,7 @@ static int part_open_once(struct ig_part *p, const char *path, bool writable,
     }
     long pagesz = sysconf(_SC_PAGESIZE);
     p->map_offset = p->footer_offset - p->footer_offset % (uint64_t)pagesz;
-    p->map_len = (size_t)(p->file_size - p->map_offset);
+    p->map_len = (size_t)(p->tail_end - p->map_offset);
     void *m = mmap(NULL, p->map_len, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, p->fd,
                    (off_t)p->map_offset);
     if (m == MAP_FAILED) {
@@ -190,7 +197,13 @@ fail:
 
 int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err)
 {
-    int rc = part_open_once(p, path, writable, err);
+    return ig_part_open_at(p, path, 0, writable, err);
+}
+
+int ig_part_open_at(struct ig_part *p, const char *path, uint64_t footer_end, bool writable,
+                    struct ig_error *err)
+{
+    int rc = part_open_once(p, path, footer_end, writable, err);
     if (rc != -EIO) return rc;
     /* A footer that fails its checks may be a stale copy (another host rewrote
      * the part on shared storage): drop this host's cached pages, read again.
@@ -199,7 +212,7 @@ int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_e
     if (fd < 0) return rc;
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     close(fd);
-    return part_open_once(p, path, writable, err);
+    return part_open_once(p, path, footer_end, writable, err);
 }
 
 /* Is the copy one generation's? Its own tail (the copy runs to the end of the
@@ -208,7 +221,7 @@ int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_e
  * tail's generation and root are taken from the copy too. */
 static bool copy_consistent(struct ig_part *p)
 {
-    const uint8_t *tail = p->map + (p->file_size - IG_TAIL_SIZE - p->map_offset);
+    const uint8_t *tail = p->map + (p->tail_end - IG_TAIL_SIZE - p->map_offset);
     if (memcmp(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8) ||
         ig_ld64(tail + IG_TAIL_HASH) != ig_hash(tail, IG_TAIL_HASH) ||
         ig_ld64(tail + IG_TAIL_FOOTER_OFFSET) != p->footer_offset ||
@@ -264,12 +277,20 @@ int ig_part_copy_footer(struct ig_part *p, struct ig_error *err)
     }
 }
 
+uint64_t ig_part_recorded_end(const struct ig_part *p)
+{
+    return p->version >= IG_FORMAT_VERSIONED ? p->tail_end : 0;
+}
+
 bool ig_part_rewritten(const struct ig_part *p)
 {
     struct stat st;
     uint8_t tail[IG_TAIL_SIZE];
-    if (fstat(p->fd, &st) || (uint64_t)st.st_size != p->file_size) return true;
-    off_t at = (off_t)(p->file_size - IG_TAIL_SIZE);
+    /* a part read at MANIFEST's end grows by commits (beyond what it reads)
+     * and by erases' moved pages (which move its tail's generation too) */
+    if (fstat(p->fd, &st) || (p->tail_end == p->file_size && (uint64_t)st.st_size != p->file_size))
+        return true;
+    off_t at = (off_t)(p->tail_end - IG_TAIL_SIZE);
     if (p->shared) (void)posix_fadvise(p->fd, at, IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
     return ig_pread_full(p->fd, tail, sizeof tail, (uint64_t)at) != 0 ||
            ig_ld64(tail + IG_TAIL_GENERATION) != p->generation;
@@ -278,9 +299,12 @@ bool ig_part_rewritten(const struct ig_part *p)
 int ig_part_map_data(struct ig_part *p, struct ig_error *err)
 {
     if (p->data || p->footer_offset == 0) return 0;
-    void *m = mmap(NULL, (size_t)p->footer_offset, PROT_READ, MAP_SHARED, p->fd, 0);
+    /* from version 10 a page moved by an erase lies after the tail */
+    size_t len = (size_t)(p->version >= IG_FORMAT_VERSIONED ? p->file_size : p->footer_offset);
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, p->fd, 0);
     if (m == MAP_FAILED) return ig_err(err, -errno, "%s: mmap: %s", p->path, strerror(errno));
     p->data = m;
+    p->data_len = len;
     return 0;
 }
 
@@ -288,7 +312,7 @@ void ig_part_close(struct ig_part *p)
 {
     if (p->map && p->map_copied) free(p->map);
     else if (p->map) munmap(p->map, p->map_len);
-    if (p->data) munmap((void *)p->data, (size_t)p->footer_offset);
+    if (p->data) munmap((void *)p->data, p->data_len);
     if (p->fd >= 0) close(p->fd);
     if (p->blob_fd >= 0) close(p->blob_fd);
     free(p->path);
@@ -407,6 +431,17 @@ void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m)
     ig_st64(rec + IG_CHK_MAX, m->max);
 }
 
+/* Page extents lie between the magic and the footer; from version 10 also
+ * after the tail (where an erase moves a page that grew: the footer stays put,
+ * so MANIFEST's record of where it ends stays true). */
+static bool extent_in_data(const struct ig_part *p, uint64_t offset, uint64_t capacity)
+{
+    if (offset >= IG_PART_MAGIC_LEN && offset <= p->footer_offset && capacity <= p->footer_offset - offset)
+        return true;
+    return p->version >= IG_FORMAT_VERSIONED && offset >= p->tail_end && offset <= p->file_size &&
+           capacity <= p->file_size - offset;
+}
+
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
                  struct ig_error *err)
 {
@@ -442,8 +477,7 @@ int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
             o->nblocks = next - o->first_block;
     }
     if (bad) {
-    } else if (o->offset < IG_PART_MAGIC_LEN || o->offset > p->footer_offset ||
-               o->capacity > p->footer_offset - o->offset)
+    } else if (!extent_in_data(p, o->offset, o->capacity))
         bad = "extent outside the data region";
     else if (o->stored == 0 || o->stored > o->capacity)
         bad = "stored size exceeds its extent";

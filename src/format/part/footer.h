@@ -27,13 +27,17 @@ struct ig_part {
     bool shared;          /* on shared storage (ig_fs_is_shared): stale copies happen */
     char *path;           /* for messages, owned */
     const char *name;     /* basename within path */
-    uint64_t file_size;
+    uint64_t file_size;   /* at open */
+    uint64_t tail_end;    /* where the tail read ends: file_size, or the end MANIFEST records */
+    bool end_recorded;    /* MANIFEST records tail_end (its footer never moves: an erase
+                             puts moved pages past the file's end instead) */
     uint8_t *map;         /* mmap of [map_offset, file_size), or a private copy */
     bool map_copied;      /* map is malloc'ed (ig_part_copy_footer), not mapped */
     size_t map_len;
     uint64_t map_offset;
     uint8_t *footer;      /* footer start inside map (writable only for erase) */
-    const uint8_t *data;  /* mmap of [0, footer_offset) after ig_part_map_data, else NULL */
+    const uint8_t *data;  /* mmap of [0, data_len) after ig_part_map_data, else NULL */
+    size_t data_len;      /* footer_offset, or file_size for a part whose pages may lie after its tail */
     uint64_t footer_offset, footer_size;
     uint32_t version; /* format version of this part (IG_FORMAT_MIN_VERSION..IG_FORMAT_VERSION) */
     uint64_t root, generation; /* from the tail */
@@ -62,6 +66,10 @@ struct ig_grouprec {
 
 /* writable: map the footer read-write (erase); readers pass false. */
 int ig_part_open(struct ig_part *p, const char *path, bool writable, struct ig_error *err);
+/* The same with the tail ending at footer_end (MANIFEST's footer=; 0: the end
+ * of the file): bytes a commit appended beyond it are not looked at. */
+int ig_part_open_at(struct ig_part *p, const char *path, uint64_t footer_end, bool writable,
+                    struct ig_error *err);
 void ig_part_close(struct ig_part *p);
 /* Replace the footer's mapping with a private copy read by pread: a long-lived
  * reader (the mount daemon) then survives the part file being truncated or
@@ -71,6 +79,11 @@ int ig_part_copy_footer(struct ig_part *p, struct ig_error *err);
  * place instead of copying them out (the mount daemon). Bounds are those of the
  * page records: every extent lies in [8, footer_offset). */
 int ig_part_map_data(struct ig_part *p, struct ig_error *err);
+/* What MANIFEST records as where part p's footer ends: its tail's end from
+ * version 10 on (a footer that never moves; commits append past it), 0 for
+ * an older part (an erase may move its footer: its tail is at the end of
+ * the file). */
+uint64_t ig_part_recorded_end(const struct ig_part *p);
 /* Has the file on disk moved on from what p describes (another process erased
  * in place or appended: the tail's generation or the file's size differ, or the
  * tail cannot be read)? Then bytes failing p's checksums are newer bytes under
@@ -86,6 +99,11 @@ int ig_part_leaf_column(const struct ig_part *p, uint32_t leaf, uint32_t *col,
 /* Binary search: 0 and *col on success, -ENOENT if absent, -EIO if the index is corrupt. */
 int ig_part_find(const struct ig_part *p, const char *name, size_t len, uint32_t *col,
                  struct ig_error *err);
+/* The first column named name (in column id order: from version 10 a name may
+ * repeat, a replaced column's record staying beside its replacement) that ok
+ * accepts (NULL: any); -ENOENT if none. */
+int ig_part_find_where(const struct ig_part *p, const char *name, size_t len,
+                       bool (*ok)(void *ctx, uint32_t col), void *ctx, uint32_t *col, struct ig_error *err);
 int ig_part_group(const struct ig_part *p, uint32_t g, struct ig_grouprec *out,
                   struct ig_error *err);
 /* Page range of (group, leaf), checked to lie inside the group's pages. */

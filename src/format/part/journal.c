@@ -1,5 +1,6 @@
 #include "format/part/journal.h"
 #include "format/part/manifest.h"
+#include "format/part/versions.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -159,15 +160,24 @@ int ig_journal_generation(struct ig_journal *j, uint64_t generation)
 }
 
 /* MANIFEST's generation raised to at least g, atomically (replays write the
- * same number again: idempotent). */
+ * same number again: idempotent). An erasure is a version of its own
+ * (versions.h): the first time, the version moves on too and gets its file. */
 static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
 {
     struct ig_manifest m;
     int rc = ig_manifest_read(dir, &m, err);
     if (rc) return rc;
     if (m.generation < g) {
+        if (m.format == 1) { /* its version 1 gets its file first */
+            if (!m.change[0]) snprintf(m.change, sizeof m.change, "%s", "import");
+            rc = ig_version_save(dir, &m, err);
+        }
         m.generation = g;
-        rc = ig_manifest_write(dir, &m, err);
+        m.version++;
+        m.time = (int64_t)time(NULL);
+        snprintf(m.change, sizeof m.change, "%s", "erase");
+        if (!rc) rc = ig_version_save(dir, &m, err);
+        if (!rc) rc = ig_manifest_write(dir, &m, err);
     }
     ig_manifest_free(&m);
     return rc;

@@ -61,22 +61,63 @@ int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row,
 void ig_manifest_free(struct ig_manifest *m)
 {
     free(m->parts);
+    ig_idset_free(&m->columns);
     memset(m, 0, sizeof *m);
 }
 
-int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err)
+bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col)
+{
+    return !m->listed || ig_idset_has(&m->columns, col);
+}
+
+int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src)
+{
+    struct ig_manifest c = *src;
+    c.parts = malloc((src->n ? src->n : 1) * sizeof *c.parts);
+    c.columns = (struct ig_idset){0};
+    if (!c.parts || ig_idset_copy(&c.columns, &src->columns)) {
+        free(c.parts);
+        return -ENOMEM;
+    }
+    memcpy(c.parts, src->parts, src->n * sizeof *c.parts);
+    *dst = c;
+    return 0;
+}
+
+/* The line's text after "key " (NULL if the line is not that key). */
+static const char *value_of(const char *ln, const char *key)
+{
+    size_t n = strlen(key);
+    return !strncmp(ln, key, n) && ln[n] == ' ' ? ln + n + 1 : NULL;
+}
+
+static int parse_part(char *ln, unsigned line, const char *what, uint64_t *next_row, struct ig_manifest *m,
+                      struct ig_error *err)
+{
+    char name[IG_PART_NAME_MAX + 1], blob[IG_PART_NAME_MAX + 1] = "";
+    uint64_t a, b, footer_end = 0;
+    if (sscanf(ln, "part %64s %" SCNu64 " %" SCNu64, name, &a, &b) != 3)
+        return ig_err(err, -EIO, "%s line %u: cannot parse '%s'", what, line, ln);
+    const char *opt = strstr(ln, " blob=");
+    if (opt && sscanf(opt, " blob=%64s", blob) != 1) blob[0] = '\0';
+    const char *fe = strstr(ln, " footer=");
+    if (fe && (sscanf(fe, " footer=%" SCNu64, &footer_end) != 1 || footer_end < 64 + 256 + 8))
+        return ig_err(err, -EIO, "%s line %u: bad footer end", what, line);
+    if (!valid_part_name(name) || (opt && !valid_blob_name(blob)))
+        return ig_err(err, -EIO, "%s line %u: bad part name", what, line);
+    if (a != *next_row)
+        return ig_err(err, -EIO, "%s line %u: part starts at row %" PRIu64 ", expected %" PRIu64, what, line,
+                      a, *next_row);
+    if (ig_manifest_add(m, name, a, b)) return ig_err(err, -ENOMEM, "out of memory");
+    snprintf(m->parts[m->n - 1].blob, IG_PART_NAME_MAX, "%s", blob);
+    m->parts[m->n - 1].footer_end = footer_end;
+    *next_row = a + b;
+    return 0;
+}
+
+int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manifest *m, struct ig_error *err)
 {
     memset(m, 0, sizeof *m);
-    char path[4096];
-    if (ig_path_join(path, sizeof path, dir, IG_MANIFEST))
-        return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
-    char *text;
-    size_t len;
-    int rc = ig_read_file(path, 64u << 20, &text, &len, err);
-    if (rc) {
-        if (rc == -ENOENT) return ig_err(err, rc, "%s: not an ingot table (no MANIFEST)", dir);
-        return rc;
-    }
     char *end_line = NULL;
     for (char *p = text; p < text + len;) {
         if (!strncmp(p, "end ", 4)) {
@@ -87,63 +128,103 @@ int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *er
         if (!nl) break;
         p = nl + 1;
     }
-    if (!end_line) {
-        free(text);
-        return ig_err(err, -EIO, "%s: MANIFEST is truncated (no end line)", dir);
-    }
+    if (!end_line) return ig_err(err, -EIO, "%s is truncated (no end line)", what);
     uint64_t want = strtoull(end_line + 4, NULL, 16);
-    if (ig_hash(text, (size_t)(end_line - text)) != want) {
-        free(text);
-        return ig_err(err, -EIO, "%s: MANIFEST checksum mismatch", dir);
-    }
+    if (ig_hash(text, (size_t)(end_line - text)) != want) return ig_err(err, -EIO, "%s checksum mismatch", what);
     *end_line = '\0';
     unsigned line = 0;
-    rc = 0;
+    int rc = 0;
     uint64_t next_row = 0;
+    bool have_version = false;
+    m->listed = false;
     char *save = NULL;
     for (char *ln = strtok_r(text, "\n", &save); ln && !rc; ln = strtok_r(NULL, "\n", &save)) {
         line++;
-        char name[IG_PART_NAME_MAX + 1];
-        unsigned version;
-        uint64_t a, b;
+        unsigned format;
+        uint64_t a;
+        int64_t when;
+        const char *v;
         if (line == 1) {
-            if (sscanf(ln, "ingot-manifest %u", &version) != 1 || version != 1)
-                rc = ig_err(err, -EIO, "%s: MANIFEST: unsupported header '%s'", dir, ln);
+            if (sscanf(ln, "ingot-manifest %u", &format) != 1 || format < 1 || format > 2)
+                rc = ig_err(err, -EIO, "%s: unsupported header '%s'", what, ln);
+            m->format = format;
         } else if (sscanf(ln, "generation %" SCNu64, &a) == 1) {
             m->generation = a;
-        } else if (sscanf(ln, "part %64s %" SCNu64 " %" SCNu64, name, &a, &b) == 3) {
-            char blob[IG_PART_NAME_MAX + 1] = "";
-            const char *opt = strstr(ln, " blob=");
-            if (opt && sscanf(opt, " blob=%64s", blob) != 1) blob[0] = '\0';
-            if (!valid_part_name(name) || (opt && !valid_blob_name(blob)))
-                rc = ig_err(err, -EIO, "%s: MANIFEST line %u: bad part name", dir, line);
-            else if (a != next_row)
-                rc = ig_err(err, -EIO, "%s: MANIFEST line %u: part starts at row %" PRIu64
-                                       ", expected %" PRIu64, dir, line, a, next_row);
-            else if (ig_manifest_add(m, name, a, b))
-                rc = ig_err(err, -ENOMEM, "out of memory");
-            else
-                snprintf(m->parts[m->n - 1].blob, IG_PART_NAME_MAX, "%s", blob);
-            next_row = a + b;
+        } else if (m->format >= 2 && sscanf(ln, "version %" SCNu64, &a) == 1 && a >= 1) {
+            m->version = a;
+            have_version = true;
+        } else if (m->format >= 2 && sscanf(ln, "time %" SCNd64, &when) == 1) {
+            m->time = when;
+        } else if (m->format >= 2 && (v = value_of(ln, "change"))) {
+            snprintf(m->change, sizeof m->change, "%s", v);
+        } else if (m->format >= 2 && (v = value_of(ln, "columns"))) {
+            ig_idset_free(&m->columns);
+            int prc = ig_idset_parse(v, &m->columns);
+            if (prc) rc = ig_err(err, prc == -ENOMEM ? prc : -EIO, "%s line %u: bad columns", what, line);
+            m->listed = true;
+        } else if (!strncmp(ln, "part ", 5)) {
+            rc = parse_part(ln, line, what, &next_row, m, err);
         } else {
-            rc = ig_err(err, -EIO, "%s: MANIFEST line %u: cannot parse '%s'", dir, line, ln);
+            rc = ig_err(err, -EIO, "%s line %u: cannot parse '%s'", what, line, ln);
         }
     }
-    free(text);
-    if (!rc && m->n == 0) rc = ig_err(err, -EIO, "%s: MANIFEST lists no parts", dir);
+    if (!rc && m->format >= 2 && !have_version) rc = ig_err(err, -EIO, "%s: no version line", what);
+    if (!rc && m->format == 1) m->version = 1;
+    if (!rc && m->n == 0) rc = ig_err(err, -EIO, "%s lists no parts", what);
     if (rc) ig_manifest_free(m);
+    return rc;
+}
+
+int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err)
+{
+    memset(m, 0, sizeof *m);
+    char path[4096], what[4200];
+    if (ig_path_join(path, sizeof path, dir, IG_MANIFEST))
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+    char *text;
+    size_t len;
+    int rc = ig_read_file(path, 64u << 20, &text, &len, err);
+    if (rc) {
+        if (rc == -ENOENT) return ig_err(err, rc, "%s: not an ingot table (no MANIFEST)", dir);
+        return rc;
+    }
+    snprintf(what, sizeof what, "%s: MANIFEST", dir);
+    rc = ig_manifest_parse(text, len, what, m, err);
+    free(text);
+    return rc;
+}
+
+int ig_manifest_format(const struct ig_manifest *m, struct ig_buf *b)
+{
+    size_t start = b->len;
+    /* one line of text: no newlines from a caller's change description */
+    char change[IG_CHANGE_MAX + 1];
+    snprintf(change, sizeof change, "%s", m->change);
+    for (char *c = change; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    int rc = ig_buf_printf(b, "ingot-manifest 2\ngeneration %" PRIu64 "\nversion %" PRIu64 "\ntime %" PRId64 "\n",
+                           m->generation, m->version ? m->version : 1, m->time);
+    if (!rc && change[0]) rc = ig_buf_printf(b, "change %s\n", change);
+    if (!rc && m->listed) {
+        rc = ig_buf_printf(b, "columns ");
+        if (!rc) rc = ig_idset_format(&m->columns, b);
+        if (!rc) rc = ig_buf_printf(b, "\n");
+    }
+    for (uint32_t i = 0; i < m->n && !rc; i++) {
+        const struct ig_manifest_part *p = &m->parts[i];
+        rc = ig_buf_printf(b, "part %s %" PRIu64 " %" PRIu64 "%s%s", p->name, p->first_row, p->rows,
+                           p->blob[0] ? " blob=" : "", p->blob);
+        if (!rc && p->footer_end) rc = ig_buf_printf(b, " footer=%" PRIu64, p->footer_end);
+        if (!rc) rc = ig_buf_printf(b, "\n");
+    }
+    if (!rc) rc = ig_buf_printf(b, "end %016" PRIx64 "\n", ig_hash(b->data + start, b->len - start));
     return rc;
 }
 
 int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err)
 {
     struct ig_buf b = IG_BUF_INIT;
-    int rc = ig_buf_printf(&b, "ingot-manifest 1\ngeneration %" PRIu64 "\n", m->generation);
-    for (uint32_t i = 0; i < m->n && !rc; i++)
-        rc = ig_buf_printf(&b, "part %s %" PRIu64 " %" PRIu64 "%s%s\n", m->parts[i].name,
-                           m->parts[i].first_row, m->parts[i].rows,
-                           m->parts[i].blob[0] ? " blob=" : "", m->parts[i].blob);
-    if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
+    int rc = ig_manifest_format(m, &b);
     if (rc) {
         ig_buf_free(&b);
         return ig_err(err, rc, "out of memory");

@@ -1,29 +1,59 @@
-/* manifest.h - MANIFEST, the list of a table's parts (format of the file in
- * table.h), and the names part files have. */
+/* manifest.h - MANIFEST: a table version (format of the file in table.h and
+ * docs/FORMAT.md), and the names part files have.
+ *
+ * A manifest of format 2 records, besides the parts, which table version it is,
+ * when it was made and by what change, which column records of the parts'
+ * footers the version shows, and where each part's footer ends (the footer a
+ * commit appended last: parts only grow, so a reader that opens a part at the
+ * recorded end never meets a commit at work beyond it). The same text, kept in
+ * .ingot/versions/, records every version (versions.h). Format 1 (written by
+ * older releases) has none of these: version 1, every column, the tail at the
+ * end of each part file. */
 #ifndef IG_FORMAT_MANIFEST_H
 #define IG_FORMAT_MANIFEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "util/idset.h"
+
 struct ig_error;
+struct ig_buf;
 
 #define IG_MANIFEST "MANIFEST"
 #define IG_PART_NAME_MAX 64
+
+#define IG_CHANGE_MAX 200 /* bytes of the `change` line's text */
 
 struct ig_manifest_part {
     char name[IG_PART_NAME_MAX];
     uint64_t first_row, rows;
     char blob[IG_PART_NAME_MAX]; /* "part-NNNNNN.blob", or "" */
+    uint64_t footer_end;         /* where its tail ends; 0: at the end of the file (format 1) */
 };
 
 struct ig_manifest {
-    uint64_t generation;
+    uint32_t format;       /* 1 or 2 */
+    uint64_t generation;   /* moves with every change of the table, erasures included */
+    uint64_t version;      /* the table version (1 for format 1) */
+    int64_t time;          /* when it was committed (seconds since 1970), 0 unknown */
+    char change[IG_CHANGE_MAX + 1]; /* what it changed, one line ("" unknown) */
+    bool listed;           /* a columns line names the records the version shows */
+    struct ig_idset columns; /* those (not listed: every record, as format 1) */
     uint32_t n;
     struct ig_manifest_part *parts;
 };
 
 int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err);
+/* Written as format 2 whatever m->format says (format 1 is only ever read). */
 int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err);
+/* The text of m (with its end line), and back; `what` names it in messages. */
+int ig_manifest_format(const struct ig_manifest *m, struct ig_buf *out);
+int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manifest *m, struct ig_error *err);
+/* A deep copy; 0 or -ENOMEM. */
+int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src);
+/* Does version m show column record `col`? */
+bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col);
 int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
 void ig_manifest_free(struct ig_manifest *m);
 /* "part-%06u.ingot" and its blob file "part-%06u.blob" */

@@ -1,7 +1,10 @@
 #include "format/part/table.h"
+#include "format/part/columns.h"
+#include "format/part/commitlog.h"
 #include "format/part/journal.h"
 #include "format/layout.h"
 #include "format/part/lock.h"
+#include "format/part/versions.h"
 #include "format/model/types.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -28,21 +31,45 @@ void ig_table_close(struct ig_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* An erase was interrupted: finish it before anyone reads (journal.h). */
+/* Is a writer at work, or did one die at work (an erase's journal, a
+ * commit's record)? */
+static bool writer_pending(const char *dir)
+{
+    return ig_journal_pending(dir) || ig_commit_pending(dir);
+}
+
+/* An erase or a commit was interrupted: finish (or undo) it before anyone
+ * reads (journal.h, commit.h). */
 static int recover(const char *dir, struct ig_error *err)
 {
-    if (!ig_journal_pending(dir)) return 0;
+    if (!writer_pending(dir)) return 0;
     int lock = ig_table_lock(dir, true, err);
     if (lock < 0)
-        return ig_err_prefix(err, lock, "%s: an interrupted erase must be completed first, "
+        return ig_err_prefix(err, lock, "%s: an interrupted erase or commit must be completed first, "
                                         "which needs write access", dir);
     bool replayed;
     int rc = ig_journal_recover(dir, &replayed, err);
+    if (!rc) rc = ig_commit_recover(dir, err);
     ig_table_unlock(lock);
     return rc;
 }
 
+/* Where part `name`'s footer ends now (the current MANIFEST's record), for a
+ * version read with the footers of today (versions.h). */
+static uint64_t footer_end_now(const struct ig_manifest *now, const char *name)
+{
+    for (uint32_t i = 0; i < now->n; i++)
+        if (!strcmp(now->parts[i].name, name)) return now->parts[i].footer_end;
+    return UINT64_MAX;
+}
+
 int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_error *err)
+{
+    return ig_table_open_version(t, dir, 0, writable, err);
+}
+
+int ig_table_open_version(struct ig_table *t, const char *dir, uint64_t version, bool writable,
+                          struct ig_error *err)
 {
     memset(t, 0, sizeof *t);
     int rc = recover(dir, err);
@@ -51,6 +78,23 @@ int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_
     if (!t->dir) return ig_err(err, -ENOMEM, "out of memory");
     rc = ig_manifest_read(dir, &t->manifest, err);
     if (rc) goto fail;
+    if (version && version != t->manifest.version) {
+        struct ig_manifest now = t->manifest;
+        rc = ig_version_load(dir, version, &t->manifest, err);
+        if (rc) {
+            t->manifest = now;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < t->manifest.n && !rc; i++) {
+            uint64_t end = footer_end_now(&now, t->manifest.parts[i].name);
+            if (end == UINT64_MAX)
+                rc = ig_err(err, -EIO, "%s: version %" PRIu64 " names %s, which the table no longer has", dir,
+                            version, t->manifest.parts[i].name);
+            t->manifest.parts[i].footer_end = end;
+        }
+        ig_manifest_free(&now);
+        if (rc) goto fail;
+    }
     t->parts = calloc(t->manifest.n, sizeof *t->parts);
     t->part_first_group = calloc(t->manifest.n, sizeof *t->part_first_group);
     if (!t->parts || !t->part_first_group) {
@@ -64,7 +108,7 @@ int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_
             rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
             goto fail;
         }
-        rc = ig_part_open(&t->parts[i], path, writable, err);
+        rc = ig_part_open_at(&t->parts[i], path, mp->footer_end, writable, err);
         if (rc) goto fail;
         t->nparts++;
         if (mp->blob[0]) {
@@ -103,6 +147,35 @@ int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_
 fail:
     ig_table_close(t);
     return rc;
+}
+
+bool ig_table_shows(const struct ig_table *t, uint32_t col)
+{
+    return ig_manifest_shows(&t->manifest, col);
+}
+
+static bool shown(void *ctx, uint32_t col);
+
+int ig_table_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err)
+{
+    return ig_schema_from_part_where(&t->parts[0], t->manifest.listed ? shown : NULL, (void *)t, s, err);
+}
+
+uint32_t ig_table_columns_shown(const struct ig_table *t)
+{
+    if (!t->nparts) return 0;
+    return !t->manifest.listed ? t->parts[0].num_columns : (uint32_t)ig_idset_count(&t->manifest.columns);
+}
+
+static bool shown(void *ctx, uint32_t col)
+{
+    return ig_table_shows(ctx, col);
+}
+
+int ig_table_find(const struct ig_table *t, const char *name, size_t len, uint32_t *col, struct ig_error *err)
+{
+    if (!t->nparts) return -ENOENT;
+    return ig_part_find_where(&t->parts[0], name, len, shown, (void *)t, col, err);
 }
 
 int ig_table_group(const struct ig_table *t, uint32_t g, uint32_t *part, uint32_t *local)
@@ -154,7 +227,7 @@ static int copy_footers(struct ig_table *t, struct ig_error *err)
 int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err)
 {
     for (int tries = 0; tries < 3; tries++) {
-        if (ig_journal_pending(dir)) {
+        if (writer_pending(dir)) {
             /* a writer at work (this waits for its lock) or one that died
              * after committing (this completes its erase) */
             int rc = recover(dir, err);
@@ -162,7 +235,7 @@ int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *e
         }
         int lock = ig_table_lock_shared(dir, NULL);
         if (lock < 0) break; /* a read-only table: no writer can be at work either */
-        if (ig_journal_pending(dir)) { /* another writer committed meanwhile */
+        if (writer_pending(dir)) { /* another writer committed meanwhile */
             ig_table_unlock(lock);
             continue;
         }

@@ -30,7 +30,7 @@ struct ig_error;
 
 struct ig_table {
     char *dir;
-    struct ig_manifest manifest;
+    struct ig_manifest manifest; /* the version opened (footer ends: today's) */
     uint32_t nparts;
     struct ig_part *parts;
     uint32_t *part_first_group; /* global index of each part's group 0 */
@@ -41,6 +41,22 @@ struct ig_table {
 
 /* Open every part listed in MANIFEST and check they agree (schema, row ids). */
 int ig_table_open(struct ig_table *t, const char *dir, bool writable, struct ig_error *err);
+/* The same for an older version (versions.h; 0: the current one): its parts,
+ * with the footers MANIFEST names now, and its columns. */
+int ig_table_open_version(struct ig_table *t, const char *dir, uint64_t version, bool writable,
+                          struct ig_error *err);
+
+/* Does the table (the version opened) show column record `col`? Records of
+ * columns added later, replaced or dropped stay in the parts' footers (an
+ * older version shows them, and an erasure reaches them) but are not shown. */
+bool ig_table_shows(const struct ig_table *t, uint32_t col);
+/* The version's schema: the columns it shows (node indices are not column
+ * ids once a version hides records). */
+int ig_table_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err);
+/* How many column records the version shows. */
+uint32_t ig_table_columns_shown(const struct ig_table *t);
+/* The shown column called name: 0, or -ENOENT. */
+int ig_table_find(const struct ig_table *t, const char *name, size_t len, uint32_t *col, struct ig_error *err);
 void ig_table_close(struct ig_table *t);
 /* The same for a reader that must not see a writer's footers half written (the
  * mount): every part's footer is copied (ig_part_copy_footer) under the table's

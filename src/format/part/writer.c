@@ -41,6 +41,7 @@ struct ig_part_writer {
     int fd;
     char *path;
     bool finished;
+    bool graft;          /* pages into an existing part's file (writer.h) */
     const struct ig_schema *schema;
     struct ig_writer_conf conf;
     uint64_t rows;       /* rows handed to jobs, all groups */
@@ -250,8 +251,9 @@ static void pool_stop(struct ig_part_writer *w)
     w->pool_up = false;
 }
 
-int ig_part_writer_open(struct ig_part_writer **out, const char *path, const struct ig_schema *s,
-                        const struct ig_writer_opts *o, uint64_t first_row_id, struct ig_error *err)
+static int writer_open(struct ig_part_writer **out, const char *path, bool graft, uint64_t start,
+                       const struct ig_schema *s, const struct ig_writer_opts *o, uint64_t first_row_id,
+                       struct ig_error *err)
 {
     struct ig_part_writer *w = calloc(1, sizeof *w);
     if (!w) return ig_err(err, -ENOMEM, "out of memory");
@@ -267,7 +269,7 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
         ig_writer_opts_default(wo);
     w->group_step = wo->rows_per_group ? wo->rows_per_group : IG_GROUP_STEP;
     w->group_max = wo->rows_per_group ? wo->rows_per_group : IG_GROUP_MAX_ROWS;
-    w->group_cap = wo->rows_per_group ? 0 : wo->group_cap ? wo->group_cap : IG_GROUP_CAP;
+    w->group_cap = wo->rows_per_group || wo->group_rows ? 0 : wo->group_cap ? wo->group_cap : IG_GROUP_CAP;
     if (!wo->page_size) wo->page_size = 65536;
     if (!wo->erase_level) wo->erase_level = 2;
     if (!w->path || !s->leaves) {
@@ -304,20 +306,46 @@ int ig_part_writer_open(struct ig_part_writer **out, const char *path, const str
             return brc;
         }
     }
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    w->graft = graft;
+    w->fd = open(path, graft ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
         int e = errno;
         ig_part_writer_free(w);
         return ig_err(err, -e, "%s: %s", path, strerror(e));
     }
-    rc = ig_write_full(w->fd, IG_PART_MAGIC, IG_PART_MAGIC_LEN);
-    if (rc) {
-        ig_part_writer_free(w);
-        return ig_err(err, rc, "%s: write: %s", path, strerror(-rc));
+    if (graft) {
+        if (start % 8 || lseek(w->fd, (off_t)start, SEEK_SET) < 0) {
+            int e = start % 8 ? EINVAL : errno;
+            ig_part_writer_free(w);
+            return ig_err(err, -e, "%s: cannot write from byte %llu: %s", path, (unsigned long long)start,
+                          strerror(e));
+        }
+        w->offset = start;
+    } else {
+        rc = ig_write_full(w->fd, IG_PART_MAGIC, IG_PART_MAGIC_LEN);
+        if (rc) {
+            ig_part_writer_free(w);
+            return ig_err(err, rc, "%s: write: %s", path, strerror(-rc));
+        }
+        w->offset = IG_PART_MAGIC_LEN;
     }
-    w->offset = IG_PART_MAGIC_LEN;
     *out = w;
     return 0;
+}
+
+int ig_part_writer_open(struct ig_part_writer **out, const char *path, const struct ig_schema *s,
+                        const struct ig_writer_opts *o, uint64_t first_row_id, struct ig_error *err)
+{
+    return writer_open(out, path, false, 0, s, o, first_row_id, err);
+}
+
+int ig_part_writer_open_graft(struct ig_part_writer **out, const char *path, uint64_t start,
+                              const struct ig_schema *s, const struct ig_writer_opts *o,
+                              uint64_t first_row_id, struct ig_error *err)
+{
+    if (!o || !o->group_rows || !o->ngroups)
+        return ig_err(err, -EINVAL, "%s: a graft needs the part's row groups", path);
+    return writer_open(out, path, true, start, s, o, first_row_id, err);
 }
 
 struct ig_values *ig_part_writer_column(struct ig_part_writer *w, uint32_t leaf)
@@ -530,8 +558,16 @@ static bool in_first_step(const struct ig_part_writer *w)
     return w->group_cap && w->group_rows < w->group_step;
 }
 
+/* Exact groups (a graft): the rows group `handed` must hold. */
+static uint32_t exact_group_rows(const struct ig_part_writer *w)
+{
+    const struct ig_writer_opts *o = &w->conf.o;
+    return w->handed < o->ngroups ? o->group_rows[w->handed] : 0;
+}
+
 uint32_t ig_part_writer_room(const struct ig_part_writer *w)
 {
+    if (w->conf.o.group_rows) return exact_group_rows(w) - w->group_rows;
     if (in_first_step(w)) return IG_GROUP_SUBSTEP - w->group_rows % IG_GROUP_SUBSTEP;
     return w->group_step - w->group_rows % w->group_step;
 }
@@ -549,6 +585,8 @@ static bool group_full(const struct ig_part_writer *w)
 
 int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_error *err)
 {
+    if (w->conf.o.group_rows && w->handed >= w->conf.o.ngroups && n)
+        return ig_err(err, -EINVAL, "%s: more rows than the part's row groups hold", w->path);
     if (n > ig_part_writer_room(w))
         return ig_err(err, -EINVAL, "%u rows end past the row group's room of %u", n, ig_part_writer_room(w));
     uint32_t want = w->group_rows + n;
@@ -558,6 +596,10 @@ int ig_part_writer_end_rows(struct ig_part_writer *w, uint32_t n, struct ig_erro
         if (have != want)
             return ig_err(err, -EINVAL, "column '%s' has %zu rows in a row group of %u rows",
                           leaf_def(w, l)->name, have, want);
+    }
+    if (w->conf.o.group_rows) { /* exact groups: a group ends where the part's did */
+        w->group_rows = want;
+        return n && want == exact_group_rows(w) ? hand_off(w, err) : 0;
     }
     bool first_step = in_first_step(w);
     w->group_rows = want;
@@ -574,7 +616,10 @@ static int name_order_cmp(const void *a, const void *b, void *ctx)
     size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
     int c = memcmp(x->name, y->name, n);
     if (c) return c;
-    return x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
+    if (x->name_len != y->name_len) return x->name_len < y->name_len ? -1 : 1;
+    /* a repeated name (a replaced column's record beside its replacement): by id */
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    return i < j ? -1 : i > j;
 }
 
 static int pad8(struct ig_buf *f)
@@ -713,12 +758,36 @@ int ig_part_writer_finish(struct ig_part_writer *w, struct ig_error *err)
     return 0;
 }
 
+int ig_part_writer_finish_graft(struct ig_part_writer *w, struct ig_buf *footer, uint64_t *end,
+                                struct ig_error *err)
+{
+    if (!w->graft) return ig_err(err, -EINVAL, "%s: not a graft", w->path);
+    int rc = hand_off(w, err);
+    if (!rc) rc = settle_all(w, err);
+    if (rc) return rc;
+    if (w->num_groups != w->conf.o.ngroups)
+        return ig_err(err, -EINVAL, "%s: %u row groups written, the part has %u", w->path, w->num_groups,
+                      w->conf.o.ngroups);
+    if (w->has_blobs) {
+        rc = ig_blob_writer_finish(&w->blobs, err);
+        if (rc) return rc;
+    }
+    if (fsync(w->fd)) return ig_err(err, -errno, "%s: fsync: %s", w->path, strerror(errno));
+    uint64_t root;
+    ig_buf_reset(footer);
+    rc = build_footer(w, footer, &root);
+    if (rc) return ig_err(err, rc, "%s: building the footer: out of memory", w->path);
+    *end = w->offset;
+    w->finished = true;
+    return 0;
+}
+
 void ig_part_writer_free(struct ig_part_writer *w)
 {
     if (!w) return;
     pool_stop(w);
     if (w->fd >= 0) close(w->fd);
-    if (!w->finished && w->path) unlink(w->path);
+    if (!w->finished && w->path && !w->graft) unlink(w->path); /* a graft's file is the caller's */
     for (unsigned j = 0; j < IG_WRITER_JOBS; j++)
         job_free(w, &w->jobs[j]);
     ig_encoder_free(&w->own);

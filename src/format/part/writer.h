@@ -19,6 +19,8 @@
 #include "format/model/schema.h"
 #include "format/model/values.h"
 
+struct ig_buf;
+
 struct ig_error;
 struct ig_part_writer;
 
@@ -35,6 +37,12 @@ struct ig_writer_opts {
     const char *blob_path;   /* blob file to create when the schema has blob columns */
     unsigned threads;        /* encoding threads, the caller's included; 0 or 1: the
                                 caller's alone. The file is the same byte for byte. */
+    /* a graft (ig_part_writer_open_graft): the part's row groups, exactly */
+    const uint32_t *group_rows; /* rows of each group, in order (NULL: groups as above) */
+    uint32_t ngroups;
+    const uint8_t *deleted;  /* the part's deletion bitmap (LSB first), or NULL: rows
+                                deleted already are written as their erased form is
+                                counted (not in text lengths, live values; deleted) */
 };
 
 /* Row groups sized by their values (rows_per_group 0): a group grows in steps
@@ -87,6 +95,19 @@ uint64_t ig_part_writer_rows(const struct ig_part_writer *w);
 struct ig_blob_writer *ig_part_writer_blobs(struct ig_part_writer *w);
 /* Write remaining rows, the footer and the tail; fsync; close the file. */
 int ig_part_writer_finish(struct ig_part_writer *w, struct ig_error *err);
+
+/* A graft: pages of columns to add to an existing part, written into its file
+ * from `start` (8-aligned, past everything the file holds), in its row groups
+ * (o->group_rows). The file is neither truncated nor, on failure, removed: the
+ * caller owns it (format/part/graft.h merges the footers and commits). */
+int ig_part_writer_open_graft(struct ig_part_writer **w, const char *path, uint64_t start,
+                              const struct ig_schema *s, const struct ig_writer_opts *o,
+                              uint64_t first_row_id, struct ig_error *err);
+/* Write the remaining rows and fsync; *footer gets the footer the new columns
+ * would have as a part of their own (their records, in these groups), *end
+ * the file offset after their last page. */
+int ig_part_writer_finish_graft(struct ig_part_writer *w, struct ig_buf *footer, uint64_t *end,
+                                struct ig_error *err);
 /* Release; removes the file unless finish() succeeded. */
 void ig_part_writer_free(struct ig_part_writer *w);
 

@@ -30,6 +30,7 @@ struct enc {
     struct ig_column_out *out;
     struct ig_block_fit fit; /* fitted blocks: what the pages before showed (ratio, layout) */
     double cut_ratio; /* a column of one leaf: stored per plain byte of its page before (block_target) */
+    uint32_t page_deleted; /* a graft: rows of the page deleted already (its record's count) */
 };
 
 /* Blob references default to small pages: reaching one object then reads one
@@ -125,6 +126,7 @@ static int append_page_record(struct enc *w, uint32_t leaf, uint32_t first_row,
     ig_st64(r + IG_PG_CHECKSUM, checksum);
     ig_st64(r + IG_PG_TEXT_LEN, b->text_len);
     ig_st32(r + IG_PG_BODY_SIZE, b->body_size);
+    ig_st32(r + IG_PG_DELETED, w->page_deleted);
     ig_st32(r + IG_PG_LEAF, leaf);
     uint8_t x[IG_PX_SIZE] = {0};
     ig_st32(x + IG_PX_LIVE_VALUES, live_values);
@@ -650,6 +652,133 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     return 0;
 }
 
+/* A graft's rows deleted already (writer.h, opts.deleted): is row r of the
+ * group one? */
+static bool row_deleted(const struct enc *w, size_t r);
+
+/* A graft writes a row deleted already as NULL and then erases it from its
+ * block exactly as an erase would have (ig_page_erase): the bytes left are
+ * the erased form `ingot verify` checks, and an erasure never grows a block,
+ * so it stays where it was encoded (zeros after it). Rows [start, end) of the
+ * group, the page just encoded for leaf l. */
+static int erase_deleted_rows(struct enc *w, uint32_t l, size_t start, struct ig_error *err)
+{
+    if (!w->c->o.deleted) return 0;
+    struct ig_page_built *b = &w->e->built;
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_values *v = &w->g->cols[l];
+    struct ig_leaf_info li = {.type = cd->type, .max_rep = cd->max_rep, .max_def = cd->max_def,
+                              .quantize = cd->quantize, .levels = v->levels,
+                              .per_value = cd->dimension ? cd->dimension : 1};
+    struct ig_page_built out = {0};
+    uint8_t *kill = NULL;
+    int rc = 0;
+    int64_t dent = 0, dval = 0;
+    for (uint32_t k = 0; k < b->nblocks && !rc; k++) {
+        struct ig_block_built *bb = &b->blocks[k];
+        size_t first = start + bb->first_row, any = 0;
+        uint8_t *kb = realloc(kill, bb->row_count / 8 + 1);
+        if (!kb) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        kill = kb;
+        memset(kill, 0, bb->row_count / 8 + 1);
+        for (uint32_t i = 0; i < bb->row_count; i++)
+            if (row_deleted(w, first + i)) {
+                kill[i / 8] |= (uint8_t)(1u << (i % 8));
+                any++;
+            }
+        if (!any) continue;
+        uint32_t cap = k + 1 < b->nblocks ? b->blocks[k + 1].offset - bb->offset : (uint32_t)b->stored.len - bb->offset;
+        struct ig_pagerec rec = {.capacity = cap, .stored = bb->stored, .first_row = bb->first_row,
+                                 .row_count = bb->row_count, .entry_count = bb->entry_count,
+                                 .value_count = bb->value_count, .encoding = bb->encoding,
+                                 .compression = bb->compression, .flags = bb->flags,
+                                 .checksum = bb->checksum, .body_size = bb->body_size, .leaf = l};
+        const uint8_t *stored = b->stored.data + bb->offset;
+        rc = v->levels ? ig_page_erase_leaf(stored, &rec, &li, kill, NULL, 3, &w->e->scratch, &out, err)
+                       : ig_page_erase(stored, &rec, cd->type, NULL, kill, 3, &w->e->scratch, &out, err);
+        if (!rc && out.stored.len > cap)
+            rc = ig_err(err, -EIO, "%s: column '%s': an erased block grew", w->c->path, cd->name);
+        if (rc) break;
+        memcpy(b->stored.data + bb->offset, out.stored.data, out.stored.len);
+        memset(b->stored.data + bb->offset + out.stored.len, 0, cap - out.stored.len);
+        dent += (int64_t)(v->levels ? out.entry_count : bb->entry_count) - bb->entry_count;
+        dval += (int64_t)(v->levels ? out.value_count : bb->value_count) - bb->value_count;
+        if (v->levels) {
+            bb->entry_count = out.entry_count;
+            bb->value_count = out.value_count;
+        }
+        bb->stored = (uint32_t)out.stored.len;
+        bb->body_size = out.body_size;
+        bb->encoding = out.encoding;
+        bb->compression = out.compression;
+        bb->flags = out.flags;
+        bb->checksum = ig_hash(out.stored.data, out.stored.len);
+    }
+    b->entry_count = (uint32_t)((int64_t)b->entry_count + dent);
+    b->value_count = (uint32_t)((int64_t)b->value_count + dval);
+    free(kill);
+    ig_page_built_free(&out);
+    return rc;
+}
+
+/* A graft's rows deleted already (writer.h, opts.deleted): is row r of the
+ * group one? */
+static bool row_deleted(const struct enc *w, size_t r)
+{
+    const uint8_t *d = w->c->o.deleted;
+    uint64_t row = w->g->first_row + r;
+    return d && (d[row / 8] >> (row % 8)) & 1;
+}
+
+/* A graft writes rows deleted already as NULLs (their erased form), and
+ * their page counts them as an erase would have: the rows deleted, their
+ * value slots not live, their text not in the page's text length. */
+static int discount_flat(struct enc *w, uint32_t l, size_t start, size_t end, uint32_t *live_values,
+                         struct ig_error *err)
+{
+    w->page_deleted = 0;
+    if (!w->c->o.deleted) return 0;
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_values *v = &w->g->cols[l];
+    uint32_t per_row = cd->dimension ? cd->dimension : 1;
+    for (size_t r = start; r < end; r++) {
+        if (!row_deleted(w, r)) continue;
+        uint64_t len = 0;
+        if (ig_page_text_len(v, r * per_row, per_row, &w->e->scratch, &len))
+            return ig_err(err, -ENOMEM, "out of memory");
+        w->e->built.text_len -= len < w->e->built.text_len ? len : w->e->built.text_len;
+        *live_values -= per_row;
+        w->page_deleted++;
+    }
+    return 0;
+}
+
+static int nested_text(struct enc *w, const struct ig_tree *t, size_t a, size_t b, const uint64_t *values_len,
+                       uint64_t *len, struct ig_error *err);
+
+static int discount_nested(struct enc *w, uint32_t l, const struct ig_tree *proj, const struct ig_tree *whole,
+                           size_t a, size_t b, uint32_t *live_values, uint64_t *node_text, struct ig_error *err)
+{
+    w->page_deleted = 0;
+    if (!w->c->o.deleted) return 0;
+    const struct ig_values *v = &w->g->cols[l];
+    for (size_t r = a; r < b; r++) {
+        if (!row_deleted(w, r)) continue;
+        uint64_t len = 0, node = 0;
+        int rc = nested_text(w, proj, r, r + 1, NULL, &len, err);
+        if (!rc && node_text && *node_text) rc = whole ? nested_text(w, whole, r, r + 1, NULL, &node, err) : 0;
+        if (rc) return rc;
+        if (node_text && *node_text) *node_text -= (whole ? node : len) < *node_text ? (whole ? node : len) : *node_text;
+        w->e->built.text_len -= len < w->e->built.text_len ? len : w->e->built.text_len;
+        *live_values -= (uint32_t)(v->row_val[r + 1] - v->row_val[r]);
+        w->page_deleted++;
+    }
+    return 0;
+}
+
 /* Pages [p0, p1) of a flat leaf l. */
 static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size_t p0, size_t p1,
                              struct ig_error *err)
@@ -665,7 +794,10 @@ static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size
         size_t nb = block_cuts(w, l, l + 1, start, end, block_target(w, l, l + 1), w->out->fitted, &rc);
         if (!rc) rc = encode_leaf_page(w, l, start, end, nb, err);
         if (!rc) page_ratio(w, l, start, end);
-        if (!rc) rc = write_page(w, l, start, end, (uint32_t)(end - start) * per_row, 0, err);
+        uint32_t live = (uint32_t)(end - start) * per_row;
+        if (!rc) rc = erase_deleted_rows(w, l, start, err);
+        if (!rc) rc = discount_flat(w, l, start, end, &live, err);
+        if (!rc) rc = write_page(w, l, start, end, live, 0, err);
     }
     return rc;
 }
@@ -692,6 +824,7 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
             size_t nb = block_cuts(w, l0, l1, a, b, block_target(w, l0, l1), false, &rc);
             if (!rc) rc = encode_leaf_page(w, l, a, b, nb, err);
             if (!rc) page_ratio(w, l, a, b);
+            if (!rc) rc = erase_deleted_rows(w, l, a, err);
             uint64_t leaf_text = 0, node_text = 0;
             /* the JSON length of the leaf's values, when the page's census
              * gave it: the count walks only the levels */
@@ -706,7 +839,11 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
             }
             w->e->built.text_len = leaf_text;
             const struct ig_values *v = &w->g->cols[l];
-            if (!rc) rc = write_page(w, l, a, b, v->row_val[b] - v->row_val[a], node_text, err);
+            uint32_t live = (uint32_t)(v->row_val[b] - v->row_val[a]);
+            if (!rc)
+                rc = discount_nested(w, l, &proj[l - l0], l1 - l0 > 1 ? &whole : NULL, a, b, &live,
+                                     l == l0 ? &node_text : NULL, err);
+            if (!rc) rc = write_page(w, l, a, b, live, node_text, err);
         }
         if (leaf_pages) leaf_pages[l] = w->out->npages - first;
     }

@@ -1,0 +1,184 @@
+/* evolve.c - columns added, replaced and dropped by new versions (evolve.h). */
+#include "format/ops/evolve.h"
+#include "format/layout.h"
+#include "format/part/columns.h"
+#include "format/part/commit.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A column's type as the schema language writes it, without the top-level
+ * '?' (added columns are nullable: rows without a value are NULL). */
+static int type_of(const struct ig_schema *s, uint32_t i, char *out, size_t cap)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    int rc = ig_schema_type_text(s, i, &b);
+    if (!rc) {
+        size_t n = b.len;
+        if (n && b.data[n - 1] == '?') n--;
+        snprintf(out, cap, "%.*s", (int)n, (const char *)b.data);
+    }
+    ig_buf_free(&b);
+    return rc;
+}
+
+/* The request's columns against the table's: names free (adding) or taken
+ * by a column of the same type (replacing). *old gets the replaced columns'
+ * ids (by the request's tops). */
+static int check_names(const struct ig_table *t, const struct ig_add_request *req, uint32_t *old,
+                       struct ig_error *err)
+{
+    const struct ig_schema *s = req->schema;
+    struct ig_schema ts;
+    int rc = ig_table_schema(t, &ts, err);
+    if (rc) return rc;
+    for (uint32_t k = 0; k < s->ntops && !rc; k++) {
+        const struct ig_column_def *cd = &s->cols[s->tops[k]];
+        for (uint32_t j = 0; j < k && !rc; j++)
+            if (!strcmp(s->cols[s->tops[j]].name, cd->name))
+                rc = ig_err(err, -EINVAL, "column '%s' is given twice", cd->name);
+        uint32_t col;
+        bool exists = !rc && ig_table_find(t, cd->name, cd->name_len, &col, NULL) == 0;
+        if (rc) break;
+        if (!req->replace && exists)
+            rc = ig_err(err, -EEXIST,
+                        "%s: column '%s' exists (ingot replace-column replaces its values)", t->dir,
+                        cd->name);
+        else if (req->replace && !exists)
+            rc = ig_err(err, -ENOENT, "%s: no column '%s' to replace", t->dir, cd->name);
+        else if (req->replace) {
+            char want[512], have[512];
+            long node = ig_schema_find(&ts, cd->name, cd->name_len);
+            rc = node < 0 || type_of(s, s->tops[k], want, sizeof want) ||
+                         type_of(&ts, (uint32_t)node, have, sizeof have)
+                     ? ig_err(err, -ENOMEM, "out of memory")
+                     : 0;
+            if (!rc && strcmp(want, have))
+                rc = ig_err(err, -EINVAL, "%s: column '%s' is %s; the new values are %s", t->dir,
+                            cd->name, have, want);
+            old[k] = col;
+        }
+    }
+    ig_schema_free(&ts);
+    return rc;
+}
+
+struct part_fill {
+    const struct ig_add_request *req;
+    uint64_t first_row_id;
+};
+
+static int fill_part(void *ctx, uint64_t first, uint32_t count, struct ig_values *cols,
+                     struct ig_error *err)
+{
+    const struct part_fill *pf = ctx;
+    return pf->req->fill(pf->req->ctx, pf->first_row_id + first, count, cols, err);
+}
+
+/* "add-column a, b" (or replace-column), cut to fit a version's change line. */
+static void describe(const struct ig_add_request *req, char *out, size_t cap)
+{
+    const struct ig_schema *s = req->schema;
+    size_t n = (size_t)snprintf(out, cap, "%s", req->replace ? "replace-column" : "add-column");
+    for (uint32_t k = 0; k < s->ntops && n < cap; k++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? ", " : " ", s->cols[s->tops[k]].name);
+}
+
+int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_evolve_report *rep,
+                   struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    const struct ig_schema *s = req->schema;
+    if (!s->ntops) return ig_err(err, -EINVAL, "no columns to add");
+    char change[IG_CHANGE_MAX + 1];
+    if (req->change)
+        snprintf(change, sizeof change, "%s", req->change);
+    else
+        describe(req, change, sizeof change);
+    struct ig_commit c;
+    int rc = ig_commit_begin(&c, dir, change, err);
+    uint32_t *old = calloc(s->ntops, sizeof *old);
+    if (!rc && !old) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && req->prepare) rc = req->prepare(req->ctx, &c.table, err);
+    if (!rc) rc = check_names(&c.table, req, old, err);
+    struct ig_writer_opts wo;
+    if (req->writer)
+        wo = *req->writer;
+    else
+        ig_writer_opts_default(&wo);
+    wo.erase_level = c.table.parts[0].erase_level; /* the table's */
+    uint32_t base = rc ? 0 : c.table.parts[0].num_columns;
+    for (uint32_t i = 0; i < c.table.nparts && !rc; i++) {
+        if (c.table.parts[i].num_columns != base)
+            rc = ig_err(err, -EIO, "%s: parts disagree on their columns", c.table.parts[i].path);
+        struct part_fill pf = {req, c.table.parts[i].first_row_id};
+        if (!rc) rc = ig_commit_graft(&c, i, s, &wo, fill_part, &pf, err);
+        if (!rc) rep->bytes_written += c.next.parts[i].footer_end - c.parts[i].size;
+    }
+    if (!rc)
+        rc =
+            ig_manifest_columns_explicit(&c.next, base) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc)
+        rc = ig_idset_add(&c.next.columns, base, s->n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    for (uint32_t k = 0; req->replace && k < s->ntops && !rc; k++) {
+        uint32_t end = ig_part_column_span_end(&c.table.parts[0], old[k]);
+        for (uint32_t id = old[k]; id < end && !rc; id++)
+            if (ig_idset_remove(&c.next.columns, id)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) rc = ig_commit_finish(&c, err);
+    if (!rc) {
+        rep->version = c.next.version;
+        rep->columns = s->ntops;
+    }
+    free(old);
+    ig_commit_end(&c);
+    return rc;
+}
+
+int ig_drop_columns(const char *dir, const char *const *names, size_t n,
+                    struct ig_evolve_report *rep, struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    char change[IG_CHANGE_MAX + 1];
+    size_t used = (size_t)snprintf(change, sizeof change, "drop-column");
+    for (size_t k = 0; k < n && used < sizeof change; k++)
+        used +=
+            (size_t)snprintf(change + used, sizeof change - used, "%s%s", k ? ", " : " ", names[k]);
+    struct ig_commit c;
+    int rc = ig_commit_begin(&c, dir, change, err);
+    if (!rc)
+        rc = ig_manifest_columns_explicit(&c.next, c.table.parts[0].num_columns)
+                 ? ig_err(err, -ENOMEM, "out of memory")
+                 : 0;
+    for (size_t k = 0; k < n && !rc; k++) {
+        uint32_t col;
+        struct ig_colrec cr;
+        rc = ig_table_find(&c.table, names[k], strlen(names[k]), &col, NULL);
+        if (rc) {
+            rc = ig_err(err, -ENOENT, "%s: no column '%s'", dir, names[k]);
+            break;
+        }
+        rc = ig_part_column(&c.table.parts[0], col, &cr, err);
+        if (!rc && cr.parent != IG_NONE)
+            rc = ig_err(err, -EINVAL,
+                        "%s: '%s' is a field of a struct; only whole columns are dropped", dir,
+                        names[k]);
+        uint32_t end = rc ? col : ig_part_column_span_end(&c.table.parts[0], col);
+        for (uint32_t id = col; id < end && !rc; id++)
+            if (ig_idset_remove(&c.next.columns, id)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc && ig_idset_count(&c.next.columns) == 0)
+        rc = ig_err(err, -EINVAL, "%s: a table keeps at least one column", dir);
+    if (!rc) rc = ig_commit_finish(&c, err);
+    if (!rc) {
+        rep->version = c.next.version;
+        rep->columns = (uint32_t)n;
+    }
+    ig_commit_end(&c);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/* evolve.h - a table's columns changed by a new version: added, replaced,
+ * dropped.
+ *
+ * Adding writes only the new columns' pages: into every part, past its footer
+ * (part/graft.h), under one commit (part/commit.h). Replacing adds the new
+ * values as a column of the same name and stops showing the old one; dropping
+ * only stops showing a column. Neither removes anything: an older version
+ * still shows the old column (its record and pages stay in the parts, and an
+ * erasure reaches them) until `ingot gc` lets that version go.
+ *
+ * What it does not do: read input files (import/columns.h brings values from
+ * .npy, CSV, JSON Lines and Parquet) or check who may change the table (the
+ * table lock says who can; the mount says who may). */
+#ifndef IG_FORMAT_OPS_EVOLVE_H
+#define IG_FORMAT_OPS_EVOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/model/schema.h"
+#include "format/part/writer.h"
+
+struct ig_error;
+struct ig_values;
+struct ig_table;
+struct ig_part;
+
+/* Values of table rows [first_row, first_row + count) (global ids) for every
+ * leaf of the request's schema: exactly count rows each; rows the source has
+ * nothing for, and rows deleted already, are NULL. */
+typedef int (*ig_column_fill_fn)(void *ctx, uint64_t first_row, uint32_t count,
+                                 struct ig_values *cols, struct ig_error *err);
+
+struct ig_add_request {
+    const struct ig_schema *schema; /* the columns (finished; its own ids from 0) */
+    bool replace;                   /* each replaces the shown column of its name */
+    ig_column_fill_fn fill;
+    void *ctx;
+    const struct ig_writer_opts *writer; /* NULL: the defaults */
+    const char *change;                  /* the version's description; NULL: "add-column a, b" */
+    /* before any byte is written, with the table locked and opened: a source
+     * that needs the table (row order, a key column) gets ready here (NULL:
+     * none) */
+    int (*prepare)(void *ctx, const struct ig_table *t, struct ig_error *err);
+};
+
+struct ig_evolve_report {
+    uint64_t version;       /* the version made */
+    uint64_t bytes_written; /* to the parts (pages and footers) */
+    uint32_t columns;       /* top-level columns added, replaced or dropped */
+};
+
+/* Add (or replace) the request's columns: a new version. A name that clashes
+ * with a shown column (adding), or names none or a column of another type
+ * (replacing), is refused before anything is written. */
+int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_evolve_report *rep,
+                   struct ig_error *err);
+
+/* Stop showing the named top-level columns: a new version, nothing written to
+ * the parts. */
+int ig_drop_columns(const char *dir, const char *const *names, size_t n,
+                    struct ig_evolve_report *rep, struct ig_error *err);
+
+#endif

@@ -1,0 +1,143 @@
+/* commit.c - new table versions, all or nothing (commit.h). */
+#include "format/part/commit.h"
+#include "format/part/commitlog.h"
+#include "format/part/lock.h"
+#include "format/part/versions.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int ig_manifest_columns_explicit(struct ig_manifest *m, uint32_t num_columns)
+{
+    if (m->listed) return 0;
+    ig_idset_free(&m->columns);
+    if (num_columns && ig_idset_add(&m->columns, 0, num_columns)) return -ENOMEM;
+    m->listed = true;
+    return 0;
+}
+
+/* ---- a commit ------------------------------------------------------------ */
+
+int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, struct ig_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->lock_fd = -1;
+    ig_fault_init(&c->fault);
+    if ((size_t)snprintf(c->dir, sizeof c->dir, "%s", dir) >= sizeof c->dir)
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+    c->lock_fd = ig_table_lock(dir, true, err);
+    if (c->lock_fd < 0)
+        return ig_err_prefix(err, c->lock_fd, "%s: changing the table needs write access", dir);
+    bool replayed;
+    int rc = ig_journal_recover(dir, &replayed, err);
+    if (!rc) rc = ig_commit_recover(dir, err);
+    if (!rc) rc = ig_table_open(&c->table, dir, false, err);
+    if (rc) return rc;
+    c->have_table = true;
+    c->parts = calloc(c->table.nparts ? c->table.nparts : 1, sizeof *c->parts);
+    if (!c->parts) return ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < c->table.nparts; i++) {
+        const struct ig_part *p = &c->table.parts[i];
+        struct stat st;
+        if (fstat(p->fd, &st)) return ig_err(err, -errno, "%s: %s", p->path, strerror(errno));
+        c->parts[i] =
+            (struct ig_commit_part){(uint64_t)st.st_size, p->footer_offset, p->tail_end, false};
+    }
+    /* a table written before versions: its first version gets its file now */
+    struct ig_manifest *cur = &c->table.manifest;
+    for (uint32_t i = 0; i < cur->n; i++)
+        cur->parts[i].footer_end = ig_part_recorded_end(&c->table.parts[i]);
+    struct ig_manifest probe;
+    if (ig_version_load(dir, cur->version, &probe, NULL) == 0) {
+        ig_manifest_free(&probe);
+    } else {
+        if (!cur->change[0]) snprintf(cur->change, sizeof cur->change, "%s", "import");
+        rc = ig_version_save(dir, cur, err);
+        if (rc) return rc;
+    }
+    rc = ig_manifest_copy(&c->next, cur) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (rc) return rc;
+    c->next.format = 2;
+    c->next.version = cur->version + 1;
+    c->next.generation = cur->generation + 1;
+    c->next.time = (int64_t)time(NULL);
+    snprintf(c->next.change, sizeof c->next.change, "%s", change);
+    return 0;
+}
+
+int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *add,
+                    const struct ig_writer_opts *o, ig_graft_fill_fn fill, void *ctx,
+                    struct ig_error *err)
+{
+    if (part >= c->table.nparts || c->parts[part].grafted)
+        return ig_err(err, -EINVAL, "%s: part %u grafted twice or out of range", c->dir, part);
+    if (!c->journaled) {
+        struct ig_commitlog_part *rp = calloc(c->table.nparts ? c->table.nparts : 1, sizeof *rp);
+        if (!rp) return ig_err(err, -ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < c->table.nparts; i++) {
+            memcpy(rp[i].name, c->table.manifest.parts[i].name, IG_PART_NAME_MAX);
+            rp[i].size = c->parts[i].size;
+            rp[i].footer_off = c->parts[i].footer_off;
+            rp[i].footer_end = c->parts[i].footer_end;
+        }
+        int rc = ig_commitlog_write(c->dir, c->next.version, rp, c->table.nparts, err);
+        free(rp);
+        if (rc) return rc;
+        c->journaled = true;
+        ig_fault_step(&c->fault);
+    }
+    uint64_t end;
+    c->parts[part].grafted = true; /* whatever happens, rolling back cuts it */
+    int rc = ig_part_graft(&c->table.parts[part], add, o, fill, ctx, &end, err);
+    if (rc) return rc;
+    c->next.parts[part].footer_end = end;
+    ig_fault_step(&c->fault);
+    return 0;
+}
+
+int ig_commit_finish(struct ig_commit *c, struct ig_error *err)
+{
+    int rc = ig_version_save(c->dir, &c->next, err);
+    if (rc) return rc;
+    ig_fault_step(&c->fault);
+    rc = ig_manifest_write(c->dir, &c->next, err);
+    if (rc) return rc;
+    c->committed = true; /* from here on the new version stands */
+    ig_fault_step(&c->fault);
+    for (uint32_t i = 0; i < c->table.nparts && !rc; i++)
+        if (c->parts[i].grafted)
+            rc = ig_commitlog_zero_footer(c->dir, c->table.manifest.parts[i].name,
+                                          c->parts[i].footer_off, c->parts[i].footer_end, err);
+    if (rc) return rc; /* the record stays: the next writer zeroes them */
+    ig_fault_step(&c->fault);
+    if (c->journaled) ig_commitlog_remove(c->dir);
+    c->journaled = false;
+    return 0;
+}
+
+void ig_commit_end(struct ig_commit *c)
+{
+    if (c->journaled && c->lock_fd >= 0) {
+        /* roll back (or, committed, finish) as a later writer would */
+        struct ig_error e = {0};
+        (void)ig_commit_recover(c->dir, &e);
+    }
+    if (c->have_table) ig_table_close(&c->table);
+    ig_manifest_free(&c->next);
+    free(c->parts);
+    if (c->lock_fd >= 0) ig_table_unlock(c->lock_fd);
+    c->lock_fd = -1;
+    c->have_table = false;
+    c->parts = NULL;
+}

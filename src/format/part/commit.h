@@ -1,0 +1,67 @@
+/* commit.h - a change that makes a new table version, all or nothing.
+ *
+ *     ig_commit_begin    take the table lock, finish what a crash left, open
+ *                        the current version; the next one starts as its copy
+ *     ig_commit_graft    add columns to a part (graft.h), past its footer
+ *     (edit c->next)     which columns the new version shows (c->next.columns)
+ *     ig_commit_finish   write the version's file, then MANIFEST (the commit
+ *                        point), then zero the footers it superseded
+ *     ig_commit_end      roll back what did not commit, unlock, close
+ *
+ * Before the first graft writes a byte, TABLE/.ingot/commit records the
+ * version being made and, for every part, its size and the footer it had.
+ * Whoever next takes the lock (a writer, or a reader finishing a crashed
+ * writer's work, as for an erase's journal) and finds that record looks at
+ * MANIFEST: if it names the version, the commit happened and the superseded
+ * footers are zeroed; if not, every part is cut back to its recorded size
+ * (the bytes past it zeroed first: they held the new columns' values). So a
+ * kill at any step leaves the old table or the new one, and no copy of values
+ * the table does not reference.
+ *
+ * What it does not do: decide what the new columns hold (ops/evolve.c) or
+ * change a part's existing pages (erasure: journal.h). */
+#ifndef IG_FORMAT_PART_COMMIT_H
+#define IG_FORMAT_PART_COMMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/part/commitlog.h"
+#include "format/part/graft.h"
+#include "format/part/journal.h"
+#include "format/part/table.h"
+
+struct ig_error;
+
+struct ig_commit_part {
+    uint64_t size;       /* the file's size when the commit began */
+    uint64_t footer_off; /* its footer then: zeroed once superseded */
+    uint64_t footer_end;
+    bool grafted;
+};
+
+struct ig_commit {
+    char dir[4096];
+    int lock_fd;
+    bool have_table, journaled, committed;
+    struct ig_table table;        /* the current version (footers as MANIFEST names them) */
+    struct ig_manifest next;      /* the version being made */
+    struct ig_commit_part *parts; /* per part of table */
+    struct ig_fault fault;        /* INGOT_FAULT_AFTER / INGOT_PAUSE_AFTER (journal.h) */
+};
+
+/* `change`: what the version does, one line for `ingot versions`. */
+int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, struct ig_error *err);
+/* Add the columns of `add` to part `part` (graft.h); their ids are the next
+ * ones the parts' footers number (every part gets the same). */
+int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *add,
+                    const struct ig_writer_opts *o, ig_graft_fill_fn fill, void *ctx,
+                    struct ig_error *err);
+int ig_commit_finish(struct ig_commit *c, struct ig_error *err);
+void ig_commit_end(struct ig_commit *c);
+
+/* A manifest's columns as an explicit set (format 1 and new tables show
+ * every record: 0 .. num_columns - 1). */
+int ig_manifest_columns_explicit(struct ig_manifest *m, uint32_t num_columns);
+
+#endif

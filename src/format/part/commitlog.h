@@ -1,0 +1,47 @@
+/* commitlog.h - the record of a commit at work, and what a crash left of one.
+ *
+ * TABLE/.ingot/commit (text, written atomically, with a hash line as
+ * MANIFEST's) names the version being made and, per part, the file's size when
+ * the commit began and the footer it had (offset, end):
+ *
+ *     ingot-commit 1
+ *     version 8
+ *     part part-000000.ingot SIZE FOOTER_OFFSET FOOTER_END
+ *     end XXH3-HEX
+ *
+ * Recovery (the lock held): if MANIFEST names the version, the commit happened
+ * and each part's footer it superseded (where MANIFEST's footer= moved on) is
+ * zeroed; if not, each part is cut back to its recorded size (the bytes past
+ * it zeroed first) and the version's file removed. Then the record goes.
+ * commit.h writes it; table.c recovers before reading. */
+#ifndef IG_FORMAT_PART_COMMITLOG_H
+#define IG_FORMAT_PART_COMMITLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/part/manifest.h"
+
+struct ig_error;
+
+#define IG_COMMIT_FILE ".ingot/commit"
+
+struct ig_commitlog_part {
+    char name[IG_PART_NAME_MAX];
+    uint64_t size, footer_off, footer_end;
+};
+
+int ig_commitlog_write(const char *dir, uint64_t version, const struct ig_commitlog_part *parts,
+                       size_t n, struct ig_error *err);
+void ig_commitlog_remove(const char *dir);
+/* Zero [from, to) of part `name` (a superseded footer and its tail), fsynced. */
+int ig_commitlog_zero_footer(const char *dir, const char *name, uint64_t from, uint64_t to,
+                             struct ig_error *err);
+/* A commit a crash interrupted: completed or rolled back (caller holds the
+ * table lock). No record: 0. */
+int ig_commit_recover(const char *dir, struct ig_error *err);
+/* Cheap check (no lock): is there a record? */
+bool ig_commit_pending(const char *dir);
+
+#endif

@@ -1,0 +1,271 @@
+/* versions.c - version files and tags (versions.h). */
+#include "format/part/versions.h"
+#include "format/part/footer.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/io.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int versions_dir(const char *dir, char *out, size_t cap, struct ig_error *err)
+{
+    if ((size_t)snprintf(out, cap, "%s/%s", dir, IG_VERSIONS_DIR) >= cap)
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+    return 0;
+}
+
+/* A manifest that shows "every column" (written before versions) means the
+ * columns the parts had then: a version's file names them, since a later
+ * commit adds records. */
+static int pin_columns(const char *dir, const struct ig_manifest *m, struct ig_manifest *out,
+                       struct ig_error *err)
+{
+    if (ig_manifest_copy(out, m)) return ig_err(err, -ENOMEM, "out of memory");
+    if (m->listed || !m->n) return 0;
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s", dir, m->parts[0].name);
+    struct ig_part p;
+    int rc = ig_part_open_at(&p, path, m->parts[0].footer_end, false, err);
+    if (rc) {
+        ig_manifest_free(out);
+        return rc;
+    }
+    ig_idset_free(&out->columns);
+    rc = p.num_columns && ig_idset_add(&out->columns, 0, p.num_columns)
+             ? ig_err(err, -ENOMEM, "out of memory")
+             : 0;
+    out->listed = true;
+    ig_part_close(&p);
+    if (rc) ig_manifest_free(out);
+    return rc;
+}
+
+int ig_version_save(const char *dir, const struct ig_manifest *m0, struct ig_error *err)
+{
+    struct ig_manifest pinned, *m = &pinned;
+    int prc = pin_columns(dir, m0, &pinned, err);
+    if (prc) return prc;
+    char vdir[4200], ingot[4200], name[32];
+    int rc = versions_dir(dir, vdir, sizeof vdir, err);
+    if (rc) {
+        ig_manifest_free(&pinned);
+        return rc;
+    }
+    snprintf(ingot, sizeof ingot, "%s/.ingot", dir);
+    if ((mkdir(ingot, 0755) && errno != EEXIST) || (mkdir(vdir, 0755) && errno != EEXIST)) {
+        ig_manifest_free(&pinned);
+        return ig_err(err, -errno, "%s: %s", vdir, strerror(errno));
+    }
+    snprintf(name, sizeof name, "%010" PRIu64, m->version);
+    struct ig_buf b = IG_BUF_INIT;
+    rc = ig_manifest_format(m, &b);
+    if (!rc)
+        rc = ig_write_file_atomic(vdir, name, b.data, b.len, err);
+    else
+        rc = ig_err(err, rc, "out of memory");
+    ig_buf_free(&b);
+    ig_manifest_free(&pinned);
+    return rc;
+}
+
+int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, struct ig_error *err)
+{
+    char path[4300], what[4400];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s/%010" PRIu64, dir, IG_VERSIONS_DIR, version) >=
+        sizeof path)
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+    char *text;
+    size_t len;
+    int rc = ig_read_file(path, 64u << 20, &text, &len, NULL);
+    if (rc == -ENOENT)
+        return ig_err(err, rc, "%s: no version %" PRIu64 " (ingot versions lists them)", dir,
+                      version);
+    if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
+    snprintf(what, sizeof what, "%s: version %" PRIu64, dir, version);
+    rc = ig_manifest_parse(text, len, what, m, err);
+    free(text);
+    if (!rc && m->version != version) {
+        ig_manifest_free(m);
+        rc = ig_err(err, -EIO, "%s says it is version %" PRIu64, path, m->version);
+    }
+    return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_error *err)
+{
+    char vdir[4200];
+    *versions = NULL;
+    *n = 0;
+    int rc = versions_dir(dir, vdir, sizeof vdir, err);
+    if (rc) return rc;
+    DIR *d = opendir(vdir);
+    if (!d) return errno == ENOENT ? 0 : ig_err(err, -errno, "%s: %s", vdir, strerror(errno));
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        if (strlen(e->d_name) != 10 || e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        uint64_t v = strtoull(e->d_name, &end, 10);
+        if (*end || v == 0) continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            uint64_t *p = realloc(*versions, cap * sizeof *p);
+            if (!p) {
+                closedir(d);
+                free(*versions);
+                *versions = NULL;
+                return ig_err(err, -ENOMEM, "out of memory");
+            }
+            *versions = p;
+        }
+        (*versions)[(*n)++] = v;
+    }
+    closedir(d);
+    qsort(*versions, *n, sizeof **versions, cmp_u64);
+    return 0;
+}
+
+int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s/%010" PRIu64, dir, IG_VERSIONS_DIR, version);
+    if (unlink(path) && errno != ENOENT)
+        return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+bool ig_tag_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    bool digits = true;
+    if (n == 0 || n > IG_TAG_MAX || name[0] == '.' || name[0] == '-') return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+        if (!ok) return false;
+        digits &= c >= '0' && c <= '9';
+    }
+    return !digits;
+}
+
+static int tag_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct ig_tag *)a)->name, ((const struct ig_tag *)b)->name);
+}
+
+int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err)
+{
+    char path[4300];
+    *tags = NULL;
+    *n = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, IG_TAGS_FILE);
+    char *text;
+    size_t len;
+    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
+    if (rc == -ENOENT) return 0;
+    if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
+    char *end_line = NULL;
+    for (char *p = text; p < text + len;) {
+        if (!strncmp(p, "end ", 4)) {
+            end_line = p;
+            break;
+        }
+        char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        if (!nl) break;
+        p = nl + 1;
+    }
+    if (!end_line || ig_hash(text, (size_t)(end_line - text)) != strtoull(end_line + 4, NULL, 16)) {
+        free(text);
+        return ig_err(err, -EIO, "%s: damaged (no end line, or its hash does not match)", path);
+    }
+    *end_line = '\0';
+    size_t cap = 0;
+    char *save = NULL;
+    for (char *ln = strtok_r(text, "\n", &save); ln && !rc; ln = strtok_r(NULL, "\n", &save)) {
+        struct ig_tag t = {0};
+        char name[IG_TAG_MAX + 2];
+        if (sscanf(ln, "%65s %" SCNu64, name, &t.version) != 2 || !ig_tag_name_valid(name) ||
+            !t.version) {
+            rc = ig_err(err, -EIO, "%s: cannot parse '%s'", path, ln);
+            break;
+        }
+        memcpy(t.name, name, strlen(name) + 1); /* valid: at most IG_TAG_MAX bytes */
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct ig_tag *p = realloc(*tags, cap * sizeof *p);
+            if (!p) {
+                rc = ig_err(err, -ENOMEM, "out of memory");
+                break;
+            }
+            *tags = p;
+        }
+        (*tags)[(*n)++] = t;
+    }
+    free(text);
+    if (rc) {
+        free(*tags);
+        *tags = NULL;
+        *n = 0;
+        return rc;
+    }
+    qsort(*tags, *n, sizeof **tags, tag_cmp);
+    return 0;
+}
+
+int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig_error *err)
+{
+    char ingot[4200];
+    snprintf(ingot, sizeof ingot, "%s/.ingot", dir);
+    if (mkdir(ingot, 0755) && errno != EEXIST)
+        return ig_err(err, -errno, "%s: %s", ingot, strerror(errno));
+    struct ig_buf b = IG_BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = ig_buf_printf(&b, "%s %" PRIu64 "\n", tags[i].name, tags[i].version);
+    if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
+    if (!rc)
+        rc = ig_write_file_atomic(ingot, "tags", b.data, b.len, err);
+    else
+        rc = ig_err(err, rc, "out of memory");
+    ig_buf_free(&b);
+    return rc;
+}
+
+int ig_version_resolve(const char *dir, const char *spec, uint64_t *version, struct ig_error *err)
+{
+    char *end;
+    uint64_t v = strtoull(spec, &end, 10);
+    if (*spec >= '0' && *spec <= '9' && !*end) {
+        if (!v) return ig_err(err, -ENOENT, "%s: versions count from 1", dir);
+        *version = v;
+        return 0;
+    }
+    struct ig_tag *tags;
+    size_t n;
+    int rc = ig_tags_load(dir, &tags, &n, err);
+    if (rc) return rc;
+    rc = ig_err(err, -ENOENT, "%s: no version or tag '%s' (ingot versions lists them)", dir, spec);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(tags[i].name, spec)) {
+            *version = tags[i].version;
+            rc = 0;
+            break;
+        }
+    free(tags);
+    return rc;
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# A table that changes: columns added, replaced and dropped as new versions
+# (only the new column's bytes written), older versions read as they were,
+# bad input refused with the table unchanged, a crash at every durable step of
+# a commit leaving the old table or the new one, and an erasure reaching every
+# version (a replaced column's old values included).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+T=$WORK/t
+"$PY" - "$WORK" <<'PY'
+import sys, numpy as np
+w = sys.argv[1]
+with open(f"{w}/a.csv", "w") as f:
+    print("id,name,x", file=f)
+    for i in range(5000):
+        print(f"{i},n{i},{i * 0.5}", file=f)
+# 4,999 live rows once row 7 is erased: row k of these goes to the k-th live row
+live = [i for i in range(5000) if i != 7]
+np.save(f"{w}/score.npy", np.array([i * 10 for i in live], dtype=np.int64))
+# a backfill of random values (stored plain: they do not compress), so that
+# a value's bytes can be looked for in the files
+rng = np.random.default_rng(5)
+np.save(f"{w}/score2.npy", rng.integers(-(1 << 63), (1 << 63) - 1, size=len(live), dtype=np.int64))
+np.save(f"{w}/emb.npy", np.arange(len(live) * 4, dtype=np.float32).reshape(-1, 4))
+np.save(f"{w}/short.npy", np.arange(10, dtype=np.int64))
+np.save(f"{w}/floats.npy", np.arange(len(live), dtype=np.float64))
+PY
+"$INGOT" import --rows-per-group 1000 "$WORK/a.csv" "$T" >/dev/null 2>&1
+"$INGOT" erase --row 7 "$T" >/dev/null
+
+state() { (cd "$T" && sha256sum MANIFEST part-*) ; }
+
+add_column() {
+    local before after
+    before=$(stat -c %s "$T/part-000000.ingot")
+    "$INGOT" add-column "$T" "$WORK/score.npy" | grep -q "version 3" || return 1
+    after=$(stat -c %s "$T/part-000000.ingot")
+    # only the new column and a footer were written (the int64s compress well)
+    [ $((after - before)) -lt 40000 ] || { echo "grew by $((after - before)) bytes"; return 1; }
+    # row 6 keeps score 60, row 8 (the 8th live row) gets 80
+    [ "$("$INGOT" cat --rows 6,8 "$T" score | tr -d '\n')" = '{"score":60}{"score":80}' ] || return 1
+    "$INGOT" verify --deep "$T" >/dev/null || { "$INGOT" verify "$T"; return 1; }
+    # version 2 (the erase) does not show it
+    ! "$INGOT" cat --version 2 "$T" score >/dev/null 2>&1
+}
+check add_column_writes_only_its_pages add_column
+
+bad_input_refused() {
+    local before out
+    before=$(state)
+    out=$("$INGOT" add-column "$T" "$WORK/short.npy" 2>&1) && return 1
+    grep -q "short.npy: 10 rows; the table has 4999 live rows" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" add-column "$T" "$WORK/score.npy" 2>&1) && return 1
+    grep -q "column 'score' exists" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" replace-column --name score "$T" "$WORK/floats.npy" 2>&1) && return 1
+    grep -q "column 'score' is int64; the new values are float64" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" drop-column "$T" nosuch 2>&1) && return 1
+    grep -q "no column 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" add-column "$T" "$WORK/missing.npy" 2>&1) && return 1
+    grep -q "missing.npy" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(state)" = "$before" ] || { echo "the table changed"; return 1; }
+}
+check bad_input_refused_table_unchanged bad_input_refused
+
+replace_and_drop() {
+    "$INGOT" replace-column --name score "$T" "$WORK/score2.npy" | grep -q "version 4" || return 1
+    local want
+    want=$("$PY" -c "import numpy as np; print(np.load('$WORK/score2.npy')[7])")
+    [ "$("$INGOT" cat --rows 8 "$T" score)" = "{\"score\":$want}" ] || return 1
+    [ "$("$INGOT" cat --version 3 --rows 8 "$T" score)" = '{"score":80}' ] || return 1
+    "$INGOT" add-column "$T" "$WORK/emb.npy" | grep -q "version 5" || return 1
+    "$INGOT" drop-column "$T" x | grep -q "version 6" || return 1
+    ! "$INGOT" cat "$T" x >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --version 5 --rows 8 "$T" x)" = '{"x":4.0}' ] || return 1
+    "$INGOT" tag "$T" before-drop 5 >/dev/null || return 1
+    [ "$("$INGOT" cat --version before-drop --rows 8 "$T" x)" = '{"x":4.0}' ] || return 1
+    local v
+    v=$("$INGOT" versions --json "$T")
+    [ "$(jq length <<<"$v")" = 6 ] || { echo "$v"; return 1; }
+    [ "$(jq -r '.[4].tags[0]' <<<"$v")" = before-drop ] || { echo "$v"; return 1; }
+    [ "$(jq -r '.[5].change' <<<"$v")" = "drop-column x" ] || { echo "$v"; return 1; }
+    [ "$(jq -r '[.[].columns] | join(",")' <<<"$v")" = "3,3,4,4,5,4" ] || { echo "$v"; return 1; }
+    "$INGOT" verify --deep "$T" >/dev/null
+}
+check replace_drop_tag_versions replace_and_drop
+
+# every durable step of add-column killed in turn: the table afterwards (once a
+# reader recovered it) is the old version or the new one, verifies, and holds
+# no byte of an uncommitted column
+crash_steps() {
+    local k v out base=$WORK/crash
+    for k in 1 2 3 4 5 6 7 8; do
+        rm -rf "$base"; cp -r "$T" "$base"
+        INGOT_FAULT_AFTER=$k "$INGOT" add-column --name late "$base" "$WORK/floats.npy" >/dev/null 2>&1
+        out=$("$INGOT" verify "$base" 2>&1) || { echo "step $k: $out"; return 1; }
+        v=$("$INGOT" versions --json "$base" | jq -r '.[-1].version')
+        case $v in
+        6) # rolled back: the part file is as it was, byte for byte
+            cmp -s "$base/part-000000.ingot" "$T/part-000000.ingot" || { echo "step $k: part differs"; return 1; }
+            [ ! -e "$base/.ingot/commit" ] || { echo "step $k: record left"; return 1; }
+            ;;
+        7) [ "$("$INGOT" cat --rows 8 "$base" late)" = '{"late":7.0}' ] || { echo "step $k: late"; return 1; } ;;
+        *) echo "step $k: version $v"; return 1 ;;
+        esac
+    done
+}
+check crash_at_every_commit_step_old_or_new crash_steps
+
+# an erasure reaches every version: the replaced column's old values and the
+# new ones, in every file
+holds_value() { # TABLE: does any file hold row 8's backfilled value's bytes?
+    "$PY" - "$1" "$WORK/score2.npy" <<'PY'
+import glob, sys, numpy as np
+t = sys.argv[1]
+needle = np.load(sys.argv[2])[7].tobytes()
+for path in glob.glob(f"{t}/part-*") + glob.glob(f"{t}/.ingot/*"):
+    try:
+        if needle in open(path, "rb").read():
+            sys.exit(0)
+    except IsADirectoryError:
+        pass
+sys.exit(1)
+PY
+}
+
+erase_all_versions() {
+    local row=8
+    holds_value "$T" || { echo "the value is not in the file before the erase: the check proves nothing"; return 1; }
+    "$INGOT" erase --row $row "$T" >/dev/null || return 1
+    "$INGOT" verify --deep "$T" >/dev/null || { "$INGOT" verify "$T"; return 1; }
+    for v in 3 4 5; do
+        ! "$INGOT" cat --version $v --rows $row "$T" >/dev/null 2>&1 || { echo "row $row in version $v"; return 1; }
+    done
+    # the backfill's value (version 4 on) is in no file any more
+    ! holds_value "$T" || { echo "a file still holds row $row's backfilled value"; return 1; }
+}
+check erase_reaches_every_version erase_all_versions
