@@ -13,6 +13,7 @@
  *              arrow/G.arrow: column 1; jsonl/G.jsonl: column 2)
  *     ROW      59..0 global row id
  *     BLOB_*   59..52 blob column ordinal, 51..16 row id (< 2^36), 15..0 object (< 2^16)
+ *     STAGE    59..0 the stage's number (staging.h)
  *
  * Views and generated files change with the table (an erase, an append); their
  * version bits name the table generation they show (generations.h), so each
@@ -35,6 +36,7 @@ enum fs_kind {
     FS_K_BLOB_DIR = 5, /* blobs/COL */
     FS_K_BLOB_ROW = 6, /* blobs/COL/ID (list<blob>) */
     FS_K_BLOB = 7,     /* blobs/COL/ID.ext or blobs/COL/ID/K.ext */
+    FS_K_STAGE = 8,    /* columns/NAME.npy being written as a new column (staging.h) */
 };
 
 enum fs_dir {

@@ -125,7 +125,7 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     if (!changed) return false;
     struct ig_table nt;
     struct ig_error err = {0};
-    if (ig_table_open_shared(&nt, s->dir, &err)) {
+    if (ig_table_open_shared_version(&nt, s->dir, s->version, &err)) {
         if (s->foreground)
             fprintf(stderr, "ingot: reloading: %s\n", err.msg);
         else

@@ -45,13 +45,14 @@ size_t fs_cache_default_bytes(const struct ig_table *t)
     return (size_t)want;
 }
 
-int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
+int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, size_t cache_bytes,
                     struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
     s->dir = realpath(dir, NULL);
     if (!s->dir) return ig_err(err, -errno, "%s: %s", dir, strerror(errno));
-    int rc = ig_table_open_shared(&s->table, s->dir, err);
+    s->version = version;
+    int rc = ig_table_open_shared_version(&s->table, s->dir, version, err);
     if (rc) {
         free(s->dir);
         return rc;

@@ -23,10 +23,12 @@
 #include "format/ops/reader.h"
 #include "format/part/table.h"
 #include "inode.h"
+#include "fs.h"
 #include "util/u64vec.h"
 #include "generations.h"
 
 struct fs_invalidator;
+struct fs_staging;
 
 /* Per worker thread. */
 struct fs_scratch {
@@ -37,6 +39,7 @@ struct fs_scratch {
 struct fs_session {
     /* the table, as mounted */
     char *dir;
+    uint64_t version;            /* the version served (0: the current one, as it changes) */
     struct ig_table table;
     pthread_rwlock_t table_lock; /* readers share; reopening after a change is exclusive */
     uint64_t generation;         /* bumped by every reload; open files compare */
@@ -68,6 +71,8 @@ struct fs_session {
     struct fs_fill fill;         /* small objects put into the kernel's cache (fill.h) */
     struct fs_watch watch;       /* inotify and the timer (watch.h) */
     struct fs_invalidator *inval; /* the invalidation and names threads (invalidate.h) */
+    struct fs_staging *staging;  /* columns being written through the mount (staging.h) */
+    struct fs_column_io column_io; /* how they are read and committed (fs.h) */
     struct fs_kernel kernel;     /* how the kernel is told (kernel.h), set by the glue */
     unsigned test_reload_pause_ms; /* test hook INGOT_TEST_RELOAD_PAUSE_MS: fs_reload sleeps
                                       this long between opening the table and showing it */
@@ -87,7 +92,7 @@ void fs_map_parts(struct ig_table *t);
 #define FS_CACHE_MAX ((uint64_t)1 << 30)
 size_t fs_cache_default_bytes(const struct ig_table *t);
 /* cache_bytes 0: fs_cache_default_bytes of the table. */
-int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
+int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, size_t cache_bytes,
                     struct ig_error *err);
 void fs_session_destroy(struct fs_session *s);
 struct fs_scratch *fs_scratch(struct fs_session *s);

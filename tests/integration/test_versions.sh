@@ -136,3 +136,58 @@ erase_all_versions() {
     ! holds_value "$T" || { echo "a file still holds row $row's backfilled value"; return 1; }
 }
 check erase_reaches_every_version erase_all_versions
+
+# --- through the mount: np.save adds or replaces a column, cp replaces, rm
+# drops; a bad array fails its write with EINVAL and changes nothing; a mount
+# of an older version shows it as it was and takes no write
+M=$WORK/m
+mkdir -p "$M"
+"$INGOT" mount "$T" "$M" || { fail mount_versions "mount failed"; exit 0; }
+
+mount_writes() {
+    local before
+    "$PY" - "$M" <<'PY' || return 1
+import numpy as np, shutil, sys, os
+m = sys.argv[1]
+n = len(np.load(f"{m}/columns/id.npy"))
+np.save(f"{m}/columns/label.npy", np.arange(n, dtype=np.int32) % 7)       # a new column
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 7).all()
+np.save(f"{m}/columns/label.npy", np.arange(n, dtype=np.int32) % 5)       # its values replaced
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 5).all()
+np.save(f"/tmp/{os.getpid()}.npy", np.arange(n, dtype=np.int32) % 3)
+shutil.copyfile(f"/tmp/{os.getpid()}.npy", f"{m}/columns/label.npy")      # cp
+os.unlink(f"/tmp/{os.getpid()}.npy")
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 3).all()
+for bad in (np.arange(3, dtype=np.int32), np.arange(n, dtype=np.float64)):
+    try:
+        np.save(f"{m}/columns/label.npy", bad)
+    except OSError as e:
+        assert e.errno == 22, e
+    else:
+        sys.exit("a bad array was taken")
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 3).all()
+PY
+    "$INGOT" versions "$T" | grep -q "add-column label" || return 1
+    [ "$("$INGOT" versions --json "$T" | jq '[.[] | select(.change == "replace-column label")] | length')" = 2 ] || return 1
+    before=$(jq length <<<"$("$INGOT" versions --json "$T")")
+    rm "$M/columns/label" || return 1
+    [ ! -e "$M/columns/label.npy" ] || return 1
+    [ "$(jq length <<<"$("$INGOT" versions --json "$T")")" = $((before + 1)) ] || return 1
+    ls "$T/.ingot" | grep -q stage && { echo "a staged file was left"; return 1; }
+    "$INGOT" verify --deep "$T" >/dev/null
+}
+check mount_adds_replaces_drops_columns mount_writes
+
+version_mount() {
+    local V=$WORK/mv
+    mkdir -p "$V"
+    "$INGOT" mount --tag before-drop "$T" "$V" || return 1
+    [ -e "$V/columns/x" ] && [ ! -e "$M/columns/x" ] || { ls "$V/columns"; fusermount3 -u "$V"; return 1; }
+    [ "$(head -1 "$V/columns/x")" = 0.0 ] || { head -3 "$V/columns/x"; fusermount3 -u "$V"; return 1; }
+    local out
+    out=$("$PY" -c "import numpy as np; np.save('$V/columns/y.npy', np.zeros(3))" 2>&1)
+    fusermount3 -u "$V"
+    grep -q "Read-only file system\|Permission denied" <<<"$out" || { echo "$out"; return 1; }
+}
+check mount_of_a_version_reads_as_it_was version_mount
+fusermount3 -u "$M"

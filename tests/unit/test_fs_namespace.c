@@ -130,7 +130,7 @@ static void test_listing_and_lookup_agree(void)
     REQUIRE(make_table(true) == 0);
     struct fs_session s;
     struct ig_error err = {0};
-    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
     struct fs_node root = {.kind = FS_K_ROOT};
     CHECK(walk(&s, &root, 0) == 10); /* README ... jsonl, and blobs/ */
     struct fs_node rows = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
@@ -148,7 +148,7 @@ static void test_names_that_are_not_there(void)
 {
     struct fs_session s;
     struct ig_error err = {0};
-    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
     struct fs_node root = {.kind = FS_K_ROOT}, n;
     struct fs_node rows = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
     struct fs_node cols = {.kind = FS_K_DIR, .dir = FS_D_COLUMNS};
@@ -180,7 +180,7 @@ static void test_no_blobs_directory_without_blob_columns(void)
     REQUIRE(make_table(false) == 0);
     struct fs_session s;
     struct ig_error err = {0};
-    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
     struct fs_node root = {.kind = FS_K_ROOT}, n;
     CHECK_EQ_INT(count_entries(&s, &root), 9);
     CHECK_EQ_INT(fs_ns_lookup(&s, &root, "blobs", &n), -ENOENT);

@@ -10,6 +10,7 @@
 #include "fs/invalidate.h"
 #include "ops.h"
 #include "fs/session.h"
+#include "fs/staging.h"
 #include "format/ops/verify.h"
 #include "util/error.h"
 #include "util/sigbus.h"
@@ -186,7 +187,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     struct fs_session s;
     struct ig_error err = {0};
     char msg[1024];
-    if (fs_session_init(&s, o->table_dir, o->cache_bytes, &err)) {
+    if (fs_session_init(&s, o->table_dir, o->version, o->cache_bytes, &err)) {
         snprintf(msg, sizeof msg, "%s", err.msg);
         report(status_fd, msg);
         return 2;
@@ -202,6 +203,8 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     s.foreground = o->foreground;
     s.erase_gid = o->erase_gid;
     fs_watch_init(&s.watch, o->poll_ms, !o->no_inotify);
+    s.column_io = o->columns;
+    s.staging = fs_staging_new(); /* out of memory: columns cannot be written (EROFS) */
     unsigned threads = loop_threads(o->threads ? o->threads : 8);
     (void)fs_fill_init(&s.fill, threads); /* out of memory: nothing is filled ahead */
     char opts[4096 + 64];
@@ -273,6 +276,8 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     int rc = fs_loop(se, threads, o->spin_us);
     fs_invalidate_stop(&s);
+    fs_staging_free(s.staging); /* what was being written and not whole: dropped */
+    s.staging = NULL;
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
     fuse_session_destroy(se);

@@ -18,6 +18,7 @@
 #include "fs/namespace.h"
 #include "format/model/names.h"
 #include "fs/session.h"
+#include "fs/staging.h"
 #include "fs/plan.h"
 #include "fs/rows.h"
 #include "fs/view.h"
@@ -138,6 +139,14 @@ static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
     fuse_reply_none(req);
 }
 
+/* Attributes of a file being written as a column (staging.h). */
+static void stage_attr(struct fs_session *s, fuse_ino_t ino, uint64_t size, struct stat *st)
+{
+    *st = (struct stat){.st_ino = ino, .st_mode = S_IFREG | 0644, .st_nlink = 1, .st_uid = s->uid,
+                        .st_gid = s->gid, .st_size = (off_t)size, .st_blksize = 1 << 20};
+    st->st_atim = st->st_mtim = st->st_ctim = s->mtime;
+}
+
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)fi;
@@ -146,6 +155,16 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     struct fs_node n;
     struct stat st;
     int rc, tries = 0;
+    uint64_t staged;
+    if (fs_node_of(ino, &n) && n.kind == FS_K_STAGE) {
+        if (!fs_stage_size(s, ino, &staged)) {
+            fuse_reply_err(req, ENOENT); /* committed or dropped: the path leads elsewhere now */
+            return;
+        }
+        stage_attr(s, ino, staged, &st);
+        fuse_reply_attr(req, &st, 0);
+        return;
+    }
     do {
         pthread_rwlock_rdlock(&s->table_lock);
         rc = fs_node_of(ino, &n) ? fs_node_stat(s, &n, &st) : -ENOENT;
@@ -349,12 +368,33 @@ static void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
  * kernel splits writes over 1 MiB, and a split may fall inside a line (use
  * `ingot erase --rows-from FILE` for big batches). */
 #define FS_CONTROL_SHORT_WRITE 4096
+
+/* Bytes of a column written through the mount (staging.h): the one that
+ * completes the array answers with the commit's errno. */
+static void write_column(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off)
+{
+    struct fs_session *s = S(req);
+    if (!may_erase(req)) {
+        fuse_reply_err(req, EACCES);
+        return;
+    }
+    int rc = off < 0 ? -EINVAL : fs_stage_write(s, ino, (uint64_t)off, buf, size);
+    if (rc == -ENOENT) rc = -EROFS; /* a column's .npy not opened to be rewritten (truncated) */
+    if (rc)
+        fuse_reply_err(req, -rc);
+    else
+        fuse_reply_write(req, size);
+}
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
                      struct fuse_file_info *fi)
 {
     (void)off, (void)fi; /* lines are taken as they come */
     struct fs_session *s = S(req);
     struct fs_node n;
+    if (fs_node_of(ino, &n) && (n.kind == FS_K_STAGE || (n.kind == FS_K_VIEW && n.view == FS_V_NPY))) {
+        write_column(req, ino, buf, size, off); /* staging.h */
+        return;
+    }
     if (!fs_node_of(ino, &n) || n.kind != FS_K_SPECIAL || n.special != FS_S_ERASE) {
         fuse_reply_err(req, EROFS);
         return;
@@ -405,16 +445,42 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 
 /* ---- everything that would write ---- */
 
+/* Only a truncation to 0 (and times, which are not kept). */
+static bool truncates(const struct stat *attr, int to_set)
+{
+    return (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_ATIME |
+                       FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_CTIME)) == FUSE_SET_ATTR_SIZE &&
+           attr->st_size == 0;
+}
+
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
                        struct fuse_file_info *fi)
 {
     (void)fi;
+    struct fs_session *s = S(req);
     struct fs_node n;
+    uint64_t staged;
+    if (fs_node_of(ino, &n) && n.kind == FS_K_STAGE && fs_stage_size(s, ino, &staged)) {
+        struct stat st;
+        stage_attr(s, ino, staged, &st);
+        fuse_reply_attr(req, &st, 0);
+        return;
+    }
+    /* `> columns/NAME.npy`, np.save, cp: a column's values rewritten */
+    if (fs_node_of(ino, &n) && n.kind == FS_K_VIEW && n.view == FS_V_NPY && n.scope == FS_SCOPE_ALL &&
+        truncates(attr, to_set)) {
+        int rc = may_erase(req) ? fs_stage_rewrite(s, n.col, ino) : -EACCES;
+        if (rc) {
+            fuse_reply_err(req, -rc);
+            return;
+        }
+        struct stat st;
+        stage_attr(s, ino, 0, &st);
+        fuse_reply_attr(req, &st, 0);
+        return;
+    }
     /* `> .ingot/erase` truncates first: allow exactly that */
-    if (fs_node_of(ino, &n) && n.kind == FS_K_SPECIAL && n.special == FS_S_ERASE &&
-        (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_ATIME |
-                    FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_CTIME)) == FUSE_SET_ATTR_SIZE &&
-        attr->st_size == 0) {
+    if (fs_node_of(ino, &n) && n.kind == FS_K_SPECIAL && n.special == FS_S_ERASE && truncates(attr, to_set)) {
         struct stat st;
         pthread_rwlock_rdlock(&S(req)->table_lock);
         fs_node_stat(S(req), &n, &st);
@@ -434,12 +500,33 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
     (void)p, (void)n, (void)m;
     fuse_reply_err(req, EROFS);
 }
-/* rm rows/ID erases the row (docs/ERASURE.md); nothing else can be removed. */
+/* rm columns/NAME (or one of its views, NAME.npy ...): the column dropped
+ * (staging.h fs_column_drop). */
+static void drop_column(fuse_req_t req, const struct fs_node *dir, const char *name)
+{
+    struct fs_session *s = S(req);
+    struct fs_node cn;
+    pthread_rwlock_rdlock(&s->table_lock);
+    int rc = fs_ns_lookup(s, dir, name, &cn);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (!rc && cn.kind != FS_K_VIEW) rc = -EPERM; /* _rowid.npy */
+    if (!rc && cn.view == FS_V_ROWID) rc = -EPERM;
+    if (!rc && !may_erase(req)) rc = -EACCES;
+    if (!rc) rc = fs_column_drop(s, cn.col);
+    fuse_reply_err(req, -rc);
+}
+
+/* rm rows/ID erases the row (docs/ERASURE.md); rm columns/NAME drops a
+ * column; nothing else can be removed. */
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     struct fs_session *s = S(req);
     struct fs_node pn;
     uint64_t id;
+    if (fs_node_of(parent, &pn) && pn.kind == FS_K_DIR && pn.dir == FS_D_COLUMNS) {
+        drop_column(req, &pn, name);
+        return;
+    }
     if (!fs_node_of(parent, &pn) || pn.kind != FS_K_DIR || pn.dir != FS_D_ROWS) {
         fuse_reply_err(req, EROFS);
         return;
@@ -483,11 +570,43 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np, const char *n
     (void)ino, (void)np, (void)nn;
     fuse_reply_err(req, EROFS);
 }
+/* A new columns/NAME.npy: a column being written (staging.h). Its name is
+ * not kept (entry timeout 0): once the array commits, the next lookup finds
+ * the column's own files. */
 static void op_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
                       struct fuse_file_info *fi)
 {
-    (void)p, (void)n, (void)m, (void)fi;
-    fuse_reply_err(req, EROFS);
+    (void)m;
+    struct fs_session *s = S(req);
+    struct fs_node pn;
+    if (!fs_node_of(p, &pn) || pn.kind != FS_K_DIR || pn.dir != FS_D_COLUMNS) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    if (!may_erase(req)) {
+        fuse_reply_err(req, EACCES);
+        return;
+    }
+    uint64_t ino;
+    int rc = fs_stage_create(s, n, &ino);
+    if (rc) {
+        fuse_reply_err(req, -rc == EINVAL ? EPERM : -rc); /* only NAME.npy can be made */
+        return;
+    }
+    struct fuse_entry_param e = {.ino = ino, .attr_timeout = 0, .entry_timeout = 0};
+    stage_attr(s, ino, 0, &e.attr);
+    fi->direct_io = 0;
+    fi->keep_cache = 0;
+    if (fuse_reply_create(req, &e, fi) != 0) fs_stage_closed(s, ino);
+}
+
+/* Closing a file made by create (the only ones opened for real): one whose
+ * array is not whole is dropped. */
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    fs_stage_closed(S(req), ino);
+    fuse_reply_err(req, 0);
 }
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *n, const char *v, size_t sz,
                         int flags)
@@ -516,6 +635,10 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     /* no OPEN, FLUSH, RELEASE or OPENDIR: see op_open */
     if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
     if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+    /* O_TRUNC as a SETATTR of its own: with atomic O_TRUNC the kernel leaves
+     * the truncation to OPEN, which this daemon does not serve, and a column's
+     * .npy opened to be rewritten would never say so (staging.h) */
+    conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
     /* one write(2) to .ingot/erase of up to 1 MiB arrives as one request */
     conn->max_write = 1u << 20;
 }
@@ -546,4 +669,5 @@ const struct fuse_lowlevel_ops fs_ops = {
     .setxattr = op_setxattr,
     .removexattr = op_removexattr,
     .create = op_create,
+    .release = op_release,
 };
