@@ -191,3 +191,30 @@ version_mount() {
 }
 check mount_of_a_version_reads_as_it_was version_mount
 fusermount3 -u "$M"
+
+# --- appends that change the schema: an extra column is added first (the rows
+# already there NULL in it), a missing nullable one is NULL in the appended
+# rows, a declared type that differs is refused and nothing changes
+append_evolves() {
+    local A=$WORK/ap before out
+    "$PY" -c "
+print('id,name,x')
+for i in range(100): print(f'{i},n{i},{i/2}')" >"$WORK/ap.csv"
+    "$INGOT" import "$WORK/ap.csv" "$A" >/dev/null || return 1
+    printf 'id,name,x,extra\n100,e,1.5,7\n' >"$WORK/ap2.csv"
+    "$INGOT" import --append "$WORK/ap2.csv" "$A" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0,100 "$A" extra | tr -d '\n')" = '{"extra":null}{"extra":7}' ] || return 1
+    [ "$("$INGOT" versions --json "$A" | jq -r '[.[].change] | join(";")')" = \
+        "import 100 rows;add-column extra;append 1 rows" ] || { "$INGOT" versions "$A"; return 1; }
+    printf 'id,name\n101,m\n' >"$WORK/ap3.csv"
+    "$INGOT" import --append "$WORK/ap3.csv" "$A" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 101 "$A" x extra)" = '{"x":null,"extra":null}' ] || return 1
+    printf 'id int64?\nname string?\nx string?\n' >"$WORK/ap4.txt"
+    printf 'id,name,x\n102,q,r\n' >"$WORK/ap4.csv"
+    before=$(cd "$A" && sha256sum MANIFEST part-*)
+    out=$("$INGOT" import --append --schema "$WORK/ap4.txt" "$WORK/ap4.csv" "$A" 2>&1) && return 1
+    grep -q "column 'x' is float64 in the table, string here" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(cd "$A" && sha256sum MANIFEST part-*)" = "$before" ] || { echo "the table changed"; return 1; }
+    "$INGOT" verify --deep "$A" >/dev/null
+}
+check append_adds_new_columns_and_fills_null append_evolves
