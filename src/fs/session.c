@@ -3,6 +3,7 @@
 #include "fill.h"
 #include "format/model/types.h"
 #include "util/error.h"
+#include "format/part/commitlog.h"
 #include "format/part/journal.h"
 
 #include <errno.h>
@@ -130,7 +131,7 @@ struct fs_scratch *fs_scratch(struct fs_session *s)
 bool fs_manifest_moved(struct fs_session *s)
 {
     struct ig_manifest m;
-    if (ig_journal_pending(s->dir)) return true;
+    if (ig_journal_pending(s->dir) || ig_commit_pending(s->dir)) return true;
     if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
     pthread_rwlock_rdlock(&s->table_lock);
     bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
@@ -142,7 +143,7 @@ bool fs_manifest_moved(struct fs_session *s)
 bool fs_table_moved(struct fs_session *s)
 {
     struct ig_manifest m;
-    if (ig_journal_pending(s->dir)) return true;
+    if (ig_journal_pending(s->dir) || ig_commit_pending(s->dir)) return true;
     if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
     bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
     ig_manifest_free(&m);

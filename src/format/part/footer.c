@@ -433,13 +433,17 @@ void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m)
 
 /* Page extents lie between the magic and the footer; from version 10 also
  * after the tail (where an erase moves a page that grew: the footer stays put,
- * so MANIFEST's record of where it ends stays true). */
+ * so MANIFEST's record of where it ends stays true). Not bounded by the size
+ * the file had at open: on shared storage this host may still see an older
+ * size than the footer's writer left; a page past the end fails its read
+ * (and the reader looks again), never a mapping. */
+#define IG_EXTENT_END_MAX ((uint64_t)1 << 56)
 static bool extent_in_data(const struct ig_part *p, uint64_t offset, uint64_t capacity)
 {
     if (offset >= IG_PART_MAGIC_LEN && offset <= p->footer_offset && capacity <= p->footer_offset - offset)
         return true;
-    return p->version >= IG_FORMAT_VERSIONED && offset >= p->tail_end && offset <= p->file_size &&
-           capacity <= p->file_size - offset;
+    return p->version >= IG_FORMAT_VERSIONED && p->end_recorded && offset >= p->tail_end &&
+           offset <= IG_EXTENT_END_MAX && capacity <= IG_EXTENT_END_MAX - offset;
 }
 
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,

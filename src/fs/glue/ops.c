@@ -36,6 +36,8 @@
 
 static struct fs_session *S(fuse_req_t req) { return fuse_req_userdata(req); }
 
+#define FS_NEGATIVE_TIMEOUT 1.0 /* seconds the kernel keeps "no such name" */
+
 /* May the caller change the table (entry.h fs_may_change)? */
 static bool may_erase(fuse_req_t req)
 {
@@ -104,8 +106,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         pthread_rwlock_unlock(&s->table_lock);
     } while (again(s, &rc, &tries));
     if (rc == -ENOENT) {
-        /* a cached negative entry: the namespace only ever loses names */
-        e = (struct fuse_entry_param){.entry_timeout = s->timeout};
+        /* a negative entry, kept a second: names appear too (a column added,
+         * rows appended), and a reload does not know which absences the
+         * kernel holds, so they are not kept longer than a poll lasts */
+        e = (struct fuse_entry_param){.entry_timeout = FS_NEGATIVE_TIMEOUT};
         fuse_reply_entry(req, &e);
         return;
     }
@@ -614,6 +618,22 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *n, const cha
     (void)ino, (void)n, (void)v, (void)sz, (void)flags;
     fuse_reply_err(req, EROFS);
 }
+/* No file has extended attributes, and the daemon says so itself: EOPNOTSUPP,
+ * not ENOSYS. After an ENOSYS the kernel answers getxattr alone, but for the
+ * POSIX ACL names it answers ENODATA ("no ACL on this file"; since Linux 6.2),
+ * so `ls -l` asks again for every file it lists: a second path walk, and for a
+ * name the kernel may not cache (an array that keeps its shape: .npy,
+ * .valid.npy, _rowid.npy) a second LOOKUP. ls -l of a 10,000-column table's
+ * columns/ sent 40,003 lookups, two per array; EOPNOTSUPP makes ls stop asking
+ * after the first file (20,002). The price: a getxattr now reaches the daemon
+ * (one round trip each), as does the kernel's security.capability check when
+ * a file is written (.ingot/erase, a column's .npy). */
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *n, size_t sz)
+{
+    (void)ino, (void)n, (void)sz;
+    fuse_reply_err(req, EOPNOTSUPP);
+}
+
 static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *n)
 {
     (void)ino, (void)n;
@@ -667,6 +687,7 @@ const struct fuse_lowlevel_ops fs_ops = {
     .readdirplus = op_readdirplus,
     .statfs = op_statfs,
     .setxattr = op_setxattr,
+    .getxattr = op_getxattr,
     .removexattr = op_removexattr,
     .create = op_create,
     .release = op_release,
