@@ -835,6 +835,21 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *n, const cha
     (void)ino, (void)n, (void)v, (void)sz, (void)flags;
     fuse_reply_err(req, EROFS);
 }
+/* No file has extended attributes, and the daemon says so itself: EOPNOTSUPP,
+ * not ENOSYS. After an ENOSYS the kernel answers getxattr alone, but for the
+ * POSIX ACL names it answers ENODATA ("no ACL on this file"; since Linux 6.2),
+ * so `ls -l` asks again for every file it lists: a second path walk, and for a
+ * name the kernel may not cache (an array that keeps its shape: .npy,
+ * .valid.npy, _rowid.npy) a second LOOKUP. ls -l of a 10,000-column table's
+ * columns/ sent 40,003 lookups, two per array; EOPNOTSUPP makes ls stop asking
+ * after the first file (20,002). The price: a getxattr now reaches the daemon
+ * (one round trip each), as does the kernel's security.capability check when
+ * .ingot/erase is written (two per `echo ID > .ingot/erase`). */
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *n, size_t sz)
+{
+    (void)ino, (void)n, (void)sz;
+    fuse_reply_err(req, EOPNOTSUPP);
+}
 static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *n)
 {
     (void)ino, (void)n;
@@ -884,6 +899,7 @@ const struct fuse_lowlevel_ops fs_ops = {
     .readdirplus = op_readdirplus,
     .statfs = op_statfs,
     .setxattr = op_setxattr,
+    .getxattr = op_getxattr,
     .removexattr = op_removexattr,
     .create = op_create,
 };
