@@ -278,6 +278,30 @@ wide_listing() {
 }
 check wide_table_listing_reads_no_data wide_listing
 
+# no extended attributes, said as EOPNOTSUPP (not the kernel's ENODATA for ACL
+# names after an ENOSYS): `ls -l` then asks once, not for every file, and an
+# array's name (never cached: a lookup per path walk) is looked up once, not twice
+listing_xattrs() {
+    local n
+    strace -f -qq --seccomp-bpf -e trace=getxattr,lgetxattr -o "$WORK/xattr.strace" \
+        ls -l "$WORK/mw/columns" >/dev/null || return 1
+    n=$(grep -c xattr "$WORK/xattr.strace")
+    [ "$n" -le 4 ] || { echo "ls -l asked $n xattrs of 30,000 files"; head -3 "$WORK/xattr.strace"; return 1; }
+    "$PY" - "$WORK/mw" <<'PY'
+import errno, os, sys
+m = sys.argv[1]
+for path in (f"{m}/columns/c00007.npy", f"{m}/columns/c00007", f"{m}/rows/3", m):
+    for name in ("system.posix_acl_access", "user.x"):
+        try:
+            os.getxattr(path, name)
+            sys.exit(f"{path}: {name} answered")
+        except OSError as e:
+            if e.errno != errno.EOPNOTSUPP:
+                sys.exit(f"{path}: {name}: {e}")
+PY
+}
+check listing_asks_xattrs_once listing_xattrs
+
 # rows of a wide table read in order decode each column's block once: the
 # daemon's cache holds a block of every column by default (16 KiB a column; at
 # 32 MiB it emptied in the order it filled and decoded all 10,000 blocks again
