@@ -1,7 +1,7 @@
 /* enc_internal.h - the private interface every scheme file implements.
  *
  * Each int scheme is a `struct int_scheme`: a table of functions (estimate,
- * encode, decode, get, erase, check) that select.c dispatches to by the stream's
+ * encode, decode, get, erase, check) that dispatch.c dispatches to by the stream's
  * first byte. Bytes schemes (plain, dict) use `struct bytes_scheme`. Scheme
  * functions receive the whole stream, scheme byte included, and parse their own
  * header.
@@ -112,7 +112,7 @@ struct enc_ectx {
     struct ig_error *err;
 };
 
-/* Statistics of an int stream, one pass (select.c). Sizes are exact for the leaf
+/* Statistics of an int stream, one pass (stats.c). Sizes are exact for the leaf
  * schemes; SIZE_MAX means the scheme cannot represent the data. */
 struct int_stats {
     size_t n;
@@ -128,7 +128,7 @@ struct int_stats {
     bool fits_width;     /* every value fits desc->width bytes */
 };
 
-/* The statistics pass's running state (select.c), which a vector prefix
+/* The statistics pass's running state (stats.c), which a vector prefix
  * (stats_x8.c) leaves exactly as the one-value-at-a-time loop would. */
 struct enc_stats_run {
     uint64_t umin, umax, klo, khi, zor; /* klo, khi in order-key space */
@@ -137,7 +137,7 @@ struct enc_stats_run {
     bool delta_ok;
 };
 /* Values [0, return) through AVX-512 where the CPU has it (whole blocks of
- * ENC_DELTA_BLOCK, 0 when it cannot); r starts as select.c sets it for v[0]. */
+ * ENC_DELTA_BLOCK, 0 when it cannot); r starts as stats.c sets it for v[0]. */
 size_t enc_stats_x8(const uint64_t *v, size_t n, bool sg, size_t last_idx, struct enc_stats_run *r);
 
 /* Every statistic but the distinct count (left SIZE_MAX: not counted). */
@@ -147,7 +147,8 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
 void enc_int_stats_scalar(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool zero_marks,
                           struct int_stats *st);
 /* Distinct values of v when at most `limit` (capped at ENC_DISTINCT_CAP),
- * else ENC_DISTINCT_CAP + 1 (dict is out); SIZE_MAX without memory. */
+ * else ENC_DISTINCT_CAP + 1 (dict is out); SIZE_MAX without memory (census.c,
+ * as the three below). */
 size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit);
 /* Whether v certainly holds more than `limit` distinct values (a lower bound
  * from a bitmap of hash bits; false: maybe not). */
@@ -230,7 +231,7 @@ size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n);
 /* Plain bytes sizing, for the selector. */
 size_t enc_plain_bytes_size(size_t n, uint64_t total);
 
-/* ---- dispatch (select.c): nested streams go through these ---------------- */
+/* ---- dispatch (dispatch.c): nested streams are read through these -------- */
 
 const struct int_scheme *enc_int_scheme(unsigned id);
 
@@ -243,6 +244,19 @@ int enc_int_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_de
                   struct ig_buf *out);
 int enc_int_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                   const uint8_t *absent, const uint8_t *erased, struct enc_dctx *c);
+bool enc_int_drops(const uint8_t *p, size_t len); /* rle, or dict over rle codes */
+
+int enc_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
+int enc_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
+                  const uint8_t **val, size_t *vlen, struct enc_dctx *c);
+int enc_bytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                    const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out);
+int enc_bytes_check(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                    const uint8_t *erased, struct enc_dctx *c);
+
+/* ---- selection (select.c): streams are chosen and written through these --- */
+
 /* Choose (per c) and append a stream. */
 int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, struct enc_ectx *c,
                    struct ig_buf *out);
@@ -260,16 +274,9 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
 /* An encode context for re-encoding the children of a composite found at the
  * position described by a decode context (erase). */
 void enc_ectx_from_dctx(const struct enc_dctx *dc, struct enc_ectx *ec);
-bool enc_int_drops(const uint8_t *p, size_t len); /* rle, or dict over rle codes */
-
-int enc_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
-int enc_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
-                  const uint8_t **val, size_t *vlen, struct enc_dctx *c);
-int enc_bytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                    const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out);
-int enc_bytes_check(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                    const uint8_t *erased, struct enc_dctx *c);
+/* Choose (per c) and append a bytes stream: huffman, dict or plain. */
+int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                     struct ig_buf *out);
 
 /* ---- helpers (common.c) ------------------------------------------------- */
 
