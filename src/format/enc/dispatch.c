@@ -55,7 +55,7 @@ const struct int_scheme *enc_int_scheme(unsigned id)
     return id < IG_ENC_COUNT ? int_schemes[id] : NULL;
 }
 
-static const struct bytes_scheme *bytes_scheme(unsigned id)
+const struct bytes_scheme *enc_bytes_scheme(unsigned id)
 {
     return id == IG_ENC_PLAIN  ? &enc_plain_bytes
            : id == IG_ENC_DICT ? &enc_dict_bytes
@@ -84,7 +84,7 @@ static const struct int_scheme *int_enter(const uint8_t *p, size_t len, struct e
 static const struct bytes_scheme *bytes_enter(const uint8_t *p, size_t len, struct enc_dctx *c,
                                               unsigned *saved, int *rc)
 {
-    const struct bytes_scheme *s = len ? bytes_scheme(p[0]) : NULL;
+    const struct bytes_scheme *s = len ? enc_bytes_scheme(p[0]) : NULL;
     if (!len) {
         *rc = ig_err(c->err, -EIO, "empty bytes stream");
     } else if (!s) {

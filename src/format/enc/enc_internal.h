@@ -109,6 +109,11 @@ struct enc_ectx {
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
     const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
+    /* the selector's census of those identities and each entry's first item,
+     * for the bytes dict to encode from without hashing an item (dict.c);
+     * NULL: it hashes the bytes */
+    const struct ig_census *item_census;
+    const size_t *item_first;
     struct ig_error *err;
 };
 
@@ -174,6 +179,12 @@ struct int_scheme {
     /* Estimated stream size, SIZE_MAX when the scheme cannot hold the data. */
     size_t (*estimate)(const struct int_stats *st, const struct ig_int_desc *d,
                        const struct enc_ectx *c);
+    /* The same from the values themselves, for a scheme whose size the
+     * statistics do not tell (decimal: float lanes scaled to integers); NULL
+     * for every other. The selector asks it only where the writer offers the
+     * scheme (enc_ectx.decimal_ok). */
+    size_t (*estimate_values)(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                              const struct enc_ectx *c);
     /* Append the stream (scheme byte first). st may be NULL. c->used includes id. */
     int (*encode)(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                   const struct int_stats *st, struct enc_ectx *c, struct ig_buf *out);
@@ -196,10 +207,6 @@ extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, e
 /* The smallest estimate among the leaf schemes for v (select.c). */
 size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                              const struct enc_ectx *c);
-/* The decimal scheme's size for float lanes v (d: 8 bytes float64, 4 float32),
- * SIZE_MAX when they are not decimals it can hold (decimal.c). */
-size_t enc_decimal_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
-                            const struct enc_ectx *c);
 
 struct bytes_scheme {
     enum ig_enc id;
@@ -218,13 +225,6 @@ struct bytes_scheme {
 
 extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes;
 
-/* The bytes dict stream from a census of the items' identities
- * (ig_enc_opts.item_ids): entry e is item first[e]'s bytes, item i's code
- * cen->codes[i]; the same bytes as the dict scheme's own encode, without
- * hashing the items (dict.c). */
-int enc_bytes_dict_encode_census(const uint64_t *offs, const uint8_t *data, size_t n,
-                                 const struct ig_census *cen, const size_t *first,
-                                 struct enc_ectx *c, struct ig_buf *out);
 /* Exact huffman stream size of items offs[0..n] over data (offs may start > 0). */
 size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n);
 
@@ -234,6 +234,7 @@ size_t enc_plain_bytes_size(size_t n, uint64_t total);
 /* ---- dispatch (dispatch.c): nested streams are read through these -------- */
 
 const struct int_scheme *enc_int_scheme(unsigned id);
+const struct bytes_scheme *enc_bytes_scheme(unsigned id);
 
 int enc_int_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                    const uint8_t *absent, uint64_t *out, size_t *used, struct enc_dctx *c);

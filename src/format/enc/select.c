@@ -26,12 +26,13 @@
 static size_t dict_limit(const struct int_stats *st, const struct ig_int_desc *d,
                          const struct enc_ectx *c, size_t rival)
 {
+    const struct int_scheme *dict = enc_int_scheme(IG_ENC_DICT);
     struct int_stats t = *st;
     size_t lo = 0, hi = st->n < ENC_DISTINCT_CAP ? st->n : ENC_DISTINCT_CAP;
     while (lo < hi) { /* the largest k in [lo, hi] whose estimate is below the rival's */
         size_t mid = lo + (hi - lo + 1) / 2;
         t.distinct = mid;
-        if (enc_dict_int.estimate(&t, d, c) < rival)
+        if (dict->estimate(&t, d, c) < rival)
             lo = mid;
         else
             hi = mid - 1;
@@ -122,21 +123,23 @@ static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
     /* every estimate but dict's first: dict needs the distinct count, and is
      * counted only as far as it could still beat the smallest of them */
     size_t est[IG_ENC_COUNT];
-    size_t plain_size = enc_plain_int.estimate(&st, d, c), rival = plain_size;
+    const struct int_scheme *plain = enc_int_scheme(IG_ENC_PLAIN);
+    size_t plain_size = plain->estimate(&st, d, c), rival = plain_size;
     for (unsigned id = 1; id < IG_ENC_COUNT; id++) {
         if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
         /* decimal is weighed from the lanes themselves, where the writer offers it */
-        est[id] = id != IG_ENC_DECIMAL ? enc_int_scheme(id)->estimate(&st, d, c)
-                  : c->decimal_ok     ? enc_decimal_estimate(v, n, d, c)
+        const struct int_scheme *s = enc_int_scheme(id);
+        est[id] = !s->estimate_values ? s->estimate(&st, d, c)
+                  : c->decimal_ok     ? s->estimate_values(v, n, d, c)
                                       : SIZE_MAX;
         if (est[id] < rival) rival = est[id];
     }
     if (cand & ENC_BIT(IG_ENC_DICT)) {
         st.distinct = distinct(c, v, n, dict_limit(&st, d, c, rival));
-        est[IG_ENC_DICT] = enc_dict_int.estimate(&st, d, c);
+        est[IG_ENC_DICT] = enc_int_scheme(IG_ENC_DICT)->estimate(&st, d, c);
     }
 
-    const struct int_scheme *leaf = &enc_plain_int, *comp = NULL;
+    const struct int_scheme *leaf = plain, *comp = NULL;
     size_t leaf_size = plain_size, comp_size = SIZE_MAX;
     for (unsigned id = 1; id < IG_ENC_COUNT; id++) {
         if (!(cand & ENC_BIT(id))) continue;
@@ -310,7 +313,7 @@ int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct
     size_t at = out->len;
     if (c->strict && (c->allowed & ENC_BIT(IG_ENC_HUFF))) {
         c->used = ENC_BIT(IG_ENC_HUFF);
-        rc = enc_huff_bytes.encode(offs, data, n, c, out);
+        rc = enc_bytes_scheme(IG_ENC_HUFF)->encode(offs, data, n, c, out);
         if (rc) out->len = at;
         return rc;
     }
@@ -343,8 +346,11 @@ int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct
     }
     if (want_dict) {
         c->used = ENC_BIT(IG_ENC_DICT);
-        rc = first ? enc_bytes_dict_encode_census(offs, data, n, cen, first, c, out)
-                   : enc_dict_bytes.encode(offs, data, n, c, out);
+        c->item_census = cen; /* with first: the dict encodes from the census */
+        c->item_first = first;
+        rc = enc_bytes_scheme(IG_ENC_DICT)->encode(offs, data, n, c, out);
+        c->item_census = NULL;
+        c->item_first = NULL;
         if (rc == -ENOMEM || c->strict || (!rc && out->len - at <= plain_size)) {
             if (rc) out->len = at;
             if (cen == &own) ig_census_free(&own);
@@ -357,7 +363,7 @@ int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct
     if (cen == &own) ig_census_free(&own);
     free(first);
     c->used = ENC_BIT(IG_ENC_PLAIN);
-    rc = enc_plain_bytes.encode(offs, data, n, c, out);
+    rc = enc_bytes_scheme(IG_ENC_PLAIN)->encode(offs, data, n, c, out);
     if (rc) out->len = at;
     return rc;
 }
