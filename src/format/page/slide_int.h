@@ -1,5 +1,7 @@
-/* slide_int.h - what the sliding-window encoder (slide_encode.c) and decoder,
- * eraser and checker (slide.c) share beyond the byte layout (format/layout.h). */
+/* slide_int.h - what the sliding-window page's files share beyond the byte
+ * layout (format/layout.h): the encoder (slide_encode.c), the decoder, eraser
+ * and checker (slide.c), the dictionary bulk (slide_dict.c) and the streams
+ * and length code all of them write with (slide_streams.c). */
 #ifndef IG_FORMAT_PAGE_SLIDE_INT_H
 #define IG_FORMAT_PAGE_SLIDE_INT_H
 
@@ -23,7 +25,8 @@ struct ig_error;
  * page. Readers take any chain. */
 #define IG_SLIDE_MAX_CHAIN 256
 
-/* Every metadata stream and the bulk are 8-byte unsigned int streams. */
+/* Every metadata stream and the bulk are 8-byte unsigned int streams
+ * (slide_streams.c). */
 extern const struct ig_int_desc ig_slide_meta_desc;
 
 /* Signed values are zigzagged (one bit each) unless the page stores them raw. */
@@ -139,6 +142,8 @@ static inline uint64_t ig_slide_coded_bits(const struct ig_pcode *c, uint64_t x)
     uint64_t L = ig_bit_len(x);
     return c->len[L] + (L > 1 ? L - 1 : 0);
 }
+
+/* ---- slide_streams.c ---- */
 
 /* The code for the bit lengths lens[0..n) (0..64), ready to write (no decode
  * table). With zero_for_erasure, length 0 always has a code, no longer than any
