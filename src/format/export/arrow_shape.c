@@ -225,90 +225,114 @@ static bool json_shown(const struct ig_part *p, uint32_t col, const struct ig_co
 }
 
 /* Which shape column col (c) of p takes in the view, false when it is not shown. */
-bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
+/* A struct in each slot of a list of structs (list: the list's column; s:
+ * the struct c is a member of; between: the NULL levels of the structs from
+ * the list's struct down to s): there from present_def. */
+static bool slot_struct(struct acol *a, const struct ig_colrec *c, const struct ig_colrec *list,
+                        const struct ig_colrec *s, uint8_t def, unsigned between)
 {
-    if (c->parent != IG_NONE) { /* a member of a shown struct */
-        struct ig_colrec s;
-        if (ig_part_column(p, c->parent, &s, NULL)) return false;
-        uint8_t def;
-        if (list_struct_where(p, c->parent, &s, &def)) { /* a member of a list of structs */
-            if (c->type == IG_T_STRUCT) { /* a struct in each slot: there from present_def */
-                unsigned slot = def + (s.null_mask & 1) + 1u + ((s.null_mask >> 1) & 1); /* as list_member's */
-                *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT, .in_list = true,
-                                   .member = s.parent != IG_NONE, .name_skip = s.name_len + 1,
-                                   .slot_struct_def = (uint8_t)slot,
-                                   .present_def = (uint8_t)(slot + (c->null_mask & 1)),
-                                   .elem_nullable = ((s.null_mask >> 1) & 1) || (c->null_mask & 1)};
-                return c->name_len > a->name_skip;
-            }
-            /* inside shown structs, its first entry's level also says where
-             * those structs are (row_defs) */
-            if (!list_member(a, &s, c, def, 0)) return false;
-            a->member = s.parent != IG_NONE;
-            if (a->member) a->nullable = a->list_nullable || def > 0;
-            return true;
-        }
-        /* in structs in a list of structs: the list is found up through
-         * structs, whose NULLs take `between` levels below its struct's */
-        struct ig_colrec up = s, l;
-        unsigned between = 0;
-        for (unsigned depth = 0; up.type == IG_T_STRUCT && !up.lists && up.parent != IG_NONE &&
-                                 depth <= AV_MAX_STRUCT_DEPTH; depth++) {
-            between += up.null_mask & 1;
-            if (ig_part_column(p, up.parent, &l, NULL)) return false;
-            if (list_struct_where(p, up.parent, &l, &def)) {
-                if (c->type == IG_T_STRUCT) { /* a struct in each slot: there from present_def */
-                    unsigned slot = def + (l.null_mask & 1) + 1u + ((l.null_mask >> 1) & 1); /* as list_member's */
-                    *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT,
-                                       .in_list = true, .member = l.parent != IG_NONE, .name_skip = s.name_len + 1,
-                                       .slot_struct_def = (uint8_t)slot,
-                                       .present_def = (uint8_t)(slot + between + (c->null_mask & 1)),
-                                       .elem_nullable = ((l.null_mask >> 1) & 1) || between || (c->null_mask & 1)};
-                    return c->name_len > a->name_skip;
-                }
-                if (!list_member(a, &l, c, def, (uint8_t)between)) return false;
-                a->member = l.parent != IG_NONE;
-                a->name_skip = s.name_len + 1;
-                return c->name_len > a->name_skip;
-            }
-            up = l;
-        }
-        if (!under_shown_structs(p, c, &def)) return false;
-        a->member = true;
-        a->struct_nullable = def > 0;
-        a->nullable = a->struct_nullable || (c->null_mask & 1);
-        a->name_skip = s.name_len + 1;
-        if (c->type == IG_T_STRUCT && c->lists) { /* a list of structs in a struct */
-            a->shape = IG_ARV_LIST_STRUCT;
-            a->tt = AT_LIST;
-            a->nullable = def > 0 || (c->null_mask & 1);
-            a->struct_nullable = (c->null_mask >> 1) & 1; /* its elements' structs */
+    unsigned slot = def + (list->null_mask & 1) + 1u + ((list->null_mask >> 1) & 1); /* as list_member's */
+    *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT, .in_list = true,
+                       .member = list->parent != IG_NONE, .name_skip = s->name_len + 1,
+                       .slot_struct_def = (uint8_t)slot,
+                       .present_def = (uint8_t)(slot + between + (c->null_mask & 1)),
+                       .elem_nullable = ((list->null_mask >> 1) & 1) || between || (c->null_mask & 1)};
+    return c->name_len > a->name_skip;
+}
+
+/* Column c, a member of struct s (its parent), in a list of structs: s's own
+ * list, or one found up through structs. *found false when there is none. */
+static bool list_struct_member(const struct ig_part *p, const struct ig_colrec *c, const struct ig_colrec *s,
+                               struct acol *a, bool *found)
+{
+    uint8_t def;
+    *found = true;
+    if (list_struct_where(p, c->parent, s, &def)) { /* a member of a list of structs */
+        if (c->type == IG_T_STRUCT) return slot_struct(a, c, s, s, def, 0);
+        /* inside shown structs, its first entry's level also says where
+         * those structs are (row_defs) */
+        if (!list_member(a, s, c, def, 0)) return false;
+        a->member = s->parent != IG_NONE;
+        if (a->member) a->nullable = a->list_nullable || def > 0;
+        return true;
+    }
+    /* in structs in a list of structs: the list is found up through
+     * structs, whose NULLs take `between` levels below its struct's */
+    struct ig_colrec up = *s, l;
+    unsigned between = 0;
+    for (unsigned depth = 0; up.type == IG_T_STRUCT && !up.lists && up.parent != IG_NONE &&
+                             depth <= AV_MAX_STRUCT_DEPTH; depth++) {
+        between += up.null_mask & 1;
+        if (ig_part_column(p, up.parent, &l, NULL)) return false;
+        if (list_struct_where(p, up.parent, &l, &def)) {
+            if (c->type == IG_T_STRUCT) return slot_struct(a, c, &l, s, def, between);
+            if (!list_member(a, &l, c, def, (uint8_t)between)) return false;
+            a->member = l.parent != IG_NONE;
+            a->name_skip = s->name_len + 1;
             return c->name_len > a->name_skip;
         }
-        if (c->type == IG_T_STRUCT) { /* a struct in a struct */
-            a->shape = IG_ARV_STRUCT;
-            a->tt = AT_STRUCT;
-            a->present_def = (uint8_t)(def + (c->null_mask & 1));
-            return c->name_len > a->name_skip;
-        }
-        if (c->type == IG_T_BLOB && !c->lists && !c->dimension) { /* its reference as (path, size) */
-            a->shape = IG_ARV_BLOB;
-            a->tt = AT_STRUCT;
-            a->width = 8;
-            a->nullable = true;
-            return c->name_len > a->name_skip;
-        }
-        if (!member_ok(c)) return false;
-        arv_value_type(c, &a->tt, &a->width);
-        if (c->lists) { /* a list under the struct: NULL where either is */
-            if (!list_levels(a, c, def)) return false;
-        } else if (c->dimension) { /* a vector: NULL where it or its struct is, as a top-level one */
-            a->shape = IG_ARV_VECTOR;
-        } else {
-            a->shape = IG_ARV_MEMBER;
-        }
+        up = l;
+    }
+    *found = false;
+    return false;
+}
+
+/* Column c, a member of shown structs (s: its parent) in no list of structs:
+ * a list of structs, a struct, a blob, a list, a vector or a value. */
+static bool struct_member(const struct ig_part *p, const struct ig_colrec *c, const struct ig_colrec *s,
+                          struct acol *a)
+{
+    uint8_t def;
+    if (!under_shown_structs(p, c, &def)) return false;
+    a->member = true;
+    a->struct_nullable = def > 0;
+    a->nullable = a->struct_nullable || (c->null_mask & 1);
+    a->name_skip = s->name_len + 1;
+    if (c->type == IG_T_STRUCT && c->lists) { /* a list of structs in a struct */
+        a->shape = IG_ARV_LIST_STRUCT;
+        a->tt = AT_LIST;
+        a->nullable = def > 0 || (c->null_mask & 1);
+        a->struct_nullable = (c->null_mask >> 1) & 1; /* its elements' structs */
         return c->name_len > a->name_skip;
     }
+    if (c->type == IG_T_STRUCT) { /* a struct in a struct */
+        a->shape = IG_ARV_STRUCT;
+        a->tt = AT_STRUCT;
+        a->present_def = (uint8_t)(def + (c->null_mask & 1));
+        return c->name_len > a->name_skip;
+    }
+    if (c->type == IG_T_BLOB && !c->lists && !c->dimension) { /* its reference as (path, size) */
+        a->shape = IG_ARV_BLOB;
+        a->tt = AT_STRUCT;
+        a->width = 8;
+        a->nullable = true;
+        return c->name_len > a->name_skip;
+    }
+    if (!member_ok(c)) return false;
+    arv_value_type(c, &a->tt, &a->width);
+    if (c->lists) { /* a list under the struct: NULL where either is */
+        if (!list_levels(a, c, def)) return false;
+    } else if (c->dimension) { /* a vector: NULL where it or its struct is, as a top-level one */
+        a->shape = IG_ARV_VECTOR;
+    } else {
+        a->shape = IG_ARV_MEMBER;
+    }
+    return c->name_len > a->name_skip;
+}
+
+/* A member of a shown struct. */
+static bool member_shown(const struct ig_part *p, const struct ig_colrec *c, struct acol *a)
+{
+    struct ig_colrec s;
+    if (ig_part_column(p, c->parent, &s, NULL)) return false;
+    bool found;
+    bool shown = list_struct_member(p, c, &s, a, &found);
+    return found ? shown : struct_member(p, c, &s, a);
+}
+
+bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
+{
+    if (c->parent != IG_NONE) return member_shown(p, c, a);
     if (struct_shown(p, col, c)) {
         a->shape = IG_ARV_STRUCT;
         a->tt = AT_STRUCT;
