@@ -11,7 +11,9 @@
  *   arrow_tree.c    a nested column of any shape of lists and structs, as a
  *                   tree of arrays read from its leaves' levels (struct tree)
  *   arrow_view.c    the layout: pages counted, the body's pieces, buffers and
- *                   nodes, the metadata (Schema, RecordBatch, Footer)
+ *                   nodes
+ *   arrow_meta.c    the metadata around the body (Schema, RecordBatch,
+ *                   Footer)
  *   arrow_render.c  a piece's bytes, rendered from its page(s)
  *
  * Nothing here is for other modules. */
@@ -158,6 +160,22 @@ size_t arv_value_at(const struct acol *a, const struct ig_values *v, size_t r);
 const struct acol *arv_first_leaf(const struct acol *a);
 /* A decoded page's counts (live rows, NULLs, elements, bytes, levels seen). */
 void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *s);
+
+/* ---- arrow_meta.c ----------------------------------------------------------- */
+
+/* The record batch's nodes (length, null count) and buffers (offset, length
+ * in the body), as the layout made them. */
+struct arv_buffers {
+    const uint64_t (*nodes)[2];
+    uint32_t nn;
+    const uint64_t (*bufs)[2];
+    uint32_t nb;
+};
+/* The metadata around a body of body_len bytes: into head the magic, the
+ * Schema message and the RecordBatch message; into tail the end-of-stream
+ * marker and the Footer (its length, "ARROW1"). Nonzero: out of memory. */
+int arv_metadata(const struct acol *cols, uint32_t ncols, uint64_t rows, const struct arv_buffers *b,
+                 uint64_t body_len, struct ig_buf *head, struct ig_buf *tail);
 
 /* ---- arrow_tree.c ----------------------------------------------------------- */
 
