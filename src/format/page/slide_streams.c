@@ -1,7 +1,8 @@
 /* slide_streams.c - what every writer of a sliding-window page's bytes uses
  * (slide_int.h): the page's int streams (a u32 length, then a codec stream of
  * 8-byte unsigned lanes) and the bit-length code of its bulk. The encoder
- * (slide_encode.c), the dictionary bulk (slide_dict.c) and erasure (slide.c)
+ * (slide_encode.c), the dictionary bulk (slide_dict.c) and erasure
+ * (slide_erase.c)
  * write with them; each keeps its own layout. */
 #include "format/page/slide_int.h"
 #include "util/endian.h"
