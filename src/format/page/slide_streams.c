@@ -2,8 +2,7 @@
  * (slide_int.h): the page's int streams (a u32 length, then a codec stream of
  * 8-byte unsigned lanes) and the bit-length code of its bulk. The encoder
  * (slide_encode.c), the dictionary bulk (slide_dict.c) and erasure
- * (slide_erase.c)
- * write with them; each keeps its own layout. */
+ * (slide_erase.c) write with them; each keeps its own layout. */
 #include "format/page/slide_int.h"
 #include "util/endian.h"
 #include "util/error.h"
