@@ -1,4 +1,8 @@
-/* census.c - an int stream's distinct values counted once (codec.h). */
+/* census.c - an int stream's distinct values: each numbered, with how often
+ * it comes (the census, codec.h), or only counted up to a limit
+ * (enc_count_distinct), or proven more than a limit from a bitmap of hashes
+ * (enc_surely_over). The selector and the dict scheme ask; none of this
+ * chooses a scheme. */
 #include "enc_internal.h"
 
 #include <errno.h>
