@@ -201,6 +201,22 @@ update_rows() {
 }
 check update_rows_then_versions update_rows
 
+replace_keyed() {
+    local v out
+    v=$("$INGOT" versions --json "$T" | jq -r '.[-1].version')
+    printf 'id,new_label\n1,one\n3,three\n' >"$WORK/relabel.csv"
+    out=$("$INGOT" replace-column --name label "$T" "$WORK/relabel.csv") || { echo "$out"; return 1; }
+    grep -q "replaced 'label': version $((v + 1))" <<<"$out" || { echo "$out"; return 1; }
+    # replaced whole: the rows the file does not name are NULL now
+    [ "$("$INGOT" cat --rows 0,1,3 "$T" label | tr -d '\n')" = '{"label":null}{"label":"one"}{"label":"three"}' ] ||
+        return 1
+    [ "$("$INGOT" cat --version "$v" --rows 0,1,3 "$T" label | tr -d '\n')" = \
+        '{"label":"L0"}{"label":null}{"label":"L3"}' ] || return 1
+    [ "$("$INGOT" versions --json "$T" | jq -r '.[-1].change')" = "replace-column label" ] || return 1
+    "$INGOT" verify --deep "$T" >/dev/null || { "$INGOT" verify "$T"; return 1; }
+}
+check replace_column_keyed replace_keyed
+
 # every durable step of an update killed in turn: the table afterwards (once
 # the next writer recovered it) is the old version or the new one, verifies,
 # and the temporary table the killed run left is removed by the next run
