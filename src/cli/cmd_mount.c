@@ -96,7 +96,8 @@ static int commit_column(const char *table_dir, const char *path, const char *co
 {
     struct ig_column_input in = {.path = path, .name = column, .replace = replace};
     struct ig_evolve_report rep;
-    return ig_add_column_from(table_dir, &in, &rep, err);
+    struct ig_column_counts counts;
+    return ig_add_column_from(table_dir, &in, &rep, &counts, err);
 }
 
 int cmd_mount(int argc, char **argv)
