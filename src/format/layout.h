@@ -11,12 +11,13 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 10u    /* what writers write (10: column records of a table's versions) */
+#define IG_FORMAT_VERSION 11u    /* what writers write (11: logical types in column records) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_FORMAT_CHUNK_DICT 6u  /* the first version whose chunk records count distinct values */
 #define IG_FORMAT_CHUNK_STATS 9u /* the first version whose chunk records bound numeric values */
+#define IG_FORMAT_LOGICAL 11u    /* the first version whose column records carry logical types */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -86,10 +87,19 @@ enum ig_section {
 #define IG_COL_NUM_CHILDREN 32  /* u32 */
 #define IG_COL_LISTS 36         /* u8 list levels around the inner type */
 #define IG_COL_NULL_MASK 37     /* u8 bit j: level j may be null (bit 0 = the field) */
-/* bytes 38..39 reserved, zero */
+#define IG_COL_LOGICAL 38       /* u8 enum ig_logical_kind (version 11; 0 before) */
+#define IG_COL_UNIT 39          /* u8 enum ig_time_unit of a time or timestamp, else 0 */
 #define IG_COL_BLOCK_SIZE 40    /* u32 target block bytes the schema asked for, 0 = the
                                    writer's choice, 0xFFFFFFFF = one block per page */
-/* bytes 44..63 reserved, zero */
+#define IG_COL_LFLAGS 44        /* u8 IG_COLL_*: a timestamp's zone */
+#define IG_COL_PRECISION 45     /* u8 decimal precision 1..38, else 0 */
+#define IG_COL_SCALE 46         /* u8 decimal scale 0..precision, else 0 */
+/* byte 47 reserved, zero */
+#define IG_COL_WIDTH 48         /* u32 bytes of every value of a binary leaf that has a
+                                   width (uuid 16, fixed_binary N, a 16-byte decimal), else 0 */
+/* bytes 52..63 reserved, zero */
+
+#define IG_COLL_UTC 0x01        /* a timestamp adjusted to UTC */
 
 #define IG_COLF_NULLABLE 0x01
 #define IG_COLF_REPEATED 0x02

@@ -1,5 +1,6 @@
 #include "convert.h"
 #include "blob/blob.h"
+#include "format/model/logical.h"
 #include "format/model/parse_value.h"
 #include "format/model/types.h"
 #include "util/io.h"
@@ -76,14 +77,52 @@ int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const ch
         return ig_values_push_bytes(v, scratch->data, scratch->len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     }
     if (c->type == IG_T_BINARY && !scratch) return ig_err(err, -EINVAL, "no scratch buffer");
+    if (c->lt.kind) return ig_logical_parse(&c->lt, c->type, p, n, v, scratch, err);
     return ig_parse_value(c->type, p, n, v, scratch, err);
 }
 
 static int json_mismatch(const struct ig_column_def *c, const struct ig_json_node *node,
                          struct ig_error *err)
 {
-    return ig_err(err, -EINVAL, "expected %s, got %s", ig_type_info(c->type)->name,
+    char name[64];
+    if (c->lt.kind) ig_logical_name(&c->lt, name, sizeof name);
+    return ig_err(err, -EINVAL, "expected %s, got %s", c->lt.kind ? name : ig_type_info(c->type)->name,
                   ig_json_type_name(node->type));
+}
+
+/* A value of a logical type: its text form from a string (a decimal also
+ * from a number, read exactly from its digits); dates, times and timestamps
+ * also from an integer, the stored count itself (days, or units since 1970
+ * or since midnight); binary ones from "\x..." or base64. */
+static int json_logical(const struct ig_column_def *c, struct ig_values *v, const struct ig_json_node *node,
+                        const struct ig_convert_ctx *ctx, struct ig_error *err)
+{
+    const struct ig_logical *lt = &c->lt;
+    if (lt->kind == IG_LT_FLOAT16) return 1; /* a float column's */
+    if (lt->kind == IG_LT_FIXED || (lt->kind == IG_LT_UUID && node->type == IG_JSON_STRING && node->len > 2 &&
+                                    node->str[0] == '\\' && node->str[1] == 'x')) {
+        if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
+        struct ig_buf *scratch = ctx->scratch;
+        ig_buf_reset(scratch);
+        int rc = node->len >= 2 && node->str[0] == '\\' && node->str[1] == 'x'
+                     ? ig_parse_hex_binary(node->str, node->len, scratch, err)
+                     : ig_base64_decode(node->str, node->len, scratch, err);
+        if (rc) return rc;
+        if (scratch->len != lt->width)
+            return ig_err(err, -EINVAL, "%zu bytes, the column's values are %u", scratch->len, lt->width);
+        return ig_values_push_bytes(v, scratch->data, scratch->len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    }
+    if (node->type == IG_JSON_STRING || (node->type == IG_JSON_NUMBER && lt->kind == IG_LT_DECIMAL))
+        return ig_logical_parse(lt, c->type, node->str, node->len, v, ctx->scratch, err);
+    if (node->type == IG_JSON_NUMBER && lt->kind != IG_LT_UUID) {
+        int64_t x;
+        uint64_t lane;
+        int rc = ig_json_number_int_range(node, INT64_MIN, INT64_MAX, &x, err);
+        if (!rc) rc = ig_logical_lane_from_int(lt, x, &lane, err);
+        if (rc) return rc;
+        return ig_values_push_lane(v, lane) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    }
+    return json_mismatch(c, node, err);
 }
 
 /* A float column's lane from a JSON number, or from the strings NaN,
@@ -176,6 +215,8 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
     }
     uint64_t lane = 0;
     int rc = 0;
+    if (c->lt.kind && (rc = json_logical(c, v, node, ctx, err)) <= 0) return rc;
+    rc = 0;
     switch (c->type) {
     case IG_T_BOOL:
         if (node->type != IG_JSON_TRUE && node->type != IG_JSON_FALSE)

@@ -21,6 +21,7 @@
 /* The conversion a column's type takes (enum ig_csv_kind). */
 static uint8_t kind_of(const struct ig_column_def *cd)
 {
+    if (cd->lt.kind && cd->lt.kind != IG_LT_FLOAT16) return IG_CSV_OTHER; /* ig_logical_parse */
     switch (cd->type) {
     case IG_T_INT64: return IG_CSV_INT64;
     case IG_T_FLOAT64: return IG_CSV_FLOAT64;

@@ -51,7 +51,7 @@ enum ig_csv_kind {
     IG_CSV_BOOL,
     IG_CSV_LANE,    /* the other integer types (ranges checked by ig_parse_lane) */
     IG_CSV_STRING,
-    IG_CSV_OTHER,   /* binary, blob: ig_convert_text */
+    IG_CSV_OTHER,   /* binary, blob, logical types: ig_convert_text */
 };
 
 /* One schema column as the CSV fills it. */

@@ -5,6 +5,7 @@
  * the fixed-width (NumPy) form render_fixed.c's. */
 #include "format/model/render.h"
 #include "format/model/float_text.h"
+#include "format/model/logical.h"
 #include "format/model/text_escape.h"
 #include "format/model/types.h"
 #include "blob/blob.h"
@@ -178,6 +179,7 @@ static int render_blob(struct ig_buf *out, const struct ig_values *v, size_t i, 
 int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i)
 {
     if (ig_values_is_null(v, i)) return ig_buf_append(out, "\\N", 2);
+    if (ig_logical_renders(&v->lt)) return ig_logical_render(out, v, i, false);
     if (v->type == IG_T_BLOB) return render_blob(out, v, i, v->blob_list);
     if (v->is_bytes) {
         size_t n;
@@ -191,7 +193,7 @@ int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i
 
 int ig_render_text_lines(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted)
 {
-    if (v->is_bytes && v->type == IG_T_STRING) return string_lines(out, v, deleted);
+    if (v->is_bytes && v->type == IG_T_STRING && !ig_logical_renders(&v->lt)) return string_lines(out, v, deleted);
     for (size_t i = 0; i < v->n; i++) {
         if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
         int rc = ig_render_text_value(out, v, i);
@@ -298,6 +300,7 @@ int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n)
 int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i)
 {
     if (ig_values_is_null(v, i)) return ig_buf_append(out, "null", 4);
+    if (ig_logical_renders(&v->lt)) return ig_logical_render(out, v, i, true);
     if (v->type == IG_T_BLOB) return render_blob(out, v, i, v->blob_list);
     if (v->is_bytes) {
         size_t n;

@@ -35,12 +35,12 @@ bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint6
 bool ig_render_json_lens_add(const struct ig_values *v, size_t i, size_t n, uint64_t *acc);
 
 /* The length of k distinct fixed-width values of type `type` (given as
- * lanes), each counted counts[j] times (a census of a page's values,
+ * lanes; of logical type lt when not NULL), each counted counts[j] times (a census of a page's values,
  * enc/codec.h), as ig_render_text_lines writes them (without newlines) or,
  * with json, as JSON (ig_render_json_value). Float32 lengths come from this
  * thread's memo of recent floats, as a run's do. */
-uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const uint32_t *counts,
-                                     size_t k, bool json);
+uint64_t ig_render_lanes_len_counted(uint8_t type, const struct ig_logical *lt, const uint64_t *lanes,
+                                     const uint32_t *counts, size_t k, bool json);
 
 /* Append value i of v (no newline). */
 int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i);

@@ -9,6 +9,7 @@
 #include "format/model/float_len_x8.h"
 #include "format/model/float_text.h"
 #include "format/model/int_len.h"
+#include "format/model/logical.h"
 #include "format/model/text_escape.h"
 #include "format/model/types.h"
 #include "util/buf.h"
@@ -48,7 +49,8 @@ static size_t lane_len(uint8_t type, uint64_t lane, bool json)
 bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len)
 {
     if (v->is_bytes || v->type == IG_T_BLOB || ig_values_is_null(v, i)) return false;
-    *len = lane_len(v->type, v->lanes[i], true);
+    *len = ig_logical_renders(&v->lt) ? ig_logical_lane_len(&v->lt, v->lanes[i], true)
+                                      : lane_len(v->type, v->lanes[i], true);
     return true;
 }
 
@@ -129,10 +131,15 @@ static uint64_t f64_len_run(const uint64_t *lanes, const uint32_t *counts, size_
     return sum;
 }
 
-uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const uint32_t *counts,
-                                     size_t k, bool json)
+uint64_t ig_render_lanes_len_counted(uint8_t type, const struct ig_logical *lt, const uint64_t *lanes,
+                                     const uint32_t *counts, size_t k, bool json)
 {
     uint64_t sum = 0;
+    if (lt && ig_logical_renders(lt)) {
+        for (size_t j = 0; j < k; j++)
+            sum += (uint64_t)counts[j] * ig_logical_lane_len(lt, lanes[j], json);
+        return sum;
+    }
     if (type == IG_T_FLOAT32) {
         struct f32_len_state *st = &f32_len_state;
         for (size_t j = 0; j < k; j++)
@@ -145,7 +152,8 @@ uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const 
     return sum;
 }
 
-/* Are values [i, i + n) numbers, none of them NULL (measured from their lanes)? */
+/* Are values [i, i + n) numbers (or values of a logical type stored in
+ * lanes), none of them NULL (measured from their lanes)? */
 static inline bool numbers_run(const struct ig_values *v, size_t i, size_t n)
 {
     if (v->is_bytes || v->type == IG_T_BLOB) return false;
@@ -160,6 +168,10 @@ bool ig_render_json_lens_add(const struct ig_values *v, size_t i, size_t n, uint
     if (!numbers_run(v, i, n)) return false;
     const uint64_t *lanes = v->lanes + i;
     size_t k = 0;
+    if (ig_logical_renders(&v->lt)) {
+        for (; k < n; k++) acc[k] += ig_logical_lane_len(&v->lt, lanes[k], true);
+        return true;
+    }
     if (v->type == IG_T_FLOAT32 && ig_f32_len_x8_usable()) {
         for (; k + 8 <= n; k += 8) {
             uint8_t l8[8];
@@ -179,7 +191,9 @@ bool ig_render_json_len_run(const struct ig_values *v, size_t i, size_t n, uint6
     if (!numbers_run(v, i, n)) return false;
     uint64_t sum = 0;
     const uint64_t *lanes = v->lanes + i;
-    if (v->type == IG_T_FLOAT32) {
+    if (ig_logical_renders(&v->lt)) {
+        for (size_t k = 0; k < n; k++) sum += ig_logical_lane_len(&v->lt, lanes[k], true);
+    } else if (v->type == IG_T_FLOAT32) {
         sum = f32_len_run(lanes, n, true);
     } else if (v->type == IG_T_FLOAT64) {
         sum = f64_len_run(lanes, NULL, n, true);
@@ -225,12 +239,13 @@ static uint64_t with_nulls(const struct ig_values *v, uint64_t sum)
 int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct ig_buf *scratch,
                        uint64_t *len)
 {
-    if (!deleted && !v->is_bytes && v->type >= IG_T_BOOL && v->type <= IG_T_FLOAT64) {
+    bool logical = ig_logical_renders(&v->lt);
+    if (!deleted && !v->is_bytes && !logical && v->type >= IG_T_BOOL && v->type <= IG_T_FLOAT64) {
         uint64_t sum = lanes_text_len(v);
         *len = (v->has_nulls ? with_nulls(v, sum) : sum) + v->n; /* and the newlines */
         return 0;
     }
-    if (v->type == IG_T_STRING && !deleted && v->n) {
+    if (v->type == IG_T_STRING && !logical && !deleted && v->n) {
         /* escapes are counted a byte at a time: over all the strings at once,
          * many bytes a step without a tail per string. A NULL (\N) is two
          * bytes more than an empty string, and holds no bytes unless a value
@@ -258,7 +273,7 @@ int ig_render_text_len(const struct ig_values *v, const uint8_t *deleted, struct
             continue;
         }
         if (!v->is_bytes) {
-            total += lane_len(v->type, v->lanes[i], false) + 1;
+            total += (logical ? ig_logical_lane_len(&v->lt, v->lanes[i], false) : lane_len(v->type, v->lanes[i], false)) + 1;
             continue;
         }
         if (v->type == IG_T_STRING) { /* append_copy_string doubles \ and controls */

@@ -6,6 +6,8 @@
  * schema_text.c's. */
 #include "format/model/schema.h"
 #include "format/layout.h"
+#include "format/model/logical.h"
+#include "format/model/quantize.h"
 #include "format/model/types.h"
 #include "format/enc/codec.h"
 #include "util/buf.h"
@@ -21,6 +23,8 @@
  *   type   := base '?'?
  *   base   := PRIMITIVE | 'blob' | 'list' '<' type '>' | 'vector' '<' 'float32' ',' INT '>'
  *           | 'struct' '<' field (',' field)* '>'
+ *           | LOGICAL ('(' ARG (',' ARG)* ')')?     date, time(ms), timestamp(us, UTC),
+ *                                                  decimal(12, 2), uuid, fixed_binary(16), float16
  *   field  := NAME ':' type          NAME: letters, digits, _ - $ or "quoted"
  */
 enum tkind { T_PRIM, T_STRUCT, T_LIST, T_VECTOR };
@@ -29,6 +33,7 @@ struct tnode {
     enum tkind kind;
     bool nullable;
     unsigned prim;
+    struct ig_logical lt; /* a logical type (prim is its storage) */
     uint32_t dim;
     struct tnode *elem;
     struct tfield *fields;
@@ -166,6 +171,27 @@ static struct tnode *parse_type(struct tparser *tp)
             return tfail(tp, t, "vector dimension must be 1..65536");
         t->dim = (uint32_t)dim;
         if (!eat(tp, '>')) return tfail(tp, t, "expected '>' closing vector<...>");
+    } else if (ig_logical_kind_from_name(w, n)) {
+        t->kind = T_PRIM;
+        unsigned kind = ig_logical_kind_from_name(w, n);
+        const char *args = NULL;
+        size_t an = 0;
+        skip_ws(tp);
+        if (tp->p < tp->end && *tp->p == '(') {
+            const char *close = memchr(tp->p, ')', (size_t)(tp->end - tp->p));
+            if (!close) return tfail(tp, t, "expected ')' closing the type's arguments");
+            args = tp->p + 1;
+            an = (size_t)(close - args);
+            tp->p = close + 1;
+        }
+        char why[160];
+        if (ig_logical_from_args(kind, args, an, &t->lt, why, sizeof why)) {
+            snprintf(tp->msg, sizeof tp->msg, "%s", why);
+            return tfail(tp, t, "");
+        }
+        uint8_t st, q;
+        ig_logical_storage(&t->lt, &st, &q);
+        t->prim = st;
     } else {
         t->kind = T_PRIM;
         t->prim = ig_type_from_name(w, n);
@@ -244,6 +270,8 @@ static int add_tree(struct ig_schema *s, uint32_t parent, const char *name, size
     c->nullable = mask & 1;
     if (t->kind == T_PRIM) {
         c->type = (uint8_t)t->prim;
+        c->lt = t->lt;
+        if (t->lt.kind == IG_LT_FLOAT16) c->quantize = IG_Q_FP16;
         return 0;
     }
     if (t->kind == T_VECTOR) {
@@ -403,7 +431,7 @@ bool ig_schema_equal(const struct ig_schema *a, const struct ig_schema *b)
             x->page_size != y->page_size || x->block_size != y->block_size ||
             x->encoding != y->encoding ||
             x->compression != y->compression || x->erase_level != y->erase_level ||
-            x->quantize != y->quantize || x->dimension != y->dimension)
+            x->quantize != y->quantize || x->dimension != y->dimension || !ig_logical_equal(&x->lt, &y->lt))
             return false;
     }
     return true;

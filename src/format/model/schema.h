@@ -5,7 +5,9 @@
  *     NAME TYPE [key=value ...]      # comment
  *
  * TYPE is a primitive (bool, int8..int64, uint8..uint64, float32, float64,
- * string, binary), blob, list<T>, struct<a:T, b:U, ...> or vector<float32, D>,
+ * string, binary), a logical type (date, time(UNIT), timestamp(UNIT[, UTC]),
+ * decimal(P, S), uuid, fixed_binary(N), float16: logical.h), blob, list<T>,
+ * struct<a:T, b:U, ...> or vector<float32, D>,
  * nested freely, with spaces allowed inside the brackets; a '?' after any type
  * makes that level nullable (`Dept list<struct<Id:int64, Name:string?>>?`).
  * Keys: page_size=BYTES, block_size=BYTES (0: one block per page), encoding=NAME, compression=none|zstd|auto, erase=1|2,
@@ -25,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "format/model/types.h"
 
 struct ig_error;
 struct ig_buf;
@@ -51,6 +55,7 @@ struct ig_column_def {
     uint8_t compression;  /* enum ig_compression_policy */
     uint8_t erase_level;  /* 0 = table default, 1 or 2 */
     uint8_t quantize;     /* enum ig_quantize */
+    struct ig_logical lt; /* a leaf's logical type (types.h): `type` and `quantize` are its storage */
     /* derived by ig_schema_finish */
     uint32_t leaf;        /* leaf index, or IG_SCHEMA_NONE for structs */
     uint32_t top;         /* index of the top-level ancestor (itself at the top) */

@@ -5,6 +5,7 @@
  * are schema.c's. */
 #include "format/model/schema.h"
 #include "format/layout.h"
+#include "format/model/logical.h"
 #include "format/model/types.h"
 #include "format/enc/codec.h"
 #include "util/buf.h"
@@ -41,8 +42,8 @@ static int next_token(const char **pp, const char *end, const char **tok, size_t
     const char *start = p;
     int depth = 0;
     while (p < end && (depth > 0 || !is_space(*p)) && (depth > 0 || *p != '#')) {
-        depth += *p == '<';
-        depth -= *p == '>' && depth > 0;
+        depth += *p == '<' || *p == '(';
+        depth -= (*p == '>' || *p == ')') && depth > 0;
         p++;
     }
     *tok = start;
@@ -144,6 +145,12 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
                 if (vn == strlen(quant_names[j]) && !memcmp(v, quant_names[j], vn)) q = j;
             if (q < 0) goto bad_value;
             if (c->type == IG_T_STRUCT) continue;
+            if (c->lt.kind == IG_LT_FLOAT16) {
+                if (q != IG_Q_FP16)
+                    return ig_err(err, -EINVAL, "%s:%u: float16 is stored as fp16; quantize=%.*s does not apply",
+                                  path, line, (int)vn, v);
+                continue;
+            }
             if (c->type != IG_T_FLOAT32 && c->type != IG_T_FLOAT64) {
                 if (i == top)
                     return ig_err(err, -EINVAL, "%s:%u: quantize applies to float32/float64 data",
@@ -192,7 +199,9 @@ int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const cha
             if (strstr(sub.msg, "unknown type"))
                 return ig_err(err, -EINVAL,
                               "%s:%u: %s (bool, int8..int64, uint8..uint64, float32, float64, "
-                              "string, binary, blob, list<T>, struct<a:T, ...>, vector<float32, D>)",
+                              "string, binary, date, time(UNIT), timestamp(UNIT[, UTC]), decimal(P, S), "
+                              "uuid, fixed_binary(N), float16, blob, list<T>, struct<a:T, ...>, "
+                              "vector<float32, D>)",
                               path, line, sub.msg);
             return ig_err(err, sub.code, "%s:%u: %s", path, line, sub.msg);
         }
@@ -247,6 +256,8 @@ static int type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
         if (!rc) rc = ig_buf_printf(out, ">");
     } else if (c->dimension) {
         rc = ig_buf_printf(out, "vector<float32, %u>", c->dimension);
+    } else if (c->lt.kind) {
+        rc = ig_logical_text(&c->lt, out);
     } else {
         rc = ig_buf_printf(out, "%s", ig_type_info(c->type)->name);
     }
@@ -285,7 +296,8 @@ int ig_schema_format(const struct ig_schema *s, struct ig_buf *out)
         if (!rc && o->compression == IG_COMP_NONE) rc = ig_buf_printf(out, " compression=none");
         if (!rc && o->compression == IG_COMP_ZSTD) rc = ig_buf_printf(out, " compression=zstd");
         if (!rc && o->erase_level) rc = ig_buf_printf(out, " erase=%u", o->erase_level);
-        if (!rc && o->quantize) rc = ig_buf_printf(out, " quantize=%s", quant_names[o->quantize]);
+        if (!rc && o->quantize && o->lt.kind != IG_LT_FLOAT16) /* float16 says it already */
+            rc = ig_buf_printf(out, " quantize=%s", quant_names[o->quantize]);
         if (!rc) rc = ig_buf_append_byte(out, '\n');
     }
     return rc;

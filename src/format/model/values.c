@@ -96,7 +96,9 @@ void ig_values_free(struct ig_values *v)
     const char *dir = v->blob_dir;
     bool list = v->blob_list, levels = v->levels;
     uint32_t per = v->per_value;
+    struct ig_logical lt = v->lt;
     ig_values_init(v, t);
+    v->lt = lt;
     v->blob_dir = dir;
     v->blob_list = list;
     v->levels = levels;
@@ -121,6 +123,7 @@ static int grow_valid(struct ig_values *v, size_t nbits)
 void ig_values_retype(struct ig_values *v, uint8_t type)
 {
     v->type = type;
+    v->lt = (struct ig_logical){0};
     const struct ig_type_info *ti = ig_type_info(type);
     v->is_bytes = ti && ti->phys == IG_PHYS_BYTES;
     v->cap = v->is_bytes ? v->offs_cap : v->lanes_cap;

@@ -12,11 +12,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "format/model/types.h"
 #include "util/buf.h"
 
 struct ig_values {
     uint8_t type;      /* enum ig_type */
     bool is_bytes;
+    /* what the values mean (a date's int32 days): how they render. Set by
+     * whoever knows the column (the writer from the schema, a decoder from
+     * the leaf); kept by ig_values_reset and ig_values_free, cleared by
+     * ig_values_retype (values reused for another column). */
+    struct ig_logical lt;
     size_t n;          /* values held */
     size_t cap;        /* values that fit without growing (the current kind's buffer) */
     size_t lanes_cap;  /* entries allocated in lanes */

@@ -13,6 +13,7 @@
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "blob/blob.h"
+#include "format/model/logical.h"
 #include "format/model/parse_value.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -127,6 +128,8 @@ static int where_targets(const struct ig_table *t, const char *column,
                         c->rec.type == IG_T_BLOB ? "blob" : "nested (list, struct, vector)");
         else if (!strcmp(w[k].value, "\\N"))
             rc = ig_values_push_null(targets);
+        else if (c->rec.lt.kind && c->rec.lt.kind != IG_LT_FLOAT16) /* a date as 2024-01-01, ... */
+            rc = ig_logical_parse(&c->rec.lt, c->rec.type, w[k].value, strlen(w[k].value), targets, &scratch, &sub);
         else
             rc = ig_parse_value(c->rec.type, w[k].value, strlen(w[k].value), targets, &scratch, &sub);
     }

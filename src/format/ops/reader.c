@@ -51,7 +51,8 @@ int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_
                                     .max_def = c->max_def,
                                     .quantize = c->quantize,
                                     .levels = out->nested,
-                                    .per_value = c->dimension ? c->dimension : 1};
+                                    .per_value = c->dimension ? c->dimension : 1,
+                                    .lt = c->lt};
     out->li.slide_ok = out->nested && c->parent == IG_NONE && ig_slide_fits(&out->li, c->lists, c->null_mask);
     if (c->quantize && c->type != IG_T_FLOAT32 && c->type != IG_T_FLOAT64)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u quantises a non-float", p->path, col);
@@ -267,6 +268,7 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
         }
         if (b == 0) {
             ig_values_retype(out, ig_read_type(c->li.type, c->li.quantize));
+            out->lt = c->li.lt;
             if (c->li.levels) ig_values_set_levels(out, c->li.per_value);
             else out->levels = false;
         }

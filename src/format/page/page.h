@@ -30,6 +30,7 @@ struct ig_leaf_info {
     bool levels;         /* nested leaf: level streams instead of a validity bitmap */
     uint32_t per_value;  /* lanes per defined entry (vector dimension), 1 otherwise */
     bool slide_ok;       /* a top-level list of integers: sliding-window pages allowed */
+    struct ig_logical lt; /* what the values mean: decoded values carry it (render.h) */
 };
 
 struct ig_page_policy {

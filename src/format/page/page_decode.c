@@ -58,6 +58,7 @@ static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *r
     int rc = slide_body(stored, rec, s, &p, &len, err);
     if (rc) return rc;
     ig_values_retype(out, li->type);
+    out->lt = li->lt;
     out->levels = true;
     out->per_value = 1;
     ig_values_reset(out);
@@ -97,6 +98,7 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
         pos += (n + 7) / 8;
     }
     ig_values_retype(out, li->type);
+    out->lt = li->lt;
     ig_values_reset(out);
     for (size_t i = 0; i < n && !rc; i++) {
         if (!((pick[i / 8] >> (i % 8)) & 1)) continue;
@@ -168,6 +170,7 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
     if (!ig_type_info(li->type)) return ig_err(err, -EIO, "unknown type %u", li->type);
     /* quantised floats read back as float32 */
     ig_values_retype(out, ig_read_type(li->type, li->quantize));
+    out->lt = li->lt;
     uint8_t flags = body[0];
     uint8_t blob = li->type == IG_T_BLOB ? IG_BODY_BLOB : 0;
     if (body[1] || body[2] || body[3]) return ig_err(err, -EIO, "unknown page body flags");

@@ -33,9 +33,9 @@ static const struct ig_census *census_of(const struct ig_values *v, size_t first
 
 /* The text (or JSON) length of a census's values: each distinct value
  * measured once, counted as often as it appears. */
-static uint64_t census_text_len(const struct ig_census *cen, uint8_t type, bool json)
+static uint64_t census_text_len(const struct ig_census *cen, const struct ig_values *v, bool json)
 {
-    return ig_render_lanes_len_counted(type, cen->vals, cen->counts, cen->k, json);
+    return ig_render_lanes_len_counted(v->type, &v->lt, cen->vals, cen->counts, cen->k, json);
 }
 
 /* Render the page's rows to count their text bytes (all rows live at write
@@ -54,7 +54,7 @@ static int page_text_len(const struct ig_values *v, size_t first, size_t count,
                          const struct ig_census *cen, struct ig_page_scratch *s, uint64_t *len)
 {
     if (cen) {
-        *len = census_text_len(cen, v->type, false) + count; /* and the newlines */
+        *len = census_text_len(cen, v, false) + count; /* and the newlines */
         return 0;
     }
     /* A view of the slice without copying: shift the pointers. */
@@ -242,7 +242,7 @@ static int encode_levels(const struct ig_page_policy *pol, struct ig_values *v, 
     const struct ig_census *cen = census_of(v, v0, v1 - v0, s);
     /* values that are never NULL themselves (NULLs are levels here) */
     out->values_json_known = cen && !v->has_nulls;
-    out->values_json_len = out->values_json_known ? census_text_len(cen, v->type, true) : 0;
+    out->values_json_len = out->values_json_known ? census_text_len(cen, v, true) : 0;
     out->encoding = v->type == IG_T_BLOB ? 0 : body->data[values_at];
     out->flags = 0;
     out->entry_count = (uint32_t)(e1 - e0);

@@ -1,4 +1,5 @@
 #include "format/part/columns.h"
+#include "format/model/logical.h"
 #include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -31,6 +32,12 @@ void ig_colrec_store(uint8_t r[IG_COL_SIZE], const struct ig_column_def *cd, uin
     r[IG_COL_LISTS] = cd->lists;
     r[IG_COL_NULL_MASK] = cd->null_mask;
     ig_st32(r + IG_COL_BLOCK_SIZE, cd->block_size);
+    r[IG_COL_LOGICAL] = cd->lt.kind;
+    r[IG_COL_UNIT] = cd->lt.unit;
+    r[IG_COL_LFLAGS] = cd->lt.utc ? IG_COLL_UTC : 0;
+    r[IG_COL_PRECISION] = cd->lt.precision;
+    r[IG_COL_SCALE] = cd->lt.scale;
+    ig_st32(r + IG_COL_WIDTH, cd->lt.width);
 }
 
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
@@ -61,6 +68,16 @@ int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
     c->lists = r[IG_COL_LISTS];
     c->null_mask = r[IG_COL_NULL_MASK];
     c->block_size = ig_ld32(r + IG_COL_BLOCK_SIZE);
+    c->lt = (struct ig_logical){0};
+    if (p->version >= IG_FORMAT_LOGICAL) { /* reserved bytes, zero, before */
+        uint8_t lflags = r[IG_COL_LFLAGS];
+        c->lt = (struct ig_logical){.kind = r[IG_COL_LOGICAL], .unit = r[IG_COL_UNIT],
+                                    .utc = lflags & IG_COLL_UTC, .precision = r[IG_COL_PRECISION],
+                                    .scale = r[IG_COL_SCALE], .width = ig_ld32(r + IG_COL_WIDTH)};
+        const char *bad = lflags & ~IG_COLL_UTC ? "unknown flags" : ig_logical_check(&c->lt, c->type, c->quantize);
+        if (bad)
+            return ig_err(err, -EIO, "%s: corrupt footer: column %u's logical type: %s", p->path, col, bad);
+    }
     if ((c->parent != IG_NONE && c->parent >= p->num_columns) ||
         (c->leaf != IG_NONE && c->leaf >= p->num_leaves) || c->erase_level > 2)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u record", p->path, col);
@@ -172,6 +189,7 @@ int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, u
         cd->erase_level = r.erase_level;
         cd->quantize = r.quantize;
         cd->dimension = r.dimension;
+        cd->lt = r.lt;
     }
     free(node);
     if (!rc) {

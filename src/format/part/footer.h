@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "format/layout.h"
+#include "format/model/types.h"
 #include "format/model/minmax.h"
 #include "format/page/pagerec.h"
 
@@ -56,6 +57,7 @@ struct ig_colrec {
     uint8_t type, flags, max_rep, max_def, encoding, compression, erase_level, quantize;
     uint32_t page_size, dimension, num_children, block_size;
     uint8_t lists, null_mask;
+    struct ig_logical lt; /* what a leaf's values mean (format 11; none before) */
 };
 
 struct ig_grouprec {

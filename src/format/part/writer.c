@@ -94,6 +94,7 @@ static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
     for (uint32_t l = 0; l < s->nleaves; l++) {
         const struct ig_column_def *cd = leaf_def(w, l);
         ig_values_init(&g->cols[l], cd->type);
+        g->cols[l].lt = cd->lt; /* text lengths are the logical type's rendering */
         if (!ig_column_is_flat(cd) && !ig_column_is_blob_list(cd))
             ig_values_set_levels(&g->cols[l], cd->dimension ? cd->dimension : 1);
         if (w->blob_dirs) {

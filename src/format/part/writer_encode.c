@@ -556,7 +556,8 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .max_def = cd->max_def,
                                           .quantize = cd->quantize,
                                           .levels = v->levels,
-                                          .per_value = cd->dimension ? cd->dimension : 1}};
+                                          .per_value = cd->dimension ? cd->dimension : 1,
+                                          .lt = cd->lt}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
     pol.decimal = true; /* this writer writes format 9 (IG_FORMAT_VERSION) */
     if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
@@ -669,7 +670,7 @@ static int erase_deleted_rows(struct enc *w, uint32_t l, size_t start, struct ig
     const struct ig_values *v = &w->g->cols[l];
     struct ig_leaf_info li = {.type = cd->type, .max_rep = cd->max_rep, .max_def = cd->max_def,
                               .quantize = cd->quantize, .levels = v->levels,
-                              .per_value = cd->dimension ? cd->dimension : 1};
+                              .per_value = cd->dimension ? cd->dimension : 1, .lt = cd->lt};
     struct ig_page_built out = {0};
     uint8_t *kill = NULL;
     int rc = 0;
