@@ -54,6 +54,39 @@ int ingot_column_type(const ingot_table *t, uint32_t col, enum ingot_type *type,
 /* Bytes per value of a fixed-width type (bool is 1), 0 for string/binary. */
 size_t ingot_type_width(enum ingot_type type);
 
+/* Logical types: what a column's stored values mean. ingot_column_type gives
+ * how they are stored, and the readers below hand values over in that form:
+ * a date is an INT32 count of days since 1970-01-01; a time an INT32 count
+ * of milliseconds or an INT64 of micro- or nanoseconds since midnight; a
+ * timestamp an INT64 count of its unit since 1970-01-01T00:00:00 (UTC when
+ * utc, else local time); a decimal its unscaled integer (value = integer x
+ * 10^-scale) as INT32 (precision <= 9), INT64 (<= 18) or BINARY of 16 bytes,
+ * little-endian two's complement; a uuid BINARY of 16 bytes; fixed_binary(N)
+ * BINARY of N bytes; float16 FLOAT32 (the values are exactly halves).
+ * ingot_read_text and ingot_batch_value's JSON show them as text
+ * (2024-01-01, 2024-01-01T20:34:56.123456Z, 1234.50). */
+enum ingot_logical {
+    INGOT_LOGICAL_NONE = 0, INGOT_DATE, INGOT_TIME, INGOT_TIMESTAMP, INGOT_DECIMAL,
+    INGOT_UUID, INGOT_FIXED_BINARY, INGOT_FLOAT16
+};
+enum ingot_time_unit { INGOT_UNIT_NONE = 0, INGOT_SECONDS, INGOT_MILLIS, INGOT_MICROS, INGOT_NANOS };
+
+struct ingot_logical_type {
+    enum ingot_logical kind;
+    enum ingot_time_unit unit; /* time, timestamp */
+    int utc;                   /* timestamp: adjusted to UTC */
+    int precision, scale;      /* decimal */
+    uint32_t width;            /* bytes of every BINARY value (uuid, fixed_binary, wide decimal), else 0 */
+};
+
+/* The logical type of column `col` (kind INGOT_LOGICAL_NONE for a column of
+ * plain values and for a struct); -ENOENT as ingot_column_type. */
+int ingot_column_logical(const ingot_table *t, uint32_t col, struct ingot_logical_type *out);
+/* Column `col`'s type as a schema file writes it ("timestamp(us, UTC)?",
+ * "list<date>", "decimal(12, 2)", "int64"), NUL-terminated into buf (cap
+ * bytes): its length, -ENOSPC when it does not fit, -ENOENT as above. */
+int ingot_column_type_name(const ingot_table *t, uint32_t col, char *buf, size_t cap);
+
 /* Copy the live values of a fixed-width column (one group, or all) into out as
  * little-endian values of the column's width, NULLs as 0 (NaN for floats).
  * valid, if not NULL, receives one byte per value (1 = not NULL). out must hold
@@ -141,7 +174,10 @@ struct ArrowArray {
  * columns in that order; NULL picks every column that has an Arrow form.
  * The types are those of the mount's arrow/G.arrow: bool, intN/uintN,
  * float32 (and quantised columns, as the float32 they read as), float64,
- * string ("u"), binary ("z"), vector<float32, D> as FixedSizeList ("+w:D"),
+ * string ("u"), binary ("z"), the logical types as Arrow's: date ("tdD"),
+ * time ("ttm", "ttu", "ttn"), timestamp ("tsu:UTC", "tsn:" local, ...),
+ * decimal ("d:12,2": decimal128), uuid and fixed_binary(N) ("w:16", "w:N"),
+ * float16 ("e"), vector<float32, D> as FixedSizeList ("+w:D"),
  * a top-level list (of lists, as deep as a column nests them) of any of those
  * as List ("+l", "+l" of "+l"), a list of structs (maps, annotations) as List
  * of Struct of its members (flat values, vectors, blobs, lists (of lists) of

@@ -4,6 +4,7 @@
 #include "format/layout.h"
 #include "format/ops/reader.h"
 #include "format/model/render.h"
+#include "format/model/schema.h"
 #include "format/part/table.h"
 #include "format/model/types.h"
 #include "util/error.h"
@@ -91,6 +92,44 @@ int ingot_column_type(const ingot_table *t, uint32_t col, enum ingot_type *type,
     if (type) *type = (enum ingot_type)c.type;
     if (nullable) *nullable = (c.flags & IG_COLF_NULLABLE) != 0;
     return 0;
+}
+
+int ingot_column_logical(const ingot_table *t, uint32_t col, struct ingot_logical_type *out)
+{
+    struct ig_colrec c;
+    if (!ig_table_shows(&t->t, col)) return -ENOENT;
+    int rc = ig_part_column(&t->t.parts[0], col, &c, NULL);
+    if (rc) return rc;
+    *out = (struct ingot_logical_type){.kind = (enum ingot_logical)c.lt.kind,
+                                       .unit = (enum ingot_time_unit)c.lt.unit,
+                                       .utc = c.lt.utc,
+                                       .precision = c.lt.precision,
+                                       .scale = c.lt.scale,
+                                       .width = c.lt.width};
+    return 0;
+}
+
+int ingot_column_type_name(const ingot_table *t, uint32_t col, char *buf, size_t cap)
+{
+    struct ig_colrec c;
+    if (!ig_table_shows(&t->t, col)) return -ENOENT;
+    int rc = ig_part_column(&t->t.parts[0], col, &c, NULL);
+    if (rc) return rc;
+    /* the version's schema holds the column's whole type (lists, struct fields) */
+    struct ig_schema s;
+    if (ig_table_schema(&t->t, &s, NULL)) return -EIO;
+    long node = ig_schema_find(&s, c.name, c.name_len);
+    struct ig_buf b = IG_BUF_INIT;
+    rc = node < 0 ? -EIO : ig_schema_type_text(&s, (uint32_t)node, &b) ? -ENOMEM : 0;
+    if (!rc && b.len + 1 > cap) rc = -ENOSPC;
+    if (!rc) {
+        memcpy(buf, b.data, b.len);
+        buf[b.len] = '\0';
+        rc = (int)b.len;
+    }
+    ig_buf_free(&b);
+    ig_schema_free(&s);
+    return rc;
 }
 
 size_t ingot_type_width(enum ingot_type type)

@@ -4,6 +4,7 @@
 #include "format/enc/codec.h"
 #include "format/layout.h"
 #include "format/model/names.h"
+#include "format/model/logical.h"
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "util/io.h"
@@ -104,13 +105,20 @@ int fs_render_schema(struct fs_session *s, struct ig_buf *b)
                     pages++;
                 }
             }
+        /* a logical type by its name ("timestamp(us, UTC)"), its storage beside it */
+        char lname[64];
+        if (ref.rec.lt.kind) ig_logical_name(&ref.rec.lt, lname, sizeof lname);
+        if (!rc)
+            rc = ig_buf_printf(b, ",\"type\":\"%s\"", ref.rec.lt.kind ? lname : ti ? ti->name : "?");
+        if (!rc && ref.rec.lt.kind) rc = ig_buf_printf(b, ",\"storage\":\"%s\"", ti ? ti->name : "?");
         if (!rc)
             rc = ig_buf_printf(b,
-                               ",\"type\":\"%s\",\"nullable\":%s,\"npy\":%s,\"erase_level\":%u,"
+                               ",\"nullable\":%s,\"npy\":%s,\"erase_level\":%u,"
                                "\"pages\":%" PRIu64 ",\"stored_bytes\":%" PRIu64
                                ",\"zstd_pages\":%" PRIu64 ",\"encodings\":[",
-                               ti ? ti->name : "?", ref.rec.flags & IG_COLF_NULLABLE ? "true" : "false",
-                               ti && ti->npy ? "true" : "false", ref.erase_level, pages, stored, zstd);
+                               ref.rec.flags & IG_COLF_NULLABLE ? "true" : "false",
+                               fs_column_has_view(s, c, FS_V_NPY) ? "true" : "false", ref.erase_level, pages, stored,
+                               zstd);
         bool first = true;
         for (int e = 1; e < 64 && !rc; e++)
             if (enc_mask >> e & 1) {

@@ -82,7 +82,7 @@ static int nested_piece(const struct fs_plan *vp, enum fs_view view, const struc
             slice.has_nulls = false;
             slice.lanes = v->lanes + v0;
             slice.n = v1 - v0;
-            if (slice.n) rc = ig_render_fixed(out, &slice, NULL, false);
+            if (slice.n) rc = ig_render_npy(out, &slice, NULL, false);
             break;
         }
         case FS_V_OFFSETS: {
@@ -151,7 +151,8 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     const struct ig_type_info *ti = ig_type_info(c->type);
     struct mapped_check m = {.p = p, .page = sp->page};
     bool vector = c->dimension && c->type == IG_T_FLOAT32;
-    if (view != FS_V_NPY || (vp->ref.nested && !vector) || c->quantize || !p->data || !ti ||
+    bool converted = c->lt.kind && (c->type != IG_T_INT64 || c->lt.kind == IG_LT_DECIMAL); /* a date's int32s widen */
+    if (view != FS_V_NPY || (vp->ref.nested && !vector) || c->quantize || converted || !p->data || !ti ||
         ti->phys != IG_PHYS_LANES || ig_part_page(p, sp->page, &m.rec, NULL) ||
         m.rec.leaf != c->leaf || m.rec.deleted ||
         m.rec.offset + m.rec.capacity > p->data_len) /* past the mapping: read */
@@ -318,15 +319,14 @@ static int render_piece(struct fs_session *s, const struct fs_file *f, const str
         struct ig_values flat = *v;
         flat.levels = false;
         flat.has_nulls = false;
-        int rc = ig_render_fixed_move(&e->data, &flat, NULL);
+        int rc = ig_render_npy(&e->data, &flat, NULL, true);
         if (!flat.lanes)
             v->lanes = NULL, v->lanes_cap = 0, v->cap = 0, v->n = 0; /* moved: not v's to free */
         return rc;
     }
     if (ref->nested || view == FS_V_F16)
         return nested_piece(vp, view, v, del, blank, sp->values_before, &e->data);
-    return view == FS_V_VALID ? ig_render_fixed(&e->data, v, del, true)
-                              : ig_render_fixed_move(&e->data, v, del);
+    return view == FS_V_VALID ? ig_render_fixed(&e->data, v, del, true) : ig_render_npy(&e->data, v, del, true);
 }
 
 /* The page decoded (the block cache's reader), then rendered; an older

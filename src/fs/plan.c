@@ -1,6 +1,7 @@
 /* plan.c - how a column's views are laid out: dtype, row spans over pages (plan.h). */
 #include "plan.h"
 #include "format/layout.h"
+#include "format/model/logical.h"
 #include "format/model/types.h"
 #include "format/part/columns.h"
 #include "util/endian.h"
@@ -15,6 +16,18 @@
 static const struct ig_type_info *read_type(const struct ig_column_ref *r)
 {
     return ig_type_info(ig_read_type(r->rec.type, r->rec.quantize));
+}
+
+/* The NumPy element a leaf's values take: its logical type's (dates and
+ * timestamps datetime64, decimals float64), else its read type's; false for
+ * none (strings, binary, uuids). */
+static bool npy_of(const struct ig_colrec *c, const struct ig_type_info *ti, const char **descr, uint32_t *width)
+{
+    if (ig_logical_npy(&c->lt, descr, width)) return true;
+    if (!ti || !ti->npy) return false;
+    *descr = ti->npy;
+    *width = ti->width;
+    return true;
 }
 
 bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_plan *vp)
@@ -33,17 +46,20 @@ bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_
     const struct ig_colrec *c = &vp->ref.rec;
     bool top = c->parent == IG_NONE, leaf = c->leaf != IG_NONE;
     const struct ig_type_info *ti = leaf ? read_type(&vp->ref) : NULL;
+    const char *npy = NULL;
+    uint32_t npy_width = 0;
+    bool has_npy = leaf && npy_of(c, ti, &npy, &npy_width);
     vp->piece_leaf = c->leaf;
     vp->first_col = col;
     if (!vp->ref.nested) { /* flat leaves and top-level list<blob> */
         switch (v) {
         case FS_V_TEXT: return true;
         case FS_V_NPY:
-            if (!ti || !ti->npy || c->lists) return false;
-            vp->width = ti->width, vp->descr = ti->npy, vp->header = FS_NPY_HEADER;
+            if (!has_npy || c->lists) return false;
+            vp->width = npy_width, vp->descr = npy, vp->header = FS_NPY_HEADER;
             return true;
         case FS_V_VALID:
-            if (!ti || !ti->npy || c->lists || !(c->flags & IG_COLF_NULLABLE)) return false;
+            if (!has_npy || c->lists || !(c->flags & IG_COLF_NULLABLE)) return false;
             vp->width = 1, vp->descr = "|b1", vp->header = FS_NPY_HEADER;
             return true;
         case FS_V_F16:
@@ -70,7 +86,7 @@ bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_
         if (top) vp->whole = true;
         return leaf;
     }
-    if (!top || !leaf || !ti || !ti->npy) return false;
+    if (!top || !leaf || !has_npy) return false;
     bool vector = c->dimension > 0 && c->lists == 0;
     bool plain_list = c->lists == 1 && c->dimension == 0 && !(c->null_mask & 2);
     switch (v) {
@@ -90,7 +106,7 @@ bool fs_plan_view(struct fs_session *s, uint32_t col, enum fs_view v, struct fs_
         return true;
     case FS_V_VALUES:
         if (!plain_list) return false;
-        vp->width = ti->width, vp->descr = ti->npy, vp->per_value = true;
+        vp->width = npy_width, vp->descr = npy, vp->per_value = true;
         vp->header = FS_NPY_HEADER;
         return true;
     case FS_V_OFFSETS:

@@ -1,6 +1,7 @@
 #include "parquet.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_page.h"
+#include "format/model/logical.h"
 #include "format/model/quantize.h"
 #include "format/model/schema.h"
 #include "format/model/types.h"
@@ -26,9 +27,9 @@ enum conv {
     CV_U16,
     CV_U8,
     CV_F16,    /* FIXED_LEN_BYTE_ARRAY(2) FLOAT16 into float32 */
-    CV_DEC32,  /* DECIMAL in INT32 into float64 */
-    CV_DEC64,  /* DECIMAL in INT64 */
-    CV_DECBIN, /* DECIMAL as big-endian two's complement bytes */
+    CV_DEC32,  /* DECIMAL in INT32 into a decimal whose storage differs (int64, 16 bytes) */
+    CV_DEC64,  /* DECIMAL in INT64, likewise (into int32: range checked) */
+    CV_DECBIN, /* DECIMAL as big-endian two's complement bytes, into its storage */
     CV_STRING, /* BYTE_ARRAY checked to be UTF-8 */
     CV_BINARY,
 };
@@ -74,34 +75,101 @@ uint64_t ig_parquet_rows(const struct ig_parquet *pq) { return (uint64_t)pq->m.n
 
 /* ---- schema ---- */
 
-/* The ingot type of a leaf and how its values convert; NULL when unsupported. */
-static const char *leaf_type(const struct pq_node *n, uint8_t *conv)
+/* A logical annotation this importer cannot take as it stands (a DECIMAL
+ * whose scale is above its precision, a TIMESTAMP on INT32, ...): what is
+ * wrong with it, into why; NULL when it is well formed. */
+static const char *bad_annotation(const struct pq_node *n, char *why, size_t cap)
 {
+    static const char *const units[] = {"no unit", "MILLIS", "MICROS", "NANOS"};
+    const char *unit = n->unit <= PQ_NANOS ? units[n->unit] : "an unknown unit";
+    switch (n->logical) {
+    case PQ_L_DECIMAL:
+        if (n->precision < 1 || n->precision > IG_DECIMAL_MAX_PRECISION)
+            snprintf(why, cap, "DECIMAL(%d, %d): precision %d (1 to %d)", n->precision, n->scale, n->precision,
+                     IG_DECIMAL_MAX_PRECISION);
+        else if (n->scale < 0 || n->scale > n->precision)
+            snprintf(why, cap, "DECIMAL(%d, %d): the scale is %s the precision", n->precision, n->scale,
+                     n->scale < 0 ? "below 0, not between 0 and" : "above");
+        else if (n->type != PQ_INT32 && n->type != PQ_INT64 && n->type != PQ_BYTE_ARRAY && n->type != PQ_FLBA)
+            snprintf(why, cap, "DECIMAL(%d, %d) on %s", n->precision, n->scale, pq_type_name(n->type));
+        else if (n->type == PQ_FLBA && (n->type_length < 1 || n->type_length > 16))
+            snprintf(why, cap, "DECIMAL(%d, %d) in %d bytes (16 at most)", n->precision, n->scale, n->type_length);
+        else
+            return NULL;
+        return why;
+    case PQ_L_DATE:
+        if (n->type == PQ_INT32) return NULL;
+        snprintf(why, cap, "DATE on %s (INT32 days)", pq_type_name(n->type));
+        return why;
+    case PQ_L_TIME:
+        if ((n->unit == PQ_MILLIS && n->type == PQ_INT32) || ((n->unit == PQ_MICROS || n->unit == PQ_NANOS) && n->type == PQ_INT64))
+            return NULL;
+        snprintf(why, cap, "TIME(%s) on %s", unit, pq_type_name(n->type));
+        return why;
+    case PQ_L_TIMESTAMP:
+        if (n->unit >= PQ_MILLIS && n->unit <= PQ_NANOS && n->type == PQ_INT64) return NULL;
+        snprintf(why, cap, "TIMESTAMP(%s) on %s", unit, pq_type_name(n->type));
+        return why;
+    case PQ_L_UUID:
+        if (n->type == PQ_FLBA && n->type_length == 16) return NULL;
+        snprintf(why, cap, "UUID on %s(%d) (FIXED_LEN_BYTE_ARRAY(16))", pq_type_name(n->type), n->type_length);
+        return why;
+    case PQ_L_FLOAT16:
+        if (n->type == PQ_FLBA && n->type_length == 2) return NULL;
+        snprintf(why, cap, "FLOAT16 on %s(%d) (FIXED_LEN_BYTE_ARRAY(2))", pq_type_name(n->type), n->type_length);
+        return why;
+    default: return NULL;
+    }
+}
+
+/* The ingot type of a leaf (its text, into out) and how its values convert;
+ * NULL when unsupported. Logical annotations become ingot's logical types
+ * (DATE date, TIME and TIMESTAMP time(unit) and timestamp(unit[, UTC]),
+ * INT96 timestamp(ns), DECIMAL decimal(p, s), UUID uuid, FLOAT16 float16, a
+ * FIXED_LEN_BYTE_ARRAY without one fixed_binary(N)); bad_annotation has
+ * vouched for them. */
+static const char *leaf_type(const struct pq_node *n, uint8_t *conv, char *out, size_t cap)
+{
+    static const char *const units[] = {"", "ms", "us", "ns"};
     bool dec = n->logical == PQ_L_DECIMAL, in = n->logical == PQ_L_INT;
+    /* a decimal's storage: int32 up to 9 digits, int64 up to 18, else 16 bytes */
+    uint8_t dec_store = n->precision <= IG_DECIMAL_INT32_DIGITS ? PQ_INT32 : n->precision <= IG_DECIMAL_INT64_DIGITS ? PQ_INT64 : PQ_FLBA;
+    if (dec) snprintf(out, cap, "decimal(%d, %d)", n->precision, n->scale);
+    if (n->logical == PQ_L_TIME) snprintf(out, cap, "time(%s)", units[n->unit]);
+    if (n->logical == PQ_L_TIMESTAMP)
+        snprintf(out, cap, "timestamp(%s%s)", units[n->unit], n->utc ? ", UTC" : "");
     switch (n->type) {
     case PQ_BOOLEAN: *conv = CV_RAW; return "bool";
     case PQ_INT32:
-        if (dec) return *conv = CV_DEC32, "float64";
+        if (dec) return *conv = dec_store == PQ_INT32 ? CV_S32 : CV_DEC32, out;
+        if (n->logical == PQ_L_DATE) return *conv = CV_S32, "date";
+        if (n->logical == PQ_L_TIME) return *conv = CV_S32, out;
         if (in && n->int_bits == 8) return *conv = n->int_signed ? CV_S8 : CV_U8, n->int_signed ? "int8" : "uint8";
         if (in && n->int_bits == 16) return *conv = n->int_signed ? CV_S16 : CV_U16, n->int_signed ? "int16" : "uint16";
         if (in && n->int_bits == 32 && !n->int_signed) return *conv = CV_U32, "uint32";
         if (in && n->int_bits != 32) return NULL;
-        return *conv = CV_S32, "int32"; /* also DATE (days) and TIME(MILLIS) */
+        return *conv = CV_S32, "int32";
     case PQ_INT64:
-        if (dec) return *conv = CV_DEC64, "float64";
+        if (dec) return *conv = dec_store == PQ_INT64 ? CV_RAW : CV_DEC64, out;
+        if (n->logical == PQ_L_TIME || n->logical == PQ_L_TIMESTAMP) return *conv = CV_RAW, out;
         if (in && n->int_bits != 64) return NULL;
         *conv = CV_RAW;
-        return in && !n->int_signed ? "uint64" : "int64"; /* also TIMESTAMP and TIME */
-    case PQ_INT96: *conv = CV_RAW; return "int64";
+        return in && !n->int_signed ? "uint64" : "int64";
+    case PQ_INT96: *conv = CV_RAW; return "timestamp(ns)"; /* legacy timestamps: nanoseconds since 1970 */
     case PQ_FLOAT: *conv = CV_RAW; return "float32";
     case PQ_DOUBLE: *conv = CV_RAW; return "float64";
     case PQ_BYTE_ARRAY:
-        if (dec) return *conv = CV_DECBIN, "float64";
+        if (dec) return *conv = CV_DECBIN, out;
         if (n->logical == PQ_L_STRING) return *conv = CV_STRING, "string";
         return *conv = CV_BINARY, "binary";
     case PQ_FLBA:
-        if (dec) return *conv = CV_DECBIN, "float64";
-        if (n->logical == PQ_L_FLOAT16 && n->type_length == 2) return *conv = CV_F16, "float32";
+        if (dec) return *conv = CV_DECBIN, out;
+        if (n->logical == PQ_L_FLOAT16) return *conv = CV_F16, "float16";
+        if (n->logical == PQ_L_UUID) return *conv = CV_BINARY, "uuid";
+        if (n->type_length >= 1 && n->type_length <= IG_FIXED_MAX_WIDTH) {
+            snprintf(out, cap, "fixed_binary(%d)", n->type_length);
+            return *conv = CV_BINARY, out;
+        }
         return *conv = CV_BINARY, "binary";
     default: return NULL;
     }
@@ -174,7 +242,13 @@ static int inner_text(struct build *bd, uint32_t i)
     const struct pq_meta *m = &bd->pq->m;
     const struct pq_node *n = &m->nodes[i];
     if (n->type >= 0) {
-        const char *t = leaf_type(n, &bd->pq->conv[n->leaf]);
+        char why[160], text[64];
+        if (bad_annotation(n, why, sizeof why)) {
+            char path[512];
+            pq_node_path(&bd->pq->m, i, path, sizeof path);
+            return ig_err(bd->err, -EINVAL, "%s: column '%s': malformed logical type %s", bd->pq->path, path, why);
+        }
+        const char *t = leaf_type(n, &bd->pq->conv[n->leaf], text, sizeof text);
         return t ? put(bd, t) : unsupported(bd, i, "this integer width");
     }
     if (n->logical == PQ_L_LIST || n->logical == PQ_L_MAP) {
@@ -256,7 +330,7 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
         if (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))
             rc = ig_err(err, -EINVAL, "%s: column %u is '%s', the table's is '%s'", pq->path, l, a->name, b->name);
         else if (a->type != b->type || a->max_def != b->max_def || a->max_rep != b->max_rep ||
-                 a->lists != b->lists || a->null_mask != b->null_mask) {
+                 a->lists != b->lists || a->null_mask != b->null_mask || !ig_logical_equal(&a->lt, &b->lt)) {
             struct ig_buf ta = {0}, tb = {0};
             (void)ig_schema_type_text(&mine, mine.leaves[l], &ta);
             (void)ig_schema_type_text(s, s->leaves[l], &tb);
@@ -287,31 +361,23 @@ static int row_error(struct feed *f, uint32_t leaf, const char *fmt, const char 
                   f->group, path, f->row, fmt, detail ? detail : "");
 }
 
-/* A decimal's unscaled value (up to 128 bits) and scale as the nearest double:
- * printed as "digits e-scale" and read back with strtod, which rounds exactly. */
-static uint64_t decimal_lane(__int128 v, int32_t scale)
+/* A decimal's unscaled value into its column's storage (v's type): an int32
+ * or int64 lane (a value out of its range is an error: it is wider than the
+ * column's precision says), or 16 bytes, little-endian two's complement. */
+static int push_decimal(struct feed *f, uint32_t leaf, struct ig_values *v, __int128 x)
 {
-    char text[64], *p = text + sizeof text;
-    *--p = 0;
-    char e[16];
-    int el = snprintf(e, sizeof e, "e%d", -scale);
-    p -= el;
-    memcpy(p, e, (size_t)el);
-    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
-    do {
-        *--p = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    if (v < 0) *--p = '-';
-    double d = strtod(p, NULL);
-    uint64_t lane;
-    memcpy(&lane, &d, 8);
-    return lane;
+    if (v->is_bytes) {
+        uint8_t b[16];
+        for (int k = 0; k < 16; k++) b[k] = (uint8_t)((unsigned __int128)x >> (8 * k));
+        return ig_values_push_bytes(v, b, 16) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+    }
+    if (v->type == IG_T_INT32 ? x < INT32_MIN || x > INT32_MAX : x < INT64_MIN || x > INT64_MAX)
+        return row_error(f, leaf, "a DECIMAL value wider than its precision", NULL);
+    return ig_values_push_lane(v, (uint64_t)(int64_t)x) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
 }
 
 static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const struct pq_column *c, size_t vi)
 {
-    const struct pq_node *n = &f->pq->m.nodes[f->pq->m.leaves[leaf]];
     uint8_t conv = f->pq->conv[leaf];
     if (c->vals.is_bytes) {
         size_t len;
@@ -327,7 +393,7 @@ static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const 
             if (len > 16 || !len) return row_error(f, leaf, "a DECIMAL wider than 16 bytes", NULL);
             __int128 x = (p[0] & 0x80) ? -1 : 0;
             for (size_t k = 0; k < len; k++) x = (__int128)((unsigned __int128)x << 8 | p[k]);
-            return ig_values_push_lane(v, decimal_lane(x, n->scale)) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+            return push_decimal(f, leaf, v, x);
         }
         return ig_values_push_bytes(v, p, len) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
     }
@@ -345,8 +411,8 @@ static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const 
     case CV_U8:
         if (raw > (conv == CV_U16 ? 65535u : 255u)) return row_error(f, leaf, "a value outside its INTEGER width", NULL);
         break;
-    case CV_DEC32: lane = decimal_lane(s32, n->scale); break;
-    case CV_DEC64: lane = decimal_lane((int64_t)raw, n->scale); break;
+    case CV_DEC32: return push_decimal(f, leaf, v, s32);
+    case CV_DEC64: return push_decimal(f, leaf, v, (int64_t)raw);
     default: break;
     }
     return ig_values_push_lane(v, lane) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;

@@ -55,7 +55,7 @@ check parquet_10000_columns wide10k
 # the schema ingot derives: types, units and nesting as docs/IMPORT.md says
 schema_types() {
     local want got
-    want='id int64? i8 int8? i16 int16? i32 int32? i64 int64? u8 uint8? u16 uint16? u32 uint32? u64 uint64? f32 float32? f64 float64? flag bool? s string? s_len string? dec9 float64? dec18 float64? dec38 float64? day int32? ts int64? raw binary? li list<int64?>? st struct<a:int64?, b:string?>? ll list<list<int64?>?>? lst list<struct<k:string?, v:int64?>?>? m list<struct<key:string, value:int64?>>?'
+    want='id int64? i8 int8? i16 int16? i32 int32? i64 int64? u8 uint8? u16 uint16? u32 uint32? u64 uint64? f32 float32? f64 float64? flag bool? s string? s_len string? dec9 decimal(9, 2)? dec18 decimal(18, 4)? dec38 decimal(38, 3)? day date? ts timestamp(us)? raw binary? li list<int64?>? st struct<a:int64?, b:string?>? ll list<list<int64?>?>? lst list<struct<k:string?, v:int64?>?>? m list<struct<key:string, value:int64?>>?'
     got=$("$INGOT" inspect --json "$WORK/snappy" | jq -r '[.columns[] | select(.name | contains(".") | not) | "\(.name) \(.schema_type)"] | join(" ")')
     [ "$got" = "$want" ] || { echo "got: $got"; return 1; }
 }

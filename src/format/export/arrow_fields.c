@@ -25,7 +25,7 @@ static bool item_chain(const struct acol *a, struct ig_arv_field *f, unsigned fr
                                     .elem_nullable = a->elem_nullable, .format = "+l", .name = "item"};
     }
     if (!a->c.dimension && a->shape != IG_ARV_BLOB_LIST) {
-        snprintf(at->child_format, sizeof at->child_format, "%s", arv_c_format(&a->c));
+        arv_c_format(&a->c, at->child_format);
         return true;
     }
     at->shape = IG_ARV_LISTS;
@@ -42,7 +42,7 @@ static bool item_chain(const struct acol *a, struct ig_arv_field *f, unsigned fr
     at->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
                                         .name = "item"};
     snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", a->c.dimension);
-    snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", arv_c_format(&a->c));
+    arv_c_format(&a->c, at->kids[0].child_format);
     return true;
 }
 
@@ -81,9 +81,9 @@ static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
                                .nullable = m->elem_nullable, .name_skip = m->name_skip};
     if (m->c.dimension) {
         snprintf(f->format, sizeof f->format, "+w:%u", m->c.dimension);
-        snprintf(f->child_format, sizeof f->child_format, "%s", arv_c_format(&m->c));
+        arv_c_format(&m->c, f->child_format);
     } else {
-        snprintf(f->format, sizeof f->format, "%s", arv_c_format(&m->c));
+        arv_c_format(&m->c, f->format);
     }
     return true;
 }
@@ -176,7 +176,8 @@ bool arv_c_field(const struct acol *a, struct ig_arv_field *f)
         for (uint32_t k = 0; k < a->nkids; k++) arv_c_field(&a->kids[k], &f->kids[k]);
         return true;
     }
-    const char *vf = arv_c_format(&a->c);
+    char vf[16];
+    arv_c_format(&a->c, vf);
     if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_MEMBER) {
         snprintf(f->format, sizeof f->format, "%s", vf);
         return true;

@@ -21,14 +21,33 @@ static void type_table(struct fbw *w, size_t slot, uint8_t tt, const struct ig_c
 {
     size_t at;
     if (tt == AT_INT) {
-        uint8_t width, t;
+        uint16_t width;
+        uint8_t t;
         arv_value_type(c, &t, &width);
         struct fb_field f[] = {{0, FB_I32, width * 8}, {1, FB_U8, arv_is_signed(c->type)}};
         at = fbw_table(w, f, 2, NULL);
     } else if (tt == AT_FLOAT) {
-        uint8_t width, t;
+        uint16_t width;
+        uint8_t t;
         arv_value_type(c, &t, &width);
-        struct fb_field f[] = {{0, FB_I16, width == 8 ? 2 : 1}}; /* SINGLE, DOUBLE */
+        struct fb_field f[] = {{0, FB_I16, width == 8 ? 2 : width == 4 ? 1 : 0}}; /* DOUBLE, SINGLE, HALF */
+        at = fbw_table(w, f, 1, NULL);
+    } else if (tt == AT_DECIMAL) { /* precision, scale, bitWidth 128 */
+        struct fb_field f[] = {{0, FB_I32, c->lt.precision}, {1, FB_I32, c->lt.scale}, {2, FB_I32, 128}};
+        at = fbw_table(w, f, 3, NULL);
+    } else if (tt == AT_DATE) { /* DAY (0; the field's default is MILLISECOND) */
+        struct fb_field f[] = {{0, FB_I16, 0}};
+        at = fbw_table(w, f, 1, NULL);
+    } else if (tt == AT_TIME) { /* unit (TimeUnit: SECOND 0 .. NANOSECOND 3), bitWidth */
+        struct fb_field f[] = {{0, FB_I16, c->lt.unit - IG_UNIT_S}, {1, FB_I32, c->type == IG_T_INT32 ? 32 : 64}};
+        at = fbw_table(w, f, 2, NULL);
+    } else if (tt == AT_TIMESTAMP) { /* unit, and "UTC" when adjusted to it (none: local time) */
+        struct fb_field f[] = {{0, FB_I16, c->lt.unit - IG_UNIT_S}, {1, FB_REF, 0}};
+        size_t slots[2];
+        at = fbw_table(w, f, c->lt.utc ? 2 : 1, slots);
+        if (c->lt.utc) fbw_patch(w, slots[1], fbw_string(w, "UTC", 3));
+    } else if (tt == AT_FSB) { /* byteWidth */
+        struct fb_field f[] = {{0, FB_I32, c->lt.width}};
         at = fbw_table(w, f, 1, NULL);
     } else if (tt == AT_FSL) {
         struct fb_field f[] = {{0, FB_I32, list_size}};

@@ -303,11 +303,11 @@ static int render_page(const struct acol *a, const struct ig_arv_piece *pc, cons
             for (uint32_t e = x->row_ent[row]; e < x->row_ent[row + 1]; e++) {
                 if (x->defs[e] <= arv_list_empty_def(a)) continue;
                 for (uint32_t j = 0; x->defs[e] == a->c.max_def && j < lanes; j++)
-                    put_lane(o + at + (uint64_t)slot * k + (uint64_t)w * j, x->lanes[vi++], w);
+                    arv_put_value(o + at + (uint64_t)slot * k + (uint64_t)w * j, x, vi++, w);
                 k++;
             }
         } else if (!null) {
-            put_lane(o + at, x->lanes[arv_value_at(a, x, row)], w);
+            arv_put_value(o + at, x, arv_value_at(a, x, row), w);
         }
         at += need;
     }

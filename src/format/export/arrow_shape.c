@@ -33,7 +33,8 @@ static bool list_levels(struct acol *a, const struct ig_colrec *c, uint8_t def_b
  * (of lists) of them, or a vector of float32 (not in a list). */
 static bool member_ok(const struct ig_colrec *m)
 {
-    uint8_t tt, width;
+    uint8_t tt;
+    uint16_t width;
     if (m->type == IG_T_STRUCT || m->lists > AV_MAX_LISTS || !arv_value_type(m, &tt, &width)) return false;
     return !m->dimension || (!m->lists && tt == AT_FLOAT && width == 4);
 }
@@ -43,7 +44,8 @@ static bool list_struct_ok(const struct ig_part *p, uint32_t col, const struct i
 /* A vector of float32 (in lists or not). */
 static bool float_vector(const struct ig_colrec *m)
 {
-    uint8_t tt, width;
+    uint8_t tt;
+    uint16_t width;
     return m->dimension && m->type != IG_T_STRUCT && arv_value_type(m, &tt, &width) && tt == AT_FLOAT && width == 4;
 }
 

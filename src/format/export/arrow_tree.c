@@ -101,7 +101,7 @@ static uint32_t build(struct builder *b, uint32_t col, const struct ig_colrec *c
         e.leaf_col = col;
         e.max_def = c->max_def;
         e.dim = c->dimension;
-        snprintf(e.format, sizeof e.format, "%s", arv_c_format(c));
+        arv_c_format(c, e.format);
         add_array(b, e);
         if (c->dimension) { /* its floats: never NULL (a NULL vector's are zeros) */
             struct tree_array f = e;
@@ -200,9 +200,8 @@ static void item(const struct tree_array *a, const struct ig_values *x, size_t v
             break;
         }
         for (uint32_t j = 0; j < lanes; j++) {
-            uint8_t b[8] = {0};
-            if (value) ig_st64(b, x->lanes[vi + j]); /* little-endian: the low `width` bytes */
-            put(w, b, a->width);
+            if (value && w->at + a->width <= w->len) arv_put_value(w->o + w->at, x, vi + j, a->width);
+            put(w, NULL, a->width); /* zeros for a NULL (the piece is zeroed) */
         }
         break;
     case W_BYTES: put(w, bytes, len); break;

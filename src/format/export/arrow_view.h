@@ -107,7 +107,7 @@ struct ig_arv_piece {
     uint32_t page;       /* the ingot page (bitmaps: the chunk's first) */
     uint32_t npages;     /* bitmaps: the chunk's page count */
     uint8_t kind;        /* enum ig_arv_kind */
-    uint8_t width;       /* FIXED: bytes per value */
+    uint16_t width;      /* FIXED: bytes per value */
     uint8_t level;       /* LEVEL_VALID, LEVEL_OFFSETS: the list level (1 = a row's lists' items);
                           * STRUCT_VALID: the definition level the struct is there from */
     uint8_t bytes[8];    /* ZERO: zeros; END: the closing offset (little-endian) */
@@ -142,7 +142,7 @@ struct ig_arv_field {
     uint8_t shape;         /* enum ig_arv_shape */
     bool nullable, elem_nullable;
     char format[16];       /* the C Data Interface format: "l", "u", "+w:128", "+l", "+s" */
-    char child_format[4];  /* a vector's or list's elements' */
+    char child_format[16]; /* a vector's or list's elements' */
     uint32_t name_skip;    /* a member: bytes of its name before its own (the struct's, a dot) */
     const char *name;      /* a blob's members: "path", "size" (NULL: the column's name) */
     uint32_t nkids;        /* a struct: its members */

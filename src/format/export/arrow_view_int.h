@@ -30,7 +30,10 @@
 #include "format/model/values.h"
 
 /* Arrow's type numbers (Schema.fbs) */
-enum { AT_INT = 2, AT_FLOAT = 3, AT_BINARY = 4, AT_UTF8 = 5, AT_BOOL = 6, AT_LIST = 12, AT_STRUCT = 13, AT_FSL = 16 };
+enum {
+    AT_INT = 2, AT_FLOAT = 3, AT_BINARY = 4, AT_UTF8 = 5, AT_BOOL = 6, AT_DECIMAL = 7, AT_DATE = 8, AT_TIME = 9,
+    AT_TIMESTAMP = 10, AT_LIST = 12, AT_STRUCT = 13, AT_FSB = 15, AT_FSL = 16
+};
 
 /* The most list levels a column shown as lists of lists has: as many as a
  * column may have (schema.h). */
@@ -58,8 +61,9 @@ enum { TREE_LIST, TREE_STRUCT, TREE_VALUE, TREE_VECTOR, TREE_LANES };
 enum { TREE_BUF_VALID, TREE_BUF_MAIN, TREE_BUF_BYTES }; /* validity; offsets or values; string bytes */
 struct tree_array {
     uint8_t kind;
-    uint8_t tt, width;               /* a value array's Arrow type and width (0: bool, strings) */
-    char format[4];                  /* a value array's C Data Interface format ("i", "u", ...) */
+    uint8_t tt;                      /* a value array's Arrow type */
+    uint16_t width;                  /* and bytes a value (0: bool, strings) */
+    char format[16];                 /* a value array's C Data Interface format ("i", "u", "tsu:UTC", ...) */
     bool nullable;
     bool item;                       /* named "item" (a list's element), else by its column */
     uint8_t rep, def, valid_def;
@@ -85,7 +89,7 @@ struct acol {
     struct ig_colrec c;
     uint8_t shape;
     uint8_t tt;    /* Arrow type of the values (a list's or vector's elements) */
-    uint8_t width; /* bytes per value: 0 for bool, strings and binary */
+    uint16_t width; /* bytes per value: 0 for bool, strings and binary (a fixed_binary's N) */
     bool nullable, elem_nullable;
     bool member;           /* a struct's member */
     bool struct_nullable;  /* a member: its struct (or one around it) may be NULL */
@@ -119,11 +123,16 @@ struct page {
 
 /* ---- arrow_types.c ----------------------------------------------------------- */
 
-/* The C Data Interface's format string of a leaf's values ("l", "u", "b", ...). */
-const char *arv_c_format(const struct ig_colrec *c);
+/* The C Data Interface's format string of a leaf's values ("l", "u", "b",
+ * "tsu:UTC", "d:12,2", ...) into out (16 bytes). */
+void arv_c_format(const struct ig_colrec *c, char out[16]);
 /* The Arrow type of a leaf's values, or false when the view does not show it. */
-bool arv_value_type(const struct ig_colrec *c, uint8_t *tt, uint8_t *width);
+bool arv_value_type(const struct ig_colrec *c, uint8_t *tt, uint16_t *width);
 bool arv_is_signed(uint8_t type);
+/* Value vi of x as an Arrow value of `width` bytes at o (zeroed): a lane's
+ * low bytes, a decimal's lane sign-extended to 16 bytes, a float16's half, a
+ * fixed-width binary value's bytes (one of another length stays zeros). */
+void arv_put_value(uint8_t *o, const struct ig_values *x, size_t vi, unsigned width);
 
 /* ---- arrow_shape.c ---------------------------------------------------------- */
 

@@ -23,13 +23,66 @@ static size_t tl_int(int64_t v) { return 1 + tw_varint_len(((uint64_t)v << 1) ^ 
 static size_t tl_bin(size_t n) { return tw_varint_len(n) + n; }               /* a list element */
 static size_t tl_list(uint32_t n) { return 1 + (n < 15 ? 1 : 1 + tw_varint_len(n)); } /* header + size */
 
+/* A TimeUnit union (MILLIS, MICROS, NANOS: empty structs): a timestamp(s)
+ * shows as milliseconds. */
+static int16_t time_unit_field(uint8_t unit) { return unit == IG_UNIT_NS ? 3 : unit == IG_UNIT_US ? 2 : 1; }
+
+/* A leaf's LogicalType (field 10 of its SchemaElement), when its logical type
+ * has one: DECIMAL(scale, precision), DATE, TIME and TIMESTAMP(isAdjustedToUTC,
+ * unit), UUID, FLOAT16. fixed_binary has none. */
+static void write_logical(struct tw *w, const struct pq_elem *e)
+{
+    const struct ig_logical *lt = &e->lt;
+    if (lt->kind == IG_LT_NONE || lt->kind == IG_LT_FIXED) return;
+    tw_struct(w, 10);
+    switch (lt->kind) {
+    case IG_LT_DECIMAL:
+        tw_struct(w, 5);
+        tw_i32(w, 1, lt->scale);
+        tw_i32(w, 2, lt->precision);
+        tw_end(w);
+        break;
+    case IG_LT_DATE: tw_struct(w, 6), tw_end(w); break;
+    case IG_LT_TIME:
+    case IG_LT_TIMESTAMP:
+        tw_struct(w, lt->kind == IG_LT_TIME ? 7 : 8);
+        tw_bool(w, 1, lt->utc);
+        tw_struct(w, 2);
+        tw_struct(w, time_unit_field(lt->unit)), tw_end(w);
+        tw_end(w);
+        tw_end(w);
+        break;
+    case IG_LT_UUID: tw_struct(w, 14), tw_end(w); break;
+    case IG_LT_FLOAT16: tw_struct(w, 15), tw_end(w); break;
+    default: break;
+    }
+    tw_end(w);
+}
+
+/* write_logical's bytes, and the fields a logical type adds before it
+ * (type_length, a decimal's scale and precision). */
+static size_t logical_len(const struct pq_elem *e)
+{
+    const struct ig_logical *lt = &e->lt;
+    size_t n = e->type == PQ_FLBA ? tl_int(e->type_length) : 0;
+    switch (lt->kind) {
+    case IG_LT_DECIMAL: return n + tl_int(lt->scale) + tl_int(lt->precision) + 2 + tl_int(lt->scale) + tl_int(lt->precision) + 2;
+    case IG_LT_DATE:
+    case IG_LT_UUID:
+    case IG_LT_FLOAT16: return n + 4; /* field, member, their stops */
+    case IG_LT_TIME:
+    case IG_LT_TIMESTAMP: return n + 9; /* field, member, bool, unit, its member, four stops */
+    default: return n;
+    }
+}
+
 size_t pqv_schema_elements_len(const struct ig_pqv_schema *s)
 {
     size_t n = tl_list((uint32_t)s->ne);
     for (size_t i = 0; i < s->ne; i++) {
         const struct pq_elem *e = &s->e[i];
         n += (e->type >= 0 ? tl_int(e->type) : 0) + (i ? tl_int(e->rep) : 0) + 1 + tl_bin(e->name_len) +
-             (e->type < 0 ? tl_int(e->nchild) : 0) + (e->conv >= 0 ? tl_int(e->conv) : 0) + 1;
+             (e->type < 0 ? tl_int(e->nchild) : 0) + (e->conv >= 0 ? tl_int(e->conv) : 0) + logical_len(e) + 1;
     }
     return n;
 }
@@ -68,6 +121,11 @@ static void chunk_bounds(const struct ig_part *p, uint32_t lg, const struct pq_l
     const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)lg * p->num_leaves + l->leaf) * IG_CHK_SIZE;
     memcpy(c->min, r + IG_CHK_MIN, 8);
     memcpy(c->max, r + IG_CHK_MAX, 8);
+    if (l->seconds) { /* shown as milliseconds; beyond int64 (never a real time): the widest bounds */
+        int64_t lo = (int64_t)ig_ld64(c->min), hi = (int64_t)ig_ld64(c->max), x;
+        ig_st64(c->min, (uint64_t)(__builtin_mul_overflow(lo, 1000, &x) ? INT64_MIN : x));
+        ig_st64(c->max, (uint64_t)(__builtin_mul_overflow(hi, 1000, &x) ? INT64_MAX : x));
+    }
 }
 
 /* A ColumnChunk as file_metadata writes it. */
@@ -116,10 +174,16 @@ static int file_metadata(const struct ig_part *p, const struct ig_pqv *pv, const
         const struct pq_elem *e = &s->e[i];
         tw_elem_struct(&w);
         if (e->type >= 0) tw_i32(&w, 1, e->type);
+        if (e->type == PQ_FLBA) tw_i32(&w, 2, (int32_t)e->type_length);
         if (i) tw_i32(&w, 3, e->rep);
         tw_binary(&w, 4, e->name, e->name_len);
         if (e->type < 0) tw_i32(&w, 5, e->nchild);
         if (e->conv >= 0) tw_i32(&w, 6, e->conv);
+        if (e->lt.kind == IG_LT_DECIMAL) {
+            tw_i32(&w, 7, e->lt.scale);
+            tw_i32(&w, 8, e->lt.precision);
+        }
+        write_logical(&w, e);
         tw_end(&w);
     }
     tw_i64(&w, 3, (int64_t)pv->rows);

@@ -6,6 +6,8 @@
 #include "parquet_view_int.h"
 
 #include "blob/blob.h"
+#include "format/model/quantize.h"
+#include "format/model/schema.h"
 #include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -109,6 +111,7 @@ static int put_values(struct ig_buf *out, const struct ig_pqv_page *pg, const st
         return 0;
     }
     bool blob = v->type == IG_T_BLOB;
+    bool seconds = v->lt.kind == IG_LT_TIMESTAMP && v->lt.unit == IG_UNIT_S;
     for (size_t k = 0; k < e->nval; k++) {
         uint32_t i = e->val[k];
         struct ig_blob_ref r;
@@ -129,7 +132,31 @@ static int put_values(struct ig_buf *out, const struct ig_pqv_page *pg, const st
         case PQ_INT64:
         case PQ_DOUBLE:
             if (!(o = ig_buf_extend(out, 8))) return -ENOMEM;
-            ig_st64(o, blob ? r.size : v->lanes[i]);
+            if (seconds) { /* a timestamp(s) in milliseconds */
+                int64_t ms;
+                if (__builtin_mul_overflow((int64_t)v->lanes[i], 1000, &ms)) return -EIO;
+                ig_st64(o, (uint64_t)ms);
+            } else {
+                ig_st64(o, blob ? r.size : v->lanes[i]);
+            }
+            break;
+        case PQ_FLBA:
+            if (!(o = ig_buf_extend(out, v->lt.kind == IG_LT_FLOAT16 ? 2 : v->lt.width)))
+                return -ENOMEM;
+            if (v->lt.kind == IG_LT_FLOAT16) { /* the float32 it reads as is a half exactly */
+                float f;
+                uint32_t bits = (uint32_t)v->lanes[i];
+                memcpy(&f, &bits, 4);
+                ig_st16(o, (uint16_t)ig_quantize_one(IG_Q_FP16, f));
+            } else {
+                size_t len;
+                const uint8_t *p = ig_values_bytes(v, i, &len);
+                if (len != v->lt.width) return -EIO; /* a value of another width: not this column's */
+                if (v->lt.kind == IG_LT_DECIMAL) /* little-endian in ingot, big-endian in Parquet */
+                    for (size_t b = 0; b < len; b++) o[b] = p[len - 1 - b];
+                else
+                    memcpy(o, p, len);
+            }
             break;
         default:
             if (blob) {

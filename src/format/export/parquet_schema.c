@@ -31,8 +31,17 @@ static int add_elem(struct ig_pqv_schema *s, const char *name, uint32_t len, int
 {
     if (grow((void **)&s->e, &s->ecap, s->ne + 1, sizeof *s->e)) return -ENOMEM;
     if (at) *at = s->ne;
-    s->e[s->ne++] = (struct pq_elem){name, len, type, rep, 0, conv};
+    s->e[s->ne++] = (struct pq_elem){name, len, type, rep, 0, conv, 0, {0}};
     return 0;
+}
+
+/* The leaf element just added: what a logical type adds to it (its
+ * LogicalType, a FIXED_LEN_BYTE_ARRAY's length). */
+static void leaf_logical(struct ig_pqv_schema *s, const struct ig_colrec *c, int32_t phys)
+{
+    struct pq_elem *e = &s->e[s->ne - 1];
+    e->lt = c->lt;
+    if (phys == PQ_FLBA) e->type_length = c->lt.kind == IG_LT_FLOAT16 ? 2 : c->lt.width;
 }
 
 static int push(struct ig_pqv_schema *s, const char *name, uint32_t len)
@@ -52,9 +61,11 @@ static int add_leaf(struct ig_pqv_schema *s, const struct ig_colrec *c, uint32_t
     s->l[s->nl++] = (struct pq_leaf){.col = col, .sub = sub, .phys = phys, .max_rep = rep, .max_def = def,
                                      .blob_list = blob_list, .nested = c->parent != IG_NONE || c->lists,
                                      .strings = (c->type == IG_T_STRING || c->type == IG_T_BINARY) &&
-                                                !c->dimension && !c->quantize,
+                                                !c->dimension && !c->quantize && !c->lt.width,
                                      .path0 = (uint32_t)s->np, .npath = s->depth, .leaf = c->leaf,
-                                     .dim = c->dimension};
+                                     .dim = c->dimension,
+                                     .width = phys == PQ_FLBA ? (c->lt.kind == IG_LT_FLOAT16 ? 2 : c->lt.width) : 0,
+                                     .seconds = c->lt.kind == IG_LT_TIMESTAMP && c->lt.unit == IG_UNIT_S};
     memcpy(s->paths + s->np, s->stack, s->depth * sizeof *s->stack);
     s->np += s->depth;
     return 0;
@@ -67,10 +78,31 @@ bool pqv_is_top_blob_list(const struct ig_colrec *c)
     return c->parent == IG_NONE && c->lists == 1 && c->type == IG_T_BLOB && !(c->null_mask & 2);
 }
 
-/* Physical and converted type of a primitive leaf. */
+/* Physical and converted type of a primitive leaf: its logical type's
+ * where it has one (DATE, TIMESTAMP and DECIMAL on their integers, UUID,
+ * FLOAT16 and fixed_binary as FIXED_LEN_BYTE_ARRAY, a 16-byte decimal too;
+ * converted types only where they mean the same: a local timestamp has none,
+ * a UTC one of milli- or microseconds TIMESTAMP_*). */
 static void primitive(const struct ig_colrec *c, int32_t *phys, int32_t *conv)
 {
     *conv = PQ_CT_NONE;
+    switch (c->lt.kind) {
+    case IG_LT_DATE: *phys = PQ_INT32, *conv = PQ_CT_DATE; return;
+    case IG_LT_TIME: *phys = c->type == IG_T_INT32 ? PQ_INT32 : PQ_INT64; return;
+    case IG_LT_TIMESTAMP:
+        *phys = PQ_INT64;
+        if (c->lt.utc && (c->lt.unit == IG_UNIT_MS || c->lt.unit == IG_UNIT_S)) *conv = PQ_CT_TIMESTAMP_MILLIS;
+        if (c->lt.utc && c->lt.unit == IG_UNIT_US) *conv = PQ_CT_TIMESTAMP_MICROS;
+        return;
+    case IG_LT_DECIMAL:
+        *phys = c->type == IG_T_INT32 ? PQ_INT32 : c->type == IG_T_INT64 ? PQ_INT64 : PQ_FLBA;
+        *conv = PQ_CT_DECIMAL;
+        return;
+    case IG_LT_UUID:
+    case IG_LT_FIXED:
+    case IG_LT_FLOAT16: *phys = PQ_FLBA; return;
+    default: break;
+    }
     switch (ig_read_type(c->type, c->quantize)) {
     case IG_T_BOOL: *phys = PQ_BOOLEAN; break;
     case IG_T_INT8: *phys = PQ_INT32, *conv = PQ_CT_INT_8; break;
@@ -189,9 +221,9 @@ static int walk(struct ig_pqv_schema *s, uint32_t col, uint32_t parent_len, uint
     } else {
         int32_t phys, conv;
         primitive(&c, &phys, &conv);
-        if ((rc = add_elem(s, ename, elen, phys, r, conv, NULL)) ||
-            (rc = add_leaf(s, &c, col, 0, (uint8_t)phys, rep, def, false)))
-            return rc;
+        if ((rc = add_elem(s, ename, elen, phys, r, conv, NULL))) return rc;
+        leaf_logical(s, &c, phys);
+        if ((rc = add_leaf(s, &c, col, 0, (uint8_t)phys, rep, def, false))) return rc;
     }
     /* Parquet counts levels as ingot does; a leaf that disagrees cannot be shown */
     if (c.type != IG_T_STRUCT && !top_blob_list && (rep != c.max_rep || def != c.max_def))

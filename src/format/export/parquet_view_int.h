@@ -24,12 +24,16 @@
 #include "format/model/values.h"
 
 /* Parquet's numbers (parquet.thrift) */
-enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_FLOAT = 4, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };
+enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_FLOAT = 4, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6, PQ_FLBA = 7 };
 enum { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
 enum {
     PQ_CT_NONE = -1,
     PQ_CT_UTF8 = 0,
     PQ_CT_LIST = 3,
+    PQ_CT_DECIMAL = 5,
+    PQ_CT_DATE = 6,
+    PQ_CT_TIMESTAMP_MILLIS = 9,
+    PQ_CT_TIMESTAMP_MICROS = 10,
     PQ_CT_UINT_8 = 11,
     PQ_CT_UINT_16 = 12,
     PQ_CT_UINT_32 = 13,
@@ -45,6 +49,8 @@ struct pq_elem {
     uint32_t name_len;
     int32_t type; /* -1: a group */
     int32_t rep, nchild, conv;
+    uint32_t type_length; /* FIXED_LEN_BYTE_ARRAY: its bytes */
+    struct ig_logical lt; /* a leaf's logical type: its LogicalType (and the decimal's scale, precision) */
 };
 
 struct pq_name {
@@ -62,6 +68,8 @@ struct pq_leaf {
     uint32_t path0, npath;
     uint32_t leaf;  /* the ingot leaf index (its chunks) */
     uint32_t dim;   /* a vector<float32, D> shown as a list of D floats: D */
+    uint32_t width; /* FIXED_LEN_BYTE_ARRAY: bytes a value */
+    bool seconds;   /* a timestamp(s): shown as milliseconds (Parquet has no seconds), bounds too */
 };
 
 struct ig_pqv_schema {
@@ -122,6 +130,7 @@ static inline uint64_t values_room(const struct pq_leaf *l, uint64_t count, uint
     case PQ_FLOAT: return count * 4;
     case PQ_INT64:
     case PQ_DOUBLE: return count * 8;
+    case PQ_FLBA: return count * l->width;
     default: return count * 4 + text;
     }
 }

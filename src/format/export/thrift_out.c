@@ -69,6 +69,12 @@ void tw_i32(struct tw *w, int16_t id, int32_t v)
     if (o) done(w, put_varint(field(w, o, id, TW_I32), zigzag(v)));
 }
 
+void tw_bool(struct tw *w, int16_t id, bool v)
+{
+    uint8_t *o = room(w, TW_ROOM);
+    if (o) done(w, field(w, o, id, v ? TW_TRUE : TW_FALSE)); /* the value is the field's type */
+}
+
 void tw_i64(struct tw *w, int16_t id, int64_t v)
 {
     uint8_t *o = room(w, TW_ROOM);

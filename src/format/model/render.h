@@ -62,6 +62,13 @@ void ig_render_fixed_at(uint8_t *o, const struct ig_values *v, size_t i);
  * left empty then. */
 int ig_render_fixed_move(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted);
 
+/* The live values as the .npy file of their column holds them: a logical
+ * type's NumPy element where it has one (logical.h, ig_logical_npy: dates
+ * and timestamps as datetime64 counts, NULL NaT; decimals as float64), else
+ * as ig_render_fixed. With move, v's lanes may become out's bytes, as
+ * ig_render_fixed_move's. */
+int ig_render_npy(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted, bool move);
+
 /* Append value i as a JSON value. */
 int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i);
 /* Append a JSON string literal for the given bytes (escaping; invalid UTF-8 as \ufffd). */

@@ -4,6 +4,7 @@
  * own lanes handed over without a copy where they already are those bytes.
  * Text is render.c's. */
 #include "format/model/render.h"
+#include "format/model/logical.h"
 #include "format/model/types.h"
 #include "util/buf.h"
 #include "util/endian.h"
@@ -76,5 +77,32 @@ int ig_render_fixed_move(struct ig_buf *out, struct ig_values *v, const uint8_t 
     v->lanes_cap = 0;
     v->cap = 0;
     v->n = 0;
+    return 0;
+}
+
+int ig_render_npy(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted, bool move)
+{
+    const char *descr;
+    uint32_t w;
+    if (!ig_logical_npy(&v->lt, &descr, &w))
+        return move ? ig_render_fixed_move(out, v, deleted) : ig_render_fixed(out, v, deleted, false);
+    /* datetime64 and timedelta64 counts are the lanes themselves (integers
+     * sign-extended): without NULLs they are handed over as int64s */
+    if (v->lt.kind != IG_LT_DECIMAL && !v->is_bytes && !v->has_nulls && !deleted) {
+        struct ig_values as64 = *v;
+        as64.type = IG_T_INT64;
+        int rc = move ? ig_render_fixed_move(out, &as64, NULL) : ig_render_fixed(out, &as64, NULL, false);
+        if (move && !as64.lanes) v->lanes = NULL, v->lanes_cap = 0, v->cap = 0, v->n = 0; /* moved */
+        return rc;
+    }
+    uint8_t *o = ig_buf_extend(out, v->n * w);
+    if (!o && v->n) return -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (deleted && (deleted[i / 8] >> (i % 8) & 1)) continue;
+        ig_logical_npy_at(o + k, v, i);
+        k += w;
+    }
+    out->len -= v->n * w - k;
     return 0;
 }

@@ -62,6 +62,7 @@ static void read_logical(struct ig_tc *c, struct pq_node *n)
             else if (id == 5 && id2 == 2) n->precision = (int32_t)ig_tc_int(c, t2);
             else if (id == 10 && id2 == 1) n->int_bits = (uint8_t)ig_tc_int(c, t2);
             else if (id == 10 && id2 == 2) n->int_signed = ig_tc_bool_of(t2);
+            else if ((id == 7 || id == 8) && id2 == 1) n->utc = ig_tc_bool_of(t2);
             else if ((id == 7 || id == 8) && id2 == 2 && t2 == IG_TC_STRUCT) {
                 int16_t l3 = 0, id3;
                 uint8_t t3;
@@ -84,10 +85,10 @@ static void apply_converted(struct pq_node *n, int64_t ct)
     case 3: n->logical = PQ_L_LIST; break;
     case 5: n->logical = PQ_L_DECIMAL; break;
     case 6: n->logical = PQ_L_DATE; break;
-    case 7: n->logical = PQ_L_TIME, n->unit = PQ_MILLIS; break;
-    case 8: n->logical = PQ_L_TIME, n->unit = PQ_MICROS; break;
-    case 9: n->logical = PQ_L_TIMESTAMP, n->unit = PQ_MILLIS; break;
-    case 10: n->logical = PQ_L_TIMESTAMP, n->unit = PQ_MICROS; break;
+    case 7: n->logical = PQ_L_TIME, n->unit = PQ_MILLIS, n->utc = true; break;
+    case 8: n->logical = PQ_L_TIME, n->unit = PQ_MICROS, n->utc = true; break;
+    case 9: n->logical = PQ_L_TIMESTAMP, n->unit = PQ_MILLIS, n->utc = true; break;
+    case 10: n->logical = PQ_L_TIMESTAMP, n->unit = PQ_MICROS, n->utc = true; break;
     case 11: case 12: case 13: case 14: /* UINT_8 .. UINT_64 */
         n->logical = PQ_L_INT, n->int_signed = false, n->int_bits = (uint8_t)(8 << (ct - 11));
         break;

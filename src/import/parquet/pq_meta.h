@@ -54,6 +54,7 @@ struct pq_node {
     uint8_t int_bits;
     bool int_signed;
     uint8_t unit;     /* enum pq_unit */
+    bool utc;         /* TIME, TIMESTAMP: isAdjustedToUTC (the legacy converted types are) */
     int32_t scale, precision;
     /* leaves: levels and position among the leaves */
     uint8_t max_rep, max_def;
