@@ -92,6 +92,7 @@ static void print_bounds(const struct ig_colrec *cr, const struct ig_minmax *m)
 {
     struct ig_values v;
     ig_values_init(&v, bounds_type(cr));
+    v.lt = cr->lt; /* a date's bounds as dates */
     struct ig_buf b = IG_BUF_INIT;
     if (!ig_values_push_lane(&v, m->min) && !ig_values_push_lane(&v, m->max)) {
         for (size_t i = 0; i < 2; i++) {

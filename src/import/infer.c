@@ -1,4 +1,5 @@
 #include "infer.h"
+#include "format/model/logical.h"
 #include "format/model/types.h"
 #include "import/json.h"
 #include "util/error.h"
@@ -8,15 +9,57 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Values that read as ISO-8601 dates or timestamps: a column whose every
+ * value is a date is a date; one whose every value is a timestamp (or a
+ * date: midnight) a timestamp, of microseconds or of nanoseconds when a
+ * value has digits past the microsecond, UTC when every value has a zone,
+ * local when none has (a mix of both stays text: no zone to give the
+ * others). */
+struct time_guess {
+    bool can_date, can_ts;
+    bool any_ts, zoned, unzoned;
+    uint8_t frac_digits;
+};
+
+static void guess_time(struct time_guess *t, const char *p, size_t n)
+{
+    struct ig_time_guess g;
+    if (!(t->can_date || t->can_ts)) return;
+    if (!ig_logical_guess(p, n, &g)) {
+        t->can_date = t->can_ts = false;
+        return;
+    }
+    t->can_date &= g.date;
+    if (g.timestamp) {
+        t->any_ts = true;
+        t->zoned |= g.zoned;
+        t->unzoned |= !g.zoned;
+        if (g.frac_digits > t->frac_digits) t->frac_digits = g.frac_digits;
+    }
+}
+
+/* The logical type the guess settled on (kind 0: none). */
+static struct ig_logical time_type(const struct time_guess *t)
+{
+    struct ig_logical lt = {0};
+    if (t->can_date && !t->any_ts) return (struct ig_logical){.kind = IG_LT_DATE};
+    if (t->can_ts && t->any_ts && !(t->zoned && t->unzoned))
+        lt = (struct ig_logical){.kind = IG_LT_TIMESTAMP, .unit = t->frac_digits > 6 ? IG_UNIT_NS : IG_UNIT_US,
+                                 .utc = t->zoned};
+    return lt;
+}
+
 struct csv_guess {
     bool can_int, can_float, can_bool;
     uint64_t non_empty;
+    struct time_guess time;
 };
 
 static void guess_field(struct csv_guess *g, const char *p, size_t n)
 {
     if (n == 0) return;
     g->non_empty++;
+    guess_time(&g->time, p, n);
     if (g->can_int) {
         int64_t x;
         g->can_int = ig_parse_i64(p, n, &x, NULL) == 0;
@@ -49,7 +92,7 @@ int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
     struct csv_guess *g = calloc(ncols, sizeof *g);
     if (!g) return ig_err(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < ncols; i++)
-        g[i] = (struct csv_guess){true, true, true, 0};
+        g[i] = (struct csv_guess){true, true, true, 0, {.can_date = true, .can_ts = true}};
     for (uint32_t k = 0; k < sample; k++) {
         rc = ig_csv_next(r, &rec, err);
         if (rc <= 0) break;
@@ -64,6 +107,7 @@ int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
     if (rc >= 0) {
         for (size_t i = 0; i < ncols; i++) {
             uint8_t t = IG_T_STRING;
+            struct ig_logical lt = {0};
             if (g[i].non_empty) {
                 if (g[i].can_int)
                     t = IG_T_INT64;
@@ -71,8 +115,13 @@ int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
                     t = IG_T_FLOAT64;
                 else if (g[i].can_bool)
                     t = IG_T_BOOL;
+                else if ((lt = time_type(&g[i].time)).kind) {
+                    uint8_t q;
+                    ig_logical_storage(&lt, &t, &q);
+                }
             }
             out->cols[i].type = t;
+            out->cols[i].lt = lt;
         }
         struct ig_error sub = {0};
         rc = ig_schema_finish(out, &sub) ? ig_err(err, sub.code, "%s:1: header: %s", path, sub.msg) : 0;
@@ -98,6 +147,7 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
     ig_json_doc_init(&doc);
     uint8_t *seen = NULL;
     size_t seen_cap = 0;
+    struct time_guess *times = NULL; /* strings that read as dates or timestamps, per column */
     int rc = 0;
     uint32_t rows = 0;
     while (rows < sample) {
@@ -139,6 +189,13 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
                     }
                     memset(p + seen_cap, 0, cap - seen_cap);
                     seen = p;
+                    struct time_guess *tg = realloc(times, cap * sizeof *tg);
+                    if (!tg) {
+                        rc = ig_err(err, -ENOMEM, "out of memory");
+                        break;
+                    }
+                    for (size_t k = seen_cap; k < cap; k++) tg[k] = (struct time_guess){.can_date = true, .can_ts = true};
+                    times = tg;
                     seen_cap = cap;
                 }
             }
@@ -149,7 +206,10 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
             case IG_JSON_NUMBER:
                 seen[c] |= is_integer_text(m->str, m->len) ? SEEN_INT : SEEN_FLOAT;
                 break;
-            case IG_JSON_STRING: seen[c] |= SEEN_STRING; break;
+            case IG_JSON_STRING:
+                seen[c] |= SEEN_STRING;
+                guess_time(&times[c], m->str, m->len);
+                break;
             default:
                 rc = ig_err(err, -EINVAL,
                             "%s:%llu: field '%.*s' holds a JSON %s; nested values need --schema",
@@ -162,7 +222,11 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
     for (uint32_t c = 0; rc >= 0 && c < out->n; c++) {
         uint8_t s = seen[c];
         uint8_t t = IG_T_STRING;
-        if (s == SEEN_BOOL)
+        struct ig_logical lt = {0};
+        if (s == SEEN_STRING && (lt = time_type(&times[c])).kind) {
+            uint8_t q;
+            ig_logical_storage(&lt, &t, &q);
+        } else if (s == SEEN_BOOL)
             t = IG_T_BOOL;
         else if (s == SEEN_INT)
             t = IG_T_INT64;
@@ -175,6 +239,7 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
             break;
         }
         out->cols[c].type = t;
+        out->cols[c].lt = lt;
     }
     if (rc >= 0 && out->n == 0) rc = ig_err(err, -EINVAL, "%s: no records to infer a schema from", path);
     if (rc >= 0) {
@@ -183,6 +248,7 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
     }
     if (rc >= 0 && ig_lines_rewind(r)) rc = ig_err(err, -EIO, "%s: cannot re-read the input", path);
     free(seen);
+    free(times);
     ig_json_doc_free(&doc);
     return rc < 0 ? rc : 0;
 }

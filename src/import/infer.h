@@ -3,9 +3,13 @@
  * CSV: the header names the columns; the first `sample` records choose each
  * column's type: int64 if every non-empty value is an integer, else float64 if
  * every one is a number, else bool if every one is true/false/t/f/1/0, else
- * string (an all-empty column is a string). JSON Lines: keys in order of first
- * appearance; JSON true/false -> bool, integers -> int64, other numbers ->
- * float64, strings -> string; mixing kinds in one key is an error.
+ * date if every one is an ISO-8601 date (2024-01-01), else timestamp if every
+ * one is a date and time (2024-01-01T20:34:56, or a date alone): us, or ns
+ * with more than six fraction digits; UTC when every one has a zone (Z,
+ * +02:00), local when none has; else string (an all-empty column is a
+ * string). JSON Lines: keys in order of first appearance; JSON true/false ->
+ * bool, integers -> int64, other numbers -> float64, strings -> string (or
+ * date, timestamp as for CSV); mixing kinds in one key is an error.
  *
  * Inferred columns are all nullable: a sample cannot prove a later row has no
  * NULL (DuckDB's CSV sniffer makes the same choice). A later value that does not

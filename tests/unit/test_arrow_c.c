@@ -15,6 +15,7 @@
 #include "ingot.h"
 #include "format/ops/erase.h"
 #include "import/import.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #define ROWS 3000
@@ -722,5 +723,105 @@ static void test_export_refusals(void)
     CHECK(system(cmd) == 0);
 }
 
+/* Logical types through the C API: their names and descriptions, the values
+ * ingot_read_fixed and ingot_read_text give, and Arrow's types and values
+ * in the export (date32, time64, timestamp with and without a zone,
+ * decimal128 from int32, int64 and 16-byte storage, fixed_size_binary,
+ * float16), NULLs included. */
+static int text_into(void *ctx, const void *p, size_t n)
+{
+    struct ig_buf *b = ctx;
+    return ig_buf_append(b, p, n);
+}
+
+static void test_logical_types(void)
+{
+    char ldir[64] = "/tmp/ingot-arrowc-lt-XXXXXX";
+    REQUIRE(mkdtemp(ldir));
+    char in[128], schema[128], tab[128];
+    snprintf(in, sizeof in, "%s/in.jsonl", ldir);
+    snprintf(schema, sizeof schema, "%s/s.txt", ldir);
+    snprintf(tab, sizeof tab, "%s/t", ldir);
+    FILE *f = fopen(schema, "w");
+    REQUIRE(f);
+    fputs("d date?\nt time(us)\nts timestamp(us, UTC)\nlts timestamp(ns)?\np decimal(7, 2)\n"
+          "q decimal(15, 3)?\nw decimal(30, 4)\nu uuid?\nfb fixed_binary(3)\nh float16?\n", f);
+    fclose(f);
+    REQUIRE((f = fopen(in, "w")));
+    fputs("{\"d\": \"2024-01-01\", \"t\": \"20:34:56.123456\", \"ts\": \"2024-01-01T20:34:56.123456+01:00\", "
+          "\"lts\": \"1969-12-31T23:59:59.999999999\", \"p\": \"-12345.67\", \"q\": 1.5, "
+          "\"w\": \"-12345678901234567890.1234\", \"u\": \"6ba7b810-9dad-11d1-80b4-00c04fd430c8\", "
+          "\"fb\": \"\\\\x0a0b0c\", \"h\": 0.1}\n"
+          "{\"d\": null, \"t\": \"00:00:00\", \"ts\": \"1970-01-01\", \"lts\": null, \"p\": 0, \"q\": null, "
+          "\"w\": 0, \"u\": null, \"fb\": \"\\\\xffffff\", \"h\": null}\n", f);
+    fclose(f);
+    struct ig_import_opts o = {.schema_path = schema};
+    ig_writer_opts_default(&o.w);
+    struct ig_import_result res;
+    struct ig_error err = {0};
+    int rc = ig_import(in, tab, &o, &res, &err);
+    if (rc) fprintf(stderr, "  import: %s\n", err.msg);
+    REQUIRE(rc == 0);
+    ingot_table *t;
+    char eb[256];
+    REQUIRE(ingot_open(tab, &t, eb, sizeof eb) == 0);
+    /* names and descriptions */
+    static const char *names[] = {"date?", "time(us)", "timestamp(us, UTC)", "timestamp(ns)?", "decimal(7, 2)",
+                                  "decimal(15, 3)?", "decimal(30, 4)", "uuid?", "fixed_binary(3)", "float16?"};
+    static const enum ingot_type store[] = {INGOT_INT32, INGOT_INT64, INGOT_INT64, INGOT_INT64, INGOT_INT32,
+                                            INGOT_INT64, INGOT_BINARY, INGOT_BINARY, INGOT_BINARY, INGOT_FLOAT32};
+    for (uint32_t c = 0; c < 10; c++) {
+        char name[64];
+        CHECK(ingot_column_type_name(t, c, name, sizeof name) == (int)strlen(names[c]));
+        CHECK_EQ_STR(name, names[c]);
+        enum ingot_type ty;
+        CHECK(ingot_column_type(t, c, &ty, NULL) == 0 && ty == store[c]);
+    }
+    char tiny[4];
+    CHECK_EQ_INT(ingot_column_type_name(t, 2, tiny, sizeof tiny), -ENOSPC);
+    struct ingot_logical_type lt;
+    CHECK(ingot_column_logical(t, 2, &lt) == 0 && lt.kind == INGOT_TIMESTAMP && lt.unit == INGOT_MICROS && lt.utc);
+    CHECK(ingot_column_logical(t, 6, &lt) == 0 && lt.kind == INGOT_DECIMAL && lt.precision == 30 && lt.scale == 4 &&
+          lt.width == 16);
+    /* stored values: a date's days (NULL 0), as the text says */
+    int32_t days[2];
+    uint8_t valid[2];
+    CHECK_EQ_INT(ingot_read_fixed(t, 0, INGOT_ALL_GROUPS, days, sizeof days, valid, eb, sizeof eb), 2);
+    CHECK(days[0] == 19723 && valid[0] == 1 && valid[1] == 0);
+    struct ig_buf text = IG_BUF_INIT;
+    CHECK_EQ_INT(ingot_read_text(t, 2, INGOT_ALL_GROUPS, text_into, &text, eb, sizeof eb), 0);
+    ig_buf_append_byte(&text, 0);
+    CHECK_EQ_STR((const char *)text.data, "2024-01-01T19:34:56.123456Z\n1970-01-01T00:00:00.000000Z\n");
+    ig_buf_free(&text);
+    /* Arrow */
+    struct ArrowArray a = {0};
+    struct ArrowSchema sc = {0};
+    REQUIRE(ingot_export_arrow(t, 0, NULL, 0, &a, &sc, eb, sizeof eb) == 0);
+    static const char *formats[] = {"tdD", "ttu", "tsu:UTC", "tsn:", "d:7,2", "d:15,3", "d:30,4", "w:16", "w:3", "e"};
+    REQUIRE(sc.n_children == 10 && a.length == 2);
+    for (int c = 0; c < 10; c++) CHECK_EQ_STR(sc.children[c]->format, formats[c]);
+    const struct ArrowArray *d = a.children[0], *p = a.children[4], *q = a.children[5], *w = a.children[6],
+                            *u = a.children[7], *fb = a.children[8], *h = a.children[9], *ts = a.children[2];
+    CHECK(d->null_count == 1 && ((const int32_t *)d->buffers[1])[0] == 19723 && !bit(d->buffers[0], 1));
+    CHECK(((const int64_t *)ts->buffers[1])[0] == 1704137696123456ll && ((const int64_t *)ts->buffers[1])[1] == 0);
+    /* decimal128: 16 bytes a value, little-endian, sign-extended */
+    const int64_t *pv = p->buffers[1], *qv = q->buffers[1], *wv = w->buffers[1];
+    CHECK(pv[0] == -1234567 && pv[1] == -1 && pv[2] == 0 && pv[3] == 0);
+    CHECK(qv[0] == 1500 && qv[1] == 0 && q->null_count == 1);
+    __int128 wide;
+    memcpy(&wide, wv, 16);
+    CHECK(wide == -((__int128)1234567890123456789ll * 10 * 10000 + 1234));
+    const uint8_t *uv = u->buffers[1], *fv = fb->buffers[1];
+    CHECK(uv[0] == 0x6b && uv[15] == 0xc8 && u->null_count == 1);
+    CHECK(fv[0] == 0x0a && fv[2] == 0x0c && fv[3] == 0xff && fv[5] == 0xff);
+    CHECK(((const uint16_t *)h->buffers[1])[0] == 0x2e66 && h->null_count == 1); /* fp16 of 0.1 */
+    a.release(&a);
+    sc.release(&sc);
+    ingot_close(t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", ldir);
+    CHECK(system(cmd) == 0);
+}
+
 TEST_MAIN(T(test_export_every_group), T(test_export_after_erase), T(test_export_some_columns_and_move),
-          T(test_export_refusals))
+          T(test_export_refusals), T(test_logical_types))
