@@ -85,9 +85,23 @@ int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, st
     char *text;
     size_t len;
     int rc = ig_read_file(path, 64u << 20, &text, &len, NULL);
-    if (rc == -ENOENT)
+    if (rc == -ENOENT) {
+        /* every commit writes its version's file: one missing below the
+         * current version was removed (versions are numbered 1, 2, 3, ...) */
+        struct ig_manifest now;
+        bool removed = false;
+        if (ig_manifest_read(dir, &now, NULL) == 0) {
+            removed = version < now.version;
+            ig_manifest_free(&now);
+        }
+        if (removed)
+            return ig_err(err, rc,
+                          "%s: version %" PRIu64 " was removed by ingot gc (ingot versions lists "
+                          "those kept)",
+                          dir, version);
         return ig_err(err, rc, "%s: no version %" PRIu64 " (ingot versions lists them)", dir,
                       version);
+    }
     if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
     snprintf(what, sizeof what, "%s: version %" PRIu64, dir, version);
     rc = ig_manifest_parse(text, len, what, m, err);
@@ -146,6 +160,74 @@ int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err)
     if (unlink(path) && errno != ENOENT)
         return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     return 0;
+}
+
+int ig_versions_kept(const char *dir, uint64_t current, uint64_t **versions, size_t *n,
+                     struct ig_error *err)
+{
+    int rc = ig_version_list(dir, versions, n, err);
+    if (rc) return rc;
+    for (size_t i = 0; i < *n; i++)
+        if ((*versions)[i] == current) return 0;
+    uint64_t *p = realloc(*versions, (*n + 1) * sizeof *p);
+    if (!p) {
+        free(*versions);
+        *versions = NULL;
+        *n = 0;
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    p[(*n)++] = current;
+    qsort(p, *n, sizeof *p, cmp_u64);
+    *versions = p;
+    return 0;
+}
+
+int ig_versions_format(const uint64_t *v, size_t n, struct ig_buf *out)
+{
+    if (!n) return ig_buf_printf(out, "-");
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1)
+            j++;
+        rc = ig_buf_printf(out, "%s%" PRIu64, i ? "," : "", v[i]);
+        if (!rc && j > i) rc = ig_buf_printf(out, "-%" PRIu64, v[j]);
+        i = j + 1;
+    }
+    return rc;
+}
+
+static int add_shown(const struct ig_manifest *m, struct ig_idset *shown, bool *every)
+{
+    if (!m->listed) {
+        *every = true;
+        return 0;
+    }
+    for (size_t r = 0; r < m->columns.n; r++)
+        if (ig_idset_add(shown, m->columns.runs[r].first, m->columns.runs[r].count)) return -ENOMEM;
+    return 0;
+}
+
+int ig_versions_shown(const char *dir, const struct ig_manifest *current, struct ig_idset *shown,
+                      bool *every, struct ig_error *err)
+{
+    *shown = (struct ig_idset){0};
+    *every = false;
+    uint64_t *vs;
+    size_t n;
+    int rc = ig_version_list(dir, &vs, &n, err);
+    if (!rc && add_shown(current, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct ig_manifest m;
+        if (vs[i] == current->version) continue; /* MANIFEST says it */
+        rc = ig_version_load(dir, vs[i], &m, err);
+        if (rc) break;
+        if (add_shown(&m, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
+        ig_manifest_free(&m);
+    }
+    free(vs);
+    if (rc) ig_idset_free(shown);
+    return rc;
 }
 
 bool ig_tag_name_valid(const char *name)
