@@ -44,7 +44,8 @@ static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_
 {
     for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
         uint32_t first = 0, count = 0;
-        if (ig_part_chunk(p, g, leaf, &first, &count, NULL)) continue;
+        if (ig_part_leaf_released(p, leaf) || ig_part_chunk(p, g, leaf, &first, &count, NULL))
+            continue;
         size_t k = 0;
         for (uint32_t pg = first; pg < first + count && k < nrows; pg++) {
             struct ig_pagerec rec;
@@ -210,6 +211,8 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
         uint32_t col = 0;
         struct ig_column_ref c;
+        /* gc released its pages: they hold no value to erase */
+        if (ig_part_leaf_released(p, leaf)) continue;
         rc = ig_part_leaf_column(p, leaf, &col, err);
         if (!rc) rc = ig_table_column_at(t, col, &c, err);
         if (rc) break;
