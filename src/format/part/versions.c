@@ -149,7 +149,7 @@ int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_e
         (*versions)[(*n)++] = v;
     }
     closedir(d);
-    qsort(*versions, *n, sizeof **versions, cmp_u64);
+    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64); /* none: NULL */
     return 0;
 }
 
@@ -250,17 +250,11 @@ static int tag_cmp(const void *a, const void *b)
     return strcmp(((const struct ig_tag *)a)->name, ((const struct ig_tag *)b)->name);
 }
 
-int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err)
+int ig_tags_parse(char *text, size_t len, const char *what, struct ig_tag **tags, size_t *n,
+                  struct ig_error *err)
 {
-    char path[4300];
     *tags = NULL;
     *n = 0;
-    snprintf(path, sizeof path, "%s/%s", dir, IG_TAGS_FILE);
-    char *text;
-    size_t len;
-    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
-    if (rc == -ENOENT) return 0;
-    if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
     char *end_line = NULL;
     for (char *p = text; p < text + len;) {
         if (!strncmp(p, "end ", 4)) {
@@ -271,19 +265,18 @@ int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_err
         if (!nl) break;
         p = nl + 1;
     }
-    if (!end_line || ig_hash(text, (size_t)(end_line - text)) != strtoull(end_line + 4, NULL, 16)) {
-        free(text);
-        return ig_err(err, -EIO, "%s: damaged (no end line, or its hash does not match)", path);
-    }
+    if (!end_line || ig_hash(text, (size_t)(end_line - text)) != strtoull(end_line + 4, NULL, 16))
+        return ig_err(err, -EIO, "%s: damaged (no end line, or its hash does not match)", what);
     *end_line = '\0';
     size_t cap = 0;
+    int rc = 0;
     char *save = NULL;
     for (char *ln = strtok_r(text, "\n", &save); ln && !rc; ln = strtok_r(NULL, "\n", &save)) {
         struct ig_tag t = {0};
         char name[IG_TAG_MAX + 2];
         if (sscanf(ln, "%65s %" SCNu64, name, &t.version) != 2 || !ig_tag_name_valid(name) ||
             !t.version) {
-            rc = ig_err(err, -EIO, "%s: cannot parse '%s'", path, ln);
+            rc = ig_err(err, -EIO, "%s: cannot parse '%.200s'", what, ln);
             break;
         }
         memcpy(t.name, name, strlen(name) + 1); /* valid: at most IG_TAG_MAX bytes */
@@ -298,15 +291,30 @@ int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_err
         }
         (*tags)[(*n)++] = t;
     }
-    free(text);
     if (rc) {
         free(*tags);
         *tags = NULL;
         *n = 0;
         return rc;
     }
-    qsort(*tags, *n, sizeof **tags, tag_cmp);
+    if (*n > 1) qsort(*tags, *n, sizeof **tags, tag_cmp); /* none: tags is NULL */
     return 0;
+}
+
+int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err)
+{
+    char path[4300];
+    *tags = NULL;
+    *n = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, IG_TAGS_FILE);
+    char *text;
+    size_t len;
+    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
+    if (rc == -ENOENT) return 0;
+    if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
+    rc = ig_tags_parse(text, len, path, tags, n, err);
+    free(text);
+    return rc;
 }
 
 int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig_error *err)

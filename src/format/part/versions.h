@@ -64,6 +64,11 @@ struct ig_tag {
 bool ig_tag_name_valid(const char *name);
 /* The tags, in name order (malloc'd; none: *n = 0, no file is no error). */
 int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err);
+/* The tags file's text (len bytes, NUL after them; written into): its end
+ * line's hash checked, every line a valid name and a version; `what` names it
+ * in messages. */
+int ig_tags_parse(char *text, size_t len, const char *what, struct ig_tag **tags, size_t *n,
+                  struct ig_error *err);
 int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig_error *err);
 /* A version named by a number or a tag: 0, or -ENOENT with a message. */
 int ig_version_resolve(const char *dir, const char *spec, uint64_t *version, struct ig_error *err);
