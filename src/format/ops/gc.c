@@ -105,8 +105,8 @@ static int decide(struct gc *s, struct ig_error *err)
     const char *dir = s->dir;
     struct ig_gc_report *rep = s->rep;
     const struct ig_gc_request *req = s->req;
-    uint64_t *all;
-    size_t n;
+    uint64_t *all = NULL;
+    size_t n = 0;
     struct ig_tag *tags = NULL;
     size_t ntags = 0;
     rep->current = s->t.manifest.version;
@@ -321,11 +321,21 @@ static uint64_t disk_bytes(const struct gc *s)
     return sum;
 }
 
+static int hole_cmp(const void *a, const void *b)
+{
+    const struct hole *x = a, *y = b;
+    if (x->part != y->part) return x->part < y->part ? -1 : 1;
+    if (x->blob != y->blob) return x->blob ? 1 : -1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
 /* The released ranges' space back to the file system: they hold zeros (the
  * journal is applied and durable), so a hole reads the same. Where the file
  * system cannot, the zeros stay: no error. */
 static void punch_holes(struct gc *s)
 {
+    /* file by file, each opened once */
+    qsort(s->holes, s->nholes, sizeof *s->holes, hole_cmp);
     int fd = -1;
     uint32_t fd_part = UINT32_MAX;
     bool fd_blob = false, unsupported = false;
@@ -408,7 +418,8 @@ int ig_gc(const char *dir, const struct ig_gc_request *req, struct ig_gc_report 
     memset(rep, 0, sizeof *rep);
     if (!req->keep_set && !req->age_set)
         return ig_err(err, -EINVAL,
-                      "%s: say which versions go (keep the newest N, or those newer than a time)",
+                      "%s: say which versions go (keep the newest N, let those older than a time "
+                      "go, or both)",
                       dir);
     int lock = req->dry_run ? -1 : ig_table_lock(dir, true, err);
     if (lock < 0 && !req->dry_run)
