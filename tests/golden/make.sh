@@ -31,6 +31,9 @@
 #   v10: the commit that added v10/ (format version 10, MANIFEST format 2:
 #       versions; from 10 also evolved/: the flat table appended to, a column
 #       added, one replaced, one dropped, a row erased, a version tagged)
+#   v11: the commit that added v11/ (format version 11, logical types in
+#       column records; from 11 also logical/: every logical type, nested in
+#       a list and a struct too, with NULLs, rows erased)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding
@@ -80,6 +83,10 @@ tables() {
             "$ingot" drop-column "$d/evolved" f64
             "$ingot" erase --row 77 --row 200 "$d/evolved"
             rm "$d".*.npy
+        fi
+        if [ "$v" -ge 11 ]; then
+            "$ingot" import --format jsonl --schema logical.txt --rows-per-group 150 logical.jsonl "$d/logical"
+            "$ingot" erase --row 4 --row 151 --row 399 "$d/logical"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
@@ -156,5 +163,5 @@ expected) expected "$2" "$3" ;; # TABLE OUT: what $INGOT prints (the test's side
         expected "$here/$t" "$here/expected/$t"
     done
     ;;
-*) sed -n '2,29p' "$0"; exit 2 ;;
+*) sed -n '2,36p' "$0"; exit 2 ;;
 esac
