@@ -40,7 +40,8 @@ int ig_render_fixed(struct ig_buf *out, const struct ig_values *v, const uint8_t
                     bool as_validity)
 {
     const struct ig_type_info *ti = ig_type_info(v->type);
-    if (!ti || ti->phys != IG_PHYS_LANES) return -EINVAL;
+    /* validity needs no lanes: a 16-byte decimal's bytes have their NULLs too */
+    if (!ti || (ti->phys != IG_PHYS_LANES && !as_validity)) return -EINVAL;
     uint32_t w = as_validity ? 1 : ti->width;
     uint8_t *o = ig_buf_extend(out, v->n * w);
     if (!o && v->n) return -ENOMEM;

@@ -203,6 +203,15 @@ int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const cha
                               "uuid, fixed_binary(N), float16, blob, list<T>, struct<a:T, ...>, "
                               "vector<float32, D>)",
                               path, line, sub.msg);
+            /* a logical type's arguments: the column and the annotation as
+             * written, so a typo in one of many "timestamp(...)" lines is
+             * found by reading the message */
+            size_t kn = 0;
+            while (kn < tlen && tok[kn] != '(' && tok[kn] != '?' && tok[kn] != ' ') kn++;
+            bool said = !strncmp(sub.msg, tok, kn); /* "decimal(3, 5): the scale ..." names it */
+            if (ig_logical_kind_from_name(tok, kn))
+                return ig_err(err, sub.code, "%s:%u: column '%.*s': %.*s%s%s", path, line, (int)name_len, name,
+                              said ? 0 : (int)tlen, tok, said ? "" : ": ", sub.msg);
             return ig_err(err, sub.code, "%s:%u: %s", path, line, sub.msg);
         }
         for (uint32_t k = top; k < s->n; k++)

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Logical types end to end (docs/FORMAT.md, "Logical types"): a DuckDB-written
+# Parquet file with DATE, TIME, TIMESTAMP, TIMESTAMPTZ, DECIMAL and UUID
+# columns imports as those types; rows/ID shows ISO dates; DuckDB reading the
+# mount's parquet/*.parquet sees the same column types and the same rows
+# (EXCEPT ALL both ways, before and after an erase); NumPy loads
+# columns/NAME.npy as datetime64. CSV inference and ISO-8601 offsets; a typo
+# in a schema file's type and a Parquet DECIMAL whose scale is above its
+# precision are refused naming the file, the column and the annotation.
+source "$(dirname "$0")/lib.sh"
+PQ=$ROOT/tests/parquet
+have_fuse || { skip types "no /dev/fuse"; exit 0; }
+need_duckdb types || exit 0
+
+node "$PQ/types.mjs" write "$WORK/src.parquet" || { fail types "DuckDB could not write the source"; exit 0; }
+"$INGOT" import "$WORK/src.parquet" "$WORK/t" >/dev/null || { fail types "import failed"; exit 0; }
+mkdir -p "$WORK/m"
+
+schema_types() {
+    local want got
+    want='id int64? day date? edge date? tod time(us)? ts timestamp(us)? tstz timestamp(us, UTC)? ts_ms timestamp(ms)? ts_ns timestamp(ns)? dec7 decimal(7, 2)? dec12 decimal(12, 2)? dec38 decimal(38, 10)? u uuid?'
+    got=$("$INGOT" inspect --json "$WORK/t" | jq -r '[.columns[] | "\(.name) \(.schema_type)"] | join(" ")')
+    [ "$got" = "$want" ] || { echo "got: $got"; return 1; }
+}
+check types_parquet_import_keeps_logical_types schema_types
+
+"$INGOT" mount "$WORK/t" "$WORK/m" || { fail types "mount failed"; exit 0; }
+
+rows_iso() {
+    local r
+    r=$(cat "$WORK/m/rows/0") || return 1
+    # the first rows' edge cases: 2024-01-01, a leap day, the day before the epoch,
+    # a year before 1 AD (astronomical -44 is 45 BC), 1900 (no leap day)
+    jq -e '.edge == "2024-01-01" and .ts == "2022-02-06T09:54:56.123456" and .tstz == "1969-07-20T20:17:40.000000Z"
+        and .dec12 == -1000000000.00 and .u == null and .ts_ns == "2024-01-01T00:00:00.123456000"' <<<"$r" >/dev/null ||
+        { echo "$r"; return 1; }
+    grep -q '"dec7":-500.00,' <<<"$r" || { echo "decimal not exact: $r"; return 1; }
+    [ "$(jq -r .edge "$WORK/m/rows/1")" = 2024-02-29 ] && [ "$(jq -r .edge "$WORK/m/rows/2")" = 1969-12-31 ] &&
+        [ "$(jq -r .edge "$WORK/m/rows/4")" = -0044-03-15 ] && [ "$(jq -r .edge "$WORK/m/rows/5")" = 1900-02-28 ] ||
+        { head -c 300 "$WORK/m/rows/4"; return 1; }
+    [ "$(jq -r .u "$WORK/m/rows/1")" = 6ba7b810-9dad-11d1-80b4-000000000001 ] || return 1
+    # the text columns and cat say the same
+    [ "$(sed -n 2p "$WORK/m/columns/edge")" = 2024-02-29 ] && [ "$(sed -n 1p "$WORK/m/columns/dec7")" = -500.00 ] || return 1
+    cmp -s "$WORK/m/columns/tstz" <("$INGOT" cat "$WORK/t" tstz)
+}
+check types_rows_render_iso_and_exact_decimals rows_iso
+
+# DuckDB: the views' column types, and no row on one side that is not on the other
+duck_same() { # EXPECTED_ONLY_SOURCE
+    local out
+    out=$(node "$PQ/types.mjs" compare "$WORK/src.parquet" "$WORK/m") || return 1
+    jq -e --argjson n "$1" '.types == {"id":"BIGINT","day":"DATE","edge":"DATE","tod":"TIME","ts":"TIMESTAMP",
+        "tstz":"TIMESTAMP WITH TIME ZONE","ts_ms":"TIMESTAMP","ts_ns":"TIMESTAMP_NS","dec7":"DECIMAL(7,2)",
+        "dec12":"DECIMAL(12,2)","dec38":"DECIMAL(38,10)","u":"UUID"} and .n_only_source == $n and .n_only_view == 0' \
+        <<<"$out" >/dev/null || { echo "$out" | head -c 2000; return 1; }
+}
+check types_duckdb_reads_views_as_source duck_same 0
+
+npy_datetime64() {
+    "$PY" - "$WORK/m" <<'PY'
+import sys, numpy as np
+m = sys.argv[1]
+want = {"day": "<M8[D]", "edge": "<M8[D]", "ts": "<M8[us]", "tstz": "<M8[us]", "ts_ms": "<M8[ms]",
+        "ts_ns": "<M8[ns]", "tod": "<m8[us]", "dec7": "<f8", "dec12": "<f8", "dec38": "<f8"}
+for name, dt in want.items():
+    a = np.load(f"{m}/columns/{name}.npy")
+    assert a.dtype.str == dt, (name, a.dtype.str)
+    text = open(f"{m}/columns/{name}").read().split("\n")[:-1]
+    assert len(text) == len(a) == 2000, (name, len(text), len(a))
+    valid = np.load(f"{m}/columns/{name}.valid.npy")
+    for x, t, ok in zip(a, text, valid):
+        if not ok:
+            assert np.isnat(x) if dt[1] in "Mm" else np.isnan(x), (name, x)
+        elif dt[1] == "M":  # the text is ISO-8601 (UTC ones end in Z)
+            assert x == np.datetime64(t.rstrip("Z")), (name, x, t)
+        elif dt[1] == "f":
+            assert x == float(t), (name, x, t)
+ts = np.load(f"{m}/columns/ts.npy")
+assert str(ts[0]) == "2022-02-06T09:54:56.123456", ts[0]
+assert str(np.load(f"{m}/columns/edge.npy")[4]) == "-044-03-15"
+PY
+}
+check types_npy_datetime64 npy_datetime64
+
+# an erase: the erased rows leave every view (DuckDB finds just them missing);
+# verify proves their bytes are gone
+after_erase() {
+    "$INGOT" erase --row 0 --row 3 "$WORK/t" >/dev/null || return 1
+    sleep 0.3 # the mount reloads on inotify
+    "$INGOT" verify "$WORK/t" >/dev/null || return 1
+    duck_same 2 || return 1
+    [ ! -e "$WORK/m/rows/0" ] && [ "$(jq -r .edge "$WORK/m/rows/1")" = 2024-02-29 ]
+}
+check types_erased_rows_leave_the_views after_erase
+fusermount3 -u "$WORK/m"
+
+# CSV: inference takes ISO dates and timestamps; offsets become UTC
+csv_dates() {
+    printf 'd,ts,local,mixed\n2024-01-01,2024-01-01T20:34:56.5+02:00,2024-01-01 08:00,2024-01-01\n' >"$WORK/in.csv"
+    printf '1969-12-31,1970-01-01T00:00:00Z,1700-02-28T23:59:59.123456789,x\n,,,\n' >>"$WORK/in.csv"
+    "$INGOT" import "$WORK/in.csv" "$WORK/c" >/dev/null || return 1
+    local got
+    got=$("$INGOT" inspect --json "$WORK/c" | jq -r '[.columns[] | .schema_type] | join(" ")')
+    [ "$got" = "date? timestamp(us, UTC)? timestamp(ns)? string?" ] || { echo "got: $got"; return 1; }
+    got=$("$INGOT" cat "$WORK/c" ts | head -2 | tr '\n' ' ')
+    [ "$got" = "2024-01-01T18:34:56.500000Z 1970-01-01T00:00:00.000000Z " ] || { echo "got: $got"; return 1; }
+    got=$("$INGOT" cat --rows 1 "$WORK/c")
+    [ "$got" = '{"d":"1969-12-31","ts":"1970-01-01T00:00:00.000000Z","local":"1700-02-28T23:59:59.123456789","mixed":"x"}' ] ||
+        { echo "got: $got"; return 1; }
+}
+check types_csv_infers_dates_and_converts_offsets csv_dates
+
+# bad annotations: the file, the column and the annotation are named
+bad_schema() {
+    local out
+    printf 'd date\nts timestamp(sec)\n' >"$WORK/bad.txt"
+    out=$("$INGOT" import --schema "$WORK/bad.txt" "$WORK/in.csv" "$WORK/b1" 2>&1) && return 1
+    grep -qF "bad.txt:2: column 'ts': timestamp(sec): unknown timestamp unit 'sec'" <<<"$out" || { echo "$out"; return 1; }
+    [ ! -e "$WORK/b1" ] || return 1
+    printf 'd decimal(3, 5)\n' >"$WORK/bad2.txt"
+    out=$("$INGOT" import --schema "$WORK/bad2.txt" "$WORK/in.csv" "$WORK/b2" 2>&1) && return 1
+    grep -qF "bad2.txt:1: column 'd': decimal(3, 5): the scale is above the precision" <<<"$out" || { echo "$out"; return 1; }
+}
+check types_schema_typo_named bad_schema
+
+# a Parquet DECIMAL(9, 2) made DECIMAL(1, 2) in its footer (both the converted
+# type's precision and the logical type's): refused, naming the file, the
+# column and the annotation, never imported as something else
+bad_parquet_decimal() {
+    node -e "
+const { DuckDBInstance } = await import('$PQ/node_modules/@duckdb/node-api/lib/index.js');
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+await c.run(\"COPY (SELECT i AS id, (i * 1.25)::DECIMAL(9, 2) AS price FROM range(10) r(i)) TO '$WORK/dec.parquet' (FORMAT parquet)\");
+" --input-type=module || return 1
+    "$PY" - "$WORK/dec.parquet" <<'PY' || return 1
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+n = struct.unpack("<I", b[-8:-4])[0]
+start = len(b) - 8 - n
+footer = bytes(b[start:-8])
+# thrift compact: i32 field +1 (0x15) scale 2 (zigzag 4), i32 field +1 precision 9 (zigzag 18)
+pat = b"\x15\x04\x15\x12"
+hits = [i for i in range(len(footer)) if footer.startswith(pat, i)]
+assert hits, "no decimal annotation found"
+for i in hits:
+    b[start + i + 3] = 0x02  # precision 1
+open(p, "wb").write(b)
+PY
+    local out
+    out=$("$INGOT" import "$WORK/dec.parquet" "$WORK/bd" 2>&1) && { echo "imported: $out"; return 1; }
+    grep -q "dec.parquet" <<<"$out" && grep -q "price" <<<"$out" && grep -q "DECIMAL(1, 2)" <<<"$out" ||
+        { echo "$out"; return 1; }
+    [ ! -e "$WORK/bd" ]
+}
+check types_parquet_bad_decimal_named bad_parquet_decimal
