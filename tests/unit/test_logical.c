@@ -544,6 +544,18 @@ static void test_npy(void)
     memcpy(&x, el, 8);
     CHECK(x == INT64_MIN); /* NaT */
     ig_values_free(&v);
+    /* a 16-byte decimal's NAME.valid.npy: the NULL mask of bytes-stored values */
+    struct ig_values b;
+    ig_values_init(&b, IG_T_BINARY);
+    b.lt = lt_of("decimal(30, 4)");
+    uint8_t sixteen[16] = {1};
+    CHECK(ig_values_push_bytes(&b, sixteen, 16) == 0 && ig_values_push_null(&b) == 0 &&
+          ig_values_push_bytes(&b, sixteen, 16) == 0);
+    struct ig_buf mask = IG_BUF_INIT;
+    CHECK(ig_render_fixed(&mask, &b, NULL, true) == 0);
+    CHECK(mask.len == 3 && mask.data[0] == 1 && mask.data[1] == 0 && mask.data[2] == 1);
+    ig_buf_free(&mask);
+    ig_values_free(&b);
 }
 
 static void test_guess(void)
