@@ -3,8 +3,8 @@
 # Parquet file with DATE, TIME, TIMESTAMP, TIMESTAMPTZ, DECIMAL and UUID
 # columns imports as those types; rows/ID shows ISO dates; DuckDB reading the
 # mount's parquet/*.parquet sees the same column types and the same rows
-# (EXCEPT ALL both ways, before and after an erase); NumPy loads
-# columns/NAME.npy as datetime64. CSV inference and ISO-8601 offsets; a typo
+# (EXCEPT ALL both ways, before and after an erase); apache-arrow reads the
+# Arrow views' types; NumPy loads columns/NAME.npy as datetime64. CSV inference and ISO-8601 offsets; a typo
 # in a schema file's type and a Parquet DECIMAL whose scale is above its
 # precision are refused naming the file, the column and the annotation.
 source "$(dirname "$0")/lib.sh"
@@ -81,6 +81,19 @@ assert str(np.load(f"{m}/columns/edge.npy")[4]) == "-044-03-15"
 PY
 }
 check types_npy_datetime64 npy_datetime64
+
+# apache-arrow reads the Arrow view's types: date32, time64, timestamp with and
+# without a zone, decimal128, fixed_size_binary; row 1's values as Arrow gives them
+arrow_types() {
+    local out
+    out=$(node "$PQ/types.mjs" arrow "$WORK/m") || return 1
+    jq -e '.fields == ["id Int64", "day Date32<DAY>", "edge Date32<DAY>", "tod Time64<MICROSECOND>",
+        "ts Timestamp<MICROSECOND>", "tstz Timestamp<MICROSECOND, UTC>", "ts_ms Timestamp<MILLISECOND>",
+        "ts_ns Timestamp<NANOSECOND>", "dec7 Decimal[7e+2]", "dec12 Decimal[12e+2]", "dec38 Decimal[38e+10]",
+        "u FixedSizeBinary[16]"] and .row.edge == "1709164800000" and .row.dec12 == "-99990123457"
+        and .row.ts == null' <<<"$out" >/dev/null || { echo "$out"; return 1; }
+}
+check types_arrow_view_types arrow_types
 
 # an erase: the erased rows leave every view (DuckDB finds just them missing);
 # verify proves their bytes are gone

@@ -1,12 +1,15 @@
-// types.mjs write OUT.parquet | compare SRC.parquet MOUNT - the logical types
+// types.mjs write OUT.parquet | compare SRC.parquet MOUNT | arrow MOUNT - the logical types
 // round trip. `write`: DuckDB writes a Parquet file with DATE, TIME,
 // TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_MS, TIMESTAMP_NS, DECIMAL (int32, int64
 // and 16-byte), UUID and BLOB columns: NULLs, dates before 1970 and negative
 // years, leap days, several row groups. `compare`: DuckDB reads the source
 // and a mount's Parquet views and prints, as JSON, the view's column types and
 // the rows each side has that the other lacks (EXCEPT ALL both ways).
+// `arrow`: apache-arrow reads MOUNT/arrow/0.arrow and prints its fields'
+// types and row 1's values (as Arrow gives them: days and instants in ms).
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readdirSync } from 'node:fs';
+import { tableFromIPC } from 'apache-arrow';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const [mode, a, b] = process.argv.slice(2);
 const db = await DuckDBInstance.create(':memory:');
@@ -14,7 +17,11 @@ const c = await db.connect();
 await c.run("SET TimeZone = 'UTC'");
 const rows = async (sql) => (await c.runAndReadAll(sql)).getRowObjectsJson();
 
-if (mode === 'write') {
+if (mode === 'arrow') {
+  const t = tableFromIPC(readFileSync(`${a}/arrow/0.arrow`));
+  const row = Object.entries(t.get(1).toJSON()).map(([k, v]) => [k, v === null ? null : String(v)]);
+  console.log(JSON.stringify({ fields: t.schema.fields.map((f) => `${f.name} ${f.type}`), row: Object.fromEntries(row) }));
+} else if (mode === 'write') {
   await c.run(`COPY (SELECT
     i::BIGINT AS id,
     CASE WHEN i % 7 = 3 THEN NULL ELSE DATE '2024-01-01' + (i * 37 % 4000 - 2000)::INTEGER END AS day,
