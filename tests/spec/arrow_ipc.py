@@ -23,12 +23,13 @@ starting at 0 or more, never decreasing, ending inside their data or child;
 Utf8 values UTF-8; type parameters among those the spec allows.
 
 Prints "FILE: ok (...)" per good file, every fault of a bad one; exits 1 when
-any file has one. Importable: check(bytes, name) returns the list of faults."""
+any file has one. Importable: check(bytes, name) returns (faults, checker)."""
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checker  # noqa: E402
 import fbs  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -367,26 +368,8 @@ class File:
 
 
 def check(data, name):
-    f = File(data, name)
-    try:
-        f.check()
-    except (KeyError, IndexError, ValueError, TypeError, struct.error) as e:  # a fault the checks above let through
-        f.err(f"unreadable: {type(e).__name__} {e}")
-    return f.errors, f
-
-
-def main(argv):
-    bad = 0
-    for path in argv:
-        errors, f = check(open(path, "rb").read(), path)
-        for e in errors[:50]:
-            print(e)
-        if errors:
-            bad += 1
-        else:
-            print(f"{path}: ok ({f.batches} record batch(es), {f.rows} rows)")
-    return 1 if bad else 0
+    return checker.run(File, data, name)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(checker.main(check, lambda f: f"{f.batches} record batch(es), {f.rows} rows", sys.argv[1:]))

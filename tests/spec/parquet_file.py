@@ -26,7 +26,7 @@ chunk's statistics hold: null_count the NULLs counted (flat leaves), every
 value between min_value and max_value in the column's sort order.
 
 Prints "FILE: ok (...)" per good file, every fault of a bad one; exits 1 when
-any file has one. Importable: check(bytes, name) returns the faults."""
+any file has one. Importable: check(bytes, name) returns (faults, checker)."""
 import math
 import os
 import struct
@@ -34,6 +34,7 @@ import sys
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checker  # noqa: E402
 import thrift  # noqa: E402
 
 IDL = thrift.Idl(os.path.join(os.path.dirname(os.path.abspath(__file__)), "parquet", "parquet.thrift"))
@@ -489,27 +490,9 @@ def sort_key(elem):
 
 
 def check(data, name):
-    f = File(data, name)
-    try:
-        f.check()
-    except (KeyError, IndexError, ValueError, TypeError, struct.error) as e:  # a fault the checks above let through
-        f.err(f"unreadable: {type(e).__name__} {e}")
-    return f.errors, f
-
-
-def main(argv):
-    bad = 0
-    for path in argv:
-        errors, f = check(open(path, "rb").read(), path)
-        for e in errors[:50]:
-            print(e)
-        if errors:
-            bad += 1
-        else:
-            print(f"{path}: ok ({len(f.meta['row_groups'])} row group(s), {f.meta['num_rows']} rows, "
-                  f"{len(f.leaves)} leaves, {f.pages} pages)")
-    return 1 if bad else 0
+    return checker.run(File, data, name)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(checker.main(check, lambda f: (f"{len(f.meta['row_groups'])} row group(s), {f.meta['num_rows']} rows, "
+                                      f"{len(f.leaves)} leaves, {f.pages} pages"), sys.argv[1:]))
