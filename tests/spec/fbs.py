@@ -290,14 +290,22 @@ class Verifier:
             self.err(path, f"{v} is none of {t}'s values")
         return v
 
-    def string(self, slot, path):
+    def counted(self, slot, what, path):
+        """(at, n): where the string or vector slot points, on 4 bytes and
+        inside the buffer, and the u32 count there; None after a fault."""
         at = self.offset(slot, path)
         if at is None:
             return None
         if at % 4 or not self.inside(at, 4):
-            self.err(path, f"a string at {at}, not on 4 bytes or past the end")
+            self.err(path, f"a {what} at {at}, not on 4 bytes or past the end")
             return None
-        n = self.u32(at)
+        return at, self.u32(at)
+
+    def string(self, slot, path):
+        c = self.counted(slot, "string", path)
+        if c is None:
+            return None
+        at, n = c
         if not self.inside(at + 4, n + 1):
             self.err(path, f"a string of {n} bytes at {at} runs past the buffer")
             return None
@@ -310,13 +318,10 @@ class Verifier:
             return None
 
     def vector(self, slot, t, path, depth):
-        at = self.offset(slot, path)
-        if at is None:
+        c = self.counted(slot, "vector", path)
+        if c is None:
             return None
-        if at % 4 or not self.inside(at, 4):
-            self.err(path, f"a vector at {at}, not on 4 bytes or past the end")
-            return None
-        n = self.u32(at)
+        at, n = c
         kind = self.s.kind_of(t)
         size, align = self.s.size_align(t) if kind in ("scalar", "enum", "struct") else (4, 4)
         if not self.inside(at + 4, n * size):
