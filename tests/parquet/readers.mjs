@@ -4,13 +4,15 @@
 //
 //   duckdb     writes REF: the reference rows in the views' column types,
 //              from SOURCE (a Parquet file the table was imported from; its
-//              columns turned into what ingot stores: CONVERTED below) or,
+//              columns as ingot stores them: as themselves, or, for the
+//              types CONVERTED below lists, as those) or,
 //              without one, from the mount's jsonl/G.jsonl (ingot's JSON
 //              rendering, parsed by DuckDB); then parquet/G.parquet, all of
 //              them, EXCEPT ALL REF and REF EXCEPT ALL them must both be
 //              empty, column by column. Prints the views' column types
 //              ("name TYPE" lines) for the caller to hold against its own;
-//              with SOURCE, they must be SOURCE's as CONVERTED maps them.
+//              with SOURCE, each must be SOURCE's, or SOURCE's as CONVERTED
+//              maps it.
 //   polars     nodejs-polars: each parquet/G.parquet (readParquet) and
 //              arrow/G.arrow, read from its bytes (readIPC) and memory-mapped
 //              (scanIPC), all of them together equal to REF (readParquet),
@@ -19,8 +21,8 @@
 //              (a vector: Array(Float32, D) for List(Float32); a nested
 //              column the Arrow view shows as each row's JSON: String).
 //   hyparquet  hyparquet: each parquet/G.parquet's rows, together, deep-equal
-//              to its reading of REF, and each leaf's physical and logical
-//              types REF's.
+//              to its reading of REF, and each leaf's physical type and what
+//              its annotations mean REF's.
 //
 // Prints what it compared; exits 1 naming the file, column and row that
 // differ.
@@ -34,9 +36,9 @@ const groups = (dir, ext) => readdirSync(`${mount}/${dir}`).map((f) => parseInt(
 const sq = (s) => `'${s.replace(/'/g, "''")}'`;
 const id = (s) => `"${s.replace(/"/g, '""')}"`;
 
-// What ingot stores a source type as (docs/FORMAT.md): the types the table
-// does not record yet become their storage, maps lists of key/value structs.
-// A type not listed is stored as itself.
+// What ingot stores a source type as where the table does not record that
+// type (docs/FORMAT.md): its storage; maps as lists of key/value structs. A
+// type not listed, or one the views show as the source's, is stored as itself.
 const CONVERTED = [
   [/^DATE$/, () => 'INTEGER', (c) => `date_diff('day', DATE '1970-01-01', ${c})::INTEGER`],
   [/^TIMESTAMP$/, () => 'BIGINT', (c) => `epoch_us(${c})::BIGINT`],
@@ -65,10 +67,12 @@ async function duckdb() {
   let select;
   if (source) {
     const src = await rows(`SELECT column_name AS n, column_type AS t FROM (DESCRIBE SELECT * FROM read_parquet(${sq(source)}))`);
-    const want = src.map(({ n, t }) => `${n} ${convert(t) ? convert(t)[1](t) : t}`).join('\n');
+    const shown = new Map(types.map(({ n, t }) => [n, t]));
+    const stored = src.map(({ n, t }) => (shown.get(n) !== t && convert(t) ? { n, t: convert(t)[1](t), as: convert(t)[2] } : { n, t }));
+    const want = stored.map(({ n, t }) => `${n} ${t}`).join('\n');
     const got = types.map(({ n, t }) => `${n} ${t}`).join('\n');
     if (want !== got) die(`the views' types differ from the source's:\n${got}\nwant\n${want}`);
-    select = src.map(({ n, t }) => (convert(t) ? `${convert(t)[2](id(n))} AS ${id(n)}` : id(n))).join(', ');
+    select = stored.map(({ n, as }) => (as ? `${as(id(n))} AS ${id(n)}` : id(n))).join(', ');
     await c.run(`CREATE VIEW r AS SELECT ${select} FROM read_parquet(${sq(source)})`);
   } else {
     // binary is rendered "\x" + hex in JSON: read as text, then unhexed
@@ -149,10 +153,27 @@ async function hyparquet() {
     const file = b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
     return { rows: await parquetReadObjects({ file }), meta: parquetMetadata(file) };
   };
-  // INT_32 on an INT32 and INT_64 on an INT64 say what the physical type says already
-  const plain = (e) => (e.converted_type === `INT_${e.type.slice(3)}` ? '' : e.converted_type ?? '');
+  // What a leaf's annotation means, as a LogicalType (hyparquet's names and
+  // key order): its logical type, or the one its converted type stands for
+  // (LogicalTypes.md, "Backward compatibility"); writers may write either or
+  // both (parquet_file.py holds them to agreeing). INT_32 on an INT32 and
+  // INT_64 on an INT64 say what the physical type says already.
+  const meaning = (e) => {
+    const c = e.converted_type;
+    let m = e.logical_type;
+    if (!m && c) {
+      const int = /^(U?)INT_(\d+)$/.exec(c), time = /^(TIME|TIMESTAMP)_(MILLIS|MICROS)$/.exec(c);
+      if (int) m = { type: 'INTEGER', bitWidth: Number(int[2]), isSigned: !int[1] };
+      else if (time) m = { type: time[1], isAdjustedToUTC: true, unit: time[2] };
+      else if (c === 'UTF8') m = { type: 'STRING' };
+      else if (c === 'DECIMAL') m = { type: 'DECIMAL', scale: e.scale, precision: e.precision };
+      else m = { type: c };
+    }
+    if (m?.type === 'INTEGER' && m.isSigned && `INT${m.bitWidth}` === e.type) m = null;
+    return JSON.stringify(m ?? null);
+  };
   const leaves = (meta) => meta.schema.filter((e) => e.type !== undefined)
-    .map((e) => `${e.name} ${e.type} ${plain(e)} ${JSON.stringify(e.logical_type ?? null)}`).join('\n');
+    .map((e) => `${e.name} ${e.type} ${meaning(e)}`).join('\n');
   const norm = (x) => JSON.stringify(x, (k, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `\\x${Buffer.from(v).toString('hex')}` : v));
   const r = await read(ref);
   let i = 0;
