@@ -361,6 +361,12 @@ static bool push_run(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
 {
     uint8_t conv = f->pq->conv[l];
     if (vi + k > c->vals.n) return false;
+    /* rows of empty lists only: no values, and a column that has none has no
+     * lanes or offsets to point into either */
+    if (k == 0) {
+        *rc = 0;
+        return true;
+    }
     if (!c->vals.is_bytes) {
         if (conv != CV_RAW && conv != CV_S32 && conv != CV_U32) return false;
         uint64_t *lanes = c->vals.lanes + vi;
