@@ -172,6 +172,13 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
     if (ig_buf_reserve(dst, dlen + 1)) return pq_fail(x, -ENOMEM, "out of memory");
     char *d = (char *)dst->data;
     bool ok = false;
+    if (dlen == 0) {
+        /* nothing to decompress (a v2 page of NULLs only): writers store no
+         * bytes at all, or an empty stream of their codec; either way there
+         * is nothing to check, and zero bytes is no valid snappy stream */
+        *out = dst->data;
+        return 0;
+    }
     switch (codec) {
     case PQ_SNAPPY: {
         size_t n;
@@ -193,7 +200,12 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
         zs.next_out = (Bytef *)d;
         zs.avail_out = (uInt)dlen;
         int zr = inflate(&zs, Z_FINISH);
-        ok = zr == Z_STREAM_END && zs.total_out == dlen;
+        /* gzip allows several members one after another (a writer that
+         * compresses a page in pieces): each ends a stream, the next starts
+         * where it ended; total_out restarts with each, so count by next_out */
+        while (zr == Z_STREAM_END && zs.avail_in > 0 && zs.avail_out > 0 && inflateReset(&zs) == Z_OK)
+            zr = inflate(&zs, Z_FINISH);
+        ok = zr == Z_STREAM_END && (size_t)((char *)zs.next_out - d) == dlen;
         inflateEnd(&zs);
         break;
     }
@@ -248,6 +260,25 @@ int pq_decode_levels(struct pq_ctx *x, const uint8_t *p, size_t len, unsigned ma
     }
     for (size_t i = 0; worst > max && i < n; i++)
         if (idx[i] > max) return pq_fail(x, -EIO, "%s level %u above the column's maximum %u", what, idx[i], max);
+    return 0;
+}
+
+int pq_decode_levels_packed(struct pq_ctx *x, const uint8_t *p, size_t len, unsigned max, size_t n,
+                            uint8_t *out, const char *what, size_t *used)
+{
+    unsigned bw = bit_width(max);
+    uint64_t need = ((uint64_t)n * bw + 7) / 8;
+    if (need > len) return pq_fail(x, -EIO, "%s levels: %zu BIT_PACKED levels in %zu bytes", what, n, len);
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = 0;
+        for (unsigned b = 0; b < bw; b++) {
+            uint64_t at = (uint64_t)i * bw + b;
+            v = v << 1 | ((p[at >> 3] >> (7 - (at & 7))) & 1u);
+        }
+        if (v > max) return pq_fail(x, -EIO, "%s level %u above the column's maximum %u", what, v, max);
+        out[i] = (uint8_t)v;
+    }
+    *used = (size_t)need;
     return 0;
 }
 
