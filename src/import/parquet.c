@@ -188,11 +188,16 @@ static int inner_text(struct build *bd, uint32_t i)
             rc = cn->type >= 0 ? inner_text(bd, c) : struct_text(bd, c);
         } else {
             /* 3-level list: the repeated group wraps the element, unless it is
-             * itself the element (legacy names, or several fields) */
+             * itself the element, as the format's rules for older writers
+             * say: several fields, or one under a legacy name. Then the
+             * element is the group read as a value: a struct, or a list or
+             * map where it is annotated so (parquet-avro's two-level
+             * list<list<int>>: `repeated group array (LIST) { repeated int32
+             * array; }`). */
             char tuple[300];
             snprintf(tuple, sizeof tuple, "%s_tuple", n->name);
             bool is_element = cn->nchildren != 1 || !strcmp(cn->name, "array") || !strcmp(cn->name, tuple);
-            rc = is_element ? struct_text(bd, c) : node_text(bd, first_child(c));
+            rc = is_element ? inner_text(bd, c) : node_text(bd, first_child(c));
         }
         return rc ? rc : put(bd, ">");
     }
