@@ -1,7 +1,7 @@
 /* pq_decode.c - the encodings inside a Parquet page (pq_decode.h): its
- * bytes decompressed (snappy, gzip, zstd, lz4_raw, lz4 with Hadoop framing),
- * its level streams (RLE/bit-packed hybrid), and its values: PLAIN,
- * dictionary codes, RLE booleans, DELTA_BINARY_PACKED,
+ * bytes decompressed (snappy, gzip, zstd, brotli, lz4_raw, lz4 with Hadoop
+ * framing), its level streams (RLE/bit-packed hybrid, BIT_PACKED), and its
+ * values: PLAIN, dictionary codes, RLE booleans, DELTA_BINARY_PACKED,
  * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT. Every
  * length is checked against the bytes that hold it. Which page holds what,
  * and the chunk's walk through them, is pq_page.c's. */
@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/varint.h"
 
+#include <brotli/decode.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <lz4.h>
@@ -207,6 +208,11 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
             zr = inflate(&zs, Z_FINISH);
         ok = zr == Z_STREAM_END && (size_t)((char *)zs.next_out - d) == dlen;
         inflateEnd(&zs);
+        break;
+    }
+    case PQ_BROTLI: {
+        size_t n = dlen;
+        ok = BrotliDecoderDecompress(slen, src, &n, (uint8_t *)d) == BROTLI_DECODER_RESULT_SUCCESS && n == dlen;
         break;
     }
     case PQ_LZ4_RAW:

@@ -3,7 +3,8 @@
  * A chunk is read with one pread of its byte range (the footer's offsets,
  * checked by pq_meta), then walked page by page: Thrift page header,
  * decompression (uncompressed, snappy, gzip of one or more members, zstd,
- * lz4_raw, lz4 with Hadoop framing; a page of no bytes is not decompressed),
+ * brotli, lz4_raw, lz4 with Hadoop framing; a page of no bytes is not
+ * decompressed),
  * repetition and definition levels (RLE/bit-packed hybrid, and the deprecated
  * BIT_PACKED of old v1 pages; data page v1 and v2), then the values: PLAIN,
  * PLAIN_DICTIONARY / RLE_DICTIONARY, RLE (booleans), DELTA_BINARY_PACKED,
@@ -18,7 +19,7 @@
  * caller's business.
  *
  * Not supported, each refused with a message naming file, row group, column and
- * page: LZO and Brotli compression. Page checksums are not checked (Parquet's
+ * page: LZO compression. Page checksums are not checked (Parquet's
  * CRC is optional and rarely written).
  * Hostile input never reads outside the chunk, and memory stays O(chunk size +
  * the values it declares, each bounded by the bytes that encode it). */
