@@ -299,12 +299,19 @@ static int fixed_width(const struct pq_node *leaf)
     }
 }
 
-/* INT96 (8 bytes nanoseconds of the day, 4 bytes Julian day) as int64 ns since 1970. */
-static uint64_t int96_ns(const uint8_t *p)
+/* INT96 (8 bytes nanoseconds of the day, 4 bytes Julian day, both signed) as
+ * int64 microseconds since 1970, as Spark (its main writer) and DuckDB read
+ * it: nanoseconds would reach only the years 1677 to 2262, and warehouses
+ * write 9999-12-31 for "no end". The nanoseconds below a microsecond are
+ * dropped. The sum wraps around as int64 arithmetic would: Spark computes
+ * day and time of day in an int64 that overflows past the year ~290,000,
+ * leaving both negative, and the wrapped sum is the time it meant
+ * (int96_from_spark.parquet). */
+static uint64_t int96_us(const uint8_t *p)
 {
-    uint64_t nanos = ig_ld64(p);
-    int64_t day = (int64_t)ig_ld32(p + 8) - 2440588;
-    return (uint64_t)day * 86400000000000ULL + nanos;
+    int64_t micros_of_day = (int64_t)ig_ld64(p) / 1000;
+    int64_t day = (int64_t)(int32_t)ig_ld32(p + 8) - 2440588;
+    return (uint64_t)day * 86400000000ULL + (uint64_t)micros_of_day;
 }
 
 /* A fixed-width value from its little-endian bytes as a lane (zero-extended). */
@@ -312,7 +319,7 @@ static uint64_t lane_of(const struct pq_node *leaf, const uint8_t *p)
 {
     switch (leaf->type) {
     case PQ_INT32: case PQ_FLOAT: return ig_ld32(p);
-    case PQ_INT96: return int96_ns(p);
+    case PQ_INT96: return int96_us(p);
     default: return ig_ld64(p);
     }
 }

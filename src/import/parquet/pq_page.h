@@ -14,7 +14,7 @@
  * definition level is the leaf's maximum), in physical form: fixed-width values
  * as uint64 lanes holding the raw little-endian bits zero-extended (BOOLEAN 0/1,
  * INT32 and FLOAT 32 bits, INT64 and DOUBLE 64 bits), INT96 converted to int64
- * nanoseconds since the epoch (its only use is timestamps), BYTE_ARRAY and
+ * microseconds since the epoch (its only use is timestamps), BYTE_ARRAY and
  * FIXED_LEN_BYTE_ARRAY as bytes. What the values mean (logical types) is the
  * caller's business.
  *
