@@ -319,6 +319,10 @@ int pq_meta_decode(const uint8_t *p, size_t len, uint64_t file_size, const char 
     uint64_t data_end = file_size >= len + 8 ? file_size - len - 8 : 0;
     const uint8_t *groups_at = NULL;
     uint32_t ngroups = 0;
+    /* the schema element a damage was found in: named in the message, so a
+     * reader of it knows which column the writer got wrong */
+    const struct pq_node *bad_node = NULL;
+    uint32_t bad_node_index = 0;
     while (!rc && ig_tc_field(&c, &last, &id, &t)) {
         if (id == 2 && t == IG_TC_LIST && !have_schema) {
             uint32_t n = ig_tc_list(&c, &et);
@@ -332,7 +336,10 @@ int pq_meta_decode(const uint8_t *p, size_t len, uint64_t file_size, const char 
                 rc = ig_err(err, -ENOMEM, "out of memory");
                 break;
             }
-            for (uint32_t i = 0; i < n && !c.bad; i++) read_schema_element(&c, &m->nodes[i]);
+            for (uint32_t i = 0; i < n && !c.bad; i++) {
+                read_schema_element(&c, &m->nodes[i]);
+                if (c.bad) bad_node = &m->nodes[i], bad_node_index = i;
+            }
             m->nnodes = n;
             have_schema = true;
             if (!c.bad) rc = build_tree(m, path, err);
@@ -367,7 +374,13 @@ int pq_meta_decode(const uint8_t *p, size_t len, uint64_t file_size, const char 
         }
         if (!rc && g.bad) c.bad = true, c.why = g.why;
     }
-    if (!rc && c.bad)
+    if (!rc && c.bad && bad_node && bad_node->name[0])
+        rc = ig_err(err, -EIO, "%s: the footer is damaged (schema element %" PRIu32 ", '%s': %s)", path,
+                    bad_node_index, bad_node->name, c.why ? c.why : "bad Thrift");
+    else if (!rc && c.bad && bad_node)
+        rc = ig_err(err, -EIO, "%s: the footer is damaged (schema element %" PRIu32 ": %s)", path,
+                    bad_node_index, c.why ? c.why : "bad Thrift");
+    else if (!rc && c.bad)
         rc = ig_err(err, -EIO, "%s: the footer is damaged (%s)", path, c.why ? c.why : "bad Thrift");
     /* The rows are the row groups' (each checked against its chunks as they
      * are read); the footer's total is a summary that some writers leave 0
