@@ -115,3 +115,25 @@ bad_path() {
     [ "$before" = "$(cat "$T/MANIFEST"; stat -c %s "$T/part-000000.blob")" ] || { echo "table changed"; return 1; }
 }
 check bad_blob_path_refused_table_unchanged bad_path
+
+# a mounted table gains the blob column while a reader holds it open: the
+# daemon sees the new version (and the blob file it now has) without a remount
+live_mount() {
+    local l=$D/live m=$D/lm i rc=1
+    rm -rf "$l"; cp -r "$D/before" "$l"; mkdir -p "$m"
+    "$INGOT" mount "$l" "$m" || return 1
+    exec 7<"$m/rows/150"
+    "$INGOT" add-column --schema "$D/s.txt" "$l" "$D/img.jsonl" >/dev/null || { exec 7<&-; fusermount3 -u "$m"; return 1; }
+    # the kernel is told in the background: rows/150 (its size cached before,
+    # and held open) shows the new key within moments, whole
+    for i in $(seq 50); do
+        cmp -s "$m/blobs/pic/150.png" "$D/img/p150.png" &&
+            jq -e '.pic.path == "blobs/pic/150.png"' "$m/rows/150" >/dev/null 2>&1 && { rc=0; break; }
+        sleep 0.1
+    done
+    [ $rc = 0 ] || echo "rows/150: $(cat "$m/rows/150")"
+    exec 7<&-
+    fusermount3 -u "$m"
+    return $rc
+}
+check mounted_table_gains_blob_column live_mount
