@@ -125,7 +125,7 @@ static const char *bad_annotation(const struct pq_node *n, char *why, size_t cap
 /* The ingot type of a leaf (its text, into out) and how its values convert;
  * NULL when unsupported. Logical annotations become ingot's logical types
  * (DATE date, TIME and TIMESTAMP time(unit) and timestamp(unit[, UTC]),
- * INT96 timestamp(ns), DECIMAL decimal(p, s), UUID uuid, FLOAT16 float16, a
+ * INT96 timestamp(us), DECIMAL decimal(p, s), UUID uuid, FLOAT16 float16, a
  * FIXED_LEN_BYTE_ARRAY without one fixed_binary(N)); bad_annotation has
  * vouched for them. */
 static const char *leaf_type(const struct pq_node *n, uint8_t *conv, char *out, size_t cap)
@@ -155,7 +155,7 @@ static const char *leaf_type(const struct pq_node *n, uint8_t *conv, char *out, 
         if (in && n->int_bits != 64) return NULL;
         *conv = CV_RAW;
         return in && !n->int_signed ? "uint64" : "int64";
-    case PQ_INT96: *conv = CV_RAW; return "timestamp(ns)"; /* legacy timestamps: nanoseconds since 1970 */
+    case PQ_INT96: *conv = CV_RAW; return "timestamp(us)"; /* legacy timestamps: the decoder gives microseconds */
     case PQ_FLOAT: *conv = CV_RAW; return "float32";
     case PQ_DOUBLE: *conv = CV_RAW; return "float64";
     case PQ_BYTE_ARRAY:
@@ -262,11 +262,16 @@ static int inner_text(struct build *bd, uint32_t i)
             rc = cn->type >= 0 ? inner_text(bd, c) : struct_text(bd, c);
         } else {
             /* 3-level list: the repeated group wraps the element, unless it is
-             * itself the element (legacy names, or several fields) */
+             * itself the element, as the format's rules for older writers
+             * say: several fields, or one under a legacy name. Then the
+             * element is the group read as a value: a struct, or a list or
+             * map where it is annotated so (parquet-avro's two-level
+             * list<list<int>>: `repeated group array (LIST) { repeated int32
+             * array; }`). */
             char tuple[300];
             snprintf(tuple, sizeof tuple, "%s_tuple", n->name);
             bool is_element = cn->nchildren != 1 || !strcmp(cn->name, "array") || !strcmp(cn->name, tuple);
-            rc = is_element ? struct_text(bd, c) : node_text(bd, first_child(c));
+            rc = is_element ? inner_text(bd, c) : node_text(bd, first_child(c));
         }
         return rc ? rc : put(bd, ">");
     }
@@ -427,6 +432,12 @@ static bool push_run(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
 {
     uint8_t conv = f->pq->conv[l];
     if (vi + k > c->vals.n) return false;
+    /* rows of empty lists only: no values, and a column that has none has no
+     * lanes or offsets to point into either */
+    if (k == 0) {
+        *rc = 0;
+        return true;
+    }
     if (!c->vals.is_bytes) {
         if (conv != CV_RAW && conv != CV_S32 && conv != CV_U32) return false;
         uint64_t *lanes = c->vals.lanes + vi;
