@@ -305,18 +305,45 @@ static int bytes_stats_ids(const uint64_t *offs, size_t n, const uint32_t *ids, 
  * when forced, a dictionary when its estimate (from the items' statistics,
  * or a census of their identities) beats plain bytes and its encode does,
  * else plain. c comes from the entry point (codec.c). */
+static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                             struct ig_buf *out);
+
 int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
                      struct ig_buf *out)
 {
     int rc;
     c->used = 0;
     size_t at = out->len;
-    if (c->strict && (c->allowed & ENC_BIT(IG_ENC_HUFF))) {
-        c->used = ENC_BIT(IG_ENC_HUFF);
-        rc = enc_bytes_scheme(IG_ENC_HUFF)->encode(offs, data, n, c, out);
+    if (c->strict && (c->allowed & (ENC_BIT(IG_ENC_HUFF) | ENC_BIT(IG_ENC_FSST)))) {
+        unsigned id = c->allowed & ENC_BIT(IG_ENC_HUFF) ? IG_ENC_HUFF : IG_ENC_FSST;
+        c->used = ENC_BIT(id);
+        rc = enc_bytes_scheme(id)->encode(offs, data, n, c, out);
         if (rc) out->len = at;
         return rc;
     }
+    rc = bytes_encode_auto(offs, data, n, c, out);
+    if (rc || !c->fsst || !(c->allowed & ENC_BIT(IG_ENC_FSST))) return rc;
+    /* the chunk's symbol table, where the items coded against it take less */
+    struct ig_buf f = IG_BUF_INIT;
+    unsigned was = c->used;
+    c->used = ENC_BIT(IG_ENC_FSST);
+    rc = enc_fsst_bytes.encode(offs, data, n, c, &f);
+    if (!rc && f.len < out->len - at) {
+        out->len = at;
+        if (ig_buf_append(out, f.data, f.len)) rc = enc_nomem(c->err);
+    } else {
+        c->used = was;
+    }
+    ig_buf_free(&f);
+    return rc;
+}
+
+/* The bytes stream's scheme among a dictionary and plain bytes. */
+static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                             struct ig_buf *out)
+{
+    int rc;
+    size_t at = out->len;
     bool want_dict = (c->allowed & ENC_BIT(IG_ENC_DICT)) && c->depth_left >= 2;
     if (c->strict && (c->allowed & ENC_BIT(IG_ENC_DICT)) && !want_dict)
         return ig_err(c->err, -EINVAL, "encoding dict needs a cascade depth of at least 2");
