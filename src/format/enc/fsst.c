@@ -46,7 +46,8 @@
  * first, so the first that matches is the longest). */
 struct fsst_index {
     int16_t one[256];
-    int16_t two[65536];
+    uint32_t two_key[FSST_SLOTS]; /* a 2-byte symbol's bytes + 1, 0 = empty */
+    uint8_t two_code[FSST_SLOTS];
     uint32_t slot_key[FSST_SLOTS]; /* prefix + 1, 0 = empty */
     uint16_t slot_start[FSST_SLOTS], slot_n[FSST_SLOTS];
     uint8_t order[FSST_MAX_SYMBOLS];
@@ -92,7 +93,7 @@ static int fsst_index(struct ig_fsst *t)
     if (!t->ix && !(t->ix = malloc(sizeof *t->ix))) return -ENOMEM;
     struct fsst_index *ix = t->ix;
     memset(ix->one, 0xff, sizeof ix->one);
-    memset(ix->two, 0xff, sizeof ix->two);
+    memset(ix->two_key, 0, sizeof ix->two_key);
     memset(ix->slot_key, 0, sizeof ix->slot_key);
     memset(ix->slot_n, 0, sizeof ix->slot_n);
     /* long symbols ordered by prefix, then longest first: a slot is a run */
@@ -100,7 +101,13 @@ static int fsst_index(struct ig_fsst *t)
     for (unsigned c = 0; c < t->k; c++) {
         unsigned l = t->len[c];
         if (l == 1) ix->one[t->sym[c] & 0xff] = (int16_t)c;
-        if (l == 2) ix->two[t->sym[c] & 0xffff] = (int16_t)c;
+        if (l == 2) {
+            uint32_t k2 = (uint32_t)(t->sym[c] & 0xffff), s = slot_of(k2);
+            while (ix->two_key[s])
+                s = (s + 1) & (FSST_SLOTS - 1);
+            ix->two_key[s] = k2 + 1;
+            ix->two_code[s] = (uint8_t)c;
+        }
         if (l < 3) continue;
         unsigned j = nl++;
         uint32_t p = (uint32_t)(t->sym[c] & 0xffffff);
@@ -148,9 +155,14 @@ static inline unsigned fsst_match(const struct ig_fsst *t, uint64_t w, size_t r,
             }
         }
     }
-    if (r >= 2 && ix->two[w & 0xffff] >= 0) {
-        *code = (unsigned)ix->two[w & 0xffff];
-        return 2;
+    if (r >= 2) {
+        uint32_t k2 = (uint32_t)(w & 0xffff), s = slot_of(k2);
+        while (ix->two_key[s] && ix->two_key[s] != k2 + 1)
+            s = (s + 1) & (FSST_SLOTS - 1);
+        if (ix->two_key[s]) {
+            *code = ix->two_code[s];
+            return 2;
+        }
     }
     if (ix->one[w & 0xff] >= 0) {
         *code = (unsigned)ix->one[w & 0xff];
@@ -417,6 +429,10 @@ int ig_fsst_parse(const uint8_t *p, size_t len, struct ig_fsst **out, size_t *us
         }
         t->count[c] = v;
     }
+    if (fsst_index(t)) {
+        ig_fsst_free(t);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
     *used = pos;
     *out = t;
     return 0;
@@ -449,6 +465,7 @@ bool ig_fsst_prune(struct ig_fsst *t)
         t->k--;
         changed = true;
     }
+    if (changed && t->ix) (void)fsst_index(t); /* its memory is there: cannot fail */
     return changed;
 }
 

@@ -56,6 +56,7 @@ void enc_ectx_from_dctx(const struct enc_dctx *dc, struct enc_ectx *ec)
     memset(ec, 0, sizeof *ec);
     ec->allowed = ENC_INT_ALL;
     ec->used = dc->used;
+    ec->fsst = dc->fsst; /* a dictionary rebuilt may code its entries against the table again */
     ec->depth_left = ENC_DEFAULT_DEPTH - level + 1 > 1 ? ENC_DEFAULT_DEPTH - level + 1 : 1;
     ec->err = dc->err;
 }
