@@ -229,7 +229,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_SLIDE_GROUP_LOW 0     /* u8 l: low bits per entry, 0..63 */
 #define IG_SLIDE_GROUP_UPPER 1   /* u32 u: bits of the upper part */
 #define IG_SLIDE_GROUP_HDR 5
-#define IG_PAGE_ENC_COUNT 13 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
+#define IG_PAGE_ENC_COUNT 14 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

@@ -41,6 +41,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->census = o ? o->census : NULL;
     if (c->census) c->census->lanes = NULL; /* nothing taken yet */
     c->decimal_ok = o && o->decimal;
+    c->alp_ok = o && o->alp;
     c->item_ids = o ? o->item_ids : NULL;
     c->fsst = o ? o->fsst : NULL;
     return 0;

@@ -53,7 +53,9 @@ enum ig_enc {
                             int stream (format version 8; auto only where the writer offers it) */
     IG_ENC_FSST = 12,    /* bytes: each item coded alone against its chunk's FSST symbol table
                             (struct ig_chunk_ctx; format version 11) */
-    IG_ENC_COUNT = 13
+    IG_ENC_ALP = 13,     /* float lanes as integers d * 10^f / 10^e plus exceptions (ALP; format
+                            version 11; auto only where the writer offers it) */
+    IG_ENC_COUNT = 14
 };
 
 /* Is e a stream scheme (IG_ENC_AUTO included)? Every value below IG_ENC_COUNT
@@ -127,6 +129,7 @@ struct ig_enc_opts {
     bool decimal;           /* the lanes are float bits (width 8: float64, 4: float32) and
                                auto may weigh the decimal scheme (a writer of format 8 or
                                later; never an erase) */
+    bool alp;               /* the same for the alp scheme (a writer of format 11 or later) */
     const struct ig_fsst *fsst; /* bytes streams: the chunk's symbol table, which auto
                                    may code the items against (fsst) where allowed, and
                                    a forced fsst must; NULL: no fsst */

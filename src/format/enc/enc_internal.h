@@ -41,10 +41,11 @@
 #define ENC_INT_ALL                                                                                \
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) |                    \
      ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA) |   \
-     ENC_BIT(IG_ENC_SPLIT) | ENC_BIT(IG_ENC_DECIMAL))
+     ENC_BIT(IG_ENC_SPLIT) | ENC_BIT(IG_ENC_DECIMAL) | ENC_BIT(IG_ENC_ALP))
 #define ENC_BYTES_ALL                                                                              \
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_HUFF) | ENC_BIT(IG_ENC_FSST))
-#define ENC_COMPOSITE     (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_DECIMAL))
+#define ENC_COMPOSITE                                                                              \
+    (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_DECIMAL) | ENC_BIT(IG_ENC_ALP))
 #define ENC_DEFAULT_DEPTH 3
 #define ENC_DISTINCT_CAP  4096 /* auto considers dict only up to this many values */
 #define ENC_VARINT_STRIDE 128  /* varint: one index entry per this many values */
@@ -115,6 +116,7 @@ struct enc_ectx {
     bool decimal_ok;  /* the top-level stream's lanes are float bits (the desc's width
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
+    bool alp_ok;      /* the same for alp (a format-11 writer; never a child's) */
     const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
     /* the selector's census of those identities and each entry's first item,
      * for the bytes dict to encode from without hashing an item (dict.c);
@@ -210,7 +212,7 @@ struct int_scheme {
 };
 
 extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, enc_rle_int,
-    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int, enc_decimal_int;
+    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int, enc_decimal_int, enc_alp_int;
 
 /* The smallest estimate among the leaf schemes for v (select.c). */
 size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,

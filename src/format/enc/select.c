@@ -130,8 +130,9 @@ static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
         if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
         /* decimal is weighed from the lanes themselves, where the writer offers it */
         const struct int_scheme *s = enc_int_scheme(id);
+        bool offered = id == IG_ENC_ALP ? c->alp_ok : c->decimal_ok;
         est[id] = !s->estimate_values ? s->estimate(&st, d, c)
-                  : c->decimal_ok     ? s->estimate_values(v, n, d, c)
+                  : offered           ? s->estimate_values(v, n, d, c)
                                       : SIZE_MAX;
         if (est[id] < rival) rival = est[id];
     }
@@ -184,6 +185,7 @@ int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *
     struct enc_ectx c = *parent;
     c.census = NULL; /* the census is of the parent's stream */
     c.decimal_ok = false; /* and so are its float lanes */
+    c.alp_ok = false;
     c.decimal_memo = NULL;
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
@@ -215,6 +217,7 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
     struct enc_ectx c = *parent;
     c.census = NULL;
     c.decimal_ok = false;
+    c.alp_ok = false;
     c.decimal_memo = NULL;
     c.allowed = ENC_BIT(scheme);
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;

@@ -41,10 +41,14 @@ struct ig_page_policy {
     /* strings left to the writer: keep zstd without sizing huffman against it
      * (set by the page's block trials once zstd keeps winning, page_blocks.c) */
     bool zstd_settled;
+    /* strings: fsst lost its trials in this page's blocks: not weighed (page_blocks.c) */
+    bool fsst_settled;
     /* float values may be stored as decimals (IG_ENC_DECIMAL): writers of
      * format 8 and later say so; an erase never does, so an older part keeps
      * only the schemes its version knows */
     bool decimal;
+    /* the same for alp (format 11 and later) */
+    bool alp;
     /* flat strings and binary: each value's identity (ig_enc_opts.item_ids),
      * indexed like the values, or NULL */
     const uint32_t *item_ids;
@@ -76,6 +80,7 @@ struct ig_page_built {
     uint64_t values_json_len;
     bool values_json_known;
     uint32_t entry_count, value_count; /* nested leaves: level entries and value slots */
+    bool fsst_weighed; /* a flat block of strings weighed fsst (and kept it or not) */
     /* ig_page_encode_blocks: the blocks, back to back in `stored` */
     struct ig_block_built *blocks;
     uint32_t nblocks, blocks_cap;

@@ -130,6 +130,7 @@ struct block_trials {
     unsigned zstd_misses; /* numbers: blocks running that zstd did not shrink */
     unsigned huff_wins;   /* strings: blocks running that huffman or fsst took from zstd */
     uint8_t item_enc;     /* which of the two took the last of them */
+    unsigned fsst_losses; /* strings: blocks running that weighed fsst and did not take it */
     unsigned zstd_wins;   /* strings: blocks running that zstd kept from huffman */
     unsigned blocks;      /* blocks encoded so far */
     bool no_zstd;         /* numbers: zstd no longer tried */
@@ -170,6 +171,9 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
         p.encoding = t->item_enc;
     if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && t->blocks % TRIAL_RECHECK != 0)
         p.zstd_settled = true;
+    /* fsst lost twice running (values a dictionary or zstd holds better, or
+     * random ones): weighed again every TRIAL_RECHECK blocks only */
+    if (t->fsst_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.fsst_settled = true;
     return p;
 }
 
@@ -183,6 +187,7 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         if (t->zstd_misses == 2) t->no_zstd = true;
     }
     if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
+        if (unit->fsst_weighed) t->fsst_losses = unit->encoding == IG_ENC_FSST ? 0 : t->fsst_losses + 1;
         bool item = unit->encoding == IG_ENC_HUFF || unit->encoding == IG_ENC_FSST;
         t->huff_wins = item ? t->huff_wins + 1 : 0;
         if (item) t->item_enc = unit->encoding;

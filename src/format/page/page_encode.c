@@ -96,6 +96,8 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
                              .census = pol->leaf.quantize ? NULL : &s->census,
                              .decimal = pol->decimal && !pol->leaf.quantize &&
                                         (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
+                             .alp = pol->alp && !pol->leaf.quantize &&
+                                    (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
                              .item_ids = pol->item_ids && v->is_bytes && !pol->leaf.levels
                                              ? pol->item_ids + first
                                              : NULL,
@@ -197,7 +199,7 @@ static unsigned per_item_instead(const struct ig_page_policy *pol, const struct 
     size_t limit = zstd ? sealed->stored.len + sealed->stored.len / 8 : sealed->stored.len - 1;
     unsigned best = 0;
     size_t best_size = limit + 1;
-    if (pol->fsst) {
+    if (pol->fsst && !pol->fsst_settled) {
         struct ig_enc_opts eo = {.forced = IG_ENC_FSST, .fsst = pol->fsst};
         ig_buf_reset(&s->alt);
         if (ig_bytes_encode(v->offs + first, v->data.data ? v->data.data : (const uint8_t *)"",
@@ -314,6 +316,8 @@ static int encode_flat(const struct ig_page_policy *pol, struct ig_values *v, si
     rc = ig_page_seal(&sealing, body, out, err);
     if (rc) return rc;
     unsigned item = per_item_instead(pol, v, first, count, values_at, out, s);
+    out->fsst_weighed = pol->fsst && !pol->fsst_settled && pol->encoding == IG_ENC_AUTO &&
+                        pol->compression == IG_COMP_AUTO && !pol->zstd_settled;
     if (item) {
         struct ig_page_policy h = *pol;
         h.encoding = (uint8_t)item;
@@ -338,6 +342,7 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
                    struct ig_error *err)
 {
     ig_buf_reset(&s->body);
+    out->fsst_weighed = false;
     out->text_len = 0;
     out->values_json_len = 0;
     out->values_json_known = false;

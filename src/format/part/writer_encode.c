@@ -563,7 +563,8 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
     pol.decimal = true;           /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
-    pol.fsst = w->g->ctx[l].fsst; /* and 11: chunk contexts */
+    pol.alp = true;               /* and 11: alp, */
+    pol.fsst = w->g->ctx[l].fsst; /* chunk contexts */
     if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
     w->fit.at = w->out->stored.len;
