@@ -70,10 +70,10 @@ assert d["rows"] == 800, d["rows"]' || return 1
     grep -q "row 1: no such row" <<<"$out" && grep -q "row 401: no such row" <<<"$out" || { echo "$out"; return 1; }
     # 400 rows (3 erased when made, 2 now) and 400 appended (2 erased now)
     [ "$("$INGOT" cat "$m" word | wc -l)" = $((400 - 3 - 2 + 400 - 2)) ] || return 1
-    # the old part is still version 3 (the erase kept it), the new one this version (11)
+    # the old part is still version 3 (the erase kept it), the new one this version (12)
     "$INGOT" inspect --json "$m" | /usr/bin/python3 -c '
 import json, sys
-assert [p["format_version"] for p in json.load(sys.stdin)["parts"]] == [3, 11]' || return 1
+assert [p["format_version"] for p in json.load(sys.stdin)["parts"]] == [3, 12]' || return 1
     # bounds: the new part's group only (the old part has none, so inspect
     # shows no range); an erase on a bound of the new part (row 400 holds its
     # smallest id, 1000) takes them again, and verify --deep holds them to the

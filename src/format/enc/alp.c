@@ -1,5 +1,5 @@
 /* alp.c - floats as integers with exceptions (ALP: Afroozeh, Kuffo, Boncz,
- * SIGMOD 2024), format version 11.
+ * SIGMOD 2024), format version 12.
  *
  * Most float columns hold decimals: prices, measures, scores printed with a
  * few places, which a float keeps as the nearest binary fraction. ALP finds

@@ -52,9 +52,9 @@ enum ig_enc {
     IG_ENC_DECIMAL = 11, /* float lanes that are decimals: m / 10^p, the integers m a nested
                             int stream (format version 8; auto only where the writer offers it) */
     IG_ENC_FSST = 12,    /* bytes: each item coded alone against its chunk's FSST symbol table
-                            (struct ig_chunk_ctx; format version 11) */
+                            (struct ig_chunk_ctx; format version 12) */
     IG_ENC_ALP = 13,     /* float lanes as integers d * 10^f / 10^e plus exceptions (ALP; format
-                            version 11; auto only where the writer offers it) */
+                            version 12; auto only where the writer offers it) */
     IG_ENC_COUNT = 14
 };
 
@@ -129,7 +129,7 @@ struct ig_enc_opts {
     bool decimal;           /* the lanes are float bits (width 8: float64, 4: float32) and
                                auto may weigh the decimal scheme (a writer of format 8 or
                                later; never an erase) */
-    bool alp;               /* the same for the alp scheme (a writer of format 11 or later) */
+    bool alp;               /* the same for the alp scheme (a writer of format 12 or later) */
     const struct ig_fsst *fsst; /* bytes streams: the chunk's symbol table, which auto
                                    may code the items against (fsst) where allowed, and
                                    a forced fsst must; NULL: no fsst */
@@ -208,7 +208,7 @@ int ig_bytes_encode_erased(const uint64_t *offs, const uint8_t *data, size_t n, 
 int ig_bytes_check_erased(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                           const uint8_t *erased, struct ig_error *err);
 
-/* ---- chunk contexts (format version 11) ---------------------------------
+/* ---- chunk contexts (format version 12) ---------------------------------
  *
  * What every block of a column chunk may share, stored once in the chunk
  * (docs/FORMAT.md, "Chunk contexts"): so far an FSST symbol table, against

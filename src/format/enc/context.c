@@ -1,5 +1,5 @@
 /* context.c - a column chunk's context: what every block of the chunk may
- * share, stored once in the chunk (format version 11; docs/FORMAT.md, "Chunk
+ * share, stored once in the chunk (format version 12; docs/FORMAT.md, "Chunk
  * contexts"), and which streams use it.
  *
  * Bytes: entries, each [kind: u8] [varint length] [payload], then zeros (a

@@ -116,7 +116,7 @@ struct enc_ectx {
     bool decimal_ok;  /* the top-level stream's lanes are float bits (the desc's width
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
-    bool alp_ok;      /* the same for alp (a format-11 writer; never a child's) */
+    bool alp_ok;      /* the same for alp (a format-12 writer; never a child's) */
     const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
     /* the selector's census of those identities and each entry's first item,
      * for the bytes dict to encode from without hashing an item (dict.c);

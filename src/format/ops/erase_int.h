@@ -57,7 +57,7 @@ static inline uint8_t *block_rec(struct part_plan *pp, const struct ig_pagerec *
     return pp->nf + pp->p->sec_off[IG_SEC_BLOCKS] + (uint64_t)(rec->first_block + b) * IG_BLK_SIZE;
 }
 
-/* A chunk's context (format 11) an erase edits: the uses its symbol table
+/* A chunk's context (format 12) an erase edits: the uses its symbol table
  * counts go down with each erased value's codes, and a symbol no value uses
  * any more leaves the table (erase_contexts_write). */
 struct erase_chunk_ctx {

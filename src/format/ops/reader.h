@@ -29,7 +29,7 @@ struct ig_column_ref {
     bool nested;            /* part of a nested column (levels, struct, vector) */
 };
 
-/* Chunk contexts (format 11) the reader has read, parsed: a few, by the hash
+/* Chunk contexts (format 12) the reader has read, parsed: a few, by the hash
  * and size of their bytes (the chunk record names them), so that the blocks of
  * one chunk read one after the other read its context once. */
 #define IG_READER_CONTEXTS 8
@@ -51,7 +51,7 @@ struct ig_reader {
 };
 
 /* The context of the chunk holding page `page` of leaf `leaf` (NULL for a
- * chunk without one, and before format 11), read, checked against its
+ * chunk without one, and before format 12), read, checked against its
  * record's hash and parsed once, then from r's slots: valid until r reads
  * IG_READER_CONTEXTS others, or is freed. -EIO naming the part, column, row
  * group and page when it is damaged. */

@@ -455,6 +455,12 @@ static void check_released_chunk(struct vctx *x, const struct ig_table *t, uint3
     else if (cd.count || bounds.bounded)
         fail(x, "%s: %s row group %u: released, but its chunk record keeps counts or bounds",
              p->name, cname, gg);
+    struct ig_ctxrec cr;
+    if (ig_part_chunk_ctx(p, g, leaf, &cr, &e))
+        fail(x, "%s: %s row group %u: %s", p->name, cname, gg, e.msg);
+    else if (cr.size)
+        fail(x, "%s: %s row group %u: released, but its chunk record keeps a context", p->name,
+             cname, gg);
     uint32_t expected = 0;
     for (uint32_t pg = first; pg < first + count; pg++) {
         struct ig_pagerec rec;
@@ -531,7 +537,7 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
             fail(x, "%s: %s row group %u: chunk bounds out of order", p->name, cname, g);
             bounds.bounded = false;
         }
-        /* a context (format 11): its bytes checked and parsed, and what it
+        /* a context (format 12): its bytes checked and parsed, and what it
          * counts of each symbol's uses recounted over the chunk's blocks */
         const struct ig_chunk_ctx *cx = NULL;
         uint64_t uses[256] = {0};

@@ -47,14 +47,14 @@ struct ig_page_policy {
      * format 8 and later say so; an erase never does, so an older part keeps
      * only the schemes its version knows */
     bool decimal;
-    /* the same for alp (format 11 and later) */
+    /* the same for alp (format 12 and later) */
     bool alp;
     /* flat strings and binary: each value's identity (ig_enc_opts.item_ids),
      * indexed like the values, or NULL */
     const uint32_t *item_ids;
     /* strings and binary: the chunk's FSST symbol table, against which a
      * block may code its values (fsst) where that is smaller, or NULL (a
-     * writer of format 11 trains one per chunk; an erase re-encoding a block
+     * writer of format 12 trains one per chunk; an erase re-encoding a block
      * passes the chunk's own) */
     const struct ig_fsst *fsst;
 };

@@ -26,7 +26,7 @@ struct ig_pagerec {
     uint64_t text_len;  /* pages only */
     uint32_t body_size, leaf;
     uint32_t first_block, nblocks; /* a page of format 4: its block records; else 0, 0 */
-    /* the context of the block's chunk (format 11: its fsst symbol table), which
+    /* the context of the block's chunk (format 12: its fsst symbol table), which
      * the reader sets before a block is decoded, erased or checked; NULL: none */
     const struct ig_chunk_ctx *cx;
 };

@@ -23,7 +23,7 @@ static int corrupt(const struct ig_part *p, struct ig_error *err, const char *wh
 
 /* Expected section sizes; false on arithmetic overflow. */
 /* A chunk record's size: version 6 added the dictionary counts, 9 the
- * bounds, 11 the context. */
+ * bounds, 12 the context. */
 static uint64_t chunk_size(const struct ig_part *p)
 {
     if (p->version >= IG_FORMAT_CHUNK_CTX) return IG_CHK_SIZE;

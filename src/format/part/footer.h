@@ -134,8 +134,8 @@ int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, str
  * strchr's result), and the bounds written into one (format 9 records only). */
 uint8_t *ig_chunk_record(const struct ig_part *p, const uint8_t *footer, uint32_t g, uint32_t leaf);
 size_t ig_chunk_record_size(const struct ig_part *p);
-/* Where a chunk's context lies (format 11; layout.h): size 0 when it has none
- * (and before version 11). -EIO for a record out of bounds or with stray
+/* Where a chunk's context lies (format 12; layout.h): size 0 when it has none
+ * (and before version 12). -EIO for a record out of bounds or with stray
  * bytes. */
 struct ig_ctxrec {
     uint64_t offset, hash;

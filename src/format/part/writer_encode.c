@@ -563,7 +563,7 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .per_value = cd->dimension ? cd->dimension : 1}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
     pol.decimal = true;           /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
-    pol.alp = true;               /* and 11: alp, */
+    pol.alp = true;               /* and 12: alp, */
     pol.fsst = w->g->ctx[l].fsst; /* chunk contexts */
     if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
@@ -576,7 +576,7 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
     return 0;
 }
 
-/* A chunk of strings or binary values gets an FSST symbol table (format 11:
+/* A chunk of strings or binary values gets an FSST symbol table (format 12:
  * its context) when its values are enough for one to pay: the table costs up
  * to ~2.5 KiB once, and training it ~2 ms; its blocks then choose to code
  * their values against it (page_encode.c). A column that forces another

@@ -28,7 +28,7 @@
 /* The encoded pages of one segment of a top-level column, not yet written:
  * page records (layout.h) whose offsets count from the start of `stored` and
  * whose first-block numbers count from the start of `blocks`. */
-/* What the blocks of one segment use of a leaf's symbol table (format 11):
+/* What the blocks of one segment use of a leaf's symbol table (format 12):
  * each symbol's uses, summed over the segments at commit (the table keeps
  * only the symbols the chunk's blocks use, writer.c). */
 struct ig_leaf_uses {
