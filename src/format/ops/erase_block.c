@@ -222,6 +222,18 @@ static int count_built_uses(struct erase_ctx *x, const struct ig_column_ref *c,
     return count_block_uses(x, c, x->built.stored.data, &nb, 1, err);
 }
 
+/* The contexts x read and edited, released (written or not). */
+static void free_contexts(struct erase_ctx *x)
+{
+    for (size_t i = 0; i < x->ncxs; i++) {
+        ig_chunk_ctx_free(&x->cxs[i].cx);
+        ig_buf_free(&x->cxs[i].old);
+    }
+    free(x->cxs);
+    x->cxs = NULL;
+    x->ncxs = 0;
+}
+
 int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
@@ -245,25 +257,13 @@ int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_er
         atomic_store(&pp->chunks_changed, true);
     }
     ig_buf_free(&now);
-    for (size_t i = 0; i < x->ncxs; i++) {
-        ig_chunk_ctx_free(&x->cxs[i].cx);
-        ig_buf_free(&x->cxs[i].old);
-    }
-    free(x->cxs);
-    x->cxs = NULL;
-    x->ncxs = 0;
+    free_contexts(x);
     return rc;
 }
 
 void erase_ctx_free(struct erase_ctx *x)
 {
-    for (size_t i = 0; i < x->ncxs; i++) {
-        ig_chunk_ctx_free(&x->cxs[i].cx);
-        ig_buf_free(&x->cxs[i].old);
-    }
-    free(x->cxs);
-    x->cxs = NULL;
-    x->ncxs = 0;
+    free_contexts(x);
     ig_journal_free(&x->j);
     ig_reader_free(&x->r);
     ig_values_free(&x->v);
