@@ -56,6 +56,9 @@ struct vctx {
      * file unreadable; kept_every: one shows every record) */
     const struct ig_idset *kept;
     bool kept_every;
+    /* the chunk being checked has a context that failed its checks: its
+     * blocks that need it cannot be checked for erased rows (said once) */
+    bool ctx_failed;
 };
 
 __attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
@@ -179,7 +182,7 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
         if (cx && ig_page_symbol_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li,
                                       &x->r.s, uses, &e))
             fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
-        if (!deleted || c->erase_level != 2) continue;
+        if (!deleted || c->erase_level != 2 || x->ctx_failed) continue;
         uint8_t *del = calloc(blk.row_count / 8 + 2, 1);
         bool any = false;
         for (uint32_t i = 0; del && i < blk.row_count; i++)
@@ -545,6 +548,7 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
             const char *why = strstr(e.msg, "chunk context");
             fail(x, "%s: %s row group %u: %s", p->name, cname, g, why ? why : e.msg);
             cx = NULL;
+            x->ctx_failed = true;
         }
         /* the reader's slots may be taken by the pages' reads: a copy */
         struct ig_chunk_ctx own = {0};
@@ -576,6 +580,7 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
                 break;
             }
         ig_chunk_ctx_free(&own);
+        x->ctx_failed = false;
         if (expected != UINT32_MAX && expected != gr.row_count)
             fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g, expected,
                  gr.row_count);
