@@ -128,7 +128,7 @@ static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w
 struct block_trials {
     const struct ig_page_policy *pol;
     unsigned zstd_misses; /* numbers: blocks running that zstd did not shrink */
-    unsigned huff_wins;   /* strings: blocks running that huffman or fsst took from zstd */
+    unsigned huff_wins;   /* strings: blocks running that one of huffman and fsst took from zstd */
     uint8_t item_enc;     /* which of the two took the last of them */
     unsigned fsst_losses; /* strings: blocks running that weighed fsst and did not take it */
     unsigned zstd_wins;   /* strings: blocks running that zstd kept from huffman */
@@ -188,8 +188,12 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
     }
     if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
         if (unit->fsst_weighed) t->fsst_losses = unit->encoding == IG_ENC_FSST ? 0 : t->fsst_losses + 1;
+        /* the same item scheme twice running: one that won a block by a hair
+         * must not take the next ones from the other, which may hold them
+         * better (random text: huffman's code beats fsst's single bytes) */
         bool item = unit->encoding == IG_ENC_HUFF || unit->encoding == IG_ENC_FSST;
-        t->huff_wins = item ? t->huff_wins + 1 : 0;
+        bool same = item && t->huff_wins && t->item_enc == unit->encoding;
+        t->huff_wins = same ? t->huff_wins + 1 : item ? 1 : 0;
         if (item) t->item_enc = unit->encoding;
         bool kept = unit->compression == IG_PC_ZSTD;
         if (!used->zstd_settled || !kept) t->zstd_wins = kept ? t->zstd_wins + 1 : 0;
