@@ -388,7 +388,7 @@ help_complete() {
     done
     out=$("$INGOT" help nosuch 2>&1) && return 1
     grep -q "help: unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
-    "$INGOT" --version | grep -qE "^ingot [0-9.]+ \(writes format version 10; reads versions 2 to 10\)$" ||
+    "$INGOT" --version | grep -qE "^ingot [0-9.]+ \(writes format version 12; reads versions 2 to 12\)$" ||
         { "$INGOT" --version; return 1; }
     man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "erase_group=G" || return 1
     # the mount page names every -o option the binary takes
