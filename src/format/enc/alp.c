@@ -36,6 +36,8 @@
  * chosen again: the result depends on the live values only (a killed
  * exception leaves the list; the child's 0 lanes are markers where its
  * scheme has them, frame of reference and delta, so they widen no range).
+ * Where that would be longer (rare), e and f are kept and the child erased
+ * by its own rule instead.
  * Check: no killed position among the exceptions, the child's own check,
  * nothing after the stream.
  */
@@ -332,25 +334,53 @@ static int alp_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_d
     return rc;
 }
 
-/* Decoded, the killed values 0, encoded afresh (e, f chosen again, from
- * what is left: the result depends on the live values only). */
-static int alp_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
-                     const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
-                     struct ig_buf *out)
+/* The nested stream erased by its own rule (a killed d is 0: the lane 0,
+ * +0.0), the killed exceptions out of the list; e and f kept: what
+ * alp_erase falls back to where choosing them again from the live values
+ * made the integers wider (a stream of 7.7 KB grew to 12.8). */
+static int alp_erase_kept(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                          const uint8_t *absent, const uint8_t *kill, struct enc_dctx *c,
+                          struct ig_buf *out)
 {
-    (void)may_drop; /* the child never drops */
-    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
-    size_t used;
-    int rc = v ? alp_decode(p, len, n, d, absent, v, &used, c) : enc_nomem(c->err);
+    struct alp_view av;
+    int rc = alp_parse(p, len, n, d->width, &av, c->err);
+    if (rc) return rc;
+    uint64_t *pos = malloc((av.x ? av.x : 1) * sizeof *pos);
+    struct ig_buf child = IG_BUF_INIT;
+    rc = pos ? alp_positions(&av, n, pos, c->err) : enc_nomem(c->err);
+    if (!rc)
+        rc = enc_int_erase(av.child, av.child_len, n, &alp_child_desc, absent, kill, false, c, &child);
+    /* the exceptions kept: their positions moved down over the killed ones,
+     * and in from[] where their lanes are */
+    size_t x = 0, *from = rc ? NULL : malloc((av.x ? av.x : 1) * sizeof *from);
+    if (!rc && !from) rc = enc_nomem(c->err);
+    for (size_t k = 0; !rc && k < av.x; k++)
+        if (!bm_get(kill, pos[k])) {
+            from[x] = k;
+            pos[x++] = pos[k];
+        }
     if (!rc) {
-        for (size_t i = 0; i < n; i++)
-            if (bm_get(kill, i)) v[i] = 0;
-        struct enc_ectx ec;
-        enc_ectx_from_dctx(c, &ec);
-        ec.used |= ENC_BIT(IG_ENC_ALP);
-        rc = alp_encode(v, n, d, NULL, &ec, out);
+        size_t head = alp_head_size(n, x, d->width);
+        uint8_t *h = ig_buf_extend(out, head);
+        if (!h) {
+            rc = enc_nomem(c->err);
+        } else {
+            size_t at = 0;
+            h[at++] = IG_ENC_ALP;
+            h[at++] = (uint8_t)av.e;
+            h[at++] = (uint8_t)av.f;
+            at += ig_varint_put(h + at, x);
+            h[at++] = (uint8_t)av.pw;
+            ig_bitpack_pack(h + at, pos, x, av.pw);
+            at += ig_bitpack_size(x, av.pw);
+            for (size_t k = 0; k < x; k++)
+                memcpy(h + at + k * d->width, av.lanes + from[k] * d->width, d->width);
+            if (enc_put_sub(out, child.data, child.len)) rc = enc_nomem(c->err);
+        }
     }
-    free(v);
+    ig_buf_free(&child);
+    free(from);
+    free(pos);
     return rc;
 }
 
@@ -371,6 +401,35 @@ static int alp_check(const uint8_t *p, size_t len, size_t n, const struct ig_int
     if (!rc) rc = enc_int_check(av.child, av.child_len, n, &alp_child_desc, absent, erased, c);
     if (!rc) *used = av.used;
     free(pos);
+    return rc;
+}
+
+/* Decoded, the killed values 0, encoded afresh with e and f chosen again:
+ * the result depends on the live values only (no exponent chosen for an
+ * erased value's digits). Where that comes out longer than the stream,
+ * alp_erase_kept instead (rare: the live values alone chose a wider e). */
+static int alp_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
+                     const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
+                     struct ig_buf *out)
+{
+    (void)may_drop; /* the child never drops */
+    size_t start = out->len;
+    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+    size_t used;
+    int rc = v ? alp_decode(p, len, n, d, absent, v, &used, c) : enc_nomem(c->err);
+    if (!rc) {
+        for (size_t i = 0; i < n; i++)
+            if (bm_get(kill, i)) v[i] = 0;
+        struct enc_ectx ec;
+        enc_ectx_from_dctx(c, &ec);
+        ec.used |= ENC_BIT(IG_ENC_ALP);
+        rc = alp_encode(v, n, d, NULL, &ec, out);
+    }
+    free(v);
+    if (!rc && out->len - start > len) {
+        out->len = start;
+        rc = alp_erase_kept(p, len, n, d, absent, kill, c, out);
+    }
     return rc;
 }
 

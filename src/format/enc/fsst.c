@@ -322,7 +322,7 @@ static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uin
         size_t k = 0;
         for (size_t i = 0; i < m.cap; i++)
             if (m.c[i].len) m.c[k++] = m.c[i];
-        qsort(m.c, k, sizeof *m.c, cand_cmp);
+        if (k) qsort(m.c, k, sizeof *m.c, cand_cmp); /* nothing sampled: m.c is NULL */
         t->k = k < FSST_MAX_SYMBOLS ? (unsigned)k : FSST_MAX_SYMBOLS;
         memset(t->len, 0, sizeof t->len);
         memset(t->sym, 0, sizeof t->sym);
