@@ -11,13 +11,14 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 11u    /* what writers write (11: logical types in column records) */
+#define IG_FORMAT_VERSION 12u    /* what writers write (12: chunk contexts, fsst, alp; 11 is logical types) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
 #define IG_FORMAT_CHUNK_DICT 6u  /* the first version whose chunk records count distinct values */
 #define IG_FORMAT_CHUNK_STATS 9u /* the first version whose chunk records bound numeric values */
 #define IG_FORMAT_LOGICAL 11u    /* the first version whose column records carry logical types */
+#define IG_FORMAT_CHUNK_CTX 12u  /* the first version whose chunk records locate a chunk context */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -115,7 +116,8 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 #define IG_GRP_HASH 24          /* u64 XXH3 of its page records */
 
 /* ---- chunk record: (group, leaf) -> page range ---- */
-#define IG_CHK_SIZE 40          /* version 9; 16 in 6 to 8, 8 before (the first two fields) */
+#define IG_CHK_SIZE 64          /* version 12; 40 in 9 to 11, 16 in 6 to 8, 8 before (the first two) */
+#define IG_CHK_SIZE_V10 40
 #define IG_CHK_SIZE_V8 16
 #define IG_CHK_SIZE_V5 8
 #define IG_CHK_FIRST_PAGE 0     /* u32 */
@@ -127,6 +129,12 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 #define IG_CHK_STATS_FLAGS 16   /* u8 IG_CHKS_* (version 9); bytes 17..23 reserved, zero */
 #define IG_CHK_MIN 24           /* u64 the smallest value as a lane (codec.h), when bounded */
 #define IG_CHK_MAX 32           /* u64 the largest, likewise; both 0 when not bounded */
+#define IG_CHK_CTX_OFFSET 40    /* u64 where the chunk's context lies in the file (version 12);
+                                   0 with a size of 0: none */
+#define IG_CHK_CTX_SIZE 48      /* u32 its bytes: its entries, then zeros (codec.h) */
+/* bytes 52..55 reserved, zero */
+#define IG_CHK_CTX_HASH 56      /* u64 XXH3 of its bytes */
+#define IG_MAX_CTX_SIZE (1u << 20) /* a context is never larger (a reader refuses more) */
 
 /* A flat numeric leaf's chunk is bounded when it has a non-NULL value that is
  * not NaN: min and max over those (floats: -0.0 as min, +0.0 as max when the
@@ -239,7 +247,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 #define IG_SLIDE_GROUP_LOW 0     /* u8 l: low bits per entry, 0..63 */
 #define IG_SLIDE_GROUP_UPPER 1   /* u32 u: bits of the upper part */
 #define IG_SLIDE_GROUP_HDR 5
-#define IG_PAGE_ENC_COUNT 12 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
+#define IG_PAGE_ENC_COUNT 14 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

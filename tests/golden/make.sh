@@ -34,6 +34,11 @@
 #   v11: the commit that added v11/ (format version 11, logical types in
 #       column records; from 11 also logical/: every logical type, nested in
 #       a list and a struct too, with NULLs, rows erased)
+#   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
+#       symbol tables, and the alp scheme; from 12 also context/: notes of
+#       ~70 bytes in two row groups of 300 (a symbol table each), float64
+#       prices and float32 scores with NaN, -0.0, infinities and thirds among
+#       them (alp's exceptions), rows erased, one of them an exception)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding
@@ -88,6 +93,13 @@ tables() {
             "$ingot" import --format jsonl --schema logical.txt --rows-per-group 150 logical.jsonl "$d/logical"
             "$ingot" erase --row 4 --row 151 --row 399 "$d/logical"
         fi
+        if [ "$v" -ge 12 ]; then
+            context_input >"$d.context.csv"
+            printf 'id int64\nnote string?\nprice float64?\nscore float32\n' >"$d.context.txt"
+            "$ingot" import --schema "$d.context.txt" --rows-per-group 300 "$d.context.csv" "$d/context"
+            rm "$d.context.csv" "$d.context.txt"
+            "$ingot" erase --row 4 --row 17 --row 150 --row 299 --row 450 "$d/context"
+        fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
     rm -f "$d"/*/.ingot/erasures
@@ -122,6 +134,25 @@ for uid in range(600):
         win.insert(0, pool[int(40 * rng.random() ** 3)])
     win = win[:8]
     print(json.dumps({"uid": uid, "clk": win, "emb": [0.5, -0.25, 0.125, 1.0], "q": [0.5, 0.25, -0.5, 1.0]}))
+'
+}
+
+# 600 rows of notes made of a few hundred words, prices of two places and
+# scores of three, with values that are no such decimals every so often:
+# deterministic, so the same input every time.
+context_input() {
+    /usr/bin/python3 -c '
+import random
+rng = random.Random(12)
+words = ["patient", "reports", "mild", "pain", "after", "exercise", "no", "fever", "follow", "up",
+         "in", "two", "weeks", "prescribed", "rest", "and", "fluids", "blood", "pressure", "normal"]
+odd = ["nan", "-0.0", "inf", "-inf", repr(1 / 3)]
+print("id,note,price,score")
+for i in range(600):
+    note = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))) if i % 37 else ""
+    price = "%.2f" % (rng.randrange(100000) / 100) if i % 23 != 4 else odd[i % 5]
+    score = "%.3f" % (rng.randrange(-1000, 1000) / 1000) if i % 29 != 17 else odd[(i + 1) % 5]
+    print(f"{i},{note},{price},{score}")
 '
 }
 

@@ -25,7 +25,7 @@ done
 same() {
     local v
     for v in "$G"/expected/v*/; do
-        diff -r -x inspect.json -x verify.txt -x slidehash -x decimal -x bounds -x evolved -x logical -x versions.json -x "rows.v*.jsonl" "$G/expected/v2" "$v" >/dev/null ||
+        diff -r -x inspect.json -x verify.txt -x slidehash -x decimal -x bounds -x evolved -x logical -x context -x versions.json -x "rows.v*.jsonl" "$G/expected/v2" "$v" >/dev/null ||
             { echo "differs: $v"; return 1; }
     done
 }
@@ -46,6 +46,26 @@ damaged() {
     done
 }
 check golden_damage_named_in_old_parts damaged
+
+# damage in a chunk context (a symbol table's byte): verify names the part,
+# column and row group, and says nothing more of the blocks that need it;
+# reading the column fails with the same names, never a crash
+context_damaged() {
+    local d=$WORK/ctxdmg out at
+    rm -rf "$d"
+    cp -r "$G/v12/context" "$d"
+    # the first symbol table holds the notes' commonest words (its pages hold codes)
+    at=$(grep -boa -m1 'patient' "$d/part-000000.ingot" | head -1 | cut -d: -f1)
+    [ -n "$at" ] || { echo "no symbol found"; return 1; }
+    printf 'P' | dd of="$d/part-000000.ingot" bs=1 seek="$at" conv=notrunc status=none
+    out=$("$INGOT" verify "$d" 2>&1) && { echo "verify passed"; return 1; }
+    grep -q "part-000000.ingot: column 'note' row group 0: chunk context: checksum mismatch" <<<"$out" &&
+        [ "$(grep -c FAIL <<<"$out")" = 1 ] || { echo "$out"; return 1; }
+    out=$("$INGOT" cat "$d" note 2>&1) && { echo "cat passed"; return 1; }
+    grep -q "column 'note' page [0-9]*: row group 0: chunk context" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" cat "$d" price | wc -l)" = 595 ] # other columns read
+}
+check golden_context_damage_named context_damaged
 
 # a table of mixed versions: a version-3 part with a part of this version appended;
 # rows read by id from both, an erase in both, and each part keeps its version

@@ -229,8 +229,9 @@ static const size_t sizes[] = {0, 1, 2, 3, 127, 128, 129, 300, 4096, 65536};
 /* Can `forced` fail to represent v? (for: full 64-bit range; delta: a 2^63 step) */
 static bool may_reject(int e, const uint64_t *v, size_t n, const struct ig_int_desc *d)
 {
-    if (e == IG_ENC_HUFF) return true; /* a bytes scheme only */
+    if (e == IG_ENC_HUFF || e == IG_ENC_FSST) return true; /* bytes schemes only */
     if (e == IG_ENC_DECIMAL) return d->width < 4 || !decimal_holds(v, n, d->width);
+    if (e == IG_ENC_ALP) return d->width < 4 || d->is_signed; /* float lanes: unsigned, 4 or 8 bytes */
     if (e == IG_ENC_FOR) {
         uint64_t lo = ~0ULL, hi = 0;
         for (size_t i = 0; i < n; i++) {
@@ -661,13 +662,16 @@ static void test_int_erase_canonical(void)
                     size_t lx, ly;
                     int rx = ig_ints_erase(x.data, x.len, n, d, NULL, kill, &lx, NULL);
                     int ry = ig_ints_erase(y.data, y.len, n, d, NULL, kill, &ly, NULL);
-                    if (rx == 0 && ry == 0) {
+                    /* alp erases afresh, canonically, unless that would grow the
+                     * stream: then it keeps e and f, which the erased values chose too */
+                    bool alp_kept = e == IG_ENC_ALP && (lx != ly || memcmp(x.data, y.data, lx));
+                    if (rx == 0 && ry == 0 && !alp_kept) {
                         compared++;
                         CHECK(lx == ly && memcmp(x.data, y.data, lx) == 0);
                         if (lx != ly || memcmp(x.data, y.data, lx))
                             fprintf(stderr, "  not canonical: %s shape %d width %u signed %d\n",
                                     ig_enc_name((enum ig_enc)e), sh, d->width, d->is_signed);
-                    } else {
+                    } else if (!alp_kept) {
                         CHECK(rx == -ENOSPC || ry == -ENOSPC);
                     }
                 }
@@ -868,8 +872,8 @@ static void test_auto_selection(void)
             /* and no larger than any single forced scheme (estimates are exact for
              * leaves; composites only have to beat the best leaf) */
             for (int e = IG_ENC_PLAIN; e < IG_ENC_COUNT; e = next_scheme(e)) {
-                /* composites; decimal is weighed only where a writer offers it (below) */
-                if (e == IG_ENC_RLE || e == IG_ENC_DICT || e == IG_ENC_DECIMAL) continue;
+                /* composites; decimal and alp are weighed only where a writer offers them */
+                if (e == IG_ENC_RLE || e == IG_ENC_DICT || e == IG_ENC_DECIMAL || e == IG_ENC_ALP) continue;
                 struct ig_buf f = IG_BUF_INIT;
                 o = forced(e);
                 if (ig_ints_encode(v, n, &descs[di], &o, &f, NULL) == 0) CHECK(sz <= f.len);
@@ -993,6 +997,72 @@ static void test_decimal_selection(void)
     ig_buf_free(&f);
     free(v);
     free(out);
+}
+
+/* alp: decimals with a few values that are not (NaN, -0.0, infinities, full
+ * precision) keep their integers, the others as exceptions; only where a
+ * writer offers it; round trips, single values, erase of exceptions and of
+ * integers. */
+static void test_alp(void)
+{
+    uint64_t seed = check_seed ^ 0xA1F;
+    const struct ig_int_desc f64 = {8, false}, f32 = {4, false};
+    for (int w = 0; w < 2; w++) {
+        const struct ig_int_desc *d = w ? &f32 : &f64;
+        const size_t n = 1000;
+        uint64_t *v = malloc(n * 8), *out = malloc(n * 8);
+        for (size_t i = 0; i < n; i++) {
+            double price = (double)(test_rand(&seed) % 100000) / 100.0; /* 0.00 .. 999.99 */
+            v[i] = w ? fbits((float)price) : dbits(price);
+            if (i % 97 == 5) v[i] = w ? fbits(NAN) : dbits(NAN);
+            if (i % 113 == 7) v[i] = w ? fbits(-0.0f) : dbits(-0.0);
+            if (i % 131 == 9) v[i] = w ? fbits(1.0f / 3.0f) : dbits(1.0 / 3.0);
+            if (i == 500) v[i] = w ? fbits(INFINITY) : dbits(-INFINITY);
+        }
+        struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT, p = IG_BUF_INIT;
+        struct ig_enc_opts offered = {.alp = true}, plain = forced(IG_ENC_PLAIN), dec = {.decimal = true};
+        REQUIRE(ig_ints_encode(v, n, d, &offered, &a, NULL) == 0);
+        REQUIRE(ig_ints_encode(v, n, d, NULL, &b, NULL) == 0);
+        REQUIRE(ig_ints_encode(v, n, d, &plain, &p, NULL) == 0);
+        CHECK_EQ_INT(a.data[0], IG_ENC_ALP);
+        CHECK(b.data[0] != IG_ENC_ALP); /* not offered */
+        CHECK(a.len * 10 < p.len * (w ? 7u : 4u)); /* ~17 bits a value, exceptions aside */
+        struct ig_buf dd = IG_BUF_INIT;
+        REQUIRE(ig_ints_encode(v, n, d, &dec, &dd, NULL) == 0);
+        CHECK(dd.data[0] != IG_ENC_DECIMAL); /* decimal has no exceptions */
+        ig_buf_free(&dd);
+        struct ig_error err = {0};
+        REQUIRE(ig_ints_decode(a.data, a.len, n, d, NULL, out, &err) == 0);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = 0;
+            bad += out[i] != v[i];
+            CHECK(ig_ints_get(a.data, a.len, n, d, NULL, i, &x, &err) == 0);
+            bad += x != v[i];
+        }
+        CHECK_EQ_INT(bad, 0);
+        /* erase an exception and an integer: both read 0, nothing grows */
+        uint8_t kill[(1000 + 7) / 8] = {0}, gone[(1000 + 7) / 8] = {0};
+        kill[5 / 8] |= 1u << 5; /* NaN */
+        kill[6 / 8] |= 1u << 6; /* a price */
+        memcpy(gone, kill, sizeof gone);
+        CHECK(ig_ints_check_erased(a.data, a.len, n, d, NULL, gone, &err) != 0);
+        size_t nl = 0;
+        REQUIRE(ig_ints_erase(a.data, a.len, n, d, NULL, kill, &nl, &err) == 0);
+        CHECK(nl <= a.len);
+        CHECK(ig_ints_check_erased(a.data, nl, n, d, NULL, gone, &err) == 0);
+        REQUIRE(ig_ints_decode(a.data, nl, n, d, NULL, out, &err) == 0);
+        CHECK(out[5] == 0 && out[6] == 0 && out[7] == v[7] && out[500] == v[500]);
+        /* forced on integers that are not floats' lanes: refused */
+        const struct ig_int_desc i32 = {4, true};
+        struct ig_enc_opts fa = forced(IG_ENC_ALP);
+        CHECK(ig_ints_encode(v, n, &i32, &fa, &b, &err) == -EINVAL);
+        free(v);
+        free(out);
+        ig_buf_free(&a);
+        ig_buf_free(&b);
+        ig_buf_free(&p);
+    }
 }
 
 static void test_distinct_count_stops(void)
@@ -1882,6 +1952,6 @@ static void test_throughput(void)
 TEST_MAIN(T(test_bitpack_util), T(test_bitpack_u8), T(test_varint_util), T(test_names), T(test_int_roundtrip),
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
-          T(test_auto_selection), T(test_decimal_selection), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
+          T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_skewed), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

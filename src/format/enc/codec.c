@@ -41,7 +41,9 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->census = o ? o->census : NULL;
     if (c->census) c->census->lanes = NULL; /* nothing taken yet */
     c->decimal_ok = o && o->decimal;
+    c->alp_ok = o && o->alp;
     c->item_ids = o ? o->item_ids : NULL;
+    c->fsst = o ? o->fsst : NULL;
     return 0;
 }
 
@@ -188,38 +190,59 @@ int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
     return enc_bytes_encode(offs, data, n, &c, out);
 }
 
+int ig_bytes_decode_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t len, size_t n,
+                       const uint8_t *absent, uint64_t *offs_out, struct ig_buf *data_out,
+                       struct ig_error *err)
+{
+    if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
+    size_t used;
+    return enc_bytes_decode(p, len, n, absent, offs_out, data_out, &used, &c);
+}
+
 int ig_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                     uint64_t *offs_out, struct ig_buf *data_out, struct ig_error *err)
 {
+    return ig_bytes_decode_cx(NULL, p, len, n, absent, offs_out, data_out, err);
+}
+
+int ig_bytes_get_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t len, size_t n,
+                    const uint8_t *absent, size_t i, const uint8_t **val, size_t *vlen,
+                    struct ig_error *err)
+{
     if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
-    struct enc_dctx c = {0, err};
-    size_t used;
-    return enc_bytes_decode(p, len, n, absent, offs_out, data_out, &used, &c);
+    if (i >= n) return ig_err(err, -EINVAL, "bytes stream: item %zu out of %zu", i, n);
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
+    return enc_bytes_get(p, len, n, absent, i, val, vlen, &c);
 }
 
 int ig_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
                  const uint8_t **val, size_t *vlen, struct ig_error *err)
 {
-    if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
-    if (i >= n) return ig_err(err, -EINVAL, "bytes stream: item %zu out of %zu", i, n);
-    struct enc_dctx c = {0, err};
-    return enc_bytes_get(p, len, n, absent, i, val, vlen, &c);
+    return ig_bytes_get_cx(NULL, p, len, n, absent, i, val, vlen, err);
 }
 
-int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent, const uint8_t *kill,
-                   size_t *new_len, struct ig_error *err)
+int ig_bytes_erase_cx(const struct ig_chunk_ctx *cx, uint8_t *p, size_t len, size_t n,
+                      const uint8_t *absent, const uint8_t *kill, size_t *new_len,
+                      struct ig_error *err)
 {
     if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
     if (bm_intersects(absent, kill, n))
         return ig_err(err, -EINVAL, "erase: a killed position is already absent");
     *new_len = len;
     if (!bm_any(kill, n)) return 0;
-    struct enc_dctx c = {0, err};
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
     struct ig_buf fresh = IG_BUF_INIT;
     int rc = enc_bytes_erase(p, len, n, absent, kill, true, &c, &fresh);
     if (!rc) rc = erase_commit(p, len, &fresh, new_len, err);
     ig_buf_free(&fresh);
     return rc;
+}
+
+int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent, const uint8_t *kill,
+                   size_t *new_len, struct ig_error *err)
+{
+    return ig_bytes_erase_cx(NULL, p, len, n, absent, kill, new_len, err);
 }
 
 size_t ig_bytes_huffman_size(const uint64_t *offs, const uint8_t *data, size_t n)
@@ -232,10 +255,16 @@ bool ig_bytes_erase_drops(const uint8_t *p, size_t len)
     return enc_int_drops(p, len);
 }
 
+int ig_bytes_check_erased_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t len, size_t n,
+                             const uint8_t *absent, const uint8_t *erased, struct ig_error *err)
+{
+    if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
+    return enc_bytes_check(p, len, n, absent, erased, &c);
+}
+
 int ig_bytes_check_erased(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                           const uint8_t *erased, struct ig_error *err)
 {
-    if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
-    struct enc_dctx c = {0, err};
-    return enc_bytes_check(p, len, n, absent, erased, &c);
+    return ig_bytes_check_erased_cx(NULL, p, len, n, absent, erased, err);
 }

@@ -51,7 +51,11 @@ enum ig_enc {
                            erasable while compressed (never chosen by auto: the page decides) */
     IG_ENC_DECIMAL = 11, /* float lanes that are decimals: m / 10^p, the integers m a nested
                             int stream (format version 8; auto only where the writer offers it) */
-    IG_ENC_COUNT = 12
+    IG_ENC_FSST = 12,    /* bytes: each item coded alone against its chunk's FSST symbol table
+                            (struct ig_chunk_ctx; format version 12) */
+    IG_ENC_ALP = 13,     /* float lanes as integers d * 10^f / 10^e plus exceptions (ALP; format
+                            version 12; auto only where the writer offers it) */
+    IG_ENC_COUNT = 14
 };
 
 /* Is e a stream scheme (IG_ENC_AUTO included)? Every value below IG_ENC_COUNT
@@ -125,6 +129,10 @@ struct ig_enc_opts {
     bool decimal;           /* the lanes are float bits (width 8: float64, 4: float32) and
                                auto may weigh the decimal scheme (a writer of format 8 or
                                later; never an erase) */
+    bool alp;               /* the same for the alp scheme (a writer of format 12 or later) */
+    const struct ig_fsst *fsst; /* bytes streams: the chunk's symbol table, which auto
+                                   may code the items against (fsst) where allowed, and
+                                   a forced fsst must; NULL: no fsst */
 };
 
 /* ---- int streams ------------------------------------------------------- */
@@ -199,6 +207,60 @@ int ig_bytes_encode_erased(const uint64_t *offs, const uint8_t *data, size_t n, 
                            struct ig_buf *out, struct ig_error *err);
 int ig_bytes_check_erased(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                           const uint8_t *erased, struct ig_error *err);
+
+/* ---- chunk contexts (format version 12) ---------------------------------
+ *
+ * What every block of a column chunk may share, stored once in the chunk
+ * (docs/FORMAT.md, "Chunk contexts"): so far an FSST symbol table, against
+ * which fsst streams code their items. Streams that need it are read,
+ * erased and checked through the _cx entry points below; the others take
+ * cx NULL. An erase changes the table only through its use counts: the page
+ * layer takes an erased stream's uses off them (ig_bytes_symbol_uses before
+ * and after) and erases the symbols nothing uses any more (ig_fsst_prune). */
+struct ig_fsst;
+struct ig_chunk_ctx {
+    struct ig_fsst *fsst; /* NULL: none */
+};
+
+/* A symbol table trained on (a sample of) the n items offs[0..n] over data,
+ * ready to code items; its use counts are 0 (the writer counts the blocks it
+ * keeps). -ENOMEM without memory. */
+int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig_fsst **out);
+void ig_fsst_free(struct ig_fsst *t);
+unsigned ig_fsst_symbols(const struct ig_fsst *t); /* symbols not erased */
+uint64_t ig_fsst_count(const struct ig_fsst *t, unsigned code);
+void ig_fsst_reset_counts(struct ig_fsst *t);
+/* counts[256] added to (sign > 0) or taken off (sign < 0) the use counts;
+ * -EIO when a count names no symbol or would go below 0. */
+int ig_fsst_add_uses(struct ig_fsst *t, const uint64_t *counts, int sign);
+/* Erase every symbol no item uses (length 0); true if any was. */
+bool ig_fsst_prune(struct ig_fsst *t);
+
+/* A context's bytes: its entries, then zeros. Parse checks every field
+ * (hostile input: -EIO naming what is wrong); free releases what parse or
+ * the writer put in. */
+int ig_chunk_ctx_parse(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, struct ig_error *err);
+int ig_chunk_ctx_write(const struct ig_chunk_ctx *cx, struct ig_buf *out);
+void ig_chunk_ctx_free(struct ig_chunk_ctx *cx);
+bool ig_chunk_ctx_empty(const struct ig_chunk_ctx *cx);
+
+/* The uses of each symbol of cx's table by a bytes stream (its own fsst
+ * codes, or a dictionary's fsst entries) added to counts[256]; nothing for
+ * streams that use none. */
+int ig_bytes_symbol_uses(const uint8_t *p, size_t len, size_t n, const struct ig_chunk_ctx *cx,
+                         uint64_t *counts, struct ig_error *err);
+
+int ig_bytes_decode_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t len, size_t n,
+                       const uint8_t *absent, uint64_t *offs_out, struct ig_buf *data_out,
+                       struct ig_error *err);
+int ig_bytes_get_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t len, size_t n,
+                    const uint8_t *absent, size_t i, const uint8_t **val, size_t *vlen,
+                    struct ig_error *err);
+int ig_bytes_erase_cx(const struct ig_chunk_ctx *cx, uint8_t *p, size_t len, size_t n,
+                      const uint8_t *absent, const uint8_t *kill, size_t *new_len,
+                      struct ig_error *err);
+int ig_bytes_check_erased_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t len, size_t n,
+                             const uint8_t *absent, const uint8_t *erased, struct ig_error *err);
 
 /* Top-level scheme of an encoded stream (its first byte), or -1 if empty/unknown. */
 int ig_stream_scheme(const uint8_t *p, size_t len);

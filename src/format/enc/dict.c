@@ -453,12 +453,31 @@ const struct int_scheme enc_dict_int = {
 
 /* ---- bytes dict ---------------------------------------------------------- */
 
-/* [5] [k] [sub: the k entries (doffs over ddata) as a plain bytes stream] [codes] */
+/* The k entries (doffs over data) as a plain bytes stream, or coded against
+ * the chunk's symbol table (fsst) where that is smaller: a dictionary's
+ * entries are read one by one as plain ones are. */
+static int bdict_entries(const uint64_t *doffs, const uint8_t *data, size_t k, struct enc_ectx *c,
+                         struct ig_buf *dstream)
+{
+    int rc = enc_plain_bytes.encode(doffs, data, k, c, dstream);
+    if (rc || !c->fsst || !k) return rc;
+    struct ig_buf f = IG_BUF_INIT;
+    rc = enc_fsst_bytes.encode(doffs, data, k, c, &f);
+    if (!rc && f.len < dstream->len) {
+        ig_buf_free(dstream);
+        *dstream = f;
+        return 0;
+    }
+    ig_buf_free(&f);
+    return rc == -EINVAL ? 0 : rc; /* a table that cannot code (none built): plain */
+}
+
+/* [5] [k] [sub: the k entries (doffs over ddata) as a plain or fsst bytes stream] [codes] */
 static int bdict_emit(const uint64_t *doffs, const struct ig_buf *ddata, size_t k, uint64_t *codes,
                       size_t n, struct enc_ectx *c, struct ig_buf *out)
 {
     struct ig_buf dstream = IG_BUF_INIT;
-    int rc = enc_plain_bytes.encode(doffs, ddata->data, k, c, &dstream);
+    int rc = bdict_entries(doffs, ddata->data, k, c, &dstream);
     if (!rc && (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k) ||
                 enc_put_sub(out, dstream.data, dstream.len)))
         rc = enc_nomem(c->err);
@@ -639,7 +658,8 @@ static int dict_rebuild_bytes(const uint64_t *doffs, const uint8_t *ddata, uint6
         codes[i] = newid[e];
     }
     struct enc_ectx pc = *ec;
-    if (!rc) rc = enc_plain_bytes.encode(noffs, ndata.data, k2, &pc, &dstream);
+    if (!rc)
+        rc = bdict_entries(noffs, ndata.data ? ndata.data : (const uint8_t *)"", k2, &pc, &dstream);
     if (!rc && (ig_buf_append_byte(out, IG_ENC_DICT) || ig_varint_append(out, k2) ||
                 enc_put_sub(out, dstream.data, dstream.len)))
         rc = -ENOMEM;

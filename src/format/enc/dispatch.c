@@ -13,7 +13,7 @@
 
 static const char *const enc_names[IG_ENC_COUNT] = {
     "auto", "plain", "bitpack", "varint", "rle",   "dict",
-    "for",  "delta", NULL /* slide */, "split", "huffman", "decimal"};
+    "for",  "delta", NULL /* slide */, "split", "huffman", "decimal", "fsst", "alp"};
 
 const char *ig_enc_name(enum ig_enc e)
 {
@@ -47,7 +47,7 @@ const struct int_scheme *const enc_int_schemes[IG_ENC_COUNT] = {
     NULL,         &enc_plain_int, &enc_bitpack_int, &enc_varint_int,
     &enc_rle_int, &enc_dict_int,  &enc_for_int,     &enc_delta_int,
     NULL /* slide: a page-level scheme */, &enc_split_int, NULL /* huffman: bytes only */,
-    &enc_decimal_int,
+    &enc_decimal_int, NULL /* fsst: bytes only */, &enc_alp_int,
 };
 
 const struct bytes_scheme *enc_bytes_scheme(unsigned id)
@@ -55,6 +55,7 @@ const struct bytes_scheme *enc_bytes_scheme(unsigned id)
     return id == IG_ENC_PLAIN  ? &enc_plain_bytes
            : id == IG_ENC_DICT ? &enc_dict_bytes
            : id == IG_ENC_HUFF ? &enc_huff_bytes
+           : id == IG_ENC_FSST ? &enc_fsst_bytes
                                : NULL;
 }
 

@@ -41,9 +41,11 @@
 #define ENC_INT_ALL                                                                                \
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) |                    \
      ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA) |   \
-     ENC_BIT(IG_ENC_SPLIT) | ENC_BIT(IG_ENC_DECIMAL))
-#define ENC_BYTES_ALL     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_HUFF))
-#define ENC_COMPOSITE     (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_DECIMAL))
+     ENC_BIT(IG_ENC_SPLIT) | ENC_BIT(IG_ENC_DECIMAL) | ENC_BIT(IG_ENC_ALP))
+#define ENC_BYTES_ALL                                                                              \
+    (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_HUFF) | ENC_BIT(IG_ENC_FSST))
+#define ENC_COMPOSITE                                                                              \
+    (ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_DECIMAL) | ENC_BIT(IG_ENC_ALP))
 #define ENC_DEFAULT_DEPTH 3
 #define ENC_DISTINCT_CAP  4096 /* auto considers dict only up to this many values */
 #define ENC_VARINT_STRIDE 128  /* varint: one index entry per this many values */
@@ -64,6 +66,11 @@ static inline bool bm_get(const uint8_t *bm, size_t i)
  * start); offs becomes the kept items' offsets (killed items length 0). */
 void enc_compact_items(uint8_t *dst, const uint8_t *src, uint64_t *offs, size_t n,
                        const uint8_t *kill);
+/* Where the items of coded offsets co[0..n] go when the killed ones are
+ * removed and the live ones on the shorter side of the gaps move over them
+ * (huffman, fsst): their new offsets into o2[0..n] (killed items empty); the
+ * freed bytes lie before o2[0] and after o2[n]. */
+void enc_erase_shift(size_t n, const uint64_t *co, const uint8_t *kill, uint64_t *o2);
 static inline void bm_set(uint8_t *bm, size_t i)
 {
     bm[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -82,6 +89,7 @@ bool bm_intersects(const uint8_t *a, const uint8_t *b, size_t n);
 struct enc_dctx {
     unsigned used;
     struct ig_error *err;
+    const struct ig_fsst *fsst; /* the chunk's symbol table (fsst streams), or NULL */
 };
 
 /* Encode side: what the current level may choose. */
@@ -108,12 +116,14 @@ struct enc_ectx {
     bool decimal_ok;  /* the top-level stream's lanes are float bits (the desc's width
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
+    bool alp_ok;      /* the same for alp (a format-12 writer; never a child's) */
     const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
     /* the selector's census of those identities and each entry's first item,
      * for the bytes dict to encode from without hashing an item (dict.c);
      * NULL: it hashes the bytes */
     const struct ig_census *item_census;
     const size_t *item_first;
+    const struct ig_fsst *fsst; /* the chunk's symbol table, or NULL: no fsst */
     struct ig_error *err;
 };
 
@@ -202,7 +212,7 @@ struct int_scheme {
 };
 
 extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, enc_rle_int,
-    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int, enc_decimal_int;
+    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int, enc_decimal_int, enc_alp_int;
 
 /* The smallest estimate among the leaf schemes for v (select.c). */
 size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
@@ -223,7 +233,17 @@ struct bytes_scheme {
                  const uint8_t *erased, size_t *used, struct enc_dctx *c);
 };
 
-extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes;
+extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes, enc_fsst_bytes;
+
+/* A symbol table's bytes (the context's fsst entry): parsed and checked
+ * (*used: its length), its exact size, and written. */
+int ig_fsst_parse(const uint8_t *p, size_t len, struct ig_fsst **out, size_t *used,
+                  struct ig_error *err);
+size_t ig_fsst_size(const struct ig_fsst *t);
+int ig_fsst_write(const struct ig_fsst *t, struct ig_buf *out);
+/* Add the uses of each symbol by an fsst stream's codes to counts[256]. */
+int enc_fsst_uses(const uint8_t *p, size_t len, size_t n, const struct ig_fsst *t, uint64_t *counts,
+                  struct ig_error *err);
 
 /* Exact huffman stream size of items offs[0..n] over data (offs may start > 0). */
 size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n);

@@ -486,45 +486,6 @@ static int huff_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absen
     return 0;
 }
 
-/* Where an erase leaves the freed bytes. Live items either side of a boundary
- * s pack towards it: items before s end where item s began, items from s on
- * start there; the freed bytes become zeros before the first coded item and
- * after the last. s = 0 is the plain rule (everything after the first erased
- * item shifts left); s just past an erased item shifts the items before it
- * right instead. The boundary that moves the fewest live bytes is taken, so an
- * item erased near the start of a block rewrites the block's head, not its
- * tail: a quarter of the block on average where a left shift moved half. The
- * choice reads only the live items' sizes and the erased positions. */
-static size_t erase_boundary(size_t n, const uint64_t *co, const uint8_t *kill)
-{
-    uint64_t live_total = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!bm_get(kill, i)) live_total += co[i + 1] - co[i];
-    /* with erased items k1 < k2 < ... and live(k) the live bytes before k:
-     * s = 0 moves live_total - live(k1); s = kj + 1 moves live(kj) before it
-     * and live_total - live(kj+1) after it (nothing after the last one) */
-    size_t best = 0, prev = 0;
-    uint64_t best_cost = UINT64_MAX, live = 0, prev_live = 0;
-    bool seen = false;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t size = co[i + 1] - co[i];
-        if (!bm_get(kill, i) || !size) { /* an item with no coded bytes frees nothing */
-            live += size;
-            continue;
-        }
-        uint64_t cost = seen ? prev_live + (live_total - live) : live_total - live;
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = seen ? prev + 1 : 0;
-        }
-        seen = true;
-        prev = i;
-        prev_live = live;
-    }
-    if (seen && prev_live < best_cost) best = prev + 1;
-    return best;
-}
-
 /* Erase under the kept code: the killed items' coded bytes leave, the others
  * are copied as they are (no decoding), the index is rebuilt. */
 static int erase_coded(const uint8_t *p, size_t n, const struct huff_hdr *h, const uint64_t *co,
@@ -536,17 +497,12 @@ static int erase_coded(const uint8_t *p, size_t n, const struct huff_hdr *h, con
         free(r2);
         return -ENOMEM;
     }
-    size_t s = erase_boundary(n, co, kill);
     uint64_t maxr = 0;
     for (size_t i = 0; i < n; i++) {
         r2[i] = bm_get(kill, i) ? 0 : rl[i];
         if (r2[i] > maxr) maxr = r2[i];
     }
-    o2[s] = co[s];
-    for (size_t i = s; i-- > 0;) /* before s: packed right, ending at co[s] */
-        o2[i] = o2[i + 1] - (r2[i] ? co[i + 1] - co[i] : 0);
-    for (size_t i = s; i < n; i++) /* from s on: packed left, from co[s] */
-        o2[i + 1] = o2[i] + (r2[i] ? co[i + 1] - co[i] : 0);
+    enc_erase_shift(n, co, kill, o2);
     unsigned wo = ig_bit_width(o2[n]), wr = ig_bit_width(maxr);
     size_t code_bytes = h->index_at - 2; /* scheme, k, symbols, lengths: kept */
     size_t ib = ig_bitpack_size(n + 1, wo), lb = ig_bitpack_size(n, wr);

@@ -56,6 +56,7 @@ void enc_ectx_from_dctx(const struct enc_dctx *dc, struct enc_ectx *ec)
     memset(ec, 0, sizeof *ec);
     ec->allowed = ENC_INT_ALL;
     ec->used = dc->used;
+    ec->fsst = dc->fsst; /* a dictionary rebuilt may code its entries against the table again */
     ec->depth_left = ENC_DEFAULT_DEPTH - level + 1 > 1 ? ENC_DEFAULT_DEPTH - level + 1 : 1;
     ec->err = dc->err;
 }
@@ -129,8 +130,9 @@ static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
         if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
         /* decimal is weighed from the lanes themselves, where the writer offers it */
         const struct int_scheme *s = enc_int_scheme(id);
+        bool offered = id == IG_ENC_ALP ? c->alp_ok : c->decimal_ok;
         est[id] = !s->estimate_values ? s->estimate(&st, d, c)
-                  : c->decimal_ok     ? s->estimate_values(v, n, d, c)
+                  : offered           ? s->estimate_values(v, n, d, c)
                                       : SIZE_MAX;
         if (est[id] < rival) rival = est[id];
     }
@@ -183,6 +185,7 @@ int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *
     struct enc_ectx c = *parent;
     c.census = NULL; /* the census is of the parent's stream */
     c.decimal_ok = false; /* and so are its float lanes */
+    c.alp_ok = false;
     c.decimal_memo = NULL;
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
@@ -214,6 +217,7 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
     struct enc_ectx c = *parent;
     c.census = NULL;
     c.decimal_ok = false;
+    c.alp_ok = false;
     c.decimal_memo = NULL;
     c.allowed = ENC_BIT(scheme);
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
@@ -305,18 +309,45 @@ static int bytes_stats_ids(const uint64_t *offs, size_t n, const uint32_t *ids, 
  * when forced, a dictionary when its estimate (from the items' statistics,
  * or a census of their identities) beats plain bytes and its encode does,
  * else plain. c comes from the entry point (codec.c). */
+static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                             struct ig_buf *out);
+
 int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
                      struct ig_buf *out)
 {
     int rc;
     c->used = 0;
     size_t at = out->len;
-    if (c->strict && (c->allowed & ENC_BIT(IG_ENC_HUFF))) {
-        c->used = ENC_BIT(IG_ENC_HUFF);
-        rc = enc_bytes_scheme(IG_ENC_HUFF)->encode(offs, data, n, c, out);
+    if (c->strict && (c->allowed & (ENC_BIT(IG_ENC_HUFF) | ENC_BIT(IG_ENC_FSST)))) {
+        unsigned id = c->allowed & ENC_BIT(IG_ENC_HUFF) ? IG_ENC_HUFF : IG_ENC_FSST;
+        c->used = ENC_BIT(id);
+        rc = enc_bytes_scheme(id)->encode(offs, data, n, c, out);
         if (rc) out->len = at;
         return rc;
     }
+    rc = bytes_encode_auto(offs, data, n, c, out);
+    if (rc || !c->fsst || !(c->allowed & ENC_BIT(IG_ENC_FSST))) return rc;
+    /* the chunk's symbol table, where the items coded against it take less */
+    struct ig_buf f = IG_BUF_INIT;
+    unsigned was = c->used;
+    c->used = ENC_BIT(IG_ENC_FSST);
+    rc = enc_fsst_bytes.encode(offs, data, n, c, &f);
+    if (!rc && f.len < out->len - at) {
+        out->len = at;
+        if (ig_buf_append(out, f.data, f.len)) rc = enc_nomem(c->err);
+    } else {
+        c->used = was;
+    }
+    ig_buf_free(&f);
+    return rc;
+}
+
+/* The bytes stream's scheme among a dictionary and plain bytes. */
+static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                             struct ig_buf *out)
+{
+    int rc;
+    size_t at = out->len;
     bool want_dict = (c->allowed & ENC_BIT(IG_ENC_DICT)) && c->depth_left >= 2;
     if (c->strict && (c->allowed & ENC_BIT(IG_ENC_DICT)) && !want_dict)
         return ig_err(c->err, -EINVAL, "encoding dict needs a cascade depth of at least 2");

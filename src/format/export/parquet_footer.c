@@ -107,7 +107,7 @@ struct chunk_sum {
 uint8_t pqv_bound_len(const struct ig_part *p, uint32_t lg, const struct pq_leaf *l)
 {
     if (p->version < IG_FORMAT_CHUNK_STATS || l->nested || l->dim || l->blob_list) return 0;
-    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)lg * p->num_leaves + l->leaf) * IG_CHK_SIZE;
+    const uint8_t *r = ig_chunk_record(p, p->footer, lg, l->leaf);
     if (r[IG_CHK_STATS_FLAGS] != IG_CHKS_BOUNDED) return 0;
     return l->phys == PQ_INT32 || l->phys == PQ_FLOAT ? 4 : l->phys == PQ_INT64 || l->phys == PQ_DOUBLE ? 8 : 0;
 }
@@ -118,7 +118,7 @@ uint8_t pqv_bound_len(const struct ig_part *p, uint32_t lg, const struct pq_leaf
 static void chunk_bounds(const struct ig_part *p, uint32_t lg, const struct pq_leaf *l, struct chunk_sum *c)
 {
     if (!c->bound_len) return;
-    const uint8_t *r = ig_part_section(p, IG_SEC_CHUNKS) + ((uint64_t)lg * p->num_leaves + l->leaf) * IG_CHK_SIZE;
+    const uint8_t *r = ig_chunk_record(p, p->footer, lg, l->leaf);
     memcpy(c->min, r + IG_CHK_MIN, 8);
     memcpy(c->max, r + IG_CHK_MAX, 8);
     if (l->seconds) { /* shown as milliseconds; beyond int64 (never a real time): the widest bounds */

@@ -89,6 +89,7 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
     }
     free(kill);
     if (!rc) rc = erase_rebound(x, pp, c, g, gr->first_row, rows, nrows, err);
+    if (!rc) rc = erase_contexts_write(x, pp, err);
     return rc;
 }
 
@@ -220,6 +221,7 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
             flat[nflat++] = col;
         } else if (c.top != last_top) { /* the whole nested column at its first leaf */
             rc = erase_nested(x, t, pp, pp->pi, g, c.top, rows, nrows, err);
+            if (!rc) rc = erase_contexts_write(x, pp, err);
         }
         last_top = c.nested ? c.top : UINT32_MAX;
     }
@@ -307,7 +309,7 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
             if (ig_journal_add(&x->j, p->name, at, pad, footer_off - at)) return -ENOMEM;
         }
     }
-    if (atomic_load(&pp->bounds_changed))
+    if (atomic_load(&pp->chunks_changed))
         ig_st64(nf + IG_HDR_CHUNKS_HASH, ig_hash(nf + p->sec_off[IG_SEC_CHUNKS], p->sec_size[IG_SEC_CHUNKS]));
     uint64_t root = ig_merkle_root(nf, nf + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm,
                                    p->sec_size[IG_SEC_DELETION]);

@@ -157,8 +157,113 @@ static int add_moved(struct part_plan *pp, uint32_t page, const struct ig_buf *b
     return m ? 0 : -ENOMEM;
 }
 
+/* The context of chunk (g, leaf) as this erase edits it: read, checked and
+ * parsed the first time; NULL for a chunk without one. */
+static int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint32_t leaf,
+                         struct ig_chunk_ctx **out, struct ig_error *err)
+{
+    *out = NULL;
+    for (size_t i = 0; i < x->ncxs; i++)
+        if (x->cxs[i].g == g && x->cxs[i].leaf == leaf) {
+            *out = &x->cxs[i].cx;
+            return 0;
+        }
+    struct ig_ctxrec rec;
+    int rc = ig_part_chunk_ctx(p, g, leaf, &rec, err);
+    if (rc || !rec.size) return rc;
+    struct erase_chunk_ctx *c = realloc(x->cxs, (x->ncxs + 1) * sizeof *c);
+    if (!c) return ig_err(err, -ENOMEM, "out of memory");
+    x->cxs = c;
+    c = &x->cxs[x->ncxs];
+    *c = (struct erase_chunk_ctx){.g = g, .leaf = leaf, .rec = rec, .old = IG_BUF_INIT};
+    rc = ig_buf_reserve(&c->old, rec.size)
+             ? -ENOMEM
+             : ig_pread_full(p->fd, c->old.data, rec.size, rec.offset);
+    if (!rc && ig_hash(c->old.data, rec.size) != rec.hash)
+        rc = ig_err(err, -EIO, "checksum mismatch");
+    else if (rc)
+        ig_err(err, rc, "cannot read it");
+    if (!rc) rc = ig_chunk_ctx_parse(c->old.data, rec.size, &c->cx, err);
+    if (rc) {
+        ig_buf_free(&c->old);
+        return ig_err_prefix(err, rc, "%s: leaf %u row group %u: chunk context", p->path, leaf, g);
+    }
+    c->old.len = rec.size;
+    x->ncxs++;
+    *out = &c->cx;
+    return 0;
+}
+
+/* Take the uses a block's stream made of its chunk's table (before an erase,
+ * sign -1) or makes (after, +1) off or onto the table's counts. */
+static int count_block_uses(struct erase_ctx *x, const struct ig_column_ref *c,
+                            const uint8_t *stored, const struct ig_pagerec *blk, int sign,
+                            struct ig_error *err)
+{
+    struct ig_chunk_ctx *cx = (struct ig_chunk_ctx *)blk->cx; /* x's own, being edited */
+    if (!cx || !cx->fsst) return 0;
+    uint64_t counts[256] = {0};
+    int rc = ig_page_symbol_uses(stored, blk, &c->li, &x->r.s, counts, err);
+    if (!rc && ig_fsst_add_uses(cx->fsst, counts, sign))
+        rc = ig_err(err, -EIO, "its symbol table's use counts disagree with its blocks");
+    return rc;
+}
+
+/* The uses of a block x just rewrote (x->built), made of the block's table. */
+static int count_built_uses(struct erase_ctx *x, const struct ig_column_ref *c,
+                            const struct ig_pagerec *old, struct ig_error *err)
+{
+    struct ig_pagerec nb = *old;
+    nb.stored = (uint32_t)x->built.stored.len;
+    nb.body_size = x->built.body_size;
+    nb.compression = x->built.compression;
+    nb.entry_count = x->built.entry_count;
+    nb.value_count = x->built.value_count;
+    return count_block_uses(x, c, x->built.stored.data, &nb, 1, err);
+}
+
+/* The contexts x read and edited, released (written or not). */
+static void free_contexts(struct erase_ctx *x)
+{
+    for (size_t i = 0; i < x->ncxs; i++) {
+        ig_chunk_ctx_free(&x->cxs[i].cx);
+        ig_buf_free(&x->cxs[i].old);
+    }
+    free(x->cxs);
+    x->cxs = NULL;
+    x->ncxs = 0;
+}
+
+int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    int rc = 0;
+    struct ig_buf now = IG_BUF_INIT;
+    for (size_t i = 0; i < x->ncxs && !rc; i++) {
+        struct erase_chunk_ctx *c = &x->cxs[i];
+        ig_fsst_prune(c->cx.fsst);
+        ig_buf_reset(&now);
+        rc = ig_chunk_ctx_write(&c->cx, &now) ? -ENOMEM : 0;
+        if (!rc && now.len > c->rec.size)
+            rc = ig_err(err, -EIO, "%s: leaf %u row group %u: its chunk context grew", p->path,
+                        c->leaf, c->g);
+        if (!rc && ig_buf_append_zeros(&now, c->rec.size - now.len)) rc = -ENOMEM;
+        if (!rc)
+            rc = journal_changes(x, p, c->rec.offset, c->old.data, c->old.len, now.data, now.len);
+        if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+        if (rc) break;
+        uint8_t *r = ig_chunk_record(p, pp->nf, c->g, c->leaf);
+        ig_st64(r + IG_CHK_CTX_HASH, ig_hash(now.data, now.len));
+        atomic_store(&pp->chunks_changed, true);
+    }
+    ig_buf_free(&now);
+    free_contexts(x);
+    return rc;
+}
+
 void erase_ctx_free(struct erase_ctx *x)
 {
+    free_contexts(x);
     ig_journal_free(&x->j);
     ig_reader_free(&x->r);
     ig_values_free(&x->v);
@@ -378,14 +483,23 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         if (bounds.bounded && bound_erased(&x->v, kb, blk.row_count, &bounds)) {
             bounds.bounded = false; /* neither bound may name an erased value */
             ig_chunk_minmax_put(ig_chunk_record(p, pp->nf, g, c->rec.leaf), &bounds);
-            atomic_store(&pp->bounds_changed, true);
+            atomic_store(&pp->chunks_changed, true);
         }
         if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
             for (size_t i = 0; i < x->v.n && !rc; i++)
                 if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);
         if (rc || c->erase_level != 2) continue;
-        /* level 2: every earlier deleted row of the block was erased */
-        rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
+        /* level 2: every earlier deleted row of the block was erased; the
+         * uses its codes made of the chunk's table go, the new block's come */
+        struct ig_chunk_ctx *cx = NULL;
+        rc = erase_context(x, p, g, c->rec.leaf, &cx, err);
+        if (rc) break;
+        blk.cx = cx;
+        rc = count_block_uses(x, c, x->r.stored.data, &blk, -1, err);
+        if (!rc)
+            rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s,
+                               &x->built, err);
+        if (!rc) rc = count_built_uses(x, c, &blk, err);
         if (rc)
             rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
                                (int)c->rec.name_len, c->rec.name, page, b);
@@ -448,13 +562,15 @@ int erase_rebound(struct erase_ctx *x, struct part_plan *pp, const struct ig_col
 /* The rows of `kill` of a nested leaf's page (its stored bytes already read and
  * checked: `bytes`), block by block; `deleted` are the page's rows deleted before. */
 static int erase_leaf_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
-                           uint32_t page, const struct ig_pagerec *rec, const uint8_t *bytes,
-                           const uint8_t *kill, const uint8_t *deleted, struct ig_error *err)
+                           uint32_t g, uint32_t page, const struct ig_pagerec *rec,
+                           const uint8_t *bytes, const uint8_t *kill, const uint8_t *deleted,
+                           struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
     struct page_edit pe = {.page = page, .rec = *rec};
     uint32_t nb = ig_page_nblocks(rec);
-    int rc = 0;
+    struct ig_chunk_ctx *cx = NULL;
+    int rc = erase_context(x, p, g, c->rec.leaf, &cx, err);
     for (uint32_t b = 0; b < nb && !rc; b++) {
         struct ig_pagerec blk;
         rc = ig_part_block(p, page, rec, b, &blk, err);
@@ -463,7 +579,10 @@ static int erase_leaf_page(struct erase_ctx *x, struct part_plan *pp, const stru
         if (!kb) continue;
         const uint8_t *db = slice(&x->del_b, deleted, blk.first_row, blk.row_count);
         const uint8_t *src = bytes + (blk.offset - rec->offset);
-        rc = ig_page_erase_leaf(src, &blk, &c->li, kb, db, 3, &x->r.s, &x->built, err);
+        blk.cx = cx;
+        rc = count_block_uses(x, c, src, &blk, -1, err);
+        if (!rc) rc = ig_page_erase_leaf(src, &blk, &c->li, kb, db, 3, &x->r.s, &x->built, err);
+        if (!rc) rc = count_built_uses(x, c, &blk, err);
         if (rc)
             rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
                                (int)c->rec.name_len, c->rec.name, page, b);
@@ -571,7 +690,7 @@ int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan
                     if ((kill[r / 8] >> (r % 8)) & 1)
                         rc = zero_objects(x, p, vp, vp->row_val[r], vp->row_val[r + 1], err);
             if (!rc)
-                rc = erase_leaf_page(x, pp, c, first + i, &rl, nr.readers[l].stored.data, kill,
+                rc = erase_leaf_page(x, pp, c, g, first + i, &rl, nr.readers[l].stored.data, kill,
                                      old_del, err);
         }
     }

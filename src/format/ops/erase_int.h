@@ -39,7 +39,7 @@ struct part_plan {
     size_t nmoved;
     pthread_mutex_t moved_mu; /* helper threads append to moved */
     uint8_t *touched_groups;  /* one byte per group */
-    atomic_bool bounds_changed; /* a chunk record's bounds changed: the chunks hash too */
+    atomic_bool chunks_changed; /* a chunk record's bounds or context changed: the chunks hash too */
 };
 
 static inline uint8_t *page_rec(struct part_plan *pp, uint32_t page)
@@ -57,6 +57,16 @@ static inline uint8_t *block_rec(struct part_plan *pp, const struct ig_pagerec *
     return pp->nf + pp->p->sec_off[IG_SEC_BLOCKS] + (uint64_t)(rec->first_block + b) * IG_BLK_SIZE;
 }
 
+/* A chunk's context (format 12) an erase edits: the uses its symbol table
+ * counts go down with each erased value's codes, and a symbol no value uses
+ * any more leaves the table (erase_contexts_write). */
+struct erase_chunk_ctx {
+    uint32_t g, leaf;
+    struct ig_ctxrec rec;  /* where it lies and its old hash */
+    struct ig_buf old;     /* its bytes as they were */
+    struct ig_chunk_ctx cx;
+};
+
 /* One thread's working state: its buffers, its journal records and counts
  * (merged into the erase's when its share is done). */
 struct erase_ctx {
@@ -67,8 +77,15 @@ struct erase_ctx {
     struct ig_page_built built;
     struct ig_buf tmp, kill_b, del_b;
     struct ig_erase_report *rep;
+    struct erase_chunk_ctx *cxs; /* the contexts being edited (of one group's chunks) */
+    size_t ncxs;
 };
 void erase_ctx_free(struct erase_ctx *x);
+/* Write the contexts x edited (the group's, of the leaves x erased from):
+ * each pruned and written over its old bytes (never longer: counts only go
+ * down, symbols only leave), only the bytes that changed journaled, its
+ * chunk record's hash in the footer copy; then x holds none. */
+int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_error *err);
 
 /* The rows of `kill` (page-relative bits; nkill of them) of a flat leaf's page
  * in group g. Where an erased value lies at or past a bound of the chunk, the

@@ -228,6 +228,12 @@ static int release_leaf(struct gc *s, uint32_t pi, uint32_t leaf, uint32_t col, 
         if (blobs) rc = release_objects(s, p, pi, &c, g, blob_name, err);
         uint32_t first = 0, count = 0;
         if (!rc) rc = ig_part_chunk(p, g, leaf, &first, &count, err);
+        /* the chunk's context (its fsst table) was learnt from the values too */
+        struct ig_ctxrec cr;
+        if (!rc) rc = ig_part_chunk_ctx(p, g, leaf, &cr, err);
+        if (!rc && cr.size && !s->req->dry_run && ig_journal_zero(&s->j, p->name, cr.offset, cr.size))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+        if (!rc && add_hole(s, pi, false, cr.offset, cr.size)) rc = ig_err(err, -ENOMEM, "out of memory");
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
             struct ig_pagerec rec;
             rc = ig_part_page(p, pg, &rec, err);

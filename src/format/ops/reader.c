@@ -15,6 +15,9 @@
 
 void ig_reader_free(struct ig_reader *r)
 {
+    for (unsigned i = 0; i < IG_READER_CONTEXTS; i++)
+        ig_chunk_ctx_free(&r->ctx[i].cx);
+    ig_buf_free(&r->ctx_bytes);
     ig_page_scratch_free(&r->s);
     ig_buf_free(&r->stored);
     ig_buf_free(&r->deleted);
@@ -79,6 +82,49 @@ static int page_error(const struct ig_part *p, uint32_t leaf, uint32_t page,
         return ig_err_prefix(err, rc, "%s: column '%.*s' page %u", p->path, (int)cr.name_len,
                              cr.name, page);
     return ig_err_prefix(err, rc, "%s: leaf %u page %u", p->path, leaf, page);
+}
+
+int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t page, uint32_t leaf,
+                      const struct ig_chunk_ctx **out, struct ig_error *err)
+{
+    *out = NULL;
+    if (p->version < IG_FORMAT_CHUNK_CTX) return 0;
+    uint32_t g;
+    struct ig_ctxrec cr;
+    int rc = ig_part_page_group(p, page, &g, err);
+    if (!rc) rc = ig_part_chunk_ctx(p, g, leaf, &cr, err);
+    if (rc || !cr.size) return rc;
+    for (unsigned i = 0; i < IG_READER_CONTEXTS; i++)
+        if (r->ctx[i].size == cr.size && r->ctx[i].hash == cr.hash) {
+            *out = &r->ctx[i].cx;
+            return 0;
+        }
+    struct ig_reader_context *slot = &r->ctx[r->ctx_next];
+    r->ctx_next = (r->ctx_next + 1) % IG_READER_CONTEXTS;
+    ig_chunk_ctx_free(&slot->cx);
+    slot->size = 0;
+    ig_buf_reset(&r->ctx_bytes);
+    if (ig_buf_reserve(&r->ctx_bytes, cr.size)) return ig_err(err, -ENOMEM, "out of memory");
+    /* a stale copy on shared storage is read once more, as a block would be */
+    for (int tries = 0; tries < 2; tries++) {
+        if (tries)
+            (void)posix_fadvise(p->fd, (off_t)cr.offset, (off_t)cr.size, POSIX_FADV_DONTNEED);
+        rc = ig_pread_full(p->fd, r->ctx_bytes.data, cr.size, cr.offset);
+        if (rc || ig_hash(r->ctx_bytes.data, cr.size) == cr.hash) break;
+        rc = -EIO;
+    }
+    if (!rc)
+        rc = ig_chunk_ctx_parse(r->ctx_bytes.data, cr.size, &slot->cx, err);
+    else
+        ig_err(err, -EIO, "checksum mismatch");
+    if (rc) {
+        ig_err_prefix(err, rc, "row group %u: chunk context", g);
+        return page_error(p, leaf, page, err, rc);
+    }
+    slot->size = cr.size;
+    slot->hash = cr.hash;
+    *out = &slot->cx;
+    return 0;
 }
 
 /* Read the stored bytes [off, off + len) of a part (a page or a block). */
@@ -269,10 +315,14 @@ int ig_reader_load(struct ig_reader *r, const struct ig_page_at *at, struct ig_p
     if (rc) return rc;
     const uint8_t *absent = *deleted && c->erase_level == 2 && !c->li.levels ? *deleted : NULL;
     uint32_t nb = ig_page_nblocks(rec);
+    const struct ig_chunk_ctx *cx = NULL;
+    rc = ig_reader_context(r, p, page, rec->leaf, &cx, err);
+    if (rc) return rc;
     for (uint32_t b = 0; b < nb && !rc; b++) {
         struct ig_pagerec blk;
         rc = ig_part_block(p, page, rec, b, &blk, err);
         if (rc) break;
+        blk.cx = cx;
         if (nb == 1) { /* straight into out */
             rc = decode_block(r, c, rec, &blk, r->stored.data, absent, out, err);
             break;
@@ -284,6 +334,7 @@ int ig_reader_load(struct ig_reader *r, const struct ig_page_at *at, struct ig_p
             else out->levels = false;
         }
         rc = decode_block(r, c, rec, &blk, r->stored.data, absent, &r->block, err);
+        if (rc && nb > 1) ig_err_prefix(err, rc, "block %u", b);
         if (!rc && ig_values_append(out, &r->block)) rc = ig_err(err, -ENOMEM, "out of memory");
     }
     if (rc) return page_error(p, rec->leaf, page, err, rc);
@@ -327,6 +378,7 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struc
     }
     uint64_t first = 0;
     rc = fetch_block(r, at, bl, &first, err);
+    if (!rc) rc = ig_reader_context(r, p, at->page, rec->leaf, &bl->blk.cx, err);
     if (rc) return rc;
     const uint8_t *absent = bl->deleted && c->erase_level == 2 && !c->li.levels ? bl->deleted : NULL;
     const uint8_t *pick = bl->pick;
@@ -335,7 +387,10 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struc
         pick = NULL;
         rc = ig_page_decode_leaf(r->stored.data, &bl->blk, &c->li, absent, &r->s, out, err);
     }
-    if (rc) return page_error(p, rec->leaf, at->page, err, rc);
+    if (rc) {
+        ig_err_prefix(err, rc, "block %u", bl->block);
+        return page_error(p, rec->leaf, at->page, err, rc);
+    }
     if (!pick) label(out, p, c, first);
     return 0;
 }

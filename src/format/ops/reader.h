@@ -29,13 +29,34 @@ struct ig_column_ref {
     bool nested;            /* part of a nested column (levels, struct, vector) */
 };
 
+/* Chunk contexts (format 12) the reader has read, parsed: a few, by the hash
+ * and size of their bytes (the chunk record names them), so that the blocks of
+ * one chunk read one after the other read its context once. */
+#define IG_READER_CONTEXTS 8
+struct ig_reader_context {
+    uint64_t hash;
+    uint32_t size; /* 0: an empty slot */
+    struct ig_chunk_ctx cx;
+};
+
 struct ig_reader {
     struct ig_page_scratch s;
     struct ig_buf stored;
     struct ig_buf deleted;  /* page's deletion bits */
     struct ig_buf absent;   /* a block's share of them */
     struct ig_values block; /* one block of a page decoded block by block */
+    struct ig_reader_context ctx[IG_READER_CONTEXTS];
+    unsigned ctx_next;      /* the slot the next context read takes */
+    struct ig_buf ctx_bytes;
 };
+
+/* The context of the chunk holding page `page` of leaf `leaf` (NULL for a
+ * chunk without one, and before format 12), read, checked against its
+ * record's hash and parsed once, then from r's slots: valid until r reads
+ * IG_READER_CONTEXTS others, or is freed. -EIO naming the part, column, row
+ * group and page when it is damaged. */
+int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t page, uint32_t leaf,
+                      const struct ig_chunk_ctx **out, struct ig_error *err);
 
 void ig_reader_free(struct ig_reader *r);
 

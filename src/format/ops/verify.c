@@ -56,6 +56,9 @@ struct vctx {
      * file unreadable; kept_every: one shows every record) */
     const struct ig_idset *kept;
     bool kept_every;
+    /* the chunk being checked has a context that failed its checks: its
+     * blocks that need it cannot be checked for erased rows (said once) */
+    bool ctx_failed;
 };
 
 __attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
@@ -157,7 +160,8 @@ static bool zeros_between(const struct ig_part *p, uint64_t from, uint64_t to)
  * level 2 no erased row holds data (codec.h's per-scheme rule), block by block. */
 static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                          const struct ig_pagerec *rec, const struct ig_column_ref *c,
-                         const uint8_t *deleted, const char *cname)
+                         const uint8_t *deleted, const char *cname, const struct ig_chunk_ctx *cx,
+                         uint64_t *uses)
 {
     struct ig_error e = {0};
     uint32_t nb = ig_page_nblocks(rec), next_row = 0;
@@ -174,7 +178,11 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
         if (!zeros_between(p, blk.offset + blk.stored, blk.offset + blk.capacity))
             fail(x, "%s: %s row group %u page %u block %u: unused extent bytes are not zero",
                  p->name, cname, g, page, b);
-        if (!deleted || c->erase_level != 2) continue;
+        blk.cx = cx;
+        if (cx && ig_page_symbol_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li,
+                                      &x->r.s, uses, &e))
+            fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
+        if (!deleted || c->erase_level != 2 || x->ctx_failed) continue;
         uint8_t *del = calloc(blk.row_count / 8 + 2, 1);
         bool any = false;
         for (uint32_t i = 0; del && i < blk.row_count; i++)
@@ -233,7 +241,8 @@ static void check_bounds(struct vctx *x, const struct ig_part *p, uint32_t g, ui
  * checked against its live values then (NULL when it has none). */
 static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                        const struct ig_grouprec *gr, const struct ig_column_ref *c,
-                       uint32_t *expected, struct ig_strset *dict, const struct ig_minmax *bounds)
+                       uint32_t *expected, struct ig_strset *dict, const struct ig_minmax *bounds,
+                       const struct ig_chunk_ctx *cx, uint64_t *uses)
 {
     char cname[256];
     column_name(p, c->rec.leaf, cname, sizeof cname);
@@ -271,7 +280,7 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
     if (ndel != rec.deleted)
         fail(x, "%s: %s row group %u page %u: footer says %u deleted rows, bitmap has %u",
              p->name, cname, g, page, rec.deleted, ndel);
-    check_blocks(x, p, g, page, &rec, c, deleted, cname);
+    check_blocks(x, p, g, page, &rec, c, deleted, cname, cx, uses);
     if (c->rec.type == IG_T_BLOB) /* collect references: objects are checked per blob file */
         for (size_t i = 0; i < x->v.n; i++) {
             size_t len;
@@ -449,6 +458,12 @@ static void check_released_chunk(struct vctx *x, const struct ig_table *t, uint3
     else if (cd.count || bounds.bounded)
         fail(x, "%s: %s row group %u: released, but its chunk record keeps counts or bounds",
              p->name, cname, gg);
+    struct ig_ctxrec cr;
+    if (ig_part_chunk_ctx(p, g, leaf, &cr, &e))
+        fail(x, "%s: %s row group %u: %s", p->name, cname, gg, e.msg);
+    else if (cr.size)
+        fail(x, "%s: %s row group %u: released, but its chunk record keeps a context", p->name,
+             cname, gg);
     uint32_t expected = 0;
     for (uint32_t pg = first; pg < first + count; pg++) {
         struct ig_pagerec rec;
@@ -525,13 +540,47 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
             fail(x, "%s: %s row group %u: chunk bounds out of order", p->name, cname, g);
             bounds.bounded = false;
         }
+        /* a context (format 12): its bytes checked and parsed, and what it
+         * counts of each symbol's uses recounted over the chunk's blocks */
+        const struct ig_chunk_ctx *cx = NULL;
+        uint64_t uses[256] = {0};
+        if (count && ig_reader_context(&x->r, p, first, leaf, &cx, &e)) {
+            const char *why = strstr(e.msg, "chunk context");
+            fail(x, "%s: %s row group %u: %s", p->name, cname, g, why ? why : e.msg);
+            cx = NULL;
+            x->ctx_failed = true;
+        }
+        /* the reader's slots may be taken by the pages' reads: a copy */
+        struct ig_chunk_ctx own = {0};
+        if (cx) {
+            struct ig_ctxrec cr;
+            struct ig_buf b = IG_BUF_INIT;
+            if (ig_part_chunk_ctx(p, g, leaf, &cr, &e) || ig_buf_reserve(&b, cr.size) ||
+                ig_pread_full(p->fd, b.data, cr.size, cr.offset) ||
+                ig_chunk_ctx_parse(b.data, cr.size, &own, &e))
+                fail(x, "%s: %s row group %u: chunk context: cannot read it again", p->name, cname,
+                     g);
+            ig_buf_free(&b);
+            cx = own.fsst ? &own : NULL;
+        }
         struct ig_strset dict;
         ig_strset_init(&dict);
         bool counting = x->deep && cd.count;
         uint32_t expected = 0;
         for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
-            check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected, counting ? &dict : NULL,
-                       x->deep && bounds.bounded ? &bounds : NULL);
+            check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected,
+                       counting ? &dict : NULL, x->deep && bounds.bounded ? &bounds : NULL, cx,
+                       uses);
+        for (unsigned s = 0; cx && expected != UINT32_MAX && s < 256; s++)
+            if (ig_fsst_count(cx->fsst, s) != uses[s]) {
+                fail(x,
+                     "%s: %s row group %u: chunk context: symbol %u is used %" PRIu64
+                     " times, its table counts %" PRIu64,
+                     p->name, cname, g, s, uses[s], ig_fsst_count(cx->fsst, s));
+                break;
+            }
+        ig_chunk_ctx_free(&own);
+        x->ctx_failed = false;
         if (expected != UINT32_MAX && expected != gr.row_count)
             fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, g, expected,
                  gr.row_count);

@@ -25,6 +25,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
     ig_buf_free(&s->body);
     ig_buf_free(&s->text);
     ig_buf_free(&s->tmp);
+    ig_buf_free(&s->alt);
     free(s->offs);
     ZSTD_freeDCtx(s->zstd_dctx);
     ig_census_free(&s->census);

@@ -42,13 +42,22 @@ struct ig_page_policy {
     /* strings left to the writer: keep zstd without sizing huffman against it
      * (set by the page's block trials once zstd keeps winning, page_blocks.c) */
     bool zstd_settled;
+    /* strings: fsst lost its trials in this page's blocks: not weighed (page_blocks.c) */
+    bool fsst_settled;
     /* float values may be stored as decimals (IG_ENC_DECIMAL): writers of
      * format 8 and later say so; an erase never does, so an older part keeps
      * only the schemes its version knows */
     bool decimal;
+    /* the same for alp (format 12 and later) */
+    bool alp;
     /* flat strings and binary: each value's identity (ig_enc_opts.item_ids),
      * indexed like the values, or NULL */
     const uint32_t *item_ids;
+    /* strings and binary: the chunk's FSST symbol table, against which a
+     * block may code its values (fsst) where that is smaller, or NULL (a
+     * writer of format 12 trains one per chunk; an erase re-encoding a block
+     * passes the chunk's own) */
+    const struct ig_fsst *fsst;
 };
 
 /* One block of a page being written: where it lies in the page's stored bytes
@@ -72,6 +81,7 @@ struct ig_page_built {
     uint64_t values_json_len;
     bool values_json_known;
     uint32_t entry_count, value_count; /* nested leaves: level entries and value slots */
+    bool fsst_weighed; /* a flat block of strings weighed fsst (and kept it or not) */
     /* ig_page_encode_blocks: the blocks, back to back in `stored` */
     struct ig_block_built *blocks;
     uint32_t nblocks, blocks_cap;
@@ -84,6 +94,7 @@ struct ig_page_scratch {
     size_t offs_cap;
     void *zstd_dctx; /* ZSTD_DCtx, made on first use: one per call costs page faults */
     struct ig_census census; /* a page's distinct values, for its encoder and its text length */
+    struct ig_buf alt;       /* a block's values stream in another scheme, weighed (page_encode.c) */
 };
 
 void ig_page_scratch_free(struct ig_page_scratch *s);
@@ -122,6 +133,7 @@ struct ig_block_fit {
      * settled between zstd and huffman, carried the same way: a page of a few
      * fitted blocks never settled on its own */
     uint32_t zstd_wins, huff_wins, trial_blocks;
+    uint8_t item_enc; /* the per-item scheme that won those (huffman or fsst) */
     uint64_t encodes; /* blocks encoded, second and later tries included (tests read it) */
 };
 
@@ -212,6 +224,13 @@ int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, ui
  * IG_BODY_HDR + 2 stored bytes only. */
 bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, unsigned width,
                           unsigned per_row, size_t *offset);
+
+/* The uses a block's values stream makes of its chunk's symbol table
+ * (rec->cx; codec.h, ig_bytes_symbol_uses) added to counts[256]: nothing
+ * for a block that makes none. The writer counts the blocks it keeps, an
+ * erase the blocks it rewrites (before and after), verify every block. */
+int ig_page_symbol_uses(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                        struct ig_page_scratch *s, uint64_t *counts, struct ig_error *err);
 
 /* Decompress (if needed) into s->body and return the body bytes. */
 int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,

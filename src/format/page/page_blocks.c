@@ -128,7 +128,9 @@ static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w
 struct block_trials {
     const struct ig_page_policy *pol;
     unsigned zstd_misses; /* numbers: blocks running that zstd did not shrink */
-    unsigned huff_wins;   /* strings: blocks running that huffman took from zstd */
+    unsigned huff_wins;   /* strings: blocks running that one of huffman and fsst took from zstd */
+    uint8_t item_enc;     /* which of the two took the last of them */
+    unsigned fsst_losses; /* strings: blocks running that weighed fsst and did not take it */
     unsigned zstd_wins;   /* strings: blocks running that zstd kept from huffman */
     unsigned blocks;      /* blocks encoded so far */
     bool no_zstd;         /* numbers: zstd no longer tried */
@@ -166,9 +168,12 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
     struct ig_page_policy p = *t->pol;
     if (t->no_zstd) p.compression = IG_COMP_NONE;
     if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !trial_repeats(t, v, first, count))
-        p.encoding = IG_ENC_HUFF;
+        p.encoding = t->item_enc;
     if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && t->blocks % TRIAL_RECHECK != 0)
         p.zstd_settled = true;
+    /* fsst lost twice running (values a dictionary or zstd holds better, or
+     * random ones): weighed again every TRIAL_RECHECK blocks only */
+    if (t->fsst_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.fsst_settled = true;
     return p;
 }
 
@@ -182,7 +187,14 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         if (t->zstd_misses == 2) t->no_zstd = true;
     }
     if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
-        t->huff_wins = unit->encoding == IG_ENC_HUFF ? t->huff_wins + 1 : 0;
+        if (unit->fsst_weighed) t->fsst_losses = unit->encoding == IG_ENC_FSST ? 0 : t->fsst_losses + 1;
+        /* the same item scheme twice running: one that won a block by a hair
+         * must not take the next ones from the other, which may hold them
+         * better (random text: huffman's code beats fsst's single bytes) */
+        bool item = unit->encoding == IG_ENC_HUFF || unit->encoding == IG_ENC_FSST;
+        bool same = item && t->huff_wins && t->item_enc == unit->encoding;
+        t->huff_wins = same ? t->huff_wins + 1 : item ? 1 : 0;
+        if (item) t->item_enc = unit->encoding;
         bool kept = unit->compression == IG_PC_ZSTD;
         if (!used->zstd_settled || !kept) t->zstd_wins = kept ? t->zstd_wins + 1 : 0;
     }
@@ -303,9 +315,9 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
              * of the other again), and a string block's plain or dictionary
              * layout (no statistics again; 0.98x the time of a caption import,
              * tables 0.3 % smaller) */
-            if (!tries && unit->encoding == IG_ENC_HUFF && unit->compression == IG_PC_NONE &&
-                pol->compression == IG_COMP_AUTO)
-                again.encoding = IG_ENC_HUFF;
+            if (!tries && (unit->encoding == IG_ENC_HUFF || unit->encoding == IG_ENC_FSST) &&
+                unit->compression == IG_PC_NONE && pol->compression == IG_COMP_AUTO)
+                again.encoding = unit->encoding;
             if (!tries && unit->compression == IG_PC_ZSTD) again.zstd_settled = true;
             if (!tries && pol->encoding == IG_ENC_AUTO && v->is_bytes &&
                 (unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_DICT))
@@ -376,10 +388,12 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
     if (fit && fit->grain) {
         trials.zstd_wins = fit->zstd_wins;
         trials.huff_wins = fit->huff_wins;
+        trials.item_enc = fit->item_enc;
         trials.blocks = fit->trial_blocks;
         rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, &alt, &trials, err);
         fit->zstd_wins = trials.zstd_wins;
         fit->huff_wins = trials.huff_wins;
+        fit->item_enc = trials.item_enc;
         fit->trial_blocks = trials.blocks;
         ncuts = 0; /* done */
     }

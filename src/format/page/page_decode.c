@@ -108,7 +108,7 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
         }
         const uint8_t *val;
         size_t vl;
-        rc = ig_bytes_get(body + pos, len - pos, n, absent, i, &val, &vl, err);
+        rc = ig_bytes_get_cx(rec->cx, body + pos, len - pos, n, absent, i, &val, &vl, err);
         if (!rc && ig_values_push_bytes(out, val, vl)) rc = ig_err(err, -ENOMEM, "out of memory");
     }
     return rc;
@@ -137,15 +137,16 @@ static int get_levels(const uint8_t *body, size_t len, size_t *pos, size_t n, ui
 }
 
 /* Decode n value slots of the leaf's type into out (lanes or bytes). */
-static int decode_values(const struct ig_leaf_info *li, const uint8_t *p, size_t len, size_t n,
-                         const uint8_t *absent, struct ig_values *out, struct ig_error *err)
+static int decode_values(const struct ig_leaf_info *li, const struct ig_chunk_ctx *cx,
+                         const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                         struct ig_values *out, struct ig_error *err)
 {
     int rc = ig_values_reserve(out, n);
     if (rc) return ig_err(err, rc, "out of memory");
     if (li->type == IG_T_BLOB) {
         rc = ig_blob_page_decode(p, len, n, out, err);
     } else if (out->is_bytes) {
-        rc = ig_bytes_decode(p, len, n, absent, out->offs, &out->data, err);
+        rc = ig_bytes_decode_cx(cx, p, len, n, absent, out->offs, &out->data, err);
     } else if (li->quantize) {
         struct ig_int_desc d = {.width = (uint8_t)ig_quantize_width(li->quantize)};
         if (!d.width) return ig_err(err, -EIO, "unknown quantisation %u", li->quantize);
@@ -189,7 +190,7 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
             valid = body + pos;
             pos += vb;
         }
-        rc = decode_values(li, body + pos, len - pos, n, absent, out, err);
+        rc = decode_values(li, rec->cx, body + pos, len - pos, n, absent, out, err);
         if (rc) return rc;
         return ig_values_set_validity(out, valid, n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     }
@@ -224,7 +225,7 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
     else if (!rc && ne) memset(out->defs, 0, ne);
     if (rc) return rc;
     out->nent = ne;
-    rc = decode_values(li, body + pos, len - pos, rec->value_count, NULL, out, err);
+    rc = decode_values(li, rec->cx, body + pos, len - pos, rec->value_count, NULL, out, err);
     if (!rc) rc = ig_levels_index(out, li->max_def, err);
     if (!rc && out->rows != rec->row_count)
         rc = ig_err(err, -EIO, "page holds %zu rows, its record says %u", out->rows, rec->row_count);
@@ -237,4 +238,30 @@ int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t 
 {
     struct ig_leaf_info li = {.type = type, .per_value = 1};
     return ig_page_decode_leaf(stored, rec, &li, absent, s, out, err);
+}
+
+int ig_page_symbol_uses(const uint8_t *stored, const struct ig_pagerec *rec,
+                        const struct ig_leaf_info *li, struct ig_page_scratch *s, uint64_t *counts,
+                        struct ig_error *err)
+{
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    if (!rec->cx || !ti || ti->phys != IG_PHYS_BYTES || li->type == IG_T_BLOB) return 0;
+    const uint8_t *body;
+    int rc = ig_page_body(stored, rec, s, &body, err);
+    if (rc) return rc;
+    size_t len = rec->body_size, pos = IG_BODY_HDR;
+    if (len < IG_BODY_HDR) return ig_err(err, -EIO, "page body of %zu bytes", len);
+    if (!li->levels) {
+        if (body[0] & IG_BODY_VALIDITY) pos += (rec->row_count + 7) / 8;
+    } else {
+        if (body[0] == IG_BODY_SLIDE) return 0;
+        for (uint8_t f = IG_BODY_REP; f <= IG_BODY_DEF; f <<= 1) /* the level streams */
+            if (body[0] & f) {
+                if (len - pos < 4 || ig_ld32(body + pos) > len - pos - 4)
+                    return ig_err(err, -EIO, "level stream past the page end");
+                pos += 4 + ig_ld32(body + pos);
+            }
+    }
+    if (pos > len) return ig_err(err, -EIO, "validity bitmap past the page end");
+    return ig_bytes_symbol_uses(body + pos, len - pos, rec->value_count, rec->cx, counts, err);
 }

@@ -89,14 +89,22 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
 {
     /* the census workspace: the encoder fills it for the values when it
      * weighs a dictionary (their text length is then counted from it) */
-    struct ig_enc_opts eo = {.forced = pol->encoding, .allowed = 0, .max_depth = 0,
+    struct ig_enc_opts eo = {.forced = pol->encoding,
+                             .allowed = 0,
+                             .max_depth = 0,
                              .no_drop = pol->leaf.levels,
                              .census = pol->leaf.quantize ? NULL : &s->census,
                              .decimal = pol->decimal && !pol->leaf.quantize &&
                                         (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
+                             .alp = pol->alp && !pol->leaf.quantize &&
+                                    (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
                              .item_ids = pol->item_ids && v->is_bytes && !pol->leaf.levels
                                              ? pol->item_ids + first
-                                             : NULL};
+                                             : NULL,
+                             .fsst = v->is_bytes && v->type != IG_T_BLOB ? pol->fsst : NULL};
+    /* a flat block weighs fsst against its zstd-compressed form (per_item_instead) */
+    if (eo.forced == IG_ENC_AUTO && eo.fsst && !pol->leaf.levels)
+        eo.allowed = (1u << IG_ENC_PLAIN) | (1u << IG_ENC_DICT);
     s->census.lanes = NULL;
     static const uint64_t no_lanes[1];
     if (v->type == IG_T_BLOB) {
@@ -172,20 +180,40 @@ static int put_levels(const uint8_t *lv, size_t n, struct ig_buf *body, struct i
     return rc;
 }
 
-/* Strings and binary values compressed by zstd are stored as huffman instead
- * when that costs at most an eighth more: each item then reads and erases on
- * its own (a take decodes one item, an erase removes its bytes in place),
- * where a zstd block is decompressed and recompressed whole. Only when the
- * column leaves both choices to the writer. */
-static bool huffman_instead(const struct ig_page_policy *pol, const struct ig_values *v, size_t first,
-                            size_t count, size_t values_at, const struct ig_page_built *sealed)
+/* Strings and binary values that zstd compressed are stored as huffman or
+ * fsst instead (whichever is smaller) when that costs at most an eighth
+ * more, and values zstd left alone as fsst when that is smaller at all: each
+ * item then reads and erases on its own (a take decodes one item, an erase
+ * removes its codes in place), where a zstd block is decompressed and
+ * recompressed whole. Only when the column leaves the choice to the writer.
+ * Returns the scheme (0: keep the sealed block); an fsst stream weighed is
+ * left in s->alt. */
+static unsigned per_item_instead(const struct ig_page_policy *pol, const struct ig_values *v,
+                                 size_t first, size_t count, size_t values_at,
+                                 const struct ig_page_built *sealed, struct ig_page_scratch *s)
 {
     if (pol->encoding != IG_ENC_AUTO || pol->compression != IG_COMP_AUTO || pol->leaf.levels ||
-        !v->is_bytes || v->type == IG_T_BLOB || sealed->compression != IG_PC_ZSTD || count == 0 ||
-        pol->zstd_settled)
-        return false;
-    size_t huff = values_at + ig_bytes_huffman_size(v->offs + first, v->data.data, count);
-    return huff <= sealed->stored.len + sealed->stored.len / 8;
+        !v->is_bytes || v->type == IG_T_BLOB || count == 0 || pol->zstd_settled)
+        return 0;
+    bool zstd = sealed->compression == IG_PC_ZSTD;
+    size_t limit = zstd ? sealed->stored.len + sealed->stored.len / 8 : sealed->stored.len - 1;
+    unsigned best = 0;
+    size_t best_size = limit + 1;
+    if (pol->fsst && !pol->fsst_settled) {
+        struct ig_enc_opts eo = {.forced = IG_ENC_FSST, .fsst = pol->fsst};
+        ig_buf_reset(&s->alt);
+        if (ig_bytes_encode(v->offs + first, v->data.data ? v->data.data : (const uint8_t *)"",
+                            count, &eo, &s->alt, NULL) == 0 &&
+            values_at + s->alt.len <= limit) {
+            best = IG_ENC_FSST;
+            best_size = values_at + s->alt.len;
+        }
+    }
+    if (zstd) {
+        size_t huff = values_at + ig_bytes_huffman_size(v->offs + first, v->data.data, count);
+        if (huff <= limit && huff < best_size) best = IG_ENC_HUFF;
+    }
+    return best;
 }
 
 /* A sliding-window body for a top-level list of integers: kept when forced,
@@ -282,19 +310,28 @@ static int encode_flat(const struct ig_page_policy *pol, struct ig_values *v, si
     out->flags = nulls ? IG_PGF_HAS_NULLS : 0;
     out->entry_count = out->value_count = (uint32_t)count;
     struct ig_page_policy sealing = *pol;
-    if (pol->encoding == IG_ENC_HUFF && pol->compression == IG_COMP_AUTO)
+    if ((pol->encoding == IG_ENC_HUFF || pol->encoding == IG_ENC_FSST) &&
+        pol->compression == IG_COMP_AUTO)
         sealing.compression = IG_COMP_NONE; /* zstd over it would undo what it is for */
     rc = ig_page_seal(&sealing, body, out, err);
     if (rc) return rc;
-    if (huffman_instead(pol, v, first, count, values_at, out)) {
+    unsigned item = per_item_instead(pol, v, first, count, values_at, out, s);
+    out->fsst_weighed = pol->fsst && !pol->fsst_settled && pol->encoding == IG_ENC_AUTO &&
+                        pol->compression == IG_COMP_AUTO && !pol->zstd_settled;
+    if (item) {
         struct ig_page_policy h = *pol;
-        h.encoding = IG_ENC_HUFF;
+        h.encoding = (uint8_t)item;
         h.compression = IG_COMP_NONE;
         body->len = values_at;
-        rc = encode_values(&h, v, first, count, s, body, err);
+        if (item == IG_ENC_FSST) /* the stream weighed */
+            rc = ig_buf_append(body, s->alt.data, s->alt.len)
+                     ? ig_err(err, -ENOMEM, "out of memory")
+                     : 0;
+        else
+            rc = encode_values(&h, v, first, count, s, body, err);
         if (!rc) rc = ig_page_seal(&h, body, out, err);
         if (rc) return rc;
-        out->encoding = IG_ENC_HUFF;
+        out->encoding = (uint8_t)item;
     }
     return page_text_len(v, first, count, nulls ? NULL : cen, s, &out->text_len) ? ig_err(err, -ENOMEM, "out of memory")
                                                               : 0;
@@ -305,6 +342,7 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
                    struct ig_error *err)
 {
     ig_buf_reset(&s->body);
+    out->fsst_weighed = false;
     out->text_len = 0;
     out->values_json_len = 0;
     out->values_json_known = false;

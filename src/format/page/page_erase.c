@@ -36,16 +36,16 @@ static int values_offset(const uint8_t *body, size_t len, size_t n, size_t *voff
 
 /* Re-encode the values with every erased slot zeroed, using no scheme that drops
  * elements (so the page no longer depends on which rows were dropped). */
-static int reencode_values(const uint8_t *vals, size_t vlen, size_t n, uint8_t type,
-                           const uint8_t *absent, const uint8_t *gone, struct ig_page_scratch *s,
-                           struct ig_buf *out, struct ig_error *err)
+static int reencode_values(const struct ig_chunk_ctx *cx, const uint8_t *vals, size_t vlen,
+                           size_t n, uint8_t type, const uint8_t *absent, const uint8_t *gone,
+                           struct ig_page_scratch *s, struct ig_buf *out, struct ig_error *err)
 {
     struct ig_values v;
     ig_values_init(&v, type);
     int rc = ig_values_reserve(&v, n);
     if (rc) return ig_err(err, rc, "out of memory");
     if (v.is_bytes) {
-        rc = ig_bytes_decode(vals, vlen, n, absent, v.offs, &v.data, err);
+        rc = ig_bytes_decode_cx(cx, vals, vlen, n, absent, v.offs, &v.data, err);
         if (!rc) {
             /* rebuild without the erased items' bytes */
             rc = ig_page_scratch_offs(s, n);
@@ -107,7 +107,8 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
         ig_values_free(&v);
         if (rc) return rc;
     } else if (ti->phys == IG_PHYS_BYTES) {
-        rc = ig_bytes_erase(body->data + voff, len - voff, n, absent, kill, &new_len, &sub);
+        rc = ig_bytes_erase_cx(rec->cx, body->data + voff, len - voff, n, absent, kill, &new_len,
+                               &sub);
     } else {
         struct ig_int_desc d = ig_page_lane_desc(type);
         rc = ig_ints_erase(body->data + voff, len - voff, n, &d, absent, kill, &new_len, &sub);
@@ -119,7 +120,7 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
         for (size_t i = 0; i < (n + 7) / 8; i++)
             gone[i] = (uint8_t)((absent ? absent[i] : 0) | kill[i]);
         struct ig_buf vals = IG_BUF_INIT;
-        rc = reencode_values(src + voff, len - voff, n, type, absent, gone, s, &vals, err);
+        rc = reencode_values(rec->cx, src + voff, len - voff, n, type, absent, gone, s, &vals, err);
         free(gone);
         if (!rc) {
             body->len = voff;
@@ -179,7 +180,8 @@ int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, ui
         return rc;
     }
     if (ti->phys == IG_PHYS_BYTES)
-        return ig_bytes_check_erased(body + voff, rec->body_size - voff, n, erased, erased, err);
+        return ig_bytes_check_erased_cx(rec->cx, body + voff, rec->body_size - voff, n, erased,
+                                        erased, err);
     struct ig_int_desc d = ig_page_lane_desc(type);
     return ig_ints_check_erased(body + voff, rec->body_size - voff, n, &d, erased, erased, err);
 }
@@ -278,7 +280,7 @@ static int erase_in_shape(const uint8_t *stored, const struct ig_pagerec *rec,
     size_t new_len = 0;
     struct ig_error sub = {0};
     if (v->is_bytes) {
-        rc = ig_bytes_erase(body.data + pos, len - pos, n, NULL, slots, &new_len, &sub);
+        rc = ig_bytes_erase_cx(rec->cx, body.data + pos, len - pos, n, NULL, slots, &new_len, &sub);
     } else {
         struct ig_int_desc d = li->quantize ? (struct ig_int_desc){.width = (uint8_t)ig_quantize_width(li->quantize)}
                                             : ig_page_lane_desc(li->type);
@@ -328,7 +330,8 @@ int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         struct ig_page_policy pol = {.type = li->type,
                                      .compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
                                      .zstd_level = zstd_level,
-                                     .leaf = *li};
+                                     .leaf = *li,
+                                     .fsst = rec->cx ? rec->cx->fsst : NULL};
         w.type = ig_read_type(li->type, li->quantize);
         rc = ig_page_encode(&pol, &w, 0, w.rows, s, out, err);
         out->flags = rec->flags;

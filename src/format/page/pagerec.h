@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+struct ig_chunk_ctx;
+
 struct ig_pagerec {
     uint64_t offset;    /* in the part file */
     uint32_t capacity, stored;
@@ -24,6 +26,9 @@ struct ig_pagerec {
     uint64_t text_len;  /* pages only */
     uint32_t body_size, leaf;
     uint32_t first_block, nblocks; /* a page of format 4: its block records; else 0, 0 */
+    /* the context of the block's chunk (format 12: its fsst symbol table), which
+     * the reader sets before a block is decoded, erased or checked; NULL: none */
+    const struct ig_chunk_ctx *cx;
 };
 
 #endif

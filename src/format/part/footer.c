@@ -22,10 +22,12 @@ static int corrupt(const struct ig_part *p, struct ig_error *err, const char *wh
 }
 
 /* Expected section sizes; false on arithmetic overflow. */
-/* A chunk record's size: version 6 added the dictionary counts, 9 the bounds. */
+/* A chunk record's size: version 6 added the dictionary counts, 9 the
+ * bounds, 12 the context. */
 static uint64_t chunk_size(const struct ig_part *p)
 {
-    if (p->version >= IG_FORMAT_CHUNK_STATS) return IG_CHK_SIZE;
+    if (p->version >= IG_FORMAT_CHUNK_CTX) return IG_CHK_SIZE;
+    if (p->version >= IG_FORMAT_CHUNK_STATS) return IG_CHK_SIZE_V10;
     return p->version >= IG_FORMAT_CHUNK_DICT ? IG_CHK_SIZE_V8 : IG_CHK_SIZE_V5;
 }
 
@@ -422,9 +424,62 @@ int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, str
     return 0;
 }
 
+static bool extent_in_data(const struct ig_part *p, uint64_t offset, uint64_t capacity);
+
+size_t ig_chunk_record_size(const struct ig_part *p)
+{
+    return (size_t)chunk_size(p);
+}
+
+int ig_part_chunk_ctx(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_ctxrec *out,
+                      struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = chunk_in_range(p, g, leaf, err);
+    if (rc || p->version < IG_FORMAT_CHUNK_CTX) return rc;
+    const uint8_t *r = ig_chunk_record(p, p->footer, g, leaf);
+    out->offset = ig_ld64(r + IG_CHK_CTX_OFFSET);
+    out->size = ig_ld32(r + IG_CHK_CTX_SIZE);
+    out->hash = ig_ld64(r + IG_CHK_CTX_HASH);
+    if (ig_ld32(r + IG_CHK_CTX_SIZE + 4) || (!out->size && (out->offset || out->hash)))
+        return ig_err(err, -EIO, "%s: corrupt footer: chunk (group %u, leaf %u) context record",
+                      p->path, g, leaf);
+    if (out->size && !extent_in_data(p, out->offset, out->size))
+        return ig_err(err, -EIO,
+                      "%s: corrupt footer: chunk (group %u, leaf %u) context of %u bytes at %llu "
+                      "lies outside the data",
+                      p->path, g, leaf, out->size, (unsigned long long)out->offset);
+    if (out->size > IG_MAX_CTX_SIZE)
+        return ig_err(err, -EIO,
+                      "%s: corrupt footer: chunk (group %u, leaf %u) context of %u bytes", p->path,
+                      g, leaf, out->size);
+    return 0;
+}
+
+int ig_part_page_group(const struct ig_part *p, uint32_t page, uint32_t *group,
+                       struct ig_error *err)
+{
+    uint32_t lo = 0, hi = p->num_groups; /* the last group whose first page <= page */
+    struct ig_grouprec gr;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int rc = ig_part_group(p, mid, &gr, err);
+        if (rc) return rc;
+        if (gr.first_page <= page)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int rc = p->num_groups ? ig_part_group(p, lo, &gr, err) : -EIO;
+    if (rc || page < gr.first_page || page - gr.first_page >= gr.page_count)
+        return ig_err(err, -EIO, "%s: corrupt footer: no row group holds page %u", p->path, page);
+    *group = lo;
+    return 0;
+}
+
 void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m)
 {
-    memset(rec + IG_CHK_STATS_FLAGS, 0, IG_CHK_SIZE - IG_CHK_STATS_FLAGS);
+    memset(rec + IG_CHK_STATS_FLAGS, 0, IG_CHK_MAX + 8 - IG_CHK_STATS_FLAGS);
     if (!m->bounded) return;
     rec[IG_CHK_STATS_FLAGS] = IG_CHKS_BOUNDED;
     ig_st64(rec + IG_CHK_MIN, m->min);

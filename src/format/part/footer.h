@@ -135,6 +135,18 @@ int ig_part_chunk_minmax(const struct ig_part *p, uint32_t g, uint32_t leaf, str
  * or an erase's copy being edited: writable as the footer given is, like
  * strchr's result), and the bounds written into one (format 9 records only). */
 uint8_t *ig_chunk_record(const struct ig_part *p, const uint8_t *footer, uint32_t g, uint32_t leaf);
+size_t ig_chunk_record_size(const struct ig_part *p);
+/* Where a chunk's context lies (format 12; layout.h): size 0 when it has none
+ * (and before version 12). -EIO for a record out of bounds or with stray
+ * bytes. */
+struct ig_ctxrec {
+    uint64_t offset, hash;
+    uint32_t size;
+};
+int ig_part_chunk_ctx(const struct ig_part *p, uint32_t g, uint32_t leaf, struct ig_ctxrec *out,
+                      struct ig_error *err);
+/* The row group holding page `page` (binary search over the groups). */
+int ig_part_page_group(const struct ig_part *p, uint32_t page, uint32_t *group, struct ig_error *err);
 void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m);
 /* The page record, checked against the file (extent inside the data region, sizes). */
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *out,

@@ -166,11 +166,14 @@ static int add_page(struct merged *o, const uint8_t *rec, const uint8_t *extra,
     return rc;
 }
 
-/* A chunk record with its first page moved to where its group's pages went. */
-static int add_chunk(struct merged *o, const uint8_t *chk, uint32_t old_first, uint32_t new_first)
+/* A chunk record with its first page moved to where its group's pages went,
+ * widened to this version's record (an older part's records are shorter: the
+ * fields they lack are zero, no context). */
+static int add_chunk(struct merged *o, const uint8_t *chk, size_t size, uint32_t old_first,
+                     uint32_t new_first)
 {
-    uint8_t c[IG_CHK_SIZE];
-    memcpy(c, chk, sizeof c);
+    uint8_t c[IG_CHK_SIZE] = {0};
+    memcpy(c, chk, size < sizeof c ? size : sizeof c);
     ig_st32(c + IG_CHK_FIRST_PAGE, ig_ld32(c + IG_CHK_FIRST_PAGE) - old_first + new_first);
     return ig_buf_append(&o->chunks, c, sizeof c);
 }
@@ -181,7 +184,7 @@ static int merge_groups(const struct ig_part *p, const struct mini *m, struct me
                         struct ig_error *err)
 {
     const uint8_t *bp = ig_part_section(p, IG_SEC_PAGES), *bx = ig_part_section(p, IG_SEC_EXTRA);
-    const uint8_t *bb = ig_part_section(p, IG_SEC_BLOCKS), *bc = ig_part_section(p, IG_SEC_CHUNKS);
+    const uint8_t *bb = ig_part_section(p, IG_SEC_BLOCKS);
     const uint8_t *bg = ig_part_section(p, IG_SEC_GROUPS);
     for (uint32_t g = 0; g < p->num_groups; g++) {
         const uint8_t *gb = bg + (size_t)g * IG_GRP_SIZE,
@@ -212,10 +215,11 @@ static int merge_groups(const struct ig_part *p, const struct mini *m, struct me
                           b1, p->num_leaves);
         }
         for (uint32_t l = 0; l < p->num_leaves && !rc; l++)
-            rc = add_chunk(o, bc + ((size_t)g * p->num_leaves + l) * IG_CHK_SIZE, fb, first);
+            rc = add_chunk(o, ig_chunk_record(p, p->footer, g, l), ig_chunk_record_size(p), fb,
+                           first);
         for (uint32_t l = 0; l < m->nleaves && !rc; l++)
             rc = add_chunk(o, m->sec[IG_SEC_CHUNKS] + ((size_t)g * m->nleaves + l) * IG_CHK_SIZE,
-                           fn, first + nb);
+                           IG_CHK_SIZE, fn, first + nb);
         uint8_t rec[IG_GRP_SIZE];
         memcpy(rec, gb, sizeof rec);
         ig_st32(rec + IG_GRP_FIRST_PAGE, first);

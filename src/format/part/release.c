@@ -45,6 +45,10 @@ int ig_release_chunk(const struct ig_part *p, uint8_t *footer, uint32_t g, uint3
     uint8_t *chk = ig_chunk_record(p, footer, g, leaf);
     memset(chk + IG_CHK_DICT_COUNT, 0, 8);
     ig_chunk_minmax_put(chk, &(struct ig_minmax){0});
+    /* and the context was trained on them (an fsst table holds their
+     * commonest substrings): the caller zero-fills its bytes, the record
+     * forgets where they were */
+    if (p->version >= IG_FORMAT_CHUNK_CTX) memset(chk + IG_CHK_CTX_OFFSET, 0, IG_CHK_SIZE - IG_CHK_CTX_OFFSET);
     return 0;
 }
 

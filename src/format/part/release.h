@@ -3,7 +3,8 @@
  *
  *     ig_release_chunk   in a footer image: every page of chunk (g, leaf) in
  *                        the released form (extent and rows only), the chunk's
- *                        dictionary counts and bounds cleared
+ *                        dictionary counts, bounds and context (format 12)
+ *                        cleared
  *     ig_release_seal    the image's hashes taken again (row groups, chunks,
  *                        the root) and the tail that goes after it
  *
@@ -27,7 +28,8 @@ struct ig_error;
 
 /* Release chunk (g, leaf) of part p in `footer`, an image of p's footer
  * (p->footer_size bytes, a copy being edited). *pages and *bytes grow by the
- * pages released and their extents' bytes. The part must be format 10. */
+ * pages released and their extents' bytes. The part must be format 10 or later; the
+ * caller zero-fills the chunk's context (ig_part_chunk_ctx) as it does the pages. */
 int ig_release_chunk(const struct ig_part *p, uint8_t *footer, uint32_t g, uint32_t leaf,
                      uint64_t *pages, uint64_t *bytes, struct ig_error *err);
 /* The row group hashes, the chunks hash and the root of `footer` taken again,

@@ -50,6 +50,8 @@ struct ig_part_writer {
     uint64_t group_cap;  /* sized groups: values that end one at a substep of its first step; 0: exact groups */
     uint64_t offset;     /* next write position */
     struct ig_buf pages, extras, groups, chunks, blocks;
+    struct ig_buf ctx_bytes;   /* a chunk context being written */
+    struct ig_ctxrec *ctxrecs; /* per leaf: where the group being committed put its context */
     uint32_t num_pages, num_groups, num_blocks, handed;
     struct ig_group_job jobs[IG_WRITER_JOBS];
     struct ig_group_job *fill;                         /* the group the caller is filling */
@@ -89,8 +91,10 @@ static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
     g->dicts = calloc(nl, sizeof *g->dicts);
     g->bounds = calloc(nl, sizeof *g->bounds);
     g->ids = calloc(nl, sizeof *g->ids);
+    g->ctx = calloc(nl, sizeof *g->ctx);
     g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
-    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->ids || !g->work) return -ENOMEM;
+    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->ids || !g->ctx || !g->work)
+        return -ENOMEM;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         const struct ig_column_def *cd = leaf_def(w, l);
         ig_values_init(&g->cols[l], cd->type);
@@ -121,6 +125,10 @@ static void job_free(struct ig_part_writer *w, struct ig_group_job *g)
         for (uint32_t l = 0; l < w->schema->nleaves; l++)
             free(g->ids[l].id);
     free(g->ids);
+    if (g->ctx)
+        for (uint32_t l = 0; l < w->schema->nleaves; l++)
+            ig_chunk_ctx_free(&g->ctx[l]);
+    free(g->ctx);
     free(g->work);
     free(g->tasks);
 }
@@ -272,7 +280,8 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
     w->group_cap = wo->rows_per_group || wo->group_rows ? 0 : wo->group_cap ? wo->group_cap : IG_GROUP_CAP;
     if (!wo->page_size) wo->page_size = 65536;
     if (!wo->erase_level) wo->erase_level = 2;
-    if (!w->path || !s->leaves) {
+    w->ctxrecs = calloc(s->nleaves ? s->nleaves : 1, sizeof *w->ctxrecs);
+    if (!w->path || !s->leaves || !w->ctxrecs) {
         ig_part_writer_free(w);
         return ig_err(err, -ENOMEM, "out of memory (or the schema is not finished)");
     }
@@ -400,6 +409,43 @@ static int commit_out(struct ig_part_writer *w, const struct ig_column_out *o, s
     return 0;
 }
 
+/* The contexts of top-level column cw's chunks in g, written before its pages:
+ * each leaf's symbol table with the uses its blocks make of it (summed over
+ * the segments); the symbols no block uses are erased, and a table no block
+ * uses is not written at all. w->ctxrecs[l] says where each went. */
+static int commit_contexts(struct ig_part_writer *w, struct ig_group_job *g,
+                           const struct ig_column_work *cw, struct ig_error *err)
+{
+    for (uint32_t l = cw->l0; l < cw->l1; l++) {
+        struct ig_chunk_ctx *cx = &g->ctx[l];
+        w->ctxrecs[l] = (struct ig_ctxrec){0};
+        if (!cx->fsst) continue;
+        ig_fsst_reset_counts(cx->fsst);
+        int rc = 0;
+        for (uint32_t k = 0; k < cw->nsegs && !rc; k++)
+            for (uint32_t u = 0; u < cw->segs[k].nuses && !rc; u++)
+                if (cw->segs[k].uses[u].leaf == l)
+                    rc = ig_fsst_add_uses(cx->fsst, cw->segs[k].uses[u].counts, 1);
+        if (rc)
+            return ig_err(err, -EIO, "%s: column '%s': blocks use symbols their table lacks",
+                          w->path, leaf_def(w, l)->name);
+        ig_fsst_prune(cx->fsst);
+        if (ig_fsst_symbols(cx->fsst)) {
+            ig_buf_reset(&w->ctx_bytes);
+            if (ig_chunk_ctx_write(cx, &w->ctx_bytes)) return ig_err(err, -ENOMEM, "out of memory");
+            rc = ig_write_full(w->fd, w->ctx_bytes.data, w->ctx_bytes.len);
+            if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
+            w->ctxrecs[l] =
+                (struct ig_ctxrec){.offset = w->offset,
+                                   .size = (uint32_t)w->ctx_bytes.len,
+                                   .hash = ig_hash(w->ctx_bytes.data, w->ctx_bytes.len)};
+            w->offset += w->ctx_bytes.len;
+        }
+        ig_chunk_ctx_free(cx);
+    }
+    return 0;
+}
+
 /* Write g's pages after everything before, in column order, with their
  * records made absolute; its chunk and group records; then empty g for reuse. */
 static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_error *err)
@@ -418,8 +464,10 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
             for (uint32_t k = 0; k < cw->nsegs; k++)
                 g->leaf_pages[cw->l0] += cw->segs[k].npages;
         }
+        int rc = commit_contexts(w, g, cw, err);
+        if (rc) return rc;
         for (uint32_t k = 0; k < cw->nsegs; k++) {
-            int rc = commit_out(w, &cw->segs[k], err);
+            rc = commit_out(w, &cw->segs[k], err);
             if (rc) return rc;
         }
     }
@@ -436,12 +484,15 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
     /* chunk records in leaf order (the columns' pages are in leaf order) */
     uint32_t page = first_page;
     for (uint32_t l = 0; l < s->nleaves; l++) {
-        uint8_t chk[IG_CHK_SIZE];
+        uint8_t chk[IG_CHK_SIZE] = {0};
         ig_st32(chk + IG_CHK_FIRST_PAGE, page);
         ig_st32(chk + IG_CHK_PAGE_COUNT, g->leaf_pages[l]);
         ig_st32(chk + IG_CHK_DICT_COUNT, g->dicts[l].count);
         ig_st32(chk + IG_CHK_DICT_BYTES, g->dicts[l].bytes);
         ig_chunk_minmax_put(chk, &g->bounds[l]);
+        ig_st64(chk + IG_CHK_CTX_OFFSET, w->ctxrecs[l].offset);
+        ig_st32(chk + IG_CHK_CTX_SIZE, w->ctxrecs[l].size);
+        ig_st64(chk + IG_CHK_CTX_HASH, w->ctxrecs[l].hash);
         page += g->leaf_pages[l];
         if (ig_buf_append(&w->chunks, chk, sizeof chk)) return ig_err(err, -ENOMEM, "out of memory");
         ig_values_reset(&g->cols[l]);
@@ -698,6 +749,8 @@ void ig_part_writer_free(struct ig_part_writer *w)
     ig_buf_free(&w->extras);
     ig_buf_free(&w->groups);
     ig_buf_free(&w->chunks);
+    ig_buf_free(&w->ctx_bytes);
+    free(w->ctxrecs);
     ig_buf_free(&w->blocks);
     if (w->has_blobs) {
         if (!w->finished) w->blobs.finished = false; /* remove it with the part */

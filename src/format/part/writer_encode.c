@@ -511,12 +511,16 @@ static int nested_text(struct enc *w, const struct ig_tree *t, size_t a, size_t 
 
 /* The page's blocks (each with its own zeroed slack, page.h) and its records,
  * after the column's earlier pages. */
+static int count_uses(struct enc *w, uint32_t l, struct ig_error *err);
+
 static int write_page(struct enc *w, uint32_t l, size_t start, size_t end,
                       uint32_t live_values, uint64_t node_text, struct ig_error *err)
 {
     size_t stored = w->e->built.stored.len;
-    int rc = append_page_record(w, l, (uint32_t)start, (uint32_t)(end - start), &w->e->built,
-                                (uint32_t)stored, live_values, node_text);
+    int rc = count_uses(w, l, err);
+    if (rc) return rc;
+    rc = append_page_record(w, l, (uint32_t)start, (uint32_t)(end - start), &w->e->built,
+                            (uint32_t)stored, live_values, node_text);
     if (!rc) rc = ig_buf_append(&w->out->stored, w->e->built.stored.data, stored);
     if (rc) return ig_err(err, rc, "%s: out of memory", w->c->path);
     w->out->npages++;
@@ -559,7 +563,9 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                                           .per_value = cd->dimension ? cd->dimension : 1,
                                           .lt = cd->lt}};
     pol.leaf.slide_ok = slide_candidate(cd, v);
-    pol.decimal = true; /* this writer writes format 9 (IG_FORMAT_VERSION) */
+    pol.decimal = true;           /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
+    pol.alp = true;               /* and 12: alp, */
+    pol.fsst = w->g->ctx[l].fsst; /* chunk contexts */
     if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
     w->fit.at = w->out->stored.len;
@@ -568,6 +574,65 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
     if (rc)
         return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->c->path, cd->name,
                              w->g->index);
+    return 0;
+}
+
+/* A chunk of strings or binary values gets an FSST symbol table (format 12:
+ * its context) when its values are enough for one to pay: the table costs up
+ * to ~2.5 KiB once, and training it ~2 ms; its blocks then choose to code
+ * their values against it (page_encode.c). A column that forces another
+ * scheme or no compression does without; one that forces fsst always has
+ * one. */
+#define IG_FSST_MIN_BYTES (16u << 10)
+static bool wants_table(const struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_values *v = &w->g->cols[l];
+    if (!v->is_bytes || cd->type == IG_T_BLOB || !v->n) return false;
+    if (cd->encoding == IG_ENC_FSST) return true;
+    return cd->encoding == IG_ENC_AUTO && cd->compression == IG_COMP_AUTO &&
+           v->offs[v->n] - v->offs[0] >= IG_FSST_MIN_BYTES;
+}
+
+/* Add the uses the page just encoded (w->e->built) makes of leaf l's symbol
+ * table to the segment's count of them. */
+static int count_uses(struct enc *w, uint32_t l, struct ig_error *err)
+{
+    struct ig_chunk_ctx *cx = &w->g->ctx[l];
+    if (!cx->fsst) return 0;
+    struct ig_column_out *o = w->out;
+    uint32_t k = 0;
+    while (k < o->nuses && o->uses[k].leaf != l)
+        k++;
+    if (k == o->nuses) {
+        if (o->nuses == o->uses_cap) {
+            uint32_t cap = o->uses_cap ? o->uses_cap * 2 : 2;
+            struct ig_leaf_uses *u = realloc(o->uses, cap * sizeof *u);
+            if (!u) return ig_err(err, -ENOMEM, "out of memory");
+            o->uses = u;
+            o->uses_cap = cap;
+        }
+        o->uses[k] = (struct ig_leaf_uses){.leaf = l};
+        o->nuses++;
+    }
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_page_built *b = &w->e->built;
+    struct ig_leaf_info li = {.type = cd->type, .levels = w->g->cols[l].levels};
+    for (uint32_t j = 0; j < b->nblocks; j++) {
+        const struct ig_block_built *bb = &b->blocks[j];
+        struct ig_pagerec rec = {.stored = bb->stored,
+                                 .row_count = bb->row_count,
+                                 .entry_count = bb->entry_count,
+                                 .value_count = bb->value_count,
+                                 .compression = bb->compression,
+                                 .body_size = bb->body_size,
+                                 .cx = cx};
+        int rc = ig_page_symbol_uses(b->stored.data + bb->offset, &rec, &li, &w->e->scratch,
+                                     o->uses[k].counts, err);
+        if (rc)
+            return ig_err_prefix(err, rc, "%s: column '%s' row group %u", w->c->path, cd->name,
+                                 w->g->index);
+    }
     return 0;
 }
 
@@ -622,6 +687,9 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
         round_quantized(&w, l); /* bounds of the values as they read back */
         ig_minmax_of(&g->cols[l], NULL, &g->bounds[l]);
         if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set, &e->short_ids)) rc = -ENOMEM;
+        if (!rc && wants_table(&w, l))
+            rc =
+                ig_fsst_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, &g->ctx[l].fsst);
     }
     /* a nested column's leaves share page boundaries (their pages are
      * reassembled together); a flat leaf pages alone */
@@ -692,11 +760,19 @@ static int erase_deleted_rows(struct enc *w, uint32_t l, size_t start, struct ig
             }
         if (!any) continue;
         uint32_t cap = k + 1 < b->nblocks ? b->blocks[k + 1].offset - bb->offset : (uint32_t)b->stored.len - bb->offset;
-        struct ig_pagerec rec = {.capacity = cap, .stored = bb->stored, .first_row = bb->first_row,
-                                 .row_count = bb->row_count, .entry_count = bb->entry_count,
-                                 .value_count = bb->value_count, .encoding = bb->encoding,
-                                 .compression = bb->compression, .flags = bb->flags,
-                                 .checksum = bb->checksum, .body_size = bb->body_size, .leaf = l};
+        struct ig_pagerec rec = {.capacity = cap,
+                                 .stored = bb->stored,
+                                 .first_row = bb->first_row,
+                                 .row_count = bb->row_count,
+                                 .entry_count = bb->entry_count,
+                                 .value_count = bb->value_count,
+                                 .encoding = bb->encoding,
+                                 .compression = bb->compression,
+                                 .flags = bb->flags,
+                                 .checksum = bb->checksum,
+                                 .body_size = bb->body_size,
+                                 .leaf = l,
+                                 .cx = &w->g->ctx[l]};
         const uint8_t *stored = b->stored.data + bb->offset;
         rc = v->levels ? ig_page_erase_leaf(stored, &rec, &li, kill, NULL, 3, &w->e->scratch, &out, err)
                        : ig_page_erase(stored, &rec, cd->type, NULL, kill, 3, &w->e->scratch, &out, err);
@@ -865,6 +941,7 @@ int ig_writer_encode_segment(const struct ig_writer_conf *c, struct ig_group_job
     ig_buf_reset(&out->extras);
     ig_buf_reset(&out->blocks);
     out->npages = out->nblocks = 0;
+    out->nuses = 0;
     out->fitted = false;
     struct enc w = {c, g, e, out, {0}, 0};
     size_t p0 = (size_t)s * cw->seg_pages;
@@ -900,6 +977,7 @@ void ig_column_work_free(struct ig_column_work *cw)
         ig_buf_free(&o->pages);
         ig_buf_free(&o->extras);
         ig_buf_free(&o->blocks);
+        free(o->uses);
     }
     free(cw->segs);
     free(cw->cuts);

@@ -28,10 +28,20 @@
 /* The encoded pages of one segment of a top-level column, not yet written:
  * page records (layout.h) whose offsets count from the start of `stored` and
  * whose first-block numbers count from the start of `blocks`. */
+/* What the blocks of one segment use of a leaf's symbol table (format 12):
+ * each symbol's uses, summed over the segments at commit (the table keeps
+ * only the symbols the chunk's blocks use, writer.c). */
+struct ig_leaf_uses {
+    uint32_t leaf;
+    uint64_t counts[256];
+};
+
 struct ig_column_out {
     struct ig_buf stored, pages, extras, blocks;
     uint32_t npages, nblocks;
     bool fitted; /* blocks fitted to disk pages: the chunk starts on IG_DISK_PAGE */
+    struct ig_leaf_uses *uses; /* leaves of the column with a context, as met */
+    uint32_t nuses, uses_cap;
 };
 
 /* One top-level column of a group: where its pages start (planned once) and
@@ -76,6 +86,8 @@ struct ig_group_job {
     struct ig_chunk_dict *dicts; /* per leaf: its chunk's distinct values (planning counts them) */
     struct ig_minmax *bounds;    /* per leaf: its chunk's bounds (planning takes them) */
     struct ig_item_ids *ids;     /* per leaf: each value's number among them, when counted to the end */
+    struct ig_chunk_ctx *ctx;    /* per leaf: its chunk's context (planning trains a symbol table
+                                    for strings that may use one), written and freed at commit */
     /* the pool's queue (under its lock): plans first, segments as planned */
     struct ig_task *tasks;
     size_t ntasks, tasks_cap, next_task, done;
