@@ -679,7 +679,7 @@ static int explain(const struct xfer *x, struct ig_error *err)
                       b, slash, k, s3->cfg.endpoint, x->status, sep, code, s3->cfg.source);
     case 404:
         if (!strcmp(code, "NoSuchBucket"))
-            return ig_err(err, -ENOENT, "s3://%s: no such bucket at %s", b, s3->cfg.endpoint);
+            return ig_err(err, -ENXIO, "s3://%s: no such bucket at %s", b, s3->cfg.endpoint);
         return ig_err(err, -ENOENT, "s3://%s%s%s: no such object", b, slash, k);
     case 409:
         return ig_err(err, -EBUSY, "s3://%s%s%s: conflict (HTTP 409%s%s)", b, slash, k, sep, code);
@@ -1130,7 +1130,7 @@ int ig_s3_mpu_put(struct ig_s3 *s3, const char *bucket, const char *key, const c
 }
 
 int ig_s3_mpu_copy(struct ig_s3 *s3, const char *bucket, const char *key, const char *upload_id,
-                   unsigned part, const char *src_key, const char *src_etag, uint64_t off,
+                   unsigned part, const char *src_key, const char *src_version, const char *src_etag, uint64_t off,
                    uint64_t len, char etag[IG_ETAG_MAX], struct ig_error *err)
 {
     char q[1200];
@@ -1142,7 +1142,11 @@ int ig_s3_mpu_copy(struct ig_s3 *s3, const char *bucket, const char *key, const 
     struct xfer x;
     struct ig_buf body = IG_BUF_INIT;
     int rc = xfer_init(s3, &x, "PUT", bucket, key, q, err);
-    snprintf(h, sizeof h, "x-amz-copy-source: /%s/%s", bucket, esrc);
+    char ever[3 * IG_VERSION_ID_MAX + 1] = "";
+    if (src_version && src_version[0] && !ig_s3_uri_encode(src_version, false, ever, sizeof ever))
+        return ig_err(err, -EINVAL, "s3://%s/%s: version id too long", bucket, src_key);
+    snprintf(h, sizeof h, "x-amz-copy-source: /%s/%s%s%s", bucket, esrc, ever[0] ? "?versionId=" : "",
+             ever);
     if (!rc && add_header(&x, h)) rc = -ENOMEM;
     snprintf(h, sizeof h, "x-amz-copy-source-range: bytes=%" PRIu64 "-%" PRIu64, off,
              off + len - 1);

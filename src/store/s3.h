@@ -13,7 +13,8 @@
  * aborted and retried, so nothing waits forever. Failures are negative errno
  * values with a message naming s3://BUCKET/KEY and what the server said:
  *   -EACCES     403 (wrong or unknown credentials, no permission)
- *   -ENOENT     404: no such key, or no such bucket (the message says which)
+ *   -ENOENT     404: no such key
+ *   -ENXIO      404: no such bucket
  *   -ESTALE     412: a condition failed (If-Match, If-None-Match, the source
  *               of a copy changed): the object is not what the caller knew
  *   -EALREADY   304: not modified (a GET with If-None-Match)
@@ -112,14 +113,16 @@ int ig_s3_list(struct ig_s3 *s3, const char *bucket, const char *prefix, bool ve
 
 /* Multipart upload. Parts are numbered from 1 and, but for the last, hold at
  * least 5 MiB (the store's minimum). A copied part takes [off, off + len) of
- * an existing object server-side, which must still have ETag src_etag. */
+ * an existing object server-side: of its version src_version when not NULL
+ * (pinned: a bucket that keeps versions), and only while it has ETag
+ * src_etag (AWS checks it; radosgw 16 ignores the condition on a part). */
 int ig_s3_mpu_start(struct ig_s3 *s3, const char *bucket, const char *key, char *upload_id,
                     size_t cap, struct ig_error *err);
 int ig_s3_mpu_put(struct ig_s3 *s3, const char *bucket, const char *key, const char *upload_id,
                   unsigned part, const void *data, size_t len, char etag[IG_ETAG_MAX],
                   struct ig_error *err);
 int ig_s3_mpu_copy(struct ig_s3 *s3, const char *bucket, const char *key, const char *upload_id,
-                   unsigned part, const char *src_key, const char *src_etag, uint64_t off,
+                   unsigned part, const char *src_key, const char *src_version, const char *src_etag, uint64_t off,
                    uint64_t len, char etag[IG_ETAG_MAX], struct ig_error *err);
 /* Publish the parts (etags[i] of part i + 1) as the object, atomically. */
 int ig_s3_mpu_complete(struct ig_s3 *s3, const char *bucket, const char *key, const char *upload_id,

@@ -81,7 +81,7 @@ static void column_name(const struct ig_part *p, uint32_t leaf, char *out, size_
 static void check_sections(struct vctx *x, const struct ig_part *p)
 {
     uint8_t magic[IG_PART_MAGIC_LEN];
-    if (ig_pread_full(p->fd, magic, sizeof magic, 0) || memcmp(magic, IG_PART_MAGIC, sizeof magic))
+    if (ig_part_read(p, magic, sizeof magic, 0, NULL) || memcmp(magic, IG_PART_MAGIC, sizeof magic))
         fail(x, "%s: bad file magic", p->name);
     const uint8_t *parts[4] = {ig_part_section(p, IG_SEC_COLUMNS), ig_part_section(p, IG_SEC_NAMES),
                                ig_part_section(p, IG_SEC_NAME_INDEX),
@@ -140,7 +140,7 @@ static bool zeros_between(const struct ig_part *p, uint64_t from, uint64_t to)
 {
     if (to <= from) return true;
     uint8_t *b = malloc(to - from);
-    bool ok = b && ig_pread_full(p->fd, b, to - from, from) == 0;
+    bool ok = b && ig_part_read(p, b, to - from, from, NULL) == 0;
     for (uint64_t i = 0; ok && i < to - from; i++)
         ok = b[i] == 0;
     free(b);
@@ -332,19 +332,38 @@ static int objref_cmp(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* One object's bytes against its hash (ig_blob_verify, for a blob file that
+ * is an object on object storage too). */
+static int blob_object_check(const struct ig_part *p, const struct ig_blob_ref *r, struct ig_error *err)
+{
+    if (!p->blob_obj) return ig_blob_verify(p->blob_fd, r, err);
+    struct ig_hasher h;
+    ig_hasher_init(&h);
+    size_t cap = 1 << 20;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = 0;
+    for (uint64_t at = 0; at < r->size && !rc; at += cap) {
+        size_t n = r->size - at < cap ? (size_t)(r->size - at) : cap;
+        rc = ig_part_blob_read(p, r, at, buf, n);
+        if (!rc) ig_hasher_update(&h, buf, n);
+    }
+    free(buf);
+    if (rc) return ig_err(err, -EIO, "unreadable (%s)", strerror(-rc));
+    return ig_hasher_final(&h) == r->hash ? 0 : ig_err(err, -EIO, "checksum mismatch");
+}
+
 /* Every referenced object's checksum; no overlaps; every other byte zero (what
  * level-2 erasure leaves where an erased row's objects were). */
 static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig_table *t)
 {
     char blob_name[IG_PART_NAME_MAX];
     snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
-    struct stat st;
-    if (fstat(p->blob_fd, &st)) return;
-    uint64_t size = (uint64_t)st.st_size;
+    uint64_t size = ig_part_blob_size(p);
     qsort(x->objs, x->nobjs, sizeof *x->objs, objref_cmp);
     uint64_t pos = IG_BLOB_HEADER;
     uint8_t magic[IG_BLOB_HEADER];
-    if (size < IG_BLOB_HEADER || ig_pread_full(p->blob_fd, magic, sizeof magic, 0) ||
+    if (size < IG_BLOB_HEADER || ig_part_blob_raw(p, magic, sizeof magic, 0) ||
         memcmp(magic, IG_BLOB_MAGIC, IG_BLOB_HEADER))
         fail(x, "%s: bad blob file magic", blob_name);
     size_t cap = 1 << 20;
@@ -358,7 +377,7 @@ static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig
             uint64_t end = next < size ? next : size;
             for (uint64_t g = pos; g < end;) {
                 size_t n = end - g < cap ? (size_t)(end - g) : cap;
-                if (ig_pread_full(p->blob_fd, buf, n, g)) break;
+                if (ig_part_blob_raw(p, buf, n, g)) break;
                 for (size_t b = 0; b < n; b++)
                     if (buf[b]) {
                         fail(x, "%s: unreferenced bytes at offset %" PRIu64 " are not zero (data of "
@@ -374,7 +393,7 @@ static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig
         struct ig_blob_ref r = {o->offset, o->size, o->hash};
         struct ig_error e = {0};
         struct ig_colrec cr;
-        if (ig_blob_verify(p->blob_fd, &r, &e)) {
+        if (blob_object_check(p, &r, &e)) {
             if (ig_part_column(&t->parts[0], o->col, &cr, NULL)) cr = (struct ig_colrec){.name = "?", .name_len = 1};
             fail(x, "%s: column '%.*s' row %" PRIu64 " object %u: %s", blob_name, (int)cr.name_len,
                  cr.name, o->row, o->k, e.msg);
@@ -661,7 +680,7 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
     check_nested_text(x, t, pi);
     check_extents(x, p);
     check_deletion_and_root(x, p);
-    if (p->blob_fd >= 0) check_blobs(x, p, t);
+    if (ig_part_has_blob(p)) check_blobs(x, p, t);
 }
 
 int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
