@@ -51,11 +51,21 @@ int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
         st->st_mode = S_IFDIR | 0555;
         /* rm rows/ID erases; a file made or removed in columns/ adds or
          * drops a column: the owner, and the erase group */
-        if (n->kind == FS_K_DIR && (n->dir == FS_D_ROWS || (n->dir == FS_D_COLUMNS && columns_writable(s)))) {
+        if (n->kind == FS_K_DIR && ((n->dir == FS_D_ROWS && !s->read_only) ||
+                                    (n->dir == FS_D_COLUMNS && columns_writable(s)))) {
             st->st_mode = S_IFDIR | (erase_group ? 0775 : 0755);
             if (erase_group) st->st_gid = s->erase_gid;
         }
         st->st_nlink = 2;
+        return 0;
+    }
+    if (n->kind == FS_K_LINK) { /* tags/NAME -> ../versions/N */
+        char target[64];
+        int len = fs_ns_link_target(n, target, sizeof target);
+        if (len < 0) return len;
+        st->st_mode = S_IFLNK | 0777;
+        st->st_nlink = 1;
+        st->st_size = len;
         return 0;
     }
     if (n->kind == FS_K_BLOB_DIR || n->kind == FS_K_BLOB_ROW) {

@@ -253,14 +253,12 @@ static int whole_piece(struct fs_session *s, const struct fs_span *sp, const str
                        struct fs_entry *e)
 {
     struct ig_nested_reader nr;
-    struct ig_pagerec rec;
     struct ig_error err = {0};
-    size_t rows;
-    const uint8_t *del;
+    struct ig_nested_page np = {.group = sp->group, .index = sp->page_index};
     int rc = ig_nested_open(&nr, &s->table, vp->ref.top, &err);
     if (!rc) {
-        rc = ig_nested_load(&nr, &s->table, sp->group, sp->page_index, &rec, &rows, &del, &err);
-        if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, rows, del, &e->data, NULL, &err);
+        rc = ig_nested_load(&nr, &s->table, &np, &err);
+        if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, np.rows, np.deleted, &e->data, NULL, &err);
         ig_nested_close(&nr);
     }
     return rc ? fs_page_failed(s, sp->part, sp->page, err.msg, rc) : 0;
@@ -276,8 +274,7 @@ static int slide_offsets_piece(struct fs_session *s, const struct fs_span *sp,
     struct ig_pagerec rec;
     struct ig_error err = {0};
     const uint8_t *del;
-    int rc = ig_reader_row_lengths(&sc->r, p, &ref, sp->page, sp->group_first_row, &rec, &sc->tmp,
-                                   &del, &err);
+    int rc = ig_reader_row_lengths(&sc->r, &(struct ig_page_at){p, &ref, sp->page, sp->group_first_row}, &rec, &sc->tmp, &del, &err);
     if (rc == -ENOTSUP) return rc;
     const uint64_t *lens = (const uint64_t *)sc->tmp.data;
     uint64_t running = sp->values_before;
@@ -347,7 +344,7 @@ static int decoded_piece(struct fs_session *s, const struct fs_file *f, const st
     struct ig_values v;
     ig_values_init(&v, ref.rec.type);
     struct row_masks m = {IG_BUF_INIT, IG_BUF_INIT, false, false};
-    int rc = ig_reader_load(&sc->r, p, &ref, sp->page, sp->group_first_row, &rec, &v, &del, &err);
+    int rc = ig_reader_load(&sc->r, &(struct ig_page_at){p, &ref, sp->page, sp->group_first_row}, &rec, &v, &del, &err);
     if (rc) {
         ig_values_free(&v);
         return fs_page_failed(s, sp->part, sp->page, err.msg, rc);

@@ -118,6 +118,8 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
     case FS_K_ROOT:
     case FS_K_DIR: return 0;
     case FS_K_STAGE: return -ENOENT; /* a file being written is not read through here (staging.h) */
+    case FS_K_LINK: return 0;       /* tags/NAME: a link (attr.c), no contents */
+    case FS_K_SUB: return -ENOENT;  /* the glue asks a version's session (subtables.h) */
     case FS_K_BLOB_DIR: return n->blob < s->nblob_cols ? 0 : -ENOENT;
     case FS_K_BLOB_ROW: {
         const uint8_t *refs;

@@ -551,7 +551,7 @@ static int each_page(struct keyed *k, const struct ig_table *t, const struct ig_
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
             struct ig_pagerec rec;
             const uint8_t *deleted;
-            rc = ig_reader_load(&k->rd, p, c, pg, gr.first_row, &rec, &k->scratch, &deleted, err);
+            rc = ig_reader_load(&k->rd, &(struct ig_page_at){p, c, pg, gr.first_row}, &rec, &k->scratch, &deleted, err);
             if (!rc)
                 rc = ig_chunk_page_check(p, pg, &rec, c->rec.leaf, expected, gr.row_count, err);
             if (!rc && k->scratch.n != rec.row_count)
@@ -580,7 +580,7 @@ static int load_chunk(struct keyed *k, const struct ig_part *p, const struct ig_
         struct ig_values *into = pg == first ? out : &k->scratch;
         struct ig_pagerec rec;
         const uint8_t *deleted;
-        rc = ig_reader_load(&k->rd, p, c, pg, gr->first_row, &rec, into, &deleted, err);
+        rc = ig_reader_load(&k->rd, &(struct ig_page_at){p, c, pg, gr->first_row}, &rec, into, &deleted, err);
         if (!rc) rc = ig_chunk_page_check(p, pg, &rec, c->rec.leaf, expected, gr->row_count, err);
         if (!rc && into != out && ig_values_append(out, into))
             rc = ig_err(err, -ENOMEM, "out of memory");

@@ -76,6 +76,20 @@ columns_by_erase_rules() {
     [ ! -e "$WORK/m/columns/m" ] && "$INGOT" versions "$WORK/t" | grep -q "drop-column m"
 }
 check columns_written_by_erase_rules columns_by_erase_rules
+
+# versions/N/: another user reads an older version as the modes say; nobody,
+# not even the erase group, changes anything through it
+others_read_versions() {
+    local out
+    as_user ls "$WORK/m/versions" | grep -qx 1 || return 1
+    as_user cat "$WORK/m/versions/1/rows/7" | grep -q '"id":7' || return 1
+    [ "$(stat -c '%a' "$WORK/m/versions/1/rows")" = 555 ] || { stat -c '%a' "$WORK/m/versions/1/rows"; return 1; }
+    out=$(as_member rm "$WORK/m/versions/1/rows/7" 2>&1) && { echo "rm in versions/1 succeeded"; return 1; }
+    grep -q "Permission denied\|Read-only" <<<"$out" || { echo "$out"; return 1; }
+    # rows erased since version 1 are gone from it too
+    [ ! -e "$WORK/m/versions/1/rows/5" ] && ! as_user grep -qx 8 "$WORK/m/versions/1/columns/id"
+}
+check other_users_read_versions_read_only others_read_versions
 fusermount3 -u "$WORK/m"
 
 cli_needs_write() {

@@ -190,6 +190,110 @@ version_mount() {
     grep -q "Read-only file system\|Permission denied" <<<"$out" || { echo "$out"; return 1; }
 }
 check mount_of_a_version_reads_as_it_was version_mount
+
+# --- versions/N/ and tags/NAME inside the mount: each version's table with
+# the root's layout, read-only, read by NumPy and DuckDB; an erasure reaches
+# them as it reaches the table
+PQ=$ROOT/tests/parquet
+versions_in_mount() {
+    local want got n tagged
+    want=$("$INGOT" versions --json "$T" | jq -r '[.[].version] | map(tostring) | join(" ")')
+    got=$(ls "$M/versions" | sort -n | tr '\n' ' ' | sed 's/ $//')
+    [ "$got" = "$want" ] || { echo "versions/: '$got', ingot versions: '$want'"; return 1; }
+    tagged=$("$INGOT" versions --json "$T" | jq -r '.[] | select(.tags | index("before-drop")) | .version')
+    [ "$(readlink "$M/tags/before-drop")" = "../versions/$tagged" ] || { ls -l "$M/tags"; return 1; }
+    # the dropped column x is in the tagged version, not in the table
+    [ -e "$M/tags/before-drop/columns/x" ] && [ ! -e "$M/columns/x" ] || return 1
+    [ "$(sed -n 7p "$M/tags/before-drop/columns/x")" = 3.0 ] || return 1 # row 6 (row 7 is erased)
+    "$PY" - "$M/versions/$tagged" <<'PY' || return 1
+import numpy as np, sys
+v = sys.argv[1]
+ids, x = np.load(f"{v}/columns/id.npy"), np.load(f"{v}/columns/x.npy", mmap_mode="r")
+assert len(ids) == sum(1 for _ in open(f"{v}/columns/id")) and 7 not in ids, len(ids)
+assert (x == ids * 0.5).all()
+PY
+    # the first version had no score column; its rows say so
+    [ "$(jq -c 'has("score")' "$M/versions/1/rows/6")" = false ] || return 1
+    [ "$(jq -c 'has("score")' "$M/rows/6")" = true ] || return 1
+    if need_duckdb versions_inside_the_mount; then
+        n=$(cd "$PQ" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+const r = await c.runAndReadAll(process.argv[1]);
+console.log(String(r.getRows()[0][0]));" "SELECT count(*) FROM '$M/versions/$tagged/parquet/*.parquet' WHERE x = id * 0.5") ||
+            return 1
+        [ "$n" = "$(wc -l <"$M/versions/$tagged/columns/id")" ] || { echo "DuckDB counted $n rows"; return 1; }
+    fi
+    # read-only: no erase, no column written, modes say so
+    rm "$M/versions/1/rows/0" 2>/dev/null && return 1
+    touch "$M/versions/1/columns/y.npy" 2>/dev/null && return 1
+    [ ! -e "$M/versions/1/.ingot/erase" ] || return 1
+    [ "$(stat -c %A "$M/versions/1/rows")" = dr-xr-xr-x ] || { stat -c %A "$M/versions/1/rows"; return 1; }
+    [ ! -e "$M/versions/1/versions" ] || return 1
+    [ ! -e "$M/versions/99999" ] || return 1
+}
+check versions_inside_the_mount versions_in_mount
+
+# the row erased through the CLI and through rm is gone from versions/N/ too,
+# pages the kernel cached before included (rm: by the time it returns)
+erase_reaches_mounted_versions() {
+    local tagged before
+    tagged=$(readlink "$M/tags/before-drop" | sed 's|.*/||')
+    before=$(wc -l <"$M/versions/1/columns/id")
+    grep -qx n11 "$M/versions/$tagged/columns/name" && grep -qx n12 "$M/versions/1/columns/name" || return 1
+    cat "$M/versions/1/rows/11" "$M/versions/$tagged/rows/12" >/dev/null || return 1
+    "$INGOT" erase --row 11 "$T" >/dev/null || return 1
+    for _ in $(seq 50); do
+        grep -qx n11 "$M/versions/$tagged/columns/name" || break
+        sleep 0.1
+    done
+    grep -qx n11 "$M/versions/$tagged/columns/name" && { echo "row 11 still in versions/$tagged"; return 1; }
+    [ ! -e "$M/versions/1/rows/11" ] || { echo "versions/1/rows/11 still there"; return 1; }
+    rm "$M/rows/12" || return 1
+    # no wait: the erase answered once every version had dropped it
+    [ ! -e "$M/versions/$tagged/rows/12" ] || { echo "versions/$tagged/rows/12 still there"; return 1; }
+    grep -qx n12 "$M/versions/1/columns/name" && { echo "row 12 still in versions/1"; return 1; }
+    "$PY" - "$M/versions/1" "$before" <<'PY'
+import numpy as np, sys
+ids = np.load(f"{sys.argv[1]}/columns/id.npy")
+assert 11 not in ids and 12 not in ids and len(ids) == int(sys.argv[2]) - 2, len(ids)
+PY
+}
+check erasure_reaches_versions_inside_the_mount erase_reaches_mounted_versions
+
+# a training job reads a version (one generation at a time: the recipe of
+# docs/FILESYSTEM.md) while columns are added and rows erased: every read it
+# keeps shows the version's values exactly
+train_on_a_version() {
+    local tagged pid rc
+    tagged=$(readlink "$M/tags/before-drop" | sed 's|.*/||')
+    (
+        for i in 1 2 3; do
+            "$PY" -c "import numpy as np; np.save('$WORK/c$i.npy', np.arange($(("$INGOT" cat "$T" id | wc -l)) - $i + 1, dtype=np.int64))" 2>/dev/null
+            "$INGOT" erase --row $((100 + i)) "$T" >/dev/null
+            "$INGOT" add-column --name "c$i" "$T" "$WORK/c$i.npy" >/dev/null 2>&1
+        done
+    ) &
+    pid=$!
+    "$PY" - "$M/versions/$tagged" <<'PY'
+import numpy as np, sys, time
+v = sys.argv[1]
+kept = 0
+deadline = time.time() + 20
+while time.time() < deadline and kept < 30:
+    g = open(f"{v}/.ingot/generation").read()
+    ids, x = np.load(f"{v}/columns/id.npy"), np.load(f"{v}/columns/x.npy")
+    if open(f"{v}/.ingot/generation").read() != g:
+        continue  # a change landed between the reads: read again
+    assert len(ids) == len(x) and (x == ids * 0.5).all(), "a read mixed rows or values"
+    kept += 1
+assert kept >= 30, kept
+PY
+    rc=$?
+    wait "$pid"
+    return $rc
+}
+check training_reads_a_version_while_commits_land train_on_a_version
 fusermount3 -u "$M"
 
 # --- appends that change the schema: an extra column is added first (the rows

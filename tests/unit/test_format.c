@@ -199,8 +199,7 @@ static void check_roundtrip(bool nulls, uint32_t rows_per_group, uint32_t page_s
             for (uint32_t pg = first; pg < first + count; pg++) {
                 struct ig_pagerec rec;
                 const uint8_t *del;
-                int rc = ig_reader_load(&r, &t.parts[0], &ref, pg, gr.first_row, &rec, &got, &del,
-                                        &err);
+                int rc = ig_reader_load(&r, &(struct ig_page_at){&t.parts[0], &ref, pg, gr.first_row}, &rec, &got, &del, &err);
                 if (rc) fprintf(stderr, "  %s\n", err.msg);
                 REQUIRE(rc == 0);
                 CHECK(del == NULL);
@@ -386,12 +385,12 @@ static void test_corrupt_page_detected(void)
     const uint8_t *del;
     struct ig_grouprec gr;
     ig_part_group(&t.parts[0], 2, &gr, &err);
-    int rc = ig_reader_load(&r, &t.parts[0], &ref, first + 1, gr.first_row, &rec, &v, &del, &err);
+    int rc = ig_reader_load(&r, &(struct ig_page_at){&t.parts[0], &ref, first + 1, gr.first_row}, &rec, &v, &del, &err);
     CHECK(rc == -EIO);
     CHECK(strstr(err.msg, "part-000000.ingot") && strstr(err.msg, "'name'") &&
           strstr(err.msg, "checksum mismatch"));
     /* other pages still read */
-    CHECK(ig_reader_load(&r, &t.parts[0], &ref, first, gr.first_row, &rec, &v, &del, &err) == 0);
+    CHECK(ig_reader_load(&r, &(struct ig_page_at){&t.parts[0], &ref, first, gr.first_row}, &rec, &v, &del, &err) == 0);
     ig_values_free(&v);
     ig_reader_free(&r);
     ig_table_close(&t);
@@ -916,7 +915,7 @@ static void test_chunk_dict_short_values(void)
         for (uint32_t pg = first; pg < first + count; pg++) {
             struct ig_pagerec rec;
             const uint8_t *del;
-            REQUIRE(ig_reader_load(&r, &t.parts[0], &ref, pg, gr.first_row, &rec, &got, &del, &err) == 0);
+            REQUIRE(ig_reader_load(&r, &(struct ig_page_at){&t.parts[0], &ref, pg, gr.first_row}, &rec, &got, &del, &err) == 0);
             for (uint32_t i = 0; i < rec.row_count; i++) {
                 uint8_t b[8];
                 size_t n = 0, gn;

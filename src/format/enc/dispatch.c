@@ -43,17 +43,12 @@ int ig_stream_scheme(const uint8_t *p, size_t len)
     return p[0];
 }
 
-static const struct int_scheme *const int_schemes[IG_ENC_COUNT] = {
+const struct int_scheme *const enc_int_schemes[IG_ENC_COUNT] = {
     NULL,         &enc_plain_int, &enc_bitpack_int, &enc_varint_int,
     &enc_rle_int, &enc_dict_int,  &enc_for_int,     &enc_delta_int,
     NULL /* slide: a page-level scheme */, &enc_split_int, NULL /* huffman: bytes only */,
     &enc_decimal_int,
 };
-
-const struct int_scheme *enc_int_scheme(unsigned id)
-{
-    return id < IG_ENC_COUNT ? int_schemes[id] : NULL;
-}
 
 const struct bytes_scheme *enc_bytes_scheme(unsigned id)
 {

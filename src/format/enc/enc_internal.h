@@ -233,7 +233,13 @@ size_t enc_plain_bytes_size(size_t n, uint64_t total);
 
 /* ---- dispatch (dispatch.c): nested streams are read through these -------- */
 
-const struct int_scheme *enc_int_scheme(unsigned id);
+/* The int schemes by number (NULL where a number is no int scheme). */
+extern const struct int_scheme *const enc_int_schemes[IG_ENC_COUNT];
+/* Inline: the selector asks it of every candidate of every stream. */
+static inline const struct int_scheme *enc_int_scheme(unsigned id)
+{
+    return id < IG_ENC_COUNT ? enc_int_schemes[id] : NULL;
+}
 const struct bytes_scheme *enc_bytes_scheme(unsigned id);
 
 int enc_int_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,

@@ -16,7 +16,7 @@ int arv_load(const struct ig_table *t, uint32_t part, uint64_t group_first_row, 
 {
     struct ig_column_ref ref;
     int rc = ig_table_column_at(t, col, &ref, err);
-    if (!rc) rc = ig_reader_load(r, &t->parts[part], &ref, page, group_first_row, &pg->rec, &pg->v, &pg->del, err);
+    if (!rc) rc = ig_reader_load(r, &(struct ig_page_at){&t->parts[part], &ref, page, group_first_row}, &pg->rec, &pg->v, &pg->del, err);
     if (rc) return rc;
     pg->v.blob_dir = NULL; /* ref's copy dies here */
     uint64_t rows = pg->v.levels ? pg->v.rows : pg->v.n;

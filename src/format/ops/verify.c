@@ -248,8 +248,8 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
      * lengths (--deep), blob references, levels; elsewhere the checksums
      * over the stored bytes are the check */
     bool decode = x->deep || c->nested || c->rec.type == IG_T_BLOB;
-    int rc = decode ? ig_reader_load(&x->r, p, c, page, gr->first_row, &rec, &x->v, &deleted, &e)
-                    : ig_reader_check(&x->r, p, c, page, gr->first_row, &rec, &deleted, &e);
+    int rc = decode ? ig_reader_load(&x->r, &(struct ig_page_at){p, c, page, gr->first_row}, &rec, &x->v, &deleted, &e)
+                    : ig_reader_check(&x->r, &(struct ig_page_at){p, c, page, gr->first_row}, &rec, &deleted, &e);
     x->bytes_done += rec.capacity;
     if (x->done) atomic_fetch_add(x->done, rec.capacity);
     if (rc) {
@@ -601,15 +601,13 @@ static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t
             uint32_t gg = g + t->part_first_group[pi], count = 0;
             if (ig_nested_pages(&nr, t, gg, &count, &e)) continue;
             for (uint32_t i = 0; i < count; i++) {
-                struct ig_pagerec rec;
-                size_t rows;
-                const uint8_t *deleted;
+                struct ig_nested_page np = {.group = gg, .index = i};
                 uint64_t tl = 0;
                 struct ig_pagex px;
                 uint32_t first, cnt;
                 ig_buf_reset(&text);
-                if (ig_nested_load(&nr, t, gg, i, &rec, &rows, &deleted, &e) ||
-                    ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, &text, &tl, &e) ||
+                if (ig_nested_load(&nr, t, &np, &e) ||
+                    ig_assemble_lines(&nr.tree, nr.vp, np.rows, np.deleted, &text, &tl, &e) ||
                     ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first, &cnt, &e) ||
                     ig_part_page_extra(p, first + i, &px, &e)) {
                     fail(x, "%s: column '%.*s' row group %u page index %u: %s", p->name,

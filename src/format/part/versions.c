@@ -87,6 +87,14 @@ int ig_version_save(const char *dir, const struct ig_manifest *m0, struct ig_err
     return rc;
 }
 
+bool ig_version_kept(const char *dir, uint64_t version)
+{
+    char path[4300];
+    return version &&
+           (size_t)snprintf(path, sizeof path, "%s/%s/%010" PRIu64, dir, IG_VERSIONS_DIR, version) < sizeof path &&
+           access(path, F_OK) == 0;
+}
+
 int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, struct ig_error *err)
 {
     char path[4300], what[4400];

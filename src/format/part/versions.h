@@ -34,6 +34,8 @@ struct ig_error;
 int ig_version_save(const char *dir, const struct ig_manifest *m, struct ig_error *err);
 /* Read version `version`: -ENOENT (with a message) when there is no such version. */
 int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, struct ig_error *err);
+/* Is version `version` kept (its file there)? One access(2), nothing parsed. */
+bool ig_version_kept(const char *dir, uint64_t version);
 /* The versions kept, ascending (malloc'd; *n may be 0). */
 int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_error *err);
 int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err);

@@ -11,6 +11,7 @@
 #include "ops.h"
 #include "fs/session.h"
 #include "fs/staging.h"
+#include "fs/subtables.h"
 #include "format/ops/verify.h"
 #include "util/error.h"
 #include "util/sigbus.h"
@@ -272,6 +273,9 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         return 2;
     }
     raise_readahead(mountpoint, o->readahead_kb);
+    /* versions/N/ (a mount of the current table only): out of memory, the
+     * versions are listed but cannot be entered */
+    if (!o->version) (void)fs_subtables_start(&s);
     /* views' names cached when every reload can drop them first: a watcher
      * reloads for handlers, and a second worker answers the lookups a drop
      * waits for (invalidate.h, "view names") */
@@ -281,6 +285,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         fuse_session_unmount(se);
         fuse_remove_signal_handlers(se);
         fuse_session_destroy(se);
+        fs_subtables_stop(&s);
         fs_staging_free(s.staging);
         fs_session_destroy(&s);
         return 2;
@@ -297,6 +302,7 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     int rc = fs_loop(se, threads, o->spin_us);
     fs_invalidate_stop(&s);
+    fs_subtables_stop(&s); /* after the watcher, whose reloads they follow */
     fs_staging_free(s.staging); /* what was being written and not whole: dropped */
     s.staging = NULL;
     fuse_session_unmount(se);
