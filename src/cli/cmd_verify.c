@@ -94,6 +94,10 @@ int cmd_verify(int argc, char **argv)
         printf("%s: ok (%u part%s, %" PRIu64 " row groups, %" PRIu64 " rows, %" PRIu64
                " pages, %s checked)\n",
                dir, rep.parts, rep.parts == 1 ? "" : "s", rep.groups, rep.rows, rep.pages, b);
+        if (rep.objects) /* object storage: what the listing proved */
+            printf("%s: %" PRIu64 " objects and %" PRIu64 " older versions listed, none holding an erased "
+                   "value\n",
+                   dir, rep.objects, rep.object_versions);
     }
     return rep.failures ? 1 : 0;
 }

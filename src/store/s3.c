@@ -41,6 +41,7 @@ struct ig_s3 {
     /* radosgw (Ceph 16) matches an If-Match on PUT only unquoted: learned
      * from the first such PUT that fails although HEAD shows the ETag */
     atomic_bool unquoted_if_match;
+    atomic_bool if_match_ignored; /* ... and on a bucket that keeps versions, not at all */
     atomic_uint_fast64_t requests, retried, bytes_in, bytes_out, copied;
 };
 
@@ -910,17 +911,44 @@ int ig_s3_put(struct ig_s3 *s3, const char *bucket, const char *key, const void 
               const struct ig_s3_cond *cond, struct ig_s3_info *info, struct ig_error *err)
 {
     if (len > PUT_MAX) return ig_err(err, -EFBIG, "s3://%s/%s: over 5 GiB in one PUT", bucket, key);
+    struct ig_s3_cond c = cond ? *cond : (struct ig_s3_cond){0};
+    if (c.if_none_match) {
+        /* asked first: a store may ignore the header (radosgw 16 on a
+         * bucket that keeps versions), and the callers hold the writers'
+         * lock, which serialises them where it does */
+        struct ig_s3_info now;
+        int h = ig_s3_head(s3, bucket, key, &now, NULL);
+        if (h == 0) return ig_err(err, -ESTALE, "s3://%s/%s: exists already", bucket, key);
+        if (h != -ENOENT) return ig_s3_head(s3, bucket, key, &now, err);
+    }
+    if (c.if_match && atomic_load(&s3->if_match_ignored)) {
+        /* the store fails every If-Match here: checked by HEAD instead */
+        struct ig_s3_info now;
+        int h = ig_s3_head(s3, bucket, key, &now, err);
+        if (h) return h;
+        if (strcmp(now.etag, c.if_match))
+            return ig_err(err, -ESTALE, "s3://%s/%s: the object is not the one expected (changed since read)",
+                          bucket, key);
+        c.if_match = NULL;
+    }
     struct xfer x;
     bool unq = atomic_load(&s3->unquoted_if_match);
-    int rc = put_once(s3, bucket, key, data, len, cond, unq, &x, err);
-    if (!rc && x.cc == CURLE_OK && x.status == 412 && cond && cond->if_match && !unq) {
-        /* some stores compare If-Match unquoted: if the object does have
-         * that ETag, ask again that way (and from now on) */
+    int rc = put_once(s3, bucket, key, data, len, &c, unq, &x, err);
+    if (!rc && x.cc == CURLE_OK && x.status == 412 && c.if_match) {
+        /* a failed If-Match on an object that does have that ETag: some
+         * stores compare it unquoted (radosgw 16); some fail it always (the
+         * same on a bucket that keeps versions): learn which, and ask again */
         struct ig_s3_info now;
-        if (ig_s3_head(s3, bucket, key, &now, NULL) == 0 && !strcmp(now.etag, cond->if_match)) {
-            atomic_store(&s3->unquoted_if_match, true);
+        if (ig_s3_head(s3, bucket, key, &now, NULL) == 0 && !strcmp(now.etag, c.if_match)) {
             xfer_free(&x);
-            rc = put_once(s3, bucket, key, data, len, cond, true, &x, err);
+            rc = unq ? 0 : put_once(s3, bucket, key, data, len, &c, true, &x, err);
+            if (!unq && !rc && x.cc == CURLE_OK && x.status != 412) atomic_store(&s3->unquoted_if_match, true);
+            if (unq || (!rc && x.cc == CURLE_OK && x.status == 412)) {
+                if (!unq) xfer_free(&x);
+                atomic_store(&s3->if_match_ignored, true);
+                c.if_match = NULL;
+                rc = put_once(s3, bucket, key, data, len, &c, true, &x, err);
+            }
         }
     }
     if (!rc) rc = explain(&x, err);
@@ -954,6 +982,24 @@ int ig_s3_delete(struct ig_s3 *s3, const char *bucket, const char *key, const ch
     return rc;
 }
 
+/* "2026-12-02T05:16:38.343Z" as ms since 1970; 0 when malformed. */
+static int64_t parse_time_ms(const char *s)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    int ms = 0;
+    const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!rest) return 0;
+    if (*rest == '.') {
+        int digits = 0;
+        for (rest++; *rest >= '0' && *rest <= '9'; rest++)
+            if (digits < 3) ms = ms * 10 + (*rest - '0'), digits++;
+        while (digits++ < 3)
+            ms *= 10;
+    }
+    return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
 /* One <Contents>, <Version> or <DeleteMarker> element's fields. */
 static bool list_entry(const char *c, size_t cl, bool marker, struct ig_s3_info *o)
 {
@@ -978,6 +1024,8 @@ static bool list_entry(const char *c, size_t cl, bool marker, struct ig_s3_info 
         if (*end) return false;
     }
     o->latest = !ig_xml_get(c, cl, "IsLatest", latest, sizeof latest) || !strcmp(latest, "true");
+    char when[40];
+    if (ig_xml_get(c, cl, "LastModified", when, sizeof when)) o->mtime_ms = parse_time_ms(when);
     o->delete_marker = marker;
     return true;
 }

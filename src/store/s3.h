@@ -49,6 +49,7 @@ struct ig_s3_info {
     bool latest;                        /* LIST of versions: the current one */
     bool delete_marker;                 /* LIST of versions: a delete marker */
     char key[IG_S3_KEY_LEN_MAX];        /* LIST only */
+    int64_t mtime_ms;                   /* LIST only: LastModified, ms since 1970 (the server's clock) */
 };
 
 int ig_s3_open(struct ig_s3 **out, const struct ig_s3_config *cfg, struct ig_error *err);

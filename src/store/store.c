@@ -425,6 +425,7 @@ static void info_from_s3(struct ig_obj_info *info, const struct ig_s3_info *si, 
     snprintf(info->version_id, sizeof info->version_id, "%s", si->version_id);
     info->latest = si->latest;
     info->delete_marker = si->delete_marker;
+    info->mtime_ms = si->mtime_ms;
     snprintf(info->name, sizeof info->name, "%s", name);
 }
 
@@ -557,7 +558,9 @@ static int local_walk(struct ig_store *st, const char *rel, const char *sub, ig_
             continue;
         }
         if (!S_ISREG(s.st_mode) || strncmp(name, sub, strlen(sub))) continue;
-        struct ig_obj_info info = {.size = (uint64_t)s.st_size, .latest = true};
+        struct ig_obj_info info = {.size = (uint64_t)s.st_size,
+                                   .latest = true,
+                                   .mtime_ms = (int64_t)s.st_mtim.tv_sec * 1000 + s.st_mtim.tv_nsec / 1000000};
         local_etag(&s, info.etag);
         snprintf(info.name, sizeof info.name, "%s", name);
         rc = fn(ctx, &info);

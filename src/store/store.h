@@ -58,6 +58,7 @@ struct ig_obj_info {
     char version_id[IG_VERSION_ID_MAX]; /* "" unless the bucket keeps versions */
     bool latest, delete_marker;         /* listings of versions */
     char name[IG_STORE_NAME_MAX];       /* listings: relative to the location */
+    int64_t mtime_ms;                   /* listings: when written, by the store's clock */
 };
 
 /* A whole object of at most max bytes appended to out. Remote objects read

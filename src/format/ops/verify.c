@@ -12,6 +12,9 @@
 #include "format/part/table.h"
 #include "format/model/types.h"
 #include "util/endian.h"
+#include "format/ops/verify_int.h"
+#include "format/part/remote.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
@@ -52,6 +55,13 @@ struct vctx {
     atomic_uint_fast64_t *done;
     bool quiet; /* only one thread reports progress */
 };
+
+__attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...);
+
+static void fail_msg(void *ctx, const char *msg)
+{
+    fail(ctx, "%s", msg);
+}
 
 __attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
 {
@@ -716,6 +726,11 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
      * another host wrote (docs/DEPLOY.md): verify what storage holds. Locally
      * the cache is what every reader here reads; --cold reads the disk. */
     if ((h && h->cold) || ig_fs_is_shared(dir)) ig_table_forget_cache(dir);
+    /* an interrupted erase on object storage: completed first, unless its
+     * writer is still at work (its journal is then reported) */
+    bool replayed;
+    struct ig_error re = {0};
+    if (ig_store_is_remote(dir) && ig_remote_recover(dir, 0, &replayed, &re)) fail(&x, "%s", re.msg);
     int rc = ig_table_open(&t, dir, false, err);
     if (rc) {
         fail(&x, "%s", err ? err->msg : "cannot open the table");
@@ -727,6 +742,11 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     ig_values_init(&x.v, IG_T_INT64);
     for (uint32_t i = 0; i < t.nparts; i++)
         check_part(&x, &t, i);
+    if (ig_store_is_remote(dir)) {
+        struct ig_error e = {0};
+        if (ig_verify_objects(dir, &t, fail_msg, &x, &rep->objects, &rep->object_versions, &e))
+            fail(&x, "%s", e.msg);
+    }
     ig_values_free(&x.v);
     free(x.objs);
     ig_buf_free(&x.text);

@@ -8,7 +8,8 @@
  * holds no data in any page (the codecs' check_erased rules), the deletion
  * bitmap, the root hash, and each blob file (every referenced object's checksum,
  * no overlaps, every unreferenced byte zero). An interrupted erase is replayed
- * first.
+ * first. On object storage also every object and older version under the
+ * table's prefix (verify_remote.c).
  * Each failure is reported through `fail` as one line naming the part, column,
  * row group and page. Verification goes on after a failure so every problem is
  * listed. */
@@ -43,6 +44,9 @@ struct ig_verify_report {
     uint64_t erased_rows;   /* rows marked deleted */
     uint64_t unscrubbed;    /* level-2 erased rows whose slots still hold data */
     uint64_t blob_objects, blob_bytes;
+    /* a table on object storage: the objects and older object versions listed
+     * under its prefix, none of which may hold an erased value */
+    uint64_t objects, object_versions;
 };
 
 /* The footer alone: schema and chunk hashes, every group's Merkle hash and the

@@ -157,52 +157,136 @@ int ig_remote_remove(const char *dir, const char *name, struct ig_error *err)
     return rc ? rc : remove_versions(st, name, NULL, NULL, NULL, err);
 }
 
-/* ---- the writers' lock object ------------------------------------------- */
+/* ---- the writers' lock ---------------------------------------------------- */
 
-struct holder {
-    char host[256];
-    long pid;
-    long long time;
+/* Each writer that wants the lock writes an object of its own under
+ * .ingot/lock/ and lists them: the one the store wrote first (its
+ * LastModified, by the store's clock; ties by name) holds it, the others
+ * remove theirs and try again later. No conditional request is needed (a
+ * store may ignore them: radosgw 16 does on buckets that keep versions). A
+ * winner lists again after a settling pause (INGOT_S3_LOCK_SETTLE_MS, 100),
+ * so that a contender whose write was still in flight at its first listing
+ * is seen. The holder renews by writing NAME.alive; an entry whose newest
+ * write is INGOT_S3_LOCK_LEASE_S (60) older than the newest entry, or whose
+ * writer is a process of this host that is gone, is removed by the next
+ * contender. */
+#define LOCK_DIR ".ingot/lock/"
+
+struct lock_entry {
+    char name[IG_STORE_NAME_MAX];
+    int64_t t, alive; /* written, and last renewed (ms, the store's clock) */
 };
 
-static void lock_text(struct ig_buf *b, long long now)
+struct lock_list {
+    struct lock_entry *e;
+    size_t n, cap;
+    int64_t newest;
+};
+
+static int lock_seen(void *ctx, const struct ig_obj_info *o)
 {
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    host[sizeof host - 1] = '\0';
+    struct lock_list *l = ctx;
+    const char *leaf = o->name + strlen(LOCK_DIR);
+    size_t ll = strlen(leaf);
+    bool alive = ll > 6 && !strcmp(leaf + ll - 6, ".alive");
+    if (o->mtime_ms > l->newest) l->newest = o->mtime_ms;
+    for (size_t i = 0; i < l->n; i++)
+        if (!strncmp(l->e[i].name, leaf, alive ? ll - 6 : ll) &&
+            strlen(l->e[i].name) == (alive ? ll - 6 : ll)) {
+            if (alive)
+                l->e[i].alive = o->mtime_ms;
+            else
+                l->e[i].t = o->mtime_ms;
+            return 0;
+        }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? 2 * l->cap : 8;
+        struct lock_entry *g = realloc(l->e, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        l->e = g;
+        l->cap = nc;
+    }
+    struct lock_entry *e = &l->e[l->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%.*s", (int)(alive ? ll - 6 : ll), leaf);
+    if (alive)
+        e->alive = o->mtime_ms;
+    else
+        e->t = o->mtime_ms;
+    return 0;
+}
+
+static void my_host(char *host, size_t cap)
+{
+    snprintf(host, cap, "?");
+    gethostname(host, cap - 1);
+    host[cap - 1] = '\0';
     for (char *c = host; *c; c++)
-        if (*c == '\n' || *c == ' ') *c = '_';
-    ig_buf_reset(b);
-    ig_buf_printf(b, "ingot-lock 1\nhost %s\npid %ld\ntime %lld\n", host, (long)getpid(), now);
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '.'))
+            *c = '_';
 }
 
-static bool parse_holder(const struct ig_buf *b, struct holder *h)
+/* An entry whose writer is gone: a process of this host that is not there,
+ * or no write within the lease of the newest one listed. Names are
+ * HOST-PID-NONCE. */
+static bool entry_gone(const struct lock_entry *e, int64_t newest)
 {
-    memset(h, 0, sizeof *h);
-    char text[1024];
-    size_t n = b->len < sizeof text - 1 ? b->len : sizeof text - 1;
-    memcpy(text, b->data, n);
-    text[n] = '\0';
-    const char *p = strstr(text, "\nhost "), *q = strstr(text, "\npid "),
-               *t = strstr(text, "\ntime ");
-    if (!p || !q || !t) return false;
-    sscanf(p + 6, "%255s", h->host);
-    h->pid = strtol(q + 5, NULL, 10);
-    h->time = strtoll(t + 6, NULL, 10);
-    return true;
+    char host[256], h[256];
+    my_host(host, sizeof host);
+    long pid = 0;
+    const char *d2 = strrchr(e->name, '-');
+    if (d2 && d2 > e->name) {
+        const char *d1 = d2 - 1;
+        while (d1 > e->name && *d1 != '-')
+            d1--;
+        if (*d1 == '-' && (size_t)(d1 - e->name) < sizeof h) {
+            memcpy(h, e->name, (size_t)(d1 - e->name));
+            h[d1 - e->name] = '\0';
+            pid = strtol(d1 + 1, NULL, 10);
+            if (!strcmp(h, host) && pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH) return true;
+        }
+    }
+    int64_t last = e->alive > e->t ? e->alive : e->t;
+    return last && newest - last > (int64_t)env_u64("INGOT_S3_LOCK_LEASE_S", 60) * 1000;
 }
 
-/* Has the holder stopped holding it: a process of this host that is gone,
- * or a lock not renewed within the lease? */
-static bool holder_gone(const struct holder *h)
+static void remove_entry(struct ig_store *st, const char *leaf)
 {
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    host[sizeof host - 1] = '\0';
-    if (!strcmp(host, h->host) && h->pid > 0 && kill((pid_t)h->pid, 0) && errno == ESRCH)
-        return true;
-    long long lease = (long long)env_u64("INGOT_S3_LOCK_LEASE_S", 60);
-    return (long long)time(NULL) - h->time > lease;
+    char name[IG_STORE_NAME_MAX + 16];
+    snprintf(name, sizeof name, LOCK_DIR "%s", leaf);
+    (void)remove_versions(st, name, NULL, NULL, NULL, NULL);
+    snprintf(name, sizeof name, LOCK_DIR "%s.alive", leaf);
+    (void)remove_versions(st, name, NULL, NULL, NULL, NULL);
+}
+
+/* List the entries, remove those whose writers are gone, and say who holds
+ * the lock (the first written): *first. */
+static int lock_round(struct ig_store *st, const char *mine, struct lock_entry *first,
+                      bool *mine_listed, struct ig_error *err)
+{
+    struct lock_list l = {0};
+    int rc = ig_store_list(st, LOCK_DIR, false, lock_seen, &l, err);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    memset(first, 0, sizeof *first);
+    *mine_listed = false;
+    bool have = false;
+    for (size_t i = 0; !rc && i < l.n; i++) {
+        const struct lock_entry *e = &l.e[i];
+        if (!e->t) continue; /* a renewal left after its entry went */
+        bool is_mine = !strcmp(e->name, mine);
+        *mine_listed |= is_mine;
+        if (!is_mine && entry_gone(e, l.newest)) {
+            remove_entry(st, e->name);
+            continue;
+        }
+        if (!have || e->t < first->t || (e->t == first->t && strcmp(e->name, first->name) < 0)) {
+            *first = *e;
+            have = true;
+        }
+    }
+    free(l.e);
+    return rc;
 }
 
 int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
@@ -214,56 +298,48 @@ int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
     int rc = ig_store_at(dir, &st, err);
     if (rc) return rc;
     if (wait_ms == UINT32_MAX) wait_ms = (unsigned)env_u64("INGOT_S3_LOCK_WAIT_S", 30) * 1000;
+    unsigned settle = (unsigned)env_u64("INGOT_S3_LOCK_SETTLE_MS", 100);
     int64_t deadline = mono_ms() + wait_ms;
-    struct ig_buf text = IG_BUF_INIT, cur = IG_BUF_INIT;
+    char host[256];
+    my_host(host, sizeof host);
+    uint64_t nonce = (uint64_t)mono_ms() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)l;
     unsigned pause = 50;
-    for (;;) {
-        lock_text(&text, (long long)time(NULL));
-        struct ig_obj_info info;
-        struct ig_store_cond absent = {NULL, true};
-        rc = ig_store_write(st, LOCK_NAME, text.data, text.len, &absent, &info, err);
-        if (!rc) {
-            l->held = true;
-            l->renewed = mono_s();
-            snprintf(l->etag, sizeof l->etag, "%s", info.etag);
-            break;
-        }
-        if (rc != -ESTALE) break;
-        /* taken: by whom, and are they still there? */
-        ig_buf_reset(&cur);
-        struct ig_obj_info held;
-        int r2 = ig_store_read(st, LOCK_NAME, 4096, &cur, &held, NULL);
-        if (r2 == -ENOENT) continue; /* released meanwhile */
-        struct holder h;
-        bool parsed = r2 == 0 && parse_holder(&cur, &h);
-        if (parsed && holder_gone(&h)) {
-            /* take over the lock we read, not one taken since */
-            struct ig_obj_info now;
-            if (ig_store_stat(st, LOCK_NAME, &now, NULL) == 0 && !strcmp(now.etag, held.etag))
-                (void)ig_store_remove(st, LOCK_NAME, NULL, NULL);
-            continue;
-        }
-        if (mono_ms() >= deadline) {
-            char when[32] = "?";
-            if (parsed) {
-                time_t t = (time_t)h.time;
-                struct tm tm;
-                gmtime_r(&t, &tm);
-                strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (int attempt = 0;; attempt++) {
+        char name[IG_STORE_NAME_MAX + 16], body[512];
+        snprintf(l->name, sizeof l->name, "%.200s-%ld-%016" PRIx64 "%02x", host, (long)getpid(),
+                 nonce, attempt & 0xff);
+        snprintf(name, sizeof name, LOCK_DIR "%s", l->name);
+        int bl = snprintf(body, sizeof body, "ingot-lock 2\nhost %s\npid %ld\ntime %lld\n", host,
+                          (long)getpid(), (long long)time(NULL));
+        rc = ig_store_write(st, name, body, (size_t)bl, NULL, NULL, err);
+        if (rc) break;
+        struct lock_entry first;
+        bool listed;
+        rc = lock_round(st, l->name, &first, &listed, err);
+        if (!rc && listed && !strcmp(first.name, l->name)) {
+            /* first: again after a pause, for a write that was in flight */
+            sleep_ms(settle);
+            rc = lock_round(st, l->name, &first, &listed, err);
+            if (!rc && listed && !strcmp(first.name, l->name)) {
+                l->held = true;
+                l->renewed = mono_s();
+                break;
             }
-            rc = ig_err(err, -EBUSY,
-                        "%s: the table is locked by another writer (host %s, pid %ld, since %s); a "
-                        "lock not "
-                        "renewed for %" PRIu64 " s lapses",
-                        dir, parsed ? h.host : "?", parsed ? h.pid : 0L, when,
-                        env_u64("INGOT_S3_LOCK_LEASE_S", 60));
+        }
+        remove_entry(st, l->name);
+        if (rc) break;
+        if (mono_ms() >= deadline) {
+            rc =
+                ig_err(err, -EBUSY,
+                       "%s: the table is locked by another writer (%s, under .ingot/lock/); a lock "
+                       "not renewed "
+                       "for %" PRIu64 " s lapses",
+                       dir, first.name[0] ? first.name : "?", env_u64("INGOT_S3_LOCK_LEASE_S", 60));
             break;
         }
-        sleep_ms(pause);
-        if (pause < 500) pause *= 2;
+        sleep_ms(pause + (unsigned)(nonce % 50));
+        if (pause < 800) pause *= 2;
     }
-    ig_buf_free(&text);
-    ig_buf_free(&cur);
     return rc;
 }
 
@@ -273,21 +349,18 @@ int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err)
     struct ig_store *st;
     int rc = ig_store_at(l->dir, &st, err);
     if (rc) return rc;
-    struct ig_buf text = IG_BUF_INIT;
-    lock_text(&text, (long long)time(NULL));
-    struct ig_store_cond mine = {l->etag, false};
+    char name[IG_STORE_NAME_MAX + 16];
+    snprintf(name, sizeof name, LOCK_DIR "%s", l->name);
     struct ig_obj_info info;
-    rc = ig_store_write(st, LOCK_NAME, text.data, text.len, &mine, &info, err);
-    ig_buf_free(&text);
-    if (rc == -ESTALE) {
+    /* taken over (removed as gone by another writer): this writer must stop */
+    if (ig_store_stat(st, name, &info, NULL) == -ENOENT) {
         l->held = false;
-        return ig_err(err, -ESTALE, "%s: the writers' lock was taken over while this writer worked",
+        return ig_err(err, -ESTALE, "%s: the writers' lock lapsed while this writer worked",
                       l->dir);
     }
-    if (!rc) {
-        snprintf(l->etag, sizeof l->etag, "%s", info.etag);
-        l->renewed = mono_s();
-    }
+    snprintf(name, sizeof name, LOCK_DIR "%s.alive", l->name);
+    rc = ig_store_write(st, name, "alive\n", 6, NULL, NULL, err);
+    if (!rc) l->renewed = mono_s();
     return rc;
 }
 
@@ -296,11 +369,7 @@ void ig_remote_unlock(struct ig_remote_lock *l)
     if (!l || !l->held) return;
     l->held = false;
     struct ig_store *st;
-    if (ig_store_at(l->dir, &st, NULL)) return;
-    struct ig_obj_info now;
-    /* only our own lock: one taken over meanwhile is another writer's now */
-    if (ig_store_stat(st, LOCK_NAME, &now, NULL) || strcmp(now.etag, l->etag)) return;
-    (void)remove_versions(st, LOCK_NAME, NULL, NULL, NULL, NULL);
+    if (ig_store_at(l->dir, &st, NULL) == 0) remove_entry(st, l->name);
 }
 
 /* ---- uploads and the commit --------------------------------------------- */

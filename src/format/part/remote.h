@@ -11,17 +11,20 @@
  *                                        copied server-side) and removes every
  *                                        older version of it
  *     s3://b/t/.ingot/versions/N, tags   as in a directory (versions.h)
- *     s3://b/t/.ingot/lock               the writers' lock object (below)
+ *     s3://b/t/.ingot/lock/...           the writers' lock (below)
  *     s3://b/t/.ingot/journal            an erase in progress (journal.h's
  *                                        format: only the new bytes)
  *     s3://b/t/.ingot/erasures           the audit log
  *
- * Writers (an import into an existing table, an erase) take the lock object:
- * created with If-None-Match, so one writer at a time, holding the writer's
- * host, pid and time; renewed while it works; a lock whose holder is a dead
- * process of this host, or older than INGOT_S3_LOCK_LEASE_S (default 60 s)
- * without renewal, is taken over. A writer waits for it up to
- * INGOT_S3_LOCK_WAIT_S (default 30 s), then fails naming the holder.
+ * Writers (an import, an erase) take the writers' lock first: each writes an
+ * object of its own under .ingot/lock/ and lists them, and the one the store
+ * wrote first holds it (remote.c says why and how, and what makes a holder
+ * gone: a dead process of this host, or no renewal within
+ * INGOT_S3_LOCK_LEASE_S, default 60 s). A writer waits for it up to
+ * INGOT_S3_LOCK_WAIT_S (default 30 s), then fails naming the holder. Writes
+ * that a store honours conditions on (If-Match, If-None-Match) carry them too,
+ * so that a writer whose lock lapsed fails at its commit rather than
+ * overwrite another's.
  *
  * An erase on object storage (ig_remote_erase_apply) writes its journal (the
  * same records as on disk) as the object .ingot/journal, the commit point;
@@ -61,7 +64,7 @@ int ig_remote_remove(const char *dir, const char *name, struct ig_error *err);
 
 struct ig_remote_lock {
     char dir[4096];
-    char etag[128];
+    char name[256];  /* our entry under .ingot/lock/ */
     int64_t renewed; /* when (monotonic seconds) */
     bool held;
 };
