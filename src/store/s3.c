@@ -118,10 +118,10 @@ int ig_s3_open(struct ig_s3 **out, const struct ig_s3_config *cfg, struct ig_err
     if (!s3) return ig_err(err, -ENOMEM, "out of memory");
     s3->cfg = *cfg;
     pthread_mutex_init(&s3->mu, NULL);
-    s3->retries = env_uint("INGOT_S3_RETRIES", 5, 0, 20);
+    s3->retries = env_uint("INGOT_S3_RETRIES", 4, 0, 20);
     s3->parallel = env_uint("INGOT_S3_PARALLEL", 8, 1, MAX_PARALLEL);
     s3->connect_ms = (long)env_uint("INGOT_S3_CONNECT_TIMEOUT_MS", 5000, 50, 600000);
-    s3->stall_s = (long)env_uint("INGOT_S3_STALL_S", 10, 1, 3600);
+    s3->stall_s = (long)env_uint("INGOT_S3_STALL_S", 5, 1, 3600);
     *out = s3;
     return 0;
 }

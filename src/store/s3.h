@@ -8,9 +8,9 @@
  * runs in parallel on one set.
  *
  * Requests are retried on 5xx answers, 429 and broken or refused connections,
- * with exponential backoff (about 3 s over 6 tries by default); every
- * transfer that stalls (no byte for INGOT_S3_STALL_S seconds, default 10) is
- * aborted and retried, so nothing waits forever. Failures are negative errno
+ * with exponential backoff (about 1.5 s over 5 tries by default); every
+ * transfer that stalls (no byte for INGOT_S3_STALL_S seconds, default 5) is
+ * aborted and retried, so nothing waits forever (at most about 30 s). Failures are negative errno
  * values with a message naming s3://BUCKET/KEY and what the server said:
  *   -EACCES     403 (wrong or unknown credentials, no permission)
  *   -ENOENT     404: no such key
@@ -22,8 +22,8 @@
  *   -ETIMEDOUT, -ECONNREFUSED, -EHOSTUNREACH  the network, after retries
  *
  * Tuning (environment): INGOT_S3_RETRIES (retries after the first try,
- * default 5), INGOT_S3_CONNECT_TIMEOUT_MS (default 5000), INGOT_S3_STALL_S
- * (default 10), INGOT_S3_PARALLEL (range GETs at once per batch, default 8). */
+ * default 4), INGOT_S3_CONNECT_TIMEOUT_MS (default 5000), INGOT_S3_STALL_S
+ * (default 5), INGOT_S3_PARALLEL (range GETs at once per batch, default 8). */
 #ifndef IG_STORE_S3_H
 #define IG_STORE_S3_H
 
