@@ -32,6 +32,8 @@ static const struct cli_command commands[] = {
      "ingot versions mytable", cmd_versions},
     {"tag", "name a version, to read it by name and keep it", cmd_tag_usage, "ingot tag mytable v1-train 7",
      cmd_tag},
+    {"gc", "let old versions go; zero and free what only they showed", cmd_gc_usage,
+     "ingot gc --keep 5 --older-than 30d mytable", cmd_gc},
     {"mount", "serve the table as files over FUSE (columns, rows, blobs)", cmd_mount_usage,
      "ingot mount mytable /mnt/t", cmd_mount},
     {"umount", "unmount a mounted table", cmd_umount_usage, "ingot umount /mnt/t", cmd_umount},

@@ -204,11 +204,14 @@ static int check_header(struct fs_session *s, struct fs_stage *st, struct ig_err
     if (rows != live)
         return ig_err(err, -EINVAL, "%s: %" PRIu64 " rows; the table has %" PRIu64 " live rows",
                       what, rows, live);
-    if (exists && (cr.type != type || cr.dimension != dim || cr.lists || cr.num_children))
-        return ig_err(
-            err, -EINVAL,
-            "%s: the array's dtype is not column '%s''s type (a replaced column keeps it)", what,
-            st->column);
+    if (exists && (cr.type != type || cr.dimension != dim || cr.lists || cr.num_children)) {
+        const struct ig_type_info *want = ig_type_info(cr.type), *got = ig_type_info(type);
+        return ig_err(err, -EINVAL,
+                      "%s: column '%s' is %s%s; the array is %s (a replaced column keeps its type; "
+                      "save under a new name to add a column)",
+                      what, st->column, cr.lists || cr.num_children || cr.dimension ? "nested " : "",
+                      want ? want->name : "?", got ? got->name : "?");
+    }
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "format/layout.h"
 #include "format/part/lock.h"
 #include "format/part/merkle.h"
+#include "format/part/versions.h"
 #include "format/model/assemble.h"
 #include "format/ops/nested.h"
 #include "format/page/page.h"
@@ -47,7 +48,8 @@ static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_
     size_t nwant = 0, cap = 0;
     for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
         uint32_t first = 0, count = 0;
-        if (ig_part_chunk(p, g, leaf, &first, &count, NULL)) continue;
+        if (ig_part_leaf_released(p, leaf) || ig_part_chunk(p, g, leaf, &first, &count, NULL))
+            continue;
         size_t k = 0;
         for (uint32_t pg = first; pg < first + count && k < nrows; pg++) {
             struct ig_pagerec rec;
@@ -225,6 +227,8 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
         uint32_t col = 0;
         struct ig_column_ref c;
+        /* gc released its pages: they hold no value to erase */
+        if (ig_part_leaf_released(p, leaf)) continue;
         rc = ig_part_leaf_column(p, leaf, &col, err);
         if (!rc) rc = ig_table_column_at(t, col, &c, err);
         if (rc) break;
@@ -409,7 +413,7 @@ int erase_plan_parts(struct erase_ctx *x, const struct ig_table *t, const uint64
 
 /* ---- the audit log ------------------------------------------------------- */
 
-void erase_audit_line(const struct ig_erase_request *req, const struct ig_erase_report *rep, struct ig_buf *b)
+void erase_audit_line(const char *dir, const struct ig_erase_request *req, const struct ig_erase_report *rep, struct ig_buf *b)
 {
     char when[32];
     time_t now = time(NULL);
@@ -442,6 +446,19 @@ void erase_audit_line(const struct ig_erase_request *req, const struct ig_erase_
                      " journal_bytes=%" PRIu64,
                   rep->rows, rep->pages_rewritten, rep->pages_moved, rep->records, rep->blob_objects,
                   rep->bytes_written, rep->journal_bytes);
+    /* the versions it reached: every version kept (each is read with the
+     * footers it rewrote), the one it made included */
+    struct ig_manifest m;
+    uint64_t *vs = NULL;
+    size_t nv = 0;
+    if (ig_manifest_read(dir, &m, NULL) == 0) {
+        if (ig_versions_kept(dir, m.version, &vs, &nv, NULL) == 0) {
+            ig_buf_printf(b, " versions=");
+            ig_versions_format(vs, nv, b);
+        }
+        ig_manifest_free(&m);
+    }
+    free(vs);
 }
 
 static void audit(const char *dir, const struct ig_erase_request *req,
@@ -452,7 +469,7 @@ static void audit(const char *dir, const struct ig_erase_request *req,
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;
     struct ig_buf b = IG_BUF_INIT;
-    erase_audit_line(req, rep, &b);
+    erase_audit_line(dir, req, rep, &b);
     ig_buf_printf(&b, "\n");
     if (ig_write_full(fd, b.data, b.len) == 0) fsync(fd);
     close(fd);

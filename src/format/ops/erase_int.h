@@ -76,7 +76,7 @@ int erase_plan_parts(struct erase_ctx *x, const struct ig_table *t, const uint64
                      struct ig_error *err);
 /* The audit log's line for an erase (no newline): time, origin, host, who,
  * the request with values redacted, what was rewritten. */
-void erase_audit_line(const struct ig_erase_request *req, const struct ig_erase_report *rep, struct ig_buf *b);
+void erase_audit_line(const char *dir, const struct ig_erase_request *req, const struct ig_erase_report *rep, struct ig_buf *b);
 /* ig_erase for a table on object storage (erase_remote.c). */
 int erase_remote(const char *dir, const struct ig_erase_request *req, struct ig_erase_report *rep,
                  struct ig_error *err);

@@ -64,7 +64,7 @@ int erase_remote(const char *dir, const struct ig_erase_request *req, struct ig_
     }
     if (!rc && n) {
         struct ig_buf line = IG_BUF_INIT;
-        erase_audit_line(req, rep, &line);
+        erase_audit_line(dir, req, rep, &line);
         ig_buf_printf(&line,
                       " objects_replaced=%" PRIu64 " bytes_uploaded=%" PRIu64
                       " bytes_copied=%" PRIu64 " object_versions_removed=%" PRIu64 " removed=",

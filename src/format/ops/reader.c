@@ -160,6 +160,10 @@ static int reread_stale(struct ig_reader *r, const struct stale_check *c, uint32
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
                     const struct ig_pagerec *rec, struct ig_error *err)
 {
+    if (ig_page_released(rec))
+        return page_error(
+            p, rec->leaf, page, err,
+            ig_err(err, -ENODATA, "released by ingot gc: no version kept shows this column"));
     int rc = read_stored(r, p, rec->leaf, page, rec->offset, rec->stored, err);
     if (rc) return rc;
     struct stale_check c = {p, page, rec, 0};

@@ -138,6 +138,30 @@ int ig_journal_take(struct ig_journal *j, struct ig_journal *from)
     return 0;
 }
 
+int ig_journal_diff(struct ig_journal *j, const char *name, uint64_t offset, const uint8_t *old,
+                    const uint8_t *new, size_t len, uint64_t *written)
+{
+    size_t i = 0;
+    while (i < len) {
+        if (old[i] == new[i]) {
+            i++;
+            continue;
+        }
+        /* a gap of up to 32 equal bytes costs less inside the range than as
+         * another record's header */
+        size_t start = i, last = i;
+        for (; i < len; i++)
+            if (old[i] != new[i])
+                last = i;
+            else if (i - last > 32)
+                break;
+        size_t n = last - start + 1;
+        if (ig_journal_add(j, name, offset + start, new + start, n)) return -ENOMEM;
+        *written += n;
+    }
+    return 0;
+}
+
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len)
 {
     int rc = set_file(j, name);
