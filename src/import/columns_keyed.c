@@ -5,6 +5,7 @@
 #include "import/csv.h"
 #include "import/infer.h"
 #include "import/lines.h"
+#include "blob/blob.h"
 #include "format/layout.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
@@ -43,6 +44,7 @@ struct leaf_map {
     bool levels;              /* a nested leaf (levels), else flat */
     bool nullable;            /* flat: may hold NULL */
     bool is_bytes;
+    bool is_blob; /* its values are references into the file's blob file */
     uint8_t in_max_def, out_max_def;
     uint32_t per_value; /* lanes of a defined value: a vector's dimension, else 1 */
 };
@@ -104,6 +106,7 @@ struct keyed {
     struct ig_values scratch;
     const struct ig_table *t; /* the table, locked (from prepare on) */
     struct ig_values *old;    /* an update: the group's old values, per leaf */
+    struct ig_blob_writer *blobs; /* the part being filled's blob file (keyed_fill) */
     char change[IG_CHANGE_MAX + 1];
     struct ig_column_counts counts;
 };
@@ -412,13 +415,6 @@ static int map_leaves(struct keyed *k, uint32_t in_top, const char *top_name, st
     return rc;
 }
 
-static bool holds_blobs(const struct ig_schema *s, uint32_t top)
-{
-    for (uint32_t n = top; n < s->n && s->cols[n].top == top; n++)
-        if (s->cols[n].type == IG_T_BLOB) return true;
-    return false;
-}
-
 /* One column of the file to write as `name` (the table's column of that
  * name when replacing or updating). */
 static int plan_column(struct keyed *k, uint32_t in_top, const char *name, struct ig_error *err)
@@ -432,10 +428,6 @@ static int plan_column(struct keyed *k, uint32_t in_top, const char *name, struc
                       "%s: _rowid holds row ids (a mount's columns/_rowid.npy); it is not a column "
                       "to write (the key here is '%s')",
                       k->path, k->key);
-    if (holds_blobs(s, in_top))
-        return ig_err(err, -EINVAL,
-                      "%s: column '%s' holds blobs; added columns cannot be blob columns", k->path,
-                      file_name);
     if (k->mode == IG_KEYED_ADD) {
         if (exists)
             return ig_err(err, -EEXIST,
@@ -510,6 +502,7 @@ static int plan(struct keyed *k, const char *const *columns, size_t ncolumns, st
         l->levels = !ig_column_is_flat(c);
         l->nullable = c->nullable;
         l->is_bytes = ig_type_info(c->type)->phys == IG_PHYS_BYTES;
+        l->is_blob = c->type == IG_T_BLOB;
         l->in_max_def = l->in.rec.max_def;
         l->out_max_def = c->max_def;
         l->per_value = c->dimension ? c->dimension : 1;
@@ -902,6 +895,26 @@ static int null_error(const struct keyed *k, const struct leaf_map *m, uint64_t 
                   input + 1, m->top, k->table_dir, m->top);
 }
 
+/* A bytes value into dst; a blob reference's object copied from the file's
+ * blob file into the table part's first, its new reference pushed. */
+static int push_bytes(const struct keyed *k, const struct leaf_map *m, struct ig_values *dst,
+                      const uint8_t *p, size_t len, struct ig_error *err)
+{
+    if (!m->is_blob) return ig_values_push_bytes(dst, p, len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    const struct ig_part *src = &k->src.parts[0];
+    if (len != IG_BLOB_REF_BYTES || src->blob_fd < 0 || !k->blobs)
+        return ig_err(err, -EIO, "%s: column '%s': a blob reference without its blob file", k->path,
+                      m->top);
+    struct ig_blob_ref from, to;
+    unsigned kind;
+    ig_blob_ref_load(p, &from, &kind);
+    int rc = ig_blob_writer_add_object(k->blobs, src->blob_fd, k->path, &from, &to, err);
+    if (rc) return rc;
+    uint8_t ref[IG_BLOB_REF_BYTES];
+    ig_blob_ref_store(ref, &to, kind);
+    return ig_values_push_bytes(dst, ref, sizeof ref) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+}
+
 /* Row i of the file's group values src into dst. Levels shift when the
  * column's top is nullable on one side only. */
 static int copy_row(const struct keyed *k, const struct leaf_map *m, struct ig_values *dst,
@@ -914,7 +927,7 @@ static int copy_row(const struct keyed *k, const struct leaf_map *m, struct ig_v
         else if (m->is_bytes) {
             size_t len;
             const uint8_t *p = ig_values_bytes(src, i, &len);
-            rc = ig_values_push_bytes(dst, p, len);
+            return push_bytes(k, m, dst, p, len, err);
         } else {
             rc = ig_values_push_lane(dst, src->lanes[i]);
         }
@@ -926,11 +939,13 @@ static int copy_row(const struct keyed *k, const struct leaf_map *m, struct ig_v
         int def = src->defs[e] + shift;
         if (def < 0) return null_error(k, m, input, err);
         rc = ig_values_push_entry(dst, src->reps[e], (uint8_t)def);
-        if (rc || src->defs[e] != m->in_max_def) continue;
+        if (rc) break;
+        if (src->defs[e] != m->in_max_def) continue;
         if (m->is_bytes) {
             size_t len;
             const uint8_t *p = ig_values_bytes(src, vi++, &len);
-            rc = ig_values_push_bytes(dst, p, len);
+            rc = push_bytes(k, m, dst, p, len, err);
+            if (rc) return rc;
         } else {
             rc = ig_values_push_lanes(dst, src->lanes + vi, m->per_value);
             vi += m->per_value;
@@ -1012,9 +1027,10 @@ static int load_old(struct keyed *k, uint32_t pi, uint64_t local, uint32_t count
 }
 
 static int keyed_fill(void *ctx, uint64_t first, uint32_t count, struct ig_values *cols,
-                      struct ig_error *err)
+                      struct ig_blob_writer *blobs, struct ig_error *err)
 {
     struct keyed *k = ctx;
+    k->blobs = blobs;
     uint32_t pi;
     uint64_t local;
     if (ig_table_row(k->t, first, &pi, &local))

@@ -459,9 +459,11 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
 }
 
 /* New columns as NULL in every row a table has (their rows from before). */
-static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_values *cols, struct ig_error *err)
+static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_values *cols,
+                     struct ig_blob_writer *blobs, struct ig_error *err)
 {
     (void)first_row;
+    (void)blobs;
     const struct ig_schema *s = ctx;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         struct ig_values *v = &cols[l];

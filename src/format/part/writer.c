@@ -299,7 +299,9 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
     }
     w->fill = &w->jobs[0];
     if (w->has_blobs) {
-        int brc = ig_blob_writer_open(&w->blobs, wo->blob_path, err);
+        /* a graft adds objects to the part's blob file: those there stay put */
+        int brc = graft ? ig_blob_writer_open_append(&w->blobs, wo->blob_path, err)
+                        : ig_blob_writer_open(&w->blobs, wo->blob_path, err);
         if (brc) {
             ig_part_writer_free(w);
             return brc;
