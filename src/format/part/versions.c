@@ -183,6 +183,8 @@ static int add_listed(void *ctx, const char *name)
     return 0;
 }
 
+static int list_version_files(const char *vdir, uint64_t **versions, size_t *n, struct ig_error *err);
+
 int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_error *err)
 {
     char vdir[4200];
@@ -197,11 +199,33 @@ int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_e
             free(f.v);
             return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
         }
-        qsort(f.v, f.n, sizeof *f.v, cmp_u64);
         *versions = f.v;
         *n = f.n;
-        return 0;
+    } else {
+        rc = list_version_files(vdir, versions, n, err);
+        if (rc) return rc;
     }
+    /* a file past MANIFEST's version is a commit in progress, or one a crash
+     * stopped before its commit point (the next commit writes it again) */
+    struct ig_manifest now;
+    if (*n && ig_manifest_read(dir, &now, NULL) == 0) {
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++)
+            if ((*versions)[i] <= now.version) (*versions)[kept++] = (*versions)[i];
+        *n = kept;
+        ig_manifest_free(&now);
+    }
+    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64);
+    if (!*n) {
+        free(*versions);
+        *versions = NULL;
+    }
+    return 0;
+}
+
+/* The version files of a directory (any order). */
+static int list_version_files(const char *vdir, uint64_t **versions, size_t *n, struct ig_error *err)
+{
     DIR *d = opendir(vdir);
     if (!d) return errno == ENOENT ? 0 : ig_err(err, -errno, "%s: %s", vdir, strerror(errno));
     size_t cap = 0;
@@ -225,21 +249,6 @@ int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_e
         (*versions)[(*n)++] = v;
     }
     closedir(d);
-    /* a file past MANIFEST's version is a commit in progress, or one a crash
-     * stopped before its commit point (the next commit writes it again) */
-    struct ig_manifest now;
-    if (*n && ig_manifest_read(dir, &now, NULL) == 0) {
-        size_t kept = 0;
-        for (size_t i = 0; i < *n; i++)
-            if ((*versions)[i] <= now.version) (*versions)[kept++] = (*versions)[i];
-        *n = kept;
-        ig_manifest_free(&now);
-    }
-    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64);
-    if (!*n) {
-        free(*versions);
-        *versions = NULL;
-    }
     return 0;
 }
 
