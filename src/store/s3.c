@@ -80,6 +80,9 @@ struct xfer {
     uint64_t range_first, range_last, range_total;
     uint64_t content_length;
     bool has_length;
+    /* how long the answer may take without a byte moving (0: the store's
+     * stall_s): longer where the server works before it answers at all */
+    long quiet_s;
     /* retries */
     unsigned tries;
     int64_t not_before_ms;
@@ -470,7 +473,7 @@ static void xfer_setup(struct xfer *x, CURL *e)
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, s3->connect_ms);
     /* a transfer that moves no byte for stall_s seconds is dropped (and retried) */
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, s3->stall_s);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, x->quiet_s ? x->quiet_s : s3->stall_s);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->curl_msg);
     if (sign(x)) x->sign_failed = true;
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
@@ -1177,6 +1180,16 @@ int ig_s3_mpu_put(struct ig_s3 *s3, const char *bucket, const char *key, const c
     return rc;
 }
 
+/* Server-side work (a copied part, assembling an upload) sends nothing
+ * until done; the slowest such work taken as alive: 4 MiB/s. */
+#define COPY_MIN_RATE (4u << 20)
+
+static long copy_quiet_s(const struct ig_s3 *s3, uint64_t len)
+{
+    uint64_t s = (uint64_t)s3->stall_s + len / COPY_MIN_RATE;
+    return s > 3600 ? 3600 : (long)s;
+}
+
 int ig_s3_mpu_copy(struct ig_s3 *s3, const char *bucket, const char *key, const char *upload_id,
                    unsigned part, const char *src_key, const char *src_version, const char *src_etag, uint64_t off,
                    uint64_t len, char etag[IG_ETAG_MAX], struct ig_error *err)
@@ -1206,6 +1219,9 @@ int ig_s3_mpu_copy(struct ig_s3 *s3, const char *bucket, const char *key, const 
     if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
     x.out = &body;
     x.max = 1 << 20;
+    /* the store copies the whole range before it answers a byte: allow it
+     * COPY_MIN_RATE, so a large copy is not taken for a stalled one */
+    x.quiet_s = copy_quiet_s(s3, len);
     if (!rc) rc = perform1(s3, &x, err);
     if (!rc) rc = explain(&x, err);
     if (!rc) rc = error_in_body(&x, &body, err);
@@ -1255,6 +1271,8 @@ int ig_s3_mpu_complete(struct ig_s3 *s3, const char *bucket, const char *key, co
     x.body_len = xml.len;
     x.out = &body;
     x.max = 1 << 20;
+    /* the store assembles the object before it answers: a minute more */
+    x.quiet_s = s3->stall_s + 60;
     if (!rc) rc = perform1(s3, &x, err);
     if (!rc) rc = explain(&x, err);
     if (!rc) rc = error_in_body(&x, &body, err);

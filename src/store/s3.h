@@ -10,7 +10,9 @@
  * Requests are retried on 5xx answers, 429 and broken or refused connections,
  * with exponential backoff (about 1.5 s over 5 tries by default); every
  * transfer that stalls (no byte for INGOT_S3_STALL_S seconds, default 5) is
- * aborted and retried, so nothing waits forever (at most about 30 s). Failures are negative errno
+ * aborted and retried, so nothing waits forever (at most about 30 s); a
+ * copied part and the completion of a multipart upload, which the store
+ * answers only when done, are allowed more (4 MiB/s of the copy; a minute). Failures are negative errno
  * values with a message naming s3://BUCKET/KEY and what the server said:
  *   -EACCES     403 (wrong or unknown credentials, no permission)
  *   -ENOENT     404: no such key

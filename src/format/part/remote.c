@@ -600,8 +600,10 @@ static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
             dirty[i] = (struct ig_range){f->r[i].off, f->r[i].len};
         size_t nd = ig_ranges_coalesce(dirty, f->n, 0);
         size_t cap = 10000;
+        /* copied parts of at most 512 MiB: each a bounded piece of the
+         * store's work, retried alone */
         struct ig_part_plan *plan = malloc(cap * sizeof *plan);
-        size_t np = plan ? ig_ranges_plan_parts(size, cur.size, dirty, nd, min_part, 4096 * MIB,
+        size_t np = plan ? ig_ranges_plan_parts(size, cur.size, dirty, nd, min_part, 512 * MIB,
                                                 64 * MIB, plan, cap)
                          : SIZE_MAX;
         free(dirty);
