@@ -58,7 +58,9 @@ enum ig_input_format ig_input_format_from_magic(const char *path)
     if (fd < 0) return IG_INPUT_AUTO;
     ssize_t n = pread(fd, head, sizeof head, 0);
     close(fd);
-    if (n >= 4 && !memcmp(head, "PAR1", 4)) return IG_INPUT_PARQUET;
+    /* PARE: a Parquet file with an encrypted footer, which the Parquet
+     * reader refuses saying so */
+    if (n >= 4 && (!memcmp(head, "PAR1", 4) || !memcmp(head, "PARE", 4))) return IG_INPUT_PARQUET;
     if (n == 6 && !memcmp(head, "\x93NUMPY", 6)) return IG_INPUT_NPY;
     return IG_INPUT_AUTO;
 }
