@@ -1,11 +1,15 @@
 // ra_peers.mjs - the peers of scripts/bench/random_access: LanceDB's take and
 // DuckDB on Parquet, for the same ids.
 //
-//   node ra_peers.mjs lance-build CSV DIR      CSV (id,caption) -> a Lance table
+//   node ra_peers.mjs lance-build CSV DIR      CSV (id,caption) -> a Lance table (DIR may be
+//                                              s3://bucket/path: AWS_* environment)
 //   node ra_peers.mjs lance-take DIR IDS       takeOffsets(ids): ms of the first call
 //                                              (connect + open + take) and the best of 3 more;
 //                                              bytes read from disk by a take once
 //                                              the table's files left the page cache
+//   node ra_peers.mjs lance-take-s3 URI IDS [once]
+//                                              the same from s3://bucket/path: first and best
+//                                              of 3 (with "once": the first call only)
 //   node ra_peers.mjs parquet CSV OUT          CSV -> Parquet (zstd, DuckDB's defaults)
 //   node ra_peers.mjs duck-take OUT IDS        SELECT * WHERE id IN (ids): first and best of 3
 //   node ra_peers.mjs parquet-wide CSV OUT     CSV (id, caption, f0..f19 float32) -> Parquet (zstd)
@@ -43,8 +47,20 @@ async function coldBytes(path, take) {
 }
 const ids = (f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map(Number);
 
+// An s3://bucket/path DIR (scripts/bench/s3) is reached as the AWS tools would
+// reach it: the endpoint and keys from the environment.
+const s3Options = () => ({
+  storageOptions: {
+    aws_endpoint: process.env.AWS_ENDPOINT_URL,
+    aws_access_key_id: process.env.AWS_ACCESS_KEY_ID,
+    aws_secret_access_key: process.env.AWS_SECRET_ACCESS_KEY,
+    aws_region: process.env.AWS_REGION || 'us-east-1',
+    allow_http: 'true',
+  },
+});
+
 async function lanceBuild(csv, dir) {
-  const db = await lancedb.connect(dir);
+  const db = await lancedb.connect(dir, dir.startsWith('s3://') ? s3Options() : {});
   const rl = createInterface({ input: createReadStream(csv), crlfDelay: Infinity });
   let idv = [], cap = [], tbl = null, header = true;
   const flush = async () => {
@@ -80,6 +96,25 @@ async function lanceTake(dir, f) {
   }
   const read = await coldBytes(dir, () => tbl.takeOffsets(offs).toArrow());
   console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n, read_bytes: read }));
+}
+
+// The same take from a table in a bucket: no page cache to drop, so no disk
+// bytes (scripts/bench/s3 counts what the endpoint sent); with "once" only the
+// first call (connect + open + take), what one new reader fetches.
+async function lanceTakeS3(uri, f, once) {
+  const offs = ids(f);
+  const t0 = process.hrtime.bigint();
+  const db = await lancedb.connect(uri, s3Options());
+  const tbl = await db.openTable('t');
+  let n = (await tbl.takeOffsets(offs).toArrow()).numRows;
+  const first = ms(t0);
+  let best = Infinity;
+  for (let r = 0; r < (once === 'once' ? 0 : 3); r++) {
+    const t1 = process.hrtime.bigint();
+    n = (await tbl.takeOffsets(offs).toArrow()).numRows;
+    best = Math.min(best, ms(t1));
+  }
+  console.log(JSON.stringify({ first_ms: first, warm_ms: best, rows: n }));
 }
 
 async function parquet(csv, out) {
@@ -151,6 +186,7 @@ else if (cmd === 'duck-jsonl') await duckJsonl(a, b);
 else if (cmd === 'rewrite') await rewrite(a, b, process.argv[5]);
 else if (cmd === 'lance-build') await lanceBuild(a, b);
 else if (cmd === 'lance-take') await lanceTake(a, b);
+else if (cmd === 'lance-take-s3') await lanceTakeS3(a, b, process.argv[5]);
 else if (cmd === 'parquet') await parquet(a, b);
 else if (cmd === 'duck-take') await duckTake(a, b);
 else { console.error('usage: see the head of ra_peers.mjs'); process.exit(2); }

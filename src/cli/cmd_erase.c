@@ -90,6 +90,12 @@ int cmd_erase(int argc, char **argv)
                        " moved, %" PRIu64 " bytes written) in %.1f ms\n",
                        argv[optind], rep.rows, rep.rows == 1 ? "" : "s", rep.pages_rewritten,
                        rep.pages_moved, rep.bytes_written, ms);
+            if (!json && rep.objects_replaced) /* object storage: what crossed the network */
+                printf("%s: %" PRIu64 " object%s replaced (%" PRIu64 " bytes uploaded, %" PRIu64
+                       " copied by the store, %" PRIu64 " older version%s removed)\n",
+                       argv[optind], rep.objects_replaced, rep.objects_replaced == 1 ? "" : "s",
+                       rep.bytes_uploaded, rep.bytes_copied, rep.versions_removed,
+                       rep.versions_removed == 1 ? "" : "s");
             free(rep.ids);
         }
     }

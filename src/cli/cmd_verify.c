@@ -101,6 +101,10 @@ int cmd_verify(int argc, char **argv)
                    rep.released_pages == 1 ? "" : "s", b);
         }
         printf(")\n");
+        if (rep.objects) /* object storage: what the listing proved */
+            printf("%s: %" PRIu64 " objects and %" PRIu64 " older versions listed, none holding an erased "
+                   "value\n",
+                   dir, rep.objects, rep.object_versions);
     }
     return rep.failures ? 1 : 0;
 }

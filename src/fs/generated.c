@@ -1,5 +1,6 @@
 /* generated.c - the files the mount makes up from the footer: README, schema.json (generated.h). */
 #include "generated.h"
+#include "format/part/remote.h"
 #include "plan.h"
 #include "format/enc/codec.h"
 #include "format/layout.h"
@@ -134,13 +135,11 @@ int fs_render_schema(struct fs_session *s, struct ig_buf *b)
 /* The audit log, read fresh (it is small and changes with every erase). */
 int fs_erasures_entry(struct fs_session *s, struct fs_entry **out)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/.ingot/erasures", s->dir);
     struct fs_entry *e = fs_entry_new(0, 0);
     if (!e) return -ENOMEM;
     char *text;
     size_t len;
-    if (ig_read_file(path, 64u << 20, &text, &len, NULL) == 0) {
+    if (ig_table_file_read(s->dir, ".ingot/erasures", 64u << 20, &text, &len, NULL) == 0) {
         int rc = ig_buf_append(&e->data, text, len);
         free(text);
         if (rc) {

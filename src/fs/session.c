@@ -2,6 +2,7 @@
 #include "session.h"
 #include "fill.h"
 #include "format/model/types.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "format/part/commitlog.h"
 #include "format/part/journal.h"
@@ -66,7 +67,8 @@ int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, siz
                     struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
-    s->dir = realpath(dir, NULL);
+    /* a table on object storage (s3://) is named by its URL */
+    s->dir = ig_store_is_remote(dir) ? strdup(dir) : realpath(dir, NULL);
     if (!s->dir) return ig_err(err, -errno, "%s: %s", dir, strerror(errno));
     s->version = version;
     s->seen_generation = version ? fs_manifest_generation(s->dir) : 0;
@@ -111,7 +113,7 @@ int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, siz
     struct stat st;
     char path[4096];
     snprintf(path, sizeof path, "%s/MANIFEST", s->dir);
-    if (stat(path, &st) == 0) s->mtime = st.st_mtim;
+    if (!ig_store_is_remote(s->dir) && stat(path, &st) == 0) s->mtime = st.st_mtim;
     s->timeout = 86400.0;
     const char *pause = getenv("INGOT_TEST_RELOAD_PAUSE_MS");
     s->test_reload_pause_ms = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;

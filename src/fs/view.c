@@ -18,6 +18,8 @@
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "util/endian.h"
+#include "format/part/remote.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/sigbus.h"
@@ -106,10 +108,8 @@ void fs_prefetch_node(struct fs_session *s, const struct fs_node *n)
         struct ig_blob_ref r;
         unsigned kind;
         uint32_t part;
-        if (fs_blob_object(s, n->blob, n->row, n->k, &r, &kind, &part) == 0 &&
-            s->table.parts[part].blob_fd >= 0)
-            (void)posix_fadvise(s->table.parts[part].blob_fd, (off_t)r.offset, (off_t)r.size,
-                                POSIX_FADV_WILLNEED);
+        if (fs_blob_object(s, n->blob, n->row, n->k, &r, &kind, &part) == 0)
+            ig_part_advise(&s->table.parts[part], true, r.offset, r.size);
     }
 }
 
@@ -169,6 +169,14 @@ int fs_node_size(struct fs_session *s, const struct fs_node *n, uint64_t *size)
             char path[4200];
             struct stat st;
             snprintf(path, sizeof path, "%s/.ingot/erasures", s->dir);
+            if (ig_store_is_remote(s->dir)) { /* an object: its size is its length */
+                char *text;
+                size_t len;
+                *size = ig_table_file_read(s->dir, ".ingot/erasures", 64u << 20, &text, &len, NULL) ? 0 : len;
+                if (!*size) return 0;
+                free(text);
+                return 0;
+            }
             *size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
             return 0;
         }
@@ -207,7 +215,7 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
     case FS_K_BLOB: {
         unsigned kind;
         rc = fs_blob_object(s, n->blob, n->row, n->k, &f->blob, &kind, &f->blob_part);
-        if (!rc && s->table.parts[f->blob_part].blob_fd < 0) rc = -EIO;
+        if (!rc && !ig_part_has_blob(&s->table.parts[f->blob_part])) rc = -EIO;
         f->size = rc ? 0 : f->blob.size;
         return rc;
     }
@@ -327,14 +335,14 @@ static bool has_zero_run(const uint8_t *p, size_t n)
 static int blob_read(struct fs_session *s, const struct fs_file *f, uint64_t off, size_t size,
                      struct fs_read *rd)
 {
-    int fd = s->table.parts[f->blob_part].blob_fd;
-    if (fd < 0) return -EIO;
+    const struct ig_part *bp = &s->table.parts[f->blob_part];
+    if (!ig_part_has_blob(bp)) return -EIO;
     bool check = !fs_blob_verified(s, f->blob_part, f->blob.offset, false) &&
                  f->blob.size <= (256u << 20);
     size_t take = check ? (size_t)f->blob.size : size;
     rd->flat = malloc(take ? take : 1);
     if (!rd->flat) return -ENOMEM;
-    if (take && ig_blob_read(fd, &f->blob, check ? 0 : off, rd->flat, take)) return -EIO;
+    if (take && ig_part_blob_read(bp, &f->blob, check ? 0 : off, rd->flat, take)) return -EIO;
     if (check) {
         if (ig_hash(rd->flat, take) != f->blob.hash) {
             char msg[256];

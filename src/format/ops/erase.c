@@ -20,6 +20,7 @@
 #include "util/u64vec.h"
 #include "util/hash.h"
 #include "util/io.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +43,9 @@
 static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_grouprec *gr,
                            const uint64_t *rows, size_t nrows)
 {
+    /* on object storage: one batch of parallel range GETs for them all */
+    struct ig_range *want = NULL;
+    size_t nwant = 0, cap = 0;
     for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
         uint32_t first = 0, count = 0;
         if (ig_part_leaf_released(p, leaf) || ig_part_chunk(p, g, leaf, &first, &count, NULL))
@@ -53,10 +57,22 @@ static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_
             uint64_t lo = gr->first_row + rec.first_row, hi = lo + rec.row_count;
             while (k < nrows && rows[k] < lo)
                 k++;
-            if (k < nrows && rows[k] < hi)
+            if (k < nrows && rows[k] < hi && !p->obj)
                 (void)posix_fadvise(p->fd, (off_t)rec.offset, (off_t)rec.stored, POSIX_FADV_WILLNEED);
+            if (k < nrows && rows[k] < hi && p->obj) {
+                if (nwant == cap) {
+                    size_t nc = cap ? 2 * cap : 64;
+                    struct ig_range *w = realloc(want, nc * sizeof *w);
+                    if (!w) break;
+                    want = w;
+                    cap = nc;
+                }
+                want[nwant++] = (struct ig_range){rec.offset, rec.stored};
+            }
         }
     }
+    if (nwant) ig_obj_prefetch(p->obj, want, nwant, true);
+    free(want);
 }
 
 /* The erased rows of one flat leaf column in group g: the pages holding one. */
@@ -381,22 +397,33 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
     return rc;
 }
 
+int erase_plan_parts(struct erase_ctx *x, const struct ig_table *t, const uint64_t *ids, size_t n,
+                     struct ig_error *err)
+{
+    int rc = 0;
+    size_t a = 0;
+    for (uint32_t pi = 0; !rc && pi < t->nparts && a < n; pi++) {
+        const struct ig_part *p = &t->parts[pi];
+        size_t b = a;
+        while (b < n && ids[b] < p->first_row_id + p->num_rows)
+            b++;
+        if (b > a) rc = plan_part(x, t, pi, ids + a, b - a, err);
+        a = b;
+    }
+    return rc;
+}
+
 /* ---- the audit log ------------------------------------------------------- */
 
-static void audit(const char *dir, const struct ig_erase_request *req,
-                  const struct ig_erase_report *rep)
+void erase_audit_line(const char *dir, const struct ig_erase_request *req, const struct ig_erase_report *rep, struct ig_buf *b)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/.ingot/erasures", dir);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return;
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     /* the request as text, then as one JSON string (column names may hold quotes) */
-    struct ig_buf r = IG_BUF_INIT, b = IG_BUF_INIT;
+    struct ig_buf r = IG_BUF_INIT;
     for (size_t i = 0; i < req->nrows && i < 1000; i++)
         ig_buf_printf(&r, "%srow %" PRIu64, r.len ? ", " : "", req->rows[i]);
     if (req->nrows > 1000) ig_buf_printf(&r, ", ... %zu row ids in all", req->nrows);
@@ -409,16 +436,16 @@ static void audit(const char *dir, const struct ig_erase_request *req,
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
-    ig_buf_printf(&b, "%s origin=%s host=", when, req->origin ? req->origin : "api");
-    ig_render_json_string(&b, (const uint8_t *)host, strlen(host));
-    if (req->uid >= 0) ig_buf_printf(&b, " uid=%" PRId64, req->uid);
-    if (req->pid > 0) ig_buf_printf(&b, " pid=%" PRId64, req->pid);
-    ig_buf_printf(&b, " request=");
-    ig_render_json_string(&b, r.data ? r.data : (const uint8_t *)"", r.len);
+    ig_buf_printf(b, "%s origin=%s host=", when, req->origin ? req->origin : "api");
+    ig_render_json_string(b, (const uint8_t *)host, strlen(host));
+    if (req->uid >= 0) ig_buf_printf(b, " uid=%" PRId64, req->uid);
+    if (req->pid > 0) ig_buf_printf(b, " pid=%" PRId64, req->pid);
+    ig_buf_printf(b, " request=");
+    ig_render_json_string(b, r.data ? r.data : (const uint8_t *)"", r.len);
     ig_buf_free(&r);
-    ig_buf_printf(&b, " rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
-                      " page_records=%" PRIu64 " blob_objects_zeroed=%" PRIu64 " bytes_written=%" PRIu64
-                      " journal_bytes=%" PRIu64,
+    ig_buf_printf(b, " rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
+                     " page_records=%" PRIu64 " blob_objects_zeroed=%" PRIu64 " bytes_written=%" PRIu64
+                     " journal_bytes=%" PRIu64,
                   rep->rows, rep->pages_rewritten, rep->pages_moved, rep->records, rep->blob_objects,
                   rep->bytes_written, rep->journal_bytes);
     /* the versions it reached: every version kept (each is read with the
@@ -428,12 +455,23 @@ static void audit(const char *dir, const struct ig_erase_request *req,
     size_t nv = 0;
     if (ig_manifest_read(dir, &m, NULL) == 0) {
         if (ig_versions_kept(dir, m.version, &vs, &nv, NULL) == 0) {
-            ig_buf_printf(&b, " versions=");
-            ig_versions_format(vs, nv, &b);
+            ig_buf_printf(b, " versions=");
+            ig_versions_format(vs, nv, b);
         }
         ig_manifest_free(&m);
     }
     free(vs);
+}
+
+static void audit(const char *dir, const struct ig_erase_request *req,
+                  const struct ig_erase_report *rep)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.ingot/erasures", dir);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    struct ig_buf b = IG_BUF_INIT;
+    erase_audit_line(dir, req, rep, &b);
     ig_buf_printf(&b, "\n");
     if (ig_write_full(fd, b.data, b.len) == 0) fsync(fd);
     close(fd);
@@ -472,6 +510,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
              struct ig_error *err)
 {
     memset(rep, 0, sizeof *rep);
+    if (ig_store_is_remote(dir)) return erase_remote(dir, req, rep, err);
     int wrc = check_writable(dir, err);
     if (wrc) return wrc;
     int lock = ig_table_lock(dir, true, err);
@@ -495,15 +534,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     ig_journal_init(&x.j);
     if (!rc) rc = ig_journal_stream(&x.j, dir, err);
     ig_values_init(&x.v, IG_T_INT64);
-    size_t a = 0;
-    for (uint32_t pi = 0; !rc && pi < t.nparts && a < n; pi++) {
-        const struct ig_part *p = &t.parts[pi];
-        size_t b = a;
-        while (b < n && ids[b] < p->first_row_id + p->num_rows)
-            b++;
-        if (b > a) rc = plan_part(&x, &t, pi, ids + a, b - a, err);
-        a = b;
-    }
+    if (!rc) rc = erase_plan_parts(&x, &t, ids, n, err);
     if (!rc && n) {
         rep->rows = n;
         rc = ig_journal_generation(&x.j, t.manifest.generation + 1);

@@ -48,6 +48,9 @@ struct ig_erase_report {
     uint64_t bytes_written;   /* to part files, journal excluded */
     uint64_t journal_bytes;
     uint64_t generation;      /* the table generation after the erase (MANIFEST) */
+    /* on object storage (remote.h): objects replaced, bytes uploaded and
+     * copied server-side to make them, older object versions removed */
+    uint64_t objects_replaced, bytes_uploaded, bytes_copied, versions_removed;
     uint64_t *ids;            /* the erased row ids, sorted (free()) */
 };
 

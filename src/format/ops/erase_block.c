@@ -283,7 +283,7 @@ static int move_page(struct erase_ctx *x, struct part_plan *pp, struct page_edit
     const struct ig_pagerec *rec = &pe->rec;
     struct ig_buf whole = IG_BUF_INIT, page_bytes = IG_BUF_INIT;
     int rc = ig_buf_reserve(&page_bytes, rec->stored) ? -ENOMEM : 0;
-    if (!rc) rc = ig_pread_full(p->fd, page_bytes.data, rec->stored, rec->offset);
+    if (!rc) rc = ig_part_read(p, page_bytes.data, rec->stored, rec->offset, NULL);
     if (rc) return ig_err(err, rc == -ENOMEM ? rc : -EIO, "%s: page %u: cannot read it to move it", p->path, pe->page);
     uint32_t nb = ig_page_nblocks(rec);
     size_t k = 0;

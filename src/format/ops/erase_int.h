@@ -87,6 +87,17 @@ void erase_ctx_free(struct erase_ctx *x);
  * chunk record's hash in the footer copy; then x holds none. */
 int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_error *err);
 
+/* Journal every change for the rows ids (global, sorted) of table t into
+ * x->j, part by part. */
+int erase_plan_parts(struct erase_ctx *x, const struct ig_table *t, const uint64_t *ids, size_t n,
+                     struct ig_error *err);
+/* The audit log's line for an erase (no newline): time, origin, host, who,
+ * the request with values redacted, what was rewritten. */
+void erase_audit_line(const char *dir, const struct ig_erase_request *req, const struct ig_erase_report *rep, struct ig_buf *b);
+/* ig_erase for a table on object storage (erase_remote.c). */
+int erase_remote(const char *dir, const struct ig_erase_request *req, struct ig_erase_report *rep,
+                 struct ig_error *err);
+
 /* The rows of `kill` (page-relative bits; nkill of them) of a flat leaf's page
  * in group g. Where an erased value lies at or past a bound of the chunk, the
  * bounds leave its record (model/minmax.h; erase_rebound takes them again). */

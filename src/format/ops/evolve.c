@@ -111,7 +111,7 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
         wo = *req->writer;
     else
         ig_writer_opts_default(&wo);
-    wo.erase_level = c.table.parts[0].erase_level; /* the table's */
+    if (!rc) wo.erase_level = c.table.parts[0].erase_level; /* the table's */
     uint32_t base = rc ? 0 : c.table.parts[0].num_columns;
     for (uint32_t i = 0; i < c.table.nparts && !rc; i++) {
         if (c.table.parts[i].num_columns != base)

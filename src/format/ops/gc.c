@@ -11,6 +11,7 @@
 #include "format/part/release.h"
 #include "format/part/table.h"
 #include "format/part/versions.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/idset.h"
 #include "util/io.h"
@@ -422,6 +423,13 @@ int ig_gc(const char *dir, const struct ig_gc_request *req, struct ig_gc_report 
           struct ig_error *err)
 {
     memset(rep, 0, sizeof *rep);
+    /* gc releases pages inside the parts, in place: an object cannot be
+     * changed in place (its erase replaces whole objects instead) */
+    if (ig_store_is_remote(dir))
+        return ig_err(err, -EOPNOTSUPP,
+                      "%s: gc releases pages inside the parts in place, which object storage cannot "
+                      "do: not supported there yet",
+                      dir);
     if (!req->keep_set && !req->age_set)
         return ig_err(err, -EINVAL,
                       "%s: say which versions go (keep the newest N, let those older than a time "

@@ -133,11 +133,8 @@ static int read_stored(struct ig_reader *r, const struct ig_part *p, uint32_t le
 {
     ig_buf_reset(&r->stored);
     if (ig_buf_reserve(&r->stored, len)) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = ig_pread_full(p->fd, r->stored.data, len, off);
-    if (rc)
-        return page_error(p, leaf, page, err,
-                          ig_err(err, rc == -EIO ? -EIO : rc, "read failed: %s",
-                                 rc == -EIO ? "file truncated" : strerror(-rc)));
+    int rc = ig_part_read(p, r->stored.data, len, off, err);
+    if (rc) return page_error(p, leaf, page, err, rc);
     r->stored.len = len;
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "format/part/columns.h"
+#include "store/store.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -458,10 +459,15 @@ struct prefetch {
     struct advised *last; /* per leaf, or NULL */
     ig_block_held_fn held;
     void *held_ctx;
+    /* blocks of parts on object storage: fetched together at the end, in
+     * parallel (a row of ten columns: ten range GETs at once, not in turn) */
+    struct ig_range *want;
+    uint32_t *want_part;
+    size_t nwant, cap;
 };
 
 static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct ig_row_at *at, uint32_t leaf,
-                          const struct prefetch *pf)
+                          struct prefetch *pf)
 {
     struct ig_row_block rb;
     struct ig_pagerec blk;
@@ -471,7 +477,37 @@ static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct i
     if (pf->held && pf->held(pf->held_ctx, part, rb.page, rb.block)) return;
     if (ig_part_block(p, rb.page, &rb.rec, rb.block, &blk, NULL)) return;
     if (last) *last = (struct advised){part, rb.page, rb.block, true};
-    (void)posix_fadvise(p->fd, (off_t)blk.offset, (off_t)blk.stored, POSIX_FADV_WILLNEED);
+    if (!p->obj) {
+        (void)posix_fadvise(p->fd, (off_t)blk.offset, (off_t)blk.stored, POSIX_FADV_WILLNEED);
+        return;
+    }
+    if (pf->nwant == pf->cap) {
+        size_t nc = pf->cap ? 2 * pf->cap : 64;
+        struct ig_range *w = realloc(pf->want, nc * sizeof *w);
+        if (w) pf->want = w;
+        uint32_t *wp = w ? realloc(pf->want_part, nc * sizeof *wp) : NULL;
+        if (!wp) return;
+        pf->want_part = wp;
+        pf->cap = nc;
+    }
+    pf->want[pf->nwant] = (struct ig_range){blk.offset, blk.stored};
+    pf->want_part[pf->nwant++] = part;
+}
+
+/* The blocks gathered for parts on object storage, fetched part by part,
+ * waiting for them (the reads that follow find them cached). */
+static void prefetch_remote(const struct ig_table *t, struct prefetch *pf)
+{
+    struct ig_range *mine = pf->nwant ? malloc(pf->nwant * sizeof *mine) : NULL;
+    for (uint32_t part = 0; mine && part < t->nparts; part++) {
+        size_t k = 0;
+        for (size_t i = 0; i < pf->nwant; i++)
+            if (pf->want_part[i] == part) mine[k++] = pf->want[i];
+        if (k && t->parts[part].obj) ig_obj_prefetch(t->parts[part].obj, mine, k, true);
+    }
+    free(mine);
+    free(pf->want);
+    free(pf->want_part);
 }
 
 void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, const uint32_t *cols,
@@ -503,6 +539,7 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
             ig_tree_free(&tree);
         }
     }
+    prefetch_remote(t, &pf);
     free(pf.last);
 }
 

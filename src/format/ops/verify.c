@@ -13,6 +13,9 @@
 #include "format/part/versions.h"
 #include "format/model/types.h"
 #include "util/endian.h"
+#include "format/ops/verify_int.h"
+#include "format/part/remote.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
@@ -61,6 +64,13 @@ struct vctx {
     bool ctx_failed;
 };
 
+__attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...);
+
+static void fail_msg(void *ctx, const char *msg)
+{
+    fail(ctx, "%s", msg);
+}
+
 __attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
 {
     char msg[1024];
@@ -89,7 +99,7 @@ static void column_name(const struct ig_part *p, uint32_t leaf, char *out, size_
 static void check_sections(struct vctx *x, const struct ig_part *p)
 {
     uint8_t magic[IG_PART_MAGIC_LEN];
-    if (ig_pread_full(p->fd, magic, sizeof magic, 0) || memcmp(magic, IG_PART_MAGIC, sizeof magic))
+    if (ig_part_read(p, magic, sizeof magic, 0, NULL) || memcmp(magic, IG_PART_MAGIC, sizeof magic))
         fail(x, "%s: bad file magic", p->name);
     const uint8_t *parts[4] = {ig_part_section(p, IG_SEC_COLUMNS), ig_part_section(p, IG_SEC_NAMES),
                                ig_part_section(p, IG_SEC_NAME_INDEX),
@@ -148,7 +158,7 @@ static bool zeros_between(const struct ig_part *p, uint64_t from, uint64_t to)
 {
     if (to <= from) return true;
     uint8_t *b = malloc(to - from);
-    bool ok = b && ig_pread_full(p->fd, b, to - from, from) == 0;
+    bool ok = b && ig_part_read(p, b, to - from, from, NULL) == 0;
     for (uint64_t i = 0; ok && i < to - from; i++)
         ok = b[i] == 0;
     free(b);
@@ -346,20 +356,39 @@ static int objref_cmp(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* One object's bytes against its hash (ig_blob_verify, for a blob file that
+ * is an object on object storage too). */
+static int blob_object_check(const struct ig_part *p, const struct ig_blob_ref *r, struct ig_error *err)
+{
+    if (!p->blob_obj) return ig_blob_verify(p->blob_fd, r, err);
+    struct ig_hasher h;
+    ig_hasher_init(&h);
+    size_t cap = 1 << 20;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = 0;
+    for (uint64_t at = 0; at < r->size && !rc; at += cap) {
+        size_t n = r->size - at < cap ? (size_t)(r->size - at) : cap;
+        rc = ig_part_blob_read(p, r, at, buf, n);
+        if (!rc) ig_hasher_update(&h, buf, n);
+    }
+    free(buf);
+    if (rc) return ig_err(err, -EIO, "unreadable (%s)", strerror(-rc));
+    return ig_hasher_final(&h) == r->hash ? 0 : ig_err(err, -EIO, "checksum mismatch");
+}
+
 /* Every referenced object's checksum; no overlaps; every other byte zero (what
  * level-2 erasure leaves where an erased row's objects were). */
 static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig_table *t)
 {
     char blob_name[IG_PART_NAME_MAX];
     snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
-    struct stat st;
-    if (fstat(p->blob_fd, &st)) return;
-    uint64_t size = (uint64_t)st.st_size;
+    uint64_t size = ig_part_blob_size(p);
     /* no reference at all (a blob column gc released): objs is NULL */
     if (x->nobjs > 1) qsort(x->objs, x->nobjs, sizeof *x->objs, objref_cmp);
     uint64_t pos = IG_BLOB_HEADER;
     uint8_t magic[IG_BLOB_HEADER];
-    if (size < IG_BLOB_HEADER || ig_pread_full(p->blob_fd, magic, sizeof magic, 0) ||
+    if (size < IG_BLOB_HEADER || ig_part_blob_raw(p, magic, sizeof magic, 0) ||
         memcmp(magic, IG_BLOB_MAGIC, IG_BLOB_HEADER))
         fail(x, "%s: bad blob file magic", blob_name);
     size_t cap = 1 << 20;
@@ -373,7 +402,7 @@ static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig
             uint64_t end = next < size ? next : size;
             for (uint64_t g = pos; g < end;) {
                 size_t n = end - g < cap ? (size_t)(end - g) : cap;
-                if (ig_pread_full(p->blob_fd, buf, n, g)) break;
+                if (ig_part_blob_raw(p, buf, n, g)) break;
                 for (size_t b = 0; b < n; b++)
                     if (buf[b]) {
                         fail(x, "%s: unreferenced bytes at offset %" PRIu64 " are not zero (data of "
@@ -389,7 +418,7 @@ static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig
         struct ig_blob_ref r = {o->offset, o->size, o->hash};
         struct ig_error e = {0};
         struct ig_colrec cr;
-        if (ig_blob_verify(p->blob_fd, &r, &e)) {
+        if (blob_object_check(p, &r, &e)) {
             if (ig_part_column(&t->parts[0], o->col, &cr, NULL)) cr = (struct ig_colrec){.name = "?", .name_len = 1};
             fail(x, "%s: column '%.*s' row %" PRIu64 " object %u: %s", blob_name, (int)cr.name_len,
                  cr.name, o->row, o->k, e.msg);
@@ -787,7 +816,7 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
     check_nested_text(x, t, pi);
     check_extents(x, p);
     check_deletion_and_root(x, p);
-    if (p->blob_fd >= 0) check_blobs(x, p, t);
+    if (ig_part_has_blob(p)) check_blobs(x, p, t);
 }
 
 int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
@@ -825,6 +854,11 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
      * another host wrote (docs/DEPLOY.md): verify what storage holds. Locally
      * the cache is what every reader here reads; --cold reads the disk. */
     if ((h && h->cold) || ig_fs_is_shared(dir)) ig_table_forget_cache(dir);
+    /* an interrupted erase on object storage: completed first, unless its
+     * writer is still at work (its journal is then reported) */
+    bool replayed;
+    struct ig_error re = {0};
+    if (ig_store_is_remote(dir) && ig_remote_recover(dir, 0, &replayed, &re)) fail(&x, "%s", re.msg);
     int rc = ig_table_open(&t, dir, false, err);
     if (rc) {
         fail(&x, "%s", err ? err->msg : "cannot open the table");
@@ -848,6 +882,11 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     ig_values_init(&x.v, IG_T_INT64);
     for (uint32_t i = 0; i < t.nparts; i++)
         check_part(&x, &t, i);
+    if (ig_store_is_remote(dir)) {
+        struct ig_error e = {0};
+        if (ig_verify_objects(dir, &t, fail_msg, &x, &rep->objects, &rep->object_versions, &e))
+            fail(&x, "%s", e.msg);
+    }
     ig_values_free(&x.v);
     ig_idset_free(&kept);
     free(x.objs);

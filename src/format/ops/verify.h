@@ -10,7 +10,8 @@
  * no overlaps, every unreferenced byte zero). Pages `ingot gc` released are
  * checked to hold zeros and to belong to columns no version kept shows (their
  * records telling nothing of the values: footer.c). An interrupted erase is
- * replayed first.
+ * replayed first. On object storage also every object and older version under
+ * the table's prefix (verify_remote.c).
  * Each failure is reported through `fail` as one line naming the part, column,
  * row group and page. Verification goes on after a failure so every problem is
  * listed. */
@@ -48,6 +49,9 @@ struct ig_verify_report {
     /* pages `ingot gc` released (their column shown by no version kept),
      * checked to hold zeros, and their extents' bytes */
     uint64_t released_pages, released_bytes;
+    /* a table on object storage: the objects and older object versions listed
+     * under its prefix, none of which may hold an erased value */
+    uint64_t objects, object_versions;
 };
 
 /* The footer alone: schema and chunk hashes, every group's Merkle hash and the

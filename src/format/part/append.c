@@ -1,6 +1,8 @@
 #include "format/part/append.h"
 #include "format/part/versions.h"
 #include "format/part/lock.h"
+#include "format/part/remote.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/io.h"
 
@@ -64,6 +66,35 @@ static int make_build_dir(struct ig_append *a, struct ig_error *err)
     return 0;
 }
 
+/* On object storage: the writers' lock first (two imports into one new
+ * table would overwrite each other's part objects), then the table as it is
+ * (an interrupted erase completed first), and a stage directory. */
+static int begin_remote(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err)
+{
+    a->remote = true;
+    int rc = ig_remote_lock(table_dir, UINT32_MAX, &a->rlock, err);
+    if (rc) return rc;
+    bool replayed;
+    rc = ig_remote_recover_locked(table_dir, &a->rlock, &replayed, err);
+    if (rc) return rc;
+    if (create) {
+        struct ig_manifest m;
+        struct ig_error probe = {0};
+        rc = ig_manifest_read(table_dir, &m, &probe);
+        if (!rc) {
+            ig_manifest_free(&m);
+            return ig_err(err, -EEXIST, "%s: already exists (use --append to add rows)", table_dir);
+        }
+        if (rc != -ENOENT) return ig_err(err, rc, "%s", probe.msg); /* no bucket, no access */
+    } else {
+        rc = ig_table_open(&a->table, table_dir, false, err);
+        if (rc) return rc;
+        a->have_table = true;
+        a->first_row = a->table.num_rows;
+    }
+    return ig_remote_stage_dir(a->dir, sizeof a->dir, err);
+}
+
 int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -71,6 +102,7 @@ int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, str
     a->create = create;
     if (snprintf(a->table_dir, sizeof a->table_dir, "%s", table_dir) >= (int)sizeof a->table_dir)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", table_dir);
+    if (ig_store_is_remote(table_dir)) return begin_remote(a, table_dir, create, err);
     if (create) {
         struct stat st;
         if (stat(table_dir, &st) == 0)
@@ -121,6 +153,28 @@ static int rename_in(char *from, const char *to, struct ig_error *err)
     return 0;
 }
 
+/* Upload the part (and its blob file), then the version's file, then
+ * MANIFEST: only over the one read at begin (If-Match), or for a new table
+ * only where there is none. Uploaded objects of a commit that fails are
+ * removed again. */
+static int commit_remote(struct ig_append *a, const struct ig_manifest *m, struct ig_error *err)
+{
+    const char *names[2];
+    size_t n = 0;
+    if (a->blob_name[0]) names[n++] = a->blob_name;
+    names[n++] = a->part_name;
+    int rc = ig_remote_upload(a->dir, a->table_dir, names, n, err);
+    if (!rc) rc = ig_remote_lock_renew(&a->rlock, err);
+    if (!rc) rc = ig_version_save(a->table_dir, m, err);
+    if (!rc)
+        rc = ig_remote_manifest_publish(a->table_dir, m, a->have_table ? m->etag : NULL, a->create,
+                                        err);
+    if (rc)
+        for (size_t i = 0; i < n; i++)
+            (void)ig_remote_remove(a->table_dir, names[i], NULL);
+    return rc;
+}
+
 int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err)
 {
     int rc = a->blob_tmp[0] ? rename_in(a->blob_tmp, a->blob_final, err) : 0;
@@ -135,7 +189,7 @@ int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err)
             m.parts[i].footer_end = ig_part_recorded_end(&a->table.parts[i]);
         if (m.format == 1) { /* a table from before versions: its version 1 gets its file */
             snprintf(m.change, sizeof m.change, "%s", "import");
-            rc = ig_version_save(a->dir, &m, err);
+            rc = ig_version_save(a->remote ? a->table_dir : a->dir, &m, err);
             if (rc) return rc;
         }
     }
@@ -147,6 +201,12 @@ int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err)
     if (!rc) snprintf(m.parts[m.n - 1].blob, IG_PART_NAME_MAX, "%s", a->blob_name);
     struct stat st;
     if (!rc) m.parts[m.n - 1].footer_end = stat(a->part_final, &st) ? 0 : (uint64_t)st.st_size;
+    if (a->remote) {
+        rc = rc ? ig_err(err, rc, "out of memory") : commit_remote(a, &m, err);
+        ig_manifest_free(&m);
+        if (!rc) a->committed = true;
+        return rc;
+    }
     rc = rc ? ig_err(err, rc, "out of memory") : ig_version_save(a->dir, &m, err);
     if (!rc) rc = ig_manifest_write(a->dir, &m, err);
     ig_manifest_free(&m);
@@ -174,9 +234,10 @@ void ig_append_end(struct ig_append *a)
 {
     if (a->part_tmp[0]) unlink(a->part_tmp);
     if (a->blob_tmp[0]) unlink(a->blob_tmp);
-    if (a->create && a->dir[0]) ig_remove_tree(a->dir);
+    if ((a->create || a->remote) && a->dir[0]) ig_remove_tree(a->dir); /* a stage, not the table */
     if (a->have_table) ig_table_close(&a->table);
     a->have_table = false;
     ig_table_unlock(a->lock_fd);
     a->lock_fd = -1;
+    ig_remote_unlock(&a->rlock);
 }

@@ -12,13 +12,21 @@
  *
  * A crash or error anywhere before commit's MANIFEST rename leaves the table
  * exactly as it was; what a killed import left beside a new table is removed by
- * the next begin into the same name once its process is gone. */
+ * the next begin into the same name once its process is gone.
+ *
+ * On object storage (s3://) the files are written in a local stage directory
+ * (INGOT_STAGE_DIR, else TMPDIR), uploaded (large ones in parts), and MANIFEST
+ * published last with If-Match (If-None-Match for a new table), all under the
+ * writers' lock object. A failure before that leaves the table as it was
+ * (objects uploaded for it are removed; a killed import's are overwritten by
+ * the next and named by `ingot verify` meanwhile). */
 #ifndef IG_FORMAT_PART_APPEND_H
 #define IG_FORMAT_PART_APPEND_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/part/remote.h"
 #include "format/part/table.h"
 
 struct ig_error;
@@ -37,6 +45,11 @@ struct ig_append {
     char part_tmp[IG_APPEND_PATH_MAX], blob_tmp[IG_APPEND_PATH_MAX];
     char part_final[IG_APPEND_PATH_MAX], blob_final[IG_APPEND_PATH_MAX];
     bool committed;
+    /* a table on object storage (remote.h): the part is built in a local
+     * stage directory (dir), uploaded, then MANIFEST published under the
+     * writers' lock object */
+    bool remote;
+    struct ig_remote_lock rlock;
 };
 
 int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err);

@@ -5,6 +5,7 @@
 #include "format/model/types.h"
 #include "format/part/versions.h"
 #include "util/buf.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
@@ -81,6 +82,12 @@ int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, st
     ig_fault_init(&c->fault);
     if ((size_t)snprintf(c->dir, sizeof c->dir, "%s", dir) >= sizeof c->dir)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+    if (ig_store_is_remote(dir))
+        return ig_err(err, -EOPNOTSUPP,
+                      "%s: adding, replacing, updating or dropping columns writes into the parts in place, "
+                      "which object storage cannot do: not supported there yet (import a new table, or "
+                      "change a local copy and import it)",
+                      dir);
     c->lock_fd = ig_table_lock(dir, true, err);
     if (c->lock_fd < 0)
         return ig_err_prefix(err, c->lock_fd, "%s: changing the table needs write access", dir);

@@ -2,6 +2,7 @@
 #include "format/part/commitlog.h"
 #include "format/part/versions.h"
 #include "util/buf.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
@@ -116,6 +117,7 @@ void ig_commitlog_remove(const char *dir)
 
 bool ig_commit_pending(const char *dir)
 {
+    if (ig_store_is_remote(dir)) return false; /* commits that append to parts: not on object storage */
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, IG_COMMIT_FILE);
     return access(path, F_OK) == 0;

@@ -4,7 +4,9 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/buf.h"
 #include "util/io.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,6 +109,80 @@ static int check_header(struct ig_part *p, struct ig_error *err)
     return 0;
 }
 
+/* The tail's fields, checked: magic, hash, version, and a footer that ends
+ * where the tail begins. */
+static int take_tail(struct ig_part *p, const uint8_t *tail, const char *path, struct ig_error *err)
+{
+    if (memcmp(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8))
+        return ig_err(err, -EIO, "%s: not an ingot part or truncated (no tail magic)", path);
+    if (ig_ld64(tail + IG_TAIL_HASH) != ig_hash(tail, IG_TAIL_HASH))
+        return ig_err(err, -EIO, "%s: corrupt tail: checksum mismatch", path);
+    uint32_t version = ig_ld32(tail + IG_TAIL_VERSION);
+    if (version < IG_FORMAT_MIN_VERSION || version > IG_FORMAT_VERSION)
+        return ig_err(err, -EIO, "%s: unsupported format version %u", path, ig_ld32(tail + IG_TAIL_VERSION));
+    p->version = version;
+    p->footer_offset = ig_ld64(tail + IG_TAIL_FOOTER_OFFSET);
+    p->footer_size = ig_ld64(tail + IG_TAIL_FOOTER_SIZE);
+    p->root = ig_ld64(tail + IG_TAIL_ROOT);
+    p->generation = ig_ld64(tail + IG_TAIL_GENERATION);
+    uint64_t body_end = p->tail_end - IG_TAIL_SIZE;
+    if (p->footer_offset < IG_PART_MAGIC_LEN || p->footer_size < IG_HDR_SIZE || p->footer_offset > body_end ||
+        p->footer_size != body_end - p->footer_offset || p->footer_offset % 8)
+        return ig_err(err, -EIO, "%s: corrupt tail: footer out of bounds", path);
+    return 0;
+}
+
+/* How much of a remote part's end one request fetches at open: the tail and
+ * a footer of up to this size (a 1,000,000-row table of a few columns has a
+ * footer of ~200 KiB); a larger footer costs one more request. */
+#define REMOTE_TAIL_BYTES ((size_t)512 << 10)
+
+/* A part on object storage: one ranged GET of its end gives the tail, the
+ * footer (copied, as ig_part_copy_footer would) and the object's size and
+ * ETag; pages are read later through the store's cache. */
+static int part_open_remote(struct ig_part *p, const char *path, uint64_t footer_end, struct ig_error *err)
+{
+    char loc[4096];
+    const char *name;
+    if (ig_store_split(path, loc, sizeof loc, &name)) return ig_err(err, -EINVAL, "%s: not an object path", path);
+    struct ig_store *st;
+    int rc = ig_store_at(loc, &st, err);
+    if (rc) return rc;
+    struct ig_buf tail = IG_BUF_INIT;
+    uint64_t start = 0;
+    rc = ig_obj_open_tail(st, name, footer_end, REMOTE_TAIL_BYTES, &tail, &start, &p->obj, err);
+    if (rc) {
+        ig_buf_free(&tail);
+        return rc;
+    }
+    p->file_size = ig_obj_size(p->obj);
+    p->tail_end = footer_end ? footer_end : p->file_size;
+    p->end_recorded = footer_end != 0;
+    if (p->tail_end > p->file_size)
+        rc = ig_err(err, -EIO, "%s: truncated: MANIFEST puts its footer's end at byte %llu of %llu", path,
+                    (unsigned long long)p->tail_end, (unsigned long long)p->file_size);
+    else if (p->tail_end < IG_PART_MAGIC_LEN + IG_HDR_SIZE + IG_TAIL_SIZE || p->tail_end - start < IG_TAIL_SIZE ||
+             start + tail.len != p->tail_end)
+        rc = ig_err(err, -EIO, "%s: not an ingot part (only %llu bytes)", path, (unsigned long long)p->tail_end);
+    if (!rc) rc = take_tail(p, tail.data + (p->tail_end - IG_TAIL_SIZE - start), path, err);
+    if (!rc) {
+        p->map_offset = p->footer_offset;
+        p->map_len = (size_t)(p->tail_end - p->map_offset);
+        p->map = malloc(p->map_len);
+        if (!p->map) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) {
+        p->map_copied = true;
+        p->footer = p->map;
+        /* the footer's head, when larger than the first request took */
+        uint64_t have = p->footer_offset >= start ? p->footer_offset : start;
+        if (have > p->footer_offset) rc = ig_obj_read(p->obj, p->map, (size_t)(have - p->footer_offset), p->footer_offset, err);
+        if (!rc) memcpy(p->map + (have - p->footer_offset), tail.data + (have - start), (size_t)(p->tail_end - have));
+    }
+    ig_buf_free(&tail);
+    return rc ? rc : check_header(p, err);
+}
+
 static int part_open_once(struct ig_part *p, const char *path, uint64_t footer_end, bool writable,
                           struct ig_error *err)
 {
@@ -117,6 +193,13 @@ static int part_open_once(struct ig_part *p, const char *path, uint64_t footer_e
     const char *slash = strrchr(p->path, '/');
     p->name = slash ? slash + 1 : p->path;
     int rc;
+    if (ig_store_is_remote(path)) {
+        /* objects are never changed in place: an erase writes a new one */
+        rc = writable ? ig_err(err, -EROFS, "%s: parts on object storage are not written in place", path)
+                      : part_open_remote(p, path, footer_end, err);
+        if (rc) goto fail;
+        return 0;
+    }
     p->fd = ig_open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
     if (p->fd < 0) {
         rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
@@ -149,32 +232,8 @@ static int part_open_once(struct ig_part *p, const char *path, uint64_t footer_e
         rc = ig_err(err, rc, "%s: reading the tail: %s", path, strerror(-rc));
         goto fail;
     }
-    if (memcmp(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8)) {
-        rc = ig_err(err, -EIO, "%s: not an ingot part or truncated (no tail magic)", path);
-        goto fail;
-    }
-    if (ig_ld64(tail + IG_TAIL_HASH) != ig_hash(tail, IG_TAIL_HASH)) {
-        rc = ig_err(err, -EIO, "%s: corrupt tail: checksum mismatch", path);
-        goto fail;
-    }
-    uint32_t version = ig_ld32(tail + IG_TAIL_VERSION);
-    if (version < IG_FORMAT_MIN_VERSION || version > IG_FORMAT_VERSION) {
-        rc = ig_err(err, -EIO, "%s: unsupported format version %u", path,
-                    ig_ld32(tail + IG_TAIL_VERSION));
-        goto fail;
-    }
-    p->version = version;
-    p->footer_offset = ig_ld64(tail + IG_TAIL_FOOTER_OFFSET);
-    p->footer_size = ig_ld64(tail + IG_TAIL_FOOTER_SIZE);
-    p->root = ig_ld64(tail + IG_TAIL_ROOT);
-    p->generation = ig_ld64(tail + IG_TAIL_GENERATION);
-    uint64_t body_end = p->tail_end - IG_TAIL_SIZE;
-    if (p->footer_offset < IG_PART_MAGIC_LEN || p->footer_size < IG_HDR_SIZE ||
-        p->footer_offset > body_end || p->footer_size != body_end - p->footer_offset ||
-        p->footer_offset % 8) {
-        rc = ig_err(err, -EIO, "%s: corrupt tail: footer out of bounds", path);
-        goto fail;
-    }
+    rc = take_tail(p, tail, path, err);
+    if (rc) goto fail;
     long pagesz = sysconf(_SC_PAGESIZE);
     p->map_offset = p->footer_offset - p->footer_offset % (uint64_t)pagesz;
     p->map_len = (size_t)(p->tail_end - p->map_offset);
@@ -286,6 +345,7 @@ uint64_t ig_part_recorded_end(const struct ig_part *p)
 
 bool ig_part_rewritten(const struct ig_part *p)
 {
+    if (p->obj) return ig_obj_replaced(p->obj); /* an erase replaced the object */
     struct stat st;
     uint8_t tail[IG_TAIL_SIZE];
     /* a part read at MANIFEST's end grows by commits (beyond what it reads)
@@ -300,7 +360,7 @@ bool ig_part_rewritten(const struct ig_part *p)
 
 int ig_part_map_data(struct ig_part *p, struct ig_error *err)
 {
-    if (p->data || p->footer_offset == 0) return 0;
+    if (p->data || p->footer_offset == 0 || p->obj) return 0; /* remote: read by range */
     /* from version 10 a page moved by an erase lies after the tail */
     size_t len = (size_t)(p->version >= IG_FORMAT_VERSIONED ? p->file_size : p->footer_offset);
     void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, p->fd, 0);
@@ -317,9 +377,56 @@ void ig_part_close(struct ig_part *p)
     if (p->data) munmap((void *)p->data, p->data_len);
     if (p->fd >= 0) close(p->fd);
     if (p->blob_fd >= 0) close(p->blob_fd);
+    ig_obj_close(p->obj);
+    ig_obj_close(p->blob_obj);
     free(p->path);
     memset(p, 0, sizeof *p);
     p->fd = p->blob_fd = -1;
+}
+
+int ig_part_read(const struct ig_part *p, void *buf, size_t n, uint64_t off, struct ig_error *err)
+{
+    if (p->obj) return ig_obj_read(p->obj, buf, n, off, err);
+    int rc = ig_pread_full(p->fd, buf, n, off);
+    return rc ? ig_err(err, rc, "read failed: %s", rc == -EIO ? "file truncated" : strerror(-rc)) : 0;
+}
+
+bool ig_part_has_blob(const struct ig_part *p)
+{
+    return p->blob_fd >= 0 || p->blob_obj;
+}
+
+uint64_t ig_part_blob_size(const struct ig_part *p)
+{
+    if (p->blob_obj) return ig_obj_size(p->blob_obj);
+    struct stat st;
+    return p->blob_fd >= 0 && fstat(p->blob_fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+int ig_part_blob_raw(const struct ig_part *p, void *buf, size_t n, uint64_t off)
+{
+    if (p->blob_obj) return ig_obj_read(p->blob_obj, buf, n, off, NULL);
+    return p->blob_fd >= 0 ? ig_pread_full(p->blob_fd, buf, n, off) : -EIO;
+}
+
+int ig_part_blob_read(const struct ig_part *p, const struct ig_blob_ref *ref, uint64_t off, void *buf, size_t n)
+{
+    if (!p->blob_obj) return p->blob_fd >= 0 ? ig_blob_read(p->blob_fd, ref, off, buf, n) : -EIO;
+    if (off > ref->size || n > ref->size - off) return -EINVAL;
+    if (ref->offset > UINT64_MAX - ref->size) return -EIO;
+    return ig_obj_read(p->blob_obj, buf, n, ref->offset + off, NULL);
+}
+
+void ig_part_advise(const struct ig_part *p, bool blob, uint64_t off, uint64_t len)
+{
+    struct ig_obj *o = blob ? p->blob_obj : p->obj;
+    if (o) {
+        struct ig_range r = {off, len};
+        ig_obj_prefetch(o, &r, 1, false);
+        return;
+    }
+    int fd = blob ? p->blob_fd : p->fd;
+    if (fd >= 0) (void)posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
 }
 
 int ig_part_leaf_column(const struct ig_part *p, uint32_t leaf, uint32_t *col,

@@ -15,16 +15,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blob/blob.h"
 #include "format/layout.h"
 #include "format/model/types.h"
 #include "format/model/minmax.h"
 #include "format/page/pagerec.h"
 
 struct ig_error;
+struct ig_obj;
 
 struct ig_part {
     int fd;
     int blob_fd;          /* the part's blob file, or -1 (set by table.c) */
+    struct ig_obj *obj;   /* a part on object storage (s3://, store.h): its object, read by
+                             range through the store's cache; fd is then -1 and the footer a
+                             private copy (one ranged GET of the tail and footer at open) */
+    struct ig_obj *blob_obj; /* its blob object, or NULL (blob_fd is -1 for remote parts) */
     bool shared;          /* on shared storage (ig_fs_is_shared): stale copies happen */
     char *path;           /* for messages, owned */
     const char *name;     /* basename within path */
@@ -92,6 +98,20 @@ uint64_t ig_part_recorded_end(const struct ig_part *p);
  * an older footer, not a stale cached copy. Reads the tail (on shared storage
  * this host's cached copy of it dropped first). */
 bool ig_part_rewritten(const struct ig_part *p);
+
+/* Bytes [off, off + n) of the part file: one pread, or for a part on object
+ * storage a range read of its object (cached, fetched only when not). A short
+ * file is -EIO ("read failed: file truncated"). */
+int ig_part_read(const struct ig_part *p, void *buf, size_t n, uint64_t off, struct ig_error *err);
+/* The part's blob file: is there one, its size, and [off, off + n) of one
+ * object (ig_blob_read's bounds check), or raw bytes of the file (verify). */
+bool ig_part_has_blob(const struct ig_part *p);
+uint64_t ig_part_blob_size(const struct ig_part *p);
+int ig_part_blob_read(const struct ig_part *p, const struct ig_blob_ref *ref, uint64_t off, void *buf, size_t n);
+int ig_part_blob_raw(const struct ig_part *p, void *buf, size_t n, uint64_t off);
+/* Advice that [off, off + len) of the part (or its blob file) will be read:
+ * posix_fadvise, or a background fetch into the store's cache. */
+void ig_part_advise(const struct ig_part *p, bool blob, uint64_t off, uint64_t len);
 
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *out,
                    struct ig_error *err);

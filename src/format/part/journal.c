@@ -1,6 +1,8 @@
 #include "format/part/journal.h"
 #include "format/part/manifest.h"
+#include "format/part/remote.h"
 #include "format/part/versions.h"
+#include "store/store.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -8,6 +10,7 @@
 #include "util/io.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -605,6 +608,7 @@ static bool journal_listed(const char *final, const char *sub)
 
 bool ig_journal_pending(const char *dir)
 {
+    if (ig_store_is_remote(dir)) return ig_remote_journal_pending(dir);
     char tmp[4200], final[4200], sub[4200];
     journal_paths(dir, tmp, final, sub, sizeof tmp);
     return journal_listed(final, sub);
@@ -637,4 +641,68 @@ int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err)
     }
     *replayed = true;
     return 0;
+}
+
+/* Skip n bytes of the journal (a write's bytes, when only walking). */
+static int jr_skip(struct jreader *r, uint64_t n)
+{
+    uint64_t in_buf = r->have - r->at;
+    if (n <= in_buf) {
+        r->at += (size_t)n;
+        return 0;
+    }
+    n -= in_buf;
+    if (n > r->end - r->pos) return -EIO;
+    r->pos += n;
+    r->at = r->have = 0;
+    return 0;
+}
+
+int ig_journal_walk(const char *path, ig_journal_visit_fn fn, void *ctx, uint64_t *generation,
+                    struct ig_error *err)
+{
+    int jfd = ig_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (jfd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    struct jreader *r = malloc(sizeof *r);
+    if (!r) {
+        close(jfd);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    *r = (struct jreader){.fd = jfd, .pos = 8};
+    int version = 0;
+    *generation = 0;
+    int rc = check_frame(jfd, path, &r->end, &version, err);
+    char name[256] = "";
+    while (!rc) {
+        uint8_t kind;
+        if (jr_read(r, &kind, 1)) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", path);
+            break;
+        }
+        if (kind == KIND_END) break;
+        if (kind == KIND_GENERATION) {
+            uint8_t g[8];
+            if (jr_read(r, g, 8)) rc = ig_err(err, -EIO, "%s: journal record malformed", path);
+            else if (ig_ld64(g) > *generation) *generation = ig_ld64(g);
+            continue;
+        }
+        if (version == 2 && kind == KIND_FILE) {
+            if (read_file_name(r, name)) rc = ig_err(err, -EIO, "%s: journal record malformed", path);
+            continue;
+        }
+        uint64_t off = 0, len = 0;
+        if (read_target(r, version, kind, name, &off, &len) || off > UINT64_MAX - len) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", path);
+            break;
+        }
+        struct ig_journal_rec rec = {kind == KIND_ZERO, name, off, len, r->pos - (r->have - r->at)};
+        if (kind == KIND_WRITE && jr_skip(r, len)) {
+            rc = ig_err(err, -EIO, "%s: journal record malformed", path);
+            break;
+        }
+        rc = fn(ctx, &rec);
+    }
+    free(r);
+    close(jfd);
+    return rc;
 }

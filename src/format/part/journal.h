@@ -91,6 +91,21 @@ int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
  * journal. */
 int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err);
 
+/* Every write and zero-fill of a committed journal file (checked whole
+ * first), in order, without applying it: for a table on object storage,
+ * whose objects are rewritten whole (remote.h). A write's bytes are not read:
+ * data_at is where they lie in the journal file. *generation: the highest
+ * generation record. */
+struct ig_journal_rec {
+    bool zero;          /* a zero-fill, else a write */
+    const char *file;   /* a part file name (no path) */
+    uint64_t off, len;
+    uint64_t data_at;   /* a write: offset of its bytes in the journal file */
+};
+typedef int (*ig_journal_visit_fn)(void *ctx, const struct ig_journal_rec *r);
+int ig_journal_walk(const char *path, ig_journal_visit_fn fn, void *ctx, uint64_t *generation,
+                    struct ig_error *err);
+
 /* If dir has a committed journal, replay it (caller holds the table lock).
  * *replayed tells whether there was one. A torn journal.tmp is discarded. */
 int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err);

@@ -1,4 +1,5 @@
 #include "format/part/lock.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/io.h"
 
@@ -13,6 +14,9 @@
 static int lock_file(const char *dir, short type, bool wait, struct ig_error *err)
 {
     char path[4096];
+    /* the writers of a table on object storage lock with an object (remote.h) */
+    if (ig_store_is_remote(dir))
+        return ig_err(err, -EOPNOTSUPP, "%s: this change is not supported on object storage yet", dir);
     if (snprintf(path, sizeof path, "%s/.ingot", dir) >= (int)sizeof path)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
     bool exclusive = type == F_WRLCK;

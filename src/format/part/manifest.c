@@ -5,6 +5,7 @@
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,12 +176,35 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
     return rc;
 }
 
+/* MANIFEST of a table on object storage: a GET (If-None-Match when read
+ * before: a mount polling an unchanged table gets no body), and its ETag. */
+static int read_remote(const char *dir, struct ig_manifest *m, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    struct ig_buf b = IG_BUF_INIT;
+    struct ig_obj_info info;
+    rc = ig_store_read(st, IG_MANIFEST, 64u << 20, &b, &info, err);
+    if (rc == -ENOENT) rc = ig_err(err, rc, "%s: not an ingot table (no MANIFEST)", dir);
+    if (!rc && ig_buf_append_byte(&b, 0)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) {
+        char what[4200];
+        snprintf(what, sizeof what, "%s: MANIFEST", dir);
+        rc = ig_manifest_parse((char *)b.data, b.len - 1, what, m, err);
+        if (!rc) snprintf(m->etag, sizeof m->etag, "%s", info.etag);
+    }
+    ig_buf_free(&b);
+    return rc;
+}
+
 int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err)
 {
     memset(m, 0, sizeof *m);
     char path[4096], what[4200];
     if (ig_path_join(path, sizeof path, dir, IG_MANIFEST))
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+    if (ig_store_is_remote(dir)) return read_remote(dir, m, err);
     char *text;
     size_t len;
     int rc = ig_read_file(path, 64u << 20, &text, &len, err);

@@ -42,6 +42,8 @@ struct ig_manifest {
     struct ig_idset columns; /* those (not listed: every record, as format 1) */
     uint32_t n;
     struct ig_manifest_part *parts;
+    char etag[128];        /* as read from object storage (the condition a writer
+                              publishes under), else "" */
 };
 
 int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err);

@@ -10,6 +10,7 @@
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,9 @@ static bool writer_pending(const char *dir)
  * reads (journal.h, commit.h). */
 static int recover(const char *dir, struct ig_error *err)
 {
-    if (!writer_pending(dir)) return 0;
+    /* on object storage a reader never writes: an interrupted erase leaves
+     * every object readable, and the next writer completes it (remote.h) */
+    if (ig_store_is_remote(dir) || !writer_pending(dir)) return 0;
     int lock = ig_table_lock(dir, true, err);
     if (lock < 0)
         return ig_err_prefix(err, lock, "%s: an interrupted erase or commit must be completed first, "
@@ -117,10 +120,17 @@ int ig_table_open_version(struct ig_table *t, const char *dir, uint64_t version,
                 rc = ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
                 goto fail;
             }
-            t->parts[i].blob_fd = ig_open(bpath, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
-            if (t->parts[i].blob_fd < 0) {
-                rc = ig_err(err, -errno, "%s: %s", bpath, strerror(errno));
-                goto fail;
+            if (ig_store_is_remote(dir)) {
+                struct ig_store *st;
+                rc = ig_store_at(dir, &st, err);
+                if (!rc) rc = ig_obj_open(st, mp->blob, NULL, &t->parts[i].blob_obj, err);
+                if (rc) goto fail;
+            } else {
+                t->parts[i].blob_fd = ig_open(bpath, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+                if (t->parts[i].blob_fd < 0) {
+                    rc = ig_err(err, -errno, "%s: %s", bpath, strerror(errno));
+                    goto fail;
+                }
             }
         }
         struct ig_part *p = &t->parts[i];
@@ -226,6 +236,9 @@ static int copy_footers(struct ig_table *t, struct ig_error *err)
 
 int ig_table_open_shared_version(struct ig_table *t, const char *dir, uint64_t version, struct ig_error *err)
 {
+    /* objects are never rewritten in place: the footers read are one
+     * object's each (private copies already), whatever writers do */
+    if (ig_store_is_remote(dir)) return ig_table_open_version(t, dir, version, false, err);
     for (int tries = 0; tries < 3; tries++) {
         if (writer_pending(dir)) {
             /* a writer at work (this waits for its lock) or one that died
@@ -259,6 +272,7 @@ int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *e
 
 void ig_table_forget_cache(const char *dir)
 {
+    if (ig_store_is_remote(dir)) return; /* cached ranges are of one object version each */
     struct ig_manifest m;
     if (ig_manifest_read(dir, &m, NULL)) return;
     for (uint32_t i = 0; i < m.n; i++) {

@@ -1,6 +1,8 @@
 /* versions.c - version files and tags (versions.h). */
 #include "format/part/versions.h"
 #include "format/part/footer.h"
+#include "format/part/remote.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -59,6 +61,15 @@ int ig_version_save(const char *dir, const struct ig_manifest *m0, struct ig_err
         ig_manifest_free(&pinned);
         return rc;
     }
+    if (ig_store_is_remote(dir)) { /* an object of its own, written whole */
+        struct ig_buf t = IG_BUF_INIT;
+        snprintf(name, sizeof name, "%s/%010" PRIu64, IG_VERSIONS_DIR, m->version);
+        rc = ig_manifest_format(m, &t) ? ig_err(err, -ENOMEM, "out of memory")
+                                       : ig_remote_file_write(dir, name, t.data, t.len, err);
+        ig_buf_free(&t);
+        ig_manifest_free(&pinned);
+        return rc;
+    }
     snprintf(ingot, sizeof ingot, "%s/.ingot", dir);
     if ((mkdir(ingot, 0755) && errno != EEXIST) || (mkdir(vdir, 0755) && errno != EEXIST)) {
         ig_manifest_free(&pinned);
@@ -79,6 +90,14 @@ int ig_version_save(const char *dir, const struct ig_manifest *m0, struct ig_err
 bool ig_version_kept(const char *dir, uint64_t version)
 {
     char path[4300];
+    if (version && ig_store_is_remote(dir)) { /* no access(): the object is read */
+        char rel[64], *text;
+        size_t len;
+        snprintf(rel, sizeof rel, "%s/%010" PRIu64, IG_VERSIONS_DIR, version);
+        if (ig_table_file_read(dir, rel, 64u << 20, &text, &len, NULL)) return false;
+        free(text);
+        return true;
+    }
     return version &&
            (size_t)snprintf(path, sizeof path, "%s/%s/%010" PRIu64, dir, IG_VERSIONS_DIR, version) < sizeof path &&
            access(path, F_OK) == 0;
@@ -92,7 +111,9 @@ int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, st
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
     char *text;
     size_t len;
-    int rc = ig_read_file(path, 64u << 20, &text, &len, NULL);
+    char rel[64];
+    snprintf(rel, sizeof rel, "%s/%010" PRIu64, IG_VERSIONS_DIR, version);
+    int rc = ig_table_file_read(dir, rel, 64u << 20, &text, &len, NULL);
     if (rc == -ENOENT) {
         /* every commit writes its version's file: one missing below the
          * current version was removed (versions are numbered 1, 2, 3, ...) */
@@ -137,6 +158,33 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Versions named by a listing of a table's objects. */
+struct found {
+    uint64_t *v;
+    size_t n, cap;
+};
+
+static int add_listed(void *ctx, const char *name)
+{
+    struct found *f = ctx;
+    const char *leaf = name + strlen(IG_VERSIONS_DIR "/");
+    char *end;
+    if (strlen(leaf) != 10 || leaf[0] < '0' || leaf[0] > '9') return 0;
+    uint64_t v = strtoull(leaf, &end, 10);
+    if (*end || v == 0) return 0;
+    if (f->n == f->cap) {
+        size_t nc = f->cap ? 2 * f->cap : 64;
+        uint64_t *g = realloc(f->v, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        f->v = g;
+        f->cap = nc;
+    }
+    f->v[f->n++] = v;
+    return 0;
+}
+
+static int list_version_files(const char *vdir, uint64_t **versions, size_t *n, struct ig_error *err);
+
 int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_error *err)
 {
     char vdir[4200];
@@ -144,6 +192,40 @@ int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_e
     *n = 0;
     int rc = versions_dir(dir, vdir, sizeof vdir, err);
     if (rc) return rc;
+    if (ig_store_is_remote(dir)) {
+        struct found f = {NULL, 0, 0};
+        rc = ig_remote_list(dir, IG_VERSIONS_DIR "/", add_listed, &f, err);
+        if (rc) {
+            free(f.v);
+            return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
+        }
+        *versions = f.v;
+        *n = f.n;
+    } else {
+        rc = list_version_files(vdir, versions, n, err);
+        if (rc) return rc;
+    }
+    /* a file past MANIFEST's version is a commit in progress, or one a crash
+     * stopped before its commit point (the next commit writes it again) */
+    struct ig_manifest now;
+    if (*n && ig_manifest_read(dir, &now, NULL) == 0) {
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++)
+            if ((*versions)[i] <= now.version) (*versions)[kept++] = (*versions)[i];
+        *n = kept;
+        ig_manifest_free(&now);
+    }
+    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64);
+    if (!*n) {
+        free(*versions);
+        *versions = NULL;
+    }
+    return 0;
+}
+
+/* The version files of a directory (any order). */
+static int list_version_files(const char *vdir, uint64_t **versions, size_t *n, struct ig_error *err)
+{
     DIR *d = opendir(vdir);
     if (!d) return errno == ENOENT ? 0 : ig_err(err, -errno, "%s: %s", vdir, strerror(errno));
     size_t cap = 0;
@@ -167,21 +249,6 @@ int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_e
         (*versions)[(*n)++] = v;
     }
     closedir(d);
-    /* a file past MANIFEST's version is a commit in progress, or one a crash
-     * stopped before its commit point (the next commit writes it again) */
-    struct ig_manifest now;
-    if (*n && ig_manifest_read(dir, &now, NULL) == 0) {
-        size_t kept = 0;
-        for (size_t i = 0; i < *n; i++)
-            if ((*versions)[i] <= now.version) (*versions)[kept++] = (*versions)[i];
-        *n = kept;
-        ig_manifest_free(&now);
-    }
-    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64);
-    if (!*n) {
-        free(*versions);
-        *versions = NULL;
-    }
     return 0;
 }
 
@@ -189,6 +256,7 @@ int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err)
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/%s/%010" PRIu64, dir, IG_VERSIONS_DIR, version);
+    if (ig_store_is_remote(dir)) return ig_remote_remove(dir, path + strlen(dir) + 1, err);
     if (unlink(path) && errno != ENOENT)
         return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     return 0;
@@ -341,7 +409,7 @@ int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_err
     snprintf(path, sizeof path, "%s/%s", dir, IG_TAGS_FILE);
     char *text;
     size_t len;
-    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
+    int rc = ig_table_file_read(dir, IG_TAGS_FILE, 16u << 20, &text, &len, NULL);
     if (rc == -ENOENT) return 0;
     if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
     rc = ig_tags_parse(text, len, path, tags, n, err);
@@ -353,14 +421,16 @@ int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig
 {
     char ingot[4200];
     snprintf(ingot, sizeof ingot, "%s/.ingot", dir);
-    if (mkdir(ingot, 0755) && errno != EEXIST)
+    if (!ig_store_is_remote(dir) && mkdir(ingot, 0755) && errno != EEXIST)
         return ig_err(err, -errno, "%s: %s", ingot, strerror(errno));
     struct ig_buf b = IG_BUF_INIT;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = ig_buf_printf(&b, "%s %" PRIu64 "\n", tags[i].name, tags[i].version);
     if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
-    if (!rc)
+    if (!rc && ig_store_is_remote(dir))
+        rc = ig_remote_file_write(dir, IG_TAGS_FILE, b.data, b.len, err);
+    else if (!rc)
         rc = ig_write_file_atomic(ingot, "tags", b.data, b.len, err);
     else
         rc = ig_err(err, rc, "out of memory");

@@ -13,6 +13,7 @@
 #include "fs/staging.h"
 #include "fs/subtables.h"
 #include "format/ops/verify.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/sigbus.h"
 
@@ -199,8 +200,11 @@ static int open_session(struct fs_session *s, const struct fs_opts *o, int statu
         }
     s->foreground = o->foreground;
     s->erase_gid = o->erase_gid;
-    fs_watch_init(&s->watch, o->poll_ms, !o->no_inotify);
+    /* object storage has no inotify: its changes are found by the timer */
+    fs_watch_init(&s->watch, o->poll_ms, !o->no_inotify && !ig_store_is_remote(s->dir));
     s->column_io = o->columns;
+    /* columns are written into the parts in place: not on object storage */
+    if (ig_store_is_remote(s->dir)) s->column_io.commit = NULL;
     s->staging = fs_staging_new(); /* out of memory: columns cannot be written (EROFS) */
     return 0;
 }

@@ -1,0 +1,112 @@
+/* verify_remote.c - a table on object storage: every object and every
+ * version under its prefix accounted for (verify.h).
+ *
+ * The pages of the current part objects are checked like a part file's
+ * (erased rows hold no data). What else is under the prefix must hold no
+ * value an erase removed: MANIFEST, version files, tags, the audit log and the
+ * lock hold none; an older version of a part or blob object (a bucket that
+ * keeps versions) or a part object no MANIFEST names (an import killed before
+ * it published) may, and is a failure once the table has erased rows: `ingot
+ * erase` removes the older versions of every object it replaces. A journal
+ * object is an erase not complete yet. */
+#include "format/ops/verify_int.h"
+#include "format/part/remote.h"
+#include "store/store.h"
+#include "util/error.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vobj {
+    const struct ig_table *t;
+    void (*fail)(void *ctx, const char *msg);
+    void *ctx;
+    uint64_t objects, versions;
+};
+
+/* The part of table t whose part or blob file is `name`, or -1. */
+static int part_named(const struct ig_table *t, const char *name, bool *blob)
+{
+    for (uint32_t i = 0; i < t->manifest.n; i++) {
+        if (!strcmp(t->manifest.parts[i].name, name)) {
+            *blob = false;
+            return (int)i;
+        }
+        if (t->manifest.parts[i].blob[0] && !strcmp(t->manifest.parts[i].blob, name)) {
+            *blob = true;
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static bool metadata(const char *name)
+{
+    return !strcmp(name, IG_MANIFEST) || !strncmp(name, ".ingot/versions/", 16) ||
+           !strcmp(name, ".ingot/tags") || !strcmp(name, ".ingot/erasures") ||
+           !strncmp(name, ".ingot/lock/", 12);
+}
+
+static int visit(void *ctx, const struct ig_obj_info *o)
+{
+    struct vobj *v = ctx;
+    char msg[1200];
+    if (o->delete_marker) return 0;
+    if (o->latest)
+        v->objects++;
+    else
+        v->versions++;
+    if (metadata(o->name)) return 0; /* no values in any version */
+    if (!strcmp(o->name, ".ingot/journal")) {
+        if (o->latest) {
+            snprintf(msg, sizeof msg,
+                     "%s: an erase is not complete (.ingot/journal): the next writer completes it",
+                     o->name);
+            v->fail(v->ctx, msg);
+        }
+        return 0;
+    }
+    bool blob = false;
+    int pi = part_named(v->t, o->name, &blob);
+    if (pi < 0) {
+        snprintf(msg, sizeof msg,
+                 "%s%s%s: not part of the table (an import stopped before it published?): it may "
+                 "hold values "
+                 "no erase reaches; remove it",
+                 o->name, o->version_id[0] ? " version " : "", o->version_id);
+        v->fail(v->ctx, msg);
+        return 0;
+    }
+    const struct ig_part *p = &v->t->parts[pi];
+    struct ig_obj *cur = blob ? p->blob_obj : p->obj;
+    bool checked = o->latest && cur && !strcmp(o->etag, ig_obj_etag(cur));
+    if (checked) return 0;
+    if (o->latest) {
+        snprintf(msg, sizeof msg, "%s: replaced while verify read it (ETag %s): run verify again",
+                 o->name, o->etag);
+        v->fail(v->ctx, msg);
+    } else if (p->deleted_rows) {
+        snprintf(msg, sizeof msg,
+                 "%s version %s: an older version of an object with erased rows: it may hold their "
+                 "values "
+                 "(ingot erase removes them; remove it)",
+                 o->name, o->version_id[0] ? o->version_id : "null");
+        v->fail(v->ctx, msg);
+    }
+    return 0;
+}
+
+int ig_verify_objects(const char *dir, const struct ig_table *t,
+                      void (*fail)(void *ctx, const char *msg), void *ctx, uint64_t *objects,
+                      uint64_t *versions, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    struct vobj v = {t, fail, ctx, 0, 0};
+    if (!rc) rc = ig_store_list(st, "", true, visit, &v, err);
+    *objects = v.objects;
+    *versions = v.versions;
+    return rc;
+}

@@ -1,0 +1,764 @@
+/* remote.c - a table on object storage: small files, the writers' lock
+ * object, uploads and the MANIFEST commit, and erasure by replacing objects
+ * (remote.h). */
+#include "format/part/remote.h"
+#include "format/part/versions.h"
+#include "store/ranges.h"
+#include "store/s3.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOCK_NAME    ".ingot/lock"
+#define JOURNAL_NAME ".ingot/journal"
+#define MIB          ((uint64_t)1 << 20)
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    return *end ? dflt : (uint64_t)n;
+}
+
+static int64_t mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec;
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned ms)
+{
+    nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000L}, NULL);
+}
+
+int ig_table_file_read(const char *dir, const char *name, size_t max, char **text, size_t *len,
+                       struct ig_error *err)
+{
+    if (!ig_store_is_remote(dir)) {
+        char path[4300];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+            return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
+        return ig_read_file(path, max, text, len, err);
+    }
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    struct ig_buf b = IG_BUF_INIT;
+    rc = ig_store_read(st, name, max, &b, NULL, err);
+    if (!rc && ig_buf_append_byte(&b, 0)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (rc) {
+        ig_buf_free(&b);
+        return rc;
+    }
+    *text = (char *)b.data;
+    *len = b.len - 1;
+    return 0;
+}
+
+int ig_remote_file_write(const char *dir, const char *name, const void *data, size_t len,
+                         struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    return rc ? rc : ig_store_write(st, name, data, len, NULL, NULL, err);
+}
+
+struct list_names {
+    int (*fn)(void *ctx, const char *name);
+    void *ctx;
+};
+
+static int list_name(void *ctx, const struct ig_obj_info *o)
+{
+    struct list_names *l = ctx;
+    return l->fn(l->ctx, o->name);
+}
+
+int ig_remote_list(const char *dir, const char *sub, int (*fn)(void *ctx, const char *name),
+                   void *ctx, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    struct list_names l = {fn, ctx};
+    return rc ? rc : ig_store_list(st, sub, false, list_name, &l, err);
+}
+
+/* The versions of one object (an exact name), as listed. */
+struct versions_of {
+    const char *name;
+    struct ig_obj_info *v;
+    size_t n, cap;
+};
+
+static int collect_version(void *ctx, const struct ig_obj_info *o)
+{
+    struct versions_of *vs = ctx;
+    if (strcmp(o->name, vs->name)) return 0;
+    if (vs->n == vs->cap) {
+        size_t nc = vs->cap ? 2 * vs->cap : 8;
+        struct ig_obj_info *g = realloc(vs->v, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        vs->v = g;
+        vs->cap = nc;
+    }
+    vs->v[vs->n++] = *o;
+    return 0;
+}
+
+/* Remove every version of name but `keep` (a version id; NULL: remove all,
+ * the current one too). Each removed version is named in *removed. */
+static int remove_versions(struct ig_store *st, const char *name, const char *keep,
+                           struct ig_buf *removed, uint64_t *count, struct ig_error *err)
+{
+    struct versions_of vs = {name, NULL, 0, 0};
+    int rc = ig_store_list(st, name, true, collect_version, &vs, err);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    for (size_t i = 0; !rc && i < vs.n; i++) {
+        const struct ig_obj_info *v = &vs.v[i];
+        if (keep && (!v->version_id[0] || !strcmp(v->version_id, keep))) continue;
+        rc = ig_store_remove(st, name, v->version_id[0] ? v->version_id : NULL, err);
+        if (!rc && count && !v->delete_marker) (*count)++;
+        if (!rc && removed && !v->delete_marker)
+            ig_buf_printf(removed, "%s%s@%s", removed->len ? " " : "", name,
+                          v->version_id[0] ? v->version_id : "null");
+    }
+    /* nothing listed (a store without versions): the object itself */
+    if (!rc && !keep && vs.n == 0) rc = ig_store_remove(st, name, NULL, err);
+    free(vs.v);
+    return rc;
+}
+
+int ig_remote_remove(const char *dir, const char *name, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    return rc ? rc : remove_versions(st, name, NULL, NULL, NULL, err);
+}
+
+/* ---- the writers' lock ---------------------------------------------------- */
+
+/* Each writer that wants the lock writes an object of its own under
+ * .ingot/lock/ and lists them: the one the store wrote first (its
+ * LastModified, by the store's clock; ties by name) holds it, the others
+ * remove theirs and try again later. No conditional request is needed (a
+ * store may ignore them: radosgw 16 does on buckets that keep versions). A
+ * winner lists again after a settling pause (INGOT_S3_LOCK_SETTLE_MS, 100),
+ * so that a contender whose write was still in flight at its first listing
+ * is seen. The holder renews by writing NAME.alive; an entry whose newest
+ * write is INGOT_S3_LOCK_LEASE_S (60) older than the newest entry, or whose
+ * writer is a process of this host that is gone, is removed by the next
+ * contender. */
+#define LOCK_DIR ".ingot/lock/"
+
+struct lock_entry {
+    char name[IG_STORE_NAME_MAX];
+    int64_t t, alive; /* written, and last renewed (ms, the store's clock) */
+};
+
+struct lock_list {
+    struct lock_entry *e;
+    size_t n, cap;
+    int64_t newest;
+};
+
+static int lock_seen(void *ctx, const struct ig_obj_info *o)
+{
+    struct lock_list *l = ctx;
+    const char *leaf = o->name + strlen(LOCK_DIR);
+    size_t ll = strlen(leaf);
+    bool alive = ll > 6 && !strcmp(leaf + ll - 6, ".alive");
+    if (o->mtime_ms > l->newest) l->newest = o->mtime_ms;
+    for (size_t i = 0; i < l->n; i++)
+        if (!strncmp(l->e[i].name, leaf, alive ? ll - 6 : ll) &&
+            strlen(l->e[i].name) == (alive ? ll - 6 : ll)) {
+            if (alive)
+                l->e[i].alive = o->mtime_ms;
+            else
+                l->e[i].t = o->mtime_ms;
+            return 0;
+        }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? 2 * l->cap : 8;
+        struct lock_entry *g = realloc(l->e, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        l->e = g;
+        l->cap = nc;
+    }
+    struct lock_entry *e = &l->e[l->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%.*s", (int)(alive ? ll - 6 : ll), leaf);
+    if (alive)
+        e->alive = o->mtime_ms;
+    else
+        e->t = o->mtime_ms;
+    return 0;
+}
+
+static void my_host(char *host, size_t cap)
+{
+    snprintf(host, cap, "?");
+    gethostname(host, cap - 1);
+    host[cap - 1] = '\0';
+    for (char *c = host; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '.'))
+            *c = '_';
+}
+
+/* An entry whose writer is gone: a process of this host that is not there,
+ * or no write within the lease of the newest one listed. Names are
+ * HOST-PID-NONCE. */
+static bool entry_gone(const struct lock_entry *e, int64_t newest)
+{
+    char host[256], h[256];
+    my_host(host, sizeof host);
+    long pid = 0;
+    const char *d2 = strrchr(e->name, '-');
+    if (d2 && d2 > e->name) {
+        const char *d1 = d2 - 1;
+        while (d1 > e->name && *d1 != '-')
+            d1--;
+        if (*d1 == '-' && (size_t)(d1 - e->name) < sizeof h) {
+            memcpy(h, e->name, (size_t)(d1 - e->name));
+            h[d1 - e->name] = '\0';
+            pid = strtol(d1 + 1, NULL, 10);
+            if (!strcmp(h, host) && pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH) return true;
+        }
+    }
+    int64_t last = e->alive > e->t ? e->alive : e->t;
+    return last && newest - last > (int64_t)env_u64("INGOT_S3_LOCK_LEASE_S", 60) * 1000;
+}
+
+static void remove_entry(struct ig_store *st, const char *leaf)
+{
+    char name[IG_STORE_NAME_MAX + 16];
+    snprintf(name, sizeof name, LOCK_DIR "%s", leaf);
+    (void)remove_versions(st, name, NULL, NULL, NULL, NULL);
+    snprintf(name, sizeof name, LOCK_DIR "%s.alive", leaf);
+    (void)remove_versions(st, name, NULL, NULL, NULL, NULL);
+}
+
+/* List the entries, remove those whose writers are gone, and say who holds
+ * the lock (the first written): *first. */
+static int lock_round(struct ig_store *st, const char *mine, struct lock_entry *first,
+                      bool *mine_listed, struct ig_error *err)
+{
+    struct lock_list l = {0};
+    int rc = ig_store_list(st, LOCK_DIR, false, lock_seen, &l, err);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    memset(first, 0, sizeof *first);
+    *mine_listed = false;
+    bool have = false;
+    for (size_t i = 0; !rc && i < l.n; i++) {
+        const struct lock_entry *e = &l.e[i];
+        if (!e->t) continue; /* a renewal left after its entry went */
+        bool is_mine = !strcmp(e->name, mine);
+        *mine_listed |= is_mine;
+        if (!is_mine && entry_gone(e, l.newest)) {
+            remove_entry(st, e->name);
+            continue;
+        }
+        if (!have || e->t < first->t || (e->t == first->t && strcmp(e->name, first->name) < 0)) {
+            *first = *e;
+            have = true;
+        }
+    }
+    free(l.e);
+    return rc;
+}
+
+int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
+                   struct ig_error *err)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->dir, sizeof l->dir, "%s", dir);
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    if (wait_ms == UINT32_MAX) wait_ms = (unsigned)env_u64("INGOT_S3_LOCK_WAIT_S", 30) * 1000;
+    unsigned settle = (unsigned)env_u64("INGOT_S3_LOCK_SETTLE_MS", 100);
+    int64_t deadline = mono_ms() + wait_ms;
+    char host[256];
+    my_host(host, sizeof host);
+    uint64_t nonce = (uint64_t)mono_ms() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)l;
+    unsigned pause = 50;
+    for (int attempt = 0;; attempt++) {
+        char name[IG_STORE_NAME_MAX + 16], body[512];
+        snprintf(l->name, sizeof l->name, "%.200s-%ld-%016" PRIx64 "%02x", host, (long)getpid(),
+                 nonce, attempt & 0xff);
+        snprintf(name, sizeof name, LOCK_DIR "%s", l->name);
+        int bl = snprintf(body, sizeof body, "ingot-lock 2\nhost %s\npid %ld\ntime %lld\n", host,
+                          (long)getpid(), (long long)time(NULL));
+        rc = ig_store_write(st, name, body, (size_t)bl, NULL, NULL, err);
+        if (rc) break;
+        struct lock_entry first;
+        bool listed;
+        rc = lock_round(st, l->name, &first, &listed, err);
+        if (!rc && listed && !strcmp(first.name, l->name)) {
+            /* first: again after a pause, for a write that was in flight */
+            sleep_ms(settle);
+            rc = lock_round(st, l->name, &first, &listed, err);
+            if (!rc && listed && !strcmp(first.name, l->name)) {
+                l->held = true;
+                l->renewed = mono_s();
+                break;
+            }
+        }
+        remove_entry(st, l->name);
+        if (rc) break;
+        if (mono_ms() >= deadline) {
+            rc =
+                ig_err(err, -EBUSY,
+                       "%s: the table is locked by another writer (%s, under .ingot/lock/); a lock "
+                       "not renewed "
+                       "for %" PRIu64 " s lapses",
+                       dir, first.name[0] ? first.name : "?", env_u64("INGOT_S3_LOCK_LEASE_S", 60));
+            break;
+        }
+        sleep_ms(pause + (unsigned)(nonce % 50));
+        if (pause < 800) pause *= 2;
+    }
+    return rc;
+}
+
+int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err)
+{
+    if (!l || !l->held || mono_s() - l->renewed < 5) return 0;
+    struct ig_store *st;
+    int rc = ig_store_at(l->dir, &st, err);
+    if (rc) return rc;
+    char name[IG_STORE_NAME_MAX + 16];
+    snprintf(name, sizeof name, LOCK_DIR "%s", l->name);
+    struct ig_obj_info info;
+    /* taken over (removed as gone by another writer): this writer must stop */
+    if (ig_store_stat(st, name, &info, NULL) == -ENOENT) {
+        l->held = false;
+        return ig_err(err, -ESTALE, "%s: the writers' lock lapsed while this writer worked",
+                      l->dir);
+    }
+    snprintf(name, sizeof name, LOCK_DIR "%s.alive", l->name);
+    rc = ig_store_write(st, name, "alive\n", 6, NULL, NULL, err);
+    if (!rc) l->renewed = mono_s();
+    return rc;
+}
+
+void ig_remote_unlock(struct ig_remote_lock *l)
+{
+    if (!l || !l->held) return;
+    l->held = false;
+    struct ig_store *st;
+    if (ig_store_at(l->dir, &st, NULL) == 0) remove_entry(st, l->name);
+}
+
+/* ---- uploads and the commit --------------------------------------------- */
+
+int ig_remote_upload(const char *local_dir, const char *dir, const char *const *names, size_t n,
+                     struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        char path[4300];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", local_dir, names[i]) >= sizeof path)
+            return ig_err(err, -ENAMETOOLONG, "%s: path too long", local_dir);
+        rc = ig_store_write_file(st, names[i], path, NULL, NULL, err);
+    }
+    return rc;
+}
+
+int ig_remote_manifest_publish(const char *dir, const struct ig_manifest *m, const char *if_match,
+                               bool if_absent, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    struct ig_buf b = IG_BUF_INIT;
+    if (ig_manifest_format(m, &b)) {
+        ig_buf_free(&b);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    struct ig_store_cond c = {if_match && if_match[0] ? if_match : NULL, if_absent};
+    rc = ig_store_write(st, IG_MANIFEST, b.data, b.len, &c, NULL, err);
+    ig_buf_free(&b);
+    if (rc == -ESTALE)
+        rc = ig_err(
+            err, -ESTALE,
+            if_absent ? "%s: a table exists there already (another writer made it)"
+                      : "%s: another writer committed first (MANIFEST changed since it was read); "
+                        "nothing of this change is visible",
+            dir);
+    return rc;
+}
+
+int ig_remote_append_line(const char *dir, const char *name, const char *line, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    struct ig_buf b = IG_BUF_INIT;
+    for (int tries = 0; !rc && tries < 20; tries++) {
+        ig_buf_reset(&b);
+        struct ig_obj_info info;
+        rc = ig_store_read(st, name, 256u << 20, &b, &info, err);
+        bool absent = rc == -ENOENT;
+        if (rc && !absent) break;
+        if (ig_buf_printf(&b, "%s", line)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        struct ig_store_cond c = {absent ? NULL : info.etag, absent};
+        rc = ig_store_write(st, name, b.data, b.len, &c, NULL, err);
+        if (rc != -ESTALE) break;
+        rc = 0; /* appended by another writer first: again */
+        sleep_ms(20u << (tries < 5 ? tries : 5));
+    }
+    ig_buf_free(&b);
+    return rc;
+}
+
+void ig_remote_report_free(struct ig_remote_report *r)
+{
+    ig_buf_free(&r->removed);
+}
+
+int ig_remote_stage_dir(char *out, size_t cap, struct ig_error *err)
+{
+    const char *base = getenv("INGOT_STAGE_DIR");
+    if (!base || !*base) base = getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    if ((size_t)snprintf(out, cap, "%s/ingot-stage.XXXXXX", base) >= cap)
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", base);
+    if (!mkdtemp(out)) return ig_err(err, -errno, "%s: %s", out, strerror(errno));
+    char sub[4300];
+    snprintf(sub, sizeof sub, "%s/.ingot", out);
+    if (mkdir(sub, 0700)) return ig_err(err, -errno, "%s: %s", sub, strerror(errno));
+    return 0;
+}
+
+/* ---- erasure: objects rewritten from the journal ------------------------ */
+
+bool ig_remote_journal_pending(const char *dir)
+{
+    struct ig_store *st;
+    struct ig_obj_info info;
+    return ig_store_at(dir, &st, NULL) == 0 && ig_store_stat(st, JOURNAL_NAME, &info, NULL) == 0;
+}
+
+int ig_remote_journal_commit(const char *dir, const char *journal_path, struct ig_fault *f,
+                             struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (!rc) rc = ig_store_write_file(st, JOURNAL_NAME, journal_path, NULL, NULL, err);
+    ig_fault_step(f);
+    return rc;
+}
+
+/* A journal's records, grouped by the file they change, in journal order. */
+struct frec {
+    bool zero;
+    uint64_t off, len, data_at;
+};
+
+struct ffile {
+    char name[256];
+    struct frec *r;
+    size_t n, cap;
+    uint64_t end; /* the furthest byte written */
+};
+
+struct fileset {
+    struct ffile *f;
+    size_t n, cap;
+};
+
+static int collect(void *ctx, const struct ig_journal_rec *r)
+{
+    struct fileset *fs = ctx;
+    struct ffile *f = NULL;
+    for (size_t i = 0; i < fs->n && !f; i++)
+        if (!strcmp(fs->f[i].name, r->file)) f = &fs->f[i];
+    if (!f) {
+        if (fs->n == fs->cap) {
+            size_t nc = fs->cap ? 2 * fs->cap : 4;
+            struct ffile *g = realloc(fs->f, nc * sizeof *g);
+            if (!g) return -ENOMEM;
+            fs->f = g;
+            fs->cap = nc;
+        }
+        f = &fs->f[fs->n++];
+        memset(f, 0, sizeof *f);
+        snprintf(f->name, sizeof f->name, "%s", r->file);
+    }
+    if (f->n == f->cap) {
+        size_t nc = f->cap ? 2 * f->cap : 64;
+        struct frec *g = realloc(f->r, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        f->r = g;
+        f->cap = nc;
+    }
+    f->r[f->n++] = (struct frec){r->zero, r->off, r->len, r->data_at};
+    if (r->off + r->len > f->end) f->end = r->off + r->len;
+    return 0;
+}
+
+static void fileset_free(struct fileset *fs)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        free(fs->f[i].r);
+    free(fs->f);
+}
+
+/* The records of f that fall in [at, at + n) applied to buf (which holds
+ * those bytes), in journal order: the last write of a byte wins. */
+static int patch(int jfd, const struct ffile *f, uint8_t *buf, uint64_t at, uint64_t n)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        const struct frec *r = &f->r[i];
+        uint64_t lo = r->off > at ? r->off : at,
+                 hi = r->off + r->len < at + n ? r->off + r->len : at + n;
+        if (lo >= hi) continue;
+        if (r->zero)
+            memset(buf + (lo - at), 0, (size_t)(hi - lo));
+        else if (ig_pread_full(jfd, buf + (lo - at), (size_t)(hi - lo), r->data_at + (lo - r->off)))
+            return -EIO;
+    }
+    return 0;
+}
+
+/* Bytes [at, at + n) of the old object (size old_size: zeros past it), in
+ * parallel pieces, only while it is the object of ETag etag. */
+static int read_old(struct ig_s3 *s3, const char *bucket, const char *key, const char *etag,
+                    uint64_t old_size, uint8_t *buf, uint64_t at, uint64_t n, struct ig_error *err)
+{
+    uint64_t have = at >= old_size ? 0 : (at + n <= old_size ? n : old_size - at);
+    memset(buf + have, 0, (size_t)(n - have));
+    if (!have) return 0;
+    struct ig_range whole = {at, have}, pieces[16];
+    size_t np =
+        ig_ranges_split(&whole, 1, have / 8 > 4 * MIB ? (have + 15) / 16 : 4 * MIB, pieces, 16);
+    struct ig_s3_range r[16];
+    for (size_t i = 0; i < np; i++)
+        r[i] = (struct ig_s3_range){pieces[i].off, pieces[i].len, buf + (pieces[i].off - at)};
+    return ig_s3_get_ranges(s3, bucket, key, etag, r, np, err);
+}
+
+/* Replace object f->name by its bytes with f's records applied: one PUT when
+ * small, else a multipart upload of the changed ranges with the rest copied
+ * server-side (ranges.h plans the parts); then every older version of it is
+ * removed. */
+static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
+                          struct ig_remote_lock *l, struct ig_fault *fault,
+                          struct ig_remote_report *rep, struct ig_error *err)
+{
+    const char *bucket, *prefix;
+    struct ig_s3 *s3 = ig_store_s3(st, &bucket, &prefix);
+    char key[IG_S3_KEY_LEN_MAX];
+    if ((size_t)snprintf(key, sizeof key, "%s%s", prefix, f->name) >= sizeof key)
+        return ig_err(err, -ENAMETOOLONG, "%s/%s: name too long", ig_store_location(st), f->name);
+    struct ig_s3_info cur;
+    int rc = ig_s3_head(s3, bucket, key, &cur, err);
+    if (rc) return rc;
+    uint64_t size = cur.size > f->end ? cur.size : f->end;
+    uint64_t min_part = env_u64("INGOT_S3_MIN_PART_MB", 5) * MIB;
+    uint64_t whole = env_u64("INGOT_S3_PATCH_WHOLE_MB", 16) * MIB;
+    struct ig_s3_info now;
+    if (size <= whole || size < 2 * min_part) {
+        uint8_t *buf = malloc(size ? (size_t)size : 1);
+        rc = buf ? read_old(s3, bucket, key, cur.etag, cur.size, buf, 0, size, err)
+                 : ig_err(err, -ENOMEM, "out of memory");
+        if (!rc && patch(jfd, f, buf, 0, size)) rc = ig_err(err, -EIO, "the journal is unreadable");
+        struct ig_s3_cond c = {cur.etag, false};
+        if (!rc) rc = ig_s3_put(s3, bucket, key, buf, (size_t)size, &c, &now, err);
+        if (!rc) rep->bytes_uploaded += size;
+        free(buf);
+    } else {
+        struct ig_range *dirty = malloc(f->n * sizeof *dirty);
+        if (!dirty) return ig_err(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < f->n; i++)
+            dirty[i] = (struct ig_range){f->r[i].off, f->r[i].len};
+        size_t nd = ig_ranges_coalesce(dirty, f->n, 0);
+        size_t cap = 10000;
+        /* copied parts of at most 512 MiB: each a bounded piece of the
+         * store's work, retried alone */
+        struct ig_part_plan *plan = malloc(cap * sizeof *plan);
+        size_t np = plan ? ig_ranges_plan_parts(size, cur.size, dirty, nd, min_part, 512 * MIB,
+                                                64 * MIB, plan, cap)
+                         : SIZE_MAX;
+        free(dirty);
+        char upload[1024];
+        char(*etags)[IG_ETAG_MAX] = np != SIZE_MAX ? calloc(np, IG_ETAG_MAX) : NULL;
+        uint8_t *buf = etags ? malloc((size_t)(64 * MIB)) : NULL;
+        if (!buf)
+            rc = ig_err(err, np == SIZE_MAX ? -EFBIG : -ENOMEM, "%s/%s: %s", ig_store_location(st),
+                        f->name,
+                        np == SIZE_MAX ? "too many changed ranges for one multipart upload"
+                                       : "out of memory");
+        if (!rc) rc = ig_s3_mpu_start(s3, bucket, key, upload, sizeof upload, err);
+        bool started = !rc;
+        for (size_t i = 0; !rc && i < np; i++) {
+            rc = ig_remote_lock_renew(l, err);
+            if (rc) break;
+            if (plan[i].upload) {
+                rc = read_old(s3, bucket, key, cur.etag, cur.size, buf, plan[i].off, plan[i].len,
+                              err);
+                if (!rc && patch(jfd, f, buf, plan[i].off, plan[i].len))
+                    rc = ig_err(err, -EIO, "the journal is unreadable");
+                if (!rc)
+                    rc = ig_s3_mpu_put(s3, bucket, key, upload, (unsigned)i + 1, buf,
+                                       (size_t)plan[i].len, etags[i], err);
+                if (!rc) rep->bytes_uploaded += plan[i].len;
+            } else {
+                rc = ig_s3_mpu_copy(s3, bucket, key, upload, (unsigned)i + 1, key, cur.version_id,
+                                    cur.etag, plan[i].off, plan[i].len, etags[i], err);
+                if (!rc) rep->bytes_copied += plan[i].len;
+            }
+        }
+        if (!rc) rc = ig_s3_mpu_complete(s3, bucket, key, upload, etags, (unsigned)np, &now, err);
+        if (rc && started) ig_s3_mpu_abort(s3, bucket, key, upload);
+        free(buf);
+        free(etags);
+        free(plan);
+    }
+    if (rc) return ig_err_prefix(err, rc, "%s: replacing %s", ig_store_location(st), f->name);
+    rep->objects_replaced++;
+    ig_fault_step(fault);
+    /* the object now holds no erased value; older versions of it still do */
+    rc = remove_versions(st, f->name, now.version_id[0] ? now.version_id : "", &rep->removed,
+                         &rep->versions_removed, err);
+    ig_fault_step(fault);
+    return rc;
+}
+
+/* MANIFEST's generation raised to at least g (journal.c's raise_generation,
+ * published under If-Match: the writers' lock is held, so a failed condition
+ * means the lock was lost). */
+static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
+{
+    struct ig_manifest m;
+    int rc = ig_manifest_read(dir, &m, err);
+    if (rc) return rc;
+    if (m.generation < g) {
+        if (m.format == 1) {
+            if (!m.change[0]) snprintf(m.change, sizeof m.change, "%s", "import");
+            rc = ig_version_save(dir, &m, err);
+        }
+        m.generation = g;
+        m.version++;
+        m.time = (int64_t)time(NULL);
+        snprintf(m.change, sizeof m.change, "%s", "erase");
+        if (!rc) rc = ig_version_save(dir, &m, err);
+        if (!rc) rc = ig_remote_manifest_publish(dir, &m, m.etag, false, err);
+    }
+    ig_manifest_free(&m);
+    return rc;
+}
+
+int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
+                            struct ig_fault *f, struct ig_remote_report *rep, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    struct fileset fs = {0};
+    uint64_t generation = 0;
+    rc = ig_journal_walk(journal_path, collect, &fs, &generation, err);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    int jfd = rc ? -1 : ig_open(journal_path, O_RDONLY | O_CLOEXEC, 0);
+    if (!rc && jfd < 0) rc = ig_err(err, -errno, "%s: %s", journal_path, strerror(errno));
+    for (size_t i = 0; !rc && i < fs.n; i++) {
+        /* only a table's part and blob files are ever named */
+        if (strncmp(fs.f[i].name, "part-", 5)) {
+            rc = ig_err(err, -EIO, "%s: the journal names %s, not a part file", dir, fs.f[i].name);
+            break;
+        }
+        rc = replace_object(st, &fs.f[i], jfd, l, f, rep, err);
+    }
+    if (jfd >= 0) close(jfd);
+    fileset_free(&fs);
+    if (!rc && generation) {
+        rc = raise_generation(dir, generation, err);
+        ig_fault_step(f);
+    }
+    if (!rc) {
+        rc = remove_versions(st, JOURNAL_NAME, NULL, NULL, NULL, err);
+        ig_fault_step(f);
+    }
+    return rc;
+}
+
+int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *replayed,
+                             struct ig_error *err)
+{
+    *replayed = false;
+    if (!ig_remote_journal_pending(dir)) return 0;
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    char stage[4096], path[4300];
+    rc = ig_remote_stage_dir(stage, sizeof stage, err);
+    if (rc) return rc;
+    snprintf(path, sizeof path, "%s/.ingot/journal", stage);
+    struct ig_obj *o = NULL;
+    rc = ig_obj_open(st, JOURNAL_NAME, NULL, &o, err);
+    if (rc == -ENOENT) { /* completed meanwhile */
+        ig_remove_tree(stage);
+        return 0;
+    }
+    /* the journal object copied down a piece at a time */
+    int fd = rc ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (!rc && fd < 0) rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    uint8_t *buf = rc ? NULL : malloc((size_t)(8 * MIB));
+    if (!rc && !buf) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (uint64_t at = 0; !rc && at < ig_obj_size(o);) {
+        uint64_t n = ig_obj_size(o) - at < 8 * MIB ? ig_obj_size(o) - at : 8 * MIB;
+        rc = ig_obj_read(o, buf, (size_t)n, at, err);
+        if (!rc && ig_write_full(fd, buf, (size_t)n))
+            rc = ig_err(err, -EIO, "%s: write failed", path);
+        at += n;
+    }
+    free(buf);
+    if (fd >= 0) close(fd);
+    ig_obj_close(o);
+    struct ig_remote_report rep = {0};
+    if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, &rep, err);
+    ig_remote_report_free(&rep);
+    ig_remove_tree(stage);
+    if (rc) return ig_err_prefix(err, rc, "%s: completing an interrupted erase", dir);
+    *replayed = true;
+    return 0;
+}
+
+int ig_remote_recover(const char *dir, unsigned wait_ms, bool *replayed, struct ig_error *err)
+{
+    *replayed = false;
+    if (!ig_remote_journal_pending(dir)) return 0;
+    struct ig_remote_lock l;
+    int rc = ig_remote_lock(dir, wait_ms, &l, err);
+    if (rc == -EBUSY) return 0; /* its writer is at work: it completes it */
+    if (rc) return rc;
+    rc = ig_remote_recover_locked(dir, &l, replayed, err);
+    ig_remote_unlock(&l);
+    return rc;
+}

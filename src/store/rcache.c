@@ -1,0 +1,265 @@
+/* rcache.c - byte ranges of immutable objects in memory, LRU (rcache.h). */
+#include "store/rcache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct extent {
+    uint64_t off, len;
+    uint8_t *data; /* NULL while pending */
+    struct ig_rc_obj *obj;
+    struct extent *prev, *next; /* LRU (ready extents only): head most recent */
+};
+
+struct ig_rc_obj {
+    struct ig_rcache *c;
+    struct extent **ext; /* sorted by off, non-overlapping */
+    size_t n, cap;
+};
+
+struct ig_rcache {
+    pthread_mutex_t mu;
+    pthread_cond_t filled;
+    size_t cap, bytes;
+    struct extent *head, *tail;
+};
+
+struct ig_rcache *ig_rcache_new(size_t cap_bytes)
+{
+    struct ig_rcache *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->filled, NULL);
+    c->cap = cap_bytes;
+    return c;
+}
+
+void ig_rcache_free(struct ig_rcache *c)
+{
+    if (!c) return;
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->filled);
+    free(c);
+}
+
+size_t ig_rcache_bytes(const struct ig_rcache *c)
+{
+    struct ig_rcache *m = (struct ig_rcache *)c;
+    pthread_mutex_lock(&m->mu);
+    size_t b = m->bytes;
+    pthread_mutex_unlock(&m->mu);
+    return b;
+}
+
+struct ig_rc_obj *ig_rc_obj_new(struct ig_rcache *c)
+{
+    struct ig_rc_obj *o = calloc(1, sizeof *o);
+    if (o) o->c = c;
+    return o;
+}
+
+static void lru_unlink(struct ig_rcache *c, struct extent *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else if (c->head == e)
+        c->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else if (c->tail == e)
+        c->tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void lru_front(struct ig_rcache *c, struct extent *e)
+{
+    lru_unlink(c, e);
+    e->next = c->head;
+    if (c->head) c->head->prev = e;
+    c->head = e;
+    if (!c->tail) c->tail = e;
+}
+
+/* Index of the first extent that ends after off. */
+static size_t first_after(const struct ig_rc_obj *o, uint64_t off)
+{
+    size_t lo = 0, hi = o->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (o->ext[mid]->off + o->ext[mid]->len <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void remove_at(struct ig_rc_obj *o, size_t i)
+{
+    memmove(o->ext + i, o->ext + i + 1, (o->n - i - 1) * sizeof *o->ext);
+    o->n--;
+}
+
+static void drop(struct ig_rcache *c, struct extent *e)
+{
+    struct ig_rc_obj *o = e->obj;
+    size_t i = first_after(o, e->off);
+    if (i < o->n && o->ext[i] == e) remove_at(o, i);
+    if (e->data) {
+        lru_unlink(c, e);
+        c->bytes -= (size_t)e->len;
+        free(e->data);
+    }
+    free(e);
+}
+
+void ig_rc_obj_free(struct ig_rc_obj *o)
+{
+    if (!o) return;
+    struct ig_rcache *c = o->c;
+    pthread_mutex_lock(&c->mu);
+    while (o->n)
+        drop(c, o->ext[o->n - 1]);
+    pthread_mutex_unlock(&c->mu);
+    free(o->ext);
+    free(o);
+}
+
+/* A new pending extent at index i; false without memory. */
+static bool insert_pending(struct ig_rc_obj *o, size_t i, uint64_t off, uint64_t len)
+{
+    if (o->n == o->cap) {
+        size_t ncap = o->cap ? 2 * o->cap : 16;
+        struct extent **g = realloc(o->ext, ncap * sizeof *g);
+        if (!g) return false;
+        o->ext = g;
+        o->cap = ncap;
+    }
+    struct extent *e = calloc(1, sizeof *e);
+    if (!e) return false;
+    e->off = off;
+    e->len = len;
+    e->obj = o;
+    memmove(o->ext + i + 1, o->ext + i, (o->n - i) * sizeof *o->ext);
+    o->ext[i] = e;
+    o->n++;
+    return true;
+}
+
+/* One pass over [off, off + n): copy ready bytes into dst (when dst), claim
+ * gaps (when claim), report whether a pending extent of another claim lies
+ * inside (*blocked). */
+static void walk(struct ig_rc_obj *o, uint8_t *dst, uint64_t off, uint64_t n, bool claim,
+                 struct ig_range *gaps, size_t cap, size_t *ngaps, bool *more, bool *blocked)
+{
+    struct ig_rcache *c = o->c;
+    uint64_t pos = off, end = off + n;
+    size_t i = first_after(o, off);
+    *ngaps = 0;
+    *more = *blocked = false;
+    while (pos < end) {
+        struct extent *e = i < o->n ? o->ext[i] : NULL;
+        if (e && e->off <= pos) { /* pos lies inside e */
+            uint64_t take = (e->off + e->len < end ? e->off + e->len : end) - pos;
+            if (e->data) {
+                if (dst) memcpy(dst + (pos - off), e->data + (pos - e->off), (size_t)take);
+                lru_front(c, e);
+            } else {
+                *blocked = true;
+            }
+            pos += take;
+            i++;
+            continue;
+        }
+        /* a gap up to the next extent or the end */
+        uint64_t gap_end = e && e->off < end ? e->off : end;
+        if (claim) {
+            if (*ngaps == cap || !insert_pending(o, i, pos, gap_end - pos)) {
+                *more = true;
+                return;
+            }
+            gaps[(*ngaps)++] = (struct ig_range){pos, gap_end - pos};
+            i++; /* past the pending extent just inserted */
+        } else {
+            *more = true;
+        }
+        pos = gap_end;
+    }
+}
+
+void ig_rc_read(struct ig_rc_obj *o, void *dst, size_t n, uint64_t off, struct ig_range *gaps,
+                size_t cap, size_t *ngaps, bool *more)
+{
+    struct ig_rcache *c = o->c;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        bool blocked;
+        /* a look first, claiming nothing: only when no other claim is in
+         * the way are gaps claimed (a waiter must not hold claims) */
+        walk(o, NULL, off, n, false, gaps, cap, ngaps, more, &blocked);
+        if (blocked) {
+            pthread_cond_wait(&c->filled, &c->mu);
+            continue;
+        }
+        walk(o, dst, off, n, true, gaps, cap, ngaps, more, &blocked);
+        break;
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+size_t ig_rc_claim(struct ig_rc_obj *o, uint64_t off, uint64_t n, struct ig_range *gaps, size_t cap)
+{
+    struct ig_rcache *c = o->c;
+    size_t ng = 0;
+    bool more, blocked;
+    pthread_mutex_lock(&c->mu);
+    walk(o, NULL, off, n, true, gaps, cap, &ng, &more, &blocked);
+    pthread_mutex_unlock(&c->mu);
+    return ng;
+}
+
+bool ig_rc_has(struct ig_rc_obj *o, uint64_t off, uint64_t n)
+{
+    struct ig_rcache *c = o->c;
+    pthread_mutex_lock(&c->mu);
+    uint64_t pos = off, end = off + n;
+    size_t i = first_after(o, off);
+    bool ok = true;
+    while (ok && pos < end) {
+        struct extent *e = i < o->n ? o->ext[i] : NULL;
+        if (!e || e->off > pos || !e->data)
+            ok = false;
+        else
+            pos = e->off + e->len, i++;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
+
+void ig_rc_fill(struct ig_rc_obj *o, uint64_t off, uint64_t len, void *data)
+{
+    struct ig_rcache *c = o->c;
+    pthread_mutex_lock(&c->mu);
+    size_t i = first_after(o, off);
+    struct extent *e = i < o->n ? o->ext[i] : NULL;
+    if (e && e->off == off && e->len == len && !e->data) {
+        if (!data || len > c->cap) {
+            /* failed, or larger than the whole cache: nothing is kept */
+            remove_at(o, i);
+            free(e);
+            free(data);
+        } else {
+            e->data = data;
+            c->bytes += (size_t)len;
+            lru_front(c, e);
+            /* over budget: the least recent go (never the one just filled) */
+            while (c->bytes > c->cap && c->tail && c->tail != e)
+                drop(c, c->tail);
+        }
+    } else {
+        free(data); /* not a claim of ours */
+    }
+    pthread_cond_broadcast(&c->filled);
+    pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,47 @@
+/* rcache.h - a bounded memory cache of byte ranges of immutable objects.
+ *
+ * Each object (an ETag of a key: its bytes never change) keeps the ranges
+ * fetched of it as non-overlapping extents; all objects of one cache share
+ * one byte budget, evicted least recently used first. A range being fetched
+ * is claimed (pending) by the thread fetching it: others that need it wait
+ * for it instead of fetching it again (a prefetch and the read it serves, two
+ * daemon threads reading one block). Thread-safe; no I/O of its own. */
+#ifndef IG_STORE_RCACHE_H
+#define IG_STORE_RCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/ranges.h"
+
+struct ig_rcache;
+struct ig_rc_obj;
+
+struct ig_rcache *ig_rcache_new(size_t cap_bytes);
+void ig_rcache_free(struct ig_rcache *c); /* its objects must be freed first */
+size_t ig_rcache_bytes(const struct ig_rcache *c);
+
+struct ig_rc_obj *ig_rc_obj_new(struct ig_rcache *c);
+/* Drop the object's extents (waits for none: its fetches must be done). */
+void ig_rc_obj_free(struct ig_rc_obj *o);
+
+/* Copy the cached bytes of [off, off + n) into dst and claim the rest: the
+ * uncached stretches (at most cap of them; past that the rest is left
+ * unclaimed and *more set) are returned in gaps[0..*ngaps) as pending, for
+ * the caller to fetch and then ig_rc_fill. Waits while another thread's
+ * claim covers part of the range. */
+void ig_rc_read(struct ig_rc_obj *o, void *dst, size_t n, uint64_t off, struct ig_range *gaps,
+                size_t cap, size_t *ngaps, bool *more);
+/* Claim what is neither cached nor pending in [off, off + n) (a prefetch):
+ * never waits; returns the count put into gaps. */
+size_t ig_rc_claim(struct ig_rc_obj *o, uint64_t off, uint64_t n, struct ig_range *gaps,
+                   size_t cap);
+/* A claimed range fetched: the cache takes `data` (malloc'd, len bytes, or
+ * NULL when the fetch failed: the claim is dropped, waiters fetch it
+ * themselves). */
+void ig_rc_fill(struct ig_rc_obj *o, uint64_t off, uint64_t len, void *data);
+/* Is all of [off, off + n) cached (not pending)? */
+bool ig_rc_has(struct ig_rc_obj *o, uint64_t off, uint64_t n);
+
+#endif

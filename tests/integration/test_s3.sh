@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# Tables on object storage (s3://bucket/prefix) against a real S3 gateway
+# (Ceph's radosgw, started and stopped here by scripts/s3-local): import,
+# inspect, cat, mount (rows, columns, blobs and frames by path), erase through
+# rm and the CLI with no older object version left behind, a kill at every
+# step of an erase, two mounts as two hosts, writers racing, and what goes
+# wrong on the network: wrong credentials, a missing bucket, a truncated
+# object, 503s, dropped and stalled connections, the gateway gone. Each ends
+# in a clear error or a retry: never a hang, never a wrong byte.
+. "$(dirname "$0")/lib.sh"
+
+env_out=$("$ROOT/scripts/s3-local" start 2>"$WORK/s3-local.err")
+case $? in
+0) ;;
+3) skip s3 "Ceph's radosgw is not installed (scripts/deps installs ceph-mon ceph-osd radosgw)"; exit 0 ;;
+*) fail s3_gateway_starts "$(tail -5 "$WORK/s3-local.err")"; exit 0 ;;
+esac
+eval "$env_out"
+PROXY_PID=
+stop_all() {
+    for m in "$WORK"/mnt*; do [ -d "$m" ] && { fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null; }; done
+    [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null
+    "$ROOT/scripts/s3-local" stop "$S3_LOCAL_DIR"
+}
+trap 'stop_all; cleanup' EXIT
+pass s3_gateway_starts
+
+s3() { # s3 METHOD PATH [curl args...]: a signed request to the gateway
+    local method=$1 path=$2
+    shift 2
+    curl -s --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+        -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -X "$method" "$AWS_ENDPOINT_URL$path" "$@"
+}
+s3 PUT /tables -o /dev/null
+s3 PUT /vtables -o /dev/null
+s3 PUT '/vtables?versioning=' -d '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>' -o /dev/null
+
+# the data: a table of a few columns, and media with blobs and frames
+/usr/bin/python3 - "$WORK" <<'EOF'
+import random, sys
+w = sys.argv[1]
+random.seed(7)
+with open(f"{w}/t.csv", "w") as f:
+    f.write("id,user,caption,score\n")
+    for i in range(30000):
+        f.write(f"{i},{i % 1000},caption {i} {random.randrange(10**9)},{random.random():.6f}\n")
+EOF
+have_media=0
+if command -v ffmpeg >/dev/null; then
+    bash "$ROOT/scripts/make_media.sh" "$WORK/media" 4 && have_media=1
+fi
+
+T=s3://tables/t
+check s3_import "$INGOT" import "$WORK/t.csv" "$T"
+"$INGOT" import "$WORK/t.csv" "$WORK/local" >/dev/null 2>&1
+check s3_import_refuses_an_existing_table expect_fail "$INGOT" import "$WORK/t.csv" "$T"
+same_as_local() {
+    [ "$("$INGOT" cat "$T" caption | md5sum)" = "$("$INGOT" cat "$WORK/local" caption | md5sum)" ] &&
+        [ "$("$INGOT" cat --rows 0,17,29999 "$T")" = "$("$INGOT" cat --rows 0,17,29999 "$WORK/local")" ] &&
+        "$INGOT" inspect "$T" | grep -q "30000 live"
+}
+check s3_cat_and_inspect_read_what_was_imported same_as_local
+check s3_verify "$INGOT" verify "$T"
+
+mount_reads() {
+    mkdir -p "$WORK/mnt1"
+    # short network bounds: the last test stops the gateway under this mount
+    INGOT_S3_STALL_S=1 INGOT_S3_RETRIES=2 "$INGOT" mount -o poll_ms=300 "$T" "$WORK/mnt1" || return 1
+    [ "$(jq -c . "$WORK/mnt1/rows/17")" = "$("$INGOT" cat --rows 17 "$WORK/local" | jq -c .)" ] || { echo rows; return 1; }
+    [ "$(jq -c . "$WORK/mnt1/rows/23456")" = "$("$INGOT" cat --rows 23456 "$WORK/local" | jq -c .)" ] || return 1
+    cmp -s "$WORK/mnt1/columns/caption" <("$INGOT" cat "$WORK/local" caption) || { echo caption; return 1; }
+    /usr/bin/python3 -c "
+import numpy as np
+a = np.load('$WORK/mnt1/columns/score.npy')
+assert a.shape == (30000,), a.shape
+assert abs(a[17] - float('$(jq .score "$WORK/mnt1/rows/17")')) < 1e-9
+" || { echo npy; return 1; }
+    [ "$(ls "$WORK/mnt1/rows" | wc -l)" = 30000 ] || { echo listing; return 1; }
+}
+check s3_mount_rows_columns_npy mount_reads
+
+if [ $have_media = 1 ]; then
+    M="$WORK/media"
+    check s3_import_media "$INGOT" import --schema "$M/schema.txt" "$M/media.jsonl" s3://tables/media
+    blobs_by_path() {
+        mkdir -p "$WORK/mnt2"
+        "$INGOT" mount s3://tables/media "$WORK/mnt2" || return 1
+        cmp "$WORK/mnt2/blobs/video/0.mp4" "$M/vid/0.mp4" || return 1
+        local src
+        src=$(sed -n 3p "$M/media.jsonl" | jq -r '.frames[1]')
+        cmp "$WORK/mnt2/blobs/frames/2/1.jpg" "$M/$src" || return 1
+        ffprobe -v error -show_entries stream=codec_name -of csv=p=0 "$WORK/mnt2/blobs/video/0.mp4" | grep -q h264 ||
+            { echo "ffprobe could not read the video"; return 1; }
+        "$INGOT" verify s3://tables/media >/dev/null
+    }
+    check s3_blobs_and_frames_by_path blobs_by_path
+else
+    skip s3_blobs_and_frames_by_path "ffmpeg not installed"
+fi
+
+# ---- erasure ---------------------------------------------------------------
+V=s3://vtables/t
+"$INGOT" import "$WORK/t.csv" "$V" >/dev/null 2>&1
+"$INGOT" import --append "$WORK/t.csv" "$V" >/dev/null 2>&1 # two parts
+mkdir -p "$WORK/mnt3"
+"$INGOT" mount -o poll_ms=300 "$V" "$WORK/mnt3"
+versions_of() { s3 GET "/vtables?prefix=t%2F$1&versions=" | grep -o "<Version>" | wc -l; }
+erase_cli() {
+    local before
+    grep -q '"caption 5 ' "$WORK/mnt3/rows/5" || return 1
+    [ "$(versions_of part-000000.ingot)" = 1 ] || return 1
+    "$INGOT" erase --row 5 --where user=7 "$V" || return 1
+    "$INGOT" cat --rows 5 "$V" 2>/dev/null && { echo "row 5 still there"; return 1; }
+    [ "$("$INGOT" cat "$V" user | grep -cx 7)" = 0 ] || { echo "user 7 still there"; return 1; }
+    # every older version of every replaced object is gone: only the new one
+    [ "$(versions_of part-000000.ingot)" = 1 ] || { echo "old versions of part 0 remain"; return 1; }
+    [ "$(versions_of part-000001.ingot)" = 1 ] || { echo "old versions of part 1 remain"; return 1; }
+    "$INGOT" verify "$V" | grep -q "none holding an erased value" || return 1
+    s3 GET /vtables/t/.ingot/erasures | tail -1 | grep -q 'removed="part-000000.ingot@' || { echo "audit"; return 1; }
+}
+check s3_erase_cli_leaves_no_older_version erase_cli
+erase_rm() {
+    rm "$WORK/mnt3/rows/9" || return 1
+    [ ! -e "$WORK/mnt3/rows/9" ] || return 1
+    "$INGOT" cat --rows 9 "$V" 2>/dev/null && return 1
+    grep -q '"caption 9 ' "$WORK/mnt3/columns/caption" && return 1
+    "$INGOT" verify "$V" >/dev/null
+}
+check s3_erase_through_rm erase_rm
+older_version_found() {
+    # an older version an erase did not make (put back by hand) is found
+    local key=/vtables/t/part-000000.ingot
+    s3 GET "$key" -o "$WORK/p0"
+    s3 PUT "$key" --data-binary @"$WORK/p0" -o /dev/null
+    s3 PUT "$key" --data-binary @"$WORK/p0" -o /dev/null
+    if "$INGOT" verify "$V" >"$WORK/vout" 2>&1; then echo "verify passed"; return 1; fi
+    grep -q "older version of an object with erased rows" "$WORK/vout" || { cat "$WORK/vout"; return 1; }
+    "$INGOT" erase --row 11 "$V" >/dev/null && "$INGOT" verify "$V" >/dev/null
+}
+check s3_verify_finds_an_older_version older_version_found
+
+# a kill at every step of an erase: the table reads (each row whole or gone),
+# and the erase completes by the next command
+kill_steps() {
+    local n=1 out
+    while :; do
+        local K=s3://tables/k$n
+        "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 && "$INGOT" import --append "$WORK/t.csv" "$K" >/dev/null 2>&1 ||
+            return 1
+        INGOT_FAULT_AFTER=$n "$INGOT" erase --row 3 --row 30003 "$K" >/dev/null 2>&1
+        local st=$?
+        for r in 3 30003; do
+            out=$("$INGOT" cat --rows $r "$K" 2>&1)
+            if grep -q '"caption' <<<"$out"; then :; elif grep -q "no such row" <<<"$out"; then :; else
+                echo "step $n: row $r unreadable: $out"; return 1
+            fi
+        done
+        "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
+        for r in 3 30003; do
+            "$INGOT" cat --rows $r "$K" >/dev/null 2>&1 && { echo "step $n: row $r not erased after recovery"; return 1; }
+        done
+        [ $st = 137 ] || break # the erase ran to its end: every step was tried
+        n=$((n + 1))
+        [ $n -le 20 ] || { echo "more than 20 steps?"; return 1; }
+    done
+    echo "$((n - 1)) steps"
+}
+check s3_kill_at_every_erase_step kill_steps
+
+# two mounts of one table are two hosts: an erase through one reaches the other
+two_hosts() {
+    mkdir -p "$WORK/mnt4"
+    "$INGOT" mount -o poll_ms=300 "$V" "$WORK/mnt4" || return 1
+    grep -q '"caption 21 ' "$WORK/mnt4/rows/21" || return 1
+    rm "$WORK/mnt3/rows/21" || return 1
+    local t0 ms=""
+    t0=$(date +%s%N)
+    for _ in $(seq 60); do
+        [ -e "$WORK/mnt4/rows/21" ] || { ms=$((($(date +%s%N) - t0) / 1000000)); break; }
+        sleep 0.05
+    done
+    [ -n "$ms" ] || { echo "the other mount still serves row 21 after 3 s"; return 1; }
+    grep -q '"caption 21 ' "$WORK/mnt4/columns/caption" && return 1
+    echo "the other mount dropped row 21 after $ms ms (poll_ms 300)"
+}
+check s3_two_mounts_two_hosts two_hosts
+
+racing_writers() {
+    local pids=() r
+    for r in 100 200 300 400; do "$INGOT" erase --row $r "$V" >/dev/null 2>"$WORK/race.$r" & pids+=($!); done
+    "$INGOT" import --append "$WORK/t.csv" "$V" >/dev/null 2>"$WORK/race.append" & pids+=($!)
+    for p in "${pids[@]}"; do wait "$p" || { cat "$WORK"/race.*; return 1; }; done
+    for r in 100 200 300 400; do "$INGOT" cat --rows $r "$V" 2>/dev/null && return 1; done
+    "$INGOT" inspect "$V" | grep -Eq "^rows +90000 " || { echo "not 90000 rows"; return 1; }
+    [ "$(s3 GET /vtables/t/.ingot/erasures | grep -c 'request="row [1-4]00"')" = 4 ] || return 1
+    "$INGOT" verify "$V" >/dev/null
+}
+check s3_racing_writers_serialise racing_writers
+held_lock() {
+    # another host's writer holds the lock: a writer waits, then fails naming
+    # it, changing nothing; once the holder stops renewing, it is taken over
+    local before out
+    before=$(s3 GET /tables/t/MANIFEST | md5sum)
+    s3 PUT /tables/t/.ingot/lock/otherhost-4242-0000000000000000 --data-binary x -o /dev/null
+    out=$(INGOT_S3_LOCK_WAIT_S=1 "$INGOT" erase --row 1 "$T" 2>&1) && { echo "erased under another's lock"; return 1; }
+    grep -q "locked by another writer (otherhost-4242" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(s3 GET /tables/t/MANIFEST | md5sum)" = "$before" ] || return 1
+    "$INGOT" cat --rows 1 "$T" >/dev/null || return 1
+    INGOT_S3_LOCK_LEASE_S=0 "$INGOT" erase --row 1 "$T" >/dev/null || return 1
+    [ -z "$(s3 GET '/tables?list-type=2&prefix=t%2F.ingot%2Flock%2F' | grep -o '<Key>')" ] || { echo "lock left"; return 1; }
+}
+check s3_writer_losing_the_lock_fails_cleanly held_lock
+
+# ---- what goes wrong --------------------------------------------------------
+wrong_key() {
+    local out st
+    out=$(AWS_SECRET_ACCESS_KEY=wrong timeout 60 "$INGOT" inspect "$T" 2>&1); st=$?
+    [ $st != 0 ] && [ $st != 124 ] && grep -q "access denied" <<<"$out" && grep -q "SignatureDoesNotMatch" <<<"$out" ||
+        { echo "$st: $out"; return 1; }
+    out=$(AWS_ACCESS_KEY_ID=nobody timeout 60 "$INGOT" cat "$T" caption 2>&1); st=$?
+    [ $st != 0 ] && [ $st != 124 ] && grep -q "InvalidAccessKeyId" <<<"$out" || { echo "$st: $out"; return 1; }
+    out=$(env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY HOME="$WORK" AWS_CONFIG_FILE=/dev/null \
+        timeout 60 "$INGOT" inspect "$T" 2>&1); st=$?
+    [ $st != 0 ] && grep -q "no S3 credentials" <<<"$out" || { echo "$st: $out"; return 1; }
+}
+check s3_wrong_credentials_are_named wrong_key
+profile_creds() {
+    mkdir -p "$WORK/home/.aws"
+    printf '[team]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" \
+        >"$WORK/home/.aws/credentials"
+    printf '[profile team]\nregion = %s\nendpoint_url = %s\n' "$AWS_REGION" "$AWS_ENDPOINT_URL" >"$WORK/home/.aws/config"
+    env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_ENDPOINT_URL -u AWS_REGION HOME="$WORK/home" \
+        AWS_PROFILE=team "$INGOT" inspect "$T" | grep -Eq "^rows +30000 "
+}
+check s3_credentials_from_a_profile profile_creds
+no_bucket() {
+    local out
+    out=$(timeout 60 "$INGOT" cat s3://nosuchbucket/t caption 2>&1) && return 1
+    grep -q "no such bucket" <<<"$out" || { echo "$out"; return 1; }
+    out=$(timeout 60 "$INGOT" inspect s3://tables/nosuchtable 2>&1) && return 1
+    grep -q "not an ingot table" <<<"$out" || { echo "$out"; return 1; }
+    out=$(timeout 60 "$INGOT" import "$WORK/t.csv" s3://nosuchbucket/t 2>&1) && return 1
+    grep -q "no such bucket" <<<"$out" || { echo "$out"; return 1; }
+}
+check s3_missing_bucket_is_named no_bucket
+truncated() {
+    "$INGOT" import "$WORK/t.csv" s3://tables/tr >/dev/null 2>&1 || return 1
+    s3 GET /tables/tr/part-000000.ingot -o "$WORK/whole"
+    head -c 100000 "$WORK/whole" >"$WORK/cut"
+    s3 PUT /tables/tr/part-000000.ingot --data-binary @"$WORK/cut" -o /dev/null
+    local out st
+    out=$(timeout 60 "$INGOT" cat s3://tables/tr caption 2>&1); st=$?
+    [ $st != 0 ] && [ $st != 124 ] && grep -q "truncated" <<<"$out" || { echo "$st: $out"; return 1; }
+    # the same length of other bytes: every block's checksum catches it
+    head -c 100000 /dev/urandom >"$WORK/junk"
+    tail -c +100001 "$WORK/whole" >>"$WORK/junk"
+    s3 PUT /tables/tr/part-000000.ingot --data-binary @"$WORK/junk" -o /dev/null
+    out=$(timeout 60 "$INGOT" cat s3://tables/tr caption 2>&1); st=$?
+    [ $st != 0 ] && [ $st != 124 ] && grep -q "checksum" <<<"$out" || { echo "$st: $(tail -2 <<<"$out")"; return 1; }
+}
+check s3_truncated_or_damaged_object_is_an_error truncated
+
+# a proxy between ingot and the gateway that fails requests on purpose
+/usr/bin/python3 "$ROOT/tests/integration/s3_proxy.py" "${AWS_ENDPOINT_URL##*:}" "$WORK/mode" "$WORK/proxy.port" &
+PROXY_PID=$!
+for _ in $(seq 100); do [ -f "$WORK/proxy.port" ] && break; sleep 0.05; done
+PROXY=http://127.0.0.1:$(cat "$WORK/proxy.port")
+# T has lost rows to the erase tests above: the bytes wanted are its own, read directly
+want=$("$INGOT" cat "$T" caption | md5sum)
+through() { AWS_ENDPOINT_URL=$PROXY INGOT_S3_CACHE_MB=1 INGOT_S3_READAHEAD_MB=1 timeout 60 "$INGOT" "$@"; }
+faults_retried() {
+    local m got
+    for m in "503 2" "drop 2"; do # a cat reads the part in two ranged GETs: one of them fails
+        echo "$m" >"$WORK/mode"
+        : >"$WORK/mode.log"
+        got=$(through cat "$T" caption | md5sum)
+        [ "$got" = "$want" ] || { echo "$m: wrong bytes"; return 1; }
+        [ -s "$WORK/mode.log" ] || { echo "$m: the proxy did nothing"; return 1; }
+        [ "$(through cat --rows 0,17,29999 "$T")" = "$("$INGOT" cat --rows 0,17,29999 "$WORK/local")" ] ||
+            { echo "$m: rows"; return 1; }
+    done
+    echo "retried: $(cut -d' ' -f1 "$WORK/mode.log" | sort | uniq -c | tr '\n' ' ')"
+}
+check s3_5xx_and_dropped_connections_are_retried faults_retried
+faults_reported() {
+    local out st t0
+    echo always503 >"$WORK/mode"
+    t0=$(date +%s)
+    out=$(INGOT_S3_RETRIES=2 through cat "$T" caption 2>&1 >/dev/null); st=$?
+    [ $st != 0 ] && [ $st != 124 ] && grep -q "server error HTTP 503" <<<"$out" || { echo "$st: $out"; return 1; }
+    echo "stall 1" >"$WORK/mode"
+    out=$(INGOT_S3_RETRIES=1 INGOT_S3_STALL_S=1 through cat "$T" caption 2>&1 >/dev/null); st=$?
+    [ $st != 0 ] && [ $st != 124 ] || { echo "stall: $st: $out"; return 1; }
+    echo pass >"$WORK/mode"
+    echo "gave up with a message after $(($(date +%s) - t0)) s"
+}
+check s3_persistent_faults_end_in_an_error faults_reported
+gateway_gone() {
+    local out st
+    kill -STOP "$(cat "$S3_LOCAL_DIR/rgw.pid")"
+    out=$(INGOT_S3_RETRIES=1 INGOT_S3_STALL_S=1 INGOT_S3_CONNECT_TIMEOUT_MS=500 timeout 60 "$INGOT" inspect "$T" 2>&1); st=$?
+    kill -CONT "$(cat "$S3_LOCAL_DIR/rgw.pid")"
+    [ $st != 0 ] && [ $st != 124 ] || { echo "$st: $out"; return 1; }
+    # and a mount reading when the gateway stops answering: an error, not a hang
+    kill -STOP "$(cat "$S3_LOCAL_DIR/rgw.pid")"
+    out=$(timeout 60 cat "$WORK/mnt1/rows/23456" 2>&1); st=$?
+    kill -CONT "$(cat "$S3_LOCAL_DIR/rgw.pid")"
+    [ $st != 124 ] || { echo "the mount hung"; return 1; }
+    grep -q '"caption 23456 ' "$WORK/mnt1/rows/23456"
+}
+check s3_gateway_gone_is_an_error_not_a_hang gateway_gone
