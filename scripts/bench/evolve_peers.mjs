@@ -43,7 +43,8 @@ import { createInterface } from 'node:readline';
 
 // apache-arrow as LanceDB loads it (CommonJS): its classes are checked with
 // instanceof, and the ES module build's are other classes
-const { Field, FixedSizeList, Float32, Int64, makeData, RecordBatch, Schema, Struct, Table, tableFromArrays } =
+const { Field, FixedSizeList, Float32, Int64, makeData, makeVector, RecordBatch, Schema, Struct, Table, Utf8,
+  vectorFromArray } =
   createRequire(import.meta.url)('apache-arrow');
 
 const DATA = process.env.INGOT_BENCH_DATA || '/var/tmp/ingot-bench';
@@ -135,9 +136,10 @@ async function lanceBuild(csv, dir) {
   let ids = [], caps = [], fs = null, n = 0, header = true;
   const flush = () => {
     if (!n) return;
-    const cols = { id: BigInt64Array.from(ids), caption: caps };
-    for (let k = 0; k < 20; k++) cols[`f${k}`] = fs[k].subarray(0, n);
-    batches.push(...tableFromArrays(cols).batches);
+    // explicit types: inferred ones (a dictionary for the strings) differ batch to batch
+    const cols = { id: makeVector(BigInt64Array.from(ids)), caption: vectorFromArray(caps, new Utf8()) };
+    for (let k = 0; k < 20; k++) cols[`f${k}`] = makeVector(fs[k].subarray(0, n));
+    batches.push(...new Table(cols).batches);
     ids = []; caps = []; n = 0;
   };
   for await (const line of rl) {

@@ -1,8 +1,8 @@
 /* evolve_read - one column of a table version read through the public API, in
  * process, timed (scripts/bench/evolve).
  *
- *   evolve_read all   [--warm N] [--cold N] [--version V] TABLE COLUMN
- *   evolve_read first [--warm N] [--cold N] [--version V] TABLE COLUMN
+ *   evolve_read all   [--warm N] [--cold N] [--version V] [--row-bytes B] TABLE COLUMN
+ *   evolve_read first [--warm N] [--cold N] [--version V] [--row-bytes B] TABLE COLUMN
  *
  * all:   ingot_open_version + ingot_column_find + ingot_read_fixed of every row
  *        group + ingot_close: the whole column (any fixed-width column, vectors
@@ -11,12 +11,17 @@
  * first: the same with row group 0 only: the time until a reader holds the
  *        column's first values, to compare an old version with the current one.
  * --version V: 0 (default) is the current version.
+ * --row-bytes B: bytes of a row's values (8 for int64, 3072 for a
+ * vector<float32, 768>); without it the buffer is sized by an untimed run.
  * warm: one untimed run, then N timed runs; cold: N runs, each after
  * `sync; echo 3 > /proc/sys/vm/drop_caches` (root). Every run opens the table
- * afresh.
+ * afresh. On a shared machine, run it once per sample and alternate the
+ * tables compared, so that the load falls on both alike.
  *
  * Prints one line per regime, times in microseconds:
- *   warm n=N med=.. min=.. max=.. open_med=.. read_med=.. disk_kib_med=..
+ *   warm n=N med=.. min=.. max=.. cpu_med=.. open_med=.. read_med=.. disk_kib_med=..
+ * (cpu: user + system time of the run, which the machine's other work
+ * inflates less than the wall time)
  * and `values V hash H`: how many values the last run read and an FNV-1a hash
  * of their bytes (not timed), so that two tables' columns can be checked equal. */
 #include "ingot.h"
@@ -28,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,8 +62,16 @@ static double io_read_kib(void)
     return (double)v / 1024.0;
 }
 
+static double cpu_us(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 struct sample {
-    double total, open, read, disk_kib;
+    double total, open, read, disk_kib, cpu;
 };
 
 struct job {
@@ -74,7 +88,7 @@ static int one_run(struct job *j, struct sample *s)
     char err[512];
     ingot_table *t;
     uint32_t col;
-    double io0 = io_read_kib(), t0 = now_us();
+    double io0 = io_read_kib(), c0 = cpu_us(), t0 = now_us();
     if (ingot_open_version(j->table, j->version, &t, err, sizeof err)) {
         fprintf(stderr, "evolve_read: %s\n", err);
         return -1;
@@ -96,7 +110,7 @@ static int one_run(struct job *j, struct sample *s)
         return -1;
     }
     j->values = n;
-    *s = (struct sample){t3 - t0, t1 - t0, t2 - t1, io_read_kib() - io0};
+    *s = (struct sample){t3 - t0, t1 - t0, t2 - t1, io_read_kib() - io0, cpu_us() - c0};
     return 0;
 }
 
@@ -144,8 +158,10 @@ static void report(const char *name, const struct sample *s, int n)
         if (s[i].total < lo) lo = s[i].total;
         if (s[i].total > hi) hi = s[i].total;
     }
-    printf("%s n=%d med=%.1f min=%.1f max=%.1f open_med=%.1f read_med=%.1f disk_kib_med=%.0f\n",
+    printf("%s n=%d med=%.1f min=%.1f max=%.1f cpu_med=%.1f open_med=%.1f read_med=%.1f "
+           "disk_kib_med=%.0f\n",
            name, n, median_of(s, n, offsetof(struct sample, total)), lo, hi,
+           median_of(s, n, offsetof(struct sample, cpu)),
            median_of(s, n, offsetof(struct sample, open)),
            median_of(s, n, offsetof(struct sample, read)),
            median_of(s, n, offsetof(struct sample, disk_kib)));
@@ -153,7 +169,8 @@ static void report(const char *name, const struct sample *s, int n)
 
 static int usage(void)
 {
-    fputs("usage: evolve_read all|first [--warm N] [--cold N] [--version V] TABLE COLUMN\n",
+    fputs("usage: evolve_read all|first [--warm N] [--cold N] [--version V] [--row-bytes B] "
+          "TABLE COLUMN\n",
           stderr);
     return 2;
 }
@@ -169,6 +186,7 @@ int main(int argc, char **argv)
     else
         return usage();
     int warm = 5, cold = 0, i = 2;
+    size_t row_bytes = 0;
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
         if (!strcmp(argv[i], "--warm"))
             warm = atoi(argv[i + 1]);
@@ -176,6 +194,8 @@ int main(int argc, char **argv)
             cold = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--version"))
             j.version = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--row-bytes"))
+            row_bytes = strtoull(argv[i + 1], NULL, 10);
         else
             return usage();
     }
@@ -183,11 +203,22 @@ int main(int argc, char **argv)
     j.table = argv[i];
     j.column = argv[i + 1];
     j.cap = 1 << 20;
+    if (row_bytes) {
+        char err[512];
+        ingot_table *t;
+        if (ingot_open_version(j.table, j.version, &t, err, sizeof err)) {
+            fprintf(stderr, "evolve_read: %s\n", err);
+            return 1;
+        }
+        j.cap = (size_t)ingot_live_rows(t) * row_bytes + 1;
+        ingot_close(t);
+    }
     j.buf = malloc(j.cap);
     if (!j.buf) return 1;
 
+    /* the untimed run: it sizes the buffer, and warms the caches for the warm runs */
     struct sample s0;
-    if (sized_run(&j, &s0)) return 1;
+    if ((warm > 0 || !row_bytes) && sized_run(&j, &s0)) return 1;
     int most = warm > cold ? warm : cold;
     struct sample *s = calloc((size_t)(most ? most : 1), sizeof *s);
     if (!s) return 1;
