@@ -107,7 +107,7 @@ static void decode_pass(struct ig_table *t, const struct ig_column_ref *c, struc
         for (uint32_t pg = first; pg < first + count; pg++) {
             struct ig_pagerec rec;
             const uint8_t *del;
-            if (ig_reader_load(r, &t->parts[pi], c, pg, gr.first_row, &rec, v, &del, &e))
+            if (ig_reader_load(r, &(struct ig_page_at){&t->parts[pi], c, pg, gr.first_row}, &rec, v, &del, &e))
                 fail("load", &e);
             size_t lanes = v->n; /* value lanes (a vector row holds D of them) */
             if (f32) {

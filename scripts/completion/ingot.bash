@@ -6,7 +6,7 @@ _ingot_columns() { # TABLE
 
 _ingot() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local cmds="import inspect cat verify erase mount umount help"
+    local cmds="import inspect cat verify erase add-column replace-column update drop-column versions tag gc mount umount help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$cmds --version" -- "$cur"))
         return
@@ -15,17 +15,24 @@ _ingot() {
     case $cmd in
     import) opts="--format --schema --append --rows-per-group --page-size --delimiter --sample-rows --threads -j --json --help" ;;
     inspect) opts="--json --columns --help" ;;
-    cat) opts="--group --rows --rows-from --help" ;;
+    cat) opts="--group --rows --rows-from --version --help" ;;
     verify) opts="--deep --cold --json --help" ;;
     erase) opts="--row --rows-from --where --json --help" ;;
-    mount) opts="-f -d -o --help" ;;
+    add-column | replace-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --json --help" ;;
+    update) opts="--column --from --key --schema --format --delimiter --ignore-missing --json --help" ;;
+    drop-column) opts="--help" ;;
+    versions) opts="--json --help" ;;
+    tag) opts="--help" ;;
+    gc) opts="--keep --older-than --dry-run --json --help" ;;
+    mount) opts="-f -d -o --version --tag --help" ;;
     help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
     esac
     case $prev in
     --format) COMPREPLY=($(compgen -W "csv jsonl npy parquet" -- "$cur")); return ;;
     --schema | --rows-from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -o) COMPREPLY=($(compgen -W "allow_other erase_group= cache_mb= threads= spin_us= readahead_kb=" -- "$cur")); return ;;
-    --group | --rows | --row | --rows-per-group | --page-size | --delimiter | --sample-rows | --threads | -j) return ;;
+    --from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --group | --rows | --row | --rows-per-group | --page-size | --delimiter | --sample-rows | --threads | -j | --keep | --older-than | --version | --tag | --name | --key) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -37,7 +44,7 @@ _ingot() {
         case ${COMP_WORDS[i - 1]} in --group | --rows | --row | --rows-from | --where | --format | --schema | -o) continue ;; esac
         [ -f "${COMP_WORDS[i]}/MANIFEST" ] && { table=${COMP_WORDS[i]}; break; }
     done
-    if [ -n "$table" ] && [ "$cmd" = cat ]; then
+    if [ -n "$table" ] && { [ "$cmd" = cat ] || [ "$cmd" = drop-column ] || [ "$prev" = --column ]; }; then
         COMPREPLY=($(compgen -W "$(_ingot_columns "$table")" -- "$cur"))
         return
     fi
@@ -46,7 +53,7 @@ _ingot() {
         return
     fi
     COMPREPLY=($(compgen -d -- "$cur"))
-    if [ "$cmd" = import ]; then COMPREPLY+=($(compgen -f -- "$cur")); fi
+    case $cmd in import | add-column | replace-column) COMPREPLY+=($(compgen -f -- "$cur")) ;; esac
     return 0
 }
 complete -F _ingot ingot

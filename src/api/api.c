@@ -122,7 +122,7 @@ static int each_page(ingot_table *t, uint32_t col, uint32_t group, page_fn fn, v
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
             struct ig_pagerec rec;
             const uint8_t *deleted;
-            rc = ig_reader_load(&t->r, p, &c, pg, gr.first_row, &rec, &t->v, &deleted, e);
+            rc = ig_reader_load(&t->r, &(struct ig_page_at){p, &c, pg, gr.first_row}, &rec, &t->v, &deleted, e);
             if (!rc) rc = ig_chunk_page_check(p, pg, &rec, c.rec.leaf, expected, gr.row_count, e);
             if (!rc) rc = fn(t, deleted, ctx);
             expected += rec.row_count;

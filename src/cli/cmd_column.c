@@ -1,5 +1,5 @@
-/* ingot add-column, replace-column, drop-column - change a table's columns;
- * each makes a new version (format/ops/evolve.h). */
+/* ingot add-column, replace-column, update, drop-column - change a table's
+ * columns; each makes a new version (format/ops/evolve.h). */
 #include "cli.h"
 #include "format/ops/evolve.h"
 #include "import/columns.h"
@@ -11,24 +11,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char cmd_add_column_usage[] =
-    "usage: ingot add-column [--name NAME] TABLE FILE.npy\n"
-    "  --name NAME  the column's name (default: the file's name without .npy)\n"
-    "Adds a column: row k of the array goes to the table's k-th live row (rows in id\n"
-    "order), so the array has as many rows as the table has live rows. A 1-D array\n"
-    "becomes a column of its dtype (NULL where a row was erased), a 2-D float32 array\n"
-    "(rows, D) a vector<float32, D>. Only the new column's pages are written, beside\n"
-    "every part's; the table gets a new version (ingot versions), older versions do\n"
-    "not show the column.\n";
+    "usage: ingot add-column [OPTIONS] TABLE FILE\n"
+    "  FILE.npy      one column: row k of the array goes to the table's k-th live row\n"
+    "                (rows in id order), so the array has as many rows as the table\n"
+    "                has live rows; a 1-D array becomes a column of its dtype, a 2-D\n"
+    "                float32 array (rows, D) a vector<float32, D>\n"
+    "  FILE          CSV, JSON Lines or Parquet: every column but the key becomes a\n"
+    "                column, each row going to the table row its key names\n"
+    "  --name NAME   the column's name (a .npy: default its file name; a keyed file\n"
+    "                with one column besides the key: renames it)\n"
+    "  --key COL     the key: a column of the file and of the table (integers or\n"
+    "                strings) whose equal values match rows (default: the file's\n"
+    "                _rowid column, which holds row ids, else id when both have one)\n"
+    "  --schema FILE the file's column types (as import --schema): nested, vector and\n"
+    "                quantised columns\n"
+    "  --format csv|jsonl|npy|parquet   (default: from the name or the magic)\n"
+    "  --delimiter C CSV field separator (default ',')\n"
+    "  --require-all every live row must be named by the file (else the rows it does\n"
+    "                not name are NULL; the columns then keep the file's nullability)\n"
+    "  --ignore-missing  leave out rows of the file whose key names no live row (else\n"
+    "                an error naming the first few)\n"
+    "  --json        print the result as JSON\n"
+    "Only the new columns' pages are written, beside every part's; the table gets a\n"
+    "new version (ingot versions), older versions do not show the columns. Erased\n"
+    "rows are NULL. A key given twice, or held by two live rows, is an error.\n";
 
 const char cmd_replace_column_usage[] =
-    "usage: ingot replace-column [--name NAME] TABLE FILE.npy\n"
-    "  --name NAME  the column to replace (default: the file's name without .npy)\n"
-    "Replaces a column's values (a backfill), row k of the array going to the k-th\n"
-    "live row; the type must stay the same. The old values stay readable through\n"
-    "older versions until `ingot gc` lets those versions go; an erasure reaches them\n"
-    "either way.\n";
+    "usage: ingot replace-column [OPTIONS] TABLE FILE\n"
+    "Replaces columns' values whole (a backfill), from a .npy (row k to the k-th live\n"
+    "row) or a keyed CSV, JSON Lines or Parquet file (every column but the key\n"
+    "replaces the table's column of its name; rows the file does not name are NULL).\n"
+    "The type must stay the same (CSV and JSON Lines are read as the table's types).\n"
+    "The old values stay readable through older versions until `ingot gc` lets those\n"
+    "versions go; an erasure reaches them either way. Options as add-column.\n";
+
+const char cmd_update_usage[] =
+    "usage: ingot update [OPTIONS] TABLE --column COL [--column COL2...] --from FILE\n"
+    "  --column COL  a flat column of the table to update (and of the file)\n"
+    "  --from FILE   CSV, JSON Lines or Parquet, its rows named by a key\n"
+    "  --key COL     the key (default: the file's _rowid column, which holds row ids,\n"
+    "                else id when the file and the table both have one)\n"
+    "  --schema FILE, --format F, --delimiter C, --ignore-missing, --json\n"
+    "                as add-column\n"
+    "Makes a new version in which the rows the file names hold its values and every\n"
+    "other row keeps its own; the type stays (CSV and JSON Lines are read as the\n"
+    "table's types). Only the columns' new pages are written, under one commit: a\n"
+    "crash leaves the old version or the new one. Older versions keep the old values\n"
+    "until `ingot gc` lets them go.\n";
 
 const char cmd_drop_column_usage[] =
     "usage: ingot drop-column TABLE COLUMN...\n"
@@ -46,57 +78,194 @@ static void name_from_file(const char *path, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)n, base);
 }
 
-static int add_or_replace(int argc, char **argv, bool replace)
+enum column_cmd { ADD, REPLACE, UPDATE };
+
+static const char *cmd_name(enum column_cmd cmd)
 {
-    static const struct option longopts[] = {
-        {"name", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *usage = replace ? cmd_replace_column_usage : cmd_add_column_usage;
-    const char *name = NULL;
-    int c;
+    return cmd == ADD ? "add-column" : cmd == REPLACE ? "replace-column" : "update";
+}
+
+static int usage_error(const char *usage)
+{
+    fputs(usage, stderr);
+    return 2;
+}
+
+static void print_result(enum column_cmd cmd, const struct ig_evolve_report *rep,
+                         const struct ig_column_counts *n, const char *name, bool keyed, bool json)
+{
+    if (json) {
+        printf("{\"version\":%" PRIu64 ",\"columns\":%u,\"bytes_written\":%" PRIu64, rep->version,
+               rep->columns, rep->bytes_written);
+        if (keyed)
+            printf(",\"input_rows\":%" PRIu64 ",\"matched\":%" PRIu64 ",\"ignored\":%" PRIu64
+                   ",\"unmatched\":%" PRIu64,
+                   n->input_rows, n->matched, n->ignored, n->unmatched);
+        printf("}\n");
+        return;
+    }
+    const char *did = cmd == ADD ? "added" : cmd == REPLACE ? "replaced" : "updated";
+    if (name)
+        printf("%s '%s': version %" PRIu64 ", %" PRIu64 " bytes written\n", did, name, rep->version,
+               rep->bytes_written);
+    else
+        printf("%s %u column%s: version %" PRIu64 ", %" PRIu64 " bytes written\n", did,
+               rep->columns, rep->columns == 1 ? "" : "s", rep->version, rep->bytes_written);
+    if (keyed)
+        printf("%" PRIu64 " row%s matched; %" PRIu64 " other live row%s %s; %" PRIu64
+               " row%s of the file left out\n",
+               n->matched, n->matched == 1 ? "" : "s", n->unmatched, n->unmatched == 1 ? "" : "s",
+               cmd == UPDATE ? "kept their values" : "NULL", n->ignored,
+               n->ignored == 1 ? "" : "s");
+}
+
+static int column_command(int argc, char **argv, enum column_cmd cmd)
+{
+    enum {
+        O_NAME = 256,
+        O_KEY,
+        O_SCHEMA,
+        O_FORMAT,
+        O_DELIM,
+        O_REQUIRE,
+        O_IGNORE,
+        O_JSON,
+        O_COLUMN,
+        O_FROM
+    };
+    static const struct option longopts[] = {{"name", required_argument, 0, O_NAME},
+                                             {"key", required_argument, 0, O_KEY},
+                                             {"schema", required_argument, 0, O_SCHEMA},
+                                             {"format", required_argument, 0, O_FORMAT},
+                                             {"delimiter", required_argument, 0, O_DELIM},
+                                             {"require-all", no_argument, 0, O_REQUIRE},
+                                             {"ignore-missing", no_argument, 0, O_IGNORE},
+                                             {"json", no_argument, 0, O_JSON},
+                                             {"column", required_argument, 0, O_COLUMN},
+                                             {"from", required_argument, 0, O_FROM},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *usage = cmd == ADD       ? cmd_add_column_usage
+                        : cmd == REPLACE ? cmd_replace_column_usage
+                                         : cmd_update_usage;
+    struct ig_column_input in = {.replace = cmd == REPLACE};
+    const char **columns = calloc((size_t)argc + 1, sizeof *columns);
+    size_t ncolumns = 0;
+    bool json = false;
+    const char *from = NULL;
+    int c, rc = 0;
+    if (!columns) {
+        cli_error("%s: out of memory", cmd_name(cmd));
+        return 2;
+    }
     optind = 1;
-    while ((c = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1) {
+    while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        bool update_only = c == O_COLUMN || c == O_FROM;
+        bool add_only = c == O_NAME || c == O_REQUIRE;
+        if ((update_only && cmd != UPDATE) || (add_only && cmd == UPDATE)) c = '?';
         switch (c) {
-        case 'n':
-            name = optarg;
+        case O_NAME:
+            in.name = optarg;
+            break;
+        case O_KEY:
+            in.key = optarg;
+            break;
+        case O_SCHEMA:
+            in.schema_path = optarg;
+            break;
+        case O_FORMAT:
+            in.format = !strcmp(optarg, "csv")                                  ? IG_INPUT_CSV
+                        : !strcmp(optarg, "jsonl") || !strcmp(optarg, "ndjson") ? IG_INPUT_JSONL
+                        : !strcmp(optarg, "npy")                                ? IG_INPUT_NPY
+                        : !strcmp(optarg, "parquet")                            ? IG_INPUT_PARQUET
+                                                                                : IG_INPUT_AUTO;
+            if (in.format == IG_INPUT_AUTO) {
+                cli_error("%s: --format: expected csv, jsonl, npy or parquet, got '%s'",
+                          cmd_name(cmd), optarg);
+                rc = 2;
+            }
+            break;
+        case O_DELIM:
+            if (!strcmp(optarg, "\\t"))
+                in.delimiter = '\t';
+            else if (strlen(optarg) == 1)
+                in.delimiter = optarg[0];
+            else {
+                cli_error("%s: --delimiter: expected one character, got %s", cmd_name(cmd), optarg);
+                rc = 2;
+            }
+            break;
+        case O_REQUIRE:
+            in.require_all = true;
+            break;
+        case O_IGNORE:
+            in.ignore_missing = true;
+            break;
+        case O_JSON:
+            json = true;
+            break;
+        case O_COLUMN:
+            columns[ncolumns++] = optarg;
+            break;
+        case O_FROM:
+            from = optarg;
             break;
         case 'h':
             fputs(usage, stdout);
+            free(columns);
             return 0;
         default:
-            fputs(usage, stderr);
-            return 2;
+            rc = usage_error(usage);
+            break;
         }
     }
-    if (argc - optind != 2) {
-        fputs(usage, stderr);
-        return 2;
-    }
-    const char *table = argv[optind], *file = argv[optind + 1];
-    char derived[4096];
-    if (!name) {
-        name_from_file(file, derived, sizeof derived);
-        name = derived;
-    }
-    struct ig_column_input in = {.path = file, .name = name, .replace = replace};
-    struct ig_evolve_report rep;
-    struct ig_error err = {0};
-    int rc = ig_add_column_from(table, &in, &rep, &err);
+    int want = cmd == UPDATE ? 1 : 2;
+    if (!rc && (argc - optind != want || (cmd == UPDATE && (!from || !ncolumns))))
+        rc = usage_error(usage);
     if (rc) {
-        cli_error("%s: %s", replace ? "replace-column" : "add-column", err.msg);
+        free(columns);
+        return rc;
+    }
+    const char *table = argv[optind];
+    in.path = cmd == UPDATE ? from : argv[optind + 1];
+    enum ig_input_format fmt = in.format ? in.format : ig_input_format_from_name(in.path);
+    if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(in.path);
+    bool keyed = fmt != IG_INPUT_NPY;
+    char derived[4096];
+    if (!in.name && !keyed) {
+        name_from_file(in.path, derived, sizeof derived);
+        in.name = derived;
+    }
+    struct ig_writer_opts wo;
+    ig_writer_opts_default(&wo);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    wo.threads = cores > 0 ? (unsigned)cores : 1;
+    in.writer = &wo;
+    struct ig_evolve_report rep;
+    struct ig_column_counts counts;
+    struct ig_error err = {0};
+    rc = cmd == UPDATE ? ig_update_columns_from(table, &in, columns, ncolumns, &rep, &counts, &err)
+                       : ig_add_column_from(table, &in, &rep, &counts, &err);
+    free(columns);
+    if (rc) {
+        cli_error("%s: %s", cmd_name(cmd), err.msg);
         return 2;
     }
-    printf("%s '%s': version %" PRIu64 ", %" PRIu64 " bytes written\n",
-           replace ? "replaced" : "added", name, rep.version, rep.bytes_written);
+    print_result(cmd, &rep, &counts, in.name, keyed, json);
     return 0;
 }
 
 int cmd_add_column(int argc, char **argv)
 {
-    return add_or_replace(argc, argv, false);
+    return column_command(argc, argv, ADD);
 }
 int cmd_replace_column(int argc, char **argv)
 {
-    return add_or_replace(argc, argv, true);
+    return column_command(argc, argv, REPLACE);
+}
+int cmd_update(int argc, char **argv)
+{
+    return column_command(argc, argv, UPDATE);
 }
 
 int cmd_drop_column(int argc, char **argv)

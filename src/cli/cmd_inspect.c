@@ -153,12 +153,18 @@ static void print_text(const struct ig_table *t, const struct ig_schema *sc, con
     printf("table      %s\n", t->dir);
     printf("rows       %" PRIu64 " (%" PRIu64 " deleted, %" PRIu64 " live)\n", t->num_rows,
            t->deleted_rows, t->num_rows - t->deleted_rows);
-    uint32_t shown = ig_table_columns_shown(t);
-    if (shown == p0->num_columns)
-        printf("columns    %u\n", shown);
-    else
-        printf("columns    %u (and %u records older versions show; ingot gc frees them)\n", shown,
-               p0->num_columns - shown);
+    uint32_t shown = ig_table_columns_shown(t), released = 0;
+    for (uint32_t c = 0; c < p0->num_columns; c++)
+        released += !ig_table_shows(t, c) && ig_part_column_released(p0, c);
+    uint32_t older = p0->num_columns - shown - released;
+    printf("columns    %u", shown);
+    if (older)
+        printf(" (and %u record%s older versions show; ingot gc frees them%s", older,
+               older == 1 ? "" : "s", released ? "" : ")");
+    if (released)
+        printf("%s%u record%s released by ingot gc)", older ? "; " : " (", released,
+               released == 1 ? "" : "s");
+    printf("\n");
     printf("version    %" PRIu64 "\n", t->manifest.version);
     printf("row groups %u in %u part%s\n", t->num_groups, t->nparts, t->nparts == 1 ? "" : "s");
     printf("size       %s on disk; pages %s for %s raw (%.2fx)\n\n", fb, sb, rb,

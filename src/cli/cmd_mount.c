@@ -1,6 +1,10 @@
 /* ingot mount / umount - serve a table as files over FUSE. */
 #include "cli.h"
+#include "format/part/versions.h"
 #include "fs/fs.h"
+#include "import/columns.h"
+#include "import/npy.h"
+#include "util/error.h"
 
 #include <getopt.h>
 #include <grp.h>
@@ -11,7 +15,11 @@
 #include <unistd.h>
 
 const char cmd_mount_usage[] =
-    "usage: ingot mount [-f] [-d] [-o OPTION[,OPTION...]] TABLE DIR\n"
+    "usage: ingot mount [-f] [-d] [--version N | --tag NAME] [-o OPTION[,OPTION...]] TABLE DIR\n"
+    "  --version N        serve version N (ingot versions lists them) instead of the\n"
+    "                     current one: its rows and columns as they were (less rows\n"
+    "                     erased since: an erasure reaches every version)\n"
+    "  --tag NAME         the version tag NAME names\n"
     "  -f                 stay in the foreground (Ctrl-C unmounts)\n"
     "  -d                 FUSE debug output (implies -f)\n"
     "  -o allow_other     let other users read the mount (as the file modes allow)\n"
@@ -70,19 +78,52 @@ static unsigned default_threads(void)
     return cores < 2 ? 2 : cores > 8 ? 8 : (unsigned)cores;
 }
 
+/* The importer's side of writing columns through the mount (fs.h). */
+static int npy_size(int fd, uint64_t have, const char *what, uint64_t *total, uint8_t *type, uint32_t *dim,
+                    uint64_t *rows, struct ig_error *err)
+{
+    struct ig_npy n;
+    int rc = ig_npy_size(fd, have, what, &n, total, err);
+    if (rc) return rc;
+    *type = n.type;
+    *dim = n.dim;
+    *rows = n.rows;
+    return 0;
+}
+
+static int commit_column(const char *table_dir, const char *path, const char *column, bool replace,
+                         struct ig_error *err)
+{
+    struct ig_column_input in = {.path = path, .name = column, .replace = replace};
+    struct ig_evolve_report rep;
+    struct ig_column_counts counts;
+    return ig_add_column_from(table_dir, &in, &rep, &counts, err);
+}
+
 int cmd_mount(int argc, char **argv)
 {
     struct fs_opts o = {.cache_bytes = 0 /* by the table's width */, .threads = default_threads(), .spin_us = 0, .readahead_kb = 1024,
-                        .poll_ms = 1000, .erase_gid = (gid_t)-1};
+                        .poll_ms = 1000, .erase_gid = (gid_t)-1,
+                        .columns = {.npy_size = npy_size, .commit = commit_column}};
     int c;
     optind = 1;
-    static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {"version", required_argument, 0, 'V'},
+                                             {"tag", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+    const char *version_spec = NULL;
     while ((c = getopt_long(argc, argv, "fdo:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': o.foreground = true; break;
         case 'd': o.debug = o.foreground = true; break;
         case 'o':
             if (parse_o(&o, optarg)) return 2;
+            break;
+        case 'V':
+        case 'T':
+            if (version_spec) {
+                cli_error("mount: --version and --tag name one version between them");
+                return 2;
+            }
+            version_spec = optarg;
             break;
         case 'h': fputs(cmd_mount_usage, stdout); return 0;
         default: fputs(cmd_mount_usage, stderr); return 2;
@@ -93,6 +134,13 @@ int cmd_mount(int argc, char **argv)
         return 2;
     }
     o.table_dir = argv[optind];
+    if (version_spec) {
+        struct ig_error err = {0};
+        if (ig_version_resolve(o.table_dir, version_spec, &o.version, &err)) {
+            cli_error("mount: %s", err.msg);
+            return 2;
+        }
+    }
     o.mountpoint = argv[optind + 1];
     return fs_mount_main(&o);
 }

@@ -83,17 +83,24 @@ int cmd_verify(int argc, char **argv)
     ig_progress_end(&s.prog);
     if (s.json) {
         printf("],\"ok\":%s,\"parts\":%u,\"row_groups\":%" PRIu64 ",\"rows\":%" PRIu64
-               ",\"pages\":%" PRIu64 ",\"page_bytes\":%" PRIu64 "}\n",
+               ",\"pages\":%" PRIu64 ",\"page_bytes\":%" PRIu64 ",\"released_pages\":%" PRIu64
+               ",\"released_bytes\":%" PRIu64 "}\n",
                rep.failures ? "false" : "true", rep.parts, rep.groups, rep.rows, rep.pages,
-               rep.page_bytes);
+               rep.page_bytes, rep.released_pages, rep.released_bytes);
     } else if (rep.failures) {
         printf("%s: %" PRIu64 " problem%s found\n", dir, rep.failures, rep.failures == 1 ? "" : "s");
     } else {
         char b[32];
         ig_format_bytes(b, sizeof b, rep.page_bytes);
         printf("%s: ok (%u part%s, %" PRIu64 " row groups, %" PRIu64 " rows, %" PRIu64
-               " pages, %s checked)\n",
+               " pages, %s checked",
                dir, rep.parts, rep.parts == 1 ? "" : "s", rep.groups, rep.rows, rep.pages, b);
+        if (rep.released_pages) {
+            ig_format_bytes(b, sizeof b, rep.released_bytes);
+            printf("; %" PRIu64 " released page%s, %s of zeros", rep.released_pages,
+                   rep.released_pages == 1 ? "" : "s", b);
+        }
+        printf(")\n");
     }
     return rep.failures ? 1 : 0;
 }

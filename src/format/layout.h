@@ -171,6 +171,14 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
 
 #define IG_PGF_HAS_NULLS 0x01
 #define IG_PGF_MOVED 0x02       /* relocated by an erase */
+/* Format 10: `ingot gc` released the page (no version kept shows its column).
+ * Its extent [offset, offset + capacity) holds zeros (or a hole), and its
+ * record keeps only offset, capacity, first_row, row_count, leaf and this flag
+ * (every other field zero), its extras only first_block, its block records
+ * nothing (all zero): no value, bound, checksum or length of what it held. A
+ * chunk's pages are released together, and its record then has no dictionary
+ * counts and no bounds. */
+#define IG_PGF_RELEASED 0x04
 
 enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
 

@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Can columns be written and removed through this mount (staging.h)? Not
+ * in a mount of an older version, nor without the importer's help. */
+static bool columns_writable(const struct fs_session *s)
+{
+    return s->column_io.commit && !s->version;
+}
+
 /* A regular file's attributes (st's common fields already set) once its size is known. */
 static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t size, struct stat *st)
 {
@@ -17,6 +24,11 @@ static void file_stat(struct fs_session *s, const struct fs_node *n, uint64_t si
     st->st_mode = S_IFREG | 0444;
     if (n->kind == FS_K_SPECIAL && n->special == FS_S_ERASE) {
         st->st_mode = S_IFREG | (erase_group ? 0220 : 0200);
+        if (erase_group) st->st_gid = s->erase_gid;
+    }
+    /* columns/NAME.npy of a whole column: writing it replaces the values */
+    if (n->kind == FS_K_VIEW && n->view == FS_V_NPY && n->scope == FS_SCOPE_ALL && columns_writable(s)) {
+        st->st_mode = S_IFREG | (erase_group ? 0664 : 0644);
         if (erase_group) st->st_gid = s->erase_gid;
     }
     st->st_nlink = 1;
@@ -37,12 +49,23 @@ int fs_node_stat(struct fs_session *s, const struct fs_node *n, struct stat *st)
     if (n->kind == FS_K_ROOT || n->kind == FS_K_DIR) {
         if (!fs_ns_dir_exists(s, n)) return -ENOENT;
         st->st_mode = S_IFDIR | 0555;
-        if (n->kind == FS_K_DIR && n->dir == FS_D_ROWS) {
-            /* rm rows/ID erases: the owner, and the erase group */
+        /* rm rows/ID erases; a file made or removed in columns/ adds or
+         * drops a column: the owner, and the erase group */
+        if (n->kind == FS_K_DIR && ((n->dir == FS_D_ROWS && !s->read_only) ||
+                                    (n->dir == FS_D_COLUMNS && columns_writable(s)))) {
             st->st_mode = S_IFDIR | (erase_group ? 0775 : 0755);
             if (erase_group) st->st_gid = s->erase_gid;
         }
         st->st_nlink = 2;
+        return 0;
+    }
+    if (n->kind == FS_K_LINK) { /* tags/NAME -> ../versions/N */
+        char target[64];
+        int len = fs_ns_link_target(n, target, sizeof target);
+        if (len < 0) return len;
+        st->st_mode = S_IFLNK | 0777;
+        st->st_nlink = 1;
+        st->st_size = len;
         return 0;
     }
     if (n->kind == FS_K_BLOB_DIR || n->kind == FS_K_BLOB_ROW) {

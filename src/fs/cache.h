@@ -29,6 +29,9 @@
  * rendered row (KEY_ROW_K1(id), KEY_ROW), generated files (KEY_SPECIAL_K1,
  * KEY_SPECIAL(which)). */
 #define KEY_PIECE(view) (0x100u + (view))
+/* a piece's variant bits (pieces.c: bits 16.. hold the values before it) */
+#define KEY_PIECE_WHOLE (1u << 12)      /* a whole nested column's text */
+#define KEY_PIECE_PROJECTION (1u << 13) /* one leaf of a nested column, as text */
 #define KEY_DECODED 0x200u
 #define KEY_DECODED_BLOCK(b) (0x600u | (uint64_t)(b) << 16) /* block b of a page, decoded */
 #define KEY_ROW_K1(row) ((1ULL << 63) | (row))

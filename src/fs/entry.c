@@ -11,6 +11,11 @@ struct fs_entry_times fs_entry_times(struct fs_session *s, const struct fs_node 
                                      bool views_cached)
 {
     bool keep_name = fs_node_name_cached(n) || (views_cached && n->kind == FS_K_VIEW);
+    /* a version's directory and a tag: `ingot gc` and `ingot tag` change them
+     * without a reload, so their names are kept no longer than an absence */
+    if (n->kind == FS_K_LINK || (n->kind == FS_K_DIR && n->dir == FS_D_VERSION))
+        return (struct fs_entry_times){.entry_timeout = FS_NAME_SHORT_TIMEOUT,
+                                       .attr_timeout = FS_NAME_SHORT_TIMEOUT};
     return (struct fs_entry_times){.entry_timeout = keep_name ? s->timeout : 0,
                                    .attr_timeout = s->timeout,
                                    .generation = fs_node_generational(n) ? gen : 0};
@@ -49,6 +54,7 @@ bool fs_entry_view_name_cacheable(struct fs_session *s, const struct fs_node *n)
 bool fs_may_change(const struct fs_session *s, uid_t uid, gid_t gid, const gid_t *groups,
                    int ngroups)
 {
+    if (s->read_only) return false;
     if (uid == 0 || uid == s->uid) return true;
     if (s->erase_gid == (gid_t)-1) return false;
     if (gid == s->erase_gid) return true;

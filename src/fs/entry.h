@@ -29,6 +29,9 @@ struct fs_entry_times {
     double entry_timeout, attr_timeout;
     uint64_t generation;
 };
+/* Seconds the kernel keeps a name that may go without a reload: an absence
+ * (a column may be added, rows appended), a version (gc), a tag. */
+#define FS_NAME_SHORT_TIMEOUT 1.0
 struct fs_entry_times fs_entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen,
                                      bool views_cached);
 

@@ -12,6 +12,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct ig_error;
+
+/* How columns written through the mount become a version (staging.h): the
+ * importer's, which the daemon does not include (import/ and fs/ stand side
+ * by side); the CLI hands them over. */
+struct fs_column_io {
+    /* The size the .npy being written to fd will have, from its first `have`
+     * bytes: 0, -EAGAIN while its header is not whole, or -EINVAL (err says
+     * why). type and dim: the array's element type and vector dimension. */
+    int (*npy_size)(int fd, uint64_t have, const char *what, uint64_t *total, uint8_t *type, uint32_t *dim,
+                    uint64_t *rows, struct ig_error *err);
+    /* Add (or replace) column `column` from the whole .npy at path. */
+    int (*commit)(const char *table_dir, const char *path, const char *column, bool replace,
+                  struct ig_error *err);
+};
+
 struct fs_opts {
     const char *table_dir;
     const char *mountpoint;
@@ -26,6 +42,8 @@ struct fs_opts {
     unsigned readahead_kb;   /* kernel readahead for the mount, default 1024 */
     unsigned poll_ms;        /* check the table's generation this often, default 1000 (0: never) */
     bool no_inotify;         /* do not watch with inotify (changes are seen by polling only) */
+    uint64_t version;        /* serve this version of the table (0: the current one, as it changes) */
+    struct fs_column_io columns; /* NULL calls: columns cannot be written through the mount */
 };
 
 /* Mount and serve until unmounted or signalled. Without `foreground`, forks and

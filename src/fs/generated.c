@@ -31,7 +31,7 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
     }
     return ig_buf_printf(
         b,
-        "This is the ingot table '%s', mounted read-only as files.\n"
+        "This is the ingot table '%s', mounted as files.\n"
         "\n"
         "  rows        %" PRIu64 " live (%" PRIu64 " erased) in %u row groups\n"
         "  columns     %u (types, encodings and sizes: schema.json)\n"
@@ -46,6 +46,7 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
         "  parquet/G.parquet       row group G as a Parquet file (DuckDB, pyarrow, pandas)\n"
         "  arrow/G.arrow           row group G as an Arrow IPC file (pyarrow, Polars, datasets)\n"
         "  jsonl/G.jsonl           row group G's rows as JSON Lines (each line = rows/ID)\n"
+        "%s"
         "\n"
         "Column names that are not valid file names are escaped: %%25 for %%, %%2F for /,\n"
         "and %%2E for a dot that would look like a file suffix (see schema.json \"file\").\n"
@@ -58,7 +59,11 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
         "\n"
         "Every read checks page checksums; a damaged page reads as an I/O error.\n",
         name, t->num_rows - t->deleted_rows, t->deleted_rows, t->num_groups,
-        ig_table_columns_shown(t), example, npy_example);
+        ig_table_columns_shown(t),
+        s->version ? ""
+                   : "  versions/N/             version N of the table, read-only (ingot versions lists them)\n"
+                     "  tags/NAME               a link to the version a tag names\n",
+        example, npy_example);
 }
 
 int fs_render_schema(struct fs_session *s, struct ig_buf *b)

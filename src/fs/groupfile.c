@@ -31,35 +31,41 @@ static int layout(struct fs_session *s, uint32_t group, size_t size, layout_fn f
 typedef int (*render_fn)(const struct ig_table *t, const void *view, const void *piece, struct ig_reader *r,
                          struct ig_buf *out, struct ig_error *err);
 
-/* Render entry (k1, k2), not in the cache, and put it there: a failure names
- * the part and page. */
-static int render_new(struct fs_session *s, uint64_t k1, uint64_t k2, uint32_t part, uint32_t page, render_fn fn,
-                      const void *view, const void *piece, struct fs_entry **out)
+/* A piece of a row group's file to render: its cache key, the page it comes
+ * from (a failure names it), and how. */
+struct rendering {
+    uint64_t k1, k2;
+    uint32_t part, page;
+    render_fn fn;
+    const void *view, *piece;
+};
+
+/* Render the entry, not in the cache, and put it there. */
+static int render_new(struct fs_session *s, const struct rendering *rd, struct fs_entry **out)
 {
     struct fs_scratch *sc = fs_scratch(s);
     if (!sc) return -ENOMEM;
-    struct fs_entry *e = fs_entry_new(k1, k2);
+    struct fs_entry *e = fs_entry_new(rd->k1, rd->k2);
     if (!e) return -ENOMEM;
     struct ig_error err = {0};
-    int rc = fn(&s->table, view, piece, &sc->r, &e->data, &err);
+    int rc = rd->fn(&s->table, rd->view, rd->piece, &sc->r, &e->data, &err);
     if (rc) {
         fs_entry_free(e);
-        return rc == -ENOMEM ? rc : fs_page_failed(s, part, page, err.msg, rc);
+        return rc == -ENOMEM ? rc : fs_page_failed(s, rd->part, rd->page, err.msg, rc);
     }
     *out = fs_cache_put(&s->cache, e);
     return 0;
 }
 
-/* The cached entry (k1, k2), or render it (render_new). */
-static int cached(struct fs_session *s, uint64_t k1, uint64_t k2, uint32_t part, uint32_t page, render_fn fn,
-                  const void *view, const void *piece, struct fs_entry **out)
+/* The cached entry, or render it (render_new). */
+static int cached(struct fs_session *s, const struct rendering *rd, struct fs_entry **out)
 {
-    struct fs_entry *e = fs_cache_get(&s->cache, k1, k2);
+    struct fs_entry *e = fs_cache_get(&s->cache, rd->k1, rd->k2);
     if (e) {
         *out = e;
         return 0;
     }
-    return render_new(s, k1, k2, part, page, fn, view, piece, out);
+    return render_new(s, rd, out);
 }
 
 /* Put an object made for the cache under (k1, k2), accounted `bytes`; the
@@ -176,7 +182,7 @@ int fs_pq_piece(struct fs_session *s, const struct ig_pqv *v, uint32_t i, struct
         if (rc) return rc;
         pc.dict = d->obj;
     }
-    int rc = render_new(s, k1, k2, v->part, pg->page, pq_render, v, &pc, out);
+    int rc = render_new(s, &(struct rendering){k1, k2, v->part, pg->page, pq_render, v, &pc}, out);
     if (d) fs_cache_release(&s->cache, d);
     return rc;
 }
@@ -201,7 +207,7 @@ int fs_pq_tail(struct fs_session *s, const struct ig_pqv *v, uint64_t ino, uint6
     struct fs_entry *sch;
     int rc = pq_schema(s, &sch);
     if (rc) return rc;
-    rc = cached(s, ino, KEY_PQ_TAIL(gen), v->part, 0, pq_tail, v, sch->obj, out);
+    rc = cached(s, &(struct rendering){ino, KEY_PQ_TAIL(gen), v->part, 0, pq_tail, v, sch->obj}, out);
     fs_cache_release(&s->cache, sch);
     return rc;
 }
@@ -242,5 +248,5 @@ int fs_arrow_piece(struct fs_session *s, const struct ig_arv *v, uint32_t i, str
     uint64_t k1 = (uint64_t)v->part << 32 | pc->page;
     uint64_t k2 = KEY_PIECE(FS_V_PARQUET) | 1u << 24 | (uint64_t)pc->kind << 16 | (uint64_t)pc->level << 32 |
                   (uint64_t)pc->width << 40;
-    return cached(s, k1, k2, v->part, pc->page, arrow_render, v, pc, out);
+    return cached(s, &(struct rendering){k1, k2, v->part, pc->page, arrow_render, v, pc}, out);
 }

@@ -19,6 +19,9 @@ uint64_t fs_ino(const struct fs_node *n)
     case FS_K_BLOB:
         return k | (uint64_t)(n->blob & 0xFF) << 52 | (n->row & (FS_MAX_BLOB_ROW - 1)) << 16 |
                (n->k & 0xFFFF);
+    case FS_K_STAGE:
+    case FS_K_LINK:
+    case FS_K_SUB: return k | (n->row & ((1ULL << KIND_SHIFT) - 1));
     }
     return 0;
 }
@@ -35,7 +38,7 @@ bool fs_node_of(uint64_t ino, struct fs_node *n)
     case FS_K_DIR:
         n->dir = (uint32_t)(ino >> 32) & 0xFF;
         n->scope = (uint32_t)ino;
-        return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_JSONL;
+        return n->dir >= FS_D_COLUMNS && n->dir <= FS_D_VERSION;
     case FS_K_SPECIAL:
         n->special = (uint32_t)ino & 0xFF;
         n->gen_bits = (uint32_t)(ino >> 8) & 0xFF;
@@ -46,7 +49,10 @@ bool fs_node_of(uint64_t ino, struct fs_node *n)
         n->scope = (uint32_t)(ino >> 8) & FS_MAX_GROUPS;
         n->gen_bits = (uint32_t)ino & 0xFF;
         return n->view < FS_V_COUNT;
-    case FS_K_ROW: n->row = ino & ((1ULL << KIND_SHIFT) - 1); return true;
+    case FS_K_ROW:
+    case FS_K_STAGE:
+    case FS_K_LINK:
+    case FS_K_SUB: n->row = ino & ((1ULL << KIND_SHIFT) - 1); return true;
     case FS_K_BLOB_DIR:
     case FS_K_BLOB_ROW:
     case FS_K_BLOB:

@@ -13,6 +13,10 @@
  *              arrow/G.arrow: column 1; jsonl/G.jsonl: column 2)
  *     ROW      59..0 global row id
  *     BLOB_*   59..52 blob column ordinal, 51..16 row id (< 2^36), 15..0 object (< 2^16)
+ *     STAGE    59..0 the stage's number (staging.h)
+ *     LINK     59..0 the version a tag names (tags/NAME -> ../versions/N)
+ *     SUB      59..0 a number handed out for a node of a version's table
+ *              under versions/N/ (subtables.h: those nodes are counted)
  *
  * Views and generated files change with the table (an erase, an append); their
  * version bits name the table generation they show (generations.h), so each
@@ -35,6 +39,9 @@ enum fs_kind {
     FS_K_BLOB_DIR = 5, /* blobs/COL */
     FS_K_BLOB_ROW = 6, /* blobs/COL/ID (list<blob>) */
     FS_K_BLOB = 7,     /* blobs/COL/ID.ext or blobs/COL/ID/K.ext */
+    FS_K_STAGE = 8,    /* columns/NAME.npy being written as a new column (staging.h) */
+    FS_K_LINK = 9,     /* tags/NAME: a symbolic link to ../versions/N */
+    FS_K_SUB = 10,     /* a node of versions/N/, served by that version's session (subtables.h) */
 };
 
 enum fs_dir {
@@ -47,6 +54,10 @@ enum fs_dir {
     FS_D_PARQUET = 7, /* parquet/: a Parquet file per row group */
     FS_D_ARROW = 8,   /* arrow/: an Arrow IPC file per row group */
     FS_D_JSONL = 9,   /* jsonl/: a JSON Lines file of rows per row group */
+    FS_D_VERSIONS = 10, /* versions/: N/ for every version kept */
+    FS_D_TAGS = 11,     /* tags/: NAME for every tag, a link to ../versions/N */
+    FS_D_VERSION = 12,  /* versions/N (argument N): where version N's table is shown; the
+                           glue enters that table's session there (subtables.h) */
 };
 
 /* The column id of a row group's file (view FS_V_PARQUET): which format. */

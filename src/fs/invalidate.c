@@ -125,7 +125,8 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     if (!changed) return false;
     struct ig_table nt;
     struct ig_error err = {0};
-    if (ig_table_open_shared(&nt, s->dir, &err)) {
+    uint64_t seen = s->version ? fs_manifest_generation(s->dir) : 0;
+    if (ig_table_open_shared_version(&nt, s->dir, s->version, &err)) {
         if (s->foreground)
             fprintf(stderr, "ingot: reloading: %s\n", err.msg);
         else
@@ -145,8 +146,9 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     pthread_rwlock_wrlock(&s->table_lock);
     struct ig_table old = s->table;
     /* keep what the old generation looked like while the kernel holds its files */
-    fs_generation_advance(&s->gens, &old, nt.manifest.generation);
+    fs_generation_advance(&s->gens, &old, s->version ? seen : nt.manifest.generation);
     s->table = nt;
+    s->seen_generation = seen;
     s->generation++;
     fs_blob_columns(s); /* same schema, but keep the ordinals in step with the table */
     clock_gettime(CLOCK_REALTIME, &s->mtime);
@@ -160,6 +162,7 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     if (names_now) fs_view_names_unblock(&s->vnames);
     ig_table_close(&old);
     queue_invalidation(s);
+    if (s->after_reload) s->after_reload(s->after_reload_ctx, names_now);
     return true;
 }
 
@@ -400,6 +403,13 @@ void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen)
     bool moved = s->gens.current.gen != gen;
     pthread_rwlock_unlock(&s->table_lock);
     if (moved) queue_invalidation(s);
+}
+
+void fs_invalidate_erased_now(struct fs_session *s)
+{
+    if (!s->inval) return;
+    drop_stale_pages(s);
+    drop_erased_row_inodes(s);
 }
 
 static void invalidate_all(struct fs_session *s)

@@ -63,6 +63,14 @@ void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen);
  * if a reload happened. */
 bool fs_reload(struct fs_session *s, bool force, bool names_now);
 
+/* After a reload, from a thread that is no request handler and holds nothing
+ * in the kernel (the watcher, the names thread): what the kernel holds of s
+ * that went stale dropped now, as an erase through the mount drops it before
+ * it answers (pages of older files, erased rows' pages and attributes; the
+ * rows' names follow on the invalidation thread). The
+ * versions under versions/N/ follow the mount's table so (subtables.h). */
+void fs_invalidate_erased_now(struct fs_session *s);
+
 /* For a handler that met a writer at work: the table reloaded, by the watcher
  * when view names are cached (waiting up to 100 ms for it; on the last try,
  * here after that), else here. */

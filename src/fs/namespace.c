@@ -5,10 +5,12 @@
 #include "session.h"
 #include "format/model/names.h"
 #include "format/model/types.h"
+#include "format/part/versions.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool fs_ns_parse_id(const char *name, uint64_t *out)
@@ -278,6 +280,80 @@ static int lookup_blob_item(struct fs_session *s, const struct fs_node *dir, con
     return 0;
 }
 
+/* versions/: N/ for every version kept (read from the table's .ingot/versions
+ * at each call: a commit or `ingot gc` changes them without a reload) */
+static int64_t list_versions(struct fs_session *s, const struct fs_node *dir, int64_t k, char *name,
+                             size_t cap, struct fs_node *out)
+{
+    (void)dir;
+    uint64_t *v = NULL;
+    size_t n = 0;
+    int64_t found = -1;
+    if (ig_version_list(s->dir, &v, &n, NULL) == 0 && k >= 0 && (uint64_t)k < n && v[k] <= UINT32_MAX) {
+        snprintf(name, cap, "%" PRIu64, v[k]);
+        *out = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_VERSION, .scope = (uint32_t)v[k]};
+        found = k;
+    }
+    free(v);
+    return found;
+}
+
+bool fs_ns_version_kept(struct fs_session *s, uint64_t version)
+{
+    return ig_version_kept(s->dir, version);
+}
+
+static int lookup_version(struct fs_session *s, const struct fs_node *dir, const char *name,
+                          struct fs_node *out)
+{
+    (void)dir;
+    uint64_t v;
+    if (!fs_ns_parse_id(name, &v) || v > UINT32_MAX || !fs_ns_version_kept(s, v)) return -ENOENT;
+    *out = (struct fs_node){.kind = FS_K_DIR, .dir = FS_D_VERSION, .scope = (uint32_t)v};
+    return 0;
+}
+
+/* tags/: NAME for every tag, a link to the version it names */
+static int64_t list_tags(struct fs_session *s, const struct fs_node *dir, int64_t k, char *name,
+                         size_t cap, struct fs_node *out)
+{
+    (void)dir;
+    struct ig_tag *tags = NULL;
+    size_t n = 0;
+    int64_t found = -1;
+    if (ig_tags_load(s->dir, &tags, &n, NULL) == 0 && k >= 0 && (uint64_t)k < n) {
+        snprintf(name, cap, "%s", tags[k].name);
+        *out = (struct fs_node){.kind = FS_K_LINK, .row = tags[k].version};
+        found = k;
+    }
+    free(tags);
+    return found;
+}
+
+static int lookup_tag(struct fs_session *s, const struct fs_node *dir, const char *name,
+                      struct fs_node *out)
+{
+    (void)dir;
+    struct ig_tag *tags = NULL;
+    size_t n = 0;
+    int rc = -ENOENT;
+    if (ig_tags_load(s->dir, &tags, &n, NULL) == 0)
+        for (size_t i = 0; i < n && rc; i++)
+            if (!strcmp(tags[i].name, name)) {
+                *out = (struct fs_node){.kind = FS_K_LINK, .row = tags[i].version};
+                rc = 0;
+            }
+    free(tags);
+    return rc;
+}
+
+int fs_ns_link_target(const struct fs_node *n, char *out, size_t cap)
+{
+    if (n->kind != FS_K_LINK) return -EINVAL;
+    int len = snprintf(out, cap, "../versions/%" PRIu64, n->row);
+    return len < 0 || (size_t)len >= cap ? -ENAMETOOLONG : len;
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 struct fixed_name {
@@ -291,6 +367,20 @@ static bool has_blobs(struct fs_session *s)
     return s->nblob_cols > 0;
 }
 
+/* versions/ and tags/: in a mount of the current table (a version's table,
+ * shown under versions/N/ or mounted with --version, does not list them) */
+static bool has_versions(struct fs_session *s)
+{
+    return s->version == 0;
+}
+
+/* .ingot/erase: where the table can be erased from (not a version's table
+ * shown under versions/N/, which is read-only) */
+static bool can_erase(struct fs_session *s)
+{
+    return !s->read_only;
+}
+
 static const struct fixed_name root_names[] = {
     {"README", {.kind = FS_K_SPECIAL, .special = FS_S_README}, NULL},
     {"schema.json", {.kind = FS_K_SPECIAL, .special = FS_S_SCHEMA}, NULL},
@@ -302,10 +392,12 @@ static const struct fixed_name root_names[] = {
     {"arrow", {.kind = FS_K_DIR, .dir = FS_D_ARROW}, NULL},
     {"jsonl", {.kind = FS_K_DIR, .dir = FS_D_JSONL}, NULL},
     {"blobs", {.kind = FS_K_DIR, .dir = FS_D_BLOBS}, has_blobs},
+    {"versions", {.kind = FS_K_DIR, .dir = FS_D_VERSIONS}, has_versions},
+    {"tags", {.kind = FS_K_DIR, .dir = FS_D_TAGS}, has_versions},
 };
 
 static const struct fixed_name control_names[] = {
-    {"erase", {.kind = FS_K_SPECIAL, .special = FS_S_ERASE}, NULL},
+    {"erase", {.kind = FS_K_SPECIAL, .special = FS_S_ERASE}, can_erase},
     {"erasures", {.kind = FS_K_SPECIAL, .special = FS_S_ERASURES}, NULL},
     {"generation", {.kind = FS_K_SPECIAL, .special = FS_S_GENERATION}, NULL},
 };
@@ -332,6 +424,8 @@ static const struct dir_class rows_class = {NULL, 0, list_rows, lookup_row};
 static const struct dir_class blob_columns_class = {NULL, 0, list_blob_columns, lookup_blob_column};
 static const struct dir_class blob_rows_class = {NULL, 0, list_blob_rows, lookup_blob_item};
 static const struct dir_class blob_objects_class = {NULL, 0, list_blob_objects, lookup_blob_item};
+static const struct dir_class versions_class = {NULL, 0, list_versions, lookup_version};
+static const struct dir_class tags_class = {NULL, 0, list_tags, lookup_tag};
 
 /* The class of directory node d, or NULL if d is no directory. */
 static const struct dir_class *class_of(const struct fs_node *d)
@@ -364,7 +458,11 @@ static const struct dir_class *class_of(const struct fs_node *d)
     case FS_D_ARROW:
     case FS_D_JSONL:
         return &group_files_class;
-    default:
+    case FS_D_VERSIONS:
+        return &versions_class;
+    case FS_D_TAGS:
+        return &tags_class;
+    default: /* FS_D_VERSION: its table is another session's (subtables.h) */
         return NULL;
     }
 }
@@ -372,6 +470,8 @@ static const struct dir_class *class_of(const struct fs_node *d)
 bool fs_ns_dir_exists(struct fs_session *s, const struct fs_node *n)
 {
     if (n->kind == FS_K_ROOT) return true;
+    if (n->kind == FS_K_DIR && n->dir == FS_D_VERSION) return has_versions(s) && fs_ns_version_kept(s, n->scope);
+    if (n->kind == FS_K_DIR && (n->dir == FS_D_VERSIONS || n->dir == FS_D_TAGS)) return has_versions(s);
     if (n->kind != FS_K_DIR || !class_of(n)) return false;
     if (n->dir == FS_D_GROUP) return n->scope >= 1 && n->scope - 1 < s->table.num_groups;
     if (n->dir == FS_D_BLOBS) return has_blobs(s);

@@ -13,6 +13,10 @@
  *     blobs/COL/      ID.ext (a blob column's object) or ID/ (list<blob>)
  *     blobs/COL/ID/   K.ext, the row's objects
  *     .ingot/         erase  erasures  generation
+ *     versions/       N/ for every version kept: version N's table, the same
+ *                     names as / without versions/ and tags/ (a session of
+ *                     its own serves it: subtables.h)
+ *     tags/           NAME, a symbolic link to ../versions/N
  *
  * Each directory is a row of the table in namespace.c: its fixed names, in
  * listing order, and for names made from the table a function that looks one
@@ -53,6 +57,13 @@ int64_t fs_ns_entry(struct fs_session *s, const struct fs_node *dir, int64_t idx
  * nodes listed in no fixed place (the root, directories, blob objects). */
 bool fs_ns_place(struct fs_session *s, const struct fs_node *n, uint64_t *parent, char *name,
                  size_t cap);
+
+/* Is version `version` kept (its file in .ingot/versions)? */
+bool fs_ns_version_kept(struct fs_session *s, uint64_t version);
+
+/* A tag's link (FS_K_LINK): its target, "../versions/N", into out; the length
+ * or a negative errno. */
+int fs_ns_link_target(const struct fs_node *n, char *out, size_t cap);
 
 /* A name in canonical decimal (no sign, no leading zeros). */
 bool fs_ns_parse_id(const char *name, uint64_t *out);

@@ -34,11 +34,12 @@ static int decoded_block(struct fs_session *s, uint32_t pi, uint32_t page,
         fs_entry_free(e);
         return -ENOMEM;
     }
-    struct ig_pagerec blk;
-    const uint8_t *del;
     struct ig_error err = {0};
-    int rc = ig_reader_load_block(&sc->r, &s->table.parts[pi], ref, page, rec, b, group_first_row,
-                                  &blk, e->vals, &del, &err);
+    struct ig_block_load bl = {.rec = rec, .block = b};
+    int rc = ig_reader_load_block(&sc->r, &(struct ig_page_at){&s->table.parts[pi], ref, page, group_first_row}, &bl,
+                                  e->vals, &err);
+    const struct ig_pagerec blk = bl.blk;
+    const uint8_t *del = bl.deleted;
     if (rc) {
         fs_entry_free(e);
         return fs_page_failed(s, pi, page, err.msg, rc);
@@ -132,13 +133,12 @@ static int row_source_get(void *ctx, const struct ig_column_ref *ref, const stru
         rc = sc && pick && h->e && (h->e->vals = calloc(1, sizeof *h->e->vals)) ? 0 : -ENOMEM;
         if (!rc && rb->index >= rb->rec.row_count) rc = -EIO;
         if (!rc) {
-            struct ig_pagerec blk;
-            const uint8_t *del;
             struct ig_error e2 = {0};
             pick[rb->index / 8] = (uint8_t)(1u << (rb->index % 8));
             ig_values_init(h->e->vals, ref->rec.type);
-            rc = ig_reader_load_picked(&sc->r, &s->table.parts[at->part], ref, rb->page, &rb->rec, rb->block,
-                                       at->group_first_row, &blk, pick, h->e->vals, &del, &e2);
+            struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick};
+            struct ig_page_at pa = {&s->table.parts[at->part], ref, rb->page, at->group_first_row};
+            rc = ig_reader_load_block(&sc->r, &pa, &bl, h->e->vals, &e2);
             if (rc) rc = fs_page_failed(s, at->part, rb->page, e2.msg, rc);
             if (!rc && h->e->vals->rows == 1) rb->index = 0; /* the row alone (an older part's page comes whole) */
         }

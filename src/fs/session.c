@@ -3,6 +3,7 @@
 #include "fill.h"
 #include "format/model/types.h"
 #include "util/error.h"
+#include "format/part/commitlog.h"
 #include "format/part/journal.h"
 
 #include <errno.h>
@@ -45,13 +46,31 @@ size_t fs_cache_default_bytes(const struct ig_table *t)
     return (size_t)want;
 }
 
-int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
+uint64_t fs_manifest_generation(const char *dir)
+{
+    struct ig_manifest m;
+    if (ig_manifest_read(dir, &m, NULL)) return 0;
+    uint64_t g = m.generation;
+    ig_manifest_free(&m);
+    return g;
+}
+
+/* The generation a change would move: the table's own for the current table;
+ * for a version's, MANIFEST's when it was opened (the version's is older). */
+static uint64_t seen_generation(const struct fs_session *s)
+{
+    return s->version ? s->seen_generation : s->table.manifest.generation;
+}
+
+int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, size_t cache_bytes,
                     struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
     s->dir = realpath(dir, NULL);
     if (!s->dir) return ig_err(err, -errno, "%s: %s", dir, strerror(errno));
-    int rc = ig_table_open_shared(&s->table, s->dir, err);
+    s->version = version;
+    s->seen_generation = version ? fs_manifest_generation(s->dir) : 0;
+    int rc = ig_table_open_shared_version(&s->table, s->dir, version, err);
     if (rc) {
         free(s->dir);
         return rc;
@@ -73,7 +92,9 @@ int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
     pthread_rwlock_init(&s->table_lock, NULL);
     fs_keyset_init(&s->damaged);
     pthread_mutex_init(&s->erase_mu, NULL);
-    fs_generations_init(&s->gens, s->table.manifest.generation);
+    /* a version's files change only by erasure, which moves MANIFEST's
+     * generation, not the version's: its files follow MANIFEST's */
+    fs_generations_init(&s->gens, s->version ? s->seen_generation : s->table.manifest.generation);
     fs_known_init(&s->known);
     fs_view_names_init(&s->vnames);
     fs_watch_init(&s->watch, 0, false);
@@ -129,10 +150,10 @@ struct fs_scratch *fs_scratch(struct fs_session *s)
 bool fs_manifest_moved(struct fs_session *s)
 {
     struct ig_manifest m;
-    if (ig_journal_pending(s->dir)) return true;
+    if (ig_journal_pending(s->dir) || ig_commit_pending(s->dir)) return true;
     if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
     pthread_rwlock_rdlock(&s->table_lock);
-    bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
+    bool changed = m.generation != seen_generation(s) || (!s->version && m.n != s->table.nparts);
     pthread_rwlock_unlock(&s->table_lock);
     ig_manifest_free(&m);
     return changed;
@@ -141,9 +162,9 @@ bool fs_manifest_moved(struct fs_session *s)
 bool fs_table_moved(struct fs_session *s)
 {
     struct ig_manifest m;
-    if (ig_journal_pending(s->dir)) return true;
+    if (ig_journal_pending(s->dir) || ig_commit_pending(s->dir)) return true;
     if (ig_manifest_read(s->dir, &m, NULL)) return false; /* keep serving what we have */
-    bool changed = m.generation != s->table.manifest.generation || m.n != s->table.nparts;
+    bool changed = m.generation != seen_generation(s) || (!s->version && m.n != s->table.nparts);
     ig_manifest_free(&m);
     for (uint32_t i = 0; !changed && i < s->table.nparts; i++)
         changed = ig_part_rewritten(&s->table.parts[i]);

@@ -23,10 +23,13 @@
 #include "format/ops/reader.h"
 #include "format/part/table.h"
 #include "inode.h"
+#include "fs.h"
 #include "util/u64vec.h"
 #include "generations.h"
 
 struct fs_invalidator;
+struct fs_staging;
+struct fs_subtables;
 
 /* Per worker thread. */
 struct fs_scratch {
@@ -37,6 +40,9 @@ struct fs_scratch {
 struct fs_session {
     /* the table, as mounted */
     char *dir;
+    uint64_t version;            /* the version served (0: the current one, as it changes) */
+    bool read_only;              /* nothing changes through it (a version under versions/N/) */
+    uint64_t seen_generation;    /* MANIFEST's generation when the table was last opened */
     struct ig_table table;
     pthread_rwlock_t table_lock; /* readers share; reopening after a change is exclusive */
     uint64_t generation;         /* bumped by every reload; open files compare */
@@ -68,7 +74,14 @@ struct fs_session {
     struct fs_fill fill;         /* small objects put into the kernel's cache (fill.h) */
     struct fs_watch watch;       /* inotify and the timer (watch.h) */
     struct fs_invalidator *inval; /* the invalidation and names threads (invalidate.h) */
+    struct fs_staging *staging;  /* columns being written through the mount (staging.h) */
+    struct fs_column_io column_io; /* how they are read and committed (fs.h) */
     struct fs_kernel kernel;     /* how the kernel is told (kernel.h), set by the glue */
+    struct fs_subtables *subs;   /* the versions shown under versions/N/ (subtables.h) */
+    /* after every reload of this table (invalidate.h fs_reload), with its
+     * names_now: the versions under versions/N/ follow it (subtables.c) */
+    void (*after_reload)(void *ctx, bool names_now);
+    void *after_reload_ctx;
     unsigned test_reload_pause_ms; /* test hook INGOT_TEST_RELOAD_PAUSE_MS: fs_reload sleeps
                                       this long between opening the table and showing it */
 };
@@ -87,7 +100,7 @@ void fs_map_parts(struct ig_table *t);
 #define FS_CACHE_MAX ((uint64_t)1 << 30)
 size_t fs_cache_default_bytes(const struct ig_table *t);
 /* cache_bytes 0: fs_cache_default_bytes of the table. */
-int fs_session_init(struct fs_session *s, const char *dir, size_t cache_bytes,
+int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, size_t cache_bytes,
                     struct ig_error *err);
 void fs_session_destroy(struct fs_session *s);
 struct fs_scratch *fs_scratch(struct fs_session *s);
@@ -97,6 +110,9 @@ struct fs_scratch *fs_scratch(struct fs_session *s);
 int fs_blob_columns(struct fs_session *s);
 /* Column id -> reference (false if out of range or unreadable). */
 bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref);
+
+/* MANIFEST's generation now (0 if it cannot be read). */
+uint64_t fs_manifest_generation(const char *dir);
 
 /* The timer's cheaper check (another host's change): MANIFEST's generation or
  * part count moved, or a journal waits. Every erase and append raises the

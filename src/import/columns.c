@@ -1,5 +1,6 @@
 /* columns.c - a column's values from a file, for evolve.h (columns.h). */
 #include "import/columns.h"
+#include "import/columns_keyed.h"
 #include "import/npy.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
@@ -101,9 +102,16 @@ static int npy_fill(void *ctx, uint64_t first_row, uint32_t count, struct ig_val
     return 0;
 }
 
-int ig_add_column_from(const char *table_dir, const struct ig_column_input *in,
-                       struct ig_evolve_report *rep, struct ig_error *err)
+/* A .npy array: row k to the k-th live row. */
+static int add_npy(const char *table_dir, const struct ig_column_input *in,
+                   struct ig_evolve_report *rep, struct ig_error *err)
 {
+    if (in->key || in->require_all || in->ignore_missing || in->schema_path)
+        return ig_err(err, -EINVAL,
+                      "%s: a .npy array has no key: row k goes to the k-th live row (--key, "
+                      "--schema, --require-all and --ignore-missing are for CSV, JSON Lines and "
+                      "Parquet)",
+                      in->path);
     struct npy_source src = {.path = in->path, .fd = -1};
     src.fd = ig_open(in->path, O_RDONLY | O_CLOEXEC, 0);
     if (src.fd < 0) return ig_err(err, -errno, "%s: %s", in->path, strerror(errno));
@@ -133,4 +141,25 @@ int ig_add_column_from(const char *table_dir, const struct ig_column_input *in,
     free(src.buf);
     close(src.fd);
     return rc;
+}
+
+int ig_add_column_from(const char *table_dir, const struct ig_column_input *in,
+                       struct ig_evolve_report *rep, struct ig_column_counts *counts,
+                       struct ig_error *err)
+{
+    if (counts) memset(counts, 0, sizeof *counts);
+    enum ig_input_format fmt = in->format ? in->format : ig_input_format_from_name(in->path);
+    if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(in->path);
+    if (fmt == IG_INPUT_NPY) return add_npy(table_dir, in, rep, err);
+    return ig_keyed_columns(table_dir, in, in->replace ? IG_KEYED_REPLACE : IG_KEYED_ADD, NULL, 0,
+                            rep, counts, err);
+}
+
+int ig_update_columns_from(const char *table_dir, const struct ig_column_input *in,
+                           const char *const *columns, size_t ncolumns,
+                           struct ig_evolve_report *rep, struct ig_column_counts *counts,
+                           struct ig_error *err)
+{
+    if (!ncolumns) return ig_err(err, -EINVAL, "no column to update");
+    return ig_keyed_columns(table_dir, in, IG_KEYED_UPDATE, columns, ncolumns, rep, counts, err);
 }

@@ -86,11 +86,88 @@ static int json_mismatch(const struct ig_column_def *c, const struct ig_json_nod
                   ig_json_type_name(node->type));
 }
 
+/* A float column's lane from a JSON number, or from the strings NaN,
+ * Infinity and -Infinity, which have no JSON number form (the JSON rendering
+ * writes them so). */
+static int json_float_lane(const struct ig_column_def *c, const struct ig_json_node *node, uint64_t *lane,
+                           struct ig_error *err)
+{
+    int rc;
+    if (node->type == IG_JSON_STRING) {
+        if (!((node->len == 3 && !memcmp(node->str, "NaN", 3)) ||
+              (node->len == 8 && !memcmp(node->str, "Infinity", 8)) ||
+              (node->len == 9 && !memcmp(node->str, "-Infinity", 9))))
+            return ig_err(err, -EINVAL, "expected a number, got the string \"%.*s\"",
+                          node->len > 40 ? 40 : (int)node->len, node->str);
+        rc = ig_parse_lane(c->type, node->str, node->len, lane, err);
+    } else if (node->type == IG_JSON_NUMBER) {
+        if (c->type == IG_T_FLOAT32) {
+            float f;
+            rc = ig_json_number_f32(node, &f, err);
+            *lane = f32_lane(f);
+        } else {
+            double d;
+            rc = ig_json_number_f64(node, &d, err);
+            *lane = f64_lane(d);
+        }
+    } else {
+        return json_mismatch(c, node, err);
+    }
+    return rc;
+}
+
+/* A blob column's value: the object at a path (a string), or for a
+ * list<blob> the objects at an array of paths, copied into the blob file. */
+static int json_blob(const struct ig_column_def *c, struct ig_values *v, const struct ig_json_node *node,
+                     const struct ig_convert_ctx *ctx, struct ig_error *err)
+{
+    struct ig_buf *scratch = ctx->scratch;
+    int rc = 0;
+    ig_buf_reset(scratch);
+    if (!c->lists) {
+        if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
+        rc = add_object(ctx, node->str, node->len, scratch, err);
+    } else {
+        if (node->type != IG_JSON_ARRAY)
+            return ig_err(err, -EINVAL, "expected an array of paths, got %s",
+                          ig_json_type_name(node->type));
+        /* children are nodes of the doc; walk by index */
+        for (uint32_t k = node->first_child; !rc && k != IG_JSON_NONE;) {
+            const struct ig_json_node *e = ctx->doc ? &ctx->doc->nodes[k] : NULL;
+            if (!e) return ig_err(err, -EINVAL, "internal: no JSON document");
+            if (e->type != IG_JSON_STRING)
+                return ig_err(err, -EINVAL, "expected a path string in the array, got %s",
+                              ig_json_type_name(e->type));
+            rc = add_object(ctx, e->str, e->len, scratch, err);
+            k = e->next_sibling;
+        }
+    }
+    if (rc) return rc;
+    return ig_values_push_bytes(v, scratch->data, scratch->len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+}
+
+/* A binary column's value from a string: "\x" and hex digits (the text
+ * rendering's form), else base64. */
+static int json_binary(const struct ig_column_def *c, struct ig_values *v, const struct ig_json_node *node,
+                       struct ig_buf *scratch, struct ig_error *err)
+{
+    if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
+    ig_buf_reset(scratch);
+    int rc;
+    if (node->len >= 2 && node->str[0] == '\\' && node->str[1] == 'x')
+        rc = ig_parse_hex_binary(node->str, node->len, scratch, err);
+    else
+        rc = ig_base64_decode(node->str, node->len, scratch, err);
+    if (rc) return rc;
+    return ig_values_push_bytes(v, scratch->data, scratch->len)
+               ? ig_err(err, -ENOMEM, "out of memory")
+               : 0;
+}
+
 int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
                     const struct ig_json_node *node, const struct ig_convert_ctx *ctx,
                     struct ig_error *err)
 {
-    struct ig_buf *scratch = ctx->scratch;
     if (!node || node->type == IG_JSON_NULL) {
         if (!c->nullable)
             return ig_err(err, -EINVAL, node ? "null in a non-nullable column"
@@ -125,66 +202,13 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
         break;
     case IG_T_FLOAT32:
     case IG_T_FLOAT64:
-        if (node->type == IG_JSON_STRING) {
-            /* NaN and infinities have no JSON number form; take the spellings the
-             * JSON rendering writes. */
-            if (!((node->len == 3 && !memcmp(node->str, "NaN", 3)) ||
-                  (node->len == 8 && !memcmp(node->str, "Infinity", 8)) ||
-                  (node->len == 9 && !memcmp(node->str, "-Infinity", 9))))
-                return ig_err(err, -EINVAL, "expected a number, got the string \"%.*s\"",
-                              node->len > 40 ? 40 : (int)node->len, node->str);
-            rc = ig_parse_lane(c->type, node->str, node->len, &lane, err);
-        } else if (node->type == IG_JSON_NUMBER) {
-            if (c->type == IG_T_FLOAT32) {
-                float f;
-                rc = ig_json_number_f32(node, &f, err);
-                lane = f32_lane(f);
-            } else {
-                double d;
-                rc = ig_json_number_f64(node, &d, err);
-                lane = f64_lane(d);
-            }
-        } else {
-            return json_mismatch(c, node, err);
-        }
+        rc = json_float_lane(c, node, &lane, err);
         break;
     case IG_T_STRING:
         if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
         return push_string(v, node->str, node->len, err);
-    case IG_T_BLOB: {
-        ig_buf_reset(scratch);
-        if (!c->lists) {
-            if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
-            rc = add_object(ctx, node->str, node->len, scratch, err);
-        } else {
-            if (node->type != IG_JSON_ARRAY)
-                return ig_err(err, -EINVAL, "expected an array of paths, got %s",
-                              ig_json_type_name(node->type));
-            /* children are nodes of the doc; walk by index */
-            for (uint32_t k = node->first_child; !rc && k != IG_JSON_NONE;) {
-                const struct ig_json_node *e = ctx->doc ? &ctx->doc->nodes[k] : NULL;
-                if (!e) return ig_err(err, -EINVAL, "internal: no JSON document");
-                if (e->type != IG_JSON_STRING)
-                    return ig_err(err, -EINVAL, "expected a path string in the array, got %s",
-                                  ig_json_type_name(e->type));
-                rc = add_object(ctx, e->str, e->len, scratch, err);
-                k = e->next_sibling;
-            }
-        }
-        if (rc) return rc;
-        return ig_values_push_bytes(v, scratch->data, scratch->len) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-    }
-    case IG_T_BINARY:
-        if (node->type != IG_JSON_STRING) return json_mismatch(c, node, err);
-        ig_buf_reset(scratch);
-        if (node->len >= 2 && node->str[0] == '\\' && node->str[1] == 'x')
-            rc = ig_parse_hex_binary(node->str, node->len, scratch, err);
-        else
-            rc = ig_base64_decode(node->str, node->len, scratch, err);
-        if (rc) return rc;
-        return ig_values_push_bytes(v, scratch->data, scratch->len)
-                   ? ig_err(err, -ENOMEM, "out of memory")
-                   : 0;
+    case IG_T_BLOB: return json_blob(c, v, node, ctx, err);
+    case IG_T_BINARY: return json_binary(c, v, node, ctx->scratch, err);
     default: return ig_err(err, -EINVAL, "unsupported type");
     }
     if (rc) return rc;

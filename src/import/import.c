@@ -8,6 +8,7 @@
 #include "stripe.h"
 #include "lines.h"
 #include "npy.h"
+#include "format/ops/evolve.h"
 #include "parquet.h"
 #include "format/part/append.h"
 #include "format/model/types.h"
@@ -315,6 +316,39 @@ static int run_npy(struct import_run *r, struct ig_error *err)
     return rc;
 }
 
+/* A column's type in the schema language, without a top-level '?'. */
+static int bare_type(const struct ig_schema *s, uint32_t node, char *out, size_t cap)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    int rc = ig_schema_type_text(s, node, &b);
+    if (!rc) {
+        size_t n = b.len && b.data[b.len - 1] == '?' ? b.len - 1 : b.len;
+        snprintf(out, cap, "%.*s", (int)n, (const char *)b.data);
+    }
+    ig_buf_free(&b);
+    return rc;
+}
+
+/* Do the input's top-level columns fit the table's (the same type, a NULL
+ * where the table's is nullable and the input's is not being fine)? */
+static int schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
+                       struct ig_error *err)
+{
+    for (uint32_t k = 0; k < in->ntops; k++) {
+        const struct ig_column_def *cd = &in->cols[in->tops[k]];
+        long node = ig_schema_find(table, cd->name, cd->name_len);
+        char want[512], have[512];
+        if (node < 0) return ig_err(err, -EINVAL, "%s: column '%s' is not in the table", what, cd->name);
+        if (bare_type(in, in->tops[k], want, sizeof want) || bare_type(table, (uint32_t)node, have, sizeof have))
+            return ig_err(err, -ENOMEM, "out of memory");
+        if (strcmp(want, have))
+            return ig_err(err, -EINVAL, "%s: column '%s' is %s in the table, %s here: a column keeps its type "
+                                        "(ingot replace-column changes its values, not its type)",
+                          what, cd->name, have, want);
+    }
+    return 0;
+}
+
 static int choose_schema(struct import_run *r, enum ig_input_format fmt,
                          const struct ig_table *existing, struct ig_csv_reader *csv,
                          struct ig_lines_reader *lr, struct ig_error *err)
@@ -342,11 +376,17 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
             for (uint32_t c = 0; c < r->schema.n && c < have.n; c++)
                 if (!r->schema.cols[c].page_size) r->schema.cols[c].page_size = have.cols[c].page_size;
             bool same = ig_schema_equal(&have, &r->schema);
+            /* the table's own schema, with the file's columns among its
+             * columns (schema_fits says which do not fit); the rest NULL */
+            if (!same) rc = schema_fits(&r->schema, &have, r->o->schema_path, err);
+            if (!rc && !same) {
+                ig_schema_free(&r->schema);
+                r->schema = have;
+                have = (struct ig_schema){0};
+                if (fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
+            }
             ig_schema_free(&have);
-            if (!same)
-                return ig_err(err, -EINVAL, "%s: schema differs from the table's (see ingot "
-                                            "inspect)",
-                              r->o->schema_path);
+            if (rc) return rc;
         }
         return 0;
     }
@@ -418,6 +458,86 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
     return ig_part_writer_finish(r->w, err);
 }
 
+/* New columns as NULL in every row a table has (their rows from before). */
+static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_values *cols, struct ig_error *err)
+{
+    (void)first_row;
+    const struct ig_schema *s = ctx;
+    for (uint32_t l = 0; l < s->nleaves; l++) {
+        struct ig_values *v = &cols[l];
+        for (uint32_t i = 0; i < count; i++) {
+            int rc = v->levels ? ig_values_push_entry(v, 0, 0) || ig_values_end_row(v) : ig_values_push_null(v);
+            if (rc) return ig_err(err, -ENOMEM, "out of memory");
+        }
+    }
+    return 0;
+}
+
+/* An append whose input has columns the table has not: they are added first
+ * (a version of their own: the rows already there NULL in them), and the part
+ * is then appended with them. A column of the input that the table has must
+ * keep its type when the input declares one (a schema file, Parquet, .npy);
+ * CSV and JSON Lines are read with the table's types. */
+static int evolve_for_append(const char *input, const char *table_dir, const struct ig_import_opts *o,
+                             enum ig_input_format fmt, struct ig_error *err)
+{
+    struct import_run r = {.input = input, .o = o, .in_fd = -1};
+    struct ig_csv_reader *csv = NULL;
+    struct ig_lines_reader *lr = NULL;
+    struct ig_table t;
+    bool have_table = false;
+    struct ig_schema add = {0}, table = {0};
+    int rc = ig_table_open(&t, table_dir, false, err);
+    have_table = !rc;
+    if (!rc) rc = ig_table_schema(&t, &table, err);
+    if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
+    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err); /* the input's own */
+    bool declared = o->schema_path || fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY;
+    for (uint32_t k = 0; !rc && k < r.schema.ntops; k++) {
+        const struct ig_column_def *cd = &r.schema.cols[r.schema.tops[k]];
+        if (ig_schema_find(&table, cd->name, cd->name_len) >= 0) {
+            if (declared) { /* the declared column against the table's */
+                struct ig_schema only = {0};
+                struct ig_buf b = IG_BUF_INIT;
+                rc = ig_schema_type_text(&r.schema, r.schema.tops[k], &b) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+                if (!rc) rc = ig_schema_add_typed(&only, cd->name, cd->name_len, (const char *)b.data, b.len, err);
+                if (!rc) rc = ig_schema_finish(&only, err);
+                if (!rc) rc = schema_fits(&only, &table, input, err);
+                ig_schema_free(&only);
+                ig_buf_free(&b);
+            }
+            continue;
+        }
+        /* a column the table has not: nullable, its rows from before NULL */
+        struct ig_buf b = IG_BUF_INIT;
+        rc = ig_schema_type_text(&r.schema, r.schema.tops[k], &b) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (!rc && (!b.len || b.data[b.len - 1] != '?') && !cd->dimension)
+            rc = ig_buf_append_byte(&b, '?') ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (!rc) rc = ig_schema_add_typed(&add, cd->name, cd->name_len, (const char *)b.data, b.len, err);
+        ig_buf_free(&b);
+    }
+    if (csv) ig_csv_close(csv);
+    if (lr) ig_lines_close(lr);
+    ig_parquet_close(r.pq);
+    if (r.in_fd >= 0) close(r.in_fd);
+    ig_schema_free(&r.schema);
+    ig_schema_free(&table);
+    if (have_table) ig_table_close(&t);
+    if (!rc && add.n) rc = ig_schema_finish(&add, err);
+    if (!rc && add.ntops) {
+        for (uint32_t l = 0; l < add.nleaves; l++)
+            if (add.cols[add.leaves[l]].dimension && !(add.cols[add.leaves[l]].null_mask & 1))
+                rc = ig_err(err, -EINVAL, "%s: vector column '%s' is new to the table; its rows from before "
+                                          "would need values (ingot add-column adds it first)",
+                            input, add.cols[add.leaves[l]].name);
+        struct ig_add_request req = {.schema = &add, .fill = fill_null, .ctx = &add};
+        struct ig_evolve_report rep;
+        if (!rc) rc = ig_add_columns(table_dir, &req, &rep, err);
+    }
+    ig_schema_free(&add);
+    return rc;
+}
+
 int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
               struct ig_import_result *res, struct ig_error *err)
 {
@@ -434,7 +554,13 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     struct ig_append a;
-    int rc = ig_append_begin(&a, table_dir, !o->append, err);
+    int rc = o->append ? evolve_for_append(input, table_dir, o, fmt, err) : 0;
+    if (rc) {
+        memset(&a, 0, sizeof a);
+        a.lock_fd = -1;
+        return rc;
+    }
+    rc = ig_append_begin(&a, table_dir, !o->append, err);
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
     if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
     bool blobs = false;

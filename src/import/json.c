@@ -134,45 +134,38 @@ static inline uint64_t special8(uint64_t w)
            ((b - ONES) & ~b & HIGHS);
 }
 
-/* Parse the string whose opening quote is at ps->i. On success *out and *len are
- * the unescaped value and ps->i is just past the closing quote. */
-static int parse_string(struct parser *ps, const char **out, size_t *len)
+/* The \u escape at s[i] (and the low surrogate after it, when it is a high
+ * one) as UTF-8 at *dst; *esc_len the bytes of the escape. */
+static int unescape_u(struct parser *ps, size_t i, char **dst, size_t *esc_len)
 {
     const char *s = ps->s;
-    const size_t n = ps->n, open = ps->i;
-    size_t i = open + 1;
-    const size_t start = i;
-    /* Fast path: no escapes, the value is a slice of the input. */
-    for (;;) {
-        while (n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (special8(w)) break;
-            i += 8;
-        }
-        if (i >= n) return perr_plain(ps, open, "unterminated string");
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"') {
-            *out = s + start;
-            *len = i - start;
-            ps->i = i + 1;
-            return 0;
-        }
-        if (c == '\\') break;
-        if (c < 0x20) return perr_at(ps, i, "unescaped control character in string");
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t l = ig_utf8_seq_len((const uint8_t *)s + i, n - i);
-        if (!l) return perr_plain(ps, i, "invalid UTF-8 in string");
-        i += l;
+    const size_t n = ps->n;
+    long cp = hex4(s, i + 2, n);
+    if (cp < 0) return perr_plain(ps, i, "invalid \\u escape (expected 4 hex digits)");
+    *esc_len = 6;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return perr_plain(ps, i, "unpaired UTF-16 low surrogate in \\u escape");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        long lo = -1;
+        if (n - i >= 12 && s[i + 6] == '\\' && s[i + 7] == 'u') lo = hex4(s, i + 8, n);
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return perr_plain(ps, i, "unpaired UTF-16 high surrogate in \\u escape");
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        *esc_len = 12;
     }
+    *dst += ig_utf8_encode((uint32_t)cp, (uint8_t *)*dst);
+    return 0;
+}
 
-    /* Slow path: unescape into the arena. Its capacity is raised to the
-     * input length before the first string of a parse is written: unescaped
-     * strings are never longer than their source and do not overlap, so it
-     * never moves while earlier strings point into it. */
+/* parse_string's slow path: the string opened at s[open], plain from start
+ * up to its first backslash at s[i], unescaped into the arena. Its capacity
+ * is raised to the input length before the first string of a parse is
+ * written: unescaped strings are never longer than their source and do not
+ * overlap, so it never moves while earlier strings point into it. */
+static int unescape_string(struct parser *ps, size_t open, size_t start, size_t i, const char **out,
+                           size_t *len)
+{
+    const char *s = ps->s;
+    const size_t n = ps->n;
     struct ig_json_doc *d = ps->d;
     if (d->arena_cap < n) {
         char *na = realloc(d->arena, n);
@@ -200,21 +193,9 @@ static int parse_string(struct parser *ps, const char **out, size_t *len)
             case 'r': *dst++ = '\r'; break;
             case 't': *dst++ = '\t'; break;
             case 'u': {
-                long cp = hex4(s, i + 2, n);
-                if (cp < 0) return perr_plain(ps, i, "invalid \\u escape (expected 4 hex digits)");
-                size_t esc_len = 6;
-                if (cp >= 0xDC00 && cp <= 0xDFFF)
-                    return perr_plain(ps, i, "unpaired UTF-16 low surrogate in \\u escape");
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    long lo = -1;
-                    if (n - i >= 12 && s[i + 6] == '\\' && s[i + 7] == 'u') lo = hex4(s, i + 8, n);
-                    if (lo < 0xDC00 || lo > 0xDFFF)
-                        return perr_plain(ps, i,
-                                          "unpaired UTF-16 high surrogate in \\u escape");
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    esc_len = 12;
-                }
-                dst += ig_utf8_encode((uint32_t)cp, (uint8_t *)dst);
+                size_t esc_len;
+                int rc = unescape_u(ps, i, &dst, &esc_len);
+                if (rc) return rc;
                 i += esc_len;
                 continue;
             }
@@ -240,6 +221,42 @@ static int parse_string(struct parser *ps, const char **out, size_t *len)
     d->arena_len += *len;
     ps->i = i + 1;
     return 0;
+}
+
+/* Parse the string whose opening quote is at ps->i. On success *out and *len are
+ * the unescaped value and ps->i is just past the closing quote. */
+static int parse_string(struct parser *ps, const char **out, size_t *len)
+{
+    const char *s = ps->s;
+    const size_t n = ps->n, open = ps->i;
+    size_t i = open + 1;
+    const size_t start = i;
+    /* Fast path: no escapes, the value is a slice of the input. */
+    for (;;) {
+        while (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (special8(w)) break;
+            i += 8;
+        }
+        if (i >= n) return perr_plain(ps, open, "unterminated string");
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"') {
+            *out = s + start;
+            *len = i - start;
+            ps->i = i + 1;
+            return 0;
+        }
+        if (c == '\\') return unescape_string(ps, open, start, i, out, len);
+        if (c < 0x20) return perr_at(ps, i, "unescaped control character in string");
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t l = ig_utf8_seq_len((const uint8_t *)s + i, n - i);
+        if (!l) return perr_plain(ps, i, "invalid UTF-8 in string");
+        i += l;
+    }
 }
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }

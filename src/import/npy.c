@@ -32,9 +32,12 @@ static const char *dict_value(const char *h, const char *key)
     return p;
 }
 
-int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struct ig_error *err)
+/* The header of the .npy at fd, of which `have` bytes exist: -EAGAIN (with
+ * partial) when they do not hold all of it yet. */
+static int npy_header(int fd, uint64_t size, bool partial, const char *path, struct ig_npy *n, struct ig_error *err)
 {
     uint8_t pre[12];
+    if (partial && size < 12) return -EAGAIN;
     if (size < 10 || ig_pread_full(fd, pre, 10, 0) || memcmp(pre, "\x93NUMPY", 6))
         return ig_err(err, -EINVAL, "%s: not a NumPy .npy file", path);
     uint64_t hlen, hoff;
@@ -47,7 +50,8 @@ int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struc
     } else {
         return ig_err(err, -EINVAL, "%s: unsupported .npy version %u.%u", path, pre[6], pre[7]);
     }
-    if (hlen > 65536 || hoff + hlen > size) return ig_err(err, -EINVAL, "%s: .npy header truncated", path);
+    if (hlen > 65536) return ig_err(err, -EINVAL, "%s: .npy header too long", path);
+    if (hoff + hlen > size) return partial ? -EAGAIN : ig_err(err, -EINVAL, "%s: .npy header truncated", path);
     char *h = malloc(hlen + 1);
     if (!h) return ig_err(err, -ENOMEM, "out of memory");
     int rc = ig_pread_full(fd, h, hlen, hoff) ? ig_err(err, -EIO, "%s: cannot read the header", path) : 0;
@@ -99,10 +103,28 @@ int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struc
             return ig_err(err, -EINVAL, "%s: a 2-D array must be float32 (rows, D) with 1 <= D <= 1048576", path);
         n->dim = (uint32_t)dims[1];
     }
+    return 0;
+}
+
+int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struct ig_error *err)
+{
+    int rc = npy_header(fd, size, false, path, n, err);
+    if (rc) return rc;
     uint64_t per_row = (uint64_t)n->width * (n->dim ? n->dim : 1);
     if (n->rows > (size - n->data_off) / per_row || n->data_off + n->rows * per_row != size)
         return ig_err(err, -EINVAL, "%s: %" PRIu64 " rows of %" PRIu64 " bytes do not match the file size",
                       path, n->rows, per_row);
+    return 0;
+}
+
+int ig_npy_size(int fd, uint64_t have, const char *path, struct ig_npy *n, uint64_t *total, struct ig_error *err)
+{
+    int rc = npy_header(fd, have, true, path, n, err);
+    if (rc) return rc;
+    uint64_t per_row = (uint64_t)n->width * (n->dim ? n->dim : 1);
+    if (n->rows > (UINT64_MAX - n->data_off) / per_row)
+        return ig_err(err, -EINVAL, "%s: %" PRIu64 " rows is too many", path, n->rows);
+    *total = n->data_off + n->rows * per_row;
     return 0;
 }
 

@@ -24,6 +24,12 @@ struct ig_npy {
 /* Read and check the header of the .npy open on fd (size bytes long). */
 int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struct ig_error *err);
 
+/* The size the .npy being written to fd will have once whole, from the
+ * `have` bytes written so far: 0 (n and *total filled), -EAGAIN while its
+ * header is not all there, -EINVAL (with a message) for what is no .npy an
+ * import takes. */
+int ig_npy_size(int fd, uint64_t have, const char *path, struct ig_npy *n, uint64_t *total, struct ig_error *err);
+
 /* The schema type text for it: "float32", "vector<float32, 768>", ... */
 int ig_npy_type_text(const struct ig_npy *n, char *out, unsigned cap);
 

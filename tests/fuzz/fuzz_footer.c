@@ -143,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     if (ig_chunk_page_check(&p, pg, &rec, leaf, expected, gr.row_count, &err)) break;
                     expected += rec.row_count;
                     if (rec.row_count > (1u << 20)) break;
-                    if (ig_reader_load(&r, &p, &ref, pg, gr.first_row, &rec, &v, &del, &err) == 0) {
+                    if (ig_reader_load(&r, &(struct ig_page_at){&p, &ref, pg, gr.first_row}, &rec, &v, &del, &err) == 0) {
                         ig_buf_reset(&text);
                         ig_render_text_lines(&text, &v, del);
                     }
@@ -152,10 +152,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         uint32_t row = (uint32_t)(((uint64_t)rec.row_count * k) / 3), b;
                         struct ig_pagerec blk;
                         if (ig_part_block_of_row(&p, pg, &rec, row, &b, &blk, &err)) break;
-                        if (ig_reader_load_block(&r, &p, &ref, pg, &rec, b, gr.first_row, &blk, &v,
-                                                 &del, &err) == 0) {
+                        struct ig_block_load bl = {.rec = &rec, .block = b};
+                        if (ig_reader_load_block(&r, &(struct ig_page_at){&p, &ref, pg, gr.first_row}, &bl, &v,
+                                                 &err) == 0) {
                             ig_buf_reset(&text);
-                            ig_render_text_lines(&text, &v, del);
+                            ig_render_text_lines(&text, &v, bl.deleted);
                         }
                     }
                 }

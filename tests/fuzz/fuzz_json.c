@@ -2,7 +2,7 @@
  *
  * Build (not wired into meson):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I include -I src \
- *     tests/fuzz/fuzz_json.c src/import/json.c src/util/{parse,utf8,error,buf,hash}.c \
+ *     tests/fuzz/fuzz_json.c src/import/json.c src/util/{parse,parse_float,utf8,error,buf,hash,cpu}.c \
  *     -lxxhash -lm -o fuzz_json
  *
  * Besides "no crash, no leak, no UB", every accepted document is checked:

@@ -28,6 +28,9 @@
 #       numeric leaves; from 9 also bounds/: every bounded type in groups of
 #       100 rows, NULLs, NaNs, infinities and both zeros, a group of only
 #       zeros, one of only NULLs and NaNs, rows erased inside and on bounds)
+#   v10: the commit that added v10/ (format version 10, MANIFEST format 2:
+#       versions; from 10 also evolved/: the flat table appended to, a column
+#       added, one replaced, one dropped, a row erased, a version tagged)
 # Inputs are in inputs/: a flat table forcing one encoding per column (delta, rle,
 # bitpack, dict, zstd or huffman, plain, for, bool) with NULLs and empty strings, rows erased;
 # a nested table (list, struct, NULL at each level); a blob column; sliding
@@ -66,9 +69,34 @@ tables() {
             "$ingot" import --schema bounds.txt --rows-per-group 100 bounds.csv "$d/bounds"
             "$ingot" erase --row 150 --row 299 --row 400 "$d/bounds"
         fi
+        if [ "$v" -ge 10 ]; then
+            "$ingot" import --schema flat.txt --rows-per-group 150 flat.csv "$d/evolved"
+            "$ingot" erase --row 5 "$d/evolved"
+            evolved_arrays "$d"
+            "$ingot" add-column --name score "$d/evolved" "$d.score.npy"
+            "$ingot" add-column --name emb "$d/evolved" "$d.emb.npy"
+            "$ingot" tag "$d/evolved" with-score
+            "$ingot" replace-column --name score "$d/evolved" "$d.score2.npy"
+            "$ingot" drop-column "$d/evolved" f64
+            "$ingot" erase --row 77 --row 200 "$d/evolved"
+            rm "$d".*.npy
+        fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
     rm -f "$d"/*/.ingot/erasures
+}
+
+# The evolved table's new columns, for its live rows (row 5 erased before):
+# deterministic arrays.
+evolved_arrays() {
+    /usr/bin/python3 - "$1" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+live = 400 - 1
+np.save(f"{d}.score.npy", np.arange(live, dtype=np.int64) * 3)
+np.save(f"{d}.score2.npy", np.arange(live, dtype=np.int64) * 3 + 1)
+np.save(f"{d}.emb.npy", (np.arange(live * 4, dtype=np.float32) / 8).reshape(live, 4))
+PY
 }
 
 # 600 rows of windows of up to 8 ids that slide by 0-2 new ones, the ids drawn
@@ -103,6 +131,13 @@ expected() {
         "$ingot" inspect --json "$name" >"$out/inspect.json"
         "$ingot" verify "$name" >"$out/verify.txt" 2>&1 || true
         "$ingot" cat --rows 0-40,150,200,290-299 "$name" >"$out/rows.jsonl" 2>/dev/null || true
+        if [ -d "$name/.ingot/versions" ]; then # format 10: every version as it was
+            "$ingot" versions --json "$name" >"$out/versions.json" 2>&1 || true
+            for v in $(ls "$name/.ingot/versions"); do
+                v=$((10#$v))
+                "$ingot" cat --version $v --rows 0-12,76-78,199-201,398-399 "$name" >"$out/rows.v$v.jsonl" 2>/dev/null || true
+            done
+        fi
         /usr/bin/python3 -c '
 import json, sys
 for c in json.load(open(sys.argv[1]))["columns"]:

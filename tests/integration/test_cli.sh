@@ -409,6 +409,15 @@ completion() {
         [ "${COMPREPLY[*]}" = "doc doc.name doc.score" ] || { echo "col: ${COMPREPLY[*]}"; exit 1; }
         COMP_WORDS=(ingot erase "$2" --where i); COMP_CWORD=4; _ingot
         [ "${COMPREPLY[*]}" = "id= " ] || [ "${COMPREPLY[*]}" = "id=" ] || { echo "where: ${COMPREPLY[*]}"; exit 1; }
+        COMP_WORDS=(ingot g); COMP_CWORD=1; _ingot; [ "${COMPREPLY[*]}" = gc ] || { echo "gc: ${COMPREPLY[*]}"; exit 1; }
+        COMP_WORDS=(ingot gc --k); COMP_CWORD=2; _ingot; [ "${COMPREPLY[*]}" = --keep ] || { echo "gc opt: ${COMPREPLY[*]}"; exit 1; }
+        COMP_WORDS=(ingot drop-column "$2" do); COMP_CWORD=3; _ingot
+        [ "${COMPREPLY[*]}" = "doc doc.name doc.score" ] || { echo "drop: ${COMPREPLY[*]}"; exit 1; }
+        # every command ingot help lists is completed
+        for c in $(ingot help | sed -n "s/^  \([a-z-]*\) .*/\1/p"); do
+            COMP_WORDS=(ingot "$c"); COMP_CWORD=1; _ingot
+            [[ " ${COMPREPLY[*]} " == *" $c "* ]] || { echo "not completed: $c"; exit 1; }
+        done
     ' _ "$INGOT_ROOT" "$INGOT_ROOT/tests/golden/v4/nested"
 }
 check cli_bash_completion completion

@@ -74,6 +74,47 @@ erased_elsewhere() { # ROW HOW
 check gluster_cli_erase_on_a_reaches_b erased_elsewhere 5 cli
 check gluster_rm_on_a_reaches_b erased_elsewhere 7 rm
 
+# a column added on A (np.save through A's mount) shows on B within the bound,
+# values and all, and a column dropped on A (the CLI) goes from B
+column_elsewhere() {
+    local t0 seen=""
+    [ ! -e "$WORK/ib/columns/label.npy" ] || return 1 # B's kernel now holds the absence
+    $PY -c "
+import numpy as np
+n = len(np.load('$WORK/ia/columns/id.npy'))
+np.save('$WORK/ia/columns/label.npy', np.arange(n, dtype=np.int32) * 2)" || return 1
+    t0=$(date +%s%N)
+    for _ in $(seq 1 50); do
+        if [ -e "$WORK/ib/columns/label.npy" ]; then seen=$((($(date +%s%N) - t0) / 1000000)); break; fi
+        sleep 0.1
+    done
+    [ -n "$seen" ] || { echo "B does not show the column 5 s after it was added"; return 1; }
+    $PY -c "
+import numpy as np
+a = np.load('$WORK/ib/columns/label.npy'); b = np.load('$WORK/ib/columns/id.npy')
+assert len(a) == len(b) and (a == np.arange(len(b)) * 2).all(), a[:8]" || return 1
+    "$INGOT" drop-column "$A" label >/dev/null || return 1
+    local gone=""
+    for _ in $(seq 1 50); do
+        [ -e "$WORK/ib/columns/label.npy" ] || { gone=1; break; }
+        sleep 0.1
+    done
+    [ -n "$gone" ] || { echo "B still shows a dropped column 5 s later"; return 1; }
+    # B's versions/ lists the version that had it, and shows the column there
+    local v
+    v=$("$INGOT" versions --json "$A" | jq -r '[.[] | select(.change == "add-column label")][0].version')
+    for _ in $(seq 1 50); do
+        [ -e "$WORK/ib/versions/$v/columns/label.npy" ] && break
+        sleep 0.1
+    done
+    $PY -c "
+import numpy as np
+a = np.load('$WORK/ib/versions/$v/columns/label.npy')
+assert (a == np.arange(len(a)) * 2).all(), a[:8]" || { ls "$WORK/ib/versions"; return 1; }
+    echo "B showed the column after $seen ms; the drop reached it too, and versions/$v/ keeps it"
+}
+check gluster_column_added_on_a_shows_on_b column_elsewhere
+
 # an erase killed on A after its journal is committed is completed by the next
 # command on B (the journal is on the shared volume)
 crashed() {

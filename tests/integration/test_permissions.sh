@@ -58,6 +58,38 @@ group_and_owner_erase() {
     grep -q "origin=mount .* uid=0 " "$WORK/t/.ingot/erasures"
 }
 check erase_group_and_owner_may_erase group_and_owner_erase
+
+# a column written or removed through the mount follows the erase rules
+columns_by_erase_rules() {
+    local out
+    out=$(as_user /usr/bin/python3 -c "import numpy as np; np.save('$WORK/m/columns/u.npy', np.arange(97, dtype=np.int32))" 2>&1) &&
+        { echo "another user added a column"; return 1; }
+    grep -q "Permission denied" <<<"$out" || { echo "$out"; return 1; }
+    out=$(as_user rm "$WORK/m/columns/id" 2>&1) && { echo "another user dropped a column"; return 1; }
+    grep -q "Permission denied" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(stat -c '%a %g' "$WORK/m/columns")" = "775 $GID_G" ] || { stat -c '%a %g' "$WORK/m/columns"; return 1; }
+    [ "$(stat -c '%a' "$WORK/m/columns/id.npy")" = 664 ] || { stat -c '%a' "$WORK/m/columns/id.npy"; return 1; }
+    # a member of the erase group may; readers see the column at their next open
+    as_member /usr/bin/python3 -c "import numpy as np; np.save('$WORK/m/columns/m.npy', np.arange(97, dtype=np.int32))" || return 1
+    as_user cat "$WORK/m/columns/m" | grep -qx 96 || return 1
+    as_member rm "$WORK/m/columns/m" || return 1
+    [ ! -e "$WORK/m/columns/m" ] && "$INGOT" versions "$WORK/t" | grep -q "drop-column m"
+}
+check columns_written_by_erase_rules columns_by_erase_rules
+
+# versions/N/: another user reads an older version as the modes say; nobody,
+# not even the erase group, changes anything through it
+others_read_versions() {
+    local out
+    as_user ls "$WORK/m/versions" | grep -qx 1 || return 1
+    as_user cat "$WORK/m/versions/1/rows/7" | grep -q '"id":7' || return 1
+    [ "$(stat -c '%a' "$WORK/m/versions/1/rows")" = 555 ] || { stat -c '%a' "$WORK/m/versions/1/rows"; return 1; }
+    out=$(as_member rm "$WORK/m/versions/1/rows/7" 2>&1) && { echo "rm in versions/1 succeeded"; return 1; }
+    grep -q "Permission denied\|Read-only" <<<"$out" || { echo "$out"; return 1; }
+    # rows erased since version 1 are gone from it too
+    [ ! -e "$WORK/m/versions/1/rows/5" ] && ! as_user grep -qx 8 "$WORK/m/versions/1/columns/id"
+}
+check other_users_read_versions_read_only others_read_versions
 fusermount3 -u "$WORK/m"
 
 cli_needs_write() {

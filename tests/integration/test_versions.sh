@@ -136,3 +136,189 @@ erase_all_versions() {
     ! holds_value "$T" || { echo "a file still holds row $row's backfilled value"; return 1; }
 }
 check erase_reaches_every_version erase_all_versions
+
+# --- through the mount: np.save adds or replaces a column, cp replaces, rm
+# drops; a bad array fails its write with EINVAL and changes nothing; a mount
+# of an older version shows it as it was and takes no write
+M=$WORK/m
+mkdir -p "$M"
+"$INGOT" mount "$T" "$M" || { fail mount_versions "mount failed"; exit 0; }
+
+mount_writes() {
+    local before
+    "$PY" - "$M" <<'PY' || return 1
+import numpy as np, shutil, sys, os
+m = sys.argv[1]
+n = len(np.load(f"{m}/columns/id.npy"))
+np.save(f"{m}/columns/label.npy", np.arange(n, dtype=np.int32) % 7)       # a new column
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 7).all()
+np.save(f"{m}/columns/label.npy", np.arange(n, dtype=np.int32) % 5)       # its values replaced
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 5).all()
+np.save(f"/tmp/{os.getpid()}.npy", np.arange(n, dtype=np.int32) % 3)
+shutil.copyfile(f"/tmp/{os.getpid()}.npy", f"{m}/columns/label.npy")      # cp
+os.unlink(f"/tmp/{os.getpid()}.npy")
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 3).all()
+for bad in (np.arange(3, dtype=np.int32), np.arange(n, dtype=np.float64)):
+    try:
+        np.save(f"{m}/columns/label.npy", bad)
+    except OSError as e:
+        assert e.errno == 22, e
+    else:
+        sys.exit("a bad array was taken")
+assert (np.load(f"{m}/columns/label.npy") == np.arange(n) % 3).all()
+PY
+    "$INGOT" versions "$T" | grep -q "add-column label" || return 1
+    [ "$("$INGOT" versions --json "$T" | jq '[.[] | select(.change == "replace-column label")] | length')" = 2 ] || return 1
+    before=$(jq length <<<"$("$INGOT" versions --json "$T")")
+    rm "$M/columns/label" || return 1
+    [ ! -e "$M/columns/label.npy" ] || return 1
+    [ "$(jq length <<<"$("$INGOT" versions --json "$T")")" = $((before + 1)) ] || return 1
+    ls "$T/.ingot" | grep -q stage && { echo "a staged file was left"; return 1; }
+    "$INGOT" verify --deep "$T" >/dev/null
+}
+check mount_adds_replaces_drops_columns mount_writes
+
+version_mount() {
+    local V=$WORK/mv
+    mkdir -p "$V"
+    "$INGOT" mount --tag before-drop "$T" "$V" || return 1
+    [ -e "$V/columns/x" ] && [ ! -e "$M/columns/x" ] || { ls "$V/columns"; fusermount3 -u "$V"; return 1; }
+    [ "$(head -1 "$V/columns/x")" = 0.0 ] || { head -3 "$V/columns/x"; fusermount3 -u "$V"; return 1; }
+    local out
+    out=$("$PY" -c "import numpy as np; np.save('$V/columns/y.npy', np.zeros(3))" 2>&1)
+    fusermount3 -u "$V"
+    grep -q "Read-only file system\|Permission denied" <<<"$out" || { echo "$out"; return 1; }
+}
+check mount_of_a_version_reads_as_it_was version_mount
+
+# --- versions/N/ and tags/NAME inside the mount: each version's table with
+# the root's layout, read-only, read by NumPy and DuckDB; an erasure reaches
+# them as it reaches the table
+PQ=$ROOT/tests/parquet
+versions_in_mount() {
+    local want got n tagged
+    want=$("$INGOT" versions --json "$T" | jq -r '[.[].version] | map(tostring) | join(" ")')
+    got=$(ls "$M/versions" | sort -n | tr '\n' ' ' | sed 's/ $//')
+    [ "$got" = "$want" ] || { echo "versions/: '$got', ingot versions: '$want'"; return 1; }
+    tagged=$("$INGOT" versions --json "$T" | jq -r '.[] | select(.tags | index("before-drop")) | .version')
+    [ "$(readlink "$M/tags/before-drop")" = "../versions/$tagged" ] || { ls -l "$M/tags"; return 1; }
+    # the dropped column x is in the tagged version, not in the table
+    [ -e "$M/tags/before-drop/columns/x" ] && [ ! -e "$M/columns/x" ] || return 1
+    [ "$(sed -n 7p "$M/tags/before-drop/columns/x")" = 3.0 ] || return 1 # row 6 (row 7 is erased)
+    "$PY" - "$M/versions/$tagged" <<'PY' || return 1
+import numpy as np, sys
+v = sys.argv[1]
+ids, x = np.load(f"{v}/columns/id.npy"), np.load(f"{v}/columns/x.npy", mmap_mode="r")
+assert len(ids) == sum(1 for _ in open(f"{v}/columns/id")) and 7 not in ids, len(ids)
+assert (x == ids * 0.5).all()
+PY
+    # the first version had no score column; its rows say so
+    [ "$(jq -c 'has("score")' "$M/versions/1/rows/6")" = false ] || return 1
+    [ "$(jq -c 'has("score")' "$M/rows/6")" = true ] || return 1
+    if need_duckdb versions_inside_the_mount; then
+        n=$(cd "$PQ" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+const r = await c.runAndReadAll(process.argv[1]);
+console.log(String(r.getRows()[0][0]));" "SELECT count(*) FROM '$M/versions/$tagged/parquet/*.parquet' WHERE x = id * 0.5") ||
+            return 1
+        [ "$n" = "$(wc -l <"$M/versions/$tagged/columns/id")" ] || { echo "DuckDB counted $n rows"; return 1; }
+    fi
+    # read-only: no erase, no column written, modes say so
+    rm "$M/versions/1/rows/0" 2>/dev/null && return 1
+    touch "$M/versions/1/columns/y.npy" 2>/dev/null && return 1
+    [ ! -e "$M/versions/1/.ingot/erase" ] || return 1
+    [ "$(stat -c %A "$M/versions/1/rows")" = dr-xr-xr-x ] || { stat -c %A "$M/versions/1/rows"; return 1; }
+    [ ! -e "$M/versions/1/versions" ] || return 1
+    [ ! -e "$M/versions/99999" ] || return 1
+}
+check versions_inside_the_mount versions_in_mount
+
+# the row erased through the CLI and through rm is gone from versions/N/ too,
+# pages the kernel cached before included (rm: by the time it returns)
+erase_reaches_mounted_versions() {
+    local tagged before
+    tagged=$(readlink "$M/tags/before-drop" | sed 's|.*/||')
+    before=$(wc -l <"$M/versions/1/columns/id")
+    grep -qx n11 "$M/versions/$tagged/columns/name" && grep -qx n12 "$M/versions/1/columns/name" || return 1
+    cat "$M/versions/1/rows/11" "$M/versions/$tagged/rows/12" >/dev/null || return 1
+    "$INGOT" erase --row 11 "$T" >/dev/null || return 1
+    for _ in $(seq 50); do
+        grep -qx n11 "$M/versions/$tagged/columns/name" || break
+        sleep 0.1
+    done
+    grep -qx n11 "$M/versions/$tagged/columns/name" && { echo "row 11 still in versions/$tagged"; return 1; }
+    [ ! -e "$M/versions/1/rows/11" ] || { echo "versions/1/rows/11 still there"; return 1; }
+    rm "$M/rows/12" || return 1
+    # no wait: the erase answered once every version had dropped it
+    [ ! -e "$M/versions/$tagged/rows/12" ] || { echo "versions/$tagged/rows/12 still there"; return 1; }
+    grep -qx n12 "$M/versions/1/columns/name" && { echo "row 12 still in versions/1"; return 1; }
+    "$PY" - "$M/versions/1" "$before" <<'PY'
+import numpy as np, sys
+ids = np.load(f"{sys.argv[1]}/columns/id.npy")
+assert 11 not in ids and 12 not in ids and len(ids) == int(sys.argv[2]) - 2, len(ids)
+PY
+}
+check erasure_reaches_versions_inside_the_mount erase_reaches_mounted_versions
+
+# a training job reads a version (one generation at a time: the recipe of
+# docs/FILESYSTEM.md) while columns are added and rows erased: every read it
+# keeps shows the version's values exactly
+train_on_a_version() {
+    local tagged pid rc
+    tagged=$(readlink "$M/tags/before-drop" | sed 's|.*/||')
+    (
+        for i in 1 2 3; do
+            "$PY" -c "import numpy as np; np.save('$WORK/c$i.npy', np.arange($(("$INGOT" cat "$T" id | wc -l)) - $i + 1, dtype=np.int64))" 2>/dev/null
+            "$INGOT" erase --row $((100 + i)) "$T" >/dev/null
+            "$INGOT" add-column --name "c$i" "$T" "$WORK/c$i.npy" >/dev/null 2>&1
+        done
+    ) &
+    pid=$!
+    "$PY" - "$M/versions/$tagged" <<'PY'
+import numpy as np, sys, time
+v = sys.argv[1]
+kept = 0
+deadline = time.time() + 20
+while time.time() < deadline and kept < 30:
+    g = open(f"{v}/.ingot/generation").read()
+    ids, x = np.load(f"{v}/columns/id.npy"), np.load(f"{v}/columns/x.npy")
+    if open(f"{v}/.ingot/generation").read() != g:
+        continue  # a change landed between the reads: read again
+    assert len(ids) == len(x) and (x == ids * 0.5).all(), "a read mixed rows or values"
+    kept += 1
+assert kept >= 30, kept
+PY
+    rc=$?
+    wait "$pid"
+    return $rc
+}
+check training_reads_a_version_while_commits_land train_on_a_version
+fusermount3 -u "$M"
+
+# --- appends that change the schema: an extra column is added first (the rows
+# already there NULL in it), a missing nullable one is NULL in the appended
+# rows, a declared type that differs is refused and nothing changes
+append_evolves() {
+    local A=$WORK/ap before out
+    "$PY" -c "
+print('id,name,x')
+for i in range(100): print(f'{i},n{i},{i/2}')" >"$WORK/ap.csv"
+    "$INGOT" import "$WORK/ap.csv" "$A" >/dev/null || return 1
+    printf 'id,name,x,extra\n100,e,1.5,7\n' >"$WORK/ap2.csv"
+    "$INGOT" import --append "$WORK/ap2.csv" "$A" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0,100 "$A" extra | tr -d '\n')" = '{"extra":null}{"extra":7}' ] || return 1
+    [ "$("$INGOT" versions --json "$A" | jq -r '[.[].change] | join(";")')" = \
+        "import 100 rows;add-column extra;append 1 rows" ] || { "$INGOT" versions "$A"; return 1; }
+    printf 'id,name\n101,m\n' >"$WORK/ap3.csv"
+    "$INGOT" import --append "$WORK/ap3.csv" "$A" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 101 "$A" x extra)" = '{"x":null,"extra":null}' ] || return 1
+    printf 'id int64?\nname string?\nx string?\n' >"$WORK/ap4.txt"
+    printf 'id,name,x\n102,q,r\n' >"$WORK/ap4.csv"
+    before=$(cd "$A" && sha256sum MANIFEST part-*)
+    out=$("$INGOT" import --append --schema "$WORK/ap4.txt" "$WORK/ap4.csv" "$A" 2>&1) && return 1
+    grep -q "column 'x' is float64 in the table, string here" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(cd "$A" && sha256sum MANIFEST part-*)" = "$before" ] || { echo "the table changed"; return 1; }
+    "$INGOT" verify --deep "$A" >/dev/null
+}
+check append_adds_new_columns_and_fills_null append_evolves

@@ -14,6 +14,8 @@
 #include "format/ops/erase.h"
 #include "fs/namespace.h"
 #include "fs/session.h"
+#include "fs/subtables.h"
+#include "format/part/versions.h"
 #include "import/import.h"
 #include "util/error.h"
 
@@ -130,9 +132,9 @@ static void test_listing_and_lookup_agree(void)
     REQUIRE(make_table(true) == 0);
     struct fs_session s;
     struct ig_error err = {0};
-    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
     struct fs_node root = {.kind = FS_K_ROOT};
-    CHECK(walk(&s, &root, 0) == 10); /* README ... jsonl, and blobs/ */
+    CHECK(walk(&s, &root, 0) == 12); /* README ... jsonl, blobs/, versions/, tags/ */
     struct fs_node rows = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
     CHECK_EQ_INT(count_entries(&s, &rows), ROWS - 1); /* row 5 erased */
     struct fs_node groups = {.kind = FS_K_DIR, .dir = FS_D_GROUPS};
@@ -148,7 +150,7 @@ static void test_names_that_are_not_there(void)
 {
     struct fs_session s;
     struct ig_error err = {0};
-    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
     struct fs_node root = {.kind = FS_K_ROOT}, n;
     struct fs_node rows = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
     struct fs_node cols = {.kind = FS_K_DIR, .dir = FS_D_COLUMNS};
@@ -180,16 +182,89 @@ static void test_no_blobs_directory_without_blob_columns(void)
     REQUIRE(make_table(false) == 0);
     struct fs_session s;
     struct ig_error err = {0};
-    REQUIRE(fs_session_init(&s, table, 0, &err) == 0);
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
     struct fs_node root = {.kind = FS_K_ROOT}, n;
-    CHECK_EQ_INT(count_entries(&s, &root), 9);
+    CHECK_EQ_INT(count_entries(&s, &root), 11);
     CHECK_EQ_INT(fs_ns_lookup(&s, &root, "blobs", &n), -ENOENT);
     struct fs_node blobs = {.kind = FS_K_DIR, .dir = FS_D_BLOBS};
     CHECK(!fs_ns_dir_exists(&s, &blobs));
-    CHECK(walk(&s, &root, 0) == 9);
+    CHECK(walk(&s, &root, 0) == 11);
+    fs_session_destroy(&s);
+}
+
+/* versions/ lists the versions kept (import, erase: 1 and 2), tags/ the tags
+ * as links; a version's own table lists neither and cannot be erased from */
+static void test_versions_and_tags(void)
+{
+    struct fs_session s, v;
+    struct ig_error err = {0};
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
+    struct fs_node versions = {.kind = FS_K_DIR, .dir = FS_D_VERSIONS}, n;
+    struct fs_node tags = {.kind = FS_K_DIR, .dir = FS_D_TAGS};
+    CHECK_EQ_INT(count_entries(&s, &versions), 2);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &versions, "2", &n), 0);
+    CHECK(n.kind == FS_K_DIR && n.dir == FS_D_VERSION && n.scope == 2);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &versions, "3", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &versions, "0", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &versions, "01", &n), -ENOENT);
+    CHECK_EQ_INT(count_entries(&s, &tags), 0);
+    struct ig_tag tag = {.name = "first", .version = 1};
+    REQUIRE(ig_tags_save(table, &tag, 1, &err) == 0);
+    CHECK_EQ_INT(count_entries(&s, &tags), 1);
+    CHECK_EQ_INT(fs_ns_lookup(&s, &tags, "first", &n), 0);
+    char target[64];
+    CHECK_EQ_INT(fs_ns_link_target(&n, target, sizeof target), 13);
+    CHECK_EQ_STR(target, "../versions/1");
+    CHECK_EQ_INT(fs_ns_lookup(&s, &tags, "second", &n), -ENOENT);
+
+    REQUIRE(fs_session_init(&v, table, 1, 0, &err) == 0);
+    v.read_only = true;
+    struct fs_node root = {.kind = FS_K_ROOT}, control = {.kind = FS_K_DIR, .dir = FS_D_CONTROL};
+    CHECK_EQ_INT(count_entries(&v, &root), 9);
+    CHECK_EQ_INT(fs_ns_lookup(&v, &root, "versions", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&v, &control, "erase", &n), -ENOENT);
+    CHECK_EQ_INT(fs_ns_lookup(&v, &control, "generation", &n), 0);
+    struct fs_node rows = {.kind = FS_K_DIR, .dir = FS_D_ROWS};
+    CHECK_EQ_INT(count_entries(&v, &rows), ROWS - 1); /* the erase reaches version 1 */
+    fs_session_destroy(&v);
+    fs_session_destroy(&s);
+}
+
+/* Numbers for a version's nodes: handed out once per node, counted as the
+ * kernel counts them, gone when it forgets them */
+static void test_version_numbers(void)
+{
+    struct fs_session s;
+    struct ig_error err = {0};
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
+    REQUIRE(fs_subtables_start(&s) == 0);
+    struct fs_target t, u, w;
+    CHECK_EQ_INT(fs_subtables_enter(&s, 9, &t), -ENOENT);
+    REQUIRE(fs_subtables_enter(&s, 1, &t) == 0);
+    CHECK(t.s != &s && t.s->version == 1 && t.ino == FS_ROOT_INO && t.slot == 0);
+    REQUIRE(fs_subtables_enter(&s, 1, &u) == 0);
+    CHECK(u.s == t.s); /* one session per version */
+    struct fs_node row = {.kind = FS_K_ROW, .row = 3};
+    uint64_t inner = fs_ino(&row);
+    uint64_t a = fs_target_hold(&s, &t, inner, 2);
+    CHECK(a != 0 && a != inner);
+    CHECK_EQ_INT(fs_target_hold(&s, &t, inner, 1), a); /* the same node, the same number */
+    uint64_t b = fs_target_hold(&s, &t, FS_ROOT_INO, 1);
+    CHECK(b != a);
+    CHECK(fs_target_of(&s, a, &w) && w.s == t.s && w.ino == inner);
+    CHECK_EQ_INT(fs_target_peek(&s, &t, inner), a);
+    fs_target_release(&s, a, 2);
+    CHECK(fs_target_of(&s, a, &w)); /* one reference left */
+    fs_target_release(&s, a, 5);    /* more than it holds: all of them */
+    CHECK(!fs_target_of(&s, a, &w));
+    CHECK_EQ_INT(fs_target_peek(&s, &t, inner), 0);
+    /* the table's own numbers stay its own */
+    CHECK(fs_target_of(&s, inner, &w) && w.s == &s && w.ino == inner && w.slot == -1);
+    CHECK_EQ_INT(fs_target_hold(&s, &w, inner, 1), inner);
+    fs_subtables_stop(&s);
     fs_session_destroy(&s);
     remove_tree();
 }
 
 TEST_MAIN(T(test_listing_and_lookup_agree), T(test_names_that_are_not_there),
-          T(test_no_blobs_directory_without_blob_columns))
+          T(test_no_blobs_directory_without_blob_columns), T(test_versions_and_tags), T(test_version_numbers))

@@ -1,4 +1,4 @@
-/* Tests for src/util/parse.c and src/util/utf8.c. */
+/* Tests for src/util/parse.c, src/util/parse_float.c and src/util/utf8.c. */
 #include "check.h"
 
 #include <errno.h>

@@ -129,7 +129,7 @@ static int whole_column(struct ig_table *t, uint32_t col, struct ig_values *all)
             struct ig_pagerec rec;
             const uint8_t *del;
             ig_values_reset(&v);
-            rc = ig_reader_load(&r, &t->parts[0], &c, pg, gr.first_row, &rec, &v, &del, &e);
+            rc = ig_reader_load(&r, &(struct ig_page_at){&t->parts[0], &c, pg, gr.first_row}, &rec, &v, &del, &e);
             for (size_t i = 0; !rc && i < v.n; i++) {
                 size_t len;
                 const uint8_t *p;

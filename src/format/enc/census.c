@@ -1,4 +1,8 @@
-/* census.c - an int stream's distinct values counted once (codec.h). */
+/* census.c - an int stream's distinct values: each numbered, with how often
+ * it comes (the census, codec.h), or only counted up to a limit
+ * (enc_count_distinct), or proven more than a limit from a bitmap of hashes
+ * (enc_surely_over). The selector and the dict scheme ask; none of this
+ * chooses a scheme. */
 #include "enc_internal.h"
 
 #include <errno.h>
@@ -127,4 +131,54 @@ size_t enc_census_index(const struct ig_census *cen, uint64_t value)
 {
     struct ig_u64map m = census_map(cen);
     return m.vals[ig_u64map_slot(&m, value)] - 1u;
+}
+
+/* Whether v certainly holds more than `limit` distinct values, by a lower
+ * bound: each value sets one bit of a small bitmap by its hash, and the bits
+ * set never outnumber the values that set them. Over the limit it is proven
+ * without a set of keys (a block of all-different floats ends here at a third
+ * of the cost); otherwise the exact count decides. Values that repeat from
+ * the start (more than one in 16 of the first 128: rounded or categorical
+ * data) give up at once: the pass would run to the end and prove nothing. */
+bool enc_surely_over(const uint64_t *v, size_t n, size_t limit)
+{
+    uint64_t bm[512]; /* up to 32768 bits, ~8 per value counted */
+    unsigned log2 = 6;
+    while (log2 < 15 && ((size_t)1 << log2) < 8 * limit) log2++;
+    memset(bm, 0, ((size_t)1 << log2) / 8);
+    size_t set = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = (v[i] * 0x9E3779B97F4A7C15ULL) >> (64 - log2);
+        uint64_t bit = 1ull << (h & 63);
+        set += !(bm[h >> 6] & bit);
+        bm[h >> 6] |= bit;
+        if (set > limit) return true;
+        if (i == 127 && set < 120) return false;
+    }
+    return false;
+}
+
+size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit)
+{
+    if (limit > ENC_DISTINCT_CAP) limit = ENC_DISTINCT_CAP;
+    if (n == 0) return 0;
+    if (limit == 0) return ENC_DISTINCT_CAP + 1;
+    if (n > limit && enc_surely_over(v, n, limit)) return ENC_DISTINCT_CAP + 1;
+    struct ig_u64map m;
+    size_t cap = n < limit + 1 ? n : limit + 1;
+    if (ig_u64map_init(&m, cap)) return SIZE_MAX;
+    size_t k = 0;
+    uint64_t last = ~v[0];
+    for (size_t i = 0; i < n && k <= limit; i++) {
+        if (v[i] == last) continue; /* runs: skip the probe */
+        last = v[i];
+        size_t s = ig_u64map_slot(&m, v[i]);
+        if (!m.vals[s]) {
+            m.keys[s] = v[i];
+            m.vals[s] = 1;
+            k++;
+        }
+    }
+    ig_u64map_free(&m);
+    return k <= limit ? k : ENC_DISTINCT_CAP + 1;
 }

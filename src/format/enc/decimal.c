@@ -138,8 +138,10 @@ static bool scaled_lanes(const uint64_t *v, size_t n, unsigned width, struct enc
     return ok;
 }
 
-size_t enc_decimal_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
-                            const struct enc_ectx *c)
+/* The decimal scheme's size for float lanes v (d: 8 bytes float64, 4 float32),
+ * SIZE_MAX when they are not decimals it can hold. */
+static size_t decimal_estimate_values(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                                      const struct enc_ectx *c)
 {
     unsigned p;
     uint64_t *m, *owned;
@@ -155,7 +157,7 @@ size_t enc_decimal_estimate(const uint64_t *v, size_t n, const struct ig_int_des
 }
 
 /* The selection weighs decimal from the lanes themselves
- * (enc_decimal_estimate); a forced decimal finds out in encode. */
+ * (decimal_estimate_values); a forced decimal finds out in encode. */
 static size_t decimal_estimate(const struct int_stats *st, const struct ig_int_desc *d,
                                const struct enc_ectx *c)
 {
@@ -278,6 +280,7 @@ const struct int_scheme enc_decimal_int = {
     .name = "decimal",
     .composite = true,
     .estimate = decimal_estimate,
+    .estimate_values = decimal_estimate_values,
     .encode = decimal_encode,
     .decode = decimal_decode,
     .get = decimal_get,

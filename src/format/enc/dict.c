@@ -467,9 +467,48 @@ static int bdict_emit(const uint64_t *doffs, const struct ig_buf *ddata, size_t 
     return rc;
 }
 
+/* The bytes dict stream from the selector's census of the items' identities
+ * (enc_ectx.item_census, ig_enc_opts.item_ids): entry e is item first[e]'s
+ * bytes, item i's code cen->codes[i]; the same bytes as bdict_encode's,
+ * without hashing the items. */
+static int bdict_encode_census(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                               struct ig_buf *out)
+{
+    const struct ig_census *cen = c->item_census;
+    const size_t *first = c->item_first;
+    size_t k = cen->k;
+    uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
+    uint64_t *doffs = malloc((k + 1) * sizeof *doffs);
+    struct ig_buf ddata = IG_BUF_INIT;
+    int rc = 0;
+    if (!codes || !doffs) {
+        rc = enc_nomem(c->err);
+        goto done;
+    }
+    /* the entries in order of first appearance, as bdict_encode numbers them */
+    doffs[0] = 0;
+    for (size_t e = 0; e < k; e++) {
+        size_t f = first[e];
+        if (ig_buf_append(&ddata, data + offs[f], (size_t)(offs[f + 1] - offs[f]))) {
+            rc = enc_nomem(c->err);
+            goto done;
+        }
+        doffs[e + 1] = ddata.len;
+    }
+    for (size_t i = 0; i < n; i++)
+        codes[i] = cen->codes[i];
+    rc = bdict_emit(doffs, &ddata, k, codes, n, c, out);
+done:
+    free(codes);
+    free(doffs);
+    ig_buf_free(&ddata);
+    return rc;
+}
+
 static int bdict_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
                         struct ig_buf *out)
 {
+    if (c->item_first) return bdict_encode_census(offs, data, n, c, out);
     struct ig_u64map m; /* keyed by XXH3 of the item; collisions compared bytewise */
     if (ig_u64map_init(&m, n)) return enc_nomem(c->err);
     uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
@@ -512,39 +551,6 @@ done:
     ig_u64map_free(&m);
     free(codes);
     free(first);
-    free(doffs);
-    ig_buf_free(&ddata);
-    return rc;
-}
-
-int enc_bytes_dict_encode_census(const uint64_t *offs, const uint8_t *data, size_t n,
-                                 const struct ig_census *cen, const size_t *first,
-                                 struct enc_ectx *c, struct ig_buf *out)
-{
-    size_t k = cen->k;
-    uint64_t *codes = malloc((n ? n : 1) * sizeof *codes);
-    uint64_t *doffs = malloc((k + 1) * sizeof *doffs);
-    struct ig_buf ddata = IG_BUF_INIT;
-    int rc = 0;
-    if (!codes || !doffs) {
-        rc = enc_nomem(c->err);
-        goto done;
-    }
-    /* the entries in order of first appearance, as bdict_encode numbers them */
-    doffs[0] = 0;
-    for (size_t e = 0; e < k; e++) {
-        size_t f = first[e];
-        if (ig_buf_append(&ddata, data + offs[f], (size_t)(offs[f + 1] - offs[f]))) {
-            rc = enc_nomem(c->err);
-            goto done;
-        }
-        doffs[e + 1] = ddata.len;
-    }
-    for (size_t i = 0; i < n; i++)
-        codes[i] = cen->codes[i];
-    rc = bdict_emit(doffs, &ddata, k, codes, n, c, out);
-done:
-    free(codes);
     free(doffs);
     ig_buf_free(&ddata);
     return rc;

@@ -1,7 +1,7 @@
 /* enc_internal.h - the private interface every scheme file implements.
  *
  * Each int scheme is a `struct int_scheme`: a table of functions (estimate,
- * encode, decode, get, erase, check) that select.c dispatches to by the stream's
+ * encode, decode, get, erase, check) that dispatch.c dispatches to by the stream's
  * first byte. Bytes schemes (plain, dict) use `struct bytes_scheme`. Scheme
  * functions receive the whole stream, scheme byte included, and parse their own
  * header.
@@ -109,10 +109,15 @@ struct enc_ectx {
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
     const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
+    /* the selector's census of those identities and each entry's first item,
+     * for the bytes dict to encode from without hashing an item (dict.c);
+     * NULL: it hashes the bytes */
+    const struct ig_census *item_census;
+    const size_t *item_first;
     struct ig_error *err;
 };
 
-/* Statistics of an int stream, one pass (select.c). Sizes are exact for the leaf
+/* Statistics of an int stream, one pass (stats.c). Sizes are exact for the leaf
  * schemes; SIZE_MAX means the scheme cannot represent the data. */
 struct int_stats {
     size_t n;
@@ -128,7 +133,7 @@ struct int_stats {
     bool fits_width;     /* every value fits desc->width bytes */
 };
 
-/* The statistics pass's running state (select.c), which a vector prefix
+/* The statistics pass's running state (stats.c), which a vector prefix
  * (stats_x8.c) leaves exactly as the one-value-at-a-time loop would. */
 struct enc_stats_run {
     uint64_t umin, umax, klo, khi, zor; /* klo, khi in order-key space */
@@ -137,7 +142,7 @@ struct enc_stats_run {
     bool delta_ok;
 };
 /* Values [0, return) through AVX-512 where the CPU has it (whole blocks of
- * ENC_DELTA_BLOCK, 0 when it cannot); r starts as select.c sets it for v[0]. */
+ * ENC_DELTA_BLOCK, 0 when it cannot); r starts as stats.c sets it for v[0]. */
 size_t enc_stats_x8(const uint64_t *v, size_t n, bool sg, size_t last_idx, struct enc_stats_run *r);
 
 /* Every statistic but the distinct count (left SIZE_MAX: not counted). */
@@ -147,7 +152,8 @@ void enc_int_stats(const uint64_t *v, size_t n, const struct ig_int_desc *d, boo
 void enc_int_stats_scalar(const uint64_t *v, size_t n, const struct ig_int_desc *d, bool zero_marks,
                           struct int_stats *st);
 /* Distinct values of v when at most `limit` (capped at ENC_DISTINCT_CAP),
- * else ENC_DISTINCT_CAP + 1 (dict is out); SIZE_MAX without memory. */
+ * else ENC_DISTINCT_CAP + 1 (dict is out); SIZE_MAX without memory (census.c,
+ * as the three below). */
 size_t enc_count_distinct(const uint64_t *v, size_t n, size_t limit);
 /* Whether v certainly holds more than `limit` distinct values (a lower bound
  * from a bitmap of hash bits; false: maybe not). */
@@ -173,6 +179,12 @@ struct int_scheme {
     /* Estimated stream size, SIZE_MAX when the scheme cannot hold the data. */
     size_t (*estimate)(const struct int_stats *st, const struct ig_int_desc *d,
                        const struct enc_ectx *c);
+    /* The same from the values themselves, for a scheme whose size the
+     * statistics do not tell (decimal: float lanes scaled to integers); NULL
+     * for every other. The selector asks it only where the writer offers the
+     * scheme (enc_ectx.decimal_ok). */
+    size_t (*estimate_values)(const uint64_t *v, size_t n, const struct ig_int_desc *d,
+                              const struct enc_ectx *c);
     /* Append the stream (scheme byte first). st may be NULL. c->used includes id. */
     int (*encode)(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                   const struct int_stats *st, struct enc_ectx *c, struct ig_buf *out);
@@ -195,10 +207,6 @@ extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, e
 /* The smallest estimate among the leaf schemes for v (select.c). */
 size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
                              const struct enc_ectx *c);
-/* The decimal scheme's size for float lanes v (d: 8 bytes float64, 4 float32),
- * SIZE_MAX when they are not decimals it can hold (decimal.c). */
-size_t enc_decimal_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,
-                            const struct enc_ectx *c);
 
 struct bytes_scheme {
     enum ig_enc id;
@@ -217,22 +225,22 @@ struct bytes_scheme {
 
 extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes;
 
-/* The bytes dict stream from a census of the items' identities
- * (ig_enc_opts.item_ids): entry e is item first[e]'s bytes, item i's code
- * cen->codes[i]; the same bytes as the dict scheme's own encode, without
- * hashing the items (dict.c). */
-int enc_bytes_dict_encode_census(const uint64_t *offs, const uint8_t *data, size_t n,
-                                 const struct ig_census *cen, const size_t *first,
-                                 struct enc_ectx *c, struct ig_buf *out);
 /* Exact huffman stream size of items offs[0..n] over data (offs may start > 0). */
 size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n);
 
 /* Plain bytes sizing, for the selector. */
 size_t enc_plain_bytes_size(size_t n, uint64_t total);
 
-/* ---- dispatch (select.c): nested streams go through these ---------------- */
+/* ---- dispatch (dispatch.c): nested streams are read through these -------- */
 
-const struct int_scheme *enc_int_scheme(unsigned id);
+/* The int schemes by number (NULL where a number is no int scheme). */
+extern const struct int_scheme *const enc_int_schemes[IG_ENC_COUNT];
+/* Inline: the selector asks it of every candidate of every stream. */
+static inline const struct int_scheme *enc_int_scheme(unsigned id)
+{
+    return id < IG_ENC_COUNT ? enc_int_schemes[id] : NULL;
+}
+const struct bytes_scheme *enc_bytes_scheme(unsigned id);
 
 int enc_int_decode(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                    const uint8_t *absent, uint64_t *out, size_t *used, struct enc_dctx *c);
@@ -243,6 +251,19 @@ int enc_int_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_de
                   struct ig_buf *out);
 int enc_int_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                   const uint8_t *absent, const uint8_t *erased, struct enc_dctx *c);
+bool enc_int_drops(const uint8_t *p, size_t len); /* rle, or dict over rle codes */
+
+int enc_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
+int enc_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
+                  const uint8_t **val, size_t *vlen, struct enc_dctx *c);
+int enc_bytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                    const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out);
+int enc_bytes_check(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
+                    const uint8_t *erased, struct enc_dctx *c);
+
+/* ---- selection (select.c): streams are chosen and written through these --- */
+
 /* Choose (per c) and append a stream. */
 int enc_int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, struct enc_ectx *c,
                    struct ig_buf *out);
@@ -260,16 +281,9 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
 /* An encode context for re-encoding the children of a composite found at the
  * position described by a decode context (erase). */
 void enc_ectx_from_dctx(const struct enc_dctx *dc, struct enc_ectx *ec);
-bool enc_int_drops(const uint8_t *p, size_t len); /* rle, or dict over rle codes */
-
-int enc_bytes_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                     uint64_t *offs_out, struct ig_buf *data_out, size_t *used, struct enc_dctx *c);
-int enc_bytes_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absent, size_t i,
-                  const uint8_t **val, size_t *vlen, struct enc_dctx *c);
-int enc_bytes_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                    const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out);
-int enc_bytes_check(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
-                    const uint8_t *erased, struct enc_dctx *c);
+/* Choose (per c) and append a bytes stream: huffman, dict or plain. */
+int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
+                     struct ig_buf *out);
 
 /* ---- helpers (common.c) ------------------------------------------------- */
 

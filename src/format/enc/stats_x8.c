@@ -1,4 +1,4 @@
-/* stats_x8.c - the statistics pass (select.c, stats_scalar) eight values at a
+/* stats_x8.c - the statistics pass (stats.c, stats_scalar) eight values at a
  * time with AVX-512, over whole delta blocks. Every encode of a page of
  * numbers starts with this pass; for a page of all-different floats it was a
  * seventh of a .npy import.

@@ -332,12 +332,10 @@ static int render_json(const struct ig_table *t, const struct ig_arv *v, const s
     struct ig_nested_reader nr;
     rc = ig_nested_open(&nr, t, a->col, err);
     if (rc) return rc;
-    struct ig_pagerec rec;
-    size_t rows;
-    const uint8_t *deleted;
+    struct ig_nested_page np = {.group = v->group, .index = pc->page - first};
     struct ig_buf lines = IG_BUF_INIT;
-    rc = ig_nested_load(&nr, t, v->group, pc->page - first, &rec, &rows, &deleted, err);
-    if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, &lines, NULL, err);
+    rc = ig_nested_load(&nr, t, &np, err);
+    if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, np.rows, np.deleted, &lines, NULL, err);
     uint64_t at = 0, next = pc->base;
     for (size_t i = 0; !rc && i < lines.len;) {
         const uint8_t *line = lines.data + i, *nl = memchr(line, '\n', lines.len - i);

@@ -1,248 +1,14 @@
-/* arrow_shape.c - which columns the Arrow view shows, in what shape, and a
- * decoded page read row by row (see arrow_view_int.h). */
+/* arrow_shape.c - which columns the Arrow view shows and in what shape
+ * (arrow_view_int.h, struct acol): flat, vector, list (of lists), struct and
+ * its members, list of structs, blobs and lists of blobs, a nested tree
+ * (arrow_tree.c), or the rows' JSON text; and which of a column's pages must
+ * be decoded to be counted. */
 #include "arrow_view_int.h"
 
 #include "format/model/names.h"
 #include "format/model/types.h"
-#include "util/error.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* ---- the columns shown ------------------------------------------------------ */
-
-/* The Arrow type of a leaf's values, or false when the view does not show it. */
-bool arv_value_type(const struct ig_colrec *c, uint8_t *tt, uint8_t *width)
-{
-    *width = 0;
-    switch (ig_read_type(c->type, c->quantize)) {
-    case IG_T_BOOL: *tt = AT_BOOL; return true;
-    case IG_T_INT8:
-    case IG_T_UINT8: *tt = AT_INT, *width = 1; return true;
-    case IG_T_INT16:
-    case IG_T_UINT16: *tt = AT_INT, *width = 2; return true;
-    case IG_T_INT32:
-    case IG_T_UINT32: *tt = AT_INT, *width = 4; return true;
-    case IG_T_INT64:
-    case IG_T_UINT64: *tt = AT_INT, *width = 8; return true;
-    case IG_T_FLOAT32: *tt = AT_FLOAT, *width = 4; return true;
-    case IG_T_FLOAT64: *tt = AT_FLOAT, *width = 8; return true;
-    case IG_T_STRING: *tt = AT_UTF8; return true;
-    case IG_T_BINARY: *tt = AT_BINARY; return true;
-    default: return false; /* structs, blobs */
-    }
-}
-
-bool arv_is_signed(uint8_t type)
-{
-    return type == IG_T_INT8 || type == IG_T_INT16 || type == IG_T_INT32 || type == IG_T_INT64;
-}
-
-/* The C Data Interface's format string of a leaf's values (its type, as
- * value_type shows it). */
-const char *arv_c_format(const struct ig_colrec *c)
-{
-    switch (ig_read_type(c->type, c->quantize)) {
-    case IG_T_BOOL: return "b";
-    case IG_T_INT8: return "c";
-    case IG_T_UINT8: return "C";
-    case IG_T_INT16: return "s";
-    case IG_T_UINT16: return "S";
-    case IG_T_INT32: return "i";
-    case IG_T_UINT32: return "I";
-    case IG_T_INT64: return "l";
-    case IG_T_UINT64: return "L";
-    case IG_T_FLOAT32: return "f";
-    case IG_T_FLOAT64: return "g";
-    case IG_T_STRING: return "u";
-    default: return "z";
-    }
-}
-
-
-/* List field f's levels from `from` on, as a chain of "item" lists below it,
- * the last holding a's elements: values (its child format), vectors (a
- * FixedSizeList "item" of the floats) or objects (a Struct<path, size>
- * "item"). False: out of memory (what was made is f's). */
-static bool item_chain(const struct acol *a, struct ig_arv_field *f, unsigned from)
-{
-    struct ig_arv_field *at = f;
-    for (unsigned k = from; k < a->nlists; k++) {
-        at->shape = IG_ARV_LISTS;
-        if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-        at->nkids = 1;
-        at = at->kids;
-        *at = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_LIST, .nullable = a->lnullable[k],
-                                    .elem_nullable = a->elem_nullable, .format = "+l", .name = "item"};
-    }
-    if (!a->c.dimension && a->shape != IG_ARV_BLOB_LIST) {
-        snprintf(at->child_format, sizeof at->child_format, "%s", arv_c_format(&a->c));
-        return true;
-    }
-    at->shape = IG_ARV_LISTS;
-    if (!(at->kids = calloc(1, sizeof *at->kids))) return false;
-    at->nkids = 1;
-    if (a->shape == IG_ARV_BLOB_LIST) {
-        struct acol bm = *a;
-        bm.shape = IG_ARV_BLOB;
-        bm.nullable = a->elem_nullable;
-        if (!arv_c_field(&bm, at->kids)) return false;
-        at->kids->name = "item";
-        return true;
-    }
-    at->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_VECTOR, .nullable = a->elem_nullable,
-                                        .name = "item"};
-    snprintf(at->kids[0].format, sizeof at->kids[0].format, "+w:%u", a->c.dimension);
-    snprintf(at->kids[0].child_format, sizeof at->kids[0].child_format, "%s", arv_c_format(&a->c));
-    return true;
-}
-
-/* A list of structs' member m as the C export's field: a value per struct
- * slot (an object's Struct<path, size>, a list, a vector, a flat value, or a
- * struct of flat values). False: out of memory (what was made is f's). */
-static bool slot_member_cfield(const struct acol *m, struct ig_arv_field *f)
-{
-    if (m->shape == IG_ARV_BLOB_LIST && m->nlists == 1) { /* an object: a blob's Struct<path, size>, NULL as
-                                                              the element */
-        struct acol bm = *m;
-        bm.shape = IG_ARV_BLOB;
-        bm.nullable = m->elem_nullable;
-        return arv_c_field(&bm, f);
-    }
-    if (m->shape == IG_ARV_BLOB_LIST) { /* lists (of lists) of objects */
-        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
-                                   .format = "+l", .name_skip = m->name_skip};
-        return item_chain(m, f, 2);
-    }
-    if (m->shape == IG_ARV_STRUCT) { /* a struct in the slot: its members likewise */
-        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_STRUCT, .nullable = m->elem_nullable,
-                                   .format = "+s", .name_skip = m->name_skip};
-        if (!(f->kids = calloc(m->nkids ? m->nkids : 1, sizeof *f->kids))) return false;
-        f->nkids = m->nkids;
-        for (uint32_t k = 0; k < m->nkids; k++)
-            if (!slot_member_cfield(&m->kids[k], &f->kids[k])) return false;
-        return true;
-    }
-    if (m->nlists > 1) { /* a list in each slot (of lists, of values or vectors) */
-        *f = (struct ig_arv_field){.col = m->col, .shape = IG_ARV_LIST, .nullable = m->slot_nullable,
-                                   .elem_nullable = m->elem_nullable, .format = "+l", .name_skip = m->name_skip};
-        return item_chain(m, f, 2);
-    }
-    *f = (struct ig_arv_field){.col = m->col, .shape = m->c.dimension ? IG_ARV_VECTOR : IG_ARV_FLAT,
-                               .nullable = m->elem_nullable, .name_skip = m->name_skip};
-    if (m->c.dimension) {
-        snprintf(f->format, sizeof f->format, "+w:%u", m->c.dimension);
-        snprintf(f->child_format, sizeof f->child_format, "%s", arv_c_format(&m->c));
-    } else {
-        snprintf(f->format, sizeof f->format, "%s", arv_c_format(&m->c));
-    }
-    return true;
-}
-
-/* Array k of a tree column and its subtree as the C export's field: a List
- * ("+l", its one kid), a Struct ("+s", its members) or values (false: out of
- * memory). */
-static bool tree_c_field(const struct tree *tr, uint32_t k, struct ig_arv_field *f)
-{
-    const struct tree_array *a = &tr->a[k];
-    *f = (struct ig_arv_field){.col = a->col, .nullable = a->nullable, .name_skip = a->name_skip,
-                               .name = a->item ? "item" : NULL};
-    if (a->kind == TREE_VALUE || a->kind == TREE_LANES) {
-        f->shape = IG_ARV_FLAT;
-        snprintf(f->format, sizeof f->format, "%s", a->format);
-        return true;
-    }
-    f->shape = a->kind == TREE_STRUCT ? IG_ARV_STRUCT : IG_ARV_LISTS; /* a List or a FixedSizeList: one kid */
-    if (a->kind == TREE_VECTOR)
-        snprintf(f->format, sizeof f->format, "+w:%u", a->dim);
-    else
-        snprintf(f->format, sizeof f->format, "%s", a->kind == TREE_LIST ? "+l" : "+s");
-    f->nkids = a->kind == TREE_STRUCT ? a->nkids : 1;
-    if (!(f->kids = calloc(f->nkids ? f->nkids : 1, sizeof *f->kids))) return false;
-    for (uint32_t i = 0, m = k + 1; i < f->nkids; i++, m = arv_tree_next(tr, m))
-        if (!tree_c_field(tr, m, &f->kids[i])) return false;
-    return true;
-}
-
-/* The field the record batch shows for a (the C export's view of it); a
- * struct's members in f->kids (false: out of memory). */
-bool arv_c_field(const struct acol *a, struct ig_arv_field *f)
-{
-    *f = (struct ig_arv_field){.col = a->col, .shape = a->shape, .nullable = a->nullable,
-                               .elem_nullable = a->elem_nullable, .name_skip = a->name_skip};
-    if (a->shape == IG_ARV_TREE) return a->tree && tree_c_field(a->tree, 0, f);
-    if (a->shape == IG_ARV_JSON) { /* the C export sees a Utf8 column */
-        f->shape = IG_ARV_FLAT;
-        snprintf(f->format, sizeof f->format, "u");
-        return true;
-    }
-    if (a->shape == IG_ARV_BLOB) {
-        snprintf(f->format, sizeof f->format, "+s");
-        if (!(f->kids = calloc(2, sizeof *f->kids))) return false;
-        f->nkids = 2;
-        f->kids[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = true, .format = "u",
-                                           .name = "path"};
-        f->kids[1] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = true, .format = "l",
-                                           .name = "size"};
-        return true;
-    }
-    if (a->shape == IG_ARV_BLOB_LIST) { /* List<Struct<path, size>>: one kid with two */
-        snprintf(f->format, sizeof f->format, "+l");
-        struct ig_arv_field *item = calloc(1, sizeof *item), *members = calloc(2, sizeof *members);
-        if (!item || !members) {
-            free(item), free(members);
-            return false;
-        }
-        bool en = a->elem_nullable; /* NULL elements: the item and both members */
-        members[0] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = en, .format = "u",
-                                           .name = "path"};
-        members[1] = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_FLAT, .nullable = en, .format = "l",
-                                           .name = "size"};
-        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_BLOB, .nullable = en, .format = "+s",
-                                      .name = "item", .nkids = 2, .kids = members};
-        f->kids = item;
-        f->nkids = 1;
-        return true;
-    }
-    if (a->shape == IG_ARV_LIST_STRUCT) { /* List of a Struct "item" of the members, each flat */
-        snprintf(f->format, sizeof f->format, "+l");
-        f->shape = IG_ARV_LISTS;
-        struct ig_arv_field *item = calloc(1, sizeof *item), *members = calloc(a->nkids, sizeof *members);
-        if (!item || !members) {
-            free(item), free(members);
-            return false;
-        }
-        *item = (struct ig_arv_field){.col = a->col, .shape = IG_ARV_STRUCT, .nullable = a->struct_nullable,
-                                      .format = "+s", .name = "item", .nkids = a->nkids, .kids = members};
-        f->kids = item; /* from here a failure leaves them to the caller's field_free */
-        f->nkids = 1;
-        for (uint32_t k = 0; k < a->nkids; k++)
-            if (!slot_member_cfield(&a->kids[k], &members[k])) return false;
-        return true;
-    }
-    if (a->shape == IG_ARV_STRUCT) {
-        snprintf(f->format, sizeof f->format, "+s");
-        if (!(f->kids = calloc(a->nkids, sizeof *f->kids))) return false;
-        f->nkids = a->nkids;
-        for (uint32_t k = 0; k < a->nkids; k++) arv_c_field(&a->kids[k], &f->kids[k]);
-        return true;
-    }
-    const char *vf = arv_c_format(&a->c);
-    if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_MEMBER) {
-        snprintf(f->format, sizeof f->format, "%s", vf);
-        return true;
-    }
-    if (a->shape == IG_ARV_VECTOR)
-        snprintf(f->format, sizeof f->format, "+w:%u", a->c.dimension);
-    else
-        snprintf(f->format, sizeof f->format, "+l");
-    if (a->shape == IG_ARV_LIST && (a->nlists > 1 || a->c.dimension)) return item_chain(a, f, 1);
-    snprintf(f->child_format, sizeof f->child_format, "%s", vf);
-    return true;
-}
 
 /* A list column's levels (see struct acol) under def_base levels of its
  * struct; false when they do not end at its leaf's maximum. */
@@ -459,90 +225,114 @@ static bool json_shown(const struct ig_part *p, uint32_t col, const struct ig_co
 }
 
 /* Which shape column col (c) of p takes in the view, false when it is not shown. */
-bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
+/* A struct in each slot of a list of structs (list: the list's column; s:
+ * the struct c is a member of; between: the NULL levels of the structs from
+ * the list's struct down to s): there from present_def. */
+static bool slot_struct(struct acol *a, const struct ig_colrec *c, const struct ig_colrec *list,
+                        const struct ig_colrec *s, uint8_t def, unsigned between)
 {
-    if (c->parent != IG_NONE) { /* a member of a shown struct */
-        struct ig_colrec s;
-        if (ig_part_column(p, c->parent, &s, NULL)) return false;
-        uint8_t def;
-        if (list_struct_where(p, c->parent, &s, &def)) { /* a member of a list of structs */
-            if (c->type == IG_T_STRUCT) { /* a struct in each slot: there from present_def */
-                unsigned slot = def + (s.null_mask & 1) + 1u + ((s.null_mask >> 1) & 1); /* as list_member's */
-                *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT, .in_list = true,
-                                   .member = s.parent != IG_NONE, .name_skip = s.name_len + 1,
-                                   .slot_struct_def = (uint8_t)slot,
-                                   .present_def = (uint8_t)(slot + (c->null_mask & 1)),
-                                   .elem_nullable = ((s.null_mask >> 1) & 1) || (c->null_mask & 1)};
-                return c->name_len > a->name_skip;
-            }
-            /* inside shown structs, its first entry's level also says where
-             * those structs are (row_defs) */
-            if (!list_member(a, &s, c, def, 0)) return false;
-            a->member = s.parent != IG_NONE;
-            if (a->member) a->nullable = a->list_nullable || def > 0;
-            return true;
-        }
-        /* in structs in a list of structs: the list is found up through
-         * structs, whose NULLs take `between` levels below its struct's */
-        struct ig_colrec up = s, l;
-        unsigned between = 0;
-        for (unsigned depth = 0; up.type == IG_T_STRUCT && !up.lists && up.parent != IG_NONE &&
-                                 depth <= AV_MAX_STRUCT_DEPTH; depth++) {
-            between += up.null_mask & 1;
-            if (ig_part_column(p, up.parent, &l, NULL)) return false;
-            if (list_struct_where(p, up.parent, &l, &def)) {
-                if (c->type == IG_T_STRUCT) { /* a struct in each slot: there from present_def */
-                    unsigned slot = def + (l.null_mask & 1) + 1u + ((l.null_mask >> 1) & 1); /* as list_member's */
-                    *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT,
-                                       .in_list = true, .member = l.parent != IG_NONE, .name_skip = s.name_len + 1,
-                                       .slot_struct_def = (uint8_t)slot,
-                                       .present_def = (uint8_t)(slot + between + (c->null_mask & 1)),
-                                       .elem_nullable = ((l.null_mask >> 1) & 1) || between || (c->null_mask & 1)};
-                    return c->name_len > a->name_skip;
-                }
-                if (!list_member(a, &l, c, def, (uint8_t)between)) return false;
-                a->member = l.parent != IG_NONE;
-                a->name_skip = s.name_len + 1;
-                return c->name_len > a->name_skip;
-            }
-            up = l;
-        }
-        if (!under_shown_structs(p, c, &def)) return false;
-        a->member = true;
-        a->struct_nullable = def > 0;
-        a->nullable = a->struct_nullable || (c->null_mask & 1);
-        a->name_skip = s.name_len + 1;
-        if (c->type == IG_T_STRUCT && c->lists) { /* a list of structs in a struct */
-            a->shape = IG_ARV_LIST_STRUCT;
-            a->tt = AT_LIST;
-            a->nullable = def > 0 || (c->null_mask & 1);
-            a->struct_nullable = (c->null_mask >> 1) & 1; /* its elements' structs */
+    unsigned slot = def + (list->null_mask & 1) + 1u + ((list->null_mask >> 1) & 1); /* as list_member's */
+    *a = (struct acol){.c = a->c, .col = a->col, .shape = IG_ARV_STRUCT, .tt = AT_STRUCT, .in_list = true,
+                       .member = list->parent != IG_NONE, .name_skip = s->name_len + 1,
+                       .slot_struct_def = (uint8_t)slot,
+                       .present_def = (uint8_t)(slot + between + (c->null_mask & 1)),
+                       .elem_nullable = ((list->null_mask >> 1) & 1) || between || (c->null_mask & 1)};
+    return c->name_len > a->name_skip;
+}
+
+/* Column c, a member of struct s (its parent), in a list of structs: s's own
+ * list, or one found up through structs. *found false when there is none. */
+static bool list_struct_member(const struct ig_part *p, const struct ig_colrec *c, const struct ig_colrec *s,
+                               struct acol *a, bool *found)
+{
+    uint8_t def;
+    *found = true;
+    if (list_struct_where(p, c->parent, s, &def)) { /* a member of a list of structs */
+        if (c->type == IG_T_STRUCT) return slot_struct(a, c, s, s, def, 0);
+        /* inside shown structs, its first entry's level also says where
+         * those structs are (row_defs) */
+        if (!list_member(a, s, c, def, 0)) return false;
+        a->member = s->parent != IG_NONE;
+        if (a->member) a->nullable = a->list_nullable || def > 0;
+        return true;
+    }
+    /* in structs in a list of structs: the list is found up through
+     * structs, whose NULLs take `between` levels below its struct's */
+    struct ig_colrec up = *s, l;
+    unsigned between = 0;
+    for (unsigned depth = 0; up.type == IG_T_STRUCT && !up.lists && up.parent != IG_NONE &&
+                             depth <= AV_MAX_STRUCT_DEPTH; depth++) {
+        between += up.null_mask & 1;
+        if (ig_part_column(p, up.parent, &l, NULL)) return false;
+        if (list_struct_where(p, up.parent, &l, &def)) {
+            if (c->type == IG_T_STRUCT) return slot_struct(a, c, &l, s, def, between);
+            if (!list_member(a, &l, c, def, (uint8_t)between)) return false;
+            a->member = l.parent != IG_NONE;
+            a->name_skip = s->name_len + 1;
             return c->name_len > a->name_skip;
         }
-        if (c->type == IG_T_STRUCT) { /* a struct in a struct */
-            a->shape = IG_ARV_STRUCT;
-            a->tt = AT_STRUCT;
-            a->present_def = (uint8_t)(def + (c->null_mask & 1));
-            return c->name_len > a->name_skip;
-        }
-        if (c->type == IG_T_BLOB && !c->lists && !c->dimension) { /* its reference as (path, size) */
-            a->shape = IG_ARV_BLOB;
-            a->tt = AT_STRUCT;
-            a->width = 8;
-            a->nullable = true;
-            return c->name_len > a->name_skip;
-        }
-        if (!member_ok(c)) return false;
-        arv_value_type(c, &a->tt, &a->width);
-        if (c->lists) { /* a list under the struct: NULL where either is */
-            if (!list_levels(a, c, def)) return false;
-        } else if (c->dimension) { /* a vector: NULL where it or its struct is, as a top-level one */
-            a->shape = IG_ARV_VECTOR;
-        } else {
-            a->shape = IG_ARV_MEMBER;
-        }
+        up = l;
+    }
+    *found = false;
+    return false;
+}
+
+/* Column c, a member of shown structs (s: its parent) in no list of structs:
+ * a list of structs, a struct, a blob, a list, a vector or a value. */
+static bool struct_member(const struct ig_part *p, const struct ig_colrec *c, const struct ig_colrec *s,
+                          struct acol *a)
+{
+    uint8_t def;
+    if (!under_shown_structs(p, c, &def)) return false;
+    a->member = true;
+    a->struct_nullable = def > 0;
+    a->nullable = a->struct_nullable || (c->null_mask & 1);
+    a->name_skip = s->name_len + 1;
+    if (c->type == IG_T_STRUCT && c->lists) { /* a list of structs in a struct */
+        a->shape = IG_ARV_LIST_STRUCT;
+        a->tt = AT_LIST;
+        a->nullable = def > 0 || (c->null_mask & 1);
+        a->struct_nullable = (c->null_mask >> 1) & 1; /* its elements' structs */
         return c->name_len > a->name_skip;
     }
+    if (c->type == IG_T_STRUCT) { /* a struct in a struct */
+        a->shape = IG_ARV_STRUCT;
+        a->tt = AT_STRUCT;
+        a->present_def = (uint8_t)(def + (c->null_mask & 1));
+        return c->name_len > a->name_skip;
+    }
+    if (c->type == IG_T_BLOB && !c->lists && !c->dimension) { /* its reference as (path, size) */
+        a->shape = IG_ARV_BLOB;
+        a->tt = AT_STRUCT;
+        a->width = 8;
+        a->nullable = true;
+        return c->name_len > a->name_skip;
+    }
+    if (!member_ok(c)) return false;
+    arv_value_type(c, &a->tt, &a->width);
+    if (c->lists) { /* a list under the struct: NULL where either is */
+        if (!list_levels(a, c, def)) return false;
+    } else if (c->dimension) { /* a vector: NULL where it or its struct is, as a top-level one */
+        a->shape = IG_ARV_VECTOR;
+    } else {
+        a->shape = IG_ARV_MEMBER;
+    }
+    return c->name_len > a->name_skip;
+}
+
+/* A member of a shown struct. */
+static bool member_shown(const struct ig_part *p, const struct ig_colrec *c, struct acol *a)
+{
+    struct ig_colrec s;
+    if (ig_part_column(p, c->parent, &s, NULL)) return false;
+    bool found;
+    bool shown = list_struct_member(p, c, &s, a, &found);
+    return found ? shown : struct_member(p, c, &s, a);
+}
+
+bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a)
+{
+    if (c->parent != IG_NONE) return member_shown(p, c, a);
     if (struct_shown(p, col, c)) {
         a->shape = IG_ARV_STRUCT;
         a->tt = AT_STRUCT;
@@ -610,187 +400,4 @@ bool arv_needs_counts(const struct acol *a, const struct ig_pagerec *rec)
            a->shape == IG_ARV_BLOB_LIST ||
            (a->shape == IG_ARV_FLAT && !a->width && a->tt != AT_BOOL) ||
            (a->nullable && (a->shape == IG_ARV_VECTOR || (rec->flags & IG_PGF_HAS_NULLS)));
-}
-
-
-/* ---- one decoded page, row by row -------------------------------------- */
-
-
-int arv_load(const struct ig_table *t, uint32_t part, uint64_t group_first_row, uint32_t col, uint32_t page,
-                struct ig_reader *r, struct page *pg, struct ig_error *err)
-{
-    struct ig_column_ref ref;
-    int rc = ig_table_column_at(t, col, &ref, err);
-    if (!rc) rc = ig_reader_load(r, &t->parts[part], &ref, page, group_first_row, &pg->rec, &pg->v, &pg->del, err);
-    if (rc) return rc;
-    pg->v.blob_dir = NULL; /* ref's copy dies here */
-    uint64_t rows = pg->v.levels ? pg->v.rows : pg->v.n;
-    if (rows != pg->rec.row_count)
-        return ig_err(err, -EIO, "%s: column %u page %u: %llu rows decoded, the footer says %u", t->parts[part].path, col,
-                      page, (unsigned long long)rows, pg->rec.row_count);
-    return 0;
-}
-
-
-/* Does the entry (rep, d) begin an item at level m of a list column: a list
- * of level m (1 <= m < nlists), or an element (m == nlists)? Level 0's items
- * are the rows. */
-bool arv_begins(const struct acol *a, unsigned m, uint8_t rep, uint8_t d)
-{
-    if (m == a->nlists) return d > a->empty_def[m - 1];
-    return rep <= m && d >= a->null_def[m];
-}
-
-/* Row r's object of a blob column (a struct's member: its value where the
- * levels say it is there): false for a NULL (or a reference list that is not
- * one object, which rows/ID shows as null too). */
-bool arv_blob_ref(const struct acol *a, const struct ig_values *v, size_t r, struct ig_blob_ref *ref,
-                     unsigned *kind)
-{
-    size_t i = r;
-    if (a->member) {
-        if (!v->levels || v->defs[v->row_ent[r]] < a->c.max_def) return false;
-        i = v->row_val[r];
-    } else if (ig_values_is_null(v, r)) {
-        return false;
-    }
-    size_t len;
-    const uint8_t *p = ig_values_bytes(v, i, &len);
-    if (len != IG_BLOB_REF_BYTES) return false;
-    ig_blob_ref_load(p, ref, kind);
-    return true;
-}
-
-/* The object's path as rows/ID shows it: DIR/ROW.EXT (a struct's member, a
- * value of a nested column: DIR/ROW/0.EXT); its length. */
-size_t arv_blob_path(const struct acol *a, char *out, size_t cap, const char *dir, uint64_t row, unsigned kind)
-{
-    if (a->member) return arv_object_path(out, cap, dir, row, 0, kind);
-    const char *ext = ig_blob_kind_ext(kind);
-    int n = snprintf(out, cap, "%s/%" PRIu64 "%s%s", dir, row, *ext ? "." : "", ext);
-    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
-}
-
-/* Object k of a row of a list of objects, as rows/ID shows it: DIR/ROW/K.EXT. */
-size_t arv_object_path(char *out, size_t cap, const char *dir, uint64_t row, size_t k, unsigned kind)
-{
-    const char *ext = ig_blob_kind_ext(kind);
-    int n = snprintf(out, cap, "%s/%" PRIu64 "/%zu%s%s", dir, row, k, *ext ? "." : "", ext);
-    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
-}
-
-bool arv_row_null(const struct acol *a, const struct ig_values *v, size_t r)
-{
-    if (a->shape == IG_ARV_JSON) return a->nullable && v->levels && v->defs[v->row_ent[r]] == 0;
-    struct ig_blob_ref ref;
-    unsigned kind;
-    if (a->shape == IG_ARV_BLOB) return !arv_blob_ref(a, v, r, &ref, &kind);
-    if (a->shape == IG_ARV_BLOB_LIST && a->blob_levels) return v->defs[v->row_ent[r]] < a->empty_def[0];
-    if (a->shape == IG_ARV_FLAT || a->shape == IG_ARV_BLOB_LIST) return ig_values_is_null(v, r);
-    uint8_t d = v->defs[v->row_ent[r]];
-    return a->shape == IG_ARV_VECTOR || a->shape == IG_ARV_MEMBER ? d < a->c.max_def : d < a->empty_def[0];
-}
-
-/* Where row r's value is in v: a flat leaf's row, a member's value index. */
-size_t arv_value_at(const struct acol *a, const struct ig_values *v, size_t r)
-{
-    return a->shape == IG_ARV_MEMBER ? v->row_val[r] : r;
-}
-
-/* A struct's first leaf, whose levels say where the struct is NULL. */
-const struct acol *arv_first_leaf(const struct acol *a)
-{
-    while ((a->shape == IG_ARV_STRUCT || a->shape == IG_ARV_LIST_STRUCT) && a->nkids) a = &a->kids[0];
-    return a;
-}
-
-/* A list of structs' member: one struct slot at level d (its struct NULL
- * below slot_struct_def; the level kept for structs inside it). */
-static void count_slot(const struct acol *a, uint8_t d, struct pstat *s)
-{
-    s->struct_nulls += d < a->slot_struct_def;
-    s->slot_defs[d < AV_DEFS ? d : AV_DEFS - 1]++;
-}
-
-/* The lists of levels 1 .. nlists - 1 the entry (rep, d) begins, counted
- * (with their NULLs; level 1 of a list's struct member: its struct slots). */
-static void arv_level_counts(const struct acol *a, uint8_t rep, uint8_t d, struct pstat *s)
-{
-    for (unsigned k = 1; k < a->nlists; k++)
-        if (arv_begins(a, k, rep, d)) {
-            s->slots[k]++;
-            s->slot_nulls[k] += d < a->empty_def[k];
-            if (k == 1 && a->in_list) count_slot(a, d, s);
-        }
-}
-
-void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *s)
-{
-    const struct ig_values *v = &pg->v;
-    *s = (struct pstat){0};
-    char dir[800] = "", path[900];
-    if (a->shape == IG_ARV_BLOB || a->shape == IG_ARV_BLOB_LIST) ig_blob_dir_name(a->c.name, a->c.name_len, dir, sizeof dir);
-    for (size_t r = 0; r < pg->rec.row_count; r++) {
-        if (arv_bit_set(pg->del, r)) continue;
-        s->live++;
-        bool null = arv_row_null(a, v, r);
-        s->nulls += null;
-        if (a->shape == IG_ARV_LIST) {
-            uint32_t vi = v->row_val[r];
-            for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
-                arv_level_counts(a, v->reps[e], v->defs[e], s);
-                if (v->defs[e] <= arv_list_empty_def(a)) continue;
-                if (a->in_list && a->nlists == 1) count_slot(a, v->defs[e], s);
-                s->elems++;
-                s->elem_nulls += v->defs[e] != a->c.max_def;
-                if (v->defs[e] == a->c.max_def && v->is_bytes) {
-                    size_t len;
-                    ig_values_bytes(v, vi, &len);
-                    s->bytes += len;
-                }
-                vi += v->defs[e] == a->c.max_def;
-            }
-        } else if ((a->shape == IG_ARV_FLAT || a->shape == IG_ARV_MEMBER) && !a->width && a->tt != AT_BOOL &&
-                   !null) {
-            size_t len;
-            ig_values_bytes(v, arv_value_at(a, v, r), &len);
-            s->bytes += len;
-        }
-        if (a->member) { /* where the structs around it are NULL (count_struct) */
-            uint8_t d = v->defs[v->row_ent[r]];
-            s->row_defs[d < AV_DEFS ? d : AV_DEFS - 1]++;
-        }
-        struct ig_blob_ref ref;
-        unsigned kind;
-        if (a->shape == IG_ARV_BLOB && !null && arv_blob_ref(a, v, r, &ref, &kind))
-            s->bytes += arv_blob_path(a, path, sizeof path, dir, v->row_base + r, kind);
-        if (a->shape == IG_ARV_BLOB_LIST && !null && !v->levels) {
-            size_t len;
-            const uint8_t *refs = ig_values_bytes(v, r, &len);
-            for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++, s->elems++) {
-                ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &ref, &kind);
-                s->bytes += arv_object_path(path, sizeof path, dir, v->row_base + r, k, kind);
-            }
-        } else if (a->shape == IG_ARV_BLOB_LIST && !null) { /* elements as entries; K counts the row's objects */
-            uint32_t vi = v->row_val[r];
-            for (uint32_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++) {
-                arv_level_counts(a, v->reps[e], v->defs[e], s); /* a list's struct slots' lists of objects */
-                if (v->defs[e] <= arv_list_empty_def(a)) continue;
-                if (a->in_list && a->nlists == 1) count_slot(a, v->defs[e], s);
-                s->elems++;
-                if (v->defs[e] != a->c.max_def) {
-                    s->elem_nulls++;
-                    continue;
-                }
-                size_t len;
-                const uint8_t *one = ig_values_bytes(v, vi, &len);
-                if (len == IG_BLOB_REF_BYTES) {
-                    ig_blob_ref_load(one, &ref, &kind);
-                    s->bytes += arv_object_path(path, sizeof path, dir, v->row_base + r, vi - v->row_val[r], kind);
-                }
-                vi++;
-            }
-        }
-    }
-    if (a->shape == IG_ARV_VECTOR) s->elems = s->live * a->c.dimension;
 }

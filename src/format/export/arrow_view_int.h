@@ -1,15 +1,20 @@
-/* arrow_view_int.h - inside the Arrow view (arrow_view.h): what its three
- * files share.
+/* arrow_view_int.h - inside the Arrow view (arrow_view.h): what its files
+ * share.
  *
+ *   arrow_types.c   the Arrow type of a column's values (IPC and C Data
+ *                   Interface)
  *   arrow_shape.c   which columns the view shows and in what shape (struct
- *                   acol: the levels a column's entries are read by), the C
- *                   export's fields, and one decoded page read row by row
- *                   (counts, NULLs, objects' paths)
- *   arrow_view.c    the layout: pages counted, the body's pieces, buffers and
- *                   nodes, the metadata (Schema, RecordBatch, Footer)
- *   arrow_render.c  a piece's bytes, rendered from its page(s)
+ *                   acol: the levels a column's entries are read by)
+ *   arrow_fields.c  the C export's fields of a shown column
+ *   arrow_page.c    one decoded page read row by row (counts, NULLs,
+ *                   objects' paths)
  *   arrow_tree.c    a nested column of any shape of lists and structs, as a
  *                   tree of arrays read from its leaves' levels (struct tree)
+ *   arrow_view.c    the layout: pages counted, the body's pieces, buffers and
+ *                   nodes
+ *   arrow_meta.c    the metadata around the body (Schema, RecordBatch,
+ *                   Footer)
+ *   arrow_render.c  a piece's bytes, rendered from its page(s)
  *
  * Nothing here is for other modules. */
 #ifndef IG_FORMAT_EXPORT_ARROW_VIEW_INT_H
@@ -112,20 +117,29 @@ struct page {
     struct ig_pagerec rec;
 };
 
-/* ---- arrow_shape.c ---------------------------------------------------------- */
+/* ---- arrow_types.c ----------------------------------------------------------- */
 
 /* The C Data Interface's format string of a leaf's values ("l", "u", "b", ...). */
 const char *arv_c_format(const struct ig_colrec *c);
 /* The Arrow type of a leaf's values, or false when the view does not show it. */
 bool arv_value_type(const struct ig_colrec *c, uint8_t *tt, uint8_t *width);
 bool arv_is_signed(uint8_t type);
+
+/* ---- arrow_shape.c ---------------------------------------------------------- */
+
 /* Which shape column col (c) of p takes in the view, false when it is not shown. */
 bool arv_shown(const struct ig_part *p, uint32_t col, const struct ig_colrec *c, struct acol *a);
+/* Does a page have to be decoded for its counts (arrow_view.h)? */
+bool arv_needs_counts(const struct acol *a, const struct ig_pagerec *rec);
+
+/* ---- arrow_fields.c --------------------------------------------------------- */
+
 /* The field the record batch shows for a (the C export's view of it); a
  * struct's members in f->kids (false: out of memory). */
 bool arv_c_field(const struct acol *a, struct ig_arv_field *f);
-/* Does a page have to be decoded for its counts (arrow_view.h)? */
-bool arv_needs_counts(const struct acol *a, const struct ig_pagerec *rec);
+
+/* ---- arrow_page.c ----------------------------------------------------------- */
+
 /* Load page `page` of column col into pg, checked against its record. */
 int arv_load(const struct ig_table *t, uint32_t part, uint64_t group_first_row, uint32_t col, uint32_t page,
              struct ig_reader *r, struct page *pg, struct ig_error *err);
@@ -146,6 +160,22 @@ size_t arv_value_at(const struct acol *a, const struct ig_values *v, size_t r);
 const struct acol *arv_first_leaf(const struct acol *a);
 /* A decoded page's counts (live rows, NULLs, elements, bytes, levels seen). */
 void arv_page_counts(const struct acol *a, const struct page *pg, struct pstat *s);
+
+/* ---- arrow_meta.c ----------------------------------------------------------- */
+
+/* The record batch's nodes (length, null count) and buffers (offset, length
+ * in the body), as the layout made them. */
+struct arv_buffers {
+    const uint64_t (*nodes)[2];
+    uint32_t nn;
+    const uint64_t (*bufs)[2];
+    uint32_t nb;
+};
+/* The metadata around a body of body_len bytes: into head the magic, the
+ * Schema message and the RecordBatch message; into tail the end-of-stream
+ * marker and the Footer (its length, "ARROW1"). Nonzero: out of memory. */
+int arv_metadata(const struct acol *cols, uint32_t ncols, uint64_t rows, const struct arv_buffers *b,
+                 uint64_t body_len, struct ig_buf *head, struct ig_buf *tail);
 
 /* ---- arrow_tree.c ----------------------------------------------------------- */
 

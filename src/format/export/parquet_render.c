@@ -171,7 +171,7 @@ static int live_page(const struct ig_table *t, const struct ig_pqv *pv, const st
     struct pq_leaf l = page_leaf(pg, ref);
     const uint8_t *del;
     struct ig_pagerec rec;
-    rc = ig_reader_load(r, &t->parts[pv->part], ref, page, pv->group_first_row, &rec, v, &del, err);
+    rc = ig_reader_load(r, &(struct ig_page_at){&t->parts[pv->part], ref, page, pv->group_first_row}, &rec, v, &del, err);
     if (!rc && pqv_live_entries(&l, v, del, e)) rc = ig_err(err, -ENOMEM, "out of memory");
     return rc;
 }

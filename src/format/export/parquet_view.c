@@ -21,7 +21,7 @@ static int load(const struct ig_table *t, struct ig_pqv *pv, const struct pq_lea
     struct ig_pagerec rec;
     int rc = ig_table_column_at(t, l->col, &ref, err);
     if (!rc)
-        rc = ig_reader_load(r, &t->parts[pv->part], &ref, page, pv->group_first_row, &rec, v, del, err);
+        rc = ig_reader_load(r, &(struct ig_page_at){&t->parts[pv->part], &ref, page, pv->group_first_row}, &rec, v, del, err);
     if (!rc) v->blob_dir = NULL; /* ref's copy dies here: callers set their own */
     return rc;
 }

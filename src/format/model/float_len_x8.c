@@ -1,5 +1,5 @@
 /* float_len_x8.c - see float_len_x8.h. The steps and their names follow
- * util/shortest.c (scale32, pick_shape) and float_text.c (layout_len). */
+ * util/shortest.c (scale32, pick_shape) and float_text.h (ig_float_layout_len). */
 #include "format/model/float_len_x8.h"
 
 #include "util/shortest_table.h"
@@ -130,7 +130,7 @@ X8 unsigned ig_f32_len_x8(const uint64_t lanes[8], uint8_t len[8])
     __m512i nd = _mm512_sub_epi64(n, zeros);
     __m512i first = _mm512_sub_epi64(_mm512_add_epi64(k, n), SET(1));
 
-    /* layout_len: positional for -4 <= first < 16, else d[.ddd]e+XX (|first| < 100) */
+    /* ig_float_layout_len: positional for -4 <= first < 16, else d[.ddd]e+XX (|first| < 100) */
     __m512i neg = _mm512_srli_epi64(bits, 31);
     __m512i one = SET(1);
     __m512i below = _mm512_add_epi64(_mm512_sub_epi64(one, first), nd); /* 0.000ddd */

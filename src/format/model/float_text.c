@@ -163,19 +163,6 @@ size_t ig_format_f32_exact(char *out, float f)
     return layout_repr(out, f < 0, digits, nd, e);
 }
 
-/* Length of layout_repr's output for these digits, without writing it. */
-static size_t layout_len(bool neg, int nd, int exp10)
-{
-    size_t n = neg;
-    if (exp10 >= -4 && exp10 < 16) {
-        if (exp10 < 0) return n + 2 + (size_t)(-exp10 - 1) + (size_t)nd;
-        int intdigits = exp10 + 1;
-        return n + (size_t)intdigits + 1 + (size_t)(nd > intdigits ? nd - intdigits : 1);
-    }
-    int ae = exp10 < 0 ? -exp10 : exp10;
-    return n + 1 + (nd > 1 ? (size_t)nd : 0) + 2 + (ae >= 100 ? 3 : 2);
-}
-
 size_t ig_format_f64_len_guided(double d, int *places)
 {
     uint64_t bits;
@@ -190,7 +177,7 @@ size_t ig_format_f64_len_guided(double d, int *places)
     }
     int nd, first;
     ig_shortest_f64_shape_guided(fabs(d), places, &nd, &first);
-    return layout_len(d < 0, nd, first);
+    return ig_float_layout_len(d < 0, nd, first);
 }
 
 size_t ig_format_f64_len(double d)
@@ -207,15 +194,5 @@ size_t ig_format_f32_len(float f)
     if (ig_format_f32_keeps_search_form(f)) return ig_format_f32_exact(tmp, f);
     int nd, first;
     ig_shortest_f32_shape(fabsf(f), &nd, &first);
-    return layout_len(f < 0, nd, first);
-}
-
-size_t ig_format_f32_plain_len(uint32_t bits)
-{
-    float f;
-    uint32_t mag = bits & 0x7fffffffu;
-    memcpy(&f, &mag, 4);
-    int nd, first;
-    ig_shortest_f32_shape(f, &nd, &first);
-    return layout_len(bits >> 31, nd, first);
+    return ig_float_layout_len(f < 0, nd, first);
 }

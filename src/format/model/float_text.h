@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/shortest.h"
+
 #define IG_FLOAT_TEXT_MAX 32
 
 /* Shortest round-trip text of a double / float; returns length (< IG_FLOAT_TEXT_MAX). */
@@ -31,9 +33,31 @@ size_t ig_format_f32_exact(char *out, float f);
 /* ig_format_f64_len with a guess of the decimal places, carried from value to
  * value through a run (ig_shortest_f64_shape_guided); *places -1 at first. */
 size_t ig_format_f64_len_guided(double d, int *places);
+/* The length of repr's layout of nd digits whose first stands at 10^exp10
+ * (what float_text.c writes), without writing it. Inline, as the next: asked
+ * of every float a text length is measured for. */
+static inline size_t ig_float_layout_len(bool neg, int nd, int exp10)
+{
+    size_t n = neg;
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) return n + 2 + (size_t)(-exp10 - 1) + (size_t)nd;
+        int intdigits = exp10 + 1;
+        return n + (size_t)intdigits + 1 + (size_t)(nd > intdigits ? nd - intdigits : 1);
+    }
+    int ae = exp10 < 0 ? -exp10 : exp10;
+    return n + 1 + (nd > 1 ? (size_t)nd : 0) + 2 + (ae >= 100 ? 3 : 2);
+}
 /* ig_format_f32_len of a finite, non-zero float that is not one of the powers
  * of two kept in the search's form, from its bits. */
-size_t ig_format_f32_plain_len(uint32_t bits);
+static inline size_t ig_format_f32_plain_len(uint32_t bits)
+{
+    float f;
+    uint32_t mag = bits & 0x7fffffffu;
+    memcpy(&f, &mag, 4);
+    int nd, first;
+    ig_shortest_f32_shape(f, &nd, &first);
+    return ig_float_layout_len(bits >> 31, nd, first);
+}
 /* Is f one of the three float32 powers of two (by biased exponent) whose
  * search form is longer than the shortest, and kept? Inline: asked of every
  * float32 a text length is measured for. */

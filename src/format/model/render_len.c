@@ -146,7 +146,7 @@ uint64_t ig_render_lanes_len_counted(uint8_t type, const uint64_t *lanes, const 
 }
 
 /* Are values [i, i + n) numbers, none of them NULL (measured from their lanes)? */
-static bool numbers_run(const struct ig_values *v, size_t i, size_t n)
+static inline bool numbers_run(const struct ig_values *v, size_t i, size_t n)
 {
     if (v->is_bytes || v->type == IG_T_BLOB) return false;
     if (v->has_nulls)

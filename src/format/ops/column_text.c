@@ -21,7 +21,7 @@ static int group_text(const struct ig_table *t, const struct ig_column_ref *c, u
     for (uint32_t pg = first; !rc && pg < first + count; pg++) {
         struct ig_pagerec rec;
         const uint8_t *deleted;
-        rc = ig_reader_load(r, p, c, pg, gr.first_row, &rec, v, &deleted, err);
+        rc = ig_reader_load(r, &(struct ig_page_at){p, c, pg, gr.first_row}, &rec, v, &deleted, err);
         if (!rc) rc = ig_chunk_page_check(p, pg, &rec, c->rec.leaf, expected, gr.row_count, err);
         if (rc) break;
         expected += rec.row_count;
@@ -48,12 +48,10 @@ static int nested_text(const struct ig_table *t, const struct ig_column_ref *c, 
         uint32_t count;
         rc = ig_nested_pages(&nr, t, gi, &count, err);
         for (uint32_t i = 0; i < count && !rc; i++) {
-            struct ig_pagerec rec;
-            size_t rows;
-            const uint8_t *deleted;
-            rc = ig_nested_load(&nr, t, gi, i, &rec, &rows, &deleted, err);
+            struct ig_nested_page np = {.group = gi, .index = i};
+            rc = ig_nested_load(&nr, t, &np, err);
             ig_buf_reset(&out);
-            if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, &out, NULL, err);
+            if (!rc) rc = ig_assemble_lines(&nr.tree, nr.vp, np.rows, np.deleted, &out, NULL, err);
             if (!rc) rc = emit(ctx, out.data, out.len);
         }
     }

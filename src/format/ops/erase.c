@@ -6,6 +6,7 @@
 #include "format/layout.h"
 #include "format/part/lock.h"
 #include "format/part/merkle.h"
+#include "format/part/versions.h"
 #include "format/model/assemble.h"
 #include "format/ops/nested.h"
 #include "format/page/page.h"
@@ -43,7 +44,8 @@ static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_
 {
     for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++) {
         uint32_t first = 0, count = 0;
-        if (ig_part_chunk(p, g, leaf, &first, &count, NULL)) continue;
+        if (ig_part_leaf_released(p, leaf) || ig_part_chunk(p, g, leaf, &first, &count, NULL))
+            continue;
         size_t k = 0;
         for (uint32_t pg = first; pg < first + count && k < nrows; pg++) {
             struct ig_pagerec rec;
@@ -209,6 +211,8 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
         uint32_t col = 0;
         struct ig_column_ref c;
+        /* gc released its pages: they hold no value to erase */
+        if (ig_part_leaf_released(p, leaf)) continue;
         rc = ig_part_leaf_column(p, leaf, &col, err);
         if (!rc) rc = ig_table_column_at(t, col, &c, err);
         if (rc) break;
@@ -412,9 +416,23 @@ static void audit(const char *dir, const struct ig_erase_request *req,
     ig_buf_free(&r);
     ig_buf_printf(&b, " rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
                       " page_records=%" PRIu64 " blob_objects_zeroed=%" PRIu64 " bytes_written=%" PRIu64
-                      " journal_bytes=%" PRIu64 "\n",
+                      " journal_bytes=%" PRIu64,
                   rep->rows, rep->pages_rewritten, rep->pages_moved, rep->records, rep->blob_objects,
                   rep->bytes_written, rep->journal_bytes);
+    /* the versions it reached: every version kept (each is read with the
+     * footers it rewrote), the one it made included */
+    struct ig_manifest m;
+    uint64_t *vs = NULL;
+    size_t nv = 0;
+    if (ig_manifest_read(dir, &m, NULL) == 0) {
+        if (ig_versions_kept(dir, m.version, &vs, &nv, NULL) == 0) {
+            ig_buf_printf(&b, " versions=");
+            ig_versions_format(vs, nv, &b);
+        }
+        ig_manifest_free(&m);
+    }
+    free(vs);
+    ig_buf_printf(&b, "\n");
     if (ig_write_full(fd, b.data, b.len) == 0) fsync(fd);
     close(fd);
     ig_buf_free(&b);

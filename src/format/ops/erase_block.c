@@ -367,13 +367,13 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         if (rc) break;
         const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
         if (!kb) continue; /* no erased row here: untouched */
-        const uint8_t *old_del;
         /* the killed values alone where the leaf reads them one by one (their
          * text length is all the erase needs of them); the block otherwise */
-        const uint8_t *pick = c->rec.type == IG_T_BLOB ? NULL : kb;
-        rc = ig_reader_load_picked(&x->r, p, c, page, rec, b, group_first_row, &blk, pick, &x->v,
-                                   &old_del, err);
+        struct ig_block_load bl = {.rec = rec, .block = b, .pick = c->rec.type == IG_T_BLOB ? NULL : kb};
+        rc = ig_reader_load_block(&x->r, &(struct ig_page_at){p, c, page, group_first_row}, &bl, &x->v, err);
         if (rc) break;
+        blk = bl.blk;
+        const uint8_t *old_del = bl.deleted;
         gone_text += killed_text(&x->v, x->v.n == blk.row_count ? kb : NULL, &x->tmp);
         if (bounds.bounded && bound_erased(&x->v, kb, blk.row_count, &bounds)) {
             bounds.bounded = false; /* neither bound may name an erased value */
@@ -422,7 +422,7 @@ int erase_rebound(struct erase_ctx *x, struct part_plan *pp, const struct ig_col
         struct ig_pagerec rec;
         const uint8_t *deleted;
         rc = ig_part_page(p, pg, &rec, err);
-        if (!rc) rc = ig_reader_load(&x->r, p, c, pg, group_first_row, &rec, &x->v, &deleted, err);
+        if (!rc) rc = ig_reader_load(&x->r, &(struct ig_page_at){p, c, pg, group_first_row}, &rec, &x->v, &deleted, err);
         if (rc) break;
         /* skip what was deleted before and what this erase removes */
         ig_buf_reset(&x->kill_b);
@@ -522,14 +522,13 @@ int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan
         for (; k < nrows && rows[k] < hi; k++, nkill++)
             kill[(rows[k] - lo) / 8] |= (uint8_t)(1u << ((rows[k] - lo) % 8));
         keep = complement(kill, r0.row_count);
-        struct ig_pagerec rec;
-        size_t nr_rows, page_rows;
-        const uint8_t *old_del;
-        bool picked;
         /* a sliding-window page decodes the erased rows alone (it can span its
          * row group); then the values hold those rows and `keep` is re-cut to them */
-        rc = ig_nested_load_picked(&nr, t, gg, i, kill, &rec, &nr_rows, &old_del, &picked, err);
-        page_rows = nr_rows;
+        struct ig_nested_page np = {.group = gg, .index = i, .pick = kill};
+        rc = ig_nested_load(&nr, t, &np, err);
+        size_t nr_rows = np.rows, page_rows = np.rows;
+        const uint8_t *old_del = np.deleted;
+        bool picked = np.picked;
         if (!rc && old_del)
             for (size_t b = 0; b < (nr_rows + 7) / 8; b++) keep[b] |= old_del[b];
         if (!rc && picked) {

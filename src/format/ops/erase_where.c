@@ -201,7 +201,7 @@ static int scan_where(const struct ig_table *t, const char *column, const struct
         for (uint32_t pg = first; !rc && pg < first + count; pg++) {
             struct ig_pagerec rec;
             const uint8_t *del;
-            rc = ig_reader_load(&r, p, &c, pg, gr.first_row, &rec, &v, &del, err);
+            rc = ig_reader_load(&r, &(struct ig_page_at){p, &c, pg, gr.first_row}, &rec, &v, &del, err);
             for (size_t i = 0; !rc && i < v.n; i++) {
                 if (del && (del[i / 8] >> (i % 8) & 1)) continue;
                 if (set_has(&set, &v, i))

@@ -60,16 +60,25 @@ int ig_nested_pages(struct ig_nested_reader *nr, const struct ig_table *t, uint3
     return ig_part_chunk(&t->parts[pi], lg, nr->refs[0].rec.leaf, &first, count, err);
 }
 
-int ig_nested_load(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g, uint32_t i,
-                   struct ig_pagerec *rec, size_t *rows, const uint8_t **deleted,
-                   struct ig_error *err)
+/* Keep the loaded rows' deletion bits (the reader's are overwritten by the next leaf's load). */
+static int keep_deleted(struct ig_nested_reader *nr, struct ig_nested_page *np, const uint8_t *del, struct ig_error *err)
 {
-    uint32_t pi, lg;
-    if (ig_table_group(t, g, &pi, &lg)) return ig_err(err, -ENOENT, "no row group %u", g);
+    ig_buf_reset(&nr->deleted);
+    if (del && ig_buf_append(&nr->deleted, del, (np->rec.row_count + 7) / 8)) return ig_err(err, -ENOMEM, "out of memory");
+    np->deleted = del ? nr->deleted.data : NULL;
+    return 0;
+}
+
+/* Every leaf's page np->index, whole. */
+static int load_pages(struct ig_nested_reader *nr, const struct ig_table *t, struct ig_nested_page *np,
+                      struct ig_error *err)
+{
+    uint32_t pi, lg, i = np->index;
+    if (ig_table_group(t, np->group, &pi, &lg)) return ig_err(err, -ENOENT, "no row group %u", np->group);
     const struct ig_part *p = &t->parts[pi];
     struct ig_grouprec gr;
     int rc = ig_part_group(p, lg, &gr, err);
-    *deleted = NULL;
+    np->deleted = NULL;
     for (uint32_t l = 0; l < nr->tree.nleaves && !rc; l++) {
         uint32_t first, count;
         rc = ig_part_chunk(p, lg, nr->refs[l].rec.leaf, &first, &count, err);
@@ -78,53 +87,46 @@ int ig_nested_load(struct ig_nested_reader *nr, const struct ig_table *t, uint32
                         p->path, (int)nr->refs[l].rec.name_len, nr->refs[l].rec.name);
         struct ig_pagerec r;
         const uint8_t *del;
-        if (!rc) rc = ig_reader_load(&nr->readers[l], p, &nr->refs[l], first + i, gr.first_row, &r,
-                                     &nr->vals[l], &del, err);
+        struct ig_page_at at = {p, &nr->refs[l], first + i, gr.first_row};
+        if (!rc) rc = ig_reader_load(&nr->readers[l], &at, &r, &nr->vals[l], &del, err);
         if (rc) break;
         if (l == 0) {
-            *rec = r;
-            *rows = r.row_count;
-            ig_buf_reset(&nr->deleted);
-            if (del && ig_buf_append(&nr->deleted, del, (r.row_count + 7) / 8))
-                return ig_err(err, -ENOMEM, "out of memory");
-            *deleted = del ? nr->deleted.data : NULL;
-        } else if (r.first_row != rec->first_row || r.row_count != rec->row_count) {
+            np->rec = r;
+            np->rows = r.row_count;
+            rc = keep_deleted(nr, np, del, err);
+        } else if (r.first_row != np->rec.first_row || r.row_count != np->rec.row_count) {
             rc = ig_err(err, -EIO, "%s: corrupt footer: leaves of a nested column cover different rows",
                         p->path);
         }
-        if (!rc && nr->vals[l].levels && nr->vals[l].rows != *rows)
+        if (!rc && nr->vals[l].levels && nr->vals[l].rows != np->rows)
             rc = ig_err(err, -EIO, "%s: page %u: rows disagree", p->path, first + i);
     }
     return rc;
 }
 
-int ig_nested_load_picked(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g, uint32_t i,
-                          const uint8_t *pick, struct ig_pagerec *rec, size_t *rows, const uint8_t **deleted,
-                          bool *picked, struct ig_error *err)
+int ig_nested_load(struct ig_nested_reader *nr, const struct ig_table *t, struct ig_nested_page *np,
+                   struct ig_error *err)
 {
-    *picked = false;
+    np->picked = false;
     uint32_t pi, lg, first, count;
-    if (nr->tree.nleaves != 1 || !nr->refs[0].li.slide_ok || ig_table_group(t, g, &pi, &lg))
-        return ig_nested_load(nr, t, g, i, rec, rows, deleted, err);
+    if (!np->pick || nr->tree.nleaves != 1 || !nr->refs[0].li.slide_ok || ig_table_group(t, np->group, &pi, &lg))
+        return load_pages(nr, t, np, err);
     const struct ig_part *p = &t->parts[pi];
     struct ig_grouprec gr;
-    struct ig_pagerec r, blk;
+    struct ig_pagerec r;
     int rc = ig_part_group(p, lg, &gr, err);
     if (!rc) rc = ig_part_chunk(p, lg, nr->refs[0].rec.leaf, &first, &count, err);
-    if (!rc && i >= count) rc = ig_err(err, -EIO, "%s: no page %u in the chunk", p->path, i);
-    if (!rc) rc = ig_part_page(p, first + i, &r, err);
+    if (!rc && np->index >= count) rc = ig_err(err, -EIO, "%s: no page %u in the chunk", p->path, np->index);
+    if (!rc) rc = ig_part_page(p, first + np->index, &r, err);
     if (rc) return rc;
-    if (!ig_reader_rows_alone(&nr->refs[0], &r) || r.nblocks > 1)
-        return ig_nested_load(nr, t, g, i, rec, rows, deleted, err);
-    const uint8_t *del;
-    rc = ig_reader_load_picked(&nr->readers[0], p, &nr->refs[0], first + i, &r, 0, gr.first_row, &blk, pick,
-                               &nr->vals[0], &del, err);
+    if (!ig_reader_rows_alone(&nr->refs[0], &r) || r.nblocks > 1) return load_pages(nr, t, np, err);
+    struct ig_block_load bl = {.rec = &r, .block = 0, .pick = np->pick};
+    struct ig_page_at at = {p, &nr->refs[0], first + np->index, gr.first_row};
+    rc = ig_reader_load_block(&nr->readers[0], &at, &bl, &nr->vals[0], err);
     if (rc) return rc;
-    *rec = r;
-    *rows = r.row_count;
-    ig_buf_reset(&nr->deleted);
-    if (del && ig_buf_append(&nr->deleted, del, (r.row_count + 7) / 8)) return ig_err(err, -ENOMEM, "out of memory");
-    *deleted = del ? nr->deleted.data : NULL;
-    *picked = nr->vals[0].rows != r.row_count; /* an older part's page comes whole */
-    return 0;
+    np->rec = r;
+    np->rows = r.row_count;
+    rc = keep_deleted(nr, np, bl.deleted, err);
+    np->picked = nr->vals[0].rows != r.row_count; /* an older part's page comes whole */
+    return rc;
 }

@@ -29,17 +29,23 @@ void ig_nested_close(struct ig_nested_reader *nr);
 /* Pages in the chunk of global row group g (the same for every leaf). */
 int ig_nested_pages(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g,
                     uint32_t *count, struct ig_error *err);
-/* Load page i of the chunks of group g for every leaf. *rows and *deleted (or
- * NULL when none) describe the rows; *rec gets the first leaf's page record. */
-int ig_nested_load(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g, uint32_t i,
-                   struct ig_pagerec *rec, size_t *rows, const uint8_t **deleted,
+/* Which page of a nested column to load, and what the load found. */
+struct ig_nested_page {
+    uint32_t group;         /* global row group */
+    uint32_t index;         /* page index within the group's chunk (the same for every leaf) */
+    /* NULL: the whole page. Else the page's rows wanted: when the column is one
+     * leaf whose page decodes a row alone (a sliding-window page, which can span
+     * its row group), only those rows are decoded, in order (picked true);
+     * otherwise the whole page all the same (picked false). */
+    const uint8_t *pick;
+    struct ig_pagerec rec;  /* out: the first leaf's page record */
+    size_t rows;            /* out: the page's rows */
+    const uint8_t *deleted; /* out: their deletion bits, NULL when none is set */
+    bool picked;            /* out: the values hold the picked rows only */
+};
+
+/* Load page np->index of the chunks of group np->group for every leaf. */
+int ig_nested_load(struct ig_nested_reader *nr, const struct ig_table *t, struct ig_nested_page *np,
                    struct ig_error *err);
-/* ig_nested_load of only the page's rows set in pick when the column is one
- * leaf whose page decodes a row alone (a sliding-window page, which can span
- * its row group): then *picked is true and the values hold those rows, in
- * order. Else the whole page, as ig_nested_load (*picked false). */
-int ig_nested_load_picked(struct ig_nested_reader *nr, const struct ig_table *t, uint32_t g, uint32_t i,
-                          const uint8_t *pick, struct ig_pagerec *rec, size_t *rows, const uint8_t **deleted,
-                          bool *picked, struct ig_error *err);
 
 #endif

@@ -163,6 +163,10 @@ static int reread_stale(struct ig_reader *r, const struct stale_check *c, uint32
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,
                     const struct ig_pagerec *rec, struct ig_error *err)
 {
+    if (ig_page_released(rec))
+        return page_error(
+            p, rec->leaf, page, err,
+            ig_err(err, -ENODATA, "released by ingot gc: no version kept shows this column"));
     int rc = read_stored(r, p, rec->leaf, page, rec->offset, rec->stored, err);
     if (rc) return rc;
     struct stale_check c = {p, page, rec, 0};
@@ -216,9 +220,12 @@ static void label(struct ig_values *out, const struct ig_part *p, const struct i
     out->blob_list = (c->rec.flags & IG_COLF_REPEATED) != 0;
 }
 
-int ig_reader_check(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
-                    uint64_t group_first_row, struct ig_pagerec *rec, const uint8_t **deleted, struct ig_error *err)
+int ig_reader_check(struct ig_reader *r, const struct ig_page_at *at, struct ig_pagerec *rec,
+                    const uint8_t **deleted, struct ig_error *err)
 {
+    const struct ig_part *p = at->p;
+    const struct ig_column_ref *c = at->c;
+    uint32_t page = at->page;
     int rc = ig_part_page(p, page, rec, err);
     if (rc) return rc;
     if (rec->leaf != c->rec.leaf)
@@ -227,19 +234,21 @@ int ig_reader_check(struct ig_reader *r, const struct ig_part *p, const struct i
     if (c->rec.leaf == IG_NONE) return ig_err(err, -EINVAL, "column '%.*s' holds no pages of its own",
                                               (int)c->rec.name_len, c->rec.name);
     rc = ig_reader_fetch(r, p, page, rec, err);
-    if (!rc) rc = load_deleted(r, p, group_first_row + rec->first_row, rec->row_count, deleted, err);
+    if (!rc) rc = load_deleted(r, p, at->group_first_row + rec->first_row, rec->row_count, deleted, err);
     return rc;
 }
 
-int ig_reader_row_lengths(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
-                          uint64_t group_first_row, struct ig_pagerec *rec, struct ig_buf *lens,
-                          const uint8_t **deleted, struct ig_error *err)
+int ig_reader_row_lengths(struct ig_reader *r, const struct ig_page_at *at, struct ig_pagerec *rec,
+                          struct ig_buf *lens, const uint8_t **deleted, struct ig_error *err)
 {
+    const struct ig_part *p = at->p;
+    const struct ig_column_ref *c = at->c;
+    uint32_t page = at->page;
     struct ig_pagerec blk;
     int rc = ig_part_page(p, page, rec, err);
     if (rc) return rc;
     if (!ig_reader_rows_alone(c, rec) || ig_page_nblocks(rec) != 1) return -ENOTSUP;
-    rc = ig_reader_check(r, p, c, page, group_first_row, rec, deleted, err);
+    rc = ig_reader_check(r, at, rec, deleted, err);
     if (!rc) rc = ig_part_block(p, page, rec, 0, &blk, err);
     if (rc) return rc;
     ig_buf_reset(lens);
@@ -249,11 +258,13 @@ int ig_reader_row_lengths(struct ig_reader *r, const struct ig_part *p, const st
     return rc ? page_error(p, rec->leaf, page, err, rc) : 0;
 }
 
-int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
-                   uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
+int ig_reader_load(struct ig_reader *r, const struct ig_page_at *at, struct ig_pagerec *rec,
                    struct ig_values *out, const uint8_t **deleted, struct ig_error *err)
 {
-    int rc = ig_reader_check(r, p, c, page, group_first_row, rec, deleted, err);
+    const struct ig_part *p = at->p;
+    const struct ig_column_ref *c = at->c;
+    uint32_t page = at->page;
+    int rc = ig_reader_check(r, at, rec, deleted, err);
     if (rc) return rc;
     const uint8_t *absent = *deleted && c->erase_level == 2 && !c->li.levels ? *deleted : NULL;
     uint32_t nb = ig_page_nblocks(rec);
@@ -274,62 +285,55 @@ int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig
         if (!rc && ig_values_append(out, &r->block)) rc = ig_err(err, -ENOMEM, "out of memory");
     }
     if (rc) return page_error(p, rec->leaf, page, err, rc);
-    label(out, p, c, group_first_row + rec->first_row);
+    label(out, p, c, at->group_first_row + rec->first_row);
     return 0;
 }
 
 /* A block's stored bytes into r->stored, checked, and its deletion bits;
  * *first the block's first part-local row. */
-static int fetch_block(struct ig_reader *r, const struct ig_part *p, uint32_t page,
-                       const struct ig_pagerec *rec, uint32_t b, uint64_t group_first_row,
-                       const struct ig_pagerec *blk, const uint8_t **deleted, uint64_t *first,
-                       struct ig_error *err)
+static int fetch_block(struct ig_reader *r, const struct ig_page_at *at, struct ig_block_load *bl,
+                       uint64_t *first, struct ig_error *err)
 {
-    int rc = read_stored(r, p, rec->leaf, page, blk->offset, blk->stored, err);
-    struct stale_check sc = {p, page, NULL, blk->checksum};
+    const struct ig_part *p = at->p;
+    const struct ig_pagerec *rec = bl->rec, *blk = &bl->blk;
+    int rc = read_stored(r, p, rec->leaf, at->page, blk->offset, blk->stored, err);
+    struct stale_check sc = {p, at->page, NULL, blk->checksum};
     if (!rc && !fresh(r, &sc)) rc = reread_stale(r, &sc, rec->leaf, blk->offset, blk->stored, err);
     if (rc) return rc;
     if (ig_hash(r->stored.data, blk->stored) != blk->checksum)
-        return page_error(p, rec->leaf, page, err, ig_err(err, -EIO, "block %u: checksum mismatch", b));
-    *first = group_first_row + rec->first_row + blk->first_row;
-    return load_deleted(r, p, *first, blk->row_count, deleted, err);
+        return page_error(p, rec->leaf, at->page, err, ig_err(err, -EIO, "block %u: checksum mismatch", bl->block));
+    *first = at->group_first_row + rec->first_row + blk->first_row;
+    return load_deleted(r, p, *first, blk->row_count, &bl->deleted, err);
 }
 
-int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
-                         uint32_t page, const struct ig_pagerec *rec, uint32_t b,
-                         uint64_t group_first_row, struct ig_pagerec *blk, struct ig_values *out,
-                         const uint8_t **deleted, struct ig_error *err)
+int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struct ig_block_load *bl,
+                         struct ig_values *out, struct ig_error *err)
 {
-    return ig_reader_load_picked(r, p, c, page, rec, b, group_first_row, blk, NULL, out, deleted,
-                                 err);
-}
-
-int ig_reader_load_picked(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
-                          uint32_t page, const struct ig_pagerec *rec, uint32_t b,
-                          uint64_t group_first_row, struct ig_pagerec *blk, const uint8_t *pick,
-                          struct ig_values *out, const uint8_t **deleted, struct ig_error *err)
-{
+    const struct ig_part *p = at->p;
+    const struct ig_column_ref *c = at->c;
+    const struct ig_pagerec *rec = bl->rec;
+    bl->deleted = NULL;
     if (rec->leaf != c->rec.leaf || c->rec.leaf == IG_NONE)
-        return ig_err(err, -EIO, "%s: corrupt footer: page %u belongs to leaf %u", p->path, page,
+        return ig_err(err, -EIO, "%s: corrupt footer: page %u belongs to leaf %u", p->path, at->page,
                       rec->leaf);
-    int rc = ig_part_block(p, page, rec, b, blk, err);
+    int rc = ig_part_block(p, at->page, rec, bl->block, &bl->blk, err);
     if (rc) return rc;
     if (!rec->nblocks) { /* an older part's page is its one block */
-        rc = ig_reader_load(r, p, c, page, group_first_row, blk, out, deleted, err);
-        blk->first_row = 0;
+        rc = ig_reader_load(r, at, &bl->blk, out, &bl->deleted, err);
+        bl->blk.first_row = 0;
         return rc;
     }
     uint64_t first = 0;
-    rc = fetch_block(r, p, page, rec, b, group_first_row, blk, deleted, &first, err);
+    rc = fetch_block(r, at, bl, &first, err);
     if (rc) return rc;
-    const uint8_t *absent = *deleted && c->erase_level == 2 && !c->li.levels ? *deleted : NULL;
-    rc = pick ? ig_page_decode_picked(r->stored.data, blk, &c->li, absent, pick, &r->s, out, err)
-              : -ENOTSUP;
+    const uint8_t *absent = bl->deleted && c->erase_level == 2 && !c->li.levels ? bl->deleted : NULL;
+    const uint8_t *pick = bl->pick;
+    rc = pick ? ig_page_decode_picked(r->stored.data, &bl->blk, &c->li, absent, pick, &r->s, out, err) : -ENOTSUP;
     if (rc == -ENOTSUP) {
         pick = NULL;
-        rc = ig_page_decode_leaf(r->stored.data, blk, &c->li, absent, &r->s, out, err);
+        rc = ig_page_decode_leaf(r->stored.data, &bl->blk, &c->li, absent, &r->s, out, err);
     }
-    if (rc) return page_error(p, rec->leaf, page, err, rc);
+    if (rc) return page_error(p, rec->leaf, at->page, err, rc);
     if (!pick) label(out, p, c, first);
     return 0;
 }

@@ -48,41 +48,35 @@ int ig_table_column(const struct ig_table *t, const char *name, size_t len,
 int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_ref *out,
                        struct ig_error *err);
 
-/* One page of a chunk. group_first_row is the group's first part-local row.
- * On success *deleted (may be NULL when no row of the page is deleted) points at
- * the page's deletion bits, valid until the next load. */
-int ig_reader_load(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
-                   uint32_t page, uint64_t group_first_row, struct ig_pagerec *rec,
+/* Where a read is: page `page` (a footer page index) of column c in part p,
+ * whose row group starts at part-local row group_first_row. What every load
+ * below is asked for, passed as one (SQLite's BtCursor, DuckDB's
+ * ColumnScanState carry theirs the same way). */
+struct ig_page_at {
+    const struct ig_part *p;
+    const struct ig_column_ref *c;
+    uint32_t page;
+    uint64_t group_first_row;
+};
+
+/* One page of a chunk: rec gets its record. On success *deleted (may be NULL
+ * when no row of the page is deleted) points at the page's deletion bits,
+ * valid until the next load. */
+int ig_reader_load(struct ig_reader *r, const struct ig_page_at *at, struct ig_pagerec *rec,
                    struct ig_values *out, const uint8_t **deleted, struct ig_error *err);
 /* ig_reader_load without the decode: the page's stored bytes read into
  * r->stored with every checksum checked, and its deletion bits (verify's
  * pass over pages it does not need the values of). */
-int ig_reader_check(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
-                    uint64_t group_first_row, struct ig_pagerec *rec, const uint8_t **deleted, struct ig_error *err);
+int ig_reader_check(struct ig_reader *r, const struct ig_page_at *at, struct ig_pagerec *rec,
+                    const uint8_t **deleted, struct ig_error *err);
 
-/* The values in each row of page `page` (a sliding-window page:
+/* The values in each row of the page (a sliding-window page:
  * ig_reader_rows_alone) into lens (u64 each, row_count of them) from its row
  * metadata, checked as ig_reader_check, with its deletion bits; -ENOTSUP,
  * without a message, for any other page (decode it instead). */
-int ig_reader_row_lengths(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c, uint32_t page,
-                          uint64_t group_first_row, struct ig_pagerec *rec, struct ig_buf *lens,
-                          const uint8_t **deleted, struct ig_error *err);
+int ig_reader_row_lengths(struct ig_reader *r, const struct ig_page_at *at, struct ig_pagerec *rec,
+                          struct ig_buf *lens, const uint8_t **deleted, struct ig_error *err);
 
-/* One block of a page alone (rows/ID, a take): one pread of exactly its stored
- * bytes, its checksum, its deletion bits, decoded. blk gets the block's record
- * (first_row within the page); out holds the block's rows. Pages of an older
- * part are one block: the whole page. */
-int ig_reader_load_block(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
-                         uint32_t page, const struct ig_pagerec *rec, uint32_t b,
-                         uint64_t group_first_row, struct ig_pagerec *blk, struct ig_values *out,
-                         const uint8_t **deleted, struct ig_error *err);
-/* The same, but only the rows set in `pick` (block-relative) into out, in row
- * order, where the leaf reads values alone (flat strings and binary: an erase
- * that needs the erased values' text decodes those items, not the block; a
- * sliding-window page: ig_reader_rows_alone); every row otherwise, as
- * ig_reader_load_block. Whether out holds only the picked rows: out->n (out->rows
- * for levels) against the block's row count. No labels either way for picked
- * rows. */
 /* Is page rec of column c a sliding-window page, whose rows decode alone from
  * the last base before them? (One block that can span its row group: a row
  * read, a row's file, an erase pick rows rather than decode it whole.) */
@@ -91,10 +85,26 @@ static inline bool ig_reader_rows_alone(const struct ig_column_ref *c, const str
     return c->li.slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE;
 }
 
-int ig_reader_load_picked(struct ig_reader *r, const struct ig_part *p, const struct ig_column_ref *c,
-                          uint32_t page, const struct ig_pagerec *rec, uint32_t b,
-                          uint64_t group_first_row, struct ig_pagerec *blk, const uint8_t *pick,
-                          struct ig_values *out, const uint8_t **deleted, struct ig_error *err);
+/* One block of a page, read alone (rows/ID, a take, an erase): what to read,
+ * and what the read found besides the values. */
+struct ig_block_load {
+    const struct ig_pagerec *rec; /* the page's record (the caller has it) */
+    uint32_t block;               /* which of its blocks */
+    /* NULL: every row of the block. Else only the rows set here (block-relative)
+     * where the leaf reads values alone (flat strings and binary: an erase that
+     * needs the erased values' text decodes those items, not the block; a
+     * sliding-window page: ig_reader_rows_alone); every row otherwise. Whether
+     * out holds only the picked rows: out->n (out->rows for levels) against the
+     * block's row count. No labels for picked rows. */
+    const uint8_t *pick;
+    struct ig_pagerec blk;        /* out: the block's record (first_row within the page) */
+    const uint8_t *deleted;       /* out: its rows' deletion bits, NULL when none is set */
+};
+
+/* One pread of exactly the block's stored bytes, its checksum, its deletion
+ * bits, decoded into out. Pages of an older part are one block: the whole page. */
+int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struct ig_block_load *bl,
+                         struct ig_values *out, struct ig_error *err);
 
 /* Read a page's stored bytes and check them against their checksums (no decoding). */
 int ig_reader_fetch(struct ig_reader *r, const struct ig_part *p, uint32_t page,

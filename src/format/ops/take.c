@@ -561,7 +561,7 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     s->loaded = false;
     ig_values_retype(&s->vals, ref->rec.type);
     struct ig_pagerec blk;
-    const uint8_t *del, *pick = NULL;
+    const uint8_t *pick = NULL;
     size_t want = rb->index;
     if (!whole && reads_one_row(ref, &rb->rec) &&
         ig_part_block(&tk->t->parts[at->part], rb->page, &rb->rec, rb->block, &blk, NULL) == 0 &&
@@ -573,9 +573,11 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
         bits[want / 8] = (uint8_t)(1u << (want % 8));
         pick = bits;
     }
-    int rc = ig_reader_load_picked(&tk->r, &tk->t->parts[at->part], ref, rb->page, &rb->rec,
-                                   rb->block, at->group_first_row, &blk, pick, &s->vals, &del, err);
+    struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick};
+    struct ig_page_at pa = {&tk->t->parts[at->part], ref, rb->page, at->group_first_row};
+    int rc = ig_reader_load_block(&tk->r, &pa, &bl, &s->vals, err);
     if (rc) return rc;
+    blk = bl.blk;
     /* the values render blob references under their column's directory */
     ig_buf_reset(&s->blob_dir);
     if (ig_buf_append(&s->blob_dir, ref->blob_dir, strlen(ref->blob_dir) + 1))

@@ -10,6 +10,7 @@
 #include "format/ops/reader.h"
 #include "format/model/render.h"
 #include "format/part/table.h"
+#include "format/part/versions.h"
 #include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -51,6 +52,10 @@ struct vctx {
     uint32_t group;
     atomic_uint_fast64_t *done;
     bool quiet; /* only one thread reports progress */
+    /* the column records some kept version shows (NULL: unknown, a version's
+     * file unreadable; kept_every: one shows every record) */
+    const struct ig_idset *kept;
+    bool kept_every;
 };
 
 __attribute__((format(printf, 2, 3))) static void fail(struct vctx *x, const char *fmt, ...)
@@ -248,8 +253,8 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
      * lengths (--deep), blob references, levels; elsewhere the checksums
      * over the stored bytes are the check */
     bool decode = x->deep || c->nested || c->rec.type == IG_T_BLOB;
-    int rc = decode ? ig_reader_load(&x->r, p, c, page, gr->first_row, &rec, &x->v, &deleted, &e)
-                    : ig_reader_check(&x->r, p, c, page, gr->first_row, &rec, &deleted, &e);
+    int rc = decode ? ig_reader_load(&x->r, &(struct ig_page_at){p, c, page, gr->first_row}, &rec, &x->v, &deleted, &e)
+                    : ig_reader_check(&x->r, &(struct ig_page_at){p, c, page, gr->first_row}, &rec, &deleted, &e);
     x->bytes_done += rec.capacity;
     if (x->done) atomic_fetch_add(x->done, rec.capacity);
     if (rc) {
@@ -341,7 +346,8 @@ static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig
     struct stat st;
     if (fstat(p->blob_fd, &st)) return;
     uint64_t size = (uint64_t)st.st_size;
-    qsort(x->objs, x->nobjs, sizeof *x->objs, objref_cmp);
+    /* no reference at all (a blob column gc released): objs is NULL */
+    if (x->nobjs > 1) qsort(x->objs, x->nobjs, sizeof *x->objs, objref_cmp);
     uint64_t pos = IG_BLOB_HEADER;
     uint8_t magic[IG_BLOB_HEADER];
     if (size < IG_BLOB_HEADER || ig_pread_full(p->blob_fd, magic, sizeof magic, 0) ||
@@ -417,6 +423,66 @@ static void check_groups(struct vctx *x, const struct ig_part *p)
     x->rep->rows += p->num_rows;
 }
 
+/* A chunk whose pages gc released (or whose leaf's are): every page in the
+ * released form (footer.c checks its records), its rows following, its
+ * extent all zeros; no dictionary counts or bounds; and its column shown by
+ * no version, neither the current one nor any kept. */
+static void check_released_chunk(struct vctx *x, const struct ig_table *t, uint32_t pi, uint32_t g,
+                                 uint32_t leaf, uint32_t col, const struct ig_grouprec *gr,
+                                 uint32_t first, uint32_t count, const char *cname)
+{
+    const struct ig_part *p = &t->parts[pi];
+    uint32_t gg = g + t->part_first_group[pi];
+    struct ig_error e = {0};
+    if (!ig_part_leaf_released(p, leaf))
+        fail(x, "%s: %s row group %u: pages released here, not in row group 0", p->name, cname, gg);
+    if (ig_table_shows(t, col))
+        fail(x, "%s: %s row group %u: version %" PRIu64 " shows it, but its pages were released",
+             p->name, cname, gg, t->manifest.version);
+    else if (x->kept && (x->kept_every || ig_idset_has(x->kept, col)))
+        fail(x, "%s: %s row group %u: a version kept shows it, but its pages were released",
+             p->name, cname, gg);
+    struct ig_chunk_dict cd;
+    struct ig_minmax bounds;
+    if (ig_part_chunk_dict(p, g, leaf, &cd, &e) || ig_part_chunk_minmax(p, g, leaf, &bounds, &e))
+        fail(x, "%s: %s row group %u: %s", p->name, cname, gg, e.msg);
+    else if (cd.count || bounds.bounded)
+        fail(x, "%s: %s row group %u: released, but its chunk record keeps counts or bounds",
+             p->name, cname, gg);
+    uint32_t expected = 0;
+    for (uint32_t pg = first; pg < first + count; pg++) {
+        struct ig_pagerec rec;
+        if (ig_part_page(p, pg, &rec, &e) ||
+            ig_chunk_page_check(p, pg, &rec, leaf, expected, gr->row_count, &e)) {
+            fail(x, "%s: %s row group %u page %u: %s", p->name, cname, gg, pg, e.msg);
+            return;
+        }
+        expected += rec.row_count;
+        if (!ig_page_released(&rec)) {
+            fail(x, "%s: %s row group %u page %u: live among released pages", p->name, cname, gg,
+                 pg);
+            continue;
+        }
+        if (!zeros_between(p, rec.offset, rec.offset + rec.capacity))
+            fail(x, "%s: %s row group %u page %u: released, but its extent is not zero", p->name,
+                 cname, gg, pg);
+        x->rep->released_pages++;
+        x->rep->released_bytes += rec.capacity;
+        x->bytes_done += rec.capacity;
+        if (x->done) atomic_fetch_add(x->done, rec.capacity);
+    }
+    if (expected != gr->row_count)
+        fail(x, "%s: %s row group %u: pages cover %u of %u rows", p->name, cname, gg, expected,
+             gr->row_count);
+}
+
+/* Is the first page of the chunk at `first` released? */
+static bool first_released(const struct ig_part *p, uint32_t first)
+{
+    struct ig_pagerec rec;
+    return ig_part_page(p, first, &rec, NULL) == 0 && ig_page_released(&rec);
+}
+
 /* every page of every chunk, in order */
 /* The chunks of row group g of part pi: every leaf's pages in order. */
 static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi, uint32_t g)
@@ -443,6 +509,10 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
             fail(x, "%s: %s row group %u: chunk does not follow the previous chunk", p->name,
                  cname, g);
         next_page = first + count;
+        if (ig_part_leaf_released(p, leaf) || first_released(p, first)) {
+            check_released_chunk(x, t, pi, g, leaf, col, &gr, first, count, cname);
+            continue;
+        }
         struct ig_chunk_dict cd = {0};
         if (ig_part_chunk_dict(p, g, leaf, &cd, &e)) fail(x, "%s: %s row group %u: %s", p->name, cname, g, e.msg);
         struct ig_minmax bounds = {0};
@@ -502,6 +572,8 @@ static void *group_work(void *arg)
 
 static void merge_worker(struct vctx *x, struct group_worker *w)
 {
+    x->rep->released_pages += w->rep.released_pages;
+    x->rep->released_bytes += w->rep.released_bytes;
     x->rep->pages += w->rep.pages;
     x->rep->page_bytes += w->rep.page_bytes;
     x->rep->unscrubbed += w->rep.unscrubbed;
@@ -541,9 +613,15 @@ static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
     bool started[VERIFY_THREADS] = {false};
     for (unsigned i = 0; i < nt; i++) {
         w[i] = (struct group_worker){.sh = &sh};
-        w[i].x = (struct vctx){.h = x->h, .rep = &w[i].rep, .bytes_total = x->bytes_total,
-                               .deep = x->deep, .group_msgs = msgs, .done = &done,
-                               .quiet = i > 0};
+        w[i].x = (struct vctx){.h = x->h,
+                               .rep = &w[i].rep,
+                               .bytes_total = x->bytes_total,
+                               .deep = x->deep,
+                               .group_msgs = msgs,
+                               .done = &done,
+                               .quiet = i > 0,
+                               .kept = x->kept,
+                               .kept_every = x->kept_every};
         ig_values_init(&w[i].x.v, IG_T_INT64);
     }
     for (unsigned i = 1; i < nt; i++)
@@ -573,6 +651,7 @@ static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t
     for (uint32_t c = 0; c < p->num_columns; c++) {
         struct ig_column_ref ref;
         if (ig_table_column_at(t, c, &ref, NULL) || ref.top != c || !ref.nested) continue;
+        if (ig_part_column_released(p, c)) continue; /* its chunks were checked as released */
         struct ig_nested_reader nr;
         if (ig_nested_open(&nr, t, c, &e)) {
             fail(x, "%s: %s", p->name, e.msg);
@@ -582,15 +661,13 @@ static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t
             uint32_t gg = g + t->part_first_group[pi], count = 0;
             if (ig_nested_pages(&nr, t, gg, &count, &e)) continue;
             for (uint32_t i = 0; i < count; i++) {
-                struct ig_pagerec rec;
-                size_t rows;
-                const uint8_t *deleted;
+                struct ig_nested_page np = {.group = gg, .index = i};
                 uint64_t tl = 0;
                 struct ig_pagex px;
                 uint32_t first, cnt;
                 ig_buf_reset(&text);
-                if (ig_nested_load(&nr, t, gg, i, &rec, &rows, &deleted, &e) ||
-                    ig_assemble_lines(&nr.tree, nr.vp, rows, deleted, &text, &tl, &e) ||
+                if (ig_nested_load(&nr, t, &np, &e) ||
+                    ig_assemble_lines(&nr.tree, nr.vp, np.rows, np.deleted, &text, &tl, &e) ||
                     ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first, &cnt, &e) ||
                     ig_part_page_extra(p, first + i, &px, &e)) {
                     fail(x, "%s: column '%.*s' row group %u page index %u: %s", p->name,
@@ -707,10 +784,23 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     rep->parts = t.nparts;
     for (uint32_t i = 0; i < t.nparts; i++)
         x.bytes_total += t.parts[i].footer_offset;
+    /* what the versions kept show, where gc released pages: none of theirs
+     * may be (read only then: a table erased often keeps many versions) */
+    bool any_released = false;
+    for (uint32_t i = 0; i < t.nparts && !any_released; i++)
+        for (uint32_t leaf = 0; leaf < t.parts[i].num_leaves && !any_released; leaf++)
+            any_released = ig_part_leaf_released(&t.parts[i], leaf);
+    struct ig_idset kept = {0};
+    struct ig_error verr = {0};
+    if (any_released && ig_versions_shown(dir, &t.manifest, &kept, &x.kept_every, &verr))
+        fail(&x, "%s", verr.msg);
+    else if (any_released)
+        x.kept = &kept;
     ig_values_init(&x.v, IG_T_INT64);
     for (uint32_t i = 0; i < t.nparts; i++)
         check_part(&x, &t, i);
     ig_values_free(&x.v);
+    ig_idset_free(&kept);
     free(x.objs);
     ig_buf_free(&x.text);
     ig_reader_free(&x.r);

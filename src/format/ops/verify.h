@@ -7,8 +7,10 @@
  * deleted count match the footer), that every row erased at compliance level 2
  * holds no data in any page (the codecs' check_erased rules), the deletion
  * bitmap, the root hash, and each blob file (every referenced object's checksum,
- * no overlaps, every unreferenced byte zero). An interrupted erase is replayed
- * first.
+ * no overlaps, every unreferenced byte zero). Pages `ingot gc` released are
+ * checked to hold zeros and to belong to columns no version kept shows (their
+ * records telling nothing of the values: footer.c). An interrupted erase is
+ * replayed first.
  * Each failure is reported through `fail` as one line naming the part, column,
  * row group and page. Verification goes on after a failure so every problem is
  * listed. */
@@ -43,6 +45,9 @@ struct ig_verify_report {
     uint64_t erased_rows;   /* rows marked deleted */
     uint64_t unscrubbed;    /* level-2 erased rows whose slots still hold data */
     uint64_t blob_objects, blob_bytes;
+    /* pages `ingot gc` released (their column shown by no version kept),
+     * checked to hold zeros, and their extents' bytes */
+    uint64_t released_pages, released_bytes;
 };
 
 /* The footer alone: schema and chunk hashes, every group's Merkle hash and the

@@ -1,5 +1,8 @@
-/* slide_int.h - what the sliding-window encoder (slide_encode.c) and decoder,
- * eraser and checker (slide.c) share beyond the byte layout (format/layout.h). */
+/* slide_int.h - what the sliding-window page's files share beyond the byte
+ * layout (format/layout.h): the encoder (slide_encode.c), the decoder
+ * (slide.c), the eraser and checker (slide_erase.c), the dictionary bulk
+ * (slide_dict.c) and the streams and length code they write with
+ * (slide_streams.c). */
 #ifndef IG_FORMAT_PAGE_SLIDE_INT_H
 #define IG_FORMAT_PAGE_SLIDE_INT_H
 
@@ -23,7 +26,8 @@ struct ig_error;
  * page. Readers take any chain. */
 #define IG_SLIDE_MAX_CHAIN 256
 
-/* Every metadata stream and the bulk are 8-byte unsigned int streams. */
+/* Every metadata stream and the bulk are 8-byte unsigned int streams
+ * (slide_streams.c). */
 extern const struct ig_int_desc ig_slide_meta_desc;
 
 /* Signed values are zigzagged (one bit each) unless the page stores them raw. */
@@ -140,6 +144,8 @@ static inline uint64_t ig_slide_coded_bits(const struct ig_pcode *c, uint64_t x)
     return c->len[L] + (L > 1 ? L - 1 : 0);
 }
 
+/* ---- slide_streams.c ---- */
+
 /* The code for the bit lengths lens[0..n) (0..64), ready to write (no decode
  * table). With zero_for_erasure, length 0 always has a code, no longer than any
  * present length's code plus its L - 1 low bits (erasure writes length 0 in
@@ -218,5 +224,40 @@ int ig_slide_dict_erase(const struct ig_slide_dict *d, const uint64_t *bval, siz
  * value uses is a copy of the one before it (0 for a group's first), and no
  * bits follow the last code; else -EIO. */
 int ig_slide_dict_check(const struct ig_slide_dict *d, const uint8_t *dead, struct ig_error *err);
+
+/* ---- a parsed page (slide.c; erased in slide_erase.c) ---- */
+
+/* A sliding-window page's body split into its streams, checked to lie within
+ * it. */
+struct ig_slide_page {
+    size_t rows, nbases;
+    bool bits;  /* IG_SLIDE_BULK_BITS */
+    bool coded; /* IG_SLIDE_BULK_CODED: code holds the table, mant the whole bit stream */
+    bool dict;  /* IG_SLIDE_BULK_DICT: the bulk in d */
+    struct ig_slide_dict d;
+    bool raw;   /* values not zigzagged even if the type is signed */
+    const uint8_t *table;
+    const uint8_t *s[8]; /* the eight metadata streams */
+    size_t sl[8];
+    const uint8_t *bulk; /* kind 0: the int stream; kind 1: the lengths stream */
+    size_t bulk_len;
+    const uint8_t *mant; /* kind 1: mantissa bits */
+    size_t mant_len;
+    size_t nvalues; /* values in the bulk */
+};
+
+/* Parse the body p[0..len) (after the body header) of a page of `rows` rows. */
+int ig_slide_parse(const uint8_t *p, size_t len, size_t rows, struct ig_slide_page *sl, struct ig_error *err);
+/* The number of bulk values, from the rows' kinds, lengths, heads and tails;
+ * -EIO on a row that cannot be. */
+int ig_slide_count_values(const uint64_t *kind, const uint64_t *lenv, const uint64_t *head,
+                          const uint64_t *tail, size_t rows, size_t *nv, struct ig_error *err);
+/* Every value of a bit-coded bulk (IG_SLIDE_BULK_BITS or IG_SLIDE_BULK_CODED): its
+ * bit length in lens[j] and its low bits in lows[j], or, with lows NULL, the
+ * value itself in lens[j]. *end gets the bit position after the last value
+ * (may be NULL); for IG_SLIDE_BULK_CODED, *code the page's code when code is
+ * not NULL (the caller frees it). */
+int ig_slide_read_bit_bulk(const struct ig_slide_page *sl, uint64_t *lens, uint64_t *lows, uint64_t *end,
+                           struct ig_pcode *code, struct ig_error *err);
 
 #endif

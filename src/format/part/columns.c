@@ -253,3 +253,14 @@ int ig_tree_from_part(const struct ig_part *p, uint32_t top_col, uint32_t only,
     ig_tree_finish(t);
     return 0;
 }
+
+bool ig_part_column_released(const struct ig_part *p, uint32_t col)
+{
+    uint32_t end = ig_part_column_span_end(p, col);
+    for (uint32_t c = col; c < end; c++) {
+        struct ig_colrec cr;
+        if (ig_part_column(p, c, &cr, NULL)) return false;
+        if (cr.leaf != IG_NONE) return ig_part_leaf_released(p, cr.leaf);
+    }
+    return false;
+}

@@ -27,6 +27,10 @@ void ig_colrec_store(uint8_t r[IG_COL_SIZE], const struct ig_column_def *cd, uin
  * its struct children, which follow it in pre-order). */
 uint32_t ig_part_column_span_end(const struct ig_part *p, uint32_t top);
 
+/* Has `ingot gc` released the pages of column record `col` (a leaf's, or a
+ * struct's first leaf's below it: a column's leaves go together)? */
+bool ig_part_column_released(const struct ig_part *p, uint32_t col);
+
 /* Rebuild the schema from a part's column records. */
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
 /* The same for the records `keep` accepts (and their children): a version's

@@ -34,34 +34,30 @@ int ig_commitlog_write(const char *dir, uint64_t version, const struct ig_commit
     return rc;
 }
 
-/* The record, checked: -ENOENT when there is none. */
-static int record_read(const char *dir, uint64_t *version, struct ig_commitlog_part **parts,
-                       size_t *n, struct ig_error *err)
+int ig_commitlog_parse(char *text, size_t len, const char *what, uint64_t *version,
+                       struct ig_commitlog_part **parts, size_t *n, struct ig_error *err)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, IG_COMMIT_FILE);
-    char *text;
-    size_t len;
     *parts = NULL;
     *n = 0;
-    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
-    if (rc) return rc == -ENOENT ? rc : ig_err(err, rc, "%s: %s", path, strerror(-rc));
-    char *end = strstr(text, "\nend ");
-    if (!end || ig_hash(text, (size_t)(end + 1 - text)) != strtoull(end + 5, NULL, 16)) {
-        free(text);
-        return ig_err(err, -EIO, "%s: damaged (its hash does not match)", path);
-    }
+    *version = 0;
+    /* the text ends at its first NUL: what a hash covers must be text */
+    char *end = memchr(text, '\0', len) ? NULL : strstr(text, "\nend ");
+    if (!end || ig_hash(text, (size_t)(end + 1 - text)) != strtoull(end + 5, NULL, 16))
+        return ig_err(err, -EIO, "%s: damaged (its hash does not match)", what);
     end[1] = '\0';
     size_t cap = 0;
     char *save = NULL;
     unsigned line = 0;
+    int rc = 0;
+    bool have_version = false;
     for (char *ln = strtok_r(text, "\n", &save); ln && !rc; ln = strtok_r(NULL, "\n", &save)) {
         struct ig_commitlog_part rp = {0};
         char name[IG_PART_NAME_MAX + 1];
         if (++line == 1) {
             if (strcmp(ln, "ingot-commit 1"))
-                rc = ig_err(err, -EIO, "%s: unsupported header", path);
+                rc = ig_err(err, -EIO, "%s: unsupported header", what);
         } else if (sscanf(ln, "version %" SCNu64, version) == 1) {
+            have_version = true;
         } else if (sscanf(ln, "part %64s %" SCNu64 " %" SCNu64 " %" SCNu64, name, &rp.size,
                           &rp.footer_off, &rp.footer_end) == 4 &&
                    strlen(name) < IG_PART_NAME_MAX && !strchr(name, '/')) {
@@ -77,15 +73,32 @@ static int record_read(const char *dir, uint64_t *version, struct ig_commitlog_p
             }
             (*parts)[(*n)++] = rp;
         } else {
-            rc = ig_err(err, -EIO, "%s: cannot parse '%s'", path, ln);
+            rc = ig_err(err, -EIO, "%s: cannot parse '%.200s'", what, ln);
         }
     }
-    free(text);
+    if (!rc && !have_version) rc = ig_err(err, -EIO, "%s: no version line", what);
     if (rc) {
         free(*parts);
         *parts = NULL;
         *n = 0;
     }
+    return rc;
+}
+
+/* The record, checked: -ENOENT when there is none. */
+static int record_read(const char *dir, uint64_t *version, struct ig_commitlog_part **parts,
+                       size_t *n, struct ig_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, IG_COMMIT_FILE);
+    char *text;
+    size_t len;
+    *parts = NULL;
+    *n = 0;
+    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
+    if (rc) return rc == -ENOENT ? rc : ig_err(err, rc, "%s: %s", path, strerror(-rc));
+    rc = ig_commitlog_parse(text, len, path, version, parts, n, err);
+    free(text);
     return rc;
 }
 

@@ -34,6 +34,10 @@ struct ig_commitlog_part {
 
 int ig_commitlog_write(const char *dir, uint64_t version, const struct ig_commitlog_part *parts,
                        size_t n, struct ig_error *err);
+/* The record's text (len bytes, NUL after them; written into), checked: its
+ * hash, header, version and part lines; `what` names it in messages. */
+int ig_commitlog_parse(char *text, size_t len, const char *what, uint64_t *version,
+                       struct ig_commitlog_part **parts, size_t *n, struct ig_error *err);
 void ig_commitlog_remove(const char *dir);
 /* Zero [from, to) of part `name` (a superseded footer and its tail), fsynced. */
 int ig_commitlog_zero_footer(const char *dir, const char *name, uint64_t from, uint64_t to,

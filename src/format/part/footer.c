@@ -433,13 +433,46 @@ void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m)
 
 /* Page extents lie between the magic and the footer; from version 10 also
  * after the tail (where an erase moves a page that grew: the footer stays put,
- * so MANIFEST's record of where it ends stays true). */
+ * so MANIFEST's record of where it ends stays true). Not bounded by the size
+ * the file had at open: on shared storage this host may still see an older
+ * size than the footer's writer left; a page past the end fails its read
+ * (and the reader looks again), never a mapping. */
+#define IG_EXTENT_END_MAX ((uint64_t)1 << 56)
 static bool extent_in_data(const struct ig_part *p, uint64_t offset, uint64_t capacity)
 {
     if (offset >= IG_PART_MAGIC_LEN && offset <= p->footer_offset && capacity <= p->footer_offset - offset)
         return true;
-    return p->version >= IG_FORMAT_VERSIONED && offset >= p->tail_end && offset <= p->file_size &&
-           capacity <= p->file_size - offset;
+    return p->version >= IG_FORMAT_VERSIONED && p->end_recorded && offset >= p->tail_end &&
+           offset <= IG_EXTENT_END_MAX && capacity <= IG_EXTENT_END_MAX - offset;
+}
+
+static bool all_zero(const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) return false;
+    return true;
+}
+
+/* What is wrong with a released page's records (layout.h, IG_PGF_RELEASED),
+ * or NULL: only a part of format 10 has one, and it keeps no field beyond
+ * its extent, its rows and its leaf, no extras beyond its first block, and
+ * block records of zeros. */
+static const char *released_page_problem(const struct ig_part *p, uint32_t page,
+                                         const struct ig_pagerec *o)
+{
+    if (p->version < IG_FORMAT_VERSIONED) return "released, in a part older than format 10";
+    if (o->flags != IG_PGF_RELEASED || o->stored || o->entry_count || o->value_count ||
+        o->encoding || o->compression || o->deleted || o->checksum || o->text_len || o->body_size)
+        return "released, but its record keeps more than its extent and rows";
+    if (o->row_count == 0) return "bad row counts";
+    if (o->leaf >= p->num_leaves) return "bad leaf";
+    const uint8_t *x = ig_part_section(p, IG_SEC_EXTRA) + (uint64_t)page * IG_PX_SIZE;
+    if (ig_ld32(x + IG_PX_LIVE_VALUES) || ig_ld64(x + IG_PX_NODE_TEXT))
+        return "released, but its extras keep counts";
+    if (!all_zero(ig_part_section(p, IG_SEC_BLOCKS) + (uint64_t)o->first_block * IG_BLK_SIZE,
+                  (size_t)o->nblocks * IG_BLK_SIZE))
+        return "released, but its block records are not zero";
+    return NULL;
 }
 
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
@@ -479,6 +512,8 @@ int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
     if (bad) {
     } else if (!extent_in_data(p, o->offset, o->capacity))
         bad = "extent outside the data region";
+    else if (o->flags & IG_PGF_RELEASED)
+        bad = released_page_problem(p, page, o);
     else if (o->stored == 0 || o->stored > o->capacity)
         bad = "stored size exceeds its extent";
     else if (o->body_size < IG_BODY_HDR || o->body_size > IG_MAX_PAGE_BODY)
@@ -503,6 +538,10 @@ uint32_t ig_page_nblocks(const struct ig_pagerec *page)
 int ig_part_block(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec, uint32_t b,
                   struct ig_pagerec *o, struct ig_error *err)
 {
+    if (rec->flags & IG_PGF_RELEASED)
+        return ig_err(err, -ENODATA,
+                      "%s: page %u was released by ingot gc (no version kept shows its column)",
+                      p->path, page);
     if (!rec->nblocks) { /* a page of an older part: one block, the page itself */
         if (b) return ig_err(err, -EIO, "%s: page %u has one block, not %u", p->path, page, b + 1);
         *o = *rec;
@@ -590,6 +629,16 @@ bool ig_part_deleted_bits(const struct ig_part *p, uint64_t first, uint32_t coun
         }
     }
     return any;
+}
+
+bool ig_part_leaf_released(const struct ig_part *p, uint32_t leaf)
+{
+    uint32_t first, count;
+    if (p->version < IG_FORMAT_VERSIONED || !p->num_groups ||
+        ig_part_chunk(p, 0, leaf, &first, &count, NULL))
+        return false;
+    return ig_part_section(p, IG_SEC_PAGES)[(uint64_t)first * IG_PG_SIZE + IG_PG_FLAGS] &
+           IG_PGF_RELEASED;
 }
 
 int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *out,

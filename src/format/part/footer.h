@@ -138,13 +138,24 @@ void ig_chunk_minmax_put(uint8_t *rec, const struct ig_minmax *m);
 int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *out,
                  struct ig_error *err);
 
+/* Has `ingot gc` released leaf `leaf`'s pages (layout.h, IG_PGF_RELEASED:
+ * no version kept shows its column; its pages hold zeros)? Read from its
+ * first chunk's first page: gc releases a leaf's every chunk at once
+ * (verify checks that the others agree). */
+bool ig_part_leaf_released(const struct ig_part *p, uint32_t leaf);
+static inline bool ig_page_released(const struct ig_pagerec *rec)
+{
+    return (rec->flags & IG_PGF_RELEASED) != 0;
+}
+
 /* A page's blocks: each is read, checked and decoded on its own (layout.h,
  * "block record"). A page of a part older than format 4 is one block, the page
  * itself. */
 uint32_t ig_page_nblocks(const struct ig_pagerec *page);
 /* Block b of page `page` (whose record is rec): offset in the file, capacity up
  * to the next block, first row within the page, its counts, compression and
- * checksum, checked to lie inside the page. */
+ * checksum, checked to lie inside the page. A released page has no blocks to
+ * read: -ENODATA, saying so. */
 int ig_part_block(const struct ig_part *p, uint32_t page, const struct ig_pagerec *rec, uint32_t b,
                   struct ig_pagerec *out, struct ig_error *err);
 /* The block holding page-relative row `row` (binary search). */

@@ -135,6 +135,30 @@ int ig_journal_take(struct ig_journal *j, struct ig_journal *from)
     return 0;
 }
 
+int ig_journal_diff(struct ig_journal *j, const char *name, uint64_t offset, const uint8_t *old,
+                    const uint8_t *new, size_t len, uint64_t *written)
+{
+    size_t i = 0;
+    while (i < len) {
+        if (old[i] == new[i]) {
+            i++;
+            continue;
+        }
+        /* a gap of up to 32 equal bytes costs less inside the range than as
+         * another record's header */
+        size_t start = i, last = i;
+        for (; i < len; i++)
+            if (old[i] != new[i])
+                last = i;
+            else if (i - last > 32)
+                break;
+        size_t n = last - start + 1;
+        if (ig_journal_add(j, name, offset + start, new + start, n)) return -ENOMEM;
+        *written += n;
+    }
+    return 0;
+}
+
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len)
 {
     int rc = set_file(j, name);
@@ -377,6 +401,134 @@ static int window_flush(struct window *w, struct ig_fault *f)
     return rc;
 }
 
+/* The part files a journal's records write to, and the window over one of
+ * them, while the journal is applied. */
+struct apply {
+    const char *dir;
+    struct ig_fault *f;
+    int fds[64], nfds;
+    bool shared[64];     /* fds[i] is on shared storage: no window */
+    char names[64][256];
+    struct window w;
+};
+
+/* A version 2 file record's name (of the records after it): a plain file
+ * name in dir. True when malformed. */
+static bool read_file_name(struct jreader *r, char name[256])
+{
+    uint8_t nl = 0;
+    bool bad = jr_read(r, &nl, 1) || nl == 0 || jr_read(r, name, nl);
+    name[bad ? 0 : nl] = '\0';
+    return bad || strchr(name, '/') || name[0] == '.' || strlen(name) != nl;
+}
+
+/* Where a write or zero record of `kind` goes: *off and *len of file `name`
+ * (version 1 names it in each record; version 2 in the file record before).
+ * True when malformed. */
+static bool read_target(struct jreader *r, int version, uint8_t kind, char name[256], uint64_t *off,
+                        uint64_t *len)
+{
+    if (version == 2)
+        return (kind != KIND_WRITE && kind != KIND_ZERO) || !name[0] || jr_varint(r, off) ||
+               jr_varint(r, len) || *len > UINT32_MAX;
+    uint8_t nlb[2], hdr[12];
+    size_t nl = 0;
+    bool bad = (kind != KIND_WRITE && kind != KIND_ZERO) || jr_read(r, nlb, 2) ||
+               (nl = ig_ld16(nlb)) == 0 || nl > 255 || jr_read(r, name, nl) || jr_read(r, hdr, 12);
+    name[bad ? 0 : nl] = '\0';
+    if (bad) return true;
+    *off = ig_ld64(hdr);
+    *len = ig_ld32(hdr + 8);
+    return strchr(name, '/') || name[0] == '.' || strlen(name) != nl;
+}
+
+/* A record's len bytes (its own, or zeros) at off of fd, longer than a window
+ * or on shared storage: straight to the file, a piece at a time. *malformed
+ * when the journal ends inside them. */
+static int write_through(struct jreader *r, uint8_t kind, int fd, uint64_t off, uint32_t len,
+                         struct ig_fault *f, bool *malformed)
+{
+    static const uint8_t zeros[65536];
+    uint8_t *piece = kind == KIND_WRITE ? malloc(sizeof zeros) : NULL;
+    int rc = kind == KIND_WRITE && !piece ? -ENOMEM : 0;
+    for (uint64_t done = 0; !rc && done < len;) {
+        size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
+        if (kind == KIND_WRITE && jr_read(r, piece, n)) {
+            *malformed = true;
+            break;
+        }
+        rc = ig_pwrite_full(fd, kind == KIND_WRITE ? piece : zeros, n, off + done);
+        done += n;
+    }
+    free(piece);
+    ig_fault_step(f);
+    return rc;
+}
+
+/* One write or zero record: len bytes at off of file `name`, patched into
+ * the window when they fall inside it, else into a new window (the old one
+ * written back first), else straight to the file. */
+static int apply_record(struct apply *ap, struct jreader *r, uint8_t kind, const char *name, uint64_t off,
+                        uint32_t len, const char *final, struct ig_error *err)
+{
+    int opened = ap->nfds, fd = find_fd(ap->dir, name, ap->fds, ap->names, &ap->nfds);
+    if (fd < 0) return ig_err(err, fd, "%s/%s: %s", ap->dir, name, strerror(-fd));
+    if (ap->nfds > opened) ap->shared[opened] = ig_fd_is_shared(fd);
+    struct window *w = &ap->w;
+    bool malformed = false;
+    if (window_holds(w, fd, off, len)) {
+        /* in the window: patched in memory, written with its neighbours */
+        uint8_t *at = w->buf + (off - w->start);
+        if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
+        else memset(at, 0, len);
+        if (off + len > w->start + w->len) w->len = (size_t)(off + len - w->start);
+        return malformed ? ig_err(err, -EIO, "%s: journal record malformed", final) : 0;
+    }
+    int rc = window_flush(w, ap->f);
+    if (!rc && len <= WINDOW_BYTES && !ap->shared[fd_slot(ap->fds, ap->nfds, fd)]) {
+        rc = window_open(w, fd, off);
+        if (!rc) {
+            uint8_t *at = w->buf;
+            if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
+            else memset(at, 0, len);
+            w->len = len;
+        }
+    } else if (!rc) { /* longer than a window: straight to the file */
+        rc = write_through(r, kind, fd, off, len, ap->f, &malformed);
+    }
+    if (malformed) return ig_err(err, -EIO, "%s: journal record malformed", final);
+    if (rc) rc = ig_err(err, rc, "%s/%s: write: %s", ap->dir, name, strerror(-rc));
+    return rc;
+}
+
+/* Every record of the journal r (of format version) applied; *generation
+ * the highest generation record. */
+static int apply_records(struct apply *ap, struct jreader *r, int version, const char *final,
+                         uint64_t *generation, struct ig_error *err)
+{
+    char name[256] = ""; /* the records' file (version 2: set by file records) */
+    for (;;) {
+        uint8_t kind;
+        if (jr_read(r, &kind, 1)) return ig_err(err, -EIO, "%s: journal record malformed", final);
+        if (kind == KIND_END) return 0;
+        if (kind == KIND_GENERATION) {
+            uint8_t g[8];
+            if (jr_read(r, g, 8)) return ig_err(err, -EIO, "%s: journal record malformed", final);
+            if (ig_ld64(g) > *generation) *generation = ig_ld64(g);
+            continue;
+        }
+        if (version == 2 && kind == KIND_FILE) {
+            if (read_file_name(r, name)) return ig_err(err, -EIO, "%s: journal record malformed", final);
+            continue;
+        }
+        uint64_t off = 0, len = 0;
+        if (read_target(r, version, kind, name, &off, &len))
+            return ig_err(err, -EIO, "%s: journal record malformed", final);
+        int rc = apply_record(ap, r, kind, name, off, (uint32_t)len, final, err);
+        if (rc) return rc;
+    }
+}
+
 /* With missing_ok, a journal that is not there (any more) is nothing to do:
  * -ENOENT is returned without a message. *unread says a failure came before
  * anything was written: the journal itself could not be opened or checked. */
@@ -395,127 +547,24 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, b
         return ig_err(err, -ENOMEM, "out of memory");
     }
     *r = (struct jreader){.fd = jfd, .pos = 8};
+    struct apply ap = {.dir = dir, .f = f, .w = {.fd = -1}};
     int version = 0;
     int rc = check_frame(jfd, final, &r->end, &version, err);
     *unread = rc != 0;
-    int fds[64], nfds = 0;
     uint64_t generation = 0;
-    struct window w = {.fd = -1};
-    bool shared[64] = {false};
-    char names[64][256];
-    char name[256] = ""; /* the records' file (version 2: set by file records) */
-    while (!rc) {
-        uint8_t kind;
-        if (jr_read(r, &kind, 1)) {
-            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-            break;
-        }
-        if (kind == KIND_END) break;
-        if (kind == KIND_GENERATION) {
-            uint8_t g[8];
-            if (jr_read(r, g, 8)) {
-                rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-                break;
-            }
-            if (ig_ld64(g) > generation) generation = ig_ld64(g);
-            continue;
-        }
-        uint64_t off = 0, len64 = 0;
-        bool bad;
-        if (version == 2) {
-            uint8_t nl = 0;
-            if (kind == KIND_FILE) {
-                bad = jr_read(r, &nl, 1) || nl == 0 || jr_read(r, name, nl);
-                name[bad ? 0 : nl] = '\0';
-                if (!bad && (strchr(name, '/') || name[0] == '.' || strlen(name) != nl)) bad = true;
-                if (bad) {
-                    rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-                    break;
-                }
-                continue;
-            }
-            bad = (kind != KIND_WRITE && kind != KIND_ZERO) || !name[0] || jr_varint(r, &off) ||
-                  jr_varint(r, &len64) || len64 > UINT32_MAX;
-        } else {
-            uint8_t nlb[2], hdr[12];
-            size_t nl = 0;
-            bad = (kind != KIND_WRITE && kind != KIND_ZERO) || jr_read(r, nlb, 2) ||
-                  (nl = ig_ld16(nlb)) == 0 || nl > 255 || jr_read(r, name, nl) ||
-                  jr_read(r, hdr, 12);
-            name[bad ? 0 : nl] = '\0';
-            if (!bad) {
-                off = ig_ld64(hdr);
-                len64 = ig_ld32(hdr + 8);
-                bad = strchr(name, '/') || name[0] == '.' || strlen(name) != nl;
-            }
-        }
-        if (bad) {
-            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-            break;
-        }
-        uint32_t len = (uint32_t)len64;
-        int opened = nfds, fd = find_fd(dir, name, fds, names, &nfds);
-        if (fd < 0) {
-            rc = ig_err(err, fd, "%s/%s: %s", dir, name, strerror(-fd));
-            break;
-        }
-        if (nfds > opened) shared[opened] = ig_fd_is_shared(fd);
-        bool malformed = false;
-        if (window_holds(&w, fd, off, len)) {
-            /* in the window: patched in memory, written with its neighbours */
-            uint8_t *at = w.buf + (off - w.start);
-            if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
-            else memset(at, 0, len);
-            if (off + len > w.start + w.len) w.len = (size_t)(off + len - w.start);
-            if (malformed) {
-                rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-                break;
-            }
-            continue;
-        }
-        rc = window_flush(&w, f);
-        if (!rc && len <= WINDOW_BYTES && !shared[fd_slot(fds, nfds, fd)]) {
-            rc = window_open(&w, fd, off);
-            if (!rc) {
-                uint8_t *at = w.buf;
-                if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
-                else memset(at, 0, len);
-                w.len = len;
-            }
-        } else if (!rc) { /* longer than a window: straight to the file */
-            static const uint8_t zeros[65536];
-            uint8_t *piece = kind == KIND_WRITE ? malloc(sizeof zeros) : NULL;
-            if (kind == KIND_WRITE && !piece) rc = -ENOMEM;
-            for (uint64_t done = 0; !rc && done < len;) {
-                size_t n = len - done < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
-                if (kind == KIND_WRITE && jr_read(r, piece, n)) {
-                    malformed = true;
-                    break;
-                }
-                rc = ig_pwrite_full(fd, kind == KIND_WRITE ? piece : zeros, n, off + done);
-                done += n;
-            }
-            free(piece);
-            ig_fault_step(f);
-        }
-        if (malformed) {
-            rc = ig_err(err, -EIO, "%s: journal record malformed", final);
-            break;
-        }
-        if (rc) rc = ig_err(err, rc, "%s/%s: write: %s", dir, name, strerror(-rc));
-    }
+    if (!rc) rc = apply_records(&ap, r, version, final, &generation, err);
     if (!rc) {
-        rc = window_flush(&w, f);
+        rc = window_flush(&ap.w, f);
         if (rc) rc = ig_err(err, rc, "%s: applying the journal: %s", dir, strerror(-rc));
     }
-    free(w.buf);
+    free(ap.w.buf);
     free(r);
     close(jfd);
-    for (int i = 0; i < nfds; i++) {
-        if (!rc && fsync(fds[i])) rc = ig_err(err, -errno, "%s/%s: fsync: %s", dir, names[i],
-                                              strerror(errno));
+    for (int i = 0; i < ap.nfds; i++) {
+        if (!rc && fsync(ap.fds[i])) rc = ig_err(err, -errno, "%s/%s: fsync: %s", dir, ap.names[i],
+                                                 strerror(errno));
         ig_fault_step(f);
-        close(fds[i]);
+        close(ap.fds[i]);
     }
     if (rc) return rc;
     /* the parts are durable: now the table's generation says they changed */

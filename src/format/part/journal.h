@@ -67,6 +67,11 @@ int ig_journal_add(struct ig_journal *j, const char *name, uint64_t offset, cons
 /* Move the records of `from` (an in-memory journal: a helper thread's share of
  * an erase) to the end of j, leaving `from` empty. */
 int ig_journal_take(struct ig_journal *j, struct ig_journal *from);
+/* Writes for the byte ranges where `new` differs from `old` (len bytes each,
+ * the file's bytes at `offset` now and as they are to be), nearby ranges
+ * merged; *written grows by the bytes journaled. 0 or -ENOMEM. */
+int ig_journal_diff(struct ig_journal *j, const char *name, uint64_t offset, const uint8_t *old,
+                    const uint8_t *new, size_t len, uint64_t *written);
 /* Zero [offset, offset + len) of a file (erased blob objects). */
 int ig_journal_zero(struct ig_journal *j, const char *name, uint64_t offset, uint64_t len);
 

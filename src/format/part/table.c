@@ -224,7 +224,7 @@ static int copy_footers(struct ig_table *t, struct ig_error *err)
     return 0;
 }
 
-int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err)
+int ig_table_open_shared_version(struct ig_table *t, const char *dir, uint64_t version, struct ig_error *err)
 {
     for (int tries = 0; tries < 3; tries++) {
         if (writer_pending(dir)) {
@@ -243,13 +243,18 @@ int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *e
          * rewrites footers in place, and a copy taken after could hold some of
          * its page records and not its deletion bits, under the older
          * generation's number */
-        int rc = ig_table_open(t, dir, false, err);
+        int rc = ig_table_open_version(t, dir, version, false, err);
         if (!rc) rc = copy_footers(t, err);
         ig_table_unlock(lock);
         return rc;
     }
-    int rc = ig_table_open(t, dir, false, err);
+    int rc = ig_table_open_version(t, dir, version, false, err);
     return rc ? rc : copy_footers(t, err);
+}
+
+int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err)
+{
+    return ig_table_open_shared_version(t, dir, 0, err);
 }
 
 void ig_table_forget_cache(const char *dir)

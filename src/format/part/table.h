@@ -64,6 +64,8 @@ void ig_table_close(struct ig_table *t);
  * so the table shows one generation whatever writers do to the files later.
  * Read-only. */
 int ig_table_open_shared(struct ig_table *t, const char *dir, struct ig_error *err);
+/* The same for version `version` (0: the current one). */
+int ig_table_open_shared_version(struct ig_table *t, const char *dir, uint64_t version, struct ig_error *err);
 
 /* Drop this host's cached pages of every part file of the table at dir. On
  * shared storage another host may have rewritten them in place since they were

@@ -76,6 +76,14 @@ int ig_version_save(const char *dir, const struct ig_manifest *m0, struct ig_err
     return rc;
 }
 
+bool ig_version_kept(const char *dir, uint64_t version)
+{
+    char path[4300];
+    return version &&
+           (size_t)snprintf(path, sizeof path, "%s/%s/%010" PRIu64, dir, IG_VERSIONS_DIR, version) < sizeof path &&
+           access(path, F_OK) == 0;
+}
+
 int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, struct ig_error *err)
 {
     char path[4300], what[4400];
@@ -85,9 +93,23 @@ int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, st
     char *text;
     size_t len;
     int rc = ig_read_file(path, 64u << 20, &text, &len, NULL);
-    if (rc == -ENOENT)
+    if (rc == -ENOENT) {
+        /* every commit writes its version's file: one missing below the
+         * current version was removed (versions are numbered 1, 2, 3, ...) */
+        struct ig_manifest now;
+        bool removed = false;
+        if (ig_manifest_read(dir, &now, NULL) == 0) {
+            removed = version < now.version;
+            ig_manifest_free(&now);
+        }
+        if (removed)
+            return ig_err(err, rc,
+                          "%s: version %" PRIu64 " was removed by ingot gc (ingot versions lists "
+                          "those kept)",
+                          dir, version);
         return ig_err(err, rc, "%s: no version %" PRIu64 " (ingot versions lists them)", dir,
                       version);
+    }
     if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
     snprintf(what, sizeof what, "%s: version %" PRIu64, dir, version);
     rc = ig_manifest_parse(text, len, what, m, err);
@@ -135,7 +157,7 @@ int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_e
         (*versions)[(*n)++] = v;
     }
     closedir(d);
-    qsort(*versions, *n, sizeof **versions, cmp_u64);
+    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64); /* none: NULL */
     return 0;
 }
 
@@ -146,6 +168,74 @@ int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err)
     if (unlink(path) && errno != ENOENT)
         return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     return 0;
+}
+
+int ig_versions_kept(const char *dir, uint64_t current, uint64_t **versions, size_t *n,
+                     struct ig_error *err)
+{
+    int rc = ig_version_list(dir, versions, n, err);
+    if (rc) return rc;
+    for (size_t i = 0; i < *n; i++)
+        if ((*versions)[i] == current) return 0;
+    uint64_t *p = realloc(*versions, (*n + 1) * sizeof *p);
+    if (!p) {
+        free(*versions);
+        *versions = NULL;
+        *n = 0;
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    p[(*n)++] = current;
+    qsort(p, *n, sizeof *p, cmp_u64);
+    *versions = p;
+    return 0;
+}
+
+int ig_versions_format(const uint64_t *v, size_t n, struct ig_buf *out)
+{
+    if (!n) return ig_buf_printf(out, "-");
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1)
+            j++;
+        rc = ig_buf_printf(out, "%s%" PRIu64, i ? "," : "", v[i]);
+        if (!rc && j > i) rc = ig_buf_printf(out, "-%" PRIu64, v[j]);
+        i = j + 1;
+    }
+    return rc;
+}
+
+static int add_shown(const struct ig_manifest *m, struct ig_idset *shown, bool *every)
+{
+    if (!m->listed) {
+        *every = true;
+        return 0;
+    }
+    for (size_t r = 0; r < m->columns.n; r++)
+        if (ig_idset_add(shown, m->columns.runs[r].first, m->columns.runs[r].count)) return -ENOMEM;
+    return 0;
+}
+
+int ig_versions_shown(const char *dir, const struct ig_manifest *current, struct ig_idset *shown,
+                      bool *every, struct ig_error *err)
+{
+    *shown = (struct ig_idset){0};
+    *every = false;
+    uint64_t *vs;
+    size_t n;
+    int rc = ig_version_list(dir, &vs, &n, err);
+    if (!rc && add_shown(current, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct ig_manifest m;
+        if (vs[i] == current->version) continue; /* MANIFEST says it */
+        rc = ig_version_load(dir, vs[i], &m, err);
+        if (rc) break;
+        if (add_shown(&m, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
+        ig_manifest_free(&m);
+    }
+    free(vs);
+    if (rc) ig_idset_free(shown);
+    return rc;
 }
 
 bool ig_tag_name_valid(const char *name)
@@ -168,17 +258,11 @@ static int tag_cmp(const void *a, const void *b)
     return strcmp(((const struct ig_tag *)a)->name, ((const struct ig_tag *)b)->name);
 }
 
-int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err)
+int ig_tags_parse(char *text, size_t len, const char *what, struct ig_tag **tags, size_t *n,
+                  struct ig_error *err)
 {
-    char path[4300];
     *tags = NULL;
     *n = 0;
-    snprintf(path, sizeof path, "%s/%s", dir, IG_TAGS_FILE);
-    char *text;
-    size_t len;
-    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
-    if (rc == -ENOENT) return 0;
-    if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
     char *end_line = NULL;
     for (char *p = text; p < text + len;) {
         if (!strncmp(p, "end ", 4)) {
@@ -189,19 +273,18 @@ int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_err
         if (!nl) break;
         p = nl + 1;
     }
-    if (!end_line || ig_hash(text, (size_t)(end_line - text)) != strtoull(end_line + 4, NULL, 16)) {
-        free(text);
-        return ig_err(err, -EIO, "%s: damaged (no end line, or its hash does not match)", path);
-    }
+    if (!end_line || ig_hash(text, (size_t)(end_line - text)) != strtoull(end_line + 4, NULL, 16))
+        return ig_err(err, -EIO, "%s: damaged (no end line, or its hash does not match)", what);
     *end_line = '\0';
     size_t cap = 0;
+    int rc = 0;
     char *save = NULL;
     for (char *ln = strtok_r(text, "\n", &save); ln && !rc; ln = strtok_r(NULL, "\n", &save)) {
         struct ig_tag t = {0};
         char name[IG_TAG_MAX + 2];
         if (sscanf(ln, "%65s %" SCNu64, name, &t.version) != 2 || !ig_tag_name_valid(name) ||
             !t.version) {
-            rc = ig_err(err, -EIO, "%s: cannot parse '%s'", path, ln);
+            rc = ig_err(err, -EIO, "%s: cannot parse '%.200s'", what, ln);
             break;
         }
         memcpy(t.name, name, strlen(name) + 1); /* valid: at most IG_TAG_MAX bytes */
@@ -216,15 +299,30 @@ int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_err
         }
         (*tags)[(*n)++] = t;
     }
-    free(text);
     if (rc) {
         free(*tags);
         *tags = NULL;
         *n = 0;
         return rc;
     }
-    qsort(*tags, *n, sizeof **tags, tag_cmp);
+    if (*n > 1) qsort(*tags, *n, sizeof **tags, tag_cmp); /* none: tags is NULL */
     return 0;
+}
+
+int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err)
+{
+    char path[4300];
+    *tags = NULL;
+    *n = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, IG_TAGS_FILE);
+    char *text;
+    size_t len;
+    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
+    if (rc == -ENOENT) return 0;
+    if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
+    rc = ig_tags_parse(text, len, path, tags, n, err);
+    free(text);
+    return rc;
 }
 
 int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig_error *err)

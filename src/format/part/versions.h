@@ -24,6 +24,7 @@
 
 #include "format/part/manifest.h"
 
+struct ig_buf;
 struct ig_error;
 
 #define IG_VERSIONS_DIR ".ingot/versions"
@@ -32,11 +33,28 @@ struct ig_error;
 
 /* Write version m->version's file (atomically). */
 int ig_version_save(const char *dir, const struct ig_manifest *m, struct ig_error *err);
-/* Read version `version`: -ENOENT (with a message) when there is no such version. */
+/* Read version `version`: -ENOENT (with a message) when there is no such
+ * version; one older than the current one without its file was let go by
+ * `ingot gc`, and the message says so. */
 int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, struct ig_error *err);
+/* Is version `version` kept (its file there)? One access(2), nothing parsed. */
+bool ig_version_kept(const char *dir, uint64_t version);
 /* The versions kept, ascending (malloc'd; *n may be 0). */
 int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_error *err);
 int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err);
+/* The versions kept: every version's file and the current one (MANIFEST's
+ * version, which a table an older release wrote may have no file for yet),
+ * ascending (malloc'd; never empty). */
+int ig_versions_kept(const char *dir, uint64_t current, uint64_t **versions, size_t *n,
+                     struct ig_error *err);
+/* Versions as text: runs "A-B" or "A", ascending, comma-separated ("1-7",
+ * "2,5-9"); "-" for none. v must be ascending. 0 or -ENOMEM. */
+int ig_versions_format(const uint64_t *v, size_t n, struct ig_buf *out);
+/* The column records some kept version shows: the union of the columns of
+ * `current` (MANIFEST) and of every version's file. *every: one of them shows
+ * every record (no columns line), and `shown` is then not the whole answer. */
+int ig_versions_shown(const char *dir, const struct ig_manifest *current, struct ig_idset *shown,
+                      bool *every, struct ig_error *err);
 
 struct ig_tag {
     char name[IG_TAG_MAX + 1];
@@ -48,6 +66,11 @@ struct ig_tag {
 bool ig_tag_name_valid(const char *name);
 /* The tags, in name order (malloc'd; none: *n = 0, no file is no error). */
 int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err);
+/* The tags file's text (len bytes, NUL after them; written into): its end
+ * line's hash checked, every line a valid name and a version; `what` names it
+ * in messages. */
+int ig_tags_parse(char *text, size_t len, const char *what, struct ig_tag **tags, size_t *n,
+                  struct ig_error *err);
 int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig_error *err);
 /* A version named by a number or a tag: 0, or -ENOENT with a message. */
 int ig_version_resolve(const char *dir, const char *spec, uint64_t *version, struct ig_error *err);

@@ -128,4 +128,16 @@ uint32_t ig_writer_leaf_page_size(const struct ig_writer_conf *c, uint32_t leaf)
 void ig_encoder_free(struct ig_encoder *e);
 void ig_column_work_free(struct ig_column_work *cw);
 
+/* What a part's footer is built from once every group is written: the
+ * writer's tables of group, chunk, page, extra and block records. */
+struct ig_footer_tables {
+    const struct ig_writer_conf *conf;
+    uint64_t rows;
+    const struct ig_buf *groups, *chunks, *pages, *extras, *blocks;
+    uint32_t num_groups, num_pages, num_blocks;
+};
+/* The footer's bytes into f (empty) and the part's Merkle root; -ENOMEM
+ * (writer_footer.c). */
+int ig_writer_build_footer(const struct ig_footer_tables *t, struct ig_buf *f, uint64_t *root);
+
 #endif

@@ -10,6 +10,8 @@
 #include "fs/invalidate.h"
 #include "ops.h"
 #include "fs/session.h"
+#include "fs/staging.h"
+#include "fs/subtables.h"
 #include "format/ops/verify.h"
 #include "util/error.h"
 #include "util/sigbus.h"
@@ -180,65 +182,100 @@ static int fs_loop(struct fuse_session *se, unsigned threads, unsigned spin_us)
 }
 
 
-/* Open, check, mount and serve. status_fd gets "OK" or the error. */
-static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
+/* The table opened (and its footers checked: a damaged footer fails the
+ * mount now, not the first reader later) and the session set as asked. */
+static int open_session(struct fs_session *s, const struct fs_opts *o, int status_fd)
 {
-    struct fs_session s;
     struct ig_error err = {0};
-    char msg[1024];
-    if (fs_session_init(&s, o->table_dir, o->cache_bytes, &err)) {
-        snprintf(msg, sizeof msg, "%s", err.msg);
-        report(status_fd, msg);
+    if (fs_session_init(s, o->table_dir, o->version, o->cache_bytes, &err)) {
+        report(status_fd, err.msg);
         return 2;
     }
-    /* a damaged footer fails the mount now, not the first reader later */
-    for (uint32_t i = 0; i < s.table.nparts; i++)
-        if (ig_part_check_footer(&s.table.parts[i], &err)) {
-            snprintf(msg, sizeof msg, "%s", err.msg);
-            report(status_fd, msg);
-            fs_session_destroy(&s);
+    for (uint32_t i = 0; i < s->table.nparts; i++)
+        if (ig_part_check_footer(&s->table.parts[i], &err)) {
+            report(status_fd, err.msg);
+            fs_session_destroy(s);
             return 2;
         }
-    s.foreground = o->foreground;
-    s.erase_gid = o->erase_gid;
-    fs_watch_init(&s.watch, o->poll_ms, !o->no_inotify);
-    unsigned threads = loop_threads(o->threads ? o->threads : 8);
-    (void)fs_fill_init(&s.fill, threads); /* out of memory: nothing is filled ahead */
+    s->foreground = o->foreground;
+    s->erase_gid = o->erase_gid;
+    fs_watch_init(&s->watch, o->poll_ms, !o->no_inotify);
+    s->column_io = o->columns;
+    s->staging = fs_staging_new(); /* out of memory: columns cannot be written (EROFS) */
+    return 0;
+}
+
+/* The FUSE session over s, mounted at mountpoint with its signal handlers;
+ * NULL (reported) if any step fails. */
+static struct fuse_session *mount_session(struct fs_session *s, const struct fs_opts *o, const char *mountpoint,
+                                          int status_fd)
+{
     char opts[4096 + 64];
     /* default_permissions: the kernel checks the modes the files show, so with
      * allow_other other users read what the modes allow and nothing more */
-    snprintf(opts, sizeof opts, "fsname=ingot:%s,subtype=ingot,default_permissions%s", s.dir,
+    snprintf(opts, sizeof opts, "fsname=ingot:%s,subtype=ingot,default_permissions%s", s->dir,
              o->allow_other ? ",allow_other" : "");
     /* commas in the path would split the option: replace them in fsname */
     for (char *p = opts + 13; *p && strncmp(p, ",subtype=", 9); p++)
         if (*p == ',') *p = '_';
     char *argv[] = {"ingot", "-o", opts, o->debug ? "-d" : NULL, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(o->debug ? 4 : 3, argv);
-    struct fuse_session *se = fuse_session_new(&args, &fs_ops, sizeof fs_ops, &s);
+    struct fuse_session *se = fuse_session_new(&args, &fs_ops, sizeof fs_ops, s);
     fuse_opt_free_args(&args); /* parsing may have copied them; the session keeps its own */
     if (!se) {
         report(status_fd, "cannot create the FUSE session");
-        fs_session_destroy(&s);
-        return 2;
+        return NULL;
     }
-    s.kernel = fs_kernel_fuse(se);
+    s->kernel = fs_kernel_fuse(se);
     if (fuse_set_signal_handlers(se)) {
         report(status_fd, "cannot install signal handlers");
         fuse_session_destroy(se);
-        fs_session_destroy(&s);
-        return 2;
+        return NULL;
     }
     if (fuse_session_mount(se, mountpoint)) {
+        char msg[1024];
         snprintf(msg, sizeof msg, "%s: mount failed (is /dev/fuse available and the directory "
                                   "empty and not mounted?)",
                  mountpoint);
         report(status_fd, msg);
         fuse_remove_signal_handlers(se);
         fuse_session_destroy(se);
+        return NULL;
+    }
+    return se;
+}
+
+/* A daemon's standard streams go to /dev/null, and it leaves its directory. */
+static void detach(void)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        if (null > 2) close(null);
+    }
+    if (chdir("/")) { /* keep going: paths are absolute */
+    }
+}
+
+/* Open, check, mount and serve. status_fd gets "OK" or the error. */
+static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
+{
+    struct fs_session s;
+    if (open_session(&s, o, status_fd)) return 2;
+    unsigned threads = loop_threads(o->threads ? o->threads : 8);
+    (void)fs_fill_init(&s.fill, threads); /* out of memory: nothing is filled ahead */
+    struct fuse_session *se = mount_session(&s, o, mountpoint, status_fd);
+    if (!se) {
+        fs_staging_free(s.staging);
         fs_session_destroy(&s);
         return 2;
     }
     raise_readahead(mountpoint, o->readahead_kb);
+    /* versions/N/ (a mount of the current table only): out of memory, the
+     * versions are listed but cannot be entered */
+    if (!o->version) (void)fs_subtables_start(&s);
     /* views' names cached when every reload can drop them first: a watcher
      * reloads for handlers, and a second worker answers the lookups a drop
      * waits for (invalidate.h, "view names") */
@@ -248,22 +285,14 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
         fuse_session_unmount(se);
         fuse_remove_signal_handlers(se);
         fuse_session_destroy(se);
+        fs_subtables_stop(&s);
+        fs_staging_free(s.staging);
         fs_session_destroy(&s);
         return 2;
     }
     if (!s.watch.running) atomic_store(&s.vnames.cached, false); /* no watcher to reload for handlers */
     report(status_fd, "OK");
-    if (!o->foreground) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-            if (null > 2) close(null);
-        }
-        if (chdir("/")) { /* keep going: paths are absolute */
-        }
-    }
+    if (!o->foreground) detach();
     /* Page-sized buffers come and go with every read; glibc would hand large ones
      * back to the kernel (mmap threshold, heap trimming) and fault fresh zeroed
      * pages in on the next read: a third of the daemon's time when measured.
@@ -273,6 +302,9 @@ static int serve(const struct fs_opts *o, const char *mountpoint, int status_fd)
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     int rc = fs_loop(se, threads, o->spin_us);
     fs_invalidate_stop(&s);
+    fs_subtables_stop(&s); /* after the watcher, whose reloads they follow */
+    fs_staging_free(s.staging); /* what was being written and not whole: dropped */
+    s.staging = NULL;
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
     fuse_session_destroy(se);

@@ -1,68 +1,21 @@
+/* pq_page.c - one column chunk of a Parquet row group (pq_page.h): read with
+ * one pread, walked page by page (Thrift page headers; dictionary pages, data
+ * pages v1 and v2), each page's levels and values decoded by pq_decode.c into
+ * the chunk's levels and defined values. */
 #include "pq_page.h"
+#include "pq_decode.h"
 #include "thrift.h"
 #include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/io.h"
-#include "util/varint.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <lz4.h>
-#include <snappy-c.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-#include <zstd.h>
-
-/* Bounds on what a page may declare. Writers cut pages near 1 MiB and 20,000 to
- * 100,000 values; these are far above that and keep a hostile header from
- * asking for gigabytes. */
-#define PQ_PAGE_MAX_BYTES (256u << 20)
-#define PQ_PAGE_MAX_VALUES (1u << 24)
-
-enum { PAGE_DATA = 0, PAGE_INDEX = 1, PAGE_DICT = 2, PAGE_DATA_V2 = 3 };
-enum {
-    E_PLAIN = 0,
-    E_PLAIN_DICT = 2,
-    E_RLE = 3,
-    E_BIT_PACKED = 4,
-    E_DELTA_BP = 5,
-    E_DELTA_LBA = 6,
-    E_DELTA_BA = 7,
-    E_RLE_DICT = 8,
-    E_BSS = 9,
-};
-
-static const char *enc_name(unsigned e)
-{
-    static const char *const n[] = {"PLAIN", "GROUP_VAR_INT", "PLAIN_DICTIONARY", "RLE", "BIT_PACKED",
-                                    "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY",
-                                    "DELTA_BYTE_ARRAY", "RLE_DICTIONARY", "BYTE_STREAM_SPLIT"};
-    return e < sizeof n / sizeof *n ? n[e] : "unknown";
-}
-
-struct ctx {
-    const char *where;
-    unsigned page;
-    const struct pq_node *leaf;
-    struct pq_scratch *s;
-    struct ig_error *err;
-};
-
-static int fail(struct ctx *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct ctx *x, int code, const char *fmt, ...)
-{
-    char msg[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ig_err(x->err, code, "%s, page %u: %s", x->where, x->page, msg);
-}
 
 void pq_column_init(struct pq_column *c)
 {
@@ -86,437 +39,6 @@ void pq_scratch_free(struct pq_scratch *s)
     ig_values_free(&s->dict);
     free(s->idx);
     memset(s, 0, sizeof *s);
-}
-
-/* w (0..64) bits at bit position pos of p[0..len), LSB first; the caller has
- * checked that pos + w <= 8 * len. */
-static inline uint64_t bits_at(const uint8_t *p, size_t len, uint64_t pos, unsigned w)
-{
-    if (!w) return 0;
-    size_t b = (size_t)(pos >> 3);
-    unsigned sh = (unsigned)(pos & 7);
-    uint64_t v = 0;
-    memcpy(&v, p + b, len - b >= 8 ? 8 : len - b); /* little-endian hosts only (meson checks) */
-    v >>= sh;
-    if (sh + w > 64) v |= (uint64_t)p[b + 8] << (64 - sh);
-    return w == 64 ? v : v & ((1ULL << w) - 1);
-}
-
-static int want_idx(struct pq_scratch *s, size_t n)
-{
-    if (n <= s->idx_cap) return 0;
-    uint32_t *p = realloc(s->idx, n * sizeof *p);
-    if (!p) return -ENOMEM;
-    s->idx = p;
-    s->idx_cap = n;
-    return 0;
-}
-
-/* `take` values of bw (<= 32) bits from a bit-packed run of `avail` bytes:
- * one 8-byte load each while eight bytes remain (a shift of at most 7 and 32
- * bits fit in them), bits_at's careful load for the last few. */
-static void unpack_run(const uint8_t *p, size_t avail, unsigned bw, size_t take, uint32_t *out)
-{
-    const uint64_t mask = (1ULL << bw) - 1;
-    size_t i = 0;
-    for (; i < take; i++) {
-        uint64_t pos = (uint64_t)i * bw;
-        size_t b = (size_t)(pos >> 3);
-        if (avail < 8 || b > avail - 8) break;
-        uint64_t v;
-        memcpy(&v, p + b, 8); /* little-endian hosts only (meson checks) */
-        out[i] = (uint32_t)((v >> (pos & 7)) & mask);
-    }
-    for (; i < take; i++) out[i] = (uint32_t)bits_at(p, avail, (uint64_t)i * bw, bw);
-}
-
-/* The RLE / bit-packed hybrid: n values of bw (0..32) bits into out. Returns the
- * bytes it used, or -1 when the runs are damaged or too short. */
-static long rle_decode(const uint8_t *p, size_t len, unsigned bw, size_t n, uint32_t *out)
-{
-    size_t at = 0, got = 0, vbytes = (bw + 7) / 8;
-    while (got < n) {
-        uint64_t h;
-        size_t k = ig_varint_get(p + at, len - at, &h);
-        if (!k) return -1;
-        at += k;
-        size_t left = n - got;
-        if (h & 1) { /* bit-packed: groups of 8 values */
-            uint64_t groups = h >> 1;
-            if (!groups) return -1;
-            size_t take = groups >= (left + 7) / 8 ? left : (size_t)groups * 8;
-            size_t need = (take * bw + 7) / 8;
-            if (need > len - at) return -1;
-            unpack_run(p + at, len - at, bw, take, out + got);
-            /* the last run may be cut short after the values the page holds */
-            uint64_t full = groups * bw;
-            at += full < len - at ? (size_t)full : len - at;
-            got += take;
-        } else { /* a run of one value */
-            uint64_t count = h >> 1;
-            if (!count || vbytes > len - at) return -1;
-            uint32_t v = 0;
-            for (size_t b = 0; b < vbytes; b++) v |= (uint32_t)p[at + b] << (8 * b);
-            at += vbytes;
-            if (bw < 32 && (v >> bw)) return -1;
-            size_t take = count < left ? (size_t)count : left;
-            for (size_t i = 0; i < take; i++) out[got + i] = v;
-            got += take;
-        }
-    }
-    return (long)at;
-}
-
-/* DELTA_BINARY_PACKED: exactly `want` values into out (wrapping 64-bit sums;
- * INT32 callers keep the low 32 bits). Returns the bytes used, or -1. */
-static long delta_decode(const uint8_t *p, size_t len, size_t want, uint64_t *out)
-{
-    size_t at = 0, k;
-    uint64_t block, mbs, total, first;
-    if (!(k = ig_varint_get(p, len, &block))) return -1;
-    at += k;
-    if (!(k = ig_varint_get(p + at, len - at, &mbs))) return -1;
-    at += k;
-    if (!(k = ig_varint_get(p + at, len - at, &total))) return -1;
-    at += k;
-    if (!(k = ig_varint_get(p + at, len - at, &first))) return -1;
-    at += k;
-    if (!block || block % 128 || block > (1u << 20) || !mbs || block % mbs || (block / mbs) % 32)
-        return -1;
-    if (total != want) return -1;
-    if (!total) return (long)at;
-    uint64_t prev = ig_unzigzag64(first), per = block / mbs;
-    out[0] = prev;
-    size_t got = 1;
-    while (got < total) {
-        uint64_t md;
-        if (!(k = ig_varint_get(p + at, len - at, &md))) return -1;
-        at += k;
-        uint64_t min_delta = ig_unzigzag64(md);
-        if (mbs > len - at) return -1;
-        const uint8_t *widths = p + at;
-        at += (size_t)mbs;
-        for (uint64_t m = 0; m < mbs && got < total; m++) {
-            unsigned w = widths[m];
-            if (w > 64) return -1;
-            size_t take = total - got < per ? (size_t)(total - got) : (size_t)per;
-            uint64_t full = per * w / 8;
-            if ((take * w + 7) / 8 > len - at) return -1;
-            for (size_t i = 0; i < take; i++) {
-                prev += min_delta + bits_at(p + at, len - at, (uint64_t)i * w, w);
-                out[got++] = prev;
-            }
-            at += full < len - at ? (size_t)full : len - at;
-        }
-    }
-    return (long)at;
-}
-
-/* A page's bytes, uncompressed: *out points at src itself when the page is
- * stored uncompressed (no copy), else into dst. */
-static int decompress(struct ctx *x, uint8_t codec, const uint8_t *src, size_t slen, size_t dlen,
-                      struct ig_buf *dst, const uint8_t **out)
-{
-    if (codec == PQ_UNCOMPRESSED) {
-        if (slen != dlen)
-            return fail(x, -EIO, "uncompressed page of %zu bytes, the header says %zu", slen, dlen);
-        *out = src;
-        return 0;
-    }
-    dst->len = 0;
-    if (ig_buf_reserve(dst, dlen + 1)) return fail(x, -ENOMEM, "out of memory");
-    char *d = (char *)dst->data;
-    bool ok = false;
-    switch (codec) {
-    case PQ_SNAPPY: {
-        size_t n;
-        ok = snappy_uncompressed_length((const char *)src, slen, &n) == SNAPPY_OK && n == dlen &&
-             snappy_uncompress((const char *)src, slen, d, &n) == SNAPPY_OK && n == dlen;
-        break;
-    }
-    case PQ_ZSTD: {
-        size_t n = ZSTD_decompress(d, dlen, src, slen);
-        ok = !ZSTD_isError(n) && n == dlen;
-        break;
-    }
-    case PQ_GZIP: {
-        z_stream zs;
-        memset(&zs, 0, sizeof zs);
-        if (inflateInit2(&zs, 15 + 32) != Z_OK) return fail(x, -ENOMEM, "out of memory (zlib)");
-        zs.next_in = (Bytef *)(uintptr_t)src;
-        zs.avail_in = (uInt)slen;
-        zs.next_out = (Bytef *)d;
-        zs.avail_out = (uInt)dlen;
-        int zr = inflate(&zs, Z_FINISH);
-        ok = zr == Z_STREAM_END && zs.total_out == dlen;
-        inflateEnd(&zs);
-        break;
-    }
-    case PQ_LZ4_RAW:
-        ok = LZ4_decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
-        break;
-    case PQ_LZ4: { /* Hadoop framing: [BE expanded size][BE compressed size][block]... */
-        size_t at = 0, done = 0;
-        ok = true;
-        while (ok && at < slen) {
-            if (slen - at < 8) { ok = false; break; }
-            uint32_t exp = (uint32_t)src[at] << 24 | (uint32_t)src[at + 1] << 16 | (uint32_t)src[at + 2] << 8 | src[at + 3];
-            uint32_t cmp = (uint32_t)src[at + 4] << 24 | (uint32_t)src[at + 5] << 16 | (uint32_t)src[at + 6] << 8 | src[at + 7];
-            at += 8;
-            if (cmp > slen - at || exp > dlen - done) { ok = false; break; }
-            ok = LZ4_decompress_safe((const char *)src + at, d + done, (int)cmp, (int)exp) == (int)exp;
-            at += cmp;
-            done += exp;
-        }
-        ok = ok && done == dlen;
-        if (!ok) /* some writers put a bare block under this codec */
-            ok = LZ4_decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
-        break;
-    }
-    default:
-        return fail(x, -EINVAL, "%s compression is not supported", pq_codec_name(codec));
-    }
-    if (!ok)
-        return fail(x, -EIO, "%s data does not decompress to the %zu bytes the page header says",
-                    pq_codec_name(codec), dlen);
-    dst->len = dlen;
-    *out = dst->data;
-    return 0;
-}
-
-static unsigned bit_width(unsigned max) { return max ? 32u - (unsigned)__builtin_clz(max) : 0u; }
-
-/* One level stream (RLE hybrid, no length prefix) of n levels, each <= max. */
-static int decode_levels(struct ctx *x, const uint8_t *p, size_t len, unsigned max, size_t n,
-                         uint8_t *out, const char *what)
-{
-    if (want_idx(x->s, n)) return fail(x, -ENOMEM, "out of memory");
-    long used = rle_decode(p, len, bit_width(max), n, x->s->idx);
-    if (used < 0) return fail(x, -EIO, "%s levels are damaged", what);
-    /* narrowed and checked in one pass the compiler can vectorise (out, bytes,
-     * may alias anything: the levels are read through a local pointer) */
-    const uint32_t *idx = x->s->idx;
-    uint32_t worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        worst = idx[i] > worst ? idx[i] : worst;
-        out[i] = (uint8_t)idx[i];
-    }
-    for (size_t i = 0; worst > max && i < n; i++)
-        if (idx[i] > max) return fail(x, -EIO, "%s level %u above the column's maximum %u", what, idx[i], max);
-    return 0;
-}
-
-static int fixed_width(const struct pq_node *leaf)
-{
-    switch (leaf->type) {
-    case PQ_INT32: case PQ_FLOAT: return 4;
-    case PQ_INT64: case PQ_DOUBLE: return 8;
-    case PQ_INT96: return 12;
-    case PQ_FLBA: return leaf->type_length;
-    default: return 0;
-    }
-}
-
-static bool is_bytes_type(const struct pq_node *leaf) { return leaf->type == PQ_BYTE_ARRAY || leaf->type == PQ_FLBA; }
-
-/* INT96 (8 bytes nanoseconds of the day, 4 bytes Julian day) as int64 ns since 1970. */
-static uint64_t int96_ns(const uint8_t *p)
-{
-    uint64_t nanos = ig_ld64(p);
-    int64_t day = (int64_t)ig_ld32(p + 8) - 2440588;
-    return (uint64_t)day * 86400000000000ULL + nanos;
-}
-
-/* A fixed-width value from its little-endian bytes as a lane (zero-extended). */
-static uint64_t lane_of(const struct pq_node *leaf, const uint8_t *p)
-{
-    switch (leaf->type) {
-    case PQ_INT32: case PQ_FLOAT: return ig_ld32(p);
-    case PQ_INT96: return int96_ns(p);
-    default: return ig_ld64(p);
-    }
-}
-
-static int push_bytes(struct ctx *x, struct ig_values *v, const uint8_t *p, size_t len)
-{
-    return ig_values_push_bytes(v, p, len) ? fail(x, -ENOMEM, "out of memory") : 0;
-}
-
-/* PLAIN values: n of them from p[0..len) into v. */
-static int decode_plain(struct ctx *x, const uint8_t *p, size_t len, size_t n, struct ig_values *v)
-{
-    const struct pq_node *leaf = x->leaf;
-    if (leaf->type == PQ_BYTE_ARRAY) {
-        size_t at = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (len - at < 4) return fail(x, -EIO, "PLAIN strings end after %zu of %zu", i, n);
-            uint32_t l = ig_ld32(p + at);
-            at += 4;
-            if (l > len - at) return fail(x, -EIO, "PLAIN string %zu runs past the page", i);
-            if (push_bytes(x, v, p + at, l)) return -ENOMEM;
-            at += l;
-        }
-        return 0;
-    }
-    if (ig_values_reserve(v, v->n + n)) return fail(x, -ENOMEM, "out of memory");
-    if (leaf->type == PQ_BOOLEAN) {
-        if ((n + 7) / 8 > len) return fail(x, -EIO, "PLAIN booleans: %zu values in %zu bytes", n, len);
-        for (size_t i = 0; i < n; i++) v->lanes[v->n + i] = (p[i / 8] >> (i % 8)) & 1;
-        v->n += n;
-        return 0;
-    }
-    size_t w = (size_t)fixed_width(leaf);
-    if (!w || n > len / w) return fail(x, -EIO, "PLAIN: %zu values of %zu bytes in %zu bytes", n, w, len);
-    if (leaf->type == PQ_FLBA) {
-        for (size_t i = 0; i < n; i++)
-            if (push_bytes(x, v, p + i * w, w)) return -ENOMEM;
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) v->lanes[v->n + i] = lane_of(leaf, p + i * w);
-    v->n += n;
-    return 0;
-}
-
-static int decode_bss(struct ctx *x, const uint8_t *p, size_t len, size_t n, struct ig_values *v)
-{
-    size_t w = (size_t)fixed_width(x->leaf);
-    if (!w || x->leaf->type == PQ_INT96 || w > 16 || n > len / w)
-        return fail(x, -EIO, "BYTE_STREAM_SPLIT: %zu values of %zu bytes in %zu bytes", n, w, len);
-    uint8_t one[16];
-    if (ig_values_reserve(v, v->n + n)) return fail(x, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        for (size_t b = 0; b < w; b++) one[b] = p[b * n + i];
-        if (x->leaf->type == PQ_FLBA) {
-            if (push_bytes(x, v, one, w)) return -ENOMEM;
-        } else {
-            v->lanes[v->n++] = lane_of(x->leaf, one);
-        }
-    }
-    return 0;
-}
-
-static int decode_dict_codes(struct ctx *x, const uint8_t *p, size_t len, size_t n, struct ig_values *v)
-{
-    const struct ig_values *d = &x->s->dict;
-    if (!x->s->dict.type) return fail(x, -EIO, "dictionary-coded page without a dictionary page");
-    if (n == 0) return 0;
-    if (len < 1 || p[0] > 32) return fail(x, -EIO, "bad dictionary code width");
-    if (want_idx(x->s, n)) return fail(x, -ENOMEM, "out of memory");
-    if (rle_decode(p + 1, len - 1, p[0], n, x->s->idx) < 0)
-        return fail(x, -EIO, "dictionary codes are damaged");
-    const uint32_t *idx = x->s->idx;
-    uint32_t worst = 0;
-    for (size_t i = 0; i < n; i++)
-        worst = idx[i] > worst ? idx[i] : worst;
-    for (size_t i = 0; worst >= d->n && i < n; i++)
-        if (idx[i] >= d->n) return fail(x, -EIO, "dictionary code %u, the dictionary has %zu values", idx[i], d->n);
-    if (d->is_bytes) /* every code checked: the strings in one pass */
-        return ig_values_push_bytes_coded(v, d, idx, n) ? fail(x, -ENOMEM, "out of memory") : 0;
-    if (ig_values_reserve(v, v->n + n)) return fail(x, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        v->lanes[v->n + i] = d->lanes[idx[i]];
-    v->n += n;
-    return 0;
-}
-
-/* n lengths (DELTA_BINARY_PACKED) then the bytes of n values, into v; *used. */
-static int decode_delta_lba(struct ctx *x, const uint8_t *p, size_t len, size_t n,
-                            struct ig_values *v, size_t *used)
-{
-    struct ig_buf *t = &x->s->tmp;
-    t->len = 0;
-    if (ig_buf_reserve(t, (n ? n : 1) * sizeof(uint64_t))) return fail(x, -ENOMEM, "out of memory");
-    uint64_t *lens = (uint64_t *)(void *)t->data;
-    long at = delta_decode(p, len, n, lens);
-    if (at < 0) return fail(x, -EIO, "DELTA_LENGTH_BYTE_ARRAY lengths are damaged");
-    size_t pos = (size_t)at;
-    for (size_t i = 0; i < n; i++) {
-        if (lens[i] > len - pos) return fail(x, -EIO, "DELTA_LENGTH_BYTE_ARRAY value %zu runs past the page", i);
-        if (push_bytes(x, v, p + pos, (size_t)lens[i])) return -ENOMEM;
-        pos += (size_t)lens[i];
-    }
-    *used = pos;
-    return 0;
-}
-
-static int decode_delta_ba(struct ctx *x, const uint8_t *p, size_t len, size_t n, struct ig_values *v)
-{
-    /* prefix lengths, then the suffixes as DELTA_LENGTH_BYTE_ARRAY; each value is
-     * built in `cur` from `prev`'s prefix, then the two buffers swap */
-    uint64_t *pre = malloc((n ? n : 1) * sizeof *pre);
-    if (!pre) return fail(x, -ENOMEM, "out of memory");
-    struct ig_values suf;
-    ig_values_init(&suf, IG_T_BINARY);
-    struct ig_buf prev = {0}, cur = {0};
-    size_t used;
-    long at = delta_decode(p, len, n, pre);
-    int rc = at < 0 ? fail(x, -EIO, "DELTA_BYTE_ARRAY prefix lengths are damaged")
-                    : decode_delta_lba(x, p + at, len - (size_t)at, n, &suf, &used);
-    for (size_t i = 0; i < n && !rc; i++) {
-        size_t sl;
-        const uint8_t *s = ig_values_bytes(&suf, i, &sl);
-        if (pre[i] > prev.len) {
-            rc = fail(x, -EIO, "DELTA_BYTE_ARRAY value %zu shares %" PRIu64 " bytes with a %zu-byte value", i, pre[i], prev.len);
-            break;
-        }
-        cur.len = 0;
-        if (ig_buf_append(&cur, prev.data, (size_t)pre[i]) || ig_buf_append(&cur, s, sl)) {
-            rc = fail(x, -ENOMEM, "out of memory");
-            break;
-        }
-        rc = push_bytes(x, v, cur.data, cur.len);
-        struct ig_buf t = prev;
-        prev = cur;
-        cur = t;
-    }
-    ig_buf_free(&prev);
-    ig_buf_free(&cur);
-    free(pre);
-    ig_values_free(&suf);
-    return rc;
-}
-
-static int decode_values(struct ctx *x, unsigned enc, const uint8_t *p, size_t len, size_t n,
-                         struct ig_values *v)
-{
-    const struct pq_node *leaf = x->leaf;
-    size_t used;
-    switch (enc) {
-    case E_PLAIN:
-        return decode_plain(x, p, len, n, v);
-    case E_PLAIN_DICT:
-    case E_RLE_DICT:
-        return decode_dict_codes(x, p, len, n, v);
-    case E_RLE:
-        if (leaf->type != PQ_BOOLEAN) break;
-        if (len < 4 || ig_ld32(p) > len - 4) return fail(x, -EIO, "RLE booleans: bad length");
-        if (want_idx(x->s, n) || ig_values_reserve(v, v->n + n)) return fail(x, -ENOMEM, "out of memory");
-        if (rle_decode(p + 4, ig_ld32(p), 1, n, x->s->idx) < 0) return fail(x, -EIO, "RLE booleans are damaged");
-        for (size_t i = 0; i < n; i++) v->lanes[v->n + i] = x->s->idx[i];
-        v->n += n;
-        return 0;
-    case E_DELTA_BP: {
-        if (leaf->type != PQ_INT32 && leaf->type != PQ_INT64) break;
-        if (ig_values_reserve(v, v->n + n)) return fail(x, -ENOMEM, "out of memory");
-        if (delta_decode(p, len, n, v->lanes + v->n) < 0) return fail(x, -EIO, "DELTA_BINARY_PACKED values are damaged");
-        if (leaf->type == PQ_INT32)
-            for (size_t i = 0; i < n; i++) v->lanes[v->n + i] &= 0xffffffffu;
-        v->n += n;
-        return 0;
-    }
-    case E_DELTA_LBA:
-        if (leaf->type != PQ_BYTE_ARRAY) break;
-        return decode_delta_lba(x, p, len, n, v, &used);
-    case E_DELTA_BA:
-        if (!is_bytes_type(leaf)) break;
-        return decode_delta_ba(x, p, len, n, v);
-    case E_BSS:
-        if (leaf->type == PQ_BOOLEAN || leaf->type == PQ_BYTE_ARRAY) break;
-        return decode_bss(x, p, len, n, v);
-    default:
-        return fail(x, -EINVAL, "encoding %s (%u) is not supported", enc_name(enc), enc);
-    }
-    return fail(x, -EIO, "encoding %s does not apply to %s values", enc_name(enc), pq_type_name(leaf->type));
 }
 
 struct page_header {
@@ -580,16 +102,16 @@ static size_t read_page_header(const uint8_t *p, size_t len, struct page_header 
     return (size_t)(c.p - p);
 }
 
-static int grow_levels(struct ctx *x, struct pq_column *out, size_t n)
+static int grow_levels(struct pq_ctx *x, struct pq_column *out, size_t n)
 {
     if (out->reps && out->nlevels + n <= out->lcap) return 0;
     size_t cap = out->lcap ? out->lcap : 4096;
     while (cap < out->nlevels + n) cap *= 2;
     uint8_t *r = realloc(out->reps, cap), *d;
-    if (!r) return fail(x, -ENOMEM, "out of memory");
+    if (!r) return pq_fail(x, -ENOMEM, "out of memory");
     out->reps = r;
     d = realloc(out->defs, cap);
-    if (!d) return fail(x, -ENOMEM, "out of memory");
+    if (!d) return pq_fail(x, -ENOMEM, "out of memory");
     out->defs = d;
     out->lcap = cap;
     return 0;
@@ -597,7 +119,7 @@ static int grow_levels(struct ctx *x, struct pq_column *out, size_t n)
 
 /* A data page's levels (v1: each stream with a 4-byte length; v2: lengths in the
  * header, handled by the caller) and how many values are defined. */
-static int data_page(struct ctx *x, const struct page_header *h, const uint8_t *lv, size_t lvlen,
+static int data_page(struct pq_ctx *x, const struct page_header *h, const uint8_t *lv, size_t lvlen,
                      const uint8_t *vals, size_t vlen, bool v1, struct pq_column *out)
 {
     const struct pq_node *leaf = x->leaf;
@@ -617,15 +139,15 @@ static int data_page(struct ctx *x, const struct page_header *h, const uint8_t *
         size_t slen;
         if (v1) {
             int32_t e = pass == 0 ? h->rep_enc : h->def_enc;
-            if (e != E_RLE) return fail(x, -EINVAL, "%s levels in %s encoding are not supported", what, enc_name((unsigned)e));
-            if (lvlen - at < 4 || ig_ld32(lv + at) > lvlen - at - 4) return fail(x, -EIO, "%s levels: bad length", what);
+            if (e != E_RLE) return pq_fail(x, -EINVAL, "%s levels in %s encoding are not supported", what, pq_enc_name((unsigned)e));
+            if (lvlen - at < 4 || ig_ld32(lv + at) > lvlen - at - 4) return pq_fail(x, -EIO, "%s levels: bad length", what);
             slen = ig_ld32(lv + at);
             at += 4;
         } else {
             slen = pass == 0 ? (size_t)h->rep_len : (size_t)h->def_len;
-            if (slen > lvlen - at) return fail(x, -EIO, "%s levels: bad length", what);
+            if (slen > lvlen - at) return pq_fail(x, -EIO, "%s levels: bad length", what);
         }
-        rc = decode_levels(x, lv + at, slen, max, n, dst, what);
+        rc = pq_decode_levels(x, lv + at, slen, max, n, dst, what);
         if (rc) return rc;
         at += slen;
     }
@@ -634,8 +156,8 @@ static int data_page(struct ctx *x, const struct page_header *h, const uint8_t *
     for (size_t i = 0; i < n; i++) defined += defs[i] == leaf->max_def;
     if (!leaf->max_def) defined = n;
     if (leaf->max_rep && n && reps[0] != 0 && out->nlevels == 0)
-        return fail(x, -EIO, "the column's first value continues a list");
-    rc = decode_values(x, (unsigned)h->encoding, vals, vlen, defined, &out->vals);
+        return pq_fail(x, -EIO, "the column's first value continues a list");
+    rc = pq_decode_values(x, (unsigned)h->encoding, vals, vlen, defined, &out->vals);
     if (rc) return rc;
     out->nlevels += n;
     return 0;
@@ -645,57 +167,57 @@ int pq_decode_chunk(const uint8_t *p, size_t len, const struct pq_node *leaf, ui
                     int64_t num_values, const char *where, struct pq_scratch *s,
                     struct pq_column *out, struct ig_error *err)
 {
-    struct ctx x = {.where = where, .leaf = leaf, .s = s, .err = err};
+    struct pq_ctx x = {.where = where, .leaf = leaf, .s = s, .err = err};
     out->nlevels = 0;
-    ig_values_retype(&out->vals, is_bytes_type(leaf) ? IG_T_BINARY : IG_T_UINT64);
+    ig_values_retype(&out->vals, pq_is_bytes_type(leaf) ? IG_T_BINARY : IG_T_UINT64);
     ig_values_retype(&s->dict, 0); /* type 0: no dictionary page seen yet */
     if (leaf->type == PQ_FLBA && (leaf->type_length <= 0 || leaf->type_length > (1 << 20)))
-        return fail(&x, -EIO, "FIXED_LEN_BYTE_ARRAY of length %d", leaf->type_length);
+        return pq_fail(&x, -EIO, "FIXED_LEN_BYTE_ARRAY of length %d", leaf->type_length);
     size_t at = 0;
     int64_t seen = 0;
     int rc = 0;
     while (!rc && seen < num_values) {
-        if (at >= len) return fail(&x, -EIO, "the chunk ends after %" PRId64 " of its %" PRId64 " values", seen, num_values);
+        if (at >= len) return pq_fail(&x, -EIO, "the chunk ends after %" PRId64 " of its %" PRId64 " values", seen, num_values);
         struct page_header h;
         const char *why = NULL;
         size_t hl = read_page_header(p + at, len - at, &h, &why);
-        if (!hl) return fail(&x, -EIO, "page header is damaged (%s)", why ? why : "bad Thrift");
+        if (!hl) return pq_fail(&x, -EIO, "page header is damaged (%s)", why ? why : "bad Thrift");
         if (h.csize < 0 || h.usize < 0 || (size_t)h.csize > len - at - hl)
-            return fail(&x, -EIO, "page of %d bytes runs past the chunk", h.csize);
+            return pq_fail(&x, -EIO, "page of %d bytes runs past the chunk", h.csize);
         if ((uint32_t)h.usize > PQ_PAGE_MAX_BYTES)
-            return fail(&x, -EINVAL, "page of %d bytes uncompressed: more than ingot accepts (%u)", h.usize, PQ_PAGE_MAX_BYTES);
+            return pq_fail(&x, -EINVAL, "page of %d bytes uncompressed: more than ingot accepts (%u)", h.usize, PQ_PAGE_MAX_BYTES);
         const uint8_t *body = p + at + hl;
         size_t blen = (size_t)h.csize;
         at += hl + blen;
         if (h.type == PAGE_DICT) {
             if (!h.have_dict || h.num_values < 0 || (uint32_t)h.num_values > PQ_PAGE_MAX_VALUES)
-                return fail(&x, -EIO, "dictionary page header is damaged");
+                return pq_fail(&x, -EIO, "dictionary page header is damaged");
             if (h.encoding != E_PLAIN && h.encoding != E_PLAIN_DICT)
-                return fail(&x, -EINVAL, "dictionary in %s encoding is not supported", enc_name((unsigned)h.encoding));
+                return pq_fail(&x, -EINVAL, "dictionary in %s encoding is not supported", pq_enc_name((unsigned)h.encoding));
             const uint8_t *pb = NULL;
-            rc = decompress(&x, codec, body, blen, (size_t)h.usize, &s->page, &pb);
-            ig_values_retype(&s->dict, is_bytes_type(leaf) ? IG_T_BINARY : IG_T_UINT64);
-            if (!rc) rc = decode_plain(&x, pb, (size_t)h.usize, (size_t)h.num_values, &s->dict);
+            rc = pq_decompress(&x, codec, body, blen, (size_t)h.usize, &s->page, &pb);
+            ig_values_retype(&s->dict, pq_is_bytes_type(leaf) ? IG_T_BINARY : IG_T_UINT64);
+            if (!rc) rc = pq_decode_plain(&x, pb, (size_t)h.usize, (size_t)h.num_values, &s->dict);
         } else if (h.type == PAGE_DATA || h.type == PAGE_DATA_V2) {
             bool v1 = h.type == PAGE_DATA;
             if ((v1 && !h.have_data) || (!v1 && !h.have_v2) || h.num_values < 0 ||
                 (uint32_t)h.num_values > PQ_PAGE_MAX_VALUES)
-                return fail(&x, -EIO, "data page header is damaged");
+                return pq_fail(&x, -EIO, "data page header is damaged");
             if (h.num_values > num_values - seen)
-                return fail(&x, -EIO, "the pages hold more than the chunk's %" PRId64 " values", num_values);
+                return pq_fail(&x, -EIO, "the pages hold more than the chunk's %" PRId64 " values", num_values);
             const uint8_t *pb = NULL;
             if (v1) {
-                rc = decompress(&x, codec, body, blen, (size_t)h.usize, &s->page, &pb);
+                rc = pq_decompress(&x, codec, body, blen, (size_t)h.usize, &s->page, &pb);
                 if (!rc) rc = data_page(&x, &h, pb, (size_t)h.usize, NULL, 0, true, out);
             } else {
                 if (h.def_len < 0 || h.rep_len < 0 || (size_t)h.def_len + (size_t)h.rep_len > blen ||
                     (size_t)h.def_len + (size_t)h.rep_len > (size_t)h.usize)
-                    return fail(&x, -EIO, "level lengths do not fit the page");
+                    return pq_fail(&x, -EIO, "level lengths do not fit the page");
                 size_t ll = (size_t)h.def_len + (size_t)h.rep_len;
                 /* v2 keeps its levels uncompressed, and may leave the values so too */
                 bool packed = h.is_compressed && codec != PQ_UNCOMPRESSED;
                 size_t vlen = packed ? (size_t)h.usize - ll : blen - ll;
-                rc = decompress(&x, packed ? codec : PQ_UNCOMPRESSED, body + ll, blen - ll, vlen,
+                rc = pq_decompress(&x, packed ? codec : PQ_UNCOMPRESSED, body + ll, blen - ll, vlen,
                                 &s->page, &pb);
                 if (!rc) rc = data_page(&x, &h, body, ll, pb, vlen, false, out);
             }
@@ -705,7 +227,7 @@ int pq_decode_chunk(const uint8_t *p, size_t len, const struct pq_node *leaf, ui
         x.page++;
     }
     if (!rc && seen != num_values)
-        rc = fail(&x, -EIO, "the pages hold %" PRId64 " values, the footer says %" PRId64, seen, num_values);
+        rc = pq_fail(&x, -EIO, "the pages hold %" PRId64 " values, the footer says %" PRId64, seen, num_values);
     return rc;
 }
 
