@@ -44,6 +44,40 @@ int ig_blob_writer_add(struct ig_blob_writer *w, const void *p, size_t n, struct
     return 0;
 }
 
+/* Copy size bytes from fd at src_off into the blob file as one object
+ * (1 MiB at a time, hashed on the way). `what` names the source in errors. */
+static int copy_object(struct ig_blob_writer *w, int fd, uint64_t src_off, uint64_t size, const char *what,
+                       struct ig_blob_ref *ref, struct ig_error *err)
+{
+    uint64_t at = place(w, size);
+    struct ig_hasher h;
+    ig_hasher_init(&h);
+    size_t cap = 1 << 20;
+    uint8_t *buf = malloc(cap);
+    int rc = buf ? 0 : -ENOMEM;
+    uint64_t done = 0;
+    while (!rc && done < size) {
+        size_t n = size - done < cap ? (size_t)(size - done) : cap;
+        rc = ig_pread_full(fd, buf, n, src_off + done);
+        if (rc) {
+            rc = ig_err(err, rc, "cannot read '%s': %s", what,
+                        rc == -EIO ? "file shrank while reading" : strerror(-rc));
+            break;
+        }
+        ig_hasher_update(&h, buf, n);
+        rc = ig_pwrite_full(w->fd, buf, n, at + done);
+        if (rc) rc = ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
+        done += n;
+    }
+    free(buf);
+    if (rc == -ENOMEM) return ig_err(err, rc, "out of memory");
+    if (rc) return rc;
+    *ref = (struct ig_blob_ref){at, size, ig_hasher_final(&h)};
+    w->end = at + size;
+    w->objects++;
+    return 0;
+}
+
 int ig_blob_writer_add_file(struct ig_blob_writer *w, const char *src, struct ig_blob_ref *ref,
                             struct ig_error *err)
 {
@@ -55,33 +89,47 @@ int ig_blob_writer_add_file(struct ig_blob_writer *w, const char *src, struct ig
         close(fd);
         return ig_err(err, -e, "cannot read '%s': %s", src, strerror(e));
     }
-    uint64_t at = place(w, (uint64_t)size);
-    struct ig_hasher h;
-    ig_hasher_init(&h);
-    size_t cap = 1 << 20;
-    uint8_t *buf = malloc(cap);
-    int rc = buf ? 0 : -ENOMEM;
-    uint64_t done = 0;
-    while (!rc && done < (uint64_t)size) {
-        size_t n = (uint64_t)size - done < cap ? (size_t)((uint64_t)size - done) : cap;
-        rc = ig_pread_full(fd, buf, n, done);
-        if (rc) {
-            rc = ig_err(err, rc, "cannot read '%s': %s", src,
-                        rc == -EIO ? "file shrank while reading" : strerror(-rc));
-            break;
-        }
-        ig_hasher_update(&h, buf, n);
-        rc = ig_pwrite_full(w->fd, buf, n, at + done);
-        if (rc) rc = ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
-        done += n;
-    }
-    free(buf);
+    int rc = copy_object(w, fd, 0, (uint64_t)size, src, ref, err);
     close(fd);
-    if (rc == -ENOMEM) return ig_err(err, rc, "out of memory");
-    if (rc) return rc;
-    *ref = (struct ig_blob_ref){at, (uint64_t)size, ig_hasher_final(&h)};
-    w->end = at + (uint64_t)size;
-    w->objects++;
+    return rc;
+}
+
+int ig_blob_writer_add_object(struct ig_blob_writer *w, int src_fd, const char *src_path,
+                              const struct ig_blob_ref *src, struct ig_blob_ref *ref, struct ig_error *err)
+{
+    if (src->size > IG_BLOB_MAX_OBJECT || src->offset > UINT64_MAX - src->size)
+        return ig_err(err, -EIO, "%s: object at %llu: size out of range", src_path,
+                      (unsigned long long)src->offset);
+    int rc = copy_object(w, src_fd, src->offset, src->size, src_path, ref, err);
+    if (!rc && ref->hash != src->hash)
+        rc = ig_err(err, -EIO, "%s: object at %llu (%llu bytes): checksum mismatch", src_path,
+                    (unsigned long long)src->offset, (unsigned long long)src->size);
+    return rc;
+}
+
+int ig_blob_writer_open_append(struct ig_blob_writer *w, const char *path, struct ig_error *err)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->path = strdup(path);
+    if (!w->path) return ig_err(err, -ENOMEM, "out of memory");
+    w->fd = open(path, O_RDWR | O_CLOEXEC);
+    if (w->fd < 0 && errno == ENOENT) { /* the part's first blob column */
+        ig_blob_writer_free(w);
+        return ig_blob_writer_open(w, path, err);
+    }
+    if (w->fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    char magic[IG_BLOB_HEADER];
+    off_t size = lseek(w->fd, 0, SEEK_END);
+    if (size < IG_BLOB_HEADER || ig_pread_full(w->fd, magic, sizeof magic, 0) ||
+        memcmp(magic, IG_BLOB_MAGIC, IG_BLOB_HEADER)) {
+        close(w->fd);
+        w->fd = -1;
+        w->finished = true; /* not ours to remove */
+        return ig_err(err, -EIO, "%s: not a blob file", path);
+    }
+    w->base = w->end = (uint64_t)size;
+    w->existed = true;
     return 0;
 }
 
@@ -97,8 +145,14 @@ int ig_blob_writer_finish(struct ig_blob_writer *w, struct ig_error *err)
 
 void ig_blob_writer_free(struct ig_blob_writer *w)
 {
+    /* not finished: what was written goes (an appended file is cut back to
+     * what it held; a commit's record cuts it back too, the objects zeroed
+     * first, should this fail or not run) */
+    if (!w->finished && w->existed && w->fd >= 0 && ftruncate(w->fd, (off_t)w->base) != 0) {
+        /* best effort: see above */
+    }
     if (w->fd >= 0) close(w->fd);
-    if (!w->finished && w->path) unlink(w->path);
+    if (!w->finished && !w->existed && w->path) unlink(w->path);
     free(w->path);
     memset(w, 0, sizeof *w);
     w->fd = -1;

@@ -35,9 +35,20 @@ struct ig_blob_writer {
     uint64_t end;      /* next free byte */
     uint64_t objects;
     bool finished;
+    bool existed;      /* opened to append to a file that was there: unfinished,
+                          it is cut back to base, its size then */
+    uint64_t base;
 };
 
 int ig_blob_writer_open(struct ig_blob_writer *w, const char *path, struct ig_error *err);
+/* Add objects to an existing blob file (columns added to a part: the objects
+ * already there keep their offsets), or create it. Freed unfinished, the file
+ * is cut back to what it held (or removed, if this made it). */
+int ig_blob_writer_open_append(struct ig_blob_writer *w, const char *path, struct ig_error *err);
+/* Copy one object of another blob file (src_fd, its reference src) into this
+ * one, checking its hash on the way: -EIO naming src_path if it differs. */
+int ig_blob_writer_add_object(struct ig_blob_writer *w, int src_fd, const char *src_path,
+                              const struct ig_blob_ref *src, struct ig_blob_ref *ref, struct ig_error *err);
 /* Copy a whole file into the blob file. Errors name the source path. */
 int ig_blob_writer_add_file(struct ig_blob_writer *w, const char *src, struct ig_blob_ref *ref,
                             struct ig_error *err);

@@ -37,6 +37,7 @@ struct fs_invalidator {
     struct fs_deferred_reply *deferred; /* erases answered once names are dropped */
     size_t ndeferred, deferred_cap;
     bool pending, stopping;
+    bool reshaped; /* the columns shown changed: every row and object file is stale */
     pthread_t inval_thread, names_thread;
 };
 
@@ -106,6 +107,15 @@ static void rows_erased_between(struct fs_session *s, const struct ig_table *old
 
 /* ---- reloading ----------------------------------------------------------- */
 
+/* Do two versions show the same columns? A column added, replaced or dropped
+ * changes what every rows/ID holds, and what blobs/COL/ID is. */
+static bool shows_same_columns(const struct ig_table *a, const struct ig_table *b)
+{
+    if (a->manifest.listed != b->manifest.listed) return false;
+    if (a->manifest.listed) return ig_idset_equal(&a->manifest.columns, &b->manifest.columns);
+    return (a->nparts ? a->parts[0].num_columns : 0) == (b->nparts ? b->parts[0].num_columns : 0);
+}
+
 static void queue_invalidation(struct fs_session *s)
 {
     if (!s->inval) return; /* not serving yet */
@@ -156,6 +166,7 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     if (s->inval) {
         pthread_mutex_lock(&s->inval->mu); /* only ever taken inside the table lock */
         rows_erased_between(s, &old, &s->table);
+        s->inval->reshaped |= !shows_same_columns(&old, &s->table);
         pthread_mutex_unlock(&s->inval->mu);
     }
     pthread_rwlock_unlock(&s->table_lock);
@@ -195,10 +206,12 @@ void fs_reload_for_handler(struct fs_session *s, bool last)
  * so that it is forgotten once closed; a row or blob object that was erased
  * loses its name and pages. Rows, objects and directories that did not change
  * keep everything: they never change. Caller holds the table lock (read). */
-static bool is_stale(struct fs_session *s, const struct fs_node *n)
+/* reshaped: the columns shown changed since the kernel was last told */
+static bool is_stale(struct fs_session *s, const struct fs_node *n, bool reshaped)
 {
     if (fs_node_generational(n)) return n->gen_bits != fs_gen_bits(s->gens.current.gen);
     if (n->kind != FS_K_ROW && n->kind != FS_K_BLOB && n->kind != FS_K_BLOB_ROW) return false;
+    if (reshaped) return true;
     uint32_t pi;
     uint64_t local;
     return ig_table_row(&s->table, n->row, &pi, &local) != 0 ||
@@ -355,7 +368,20 @@ static void invalidate_rows(struct fs_session *s)
  * control files left out (drop_stale_pages). */
 static void notify_stale_known(struct fs_session *s, bool pages_only)
 {
+    bool reshaped = false;
+    if (!pages_only) { /* the invalidation thread's pass tells of every row */
+        pthread_mutex_lock(&s->inval->mu);
+        reshaped = s->inval->reshaped;
+        s->inval->reshaped = false;
+        pthread_mutex_unlock(&s->inval->mu);
+    }
     fs_fill_barrier(&s->fill);
+    if (reshaped) { /* rows are not known inodes: every one given, its pages and size */
+        struct ig_u64vec rows = {0};
+        fs_known_given_rows(&s->known, &rows);
+        notify_rows(s, &rows, true, false);
+        ig_u64vec_free(&rows);
+    }
     size_t n;
     uint64_t *inos = known_inodes(s, false, &n);
     struct stale *st = malloc(INVAL_BATCH * sizeof *st);
@@ -364,7 +390,7 @@ static void notify_stale_known(struct fs_session *s, bool pages_only)
         pthread_rwlock_rdlock(&s->table_lock);
         for (size_t i = a; i < b; i++) {
             struct fs_node node;
-            if (!fs_node_of(inos[i], &node) || !is_stale(s, &node) ||
+            if (!fs_node_of(inos[i], &node) || !is_stale(s, &node, reshaped) ||
                 (pages_only && (node.kind == FS_K_ROW || node.kind == FS_K_SPECIAL)))
                 continue;
             struct stale *x = &st[ns++];

@@ -135,6 +135,19 @@ void fs_known_keep_given_rows(struct fs_known *k, struct ig_u64vec *r)
     r->n = held;
 }
 
+void fs_known_given_rows(struct fs_known *k, struct ig_u64vec *r)
+{
+    pthread_mutex_lock(&k->mu);
+    for (size_t c = 0; c < k->nrow_chunks; c++)
+        for (uint64_t w = 0; k->row_given[c] && w < ROW_CHUNK / 64; w++)
+            for (uint64_t bits = k->row_given[c][w]; bits; bits &= bits - 1)
+                if (ig_u64vec_push(r, c * ROW_CHUNK + w * 64 + (uint64_t)__builtin_ctzll(bits))) {
+                    pthread_mutex_unlock(&k->mu);
+                    return;
+                }
+    pthread_mutex_unlock(&k->mu);
+}
+
 uint64_t *fs_known_inodes(struct fs_known *k, bool (*keep)(void *ctx, uint64_t ino), void *ctx,
                           size_t *n)
 {

@@ -47,6 +47,9 @@ uint64_t fs_known_forget(struct fs_known *k, uint64_t ino, uint64_t n);
 void fs_known_row_given(struct fs_known *k, uint64_t row);
 /* Keep, in place, the rows of r the kernel may hold. */
 void fs_known_keep_given_rows(struct fs_known *k, struct ig_u64vec *r);
+/* Every row the kernel may hold, ascending, appended to r (out of memory: as
+ * many as fit). */
+void fs_known_given_rows(struct fs_known *k, struct ig_u64vec *r);
 
 /* A copy of the inodes held (those `keep` accepts, all when it is NULL), taken
  * under the lock; NULL without memory. */

@@ -66,8 +66,9 @@ static int push_row(struct npy_source *src, struct ig_values *v, const uint8_t *
 }
 
 static int npy_fill(void *ctx, uint64_t first_row, uint32_t count, struct ig_values *cols,
-                    struct ig_error *err)
+                    struct ig_blob_writer *blobs, struct ig_error *err)
 {
+    (void)blobs; /* an array holds no blobs */
     struct npy_source *src = ctx;
     if (first_row != src->next_row) return ig_err(err, -EINVAL, "rows asked out of order");
     uint32_t pi;

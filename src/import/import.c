@@ -58,7 +58,9 @@ enum ig_input_format ig_input_format_from_magic(const char *path)
     if (fd < 0) return IG_INPUT_AUTO;
     ssize_t n = pread(fd, head, sizeof head, 0);
     close(fd);
-    if (n >= 4 && !memcmp(head, "PAR1", 4)) return IG_INPUT_PARQUET;
+    /* PARE: a Parquet file with an encrypted footer, which the Parquet
+     * reader refuses saying so */
+    if (n >= 4 && (!memcmp(head, "PAR1", 4) || !memcmp(head, "PARE", 4))) return IG_INPUT_PARQUET;
     if (n == 6 && !memcmp(head, "\x93NUMPY", 6)) return IG_INPUT_NPY;
     return IG_INPUT_AUTO;
 }
@@ -459,9 +461,11 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
 }
 
 /* New columns as NULL in every row a table has (their rows from before). */
-static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_values *cols, struct ig_error *err)
+static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_values *cols,
+                     struct ig_blob_writer *blobs, struct ig_error *err)
 {
     (void)first_row;
+    (void)blobs;
     const struct ig_schema *s = ctx;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         struct ig_values *v = &cols[l];

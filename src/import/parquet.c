@@ -188,11 +188,16 @@ static int inner_text(struct build *bd, uint32_t i)
             rc = cn->type >= 0 ? inner_text(bd, c) : struct_text(bd, c);
         } else {
             /* 3-level list: the repeated group wraps the element, unless it is
-             * itself the element (legacy names, or several fields) */
+             * itself the element, as the format's rules for older writers
+             * say: several fields, or one under a legacy name. Then the
+             * element is the group read as a value: a struct, or a list or
+             * map where it is annotated so (parquet-avro's two-level
+             * list<list<int>>: `repeated group array (LIST) { repeated int32
+             * array; }`). */
             char tuple[300];
             snprintf(tuple, sizeof tuple, "%s_tuple", n->name);
             bool is_element = cn->nchildren != 1 || !strcmp(cn->name, "array") || !strcmp(cn->name, tuple);
-            rc = is_element ? struct_text(bd, c) : node_text(bd, first_child(c));
+            rc = is_element ? inner_text(bd, c) : node_text(bd, first_child(c));
         }
         return rc ? rc : put(bd, ">");
     }
@@ -361,6 +366,12 @@ static bool push_run(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
 {
     uint8_t conv = f->pq->conv[l];
     if (vi + k > c->vals.n) return false;
+    /* rows of empty lists only: no values, and a column that has none has no
+     * lanes or offsets to point into either */
+    if (k == 0) {
+        *rc = 0;
+        return true;
+    }
     if (!c->vals.is_bytes) {
         if (conv != CV_RAW && conv != CV_S32 && conv != CV_U32) return false;
         uint64_t *lanes = c->vals.lanes + vi;

@@ -12,7 +12,7 @@
  *   INT32 / INT64                             int32 / int64; INTEGER(8|16|32|64, signed or
  *                                             not) to int8 .. uint64; DATE as int32 days,
  *                                             TIME and TIMESTAMP as int32/int64 in their unit
- *   INT96 (legacy timestamps)                 int64 nanoseconds since 1970
+ *   INT96 (legacy timestamps)                 int64 microseconds since 1970
  *   FLOAT / DOUBLE                            float32 / float64
  *   DECIMAL (any physical type)               float64, the nearest double to the decimal
  *   FLOAT16                                   float32 stored quantize=fp16 (lossless)

@@ -143,7 +143,7 @@ static void check_commit(char *text, size_t len)
         return;
     }
     for (size_t i = 0; i < n; i++)
-        if (!parts[i].name[0] || strchr(parts[i].name, '/') ||
+        if (!parts[i].name[0] || parts[i].name[0] == '.' || strchr(parts[i].name, '/') ||
             strlen(parts[i].name) >= IG_PART_NAME_MAX)
             abort();
     free(parts);

@@ -42,17 +42,19 @@ expect_fail() {
 
 have_fuse() { [ -c /dev/fuse ] && command -v fusermount3 >/dev/null; }
 
-# need_duckdb NAME: DuckDB (@duckdb/node-api) and apache-arrow from npm,
-# installed into tests/parquet/node_modules on first use; FAIL NAME and return
-# 1 without them.
+# need_duckdb NAME: the Node packages of tests/parquet/package.json (DuckDB,
+# apache-arrow, nodejs-polars, hyparquet), installed into
+# tests/parquet/node_modules on first use; FAIL NAME and return 1 without them.
 need_duckdb() {
-    local pq=$ROOT/tests/parquet
+    local pq=$ROOT/tests/parquet p
     if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
         fail "$1" "node and npm are needed (scripts/deps installs them)"
         return 1
     fi
-    if [ ! -d "$pq/node_modules/@duckdb/node-api" ] || [ ! -d "$pq/node_modules/apache-arrow" ]; then
+    for p in @duckdb/node-api apache-arrow nodejs-polars nodejs-polars-linux-x64-gnu hyparquet; do
+        [ -d "$pq/node_modules/$p" ] && continue
         (cd "$pq" && npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
-            { fail "$1" "npm install of @duckdb/node-api and apache-arrow failed"; return 1; }
-    fi
+            { fail "$1" "npm install of tests/parquet/package.json failed"; return 1; }
+        break
+    done
 }

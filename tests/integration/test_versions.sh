@@ -107,6 +107,42 @@ crash_steps() {
 }
 check crash_at_every_commit_step_old_or_new crash_steps
 
+# the same for replace-column, drop-column and an erase that reaches versions 3
+# to 6 (a replaced column among them): killed after each durable step, the
+# table is version 6 as it was or version 7 whole, in every version
+crash_op() { # NAME NEW-CHECK CMD... (@T: the table)
+    local name=$1 new=$2 k v out c=$WORK/crash-op arg
+    shift 2
+    for k in 1 2 3 4 5 6 7 8; do
+        rm -rf "$c"; cp -r "$T" "$c"
+        local cmd=()
+        for arg in "$@"; do [ "$arg" = @T ] && cmd+=("$c") || cmd+=("$arg"); done
+        INGOT_FAULT_AFTER=$k "$INGOT" "${cmd[@]}" >/dev/null 2>&1
+        out=$("$INGOT" verify --deep "$c" 2>&1) || { echo "$name step $k: $out"; return 1; }
+        v=$("$INGOT" versions --json "$c" | jq -r '.[-1].version')
+        case $v in
+        6) [ "$("$INGOT" cat --rows 9 "$c" | md5sum)" = "$("$INGOT" cat --rows 9 "$T" | md5sum)" ] &&
+               [ "$("$INGOT" cat --version 4 --rows 9 "$c" | md5sum)" = "$("$INGOT" cat --version 4 --rows 9 "$T" | md5sum)" ] ||
+               { echo "$name step $k: version 6 changed"; return 1; }
+           [ ! -e "$c/.ingot/commit" ] || { echo "$name step $k: record left"; return 1; } ;;
+        7) $new "$c" || { echo "$name step $k: version 7 wrong"; return 1; } ;;
+        *) echo "$name step $k: version $v"; return 1 ;;
+        esac
+    done
+}
+replaced() { [ "$("$INGOT" cat --rows 8 "$1" score)" = '{"score":80}' ]; }
+dropped() { ! "$INGOT" cat "$1" emb >/dev/null 2>&1 && "$INGOT" cat --version 6 "$1" emb >/dev/null; }
+erased_everywhere() {
+    local v
+    for v in 3 4 5 6 7; do ! "$INGOT" cat --version $v --rows 9 "$1" >/dev/null 2>&1 || return 1; done
+}
+crash_ops() {
+    crash_op replace-column replaced replace-column --name score @T "$WORK/score.npy" &&
+        crash_op drop-column dropped drop-column @T emb &&
+        crash_op erase erased_everywhere erase --row 9 @T
+}
+check crash_replace_drop_erase_across_versions_old_or_new crash_ops
+
 # an erasure reaches every version: the replaced column's old values and the
 # new ones, in every file
 holds_value() { # TABLE: does any file hold row 8's backfilled value's bytes?

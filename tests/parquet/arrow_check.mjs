@@ -18,6 +18,8 @@ function same(a, j, type) {
   const t = String(type);
   if (typeof a === 'bigint') return a.toString() === String(j);
   if (a instanceof Uint8Array) return hex(a) === j;
+  // NaN and the infinities: JSON strings in rows/ID
+  if (typeof a === 'number' && ['NaN', 'Infinity', '-Infinity'].includes(j)) return Object.is(a, Number(j));
   if (typeof a === 'number') {
     if (t.startsWith('Float32')) return Object.is(Math.fround(j), a) || (j === 0 && a === 0);
     return Object.is(j, a) || (j === 0 && a === 0);

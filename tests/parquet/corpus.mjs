@@ -80,5 +80,5 @@ const cols10k = Array.from({ length: 10000 }, (_, k) =>
   : k % 3 === 1 ? `(i * ${k + 1}) / 8.0 AS d${k}` : `(i * ${k + 1})::BIGINT AS c${k}`).join(', ');
 await q(`COPY (SELECT ${cols10k} FROM range(100) r(i)) TO '${dir}/wide10k.parquet' (FORMAT parquet)`);
 await q(`COPY (SELECT * FROM read_parquet('${dir}/wide10k.parquet')) TO '${dir}/wide10k.jsonl' (FORMAT json)`);
-// a compression ingot does not read
+// brotli (and, with its codec changed in the footer, LZO, which ingot does not read)
 await q(`COPY (SELECT i AS a FROM range(10) r(i)) TO '${dir}/brotli.parquet' (FORMAT parquet, COMPRESSION brotli)`);

@@ -123,12 +123,18 @@ static int file_metadata(const struct ig_part *p, const struct ig_pqv *pv, const
         tw_end(&w);
     }
     tw_i64(&w, 3, (int64_t)pv->rows);
-    tw_list(&w, 4, TW_STRUCT, 1);
-    tw_elem_struct(&w);
-    tw_list(&w, 1, TW_STRUCT, (uint32_t)s->nl);
+    /* a group whose rows are all erased has no pages: no row group then (a
+     * chunk's data_page_offset must point at a page), as writers store an
+     * empty table */
+    bool any = pv->rows > 0;
+    tw_list(&w, 4, TW_STRUCT, any);
+    if (any) {
+        tw_elem_struct(&w);
+        tw_list(&w, 1, TW_STRUCT, (uint32_t)s->nl);
+    }
     uint64_t total = 0;
     uint32_t k = 0;
-    for (size_t i = 0; i < s->nl; i++) {
+    for (size_t i = 0; any && i < s->nl; i++) {
         const struct pq_leaf *l = &s->l[i];
         struct chunk_sum c;
         chunk_totals(pv, l, &k, &c);
@@ -162,9 +168,11 @@ static int file_metadata(const struct ig_part *p, const struct ig_pqv *pv, const
         tw_end(&w);
         tw_end(&w);
     }
-    tw_i64(&w, 2, (int64_t)total);
-    tw_i64(&w, 3, (int64_t)pv->rows);
-    tw_end(&w);
+    if (any) {
+        tw_i64(&w, 2, (int64_t)total);
+        tw_i64(&w, 3, (int64_t)pv->rows);
+        tw_end(&w);
+    }
     tw_binary(&w, 6, "ingot", 5);
     tw_finish(&w);
     return w.err;
@@ -173,17 +181,20 @@ static int file_metadata(const struct ig_part *p, const struct ig_pqv *pv, const
 /* file_metadata's length, field by field as it writes them. */
 size_t pqv_footer_len(const struct ig_pqv *pv, const struct ig_pqv_schema *s)
 {
-    size_t n = tl_int(1) + s->elements_len + tl_int((int64_t)pv->rows) + tl_list(1) + tl_list((uint32_t)s->nl);
-    uint64_t total = 0;
-    uint32_t k = 0;
-    for (size_t i = 0; i < s->nl; i++) {
-        struct chunk_sum c;
-        chunk_totals(pv, &s->l[i], &k, &c);
-        total += c.bytes;
-        n += column_chunk_len(s, &s->l[i], &c);
+    size_t n = tl_int(1) + s->elements_len + tl_int((int64_t)pv->rows) + tl_list(pv->rows > 0);
+    if (pv->rows > 0) {
+        uint64_t total = 0;
+        uint32_t k = 0;
+        n += tl_list((uint32_t)s->nl);
+        for (size_t i = 0; i < s->nl; i++) {
+            struct chunk_sum c;
+            chunk_totals(pv, &s->l[i], &k, &c);
+            total += c.bytes;
+            n += column_chunk_len(s, &s->l[i], &c);
+        }
+        n += tl_int((int64_t)total) + tl_int((int64_t)pv->rows) + 1; /* the row group's } */
     }
-    n += tl_int((int64_t)total) + tl_int((int64_t)pv->rows) + 1; /* the row group's } */
-    return n + 1 + tl_bin(5) + 1;                                 /* created_by "ingot", } */
+    return n + 1 + tl_bin(5) + 1; /* created_by "ingot", } */
 }
 
 int ig_pqv_tail(const struct ig_table *t, const struct ig_pqv_schema *s, const struct ig_pqv *v, struct ig_buf *out,

@@ -52,8 +52,9 @@
  * and min_value/max_value of a flat numeric leaf whose chunk record bounds it
  * (format 9: bounds as written, taken again by an erase that reaches one;
  * deleted rows may leave them wider than the live rows, never narrower). No page
- * indexes. An older generation of the table is not laid out (the mount
- * answers ESTALE). */
+ * indexes. A group whose rows are all erased has no pages and its file no
+ * row group (a chunk's data_page_offset would point at no page). An older
+ * generation of the table is not laid out (the mount answers ESTALE). */
 #ifndef IG_FORMAT_EXPORT_PARQUET_VIEW_H
 #define IG_FORMAT_EXPORT_PARQUET_VIEW_H
 

@@ -74,10 +74,10 @@ struct part_fill {
 };
 
 static int fill_part(void *ctx, uint64_t first, uint32_t count, struct ig_values *cols,
-                     struct ig_error *err)
+                     struct ig_blob_writer *blobs, struct ig_error *err)
 {
     const struct part_fill *pf = ctx;
-    return pf->req->fill(pf->req->ctx, pf->first_row_id + first, count, cols, err);
+    return pf->req->fill(pf->req->ctx, pf->first_row_id + first, count, cols, blobs, err);
 }
 
 /* "add-column a, b" (or replace-column), cut to fit a version's change line. */

@@ -21,6 +21,7 @@
 #include "format/model/schema.h"
 #include "format/part/writer.h"
 
+struct ig_blob_writer;
 struct ig_error;
 struct ig_values;
 struct ig_table;
@@ -28,9 +29,11 @@ struct ig_part;
 
 /* Values of table rows [first_row, first_row + count) (global ids) for every
  * leaf of the request's schema: exactly count rows each; rows the source has
- * nothing for, and rows deleted already, are NULL. */
+ * nothing for, and rows deleted already, are NULL. Blob columns' objects go
+ * into `blobs` (the part's blob file; NULL when the columns hold no blobs). */
 typedef int (*ig_column_fill_fn)(void *ctx, uint64_t first_row, uint32_t count,
-                                 struct ig_values *cols, struct ig_error *err);
+                                 struct ig_values *cols, struct ig_blob_writer *blobs,
+                                 struct ig_error *err);
 
 struct ig_add_request {
     const struct ig_schema *schema; /* the columns (finished; its own ids from 0) */

@@ -2,6 +2,7 @@
 #include "format/part/commit.h"
 #include "format/part/commitlog.h"
 #include "format/part/lock.h"
+#include "format/model/types.h"
 #include "format/part/versions.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -29,6 +30,50 @@ int ig_manifest_columns_explicit(struct ig_manifest *m, uint32_t num_columns)
 
 /* ---- a commit ------------------------------------------------------------ */
 
+/* Part i's blob file: MANIFEST's, or "part-NNNNNN.blob" beside a part that has
+ * none yet (new blob columns create it), and its size (0: none). */
+static int blob_file_of(struct ig_commit *c, uint32_t i, struct ig_error *err)
+{
+    const struct ig_manifest_part *mp = &c->table.manifest.parts[i];
+    struct ig_commit_part *cp = &c->parts[i];
+    if (mp->blob[0]) {
+        memcpy(cp->blob, mp->blob, sizeof cp->blob);
+    } else {
+        size_t n = strlen(mp->name);
+        if (n < 6 || strcmp(mp->name + n - 6, ".ingot"))
+            return ig_err(err, -EIO, "%s: part '%s' is not named part-N.ingot", c->dir, mp->name);
+        snprintf(cp->blob, sizeof cp->blob, "%.*s.blob", (int)(n - 6), mp->name);
+    }
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", c->dir, cp->blob);
+    if (stat(path, &st) == 0)
+        cp->blob_size = (uint64_t)st.st_size;
+    else if (errno != ENOENT)
+        return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* The record of the commit (commitlog.h): every part, every blob file. */
+static int write_record(struct ig_commit *c, struct ig_error *err)
+{
+    uint32_t n = c->table.nparts;
+    struct ig_commitlog_part *rp = calloc(n ? 2 * (size_t)n : 1, sizeof *rp);
+    if (!rp) return ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(rp[i].name, c->table.manifest.parts[i].name, IG_PART_NAME_MAX);
+        rp[i].size = c->parts[i].size;
+        rp[i].footer_off = c->parts[i].footer_off;
+        rp[i].footer_end = c->parts[i].footer_end;
+        memcpy(rp[n + i].name, c->parts[i].blob, IG_PART_NAME_MAX);
+        rp[n + i].size = c->parts[i].blob_size;
+        rp[n + i].blob = true;
+    }
+    int rc = ig_commitlog_write(c->dir, c->next.version, rp, 2 * (size_t)n, err);
+    free(rp);
+    return rc;
+}
+
 int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, struct ig_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -53,6 +98,8 @@ int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, st
         if (fstat(p->fd, &st)) return ig_err(err, -errno, "%s: %s", p->path, strerror(errno));
         c->parts[i] =
             (struct ig_commit_part){(uint64_t)st.st_size, p->footer_offset, p->tail_end, false};
+        rc = blob_file_of(c, i, err);
+        if (rc) return rc;
     }
     /* a table written before versions: its first version gets its file now */
     struct ig_manifest *cur = &c->table.manifest;
@@ -83,25 +130,24 @@ int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *
     if (part >= c->table.nparts || c->parts[part].grafted)
         return ig_err(err, -EINVAL, "%s: part %u grafted twice or out of range", c->dir, part);
     if (!c->journaled) {
-        struct ig_commitlog_part *rp = calloc(c->table.nparts ? c->table.nparts : 1, sizeof *rp);
-        if (!rp) return ig_err(err, -ENOMEM, "out of memory");
-        for (uint32_t i = 0; i < c->table.nparts; i++) {
-            memcpy(rp[i].name, c->table.manifest.parts[i].name, IG_PART_NAME_MAX);
-            rp[i].size = c->parts[i].size;
-            rp[i].footer_off = c->parts[i].footer_off;
-            rp[i].footer_end = c->parts[i].footer_end;
-        }
-        int rc = ig_commitlog_write(c->dir, c->next.version, rp, c->table.nparts, err);
-        free(rp);
+        int rc = write_record(c, err);
         if (rc) return rc;
         c->journaled = true;
         ig_fault_step(&c->fault);
     }
+    bool blobs = false;
+    for (uint32_t l = 0; l < add->nleaves; l++)
+        blobs |= add->cols[add->leaves[l]].type == IG_T_BLOB;
+    struct ig_writer_opts wo = *o;
+    char blob_path[4200];
+    snprintf(blob_path, sizeof blob_path, "%s/%s", c->dir, c->parts[part].blob);
+    wo.blob_path = blobs ? blob_path : NULL;
     uint64_t end;
     c->parts[part].grafted = true; /* whatever happens, rolling back cuts it */
-    int rc = ig_part_graft(&c->table.parts[part], add, o, fill, ctx, &end, err);
+    int rc = ig_part_graft(&c->table.parts[part], add, &wo, fill, ctx, &end, err);
     if (rc) return rc;
     c->next.parts[part].footer_end = end;
+    if (blobs) memcpy(c->next.parts[part].blob, c->parts[part].blob, IG_PART_NAME_MAX);
     ig_fault_step(&c->fault);
     return 0;
 }

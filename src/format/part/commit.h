@@ -14,7 +14,8 @@
  * writer's work, as for an erase's journal) and finds that record looks at
  * MANIFEST: if it names the version, the commit happened and the superseded
  * footers are zeroed; if not, every part is cut back to its recorded size
- * (the bytes past it zeroed first: they held the new columns' values). So a
+ * (the bytes past it zeroed first: they held the new columns' values), and
+ * so is its blob file (new blob columns' objects are appended to it). So a
  * kill at any step leaves the old table or the new one, and no copy of values
  * the table does not reference.
  *
@@ -38,6 +39,8 @@ struct ig_commit_part {
     uint64_t footer_off; /* its footer then: zeroed once superseded */
     uint64_t footer_end;
     bool grafted;
+    char blob[IG_PART_NAME_MAX]; /* its blob file (MANIFEST's, or the name it would have) */
+    uint64_t blob_size;          /* its size then; 0: none */
 };
 
 struct ig_commit {

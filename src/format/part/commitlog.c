@@ -21,8 +21,10 @@ int ig_commitlog_write(const char *dir, uint64_t version, const struct ig_commit
     struct ig_buf b = IG_BUF_INIT;
     int rc = ig_buf_printf(&b, "ingot-commit 1\nversion %" PRIu64 "\n", version);
     for (size_t i = 0; i < n && !rc; i++)
-        rc = ig_buf_printf(&b, "part %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", parts[i].name,
-                           parts[i].size, parts[i].footer_off, parts[i].footer_end);
+        rc = parts[i].blob ? ig_buf_printf(&b, "blob %s %" PRIu64 "\n", parts[i].name, parts[i].size)
+                           : ig_buf_printf(&b, "part %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                                           parts[i].name, parts[i].size, parts[i].footer_off,
+                                           parts[i].footer_end);
     if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
     char ingot[4200];
     snprintf(ingot, sizeof ingot, "%s/.ingot", dir);
@@ -58,9 +60,10 @@ int ig_commitlog_parse(char *text, size_t len, const char *what, uint64_t *versi
                 rc = ig_err(err, -EIO, "%s: unsupported header", what);
         } else if (sscanf(ln, "version %" SCNu64, version) == 1) {
             have_version = true;
-        } else if (sscanf(ln, "part %64s %" SCNu64 " %" SCNu64 " %" SCNu64, name, &rp.size,
-                          &rp.footer_off, &rp.footer_end) == 4 &&
-                   strlen(name) < IG_PART_NAME_MAX && !strchr(name, '/')) {
+        } else if ((sscanf(ln, "part %64s %" SCNu64 " %" SCNu64 " %" SCNu64, name, &rp.size,
+                           &rp.footer_off, &rp.footer_end) == 4 ||
+                    (rp.blob = sscanf(ln, "blob %64s %" SCNu64, name, &rp.size) == 2)) &&
+                   strlen(name) < IG_PART_NAME_MAX && !strchr(name, '/') && name[0] != '.') {
             memcpy(rp.name, name, strlen(name) + 1);
             if (*n == cap) {
                 cap = cap ? cap * 2 : 16;
@@ -131,7 +134,8 @@ static int zero_range(int fd, uint64_t from, uint64_t to)
     return 0;
 }
 
-/* A part's bytes past `size` zeroed (a commit's new columns), the file cut back. */
+/* A part's bytes past `size` zeroed (a commit's new columns), the file cut
+ * back; size 0 (a blob file the commit made): zeroed and removed. */
 static int cut_back(const char *dir, const char *name, uint64_t size, struct ig_error *err)
 {
     char path[4300];
@@ -146,6 +150,8 @@ static int cut_back(const char *dir, const char *name, uint64_t size, struct ig_
         if (!rc && ftruncate(fd, (off_t)size)) rc = -errno;
         if (!rc && fsync(fd)) rc = -errno;
     }
+    /* a blob file the commit made: nothing of it stays */
+    if (!rc && size == 0 && unlink(path)) rc = -errno;
     close(fd);
     return rc ? ig_err(err, rc, "%s: rolling back a commit: %s", path, strerror(-rc)) : 0;
 }
@@ -189,6 +195,7 @@ int ig_commit_recover(const char *dir, struct ig_error *err)
     if (m.version >= version) {
         /* it committed: what it superseded goes */
         for (size_t i = 0; i < n && !rc; i++) {
+            if (parts[i].blob) continue; /* its new objects are the version's */
             uint64_t now = footer_end_in(&m, parts[i].name);
             if (now && now != parts[i].footer_end)
                 rc = ig_commitlog_zero_footer(dir, parts[i].name, parts[i].footer_off,

@@ -7,12 +7,17 @@
  *     ingot-commit 1
  *     version 8
  *     part part-000000.ingot SIZE FOOTER_OFFSET FOOTER_END
+ *     blob part-000000.blob SIZE
  *     end XXH3-HEX
+ *
+ * A blob line names the part's blob file (new blob columns append objects to
+ * it) and its size then, 0 when there was none.
  *
  * Recovery (the lock held): if MANIFEST names the version, the commit happened
  * and each part's footer it superseded (where MANIFEST's footer= moved on) is
- * zeroed; if not, each part is cut back to its recorded size (the bytes past
- * it zeroed first) and the version's file removed. Then the record goes.
+ * zeroed; if not, each part and blob file is cut back to its recorded size
+ * (the bytes past it zeroed first; a blob file that was not there is zeroed
+ * and removed) and the version's file removed. Then the record goes.
  * commit.h writes it; table.c recovers before reading. */
 #ifndef IG_FORMAT_PART_COMMITLOG_H
 #define IG_FORMAT_PART_COMMITLOG_H
@@ -30,12 +35,13 @@ struct ig_error;
 struct ig_commitlog_part {
     char name[IG_PART_NAME_MAX];
     uint64_t size, footer_off, footer_end;
+    bool blob; /* a blob line: name and size only */
 };
 
 int ig_commitlog_write(const char *dir, uint64_t version, const struct ig_commitlog_part *parts,
                        size_t n, struct ig_error *err);
 /* The record's text (len bytes, NUL after them; written into), checked: its
- * hash, header, version and part lines; `what` names it in messages. */
+ * hash, header, version, part and blob lines; `what` names it in messages. */
 int ig_commitlog_parse(char *text, size_t len, const char *what, uint64_t *version,
                        struct ig_commitlog_part **parts, size_t *n, struct ig_error *err);
 void ig_commitlog_remove(const char *dir);

@@ -329,7 +329,7 @@ static int write_pages(const struct ig_part *p, uint64_t start, const struct ig_
     }
     uint64_t first = 0;
     for (uint32_t g = 0; g < p->num_groups && !rc; g++) {
-        rc = fill(ctx, first, rows[g], ig_part_writer_columns(w), err);
+        rc = fill(ctx, first, rows[g], ig_part_writer_columns(w), ig_part_writer_blobs(w), err);
         if (!rc) rc = ig_part_writer_end_rows(w, rows[g], err);
         first += rows[g];
     }
@@ -343,10 +343,6 @@ int ig_part_graft(const struct ig_part *p, const struct ig_schema *add,
                   const struct ig_writer_opts *opts, ig_graft_fill_fn fill, void *ctx,
                   uint64_t *new_end, struct ig_error *err)
 {
-    for (uint32_t l = 0; l < add->nleaves; l++)
-        if (add->cols[add->leaves[l]].type == IG_T_BLOB)
-            return ig_err(err, -ENOTSUP, "%s: adding a blob column to a table is not supported yet",
-                          p->path);
     if (p->version < 9)
         return ig_err(err, -EINVAL,
                       "%s: format %u; adding columns needs parts of format 9 or later "

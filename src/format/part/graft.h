@@ -15,7 +15,11 @@
  * The new columns' pages come from the part writer in graft mode (writer.h):
  * exactly the part's row groups, rows deleted already written as NULLs and
  * counted as erased. The part must be format 9 or later (older chunk records
- * have another size); the footer' is format 10. */
+ * have another size); the footer' is format 10.
+ *
+ * New blob columns' objects are appended to the part's blob file (created if
+ * the part had none: opts->blob_path names it): the objects there keep their
+ * offsets, so older versions' references stay true. */
 #ifndef IG_FORMAT_PART_GRAFT_H
 #define IG_FORMAT_PART_GRAFT_H
 
@@ -25,14 +29,17 @@
 #include "format/part/footer.h"
 #include "format/part/writer.h"
 
+struct ig_blob_writer;
 struct ig_error;
 struct ig_values;
 
 /* Fill the values of rows [first, first + count) of the part (part-local
  * rows: a row group, or a run of one) into cols[leaf] for every leaf of the
- * new columns' schema: exactly `count` rows each. */
+ * new columns' schema: exactly `count` rows each. Blob columns' objects go
+ * into `blobs` (the part's blob file, appended to; NULL when the new columns
+ * hold no blobs), their references into the columns. */
 typedef int (*ig_graft_fill_fn)(void *ctx, uint64_t first, uint32_t count, struct ig_values *cols,
-                                struct ig_error *err);
+                                struct ig_blob_writer *blobs, struct ig_error *err);
 
 /* Add the columns of schema `add` (their own schema: column ids from 0) to
  * part p (opened at its current footer end; p->path is written) with the

@@ -118,6 +118,16 @@ int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, st
         ig_manifest_free(m);
         rc = ig_err(err, -EIO, "%s says it is version %" PRIu64, path, m->version);
     }
+    /* past MANIFEST's version: a commit not made (yet) */
+    struct ig_manifest now;
+    if (!rc && ig_manifest_read(dir, &now, NULL) == 0) {
+        if (now.version < version) {
+            ig_manifest_free(m);
+            rc = ig_err(err, -ENOENT, "%s: no version %" PRIu64 " (ingot versions lists them)",
+                        dir, version);
+        }
+        ig_manifest_free(&now);
+    }
     return rc;
 }
 
@@ -157,7 +167,21 @@ int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_e
         (*versions)[(*n)++] = v;
     }
     closedir(d);
-    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64); /* none: NULL */
+    /* a file past MANIFEST's version is a commit in progress, or one a crash
+     * stopped before its commit point (the next commit writes it again) */
+    struct ig_manifest now;
+    if (*n && ig_manifest_read(dir, &now, NULL) == 0) {
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++)
+            if ((*versions)[i] <= now.version) (*versions)[kept++] = (*versions)[i];
+        *n = kept;
+        ig_manifest_free(&now);
+    }
+    if (*n > 1) qsort(*versions, *n, sizeof **versions, cmp_u64);
+    if (!*n) {
+        free(*versions);
+        *versions = NULL;
+    }
     return 0;
 }
 

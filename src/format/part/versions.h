@@ -39,7 +39,9 @@ int ig_version_save(const char *dir, const struct ig_manifest *m, struct ig_erro
 int ig_version_load(const char *dir, uint64_t version, struct ig_manifest *m, struct ig_error *err);
 /* Is version `version` kept (its file there)? One access(2), nothing parsed. */
 bool ig_version_kept(const char *dir, uint64_t version);
-/* The versions kept, ascending (malloc'd; *n may be 0). */
+/* The versions kept, ascending (malloc'd; *n may be 0). A version's file past
+ * MANIFEST's version (a commit in progress, or one a crash stopped before its
+ * commit point) is no version: not listed, not loaded. */
 int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_error *err);
 int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err);
 /* The versions kept: every version's file and the current one (MANIFEST's

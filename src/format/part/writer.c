@@ -280,9 +280,10 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
     if (w->has_blobs) {
         w->blob_dirs = calloc(s->nleaves, sizeof *w->blob_dirs);
         if (!w->blob_dirs || !wo->blob_path) {
+            int rc = w->blob_dirs ? ig_err(err, -EINVAL, "%s: blob columns need a blob file", path)
+                                  : ig_err(err, -ENOMEM, "out of memory");
             ig_part_writer_free(w);
-            return ig_err(err, w->blob_dirs ? -EINVAL : -ENOMEM,
-                          "%s: blob columns need a blob file", path);
+            return rc;
         }
         for (uint32_t l = 0; l < s->nleaves; l++) {
             const struct ig_column_def *cd = leaf_def(w, l);
@@ -299,7 +300,9 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
     }
     w->fill = &w->jobs[0];
     if (w->has_blobs) {
-        int brc = ig_blob_writer_open(&w->blobs, wo->blob_path, err);
+        /* a graft adds objects to the part's blob file: those there stay put */
+        int brc = graft ? ig_blob_writer_open_append(&w->blobs, wo->blob_path, err)
+                        : ig_blob_writer_open(&w->blobs, wo->blob_path, err);
         if (brc) {
             ig_part_writer_free(w);
             return brc;

@@ -99,7 +99,9 @@ int ig_part_writer_finish(struct ig_part_writer *w, struct ig_error *err);
 /* A graft: pages of columns to add to an existing part, written into its file
  * from `start` (8-aligned, past everything the file holds), in its row groups
  * (o->group_rows). The file is neither truncated nor, on failure, removed: the
- * caller owns it (format/part/graft.h merges the footers and commits). */
+ * caller owns it (format/part/graft.h merges the footers and commits). Blob
+ * columns' objects are appended to o->blob_path (created if missing); on
+ * failure it is cut back to what it held. */
 int ig_part_writer_open_graft(struct ig_part_writer **w, const char *path, uint64_t start,
                               const struct ig_schema *s, const struct ig_writer_opts *o,
                               uint64_t first_row_id, struct ig_error *err);

@@ -1,7 +1,7 @@
 /* pq_decode.c - the encodings inside a Parquet page (pq_decode.h): its
- * bytes decompressed (snappy, gzip, zstd, lz4_raw, lz4 with Hadoop framing),
- * its level streams (RLE/bit-packed hybrid), and its values: PLAIN,
- * dictionary codes, RLE booleans, DELTA_BINARY_PACKED,
+ * bytes decompressed (snappy, gzip, zstd, brotli, lz4_raw, lz4 with Hadoop
+ * framing), its level streams (RLE/bit-packed hybrid, BIT_PACKED), and its
+ * values: PLAIN, dictionary codes, RLE booleans, DELTA_BINARY_PACKED,
  * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT. Every
  * length is checked against the bytes that hold it. Which page holds what,
  * and the chunk's walk through them, is pq_page.c's. */
@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/varint.h"
 
+#include <brotli/decode.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <lz4.h>
@@ -172,6 +173,13 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
     if (ig_buf_reserve(dst, dlen + 1)) return pq_fail(x, -ENOMEM, "out of memory");
     char *d = (char *)dst->data;
     bool ok = false;
+    if (dlen == 0) {
+        /* nothing to decompress (a v2 page of NULLs only): writers store no
+         * bytes at all, or an empty stream of their codec; either way there
+         * is nothing to check, and zero bytes is no valid snappy stream */
+        *out = dst->data;
+        return 0;
+    }
     switch (codec) {
     case PQ_SNAPPY: {
         size_t n;
@@ -193,8 +201,18 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
         zs.next_out = (Bytef *)d;
         zs.avail_out = (uInt)dlen;
         int zr = inflate(&zs, Z_FINISH);
-        ok = zr == Z_STREAM_END && zs.total_out == dlen;
+        /* gzip allows several members one after another (a writer that
+         * compresses a page in pieces): each ends a stream, the next starts
+         * where it ended; total_out restarts with each, so count by next_out */
+        while (zr == Z_STREAM_END && zs.avail_in > 0 && zs.avail_out > 0 && inflateReset(&zs) == Z_OK)
+            zr = inflate(&zs, Z_FINISH);
+        ok = zr == Z_STREAM_END && (size_t)((char *)zs.next_out - d) == dlen;
         inflateEnd(&zs);
+        break;
+    }
+    case PQ_BROTLI: {
+        size_t n = dlen;
+        ok = BrotliDecoderDecompress(slen, src, &n, (uint8_t *)d) == BROTLI_DECODER_RESULT_SUCCESS && n == dlen;
         break;
     }
     case PQ_LZ4_RAW:
@@ -251,6 +269,25 @@ int pq_decode_levels(struct pq_ctx *x, const uint8_t *p, size_t len, unsigned ma
     return 0;
 }
 
+int pq_decode_levels_packed(struct pq_ctx *x, const uint8_t *p, size_t len, unsigned max, size_t n,
+                            uint8_t *out, const char *what, size_t *used)
+{
+    unsigned bw = bit_width(max);
+    uint64_t need = ((uint64_t)n * bw + 7) / 8;
+    if (need > len) return pq_fail(x, -EIO, "%s levels: %zu BIT_PACKED levels in %zu bytes", what, n, len);
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = 0;
+        for (unsigned b = 0; b < bw; b++) {
+            uint64_t at = (uint64_t)i * bw + b;
+            v = v << 1 | ((p[at >> 3] >> (7 - (at & 7))) & 1u);
+        }
+        if (v > max) return pq_fail(x, -EIO, "%s level %u above the column's maximum %u", what, v, max);
+        out[i] = (uint8_t)v;
+    }
+    *used = (size_t)need;
+    return 0;
+}
+
 static int fixed_width(const struct pq_node *leaf)
 {
     switch (leaf->type) {
@@ -262,12 +299,19 @@ static int fixed_width(const struct pq_node *leaf)
     }
 }
 
-/* INT96 (8 bytes nanoseconds of the day, 4 bytes Julian day) as int64 ns since 1970. */
-static uint64_t int96_ns(const uint8_t *p)
+/* INT96 (8 bytes nanoseconds of the day, 4 bytes Julian day, both signed) as
+ * int64 microseconds since 1970, as Spark (its main writer) and DuckDB read
+ * it: nanoseconds would reach only the years 1677 to 2262, and warehouses
+ * write 9999-12-31 for "no end". The nanoseconds below a microsecond are
+ * dropped. The sum wraps around as int64 arithmetic would: Spark computes
+ * day and time of day in an int64 that overflows past the year ~290,000,
+ * leaving both negative, and the wrapped sum is the time it meant
+ * (int96_from_spark.parquet). */
+static uint64_t int96_us(const uint8_t *p)
 {
-    uint64_t nanos = ig_ld64(p);
-    int64_t day = (int64_t)ig_ld32(p + 8) - 2440588;
-    return (uint64_t)day * 86400000000000ULL + nanos;
+    int64_t micros_of_day = (int64_t)ig_ld64(p) / 1000;
+    int64_t day = (int64_t)(int32_t)ig_ld32(p + 8) - 2440588;
+    return (uint64_t)day * 86400000000ULL + (uint64_t)micros_of_day;
 }
 
 /* A fixed-width value from its little-endian bytes as a lane (zero-extended). */
@@ -275,7 +319,7 @@ static uint64_t lane_of(const struct pq_node *leaf, const uint8_t *p)
 {
     switch (leaf->type) {
     case PQ_INT32: case PQ_FLOAT: return ig_ld32(p);
-    case PQ_INT96: return int96_ns(p);
+    case PQ_INT96: return int96_us(p);
     default: return ig_ld64(p);
     }
 }

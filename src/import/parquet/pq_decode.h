@@ -64,6 +64,11 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
 /* One level stream (RLE hybrid, no length prefix) of n levels, each <= max. */
 int pq_decode_levels(struct pq_ctx *x, const uint8_t *p, size_t len, unsigned max, size_t n, uint8_t *out,
                      const char *what);
+/* One level stream in the deprecated BIT_PACKED encoding (data page v1 of
+ * old writers): n levels of the maximum's bit width, packed from the most
+ * significant bit, no length prefix; *used gets the bytes they take. */
+int pq_decode_levels_packed(struct pq_ctx *x, const uint8_t *p, size_t len, unsigned max, size_t n,
+                            uint8_t *out, const char *what, size_t *used);
 /* PLAIN values: n of them from p[0..len) into v. */
 int pq_decode_plain(struct pq_ctx *x, const uint8_t *p, size_t len, size_t n, struct ig_values *v);
 /* n values of encoding enc from p[0..len) appended to v. */

@@ -152,6 +152,22 @@ static void read_column_meta(struct ig_tc *c, struct pq_chunk *k, int64_t *data_
     }
 }
 
+/* parquet-mr 1.2.8 and older left the dictionary page's header out of a
+ * chunk's total_compressed_size (PARQUET-816, IMPALA-694): true for such a
+ * writer, and for one that names no version. */
+static bool chunk_size_misses_dict_header(const char *created_by)
+{
+    if (strncmp(created_by, "parquet-mr", 10) != 0) return false;
+    const char *v = strstr(created_by, " version ");
+    unsigned major = 0, minor = 0, patch = 0;
+    if (!v || sscanf(v + 9, "%u.%u.%u", &major, &minor, &patch) < 1) return true;
+    return major < 1 || (major == 1 && (minor < 2 || (minor == 2 && patch < 9)));
+}
+
+/* What other readers add to such a chunk's length: a dictionary page header
+ * is never longer. */
+#define PQ_MAX_DICT_HEADER 100
+
 static int read_row_group(struct ig_tc *c, struct pq_meta *m, struct pq_row_group *g,
                           uint64_t data_end, const char *path, uint32_t gi, struct ig_error *err)
 {
@@ -194,15 +210,21 @@ static int read_row_group(struct ig_tc *c, struct pq_meta *m, struct pq_row_grou
                     read_column_meta(c, ch, &data_off, &dict_off);
                     have_meta = true;
                 } else if (id2 == 8 || id2 == 9) {
-                    return ig_err(err, -EINVAL, "%s: encrypted column chunks are not supported",
-                                  path);
+                    char col[512];
+                    pq_node_path(m, m->leaves[k], col, sizeof col);
+                    return ig_err(err, -EINVAL, "%s: row group %u, column '%s': encrypted column "
+                                                "chunks are not supported",
+                                  path, gi, col);
                 } else ig_tc_skip(c, t2);
             }
             if (c->bad) break;
             /* some writers store a dictionary offset of 0 meaning none */
             ch->start = (uint64_t)(dict_off >= 4 && dict_off < data_off ? dict_off : data_off);
+            /* a chunk of no values has no pages to read, wherever the footer
+             * says they are (Arrow writes a data page offset of 0 for one) */
+            if (have_meta && ch->num_values == 0) ch->start = 4, ch->size = 0;
             char why[160] = "";
-            if (!have_meta || data_off < 4)
+            if (!have_meta || (data_off < 4 && ch->num_values != 0))
                 snprintf(why, sizeof why, "no column metadata");
             else if (ch->type != m->nodes[m->leaves[k]].type)
                 snprintf(why, sizeof why, "chunk type %s, schema %s", pq_type_name(ch->type),
@@ -216,6 +238,12 @@ static int read_row_group(struct ig_tc *c, struct pq_meta *m, struct pq_row_grou
                 char col[512];
                 pq_node_path(m, m->leaves[k], col, sizeof col);
                 return ig_err(err, -EIO, "%s: row group %u, column '%s': %s", path, gi, col, why);
+            }
+            /* the page walk stops at the chunk's last value, so bytes read
+             * past a chunk that was measured right are never looked at */
+            if (chunk_size_misses_dict_header(m->created_by)) {
+                uint64_t room = data_end - ch->start - ch->size;
+                ch->size += room < PQ_MAX_DICT_HEADER ? room : PQ_MAX_DICT_HEADER;
             }
         }
     }
@@ -291,6 +319,10 @@ int pq_meta_decode(const uint8_t *p, size_t len, uint64_t file_size, const char 
     uint64_t data_end = file_size >= len + 8 ? file_size - len - 8 : 0;
     const uint8_t *groups_at = NULL;
     uint32_t ngroups = 0;
+    /* the schema element a damage was found in: named in the message, so a
+     * reader of it knows which column the writer got wrong */
+    const struct pq_node *bad_node = NULL;
+    uint32_t bad_node_index = 0;
     while (!rc && ig_tc_field(&c, &last, &id, &t)) {
         if (id == 2 && t == IG_TC_LIST && !have_schema) {
             uint32_t n = ig_tc_list(&c, &et);
@@ -304,7 +336,10 @@ int pq_meta_decode(const uint8_t *p, size_t len, uint64_t file_size, const char 
                 rc = ig_err(err, -ENOMEM, "out of memory");
                 break;
             }
-            for (uint32_t i = 0; i < n && !c.bad; i++) read_schema_element(&c, &m->nodes[i]);
+            for (uint32_t i = 0; i < n && !c.bad; i++) {
+                read_schema_element(&c, &m->nodes[i]);
+                if (c.bad) bad_node = &m->nodes[i], bad_node_index = i;
+            }
             m->nnodes = n;
             have_schema = true;
             if (!c.bad) rc = build_tree(m, path, err);
@@ -339,14 +374,24 @@ int pq_meta_decode(const uint8_t *p, size_t len, uint64_t file_size, const char 
         }
         if (!rc && g.bad) c.bad = true, c.why = g.why;
     }
-    if (!rc && c.bad)
+    if (!rc && c.bad && bad_node && bad_node->name[0])
+        rc = ig_err(err, -EIO, "%s: the footer is damaged (schema element %" PRIu32 ", '%s': %s)", path,
+                    bad_node_index, bad_node->name, c.why ? c.why : "bad Thrift");
+    else if (!rc && c.bad && bad_node)
+        rc = ig_err(err, -EIO, "%s: the footer is damaged (schema element %" PRIu32 ": %s)", path,
+                    bad_node_index, c.why ? c.why : "bad Thrift");
+    else if (!rc && c.bad)
         rc = ig_err(err, -EIO, "%s: the footer is damaged (%s)", path, c.why ? c.why : "bad Thrift");
-    if (!rc && m->num_rows < 0) rc = ig_err(err, -EIO, "%s: negative row count", path);
+    /* The rows are the row groups' (each checked against its chunks as they
+     * are read); the footer's total is a summary that some writers leave 0
+     * (parquet-mr's repeated_no_annotation.parquet), so it is not trusted. */
     int64_t sum = 0;
-    for (uint32_t i = 0; !rc && i < m->ngroups; i++) sum += m->groups[i].num_rows;
-    if (!rc && sum != m->num_rows)
-        rc = ig_err(err, -EIO, "%s: the row groups hold %" PRId64 " rows, the footer says %" PRId64,
-                    path, sum, m->num_rows);
+    for (uint32_t i = 0; !rc && i < m->ngroups; i++) {
+        if (m->groups[i].num_rows > INT64_MAX - sum)
+            rc = ig_err(err, -EIO, "%s: the row groups hold more than 2^63 rows", path);
+        else sum += m->groups[i].num_rows;
+    }
+    m->num_rows = sum;
     if (rc) pq_meta_free(m);
     return rc;
 }

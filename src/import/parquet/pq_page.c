@@ -134,11 +134,24 @@ static int data_page(struct pq_ctx *x, const struct page_header *h, const uint8_
         const char *what = pass == 0 ? "repetition" : "definition";
         if (!max) {
             memset(dst, 0, n);
+            /* v2 says how long each stream is, and some writers store one
+             * (all zeros) for a level whose maximum is 0: skip it */
+            if (!v1) {
+                size_t skip = pass == 0 ? (size_t)h->rep_len : (size_t)h->def_len;
+                if (skip > lvlen - at) return pq_fail(x, -EIO, "%s levels: bad length", what);
+                at += skip;
+            }
             continue;
         }
         size_t slen;
         if (v1) {
             int32_t e = pass == 0 ? h->rep_enc : h->def_enc;
+            if (e == E_BIT_PACKED) {
+                rc = pq_decode_levels_packed(x, lv + at, lvlen - at, max, n, dst, what, &slen);
+                if (rc) return rc;
+                at += slen;
+                continue;
+            }
             if (e != E_RLE) return pq_fail(x, -EINVAL, "%s levels in %s encoding are not supported", what, pq_enc_name((unsigned)e));
             if (lvlen - at < 4 || ig_ld32(lv + at) > lvlen - at - 4) return pq_fail(x, -EIO, "%s levels: bad length", what);
             slen = ig_ld32(lv + at);

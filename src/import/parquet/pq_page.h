@@ -2,23 +2,25 @@
  *
  * A chunk is read with one pread of its byte range (the footer's offsets,
  * checked by pq_meta), then walked page by page: Thrift page header,
- * decompression (uncompressed, snappy, gzip, zstd, lz4_raw, lz4 with Hadoop
- * framing), repetition and definition levels (RLE/bit-packed hybrid; data page
- * v1 and v2), then the values: PLAIN, PLAIN_DICTIONARY / RLE_DICTIONARY, RLE
- * (booleans), DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and
- * BYTE_STREAM_SPLIT.
+ * decompression (uncompressed, snappy, gzip of one or more members, zstd,
+ * brotli, lz4_raw, lz4 with Hadoop framing; a page of no bytes is not
+ * decompressed),
+ * repetition and definition levels (RLE/bit-packed hybrid, and the deprecated
+ * BIT_PACKED of old v1 pages; data page v1 and v2), then the values: PLAIN,
+ * PLAIN_DICTIONARY / RLE_DICTIONARY, RLE (booleans), DELTA_BINARY_PACKED,
+ * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT.
  *
  * Output is the chunk's levels and its defined values only (entries whose
  * definition level is the leaf's maximum), in physical form: fixed-width values
  * as uint64 lanes holding the raw little-endian bits zero-extended (BOOLEAN 0/1,
  * INT32 and FLOAT 32 bits, INT64 and DOUBLE 64 bits), INT96 converted to int64
- * nanoseconds since the epoch (its only use is timestamps), BYTE_ARRAY and
+ * microseconds since the epoch (its only use is timestamps), BYTE_ARRAY and
  * FIXED_LEN_BYTE_ARRAY as bytes. What the values mean (logical types) is the
  * caller's business.
  *
  * Not supported, each refused with a message naming file, row group, column and
- * page: LZO and Brotli compression, the deprecated BIT_PACKED level encoding,
- * page checksums are not checked (Parquet's CRC is optional and rarely written).
+ * page: LZO compression. Page checksums are not checked (Parquet's
+ * CRC is optional and rarely written).
  * Hostile input never reads outside the chunk, and memory stays O(chunk size +
  * the values it declares, each bounded by the bytes that encode it). */
 #ifndef IG_IMPORT_PARQUET_PQ_PAGE_H
