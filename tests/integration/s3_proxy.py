@@ -8,10 +8,13 @@ validly signed) and answers with the upstream's answer, except that for
 ranged GETs it misbehaves as MODE_FILE says, re-read per request:
 
     pass            nothing
-    503 N           every Nth ranged GET answers 503 SlowDown
+    503 N           every Nth ranged GET answers 503 SlowDown (counted from
+                    when the mode was last changed)
     drop N          every Nth ranged GET sends its headers and half its body,
                     then closes the connection
     stall N         every Nth ranged GET sends its headers and stops
+    503-once N, drop-once N
+                    the Nth ranged GET alone (its retry is answered)
     always503       every request answers 503
 
 Counts of what it did are appended to MODE_FILE.log. Writes its port to
@@ -30,6 +33,7 @@ MODE_FILE = sys.argv[2]
 PORT_FILE = sys.argv[3]
 lock = threading.Lock()
 counter = [0]
+last_mode = [None]
 
 
 def mode():
@@ -60,10 +64,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         m, n = mode()
         ranged = self.command == "GET" and "Range" in self.headers
         hit = False
+        once = m.endswith("-once")
+        if once:
+            m = m[:-5]
         if ranged and m in ("503", "drop", "stall"):
             with lock:
+                # counted from the mode's start: every run sees the same requests fail
+                if last_mode[0] != (m, n, once):
+                    last_mode[0] = (m, n, once)
+                    counter[0] = 0
                 counter[0] += 1
-                hit = counter[0] % n == 0
+                hit = counter[0] == n if once else counter[0] % n == 0
         if m == "always503" or (hit and m == "503"):
             log("503 " + self.path)
             msg = b"<Error><Code>SlowDown</Code></Error>"

@@ -176,13 +176,10 @@ static int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t 
     x->cxs = c;
     c = &x->cxs[x->ncxs];
     *c = (struct erase_chunk_ctx){.g = g, .leaf = leaf, .rec = rec, .old = IG_BUF_INIT};
-    rc = ig_buf_reserve(&c->old, rec.size)
-             ? -ENOMEM
-             : ig_pread_full(p->fd, c->old.data, rec.size, rec.offset);
+    rc = ig_buf_reserve(&c->old, rec.size) ? ig_err(err, -ENOMEM, "out of memory")
+                                           : ig_part_read(p, c->old.data, rec.size, rec.offset, err);
     if (!rc && ig_hash(c->old.data, rec.size) != rec.hash)
         rc = ig_err(err, -EIO, "checksum mismatch");
-    else if (rc)
-        ig_err(err, rc, "cannot read it");
     if (!rc) rc = ig_chunk_ctx_parse(c->old.data, rec.size, &c->cx, err);
     if (rc) {
         ig_buf_free(&c->old);

@@ -105,18 +105,18 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
     slot->size = 0;
     ig_buf_reset(&r->ctx_bytes);
     if (ig_buf_reserve(&r->ctx_bytes, cr.size)) return ig_err(err, -ENOMEM, "out of memory");
-    /* a stale copy on shared storage is read once more, as a block would be */
+    /* a stale copy on shared storage is read once more, as a block would be
+     * (a part on object storage reads by range: ig_part_read) */
+    bool mismatch = false;
     for (int tries = 0; tries < 2; tries++) {
-        if (tries)
+        if (tries && p->fd >= 0)
             (void)posix_fadvise(p->fd, (off_t)cr.offset, (off_t)cr.size, POSIX_FADV_DONTNEED);
-        rc = ig_pread_full(p->fd, r->ctx_bytes.data, cr.size, cr.offset);
-        if (rc || ig_hash(r->ctx_bytes.data, cr.size) == cr.hash) break;
-        rc = -EIO;
+        rc = ig_part_read(p, r->ctx_bytes.data, cr.size, cr.offset, err);
+        mismatch = !rc && ig_hash(r->ctx_bytes.data, cr.size) != cr.hash;
+        if (!mismatch) break;
     }
-    if (!rc)
-        rc = ig_chunk_ctx_parse(r->ctx_bytes.data, cr.size, &slot->cx, err);
-    else
-        ig_err(err, -EIO, "checksum mismatch");
+    if (mismatch) rc = ig_err(err, -EIO, "checksum mismatch");
+    if (!rc) rc = ig_chunk_ctx_parse(r->ctx_bytes.data, cr.size, &slot->cx, err);
     if (rc) {
         ig_err_prefix(err, rc, "row group %u: chunk context", g);
         return page_error(p, leaf, page, err, rc);

@@ -585,7 +585,7 @@ static void check_group_chunks(struct vctx *x, const struct ig_table *t, uint32_
             struct ig_ctxrec cr;
             struct ig_buf b = IG_BUF_INIT;
             if (ig_part_chunk_ctx(p, g, leaf, &cr, &e) || ig_buf_reserve(&b, cr.size) ||
-                ig_pread_full(p->fd, b.data, cr.size, cr.offset) ||
+                ig_part_read(p, b.data, cr.size, cr.offset, &e) ||
                 ig_chunk_ctx_parse(b.data, cr.size, &own, &e))
                 fail(x, "%s: %s row group %u: chunk context: cannot read it again", p->name, cname,
                      g);

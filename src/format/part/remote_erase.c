@@ -1,0 +1,323 @@
+/* remote_erase.c - erasing on object storage (remote.h): the journal
+ * committed as an object, each part object it names replaced by one with the
+ * records applied (unchanged ranges copied by the store), older object
+ * versions removed, MANIFEST's generation raised; and a crashed erasure
+ * finished by whoever next takes the lock. */
+#include "format/part/journal.h"
+#include "format/part/remote.h"
+#include "format/part/remote_int.h"
+#include "format/part/versions.h"
+#include "store/ranges.h"
+#include "store/s3.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/io.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int ig_remote_journal_commit(const char *dir, const char *journal_path, struct ig_fault *f,
+                             struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (!rc) rc = ig_store_write_file(st, JOURNAL_NAME, journal_path, NULL, NULL, err);
+    ig_fault_step(f);
+    return rc;
+}
+
+/* A journal's records, grouped by the file they change, in journal order. */
+struct frec {
+    bool zero;
+    uint64_t off, len, data_at;
+};
+
+struct ffile {
+    char name[256];
+    struct frec *r;
+    size_t n, cap;
+    uint64_t end; /* the furthest byte written */
+};
+
+struct fileset {
+    struct ffile *f;
+    size_t n, cap;
+};
+
+static int collect(void *ctx, const struct ig_journal_rec *r)
+{
+    struct fileset *fs = ctx;
+    struct ffile *f = NULL;
+    for (size_t i = 0; i < fs->n && !f; i++)
+        if (!strcmp(fs->f[i].name, r->file)) f = &fs->f[i];
+    if (!f) {
+        if (fs->n == fs->cap) {
+            size_t nc = fs->cap ? 2 * fs->cap : 4;
+            struct ffile *g = realloc(fs->f, nc * sizeof *g);
+            if (!g) return -ENOMEM;
+            fs->f = g;
+            fs->cap = nc;
+        }
+        f = &fs->f[fs->n++];
+        memset(f, 0, sizeof *f);
+        snprintf(f->name, sizeof f->name, "%s", r->file);
+    }
+    if (f->n == f->cap) {
+        size_t nc = f->cap ? 2 * f->cap : 64;
+        struct frec *g = realloc(f->r, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        f->r = g;
+        f->cap = nc;
+    }
+    f->r[f->n++] = (struct frec){r->zero, r->off, r->len, r->data_at};
+    if (r->off + r->len > f->end) f->end = r->off + r->len;
+    return 0;
+}
+
+static void fileset_free(struct fileset *fs)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        free(fs->f[i].r);
+    free(fs->f);
+}
+
+/* The records of f that fall in [at, at + n) applied to buf (which holds
+ * those bytes), in journal order: the last write of a byte wins. */
+static int patch(int jfd, const struct ffile *f, uint8_t *buf, uint64_t at, uint64_t n)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        const struct frec *r = &f->r[i];
+        uint64_t lo = r->off > at ? r->off : at,
+                 hi = r->off + r->len < at + n ? r->off + r->len : at + n;
+        if (lo >= hi) continue;
+        if (r->zero)
+            memset(buf + (lo - at), 0, (size_t)(hi - lo));
+        else if (ig_pread_full(jfd, buf + (lo - at), (size_t)(hi - lo), r->data_at + (lo - r->off)))
+            return -EIO;
+    }
+    return 0;
+}
+
+/* Bytes [at, at + n) of the old object (size old_size: zeros past it), in
+ * parallel pieces, only while it is the object of ETag etag. */
+static int read_old(struct ig_s3 *s3, const char *bucket, const char *key, const char *etag,
+                    uint64_t old_size, uint8_t *buf, uint64_t at, uint64_t n, struct ig_error *err)
+{
+    uint64_t have = at >= old_size ? 0 : (at + n <= old_size ? n : old_size - at);
+    memset(buf + have, 0, (size_t)(n - have));
+    if (!have) return 0;
+    struct ig_range whole = {at, have}, pieces[16];
+    size_t np =
+        ig_ranges_split(&whole, 1, have / 8 > 4 * MIB ? (have + 15) / 16 : 4 * MIB, pieces, 16);
+    struct ig_s3_range r[16];
+    for (size_t i = 0; i < np; i++)
+        r[i] = (struct ig_s3_range){pieces[i].off, pieces[i].len, buf + (pieces[i].off - at)};
+    return ig_s3_get_ranges(s3, bucket, key, etag, r, np, err);
+}
+
+/* Replace object f->name by its bytes with f's records applied: one PUT when
+ * small, else a multipart upload of the changed ranges with the rest copied
+ * server-side (ranges.h plans the parts); then every older version of it is
+ * removed. */
+static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
+                          struct ig_remote_lock *l, struct ig_fault *fault,
+                          struct ig_remote_report *rep, struct ig_error *err)
+{
+    const char *bucket, *prefix;
+    struct ig_s3 *s3 = ig_store_s3(st, &bucket, &prefix);
+    char key[IG_S3_KEY_LEN_MAX];
+    if ((size_t)snprintf(key, sizeof key, "%s%s", prefix, f->name) >= sizeof key)
+        return ig_err(err, -ENAMETOOLONG, "%s/%s: name too long", ig_store_location(st), f->name);
+    struct ig_s3_info cur;
+    int rc = ig_s3_head(s3, bucket, key, &cur, err);
+    if (rc) return rc;
+    uint64_t size = cur.size > f->end ? cur.size : f->end;
+    uint64_t min_part = ig_remote_env_u64("INGOT_S3_MIN_PART_MB", 5) * MIB;
+    uint64_t whole = ig_remote_env_u64("INGOT_S3_PATCH_WHOLE_MB", 16) * MIB;
+    struct ig_s3_info now;
+    if (size <= whole || size < 2 * min_part) {
+        uint8_t *buf = malloc(size ? (size_t)size : 1);
+        rc = buf ? read_old(s3, bucket, key, cur.etag, cur.size, buf, 0, size, err)
+                 : ig_err(err, -ENOMEM, "out of memory");
+        if (!rc && patch(jfd, f, buf, 0, size)) rc = ig_err(err, -EIO, "the journal is unreadable");
+        struct ig_s3_cond c = {cur.etag, false};
+        if (!rc) rc = ig_s3_put(s3, bucket, key, buf, (size_t)size, &c, &now, err);
+        if (!rc) rep->bytes_uploaded += size;
+        free(buf);
+    } else {
+        struct ig_range *dirty = malloc(f->n * sizeof *dirty);
+        if (!dirty) return ig_err(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < f->n; i++)
+            dirty[i] = (struct ig_range){f->r[i].off, f->r[i].len};
+        size_t nd = ig_ranges_coalesce(dirty, f->n, 0);
+        size_t cap = 10000;
+        /* copied parts of at most 512 MiB: each a bounded piece of the
+         * store's work, retried alone */
+        struct ig_part_plan *plan = malloc(cap * sizeof *plan);
+        size_t np = plan ? ig_ranges_plan_parts(size, cur.size, dirty, nd, min_part, 512 * MIB,
+                                                64 * MIB, plan, cap)
+                         : SIZE_MAX;
+        free(dirty);
+        char upload[1024];
+        char(*etags)[IG_ETAG_MAX] = np != SIZE_MAX ? calloc(np, IG_ETAG_MAX) : NULL;
+        uint8_t *buf = etags ? malloc((size_t)(64 * MIB)) : NULL;
+        if (!buf)
+            rc = ig_err(err, np == SIZE_MAX ? -EFBIG : -ENOMEM, "%s/%s: %s", ig_store_location(st),
+                        f->name,
+                        np == SIZE_MAX ? "too many changed ranges for one multipart upload"
+                                       : "out of memory");
+        if (!rc) rc = ig_s3_mpu_start(s3, bucket, key, upload, sizeof upload, err);
+        bool started = !rc;
+        for (size_t i = 0; !rc && i < np; i++) {
+            rc = ig_remote_lock_renew(l, err);
+            if (rc) break;
+            if (plan[i].upload) {
+                rc = read_old(s3, bucket, key, cur.etag, cur.size, buf, plan[i].off, plan[i].len,
+                              err);
+                if (!rc && patch(jfd, f, buf, plan[i].off, plan[i].len))
+                    rc = ig_err(err, -EIO, "the journal is unreadable");
+                if (!rc)
+                    rc = ig_s3_mpu_put(s3, bucket, key, upload, (unsigned)i + 1, buf,
+                                       (size_t)plan[i].len, etags[i], err);
+                if (!rc) rep->bytes_uploaded += plan[i].len;
+            } else {
+                rc = ig_s3_mpu_copy(s3, bucket, key, upload, (unsigned)i + 1, key, cur.version_id,
+                                    cur.etag, plan[i].off, plan[i].len, etags[i], err);
+                if (!rc) rep->bytes_copied += plan[i].len;
+            }
+        }
+        if (!rc) rc = ig_s3_mpu_complete(s3, bucket, key, upload, etags, (unsigned)np, &now, err);
+        if (rc && started) ig_s3_mpu_abort(s3, bucket, key, upload);
+        free(buf);
+        free(etags);
+        free(plan);
+    }
+    if (rc) return ig_err_prefix(err, rc, "%s: replacing %s", ig_store_location(st), f->name);
+    rep->objects_replaced++;
+    ig_fault_step(fault);
+    /* the object now holds no erased value; older versions of it still do */
+    rc = ig_remote_remove_versions(st, f->name, now.version_id[0] ? now.version_id : "", &rep->removed,
+                         &rep->versions_removed, err);
+    ig_fault_step(fault);
+    return rc;
+}
+
+/* MANIFEST's generation raised to at least g (journal.c's raise_generation,
+ * published under If-Match: the writers' lock is held, so a failed condition
+ * means the lock was lost). */
+static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
+{
+    struct ig_manifest m;
+    int rc = ig_manifest_read(dir, &m, err);
+    if (rc) return rc;
+    if (m.generation < g) {
+        if (m.format == 1) {
+            if (!m.change[0]) snprintf(m.change, sizeof m.change, "%s", "import");
+            rc = ig_version_save(dir, &m, err);
+        }
+        m.generation = g;
+        m.version++;
+        m.time = (int64_t)time(NULL);
+        snprintf(m.change, sizeof m.change, "%s", "erase");
+        if (!rc) rc = ig_version_save(dir, &m, err);
+        if (!rc) rc = ig_remote_manifest_publish(dir, &m, m.etag, false, err);
+    }
+    ig_manifest_free(&m);
+    return rc;
+}
+
+int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
+                            struct ig_fault *f, struct ig_remote_report *rep, struct ig_error *err)
+{
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    struct fileset fs = {0};
+    uint64_t generation = 0;
+    rc = ig_journal_walk(journal_path, collect, &fs, &generation, err);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    int jfd = rc ? -1 : ig_open(journal_path, O_RDONLY | O_CLOEXEC, 0);
+    if (!rc && jfd < 0) rc = ig_err(err, -errno, "%s: %s", journal_path, strerror(errno));
+    for (size_t i = 0; !rc && i < fs.n; i++) {
+        /* only a table's part and blob files are ever named */
+        if (strncmp(fs.f[i].name, "part-", 5)) {
+            rc = ig_err(err, -EIO, "%s: the journal names %s, not a part file", dir, fs.f[i].name);
+            break;
+        }
+        rc = replace_object(st, &fs.f[i], jfd, l, f, rep, err);
+    }
+    if (jfd >= 0) close(jfd);
+    fileset_free(&fs);
+    if (!rc && generation) {
+        rc = raise_generation(dir, generation, err);
+        ig_fault_step(f);
+    }
+    if (!rc) {
+        rc = ig_remote_remove_versions(st, JOURNAL_NAME, NULL, NULL, NULL, err);
+        ig_fault_step(f);
+    }
+    return rc;
+}
+
+int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *replayed,
+                             struct ig_error *err)
+{
+    *replayed = false;
+    if (!ig_remote_journal_pending(dir)) return 0;
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    char stage[4096], path[4300];
+    rc = ig_remote_stage_dir(stage, sizeof stage, err);
+    if (rc) return rc;
+    snprintf(path, sizeof path, "%s/.ingot/journal", stage);
+    struct ig_obj *o = NULL;
+    rc = ig_obj_open(st, JOURNAL_NAME, NULL, &o, err);
+    if (rc == -ENOENT) { /* completed meanwhile */
+        ig_remove_tree(stage);
+        return 0;
+    }
+    /* the journal object copied down a piece at a time */
+    int fd = rc ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (!rc && fd < 0) rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    uint8_t *buf = rc ? NULL : malloc((size_t)(8 * MIB));
+    if (!rc && !buf) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (uint64_t at = 0; !rc && at < ig_obj_size(o);) {
+        uint64_t n = ig_obj_size(o) - at < 8 * MIB ? ig_obj_size(o) - at : 8 * MIB;
+        rc = ig_obj_read(o, buf, (size_t)n, at, err);
+        if (!rc && ig_write_full(fd, buf, (size_t)n))
+            rc = ig_err(err, -EIO, "%s: write failed", path);
+        at += n;
+    }
+    free(buf);
+    if (fd >= 0) close(fd);
+    ig_obj_close(o);
+    struct ig_remote_report rep = {0};
+    if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, &rep, err);
+    ig_remote_report_free(&rep);
+    ig_remove_tree(stage);
+    if (rc) return ig_err_prefix(err, rc, "%s: completing an interrupted erase", dir);
+    *replayed = true;
+    return 0;
+}
+
+int ig_remote_recover(const char *dir, unsigned wait_ms, bool *replayed, struct ig_error *err)
+{
+    *replayed = false;
+    if (!ig_remote_journal_pending(dir)) return 0;
+    struct ig_remote_lock l;
+    int rc = ig_remote_lock(dir, wait_ms, &l, err);
+    if (rc == -EBUSY) return 0; /* its writer is at work: it completes it */
+    if (rc) return rc;
+    rc = ig_remote_recover_locked(dir, &l, replayed, err);
+    ig_remote_unlock(&l);
+    return rc;
+}
