@@ -1,0 +1,210 @@
+/* store_fetch.c - filling the range cache of a remote object: claimed
+ * gaps read from the disk cache or by parallel range GETs, a background
+ * fetcher for prefetches that need not be waited for, readahead for
+ * sequential reads, and prefetch of ranges asked for. Serving reads from the
+ * cache is store_obj.c (rcache.c keeps the ranges). */
+#include "store/store.h"
+#include "store/diskcache.h"
+#include "store/ranges.h"
+#include "store/rcache.h"
+#include "store/s3.h"
+#include "store/store_int.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PIECE_MIN ((uint64_t)1 << 20) /* a parallel range GET's smallest piece */
+
+/* Fetch claimed gaps: each from the disk cache if there, else by range GETs
+ * (gaps over a piece split into parallel ones), into the cache. On failure
+ * every claim is dropped. bufs[i] (when bufs) gets gap i's bytes, still owned
+ * by the cache: valid only until the next eviction, so callers copy at once
+ * under the claim (they read it before filling). */
+int store_fetch_gaps(struct ig_obj *o, const struct ig_range *gaps, size_t ng, uint8_t **data,
+                     struct ig_error *err)
+{
+    struct ig_store *st = o->st;
+    uint64_t total = 0;
+    for (size_t i = 0; i < ng; i++)
+        total += gaps[i].len;
+    unsigned par = 8;
+    uint64_t piece = total / par;
+    if (piece < PIECE_MIN) piece = PIECE_MIN;
+    size_t nr = 0, rcap = ng + (size_t)(total / piece) + 1;
+    struct ig_s3_range *r = calloc(rcap, sizeof *r);
+    int rc = r ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < ng; i++)
+        data[i] = NULL;
+    for (size_t i = 0; !rc && i < ng; i++) {
+        data[i] = malloc((size_t)gaps[i].len);
+        if (!data[i]) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        if (st->disk && ig_diskcache_get(st->disk, st->location, o->name, o->info.etag, gaps[i].off,
+                                         gaps[i].len, data[i]) == 0)
+            continue;
+        struct ig_range whole = gaps[i], pieces[64];
+        size_t np = ig_ranges_split(&whole, 1, piece, pieces, 64);
+        if (np == SIZE_MAX) np = ig_ranges_split(&whole, 1, (whole.len + 63) / 64, pieces, 64);
+        for (size_t k = 0; k < np && nr < rcap; k++)
+            r[nr++] = (struct ig_s3_range){pieces[k].off, pieces[k].len,
+                                           data[i] + (pieces[k].off - gaps[i].off)};
+    }
+    if (!rc && nr) rc = ig_s3_get_ranges(st->s3, st->bucket, o->key, o->info.etag, r, nr, err);
+    if (!rc) {
+        uint64_t got = 0;
+        for (size_t k = 0; k < nr; k++)
+            got += r[k].len;
+        atomic_fetch_add(&st->fetched, got);
+        if (st->disk)
+            for (size_t i = 0; i < ng; i++)
+                ig_diskcache_put(st->disk, st->location, o->name, o->info.etag, gaps[i].off,
+                                 gaps[i].len, data[i]);
+    }
+    free(r);
+    if (rc)
+        for (size_t i = 0; i < ng; i++) {
+            free(data[i]);
+            data[i] = NULL;
+        }
+    return rc;
+}
+
+static void *worker_main(void *arg)
+{
+    struct ig_store *st = arg;
+    for (;;) {
+        pthread_mutex_lock(&st->mu);
+        while (!st->jobs)
+            pthread_cond_wait(&st->work, &st->mu);
+        struct job *j = st->jobs;
+        st->jobs = j->next;
+        if (!st->jobs) st->jobs_tail = NULL;
+        pthread_mutex_unlock(&st->mu);
+        uint8_t **data = calloc(j->n, sizeof *data);
+        int rc = data ? store_fetch_gaps(j->o, j->gaps, j->n, data, NULL) : -ENOMEM;
+        for (size_t i = 0; i < j->n; i++)
+            ig_rc_fill(j->o->rc, j->gaps[i].off, j->gaps[i].len, rc ? NULL : data[i]);
+        free(data);
+        ig_obj_close(j->o);
+        free(j->gaps);
+        free(j);
+    }
+    return NULL;
+}
+
+/* Hand claimed gaps to the store's background fetcher (started on first
+ * use); false when it cannot take them (the caller drops the claims). */
+static bool enqueue(struct ig_obj *o, const struct ig_range *gaps, size_t n)
+{
+    struct ig_store *st = o->st;
+    struct job *j = calloc(1, sizeof *j);
+    if (!j || !(j->gaps = malloc(n * sizeof *gaps))) {
+        free(j);
+        return false;
+    }
+    memcpy(j->gaps, gaps, n * sizeof *gaps);
+    j->n = n;
+    j->o = o;
+    pthread_mutex_lock(&st->mu);
+    o->refs++;
+    bool ok = true;
+    if (!st->worker) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        st->worker = pthread_create(&t, &a, worker_main, st) == 0;
+        pthread_attr_destroy(&a);
+        ok = st->worker;
+    }
+    if (ok) {
+        if (st->jobs_tail)
+            st->jobs_tail->next = j;
+        else
+            st->jobs = j;
+        st->jobs_tail = j;
+        pthread_cond_signal(&st->work);
+    } else {
+        o->refs--;
+    }
+    pthread_mutex_unlock(&st->mu);
+    if (!ok) {
+        free(j->gaps);
+        free(j);
+    }
+    return ok;
+}
+
+/* Readahead: a read that starts where the last one ended grows a window
+ * (256 KiB doubling to ra_max) fetched in the background ahead of it,
+ * topped up once half of it is consumed. */
+void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
+{
+    uint64_t from = 0, to = 0;
+    pthread_mutex_lock(&o->ra_mu);
+    bool seq = off == o->ra_next && off != 0;
+    uint64_t end = off + n;
+    if (!seq) {
+        o->ra_window = 0;
+        o->ra_ahead = end;
+    } else {
+        o->ra_window = o->ra_window
+                           ? (2 * o->ra_window < o->st->ra_max ? 2 * o->ra_window : o->st->ra_max)
+                           : RA_FIRST;
+        if (o->ra_ahead < end) o->ra_ahead = end;
+        if (o->ra_ahead - end < o->ra_window / 2) {
+            from = o->ra_ahead;
+            to = end + o->ra_window;
+            if (to > o->info.size) to = o->info.size;
+            if (to > from) o->ra_ahead = to;
+        }
+    }
+    o->ra_next = end;
+    pthread_mutex_unlock(&o->ra_mu);
+    if (to > from) {
+        struct ig_range r = {from, to - from};
+        ig_obj_prefetch(o, &r, 1, false);
+    }
+}
+
+void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
+{
+    struct ig_store *st = o->st;
+    if (!st->remote) {
+        for (size_t i = 0; i < n; i++)
+            (void)posix_fadvise(o->fd, (off_t)r[i].off, (off_t)r[i].len, POSIX_FADV_WILLNEED);
+        return;
+    }
+    struct ig_range *m = malloc((n ? n : 1) * sizeof *m);
+    if (!m) return;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) { /* inside the object only */
+        if (r[i].off >= o->info.size) continue;
+        uint64_t len = r[i].len < o->info.size - r[i].off ? r[i].len : o->info.size - r[i].off;
+        m[k++] = (struct ig_range){r[i].off, len};
+    }
+    /* neighbours a few KiB apart become one request */
+    k = ig_ranges_coalesce(m, k, 16u << 10);
+    for (size_t i = 0; i < k;) {
+        struct ig_range gaps[MAX_GAPS];
+        size_t ng = 0;
+        for (; i < k && ng < MAX_GAPS / 2; i++)
+            ng += ig_rc_claim(o->rc, m[i].off, m[i].len, gaps + ng, MAX_GAPS - ng);
+        if (!ng) continue;
+        if (!wait && enqueue(o, gaps, ng)) continue;
+        uint8_t *data[MAX_GAPS];
+        int rc = store_fetch_gaps(o, gaps, ng, data, NULL);
+        for (size_t g = 0; g < ng; g++)
+            ig_rc_fill(o->rc, gaps[g].off, gaps[g].len, rc ? NULL : data[g]);
+    }
+    free(m);
+}
