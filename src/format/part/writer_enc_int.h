@@ -20,10 +20,12 @@ struct enc {
     struct ig_encoder *e;
     struct ig_column_out *out;
     struct ig_block_fit fit; /* fitted blocks: what the pages before showed (ratio, layout) */
-    double cut_ratio; /* a column of one leaf: stored per plain byte of its page before (block_target) */
-    uint32_t page_deleted; /* a graft: rows of the page deleted already (its record's count) */
+    double cut_ratio;        /* a column of one leaf: stored per plain byte of its page before
+                                (block_target) */
+    uint32_t page_deleted;   /* a graft: rows of the page deleted already (its record's count) */
 };
 
+/* Leaf l's column definition. */
 static inline const struct ig_column_def *leaf_def(const struct enc *w, uint32_t l)
 {
     return &w->c->schema->cols[w->c->schema->leaves[l]];
