@@ -2,9 +2,15 @@
 #ifndef IG_FORMAT_VERIFY_INT_H
 #define IG_FORMAT_VERIFY_INT_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "format/model/values.h"
+#include "format/ops/reader.h"
 #include "format/part/table.h"
+#include "util/buf.h"
 
 struct ig_error;
 
@@ -14,5 +20,45 @@ struct ig_error;
 int ig_verify_objects(const char *dir, const struct ig_table *t,
                       void (*fail)(void *ctx, const char *msg), void *ctx, uint64_t *objects,
                       uint64_t *versions, struct ig_error *err);
+
+/* A blob reference met in a page: checked per blob file once all are met. */
+struct objref {
+    uint64_t offset, size, hash, row;
+    uint32_t col, k;
+};
+
+/* One verification's state: the report, the reader and buffers of one thread. */
+struct vctx {
+    struct objref *objs;
+    size_t nobjs, objs_cap;
+    const struct ig_verify_hooks *h;
+    struct ig_verify_report *rep;
+    uint64_t bytes_total, bytes_done;
+    struct ig_reader r;
+    struct ig_values v;
+    struct ig_buf text;
+    bool deep;
+    /* a helper thread's share of the pages (check_chunks): its failures are
+     * kept per row group and reported in group order once all are done, and
+     * the bytes it checked count towards one shared progress */
+    struct ig_buf *group_msgs;
+    uint32_t group;
+    atomic_uint_fast64_t *done;
+    bool quiet; /* only one thread reports progress */
+    /* the column records some kept version shows (NULL: unknown, a version's
+     * file unreadable; kept_every: one shows every record) */
+    const struct ig_idset *kept;
+    bool kept_every;
+    /* the chunk being checked has a context that failed its checks: its
+     * blocks that need it cannot be checked for erased rows (said once) */
+    bool ctx_failed;
+};
+
+/* A failure: reported now, or by a helper thread kept for its row group. */
+__attribute__((format(printf, 2, 3))) void ig_verify_fail(struct vctx *x, const char *fmt, ...);
+
+/* The chunks of row group g of part pi of t (verify_chunk.c): every leaf's
+ * pages in order. */
+void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi, uint32_t g);
 
 #endif

@@ -65,7 +65,7 @@ struct ig_task {
 #define IG_TASK_PLAN UINT32_MAX
 
 /* A flat string or binary leaf's values numbered by the distinct values of
- * its chunk (chunk_dict, writer_encode.c): equal numbers exactly where the
+ * its chunk (chunk_dict, writer_plan.c): equal numbers exactly where the
  * bytes are equal (NULLs as the empty string), so that its blocks' encoders
  * count and collect distinct values without hashing them again
  * (ig_enc_opts.item_ids). valid only when the count ran to the end. */
@@ -95,7 +95,7 @@ struct ig_group_job {
     struct ig_error err;         /* that task's error */
 };
 /* Short string values (a few bytes: codes, countries, categories) and the
- * numbers a chunk's strset gave them, by their bytes (writer_encode.c,
+ * numbers a chunk's strset gave them, by their bytes (writer_plan.c,
  * chunk_dict): a direct-mapped cache, a slot overwritten on collision. */
 #define IG_SHORT_IDS_BITS 12
 struct ig_short_ids {

@@ -1,0 +1,509 @@
+/* writer_plan.c - planning one top-level column of a row group before it is
+ * encoded (writer_int.h, ig_writer_plan_column): its values rounded as they
+ * will read back, their bounds, the distinct values of its string leaves,
+ * whether a leaf gets an FSST table, where its pages are cut and how they are
+ * dealt out in segments; and the block cuts within a page that encoding asks
+ * for. It encodes nothing: writer_encode.c turns the plan into pages. */
+#include "format/part/writer_enc_int.h"
+#include "format/part/writer_int.h"
+#include "format/layout.h"
+#include "format/page/slide.h"
+#include "format/model/minmax.h"
+#include "format/model/quantize.h"
+#include "format/model/types.h"
+#include "format/enc/codec.h"
+#include "util/buf.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/strset.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Blob references default to small pages: reaching one object then reads one
+ * small page of references plus the object itself. */
+#define IG_BLOB_PAGE_SIZE 4096
+/* Byte-stream split pages are made to be compressed: at 1 MiB each byte plane
+ * fills whole zstd blocks (128 KiB), so each plane gets its own entropy tables
+ * (float32 embeddings: 14% smaller at 1 MiB, 0-8% at 64 KiB). */
+#define IG_SPLIT_PAGE_SIZE (1u << 20)
+/* Sliding-window pages default to this many times the page size (page_end),
+ * pages whose ids a dictionary stores well that many times more. */
+#define IG_SLIDE_PAGE_FACTOR 2
+#define IG_SLIDE_DICT_PAGE_FACTOR 32
+/* Blocks: a row read (rows/ID, a take) reads, checks and decodes one block of
+ * each column, so small blocks make it cheap; each block compresses on its own,
+ * so small blocks also compress less (captions: 2.15x at 4 KiB, 2.69x at 64
+ * KiB under zstd) and cost 40 bytes of footer. 4 KiB of values: about one disk
+ * page stored, a few microseconds to decode. */
+#define IG_BLOCK_SIZE 4096
+
+uint32_t ig_writer_leaf_page_size(const struct ig_writer_conf *c, uint32_t l)
+{
+    const struct ig_column_def *cd = &c->schema->cols[c->schema->leaves[l]];
+    if (cd->page_size) return cd->page_size;
+    if (cd->type == IG_T_BLOB) return IG_BLOB_PAGE_SIZE;
+    return cd->encoding == IG_ENC_SPLIT ? IG_SPLIT_PAGE_SIZE : c->o.page_size;
+}
+
+/* The target block size of a leaf (0: one block per page): what the schema
+ * says, else IG_BLOCK_SIZE, except for pages that are one unit already (blob
+ * references, sliding windows, byte-stream split made for zstd). */
+static uint32_t leaf_block_size(const struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    if (cd->block_size == IG_BLOCK_WHOLE_PAGE) return 0;
+    if (cd->block_size) return cd->block_size;
+    if (cd->type == IG_T_BLOB || cd->encoding == IG_ENC_SPLIT ||
+        ig_writer_slide_candidate(cd, &w->g->cols[l]))
+        return 0;
+    return w->c->o.block_size ? w->c->o.block_size : IG_BLOCK_SIZE;
+}
+
+/* Plain-size estimate of rows [a, b) of a leaf (the page-cutting measure). */
+static uint64_t plain_bytes(const struct ig_values *v, size_t a, size_t b)
+{
+    const struct ig_type_info *ti = ig_type_info(v->type);
+    if (v->levels) {
+        size_t v0 = v->row_val[a], v1 = v->row_val[b];
+        uint64_t vals = v1 == v0      ? 0
+                        : v->is_bytes ? v->offs[v1] - v->offs[v0] + 4 * (v1 - v0)
+                                      : (v1 - v0) * ti->width;
+        return vals + 2 * (uint64_t)(v->row_ent[b] - v->row_ent[a]);
+    }
+    if (!v->is_bytes) return (uint64_t)(b - a) * ti->width;
+    return v->offs[b] - v->offs[a] + 4 * (uint64_t)(b - a);
+}
+
+/* The plain bytes of rows [a, b) of leaves [l0, l1). */
+static uint64_t leaves_plain_bytes(const struct enc *w, uint32_t l0, uint32_t l1, size_t a, size_t b)
+{
+    uint64_t sum = 0;
+    for (uint32_t l = l0; l < l1; l++)
+        sum += plain_bytes(&w->g->cols[l], a, b);
+    return sum;
+}
+
+/* The first row r in (start, end] whose rows [start, r) of leaves [l0, l1)
+ * hold at least `target` plain bytes, else end. Plain bytes only grow with r,
+ * so a galloping search finds it in O(leaves x log rows), where adding rows
+ * one by one cost leaves x rows for every block and page (a third of a
+ * struct column's import). */
+static size_t rows_reaching(const struct enc *w, uint32_t l0, uint32_t l1, size_t start, size_t end,
+                            uint64_t target)
+{
+    if (start >= end) return end;
+    size_t lo = start + 1, step = 1; /* rows [start, lo - 1) fall short (none yet) */
+    size_t hi = lo;
+    while (hi < end && leaves_plain_bytes(w, l0, l1, start, hi) < target) {
+        lo = hi + 1;
+        hi = end - hi > step ? hi + step : end;
+        step *= 2;
+    }
+    /* the answer is in [lo, hi]: hi reaches the target or is end */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (leaves_plain_bytes(w, l0, l1, start, mid) >= target)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return hi;
+}
+
+/* A column of one leaf cut at the default block size aims its blocks at that
+ * size *stored*, not plain: the plain bytes a block holds grow by what its
+ * page before compressed by, up to this many times. Per-block costs (a
+ * header, a dictionary, a zstd frame, a footer record) then weigh less where
+ * values compress: float vectors rounded to 1/64 (8 rows of 512 bytes a
+ * block at 4 KiB plain, each block with its own dictionary) import in 0.65 of
+ * the time and store 0.92 of the bytes. Twice at most: a row read of an id
+ * column (delta-coded, 17x) then decodes 8 KiB, 0.3 us more a row in a take.
+ * Blocks of incompressible values stay as they were; a nested column of
+ * several leaves keeps the plain measure (its leaves are cut alike). */
+#define IG_BLOCK_GROWTH_MAX 2
+
+/* The plain bytes a block of the column of leaves [l0, l1) aims at. */
+uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1)
+{
+    uint32_t bs = leaf_block_size(w, l0);
+    const struct ig_column_def *cd = leaf_def(w, l0);
+    if (!bs || l1 != l0 + 1 || cd->block_size || w->c->o.block_size || w->out->fitted || !(w->cut_ratio > 0))
+        return bs;
+    double r = w->cut_ratio < 1.0 / IG_BLOCK_GROWTH_MAX ? 1.0 / IG_BLOCK_GROWTH_MAX : w->cut_ratio;
+    return r >= 1 ? bs : (uint32_t)((double)bs / r);
+}
+
+/* The page of rows [a, b) of leaf l just encoded (w->e->built): what it
+ * stored per plain byte, for the blocks of the next page. */
+void ig_writer_page_ratio(struct enc *w, uint32_t l, size_t a, size_t b)
+{
+    uint64_t plain = plain_bytes(&w->g->cols[l], a, b);
+    w->cut_ratio = plain ? (double)w->e->built.stored.len / (double)plain : 0;
+}
+
+/* Will this leaf be offered sliding-window pages? (encode_leaf_page asks the same) */
+bool ig_writer_slide_candidate(const struct ig_column_def *cd, const struct ig_values *v)
+{
+    struct ig_leaf_info li = {.type = cd->type,
+                              .max_rep = cd->max_rep,
+                              .max_def = cd->max_def,
+                              .quantize = cd->quantize,
+                              .levels = v->levels,
+                              .per_value = cd->dimension ? cd->dimension : 1};
+    return v->levels && cd->parent == IG_SCHEMA_NONE &&
+           ig_slide_fits(&li, cd->lists, cd->null_mask) &&
+           (cd->encoding == IG_ENC_AUTO || cd->encoding == IG_PAGE_ENC_SLIDE);
+}
+
+/* Where the next page of the leaves [l0, l1) should end, starting at row
+ * `start`: leaves of one nested column share page boundaries (their pages are
+ * reassembled together); a flat leaf pages alone. */
+static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t start)
+{
+    uint64_t target = ig_writer_leaf_page_size(w->c, l0);
+    size_t rows = w->g->rows;
+    const struct ig_values *v = &w->g->cols[l0];
+    if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
+        uint64_t width = ig_type_info(v->type)->width;
+        uint64_t n = target / width ? target / width : 1;
+        return start + n < rows ? start + (size_t)n : rows;
+    }
+    const struct ig_column_def *cd = leaf_def(w, l0);
+    if (l1 == l0 + 1 && ig_writer_slide_candidate(cd, v)) { /* measured as it will be stored */
+        /* every page restarts the windows with a base row (a whole window of
+         * new values), so unless the column says otherwise these pages are
+         * larger: reading one row still decodes only from its base on */
+        if (!cd->page_size) target *= IG_SLIDE_PAGE_FACTOR;
+        uint64_t acc = 0;
+        const uint64_t *prev = NULL;
+        size_t pn = 0, r = start;
+        bool sgn = ig_type_info(v->type)->is_signed;
+        struct ig_slide_sizer z = {0};
+        uint64_t limit = 8 * target;
+        for (bool grown = false;; grown = true) {
+            while (r < rows && acc < limit) {
+                const uint64_t *cur = v->lanes + v->row_val[r];
+                size_t cn = v->row_val[r + 1] - v->row_val[r];
+                acc += ig_slide_sizer_row(&z, prev, pn, cur, cn, sgn);
+                if (cn) prev = cur, pn = cn; /* rows without values are transparent */
+                r++;
+            }
+            /* large ids that recur (hashed ids) are stored once per page, in
+             * a dictionary, which pays the more rows the page has: such pages
+             * (a dictionary saving a fifth of their bits) are larger */
+            if (r == rows || grown || z.saved * 5 < acc) break;
+            limit *= IG_SLIDE_DICT_PAGE_FACTOR;
+        }
+        ig_slide_sizer_free(&z);
+        return r;
+    }
+    return rows_reaching(w, l0, l1, start, rows, target);
+}
+
+/* Whether leaf l's blocks are fitted to disk pages (page.h, struct
+ * ig_block_fit): flat string and binary columns, read one value at a time, whose
+ * blocks vary in size, at the default block size, when the group holds enough
+ * of them (IG_FIT_MIN plain bytes) that starting the chunk on a page boundary
+ * costs little. Fixed-width blocks are small or exact already. */
+#define IG_FIT_MIN (256u << 10)
+bool ig_writer_leaf_fitted(const struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_values *v = &w->g->cols[l];
+    if (v->levels || !v->is_bytes || cd->type == IG_T_BLOB || cd->block_size || w->c->o.block_size ||
+        !leaf_block_size(w, l))
+        return false;
+    return plain_bytes(v, 0, w->g->rows) >= IG_FIT_MIN;
+}
+
+/* Cut rows [a, b) of leaves [l0, l1) into blocks of about `target` plain bytes
+ * (all leaves of a nested column alike, as pages are): w->e->cuts gets the block
+ * starts relative to a, then b - a; returns the number of blocks. With
+ * first_only, the first block alone: cuts 0 and its end, and 1. */
+size_t ig_writer_block_cuts(struct enc *w, uint32_t l0, uint32_t l1, size_t a, size_t b,
+                         uint32_t target, bool first_only, int *rc)
+{
+    size_t n = 0, r = a;
+    while (r < b) {
+        if (n + 2 > w->e->cuts_cap) {
+            size_t cap = w->e->cuts_cap ? w->e->cuts_cap * 2 : 64;
+            size_t *c = realloc(w->e->cuts, cap * sizeof *c);
+            if (!c) {
+                *rc = -ENOMEM;
+                return 0;
+            }
+            w->e->cuts = c;
+            w->e->cuts_cap = cap;
+        }
+        w->e->cuts[n++] = r - a;
+        const struct ig_values *v = &w->g->cols[l0];
+        if (!target) {
+            r = b;
+        } else if (l1 == l0 + 1 && !v->levels && !v->is_bytes) { /* fixed width: arithmetic */
+            uint64_t width = ig_type_info(v->type)->width, k = target / width ? target / width : 1;
+            r = b - r > k ? r + (size_t)k : b;
+        } else {
+            r = rows_reaching(w, l0, l1, r, b, target);
+        }
+        if (first_only) break;
+    }
+    w->e->cuts[n] = r - a; /* b - a, but for a first block alone */
+    return n;
+}
+
+/* Quantised float leaves: round the group's values to the format now, as float32,
+ * so the text measured is the text that will be read back. */
+static void round_quantized(struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    struct ig_values *v = &w->g->cols[l];
+    if (!cd->quantize) return;
+    ig_quantize_lanes(cd->quantize, v->type, v->lanes, v->n, v->lanes);
+    ig_dequantize_lanes(cd->quantize, v->lanes, v->n, v->lanes);
+    v->type = IG_T_FLOAT32;
+}
+
+/* How many distinct values n draws would show, from a pool whose first s
+ * draws showed d (draws at random: d = D (1 - e^(-s/D)) for a pool of D,
+ * solved for D by bisection). Every draw distinct: as many as draws. */
+static double distinct_after(double d, double s, double n)
+{
+    if (d >= s) return n;
+    double lo = d, hi = 1e15;
+    for (int i = 0; i < 100; i++) {
+        double mid = sqrt(lo * hi);
+        if (mid * -expm1(-s / mid) < d) lo = mid;
+        else hi = mid;
+    }
+    return lo * -expm1(-n / lo);
+}
+
+/* Value i's hash in a strset (its bytes; a NULL's are none). */
+static inline uint64_t value_hash(const struct ig_values *v, size_t i)
+{
+    size_t len;
+    const uint8_t *p = ig_values_bytes(v, i, &len);
+    return ig_strset_hash(p, len);
+}
+
+/* A value of at most this many bytes is its own key in the short-value cache
+ * (struct ig_short_ids): its bytes as a little-endian number, with its length
+ * + 1 in the top byte, so that two keys are equal exactly where the values are. */
+#define IG_SHORT_MAX 7
+
+/* Value i's key (its length at most IG_SHORT_MAX): one 8-byte load, masked,
+ * where 8 bytes from its start lie inside the values' bytes (a copy of a few
+ * bytes, stored byte by byte and read back whole, stalled the count). */
+static inline uint64_t short_key(const struct ig_values *v, size_t i, size_t len)
+{
+    uint64_t at = v->offs[i], k = 0;
+    if (at + 8 <= v->data.len)
+        k = len ? ig_ld64(v->data.data + at) & (~0ull >> (64 - 8 * len)) : 0;
+    else
+        for (size_t j = 0; j < len; j++)
+            k |= (uint64_t)v->data.data[at + j] << (8 * j);
+    return k | (uint64_t)(len + 1) << 56; /* never 0: 0 marks an empty slot */
+}
+
+static inline size_t short_slot(uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - IG_SHORT_IDS_BITS));
+}
+
+/* A string or binary leaf's distinct values in the group, for its chunk
+ * record (layout.h, IG_CHK_DICT_COUNT): exact (bytes compared, not hashes),
+ * and recorded only when they are at most a quarter of its values, as a
+ * dictionary is then worth showing (a Parquet view's dictionary page; a pool
+ * of 100,000 strings, 93,000 distinct in 262,144 rows, read as fast PLAIN
+ * as a dictionary, and counting it to the end had cost its import 1.3x).
+ * Counting costs an import a few per cent where it runs to the end, so it
+ * stops early where the first 4,096 values (and again the first 8,192,
+ * 16,384, ...) foretell more than a quarter distinct (values drawn at random
+ * from a pool: 10,000 captions over 65,536 rows show some 3,400 distinct in
+ * their first 4,096 and are counted; unique ids or free text are not).
+ * Short values (codes, countries, categories: most columns counted to the
+ * end) are looked up in `cache` first, by their bytes, without hashing or
+ * probing the set: a hit is a value the set holds, under the number it gave
+ * (the counts and numbers are the set's either way; hashing, probing and
+ * comparing short values was over a third of the count). */
+static int chunk_dict(const struct ig_values *v, struct ig_chunk_dict *out, struct ig_item_ids *ids,
+                      struct ig_strset *set, struct ig_short_ids *cache)
+{
+    memset(out, 0, sizeof *out);
+    ids->valid = false;
+    if (!v->is_bytes || v->type == IG_T_BLOB || v->n < 2) return 0;
+    /* the values numbered as they are counted, for a flat leaf's blocks */
+    bool number = !v->levels;
+    if (number && ids->cap < v->n) {
+        uint32_t *p = realloc(ids->id, v->n * sizeof *p);
+        if (!p) return -ENOMEM;
+        ids->id = p;
+        ids->cap = v->n;
+    }
+    if (!cache->key && !(cache->key = malloc(sizeof *cache->key << IG_SHORT_IDS_BITS))) return -ENOMEM;
+    if (!cache->id && !(cache->id = malloc(sizeof *cache->id << IG_SHORT_IDS_BITS))) return -ENOMEM;
+    memset(cache->key, 0, sizeof *cache->key << IG_SHORT_IDS_BITS);
+    ig_strset_clear(set);
+    size_t limit = v->n / 4, seen = 0;
+    int rc = 0;
+    bool small = true, nulls = false;
+    /* hashed AHEAD values ahead, each slot fetched while the ones before are
+     * probed (short values are hashed only when the cache misses them) */
+    enum { AHEAD = 8 };
+    uint64_t hashes[AHEAD];
+    for (size_t i = 0; i < AHEAD && i < v->n; i++)
+        hashes[i] = v->offs[i + 1] - v->offs[i] > IG_SHORT_MAX ? value_hash(v, i) : 0;
+    for (size_t i = 0; i < v->n && small; i++) {
+        uint64_t h = hashes[i % AHEAD];
+        if (i + AHEAD < v->n && v->offs[i + AHEAD + 1] - v->offs[i + AHEAD] > IG_SHORT_MAX) {
+            hashes[i % AHEAD] = value_hash(v, i + AHEAD);
+            ig_strset_prefetch(set, hashes[i % AHEAD]);
+        }
+        if (ig_values_is_null(v, i)) {
+            nulls = true;
+            continue;
+        }
+        size_t len;
+        const uint8_t *p = ig_values_bytes(v, i, &len);
+        uint32_t at;
+        if (len <= IG_SHORT_MAX) {
+            uint64_t key = short_key(v, i, len);
+            size_t slot = short_slot(key);
+            if (cache->key[slot] == key) {
+                at = cache->id[slot];
+            } else {
+                bool added;
+                if ((rc = ig_strset_add_hashed(set, p, len, ig_strset_hash(p, len), &at, &added))) break;
+                cache->key[slot] = key;
+                cache->id[slot] = at;
+            }
+        } else {
+            bool added;
+            if ((rc = ig_strset_add_hashed(set, p, len, h, &at, &added))) break;
+        }
+        if (number) ids->id[i] = at;
+        seen++;
+        small = set->count <= limit && set->bytes + 4ull * set->count <= INT32_MAX;
+        if (seen >= 4096 && !(seen & (seen - 1)) && small) /* at 4,096, 8,192, ...: foretell again */
+            small = distinct_after(set->count, (double)seen, (double)v->n) <= limit;
+    }
+    if (!rc && small && set->count) {
+        out->count = set->count;
+        out->bytes = (uint32_t)set->bytes;
+    }
+    if (!rc && small && number) {
+        /* a NULL is an empty item in a block: the empty string's number, or
+         * one past the set's when no value is empty */
+        int64_t empty = nulls ? ig_strset_find(set, "", 0) : -1;
+        uint32_t null_id = empty >= 0 ? (uint32_t)empty : set->count;
+        for (size_t i = 0; nulls && i < v->n; i++)
+            if (ig_values_is_null(v, i)) ids->id[i] = null_id;
+        ids->valid = true;
+    }
+    return rc == -E2BIG ? 0 : rc;
+}
+
+/* A chunk of strings or binary values gets an FSST symbol table (format 12:
+ * its context) when its values are enough for one to pay: the table costs up
+ * to ~2.5 KiB once, and training it ~2 ms; its blocks then choose to code
+ * their values against it (page_encode.c). A column that forces another
+ * scheme or no compression does without; one that forces fsst always has
+ * one. */
+#define IG_FSST_MIN_BYTES (16u << 10)
+static bool wants_table(const struct enc *w, uint32_t l)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_values *v = &w->g->cols[l];
+    if (!v->is_bytes || cd->type == IG_T_BLOB || !v->n) return false;
+    if (cd->encoding == IG_ENC_FSST) return true;
+    return cd->encoding == IG_ENC_AUTO && cd->compression == IG_COMP_AUTO &&
+           v->offs[v->n] - v->offs[0] >= IG_FSST_MIN_BYTES;
+}
+
+/* Segments: a column of one leaf whose group holds more than this many plain
+ * bytes is encoded in runs of whole pages of about this size, each by any
+ * thread (writer_int.h). Big enough that taking one costs nothing beside
+ * encoding it (a lock, a few milliseconds of work), small enough that a group
+ * of one 32 MiB column keeps two cores busy to its end. */
+#define IG_SEGMENT_BYTES (1u << 20)
+
+/* The leaves [l0, l1) of top-level column `top`. */
+static int column_leaves(const struct ig_schema *s, uint32_t top, uint32_t *l0, uint32_t *l1,
+                         struct ig_error *err)
+{
+    *l0 = UINT32_MAX;
+    *l1 = 0;
+    for (uint32_t k = top; k < s->n && s->cols[k].top == top; k++)
+        if (s->cols[k].leaf != IG_SCHEMA_NONE) {
+            if (*l0 == UINT32_MAX) *l0 = s->cols[k].leaf;
+            *l1 = s->cols[k].leaf + 1;
+        }
+    if (*l0 == UINT32_MAX)
+        return ig_err(err, -EINVAL, "column '%s' has no leaves", s->cols[top].name);
+    return 0;
+}
+
+static int add_cut(struct ig_column_work *cw, size_t row)
+{
+    if (cw->ncuts + 2 > cw->cuts_cap) {
+        size_t cap = cw->cuts_cap ? cw->cuts_cap * 2 : 64;
+        size_t *c = realloc(cw->cuts, cap * sizeof *c);
+        if (!c) return -ENOMEM;
+        cw->cuts = c;
+        cw->cuts_cap = cap;
+    }
+    cw->cuts[cw->ncuts++] = row;
+    return 0;
+}
+
+int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
+                          struct ig_encoder *e, struct ig_error *err)
+{
+    struct ig_column_work *cw = &g->work[t];
+    struct enc w = {c, g, NULL, NULL, {0}, 0};
+    cw->ncuts = 0;
+    cw->nsegs = 0;
+    int rc = column_leaves(c->schema, c->schema->tops[t], &cw->l0, &cw->l1, err);
+    if (rc) return rc;
+    uint32_t l0 = cw->l0, l1 = cw->l1;
+    for (uint32_t l = l0; l < l1 && !rc; l++) {
+        g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
+        round_quantized(&w, l); /* bounds of the values as they read back */
+        ig_minmax_of(&g->cols[l], NULL, &g->bounds[l]);
+        if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set, &e->short_ids)) rc = -ENOMEM;
+        if (!rc && wants_table(&w, l))
+            rc =
+                ig_fsst_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, &g->ctx[l].fsst);
+    }
+    /* a nested column's leaves share page boundaries (their pages are
+     * reassembled together); a flat leaf pages alone */
+    for (size_t start = 0; start < g->rows && !rc;) {
+        rc = add_cut(cw, start);
+        start = page_end(&w, l0, l1, start);
+    }
+    if (!rc) rc = add_cut(cw, g->rows);
+    if (rc) return ig_err(err, rc, "out of memory");
+    cw->ncuts--; /* the last entry ends the last page */
+    /* one leaf, not fitted to disk pages (whose fit carries from page to page),
+     * and large: in segments */
+    uint64_t bytes = plain_bytes(&g->cols[l0], 0, g->rows);
+    uint64_t page = ig_writer_leaf_page_size(c, l0);
+    cw->seg_pages = (uint32_t)(cw->ncuts ? cw->ncuts : 1);
+    if (l1 == l0 + 1 && !ig_writer_leaf_fitted(&w, l0) && bytes > 2ull * IG_SEGMENT_BYTES && page) {
+        uint64_t per = IG_SEGMENT_BYTES / page;
+        if (per < cw->ncuts) cw->seg_pages = (uint32_t)(per ? per : 1);
+    }
+    uint32_t nsegs = cw->ncuts ? (uint32_t)((cw->ncuts + cw->seg_pages - 1) / cw->seg_pages) : 1;
+    if (nsegs > cw->segs_cap) {
+        struct ig_column_out *o = realloc(cw->segs, nsegs * sizeof *o);
+        if (!o) return ig_err(err, -ENOMEM, "out of memory");
+        memset(o + cw->segs_cap, 0, (nsegs - cw->segs_cap) * sizeof *o);
+        cw->segs = o;
+        cw->segs_cap = nsegs;
+    }
+    cw->nsegs = nsegs;
+    return 0;
+}
