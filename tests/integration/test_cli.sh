@@ -180,7 +180,7 @@ f = d[foff:foff + fsize]
 sec = lambda i: struct.unpack_from("<QQ", f, 80 + 16 * i)
 leaves = struct.unpack_from("<I", f, 44)[0]
 choff, _ = sec(5)
-chk = {9: 40, 6: 16, 2: 8}[max(v for v in (9, 6, 2) if v <= struct.unpack_from("<I", f, 8)[0])]  # chunk record size (FORMAT.md)
+chk = {12: 64, 9: 40, 6: 16, 2: 8}[max(v for v in (12, 9, 6, 2) if v <= struct.unpack_from("<I", f, 8)[0])]  # chunk record size (FORMAT.md)
 first = struct.unpack_from("<I", f, choff + chk * int(sys.argv[2]))[0]
 poff, _ = sec(6)
 off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * first)

@@ -179,7 +179,7 @@ foff, fsize = struct.unpack_from("<QQ", d, len(d) - 64)
 f = bytes(d[foff:foff + fsize])
 choff = struct.unpack_from("<Q", f, 80 + 16 * 5)[0]
 poff = struct.unpack_from("<Q", f, 80 + 16 * 6)[0]
-chk = {9: 40, 6: 16, 2: 8}[max(v for v in (9, 6, 2) if v <= struct.unpack_from("<I", f, 8)[0])]  # chunk record size (FORMAT.md)
+chk = {12: 64, 9: 40, 6: 16, 2: 8}[max(v for v in (12, 9, 6, 2) if v <= struct.unpack_from("<I", f, 8)[0])]  # chunk record size (FORMAT.md)
 first = struct.unpack_from("<I", f, choff + chk * 10)[0]    # column f64, group 0
 off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * (first + 1))
 d[off + stored // 2] ^= 0x01

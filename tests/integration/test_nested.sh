@@ -95,7 +95,7 @@ nleaves = struct.unpack_from("<I", f, 44)[0]
 choff = struct.unpack_from("<Q", f, 80 + 16 * 5)[0]
 poff = struct.unpack_from("<Q", f, 80 + 16 * 6)[0]
 # leaves in order: RecId EmpId Dept.DeptId Dept.Name Dept.Loc.Building Dept.Loc.Floor ...
-chk = {9: 40, 6: 16, 2: 8}[max(v for v in (9, 6, 2) if v <= struct.unpack_from("<I", f, 8)[0])]  # chunk record size (FORMAT.md)
+chk = {12: 64, 9: 40, 6: 16, 2: 8}[max(v for v in (12, 9, 6, 2) if v <= struct.unpack_from("<I", f, 8)[0])]  # chunk record size (FORMAT.md)
 first = struct.unpack_from("<I", f, choff + chk * 3)[0]        # Dept.Name
 off, cap, stored = struct.unpack_from("<QII", f, poff + 64 * first)
 d[off + stored - 1] ^= 0xFF

@@ -154,7 +154,7 @@ static size_t alp_estimate_values(const uint64_t *v, size_t n, const struct ig_i
                                   const struct enc_ectx *c)
 {
     if ((d->width != 4 && d->width != 8) || d->is_signed) return SIZE_MAX;
-    uint64_t *ints = malloc((n ? n : 1) * sizeof *ints), *pos = malloc((n ? n : 1) * sizeof *pos);
+    uint64_t *ints = calloc(n ? n : 1, sizeof *ints), *pos = malloc((n ? n : 1) * sizeof *pos);
     size_t est = SIZE_MAX, x = 0;
     if (ints && pos) {
         unsigned e, f;
@@ -211,7 +211,7 @@ static int alp_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
     (void)st;
     if ((d->width != 4 && d->width != 8) || d->is_signed)
         return ig_err(c->err, -EINVAL, "encoding alp needs float32 or float64 lanes");
-    uint64_t *ints = malloc((n ? n : 1) * sizeof *ints), *pos = malloc((n ? n : 1) * sizeof *pos);
+    uint64_t *ints = calloc(n ? n : 1, sizeof *ints), *pos = malloc((n ? n : 1) * sizeof *pos);
     int rc = ints && pos ? 0 : enc_nomem(c->err);
     if (!rc) {
         unsigned e, f;

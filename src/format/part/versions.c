@@ -342,7 +342,7 @@ bool ig_tag_name_valid(const char *name)
         if (!ok) return false;
         digits &= c >= '0' && c <= '9';
     }
-    return !digits;
+    return !digits && strcmp(name, "end") != 0; /* "end" would read as the file's end line */
 }
 
 static int tag_cmp(const void *a, const void *b)

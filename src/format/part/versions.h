@@ -64,7 +64,7 @@ struct ig_tag {
 };
 
 /* A tag name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-', not all
- * digits (those name versions). */
+ * digits (those name versions), not "end" (the tags file's last line). */
 bool ig_tag_name_valid(const char *name);
 /* The tags, in name order (malloc'd; none: *n = 0, no file is no error). */
 int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err);
