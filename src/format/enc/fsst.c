@@ -547,7 +547,7 @@ static int fsst_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *ab
 {
     (void)absent;
     const struct ig_fsst *t = c->fsst;
-    struct fsst_hdr h;
+    struct fsst_hdr h = {0};
     int rc = fsst_header(p, len, n, t, &h, c->err);
     if (rc) return rc;
     uint64_t *co = malloc((n + 1) * sizeof *co);
@@ -585,7 +585,7 @@ static int fsst_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absen
     static _Thread_local uint8_t item[(1 << 16) + 8];
     static _Thread_local struct ig_buf big = IG_BUF_INIT;
     const struct ig_fsst *t = c->fsst;
-    struct fsst_hdr h;
+    struct fsst_hdr h = {0};
     int rc = fsst_header(p, len, n, t, &h, c->err);
     if (rc) return rc;
     size_t ib = h.data_at - h.index_at;
@@ -649,7 +649,7 @@ static int fsst_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
 {
     (void)absent;
     (void)may_drop;
-    struct fsst_hdr h;
+    struct fsst_hdr h = {0};
     int rc = fsst_header(p, len, n, c->fsst, &h, c->err);
     if (rc) return rc;
     uint64_t *co = malloc((n + 1) * sizeof *co), *o2 = malloc((n + 1) * sizeof *o2);
@@ -681,7 +681,7 @@ static int fsst_check(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
                       const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     (void)absent;
-    struct fsst_hdr h;
+    struct fsst_hdr h = {0};
     int rc = fsst_header(p, len, n, c->fsst, &h, c->err);
     if (rc) return rc;
     uint64_t *co = malloc((n + 1) * sizeof *co);
@@ -709,7 +709,7 @@ static int fsst_check(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
 int enc_fsst_uses(const uint8_t *p, size_t len, size_t n, const struct ig_fsst *t, uint64_t *counts,
                   struct ig_error *err)
 {
-    struct fsst_hdr h;
+    struct fsst_hdr h = {0};
     int rc = fsst_header(p, len, n, t, &h, err);
     if (rc) return rc;
     size_t ib = h.data_at - h.index_at;
