@@ -6,8 +6,8 @@
  * detached lazily so readers with open files are not killed. */
 #include "fs/fill.h"
 #include "fs/fs.h"
-#include "kernel_fuse.h"
 #include "fs/invalidate.h"
+#include "fs/kernel.h"
 #include "ops.h"
 #include "fs/session.h"
 #include "fs/staging.h"
@@ -18,6 +18,7 @@
 #include "util/sigbus.h"
 
 #include <errno.h>
+#include <fuse_lowlevel.h>
 #include <malloc.h>
 #include <sys/epoll.h>
 #include <pthread.h>
@@ -37,6 +38,42 @@
 
 /* The FUSE connection's device ("0:53") from /proc/self/mountinfo: reading it
  * does not touch the mount, which is not being served yet. */
+/* ---- telling the kernel (struct fs_kernel, kernel.h): libfuse's notify calls
+ * and the deferred replies of erases ------------------------------------ */
+
+static void inval_inode(void *ctx, uint64_t ino)
+{
+    fuse_lowlevel_notify_inval_inode(ctx, ino, 0, 0);
+}
+
+static void inval_entry(void *ctx, uint64_t parent, const char *name, size_t len)
+{
+    fuse_lowlevel_notify_inval_entry(ctx, parent, name, len);
+}
+
+static void delete_entry(void *ctx, uint64_t parent, uint64_t child, const char *name, size_t len)
+{
+    fuse_lowlevel_notify_delete(ctx, parent, child, name, len);
+}
+
+/* unlink: done (0); write: the bytes written */
+static void answer(void *req, bool write, size_t size)
+{
+    if (write)
+        fuse_reply_write(req, size);
+    else
+        fuse_reply_err(req, 0);
+}
+
+static struct fs_kernel kernel_of(struct fuse_session *se)
+{
+    return (struct fs_kernel){.ctx = se,
+                              .inval_inode = inval_inode,
+                              .inval_entry = inval_entry,
+                              .delete_entry = delete_entry,
+                              .answer = answer};
+}
+
 static bool mount_device(const char *mountpoint, char *dev, size_t cap)
 {
     FILE *f = fopen("/proc/self/mountinfo", "r");
@@ -230,7 +267,7 @@ static struct fuse_session *mount_session(struct fs_session *s, const struct fs_
         report(status_fd, "cannot create the FUSE session");
         return NULL;
     }
-    s->kernel = fs_kernel_fuse(se);
+    s->kernel = kernel_of(se);
     if (fuse_set_signal_handlers(se)) {
         report(status_fd, "cannot install signal handlers");
         fuse_session_destroy(se);

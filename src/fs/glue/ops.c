@@ -28,6 +28,7 @@
 #include "util/hash.h"
 
 #include <errno.h>
+#include <fuse_lowlevel.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef IG_FS_GLUE_OPS_H
 #define IG_FS_GLUE_OPS_H
 
-#include <fuse_lowlevel.h>
+struct fuse_lowlevel_ops;
 
 extern const struct fuse_lowlevel_ops fs_ops;
 
