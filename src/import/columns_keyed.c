@@ -453,14 +453,7 @@ static int load_group(struct keyed *k, uint32_t g, struct ig_error *err)
 static int write_matched(struct keyed *k, struct ig_values *cols, uint64_t input,
                          struct ig_error *err)
 {
-    uint32_t lo = 0, hi = k->ngroups;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (k->groups[mid].first <= input)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint32_t lo = keyed_group_of(k, input);
     struct in_group *g = &k->groups[lo];
     int rc = g->vals ? 0 : load_group(k, lo, err);
     for (uint32_t l = 0; l < k->nleaves && !rc; l++)

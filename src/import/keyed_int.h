@@ -104,6 +104,9 @@ struct keyed {
 
 /* ---- keyed_join.c ---- */
 
+/* The file's row group that holds file row `input` (k->groups by first row). */
+uint32_t keyed_group_of(const struct keyed *k, uint64_t input);
+
 /* Is `name` a top-level column of s (its node in *node)? */
 bool keyed_is_top(const struct ig_schema *s, const char *name, long *node);
 /* A top-level column's type as the schema language writes it, without the '?'. */

@@ -17,6 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint32_t keyed_group_of(const struct keyed *k, uint64_t input)
+{
+    uint32_t lo = 0, hi = k->ngroups;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (k->groups[mid].first <= input)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* ---- the key ----------------------------------------------------------------- */
 
 bool keyed_is_top(const struct ig_schema *s, const char *name, long *node)
@@ -440,16 +453,7 @@ int keyed_prepare(void *ctx, const struct ig_table *t, struct ig_error *err)
                     live - k->npairs == 1 ? "has" : "have", rows);
     }
     for (size_t i = 0; !rc && i < k->npairs; i++) {
-        uint64_t input = k->pairs[i].input;
-        uint32_t lo = 0, hi = k->ngroups;
-        while (hi - lo > 1) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (k->groups[mid].first <= input)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        k->groups[lo].remaining++;
+        k->groups[keyed_group_of(k, k->pairs[i].input)].remaining++;
     }
     for (uint32_t l = 0; !rc && k->mode == IG_KEYED_UPDATE && l < k->nleaves; l++) {
         uint32_t col;

@@ -410,6 +410,17 @@ static int64_t backoff_ms(unsigned k)
     return ms + jitter;
 }
 
+/* Start x on the first free handle of c. */
+static void start_on_free_slot(struct conn *c, struct xfer *x, bool *slot_busy)
+{
+    unsigned s = 0;
+    while (slot_busy[s])
+        s++;
+    slot_busy[s] = true;
+    xfer_setup(x, c->easy[s]);
+    curl_multi_add_handle(c->multi, c->easy[s]);
+}
+
 /* Run xs[0..n) on connection set c, `parallel` at a time, each retried
  * as its failure allows. Every xfer ends with done set. */
 static int run(struct ig_s3 *s3, struct conn *c, struct xfer **xs, size_t n)
@@ -433,22 +444,12 @@ static int run(struct ig_s3 *s3, struct conn *c, struct xfer **xs, size_t n)
                 continue;
             }
             waiting[i] = waiting[--waiting_n];
-            unsigned s = 0;
-            while (slot_busy[s])
-                s++;
-            slot_busy[s] = true;
-            xfer_setup(x, c->easy[s]);
-            curl_multi_add_handle(c->multi, c->easy[s]);
+            start_on_free_slot(c, x, slot_busy);
             active++;
         }
         while (next < n && active < par && waiting_n < sizeof waiting / sizeof *waiting) {
             struct xfer *x = xs[next++];
-            unsigned s = 0;
-            while (slot_busy[s])
-                s++;
-            slot_busy[s] = true;
-            xfer_setup(x, c->easy[s]);
-            curl_multi_add_handle(c->multi, c->easy[s]);
+            start_on_free_slot(c, x, slot_busy);
             active++;
         }
         if (active == 0 && waiting_n == 0 && next == n) break;

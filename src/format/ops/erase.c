@@ -256,29 +256,6 @@ static int by_page(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Byte ranges where two buffers differ, merged across small gaps. */
-static int journal_diff(struct erase_ctx *x, const struct ig_part *p, uint64_t base,
-                        const uint8_t *old, const uint8_t *new, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        if (old[i] == new[i]) {
-            i++;
-            continue;
-        }
-        size_t start = i, last = i;
-        for (; i < len; i++)
-            if (old[i] != new[i])
-                last = i;
-            else if (i - last > 32)
-                break;
-        size_t n = last - start + 1;
-        if (ig_journal_add(&x->j, p->name, base + start, new + start, n)) return -ENOMEM;
-        x->rep->bytes_written += n;
-    }
-    return 0;
-}
-
 static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t *rows,
                        size_t nrows)
 {
@@ -344,7 +321,8 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
         rc = ig_journal_add(&x->j, p->name, footer_off, nf, p->footer_size);
         x->rep->bytes_written += p->footer_size;
     } else {
-        rc = journal_diff(x, p, footer_off, p->footer, nf, p->footer_size);
+        rc = ig_journal_diff(&x->j, p->name, footer_off, p->footer, nf, p->footer_size,
+                             &x->rep->bytes_written);
     }
     if (!rc) rc = ig_journal_add(&x->j, p->name, footer_off + p->footer_size, tail, sizeof tail);
     x->rep->bytes_written += sizeof tail;

@@ -412,7 +412,7 @@ static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const stru
                         size_t v0, size_t v1, struct ig_error *err)
 {
     char blob_name[IG_PART_NAME_MAX];
-    snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
+    if (!ig_blob_file_of_part(p->name, blob_name)) blob_name[0] = '\0';
     for (size_t i = v0; i < v1; i++) {
         size_t len;
         const uint8_t *refs = ig_values_bytes(v, i, &len);

@@ -45,6 +45,19 @@ static void fail_msg(void *ctx, const char *msg)
     ig_verify_fail(ctx, "%s", msg);
 }
 
+int ig_verify_add_obj(struct vctx *x, const struct objref *o)
+{
+    if (x->nobjs == x->objs_cap) {
+        size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
+        struct objref *grown = realloc(x->objs, cap * sizeof *grown);
+        if (!grown) return -ENOMEM;
+        x->objs = grown;
+        x->objs_cap = cap;
+    }
+    x->objs[x->nobjs++] = *o;
+    return 0;
+}
+
 void ig_verify_fail(struct vctx *x, const char *fmt, ...)
 {
     char msg[1024];
@@ -151,7 +164,7 @@ static int blob_object_check(const struct ig_part *p, const struct ig_blob_ref *
 static void check_blobs(struct vctx *x, const struct ig_part *p, const struct ig_table *t)
 {
     char blob_name[IG_PART_NAME_MAX];
-    snprintf(blob_name, sizeof blob_name, "%.*s.blob", (int)(strlen(p->name) - 6), p->name);
+    if (!ig_blob_file_of_part(p->name, blob_name)) blob_name[0] = '\0';
     uint64_t size = ig_part_blob_size(p);
     /* no reference at all (a blob column gc released): objs is NULL */
     if (x->nobjs > 1) qsort(x->objs, x->nobjs, sizeof *x->objs, objref_cmp);
@@ -266,14 +279,7 @@ static void merge_worker(struct vctx *x, struct group_worker *w)
     x->rep->page_bytes += w->rep.page_bytes;
     x->rep->unscrubbed += w->rep.unscrubbed;
     for (size_t i = 0; i < w->x.nobjs; i++) { /* blob references, checked per blob file */
-        if (x->nobjs == x->objs_cap) {
-            size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
-            struct objref *o = realloc(x->objs, cap * sizeof *o);
-            if (!o) break;
-            x->objs = o;
-            x->objs_cap = cap;
-        }
-        x->objs[x->nobjs++] = w->x.objs[i];
+        if (ig_verify_add_obj(x, &w->x.objs[i])) break;
     }
     free(w->x.objs);
     ig_values_free(&w->x.v);

@@ -142,17 +142,11 @@ static void collect_blob_refs(struct vctx *x, const struct ig_column_ref *c)
         size_t len;
         const uint8_t *refs = ig_values_bytes(&x->v, i, &len);
         for (size_t k = 0; k < len / IG_BLOB_REF_BYTES; k++) {
-            if (x->nobjs == x->objs_cap) {
-                size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
-                struct objref *o = realloc(x->objs, cap * sizeof *o);
-                if (!o) break;
-                x->objs = o;
-                x->objs_cap = cap;
-            }
             struct ig_blob_ref r;
             ig_blob_ref_load(refs + k * IG_BLOB_REF_BYTES, &r, NULL);
-            x->objs[x->nobjs++] = (struct objref){r.offset, r.size, r.hash, x->v.row_base + i,
-                                                  c->col, (uint32_t)k};
+            if (ig_verify_add_obj(x, &(struct objref){r.offset, r.size, r.hash, x->v.row_base + i,
+                                                      c->col, (uint32_t)k}))
+                break;
         }
     }
 }

@@ -56,6 +56,9 @@ struct vctx {
 
 /* A failure: reported now, or by a helper thread kept for its row group. */
 __attribute__((format(printf, 2, 3))) void ig_verify_fail(struct vctx *x, const char *fmt, ...);
+/* A blob reference kept for the blob files' pass; -ENOMEM (dropped: fewer
+ * objects checked) when it does not fit. */
+int ig_verify_add_obj(struct vctx *x, const struct objref *o);
 
 /* The chunks of row group g of part pi of t (verify_chunk.c): every leaf's
  * pages in order. */

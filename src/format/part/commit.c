@@ -39,11 +39,8 @@ static int blob_file_of(struct ig_commit *c, uint32_t i, struct ig_error *err)
     struct ig_commit_part *cp = &c->parts[i];
     if (mp->blob[0]) {
         memcpy(cp->blob, mp->blob, sizeof cp->blob);
-    } else {
-        size_t n = strlen(mp->name);
-        if (n < 6 || strcmp(mp->name + n - 6, ".ingot"))
-            return ig_err(err, -EIO, "%s: part '%s' is not named part-N.ingot", c->dir, mp->name);
-        snprintf(cp->blob, sizeof cp->blob, "%.*s.blob", (int)(n - 6), mp->name);
+    } else if (!ig_blob_file_of_part(mp->name, cp->blob)) {
+        return ig_err(err, -EIO, "%s: part '%s' is not named part-N.ingot", c->dir, mp->name);
     }
     char path[4200];
     struct stat st;

@@ -194,18 +194,9 @@ static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
     struct ig_manifest m;
     int rc = ig_manifest_read(dir, &m, err);
     if (rc) return rc;
-    if (m.generation < g) {
-        if (m.format == 1) { /* its version 1 gets its file first */
-            if (!m.change[0]) snprintf(m.change, sizeof m.change, "%s", "import");
-            rc = ig_version_save(dir, &m, err);
-        }
-        m.generation = g;
-        m.version++;
-        m.time = (int64_t)time(NULL);
-        snprintf(m.change, sizeof m.change, "%s", "erase");
-        if (!rc) rc = ig_version_save(dir, &m, err);
-        if (!rc) rc = ig_manifest_write(dir, &m, err);
-    }
+    bool made;
+    rc = ig_version_of_erase(dir, &m, g, &made, err);
+    if (!rc && made) rc = ig_manifest_write(dir, &m, err);
     ig_manifest_free(&m);
     return rc;
 }

@@ -21,6 +21,14 @@ void ig_part_file_name(char *out, uint32_t index)
     snprintf(out, IG_PART_NAME_MAX, "part-%06u.ingot", index);
 }
 
+bool ig_blob_file_of_part(const char *part, char *out)
+{
+    size_t n = strlen(part);
+    if (n < 6 || n >= IG_PART_NAME_MAX || strcmp(part + n - 6, ".ingot")) return false;
+    snprintf(out, IG_PART_NAME_MAX, "%.*s.blob", (int)(n - 6), part);
+    return true;
+}
+
 void ig_blob_file_name(char *out, uint32_t index)
 {
     snprintf(out, IG_PART_NAME_MAX, "part-%06u.blob", index);

@@ -58,6 +58,9 @@ int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src);
 bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col);
 int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
 void ig_manifest_free(struct ig_manifest *m);
+/* The blob file beside part `part` ("part-N.ingot" -> "part-N.blob", into out,
+ * IG_PART_NAME_MAX bytes); false if the part is not so named. */
+bool ig_blob_file_of_part(const char *part, char *out);
 /* "part-%06u.ingot" and its blob file "part-%06u.blob" */
 void ig_part_file_name(char *out, uint32_t index);
 void ig_blob_file_name(char *out, uint32_t index);

@@ -218,18 +218,9 @@ static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
     struct ig_manifest m;
     int rc = ig_manifest_read(dir, &m, err);
     if (rc) return rc;
-    if (m.generation < g) {
-        if (m.format == 1) {
-            if (!m.change[0]) snprintf(m.change, sizeof m.change, "%s", "import");
-            rc = ig_version_save(dir, &m, err);
-        }
-        m.generation = g;
-        m.version++;
-        m.time = (int64_t)time(NULL);
-        snprintf(m.change, sizeof m.change, "%s", "erase");
-        if (!rc) rc = ig_version_save(dir, &m, err);
-        if (!rc) rc = ig_remote_manifest_publish(dir, &m, m.etag, false, err);
-    }
+    bool made;
+    rc = ig_version_of_erase(dir, &m, g, &made, err);
+    if (!rc && made) rc = ig_remote_manifest_publish(dir, &m, m.etag, false, err);
     ig_manifest_free(&m);
     return rc;
 }

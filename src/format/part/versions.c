@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -250,6 +251,23 @@ static int list_version_files(const char *vdir, uint64_t **versions, size_t *n, 
     }
     closedir(d);
     return 0;
+}
+
+int ig_version_of_erase(const char *dir, struct ig_manifest *m, uint64_t g, bool *made,
+                        struct ig_error *err)
+{
+    *made = m->generation < g;
+    if (!*made) return 0;
+    int rc = 0;
+    if (m->format == 1) { /* its version 1 gets its file first */
+        if (!m->change[0]) snprintf(m->change, sizeof m->change, "%s", "import");
+        rc = ig_version_save(dir, m, err);
+    }
+    m->generation = g;
+    m->version++;
+    m->time = (int64_t)time(NULL);
+    snprintf(m->change, sizeof m->change, "%s", "erase");
+    return rc ? rc : ig_version_save(dir, m, err);
 }
 
 int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err)

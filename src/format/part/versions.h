@@ -44,6 +44,13 @@ bool ig_version_kept(const char *dir, uint64_t version);
  * commit point) is no version: not listed, not loaded. */
 int ig_version_list(const char *dir, uint64_t **versions, size_t *n, struct ig_error *err);
 int ig_version_remove(const char *dir, uint64_t version, struct ig_error *err);
+/* An erasure is a version of its own: m (MANIFEST as read) moved to
+ * generation g as the next version, "erase", and that version's file written
+ * (a format-1 MANIFEST's own version gets its file first). MANIFEST itself is
+ * the caller's to write (a file, or an object published under If-Match).
+ * *made: false when m was at g already (a replay: nothing to do). */
+int ig_version_of_erase(const char *dir, struct ig_manifest *m, uint64_t g, bool *made,
+                        struct ig_error *err);
 /* The versions kept: every version's file and the current one (MANIFEST's
  * version, which a table an older release wrote may have no file for yet),
  * ascending (malloc'd; never empty). */
