@@ -1,0 +1,101 @@
+/* gc_remote.c - objects no kept version needs, deleted (gc_remote.h). */
+#include "format/ops/gc_remote.h"
+#include "format/part/journal.h"
+#include "format/part/tag.h"
+#include "format/part/versions.h"
+#include "store/store.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One object version the listing found that goes. */
+struct doomed {
+    char name[IG_STORE_NAME_MAX];
+    char version_id[IG_VERSION_ID_MAX];
+    uint64_t size;
+    bool whole; /* a part or blob object no version kept names */
+    bool marker;
+};
+
+struct sweep {
+    char (*names)[IG_PART_NAME_MAX];
+    size_t n;
+    struct doomed *d;
+    size_t nd, cap;
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* "part-NNNNNN.ingot" or "part-NNNNNN.blob" at the top of the prefix. */
+static bool is_part_object(const char *name)
+{
+    size_t len = strlen(name);
+    if (strncmp(name, "part-", 5) || strchr(name, '/')) return false;
+    return (len > 6 && !strcmp(name + len - 6, ".ingot")) || (len > 5 && !strcmp(name + len - 5, ".blob"));
+}
+
+/* The table's small objects whose older versions go. */
+static bool is_table_file(const char *name)
+{
+    return !strcmp(name, "MANIFEST") || !strcmp(name, IG_TAGS_FILE) ||
+           !strncmp(name, IG_VERSIONS_DIR "/", strlen(IG_VERSIONS_DIR "/"));
+}
+
+static int seen(void *ctx, const struct ig_obj_info *o)
+{
+    struct sweep *s = ctx;
+    bool whole = is_part_object(o->name) && !bsearch(o->name, s->names, s->n, sizeof *s->names, name_cmp);
+    bool older = is_table_file(o->name) && (!o->latest || o->delete_marker);
+    if (!whole && !older) return 0;
+    if (s->nd == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct doomed *g = realloc(s->d, cap * sizeof *g);
+        if (!g) return -ENOMEM;
+        s->d = g;
+        s->cap = cap;
+    }
+    struct doomed *d = &s->d[s->nd++];
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", o->name);
+    snprintf(d->version_id, sizeof d->version_id, "%s", o->version_id);
+    d->size = o->delete_marker ? 0 : o->size;
+    d->whole = whole;
+    d->marker = o->delete_marker;
+    return 0;
+}
+
+int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t n, bool dry_run,
+                       struct ig_writer_hold *hold, struct ig_fault *f, struct ig_gc_sweep *out,
+                       struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    qsort(names, n, sizeof *names, name_cmp);
+    struct sweep s = {.names = names, .n = n};
+    /* the whole listing first: deleting while listing could skip entries */
+    rc = ig_store_list(st, "", true, seen, &s, err);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    const char *last = "";
+    for (size_t i = 0; !rc && i < s.nd; i++) {
+        const struct doomed *d = &s.d[i];
+        if (d->whole && strcmp(d->name, last)) out->objects++;
+        if (d->whole) last = d->name;
+        if (!d->marker) out->versions++;
+        out->bytes += d->size;
+        if (dry_run) continue;
+        rc = ig_writer_renew(hold, err);
+        if (!rc) rc = ig_store_remove(st, d->name, d->version_id[0] ? d->version_id : NULL, err);
+        if (rc == -ENOENT) rc = 0; /* gone already (a gc before this one) */
+        ig_fault_step(f);
+    }
+    free(s.d);
+    return rc;
+}
