@@ -211,6 +211,123 @@ held_lock() {
 }
 check s3_writer_losing_the_lock_fails_cleanly held_lock
 
+# ---- bounded parts: an import cut into parts, an erase rewriting only its own
+C=s3://vtables/c
+etag_of() { s3 HEAD "/vtables/c/$1" -I | tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }'; }
+cut_import() {
+    "$INGOT" import --rows-per-group 4096 --part-size 64K "$WORK/t.csv" "$C" >/dev/null 2>&1 || return 1
+    local n
+    n=$(s3 GET /vtables/c/MANIFEST | grep -c '^part ')
+    [ "$n" -ge 4 ] || { echo "$n parts"; return 1; }
+    [ "$("$INGOT" cat "$C" caption | md5sum)" = "$("$INGOT" cat "$WORK/local" caption | md5sum)" ] || return 1
+    # rows on both sides of every part's first row, by the CLI and the mount
+    local ids
+    ids=$(s3 GET /vtables/c/MANIFEST | awk '$1 == "part" && $3 > 0 { printf "%s%d,%d", s, $3 - 1, $3; s = "," }')
+    [ "$("$INGOT" cat --rows "$ids" "$C")" = "$("$INGOT" cat --rows "$ids" "$WORK/local")" ] || { echo "rows $ids"; return 1; }
+    mkdir -p "$WORK/mnt5"
+    "$INGOT" mount "$C" "$WORK/mnt5" || return 1
+    local r
+    for r in ${ids//,/ }; do
+        [ "$(jq -c . "$WORK/mnt5/rows/$r")" = "$("$INGOT" cat --rows "$r" "$WORK/local" | jq -c .)" ] || { echo "rows/$r"; return 1; }
+    done
+    [ "$(ls "$WORK/mnt5/parquet" | wc -l)" = "$("$INGOT" inspect "$C" | awk '$1 == "row" && $2 == "groups" { print $3 }')" ] ||
+        { echo "a Parquet view per row group"; ls "$WORK/mnt5/parquet"; return 1; }
+    fusermount3 -u "$WORK/mnt5"
+    "$INGOT" verify "$C" >/dev/null && echo "$n parts"
+}
+check s3_import_cut_into_parts cut_import
+erase_one_part() {
+    local parts firsts e_before e_after out k
+    parts=($(s3 GET /vtables/c/MANIFEST | awk '$1 == "part" { print $2 }'))
+    firsts=($(s3 GET /vtables/c/MANIFEST | awk '$1 == "part" { print $3 }'))
+    e_before=$(for p in "${parts[@]}"; do etag_of "$p"; done)
+    # a row of part 1: only that object is written again
+    out=$("$INGOT" erase --row $((firsts[1] + 5)) "$C" 2>&1) || { echo "$out"; return 1; }
+    grep -q "1 object replaced" <<<"$out" || { echo "$out"; return 1; }
+    e_after=$(for p in "${parts[@]}"; do etag_of "$p"; done)
+    [ "$(diff <(echo "$e_before") <(echo "$e_after") | grep -c '^>')" = 1 ] &&
+        [ "$(etag_of "${parts[1]}")" != "$(sed -n 2p <<<"$e_before")" ] ||
+        { echo "not exactly part 1 rewritten"; return 1; }
+    "$INGOT" cat --rows $((firsts[1] + 5)) "$C" 2>/dev/null && return 1
+    # rows spread over three parts: three objects, each with no older version
+    out=$("$INGOT" erase --row 1 --row $((firsts[2] + 1)) --row 29999 "$C" 2>&1) || { echo "$out"; return 1; }
+    grep -q "3 objects replaced" <<<"$out" || { echo "$out"; return 1; }
+    for k in "${parts[@]}"; do
+        [ "$(s3 GET "/vtables?prefix=c%2F$k&versions=" | grep -o "<Version>" | wc -l)" = 1 ] || { echo "older $k"; return 1; }
+    done
+    "$INGOT" verify "$C" | grep -q "none holding an erased value"
+}
+check s3_erase_rewrites_only_the_parts_it_touches erase_one_part
+
+# ---- tags and gc ------------------------------------------------------------
+tags_on_s3() {
+    "$INGOT" tag "$C" first 1 | grep -q "names version 1" || return 1
+    "$INGOT" tag "$C" now | grep -q "names version 3" || return 1
+    "$INGOT" versions "$C" | grep -q "\[first\]" || return 1
+    # the tagged version reads as it was, less the rows erased since
+    "$INGOT" cat --version first --rows 0,2 "$C" | grep -q '"caption 2 ' || return 1
+    "$INGOT" cat --version first --rows 1 "$C" 2>/dev/null && { echo "an erased row in version 1"; return 1; }
+    expect_fail_quiet() { ! "$@" >/dev/null 2>&1; }
+    expect_fail_quiet "$INGOT" tag "$C" nope 99 || return 1
+    "$INGOT" tag --delete "$C" now >/dev/null || return 1
+    expect_fail_quiet "$INGOT" tag --delete "$C" now || return 1
+    mkdir -p "$WORK/mnt6"
+    "$INGOT" mount "$C" "$WORK/mnt6" || return 1
+    [ "$(readlink "$WORK/mnt6/tags/first")" = ../versions/1 ] || { ls -l "$WORK/mnt6/tags"; return 1; }
+    fusermount3 -u "$WORK/mnt6"
+    # another writer holds the lock: the tag waits, fails naming it, changes nothing
+    local before out
+    before=$(s3 GET /vtables/c/.ingot/tags | md5sum)
+    s3 PUT /vtables/c/.ingot/lock/otherhost-4243-0000000000000000 --data-binary x -o /dev/null
+    out=$(INGOT_S3_LOCK_WAIT_S=1 "$INGOT" tag "$C" late 2>&1) && { echo "tagged under another's lock"; return 1; }
+    grep -q "locked by another writer (otherhost-4243" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(s3 GET /vtables/c/.ingot/tags | md5sum)" = "$before" ] || return 1
+    s3 DELETE /vtables/c/.ingot/lock/otherhost-4243-0000000000000000 -o /dev/null
+    "$INGOT" tag "$C" late >/dev/null && "$INGOT" tag --delete "$C" late >/dev/null
+}
+check s3_tag_under_the_writers_lock tags_on_s3
+listing() { s3 GET "/vtables?prefix=$1%2F&versions=" | grep -o "<Key>[^<]*</Key><VersionId>[^<]*</VersionId><IsLatest>[a-z]*" | sed 's/<[^>]*>/ /g'; }
+gc_on_s3() {
+    # a killed import's object, which no version names
+    s3 PUT /vtables/c/part-000099.ingot --data-binary @"$WORK/t.csv" -o /dev/null
+    "$INGOT" import --append "$WORK/t.csv" "$C" >/dev/null 2>&1 || return 1
+    local out
+    out=$("$INGOT" gc --keep 1 "$C") || { echo "$out"; return 1; }
+    grep -q "removed 2 versions (2-3); kept 1,4" <<<"$out" || { echo "$out"; return 1; }
+    grep -q "deleted 1 part object" <<<"$out" || { echo "$out"; return 1; }
+    listing c | grep -q part-000099 && { echo "the stray object is left"; return 1; }
+    listing c | grep -E 'MANIFEST|tags|versions/' | grep -q false && { echo "older versions of the table's files left"; listing c; return 1; }
+    listing c | grep -q 'versions/000000000[23]' && return 1
+    out=$("$INGOT" cat --version 2 --rows 0 "$C" 2>&1) && { echo "version 2 still reads"; return 1; }
+    grep -q "removed by ingot gc" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" cat --version first --rows 0 "$C" | grep -q '"caption 0 ' || return 1
+    [ "$("$INGOT" cat "$C" caption | wc -l)" = 59996 ] || return 1
+    "$INGOT" verify "$C" >/dev/null
+}
+check s3_gc_deletes_objects_no_kept_version_names gc_on_s3
+kill_gc() {
+    # a kill at every step of gc: the versions kept read, and gc run again finishes
+    local n=1 G st
+    while :; do
+        G=s3://vtables/g$n
+        "$INGOT" import "$WORK/t.csv" "$G" >/dev/null 2>&1 && "$INGOT" erase --row 3 "$G" >/dev/null 2>&1 &&
+            "$INGOT" import --append "$WORK/t.csv" "$G" >/dev/null 2>&1 || return 1
+        s3 PUT "/vtables/g$n/part-000077.ingot" --data-binary x -o /dev/null
+        INGOT_FAULT_AFTER=$n "$INGOT" gc --keep 1 "$G" >/dev/null 2>&1
+        st=$?
+        [ "$("$INGOT" cat "$G" caption | wc -l)" = 59999 ] || { echo "step $n: the table does not read"; return 1; }
+        "$INGOT" cat --rows 3 "$G" >/dev/null 2>&1 && { echo "step $n: row 3"; return 1; }
+        "$INGOT" gc --keep 1 "$G" >/dev/null || { echo "step $n: gc again"; return 1; }
+        listing "g$n" | grep -q part-000077 && { echo "step $n: the stray object is left"; return 1; }
+        "$INGOT" verify "$G" >/dev/null || { echo "step $n: verify"; return 1; }
+        [ $st = 137 ] || break
+        n=$((n + 1))
+        [ $n -le 20 ] || { echo "more than 20 steps?"; return 1; }
+    done
+    echo "$((n - 1)) steps"
+}
+check s3_kill_at_every_gc_step kill_gc
+
 # ---- what goes wrong --------------------------------------------------------
 wrong_key() {
     local out st
