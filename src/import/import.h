@@ -38,8 +38,8 @@ struct ig_import_opts {
     /* optional: once it reads nonzero (a signal handler sets it), the import
      * stops with -EINTR and removes everything it wrote */
     const volatile sig_atomic_t *cancel;
-    /* cut the rows into parts of about this many bytes each (at row group
-     * boundaries; not with blob columns); 0: one part; part_bytes_set false:
+    /* cut the rows into parts of at most this many bytes each (at row group
+     * boundaries, writer.h; not with blob columns); 0: one part; part_bytes_set false:
      * the table's default (ig_append_part_bytes_default: 128 MiB on object
      * storage, one part on a file system) */
     uint64_t part_bytes;

@@ -161,6 +161,7 @@ int ig_append_next(void *ctx, uint64_t rows_done, char *path, size_t cap, struct
 {
     struct ig_append *a = ctx;
     const char *last = a->nmore ? a->more[a->nmore - 1].name : a->part_name;
+    uint32_t index = (uint32_t)strtoul(last + 5, NULL, 10) + 1; /* before a->more moves */
     if (a->nmore)
         a->more[a->nmore - 1].rows = rows_done;
     else
@@ -170,7 +171,7 @@ int ig_append_next(void *ctx, uint64_t rows_done, char *path, size_t cap, struct
     a->more = g;
     struct ig_append_piece *p = &a->more[a->nmore];
     memset(p, 0, sizeof *p);
-    ig_part_file_name(p->name, (uint32_t)strtoul(last + 5, NULL, 10) + 1);
+    ig_part_file_name(p->name, index);
     int n1 = snprintf(p->final, sizeof p->final, "%s/%s", a->dir, p->name);
     int n2 = snprintf(p->tmp, sizeof p->tmp, "%s/.%s.tmp", a->dir, p->name);
     if (n1 >= IG_APPEND_PATH_MAX || n2 >= IG_APPEND_PATH_MAX || (size_t)n2 >= cap)

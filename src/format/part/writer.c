@@ -52,7 +52,6 @@ struct ig_part_writer {
     uint64_t offset;     /* next write position */
     uint64_t base_rows;  /* rows in the files cut off before this one (writer.h, part_bytes) */
     uint64_t file_rows;  /* rows committed to this one */
-    bool cut_due;        /* this file is full: the next group starts a new one */
     struct ig_buf pages, extras, groups, chunks, blocks;
     struct ig_buf ctx_bytes;   /* a chunk context being written */
     struct ig_ctxrec *ctxrecs; /* per leaf: where the group being committed put its context */
@@ -455,8 +454,21 @@ static int cut(struct ig_part_writer *w, struct ig_error *err)
     ig_buf_reset(&w->groups);
     ig_buf_reset(&w->chunks);
     ig_buf_reset(&w->blocks);
-    w->cut_due = false;
     return 0;
+}
+
+/* Does g start a new file (writer.h, part_bytes)? When the file holds a group
+ * already and g's pages would take it past part_bytes: a part holds at most
+ * part_bytes of pages, or one group that is larger by itself. */
+static bool cut_before(const struct ig_part_writer *w, const struct ig_group_job *g)
+{
+    const struct ig_writer_opts *o = &w->conf.o;
+    if (!o->part_bytes || !o->next_part || w->graft || w->has_blobs || !w->num_groups) return false;
+    uint64_t bytes = 0;
+    for (uint32_t t = 0; t < w->schema->ntops; t++)
+        for (uint32_t k = 0; k < g->work[t].nsegs; k++)
+            bytes += g->work[t].segs[k].stored.len;
+    return w->offset + bytes > o->part_bytes;
 }
 
 /* The contexts of top-level column cw's chunks in g, written before its pages:
@@ -505,7 +517,7 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
         *err = g->err;
         return g->err.code;
     }
-    if (w->cut_due) {
+    if (cut_before(w, g)) {
         int rc = cut(w, err);
         if (rc) return rc;
     }
@@ -561,8 +573,6 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
     if (ig_buf_append(&w->groups, rec, sizeof rec)) return ig_err(err, -ENOMEM, "out of memory");
     w->num_groups++;
     w->file_rows += g->rows;
-    const struct ig_writer_opts *o = &w->conf.o;
-    w->cut_due = o->part_bytes && o->next_part && !w->graft && !w->has_blobs && w->offset >= o->part_bytes;
     return 0;
 }
 

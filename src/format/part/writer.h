@@ -46,8 +46,9 @@ struct ig_writer_opts {
                                 counted (not in text lengths, live values; deleted) */
     /* Rows cut into several part files (ig_part_writer_open only, not a
      * graft, not a schema with blob columns, whose references point into one
-     * blob file): once the file holds part_bytes or more, the next row group
-     * starts a new file, at the path next_part names (rows_done: the rows of
+     * blob file): a row group whose pages would take the file past
+     * part_bytes starts a new file (a group larger than that alone is a part
+     * of its own), at the path next_part names (rows_done: the rows of
      * the file just finished, which is complete, footer and all, and left to
      * the caller from then on). Each file is a part of its own: its first row
      * id follows the previous one's rows. 0: one file. */
