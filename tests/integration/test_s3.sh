@@ -274,6 +274,12 @@ tags_on_s3() {
     mkdir -p "$WORK/mnt6"
     "$INGOT" mount "$C" "$WORK/mnt6" || return 1
     [ "$(readlink "$WORK/mnt6/tags/first")" = ../versions/1 ] || { ls -l "$WORK/mnt6/tags"; return 1; }
+    # a tag made while mounted (another host's, as far as the mount knows)
+    "$INGOT" tag "$C" mid 2 >/dev/null || return 1
+    local k
+    for k in $(seq 30); do [ "$(readlink "$WORK/mnt6/tags/mid" 2>/dev/null)" = ../versions/2 ] && break; sleep 0.1; done
+    [ "$(readlink "$WORK/mnt6/tags/mid")" = ../versions/2 ] || { echo "the mount does not show a new tag"; return 1; }
+    "$INGOT" tag --delete "$C" mid >/dev/null || return 1
     fusermount3 -u "$WORK/mnt6"
     # another writer holds the lock: the tag waits, fails naming it, changes nothing
     local before out
