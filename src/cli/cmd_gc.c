@@ -32,7 +32,7 @@ const char cmd_gc_usage[] =
     "On object storage (s3://) nothing is zero-filled: under the writers' lock it\n"
     "deletes the part and blob objects no version kept names (with every version\n"
     "of them) and the older versions of MANIFEST, tags and version files that a\n"
-    "bucket keeping versions holds.\n";
+    "bucket keeping versions holds, and aborts multipart uploads left incomplete.\n";
 
 /* "30d" -> seconds; -1 when it is not a duration. */
 static int64_t parse_duration(const char *s)
@@ -88,9 +88,9 @@ static void print_json(const struct ig_gc_report *r, bool dry_run)
     printf(",\"columns\":%u,\"column_records\":%u,\"pages\":%" PRIu64 ",\"page_bytes\":%" PRIu64
            ",\"blob_objects\":%" PRIu64 ",\"blob_bytes\":%" PRIu64 ",\"disk_bytes_before\":%" PRIu64
            ",\"disk_bytes_after\":%" PRIu64 ",\"old_parts\":%u,\"objects\":%" PRIu64
-           ",\"object_versions\":%" PRIu64 ",\"object_bytes\":%" PRIu64 "}\n",
+           ",\"object_versions\":%" PRIu64 ",\"object_bytes\":%" PRIu64 ",\"uploads\":%" PRIu64 "}\n",
            r->columns, r->records, r->pages, r->page_bytes, r->blob_objects, r->blob_bytes,
-           r->disk_before, r->disk_after, r->old_parts, r->objects, r->object_versions, r->object_bytes);
+           r->disk_before, r->disk_after, r->old_parts, r->objects, r->object_versions, r->object_bytes, r->uploads);
 }
 
 static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
@@ -112,6 +112,9 @@ static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
         printf("%s %" PRIu64 " part object%s no version kept names; %" PRIu64 " object version%s in all (%s)\n",
                dry_run ? "would delete" : "deleted", r->objects, r->objects == 1 ? "" : "s",
                r->object_versions, r->object_versions == 1 ? "" : "s", b1);
+        if (r->uploads)
+            printf("%s %" PRIu64 " multipart upload%s left incomplete\n", dry_run ? "would abort" : "aborted",
+                   r->uploads, r->uploads == 1 ? "" : "s");
         return;
     }
     if (r->records) {

@@ -132,6 +132,13 @@ int ig_s3_mpu_complete(struct ig_s3 *s3, const char *bucket, const char *key, co
                        char (*etags)[IG_ETAG_MAX], unsigned nparts, struct ig_s3_info *info,
                        struct ig_error *err);
 void ig_s3_mpu_abort(struct ig_s3 *s3, const char *bucket, const char *key, const char *upload_id);
+/* The multipart uploads started under prefix and neither completed nor
+ * aborted (ListMultipartUploads), page by page: fn gets each one's key and
+ * upload id; non-zero stops the walk and is returned. Their parts are stored
+ * (and billed) until an abort, and list as no object. */
+typedef int (*ig_s3_upload_fn)(void *ctx, const char *key, const char *upload_id);
+int ig_s3_mpu_list(struct ig_s3 *s3, const char *bucket, const char *prefix, ig_s3_upload_fn fn,
+                   void *ctx, struct ig_error *err);
 
 /* Percent-encode s for a URL path (keep '/' when keep_slash) or a query
  * value, as SigV4 canonicalises it: unreserved bytes stay. False when it does

@@ -296,11 +296,16 @@ listing() { s3 GET "/vtables?prefix=$1%2F&versions=" | grep -o "<Key>[^<]*</Key>
 gc_on_s3() {
     # a killed import's object, which no version names
     s3 PUT /vtables/c/part-000099.ingot --data-binary @"$WORK/t.csv" -o /dev/null
+    # and an upload a killed writer started and never completed
+    s3 POST '/vtables/c/part-000098.ingot?uploads=' -o /dev/null
+    [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 1 ] || return 1
     "$INGOT" import --append "$WORK/t.csv" "$C" >/dev/null 2>&1 || return 1
     local out
     out=$("$INGOT" gc --keep 1 "$C") || { echo "$out"; return 1; }
     grep -q "removed 2 versions (2-3); kept 1,4" <<<"$out" || { echo "$out"; return 1; }
     grep -q "deleted 1 part object" <<<"$out" || { echo "$out"; return 1; }
+    grep -q "aborted 1 multipart upload" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 0 ] || { echo "an upload is left"; return 1; }
     listing c | grep -q part-000099 && { echo "the stray object is left"; return 1; }
     listing c | grep -E 'MANIFEST|tags|versions/' | grep -q false && { echo "older versions of the table's files left"; listing c; return 1; }
     listing c | grep -q 'versions/000000000[23]' && return 1

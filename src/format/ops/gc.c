@@ -427,6 +427,7 @@ static int run(struct gc *s, struct ig_error *err)
         s->rep->objects = sw.objects;
         s->rep->object_versions = sw.versions;
         s->rep->object_bytes = sw.bytes;
+        s->rep->uploads = sw.uploads;
         return rc;
     }
     uint32_t nleaves = s->t.parts[0].num_leaves, ncols = s->t.parts[0].num_columns;

@@ -68,6 +68,7 @@ struct ig_gc_report {
      * versions deleted (theirs and older versions of MANIFEST, tags and
      * version files), and those versions' bytes */
     uint64_t objects, object_versions, object_bytes;
+    uint64_t uploads; /* incomplete multipart uploads aborted there */
 };
 
 /* 0, or a negative errno with err saying why; a request with neither rule is

@@ -12,6 +12,10 @@
  *     .ingot/tags, .ingot/versions/N) that a bucket keeping versions holds:
  *     each names parts, and an older MANIFEST is a released version by
  *     another name.
+ *   - the multipart uploads under the prefix that were started and never
+ *     completed (by an import or an erase killed mid-upload): aborted, as
+ *     their parts are stored until then and may hold copies of rows erased
+ *     since, which no listing of objects shows.
  * It leaves the writers' lock entries, the audit log (.ingot/erasures and
  * its versions: it names what was erased, never a value) and an erase's
  * journal (completed before gc starts) alone. Each deletion is one request
@@ -34,6 +38,7 @@ struct ig_gc_sweep {
     uint64_t objects;  /* part and blob objects deleted (every version of each) */
     uint64_t versions; /* object versions deleted, those included */
     uint64_t bytes;    /* their bytes */
+    uint64_t uploads;  /* incomplete multipart uploads aborted */
 };
 
 /* names: the part and blob objects the versions kept name (n of them, any
