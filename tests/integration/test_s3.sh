@@ -294,13 +294,16 @@ tags_on_s3() {
 check s3_tag_under_the_writers_lock tags_on_s3
 listing() { s3 GET "/vtables?prefix=$1%2F&versions=" | grep -o "<Key>[^<]*</Key><VersionId>[^<]*</VersionId><IsLatest>[a-z]*" | sed 's/<[^>]*>/ /g'; }
 gc_on_s3() {
+    local out
     # a killed import's object, which no version names
     s3 PUT /vtables/c/part-000099.ingot --data-binary @"$WORK/t.csv" -o /dev/null
     # and an upload a killed writer started and never completed
     s3 POST '/vtables/c/part-000098.ingot?uploads=' -o /dev/null
     [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 1 ] || return 1
+    out=$("$INGOT" verify "$C" 2>&1) && { echo "verify passed with a stray object and upload"; return 1; }
+    grep -q "^FAIL part-000098.ingot: a multipart upload never completed" <<<"$out" || { echo "$out"; return 1; }
+    grep -q "^FAIL part-000099.ingot.*: not part of the table" <<<"$out" || { echo "$out"; return 1; }
     "$INGOT" import --append "$WORK/t.csv" "$C" >/dev/null 2>&1 || return 1
-    local out
     out=$("$INGOT" gc --keep 1 "$C") || { echo "$out"; return 1; }
     grep -q "removed 2 versions (2-3); kept 1,4" <<<"$out" || { echo "$out"; return 1; }
     grep -q "deleted 1 part object" <<<"$out" || { echo "$out"; return 1; }
