@@ -201,8 +201,13 @@ static int commit_remote(struct ig_append *a, const struct ig_manifest *m, struc
     names[n++] = a->part_name;
     for (uint32_t i = 0; i < a->nmore; i++)
         names[n++] = a->more[i].name;
-    int rc = ig_remote_upload(a->dir, a->table_dir, names, n, err);
-    if (!rc) rc = ig_remote_lock_renew(&a->rlock, err);
+    int rc = 0;
+    /* a part at a time, the lock renewed between them: a table of many
+     * parts may take longer to upload than the lock's lease */
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = ig_remote_upload(a->dir, a->table_dir, &names[i], 1, err);
+        if (!rc) rc = ig_remote_lock_renew(&a->rlock, err);
+    }
     if (!rc) rc = ig_version_save(a->table_dir, m, err);
     if (!rc)
         rc = ig_remote_manifest_publish(a->table_dir, m, a->have_table ? m->etag : NULL, a->create,
