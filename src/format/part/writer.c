@@ -466,8 +466,8 @@ static bool cut_before(const struct ig_part_writer *w, const struct ig_group_job
     if (!o->part_bytes || !o->next_part || w->graft || w->has_blobs || !w->num_groups) return false;
     uint64_t bytes = 0;
     for (uint32_t t = 0; t < w->schema->ntops; t++)
-        for (uint32_t k = 0; k < g->work[t].nsegs; k++)
-            bytes += g->work[t].segs[k].stored.len;
+        for (uint32_t k = 0; k < g->work[t].nsegs; k++) /* with a fitted chunk's padding, at most */
+            bytes += g->work[t].segs[k].stored.len + (g->work[t].segs[k].fitted ? IG_DISK_PAGE : 0);
     return w->offset + bytes > o->part_bytes;
 }
 
