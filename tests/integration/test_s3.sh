@@ -167,6 +167,34 @@ kill_steps() {
 }
 check s3_kill_at_every_erase_step kill_steps
 
+# a kill inside the multipart upload that replaces a part: the upload is left
+# incomplete (its parts copy the old object, the erased row too), verify says
+# so before anything replays it, and the replay aborts it
+kill_mid_upload() {
+    /usr/bin/python3 -c "
+import numpy as np
+np.save('$WORK/v12.npy', np.random.default_rng(3).standard_normal((12288, 256), dtype=np.float32))" || return 1
+    local U=s3://vtables/mu n left=0
+    "$INGOT" import --part-size 0 "$WORK/v12.npy" "$U" >/dev/null 2>&1 || return 1
+    uploads() { s3 GET '/vtables?prefix=mu%2F&uploads=' | grep -c '<Upload>'; }
+    for n in 2 3 4 5; do
+        # a 12 MiB part: changed ranges uploaded, the rest copied, a step each
+        INGOT_S3_PATCH_WHOLE_MB=1 INGOT_FAULT_AFTER=$n "$INGOT" erase --row $((7000 + n)) "$U" >/dev/null 2>&1
+        [ "$(uploads)" -gt 0 ] && left=$((left + 1))
+        "$INGOT" verify "$U" >/dev/null || { echo "step $n: verify"; return 1; }
+        [ "$(uploads)" = 0 ] || { echo "step $n: an upload is left after the replay"; return 1; }
+        "$INGOT" cat --rows $((7000 + n)) "$U" >/dev/null 2>&1 && { echo "step $n: row not erased"; return 1; }
+    done
+    [ $left -gt 0 ] || { echo "no kill fell inside an upload"; return 1; }
+    # verify reading the listing alone (a reader that cannot write) names one
+    s3 POST '/vtables/mu/part-000000.ingot?uploads=' -o /dev/null
+    local out
+    out=$("$INGOT" verify "$U" 2>&1) && { echo "verify passed with an upload left"; return 1; }
+    grep -q "a multipart upload never completed" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" gc --keep 1 "$U" | grep -q "aborted 1 multipart upload" && "$INGOT" verify "$U" >/dev/null
+}
+check s3_kill_inside_an_upload_leaves_nothing kill_mid_upload
+
 # two mounts of one table are two hosts: an erase through one reaches the other
 two_hosts() {
     mkdir -p "$WORK/mnt4"

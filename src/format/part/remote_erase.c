@@ -193,6 +193,7 @@ static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
                                     cur.etag, plan[i].off, plan[i].len, etags[i], err);
                 if (!rc) rep->bytes_copied += plan[i].len;
             }
+            ig_fault_step(fault); /* a kill here leaves an incomplete upload (the replay aborts it) */
         }
         if (!rc) rc = ig_s3_mpu_complete(s3, bucket, key, upload, etags, (unsigned)np, &now, err);
         if (rc && started) ig_s3_mpu_abort(s3, bucket, key, upload);
