@@ -19,6 +19,7 @@ struct doomed {
     uint64_t size;
     bool whole; /* a part or blob object no version kept names */
     bool marker;
+    bool lock_marker; /* a delete marker under .ingot/lock/ (kept if its key has a version) */
 };
 
 struct sweep {
@@ -26,7 +27,11 @@ struct sweep {
     size_t n;
     struct doomed *d;
     size_t nd, cap;
+    char (*live)[IG_STORE_NAME_MAX]; /* lock entries with a version (not a marker) */
+    size_t nlive, livecap;
 };
+
+#define LOCK_PREFIX ".ingot/lock/"
 
 static int name_cmp(const void *a, const void *b)
 {
@@ -53,7 +58,21 @@ static int seen(void *ctx, const struct ig_obj_info *o)
     struct sweep *s = ctx;
     bool whole = is_part_object(o->name) && !bsearch(o->name, s->names, s->n, sizeof *s->names, name_cmp);
     bool older = is_table_file(o->name) && (!o->latest || o->delete_marker);
-    if (!whole && !older) return 0;
+    /* a bucket keeping versions keeps a delete marker for each lock entry a
+     * writer removed (remote.c): one a key has no version under is nothing */
+    bool lock = !strncmp(o->name, LOCK_PREFIX, strlen(LOCK_PREFIX));
+    if (lock && !o->delete_marker) {
+        if (s->nlive == s->livecap) {
+            size_t cap = s->livecap ? 2 * s->livecap : 16;
+            char(*g)[IG_STORE_NAME_MAX] = realloc(s->live, cap * sizeof *g);
+            if (!g) return -ENOMEM;
+            s->live = g;
+            s->livecap = cap;
+        }
+        snprintf(s->live[s->nlive++], IG_STORE_NAME_MAX, "%s", o->name);
+        return 0;
+    }
+    if (!whole && !older && !lock) return 0;
     if (s->nd == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
         struct doomed *g = realloc(s->d, cap * sizeof *g);
@@ -68,7 +87,17 @@ static int seen(void *ctx, const struct ig_obj_info *o)
     d->size = o->delete_marker ? 0 : o->size;
     d->whole = whole;
     d->marker = o->delete_marker;
+    d->lock_marker = lock;
     return 0;
+}
+
+/* Whether a lock entry's marker is to stay: its key has a version (a writer
+ * at work, or one whose entry is the next writer's to judge). */
+static bool lock_live(const struct sweep *s, const char *name)
+{
+    for (size_t i = 0; i < s->nlive; i++)
+        if (!strcmp(s->live[i], name)) return true;
+    return false;
 }
 
 /* An incomplete multipart upload found: aborted (dry run: counted). */
@@ -109,6 +138,7 @@ int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t 
     const char *last = "";
     for (size_t i = 0; !rc && i < s.nd; i++) {
         const struct doomed *d = &s.d[i];
+        if (d->lock_marker && lock_live(&s, d->name)) continue;
         if (d->whole && strcmp(d->name, last)) out->objects++;
         if (d->whole) last = d->name;
         if (!d->marker) out->versions++;
@@ -120,6 +150,7 @@ int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t 
         ig_fault_step(f);
     }
     free(s.d);
+    free(s.live);
     const char *bucket, *prefix;
     struct ig_s3 *s3 = rc ? NULL : ig_store_s3(st, &bucket, &prefix);
     if (s3) {

@@ -260,6 +260,7 @@ struct apply {
     int jfd;
     struct shared sh;
     struct ig_remote_report *rep;
+    struct ig_buf *removed; /* each object's removed versions, told in journal order */
     size_t next, failed_at;
     struct ig_error err;
     int rc;
@@ -281,9 +282,8 @@ static void *apply_worker(void *arg)
         a->rep->bytes_uploaded += r.bytes_uploaded;
         a->rep->bytes_copied += r.bytes_copied;
         a->rep->versions_removed += r.versions_removed;
-        if (r.removed.len)
-            (void)ig_buf_printf(&a->rep->removed, "%s%.*s", a->rep->removed.len ? " " : "", (int)r.removed.len,
-                                (const char *)r.removed.data);
+        a->removed[i] = r.removed; /* taken over */
+        r.removed = (struct ig_buf)IG_BUF_INIT;
         if (rc && i < a->failed_at) {
             a->failed_at = i;
             a->err = e;
@@ -298,7 +298,8 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
                        struct ig_fault *f, struct ig_remote_report *rep, struct ig_error *err)
 {
     struct apply a = {.st = st, .fs = fs, .jfd = jfd, .sh = {.l = l, .fault = f}, .rep = rep,
-                      .failed_at = SIZE_MAX};
+                      .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed)};
+    if (!a.removed) return ig_err(err, -ENOMEM, "out of memory");
     pthread_mutex_init(&a.sh.mu, NULL);
     size_t want = (size_t)ig_remote_env_u64("INGOT_S3_ERASE_PARALLEL", 4), started = 0;
     if (want > fs->n) want = fs->n;
@@ -310,6 +311,13 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
     pthread_mutex_destroy(&a.sh.mu);
+    for (size_t i = 0; i < fs->n; i++) {
+        if (a.removed[i].len)
+            (void)ig_buf_printf(&rep->removed, "%s%.*s", rep->removed.len ? " " : "", (int)a.removed[i].len,
+                                (const char *)a.removed[i].data);
+        ig_buf_free(&a.removed[i]);
+    }
+    free(a.removed);
     if (a.rc) *err = a.err;
     return a.rc;
 }
