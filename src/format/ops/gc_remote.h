@@ -16,7 +16,9 @@
  *     completed (by an import or an erase killed mid-upload): aborted, as
  *     their parts are stored until then and may hold copies of rows erased
  *     since, which no listing of objects shows.
- * It leaves the writers' lock entries, the audit log (.ingot/erasures and
+ *   - the delete markers of writers' lock entries that no version stands
+ *     behind (a bucket keeping versions adds one for each entry removed).
+ * It leaves the writers' lock entries themselves, the audit log (.ingot/erasures and
  * its versions: it names what was erased, never a value) and an erase's
  * journal (completed before gc starts) alone. Each deletion is one request
  * and idempotent: a gc killed at any point leaves the versions kept readable,
