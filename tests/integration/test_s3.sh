@@ -3,7 +3,10 @@
 # (Ceph's radosgw, started and stopped here by scripts/s3-local): import,
 # inspect, cat, mount (rows, columns, blobs and frames by path), erase through
 # rm and the CLI with no older object version left behind, a kill at every
-# step of an erase, two mounts as two hosts, writers racing, and what goes
+# step of an erase (and inside a multipart upload), an import cut into parts
+# and an erase rewriting only the parts it touches, tags under the writers'
+# lock, gc deleting objects (killed at every step), two mounts as two hosts,
+# writers racing, and what goes
 # wrong on the network: wrong credentials, a missing bucket, a truncated
 # object, 503s, dropped and stalled connections, the gateway gone. Each ends
 # in a clear error or a retry: never a hang, never a wrong byte.
