@@ -216,25 +216,13 @@ int ig_s3_mpu_list(struct ig_s3 *s3, const char *bucket, const char *prefix, ig_
     struct ig_buf body = IG_BUF_INIT;
     int rc = 0;
     for (int page = 0; !rc; page++) {
-        char q[16384], ek[3 * sizeof kmark + 1], eu[3 * sizeof umark + 1];
-        /* parameters sorted by name: curl signs the query as given */
-        if (!ig_s3_uri_encode(kmark, false, ek, sizeof ek) || !ig_s3_uri_encode(umark, false, eu, sizeof eu))
-            rc = -EIO;
-        int qn = snprintf(q, sizeof q, "%s%s%sprefix=%s%s%s&uploads=", kmark[0] ? "key-marker=" : "",
-                          kmark[0] ? ek : "", kmark[0] ? "&" : "", ep, umark[0] ? "&upload-id-marker=" : "",
-                          umark[0] ? eu : "");
-        if (rc || qn < 0 || (size_t)qn >= sizeof q) {
+        char q[16384];
+        rc = s3_marker_query(q, sizeof q, kmark, ep, "upload-id-marker", umark, "uploads");
+        if (rc) {
             rc = ig_err(err, -EIO, "s3://%s/%s: listing marker too long", bucket, prefix);
             break;
         }
-        struct xfer x;
-        ig_buf_reset(&body);
-        rc = s3_xfer_init(s3, &x, "GET", bucket, NULL, q, err);
-        x.out = &body;
-        x.max = 64u << 20;
-        if (!rc) rc = s3_perform1(s3, &x, err);
-        if (!rc) rc = s3_explain(&x, err);
-        s3_xfer_free(&x);
+        rc = s3_get_listing(s3, bucket, q, &body, err);
         if (rc) break;
         const char *t = (const char *)body.data, *c;
         size_t tl = body.len, pos = 0, cl;
