@@ -80,7 +80,7 @@ static int store_new(const char *location, struct ig_store **out, struct ig_erro
         if (!rc) rc = ig_s3_open(&st->s3, &cfg, err);
         if (!rc && !(st->cache = ig_rcache_new(env_size("INGOT_S3_CACHE_MB", 256))))
             rc = ig_err(err, -ENOMEM, "out of memory");
-        st->ra_max = env_size("INGOT_S3_READAHEAD_MB", 16);
+        st->ra_max = env_size("INGOT_S3_READAHEAD_MB", 32);
         if (st->ra_max < RA_FIRST) st->ra_max = RA_FIRST;
         const char *dir = getenv("INGOT_S3_DISK_CACHE");
         if (!rc && dir && *dir) {
@@ -129,6 +129,11 @@ int ig_store_at(const char *location, struct ig_store **out, struct ig_error *er
 const char *ig_store_location(const struct ig_store *st)
 {
     return st->location;
+}
+
+uint64_t ig_store_readahead(const struct ig_store *st)
+{
+    return st->remote ? st->ra_max : 0;
 }
 
 bool ig_store_remote(const struct ig_store *st)
