@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#define AHEAD_FIRST ((uint64_t)1 << 20) /* the first window, stored bytes */
+#define AHEAD_FIRST ((uint64_t)4 << 20) /* the first window, stored bytes */
 #define SEQ_SLACK   ((uint64_t)4 << 20) /* reads this close to the last end are sequential */
 #define MAX_RANGES  1024                /* one top-up's ranges (pages, contexts) */
 
@@ -93,7 +93,11 @@ void fs_ahead_read(struct fs_session *s, const struct fs_file *f, struct fs_ahea
         a->upto = span + 1;
         a->refill = 0;
     } else {
-        if (a->upto < span + 1) a->upto = span + 1, a->refill = 0;
+        /* upto stays where it is when this read is past it: the kernel's
+         * readahead sends reads out of order from several threads, and the
+         * spans between are read by them (jumping to span + 1 left them each
+         * to a GET of its own) */
+        if (a->window == 0 && a->upto < span + 1) a->upto = span + 1;
         if (a->upto < f->nspans && end >= a->refill) {
             a->window = a->window ? (2 * a->window < most ? 2 * a->window : most)
                                   : (AHEAD_FIRST < most ? AHEAD_FIRST : most);

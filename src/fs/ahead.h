@@ -7,7 +7,7 @@
  * lie between its row groups, so each group restarted it). Here the pages of
  * the file's own leaf that come next, and their chunks' contexts, are asked
  * for by their footer ranges in the background: a window of stored bytes
- * that starts at 1 MiB and doubles to INGOT_S3_READAHEAD_MB (32), topped up
+ * that starts at 4 MiB and doubles to INGOT_S3_READAHEAD_MB (32), topped up
  * when half of it has been read, so decoding page i overlaps fetching the
  * pages after it in parallel range GETs (store.h: INGOT_S3_PARALLEL).
  *

@@ -144,11 +144,14 @@ static bool enqueue(struct ig_obj *o, const struct ig_range *gaps, size_t n)
     return ok;
 }
 
+static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait);
+
 /* Readahead: a read that starts where the last one ended grows a window
  * (256 KiB doubling to ra_max) fetched in the background ahead of it,
  * topped up once half of it is consumed. */
 void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
 {
+    if (atomic_load(&o->ahead_by_caller)) return;
     uint64_t from = 0, to = 0;
     pthread_mutex_lock(&o->ra_mu);
     bool seq = off == o->ra_next && off != 0;
@@ -172,7 +175,7 @@ void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
     pthread_mutex_unlock(&o->ra_mu);
     if (to > from) {
         struct ig_range r = {from, to - from};
-        ig_obj_prefetch(o, &r, 1, false);
+        prefetch(o, &r, 1, false);
     }
 }
 
@@ -208,7 +211,7 @@ static size_t claim_all(struct ig_obj *o, const struct ig_range *m, size_t k, st
     return ng;
 }
 
-void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
+static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
 {
     struct ig_store *st = o->st;
     if (!st->remote) {
@@ -246,4 +249,10 @@ void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
         ig_rc_fill(o->rc, gaps[g].off, gaps[g].len, rc ? NULL : data[g]);
     free(data);
     free(gaps);
+}
+
+void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
+{
+    if (!wait) atomic_store(&o->ahead_by_caller, true);
+    prefetch(o, r, n, wait);
 }
