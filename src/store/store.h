@@ -14,7 +14,8 @@
  * cache of the ranges already fetched (rcache.h), shared by every object of
  * the store: a range fetched once is not fetched again while it stays.
  * Ranges not cached are fetched with range GETs, large ones split into
- * parallel requests; a read that continues the previous one starts an
+ * parallel requests; a batch prefetched (ig_obj_prefetch) merges ranges less
+ * than INGOT_S3_COALESCE_KB (256) apart into one request; a read that continues the previous one starts an
  * asynchronous readahead that doubles up to INGOT_S3_READAHEAD_MB (32). A
  * local disk cache (INGOT_S3_DISK_CACHE=DIR, INGOT_S3_DISK_CACHE_MB, default
  * 1024) keeps fetched ranges across processes; the memory budget is

@@ -227,8 +227,8 @@ static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
         uint64_t len = r[i].len < o->info.size - r[i].off ? r[i].len : o->info.size - r[i].off;
         m[k++] = (struct ig_range){r[i].off, len};
     }
-    /* neighbours a few KiB apart become one request */
-    k = ig_ranges_coalesce(m, k, 16u << 10);
+    /* neighbours closer than INGOT_S3_COALESCE_KB (256) become one request */
+    k = ig_ranges_coalesce(m, k, st->coalesce);
     /* every gap claimed first, then fetched in one parallel run: a batch of
      * 1,000 rows keeps INGOT_S3_PARALLEL requests in flight until the last,
      * instead of waiting for each group of them in turn */

@@ -53,6 +53,7 @@ struct ig_store {
     struct ig_rcache *cache;
     struct ig_diskcache *disk;
     uint64_t ra_max;
+    uint64_t coalesce; /* prefetched ranges this close are one request */
     pthread_mutex_t mu; /* objs, small, the job queue */
     struct ig_obj *objs;
     struct small_obj small[SMALL_CACHED];
