@@ -144,9 +144,9 @@ static void mapped_check_run(void *arg)
  * checksums once (the cache keeps the result): no pread copy, no decode copy.
  * The mapped bytes are only touched under the SIGBUS guard (a part truncated
  * under the mount). A part on object storage has no mapping: its page's
- * stored bytes are fetched into the entry (counted against the cache) and
- * the piece is their values in place, as from a mapping: a column scan then
- * copies each value once, not through a decode and a render. 1 when the page
+ * stored bytes are fetched into the entry (counted against the cache), checked
+ * the same way, and its values moved together in place: a column scan copies
+ * each value once, not through a decode and a render. 1 when the page
  * needs decoding; -EAGAIN when it changed under us. */
 static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct fs_plan *vp,
                         enum fs_view view, const struct fs_span *sp, struct fs_entry *e)
@@ -203,6 +203,19 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
         free(m.segs);
         if (!p->data) ig_buf_free(&e->data); /* decoded after all: from the start */
         return rc;
+    }
+    if (!p->data) {
+        /* the values moved together in place (each block's follow its own
+         * header, so every move is backwards): the piece is then one run of
+         * bytes that a reply points at, not segments copied into each reply */
+        size_t at = 0;
+        for (int b = 0; b < m.nsegs; b++) {
+            memmove(e->data.data + at, m.segs[b].iov_base, m.segs[b].iov_len);
+            at += m.segs[b].iov_len;
+        }
+        e->data.len = at;
+        free(m.segs);
+        return 0;
     }
     e->segs = m.segs;
     e->nsegs = m.nsegs;

@@ -439,9 +439,7 @@ static int hold_segments(struct fs_session *s, struct fs_read *rd, struct fs_ent
         rd->bytes += (size_t)(hi - lo);
     }
     rd->iov[0].iov_len = rd->bytes;
-    /* segments in the entry's own bytes (a page fetched from object storage,
-     * pieces.c) are a private copy no writer touches: nothing to ask after */
-    if (!e->data.data) rd->from_mapping = true;
+    rd->from_mapping = true;
     fs_cache_release(&s->cache, e);
     return rc;
 }
