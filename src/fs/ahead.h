@@ -17,7 +17,10 @@
  * (a jump: np.load with mmap_mode, a random reader) ends the window, so
  * random access fetches only what it reads. Local parts are left to the
  * kernel. Memory: what is fetched goes into the store's bounded range cache
- * (INGOT_S3_CACHE_MB), at most one window ahead per file being read.
+ * (INGOT_S3_CACHE_MB), at most about one and a half windows ahead of each
+ * file being read (a top-up asks for a window when half the last is read).
+ * Two readers of one file at different places read as jumps: neither is read
+ * ahead for.
  *
  * The state is advice: threads that find another one updating it skip it. */
 #ifndef IG_FS_AHEAD_H
