@@ -444,6 +444,43 @@ faults_retried() {
     echo "retried: $(cut -d' ' -f1 "$WORK/mode.log" | sort | uniq -c | tr '\n' ' ')"
 }
 check s3_5xx_and_dropped_connections_are_retried faults_retried
+# faults in one of many ranges in flight: a batch of rows planned at once
+# (every range its own request: INGOT_S3_COALESCE_KB=0) and a column scanned
+# through a mount with readahead in the background, of a table of blocks
+# spread over 6 MB; every Nth GET fails, drops or stalls: retried, or an
+# error, never a wrong byte or a hang
+faults_in_parallel_ranges() {
+    local m ids got wantrows wantcol n
+    /usr/bin/python3 -c "
+import random
+r = random.Random(5)
+print('id,caption')
+for i in range(100000): print(f'{i},{r.randrange(10**18):x} {r.randrange(10**18):x} {r.randrange(10**18):x}')" >"$WORK/pf.csv"
+    "$INGOT" import "$WORK/pf.csv" s3://tables/pf >/dev/null 2>&1 || { echo import; return 1; }
+    ids=$(/usr/bin/python3 -c "
+import random; r = random.Random(3); print(','.join(map(str, sorted(r.sample(range(100000), 300)))))")
+    wantrows=$("$INGOT" cat --rows "$ids" s3://tables/pf | md5sum)
+    wantcol=$("$INGOT" cat s3://tables/pf caption | md5sum)
+    [ "$wantcol" = "$(cut -d, -f2 "$WORK/pf.csv" | tail -n +2 | md5sum)" ] || { echo "caption differs from the CSV"; return 1; }
+    for m in "503 7" "drop 5" "stall 9"; do
+        echo "$m" >"$WORK/mode"
+        : >"$WORK/mode.log"
+        got=$(INGOT_S3_COALESCE_KB=0 INGOT_S3_STALL_S=1 through cat --rows "$ids" s3://tables/pf | md5sum)
+        [ "$got" = "$wantrows" ] || { echo "$m: rows: wrong bytes"; return 1; }
+        n=$(wc -l <"$WORK/mode.log")
+        [ "$n" -ge 5 ] || { echo "$m: the proxy failed $n requests of the batch"; return 1; }
+        mkdir -p "$WORK/mnt5"
+        AWS_ENDPOINT_URL=$PROXY INGOT_S3_STALL_S=1 INGOT_S3_READAHEAD_MB=1 "$INGOT" mount -o poll_ms=0 s3://tables/pf "$WORK/mnt5" ||
+            { echo "$m: mount"; return 1; }
+        got=$(timeout 60 cat "$WORK/mnt5/columns/caption" | md5sum)
+        fusermount3 -u "$WORK/mnt5"
+        [ "$got" = "$wantcol" ] || { echo "$m: scan: wrong bytes or an error"; return 1; }
+        [ "$(wc -l <"$WORK/mode.log")" -gt "$n" ] || { echo "$m: the scan met no fault"; return 1; }
+    done
+    echo pass >"$WORK/mode"
+    echo "faults: $(cut -d' ' -f1 "$WORK/mode.log" | sort | uniq -c | tr '\n' ' ')"
+}
+check s3_faults_in_parallel_ranges_are_retried faults_in_parallel_ranges
 faults_reported() {
     local out st t0
     echo always503 >"$WORK/mode"
