@@ -94,7 +94,7 @@ static void *worker_main(void *arg)
         for (size_t i = 0; i < j->n; i++)
             ig_rc_fill(j->o->rc, j->gaps[i].off, j->gaps[i].len, rc ? NULL : data[i]);
         free(data);
-        ig_obj_close(j->o);
+        store_obj_release(j->o);
         free(j->gaps);
         free(j);
     }

@@ -108,4 +108,13 @@ int store_fetch_gaps(struct ig_obj *o, const struct ig_range *gaps, size_t ng, u
  * of it in the background (store_fetch.c). */
 void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n);
 
+/* Handles (store_handle.c): a fresh one for name (not yet shared); the
+ * handle of the same name, ETag and size if one is open (fresh is then the
+ * caller's to destroy), else fresh, counted once; destroyed with its cached
+ * ranges; released (a local one at once, a remote one by its last holder). */
+struct ig_obj *store_obj_alloc(struct ig_store *st, const char *name);
+struct ig_obj *store_obj_share(struct ig_store *st, struct ig_obj *fresh);
+void store_obj_destroy(struct ig_obj *o);
+void store_obj_release(struct ig_obj *o);
+
 #endif

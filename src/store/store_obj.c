@@ -2,7 +2,8 @@
  * on a remote object whose size and ETag are known (shared by every open
  * handle of that version, with its cached ranges), reads served from the
  * range cache, and whether the object was replaced since. How missing
- * ranges are fetched, now or ahead of time, is store_fetch.c. */
+ * ranges are fetched, now or ahead of time, is store_fetch.c; a handle's
+ * sharing, counting and release are store_handle.c's. */
 #include "store/store.h"
 #include "store/diskcache.h"
 #include "store/rcache.h"
@@ -23,60 +24,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct ig_obj *obj_find_or_add(struct ig_store *st, struct ig_obj *fresh)
-{
-    pthread_mutex_lock(&st->mu);
-    for (struct ig_obj *o = st->objs; o; o = o->next)
-        if (!strcmp(o->name, fresh->name) && !strcmp(o->info.etag, fresh->info.etag) &&
-            o->info.size == fresh->info.size) {
-            o->refs++;
-            pthread_mutex_unlock(&st->mu);
-            return o;
-        }
-    fresh->refs = 1;
-    fresh->next = st->objs;
-    st->objs = fresh;
-    pthread_mutex_unlock(&st->mu);
-    return fresh;
-}
-
-static struct ig_obj *obj_alloc(struct ig_store *st, const char *name)
-{
-    struct ig_obj *o = calloc(1, sizeof *o);
-    if (!o) return NULL;
-    o->st = st;
-    o->fd = -1;
-    snprintf(o->name, sizeof o->name, "%s", name);
-    pthread_mutex_init(&o->ra_mu, NULL);
-    return o;
-}
-
-static void obj_destroy(struct ig_obj *o)
-{
-    ig_rc_obj_free(o->rc);
-    if (o->fd >= 0) close(o->fd);
-    pthread_mutex_destroy(&o->ra_mu);
-    free(o);
-}
-
 /* A handle for a remote object whose size and ETag are known; shared with
  * an open handle of the same name and ETag. */
 static int obj_make(struct ig_store *st, const char *name, const struct ig_obj_info *info,
                     struct ig_obj **out, struct ig_error *err)
 {
-    struct ig_obj *o = obj_alloc(st, name);
+    struct ig_obj *o = store_obj_alloc(st, name);
     if (!o) return ig_err(err, -ENOMEM, "out of memory");
     o->info = *info;
     snprintf(o->info.name, sizeof o->info.name, "%s", name);
     int rc = store_key_of(st, name, o->key, sizeof o->key, err);
     if (!rc && !(o->rc = ig_rc_obj_new(st->cache))) rc = ig_err(err, -ENOMEM, "out of memory");
     if (rc) {
-        obj_destroy(o);
+        store_obj_destroy(o);
         return rc;
     }
-    struct ig_obj *shared = obj_find_or_add(st, o);
+    struct ig_obj *shared = store_obj_share(st, o);
     if (shared != o)
-        obj_destroy(o);
+        store_obj_destroy(o);
     else if (st->disk)
         ig_diskcache_forget_others(st->disk, st->location, name, info->etag);
     *out = shared;
@@ -87,7 +52,7 @@ int ig_obj_open(struct ig_store *st, const char *name, const struct ig_obj_info 
                 struct ig_obj **out, struct ig_error *err)
 {
     if (!st->remote) {
-        struct ig_obj *o = obj_alloc(st, name);
+        struct ig_obj *o = store_obj_alloc(st, name);
         if (!o) return ig_err(err, -ENOMEM, "out of memory");
         char path[4096];
         int rc = store_local_path(st, name, path, sizeof path, err);
@@ -96,7 +61,7 @@ int ig_obj_open(struct ig_store *st, const char *name, const struct ig_obj_info 
             rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
         if (!rc && fstat(o->fd, &s)) rc = ig_err(err, -errno, "%s: %s", path, strerror(errno));
         if (rc) {
-            obj_destroy(o);
+            store_obj_destroy(o);
             return rc;
         }
         o->info.size = (uint64_t)s.st_size;
@@ -258,22 +223,5 @@ bool ig_obj_replaced(struct ig_obj *o)
 
 void ig_obj_close(struct ig_obj *o)
 {
-    if (!o) return;
-    struct ig_store *st = o->st;
-    if (!st->remote) {
-        obj_destroy(o);
-        return;
-    }
-    pthread_mutex_lock(&st->mu);
-    bool last = --o->refs == 0;
-    if (last)
-        for (struct ig_obj **pp = &st->objs; *pp; pp = &(*pp)->next)
-            if (*pp == o) {
-                *pp = o->next;
-                break;
-            }
-    pthread_mutex_unlock(&st->mu);
-    /* the last handle takes its cached ranges with it: bytes of a replaced
-     * object (values an erase removed) do not stay in memory */
-    if (last) obj_destroy(o);
+    store_obj_release(o);
 }
