@@ -297,7 +297,7 @@ static int move_page(struct erase_ctx *x, struct part_plan *pp, struct page_edit
             comp = pe->e[k].built.compression;
             k++;
         }
-        size_t slack = comp == IG_PC_ZSTD ? (len / 128 > 32 ? len / 128 : 32) : 0;
+        size_t slack = comp != IG_PC_NONE ? (len / 128 > 32 ? len / 128 : 32) : 0;
         if (rec->nblocks) ig_st32(block_rec(pp, rec, b) + IG_BLK_OFFSET, (uint32_t)whole.len);
         if (ig_buf_append(&whole, bytes, len) || ig_buf_append_zeros(&whole, rec->nblocks ? slack : 0))
             rc = -ENOMEM;

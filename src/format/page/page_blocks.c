@@ -22,7 +22,7 @@
  * exactly, its size (uncompressed blocks never grow on erase). */
 static size_t block_slack(const struct ig_page_built *unit)
 {
-    if (unit->compression != IG_PC_ZSTD) return 0;
+    if (unit->compression == IG_PC_NONE) return 0;
     size_t n = unit->stored.len / 128;
     return n > 32 ? n : 32;
 }
@@ -72,7 +72,7 @@ static int add_block(struct ig_page_built *out, const struct ig_page_built *unit
     out->values_json_len += unit->values_json_len;
     out->values_json_known = (k == 0 || out->values_json_known) && unit->values_json_known;
     out->flags |= unit->flags;
-    if (unit->compression == IG_PC_ZSTD) out->compression = IG_PC_ZSTD;
+    if (unit->compression != IG_PC_NONE) out->compression = IG_PC_ZSTD;
     return 0;
 }
 
@@ -167,7 +167,10 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
 {
     struct ig_page_policy p = *t->pol;
     if (t->no_zstd) p.compression = IG_COMP_NONE;
-    if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !trial_repeats(t, v, first, count))
+    /* (the look knows nothing of a chunk dictionary, against which values
+     * that do not repeat among themselves may still compress) */
+    if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !t->pol->zdict &&
+        !trial_repeats(t, v, first, count))
         p.encoding = t->item_enc;
     if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && t->blocks % TRIAL_RECHECK != 0)
         p.zstd_settled = true;
@@ -195,7 +198,7 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         bool same = item && t->huff_wins && t->item_enc == unit->encoding;
         t->huff_wins = same ? t->huff_wins + 1 : item ? 1 : 0;
         if (item) t->item_enc = unit->encoding;
-        bool kept = unit->compression == IG_PC_ZSTD;
+        bool kept = unit->compression != IG_PC_NONE;
         if (!used->zstd_settled || !kept) t->zstd_wins = kept ? t->zstd_wins + 1 : 0;
     }
     t->blocks++;
@@ -220,7 +223,7 @@ static int weigh_layouts(const struct ig_page_policy *tried, struct ig_values *v
                          size_t count, struct ig_block_fit *fit, struct ig_page_scratch *s,
                          struct ig_page_built *unit, struct ig_page_built *alt, struct ig_error *err)
 {
-    if (unit->encoding != IG_ENC_DICT || unit->compression != IG_PC_ZSTD || !weigh_due(fit)) return 0;
+    if (unit->encoding != IG_ENC_DICT || unit->compression == IG_PC_NONE || !weigh_due(fit)) return 0;
     struct ig_page_policy plain = *tried;
     plain.encoding = IG_ENC_PLAIN;
     plain.zstd_settled = true;
@@ -318,7 +321,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             if (!tries && (unit->encoding == IG_ENC_HUFF || unit->encoding == IG_ENC_FSST) &&
                 unit->compression == IG_PC_NONE && pol->compression == IG_COMP_AUTO)
                 again.encoding = unit->encoding;
-            if (!tries && unit->compression == IG_PC_ZSTD) again.zstd_settled = true;
+            if (!tries && unit->compression != IG_PC_NONE) again.zstd_settled = true;
             if (!tries && pol->encoding == IG_ENC_AUTO && v->is_bytes &&
                 (unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_DICT))
                 again.encoding = unit->encoding;

@@ -195,8 +195,12 @@ static unsigned per_item_instead(const struct ig_page_policy *pol, const struct 
     if (pol->encoding != IG_ENC_AUTO || pol->compression != IG_COMP_AUTO || pol->leaf.levels ||
         !v->is_bytes || v->type == IG_T_BLOB || count == 0 || pol->zstd_settled)
         return 0;
-    bool zstd = sealed->compression == IG_PC_ZSTD;
-    size_t limit = zstd ? sealed->stored.len + sealed->stored.len / 8 : sealed->stored.len - 1;
+    bool zstd = sealed->compression != IG_PC_NONE;
+    /* against the chunk's dictionary, zstd keeps what it won: its margin over
+     * per-item schemes is what the dictionary is there for */
+    size_t limit = sealed->compression == IG_PC_ZSTD_DICT ? sealed->stored.len
+                   : zstd                                 ? sealed->stored.len + sealed->stored.len / 8
+                                                          : sealed->stored.len - 1;
     unsigned best = 0;
     size_t best_size = limit + 1;
     if (pol->fsst && !pol->fsst_settled) {

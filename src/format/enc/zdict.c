@@ -1,0 +1,338 @@
+/* zdict.c - a chunk's zstd dictionary (format 13; context kind 2): raw
+ * content that the chunk's blocks may be compressed against, made of
+ * segments, each a substring of a value of the chunk, so that an erase can
+ * tell which bytes only erased values held and zero them
+ * (docs/ENCODINGS.md, "Chunk dictionaries").
+ *
+ * Payload bytes: [segment count: varint] [each segment's length: u8, 1..64]
+ * [content: the segments back to back]. A zeroed segment keeps its length
+ * (the bytes after it keep their offsets, so blocks that never referred to
+ * it decode as before); its bytes are zeros.
+ *
+ * Training is a cover of frequent 4-byte substrings: every sampled value is
+ * cut into pieces of up to 64 bytes, each scored by how often the 4-byte
+ * windows inside it occur over the sample; the best piece is taken, the
+ * windows it holds stop counting (one copy in the dictionary is enough), and
+ * so on until the dictionary is full or no piece holds a repeated window. The
+ * most useful pieces go last: zstd codes near offsets in fewer bits. */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "enc_internal.h"
+#include "util/varint.h"
+
+struct ig_zdict {
+    uint32_t nseg;
+    uint8_t *seg_len;   /* nseg lengths */
+    uint8_t *content;   /* the segments back to back */
+    size_t len;         /* content bytes */
+    ZSTD_DDict *ddict;  /* made with the dictionary, by reference */
+    pthread_mutex_t mu; /* guards the compression dictionary made on demand */
+    ZSTD_CDict *cdict;
+    int cdict_level;
+};
+
+static struct ig_zdict *zd_new(uint32_t nseg, size_t len)
+{
+    struct ig_zdict *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->seg_len = malloc(nseg ? nseg : 1);
+    d->content = malloc(len ? len : 1);
+    if (!d->seg_len || !d->content) {
+        free(d->seg_len);
+        free(d->content);
+        free(d);
+        return NULL;
+    }
+    d->nseg = nseg;
+    d->len = len;
+    pthread_mutex_init(&d->mu, NULL);
+    return d;
+}
+
+static int zd_ready(struct ig_zdict *d)
+{
+    d->ddict = ZSTD_createDDict_advanced(d->content, d->len, ZSTD_dlm_byRef, ZSTD_dct_rawContent,
+                                         ZSTD_defaultCMem);
+    return d->ddict ? 0 : -ENOMEM;
+}
+
+void ig_zdict_free(struct ig_zdict *d)
+{
+    if (!d) return;
+    ZSTD_freeDDict(d->ddict);
+    ZSTD_freeCDict(d->cdict);
+    pthread_mutex_destroy(&d->mu);
+    free(d->seg_len);
+    free(d->content);
+    free(d);
+}
+
+size_t ig_zdict_content_len(const struct ig_zdict *d) { return d ? d->len : 0; }
+const uint8_t *ig_zdict_content(const struct ig_zdict *d) { return d->content; }
+uint32_t ig_zdict_nsegments(const struct ig_zdict *d) { return d->nseg; }
+unsigned ig_zdict_segment_len(const struct ig_zdict *d, uint32_t i) { return d->seg_len[i]; }
+
+struct ig_zdict *ig_zdict_copy(const struct ig_zdict *d)
+{
+    struct ig_zdict *c = zd_new(d->nseg, d->len);
+    if (!c) return NULL;
+    memcpy(c->seg_len, d->seg_len, d->nseg);
+    memcpy(c->content, d->content, d->len);
+    if (zd_ready(c)) {
+        ig_zdict_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+bool ig_zdict_segment_zero(const struct ig_zdict *d, uint32_t i, size_t off)
+{
+    for (unsigned k = 0; k < d->seg_len[i]; k++)
+        if (d->content[off + k]) return false;
+    return true;
+}
+
+void ig_zdict_zero_segment(struct ig_zdict *d, size_t off, unsigned len)
+{
+    /* the content is referenced by the decompression dictionary: zeroed in
+     * place, it is the new dictionary (no compression one is kept past it) */
+    memset(d->content + off, 0, len);
+    pthread_mutex_lock(&d->mu);
+    ZSTD_freeCDict(d->cdict);
+    d->cdict = NULL;
+    pthread_mutex_unlock(&d->mu);
+}
+
+size_t ig_zdict_size(const struct ig_zdict *d)
+{
+    return ig_varint_size(d->nseg) + d->nseg + d->len;
+}
+
+int ig_zdict_write(const struct ig_zdict *d, struct ig_buf *out)
+{
+    uint8_t *p = ig_buf_extend(out, ig_zdict_size(d));
+    if (!p) return -ENOMEM;
+    p += ig_varint_put(p, d->nseg);
+    memcpy(p, d->seg_len, d->nseg);
+    memcpy(p + d->nseg, d->content, d->len);
+    return 0;
+}
+
+int ig_zdict_parse(const uint8_t *p, size_t len, struct ig_zdict **out, struct ig_error *err)
+{
+    *out = NULL;
+    uint64_t nseg;
+    size_t u = ig_varint_get(p, len, &nseg);
+    if (!u || nseg == 0 || nseg > len - u)
+        return ig_err(err, -EIO, "zstd dictionary: bad segment count");
+    size_t total = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        uint8_t l = p[u + i];
+        if (l == 0 || l > IG_ZDICT_SEG_MAX)
+            return ig_err(err, -EIO, "zstd dictionary: segment %zu of length %u", i, l);
+        total += l;
+    }
+    if (total != len - u - nseg)
+        return ig_err(err, -EIO, "zstd dictionary: segments of %zu bytes in %zu", total,
+                      len - u - (size_t)nseg);
+    struct ig_zdict *d = zd_new((uint32_t)nseg, total);
+    if (!d) return ig_err(err, -ENOMEM, "out of memory");
+    memcpy(d->seg_len, p + u, nseg);
+    memcpy(d->content, p + u + nseg, total);
+    if (zd_ready(d)) {
+        ig_zdict_free(d);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    *out = d;
+    return 0;
+}
+
+/* The compression dictionary at `level`, made at first use (shared by the
+ * threads that compress against it: a ZSTD_CDict is read-only once made). */
+static const ZSTD_CDict *zd_cdict(struct ig_zdict *d, int level)
+{
+    pthread_mutex_lock(&d->mu);
+    if (d->cdict && d->cdict_level != level) {
+        ZSTD_freeCDict(d->cdict);
+        d->cdict = NULL;
+    }
+    if (!d->cdict) {
+        ZSTD_compressionParameters cp = ZSTD_getCParams(level, 4096, d->len);
+        d->cdict = ZSTD_createCDict_advanced(d->content, d->len, ZSTD_dlm_byRef,
+                                             ZSTD_dct_rawContent, cp, ZSTD_defaultCMem);
+        d->cdict_level = level;
+    }
+    const ZSTD_CDict *c = d->cdict;
+    pthread_mutex_unlock(&d->mu);
+    return c;
+}
+
+size_t ig_zdict_compress(void *cctx, struct ig_zdict *d, void *dst, size_t cap, const void *src,
+                         size_t n, int level)
+{
+    const ZSTD_CDict *cd = zd_cdict(d, level);
+    if (!cd) return (size_t)-(int)ZSTD_error_memory_allocation;
+    ZSTD_CCtx *c = cctx;
+    size_t r = ZSTD_CCtx_refCDict(c, cd);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(c, ZSTD_c_dictIDFlag, 0);
+    /* a 4 KiB block reads the dictionary's tables in place: copying them
+     * would cost more than compressing it */
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(c, ZSTD_c_forceAttachDict, ZSTD_dictForceAttach);
+    if (!ZSTD_isError(r)) r = ZSTD_compress2(c, dst, cap, src, n);
+    /* the context is the thread's, shared with plain compression: no
+     * dictionary sticks to it */
+    ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+    return r;
+}
+
+size_t ig_zdict_decompress(void *dctx, const struct ig_zdict *d, void *dst, size_t cap,
+                           const void *src, size_t n)
+{
+    return ZSTD_decompress_usingDDict(dctx, dst, cap, src, n, d->ddict);
+}
+
+/* ---- training ------------------------------------------------------------ */
+
+#define ZT_D 4                 /* window length counted (zstd's shortest match is 3;
+                                  4 and 6 beat 8 on words of a few letters) */
+#define ZT_HBITS 18            /* counters: 2^18 */
+#define ZT_SAMPLE (1u << 20)   /* value bytes sampled at most */
+#define ZT_SAMPLE_X 8          /* and at most this many times the target */
+#define ZT_MIN_SCORE (4 * ZT_D) /* a piece scoring less is not worth its bytes */
+
+struct piece {
+    uint32_t off, len; /* in the sample */
+    uint64_t score;
+};
+
+static inline uint32_t win_hash(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, ZT_D);
+    return (uint32_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> (64 - ZT_HBITS));
+}
+
+static uint64_t piece_score(const uint8_t *s, const struct piece *pc, const uint32_t *cnt)
+{
+    uint64_t sc = 0;
+    for (uint32_t i = 0; i + ZT_D <= pc->len; i++) {
+        uint32_t c = cnt[win_hash(s + pc->off + i)];
+        if (c > 1) sc += c; /* a window seen once is no repeat */
+    }
+    return sc;
+}
+
+/* max-heap by score */
+static void heap_down(struct piece *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && h[l].score > h[m].score) m = l;
+        if (r < n && h[r].score > h[m].score) m = r;
+        if (m == i) return;
+        struct piece t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
+                   struct ig_zdict **out)
+{
+    *out = NULL;
+    if (!n || target < IG_ZDICT_SEG_MAX) return 0;
+    uint64_t total = offs[n] - offs[0];
+    uint64_t want = (uint64_t)target * ZT_SAMPLE_X < ZT_SAMPLE ? (uint64_t)target * ZT_SAMPLE_X : ZT_SAMPLE;
+    size_t stride = total > want ? (size_t)((total + want - 1) / want) : 1;
+    /* the sample: every stride-th value, back to back, and its pieces */
+    struct ig_buf s = IG_BUF_INIT;
+    struct piece *pcs = NULL;
+    size_t npcs = 0, cap = 0;
+    uint32_t *cnt = calloc((size_t)1 << ZT_HBITS, sizeof *cnt);
+    int rc = cnt ? 0 : -ENOMEM;
+    for (size_t i = 0; i < n && !rc; i += stride) {
+        size_t l = (size_t)(offs[i + 1] - offs[i]);
+        if (l > 4096) l = 4096; /* a long value's start stands for it */
+        if (l < ZT_D) continue;
+        uint32_t at = (uint32_t)s.len;
+        if (ig_buf_append(&s, data + offs[i], l)) {
+            rc = -ENOMEM;
+            break;
+        }
+        for (size_t k = 0; k + ZT_D <= l; k++) {
+            uint32_t *c = &cnt[win_hash(s.data + at + k)];
+            if (*c < UINT32_MAX) (*c)++;
+        }
+        for (size_t k = 0; k < l; k += IG_ZDICT_SEG_MAX) {
+            if (npcs == cap) {
+                cap = cap ? 2 * cap : 1024;
+                struct piece *np = realloc(pcs, cap * sizeof *np);
+                if (!np) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                pcs = np;
+            }
+            size_t pl = l - k < IG_ZDICT_SEG_MAX ? l - k : IG_ZDICT_SEG_MAX;
+            pcs[npcs++] = (struct piece){at + (uint32_t)k, (uint32_t)pl, 0};
+        }
+    }
+    if (!rc) {
+        for (size_t i = 0; i < npcs; i++)
+            pcs[i].score = piece_score(s.data, &pcs[i], cnt);
+        for (size_t i = npcs / 2; i-- > 0;)
+            heap_down(pcs, npcs, i);
+    }
+    /* lazy greedy: the top's score is re-taken; kept if it still leads */
+    struct piece *chosen = NULL;
+    size_t nch = 0, bytes = 0;
+    if (!rc && !(chosen = malloc((target + 1) * sizeof *chosen))) rc = -ENOMEM;
+    size_t hn = npcs;
+    while (!rc && hn && bytes + IG_ZDICT_SEG_MAX <= target) {
+        struct piece top = pcs[0];
+        uint64_t now = piece_score(s.data, &top, cnt);
+        if (now < top.score) { /* stale: scores only fall, so a fresh top leads */
+            pcs[0].score = now;
+            heap_down(pcs, hn, 0);
+            continue;
+        }
+        if (now < ZT_MIN_SCORE) break; /* the best left holds too few repeats */
+        chosen[nch++] = top;
+        bytes += top.len;
+        for (uint32_t i = 0; i + ZT_D <= top.len; i++)
+            cnt[win_hash(s.data + top.off + i)] = 0;
+        pcs[0] = pcs[--hn];
+        heap_down(pcs, hn, 0);
+    }
+    if (!rc && nch) {
+        struct ig_zdict *d = zd_new((uint32_t)nch, bytes);
+        if (!d) {
+            rc = -ENOMEM;
+        } else {
+            size_t at = 0;
+            for (size_t i = 0; i < nch; i++) { /* the best last */
+                const struct piece *pc = &chosen[nch - 1 - i];
+                d->seg_len[i] = (uint8_t)pc->len;
+                memcpy(d->content + at, s.data + pc->off, pc->len);
+                at += pc->len;
+            }
+            rc = zd_ready(d);
+            if (rc)
+                ig_zdict_free(d);
+            else
+                *out = d;
+        }
+    }
+    free(chosen);
+    free(cnt);
+    free(pcs);
+    ig_buf_free(&s);
+    return rc;
+}
