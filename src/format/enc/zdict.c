@@ -336,3 +336,36 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     ig_buf_free(&s);
     return rc;
 }
+
+/* ---- whether it pays -------------------------------------------------------- */
+
+#define ZG_PROBES 16     /* runs of values tried, spread over the chunk */
+#define ZG_RUN 4096      /* bytes of values in each (a block's worth) */
+
+uint64_t ig_zdict_gain(struct ig_zdict *d, const uint64_t *offs, const uint8_t *data, size_t n,
+                       int level, int dict_level)
+{
+    uint64_t total = offs[n] - offs[0];
+    if (!n || !total) return 0;
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    uint8_t *dst = malloc(ZSTD_compressBound(ZG_RUN * 2));
+    uint64_t tried = 0, saved = 0;
+    for (unsigned k = 0; c && dst && k < ZG_PROBES; k++) {
+        size_t i = (size_t)((uint64_t)n * k / ZG_PROBES), j = i;
+        while (j < n && offs[j] - offs[i] < ZG_RUN)
+            j++;
+        size_t len = (size_t)(offs[j] - offs[i]);
+        if (len > 2 * ZG_RUN) len = 2 * ZG_RUN; /* one long value */
+        if (len < 64) continue;
+        size_t cap = ZSTD_compressBound(len);
+        size_t a = ZSTD_compressCCtx(c, dst, cap, data + offs[i], len, level);
+        size_t b = ig_zdict_compress(c, d, dst, cap, data + offs[i], len, dict_level);
+        if (ZSTD_isError(a) || ZSTD_isError(b)) continue;
+        if (a > len) a = len; /* stored as is */
+        tried += len;
+        if (b < a) saved += a - b;
+    }
+    ZSTD_freeCCtx(c);
+    free(dst);
+    return tried ? (uint64_t)((double)saved * (double)total / (double)tried) : 0;
+}

@@ -14,12 +14,6 @@
 struct ig_buf;
 struct ig_error;
 
-/* The least level a block is compressed against its chunk's dictionary at:
- * matches into the dictionary are what it is for, and zstd's fast levels
- * find few of them (captions of words: 8.7 MB at 3, 8.2 at 6, 8.2 at 9;
- * an import 1.2x as long at 6 as at 3). */
-#define IG_ZDICT_LEVEL 6
-
 /* Bodies below this are not worth a zstd frame. */
 #define IG_ZSTD_MIN_BODY 256
 

@@ -449,6 +449,20 @@ static size_t dict_target(const struct enc *w, uint32_t l)
     return t > IG_ZDICT_MAX ? IG_ZDICT_MAX : (size_t)t;
 }
 
+/* A dictionary stays when it would save at least IG_ZDICT_PAYS times its
+ * own bytes over the chunk (random text: nothing to share, and the
+ * dictionary would only add its bytes). */
+#define IG_ZDICT_PAYS 2
+static bool dict_pays(const struct enc *w, uint32_t l)
+{
+    const struct ig_values *v = &w->g->cols[l];
+    struct ig_zdict *d = w->g->ctx[l].zdict;
+    int level = w->c->o.zstd_level_bytes ? w->c->o.zstd_level_bytes : w->c->o.zstd_level;
+    int dl = level > IG_ZDICT_LEVEL ? level : IG_ZDICT_LEVEL;
+    uint64_t gain = ig_zdict_gain(d, v->offs, v->data.data, v->n, level ? level : 3, dl);
+    return gain >= IG_ZDICT_PAYS * (uint64_t)ig_zdict_size(d);
+}
+
 /* Segments: a column of one leaf whose group holds more than this many plain
  * bytes is encoded in runs of whole pages of about this size, each by any
  * thread (writer_int.h). Big enough that taking one costs nothing beside
@@ -507,6 +521,10 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
         if (target)
             rc = ig_zdict_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, target,
                                 &g->ctx[l].zdict);
+        if (!rc && g->ctx[l].zdict && !dict_pays(&w, l)) {
+            ig_zdict_free(g->ctx[l].zdict);
+            g->ctx[l].zdict = NULL;
+        }
     }
     /* a nested column's leaves share page boundaries (their pages are
      * reassembled together); a flat leaf pages alone */
