@@ -261,6 +261,21 @@ int ig_zdict_parse(const uint8_t *p, size_t len, struct ig_zdict **out, struct i
  * return values (ZSTD_isError). The frame names no dictionary id. */
 size_t ig_zdict_compress(void *cctx, struct ig_zdict *d, void *dst, size_t cap, const void *src,
                          size_t n, int level);
+/* Which segments values hold (an erase's and verify's search, and training's
+ * filter). A finder looks for the segments set in `only` (NULL: every segment
+ * not all zeros), counting for each the values that hold it, up to `cap`
+ * (a value counts once); a segment not looked for reads as cap. Segments
+ * are indexed by their first four bytes, so a value costs one pass over its
+ * bytes; the search stops once every segment reached cap. */
+struct ig_zdict_find;
+int ig_zdict_find_new(const struct ig_zdict *d, const uint8_t *only, uint8_t cap,
+                      struct ig_zdict_find **out); /* -ENOMEM */
+void ig_zdict_find_value(struct ig_zdict_find *f, const uint8_t *v, size_t len);
+size_t ig_zdict_find_remaining(const struct ig_zdict_find *f); /* segments below cap */
+const uint8_t *ig_zdict_find_hits(const struct ig_zdict_find *f);  /* per segment */
+size_t ig_zdict_find_offset(const struct ig_zdict_find *f, uint32_t i); /* in the content */
+void ig_zdict_find_free(struct ig_zdict_find *f);
+
 /* The bytes the dictionary would save over the chunk's n items, estimated
  * from runs of a block's worth spread over them, compressed at `level`
  * alone and at `dict_level` against it. */

@@ -197,6 +197,119 @@ size_t ig_zdict_decompress(void *dctx, const struct ig_zdict *d, void *dst, size
     return ZSTD_decompress_usingDDict(dctx, dst, cap, src, n, d->ddict);
 }
 
+/* ---- finding segments in values ---------------------------------------------- */
+
+struct ig_zdict_find {
+    const struct ig_zdict *d;
+    size_t *off;      /* each segment's offset in the content */
+    uint8_t *hits;    /* values found holding it, up to cap */
+    uint32_t *last;   /* the value that last counted it (a value counts once) */
+    uint32_t *head;   /* hash of the first four bytes -> segment + 1 */
+    uint32_t *next;   /* chain, segment + 1 */
+    uint32_t *shorts; /* segments shorter than four bytes, looked for with memmem */
+    size_t nshort, hcap, remaining;
+    uint32_t serial;
+    uint8_t cap;
+};
+
+static inline uint32_t key4(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline size_t slot4(uint32_t k, size_t cap)
+{
+    return (size_t)(((uint64_t)k * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+}
+
+void ig_zdict_find_free(struct ig_zdict_find *f)
+{
+    if (!f) return;
+    free(f->off);
+    free(f->hits);
+    free(f->last);
+    free(f->head);
+    free(f->next);
+    free(f->shorts);
+    free(f);
+}
+
+int ig_zdict_find_new(const struct ig_zdict *d, const uint8_t *only, uint8_t cap,
+                      struct ig_zdict_find **out)
+{
+    *out = NULL;
+    struct ig_zdict_find *f = calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    uint32_t n = d->nseg;
+    size_t hc = 64;
+    while (hc < 2 * (size_t)n)
+        hc *= 2;
+    f->d = d;
+    f->cap = cap ? cap : 1;
+    f->hcap = hc;
+    f->off = malloc((n + 1) * sizeof *f->off);
+    f->hits = calloc(n + 1, 1);
+    f->last = calloc(n + 1, sizeof *f->last);
+    f->head = calloc(hc, sizeof *f->head);
+    f->next = calloc(n + 1, sizeof *f->next);
+    f->shorts = malloc((n + 1) * sizeof *f->shorts);
+    if (!f->off || !f->hits || !f->last || !f->head || !f->next || !f->shorts) {
+        ig_zdict_find_free(f);
+        return -ENOMEM;
+    }
+    size_t at = 0;
+    for (uint32_t i = 0; i < n; at += d->seg_len[i], i++) {
+        f->off[i] = at;
+        bool want = only ? only[i] != 0 : !ig_zdict_segment_zero(d, i, at);
+        if (!want) {
+            f->hits[i] = f->cap; /* not looked for */
+            continue;
+        }
+        f->remaining++;
+        if (d->seg_len[i] < 4) {
+            f->shorts[f->nshort++] = i;
+            continue;
+        }
+        size_t sl = slot4(key4(d->content + at), hc);
+        f->next[i + 1] = f->head[sl];
+        f->head[sl] = i + 1;
+    }
+    *out = f;
+    return 0;
+}
+
+static inline void find_hit(struct ig_zdict_find *f, uint32_t i)
+{
+    if (f->hits[i] >= f->cap || f->last[i] == f->serial) return;
+    f->last[i] = f->serial;
+    if (++f->hits[i] == f->cap) f->remaining--;
+}
+
+void ig_zdict_find_value(struct ig_zdict_find *f, const uint8_t *v, size_t len)
+{
+    if (!f->remaining) return;
+    const struct ig_zdict *d = f->d;
+    f->serial++;
+    for (size_t k = 0; k < f->nshort; k++) {
+        uint32_t i = f->shorts[k];
+        if (f->hits[i] < f->cap && len >= d->seg_len[i] && memmem(v, len, d->content + f->off[i], d->seg_len[i]))
+            find_hit(f, i);
+    }
+    for (size_t p = 0; p + 4 <= len; p++)
+        for (uint32_t e = f->head[slot4(key4(v + p), f->hcap)]; e; e = f->next[e]) {
+            uint32_t i = e - 1;
+            if (f->hits[i] < f->cap && d->seg_len[i] <= len - p &&
+                !memcmp(v + p, d->content + f->off[i], d->seg_len[i]))
+                find_hit(f, i);
+        }
+}
+
+size_t ig_zdict_find_remaining(const struct ig_zdict_find *f) { return f->remaining; }
+const uint8_t *ig_zdict_find_hits(const struct ig_zdict_find *f) { return f->hits; }
+size_t ig_zdict_find_offset(const struct ig_zdict_find *f, uint32_t i) { return f->off[i]; }
+
 /* ---- training ------------------------------------------------------------ */
 
 #define ZT_D 4                 /* window length counted (zstd's shortest match is 3;
@@ -241,6 +354,32 @@ static void heap_down(struct piece *h, size_t n, size_t i)
         h[m] = t;
         i = m;
     }
+}
+
+/* A dictionary of the n pieces of s chosen (best first), the best last. */
+static inline bool word_byte(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c >= 0x80;
+}
+
+static int build(const struct piece *chosen, size_t nch, size_t bytes, const uint8_t *s,
+                 struct ig_zdict **out)
+{
+    struct ig_zdict *d = zd_new((uint32_t)nch, bytes);
+    if (!d) return -ENOMEM;
+    size_t at = 0;
+    for (size_t i = 0; i < nch; i++) {
+        const struct piece *pc = &chosen[nch - 1 - i];
+        d->seg_len[i] = (uint8_t)pc->len;
+        memcpy(d->content + at, s + pc->off, pc->len);
+        at += pc->len;
+    }
+    int rc = zd_ready(d);
+    if (rc)
+        ig_zdict_free(d);
+    else
+        *out = d;
+    return rc;
 }
 
 int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
@@ -304,32 +443,28 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
             continue;
         }
         if (now < ZT_MIN_SCORE) break; /* the best left holds too few repeats */
-        chosen[nch++] = top;
-        bytes += top.len;
+        /* the piece's segments: its words, each with the bytes that follow
+         * it up to the next word (a word: letters, digits and bytes of 0x80
+         * and up). Together they are the piece (zstd matches across them);
+         * alone, each is what other values share (a word of a vocabulary,
+         * a token of a name), so that an erase seldom finds one that only
+         * erased values held and zeroes little. */
+        for (uint32_t i = 0; i < top.len;) {
+            uint32_t j = i;
+            while (j < top.len && word_byte(s.data[top.off + j]))
+                j++;
+            while (j < top.len && !word_byte(s.data[top.off + j]))
+                j++;
+            chosen[nch++] = (struct piece){top.off + i, j - i, 0};
+            bytes += j - i;
+            i = j;
+        }
         for (uint32_t i = 0; i + ZT_D <= top.len; i++)
             cnt[win_hash(s.data + top.off + i)] = 0;
         pcs[0] = pcs[--hn];
         heap_down(pcs, hn, 0);
     }
-    if (!rc && nch) {
-        struct ig_zdict *d = zd_new((uint32_t)nch, bytes);
-        if (!d) {
-            rc = -ENOMEM;
-        } else {
-            size_t at = 0;
-            for (size_t i = 0; i < nch; i++) { /* the best last */
-                const struct piece *pc = &chosen[nch - 1 - i];
-                d->seg_len[i] = (uint8_t)pc->len;
-                memcpy(d->content + at, s.data + pc->off, pc->len);
-                at += pc->len;
-            }
-            rc = zd_ready(d);
-            if (rc)
-                ig_zdict_free(d);
-            else
-                *out = d;
-        }
-    }
+    if (!rc && nch) rc = build(chosen, nch, bytes, s.data, out);
     free(chosen);
     free(cnt);
     free(pcs);

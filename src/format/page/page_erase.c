@@ -90,7 +90,7 @@ static int recompress(const struct ig_buf *body, const struct ig_pagerec *rec, i
         size_t bound = ZSTD_compressBound(body->len);
         if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
         int level = zstd_level ? zstd_level : 3;
-        if (d && level < IG_ZDICT_LEVEL) level = IG_ZDICT_LEVEL;
+        if (d && level < IG_ZDICT_LEVEL) level = IG_ZDICT_LEVEL; /* 3 misses its room twice as often: slower */
         size_t z = d ? ig_page_compress_dict(d, out->stored.data, bound, body->data, body->len, level)
                      : ig_page_compress(out->stored.data, bound, body->data, body->len, level);
         if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
