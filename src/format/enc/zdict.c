@@ -356,23 +356,31 @@ static void heap_down(struct piece *h, size_t n, size_t i)
     }
 }
 
-/* A dictionary of the n pieces of s chosen (best first), the best last. */
+/* A byte of a word (segments are cut after the bytes that follow a word). */
 static inline bool word_byte(uint8_t c)
 {
     return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c >= 0x80;
 }
 
+/* A dictionary of the nch segments of s chosen (best piece first; a
+ * piece's segments share its number in .score, in order): the best piece
+ * last, each piece's segments in their order (zstd matches across them). */
 static int build(const struct piece *chosen, size_t nch, size_t bytes, const uint8_t *s,
                  struct ig_zdict **out)
 {
     struct ig_zdict *d = zd_new((uint32_t)nch, bytes);
     if (!d) return -ENOMEM;
-    size_t at = 0;
-    for (size_t i = 0; i < nch; i++) {
-        const struct piece *pc = &chosen[nch - 1 - i];
-        d->seg_len[i] = (uint8_t)pc->len;
-        memcpy(d->content + at, s + pc->off, pc->len);
-        at += pc->len;
+    size_t at = 0, k = 0;
+    for (size_t end = nch; end > 0;) {
+        size_t start = end - 1;
+        while (start > 0 && chosen[start - 1].score == chosen[end - 1].score)
+            start--;
+        for (size_t i = start; i < end; i++, k++) {
+            d->seg_len[k] = (uint8_t)chosen[i].len;
+            memcpy(d->content + at, s + chosen[i].off, chosen[i].len);
+            at += chosen[i].len;
+        }
+        end = start;
     }
     int rc = zd_ready(d);
     if (rc)
@@ -431,7 +439,7 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     }
     /* lazy greedy: the top's score is re-taken; kept if it still leads */
     struct piece *chosen = NULL;
-    size_t nch = 0, bytes = 0;
+    size_t nch = 0, bytes = 0, npieces = 0;
     if (!rc && !(chosen = malloc((target + 1) * sizeof *chosen))) rc = -ENOMEM;
     size_t hn = npcs;
     while (!rc && hn && bytes + IG_ZDICT_SEG_MAX <= target) {
@@ -455,10 +463,11 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
                 j++;
             while (j < top.len && !word_byte(s.data[top.off + j]))
                 j++;
-            chosen[nch++] = (struct piece){top.off + i, j - i, 0};
+            chosen[nch++] = (struct piece){top.off + i, j - i, npieces};
             bytes += j - i;
             i = j;
         }
+        npieces++;
         for (uint32_t i = 0; i + ZT_D <= top.len; i++)
             cnt[win_hash(s.data + top.off + i)] = 0;
         pcs[0] = pcs[--hn];
