@@ -137,6 +137,7 @@ struct ig_block_fit {
      * settled between zstd and huffman, carried the same way: a page of a few
      * fitted blocks never settled on its own */
     uint32_t zstd_wins, huff_wins, trial_blocks;
+    uint32_t dict_losses; /* blocks running the chunk's zstd dictionary did not win */
     uint8_t item_enc; /* the per-item scheme that won those (huffman or fsst) */
     uint64_t encodes; /* blocks encoded, second and later tries included (tests read it) */
 };

@@ -133,6 +133,8 @@ struct block_trials {
     unsigned fsst_losses; /* strings: blocks running that weighed fsst and did not take it */
     unsigned zstd_wins;   /* strings: blocks running that zstd kept from huffman */
     unsigned blocks;      /* blocks encoded so far */
+    unsigned dict_losses; /* strings: blocks running whose frame against the chunk's
+                             dictionary was tried and not kept */
     bool no_zstd;         /* numbers: zstd no longer tried */
     struct ig_buf look;   /* the quick look's output */
 };
@@ -177,6 +179,10 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
     /* fsst lost twice running (values a dictionary or zstd holds better, or
      * random ones): weighed again every TRIAL_RECHECK blocks only */
     if (t->fsst_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.fsst_settled = true;
+    /* the chunk's dictionary lost twice running (values a block's dictionary
+     * or per-item codes hold better): tried again every TRIAL_RECHECK blocks
+     * (a frame at its level is most of a block's encode) */
+    if (t->dict_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.zdict = NULL;
     return p;
 }
 
@@ -189,6 +195,7 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         t->zstd_misses = unit->compression == IG_PC_NONE ? t->zstd_misses + 1 : 0;
         if (t->zstd_misses == 2) t->no_zstd = true;
     }
+    if (used->zdict) t->dict_losses = unit->compression == IG_PC_ZSTD_DICT ? 0 : t->dict_losses + 1;
     if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
         if (unit->fsst_weighed) t->fsst_losses = unit->encoding == IG_ENC_FSST ? 0 : t->fsst_losses + 1;
         /* the same item scheme twice running: one that won a block by a hair
@@ -393,11 +400,13 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
         trials.huff_wins = fit->huff_wins;
         trials.item_enc = fit->item_enc;
         trials.blocks = fit->trial_blocks;
+        trials.dict_losses = fit->dict_losses;
         rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, &alt, &trials, err);
         fit->zstd_wins = trials.zstd_wins;
         fit->huff_wins = trials.huff_wins;
         fit->item_enc = trials.item_enc;
         fit->trial_blocks = trials.blocks;
+        fit->dict_losses = trials.dict_losses;
         ncuts = 0; /* done */
     }
     for (size_t k = 0; k < ncuts && !rc; k++) {
