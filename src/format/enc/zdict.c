@@ -32,9 +32,9 @@ struct ig_zdict {
     uint8_t *content;   /* the segments back to back */
     size_t len;         /* content bytes */
     ZSTD_DDict *ddict;  /* made with the dictionary, by reference */
-    pthread_mutex_t mu; /* guards the compression dictionary made on demand */
-    ZSTD_CDict *cdict;
-    int cdict_level;
+    pthread_mutex_t mu; /* guards the compression dictionaries made on demand */
+    ZSTD_CDict *cdict[2]; /* at two levels: an erase's, and the harder one it retries at */
+    int cdict_level[2];
 };
 
 static struct ig_zdict *zd_new(uint32_t nseg, size_t len)
@@ -66,7 +66,8 @@ void ig_zdict_free(struct ig_zdict *d)
 {
     if (!d) return;
     ZSTD_freeDDict(d->ddict);
-    ZSTD_freeCDict(d->cdict);
+    ZSTD_freeCDict(d->cdict[0]);
+    ZSTD_freeCDict(d->cdict[1]);
     pthread_mutex_destroy(&d->mu);
     free(d->seg_len);
     free(d->content);
@@ -104,8 +105,10 @@ void ig_zdict_zero_segment(struct ig_zdict *d, size_t off, unsigned len)
      * place, it is the new dictionary (no compression one is kept past it) */
     memset(d->content + off, 0, len);
     pthread_mutex_lock(&d->mu);
-    ZSTD_freeCDict(d->cdict);
-    d->cdict = NULL;
+    for (int i = 0; i < 2; i++) {
+        ZSTD_freeCDict(d->cdict[i]);
+        d->cdict[i] = NULL;
+    }
     pthread_mutex_unlock(&d->mu);
 }
 
@@ -158,17 +161,16 @@ int ig_zdict_parse(const uint8_t *p, size_t len, struct ig_zdict **out, struct i
 static const ZSTD_CDict *zd_cdict(struct ig_zdict *d, int level)
 {
     pthread_mutex_lock(&d->mu);
-    if (d->cdict && d->cdict_level != level) {
-        ZSTD_freeCDict(d->cdict);
-        d->cdict = NULL;
-    }
-    if (!d->cdict) {
+    int k = d->cdict[0] && d->cdict_level[0] == level ? 0 : d->cdict[1] && d->cdict_level[1] == level ? 1 : -1;
+    if (k < 0) { /* the older of the two makes room */
+        k = !d->cdict[0] ? 0 : !d->cdict[1] ? 1 : 1;
+        ZSTD_freeCDict(d->cdict[k]);
         ZSTD_compressionParameters cp = ZSTD_getCParams(level, 4096, d->len);
-        d->cdict = ZSTD_createCDict_advanced(d->content, d->len, ZSTD_dlm_byRef,
-                                             ZSTD_dct_rawContent, cp, ZSTD_defaultCMem);
-        d->cdict_level = level;
+        d->cdict[k] = ZSTD_createCDict_advanced(d->content, d->len, ZSTD_dlm_byRef,
+                                                ZSTD_dct_rawContent, cp, ZSTD_defaultCMem);
+        d->cdict_level[k] = level;
     }
-    const ZSTD_CDict *c = d->cdict;
+    const ZSTD_CDict *c = d->cdict[k];
     pthread_mutex_unlock(&d->mu);
     return c;
 }

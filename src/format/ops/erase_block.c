@@ -199,6 +199,10 @@ static int count_block_uses(struct erase_ctx *x, const struct ig_column_ref *c,
 {
     struct ig_chunk_ctx *cx = (struct ig_chunk_ctx *)blk->cx; /* x's own, being edited */
     if (!cx || !cx->fsst) return 0;
+    /* only fsst streams and dictionaries use the table (the record names the
+     * block's scheme): no other block is decompressed to be counted (verify
+     * counts every block, and finds a record that lied) */
+    if (blk->encoding != IG_ENC_FSST && blk->encoding != IG_ENC_DICT) return 0;
     uint64_t counts[256] = {0};
     int rc = ig_page_symbol_uses(stored, blk, &c->li, &x->r.s, counts, err);
     if (!rc && ig_fsst_add_uses(cx->fsst, counts, sign))
@@ -214,6 +218,7 @@ static int count_built_uses(struct erase_ctx *x, const struct ig_column_ref *c,
     nb.stored = (uint32_t)x->built.stored.len;
     nb.body_size = x->built.body_size;
     nb.compression = x->built.compression;
+    nb.encoding = x->built.encoding;
     nb.entry_count = x->built.entry_count;
     nb.value_count = x->built.value_count;
     /* read against the dictionary it was compressed with: the one the erase
