@@ -1,8 +1,8 @@
 /* logical.c - logical types (logical.h): their names and the arguments the
  * schema language writes after them, the storage each takes and the checks
- * against it, the calendar arithmetic dates and timestamps share, and values
- * as NumPy elements. Values as text and JSON are logical_render.c's; values
- * read from text are logical_parse.c's. */
+ * against it, and the calendar arithmetic dates and timestamps share. Values as
+ * text, JSON and NumPy elements are logical_render.c's; values read from text
+ * are logical_parse.c's. */
 #include "format/model/logical.h"
 #include "format/model/logical_int.h"
 #include "format/model/quantize.h"
@@ -11,7 +11,6 @@
 #include "util/error.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -325,61 +324,4 @@ int64_t ig_timestamp_days(int64_t v, unsigned unit, int64_t *rest)
     if (r < 0) r += per_day, days--;
     *rest = r;
     return days;
-}
-
-/* ---- NumPy ---------------------------------------------------------------- */
-
-bool ig_logical_npy(const struct ig_logical *lt, const char **descr, uint32_t *width)
-{
-    static const char *const m8[] = {"", "<M8[s]", "<M8[ms]", "<M8[us]", "<M8[ns]"};
-    static const char *const t8[] = {"", "<m8[s]", "<m8[ms]", "<m8[us]", "<m8[ns]"};
-    if (!lt) return false;
-    switch (lt->kind) {
-    case IG_LT_DATE:
-        *descr = "<M8[D]";
-        break;
-    case IG_LT_TIMESTAMP:
-        *descr = m8[lt->unit <= IG_UNIT_NS ? lt->unit : 0];
-        break;
-    case IG_LT_TIME:
-        *descr = t8[lt->unit <= IG_UNIT_NS ? lt->unit : 0];
-        break;
-    case IG_LT_DECIMAL:
-        *descr = "<f8";
-        break;
-    default:
-        return false;
-    }
-    *width = 8;
-    return true;
-}
-
-/* NumPy's NaT: the smallest int64. */
-#define NPY_NAT ((uint64_t)1 << 63)
-
-void ig_logical_npy_at(uint8_t *o, const struct ig_values *v, size_t i)
-{
-    uint64_t out;
-    bool null = ig_values_is_null(v, i);
-    if (v->lt.kind == IG_LT_DECIMAL) {
-        double d = NAN;
-        if (!null) {
-            size_t n = 0;
-            const uint8_t *b = v->is_bytes ? ig_values_bytes(v, i, &n) : NULL;
-            d = v->is_bytes && n != 16
-                    ? NAN
-                    : ig_decimal_to_double(
-                          ig_decimal_unscaled(&v->lt, v->is_bytes ? 0 : v->lanes[i], b, n),
-                          v->lt.scale);
-        }
-        memcpy(&out, &d, 8);
-    } else if (null) {
-        out = NPY_NAT;
-    } else if (v->type == IG_T_INT32) {
-        out = (uint64_t)(int64_t)(int32_t)(uint32_t)v->lanes[i];
-    } else {
-        out = v->lanes[i];
-    }
-    for (int k = 0; k < 8; k++)
-        o[k] = (uint8_t)(out >> (8 * k));
 }

@@ -1,13 +1,15 @@
 /* logical_render.c - logical values as text and JSON (logical.h): dates,
  * times and timestamps in ISO 8601, decimals with their scale's digits,
  * uuids in 8-4-4-4-12 hex, other bytes as \x and hex; their lengths without
- * rendering them; and decimals' unscaled integers and doubles. Reading text
+ * rendering them; values as NumPy elements (datetime64, timedelta64, decimals
+ * as float64); and decimals' unscaled integers and doubles. Reading text
  * back is logical_parse.c's. */
 #include "format/model/logical.h"
 #include "format/model/values.h"
 #include "util/buf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +193,63 @@ int ig_logical_render(struct ig_buf *out, const struct ig_values *v, size_t i, b
     char tmp[IG_LOGICAL_TEXT_MAX];
     size_t n = ig_logical_format_lane(&v->lt, v->lanes[i], json, tmp);
     return ig_buf_append(out, tmp, n);
+}
+
+/* ---- NumPy ---------------------------------------------------------------- */
+
+bool ig_logical_npy(const struct ig_logical *lt, const char **descr, uint32_t *width)
+{
+    static const char *const m8[] = {"", "<M8[s]", "<M8[ms]", "<M8[us]", "<M8[ns]"};
+    static const char *const t8[] = {"", "<m8[s]", "<m8[ms]", "<m8[us]", "<m8[ns]"};
+    if (!lt) return false;
+    switch (lt->kind) {
+    case IG_LT_DATE:
+        *descr = "<M8[D]";
+        break;
+    case IG_LT_TIMESTAMP:
+        *descr = m8[lt->unit <= IG_UNIT_NS ? lt->unit : 0];
+        break;
+    case IG_LT_TIME:
+        *descr = t8[lt->unit <= IG_UNIT_NS ? lt->unit : 0];
+        break;
+    case IG_LT_DECIMAL:
+        *descr = "<f8";
+        break;
+    default:
+        return false;
+    }
+    *width = 8;
+    return true;
+}
+
+/* NumPy's NaT: the smallest int64. */
+#define NPY_NAT ((uint64_t)1 << 63)
+
+void ig_logical_npy_at(uint8_t *o, const struct ig_values *v, size_t i)
+{
+    uint64_t out;
+    bool null = ig_values_is_null(v, i);
+    if (v->lt.kind == IG_LT_DECIMAL) {
+        double d = NAN;
+        if (!null) {
+            size_t n = 0;
+            const uint8_t *b = v->is_bytes ? ig_values_bytes(v, i, &n) : NULL;
+            d = v->is_bytes && n != 16
+                    ? NAN
+                    : ig_decimal_to_double(
+                          ig_decimal_unscaled(&v->lt, v->is_bytes ? 0 : v->lanes[i], b, n),
+                          v->lt.scale);
+        }
+        memcpy(&out, &d, 8);
+    } else if (null) {
+        out = NPY_NAT;
+    } else if (v->type == IG_T_INT32) {
+        out = (uint64_t)(int64_t)(int32_t)(uint32_t)v->lanes[i];
+    } else {
+        out = v->lanes[i];
+    }
+    for (int k = 0; k < 8; k++)
+        o[k] = (uint8_t)(out >> (8 * k));
 }
 
 /* ---- decimals ------------------------------------------------------------- */

@@ -3,7 +3,8 @@
  * text, page extents, deletion bitmap and root, with row groups' chunks
  * checked on several threads; failures reported in order. The pages and
  * blocks of one chunk are verify_chunk.c's; a remote table's objects and
- * versions are verify_remote.c's. */
+ * versions are verify_remote.c's; failures and blob references are kept by
+ * verify_report.c. */
 #include "format/ops/verify.h"
 #include "format/part/columns.h"
 #include "format/part/footer.h"
@@ -33,7 +34,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,35 +44,6 @@ static void fail_msg(void *ctx, const char *msg)
 {
     ig_verify_fail(ctx, "%s", msg);
 }
-
-int ig_verify_add_obj(struct vctx *x, const struct objref *o)
-{
-    if (x->nobjs == x->objs_cap) {
-        size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
-        struct objref *grown = realloc(x->objs, cap * sizeof *grown);
-        if (!grown) return -ENOMEM;
-        x->objs = grown;
-        x->objs_cap = cap;
-    }
-    x->objs[x->nobjs++] = *o;
-    return 0;
-}
-
-void ig_verify_fail(struct vctx *x, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (x->group_msgs) { /* a helper thread: reported later, in group order */
-        ig_buf_append(&x->group_msgs[x->group], msg, strlen(msg) + 1);
-        return;
-    }
-    x->rep->failures++;
-    if (x->h && x->h->fail) x->h->fail(x->h->ctx, msg);
-}
-
 
 static void check_sections(struct vctx *x, const struct ig_part *p)
 {
