@@ -1,0 +1,41 @@
+/* verify_report.c - what a verify found, kept in one place: failures (a
+ * helper thread's held in group order, the rest reported at once through the
+ * caller's hook) and the blob references the chunks name, which verify.c and
+ * verify_chunk.c both report through. */
+#include "format/ops/verify.h"
+#include "format/ops/verify_int.h"
+#include "util/buf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ig_verify_add_obj(struct vctx *x, const struct objref *o)
+{
+    if (x->nobjs == x->objs_cap) {
+        size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
+        struct objref *grown = realloc(x->objs, cap * sizeof *grown);
+        if (!grown) return -ENOMEM;
+        x->objs = grown;
+        x->objs_cap = cap;
+    }
+    x->objs[x->nobjs++] = *o;
+    return 0;
+}
+
+void ig_verify_fail(struct vctx *x, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (x->group_msgs) { /* a helper thread: reported later, in group order */
+        ig_buf_append(&x->group_msgs[x->group], msg, strlen(msg) + 1);
+        return;
+    }
+    x->rep->failures++;
+    if (x->h && x->h->fail) x->h->fail(x->h->ctx, msg);
+}
