@@ -623,8 +623,9 @@ static int fsst_encode(const uint64_t *offs, const uint8_t *data, size_t n, stru
     if (!rc) {
         co[0] = 0;
         for (size_t i = 0; i < n; i++)
-            co[i + 1] = co[i] + fsst_code_item(t, data + offs[i], (size_t)(offs[i + 1] - offs[i]),
-                                               codes + co[i]);
+            co[i + 1] = co[i] + (raw ? fsst_code_item(t, data + offs[i],
+                                                      (size_t)(offs[i + 1] - offs[i]), codes + co[i])
+                                     : 0); /* all empty: data may be NULL */
         unsigned wo = ig_bit_width(co[n]);
         size_t ib = ig_bitpack_size(n + 1, wo);
         uint8_t *d = ig_buf_extend(out, 2 + ib + (size_t)co[n]);

@@ -1,9 +1,9 @@
-/* verify_report.c - what a verify found, kept in one place: failures (a
- * helper thread's held in group order, the rest reported at once through the
- * caller's hook) and the blob references the chunks name, which verify.c and
- * verify_chunk.c both report through. */
-#include "format/ops/verify.h"
+/* verify_report.c - what a verification finds (verify_int.h): failures,
+ * reported at once or, from a helper thread, kept per row group to be
+ * reported in group order; and the blob references met in pages, kept for
+ * the blob files' pass. verify.c and verify_chunk.c both report through it. */
 #include "format/ops/verify_int.h"
+#include "format/ops/verify.h"
 #include "util/buf.h"
 
 #include <errno.h>
