@@ -276,9 +276,17 @@ const uint8_t *ig_zdict_find_hits(const struct ig_zdict_find *f);  /* per segmen
 size_t ig_zdict_find_offset(const struct ig_zdict_find *f, uint32_t i); /* in the content */
 void ig_zdict_find_free(struct ig_zdict_find *f);
 
+/* The plain bytes (values and a length word each) a block framed against
+ * the chunk's dictionary holds at most (page_blocks.c, which says why), and
+ * what such a block costs besides its frame (its record, slack, a share of
+ * the zeros that end a disk page: measured on captions of words). */
+#define IG_ZDICT_FRAME_PLAIN 1536
+#define IG_ZDICT_FRAME_COST 80
+
 /* The bytes the dictionary would save over the chunk's n items, estimated
  * from runs of a block's worth spread over them, compressed at `level`
- * alone and at `dict_level` against it. */
+ * alone, and in frames of IG_ZDICT_FRAME_PLAIN bytes (IG_ZDICT_FRAME_COST
+ * more each) at `dict_level` against it: the blocks it will be used in. */
 uint64_t ig_zdict_gain(struct ig_zdict *d, const uint64_t *offs, const uint8_t *data, size_t n,
                        int level, int dict_level);
 size_t ig_zdict_decompress(void *dctx, const struct ig_zdict *d, void *dst, size_t cap,

@@ -505,8 +505,14 @@ uint64_t ig_zdict_gain(struct ig_zdict *d, const uint64_t *offs, const uint8_t *
         if (len < 64) continue;
         size_t cap = ZSTD_compressBound(len);
         size_t a = ZSTD_compressCCtx(c, dst, cap, data + offs[i], len, level);
-        size_t b = ig_zdict_compress(c, d, dst, cap, data + offs[i], len, dict_level);
-        if (ZSTD_isError(a) || ZSTD_isError(b)) continue;
+        if (ZSTD_isError(a)) continue;
+        size_t b = 0;
+        for (size_t o = 0; o < len && !ZSTD_isError(b); o += IG_ZDICT_FRAME_PLAIN) {
+            size_t m = len - o < IG_ZDICT_FRAME_PLAIN ? len - o : IG_ZDICT_FRAME_PLAIN;
+            size_t f = ig_zdict_compress(c, d, dst, cap, data + offs[i] + o, m, dict_level);
+            b = ZSTD_isError(f) ? f : b + f + IG_ZDICT_FRAME_COST;
+        }
+        if (ZSTD_isError(b)) continue;
         if (a > len) a = len; /* stored as is */
         tried += len;
         if (b < a) saved += a - b;

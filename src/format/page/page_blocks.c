@@ -285,6 +285,25 @@ static void fit_learn(struct ig_block_fit *fit, size_t room, double size, double
     fit->ratio = block_ratio(fit, size, w);
 }
 
+/* Blocks framed against the chunk's zstd dictionary hold at most
+ * IG_ZDICT_FRAME_PLAIN plain bytes (codec.h), several to a grain. A row read
+ * decompresses its block's whole frame, and a frame reaching into the
+ * dictionary holds several times the plain bytes of one without: frames
+ * filling a 4 KiB grain (~10 KiB of captions of words) made a take of 1,000
+ * rows 3.3x slower than huffman's one item, and an erase of 2 % of the rows
+ * recompressed nearly every block. Measured on captions of words (200,000
+ * rows, against huffman blocks without a dictionary): 2 KiB takes 1.05x the
+ * time, 0.73x the bytes, erase writes 0.81x; 1.5 KiB 0.89x, 0.75x, 0.66x;
+ * 1 KiB 0.76x, 0.82x, 0.56x (each block's record, slack and frame header
+ * weigh more). The writer keeps a dictionary only where it pays in such
+ * frames (ig_zdict_gain). */
+/* Whether the page's blocks are cut small for the chunk's dictionary: it has
+ * one and blocks still try it (block_trials: it lost twice running). */
+static bool dict_small(const struct ig_page_policy *pol, const struct block_trials *t)
+{
+    return pol->zdict && t->dict_losses < 2;
+}
+
 /* Rows [0, count) as blocks that each fit inside one grain (struct
  * ig_block_fit in page.h). A block's rows are guessed from the blocks before
  * (fit->ratio and fit->overhead, carried from page to page), the block is
@@ -299,12 +318,15 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
     const size_t grain = fit->grain;
     for (size_t a = 0; a < count;) {
         size_t room = grain - (size_t)((fit->at + out->stored.len) % grain), left = count - a;
+        /* blocks framed against the chunk's dictionary hold few plain bytes */
+        bool small = dict_small(pol, trials);
+        size_t most = small ? fit_rows(v, first + a, left, (double)IG_ZDICT_FRAME_PLAIN) : left;
         /* the share of the room aimed at: what the size varies by around the
          * guess, 1.2 % of a grain's block (captions), more in a smaller room
          * (as one over its square root: a fourth of a grain missed by 2.5 %) */
         double aim = 1.0 - 0.015 * sqrt((double)grain / (double)room);
-        size_t rows = guess_rows && guess_rows < left ? guess_rows : left;
-        if (fit->ratio > 0) rows = fit_rows(v, first + a, left, fit_budget(fit, fit->ratio, (double)room * aim));
+        size_t rows = guess_rows && guess_rows < most ? guess_rows : most;
+        if (fit->ratio > 0) rows = fit_rows(v, first + a, most, fit_budget(fit, fit->ratio, (double)room * aim));
         size_t size = 0;
         bool grown = false;
         struct ig_page_policy first_try = trial_policy(trials, v, first + a, rows);
@@ -342,7 +364,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             if (tries == 3) break;
             /* this block's own values, under the overhead learned */
             double own = block_ratio(fit, (double)size, w);
-            size_t best = fit_rows(v, first + a, left, fit_budget(fit, own, (double)room * aim));
+            size_t best = fit_rows(v, first + a, most, fit_budget(fit, own, (double)room * aim));
             if (size > room && rows > 1) { /* cut down to what the room holds */
                 rows = best < rows ? best : rows - 1;
                 continue;
@@ -366,7 +388,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
         fit->blocks++;
         /* too little left of the grain for a useful block: skip to the next */
         size_t rest = grain - (size_t)((fit->at + out->stored.len) % grain);
-        if (rest < grain / 4 && rest != grain) {
+        if (rest < grain / (small ? 16 : 4) && rest != grain) {
             rc = pad_to_grain(out, fit, err);
             if (rc) return rc;
         }
