@@ -17,6 +17,10 @@
 #include <zstd.h>
 
 #include "format/enc/codec.h"
+#include "format/layout.h"
+#include "format/model/values.h"
+#include "format/page/page.h"
+#include "format/page/pagerec.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -304,4 +308,83 @@ static void test_zdict_erase_rule(void)
     }
 }
 
-TEST_MAIN(T(test_zdict_train), T(test_zdict_context_bytes), T(test_zdict_erase_rule))
+/* Blocks of a chunk with a dictionary, fitted to disk pages as the writer
+ * fits a large string column (page_blocks.c): every block framed against the
+ * dictionary holds at most IG_ZDICT_FRAME_PLAIN plain bytes (values and a
+ * length word each; a block of one value may hold more), so a row read
+ * decompresses a small frame; several share a 4 KiB page, none straddles
+ * one; every block reads back its rows. Fails if dictionary frames grow to
+ * fill the grain again (~10 KiB of these captions each). */
+static void test_zdict_small_frames(void)
+{
+    uint64_t seed = 11;
+    const size_t n = 20000, page_rows = 2000;
+    uint64_t *offs = malloc((n + 1) * sizeof *offs);
+    uint8_t *data = zgen(Z_WORDS, n, offs, &seed);
+    struct ig_zdict *d = NULL;
+    REQUIRE(ig_zdict_train(offs, data, n, 16384, &d) == 0 && d);
+    struct ig_values v, back;
+    ig_values_init(&v, IG_T_STRING);
+    for (size_t i = 0; i < n; i++)
+        REQUIRE(ig_values_push_bytes(&v, data + offs[i], (size_t)(offs[i + 1] - offs[i])) == 0);
+    struct ig_chunk_ctx cx = {.zdict = d};
+    struct ig_page_policy pol = {.type = IG_T_STRING, .leaf = {.type = IG_T_STRING, .per_value = 1}, .zdict = d};
+    struct ig_page_scratch scratch = {0};
+    struct ig_error err = {0};
+    struct ig_block_fit fit = {.grain = 4096};
+    size_t framed = 0, blocks = 0, big = 0, straddle = 0, bad = 0;
+    for (size_t p0 = 0; p0 < n; p0 += page_rows) {
+        struct ig_page_built page = {0};
+        size_t cuts[2] = {0, page_rows};
+        REQUIRE(ig_page_encode_blocks(&pol, &v, p0, page_rows, cuts, 1, &fit, &scratch, &page, &err) == 0);
+        for (uint32_t b = 0; b < page.nblocks; b++) {
+            const struct ig_block_built *k = &page.blocks[b];
+            blocks++;
+            size_t r0 = p0 + k->first_row;
+            uint64_t plain = offs[r0 + k->row_count] - offs[r0] + 4 * (uint64_t)k->row_count;
+            uint64_t at = fit.at + k->offset;
+            if (k->stored && at / 4096 != (at + k->stored - 1) / 4096) straddle++;
+            if (k->compression == IG_PC_ZSTD_DICT) {
+                framed++;
+                if (plain > IG_ZDICT_FRAME_PLAIN && k->row_count > 1) big++;
+            }
+            struct ig_pagerec rec = {.stored = k->stored, .row_count = k->row_count,
+                                     .entry_count = k->row_count, .value_count = k->row_count,
+                                     .encoding = k->encoding, .compression = k->compression,
+                                     .flags = k->flags, .body_size = k->body_size, .cx = &cx};
+            ig_values_init(&back, IG_T_STRING);
+            if (ig_page_decode(page.stored.data + k->offset, &rec, IG_T_STRING, NULL, &scratch, &back, &err) ||
+                back.n != k->row_count) {
+                bad++;
+            } else {
+                for (size_t i = 0; i < back.n; i++) {
+                    size_t na;
+                    const uint8_t *a = ig_values_bytes(&back, i, &na);
+                    if (na != offs[r0 + i + 1] - offs[r0 + i] || memcmp(a, data + offs[r0 + i], na)) {
+                        bad++;
+                        break;
+                    }
+                }
+            }
+            ig_values_free(&back);
+        }
+        fit.at += page.stored.len;
+        ig_page_built_free(&page);
+    }
+    if (big || straddle || framed < blocks / 2)
+        fprintf(stderr, "  %zu blocks, %zu framed against the dictionary, %zu too big, %zu straddle\n", blocks,
+                framed, big, straddle);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(big, 0);
+    CHECK_EQ_INT(straddle, 0);
+    CHECK(framed >= blocks / 2);
+    /* several to a disk page: the stored bytes over the blocks */
+    CHECK(blocks * 4096 > fit.at * 2);
+    ig_page_scratch_free(&scratch);
+    ig_values_free(&v);
+    ig_zdict_free(d);
+    free(offs);
+    free(data);
+}
+
+TEST_MAIN(T(test_zdict_train), T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))
