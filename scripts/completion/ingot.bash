@@ -13,7 +13,7 @@ _ingot() {
     fi
     local cmd=${COMP_WORDS[1]} opts=""
     case $cmd in
-    import) opts="--format --schema --append --rows-per-group --page-size --delimiter --sample-rows --threads -j --json --help" ;;
+    import) opts="--format --schema --append --rows-per-group --page-size --part-size --delimiter --sample-rows --threads -j --json --help" ;;
     inspect) opts="--json --columns --help" ;;
     cat) opts="--group --rows --rows-from --version --help" ;;
     verify) opts="--deep --cold --json --help" ;;
@@ -32,7 +32,7 @@ _ingot() {
     --schema | --rows-from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -o) COMPREPLY=($(compgen -W "allow_other erase_group= cache_mb= threads= spin_us= readahead_kb=" -- "$cur")); return ;;
     --from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --group | --rows | --row | --rows-per-group | --page-size | --delimiter | --sample-rows | --threads | -j | --keep | --older-than | --version | --tag | --name | --key) return ;;
+    --group | --rows | --row | --rows-per-group | --page-size | --part-size | --delimiter | --sample-rows | --threads | -j | --keep | --older-than | --version | --tag | --name | --key) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -28,7 +28,11 @@ const char cmd_gc_usage[] =
     "system, and its records in the footers keep no checksum, count or bound of\n"
     "them. The versions kept read as before; reading a removed one says gc removed\n"
     "it. A crash at any point leaves a table that reads and verifies; running gc\n"
-    "again finishes the work.\n";
+    "again finishes the work.\n"
+    "On object storage (s3://) nothing is zero-filled: under the writers' lock it\n"
+    "deletes the part and blob objects no version kept names (with every version\n"
+    "of them) and the older versions of MANIFEST, tags and version files that a\n"
+    "bucket keeping versions holds, and aborts multipart uploads left incomplete.\n";
 
 /* "30d" -> seconds; -1 when it is not a duration. */
 static int64_t parse_duration(const char *s)
@@ -83,12 +87,13 @@ static void print_json(const struct ig_gc_report *r, bool dry_run)
     print_json_list("kept", r->kept, r->nkept);
     printf(",\"columns\":%u,\"column_records\":%u,\"pages\":%" PRIu64 ",\"page_bytes\":%" PRIu64
            ",\"blob_objects\":%" PRIu64 ",\"blob_bytes\":%" PRIu64 ",\"disk_bytes_before\":%" PRIu64
-           ",\"disk_bytes_after\":%" PRIu64 ",\"old_parts\":%u}\n",
+           ",\"disk_bytes_after\":%" PRIu64 ",\"old_parts\":%u,\"objects\":%" PRIu64
+           ",\"object_versions\":%" PRIu64 ",\"object_bytes\":%" PRIu64 ",\"uploads\":%" PRIu64 "}\n",
            r->columns, r->records, r->pages, r->page_bytes, r->blob_objects, r->blob_bytes,
-           r->disk_before, r->disk_after, r->old_parts);
+           r->disk_before, r->disk_after, r->old_parts, r->objects, r->object_versions, r->object_bytes, r->uploads);
 }
 
-static void print_text(const struct ig_gc_report *r, bool dry_run)
+static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
 {
     char b1[32], b2[32];
     if (r->nremoved) {
@@ -102,6 +107,16 @@ static void print_text(const struct ig_gc_report *r, bool dry_run)
     printf("; %s ", dry_run ? "would keep" : "kept");
     print_versions(r->kept, r->nkept);
     printf(" (current %" PRIu64 ")\n", r->current);
+    if (remote) { /* objects deleted instead of pages released (gc_remote.h) */
+        ig_format_bytes(b1, sizeof b1, r->object_bytes);
+        printf("%s %" PRIu64 " part object%s no version kept names; %" PRIu64 " object version%s in all (%s)\n",
+               dry_run ? "would delete" : "deleted", r->objects, r->objects == 1 ? "" : "s",
+               r->object_versions, r->object_versions == 1 ? "" : "s", b1);
+        if (r->uploads)
+            printf("%s %" PRIu64 " multipart upload%s left incomplete\n", dry_run ? "would abort" : "aborted",
+                   r->uploads, r->uploads == 1 ? "" : "s");
+        return;
+    }
     if (r->records) {
         ig_format_bytes(b1, sizeof b1, r->page_bytes);
         printf("%s %u column%s (%u column record%s): %" PRIu64 " page%s, %s zeroed",
@@ -185,7 +200,7 @@ int cmd_gc(int argc, char **argv)
     if (json)
         print_json(&rep, req.dry_run);
     else
-        print_text(&rep, req.dry_run);
+        print_text(&rep, req.dry_run, !strncmp(dir, "s3://", 5));
     ig_gc_report_free(&rep);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "fs/fs.h"
 #include "import/columns.h"
 #include "import/npy.h"
+#include "store/store.h"
 #include "util/error.h"
 
 #include <getopt.h>
@@ -27,7 +28,8 @@ const char cmd_mount_usage[] =
     "                     .ingot/erase); otherwise only the mount's owner and root\n"
     "  -o cache_mb=N      decoded-block cache of the daemon (default: 16 KiB a\n"
     "                     column, at least 32 MiB, at most 1 GiB)\n"
-    "  -o threads=N       worker threads (default: one per core, 2 to 8)\n"
+    "  -o threads=N       worker threads (default: one per core, 2 to 8; 16 for\n"
+    "                     s3://, where a request mostly waits on the network)\n"
     "  -o spin_us=N       a worker stays awake N microseconds for the next request (default 0: sleep at once)\n"
     "  -o readahead_kb=N  kernel readahead for the mount (default 1024)\n"
     "  -o poll_ms=N       check the table for changes by other hosts every N ms (default 1000; 0: never)\n"
@@ -78,6 +80,12 @@ static unsigned default_threads(void)
     return cores < 2 ? 2 : cores > 8 ? 8 : (unsigned)cores;
 }
 
+/* A table on object storage: a worker mostly waits for range GETs, not a
+ * core, and concurrent readers (a DataLoader's workers) overlap only as far
+ * as there are workers to take their requests: 2 workers served 16 Python
+ * readers' cold rows/ID two at a time. */
+#define REMOTE_THREADS 16
+
 /* The importer's side of writing columns through the mount (fs.h). */
 static int npy_size(int fd, uint64_t have, const char *what, uint64_t *total, uint8_t *type, uint32_t *dim,
                     uint64_t *rows, struct ig_error *err)
@@ -102,7 +110,7 @@ static int commit_column(const char *table_dir, const char *path, const char *co
 
 int cmd_mount(int argc, char **argv)
 {
-    struct fs_opts o = {.cache_bytes = 0 /* by the table's width */, .threads = default_threads(), .spin_us = 0, .readahead_kb = 1024,
+    struct fs_opts o = {.cache_bytes = 0 /* by the table's width */, .threads = 0 /* below */, .spin_us = 0, .readahead_kb = 1024,
                         .poll_ms = 1000, .erase_gid = (gid_t)-1,
                         .columns = {.npy_size = npy_size, .commit = commit_column}};
     int c;
@@ -134,6 +142,7 @@ int cmd_mount(int argc, char **argv)
         return 2;
     }
     o.table_dir = argv[optind];
+    if (!o.threads) o.threads = ig_store_is_remote(o.table_dir) ? REMOTE_THREADS : default_threads();
     if (version_spec) {
         struct ig_error err = {0};
         if (ig_version_resolve(o.table_dir, version_spec, &o.version, &err)) {

@@ -2,8 +2,8 @@
 #include "cli.h"
 #include "cli_json.h"
 #include "format/layout.h"
-#include "format/part/lock.h"
 #include "format/part/table.h"
+#include "format/part/tag.h"
 #include "format/part/versions.h"
 #include "util/error.h"
 
@@ -29,7 +29,8 @@ const char cmd_tag_usage[] =
     "       ingot tag --delete TABLE NAME\n"
     "Names a version (default: the current one), so that it can be read by name\n"
     "(ingot mount --tag NAME, tags/NAME/ in a mount) and is kept by `ingot gc`.\n"
-    "NAME: letters, digits, '.', '_' and '-', not all digits.\n";
+    "NAME: letters, digits, '.', '_' and '-', not all digits. On object storage\n"
+    "(s3://) the tags object is written under the writers' lock, as MANIFEST is.\n";
 
 /* Live rows and shown top-level columns of version m, with today's parts. */
 static void counts(const struct ig_table *t, const struct ig_manifest *m, uint64_t *rows,
@@ -178,49 +179,9 @@ int cmd_tag(int argc, char **argv)
                   name);
         return 2;
     }
+    uint64_t version = n == 3 ? cli_parse_count("VERSION", a[2], 1, UINT64_MAX) : 0, named = 0;
     struct ig_error err = {0};
-    int lock = ig_table_lock(dir, true, &err);
-    if (lock < 0) {
-        cli_error("tag: %s", err.msg);
-        return 2;
-    }
-    struct ig_table t;
-    int rc = ig_table_open(&t, dir, false, &err);
-    uint64_t version = 0;
-    if (!rc) version = t.manifest.version;
-    if (!rc && n == 3) {
-        version = cli_parse_count("VERSION", a[2], 1, UINT64_MAX);
-        struct ig_manifest m;
-        if (version != t.manifest.version && (rc = ig_version_load(dir, version, &m, &err)) == 0)
-            ig_manifest_free(&m);
-    }
-    struct ig_tag *tags = NULL;
-    size_t ntags = 0;
-    if (!rc) rc = ig_tags_load(dir, &tags, &ntags, &err);
-    size_t k = 0;
-    while (!rc && k < ntags && strcmp(tags[k].name, name))
-        k++;
-    if (!rc && del && k == ntags) rc = ig_err(&err, -ENOENT, "%s: no tag '%s'", dir, name);
-    if (!rc && del) {
-        memmove(tags + k, tags + k + 1, (ntags - k - 1) * sizeof *tags);
-        ntags--;
-    } else if (!rc && k < ntags) {
-        tags[k].version = version; /* a tag moves */
-    } else if (!rc) {
-        struct ig_tag *p = realloc(tags, (ntags + 1) * sizeof *p);
-        if (!p)
-            rc = ig_err(&err, -ENOMEM, "out of memory");
-        else {
-            tags = p;
-            memset(&tags[ntags], 0, sizeof tags[ntags]);
-            memcpy(tags[ntags].name, name, strlen(name) + 1);
-            tags[ntags++].version = version;
-        }
-    }
-    if (!rc) rc = ig_tags_save(dir, tags, ntags, &err);
-    free(tags);
-    if (t.nparts) ig_table_close(&t);
-    ig_table_unlock(lock);
+    int rc = ig_tag_set(dir, name, version, del, &named, &err);
     if (rc) {
         cli_error("tag: %s", err.msg);
         return 2;
@@ -228,6 +189,6 @@ int cmd_tag(int argc, char **argv)
     if (del)
         printf("tag '%s' deleted\n", name);
     else
-        printf("tag '%s' names version %" PRIu64 "\n", name, version);
+        printf("tag '%s' names version %" PRIu64 "\n", name, named);
     return 0;
 }

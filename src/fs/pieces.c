@@ -105,6 +105,7 @@ static int nested_piece(const struct fs_plan *vp, enum fs_view view, const struc
  * are the page's blocks plain values of `width`, and do their checksums hold? */
 struct mapped_check {
     const struct ig_part *p;
+    const uint8_t *bytes; /* the page's stored bytes: in the mapping, or fetched */
     uint32_t page;
     struct ig_pagerec rec;
     unsigned width, per_row; /* bytes a value, values a row (a vector's dimension, else 1) */
@@ -117,7 +118,7 @@ struct mapped_check {
 static void mapped_check_run(void *arg)
 {
     struct mapped_check *m = arg;
-    const uint8_t *page = m->p->data + m->rec.offset; /* ig_part_page checked the extent */
+    const uint8_t *page = m->bytes;
     m->plain = true;
     for (int b = 0; b < m->nsegs && m->plain && !m->damaged; b++) {
         struct ig_pagerec blk;
@@ -142,8 +143,11 @@ static void mapped_check_run(void *arg)
  * piece is the blocks' own values in the part's mapping, checked against their
  * checksums once (the cache keeps the result): no pread copy, no decode copy.
  * The mapped bytes are only touched under the SIGBUS guard (a part truncated
- * under the mount). 1 when the page needs decoding; -EAGAIN when it changed
- * under us. */
+ * under the mount). A part on object storage has no mapping: its page's
+ * stored bytes are fetched into the entry (counted against the cache), checked
+ * the same way, and its values moved together in place: a column scan copies
+ * each value once, not through a decode and a render. 1 when the page
+ * needs decoding; -EAGAIN when it changed under us. */
 static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct fs_plan *vp,
                         enum fs_view view, const struct fs_span *sp, struct fs_entry *e)
 {
@@ -152,10 +156,10 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     struct mapped_check m = {.p = p, .page = sp->page};
     bool vector = c->dimension && c->type == IG_T_FLOAT32;
     bool converted = c->lt.kind && (c->type != IG_T_INT64 || c->lt.kind == IG_LT_DECIMAL); /* a date's int32s widen */
-    if (view != FS_V_NPY || (vp->ref.nested && !vector) || c->quantize || converted || !p->data || !ti ||
-        ti->phys != IG_PHYS_LANES || ig_part_page(p, sp->page, &m.rec, NULL) ||
-        m.rec.leaf != c->leaf || m.rec.deleted ||
-        m.rec.offset + m.rec.capacity > p->data_len) /* past the mapping: read */
+    if (view != FS_V_NPY || (vp->ref.nested && !vector) || c->quantize || converted ||
+        (!p->data && !p->obj) || !ti || ti->phys != IG_PHYS_LANES ||
+        ig_part_page(p, sp->page, &m.rec, NULL) || m.rec.leaf != c->leaf || m.rec.deleted ||
+        (p->data && m.rec.offset + m.rec.capacity > p->data_len)) /* past the mapping: read */
         return 1;
     if (m.rec.nblocks) { /* the page's own checksum: its block records' hash */
         const uint8_t *records =
@@ -171,7 +175,25 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     m.segs = calloc((size_t)m.nsegs, sizeof *m.segs);
     if (!m.segs) return -ENOMEM;
     int rc = 0;
-    if (ig_sigbus_guard(mapped_check_run, &m))
+    if (!p->data) { /* object storage: the page's stored bytes, fetched */
+        struct ig_error err = {0};
+        ig_buf_reset(&e->data);
+        if (ig_buf_reserve(&e->data, m.rec.stored)) {
+            free(m.segs);
+            return -ENOMEM;
+        }
+        rc = ig_part_read(p, e->data.data, m.rec.stored, m.rec.offset, &err);
+        if (rc) {
+            free(m.segs);
+            ig_buf_free(&e->data);
+            return fs_page_failed(s, sp->part, sp->page, err.msg, rc);
+        }
+        m.bytes = e->data.data;
+        mapped_check_run(&m);
+    } else {
+        m.bytes = p->data + m.rec.offset; /* ig_part_page checked the extent */
+    }
+    if (p->data && ig_sigbus_guard(mapped_check_run, &m))
         rc = fs_page_failed(s, sp->part, sp->page, "the part file shrank under the mount", -EIO);
     else if (m.damaged)
         rc = fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO);
@@ -179,7 +201,21 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
         rc = 1;
     if (rc) {
         free(m.segs);
+        if (!p->data) ig_buf_free(&e->data); /* decoded after all: from the start */
         return rc;
+    }
+    if (!p->data) {
+        /* the values moved together in place (each block's follow its own
+         * header, so every move is backwards): the piece is then one run of
+         * bytes that a reply points at, not segments copied into each reply */
+        size_t at = 0;
+        for (int b = 0; b < m.nsegs; b++) {
+            memmove(e->data.data + at, m.segs[b].iov_base, m.segs[b].iov_len);
+            at += m.segs[b].iov_len;
+        }
+        e->data.len = at;
+        free(m.segs);
+        return 0;
     }
     e->segs = m.segs;
     e->nsegs = m.nsegs;

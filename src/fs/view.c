@@ -1,6 +1,7 @@
 /* view.c - a file's bytes: layouts built from the footer, pieces decoded or mapped, reads (view.h). */
 #include "view.h"
 #include "pieces.h"
+#include "ahead.h"
 #include "invalidate.h"
 #include "plan.h"
 #include "format/part/columns.h"
@@ -200,6 +201,7 @@ static void layout_free(void *obj)
     if (f) fs_pq_free(f->pq);
     if (f) fs_arrow_free(f->arrow);
     if (f) fs_jsonl_free(f->jsonl);
+    if (f) fs_ahead_free(f->ahead);
     free(f);
 }
 
@@ -247,6 +249,10 @@ static int file_layout(struct fs_session *s, struct fs_file *f)
         f->spans = l.v;
         f->nspans = l.n;
         f->size = size;
+        /* pages on object storage are fetched ahead of a sequential reader */
+        if (!rc && f->nspans && f->spans[0].part < s->table.nparts &&
+            s->table.parts[f->spans[0].part].obj)
+            f->ahead = fs_ahead_new();
         if (!rc && n->view != FS_V_TEXT) {
             f->header = vp.header;
             uint64_t count = (size - vp.header) / vp.width;
@@ -615,6 +621,7 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
         else
             hi = mid;
     }
+    fs_ahead_read(s, f, f->ahead, lo, off, size);
     for (uint32_t i = lo; i < f->nspans && pos < end; i++) {
         const struct fs_span *sp = &f->spans[i];
         uint64_t span_end = i + 1 < f->nspans ? f->spans[i + 1].start : f->size;

@@ -27,6 +27,8 @@
 #include "jsonlfile.h"
 #include "session.h"
 
+struct fs_ahead;
+
 /* A file's layout: what its bytes are made of, in the generation it shows. */
 struct fs_file {
     struct fs_node node;
@@ -41,6 +43,7 @@ struct fs_file {
     struct ig_pqv *pq;        /* parquet/G.parquet: its layout (groupfile.h) */
     struct ig_arv *arrow;     /* arrow/G.arrow: its layout (groupfile.h) */
     struct fs_jsonl *jsonl;   /* jsonl/G.jsonl: its layout (jsonlfile.h) */
+    struct fs_ahead *ahead;   /* a column view on object storage: its readahead (ahead.h) */
 };
 
 /* Does the node exist, and what is its size? -ENOENT if not; -ESTALE for a view

@@ -440,6 +440,9 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
 {
     struct ig_writer_opts wo = r->o->w;
     if (a->blob_name[0]) wo.blob_path = a->blob_tmp;
+    wo.part_bytes = r->o->part_bytes_set ? r->o->part_bytes : ig_append_part_bytes_default(a->table_dir);
+    wo.next_part = ig_append_next;
+    wo.next_ctx = a;
     int rc = ig_part_writer_open(&r->w, a->part_tmp, &r->schema, &wo, a->first_row, err);
     if (rc) return rc;
     /* blob paths in the input are relative to the input file's directory */
@@ -577,6 +580,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
         res->first_row_id = a.first_row;
         res->input_bytes = r.in_size;
         snprintf(res->part, sizeof res->part, "%s", a.part_name);
+        res->parts = 1 + a.nmore;
         rc = ig_append_commit(&a, res->rows, err);
     }
     ig_part_writer_free(r.w); /* removes the part unless finished */

@@ -38,13 +38,20 @@ struct ig_import_opts {
     /* optional: once it reads nonzero (a signal handler sets it), the import
      * stops with -EINTR and removes everything it wrote */
     const volatile sig_atomic_t *cancel;
+    /* cut the rows into parts of at most this many bytes each (at row group
+     * boundaries, writer.h; not with blob columns); 0: one part; part_bytes_set false:
+     * the table's default (ig_append_part_bytes_default: 128 MiB on object
+     * storage, one part on a file system) */
+    uint64_t part_bytes;
+    bool part_bytes_set;
 };
 
 struct ig_import_result {
     uint64_t rows;
     uint64_t first_row_id;
     uint64_t input_bytes;
-    char part[64];
+    char part[64];     /* the first part written */
+    uint32_t parts;    /* how many */
 };
 
 void ig_import_opts_default(struct ig_import_opts *o);

@@ -45,7 +45,7 @@ int ig_s3_open(struct ig_s3 **out, const struct ig_s3_config *cfg, struct ig_err
     s3->cfg = *cfg;
     pthread_mutex_init(&s3->mu, NULL);
     s3->retries = env_uint("INGOT_S3_RETRIES", 4, 0, 20);
-    s3->parallel = env_uint("INGOT_S3_PARALLEL", 8, 1, MAX_PARALLEL);
+    s3->parallel = env_uint("INGOT_S3_PARALLEL", 16, 1, MAX_PARALLEL);
     s3->connect_ms = (long)env_uint("INGOT_S3_CONNECT_TIMEOUT_MS", 5000, 50, 600000);
     s3->stall_s = (long)env_uint("INGOT_S3_STALL_S", 5, 1, 3600);
     *out = s3;
@@ -66,6 +66,11 @@ void ig_s3_close(struct ig_s3 *s3)
 const struct ig_s3_config *ig_s3_config(const struct ig_s3 *s3)
 {
     return &s3->cfg;
+}
+
+unsigned ig_s3_parallel(const struct ig_s3 *s3)
+{
+    return s3->parallel;
 }
 
 void ig_s3_stats(const struct ig_s3 *s3, struct ig_s3_stats *out)

@@ -25,7 +25,8 @@
  *
  * Tuning (environment): INGOT_S3_RETRIES (retries after the first try,
  * default 4), INGOT_S3_CONNECT_TIMEOUT_MS (default 5000), INGOT_S3_STALL_S
- * (default 5), INGOT_S3_PARALLEL (range GETs at once per batch, default 8). */
+ * (default 5), INGOT_S3_PARALLEL (range GETs in flight per batch, default 16:
+ * a batch of any size keeps that many going until its last). */
 #ifndef IG_STORE_S3_H
 #define IG_STORE_S3_H
 
@@ -57,6 +58,8 @@ struct ig_s3_info {
 int ig_s3_open(struct ig_s3 **out, const struct ig_s3_config *cfg, struct ig_error *err);
 void ig_s3_close(struct ig_s3 *s3);
 const struct ig_s3_config *ig_s3_config(const struct ig_s3 *s3);
+/* Range GETs a batch keeps in flight (INGOT_S3_PARALLEL). */
+unsigned ig_s3_parallel(const struct ig_s3 *s3);
 
 /* Counters since the client opened (benchmarks, tests). */
 struct ig_s3_stats {
@@ -76,8 +79,8 @@ int ig_s3_get_tail(struct ig_s3 *s3, const char *bucket, const char *key, uint64
                    struct ig_buf *out, uint64_t *start, struct ig_s3_info *info,
                    struct ig_error *err);
 
-/* Byte ranges of one object, fetched in parallel (INGOT_S3_PARALLEL at a
- * time) into their buffers; each must come back whole and exactly where asked
+/* Byte ranges of one object, fetched in parallel (INGOT_S3_PARALLEL in
+ * flight) into their buffers; each must come back whole and exactly where asked
  * (checked against Content-Range). if_match: the ETag the caller read the
  * object's layout from; an object replaced since is -ESTALE. */
 struct ig_s3_range {
@@ -132,6 +135,13 @@ int ig_s3_mpu_complete(struct ig_s3 *s3, const char *bucket, const char *key, co
                        char (*etags)[IG_ETAG_MAX], unsigned nparts, struct ig_s3_info *info,
                        struct ig_error *err);
 void ig_s3_mpu_abort(struct ig_s3 *s3, const char *bucket, const char *key, const char *upload_id);
+/* The multipart uploads started under prefix and neither completed nor
+ * aborted (ListMultipartUploads), page by page: fn gets each one's key and
+ * upload id; non-zero stops the walk and is returned. Their parts are stored
+ * (and billed) until an abort, and list as no object. */
+typedef int (*ig_s3_upload_fn)(void *ctx, const char *key, const char *upload_id);
+int ig_s3_mpu_list(struct ig_s3 *s3, const char *bucket, const char *prefix, ig_s3_upload_fn fn,
+                   void *ctx, struct ig_error *err);
 
 /* Percent-encode s for a URL path (keep '/' when keep_slash) or a query
  * value, as SigV4 canonicalises it: unreserved bytes stay. False when it does

@@ -113,6 +113,13 @@ int s3_perform1(struct ig_s3 *s3, struct xfer *x, struct ig_error *err);
 /* The error of a finished transfer, explained; 0 for a 2xx answer. */
 int s3_explain(const struct xfer *x, struct ig_error *err);
 
+/* Listings (s3_list.c): a page's query after its markers, in the order curl
+ * signs it (-EIO when a marker does not fit), and one page GET into body. */
+int s3_marker_query(char *q, size_t cap, const char *kmark, const char *ep,
+                    const char *other_name, const char *other, const char *flag);
+int s3_get_listing(struct ig_s3 *s3, const char *bucket, const char *q, struct ig_buf *body,
+                   struct ig_error *err);
+
 /* What a finished transfer's answer said of the object: ETag, version,
  * size (info may be NULL). */
 void s3_fill_info(const struct xfer *x, struct ig_s3_info *info);

@@ -64,6 +64,37 @@ static bool list_entry(const char *c, size_t cl, bool marker, struct ig_s3_info 
     return true;
 }
 
+/* A listing's query for the page after (kmark, other): key-marker, prefix,
+ * OTHER_NAME (version-id-marker, upload-id-marker) and then the flag that
+ * names the listing (versions, uploads), in name order as curl signs them.
+ * -EIO when a marker does not fit. */
+int s3_marker_query(char *q, size_t cap, const char *kmark, const char *ep,
+                    const char *other_name, const char *other, const char *flag)
+{
+    char ek[3 * IG_S3_KEY_LEN_MAX + 1], eo[3 * 1024 + 1];
+    if (!ig_s3_uri_encode(kmark, false, ek, sizeof ek) || !ig_s3_uri_encode(other, false, eo, sizeof eo))
+        return -EIO;
+    int qn = snprintf(q, cap, "%s%s%sprefix=%s%s%s%s%s&%s=", kmark[0] ? "key-marker=" : "",
+                      kmark[0] ? ek : "", kmark[0] ? "&" : "", ep, other[0] ? "&" : "",
+                      other[0] ? other_name : "", other[0] ? "=" : "", other[0] ? eo : "", flag);
+    return qn < 0 || (size_t)qn >= cap ? -EIO : 0;
+}
+
+/* One page of a listing: GET ?q on the bucket into body (at most 64 MiB). */
+int s3_get_listing(struct ig_s3 *s3, const char *bucket, const char *q, struct ig_buf *body,
+                   struct ig_error *err)
+{
+    struct xfer x;
+    ig_buf_reset(body);
+    int rc = s3_xfer_init(s3, &x, "GET", bucket, NULL, q, err);
+    x.out = body;
+    x.max = 64u << 20;
+    if (!rc) rc = s3_perform1(s3, &x, err);
+    if (!rc) rc = s3_explain(&x, err);
+    s3_xfer_free(&x);
+    return rc;
+}
+
 int ig_s3_list(struct ig_s3 *s3, const char *bucket, const char *prefix, bool versions,
                ig_s3_list_fn fn, void *ctx, struct ig_error *err)
 {
@@ -74,7 +105,7 @@ int ig_s3_list(struct ig_s3 *s3, const char *bucket, const char *prefix, bool ve
     struct ig_buf body = IG_BUF_INIT;
     int rc = 0;
     for (int page = 0; !rc; page++) {
-        char q[16384], et[3 * sizeof token + 1], ek[3 * sizeof kmark + 1], ev[3 * sizeof vmark + 1];
+        char q[16384], et[3 * sizeof token + 1];
         /* parameters sorted by name: curl 7.88 signs the query as given */
         if (!versions) {
             if (!ig_s3_uri_encode(token, false, et, sizeof et)) rc = -EIO;
@@ -82,28 +113,14 @@ int ig_s3_list(struct ig_s3 *s3, const char *bucket, const char *prefix, bool ve
                               token[0] ? "continuation-token=" : "", token[0] ? et : "",
                               token[0] ? "&" : "", ep);
             if (qn < 0 || (size_t)qn >= sizeof q) rc = -EIO;
-        } else {
-            if (!ig_s3_uri_encode(kmark, false, ek, sizeof ek) ||
-                !ig_s3_uri_encode(vmark, false, ev, sizeof ev))
-                rc = -EIO;
-            int qn = snprintf(q, sizeof q,
-                              "%s%s%sprefix=%s%s%s&versions=", kmark[0] ? "key-marker=" : "",
-                              kmark[0] ? ek : "", kmark[0] ? "&" : "", ep,
-                              vmark[0] ? "&version-id-marker=" : "", vmark[0] ? ev : "");
-            if (qn < 0 || (size_t)qn >= sizeof q) rc = -EIO;
+        } else if (s3_marker_query(q, sizeof q, kmark, ep, "version-id-marker", vmark, "versions")) {
+            rc = -EIO;
         }
         if (rc) {
             rc = ig_err(err, -EIO, "s3://%s/%s: listing marker too long", bucket, prefix);
             break;
         }
-        struct xfer x;
-        ig_buf_reset(&body);
-        rc = s3_xfer_init(s3, &x, "GET", bucket, NULL, q, err);
-        x.out = &body;
-        x.max = 64u << 20;
-        if (!rc) rc = s3_perform1(s3, &x, err);
-        if (!rc) rc = s3_explain(&x, err);
-        s3_xfer_free(&x);
+        rc = s3_get_listing(s3, bucket, q, &body, err);
         if (rc) break;
         const char *t = (const char *)body.data;
         size_t tl = body.len, pos = 0;

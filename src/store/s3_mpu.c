@@ -1,6 +1,6 @@
 /* s3_mpu.c - multipart uploads: start one, put or server-side copy its
  * parts, complete it (checking the 200 answer for an <Error> in its body)
- * or abort it. Whether an object goes up in parts is for the callers to
+ * or abort it; list those left incomplete under a prefix. Whether an object goes up in parts is for the callers to
  * decide (store.c); sending the requests is s3_http.c (s3_int.h). */
 #include "store/s3.h"
 #include "store/s3_int.h"
@@ -205,4 +205,41 @@ void ig_s3_mpu_abort(struct ig_s3 *s3, const char *bucket, const char *key, cons
     struct xfer x;
     if (!s3_xfer_init(s3, &x, "DELETE", bucket, key, q, NULL)) (void)s3_perform1(s3, &x, NULL);
     s3_xfer_free(&x);
+}
+
+int ig_s3_mpu_list(struct ig_s3 *s3, const char *bucket, const char *prefix, ig_s3_upload_fn fn,
+                   void *ctx, struct ig_error *err)
+{
+    char ep[3 * IG_S3_KEY_LEN_MAX + 1], kmark[IG_S3_KEY_LEN_MAX] = "", umark[1024] = "";
+    if (!ig_s3_uri_encode(prefix, false, ep, sizeof ep))
+        return ig_err(err, -ENAMETOOLONG, "s3://%s/%s: prefix too long", bucket, prefix);
+    struct ig_buf body = IG_BUF_INIT;
+    int rc = 0;
+    for (int page = 0; !rc; page++) {
+        char q[16384];
+        rc = s3_marker_query(q, sizeof q, kmark, ep, "upload-id-marker", umark, "uploads");
+        if (rc) {
+            rc = ig_err(err, -EIO, "s3://%s/%s: listing marker too long", bucket, prefix);
+            break;
+        }
+        rc = s3_get_listing(s3, bucket, q, &body, err);
+        if (rc) break;
+        const char *t = (const char *)body.data, *c;
+        size_t tl = body.len, pos = 0, cl;
+        while (!rc && ig_xml_next(t, tl, &pos, "Upload", &c, &cl)) {
+            char key[IG_S3_KEY_LEN_MAX], id[1024];
+            if (!ig_xml_get(c, cl, "Key", key, sizeof key) || !ig_xml_get(c, cl, "UploadId", id, sizeof id))
+                rc = ig_err(err, -EIO, "s3://%s: malformed listing of uploads", bucket);
+            else
+                rc = fn(ctx, key, id);
+        }
+        char trunc[8] = "";
+        if (rc || !ig_xml_get(t, tl, "IsTruncated", trunc, sizeof trunc) || strcmp(trunc, "true")) break;
+        if (!ig_xml_get(t, tl, "NextKeyMarker", kmark, sizeof kmark)) kmark[0] = '\0';
+        if (!ig_xml_get(t, tl, "NextUploadIdMarker", umark, sizeof umark)) umark[0] = '\0';
+        if (!kmark[0]) rc = ig_err(err, -EIO, "s3://%s: truncated listing of uploads without a marker", bucket);
+        if (page > 1000000) rc = ig_err(err, -EIO, "s3://%s: listing does not end", bucket);
+    }
+    ig_buf_free(&body);
+    return rc;
 }

@@ -44,14 +44,21 @@ int ig_store_split(const char *path, char *location, size_t lcap, const char **n
     return 0;
 }
 
-static size_t env_size(const char *name, size_t dflt_mb)
+/* A size from the environment in units of 1 << shift bytes (the default
+ * when unset or not a number). */
+static size_t env_units(const char *name, size_t dflt, unsigned shift)
 {
     const char *v = getenv(name);
-    if (!v || !*v) return dflt_mb << 20;
+    if (!v || !*v) return dflt << shift;
     char *end;
-    unsigned long long mb = strtoull(v, &end, 10);
-    if (*end || mb > (1ull << 24)) return dflt_mb << 20;
-    return (size_t)mb << 20;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end || n > (1ull << 24)) return dflt << shift;
+    return (size_t)n << shift;
+}
+
+static size_t env_size(const char *name, size_t dflt_mb)
+{
+    return env_units(name, dflt_mb, 20);
 }
 
 static int store_new(const char *location, struct ig_store **out, struct ig_error *err)
@@ -80,8 +87,13 @@ static int store_new(const char *location, struct ig_store **out, struct ig_erro
         if (!rc) rc = ig_s3_open(&st->s3, &cfg, err);
         if (!rc && !(st->cache = ig_rcache_new(env_size("INGOT_S3_CACHE_MB", 256))))
             rc = ig_err(err, -ENOMEM, "out of memory");
-        st->ra_max = env_size("INGOT_S3_READAHEAD_MB", 16);
+        st->ra_max = env_size("INGOT_S3_READAHEAD_MB", 32);
         if (st->ra_max < RA_FIRST) st->ra_max = RA_FIRST;
+        /* a request costs the gateway about what sending a few hundred KiB
+         * does (1,000 random rows of a 58 MiB part: 748 GETs of 6 KB a row
+         * took 307 ms, 23 GETs of 58 KB a row 82 ms), so ranges closer than
+         * that are one request */
+        st->coalesce = env_units("INGOT_S3_COALESCE_KB", 256, 10);
         const char *dir = getenv("INGOT_S3_DISK_CACHE");
         if (!rc && dir && *dir) {
             rc = ig_diskcache_open(dir, env_size("INGOT_S3_DISK_CACHE_MB", 1024), &st->disk, err);
@@ -129,6 +141,11 @@ int ig_store_at(const char *location, struct ig_store **out, struct ig_error *er
 const char *ig_store_location(const struct ig_store *st)
 {
     return st->location;
+}
+
+uint64_t ig_store_readahead(const struct ig_store *st)
+{
+    return st->remote ? st->ra_max : 0;
 }
 
 bool ig_store_remote(const struct ig_store *st)

@@ -14,8 +14,9 @@
  * cache of the ranges already fetched (rcache.h), shared by every object of
  * the store: a range fetched once is not fetched again while it stays.
  * Ranges not cached are fetched with range GETs, large ones split into
- * parallel requests; a read that continues the previous one starts an
- * asynchronous readahead that doubles up to INGOT_S3_READAHEAD_MB (16). A
+ * parallel requests; a batch prefetched (ig_obj_prefetch) merges ranges less
+ * than INGOT_S3_COALESCE_KB (256) apart into one request; a read that continues the previous one starts an
+ * asynchronous readahead that doubles up to INGOT_S3_READAHEAD_MB (32). A
  * local disk cache (INGOT_S3_DISK_CACHE=DIR, INGOT_S3_DISK_CACHE_MB, default
  * 1024) keeps fetched ranges across processes; the memory budget is
  * INGOT_S3_CACHE_MB (256).
@@ -47,6 +48,9 @@ int ig_store_split(const char *path, char *location, size_t lcap, const char **n
 
 int ig_store_at(const char *location, struct ig_store **out, struct ig_error *err);
 const char *ig_store_location(const struct ig_store *st);
+/* The most a sequential reader is read ahead of, in bytes
+ * (INGOT_S3_READAHEAD_MB); 0 for a local store. */
+uint64_t ig_store_readahead(const struct ig_store *st);
 bool ig_store_remote(const struct ig_store *st);
 /* The S3 client of a remote store (NULL for a local one), and its bucket and
  * key prefix ("" or "PREFIX/"). */

@@ -34,7 +34,7 @@ int store_fetch_gaps(struct ig_obj *o, const struct ig_range *gaps, size_t ng, u
     uint64_t total = 0;
     for (size_t i = 0; i < ng; i++)
         total += gaps[i].len;
-    unsigned par = 8;
+    unsigned par = ig_s3_parallel(st->s3);
     uint64_t piece = total / par;
     if (piece < PIECE_MIN) piece = PIECE_MIN;
     size_t nr = 0, rcap = ng + (size_t)(total / piece) + 1;
@@ -144,11 +144,14 @@ static bool enqueue(struct ig_obj *o, const struct ig_range *gaps, size_t n)
     return ok;
 }
 
+static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait);
+
 /* Readahead: a read that starts where the last one ended grows a window
  * (256 KiB doubling to ra_max) fetched in the background ahead of it,
  * topped up once half of it is consumed. */
 void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
 {
+    if (atomic_load(&o->ahead_by_caller)) return;
     uint64_t from = 0, to = 0;
     pthread_mutex_lock(&o->ra_mu);
     bool seq = off == o->ra_next && off != 0;
@@ -172,11 +175,43 @@ void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
     pthread_mutex_unlock(&o->ra_mu);
     if (to > from) {
         struct ig_range r = {from, to - from};
-        ig_obj_prefetch(o, &r, 1, false);
+        prefetch(o, &r, 1, false);
     }
 }
 
-void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
+/* Claim what is neither cached nor pending of m[0..k) into a growing array:
+ * every gap of every range (a range may hold any number of holes between
+ * extents fetched before). Returns the count; *out is malloc'd (NULL and 0
+ * when out of memory: nothing is left claimed). */
+static size_t claim_all(struct ig_obj *o, const struct ig_range *m, size_t k, struct ig_range **out)
+{
+    size_t ng = 0, cap = 0;
+    struct ig_range *g = NULL;
+    for (size_t i = 0; i < k;) {
+        if (cap - ng < MAX_GAPS) {
+            size_t nc = cap ? 2 * cap : 4 * MAX_GAPS;
+            struct ig_range *t = realloc(g, nc * sizeof *t);
+            if (!t) { /* give back what was claimed: waiters fetch it themselves */
+                for (size_t j = 0; j < ng; j++)
+                    ig_rc_fill(o->rc, g[j].off, g[j].len, NULL);
+                free(g);
+                *out = NULL;
+                return 0;
+            }
+            g = t;
+            cap = nc;
+        }
+        size_t got = ig_rc_claim(o->rc, m[i].off, m[i].len, g + ng, MAX_GAPS);
+        ng += got;
+        /* a full answer may have left holes unclaimed: ask again (what was
+         * claimed is pending now, so the next answer starts past it) */
+        if (got < MAX_GAPS) i++;
+    }
+    *out = g;
+    return ng;
+}
+
+static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
 {
     struct ig_store *st = o->st;
     if (!st->remote) {
@@ -192,19 +227,32 @@ void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
         uint64_t len = r[i].len < o->info.size - r[i].off ? r[i].len : o->info.size - r[i].off;
         m[k++] = (struct ig_range){r[i].off, len};
     }
-    /* neighbours a few KiB apart become one request */
-    k = ig_ranges_coalesce(m, k, 16u << 10);
-    for (size_t i = 0; i < k;) {
-        struct ig_range gaps[MAX_GAPS];
-        size_t ng = 0;
-        for (; i < k && ng < MAX_GAPS / 2; i++)
-            ng += ig_rc_claim(o->rc, m[i].off, m[i].len, gaps + ng, MAX_GAPS - ng);
-        if (!ng) continue;
-        if (!wait && enqueue(o, gaps, ng)) continue;
-        uint8_t *data[MAX_GAPS];
-        int rc = store_fetch_gaps(o, gaps, ng, data, NULL);
-        for (size_t g = 0; g < ng; g++)
-            ig_rc_fill(o->rc, gaps[g].off, gaps[g].len, rc ? NULL : data[g]);
-    }
+    /* neighbours closer than INGOT_S3_COALESCE_KB (256) become one request */
+    k = ig_ranges_coalesce(m, k, st->coalesce);
+    /* every gap claimed first, then fetched in one parallel run: a batch of
+     * 1,000 rows keeps INGOT_S3_PARALLEL requests in flight until the last,
+     * instead of waiting for each group of them in turn */
+    struct ig_range *gaps;
+    size_t ng = claim_all(o, m, k, &gaps);
     free(m);
+    if (!ng) {
+        free(gaps);
+        return;
+    }
+    if (!wait && enqueue(o, gaps, ng)) {
+        free(gaps);
+        return;
+    }
+    uint8_t **data = calloc(ng, sizeof *data);
+    int rc = data ? store_fetch_gaps(o, gaps, ng, data, NULL) : -ENOMEM;
+    for (size_t g = 0; g < ng; g++)
+        ig_rc_fill(o->rc, gaps[g].off, gaps[g].len, rc ? NULL : data[g]);
+    free(data);
+    free(gaps);
+}
+
+void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
+{
+    if (!wait) atomic_store(&o->ahead_by_caller, true);
+    prefetch(o, r, n, wait);
 }

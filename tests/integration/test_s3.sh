@@ -3,7 +3,10 @@
 # (Ceph's radosgw, started and stopped here by scripts/s3-local): import,
 # inspect, cat, mount (rows, columns, blobs and frames by path), erase through
 # rm and the CLI with no older object version left behind, a kill at every
-# step of an erase, two mounts as two hosts, writers racing, and what goes
+# step of an erase (and inside a multipart upload), an import cut into parts
+# and an erase rewriting only the parts it touches, tags under the writers'
+# lock, gc deleting objects (killed at every step), two mounts as two hosts,
+# writers racing, and what goes
 # wrong on the network: wrong credentials, a missing bucket, a truncated
 # object, 503s, dropped and stalled connections, the gateway gone. Each ends
 # in a clear error or a retry: never a hang, never a wrong byte.
@@ -167,6 +170,34 @@ kill_steps() {
 }
 check s3_kill_at_every_erase_step kill_steps
 
+# a kill inside the multipart upload that replaces a part: the upload is left
+# incomplete (its parts copy the old object, the erased row too), verify says
+# so before anything replays it, and the replay aborts it
+kill_mid_upload() {
+    /usr/bin/python3 -c "
+import numpy as np
+np.save('$WORK/v12.npy', np.random.default_rng(3).standard_normal((12288, 256), dtype=np.float32))" || return 1
+    local U=s3://vtables/mu n left=0
+    "$INGOT" import --part-size 0 "$WORK/v12.npy" "$U" >/dev/null 2>&1 || return 1
+    uploads() { s3 GET '/vtables?prefix=mu%2F&uploads=' | grep -c '<Upload>'; }
+    for n in 2 3 4 5; do
+        # a 12 MiB part: changed ranges uploaded, the rest copied, a step each
+        INGOT_S3_PATCH_WHOLE_MB=1 INGOT_FAULT_AFTER=$n "$INGOT" erase --row $((7000 + n)) "$U" >/dev/null 2>&1
+        [ "$(uploads)" -gt 0 ] && left=$((left + 1))
+        "$INGOT" verify "$U" >/dev/null || { echo "step $n: verify"; return 1; }
+        [ "$(uploads)" = 0 ] || { echo "step $n: an upload is left after the replay"; return 1; }
+        "$INGOT" cat --rows $((7000 + n)) "$U" >/dev/null 2>&1 && { echo "step $n: row not erased"; return 1; }
+    done
+    [ $left -gt 0 ] || { echo "no kill fell inside an upload"; return 1; }
+    # verify reading the listing alone (a reader that cannot write) names one
+    s3 POST '/vtables/mu/part-000000.ingot?uploads=' -o /dev/null
+    local out
+    out=$("$INGOT" verify "$U" 2>&1) && { echo "verify passed with an upload left"; return 1; }
+    grep -q "a multipart upload never completed" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" gc --keep 1 "$U" | grep -q "aborted 1 multipart upload" && "$INGOT" verify "$U" >/dev/null
+}
+check s3_kill_inside_an_upload_leaves_nothing kill_mid_upload
+
 # two mounts of one table are two hosts: an erase through one reaches the other
 two_hosts() {
     mkdir -p "$WORK/mnt4"
@@ -210,6 +241,137 @@ held_lock() {
     [ -z "$(s3 GET '/tables?list-type=2&prefix=t%2F.ingot%2Flock%2F' | grep -o '<Key>')" ] || { echo "lock left"; return 1; }
 }
 check s3_writer_losing_the_lock_fails_cleanly held_lock
+
+# ---- bounded parts: an import cut into parts, an erase rewriting only its own
+C=s3://vtables/c
+etag_of() { s3 HEAD "/vtables/c/$1" -I | tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }'; }
+cut_import() {
+    "$INGOT" import --rows-per-group 4096 --part-size 64K "$WORK/t.csv" "$C" >/dev/null 2>&1 || return 1
+    local n
+    n=$(s3 GET /vtables/c/MANIFEST | grep -c '^part ')
+    [ "$n" -ge 4 ] || { echo "$n parts"; return 1; }
+    [ "$("$INGOT" cat "$C" caption | md5sum)" = "$("$INGOT" cat "$WORK/local" caption | md5sum)" ] || return 1
+    # rows on both sides of every part's first row, by the CLI and the mount
+    local ids
+    ids=$(s3 GET /vtables/c/MANIFEST | awk '$1 == "part" && $3 > 0 { printf "%s%d,%d", s, $3 - 1, $3; s = "," }')
+    [ "$("$INGOT" cat --rows "$ids" "$C")" = "$("$INGOT" cat --rows "$ids" "$WORK/local")" ] || { echo "rows $ids"; return 1; }
+    mkdir -p "$WORK/mnt5"
+    "$INGOT" mount "$C" "$WORK/mnt5" || return 1
+    local r
+    for r in ${ids//,/ }; do
+        [ "$(jq -c . "$WORK/mnt5/rows/$r")" = "$("$INGOT" cat --rows "$r" "$WORK/local" | jq -c .)" ] || { echo "rows/$r"; return 1; }
+    done
+    [ "$(ls "$WORK/mnt5/parquet" | wc -l)" = "$("$INGOT" inspect "$C" | awk '$1 == "row" && $2 == "groups" { print $3 }')" ] ||
+        { echo "a Parquet view per row group"; ls "$WORK/mnt5/parquet"; return 1; }
+    fusermount3 -u "$WORK/mnt5"
+    "$INGOT" verify "$C" >/dev/null && echo "$n parts"
+}
+check s3_import_cut_into_parts cut_import
+erase_one_part() {
+    local parts firsts e_before e_after out k
+    parts=($(s3 GET /vtables/c/MANIFEST | awk '$1 == "part" { print $2 }'))
+    firsts=($(s3 GET /vtables/c/MANIFEST | awk '$1 == "part" { print $3 }'))
+    e_before=$(for p in "${parts[@]}"; do etag_of "$p"; done)
+    # a row of part 1: only that object is written again
+    out=$("$INGOT" erase --row $((firsts[1] + 5)) "$C" 2>&1) || { echo "$out"; return 1; }
+    grep -q "1 object replaced" <<<"$out" || { echo "$out"; return 1; }
+    e_after=$(for p in "${parts[@]}"; do etag_of "$p"; done)
+    [ "$(diff <(echo "$e_before") <(echo "$e_after") | grep -c '^>')" = 1 ] &&
+        [ "$(etag_of "${parts[1]}")" != "$(sed -n 2p <<<"$e_before")" ] ||
+        { echo "not exactly part 1 rewritten"; return 1; }
+    "$INGOT" cat --rows $((firsts[1] + 5)) "$C" 2>/dev/null && return 1
+    # rows spread over three parts: three objects, each with no older version
+    out=$("$INGOT" erase --row 1 --row $((firsts[2] + 1)) --row 29999 "$C" 2>&1) || { echo "$out"; return 1; }
+    grep -q "3 objects replaced" <<<"$out" || { echo "$out"; return 1; }
+    for k in "${parts[@]}"; do
+        [ "$(s3 GET "/vtables?prefix=c%2F$k&versions=" | grep -o "<Version>" | wc -l)" = 1 ] || { echo "older $k"; return 1; }
+    done
+    "$INGOT" verify "$C" | grep -q "none holding an erased value"
+}
+check s3_erase_rewrites_only_the_parts_it_touches erase_one_part
+
+# ---- tags and gc ------------------------------------------------------------
+tags_on_s3() {
+    "$INGOT" tag "$C" first 1 | grep -q "names version 1" || return 1
+    "$INGOT" tag "$C" now | grep -q "names version 3" || return 1
+    "$INGOT" versions "$C" | grep -q "\[first\]" || return 1
+    # the tagged version reads as it was, less the rows erased since
+    "$INGOT" cat --version first --rows 0,2 "$C" | grep -q '"caption 2 ' || return 1
+    "$INGOT" cat --version first --rows 1 "$C" 2>/dev/null && { echo "an erased row in version 1"; return 1; }
+    expect_fail_quiet() { ! "$@" >/dev/null 2>&1; }
+    expect_fail_quiet "$INGOT" tag "$C" nope 99 || return 1
+    "$INGOT" tag --delete "$C" now >/dev/null || return 1
+    expect_fail_quiet "$INGOT" tag --delete "$C" now || return 1
+    mkdir -p "$WORK/mnt6"
+    "$INGOT" mount "$C" "$WORK/mnt6" || return 1
+    [ "$(readlink "$WORK/mnt6/tags/first")" = ../versions/1 ] || { ls -l "$WORK/mnt6/tags"; return 1; }
+    # a tag made while mounted (another host's, as far as the mount knows)
+    "$INGOT" tag "$C" mid 2 >/dev/null || return 1
+    local k
+    for k in $(seq 30); do [ "$(readlink "$WORK/mnt6/tags/mid" 2>/dev/null)" = ../versions/2 ] && break; sleep 0.1; done
+    [ "$(readlink "$WORK/mnt6/tags/mid")" = ../versions/2 ] || { echo "the mount does not show a new tag"; return 1; }
+    "$INGOT" tag --delete "$C" mid >/dev/null || return 1
+    fusermount3 -u "$WORK/mnt6"
+    # another writer holds the lock: the tag waits, fails naming it, changes nothing
+    local before out
+    before=$(s3 GET /vtables/c/.ingot/tags | md5sum)
+    s3 PUT /vtables/c/.ingot/lock/otherhost-4243-0000000000000000 --data-binary x -o /dev/null
+    out=$(INGOT_S3_LOCK_WAIT_S=1 "$INGOT" tag "$C" late 2>&1) && { echo "tagged under another's lock"; return 1; }
+    grep -q "locked by another writer (otherhost-4243" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(s3 GET /vtables/c/.ingot/tags | md5sum)" = "$before" ] || return 1
+    s3 DELETE /vtables/c/.ingot/lock/otherhost-4243-0000000000000000 -o /dev/null
+    "$INGOT" tag "$C" late >/dev/null && "$INGOT" tag --delete "$C" late >/dev/null
+}
+check s3_tag_under_the_writers_lock tags_on_s3
+listing() { s3 GET "/vtables?prefix=$1%2F&versions=" | grep -o "<Key>[^<]*</Key><VersionId>[^<]*</VersionId><IsLatest>[a-z]*" | sed 's/<[^>]*>/ /g'; }
+gc_on_s3() {
+    local out
+    # a killed import's object, which no version names
+    s3 PUT /vtables/c/part-000099.ingot --data-binary @"$WORK/t.csv" -o /dev/null
+    # and an upload a killed writer started and never completed
+    s3 POST '/vtables/c/part-000098.ingot?uploads=' -o /dev/null
+    [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 1 ] || return 1
+    out=$("$INGOT" verify "$C" 2>&1) && { echo "verify passed with a stray object and upload"; return 1; }
+    grep -q "^FAIL part-000098.ingot: a multipart upload never completed" <<<"$out" || { echo "$out"; return 1; }
+    grep -q "^FAIL part-000099.ingot.*: not part of the table" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" import --append "$WORK/t.csv" "$C" >/dev/null 2>&1 || return 1
+    out=$("$INGOT" gc --keep 1 "$C") || { echo "$out"; return 1; }
+    grep -q "removed 2 versions (2-3); kept 1,4" <<<"$out" || { echo "$out"; return 1; }
+    grep -q "deleted 1 part object" <<<"$out" || { echo "$out"; return 1; }
+    grep -q "aborted 1 multipart upload" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 0 ] || { echo "an upload is left"; return 1; }
+    listing c | grep -q part-000099 && { echo "the stray object is left"; return 1; }
+    listing c | grep -E 'MANIFEST|tags|versions/' | grep -q false && { echo "older versions of the table's files left"; listing c; return 1; }
+    listing c | grep -q 'versions/000000000[23]' && return 1
+    out=$("$INGOT" cat --version 2 --rows 0 "$C" 2>&1) && { echo "version 2 still reads"; return 1; }
+    grep -q "removed by ingot gc" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" cat --version first --rows 0 "$C" | grep -q '"caption 0 ' || return 1
+    [ "$("$INGOT" cat "$C" caption | wc -l)" = 59996 ] || return 1
+    "$INGOT" verify "$C" >/dev/null
+}
+check s3_gc_deletes_objects_no_kept_version_names gc_on_s3
+kill_gc() {
+    # a kill at every step of gc: the versions kept read, and gc run again finishes
+    local n=1 G st
+    while :; do
+        G=s3://vtables/g$n
+        "$INGOT" import "$WORK/t.csv" "$G" >/dev/null 2>&1 && "$INGOT" erase --row 3 "$G" >/dev/null 2>&1 &&
+            "$INGOT" import --append "$WORK/t.csv" "$G" >/dev/null 2>&1 || return 1
+        s3 PUT "/vtables/g$n/part-000077.ingot" --data-binary x -o /dev/null
+        INGOT_FAULT_AFTER=$n "$INGOT" gc --keep 1 "$G" >/dev/null 2>&1
+        st=$?
+        [ "$("$INGOT" cat "$G" caption | wc -l)" = 59999 ] || { echo "step $n: the table does not read"; return 1; }
+        "$INGOT" cat --rows 3 "$G" >/dev/null 2>&1 && { echo "step $n: row 3"; return 1; }
+        "$INGOT" gc --keep 1 "$G" >/dev/null || { echo "step $n: gc again"; return 1; }
+        listing "g$n" | grep -q part-000077 && { echo "step $n: the stray object is left"; return 1; }
+        "$INGOT" verify "$G" >/dev/null || { echo "step $n: verify"; return 1; }
+        [ $st = 137 ] || break
+        n=$((n + 1))
+        [ $n -le 20 ] || { echo "more than 20 steps?"; return 1; }
+    done
+    echo "$((n - 1)) steps"
+}
+check s3_kill_at_every_gc_step kill_gc
 
 # ---- what goes wrong --------------------------------------------------------
 wrong_key() {
@@ -282,6 +444,43 @@ faults_retried() {
     echo "retried: $(cut -d' ' -f1 "$WORK/mode.log" | sort | uniq -c | tr '\n' ' ')"
 }
 check s3_5xx_and_dropped_connections_are_retried faults_retried
+# faults in one of many ranges in flight: a batch of rows planned at once
+# (every range its own request: INGOT_S3_COALESCE_KB=0) and a column scanned
+# through a mount with readahead in the background, of a table of blocks
+# spread over 6 MB; every Nth GET fails, drops or stalls: retried, or an
+# error, never a wrong byte or a hang
+faults_in_parallel_ranges() {
+    local m ids got wantrows wantcol n
+    /usr/bin/python3 -c "
+import random
+r = random.Random(5)
+print('id,caption')
+for i in range(100000): print(f'{i},{r.randrange(10**18):x} {r.randrange(10**18):x} {r.randrange(10**18):x}')" >"$WORK/pf.csv"
+    "$INGOT" import "$WORK/pf.csv" s3://tables/pf >/dev/null 2>&1 || { echo import; return 1; }
+    ids=$(/usr/bin/python3 -c "
+import random; r = random.Random(3); print(','.join(map(str, sorted(r.sample(range(100000), 300)))))")
+    wantrows=$("$INGOT" cat --rows "$ids" s3://tables/pf | md5sum)
+    wantcol=$("$INGOT" cat s3://tables/pf caption | md5sum)
+    [ "$wantcol" = "$(cut -d, -f2 "$WORK/pf.csv" | tail -n +2 | md5sum)" ] || { echo "caption differs from the CSV"; return 1; }
+    for m in "503 7" "drop 5" "stall 9"; do
+        echo "$m" >"$WORK/mode"
+        : >"$WORK/mode.log"
+        got=$(INGOT_S3_COALESCE_KB=0 INGOT_S3_STALL_S=1 through cat --rows "$ids" s3://tables/pf | md5sum)
+        [ "$got" = "$wantrows" ] || { echo "$m: rows: wrong bytes"; return 1; }
+        n=$(wc -l <"$WORK/mode.log")
+        [ "$n" -ge 5 ] || { echo "$m: the proxy failed $n requests of the batch"; return 1; }
+        mkdir -p "$WORK/mnt5"
+        AWS_ENDPOINT_URL=$PROXY INGOT_S3_STALL_S=1 INGOT_S3_READAHEAD_MB=1 "$INGOT" mount -o poll_ms=0 s3://tables/pf "$WORK/mnt5" ||
+            { echo "$m: mount"; return 1; }
+        got=$(timeout 60 cat "$WORK/mnt5/columns/caption" | md5sum)
+        fusermount3 -u "$WORK/mnt5"
+        [ "$got" = "$wantcol" ] || { echo "$m: scan: wrong bytes or an error"; return 1; }
+        [ "$(wc -l <"$WORK/mode.log")" -gt "$n" ] || { echo "$m: the scan met no fault"; return 1; }
+    done
+    echo pass >"$WORK/mode"
+    echo "faults: $(cut -d' ' -f1 "$WORK/mode.log" | sort | uniq -c | tr '\n' ' ')"
+}
+check s3_faults_in_parallel_ranges_are_retried faults_in_parallel_ranges
 faults_reported() {
     local out st t0
     echo always503 >"$WORK/mode"

@@ -7,7 +7,8 @@
 #include "format/part/columns.h"
 #include "format/part/commitlog.h"
 #include "format/part/journal.h"
-#include "format/part/lock.h"
+#include "format/ops/gc_remote.h"
+#include "format/part/tag.h"
 #include "format/part/release.h"
 #include "format/part/table.h"
 #include "format/part/versions.h"
@@ -49,6 +50,10 @@ struct gc {
     struct ig_reader r;
     struct ig_values v;
     uint8_t *top_seen; /* columns counted in the report already */
+    bool remote;       /* on object storage (gc_remote.h) */
+    char (*names)[IG_PART_NAME_MAX]; /* there: the part and blob objects kept versions name */
+    struct ig_writer_hold *hold;     /* the writers' lock (NULL: a dry run) */
+    size_t nnames;
 };
 
 static int push_u64(uint64_t **a, size_t *n, uint64_t v)
@@ -85,6 +90,20 @@ static int64_t version_time(const char *dir, uint64_t v, const struct ig_manifes
     struct stat st;
     snprintf(path, sizeof path, "%s/%s/%010" PRIu64, dir, IG_VERSIONS_DIR, v);
     return stat(path, &st) == 0 ? (int64_t)st.st_mtime : 0;
+}
+
+/* On object storage: the objects version m names are kept. */
+static int add_names(struct gc *s, const struct ig_manifest *m)
+{
+    if (!s->remote) return 0;
+    char(*g)[IG_PART_NAME_MAX] = realloc(s->names, (s->nnames + 2 * (size_t)m->n + 1) * sizeof *g);
+    if (!g) return -ENOMEM;
+    s->names = g;
+    for (uint32_t i = 0; i < m->n; i++) {
+        memcpy(g[s->nnames++], m->parts[i].name, IG_PART_NAME_MAX);
+        if (m->parts[i].blob[0]) memcpy(g[s->nnames++], m->parts[i].blob, IG_PART_NAME_MAX);
+    }
+    return 0;
 }
 
 static int add_shown(struct gc *s, const struct ig_manifest *m)
@@ -133,7 +152,8 @@ static int decide(struct gc *s, struct ig_error *err)
         }
         if (keep) {
             if (push_u64(&rep->kept, &rep->nkept, v) ||
-                add_shown(s, v == rep->current ? &s->t.manifest : &m))
+                add_shown(s, v == rep->current ? &s->t.manifest : &m) ||
+                add_names(s, v == rep->current ? &s->t.manifest : &m))
                 rc = ig_err(err, -ENOMEM, "out of memory");
         } else if (push_u64(&rep->removed, &rep->nremoved, v)) {
             rc = ig_err(err, -ENOMEM, "out of memory");
@@ -163,7 +183,7 @@ static int remove_versions(struct gc *s, struct ig_error *err)
         if (rc) return rc;
         ig_fault_step(&s->fault);
     }
-    if (!s->rep->nremoved) return 0;
+    if (!s->rep->nremoved || s->remote) return 0;
     char vdir[4200];
     snprintf(vdir, sizeof vdir, "%s/%s", s->dir, IG_VERSIONS_DIR);
     int rc = ig_fsync_dir(vdir);
@@ -385,21 +405,31 @@ static int run(struct gc *s, struct ig_error *err)
     const char *dir = s->dir;
     bool replayed;
     int rc = 0;
-    if (!s->req->dry_run) {
+    if (!s->req->dry_run && !s->remote) { /* (object storage: the hold completed an erase) */
         rc = ig_journal_recover(dir, &replayed, err);
         if (!rc) rc = ig_commit_recover(dir, err);
         if (!rc && ig_fs_is_shared(dir)) ig_table_forget_cache(dir);
     }
     /* a dry run reads footers copied under the shared lock (it keeps none) */
     if (!rc)
-        rc = s->req->dry_run ? ig_table_open_shared(&s->t, dir, err)
+        rc = s->req->dry_run && !s->remote ? ig_table_open_shared(&s->t, dir, err)
                              : ig_table_open(&s->t, dir, false, err);
     if (rc) return rc;
     s->have_table = true;
-    s->rep->disk_before = s->rep->disk_after = disk_bytes(s);
+    s->rep->disk_before = s->rep->disk_after = s->remote ? 0 : disk_bytes(s);
     rc = decide(s, err);
     if (!rc && !s->req->dry_run) rc = remove_versions(s, err);
     if (rc) return rc;
+    if (s->remote) { /* objects deleted; no column was ever released there */
+        struct ig_gc_sweep sw;
+        rc = ig_gc_remote_sweep(dir, s->names, s->nnames, s->req->dry_run, s->hold, &s->fault, &sw,
+                                err);
+        s->rep->objects = sw.objects;
+        s->rep->object_versions = sw.versions;
+        s->rep->object_bytes = sw.bytes;
+        s->rep->uploads = sw.uploads;
+        return rc;
+    }
     uint32_t nleaves = s->t.parts[0].num_leaves, ncols = s->t.parts[0].num_columns;
     s->top_seen = calloc(ncols ? ncols : 1, 1);
     if (!s->top_seen) return ig_err(err, -ENOMEM, "out of memory");
@@ -423,22 +453,17 @@ int ig_gc(const char *dir, const struct ig_gc_request *req, struct ig_gc_report 
           struct ig_error *err)
 {
     memset(rep, 0, sizeof *rep);
-    /* gc releases pages inside the parts, in place: an object cannot be
-     * changed in place (its erase replaces whole objects instead) */
-    if (ig_store_is_remote(dir))
-        return ig_err(err, -EOPNOTSUPP,
-                      "%s: gc releases pages inside the parts in place, which object storage cannot "
-                      "do: not supported there yet",
-                      dir);
     if (!req->keep_set && !req->age_set)
         return ig_err(err, -EINVAL,
                       "%s: say which versions go (keep the newest N, let those older than a time "
                       "go, or both)",
                       dir);
-    int lock = req->dry_run ? -1 : ig_table_lock(dir, true, err);
-    if (lock < 0 && !req->dry_run)
+    struct ig_writer_hold hold = {.fd = -1};
+    int lock = req->dry_run ? 0 : ig_writer_hold(dir, &hold, err);
+    if (lock < 0)
         return ig_err_prefix(err, lock, "%s: gc changes the table and needs write access", dir);
-    struct gc s = {.dir = dir, .req = req, .rep = rep};
+    struct gc s = {.dir = dir, .req = req, .rep = rep, .remote = ig_store_is_remote(dir),
+                .hold = req->dry_run ? NULL : &hold};
     ig_fault_init(&s.fault);
     ig_journal_init(&s.j);
     ig_values_init(&s.v, IG_T_BINARY);
@@ -449,8 +474,9 @@ int ig_gc(const char *dir, const struct ig_gc_request *req, struct ig_gc_report 
     ig_idset_free(&s.shown);
     free(s.holes);
     free(s.top_seen);
+    free(s.names);
     if (s.have_table) ig_table_close(&s.t);
-    if (lock >= 0) ig_table_unlock(lock);
+    if (!req->dry_run) ig_writer_release(&hold);
     if (rc) ig_gc_report_free(rep);
     return rc;
 }

@@ -24,6 +24,12 @@
  * gc releases them. Step 3 runs over every released extent each time (a later
  * erase may write a hole's zeros back while rewriting a neighbouring page).
  *
+ * On object storage (s3://) the same versions go, under the writers' lock
+ * object (an interrupted erase completed first); step 2 deletes objects
+ * instead (gc_remote.h): the part and blob objects no version kept names, and
+ * the older object versions of the table's own files; nothing is zero-filled,
+ * as no column is replaced or dropped there.
+ *
  * What it does not do: make a version (MANIFEST is not touched, and the
  * versions kept read as before), remove a column record (ids never change), or
  * release pages in a part older than format 10 (an older release's table a
@@ -58,6 +64,11 @@ struct ig_gc_report {
     uint64_t disk_before, disk_after;  /* the part and blob files' blocks on disk, bytes */
     bool holes;                        /* the file system took the space back (fallocate) */
     uint32_t old_parts;                /* parts older than format 10 keeping such pages */
+    /* object storage (gc_remote.h): part and blob objects deleted, the object
+     * versions deleted (theirs and older versions of MANIFEST, tags and
+     * version files), and those versions' bytes */
+    uint64_t objects, object_versions, object_bytes;
+    uint64_t uploads; /* incomplete multipart uploads aborted there */
 };
 
 /* 0, or a negative errno with err saying why; a request with neither rule is

@@ -466,6 +466,28 @@ struct prefetch {
     size_t nwant, cap;
 };
 
+/* A leaf's whole chunk in a group is fetched for one row's block when it is
+ * this small (an id column's deltas: a few KiB for 65,536 rows): the rows
+ * after it in the group then need no request of their own for that column
+ * (1,000 random rows of 1,000,000 on object storage: 1.27 GETs a row). */
+#define SMALL_CHUNK ((uint64_t)64 << 10)
+
+/* The bytes to fetch for block blk of a row: its chunk's pages when they lie
+ * together in at most SMALL_CHUNK bytes, else the block. */
+static struct ig_range chunk_if_small(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf,
+                                      const struct ig_pagerec *blk)
+{
+    struct ig_range r = {blk->offset, blk->stored};
+    uint32_t first, count;
+    struct ig_pagerec a, b;
+    if (ig_part_chunk(p, at->group, leaf, &first, &count, NULL) || !count || ig_part_page(p, first, &a, NULL) ||
+        ig_part_page(p, first + count - 1, &b, NULL) || b.offset < a.offset)
+        return r;
+    uint64_t end = b.offset + b.stored;
+    if (end - a.offset <= SMALL_CHUNK && a.offset <= r.off && r.off + r.len <= end) r = (struct ig_range){a.offset, end - a.offset};
+    return r;
+}
+
 static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct ig_row_at *at, uint32_t leaf,
                           struct prefetch *pf)
 {
@@ -490,7 +512,7 @@ static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct i
         pf->want_part = wp;
         pf->cap = nc;
     }
-    pf->want[pf->nwant] = (struct ig_range){blk.offset, blk.stored};
+    pf->want[pf->nwant] = chunk_if_small(p, at, leaf, &blk);
     pf->want_part[pf->nwant++] = part;
 }
 

@@ -8,9 +8,13 @@
  * keeps versions) or a part object no MANIFEST names (an import killed before
  * it published) may, and is a failure once the table has erased rows: `ingot
  * erase` removes the older versions of every object it replaces. A journal
- * object is an erase not complete yet. */
+ * object is an erase not complete yet. A multipart upload started under the
+ * prefix and never completed (a writer killed mid-upload) lists as no
+ * object, yet its parts are stored and may hold copies of rows: a failure
+ * (`ingot gc` aborts it; so does the replay of a killed erase). */
 #include "format/ops/verify_int.h"
 #include "format/part/remote.h"
+#include "store/s3.h"
 #include "store/store.h"
 #include "util/error.h"
 
@@ -24,6 +28,7 @@ struct vobj {
     void (*fail)(void *ctx, const char *msg);
     void *ctx;
     uint64_t objects, versions;
+    size_t prefix_len; /* of the table's keys in the bucket */
 };
 
 /* The part of table t whose part or blob file is `name`, or -1. */
@@ -73,8 +78,7 @@ static int visit(void *ctx, const struct ig_obj_info *o)
     if (pi < 0) {
         snprintf(msg, sizeof msg,
                  "%s%s%s: not part of the table (an import stopped before it published?): it may "
-                 "hold values "
-                 "no erase reaches; remove it",
+                 "hold values no erase reaches (ingot gc deletes it)",
                  o->name, o->version_id[0] ? " version " : "", o->version_id);
         v->fail(v->ctx, msg);
         return 0;
@@ -98,6 +102,18 @@ static int visit(void *ctx, const struct ig_obj_info *o)
     return 0;
 }
 
+static int upload_seen(void *ctx, const char *key, const char *upload_id)
+{
+    struct vobj *v = ctx;
+    char msg[1400];
+    snprintf(msg, sizeof msg,
+             "%s: a multipart upload never completed (%.64s; a writer killed mid-upload?): its "
+             "parts may hold values no erase reaches (ingot gc aborts it)",
+             key + (strlen(key) >= v->prefix_len ? v->prefix_len : 0), upload_id);
+    v->fail(v->ctx, msg);
+    return 0;
+}
+
 int ig_verify_objects(const char *dir, const struct ig_table *t,
                       void (*fail)(void *ctx, const char *msg), void *ctx, uint64_t *objects,
                       uint64_t *versions, struct ig_error *err)
@@ -106,6 +122,10 @@ int ig_verify_objects(const char *dir, const struct ig_table *t,
     int rc = ig_store_at(dir, &st, err);
     struct vobj v = {t, fail, ctx, 0, 0};
     if (!rc) rc = ig_store_list(st, "", true, visit, &v, err);
+    const char *bucket, *prefix;
+    struct ig_s3 *s3 = rc ? NULL : ig_store_s3(st, &bucket, &prefix);
+    v.prefix_len = s3 ? strlen(prefix) : 0;
+    if (s3) rc = ig_s3_mpu_list(s3, bucket, prefix, upload_seen, &v, err);
     *objects = v.objects;
     *versions = v.versions;
     return rc;

@@ -146,6 +146,41 @@ int ig_append_name(struct ig_append *a, bool blobs, struct ig_error *err)
     return 0;
 }
 
+uint64_t ig_append_part_bytes_default(const char *table_dir)
+{
+    const char *v = getenv("INGOT_PART_SIZE");
+    char *end;
+    if (v && *v) { /* bytes; tests run whole suites with tables cut small */
+        unsigned long long n = strtoull(v, &end, 10);
+        if (!*end) return n;
+    }
+    return ig_store_is_remote(table_dir) ? IG_REMOTE_PART_BYTES_DEFAULT : 0;
+}
+
+int ig_append_next(void *ctx, uint64_t rows_done, char *path, size_t cap, struct ig_error *err)
+{
+    struct ig_append *a = ctx;
+    const char *last = a->nmore ? a->more[a->nmore - 1].name : a->part_name;
+    uint32_t index = (uint32_t)strtoul(last + 5, NULL, 10) + 1; /* before a->more moves */
+    if (a->nmore)
+        a->more[a->nmore - 1].rows = rows_done;
+    else
+        a->rows0 = rows_done;
+    struct ig_append_piece *g = realloc(a->more, (a->nmore + 1) * sizeof *g);
+    if (!g) return ig_err(err, -ENOMEM, "out of memory");
+    a->more = g;
+    struct ig_append_piece *p = &a->more[a->nmore];
+    memset(p, 0, sizeof *p);
+    ig_part_file_name(p->name, index);
+    int n1 = snprintf(p->final, sizeof p->final, "%s/%s", a->dir, p->name);
+    int n2 = snprintf(p->tmp, sizeof p->tmp, "%s/.%s.tmp", a->dir, p->name);
+    if (n1 >= IG_APPEND_PATH_MAX || n2 >= IG_APPEND_PATH_MAX || (size_t)n2 >= cap)
+        return ig_err(err, -ENAMETOOLONG, "%s: path too long", a->table_dir);
+    a->nmore++; /* from here on its temporary file is removed by ig_append_end */
+    memcpy(path, p->tmp, (size_t)n2 + 1);
+    return 0;
+}
+
 static int rename_in(char *from, const char *to, struct ig_error *err)
 {
     if (rename(from, to)) return ig_err(err, -errno, "%s: %s", to, strerror(errno));
@@ -159,12 +194,20 @@ static int rename_in(char *from, const char *to, struct ig_error *err)
  * removed again. */
 static int commit_remote(struct ig_append *a, const struct ig_manifest *m, struct ig_error *err)
 {
-    const char *names[2];
+    const char **names = malloc((a->nmore + 2) * sizeof *names);
     size_t n = 0;
+    if (!names) return ig_err(err, -ENOMEM, "out of memory");
     if (a->blob_name[0]) names[n++] = a->blob_name;
     names[n++] = a->part_name;
-    int rc = ig_remote_upload(a->dir, a->table_dir, names, n, err);
-    if (!rc) rc = ig_remote_lock_renew(&a->rlock, err);
+    for (uint32_t i = 0; i < a->nmore; i++)
+        names[n++] = a->more[i].name;
+    int rc = 0;
+    /* a part at a time, the lock renewed between them: a table of many
+     * parts may take longer to upload than the lock's lease */
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = ig_remote_upload(a->dir, a->table_dir, &names[i], 1, err);
+        if (!rc) rc = ig_remote_lock_renew(&a->rlock, err);
+    }
     if (!rc) rc = ig_version_save(a->table_dir, m, err);
     if (!rc)
         rc = ig_remote_manifest_publish(a->table_dir, m, a->have_table ? m->etag : NULL, a->create,
@@ -172,7 +215,38 @@ static int commit_remote(struct ig_append *a, const struct ig_manifest *m, struc
     if (rc)
         for (size_t i = 0; i < n; i++)
             (void)ig_remote_remove(a->table_dir, names[i], NULL);
+    free(names);
     return rc;
+}
+
+/* A local append that failed: its parts (and blob file) out of the table. */
+static void unlink_parts(const struct ig_append *a)
+{
+    unlink(a->part_final);
+    if (a->blob_final[0]) unlink(a->blob_final);
+    for (uint32_t i = 0; i < a->nmore; i++)
+        unlink(a->more[i].final);
+}
+
+/* The manifest's entry of each part after the first (cut by the writer):
+ * renamed into place, its rows after the one before. */
+static int add_more(struct ig_append *a, struct ig_manifest *m, uint64_t rows, struct ig_error *err)
+{
+    uint64_t first = a->first_row + (a->nmore ? a->rows0 : rows), left = rows - (a->nmore ? a->rows0 : rows);
+    if (a->nmore) m->parts[m->n - 1].rows = a->rows0;
+    for (uint32_t i = 0; i < a->nmore; i++) {
+        struct ig_append_piece *p = &a->more[i];
+        if (i + 1 == a->nmore) p->rows = left;
+        if (p->rows > left) return ig_err(err, -EIO, "%s: its parts hold more rows than were written", p->name);
+        left -= p->rows;
+        int rc = rename_in(p->tmp, p->final, err);
+        if (rc) return rc;
+        if (ig_manifest_add(m, p->name, first, p->rows)) return ig_err(err, -ENOMEM, "out of memory");
+        struct stat st;
+        m->parts[m->n - 1].footer_end = stat(p->final, &st) ? 0 : (uint64_t)st.st_size;
+        first += p->rows;
+    }
+    return 0;
 }
 
 int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err)
@@ -201,19 +275,25 @@ int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err)
     if (!rc) snprintf(m.parts[m.n - 1].blob, IG_PART_NAME_MAX, "%s", a->blob_name);
     struct stat st;
     if (!rc) m.parts[m.n - 1].footer_end = stat(a->part_final, &st) ? 0 : (uint64_t)st.st_size;
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    if (!rc) rc = add_more(a, &m, rows, err);
+    if (rc) {
+        ig_manifest_free(&m);
+        if (!a->create && !a->remote) unlink_parts(a); /* some were renamed into the table */
+        return rc;
+    }
     if (a->remote) {
-        rc = rc ? ig_err(err, rc, "out of memory") : commit_remote(a, &m, err);
+        rc = commit_remote(a, &m, err);
         ig_manifest_free(&m);
         if (!rc) a->committed = true;
         return rc;
     }
-    rc = rc ? ig_err(err, rc, "out of memory") : ig_version_save(a->dir, &m, err);
+    rc = ig_version_save(a->dir, &m, err);
     if (!rc) rc = ig_manifest_write(a->dir, &m, err);
     ig_manifest_free(&m);
     if (rc) {
         if (!a->create) { /* MANIFEST unchanged: the table is as it was */
-            unlink(a->part_final);
-            if (a->blob_final[0]) unlink(a->blob_final);
+            unlink_parts(a);
         }
         return rc;
     }
@@ -234,6 +314,11 @@ void ig_append_end(struct ig_append *a)
 {
     if (a->part_tmp[0]) unlink(a->part_tmp);
     if (a->blob_tmp[0]) unlink(a->blob_tmp);
+    for (uint32_t i = 0; i < a->nmore; i++)
+        if (a->more[i].tmp[0]) unlink(a->more[i].tmp);
+    free(a->more);
+    a->more = NULL;
+    a->nmore = 0;
     if ((a->create || a->remote) && a->dir[0]) ig_remove_tree(a->dir); /* a stage, not the table */
     if (a->have_table) ig_table_close(&a->table);
     a->have_table = false;

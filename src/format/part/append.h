@@ -5,6 +5,9 @@
  *                       the table (the schema and next row id come from it)
  *     ig_append_name    name the part (and its blob file) and where to write
  *                       them: temporary names inside the target directory
+ *     ig_append_next    (the writer cutting its rows into several parts,
+ *                       writer.h part_bytes) the part before is complete with
+ *                       so many rows: name the next one
  *     ig_append_commit  rename the files into place, replace MANIFEST atomically
  *                       (its generation moves on), and for a new table rename
  *                       the whole directory into place
@@ -24,6 +27,7 @@
 #define IG_FORMAT_PART_APPEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "format/part/remote.h"
@@ -45,6 +49,12 @@ struct ig_append {
     char part_tmp[IG_APPEND_PATH_MAX], blob_tmp[IG_APPEND_PATH_MAX];
     char part_final[IG_APPEND_PATH_MAX], blob_final[IG_APPEND_PATH_MAX];
     bool committed;
+    /* parts after the first, when the writer cut the rows (ig_append_next):
+     * each one's name, temporary and final path and rows; the first part's
+     * rows are rows0 (the last part's are what commit is told less the rest) */
+    struct ig_append_piece *more;
+    uint32_t nmore;
+    uint64_t rows0;
     /* a table on object storage (remote.h): the part is built in a local
      * stage directory (dir), uploaded, then MANIFEST published under the
      * writers' lock object */
@@ -53,8 +63,23 @@ struct ig_append {
 };
 
 int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err);
+struct ig_append_piece {
+    char name[IG_PART_NAME_MAX];
+    char tmp[IG_APPEND_PATH_MAX], final[IG_APPEND_PATH_MAX];
+    uint64_t rows;
+};
+
 /* Fills part_name/part_tmp (and blob_name/blob_tmp when blobs). */
 int ig_append_name(struct ig_append *a, bool blobs, struct ig_error *err);
+/* The part written last holds rows_done rows and is complete: name the next
+ * part (numbered after it), its temporary path into path. The writer's
+ * next_part (writer.h), with the append as its context. */
+int ig_append_next(void *a, uint64_t rows_done, char *path, size_t cap, struct ig_error *err);
+/* What an import into s3:// cuts its rows at when not told (bytes a part);
+ * a local table keeps one part an import (0): erasing there writes in place,
+ * whatever the part's size. INGOT_PART_SIZE (bytes) overrides both. */
+uint64_t ig_append_part_bytes_default(const char *table_dir);
+#define IG_REMOTE_PART_BYTES_DEFAULT (128ull << 20)
 /* The part (rows rows) and its blob file are written and closed at their
  * temporary paths. */
 int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err);

@@ -249,11 +249,15 @@ static bool entry_gone(const struct lock_entry *e, int64_t newest)
     return last && newest - last > (int64_t)ig_remote_env_u64("INGOT_S3_LOCK_LEASE_S", 60) * 1000;
 }
 
-static void remove_entry(struct ig_store *st, const char *leaf)
+/* An entry and (alive: it was ever renewed) its renewal. A renewal never
+ * written is not removed: on a bucket that keeps versions the removal of a
+ * key that is not there leaves a delete marker behind. */
+static void remove_entry(struct ig_store *st, const char *leaf, bool alive)
 {
     char name[IG_STORE_NAME_MAX + 16];
     snprintf(name, sizeof name, LOCK_DIR "%s", leaf);
     (void)ig_remote_remove_versions(st, name, NULL, NULL, NULL, NULL);
+    if (!alive) return;
     snprintf(name, sizeof name, LOCK_DIR "%s.alive", leaf);
     (void)ig_remote_remove_versions(st, name, NULL, NULL, NULL, NULL);
 }
@@ -275,7 +279,7 @@ static int lock_round(struct ig_store *st, const char *mine, struct lock_entry *
         bool is_mine = !strcmp(e->name, mine);
         *mine_listed |= is_mine;
         if (!is_mine && entry_gone(e, l.newest)) {
-            remove_entry(st, e->name);
+            remove_entry(st, e->name, e->alive != 0);
             continue;
         }
         if (!have || e->t < first->t || (e->t == first->t && strcmp(e->name, first->name) < 0)) {
@@ -324,7 +328,7 @@ int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
                 break;
             }
         }
-        remove_entry(st, l->name);
+        remove_entry(st, l->name, false); /* never renewed */
         if (rc) break;
         if (mono_ms() >= deadline) {
             rc =
@@ -357,6 +361,7 @@ int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err)
                       l->dir);
     }
     snprintf(name, sizeof name, LOCK_DIR "%s.alive", l->name);
+    l->alive_written = true; /* (tried: removed at unlock even if the write failed) */
     rc = ig_store_write(st, name, "alive\n", 6, NULL, NULL, err);
     if (!rc) l->renewed = mono_s();
     return rc;
@@ -367,7 +372,7 @@ void ig_remote_unlock(struct ig_remote_lock *l)
     if (!l || !l->held) return;
     l->held = false;
     struct ig_store *st;
-    if (ig_store_at(l->dir, &st, NULL) == 0) remove_entry(st, l->name);
+    if (ig_store_at(l->dir, &st, NULL) == 0) remove_entry(st, l->name, l->alive_written);
 }
 
 /* ---- uploads and the commit --------------------------------------------- */

@@ -67,6 +67,7 @@ struct ig_remote_lock {
     char name[256];  /* our entry under .ingot/lock/ */
     int64_t renewed; /* when (monotonic seconds) */
     bool held;
+    bool alive_written; /* its renewal object (NAME.alive) was written */
 };
 /* Take the writers' lock of the table at dir, waiting up to wait_ms (0: try
  * once). -EBUSY naming the holder when it stays taken. */

@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/io.h"
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -123,12 +124,35 @@ static int read_old(struct ig_s3 *s3, const char *bucket, const char *key, const
     return ig_s3_get_ranges(s3, bucket, key, etag, r, np, err);
 }
 
+/* What the threads replacing a journal's objects share (several objects at
+ * once: each is one multipart upload or PUT, mostly the store's work): the
+ * lock, renewed by one at a time, and the fault steps. */
+struct shared {
+    struct ig_remote_lock *l;
+    struct ig_fault *fault;
+    pthread_mutex_t mu;
+};
+
+static int renew(struct shared *sh, struct ig_error *err)
+{
+    pthread_mutex_lock(&sh->mu);
+    int rc = ig_remote_lock_renew(sh->l, err);
+    pthread_mutex_unlock(&sh->mu);
+    return rc;
+}
+
+static void step(struct shared *sh)
+{
+    pthread_mutex_lock(&sh->mu);
+    ig_fault_step(sh->fault);
+    pthread_mutex_unlock(&sh->mu);
+}
+
 /* Replace object f->name by its bytes with f's records applied: one PUT when
  * small, else a multipart upload of the changed ranges with the rest copied
  * server-side (ranges.h plans the parts); then every older version of it is
  * removed. */
-static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
-                          struct ig_remote_lock *l, struct ig_fault *fault,
+static int replace_object(struct ig_store *st, const struct ffile *f, int jfd, struct shared *sh,
                           struct ig_remote_report *rep, struct ig_error *err)
 {
     const char *bucket, *prefix;
@@ -177,7 +201,7 @@ static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
         if (!rc) rc = ig_s3_mpu_start(s3, bucket, key, upload, sizeof upload, err);
         bool started = !rc;
         for (size_t i = 0; !rc && i < np; i++) {
-            rc = ig_remote_lock_renew(l, err);
+            rc = renew(sh, err);
             if (rc) break;
             if (plan[i].upload) {
                 rc = read_old(s3, bucket, key, cur.etag, cur.size, buf, plan[i].off, plan[i].len,
@@ -193,6 +217,7 @@ static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
                                     cur.etag, plan[i].off, plan[i].len, etags[i], err);
                 if (!rc) rep->bytes_copied += plan[i].len;
             }
+            step(sh); /* a kill here leaves an incomplete upload (the replay aborts it) */
         }
         if (!rc) rc = ig_s3_mpu_complete(s3, bucket, key, upload, etags, (unsigned)np, &now, err);
         if (rc && started) ig_s3_mpu_abort(s3, bucket, key, upload);
@@ -202,11 +227,11 @@ static int replace_object(struct ig_store *st, const struct ffile *f, int jfd,
     }
     if (rc) return ig_err_prefix(err, rc, "%s: replacing %s", ig_store_location(st), f->name);
     rep->objects_replaced++;
-    ig_fault_step(fault);
+    step(sh);
     /* the object now holds no erased value; older versions of it still do */
     rc = ig_remote_remove_versions(st, f->name, now.version_id[0] ? now.version_id : "", &rep->removed,
                          &rep->versions_removed, err);
-    ig_fault_step(fault);
+    step(sh);
     return rc;
 }
 
@@ -225,6 +250,78 @@ static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
     return rc;
 }
 
+/* The objects of a journal replaced by up to INGOT_S3_ERASE_PARALLEL (4)
+ * threads, each taking the next object: an erase touching several parts
+ * waits for the slowest, not for their sum. Reports are summed; the failure
+ * of the first object (in journal order) that failed is the one told. */
+struct apply {
+    struct ig_store *st;
+    const struct fileset *fs;
+    int jfd;
+    struct shared sh;
+    struct ig_remote_report *rep;
+    struct ig_buf *removed; /* each object's removed versions, told in journal order */
+    size_t next, failed_at;
+    struct ig_error err;
+    int rc;
+};
+
+static void *apply_worker(void *arg)
+{
+    struct apply *a = arg;
+    for (;;) {
+        pthread_mutex_lock(&a->sh.mu);
+        size_t i = a->rc ? a->fs->n : a->next++; /* after a failure, nothing more is started */
+        pthread_mutex_unlock(&a->sh.mu);
+        if (i >= a->fs->n) return NULL;
+        struct ig_remote_report r = {0};
+        struct ig_error e = {0};
+        int rc = replace_object(a->st, &a->fs->f[i], a->jfd, &a->sh, &r, &e);
+        pthread_mutex_lock(&a->sh.mu);
+        a->rep->objects_replaced += r.objects_replaced;
+        a->rep->bytes_uploaded += r.bytes_uploaded;
+        a->rep->bytes_copied += r.bytes_copied;
+        a->rep->versions_removed += r.versions_removed;
+        a->removed[i] = r.removed; /* taken over */
+        r.removed = (struct ig_buf)IG_BUF_INIT;
+        if (rc && i < a->failed_at) {
+            a->failed_at = i;
+            a->err = e;
+            a->rc = rc;
+        }
+        pthread_mutex_unlock(&a->sh.mu);
+        ig_remote_report_free(&r);
+    }
+}
+
+static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, struct ig_remote_lock *l,
+                       struct ig_fault *f, struct ig_remote_report *rep, struct ig_error *err)
+{
+    struct apply a = {.st = st, .fs = fs, .jfd = jfd, .sh = {.l = l, .fault = f}, .rep = rep,
+                      .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed)};
+    if (!a.removed) return ig_err(err, -ENOMEM, "out of memory");
+    pthread_mutex_init(&a.sh.mu, NULL);
+    size_t want = (size_t)ig_remote_env_u64("INGOT_S3_ERASE_PARALLEL", 4), started = 0;
+    if (want > fs->n) want = fs->n;
+    if (want > 16) want = 16;
+    pthread_t t[16];
+    for (size_t k = 1; k < want; k++) /* this thread is one of them */
+        if (pthread_create(&t[started], NULL, apply_worker, &a) == 0) started++;
+    apply_worker(&a);
+    for (size_t k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    pthread_mutex_destroy(&a.sh.mu);
+    for (size_t i = 0; i < fs->n; i++) {
+        if (a.removed[i].len)
+            (void)ig_buf_printf(&rep->removed, "%s%.*s", rep->removed.len ? " " : "", (int)a.removed[i].len,
+                                (const char *)a.removed[i].data);
+        ig_buf_free(&a.removed[i]);
+    }
+    free(a.removed);
+    if (a.rc) *err = a.err;
+    return a.rc;
+}
+
 int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
                             struct ig_fault *f, struct ig_remote_report *rep, struct ig_error *err)
 {
@@ -237,14 +334,10 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
     int jfd = rc ? -1 : ig_open(journal_path, O_RDONLY | O_CLOEXEC, 0);
     if (!rc && jfd < 0) rc = ig_err(err, -errno, "%s: %s", journal_path, strerror(errno));
-    for (size_t i = 0; !rc && i < fs.n; i++) {
-        /* only a table's part and blob files are ever named */
-        if (strncmp(fs.f[i].name, "part-", 5)) {
+    for (size_t i = 0; !rc && i < fs.n; i++) /* only a table's part and blob files are ever named */
+        if (strncmp(fs.f[i].name, "part-", 5))
             rc = ig_err(err, -EIO, "%s: the journal names %s, not a part file", dir, fs.f[i].name);
-            break;
-        }
-        rc = replace_object(st, &fs.f[i], jfd, l, f, rep, err);
-    }
+    if (!rc && fs.n) rc = replace_all(st, &fs, jfd, l, f, rep, err);
     if (jfd >= 0) close(jfd);
     fileset_free(&fs);
     if (!rc && generation) {
@@ -256,6 +349,30 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
         ig_fault_step(f);
     }
     return rc;
+}
+
+struct uploads_of {
+    struct ig_s3 *s3;
+    const char *bucket;
+};
+
+static int abort_upload(void *ctx, const char *key, const char *upload_id)
+{
+    const struct uploads_of *u = ctx;
+    ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
+    return 0;
+}
+
+/* The multipart uploads a killed erase left under the prefix, aborted before
+ * its replay starts new ones: their parts may hold copies of the rows it
+ * erases, and no listing of objects shows them. The lock is held, so no
+ * writer of the table has one in flight. */
+static int abort_uploads(struct ig_store *st, struct ig_error *err)
+{
+    struct uploads_of u;
+    const char *prefix;
+    u.s3 = ig_store_s3(st, &u.bucket, &prefix);
+    return u.s3 ? ig_s3_mpu_list(u.s3, u.bucket, prefix, abort_upload, &u, err) : 0;
 }
 
 int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *replayed,
@@ -292,6 +409,7 @@ int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *re
     if (fd >= 0) close(fd);
     ig_obj_close(o);
     struct ig_remote_report rep = {0};
+    if (!rc) rc = abort_uploads(st, err);
     if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, &rep, err);
     ig_remote_report_free(&rep);
     ig_remove_tree(stage);

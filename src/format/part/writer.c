@@ -38,7 +38,8 @@
 
 struct ig_part_writer {
     int fd;
-    char *path;
+    char *path;          /* the file being written (a cut moves it on) */
+    char *first_path;    /* the first one, which encoders' messages name */
     bool finished;
     bool graft;          /* pages into an existing part's file (writer.h) */
     const struct ig_schema *schema;
@@ -49,6 +50,8 @@ struct ig_part_writer {
     uint32_t group_max;  /* and at this many at most */
     uint64_t group_cap;  /* sized groups: values that end one at a substep of its first step; 0: exact groups */
     uint64_t offset;     /* next write position */
+    uint64_t base_rows;  /* rows in the files cut off before this one (writer.h, part_bytes) */
+    uint64_t file_rows;  /* rows committed to this one */
     struct ig_buf pages, extras, groups, chunks, blocks;
     struct ig_buf ctx_bytes;   /* a chunk context being written */
     struct ig_ctxrec *ctxrecs; /* per leaf: where the group being committed put its context */
@@ -269,7 +272,8 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
     w->blobs.fd = -1;
     w->schema = s;
     w->path = strdup(path);
-    w->conf = (struct ig_writer_conf){.schema = s, .first_row_id = first_row_id, .path = w->path};
+    w->first_path = strdup(path);
+    w->conf = (struct ig_writer_conf){.schema = s, .first_row_id = first_row_id, .path = w->first_path};
     struct ig_writer_opts *wo = &w->conf.o;
     if (o)
         *wo = *o;
@@ -281,7 +285,7 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
     if (!wo->page_size) wo->page_size = 65536;
     if (!wo->erase_level) wo->erase_level = 2;
     w->ctxrecs = calloc(s->nleaves ? s->nleaves : 1, sizeof *w->ctxrecs);
-    if (!w->path || !s->leaves || !w->ctxrecs) {
+    if (!w->path || !w->first_path || !s->leaves || !w->ctxrecs) {
         ig_part_writer_free(w);
         return ig_err(err, -ENOMEM, "out of memory (or the schema is not finished)");
     }
@@ -422,6 +426,64 @@ static bool dict_used(const struct ig_column_work *cw)
     return false;
 }
 
+/* The file's footer (its rows: those committed to it, from its own first
+ * row id) and tail after its pages; fsync and close it. */
+static int close_file(struct ig_part_writer *w, struct ig_error *err)
+{
+    struct ig_writer_conf conf = w->conf;
+    conf.first_row_id += w->base_rows;
+    struct ig_footer_tables t = {.conf = &conf, .rows = w->file_rows, .groups = &w->groups, .chunks = &w->chunks,
+                                 .pages = &w->pages, .extras = &w->extras, .blocks = &w->blocks,
+                                 .num_groups = w->num_groups, .num_pages = w->num_pages,
+                                 .num_blocks = w->num_blocks};
+    int rc = ig_writer_write_footer(w->fd, w->offset, &t, w->path, err);
+    if (close(w->fd) && !rc) rc = ig_err(err, -errno, "%s: close: %s", w->path, strerror(errno));
+    w->fd = -1;
+    return rc;
+}
+
+/* The file is full (writer.h, part_bytes): finish it as a part of its own
+ * and go on in a new file at the path the caller names, with empty tables. */
+static int cut(struct ig_part_writer *w, struct ig_error *err)
+{
+    char next[4096];
+    int rc = close_file(w, err);
+    if (!rc) rc = w->conf.o.next_part(w->conf.o.next_ctx, w->file_rows, next, sizeof next, err);
+    if (rc) return rc;
+    char *p = strdup(next);
+    if (!p) return ig_err(err, -ENOMEM, "out of memory");
+    free(w->path); /* the file before is finished: the caller's from now on */
+    w->path = p;
+    w->fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) return ig_err(err, -errno, "%s: %s", p, strerror(errno));
+    rc = ig_write_full(w->fd, IG_PART_MAGIC, IG_PART_MAGIC_LEN);
+    if (rc) return ig_err(err, rc, "%s: write: %s", p, strerror(-rc));
+    w->offset = IG_PART_MAGIC_LEN;
+    w->base_rows += w->file_rows;
+    w->file_rows = 0;
+    w->num_pages = w->num_groups = w->num_blocks = 0;
+    ig_buf_reset(&w->pages);
+    ig_buf_reset(&w->extras);
+    ig_buf_reset(&w->groups);
+    ig_buf_reset(&w->chunks);
+    ig_buf_reset(&w->blocks);
+    return 0;
+}
+
+/* Does g start a new file (writer.h, part_bytes)? When the file holds a group
+ * already and g's pages would take it past part_bytes: a part holds at most
+ * part_bytes of pages, or one group that is larger by itself. */
+static bool cut_before(const struct ig_part_writer *w, const struct ig_group_job *g)
+{
+    const struct ig_writer_opts *o = &w->conf.o;
+    if (!o->part_bytes || !o->next_part || w->graft || w->has_blobs || !w->num_groups) return false;
+    uint64_t bytes = 0;
+    for (uint32_t t = 0; t < w->schema->ntops; t++)
+        for (uint32_t k = 0; k < g->work[t].nsegs; k++) /* with a fitted chunk's padding, at most */
+            bytes += g->work[t].segs[k].stored.len + (g->work[t].segs[k].fitted ? IG_DISK_PAGE : 0);
+    return w->offset + bytes > o->part_bytes;
+}
+
 /* The contexts of top-level column cw's chunks in g, written before its pages:
  * each leaf's symbol table with the uses its blocks make of it (summed over
  * the segments); the symbols no block uses are erased, and a table no block
@@ -478,6 +540,10 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
         *err = g->err;
         return g->err.code;
     }
+    if (cut_before(w, g)) {
+        int rc = cut(w, err);
+        if (rc) return rc;
+    }
     uint32_t first_page = w->num_pages;
     uint64_t first_byte = w->offset;
     for (uint32_t t = 0; t < s->ntops; t++) {
@@ -522,13 +588,14 @@ static int commit(struct ig_part_writer *w, struct ig_group_job *g, struct ig_er
         g->cols[l].type = leaf_def(w, l)->type; /* quantised leaves were read back as float32 */
     }
     uint8_t rec[IG_GRP_SIZE] = {0};
-    ig_st64(rec + IG_GRP_FIRST_ROW, g->first_row);
+    ig_st64(rec + IG_GRP_FIRST_ROW, g->first_row - w->base_rows);
     ig_st32(rec + IG_GRP_ROW_COUNT, g->rows);
     ig_st32(rec + IG_GRP_FIRST_PAGE, first_page);
     ig_st32(rec + IG_GRP_PAGE_COUNT, w->num_pages - first_page);
     /* the hash is filled in at finish, once the page table is final */
     if (ig_buf_append(&w->groups, rec, sizeof rec)) return ig_err(err, -ENOMEM, "out of memory");
     w->num_groups++;
+    w->file_rows += g->rows;
     return 0;
 }
 
@@ -695,37 +762,8 @@ int ig_part_writer_finish(struct ig_part_writer *w, struct ig_error *err)
         rc = ig_blob_writer_finish(&w->blobs, err);
         if (rc) return rc;
     }
-    /* footer starts 8-aligned */
-    uint8_t zeros[8] = {0};
-    size_t pad = (size_t)((8 - w->offset % 8) % 8);
-    rc = ig_write_full(w->fd, zeros, pad);
-    if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
-    uint64_t footer_offset = w->offset + pad;
-    struct ig_buf f = IG_BUF_INIT;
-    uint64_t root = 0;
-    struct ig_footer_tables t = {.conf = &w->conf, .rows = w->rows, .groups = &w->groups, .chunks = &w->chunks,
-                                 .pages = &w->pages, .extras = &w->extras, .blocks = &w->blocks,
-                                 .num_groups = w->num_groups, .num_pages = w->num_pages,
-                                 .num_blocks = w->num_blocks};
-    rc = ig_writer_build_footer(&t, &f, &root);
-    if (rc) {
-        ig_buf_free(&f);
-        return ig_err(err, rc, "%s: building the footer: out of memory", w->path);
-    }
-    uint8_t tail[IG_TAIL_SIZE] = {0};
-    ig_st64(tail + IG_TAIL_FOOTER_OFFSET, footer_offset);
-    ig_st64(tail + IG_TAIL_FOOTER_SIZE, f.len);
-    ig_st64(tail + IG_TAIL_ROOT, root);
-    ig_st32(tail + IG_TAIL_VERSION, IG_FORMAT_VERSION);
-    ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
-    memcpy(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8);
-    rc = ig_write_full(w->fd, f.data, f.len);
-    if (!rc) rc = ig_write_full(w->fd, tail, sizeof tail);
-    ig_buf_free(&f);
-    if (!rc && fsync(w->fd)) rc = -errno;
-    if (!rc && close(w->fd)) rc = -errno;
-    w->fd = -1;
-    if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
+    rc = close_file(w, err);
+    if (rc) return rc;
     w->finished = true;
     return 0;
 }
@@ -768,6 +806,7 @@ void ig_part_writer_free(struct ig_part_writer *w)
         job_free(w, &w->jobs[j]);
     ig_encoder_free(&w->own);
     free(w->path);
+    free(w->first_path);
     ig_buf_free(&w->pages);
     ig_buf_free(&w->extras);
     ig_buf_free(&w->groups);

@@ -14,6 +14,7 @@
 #ifndef IG_FORMAT_WRITER_H
 #define IG_FORMAT_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "format/model/schema.h"
@@ -43,6 +44,17 @@ struct ig_writer_opts {
     const uint8_t *deleted;  /* the part's deletion bitmap (LSB first), or NULL: rows
                                 deleted already are written as their erased form is
                                 counted (not in text lengths, live values; deleted) */
+    /* Rows cut into several part files (ig_part_writer_open only, not a
+     * graft, not a schema with blob columns, whose references point into one
+     * blob file): a row group whose pages would take the file past
+     * part_bytes starts a new file (a group larger than that alone is a part
+     * of its own), at the path next_part names (rows_done: the rows of
+     * the file just finished, which is complete, footer and all, and left to
+     * the caller from then on). Each file is a part of its own: its first row
+     * id follows the previous one's rows. 0: one file. */
+    uint64_t part_bytes;
+    int (*next_part)(void *ctx, uint64_t rows_done, char *path, size_t cap, struct ig_error *err);
+    void *next_ctx;
 };
 
 /* Row groups sized by their values (rows_per_group 0): a group grows in steps

@@ -3,16 +3,21 @@
  * their names and name-sorted index, the leaves, and the groups, chunks,
  * pages, extras and blocks tables, each section 8-aligned; then the hashes
  * (schema, chunks, each group's over its final page records) and the Merkle
- * root. The tail and the writes are writer.c's. */
+ * root; and, written after a part's pages, the footer with its tail
+ * (ig_writer_write_footer). */
 #include "format/part/writer_int.h"
 #include "format/part/columns.h"
 #include "format/layout.h"
 #include "format/part/merkle.h"
 #include "util/buf.h"
 #include "util/endian.h"
+#include "util/error.h"
 #include "util/hash.h"
+#include "util/io.h"
 
 #include <errno.h>
+#include <string.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,4 +128,34 @@ int ig_writer_build_footer(const struct ig_footer_tables *w, struct ig_buf *f, u
     ig_buf_free(&index);
     ig_buf_free(&leaves);
     return rc;
+}
+
+int ig_writer_write_footer(int fd, uint64_t offset, const struct ig_footer_tables *t, const char *path,
+                           struct ig_error *err)
+{
+    /* the footer starts 8-aligned */
+    uint8_t zeros[8] = {0};
+    size_t pad = (size_t)((8 - offset % 8) % 8);
+    int rc = ig_write_full(fd, zeros, pad);
+    if (rc) return ig_err(err, rc, "%s: write: %s", path, strerror(-rc));
+    uint64_t footer_offset = offset + pad;
+    struct ig_buf f = IG_BUF_INIT;
+    uint64_t root = 0;
+    rc = ig_writer_build_footer(t, &f, &root);
+    if (rc) {
+        ig_buf_free(&f);
+        return ig_err(err, rc, "%s: building the footer: out of memory", path);
+    }
+    uint8_t tail[IG_TAIL_SIZE] = {0};
+    ig_st64(tail + IG_TAIL_FOOTER_OFFSET, footer_offset);
+    ig_st64(tail + IG_TAIL_FOOTER_SIZE, f.len);
+    ig_st64(tail + IG_TAIL_ROOT, root);
+    ig_st32(tail + IG_TAIL_VERSION, IG_FORMAT_VERSION);
+    ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
+    memcpy(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8);
+    rc = ig_write_full(fd, f.data, f.len);
+    if (!rc) rc = ig_write_full(fd, tail, sizeof tail);
+    ig_buf_free(&f);
+    if (!rc && fsync(fd)) rc = -errno;
+    return rc ? ig_err(err, rc, "%s: write: %s", path, strerror(-rc)) : 0;
 }

@@ -151,5 +151,9 @@ struct ig_footer_tables {
 /* The footer's bytes into f (empty) and the part's Merkle root; -ENOMEM
  * (writer_footer.c). */
 int ig_writer_build_footer(const struct ig_footer_tables *t, struct ig_buf *f, uint64_t *root);
+/* After a part's pages, ending at offset in fd: padding to 8, the footer and
+ * the tail; fsync (the caller closes fd). 0 or an error naming path. */
+int ig_writer_write_footer(int fd, uint64_t offset, const struct ig_footer_tables *t, const char *path,
+                           struct ig_error *err);
 
 #endif

@@ -19,11 +19,13 @@
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include <linux/fuse.h>
 #include <malloc.h>
 #include <sys/epoll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -246,6 +249,39 @@ static int open_session(struct fs_session *s, const struct fs_opts *o, int statu
     return 0;
 }
 
+/* ---- parallel lookups ----
+ *
+ * libfuse before 3.16.2 (Debian 12 has 3.14) wants FUSE_CAP_PARALLEL_DIROPS
+ * by default but never puts it in its INIT reply (libfuse #861), so the kernel
+ * takes a directory's lock around every lookup in it: rows/ID opened by 16
+ * threads arrived one at a time, each waiting for the one before (on object
+ * storage, a round trip each). The session writes to the device through this
+ * hook, which sets the flag in the INIT reply, the session's first write (no
+ * request comes before INIT, and nothing is sent unasked before its reply);
+ * every other write passes through unchanged. Lookups and listings of one
+ * directory then run as those of different directories always have: each
+ * takes the table lock for reading, and the caches have their own locks. */
+static atomic_bool init_seen;
+
+static ssize_t dev_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+    (void)userdata;
+    if (!atomic_load(&init_seen) && count == 2 && iov[0].iov_len == sizeof(struct fuse_out_header) &&
+        iov[1].iov_len >= offsetof(struct fuse_init_out, flags) + sizeof(uint32_t) &&
+        !atomic_exchange(&init_seen, true)) {
+        const struct fuse_out_header *h = iov[0].iov_base;
+        struct fuse_init_out *out = iov[1].iov_base;
+        if (h->error == 0 && out->major == FUSE_KERNEL_VERSION) out->flags |= FUSE_PARALLEL_DIROPS;
+    }
+    return writev(fd, iov, count);
+}
+
+static ssize_t dev_read(int fd, void *buf, size_t len, void *userdata)
+{
+    (void)userdata;
+    return read(fd, buf, len);
+}
+
 /* The FUSE session over s, mounted at mountpoint with its signal handlers;
  * NULL (reported) if any step fails. */
 static struct fuse_session *mount_session(struct fs_session *s, const struct fs_opts *o, const char *mountpoint,
@@ -283,6 +319,11 @@ static struct fuse_session *mount_session(struct fs_session *s, const struct fs_
         fuse_session_destroy(se);
         return NULL;
     }
+    /* the same device, written through the hook above (no splice: requests
+     * and replies are small, and pages go out from memory in one writev) */
+    static const struct fuse_custom_io io = {.writev = dev_writev, .read = dev_read};
+    if (fuse_session_custom_io(se, &io, fuse_session_fd(se)))
+        syslog(LOG_WARNING, "ingot: lookups in one directory stay serialised (custom io refused)");
     return se;
 }
 

@@ -1,0 +1,162 @@
+/* gc_remote.c - objects no kept version needs, deleted (gc_remote.h). */
+#include "format/ops/gc_remote.h"
+#include "format/part/journal.h"
+#include "format/part/tag.h"
+#include "format/part/versions.h"
+#include "store/s3.h"
+#include "store/store.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One object version the listing found that goes. */
+struct doomed {
+    char name[IG_STORE_NAME_MAX];
+    char version_id[IG_VERSION_ID_MAX];
+    uint64_t size;
+    bool whole; /* a part or blob object no version kept names */
+    bool marker;
+    bool lock_marker; /* a delete marker under .ingot/lock/ (kept if its key has a version) */
+};
+
+struct sweep {
+    char (*names)[IG_PART_NAME_MAX];
+    size_t n;
+    struct doomed *d;
+    size_t nd, cap;
+    char (*live)[IG_STORE_NAME_MAX]; /* lock entries with a version (not a marker) */
+    size_t nlive, livecap;
+};
+
+#define LOCK_PREFIX ".ingot/lock/"
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* "part-NNNNNN.ingot" or "part-NNNNNN.blob" at the top of the prefix. */
+static bool is_part_object(const char *name)
+{
+    size_t len = strlen(name);
+    if (strncmp(name, "part-", 5) || strchr(name, '/')) return false;
+    return (len > 6 && !strcmp(name + len - 6, ".ingot")) || (len > 5 && !strcmp(name + len - 5, ".blob"));
+}
+
+/* The table's small objects whose older versions go. */
+static bool is_table_file(const char *name)
+{
+    return !strcmp(name, "MANIFEST") || !strcmp(name, IG_TAGS_FILE) ||
+           !strncmp(name, IG_VERSIONS_DIR "/", strlen(IG_VERSIONS_DIR "/"));
+}
+
+static int seen(void *ctx, const struct ig_obj_info *o)
+{
+    struct sweep *s = ctx;
+    bool whole = is_part_object(o->name) && !bsearch(o->name, s->names, s->n, sizeof *s->names, name_cmp);
+    bool older = is_table_file(o->name) && (!o->latest || o->delete_marker);
+    /* a bucket keeping versions keeps a delete marker for each lock entry a
+     * writer removed (remote.c): one a key has no version under is nothing */
+    bool lock = !strncmp(o->name, LOCK_PREFIX, strlen(LOCK_PREFIX));
+    if (lock && !o->delete_marker) {
+        if (s->nlive == s->livecap) {
+            size_t cap = s->livecap ? 2 * s->livecap : 16;
+            char(*g)[IG_STORE_NAME_MAX] = realloc(s->live, cap * sizeof *g);
+            if (!g) return -ENOMEM;
+            s->live = g;
+            s->livecap = cap;
+        }
+        snprintf(s->live[s->nlive++], IG_STORE_NAME_MAX, "%s", o->name);
+        return 0;
+    }
+    if (!whole && !older && !lock) return 0;
+    if (s->nd == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct doomed *g = realloc(s->d, cap * sizeof *g);
+        if (!g) return -ENOMEM;
+        s->d = g;
+        s->cap = cap;
+    }
+    struct doomed *d = &s->d[s->nd++];
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", o->name);
+    snprintf(d->version_id, sizeof d->version_id, "%s", o->version_id);
+    d->size = o->delete_marker ? 0 : o->size;
+    d->whole = whole;
+    d->marker = o->delete_marker;
+    d->lock_marker = lock;
+    return 0;
+}
+
+/* Whether a lock entry's marker is to stay: its key has a version (a writer
+ * at work, or one whose entry is the next writer's to judge). */
+static bool lock_live(const struct sweep *s, const char *name)
+{
+    for (size_t i = 0; i < s->nlive; i++)
+        if (!strcmp(s->live[i], name)) return true;
+    return false;
+}
+
+/* An incomplete multipart upload found: aborted (dry run: counted). */
+struct uploads {
+    struct ig_s3 *s3;
+    const char *bucket;
+    bool dry_run;
+    struct ig_writer_hold *hold;
+    struct ig_fault *f;
+    uint64_t n;
+    struct ig_error *err;
+};
+
+static int upload_seen(void *ctx, const char *key, const char *upload_id)
+{
+    struct uploads *u = ctx;
+    u->n++;
+    if (u->dry_run) return 0;
+    int rc = ig_writer_renew(u->hold, u->err);
+    if (!rc) ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
+    ig_fault_step(u->f);
+    return rc;
+}
+
+int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t n, bool dry_run,
+                       struct ig_writer_hold *hold, struct ig_fault *f, struct ig_gc_sweep *out,
+                       struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    qsort(names, n, sizeof *names, name_cmp);
+    struct sweep s = {.names = names, .n = n};
+    /* the whole listing first: deleting while listing could skip entries */
+    rc = ig_store_list(st, "", true, seen, &s, err);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    const char *last = "";
+    for (size_t i = 0; !rc && i < s.nd; i++) {
+        const struct doomed *d = &s.d[i];
+        if (d->lock_marker && lock_live(&s, d->name)) continue;
+        if (d->whole && strcmp(d->name, last)) out->objects++;
+        if (d->whole) last = d->name;
+        if (!d->marker) out->versions++;
+        out->bytes += d->size;
+        if (dry_run) continue;
+        rc = ig_writer_renew(hold, err);
+        if (!rc) rc = ig_store_remove(st, d->name, d->version_id[0] ? d->version_id : NULL, err);
+        if (rc == -ENOENT) rc = 0; /* gone already (a gc before this one) */
+        ig_fault_step(f);
+    }
+    free(s.d);
+    free(s.live);
+    const char *bucket, *prefix;
+    struct ig_s3 *s3 = rc ? NULL : ig_store_s3(st, &bucket, &prefix);
+    if (s3) {
+        struct uploads u = {s3, bucket, dry_run, hold, f, 0, err};
+        rc = ig_s3_mpu_list(s3, bucket, prefix, upload_seen, &u, err);
+        out->uploads = u.n;
+    }
+    return rc;
+}
