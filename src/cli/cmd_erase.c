@@ -82,9 +82,10 @@ int cmd_erase(int argc, char **argv)
             if (json)
                 printf("{\"rows\":%" PRIu64 ",\"pages_rewritten\":%" PRIu64 ",\"pages_moved\":%" PRIu64
                        ",\"page_records\":%" PRIu64 ",\"bytes_written\":%" PRIu64
-                       ",\"journal_bytes\":%" PRIu64 ",\"ms\":%.3f}\n",
+                       ",\"journal_bytes\":%" PRIu64 ",\"dict_segments_zeroed\":%" PRIu64
+                       ",\"dict_blocks_recompressed\":%" PRIu64 ",\"ms\":%.3f}\n",
                        rep.rows, rep.pages_rewritten, rep.pages_moved, rep.records,
-                       rep.bytes_written, rep.journal_bytes, ms);
+                       rep.bytes_written, rep.journal_bytes, rep.dict_segments, rep.dict_blocks, ms);
             else
                 printf("%s: erased %" PRIu64 " row%s (%" PRIu64 " pages rewritten, %" PRIu64
                        " moved, %" PRIu64 " bytes written) in %.1f ms\n",

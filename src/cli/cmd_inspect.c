@@ -70,7 +70,7 @@ static int gather(const struct ig_table *t, struct colstat *cs, struct ig_error 
             s->stored += r.stored;
             s->body += r.body_size;
             s->text += r.text_len;
-            s->zstd_pages += r.compression == IG_PC_ZSTD;
+            s->zstd_pages += r.compression != IG_PC_NONE;
             if (r.encoding < IG_PAGE_ENC_COUNT) s->enc[r.encoding]++;
         }
     }

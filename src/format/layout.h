@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 12u    /* what writers write (12: chunk contexts, fsst, alp; 11 is logical types) */
+#define IG_FORMAT_VERSION 13u    /* what writers write (13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
@@ -19,6 +19,7 @@
 #define IG_FORMAT_CHUNK_STATS 9u /* the first version whose chunk records bound numeric values */
 #define IG_FORMAT_LOGICAL 11u    /* the first version whose column records carry logical types */
 #define IG_FORMAT_CHUNK_CTX 12u  /* the first version whose chunk records locate a chunk context */
+#define IG_FORMAT_ZDICT 13u      /* the first whose blocks may be compressed with their chunk's zstd dictionary */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -198,7 +199,8 @@ enum ig_compression_policy { IG_COMP_AUTO = 0, IG_COMP_NONE = 1, IG_COMP_ZSTD = 
  * counts and no bounds. */
 #define IG_PGF_RELEASED 0x04
 
-enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1 };
+/* 2: zstd against the chunk's dictionary (context kind 2; blocks of format 13) */
+enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1, IG_PC_ZSTD_DICT = 2 };
 
 /* ---- page body (after decompression) ----
  *   u8 body flags (IG_BODY_*) | u8 0 | u16 0

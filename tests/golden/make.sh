@@ -34,6 +34,10 @@
 #   v11: the commit that added v11/ (format version 11, logical types in
 #       column records; from 11 also logical/: every logical type, nested in
 #       a list and a struct too, with NULLs, rows erased)
+#   v13: the commit that added v13/ (format version 13, a zstd dictionary per
+#       string chunk, context kind 2; from 13 also zdict/: captions of words
+#       in two row groups with a dictionary each, rows erased, one of them
+#       the only holder of a word, whose segments the erase zeroed)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -100,6 +104,13 @@ tables() {
             rm "$d.context.csv" "$d.context.txt"
             "$ingot" erase --row 4 --row 17 --row 150 --row 299 --row 450 "$d/context"
         fi
+        if [ "$v" -ge 13 ]; then
+            zdict_input >"$d.zdict.csv"
+            "$ingot" import --rows-per-group 4500 "$d.zdict.csv" "$d/zdict"
+            rm "$d.zdict.csv"
+            # row 7 holds a word no other row does: its segments are zeroed
+            "$ingot" erase --row 7 --row 40 --row 4600 --row 8999 "$d/zdict"
+        fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
     rm -f "$d"/*/.ingot/erasures
@@ -153,6 +164,21 @@ for i in range(600):
     price = "%.2f" % (rng.randrange(100000) / 100) if i % 23 != 4 else odd[i % 5]
     score = "%.3f" % (rng.randrange(-1000, 1000) / 1000) if i % 29 != 17 else odd[(i + 1) % 5]
     print(f"{i},{note},{price},{score}")
+'
+}
+
+# 9,000 captions of words from a 200-word vocabulary in two row groups of
+# 4,500 (about 280 KB of text each: a zstd dictionary per chunk), row 7 made
+# of a word no other row holds: deterministic, so the same input every time.
+zdict_input() {
+    /usr/bin/python3 -c '
+import random
+rng = random.Random(13)
+vocab = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9))) for _ in range(200)]
+print("id,caption")
+for i in range(9000):
+    c = " ".join(["uniquewordq"] * 5) if i == 7 else " ".join(rng.choice(vocab) for _ in range(rng.randint(6, 14)))
+    print(f"{i},{c}")
 '
 }
 

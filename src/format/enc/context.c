@@ -4,7 +4,8 @@
  *
  * Bytes: entries, each [kind: u8] [varint length] [payload], then zeros (a
  * kind byte 0 ends the entries; an erase that shrinks an entry leaves zeros
- * behind it). Kinds: 1 the chunk's FSST symbol table (fsst.c). A kind this
+ * behind it). Kinds: 1 the chunk's FSST symbol table (fsst.c), 2 its zstd
+ * dictionary (zdict.c, format 13). A kind this
  * reader does not know is an error, as is a kind given twice: a context is
  * only ever read by those who must understand all of it. */
 #include <stdlib.h>
@@ -14,16 +15,21 @@
 
 #define CTX_END  0
 #define CTX_FSST 1
+#define CTX_ZDICT 2
 
 void ig_chunk_ctx_free(struct ig_chunk_ctx *cx)
 {
     ig_fsst_free(cx->fsst);
     cx->fsst = NULL;
+    ig_zdict_free(cx->zdict);
+    cx->zdict = NULL;
+    ig_zdict_free(cx->zdict_next);
+    cx->zdict_next = NULL;
 }
 
 bool ig_chunk_ctx_empty(const struct ig_chunk_ctx *cx)
 {
-    return !cx || !cx->fsst;
+    return !cx || (!cx->fsst && !cx->zdict);
 }
 
 int ig_chunk_ctx_parse(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, struct ig_error *err)
@@ -40,7 +46,12 @@ int ig_chunk_ctx_parse(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, st
             break;
         }
         pos += u;
-        if (kind != CTX_FSST) {
+        if (kind == CTX_ZDICT) {
+            if (cx->zdict)
+                rc = ig_err(err, -EIO, "chunk context: two zstd dictionaries");
+            else
+                rc = ig_zdict_parse(p + pos, (size_t)l, &cx->zdict, err);
+        } else if (kind != CTX_FSST) {
             rc = ig_err(err, -EIO, "chunk context: unknown entry kind %u", kind);
         } else if (cx->fsst) {
             rc = ig_err(err, -EIO, "chunk context: two symbol tables");
@@ -62,13 +73,26 @@ int ig_chunk_ctx_parse(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, st
 
 int ig_chunk_ctx_write(const struct ig_chunk_ctx *cx, struct ig_buf *out)
 {
-    if (!cx->fsst) return 0;
-    size_t l = ig_fsst_size(cx->fsst);
-    uint8_t *h = ig_buf_extend(out, 1 + ig_varint_size(l));
-    if (!h) return -ENOMEM;
-    h[0] = CTX_FSST;
-    ig_varint_put(h + 1, l);
-    return ig_fsst_write(cx->fsst, out);
+    if (cx->fsst) {
+        size_t l = ig_fsst_size(cx->fsst);
+        uint8_t *h = ig_buf_extend(out, 1 + ig_varint_size(l));
+        if (!h) return -ENOMEM;
+        h[0] = CTX_FSST;
+        ig_varint_put(h + 1, l);
+        int rc = ig_fsst_write(cx->fsst, out);
+        if (rc) return rc;
+    }
+    if (cx->zdict) {
+        /* an erase writes the dictionary its blocks now use */
+        const struct ig_zdict *z = cx->zdict_next ? cx->zdict_next : cx->zdict;
+        size_t l = ig_zdict_size(z);
+        uint8_t *h = ig_buf_extend(out, 1 + ig_varint_size(l));
+        if (!h) return -ENOMEM;
+        h[0] = CTX_ZDICT;
+        ig_varint_put(h + 1, l);
+        return ig_zdict_write(z, out);
+    }
+    return 0;
 }
 
 int ig_bytes_symbol_uses(const uint8_t *p, size_t len, size_t n, const struct ig_chunk_ctx *cx,

@@ -87,16 +87,19 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
     int rc = ig_part_chunk(p, g, c->rec.leaf, &first, &count, err);
     uint8_t *kill = NULL;
     size_t k = 0; /* next erased row (rows are part-local, sorted) */
-    for (uint32_t pg = first; !rc && pg < first + count && k < nrows; pg++) {
+    if (!rc) rc = erase_dict_prepare(x, pp, c, g, gr->first_row, rows, nrows, err);
+    /* a dictionary zeroed in part: every page may hold a frame that used it */
+    bool every = !rc && erase_dict_changed(x, g, c->rec.leaf);
+    for (uint32_t pg = first; !rc && pg < first + count && (k < nrows || every); pg++) {
         struct ig_pagerec rec;
         rc = ig_part_page(p, pg, &rec, err);
         if (rc) break;
         uint64_t lo = gr->first_row + rec.first_row, hi = lo + rec.row_count;
         while (k < nrows && rows[k] < lo)
             k++;
-        if (k == nrows || rows[k] >= hi) continue;
+        if ((k == nrows || rows[k] >= hi) && !every) continue;
         free(kill);
-        kill = calloc((rec.row_count + 7) / 8, 1);
+        kill = calloc((rec.row_count + 7) / 8 + 1, 1);
         if (!kill) return ig_err(err, -ENOMEM, "out of memory");
         uint32_t nkill = 0;
         for (; k < nrows && rows[k] < hi; k++, nkill++) {
@@ -162,6 +165,8 @@ static void report_add(struct ig_erase_report *to, const struct ig_erase_report 
     to->records += r->records;
     to->bytes_written += r->bytes_written;
     to->blob_objects += r->blob_objects;
+    to->dict_segments += r->dict_segments;
+    to->dict_blocks += r->dict_blocks;
 }
 
 /* Threads for a group's flat leaves: the cores, at most ERASE_THREADS, never

@@ -159,8 +159,8 @@ static int add_moved(struct part_plan *pp, uint32_t page, const struct ig_buf *b
 
 /* The context of chunk (g, leaf) as this erase edits it: read, checked and
  * parsed the first time; NULL for a chunk without one. */
-static int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint32_t leaf,
-                         struct ig_chunk_ctx **out, struct ig_error *err)
+int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint32_t leaf,
+                  struct ig_chunk_ctx **out, struct ig_error *err)
 {
     *out = NULL;
     for (size_t i = 0; i < x->ncxs; i++)
@@ -199,6 +199,10 @@ static int count_block_uses(struct erase_ctx *x, const struct ig_column_ref *c,
 {
     struct ig_chunk_ctx *cx = (struct ig_chunk_ctx *)blk->cx; /* x's own, being edited */
     if (!cx || !cx->fsst) return 0;
+    /* only fsst streams and dictionaries use the table (the record names the
+     * block's scheme): no other block is decompressed to be counted (verify
+     * counts every block, and finds a record that lied) */
+    if (blk->encoding != IG_ENC_FSST && blk->encoding != IG_ENC_DICT) return 0;
     uint64_t counts[256] = {0};
     int rc = ig_page_symbol_uses(stored, blk, &c->li, &x->r.s, counts, err);
     if (!rc && ig_fsst_add_uses(cx->fsst, counts, sign))
@@ -214,8 +218,18 @@ static int count_built_uses(struct erase_ctx *x, const struct ig_column_ref *c,
     nb.stored = (uint32_t)x->built.stored.len;
     nb.body_size = x->built.body_size;
     nb.compression = x->built.compression;
+    nb.encoding = x->built.encoding;
     nb.entry_count = x->built.entry_count;
     nb.value_count = x->built.value_count;
+    /* read against the dictionary it was compressed with: the one the erase
+     * writes (the symbol table is the same, edited in place) */
+    struct ig_chunk_ctx *cx = (struct ig_chunk_ctx *)old->cx, view;
+    if (cx && cx->zdict_next) {
+        view = *cx;
+        view.zdict = cx->zdict_next;
+        view.zdict_next = NULL;
+        nb.cx = &view;
+    }
     return count_block_uses(x, c, x->built.stored.data, &nb, 1, err);
 }
 
@@ -238,7 +252,7 @@ int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_er
     struct ig_buf now = IG_BUF_INIT;
     for (size_t i = 0; i < x->ncxs && !rc; i++) {
         struct erase_chunk_ctx *c = &x->cxs[i];
-        ig_fsst_prune(c->cx.fsst);
+        if (c->cx.fsst) ig_fsst_prune(c->cx.fsst);
         ig_buf_reset(&now);
         rc = ig_chunk_ctx_write(&c->cx, &now) ? -ENOMEM : 0;
         if (!rc && now.len > c->rec.size)
@@ -297,7 +311,7 @@ static int move_page(struct erase_ctx *x, struct part_plan *pp, struct page_edit
             comp = pe->e[k].built.compression;
             k++;
         }
-        size_t slack = comp == IG_PC_ZSTD ? (len / 128 > 32 ? len / 128 : 32) : 0;
+        size_t slack = comp != IG_PC_NONE ? (len / 128 > 32 ? len / 128 : 32) : 0;
         if (rec->nblocks) ig_st32(block_rec(pp, rec, b) + IG_BLK_OFFSET, (uint32_t)whole.len);
         if (ig_buf_append(&whole, bytes, len) || ig_buf_append_zeros(&whole, rec->nblocks ? slack : 0))
             rc = -ENOMEM;
@@ -441,8 +455,40 @@ static bool bound_erased(const struct ig_values *v, const uint8_t *kb, uint32_t 
     return false;
 }
 
+/* Block b of a page (record blk) that holds no erased row, in a chunk whose
+ * dictionary this erase zeroed segments of: compressed again against the new
+ * one when its frame referred to bytes zeroed (its values unchanged). */
+static int restale_block(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                         uint32_t g, uint32_t page, uint32_t b, struct ig_pagerec *blk,
+                         struct page_edit *pe, struct ig_error *err)
+{
+    if (blk->compression != IG_PC_ZSTD_DICT) return 0;
+    const struct ig_part *p = pp->p;
+    struct ig_chunk_ctx *cx = NULL;
+    int rc = erase_context(x, p, g, c->rec.leaf, &cx, err);
+    if (rc || !cx) return rc;
+    blk->cx = cx;
+    ig_buf_reset(&x->tmp);
+    rc = ig_buf_reserve(&x->tmp, blk->stored) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc) rc = ig_part_read(p, x->tmp.data, blk->stored, blk->offset, err);
+    if (!rc && ig_hash(x->tmp.data, blk->stored) != blk->checksum)
+        rc = ig_err(err, -EIO, "checksum mismatch");
+    bool stale = false;
+    if (!rc) rc = ig_page_dict_stale(x->tmp.data, blk, &x->r.s, &stale, err);
+    if (!rc && stale) {
+        rc = ig_page_recompress_block(x->tmp.data, blk, &x->r.s, &x->built, err);
+        if (!rc && add_edit(x, pe, b, blk, x->tmp.data)) rc = ig_err(err, -ENOMEM, "out of memory");
+        if (!rc) x->rep->dict_blocks++;
+    }
+    if (rc)
+        rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
+                           (int)c->rec.name_len, c->rec.name, page, b);
+    return rc;
+}
+
 /* The rows of `kill` (page-relative) of a flat leaf's page: block by block, only
- * the blocks that hold one are read and rewritten. */
+ * the blocks that hold one are read and rewritten (and, in a chunk whose
+ * dictionary the erase changed, those whose frames it changed). */
 int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
                uint32_t page, uint64_t group_first_row, const uint8_t *kill, uint32_t nkill,
                struct ig_error *err)
@@ -463,12 +509,16 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
     const struct ig_pagerec *rec = &pe.rec;
     uint64_t gone_text = 0;
     uint32_t nb = ig_page_nblocks(rec);
+    bool dict_changed = c->erase_level == 2 && erase_dict_changed(x, g, c->rec.leaf);
     for (uint32_t b = 0; b < nb && !rc; b++) {
         struct ig_pagerec blk;
         rc = ig_part_block(p, page, rec, b, &blk, err);
         if (rc) break;
         const uint8_t *kb = slice(&x->kill_b, kill, blk.first_row, blk.row_count);
-        if (!kb) continue; /* no erased row here: untouched */
+        if (!kb) { /* no erased row here: untouched, unless its dictionary changed under it */
+            if (dict_changed) rc = restale_block(x, pp, c, g, page, b, &blk, &pe, err);
+            continue;
+        }
         /* the killed values alone where the leaf reads them one by one (their
          * text length is all the erase needs of them); the block otherwise */
         struct ig_block_load bl = {.rec = rec, .block = b, .pick = c->rec.type == IG_T_BLOB ? NULL : kb};
@@ -503,7 +553,7 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         else if (add_edit(x, &pe, b, &blk, x->r.stored.data))
             rc = ig_err(err, -ENOMEM, "out of memory");
     }
-    if (!rc) {
+    if (!rc && nkill) {
         uint8_t *r = page_rec(pp, page);
         ig_st32(r + IG_PG_DELETED, rec->deleted + nkill);
         ig_st64(r + IG_PG_TEXT_LEN, rec->text_len - gone_text);
@@ -511,8 +561,8 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         uint32_t per = c->rec.dimension ? c->rec.dimension : 1;
         ig_st32(px + IG_PX_LIVE_VALUES, ig_ld32(px + IG_PX_LIVE_VALUES) - nkill * per);
         x->rep->records++;
-        rc = commit_page_edit(x, pp, &pe, err);
     }
+    if (!rc) rc = commit_page_edit(x, pp, &pe, err);
     page_edit_free(&pe);
     return rc;
 }

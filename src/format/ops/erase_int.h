@@ -81,6 +81,23 @@ struct erase_ctx {
     size_t ncxs;
 };
 void erase_ctx_free(struct erase_ctx *x);
+/* The context of chunk (g, leaf) as this erase edits it: read, checked and
+ * parsed the first time; *out NULL for a chunk without one. */
+int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint32_t leaf,
+                  struct ig_chunk_ctx **out, struct ig_error *err);
+/* Before the pages of flat leaf c's chunk in group g are erased (rows:
+ * part-local, sorted, those of this erase): when the chunk has a zstd
+ * dictionary, every segment an erased value holds and no value that stays
+ * holds is zeroed in cx->zdict_next, which the erase compresses the chunk's
+ * rewritten blocks against and writes (erase_dict.c). Nothing to do at
+ * erase level 1, nor for a chunk without a dictionary. */
+int erase_dict_prepare(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                       uint32_t g, uint64_t group_first_row, const uint64_t *rows, size_t nrows,
+                       struct ig_error *err);
+/* Whether the chunk of flat leaf c in group g has a dictionary this erase
+ * changed (then every page of the chunk is looked at: erase_page). */
+bool erase_dict_changed(struct erase_ctx *x, uint32_t g, uint32_t leaf);
+
 /* Write the contexts x edited (the group's, of the leaves x erased from):
  * each pruned and written over its old bytes (never longer: counts only go
  * down, symbols only leave), only the bytes that changed journaled, its

@@ -216,6 +216,12 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
              p->name, cname, g, page, rec.deleted, ndel);
     check_blocks(x, p, g, page, &rec, c, deleted, cname, cx, uses);
     if (c->rec.type == IG_T_BLOB) collect_blob_refs(x, c);
+    for (size_t i = 0; x->zl && ig_zdict_find_remaining(x->zl) && i < x->v.n && i < rec.row_count; i++) {
+        size_t len;
+        if ((deleted && ((deleted[i / 8] >> (i % 8)) & 1)) || ig_values_is_null(&x->v, i)) continue;
+        const uint8_t *q = ig_values_bytes(&x->v, i, &len);
+        ig_zdict_find_value(x->zl, q, len);
+    }
     if (x->deep) { /* text lengths: the writer's arithmetic, checked on request */
         uint64_t tl = 0;
         int trc;
@@ -373,8 +379,10 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
                 ig_verify_fail(x, "%s: %s row group %u: chunk context: cannot read it again", p->name, cname,
                      g);
             ig_buf_free(&b);
-            cx = own.fsst ? &own : NULL;
+            cx = own.fsst || own.zdict ? &own : NULL;
         }
+        if (cx && cx->zdict && x->deep && !c.nested && ig_zdict_find_new(cx->zdict, NULL, 1, &x->zl))
+            ig_verify_fail(x, "%s: %s row group %u: out of memory", p->name, cname, g);
         struct ig_strset dict;
         ig_strset_init(&dict);
         bool counting = x->deep && cd.count;
@@ -383,7 +391,17 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
             check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected,
                        counting ? &dict : NULL, x->deep && bounds.bounded ? &bounds : NULL, cx,
                        uses);
-        for (unsigned s = 0; cx && expected != UINT32_MAX && s < 256; s++)
+        if (x->zl && expected != UINT32_MAX && ig_zdict_find_remaining(x->zl)) {
+            uint32_t i = 0;
+            while (ig_zdict_find_hits(x->zl)[i]) i++;
+            ig_verify_fail(x,
+                 "%s: %s row group %u: chunk context: zstd dictionary segment %u is no live value's "
+                 "substring (an erased value's bytes kept)",
+                 p->name, cname, g, i);
+        }
+        ig_zdict_find_free(x->zl);
+        x->zl = NULL;
+        for (unsigned s = 0; cx && cx->fsst && expected != UINT32_MAX && s < 256; s++)
             if (ig_fsst_count(cx->fsst, s) != uses[s]) {
                 ig_verify_fail(x,
                      "%s: %s row group %u: chunk context: symbol %u is used %" PRIu64

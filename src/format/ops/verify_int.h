@@ -52,6 +52,9 @@ struct vctx {
     /* the chunk being checked has a context that failed its checks: its
      * blocks that need it cannot be checked for erased rows (said once) */
     bool ctx_failed;
+    /* --deep, a flat chunk with a zstd dictionary (format 13): the segments
+     * its live values are searched for (codec.h, ig_zdict_find), NULL otherwise */
+    struct ig_zdict_find *zl;
 };
 
 /* A failure: reported now, or by a helper thread kept for its row group. */

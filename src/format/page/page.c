@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 void ig_page_scratch_free(struct ig_page_scratch *s)
 {
@@ -66,8 +67,7 @@ static pthread_once_t cctx_once = PTHREAD_ONCE_INIT;
 static void cctx_free(void *c) { ZSTD_freeCCtx(c); }
 static void cctx_key_make(void) { (void)pthread_key_create(&cctx_key, cctx_free); }
 
-/* ZSTD_compress's output (same parameters, same bytes) through that context. */
-size_t ig_page_compress(void *dst, size_t cap, const void *src, size_t n, int level)
+static ZSTD_CCtx *thread_cctx(void)
 {
     pthread_once(&cctx_once, cctx_key_make);
     ZSTD_CCtx *c = pthread_getspecific(cctx_key);
@@ -75,7 +75,42 @@ size_t ig_page_compress(void *dst, size_t cap, const void *src, size_t n, int le
         ZSTD_freeCCtx(c);
         c = NULL;
     }
+    return c;
+}
+
+/* ZSTD_compress's output (same parameters, same bytes) through that context. */
+size_t ig_page_compress(void *dst, size_t cap, const void *src, size_t n, int level)
+{
+    ZSTD_CCtx *c = thread_cctx();
     return c ? ZSTD_compressCCtx(c, dst, cap, src, n, level) : ZSTD_compress(dst, cap, src, n, level);
+}
+
+size_t ig_page_compress_dict(struct ig_zdict *d, void *dst, size_t cap, const void *src, size_t n,
+                             int level)
+{
+    ZSTD_CCtx *c = thread_cctx();
+    if (!c) return (size_t)-(int)ZSTD_error_memory_allocation;
+    return ig_zdict_compress(c, d, dst, cap, src, n, level);
+}
+
+/* The body compressed against the chunk's dictionary in place of out's frame
+ * when that is smaller (out holds a zstd frame of it). */
+static int seal_with_dict(struct ig_zdict *d, const struct ig_buf *body, int level,
+                          struct ig_page_built *out, struct ig_error *err)
+{
+    size_t bound = ZSTD_compressBound(body->len);
+    struct ig_buf z = IG_BUF_INIT;
+    if (ig_buf_reserve(&z, bound)) return ig_err(err, -ENOMEM, "out of memory");
+    size_t n = ig_page_compress_dict(d, z.data, bound, body->data, body->len, level);
+    if (!ZSTD_isError(n) && n < out->stored.len) {
+        z.len = n;
+        ig_buf_free(&out->stored);
+        out->stored = z;
+        out->compression = IG_PC_ZSTD_DICT;
+    } else {
+        ig_buf_free(&z);
+    }
+    return 0;
 }
 
 /* Compress (per policy), checksum. */
@@ -96,9 +131,16 @@ int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct i
         size_t z = ig_page_compress(out->stored.data, bound, body->data, body->len,
                                  pol->zstd_level ? pol->zstd_level : 3);
         if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
-        if (pol->compression == IG_COMP_ZSTD || z <= body->len - body->len / 8) {
-            out->stored.len = z;
-            out->compression = IG_PC_ZSTD;
+        out->stored.len = z;
+        out->compression = IG_PC_ZSTD;
+        if (pol->zdict) {
+            int lv = pol->zstd_level > IG_ZDICT_LEVEL ? pol->zstd_level : IG_ZDICT_LEVEL;
+            int rc = seal_with_dict(pol->zdict, body, lv, out, err);
+            if (rc) return rc;
+        }
+        if (pol->compression != IG_COMP_ZSTD && out->stored.len > body->len - body->len / 8) {
+            out->stored.len = 0;
+            out->compression = IG_PC_NONE;
         }
     }
     if (out->compression == IG_PC_NONE && ig_buf_append(&out->stored, body->data, body->len))
@@ -113,12 +155,20 @@ int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct i
 int ig_page_recompress_to_fit(const struct ig_buf *body, size_t capacity, struct ig_page_built *out,
                              struct ig_error *err)
 {
+    return ig_page_recompress_to_fit_dict(body, capacity, NULL, out, err);
+}
+
+int ig_page_recompress_to_fit_dict(const struct ig_buf *body, size_t capacity, struct ig_zdict *d,
+                                   struct ig_page_built *out, struct ig_error *err)
+{
     static const int levels[] = {9}; /* 19 costs ten times as much for little more */
     for (size_t i = 0; i < sizeof levels / sizeof levels[0] && out->stored.len > capacity; i++) {
         size_t bound = ZSTD_compressBound(body->len);
         struct ig_buf z = IG_BUF_INIT;
         if (ig_buf_reserve(&z, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        size_t n = ig_page_compress(z.data, bound, body->data, body->len, levels[i]);
+        size_t n = d && out->compression == IG_PC_ZSTD_DICT
+                       ? ig_page_compress_dict(d, z.data, bound, body->data, body->len, levels[i])
+                       : ig_page_compress(z.data, bound, body->data, body->len, levels[i]);
         if (!ZSTD_isError(n) && n < out->stored.len) {
             z.len = n;
             ig_buf_free(&out->stored);
@@ -141,7 +191,17 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     ig_buf_reset(&s->body);
     if (ig_buf_reserve(&s->body, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
     if (!s->zstd_dctx && !(s->zstd_dctx = ZSTD_createDCtx())) return ig_err(err, -ENOMEM, "out of memory");
-    size_t z = ZSTD_decompressDCtx(s->zstd_dctx, s->body.data, rec->body_size, stored, rec->stored);
+    size_t z;
+    if (rec->compression == IG_PC_ZSTD_DICT) {
+        if (!rec->cx || !rec->cx->zdict)
+            return ig_err(err, -EIO, "compressed with its chunk's zstd dictionary, which the chunk lacks");
+        z = ig_zdict_decompress(s->zstd_dctx, rec->cx->zdict, s->body.data, rec->body_size, stored,
+                                rec->stored);
+    } else if (rec->compression == IG_PC_ZSTD) {
+        z = ZSTD_decompressDCtx(s->zstd_dctx, s->body.data, rec->body_size, stored, rec->stored);
+    } else {
+        return ig_err(err, -EIO, "unknown compression %u", rec->compression);
+    }
     if (ZSTD_isError(z) || z != rec->body_size)
         return ig_err(err, -EIO, "zstd: %s",
                       ZSTD_isError(z) ? ZSTD_getErrorName(z) : "decompressed size mismatch");

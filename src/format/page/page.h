@@ -58,6 +58,10 @@ struct ig_page_policy {
      * writer of format 12 trains one per chunk; an erase re-encoding a block
      * passes the chunk's own) */
     const struct ig_fsst *fsst;
+    /* strings and binary: the chunk's zstd dictionary (format 13), against
+     * which a block is compressed (compression 2) where that is smaller than
+     * zstd alone, or NULL */
+    struct ig_zdict *zdict;
 };
 
 /* One block of a page being written: where it lies in the page's stored bytes
@@ -133,6 +137,7 @@ struct ig_block_fit {
      * settled between zstd and huffman, carried the same way: a page of a few
      * fitted blocks never settled on its own */
     uint32_t zstd_wins, huff_wins, trial_blocks;
+    uint32_t dict_losses; /* blocks running the chunk's zstd dictionary did not win */
     uint8_t item_enc; /* the per-item scheme that won those (huffman or fsst) */
     uint64_t encodes; /* blocks encoded, second and later tries included (tests read it) */
 };
@@ -211,6 +216,18 @@ int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
 int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
                               const struct ig_leaf_info *li, const uint8_t *erased,
                               struct ig_page_scratch *s, struct ig_error *err);
+
+/* A block compressed against its chunk's dictionary (compression 2) whose
+ * chunk an erase gave a new one (rec->cx->zdict_next): *stale when its body
+ * reads otherwise under the new one (a frame that referred to bytes zeroed).
+ * Nothing for any other block. */
+int ig_page_dict_stale(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                       bool *stale, struct ig_error *err);
+/* The block's body, unchanged, compressed again as it was (against
+ * rec->cx->zdict_next for compression 2, or zstd alone where only that fits
+ * its room): what an erase writes for a stale block. */
+int ig_page_recompress_block(const uint8_t *stored, const struct ig_pagerec *rec,
+                             struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
 
 /* Check that every row in `erased` holds no data (level-2 proof for verify). */
 int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,

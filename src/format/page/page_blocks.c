@@ -22,7 +22,7 @@
  * exactly, its size (uncompressed blocks never grow on erase). */
 static size_t block_slack(const struct ig_page_built *unit)
 {
-    if (unit->compression != IG_PC_ZSTD) return 0;
+    if (unit->compression == IG_PC_NONE) return 0;
     size_t n = unit->stored.len / 128;
     return n > 32 ? n : 32;
 }
@@ -72,7 +72,7 @@ static int add_block(struct ig_page_built *out, const struct ig_page_built *unit
     out->values_json_len += unit->values_json_len;
     out->values_json_known = (k == 0 || out->values_json_known) && unit->values_json_known;
     out->flags |= unit->flags;
-    if (unit->compression == IG_PC_ZSTD) out->compression = IG_PC_ZSTD;
+    if (unit->compression != IG_PC_NONE) out->compression = IG_PC_ZSTD;
     return 0;
 }
 
@@ -133,6 +133,8 @@ struct block_trials {
     unsigned fsst_losses; /* strings: blocks running that weighed fsst and did not take it */
     unsigned zstd_wins;   /* strings: blocks running that zstd kept from huffman */
     unsigned blocks;      /* blocks encoded so far */
+    unsigned dict_losses; /* strings: blocks running whose frame against the chunk's
+                             dictionary was tried and not kept */
     bool no_zstd;         /* numbers: zstd no longer tried */
     struct ig_buf look;   /* the quick look's output */
 };
@@ -167,13 +169,20 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
 {
     struct ig_page_policy p = *t->pol;
     if (t->no_zstd) p.compression = IG_COMP_NONE;
-    if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !trial_repeats(t, v, first, count))
+    /* (the look knows nothing of a chunk dictionary, against which values
+     * that do not repeat among themselves may still compress) */
+    if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !t->pol->zdict &&
+        !trial_repeats(t, v, first, count))
         p.encoding = t->item_enc;
     if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && t->blocks % TRIAL_RECHECK != 0)
         p.zstd_settled = true;
     /* fsst lost twice running (values a dictionary or zstd holds better, or
      * random ones): weighed again every TRIAL_RECHECK blocks only */
     if (t->fsst_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.fsst_settled = true;
+    /* the chunk's dictionary lost twice running (values a block's dictionary
+     * or per-item codes hold better): tried again every TRIAL_RECHECK blocks
+     * (a frame at its level is most of a block's encode) */
+    if (t->dict_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.zdict = NULL;
     return p;
 }
 
@@ -186,6 +195,7 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         t->zstd_misses = unit->compression == IG_PC_NONE ? t->zstd_misses + 1 : 0;
         if (t->zstd_misses == 2) t->no_zstd = true;
     }
+    if (used->zdict) t->dict_losses = unit->compression == IG_PC_ZSTD_DICT ? 0 : t->dict_losses + 1;
     if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
         if (unit->fsst_weighed) t->fsst_losses = unit->encoding == IG_ENC_FSST ? 0 : t->fsst_losses + 1;
         /* the same item scheme twice running: one that won a block by a hair
@@ -195,7 +205,7 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         bool same = item && t->huff_wins && t->item_enc == unit->encoding;
         t->huff_wins = same ? t->huff_wins + 1 : item ? 1 : 0;
         if (item) t->item_enc = unit->encoding;
-        bool kept = unit->compression == IG_PC_ZSTD;
+        bool kept = unit->compression != IG_PC_NONE;
         if (!used->zstd_settled || !kept) t->zstd_wins = kept ? t->zstd_wins + 1 : 0;
     }
     t->blocks++;
@@ -220,7 +230,7 @@ static int weigh_layouts(const struct ig_page_policy *tried, struct ig_values *v
                          size_t count, struct ig_block_fit *fit, struct ig_page_scratch *s,
                          struct ig_page_built *unit, struct ig_page_built *alt, struct ig_error *err)
 {
-    if (unit->encoding != IG_ENC_DICT || unit->compression != IG_PC_ZSTD || !weigh_due(fit)) return 0;
+    if (unit->encoding != IG_ENC_DICT || unit->compression == IG_PC_NONE || !weigh_due(fit)) return 0;
     struct ig_page_policy plain = *tried;
     plain.encoding = IG_ENC_PLAIN;
     plain.zstd_settled = true;
@@ -275,6 +285,25 @@ static void fit_learn(struct ig_block_fit *fit, size_t room, double size, double
     fit->ratio = block_ratio(fit, size, w);
 }
 
+/* Blocks framed against the chunk's zstd dictionary hold at most
+ * IG_ZDICT_FRAME_PLAIN plain bytes (codec.h), several to a grain. A row read
+ * decompresses its block's whole frame, and a frame reaching into the
+ * dictionary holds several times the plain bytes of one without: frames
+ * filling a 4 KiB grain (~10 KiB of captions of words) made a take of 1,000
+ * rows 3.3x slower than huffman's one item, and an erase of 2 % of the rows
+ * recompressed nearly every block. Measured on captions of words (200,000
+ * rows, against huffman blocks without a dictionary): 2 KiB takes 1.05x the
+ * time, 0.73x the bytes, erase writes 0.81x; 1.5 KiB 0.89x, 0.75x, 0.66x;
+ * 1 KiB 0.76x, 0.82x, 0.56x (each block's record, slack and frame header
+ * weigh more). The writer keeps a dictionary only where it pays in such
+ * frames (ig_zdict_gain). */
+/* Whether the page's blocks are cut small for the chunk's dictionary: it has
+ * one and blocks still try it (block_trials: it lost twice running). */
+static bool dict_small(const struct ig_page_policy *pol, const struct block_trials *t)
+{
+    return pol->zdict && t->dict_losses < 2;
+}
+
 /* Rows [0, count) as blocks that each fit inside one grain (struct
  * ig_block_fit in page.h). A block's rows are guessed from the blocks before
  * (fit->ratio and fit->overhead, carried from page to page), the block is
@@ -289,12 +318,15 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
     const size_t grain = fit->grain;
     for (size_t a = 0; a < count;) {
         size_t room = grain - (size_t)((fit->at + out->stored.len) % grain), left = count - a;
+        /* blocks framed against the chunk's dictionary hold few plain bytes */
+        bool small = dict_small(pol, trials);
+        size_t most = small ? fit_rows(v, first + a, left, (double)IG_ZDICT_FRAME_PLAIN) : left;
         /* the share of the room aimed at: what the size varies by around the
          * guess, 1.2 % of a grain's block (captions), more in a smaller room
          * (as one over its square root: a fourth of a grain missed by 2.5 %) */
         double aim = 1.0 - 0.015 * sqrt((double)grain / (double)room);
-        size_t rows = guess_rows && guess_rows < left ? guess_rows : left;
-        if (fit->ratio > 0) rows = fit_rows(v, first + a, left, fit_budget(fit, fit->ratio, (double)room * aim));
+        size_t rows = guess_rows && guess_rows < most ? guess_rows : most;
+        if (fit->ratio > 0) rows = fit_rows(v, first + a, most, fit_budget(fit, fit->ratio, (double)room * aim));
         size_t size = 0;
         bool grown = false;
         struct ig_page_policy first_try = trial_policy(trials, v, first + a, rows);
@@ -318,7 +350,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             if (!tries && (unit->encoding == IG_ENC_HUFF || unit->encoding == IG_ENC_FSST) &&
                 unit->compression == IG_PC_NONE && pol->compression == IG_COMP_AUTO)
                 again.encoding = unit->encoding;
-            if (!tries && unit->compression == IG_PC_ZSTD) again.zstd_settled = true;
+            if (!tries && unit->compression != IG_PC_NONE) again.zstd_settled = true;
             if (!tries && pol->encoding == IG_ENC_AUTO && v->is_bytes &&
                 (unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_DICT))
                 again.encoding = unit->encoding;
@@ -332,7 +364,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             if (tries == 3) break;
             /* this block's own values, under the overhead learned */
             double own = block_ratio(fit, (double)size, w);
-            size_t best = fit_rows(v, first + a, left, fit_budget(fit, own, (double)room * aim));
+            size_t best = fit_rows(v, first + a, most, fit_budget(fit, own, (double)room * aim));
             if (size > room && rows > 1) { /* cut down to what the room holds */
                 rows = best < rows ? best : rows - 1;
                 continue;
@@ -356,7 +388,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
         fit->blocks++;
         /* too little left of the grain for a useful block: skip to the next */
         size_t rest = grain - (size_t)((fit->at + out->stored.len) % grain);
-        if (rest < grain / 4 && rest != grain) {
+        if (rest < grain / (small ? 16 : 4) && rest != grain) {
             rc = pad_to_grain(out, fit, err);
             if (rc) return rc;
         }
@@ -390,11 +422,13 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
         trials.huff_wins = fit->huff_wins;
         trials.item_enc = fit->item_enc;
         trials.blocks = fit->trial_blocks;
+        trials.dict_losses = fit->dict_losses;
         rc = encode_fitted(pol, v, first, count, cuts[1] - cuts[0], fit, s, out, &unit, &alt, &trials, err);
         fit->zstd_wins = trials.zstd_wins;
         fit->huff_wins = trials.huff_wins;
         fit->item_enc = trials.item_enc;
         fit->trial_blocks = trials.blocks;
+        fit->dict_losses = trials.dict_losses;
         ncuts = 0; /* done */
     }
     for (size_t k = 0; k < ncuts && !rc; k++) {

@@ -71,6 +71,90 @@ static int reencode_values(const struct ig_chunk_ctx *cx, const uint8_t *vals, s
     return rc;
 }
 
+/* An erased block's body compressed as the block was: zstd alone, or against
+ * its chunk's dictionary (the one an erase now writes, cx->zdict_next, when
+ * it pruned one); a harder level when the frame came out over the block's
+ * room, and for a dictionary block zstd alone when that is what fits. */
+static int recompress(const struct ig_buf *body, const struct ig_pagerec *rec, int zstd_level,
+                      struct ig_page_built *out, struct ig_error *err)
+{
+    out->compression = rec->compression;
+    ig_buf_reset(&out->stored);
+    struct ig_zdict *d = NULL;
+    if (rec->compression == IG_PC_ZSTD_DICT) {
+        if (!rec->cx || !rec->cx->zdict)
+            return ig_err(err, -EIO, "compressed with its chunk's zstd dictionary, which the chunk lacks");
+        d = rec->cx->zdict_next ? rec->cx->zdict_next : rec->cx->zdict;
+    }
+    if (rec->compression != IG_PC_NONE) {
+        size_t bound = ZSTD_compressBound(body->len);
+        if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
+        int level = zstd_level ? zstd_level : 3;
+        if (d && level < IG_ZDICT_LEVEL) level = IG_ZDICT_LEVEL; /* 3 misses its room twice as often: slower */
+        size_t z = d ? ig_page_compress_dict(d, out->stored.data, bound, body->data, body->len, level)
+                     : ig_page_compress(out->stored.data, bound, body->data, body->len, level);
+        if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
+        out->stored.len = z;
+    } else if (ig_buf_append(&out->stored, body->data, body->len)) {
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    out->checksum = ig_hash(out->stored.data, out->stored.len);
+    if (rec->compression == IG_PC_NONE) return 0;
+    int rc = ig_page_recompress_to_fit_dict(body, rec->capacity, d, out, err);
+    if (!rc && d && out->stored.len > rec->capacity) {
+        struct ig_page_built alt = {0};
+        struct ig_pagerec plain = *rec;
+        plain.compression = IG_PC_ZSTD;
+        rc = recompress(body, &plain, zstd_level, &alt, err);
+        if (!rc && alt.stored.len < out->stored.len) {
+            ig_buf_free(&out->stored);
+            out->stored = alt.stored;
+            alt.stored = (struct ig_buf)IG_BUF_INIT;
+            out->compression = alt.compression;
+            out->checksum = alt.checksum;
+        }
+        ig_page_built_free(&alt);
+    }
+    return rc;
+}
+
+int ig_page_recompress_block(const uint8_t *stored, const struct ig_pagerec *rec,
+                             struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
+{
+    const uint8_t *src;
+    int rc = ig_page_body(stored, rec, s, &src, err);
+    if (rc) return rc;
+    struct ig_buf *body = &s->tmp;
+    ig_buf_reset(body);
+    if (ig_buf_append(body, src, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
+    out->body_size = rec->body_size;
+    out->entry_count = rec->entry_count;
+    out->value_count = rec->value_count;
+    out->encoding = rec->encoding;
+    out->flags = rec->flags;
+    return recompress(body, rec, 3, out, err);
+}
+
+int ig_page_dict_stale(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                       bool *stale, struct ig_error *err)
+{
+    *stale = false;
+    if (rec->compression != IG_PC_ZSTD_DICT || !rec->cx || !rec->cx->zdict_next) return 0;
+    const uint8_t *src;
+    int rc = ig_page_body(stored, rec, s, &src, err);
+    if (rc) return rc;
+    struct ig_buf *old = &s->tmp;
+    ig_buf_reset(old);
+    if (ig_buf_append(old, src, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
+    struct ig_chunk_ctx next = {.zdict = rec->cx->zdict_next};
+    struct ig_pagerec r = *rec;
+    r.cx = &next;
+    struct ig_error sub = {0};
+    rc = ig_page_body(stored, &r, s, &src, &sub);
+    *stale = rc == -ENOMEM ? false : rc || memcmp(src, old->data, rec->body_size) != 0;
+    return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : 0;
+}
+
 int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
                   const uint8_t *absent, const uint8_t *kill, int zstd_level,
                   struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
@@ -137,20 +221,7 @@ int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t t
     out->entry_count = out->value_count = rec->row_count;
     out->encoding = type == IG_T_BLOB ? 0 : body->data[voff];
     out->flags = rec->flags;
-    out->compression = rec->compression;
-    ig_buf_reset(&out->stored);
-    if (rec->compression == IG_PC_ZSTD) {
-        size_t bound = ZSTD_compressBound(body->len);
-        if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        size_t z = ig_page_compress(out->stored.data, bound, body->data, body->len,
-                                 zstd_level ? zstd_level : 3);
-        if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
-        out->stored.len = z;
-    } else if (ig_buf_append(&out->stored, body->data, body->len)) {
-        return ig_err(err, -ENOMEM, "out of memory");
-    }
-    out->checksum = ig_hash(out->stored.data, out->stored.len);
-    return rec->compression == IG_PC_ZSTD ? ig_page_recompress_to_fit(body, rec->capacity, out, err) : 0;
+    return recompress(body, rec, zstd_level, out, err);
 }
 
 int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,

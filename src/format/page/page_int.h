@@ -23,11 +23,17 @@ int ig_page_scratch_offs(struct ig_page_scratch *s, size_t n);
 struct ig_int_desc ig_page_lane_desc(uint8_t type);
 /* ZSTD_compress's bytes through this thread's reused context. */
 size_t ig_page_compress(void *dst, size_t cap, const void *src, size_t n, int level);
+/* The same against a chunk's zstd dictionary (compression 2). */
+size_t ig_page_compress_dict(struct ig_zdict *d, void *dst, size_t cap, const void *src, size_t n,
+                             int level);
 /* Compress body (per policy) into out and checksum it. */
 int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig_page_built *out,
                  struct ig_error *err);
 /* An erased page's zstd frame a few bytes over its extent: try harder levels. */
 int ig_page_recompress_to_fit(const struct ig_buf *body, size_t capacity,
                               struct ig_page_built *out, struct ig_error *err);
+/* The same, a frame of compression 2 against d. */
+int ig_page_recompress_to_fit_dict(const struct ig_buf *body, size_t capacity, struct ig_zdict *d,
+                                   struct ig_page_built *out, struct ig_error *err);
 
 #endif

@@ -680,7 +680,7 @@ int ig_part_page(const struct ig_part *p, uint32_t page, struct ig_pagerec *o,
         bad = "stored size exceeds its extent";
     else if (o->body_size < IG_BODY_HDR || o->body_size > IG_MAX_PAGE_BODY)
         bad = "implausible body size";
-    else if (o->compression > IG_PC_ZSTD ||
+    else if (o->compression > (p->version >= IG_FORMAT_ZDICT && o->nblocks ? IG_PC_ZSTD_DICT : IG_PC_ZSTD) ||
              (o->compression == IG_PC_NONE && o->body_size != o->stored && !o->nblocks))
         bad = "bad compression fields";
     else if (o->row_count == 0 || o->entry_count < o->row_count ||
@@ -736,7 +736,8 @@ int ig_part_block(const struct ig_part *p, uint32_t page, const struct ig_pagere
         bad = "stored size exceeds its extent";
     else if (o->body_size < IG_BODY_HDR || o->body_size > IG_MAX_PAGE_BODY)
         bad = "implausible body size";
-    else if (o->compression > IG_PC_ZSTD || r[IG_BLK_RESERVED] ||
+    else if (o->compression > (p->version >= IG_FORMAT_ZDICT ? IG_PC_ZSTD_DICT : IG_PC_ZSTD) ||
+             r[IG_BLK_RESERVED] ||
              (o->compression == IG_PC_NONE && o->body_size != o->stored))
         bad = "bad compression fields";
     else if (o->row_count == 0 || o->first_row > rec->row_count ||

@@ -413,6 +413,19 @@ static int commit_out(struct ig_part_writer *w, const struct ig_column_out *o, s
     return 0;
 }
 
+/* Whether a block of column cw (a flat leaf: its blocks are the leaf's) is
+ * compressed against its chunk's dictionary. */
+static bool dict_used(const struct ig_column_work *cw)
+{
+    for (uint32_t k = 0; k < cw->nsegs; k++) {
+        const struct ig_column_out *o = &cw->segs[k];
+        for (uint32_t b = 0; b < o->nblocks; b++)
+            if (o->blocks.data[(size_t)b * IG_BLK_SIZE + IG_BLK_COMPRESSION] == IG_PC_ZSTD_DICT)
+                return true;
+    }
+    return false;
+}
+
 /* The file's footer (its rows: those committed to it, from its own first
  * row id) and tail after its pages; fsync and close it. */
 static int close_file(struct ig_part_writer *w, struct ig_error *err)
@@ -481,18 +494,28 @@ static int commit_contexts(struct ig_part_writer *w, struct ig_group_job *g,
     for (uint32_t l = cw->l0; l < cw->l1; l++) {
         struct ig_chunk_ctx *cx = &g->ctx[l];
         w->ctxrecs[l] = (struct ig_ctxrec){0};
-        if (!cx->fsst) continue;
-        ig_fsst_reset_counts(cx->fsst);
+        if (!cx->fsst && !cx->zdict) continue;
         int rc = 0;
-        for (uint32_t k = 0; k < cw->nsegs && !rc; k++)
-            for (uint32_t u = 0; u < cw->segs[k].nuses && !rc; u++)
-                if (cw->segs[k].uses[u].leaf == l)
-                    rc = ig_fsst_add_uses(cx->fsst, cw->segs[k].uses[u].counts, 1);
-        if (rc)
-            return ig_err(err, -EIO, "%s: column '%s': blocks use symbols their table lacks",
-                          w->path, leaf_def(w, l)->name);
-        ig_fsst_prune(cx->fsst);
-        if (ig_fsst_symbols(cx->fsst)) {
+        if (cx->fsst) {
+            ig_fsst_reset_counts(cx->fsst);
+            for (uint32_t k = 0; k < cw->nsegs && !rc; k++)
+                for (uint32_t u = 0; u < cw->segs[k].nuses && !rc; u++)
+                    if (cw->segs[k].uses[u].leaf == l)
+                        rc = ig_fsst_add_uses(cx->fsst, cw->segs[k].uses[u].counts, 1);
+            if (rc)
+                return ig_err(err, -EIO, "%s: column '%s': blocks use symbols their table lacks",
+                              w->path, leaf_def(w, l)->name);
+            ig_fsst_prune(cx->fsst);
+            if (!ig_fsst_symbols(cx->fsst)) {
+                ig_fsst_free(cx->fsst);
+                cx->fsst = NULL;
+            }
+        }
+        if (cx->zdict && !dict_used(cw)) {
+            ig_zdict_free(cx->zdict);
+            cx->zdict = NULL;
+        }
+        if (cx->fsst || cx->zdict) {
             ig_buf_reset(&w->ctx_bytes);
             if (ig_chunk_ctx_write(cx, &w->ctx_bytes)) return ig_err(err, -ENOMEM, "out of memory");
             rc = ig_write_full(w->fd, w->ctx_bytes.data, w->ctx_bytes.len);

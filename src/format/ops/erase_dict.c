@@ -1,0 +1,122 @@
+/* erase_dict.c - what an erase does to a chunk's zstd dictionary (format 13,
+ * context kind 2; docs/ENCODINGS.md, "Chunk dictionaries"): before any
+ * block of the chunk is rewritten, every segment that an erased value holds
+ * and no value that stays holds is zeroed, in a copy (cx->zdict_next) that
+ * the erase then compresses the chunk's rewritten blocks against and writes
+ * over the old one (erase_contexts_write). The blocks that held no erased
+ * row but whose frames referred to zeroed bytes are compressed again
+ * (erase_page asks ig_page_dict_stale of each). So the dictionary never keeps
+ * a substring that only erased values held.
+ *
+ * The erased values are scanned once for the segments they hold, then the
+ * values that stay, page by page, until each of those is found in one
+ * (ig_zdict_find: one pass over a value's bytes). The writer keeps only
+ * segments that several values hold, so they are found within the chunk's
+ * first values. */
+#include "erase_int.h"
+#include "format/ops/reader.h"
+#include "format/part/columns.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Is part-local row `row` one this erase removes? rows[*k..] sorted. */
+static bool killed(const uint64_t *rows, size_t nrows, size_t *k, uint64_t row)
+{
+    while (*k < nrows && rows[*k] < row)
+        (*k)++;
+    return *k < nrows && rows[*k] == row;
+}
+
+/* One pass over the chunk's values: the erased ones (erased true; only the
+ * pages holding one are read) or those that stay, each fed to f until it
+ * has found all it looks for. */
+static int pass(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
+                uint64_t group_first_row, const uint64_t *rows, size_t nrows, bool erased,
+                struct ig_zdict_find *f, struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    uint32_t first = 0, count = 0;
+    int rc = ig_part_chunk(p, g, c->rec.leaf, &first, &count, err);
+    size_t k = 0;
+    for (uint32_t pg = first; !rc && pg < first + count && ig_zdict_find_remaining(f); pg++) {
+        struct ig_pagerec rec;
+        const uint8_t *deleted;
+        rc = ig_part_page(p, pg, &rec, err);
+        if (rc) break;
+        uint64_t lo = group_first_row + rec.first_row;
+        if (erased) {
+            while (k < nrows && rows[k] < lo)
+                k++;
+            if (k == nrows || rows[k] >= lo + rec.row_count) continue;
+        }
+        rc = ig_reader_load(&x->r, &(struct ig_page_at){p, c, pg, group_first_row}, &rec, &x->v,
+                            &deleted, err);
+        for (uint32_t i = 0; !rc && i < rec.row_count && i < x->v.n; i++) {
+            bool gone = killed(rows, nrows, &k, lo + i);
+            if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
+            if (gone != erased || ig_values_is_null(&x->v, i)) continue;
+            size_t len;
+            const uint8_t *v = ig_values_bytes(&x->v, i, &len);
+            ig_zdict_find_value(f, v, len);
+        }
+    }
+    return rc;
+}
+
+int erase_dict_prepare(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
+                       uint32_t g, uint64_t group_first_row, const uint64_t *rows, size_t nrows,
+                       struct ig_error *err)
+{
+    const struct ig_part *p = pp->p;
+    if (c->erase_level != 2 || p->version < IG_FORMAT_ZDICT || c->nested) return 0;
+    struct ig_chunk_ctx *cx = NULL;
+    int rc = erase_context(x, p, g, c->rec.leaf, &cx, err);
+    if (rc || !cx || !cx->zdict || cx->zdict_next) return rc;
+    uint32_t n = ig_zdict_nsegments(cx->zdict);
+    struct ig_zdict_find *held = NULL, *kept = NULL;
+    uint8_t *suspect = calloc(n + 1, 1);
+    rc = suspect ? ig_zdict_find_new(cx->zdict, NULL, 1, &held) : -ENOMEM;
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    /* the segments erased values hold */
+    if (!rc) rc = pass(x, pp, c, g, group_first_row, rows, nrows, true, held, err);
+    size_t nsus = 0;
+    for (uint32_t i = 0; !rc && i < n; i++)
+        if (ig_zdict_find_hits(held)[i] && !ig_zdict_segment_zero(cx->zdict, i, ig_zdict_find_offset(held, i))) {
+            suspect[i] = 1;
+            nsus++;
+        }
+    /* of those, the ones a value that stays holds too */
+    if (!rc && nsus) {
+        rc = ig_zdict_find_new(cx->zdict, suspect, 1, &kept) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+        if (!rc) rc = pass(x, pp, c, g, group_first_row, rows, nrows, false, kept, err);
+    }
+    if (!rc && kept && ig_zdict_find_remaining(kept)) {
+        /* what only erased values held: zeroed in the dictionary written next */
+        cx->zdict_next = ig_zdict_copy(cx->zdict);
+        if (!cx->zdict_next) rc = ig_err(err, -ENOMEM, "out of memory");
+        const uint8_t *hits = ig_zdict_find_hits(kept);
+        for (uint32_t i = 0; !rc && i < n; i++)
+            if (suspect[i] && !hits[i]) {
+                ig_zdict_zero_segment(cx->zdict_next, ig_zdict_find_offset(kept, i),
+                                      ig_zdict_segment_len(cx->zdict, i));
+                x->rep->dict_segments++;
+            }
+    }
+    ig_zdict_find_free(held);
+    ig_zdict_find_free(kept);
+    free(suspect);
+    if (rc)
+        return ig_err_prefix(err, rc, "%s: column '%.*s' row group %u: chunk dictionary", p->path,
+                             (int)c->rec.name_len, c->rec.name, g);
+    return 0;
+}
+
+bool erase_dict_changed(struct erase_ctx *x, uint32_t g, uint32_t leaf)
+{
+    for (size_t i = 0; i < x->ncxs; i++)
+        if (x->cxs[i].g == g && x->cxs[i].leaf == leaf) return x->cxs[i].cx.zdict_next != NULL;
+    return false;
+}

@@ -1,0 +1,390 @@
+/* test_zdict.c - property tests for chunk zstd dictionaries (format 13,
+ * context kind 2; src/format/enc/zdict.c, context.c) and the rule an erase
+ * keeps (src/format/ops/erase_dict.c uses the same finder).
+ *
+ * Training on several shapes of values: every segment is a substring of a
+ * value, the dictionary fits its target, random blocks of values round trip
+ * through frames compressed against it (and against it with segments zeroed:
+ * a frame compressed against the new one reads back); the payload survives
+ * its bytes (inside a context, beside a symbol table) and corrupt payloads
+ * are errors. Random erase sets: the segments that only erased values held
+ * are exactly those the finder leaves unfound among the values that stay,
+ * zeroing them never changes the context's size, and afterwards every
+ * segment not zero is some live value's substring. */
+#include "check.h"
+
+#include <errno.h>
+#include <zstd.h>
+
+#include "format/enc/codec.h"
+#include "format/layout.h"
+#include "format/model/values.h"
+#include "format/page/page.h"
+#include "format/page/pagerec.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+enum shape { Z_WORDS, Z_RANDOM, Z_ALLBYTES, Z_LONG, Z_SHORT, Z_COUNT };
+
+/* n values of a shape; offs[0..n] into the returned buffer. */
+static uint8_t *zgen(int sh, size_t n, uint64_t *offs, uint64_t *seed)
+{
+    static char vocab[300][10];
+    for (int w = 0; w < 300; w++) {
+        uint64_t s = (uint64_t)w * 7919 + 1;
+        int len = 3 + (int)(test_rand(&s) % 7);
+        for (int i = 0; i < len; i++)
+            vocab[w][i] = (char)('a' + test_rand(&s) % 26);
+        vocab[w][len] = 0;
+    }
+    struct ig_buf b = IG_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        offs[i] = b.len;
+        size_t len;
+        switch (sh) {
+        case Z_WORDS:
+            len = 4 + test_rand(seed) % 12;
+            for (size_t w = 0; w < len; w++) {
+                const char *s = vocab[test_rand(seed) % 300];
+                if (w) ig_buf_append_byte(&b, ' ');
+                ig_buf_append(&b, s, strlen(s));
+            }
+            break;
+        case Z_RANDOM:
+            len = test_rand(seed) % 60;
+            for (size_t j = 0; j < len; j++)
+                ig_buf_append_byte(&b, (uint8_t)test_rand(seed));
+            break;
+        case Z_ALLBYTES: /* every byte value, in runs that repeat */
+            len = test_rand(seed) % 200;
+            for (size_t j = 0; j < len; j++)
+                ig_buf_append_byte(&b, (uint8_t)(j * 7 + i % 5));
+            break;
+        case Z_LONG: /* a few values of several KiB sharing their parts */
+            len = 2000 + test_rand(seed) % 6000;
+            for (size_t j = 0; j < len; j++)
+                ig_buf_append_byte(&b, (uint8_t)"lorem ipsum dolor sit amet, "[(j + i * 3) % 28]);
+            break;
+        default: /* empty and one-byte values among short ones */
+            len = test_rand(seed) % 3 ? test_rand(seed) % 3 : 0;
+            for (size_t j = 0; j < len; j++)
+                ig_buf_append_byte(&b, (uint8_t)"ab:"[test_rand(seed) % 3]);
+            break;
+        }
+    }
+    offs[n] = b.len;
+    return b.data ? b.data : calloc(1, 1);
+}
+
+static bool holds(const uint8_t *v, size_t vl, const uint8_t *s, size_t sl)
+{
+    return sl <= vl && memmem(v, vl, s, sl) != NULL;
+}
+
+/* Segment i's bytes. */
+static const uint8_t *seg(const struct ig_zdict *d, uint32_t i, size_t *len)
+{
+    size_t at = 0;
+    for (uint32_t k = 0; k < i; k++)
+        at += ig_zdict_segment_len(d, k);
+    *len = ig_zdict_segment_len(d, i);
+    return ig_zdict_content(d) + at;
+}
+
+/* Values [a, b) compressed against d and read back with a fresh context. */
+static void roundtrip(struct ig_zdict *d, const uint64_t *offs, const uint8_t *data, size_t a,
+                      size_t b)
+{
+    size_t len = (size_t)(offs[b] - offs[a]);
+    size_t cap = ZSTD_compressBound(len);
+    uint8_t *z = malloc(cap), *back = malloc(len + 1);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    REQUIRE(z && back && cc && dc);
+    size_t n = ig_zdict_compress(cc, d, z, cap, data + offs[a], len, IG_ZDICT_LEVEL);
+    REQUIRE(!ZSTD_isError(n));
+    size_t m = ig_zdict_decompress(dc, d, back, len + 1, z, n);
+    REQUIRE(!ZSTD_isError(m) && m == len);
+    REQUIRE(len == 0 || memcmp(back, data + offs[a], len) == 0);
+    ZSTD_freeCCtx(cc);
+    ZSTD_freeDCtx(dc);
+    free(z);
+    free(back);
+}
+
+static void test_zdict_train(void)
+{
+    uint64_t seed = 5;
+    for (int sh = 0; sh < Z_COUNT; sh++) {
+        size_t n = sh == Z_LONG ? 300 : 20000;
+        uint64_t *offs = malloc((n + 1) * sizeof *offs);
+        uint8_t *data = zgen(sh, n, offs, &seed);
+        size_t target = 8192;
+        struct ig_zdict *d = NULL;
+        REQUIRE(ig_zdict_train(offs, data, n, target, &d) == 0);
+        if (sh == Z_WORDS || sh == Z_LONG) REQUIRE(d != NULL); /* values that repeat */
+        if (!d) {
+            free(offs);
+            free(data);
+            continue;
+        }
+        REQUIRE(ig_zdict_content_len(d) <= target);
+        /* every segment is a substring of a value */
+        for (uint32_t i = 0; i < ig_zdict_nsegments(d); i++) {
+            size_t sl;
+            const uint8_t *s = seg(d, i, &sl);
+            REQUIRE(sl >= 1 && sl <= IG_ZDICT_SEG_MAX);
+            bool found = false;
+            for (size_t v = 0; v < n && !found; v++)
+                found = holds(data + offs[v], (size_t)(offs[v + 1] - offs[v]), s, sl);
+            REQUIRE(found);
+        }
+        for (int r = 0; r < 20; r++) {
+            size_t a = test_rand(&seed) % n, b = a + 1 + test_rand(&seed) % 60;
+            roundtrip(d, offs, data, a, b > n ? n : b);
+        }
+        /* with segments zeroed: a frame against the new dictionary reads back */
+        struct ig_zdict *z = ig_zdict_copy(d);
+        REQUIRE(z != NULL);
+        size_t at = 0;
+        for (uint32_t i = 0; i < ig_zdict_nsegments(z); at += ig_zdict_segment_len(z, i), i++)
+            if (i % 3 == 0) ig_zdict_zero_segment(z, at, ig_zdict_segment_len(z, i));
+        REQUIRE(ig_zdict_size(z) == ig_zdict_size(d));
+        for (int r = 0; r < 10; r++) {
+            size_t a = test_rand(&seed) % n;
+            roundtrip(z, offs, data, a, a + 1 + (n - a - 1) / 50);
+        }
+        ig_zdict_free(z);
+        ig_zdict_free(d);
+        free(offs);
+        free(data);
+    }
+}
+
+/* A dictionary in a context beside a symbol table: written, parsed, written
+ * alike; damaged lengths are errors (EIO), never a crash. */
+static void test_zdict_context_bytes(void)
+{
+    uint64_t seed = 9;
+    size_t n = 5000;
+    uint64_t *offs = malloc((n + 1) * sizeof *offs);
+    uint8_t *data = zgen(Z_WORDS, n, offs, &seed);
+    struct ig_chunk_ctx cx = {0}, back = {0};
+    REQUIRE(ig_zdict_train(offs, data, n, 4096, &cx.zdict) == 0 && cx.zdict);
+    REQUIRE(ig_fsst_train(offs, data, n, &cx.fsst) == 0);
+    { /* the table with the uses an fsst stream of the values makes of it */
+        struct ig_buf st = IG_BUF_INIT;
+        struct ig_enc_opts o = {.forced = IG_ENC_FSST, .fsst = cx.fsst};
+        uint64_t counts[256] = {0};
+        REQUIRE(ig_bytes_encode(offs, data, n, &o, &st, NULL) == 0);
+        REQUIRE(ig_bytes_symbol_uses(st.data, st.len, n, &cx, counts, NULL) == 0);
+        REQUIRE(ig_fsst_add_uses(cx.fsst, counts, 1) == 0);
+        ig_fsst_prune(cx.fsst);
+        ig_buf_free(&st);
+    }
+    struct ig_buf b = IG_BUF_INIT, b2 = IG_BUF_INIT;
+    REQUIRE(ig_chunk_ctx_write(&cx, &b) == 0);
+    struct ig_error err = {0};
+    int prc = ig_chunk_ctx_parse(b.data, b.len, &back, &err);
+    if (prc) fprintf(stderr, "%s\n", err.msg);
+    REQUIRE(prc == 0);
+    REQUIRE(back.zdict && ig_zdict_content_len(back.zdict) == ig_zdict_content_len(cx.zdict));
+    REQUIRE(memcmp(ig_zdict_content(back.zdict), ig_zdict_content(cx.zdict),
+                   ig_zdict_content_len(cx.zdict)) == 0);
+    REQUIRE(ig_chunk_ctx_write(&back, &b2) == 0);
+    REQUIRE(b2.len == b.len && memcmp(b.data, b2.data, b.len) == 0);
+    ig_chunk_ctx_free(&back);
+    /* the dictionary payload alone, damaged: a count, a length, a total */
+    struct ig_buf p = IG_BUF_INIT;
+    REQUIRE(ig_zdict_write(cx.zdict, &p) == 0);
+    struct ig_zdict *d = NULL;
+    REQUIRE(ig_zdict_parse(p.data, p.len, &d, &err) == 0 && d);
+    ig_zdict_free(d);
+    uint8_t *q = malloc(p.len);
+    for (size_t i = 0; i < p.len && i < 400; i++) {
+        memcpy(q, p.data, p.len);
+        q[i] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+        d = NULL;
+        int rc = ig_zdict_parse(q, p.len, &d, &err);
+        REQUIRE(rc == 0 || rc == -EIO);
+        if (rc == 0) ig_zdict_free(d);
+    }
+    REQUIRE(ig_zdict_parse(p.data, p.len - 1, &d, &err) == -EIO); /* short by a byte */
+    REQUIRE(ig_zdict_parse(p.data, 0, &d, &err) == -EIO);
+    /* a second dictionary in one context is corrupt */
+    struct ig_buf two = IG_BUF_INIT;
+    struct ig_chunk_ctx only = {.zdict = cx.zdict};
+    REQUIRE(ig_chunk_ctx_write(&only, &two) == 0 && ig_chunk_ctx_write(&only, &two) == 0);
+    REQUIRE(ig_chunk_ctx_parse(two.data, two.len, &back, &err) == -EIO);
+    free(q);
+    ig_buf_free(&p);
+    ig_buf_free(&two);
+    ig_buf_free(&b);
+    ig_buf_free(&b2);
+    ig_chunk_ctx_free(&cx);
+    free(offs);
+    free(data);
+}
+
+/* The erase's rule over random erase sets, applied one after another. */
+static void test_zdict_erase_rule(void)
+{
+    uint64_t seed = 17;
+    for (int sh = 0; sh < Z_COUNT; sh++) {
+        size_t n = sh == Z_LONG ? 200 : 6000;
+        uint64_t *offs = malloc((n + 1) * sizeof *offs);
+        uint8_t *data = zgen(sh, n, offs, &seed);
+        struct ig_zdict *d = NULL;
+        REQUIRE(ig_zdict_train(offs, data, n, 4096, &d) == 0);
+        if (!d) {
+            free(offs);
+            free(data);
+            continue;
+        }
+        uint8_t *gone = calloc(n, 1);
+        uint32_t ns = ig_zdict_nsegments(d);
+        size_t size0 = ig_zdict_size(d);
+        for (int round = 0; round < 6; round++) {
+            uint8_t *kill = calloc(n, 1);
+            size_t density = 2 + test_rand(&seed) % 30;
+            for (size_t i = 0; i < n; i++)
+                if (!gone[i] && test_rand(&seed) % density == 0) kill[i] = 1;
+            if (round == 5) /* the last round erases every value */
+                for (size_t i = 0; i < n; i++)
+                    kill[i] = !gone[i];
+            /* as erase_dict.c: segments the erased values hold, then those a
+             * value that stays holds too */
+            struct ig_zdict_find *held = NULL, *kept = NULL;
+            REQUIRE(ig_zdict_find_new(d, NULL, 1, &held) == 0);
+            for (size_t i = 0; i < n; i++)
+                if (kill[i]) ig_zdict_find_value(held, data + offs[i], (size_t)(offs[i + 1] - offs[i]));
+            uint8_t *suspect = calloc(ns + 1, 1);
+            size_t at = 0;
+            for (uint32_t i = 0; i < ns; at += ig_zdict_segment_len(d, i), i++)
+                suspect[i] = ig_zdict_find_hits(held)[i] && !ig_zdict_segment_zero(d, i, at);
+            REQUIRE(ig_zdict_find_new(d, suspect, 1, &kept) == 0);
+            for (size_t i = 0; i < n; i++)
+                if (!kill[i] && !gone[i])
+                    ig_zdict_find_value(kept, data + offs[i], (size_t)(offs[i + 1] - offs[i]));
+            at = 0;
+            for (uint32_t i = 0; i < ns; at += ig_zdict_segment_len(d, i), i++) {
+                size_t sl;
+                const uint8_t *s = seg(d, i, &sl);
+                bool by_erased = false, by_live = false;
+                for (size_t v = 0; v < n; v++) {
+                    bool h = holds(data + offs[v], (size_t)(offs[v + 1] - offs[v]), s, sl);
+                    if (kill[v]) by_erased |= h;
+                    if (!kill[v] && !gone[v]) by_live |= h;
+                }
+                bool zero = ig_zdict_segment_zero(d, i, at);
+                REQUIRE(suspect[i] == (by_erased && !zero));
+                if (!suspect[i]) continue;
+                REQUIRE((ig_zdict_find_hits(kept)[i] != 0) == by_live);
+                if (!by_live) ig_zdict_zero_segment(d, at, (unsigned)sl);
+            }
+            ig_zdict_find_free(held);
+            ig_zdict_find_free(kept);
+            free(suspect);
+            for (size_t i = 0; i < n; i++)
+                gone[i] |= kill[i];
+            free(kill);
+            /* never grows; every segment not zero is a live value's substring */
+            REQUIRE(ig_zdict_size(d) == size0);
+            struct ig_zdict_find *all = NULL;
+            REQUIRE(ig_zdict_find_new(d, NULL, 1, &all) == 0);
+            for (size_t i = 0; i < n; i++)
+                if (!gone[i]) ig_zdict_find_value(all, data + offs[i], (size_t)(offs[i + 1] - offs[i]));
+            REQUIRE(ig_zdict_find_remaining(all) == 0);
+            ig_zdict_find_free(all);
+        }
+        /* every value erased: nothing of them is left */
+        size_t at = 0;
+        for (uint32_t i = 0; i < ns; at += ig_zdict_segment_len(d, i), i++)
+            REQUIRE(ig_zdict_segment_zero(d, i, at));
+        ig_zdict_free(d);
+        free(gone);
+        free(offs);
+        free(data);
+    }
+}
+
+/* Blocks of a chunk with a dictionary, fitted to disk pages as the writer
+ * fits a large string column (page_blocks.c): every block framed against the
+ * dictionary holds at most IG_ZDICT_FRAME_PLAIN plain bytes (values and a
+ * length word each; a block of one value may hold more), so a row read
+ * decompresses a small frame; several share a 4 KiB page, none straddles
+ * one; every block reads back its rows. Fails if dictionary frames grow to
+ * fill the grain again (~10 KiB of these captions each). */
+static void test_zdict_small_frames(void)
+{
+    uint64_t seed = 11;
+    const size_t n = 20000, page_rows = 2000;
+    uint64_t *offs = malloc((n + 1) * sizeof *offs);
+    uint8_t *data = zgen(Z_WORDS, n, offs, &seed);
+    struct ig_zdict *d = NULL;
+    REQUIRE(ig_zdict_train(offs, data, n, 16384, &d) == 0 && d);
+    struct ig_values v, back;
+    ig_values_init(&v, IG_T_STRING);
+    for (size_t i = 0; i < n; i++)
+        REQUIRE(ig_values_push_bytes(&v, data + offs[i], (size_t)(offs[i + 1] - offs[i])) == 0);
+    struct ig_chunk_ctx cx = {.zdict = d};
+    struct ig_page_policy pol = {.type = IG_T_STRING, .leaf = {.type = IG_T_STRING, .per_value = 1}, .zdict = d};
+    struct ig_page_scratch scratch = {0};
+    struct ig_error err = {0};
+    struct ig_block_fit fit = {.grain = 4096};
+    size_t framed = 0, blocks = 0, big = 0, straddle = 0, bad = 0;
+    for (size_t p0 = 0; p0 < n; p0 += page_rows) {
+        struct ig_page_built page = {0};
+        size_t cuts[2] = {0, page_rows};
+        REQUIRE(ig_page_encode_blocks(&pol, &v, p0, page_rows, cuts, 1, &fit, &scratch, &page, &err) == 0);
+        for (uint32_t b = 0; b < page.nblocks; b++) {
+            const struct ig_block_built *k = &page.blocks[b];
+            blocks++;
+            size_t r0 = p0 + k->first_row;
+            uint64_t plain = offs[r0 + k->row_count] - offs[r0] + 4 * (uint64_t)k->row_count;
+            uint64_t at = fit.at + k->offset;
+            if (k->stored && at / 4096 != (at + k->stored - 1) / 4096) straddle++;
+            if (k->compression == IG_PC_ZSTD_DICT) {
+                framed++;
+                if (plain > IG_ZDICT_FRAME_PLAIN && k->row_count > 1) big++;
+            }
+            struct ig_pagerec rec = {.stored = k->stored, .row_count = k->row_count,
+                                     .entry_count = k->row_count, .value_count = k->row_count,
+                                     .encoding = k->encoding, .compression = k->compression,
+                                     .flags = k->flags, .body_size = k->body_size, .cx = &cx};
+            ig_values_init(&back, IG_T_STRING);
+            if (ig_page_decode(page.stored.data + k->offset, &rec, IG_T_STRING, NULL, &scratch, &back, &err) ||
+                back.n != k->row_count) {
+                bad++;
+            } else {
+                for (size_t i = 0; i < back.n; i++) {
+                    size_t na;
+                    const uint8_t *a = ig_values_bytes(&back, i, &na);
+                    if (na != offs[r0 + i + 1] - offs[r0 + i] || memcmp(a, data + offs[r0 + i], na)) {
+                        bad++;
+                        break;
+                    }
+                }
+            }
+            ig_values_free(&back);
+        }
+        fit.at += page.stored.len;
+        ig_page_built_free(&page);
+    }
+    if (big || straddle || framed < blocks / 2)
+        fprintf(stderr, "  %zu blocks, %zu framed against the dictionary, %zu too big, %zu straddle\n", blocks,
+                framed, big, straddle);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(big, 0);
+    CHECK_EQ_INT(straddle, 0);
+    CHECK(framed >= blocks / 2);
+    /* several to a disk page: the stored bytes over the blocks */
+    CHECK(blocks * 4096 > fit.at * 2);
+    ig_page_scratch_free(&scratch);
+    ig_values_free(&v);
+    ig_zdict_free(d);
+    free(offs);
+    free(data);
+}
+
+TEST_MAIN(T(test_zdict_train), T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))
