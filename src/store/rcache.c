@@ -237,6 +237,17 @@ bool ig_rc_has(struct ig_rc_obj *o, uint64_t off, uint64_t n)
     return ok;
 }
 
+size_t ig_rc_pieces(struct ig_rc_obj *o, uint64_t off, uint64_t n)
+{
+    struct ig_rcache *c = o->c;
+    pthread_mutex_lock(&c->mu);
+    size_t k = 0;
+    for (size_t i = first_after(o, off); i < o->n && o->ext[i]->off < off + n; i++)
+        k++;
+    pthread_mutex_unlock(&c->mu);
+    return k;
+}
+
 void ig_rc_fill(struct ig_rc_obj *o, uint64_t off, uint64_t len, void *data)
 {
     struct ig_rcache *c = o->c;

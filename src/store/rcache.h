@@ -41,6 +41,10 @@ size_t ig_rc_claim(struct ig_rc_obj *o, uint64_t off, uint64_t n, struct ig_rang
  * NULL when the fetch failed: the claim is dropped, waiters fetch it
  * themselves). */
 void ig_rc_fill(struct ig_rc_obj *o, uint64_t off, uint64_t len, void *data);
+/* How many separate stretches of [off, off + n) are cached or pending: how
+ * many times a reader has come to that range (an extent may hold several
+ * adjacent fetches). */
+size_t ig_rc_pieces(struct ig_rc_obj *o, uint64_t off, uint64_t n);
 /* Is all of [off, off + n) cached (not pending)? */
 bool ig_rc_has(struct ig_rc_obj *o, uint64_t off, uint64_t n);
 

@@ -122,6 +122,10 @@ int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_e
  * being fetched skipped), in parallel; wait: before returning, else in the
  * background. Errors are left for the reads that follow. */
 void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait);
+/* How many separate stretches of [off, off + n) a remote object's memory
+ * cache holds or is fetching (0 for a local object): how densely readers have
+ * come to that range so far. */
+size_t ig_obj_cached_pieces(struct ig_obj *o, uint64_t off, uint64_t n);
 /* Has the object at its name moved on from this handle (replaced, removed)?
  * One HEAD; false when that cannot be told (the network). */
 bool ig_obj_replaced(struct ig_obj *o);

@@ -256,3 +256,8 @@ void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
     if (!wait) atomic_store(&o->ahead_by_caller, true);
     prefetch(o, r, n, wait);
 }
+
+size_t ig_obj_cached_pieces(struct ig_obj *o, uint64_t off, uint64_t n)
+{
+    return o && o->rc ? ig_rc_pieces(o->rc, off, n) : 0;
+}

@@ -420,6 +420,10 @@ static void test_rcache_reads_claims_and_evicts(void)
         CHECK(ig_rc_claim(o2, 2 * k, 1, g, 8) == 1);
         ig_rc_fill(o2, 2 * k, 1, calloc(1, 1));
     }
+    /* the stretches a range holds: how often readers came to it */
+    CHECK(ig_rc_pieces(o2, 0, 10) == 5);
+    CHECK(ig_rc_pieces(o2, 3, 4) == 2);
+    CHECK(ig_rc_pieces(o2, 9, 100) == 0);
     ig_rc_read(o2, buf, 10, 0, g, 2, &ng, &more);
     CHECK(ng == 2 && more);
     ig_rc_fill(o2, g[0].off, g[0].len, NULL);

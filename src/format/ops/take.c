@@ -471,10 +471,20 @@ struct prefetch {
  * after it in the group then need no request of their own for that column
  * (1,000 random rows of 1,000,000 on object storage: 1.27 GETs a row). */
 #define SMALL_CHUNK ((uint64_t)64 << 10)
+/* A larger chunk, up to DENSE_CHUNK, is fetched whole once readers have come
+ * to it apart as many times as it holds DENSE_BYTES (at least DENSE_AFTER):
+ * a reader taking random rows of a table keeps returning to its groups, one
+ * round trip each, and then needs no more requests there; what it fetched is
+ * at most DENSE_BYTES for each time it came. A reader of a few rows of a
+ * large table never comes to one chunk that often. */
+#define DENSE_AFTER 4
+#define DENSE_BYTES ((uint64_t)1 << 20)
+#define DENSE_CHUNK ((uint64_t)32 << 20)
 
 /* The bytes to fetch for block blk of a row: its chunk's pages when they lie
- * together in at most SMALL_CHUNK bytes, else the block. */
-static struct ig_range chunk_if_small(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf,
+ * together in at most SMALL_CHUNK bytes, or in at most DENSE_CHUNK that
+ * readers came to often enough already (above); else the block. */
+static struct ig_range chunk_or_block(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf,
                                       const struct ig_pagerec *blk)
 {
     struct ig_range r = {blk->offset, blk->stored};
@@ -483,8 +493,11 @@ static struct ig_range chunk_if_small(const struct ig_part *p, const struct ig_r
     if (ig_part_chunk(p, at->group, leaf, &first, &count, NULL) || !count || ig_part_page(p, first, &a, NULL) ||
         ig_part_page(p, first + count - 1, &b, NULL) || b.offset < a.offset)
         return r;
-    uint64_t end = b.offset + b.stored;
-    if (end - a.offset <= SMALL_CHUNK && a.offset <= r.off && r.off + r.len <= end) r = (struct ig_range){a.offset, end - a.offset};
+    uint64_t end = b.offset + b.stored, len = end - a.offset;
+    if (a.offset > r.off || r.off + r.len > end) return r;
+    uint64_t dense = len / DENSE_BYTES > DENSE_AFTER ? len / DENSE_BYTES : DENSE_AFTER;
+    if (len <= SMALL_CHUNK || (len <= DENSE_CHUNK && ig_obj_cached_pieces(p->obj, a.offset, len) >= dense))
+        r = (struct ig_range){a.offset, len};
     return r;
 }
 
@@ -512,7 +525,7 @@ static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct i
         pf->want_part = wp;
         pf->cap = nc;
     }
-    pf->want[pf->nwant] = chunk_if_small(p, at, leaf, &blk);
+    pf->want[pf->nwant] = chunk_or_block(p, at, leaf, &blk);
     pf->want_part[pf->nwant++] = part;
 }
 
