@@ -1,7 +1,8 @@
 /* erase_block.c - rewriting the blocks of a page that hold erased rows: each
  * block decoded, its erased values overwritten (page.h's rules per encoding),
  * re-encoded into its own extent, and only the bytes that changed journaled; a
- * page whose blocks no longer fit moves after the data. */
+ * page whose blocks no longer fit moves after the data. Chunk contexts are
+ * erase_context.c's, the journaling of changed bytes erase_journal.c's. */
 #include "erase_int.h"
 #include "format/ops/erase.h"
 #include "format/part/columns.h"
@@ -97,52 +98,6 @@ static int add_edit(struct erase_ctx *x, struct page_edit *pe, uint32_t b, const
     return 0;
 }
 
-/* First index >= i where a and b differ, or n: eight bytes at a time. */
-static size_t next_difference(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
-{
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y) break;
-    }
-    while (i < n && a[i] == b[i])
-        i++;
-    return i;
-}
-
-/* Journal the bytes where new differs from old over [0, len) (new shorter than
- * old reads as zeros past its end), merged across small gaps. */
-static int journal_changes(struct erase_ctx *x, const struct ig_part *p, uint64_t base,
-                           const uint8_t *old, size_t old_len, const uint8_t *new, size_t new_len)
-{
-    size_t common = old_len < new_len ? old_len : new_len;
-    for (size_t i = next_difference(old, new, 0, common); i < old_len || i < new_len;) {
-        /* a changed range: it ends where 33 equal bytes follow (past the shorter
-         * buffer's end, where old bytes become zeros, every byte counts as changed
-         * unless it is a zero over a zero) */
-        size_t start = i, last = i;
-        for (i++; i < old_len || i < new_len; i++) {
-            uint8_t o = i < old_len ? old[i] : 0, n = i < new_len ? new[i] : 0;
-            if (o != n)
-                last = i;
-            else if (i - last > 32)
-                break;
-        }
-        size_t n = last - start + 1;
-        /* what is past the new end is zeros: journaled as a range, not bytes */
-        size_t data = start < new_len ? (last < new_len ? n : new_len - start) : 0;
-        if (data && ig_journal_add(&x->j, p->name, base + start, new + start, data)) return -ENOMEM;
-        if (n > data && ig_journal_zero(&x->j, p->name, base + start + data, n - data)) return -ENOMEM;
-        x->rep->bytes_written += n;
-        if (i < common) i = next_difference(old, new, i, common);
-        while ((i < old_len || i < new_len) && i >= common &&
-               (i < old_len ? old[i] : 0) == (i < new_len ? new[i] : 0))
-            i++;
-    }
-    return 0;
-}
-
 /* Queue a page's new image to go after the data (taking bytes on success);
  * helper threads of one part append here alike. */
 static int add_moved(struct part_plan *pp, uint32_t page, const struct ig_buf *bytes)
@@ -157,124 +112,9 @@ static int add_moved(struct part_plan *pp, uint32_t page, const struct ig_buf *b
     return m ? 0 : -ENOMEM;
 }
 
-/* The context of chunk (g, leaf) as this erase edits it: read, checked and
- * parsed the first time; NULL for a chunk without one. */
-int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint32_t leaf,
-                  struct ig_chunk_ctx **out, struct ig_error *err)
-{
-    *out = NULL;
-    for (size_t i = 0; i < x->ncxs; i++)
-        if (x->cxs[i].g == g && x->cxs[i].leaf == leaf) {
-            *out = &x->cxs[i].cx;
-            return 0;
-        }
-    struct ig_ctxrec rec;
-    int rc = ig_part_chunk_ctx(p, g, leaf, &rec, err);
-    if (rc || !rec.size) return rc;
-    struct erase_chunk_ctx *c = realloc(x->cxs, (x->ncxs + 1) * sizeof *c);
-    if (!c) return ig_err(err, -ENOMEM, "out of memory");
-    x->cxs = c;
-    c = &x->cxs[x->ncxs];
-    *c = (struct erase_chunk_ctx){.g = g, .leaf = leaf, .rec = rec, .old = IG_BUF_INIT};
-    rc = ig_buf_reserve(&c->old, rec.size) ? ig_err(err, -ENOMEM, "out of memory")
-                                           : ig_part_read(p, c->old.data, rec.size, rec.offset, err);
-    if (!rc && ig_hash(c->old.data, rec.size) != rec.hash)
-        rc = ig_err(err, -EIO, "checksum mismatch");
-    if (!rc) rc = ig_chunk_ctx_parse(c->old.data, rec.size, &c->cx, err);
-    if (rc) {
-        ig_buf_free(&c->old);
-        return ig_err_prefix(err, rc, "%s: leaf %u row group %u: chunk context", p->path, leaf, g);
-    }
-    c->old.len = rec.size;
-    x->ncxs++;
-    *out = &c->cx;
-    return 0;
-}
-
-/* Take the uses a block's stream made of its chunk's table (before an erase,
- * sign -1) or makes (after, +1) off or onto the table's counts. */
-static int count_block_uses(struct erase_ctx *x, const struct ig_column_ref *c,
-                            const uint8_t *stored, const struct ig_pagerec *blk, int sign,
-                            struct ig_error *err)
-{
-    struct ig_chunk_ctx *cx = (struct ig_chunk_ctx *)blk->cx; /* x's own, being edited */
-    if (!cx || !cx->fsst) return 0;
-    /* only fsst streams and dictionaries use the table (the record names the
-     * block's scheme): no other block is decompressed to be counted (verify
-     * counts every block, and finds a record that lied) */
-    if (blk->encoding != IG_ENC_FSST && blk->encoding != IG_ENC_DICT) return 0;
-    uint64_t counts[256] = {0};
-    int rc = ig_page_symbol_uses(stored, blk, &c->li, &x->r.s, counts, err);
-    if (!rc && ig_fsst_add_uses(cx->fsst, counts, sign))
-        rc = ig_err(err, -EIO, "its symbol table's use counts disagree with its blocks");
-    return rc;
-}
-
-/* The uses of a block x just rewrote (x->built), made of the block's table. */
-static int count_built_uses(struct erase_ctx *x, const struct ig_column_ref *c,
-                            const struct ig_pagerec *old, struct ig_error *err)
-{
-    struct ig_pagerec nb = *old;
-    nb.stored = (uint32_t)x->built.stored.len;
-    nb.body_size = x->built.body_size;
-    nb.compression = x->built.compression;
-    nb.encoding = x->built.encoding;
-    nb.entry_count = x->built.entry_count;
-    nb.value_count = x->built.value_count;
-    /* read against the dictionary it was compressed with: the one the erase
-     * writes (the symbol table is the same, edited in place) */
-    struct ig_chunk_ctx *cx = (struct ig_chunk_ctx *)old->cx, view;
-    if (cx && cx->zdict_next) {
-        view = *cx;
-        view.zdict = cx->zdict_next;
-        view.zdict_next = NULL;
-        nb.cx = &view;
-    }
-    return count_block_uses(x, c, x->built.stored.data, &nb, 1, err);
-}
-
-/* The contexts x read and edited, released (written or not). */
-static void free_contexts(struct erase_ctx *x)
-{
-    for (size_t i = 0; i < x->ncxs; i++) {
-        ig_chunk_ctx_free(&x->cxs[i].cx);
-        ig_buf_free(&x->cxs[i].old);
-    }
-    free(x->cxs);
-    x->cxs = NULL;
-    x->ncxs = 0;
-}
-
-int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_error *err)
-{
-    const struct ig_part *p = pp->p;
-    int rc = 0;
-    struct ig_buf now = IG_BUF_INIT;
-    for (size_t i = 0; i < x->ncxs && !rc; i++) {
-        struct erase_chunk_ctx *c = &x->cxs[i];
-        if (c->cx.fsst) ig_fsst_prune(c->cx.fsst);
-        ig_buf_reset(&now);
-        rc = ig_chunk_ctx_write(&c->cx, &now) ? -ENOMEM : 0;
-        if (!rc && now.len > c->rec.size)
-            rc = ig_err(err, -EIO, "%s: leaf %u row group %u: its chunk context grew", p->path,
-                        c->leaf, c->g);
-        if (!rc && ig_buf_append_zeros(&now, c->rec.size - now.len)) rc = -ENOMEM;
-        if (!rc)
-            rc = journal_changes(x, p, c->rec.offset, c->old.data, c->old.len, now.data, now.len);
-        if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
-        if (rc) break;
-        uint8_t *r = ig_chunk_record(p, pp->nf, c->g, c->leaf);
-        ig_st64(r + IG_CHK_CTX_HASH, ig_hash(now.data, now.len));
-        atomic_store(&pp->chunks_changed, true);
-    }
-    ig_buf_free(&now);
-    free_contexts(x);
-    return rc;
-}
-
 void erase_ctx_free(struct erase_ctx *x)
 {
-    free_contexts(x);
+    erase_contexts_free(x);
     ig_journal_free(&x->j);
     ig_reader_free(&x->r);
     ig_values_free(&x->v);
@@ -375,7 +215,7 @@ static int commit_page_edit(struct erase_ctx *x, struct part_plan *pp, struct pa
     if (!rec->nblocks) {
         ig_st32(r + IG_PG_STORED, (uint32_t)pe->e[0].built.stored.len);
         if (fits) {
-            rc = journal_changes(x, p, rec->offset, pe->e[0].old_bytes.data, pe->e[0].old_bytes.len,
+            rc = erase_journal_changes(x, p, rec->offset, pe->e[0].old_bytes.data, pe->e[0].old_bytes.len,
                                  pe->e[0].built.stored.data, pe->e[0].built.stored.len);
         } else {
             if (add_moved(pp, pe->page, &pe->e[0].built.stored))
@@ -391,7 +231,7 @@ static int commit_page_edit(struct erase_ctx *x, struct part_plan *pp, struct pa
     if (fits) {
         for (size_t i = 0; i < pe->n && !rc; i++) {
             struct block_edit *be = &pe->e[i];
-            rc = journal_changes(x, p, be->old.offset, be->old_bytes.data, be->old_bytes.len,
+            rc = erase_journal_changes(x, p, be->old.offset, be->old_bytes.data, be->old_bytes.len,
                                  be->built.stored.data, be->built.stored.len);
         }
         if (rc) return ig_err(err, rc, "out of memory");
@@ -542,11 +382,11 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         rc = erase_context(x, p, g, c->rec.leaf, &cx, err);
         if (rc) break;
         blk.cx = cx;
-        rc = count_block_uses(x, c, x->r.stored.data, &blk, -1, err);
+        rc = erase_count_block_uses(x, c, x->r.stored.data, &blk, -1, err);
         if (!rc)
             rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s,
                                &x->built, err);
-        if (!rc) rc = count_built_uses(x, c, &blk, err);
+        if (!rc) rc = erase_count_built_uses(x, c, &blk, err);
         if (rc)
             rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
                                (int)c->rec.name_len, c->rec.name, page, b);
@@ -627,9 +467,9 @@ static int erase_leaf_page(struct erase_ctx *x, struct part_plan *pp, const stru
         const uint8_t *db = slice(&x->del_b, deleted, blk.first_row, blk.row_count);
         const uint8_t *src = bytes + (blk.offset - rec->offset);
         blk.cx = cx;
-        rc = count_block_uses(x, c, src, &blk, -1, err);
+        rc = erase_count_block_uses(x, c, src, &blk, -1, err);
         if (!rc) rc = ig_page_erase_leaf(src, &blk, &c->li, kb, db, 3, &x->r.s, &x->built, err);
-        if (!rc) rc = count_built_uses(x, c, &blk, err);
+        if (!rc) rc = erase_count_built_uses(x, c, &blk, err);
         if (rc)
             rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
                                (int)c->rec.name_len, c->rec.name, page, b);

@@ -81,6 +81,21 @@ struct erase_ctx {
     size_t ncxs;
 };
 void erase_ctx_free(struct erase_ctx *x);
+/* Journal the bytes where new differs from old over the longer of the two at
+ * base in p (new shorter than old reads as zeros past its end), merged across
+ * small gaps, counted into x->rep (erase_journal.c). */
+int erase_journal_changes(struct erase_ctx *x, const struct ig_part *p, uint64_t base,
+                          const uint8_t *old, size_t old_len, const uint8_t *new, size_t new_len);
+/* Take the uses a block's stream made of its chunk's symbol table (sign -1,
+ * before an erase) or makes (+1, after) off or onto the table's counts; the
+ * uses of the block x just built (x->built), against the dictionary it was
+ * compressed with; the contexts x holds released, written or not
+ * (erase_context.c). */
+int erase_count_block_uses(struct erase_ctx *x, const struct ig_column_ref *c, const uint8_t *stored,
+                           const struct ig_pagerec *blk, int sign, struct ig_error *err);
+int erase_count_built_uses(struct erase_ctx *x, const struct ig_column_ref *c,
+                           const struct ig_pagerec *old, struct ig_error *err);
+void erase_contexts_free(struct erase_ctx *x);
 /* The context of chunk (g, leaf) as this erase edits it: read, checked and
  * parsed the first time; *out NULL for a chunk without one. */
 int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint32_t leaf,
