@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "format/ops/gc.h"
 #include "format/part/versions.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -200,7 +201,7 @@ int cmd_gc(int argc, char **argv)
     if (json)
         print_json(&rep, req.dry_run);
     else
-        print_text(&rep, req.dry_run, !strncmp(dir, "s3://", 5));
+        print_text(&rep, req.dry_run, ig_store_is_remote(dir));
     ig_gc_report_free(&rep);
     return 0;
 }

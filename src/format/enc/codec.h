@@ -239,6 +239,12 @@ struct ig_chunk_ctx {
  * find few of them (captions of words: 8.7 MB at 3, 8.2 at 6, 8.2 at 9;
  * an import 1.2x as long at 6 as at 3). */
 #define IG_ZDICT_LEVEL 6
+/* The level a block is compressed at against the dictionary, given the
+ * column's zstd level (0: the default, 3). */
+static inline int ig_zdict_level(int zstd_level)
+{
+    return zstd_level > IG_ZDICT_LEVEL ? zstd_level : IG_ZDICT_LEVEL;
+}
 
 /* A dictionary of at most `target` bytes trained on the n items offs/data;
  * *out NULL when nothing in them repeats enough. -ENOMEM. */

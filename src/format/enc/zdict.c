@@ -162,8 +162,8 @@ static const ZSTD_CDict *zd_cdict(struct ig_zdict *d, int level)
 {
     pthread_mutex_lock(&d->mu);
     int k = d->cdict[0] && d->cdict_level[0] == level ? 0 : d->cdict[1] && d->cdict_level[1] == level ? 1 : -1;
-    if (k < 0) { /* the older of the two makes room */
-        k = !d->cdict[0] ? 0 : !d->cdict[1] ? 1 : 1;
+    if (k < 0) { /* slot 0 keeps the first level made; slot 1 takes any other */
+        k = d->cdict[0] ? 1 : 0;
         ZSTD_freeCDict(d->cdict[k]);
         ZSTD_compressionParameters cp = ZSTD_getCParams(level, 4096, d->len);
         d->cdict[k] = ZSTD_createCDict_advanced(d->content, d->len, ZSTD_dlm_byRef,

@@ -316,7 +316,7 @@ static int restale_block(struct erase_ctx *x, struct part_plan *pp, const struct
     bool stale = false;
     if (!rc) rc = ig_page_dict_stale(x->tmp.data, blk, &x->r.s, &stale, err);
     if (!rc && stale) {
-        rc = ig_page_recompress_block(x->tmp.data, blk, &x->r.s, &x->built, err);
+        rc = ig_page_recompress_stale(blk, &x->r.s, &x->built, err);
         if (!rc && add_edit(x, pe, b, blk, x->tmp.data)) rc = ig_err(err, -ENOMEM, "out of memory");
         if (!rc) x->rep->dict_blocks++;
     }

@@ -93,20 +93,21 @@ size_t ig_page_compress_dict(struct ig_zdict *d, void *dst, size_t cap, const vo
     return ig_zdict_compress(c, d, dst, cap, src, n, level);
 }
 
-/* The body compressed against the chunk's dictionary in place of out's frame
- * when that is smaller (out holds a zstd frame of it). */
-static int seal_with_dict(struct ig_zdict *d, const struct ig_buf *body, int level,
-                          struct ig_page_built *out, struct ig_error *err)
+/* The body compressed at level (against d when given) in place of out's
+ * stored frame when that is smaller; *took says whether it was. */
+static int take_if_smaller(struct ig_zdict *d, const struct ig_buf *body, int level,
+                           struct ig_page_built *out, bool *took, struct ig_error *err)
 {
     size_t bound = ZSTD_compressBound(body->len);
     struct ig_buf z = IG_BUF_INIT;
     if (ig_buf_reserve(&z, bound)) return ig_err(err, -ENOMEM, "out of memory");
-    size_t n = ig_page_compress_dict(d, z.data, bound, body->data, body->len, level);
-    if (!ZSTD_isError(n) && n < out->stored.len) {
+    size_t n = d ? ig_page_compress_dict(d, z.data, bound, body->data, body->len, level)
+                 : ig_page_compress(z.data, bound, body->data, body->len, level);
+    *took = !ZSTD_isError(n) && n < out->stored.len;
+    if (*took) {
         z.len = n;
         ig_buf_free(&out->stored);
         out->stored = z;
-        out->compression = IG_PC_ZSTD_DICT;
     } else {
         ig_buf_free(&z);
     }
@@ -134,9 +135,11 @@ int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct i
         out->stored.len = z;
         out->compression = IG_PC_ZSTD;
         if (pol->zdict) {
-            int lv = pol->zstd_level > IG_ZDICT_LEVEL ? pol->zstd_level : IG_ZDICT_LEVEL;
-            int rc = seal_with_dict(pol->zdict, body, lv, out, err);
+            /* against the chunk's dictionary instead where that is smaller */
+            bool took;
+            int rc = take_if_smaller(pol->zdict, body, ig_zdict_level(pol->zstd_level), out, &took, err);
             if (rc) return rc;
+            if (took) out->compression = IG_PC_ZSTD_DICT;
         }
         if (pol->compression != IG_COMP_ZSTD && out->stored.len > body->len - body->len / 8) {
             out->stored.len = 0;
@@ -163,20 +166,11 @@ int ig_page_recompress_to_fit_dict(const struct ig_buf *body, size_t capacity, s
 {
     static const int levels[] = {9}; /* 19 costs ten times as much for little more */
     for (size_t i = 0; i < sizeof levels / sizeof levels[0] && out->stored.len > capacity; i++) {
-        size_t bound = ZSTD_compressBound(body->len);
-        struct ig_buf z = IG_BUF_INIT;
-        if (ig_buf_reserve(&z, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        size_t n = d && out->compression == IG_PC_ZSTD_DICT
-                       ? ig_page_compress_dict(d, z.data, bound, body->data, body->len, levels[i])
-                       : ig_page_compress(z.data, bound, body->data, body->len, levels[i]);
-        if (!ZSTD_isError(n) && n < out->stored.len) {
-            z.len = n;
-            ig_buf_free(&out->stored);
-            out->stored = z;
-            out->checksum = ig_hash(z.data, z.len);
-        } else {
-            ig_buf_free(&z);
-        }
+        bool took;
+        int rc = take_if_smaller(out->compression == IG_PC_ZSTD_DICT ? d : NULL, body, levels[i], out,
+                                 &took, err);
+        if (rc) return rc;
+        if (took) out->checksum = ig_hash(out->stored.data, out->stored.len);
     }
     return 0;
 }

@@ -223,11 +223,12 @@ int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *re
  * Nothing for any other block. */
 int ig_page_dict_stale(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
                        bool *stale, struct ig_error *err);
-/* The block's body, unchanged, compressed again as it was (against
- * rec->cx->zdict_next for compression 2, or zstd alone where only that fits
- * its room): what an erase writes for a stale block. */
-int ig_page_recompress_block(const uint8_t *stored, const struct ig_pagerec *rec,
-                             struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
+/* The stale block's body, as ig_page_dict_stale read it (kept in s), compressed
+ * again as it was (against rec->cx->zdict_next for compression 2, or zstd
+ * alone where only that fits its room): what an erase writes for it. Call
+ * right after ig_page_dict_stale said *stale, with the same s. */
+int ig_page_recompress_stale(const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                             struct ig_page_built *out, struct ig_error *err);
 
 /* Check that every row in `erased` holds no data (level-2 proof for verify). */
 int ig_page_check_erased(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,

@@ -89,8 +89,8 @@ static int recompress(const struct ig_buf *body, const struct ig_pagerec *rec, i
     if (rec->compression != IG_PC_NONE) {
         size_t bound = ZSTD_compressBound(body->len);
         if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        int level = zstd_level ? zstd_level : 3;
-        if (d && level < IG_ZDICT_LEVEL) level = IG_ZDICT_LEVEL; /* 3 misses its room twice as often: slower */
+        /* against the dictionary at its level: 3 misses its room twice as often */
+        int level = d ? ig_zdict_level(zstd_level) : zstd_level ? zstd_level : 3;
         size_t z = d ? ig_page_compress_dict(d, out->stored.data, bound, body->data, body->len, level)
                      : ig_page_compress(out->stored.data, bound, body->data, body->len, level);
         if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
@@ -118,15 +118,11 @@ static int recompress(const struct ig_buf *body, const struct ig_pagerec *rec, i
     return rc;
 }
 
-int ig_page_recompress_block(const uint8_t *stored, const struct ig_pagerec *rec,
-                             struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
+int ig_page_recompress_stale(const struct ig_pagerec *rec, struct ig_page_scratch *s,
+                             struct ig_page_built *out, struct ig_error *err)
 {
-    const uint8_t *src;
-    int rc = ig_page_body(stored, rec, s, &src, err);
-    if (rc) return rc;
-    struct ig_buf *body = &s->tmp;
-    ig_buf_reset(body);
-    if (ig_buf_append(body, src, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
+    struct ig_buf *body = &s->tmp; /* the body ig_page_dict_stale read under the old dictionary */
+    if (body->len != rec->body_size) return ig_err(err, -EINVAL, "no stale block's body held");
     out->body_size = rec->body_size;
     out->entry_count = rec->entry_count;
     out->value_count = rec->value_count;
@@ -143,7 +139,7 @@ int ig_page_dict_stale(const uint8_t *stored, const struct ig_pagerec *rec, stru
     const uint8_t *src;
     int rc = ig_page_body(stored, rec, s, &src, err);
     if (rc) return rc;
-    struct ig_buf *old = &s->tmp;
+    struct ig_buf *old = &s->tmp; /* kept for ig_page_recompress_stale */
     ig_buf_reset(old);
     if (ig_buf_append(old, src, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
     struct ig_chunk_ctx next = {.zdict = rec->cx->zdict_next};

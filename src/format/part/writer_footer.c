@@ -19,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <stdlib.h>
-#include <string.h>
 
 static int name_order_cmp(const void *a, const void *b, void *ctx)
 {

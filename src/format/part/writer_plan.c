@@ -458,8 +458,7 @@ static bool dict_pays(const struct enc *w, uint32_t l)
     const struct ig_values *v = &w->g->cols[l];
     struct ig_zdict *d = w->g->ctx[l].zdict;
     int level = w->c->o.zstd_level_bytes ? w->c->o.zstd_level_bytes : w->c->o.zstd_level;
-    int dl = level > IG_ZDICT_LEVEL ? level : IG_ZDICT_LEVEL;
-    uint64_t gain = ig_zdict_gain(d, v->offs, v->data.data, v->n, level ? level : 3, dl);
+    uint64_t gain = ig_zdict_gain(d, v->offs, v->data.data, v->n, level ? level : 3, ig_zdict_level(level));
     return gain >= IG_ZDICT_PAYS * (uint64_t)ig_zdict_size(d);
 }
 
