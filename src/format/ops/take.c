@@ -451,6 +451,14 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
 struct advised {
     uint32_t part, page, block;
     bool set;
+    /* on object storage, what the leaf's chunk in (chunk_part, group) was
+     * found to be worth for this batch: the whole chunk (chunk.len > 0) or
+     * its blocks one by one (chunk.len 0); decided once per chunk and batch,
+     * not for each of its rows (the cache's count does not move before the
+     * batch's fetch) */
+    uint32_t chunk_part, group;
+    struct ig_range chunk;
+    bool chunk_set;
 };
 
 /* Ask the kernel for one leaf's block holding the row (advice only), unless
@@ -511,10 +519,22 @@ static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct i
     if (last && last->set && last->part == part && last->page == rb.page && last->block == rb.block) return;
     if (pf->held && pf->held(pf->held_ctx, part, rb.page, rb.block)) return;
     if (ig_part_block(p, rb.page, &rb.rec, rb.block, &blk, NULL)) return;
-    if (last) *last = (struct advised){part, rb.page, rb.block, true};
+    if (last) last->part = part, last->page = rb.page, last->block = rb.block, last->set = true;
     if (!p->obj) {
         (void)posix_fadvise(p->fd, (off_t)blk.offset, (off_t)blk.stored, POSIX_FADV_WILLNEED);
         return;
+    }
+    struct ig_range r;
+    if (last && last->chunk_set && last->chunk_part == part && last->group == at->group) {
+        if (last->chunk.len) return; /* the whole chunk is wanted already */
+        r = (struct ig_range){blk.offset, blk.stored};
+    } else {
+        r = chunk_or_block(p, at, leaf, &blk);
+        if (last) {
+            bool whole = r.off != blk.offset || r.len != blk.stored;
+            last->chunk_part = part, last->group = at->group, last->chunk_set = true;
+            last->chunk = whole ? r : (struct ig_range){0, 0};
+        }
     }
     if (pf->nwant == pf->cap) {
         size_t nc = pf->cap ? 2 * pf->cap : 64;
@@ -525,7 +545,7 @@ static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct i
         pf->want_part = wp;
         pf->cap = nc;
     }
-    pf->want[pf->nwant] = chunk_or_block(p, at, leaf, &blk);
+    pf->want[pf->nwant] = r;
     pf->want_part[pf->nwant++] = part;
 }
 
