@@ -98,6 +98,7 @@ size_t ig_page_compress_dict(struct ig_zdict *d, void *dst, size_t cap, const vo
 static int take_if_smaller(struct ig_zdict *d, const struct ig_buf *body, int level,
                            struct ig_page_built *out, bool *took, struct ig_error *err)
 {
+    *took = false;
     size_t bound = ZSTD_compressBound(body->len);
     struct ig_buf z = IG_BUF_INIT;
     if (ig_buf_reserve(&z, bound)) return ig_err(err, -ENOMEM, "out of memory");
