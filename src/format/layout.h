@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 13u    /* what writers write (13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
+#define IG_FORMAT_VERSION 14u    /* what writers write (14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
@@ -20,6 +20,7 @@
 #define IG_FORMAT_LOGICAL 11u    /* the first version whose column records carry logical types */
 #define IG_FORMAT_CHUNK_CTX 12u  /* the first version whose chunk records locate a chunk context */
 #define IG_FORMAT_ZDICT 13u      /* the first whose blocks may be compressed with their chunk's zstd dictionary */
+#define IG_FORMAT_VDICT 14u      /* the first whose chunk contexts may hold a value dictionary (vdict blocks) */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -249,7 +250,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1, IG_PC_ZSTD_DICT = 2 }
 #define IG_SLIDE_GROUP_LOW 0     /* u8 l: low bits per entry, 0..63 */
 #define IG_SLIDE_GROUP_UPPER 1   /* u32 u: bits of the upper part */
 #define IG_SLIDE_GROUP_HDR 5
-#define IG_PAGE_ENC_COUNT 14 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
+#define IG_PAGE_ENC_COUNT 15 /* codec schemes (enum ig_enc, which leaves 8 to slide) */
 
 /* Limits that keep hostile sizes from turning into huge allocations. */
 #define IG_MAX_PAGE_BODY (1u << 30)  /* 1 GiB */

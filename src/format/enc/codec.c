@@ -195,7 +195,7 @@ int ig_bytes_decode_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t l
                        struct ig_error *err)
 {
     if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
-    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL, cx ? cx->vdict : NULL};
     size_t used;
     return enc_bytes_decode(p, len, n, absent, offs_out, data_out, &used, &c);
 }
@@ -212,7 +212,7 @@ int ig_bytes_get_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, size_t len,
 {
     if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
     if (i >= n) return ig_err(err, -EINVAL, "bytes stream: item %zu out of %zu", i, n);
-    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL, cx ? cx->vdict : NULL};
     return enc_bytes_get(p, len, n, absent, i, val, vlen, &c);
 }
 
@@ -231,7 +231,7 @@ int ig_bytes_erase_cx(const struct ig_chunk_ctx *cx, uint8_t *p, size_t len, siz
         return ig_err(err, -EINVAL, "erase: a killed position is already absent");
     *new_len = len;
     if (!bm_any(kill, n)) return 0;
-    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL, cx ? cx->vdict : NULL};
     struct ig_buf fresh = IG_BUF_INIT;
     int rc = enc_bytes_erase(p, len, n, absent, kill, true, &c, &fresh);
     if (!rc) rc = erase_commit(p, len, &fresh, new_len, err);
@@ -259,7 +259,7 @@ int ig_bytes_check_erased_cx(const struct ig_chunk_ctx *cx, const uint8_t *p, si
                              const uint8_t *absent, const uint8_t *erased, struct ig_error *err)
 {
     if (n > ENC_MAX_N) return ig_err(err, -EINVAL, "bytes stream: %zu items exceed the limit", n);
-    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL};
+    struct enc_dctx c = {0, err, cx ? cx->fsst : NULL, cx ? cx->vdict : NULL};
     return enc_bytes_check(p, len, n, absent, erased, &c);
 }
 

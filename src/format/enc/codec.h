@@ -55,7 +55,9 @@ enum ig_enc {
                             (struct ig_chunk_ctx; format version 12) */
     IG_ENC_ALP = 13,     /* float lanes as integers d * 10^f / 10^e plus exceptions (ALP; format
                             version 12; auto only where the writer offers it) */
-    IG_ENC_COUNT = 14
+    IG_ENC_VDICT = 14,   /* bytes: only codes into its chunk's value dictionary (struct ig_chunk_ctx;
+                            format version 14; never chosen by auto: the writer decides per chunk) */
+    IG_ENC_COUNT = 15
 };
 
 /* Is e a stream scheme (IG_ENC_AUTO included)? Every value below IG_ENC_COUNT
@@ -225,7 +227,42 @@ struct ig_chunk_ctx {
     /* an erase: the dictionary blocks it rewrites are compressed against (the
      * chunk's with the segments no live value holds zeroed); NULL: zdict */
     struct ig_zdict *zdict_next;
+    struct ig_vdict *vdict; /* kind 3 (format 14): the chunk's value dictionary, or NULL */
 };
+
+/* ---- chunk value dictionaries (context kind 3, format 14; vdict.c) ----------
+ *
+ * The chunk's distinct string or binary values, each with its use count (how
+ * many live items of the chunk's blocks name it), which vdict streams hold
+ * only codes into: code 0 is the empty item, code c (1..k) entry c. An entry
+ * no live item names is erased (length 0, count 0): its bytes are gone. */
+struct ig_vdict;
+/* A dictionary of the k entries offs[0..k] over data, counts 0. -ENOMEM, -E2BIG. */
+int ig_vdict_new(const uint64_t *offs, const uint8_t *data, uint32_t k, struct ig_vdict **out);
+void ig_vdict_free(struct ig_vdict *v);
+struct ig_vdict *ig_vdict_copy(const struct ig_vdict *v); /* NULL without memory */
+uint32_t ig_vdict_k(const struct ig_vdict *v);
+uint64_t ig_vdict_bytes(const struct ig_vdict *v); /* its entries' bytes */
+uint64_t ig_vdict_count(const struct ig_vdict *v, uint32_t c);
+uint64_t *ig_vdict_counts(struct ig_vdict *v); /* k + 1, [0] unused: the counts, editable */
+/* Entry c (1..k): its bytes at *p, its length returned (0: erased). */
+size_t ig_vdict_entry(const struct ig_vdict *v, uint32_t c, const uint8_t **p);
+size_t ig_vdict_size(const struct ig_vdict *v); /* its payload bytes */
+int ig_vdict_write(const struct ig_vdict *v, struct ig_buf *out);
+/* The payload checked (entries, counts, a count 0 exactly where an entry is
+ * erased): -EIO naming what is wrong. */
+int ig_vdict_parse(const uint8_t *p, size_t len, struct ig_vdict **out, struct ig_error *err);
+/* Erase every entry whose count is 0 (its bytes leave; the payload only
+ * shrinks). Returns how many entries it erased. */
+size_t ig_vdict_prune(struct ig_vdict *v);
+/* The uses a vdict stream of n items makes of v's entries added to
+ * (sign > 0) or taken off (sign < 0) counts[0..k]; nothing for any other
+ * stream. -EIO when a code is not v's or a count would go below 0. */
+int ig_vdict_uses(const struct ig_vdict *v, const uint8_t *p, size_t len, size_t n,
+                  uint64_t *counts, int sign, struct ig_error *err);
+/* The vdict stream of n codes (0..k) into a dictionary of k entries. */
+int ig_bytes_encode_vdict(const uint32_t *codes, size_t n, uint32_t k, struct ig_buf *out,
+                          struct ig_error *err);
 
 /* ---- chunk zstd dictionaries (context kind 2, format 13; zdict.c) ----------
  *

@@ -5,7 +5,8 @@
  * Bytes: entries, each [kind: u8] [varint length] [payload], then zeros (a
  * kind byte 0 ends the entries; an erase that shrinks an entry leaves zeros
  * behind it). Kinds: 1 the chunk's FSST symbol table (fsst.c), 2 its zstd
- * dictionary (zdict.c, format 13). A kind this
+ * dictionary (zdict.c, format 13), 3 its value dictionary (vdict.c, format
+ * 14). A kind this
  * reader does not know is an error, as is a kind given twice: a context is
  * only ever read by those who must understand all of it. */
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #define CTX_END  0
 #define CTX_FSST 1
 #define CTX_ZDICT 2
+#define CTX_VDICT 3
 
 void ig_chunk_ctx_free(struct ig_chunk_ctx *cx)
 {
@@ -25,11 +27,13 @@ void ig_chunk_ctx_free(struct ig_chunk_ctx *cx)
     cx->zdict = NULL;
     ig_zdict_free(cx->zdict_next);
     cx->zdict_next = NULL;
+    ig_vdict_free(cx->vdict);
+    cx->vdict = NULL;
 }
 
 bool ig_chunk_ctx_empty(const struct ig_chunk_ctx *cx)
 {
-    return !cx || (!cx->fsst && !cx->zdict);
+    return !cx || (!cx->fsst && !cx->zdict && !cx->vdict);
 }
 
 int ig_chunk_ctx_parse(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, struct ig_error *err)
@@ -46,7 +50,12 @@ int ig_chunk_ctx_parse(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, st
             break;
         }
         pos += u;
-        if (kind == CTX_ZDICT) {
+        if (kind == CTX_VDICT) {
+            if (cx->vdict)
+                rc = ig_err(err, -EIO, "chunk context: two value dictionaries");
+            else
+                rc = ig_vdict_parse(p + pos, (size_t)l, &cx->vdict, err);
+        } else if (kind == CTX_ZDICT) {
             if (cx->zdict)
                 rc = ig_err(err, -EIO, "chunk context: two zstd dictionaries");
             else
@@ -90,7 +99,17 @@ int ig_chunk_ctx_write(const struct ig_chunk_ctx *cx, struct ig_buf *out)
         if (!h) return -ENOMEM;
         h[0] = CTX_ZDICT;
         ig_varint_put(h + 1, l);
-        return ig_zdict_write(z, out);
+        int rc = ig_zdict_write(z, out);
+        if (rc) return rc;
+    }
+    if (cx->vdict) {
+        size_t l = ig_vdict_size(cx->vdict);
+        if (l == SIZE_MAX) return -ENOMEM;
+        uint8_t *h = ig_buf_extend(out, 1 + ig_varint_size(l));
+        if (!h) return -ENOMEM;
+        h[0] = CTX_VDICT;
+        ig_varint_put(h + 1, l);
+        return ig_vdict_write(cx->vdict, out);
     }
     return 0;
 }

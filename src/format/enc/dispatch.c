@@ -13,7 +13,7 @@
 
 static const char *const enc_names[IG_ENC_COUNT] = {
     "auto", "plain", "bitpack", "varint", "rle",   "dict",
-    "for",  "delta", NULL /* slide */, "split", "huffman", "decimal", "fsst", "alp"};
+    "for",  "delta", NULL /* slide */, "split", "huffman", "decimal", "fsst", "alp", "vdict"};
 
 const char *ig_enc_name(enum ig_enc e)
 {
@@ -56,6 +56,7 @@ const struct bytes_scheme *enc_bytes_scheme(unsigned id)
            : id == IG_ENC_DICT ? &enc_dict_bytes
            : id == IG_ENC_HUFF ? &enc_huff_bytes
            : id == IG_ENC_FSST ? &enc_fsst_bytes
+           : id == IG_ENC_VDICT ? &enc_vdict_bytes
                                : NULL;
 }
 

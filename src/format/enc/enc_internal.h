@@ -90,6 +90,7 @@ struct enc_dctx {
     unsigned used;
     struct ig_error *err;
     const struct ig_fsst *fsst; /* the chunk's symbol table (fsst streams), or NULL */
+    const struct ig_vdict *vdict; /* the chunk's value dictionary (vdict streams), or NULL */
 };
 
 /* Encode side: what the current level may choose. */
@@ -233,7 +234,8 @@ struct bytes_scheme {
                  const uint8_t *erased, size_t *used, struct enc_dctx *c);
 };
 
-extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes, enc_fsst_bytes;
+extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes, enc_fsst_bytes,
+    enc_vdict_bytes;
 
 /* A symbol table's bytes (the context's fsst entry): parsed and checked
  * (*used: its length), its exact size, and written. */

@@ -108,10 +108,13 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
                               "%s:%u: encoding=huffman applies to top-level string and binary "
                               "columns", path, line);
             if (ti->phys == IG_PHYS_BYTES && e != IG_ENC_AUTO && e != IG_ENC_PLAIN &&
-                e != IG_ENC_DICT && e != IG_ENC_HUFF)
+                e != IG_ENC_DICT && e != IG_ENC_HUFF && e != IG_ENC_VDICT)
                 return ig_err(err, -EINVAL,
-                              "%s:%u: encoding=%.*s does not apply to %s (use plain, dict or "
-                              "huffman)", path, line, (int)vn, v, ti->name);
+                              "%s:%u: encoding=%.*s does not apply to %s (use plain, dict, "
+                              "huffman or vdict)", path, line, (int)vn, v, ti->name);
+            if (e == IG_ENC_VDICT && ti->phys != IG_PHYS_BYTES)
+                return ig_err(err, -EINVAL, "%s:%u: encoding=vdict applies to string and binary "
+                              "columns", path, line);
             if (e == IG_ENC_DECIMAL && ((c->type != IG_T_FLOAT64 && c->type != IG_T_FLOAT32) || c->quantize))
                 return ig_err(err, -EINVAL,
                               "%s:%u: encoding=decimal applies to float32 and float64 columns",

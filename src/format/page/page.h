@@ -62,6 +62,12 @@ struct ig_page_policy {
      * which a block is compressed (compression 2) where that is smaller than
      * zstd alone, or NULL */
     struct ig_zdict *zdict;
+    /* strings and binary (format 14): each value's code into the chunk's
+     * value dictionary of vdict_k entries, indexed like the values, when
+     * the encoding is IG_ENC_VDICT (the writer's; an erase never re-encodes
+     * into it) */
+    const uint32_t *vcodes;
+    uint32_t vdict_k;
 };
 
 /* One block of a page being written: where it lies in the page's stored bytes

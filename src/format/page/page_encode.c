@@ -117,6 +117,8 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
         }
         return ig_blob_page_encode(v, first, count, NULL, body, err);
     }
+    if (v->is_bytes && pol->vcodes) /* codes into the chunk's value dictionary */
+        return ig_bytes_encode_vdict(pol->vcodes + first, count, pol->vdict_k, body, err);
     if (v->is_bytes) {
         int rc = ig_page_scratch_offs(s, count);
         if (rc) return ig_err(err, rc, "out of memory");

@@ -94,9 +94,11 @@ static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
     g->dicts = calloc(nl, sizeof *g->dicts);
     g->bounds = calloc(nl, sizeof *g->bounds);
     g->ids = calloc(nl, sizeof *g->ids);
+    g->vcodes = calloc(nl, sizeof *g->vcodes);
     g->ctx = calloc(nl, sizeof *g->ctx);
     g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
-    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->ids || !g->ctx || !g->work)
+    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->ids || !g->vcodes || !g->ctx ||
+        !g->work)
         return -ENOMEM;
     for (uint32_t l = 0; l < s->nleaves; l++) {
         const struct ig_column_def *cd = leaf_def(w, l);
@@ -128,6 +130,10 @@ static void job_free(struct ig_part_writer *w, struct ig_group_job *g)
         for (uint32_t l = 0; l < w->schema->nleaves; l++)
             free(g->ids[l].id);
     free(g->ids);
+    if (g->vcodes)
+        for (uint32_t l = 0; l < w->schema->nleaves; l++)
+            ig_vcodes_free(&g->vcodes[l]);
+    free(g->vcodes);
     if (g->ctx)
         for (uint32_t l = 0; l < w->schema->nleaves; l++)
             ig_chunk_ctx_free(&g->ctx[l]);
@@ -494,7 +500,7 @@ static int commit_contexts(struct ig_part_writer *w, struct ig_group_job *g,
     for (uint32_t l = cw->l0; l < cw->l1; l++) {
         struct ig_chunk_ctx *cx = &g->ctx[l];
         w->ctxrecs[l] = (struct ig_ctxrec){0};
-        if (!cx->fsst && !cx->zdict) continue;
+        if (!cx->fsst && !cx->zdict && !cx->vdict) continue;
         int rc = 0;
         if (cx->fsst) {
             ig_fsst_reset_counts(cx->fsst);
@@ -515,7 +521,7 @@ static int commit_contexts(struct ig_part_writer *w, struct ig_group_job *g,
             ig_zdict_free(cx->zdict);
             cx->zdict = NULL;
         }
-        if (cx->fsst || cx->zdict) {
+        if (cx->fsst || cx->zdict || cx->vdict) {
             ig_buf_reset(&w->ctx_bytes);
             if (ig_chunk_ctx_write(cx, &w->ctx_bytes)) return ig_err(err, -ENOMEM, "out of memory");
             rc = ig_write_full(w->fd, w->ctx_bytes.data, w->ctx_bytes.len);

@@ -169,6 +169,13 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
     pol.fsst = w->g->ctx[l].fsst; /* chunk contexts */
     pol.zdict = w->g->ctx[l].zdict; /* and 13: zstd dictionaries */
     if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
+    if (w->g->vcodes[l].on) { /* and 14: codes into the chunk's value dictionary */
+        pol.encoding = IG_ENC_VDICT;
+        pol.vcodes = w->g->vcodes[l].code;
+        pol.vdict_k = w->g->vcodes[l].k;
+    } else if (pol.encoding == IG_ENC_VDICT) { /* forced, but the values were too many to count */
+        pol.encoding = IG_ENC_AUTO;
+    }
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
     w->fit.at = w->out->stored.len;
     int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &w->fit,

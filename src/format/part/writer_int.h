@@ -75,6 +75,28 @@ struct ig_item_ids {
     bool valid;
 };
 
+/* A string or binary leaf's values as codes into its chunk's value
+ * dictionary (format 14, writer_vdict.c): on when the chunk has one (the
+ * context's vdict), code[i] the entry of value i (0: NULL or empty). */
+struct ig_vcodes {
+    uint32_t *code;
+    size_t cap;
+    uint32_t k;
+    bool on;
+};
+void ig_vcodes_free(struct ig_vcodes *c);
+struct ig_column_def;
+struct ig_chunk_dict;
+struct ig_strset;
+/* Decide whether leaf values v (column cd) get a value dictionary, from the
+ * distinct values the planner counted (dict, set, and ids where they are
+ * numbered); when they do, cx->vdict holds it with its use counts and out
+ * the codes. level: the column's zstd level. -ENOMEM. */
+int ig_writer_plan_vdict(const struct ig_column_def *cd, const struct ig_values *v,
+                         const struct ig_chunk_dict *dict, const struct ig_item_ids *ids,
+                         const struct ig_strset *set, int level, struct ig_vcodes *out,
+                         struct ig_chunk_ctx *cx);
+
 /* One row group on its way to the file. */
 struct ig_group_job {
     struct ig_values *cols;      /* one per leaf */
@@ -86,6 +108,7 @@ struct ig_group_job {
     struct ig_chunk_dict *dicts; /* per leaf: its chunk's distinct values (planning counts them) */
     struct ig_minmax *bounds;    /* per leaf: its chunk's bounds (planning takes them) */
     struct ig_item_ids *ids;     /* per leaf: each value's number among them, when counted to the end */
+    struct ig_vcodes *vcodes;    /* per leaf: its values' codes into its chunk's value dictionary */
     struct ig_chunk_ctx *ctx;    /* per leaf: its chunk's context (planning trains a symbol table
                                     for strings that may use one), written and freed at commit */
     /* the pool's queue (under its lock): plans first, segments as planned */

@@ -498,6 +498,12 @@ static int add_cut(struct ig_column_work *cw, size_t row)
     return 0;
 }
 
+/* The zstd level of a string leaf's blocks (0: the default). */
+static int block_level(const struct enc *w)
+{
+    return w->c->o.zstd_level_bytes ? w->c->o.zstd_level_bytes : w->c->o.zstd_level;
+}
+
 int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g, uint32_t t,
                           struct ig_encoder *e, struct ig_error *err)
 {
@@ -513,6 +519,11 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
         round_quantized(&w, l); /* bounds of the values as they read back */
         ig_minmax_of(&g->cols[l], NULL, &g->bounds[l]);
         if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set, &e->short_ids)) rc = -ENOMEM;
+        /* format 14: the chunk's values once in its context, codes in its blocks */
+        if (!rc)
+            rc = ig_writer_plan_vdict(leaf_def(&w, l), &g->cols[l], &g->dicts[l], &g->ids[l],
+                                      &e->chunk_set, block_level(&w), &g->vcodes[l], &g->ctx[l]);
+        if (g->vcodes[l].on) continue; /* no symbol table, no zstd dictionary */
         if (!rc && wants_table(&w, l))
             rc =
                 ig_fsst_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, &g->ctx[l].fsst);
