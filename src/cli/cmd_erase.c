@@ -83,9 +83,11 @@ int cmd_erase(int argc, char **argv)
                 printf("{\"rows\":%" PRIu64 ",\"pages_rewritten\":%" PRIu64 ",\"pages_moved\":%" PRIu64
                        ",\"page_records\":%" PRIu64 ",\"bytes_written\":%" PRIu64
                        ",\"journal_bytes\":%" PRIu64 ",\"dict_segments_zeroed\":%" PRIu64
-                       ",\"dict_blocks_recompressed\":%" PRIu64 ",\"ms\":%.3f}\n",
+                       ",\"dict_blocks_recompressed\":%" PRIu64
+                       ",\"vdict_entries_zeroed\":%" PRIu64 ",\"ms\":%.3f}\n",
                        rep.rows, rep.pages_rewritten, rep.pages_moved, rep.records,
-                       rep.bytes_written, rep.journal_bytes, rep.dict_segments, rep.dict_blocks, ms);
+                       rep.bytes_written, rep.journal_bytes, rep.dict_segments, rep.dict_blocks,
+                       rep.vdict_entries, ms);
             else
                 printf("%s: erased %" PRIu64 " row%s (%" PRIu64 " pages rewritten, %" PRIu64
                        " moved, %" PRIu64 " bytes written) in %.1f ms\n",

@@ -229,7 +229,7 @@ static const size_t sizes[] = {0, 1, 2, 3, 127, 128, 129, 300, 4096, 65536};
 /* Can `forced` fail to represent v? (for: full 64-bit range; delta: a 2^63 step) */
 static bool may_reject(int e, const uint64_t *v, size_t n, const struct ig_int_desc *d)
 {
-    if (e == IG_ENC_HUFF || e == IG_ENC_FSST) return true; /* bytes schemes only */
+    if (e == IG_ENC_HUFF || e == IG_ENC_FSST || e == IG_ENC_VDICT) return true; /* bytes schemes only */
     if (e == IG_ENC_DECIMAL) return d->width < 4 || !decimal_holds(v, n, d->width);
     if (e == IG_ENC_ALP) return d->width < 4 || d->is_signed; /* float lanes: unsigned, 4 or 8 bytes */
     if (e == IG_ENC_FOR) {

@@ -167,6 +167,7 @@ static void report_add(struct ig_erase_report *to, const struct ig_erase_report 
     to->blob_objects += r->blob_objects;
     to->dict_segments += r->dict_segments;
     to->dict_blocks += r->dict_blocks;
+    to->vdict_entries += r->vdict_entries;
 }
 
 /* Threads for a group's flat leaves: the cores, at most ERASE_THREADS, never

@@ -1,7 +1,9 @@
 /* erase_context.c - chunk contexts (format 12) during an erase: read, checked
  * and parsed once per chunk, the symbol uses of the blocks rewritten taken off
  * and put back on the table's counts, and the edited contexts written back over
- * their old bytes (never longer), their chunk records' hashes updated.
+ * their old bytes (never longer), their chunk records' hashes updated. A
+ * value dictionary (format 14) is edited the same way: the codes' uses of
+ * its entries taken off and put back, the entries left unused erased.
  * erase_block.c rewrites the blocks; erase_dict.c zeroes dictionary segments. */
 #include "erase_int.h"
 #include "format/ops/erase.h"
@@ -59,6 +61,14 @@ int erase_count_block_uses(struct erase_ctx *x, const struct ig_column_ref *c, c
                            const struct ig_pagerec *blk, int sign, struct ig_error *err)
 {
     struct ig_chunk_ctx *cx = (struct ig_chunk_ctx *)blk->cx; /* x's own, being edited */
+    if (cx && cx->vdict && blk->encoding == IG_ENC_VDICT) {
+        /* the codes' uses of the value dictionary's entries */
+        int rc = ig_page_value_uses(stored, blk, &c->li, &x->r.s, cx->vdict,
+                                    ig_vdict_counts(cx->vdict), sign, err);
+        if (rc == -EIO)
+            rc = ig_err_prefix(err, rc, "its value dictionary's use counts disagree with its blocks");
+        return rc;
+    }
     if (!cx || !cx->fsst) return 0;
     /* only fsst streams and dictionaries use the table (the record names the
      * block's scheme): no other block is decompressed to be counted (verify
@@ -114,6 +124,8 @@ int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_er
     for (size_t i = 0; i < x->ncxs && !rc; i++) {
         struct erase_chunk_ctx *c = &x->cxs[i];
         if (c->cx.fsst) ig_fsst_prune(c->cx.fsst);
+        /* entries no live item names any more: their bytes leave the context */
+        if (c->cx.vdict) x->rep->vdict_entries += ig_vdict_prune(c->cx.vdict);
         ig_buf_reset(&now);
         rc = ig_chunk_ctx_write(&c->cx, &now) ? -ENOMEM : 0;
         if (!rc && now.len > c->rec.size)

@@ -80,6 +80,10 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
         if (cx && ig_page_symbol_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li,
                                       &x->r.s, uses, &e))
             ig_verify_fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
+        if (cx && cx->vdict && x->vuses &&
+            ig_page_value_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li, &x->r.s,
+                               cx->vdict, x->vuses, 1, &e))
+            ig_verify_fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
         if (!deleted || c->erase_level != 2 || x->ctx_failed) continue;
         uint8_t *del = calloc(blk.row_count / 8 + 2, 1);
         bool any = false;
@@ -379,8 +383,10 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
                 ig_verify_fail(x, "%s: %s row group %u: chunk context: cannot read it again", p->name, cname,
                      g);
             ig_buf_free(&b);
-            cx = own.fsst || own.zdict ? &own : NULL;
+            cx = !ig_chunk_ctx_empty(&own) ? &own : NULL;
         }
+        if (cx && cx->vdict && !(x->vuses = calloc((size_t)ig_vdict_k(cx->vdict) + 1, sizeof *x->vuses)))
+            ig_verify_fail(x, "%s: %s row group %u: out of memory", p->name, cname, g);
         if (cx && cx->zdict && x->deep && !c.nested && ig_zdict_find_new(cx->zdict, NULL, 1, &x->zl))
             ig_verify_fail(x, "%s: %s row group %u: out of memory", p->name, cname, g);
         struct ig_strset dict;
@@ -409,6 +415,17 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
                      p->name, cname, g, s, uses[s], ig_fsst_count(cx->fsst, s));
                 break;
             }
+        /* every entry's count is its live codes (an erased entry's: none) */
+        for (uint32_t e1 = 1; x->vuses && expected != UINT32_MAX && e1 <= ig_vdict_k(cx->vdict); e1++)
+            if (ig_vdict_count(cx->vdict, e1) != x->vuses[e1]) {
+                ig_verify_fail(x,
+                     "%s: %s row group %u: chunk context: value dictionary entry %u is used %" PRIu64
+                     " times, the dictionary counts %" PRIu64,
+                     p->name, cname, g, e1, x->vuses[e1], ig_vdict_count(cx->vdict, e1));
+                break;
+            }
+        free(x->vuses);
+        x->vuses = NULL;
         ig_chunk_ctx_free(&own);
         x->ctx_failed = false;
         if (expected != UINT32_MAX && expected != gr.row_count)

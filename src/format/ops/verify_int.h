@@ -55,6 +55,7 @@ struct vctx {
     /* --deep, a flat chunk with a zstd dictionary (format 13): the segments
      * its live values are searched for (codec.h, ig_zdict_find), NULL otherwise */
     struct ig_zdict_find *zl;
+    uint64_t *vuses; /* a chunk's value dictionary's entries' uses, recounted over its blocks */
 };
 
 /* A failure: reported now, or by a helper thread kept for its row group. */

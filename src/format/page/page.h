@@ -253,6 +253,12 @@ bool ig_page_plain_values(const uint8_t *stored, const struct ig_pagerec *rec, u
  * (rec->cx; codec.h, ig_bytes_symbol_uses) added to counts[256]: nothing
  * for a block that makes none. The writer counts the blocks it keeps, an
  * erase the blocks it rewrites (before and after), verify every block. */
+/* The uses a vdict block (rec; format 14) makes of its chunk's value
+ * dictionary d added to (sign > 0) or taken off (sign < 0) counts[0..k]
+ * (codec.h, ig_vdict_uses): nothing for any other block. */
+int ig_page_value_uses(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                       struct ig_page_scratch *s, const struct ig_vdict *d, uint64_t *counts,
+                       int sign, struct ig_error *err);
 int ig_page_symbol_uses(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
                         struct ig_page_scratch *s, uint64_t *counts, struct ig_error *err);
 

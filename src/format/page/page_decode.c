@@ -240,16 +240,18 @@ int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t 
     return ig_page_decode_leaf(stored, rec, &li, absent, s, out, err);
 }
 
-int ig_page_symbol_uses(const uint8_t *stored, const struct ig_pagerec *rec,
-                        const struct ig_leaf_info *li, struct ig_page_scratch *s, uint64_t *counts,
-                        struct ig_error *err)
+/* Where a bytes leaf's values stream starts in a block's body (*pos = len:
+ * a body with none, a sliding window). */
+static int bytes_values_at(const uint8_t *stored, const struct ig_pagerec *rec,
+                           const struct ig_leaf_info *li, struct ig_page_scratch *s,
+                           const uint8_t **bodyp, size_t *posp, struct ig_error *err)
 {
-    const struct ig_type_info *ti = ig_type_info(li->type);
-    if (!rec->cx || !ti || ti->phys != IG_PHYS_BYTES || li->type == IG_T_BLOB) return 0;
     const uint8_t *body;
     int rc = ig_page_body(stored, rec, s, &body, err);
     if (rc) return rc;
+    *bodyp = body;
     size_t len = rec->body_size, pos = IG_BODY_HDR;
+    *posp = len;
     if (len < IG_BODY_HDR) return ig_err(err, -EIO, "page body of %zu bytes", len);
     if (!li->levels) {
         if (body[0] & IG_BODY_VALIDITY) pos += (rec->row_count + 7) / 8;
@@ -263,5 +265,34 @@ int ig_page_symbol_uses(const uint8_t *stored, const struct ig_pagerec *rec,
             }
     }
     if (pos > len) return ig_err(err, -EIO, "validity bitmap past the page end");
+    *posp = pos;
+    return 0;
+}
+
+int ig_page_symbol_uses(const uint8_t *stored, const struct ig_pagerec *rec,
+                        const struct ig_leaf_info *li, struct ig_page_scratch *s, uint64_t *counts,
+                        struct ig_error *err)
+{
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    if (!rec->cx || !ti || ti->phys != IG_PHYS_BYTES || li->type == IG_T_BLOB) return 0;
+    const uint8_t *body;
+    size_t pos, len = rec->body_size;
+    int rc = bytes_values_at(stored, rec, li, s, &body, &pos, err);
+    if (rc || pos >= len) return rc;
     return ig_bytes_symbol_uses(body + pos, len - pos, rec->value_count, rec->cx, counts, err);
+}
+
+int ig_page_value_uses(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                       struct ig_page_scratch *s, const struct ig_vdict *d, uint64_t *counts,
+                       int sign, struct ig_error *err)
+{
+    const struct ig_type_info *ti = ig_type_info(li->type);
+    if (!d || !ti || ti->phys != IG_PHYS_BYTES || li->type == IG_T_BLOB ||
+        rec->encoding != IG_ENC_VDICT)
+        return 0;
+    const uint8_t *body;
+    size_t pos, len = rec->body_size;
+    int rc = bytes_values_at(stored, rec, li, s, &body, &pos, err);
+    if (rc || pos >= len) return rc;
+    return ig_vdict_uses(d, body + pos, len - pos, rec->value_count, counts, sign, err);
 }
