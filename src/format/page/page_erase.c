@@ -360,8 +360,8 @@ static int erase_in_shape(const uint8_t *stored, const struct ig_pagerec *rec,
                                      .zstd_level = zstd_level};
         rc = ig_page_seal(&pol, &body, &alt, err);
         if (!rc && alt.compression == IG_PC_ZSTD) rc = ig_page_recompress_to_fit(&body, rec->capacity, &alt, err);
-        if (!rc && alt.stored.len < out->stored.len) {
-            alt.encoding = out->encoding;
+        if (!rc && (!out->stored.len || alt.stored.len < out->stored.len)) {
+            alt.encoding = rec->encoding; /* the values stream kept its scheme */
             alt.flags = rec->flags;
             alt.entry_count = rec->entry_count;
             alt.value_count = rec->value_count;
@@ -389,6 +389,18 @@ int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
     ig_values_init(&w, ig_read_type(li->type, li->quantize));
     ig_values_set_levels(&w, li->per_value);
     int rc = ig_page_decode_leaf(stored, rec, li, NULL, s, &v, err);
+    if (!rc && rec->encoding == IG_ENC_VDICT) {
+        /* codes into the chunk's value dictionary (format 14) are erased in
+         * place, never re-encoded: a rebuilt page would lose the shared
+         * dictionary (and its values' uses), and the codes' own rule never grows */
+        ig_buf_reset(&out->stored);
+        out->text_len = 0;
+        rc = erase_in_shape(stored, rec, li, kill, &v, zstd_level, s, out, err);
+        if (!rc && !out->stored.len) rc = ig_err(err, -EIO, "vdict page: cannot erase its codes in place");
+        ig_values_free(&v);
+        ig_values_free(&w);
+        return rc;
+    }
     for (size_t r = 0; !rc && r < v.rows; r++)
         if (copy_row(&v, r, (kill[r / 8] >> (r % 8)) & 1, li->max_def, &w))
             rc = ig_err(err, -ENOMEM, "out of memory");
