@@ -38,6 +38,11 @@
 #       string chunk, context kind 2; from 13 also zdict/: captions of words
 #       in two row groups with a dictionary each, rows erased, one of them
 #       the only holder of a word, whose segments the erase zeroed)
+#   v14: the commit that added v14/ (format version 14, a value dictionary per
+#       low-cardinality string chunk, context kind 3, and vdict blocks; from
+#       14 also vdict/: maintainers and list<string> tags in two row groups
+#       with a dictionary each, rows erased, one the only holder of a
+#       maintainer and one of a tag, whose entries the erase erased)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -111,6 +116,15 @@ tables() {
             # row 7 holds a word no other row does: its segments are zeroed
             "$ingot" erase --row 7 --row 40 --row 4600 --row 8999 "$d/zdict"
         fi
+        if [ "$v" -ge 14 ]; then
+            vdict_input >"$d.vdict.jsonl"
+            printf 'id int64\nmaintainer string?\ntags list<string>? encoding=vdict\n' >"$d.vdict.txt"
+            "$ingot" import --format jsonl --schema "$d.vdict.txt" --rows-per-group 3000 "$d.vdict.jsonl" "$d/vdict"
+            rm "$d.vdict.jsonl" "$d.vdict.txt"
+            # row 7 alone names its maintainer, row 9 alone its first tag: both
+            # entries are erased from their chunks' dictionaries
+            "$ingot" erase --row 7 --row 9 --row 40 --row 3001 --row 5999 "$d/vdict"
+        fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
     rm -f "$d"/*/.ingot/erasures
@@ -182,6 +196,22 @@ for i in range(9000):
 '
 }
 
+# 6,000 rows of a maintainer of 150 (NULLs, empty strings) and up to 5 tags of
+# 80 (NULL lists, empty ones); row 7's maintainer and row 9's first tag occur
+# nowhere else: deterministic.
+vdict_input() {
+    /usr/bin/python3 -c '
+import json, random
+rng = random.Random(14)
+names = ["Maintainer %d <m%d@example.org>" % (i, i) for i in range(150)]
+tags = ["role::%d" % i for i in range(80)]
+for i in range(6000):
+    m = "onlymaintainerq" if i == 7 else (None if i % 41 == 0 else ("" if i % 43 == 0 else rng.choice(names)))
+    t = ["onlytagq", "role::1"] if i == 9 else (None if i % 37 == 0 else [rng.choice(tags) for _ in range(rng.randint(0, 5))])
+    print(json.dumps({"id": i, "maintainer": m, "tags": t}))
+'
+}
+
 # What the current reader prints for table dir $1 (run from its parent, so
 # paths are relative), into directory $2.
 expected() {
@@ -220,5 +250,5 @@ expected) expected "$2" "$3" ;; # TABLE OUT: what $INGOT prints (the test's side
         expected "$here/$t" "$here/expected/$t"
     done
     ;;
-*) sed -n '2,36p' "$0"; exit 2 ;;
+*) sed -n '2,41p' "$0"; exit 2 ;;
 esac
