@@ -20,7 +20,6 @@
 #include "util/strset.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -85,9 +84,6 @@ static bool pays(const struct ig_values *v, const uint32_t *code, uint32_t k, si
     ig_buf_free(&tmp);
     if (!ok || !seen) return false;
     double scale = (double)v->n / (double)seen;
-    if (getenv("IG_VDICT_DEBUG"))
-        fprintf(stderr, "vdict probe: n %zu k %u dict %zu codes %.0f own %.0f\n", v->n, k, dict_bytes,
-                (double)code_bytes * scale, (double)own_bytes * scale);
     /* the probe's runs stand alone; the writer's blocks do better (fitted to
      * 4 KiB stored, runs and trials, a zstd dictionary): on the package
      * index they stored 1.7x (maintainers) to 5x (priorities of 5 values)
