@@ -52,6 +52,11 @@ struct ig_error;
  * object; -ENOENT when there is none. */
 int ig_table_file_read(const char *dir, const char *name, size_t max, char **text, size_t *len,
                        struct ig_error *err);
+/* The same, and the ETag it was read with into etag (NULL, or IG_ETAG_MAX
+ * bytes, store.h; "" for a directory's file): the condition for writing it
+ * back only over what was read. */
+int ig_table_file_read_etag(const char *dir, const char *name, size_t max, char **text, size_t *len,
+                            char *etag, struct ig_error *err);
 /* Written whole and atomically (remote tables only: a directory's files are
  * written by their own code). */
 int ig_remote_file_write(const char *dir, const char *name, const void *data, size_t len,
