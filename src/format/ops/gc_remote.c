@@ -1,9 +1,9 @@
 /* gc_remote.c - objects no kept version needs, deleted (gc_remote.h). */
 #include "format/ops/gc_remote.h"
 #include "format/part/journal.h"
+#include "format/part/remote.h"
 #include "format/part/tag.h"
 #include "format/part/versions.h"
-#include "store/s3.h"
 #include "store/store.h"
 #include "util/error.h"
 
@@ -100,28 +100,6 @@ static bool lock_live(const struct sweep *s, const char *name)
     return false;
 }
 
-/* An incomplete multipart upload found: aborted (dry run: counted). */
-struct uploads {
-    struct ig_s3 *s3;
-    const char *bucket;
-    bool dry_run;
-    struct ig_writer_hold *hold;
-    struct ig_fault *f;
-    uint64_t n;
-    struct ig_error *err;
-};
-
-static int upload_seen(void *ctx, const char *key, const char *upload_id)
-{
-    struct uploads *u = ctx;
-    u->n++;
-    if (u->dry_run) return 0;
-    int rc = ig_writer_renew(u->hold, u->err);
-    if (!rc) ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
-    ig_fault_step(u->f);
-    return rc;
-}
-
 int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t n, bool dry_run,
                        struct ig_writer_hold *hold, struct ig_fault *f, struct ig_gc_sweep *out,
                        struct ig_error *err)
@@ -151,12 +129,7 @@ int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t 
     }
     free(s.d);
     free(s.live);
-    const char *bucket, *prefix;
-    struct ig_s3 *s3 = rc ? NULL : ig_store_s3(st, &bucket, &prefix);
-    if (s3) {
-        struct uploads u = {s3, bucket, dry_run, hold, f, 0, err};
-        rc = ig_s3_mpu_list(s3, bucket, prefix, upload_seen, &u, err);
-        out->uploads = u.n;
-    }
+    if (!rc)
+        rc = ig_remote_abort_uploads(dir, dry_run, hold ? &hold->rl : NULL, f, &out->uploads, err);
     return rc;
 }

@@ -83,6 +83,17 @@ int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
 int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err);
 void ig_remote_unlock(struct ig_remote_lock *l);
 
+/* The multipart uploads under a table's prefix that were started and never
+ * completed (an import or an erase killed mid-upload), aborted: their parts
+ * are stored until then and may hold copies of rows erased since, and no
+ * listing of objects shows them. The caller holds the writers' lock, so none
+ * of the table's writers has one in flight; with l, it is renewed before each
+ * abort (a long gc), and one that lapsed stops them (-ESTALE). f steps after
+ * each (NULL: none). *n (may be NULL): how many were found; dry_run: only
+ * that. A directory has none. */
+int ig_remote_abort_uploads(const char *dir, bool dry_run, struct ig_remote_lock *l,
+                            struct ig_fault *f, uint64_t *n, struct ig_error *err);
+
 /* Upload files built in local_dir (names relative to it and to the table),
  * large ones in parts. */
 int ig_remote_upload(const char *local_dir, const char *dir, const char *const *names, size_t n,

@@ -351,30 +351,6 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     return rc;
 }
 
-struct uploads_of {
-    struct ig_s3 *s3;
-    const char *bucket;
-};
-
-static int abort_upload(void *ctx, const char *key, const char *upload_id)
-{
-    const struct uploads_of *u = ctx;
-    ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
-    return 0;
-}
-
-/* The multipart uploads a killed erase left under the prefix, aborted before
- * its replay starts new ones: their parts may hold copies of the rows it
- * erases, and no listing of objects shows them. The lock is held, so no
- * writer of the table has one in flight. */
-static int abort_uploads(struct ig_store *st, struct ig_error *err)
-{
-    struct uploads_of u;
-    const char *prefix;
-    u.s3 = ig_store_s3(st, &u.bucket, &prefix);
-    return u.s3 ? ig_s3_mpu_list(u.s3, u.bucket, prefix, abort_upload, &u, err) : 0;
-}
-
 int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *replayed,
                              struct ig_error *err)
 {
@@ -409,7 +385,8 @@ int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *re
     if (fd >= 0) close(fd);
     ig_obj_close(o);
     struct ig_remote_report rep = {0};
-    if (!rc) rc = abort_uploads(st, err);
+    /* a killed erase's uploads go before its replay starts new ones */
+    if (!rc) rc = ig_remote_abort_uploads(dir, false, l, NULL, NULL, err);
     if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, &rep, err);
     ig_remote_report_free(&rep);
     ig_remove_tree(stage);
