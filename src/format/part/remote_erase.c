@@ -126,18 +126,21 @@ static int read_old(struct ig_s3 *s3, const char *bucket, const char *key, const
 
 /* What the threads replacing a journal's objects share (several objects at
  * once: each is one multipart upload or PUT, mostly the store's work): the
- * lock, renewed by one at a time, and the fault steps. */
+ * lock, renewed by one at a time under its own mutex (a renewal is a HEAD and
+ * a PUT: under mu, the work queue's, every other thread would wait on them to
+ * take its next object or step), and the fault steps. */
 struct shared {
     struct ig_remote_lock *l;
     struct ig_fault *fault;
-    pthread_mutex_t mu;
+    pthread_mutex_t mu;       /* the work queue, the reports, the fault steps */
+    pthread_mutex_t renew_mu; /* l */
 };
 
 static int renew(struct shared *sh, struct ig_error *err)
 {
-    pthread_mutex_lock(&sh->mu);
+    pthread_mutex_lock(&sh->renew_mu);
     int rc = ig_remote_lock_renew(sh->l, err);
-    pthread_mutex_unlock(&sh->mu);
+    pthread_mutex_unlock(&sh->renew_mu);
     return rc;
 }
 
@@ -301,6 +304,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
                       .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed)};
     if (!a.removed) return ig_err(err, -ENOMEM, "out of memory");
     pthread_mutex_init(&a.sh.mu, NULL);
+    pthread_mutex_init(&a.sh.renew_mu, NULL);
     size_t want = (size_t)ig_remote_env_u64("INGOT_S3_ERASE_PARALLEL", 4), started = 0;
     if (want > fs->n) want = fs->n;
     if (want > 16) want = 16;
@@ -311,6 +315,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
     pthread_mutex_destroy(&a.sh.mu);
+    pthread_mutex_destroy(&a.sh.renew_mu);
     for (size_t i = 0; i < fs->n; i++) {
         if (a.removed[i].len)
             (void)ig_buf_printf(&rep->removed, "%s%.*s", rep->removed.len ? " " : "", (int)a.removed[i].len,
