@@ -364,6 +364,8 @@ gc_on_s3() {
     local out
     # a killed import's object, which no version names
     s3 PUT /vtables/c/part-000099.ingot --data-binary @"$WORK/t.csv" -o /dev/null
+    # an object whose name only looks like a part's (not MANIFEST's form): not gc's
+    s3 PUT /vtables/c/part-notes.ingot --data-binary x -o /dev/null
     # and an upload a killed writer started and never completed
     s3 POST '/vtables/c/part-000098.ingot?uploads=' -o /dev/null
     [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 1 ] || return 1
@@ -377,6 +379,8 @@ gc_on_s3() {
     grep -q "aborted 1 multipart upload" <<<"$out" || { echo "$out"; return 1; }
     [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 0 ] || { echo "an upload is left"; return 1; }
     listing c | grep -q part-000099 && { echo "the stray object is left"; return 1; }
+    listing c | grep -q part-notes.ingot || { echo "gc deleted an object no part is named as"; return 1; }
+    s3 DELETE "/vtables/c/part-notes.ingot?versionId=$(listing c | awk '$1 == "c/part-notes.ingot" { print $2 }')" -o /dev/null
     listing c | grep -E 'MANIFEST|tags|versions/' | grep -q false && { echo "older versions of the table's files left"; listing c; return 1; }
     listing c | grep -q 'versions/000000000[23]' && return 1
     out=$("$INGOT" cat --version 2 --rows 0 "$C" 2>&1) && { echo "version 2 still reads"; return 1; }

@@ -38,14 +38,6 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(a, b);
 }
 
-/* "part-NNNNNN.ingot" or "part-NNNNNN.blob" at the top of the prefix. */
-static bool is_part_object(const char *name)
-{
-    size_t len = strlen(name);
-    if (strncmp(name, "part-", 5) || strchr(name, '/')) return false;
-    return (len > 6 && !strcmp(name + len - 6, ".ingot")) || (len > 5 && !strcmp(name + len - 5, ".blob"));
-}
-
 /* The table's small objects whose older versions go. */
 static bool is_table_file(const char *name)
 {
@@ -56,7 +48,9 @@ static bool is_table_file(const char *name)
 static int seen(void *ctx, const struct ig_obj_info *o)
 {
     struct sweep *s = ctx;
-    bool whole = is_part_object(o->name) && !bsearch(o->name, s->names, s->n, sizeof *s->names, name_cmp);
+    /* a part or blob object by MANIFEST's own rule for their names */
+    bool whole = (ig_part_name_valid(o->name) || ig_blob_name_valid(o->name)) &&
+                 !bsearch(o->name, s->names, s->n, sizeof *s->names, name_cmp);
     bool older = is_table_file(o->name) && (!o->latest || o->delete_marker);
     /* a bucket keeping versions keeps a delete marker for each lock entry a
      * writer removed (remote.c): one a key has no version under is nothing */
