@@ -191,8 +191,9 @@ static void test_part_names(void)
     ig_blob_file_name(blob, 7);
     CHECK(ig_part_name_valid(part) && !ig_blob_name_valid(part));
     CHECK(ig_blob_name_valid(blob) && !ig_part_name_valid(blob));
-    const char *not_ours[] = {"part-notes.ingot", "part-.ingot", "part-1x.blob", "part-000001.ingot.tmp",
-                              "part-1/2.ingot", "xpart-000001.ingot", "part-000001.blob.ingot"};
+    const char *not_ours[] = {"part-notes.ingot",      "part-.ingot",    "part-1x.blob",
+                              "part-000001.ingot.tmp", "part-1/2.ingot", "xpart-000001.ingot",
+                              "part-000001.blob.ingot"};
     for (size_t i = 0; i < sizeof not_ours / sizeof *not_ours; i++)
         CHECK(!ig_part_name_valid(not_ours[i]) && !ig_blob_name_valid(not_ours[i]));
 }

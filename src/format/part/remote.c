@@ -422,7 +422,6 @@ int ig_remote_abort_uploads(const char *dir, bool dry_run, struct ig_remote_lock
     return rc;
 }
 
-
 int ig_remote_upload(const char *local_dir, const char *dir, const char *const *names, size_t n,
                      struct ig_error *err)
 {

@@ -455,11 +455,13 @@ int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, const cha
     struct ig_store *st = NULL;
     if (remote) rc = ig_store_at(dir, &st, err);
     struct ig_store_cond c = {if_etag && if_etag[0] ? if_etag : NULL, if_etag && !if_etag[0]};
-    if (remote && !rc) rc = ig_store_write(st, IG_TAGS_FILE, b.data, b.len, if_etag ? &c : NULL, NULL, err);
+    if (remote && !rc)
+        rc = ig_store_write(st, IG_TAGS_FILE, b.data, b.len, if_etag ? &c : NULL, NULL, err);
     if (!remote) rc = ig_write_file_atomic(ingot, "tags", b.data, b.len, err);
     if (rc == -ESTALE)
-        rc = ig_err(err, rc, "%s: another writer changed the tags since they were read; nothing "
-                             "was changed",
+        rc = ig_err(err, rc,
+                    "%s: another writer changed the tags since they were read; nothing "
+                    "was changed",
                     dir);
     ig_buf_free(&b);
     return rc;

@@ -76,7 +76,8 @@ bool ig_tag_name_valid(const char *name);
 /* The tags, in name order (malloc'd; none: *n = 0, no file is no error), and
  * the ETag they were read with into etag (NULL, or IG_ETAG_MAX bytes: "" when
  * there is no tags object, and for a directory's file). */
-int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, char *etag, struct ig_error *err);
+int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, char *etag,
+                 struct ig_error *err);
 /* The tags file's text (len bytes, NUL after them; written into): its end
  * line's hash checked, every line a valid name and a version; `what` names it
  * in messages. */

@@ -282,8 +282,8 @@ static int open_graft(struct ig_part_writer *w, const char *path, uint64_t start
     if (w->fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
     if (start % 8 || lseek(w->fd, (off_t)start, SEEK_SET) < 0) {
         int e = start % 8 ? EINVAL : errno;
-        return ig_err(err, -e, "%s: cannot write from byte %llu: %s", path, (unsigned long long)start,
-                      strerror(e));
+        return ig_err(err, -e, "%s: cannot write from byte %llu: %s", path,
+                      (unsigned long long)start, strerror(e));
     }
     w->offset = start;
     return 0;
