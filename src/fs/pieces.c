@@ -140,13 +140,13 @@ static void mapped_check_run(void *arg)
  * (each block's follow its own header, so every move is backwards), one run
  * of bytes that a reply points at, not segments copied into each reply.
  * Takes m->segs. */
-static int fetched_piece(struct fs_session *s, const struct fs_span *sp, struct mapped_check *m,
-                         struct fs_entry *e)
+static int fetched_piece(struct fs_session *s, const struct fs_span *sp, enum ig_ahead ahead,
+                         struct mapped_check *m, struct fs_entry *e)
 {
     struct ig_error err = {0};
     ig_buf_reset(&e->data);
     int rc = ig_buf_reserve(&e->data, m->rec.stored) ? -ENOMEM : 0;
-    if (!rc) rc = ig_part_read(m->p, e->data.data, m->rec.stored, m->rec.offset, &err);
+    if (!rc) rc = ig_part_read_by(m->p, e->data.data, m->rec.stored, m->rec.offset, ahead, &err);
     if (rc && rc != -ENOMEM) rc = fs_page_failed(s, sp->part, sp->page, err.msg, rc);
     if (!rc) {
         m->bytes = e->data.data;
@@ -184,7 +184,8 @@ static int fetched_piece(struct fs_session *s, const struct fs_span *sp, struct 
  * each value once, not through a decode and a render. 1 when the page
  * needs decoding; -EAGAIN when it changed under us. */
 static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct fs_plan *vp,
-                        enum fs_view view, const struct fs_span *sp, struct fs_entry *e)
+                        enum fs_view view, const struct fs_span *sp, enum ig_ahead ahead,
+                        struct fs_entry *e)
 {
     const struct ig_colrec *c = &vp->ref.rec;
     const struct ig_type_info *ti = ig_type_info(c->type);
@@ -209,7 +210,7 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     m.nsegs = (int)ig_page_nblocks(&m.rec);
     m.segs = calloc((size_t)m.nsegs, sizeof *m.segs);
     if (!m.segs) return -ENOMEM;
-    if (!p->data) return fetched_piece(s, sp, &m, e);
+    if (!p->data) return fetched_piece(s, sp, ahead, &m, e);
     m.bytes = p->data + m.rec.offset; /* ig_part_page checked the extent */
     int rc = 0;
     if (ig_sigbus_guard(mapped_check_run, &m))
@@ -418,13 +419,20 @@ static int fill_piece(struct fs_session *s, const struct fs_file *f, const struc
     if (!sc) return -ENOMEM;
     /* plain pages served from the part's mapping (a page with no deleted row
      * now had none in any earlier generation either): 1 when it cannot be */
-    int rc = mapped_piece(s, &s->table.parts[sp->part], vp, (enum fs_view)f->node.view, sp, e);
+    /* a file that fetches its pages ahead itself (ahead.c) says so of the
+     * reads it makes (the scratch reader is the thread's: others read with
+     * the store's readahead) */
+    enum ig_ahead ahead = f->ahead ? IG_AHEAD_CALLER : IG_AHEAD_STORE;
+    int rc =
+        mapped_piece(s, &s->table.parts[sp->part], vp, (enum fs_view)f->node.view, sp, ahead, e);
     if (rc != 1) return rc;
-    if (f->node.view == FS_V_OFFSETS && !old && vp->ref.nested) {
+    sc->r.ahead = ahead;
+    rc = -ENOTSUP;
+    if (f->node.view == FS_V_OFFSETS && !old && vp->ref.nested)
         rc = slide_offsets_piece(s, sp, vp, sc, e);
-        if (rc != -ENOTSUP) return rc;
-    }
-    return decoded_piece(s, f, sp, vp, old, sc, e);
+    if (rc == -ENOTSUP) rc = decoded_piece(s, f, sp, vp, old, sc, e);
+    sc->r.ahead = IG_AHEAD_STORE;
+    return rc;
 }
 
 int fs_piece_get(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,
