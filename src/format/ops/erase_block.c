@@ -122,6 +122,58 @@ void erase_ctx_free(struct erase_ctx *x)
     ig_buf_free(&x->tmp);
     ig_buf_free(&x->kill_b);
     ig_buf_free(&x->del_b);
+    erase_loaded_free(x);
+}
+
+void erase_loaded_free(struct erase_ctx *x)
+{
+    for (size_t i = 0; i < x->nloaded; i++) {
+        ig_values_free(&x->loaded[i].v);
+        ig_buf_free(&x->loaded[i].stored);
+        ig_buf_free(&x->loaded[i].deleted);
+    }
+    free(x->loaded);
+    x->loaded = NULL;
+    x->nloaded = x->loaded_cap = 0;
+}
+
+int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl)
+{
+    if (x->nloaded == x->loaded_cap) {
+        size_t nc = x->loaded_cap ? 2 * x->loaded_cap : 8;
+        struct erase_loaded *g = realloc(x->loaded, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        x->loaded = g;
+        x->loaded_cap = nc;
+    }
+    struct erase_loaded *l = &x->loaded[x->nloaded];
+    *l = (struct erase_loaded){.page = page, .block = bl->block, .blk = bl->blk, .v = x->v,
+                               .stored = x->r.stored, .deleted = IG_BUF_INIT};
+    if (bl->deleted && ig_buf_append(&l->deleted, bl->deleted, (bl->blk.row_count + 7) / 8))
+        return -ENOMEM;
+    x->nloaded++;
+    /* taken over: the next load starts from empty buffers */
+    memset(&x->v, 0, sizeof x->v);
+    x->r.stored = (struct ig_buf)IG_BUF_INIT;
+    return 0;
+}
+
+static const struct erase_loaded *loaded_block(const struct erase_ctx *x, uint32_t page, uint32_t b)
+{
+    for (size_t i = 0; i < x->nloaded; i++)
+        if (x->loaded[i].page == page && x->loaded[i].block == b) return &x->loaded[i];
+    return NULL;
+}
+
+int erase_load_block(struct erase_ctx *x, const struct ig_part *p, const struct ig_column_ref *c,
+                     uint32_t page, const struct ig_pagerec *rec, uint32_t b, const uint8_t *kb,
+                     uint64_t group_first_row, struct ig_block_load *bl, struct ig_error *err)
+{
+    /* the killed values alone where the leaf reads them one by one (their
+     * text length is all the erase needs of them); the block otherwise */
+    *bl = (struct ig_block_load){.rec = rec, .block = b, .pick = c->rec.type == IG_T_BLOB ? NULL : kb};
+    return ig_reader_load_block(&x->r, &(struct ig_page_at){p, c, page, group_first_row}, bl, &x->v,
+                                err);
 }
 
 /* A page whose rewritten blocks no longer all fit: its blocks (new ones where
@@ -359,22 +411,24 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
             if (dict_changed) rc = restale_block(x, pp, c, g, page, b, &blk, &pe, err);
             continue;
         }
-        /* the killed values alone where the leaf reads them one by one (their
-         * text length is all the erase needs of them); the block otherwise */
-        struct ig_block_load bl = {.rec = rec, .block = b, .pick = c->rec.type == IG_T_BLOB ? NULL : kb};
-        rc = ig_reader_load_block(&x->r, &(struct ig_page_at){p, c, page, group_first_row}, &bl, &x->v, err);
+        /* loaded already when the chunk's dictionary was settled, else now */
+        const struct erase_loaded *ld = loaded_block(x, page, b);
+        struct ig_block_load bl;
+        if (!ld) rc = erase_load_block(x, p, c, page, rec, b, kb, group_first_row, &bl, err);
         if (rc) break;
-        blk = bl.blk;
-        const uint8_t *old_del = bl.deleted;
-        gone_text += killed_text(&x->v, x->v.n == blk.row_count ? kb : NULL, &x->tmp);
-        if (bounds.bounded && bound_erased(&x->v, kb, blk.row_count, &bounds)) {
+        blk = ld ? ld->blk : bl.blk;
+        const struct ig_values *v = ld ? &ld->v : &x->v;
+        const uint8_t *stored = ld ? ld->stored.data : x->r.stored.data;
+        const uint8_t *old_del = ld ? (ld->deleted.len ? ld->deleted.data : NULL) : bl.deleted;
+        gone_text += killed_text(v, v->n == blk.row_count ? kb : NULL, &x->tmp);
+        if (bounds.bounded && bound_erased(v, kb, blk.row_count, &bounds)) {
             bounds.bounded = false; /* neither bound may name an erased value */
             ig_chunk_minmax_put(ig_chunk_record(p, pp->nf, g, c->rec.leaf), &bounds);
             atomic_store(&pp->chunks_changed, true);
         }
         if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
-            for (size_t i = 0; i < x->v.n && !rc; i++)
-                if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);
+            for (size_t i = 0; i < v->n && !rc; i++)
+                if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, v, i, i + 1, err);
         if (rc || c->erase_level != 2) continue;
         /* level 2: every earlier deleted row of the block was erased; the
          * uses its codes made of the chunk's table go, the new block's come */
@@ -382,15 +436,14 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         rc = erase_context(x, p, g, c->rec.leaf, &cx, err);
         if (rc) break;
         blk.cx = cx;
-        rc = erase_count_block_uses(x, c, x->r.stored.data, &blk, -1, err);
+        rc = erase_count_block_uses(x, c, stored, &blk, -1, err);
         if (!rc)
-            rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s,
-                               &x->built, err);
+            rc = ig_page_erase(stored, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
         if (!rc) rc = erase_count_built_uses(x, c, &blk, err);
         if (rc)
             rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
                                (int)c->rec.name_len, c->rec.name, page, b);
-        else if (add_edit(x, &pe, b, &blk, x->r.stored.data))
+        else if (add_edit(x, &pe, b, &blk, stored))
             rc = ig_err(err, -ENOMEM, "out of memory");
     }
     if (!rc && nkill) {
