@@ -31,39 +31,29 @@ static bool killed(const uint64_t *rows, size_t nrows, size_t *k, uint64_t row)
     return *k < nrows && rows[*k] == row;
 }
 
-/* The values that stay, page by page, each fed to f until it has found all
- * it looks for. */
-static int kept_pass(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
-                     uint32_t g, uint64_t group_first_row, const uint64_t *rows, size_t nrows,
-                     struct ig_zdict_find *f, struct ig_error *err)
+/* Page rec's values that stay (rows from *k on: those this erase removes),
+ * fed to f. */
+static int kept_page(struct erase_ctx *x, const struct ig_page_at *at, struct ig_pagerec *rec,
+                     const uint64_t *rows, size_t nrows, size_t *k, struct ig_zdict_find *f,
+                     struct ig_error *err)
 {
-    const struct ig_part *p = pp->p;
-    uint32_t first = 0, count = 0;
-    int rc = ig_part_chunk(p, g, c->rec.leaf, &first, &count, err);
-    size_t k = 0;
-    for (uint32_t pg = first; !rc && pg < first + count && ig_zdict_find_remaining(f); pg++) {
-        struct ig_pagerec rec;
-        const uint8_t *deleted;
-        rc = ig_part_page(p, pg, &rec, err);
-        if (rc) break;
-        uint64_t lo = group_first_row + rec.first_row;
-        rc = ig_reader_load(&x->r, &(struct ig_page_at){p, c, pg, group_first_row}, &rec, &x->v,
-                            &deleted, err);
-        for (uint32_t i = 0; !rc && i < rec.row_count && i < x->v.n; i++) {
-            bool gone = killed(rows, nrows, &k, lo + i);
-            if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
-            if (gone || ig_values_is_null(&x->v, i)) continue;
-            size_t len;
-            const uint8_t *v = ig_values_bytes(&x->v, i, &len);
-            ig_zdict_find_value(f, v, len);
-        }
+    const uint8_t *deleted;
+    uint64_t lo = at->group_first_row + rec->first_row;
+    int rc = ig_reader_load(&x->r, at, rec, &x->v, &deleted, err);
+    for (uint32_t i = 0; !rc && i < rec->row_count && i < x->v.n; i++) {
+        bool gone = killed(rows, nrows, k, lo + i);
+        if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
+        if (gone || ig_values_is_null(&x->v, i)) continue;
+        size_t len;
+        const uint8_t *v = ig_values_bytes(&x->v, i, &len);
+        ig_zdict_find_value(f, v, len);
     }
     return rc;
 }
 
-/* The erased values of block `blk` (kb: its killed rows; del: those deleted
- * before) as erase_load_block gave them (v: the killed values alone, or the
- * block's), fed to f. */
+/* The erased values of a block as erase_load_block gave them (v: the killed
+ * values alone, or the block's; kb: its killed rows; del: those deleted
+ * before), fed to f. */
 static void feed_erased(struct ig_zdict_find *f, const struct ig_values *v, const uint8_t *kb,
                         const uint8_t *del, uint32_t rows)
 {
@@ -80,42 +70,58 @@ static void feed_erased(struct ig_zdict_find *f, const struct ig_values *v, cons
     }
 }
 
-/* The erased values, fed to f: every block holding one loaded as erase_page
- * takes it (erase_load_block) and kept for it (x->loaded). */
-static int erased_pass(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
-                       uint32_t g, uint64_t group_first_row, const uint64_t *rows, size_t nrows,
-                       struct ig_zdict_find *f, struct ig_error *err)
+/* Page rec's erased values (rows from *k on), fed to f: each block holding one
+ * loaded as erase_page takes it (erase_load_block) and kept for it
+ * (x->loaded), not decoded again. */
+static int erased_page(struct erase_ctx *x, const struct ig_page_at *at, struct ig_pagerec *rec,
+                       const uint64_t *rows, size_t nrows, size_t *k, struct ig_zdict_find *f,
+                       struct ig_error *err)
+{
+    uint64_t lo = at->group_first_row + rec->first_row;
+    uint32_t nb = ig_page_nblocks(rec);
+    int rc = 0;
+    for (uint32_t b = 0; !rc && b < nb && *k < nrows; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(at->p, at->page, rec, b, &blk, err);
+        if (rc) break;
+        uint64_t b_lo = lo + blk.first_row, b_hi = b_lo + blk.row_count;
+        while (*k < nrows && rows[*k] < b_lo)
+            (*k)++;
+        if (*k == nrows || rows[*k] >= b_hi) continue;
+        ig_buf_reset(&x->kill_b);
+        uint8_t *kb = ig_buf_extend(&x->kill_b, (blk.row_count + 7) / 8 + 1);
+        if (!kb) return ig_err(err, -ENOMEM, "out of memory");
+        memset(kb, 0, (blk.row_count + 7) / 8 + 1);
+        for (; *k < nrows && rows[*k] < b_hi; (*k)++)
+            kb[(rows[*k] - b_lo) / 8] |= (uint8_t)(1u << ((rows[*k] - b_lo) % 8));
+        struct ig_block_load bl;
+        rc = erase_load_block(x, at->p, at->c, at->page, rec, b, kb, at->group_first_row, &bl, err);
+        if (rc) break;
+        feed_erased(f, &x->v, kb, bl.deleted, bl.blk.row_count);
+        if (erase_keep_loaded(x, at->page, &bl)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
+/* One pass over the chunk's pages: the erased values (erased true; only the
+ * pages holding one) or those that stay, fed to f (the latter until it has
+ * found all it looks for). */
+static int pass(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
+                uint64_t group_first_row, const uint64_t *rows, size_t nrows, bool erased,
+                struct ig_zdict_find *f, struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
     uint32_t first = 0, count = 0;
     int rc = ig_part_chunk(p, g, c->rec.leaf, &first, &count, err);
     size_t k = 0;
-    for (uint32_t pg = first; !rc && pg < first + count && k < nrows; pg++) {
+    for (uint32_t pg = first;
+         !rc && pg < first + count && (erased ? k < nrows : ig_zdict_find_remaining(f)); pg++) {
         struct ig_pagerec rec;
         rc = ig_part_page(p, pg, &rec, err);
         if (rc) break;
-        uint64_t lo = group_first_row + rec.first_row;
-        uint32_t nb = ig_page_nblocks(&rec);
-        for (uint32_t b = 0; !rc && b < nb && k < nrows; b++) {
-            struct ig_pagerec blk;
-            rc = ig_part_block(p, pg, &rec, b, &blk, err);
-            if (rc) break;
-            uint64_t b_lo = lo + blk.first_row, b_hi = b_lo + blk.row_count;
-            while (k < nrows && rows[k] < b_lo)
-                k++;
-            if (k == nrows || rows[k] >= b_hi) continue;
-            ig_buf_reset(&x->kill_b);
-            uint8_t *kb = ig_buf_extend(&x->kill_b, (blk.row_count + 7) / 8 + 1);
-            if (!kb) return ig_err(err, -ENOMEM, "out of memory");
-            memset(kb, 0, (blk.row_count + 7) / 8 + 1);
-            for (; k < nrows && rows[k] < b_hi; k++)
-                kb[(rows[k] - b_lo) / 8] |= (uint8_t)(1u << ((rows[k] - b_lo) % 8));
-            struct ig_block_load bl;
-            rc = erase_load_block(x, p, c, pg, &rec, b, kb, group_first_row, &bl, err);
-            if (rc) break;
-            feed_erased(f, &x->v, kb, bl.deleted, bl.blk.row_count);
-            if (erase_keep_loaded(x, pg, &bl)) rc = ig_err(err, -ENOMEM, "out of memory");
-        }
+        struct ig_page_at at = {p, c, pg, group_first_row};
+        rc = erased ? erased_page(x, &at, &rec, rows, nrows, &k, f, err)
+                    : kept_page(x, &at, &rec, rows, nrows, &k, f, err);
     }
     return rc;
 }
@@ -135,7 +141,7 @@ int erase_dict_prepare(struct erase_ctx *x, struct part_plan *pp, const struct i
     rc = suspect ? ig_zdict_find_new(cx->zdict, NULL, 1, &held) : -ENOMEM;
     if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
     /* the segments erased values hold */
-    if (!rc) rc = erased_pass(x, pp, c, g, group_first_row, rows, nrows, held, err);
+    if (!rc) rc = pass(x, pp, c, g, group_first_row, rows, nrows, true, held, err);
     size_t nsus = 0;
     for (uint32_t i = 0; !rc && i < n; i++)
         if (ig_zdict_find_hits(held)[i] && !ig_zdict_segment_zero(cx->zdict, i, ig_zdict_find_offset(held, i))) {
@@ -145,7 +151,7 @@ int erase_dict_prepare(struct erase_ctx *x, struct part_plan *pp, const struct i
     /* of those, the ones a value that stays holds too */
     if (!rc && nsus) {
         rc = ig_zdict_find_new(cx->zdict, suspect, 1, &kept) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-        if (!rc) rc = kept_pass(x, pp, c, g, group_first_row, rows, nrows, kept, err);
+        if (!rc) rc = pass(x, pp, c, g, group_first_row, rows, nrows, false, kept, err);
     }
     if (!rc && kept && ig_zdict_find_remaining(kept)) {
         /* what only erased values held: zeroed in the dictionary written next */
