@@ -356,6 +356,42 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     return rc;
 }
 
+struct uploads {
+    struct ig_s3 *s3;
+    const char *bucket;
+    bool dry_run;
+    struct ig_remote_lock *l;
+    struct ig_fault *f;
+    uint64_t n;
+    struct ig_error *err;
+};
+
+static int abort_upload(void *ctx, const char *key, const char *upload_id)
+{
+    struct uploads *u = ctx;
+    u->n++;
+    if (u->dry_run) return 0;
+    int rc = ig_remote_lock_renew(u->l, u->err);
+    if (!rc) ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
+    ig_fault_step(u->f);
+    return rc;
+}
+
+int ig_remote_abort_uploads(const char *dir, bool dry_run, struct ig_remote_lock *l,
+                            struct ig_fault *f, uint64_t *n, struct ig_error *err)
+{
+    if (n) *n = 0;
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
+    const char *prefix;
+    struct uploads u = {.dry_run = dry_run, .l = l, .f = f, .err = err};
+    u.s3 = ig_store_s3(st, &u.bucket, &prefix);
+    if (u.s3) rc = ig_s3_mpu_list(u.s3, u.bucket, prefix, abort_upload, &u, err);
+    if (n) *n = u.n;
+    return rc;
+}
+
 int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *replayed,
                              struct ig_error *err)
 {
