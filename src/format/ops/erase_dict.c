@@ -23,6 +23,57 @@
 #include <stdlib.h>
 #include <string.h>
 
+void erase_loaded_free(struct erase_ctx *x)
+{
+    for (size_t i = 0; i < x->nloaded; i++) {
+        ig_values_free(&x->loaded[i].v);
+        ig_buf_free(&x->loaded[i].stored);
+        ig_buf_free(&x->loaded[i].deleted);
+    }
+    free(x->loaded);
+    x->loaded = NULL;
+    x->nloaded = x->loaded_cap = 0;
+}
+
+int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl)
+{
+    if (x->nloaded == x->loaded_cap) {
+        size_t nc = x->loaded_cap ? 2 * x->loaded_cap : 8;
+        struct erase_loaded *g = realloc(x->loaded, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        x->loaded = g;
+        x->loaded_cap = nc;
+    }
+    struct erase_loaded *l = &x->loaded[x->nloaded];
+    *l = (struct erase_loaded){.page = page, .block = bl->block, .blk = bl->blk, .v = x->v,
+                               .stored = x->r.stored, .deleted = IG_BUF_INIT};
+    if (bl->deleted && ig_buf_append(&l->deleted, bl->deleted, (bl->blk.row_count + 7) / 8))
+        return -ENOMEM;
+    x->nloaded++;
+    /* taken over: the next load starts from empty buffers */
+    memset(&x->v, 0, sizeof x->v);
+    x->r.stored = (struct ig_buf)IG_BUF_INIT;
+    return 0;
+}
+
+const struct erase_loaded *erase_loaded_block(const struct erase_ctx *x, uint32_t page, uint32_t b)
+{
+    for (size_t i = 0; i < x->nloaded; i++)
+        if (x->loaded[i].page == page && x->loaded[i].block == b) return &x->loaded[i];
+    return NULL;
+}
+
+int erase_load_block(struct erase_ctx *x, const struct ig_part *p, const struct ig_column_ref *c,
+                     uint32_t page, const struct ig_pagerec *rec, uint32_t b, const uint8_t *kb,
+                     uint64_t group_first_row, struct ig_block_load *bl, struct ig_error *err)
+{
+    /* the killed values alone where the leaf reads them one by one (their
+     * text length is all the erase needs of them); the block otherwise */
+    *bl = (struct ig_block_load){.rec = rec, .block = b, .pick = c->rec.type == IG_T_BLOB ? NULL : kb};
+    return ig_reader_load_block(&x->r, &(struct ig_page_at){p, c, page, group_first_row}, bl, &x->v,
+                                err);
+}
+
 /* Is part-local row `row` one this erase removes? rows[*k..] sorted. */
 static bool killed(const uint64_t *rows, size_t nrows, size_t *k, uint64_t row)
 {

@@ -100,8 +100,10 @@ void erase_ctx_free(struct erase_ctx *x);
 int erase_load_block(struct erase_ctx *x, const struct ig_part *p, const struct ig_column_ref *c,
                      uint32_t page, const struct ig_pagerec *rec, uint32_t b, const uint8_t *kb,
                      uint64_t group_first_row, struct ig_block_load *bl, struct ig_error *err);
-/* The block x just loaded (bl) kept in x->loaded, its buffers taken over. */
+/* The block x just loaded (bl) kept in x->loaded, its buffers taken over;
+ * found again by page and block (NULL: not loaded); all freed (erase_dict.c). */
 int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl);
+const struct erase_loaded *erase_loaded_block(const struct erase_ctx *x, uint32_t page, uint32_t b);
 void erase_loaded_free(struct erase_ctx *x);
 /* Journal the bytes where new differs from old over the longer of the two at
  * base in p (new shorter than old reads as zeros past its end), merged across
