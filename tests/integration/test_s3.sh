@@ -100,14 +100,18 @@ with open('$WORK/dense.csv', 'w') as f:
     "$INGOT" mount s3://tables/dense "$WORK/mnt_dense" || return 1
     local ids g0 g1 id
     ids=$(/usr/bin/python3 -c "import random; r = random.Random(3); print(*r.sample(range(100000), 80))")
-    g0=$(gets)
+    local t0 t1 polls
+    g0=$(gets); t0=$(date +%s%N)
     for id in $ids; do cat "$WORK/mnt_dense/rows/$id"; echo; done >"$WORK/dense.got"
-    g1=$(gets)
+    g1=$(gets); t1=$(date +%s%N)
     fusermount3 -u "$WORK/mnt_dense"
+    # mnt1 stays mounted and asks for MANIFEST every 300 ms meanwhile: its
+    # polls are the gateway's GETs too (more of them on a loaded machine)
+    polls=$(((t1 - t0) / 300000000 + 1))
     for id in $ids; do "$INGOT" cat --rows "$id" "$WORK/dense"; done >"$WORK/dense.want"
     [ "$(jq -c . "$WORK/dense.got")" = "$(jq -c . "$WORK/dense.want")" ] || { echo "rows differ"; return 1; }
-    echo "$((g1 - g0)) GETs for 80 rows"
-    [ $((g1 - g0)) -le 20 ] || { echo "each row fetched on its own: $((g1 - g0)) GETs for 80 rows"; return 1; }
+    echo "$((g1 - g0)) GETs for 80 rows (up to $polls of them another mount's polls)"
+    [ $((g1 - g0 - polls)) -le 20 ] || { echo "each row fetched on its own: $((g1 - g0)) GETs for 80 rows"; return 1; }
 }
 check s3_random_rows_fetch_their_chunk_whole dense_rows
 # Who reads ahead is each read's to say: a column read through the mount
