@@ -155,3 +155,26 @@ PY
     "$INGOT" verify --deep "$WORK/mt" >/dev/null
 }
 check vdict_mount_views_and_rm mounted
+
+# a crash at every durable step of an erase: the rows and their dictionary
+# entries are either all there or all gone, and the table verifies (counts too)
+crashes() {
+    local n=1 rc m g
+    while :; do
+        rm -rf "$WORK/c"; cp -r "$WORK/t" "$WORK/c"
+        INGOT_FAULT_AFTER=$n "$INGOT" erase --row 7 --row 9 "$WORK/c" >/dev/null 2>&1; rc=$?
+        "$INGOT" verify --deep "$WORK/c" >/dev/null || { echo "step $n:"; "$INGOT" verify --deep "$WORK/c"; return 1; }
+        m=$(grep -c -a 'SECRETMAINTAINERQZX' "$WORK/c/part-000000.ingot")
+        g=$(grep -c -a 'SECRETTAGQZX' "$WORK/c/part-000000.ingot")
+        [ "$m" = "$g" ] || { echo "step $n: half erased ($m, $g)"; return 1; }
+        if [ $rc -eq 0 ]; then
+            [ "$m" = 0 ] || { echo "completed but an entry is left"; return 1; }
+            break
+        fi
+        [ $rc -eq 137 ] || { echo "step $n: exit $rc"; return 1; }
+        n=$((n + 1))
+        [ $n -lt 100 ] || { echo "never completed"; return 1; }
+    done
+    echo "crashed at each of $((n - 1)) steps"
+}
+check vdict_erase_crash_at_every_step crashes
