@@ -176,6 +176,12 @@ const char *ig_obj_name(const struct ig_obj *o)
 
 int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_error *err)
 {
+    return ig_obj_read_by(o, buf, n, off, IG_AHEAD_STORE, err);
+}
+
+int ig_obj_read_by(struct ig_obj *o, void *buf, size_t n, uint64_t off, enum ig_ahead ahead,
+                   struct ig_error *err)
+{
     struct ig_store *st = o->st;
     if (off > o->info.size || n > o->info.size - off)
         return ig_err(err, -EIO,
@@ -206,7 +212,7 @@ int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_e
         if (!more) break;
     }
     atomic_fetch_add(missed ? &st->misses : &st->hits, 1);
-    store_read_ahead(o, off, n);
+    if (ahead == IG_AHEAD_STORE) store_read_ahead(o, off, n);
     return 0;
 }
 
