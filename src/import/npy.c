@@ -68,8 +68,9 @@ int ig_npy_time_lane(const struct ig_npy *n, const uint8_t *p, uint64_t *lane)
     if (x == INT64_MIN) return 1; /* NaT */
     switch (n->conv) {
     case IG_NPY_MONTHS: {
+        /* far past what int32 days hold (checked below), before -x + 11 can overflow */
+        if (x > 72000000 || x < -72000000) return -ERANGE;
         int64_t y = x >= 0 ? x / 12 : -((-x + 11) / 12), m = x - 12 * y; /* floor */
-        if (y > 6000000 || y < -6000000) return -ERANGE;
         v = ig_days_from_civil(1970 + y, (unsigned)m + 1, 1);
         break;
     }

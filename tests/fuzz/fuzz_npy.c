@@ -4,7 +4,6 @@
  * float32, a type text. The elements of a datetime64 or timedelta64 array it
  * accepts go through ig_npy_time_lane, whose lanes must fit the column: a
  * date's int32 days, a time of day within the day. The input is the file. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
