@@ -9,6 +9,7 @@
 #include "format/ops/nested.h"
 #include "format/part/columns.h"
 #include "format/model/types.h"
+#include "store/store.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -136,6 +137,36 @@ static void mapped_check_run(void *arg)
     }
 }
 
+/* A remote page's values where the store's cache holds its stored bytes
+ * (pinned there): checked, then the entry's segments point at them, and the
+ * entry is transient, released with the reply that points at them (fs_piece_get
+ * does not cache it: a cached entry would hold its pin, and with it a
+ * fetched extent of many pages, for as long as it stays). Nothing is copied
+ * between the socket's buffer and the reply. Takes over m->segs and pin. */
+static int pinned_piece(struct fs_session *s, const struct fs_span *sp, struct mapped_check *m,
+                        void *pin, const uint8_t *at, struct fs_entry *e)
+{
+    m->bytes = at;
+    mapped_check_run(m);
+    int rc = m->damaged ? fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO)
+             : !m->plain ? 1
+                         : 0;
+    if (rc) {
+        free(m->segs);
+        ig_obj_unpin(pin);
+        return rc;
+    }
+    e->segs = m->segs;
+    e->nsegs = m->nsegs;
+    e->mapped_len = 0;
+    for (int b = 0; b < m->nsegs; b++)
+        e->mapped_len += m->segs[b].iov_len;
+    e->obj = pin;
+    e->obj_free = ig_obj_unpin;
+    e->transient = true;
+    return 0;
+}
+
 /* The .npy bytes of a page that stores them as they are: uncompressed blocks,
  * each a plain stream of the type's width, no NULL, no deleted row (a flat
  * column's values, or a vector column's floats: no levels, so no NULL
@@ -177,6 +208,14 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     int rc = 0;
     if (!p->data) { /* object storage: the page's stored bytes, fetched */
         struct ig_error err = {0};
+        void *pin = NULL;
+        const uint8_t *at = NULL;
+        rc = ig_obj_pin(p->obj, m.rec.offset, m.rec.stored, &at, &pin, &err);
+        if (rc) {
+            free(m.segs);
+            return fs_page_failed(s, sp->part, sp->page, err.msg, rc);
+        }
+        if (pin) return pinned_piece(s, sp, &m, pin, at, e);
         ig_buf_reset(&e->data);
         if (ig_buf_reserve(&e->data, m.rec.stored)) {
             free(m.segs);
@@ -441,6 +480,12 @@ int fs_piece_get(struct fs_session *s, const struct fs_file *f, const struct fs_
     if (rc) {
         fs_entry_free(e);
         return rc;
+    }
+    if (e->transient) { /* the caller's alone: freed by its release */
+        e->refs = 1;
+        e->dead = 1;
+        *out = e;
+        return 0;
     }
     *out = fs_cache_put(&s->cache, e);
     return 0;

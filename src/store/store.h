@@ -118,6 +118,16 @@ struct ig_store *ig_obj_store(const struct ig_obj *o);
 const char *ig_obj_name(const struct ig_obj *o);
 /* Read exactly [off, off + n); past the end is -EIO. */
 int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_error *err);
+/* [off, off + n) of a remote object without a copy: fetched as ig_obj_read
+ * would be, then *p points at it in the memory cache, held there until
+ * ig_obj_unpin(*pin) (evicting it meanwhile only takes it out of the
+ * cache's count; hold pins briefly, for one request, and release them before
+ * the object is closed). Returns 0 with *pin NULL when the bytes are not in
+ * one cached stretch (a local object; a range partly cached before in
+ * another piece; a cache too small): read them with ig_obj_read instead. */
+int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, const uint8_t **p, void **pin,
+               struct ig_error *err);
+void ig_obj_unpin(void *pin); /* NULL: nothing */
 /* Fetch these ranges into the cache (coalesced; those already cached or
  * being fetched skipped), in parallel; wait: before returning, else in the
  * background. Errors are left for the reads that follow. */
