@@ -48,12 +48,19 @@ static uint8_t *fetch_buf(size_t n)
 int store_fetch_gaps(struct ig_obj *o, const struct ig_range *gaps, size_t ng, uint8_t **data,
                      struct ig_error *err)
 {
+    return store_fetch_gaps_by(o, gaps, ng, data, PIECE_MIN, err);
+}
+
+int store_fetch_gaps_by(struct ig_obj *o, const struct ig_range *gaps, size_t ng, uint8_t **data,
+                        uint64_t piece_min, struct ig_error *err)
+{
     struct ig_store *st = o->st;
     uint64_t total = 0;
     for (size_t i = 0; i < ng; i++)
         total += gaps[i].len;
     unsigned par = ig_s3_parallel(st->s3);
     uint64_t piece = total / par;
+    if (piece < piece_min) piece = piece_min;
     if (piece < PIECE_MIN) piece = PIECE_MIN;
     size_t nr = 0, rcap = ng + (size_t)(total / piece) + 1;
     struct ig_s3_range *r = calloc(rcap, sizeof *r);
@@ -108,7 +115,10 @@ static void *worker_main(void *arg)
         if (!st->jobs) st->jobs_tail = NULL;
         pthread_mutex_unlock(&st->mu);
         uint8_t **data = calloc(j->n, sizeof *data);
-        int rc = data ? store_fetch_gaps(j->o, j->gaps, j->n, data, NULL) : -ENOMEM;
+        /* nothing waits for these bytes yet: fewer, larger GETs (each GET
+         * costs the gateway a request's work besides its bytes) */
+        int rc = data ? store_fetch_gaps_by(j->o, j->gaps, j->n, data, st->ahead_piece, NULL)
+                      : -ENOMEM;
         for (size_t i = 0; i < j->n; i++)
             ig_rc_fill(j->o->rc, j->gaps[i].off, j->gaps[i].len, rc ? NULL : data[i]);
         free(data);
