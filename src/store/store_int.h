@@ -61,7 +61,7 @@ struct ig_store {
     unsigned small_next;
     pthread_cond_t work;
     struct job *jobs, *jobs_tail;
-    bool worker;
+    unsigned workers; /* background fetchers started (up to AHEAD_WORKERS) */
     atomic_uint_fast64_t hits, misses, fetched;
     struct ig_store *next;
 };
