@@ -16,7 +16,9 @@
  * Ranges not cached are fetched with range GETs, large ones split into
  * parallel requests; a batch prefetched (ig_obj_prefetch) merges ranges less
  * than INGOT_S3_COALESCE_KB (256) apart into one request; a read that continues the previous one starts an
- * asynchronous readahead that doubles up to INGOT_S3_READAHEAD_MB (32). A
+ * asynchronous readahead that doubles up to INGOT_S3_READAHEAD_MB (32),
+ * claimed and fetched in the background in pieces of INGOT_S3_AHEAD_PIECE_MB
+ * (8), one GET each, by four fetchers (store_fetch.c). A
  * local disk cache (INGOT_S3_DISK_CACHE=DIR, INGOT_S3_DISK_CACHE_MB, default
  * 1024) keeps fetched ranges across processes; the memory budget is
  * INGOT_S3_CACHE_MB (256).
