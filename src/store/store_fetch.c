@@ -19,31 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define PIECE_MIN ((uint64_t)1 << 20) /* a parallel range GET's smallest piece */
-#define HUGE_PAGE ((size_t)2 << 20)      /* a transparent huge page (x86-64, arm64 4K) */
 /* Background fetchers: each takes one claimed piece at a time, so a piece is
  * in the cache (and its waiting reader goes on) as soon as its own GET ends,
  * not when the slowest GET of its window does; this many GETs in flight for
  * the readaheads of a store. */
 #define AHEAD_WORKERS 4
-
-/* A buffer for n fetched bytes (freed with free(), by the range cache).
- * Large ones are aligned to huge pages and asked to be backed by them: a
- * fresh multi-MiB buffer otherwise takes a page fault, a page clear and a
- * memory-cgroup charge every 4 KiB as the socket's bytes are copied in,
- * which cost a column scan more CPU than the copy itself. */
-static uint8_t *fetch_buf(size_t n)
-{
-    if (n < HUGE_PAGE) return malloc(n ? n : 1);
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, n)) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, n & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* advice: not fatal */
-#endif
-    return p;
-}
 
 /* Fetch claimed gaps: each from the disk cache if there, else by range GETs
  * (gaps over a piece split into parallel ones), into the cache. On failure
@@ -73,7 +55,7 @@ int store_fetch_gaps_by(struct ig_obj *o, const struct ig_range *gaps, size_t ng
     for (size_t i = 0; i < ng; i++)
         data[i] = NULL;
     for (size_t i = 0; !rc && i < ng; i++) {
-        data[i] = fetch_buf((size_t)gaps[i].len);
+        data[i] = malloc((size_t)gaps[i].len);
         if (!data[i]) {
             rc = ig_err(err, -ENOMEM, "out of memory");
             break;
