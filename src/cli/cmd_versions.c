@@ -97,7 +97,7 @@ int cmd_versions(int argc, char **argv)
     struct ig_tag *tags = NULL;
     size_t ntags = 0;
     int rc = ig_version_list(dir, &vs, &n, &err);
-    if (!rc) rc = ig_tags_load(dir, &tags, &ntags, &err);
+    if (!rc) rc = ig_tags_load(dir, &tags, &ntags, NULL, &err);
     bool have_current = false;
     for (size_t i = 0; i < n; i++)
         have_current |= vs[i] == t.manifest.version;

@@ -30,17 +30,17 @@ void fs_ahead_free(struct fs_ahead *a)
     free(a);
 }
 
+/* (a file has readahead only when its first span's part is an object: view.c) */
 static uint64_t window_max(struct fs_session *s, const struct fs_file *f)
 {
-    const struct ig_part *p = &s->table.parts[f->spans[0].part];
-    return p->obj ? ig_store_readahead(ig_obj_store(p->obj)) : 0;
+    return ig_store_readahead(ig_obj_store(s->table.parts[f->spans[0].part].obj));
 }
 
-/* Ask for ranges r[0..n) of part `part`'s object, in the background. */
+/* Ask for ranges r[0..n) of part `part`'s object (top_up takes ranges only
+ * from parts that are objects), in the background. */
 static void ask(struct fs_session *s, uint32_t part, const struct ig_range *r, size_t n)
 {
-    const struct ig_part *p = &s->table.parts[part];
-    if (n && p->obj) ig_obj_prefetch(p->obj, r, n, false);
+    if (n) ig_obj_prefetch(s->table.parts[part].obj, r, n, false);
 }
 
 /* Ask for spans from `upto` on until `want` stored bytes are asked for;

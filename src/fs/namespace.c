@@ -321,7 +321,7 @@ static int64_t list_tags(struct fs_session *s, const struct fs_node *dir, int64_
     struct ig_tag *tags = NULL;
     size_t n = 0;
     int64_t found = -1;
-    if (ig_tags_load(s->dir, &tags, &n, NULL) == 0 && k >= 0 && (uint64_t)k < n) {
+    if (ig_tags_load(s->dir, &tags, &n, NULL, NULL) == 0 && k >= 0 && (uint64_t)k < n) {
         snprintf(name, cap, "%s", tags[k].name);
         *out = (struct fs_node){.kind = FS_K_LINK, .row = tags[k].version};
         found = k;
@@ -337,7 +337,7 @@ static int lookup_tag(struct fs_session *s, const struct fs_node *dir, const cha
     struct ig_tag *tags = NULL;
     size_t n = 0;
     int rc = -ENOENT;
-    if (ig_tags_load(s->dir, &tags, &n, NULL) == 0)
+    if (ig_tags_load(s->dir, &tags, &n, NULL, NULL) == 0)
         for (size_t i = 0; i < n && rc; i++)
             if (!strcmp(tags[i].name, name)) {
                 *out = (struct fs_node){.kind = FS_K_LINK, .row = tags[i].version};

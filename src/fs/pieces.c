@@ -167,6 +167,41 @@ static int pinned_piece(struct fs_session *s, const struct fs_span *sp, struct m
     return 0;
 }
 
+/* mapped_piece on object storage (below): the values moved together in place
+ * (each block's follow its own header, so every move is backwards), one run
+ * of bytes that a reply points at, not segments copied into each reply.
+ * Takes m->segs. */
+static int fetched_piece(struct fs_session *s, const struct fs_span *sp, enum ig_ahead ahead,
+                         struct mapped_check *m, struct fs_entry *e)
+{
+    struct ig_error err = {0};
+    ig_buf_reset(&e->data);
+    int rc = ig_buf_reserve(&e->data, m->rec.stored) ? -ENOMEM : 0;
+    if (!rc) rc = ig_part_read_by(m->p, e->data.data, m->rec.stored, m->rec.offset, ahead, &err);
+    if (rc && rc != -ENOMEM) rc = fs_page_failed(s, sp->part, sp->page, err.msg, rc);
+    if (!rc) {
+        m->bytes = e->data.data;
+        mapped_check_run(m);
+        if (m->damaged)
+            rc = fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO);
+        else if (!m->plain)
+            rc = 1;
+    }
+    if (rc) {
+        free(m->segs);
+        ig_buf_free(&e->data); /* decoded after all: from the start */
+        return rc;
+    }
+    size_t at = 0;
+    for (int b = 0; b < m->nsegs; b++) {
+        memmove(e->data.data + at, m->segs[b].iov_base, m->segs[b].iov_len);
+        at += m->segs[b].iov_len;
+    }
+    e->data.len = at;
+    free(m->segs);
+    return 0;
+}
+
 /* The .npy bytes of a page that stores them as they are: uncompressed blocks,
  * each a plain stream of the type's width, no NULL, no deleted row (a flat
  * column's values, or a vector column's floats: no levels, so no NULL
@@ -175,12 +210,14 @@ static int pinned_piece(struct fs_session *s, const struct fs_span *sp, struct m
  * checksums once (the cache keeps the result): no pread copy, no decode copy.
  * The mapped bytes are only touched under the SIGBUS guard (a part truncated
  * under the mount). A part on object storage has no mapping: its page's
- * stored bytes are fetched into the entry (counted against the cache), checked
- * the same way, and its values moved together in place: a column scan copies
- * each value once, not through a decode and a render. 1 when the page
+ * values are pointed at where the store's cache holds its fetched bytes
+ * (pinned_piece), else its stored bytes are fetched into the entry (counted
+ * against the cache), checked the same way, and its values moved together in
+ * place: a column scan copies no value, or one copy, never a decode and a render. 1 when the page
  * needs decoding; -EAGAIN when it changed under us. */
 static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct fs_plan *vp,
-                        enum fs_view view, const struct fs_span *sp, struct fs_entry *e)
+                        enum fs_view view, const struct fs_span *sp, enum ig_ahead ahead,
+                        struct fs_entry *e)
 {
     const struct ig_colrec *c = &vp->ref.rec;
     const struct ig_type_info *ti = ig_type_info(c->type);
@@ -205,34 +242,20 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     m.nsegs = (int)ig_page_nblocks(&m.rec);
     m.segs = calloc((size_t)m.nsegs, sizeof *m.segs);
     if (!m.segs) return -ENOMEM;
-    int rc = 0;
-    if (!p->data) { /* object storage: the page's stored bytes, fetched */
+    if (!p->data) { /* object storage: pointed at where fetched, else copied */
         struct ig_error err = {0};
         void *pin = NULL;
         const uint8_t *at = NULL;
-        rc = ig_obj_pin(p->obj, m.rec.offset, m.rec.stored, &at, &pin, &err);
+        int rc = ig_obj_pin(p->obj, m.rec.offset, m.rec.stored, ahead, &at, &pin, &err);
         if (rc) {
             free(m.segs);
             return fs_page_failed(s, sp->part, sp->page, err.msg, rc);
         }
-        if (pin) return pinned_piece(s, sp, &m, pin, at, e);
-        ig_buf_reset(&e->data);
-        if (ig_buf_reserve(&e->data, m.rec.stored)) {
-            free(m.segs);
-            return -ENOMEM;
-        }
-        rc = ig_part_read(p, e->data.data, m.rec.stored, m.rec.offset, &err);
-        if (rc) {
-            free(m.segs);
-            ig_buf_free(&e->data);
-            return fs_page_failed(s, sp->part, sp->page, err.msg, rc);
-        }
-        m.bytes = e->data.data;
-        mapped_check_run(&m);
-    } else {
-        m.bytes = p->data + m.rec.offset; /* ig_part_page checked the extent */
+        return pin ? pinned_piece(s, sp, &m, pin, at, e) : fetched_piece(s, sp, ahead, &m, e);
     }
-    if (p->data && ig_sigbus_guard(mapped_check_run, &m))
+    m.bytes = p->data + m.rec.offset; /* ig_part_page checked the extent */
+    int rc = 0;
+    if (ig_sigbus_guard(mapped_check_run, &m))
         rc = fs_page_failed(s, sp->part, sp->page, "the part file shrank under the mount", -EIO);
     else if (m.damaged)
         rc = fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO);
@@ -240,21 +263,7 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
         rc = 1;
     if (rc) {
         free(m.segs);
-        if (!p->data) ig_buf_free(&e->data); /* decoded after all: from the start */
         return rc;
-    }
-    if (!p->data) {
-        /* the values moved together in place (each block's follow its own
-         * header, so every move is backwards): the piece is then one run of
-         * bytes that a reply points at, not segments copied into each reply */
-        size_t at = 0;
-        for (int b = 0; b < m.nsegs; b++) {
-            memmove(e->data.data + at, m.segs[b].iov_base, m.segs[b].iov_len);
-            at += m.segs[b].iov_len;
-        }
-        e->data.len = at;
-        free(m.segs);
-        return 0;
     }
     e->segs = m.segs;
     e->nsegs = m.nsegs;
@@ -452,13 +461,20 @@ static int fill_piece(struct fs_session *s, const struct fs_file *f, const struc
     if (!sc) return -ENOMEM;
     /* plain pages served from the part's mapping (a page with no deleted row
      * now had none in any earlier generation either): 1 when it cannot be */
-    int rc = mapped_piece(s, &s->table.parts[sp->part], vp, (enum fs_view)f->node.view, sp, e);
+    /* a file that fetches its pages ahead itself (ahead.c) says so of the
+     * reads it makes (the scratch reader is the thread's: others read with
+     * the store's readahead) */
+    enum ig_ahead ahead = f->ahead ? IG_AHEAD_CALLER : IG_AHEAD_STORE;
+    int rc =
+        mapped_piece(s, &s->table.parts[sp->part], vp, (enum fs_view)f->node.view, sp, ahead, e);
     if (rc != 1) return rc;
-    if (f->node.view == FS_V_OFFSETS && !old && vp->ref.nested) {
+    sc->r.ahead = ahead;
+    rc = -ENOTSUP;
+    if (f->node.view == FS_V_OFFSETS && !old && vp->ref.nested)
         rc = slide_offsets_piece(s, sp, vp, sc, e);
-        if (rc != -ENOTSUP) return rc;
-    }
-    return decoded_piece(s, f, sp, vp, old, sc, e);
+    if (rc == -ENOTSUP) rc = decoded_piece(s, f, sp, vp, old, sc, e);
+    sc->r.ahead = IG_AHEAD_STORE;
+    return rc;
 }
 
 int fs_piece_get(struct fs_session *s, const struct fs_file *f, const struct fs_span *sp,

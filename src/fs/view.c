@@ -348,7 +348,10 @@ static int blob_read(struct fs_session *s, const struct fs_file *f, uint64_t off
     size_t take = check ? (size_t)f->blob.size : size;
     rd->flat = malloc(take ? take : 1);
     if (!rd->flat) return -ENOMEM;
-    if (take && ig_part_blob_read(bp, &f->blob, check ? 0 : off, rd->flat, take)) return -EIO;
+    /* its lookup asked for the whole object (fs_prefetch_node): no store
+     * readahead past it into its neighbours */
+    if (take && ig_part_blob_read(bp, &f->blob, check ? 0 : off, rd->flat, take, IG_AHEAD_CALLER))
+        return -EIO;
     if (check) {
         if (ig_hash(rd->flat, take) != f->blob.hash) {
             char msg[256];

@@ -120,15 +120,25 @@ struct ig_store *ig_obj_store(const struct ig_obj *o);
 const char *ig_obj_name(const struct ig_obj *o);
 /* Read exactly [off, off + n); past the end is -EIO. */
 int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_error *err);
-/* [off, off + n) of a remote object without a copy: fetched as ig_obj_read
+/* Who reads ahead of a read: the store (a run of sequential reads grows a
+ * window fetched in the background), or the caller, which asks for what it
+ * reads next itself (ig_obj_prefetch without waiting: a mount's column
+ * readahead, a blob's whole extent); the store's then stays out of its way
+ * (the two claimed alternate pieces of the same bytes: 300 GETs for a 128 MiB
+ * column instead of 60). Said by each read, as a handle is shared by every
+ * reader of its object; ig_obj_read is the store's. */
+enum ig_ahead { IG_AHEAD_STORE, IG_AHEAD_CALLER };
+int ig_obj_read_by(struct ig_obj *o, void *buf, size_t n, uint64_t off, enum ig_ahead ahead,
+                   struct ig_error *err);
+/* [off, off + n) of a remote object without a copy: fetched as ig_obj_read_by
  * would be, then *p points at it in the memory cache, held there until
  * ig_obj_unpin(*pin) (evicting it meanwhile only takes it out of the
  * cache's count; hold pins briefly, for one request, and release them before
  * the object is closed). Returns 0 with *pin NULL when the bytes are not in
  * one cached stretch (a local object; a range partly cached before in
  * another piece; a cache too small): read them with ig_obj_read instead. */
-int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, const uint8_t **p, void **pin,
-               struct ig_error *err);
+int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, enum ig_ahead ahead, const uint8_t **p,
+               void **pin, struct ig_error *err);
 void ig_obj_unpin(void *pin); /* NULL: nothing */
 /* Fetch these ranges into the cache (coalesced; those already cached or
  * being fetched skipped), in parallel; wait: before returning, else in the

@@ -163,7 +163,6 @@ static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
  * topped up once half of it is consumed. */
 void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
 {
-    if (atomic_load(&o->ahead_by_caller)) return;
     uint64_t from = 0, to = 0;
     pthread_mutex_lock(&o->ra_mu);
     bool seq = off == o->ra_next && off != 0;
@@ -283,7 +282,6 @@ static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
 
 void ig_obj_prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait)
 {
-    if (!wait) atomic_store(&o->ahead_by_caller, true);
     prefetch(o, r, n, wait);
 }
 

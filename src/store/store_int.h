@@ -77,11 +77,6 @@ struct ig_obj {
     pthread_mutex_t ra_mu;
     uint64_t ra_next, ra_window,
         ra_ahead; /* readahead: next expected offset, window, fetched up to */
-    /* a caller fetches ahead of its own reads (ig_obj_prefetch without
-     * waiting: a mount's column readahead, a blob's extent): the byte
-     * readahead stays out of its way (two of them claimed alternate pieces
-     * of the same bytes: 300 GETs for a 128 MiB column instead of 60) */
-    atomic_bool ahead_by_caller;
     struct ig_obj *next;
 };
 

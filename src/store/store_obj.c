@@ -176,6 +176,12 @@ const char *ig_obj_name(const struct ig_obj *o)
 
 int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_error *err)
 {
+    return ig_obj_read_by(o, buf, n, off, IG_AHEAD_STORE, err);
+}
+
+int ig_obj_read_by(struct ig_obj *o, void *buf, size_t n, uint64_t off, enum ig_ahead ahead,
+                   struct ig_error *err)
+{
     struct ig_store *st = o->st;
     if (off > o->info.size || n > o->info.size - off)
         return ig_err(err, -EIO,
@@ -206,12 +212,12 @@ int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_e
         if (!more) break;
     }
     atomic_fetch_add(missed ? &st->misses : &st->hits, 1);
-    store_read_ahead(o, off, n);
+    if (ahead == IG_AHEAD_STORE) store_read_ahead(o, off, n);
     return 0;
 }
 
-int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, const uint8_t **p, void **pin,
-               struct ig_error *err)
+int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, enum ig_ahead ahead, const uint8_t **p,
+               void **pin, struct ig_error *err)
 {
     struct ig_store *st = o->st;
     *p = NULL;
@@ -240,9 +246,9 @@ int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, const uint8_t **p, void
         /* NULL when in pieces, past MAX_GAPS or evicted at once: copied */
         *p = ig_rc_pin(o->rc, off, n, pin);
     }
-    if (!*p) return 0; /* ig_obj_read counts it */
+    if (!*p) return 0; /* ig_obj_read_by counts it */
     atomic_fetch_add(missed ? &st->misses : &st->hits, 1);
-    store_read_ahead(o, off, n);
+    if (ahead == IG_AHEAD_STORE) store_read_ahead(o, off, n);
     return 0;
 }
 

@@ -100,16 +100,37 @@ with open('$WORK/dense.csv', 'w') as f:
     "$INGOT" mount s3://tables/dense "$WORK/mnt_dense" || return 1
     local ids g0 g1 id
     ids=$(/usr/bin/python3 -c "import random; r = random.Random(3); print(*r.sample(range(100000), 80))")
-    g0=$(gets)
+    local t0 t1 polls
+    g0=$(gets); t0=$(date +%s%N)
     for id in $ids; do cat "$WORK/mnt_dense/rows/$id"; echo; done >"$WORK/dense.got"
-    g1=$(gets)
+    g1=$(gets); t1=$(date +%s%N)
     fusermount3 -u "$WORK/mnt_dense"
+    # mnt1 stays mounted and asks for MANIFEST every 300 ms meanwhile: its
+    # polls are the gateway's GETs too (more of them on a loaded machine)
+    polls=$(((t1 - t0) / 300000000 + 1))
     for id in $ids; do "$INGOT" cat --rows "$id" "$WORK/dense"; done >"$WORK/dense.want"
     [ "$(jq -c . "$WORK/dense.got")" = "$(jq -c . "$WORK/dense.want")" ] || { echo "rows differ"; return 1; }
-    echo "$((g1 - g0)) GETs for 80 rows"
-    [ $((g1 - g0)) -le 20 ] || { echo "each row fetched on its own: $((g1 - g0)) GETs for 80 rows"; return 1; }
+    echo "$((g1 - g0)) GETs for 80 rows (up to $polls of them another mount's polls)"
+    [ $((g1 - g0 - polls)) -le 20 ] || { echo "each row fetched on its own: $((g1 - g0)) GETs for 80 rows"; return 1; }
 }
 check s3_random_rows_fetch_their_chunk_whole dense_rows
+# Who reads ahead is each read's to say: a column read through the mount
+# (its view fetches its pages ahead itself) leaves the group file's reads of the
+# same part object their store readahead (a flag on the shared handle once
+# made them a GET a page: 107 GETs for jsonl/0.jsonl here instead of 4).
+readahead_per_read() {
+    mkdir -p "$WORK/mnt_ra"
+    "$INGOT" mount s3://tables/dense "$WORK/mnt_ra" || return 1
+    local g0 g1
+    cat "$WORK/mnt_ra/columns/key" >/dev/null
+    g0=$(gets)
+    cmp -s "$WORK/mnt_ra/jsonl/0.jsonl" <("$INGOT" cat --rows 0-99999 "$WORK/dense") || { fusermount3 -u "$WORK/mnt_ra"; echo "jsonl differs"; return 1; }
+    g1=$(gets)
+    fusermount3 -u "$WORK/mnt_ra"
+    echo "$((g1 - g0)) GETs for jsonl/0.jsonl after columns/key"
+    [ $((g1 - g0)) -le 40 ] || { echo "the group file read a GET a page: $((g1 - g0)) GETs"; return 1; }
+}
+check s3_a_column_read_leaves_other_reads_their_readahead readahead_per_read
 
 if [ $have_media = 1 ]; then
     M="$WORK/media"
@@ -323,6 +344,11 @@ check s3_erase_rewrites_only_the_parts_it_touches erase_one_part
 tags_on_s3() {
     "$INGOT" tag "$C" first 1 | grep -q "names version 1" || return 1
     "$INGOT" tag "$C" now | grep -q "names version 3" || return 1
+    # the current version is MANIFEST's: a tag reads no part (one gone, it
+    # still tags; a part object's footer was a request or two per part)
+    "$INGOT" import --rows-per-group 4096 --part-size 64K "$WORK/t.csv" s3://tables/tagonly >/dev/null 2>&1 || return 1
+    s3 DELETE /tables/tagonly/part-000001.ingot -o /dev/null
+    "$INGOT" tag s3://tables/tagonly first | grep -q "names version 1" || { echo "a tag read the parts"; return 1; }
     "$INGOT" versions "$C" | grep -q "\[first\]" || return 1
     # the tagged version reads as it was, less the rows erased since
     "$INGOT" cat --version first --rows 0,2 "$C" | grep -q '"caption 2 ' || return 1
@@ -357,6 +383,8 @@ gc_on_s3() {
     local out
     # a killed import's object, which no version names
     s3 PUT /vtables/c/part-000099.ingot --data-binary @"$WORK/t.csv" -o /dev/null
+    # an object whose name only looks like a part's (not MANIFEST's form): not gc's
+    s3 PUT /vtables/c/part-notes.ingot --data-binary x -o /dev/null
     # and an upload a killed writer started and never completed
     s3 POST '/vtables/c/part-000098.ingot?uploads=' -o /dev/null
     [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 1 ] || return 1
@@ -370,6 +398,8 @@ gc_on_s3() {
     grep -q "aborted 1 multipart upload" <<<"$out" || { echo "$out"; return 1; }
     [ "$(s3 GET '/vtables?prefix=c%2F&uploads=' | grep -c '<Upload>')" = 0 ] || { echo "an upload is left"; return 1; }
     listing c | grep -q part-000099 && { echo "the stray object is left"; return 1; }
+    listing c | grep -q part-notes.ingot || { echo "gc deleted an object no part is named as"; return 1; }
+    s3 DELETE "/vtables/c/part-notes.ingot?versionId=$(listing c | awk '$1 == "c/part-notes.ingot" { print $2 }')" -o /dev/null
     listing c | grep -E 'MANIFEST|tags|versions/' | grep -q false && { echo "older versions of the table's files left"; listing c; return 1; }
     listing c | grep -q 'versions/000000000[23]' && return 1
     out=$("$INGOT" cat --version 2 --rows 0 "$C" 2>&1) && { echo "version 2 still reads"; return 1; }

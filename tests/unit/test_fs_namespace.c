@@ -209,7 +209,7 @@ static void test_versions_and_tags(void)
     CHECK_EQ_INT(fs_ns_lookup(&s, &versions, "01", &n), -ENOENT);
     CHECK_EQ_INT(count_entries(&s, &tags), 0);
     struct ig_tag tag = {.name = "first", .version = 1};
-    REQUIRE(ig_tags_save(table, &tag, 1, &err) == 0);
+    REQUIRE(ig_tags_save(table, &tag, 1, NULL, &err) == 0);
     CHECK_EQ_INT(count_entries(&s, &tags), 1);
     CHECK_EQ_INT(fs_ns_lookup(&s, &tags, "first", &n), 0);
     char target[64];

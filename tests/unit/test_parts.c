@@ -12,6 +12,7 @@
 
 #include "format/ops/column_text.h"
 #include "format/ops/verify.h"
+#include "format/part/manifest.h"
 #include "format/part/table.h"
 #include "import/import.h"
 #include "util/error.h"
@@ -181,4 +182,21 @@ static void test_failed_cut_append_leaves_nothing(void)
     ig_remove_tree(base);
 }
 
-TEST_MAIN(T(test_cut_imports_read_as_one), T(test_failed_cut_append_leaves_nothing))
+/* What MANIFEST accepts as a part's or a blob file's name is what gc on
+ * object storage takes for one of the table's objects (gc_remote.c). */
+static void test_part_names(void)
+{
+    char part[IG_PART_NAME_MAX], blob[IG_PART_NAME_MAX];
+    ig_part_file_name(part, 7);
+    ig_blob_file_name(blob, 7);
+    CHECK(ig_part_name_valid(part) && !ig_blob_name_valid(part));
+    CHECK(ig_blob_name_valid(blob) && !ig_part_name_valid(blob));
+    const char *not_ours[] = {"part-notes.ingot",      "part-.ingot",    "part-1x.blob",
+                              "part-000001.ingot.tmp", "part-1/2.ingot", "xpart-000001.ingot",
+                              "part-000001.blob.ingot"};
+    for (size_t i = 0; i < sizeof not_ours / sizeof *not_ours; i++)
+        CHECK(!ig_part_name_valid(not_ours[i]) && !ig_blob_name_valid(not_ours[i]));
+}
+
+TEST_MAIN(T(test_cut_imports_read_as_one), T(test_failed_cut_append_leaves_nothing),
+          T(test_part_names))

@@ -100,7 +100,10 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
         if ((k == nrows || rows[k] >= hi) && !every) continue;
         free(kill);
         kill = calloc((rec.row_count + 7) / 8 + 1, 1);
-        if (!kill) return ig_err(err, -ENOMEM, "out of memory");
+        if (!kill) {
+            erase_loaded_free(x);
+            return ig_err(err, -ENOMEM, "out of memory");
+        }
         uint32_t nkill = 0;
         for (; k < nrows && rows[k] < hi; k++, nkill++) {
             uint64_t i = rows[k] - lo;
@@ -109,6 +112,7 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
         rc = erase_page(x, pp, c, g, pg, gr->first_row, kill, nkill, err);
     }
     free(kill);
+    erase_loaded_free(x); /* (page numbers are the part's: none outlives its chunk) */
     if (!rc) rc = erase_rebound(x, pp, c, g, gr->first_row, rows, nrows, err);
     if (!rc) rc = erase_contexts_write(x, pp, err);
     return rc;

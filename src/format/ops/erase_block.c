@@ -122,6 +122,7 @@ void erase_ctx_free(struct erase_ctx *x)
     ig_buf_free(&x->tmp);
     ig_buf_free(&x->kill_b);
     ig_buf_free(&x->del_b);
+    erase_loaded_free(x);
 }
 
 /* A page whose rewritten blocks no longer all fit: its blocks (new ones where
@@ -359,22 +360,24 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
             if (dict_changed) rc = restale_block(x, pp, c, g, page, b, &blk, &pe, err);
             continue;
         }
-        /* the killed values alone where the leaf reads them one by one (their
-         * text length is all the erase needs of them); the block otherwise */
-        struct ig_block_load bl = {.rec = rec, .block = b, .pick = c->rec.type == IG_T_BLOB ? NULL : kb};
-        rc = ig_reader_load_block(&x->r, &(struct ig_page_at){p, c, page, group_first_row}, &bl, &x->v, err);
+        /* loaded already when the chunk's dictionary was settled, else now */
+        const struct erase_loaded *ld = erase_loaded_block(x, page, b);
+        struct ig_block_load bl;
+        if (!ld) rc = erase_load_block(x, p, c, page, rec, b, kb, group_first_row, &bl, err);
         if (rc) break;
-        blk = bl.blk;
-        const uint8_t *old_del = bl.deleted;
-        gone_text += killed_text(&x->v, x->v.n == blk.row_count ? kb : NULL, &x->tmp);
-        if (bounds.bounded && bound_erased(&x->v, kb, blk.row_count, &bounds)) {
+        blk = ld ? ld->blk : bl.blk;
+        const struct ig_values *v = ld ? &ld->v : &x->v;
+        const uint8_t *stored = ld ? ld->stored.data : x->r.stored.data;
+        const uint8_t *old_del = ld ? (ld->deleted.len ? ld->deleted.data : NULL) : bl.deleted;
+        gone_text += killed_text(v, v->n == blk.row_count ? kb : NULL, &x->tmp);
+        if (bounds.bounded && bound_erased(v, kb, blk.row_count, &bounds)) {
             bounds.bounded = false; /* neither bound may name an erased value */
             ig_chunk_minmax_put(ig_chunk_record(p, pp->nf, g, c->rec.leaf), &bounds);
             atomic_store(&pp->chunks_changed, true);
         }
         if (c->erase_level == 2 && c->rec.type == IG_T_BLOB) /* objects are zero-filled too */
-            for (size_t i = 0; i < x->v.n && !rc; i++)
-                if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, &x->v, i, i + 1, err);
+            for (size_t i = 0; i < v->n && !rc; i++)
+                if ((kb[i / 8] >> (i % 8)) & 1) rc = zero_objects(x, p, v, i, i + 1, err);
         if (rc || c->erase_level != 2) continue;
         /* level 2: every earlier deleted row of the block was erased; the
          * uses its codes made of the chunk's table go, the new block's come */
@@ -382,15 +385,14 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         rc = erase_context(x, p, g, c->rec.leaf, &cx, err);
         if (rc) break;
         blk.cx = cx;
-        rc = erase_count_block_uses(x, c, x->r.stored.data, &blk, -1, err);
+        rc = erase_count_block_uses(x, c, stored, &blk, -1, err);
         if (!rc)
-            rc = ig_page_erase(x->r.stored.data, &blk, c->rec.type, old_del, kb, 3, &x->r.s,
-                               &x->built, err);
+            rc = ig_page_erase(stored, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
         if (!rc) rc = erase_count_built_uses(x, c, &blk, err);
         if (rc)
             rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,
                                (int)c->rec.name_len, c->rec.name, page, b);
-        else if (add_edit(x, &pe, b, &blk, x->r.stored.data))
+        else if (add_edit(x, &pe, b, &blk, stored))
             rc = ig_err(err, -ENOMEM, "out of memory");
     }
     if (!rc && nkill) {

@@ -8,9 +8,10 @@
  * (erase_page asks ig_page_dict_stale of each). So the dictionary never keeps
  * a substring that only erased values held.
  *
- * The erased values are scanned once for the segments they hold, then the
- * values that stay, page by page, until each of those is found in one
- * (ig_zdict_find: one pass over a value's bytes). The writer keeps only
+ * The erased values are scanned once for the segments they hold, each block
+ * holding one loaded as erase_page takes it and kept for it (decoded once),
+ * then the values that stay, page by page, until each of those is found in
+ * one (ig_zdict_find: one pass over a value's bytes). The writer keeps only
  * segments that several values hold, so they are found within the chunk's
  * first values. */
 #include "erase_int.h"
@@ -22,6 +23,57 @@
 #include <stdlib.h>
 #include <string.h>
 
+void erase_loaded_free(struct erase_ctx *x)
+{
+    for (size_t i = 0; i < x->nloaded; i++) {
+        ig_values_free(&x->loaded[i].v);
+        ig_buf_free(&x->loaded[i].stored);
+        ig_buf_free(&x->loaded[i].deleted);
+    }
+    free(x->loaded);
+    x->loaded = NULL;
+    x->nloaded = x->loaded_cap = 0;
+}
+
+int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl)
+{
+    if (x->nloaded == x->loaded_cap) {
+        size_t nc = x->loaded_cap ? 2 * x->loaded_cap : 8;
+        struct erase_loaded *g = realloc(x->loaded, nc * sizeof *g);
+        if (!g) return -ENOMEM;
+        x->loaded = g;
+        x->loaded_cap = nc;
+    }
+    struct erase_loaded *l = &x->loaded[x->nloaded];
+    *l = (struct erase_loaded){.page = page, .block = bl->block, .blk = bl->blk, .v = x->v,
+                               .stored = x->r.stored, .deleted = IG_BUF_INIT};
+    if (bl->deleted && ig_buf_append(&l->deleted, bl->deleted, (bl->blk.row_count + 7) / 8))
+        return -ENOMEM;
+    x->nloaded++;
+    /* taken over: the next load starts from empty buffers */
+    memset(&x->v, 0, sizeof x->v);
+    x->r.stored = (struct ig_buf)IG_BUF_INIT;
+    return 0;
+}
+
+const struct erase_loaded *erase_loaded_block(const struct erase_ctx *x, uint32_t page, uint32_t b)
+{
+    for (size_t i = 0; i < x->nloaded; i++)
+        if (x->loaded[i].page == page && x->loaded[i].block == b) return &x->loaded[i];
+    return NULL;
+}
+
+int erase_load_block(struct erase_ctx *x, const struct ig_part *p, const struct ig_column_ref *c,
+                     uint32_t page, const struct ig_pagerec *rec, uint32_t b, const uint8_t *kb,
+                     uint64_t group_first_row, struct ig_block_load *bl, struct ig_error *err)
+{
+    /* the killed values alone where the leaf reads them one by one (their
+     * text length is all the erase needs of them); the block otherwise */
+    *bl = (struct ig_block_load){.rec = rec, .block = b, .pick = c->rec.type == IG_T_BLOB ? NULL : kb};
+    return ig_reader_load_block(&x->r, &(struct ig_page_at){p, c, page, group_first_row}, bl, &x->v,
+                                err);
+}
+
 /* Is part-local row `row` one this erase removes? rows[*k..] sorted. */
 static bool killed(const uint64_t *rows, size_t nrows, size_t *k, uint64_t row)
 {
@@ -30,9 +82,81 @@ static bool killed(const uint64_t *rows, size_t nrows, size_t *k, uint64_t row)
     return *k < nrows && rows[*k] == row;
 }
 
-/* One pass over the chunk's values: the erased ones (erased true; only the
- * pages holding one are read) or those that stay, each fed to f until it
- * has found all it looks for. */
+/* Page rec's values that stay (rows from *k on: those this erase removes),
+ * fed to f. */
+static int kept_page(struct erase_ctx *x, const struct ig_page_at *at, struct ig_pagerec *rec,
+                     const uint64_t *rows, size_t nrows, size_t *k, struct ig_zdict_find *f,
+                     struct ig_error *err)
+{
+    const uint8_t *deleted;
+    uint64_t lo = at->group_first_row + rec->first_row;
+    int rc = ig_reader_load(&x->r, at, rec, &x->v, &deleted, err);
+    for (uint32_t i = 0; !rc && i < rec->row_count && i < x->v.n; i++) {
+        bool gone = killed(rows, nrows, k, lo + i);
+        if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
+        if (gone || ig_values_is_null(&x->v, i)) continue;
+        size_t len;
+        const uint8_t *v = ig_values_bytes(&x->v, i, &len);
+        ig_zdict_find_value(f, v, len);
+    }
+    return rc;
+}
+
+/* The erased values of a block as erase_load_block gave them (v: the killed
+ * values alone, or the block's; kb: its killed rows; del: those deleted
+ * before), fed to f. */
+static void feed_erased(struct ig_zdict_find *f, const struct ig_values *v, const uint8_t *kb,
+                        const uint8_t *del, uint32_t rows)
+{
+    bool picked = v->n != rows;
+    size_t j = 0;
+    for (uint32_t i = 0; i < rows && ig_zdict_find_remaining(f); i++) {
+        if (!((kb[i / 8] >> (i % 8)) & 1)) continue;
+        size_t at = picked ? j++ : i;
+        if (at >= v->n) break;
+        if ((del && ((del[i / 8] >> (i % 8)) & 1)) || ig_values_is_null(v, at)) continue;
+        size_t len;
+        const uint8_t *b = ig_values_bytes(v, at, &len);
+        ig_zdict_find_value(f, b, len);
+    }
+}
+
+/* Page rec's erased values (rows from *k on), fed to f: each block holding one
+ * loaded as erase_page takes it (erase_load_block) and kept for it
+ * (x->loaded), not decoded again. */
+static int erased_page(struct erase_ctx *x, const struct ig_page_at *at, struct ig_pagerec *rec,
+                       const uint64_t *rows, size_t nrows, size_t *k, struct ig_zdict_find *f,
+                       struct ig_error *err)
+{
+    uint64_t lo = at->group_first_row + rec->first_row;
+    uint32_t nb = ig_page_nblocks(rec);
+    int rc = 0;
+    for (uint32_t b = 0; !rc && b < nb && *k < nrows; b++) {
+        struct ig_pagerec blk;
+        rc = ig_part_block(at->p, at->page, rec, b, &blk, err);
+        if (rc) break;
+        uint64_t b_lo = lo + blk.first_row, b_hi = b_lo + blk.row_count;
+        while (*k < nrows && rows[*k] < b_lo)
+            (*k)++;
+        if (*k == nrows || rows[*k] >= b_hi) continue;
+        ig_buf_reset(&x->kill_b);
+        uint8_t *kb = ig_buf_extend(&x->kill_b, (blk.row_count + 7) / 8 + 1);
+        if (!kb) return ig_err(err, -ENOMEM, "out of memory");
+        memset(kb, 0, (blk.row_count + 7) / 8 + 1);
+        for (; *k < nrows && rows[*k] < b_hi; (*k)++)
+            kb[(rows[*k] - b_lo) / 8] |= (uint8_t)(1u << ((rows[*k] - b_lo) % 8));
+        struct ig_block_load bl;
+        rc = erase_load_block(x, at->p, at->c, at->page, rec, b, kb, at->group_first_row, &bl, err);
+        if (rc) break;
+        feed_erased(f, &x->v, kb, bl.deleted, bl.blk.row_count);
+        if (erase_keep_loaded(x, at->page, &bl)) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
+/* One pass over the chunk's pages: the erased values (erased true; only the
+ * pages holding one) or those that stay, fed to f (the latter until it has
+ * found all it looks for). */
 static int pass(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
                 uint64_t group_first_row, const uint64_t *rows, size_t nrows, bool erased,
                 struct ig_zdict_find *f, struct ig_error *err)
@@ -41,27 +165,14 @@ static int pass(struct erase_ctx *x, struct part_plan *pp, const struct ig_colum
     uint32_t first = 0, count = 0;
     int rc = ig_part_chunk(p, g, c->rec.leaf, &first, &count, err);
     size_t k = 0;
-    for (uint32_t pg = first; !rc && pg < first + count && ig_zdict_find_remaining(f); pg++) {
+    for (uint32_t pg = first;
+         !rc && pg < first + count && (erased ? k < nrows : ig_zdict_find_remaining(f)); pg++) {
         struct ig_pagerec rec;
-        const uint8_t *deleted;
         rc = ig_part_page(p, pg, &rec, err);
         if (rc) break;
-        uint64_t lo = group_first_row + rec.first_row;
-        if (erased) {
-            while (k < nrows && rows[k] < lo)
-                k++;
-            if (k == nrows || rows[k] >= lo + rec.row_count) continue;
-        }
-        rc = ig_reader_load(&x->r, &(struct ig_page_at){p, c, pg, group_first_row}, &rec, &x->v,
-                            &deleted, err);
-        for (uint32_t i = 0; !rc && i < rec.row_count && i < x->v.n; i++) {
-            bool gone = killed(rows, nrows, &k, lo + i);
-            if (deleted && ((deleted[i / 8] >> (i % 8)) & 1)) continue;
-            if (gone != erased || ig_values_is_null(&x->v, i)) continue;
-            size_t len;
-            const uint8_t *v = ig_values_bytes(&x->v, i, &len);
-            ig_zdict_find_value(f, v, len);
-        }
+        struct ig_page_at at = {p, c, pg, group_first_row};
+        rc = erased ? erased_page(x, &at, &rec, rows, nrows, &k, f, err)
+                    : kept_page(x, &at, &rec, rows, nrows, &k, f, err);
     }
     return rc;
 }

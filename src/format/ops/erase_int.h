@@ -67,6 +67,17 @@ struct erase_chunk_ctx {
     struct ig_chunk_ctx cx;
 };
 
+/* A block holding an erased row of a chunk with a dictionary, loaded while
+ * the dictionary was settled (erase_dict.c: the segments its erased values
+ * hold), kept for erase_page to rewrite, not loaded and decoded again. */
+struct erase_loaded {
+    uint32_t page, block;
+    struct ig_pagerec blk;
+    struct ig_values v;     /* as ig_reader_load_block gave them (erase_load_block) */
+    struct ig_buf stored;   /* the block's stored bytes, checked */
+    struct ig_buf deleted;  /* its rows deleted before (len 0: none) */
+};
+
 /* One thread's working state: its buffers, its journal records and counts
  * (merged into the erase's when its share is done). */
 struct erase_ctx {
@@ -79,8 +90,21 @@ struct erase_ctx {
     struct ig_erase_report *rep;
     struct erase_chunk_ctx *cxs; /* the contexts being edited (of one group's chunks) */
     size_t ncxs;
+    struct erase_loaded *loaded; /* of the chunk being erased (erase_dict_prepare) */
+    size_t nloaded, loaded_cap;
 };
 void erase_ctx_free(struct erase_ctx *x);
+/* Block b of page `page` (record rec) loaded into x->r and x->v as erase_page
+ * takes it: the killed values alone (kb: the block's killed rows) where the
+ * leaf reads them one by one, the whole block otherwise (bl is filled). */
+int erase_load_block(struct erase_ctx *x, const struct ig_part *p, const struct ig_column_ref *c,
+                     uint32_t page, const struct ig_pagerec *rec, uint32_t b, const uint8_t *kb,
+                     uint64_t group_first_row, struct ig_block_load *bl, struct ig_error *err);
+/* The block x just loaded (bl) kept in x->loaded, its buffers taken over;
+ * found again by page and block (NULL: not loaded); all freed (erase_dict.c). */
+int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl);
+const struct erase_loaded *erase_loaded_block(const struct erase_ctx *x, uint32_t page, uint32_t b);
+void erase_loaded_free(struct erase_ctx *x);
 /* Journal the bytes where new differs from old over the longer of the two at
  * base in p (new shorter than old reads as zeros past its end), merged across
  * small gaps, counted into x->rep (erase_journal.c). */
@@ -104,8 +128,9 @@ int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint
  * part-local, sorted, those of this erase): when the chunk has a zstd
  * dictionary, every segment an erased value holds and no value that stays
  * holds is zeroed in cx->zdict_next, which the erase compresses the chunk's
- * rewritten blocks against and writes (erase_dict.c). Nothing to do at
- * erase level 1, nor for a chunk without a dictionary. */
+ * rewritten blocks against and writes (erase_dict.c). The blocks holding an
+ * erased row are loaded for that and kept in x->loaded, for erase_page.
+ * Nothing to do at erase level 1, nor for a chunk without a dictionary. */
 int erase_dict_prepare(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c,
                        uint32_t g, uint64_t group_first_row, const uint64_t *rows, size_t nrows,
                        struct ig_error *err);

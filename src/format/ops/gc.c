@@ -131,7 +131,7 @@ static int decide(struct gc *s, struct ig_error *err)
     size_t ntags = 0;
     rep->current = s->t.manifest.version;
     int rc = ig_versions_kept(dir, rep->current, &all, &n, err);
-    if (!rc) rc = ig_tags_load(dir, &tags, &ntags, err);
+    if (!rc) rc = ig_tags_load(dir, &tags, &ntags, NULL, err);
     int64_t now = req->now ? req->now : (int64_t)time(NULL);
     for (size_t k = n; k-- > 0 && !rc;) {
         uint64_t v = all[k], rank = n - 1 - k;

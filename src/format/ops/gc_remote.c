@@ -1,9 +1,9 @@
 /* gc_remote.c - objects no kept version needs, deleted (gc_remote.h). */
 #include "format/ops/gc_remote.h"
 #include "format/part/journal.h"
+#include "format/part/remote.h"
 #include "format/part/tag.h"
 #include "format/part/versions.h"
-#include "store/s3.h"
 #include "store/store.h"
 #include "util/error.h"
 
@@ -38,14 +38,6 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(a, b);
 }
 
-/* "part-NNNNNN.ingot" or "part-NNNNNN.blob" at the top of the prefix. */
-static bool is_part_object(const char *name)
-{
-    size_t len = strlen(name);
-    if (strncmp(name, "part-", 5) || strchr(name, '/')) return false;
-    return (len > 6 && !strcmp(name + len - 6, ".ingot")) || (len > 5 && !strcmp(name + len - 5, ".blob"));
-}
-
 /* The table's small objects whose older versions go. */
 static bool is_table_file(const char *name)
 {
@@ -56,7 +48,9 @@ static bool is_table_file(const char *name)
 static int seen(void *ctx, const struct ig_obj_info *o)
 {
     struct sweep *s = ctx;
-    bool whole = is_part_object(o->name) && !bsearch(o->name, s->names, s->n, sizeof *s->names, name_cmp);
+    /* a part or blob object by MANIFEST's own rule for their names */
+    bool whole = (ig_part_name_valid(o->name) || ig_blob_name_valid(o->name)) &&
+                 !bsearch(o->name, s->names, s->n, sizeof *s->names, name_cmp);
     bool older = is_table_file(o->name) && (!o->latest || o->delete_marker);
     /* a bucket keeping versions keeps a delete marker for each lock entry a
      * writer removed (remote.c): one a key has no version under is nothing */
@@ -100,28 +94,6 @@ static bool lock_live(const struct sweep *s, const char *name)
     return false;
 }
 
-/* An incomplete multipart upload found: aborted (dry run: counted). */
-struct uploads {
-    struct ig_s3 *s3;
-    const char *bucket;
-    bool dry_run;
-    struct ig_writer_hold *hold;
-    struct ig_fault *f;
-    uint64_t n;
-    struct ig_error *err;
-};
-
-static int upload_seen(void *ctx, const char *key, const char *upload_id)
-{
-    struct uploads *u = ctx;
-    u->n++;
-    if (u->dry_run) return 0;
-    int rc = ig_writer_renew(u->hold, u->err);
-    if (!rc) ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
-    ig_fault_step(u->f);
-    return rc;
-}
-
 int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t n, bool dry_run,
                        struct ig_writer_hold *hold, struct ig_fault *f, struct ig_gc_sweep *out,
                        struct ig_error *err)
@@ -151,12 +123,7 @@ int ig_gc_remote_sweep(const char *dir, char (*names)[IG_PART_NAME_MAX], size_t 
     }
     free(s.d);
     free(s.live);
-    const char *bucket, *prefix;
-    struct ig_s3 *s3 = rc ? NULL : ig_store_s3(st, &bucket, &prefix);
-    if (s3) {
-        struct uploads u = {s3, bucket, dry_run, hold, f, 0, err};
-        rc = ig_s3_mpu_list(s3, bucket, prefix, upload_seen, &u, err);
-        out->uploads = u.n;
-    }
+    if (!rc)
+        rc = ig_remote_abort_uploads(dir, dry_run, hold ? &hold->rl : NULL, f, &out->uploads, err);
     return rc;
 }

@@ -111,7 +111,7 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
     for (int tries = 0; tries < 2; tries++) {
         if (tries && p->fd >= 0)
             (void)posix_fadvise(p->fd, (off_t)cr.offset, (off_t)cr.size, POSIX_FADV_DONTNEED);
-        rc = ig_part_read(p, r->ctx_bytes.data, cr.size, cr.offset, err);
+        rc = ig_part_read_by(p, r->ctx_bytes.data, cr.size, cr.offset, r->ahead, err);
         mismatch = !rc && ig_hash(r->ctx_bytes.data, cr.size) != cr.hash;
         if (!mismatch) break;
     }
@@ -133,7 +133,7 @@ static int read_stored(struct ig_reader *r, const struct ig_part *p, uint32_t le
 {
     ig_buf_reset(&r->stored);
     if (ig_buf_reserve(&r->stored, len)) return ig_err(err, -ENOMEM, "out of memory");
-    int rc = ig_part_read(p, r->stored.data, len, off, err);
+    int rc = ig_part_read_by(p, r->stored.data, len, off, r->ahead, err);
     if (rc) return page_error(p, leaf, page, err, rc);
     r->stored.len = len;
     return 0;

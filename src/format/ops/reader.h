@@ -48,6 +48,7 @@ struct ig_reader {
     struct ig_reader_context ctx[IG_READER_CONTEXTS];
     unsigned ctx_next;      /* the slot the next context read takes */
     struct ig_buf ctx_bytes;
+    enum ig_ahead ahead; /* its reads' (store.h): the caller's when it fetches ahead itself */
 };
 
 /* The context of the chunk holding page `page` of leaf `leaf` (NULL for a

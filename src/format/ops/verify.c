@@ -122,7 +122,7 @@ static int blob_object_check(const struct ig_part *p, const struct ig_blob_ref *
     int rc = 0;
     for (uint64_t at = 0; at < r->size && !rc; at += cap) {
         size_t n = r->size - at < cap ? (size_t)(r->size - at) : cap;
-        rc = ig_part_blob_read(p, r, at, buf, n);
+        rc = ig_part_blob_read(p, r, at, buf, n, IG_AHEAD_STORE);
         if (!rc) ig_hasher_update(&h, buf, n);
     }
     free(buf);

@@ -386,7 +386,13 @@ void ig_part_close(struct ig_part *p)
 
 int ig_part_read(const struct ig_part *p, void *buf, size_t n, uint64_t off, struct ig_error *err)
 {
-    if (p->obj) return ig_obj_read(p->obj, buf, n, off, err);
+    return ig_part_read_by(p, buf, n, off, IG_AHEAD_STORE, err);
+}
+
+int ig_part_read_by(const struct ig_part *p, void *buf, size_t n, uint64_t off, enum ig_ahead ahead,
+                    struct ig_error *err)
+{
+    if (p->obj) return ig_obj_read_by(p->obj, buf, n, off, ahead, err);
     int rc = ig_pread_full(p->fd, buf, n, off);
     return rc ? ig_err(err, rc, "read failed: %s", rc == -EIO ? "file truncated" : strerror(-rc)) : 0;
 }
@@ -409,12 +415,13 @@ int ig_part_blob_raw(const struct ig_part *p, void *buf, size_t n, uint64_t off)
     return p->blob_fd >= 0 ? ig_pread_full(p->blob_fd, buf, n, off) : -EIO;
 }
 
-int ig_part_blob_read(const struct ig_part *p, const struct ig_blob_ref *ref, uint64_t off, void *buf, size_t n)
+int ig_part_blob_read(const struct ig_part *p, const struct ig_blob_ref *ref, uint64_t off,
+                      void *buf, size_t n, enum ig_ahead ahead)
 {
     if (!p->blob_obj) return p->blob_fd >= 0 ? ig_blob_read(p->blob_fd, ref, off, buf, n) : -EIO;
     if (off > ref->size || n > ref->size - off) return -EINVAL;
     if (ref->offset > UINT64_MAX - ref->size) return -EIO;
-    return ig_obj_read(p->blob_obj, buf, n, ref->offset + off, NULL);
+    return ig_obj_read_by(p->blob_obj, buf, n, ref->offset + off, ahead, NULL);
 }
 
 void ig_part_advise(const struct ig_part *p, bool blob, uint64_t off, uint64_t len)

@@ -20,6 +20,7 @@
 #include "format/model/types.h"
 #include "format/model/minmax.h"
 #include "format/page/pagerec.h"
+#include "store/store.h"
 
 struct ig_error;
 struct ig_obj;
@@ -103,11 +104,16 @@ bool ig_part_rewritten(const struct ig_part *p);
  * storage a range read of its object (cached, fetched only when not). A short
  * file is -EIO ("read failed: file truncated"). */
 int ig_part_read(const struct ig_part *p, void *buf, size_t n, uint64_t off, struct ig_error *err);
+/* The same, saying who reads ahead of it on object storage (store.h): a
+ * mount's column view fetches its pages ahead itself. */
+int ig_part_read_by(const struct ig_part *p, void *buf, size_t n, uint64_t off, enum ig_ahead ahead,
+                    struct ig_error *err);
 /* The part's blob file: is there one, its size, and [off, off + n) of one
  * object (ig_blob_read's bounds check), or raw bytes of the file (verify). */
 bool ig_part_has_blob(const struct ig_part *p);
 uint64_t ig_part_blob_size(const struct ig_part *p);
-int ig_part_blob_read(const struct ig_part *p, const struct ig_blob_ref *ref, uint64_t off, void *buf, size_t n);
+int ig_part_blob_read(const struct ig_part *p, const struct ig_blob_ref *ref, uint64_t off,
+                      void *buf, size_t n, enum ig_ahead ahead);
 int ig_part_blob_raw(const struct ig_part *p, void *buf, size_t n, uint64_t off);
 /* Advice that [off, off + len) of the part (or its blob file) will be read:
  * posix_fadvise, or a background fetch into the store's cache. */

@@ -34,7 +34,7 @@ void ig_blob_file_name(char *out, uint32_t index)
     snprintf(out, IG_PART_NAME_MAX, "part-%06u.blob", index);
 }
 
-static bool valid_blob_name(const char *s)
+bool ig_blob_name_valid(const char *s)
 {
     size_t n = strlen(s);
     if (n < 11 || n >= IG_PART_NAME_MAX || strncmp(s, "part-", 5) != 0) return false;
@@ -44,7 +44,7 @@ static bool valid_blob_name(const char *s)
     return true;
 }
 
-static bool valid_part_name(const char *s)
+bool ig_part_name_valid(const char *s)
 {
     size_t n = strlen(s);
     if (n < 12 || n >= IG_PART_NAME_MAX || strncmp(s, "part-", 5) != 0) return false;
@@ -112,7 +112,7 @@ static int parse_part(char *ln, unsigned line, const char *what, uint64_t *next_
     const char *fe = strstr(ln, " footer=");
     if (fe && (sscanf(fe, " footer=%" SCNu64, &footer_end) != 1 || footer_end < 64 + 256 + 8))
         return ig_err(err, -EIO, "%s line %u: bad footer end", what, line);
-    if (!valid_part_name(name) || (opt && !valid_blob_name(blob)))
+    if (!ig_part_name_valid(name) || (opt && !ig_blob_name_valid(blob)))
         return ig_err(err, -EIO, "%s line %u: bad part name", what, line);
     if (a != *next_row)
         return ig_err(err, -EIO, "%s line %u: part starts at row %" PRIu64 ", expected %" PRIu64, what, line,

@@ -61,6 +61,10 @@ void ig_manifest_free(struct ig_manifest *m);
 /* The blob file beside part `part` ("part-N.ingot" -> "part-N.blob", into out,
  * IG_PART_NAME_MAX bytes); false if the part is not so named. */
 bool ig_blob_file_of_part(const char *part, char *out);
+/* A name MANIFEST may give a part ("part-" digits ".ingot") or its blob file
+ * ("part-" digits ".blob"): what gc may take for one of the table's objects. */
+bool ig_part_name_valid(const char *name);
+bool ig_blob_name_valid(const char *name);
 /* "part-%06u.ingot" and its blob file "part-%06u.blob" */
 void ig_part_file_name(char *out, uint32_t index);
 void ig_blob_file_name(char *out, uint32_t index);

@@ -54,6 +54,13 @@ static void sleep_ms(unsigned ms)
 int ig_table_file_read(const char *dir, const char *name, size_t max, char **text, size_t *len,
                        struct ig_error *err)
 {
+    return ig_table_file_read_etag(dir, name, max, text, len, NULL, err);
+}
+
+int ig_table_file_read_etag(const char *dir, const char *name, size_t max, char **text, size_t *len,
+                            char *etag, struct ig_error *err)
+{
+    if (etag) etag[0] = '\0';
     if (!ig_store_is_remote(dir)) {
         char path[4300];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
@@ -64,12 +71,14 @@ int ig_table_file_read(const char *dir, const char *name, size_t max, char **tex
     int rc = ig_store_at(dir, &st, err);
     if (rc) return rc;
     struct ig_buf b = IG_BUF_INIT;
-    rc = ig_store_read(st, name, max, &b, NULL, err);
+    struct ig_obj_info info;
+    rc = ig_store_read(st, name, max, &b, &info, err);
     if (!rc && ig_buf_append_byte(&b, 0)) rc = ig_err(err, -ENOMEM, "out of memory");
     if (rc) {
         ig_buf_free(&b);
         return rc;
     }
+    if (etag) snprintf(etag, IG_ETAG_MAX, "%s", info.etag);
     *text = (char *)b.data;
     *len = b.len - 1;
     return 0;

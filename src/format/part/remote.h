@@ -52,6 +52,11 @@ struct ig_error;
  * object; -ENOENT when there is none. */
 int ig_table_file_read(const char *dir, const char *name, size_t max, char **text, size_t *len,
                        struct ig_error *err);
+/* The same, and the ETag it was read with into etag (NULL, or IG_ETAG_MAX
+ * bytes, store.h; "" for a directory's file): the condition for writing it
+ * back only over what was read. */
+int ig_table_file_read_etag(const char *dir, const char *name, size_t max, char **text, size_t *len,
+                            char *etag, struct ig_error *err);
 /* Written whole and atomically (remote tables only: a directory's files are
  * written by their own code). */
 int ig_remote_file_write(const char *dir, const char *name, const void *data, size_t len,
@@ -77,6 +82,17 @@ int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
  * -ESTALE when the lock was taken over meanwhile: the writer must stop. */
 int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err);
 void ig_remote_unlock(struct ig_remote_lock *l);
+
+/* The multipart uploads under a table's prefix that were started and never
+ * completed (an import or an erase killed mid-upload), aborted: their parts
+ * are stored until then and may hold copies of rows erased since, and no
+ * listing of objects shows them. The caller holds the writers' lock, so none
+ * of the table's writers has one in flight; with l, it is renewed before each
+ * abort (a long gc), and one that lapsed stops them (-ESTALE). f steps after
+ * each (NULL: none). *n (may be NULL): how many were found; dry_run: only
+ * that. A directory has none. */
+int ig_remote_abort_uploads(const char *dir, bool dry_run, struct ig_remote_lock *l,
+                            struct ig_fault *f, uint64_t *n, struct ig_error *err);
 
 /* Upload files built in local_dir (names relative to it and to the table),
  * large ones in parts. */

@@ -126,18 +126,21 @@ static int read_old(struct ig_s3 *s3, const char *bucket, const char *key, const
 
 /* What the threads replacing a journal's objects share (several objects at
  * once: each is one multipart upload or PUT, mostly the store's work): the
- * lock, renewed by one at a time, and the fault steps. */
+ * lock, renewed by one at a time under its own mutex (a renewal is a HEAD and
+ * a PUT: under mu, the work queue's, every other thread would wait on them to
+ * take its next object or step), and the fault steps. */
 struct shared {
     struct ig_remote_lock *l;
     struct ig_fault *fault;
-    pthread_mutex_t mu;
+    pthread_mutex_t mu;       /* the work queue, the reports, the fault steps */
+    pthread_mutex_t renew_mu; /* l */
 };
 
 static int renew(struct shared *sh, struct ig_error *err)
 {
-    pthread_mutex_lock(&sh->mu);
+    pthread_mutex_lock(&sh->renew_mu);
     int rc = ig_remote_lock_renew(sh->l, err);
-    pthread_mutex_unlock(&sh->mu);
+    pthread_mutex_unlock(&sh->renew_mu);
     return rc;
 }
 
@@ -301,6 +304,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
                       .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed)};
     if (!a.removed) return ig_err(err, -ENOMEM, "out of memory");
     pthread_mutex_init(&a.sh.mu, NULL);
+    pthread_mutex_init(&a.sh.renew_mu, NULL);
     size_t want = (size_t)ig_remote_env_u64("INGOT_S3_ERASE_PARALLEL", 4), started = 0;
     if (want > fs->n) want = fs->n;
     if (want > 16) want = 16;
@@ -311,6 +315,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
     pthread_mutex_destroy(&a.sh.mu);
+    pthread_mutex_destroy(&a.sh.renew_mu);
     for (size_t i = 0; i < fs->n; i++) {
         if (a.removed[i].len)
             (void)ig_buf_printf(&rep->removed, "%s%.*s", rep->removed.len ? " " : "", (int)a.removed[i].len,
@@ -351,28 +356,40 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     return rc;
 }
 
-struct uploads_of {
+struct uploads {
     struct ig_s3 *s3;
     const char *bucket;
+    bool dry_run;
+    struct ig_remote_lock *l;
+    struct ig_fault *f;
+    uint64_t n;
+    struct ig_error *err;
 };
 
 static int abort_upload(void *ctx, const char *key, const char *upload_id)
 {
-    const struct uploads_of *u = ctx;
-    ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
-    return 0;
+    struct uploads *u = ctx;
+    u->n++;
+    if (u->dry_run) return 0;
+    int rc = ig_remote_lock_renew(u->l, u->err);
+    if (!rc) ig_s3_mpu_abort(u->s3, u->bucket, key, upload_id);
+    ig_fault_step(u->f);
+    return rc;
 }
 
-/* The multipart uploads a killed erase left under the prefix, aborted before
- * its replay starts new ones: their parts may hold copies of the rows it
- * erases, and no listing of objects shows them. The lock is held, so no
- * writer of the table has one in flight. */
-static int abort_uploads(struct ig_store *st, struct ig_error *err)
+int ig_remote_abort_uploads(const char *dir, bool dry_run, struct ig_remote_lock *l,
+                            struct ig_fault *f, uint64_t *n, struct ig_error *err)
 {
-    struct uploads_of u;
+    if (n) *n = 0;
+    struct ig_store *st;
+    int rc = ig_store_at(dir, &st, err);
+    if (rc) return rc;
     const char *prefix;
+    struct uploads u = {.dry_run = dry_run, .l = l, .f = f, .err = err};
     u.s3 = ig_store_s3(st, &u.bucket, &prefix);
-    return u.s3 ? ig_s3_mpu_list(u.s3, u.bucket, prefix, abort_upload, &u, err) : 0;
+    if (u.s3) rc = ig_s3_mpu_list(u.s3, u.bucket, prefix, abort_upload, &u, err);
+    if (n) *n = u.n;
+    return rc;
 }
 
 int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *replayed,
@@ -409,7 +426,8 @@ int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *re
     if (fd >= 0) close(fd);
     ig_obj_close(o);
     struct ig_remote_report rep = {0};
-    if (!rc) rc = abort_uploads(st, err);
+    /* a killed erase's uploads go before its replay starts new ones */
+    if (!rc) rc = ig_remote_abort_uploads(dir, false, l, NULL, NULL, err);
     if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, &rep, err);
     ig_remote_report_free(&rep);
     ig_remove_tree(stage);

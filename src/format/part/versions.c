@@ -419,7 +419,7 @@ int ig_tags_parse(char *text, size_t len, const char *what, struct ig_tag **tags
     return 0;
 }
 
-int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err)
+int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, char *etag, struct ig_error *err)
 {
     char path[4300];
     *tags = NULL;
@@ -427,7 +427,7 @@ int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_err
     snprintf(path, sizeof path, "%s/%s", dir, IG_TAGS_FILE);
     char *text;
     size_t len;
-    int rc = ig_table_file_read(dir, IG_TAGS_FILE, 16u << 20, &text, &len, NULL);
+    int rc = ig_table_file_read_etag(dir, IG_TAGS_FILE, 16u << 20, &text, &len, etag, NULL);
     if (rc == -ENOENT) return 0;
     if (rc) return ig_err(err, rc, "%s: %s", path, strerror(-rc));
     rc = ig_tags_parse(text, len, path, tags, n, err);
@@ -435,23 +435,34 @@ int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_err
     return rc;
 }
 
-int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig_error *err)
+int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, const char *if_etag,
+                 struct ig_error *err)
 {
+    bool remote = ig_store_is_remote(dir);
     char ingot[4200];
     snprintf(ingot, sizeof ingot, "%s/.ingot", dir);
-    if (!ig_store_is_remote(dir) && mkdir(ingot, 0755) && errno != EEXIST)
+    if (!remote && mkdir(ingot, 0755) && errno != EEXIST)
         return ig_err(err, -errno, "%s: %s", ingot, strerror(errno));
     struct ig_buf b = IG_BUF_INIT;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = ig_buf_printf(&b, "%s %" PRIu64 "\n", tags[i].name, tags[i].version);
     if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
-    if (!rc && ig_store_is_remote(dir))
-        rc = ig_remote_file_write(dir, IG_TAGS_FILE, b.data, b.len, err);
-    else if (!rc)
-        rc = ig_write_file_atomic(ingot, "tags", b.data, b.len, err);
-    else
-        rc = ig_err(err, rc, "out of memory");
+    if (rc) {
+        ig_buf_free(&b);
+        return ig_err(err, rc, "out of memory");
+    }
+    struct ig_store *st = NULL;
+    if (remote) rc = ig_store_at(dir, &st, err);
+    struct ig_store_cond c = {if_etag && if_etag[0] ? if_etag : NULL, if_etag && !if_etag[0]};
+    if (remote && !rc)
+        rc = ig_store_write(st, IG_TAGS_FILE, b.data, b.len, if_etag ? &c : NULL, NULL, err);
+    if (!remote) rc = ig_write_file_atomic(ingot, "tags", b.data, b.len, err);
+    if (rc == -ESTALE)
+        rc = ig_err(err, rc,
+                    "%s: another writer changed the tags since they were read; nothing "
+                    "was changed",
+                    dir);
     ig_buf_free(&b);
     return rc;
 }
@@ -467,7 +478,7 @@ int ig_version_resolve(const char *dir, const char *spec, uint64_t *version, str
     }
     struct ig_tag *tags;
     size_t n;
-    int rc = ig_tags_load(dir, &tags, &n, err);
+    int rc = ig_tags_load(dir, &tags, &n, NULL, err);
     if (rc) return rc;
     rc = ig_err(err, -ENOENT, "%s: no version or tag '%s' (ingot versions lists them)", dir, spec);
     for (size_t i = 0; i < n; i++)

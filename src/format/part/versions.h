@@ -73,14 +73,23 @@ struct ig_tag {
 /* A tag name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-', not all
  * digits (those name versions), not "end" (the tags file's last line). */
 bool ig_tag_name_valid(const char *name);
-/* The tags, in name order (malloc'd; none: *n = 0, no file is no error). */
-int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, struct ig_error *err);
+/* The tags, in name order (malloc'd; none: *n = 0, no file is no error), and
+ * the ETag they were read with into etag (NULL, or IG_ETAG_MAX bytes: "" when
+ * there is no tags object, and for a directory's file). */
+int ig_tags_load(const char *dir, struct ig_tag **tags, size_t *n, char *etag,
+                 struct ig_error *err);
 /* The tags file's text (len bytes, NUL after them; written into): its end
  * line's hash checked, every line a valid name and a version; `what` names it
  * in messages. */
 int ig_tags_parse(char *text, size_t len, const char *what, struct ig_tag **tags, size_t *n,
                   struct ig_error *err);
-int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, struct ig_error *err);
+/* The tags file written whole. On object storage with if_etag, only over the
+ * object read with that ETag ("": only where there is none yet): -ESTALE with
+ * a message, nothing written, when another writer changed them meanwhile. A
+ * directory's file is written under the writers' lock (tag.h), which
+ * serialises its writers. */
+int ig_tags_save(const char *dir, const struct ig_tag *tags, size_t n, const char *if_etag,
+                 struct ig_error *err);
 /* A version named by a number or a tag: 0, or -ENOENT with a message. */
 int ig_version_resolve(const char *dir, const char *spec, uint64_t *version, struct ig_error *err);
 

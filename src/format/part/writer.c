@@ -262,6 +262,33 @@ static void pool_stop(struct ig_part_writer *w)
     w->pool_up = false;
 }
 
+/* A new part file at path, its magic written (w->fd, w->offset): the first
+ * file, and each one a cut starts. */
+static int start_file(struct ig_part_writer *w, const char *path, struct ig_error *err)
+{
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    int rc = ig_write_full(w->fd, IG_PART_MAGIC, IG_PART_MAGIC_LEN);
+    if (rc) return ig_err(err, rc, "%s: write: %s", path, strerror(-rc));
+    w->offset = IG_PART_MAGIC_LEN;
+    return 0;
+}
+
+/* A graft's part file, written from byte start on. */
+static int open_graft(struct ig_part_writer *w, const char *path, uint64_t start,
+                      struct ig_error *err)
+{
+    w->fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (w->fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    if (start % 8 || lseek(w->fd, (off_t)start, SEEK_SET) < 0) {
+        int e = start % 8 ? EINVAL : errno;
+        return ig_err(err, -e, "%s: cannot write from byte %llu: %s", path,
+                      (unsigned long long)start, strerror(e));
+    }
+    w->offset = start;
+    return 0;
+}
+
 static int writer_open(struct ig_part_writer **out, const char *path, bool graft, uint64_t start,
                        const struct ig_schema *s, const struct ig_writer_opts *o, uint64_t first_row_id,
                        struct ig_error *err)
@@ -323,27 +350,10 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
         }
     }
     w->graft = graft;
-    w->fd = open(path, graft ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
-        int e = errno;
+    rc = graft ? open_graft(w, path, start, err) : start_file(w, path, err);
+    if (rc) {
         ig_part_writer_free(w);
-        return ig_err(err, -e, "%s: %s", path, strerror(e));
-    }
-    if (graft) {
-        if (start % 8 || lseek(w->fd, (off_t)start, SEEK_SET) < 0) {
-            int e = start % 8 ? EINVAL : errno;
-            ig_part_writer_free(w);
-            return ig_err(err, -e, "%s: cannot write from byte %llu: %s", path, (unsigned long long)start,
-                          strerror(e));
-        }
-        w->offset = start;
-    } else {
-        rc = ig_write_full(w->fd, IG_PART_MAGIC, IG_PART_MAGIC_LEN);
-        if (rc) {
-            ig_part_writer_free(w);
-            return ig_err(err, rc, "%s: write: %s", path, strerror(-rc));
-        }
-        w->offset = IG_PART_MAGIC_LEN;
+        return rc;
     }
     *out = w;
     return 0;
@@ -454,11 +464,8 @@ static int cut(struct ig_part_writer *w, struct ig_error *err)
     if (!p) return ig_err(err, -ENOMEM, "out of memory");
     free(w->path); /* the file before is finished: the caller's from now on */
     w->path = p;
-    w->fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0) return ig_err(err, -errno, "%s: %s", p, strerror(errno));
-    rc = ig_write_full(w->fd, IG_PART_MAGIC, IG_PART_MAGIC_LEN);
-    if (rc) return ig_err(err, rc, "%s: write: %s", p, strerror(-rc));
-    w->offset = IG_PART_MAGIC_LEN;
+    rc = start_file(w, p, err);
+    if (rc) return rc;
     w->base_rows += w->file_rows;
     w->file_rows = 0;
     w->num_pages = w->num_groups = w->num_blocks = 0;
