@@ -88,13 +88,14 @@ static unsigned default_threads(void)
 
 /* The importer's side of writing columns through the mount (fs.h). */
 static int npy_size(int fd, uint64_t have, const char *what, uint64_t *total, uint8_t *type, uint32_t *dim,
-                    uint64_t *rows, struct ig_error *err)
+                    struct ig_logical *lt, uint64_t *rows, struct ig_error *err)
 {
     struct ig_npy n;
     int rc = ig_npy_size(fd, have, what, &n, total, err);
     if (rc) return rc;
     *type = n.type;
     *dim = n.dim;
+    *lt = n.lt;
     *rows = n.rows;
     return 0;
 }

@@ -9,7 +9,8 @@
  * for by their footer ranges in the background: a window of stored bytes
  * that starts at 4 MiB and doubles to INGOT_S3_READAHEAD_MB (32), topped up
  * when half of it has been read, so decoding page i overlaps fetching the
- * pages after it in parallel range GETs (store.h: INGOT_S3_PARALLEL).
+ * pages after it in range GETs of 8 MiB, four in flight (store.h:
+ * INGOT_S3_AHEAD_PIECE_MB).
  *
  * A read counts as sequential when it starts at the file's start or within
  * a few MiB of where the file's last read ended (the kernel's readahead

@@ -58,6 +58,8 @@ struct fs_entry {
     uint8_t *deleted;        /* page deletion bits when vals is set, or NULL */
     void *obj;               /* anything else the entry owns, freed by obj_free */
     void (*obj_free)(void *obj);
+    bool transient;          /* never cached: freed by its last release; segs point at
+                                bytes held for it (obj: a pin in the store's cache) */
     size_t bytes;            /* accounted size */
     uint64_t used_at;        /* the cache's insert count when last used */
     int refs;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 struct ig_error;
+struct ig_logical;
 
 /* How columns written through the mount become a version (staging.h): the
  * importer's, which the daemon does not include (import/ and fs/ stand side
@@ -20,9 +21,11 @@ struct ig_error;
 struct fs_column_io {
     /* The size the .npy being written to fd will have, from its first `have`
      * bytes: 0, -EAGAIN while its header is not whole, or -EINVAL (err says
-     * why). type and dim: the array's element type and vector dimension. */
+     * why). type and dim: the column type the array fills (its storage
+     * type) and vector dimension; lt: its logical type (a datetime64 array's
+     * date or timestamp(unit), a timedelta64's time(unit); else none). */
     int (*npy_size)(int fd, uint64_t have, const char *what, uint64_t *total, uint8_t *type, uint32_t *dim,
-                    uint64_t *rows, struct ig_error *err);
+                    struct ig_logical *lt, uint64_t *rows, struct ig_error *err);
     /* Add (or replace) column `column` from the whole .npy at path. */
     int (*commit)(const char *table_dir, const char *path, const char *column, bool replace,
                   struct ig_error *err);

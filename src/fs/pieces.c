@@ -9,6 +9,7 @@
 #include "format/ops/nested.h"
 #include "format/part/columns.h"
 #include "format/model/types.h"
+#include "store/store.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -136,6 +137,36 @@ static void mapped_check_run(void *arg)
     }
 }
 
+/* A remote page's values where the store's cache holds its stored bytes
+ * (pinned there): checked, then the entry's segments point at them, and the
+ * entry is transient, released with the reply that points at them (fs_piece_get
+ * does not cache it: a cached entry would hold its pin, and with it a
+ * fetched extent of many pages, for as long as it stays). Nothing is copied
+ * between the socket's buffer and the reply. Takes over m->segs and pin. */
+static int pinned_piece(struct fs_session *s, const struct fs_span *sp, struct mapped_check *m,
+                        void *pin, const uint8_t *at, struct fs_entry *e)
+{
+    m->bytes = at;
+    mapped_check_run(m);
+    int rc = m->damaged ? fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO)
+             : !m->plain ? 1
+                         : 0;
+    if (rc) {
+        free(m->segs);
+        ig_obj_unpin(pin);
+        return rc;
+    }
+    e->segs = m->segs;
+    e->nsegs = m->nsegs;
+    e->mapped_len = 0;
+    for (int b = 0; b < m->nsegs; b++)
+        e->mapped_len += m->segs[b].iov_len;
+    e->obj = pin;
+    e->obj_free = ig_obj_unpin;
+    e->transient = true;
+    return 0;
+}
+
 /* mapped_piece on object storage (below): the values moved together in place
  * (each block's follow its own header, so every move is backwards), one run
  * of bytes that a reply points at, not segments copied into each reply.
@@ -179,9 +210,10 @@ static int fetched_piece(struct fs_session *s, const struct fs_span *sp, enum ig
  * checksums once (the cache keeps the result): no pread copy, no decode copy.
  * The mapped bytes are only touched under the SIGBUS guard (a part truncated
  * under the mount). A part on object storage has no mapping: its page's
- * stored bytes are fetched into the entry (counted against the cache), checked
- * the same way, and its values moved together in place: a column scan copies
- * each value once, not through a decode and a render. 1 when the page
+ * values are pointed at where the store's cache holds its fetched bytes
+ * (pinned_piece), else its stored bytes are fetched into the entry (counted
+ * against the cache), checked the same way, and its values moved together in
+ * place: a column scan copies no value, or one copy, never a decode and a render. 1 when the page
  * needs decoding; -EAGAIN when it changed under us. */
 static int mapped_piece(struct fs_session *s, const struct ig_part *p, const struct fs_plan *vp,
                         enum fs_view view, const struct fs_span *sp, enum ig_ahead ahead,
@@ -210,7 +242,17 @@ static int mapped_piece(struct fs_session *s, const struct ig_part *p, const str
     m.nsegs = (int)ig_page_nblocks(&m.rec);
     m.segs = calloc((size_t)m.nsegs, sizeof *m.segs);
     if (!m.segs) return -ENOMEM;
-    if (!p->data) return fetched_piece(s, sp, ahead, &m, e);
+    if (!p->data) { /* object storage: pointed at where fetched, else copied */
+        struct ig_error err = {0};
+        void *pin = NULL;
+        const uint8_t *at = NULL;
+        int rc = ig_obj_pin(p->obj, m.rec.offset, m.rec.stored, ahead, &at, &pin, &err);
+        if (rc) {
+            free(m.segs);
+            return fs_page_failed(s, sp->part, sp->page, err.msg, rc);
+        }
+        return pin ? pinned_piece(s, sp, &m, pin, at, e) : fetched_piece(s, sp, ahead, &m, e);
+    }
     m.bytes = p->data + m.rec.offset; /* ig_part_page checked the extent */
     int rc = 0;
     if (ig_sigbus_guard(mapped_check_run, &m))
@@ -454,6 +496,12 @@ int fs_piece_get(struct fs_session *s, const struct fs_file *f, const struct fs_
     if (rc) {
         fs_entry_free(e);
         return rc;
+    }
+    if (e->transient) { /* the caller's alone: freed by its release */
+        e->refs = 1;
+        e->dead = 1;
+        *out = e;
+        return 0;
     }
     *out = fs_cache_put(&s->cache, e);
     return 0;

@@ -182,6 +182,18 @@ int fs_stage_rewrite(struct fs_session *s, uint32_t col, uint64_t ino)
     return rc ? rc : begin(s, column, true, false, ino);
 }
 
+/* A column type for a message: "int64", "timestamp(us)", "date", ... */
+static void type_name(uint8_t type, const struct ig_logical *lt, char *out, size_t cap)
+{
+    static const char *const units[] = {"", "s", "ms", "us", "ns"};
+    const struct ig_type_info *ti = ig_type_info(type);
+    const char *u = lt->unit < 5 ? units[lt->unit] : "?";
+    if (lt->kind == IG_LT_DATE) snprintf(out, cap, "date");
+    else if (lt->kind == IG_LT_TIMESTAMP) snprintf(out, cap, "timestamp(%s%s)", u, lt->utc ? ", UTC" : "");
+    else if (lt->kind == IG_LT_TIME) snprintf(out, cap, "time(%s)", u);
+    else snprintf(out, cap, "%s", ti ? ti->name : "?");
+}
+
 /* The array's header, once whole: its size, and whether the table can take
  * it (its rows are the live rows; a replaced column keeps its type). */
 static int check_header(struct fs_session *s, struct fs_stage *st, struct ig_error *err)
@@ -189,9 +201,10 @@ static int check_header(struct fs_session *s, struct fs_stage *st, struct ig_err
     uint8_t type;
     uint32_t dim;
     uint64_t rows;
+    struct ig_logical lt = {0};
     char what[FS_NAME_MAX + 32];
     snprintf(what, sizeof what, "columns/%s.npy", st->column);
-    int rc = s->column_io.npy_size(st->fd, st->done, what, &st->want, &type, &dim, &rows, err);
+    int rc = s->column_io.npy_size(st->fd, st->done, what, &st->want, &type, &dim, &lt, &rows, err);
     if (rc) return rc;
     pthread_rwlock_rdlock(&s->table_lock);
     uint64_t live = s->table.num_rows - s->table.deleted_rows;
@@ -204,13 +217,18 @@ static int check_header(struct fs_session *s, struct fs_stage *st, struct ig_err
     if (rows != live)
         return ig_err(err, -EINVAL, "%s: %" PRIu64 " rows; the table has %" PRIu64 " live rows",
                       what, rows, live);
-    if (exists && (cr.type != type || cr.dimension != dim || cr.lists || cr.num_children)) {
-        const struct ig_type_info *want = ig_type_info(cr.type), *got = ig_type_info(type);
+    /* a datetime64 (timedelta64) array replaces a date or timestamp (time)
+     * column of its unit; a plain number array one of its type without
+     * a logical type that changes its values' meaning */
+    bool same_lt = lt.kind ? cr.lt.kind == lt.kind && cr.lt.unit == lt.unit : !ig_logical_renders(&cr.lt);
+    if (exists && (cr.type != type || cr.dimension != dim || cr.lists || cr.num_children || !same_lt)) {
+        char want[64], got[64];
+        type_name(cr.type, &cr.lt, want, sizeof want);
+        type_name(type, &lt, got, sizeof got);
         return ig_err(err, -EINVAL,
                       "%s: column '%s' is %s%s; the array is %s (a replaced column keeps its type; "
                       "save under a new name to add a column)",
-                      what, st->column, cr.lists || cr.num_children || cr.dimension ? "nested " : "",
-                      want ? want->name : "?", got ? got->name : "?");
+                      what, st->column, cr.lists || cr.num_children || cr.dimension ? "nested " : "", want, got);
     }
     return 0;
 }

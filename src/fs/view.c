@@ -447,6 +447,26 @@ static int hold_segments(struct fs_session *s, struct fs_read *rd, struct fs_ent
     return rc;
 }
 
+/* Add [from, to) of a transient piece's segments (bytes pinned in the
+ * store's cache, which nothing changes): pointed at, one iovec a segment,
+ * each holding e; takes over the caller's hold. */
+static int hold_pinned(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, uint64_t from,
+                       uint64_t to)
+{
+    uint64_t at = 0;
+    int rc = 0;
+    for (int i = 0; !rc && i < e->nsegs && at < to; i++) {
+        uint64_t a = at, b = at + e->segs[i].iov_len;
+        at = b;
+        if (b <= from) continue;
+        uint64_t lo = from > a ? from : a, hi = to < b ? to : b;
+        fs_cache_hold(&s->cache, e);
+        rc = hold(s, rd, e, (const uint8_t *)e->segs[i].iov_base + (lo - a), (size_t)(hi - lo));
+    }
+    fs_cache_release(&s->cache, e);
+    return rc;
+}
+
 void fs_read_release(struct fs_session *s, struct fs_read *rd)
 {
     for (int i = 0; i < rd->nheld; i++)
@@ -641,7 +661,9 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
         }
         uint64_t from = pos - sp->start;
         uint64_t to = (end < span_end ? end : span_end) - sp->start;
-        rc = e->segs ? hold_segments(s, rd, e, from, to) : hold(s, rd, e, e->data.data + from, (size_t)(to - from));
+        rc = e->transient ? hold_pinned(s, rd, e, from, to)
+             : e->segs    ? hold_segments(s, rd, e, from, to)
+                          : hold(s, rd, e, e->data.data + from, (size_t)(to - from));
         if (rc) return rc;
         pos = sp->start + to;
     }

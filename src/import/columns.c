@@ -2,6 +2,7 @@
 #include "import/columns.h"
 #include "import/columns_keyed.h"
 #include "import/npy.h"
+#include "util/endian.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "format/part/table.h"
@@ -23,6 +24,8 @@ struct npy_source {
     struct ig_npy n;
     size_t per_row;  /* bytes of a row */
     uint8_t max_def; /* the vector leaf's definition level */
+    bool replace;
+    struct ig_schema *schema; /* the column's, which prepare may adjust */
     const struct ig_table *t;
     uint64_t rank;     /* the array row of the next live row */
     uint64_t next_row; /* the table row expected next */
@@ -33,6 +36,19 @@ struct npy_source {
 static int npy_prepare(void *ctx, const struct ig_table *t, struct ig_error *err)
 {
     struct npy_source *src = ctx;
+    /* datetime64 has no zone: replacing a UTC-adjusted timestamp column of
+     * the array's unit keeps it UTC-adjusted (its .npy shows it as the same
+     * dtype) */
+    if (src->replace && src->n.lt.kind == IG_LT_TIMESTAMP) {
+        struct ig_schema ts;
+        int rc = ig_table_schema(t, &ts, err);
+        if (rc) return rc;
+        struct ig_column_def *cd = &src->schema->cols[src->schema->tops[0]];
+        long node = ig_schema_find(&ts, cd->name, cd->name_len);
+        if (node >= 0 && ts.cols[node].lt.kind == IG_LT_TIMESTAMP && ts.cols[node].lt.unit == cd->lt.unit)
+            cd->lt.utc = src->n.lt.utc = ts.cols[node].lt.utc;
+        ig_schema_free(&ts);
+    }
     uint64_t live = t->num_rows - t->deleted_rows;
     if (src->n.rows != live)
         return ig_err(err, -EINVAL,
@@ -55,6 +71,10 @@ static int push_row(struct npy_source *src, struct ig_values *v, const uint8_t *
     if (deleted) {
         for (uint32_t i = 0; i < k && !rc; i++)
             rc = ig_values_push_lane(v, 0);
+    } else if (n->lt.kind) { /* datetime64, timedelta64: one element (1-D) */
+        uint64_t lane = 0;
+        rc = ig_npy_time_lane(n, p, &lane);
+        rc = rc == 1 ? ig_values_push_null(v) : rc ? rc : ig_values_push_lane(v, lane);
     } else if (n->type == IG_T_BOOL) {
         for (uint32_t i = 0; i < k && !rc; i++)
             rc = p[i] > 1 ? -EINVAL : ig_values_push_lane(v, p[i]);
@@ -91,12 +111,19 @@ static int npy_fill(void *ctx, uint64_t first_row, uint32_t count, struct ig_val
              : 0;
     if (rc) return ig_err(err, rc, "%s: read: %s", src->path, strerror(-rc));
     const uint8_t *at = src->buf;
+    uint64_t rank = src->rank;
     for (uint32_t i = 0; i < count && !rc; i++) {
         bool deleted = ig_part_row_deleted(p, local + i);
         rc = push_row(src, &cols[0], at, deleted);
-        if (!deleted) at += src->per_row;
+        if (!deleted && !rc) at += src->per_row, rank++;
     }
     if (rc == -EINVAL) return ig_err(err, rc, "%s: a bool element is not 0 or 1", src->path);
+    if (rc == -ERANGE) {
+        char type[64];
+        ig_npy_type_text(&src->n, type, sizeof type);
+        return ig_err(err, -EINVAL, "%s: element %" PRIu64 " (%" PRId64 ") is out of range for %s", src->path,
+                      rank, (int64_t)ig_ld64(at), type);
+    }
     if (rc) return ig_err(err, rc, "out of memory");
     src->rank += live;
     src->next_row += count;
@@ -113,7 +140,7 @@ static int add_npy(const char *table_dir, const struct ig_column_input *in,
                       "--schema, --require-all and --ignore-missing are for CSV, JSON Lines and "
                       "Parquet)",
                       in->path);
-    struct npy_source src = {.path = in->path, .fd = -1};
+    struct npy_source src = {.path = in->path, .fd = -1, .replace = in->replace};
     src.fd = ig_open(in->path, O_RDONLY | O_CLOEXEC, 0);
     if (src.fd < 0) return ig_err(err, -errno, "%s: %s", in->path, strerror(errno));
     struct stat st;
@@ -129,6 +156,7 @@ static int add_npy(const char *table_dir, const struct ig_column_input *in,
     }
     if (!rc) rc = ig_schema_finish(&s, err);
     if (!rc) src.max_def = s.cols[s.leaves[0]].max_def;
+    src.schema = &s;
     if (!rc) {
         struct ig_add_request req = {.schema = &s,
                                      .replace = in->replace,

@@ -271,7 +271,8 @@ static int run_npy(struct import_run *r, struct ig_error *err)
                       s->ntops);
     const struct ig_column_def *cd = &s->cols[s->tops[0]];
     bool fits = cd->leaf != IG_SCHEMA_NONE && cd->lists == 0 && cd->type == n->type &&
-                cd->dimension == n->dim && cd->parent == IG_SCHEMA_NONE;
+                cd->dimension == n->dim && cd->parent == IG_SCHEMA_NONE &&
+                (!n->lt.kind || (cd->lt.kind == n->lt.kind && cd->lt.unit == n->lt.unit));
     if (!fits) {
         char have[64];
         ig_npy_type_text(n, have, sizeof have);
@@ -296,7 +297,19 @@ static int run_npy(struct import_run *r, struct ig_error *err)
             struct ig_values *v = ig_part_writer_column(r->w, cd->leaf);
             const uint8_t *p = buf + i * per_row;
             if (n->dim && ig_values_push_entry(v, 0, cd->max_def)) rc = -ENOMEM;
-            if (!rc && n->type != IG_T_BOOL && ig_values_push_le(v, p, n->width, n->dim ? n->dim : 1, ti->is_signed))
+            if (n->lt.kind) { /* datetime64, timedelta64 (1-D): NaT is NULL */
+                uint64_t lane = 0;
+                int t = ig_npy_time_lane(n, p, &lane);
+                char type[64];
+                if (t < 0 || (t == 1 && !cd->nullable)) {
+                    ig_npy_type_text(n, type, sizeof type);
+                    rc = ig_err(err, -EINVAL, t < 0 ? "%s: row %" PRIu64 ": %" PRId64 " is out of range for %s"
+                                                    : "%s: row %" PRIu64 ": NaT (%" PRId64 ") in column '%s', which is not nullable",
+                                r->input, row, (int64_t)ig_ld64(p), t < 0 ? type : cd->name);
+                } else if (t == 1 ? ig_values_push_null(v) : ig_values_push_lane(v, lane)) {
+                    rc = -ENOMEM;
+                }
+            } else if (!rc && n->type != IG_T_BOOL && ig_values_push_le(v, p, n->width, n->dim ? n->dim : 1, ti->is_signed))
                 rc = -ENOMEM;
             for (uint32_t k = 0; n->type == IG_T_BOOL && k < (n->dim ? n->dim : 1) && !rc; k++, p += n->width) {
                 uint64_t lane = p[0]; /* bools: one byte each, checked */
@@ -403,7 +416,8 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
         const char *base = strrchr(r->input, '/');
         base = base ? base + 1 : r->input;
         size_t len = strlen(base) - 4; /* without ".npy" */
-        rc = ig_npy_type_text(&r->npy, type, sizeof type);
+        rc = ig_npy_type_text(&r->npy, type, sizeof type - 1);
+        if (!rc && r->npy.lt.kind) strcat(type, "?"); /* NaT is NULL */
         if (!rc) rc = ig_schema_add_typed(&r->schema, base, len ? len : 1, type, strlen(type), err);
         return rc ? rc : ig_schema_finish(&r->schema, err);
     }

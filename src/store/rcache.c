@@ -9,6 +9,9 @@ struct extent {
     uint64_t off, len;
     uint8_t *data; /* NULL while pending */
     struct ig_rc_obj *obj;
+    struct ig_rcache *c;
+    int pins;  /* holders of a pointer into data (ig_rc_pin), under c->mu */
+    bool gone; /* dropped while pinned: freed by the last unpin */
     struct extent *prev, *next; /* LRU (ready extents only): head most recent */
 };
 
@@ -109,8 +112,13 @@ static void drop(struct ig_rcache *c, struct extent *e)
     if (e->data) {
         lru_unlink(c, e);
         c->bytes -= (size_t)e->len;
-        free(e->data);
     }
+    if (e->pins) { /* out of the index and the budget; its bytes live on until unpinned */
+        e->gone = true;
+        e->obj = NULL;
+        return;
+    }
+    free(e->data);
     free(e);
 }
 
@@ -141,6 +149,7 @@ static bool insert_pending(struct ig_rc_obj *o, size_t i, uint64_t off, uint64_t
     e->off = off;
     e->len = len;
     e->obj = o;
+    e->c = o->c;
     memmove(o->ext + i + 1, o->ext + i, (o->n - i) * sizeof *o->ext);
     o->ext[i] = e;
     o->n++;
@@ -217,6 +226,38 @@ size_t ig_rc_claim(struct ig_rc_obj *o, uint64_t off, uint64_t n, struct ig_rang
     walk(o, NULL, off, n, true, gaps, cap, &ng, &more, &blocked);
     pthread_mutex_unlock(&c->mu);
     return ng;
+}
+
+const uint8_t *ig_rc_pin(struct ig_rc_obj *o, uint64_t off, uint64_t n, void **pin)
+{
+    struct ig_rcache *c = o->c;
+    const uint8_t *p = NULL;
+    *pin = NULL;
+    pthread_mutex_lock(&c->mu);
+    size_t i = first_after(o, off);
+    struct extent *e = i < o->n ? o->ext[i] : NULL;
+    if (e && e->data && e->off <= off && e->off + e->len - off >= n) {
+        e->pins++;
+        lru_front(c, e);
+        p = e->data + (off - e->off);
+        *pin = e;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return p;
+}
+
+void ig_rc_unpin(void *pin)
+{
+    struct extent *e = pin;
+    if (!e) return;
+    struct ig_rcache *c = e->c;
+    pthread_mutex_lock(&c->mu);
+    bool free_it = --e->pins == 0 && e->gone;
+    pthread_mutex_unlock(&c->mu);
+    if (free_it) {
+        free(e->data);
+        free(e);
+    }
 }
 
 bool ig_rc_has(struct ig_rc_obj *o, uint64_t off, uint64_t n)

@@ -5,7 +5,13 @@
  * one byte budget, evicted least recently used first. A range being fetched
  * is claimed (pending) by the thread fetching it: others that need it wait
  * for it instead of fetching it again (a prefetch and the read it serves, two
- * daemon threads reading one block). Thread-safe; no I/O of its own. */
+ * daemon threads reading one block). Thread-safe; no I/O of its own.
+ *
+ * A reader may pin a ready extent to point at its bytes instead of copying
+ * them (a FUSE reply sent from the cache): an extent evicted while pinned
+ * leaves the index and the byte budget at once and is freed by its last
+ * unpin, so memory is the budget plus what pins hold (pins are short: one
+ * request's). */
 #ifndef IG_STORE_RCACHE_H
 #define IG_STORE_RCACHE_H
 
@@ -45,6 +51,12 @@ void ig_rc_fill(struct ig_rc_obj *o, uint64_t off, uint64_t len, void *data);
  * many times a reader has come to that range (an extent may hold several
  * adjacent fetches). */
 size_t ig_rc_pieces(struct ig_rc_obj *o, uint64_t off, uint64_t n);
+/* Pin the ready extent that holds all of [off, off + n): returns a pointer
+ * to off's byte, valid until ig_rc_unpin(*pin) even if the extent is evicted
+ * meanwhile; NULL (and *pin NULL) when no one extent holds the range. The
+ * object may not be freed while pins of it are held. */
+const uint8_t *ig_rc_pin(struct ig_rc_obj *o, uint64_t off, uint64_t n, void **pin);
+void ig_rc_unpin(void *pin); /* NULL: nothing */
 /* Is all of [off, off + n) cached (not pending)? */
 bool ig_rc_has(struct ig_rc_obj *o, uint64_t off, uint64_t n);
 

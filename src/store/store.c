@@ -94,6 +94,7 @@ static int store_new(const char *location, struct ig_store **out, struct ig_erro
          * took 307 ms, 23 GETs of 58 KB a row 82 ms), so ranges closer than
          * that are one request */
         st->coalesce = env_units("INGOT_S3_COALESCE_KB", 256, 10);
+        st->ahead_piece = env_size("INGOT_S3_AHEAD_PIECE_MB", 8);
         const char *dir = getenv("INGOT_S3_DISK_CACHE");
         if (!rc && dir && *dir) {
             rc = ig_diskcache_open(dir, env_size("INGOT_S3_DISK_CACHE_MB", 1024), &st->disk, err);

@@ -16,7 +16,9 @@
  * Ranges not cached are fetched with range GETs, large ones split into
  * parallel requests; a batch prefetched (ig_obj_prefetch) merges ranges less
  * than INGOT_S3_COALESCE_KB (256) apart into one request; a read that continues the previous one starts an
- * asynchronous readahead that doubles up to INGOT_S3_READAHEAD_MB (32). A
+ * asynchronous readahead that doubles up to INGOT_S3_READAHEAD_MB (32),
+ * claimed and fetched in the background in pieces of INGOT_S3_AHEAD_PIECE_MB
+ * (8), one GET each, by four fetchers (store_fetch.c). A
  * local disk cache (INGOT_S3_DISK_CACHE=DIR, INGOT_S3_DISK_CACHE_MB, default
  * 1024) keeps fetched ranges across processes; the memory budget is
  * INGOT_S3_CACHE_MB (256).
@@ -128,6 +130,16 @@ int ig_obj_read(struct ig_obj *o, void *buf, size_t n, uint64_t off, struct ig_e
 enum ig_ahead { IG_AHEAD_STORE, IG_AHEAD_CALLER };
 int ig_obj_read_by(struct ig_obj *o, void *buf, size_t n, uint64_t off, enum ig_ahead ahead,
                    struct ig_error *err);
+/* [off, off + n) of a remote object without a copy: fetched as ig_obj_read_by
+ * would be, then *p points at it in the memory cache, held there until
+ * ig_obj_unpin(*pin) (evicting it meanwhile only takes it out of the
+ * cache's count; hold pins briefly, for one request, and release them before
+ * the object is closed). Returns 0 with *pin NULL when the bytes are not in
+ * one cached stretch (a local object; a range partly cached before in
+ * another piece; a cache too small): read them with ig_obj_read instead. */
+int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, enum ig_ahead ahead, const uint8_t **p,
+               void **pin, struct ig_error *err);
+void ig_obj_unpin(void *pin); /* NULL: nothing */
 /* Fetch these ranges into the cache (coalesced; those already cached or
  * being fetched skipped), in parallel; wait: before returning, else in the
  * background. Errors are left for the reads that follow. */

@@ -21,6 +21,11 @@
 #include <string.h>
 
 #define PIECE_MIN ((uint64_t)1 << 20) /* a parallel range GET's smallest piece */
+/* Background fetchers: each takes one claimed piece at a time, so a piece is
+ * in the cache (and its waiting reader goes on) as soon as its own GET ends,
+ * not when the slowest GET of its window does; this many GETs in flight for
+ * the readaheads of a store. */
+#define AHEAD_WORKERS 4
 
 /* Fetch claimed gaps: each from the disk cache if there, else by range GETs
  * (gaps over a piece split into parallel ones), into the cache. On failure
@@ -30,12 +35,19 @@
 int store_fetch_gaps(struct ig_obj *o, const struct ig_range *gaps, size_t ng, uint8_t **data,
                      struct ig_error *err)
 {
+    return store_fetch_gaps_by(o, gaps, ng, data, PIECE_MIN, err);
+}
+
+int store_fetch_gaps_by(struct ig_obj *o, const struct ig_range *gaps, size_t ng, uint8_t **data,
+                        uint64_t piece_min, struct ig_error *err)
+{
     struct ig_store *st = o->st;
     uint64_t total = 0;
     for (size_t i = 0; i < ng; i++)
         total += gaps[i].len;
     unsigned par = ig_s3_parallel(st->s3);
     uint64_t piece = total / par;
+    if (piece < piece_min) piece = piece_min;
     if (piece < PIECE_MIN) piece = PIECE_MIN;
     size_t nr = 0, rcap = ng + (size_t)(total / piece) + 1;
     struct ig_s3_range *r = calloc(rcap, sizeof *r);
@@ -90,7 +102,10 @@ static void *worker_main(void *arg)
         if (!st->jobs) st->jobs_tail = NULL;
         pthread_mutex_unlock(&st->mu);
         uint8_t **data = calloc(j->n, sizeof *data);
-        int rc = data ? store_fetch_gaps(j->o, j->gaps, j->n, data, NULL) : -ENOMEM;
+        /* nothing waits for these bytes yet: fewer, larger GETs (each GET
+         * costs the gateway a request's work besides its bytes) */
+        int rc = data ? store_fetch_gaps_by(j->o, j->gaps, j->n, data, st->ahead_piece, NULL)
+                      : -ENOMEM;
         for (size_t i = 0; i < j->n; i++)
             ig_rc_fill(j->o->rc, j->gaps[i].off, j->gaps[i].len, rc ? NULL : data[i]);
         free(data);
@@ -101,47 +116,44 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Hand claimed gaps to the store's background fetcher (started on first
- * use); false when it cannot take them (the caller drops the claims). */
-static bool enqueue(struct ig_obj *o, const struct ig_range *gaps, size_t n)
+/* Hand claimed gaps to the store's background fetchers (started on first
+ * use), one job a gap, in order; false when they cannot take them (the
+ * caller then fetches what was not queued itself: *queued say how many were). */
+static bool enqueue(struct ig_obj *o, const struct ig_range *gaps, size_t n, size_t *queued)
 {
     struct ig_store *st = o->st;
-    struct job *j = calloc(1, sizeof *j);
-    if (!j || !(j->gaps = malloc(n * sizeof *gaps))) {
-        free(j);
-        return false;
-    }
-    memcpy(j->gaps, gaps, n * sizeof *gaps);
-    j->n = n;
-    j->o = o;
+    *queued = 0;
     pthread_mutex_lock(&st->mu);
-    o->refs++;
-    bool ok = true;
-    if (!st->worker) {
+    while (st->workers < AHEAD_WORKERS) {
         pthread_t t;
         pthread_attr_t a;
         pthread_attr_init(&a);
         pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        st->worker = pthread_create(&t, &a, worker_main, st) == 0;
+        bool made = pthread_create(&t, &a, worker_main, st) == 0;
         pthread_attr_destroy(&a);
-        ok = st->worker;
+        if (!made) break;
+        st->workers++;
     }
-    if (ok) {
+    for (size_t i = 0; st->workers && i < n; i++) {
+        struct job *j = calloc(1, sizeof *j);
+        if (!j || !(j->gaps = malloc(sizeof *gaps))) {
+            free(j);
+            break;
+        }
+        j->gaps[0] = gaps[i];
+        j->n = 1;
+        j->o = o;
+        o->refs++;
         if (st->jobs_tail)
             st->jobs_tail->next = j;
         else
             st->jobs = j;
         st->jobs_tail = j;
-        pthread_cond_signal(&st->work);
-    } else {
-        o->refs--;
+        ++*queued;
     }
+    if (*queued) pthread_cond_broadcast(&st->work);
     pthread_mutex_unlock(&st->mu);
-    if (!ok) {
-        free(j->gaps);
-        free(j);
-    }
-    return ok;
+    return *queued == n;
 }
 
 static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool wait);
@@ -228,6 +240,20 @@ static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
     }
     /* neighbours closer than INGOT_S3_COALESCE_KB (256) become one request */
     k = ig_ranges_coalesce(m, k, st->coalesce);
+    if (!wait && st->ahead_piece) { /* in the background: a claim a piece (AHEAD_WORKERS) */
+        size_t cap = 0;
+        for (size_t i = 0; i < k; i++)
+            cap += (size_t)(m[i].len / st->ahead_piece) + 1;
+        struct ig_range *cut = malloc(cap * sizeof *cut);
+        size_t nc = cut ? ig_ranges_split(m, k, st->ahead_piece, cut, cap) : SIZE_MAX;
+        if (nc != SIZE_MAX) {
+            free(m);
+            m = cut;
+            k = nc;
+        } else {
+            free(cut); /* out of memory: the ranges whole */
+        }
+    }
     /* every gap claimed first, then fetched in one parallel run: a batch of
      * 1,000 rows keeps INGOT_S3_PARALLEL requests in flight until the last,
      * instead of waiting for each group of them in turn */
@@ -238,14 +264,18 @@ static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
         free(gaps);
         return;
     }
-    if (!wait && enqueue(o, gaps, ng)) {
+    size_t queued = 0;
+    if (!wait && enqueue(o, gaps, ng, &queued)) {
         free(gaps);
         return;
     }
+    /* waited for, or what the fetchers could not take */
+    struct ig_range *left = gaps + queued;
+    ng -= queued;
     uint8_t **data = calloc(ng, sizeof *data);
-    int rc = data ? store_fetch_gaps(o, gaps, ng, data, NULL) : -ENOMEM;
+    int rc = data ? store_fetch_gaps(o, left, ng, data, NULL) : -ENOMEM;
     for (size_t g = 0; g < ng; g++)
-        ig_rc_fill(o->rc, gaps[g].off, gaps[g].len, rc ? NULL : data[g]);
+        ig_rc_fill(o->rc, left[g].off, left[g].len, rc ? NULL : data[g]);
     free(data);
     free(gaps);
 }

@@ -54,13 +54,14 @@ struct ig_store {
     struct ig_diskcache *disk;
     uint64_t ra_max;
     uint64_t coalesce; /* prefetched ranges this close are one request */
+    uint64_t ahead_piece; /* a background fetch's smallest GET (0: PIECE_MIN) */
     pthread_mutex_t mu; /* objs, small, the job queue */
     struct ig_obj *objs;
     struct small_obj small[SMALL_CACHED];
     unsigned small_next;
     pthread_cond_t work;
     struct job *jobs, *jobs_tail;
-    bool worker;
+    unsigned workers; /* background fetchers started (up to AHEAD_WORKERS) */
     atomic_uint_fast64_t hits, misses, fetched;
     struct ig_store *next;
 };
@@ -98,6 +99,9 @@ void store_info_from_s3(struct ig_obj_info *info, const struct ig_s3_info *si, c
  * data[i] is NULL. The caller fills (or drops) each claim. */
 int store_fetch_gaps(struct ig_obj *o, const struct ig_range *gaps, size_t ng, uint8_t **data,
                      struct ig_error *err);
+/* The same with GETs of at least piece_min bytes where the ranges allow. */
+int store_fetch_gaps_by(struct ig_obj *o, const struct ig_range *gaps, size_t ng, uint8_t **data,
+                        uint64_t piece_min, struct ig_error *err);
 
 /* Note a read of [off, off+n) and, if reads run sequentially, fetch ahead
  * of it in the background (store_fetch.c). */

@@ -216,6 +216,47 @@ int ig_obj_read_by(struct ig_obj *o, void *buf, size_t n, uint64_t off, enum ig_
     return 0;
 }
 
+int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, enum ig_ahead ahead, const uint8_t **p,
+               void **pin, struct ig_error *err)
+{
+    struct ig_store *st = o->st;
+    *p = NULL;
+    *pin = NULL;
+    if (!st->remote || n == 0) return 0;
+    if (off > o->info.size || n > o->info.size - off)
+        return ig_err(err, -EIO,
+                      "%s/%s: bytes %" PRIu64 "+%zu past the end (%" PRIu64 ": truncated?)",
+                      st->location, o->name, off, n, o->info.size);
+    bool missed = false;
+    if (!(*p = ig_rc_pin(o->rc, off, n, pin))) {
+        /* being fetched (a readahead): wait for it; what no one fetches is
+         * fetched here, one claim for each gap */
+        struct ig_range gaps[MAX_GAPS];
+        size_t ng;
+        bool more;
+        ig_rc_read(o->rc, NULL, n, off, gaps, MAX_GAPS, &ng, &more);
+        if (ng) {
+            missed = true;
+            uint8_t *data[MAX_GAPS];
+            int rc = store_fetch_gaps(o, gaps, ng, data, err);
+            for (size_t i = 0; i < ng; i++)
+                ig_rc_fill(o->rc, gaps[i].off, gaps[i].len, rc ? NULL : data[i]);
+            if (rc) return rc;
+        }
+        /* NULL when in pieces, past MAX_GAPS or evicted at once: copied */
+        *p = ig_rc_pin(o->rc, off, n, pin);
+    }
+    if (!*p) return 0; /* ig_obj_read_by counts it */
+    atomic_fetch_add(missed ? &st->misses : &st->hits, 1);
+    if (ahead == IG_AHEAD_STORE) store_read_ahead(o, off, n);
+    return 0;
+}
+
+void ig_obj_unpin(void *pin)
+{
+    ig_rc_unpin(pin);
+}
+
 bool ig_obj_replaced(struct ig_obj *o)
 {
     struct ig_store *st = o->st;

@@ -505,7 +505,8 @@ faults_retried() {
 check s3_5xx_and_dropped_connections_are_retried faults_retried
 # faults in one of many ranges in flight: a batch of rows planned at once
 # (every range its own request: INGOT_S3_COALESCE_KB=0) and a column scanned
-# through a mount with readahead in the background, of a table of blocks
+# through a mount with readahead in the background (small windows in GETs
+# of 1 MiB: many of them), of a table of blocks
 # spread over 6 MB; every Nth GET fails, drops or stalls: retried, or an
 # error, never a wrong byte or a hang
 faults_in_parallel_ranges() {
@@ -529,7 +530,7 @@ import random; r = random.Random(3); print(','.join(map(str, sorted(r.sample(ran
         n=$(wc -l <"$WORK/mode.log")
         [ "$n" -ge 5 ] || { echo "$m: the proxy failed $n requests of the batch"; return 1; }
         mkdir -p "$WORK/mnt5"
-        AWS_ENDPOINT_URL=$PROXY INGOT_S3_STALL_S=1 INGOT_S3_READAHEAD_MB=1 "$INGOT" mount -o poll_ms=0 s3://tables/pf "$WORK/mnt5" ||
+        AWS_ENDPOINT_URL=$PROXY INGOT_S3_STALL_S=1 INGOT_S3_READAHEAD_MB=1 INGOT_S3_AHEAD_PIECE_MB=1 "$INGOT" mount -o poll_ms=0 s3://tables/pf "$WORK/mnt5" ||
             { echo "$m: mount"; return 1; }
         got=$(timeout 60 cat "$WORK/mnt5/columns/caption" | md5sum)
         fusermount3 -u "$WORK/mnt5"
@@ -540,6 +541,37 @@ import random; r = random.Random(3); print(','.join(map(str, sorted(r.sample(ran
     echo "faults: $(cut -d' ' -f1 "$WORK/mode.log" | sort | uniq -c | tr '\n' ' ')"
 }
 check s3_faults_in_parallel_ranges_are_retried faults_in_parallel_ranges
+# a vector column's .npy through a mount: its pages' bytes go into the
+# replies from the fetched ranges themselves (pinned, not copied), in GETs of
+# 1 MiB so many of them meet a fault; every byte as without faults, and a
+# cache of 3 MiB evicts ranges while replies point into them
+faults_under_a_pinned_scan() {
+    local m got want
+    mkdir -p "$WORK/pin"
+    /usr/bin/python3 -c "
+import numpy as np
+np.save('$WORK/pin/v.npy', np.random.default_rng(3).standard_normal((6144, 256), dtype=np.float32))" ||
+        { echo numpy; return 1; }
+    "$INGOT" import --part-size 0 "$WORK/pin/v.npy" s3://tables/vec >/dev/null 2>&1 || { echo import; return 1; }
+    want=$(/usr/bin/python3 -c "
+import numpy as np, hashlib
+print(hashlib.md5(np.ascontiguousarray(np.load('$WORK/pin/v.npy')).tobytes()).hexdigest())")
+    mkdir -p "$WORK/mnt6"
+    for m in pass "503 4" "drop 3" "stall 5"; do
+        echo "$m" >"$WORK/mode"
+        : >"$WORK/mode.log"
+        AWS_ENDPOINT_URL=$PROXY INGOT_S3_STALL_S=1 INGOT_S3_CACHE_MB=3 INGOT_S3_READAHEAD_MB=2 INGOT_S3_AHEAD_PIECE_MB=1 \
+            "$INGOT" mount -o poll_ms=0 s3://tables/vec "$WORK/mnt6" || { echo "$m: mount"; return 1; }
+        got=$(timeout 60 /usr/bin/python3 -c "
+import numpy as np, hashlib
+print(hashlib.md5(np.ascontiguousarray(np.load('$WORK/mnt6/columns/v.npy')).tobytes()).hexdigest())")
+        fusermount3 -u "$WORK/mnt6"
+        [ "$got" = "$want" ] || { echo "$m: wrong bytes or an error ($got)"; return 1; }
+        [ "$m" = pass ] || [ -s "$WORK/mode.log" ] || { echo "$m: the scan met no fault"; return 1; }
+    done
+    echo pass >"$WORK/mode"
+}
+check s3_faults_under_a_pinned_scan faults_under_a_pinned_scan
 faults_reported() {
     local out st t0
     echo always503 >"$WORK/mode"

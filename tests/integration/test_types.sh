@@ -82,6 +82,79 @@ PY
 }
 check types_npy_datetime64 npy_datetime64
 
+# NumPy writes datetime64 (timedelta64) arrays into the mount: a replaced date,
+# timestamp or time column takes the dtype its .npy shows (a UTC-adjusted one
+# stays UTC), a new column takes any unit NumPy writes down to ns (NaT: NULL;
+# weeks, months and years as dates); a unit the table has no type for, or an
+# array of another unit than the column's, fails the write with EINVAL and
+# leaves the table as it was; the original values written back read as they
+# were. On a copy of the table (a replaced column moves to the end of the
+# views, which the checks below compare with the source).
+npy_datetime64_writes() {
+    rm -rf "$WORK/tw" && cp -r "$WORK/t" "$WORK/tw" && mkdir -p "$WORK/mw" || return 1
+    "$INGOT" mount "$WORK/tw" "$WORK/mw" || return 1
+    "$PY" - "$WORK/mw" <<'PY' || { fusermount3 -u "$WORK/mw"; return 1; }
+import sys, os, json, subprocess, numpy as np
+m = sys.argv[1]
+day = np.timedelta64(1, "D")
+orig = {c: np.load(f"{m}/columns/{c}.npy") for c in ("ts", "tstz", "day", "ts_ns", "tod")}
+valid = {c: np.load(f"{m}/columns/{c}.valid.npy") for c in orig}
+for c in ("ts", "tstz", "day", "ts_ns"):
+    np.save(f"{m}/columns/{c}.npy", orig[c] + day)          # a backfill, the same dtype
+    back = np.load(f"{m}/columns/{c}.npy")
+    assert back.dtype == orig[c].dtype, (c, back.dtype)
+    same = (back == orig[c] + day) | (np.isnat(back) & np.isnat(orig[c]))
+    assert same.all(), (c, back[:3], orig[c][:3])
+    assert (np.load(f"{m}/columns/{c}.valid.npy") == valid[c]).all(), c
+hour = np.timedelta64(1, "h").astype(orig["tod"].dtype)
+tod = np.where(np.isnat(orig["tod"]), orig["tod"], orig["tod"] % np.timedelta64(23, "h"))
+np.save(f"{m}/columns/tod.npy", tod)                            # times of day
+assert (np.load(f"{m}/columns/tod.npy").astype("int64") == tod.astype("int64")).all()
+text = open(f"{m}/columns/tstz").read().split("\n")
+assert text[0].endswith("Z"), text[0]                           # still UTC
+n = len(orig["ts"])
+when = np.datetime64("2024-03-01T12:00:00.250", "ms") + np.arange(n).astype("timedelta64[s]")
+when[7] = np.datetime64("NaT")
+np.save(f"{m}/columns/when.npy", when)                          # new columns
+np.save(f"{m}/columns/wk.npy", when.astype("datetime64[W]"))
+np.save(f"{m}/columns/mon.npy", when.astype("datetime64[M]"))
+np.save(f"{m}/columns/hr.npy", when.astype("datetime64[h]"))
+got = np.load(f"{m}/columns/when.npy")
+assert got.dtype.str == "<M8[ms]" and ((got == when) | (np.isnat(got) & np.isnat(when))).all()
+assert not np.load(f"{m}/columns/when.valid.npy")[7] and open(f"{m}/rows/7").read().find('"when":null') > 0
+for c, saved, unit in (("wk", "W", "D"), ("mon", "M", "D"), ("hr", "h", "s")):
+    got, want = np.load(f"{m}/columns/{c}.npy"), when.astype(f"datetime64[{saved}]")
+    assert got.dtype.str == f"<M8[{unit}]", (c, got.dtype)
+    assert ((got == want.astype(f"datetime64[{unit}]")) | np.isnat(want)).all(), (c, got[:3], want[:3])
+assert open(f"{m}/columns/mon").readline().strip() == "2024-03-01"
+before = {c: open(f"{m}/columns/{c}", "rb").read() for c in ("ts", "day")}
+for name, bad in (("ts", orig["ts"].astype("datetime64[ms]")),  # another unit than the column's
+                  ("day", orig["ts"]),                            # a timestamp for a date
+                  ("pico", when.astype("datetime64[ps]"))):      # no such type
+    try:
+        np.save(f"{m}/columns/{name}.npy", bad)
+    except OSError as e:
+        assert e.errno == 22, (name, e)
+    else:
+        sys.exit(f"{name}: a bad array was taken")
+assert not os.path.exists(f"{m}/columns/pico")
+assert all(open(f"{m}/columns/{c}", "rb").read() == b for c, b in before.items())
+for c, a in orig.items():                                       # put back
+    np.save(f"{m}/columns/{c}.npy", a)
+    back = np.load(f"{m}/columns/{c}.npy")
+    assert ((back == a) | (np.isnat(back) & np.isnat(a))).all(), c
+for c in ("when", "wk", "mon", "hr"):
+    os.unlink(f"{m}/columns/{c}")
+PY
+    fusermount3 -u "$WORK/mw"
+    local got
+    got=$("$INGOT" inspect --json "$WORK/tw" | jq -r '[.columns[] | "\(.name) \(.schema_type)"] | join(" ")')
+    grep -q "tstz timestamp(us, UTC)?" <<<"$got" && ! grep -q "when" <<<"$got" || { echo "got: $got"; return 1; }
+    "$INGOT" versions "$WORK/tw" | grep -q "add-column wk" || return 1
+    "$INGOT" verify "$WORK/tw" >/dev/null
+}
+check types_npy_datetime64_writes npy_datetime64_writes
+
 # apache-arrow reads the Arrow view's types: date32, time64, timestamp with and
 # without a zone, decimal128, fixed_size_binary; row 1's values as Arrow gives them
 arrow_types() {

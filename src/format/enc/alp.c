@@ -91,7 +91,8 @@ static inline bool alp_encode_one(uint64_t lane, unsigned e, unsigned f, unsigne
 
 /* What (e, f) costs on a sample: bits of the integers' range per value and
  * of each exception. */
-static uint64_t alp_cost(const uint64_t *v, size_t n, size_t step, unsigned e, unsigned f, unsigned width)
+static uint64_t alp_cost(const uint64_t *v, size_t n, size_t step, unsigned e, unsigned f, unsigned width,
+                         uint64_t *exceptions, uint64_t *sampled)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     uint64_t exc = 0, m = 0;
@@ -105,25 +106,32 @@ static uint64_t alp_cost(const uint64_t *v, size_t n, size_t step, unsigned e, u
         if (d > hi) hi = d;
     }
     unsigned bits = lo <= hi ? ig_bit_width((uint64_t)hi - (uint64_t)lo) : 0;
+    *exceptions = exc;
+    *sampled = m;
     return (m - exc) * bits + exc * (8u * width + 16u);
 }
 
 /* The (e, f) of the block v[0..n): the cheapest on a sample, trying every
- * exponent (f = 0) and every factor (e = 0). Ties go to the smallest. */
-static void alp_choose(const uint64_t *v, size_t n, unsigned width, unsigned *be, unsigned *bf)
+ * exponent (f = 0) and every factor (e = 0). Ties go to the smallest.
+ * Returns whether the sample at (e, f) shows at most five eighths
+ * exceptions (else the block is surely not alp's: see alp_estimate_values). */
+static bool alp_choose(const uint64_t *v, size_t n, unsigned width, unsigned *be, unsigned *bf)
 {
     size_t step = n > ALP_SAMPLE ? n / ALP_SAMPLE : 1;
-    uint64_t best = UINT64_MAX;
+    uint64_t best = UINT64_MAX, best_exc = 0, best_m = 0;
     *be = *bf = 0;
     for (unsigned k = 0; k <= 2 * max_e(width); k++) {
         unsigned e = k <= max_e(width) ? k : 0, f = k <= max_e(width) ? 0 : k - max_e(width);
-        uint64_t c = alp_cost(v, n, step, e, f, width);
+        uint64_t exc, m, c = alp_cost(v, n, step, e, f, width, &exc, &m);
         if (c < best) {
             best = c;
+            best_exc = exc;
+            best_m = m;
             *be = e;
             *bf = f;
         }
     }
+    return best_exc * 8 <= best_m * 5;
 }
 
 /* The integers and exceptions of v at (e, f): d[0..n) (0 at exceptions),
@@ -154,11 +162,14 @@ static size_t alp_estimate_values(const uint64_t *v, size_t n, const struct ig_i
                                   const struct enc_ectx *c)
 {
     if ((d->width != 4 && d->width != 8) || d->is_signed) return SIZE_MAX;
+    unsigned e, f;
+    /* a sample of mostly exceptions foretells a block of them (random
+     * floats: every value is one), and splitting the whole block to find
+     * out was most of the CPU of adding a column of Gaussian vectors */
+    if (!alp_choose(v, n, d->width, &e, &f)) return SIZE_MAX;
     uint64_t *ints = calloc(n ? n : 1, sizeof *ints), *pos = malloc((n ? n : 1) * sizeof *pos);
     size_t est = SIZE_MAX, x = 0;
     if (ints && pos) {
-        unsigned e, f;
-        alp_choose(v, n, d->width, &e, &f);
         alp_split(v, n, e, f, d->width, ints, pos, &x);
         /* mostly exceptions: plain holds them better */
         size_t child = x * 2 <= n ? enc_int_leaf_estimate(ints, n, &alp_child_desc, c) : SIZE_MAX;
@@ -216,7 +227,7 @@ static int alp_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
     if (!rc) {
         unsigned e, f;
         size_t x;
-        alp_choose(v, n, d->width, &e, &f);
+        (void)alp_choose(v, n, d->width, &e, &f);
         alp_split(v, n, e, f, d->width, ints, pos, &x);
         rc = alp_put(v, ints, n, e, f, pos, x, d->width, c, out);
     }

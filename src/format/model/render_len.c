@@ -59,7 +59,10 @@ bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len)
  * which beats any computing for floats that repeat (rounded, quantised,
  * categorical values). The memo's hit rate over its last 256 lookups picks
  * the way; while the eight-at-a-time way runs, one block in 16 still goes
- * through the memo to keep that rate (and the memo) current. */
+ * through the memo to keep that rate (and the memo) current, one in 32, 64,
+ * then 128 after each rate that kept it out (floats that do not repeat:
+ * Gaussian vectors, where the sampled blocks' one-by-one lengths were a
+ * fifth of the time the lengths took). */
 /* 4,096 slots (32 KiB): with 1,024, the ~600 values of floats rounded to 1/64
  * of a normal spread missed one lookup in 13 (slots shared), each miss a
  * shortest-digits search; with 4,096, one in 3,500. */
@@ -69,6 +72,7 @@ struct f32_len_state {
     uint64_t memo[F32_MEMO_SLOTS]; /* direct mapped: bits << 8 | length; bits 0 never asks */
     uint32_t blocks, tries, hits;
     bool memo_mode;
+    uint8_t declined; /* rates running that kept the memo out, at most 3 */
 };
 static _Thread_local struct f32_len_state f32_len_state;
 
@@ -98,7 +102,7 @@ static uint64_t f32_len_run(const uint64_t *lanes, size_t n, bool json)
     uint64_t sum = 0;
     for (size_t k = 0; k < n;) {
         size_t m = n - k < 8 ? n - k : 8;
-        if (x8 && m == 8 && !st->memo_mode && (++st->blocks & 15)) {
+        if (x8 && m == 8 && !st->memo_mode && (++st->blocks & ((16u << st->declined) - 1))) {
             uint8_t l8[8];
             unsigned theirs = ig_f32_len_x8(lanes + k, l8);
             sum += (ig_ld64(l8) * 0x0101010101010101ull) >> 56; /* eight lengths of at most 16 */
@@ -111,6 +115,7 @@ static uint64_t f32_len_run(const uint64_t *lanes, size_t n, bool json)
         k += m;
         if (st->tries >= 256) {
             st->memo_mode = st->hits * 2 >= st->tries;
+            st->declined = st->memo_mode ? 0 : st->declined < 3 ? st->declined + 1 : 3;
             st->tries = st->hits = 0;
         }
     }

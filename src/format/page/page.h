@@ -146,6 +146,13 @@ struct ig_block_fit {
     uint32_t dict_losses; /* blocks running the chunk's zstd dictionary did not win */
     uint8_t item_enc; /* the per-item scheme that won those (huffman or fsst) */
     uint64_t encodes; /* blocks encoded, second and later tries included (tests read it) */
+    /* numbers left to the writer (every block, fitted or not): the page's
+     * block trials where they settled on plain values and on no zstd,
+     * carried from page to page of a leaf (page_blocks.c, struct
+     * block_trials): a page of vectors holds only a dozen blocks. The writer
+     * zeroes them when it moves to another leaf. */
+    uint32_t plain_runs, zstd_misses, num_blocks;
+    uint64_t settled; /* blocks stored plain without a full trial (tests read it) */
 };
 
 /* A page of blocks (format 4): rows [first, first + count) of v cut into blocks

@@ -113,7 +113,16 @@ static size_t fit_rows(const struct ig_values *v, size_t a, size_t max, double w
 /* What the blocks of a page have shown so far, so that a trial that keeps
  * losing is not made again for every block (a page holds one kind of data):
  * numbers zstd did not shrink by an eighth in two blocks running (random
- * floats, hashes) are not offered to it in the rest of the page; strings that
+ * floats, hashes) are not offered to it again but in every eighth block;
+ * numbers whose values the full choice left plain in two blocks running
+ * (Gaussian floats: no decimal, no alp, no dictionary; 64-bit hashes) are
+ * stored plain without weighing the schemes again but in every eighth block,
+ * which goes back to the full choice when the values change. Weighing alp on
+ * such floats (every exponent tried on a sample, then the whole block split)
+ * was half the CPU of adding a vector<float32, 768> column, for blocks that
+ * came out plain all the same. Both findings of numbers left to the writer
+ * are carried from page to page of a leaf (struct ig_block_fit): a page of
+ * 768-float vectors holds a dozen blocks. Strings that
  * went to huffman instead of zstd in two blocks running go straight to
  * huffman while a quick look for repeats (zstd's fastest level, no entropy
  * stage) finds none worth an eighth of the block: the full trial cost a third
@@ -135,7 +144,9 @@ struct block_trials {
     unsigned blocks;      /* blocks encoded so far */
     unsigned dict_losses; /* strings: blocks running whose frame against the chunk's
                              dictionary was tried and not kept */
-    bool no_zstd;         /* numbers: zstd no longer tried */
+    unsigned plain_runs;  /* numbers: blocks running the full choice left plain */
+    unsigned num_blocks;  /* numbers: blocks so far (carried: the recheck's clock) */
+    uint64_t settled;     /* numbers: blocks stored plain without the full choice */
     struct ig_buf look;   /* the quick look's output */
 };
 
@@ -144,6 +155,19 @@ struct block_trials {
 
 /* zstd's fastest level: matches found at a stride, literals left raw */
 #define TRIAL_LOOK_LEVEL (-10)
+
+/* Numbers whose scheme is left to the writer (not a sliding-window
+ * candidate, whose page is one unit and weighs its own body). */
+static bool trial_numbers(const struct ig_page_policy *pol, const struct ig_values *v)
+{
+    return pol->encoding == IG_ENC_AUTO && !pol->leaf.slide_ok && !v->is_bytes && v->type != IG_T_BLOB;
+}
+
+/* Numbers under compression auto, whatever their scheme: zstd's trial. */
+static bool trial_zstd_numbers(const struct ig_page_policy *pol, const struct ig_values *v)
+{
+    return pol->compression == IG_COMP_AUTO && !v->is_bytes && v->type != IG_T_BLOB;
+}
 
 static bool trial_strings(const struct ig_page_policy *pol, const struct ig_values *v)
 {
@@ -168,7 +192,9 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
                                           size_t first, size_t count)
 {
     struct ig_page_policy p = *t->pol;
-    if (t->no_zstd) p.compression = IG_COMP_NONE;
+    bool recheck = t->num_blocks % TRIAL_RECHECK == 0;
+    if (trial_zstd_numbers(t->pol, v) && t->zstd_misses >= 2 && !recheck) p.compression = IG_COMP_NONE;
+    if (trial_numbers(t->pol, v) && t->plain_runs >= 2 && !recheck) p.encoding = IG_ENC_PLAIN;
     /* (the look knows nothing of a chunk dictionary, against which values
      * that do not repeat among themselves may still compress) */
     if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !t->pol->zdict &&
@@ -190,11 +216,17 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
 static void trial_seen(struct block_trials *t, const struct ig_values *v,
                        const struct ig_page_policy *used, const struct ig_page_built *unit)
 {
-    if (t->pol->compression == IG_COMP_AUTO && !v->is_bytes && v->type != IG_T_BLOB &&
-        unit->body_size >= IG_ZSTD_MIN_BODY) {
+    /* zstd tried (compression auto, not settled) on a body it may take */
+    if (trial_zstd_numbers(t->pol, v) && used->compression == IG_COMP_AUTO &&
+        unit->body_size >= IG_ZSTD_MIN_BODY)
         t->zstd_misses = unit->compression == IG_PC_NONE ? t->zstd_misses + 1 : 0;
-        if (t->zstd_misses == 2) t->no_zstd = true;
+    if (trial_numbers(t->pol, v)) {
+        if (used->encoding == IG_ENC_AUTO) /* the full choice was made */
+            t->plain_runs = unit->encoding == IG_ENC_PLAIN ? t->plain_runs + 1 : 0;
+        else
+            t->settled++;
     }
+    if (!v->is_bytes && v->type != IG_T_BLOB) t->num_blocks++;
     if (used->zdict) t->dict_losses = unit->compression == IG_PC_ZSTD_DICT ? 0 : t->dict_losses + 1;
     if (trial_strings(t->pol, v) && used->encoding == IG_ENC_AUTO) { /* a trial was made */
         if (unit->fsst_weighed) t->fsst_losses = unit->encoding == IG_ENC_FSST ? 0 : t->fsst_losses + 1;
@@ -416,6 +448,14 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
     out->flags = 0;
     struct ig_page_built unit = {0}, alt = {0};
     struct block_trials trials = {.pol = pol};
+    /* numbers left to the writer carry their findings from page to page; a
+     * forced scheme (split pages of 1 MiB, one block each) tries zstd on
+     * every page */
+    if (fit && pol->encoding == IG_ENC_AUTO) {
+        trials.plain_runs = fit->plain_runs;
+        trials.zstd_misses = fit->zstd_misses;
+        trials.num_blocks = fit->num_blocks;
+    }
     int rc = 0;
     if (fit && fit->grain) {
         trials.zstd_wins = fit->zstd_wins;
@@ -441,6 +481,12 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
         rc = ig_page_encode(&cur, v, first + a, b - a, s, &unit, err);
         if (!rc) rc = add_block(out, &unit, a, b, err);
         trial_seen(&trials, v, &cur, &unit);
+    }
+    if (fit && pol->encoding == IG_ENC_AUTO) {
+        fit->plain_runs = trials.plain_runs;
+        fit->zstd_misses = trials.zstd_misses;
+        fit->num_blocks = trials.num_blocks;
+        fit->settled += trials.settled;
     }
     ig_page_built_free(&unit);
     ig_page_built_free(&alt);
