@@ -426,20 +426,32 @@ static int hold(struct fs_session *s, struct fs_read *rd, struct fs_entry *e, co
  * work (fs_writer_seen). The copy is within the noise of a daemon-served
  * `cat` of a plain .npy (paired 1.02x, BENCHMARKS.md mount_read): the FUSE
  * transfer dominates. */
+/* The part of segment i of e that [from, to) of the piece covers, where the
+ * segments before it end at *at (advanced past it): false when none. */
+static bool segment_clip(const struct fs_entry *e, int i, uint64_t *at, uint64_t from, uint64_t to,
+                         const uint8_t **p, size_t *n)
+{
+    uint64_t a = *at, b = a + e->segs[i].iov_len;
+    *at = b;
+    if (b <= from || a >= to) return false;
+    uint64_t lo = from > a ? from : a, hi = to < b ? to : b;
+    *p = (const uint8_t *)e->segs[i].iov_base + (lo - a);
+    *n = (size_t)(hi - lo);
+    return true;
+}
+
 static int hold_segments(struct fs_session *s, struct fs_read *rd, struct fs_entry *e,
                          uint64_t from, uint64_t to)
 {
     int rc = gather(s, rd);
     uint64_t at = 0;
+    const uint8_t *src;
+    size_t n;
     for (int i = 0; !rc && i < e->nsegs && at < to; i++) {
-        uint64_t a = at, b = at + e->segs[i].iov_len;
-        at = b;
-        if (b <= from) continue;
-        uint64_t lo = from > a ? from : a, hi = to < b ? to : b;
-        const uint8_t *src = (const uint8_t *)e->segs[i].iov_base + (lo - a);
+        if (!segment_clip(e, i, &at, from, to, &src, &n)) continue;
         /* under the SIGBUS guard like the check: a part truncated under the mount */
-        rc = copy_mapped(rd->flat + rd->bytes, src, (size_t)(hi - lo));
-        rd->bytes += (size_t)(hi - lo);
+        rc = copy_mapped(rd->flat + rd->bytes, src, n);
+        rd->bytes += n;
     }
     rd->iov[0].iov_len = rd->bytes;
     rd->from_mapping = true;
@@ -455,13 +467,12 @@ static int hold_pinned(struct fs_session *s, struct fs_read *rd, struct fs_entry
 {
     uint64_t at = 0;
     int rc = 0;
+    const uint8_t *src;
+    size_t n;
     for (int i = 0; !rc && i < e->nsegs && at < to; i++) {
-        uint64_t a = at, b = at + e->segs[i].iov_len;
-        at = b;
-        if (b <= from) continue;
-        uint64_t lo = from > a ? from : a, hi = to < b ? to : b;
+        if (!segment_clip(e, i, &at, from, to, &src, &n)) continue;
         fs_cache_hold(&s->cache, e);
-        rc = hold(s, rd, e, (const uint8_t *)e->segs[i].iov_base + (lo - a), (size_t)(hi - lo));
+        rc = hold(s, rd, e, src, n);
     }
     fs_cache_release(&s->cache, e);
     return rc;
