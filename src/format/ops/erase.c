@@ -37,7 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* All erased rows of one row group, every leaf column. */
 /* Ask the kernel for every page of group g that holds an erased row before
  * reading any: from a cold cache the reads then overlap instead of queueing one
  * behind the other (one page per column: a hundred random reads). Advice only:
@@ -118,19 +117,25 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
     return rc;
 }
 
-/* A group's flat leaf columns, shared between threads: each takes the next
- * one not taken. Their pages are disjoint, so their edits of the footer copy
- * are too; each thread journals into its own records. */
+/* The flat leaf columns of a part's touched groups, one unit a (group, leaf),
+ * shared between threads: each takes the next one not taken. Their pages and
+ * chunks are disjoint, so their edits of the footer copy are too; each thread
+ * journals into its own records. Units of every group are shared at once, so
+ * one heavy leaf (captions beside a few numbers) keeps every core busy, not
+ * one core a group. */
+struct leaf_unit {
+    uint32_t g, col;
+    struct ig_grouprec gr;
+    const uint64_t *rows; /* the group's erased rows, part-local, sorted */
+    size_t nrows;
+};
+
 struct leaf_share {
     const struct ig_table *t;
     struct part_plan *pp;
-    uint32_t g;
-    struct ig_grouprec gr;
-    const uint64_t *rows;
-    size_t nrows;
-    const uint32_t *cols;
-    uint32_t ncols;
-    atomic_uint next;
+    struct leaf_unit *units;
+    size_t nunits, cap;
+    atomic_size_t next;
     atomic_bool failed;
 };
 
@@ -146,12 +151,12 @@ static void leaf_work(struct leaf_worker *w)
 {
     struct leaf_share *sh = w->sh;
     while (!w->rc && !atomic_load(&sh->failed)) {
-        unsigned i = atomic_fetch_add(&sh->next, 1);
-        if (i >= sh->ncols) break;
+        size_t i = atomic_fetch_add(&sh->next, 1);
+        if (i >= sh->nunits) break;
+        const struct leaf_unit *u = &sh->units[i];
         struct ig_column_ref c;
-        w->rc = ig_table_column_at(sh->t, sh->cols[i], &c, &w->err);
-        if (!w->rc)
-            w->rc = erase_flat_leaf(&w->x, sh->pp, &c, sh->g, &sh->gr, sh->rows, sh->nrows, &w->err);
+        w->rc = ig_table_column_at(sh->t, u->col, &c, &w->err);
+        if (!w->rc) w->rc = erase_flat_leaf(&w->x, sh->pp, &c, u->g, &u->gr, u->rows, u->nrows, &w->err);
         if (w->rc) atomic_store(&sh->failed, true);
     }
 }
@@ -174,20 +179,20 @@ static void report_add(struct ig_erase_report *to, const struct ig_erase_report 
     to->vdict_entries += r->vdict_entries;
 }
 
-/* Threads for a group's flat leaves: the cores, at most ERASE_THREADS, never
- * more than there are leaves to share. */
+/* Threads for a part's flat leaf units: the cores, at most ERASE_THREADS,
+ * never more than there are units to share. */
 #define ERASE_THREADS 8
-static unsigned leaf_threads(uint32_t ncols)
+static unsigned leaf_threads(size_t nunits)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned n = cpus > 1 ? (unsigned)cpus : 1;
     if (n > ERASE_THREADS) n = ERASE_THREADS;
-    return n < ncols ? n : ncols ? ncols : 1;
+    return n < nunits ? n : nunits ? (unsigned)nunits : 1;
 }
 
 static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct ig_error *err)
 {
-    unsigned nt = leaf_threads(sh->ncols);
+    unsigned nt = leaf_threads(sh->nunits);
     struct leaf_worker w[ERASE_THREADS];
     pthread_t tid[ERASE_THREADS];
     bool started[ERASE_THREADS] = {false};
@@ -223,20 +228,20 @@ static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct 
     return rc;
 }
 
-/* All erased rows of one row group, every leaf column: nested columns here,
- * flat leaves shared between threads. */
-static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp,
-                       uint32_t g, const uint64_t *rows, size_t nrows, struct ig_error *err)
+/* All erased rows of one row group: its nested columns here, its flat leaf
+ * columns queued in sh for the threads. */
+static int erase_group(struct erase_ctx *x, struct leaf_share *sh, uint32_t g, const uint64_t *rows,
+                       size_t nrows, struct ig_error *err)
 {
+    struct part_plan *pp = sh->pp;
     const struct ig_part *p = pp->p;
-    struct leaf_share sh = {.t = t, .pp = pp, .g = g, .rows = rows, .nrows = nrows};
-    int rc = ig_part_group(p, g, &sh.gr, err);
+    const struct ig_table *t = sh->t;
+    struct ig_grouprec gr;
+    int rc = ig_part_group(p, g, &gr, err);
     if (rc) return rc;
-    prefetch_group(p, g, &sh.gr, rows, nrows);
+    prefetch_group(p, g, &gr, rows, nrows);
     pp->touched_groups[g] = 1;
-    uint32_t *flat = malloc((p->num_leaves + 1) * sizeof *flat);
-    if (!flat) return ig_err(err, -ENOMEM, "out of memory");
-    uint32_t nflat = 0, last_top = UINT32_MAX;
+    uint32_t last_top = UINT32_MAX;
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
         uint32_t col = 0;
         struct ig_column_ref c;
@@ -246,17 +251,21 @@ static int erase_group(struct erase_ctx *x, const struct ig_table *t, struct par
         if (!rc) rc = ig_table_column_at(t, col, &c, err);
         if (rc) break;
         if (!c.nested) {
-            flat[nflat++] = col;
+            if (sh->nunits == sh->cap) {
+                size_t nc = sh->cap ? 2 * sh->cap : 16;
+                struct leaf_unit *u = realloc(sh->units, nc * sizeof *u);
+                if (!u) return ig_err(err, -ENOMEM, "out of memory");
+                sh->units = u;
+                sh->cap = nc;
+            }
+            sh->units[sh->nunits++] =
+                (struct leaf_unit){.g = g, .col = col, .gr = gr, .rows = rows, .nrows = nrows};
         } else if (c.top != last_top) { /* the whole nested column at its first leaf */
             rc = erase_nested(x, t, pp, pp->pi, g, c.top, rows, nrows, err);
             if (!rc) rc = erase_contexts_write(x, pp, err);
         }
         last_top = c.nested ? c.top : UINT32_MAX;
     }
-    sh.cols = flat;
-    sh.ncols = nflat;
-    if (!rc && nflat) rc = erase_flat_leaves(x, &sh, err);
-    free(flat);
     return rc;
 }
 
@@ -369,7 +378,8 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
         for (size_t i = 0; i < n; i++)
             local[i] = ids[i] - p->first_row_id;
     }
-    /* rows are sorted: walk the groups once */
+    /* rows are sorted: walk the groups once, then their flat leaves together */
+    struct leaf_share sh = {.t = t, .pp = &pp};
     size_t i = 0;
     for (uint32_t g = 0; !rc && g < p->num_groups && i < n; g++) {
         struct ig_grouprec gr;
@@ -377,9 +387,11 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
         size_t j = i;
         while (!rc && j < n && local[j] < gr.first_row + gr.row_count)
             j++;
-        if (!rc && j > i) rc = erase_group(x, t, &pp, g, local + i, j - i, err);
+        if (!rc && j > i) rc = erase_group(x, &sh, g, local + i, j - i, err);
         i = j;
     }
+    if (!rc && sh.nunits) rc = erase_flat_leaves(x, &sh, err);
+    free(sh.units);
     if (!rc) rc = finish_part(x, &pp, local, n);
     if (rc == -ENOMEM) ig_err(err, rc, "out of memory");
     free(local);
