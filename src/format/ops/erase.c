@@ -228,6 +228,15 @@ static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct 
     return rc;
 }
 
+/* The units queued in sh, erased by the threads; sh is then empty again. */
+static int erase_queued_leaves(struct erase_ctx *x, struct leaf_share *sh, struct ig_error *err)
+{
+    int rc = erase_flat_leaves(x, sh, err);
+    sh->nunits = 0;
+    atomic_store(&sh->next, 0);
+    return rc;
+}
+
 /* All erased rows of one row group: its nested columns here, its flat leaf
  * columns queued in sh for the threads. */
 static int erase_group(struct erase_ctx *x, struct leaf_share *sh, uint32_t g, const uint64_t *rows,
@@ -389,8 +398,11 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
             j++;
         if (!rc && j > i) rc = erase_group(x, &sh, g, local + i, j - i, err);
         i = j;
+        /* on object storage a group's pages are fetched ahead into a bounded
+         * cache (prefetch_group): erase them before the next group's come */
+        if (!rc && p->obj && sh.nunits) rc = erase_queued_leaves(x, &sh, err);
     }
-    if (!rc && sh.nunits) rc = erase_flat_leaves(x, &sh, err);
+    if (!rc && sh.nunits) rc = erase_queued_leaves(x, &sh, err);
     free(sh.units);
     if (!rc) rc = finish_part(x, &pp, local, n);
     if (rc == -ENOMEM) ig_err(err, rc, "out of memory");
