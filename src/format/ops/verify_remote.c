@@ -13,6 +13,7 @@
  * object, yet its parts are stored and may hold copies of rows: a failure
  * (`ingot gc` aborts it; so does the replay of a killed erase). */
 #include "format/ops/verify_int.h"
+#include "format/part/manifest.h"
 #include "format/part/remote.h"
 #include "store/s3.h"
 #include "store/store.h"
@@ -76,10 +77,13 @@ static int visit(void *ctx, const struct ig_obj_info *o)
     bool blob = false;
     int pi = part_named(v->t, o->name, &blob);
     if (pi < 0) {
+        /* gc deletes only what MANIFEST's rules name a part or blob file */
+        bool ours = ig_part_name_valid(o->name) || ig_blob_name_valid(o->name);
         snprintf(msg, sizeof msg,
-                 "%s%s%s: not part of the table (an import stopped before it published?): it may "
-                 "hold values no erase reaches (ingot gc deletes it)",
-                 o->name, o->version_id[0] ? " version " : "", o->version_id);
+                 "%s%s%s: not part of the table (%s): it may hold values no erase reaches (%s)",
+                 o->name, o->version_id[0] ? " version " : "", o->version_id,
+                 ours ? "an import stopped before it published?" : "not a name ingot writes",
+                 ours ? "ingot gc deletes it" : "ingot gc leaves it: delete it yourself");
         v->fail(v->ctx, msg);
         return 0;
     }
