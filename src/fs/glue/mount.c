@@ -12,8 +12,6 @@
 #include "fs/session.h"
 #include "fs/staging.h"
 #include "fs/subtables.h"
-#include "format/ops/verify.h"
-#include "store/store.h"
 #include "util/error.h"
 #include "util/sigbus.h"
 
@@ -223,29 +221,14 @@ static int fs_loop(struct fuse_session *se, unsigned threads, unsigned spin_us)
 }
 
 
-/* The table opened (and its footers checked: a damaged footer fails the
- * mount now, not the first reader later) and the session set as asked. */
+/* The session opened as o asks (fs_session_open), its failure reported. */
 static int open_session(struct fs_session *s, const struct fs_opts *o, int status_fd)
 {
     struct ig_error err = {0};
-    if (fs_session_init(s, o->table_dir, o->version, o->cache_bytes, &err)) {
+    if (fs_session_open(s, o, &err)) {
         report(status_fd, err.msg);
         return 2;
     }
-    for (uint32_t i = 0; i < s->table.nparts; i++)
-        if (ig_part_check_footer(&s->table.parts[i], &err)) {
-            report(status_fd, err.msg);
-            fs_session_destroy(s);
-            return 2;
-        }
-    s->foreground = o->foreground;
-    s->erase_gid = o->erase_gid;
-    /* object storage has no inotify: its changes are found by the timer */
-    fs_watch_init(&s->watch, o->poll_ms, !o->no_inotify && !ig_store_is_remote(s->dir));
-    s->column_io = o->columns;
-    /* columns are written into the parts in place: not on object storage */
-    if (ig_store_is_remote(s->dir)) s->column_io.commit = NULL;
-    s->staging = fs_staging_new(); /* out of memory: columns cannot be written (EROFS) */
     return 0;
 }
 

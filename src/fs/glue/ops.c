@@ -16,16 +16,12 @@
 #include "fs/fill.h"
 #include "fs/invalidate.h"
 #include "fs/namespace.h"
-#include "format/model/names.h"
 #include "fs/session.h"
 #include "fs/staging.h"
 #include "fs/subtables.h"
 #include "fs/plan.h"
 #include "fs/rows.h"
 #include "fs/view.h"
-#include "format/layout.h"
-#include "format/model/types.h"
-#include "util/hash.h"
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
