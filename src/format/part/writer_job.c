@@ -3,8 +3,7 @@
  * and what planning and encoding make of them until the group is committed.
  * A writer keeps a few and reuses them group after group. */
 #include "format/part/writer_int.h"
-#include "format/part/columns.h"
-#include "format/model/types.h"
+#include "format/model/schema.h"
 
 #include <errno.h>
 #include <stdlib.h>
