@@ -166,6 +166,7 @@ static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
     pol.leaf.slide_ok = ig_writer_slide_candidate(cd, v);
     pol.decimal = true;           /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
     pol.alp = true;               /* and 12: alp, */
+    pol.huff_slots = true;        /* 15: huffman's slots, */
     pol.fsst = w->g->ctx[l].fsst; /* chunk contexts */
     pol.zdict = w->g->ctx[l].zdict; /* and 13: zstd dictionaries */
     if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
