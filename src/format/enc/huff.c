@@ -616,7 +616,7 @@ done:
 }
 
 /* A slots stream holds nothing but codes: each slot is its item's codes then
- * zeros (an empty item's slot all zeros), (no empty bit past n: the header says), and the
+ * zeros (an empty item's slot all zeros; the header refuses empty bits past n); the
  * deltas' width what the largest needs when written (an erase only zeroes
  * deltas, so it may then be wider than needed: not checked). */
 static int check_slots(const uint8_t *p, size_t n, const struct huff_hdr *h, const uint64_t *offs,
