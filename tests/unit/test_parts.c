@@ -13,6 +13,7 @@
 #include "format/ops/column_text.h"
 #include "format/ops/verify.h"
 #include "format/part/manifest.h"
+#include "format/part/remote.h"
 #include "format/part/table.h"
 #include "import/import.h"
 #include "util/error.h"
@@ -198,5 +199,22 @@ static void test_part_names(void)
         CHECK(!ig_part_name_valid(not_ours[i]) && !ig_blob_name_valid(not_ours[i]));
 }
 
+/* A writers' lock found taken over stays lost: the erase's threads share one
+ * lock, and each must hear -ESTALE, not only the first that renewed it (a
+ * later renewal saying 0 would let that thread go on replacing objects under
+ * another writer's lock). */
+static void test_lost_lock_stays_lost(void)
+{
+    struct ig_remote_lock l = {.lost = true};
+    snprintf(l.dir, sizeof l.dir, "s3://b/t");
+    for (int i = 0; i < 2; i++) {
+        struct ig_error err = {0};
+        CHECK(ig_remote_lock_renew(&l, &err) == -ESTALE);
+        CHECK(strstr(err.msg, "s3://b/t: the writers' lock lapsed") != NULL);
+    }
+    struct ig_remote_lock none = {0}; /* never held (a local table): nothing to renew */
+    CHECK(ig_remote_lock_renew(&none, NULL) == 0);
+}
+
 TEST_MAIN(T(test_cut_imports_read_as_one), T(test_failed_cut_append_leaves_nothing),
-          T(test_part_names))
+          T(test_part_names), T(test_lost_lock_stays_lost))

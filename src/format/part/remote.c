@@ -356,6 +356,8 @@ int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
 
 int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err)
 {
+    if (l && l->lost)
+        return ig_err(err, -ESTALE, "%s: the writers' lock lapsed while this writer worked", l->dir);
     if (!l || !l->held || mono_s() - l->renewed < 5) return 0;
     struct ig_store *st;
     int rc = ig_store_at(l->dir, &st, err);
@@ -366,8 +368,8 @@ int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err)
     /* taken over (removed as gone by another writer): this writer must stop */
     if (ig_store_stat(st, name, &info, NULL) == -ENOENT) {
         l->held = false;
-        return ig_err(err, -ESTALE, "%s: the writers' lock lapsed while this writer worked",
-                      l->dir);
+        l->lost = true;
+        return ig_remote_lock_renew(l, err);
     }
     snprintf(name, sizeof name, LOCK_DIR "%s.alive", l->name);
     l->alive_written = true; /* (tried: removed at unlock even if the write failed) */

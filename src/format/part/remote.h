@@ -72,6 +72,7 @@ struct ig_remote_lock {
     char name[256];  /* our entry under .ingot/lock/ */
     int64_t renewed; /* when (monotonic seconds) */
     bool held;
+    bool lost;          /* taken over while held: every renewal after fails too */
     bool alive_written; /* its renewal object (NAME.alive) was written */
 };
 /* Take the writers' lock of the table at dir, waiting up to wait_ms (0: try
@@ -79,7 +80,9 @@ struct ig_remote_lock {
 int ig_remote_lock(const char *dir, unsigned wait_ms, struct ig_remote_lock *l,
                    struct ig_error *err);
 /* Say we are still at work (a long erase), at most every few seconds;
- * -ESTALE when the lock was taken over meanwhile: the writer must stop. */
+ * -ESTALE when the lock was taken over meanwhile: the writer must stop, and
+ * every later call says so again (threads of one writer that share the lock
+ * each find out, not only the first that asked). */
 int ig_remote_lock_renew(struct ig_remote_lock *l, struct ig_error *err);
 void ig_remote_unlock(struct ig_remote_lock *l);
 
