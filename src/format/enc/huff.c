@@ -83,9 +83,10 @@ static void form_sizes(const uint64_t *co, const uint64_t *rl, size_t n, size_t 
 
 static bool slots_smaller(const uint64_t *co, const uint64_t *rl, size_t n)
 {
+    if (!n) return false;
     size_t indexed, slots;
     form_sizes(co, rl, n, &indexed, &slots, NULL, NULL, NULL);
-    return n && slots < indexed;
+    return slots < indexed;
 }
 
 static int put_slots(const struct huff_code *c, const uint64_t *co, const uint64_t *rl,
@@ -135,25 +136,29 @@ static int put_stream(const struct huff_code *c, const uint64_t *offs, const uin
                       size_t n, bool allow_slots, struct ig_buf *out)
 {
     uint64_t *co = malloc((n + 1) * sizeof *co);
-    uint64_t *rl = malloc((n ? n : 1) * sizeof *rl);
-    int rc = co && rl ? 0 : -ENOMEM;
+    uint64_t *rl = calloc(n ? n : 1, sizeof *rl);
+    if (!co || !rl) {
+        free(co);
+        free(rl);
+        return -ENOMEM;
+    }
     uint64_t maxr = 0;
     co[0] = 0;
-    for (size_t i = 0; !rc && i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         rl[i] = offs[i + 1] - offs[i];
         if (rl[i] > maxr) maxr = rl[i];
         co[i + 1] = co[i] + huff_item_coded_size(c, data + offs[i], (size_t)rl[i]);
     }
-    if (!rc && allow_slots && slots_smaller(co, rl, n)) {
-        rc = put_slots(c, co, rl, offs, data, n, out);
+    if (allow_slots && slots_smaller(co, rl, n)) {
+        int rc = put_slots(c, co, rl, offs, data, n, out);
         free(co);
         free(rl);
         return rc;
     }
-    unsigned wo = rc ? 0 : ig_bit_width(co[n]), wr = ig_bit_width(maxr);
+    unsigned wo = ig_bit_width(co[n]), wr = ig_bit_width(maxr);
     size_t head = 1 + huff_code_table_size(c->k) + 2;
-    uint8_t *h = rc ? NULL : ig_buf_extend(out, head);
-    if (!rc && !h) rc = -ENOMEM;
+    uint8_t *h = ig_buf_extend(out, head);
+    int rc = h ? 0 : -ENOMEM;
     if (!rc) {
         size_t at = huff_put_code_table(c, h);
         h[at++] = (uint8_t)wo;
