@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 14u    /* what writers write (14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
+#define IG_FORMAT_VERSION 15u    /* what writers write (15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
@@ -21,6 +21,7 @@
 #define IG_FORMAT_CHUNK_CTX 12u  /* the first version whose chunk records locate a chunk context */
 #define IG_FORMAT_ZDICT 13u      /* the first whose blocks may be compressed with their chunk's zstd dictionary */
 #define IG_FORMAT_VDICT 14u      /* the first whose chunk contexts may hold a value dictionary (vdict blocks) */
+#define IG_FORMAT_HUFF_SLOTS 15u /* the first whose huffman streams may hold their items in slots */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */

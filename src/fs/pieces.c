@@ -112,6 +112,7 @@ struct mapped_check {
     unsigned width, per_row; /* bytes a value, values a row (a vector's dimension, else 1) */
     struct iovec *segs;      /* out: one per block */
     int nsegs;
+    bool checked; /* the checksums held before (ig_obj_pin_checked): not computed again */
     bool plain;   /* out: every block is plain values of `width` */
     bool damaged; /* out: a checksum failed */
 };
@@ -131,14 +132,16 @@ static void mapped_check_run(void *arg)
         const uint8_t *bytes = page + (blk.offset - m->rec.offset);
         m->plain = blk.compression == IG_PC_NONE &&
                    ig_page_plain_values(bytes, &blk, m->width, m->per_row, &off);
-        if (m->plain && ig_hash(bytes, blk.stored) != blk.checksum) m->damaged = true;
+        if (m->plain && !m->checked && ig_hash(bytes, blk.stored) != blk.checksum) m->damaged = true;
         m->segs[b] =
             (struct iovec){(void *)(bytes + off), (size_t)blk.row_count * m->per_row * m->width};
     }
 }
 
 /* A remote page's values where the store's cache holds its stored bytes
- * (pinned there): checked, then the entry's segments point at them, and the
+ * (pinned there): checked (once: the check that passed is recorded with the
+ * pinned bytes, and the next FUSE read of the same page, the .npy header
+ * shifting pages off the read grid, finds it), then the entry's segments point at them, and the
  * entry is transient, released with the reply that points at them (fs_piece_get
  * does not cache it: a cached entry would hold its pin, and with it a
  * fetched extent of many pages, for as long as it stays). Nothing is copied
@@ -147,7 +150,10 @@ static int pinned_piece(struct fs_session *s, const struct fs_span *sp, struct m
                         void *pin, const uint8_t *at, struct fs_entry *e)
 {
     m->bytes = at;
+    m->checked = ig_obj_pin_checked(pin, m->rec.offset, m->rec.stored);
     mapped_check_run(m);
+    if (!m->checked && m->plain && !m->damaged)
+        ig_obj_pin_set_checked(pin, m->rec.offset, m->rec.stored);
     int rc = m->damaged ? fs_page_failed(s, sp->part, sp->page, "checksum mismatch", -EIO)
              : !m->plain ? 1
                          : 0;

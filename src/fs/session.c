@@ -1,8 +1,6 @@
 /* session.c - one mounted table: open, close, and the checks every room shares (session.h). */
 #include "session.h"
 #include "fill.h"
-#include "staging.h"
-#include "format/ops/verify.h"
 #include "format/model/types.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -250,24 +248,4 @@ void fs_kernel_lets_go(struct fs_session *s, uint64_t ino, uint64_t n)
 bool fs_writer_seen(struct fs_session *s)
 {
     return atomic_load(&s->erasing) || fs_watch_unsettled(&s->watch);
-}
-
-int fs_session_open(struct fs_session *s, const struct fs_opts *o, struct ig_error *err)
-{
-    if (fs_session_init(s, o->table_dir, o->version, o->cache_bytes, err)) return -1;
-    for (uint32_t i = 0; i < s->table.nparts; i++)
-        if (ig_part_check_footer(&s->table.parts[i], err)) {
-            fs_session_destroy(s);
-            return -1;
-        }
-    s->foreground = o->foreground;
-    s->erase_gid = o->erase_gid;
-    bool remote = ig_store_is_remote(s->dir);
-    /* object storage has no inotify: its changes are found by the timer */
-    fs_watch_init(&s->watch, o->poll_ms, !o->no_inotify && !remote);
-    s->column_io = o->columns;
-    /* columns are written into the parts in place: not on object storage */
-    if (remote) s->column_io.commit = NULL;
-    s->staging = fs_staging_new(); /* out of memory: columns cannot be written (EROFS) */
-    return 0;
 }

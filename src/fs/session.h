@@ -102,12 +102,6 @@ size_t fs_cache_default_bytes(const struct ig_table *t);
 /* cache_bytes 0: fs_cache_default_bytes of the table. */
 int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, size_t cache_bytes,
                     struct ig_error *err);
-/* fs_session_init with o's table, version and cache, every part's footer
- * checked (a damaged footer fails the mount now, not the first reader later),
- * and the session set as o asks: changes watched (by inotify where the table
- * is local, else by the timer alone), columns written in place unless the
- * table is on object storage. */
-int fs_session_open(struct fs_session *s, const struct fs_opts *o, struct ig_error *err);
 void fs_session_destroy(struct fs_session *s);
 struct fs_scratch *fs_scratch(struct fs_session *s);
 

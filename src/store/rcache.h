@@ -11,7 +11,14 @@
  * them (a FUSE reply sent from the cache): an extent evicted while pinned
  * leaves the index and the byte budget at once and is freed by its last
  * unpin, so memory is the budget plus what pins hold (pins are short: one
- * request's). */
+ * request's). A pin points back at its cache: the cache must outlive every
+ * pin (ig_rcache_free asserts none is held).
+ *
+ * A range fetched ahead of its readers (a readahead's claim) that has since
+ * been read through, every byte, is spent: it goes to the cold end of the
+ * LRU, and the next fetch's buffer is taken from it (ig_rc_buffer) rather
+ * than from fresh memory, so a sequential scan neither flushes what random
+ * reads cached nor faults in a new page for every page it fetches. */
 #ifndef IG_STORE_RCACHE_H
 #define IG_STORE_RCACHE_H
 
@@ -25,7 +32,7 @@ struct ig_rcache;
 struct ig_rc_obj;
 
 struct ig_rcache *ig_rcache_new(size_t cap_bytes);
-void ig_rcache_free(struct ig_rcache *c); /* its objects must be freed first */
+void ig_rcache_free(struct ig_rcache *c); /* its objects freed and its pins released first */
 size_t ig_rcache_bytes(const struct ig_rcache *c);
 
 struct ig_rc_obj *ig_rc_obj_new(struct ig_rcache *c);
@@ -40,9 +47,14 @@ void ig_rc_obj_free(struct ig_rc_obj *o);
 void ig_rc_read(struct ig_rc_obj *o, void *dst, size_t n, uint64_t off, struct ig_range *gaps,
                 size_t cap, size_t *ngaps, bool *more);
 /* Claim what is neither cached nor pending in [off, off + n) (a prefetch):
- * never waits; returns the count put into gaps. */
-size_t ig_rc_claim(struct ig_rc_obj *o, uint64_t off, uint64_t n, struct ig_range *gaps,
+ * never waits; returns the count put into gaps. ahead: fetched before its
+ * readers come (a readahead): spent once they have read all of it. */
+size_t ig_rc_claim(struct ig_rc_obj *o, uint64_t off, uint64_t n, bool ahead, struct ig_range *gaps,
                    size_t cap);
+/* A buffer of len bytes for a fetch into the cache (then ig_rc_fill): a
+ * spent extent's, dropped for it, when one that no pin holds is at the LRU's
+ * cold end, else malloc'd. NULL without memory. */
+void *ig_rc_buffer(struct ig_rcache *c, size_t len);
 /* A claimed range fetched: the cache takes `data` (malloc'd, len bytes, or
  * NULL when the fetch failed: the claim is dropped, waiters fetch it
  * themselves). */
@@ -57,6 +69,13 @@ size_t ig_rc_pieces(struct ig_rc_obj *o, uint64_t off, uint64_t n);
  * object may not be freed while pins of it are held. */
 const uint8_t *ig_rc_pin(struct ig_rc_obj *o, uint64_t off, uint64_t n, void **pin);
 void ig_rc_unpin(void *pin); /* NULL: nothing */
+/* A reader's check of [off, off + n) of a pinned extent (a page's checksums)
+ * recorded with it, so a second reader of the same bytes (two FUSE reads
+ * that share a page) need not compute it again: ig_rc_set_checked after a
+ * check that passed (never one that failed), ig_rc_checked before checking.
+ * The extent remembers its last few checked ranges; false for NULL. */
+bool ig_rc_checked(void *pin, uint64_t off, uint64_t n);
+void ig_rc_set_checked(void *pin, uint64_t off, uint64_t n);
 /* Is all of [off, off + n) cached (not pending)? */
 bool ig_rc_has(struct ig_rc_obj *o, uint64_t off, uint64_t n);
 

@@ -140,6 +140,11 @@ int ig_obj_read_by(struct ig_obj *o, void *buf, size_t n, uint64_t off, enum ig_
 int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, enum ig_ahead ahead, const uint8_t **p,
                void **pin, struct ig_error *err);
 void ig_obj_unpin(void *pin); /* NULL: nothing */
+/* Has a reader checked [off, off + n) of a pin's bytes (its checksums
+ * held)? Said by ig_obj_pin_set_checked after a check that passed: two reads
+ * of one page check it once. A failed check is never recorded. */
+bool ig_obj_pin_checked(void *pin, uint64_t off, size_t n);
+void ig_obj_pin_set_checked(void *pin, uint64_t off, size_t n);
 /* Fetch these ranges into the cache (coalesced; those already cached or
  * being fetched skipped), in parallel; wait: before returning, else in the
  * background. Errors are left for the reads that follow. */

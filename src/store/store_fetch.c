@@ -55,7 +55,7 @@ int store_fetch_gaps_by(struct ig_obj *o, const struct ig_range *gaps, size_t ng
     for (size_t i = 0; i < ng; i++)
         data[i] = NULL;
     for (size_t i = 0; !rc && i < ng; i++) {
-        data[i] = malloc((size_t)gaps[i].len);
+        data[i] = ig_rc_buffer(st->cache, (size_t)gaps[i].len); /* a spent range's pages, if any */
         if (!data[i]) {
             rc = ig_err(err, -ENOMEM, "out of memory");
             break;
@@ -194,7 +194,8 @@ void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
  * every gap of every range (a range may hold any number of holes between
  * extents fetched before). Returns the count; *out is malloc'd (NULL and 0
  * when out of memory: nothing is left claimed). */
-static size_t claim_all(struct ig_obj *o, const struct ig_range *m, size_t k, struct ig_range **out)
+static size_t claim_all(struct ig_obj *o, const struct ig_range *m, size_t k, bool ahead,
+                        struct ig_range **out)
 {
     size_t ng = 0, cap = 0;
     struct ig_range *g = NULL;
@@ -212,7 +213,7 @@ static size_t claim_all(struct ig_obj *o, const struct ig_range *m, size_t k, st
             g = t;
             cap = nc;
         }
-        size_t got = ig_rc_claim(o->rc, m[i].off, m[i].len, g + ng, MAX_GAPS);
+        size_t got = ig_rc_claim(o->rc, m[i].off, m[i].len, ahead, g + ng, MAX_GAPS);
         ng += got;
         /* a full answer may have left holes unclaimed: ask again (what was
          * claimed is pending now, so the next answer starts past it) */
@@ -258,7 +259,7 @@ static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
      * 1,000 rows keeps INGOT_S3_PARALLEL requests in flight until the last,
      * instead of waiting for each group of them in turn */
     struct ig_range *gaps;
-    size_t ng = claim_all(o, m, k, &gaps);
+    size_t ng = claim_all(o, m, k, !wait, &gaps); /* not waited for: ahead of its readers */
     free(m);
     if (!ng) {
         free(gaps);

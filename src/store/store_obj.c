@@ -140,7 +140,7 @@ int ig_obj_open_tail(struct ig_store *st, const char *name, uint64_t end, size_t
     /* the bytes fetched are cached: the last pages before a footer are read too */
     size_t len = tail->len - start;
     struct ig_range gaps[MAX_GAPS];
-    size_t ng = len ? ig_rc_claim((*out)->rc, s, len, gaps, MAX_GAPS) : 0;
+    size_t ng = len ? ig_rc_claim((*out)->rc, s, len, false, gaps, MAX_GAPS) : 0;
     for (size_t i = 0; i < ng; i++) {
         void *copy = malloc((size_t)gaps[i].len);
         if (copy) memcpy(copy, tail->data + start + (gaps[i].off - s), (size_t)gaps[i].len);
@@ -255,6 +255,16 @@ int ig_obj_pin(struct ig_obj *o, uint64_t off, size_t n, enum ig_ahead ahead, co
 void ig_obj_unpin(void *pin)
 {
     ig_rc_unpin(pin);
+}
+
+bool ig_obj_pin_checked(void *pin, uint64_t off, size_t n)
+{
+    return ig_rc_checked(pin, off, n);
+}
+
+void ig_obj_pin_set_checked(void *pin, uint64_t off, size_t n)
+{
+    ig_rc_set_checked(pin, off, n);
 }
 
 bool ig_obj_replaced(struct ig_obj *o)

@@ -43,6 +43,10 @@
 #       14 also vdict/: maintainers and list<string> tags in two row groups
 #       with a dictionary each, rows erased, one the only holder of a
 #       maintainer and one of a tag, whose entries the erase erased)
+#   v15: the commit that added v15/ (format version 15, huffman's slots:
+#       items of one coded size without offsets; from 15 also slots/: MD5 and
+#       SHA-256 hex digests in two row groups, NULLs among them, rows erased,
+#       their slots zeroed in place)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -124,6 +128,13 @@ tables() {
             # row 7 alone names its maintainer, row 9 alone its first tag: both
             # entries are erased from their chunks' dictionaries
             "$ingot" erase --row 7 --row 9 --row 40 --row 3001 --row 5999 "$d/vdict"
+        fi
+        if [ "$v" -ge 15 ]; then
+            slots_input >"$d.slots.csv"
+            printf 'id int64\nmd5 string\nsha256 string?\n' >"$d.slots.txt"
+            "$ingot" import --schema "$d.slots.txt" --rows-per-group 2000 "$d.slots.csv" "$d/slots"
+            rm "$d.slots.csv" "$d.slots.txt"
+            "$ingot" erase --row 3 --row 150 --row 1999 --row 2000 --row 3998 "$d/slots"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
@@ -212,6 +223,19 @@ for i in range(6000):
 '
 }
 
+# 4,000 rows of the MD5 and SHA-256 hex digests of "row N" (every 97th
+# SHA-256 NULL): deterministic.
+slots_input() {
+    /usr/bin/python3 -c '
+import hashlib
+print("id,md5,sha256")
+for i in range(4000):
+    b = b"row %d" % i
+    sha = "" if i % 97 == 5 else hashlib.sha256(b).hexdigest()
+    print(f"{i},{hashlib.md5(b).hexdigest()},{sha}")
+'
+}
+
 # What the current reader prints for table dir $1 (run from its parent, so
 # paths are relative), into directory $2.
 expected() {
@@ -250,5 +274,5 @@ expected) expected "$2" "$3" ;; # TABLE OUT: what $INGOT prints (the test's side
         expected "$here/$t" "$here/expected/$t"
     done
     ;;
-*) sed -n '2,41p' "$0"; exit 2 ;;
+*) sed -n '2,60p' "$0"; exit 2 ;;
 esac

@@ -573,6 +573,59 @@ print(hashlib.md5(np.ascontiguousarray(np.load('$WORK/mnt6/columns/v.npy')).toby
     echo pass >"$WORK/mode"
 }
 check s3_faults_under_a_pinned_scan faults_under_a_pinned_scan
+# a damaged block under a mount's .npy: its page is checked where it is
+# pinned (fetched ahead, in the cache), and a check that passed is remembered
+# with the cached bytes so two reads sharing a page compute it once; one that
+# failed never is: every read that reaches the page fails (EIO), the first,
+# a second, and one starting in the page before it; pages around it read
+damaged_page_every_read() {
+    local out
+    mkdir -p "$WORK/dam" "$WORK/mnt7"
+    /usr/bin/python3 -c "
+import numpy as np
+np.save('$WORK/dam/v.npy', np.random.default_rng(4).standard_normal((6144, 256), dtype=np.float32))" ||
+        { echo numpy; return 1; }
+    "$INGOT" import --part-size 0 "$WORK/dam/v.npy" s3://tables/dam >/dev/null 2>&1 || { echo import; return 1; }
+    s3 GET /tables/dam/part-000000.ingot -o "$WORK/dam/part" || { echo get; return 1; }
+    # one byte of row 3000's vector flipped where the part stores it (plain: verbatim)
+    /usr/bin/python3 -c "
+import numpy as np
+v = np.load('$WORK/dam/v.npy'); b = bytearray(open('$WORK/dam/part', 'rb').read())
+at = bytes(b).find(v[3000].tobytes()); assert at > 0 and bytes(b).find(v[3000].tobytes(), at + 1) < 0
+b[at + 512] ^= 0x40; open('$WORK/dam/part', 'wb').write(b)" || { echo damage; return 1; }
+    s3 PUT /tables/dam/part-000000.ingot --data-binary @"$WORK/dam/part" -o /dev/null
+    INGOT_S3_READAHEAD_MB=2 INGOT_S3_AHEAD_PIECE_MB=1 "$INGOT" mount -o poll_ms=0 s3://tables/dam "$WORK/mnt7" ||
+        { echo mount; return 1; }
+    out=$(timeout 60 /usr/bin/python3 - "$WORK/mnt7/columns/v.npy" "$WORK/dam/v.npy" <<'PY' 2>&1
+import errno, os, sys
+import numpy as np
+v = np.load(sys.argv[2])
+fd = os.open(sys.argv[1], os.O_RDONLY)
+head = os.pread(fd, 4096, 0)
+h = head.index(b"\n") + 1  # the .npy header's length
+def row(i):  # one row's bytes: a FUSE read of the pages around it
+    return os.pread(fd, 1024, h + 1024 * i)
+def fails(what, f):
+    try:
+        f()
+    except OSError as e:
+        if e.errno != errno.EIO: sys.exit(f"{what}: {e}")
+        return
+    sys.exit(f"{what}: read without an error")
+assert row(100) == v[100].tobytes(), "row 100"
+fails("the whole file", lambda: open(sys.argv[1], "rb").read())
+fails("row 3000", lambda: row(3000))
+fails("row 3000 again", lambda: row(3000))
+fails("from row 2990 on", lambda: os.pread(fd, 1 << 20, h + 1024 * 2990))
+assert row(2000) == v[2000].tobytes() and row(5000) == v[5000].tobytes(), "rows around it"
+fails("row 3000 after them", lambda: row(3000))
+print("ok")
+PY
+)
+    fusermount3 -u "$WORK/mnt7"
+    [ "$out" = ok ] || { echo "$out"; return 1; }
+}
+check s3_damaged_page_fails_every_read damaged_page_every_read
 faults_reported() {
     local out st t0
     echo always503 >"$WORK/mode"

@@ -1591,6 +1591,115 @@ static void test_bytes_huffman_skewed(void)
     }
 }
 
+/* Items of one coded size (hex digests: 16 digits, 4 bits each) take slots:
+ * no offsets, item i at i * stride, so the stream is the digits' entropy
+ * plus the code and a bit an item. They round-trip and read one by one; an
+ * erase sets the item's bit and zeroes its slot in place (same length, every
+ * other byte as it was); the check insists on zeroed slots and on no bits
+ * past the last item; a stream cut short is an error, not a read past it. */
+static void test_bytes_huffman_slots(void)
+{
+    uint64_t seed = check_seed ^ 0x510757;
+    const size_t n = 300;
+    uint64_t *offs = malloc((n + 1) * 8), *oo = malloc((n + 1) * 8);
+    struct ig_buf d = IG_BUF_INIT, b = IG_BUF_INIT, out = IG_BUF_INIT;
+    offs[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int j = 0; j < 32; j++) {
+            uint8_t c = (uint8_t)"0123456789abcdef"[test_rand(&seed) % 16];
+            ig_buf_append(&d, &c, 1);
+        }
+        offs[i + 1] = d.len;
+    }
+    struct ig_enc_opts o = forced(IG_ENC_HUFF);
+    REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0); /* an older format's writer */
+    CHECK(b.len > 16 * n + 500 && ig_bytes_huffman_size(offs, d.data, n, false) == b.len);
+    ig_buf_reset(&b);
+    o.huff_slots = true;
+    REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0);
+    CHECK(b.len <= 16 * n + 80); /* indexed: another ~1.6 bytes an item */
+    CHECK(ig_bytes_huffman_size(offs, d.data, n, true) == b.len);
+    struct ig_error err = {0};
+    CHECK(ig_bytes_decode(b.data, b.len, n, NULL, oo, &out, &err) == 0);
+    CHECK(out.len == d.len && memcmp(out.data, d.data, d.len) == 0);
+    for (size_t k = 0; k < 40; k++) {
+        size_t i = test_rand(&seed) % n;
+        const uint8_t *val;
+        size_t vl;
+        CHECK(ig_bytes_get(b.data, b.len, n, NULL, i, &val, &vl, &err) == 0);
+        CHECK(vl == 32 && memcmp(val, d.data + offs[i], 32) == 0);
+    }
+    CHECK(ig_bytes_check_erased(b.data, b.len, n, NULL, NULL, &err) == 0);
+    struct ig_buf before = IG_BUF_INIT;
+    ig_buf_append(&before, b.data, b.len);
+    uint8_t kill[(300 + 7) / 8] = {0};
+    kill[5 / 8] |= 1u << (5 % 8);
+    kill[299 / 8] |= 1u << (299 % 8);
+    size_t nl;
+    CHECK(ig_bytes_erase(b.data, b.len, n, NULL, kill, &nl, &err) == 0 && nl == b.len);
+    CHECK(ig_bytes_check_erased(b.data, nl, n, NULL, kill, &err) == 0);
+    CHECK(ig_bytes_decode(b.data, nl, n, NULL, oo, &out, &err) == 0);
+    CHECK(oo[6] == oo[5] && oo[300] == oo[299] && out.len == 32 * (n - 2));
+    size_t changed = 0;
+    for (size_t i = 0; i < nl; i++)
+        changed += b.data[i] != before.data[i];
+    CHECK(changed >= 2 && changed <= 2 + 2 * 16); /* two bits, two slots */
+    const uint8_t *val;
+    size_t vl;
+    CHECK(ig_bytes_get(b.data, nl, n, NULL, 5, &val, &vl, &err) == 0 && vl == 0);
+    CHECK(ig_bytes_get(b.data, nl, n, NULL, 6, &val, &vl, &err) == 0 && vl == 32 &&
+          memcmp(val, d.data + offs[6], 32) == 0);
+    /* item 5's slot: the 16 bytes before item 6's, which decodes as before */
+    size_t slot6 = nl - 16 * (n - 6); /* the slots end the stream */
+    b.data[slot6 - 16] = 0x5a;
+    CHECK(ig_bytes_check_erased(b.data, nl, n, NULL, kill, &err) == -EIO);
+    b.data[slot6 - 16] = 0;
+    CHECK(ig_bytes_check_erased(b.data, nl, n, NULL, kill, &err) == 0);
+    for (size_t cut = 1; cut < 40; cut += 3) {
+        uint8_t *shortened = malloc(nl - cut);
+        memcpy(shortened, b.data, nl - cut);
+        CHECK(ig_bytes_decode(shortened, nl - cut, n, NULL, oo, &out, &err) == -EIO);
+        CHECK(ig_bytes_get(shortened, nl - cut, n, NULL, n - 1, &val, &vl, &err) == -EIO);
+        free(shortened);
+    }
+    /* every item erased: the code leaves with them, and the stream does not grow */
+    memset(kill, 0xff, sizeof kill);
+    kill[sizeof kill - 1] = 0x0f;
+    size_t nall;
+    CHECK(ig_bytes_erase(b.data, nl, n, NULL, kill, &nall, &err) == 0 && nall <= nl);
+    CHECK(ig_bytes_check_erased(b.data, nall, n, NULL, kill, &err) == 0);
+    CHECK(ig_bytes_decode(b.data, nall, n, NULL, oo, &out, &err) == 0 && oo[n] == 0);
+    /* the layout byte by byte (docs/ENCODINGS.md): a = 0 and b = 1, one bit
+     * each; slots of one byte, raw lengths 2 + 0, nothing erased */
+    const uint8_t hand[] = {IG_ENC_HUFF, 2, 'a', 'b', 0x11, 0xFF, 1, 2, 0, 0, 2, 1, 0, 3};
+    uint64_t ho[5];
+    CHECK(ig_bytes_decode(hand, sizeof hand, 4, NULL, ho, &out, &err) == 0);
+    CHECK(out.len == 8 && memcmp(out.data, "abbaaabb", 8) == 0 && ho[2] == 4);
+    CHECK(ig_bytes_check_erased(hand, sizeof hand, 4, NULL, NULL, &err) == 0);
+    /* items of varied lengths keep the index: slots would waste their padding */
+    ig_buf_reset(&d);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = 10 + test_rand(&seed) % 90;
+        for (size_t j = 0; j < l; j++) {
+            uint8_t c = (uint8_t)('a' + test_rand(&seed) % 26);
+            ig_buf_append(&d, &c, 1);
+        }
+        offs[i + 1] = d.len;
+    }
+    ig_buf_reset(&b);
+    REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0);
+    CHECK(ig_bytes_huffman_size(offs, d.data, n, false) == b.len);
+    CHECK(ig_bytes_huffman_size(offs, d.data, n, true) == b.len);
+    CHECK(b.len < d.len * 5 / 8 + 1200);
+    CHECK(ig_bytes_decode(b.data, b.len, n, NULL, oo, &out, &err) == 0 && out.len == d.len);
+    free(offs);
+    free(oo);
+    ig_buf_free(&d);
+    ig_buf_free(&b);
+    ig_buf_free(&out);
+    ig_buf_free(&before);
+}
+
 static void test_bytes_huffman(void)
 {
     uint64_t seed = check_seed ^ 0x4AFF;
@@ -1611,7 +1720,7 @@ static void test_bytes_huffman(void)
     struct ig_enc_opts o = forced(IG_ENC_HUFF);
     REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0);
     CHECK(b.len < d.len * 5 / 8 + 300); /* log2(27) = 4.75 bits of 8, plus code and index */
-    CHECK(ig_bytes_huffman_size(offs, d.data, n) == b.len);
+    CHECK(ig_bytes_huffman_size(offs, d.data, n, false) == b.len);
     struct ig_buf before = IG_BUF_INIT;
     ig_buf_append(&before, b.data, b.len);
     uint8_t kill[32] = {0};
@@ -1954,4 +2063,4 @@ TEST_MAIN(T(test_bitpack_util), T(test_bitpack_u8), T(test_varint_util), T(test_
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
           T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
-          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_skewed), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))
+          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_skewed), T(test_bytes_huffman_slots), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

@@ -388,7 +388,7 @@ static void test_rcache_reads_claims_and_evicts(void)
     ig_rc_read(o, buf, 10, 0, g, 8, &ng, &more);
     REQUIRE(ng == 1 && !more && g[0].off == 0 && g[0].len == 10);
     /* while claimed, a prefetch of the same bytes claims nothing */
-    CHECK(ig_rc_claim(o, 0, 10, g + 1, 7) == 0);
+    CHECK(ig_rc_claim(o, 0, 10, false, g + 1, 7) == 0);
     uint8_t *d = malloc(10);
     for (int i = 0; i < 10; i++)
         d[i] = (uint8_t)i;
@@ -401,23 +401,23 @@ static void test_rcache_reads_claims_and_evicts(void)
     CHECK(buf[0] == 5 && buf[4] == 9);
     ig_rc_fill(o, 10, 15, NULL); /* the fetch failed: the claim goes */
     CHECK(!ig_rc_has(o, 10, 1));
-    CHECK(ig_rc_claim(o, 10, 15, g, 8) == 1);
+    CHECK(ig_rc_claim(o, 10, 15, false, g, 8) == 1);
     ig_rc_fill(o, 10, 15, calloc(1, 15));
     CHECK(ig_rc_has(o, 0, 25));
     /* over budget: the least recently used goes */
-    CHECK(ig_rc_claim(o, 100, 80, g, 8) == 1);
+    CHECK(ig_rc_claim(o, 100, 80, false, g, 8) == 1);
     ig_rc_fill(o, 100, 80, calloc(1, 80));
     CHECK(ig_rcache_bytes(c) <= 100);
     CHECK(ig_rc_has(o, 100, 80));
     CHECK(!ig_rc_has(o, 0, 10));
     /* larger than the whole cache: not kept */
-    CHECK(ig_rc_claim(o, 1000, 500, g, 8) == 1);
+    CHECK(ig_rc_claim(o, 1000, 500, false, g, 8) == 1);
     ig_rc_fill(o, 1000, 500, calloc(1, 500));
     CHECK(!ig_rc_has(o, 1000, 1));
     /* more gaps than room: the rest left unclaimed */
     struct ig_rc_obj *o2 = ig_rc_obj_new(c);
     for (uint64_t k = 0; k < 5; k++) {
-        CHECK(ig_rc_claim(o2, 2 * k, 1, g, 8) == 1);
+        CHECK(ig_rc_claim(o2, 2 * k, 1, false, g, 8) == 1);
         ig_rc_fill(o2, 2 * k, 1, calloc(1, 1));
     }
     /* the stretches a range holds: how often readers came to it */
@@ -445,7 +445,7 @@ static void test_rcache_pins_outlive_eviction(void)
     void *pin = (void *)1, *pin2 = NULL;
     /* nothing there, or pending: no pin */
     CHECK(ig_rc_pin(o, 0, 10, &pin) == NULL && pin == NULL);
-    REQUIRE(ig_rc_claim(o, 0, 60, g, 8) == 1);
+    REQUIRE(ig_rc_claim(o, 0, 60, false, g, 8) == 1);
     CHECK(ig_rc_pin(o, 0, 10, &pin) == NULL && pin == NULL);
     uint8_t *d = malloc(60);
     for (int i = 0; i < 60; i++)
@@ -457,12 +457,12 @@ static void test_rcache_pins_outlive_eviction(void)
     const uint8_t *q = ig_rc_pin(o, 0, 60, &pin2);
     CHECK(q && pin2 == pin && q[59] == 59); /* two pins of one extent */
     /* across two extents: not one stretch, no pin */
-    REQUIRE(ig_rc_claim(o, 60, 10, g, 8) == 1);
+    REQUIRE(ig_rc_claim(o, 60, 10, false, g, 8) == 1);
     ig_rc_fill(o, 60, 10, calloc(1, 10));
     void *pin3 = NULL;
     CHECK(ig_rc_pin(o, 55, 10, &pin3) == NULL && !pin3);
     /* evicted while pinned: out of the budget and the index, bytes intact */
-    REQUIRE(ig_rc_claim(o, 200, 80, g, 8) == 1);
+    REQUIRE(ig_rc_claim(o, 200, 80, false, g, 8) == 1);
     ig_rc_fill(o, 200, 80, calloc(1, 80));
     CHECK(!ig_rc_has(o, 0, 60));
     CHECK(ig_rcache_bytes(c) <= 100);
@@ -470,7 +470,7 @@ static void test_rcache_pins_outlive_eviction(void)
     ig_rc_unpin(pin);
     CHECK(p[5] == 15); /* still pinned once */
     /* the range can be fetched again meanwhile (a new extent) */
-    CHECK(ig_rc_claim(o, 0, 60, g, 8) == 1);
+    CHECK(ig_rc_claim(o, 0, 60, false, g, 8) == 1);
     ig_rc_fill(o, 0, 60, calloc(1, 60));
     ig_rc_unpin(pin2); /* the last: freed */
     ig_rc_unpin(NULL);
@@ -481,6 +481,114 @@ static void test_rcache_pins_outlive_eviction(void)
     CHECK(ig_rcache_bytes(c) == 0);
     CHECK(p[59] == 0);
     ig_rc_unpin(pin);
+    ig_rcache_free(c);
+}
+
+/* A range fetched ahead and then read through (in any order, pins and
+ * copies alike) is spent: the next fetch's buffer is its buffer, and it
+ * leaves the cache; one partly read, pinned, or fetched for a waiting reader
+ * (not ahead) is kept. */
+static void test_rcache_spent_ranges_lend_their_buffers(void)
+{
+    struct ig_rcache *c = ig_rcache_new(1000);
+    struct ig_rc_obj *o = ig_rc_obj_new(c);
+    struct ig_range g[8];
+    size_t ng;
+    bool more;
+    uint8_t buf[100];
+    REQUIRE(ig_rc_claim(o, 0, 100, true, g, 8) == 1);
+    uint8_t *d = malloc(100);
+    memset(d, 7, 100);
+    ig_rc_fill(o, 0, 100, d);
+    REQUIRE(ig_rc_claim(o, 100, 50, false, g, 8) == 1); /* a reader's own fetch */
+    ig_rc_fill(o, 100, 50, calloc(1, 50));
+    /* nothing spent yet: a fresh buffer */
+    void *b = ig_rc_buffer(c, 100);
+    REQUIRE(b);
+    CHECK(b != d);
+    free(b);
+    /* read out of order, with overlaps, one stretch short of the end */
+    void *pin = NULL, *pin2 = NULL;
+    CHECK(ig_rc_pin(o, 40, 30, &pin) == d + 40);
+    ig_rc_unpin(pin);
+    ig_rc_read(o, buf, 30, 0, g, 8, &ng, &more);
+    CHECK(ng == 0 && buf[29] == 7);
+    CHECK(ig_rc_pin(o, 20, 30, &pin) == d + 20);
+    ig_rc_unpin(pin);
+    b = ig_rc_buffer(c, 100);
+    CHECK(b != d); /* [70, 100) unread: kept */
+    free(b);
+    CHECK(ig_rc_has(o, 0, 100));
+    /* the last stretch, still pinned: spent, but its buffer is not lent */
+    CHECK(ig_rc_pin(o, 65, 35, &pin) == d + 65);
+    b = ig_rc_buffer(c, 100);
+    CHECK(b != d);
+    free(b);
+    ig_rc_unpin(pin);
+    /* unpinned: its buffer is the next fetch's (its bytes in it: realloc'd to
+     * the size asked for, moved or not), the extent gone */
+    b = ig_rc_buffer(c, 100);
+    REQUIRE(b);
+    CHECK(((uint8_t *)b)[0] == 7 && ((uint8_t *)b)[99] == 7);
+    CHECK(!ig_rc_has(o, 0, 1));
+    CHECK(ig_rcache_bytes(c) == 50);
+    free(b);
+    /* a reader's own fetch read through is never spent */
+    ig_rc_read(o, buf, 50, 100, g, 8, &ng, &more);
+    CHECK(ng == 0);
+    b = ig_rc_buffer(c, 50);
+    CHECK(ig_rc_has(o, 100, 50));
+    free(b);
+    /* a spent range read again stays spent (a later pin is no reuse) */
+    REQUIRE(ig_rc_claim(o, 200, 10, true, g, 8) == 1);
+    d = malloc(10);
+    ig_rc_fill(o, 200, 10, d);
+    CHECK(ig_rc_pin(o, 200, 10, &pin) == d);
+    CHECK(ig_rc_pin(o, 200, 4, &pin2) == d);
+    ig_rc_unpin(pin);
+    ig_rc_unpin(pin2);
+    b = ig_rc_buffer(c, 20); /* to the size asked for */
+    REQUIRE(b);
+    memset(b, 1, 20);
+    CHECK(!ig_rc_has(o, 200, 1));
+    free(b);
+    ig_rc_obj_free(o);
+    CHECK(ig_rcache_bytes(c) == 0);
+    ig_rcache_free(c);
+}
+
+/* A check recorded with a pinned extent is found by the next pin of the
+ * same range, not of another; a new extent of the same bytes (fetched
+ * again) has none. */
+static void test_rcache_checks_are_remembered(void)
+{
+    struct ig_rcache *c = ig_rcache_new(1000);
+    struct ig_rc_obj *o = ig_rc_obj_new(c);
+    struct ig_range g[8];
+    REQUIRE(ig_rc_claim(o, 0, 100, false, g, 8) == 1);
+    ig_rc_fill(o, 0, 100, calloc(1, 100));
+    void *pin = NULL, *pin2 = NULL;
+    REQUIRE(ig_rc_pin(o, 10, 20, &pin));
+    CHECK(!ig_rc_checked(pin, 10, 20));
+    ig_rc_set_checked(pin, 10, 20);
+    ig_rc_unpin(pin);
+    REQUIRE(ig_rc_pin(o, 10, 20, &pin2));
+    CHECK(ig_rc_checked(pin2, 10, 20));
+    CHECK(!ig_rc_checked(pin2, 10, 21) && !ig_rc_checked(pin2, 0, 20));
+    /* a ring of the latest: the oldest forgotten */
+    for (uint64_t k = 0; k < 8; k++)
+        ig_rc_set_checked(pin2, 40 + k, 1);
+    CHECK(!ig_rc_checked(pin2, 10, 20) && ig_rc_checked(pin2, 47, 1));
+    ig_rc_unpin(pin2);
+    CHECK(!ig_rc_checked(NULL, 0, 1));
+    ig_rc_obj_free(o);
+    o = ig_rc_obj_new(c);
+    REQUIRE(ig_rc_claim(o, 0, 100, false, g, 8) == 1);
+    ig_rc_fill(o, 0, 100, calloc(1, 100));
+    REQUIRE(ig_rc_pin(o, 47, 1, &pin));
+    CHECK(!ig_rc_checked(pin, 47, 1));
+    ig_rc_unpin(pin);
+    ig_rc_obj_free(o);
     ig_rcache_free(c);
 }
 
@@ -504,7 +612,7 @@ static void test_rcache_waits_for_a_claim(void)
     struct ig_rcache *c = ig_rcache_new(1000);
     struct ig_rc_obj *o = ig_rc_obj_new(c);
     struct ig_range g[2];
-    REQUIRE(ig_rc_claim(o, 0, 4, g, 2) == 1);
+    REQUIRE(ig_rc_claim(o, 0, 4, false, g, 2) == 1);
     struct waiter w = {o, {0}, 99};
     pthread_t t;
     REQUIRE(pthread_create(&t, NULL, wait_read, &w) == 0);
@@ -573,5 +681,6 @@ TEST_MAIN(T(test_sha256_and_hmac_vectors), T(test_sigv4_matches_aws_example), T(
           T(test_ini_files), T(test_config_as_aws_tools_read_it), T(test_url_split),
           T(test_xml_scanning), T(test_ranges_coalesce_and_split), T(test_multipart_plans),
           T(test_rcache_reads_claims_and_evicts), T(test_rcache_pins_outlive_eviction),
-          T(test_rcache_waits_for_a_claim),
+          T(test_rcache_waits_for_a_claim), T(test_rcache_spent_ranges_lend_their_buffers),
+          T(test_rcache_checks_are_remembered),
           T(test_local_store))

@@ -42,6 +42,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     if (c->census) c->census->lanes = NULL; /* nothing taken yet */
     c->decimal_ok = o && o->decimal;
     c->alp_ok = o && o->alp;
+    c->huff_slots_ok = o && o->huff_slots;
     c->item_ids = o ? o->item_ids : NULL;
     c->fsst = o ? o->fsst : NULL;
     return 0;
@@ -245,9 +246,9 @@ int ig_bytes_erase(uint8_t *p, size_t len, size_t n, const uint8_t *absent, cons
     return ig_bytes_erase_cx(NULL, p, len, n, absent, kill, new_len, err);
 }
 
-size_t ig_bytes_huffman_size(const uint64_t *offs, const uint8_t *data, size_t n)
+size_t ig_bytes_huffman_size(const uint64_t *offs, const uint8_t *data, size_t n, bool slots)
 {
-    return enc_huff_bytes_size(offs, data, n);
+    return enc_huff_bytes_size(offs, data, n, slots);
 }
 
 bool ig_bytes_erase_drops(const uint8_t *p, size_t len)

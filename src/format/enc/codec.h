@@ -132,6 +132,8 @@ struct ig_enc_opts {
                                auto may weigh the decimal scheme (a writer of format 8 or
                                later; never an erase) */
     bool alp;               /* the same for the alp scheme (a writer of format 12 or later) */
+    bool huff_slots;        /* huffman may store items of one coded size in slots, without
+                               offsets (a writer of format 15 or later; never an erase) */
     const struct ig_fsst *fsst; /* bytes streams: the chunk's symbol table, which auto
                                    may code the items against (fsst) where allowed, and
                                    a forced fsst must; NULL: no fsst */
@@ -186,9 +188,10 @@ int ig_ints_check_erased(const uint8_t *p, size_t len, size_t n, const struct ig
 
 int ig_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n,
                     const struct ig_enc_opts *o, struct ig_buf *out, struct ig_error *err);
-/* The exact size of the huffman stream of n items (offs, data): what a page
+/* The exact size of the huffman stream of n items (offs, data), in slots
+ * where they are smaller and allowed (ig_enc_opts.huff_slots): what a page
  * weighs against its zstd-compressed alternative. */
-size_t ig_bytes_huffman_size(const uint64_t *offs, const uint8_t *data, size_t n);
+size_t ig_bytes_huffman_size(const uint64_t *offs, const uint8_t *data, size_t n, bool slots);
 
 /* Decode all n items: offs_out[0..n] (offs_out[0] = 0) and their bytes appended to
  * data_out (reset by the callee). */

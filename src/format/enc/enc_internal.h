@@ -118,6 +118,7 @@ struct enc_ectx {
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
     bool alp_ok;      /* the same for alp (a format-12 writer; never a child's) */
+    bool huff_slots_ok; /* huffman may take slots (a format-15 writer) */
     const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
     /* the selector's census of those identities and each entry's first item,
      * for the bytes dict to encode from without hashing an item (dict.c);
@@ -248,7 +249,7 @@ int enc_fsst_uses(const uint8_t *p, size_t len, size_t n, const struct ig_fsst *
                   struct ig_error *err);
 
 /* Exact huffman stream size of items offs[0..n] over data (offs may start > 0). */
-size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n);
+size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n, bool slots);
 
 /* Plain bytes sizing, for the selector. */
 size_t enc_plain_bytes_size(size_t n, uint64_t total);

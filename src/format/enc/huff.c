@@ -12,6 +12,15 @@
  *   length of each symbol, 4 bits each, low nibble first, 1..12]
  *   [wo: u8] [wr: u8] [n+1 coded offsets, bit-packed at wo] [n raw lengths,
  *   bit-packed at wr] [coded items, back to back]
+ *   or, in slots (format 15: items whose coded sizes are all or nearly the
+ *   same, such as hex digests, whose 16 digits take 4 bits each), after the
+ *   code table:
+ *   [0xff] [varint stride] [varint base] [wd: u8] [empty bitmap, ceil(n/8)]
+ *   [n raw lengths - base, bit-packed at wd] [n slots of stride bytes]
+ *   Item i's codes fill slot i from its start, the rest of the slot zero; its
+ *   raw length is base + its delta, or 0 when its empty bit is set (NULLs,
+ *   empty strings and erased items; its slot and delta are then zero). The
+ *   writer takes slots where they are smaller.
  *   Codes are canonical (by length, then byte value) and read least significant
  *   bit first; an item's last byte is padded with zero bits. Offsets are
  *   non-decreasing, offsets[0] = 0 as written (an erase may leave zero bytes
@@ -19,8 +28,9 @@
  *   widths of the largest offset and raw length. k = 0 (no code) when every
  *   item is empty.
  *
- * Erase: the item is removed (raw length 0, its coded bytes gone, widths
- *   recomputed); the live items on the shorter side of it shift over the gap
+ * Erase: in slots, the item's empty bit is set and its slot and delta are
+ *   zeroed, in place. Otherwise the item is removed (raw length 0, its coded
+ *   bytes gone, widths recomputed); the live items on the shorter side of it shift over the gap
  *   (later items left, as plain does, or earlier items right) and the freed
  *   bytes are zeroed. The code stays when every byte value it holds is still
  *   used by a live item; when an erased item held a byte value no live item
@@ -41,142 +51,88 @@
 #include <string.h>
 
 #include "enc_internal.h"
+#include "huff_int.h"
 
-#define HUFF_MAX_LEN 12
+/* ---- slots: items of (nearly) one coded size ------------------------------
+ * An index of offsets costs ~log2(block bytes) bits an item, which for short
+ * items at their entropy (hex digests: 16 coded bytes for 32 digits) is a
+ * tenth of the item; when every item's codes fit one stride with less waste
+ * than that, item i simply starts at i * stride. */
+#define HUFF_SLOTS 0xffu
 
-/* A code: for each byte value its length (0 = not coded) and its bits, already
- * reversed for least-significant-bit-first output. */
-struct huff_code {
-    unsigned k;
-    uint8_t len[256];
-    uint16_t rev[256];
-};
-
-/* Code lengths from frequencies, at most HUFF_MAX_LEN: Huffman's construction
- * over the used byte values (leaves sorted by weight, then byte value, merged
- * with a second queue of the internal nodes, which come out in weight order);
- * if a code comes out longer, the frequencies are flattened (halved, kept
- * non-zero) and it is built again. Runs once per block: linear after the sort. */
-static void huff_lengths(const uint64_t freq_in[256], uint8_t len[256])
+/* The sizes of both forms after the code table, from the items' coded sizes
+ * (co: n + 1 running offsets) and raw lengths. */
+static void form_sizes(const uint64_t *co, const uint64_t *rl, size_t n, size_t *indexed, size_t *slots,
+                       uint64_t *stride_out, uint64_t *base_out, unsigned *wd_out)
 {
-    uint64_t freq[256];
-    memcpy(freq, freq_in, sizeof freq);
-    memset(len, 0, 256);
-    for (;;) {
-        int sym[256], k = 0;
-        for (int s = 0; s < 256; s++)
-            if (freq[s]) sym[k++] = s;
-        if (k == 0) return;
-        if (k == 1) {
-            len[sym[0]] = 1;
-            return;
-        }
-        for (int i = 1; i < k; i++) { /* insertion sort: stable, k <= 256 */
-            int s = sym[i], j = i;
-            for (; j > 0 && freq[sym[j - 1]] > freq[s]; j--)
-                sym[j] = sym[j - 1];
-            sym[j] = s;
-        }
-        /* nodes 0..k-1 the sorted leaves, k.. the internal nodes in the order made */
-        uint64_t w[512];
-        int parent[512], leaf = 0, inner = k, nodes = k;
-        for (int i = 0; i < k; i++)
-            w[i] = freq[sym[i]];
-        for (int m = 0; m < k - 1; m++) {
-            int two[2];
-            for (int t = 0; t < 2; t++)
-                two[t] = leaf < k && (inner >= nodes || w[leaf] <= w[inner]) ? leaf++ : inner++;
-            w[nodes] = w[two[0]] + w[two[1]];
-            parent[two[0]] = parent[two[1]] = nodes;
-            nodes++;
-        }
-        unsigned depth[512], max = 0;
-        depth[nodes - 1] = 0; /* the root; every parent comes after its children */
-        for (int i = nodes - 2; i >= 0; i--)
-            depth[i] = depth[parent[i]] + 1;
-        for (int i = 0; i < k; i++) {
-            len[sym[i]] = (uint8_t)(depth[i] > 255 ? 255 : depth[i]);
-            if (depth[i] > max) max = depth[i];
-        }
-        if (max <= HUFF_MAX_LEN) return;
-        memset(len, 0, 256);
-        for (int s = 0; s < 256; s++)
-            if (freq[s]) freq[s] = (freq[s] >> 1) | 1;
-    }
-}
-
-/* Canonical codes for the lengths in c->len (by length, then byte value). */
-static void huff_canonical(struct huff_code *c)
-{
-    unsigned count[HUFF_MAX_LEN + 1] = {0}, next[HUFF_MAX_LEN + 2] = {0};
-    c->k = 0;
-    for (int s = 0; s < 256; s++)
-        if (c->len[s]) {
-            count[c->len[s]]++;
-            c->k++;
-        }
-    unsigned code = 0;
-    for (unsigned l = 1; l <= HUFF_MAX_LEN; l++) {
-        code = (code + count[l - 1]) << 1;
-        next[l] = code;
-    }
-    for (int s = 0; s < 256; s++) {
-        unsigned l = c->len[s];
-        c->rev[s] = 0;
-        if (!l) continue;
-        unsigned v = next[l]++, r = 0;
-        for (unsigned b = 0; b < l; b++)
-            r |= ((v >> b) & 1u) << (l - 1 - b);
-        c->rev[s] = (uint16_t)r;
-    }
-}
-
-/* Coded bytes of one item under c. */
-static size_t item_coded_size(const struct huff_code *c, const uint8_t *p, size_t n)
-{
-    uint64_t bits = 0;
-    for (size_t i = 0; i < n; i++)
-        bits += c->len[p[i]];
-    return (size_t)((bits + 7) / 8);
-}
-
-/* Append item p[0..n) coded under c to out (byte-aligned): `need` bytes, its
- * item_coded_size. */
-static int put_item(const struct huff_code *c, const uint8_t *p, size_t n, size_t need,
-                    struct ig_buf *out)
-{
-    uint8_t *o = ig_buf_extend(out, need + 8); /* room for the last word */
-    if (!o) return -ENOMEM;
-    uint64_t acc = 0;
-    unsigned have = 0;
-    size_t at = 0;
+    uint64_t stride = 0, maxr = 0, base = UINT64_MAX;
     for (size_t i = 0; i < n; i++) {
-        acc |= (uint64_t)c->rev[p[i]] << have;
-        have += c->len[p[i]];
-        if (have >= 32) {
-            ig_st32(o + at, (uint32_t)acc);
-            at += 4;
-            acc >>= 32;
-            have -= 32;
-        }
+        uint64_t c = co[i + 1] - co[i];
+        if (c > stride) stride = c;
+        if (rl[i] > maxr) maxr = rl[i];
+        if (rl[i] && rl[i] < base) base = rl[i]; /* empty items: their bit */
     }
-    while (have > 0) {
-        o[at++] = (uint8_t)acc;
-        acc >>= 8;
-        have = have > 8 ? have - 8 : 0;
-    }
-    out->len -= need + 8 - at; /* at == need */
-    return 0;
+    if (base == UINT64_MAX) base = maxr = 0;
+    unsigned wd = ig_bit_width(maxr - base);
+    *indexed = 2 + ig_bitpack_size(n + 1, ig_bit_width(co[n])) + ig_bitpack_size(n, ig_bit_width(maxr)) +
+               (size_t)co[n];
+    *slots = 1 + ig_varint_size(stride) + ig_varint_size(base) + 1 + bm_bytes(n) + ig_bitpack_size(n, wd) +
+             (size_t)(n * stride);
+    if (stride_out) *stride_out = stride, *base_out = base, *wd_out = wd;
 }
 
-static size_t code_table_size(unsigned k)
+static bool slots_smaller(const uint64_t *co, const uint64_t *rl, size_t n)
 {
-    return ig_varint_size(k) + k + (k + 1) / 2;
+    size_t indexed, slots;
+    form_sizes(co, rl, n, &indexed, &slots, NULL, NULL, NULL);
+    return n && slots < indexed;
+}
+
+static int put_slots(const struct huff_code *c, const uint64_t *co, const uint64_t *rl,
+                     const uint64_t *offs, const uint8_t *data, size_t n, struct ig_buf *out)
+{
+    size_t indexed, slots;
+    uint64_t stride, base;
+    unsigned wd;
+    form_sizes(co, rl, n, &indexed, &slots, &stride, &base, &wd);
+    size_t head = 1 + huff_code_table_size(c->k);
+    uint64_t *delta = malloc((n ? n : 1) * sizeof *delta);
+    uint8_t *h = delta ? ig_buf_extend(out, head + slots) : NULL;
+    if (!h) {
+        free(delta);
+        return -ENOMEM;
+    }
+    memset(h, 0, head + slots);
+    size_t at = huff_put_code_table(c, h);
+    h[at++] = HUFF_SLOTS;
+    at += ig_varint_put(h + at, stride);
+    at += ig_varint_put(h + at, base);
+    h[at++] = (uint8_t)wd;
+    for (size_t i = 0; i < n; i++) {
+        if (!rl[i]) bm_set(h + at, i); /* empty (NULL, "", erased): no raw length */
+        delta[i] = rl[i] ? rl[i] - base : 0;
+    }
+    at += bm_bytes(n);
+    ig_bitpack_pack(h + at, delta, n, wd);
+    at += ig_bitpack_size(n, wd);
+    free(delta);
+    /* each item coded into its slot: huff_put_item appends, so code into out's
+     * tail and move it back over the slot */
+    size_t slots_at = (size_t)(h - out->data) + at;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t need = (size_t)(co[i + 1] - co[i]), end = out->len;
+        rc = huff_put_item(c, data + offs[i], (size_t)rl[i], need, out);
+        if (rc) break;
+        memcpy(out->data + slots_at + i * stride, out->data + end, need);
+        out->len = end;
+    }
+    return rc;
 }
 
 /* The whole stream for items (offs, data) under c: offsets index and lengths. */
 static int put_stream(const struct huff_code *c, const uint64_t *offs, const uint8_t *data,
-                      size_t n, struct ig_buf *out)
+                      size_t n, bool allow_slots, struct ig_buf *out)
 {
     uint64_t *co = malloc((n + 1) * sizeof *co);
     uint64_t *rl = malloc((n ? n : 1) * sizeof *rl);
@@ -186,26 +142,20 @@ static int put_stream(const struct huff_code *c, const uint64_t *offs, const uin
     for (size_t i = 0; !rc && i < n; i++) {
         rl[i] = offs[i + 1] - offs[i];
         if (rl[i] > maxr) maxr = rl[i];
-        co[i + 1] = co[i] + item_coded_size(c, data + offs[i], (size_t)rl[i]);
+        co[i + 1] = co[i] + huff_item_coded_size(c, data + offs[i], (size_t)rl[i]);
+    }
+    if (!rc && allow_slots && slots_smaller(co, rl, n)) {
+        rc = put_slots(c, co, rl, offs, data, n, out);
+        free(co);
+        free(rl);
+        return rc;
     }
     unsigned wo = rc ? 0 : ig_bit_width(co[n]), wr = ig_bit_width(maxr);
-    size_t head = 1 + code_table_size(c->k) + 2;
+    size_t head = 1 + huff_code_table_size(c->k) + 2;
     uint8_t *h = rc ? NULL : ig_buf_extend(out, head);
     if (!rc && !h) rc = -ENOMEM;
     if (!rc) {
-        size_t at = 0;
-        h[at++] = IG_ENC_HUFF;
-        at += ig_varint_put(h + at, c->k);
-        size_t sym_at = at, len_at = at + c->k;
-        memset(h + len_at, 0, (c->k + 1) / 2);
-        unsigned j = 0;
-        for (int s = 0; s < 256; s++) {
-            if (!c->len[s]) continue;
-            h[sym_at + j] = (uint8_t)s;
-            h[len_at + j / 2] |= (uint8_t)(c->len[s] << (4 * (j % 2)));
-            j++;
-        }
-        at = len_at + (c->k + 1) / 2;
+        size_t at = huff_put_code_table(c, h);
         h[at++] = (uint8_t)wo;
         h[at++] = (uint8_t)wr;
         uint8_t *ix = ig_buf_extend(out, ig_bitpack_size(n + 1, wo) + ig_bitpack_size(n, wr));
@@ -217,47 +167,10 @@ static int put_stream(const struct huff_code *c, const uint64_t *offs, const uin
         }
     }
     for (size_t i = 0; !rc && i < n; i++)
-        rc = put_item(c, data + offs[i], (size_t)rl[i], (size_t)(co[i + 1] - co[i]), out);
+        rc = huff_put_item(c, data + offs[i], (size_t)rl[i], (size_t)(co[i + 1] - co[i]), out);
     free(co);
     free(rl);
     return rc;
-}
-
-/* Byte counts of p[0..n) into freq (added): four tables, so runs of one byte
- * value do not wait on their own increments. */
-static void count_bytes(const uint8_t *p, size_t n, uint64_t freq[256])
-{
-    uint32_t t[4][256];
-    memset(t, 0, sizeof t);
-    while (n > 0) {
-        size_t chunk = n < ((size_t)1 << 30) ? n : (size_t)1 << 30, i = 0;
-        for (; i + 4 <= chunk; i += 4) {
-            t[0][p[i]]++;
-            t[1][p[i + 1]]++;
-            t[2][p[i + 2]]++;
-            t[3][p[i + 3]]++;
-        }
-        for (; i < chunk; i++)
-            t[0][p[i]]++;
-        for (int s = 0; s < 256; s++) {
-            freq[s] += (uint64_t)t[0][s] + t[1][s] + t[2][s] + t[3][s];
-            t[0][s] = t[1][s] = t[2][s] = t[3][s] = 0;
-        }
-        p += chunk;
-        n -= chunk;
-    }
-}
-
-static void code_from_items(struct huff_code *c, const uint64_t *offs, const uint8_t *data,
-                            size_t n, const uint8_t *skip)
-{
-    uint64_t freq[256] = {0};
-    if (!skip && n) /* the items lie back to back */
-        count_bytes(data + offs[0], (size_t)(offs[n] - offs[0]), freq);
-    for (size_t i = 0; skip && i < n; i++)
-        if (!bm_get(skip, i)) count_bytes(data + offs[i], (size_t)(offs[i + 1] - offs[i]), freq);
-    huff_lengths(freq, c->len);
-    huff_canonical(c);
 }
 
 static int huff_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
@@ -270,8 +183,8 @@ static int huff_encode(const uint64_t *offs, const uint8_t *data, size_t n, stru
     for (size_t i = 0; i <= n; i++)
         o[i] = offs[i] - offs[0];
     const uint8_t *d = data + offs[0];
-    code_from_items(&code, o, d, n, NULL);
-    int rc = put_stream(&code, o, d, n, out);
+    huff_code_from_items(&code, o, d, n, NULL);
+    int rc = put_stream(&code, o, d, n, c->huff_slots_ok, out);
     free(o);
     return rc ? enc_nomem(c->err) : 0;
 }
@@ -280,9 +193,15 @@ static int huff_encode(const uint64_t *offs, const uint8_t *data, size_t n, stru
 
 struct huff_hdr {
     struct huff_code code;
-    unsigned maxlen, wo, wr;
+    unsigned maxlen, wo, wr; /* slots: wr is the deltas' width */
     size_t index_at, lens_at, data_at, data_avail;
+    bool slots;              /* slots: no index; empty bitmap at bm_at, raw = base + delta */
+    uint64_t stride, base;
+    size_t bm_at;
 };
+
+static int slots_header(const uint8_t *p, size_t len, size_t n, size_t pos, struct huff_hdr *h,
+                        struct ig_error *err);
 
 static int huff_header(const uint8_t *p, size_t len, size_t n, struct huff_hdr *h,
                        struct ig_error *err)
@@ -311,6 +230,8 @@ static int huff_header(const uint8_t *p, size_t len, size_t n, struct huff_hdr *
         return ig_err(err, -EIO, "huffman stream: stray bits in the code table");
     huff_canonical(&h->code);
     pos += tb;
+    h->slots = p[pos] == HUFF_SLOTS;
+    if (h->slots) return slots_header(p, len, n, pos + 1, h, err);
     h->wo = p[pos];
     h->wr = p[pos + 1];
     pos += 2;
@@ -323,6 +244,45 @@ static int huff_header(const uint8_t *p, size_t len, size_t n, struct huff_hdr *
     h->lens_at = pos + ib;
     h->data_at = pos + ib + lb;
     h->data_avail = len - h->data_at;
+    return 0;
+}
+
+/* The slots form's fields after its marker at pos: every slot inside the
+ * stream, every raw length within what its slot's bits can code. */
+static int slots_header(const uint8_t *p, size_t len, size_t n, size_t pos, struct huff_hdr *h,
+                        struct ig_error *err)
+{
+    if (enc_field(p, len, &pos, &h->stride, "huffman", "slot size", err) ||
+        enc_field(p, len, &pos, &h->base, "huffman", "raw length base", err))
+        return -EIO;
+    if (pos >= len) return ig_err(err, -EIO, "huffman stream: slots header past the end");
+    h->wo = 0;
+    h->wr = p[pos++];
+    if (h->wr > 40) return ig_err(err, -EIO, "huffman stream: delta width %u", h->wr);
+    size_t bb = bm_bytes(n), db = ig_bitpack_size(n, h->wr);
+    if (bb > len - pos || db > len - pos - bb)
+        return ig_err(err, -EIO, "huffman stream: slots index past the end");
+    if (n % 8 && (p[pos + n / 8] >> (n % 8)))
+        return ig_err(err, -EIO, "huffman stream: empty bits past the last item");
+    h->bm_at = h->index_at = pos;
+    h->lens_at = pos + bb;
+    h->data_at = pos + bb + db;
+    h->data_avail = len - h->data_at;
+    if (n && (h->stride > h->data_avail / n || h->stride > ENC_MAX_DECODED))
+        return ig_err(err, -EIO, "huffman stream: %zu slots of %llu bytes, only %zu present", n,
+                      (unsigned long long)h->stride, h->data_avail);
+    return 0;
+}
+
+/* Item i of a slots stream: its raw length (0 when empty), validated. */
+static int slot_raw(const uint8_t *p, const struct huff_hdr *h, size_t i, uint64_t *raw, struct ig_error *err)
+{
+    uint64_t d = ig_bitpack_get(p + h->lens_at, h->data_at - h->lens_at, i, h->wr);
+    bool empty = bm_get(p + h->bm_at, i);
+    *raw = empty ? 0 : h->base + d;
+    if ((empty && d) || *raw > 8 * h->stride || h->base > ENC_MAX_DECODED || (*raw && !h->code.k))
+        return ig_err(err, -EIO, "huffman stream: item %zu: %llu bytes in a slot of %llu", i,
+                      (unsigned long long)*raw, (unsigned long long)h->stride);
     return 0;
 }
 
@@ -400,6 +360,18 @@ static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_
 static int huff_index(const uint8_t *p, size_t n, const struct huff_hdr *h, uint64_t *co,
                       uint64_t *rl, uint64_t *raw_total, struct ig_error *err)
 {
+    if (h->slots) { /* item i's codes: slot i (co[i + 1] - co[i] = stride) */
+        uint64_t total = 0;
+        for (size_t i = 0; i <= n; i++)
+            co[i] = i * h->stride;
+        for (size_t i = 0; i < n; i++) {
+            if (slot_raw(p, h, i, &rl[i], err)) return -EIO;
+            total += rl[i];
+        }
+        if (total > ENC_MAX_DECODED) return ig_err(err, -EIO, "huffman stream: too large decoded");
+        *raw_total = total;
+        return 0;
+    }
     ig_bitpack_unpack(co, p + h->index_at, n + 1, h->wo);
     if (n) ig_bitpack_unpack(rl, p + h->lens_at, n, h->wr);
     uint64_t total = 0;
@@ -466,12 +438,19 @@ static int huff_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absen
     struct huff_hdr h;
     int rc = huff_header(p, len, n, &h, c->err);
     if (rc) return rc;
-    size_t ib = h.lens_at - h.index_at;
-    uint64_t a = ig_bitpack_get(p + h.index_at, ib, i, h.wo);
-    uint64_t b = ig_bitpack_get(p + h.index_at, ib, i + 1, h.wo);
-    uint64_t raw = ig_bitpack_get(p + h.lens_at, h.data_at - h.lens_at, i, h.wr);
-    if (a > b || b > h.data_avail || raw > 8 * (b - a) || (raw && !h.code.k))
-        return ig_err(c->err, -EIO, "huffman stream: item %zu has invalid offsets", i);
+    uint64_t a, b, raw;
+    if (h.slots) {
+        if (slot_raw(p, &h, i, &raw, c->err)) return -EIO;
+        a = i * h.stride;
+        b = a + h.stride;
+    } else {
+        size_t ib = h.lens_at - h.index_at;
+        a = ig_bitpack_get(p + h.index_at, ib, i, h.wo);
+        b = ig_bitpack_get(p + h.index_at, ib, i + 1, h.wo);
+        raw = ig_bitpack_get(p + h.lens_at, h.data_at - h.lens_at, i, h.wr);
+        if (a > b || b > h.data_avail || raw > 8 * (b - a) || (raw && !h.code.k))
+            return ig_err(c->err, -EIO, "huffman stream: item %zu has invalid offsets", i);
+    }
     uint8_t *dst = item;
     if (raw > sizeof item) {
         ig_buf_reset(&big);
@@ -524,6 +503,45 @@ static int erase_coded(const uint8_t *p, size_t n, const struct huff_hdr *h, con
     return d ? 0 : -ENOMEM;
 }
 
+/* Slot i holds the codes of its raw bytes (decoded) and zeros after them. */
+static int slot_holds_only_codes(const struct huff_hdr *h, const uint8_t *slot, const uint8_t *raw, size_t rawlen,
+                                 size_t i, struct ig_error *err)
+{
+    uint64_t bits = 0;
+    for (size_t j = 0; j < rawlen; j++)
+        bits += h->code.len[raw[j]];
+    size_t full = (size_t)(bits / 8);
+    bool stray = bits % 8 && (slot[full] >> (bits % 8));
+    for (size_t j = full + (bits % 8 != 0); !stray && j < h->stride; j++)
+        stray = slot[j] != 0;
+    return stray ? ig_err(err, -EIO, "huffman stream: item %zu holds more than its codes", i) : 0;
+}
+
+/* Erase in slots: the same bytes, the killed items' empty bits set and
+ * their slots and deltas zeroed; nothing else moves. */
+static int erase_slots(const uint8_t *p, size_t len, size_t n, const struct huff_hdr *h,
+                       const uint8_t *kill, struct ig_buf *out)
+{
+    size_t used = h->data_at + (size_t)(n * h->stride);
+    uint8_t *d = ig_buf_extend(out, used);
+    if (!d) return -ENOMEM;
+    (void)len;
+    memcpy(d, p, used);
+    uint64_t *delta = malloc((n ? n : 1) * sizeof *delta);
+    if (!delta) return -ENOMEM;
+    ig_bitpack_unpack(delta, p + h->lens_at, n, h->wr);
+    for (size_t i = 0; i < n; i++) {
+        if (!bm_get(kill, i)) continue;
+        bm_set(d + h->bm_at, i);
+        delta[i] = 0;
+        memset(d + h->data_at + i * h->stride, 0, (size_t)h->stride);
+    }
+    memset(d + h->lens_at, 0, h->data_at - h->lens_at);
+    ig_bitpack_pack(d + h->lens_at, delta, n, h->wr);
+    free(delta);
+    return 0;
+}
+
 static int huff_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
                       const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out)
 {
@@ -547,8 +565,16 @@ static int huff_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
     unsigned nwanted = 0;
     for (int s = 0; s < 256; s++)
         if ((wanted[s] = h.code.len[s] != 0)) nwanted++;
-    for (size_t i = 0; i < n && !rc && nwanted; i++) {
-        if (bm_get(kill, i) || !rl[i]) continue;
+    /* In slots every live item is decoded: the erase keeps their slots as
+     * they are, so a slot holding more than its codes (damage) must fail
+     * here, not pass into a stream that says it holds no data (a block's
+     * worth of huffman decodes in a few microseconds). */
+    for (size_t i = 0; i < n && !rc && (nwanted || h.slots); i++) {
+        if (bm_get(kill, i)) continue;
+        if (!rl[i]) { /* an empty slot: zeros */
+            if (h.slots) rc = slot_holds_only_codes(&h, p + h.data_at + co[i], NULL, 0, i, c->err);
+            continue;
+        }
         ig_buf_reset(&item);
         uint8_t *dst = ig_buf_extend(&item, (size_t)rl[i]);
         if (!dst) {
@@ -559,10 +585,11 @@ static int huff_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
                          dst, i, c->err);
         for (uint64_t j = 0; !rc && j < rl[i]; j++)
             if (wanted[dst[j]]) wanted[dst[j]] = false, nwanted--;
+        if (!rc && h.slots) rc = slot_holds_only_codes(&h, p + h.data_at + co[i], dst, (size_t)rl[i], i, c->err);
     }
     if (rc) goto done;
-    if (!nwanted) { /* the code stays: move coded bytes, no decoding */
-        rc = erase_coded(p, n, &h, co, rl, kill, out);
+    if (!nwanted) { /* the code stays: move coded bytes (or clear slots), no decoding */
+        rc = h.slots ? erase_slots(p, len, n, &h, kill, out) : erase_coded(p, n, &h, co, rl, kill, out);
         if (rc) rc = enc_nomem(c->err);
         goto done;
     }
@@ -575,8 +602,8 @@ static int huff_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
     enc_compact_items(data.data, data.data, offs, n, kill);
     const uint8_t *bytes = data.data ? data.data : (const uint8_t *)"";
     struct huff_code fresh;
-    code_from_items(&fresh, offs, bytes, n, NULL);
-    rc = put_stream(&fresh, offs, bytes, n, out);
+    huff_code_from_items(&fresh, offs, bytes, n, NULL);
+    rc = put_stream(&fresh, offs, bytes, n, h.slots, out); /* an erase keeps the form's kind */
     if (rc) rc = enc_nomem(c->err);
 done:
     free(co);
@@ -586,6 +613,47 @@ done:
     ig_buf_free(&item);
     ig_buf_free(&data);
     return rc;
+}
+
+/* A slots stream holds nothing but codes: each slot is its item's codes then
+ * zeros (an empty item's slot all zeros; the header refuses empty bits past n); the
+ * deltas' width what the largest needs when written (an erase only zeroes
+ * deltas, so it may then be wider than needed: not checked). */
+static int check_slots(const uint8_t *p, size_t n, const struct huff_hdr *h, const uint64_t *offs,
+                       const uint8_t *data, struct ig_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (slot_holds_only_codes(h, p + h->data_at + i * h->stride, data + offs[i],
+                                  (size_t)(offs[i + 1] - offs[i]), i, err))
+            return -EIO;
+    return 0;
+}
+
+/* An indexed stream holds nothing but codes: exact sizes, zero padding
+ * bits, zeros where erased items were before the first coded item, and
+ * minimal index widths. */
+static int check_indexed(const uint8_t *p, size_t n, const struct huff_hdr *h, const uint64_t *offs,
+                         const uint8_t *data, uint64_t maxr, struct ig_error *err)
+{
+    size_t ib = h->lens_at - h->index_at;
+    uint64_t head = ig_bitpack_get(p + h->index_at, ib, 0, h->wo);
+    for (uint64_t j = 0; j < head; j++)
+        if (p[h->data_at + j])
+            return ig_err(err, -EIO, "huffman stream: byte %llu before the first item is not zero",
+                          (unsigned long long)j);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = ig_bitpack_get(p + h->index_at, ib, i, h->wo);
+        uint64_t b = ig_bitpack_get(p + h->index_at, ib, i + 1, h->wo);
+        uint64_t bits = 0;
+        for (uint64_t j = offs[i]; j < offs[i + 1]; j++)
+            bits += h->code.len[data[j]];
+        if (b - a != (bits + 7) / 8 || (bits % 8 && (p[h->data_at + b - 1] >> (bits % 8))))
+            return ig_err(err, -EIO, "huffman stream: item %zu holds more than its codes", i);
+    }
+    uint64_t coded = ig_bitpack_get(p + h->index_at, ib, n, h->wo);
+    if (h->wo != ig_bit_width(coded) || h->wr != ig_bit_width(maxr))
+        return ig_err(err, -EIO, "huffman stream: index widths %u/%u are not minimal", h->wo, h->wr);
+    return 0;
 }
 
 static int huff_check(const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
@@ -607,48 +675,40 @@ static int huff_check(const uint8_t *p, size_t len, size_t n, const uint8_t *abs
         for (uint64_t j = offs[i]; j < offs[i + 1]; j++)
             seen[data.data[j]]++;
     }
-    /* no room for anything but the codes: exact sizes, zero padding bits, and
-     * zeros where erased items were before the first coded item */
-    size_t ib = rc ? 0 : h.lens_at - h.index_at;
-    uint64_t head = rc ? 0 : ig_bitpack_get(p + h.index_at, ib, 0, h.wo);
-    for (uint64_t j = 0; !rc && j < head; j++)
-        if (p[h.data_at + j])
-            rc = ig_err(c->err, -EIO, "huffman stream: byte %llu before the first item is not zero",
-                        (unsigned long long)j);
-    for (size_t i = 0; !rc && i < n; i++) {
-        uint64_t a = ig_bitpack_get(p + h.index_at, ib, i, h.wo);
-        uint64_t b = ig_bitpack_get(p + h.index_at, ib, i + 1, h.wo);
-        uint64_t bits = 0;
-        for (uint64_t j = offs[i]; j < offs[i + 1]; j++)
-            bits += h.code.len[data.data[j]];
-        if (b - a != (bits + 7) / 8 || (bits % 8 && (p[h.data_at + b - 1] >> (bits % 8))))
-            rc = ig_err(c->err, -EIO, "huffman stream: item %zu holds more than its codes", i);
-    }
+    if (!rc && h.slots)
+        rc = check_slots(p, n, &h, offs, data.data, c->err);
+    else if (!rc)
+        rc = check_indexed(p, n, &h, offs, data.data, maxr, c->err);
     for (int s = 0; !rc && s < 256; s++)
         if (h.code.len[s] && !seen[s])
             rc = ig_err(c->err, -EIO, "huffman stream: the code holds byte %d, which no item has", s);
-    if (!rc) {
-        uint64_t coded = ig_bitpack_get(p + h.index_at, ib, n, h.wo);
-        if (h.wo != ig_bit_width(coded) || h.wr != ig_bit_width(maxr))
-            rc = ig_err(c->err, -EIO, "huffman stream: index widths %u/%u are not minimal", h.wo, h.wr);
-    }
     free(offs);
     ig_buf_free(&data);
     return rc;
 }
 
-size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n)
+size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n, bool slots)
 {
+    size_t slots_size;
     struct huff_code code;
-    code_from_items(&code, offs, data, n, NULL);
-    uint64_t coded = 0, maxr = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t l = offs[i + 1] - offs[i];
-        if (l > maxr) maxr = l;
-        coded += item_coded_size(&code, data + offs[i], (size_t)l);
+    huff_code_from_items(&code, offs, data, n, NULL);
+    uint64_t *co = malloc((n + 1) * sizeof *co), *rl = calloc(n ? n : 1, sizeof *rl);
+    if (!co || !rl) {
+        free(co);
+        free(rl);
+        return SIZE_MAX;
     }
-    return 1 + code_table_size(code.k) + 2 + ig_bitpack_size(n + 1, ig_bit_width(coded)) +
-           ig_bitpack_size(n, ig_bit_width(maxr)) + (size_t)coded;
+    co[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        rl[i] = offs[i + 1] - offs[i];
+        co[i + 1] = co[i] + huff_item_coded_size(&code, data + offs[i], (size_t)rl[i]);
+    }
+    bool allow = slots;
+    size_t indexed;
+    form_sizes(co, rl, n, &indexed, &slots_size, NULL, NULL, NULL);
+    free(co);
+    free(rl);
+    return 1 + huff_code_table_size(code.k) + (allow && n && slots_size < indexed ? slots_size : indexed);
 }
 
 const struct bytes_scheme enc_huff_bytes = {

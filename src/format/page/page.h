@@ -50,6 +50,8 @@ struct ig_page_policy {
     bool decimal;
     /* the same for alp (format 12 and later) */
     bool alp;
+    /* and for huffman's slots (format 15 and later) */
+    bool huff_slots;
     /* flat strings and binary: each value's identity (ig_enc_opts.item_ids),
      * indexed like the values, or NULL */
     const uint32_t *item_ids;

@@ -98,6 +98,7 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
                                         (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
                              .alp = pol->alp && !pol->leaf.quantize &&
                                     (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
+                             .huff_slots = pol->huff_slots,
                              .item_ids = pol->item_ids && v->is_bytes && !pol->leaf.levels
                                              ? pol->item_ids + first
                                              : NULL,
@@ -219,7 +220,7 @@ static unsigned per_item_instead(const struct ig_page_policy *pol, const struct 
         }
     }
     if (zstd) {
-        size_t huff = values_at + ig_bytes_huffman_size(v->offs + first, v->data.data, count);
+        size_t huff = values_at + ig_bytes_huffman_size(v->offs + first, v->data.data, count, pol->huff_slots);
         if (huff <= limit && huff < best_size) best = IG_ENC_HUFF;
     }
     return best;

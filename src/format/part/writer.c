@@ -85,63 +85,6 @@ void ig_writer_opts_default(struct ig_writer_opts *o)
         .erase_level = 2};
 }
 
-static int job_init(struct ig_part_writer *w, struct ig_group_job *g)
-{
-    const struct ig_schema *s = w->schema;
-    uint32_t nl = s->nleaves ? s->nleaves : 1;
-    g->cols = calloc(nl, sizeof *g->cols);
-    g->leaf_pages = calloc(nl, sizeof *g->leaf_pages);
-    g->dicts = calloc(nl, sizeof *g->dicts);
-    g->bounds = calloc(nl, sizeof *g->bounds);
-    g->ids = calloc(nl, sizeof *g->ids);
-    g->vcodes = calloc(nl, sizeof *g->vcodes);
-    g->ctx = calloc(nl, sizeof *g->ctx);
-    g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
-    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->ids || !g->vcodes || !g->ctx ||
-        !g->work)
-        return -ENOMEM;
-    for (uint32_t l = 0; l < s->nleaves; l++) {
-        const struct ig_column_def *cd = leaf_def(w, l);
-        ig_values_init(&g->cols[l], cd->type);
-        g->cols[l].lt = cd->lt; /* text lengths are the logical type's rendering */
-        if (!ig_column_is_flat(cd) && !ig_column_is_blob_list(cd))
-            ig_values_set_levels(&g->cols[l], cd->dimension ? cd->dimension : 1);
-        if (w->blob_dirs) {
-            g->cols[l].blob_dir = w->blob_dirs[l];
-            g->cols[l].blob_list = ig_column_is_blob_list(cd);
-        }
-    }
-    return 0;
-}
-
-static void job_free(struct ig_part_writer *w, struct ig_group_job *g)
-{
-    if (g->cols)
-        for (uint32_t l = 0; l < w->schema->nleaves; l++)
-            ig_values_free(&g->cols[l]);
-    if (g->work)
-        for (uint32_t t = 0; t < w->schema->ntops; t++)
-            ig_column_work_free(&g->work[t]);
-    free(g->cols);
-    free(g->leaf_pages);
-    free(g->dicts);
-    free(g->bounds);
-    if (g->ids)
-        for (uint32_t l = 0; l < w->schema->nleaves; l++)
-            free(g->ids[l].id);
-    free(g->ids);
-    if (g->vcodes)
-        for (uint32_t l = 0; l < w->schema->nleaves; l++)
-            ig_vcodes_free(&g->vcodes[l]);
-    free(g->vcodes);
-    if (g->ctx)
-        for (uint32_t l = 0; l < w->schema->nleaves; l++)
-            ig_chunk_ctx_free(&g->ctx[l]);
-    free(g->ctx);
-    free(g->work);
-    free(g->tasks);
-}
-
 /* Queue a task of g (under the pool's lock). */
 static int push_task(struct ig_group_job *g, uint32_t top, uint32_t seg)
 {
@@ -339,7 +282,7 @@ static int writer_open(struct ig_part_writer **out, const char *path, bool graft
     }
     int rc = 0;
     for (unsigned j = 0; j < IG_WRITER_JOBS && !rc; j++)
-        rc = job_init(w, &w->jobs[j]);
+        rc = ig_group_job_init(&w->jobs[j], w->schema, w->blob_dirs);
     if (!rc) rc = pool_start(w, wo->threads);
     if (rc) {
         ig_part_writer_free(w);
@@ -816,7 +759,7 @@ void ig_part_writer_free(struct ig_part_writer *w)
     if (w->fd >= 0) close(w->fd);
     if (!w->finished && w->path && !w->graft) unlink(w->path); /* a graft's file is the caller's */
     for (unsigned j = 0; j < IG_WRITER_JOBS; j++)
-        job_free(w, &w->jobs[j]);
+        ig_group_job_free(&w->jobs[j], w->schema);
     ig_encoder_free(&w->own);
     free(w->path);
     free(w->first_path);

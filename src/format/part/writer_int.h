@@ -117,6 +117,11 @@ struct ig_group_job {
     uint64_t err_at;             /* (top << 32 | seg) of the first failure, or UINT64_MAX */
     struct ig_error err;         /* that task's error */
 };
+/* g's per-leaf arrays for schema s, its values typed as the leaves are
+ * (blob_dirs, per leaf, or NULL: where blob values are read from); -ENOMEM.
+ * ig_group_job_free frees what init made, even after a failed init. */
+int ig_group_job_init(struct ig_group_job *g, const struct ig_schema *s, char (*blob_dirs)[800]);
+void ig_group_job_free(struct ig_group_job *g, const struct ig_schema *s);
 /* Short string values (a few bytes: codes, countries, categories) and the
  * numbers a chunk's strset gave them, by their bytes (writer_plan.c,
  * chunk_dict): a direct-mapped cache, a slot overwritten on collision. */

@@ -10,6 +10,7 @@
 #include "fs/kernel.h"
 #include "ops.h"
 #include "fs/session.h"
+#include "fs/session_open.h"
 #include "fs/staging.h"
 #include "fs/subtables.h"
 #include "util/error.h"
