@@ -231,6 +231,8 @@ struct ig_chunk_ctx {
      * chunk's with the segments no live value holds zeroed); NULL: zdict */
     struct ig_zdict *zdict_next;
     struct ig_vdict *vdict; /* kind 3 (format 14): the chunk's value dictionary, or NULL */
+    /* the writer's, not stored: zdict's blocks fill a grain (ig_page_policy) */
+    bool zdict_grain;
 };
 
 /* ---- chunk value dictionaries (context kind 3, format 14; vdict.c) ----------
@@ -323,18 +325,22 @@ size_t ig_zdict_find_offset(const struct ig_zdict_find *f, uint32_t i); /* in th
 void ig_zdict_find_free(struct ig_zdict_find *f);
 
 /* The plain bytes (values and a length word each) a block framed against
- * the chunk's dictionary holds at most (page_blocks.c, which says why), and
+ * the chunk's dictionary holds at most where its blocks would otherwise be
+ * item-decodable (page_blocks.c, which says why), and
  * what such a block costs besides its frame (its record, slack, a share of
  * the zeros that end a disk page: measured on captions of words). */
 #define IG_ZDICT_FRAME_PLAIN 1536
 #define IG_ZDICT_FRAME_COST 80
 
 /* The bytes the dictionary would save over the chunk's n items, estimated
- * from runs of a block's worth spread over them, compressed at `level`
- * alone, and in frames of IG_ZDICT_FRAME_PLAIN bytes (IG_ZDICT_FRAME_COST
- * more each) at `dict_level` against it: the blocks it will be used in. */
+ * from runs spread over them, compressed at `level` alone and at
+ * `dict_level` against it, in the frames it will be used in: with grain 0,
+ * runs of 4 KiB of values cut into frames of IG_ZDICT_FRAME_PLAIN bytes
+ * (IG_ZDICT_FRAME_COST more each); with a grain, runs of the values whose
+ * frame alone fills `grain` bytes (a whole-block zstd block's), one frame
+ * each (the blocks are as many or fewer, so no cost is added). */
 uint64_t ig_zdict_gain(struct ig_zdict *d, const uint64_t *offs, const uint8_t *data, size_t n,
-                       int level, int dict_level);
+                       int level, int dict_level, size_t grain);
 size_t ig_zdict_decompress(void *dctx, const struct ig_zdict *d, void *dst, size_t cap,
                            const void *src, size_t n);
 

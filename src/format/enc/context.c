@@ -27,6 +27,7 @@ void ig_chunk_ctx_free(struct ig_chunk_ctx *cx)
     cx->zdict = NULL;
     ig_zdict_free(cx->zdict_next);
     cx->zdict_next = NULL;
+    cx->zdict_grain = false;
     ig_vdict_free(cx->vdict);
     cx->vdict = NULL;
 }

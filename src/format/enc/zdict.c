@@ -289,23 +289,36 @@ static inline void find_hit(struct ig_zdict_find *f, uint32_t i)
     if (++f->hits[i] == f->cap) f->remaining--;
 }
 
+/* A segment found in cap values leaves the search (its chain, or the short
+ * ones): an erase's search of the values that stay runs over the whole chunk
+ * when a segment only erased values held is never found, and walking the
+ * segments found long before cost most of its time (a package index: over
+ * half of an erase of 2 % of its rows). */
 void ig_zdict_find_value(struct ig_zdict_find *f, const uint8_t *v, size_t len)
 {
     if (!f->remaining) return;
     const struct ig_zdict *d = f->d;
     f->serial++;
-    for (size_t k = 0; k < f->nshort; k++) {
+    for (size_t k = 0; k < f->nshort;) {
         uint32_t i = f->shorts[k];
-        if (f->hits[i] < f->cap && len >= d->seg_len[i] && memmem(v, len, d->content + f->off[i], d->seg_len[i]))
-            find_hit(f, i);
+        if (len >= d->seg_len[i] && memmem(v, len, d->content + f->off[i], d->seg_len[i])) find_hit(f, i);
+        if (f->hits[i] >= f->cap)
+            f->shorts[k] = f->shorts[--f->nshort];
+        else
+            k++;
     }
-    for (size_t p = 0; p + 4 <= len; p++)
-        for (uint32_t e = f->head[slot4(key4(v + p), f->hcap)]; e; e = f->next[e]) {
+    for (size_t p = 0; p + 4 <= len; p++) {
+        uint32_t *link = &f->head[slot4(key4(v + p), f->hcap)];
+        for (uint32_t e; (e = *link) != 0;) {
             uint32_t i = e - 1;
-            if (f->hits[i] < f->cap && d->seg_len[i] <= len - p &&
-                !memcmp(v + p, d->content + f->off[i], d->seg_len[i]))
+            if (d->seg_len[i] <= len - p && !memcmp(v + p, d->content + f->off[i], d->seg_len[i]))
                 find_hit(f, i);
+            if (f->hits[i] >= f->cap)
+                *link = f->next[e];
+            else
+                link = &f->next[e];
         }
+    }
 }
 
 size_t ig_zdict_find_remaining(const struct ig_zdict_find *f) { return f->remaining; }
@@ -487,30 +500,46 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
 
 #define ZG_PROBES 16     /* runs of values tried, spread over the chunk */
 #define ZG_RUN 4096      /* bytes of values in each (a block's worth) */
+#define ZG_RUN_MAX (64u << 10) /* a grain's run at most (values zstd shrinks 16x) */
+
+/* Values [i, j) from i holding at least `want` bytes (fewer at the chunk's end). */
+static size_t run_end(const uint64_t *offs, size_t n, size_t i, uint64_t want)
+{
+    size_t j = i;
+    while (j < n && offs[j] - offs[i] < want)
+        j++;
+    return j;
+}
 
 uint64_t ig_zdict_gain(struct ig_zdict *d, const uint64_t *offs, const uint8_t *data, size_t n,
-                       int level, int dict_level)
+                       int level, int dict_level, size_t grain)
 {
     uint64_t total = offs[n] - offs[0];
     if (!n || !total) return 0;
     ZSTD_CCtx *c = ZSTD_createCCtx();
-    uint8_t *dst = malloc(ZSTD_compressBound(ZG_RUN * 2));
+    size_t most = grain ? ZG_RUN_MAX : 2 * ZG_RUN;
+    uint8_t *dst = malloc(ZSTD_compressBound(most));
     uint64_t tried = 0, saved = 0;
     for (unsigned k = 0; c && dst && k < ZG_PROBES; k++) {
-        size_t i = (size_t)((uint64_t)n * k / ZG_PROBES), j = i;
-        while (j < n && offs[j] - offs[i] < ZG_RUN)
-            j++;
-        size_t len = (size_t)(offs[j] - offs[i]);
+        size_t i = (size_t)((uint64_t)n * k / ZG_PROBES);
+        size_t len = (size_t)(offs[run_end(offs, n, i, ZG_RUN)] - offs[i]);
         if (len > 2 * ZG_RUN) len = 2 * ZG_RUN; /* one long value */
         if (len < 64) continue;
-        size_t cap = ZSTD_compressBound(len);
+        size_t cap = ZSTD_compressBound(most);
         size_t a = ZSTD_compressCCtx(c, dst, cap, data + offs[i], len, level);
         if (ZSTD_isError(a)) continue;
-        size_t b = 0;
-        for (size_t o = 0; o < len && !ZSTD_isError(b); o += IG_ZDICT_FRAME_PLAIN) {
-            size_t m = len - o < IG_ZDICT_FRAME_PLAIN ? len - o : IG_ZDICT_FRAME_PLAIN;
+        if (grain && a < grain) { /* the run a block of zstd alone would hold */
+            uint64_t want = (uint64_t)len * grain / (a ? a : 1);
+            len = (size_t)(offs[run_end(offs, n, i, want < most ? want : most)] - offs[i]);
+            if (len > most) len = most;
+            a = ZSTD_compressCCtx(c, dst, cap, data + offs[i], len, level);
+            if (ZSTD_isError(a)) continue;
+        }
+        size_t b = 0, frame = grain ? len : IG_ZDICT_FRAME_PLAIN;
+        for (size_t o = 0; o < len && !ZSTD_isError(b); o += frame) {
+            size_t m = len - o < frame ? len - o : frame;
             size_t f = ig_zdict_compress(c, d, dst, cap, data + offs[i] + o, m, dict_level);
-            b = ZSTD_isError(f) ? f : b + f + IG_ZDICT_FRAME_COST;
+            b = ZSTD_isError(f) ? f : b + f + (grain ? 0 : IG_ZDICT_FRAME_COST);
         }
         if (ZSTD_isError(b)) continue;
         if (a > len) a = len; /* stored as is */

@@ -64,6 +64,11 @@ struct ig_page_policy {
      * which a block is compressed (compression 2) where that is smaller than
      * zstd alone, or NULL */
     struct ig_zdict *zdict;
+    /* the chunk's blocks would be whole-block zstd without the dictionary (the
+     * writer's probe): a row read decompresses a whole block either way, so
+     * blocks framed against it fill a grain as others do, not
+     * IG_ZDICT_FRAME_PLAIN (page_blocks.c) */
+    bool zdict_grain;
     /* strings and binary (format 14): each value's code into the chunk's
      * value dictionary of vdict_k entries, indexed like the values, when
      * the encoding is IG_ENC_VDICT (the writer's; an erase never re-encodes

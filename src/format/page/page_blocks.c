@@ -328,12 +328,15 @@ static void fit_learn(struct ig_block_fit *fit, size_t room, double size, double
  * time, 0.73x the bytes, erase writes 0.81x; 1.5 KiB 0.89x, 0.75x, 0.66x;
  * 1 KiB 0.76x, 0.82x, 0.56x (each block's record, slack and frame header
  * weigh more). The writer keeps a dictionary only where it pays in such
- * frames (ig_zdict_gain). */
+ * frames (ig_zdict_gain). Where the chunk's blocks would be whole-block zstd
+ * without it (pol->zdict_grain), a row read already decompresses a whole
+ * block of a grain, so those framed against it fill a grain too. */
 /* Whether the page's blocks are cut small for the chunk's dictionary: it has
- * one and blocks still try it (block_trials: it lost twice running). */
+ * one, its blocks would otherwise be item-decodable, and they still try it
+ * (block_trials: it lost twice running). */
 static bool dict_small(const struct ig_page_policy *pol, const struct block_trials *t)
 {
-    return pol->zdict && t->dict_losses < 2;
+    return pol->zdict && !pol->zdict_grain && t->dict_losses < 2;
 }
 
 /* Rows [0, count) as blocks that each fit inside one grain (struct

@@ -34,6 +34,10 @@ static inline const struct ig_column_def *leaf_def(const struct enc *w, uint32_t
 /* Will this leaf be offered sliding-window pages? (planning and encoding ask alike) */
 bool ig_writer_slide_candidate(const struct ig_column_def *cd, const struct ig_values *v);
 
+/* The page policy leaf l's blocks are encoded under (its chunk's contexts
+ * included). */
+void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_policy *pol);
+
 /* The plain bytes a block of the column of leaves [l0, l1) aims at. */
 uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1);
 

@@ -146,37 +146,46 @@ static int block_zstd_level(const struct enc *w, const struct ig_values *v)
     return bytes && w->c->o.zstd_level_bytes ? w->c->o.zstd_level_bytes : w->c->o.zstd_level;
 }
 
+void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_policy *pol)
+{
+    const struct ig_column_def *cd = leaf_def(w, l);
+    const struct ig_values *v = &w->g->cols[l];
+    *pol = (struct ig_page_policy){.type = cd->type,
+                                   .encoding = cd->encoding,
+                                   .compression = cd->compression,
+                                   .zstd_level = block_zstd_level(w, v),
+                                   .leaf = {.type = cd->type,
+                                            .max_rep = cd->max_rep,
+                                            .max_def = cd->max_def,
+                                            .quantize = cd->quantize,
+                                            .levels = v->levels,
+                                            .per_value = cd->dimension ? cd->dimension : 1,
+                                            .lt = cd->lt}};
+    pol->leaf.slide_ok = ig_writer_slide_candidate(cd, v);
+    pol->decimal = true; /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
+    pol->alp = true;     /* and 12: alp, */
+    pol->huff_slots = true; /* 15: huffman's slots, */
+    pol->fsst = w->g->ctx[l].fsst; /* chunk contexts */
+    pol->zdict = w->g->ctx[l].zdict; /* and 13: zstd dictionaries */
+    pol->zdict_grain = w->g->ctx[l].zdict_grain;
+    if (w->g->ids[l].valid) pol->item_ids = w->g->ids[l].id;
+    if (w->g->vcodes[l].on) { /* and 14: codes into the chunk's value dictionary */
+        pol->encoding = IG_ENC_VDICT;
+        pol->vcodes = w->g->vcodes[l].code;
+        pol->vdict_k = w->g->vcodes[l].k;
+    } else if (pol->encoding == IG_ENC_VDICT) { /* forced, but the values were too many to count */
+        pol->encoding = IG_ENC_AUTO;
+    }
+}
+
 /* Page [start, end) of leaf l, in the blocks w->e->cuts says (ncuts of them). */
 static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                             size_t ncuts, struct ig_error *err)
 {
     const struct ig_column_def *cd = leaf_def(w, l);
     struct ig_values *v = &w->g->cols[l];
-    struct ig_page_policy pol = {.type = cd->type,
-                                 .encoding = cd->encoding,
-                                 .compression = cd->compression,
-                                 .zstd_level = block_zstd_level(w, v),
-                                 .leaf = {.type = cd->type,
-                                          .max_rep = cd->max_rep,
-                                          .max_def = cd->max_def,
-                                          .quantize = cd->quantize,
-                                          .levels = v->levels,
-                                          .per_value = cd->dimension ? cd->dimension : 1,
-                                          .lt = cd->lt}};
-    pol.leaf.slide_ok = ig_writer_slide_candidate(cd, v);
-    pol.decimal = true;           /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
-    pol.alp = true;               /* and 12: alp, */
-    pol.huff_slots = true;        /* 15: huffman's slots, */
-    pol.fsst = w->g->ctx[l].fsst; /* chunk contexts */
-    pol.zdict = w->g->ctx[l].zdict; /* and 13: zstd dictionaries */
-    if (w->g->ids[l].valid) pol.item_ids = w->g->ids[l].id;
-    if (w->g->vcodes[l].on) { /* and 14: codes into the chunk's value dictionary */
-        pol.encoding = IG_ENC_VDICT;
-        pol.vcodes = w->g->vcodes[l].code;
-        pol.vdict_k = w->g->vcodes[l].k;
-    } else if (pol.encoding == IG_ENC_VDICT) { /* forced, but the values were too many to count */
-        pol.encoding = IG_ENC_AUTO;
-    }
+    struct ig_page_policy pol;
+    ig_writer_leaf_policy(w, l, &pol);
     w->fit.grain = w->out->fitted ? IG_FIT_GRAIN : 0;
     w->fit.at = w->out->stored.len;
     int rc = ig_page_encode_blocks(&pol, v, start, end - start, w->e->cuts, ncuts, &w->fit,

@@ -449,16 +449,53 @@ static size_t dict_target(const struct enc *w, uint32_t l)
     return t > IG_ZDICT_MAX ? IG_ZDICT_MAX : (size_t)t;
 }
 
+/* Whether leaf l's blocks would be whole-block zstd without a chunk
+ * dictionary: IG_ZDICT_PROBE_RUNS runs of about a fitted block's values
+ * (IG_ZDICT_PROBE_RUN plain bytes: 4 KiB stored at the 2x strings compress
+ * by), spread over the chunk, encoded as the page layer would without one;
+ * zstd kept in at least half. Then a row read decompresses a whole block
+ * already, and the dictionary's frames may fill a grain as well (page.h,
+ * zdict_grain): on the package index (names, descriptions, paths, URLs)
+ * such frames save what 1.5 KiB ones lose to their records and headers. */
+#define IG_ZDICT_PROBE_RUNS 8
+#define IG_ZDICT_PROBE_RUN (8u << 10)
+static int blocks_zstd(const struct enc *w, uint32_t l, struct ig_page_scratch *s, bool *out,
+                       struct ig_error *err)
+{
+    struct ig_values *v = &w->g->cols[l];
+    struct ig_page_policy pol;
+    ig_writer_leaf_policy(w, l, &pol);
+    pol.zdict = NULL;
+    struct ig_page_built unit = {0};
+    unsigned tried = 0, zstd = 0;
+    int rc = 0;
+    for (unsigned k = 0; k < IG_ZDICT_PROBE_RUNS && !rc; k++) {
+        size_t i = (size_t)((uint64_t)v->n * k / IG_ZDICT_PROBE_RUNS), j = i;
+        while (j < v->n && v->offs[j] - v->offs[i] < IG_ZDICT_PROBE_RUN)
+            j++;
+        if (j == i || (k && i == (size_t)((uint64_t)v->n * (k - 1) / IG_ZDICT_PROBE_RUNS))) continue;
+        rc = ig_page_encode(&pol, v, i, j - i, s, &unit, err);
+        tried++;
+        if (unit.compression != IG_PC_NONE) zstd++;
+    }
+    ig_page_built_free(&unit);
+    *out = tried && 2 * zstd >= tried;
+    return rc;
+}
+
 /* A dictionary stays when it would save at least IG_ZDICT_PAYS times its
  * own bytes over the chunk (random text: nothing to share, and the
- * dictionary would only add its bytes). */
+ * dictionary would only add its bytes), in the frames its blocks will hold
+ * (a grain's where they would be whole-block zstd, else 1.5 KiB). */
 #define IG_ZDICT_PAYS 2
 static bool dict_pays(const struct enc *w, uint32_t l)
 {
     const struct ig_values *v = &w->g->cols[l];
     struct ig_zdict *d = w->g->ctx[l].zdict;
     int level = w->c->o.zstd_level_bytes ? w->c->o.zstd_level_bytes : w->c->o.zstd_level;
-    uint64_t gain = ig_zdict_gain(d, v->offs, v->data.data, v->n, level ? level : 3, ig_zdict_level(level));
+    size_t grain = w->g->ctx[l].zdict_grain ? IG_FIT_GRAIN : 0;
+    uint64_t gain = ig_zdict_gain(d, v->offs, v->data.data, v->n, level ? level : 3,
+                                  ig_zdict_level(level), grain);
     return gain >= IG_ZDICT_PAYS * (uint64_t)ig_zdict_size(d);
 }
 
@@ -531,6 +568,8 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
         if (target)
             rc = ig_zdict_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, target,
                                 &g->ctx[l].zdict);
+        if (!rc && g->ctx[l].zdict)
+            rc = blocks_zstd(&w, l, &e->scratch, &g->ctx[l].zdict_grain, err);
         if (!rc && g->ctx[l].zdict && !dict_pays(&w, l)) {
             ig_zdict_free(g->ctx[l].zdict);
             g->ctx[l].zdict = NULL;
