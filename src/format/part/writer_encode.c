@@ -128,56 +128,6 @@ static int write_page(struct enc *w, uint32_t l, size_t start, size_t end,
     return 0;
 }
 
-/* zstd's level for a leaf's blocks. Strings and binary values take level 1:
- * their blocks are fitted to about a disk page (~11 KiB of values in 4 KiB),
- * where level 3's larger tables find little more, and level 1 came out both
- * faster and mostly smaller (Parquet imports: unique captions 0.83x the CPU
- * and 5 % smaller, captions of 10,000 values 3 % smaller, a power law over
- * 1,000,000 terms 0.89x the CPU and 0.7 % larger; CSV free text 3 % larger,
- * its import 0.95x the time). Numbers take level 2: level 1 gave up too many
- * of their matches (a list column 12 % larger), level 3 cost that column
- * 1.10x the CPU of level 2 for 0.6 % fewer bytes (a 5,000,000-row Parquet
- * import 1.05x the CPU, tables 0.02 % smaller; sliding windows, CSV numbers
- * and .npy floats byte for byte or within bytes alike). An erase
- * re-compresses at level 3 (ops/erase_block.c): at least as small, mostly. */
-static int block_zstd_level(const struct enc *w, const struct ig_values *v)
-{
-    bool bytes = v->is_bytes && v->type != IG_T_BLOB && !v->levels;
-    return bytes && w->c->o.zstd_level_bytes ? w->c->o.zstd_level_bytes : w->c->o.zstd_level;
-}
-
-void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_policy *pol)
-{
-    const struct ig_column_def *cd = leaf_def(w, l);
-    const struct ig_values *v = &w->g->cols[l];
-    *pol = (struct ig_page_policy){.type = cd->type,
-                                   .encoding = cd->encoding,
-                                   .compression = cd->compression,
-                                   .zstd_level = block_zstd_level(w, v),
-                                   .leaf = {.type = cd->type,
-                                            .max_rep = cd->max_rep,
-                                            .max_def = cd->max_def,
-                                            .quantize = cd->quantize,
-                                            .levels = v->levels,
-                                            .per_value = cd->dimension ? cd->dimension : 1,
-                                            .lt = cd->lt}};
-    pol->leaf.slide_ok = ig_writer_slide_candidate(cd, v);
-    pol->decimal = true; /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
-    pol->alp = true;     /* and 12: alp, */
-    pol->huff_slots = true; /* 15: huffman's slots, */
-    pol->fsst = w->g->ctx[l].fsst; /* chunk contexts */
-    pol->zdict = w->g->ctx[l].zdict; /* and 13: zstd dictionaries */
-    pol->zdict_grain = w->g->ctx[l].zdict_grain;
-    if (w->g->ids[l].valid) pol->item_ids = w->g->ids[l].id;
-    if (w->g->vcodes[l].on) { /* and 14: codes into the chunk's value dictionary */
-        pol->encoding = IG_ENC_VDICT;
-        pol->vcodes = w->g->vcodes[l].code;
-        pol->vdict_k = w->g->vcodes[l].k;
-    } else if (pol->encoding == IG_ENC_VDICT) { /* forced, but the values were too many to count */
-        pol->encoding = IG_ENC_AUTO;
-    }
-}
-
 /* Page [start, end) of leaf l, in the blocks w->e->cuts says (ncuts of them). */
 static int encode_leaf_page(struct enc *w, uint32_t l, size_t start, size_t end,
                             size_t ncuts, struct ig_error *err)
