@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 15u    /* what writers write (15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
+#define IG_FORMAT_VERSION 16u    /* what writers write (16: plain bytes by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */

@@ -47,6 +47,11 @@
 #       items of one coded size without offsets; from 15 also slots/: MD5 and
 #       SHA-256 hex digests in two row groups, NULLs among them, rows erased,
 #       their slots zeroed in place)
+#   v16: the commit that added v16/ (format version 16, plain bytes by their
+#       lengths where zstd follows; from 16 also lengths/: names of a few to
+#       sixty letters in two row groups, NULLs and empty ones among them, one
+#       of 300 letters, rows erased, that one among them, so its block's
+#       length width falls)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -135,6 +140,14 @@ tables() {
             "$ingot" import --schema "$d.slots.txt" --rows-per-group 2000 "$d.slots.csv" "$d/slots"
             rm "$d.slots.csv" "$d.slots.txt"
             "$ingot" erase --row 3 --row 150 --row 1999 --row 2000 --row 3998 "$d/slots"
+        fi
+        if [ "$v" -ge 16 ]; then
+            lengths_input >"$d.lengths.csv"
+            printf 'id int64\nname string? encoding=plain\n' >"$d.lengths.txt"
+            "$ingot" import --schema "$d.lengths.txt" --rows-per-group 2000 "$d.lengths.csv" "$d/lengths"
+            rm "$d.lengths.csv" "$d.lengths.txt"
+            # row 1234 is the one of 300 letters
+            "$ingot" erase --row 3 --row 150 --row 1234 --row 2000 --row 3998 "$d/lengths"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
@@ -233,6 +246,28 @@ for i in range(4000):
     b = b"row %d" % i
     sha = "" if i % 97 == 5 else hashlib.sha256(b).hexdigest()
     print(f"{i},{hashlib.md5(b).hexdigest()},{sha}")
+'
+}
+
+# 4,000 names of syllables, a few to sixty letters, every 89th NULL (an empty
+# field) and every 97th empty (""), row 1234 of 300 letters: deterministic, so
+# the same input every time.
+lengths_input() {
+    /usr/bin/python3 -c '
+import random
+rng = random.Random(16)
+syl = ["ka", "ro", "mi", "ten", "sul", "vor", "ae", "li", "qua", "dre", "no", "pix"]
+print("id,name")
+for i in range(4000):
+    if i == 1234:
+        name = "x" * 300
+    elif i % 89 == 7:
+        name = ""
+    elif i % 97 == 11:
+        name = "\"\""
+    else:
+        name = " ".join("".join(rng.choice(syl) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5)))
+    print(f"{i},{name}")
 '
 }
 

@@ -223,6 +223,17 @@ static struct ig_enc_opts forced(int e)
     return (struct ig_enc_opts){.forced = (enum ig_enc)e, .allowed = 0, .max_depth = 0};
 }
 
+/* Bytes schemes as the tests name them: a scheme, or plain (or auto) with the
+ * lengths form allowed (format 16: plain bytes by their lengths). */
+#define B_PLAIN_LENGTHS (-1)
+#define B_AUTO_LENGTHS (-2)
+static struct ig_enc_opts bforced(int e)
+{
+    struct ig_enc_opts o = forced(e < 0 ? (e == B_PLAIN_LENGTHS ? IG_ENC_PLAIN : IG_ENC_AUTO) : e);
+    o.plain_lengths = e < 0;
+    return o;
+}
+
 static const size_t sizes[] = {0, 1, 2, 3, 127, 128, 129, 300, 4096, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
@@ -1378,8 +1389,8 @@ static void test_bytes_roundtrip(void)
 {
     uint64_t seed = check_seed ^ 0xB17E;
     const size_t ns[] = {0, 1, 2, 127, 128, 129, 4096};
-    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT, IG_ENC_HUFF};
-    for (size_t t = 0; t < 4; t++)
+    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT, IG_ENC_HUFF, B_PLAIN_LENGTHS, B_AUTO_LENGTHS};
+    for (size_t t = 0; t < sizeof schemes / sizeof schemes[0]; t++)
         for (int sh = 0; sh < B_COUNT; sh++)
             for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
                 size_t n = ns[si];
@@ -1389,11 +1400,14 @@ static void test_bytes_roundtrip(void)
                 uint8_t *data = bgen(sh, n, offs, base, &seed);
                 struct ig_buf b = IG_BUF_INIT, out = IG_BUF_INIT;
                 struct ig_error err = {0};
-                struct ig_enc_opts o = forced(schemes[t]);
+                struct ig_enc_opts o = bforced(schemes[t]);
                 int rc = ig_bytes_encode(offs, data, n, &o, &b, &err);
                 CHECK(rc == 0);
                 if (rc) fprintf(stderr, "  bytes encode: %s\n", err.msg);
-                if (schemes[t] && !rc) CHECK(b.data[0] == schemes[t]);
+                if (schemes[t] > 0 && !rc) CHECK(b.data[0] == schemes[t]);
+                /* the lengths form is taken exactly where allowed (plain at the top) */
+                if (!rc && b.data[0] == IG_ENC_PLAIN) CHECK(!!(b.data[1] & 0x80) == o.plain_lengths);
+                if (schemes[t] == B_PLAIN_LENGTHS && !rc) CHECK(b.data[0] == IG_ENC_PLAIN);
                 uint8_t *p = malloc(b.len + 1);
                 memcpy(p, b.data, b.len);
                 rc = rc ? rc : ig_bytes_decode(p, b.len, n, NULL, oo, &out, &err);
@@ -1445,9 +1459,9 @@ static void test_bytes_erase(void)
 {
     uint64_t seed = check_seed ^ 0xE5A5E;
     const size_t ns[] = {1, 2, 129, 1000};
-    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT, IG_ENC_HUFF};
-    int fresh_canon = 0;
-    for (size_t t = 0; t < 4; t++)
+    const int schemes[] = {IG_ENC_AUTO, IG_ENC_PLAIN, IG_ENC_DICT, IG_ENC_HUFF, B_PLAIN_LENGTHS};
+    int fresh_canon = 0, fresh_lengths = 0;
+    for (size_t t = 0; t < sizeof schemes / sizeof schemes[0]; t++)
         for (int sh = 0; sh < B_COUNT; sh++)
             for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
                 size_t n = ns[si];
@@ -1456,7 +1470,7 @@ static void test_bytes_erase(void)
                 uint8_t *data = bgen(sh, n, offs, 0, &seed);
                 struct ig_buf b = IG_BUF_INIT, out = IG_BUF_INIT;
                 struct ig_error err = {0};
-                struct ig_enc_opts o = forced(schemes[t]);
+                struct ig_enc_opts o = bforced(schemes[t]);
                 REQUIRE(ig_bytes_encode(offs, data, n, &o, &b, &err) == 0);
                 size_t len = b.len;
                 uint8_t *absent = bm_new(n), *erased = bm_new(n), *both = bm_new(n);
@@ -1520,10 +1534,11 @@ static void test_bytes_erase(void)
                             ig_buf_append(&ld, data + offs[i], (size_t)(offs[i + 1] - offs[i]));
                         lo[i + 1] = ld.len;
                     }
-                    struct ig_enc_opts op = forced(IG_ENC_PLAIN);
+                    struct ig_enc_opts op = bforced(b.data[1] & 0x80 ? B_PLAIN_LENGTHS : IG_ENC_PLAIN);
                     REQUIRE(ig_bytes_encode(lo, ld.data, n, &op, &f, NULL) == 0);
                     CHECK(f.len == len && memcmp(f.data, b.data, len) == 0);
                     fresh_canon++;
+                    fresh_lengths += !!(b.data[1] & 0x80);
                     free(lo);
                     ig_buf_free(&ld);
                     ig_buf_free(&f);
@@ -1538,7 +1553,7 @@ static void test_bytes_erase(void)
                 ig_buf_free(&b);
                 ig_buf_free(&out);
             }
-    CHECK(fresh_canon > 10);
+    CHECK(fresh_canon > 10 && fresh_lengths > 5);
 }
 
 /* Huffman: an item read alone equals the decoded item; erasing an item leaves
@@ -1698,6 +1713,74 @@ static void test_bytes_huffman_slots(void)
     ig_buf_free(&b);
     ig_buf_free(&out);
     ig_buf_free(&before);
+}
+
+/* Format 16's lengths form of plain bytes: the items' lengths bit-packed at
+ * the longest one's width instead of n + 1 running offsets; read alike, erased
+ * by the same rule with the width shrinking to the longest live item, and
+ * lengths that run past the data refused. */
+static void test_bytes_plain_lengths(void)
+{
+    const char *items[] = {"a", "bcd", "", "efghijklmnop"};
+    uint64_t offs[5] = {0}, oo[5];
+    struct ig_buf d = IG_BUF_INIT, b = IG_BUF_INIT, plain = IG_BUF_INIT, out = IG_BUF_INIT;
+    for (int i = 0; i < 4; i++) {
+        REQUIRE(ig_buf_append(&d, items[i], strlen(items[i])) == 0);
+        offs[i + 1] = d.len;
+    }
+    struct ig_enc_opts o = bforced(B_PLAIN_LENGTHS), op = forced(IG_ENC_PLAIN);
+    struct ig_error err = {0};
+    REQUIRE(ig_bytes_encode(offs, d.data, 4, &o, &b, &err) == 0);
+    REQUIRE(ig_bytes_encode(offs, d.data, 4, &op, &plain, &err) == 0);
+    /* [1] [0x80 | 4] [1, 3, 0, 12 at 4 bits] [16 bytes]; offsets: 5 at 5 bits */
+    CHECK(b.len == 2 + 2 + 16 && b.data[0] == IG_ENC_PLAIN && b.data[1] == (0x80 | 4));
+    CHECK(b.data[2] == 0x31 && b.data[3] == 0xc0 && memcmp(b.data + 4, d.data, 16) == 0);
+    CHECK(plain.len == 2 + 4 + 16 && plain.data[1] == 5);
+    for (size_t i = 0; i < 4; i++) {
+        const uint8_t *val = NULL;
+        size_t vl = 9;
+        CHECK(ig_bytes_get(b.data, b.len, 4, NULL, i, &val, &vl, &err) == 0);
+        CHECK(vl == strlen(items[i]) && (!vl || memcmp(val, items[i], vl) == 0));
+    }
+    /* erase the longest: its bytes go, the width falls to 2 (longest live: 3) */
+    uint8_t kill[1] = {0x08};
+    size_t nl = 0;
+    REQUIRE(ig_bytes_erase(b.data, b.len, 4, NULL, kill, &nl, &err) == 0);
+    CHECK(nl == 2 + 1 + 4 && b.data[1] == (0x80 | 2) && b.data[2] == (1 | 3 << 2));
+    size_t nz = 0;
+    for (size_t i = nl; i < b.len; i++)
+        nz += b.data[i] != 0;
+    CHECK(nz == 0);
+    CHECK(ig_bytes_check_erased(b.data, nl, 4, NULL, kill, &err) == 0);
+    CHECK(ig_bytes_decode(b.data, nl, 4, NULL, oo, &out, &err) == 0 && oo[4] == 4 && oo[3] == 4);
+    /* a width wider than the longest live item would tell how long an erased one was */
+    uint8_t stale[] = {IG_ENC_PLAIN, 0x80 | 3, 1 | 3 << 3, 0, 'a', 'b', 'c', 'd'};
+    CHECK(ig_bytes_decode(stale, sizeof stale, 4, NULL, oo, &out, &err) == 0 && oo[2] == 4);
+    CHECK(ig_bytes_check_erased(stale, sizeof stale, 4, NULL, NULL, &err) == -EIO);
+    CHECK(strstr(err.msg, "length width 3 is not minimal") != NULL);
+    /* lengths past the data: refused by decode, get and check, never read */
+    uint8_t past[] = {IG_ENC_PLAIN, 0x80 | 4, 0x31, 0xc0, 'a', 'b', 'c'};
+    const uint8_t *val = NULL;
+    size_t vl = 0;
+    CHECK(ig_bytes_decode(past, sizeof past, 4, NULL, oo, &out, &err) == -EIO);
+    CHECK(strstr(err.msg, "ends past") != NULL);
+    CHECK(ig_bytes_get(past, sizeof past, 4, NULL, 0, &val, &vl, &err) == 0 && vl == 1);
+    CHECK(ig_bytes_get(past, sizeof past, 4, NULL, 1, &val, &vl, &err) == -EIO);
+    CHECK(ig_bytes_get(past, sizeof past, 4, NULL, 3, &val, &vl, &err) == -EIO);
+    CHECK(ig_bytes_check_erased(past, sizeof past, 4, NULL, NULL, &err) == -EIO);
+    /* 64-bit lengths whose sum wraps; a width past 64; lengths cut short */
+    uint8_t wrap[2 + 16 + 1] = {IG_ENC_PLAIN, 0x80 | 64};
+    memset(wrap + 2, 0xff, 8);
+    wrap[10] = 2;
+    CHECK(ig_bytes_decode(wrap, sizeof wrap, 2, NULL, oo, &out, &err) == -EIO);
+    CHECK(ig_bytes_get(wrap, sizeof wrap, 2, NULL, 1, &val, &vl, &err) == -EIO);
+    uint8_t wide[] = {IG_ENC_PLAIN, 0x80 | 65, 0, 0};
+    CHECK(ig_bytes_decode(wide, sizeof wide, 1, NULL, oo, &out, &err) == -EIO);
+    CHECK(ig_bytes_decode(past, 3, 4, NULL, oo, &out, &err) == -EIO);
+    ig_buf_free(&d);
+    ig_buf_free(&b);
+    ig_buf_free(&plain);
+    ig_buf_free(&out);
 }
 
 static void test_bytes_huffman(void)
@@ -2063,4 +2146,4 @@ TEST_MAIN(T(test_bitpack_util), T(test_bitpack_u8), T(test_varint_util), T(test_
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
           T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
-          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_skewed), T(test_bytes_huffman_slots), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))
+          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_skewed), T(test_bytes_huffman_slots), T(test_bytes_plain_lengths), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

@@ -43,6 +43,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     c->decimal_ok = o && o->decimal;
     c->alp_ok = o && o->alp;
     c->huff_slots_ok = o && o->huff_slots;
+    c->plain_lengths_ok = o && o->plain_lengths;
     c->item_ids = o ? o->item_ids : NULL;
     c->fsst = o ? o->fsst : NULL;
     return 0;

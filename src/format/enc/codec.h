@@ -134,6 +134,9 @@ struct ig_enc_opts {
     bool alp;               /* the same for the alp scheme (a writer of format 12 or later) */
     bool huff_slots;        /* huffman may store items of one coded size in slots, without
                                offsets (a writer of format 15 or later; never an erase) */
+    bool plain_lengths;     /* a plain bytes stream stores its items' lengths, not running
+                               offsets: smaller under zstd, get(i) sums i lengths (a writer
+                               of format 16 or later, for blocks it compresses) */
     const struct ig_fsst *fsst; /* bytes streams: the chunk's symbol table, which auto
                                    may code the items against (fsst) where allowed, and
                                    a forced fsst must; NULL: no fsst */

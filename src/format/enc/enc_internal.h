@@ -119,6 +119,8 @@ struct enc_ectx {
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
     bool alp_ok;      /* the same for alp (a format-12 writer; never a child's) */
     bool huff_slots_ok; /* huffman may take slots (a format-15 writer) */
+    bool plain_lengths_ok; /* the top-level plain bytes stream takes the lengths form (a
+                              format-16 writer, blocks zstd compresses; never a child's) */
     const uint32_t *item_ids; /* a bytes stream's item identities (ig_enc_opts), or NULL */
     /* the selector's census of those identities and each entry's first item,
      * for the bytes dict to encode from without hashing an item (dict.c);
@@ -251,8 +253,14 @@ int enc_fsst_uses(const uint8_t *p, size_t len, size_t n, const struct ig_fsst *
 /* Exact huffman stream size of items offs[0..n] over data (offs may start > 0). */
 size_t enc_huff_bytes_size(const uint64_t *offs, const uint8_t *data, size_t n, bool slots);
 
-/* Plain bytes sizing, for the selector. */
+/* Plain bytes sizing, for the selector: the offsets form, and the lengths
+ * form (longest: the longest item's bytes). */
 size_t enc_plain_bytes_size(size_t n, uint64_t total);
+size_t enc_plain_lengths_size(size_t n, uint64_t total, uint64_t longest);
+/* Items offs[0..n] over data as a plain bytes stream in either form (lengths:
+ * format 16's, for blocks zstd compresses; plain.c). */
+int enc_plain_bytes_encode_as(const uint64_t *offs, const uint8_t *data, size_t n, bool lengths,
+                              struct enc_ectx *c, struct ig_buf *out);
 
 /* ---- dispatch (dispatch.c): nested streams are read through these -------- */
 

@@ -342,7 +342,8 @@ int enc_bytes_encode(const uint64_t *offs, const uint8_t *data, size_t n, struct
     return rc;
 }
 
-/* The bytes stream's scheme among a dictionary and plain bytes. */
+/* The bytes stream's scheme among a dictionary and plain bytes (in the
+ * lengths form where the writer allows it). */
 static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n, struct enc_ectx *c,
                              struct ig_buf *out)
 {
@@ -351,7 +352,14 @@ static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n
     bool want_dict = (c->allowed & ENC_BIT(IG_ENC_DICT)) && c->depth_left >= 2;
     if (c->strict && (c->allowed & ENC_BIT(IG_ENC_DICT)) && !want_dict)
         return ig_err(c->err, -EINVAL, "encoding dict needs a cascade depth of at least 2");
+    bool lengths = c->plain_lengths_ok;
     size_t plain_size = enc_plain_bytes_size(n, offs[n] - offs[0]);
+    if (lengths) {
+        uint64_t longest = 0;
+        for (size_t i = 0; i < n; i++)
+            if (offs[i + 1] - offs[i] > longest) longest = offs[i + 1] - offs[i];
+        plain_size = enc_plain_lengths_size(n, offs[n] - offs[0], longest);
+    }
     struct ig_census own = {0}, *cen = NULL;
     size_t *first = NULL; /* with a census of identities: each entry's first item */
     struct bytes_stats st;
@@ -394,7 +402,7 @@ static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n
     if (cen == &own) ig_census_free(&own);
     free(first);
     c->used = ENC_BIT(IG_ENC_PLAIN);
-    rc = enc_bytes_scheme(IG_ENC_PLAIN)->encode(offs, data, n, c, out);
+    rc = enc_plain_bytes_encode_as(offs, data, n, lengths, c, out);
     if (rc) out->len = at;
     return rc;
 }

@@ -52,6 +52,9 @@ struct ig_page_policy {
     bool alp;
     /* and for huffman's slots (format 15 and later) */
     bool huff_slots;
+    /* and for plain bytes in the lengths form (format 16 and later), taken
+     * where the block is to be compressed */
+    bool plain_lengths;
     /* flat strings and binary: each value's identity (ig_enc_opts.item_ids),
      * indexed like the values, or NULL */
     const uint32_t *item_ids;

@@ -196,6 +196,7 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
     pol->decimal = true; /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
     pol->alp = true;     /* and 12: alp, */
     pol->huff_slots = true; /* 15: huffman's slots, */
+    pol->plain_lengths = true; /* 16: plain bytes by their lengths, */
     pol->fsst = w->g->ctx[l].fsst; /* chunk contexts */
     pol->zdict = w->g->ctx[l].zdict; /* and 13: zstd dictionaries */
     pol->zdict_grain = w->g->ctx[l].zdict_grain;
