@@ -209,7 +209,10 @@ random.seed(5)
 with open(sys.argv[1], "w") as f:
     print("id,note", file=f)
     for i in range(6000):
-        print(f"{i},CTXSECRET{random.randrange(10**6):06d} patient note {random.choice('abcdef')}", file=f)
+        # two random numbers a note: its chunk trains a symbol table (with
+        # CTXSECRET among its symbols) whatever its blocks end up as
+        print(f"{i},CTXSECRET{random.randrange(10**6):06d} patient note {random.randrange(10**6):06d} "
+              f"{random.choice('abcdef')}", file=f)
 PY
     "$INGOT" import --rows-per-group 3000 "$d/in.csv" "$d/t" >/dev/null 2>&1 || return 1
     grep -q CTXSECR "$d/t/part-000000.ingot" || { echo "no symbol in the part: the check proves nothing"; return 1; }
