@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plain bytes by their lengths (format 16): a block of strings that zstd
 # compresses stores its items' lengths, not running offsets, so device names
-# like pci.ids' cost ~10 bytes a row where the offsets form took ~11.5; whole
+# like pci.ids' cost ~10 bytes a row where the offsets form took ~13.5; whole
 # columns, rows by id and a mount's columns/ and rows/ read them back exactly,
 # NULLs, empty and very long values included; an erase (CLI or `rm rows/ID`)
 # takes the row's bytes out and verify --deep insists on it.
@@ -43,7 +43,7 @@ assert j["format_version"] >= 16, j["format_version"]
 c = {c["name"]: c for c in j["columns"]}["name"]
 assert c["encodings"].get("plain"), c["encodings"]
 per_row = c["stored_bytes"] / int(sys.argv[1])
-# the lengths form: 10.1 bytes a row; the offsets form (format 15): 11.6
+# the lengths form: 10.1 bytes a row; the offsets form (format 15): 13.5
 assert per_row < 10.8, per_row
 print(round(per_row, 2), "bytes a row")' "$rows"
 }
