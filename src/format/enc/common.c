@@ -120,6 +120,14 @@ int enc_width_header(const uint8_t *p, size_t len, size_t n, unsigned *w, const 
     return 0;
 }
 
+uint64_t enc_longest_item(const uint64_t *offs, size_t n)
+{
+    uint64_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (offs[i + 1] - offs[i] > longest) longest = offs[i + 1] - offs[i];
+    return longest;
+}
+
 void enc_compact_items(uint8_t *dst, const uint8_t *src, uint64_t *offs, size_t n,
                        const uint8_t *kill)
 {

@@ -61,6 +61,9 @@ static inline bool bm_get(const uint8_t *bm, size_t i)
     return bm && ((bm[i >> 3] >> (i & 7)) & 1);
 }
 
+/* The bytes of the longest of items offs[0..n] (0 for none). */
+uint64_t enc_longest_item(const uint64_t *offs, size_t n);
+
 /* Byte items [offs[i], offs[i+1]) of src (offs[0] = 0) without the killed
  * ones, back to back in dst, which may be src (items only move towards the
  * start); offs becomes the kept items' offsets (killed items length 0). */

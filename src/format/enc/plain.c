@@ -146,11 +146,8 @@ size_t enc_plain_lengths_size(size_t n, uint64_t total, uint64_t longest)
 int enc_plain_bytes_encode_as(const uint64_t *offs, const uint8_t *data, size_t n, bool lengths,
                               struct enc_ectx *c, struct ig_buf *out)
 {
-    uint64_t base = offs[0], total = offs[n] - base, longest = 0;
-    if (lengths)
-        for (size_t i = 0; i < n; i++)
-            if (offs[i + 1] - offs[i] > longest) longest = offs[i + 1] - offs[i];
-    unsigned w = ig_bit_width(lengths ? longest : total);
+    uint64_t base = offs[0], total = offs[n] - base;
+    unsigned w = ig_bit_width(lengths ? enc_longest_item(offs, n) : total);
     size_t ib = lengths ? ig_bitpack_size(n, w) : ig_bitpack_size(n + 1, w);
     if (ig_buf_reserve(out, 2 + ib + (size_t)total)) return enc_nomem(c->err);
     uint8_t *o = ig_buf_extend(out, 2 + ib);
@@ -304,14 +301,11 @@ static int pbytes_check(const uint8_t *p, size_t len, size_t n, const uint8_t *a
     uint64_t *offs = malloc((n + 1) * sizeof *offs);
     if (!offs) return enc_nomem(c->err);
     rc = pbytes_offsets(p, n, &h, offs, c->err);
-    uint64_t longest = 0;
-    for (size_t i = 0; !rc && i < n; i++) {
-        if (erased && bm_get(erased, i) && offs[i + 1] != offs[i])
+    for (size_t i = 0; !rc && erased && i < n; i++)
+        if (bm_get(erased, i) && offs[i + 1] != offs[i])
             rc = ig_err(c->err, -EIO, "plain bytes stream: erased item %zu still holds %llu bytes",
                         i, (unsigned long long)(offs[i + 1] - offs[i]));
-        if (offs[i + 1] - offs[i] > longest) longest = offs[i + 1] - offs[i];
-    }
-    if (!rc && h.w != ig_bit_width(h.lengths ? longest : offs[n]))
+    if (!rc && h.w != ig_bit_width(h.lengths ? enc_longest_item(offs, n) : offs[n]))
         rc = ig_err(c->err, -EIO, "plain bytes stream: %s width %u is not minimal",
                     h.lengths ? "length" : "offset", h.w);
     if (!rc) *used = h.data_at + (size_t)offs[n];

@@ -354,12 +354,7 @@ static int bytes_encode_auto(const uint64_t *offs, const uint8_t *data, size_t n
         return ig_err(c->err, -EINVAL, "encoding dict needs a cascade depth of at least 2");
     bool lengths = c->plain_lengths_ok;
     size_t plain_size = enc_plain_bytes_size(n, offs[n] - offs[0]);
-    if (lengths) {
-        uint64_t longest = 0;
-        for (size_t i = 0; i < n; i++)
-            if (offs[i + 1] - offs[i] > longest) longest = offs[i + 1] - offs[i];
-        plain_size = enc_plain_lengths_size(n, offs[n] - offs[0], longest);
-    }
+    if (lengths) plain_size = enc_plain_lengths_size(n, offs[n] - offs[0], enc_longest_item(offs, n));
     struct ig_census own = {0}, *cen = NULL;
     size_t *first = NULL; /* with a census of identities: each entry's first item */
     struct bytes_stats st;
