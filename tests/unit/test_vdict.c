@@ -121,12 +121,11 @@ static void test_vdict_roundtrip(void)
     }
 }
 
-/* Is needle anywhere in hay? */
+/* Is needle anywhere in hay? (memmem: a byte-by-byte memcmp at every offset
+ * took most of this test's time under ASan) */
 static bool contains(const uint8_t *hay, size_t hl, const uint8_t *needle, size_t nl)
 {
-    for (size_t i = 0; nl && i + nl <= hl; i++)
-        if (!memcmp(hay + i, needle, nl)) return true;
-    return false;
+    return nl && memmem(hay, hl, needle, nl) != NULL;
 }
 
 static void test_vdict_erase(void)
