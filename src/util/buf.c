@@ -97,3 +97,19 @@ void ig_buf_free(struct ig_buf *b)
     b->data = NULL;
     b->len = b->cap = 0;
 }
+
+size_t ig_first_difference(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
+{
+    enum { STRETCH = 256 };
+    while (i + STRETCH <= n && !memcmp(a + i, b + i, STRETCH))
+        i += STRETCH;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) break;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}

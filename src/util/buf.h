@@ -28,4 +28,9 @@ uint8_t *ig_buf_extend(struct ig_buf *b, size_t n);
 void ig_buf_reset(struct ig_buf *b); /* len = 0, keeps memory */
 void ig_buf_free(struct ig_buf *b);
 
+/* The first index in [i, n) where a and b differ, or n. Equal stretches are
+ * skipped by memcmp a few hundred bytes at a time: what an erase's journal
+ * costs is finding the few bytes it changed in a footer of megabytes. */
+size_t ig_first_difference(const uint8_t *a, const uint8_t *b, size_t i, size_t n);
+
 #endif

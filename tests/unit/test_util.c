@@ -44,6 +44,26 @@ static void test_buf_grows_and_keeps_content(void)
     ig_buf_free(&b);
 }
 
+/* ig_first_difference finds what a byte-by-byte walk finds: random buffers
+ * of up to 3,000 bytes with 0 to 3 bytes changed anywhere (in the memcmp
+ * stretches, the 8-byte steps and the tail), from random starts. */
+static void test_first_difference(void)
+{
+    uint64_t seed = check_seed ^ 0xD1FF;
+    uint8_t a[3000], b[3000];
+    for (int round = 0; round < 2000; round++) {
+        size_t n = test_rand(&seed) % sizeof a;
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] = (uint8_t)test_rand(&seed);
+        for (int k = (int)(test_rand(&seed) % 4); n && k > 0; k--)
+            b[test_rand(&seed) % n] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+        size_t from = n ? test_rand(&seed) % (n + 1) : 0, want = from;
+        while (want < n && a[want] == b[want])
+            want++;
+        CHECK_EQ_INT(ig_first_difference(a, b, from, n), want);
+    }
+}
+
 static void test_hash_streaming_equals_oneshot(void)
 {
     const char *s = "hello ingot, a column store";
@@ -253,6 +273,6 @@ static void test_idset_matches_a_bitmap(void)
     CHECK(ig_idset_parse("-", &e) == 0 && e.n == 0);
 }
 
-TEST_MAIN(T(test_endian_roundtrip), T(test_idset_matches_a_bitmap), T(test_strset), T(test_buf_grows_and_keeps_content),
+TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_idset_matches_a_bitmap), T(test_strset), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
           T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch))

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -359,12 +360,45 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
 
 static void free_plan(struct part_plan *pp)
 {
-    free(pp->nf);
+    if (pp->nf_map)
+        munmap(pp->nf_map, pp->nf_map_len);
+    else
+        free(pp->nf);
     for (size_t i = 0; i < pp->nmoved; i++)
         ig_buf_free(&pp->moved[i].bytes);
     free(pp->moved);
     free(pp->touched_groups);
     pthread_mutex_destroy(&pp->moved_mu);
+}
+
+/* The footer image an erase edits (pp->nf). Of a part mapped from a local
+ * file, a private mapping of its footer: copy on write, so only the pages of
+ * the records the erase changes are copied. A copy of the whole footer (18.7 MB
+ * for a million rows of 100 columns) was a page fault a 4 KiB and most of a
+ * one-row erase. Elsewhere (object storage, a footer already copied, shared
+ * storage, whose cached pages another host may have made stale) a copy. */
+static int footer_image(struct part_plan *pp)
+{
+    const struct ig_part *p = pp->p;
+    if (p->fd >= 0 && p->map && !p->map_copied && !p->obj && !p->shared) {
+        void *m = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE, p->fd, (off_t)p->map_offset);
+        if (m != MAP_FAILED) {
+            pp->nf_map = m;
+            pp->nf_map_len = p->map_len;
+            pp->nf = (uint8_t *)m + (p->footer - p->map);
+            /* the whole footer is compared with the part's at the end */
+            (void)madvise(m, p->map_len, MADV_WILLNEED);
+            return 0;
+        }
+    }
+    pp->nf = malloc(p->footer_size);
+    if (!pp->nf) return -ENOMEM;
+    /* the whole footer is copied: one request for it, not a fault per page
+     * (readers map it MADV_RANDOM for their few lookups) */
+    if (p->fd >= 0)
+        (void)posix_fadvise(p->fd, (off_t)p->footer_offset, (off_t)p->footer_size, POSIX_FADV_WILLNEED);
+    memcpy(pp->nf, p->footer, p->footer_size);
+    return 0;
 }
 
 /* Journal every change for the rows of part pi (ids[a..b), global). */
@@ -374,16 +408,10 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
     const struct ig_part *p = &t->parts[pi];
     struct part_plan pp = {.p = p, .pi = pi};
     pthread_mutex_init(&pp.moved_mu, NULL);
-    pp.nf = malloc(p->footer_size);
     pp.touched_groups = calloc(p->num_groups ? p->num_groups : 1, 1);
     uint64_t *local = malloc(n * sizeof *local);
-    int rc = pp.nf && pp.touched_groups && local ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    int rc = pp.touched_groups && local && !footer_image(&pp) ? 0 : ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
-        /* the whole footer is copied: one request for it, not a fault per page
-         * (readers map it MADV_RANDOM for their few lookups) */
-        (void)posix_fadvise(p->fd, (off_t)p->footer_offset, (off_t)p->footer_size,
-                            POSIX_FADV_WILLNEED);
-        memcpy(pp.nf, p->footer, p->footer_size);
         for (size_t i = 0; i < n; i++)
             local[i] = ids[i] - p->first_row_id;
     }

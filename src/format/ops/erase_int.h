@@ -35,6 +35,8 @@ struct part_plan {
     const struct ig_part *p;
     uint32_t pi;
     uint8_t *nf; /* the new footer, a copy being edited */
+    void *nf_map; /* nf's private mapping (erase.c, footer_image), or NULL: nf is malloc'ed */
+    size_t nf_map_len;
     struct moved *moved;
     size_t nmoved;
     pthread_mutex_t moved_mu; /* helper threads append to moved */

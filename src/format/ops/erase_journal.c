@@ -3,24 +3,11 @@
  * zeros where the new image is shorter. */
 #include "erase_int.h"
 #include "format/part/journal.h"
+#include "util/buf.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-
-/* First index >= i where a and b differ, or n: eight bytes at a time. */
-static size_t next_difference(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
-{
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y) break;
-    }
-    while (i < n && a[i] == b[i])
-        i++;
-    return i;
-}
 
 /* Journal the bytes where new differs from old over [0, len) (new shorter than
  * old reads as zeros past its end), merged across small gaps. */
@@ -28,7 +15,7 @@ int erase_journal_changes(struct erase_ctx *x, const struct ig_part *p, uint64_t
                           const uint8_t *old, size_t old_len, const uint8_t *new, size_t new_len)
 {
     size_t common = old_len < new_len ? old_len : new_len;
-    for (size_t i = next_difference(old, new, 0, common); i < old_len || i < new_len;) {
+    for (size_t i = ig_first_difference(old, new, 0, common); i < old_len || i < new_len;) {
         /* a changed range: it ends where 33 equal bytes follow (past the shorter
          * buffer's end, where old bytes become zeros, every byte counts as changed
          * unless it is a zero over a zero) */
@@ -46,7 +33,7 @@ int erase_journal_changes(struct erase_ctx *x, const struct ig_part *p, uint64_t
         if (data && ig_journal_add(&x->j, p->name, base + start, new + start, data)) return -ENOMEM;
         if (n > data && ig_journal_zero(&x->j, p->name, base + start + data, n - data)) return -ENOMEM;
         x->rep->bytes_written += n;
-        if (i < common) i = next_difference(old, new, i, common);
+        if (i < common) i = ig_first_difference(old, new, i, common);
         while ((i < old_len || i < new_len) && i >= common &&
                (i < old_len ? old[i] : 0) == (i < new_len ? new[i] : 0))
             i++;
