@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <sys/vfs.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -228,4 +229,32 @@ bool ig_fd_is_shared(int fd)
     struct statfs sf;
     if (fstatfs(fd, &sf)) return true;
     return shared_type((unsigned long)sf.f_type);
+}
+
+int ig_pages_written(const void *addr, size_t len, size_t page_size, uint8_t *written)
+{
+    uintptr_t first = (uintptr_t)addr / page_size, last = ((uintptr_t)addr + len - 1) / page_size;
+    if (!len) return 0;
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    int rc = 0;
+    uint64_t entries[512];
+    for (uintptr_t pg = first; !rc && pg <= last;) {
+        size_t n = last - pg + 1 < 512 ? (size_t)(last - pg + 1) : 512;
+        ssize_t got = pread(fd, entries, n * sizeof *entries, (off_t)(pg * sizeof *entries));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0 || (size_t)got % sizeof *entries) {
+            rc = got < 0 ? -errno : -EIO;
+            break;
+        }
+        n = (size_t)got / sizeof *entries;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t e = entries[i];
+            bool present = e >> 63 & 1, swapped = e >> 62 & 1, file = e >> 61 & 1;
+            written[pg - first + i] = swapped || (present && !file);
+        }
+        pg += n;
+    }
+    close(fd);
+    return rc;
 }

@@ -44,6 +44,15 @@ bool ig_fd_is_shared(int fd);
 /* Remove a directory tree (used to discard a failed import). Best effort. */
 void ig_remove_tree(const char *path);
 
+/* Which pages of [addr, addr + len) of a private file mapping (MAP_PRIVATE)
+ * this process wrote: copied on write, they are anonymous memory now, where
+ * the others still map the file or are not mapped at all. written[k] is set
+ * for page k counted from addr's page (page_size bytes each; the caller sizes
+ * written to cover the range). Read from /proc/self/pagemap (Linux: bit 63
+ * present, 62 swapped, 61 a file page). -errno when it cannot be read: the
+ * caller then treats every page as written. */
+int ig_pages_written(const void *addr, size_t len, size_t page_size, uint8_t *written);
+
 /* Join dir and name into out (size cap); -ENAMETOOLONG if it does not fit. */
 int ig_path_join(char *out, size_t cap, const char *dir, const char *name);
 

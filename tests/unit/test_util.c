@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "util/buf.h"
 #include "util/cpu.h"
@@ -62,6 +63,41 @@ static void test_first_difference(void)
             want++;
         CHECK_EQ_INT(ig_first_difference(a, b, from, n), want);
     }
+}
+
+/* ig_pages_written tells the pages of a private file mapping that were
+ * written from those only read and those never touched (what an erase's
+ * footer journal compares: erase.c, journal_footer_changes). */
+static void test_pages_written(void)
+{
+    char path[] = "/tmp/ingot-test-pages-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    unlink(path);
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE), n = 16;
+    uint8_t *bytes = malloc(ps * n);
+    REQUIRE(bytes);
+    memset(bytes, 7, ps * n);
+    REQUIRE(ig_pwrite_full(fd, bytes, ps * n, 0) == 0);
+    uint8_t *m = mmap(NULL, ps * n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    REQUIRE(m != MAP_FAILED);
+    volatile uint8_t sum = 0;
+    for (size_t k = 0; k < n; k += 2) /* every other page read */
+        sum = (uint8_t)(sum + m[k * ps]);
+    m[3 * ps + 5] = 1; /* written: 3, 4 and 5 (one write across their boundary), 9 */
+    memset(m + 5 * ps - 2, 9, 4);
+    m[10 * ps - 1] = 2;
+    uint8_t written[17] = {0};
+    REQUIRE(ig_pages_written(m, ps * n, ps, written) == 0);
+    for (size_t k = 0; k < n; k++)
+        CHECK_EQ_INT(written[k], k == 3 || k == 4 || k == 5 || k == 9);
+    /* from inside a page: counted from that page */
+    memset(written, 0, sizeof written);
+    REQUIRE(ig_pages_written(m + 3 * ps + 100, ps, ps, written) == 0);
+    CHECK(written[0] && written[1] && !written[2]);
+    munmap(m, ps * n);
+    free(bytes);
+    close(fd);
 }
 
 static void test_hash_streaming_equals_oneshot(void)
@@ -273,6 +309,6 @@ static void test_idset_matches_a_bitmap(void)
     CHECK(ig_idset_parse("-", &e) == 0 && e.n == 0);
 }
 
-TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_idset_matches_a_bitmap), T(test_strset), T(test_buf_grows_and_keeps_content),
+TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_pages_written), T(test_idset_matches_a_bitmap), T(test_strset), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
           T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch))
