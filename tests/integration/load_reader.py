@@ -82,12 +82,19 @@ def check_pairs(rowid, val, want=None, name="val"):
             time.sleep(0.005)
 
 
+def load_seen(name):
+    """np.load of one column's .npy, and the generation its inode names (a view's
+    inode number ends in the low 8 bits of its generation: fs/inode.c), so that a
+    mixed read says which file came from where."""
+    with open(f"{m}/columns/{name}", "rb") as f:
+        ino = os.fstat(f.fileno()).st_ino
+        return np.load(f), ino & 0xFF
+
+
 def npy_load():
     g1 = generation()
     try:
-        rowid = np.load(f"{m}/columns/_rowid.npy")
-        val = np.load(f"{m}/columns/val.npy")
-        h = np.load(f"{m}/columns/h.npy")
+        (rowid, gr), (val, gv), (h, gh) = (load_seen(n) for n in ("_rowid.npy", "val.npy", "h.npy"))
     except ValueError as e:  # "cannot reshape array of size ..." is a torn read
         error(f"np.load: {e}")
         return
@@ -97,7 +104,8 @@ def npy_load():
         stats["retried"] += 1
         return
     if not len(rowid) == len(val) == len(h):
-        error(f"generation {g1}: _rowid has {len(rowid)} rows, val {len(val)}, h {len(h)}")
+        error(f"generation {g1} (low bits {g1 & 0xFF}): _rowid has {len(rowid)} rows (inode's "
+              f"generation bits {gr}), val {len(val)} ({gv}), h {len(h)} ({gh})")
         return
     check_pairs(rowid, val)
     check_pairs(rowid, h, H[rowid], "h")
