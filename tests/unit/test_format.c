@@ -1441,49 +1441,6 @@ static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t ro
  * first page (twice 4 KiB of int64, the cap), random ones in 512 throughout.
  * Fails when blocks stay at their plain size, or grow past the cap, or grow
  * for values that do not compress. */
-/* A compressed block's zeroed slack (page_blocks.c, block_slack): 1/128 of
- * its stored bytes, at least 32 where an erase keeps the body's length
- * (numbers: an erased one becomes 0) and at least 8 for plain strings, whose
- * erased bytes leave the body. Blocks of 40 rows under zstd, small enough
- * that the floor decides. Fails if either floor moves. */
-static void test_block_slack_by_kind(void)
-{
-    struct ig_page_scratch scratch = {0};
-    struct ig_error err = {0};
-    for (int strings = 0; strings < 2; strings++) {
-        struct ig_values v;
-        ig_values_init(&v, strings ? IG_T_STRING : IG_T_INT64);
-        char text[64];
-        for (uint64_t r = 0; r < 400; r++) {
-            if (strings) {
-                int len = snprintf(text, sizeof text, "value %llu of a column", (unsigned long long)(r % 7));
-                REQUIRE(ig_values_push_bytes(&v, text, (size_t)len) == 0);
-            } else {
-                REQUIRE(ig_values_push_lane(&v, r * 1000003u % 977) == 0);
-            }
-        }
-        struct ig_page_policy pol = {.type = strings ? IG_T_STRING : IG_T_INT64,
-                                     .encoding = IG_ENC_PLAIN, .compression = IG_COMP_ZSTD,
-                                     .leaf = {.type = strings ? IG_T_STRING : IG_T_INT64, .per_value = 1}};
-        size_t cuts[11];
-        for (size_t k = 0; k <= 10; k++)
-            cuts[k] = 40 * k;
-        struct ig_block_fit fit = {0};
-        struct ig_page_built page = {0};
-        REQUIRE(ig_page_encode_blocks(&pol, &v, 0, 400, cuts, 10, &fit, &scratch, &page, &err) == 0);
-        CHECK_EQ_INT(page.nblocks, 10);
-        for (uint32_t b = 0; b < page.nblocks; b++) {
-            const struct ig_block_built *blk = &page.blocks[b];
-            CHECK_EQ_INT(blk->compression, IG_PC_ZSTD);
-            CHECK(blk->stored < 1024); /* the floor decides */
-            CHECK_EQ_INT(blk->capacity - blk->stored, strings ? 8 : 32);
-        }
-        ig_page_built_free(&page);
-        ig_values_free(&v);
-    }
-    ig_page_scratch_free(&scratch);
-}
-
 static void test_blocks_aim_at_stored_size(void)
 {
     char *d = make_dir();
@@ -1857,7 +1814,7 @@ static void test_versions_format(void)
     ig_buf_free(&b);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_block_slack_by_kind), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip),

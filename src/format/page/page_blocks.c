@@ -19,20 +19,12 @@
 #include <zstd.h>
 
 /* Zeroed room after a compressed block: an erase recompresses it to about, not
- * exactly, its size (uncompressed blocks never grow on erase). A block of
- * plain bytes loses its erased values' bytes from the body, so its frame
- * comes out smaller as a rule and the room asked of it is smaller: 8 bytes
- * at least, where a block that keeps its body's length (numbers, codes of a
- * dictionary: an erased one becomes 0) keeps 32. Measured on 2 % of the rows
- * erased at random: captions of words 2.8 % smaller with no page more moved;
- * a package index's maintainer codes (vdict+zstd, blocks of a few hundred
- * bytes) moved 27 pages instead of 3 at 8. */
-static size_t block_slack(const struct ig_page_built *unit, const struct ig_values *v)
+ * exactly, its size (uncompressed blocks never grow on erase). */
+static size_t block_slack(const struct ig_page_built *unit)
 {
     if (unit->compression == IG_PC_NONE) return 0;
-    size_t least = v->is_bytes && unit->encoding == IG_ENC_PLAIN ? 8 : 32;
     size_t n = unit->stored.len / 128;
-    return n > least ? n : least;
+    return n > 32 ? n : 32;
 }
 
 /* Room for block k (grow out->blocks). */
@@ -48,10 +40,10 @@ static int room_for_block(struct ig_page_built *out, size_t k, struct ig_error *
 }
 
 /* Append the block just encoded (unit, rows [a, b) of the page) with its slack. */
-static int add_block(struct ig_page_built *out, const struct ig_page_built *unit,
-                     const struct ig_values *v, size_t a, size_t b, struct ig_error *err)
+static int add_block(struct ig_page_built *out, const struct ig_page_built *unit, size_t a,
+                     size_t b, struct ig_error *err)
 {
-    size_t slack = block_slack(unit, v), at = out->stored.len, k = out->nblocks;
+    size_t slack = block_slack(unit), at = out->stored.len, k = out->nblocks;
     if (out->stored.len + unit->stored.len + slack > IG_MAX_PAGE_BODY)
         return ig_err(err, -EFBIG, "page of %zu bytes exceeds the 1 GiB limit", out->stored.len);
     int rc = room_for_block(out, k, err);
@@ -276,7 +268,7 @@ static int weigh_layouts(const struct ig_page_policy *tried, struct ig_values *v
     plain.zstd_settled = true;
     int rc = ig_page_encode(&plain, v, first, count, s, alt, err);
     if (rc) return rc;
-    if (alt->stored.len + block_slack(alt, v) < unit->stored.len + block_slack(unit, v)) {
+    if (alt->stored.len + block_slack(alt) < unit->stored.len + block_slack(unit)) {
         struct ig_page_built t = *unit;
         *unit = *alt;
         *alt = t;
@@ -397,7 +389,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             if (!tries && pol->encoding == IG_ENC_AUTO && v->is_bytes &&
                 (unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_DICT))
                 again.encoding = unit->encoding;
-            size = unit->stored.len + block_slack(unit, v);
+            size = unit->stored.len + block_slack(unit);
             double w = fit_weight(v, first + a, rows);
             /* the page's last block, of the rows left over, compresses worse
              * than a full one: guessing the next page's first block from it
@@ -425,7 +417,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             int rc = pad_to_grain(out, fit, err);
             if (rc) return rc;
         }
-        int rc = add_block(out, unit, v, a, a + rows, err);
+        int rc = add_block(out, unit, a, a + rows, err);
         if (rc) return rc;
         a += rows;
         fit->blocks++;
@@ -490,7 +482,7 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
         }
         struct ig_page_policy cur = trial_policy(&trials, v, first + a, b - a);
         rc = ig_page_encode(&cur, v, first + a, b - a, s, &unit, err);
-        if (!rc) rc = add_block(out, &unit, v, a, b, err);
+        if (!rc) rc = add_block(out, &unit, a, b, err);
         trial_seen(&trials, v, &cur, &unit);
     }
     if (fit && pol->encoding == IG_ENC_AUTO) {
