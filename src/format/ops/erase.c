@@ -293,15 +293,14 @@ static int by_page(const void *a, const void *b)
 static int journal_footer_changes(struct erase_ctx *x, struct part_plan *pp)
 {
     const struct ig_part *p = pp->p;
-    uint64_t *written_bytes = &x->rep->bytes_written;
     size_t ps = (size_t)sysconf(_SC_PAGESIZE);
-    uintptr_t base = (uintptr_t)pp->nf / ps * ps; /* the page nf starts in */
-    size_t npages = pp->nf_map ? ((uintptr_t)pp->nf + p->footer_size - base + ps - 1) / ps : 0;
+    size_t lead = (uintptr_t)pp->nf % ps; /* nf's offset in its first page */
+    size_t npages = pp->nf_map ? (lead + p->footer_size + ps - 1) / ps : 0;
     uint8_t *written = npages ? malloc(npages) : NULL;
     if (!written || ig_pages_written(pp->nf, p->footer_size, ps, written)) {
         free(written);
         return ig_journal_diff(&x->j, p->name, p->footer_offset, p->footer, pp->nf, p->footer_size,
-                               written_bytes);
+                               &x->rep->bytes_written);
     }
     int rc = 0;
     for (size_t k = 0; !rc && k < npages; k++) {
@@ -310,11 +309,10 @@ static int journal_footer_changes(struct erase_ctx *x, struct part_plan *pp)
         while (run + 1 < npages && written[run + 1])
             run++;
         /* pages [k, run] as footer offsets, cut to the footer */
-        uintptr_t lo = base + k * ps, hi = base + (run + 1) * ps;
-        uintptr_t start = (uintptr_t)pp->nf, end = start + p->footer_size;
-        size_t from = (size_t)((lo > start ? lo : start) - start), to = (size_t)((hi < end ? hi : end) - start);
+        size_t from = k * ps > lead ? k * ps - lead : 0;
+        size_t to = (run + 1) * ps - lead < p->footer_size ? (run + 1) * ps - lead : p->footer_size;
         rc = ig_journal_diff(&x->j, p->name, p->footer_offset + from, p->footer + from, pp->nf + from, to - from,
-                             written_bytes);
+                             &x->rep->bytes_written);
         k = run;
     }
     free(written);

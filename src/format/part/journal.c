@@ -351,9 +351,10 @@ static int find_fd(const char *dir, const char *name, int *fds, char (*names)[25
  * end of the file they read as zeros, as the holes they would otherwise be.
  * Units no record touches are not written: a one-row erase of 100 columns
  * touches a few hundred bytes in each of a few windows, and writing each
- * window up to its last record wrote (and dirtied, and synced) 5.6 MB. Not on shared storage: there
- * this host's client may still hold bytes from before another host's erase,
- * and writing them back would undo it; each record is written alone there. */
+ * window up to its last record wrote (and dirtied, and synced) 5.6 MB. Not on
+ * shared storage: there this host's client may still hold bytes from before
+ * another host's erase, and writing them back would undo it; each record is
+ * written alone there. */
 #define WINDOW_BYTES ((size_t)256 << 10)
 #define WINDOW_UNIT ((size_t)4096) /* 64 of them: one bit each in `touched` */
 
