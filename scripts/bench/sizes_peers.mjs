@@ -6,6 +6,8 @@
 //   node sizes_peers.mjs lance IN DIR           IN -> a Lance table in DIR (LanceDB's defaults)
 //   node sizes_peers.mjs scan PQ COLUMN         the column read whole (SELECT sum(length(..)) or
 //                                               sum(..)): ms of the best of 3
+//   node sizes_peers.mjs chunks PQ              the bytes of PQ's column chunks (the sum of
+//                                               total_compressed_size in its footer)
 // Each prints one JSON line.
 import { DuckDBInstance } from '@duckdb/node-api';
 
@@ -51,7 +53,11 @@ if (cmd === 'parquet') {
     best = Math.min(best, ms(t0));
   }
   console.log(JSON.stringify({ ms: best }));
+} else if (cmd === 'chunks') {
+  const con = await duck();
+  const r = await con.runAndReadAll(`SELECT sum(total_compressed_size)::BIGINT FROM parquet_metadata('${a}')`);
+  console.log(JSON.stringify({ bytes: Number(r.getRows()[0][0]) }));
 } else {
-  console.error('usage: node sizes_peers.mjs parquet IN OUT CODEC | lance IN DIR | scan PQ COLUMN');
+  console.error('usage: node sizes_peers.mjs parquet IN OUT CODEC | lance IN DIR | scan PQ COLUMN | chunks PQ');
   process.exit(2);
 }
