@@ -135,6 +135,7 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     if (!changed) return false;
     struct ig_table nt;
     struct ig_error err = {0};
+    uint64_t ticket = atomic_fetch_add(&s->reloads_begun, 1) + 1;
     uint64_t seen = s->version ? fs_manifest_generation(s->dir) : 0;
     if (ig_table_open_shared_version(&nt, s->dir, s->version, &err)) {
         if (s->foreground)
@@ -154,6 +155,18 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     }
     fs_map_parts(&nt);
     pthread_rwlock_wrlock(&s->table_lock);
+    /* two reloads may run at once (the watcher's and the names thread's, for
+     * an erase by the CLI and one through the mount): one that began opening
+     * the table before the one shown must not replace it, or the table would
+     * go back a generation (a reader would meet a file of the older one after
+     * the generation file showed the newer) */
+    if (ticket < s->table_opened_at) {
+        pthread_rwlock_unlock(&s->table_lock);
+        if (names_now) fs_view_names_unblock(&s->vnames);
+        ig_table_close(&nt);
+        return false;
+    }
+    s->table_opened_at = ticket;
     struct ig_table old = s->table;
     /* keep what the old generation looked like while the kernel holds its files */
     fs_generation_advance(&s->gens, &old, s->version ? seen : nt.manifest.generation);

@@ -46,6 +46,8 @@ struct fs_session {
     struct ig_table table;
     pthread_rwlock_t table_lock; /* readers share; reopening after a change is exclusive */
     uint64_t generation;         /* bumped by every reload; open files compare */
+    atomic_uint_fast64_t reloads_begun; /* reloads that began opening the table */
+    uint64_t table_opened_at;    /* which of them opened the table shown (table lock) */
     struct timespec mtime;       /* of the last reload: directories show it */
     uint32_t blob_cols[FS_MAX_BLOB_COLUMNS]; /* column ids of blob columns, by ordinal */
     uint32_t nblob_cols;
