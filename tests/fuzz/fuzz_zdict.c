@@ -54,6 +54,18 @@ static void decompress_any(const struct ig_zdict *d, const uint8_t *f, size_t fl
         memcpy(frame, f, fl);
         size_t n = ig_zdict_decompress(dc, d, out, 1 << 16, frame, fl);
         require(ZSTD_isError(n) || n <= (1 << 16));
+        /* through a decompression window (held from the second frame on):
+         * the same answer, the same bytes */
+        struct ig_zdict_window w = {0};
+        uint8_t *other = malloc(1 << 16);
+        for (int k = 0; other && k < 2; k++) {
+            const uint8_t *at = NULL;
+            size_t m = ig_zdict_decompress_window(dc, d, &w, other, 1 << 16, frame, fl, &at);
+            require(ZSTD_isError(m) == ZSTD_isError(n));
+            require(ZSTD_isError(m) || (m == n && memcmp(at, out, n) == 0));
+        }
+        ig_zdict_window_free(&w);
+        free(other);
     }
     ZSTD_freeDCtx(dc);
     free(frame);

@@ -387,4 +387,72 @@ static void test_zdict_small_frames(void)
     free(data);
 }
 
-TEST_MAIN(T(test_zdict_train), T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))
+/* Frames decoded through a decompression window (codec.h) read back as
+ * without it, whichever dictionaries follow each other; the window takes a
+ * dictionary's content on its second frame in a row, and a segment zeroed in
+ * place is never read from the copy held before. */
+static void test_zdict_window(void)
+{
+    uint64_t seed = 13;
+    const size_t n = 6000;
+    uint64_t *offs = malloc((n + 1) * sizeof *offs);
+    uint8_t *data = zgen(Z_WORDS, n, offs, &seed);
+    struct ig_zdict *d = NULL;
+    REQUIRE(ig_zdict_train(offs, data, n, 8192, &d) == 0 && d);
+    struct ig_zdict *e = ig_zdict_copy(d);
+    REQUIRE(e != NULL);
+    size_t at = 0;
+    for (uint32_t i = 0; i < ig_zdict_nsegments(e); at += ig_zdict_segment_len(e, i), i++)
+        if (i % 2) ig_zdict_zero_segment(e, at, ig_zdict_segment_len(e, i));
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    struct ig_zdict_window w = {0};
+    uint8_t z[8192], dst[4096];
+    REQUIRE(cc && dc);
+    /* d d d e e d e e e d: the window takes a dictionary on its second frame
+     * in a row and serves it until it takes another */
+    const char *order = "dddeedeeed";
+    char holding = 0;
+    size_t held = 0, bad = 0, wrong_place = 0;
+    for (int k = 0; order[k]; k++) {
+        struct ig_zdict *x = order[k] == 'd' ? d : e;
+        size_t a = test_rand(&seed) % (n - 20), b = a + 1 + test_rand(&seed) % 15;
+        size_t len = (size_t)(offs[b] - offs[a]);
+        REQUIRE(len <= sizeof dst);
+        size_t zl = ig_zdict_compress(cc, x, z, sizeof z, data + offs[a], len, IG_ZDICT_LEVEL);
+        REQUIRE(!ZSTD_isError(zl));
+        const uint8_t *out = NULL;
+        size_t m = ig_zdict_decompress_window(dc, x, &w, dst, len, z, zl, &out);
+        if (ZSTD_isError(m) || m != len || memcmp(out, data + offs[a], len)) bad++;
+        if (k > 0 && order[k - 1] == order[k]) holding = order[k];
+        bool windowed = out != dst;
+        if (windowed != (holding == order[k])) wrong_place++;
+        held += windowed;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(wrong_place, 0);
+    CHECK_EQ_INT(held, 6);
+    /* d is held: a segment of it zeroed in place drops that copy; the next
+     * frame's copy is of the zeroed content */
+    REQUIRE(w.held != 0);
+    ig_zdict_zero_segment(d, 0, ig_zdict_segment_len(d, 0));
+    for (int k = 0; k < 2; k++) {
+        size_t len = (size_t)(offs[11] - offs[10]);
+        size_t zl = ig_zdict_compress(cc, d, z, sizeof z, data + offs[10], len, IG_ZDICT_LEVEL);
+        REQUIRE(!ZSTD_isError(zl));
+        const uint8_t *out = NULL;
+        size_t m = ig_zdict_decompress_window(dc, d, &w, dst, len, z, zl, &out);
+        CHECK(!ZSTD_isError(m) && m == len && memcmp(out, data + offs[10], len) == 0);
+        CHECK((out != dst) == (k == 1));
+    }
+    CHECK(memcmp(w.buf.data, ig_zdict_content(d), ig_zdict_content_len(d)) == 0);
+    ig_zdict_window_free(&w);
+    ZSTD_freeCCtx(cc);
+    ZSTD_freeDCtx(dc);
+    ig_zdict_free(d);
+    ig_zdict_free(e);
+    free(offs);
+    free(data);
+}
+
+TEST_MAIN(T(test_zdict_train), T(test_zdict_window), T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))

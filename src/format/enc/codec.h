@@ -312,6 +312,24 @@ int ig_zdict_parse(const uint8_t *p, size_t len, struct ig_zdict **out, struct i
  * return values (ZSTD_isError). The frame names no dictionary id. */
 size_t ig_zdict_compress(void *cctx, struct ig_zdict *d, void *dst, size_t cap, const void *src,
                          size_t n, int level);
+/* A decompression window (one per decoding thread, in its page scratch):
+ * the dictionary's content copied right before the output. zstd then finds a
+ * frame's matches into the dictionary in one contiguous history, its fast
+ * path, where a separate dictionary costs a memmove call per match (a fifth of
+ * a scan of captions of words). It is filled on a dictionary's second block
+ * in a row: a scan pays one copy a chunk, scattered rows none. */
+struct ig_zdict_window {
+    struct ig_buf buf; /* the content, then room for a body */
+    uint64_t held;     /* the dictionary's serial whose content buf holds, 0: none */
+    uint64_t last;     /* the serial the previous block used */
+    void *ddict;       /* a ZSTD_DDict on buf's content */
+};
+void ig_zdict_window_free(struct ig_zdict_window *w);
+/* A frame against d decompressed into the window when it holds d, else into
+ * dst (cap bytes either way); *out: where the bytes are. zstd's return value. */
+size_t ig_zdict_decompress_window(void *dctx, const struct ig_zdict *d, struct ig_zdict_window *w,
+                                  void *dst, size_t cap, const void *src, size_t n,
+                                  const uint8_t **out);
 /* Which segments values hold (an erase's and verify's search, and training's
  * filter). A finder looks for the segments set in `only` (NULL: every segment
  * not all zeros), counting for each the values that hold it, up to `cap`

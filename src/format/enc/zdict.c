@@ -18,6 +18,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -35,7 +36,12 @@ struct ig_zdict {
     pthread_mutex_t mu; /* guards the compression dictionaries made on demand */
     ZSTD_CDict *cdict[2]; /* at two levels: an erase's, and the harder one it retries at */
     int cdict_level[2];
+    /* unique to this dictionary and this state of its content (a zeroing
+     * takes a new one): what a decompression window holds a copy of */
+    _Atomic uint64_t serial;
 };
+
+static _Atomic uint64_t zd_serials = 1;
 
 static struct ig_zdict *zd_new(uint32_t nseg, size_t len)
 {
@@ -51,6 +57,7 @@ static struct ig_zdict *zd_new(uint32_t nseg, size_t len)
     }
     d->nseg = nseg;
     d->len = len;
+    atomic_init(&d->serial, atomic_fetch_add(&zd_serials, 1));
     pthread_mutex_init(&d->mu, NULL);
     return d;
 }
@@ -104,6 +111,7 @@ void ig_zdict_zero_segment(struct ig_zdict *d, size_t off, unsigned len)
     /* the content is referenced by the decompression dictionary: zeroed in
      * place, it is the new dictionary (no compression one is kept past it) */
     memset(d->content + off, 0, len);
+    atomic_store(&d->serial, atomic_fetch_add(&zd_serials, 1));
     pthread_mutex_lock(&d->mu);
     for (int i = 0; i < 2; i++) {
         ZSTD_freeCDict(d->cdict[i]);
@@ -197,6 +205,53 @@ size_t ig_zdict_decompress(void *dctx, const struct ig_zdict *d, void *dst, size
                            const void *src, size_t n)
 {
     return ZSTD_decompress_usingDDict(dctx, dst, cap, src, n, d->ddict);
+}
+
+void ig_zdict_window_free(struct ig_zdict_window *w)
+{
+    ZSTD_freeDDict(w->ddict);
+    ig_buf_free(&w->buf);
+    memset(w, 0, sizeof *w);
+}
+
+/* Make the window hold d's content with room for cap bytes after it; false
+ * when memory runs out (the caller decompresses without it). */
+static bool window_fill(struct ig_zdict_window *w, const struct ig_zdict *d, uint64_t serial,
+                        size_t cap)
+{
+    ZSTD_freeDDict(w->ddict);
+    w->ddict = NULL;
+    w->held = 0;
+    ig_buf_reset(&w->buf);
+    if (ig_buf_reserve(&w->buf, d->len + cap)) return false;
+    memcpy(w->buf.data, d->content, d->len);
+    w->ddict = ZSTD_createDDict_advanced(w->buf.data, d->len, ZSTD_dlm_byRef, ZSTD_dct_rawContent,
+                                         ZSTD_defaultCMem);
+    if (!w->ddict) return false;
+    /* a segment zeroed meanwhile (the serial moved) leaves a copy of neither state */
+    if (atomic_load(&d->serial) != serial) return false;
+    w->held = serial;
+    return true;
+}
+
+size_t ig_zdict_decompress_window(void *dctx, const struct ig_zdict *d, struct ig_zdict_window *w,
+                                  void *dst, size_t cap, const void *src, size_t n,
+                                  const uint8_t **out)
+{
+    uint64_t serial = atomic_load(&d->serial);
+    bool again = w->last == serial;
+    w->last = serial;
+    bool held = w->held == serial && w->buf.cap >= d->len + cap;
+    if (!held && again) held = window_fill(w, d, serial, cap);
+    if (!held) {
+        *out = dst;
+        return ZSTD_decompress_usingDDict(dctx, dst, cap, src, n, d->ddict);
+    }
+    /* the output right after the content: zstd reads the dictionary as the
+     * history before it (ZSTD_decompress_usingDDict checks the continuity) */
+    uint8_t *at = w->buf.data + d->len;
+    *out = at;
+    return ZSTD_decompress_usingDDict(dctx, at, cap, src, n, w->ddict);
 }
 
 /* ---- finding segments in values ---------------------------------------------- */

@@ -29,6 +29,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
     ig_buf_free(&s->alt);
     free(s->offs);
     ZSTD_freeDCtx(s->zstd_dctx);
+    ig_zdict_window_free(&s->zwin);
     ig_census_free(&s->census);
     memset(s, 0, sizeof *s);
 }
@@ -187,11 +188,12 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     if (ig_buf_reserve(&s->body, rec->body_size)) return ig_err(err, -ENOMEM, "out of memory");
     if (!s->zstd_dctx && !(s->zstd_dctx = ZSTD_createDCtx())) return ig_err(err, -ENOMEM, "out of memory");
     size_t z;
+    const uint8_t *at = s->body.data;
     if (rec->compression == IG_PC_ZSTD_DICT) {
         if (!rec->cx || !rec->cx->zdict)
             return ig_err(err, -EIO, "compressed with its chunk's zstd dictionary, which the chunk lacks");
-        z = ig_zdict_decompress(s->zstd_dctx, rec->cx->zdict, s->body.data, rec->body_size, stored,
-                                rec->stored);
+        z = ig_zdict_decompress_window(s->zstd_dctx, rec->cx->zdict, &s->zwin, s->body.data,
+                                       rec->body_size, stored, rec->stored, &at);
     } else if (rec->compression == IG_PC_ZSTD) {
         z = ZSTD_decompressDCtx(s->zstd_dctx, s->body.data, rec->body_size, stored, rec->stored);
     } else {
@@ -200,7 +202,7 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
     if (ZSTD_isError(z) || z != rec->body_size)
         return ig_err(err, -EIO, "zstd: %s",
                       ZSTD_isError(z) ? ZSTD_getErrorName(z) : "decompressed size mismatch");
-    s->body.len = z;
-    *body = s->body.data;
+    if (at == s->body.data) s->body.len = z;
+    *body = at;
     return 0;
 }

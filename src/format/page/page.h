@@ -115,6 +115,7 @@ struct ig_page_scratch {
     void *zstd_dctx; /* ZSTD_DCtx, made on first use: one per call costs page faults */
     struct ig_census census; /* a page's distinct values, for its encoder and its text length */
     struct ig_buf alt;       /* a block's values stream in another scheme, weighed (page_encode.c) */
+    struct ig_zdict_window zwin; /* blocks against a chunk's zstd dictionary decode here (codec.h) */
 };
 
 void ig_page_scratch_free(struct ig_page_scratch *s);
