@@ -228,7 +228,9 @@ static bool window_fill(struct ig_zdict_window *w, const struct ig_zdict *d, uin
     w->ddict = ZSTD_createDDict_advanced(w->buf.data, d->len, ZSTD_dlm_byRef, ZSTD_dct_rawContent,
                                          ZSTD_defaultCMem);
     if (!w->ddict) return false;
-    /* a segment zeroed meanwhile (the serial moved) leaves a copy of neither state */
+    /* segments are zeroed in an erase's own copy of a dictionary, not while
+     * others decode against it (its DDict reads the content in place too); the
+     * serial tells a window that the copy it holds is of an earlier state */
     if (atomic_load(&d->serial) != serial) return false;
     w->held = serial;
     return true;
