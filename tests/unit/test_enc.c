@@ -1885,6 +1885,79 @@ static void test_bytes_huffman(void)
     ig_buf_free(&before);
 }
 
+/* A whole huffman stream decodes its items in two interleaved lanes
+ * (huff.c, decode_lanes): the bytes are those of each item read alone, for
+ * items of every length side by side (empty, a few bytes, thousands), and a
+ * damaged stream fails exactly when some item read alone fails, naming the
+ * first such item as reading it alone does. */
+static void test_bytes_huffman_lanes(void)
+{
+    uint64_t seed = check_seed ^ 0x1A4E;
+    const size_t ns[] = {1, 2, 3, 5, 64, 1000};
+    struct ig_enc_opts o = forced(IG_ENC_HUFF);
+    size_t mismatched = 0, damaged = 0, disagree = 0;
+    for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++)
+        for (int rep = 0; rep < 8; rep++) {
+            size_t n = ns[si];
+            uint64_t *offs = malloc((n + 1) * 8), *oo = malloc((n + 1) * 8);
+            struct ig_buf d = IG_BUF_INIT, b = IG_BUF_INIT, out = IG_BUF_INIT;
+            offs[0] = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t r = test_rand(&seed) % 10;
+                size_t l = r < 2 ? 0 : r < 5 ? test_rand(&seed) % 8 : r < 9 ? 20 + test_rand(&seed) % 200
+                                                                      : 1000 + test_rand(&seed) % 3000;
+                for (size_t j = 0; j < l; j++) {
+                    /* letters, any byte, or one letter alone: a code of one
+                     * symbol, whose 1 bits are no code (damage shows) */
+                    uint8_t c = (uint8_t)(rep % 4 == 3 ? 'a' : rep % 2 ? 'a' + test_rand(&seed) % 20 : test_rand(&seed) % 256);
+                    ig_buf_append(&d, &c, 1);
+                }
+                offs[i + 1] = d.len;
+            }
+            REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0);
+            if (b.data[0] != IG_ENC_HUFF) goto next; /* every item empty: no code */
+            struct ig_error err = {0};
+            CHECK(ig_bytes_decode(b.data, b.len, n, NULL, oo, &out, &err) == 0);
+            for (size_t i = 0; i < n; i++)
+                mismatched += !item_eq(offs, d.data, i, out.data + oo[i], (size_t)(oo[i + 1] - oo[i]));
+            /* damage: bytes near the end (the coded items) flipped at random */
+            for (int k = 0; k < 4 && n >= 64; k++) {
+                uint8_t *bad = malloc(b.len);
+                memcpy(bad, b.data, b.len);
+                for (int f = 0; f < 3; f++) bad[b.len - 1 - test_rand(&seed) % (b.len / 3 + 1)] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+                struct ig_error whole = {0}, one = {0};
+                int rc = ig_bytes_decode(bad, b.len, n, NULL, oo, &out, &whole);
+                int first = 0;
+                for (size_t i = 0; i < n && !first; i++) {
+                    const uint8_t *val;
+                    size_t vl;
+                    first = ig_bytes_get(bad, b.len, n, NULL, i, &val, &vl, &one);
+                }
+                /* the whole stream's index is checked before any item: only
+                 * what the items' decoding says is compared */
+                if (rc && !strstr(whole.msg, "does not decode")) {
+                    free(bad);
+                    continue;
+                }
+                damaged += rc != 0;
+                if ((rc != 0) != (first != 0) || (rc && strcmp(whole.msg, one.msg) != 0)) {
+                    disagree++;
+                    fprintf(stderr, "  n %zu: whole %d '%s', one by one %d '%s'\n", n, rc, whole.msg, first, one.msg);
+                }
+                free(bad);
+            }
+        next:
+            free(offs);
+            free(oo);
+            ig_buf_free(&d);
+            ig_buf_free(&b);
+            ig_buf_free(&out);
+        }
+    CHECK_EQ_INT(mismatched, 0);
+    CHECK_EQ_INT(disagree, 0);
+    CHECK(damaged > 0); /* some damage was caught, so the comparison above meant something */
+}
+
 /* A dictionary entry whose only users are erased must vanish from the stream. */
 static void test_bytes_dict_secret_gone(void)
 {
@@ -2146,4 +2219,4 @@ TEST_MAIN(T(test_bitpack_util), T(test_bitpack_u8), T(test_varint_util), T(test_
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
           T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
-          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_skewed), T(test_bytes_huffman_slots), T(test_bytes_plain_lengths), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))
+          T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_lanes), T(test_bytes_huffman_skewed), T(test_bytes_huffman_slots), T(test_bytes_plain_lengths), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

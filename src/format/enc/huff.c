@@ -304,60 +304,166 @@ static void huff_table(const struct huff_hdr *h, uint16_t *t)
     }
 }
 
-/* Decode one item: `raw` bytes from coded bytes src[0..clen) into dst. Bits
- * come in eight bytes at a time while they last (enough for four codes);
- * past the end of the item they read as zeros, and a code that would spend
- * them is an error. */
-static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_t *src, size_t clen,
-                       size_t raw, uint8_t *dst, size_t item, struct ig_error *err)
+/* One item being decoded: `raw` bytes from coded bytes src[0..clen) into
+ * dst. Bits come in eight bytes at a time while they last (enough for four
+ * codes); past the end of the item they read as zeros, and a code that would
+ * spend them is an error (checked once, after the item: cursor_check). */
+struct huff_cursor {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t clen, in, raw, i;
+    uint64_t acc, spent;
+    unsigned have;
+    bool bad;
+};
+
+static inline void cursor_start(struct huff_cursor *c, const uint8_t *src, size_t clen, size_t raw,
+                                uint8_t *dst)
 {
-    uint64_t acc = 0;
-    unsigned have = 0;
-    size_t in = 0;
-    uint64_t budget = (uint64_t)clen * 8, spent = 0;
-    const uint64_t mask = ((uint64_t)1 << h->maxlen) - 1;
-    bool bad = false;
-    size_t i = 0;
-    /* four codes per refill while eight bytes remain: a refill leaves at
-     * least 56 bits, four codes spend at most 48 */
-    while (raw - i >= 4 && in + 8 <= clen) {
-        acc |= ig_ld64(src + in) << have;
-        in += (63 - have) / 8;
-        have |= 56;
-        for (int k = 0; k < 4; k++) {
-            uint16_t e = t[acc & mask];
-            unsigned l = e >> 8;
-            bad |= l == 0;
-            spent += l;
-            dst[i++] = (uint8_t)e;
-            acc >>= l;
-            have -= l;
-        }
+    *c = (struct huff_cursor){.src = src, .dst = dst, .clen = clen, .raw = raw};
+}
+
+/* Can four codes be taken with one refill of eight whole bytes? */
+static inline bool cursor_fast(const struct huff_cursor *c)
+{
+    return c->raw - c->i >= 4 && c->in + 8 <= c->clen;
+}
+
+/* Four codes: a refill leaves at least 56 bits, four codes spend at most 48. */
+static inline void cursor_four(struct huff_cursor *c, const uint16_t *t, uint64_t mask)
+{
+    uint64_t acc = c->acc | ig_ld64(c->src + c->in) << c->have;
+    c->in += (63 - c->have) / 8;
+    unsigned have = c->have | 56;
+    for (int k = 0; k < 4; k++) {
+        uint16_t e = t[acc & mask];
+        unsigned l = e >> 8;
+        c->bad |= l == 0;
+        c->spent += l;
+        c->dst[c->i++] = (uint8_t)e;
+        acc >>= l;
+        have -= l;
     }
-    for (; i < raw; i++) {
+    c->acc = acc;
+    c->have = have;
+}
+
+/* The rest of the item: four codes a refill while that lasts, then one by one. */
+static inline void cursor_finish(struct huff_cursor *c, const struct huff_hdr *h, const uint16_t *t)
+{
+    const uint64_t mask = ((uint64_t)1 << h->maxlen) - 1;
+    while (cursor_fast(c)) cursor_four(c, t, mask);
+    uint64_t acc = c->acc;
+    unsigned have = c->have;
+    for (; c->i < c->raw; c->i++) {
         if (have < HUFF_MAX_LEN) {
-            if (in + 8 <= clen) {
-                acc |= ig_ld64(src + in) << have;
-                in += (63 - have) / 8;
+            if (c->in + 8 <= c->clen) {
+                acc |= ig_ld64(c->src + c->in) << have;
+                c->in += (63 - have) / 8;
                 have |= 56;
             } else {
-                while (have <= 56 && in < clen) {
-                    acc |= (uint64_t)src[in++] << have;
+                while (have <= 56 && c->in < c->clen) {
+                    acc |= (uint64_t)c->src[c->in++] << have;
                     have += 8;
                 }
             }
         }
         uint16_t e = t[acc & mask];
         unsigned l = e >> 8;
-        bad |= l == 0; /* bits that are no code: checked once, after the item */
-        spent += l;
-        dst[i] = (uint8_t)e;
+        c->bad |= l == 0;
+        c->spent += l;
+        c->dst[c->i] = (uint8_t)e;
         acc >>= l;
         have = have >= l ? have - l : 0;
     }
-    if (bad || spent > budget)
+    c->acc = acc;
+    c->have = have;
+}
+
+static int cursor_check(const struct huff_cursor *c, size_t item, struct ig_error *err)
+{
+    if (c->bad || c->spent > (uint64_t)c->clen * 8)
         return ig_err(err, -EIO, "huffman stream: item %zu does not decode", item);
     return 0;
+}
+
+/* Decode one item (a row read, an erase's check). */
+static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_t *src, size_t clen,
+                       size_t raw, uint8_t *dst, size_t item, struct ig_error *err)
+{
+    struct huff_cursor c;
+    cursor_start(&c, src, clen, raw, dst);
+    cursor_finish(&c, h, t);
+    return cursor_check(&c, item, err);
+}
+
+/* Items [i, end) of a block, one after another, as one lane of decode_lanes. */
+struct huff_lane {
+    struct huff_cursor c;
+    size_t i, end;
+};
+
+static inline void lane_start(struct huff_lane *l, const uint8_t *data, const uint64_t *co,
+                              const uint64_t *rl, const uint64_t *offs, uint8_t *dst)
+{
+    if (l->i < l->end)
+        cursor_start(&l->c, data + co[l->i], (size_t)(co[l->i + 1] - co[l->i]), (size_t)rl[l->i],
+                     dst + offs[l->i]);
+}
+
+/* Every item of a block: each code's lookup waits on the shift of the one
+ * before it, so one item at a time leaves the core idle between them; two
+ * lanes of items (the block cut where half its bytes lie) interleave two
+ * independent chains, as zstd's Huffman decodes four streams. Items
+ * [0, n) into dst at offs[i]; an item that does not decode is then named as
+ * decode_item one by one names it. */
+static int decode_lanes(const struct huff_hdr *h, const uint16_t *t, const uint8_t *data,
+                        const uint64_t *co, const uint64_t *rl, const uint64_t *offs, size_t n,
+                        uint8_t *dst, struct ig_error *err)
+{
+    const uint64_t mask = ((uint64_t)1 << h->maxlen) - 1;
+    size_t half = 0;
+    while (half < n && offs[half] < offs[n] / 2) half++;
+    struct huff_lane a = {.i = 0, .end = half}, b = {.i = half, .end = n};
+    bool bad = false;
+    lane_start(&a, data, co, rl, offs, dst);
+    lane_start(&b, data, co, rl, offs, dst);
+    while (a.i < a.end && b.i < b.end) {
+        bool fa = cursor_fast(&a.c), fb = cursor_fast(&b.c);
+        if (fa && fb) {
+            cursor_four(&a.c, t, mask);
+            cursor_four(&b.c, t, mask);
+            continue;
+        }
+        if (!fa) { /* the end of a's item: its last codes, then its next item */
+            cursor_finish(&a.c, h, t);
+            bad |= cursor_check(&a.c, a.i, NULL) != 0;
+            a.i++;
+            lane_start(&a, data, co, rl, offs, dst);
+        }
+        if (!fb) {
+            cursor_finish(&b.c, h, t);
+            bad |= cursor_check(&b.c, b.i, NULL) != 0;
+            b.i++;
+            lane_start(&b, data, co, rl, offs, dst);
+        }
+    }
+    /* what is left of either lane, item by item */
+    struct huff_lane *lanes[2] = {&a, &b};
+    for (int k = 0; k < 2; k++) {
+        struct huff_lane *l = lanes[k];
+        while (l->i < l->end) {
+            cursor_finish(&l->c, h, t);
+            bad |= cursor_check(&l->c, l->i, NULL) != 0;
+            l->i++;
+            lane_start(l, data, co, rl, offs, dst);
+        }
+    }
+    for (size_t i = 0; bad && i < n; i++) {
+        int rc = decode_item(h, t, data + co[i], (size_t)(co[i + 1] - co[i]), (size_t)rl[i], dst + offs[i], i, err);
+        if (rc) return rc;
+    }
+    return bad ? ig_err(err, -EIO, "huffman stream: an item does not decode") : 0;
 }
 
 /* Offsets and raw lengths, validated: coded ranges inside the data, raw sizes
@@ -414,11 +520,10 @@ static int huff_decode_all(const uint8_t *p, size_t len, size_t n, uint64_t *off
     uint64_t at = 0;
     if (!rc) offs_out[0] = 0;
     for (size_t i = 0; !rc && i < n; i++) {
-        rc = decode_item(&h, t, p + h.data_at + co[i], (size_t)(co[i + 1] - co[i]), (size_t)rl[i],
-                         dst + at, i, err);
         at += rl[i];
         offs_out[i + 1] = at;
     }
+    if (!rc) rc = decode_lanes(&h, t, p + h.data_at, co, rl, offs_out, n, dst, err);
     if (!rc) *used = h.data_at + (size_t)co[n];
     free(co);
     free(rl);
