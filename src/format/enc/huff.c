@@ -411,6 +411,18 @@ static inline void lane_start(struct huff_lane *l, const uint8_t *data, const ui
                      dst + offs[l->i]);
 }
 
+/* The end of lane l's item: its last codes, checked (a failure only marks
+ * *bad), then the lane's next item started. */
+static inline void lane_next(struct huff_lane *l, const struct huff_hdr *h, const uint16_t *t,
+                             const uint8_t *data, const uint64_t *co, const uint64_t *rl,
+                             const uint64_t *offs, uint8_t *dst, bool *bad)
+{
+    cursor_finish(&l->c, h, t);
+    *bad |= cursor_check(&l->c, l->i, NULL) != 0;
+    l->i++;
+    lane_start(l, data, co, rl, offs, dst);
+}
+
 /* Every item of a block: each code's lookup waits on the shift of the one
  * before it, so one item at a time leaves the core idle between them; two
  * lanes of items (the block cut where half its bytes lie) interleave two
@@ -435,30 +447,12 @@ static int decode_lanes(const struct huff_hdr *h, const uint16_t *t, const uint8
             cursor_four(&b.c, t, mask);
             continue;
         }
-        if (!fa) { /* the end of a's item: its last codes, then its next item */
-            cursor_finish(&a.c, h, t);
-            bad |= cursor_check(&a.c, a.i, NULL) != 0;
-            a.i++;
-            lane_start(&a, data, co, rl, offs, dst);
-        }
-        if (!fb) {
-            cursor_finish(&b.c, h, t);
-            bad |= cursor_check(&b.c, b.i, NULL) != 0;
-            b.i++;
-            lane_start(&b, data, co, rl, offs, dst);
-        }
+        if (!fa) lane_next(&a, h, t, data, co, rl, offs, dst, &bad);
+        if (!fb) lane_next(&b, h, t, data, co, rl, offs, dst, &bad);
     }
     /* what is left of either lane, item by item */
-    struct huff_lane *lanes[2] = {&a, &b};
-    for (int k = 0; k < 2; k++) {
-        struct huff_lane *l = lanes[k];
-        while (l->i < l->end) {
-            cursor_finish(&l->c, h, t);
-            bad |= cursor_check(&l->c, l->i, NULL) != 0;
-            l->i++;
-            lane_start(l, data, co, rl, offs, dst);
-        }
-    }
+    while (a.i < a.end) lane_next(&a, h, t, data, co, rl, offs, dst, &bad);
+    while (b.i < b.end) lane_next(&b, h, t, data, co, rl, offs, dst, &bad);
     for (size_t i = 0; bad && i < n; i++) {
         int rc = decode_item(h, t, data + co[i], (size_t)(co[i + 1] - co[i]), (size_t)rl[i], dst + offs[i], i, err);
         if (rc) return rc;
