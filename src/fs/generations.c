@@ -1,17 +1,10 @@
 /* generations.c - the table generations the kernel still holds files of (generations.h). */
 #include "generations.h"
 #include "format/part/table.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 /* The slot of tid's pin, or of where it would go (a stale one); NULL if full. */
 static struct fs_pin *pin_slot(struct fs_generations *s, uint32_t tid, uint64_t now)
@@ -43,7 +36,7 @@ static bool have_gen(struct fs_generations *s, uint64_t gen)
 
 uint64_t fs_generation_for_lookup(struct fs_generations *s, uint32_t tid, uint64_t name, bool may_be_old)
 {
-    uint64_t now = now_ns(), gen = s->current.gen;
+    uint64_t now = ig_now_ns(), gen = s->current.gen;
     pthread_mutex_lock(&s->mu);
     struct fs_pin *p = pin_slot(s, tid, now);
     if (p && p->tid == tid && p->name == name && pin_live(p, now) && may_be_old &&
@@ -60,7 +53,7 @@ uint64_t fs_generation_for_lookup(struct fs_generations *s, uint32_t tid, uint64
 void fs_generation_unpin(struct fs_generations *s, uint32_t tid)
 {
     pthread_mutex_lock(&s->mu);
-    struct fs_pin *p = pin_slot(s, tid, now_ns());
+    struct fs_pin *p = pin_slot(s, tid, ig_now_ns());
     if (p && p->tid == tid) *p = (struct fs_pin){0};
     pthread_mutex_unlock(&s->mu);
 }
@@ -68,7 +61,7 @@ void fs_generation_unpin(struct fs_generations *s, uint32_t tid)
 /* Could a burst still want generation gen? (It must be kept a while longer.) */
 static bool pinned(struct fs_generations *s, uint64_t gen)
 {
-    uint64_t now = now_ns();
+    uint64_t now = ig_now_ns();
     for (uint32_t i = 0; i < FS_PINS; i++)
         if (s->pins[i].gen == gen && pin_live(&s->pins[i], now)) return true;
     return false;

@@ -10,6 +10,7 @@
 #include "format/part/columns.h"
 #include "session.h"
 #include "format/part/journal.h"
+#include "util/clock.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -38,6 +39,9 @@ struct fs_invalidator {
     size_t ndeferred, deferred_cap;
     bool pending, stopping;
     bool reshaped; /* the columns shown changed: every row and object file is stale */
+    uint64_t told_gen;       /* the newest generation whose older files' pages the kernel
+                                was told to drop (fs_invalidate_wait_told) */
+    pthread_cond_t told_cv;  /* told_gen moved */
     pthread_t inval_thread, names_thread;
 };
 
@@ -190,7 +194,7 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     return true;
 }
 
-void fs_reload_for_handler(struct fs_session *s, bool last)
+static void reload_for_handler(struct fs_session *s, bool last)
 {
     if (fs_view_names_cached(&s->vnames)) {
         pthread_rwlock_rdlock(&s->table_lock);
@@ -208,6 +212,15 @@ void fs_reload_for_handler(struct fs_session *s, bool last)
         if (!last) return;
     }
     fs_reload(s, false, false); /* names go with the queued pass */
+}
+
+bool fs_wait_for_writer(struct fs_session *s, struct fs_writer_wait *w)
+{
+    uint64_t now = ig_now_ns();
+    if (!w->tries) w->since_ns = now;
+    else if (now - w->since_ns > FS_WRITER_WAIT_MS * 1000000ull) return false;
+    reload_for_handler(s, ++w->tries >= 4);
+    return true;
 }
 
 /* ---- the invalidation thread --------------------------------------------- */
@@ -233,13 +246,13 @@ static bool is_stale(struct fs_session *s, const struct fs_node *n, bool reshape
 
 struct stale {
     uint64_t ino, parent;
-    bool placed, versioned;
+    bool pages, placed, versioned;
     char name[3 * FS_NAME_MAX + 32];
 };
 
 static void notify_stale(struct fs_session *s, const struct stale *st)
 {
-    tell_inval_inode(s, st->ino);
+    if (st->pages) tell_inval_inode(s, st->ino);
     if (!st->placed) return;
     if (st->versioned)
         tell_delete(s, st->parent, st->ino, st->name);
@@ -376,12 +389,14 @@ static void invalidate_rows(struct fs_session *s)
  * the few stale ones among them), then the stale ones notified without it
  * (the kernel may call back into the daemon). */
 #define INVAL_BATCH 4096
-/* The stale ones among the known inodes, notified: their pages and names
- * (invalidate_known), or with pages_only their pages alone, rows/ and the
- * control files left out (drop_stale_pages). */
-static void notify_stale_known(struct fs_session *s, bool pages_only)
+/* The stale ones among the known inodes, notified: with STALE_PAGES their
+ * pages alone, rows/ and the control files left out (drop_stale_pages); with
+ * STALE_NAMES, which follows it in the invalidation thread's pass, their names,
+ * and the pages of what STALE_PAGES left out. */
+enum stale_what { STALE_PAGES, STALE_NAMES };
+static void notify_stale_known(struct fs_session *s, enum stale_what what)
 {
-    bool reshaped = false;
+    bool reshaped = false, pages_only = what == STALE_PAGES;
     if (!pages_only) { /* the invalidation thread's pass tells of every row */
         pthread_mutex_lock(&s->inval->mu);
         reshaped = s->inval->reshaped;
@@ -408,20 +423,16 @@ static void notify_stale_known(struct fs_session *s, bool pages_only)
                 continue;
             struct stale *x = &st[ns++];
             x->ino = inos[i];
+            x->pages = pages_only || node.kind == FS_K_ROW || node.kind == FS_K_SPECIAL;
             x->versioned = fs_node_generational(&node);
             x->placed = !pages_only && fs_ns_place(s, &node, &x->parent, x->name, sizeof x->name);
         }
         pthread_rwlock_unlock(&s->table_lock);
         for (size_t i = 0; i < ns; i++)
-            notify_stale(s, &st[i]); /* unplaced: the pages alone */
+            notify_stale(s, &st[i]);
     }
     free(st);
     free(inos);
-}
-
-static void invalidate_known(struct fs_session *s)
-{
-    notify_stale_known(s, false);
 }
 
 /* Before an erase through the mount is answered: the cached pages of every
@@ -433,7 +444,7 @@ static void invalidate_known(struct fs_session *s)
  * are left out (the request waiting for this holds them). */
 static void drop_stale_pages(struct fs_session *s)
 {
-    notify_stale_known(s, true);
+    notify_stale_known(s, STALE_PAGES);
 }
 
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen)
@@ -451,9 +462,17 @@ void fs_invalidate_erased_now(struct fs_session *s)
     drop_erased_row_inodes(s);
 }
 
-static void invalidate_all(struct fs_session *s)
+/* The invalidation thread's pass: the pages of older files first (never the
+ * generation file's, whose reads wait for this), then the generation file may
+ * show gen (fs_invalidate_wait_told), then the names and the rows. */
+static void invalidate_all(struct fs_session *s, uint64_t gen)
 {
-    invalidate_known(s);
+    drop_stale_pages(s);
+    pthread_mutex_lock(&s->inval->mu);
+    if (gen > s->inval->told_gen) s->inval->told_gen = gen;
+    pthread_cond_broadcast(&s->inval->told_cv);
+    pthread_mutex_unlock(&s->inval->mu);
+    notify_stale_known(s, STALE_NAMES);
     invalidate_rows(s);
 }
 
@@ -532,20 +551,60 @@ static void *names_main(void *arg)
     return NULL;
 }
 
+static uint64_t current_gen(struct fs_session *s)
+{
+    pthread_rwlock_rdlock(&s->table_lock);
+    uint64_t gen = s->gens.current.gen;
+    pthread_rwlock_unlock(&s->table_lock);
+    return gen;
+}
+
 static void *inval_main(void *arg)
 {
     struct fs_session *s = arg;
+    struct fs_invalidator *iv = s->inval;
     for (;;) {
-        pthread_mutex_lock(&s->inval->mu);
-        while (!s->inval->pending && !s->inval->stopping)
-            pthread_cond_wait(&s->inval->cv, &s->inval->mu);
-        bool stop = s->inval->stopping;
-        s->inval->pending = false;
-        pthread_mutex_unlock(&s->inval->mu);
+        pthread_mutex_lock(&iv->mu);
+        while (!iv->pending && !iv->stopping)
+            pthread_cond_wait(&iv->cv, &iv->mu);
+        bool stop = iv->stopping;
+        iv->pending = false;
+        pthread_mutex_unlock(&iv->mu);
         if (stop) break;
-        invalidate_all(s);
+        if (s->test_inval_pause_ms) /* tests: the window before the kernel is told, widened */
+            usleep(s->test_inval_pause_ms * 1000u);
+        invalidate_all(s, current_gen(s));
     }
+    /* stopping: nobody waits any longer */
+    pthread_mutex_lock(&iv->mu);
+    iv->told_gen = UINT64_MAX;
+    pthread_cond_broadcast(&iv->told_cv);
+    pthread_mutex_unlock(&iv->mu);
     return NULL;
+}
+
+void fs_invalidate_wait_told(struct fs_session *s, const struct fs_node *n)
+{
+    struct fs_invalidator *iv = s->inval;
+    /* one worker, or no watcher: the drop may wait for a read only a waiting
+     * worker would answer (viewnames.h: the same condition) */
+    if (!iv || !fs_view_names_cached(&s->vnames) || n->kind != FS_K_SPECIAL ||
+        n->special != FS_S_GENERATION)
+        return;
+    /* an older generation's number (a pinned burst, an old handle): its
+     * generation file may be among the pages being dropped, which waits for
+     * this read */
+    uint64_t gen = current_gen(s);
+    if (n->gen_bits != fs_gen_bits(gen)) return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += FS_TOLD_WAIT_MS / 1000;
+    until.tv_nsec += (long)(FS_TOLD_WAIT_MS % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&iv->mu);
+    while (iv->told_gen < gen && !iv->stopping)
+        if (pthread_cond_timedwait(&iv->told_cv, &iv->mu, &until) == ETIMEDOUT) break;
+    pthread_mutex_unlock(&iv->mu);
 }
 
 /* ---- starting and stopping ------------------------------------------------ */
@@ -583,6 +642,7 @@ static void invalidator_free(struct fs_invalidator *iv)
     pthread_mutex_destroy(&iv->mu);
     pthread_cond_destroy(&iv->cv);
     pthread_cond_destroy(&iv->names_cv);
+    pthread_cond_destroy(&iv->told_cv);
     free(iv->deferred);
     ig_u64vec_free(&iv->rows);
     ig_u64vec_free(&iv->row_names);
@@ -596,6 +656,8 @@ int fs_invalidate_start(struct fs_session *s)
     pthread_mutex_init(&iv->mu, NULL);
     pthread_cond_init(&iv->cv, NULL);
     pthread_cond_init(&iv->names_cv, NULL);
+    pthread_cond_init(&iv->told_cv, NULL);
+    iv->told_gen = s->gens.current.gen;
     s->inval = iv;
     if (pthread_create(&iv->inval_thread, NULL, inval_main, s)) {
         s->inval = NULL;

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 struct fs_session;
+struct fs_node;
 
 /* Start/stop the invalidation and watcher threads (after mounting). */
 int fs_invalidate_start(struct fs_session *s);
@@ -53,6 +54,17 @@ void fs_reply_after_names(struct fs_session *s, void *req, bool write, size_t si
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen);
 
 
+/* A read of .ingot/generation (node n; other nodes return at once) of the
+ * current generation gen waits here, at most FS_TOLD_WAIT_MS, until the kernel was told to drop the cached
+ * pages of every older file: a reader that sees gen then meets no page of an
+ * older generation's text or Parquet view through a handle or a cached name
+ * (it reads again: ESTALE), so "read the generation, the files, the generation;
+ * equal means one" holds while a reload's drop is still on its way. Without a
+ * watcher or with one worker (the drop may wait for a read only that worker
+ * would answer) it returns at once. Call with no lock held. */
+#define FS_TOLD_WAIT_MS 1000
+void fs_invalidate_wait_told(struct fs_session *s, const struct fs_node *n);
+
 /* Reopen the table if it changed on disk (or always, with force), drop the
  * daemon's caches and queue kernel invalidation. names_now (the watcher and
  * names threads only: they hold nothing in the kernel and are not workers):
@@ -71,9 +83,20 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now);
  * versions under versions/N/ follow the mount's table so (subtables.h). */
 void fs_invalidate_erased_now(struct fs_session *s);
 
-/* For a handler that met a writer at work: the table reloaded, by the watcher
- * when view names are cached (waiting up to 100 ms for it; on the last try,
- * here after that), else here. */
-void fs_reload_for_handler(struct fs_session *s, bool last);
+/* For a request that met a writer at work (-EAGAIN: a page changing under it,
+ * fs_page_failed, fs_file_read): wait for the writer, and run again. The table
+ * is reloaded (which waits for the writer's lock), by the watcher when view
+ * names are cached (up to 100 ms a try; from the fourth try on, here after
+ * that), else here. Writers that follow one another (erases back to back; on
+ * another host, noticed by polling) may meet a request again and again: it
+ * keeps waiting until FS_WRITER_WAIT_MS have passed since its first try, then
+ * this answers false (the request fails: -EIO). Damage does not wait: a page
+ * that fails while no writer is at work is -EIO at once (fs_page_failed). */
+#define FS_WRITER_WAIT_MS 10000
+struct fs_writer_wait {
+    unsigned tries;
+    uint64_t since_ns; /* CLOCK_MONOTONIC: the first try */
+};
+bool fs_wait_for_writer(struct fs_session *s, struct fs_writer_wait *w);
 
 #endif

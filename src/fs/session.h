@@ -86,6 +86,8 @@ struct fs_session {
     void *after_reload_ctx;
     unsigned test_reload_pause_ms; /* test hook INGOT_TEST_RELOAD_PAUSE_MS: fs_reload sleeps
                                       this long between opening the table and showing it */
+    unsigned test_inval_pause_ms;  /* test hook INGOT_TEST_INVAL_PAUSE_MS: each invalidation
+                                      pass starts this much later */
 };
 
 

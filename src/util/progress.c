@@ -1,16 +1,10 @@
 #include "progress.h"
+#include "clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void ig_format_bytes(char *out, size_t cap, uint64_t b)
 {
@@ -32,13 +26,13 @@ void ig_progress_begin(struct ig_progress *p, const char *what)
     p->on = isatty(STDERR_FILENO);
     p->drawn = false;
     p->what = what;
-    p->start_ns = p->last_ns = now_ns();
+    p->start_ns = p->last_ns = ig_now_ns();
 }
 
 void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, uint64_t rows)
 {
     if (!p->on) return;
-    uint64_t t = now_ns();
+    uint64_t t = ig_now_ns();
     if (t - p->last_ns < 100000000u) return;
     p->last_ns = t;
     double secs = (double)(t - p->start_ns) / 1e9;

@@ -13,6 +13,11 @@
       one erase, and a second erase comes and goes before it shows what it
       opened. Whoever sees both rows gone (_rowid.npy's size) must see the
       second erase's generation.
+  erase_steps.py told INGOT TABLE MOUNT
+      The daemon runs with INGOT_TEST_INVAL_PAUSE_MS: its pass that tells the
+      kernel what went stale starts late. A text view read whole (its pages
+      cached) before another process's erase must answer ESTALE once
+      .ingot/generation shows the erase, never its cached old lines.
 
 Prints what it saw; exits 1 on a violation.
 """
@@ -161,5 +166,33 @@ def reload():
     return bool(both) and not early
 
 
-ok = {"steps": steps, "reload": reload}[mode]()
+def told():
+    row = 7
+    fd = os.open(f"{m}/columns/id", os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        before = os.pread(fd, size, 0)
+        g0 = gen()
+        subprocess.run([ingot, "erase", "--row", str(row), table], check=True, stdout=subprocess.DEVNULL)
+        t0 = time.monotonic()
+        while gen() == g0 and time.monotonic() - t0 < 5:
+            time.sleep(0.01)
+        moved_after = time.monotonic() - t0
+        try:
+            again = os.pread(fd, size, 0)
+            old = b"\n%d\n" % row in again
+            outcome = "old lines" if old else f"{len(again)} bytes without row {row}"
+        except OSError as e:
+            old = False
+            outcome = errno.errorcode.get(e.errno, str(e.errno))
+    finally:
+        os.close(fd)
+    with open(f"{m}/columns/id", "rb") as f:
+        fresh = f.read()
+    print(json.dumps({"had_row": b"\n%d\n" % row in before, "generation_moved_after_s": round(moved_after, 3),
+                      "old_handle": outcome, "fresh_open_has_row": b"\n%d\n" % row in fresh}))
+    return b"\n%d\n" % row in before and not old and b"\n%d\n" % row not in fresh
+
+
+ok = {"steps": steps, "reload": reload, "told": told}[mode]()
 sys.exit(0 if ok else 1)

@@ -13,6 +13,7 @@
 #include "fs/session_open.h"
 #include "fs/staging.h"
 #include "fs/subtables.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/sigbus.h"
 
@@ -144,13 +145,6 @@ struct loop {
     atomic_int error;     /* first fatal receive error */
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The next request into buf: spinning for a while if no other thread does,
  * else sleeping until the device is readable (and then racing for it).
  * Returns what fuse_session_receive_buf returns, -EAGAIN to try again. */
@@ -159,10 +153,10 @@ static int receive(struct loop *l, int ep, struct fuse_buf *buf)
     int res = fuse_session_receive_buf(l->se, buf);
     if (res != -EAGAIN) return res;
     if (l->spin_ns && !atomic_exchange(&l->spinning, true)) {
-        uint64_t until = now_ns() + l->spin_ns;
+        uint64_t until = ig_now_ns() + l->spin_ns;
         do
             res = fuse_session_receive_buf(l->se, buf);
-        while (res == -EAGAIN && !fuse_session_exited(l->se) && now_ns() < until);
+        while (res == -EAGAIN && !fuse_session_exited(l->se) && ig_now_ns() < until);
         atomic_store(&l->spinning, false);
         if (res != -EAGAIN) return res;
     }

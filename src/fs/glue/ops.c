@@ -58,19 +58,16 @@ static void who(fuse_req_t req, int64_t *uid, int64_t *pid)
     *pid = ctx->pid;
 }
 
-/* A request that met a page changing under it (-EAGAIN: a writer at work, see
- * fs_page_failed and fs_file_read) reloads the table, which waits for the
- * writer, and runs again: up to four times, since erases queued one after
- * another (three a second under test_load.sh) can each meet the retry; what
- * still fails is damage (-EIO). Call with the table lock released. */
-static bool again(struct fs_session *s, int *rc, int *tries)
+/* A request that met a page changing under it (-EAGAIN) waits for the writer
+ * and runs again (invalidate.h); -EIO once it waited too long. Call with the
+ * table lock released: a handler may hold a directory in the kernel. */
+static bool again(struct fs_session *s, int *rc, struct fs_writer_wait *w)
 {
     if (*rc != -EAGAIN) return false;
-    if ((*tries)++ >= 4) {
+    if (!fs_wait_for_writer(s, w)) {
         *rc = -EIO;
         return false;
     }
-    fs_reload_for_handler(s, *tries == 4); /* a handler: it may hold a directory in the kernel */
     return true;
 }
 
@@ -125,7 +122,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     struct fuse_entry_param e = {0};
     uint64_t gen = 0;
     uint32_t tid = (uint32_t)fuse_req_ctx(req)->pid;
-    int rc, tries = 0;
+    int rc;
+    struct fs_writer_wait writer = {0};
     uint64_t epoch = fs_view_names_epoch(&s->vnames);
     bool current = false, cacheable = false;
     do {
@@ -136,7 +134,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
             enter_version(req, cn.scope);
             return;
         }
-        if (!rc && tries == 0) fs_prefetch_node(s, &cn); /* a read usually follows */
+        if (!rc && writer.tries == 0) fs_prefetch_node(s, &cn); /* a read usually follows */
         if (!rc) rc = fs_node_stat(s, &cn, &e.attr);
         if (!rc) {
             entry_times(s, &cn, gen, false, &e);
@@ -147,7 +145,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
             cacheable = fs_entry_view_name_cacheable(s, &cn);
         }
         pthread_rwlock_unlock(&s->table_lock);
-    } while (again(s, &rc, &tries));
+    } while (again(s, &rc, &writer));
     if (rc == -ENOENT) {
         /* a negative entry, kept a second: names appear too (a column added,
          * rows appended), and a reload does not know which absences the
@@ -210,7 +208,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     struct fs_session *s = t.s;
     struct fs_node n;
     struct stat st;
-    int rc, tries = 0;
+    int rc;
+    struct fs_writer_wait writer = {0};
     uint64_t staged;
     if (t.slot < 0 && fs_node_of(ino, &n) && n.kind == FS_K_STAGE) {
         if (!fs_stage_size(s, ino, &staged)) {
@@ -225,7 +224,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         pthread_rwlock_rdlock(&s->table_lock);
         rc = fs_node_of(t.ino, &n) ? fs_node_stat(s, &n, &st) : -ENOENT;
         pthread_rwlock_unlock(&s->table_lock);
-    } while (again(s, &rc, &tries));
+    } while (again(s, &rc, &writer));
     st.st_ino = ino;
     if (rc)
         fuse_reply_err(req, -rc);
@@ -390,9 +389,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         fuse_reply_err(req, EISDIR);
         return;
     }
+    fs_invalidate_wait_told(s, &n); /* .ingot/generation: the older pages dropped first */
     struct fs_read rd = {0};
     struct fs_entry *layout = NULL;
-    int rc, tries = 0;
+    int rc;
+    struct fs_writer_wait writer = {0};
     for (;;) {
         pthread_rwlock_rdlock(&s->table_lock);
         rc = fs_layout_get(s, &n, &layout);
@@ -402,7 +403,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         if (layout) fs_cache_release(&s->cache, layout);
         layout = NULL;
         pthread_rwlock_unlock(&s->table_lock);
-        if (!again(s, &rc, &tries)) {
+        if (!again(s, &rc, &writer)) {
             pthread_rwlock_rdlock(&s->table_lock);
             break;
         }
