@@ -214,12 +214,25 @@ static void reload_for_handler(struct fs_session *s, bool last)
     fs_reload(s, false, false); /* names go with the queued pass */
 }
 
+static uint64_t reloads_done(struct fs_session *s)
+{
+    pthread_rwlock_rdlock(&s->table_lock);
+    uint64_t n = s->generation;
+    pthread_rwlock_unlock(&s->table_lock);
+    return n;
+}
+
 bool fs_wait_for_writer(struct fs_session *s, struct fs_writer_wait *w)
 {
     uint64_t now = ig_now_ns();
     if (!w->tries) w->since_ns = now;
     else if (now - w->since_ns > FS_WRITER_WAIT_MS * 1000000ull) return false;
+    /* its own reload changed nothing, and it failed again: not a writer (a
+     * part damaged or cut short under the mount, which reloading cannot open) */
+    if (w->tries >= 4 && !w->moved) return false;
+    uint64_t before = reloads_done(s);
     reload_for_handler(s, ++w->tries >= 4);
+    w->moved = reloads_done(s) != before;
     return true;
 }
 

@@ -88,13 +88,17 @@ void fs_invalidate_erased_now(struct fs_session *s);
  * is reloaded (which waits for the writer's lock), by the watcher when view
  * names are cached (up to 100 ms a try; from the fourth try on, here after
  * that), else here. Writers that follow one another (erases back to back; on
- * another host, noticed by polling) may meet a request again and again: it
- * keeps waiting until FS_WRITER_WAIT_MS have passed since its first try, then
- * this answers false (the request fails: -EIO). Damage does not wait: a page
- * that fails while no writer is at work is -EIO at once (fs_page_failed). */
+ * another host, noticed by polling) may meet a request again and again: while
+ * each of its own reloads finds the table moved, it keeps waiting until
+ * FS_WRITER_WAIT_MS have passed since its first try; then, or once one of its
+ * reloads changed nothing, this answers false (the request fails: -EIO).
+ * Damage does not wait that long: a page that fails while no writer is at work
+ * is -EIO at once (fs_page_failed), and a part cut short under the mount after
+ * four tries, as before. */
 #define FS_WRITER_WAIT_MS 10000
 struct fs_writer_wait {
     unsigned tries;
+    bool moved;        /* the last try's reload moved the table */
     uint64_t since_ns; /* CLOCK_MONOTONIC: the first try */
 };
 bool fs_wait_for_writer(struct fs_session *s, struct fs_writer_wait *w);
