@@ -1433,13 +1433,17 @@ static void test_block_trials_settle_and_recheck(void)
 static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
 {
     uint64_t *seed = ctx;
-    ig_values_push_lane(v, col == 0 ? row % 16 : test_rand(seed));
+    double quarter = (double)(row % 16) / 4;
+    uint64_t bits;
+    memcpy(&bits, &quarter, sizeof bits);
+    ig_values_push_lane(v, col == 0 ? row % 16 : col == 2 ? bits : test_rand(seed));
 }
 
-/* Blocks of a column whose values compress hold more rows (writer_encode.c,
- * block_target): small ints (4 bits each) in blocks of 1,024 rows after the
- * first page (twice 4 KiB of int64, the cap), random ones in 512 throughout.
- * Fails when blocks stay at their plain size, or grow past the cap, or grow
+/* Blocks of a column whose values compress hold more rows (writer_plan.c,
+ * ig_writer_block_target): small ints (4 bits each) in blocks of 1,024 rows
+ * after the first page (twice 4 KiB of int64, the cap), floats of 16 values in
+ * 2,048 (four times: the cap of scalar floats), random ints in 512 throughout.
+ * Fails when blocks stay at their plain size, or grow past their cap, or grow
  * for values that do not compress. */
 static void test_blocks_aim_at_stored_size(void)
 {
@@ -1448,6 +1452,7 @@ static void test_blocks_aim_at_stored_size(void)
     struct ig_schema s = {0};
     ig_schema_add(&s, "small", 5, IG_T_INT64, false, NULL);
     ig_schema_add(&s, "random", 6, IG_T_INT64, false, NULL);
+    ig_schema_add(&s, "quarters", 8, IG_T_FLOAT64, false, NULL);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     uint64_t seed = check_seed ^ 0xB10C;
@@ -1457,14 +1462,15 @@ static void test_blocks_aim_at_stored_size(void)
     struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, d, false, &err) == 0);
     const struct ig_part *p = &t.parts[0];
-    for (uint32_t leaf = 0; leaf < 2; leaf++) {
+    for (uint32_t leaf = 0; leaf < 3; leaf++) {
         uint32_t first, count;
         REQUIRE(ig_part_chunk(p, 0, leaf, &first, &count, &err) == 0);
         CHECK(count >= 3);
         for (uint32_t pg = first; pg < first + count; pg++) {
             struct ig_pagerec rec, blk;
             REQUIRE(ig_part_page(p, pg, &rec, &err) == 0);
-            uint32_t want = leaf == 0 && pg > first ? 1024 : 512, nb = ig_page_nblocks(&rec);
+            uint32_t want = pg == first || leaf == 1 ? 512 : leaf == 0 ? 1024 : 2048;
+            uint32_t nb = ig_page_nblocks(&rec);
             for (uint32_t b = 0; b + 1 < nb; b++) { /* the last block holds what is left */
                 REQUIRE(ig_part_block(p, pg, &rec, b, &blk, &err) == 0);
                 if (blk.row_count != want) {
