@@ -54,14 +54,15 @@ void fs_reply_after_names(struct fs_session *s, void *req, bool write, size_t si
 void fs_invalidate_if_moved(struct fs_session *s, uint64_t gen);
 
 
-/* A read of .ingot/generation (node n; other nodes return at once) of the
- * current generation gen waits here, at most FS_TOLD_WAIT_MS, until the kernel was told to drop the cached
- * pages of every older file: a reader that sees gen then meets no page of an
- * older generation's text or Parquet view through a handle or a cached name
- * (it reads again: ESTALE), so "read the generation, the files, the generation;
- * equal means one" holds while a reload's drop is still on its way. Without a
- * watcher or with one worker (the drop may wait for a read only that worker
- * would answer) it returns at once. Call with no lock held. */
+/* A read of the current generation's .ingot/generation (node n; other nodes
+ * return at once) waits here, at most FS_TOLD_WAIT_MS, until the kernel was
+ * told to drop the cached pages of every older file: a reader that sees the
+ * generation then meets no page of an older generation's text or Parquet view
+ * through a handle or a cached name (it reads again: ESTALE), so "read the
+ * generation, the files, the generation; equal means one" holds while a
+ * reload's drop is still on its way. Without a watcher or with one worker
+ * (the drop may wait for a read only that worker would answer) it returns at
+ * once. Call with no lock held. */
 #define FS_TOLD_WAIT_MS 1000
 void fs_invalidate_wait_told(struct fs_session *s, const struct fs_node *n);
 
