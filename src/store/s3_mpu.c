@@ -94,17 +94,21 @@ int ig_s3_mpu_copy(struct ig_s3 *s3, const char *bucket, const char *key, const 
     char q[1200];
     if (part < 1 || part > 10000 || part_query(part, upload_id, q, sizeof q) || len == 0)
         return ig_err(err, -EINVAL, "s3://%s/%s: bad part %u", bucket, key, part);
-    char esrc[3 * IG_S3_KEY_LEN_MAX + 1], h[3 * IG_S3_KEY_LEN_MAX + 200];
+    char esrc[3 * IG_S3_KEY_LEN_MAX + 1], h[3 * IG_S3_KEY_LEN_MAX + 3 * IG_VERSION_ID_MAX + 320];
     if (!ig_s3_uri_encode(src_key, true, esrc, sizeof esrc))
         return ig_err(err, -ENAMETOOLONG, "s3://%s/%s: key too long", bucket, src_key);
-    struct xfer x;
-    struct ig_buf body = IG_BUF_INIT;
-    int rc = s3_xfer_init(s3, &x, "PUT", bucket, key, q, err);
     char ever[3 * IG_VERSION_ID_MAX + 1] = "";
     if (src_version && src_version[0] && !ig_s3_uri_encode(src_version, false, ever, sizeof ever))
         return ig_err(err, -EINVAL, "s3://%s/%s: version id too long", bucket, src_key);
-    snprintf(h, sizeof h, "x-amz-copy-source: /%s/%s%s%s", bucket, esrc, ever[0] ? "?versionId=" : "",
-             ever);
+    /* checked before the transfer exists: a bucket name long enough to cut the
+     * header short would copy from some other key */
+    int n = snprintf(h, sizeof h, "x-amz-copy-source: /%s/%s%s%s", bucket, esrc,
+                     ever[0] ? "?versionId=" : "", ever);
+    if (n < 0 || (size_t)n >= sizeof h)
+        return ig_err(err, -ENAMETOOLONG, "s3://%s/%s: copy source too long", bucket, src_key);
+    struct xfer x;
+    struct ig_buf body = IG_BUF_INIT;
+    int rc = s3_xfer_init(s3, &x, "PUT", bucket, key, q, err);
     if (!rc && s3_add_header(&x, h)) rc = -ENOMEM;
     snprintf(h, sizeof h, "x-amz-copy-source-range: bytes=%" PRIu64 "-%" PRIu64, off,
              off + len - 1);
