@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 16u    /* what writers write (16: plain bytes by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
+#define IG_FORMAT_VERSION 17u    /* what writers write (17: no deletion bitmap until the first erase; 16: plain bytes by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
@@ -22,6 +22,7 @@
 #define IG_FORMAT_ZDICT 13u      /* the first whose blocks may be compressed with their chunk's zstd dictionary */
 #define IG_FORMAT_VDICT 14u      /* the first whose chunk contexts may hold a value dictionary (vdict blocks) */
 #define IG_FORMAT_HUFF_SLOTS 15u /* the first whose huffman streams may hold their items in slots */
+#define IG_FORMAT_LAZY_DELETION 17u /* the first whose deletion bitmap may be absent (no row deleted) or past the footer */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -57,6 +58,9 @@
 #define IG_HDR_CHUNKS_HASH 72   /* u64 XXH3(chunks) */
 #define IG_HDR_SECTIONS 80      /* IG_SEC_COUNT x (u64 offset, u64 size) */
 #define IG_HDR_NUM_BLOCKS 240   /* u32 block records (version 4), else 0 */
+#define IG_HDR_DELETION_AT 248  /* u64 file offset of the deletion bitmap when it is not in the
+                                  footer (version 17: put past the footer by the first erase);
+                                  0: in the footer, or none (no row deleted) */
 
 enum ig_section {
     IG_SEC_COLUMNS = 0,    /* num_columns x IG_COL_SIZE */

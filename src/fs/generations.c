@@ -79,7 +79,7 @@ bool fs_generation_deleted(const struct fs_generation *v, const struct ig_table 
                         uint64_t row)
 {
     if (!v->deleted) return ig_part_row_deleted(&t->parts[part], row);
-    if (part >= v->nparts || row >= v->part_rows[part]) return false;
+    if (part >= v->nparts || row >= v->part_rows[part] || !v->deleted[part]) return false;
     return (v->deleted[part][row / 8] >> (row % 8)) & 1;
 }
 
@@ -145,14 +145,16 @@ static struct fs_generation *snapshot(const struct ig_table *t, const struct fs_
     }
     for (uint32_t p = 0; p < t->nparts; p++) {
         const struct ig_part *pp = &t->parts[p];
-        size_t bytes = (size_t)pp->sec_size[IG_SEC_DELETION];
+        uint64_t bytes;
+        const uint8_t *bits = ig_part_deletion(pp, &bytes);
         v->part_rows[p] = pp->num_rows;
-        v->deleted[p] = malloc(bytes ? bytes : 1);
+        if (!bits) continue; /* no row of it deleted: no bitmap (format 17), none kept */
+        v->deleted[p] = malloc((size_t)bytes);
         if (!v->deleted[p]) {
             generation_free(v);
             return NULL;
         }
-        memcpy(v->deleted[p], ig_part_section(pp, IG_SEC_DELETION), bytes);
+        memcpy(v->deleted[p], bits, (size_t)bytes);
     }
     return v;
 }

@@ -86,8 +86,10 @@ static void rows_erased_between(struct fs_session *s, const struct ig_table *old
         const struct ig_part *np = &nt->parts[i], *op = same_rows(old, np);
         if (op && !op->map_copied) op = NULL;
         if (np->deleted_rows == 0 || (op && op->deleted_rows == np->deleted_rows)) continue;
-        const uint8_t *nb = ig_part_section(np, IG_SEC_DELETION);
-        const uint8_t *ob = op ? ig_part_section(op, IG_SEC_DELETION) : NULL;
+        uint64_t nsize, osize;
+        const uint8_t *nb = ig_part_deletion(np, &nsize);
+        const uint8_t *ob = op ? ig_part_deletion(op, &osize) : NULL;
+        if (!nb) continue; /* deleted rows without a bitmap: refused at open */
         for (uint64_t byte = 0; byte < (np->num_rows + 7) / 8; byte++) {
             uint8_t fresh = nb[byte] & (uint8_t)~(ob ? ob[byte] : 0);
             for (unsigned bit = 0; fresh; bit++, fresh >>= 1)

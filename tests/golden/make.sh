@@ -52,6 +52,11 @@
 #       sixty letters in two row groups, NULLs and empty ones among them, one
 #       of 300 letters, rows erased, that one among them, so its block's
 #       length width falls)
+#   v17: the commit that added v17/ (format version 17, no deletion bitmap
+#       until a part's first erase, which puts it past the footer; from 17
+#       also unerased/: the flat table never erased, and erased_twice/: the
+#       flat table erased twice, its bitmap written past the footer by the
+#       first erase and changed in place by the second)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -148,6 +153,14 @@ tables() {
             rm "$d.lengths.csv" "$d.lengths.txt"
             # row 1234 is the one of 300 letters
             "$ingot" erase --row 3 --row 150 --row 1234 --row 2000 --row 3998 "$d/lengths"
+        fi
+        if [ "$v" -ge 17 ]; then
+            # never erased: no deletion bitmap; erased twice: its bitmap past
+            # the footer, written by the first erase, changed by the second
+            "$ingot" import --schema flat.txt --rows-per-group 150 flat.csv "$d/unerased"
+            "$ingot" import --schema flat.txt --rows-per-group 150 flat.csv "$d/erased_twice"
+            "$ingot" erase --row 5 --row 200 "$d/erased_twice"
+            "$ingot" erase --row 6 --row 399 "$d/erased_twice"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read

@@ -26,6 +26,16 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1"; shift; [ $# -gt 0 ] && echo "  $*"; return 0; }
 skip() { echo "SKIP $1: $2"; }
 
+# grew_by_bitmap BEFORE AFTER ROWS: did a part of ROWS rows grow from BEFORE to
+# AFTER bytes by its deletion bitmap alone? A part's first erase writes it past
+# the footer (format 17: ceil(ROWS / 64) u64 words, 8-aligned); blocks erased in
+# place add nothing.
+grew_by_bitmap() {
+    local bm=$((($3 + 63) / 64 * 8)) d=$(($2 - $1))
+    [ "$d" -ge "$bm" ] && [ "$d" -le $((bm + 7)) ] ||
+        { echo "the part grew by $d bytes; its deletion bitmap is $bm"; return 1; }
+}
+
 # check NAME CMD...: PASS if CMD exits 0, else FAIL with its output.
 check() {
     local name=$1; shift

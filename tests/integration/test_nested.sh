@@ -234,13 +234,15 @@ for uid in range(3000):
     out.write(json.dumps({"clk": clk}) + "\n")
 PY
 # The bulk kind of every page of a one-column table of uncompressed sliding
-# windows (FORMAT.md: pages section 6, 64-byte records; body flags, then the
-# slide header's kind byte at 8)
+# windows (FORMAT.md: the tail where MANIFEST's footer= says the footer ends,
+# pages section 6, 64-byte records; body flags, then the slide header's kind
+# byte at 8)
 bulk_kinds() {
-    "$PY" - "$1/part-000000.ingot" <<'PY'
-import struct, sys
+    "$PY" - "$1/part-000000.ingot" "$1/MANIFEST" <<'PY'
+import re, struct, sys
 d = open(sys.argv[1], "rb").read()
-fo, fs = struct.unpack_from("<QQ", d, len(d) - 64)
+end = re.search(r"part-000000\.ingot \d+ \d+ footer=(\d+)", open(sys.argv[2]).read())
+fo, fs = struct.unpack_from("<QQ", d, (int(end.group(1)) if end else len(d)) - 64)
 f = d[fo:fo + fs]
 poff, psize = struct.unpack_from("<QQ", f, 80 + 16 * 6)
 for k in range(psize // 64):

@@ -11,6 +11,7 @@
 #include "format/ops/erase.h"
 #include "format/part/footer.h"
 #include "format/part/journal.h"
+#include "format/part/manifest.h"
 #include "format/layout.h"
 #include "format/part/merkle.h"
 #include "format/ops/reader.h"
@@ -83,6 +84,106 @@ static int erase_rows(const uint64_t *rows, size_t n, struct ig_erase_report *re
     return rc;
 }
 
+/* Record in MANIFEST where the part's footer ends, as every writer since
+ * format 10 does (make_table writes a format-1 list without it). */
+static void record_footer_end(const char *path, uint64_t *end)
+{
+    struct stat made;
+    struct ig_manifest m = {0};
+    struct ig_error err = {0};
+    REQUIRE(stat(path, &made) == 0 && ig_manifest_read(dir, &m, &err) == 0);
+    *end = m.parts[0].footer_end = (uint64_t)made.st_size;
+    REQUIRE(ig_manifest_write(dir, &m, &err) == 0);
+    ig_manifest_free(&m);
+}
+
+/* Format 17: a part has no deletion bitmap until its first erase, which writes
+ * one past the footer (where MANIFEST records the footer's end, the footer
+ * stays; where it records none, the footer moves past the bitmap); the next
+ * erase changes its bytes in place, the file no longer growing. */
+static void test_deletion_bitmap_written_by_first_erase(void)
+{
+    for (int recorded = 1; recorded >= 0; recorded--) {
+        make_table(1 /* plain: pages erased in place */);
+        char path[128];
+        snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+        uint64_t end = 0;
+        if (recorded) record_footer_end(path, &end);
+        struct ig_part p;
+        struct ig_error err = {0};
+        uint64_t size;
+        REQUIRE(ig_part_open_at(&p, path, end, false, &err) == 0);
+        CHECK(p.version == IG_FORMAT_VERSION && p.sec_size[IG_SEC_DELETION] == 0 && p.deletion_at == 0);
+        CHECK(ig_part_deletion(&p, &size) == NULL && size == 0);
+        CHECK(!ig_part_row_deleted(&p, 10));
+        uint64_t bm = ig_part_deletion_bytes(&p), footer_was = p.footer_offset;
+        CHECK(bm == 128); /* 1,000 rows */
+        ig_part_close(&p);
+        struct stat s0, s1, s2;
+        REQUIRE(stat(path, &s0) == 0);
+        uint64_t rows[2] = {10, 999};
+        struct ig_erase_report rep;
+        REQUIRE(erase_rows(rows, 2, &rep) == 0);
+        CHECK(rep.pages_moved == 0);
+        REQUIRE(stat(path, &s1) == 0);
+        uint64_t grew = (uint64_t)(s1.st_size - s0.st_size);
+        CHECK(grew >= bm && grew <= bm + 7);
+        REQUIRE(ig_part_open_at(&p, path, end, false, &err) == 0);
+        CHECK(p.deletion_at && p.sec_size[IG_SEC_DELETION] == 0);
+        if (recorded)
+            CHECK(p.deletion_at >= end && p.footer_offset == footer_was);
+        else
+            CHECK(p.deletion_at >= footer_was && p.deletion_at + bm <= p.footer_offset);
+        CHECK(p.deleted_rows == 2 && ig_part_row_deleted(&p, 10) && ig_part_row_deleted(&p, 999) &&
+              !ig_part_row_deleted(&p, 11));
+        CHECK(ig_part_check_footer(&p, &err) == 0);
+        uint64_t at = p.deletion_at;
+        ig_part_close(&p);
+        uint64_t row = 11;
+        REQUIRE(erase_rows(&row, 1, &rep) == 0);
+        REQUIRE(stat(path, &s2) == 0);
+        CHECK(s2.st_size == s1.st_size);
+        REQUIRE(ig_part_open_at(&p, path, end, false, &err) == 0);
+        CHECK(p.deletion_at == at && p.deleted_rows == 3 && ig_part_row_deleted(&p, 11));
+        CHECK(ig_part_check_footer(&p, &err) == 0);
+        ig_part_close(&p);
+        CHECK(verify_failures(NULL) == 0);
+        ig_remove_tree(dir);
+    }
+}
+
+/* A damaged place for the bitmap is a corrupt footer naming the part: never a
+ * read out of bounds or an allocation of what the header claims. */
+static void test_deletion_bitmap_damage_named(void)
+{
+    make_table(1);
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    uint64_t end, row = 10;
+    record_footer_end(path, &end);
+    struct ig_erase_report rep;
+    REQUIRE(erase_rows(&row, 1, &rep) == 0);
+    struct ig_part p;
+    struct ig_error err = {0};
+    REQUIRE(ig_part_open_at(&p, path, end, false, &err) == 0);
+    uint64_t at = p.deletion_at, field = p.footer_offset + IG_HDR_DELETION_AT;
+    uint64_t bad[] = {at + 4, p.footer_offset + 256, end - 8, UINT64_MAX - 7, 1ULL << 60, 0};
+    ig_part_close(&p);
+    int fd = open(path, O_RDWR);
+    REQUIRE(fd >= 0);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint8_t b[8];
+        ig_st64(b, bad[i]);
+        REQUIRE(pwrite(fd, b, 8, (off_t)field) == 8);
+        err.msg[0] = 0;
+        CHECK(ig_part_open_at(&p, path, end, false, &err) == -EIO);
+        CHECK(strstr(err.msg, "part-000000.ingot") != NULL);
+        CHECK(strstr(err.msg, bad[i] ? "deletion bitmap out of bounds" : "deleted rows but no deletion bitmap") != NULL);
+    }
+    close(fd);
+    ig_remove_tree(dir);
+}
+
 /* Write a value back into the erased slot of a plain int64 page and re-seal
  * every hash (page checksum, group hash, root, tail): only the level-2 check
  * can still see it. */
@@ -126,8 +227,9 @@ static void tamper_and_reseal(uint64_t row)
     uint8_t *gr = footer + p.sec_off[IG_SEC_GROUPS] + (uint64_t)g * IG_GRP_SIZE;
     ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(&p, footer, ig_ld32(gr + IG_GRP_FIRST_PAGE),
                                                    ig_ld32(gr + IG_GRP_PAGE_COUNT)));
-    uint64_t root = ig_merkle_root(footer, footer + p.sec_off[IG_SEC_GROUPS], p.sec_size[IG_SEC_GROUPS],
-                                   footer + p.sec_off[IG_SEC_DELETION], p.sec_size[IG_SEC_DELETION]);
+    uint64_t del_size;
+    const uint8_t *del = ig_part_deletion(&p, &del_size);
+    uint64_t root = ig_merkle_root(footer, footer + p.sec_off[IG_SEC_GROUPS], p.sec_size[IG_SEC_GROUPS], del, del_size);
     uint8_t tail[IG_TAIL_SIZE];
     REQUIRE(ig_pread_full(p.fd, tail, sizeof tail, p.file_size - IG_TAIL_SIZE) == 0);
     ig_st64(tail + IG_TAIL_ROOT, root);
@@ -511,9 +613,14 @@ static void test_shared_footer_copy_is_one_generation(void)
     char path[128];
     snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
     struct ig_error err = {0};
+    /* MANIFEST records where the footer ends: an erase leaves the footer
+     * where it is (the first puts the deletion bitmap past it), so an older
+     * copy's place stays true */
+    uint64_t end;
+    record_footer_end(path, &end);
     struct ig_erase_report rep;
     struct ig_part p1, p2, p3;
-    REQUIRE(ig_part_open(&p1, path, false, &err) == 0);
+    REQUIRE(ig_part_open_at(&p1, path, end, false, &err) == 0);
     CHECK(p1.generation == 0);
     uint64_t r10 = 10, r11 = 11;
     REQUIRE(erase_rows(&r10, 1, &rep) == 0); /* between the tail's read and the copy */
@@ -524,7 +631,7 @@ static void test_shared_footer_copy_is_one_generation(void)
     CHECK(!ig_part_rewritten(&p1));
     ig_part_close(&p1);
 
-    REQUIRE(ig_part_open(&p2, path, false, &err) == 0);
+    REQUIRE(ig_part_open_at(&p2, path, end, false, &err) == 0);
     p2.shared = true;
     REQUIRE(ig_part_copy_footer(&p2, &err) == 0);
     CHECK(!ig_part_rewritten(&p2));
@@ -542,25 +649,24 @@ static void test_shared_footer_copy_is_one_generation(void)
     /* a tail whose root is not the footer's (its own hash made good) */
     int fd = open(path, O_RDWR);
     REQUIRE(fd >= 0);
-    struct stat st;
-    REQUIRE(fstat(fd, &st) == 0);
     uint8_t tail[IG_TAIL_SIZE];
-    REQUIRE(ig_pread_full(fd, tail, sizeof tail, (uint64_t)st.st_size - IG_TAIL_SIZE) == 0);
+    REQUIRE(ig_pread_full(fd, tail, sizeof tail, end - IG_TAIL_SIZE) == 0);
     ig_st64(tail + IG_TAIL_ROOT, ig_ld64(tail + IG_TAIL_ROOT) ^ 1);
     ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
-    REQUIRE(pwrite(fd, tail, sizeof tail, st.st_size - IG_TAIL_SIZE) == (ssize_t)sizeof tail);
+    REQUIRE(pwrite(fd, tail, sizeof tail, (off_t)(end - IG_TAIL_SIZE)) == (ssize_t)sizeof tail);
     close(fd);
-    REQUIRE(ig_part_open(&p3, path, false, &err) == 0);
+    REQUIRE(ig_part_open_at(&p3, path, end, false, &err) == 0);
     p3.shared = true;
     CHECK(ig_part_copy_footer(&p3, &err) == -EIO);
     CHECK(strstr(err.msg, "root hash") != NULL);
     ig_part_close(&p3);
-    REQUIRE(ig_part_open(&p3, path, false, &err) == 0); /* local storage: not checked at open */
+    REQUIRE(ig_part_open_at(&p3, path, end, false, &err) == 0); /* local storage: not checked at open */
     CHECK(ig_part_copy_footer(&p3, &err) == 0);
     ig_part_close(&p3);
     ig_remove_tree(dir);
 }
 
 TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
-          T(test_shared_footer_copy_is_one_generation),
+          T(test_shared_footer_copy_is_one_generation), T(test_deletion_bitmap_written_by_first_erase),
+          T(test_deletion_bitmap_damage_named),
           T(test_journal_replay_is_idempotent))

@@ -238,7 +238,9 @@ static void test_zdict_grain_frames(void)
     CHECK_EQ_INT(rep.rows, nk);
     CHECK_EQ_INT(rep.pages_moved, 0);
     REQUIRE(stat(pf, &st1) == 0);
-    CHECK(st1.st_size <= st0.st_size);
+    /* the blocks never grow; the part's first erase adds its deletion bitmap
+     * past the footer (format 17) */
+    CHECK(st1.st_size <= st0.st_size + (ROWS + 63) / 64 * 8 + 8);
     /* never grows: every block where it was, inside its room */
     uint32_t leaves[2] = {C_PATH, C_CAPTION};
     struct blocks *before[2] = {&path, &cap};

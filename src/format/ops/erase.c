@@ -319,15 +319,14 @@ static int journal_footer_changes(struct erase_ctx *x, struct part_plan *pp)
     return rc;
 }
 
-static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t *rows,
-                       size_t nrows)
+/* The footer image with its new bitmap bm (new_bitmap: one to put past the
+ * footer) into the journal: moved pages, the bitmap, the footer's changes (or
+ * all of it where it moves) and its tail. */
+static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const uint8_t *bm, bool new_bitmap)
 {
     const struct ig_part *p = pp->p;
     uint8_t *nf = pp->nf;
-    uint8_t *bm = nf + p->sec_off[IG_SEC_DELETION];
-    for (size_t i = 0; i < nrows; i++)
-        bm[rows[i] / 8] |= (uint8_t)(1u << (rows[i] % 8));
-    ig_st64(nf + IG_HDR_DELETED_ROWS, p->deleted_rows + nrows);
+    uint64_t bm_size = ig_part_deletion_bytes(p);
     /* re-hash the touched groups, then the root */
     for (uint32_t g = 0; g < p->num_groups; g++) {
         if (!pp->touched_groups[g]) continue;
@@ -341,11 +340,12 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
      * the footer was, and the footer follows them (its tail stays the file's
      * last bytes). */
     bool footer_stays = p->end_recorded;
+    bool footer_moves = !footer_stays && (pp->nmoved || new_bitmap);
+    uint64_t end = p->file_size > p->tail_end ? p->file_size : p->tail_end;
+    uint64_t at = footer_stays ? (end + 7) / 8 * 8 : p->footer_offset;
     if (pp->nmoved) {
         /* in page order (threads queued them in any order) */
         qsort(pp->moved, pp->nmoved, sizeof *pp->moved, by_page);
-        uint64_t end = p->file_size > p->tail_end ? p->file_size : p->tail_end;
-        uint64_t at = footer_stays ? (end + 7) / 8 * 8 : p->footer_offset;
         for (size_t i = 0; i < pp->nmoved; i++) {
             struct moved *m = &pp->moved[i];
             uint8_t *r = page_rec(pp, m->page);
@@ -355,22 +355,34 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
             x->rep->bytes_written += m->bytes.len;
             at += m->bytes.len;
         }
-        if (!footer_stays) footer_off = (at + 7) / 8 * 8;
         /* the moved records changed: hash their groups again */
         for (uint32_t g = 0; g < p->num_groups; g++) {
             uint8_t *gr = nf + p->sec_off[IG_SEC_GROUPS] + (uint64_t)g * IG_GRP_SIZE;
             uint32_t fp = ig_ld32(gr + IG_GRP_FIRST_PAGE), pc = ig_ld32(gr + IG_GRP_PAGE_COUNT);
             ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(p, nf, fp, pc));
         }
-        if (!footer_stays && footer_off > at) {
-            static const uint8_t pad[8];
-            if (ig_journal_add(&x->j, p->name, at, pad, footer_off - at)) return -ENOMEM;
-        }
+    }
+    static const uint8_t pad[8];
+    if (new_bitmap) {
+        uint64_t bm_at = (at + 7) / 8 * 8;
+        if (bm_at > at && ig_journal_add(&x->j, p->name, at, pad, bm_at - at)) return -ENOMEM;
+        ig_st64(nf + IG_HDR_DELETION_AT, bm_at);
+        if (ig_journal_add(&x->j, p->name, bm_at, bm, (size_t)bm_size)) return -ENOMEM;
+        x->rep->bytes_written += bm_size;
+        at = bm_at + bm_size;
+    } else if (p->deletion_at) {
+        uint64_t had_size;
+        const uint8_t *had = ig_part_deletion(p, &had_size);
+        if (ig_journal_diff(&x->j, p->name, p->deletion_at, had, bm, (size_t)bm_size, &x->rep->bytes_written))
+            return -ENOMEM;
+    }
+    if (footer_moves) {
+        footer_off = (at + 7) / 8 * 8;
+        if (footer_off > at && ig_journal_add(&x->j, p->name, at, pad, footer_off - at)) return -ENOMEM;
     }
     if (atomic_load(&pp->chunks_changed))
         ig_st64(nf + IG_HDR_CHUNKS_HASH, ig_hash(nf + p->sec_off[IG_SEC_CHUNKS], p->sec_size[IG_SEC_CHUNKS]));
-    uint64_t root = ig_merkle_root(nf, nf + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm,
-                                   p->sec_size[IG_SEC_DELETION]);
+    uint64_t root = ig_merkle_root(nf, nf + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm, bm_size);
     uint8_t tail[IG_TAIL_SIZE] = {0};
     ig_st64(tail + IG_TAIL_FOOTER_OFFSET, footer_off);
     ig_st64(tail + IG_TAIL_FOOTER_SIZE, p->footer_size);
@@ -380,7 +392,7 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
     ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
     memcpy(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8);
     int rc;
-    if (pp->nmoved && !footer_stays) {
+    if (footer_moves) {
         rc = ig_journal_add(&x->j, p->name, footer_off, nf, p->footer_size);
         x->rep->bytes_written += p->footer_size;
     } else {
@@ -389,6 +401,31 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
     if (!rc) rc = ig_journal_add(&x->j, p->name, footer_off + p->footer_size, tail, sizeof tail);
     x->rep->bytes_written += sizeof tail;
     return rc ? -ENOMEM : 0;
+}
+
+static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t *rows,
+                       size_t nrows)
+{
+    const struct ig_part *p = pp->p;
+    uint8_t *nf = pp->nf;
+    /* The bitmap in the footer (written with it), or past it (format 17: a
+     * part is written without one; its first erase puts it past the footer,
+     * as a moved page, and the header says where) */
+    uint64_t bm_size = ig_part_deletion_bytes(p);
+    uint8_t *bm = nf + p->sec_off[IG_SEC_DELETION], *bm_own = NULL;
+    if (!p->sec_size[IG_SEC_DELETION]) {
+        uint64_t had_size;
+        const uint8_t *had = ig_part_deletion(p, &had_size);
+        bm = bm_own = calloc(1, (size_t)bm_size);
+        if (!bm) return -ENOMEM;
+        if (had) memcpy(bm, had, (size_t)had_size);
+    }
+    for (size_t i = 0; i < nrows; i++)
+        bm[rows[i] / 8] |= (uint8_t)(1u << (rows[i] % 8));
+    ig_st64(nf + IG_HDR_DELETED_ROWS, p->deleted_rows + nrows);
+    int rc = finish_part_write(x, pp, bm, bm_own && !p->deletion_at);
+    free(bm_own);
+    return rc;
 }
 
 static void free_plan(struct part_plan *pp)

@@ -361,10 +361,18 @@ static void check_extents(struct vctx *x, const struct ig_part *p)
             if (ig_part_page(p, pg, &rec, NULL) == 0)
                 ex[n++] = (struct extent){rec.offset, rec.capacity, pg};
         }
+        /* a deletion bitmap past the footer (format 17), which an erase writes too */
+        if (p->deletion_at)
+            ex[n++] = (struct extent){p->deletion_at, ig_part_deletion_bytes(p), UINT32_MAX};
         qsort(ex, n, sizeof *ex, extent_cmp);
         for (uint32_t i = 1; i < n; i++)
             if (ex[i - 1].off + ex[i - 1].cap > ex[i].off) {
-                ig_verify_fail(x, "%s: pages %u and %u overlap on disk", p->name, ex[i - 1].page, ex[i].page);
+                if (ex[i - 1].page == UINT32_MAX || ex[i].page == UINT32_MAX)
+                    ig_verify_fail(x, "%s: page %u and the deletion bitmap overlap on disk", p->name,
+                                   ex[i - 1].page == UINT32_MAX ? ex[i].page : ex[i - 1].page);
+                else
+                    ig_verify_fail(x, "%s: pages %u and %u overlap on disk", p->name, ex[i - 1].page,
+                                   ex[i].page);
                 break;
             }
         free(ex);
@@ -374,9 +382,10 @@ static void check_extents(struct vctx *x, const struct ig_part *p)
 /* deletion bitmap: count and no bits past the last row */
 static void check_deletion_and_root(struct vctx *x, const struct ig_part *p)
 {
-    const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
+    uint64_t bm_size;
+    const uint8_t *bm = ig_part_deletion(p, &bm_size);
     uint64_t bits = 0;
-    for (uint64_t i = 0; i < p->sec_size[IG_SEC_DELETION]; i++)
+    for (uint64_t i = 0; i < bm_size; i++)
         bits += (uint64_t)__builtin_popcount(bm[i]);
     uint64_t in_range = 0;
     for (uint64_t r = 0; r < p->num_rows; r++)
@@ -386,8 +395,10 @@ static void check_deletion_and_root(struct vctx *x, const struct ig_part *p)
         ig_verify_fail(x, "%s: footer says %" PRIu64 " deleted rows, bitmap has %" PRIu64, p->name,
              p->deleted_rows, in_range);
     uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
-                                   p->sec_size[IG_SEC_GROUPS], bm, p->sec_size[IG_SEC_DELETION]);
-    if (root != p->root) ig_verify_fail(x, "%s: root hash mismatch (footer header or row groups changed)", p->name);
+                                   p->sec_size[IG_SEC_GROUPS], bm, bm_size);
+    if (root != p->root)
+        ig_verify_fail(x, "%s: root hash mismatch (footer header, row groups or deletion bitmap changed)",
+                       p->name);
 }
 
 /* Everything about one part: its footer sections, row groups and their Merkle
@@ -424,9 +435,10 @@ int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
         if (ig_footer_group_hash(p, p->footer, gr.first_page, gr.page_count) != gr.hash)
             return ig_err(err, -EIO, "%s: corrupt footer: row group %u hash mismatch", p->path, g);
     }
+    uint64_t del_size;
+    const uint8_t *del = ig_part_deletion(p, &del_size);
     uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
-                                   p->sec_size[IG_SEC_GROUPS], ig_part_section(p, IG_SEC_DELETION),
-                                   p->sec_size[IG_SEC_DELETION]);
+                                   p->sec_size[IG_SEC_GROUPS], del, del_size);
     if (root != p->root) return ig_err(err, -EIO, "%s: corrupt footer: root hash mismatch", p->path);
     return 0;
 }

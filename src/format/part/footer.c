@@ -50,11 +50,50 @@ static bool expected_size(const struct ig_part *p, enum ig_section s, uint64_t *
         *out = n * chunk_size(p); /* n < 2^64 / 16 */
         return true;
     case IG_SEC_PAGES: *out = (uint64_t)p->num_pages * IG_PG_SIZE; return true;
-    case IG_SEC_DELETION: *out = (p->num_rows / 64 + (p->num_rows % 64 != 0)) * 8; return true;
+    case IG_SEC_DELETION: *out = ig_part_deletion_bytes(p); return true;
     case IG_SEC_EXTRA: *out = (uint64_t)p->num_pages * IG_PX_SIZE; return true;
     case IG_SEC_BLOCKS: *out = (uint64_t)p->num_blocks * IG_BLK_SIZE; return true;
     default: return false; /* names: any size */
     }
+}
+
+/* The deletion bitmap of a part of version 17 or later that is not in its
+ * footer: none (no row deleted), or read from where its first erase put it:
+ * past the tail MANIFEST records (such a footer never moves), else before the
+ * footer (which that erase moved past it). */
+static int find_deletion(struct ig_part *p, struct ig_error *err)
+{
+    free(p->deletion_copy);
+    p->deletion_copy = NULL;
+    p->deletion_at = 0;
+    if (p->version < IG_FORMAT_LAZY_DELETION) return 0;
+    uint64_t at = ig_ld64(p->footer + IG_HDR_DELETION_AT);
+    if (p->sec_size[IG_SEC_DELETION])
+        return at ? ig_part_corrupt(p, err, "a deletion bitmap in the footer and another past it") : 0;
+    if (!at) return p->deleted_rows ? ig_part_corrupt(p, err, "deleted rows but no deletion bitmap") : 0;
+    uint64_t size = ig_part_deletion_bytes(p);
+    /* before the footer, or past the tail and inside the file as it is now
+     * (a copy of the footer taken again sees what erases appended since) */
+    uint64_t file_now = p->file_size;
+    struct stat st;
+    if (p->obj) file_now = ig_obj_size(p->obj);
+    else if (!fstat(p->fd, &st)) file_now = (uint64_t)st.st_size;
+    bool before = at >= IG_PART_MAGIC_LEN && at <= p->footer_offset && size <= p->footer_offset - at;
+    bool after = at >= p->tail_end && at <= file_now && size <= file_now - at;
+    if (at % 8 || size == 0 || (!before && !after)) return ig_part_corrupt(p, err, "deletion bitmap out of bounds");
+    uint8_t *bm = malloc((size_t)size);
+    if (!bm) return ig_err(err, -ENOMEM, "out of memory");
+    if (p->shared) /* another host's erase may have changed it: see ig_part_copy_footer */
+        (void)posix_fadvise(p->fd, (off_t)at, (off_t)size, POSIX_FADV_DONTNEED);
+    int rc = ig_part_read(p, bm, (size_t)size, at, err);
+    if (rc) {
+        free(bm);
+        return ig_err(err, rc, "%s: reading its deletion bitmap at byte %llu: %s", p->path,
+                      (unsigned long long)at, strerror(-rc));
+    }
+    p->deletion_copy = bm;
+    p->deletion_at = at;
+    return 0;
 }
 
 static int check_header(struct ig_part *p, struct ig_error *err)
@@ -95,7 +134,9 @@ static int check_header(struct ig_part *p, struct ig_error *err)
         if (off % 8 || off < IG_HDR_SIZE || off > p->footer_size || size > p->footer_size - off)
             return ig_err(err, -EIO, "%s: corrupt footer: section %d out of bounds", p->path, s);
         uint64_t want = 0;
-        if (s != IG_SEC_NAMES && (!expected_size(p, s, &want) || want != size))
+        /* from version 17 a part's deletion bitmap may not be in its footer */
+        bool elsewhere = s == IG_SEC_DELETION && size == 0 && version >= IG_FORMAT_LAZY_DELETION;
+        if (s != IG_SEC_NAMES && !elsewhere && (!expected_size(p, s, &want) || want != size))
             return ig_err(err, -EIO, "%s: corrupt footer: section %d has %llu bytes, expected %llu",
                           p->path, s, (unsigned long long)size, (unsigned long long)want);
         p->sec_off[s] = off;
@@ -110,7 +151,7 @@ static int check_header(struct ig_part *p, struct ig_error *err)
                 return ig_err(err, -EIO, "%s: corrupt footer: sections %d and %d overlap",
                               p->path, a, b);
         }
-    return 0;
+    return find_deletion(p, err);
 }
 
 /* The tail's fields, checked: magic, hash, version, and a footer that ends
@@ -292,8 +333,10 @@ static bool copy_consistent(struct ig_part *p)
         ig_ld64(tail + IG_TAIL_FOOTER_OFFSET) != p->footer_offset ||
         ig_ld64(tail + IG_TAIL_FOOTER_SIZE) != p->footer_size)
         return false;
+    uint64_t del_size;
+    const uint8_t *del = ig_part_deletion(p, &del_size);
     uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS), p->sec_size[IG_SEC_GROUPS],
-                                   ig_part_section(p, IG_SEC_DELETION), p->sec_size[IG_SEC_DELETION]);
+                                   del, del_size);
     if (root != ig_ld64(tail + IG_TAIL_ROOT)) return false;
     p->root = root;
     p->generation = ig_ld64(tail + IG_TAIL_GENERATION);
@@ -353,12 +396,15 @@ bool ig_part_rewritten(const struct ig_part *p)
     struct stat st;
     uint8_t tail[IG_TAIL_SIZE];
     /* a part read at MANIFEST's end grows by commits (beyond what it reads)
-     * and by erases' moved pages (which move its tail's generation too) */
-    if (fstat(p->fd, &st) || (p->tail_end == p->file_size && (uint64_t)st.st_size != p->file_size))
+     * and by erases' moved pages and deletion bitmaps (which move its tail's
+     * generation too) */
+    if (fstat(p->fd, &st) || (!p->end_recorded && (uint64_t)st.st_size != p->file_size))
         return true;
     off_t at = (off_t)(p->tail_end - IG_TAIL_SIZE);
     if (p->shared) (void)posix_fadvise(p->fd, at, IG_TAIL_SIZE, POSIX_FADV_DONTNEED);
+    /* a commit that wrote a new footer zeroed this tail */
     return ig_pread_full(p->fd, tail, sizeof tail, (uint64_t)at) != 0 ||
+           memcmp(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8) || ig_ld64(tail + IG_TAIL_HASH) != ig_hash(tail, IG_TAIL_HASH) ||
            ig_ld64(tail + IG_TAIL_GENERATION) != p->generation;
 }
 
@@ -383,6 +429,7 @@ void ig_part_close(struct ig_part *p)
     if (p->blob_fd >= 0) close(p->blob_fd);
     ig_obj_close(p->obj);
     ig_obj_close(p->blob_obj);
+    free(p->deletion_copy);
     free(p->path);
     memset(p, 0, sizeof *p);
     p->fd = p->blob_fd = -1;

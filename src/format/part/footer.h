@@ -55,6 +55,12 @@ struct ig_part {
     uint8_t erase_level;
     uint64_t schema_hash, chunks_hash;
     uint64_t sec_off[IG_SEC_COUNT], sec_size[IG_SEC_COUNT];
+    /* The deletion bitmap when it is not in the footer (version 17: a part is
+     * written without one, and its first erase puts it past the footer):
+     * its file offset (0: in the footer, or none while no row is deleted)
+     * and a copy read at open (one more read, for erased parts only). */
+    uint64_t deletion_at;
+    uint8_t *deletion_copy;
 };
 
 struct ig_colrec {
@@ -220,10 +226,30 @@ int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *
 uint64_t ig_footer_group_hash(const struct ig_part *p, const uint8_t *footer, uint32_t first,
                               uint32_t count);
 
-/* Raw section bytes (already bounds-checked at open). */
+/* Raw section bytes (already bounds-checked at open). The deletion bitmap is
+ * read through ig_part_deletion: it may not be in the footer. */
 static inline const uint8_t *ig_part_section(const struct ig_part *p, enum ig_section s)
 {
     return p->footer + p->sec_off[s];
+}
+
+/* The deletion bitmap's size when the part has one: ceil(num_rows / 64) u64 words. */
+static inline uint64_t ig_part_deletion_bytes(const struct ig_part *p)
+{
+    return (p->num_rows / 64 + (p->num_rows % 64 != 0)) * 8;
+}
+
+/* The deletion bitmap (bit r of byte r / 8, LSB first: row r deleted) and its
+ * size: in the footer, its copy read from past the footer, or NULL and 0 for
+ * a part of version 17 or later that has none (no row was ever deleted). */
+static inline const uint8_t *ig_part_deletion(const struct ig_part *p, uint64_t *size)
+{
+    if (p->sec_size[IG_SEC_DELETION]) {
+        *size = p->sec_size[IG_SEC_DELETION];
+        return p->footer + p->sec_off[IG_SEC_DELETION];
+    }
+    *size = p->deletion_copy ? ig_part_deletion_bytes(p) : 0;
+    return p->deletion_copy;
 }
 
 #endif

@@ -259,8 +259,11 @@ int ig_graft_merge(const struct ig_part *p, const uint8_t *mini, size_t mini_len
     rc = merge_schema(p, &m, &o) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     if (!rc) rc = merge_groups(p, &m, &o, err);
     size_t base = out->len;
-    struct ig_buf deletion = {.data = (uint8_t *)ig_part_section(p, IG_SEC_DELETION),
-                              .len = p->sec_size[IG_SEC_DELETION]};
+    /* the bitmap goes into the new footer wherever it was (none while no row
+     * is deleted) */
+    uint64_t del_size;
+    const uint8_t *del_bits = ig_part_deletion(p, &del_size);
+    struct ig_buf deletion = {.data = (uint8_t *)del_bits, .len = (size_t)del_size};
     if (!rc) {
         rc = ig_buf_append(out, p->footer,
                            IG_HDR_SIZE); /* counts, ids and section table set below */
@@ -280,6 +283,7 @@ int ig_graft_merge(const struct ig_part *p, const uint8_t *mini, size_t mini_len
     if (!rc) {
         uint8_t *h = out->data + base;
         ig_st32(h + IG_HDR_VERSION, IG_FORMAT_VERSION);
+        ig_st64(h + IG_HDR_DELETION_AT, 0);
         ig_st32(h + IG_HDR_NUM_COLUMNS, p->num_columns + m.ncols);
         ig_st32(h + IG_HDR_NUM_LEAVES, p->num_leaves + m.nleaves);
         ig_st32(h + IG_HDR_NUM_PAGES, p->num_pages + m.npages);
@@ -324,7 +328,8 @@ static int write_pages(const struct ig_part *p, uint64_t start, const struct ig_
     o.group_rows = rows;
     o.ngroups = p->num_groups;
     o.rows_per_group = 0;
-    o.deleted = p->deleted_rows ? ig_part_section(p, IG_SEC_DELETION) : NULL;
+    uint64_t del_size;
+    o.deleted = p->deleted_rows ? ig_part_deletion(p, &del_size) : NULL;
     struct ig_part_writer *w;
     int rc = ig_part_writer_open_graft(&w, p->path, start, add, &o, p->first_row_id, err);
     if (rc) {

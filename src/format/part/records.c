@@ -352,17 +352,19 @@ int ig_part_block_of_row(const struct ig_part *p, uint32_t page, const struct ig
 
 bool ig_part_row_deleted(const struct ig_part *p, uint64_t row)
 {
-    if (row >= p->num_rows) return false;
-    const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
+    uint64_t size;
+    const uint8_t *bm = ig_part_deletion(p, &size);
+    if (row >= p->num_rows || !bm) return false;
     return (bm[row / 8] >> (row % 8)) & 1;
 }
 
 bool ig_part_deleted_bits(const struct ig_part *p, uint64_t first, uint32_t count, uint8_t *dst)
 {
     memset(dst, 0, (count + 7) / 8);
-    if (p->deleted_rows == 0) return false;
+    uint64_t size;
+    const uint8_t *bm = ig_part_deletion(p, &size);
+    if (p->deleted_rows == 0 || !bm) return false;
     bool any = false;
-    const uint8_t *bm = ig_part_section(p, IG_SEC_DELETION);
     for (uint32_t i = 0; i < count; i++) {
         uint64_t r = first + i;
         if (r < p->num_rows && ((bm[r / 8] >> (r % 8)) & 1)) {
