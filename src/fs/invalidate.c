@@ -196,32 +196,27 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     return true;
 }
 
-static void reload_for_handler(struct fs_session *s, bool last)
-{
-    if (fs_view_names_cached(&s->vnames)) {
-        pthread_rwlock_rdlock(&s->table_lock);
-        uint64_t seen = s->generation;
-        pthread_rwlock_unlock(&s->table_lock);
-        for (int i = 0; i < 100; i++) { /* the watcher's reload: names dropped first */
-            usleep(1000);
-            pthread_rwlock_rdlock(&s->table_lock);
-            bool moved = s->generation != seen;
-            pthread_rwlock_unlock(&s->table_lock);
-            if (moved) return;
-        }
-        /* not yet: wait again on the next try; the last one reloads here
-         * (its names go with the queued pass) */
-        if (!last) return;
-    }
-    fs_reload(s, false, false); /* names go with the queued pass */
-}
-
 static uint64_t reloads_done(struct fs_session *s)
 {
     pthread_rwlock_rdlock(&s->table_lock);
     uint64_t n = s->generation;
     pthread_rwlock_unlock(&s->table_lock);
     return n;
+}
+
+static void reload_for_handler(struct fs_session *s, bool last)
+{
+    if (fs_view_names_cached(&s->vnames)) {
+        uint64_t seen = reloads_done(s);
+        for (int i = 0; i < 100; i++) { /* the watcher's reload: names dropped first */
+            usleep(1000);
+            if (reloads_done(s) != seen) return;
+        }
+        /* not yet: wait again on the next try; the last one reloads here
+         * (its names go with the queued pass) */
+        if (!last) return;
+    }
+    fs_reload(s, false, false); /* names go with the queued pass */
 }
 
 bool fs_wait_for_writer(struct fs_session *s, struct fs_writer_wait *w)

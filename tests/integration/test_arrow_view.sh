@@ -93,7 +93,7 @@ check arrow_view_after_erase after_erase
 
 # a view held open across an erase answers ESTALE; reopened, it is new
 stale() {
-    "$PY" - "$M" "$INGOT" "$T" <<'PY'
+    "$PY" - "$M" "$INGOT" "$T" <<'PY' || return 1
 import errno, os, subprocess, sys, time
 m, ingot, t = sys.argv[1:]
 fd = os.open(f"{m}/arrow/0.arrow", os.O_RDONLY)

@@ -462,7 +462,7 @@ erase_nested() {
     rm -rf "$WORK/te"; cp -r "$WORK/tr" "$WORK/te"
     "$INGOT" erase --row 5 --row 1234 --row 2999 "$WORK/te" >/dev/null || return 1
     "$INGOT" verify "$WORK/te" >/dev/null || { "$INGOT" verify "$WORK/te"; return 1; }
-    "$PY" - <("$INGOT" cat "$WORK/te" deep) "$WORK/rnd/expect/deep.jsonl" <<'PY'
+    "$PY" - <("$INGOT" cat "$WORK/te" deep) "$WORK/rnd/expect/deep.jsonl" <<'PY' || return 1
 import json, sys
 got = [json.loads(l) for l in open(sys.argv[1])]
 want = [json.loads(l) for i, l in enumerate(open(sys.argv[2])) if i not in (5, 1234, 2999)]

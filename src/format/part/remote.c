@@ -8,6 +8,7 @@
 #include "store/s3.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/io.h"
 
@@ -34,16 +35,12 @@ uint64_t ig_remote_env_u64(const char *name, uint64_t dflt)
 
 static int64_t mono_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec;
+    return (int64_t)(ig_now_ns() / 1000000000u);
 }
 
 static int64_t mono_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(ig_now_ns() / 1000000u);
 }
 
 static void sleep_ms(unsigned ms)
