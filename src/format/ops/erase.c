@@ -367,7 +367,14 @@ static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const ui
         uint64_t bm_at = (at + 7) / 8 * 8;
         if (bm_at > at && ig_journal_add(&x->j, p->name, at, pad, bm_at - at)) return -ENOMEM;
         ig_st64(nf + IG_HDR_DELETION_AT, bm_at);
-        if (ig_journal_add(&x->j, p->name, bm_at, bm, (size_t)bm_size)) return -ENOMEM;
+        /* mostly zeros: the journal holds a zero-fill and the words with bits
+         * (a first erase of one row of 1,000,000 journaled 125 KB) */
+        uint8_t *zeros = calloc(1, (size_t)bm_size);
+        uint64_t diffed = 0;
+        int rc = zeros ? ig_journal_zero(&x->j, p->name, bm_at, bm_size) : -ENOMEM;
+        if (!rc) rc = ig_journal_diff(&x->j, p->name, bm_at, zeros, bm, (size_t)bm_size, &diffed);
+        free(zeros);
+        if (rc) return -ENOMEM;
         x->rep->bytes_written += bm_size;
         at = bm_at + bm_size;
     } else if (p->deletion_at) {
