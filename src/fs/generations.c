@@ -145,16 +145,16 @@ static struct fs_generation *snapshot(const struct ig_table *t, const struct fs_
     }
     for (uint32_t p = 0; p < t->nparts; p++) {
         const struct ig_part *pp = &t->parts[p];
-        uint64_t bytes;
-        const uint8_t *bits = ig_part_deletion(pp, &bytes);
+        const uint8_t *bits = ig_part_deletion(pp);
+        size_t bytes = (size_t)ig_part_deletion_bytes(pp);
         v->part_rows[p] = pp->num_rows;
         if (!bits) continue; /* no row of it deleted: no bitmap (format 17), none kept */
-        v->deleted[p] = malloc((size_t)bytes);
+        v->deleted[p] = malloc(bytes);
         if (!v->deleted[p]) {
             generation_free(v);
             return NULL;
         }
-        memcpy(v->deleted[p], bits, (size_t)bytes);
+        memcpy(v->deleted[p], bits, bytes);
     }
     return v;
 }

@@ -86,10 +86,8 @@ static void rows_erased_between(struct fs_session *s, const struct ig_table *old
         const struct ig_part *np = &nt->parts[i], *op = same_rows(old, np);
         if (op && !op->map_copied) op = NULL;
         if (np->deleted_rows == 0 || (op && op->deleted_rows == np->deleted_rows)) continue;
-        uint64_t nsize, osize;
-        const uint8_t *nb = ig_part_deletion(np, &nsize);
-        const uint8_t *ob = op ? ig_part_deletion(op, &osize) : NULL;
-        if (!nb) continue; /* deleted rows without a bitmap: refused at open */
+        /* np has deleted rows: it has a bitmap (ig_part_deletion); op may not */
+        const uint8_t *nb = ig_part_deletion(np), *ob = op ? ig_part_deletion(op) : NULL;
         for (uint64_t byte = 0; byte < (np->num_rows + 7) / 8; byte++) {
             uint8_t fresh = nb[byte] & (uint8_t)~(ob ? ob[byte] : 0);
             for (unsigned bit = 0; fresh; bit++, fresh >>= 1)

@@ -319,14 +319,16 @@ static int journal_footer_changes(struct erase_ctx *x, struct part_plan *pp)
     return rc;
 }
 
-/* The footer image with its new bitmap bm (new_bitmap: one to put past the
- * footer) into the journal: moved pages, the bitmap, the footer's changes (or
- * all of it where it moves) and its tail. */
-static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const uint8_t *bm, bool new_bitmap)
+/* The footer image with its new bitmap bm into the journal: moved pages, the
+ * bitmap's changes where it is past the footer (all of it where a first erase
+ * puts it there), the footer's changes (or all of it where it moves) and its
+ * tail. */
+static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const uint8_t *bm)
 {
     const struct ig_part *p = pp->p;
     uint8_t *nf = pp->nf;
     uint64_t bm_size = ig_part_deletion_bytes(p);
+    bool new_bitmap = !ig_part_deletion(p); /* format 17: a first erase */
     /* re-hash the touched groups, then the root */
     for (uint32_t g = 0; g < p->num_groups; g++) {
         if (!pp->touched_groups[g]) continue;
@@ -363,25 +365,28 @@ static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const ui
         }
     }
     static const uint8_t pad[8];
-    if (new_bitmap) {
-        uint64_t bm_at = (at + 7) / 8 * 8;
-        if (bm_at > at && ig_journal_add(&x->j, p->name, at, pad, bm_at - at)) return -ENOMEM;
-        ig_st64(nf + IG_HDR_DELETION_AT, bm_at);
-        /* mostly zeros: the journal holds a zero-fill and the words with bits
-         * (a first erase of one row of 1,000,000 journaled 125 KB) */
-        uint8_t *zeros = calloc(1, (size_t)bm_size);
-        uint64_t diffed = 0;
-        int rc = zeros ? ig_journal_zero(&x->j, p->name, bm_at, bm_size) : -ENOMEM;
-        if (!rc) rc = ig_journal_diff(&x->j, p->name, bm_at, zeros, bm, (size_t)bm_size, &diffed);
+    if (!p->sec_size[IG_SEC_DELETION]) { /* the bitmap past the footer: its changed words */
+        const uint8_t *had = ig_part_deletion(p);
+        uint64_t bm_at = p->deletion_at, counted = 0;
+        uint8_t *zeros = NULL;
+        if (new_bitmap) {
+            bm_at = (at + 7) / 8 * 8;
+            if (bm_at > at && ig_journal_add(&x->j, p->name, at, pad, bm_at - at)) return -ENOMEM;
+            ig_st64(nf + IG_HDR_DELETION_AT, bm_at);
+            /* mostly zeros: the journal holds a zero-fill and the words with
+             * bits (a first erase of one row of 1,000,000 journaled 125 KB) */
+            if (!(zeros = calloc(1, (size_t)bm_size)) || ig_journal_zero(&x->j, p->name, bm_at, bm_size)) {
+                free(zeros);
+                return -ENOMEM;
+            }
+            had = zeros;
+            x->rep->bytes_written += bm_size;
+            at = bm_at + bm_size;
+        }
+        int rc = ig_journal_diff(&x->j, p->name, bm_at, had, bm, (size_t)bm_size,
+                                 new_bitmap ? &counted : &x->rep->bytes_written);
         free(zeros);
         if (rc) return -ENOMEM;
-        x->rep->bytes_written += bm_size;
-        at = bm_at + bm_size;
-    } else if (p->deletion_at) {
-        uint64_t had_size;
-        const uint8_t *had = ig_part_deletion(p, &had_size);
-        if (ig_journal_diff(&x->j, p->name, p->deletion_at, had, bm, (size_t)bm_size, &x->rep->bytes_written))
-            return -ENOMEM;
     }
     if (footer_moves) {
         footer_off = (at + 7) / 8 * 8;
@@ -389,7 +394,7 @@ static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const ui
     }
     if (atomic_load(&pp->chunks_changed))
         ig_st64(nf + IG_HDR_CHUNKS_HASH, ig_hash(nf + p->sec_off[IG_SEC_CHUNKS], p->sec_size[IG_SEC_CHUNKS]));
-    uint64_t root = ig_merkle_root(nf, nf + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm, bm_size);
+    uint64_t root = ig_part_root(p, nf, bm);
     uint8_t tail[IG_TAIL_SIZE] = {0};
     ig_st64(tail + IG_TAIL_FOOTER_OFFSET, footer_off);
     ig_st64(tail + IG_TAIL_FOOTER_SIZE, p->footer_size);
@@ -415,22 +420,21 @@ static int finish_part(struct erase_ctx *x, struct part_plan *pp, const uint64_t
 {
     const struct ig_part *p = pp->p;
     uint8_t *nf = pp->nf;
-    /* The bitmap in the footer (written with it), or past it (format 17: a
-     * part is written without one; its first erase puts it past the footer,
-     * as a moved page, and the header says where) */
-    uint64_t bm_size = ig_part_deletion_bytes(p);
-    uint8_t *bm = nf + p->sec_off[IG_SEC_DELETION], *bm_own = NULL;
-    if (!p->sec_size[IG_SEC_DELETION]) {
-        uint64_t had_size;
-        const uint8_t *had = ig_part_deletion(p, &had_size);
-        bm = bm_own = calloc(1, (size_t)bm_size);
+    /* The bitmap in the footer image (written with it), or a copy of the one
+     * past it (format 17: a part is written without one; its first erase puts
+     * it past the footer, as a moved page, and the header says where) */
+    uint8_t *bm = p->sec_size[IG_SEC_DELETION] ? nf + p->sec_off[IG_SEC_DELETION] : NULL, *bm_own = NULL;
+    if (!bm) {
+        const uint8_t *had = ig_part_deletion(p);
+        size_t size = (size_t)ig_part_deletion_bytes(p);
+        bm = bm_own = had ? malloc(size) : calloc(1, size);
         if (!bm) return -ENOMEM;
-        if (had) memcpy(bm, had, (size_t)had_size);
+        if (had) memcpy(bm, had, size);
     }
     for (size_t i = 0; i < nrows; i++)
         bm[rows[i] / 8] |= (uint8_t)(1u << (rows[i] % 8));
     ig_st64(nf + IG_HDR_DELETED_ROWS, p->deleted_rows + nrows);
-    int rc = finish_part_write(x, pp, bm, bm_own && !p->deletion_at);
+    int rc = finish_part_write(x, pp, bm);
     free(bm_own);
     return rc;
 }

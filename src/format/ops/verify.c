@@ -382,10 +382,9 @@ static void check_extents(struct vctx *x, const struct ig_part *p)
 /* deletion bitmap: count and no bits past the last row */
 static void check_deletion_and_root(struct vctx *x, const struct ig_part *p)
 {
-    uint64_t bm_size;
-    const uint8_t *bm = ig_part_deletion(p, &bm_size);
+    const uint8_t *bm = ig_part_deletion(p);
     uint64_t bits = 0;
-    for (uint64_t i = 0; i < bm_size; i++)
+    for (uint64_t i = 0; bm && i < ig_part_deletion_bytes(p); i++)
         bits += (uint64_t)__builtin_popcount(bm[i]);
     uint64_t in_range = 0;
     for (uint64_t r = 0; r < p->num_rows; r++)
@@ -394,9 +393,7 @@ static void check_deletion_and_root(struct vctx *x, const struct ig_part *p)
     if (in_range != p->deleted_rows)
         ig_verify_fail(x, "%s: footer says %" PRIu64 " deleted rows, bitmap has %" PRIu64, p->name,
              p->deleted_rows, in_range);
-    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
-                                   p->sec_size[IG_SEC_GROUPS], bm, bm_size);
-    if (root != p->root)
+    if (ig_part_root(p, p->footer, bm) != p->root)
         ig_verify_fail(x, "%s: root hash mismatch (footer header, row groups or deletion bitmap changed)",
                        p->name);
 }
@@ -435,11 +432,7 @@ int ig_part_check_footer(const struct ig_part *p, struct ig_error *err)
         if (ig_footer_group_hash(p, p->footer, gr.first_page, gr.page_count) != gr.hash)
             return ig_err(err, -EIO, "%s: corrupt footer: row group %u hash mismatch", p->path, g);
     }
-    uint64_t del_size;
-    const uint8_t *del = ig_part_deletion(p, &del_size);
-    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS),
-                                   p->sec_size[IG_SEC_GROUPS], del, del_size);
-    if (root != p->root) return ig_err(err, -EIO, "%s: corrupt footer: root hash mismatch", p->path);
+    if (ig_part_root(p, p->footer, ig_part_deletion(p)) != p->root) return ig_err(err, -EIO, "%s: corrupt footer: root hash mismatch", p->path);
     return 0;
 }
 

@@ -333,10 +333,7 @@ static bool copy_consistent(struct ig_part *p)
         ig_ld64(tail + IG_TAIL_FOOTER_OFFSET) != p->footer_offset ||
         ig_ld64(tail + IG_TAIL_FOOTER_SIZE) != p->footer_size)
         return false;
-    uint64_t del_size;
-    const uint8_t *del = ig_part_deletion(p, &del_size);
-    uint64_t root = ig_merkle_root(p->footer, ig_part_section(p, IG_SEC_GROUPS), p->sec_size[IG_SEC_GROUPS],
-                                   del, del_size);
+    uint64_t root = ig_part_root(p, p->footer, ig_part_deletion(p));
     if (root != ig_ld64(tail + IG_TAIL_ROOT)) return false;
     p->root = root;
     p->generation = ig_ld64(tail + IG_TAIL_GENERATION);

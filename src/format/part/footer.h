@@ -239,17 +239,23 @@ static inline uint64_t ig_part_deletion_bytes(const struct ig_part *p)
     return (p->num_rows / 64 + (p->num_rows % 64 != 0)) * 8;
 }
 
-/* The deletion bitmap (bit r of byte r / 8, LSB first: row r deleted) and its
- * size: in the footer, its copy read from past the footer, or NULL and 0 for
- * a part of version 17 or later that has none (no row was ever deleted). */
-static inline const uint8_t *ig_part_deletion(const struct ig_part *p, uint64_t *size)
+/* The deletion bitmap (bit r of byte r / 8, LSB first: row r deleted) of the
+ * footer image `footer` (the part's own, or a copy an erase or gc edits): in
+ * its section 7, or the copy read from past the footer, or NULL for a part of
+ * version 17 or later that has none. A part with deleted rows always has one
+ * (open refuses it otherwise), of ig_part_deletion_bytes(p). */
+static inline const uint8_t *ig_part_deletion_in(const struct ig_part *p, const uint8_t *footer)
 {
-    if (p->sec_size[IG_SEC_DELETION]) {
-        *size = p->sec_size[IG_SEC_DELETION];
-        return p->footer + p->sec_off[IG_SEC_DELETION];
-    }
-    *size = p->deletion_copy ? ig_part_deletion_bytes(p) : 0;
-    return p->deletion_copy;
+    return p->sec_size[IG_SEC_DELETION] ? footer + p->sec_off[IG_SEC_DELETION] : p->deletion_copy;
 }
+
+static inline const uint8_t *ig_part_deletion(const struct ig_part *p)
+{
+    return ig_part_deletion_in(p, p->footer);
+}
+
+/* The Merkle root of the footer image `footer` with the deletion bitmap bm
+ * (NULL: none): XXH3(header | row group records | bitmap), as the tail holds it. */
+uint64_t ig_part_root(const struct ig_part *p, const uint8_t *footer, const uint8_t *bm);
 
 #endif

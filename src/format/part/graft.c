@@ -261,9 +261,8 @@ int ig_graft_merge(const struct ig_part *p, const uint8_t *mini, size_t mini_len
     size_t base = out->len;
     /* the bitmap goes into the new footer wherever it was (none while no row
      * is deleted) */
-    uint64_t del_size;
-    const uint8_t *del_bits = ig_part_deletion(p, &del_size);
-    struct ig_buf deletion = {.data = (uint8_t *)del_bits, .len = (size_t)del_size};
+    const uint8_t *del_bits = ig_part_deletion(p);
+    struct ig_buf deletion = {.data = (uint8_t *)del_bits, .len = del_bits ? (size_t)ig_part_deletion_bytes(p) : 0};
     if (!rc) {
         rc = ig_buf_append(out, p->footer,
                            IG_HDR_SIZE); /* counts, ids and section table set below */
@@ -328,8 +327,7 @@ static int write_pages(const struct ig_part *p, uint64_t start, const struct ig_
     o.group_rows = rows;
     o.ngroups = p->num_groups;
     o.rows_per_group = 0;
-    uint64_t del_size;
-    o.deleted = p->deleted_rows ? ig_part_deletion(p, &del_size) : NULL;
+    o.deleted = p->deleted_rows ? ig_part_deletion(p) : NULL;
     struct ig_part_writer *w;
     int rc = ig_part_writer_open_graft(&w, p->path, start, add, &o, p->first_row_id, err);
     if (rc) {

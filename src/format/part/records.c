@@ -352,8 +352,7 @@ int ig_part_block_of_row(const struct ig_part *p, uint32_t page, const struct ig
 
 bool ig_part_row_deleted(const struct ig_part *p, uint64_t row)
 {
-    uint64_t size;
-    const uint8_t *bm = ig_part_deletion(p, &size);
+    const uint8_t *bm = ig_part_deletion(p);
     if (row >= p->num_rows || !bm) return false;
     return (bm[row / 8] >> (row % 8)) & 1;
 }
@@ -361,8 +360,7 @@ bool ig_part_row_deleted(const struct ig_part *p, uint64_t row)
 bool ig_part_deleted_bits(const struct ig_part *p, uint64_t first, uint32_t count, uint8_t *dst)
 {
     memset(dst, 0, (count + 7) / 8);
-    uint64_t size;
-    const uint8_t *bm = ig_part_deletion(p, &size);
+    const uint8_t *bm = ig_part_deletion(p);
     if (p->deleted_rows == 0 || !bm) return false;
     bool any = false;
     for (uint32_t i = 0; i < count; i++) {
@@ -393,6 +391,12 @@ int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *
     out->live_values = ig_ld32(x + IG_PX_LIVE_VALUES);
     out->node_text_len = ig_ld64(x + IG_PX_NODE_TEXT);
     return 0;
+}
+
+uint64_t ig_part_root(const struct ig_part *p, const uint8_t *footer, const uint8_t *bm)
+{
+    return ig_merkle_root(footer, footer + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm,
+                          bm ? ig_part_deletion_bytes(p) : 0);
 }
 
 uint64_t ig_footer_group_hash(const struct ig_part *p, const uint8_t *footer, uint32_t first,

@@ -61,13 +61,7 @@ void ig_release_seal(const struct ig_part *p, uint8_t *footer, uint8_t tail[IG_T
     }
     ig_st64(footer + IG_HDR_CHUNKS_HASH,
             ig_hash(footer + p->sec_off[IG_SEC_CHUNKS], p->sec_size[IG_SEC_CHUNKS]));
-    /* the bitmap in this image, or the part's from past the footer (gc
-     * changes neither) */
-    uint64_t del_size;
-    const uint8_t *del = ig_part_deletion(p, &del_size);
-    if (p->sec_size[IG_SEC_DELETION]) del = footer + p->sec_off[IG_SEC_DELETION];
-    uint64_t root =
-        ig_merkle_root(footer, footer + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], del, del_size);
+    uint64_t root = ig_part_root(p, footer, ig_part_deletion_in(p, footer)); /* gc keeps the bitmap */
     memset(tail, 0, IG_TAIL_SIZE);
     ig_st64(tail + IG_TAIL_FOOTER_OFFSET, p->footer_offset);
     ig_st64(tail + IG_TAIL_FOOTER_SIZE, p->footer_size);
