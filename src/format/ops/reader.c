@@ -136,6 +136,11 @@ static int read_stored(struct ig_reader *r, const struct ig_part *p, uint32_t le
                        uint64_t off, uint32_t len, struct ig_error *err)
 {
     ig_buf_reset(&r->stored);
+    /* an extent past the size at open (a page an erase moved since) is
+     * looked for in the file as it is now before room is made for it: a
+     * hostile record may claim up to 4 GiB */
+    if (off + len > p->file_size && off + len > ig_part_size_now(p))
+        return page_error(p, leaf, page, err, ig_err(err, -EIO, "read failed: file truncated"));
     if (ig_buf_reserve(&r->stored, len)) return ig_err(err, -ENOMEM, "out of memory");
     int rc = ig_part_read_by(p, r->stored.data, len, off, r->ahead, err);
     if (rc) return page_error(p, leaf, page, err, rc);

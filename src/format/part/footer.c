@@ -74,10 +74,7 @@ static int find_deletion(struct ig_part *p, struct ig_error *err)
     uint64_t size = ig_part_deletion_bytes(p);
     /* before the footer, or past the tail and inside the file as it is now
      * (a copy of the footer taken again sees what erases appended since) */
-    uint64_t file_now = p->file_size;
-    struct stat st;
-    if (p->obj) file_now = ig_obj_size(p->obj);
-    else if (!fstat(p->fd, &st)) file_now = (uint64_t)st.st_size;
+    uint64_t file_now = ig_part_size_now(p);
     bool before = at >= IG_PART_MAGIC_LEN && at <= p->footer_offset && size <= p->footer_offset - at;
     bool after = at >= p->tail_end && at <= file_now && size <= file_now - at;
     if (at % 8 || size == 0 || (!before && !after)) return ig_part_corrupt(p, err, "deletion bitmap out of bounds");
@@ -430,6 +427,13 @@ void ig_part_close(struct ig_part *p)
     free(p->path);
     memset(p, 0, sizeof *p);
     p->fd = p->blob_fd = -1;
+}
+
+uint64_t ig_part_size_now(const struct ig_part *p)
+{
+    struct stat st;
+    if (p->obj) return ig_obj_size(p->obj);
+    return fstat(p->fd, &st) ? p->file_size : (uint64_t)st.st_size;
 }
 
 int ig_part_read(const struct ig_part *p, void *buf, size_t n, uint64_t off, struct ig_error *err)

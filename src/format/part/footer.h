@@ -106,6 +106,9 @@ uint64_t ig_part_recorded_end(const struct ig_part *p);
  * this host's cached copy of it dropped first). */
 bool ig_part_rewritten(const struct ig_part *p);
 
+/* The part file's size now (fstat, or the object's size): past the size at
+ * open where an erase or a commit has appended since. */
+uint64_t ig_part_size_now(const struct ig_part *p);
 /* Bytes [off, off + n) of the part file: one pread, or for a part on object
  * storage a range read of its object (cached, fetched only when not). A short
  * file is -EIO ("read failed: file truncated"). */
