@@ -230,6 +230,7 @@ static void test_zdict_context_bytes(void)
 static void test_zdict_erase_rule(void)
 {
     uint64_t seed = 17;
+    size_t shorts = 0;
     for (int sh = 0; sh < Z_COUNT; sh++) {
         size_t n = sh == Z_LONG ? 200 : 6000;
         uint64_t *offs = malloc((n + 1) * sizeof *offs);
@@ -244,6 +245,8 @@ static void test_zdict_erase_rule(void)
         uint8_t *gone = calloc(n, 1);
         uint32_t ns = ig_zdict_nsegments(d);
         size_t size0 = ig_zdict_size(d);
+        for (uint32_t i = 0; i < ns; i++) /* keyed by fewer than four bytes */
+            shorts += ig_zdict_segment_len(d, i) < 4;
         for (int round = 0; round < 6; round++) {
             uint8_t *kill = calloc(n, 1);
             size_t density = 2 + test_rand(&seed) % 30;
@@ -306,6 +309,7 @@ static void test_zdict_erase_rule(void)
         free(offs);
         free(data);
     }
+    REQUIRE(shorts > 0); /* the finder's keys of one to three bytes were tried */
 }
 
 /* Blocks of a chunk with a dictionary, fitted to disk pages as the writer

@@ -17,6 +17,7 @@
  *   live value) or base = 0 when none is live, and w is minimal.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "enc_internal.h"
 
@@ -122,6 +123,23 @@ static int for_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_d
     return 0;
 }
 
+/* The erased slots zeroed in v[0..n) (offsets as stored); true when the
+ * stream keeps its base and width: some live slot still holds offset 1 and
+ * the live offsets still need w bits. Then the offsets are packed again as
+ * they are, without rebuilding the frame from values (most erases: 2 % of
+ * rows scattered rarely take a block's minimum or every wide value). */
+static bool for_keeps_frame(uint64_t *v, const uint8_t *kill, size_t n, unsigned w)
+{
+    uint64_t or_live = 0;
+    bool base_live = false;
+    for (size_t i = 0; i < n; i++) {
+        if (bm_get(kill, i)) v[i] = 0;
+        or_live |= v[i];
+        base_live |= v[i] == 1;
+    }
+    return base_live && ig_bit_width(or_live) == w;
+}
+
 static int for_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                      const uint8_t *absent, const uint8_t *kill, bool may_drop, struct enc_dctx *c,
                      struct ig_buf *out)
@@ -133,13 +151,23 @@ static int for_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int
     int rc = for_header(p, len, n, &base, &w, c->err);
     if (rc) return rc;
     uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return enc_nomem(c->err);
+    ig_bitpack_unpack(v, p + FOR_HDR, n, w);
+    if (for_keeps_frame(v, kill, n, w)) {
+        uint8_t *q = ig_buf_extend(out, FOR_HDR + ig_bitpack_size(n, w));
+        if (q) {
+            memcpy(q, p, FOR_HDR);
+            ig_bitpack_pack(q + FOR_HDR, v, n, w);
+        }
+        free(v);
+        return q ? 0 : enc_nomem(c->err);
+    }
     uint8_t *marks = calloc(bm_bytes(n) + 1, 1);
-    if (!v || !marks) {
+    if (!marks) {
         rc = enc_nomem(c->err);
     } else {
-        ig_bitpack_unpack(v, p + FOR_HDR, n, w);
         for (size_t i = 0; i < n; i++) {
-            if (v[i] == 0 || bm_get(kill, i))
+            if (v[i] == 0)
                 bm_set(marks, i);
             else
                 v[i] += base - 1;

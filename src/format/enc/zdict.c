@@ -263,24 +263,49 @@ struct ig_zdict_find {
     size_t *off;      /* each segment's offset in the content */
     uint8_t *hits;    /* values found holding it, up to cap */
     uint32_t *last;   /* the value that last counted it (a value counts once) */
-    uint32_t *head;   /* hash of the first four bytes -> segment + 1 */
+    uint32_t *head;   /* hash of the first min(4, length) bytes -> segment + 1 */
     uint32_t *next;   /* chain, segment + 1 */
-    uint32_t *shorts; /* segments shorter than four bytes, looked for with memmem */
-    size_t nshort, hcap, remaining;
+    size_t keyed[5];  /* segments still looked for by their key's length, 1..4 */
+    uint64_t short_keys[1024]; /* a bit per hash of a key shorter than four bytes: most
+                                  positions of a value hold none, told without the table */
+    size_t hcap, remaining;
     uint32_t serial;
     uint8_t cap;
 };
 
-static inline uint32_t key4(const uint8_t *p)
+/* A segment is keyed by its first min(4, length) bytes: a value's bytes are
+ * looked up at each position once per key length any segment still sought
+ * has, so short segments cost a lookup each, not a search of the value. */
+static inline uint32_t seg_keylen(uint8_t seg_len)
 {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
+    return seg_len < 4 ? seg_len : 4;
 }
 
-static inline size_t slot4(uint32_t k, size_t cap)
+/* The (up to) four bytes at p of an n-byte run, little-endian; one load
+ * where four are there (a key is its word's first klen bytes). */
+static inline uint32_t word_at(const uint8_t *p, size_t n)
 {
-    return (size_t)(((uint64_t)k * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+    if (n >= 4) return ig_ld32(p);
+    uint32_t w = 0;
+    for (size_t k = 0; k < n; k++)
+        w |= (uint32_t)p[k] << (8 * k);
+    return w;
+}
+
+static inline uint64_t key_hash(uint32_t word, uint32_t klen)
+{
+    uint32_t v = klen < 4 ? word & ((1u << (8 * klen)) - 1) : word;
+    return ((uint64_t)v | (uint64_t)klen << 32) * 0x9E3779B97F4A7C15ull;
+}
+
+static inline size_t key_slot(uint64_t h, size_t cap)
+{
+    return (size_t)(h >> 40) & (cap - 1);
+}
+
+static inline uint32_t short_bit(uint64_t h)
+{
+    return (uint32_t)(h >> 24) & 0xffff;
 }
 
 void ig_zdict_find_free(struct ig_zdict_find *f)
@@ -291,7 +316,6 @@ void ig_zdict_find_free(struct ig_zdict_find *f)
     free(f->last);
     free(f->head);
     free(f->next);
-    free(f->shorts);
     free(f);
 }
 
@@ -313,8 +337,7 @@ int ig_zdict_find_new(const struct ig_zdict *d, const uint8_t *only, uint8_t cap
     f->last = calloc(n + 1, sizeof *f->last);
     f->head = calloc(hc, sizeof *f->head);
     f->next = calloc(n + 1, sizeof *f->next);
-    f->shorts = malloc((n + 1) * sizeof *f->shorts);
-    if (!f->off || !f->hits || !f->last || !f->head || !f->next || !f->shorts) {
+    if (!f->off || !f->hits || !f->last || !f->head || !f->next) {
         ig_zdict_find_free(f);
         return -ENOMEM;
     }
@@ -327,11 +350,11 @@ int ig_zdict_find_new(const struct ig_zdict *d, const uint8_t *only, uint8_t cap
             continue;
         }
         f->remaining++;
-        if (d->seg_len[i] < 4) {
-            f->shorts[f->nshort++] = i;
-            continue;
-        }
-        size_t sl = slot4(key4(d->content + at), hc);
+        uint32_t klen = seg_keylen(d->seg_len[i]);
+        f->keyed[klen]++;
+        uint64_t h = key_hash(word_at(d->content + at, klen), klen);
+        if (klen < 4) f->short_keys[short_bit(h) / 64] |= 1ull << (short_bit(h) % 64);
+        size_t sl = key_slot(h, hc);
         f->next[i + 1] = f->head[sl];
         f->head[sl] = i + 1;
     }
@@ -346,34 +369,35 @@ static inline void find_hit(struct ig_zdict_find *f, uint32_t i)
     if (++f->hits[i] == f->cap) f->remaining--;
 }
 
-/* A segment found in cap values leaves the search (its chain, or the short
- * ones): an erase's search of the values that stay runs over the whole chunk
- * when a segment only erased values held is never found, and walking the
- * segments found long before cost most of its time (a package index: over
- * half of an erase of 2 % of its rows). */
+/* A segment found in cap values leaves the search (its chain): an erase's
+ * search of the values that stay runs over the whole chunk when a segment
+ * only erased values held is never found, and walking the segments found
+ * long before cost most of its time (a package index: over half of an erase
+ * of 2 % of its rows). */
 void ig_zdict_find_value(struct ig_zdict_find *f, const uint8_t *v, size_t len)
 {
     if (!f->remaining) return;
     const struct ig_zdict *d = f->d;
     f->serial++;
-    for (size_t k = 0; k < f->nshort;) {
-        uint32_t i = f->shorts[k];
-        if (len >= d->seg_len[i] && memmem(v, len, d->content + f->off[i], d->seg_len[i])) find_hit(f, i);
-        if (f->hits[i] >= f->cap)
-            f->shorts[k] = f->shorts[--f->nshort];
-        else
-            k++;
-    }
-    for (size_t p = 0; p + 4 <= len; p++) {
-        uint32_t *link = &f->head[slot4(key4(v + p), f->hcap)];
-        for (uint32_t e; (e = *link) != 0;) {
-            uint32_t i = e - 1;
-            if (d->seg_len[i] <= len - p && !memcmp(v + p, d->content + f->off[i], d->seg_len[i]))
-                find_hit(f, i);
-            if (f->hits[i] >= f->cap)
-                *link = f->next[e];
-            else
-                link = &f->next[e];
+    for (size_t p = 0; p < len; p++) {
+        uint32_t word = word_at(v + p, len - p);
+        for (uint32_t klen = 1; klen <= 4 && p + klen <= len; klen++) {
+            if (!f->keyed[klen]) continue;
+            uint64_t h = key_hash(word, klen);
+            if (klen < 4 && !((f->short_keys[short_bit(h) / 64] >> (short_bit(h) % 64)) & 1)) continue;
+            uint32_t *link = &f->head[key_slot(h, f->hcap)];
+            for (uint32_t e; (e = *link) != 0;) {
+                uint32_t i = e - 1;
+                if (d->seg_len[i] <= len - p && seg_keylen(d->seg_len[i]) == klen &&
+                    !memcmp(v + p, d->content + f->off[i], d->seg_len[i]))
+                    find_hit(f, i);
+                if (f->hits[i] >= f->cap) {
+                    *link = f->next[e];
+                    f->keyed[seg_keylen(d->seg_len[i])]--;
+                } else {
+                    link = &f->next[e];
+                }
+            }
         }
     }
 }

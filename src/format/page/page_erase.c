@@ -89,10 +89,13 @@ static int recompress(const struct ig_buf *body, const struct ig_pagerec *rec, i
     if (rec->compression != IG_PC_NONE) {
         size_t bound = ZSTD_compressBound(body->len);
         if (ig_buf_reserve(&out->stored, bound)) return ig_err(err, -ENOMEM, "out of memory");
-        /* against the dictionary at its level: 3 misses its room twice as often */
-        int level = d ? ig_zdict_level(zstd_level) : zstd_level ? zstd_level : 3;
+        /* against the dictionary near its level: 3 misses its room twice as often */
+        int level = d ? ig_zdict_erase_level(zstd_level) : zstd_level ? zstd_level : 3;
         size_t z = d ? ig_page_compress_dict(d, out->stored.data, bound, body->data, body->len, level)
                      : ig_page_compress(out->stored.data, bound, body->data, body->len, level);
+        if (d && !ZSTD_isError(z) && z > rec->capacity) /* a miss: the writer's level */
+            z = ig_page_compress_dict(d, out->stored.data, bound, body->data, body->len,
+                                      ig_zdict_level(zstd_level));
         if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
         out->stored.len = z;
     } else if (ig_buf_append(&out->stored, body->data, body->len)) {
