@@ -1064,6 +1064,21 @@ static void test_alp(void)
         CHECK(ig_ints_check_erased(a.data, nl, n, d, NULL, gone, &err) == 0);
         REQUIRE(ig_ints_decode(a.data, nl, n, d, NULL, out, &err) == 0);
         CHECK(out[5] == 0 && out[6] == 0 && out[7] == v[7] && out[500] == v[500]);
+        /* a position width other than the block's is corrupt: every reader
+         * refuses it, and an erase (which writes the positions back in room
+         * sized by the block's width) never reads past it (found by fuzz_codec) */
+        CHECK(a.data[3] < 0x80 && a.data[4] == 10); /* [13] e f x pw: pw = bit width of 999 */
+        a.data[4] = 16;
+        CHECK(ig_ints_decode(a.data, nl, n, d, NULL, out, &err) == -EIO);
+        CHECK(strstr(err.msg, "position width") != NULL);
+        uint64_t one = 0;
+        CHECK(ig_ints_get(a.data, nl, n, d, NULL, 7, &one, &err) == -EIO);
+        memset(kill, 0, sizeof kill);
+        kill[8 / 8] |= 1u << (8 % 8);
+        size_t nl2 = 0;
+        CHECK(ig_ints_erase(a.data, nl, n, d, NULL, kill, &nl2, &err) != 0);
+        CHECK(ig_ints_check_erased(a.data, nl, n, d, NULL, gone, &err) == -EIO);
+        a.data[4] = 10;
         /* forced on integers that are not floats' lanes: refused */
         const struct ig_int_desc i32 = {4, true};
         struct ig_enc_opts fa = forced(IG_ENC_ALP);

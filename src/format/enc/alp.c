@@ -39,7 +39,8 @@
  * Where that would be longer (rare), e and f are kept and the child erased
  * by its own rule instead.
  * Check: no killed position among the exceptions, the child's own check,
- * nothing after the stream.
+ * nothing after the stream. A position width other than the block's
+ * (bit width of n - 1) is corrupt wherever the stream is read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -262,8 +263,10 @@ static int alp_parse(const uint8_t *p, size_t len, size_t n, unsigned width, str
     av->x = (size_t)x;
     if (pos >= len) return ig_err(err, -EIO, "alp stream: truncated header");
     av->pw = p[pos++];
-    if (av->pw > 32 || (n && ((uint64_t)n - 1) >> av->pw))
-        return ig_err(err, -EIO, "alp stream: exception positions of %u bits", av->pw);
+    /* the block's width, as every writer writes it: an erase that keeps e
+     * and f writes the positions back at it, in room sized for it */
+    if (av->pw != (n ? ig_bit_width(n - 1) : 0))
+        return ig_err(err, -EIO, "alp stream: position width %u is not the block's", av->pw);
     av->pos_len = ig_bitpack_size(av->x, av->pw);
     size_t lanes = av->x * width;
     if (av->pos_len > len - pos || lanes > len - pos - av->pos_len)
@@ -407,8 +410,6 @@ static int alp_check(const uint8_t *p, size_t len, size_t n, const struct ig_int
         if (bm_get(erased, pos[k]))
             rc = ig_err(c->err, -EIO, "alp stream: erased value %llu is still an exception",
                         (unsigned long long)pos[k]);
-    if (!rc && av.pw != (n ? ig_bit_width(n - 1) : 0))
-        rc = ig_err(c->err, -EIO, "alp stream: position width %u is not the block's", av.pw);
     if (!rc) rc = enc_int_check(av.child, av.child_len, n, &alp_child_desc, absent, erased, c);
     if (!rc) *used = av.used;
     free(pos);
