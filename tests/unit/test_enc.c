@@ -2055,6 +2055,22 @@ static void test_corrupt(void)
     const struct ig_int_desc u8 = {1, false};
     uint64_t out[8];
     struct ig_error err = {0};
+    {
+        /* a bytes dict of 4 items whose dictionary is a huffman stream (found
+         * by fuzz_codec): writers write plain or fsst there, read in place;
+         * get had handed out an entry from huffman's own buffer */
+        uint8_t bad[68] = {5, 0x84, 0x00, 14, 10, 0, 0, 0, 0, 0x41, 0, 3, 3, 3, 3, 3, 3, 3};
+        memset(bad + 18, 3, sizeof bad - 21);
+        bad[65] = 0, bad[66] = 0, bad[67] = 0x41;
+        uint64_t offs[5];
+        struct ig_buf data = IG_BUF_INIT;
+        const uint8_t *val = NULL;
+        size_t vl = 0;
+        CHECK(ig_bytes_decode(bad, sizeof bad, 4, NULL, offs, &data, &err) == -EIO);
+        CHECK(strstr(err.msg, "not plain or fsst") != NULL);
+        for (size_t i = 0; i < 4; i++) CHECK(ig_bytes_get(bad, sizeof bad, 4, NULL, i, &val, &vl, &err) == -EIO);
+        ig_buf_free(&data);
+    }
     uint8_t unknown[4] = {99, 0, 0, 0};
     CHECK(ig_ints_decode(unknown, 4, 1, &u8, NULL, out, &err) == -EIO);
     CHECK(ig_ints_decode(unknown, 0, 0, &u8, NULL, out, &err) == -EIO);

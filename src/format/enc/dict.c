@@ -453,6 +453,21 @@ const struct int_scheme enc_dict_int = {
 
 /* ---- bytes dict ---------------------------------------------------------- */
 
+/* dict_parse for a bytes dict: its entries are a plain or fsst bytes stream,
+ * as every writer writes them (bdict_entries), read one by one in place or
+ * against the chunk's table; any other scheme there is corrupt (a huffman
+ * dictionary decoded, but its entries were not in the stream, as get
+ * promises its callers). */
+static int bdict_parse(const uint8_t *p, size_t len, size_t n, struct dict_view *v,
+                       struct ig_error *err)
+{
+    int rc = dict_parse(p, len, n, v, err);
+    if (!rc && (!v->dlen || (v->ds[0] != IG_ENC_PLAIN && v->ds[0] != IG_ENC_FSST)))
+        rc = ig_err(err, -EIO, "dict stream: its dictionary is of scheme %d, not plain or fsst",
+                    v->dlen ? v->ds[0] : -1);
+    return rc;
+}
+
 /* The k entries (doffs over data) as a plain bytes stream, or coded against
  * the chunk's symbol table (fsst) where that is smaller: a dictionary's
  * entries are read one by one as plain ones are. */
@@ -580,7 +595,7 @@ static int bdict_decode(const uint8_t *p, size_t len, size_t n, const uint8_t *a
                         struct enc_dctx *c)
 {
     struct dict_view v;
-    int rc = dict_parse(p, len, n, &v, c->err);
+    int rc = bdict_parse(p, len, n, &v, c->err);
     if (rc) return rc;
     uint64_t *doffs = malloc(((size_t)v.k + 1) * sizeof *doffs);
     struct ig_buf ddata = IG_BUF_INIT;
@@ -621,7 +636,7 @@ static int bdict_get(const uint8_t *p, size_t len, size_t n, const uint8_t *abse
 {
     struct dict_view v;
     uint64_t code;
-    int rc = dict_parse(p, len, n, &v, c->err);
+    int rc = bdict_parse(p, len, n, &v, c->err);
     if (!rc) rc = dict_code(&v, n, absent, i, &code, c);
     if (rc) return rc;
     if (code == 0) {
@@ -691,7 +706,7 @@ static int bdict_erase(const uint8_t *p, size_t len, size_t n, const uint8_t *ab
                        const uint8_t *kill, bool may_drop, struct enc_dctx *c, struct ig_buf *out)
 {
     struct dict_view v;
-    int rc = dict_parse(p, len, n, &v, c->err);
+    int rc = bdict_parse(p, len, n, &v, c->err);
     if (rc) return rc;
     uint64_t *doffs = malloc(((size_t)v.k + 1) * sizeof *doffs), *codes = NULL;
     uint8_t *absent2 = NULL;
@@ -724,7 +739,7 @@ static int bdict_check(const uint8_t *p, size_t len, size_t n, const uint8_t *ab
                        const uint8_t *erased, size_t *used, struct enc_dctx *c)
 {
     struct dict_view v;
-    int rc = dict_parse(p, len, n, &v, c->err);
+    int rc = bdict_parse(p, len, n, &v, c->err);
     if (rc) return rc;
     uint8_t *unref;
     rc = dict_check_codes(&v, n, absent, erased, c, &unref);
