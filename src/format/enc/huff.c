@@ -380,10 +380,18 @@ static inline void cursor_finish(struct huff_cursor *c, const struct huff_hdr *h
     c->have = have;
 }
 
-static int cursor_check(const struct huff_cursor *c, size_t item, struct ig_error *err)
+/* An item decodes within its bytes; in the indexed form its codes also fill
+ * them exactly, the bits after the last code zero, as every writer leaves
+ * them: an erase moves a live item's bytes as they are, so stray bits read
+ * past here would pass into a stream that says it holds nothing else. */
+static int cursor_check(const struct huff_hdr *h, const struct huff_cursor *c, size_t item,
+                        struct ig_error *err)
 {
     if (c->bad || c->spent > (uint64_t)c->clen * 8)
         return ig_err(err, -EIO, "huffman stream: item %zu does not decode", item);
+    if (!h->slots && ((c->spent + 7) / 8 != c->clen ||
+                      (c->spent % 8 && c->src[c->clen - 1] >> (c->spent % 8))))
+        return ig_err(err, -EIO, "huffman stream: item %zu holds more than its codes", item);
     return 0;
 }
 
@@ -394,7 +402,7 @@ static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_
     struct huff_cursor c;
     cursor_start(&c, src, clen, raw, dst);
     cursor_finish(&c, h, t);
-    return cursor_check(&c, item, err);
+    return cursor_check(h, &c, item, err);
 }
 
 /* Items [i, end) of a block, one after another, as one lane of decode_lanes. */
@@ -418,7 +426,7 @@ static inline void lane_next(struct huff_lane *l, const struct huff_hdr *h, cons
                              const uint64_t *offs, uint8_t *dst, bool *bad)
 {
     cursor_finish(&l->c, h, t);
-    *bad |= cursor_check(&l->c, l->i, NULL) != 0;
+    *bad |= cursor_check(h, &l->c, l->i, NULL) != 0;
     l->i++;
     lane_start(l, data, co, rl, offs, dst);
 }
