@@ -160,14 +160,15 @@ int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct i
 int ig_page_recompress_to_fit(const struct ig_buf *body, size_t capacity, struct ig_page_built *out,
                              struct ig_error *err)
 {
-    return ig_page_recompress_to_fit_dict(body, capacity, NULL, out, err);
+    return ig_page_recompress_to_fit_dict(body, capacity, NULL, 0, out, err);
 }
 
 int ig_page_recompress_to_fit_dict(const struct ig_buf *body, size_t capacity, struct ig_zdict *d,
-                                   struct ig_page_built *out, struct ig_error *err)
+                                   int first, struct ig_page_built *out, struct ig_error *err)
 {
-    static const int levels[] = {9}; /* 19 costs ten times as much for little more */
+    const int levels[] = {first, 9}; /* 19 costs ten times as much for little more */
     for (size_t i = 0; i < sizeof levels / sizeof levels[0] && out->stored.len > capacity; i++) {
+        if (!levels[i]) continue;
         bool took;
         int rc = take_if_smaller(out->compression == IG_PC_ZSTD_DICT ? d : NULL, body, levels[i], out,
                                  &took, err);

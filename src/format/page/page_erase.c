@@ -93,9 +93,6 @@ static int recompress(const struct ig_buf *body, const struct ig_pagerec *rec, i
         int level = d ? ig_zdict_erase_level(zstd_level) : zstd_level ? zstd_level : 3;
         size_t z = d ? ig_page_compress_dict(d, out->stored.data, bound, body->data, body->len, level)
                      : ig_page_compress(out->stored.data, bound, body->data, body->len, level);
-        if (d && !ZSTD_isError(z) && z > rec->capacity) /* a miss: the writer's level */
-            z = ig_page_compress_dict(d, out->stored.data, bound, body->data, body->len,
-                                      ig_zdict_level(zstd_level));
         if (ZSTD_isError(z)) return ig_err(err, -EIO, "zstd: %s", ZSTD_getErrorName(z));
         out->stored.len = z;
     } else if (ig_buf_append(&out->stored, body->data, body->len)) {
@@ -103,7 +100,9 @@ static int recompress(const struct ig_buf *body, const struct ig_pagerec *rec, i
     }
     out->checksum = ig_hash(out->stored.data, out->stored.len);
     if (rec->compression == IG_PC_NONE) return 0;
-    int rc = ig_page_recompress_to_fit_dict(body, rec->capacity, d, out, err);
+    /* a miss against the dictionary tries the writer's level first */
+    int rc = ig_page_recompress_to_fit_dict(body, rec->capacity, d, d ? ig_zdict_level(zstd_level) : 0,
+                                            out, err);
     if (!rc && d && out->stored.len > rec->capacity) {
         struct ig_page_built alt = {0};
         struct ig_pagerec plain = *rec;

@@ -32,8 +32,10 @@ int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct i
 /* An erased page's zstd frame a few bytes over its extent: try harder levels. */
 int ig_page_recompress_to_fit(const struct ig_buf *body, size_t capacity,
                               struct ig_page_built *out, struct ig_error *err);
-/* The same, a frame of compression 2 against d. */
+/* The same, a frame of compression 2 against d, trying `first` (a level, or
+ * 0: none) before the harder one: an erase compresses such a frame below the
+ * writer's level, and the writer's is what it falls back to. */
 int ig_page_recompress_to_fit_dict(const struct ig_buf *body, size_t capacity, struct ig_zdict *d,
-                                   struct ig_page_built *out, struct ig_error *err);
+                                   int first, struct ig_page_built *out, struct ig_error *err);
 
 #endif
