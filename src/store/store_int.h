@@ -28,6 +28,7 @@
 
 #define SMALL_CACHED 8                     /* whole small objects kept with their ETag */
 #define RA_FIRST     ((uint64_t)256 << 10) /* first readahead window */
+#define RA_GAP       ((uint64_t)4 << 10)   /* a read this far past the last one's end is still sequential */
 #define MAX_GAPS     64
 
 struct small_obj {

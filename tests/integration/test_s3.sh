@@ -117,7 +117,10 @@ check s3_random_rows_fetch_their_chunk_whole dense_rows
 # Who reads ahead is each read's to say: a column read through the mount
 # (its view fetches its pages ahead itself) leaves the group file's reads of the
 # same part object their store readahead (a flag on the shared handle once
-# made them a GET a page: 107 GETs for jsonl/0.jsonl here instead of 4).
+# made them a GET a page: 107 GETs for jsonl/0.jsonl here instead of 4). The
+# group file walks the ids' compressed blocks, each followed by its zeroed
+# slack: reads that skip it are sequential still (store_fetch.c; a GET a
+# block before: 125).
 readahead_per_read() {
     mkdir -p "$WORK/mnt_ra"
     "$INGOT" mount s3://tables/dense "$WORK/mnt_ra" || return 1
