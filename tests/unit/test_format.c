@@ -1441,10 +1441,13 @@ static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t ro
 
 /* Blocks of a column whose values compress hold more rows (writer_plan.c,
  * ig_writer_block_target): small ints (4 bits each) in blocks of 1,024 rows
- * after the first page (twice 4 KiB of int64, the cap), floats of 16 values in
- * 2,048 (four times: the cap of scalar floats), random ints in 512 throughout.
- * Fails when blocks stay at their plain size, or grow past their cap, or grow
- * for values that do not compress. */
+ * (twice 4 KiB of int64, the cap), floats of 16 values in blocks of a whole
+ * page (8,192 rows: sixteen times, the cap of scalar floats), random ints in
+ * 512 throughout. The first page too (writer_encode.c, guess_first_ratio:
+ * its first block's ratio stands in for the page before it): the small ints'
+ * in 1,024 rows, the floats' in at least 4,096. Fails when blocks stay at
+ * their plain size, in the first page or after it, or grow past their cap, or
+ * grow for values that do not compress. */
 static void test_blocks_aim_at_stored_size(void)
 {
     char *d = make_dir();
@@ -1469,13 +1472,22 @@ static void test_blocks_aim_at_stored_size(void)
         for (uint32_t pg = first; pg < first + count; pg++) {
             struct ig_pagerec rec, blk;
             REQUIRE(ig_part_page(p, pg, &rec, &err) == 0);
-            uint32_t want = pg == first || leaf == 1 ? 512 : leaf == 0 ? 1024 : 2048;
             uint32_t nb = ig_page_nblocks(&rec);
+            if (leaf == 2 && pg > first) { /* floats: the page is one block */
+                if (nb != 1) {
+                    fprintf(stderr, "  floats page %u: %u blocks, want 1\n", pg - first, nb);
+                    check_failures++;
+                }
+                continue;
+            }
             for (uint32_t b = 0; b + 1 < nb; b++) { /* the last block holds what is left */
                 REQUIRE(ig_part_block(p, pg, &rec, b, &blk, &err) == 0);
-                if (blk.row_count != want) {
-                    fprintf(stderr, "  leaf %u page %u block %u: %u rows, want %u\n", leaf, pg - first, b,
-                            blk.row_count, want);
+                bool ok = leaf == 0   ? blk.row_count == 1024
+                          : leaf == 1 ? blk.row_count == 512
+                                      : blk.row_count >= 4096 && blk.row_count <= 8192;
+                if (!ok) {
+                    fprintf(stderr, "  leaf %u page %u block %u: %u rows\n", leaf, pg - first, b,
+                            blk.row_count);
                     check_failures++;
                     break;
                 }

@@ -41,6 +41,10 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
 /* The plain bytes a block of the column of leaves [l0, l1) aims at. */
 uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1);
 
+/* Whether the blocks of the column of leaves [l0, l1) grow by the ratio of
+ * the page before (ig_writer_block_target). */
+bool ig_writer_blocks_grow(const struct enc *w, uint32_t l0, uint32_t l1);
+
 /* The page of rows [a, b) of leaf l just encoded (w->e->built): what it
  * stored per plain byte, for the blocks of the next page. */
 void ig_writer_page_ratio(struct enc *w, uint32_t l, size_t a, size_t b);

@@ -323,6 +323,29 @@ static int discount_nested(struct enc *w, uint32_t l, const struct ig_tree *proj
     return 0;
 }
 
+/* The first page of a segment has no page before it whose ratio would size
+ * its blocks (ig_writer_block_target): its first block of the plain size is
+ * encoded alone, and that block's ratio stands in. Without it each row
+ * group's first page kept blocks of the plain size: 3x the bytes of the
+ * pages after it on the wallpaper's pixels, a fifth of their column. The
+ * block's trial leaves nothing behind but the ratio (and the count of blocks
+ * encoded). */
+static int guess_first_ratio(struct enc *w, uint32_t l0, uint32_t l1, uint32_t l, size_t a,
+                             size_t b, struct ig_error *err)
+{
+    if (w->cut_ratio > 0 || !ig_writer_blocks_grow(w, l0, l1)) return 0;
+    int rc = 0;
+    ig_writer_block_cuts(w, l0, l1, a, b, ig_writer_block_target(w, l0, l1), true, &rc);
+    size_t end = rc ? b : a + w->e->cuts[1];
+    if (rc || end >= b) return rc; /* the page is one block whatever its ratio */
+    struct ig_block_fit fit = w->fit;
+    rc = encode_leaf_page(w, l, a, end, 1, err);
+    if (!rc) ig_writer_page_ratio(w, l, a, end);
+    fit.encodes = w->fit.encodes;
+    w->fit = fit;
+    return rc;
+}
+
 /* Pages [p0, p1) of a flat leaf l. */
 static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size_t p0, size_t p1,
                              struct ig_error *err)
@@ -332,6 +355,8 @@ static int encode_flat_pages(struct enc *w, uint32_t l, const size_t *cuts, size
     uint32_t per_row = cd->dimension ? cd->dimension : 1;
     for (size_t p = p0; p < p1 && !rc; p++) {
         size_t start = cuts[p], end = cuts[p + 1];
+        rc = guess_first_ratio(w, l, l + 1, l, start, end, err);
+        if (rc) break;
         /* blocks fitted to disk pages are sized as they are encoded: only
          * the first one's rows are a guess (page.h), so only it is cut (the
          * other cuts, a search each, were thrown away) */
@@ -365,6 +390,8 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
         w->fit.plain_runs = w->fit.zstd_misses = w->fit.num_blocks = 0;
         for (size_t p = p0; p < p1 && !rc; p++) {
             size_t a = cuts[p], b = cuts[p + 1];
+            rc = guess_first_ratio(w, l0, l1, l, a, b, err);
+            if (rc) break;
             /* every leaf of the column is cut into blocks alike (by the first
              * leaf's block size, plain: block_target), so block j of each
              * covers the same rows */

@@ -121,25 +121,36 @@ static size_t rows_reaching(const struct enc *w, uint32_t l0, uint32_t l1, size_
  * values compress: float vectors rounded to 1/64 (8 rows of 512 bytes a
  * block at 4 KiB plain, each block with its own dictionary) import in 0.65 of
  * the time and store 0.92 of the bytes. Twice at most: a row read of an id
- * column (delta-coded, 17x) then decodes 8 KiB, 0.3 us more a row in a take.
- * Blocks of incompressible values stay as they were; a nested column of
- * several leaves keeps the plain measure (its leaves are cut alike).
- * Scalar floats grow up to four times: prices of two decimals stored 0.94x,
- * pixels k/255 (a wallpaper of Debian's desktop-base) 0.85x, their takes of
- * 1,000 rows no slower. Not vectors (rounded to 1/64: 0.96x the bytes, a take
- * 1.1-1.15x the time, each row decoding the larger block), not integers (a
- * column of 16 values: 0.99x, a take 1.08x), not strings (their zstd blocks
- * would leave fsst). */
+ * column (delta-coded, 17x) then decodes 8 KiB, 0.3 us more a row in a take;
+ * ten classes in an int64 grown up to a page (16x) store 0.81x the bytes but
+ * turn `for` blocks into `for`+zstd, and a take of 1,000 rows takes 1.6x the
+ * time. Blocks of incompressible values stay as they were; a nested column
+ * of several leaves keeps the plain measure (its leaves are cut alike).
+ * Scalar floats grow up to a page (16x): the wallpaper's pixels k/255 (three
+ * float32 columns of Debian's desktop-base) store 0.77x the bytes of blocks
+ * grown 4x at most and prices of two decimals 0.98x, their takes of 1,000
+ * rows no slower (dictionary codes and alp values are read in place where
+ * the block is not under zstd). Not vectors (rounded to 1/64: 0.96x the
+ * bytes at 4x, a take 1.1-1.15x the time, each row decoding the larger
+ * block), not strings (their zstd blocks would leave fsst). */
 #define IG_BLOCK_GROWTH_MAX 2
-#define IG_BLOCK_GROWTH_MAX_FLOATS 4
+#define IG_BLOCK_GROWTH_MAX_FLOATS 16
+
+/* Whether the blocks of the column of leaves [l0, l1) grow by the ratio of
+ * the page before (ig_writer_block_target). */
+bool ig_writer_blocks_grow(const struct enc *w, uint32_t l0, uint32_t l1)
+{
+    const struct ig_column_def *cd = leaf_def(w, l0);
+    return leaf_block_size(w, l0) && l1 == l0 + 1 && !cd->block_size && !w->c->o.block_size &&
+           !w->out->fitted;
+}
 
 /* The plain bytes a block of the column of leaves [l0, l1) aims at. */
 uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1)
 {
     uint32_t bs = leaf_block_size(w, l0);
     const struct ig_column_def *cd = leaf_def(w, l0);
-    if (!bs || l1 != l0 + 1 || cd->block_size || w->c->o.block_size || w->out->fitted || !(w->cut_ratio > 0))
-        return bs;
+    if (!ig_writer_blocks_grow(w, l0, l1) || !(w->cut_ratio > 0)) return bs;
     uint8_t t = w->g->cols[l0].type;
     bool scalar_float = (t == IG_T_FLOAT32 || t == IG_T_FLOAT64) && !cd->dimension;
     double most = scalar_float ? IG_BLOCK_GROWTH_MAX_FLOATS : IG_BLOCK_GROWTH_MAX;
