@@ -129,8 +129,11 @@ static size_t rows_reaching(const struct enc *w, uint32_t l0, uint32_t l1, size_
  * Scalar floats grow up to a page (16x): the wallpaper's pixels k/255 (three
  * float32 columns of Debian's desktop-base) store 0.77x the bytes of blocks
  * grown 4x at most and prices of two decimals 0.98x, their takes of 1,000
- * rows no slower (dictionary codes and alp values are read in place where
- * the block is not under zstd). Not vectors (rounded to 1/64: 0.96x the
+ * rows no slower (a take decodes its row's whole block, and a page of their
+ * dictionary codes or alp values decodes in about what a smaller block's
+ * fetch, check and setup cost). Booleans keep the cap of two: grown to a
+ * page, 3 % true took 0.72x the bytes and 0.81x the take, but random ones
+ * with NULLs turned to zstd blocks and 1.2x the take. Not vectors (rounded to 1/64: 0.96x the
  * bytes at 4x, a take 1.1-1.15x the time, each row decoding the larger
  * block), not strings (their zstd blocks would leave fsst). */
 #define IG_BLOCK_GROWTH_MAX 2
