@@ -1436,18 +1436,22 @@ static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t ro
     double quarter = (double)(row % 16) / 4;
     uint64_t bits;
     memcpy(&bits, &quarter, sizeof bits);
-    ig_values_push_lane(v, col == 0 ? row % 16 : col == 2 ? bits : test_rand(seed));
+    uint64_t lane = col == 0 ? row % 16 : col == 2 ? bits : col == 3 ? row % 1000 == 0 : test_rand(seed);
+    ig_values_push_lane(v, col == 4 ? lane & 1 : lane);
 }
 
 /* Blocks of a column whose values compress hold more rows (writer_plan.c,
  * ig_writer_block_target): small ints (4 bits each) in blocks of 1,024 rows
  * (twice 4 KiB of int64, the cap), floats of 16 values in blocks of a whole
  * page (8,192 rows: sixteen times, the cap of scalar floats), random ints in
- * 512 throughout. The first page too (writer_encode.c, guess_first_ratio:
- * its first block's ratio stands in for the page before it): the small ints'
- * in 1,024 rows, the floats' in at least 4,096. Fails when blocks stay at
- * their plain size, in the first page or after it, or grow past their cap, or
- * grow for values that do not compress. */
+ * 512 throughout; booleans true once in 1,000 rows (stored in runs, under a
+ * bit a value) in one block for all 30,000 rows (a page holds 65,536), random
+ * booleans (a bit a value) in blocks of 8,192 at most (twice 4 KiB of bytes).
+ * The first page too (writer_encode.c, guess_first_ratio: its first block's
+ * ratio stands in for the page before it): the small ints' in 1,024 rows, the
+ * floats' in at least 4,096. Fails when blocks stay at their plain size, in
+ * the first page or after it, or grow past their cap, or grow for values that
+ * do not compress. */
 static void test_blocks_aim_at_stored_size(void)
 {
     char *d = make_dir();
@@ -1456,6 +1460,8 @@ static void test_blocks_aim_at_stored_size(void)
     ig_schema_add(&s, "small", 5, IG_T_INT64, false, NULL);
     ig_schema_add(&s, "random", 6, IG_T_INT64, false, NULL);
     ig_schema_add(&s, "quarters", 8, IG_T_FLOAT64, false, NULL);
+    ig_schema_add(&s, "sparse", 6, IG_T_BOOL, false, NULL);
+    ig_schema_add(&s, "coins", 5, IG_T_BOOL, false, NULL);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     uint64_t seed = check_seed ^ 0xB10C;
@@ -1465,6 +1471,22 @@ static void test_blocks_aim_at_stored_size(void)
     struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, d, false, &err) == 0);
     const struct ig_part *p = &t.parts[0];
+    for (uint32_t leaf = 3; leaf < 5; leaf++) {
+        uint32_t first, count;
+        REQUIRE(ig_part_chunk(p, 0, leaf, &first, &count, &err) == 0);
+        CHECK_EQ_INT(count, 1);
+        struct ig_pagerec rec, blk;
+        REQUIRE(ig_part_page(p, first, &rec, &err) == 0);
+        uint32_t nb = ig_page_nblocks(&rec), most = 0;
+        for (uint32_t b = 0; b < nb; b++) {
+            REQUIRE(ig_part_block(p, first, &rec, b, &blk, &err) == 0);
+            if (blk.row_count > most) most = blk.row_count;
+        }
+        if (leaf == 3 ? nb != 1 : most > 8192 || nb < 3) {
+            fprintf(stderr, "  booleans leaf %u: %u blocks of at most %u rows\n", leaf, nb, most);
+            check_failures++;
+        }
+    }
     for (uint32_t leaf = 0; leaf < 3; leaf++) {
         uint32_t first, count;
         REQUIRE(ig_part_chunk(p, 0, leaf, &first, &count, &err) == 0);

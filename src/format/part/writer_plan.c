@@ -131,9 +131,10 @@ static size_t rows_reaching(const struct enc *w, uint32_t l0, uint32_t l1, size_
  * grown 4x at most and prices of two decimals 0.98x, their takes of 1,000
  * rows no slower (a take decodes its row's whole block, and a page of their
  * dictionary codes or alp values decodes in about what a smaller block's
- * fetch, check and setup cost). Booleans keep the cap of two: grown to a
- * page, 3 % true took 0.72x the bytes and 0.81x the take, but random ones
- * with NULLs turned to zstd blocks and 1.2x the take. Not vectors (rounded to 1/64: 0.96x the
+ * fetch, check and setup cost). Booleans grow up to a page where their page
+ * before stored under a bit a value (runs: 3 % true 0.64x the bytes and
+ * 0.75x the take, sorted 0.31x and 0.85x); others keep the cap of two (random
+ * ones with NULLs, grown 4x, turned to zstd blocks and 1.2x the take). Not vectors (rounded to 1/64: 0.96x the
  * bytes at 4x, a take 1.1-1.15x the time, each row decoding the larger
  * block), not strings (their zstd blocks would leave fsst). */
 #define IG_BLOCK_GROWTH_MAX 2
@@ -156,7 +157,10 @@ uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1)
     if (!ig_writer_blocks_grow(w, l0, l1) || !(w->cut_ratio > 0)) return bs;
     uint8_t t = w->g->cols[l0].type;
     bool scalar_float = (t == IG_T_FLOAT32 || t == IG_T_FLOAT64) && !cd->dimension;
-    double most = scalar_float ? IG_BLOCK_GROWTH_MAX_FLOATS : IG_BLOCK_GROWTH_MAX;
+    /* booleans stored in runs: under a bit a value (IG_BLOCK_GROWTH_MAX_FLOATS
+     * plain bytes, of a byte each, in one stored) */
+    bool bool_runs = t == IG_T_BOOL && w->cut_ratio * IG_BLOCK_GROWTH_MAX_FLOATS <= 1.0;
+    double most = scalar_float || bool_runs ? IG_BLOCK_GROWTH_MAX_FLOATS : IG_BLOCK_GROWTH_MAX;
     double r = w->cut_ratio < 1.0 / most ? 1.0 / most : w->cut_ratio;
     return r >= 1 ? bs : (uint32_t)((double)bs / r);
 }
