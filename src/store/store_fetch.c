@@ -162,9 +162,9 @@ static void prefetch(struct ig_obj *o, const struct ig_range *r, size_t n, bool 
  * it, grows a window (256 KiB doubling to ra_max) fetched in the background
  * ahead of it, topped up once half of it is consumed. A little past: a
  * reader walking a column's blocks skips the zeroed slack after each
- * compressed one (at least 32 bytes, page.h) and the few KiB at most between
- * chunks; had those reset the window, a group file read its delta-coded ids
- * a GET a block (125 GETs where 7 do). */
+ * compressed one (at least 32 bytes, page.h) and the zeros to the next disk
+ * page where a chunk ends; had those reset the window, a group file read its
+ * delta-coded ids a GET a block (125 GETs where 7 do). */
 void store_read_ahead(struct ig_obj *o, uint64_t off, size_t n)
 {
     uint64_t from = 0, to = 0;

@@ -119,26 +119,27 @@ static size_t rows_reaching(const struct enc *w, uint32_t l0, uint32_t l1, size_
  * page before compressed by, up to this many times. Per-block costs (a
  * header, a dictionary, a zstd frame, a footer record) then weigh less where
  * values compress: float vectors rounded to 1/64 (8 rows of 512 bytes a
- * block at 4 KiB plain, each block with its own dictionary) import in 0.65 of
- * the time and store 0.92 of the bytes. Twice at most: a row read of an id
- * column (delta-coded, 17x) then decodes 8 KiB, 0.3 us more a row in a take;
- * ten classes in an int64 grown up to a page (16x) store 0.81x the bytes but
- * turn `for` blocks into `for`+zstd, and a take of 1,000 rows takes 1.6x the
- * time. Blocks of incompressible values stay as they were; a nested column
- * of several leaves keeps the plain measure (its leaves are cut alike).
- * Scalar floats grow up to a page (16x): the wallpaper's pixels k/255 (three
- * float32 columns of Debian's desktop-base) store 0.77x the bytes of blocks
- * grown 4x at most and prices of two decimals 0.98x, their takes of 1,000
- * rows no slower (a take decodes its row's whole block, and a page of their
- * dictionary codes or alp values decodes in about what a smaller block's
- * fetch, check and setup cost). Booleans grow up to a page where their page
- * before stored under a bit a value (runs: 3 % true 0.64x the bytes and
- * 0.75x the take, sorted 0.31x and 0.85x); others keep the cap of two (random
- * ones with NULLs, grown 4x, turned to zstd blocks and 1.2x the take). Not vectors (rounded to 1/64: 0.96x the
- * bytes at 4x, a take 1.1-1.15x the time, each row decoding the larger
- * block), not strings (their zstd blocks would leave fsst). */
+ * block at 4 KiB plain, each block with its own dictionary) import in 0.65
+ * of the time and store 0.92 of the bytes. Twice at most: a row read of an
+ * id column (delta-coded, 17x) then decodes 8 KiB, 0.3 us more a row in a
+ * take; ten classes in an int64 grown up to a page (16x) store 0.81x the
+ * bytes but turn `for` blocks into `for`+zstd, and a take of 1,000 rows
+ * takes 1.6x the time. Blocks of incompressible values stay as they were; a
+ * nested column of several leaves keeps the plain measure (its leaves are
+ * cut alike). Scalar floats grow up to a page (16x): the wallpaper's pixels
+ * k/255 (three float32 columns of Debian's desktop-base) store 0.77x the
+ * bytes of blocks grown 4x at most and prices of two decimals 0.98x, their
+ * takes of 1,000 rows no slower (a take decodes its row's whole block, and a
+ * page of their dictionary codes or alp values decodes in about what a
+ * smaller block's fetch, check and setup cost). Booleans grow up to a page
+ * where their page before stored under a bit a value (runs: 3 % true 0.64x
+ * the bytes and 0.75x the take, sorted 0.31x and 0.85x); others keep the cap
+ * of two (random ones with NULLs, grown 4x, turned to zstd blocks and 1.2x
+ * the take). Not vectors (rounded to 1/64: 0.96x the bytes at 4x, a take
+ * 1.1-1.15x the time, each row decoding the larger block), not strings
+ * (their zstd blocks would leave fsst). */
 #define IG_BLOCK_GROWTH_MAX 2
-#define IG_BLOCK_GROWTH_MAX_FLOATS 16
+#define IG_BLOCK_GROWTH_PAGE 16 /* a page of 64 KiB plain in blocks of 4 KiB */
 
 /* Whether the blocks of the column of leaves [l0, l1) grow by the ratio of
  * the page before (ig_writer_block_target). */
@@ -157,10 +158,10 @@ uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1)
     if (!ig_writer_blocks_grow(w, l0, l1) || !(w->cut_ratio > 0)) return bs;
     uint8_t t = w->g->cols[l0].type;
     bool scalar_float = (t == IG_T_FLOAT32 || t == IG_T_FLOAT64) && !cd->dimension;
-    /* booleans stored in runs: under a bit a value (IG_BLOCK_GROWTH_MAX_FLOATS
-     * plain bytes, of a byte each, in one stored) */
-    bool bool_runs = t == IG_T_BOOL && w->cut_ratio * IG_BLOCK_GROWTH_MAX_FLOATS <= 1.0;
-    double most = scalar_float || bool_runs ? IG_BLOCK_GROWTH_MAX_FLOATS : IG_BLOCK_GROWTH_MAX;
+    /* booleans stored in runs: under a bit a value (IG_BLOCK_GROWTH_PAGE
+     * plain bytes, a byte a value, in one stored byte) */
+    bool bool_runs = t == IG_T_BOOL && w->cut_ratio * IG_BLOCK_GROWTH_PAGE <= 1.0;
+    double most = scalar_float || bool_runs ? IG_BLOCK_GROWTH_PAGE : IG_BLOCK_GROWTH_MAX;
     double r = w->cut_ratio < 1.0 / most ? 1.0 / most : w->cut_ratio;
     return r >= 1 ? bs : (uint32_t)((double)bs / r);
 }
