@@ -266,8 +266,6 @@ struct ig_zdict_find {
     uint32_t *head;   /* hash of the first min(4, length) bytes -> segment + 1 */
     uint32_t *next;   /* chain, segment + 1 */
     size_t keyed[5];  /* segments still looked for by their key's length, 1..4 */
-    uint64_t short_keys[1024]; /* a bit per hash of a key shorter than four bytes: most
-                                  positions of a value hold none, told without the table */
     size_t hcap, remaining;
     uint32_t serial;
     uint8_t cap;
@@ -285,11 +283,7 @@ static inline uint32_t seg_keylen(uint8_t seg_len)
  * where four are there (a key is its word's first klen bytes). */
 static inline uint32_t word_at(const uint8_t *p, size_t n)
 {
-    if (n >= 4) return ig_ld32(p);
-    uint32_t w = 0;
-    for (size_t k = 0; k < n; k++)
-        w |= (uint32_t)p[k] << (8 * k);
-    return w;
+    return n >= 4 ? ig_ld32(p) : (uint32_t)ig_ld_le(p, n);
 }
 
 static inline uint64_t key_hash(uint32_t word, uint32_t klen)
@@ -301,11 +295,6 @@ static inline uint64_t key_hash(uint32_t word, uint32_t klen)
 static inline size_t key_slot(uint64_t h, size_t cap)
 {
     return (size_t)(h >> 40) & (cap - 1);
-}
-
-static inline uint32_t short_bit(uint64_t h)
-{
-    return (uint32_t)(h >> 24) & 0xffff;
 }
 
 void ig_zdict_find_free(struct ig_zdict_find *f)
@@ -353,7 +342,6 @@ int ig_zdict_find_new(const struct ig_zdict *d, const uint8_t *only, uint8_t cap
         uint32_t klen = seg_keylen(d->seg_len[i]);
         f->keyed[klen]++;
         uint64_t h = key_hash(word_at(d->content + at, klen), klen);
-        if (klen < 4) f->short_keys[short_bit(h) / 64] |= 1ull << (short_bit(h) % 64);
         size_t sl = key_slot(h, hc);
         f->next[i + 1] = f->head[sl];
         f->head[sl] = i + 1;
@@ -384,7 +372,6 @@ void ig_zdict_find_value(struct ig_zdict_find *f, const uint8_t *v, size_t len)
         for (uint32_t klen = 1; klen <= 4 && p + klen <= len; klen++) {
             if (!f->keyed[klen]) continue;
             uint64_t h = key_hash(word, klen);
-            if (klen < 4 && !((f->short_keys[short_bit(h) / 64] >> (short_bit(h) % 64)) & 1)) continue;
             uint32_t *link = &f->head[key_slot(h, f->hcap)];
             for (uint32_t e; (e = *link) != 0;) {
                 uint32_t i = e - 1;
