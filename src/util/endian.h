@@ -5,6 +5,7 @@
 #ifndef IG_UTIL_ENDIAN_H
 #define IG_UTIL_ENDIAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -21,6 +22,17 @@ static inline uint32_t ig_ld32(const void *p)
 static inline uint64_t ig_ld64(const void *p)
 {
     return (uint64_t)ig_ld32(p) | (uint64_t)ig_ld32((const uint8_t *)p + 4) << 32;
+}
+/* The n <= 8 bytes at p as the low bytes of a little-endian word, the rest
+ * zero: a key or a tail read where fewer than a whole word's bytes are there
+ * (callers load whole words where they can). */
+static inline uint64_t ig_ld_le(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint64_t v = 0;
+    for (size_t k = 0; k < n; k++)
+        v |= (uint64_t)b[k] << (8 * k);
+    return v;
 }
 static inline void ig_st16(void *p, uint16_t v)
 {

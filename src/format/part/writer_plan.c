@@ -380,12 +380,11 @@ static inline uint64_t value_hash(const struct ig_values *v, size_t i)
  * bytes, stored byte by byte and read back whole, stalled the count). */
 static inline uint64_t short_key(const struct ig_values *v, size_t i, size_t len)
 {
-    uint64_t at = v->offs[i], k = 0;
+    uint64_t at = v->offs[i], k;
     if (at + 8 <= v->data.len)
         k = len ? ig_ld64(v->data.data + at) & (~0ull >> (64 - 8 * len)) : 0;
     else
-        for (size_t j = 0; j < len; j++)
-            k |= (uint64_t)v->data.data[at + j] << (8 * j);
+        k = ig_ld_le(v->data.data + at, len);
     return k | (uint64_t)(len + 1) << 56; /* never 0: 0 marks an empty slot */
 }
 
