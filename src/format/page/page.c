@@ -168,7 +168,7 @@ int ig_page_recompress_to_fit_dict(const struct ig_buf *body, size_t capacity, s
 {
     const int levels[] = {first, 9}; /* 19 costs ten times as much for little more */
     for (size_t i = 0; i < sizeof levels / sizeof levels[0] && out->stored.len > capacity; i++) {
-        if (!levels[i]) continue;
+        if (!levels[i] || (i && levels[i] == levels[i - 1])) continue; /* none, or tried */
         bool took;
         int rc = take_if_smaller(out->compression == IG_PC_ZSTD_DICT ? d : NULL, body, levels[i], out,
                                  &took, err);
