@@ -1368,8 +1368,55 @@ static void test_fitted_blocks_guess_small_rooms(void)
     CHECK(blocks >= 100);
     CHECK_EQ_INT(straddle, 0);
     CHECK(fit.encodes * 100 <= blocks * 112);
-    if (fit.encodes * 100 > blocks * 112)
+    if (getenv("IG_PR") || fit.encodes * 100 > blocks * 112)
         fprintf(stderr, "  %zu blocks, %llu encodes\n", blocks, (unsigned long long)fit.encodes);
+    ig_page_scratch_free(&scratch);
+    ig_values_free(&v);
+}
+
+/* Blocks whose stored size hardly varies around the guess fill their disk
+ * pages (page_blocks.c, fit_margin): random letters and digits, huffman
+ * blocks of about a grain each, leave under 1 % of the pages' bytes as zeros
+ * after their blocks. Aiming 1.5 % below every room, as the fit once did,
+ * left 2.9 %; the test fails above 1 %. Every block still lies inside one
+ * disk page. */
+static void test_fitted_blocks_fill_their_grains(void)
+{
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    uint64_t seed = check_seed ^ 0xF111;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    const size_t rows = 40000, page_rows = 4000;
+    char text[95];
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t k = 0; k < sizeof text; k++)
+            text[k] = alnum[test_rand(&seed) % (sizeof alnum - 1)];
+        REQUIRE(ig_values_push_bytes(&v, text, sizeof text) == 0);
+    }
+    struct ig_page_scratch scratch = {0};
+    struct ig_error err = {0};
+    struct ig_block_fit fit = {.grain = 4096};
+    uint64_t stored = 0, extent = 0;
+    size_t straddle = 0;
+    for (size_t p0 = 0; p0 + page_rows <= rows; p0 += page_rows) {
+        struct ig_page_built page = {0};
+        size_t cuts[2] = {0, page_rows};
+        REQUIRE(ig_page_encode_blocks(&string_policy, &v, p0, page_rows, cuts, 1, &fit, &scratch, &page, &err) == 0);
+        for (uint32_t b = 0; b < page.nblocks; b++) {
+            uint64_t at = fit.at + page.blocks[b].offset, end = at + page.blocks[b].stored;
+            straddle += at / 4096 != (end - 1) / 4096;
+            stored += page.blocks[b].stored;
+        }
+        if (p0) extent += page.stored.len; /* the first page, whose first guess has no ratio */
+        else stored = 0;
+        fit.at += page.stored.len;
+        ig_page_built_free(&page);
+    }
+    CHECK_EQ_INT(straddle, 0);
+    CHECK(extent > 0 && (extent - stored) * 100 <= extent);
+    if (getenv("IG_PR") || (extent - stored) * 100 > extent)
+        fprintf(stderr, "  %llu bytes of blocks in %llu\n", (unsigned long long)stored,
+                (unsigned long long)extent);
     ig_page_scratch_free(&scratch);
     ig_values_free(&v);
 }
@@ -1854,7 +1901,7 @@ static void test_versions_format(void)
     ig_buf_free(&b);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_fitted_blocks_fill_their_grains), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip),

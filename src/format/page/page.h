@@ -156,6 +156,10 @@ struct ig_block_fit {
     uint32_t zstd_wins, huff_wins, trial_blocks;
     uint32_t dict_losses; /* blocks running the chunk's zstd dictionary did not win */
     uint8_t item_enc; /* the per-item scheme that won those (huffman or fsst) */
+    /* how far below its room a block's first guess aims, as a share of a
+     * grain (page_blocks.c, fit_margin): learned from the guesses that
+     * missed, carried like the ratio; 0 (the whole room) at first */
+    double margin;
     uint64_t encodes; /* blocks encoded, second and later tries included (tests read it) */
     /* numbers left to the writer (every block, fitted or not): the page's
      * block trials where they settled on plain values and on no zstd,
