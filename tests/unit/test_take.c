@@ -291,6 +291,73 @@ static void test_take_fitted(void)
     fitted = false;
 }
 
+/* A reader keeps the contexts of as many chunks as a row of a wide table
+ * needs (reader.h, IG_READER_CONTEXT_BYTES): rows taken across 12 columns of
+ * FSST strings, each column's chunk with its own symbol table, read each
+ * table once, not once a row. With eight slots every use missed (36 reads). */
+#define CTX_COLS 12
+static void test_reader_keeps_many_contexts(void)
+{
+    char cdir[64];
+    strcpy(cdir, "/tmp/ingot-ctx-XXXXXX");
+    REQUIRE(mkdtemp(cdir) != NULL);
+    struct ig_schema s = {0};
+    for (int c = 0; c < CTX_COLS; c++) {
+        char name[8];
+        int n = snprintf(name, sizeof name, "s%d", c);
+        ig_schema_add(&s, name, (size_t)n, IG_T_STRING, false, NULL);
+        s.cols[c].encoding = IG_ENC_FSST;
+    }
+    REQUIRE(ig_schema_finish(&s, NULL) == 0);
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", cdir);
+    struct ig_part_writer *w;
+    struct ig_error err = {0};
+    REQUIRE(ig_part_writer_open(&w, path, &s, &o, 0, &err) == 0);
+    static const char *words[] = {"model", "batch", "epoch", "token", "sample", "weight"};
+    for (uint64_t r = 0; r < 500; r++) {
+        for (int c = 0; c < CTX_COLS; c++) {
+            char v[64]; /* each column its own letters: its own symbol table */
+            int n = snprintf(v, sizeof v, "%s %s", words[(r + (uint64_t)c) % 6], words[r % 5]);
+            for (int k = 0; k < n; k++)
+                if (v[k] != ' ') v[k] = (char)('a' + (v[k] - 'a' + 2 * c) % 26);
+            REQUIRE(ig_values_push_bytes(ig_part_writer_column(w, (uint32_t)c), v, (size_t)n) == 0);
+        }
+        REQUIRE(ig_part_writer_end_row(w, &err) == 0);
+    }
+    REQUIRE(ig_part_writer_finish(w, &err) == 0);
+    ig_part_writer_free(w);
+    struct ig_manifest m = {0};
+    ig_manifest_add(&m, "part-000000.ingot", 0, 500);
+    REQUIRE(ig_manifest_write(cdir, &m, &err) == 0);
+    ig_manifest_free(&m);
+    ig_schema_free(&s);
+
+    struct ig_table t;
+    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    struct ig_reader r = {0};
+    unsigned found = 0;
+    for (int round = 0; round < 3; round++)
+        for (uint32_t c = 0; c < CTX_COLS; c++) {
+            struct ig_column_ref ref;
+            uint32_t first = 0, count = 0;
+            const struct ig_chunk_ctx *cx = NULL;
+            REQUIRE(ig_table_column_at(&t, c, &ref, &err) == 0);
+            REQUIRE(ig_part_chunk(&t.parts[0], 0, ref.rec.leaf, &first, &count, &err) == 0);
+            REQUIRE(ig_reader_context(&r, &t.parts[0], first, ref.rec.leaf, &cx, &err) == 0);
+            found += cx && cx->fsst;
+        }
+    CHECK_EQ_INT(found, 3 * CTX_COLS);
+    CHECK_EQ_INT(r.ctx_reads, CTX_COLS);
+    ig_reader_free(&r);
+    ig_table_close(&t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", cdir);
+    CHECK(system(cmd) == 0);
+}
+
 static void test_take_auto(void) { take_matches_pages(0); }
 static void test_take_plain(void) { take_matches_pages(IG_ENC_PLAIN); }
 static void test_take_bitpack(void) { take_matches_pages(IG_ENC_BITPACK); }
@@ -321,7 +388,7 @@ static void test_take_errors(void)
     CHECK(system(cmd) == 0);
 }
 
-TEST_MAIN(T(test_take_auto), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
+TEST_MAIN(T(test_take_auto), T(test_reader_keeps_many_contexts), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
           T(test_take_rle), T(test_take_dict), T(test_take_for), T(test_take_delta),
           T(test_take_split), T(test_take_huffman), T(test_take_fitted),
           T(test_take_errors))

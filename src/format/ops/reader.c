@@ -10,13 +10,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 void ig_reader_free(struct ig_reader *r)
 {
-    for (unsigned i = 0; i < IG_READER_CONTEXTS; i++)
-        ig_chunk_ctx_free(&r->ctx[i].cx);
+    for (size_t i = 0; i < r->nctx; i++) {
+        ig_chunk_ctx_free(&r->ctx[i]->cx);
+        free(r->ctx[i]);
+    }
+    free(r->ctx);
+    r->ctx = NULL;
+    r->nctx = r->ctx_cap = 0;
+    r->ctx_held = 0;
     ig_buf_free(&r->ctx_bytes);
     ig_page_scratch_free(&r->s);
     ig_buf_free(&r->stored);
@@ -84,6 +91,38 @@ static int page_error(const struct ig_part *p, uint32_t leaf, uint32_t page,
     return ig_err_prefix(err, rc, "%s: leaf %u page %u", p->path, leaf, page);
 }
 
+/* An empty slot for a context of `size` bytes (struct ig_reader_context):
+ * the ones used longest ago are let go while the bytes held would pass
+ * IG_READER_CONTEXT_BYTES, down to the IG_READER_CONTEXTS used last. A slot
+ * left empty by a context that failed to read is taken first. */
+static struct ig_reader_context *context_slot(struct ig_reader *r, uint32_t size)
+{
+    for (size_t i = 0; i < r->nctx; i++)
+        if (!r->ctx[i]->size) return r->ctx[i];
+    while (r->nctx >= IG_READER_CONTEXTS && r->ctx_held + size > IG_READER_CONTEXT_BYTES) {
+        size_t old = 0;
+        for (size_t i = 1; i < r->nctx; i++)
+            if (r->ctx[i]->used < r->ctx[old]->used) old = i;
+        struct ig_reader_context *c = r->ctx[old];
+        r->ctx_held -= c->size;
+        ig_chunk_ctx_free(&c->cx);
+        c->size = 0;
+        if (r->nctx == IG_READER_CONTEXTS || r->ctx_held + size <= IG_READER_CONTEXT_BYTES) return c;
+        r->ctx[old] = r->ctx[--r->nctx];
+        free(c);
+    }
+    if (r->nctx == r->ctx_cap) {
+        size_t cap = r->ctx_cap ? r->ctx_cap * 2 : IG_READER_CONTEXTS;
+        struct ig_reader_context **a = realloc(r->ctx, cap * sizeof *a);
+        if (!a) return NULL;
+        r->ctx = a;
+        r->ctx_cap = cap;
+    }
+    struct ig_reader_context *c = calloc(1, sizeof *c);
+    if (c) r->ctx[r->nctx++] = c;
+    return c;
+}
+
 int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t page, uint32_t leaf,
                       const struct ig_chunk_ctx **out, struct ig_error *err)
 {
@@ -94,15 +133,16 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
     int rc = ig_part_page_group(p, page, &g, err);
     if (!rc) rc = ig_part_chunk_ctx(p, g, leaf, &cr, err);
     if (rc || !cr.size) return rc;
-    for (unsigned i = 0; i < IG_READER_CONTEXTS; i++)
-        if (r->ctx[i].size == cr.size && r->ctx[i].hash == cr.hash) {
-            *out = &r->ctx[i].cx;
+    r->ctx_uses++;
+    for (size_t i = 0; i < r->nctx; i++)
+        if (r->ctx[i]->size == cr.size && r->ctx[i]->hash == cr.hash) {
+            r->ctx[i]->used = r->ctx_uses;
+            *out = &r->ctx[i]->cx;
             return 0;
         }
-    struct ig_reader_context *slot = &r->ctx[r->ctx_next];
-    r->ctx_next = (r->ctx_next + 1) % IG_READER_CONTEXTS;
-    ig_chunk_ctx_free(&slot->cx);
-    slot->size = 0;
+    struct ig_reader_context *slot = context_slot(r, cr.size);
+    if (!slot) return ig_err(err, -ENOMEM, "out of memory");
+    r->ctx_reads++;
     ig_buf_reset(&r->ctx_bytes);
     if (ig_buf_reserve(&r->ctx_bytes, cr.size)) return ig_err(err, -ENOMEM, "out of memory");
     /* a stale copy on shared storage is read once more, as a block would be
@@ -127,6 +167,8 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
     }
     slot->size = cr.size;
     slot->hash = cr.hash;
+    slot->used = r->ctx_uses;
+    r->ctx_held += cr.size;
     *out = &slot->cx;
     return 0;
 }
