@@ -1237,9 +1237,12 @@ static void test_block_trials_follow_the_data(void)
             }
         }
         CHECK(letter_blocks >= 2 && letter_huff == letter_blocks); /* random letters: huffman */
-        CHECK(later_blocks >= (fitted ? 2u : 16u) && later_huff == 0); /* repeats: back to the trial */
+        /* fitted blocks of the repeated sentence hold a disk page stored, so
+         * one may hold all of them that follow the block the letters end in */
+        CHECK(later_blocks >= (fitted ? 1u : 16u) && later_huff == 0); /* repeats: back to the trial */
         CHECK(later_stored <= later_alone + later_alone / 8);
-        if (letter_huff != letter_blocks || later_huff || later_stored > later_alone + later_alone / 8)
+        if (letter_huff != letter_blocks || later_huff || !later_blocks ||
+            later_stored > later_alone + later_alone / 8)
             fprintf(stderr, "  fitted %d: %zu of %zu letter blocks, %zu of %zu later blocks huffman, %zu bytes vs %zu alone\n",
                     fitted, letter_huff, letter_blocks, later_huff, later_blocks, later_stored, later_alone);
         ig_page_built_free(&page);
