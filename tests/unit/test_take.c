@@ -294,8 +294,12 @@ static void test_take_fitted(void)
 /* A reader keeps the contexts of as many chunks as a row of a wide table
  * needs (reader.h, IG_READER_CONTEXT_BYTES): rows taken across 12 columns of
  * FSST strings, each column's chunk with its own symbol table, read each
- * table once, not once a row. With eight slots every use missed (36 reads). */
-#define CTX_COLS 12
+ * table once, not once a row (with eight slots every use missed: 36 reads).
+ * And it keeps no more than IG_READER_CONTEXTS_MOST, whatever their bytes: a
+ * lookup scans them, and a row of a table of 20,000 such columns would scan
+ * thousands for each column. */
+#define CTX_COLS 72
+#define CTX_ROUND_COLS 12
 static void test_reader_keeps_many_contexts(void)
 {
     char cdir[64];
@@ -305,6 +309,7 @@ static void test_reader_keeps_many_contexts(void)
     for (int c = 0; c < CTX_COLS; c++) {
         char name[8];
         int n = snprintf(name, sizeof name, "s%d", c);
+        REQUIRE(n > 0 && (size_t)n < sizeof name);
         ig_schema_add(&s, name, (size_t)n, IG_T_STRING, false, NULL);
         s.cols[c].encoding = IG_ENC_FSST;
     }
@@ -319,10 +324,11 @@ static void test_reader_keeps_many_contexts(void)
     static const char *words[] = {"model", "batch", "epoch", "token", "sample", "weight"};
     for (uint64_t r = 0; r < 500; r++) {
         for (int c = 0; c < CTX_COLS; c++) {
-            char v[64]; /* each column its own letters: its own symbol table */
+            char v[64]; /* each column its own letters and tag: its own symbol table */
             int n = snprintf(v, sizeof v, "%s %s", words[(r + (uint64_t)c) % 6], words[r % 5]);
             for (int k = 0; k < n; k++)
                 if (v[k] != ' ') v[k] = (char)('a' + (v[k] - 'a' + 2 * c) % 26);
+            n += snprintf(v + n, sizeof v - (size_t)n, " q%dq%d", c, c);
             REQUIRE(ig_values_push_bytes(ig_part_writer_column(w, (uint32_t)c), v, (size_t)n) == 0);
         }
         REQUIRE(ig_part_writer_end_row(w, &err) == 0);
@@ -339,8 +345,8 @@ static void test_reader_keeps_many_contexts(void)
     REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
     struct ig_reader r = {0};
     unsigned found = 0;
-    for (int round = 0; round < 3; round++)
-        for (uint32_t c = 0; c < CTX_COLS; c++) {
+    for (int round = 0; round < 4; round++)
+        for (uint32_t c = 0; c < (round < 3 ? CTX_ROUND_COLS : CTX_COLS); c++) {
             struct ig_column_ref ref;
             uint32_t first = 0, count = 0;
             const struct ig_chunk_ctx *cx = NULL;
@@ -349,8 +355,9 @@ static void test_reader_keeps_many_contexts(void)
             REQUIRE(ig_reader_context(&r, &t.parts[0], first, ref.rec.leaf, &cx, &err) == 0);
             found += cx && cx->fsst;
         }
-    CHECK_EQ_INT(found, 3 * CTX_COLS);
-    CHECK_EQ_INT(r.ctx_reads, CTX_COLS);
+    CHECK_EQ_INT(found, 3 * CTX_ROUND_COLS + CTX_COLS);
+    CHECK_EQ_INT(r.ctx_reads, CTX_COLS); /* the first 12 once, then the other 60 */
+    CHECK_EQ_INT(r.nctx, IG_READER_CONTEXTS_MOST);
     ig_reader_free(&r);
     ig_table_close(&t);
     char cmd[128];

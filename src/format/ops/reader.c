@@ -91,15 +91,22 @@ static int page_error(const struct ig_part *p, uint32_t leaf, uint32_t page,
     return ig_err_prefix(err, rc, "%s: leaf %u page %u", p->path, leaf, page);
 }
 
+/* Whether r holding n contexts and `held` bytes of them is past its bounds. */
+static bool contexts_over(size_t n, uint64_t held)
+{
+    return n > IG_READER_CONTEXTS_MOST || held > IG_READER_CONTEXT_BYTES;
+}
+
 /* An empty slot for a context of `size` bytes (struct ig_reader_context):
- * the ones used longest ago are let go while the bytes held would pass
- * IG_READER_CONTEXT_BYTES, down to the IG_READER_CONTEXTS used last. A slot
- * left empty by a context that failed to read is taken first. */
+ * the ones used longest ago are let go while r would pass its bounds with it
+ * (IG_READER_CONTEXTS_MOST, IG_READER_CONTEXT_BYTES), down to the
+ * IG_READER_CONTEXTS used last. A slot left empty by a context that failed to
+ * read is taken first. */
 static struct ig_reader_context *context_slot(struct ig_reader *r, uint32_t size)
 {
     for (size_t i = 0; i < r->nctx; i++)
         if (!r->ctx[i]->size) return r->ctx[i];
-    while (r->nctx >= IG_READER_CONTEXTS && r->ctx_held + size > IG_READER_CONTEXT_BYTES) {
+    while (r->nctx >= IG_READER_CONTEXTS && contexts_over(r->nctx + 1, r->ctx_held + size)) {
         size_t old = 0;
         for (size_t i = 1; i < r->nctx; i++)
             if (r->ctx[i]->used < r->ctx[old]->used) old = i;
@@ -107,7 +114,8 @@ static struct ig_reader_context *context_slot(struct ig_reader *r, uint32_t size
         r->ctx_held -= c->size;
         ig_chunk_ctx_free(&c->cx);
         c->size = 0;
-        if (r->nctx == IG_READER_CONTEXTS || r->ctx_held + size <= IG_READER_CONTEXT_BYTES) return c;
+        /* the slot let go takes the new context, if that keeps r in bounds */
+        if (r->nctx == IG_READER_CONTEXTS || !contexts_over(r->nctx, r->ctx_held + size)) return c;
         r->ctx[old] = r->ctx[--r->nctx];
         free(c);
     }

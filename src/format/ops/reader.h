@@ -33,12 +33,13 @@ struct ig_column_ref {
  * size of their bytes (the chunk record names them), so that the blocks of
  * one chunk read one after the other read its context once, and so that rows
  * taken across many columns (ingot_take, rows/ID) do not read each column's
- * context again for every row: as many as IG_READER_CONTEXT_BYTES of their
- * bytes hold, and always the IG_READER_CONTEXTS used last; the one used
- * longest ago goes first. With eight and no more, a take of 1,000 rows of the
+ * context again for every row: up to IG_READER_CONTEXTS_MOST of them, as many
+ * as IG_READER_CONTEXT_BYTES of their bytes hold, and always the
+ * IG_READER_CONTEXTS used last; the one used longest ago goes first. With eight and no more, a take of 1,000 rows of the
  * package index read 9 of its 16 columns' contexts again for every row once
  * a ninth column had one (1.07x the time). */
 #define IG_READER_CONTEXTS 8
+#define IG_READER_CONTEXTS_MOST 64 /* a lookup scans them: bounded for tables of 20,000 columns */
 #define IG_READER_CONTEXT_BYTES (16u << 20)
 struct ig_reader_context {
     uint64_t hash;
