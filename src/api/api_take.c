@@ -129,24 +129,16 @@ static int take_value(ingot_table *t, struct ingot_batch *b, struct batch_column
     return rc;
 }
 
-/* qsort has no context argument: the ids of this thread's take */
-static _Thread_local const uint64_t *sort_ids;
-static int by_id(const void *a, const void *b)
+/* ig_take_visit's callback: column k's value of the row at `at` into batch
+ * position i. */
+struct batch_fill {
+    ingot_table *t;
+    struct ingot_batch *b;
+};
+static int fill_value(void *ctx, size_t k, size_t i, const struct ig_row_at *at, struct ig_error *e)
 {
-    uint64_t x = sort_ids[*(const size_t *)a], y = sort_ids[*(const size_t *)b];
-    return x < y ? -1 : x > y;
-}
-
-/* Positions 0..n-1 in ascending id order. */
-static size_t *id_order(const uint64_t *ids, size_t n)
-{
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order) return NULL;
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    sort_ids = ids;
-    qsort(order, n, sizeof *order, by_id);
-    return order;
+    struct batch_fill *f = ctx;
+    return take_value(f->t, f->b, &f->b->cols[k], i, at, e);
 }
 
 int ingot_take(ingot_table *t, const uint64_t *ids, size_t n, const uint32_t *cols, size_t ncols,
@@ -168,23 +160,8 @@ int ingot_take(ingot_table *t, const uint64_t *ids, size_t n, const uint32_t *co
     for (size_t k = 0; k < ncols && !rc; k++)
         rc = column_setup(&t->t, cols[k], n, &b->cols[k], &e);
     if (!rc) ig_take_prefetch(&t->t, ids, n, cols, ncols, NULL, NULL);
-    size_t *order = rc ? NULL : id_order(ids, n);
-    if (!rc && !order) rc = ig_err(&e, -ENOMEM, "out of memory");
-    for (size_t j = 0; j < n && !rc; j++) {
-        size_t i = order[j];
-        struct ig_row_at at;
-        int found = ig_row_locate(&t->t, ids[i], &at);
-        if (found == -ENOENT) continue;
-        if (found) {
-            rc = ig_err(&e, found, "row %llu: the footer disagrees with itself",
-                        (unsigned long long)ids[i]);
-            break;
-        }
-        b->found[i] = 1;
-        for (size_t k = 0; k < ncols && !rc; k++)
-            rc = take_value(t, b, &b->cols[k], i, &at, &e);
-    }
-    free(order);
+    struct batch_fill fill = {t, b};
+    if (!rc) rc = ig_take_visit(t->take, ids, n, ncols, b->found, fill_value, &fill, &e);
     if (rc) {
         ingot_batch_free(b);
         return ingot_api_fail(errbuf, errlen, &e, rc);

@@ -13,6 +13,7 @@
 #include "format/model/types.h"
 #include "format/ops/erase.h"
 #include "format/ops/reader.h"
+#include "format/ops/take.h"
 #include "format/ops/verify.h"
 #include "format/part/table.h"
 #include "format/part/writer.h"
@@ -300,48 +301,78 @@ static void test_take_fitted(void)
  * thousands for each column. */
 #define CTX_COLS 72
 #define CTX_ROUND_COLS 12
-static void test_reader_keeps_many_contexts(void)
+#define CTX_ROWS 500
+
+/* Column c of row r in the table make_ctx_table writes: each column its own
+ * letters and tag, so each chunk gets its own symbol table. */
+static int ctx_value(int c, uint64_t r, char *v, size_t cap)
 {
-    char cdir[64];
+    static const char *words[] = {"model", "batch", "epoch", "token", "sample", "weight"};
+    int n = snprintf(v, cap, "%s %s", words[(r + (uint64_t)c) % 6], words[r % 5]);
+    for (int k = 0; k < n; k++)
+        if (v[k] != ' ') v[k] = (char)('a' + (v[k] - 'a' + 2 * c) % 26);
+    return n + snprintf(v + n, cap - (size_t)n, " q%dq%d", c, c);
+}
+
+/* A table of CTX_COLS FSST string columns, one row group, in a new directory. */
+static int make_ctx_table(char *cdir)
+{
     strcpy(cdir, "/tmp/ingot-ctx-XXXXXX");
-    REQUIRE(mkdtemp(cdir) != NULL);
+    if (!mkdtemp(cdir)) return -1;
     struct ig_schema s = {0};
     for (int c = 0; c < CTX_COLS; c++) {
         char name[8];
         int n = snprintf(name, sizeof name, "s%d", c);
-        REQUIRE(n > 0 && (size_t)n < sizeof name);
         ig_schema_add(&s, name, (size_t)n, IG_T_STRING, false, NULL);
         s.cols[c].encoding = IG_ENC_FSST;
     }
-    REQUIRE(ig_schema_finish(&s, NULL) == 0);
+    int rc = ig_schema_finish(&s, NULL);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     char path[128];
     snprintf(path, sizeof path, "%s/part-000000.ingot", cdir);
-    struct ig_part_writer *w;
+    struct ig_part_writer *w = NULL;
     struct ig_error err = {0};
-    REQUIRE(ig_part_writer_open(&w, path, &s, &o, 0, &err) == 0);
-    static const char *words[] = {"model", "batch", "epoch", "token", "sample", "weight"};
-    for (uint64_t r = 0; r < 500; r++) {
-        for (int c = 0; c < CTX_COLS; c++) {
-            char v[64]; /* each column its own letters and tag: its own symbol table */
-            int n = snprintf(v, sizeof v, "%s %s", words[(r + (uint64_t)c) % 6], words[r % 5]);
-            for (int k = 0; k < n; k++)
-                if (v[k] != ' ') v[k] = (char)('a' + (v[k] - 'a' + 2 * c) % 26);
-            n += snprintf(v + n, sizeof v - (size_t)n, " q%dq%d", c, c);
-            REQUIRE(ig_values_push_bytes(ig_part_writer_column(w, (uint32_t)c), v, (size_t)n) == 0);
+    if (!rc) rc = ig_part_writer_open(&w, path, &s, &o, 0, &err);
+    for (uint64_t r = 0; r < CTX_ROWS && !rc; r++) {
+        for (int c = 0; c < CTX_COLS && !rc; c++) {
+            char v[64];
+            int n = ctx_value(c, r, v, sizeof v);
+            rc = ig_values_push_bytes(ig_part_writer_column(w, (uint32_t)c), v, (size_t)n);
         }
-        REQUIRE(ig_part_writer_end_row(w, &err) == 0);
+        if (!rc) rc = ig_part_writer_end_row(w, &err);
     }
-    REQUIRE(ig_part_writer_finish(w, &err) == 0);
+    if (!rc) rc = ig_part_writer_finish(w, &err);
     ig_part_writer_free(w);
     struct ig_manifest m = {0};
-    ig_manifest_add(&m, "part-000000.ingot", 0, 500);
-    REQUIRE(ig_manifest_write(cdir, &m, &err) == 0);
+    ig_manifest_add(&m, "part-000000.ingot", 0, CTX_ROWS);
+    if (!rc) rc = ig_manifest_write(cdir, &m, &err);
     ig_manifest_free(&m);
     ig_schema_free(&s);
+    if (rc) fprintf(stderr, "  make_ctx_table: %s\n", err.msg);
+    return rc;
+}
 
+static void remove_dir(const char *d)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    CHECK(system(cmd) == 0);
+}
+
+/* A reader keeps the contexts of as many chunks as a row of a wide table
+ * needs (reader.h, IG_READER_CONTEXT_BYTES): rows taken across 12 columns of
+ * FSST strings, each column's chunk with its own symbol table, read each
+ * table once, not once a row (with eight slots every use missed: 36 reads).
+ * And it keeps no more than IG_READER_CONTEXTS_MOST, whatever their bytes: a
+ * lookup scans them, and a row of a table of 20,000 such columns would scan
+ * thousands for each column. */
+static void test_reader_keeps_many_contexts(void)
+{
+    char cdir[64];
+    REQUIRE(make_ctx_table(cdir) == 0);
     struct ig_table t;
+    struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
     struct ig_reader r = {0};
     unsigned found = 0;
@@ -360,9 +391,69 @@ static void test_reader_keeps_many_contexts(void)
     CHECK_EQ_INT(r.nctx, IG_READER_CONTEXTS_MOST);
     ig_reader_free(&r);
     ig_table_close(&t);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", cdir);
-    CHECK(system(cmd) == 0);
+    remove_dir(cdir);
+}
+
+/* What the visit's callback checks: each value equals what was written. */
+struct ctx_visit {
+    const struct ig_table *t;
+    struct ig_take *tk;
+    const uint64_t *ids;
+    struct ig_column_ref refs[CTX_COLS];
+    size_t values, wrong;
+};
+static int ctx_visit_value(void *ctx, size_t col, size_t i, const struct ig_row_at *at, struct ig_error *err)
+{
+    struct ctx_visit *cv = ctx;
+    const struct ig_block_source *src = ig_take_source(cv->tk);
+    struct ig_values *v;
+    void *hold;
+    size_t index, len;
+    int rc = ig_row_leaf(cv->t, &cv->refs[col], at, src, &v, &hold, &index, err);
+    if (rc) return rc;
+    char want[64];
+    int n = ctx_value((int)col, cv->ids[i], want, sizeof want);
+    const uint8_t *p = ig_values_bytes(v, index, &len);
+    cv->values++;
+    cv->wrong += len != (size_t)n || memcmp(p, want, len);
+    src->put(src->ctx, hold);
+    return 0;
+}
+
+/* A take visits its rows column by column (take.h, ig_take_visit): 300 random
+ * rows of 72 columns, more than a reader keeps contexts for, read each
+ * column's context once (row by row: 154 reads) and return every value
+ * as written, ids repeated, erased or out of range included. */
+static void test_take_visits_column_by_column(void)
+{
+    char cdir[64];
+    REQUIRE(make_ctx_table(cdir) == 0);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    struct ctx_visit cv = {.t = &t};
+    for (uint32_t c = 0; c < CTX_COLS; c++)
+        REQUIRE(ig_table_column_at(&t, c, &cv.refs[c], &err) == 0);
+    REQUIRE(ig_take_new(&t, &cv.tk) == 0);
+    enum { N = 300 };
+    uint64_t ids[N];
+    uint8_t found[N] = {0};
+    rng = (check_seed ^ 0xC0C0ULL) | 1;
+    for (size_t i = 0; i < N; i++)
+        ids[i] = i == 7 ? CTX_ROWS + 5 : i == 8 ? ids[3] : next() % CTX_ROWS;
+    cv.ids = ids;
+    REQUIRE(ig_take_visit(cv.tk, ids, N, CTX_COLS, found, ctx_visit_value, &cv, &err) == 0);
+    size_t live = 0;
+    for (size_t i = 0; i < N; i++)
+        live += found[i];
+    CHECK_EQ_INT(found[7], 0);
+    CHECK_EQ_INT(live, N - 1);
+    CHECK_EQ_INT(cv.values, (N - 1) * CTX_COLS);
+    CHECK_EQ_INT(cv.wrong, 0);
+    CHECK_EQ_INT(ig_take_contexts_read(cv.tk), CTX_COLS);
+    ig_take_free(cv.tk);
+    ig_table_close(&t);
+    remove_dir(cdir);
 }
 
 static void test_take_auto(void) { take_matches_pages(0); }
@@ -395,7 +486,7 @@ static void test_take_errors(void)
     CHECK(system(cmd) == 0);
 }
 
-TEST_MAIN(T(test_take_auto), T(test_reader_keeps_many_contexts), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
+TEST_MAIN(T(test_take_auto), T(test_reader_keeps_many_contexts), T(test_take_visits_column_by_column), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
           T(test_take_rle), T(test_take_dict), T(test_take_for), T(test_take_delta),
           T(test_take_split), T(test_take_huffman), T(test_take_fitted),
           T(test_take_errors))

@@ -726,3 +726,51 @@ const struct ig_block_source *ig_take_source(struct ig_take *tk)
 {
     return &tk->src;
 }
+
+uint64_t ig_take_contexts_read(const struct ig_take *tk)
+{
+    return tk->r.ctx_reads;
+}
+
+/* qsort has no context argument: the ids of this thread's take */
+static _Thread_local const uint64_t *sort_ids;
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = sort_ids[*(const size_t *)a], y = sort_ids[*(const size_t *)b];
+    return x < y ? -1 : x > y;
+}
+
+/* Positions 0..n-1 in ascending id order. */
+static size_t *id_order(const uint64_t *ids, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order) return NULL;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    sort_ids = ids;
+    qsort(order, n, sizeof *order, by_id);
+    return order;
+}
+
+int ig_take_visit(struct ig_take *tk, const uint64_t *ids, size_t n, size_t ncols, uint8_t *found,
+                  ig_take_value_fn value, void *ctx, struct ig_error *err)
+{
+    size_t *order = id_order(ids, n);
+    struct ig_row_at *at = malloc((n ? n : 1) * sizeof *at);
+    int rc = order && at ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (size_t j = 0; j < n && !rc; j++) {
+        size_t i = order[j];
+        int got = ig_row_locate(tk->t, ids[i], &at[i]);
+        if (got == -ENOENT) continue;
+        if (got)
+            rc = ig_err(err, got, "row %llu: the footer disagrees with itself", (unsigned long long)ids[i]);
+        else
+            found[i] = 1;
+    }
+    for (size_t k = 0; k < ncols && !rc; k++)
+        for (size_t j = 0; j < n && !rc; j++)
+            if (found[order[j]]) rc = value(ctx, k, order[j], &at[order[j]], err);
+    free(order);
+    free(at);
+    return rc;
+}

@@ -108,4 +108,18 @@ void ig_take_free(struct ig_take *tk);
 /* The handle as a block source (valid while the handle lives). */
 const struct ig_block_source *ig_take_source(struct ig_take *tk);
 
+/* The rows ids[0..n) (any order, repeats allowed) for ncols columns: each row
+ * is located once (found[i] = 1 when it is live, else left 0), then `value` is
+ * called for column 0 at every found row in ascending id order, then for
+ * column 1, and so on: column by column, so that each chunk's context is read
+ * once however many columns a row has (row by row, a row of more columns
+ * than a reader keeps contexts for read every one again for each row). The
+ * first error stops it (-EIO for a footer that disagrees with itself). */
+typedef int (*ig_take_value_fn)(void *ctx, size_t col, size_t i, const struct ig_row_at *at,
+                                struct ig_error *err);
+int ig_take_visit(struct ig_take *tk, const uint64_t *ids, size_t n, size_t ncols, uint8_t *found,
+                  ig_take_value_fn value, void *ctx, struct ig_error *err);
+/* Chunk contexts the handle has read from its parts so far (tests read it). */
+uint64_t ig_take_contexts_read(const struct ig_take *tk);
+
 #endif
