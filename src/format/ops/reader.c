@@ -17,12 +17,14 @@
 void ig_reader_free(struct ig_reader *r)
 {
     for (size_t i = 0; i < r->nctx; i++) {
-        ig_chunk_ctx_free(&r->ctx[i]->cx);
-        free(r->ctx[i]);
+        ig_chunk_ctx_free(r->ctx[i].cx);
+        free(r->ctx[i].cx);
     }
     free(r->ctx);
+    free(r->ctx_keys);
     r->ctx = NULL;
-    r->nctx = r->ctx_cap = 0;
+    r->ctx_keys = NULL;
+    r->nctx = r->ctx_cap = r->ctx_empty = 0;
     r->ctx_held = 0;
     ig_buf_free(&r->ctx_bytes);
     ig_page_scratch_free(&r->s);
@@ -91,44 +93,56 @@ static int page_error(const struct ig_part *p, uint32_t leaf, uint32_t page,
     return ig_err_prefix(err, rc, "%s: leaf %u page %u", p->path, leaf, page);
 }
 
-/* Whether r holding n contexts and `held` bytes of them is past its bounds. */
-static bool contexts_over(size_t n, uint64_t held)
+/* Let go of the context read last among those not among the
+ * IG_READER_CONTEXTS used last: its slot, empty, or NULL when every context
+ * is that recent. The most recently read, not the oldest: a reader cycling
+ * through more contexts than it keeps then keeps most of them for good
+ * instead of none. */
+static struct ig_reader_context *context_let_go(struct ig_reader *r)
 {
-    return n > IG_READER_CONTEXTS_MOST || held > IG_READER_CONTEXT_BYTES;
+    struct ig_reader_context *c = NULL;
+    for (size_t i = 0; i < r->nctx; i++) {
+        struct ig_reader_context *x = &r->ctx[i];
+        if (x->size && x->used + IG_READER_CONTEXTS <= r->ctx_uses && (!c || x->read > c->read)) c = x;
+    }
+    if (!c) return NULL;
+    r->ctx_held -= c->size;
+    ig_chunk_ctx_free(c->cx);
+    c->size = 0;
+    r->ctx_keys[c - r->ctx] = 0;
+    r->ctx_empty++;
+    return c;
 }
 
-/* An empty slot for a context of `size` bytes (struct ig_reader_context):
- * the ones used longest ago are let go while r would pass its bounds with it
- * (IG_READER_CONTEXTS_MOST, IG_READER_CONTEXT_BYTES), down to the
- * IG_READER_CONTEXTS used last. A slot left empty by a context that failed to
- * read is taken first. */
+/* An empty slot for a context of `size` bytes (struct ig_reader_context),
+ * letting others go while their bytes and its would pass
+ * IG_READER_CONTEXT_BYTES, and one when IG_READER_CONTEXTS_MOST slots are
+ * full. The caller fills it, and counts it filled (ctx_empty). */
 static struct ig_reader_context *context_slot(struct ig_reader *r, uint32_t size)
 {
-    for (size_t i = 0; i < r->nctx; i++)
-        if (!r->ctx[i]->size) return r->ctx[i];
-    while (r->nctx >= IG_READER_CONTEXTS && contexts_over(r->nctx + 1, r->ctx_held + size)) {
-        size_t old = 0;
-        for (size_t i = 1; i < r->nctx; i++)
-            if (r->ctx[i]->used < r->ctx[old]->used) old = i;
-        struct ig_reader_context *c = r->ctx[old];
-        r->ctx_held -= c->size;
-        ig_chunk_ctx_free(&c->cx);
-        c->size = 0;
-        /* the slot let go takes the new context, if that keeps r in bounds */
-        if (r->nctx == IG_READER_CONTEXTS || !contexts_over(r->nctx, r->ctx_held + size)) return c;
-        r->ctx[old] = r->ctx[--r->nctx];
-        free(c);
+    while (r->ctx_held + size > IG_READER_CONTEXT_BYTES && context_let_go(r)) {
+    }
+    for (size_t i = 0; r->ctx_empty && i < r->nctx; i++)
+        if (!r->ctx[i].size) return &r->ctx[i];
+    if (r->nctx >= IG_READER_CONTEXTS_MOST) {
+        struct ig_reader_context *c = context_let_go(r);
+        if (c) return c;
     }
     if (r->nctx == r->ctx_cap) {
         size_t cap = r->ctx_cap ? r->ctx_cap * 2 : IG_READER_CONTEXTS;
-        struct ig_reader_context **a = realloc(r->ctx, cap * sizeof *a);
-        if (!a) return NULL;
-        r->ctx = a;
+        struct ig_reader_context *a = realloc(r->ctx, cap * sizeof *a);
+        if (a) r->ctx = a;
+        uint64_t *k = realloc(r->ctx_keys, cap * sizeof *k);
+        if (k) r->ctx_keys = k;
+        if (!a || !k) return NULL;
         r->ctx_cap = cap;
     }
-    struct ig_reader_context *c = calloc(1, sizeof *c);
-    if (c) r->ctx[r->nctx++] = c;
-    return c;
+    struct ig_chunk_ctx *cx = calloc(1, sizeof *cx);
+    if (!cx) return NULL;
+    r->ctx[r->nctx] = (struct ig_reader_context){.cx = cx};
+    r->ctx_keys[r->nctx] = 0;
+    r->ctx_empty++;
+    return &r->ctx[r->nctx++];
 }
 
 int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t page, uint32_t leaf,
@@ -143,9 +157,9 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
     if (rc || !cr.size) return rc;
     r->ctx_uses++;
     for (size_t i = 0; i < r->nctx; i++)
-        if (r->ctx[i]->size == cr.size && r->ctx[i]->hash == cr.hash) {
-            r->ctx[i]->used = r->ctx_uses;
-            *out = &r->ctx[i]->cx;
+        if (r->ctx_keys[i] == cr.hash && r->ctx[i].size == cr.size) {
+            r->ctx[i].used = r->ctx_uses;
+            *out = r->ctx[i].cx;
             return 0;
         }
     struct ig_reader_context *slot = context_slot(r, cr.size);
@@ -164,9 +178,9 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
         if (!mismatch) break;
     }
     if (mismatch) rc = ig_err(err, -EIO, "checksum mismatch");
-    if (!rc) rc = ig_chunk_ctx_parse(r->ctx_bytes.data, cr.size, &slot->cx, err);
-    if (!rc && slot->cx.vdict && p->version < IG_FORMAT_VDICT) {
-        ig_chunk_ctx_free(&slot->cx);
+    if (!rc) rc = ig_chunk_ctx_parse(r->ctx_bytes.data, cr.size, slot->cx, err);
+    if (!rc && slot->cx->vdict && p->version < IG_FORMAT_VDICT) {
+        ig_chunk_ctx_free(slot->cx);
         rc = ig_err(err, -EIO, "a value dictionary in a part of version %u", p->version);
     }
     if (rc) {
@@ -174,10 +188,12 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
         return page_error(p, leaf, page, err, rc);
     }
     slot->size = cr.size;
-    slot->hash = cr.hash;
     slot->used = r->ctx_uses;
+    slot->read = r->ctx_reads;
+    r->ctx_keys[slot - r->ctx] = cr.hash;
+    r->ctx_empty--;
     r->ctx_held += cr.size;
-    *out = &slot->cx;
+    *out = slot->cx;
     return 0;
 }
 

@@ -35,17 +35,22 @@ struct ig_column_ref {
  * taken across many columns (ingot_take, rows/ID) do not read each column's
  * context again for every row: up to IG_READER_CONTEXTS_MOST of them, as many
  * as IG_READER_CONTEXT_BYTES of their bytes hold, and always the
- * IG_READER_CONTEXTS used last; the one used longest ago goes first. With eight and no more, a take of 1,000 rows of the
+ * IG_READER_CONTEXTS used last; the one read last of the others goes first,
+ * so that rows across more columns than it keeps still find most of theirs
+ * (letting the oldest go, each row read every one again, and kept the
+ * memory of 256 parsed contexts to no use: rows/ID of 300 such columns took
+ * 1.06x the time they took with eight kept). With eight
+ * and no more, a take of 1,000 rows of the
  * package index read 9 of its 16 columns' contexts again for every row once
  * a ninth column had one (1.07x the time). */
 #define IG_READER_CONTEXTS 8
-#define IG_READER_CONTEXTS_MOST 64 /* a lookup scans them: bounded for tables of 20,000 columns */
+#define IG_READER_CONTEXTS_MOST 256 /* a lookup scans their keys: bounded */
 #define IG_READER_CONTEXT_BYTES (16u << 20)
-struct ig_reader_context {
-    uint64_t hash;
+struct ig_reader_context { /* its hash is in ig_reader's ctx_keys */
+    uint64_t used;
+    uint64_t read; /* the reader's count of contexts read, when it was read */ /* the reader's count of contexts asked for, when it last was */
     uint32_t size; /* 0: an empty slot */
-    uint64_t used; /* the reader's count of contexts asked for, when it last was */
-    struct ig_chunk_ctx cx;
+    struct ig_chunk_ctx *cx; /* allocated alone: stays put while the keys move */
 };
 
 struct ig_reader {
@@ -54,8 +59,10 @@ struct ig_reader {
     struct ig_buf deleted;  /* page's deletion bits */
     struct ig_buf absent;   /* a block's share of them */
     struct ig_values block; /* one block of a page decoded block by block */
-    struct ig_reader_context **ctx; /* each allocated alone: a context stays put */
+    struct ig_reader_context *ctx;
+    uint64_t *ctx_keys;     /* each slot's hash, back to back: what a lookup scans (0: empty) */
     size_t nctx, ctx_cap;
+    size_t ctx_empty;       /* slots left empty (a context let go for bytes, or one that failed) */
     uint64_t ctx_held;      /* their bytes */
     uint64_t ctx_uses;      /* contexts asked for so far */
     uint64_t ctx_reads;     /* of them, read from their part (tests read it) */
