@@ -24,7 +24,7 @@ void ig_reader_free(struct ig_reader *r)
     free(r->ctx_keys);
     r->ctx = NULL;
     r->ctx_keys = NULL;
-    r->nctx = r->ctx_cap = r->ctx_empty = 0;
+    r->nctx = r->ctx_cap = 0;
     r->ctx_held = 0;
     ig_buf_free(&r->ctx_bytes);
     ig_page_scratch_free(&r->s);
@@ -110,24 +110,22 @@ static struct ig_reader_context *context_let_go(struct ig_reader *r)
     ig_chunk_ctx_free(c->cx);
     c->size = 0;
     r->ctx_keys[c - r->ctx] = 0;
-    r->ctx_empty++;
     return c;
 }
 
 /* An empty slot for a context of `size` bytes (struct ig_reader_context),
  * letting others go while their bytes and its would pass
  * IG_READER_CONTEXT_BYTES, and one when IG_READER_CONTEXTS_MOST slots are
- * full. The caller fills it, and counts it filled (ctx_empty). */
-static struct ig_reader_context *context_slot(struct ig_reader *r, uint32_t size)
+ * full; `empty`: the first slot the lookup found empty (a context let go for
+ * bytes, or one that failed to read), else r->nctx. The caller fills it. */
+static struct ig_reader_context *context_slot(struct ig_reader *r, uint32_t size, size_t empty)
 {
-    while (r->ctx_held + size > IG_READER_CONTEXT_BYTES && context_let_go(r)) {
-    }
-    for (size_t i = 0; r->ctx_empty && i < r->nctx; i++)
-        if (!r->ctx[i].size) return &r->ctx[i];
-    if (r->nctx >= IG_READER_CONTEXTS_MOST) {
-        struct ig_reader_context *c = context_let_go(r);
-        if (c) return c;
-    }
+    struct ig_reader_context *freed = NULL, *c;
+    while (r->ctx_held + size > IG_READER_CONTEXT_BYTES && (c = context_let_go(r)))
+        freed = c;
+    if (freed) return freed;
+    if (empty < r->nctx) return &r->ctx[empty];
+    if (r->nctx >= IG_READER_CONTEXTS_MOST && (c = context_let_go(r))) return c;
     if (r->nctx == r->ctx_cap) {
         size_t cap = r->ctx_cap ? r->ctx_cap * 2 : IG_READER_CONTEXTS;
         struct ig_reader_context *a = realloc(r->ctx, cap * sizeof *a);
@@ -141,7 +139,6 @@ static struct ig_reader_context *context_slot(struct ig_reader *r, uint32_t size
     if (!cx) return NULL;
     r->ctx[r->nctx] = (struct ig_reader_context){.cx = cx};
     r->ctx_keys[r->nctx] = 0;
-    r->ctx_empty++;
     return &r->ctx[r->nctx++];
 }
 
@@ -156,13 +153,16 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
     if (!rc) rc = ig_part_chunk_ctx(p, g, leaf, &cr, err);
     if (rc || !cr.size) return rc;
     r->ctx_uses++;
-    for (size_t i = 0; i < r->nctx; i++)
+    size_t empty = r->nctx;
+    for (size_t i = 0; i < r->nctx; i++) {
         if (r->ctx_keys[i] == cr.hash && r->ctx[i].size == cr.size) {
             r->ctx[i].used = r->ctx_uses;
             *out = r->ctx[i].cx;
             return 0;
         }
-    struct ig_reader_context *slot = context_slot(r, cr.size);
+        if (!r->ctx_keys[i] && empty == r->nctx && !r->ctx[i].size) empty = i;
+    }
+    struct ig_reader_context *slot = context_slot(r, cr.size, empty);
     if (!slot) return ig_err(err, -ENOMEM, "out of memory");
     r->ctx_reads++;
     ig_buf_reset(&r->ctx_bytes);
@@ -191,7 +191,6 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
     slot->used = r->ctx_uses;
     slot->read = r->ctx_reads;
     r->ctx_keys[slot - r->ctx] = cr.hash;
-    r->ctx_empty--;
     r->ctx_held += cr.size;
     *out = slot->cx;
     return 0;

@@ -62,7 +62,6 @@ struct ig_reader {
     struct ig_reader_context *ctx;
     uint64_t *ctx_keys;     /* each slot's hash, back to back: what a lookup scans (0: empty) */
     size_t nctx, ctx_cap;
-    size_t ctx_empty;       /* slots left empty (a context let go for bytes, or one that failed) */
     uint64_t ctx_held;      /* their bytes */
     uint64_t ctx_uses;      /* contexts asked for so far */
     uint64_t ctx_reads;     /* of them, read from their part (tests read it) */
