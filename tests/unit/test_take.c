@@ -323,13 +323,14 @@ static int ctx_value(int c, uint64_t r, char *v, size_t cap)
     return n + snprintf(v + n, cap - (size_t)n, " q%dq%d", c, c);
 }
 
-/* A table of CTX_COLS FSST string columns, one row group, in a new directory. */
-static int make_ctx_table(char *cdir)
+/* A table of ncols FSST string columns and nrows rows, one row group, in a
+ * new directory. */
+static int make_fsst_table(char *cdir, int ncols, uint64_t nrows)
 {
     strcpy(cdir, "/tmp/ingot-ctx-XXXXXX");
     if (!mkdtemp(cdir)) return -1;
     struct ig_schema s = {0};
-    for (int c = 0; c < CTX_COLS; c++) {
+    for (int c = 0; c < ncols; c++) {
         char name[8];
         int n = snprintf(name, sizeof name, "s%d", c);
         ig_schema_add(&s, name, (size_t)n, IG_T_STRING, false, NULL);
@@ -343,8 +344,8 @@ static int make_ctx_table(char *cdir)
     struct ig_part_writer *w = NULL;
     struct ig_error err = {0};
     if (!rc) rc = ig_part_writer_open(&w, path, &s, &o, 0, &err);
-    for (uint64_t r = 0; r < CTX_ROWS && !rc; r++) {
-        for (int c = 0; c < CTX_COLS && !rc; c++) {
+    for (uint64_t r = 0; r < nrows && !rc; r++) {
+        for (int c = 0; c < ncols && !rc; c++) {
             char v[64];
             int n = ctx_value(c, r, v, sizeof v);
             rc = ig_values_push_bytes(ig_part_writer_column(w, (uint32_t)c), v, (size_t)n);
@@ -352,13 +353,15 @@ static int make_ctx_table(char *cdir)
         if (!rc) rc = ig_part_writer_end_row(w, &err);
     }
     if (!rc)
-        rc = finish_one_part(cdir, w, CTX_ROWS, &err);
+        rc = finish_one_part(cdir, w, nrows, &err);
     else
         ig_part_writer_free(w);
     ig_schema_free(&s);
-    if (rc) fprintf(stderr, "  make_ctx_table: %s\n", err.msg);
+    if (rc) fprintf(stderr, "  make_fsst_table: %s\n", err.msg);
     return rc;
 }
+
+static int make_ctx_table(char *cdir) { return make_fsst_table(cdir, CTX_COLS, CTX_ROWS); }
 
 static void remove_dir(const char *d)
 {
@@ -477,6 +480,106 @@ static void test_take_visits_column_by_column(void)
     remove_dir(cdir);
 }
 
+/* A block source that counts the blocks asked of the one it wraps. */
+struct counting_source {
+    const struct ig_block_source *inner;
+    size_t gets;
+};
+static int counting_get(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
+                        struct ig_row_block *rb, struct ig_values **vals, void **hold, struct ig_error *err)
+{
+    struct counting_source *cs = ctx;
+    cs->gets++;
+    return cs->inner->get(cs->inner->ctx, ref, at, rb, vals, hold, err);
+}
+static void counting_put(void *ctx, void *hold)
+{
+    struct counting_source *cs = ctx;
+    cs->inner->put(cs->inner->ctx, hold);
+}
+
+/* Rows [0, nrows) as JSON Lines, `step` rows asked for a call
+ * (ig_rows_render_json, each call's *done rows covered), against the same rows
+ * rendered one at a time by a take of their own; *calls: the calls made. The
+ * take `tk` gives the blocks of the bulk render; *gets: the blocks it asked
+ * for. */
+static void rows_render_as_rows(const struct ig_table *t, struct ig_take *tk, uint64_t nrows, size_t step,
+                                size_t *calls, size_t *gets)
+{
+    struct counting_source cs = {ig_take_source(tk), 0};
+    const struct ig_block_source src = {counting_get, counting_put, &cs};
+    struct ig_take *one;
+    struct ig_error err = {0};
+    REQUIRE(ig_take_new(t, &one) == 0);
+    struct ig_buf bulk = IG_BUF_INIT, rows = IG_BUF_INIT;
+    *calls = 0;
+    for (uint64_t r = 0; r < nrows;) {
+        size_t done = 0;
+        REQUIRE(ig_rows_render_json(t, r, step, &src, &bulk, &done, &err) == 0);
+        REQUIRE(done > 0);
+        r += done;
+        ++*calls;
+    }
+    for (uint64_t r = 0; r < nrows; r++)
+        REQUIRE(ig_row_render_json(t, r, NULL, 0, ig_take_source(one), &rows, &err) == 0);
+    CHECK_EQ_INT(bulk.len, rows.len);
+    CHECK(bulk.len == rows.len && !memcmp(bulk.data, rows.data, bulk.len));
+    ig_buf_free(&bulk);
+    ig_buf_free(&rows);
+    *gets = cs.gets;
+    ig_take_free(one);
+}
+
+/* A range of rows as JSON Lines (a mount's jsonl/G.jsonl) is rendered column
+ * by column however wide the table: 500 rows of 264 FSST columns, asked for
+ * 97 at a time, take each column's block once for the rows it holds (row by
+ * row, as past 64 columns before: once a row and column, 132,000 times), and
+ * read each context once (in each later call at most the 8 its reader could
+ * not keep), and equal the rows rendered one by one. */
+static void test_rows_json_column_by_column(void)
+{
+    char cdir[64];
+    REQUIRE(make_ctx_table(cdir) == 0);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    struct ig_take *tk;
+    REQUIRE(ig_take_new(&t, &tk) == 0);
+    size_t calls = 0, gets = 0;
+    rows_render_as_rows(&t, tk, CTX_ROWS, 97, &calls, &gets);
+    CHECK_EQ_INT(calls, (CTX_ROWS + 96) / 97);
+    uint64_t reads = ig_take_contexts_read(tk);
+    CHECK(reads >= CTX_COLS && reads <= CTX_COLS + (calls - 1) * (CTX_COLS - IG_READER_CONTEXTS_MOST));
+    /* a block a get (a take's source may give a string column's block from
+     * the row asked for on), not a row and column a get */
+    CHECK(gets < (size_t)CTX_ROWS * CTX_COLS / 20);
+    if (gets >= (size_t)CTX_ROWS * CTX_COLS / 20) fprintf(stderr, "  %zu blocks asked for\n", gets);
+    ig_take_free(tk);
+    ig_table_close(&t);
+    remove_dir(cdir);
+}
+
+/* So wide a table that its rows' values outnumber what one call keeps (2^20
+ * end offsets): 4,200 columns of 260 rows, all asked for at once, come in two
+ * calls, the same bytes as row by row. */
+static void test_rows_json_bounded_calls(void)
+{
+    enum { COLS = 4200, NROWS = 260 };
+    char cdir[64];
+    REQUIRE(make_fsst_table(cdir, COLS, NROWS) == 0);
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    struct ig_take *tk;
+    REQUIRE(ig_take_new(&t, &tk) == 0);
+    size_t calls = 0, gets = 0;
+    rows_render_as_rows(&t, tk, NROWS, NROWS, &calls, &gets);
+    CHECK_EQ_INT(calls, 2);
+    ig_take_free(tk);
+    ig_table_close(&t);
+    remove_dir(cdir);
+}
+
 static void test_take_auto(void) { take_matches_pages(0); }
 static void test_take_plain(void) { take_matches_pages(IG_ENC_PLAIN); }
 static void test_take_bitpack(void) { take_matches_pages(IG_ENC_BITPACK); }
@@ -507,7 +610,8 @@ static void test_take_errors(void)
     CHECK(system(cmd) == 0);
 }
 
-TEST_MAIN(T(test_take_auto), T(test_reader_keeps_many_contexts), T(test_take_visits_column_by_column), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
+TEST_MAIN(T(test_take_auto), T(test_reader_keeps_many_contexts), T(test_take_visits_column_by_column),
+          T(test_rows_json_column_by_column), T(test_rows_json_bounded_calls), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
           T(test_take_rle), T(test_take_dict), T(test_take_for), T(test_take_delta),
           T(test_take_split), T(test_take_huffman), T(test_take_fitted),
           T(test_take_errors))

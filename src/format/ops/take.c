@@ -359,9 +359,10 @@ static int block_values(const struct leaf_walk *w, const struct ig_values *v, si
     return 0;
 }
 
-/* Past this many top-level columns rows are rendered one at a time: the bulk
- * way keeps an end offset per row and column. */
-#define BULK_JSON_COLUMNS 64
+/* Rows a call renders are bounded so that their values' end offsets (one a
+ * row and column) stay within this many: a 10,000-column table renders 100
+ * rows a call (8 MB of offsets), a 300-column one a run of 256 rows whole. */
+#define JSON_CELLS_MOST ((size_t)1 << 20)
 
 int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
                         struct ig_buf *out, size_t *done, struct ig_error *err)
@@ -374,27 +375,21 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
     if (rc) return rc;
     const struct ig_part *p = &t->parts[at.part];
     const struct ig_part *p0 = &t->parts[0];
-    uint32_t top[BULK_JSON_COLUMNS], ntop = 0;
+    uint32_t *top = malloc(((size_t)p0->num_columns + 1) * sizeof *top), ntop = 0;
+    if (!top) return ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
         struct ig_colrec cr;
         rc = ig_part_column(p0, c, &cr, err);
         if (rc || cr.parent != IG_NONE || !ig_table_shows(t, c)) continue;
-        if (ntop == BULK_JSON_COLUMNS) { /* wide: a row at a time */
-            for (size_t i = 0; i < n && !rc; i++) {
-                if (ig_part_row_deleted(p, local + i)) continue;
-                rc = ig_row_render_json(t, first + i, NULL, 0, src, out, err);
-            }
-            if (!rc) *done = n;
-            return rc;
-        }
         top[ntop++] = c;
     }
-    if (rc) return rc;
-    uint8_t *live = malloc(n ? n : 1);
-    size_t *ends = malloc(((size_t)ntop * n + 1) * sizeof *ends), *starts = calloc(ntop + 1, sizeof *starts);
+    if (ntop && n > JSON_CELLS_MOST / ntop) n = JSON_CELLS_MOST / ntop ? JSON_CELLS_MOST / ntop : 1;
+    uint8_t *live = rc ? NULL : malloc(n ? n : 1);
+    size_t *ends = rc ? NULL : malloc(((size_t)ntop * n + 1) * sizeof *ends);
+    size_t *starts = rc ? NULL : calloc((size_t)ntop + 1, sizeof *starts);
+    size_t *name_end = rc ? NULL : malloc(((size_t)ntop + 1) * sizeof *name_end);
     struct ig_buf vals = IG_BUF_INIT, names = IG_BUF_INIT;
-    size_t name_end[BULK_JSON_COLUMNS + 1];
-    if (!live || !ends || !starts) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && (!live || !ends || !starts || !name_end)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++)
         live[i] = !ig_part_row_deleted(p, local + i);
     /* every column's values, column by column; then the rows put together */
@@ -436,9 +431,11 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
         if (!rc && ig_buf_append(out, "}\n", 2)) rc = -ENOMEM;
         if (rc) rc = ig_err(err, rc, "out of memory");
     }
+    free(top);
     free(live);
     free(ends);
     free(starts);
+    free(name_end);
     ig_buf_free(&vals);
     ig_buf_free(&names);
     if (!rc) *done = n;

@@ -85,7 +85,10 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
  * first's row group (at most count of them; erased rows left out), appended
  * to out; *done rows covered. Each column's block is taken from src once for
  * the rows it holds and its values rendered together (the same bytes as row
- * by row); past 64 top-level columns, rows one at a time. */
+ * by row), column by column however many columns: a chunk's context is read
+ * once, not once a row. A call covers at most 2^20 values (100 rows of a
+ * 10,000-column table), so its memory stays bounded; call again for the
+ * rest. */
 int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, const struct ig_block_source *src,
                         struct ig_buf *out, size_t *done, struct ig_error *err);
 /* Tell the kernel every block the rows ids (of the given columns; NULL: every
