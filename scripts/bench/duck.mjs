@@ -18,6 +18,9 @@
 //       read one column of a long table, warm: materialised, or with --text
 //       rendered as CSV text into OUT.csv (a regular file: never /dev/null, which
 //       COPY's temporary-file-and-rename would replace); prints warm n=.. secs_med=..
+//   node duck.mjs rows PARQUET OUT.jsonl [--warm N]
+//       every row as JSON Lines into OUT.jsonl (COPY ... (FORMAT json)), warm:
+//       prints warm n=.. secs_med=.. cpu_med=..
 //   node duck.mjs floor [--warm N]
 //       connect + SELECT 42 + disconnect: the cost of the Node binding itself
 //
@@ -167,11 +170,8 @@ async function cmdScan() {
   console.log(`rows ${rows}`);
 }
 
-async function cmdColumn() {
-  const [, file, col] = pos;
-  const warm = +arg('--warm', 3), text = arg('--text');
-  const sel = `SELECT ${ident(col)} FROM read_parquet(${sq(file)})`;
-  const sql = text ? `COPY (${sel}) TO ${sq(text)} (FORMAT csv, HEADER false)` : sel;
+// A query run once to warm, then `warm` times; its median wall and CPU.
+async function warmRuns(sql, warm) {
   const inst = await newInstance();
   await timedQuery(inst, sql);
   const s = [];
@@ -185,6 +185,18 @@ async function cmdColumn() {
     `cpu_med=${pct(s.map((x) => x.cpu), 0.5).toFixed(4)}`);
 }
 
+async function cmdColumn() {
+  const [, file, col] = pos;
+  const text = arg('--text');
+  const sel = `SELECT ${ident(col)} FROM read_parquet(${sq(file)})`;
+  await warmRuns(text ? `COPY (${sel}) TO ${sq(text)} (FORMAT csv, HEADER false)` : sel, +arg('--warm', 3));
+}
+
+async function cmdRows() {
+  const [, file, out] = pos;
+  await warmRuns(`COPY (SELECT * FROM read_parquet(${sq(file)})) TO ${sq(out)} (FORMAT json)`, +arg('--warm', 3));
+}
+
 async function cmdFloor() {
   const warm = +arg('--warm', 200);
   const inst = await newInstance();
@@ -194,10 +206,10 @@ async function cmdFloor() {
   report('floor', s);
 }
 
-const cmds = { parquet: cmdParquet, openread: cmdOpenRead, scan: cmdScan, column: cmdColumn, floor: cmdFloor };
+const cmds = { parquet: cmdParquet, openread: cmdOpenRead, scan: cmdScan, column: cmdColumn, rows: cmdRows, floor: cmdFloor };
 const fn = cmds[pos[0]];
 if (!fn) {
-  console.error('usage: node duck.mjs parquet|openread|scan|floor ... (see the header)');
+  console.error('usage: node duck.mjs parquet|openread|scan|column|rows|floor ... (see the header)');
   process.exit(2);
 }
 await fn();
