@@ -151,6 +151,93 @@ static void step(struct shared *sh)
     pthread_mutex_unlock(&sh->mu);
 }
 
+/* The parts of one multipart upload, sent by up to INGOT_S3_PART_PARALLEL (4)
+ * threads, each taking the next part: a copied part is the store's work,
+ * answered only when done, so one object's copies overlap instead of waiting
+ * one behind the other. The failure of the first part (in plan order) that
+ * failed is the one told; after a failure no part is started. */
+struct part_jobs {
+    struct ig_s3 *s3;
+    const char *bucket, *key, *upload;
+    const struct ig_s3_info *cur;
+    const struct ffile *f;
+    int jfd;
+    struct shared *sh;
+    const struct ig_part_plan *plan;
+    size_t np;
+    char (*etags)[IG_ETAG_MAX];
+    pthread_mutex_t mu; /* next, failed_at, err, rc, the byte counts */
+    size_t next, failed_at;
+    uint64_t uploaded, copied;
+    struct ig_error err;
+    int rc;
+};
+
+static int send_part(struct part_jobs *j, size_t i, struct ig_error *err)
+{
+    const struct ig_part_plan *pp = &j->plan[i];
+    int rc = renew(j->sh, err);
+    if (rc) return rc;
+    if (!pp->upload)
+        return ig_s3_mpu_copy(j->s3, j->bucket, j->key, j->upload, (unsigned)i + 1, j->key, j->cur->version_id,
+                              j->cur->etag, pp->off, pp->len, j->etags[i], err);
+    uint8_t *buf = malloc((size_t)pp->len);
+    if (!buf) return ig_err(err, -ENOMEM, "out of memory");
+    rc = read_old(j->s3, j->bucket, j->key, j->cur->etag, j->cur->size, buf, pp->off, pp->len, err);
+    if (!rc && patch(j->jfd, j->f, buf, pp->off, pp->len)) rc = ig_err(err, -EIO, "the journal is unreadable");
+    if (!rc)
+        rc = ig_s3_mpu_put(j->s3, j->bucket, j->key, j->upload, (unsigned)i + 1, buf, (size_t)pp->len, j->etags[i],
+                           err);
+    free(buf);
+    return rc;
+}
+
+static void *part_worker(void *arg)
+{
+    struct part_jobs *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        size_t i = j->rc ? j->np : j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i >= j->np) return NULL;
+        struct ig_error e = {0};
+        int rc = send_part(j, i, &e);
+        step(j->sh); /* a kill here leaves an incomplete upload (the replay aborts it) */
+        pthread_mutex_lock(&j->mu);
+        if (!rc) {
+            if (j->plan[i].upload)
+                j->uploaded += j->plan[i].len;
+            else
+                j->copied += j->plan[i].len;
+        } else if (i < j->failed_at) {
+            j->failed_at = i;
+            j->err = e;
+            j->rc = rc;
+        }
+        pthread_mutex_unlock(&j->mu);
+    }
+}
+
+static int send_parts(struct part_jobs *j, struct ig_remote_report *rep, struct ig_error *err)
+{
+    j->failed_at = SIZE_MAX;
+    pthread_mutex_init(&j->mu, NULL);
+    size_t want = (size_t)ig_remote_env_u64("INGOT_S3_PART_PARALLEL", 4), started = 0;
+    if (want > j->np) want = j->np;
+    if (want > 16) want = 16;
+    pthread_t t[16];
+    for (size_t k = 1; k < want; k++) /* this thread is one of them */
+        if (pthread_create(&t[started], NULL, part_worker, j) == 0) started++;
+    part_worker(j);
+    for (size_t k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    pthread_mutex_destroy(&j->mu);
+    rep->bytes_uploaded += j->uploaded;
+    rep->bytes_copied += j->copied;
+    if (j->rc) *err = j->err;
+    return j->rc;
+}
+
 /* Replace object f->name by its bytes with f's records applied: one PUT when
  * small, else a multipart upload of the changed ranges with the rest copied
  * server-side (ranges.h plans the parts); then every older version of it is
@@ -186,45 +273,34 @@ static int replace_object(struct ig_store *st, const struct ffile *f, int jfd, s
             dirty[i] = (struct ig_range){f->r[i].off, f->r[i].len};
         size_t nd = ig_ranges_coalesce(dirty, f->n, 0);
         size_t cap = 10000;
-        /* copied parts of at most 512 MiB: each a bounded piece of the
-         * store's work, retried alone */
+        /* copied parts of at most INGOT_S3_COPY_PART_MB (128): each a
+         * bounded piece of the store's work, retried alone, and several in
+         * flight at once; uploaded ones of at most 16 MiB, so the four in
+         * flight hold no more memory than one 64 MiB part did */
+        uint64_t copy_part = ig_remote_env_u64("INGOT_S3_COPY_PART_MB", 128) * MIB, upload_part = 16 * MIB;
+        if (copy_part < 2 * min_part) copy_part = 2 * min_part; /* ranges.h: the plan's rule */
+        if (upload_part < 2 * min_part) upload_part = 2 * min_part;
         struct ig_part_plan *plan = malloc(cap * sizeof *plan);
-        size_t np = plan ? ig_ranges_plan_parts(size, cur.size, dirty, nd, min_part, 512 * MIB,
-                                                64 * MIB, plan, cap)
+        size_t np = plan ? ig_ranges_plan_parts(size, cur.size, dirty, nd, min_part, copy_part,
+                                                upload_part, plan, cap)
                          : SIZE_MAX;
         free(dirty);
         char upload[1024];
         char(*etags)[IG_ETAG_MAX] = np != SIZE_MAX ? calloc(np, IG_ETAG_MAX) : NULL;
-        uint8_t *buf = etags ? malloc((size_t)(64 * MIB)) : NULL;
-        if (!buf)
+        if (!etags)
             rc = ig_err(err, np == SIZE_MAX ? -EFBIG : -ENOMEM, "%s/%s: %s", ig_store_location(st),
                         f->name,
                         np == SIZE_MAX ? "too many changed ranges for one multipart upload"
                                        : "out of memory");
         if (!rc) rc = ig_s3_mpu_start(s3, bucket, key, upload, sizeof upload, err);
         bool started = !rc;
-        for (size_t i = 0; !rc && i < np; i++) {
-            rc = renew(sh, err);
-            if (rc) break;
-            if (plan[i].upload) {
-                rc = read_old(s3, bucket, key, cur.etag, cur.size, buf, plan[i].off, plan[i].len,
-                              err);
-                if (!rc && patch(jfd, f, buf, plan[i].off, plan[i].len))
-                    rc = ig_err(err, -EIO, "the journal is unreadable");
-                if (!rc)
-                    rc = ig_s3_mpu_put(s3, bucket, key, upload, (unsigned)i + 1, buf,
-                                       (size_t)plan[i].len, etags[i], err);
-                if (!rc) rep->bytes_uploaded += plan[i].len;
-            } else {
-                rc = ig_s3_mpu_copy(s3, bucket, key, upload, (unsigned)i + 1, key, cur.version_id,
-                                    cur.etag, plan[i].off, plan[i].len, etags[i], err);
-                if (!rc) rep->bytes_copied += plan[i].len;
-            }
-            step(sh); /* a kill here leaves an incomplete upload (the replay aborts it) */
+        if (!rc) {
+            struct part_jobs j = {.s3 = s3, .bucket = bucket, .key = key, .upload = upload, .cur = &cur,
+                                  .f = f, .jfd = jfd, .sh = sh, .plan = plan, .np = np, .etags = etags};
+            rc = send_parts(&j, rep, err);
         }
         if (!rc) rc = ig_s3_mpu_complete(s3, bucket, key, upload, etags, (unsigned)np, &now, err);
         if (rc && started) ig_s3_mpu_abort(s3, bucket, key, upload);
-        free(buf);
         free(etags);
         free(plan);
     }
