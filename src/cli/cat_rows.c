@@ -1,6 +1,7 @@
 /* cat_rows.c - ingot cat --rows: chosen rows as JSON Lines, the bytes rows/ID
  * shows in a mount, optionally only some columns. Each row reads one block per
- * column (format/ops/take.h). */
+ * column (format/ops/take.h); a run of consecutive live rows of every column
+ * is rendered column by column (ig_rows_render_json), each block once. */
 #include "cat_rows.h"
 #include "cli.h"
 #include "format/ops/take.h"
@@ -29,6 +30,18 @@ static int resolve_columns(const struct ig_table *t, const char *dir, char **nam
     return 0;
 }
 
+/* How many ids from i on are consecutive rows, all live (up to 4,096): a run
+ * every column renders at once. An erased or missing row ends it, to be told
+ * as missing on its own. */
+static size_t live_run(const struct ig_table *t, const struct cli_ids *ids, size_t i)
+{
+    size_t n = 0;
+    struct ig_row_at at;
+    while (i + n < ids->n && n < 4096 && ids->ids[i + n] == ids->ids[i] + n && !ig_row_locate(t, ids->ids[i + n], &at))
+        n++;
+    return n;
+}
+
 int cli_cat_rows(const char *dir, uint64_t version, const struct cli_ids *ids, char **names, int nnames)
 {
     struct ig_error err = {0};
@@ -47,9 +60,22 @@ int cli_cat_rows(const char *dir, uint64_t version, const struct cli_ids *ids, c
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     size_t missing = 0;
-    for (size_t i = 0; i < ids->n && !rc; i++) {
+    for (size_t i = 0; i < ids->n && !rc;) {
         ig_buf_reset(&line);
-        int r = ig_row_render_json(&t, ids->ids[i], nnames ? cols : NULL, (size_t)nnames,
+        size_t run = nnames ? 0 : live_run(&t, ids, i);
+        if (run > 1) { /* consecutive live rows: rendered together, column by column */
+            size_t done = 0;
+            if (ig_rows_render_json(&t, ids->ids[i], run, ig_take_source(tk), &line, &done, &err) || !done) {
+                fflush(stdout);
+                cli_error("cat --rows: %s", err.msg[0] ? err.msg : "rows rendered short");
+                rc = 2;
+            } else if (fwrite(line.data, 1, line.len, stdout) != line.len) {
+                rc = 2;
+            }
+            i += done;
+            continue;
+        }
+        int r = ig_row_render_json(&t, ids->ids[i++], nnames ? cols : NULL, (size_t)nnames,
                                    ig_take_source(tk), &line, &err);
         if (r == -ENOENT) { /* a missing row is reported, the others still printed */
             fflush(stdout);

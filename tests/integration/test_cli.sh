@@ -336,6 +336,15 @@ for i in range(5000): print(f'{i},\"c{i*7}\"')" >"$d/in.csv"
     grep -q 'row 10: no such row (erased or out of range)' <<<"$out" || { echo "$out"; return 1; }
     grep -q 'row 5000: no such row' <<<"$out" && grep -qx '{"id":14}' <<<"$out" || { echo "$out"; return 1; }
     [ "$("$INGOT" cat "$d/t" id | wc -l)" = 4995 ] || return 1
+    # consecutive live rows are rendered together, every column at once: the
+    # same lines as naming the columns (row by row), across row groups, the
+    # erased rows named alike
+    "$INGOT" import --rows-per-group 700 "$d/in.csv" "$d/g" >/dev/null || return 1
+    "$INGOT" erase --row 699,700,1401 "$d/g" >/dev/null || return 1
+    "$INGOT" cat --rows 0-2999,2990-2995 "$d/g" >"$d/all" 2>"$d/all.err"; rc=$?
+    "$INGOT" cat --rows 0-2999,2990-2995 "$d/g" id cap >"$d/named" 2>"$d/named.err"
+    [ $rc = 1 ] && cmp "$d/all" "$d/named" && cmp "$d/all.err" "$d/named.err" || { echo "exit $rc"; return 1; }
+    [ "$(wc -l <"$d/all")" = 3003 ] && [ "$(wc -l <"$d/all.err")" = 3 ] || { wc -l "$d/all" "$d/all.err"; return 1; }
     # bad lists name the option or the file and line
     out=$("$INGOT" cat --rows 1,x "$d/t" 2>&1) && return 1
     grep -q -- "--rows: expected row ids like 5,17,100-104, got 'x'" <<<"$out" || { echo "$out"; return 1; }
