@@ -65,14 +65,19 @@ struct fs_entry {
     int refs;
     int dead;                /* removed from the index; free on last release */
     struct fs_entry *prev, *next;  /* LRU list, most recent first */
-    struct fs_entry *chain;        /* hash chain */
+};
+
+/* A slot of the cache's index (cache.c): an entry under its keys, or empty (e NULL). */
+struct fs_slot {
+    uint64_t k1, k2;
+    struct fs_entry *e;
 };
 
 struct fs_cache {
     pthread_mutex_t mu;
     size_t budget, used;
-    struct fs_entry **buckets;
-    size_t nbuckets, count;
+    struct fs_slot *slots; /* open addressing, at most half full */
+    size_t nslots, count;
     struct fs_entry *head, *tail;
     struct fs_entry *big; /* the most recently used entry larger than the budget */
     uint64_t inserts;

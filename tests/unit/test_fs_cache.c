@@ -7,9 +7,13 @@
 #include "fs/cache.h"
 
 /* A held entry of about `bytes` bytes (NULL only when out of memory). */
-static struct fs_entry *put(struct fs_cache *c, uint64_t key, size_t bytes)
+static struct fs_entry *put2(struct fs_cache *c, uint64_t k1, uint64_t k2, size_t bytes);
+static struct fs_entry *put(struct fs_cache *c, uint64_t key, size_t bytes) { return put2(c, key, 0, bytes); }
+
+/* A held entry under (k1, k2) of about `bytes` bytes. */
+static struct fs_entry *put2(struct fs_cache *c, uint64_t k1, uint64_t k2, size_t bytes)
 {
-    struct fs_entry *e = fs_entry_new(key, 0);
+    struct fs_entry *e = fs_entry_new(k1, k2);
     if (!e || ig_buf_reserve(&e->data, bytes)) {
         fs_entry_free(e);
         return NULL;
@@ -88,5 +92,59 @@ static void test_oversize_entry_kept_among_small_ones(void)
     fs_cache_destroy(&c);
 }
 
+/* The index and the LRU list agree: every listed entry is found under its
+ * keys (a lookup that does not reorder the list), every slot's entry is under
+ * the slot's keys, and the slots hold as many entries as are listed. */
+static bool index_agrees(struct fs_cache *c)
+{
+    size_t listed = 0, slotted = 0;
+    for (struct fs_entry *e = c->head; e; e = e->next, listed++)
+        if (!fs_cache_has(c, e->k1, e->k2)) return false;
+    for (size_t i = 0; i < c->nslots; i++) {
+        const struct fs_slot *sl = &c->slots[i];
+        if (sl->e && (sl->e->k1 != sl->k1 || sl->e->k2 != sl->k2)) return false;
+        slotted += sl->e != NULL;
+    }
+    return listed == c->count && slotted == c->count;
+}
+
+/* Many keys, many of them landing on the same slots (keys that differ only in
+ * k2's high bits, and runs of k1), evicted in LRU order while others are put,
+ * cleared at the end: every lookup finds what is cached and nothing else, as
+ * the index grows and as entries leave from the middle of probe runs. */
+static void test_index_under_churn(void)
+{
+    struct fs_cache c;
+    REQUIRE(fs_cache_init(&c, 2000 * 200) == 0);
+    uint64_t rng = check_seed | 1;
+    size_t wrong = 0, found = 0;
+    for (int round = 0; round < 40000; round++) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        uint64_t k1 = rng % 5000, k2 = (rng >> 32) % 3 << 48;
+        struct fs_entry *e = fs_cache_get(&c, k1, k2);
+        if (e) {
+            found++;
+            wrong += e->k1 != k1 || e->k2 != k2;
+            fs_cache_release(&c, e);
+        } else {
+            fs_cache_release(&c, put2(&c, k1, k2, 40));
+            wrong += !fs_cache_has(&c, k1, k2); /* the last put stays */
+        }
+        if (round % 4000 == 0) CHECK(index_agrees(&c));
+    }
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(found > 1000);
+    CHECK(c.evictions > 1000);
+    CHECK(c.nslots >= 2 * c.count);
+    CHECK(index_agrees(&c));
+    fs_cache_clear(&c);
+    CHECK_EQ_INT(c.count, 0);
+    for (size_t i = 0; i < c.nslots; i++)
+        wrong += c.slots[i].e != NULL;
+    CHECK_EQ_INT(wrong, 0);
+    fs_cache_destroy(&c);
+}
+
 TEST_MAIN(T(test_lru_within_budget), T(test_held_entries_survive),
-          T(test_oversize_entry_kept_while_read), T(test_oversize_entry_kept_among_small_ones))
+          T(test_oversize_entry_kept_while_read), T(test_oversize_entry_kept_among_small_ones),
+          T(test_index_under_churn))
