@@ -312,7 +312,7 @@ static void test_take_fitted(void)
 #define CTX_ROUND_COLS 12
 #define CTX_ROWS 500
 
-/* Column c of row r in the table make_ctx_table writes: each column its own
+/* Column c of row r in the table make_fsst_table writes: each column its own
  * letters and tag, so each chunk gets its own symbol table. */
 static int ctx_value(int c, uint64_t r, char *v, size_t cap)
 {
@@ -361,13 +361,40 @@ static int make_fsst_table(char *cdir, int ncols, uint64_t nrows)
     return rc;
 }
 
-static int make_ctx_table(char *cdir) { return make_fsst_table(cdir, CTX_COLS, CTX_ROWS); }
-
 static void remove_dir(const char *d)
 {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", d);
     CHECK(system(cmd) == 0);
+}
+
+/* make_fsst_table's table in a new directory cdir, opened as t: 0, or -1
+ * (the error told). */
+static int open_fsst_table(char *cdir, int ncols, uint64_t nrows, struct ig_table *t)
+{
+    struct ig_error err = {0};
+    if (make_fsst_table(cdir, ncols, nrows)) return -1;
+    if (!ig_table_open(t, cdir, false, &err)) return 0;
+    fprintf(stderr, "  open_fsst_table: %s\n", err.msg);
+    return -1;
+}
+
+static void close_fsst_table(struct ig_table *t, const char *cdir)
+{
+    ig_table_close(t);
+    remove_dir(cdir);
+}
+
+/* Column c's chunk context (row group 0) through reader r. */
+static int context_of(struct ig_table *t, struct ig_reader *r, uint32_t c, const struct ig_chunk_ctx **cx)
+{
+    struct ig_column_ref ref;
+    uint32_t first = 0, count = 0;
+    struct ig_error err = {0};
+    *cx = NULL;
+    if (ig_table_column_at(t, c, &ref, &err) || ig_part_chunk(&t->parts[0], 0, ref.rec.leaf, &first, &count, &err))
+        return -1;
+    return ig_reader_context(r, &t->parts[0], first, ref.rec.leaf, cx, &err);
 }
 
 /* A reader keeps the contexts of as many chunks as a row of a wide table
@@ -381,20 +408,14 @@ static void remove_dir(const char *d)
 static void test_reader_keeps_many_contexts(void)
 {
     char cdir[64];
-    REQUIRE(make_ctx_table(cdir) == 0);
     struct ig_table t;
-    struct ig_error err = {0};
-    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    REQUIRE(open_fsst_table(cdir, CTX_COLS, CTX_ROWS, &t) == 0);
     struct ig_reader r = {0};
     unsigned found = 0;
     for (int round = 0; round < 4; round++)
         for (uint32_t c = 0; c < (round < 3 ? CTX_ROUND_COLS : CTX_COLS); c++) {
-            struct ig_column_ref ref;
-            uint32_t first = 0, count = 0;
-            const struct ig_chunk_ctx *cx = NULL;
-            REQUIRE(ig_table_column_at(&t, c, &ref, &err) == 0);
-            REQUIRE(ig_part_chunk(&t.parts[0], 0, ref.rec.leaf, &first, &count, &err) == 0);
-            REQUIRE(ig_reader_context(&r, &t.parts[0], first, ref.rec.leaf, &cx, &err) == 0);
+            const struct ig_chunk_ctx *cx;
+            REQUIRE(context_of(&t, &r, c, &cx) == 0);
             found += cx && cx->fsst;
         }
     CHECK_EQ_INT(found, 3 * CTX_ROUND_COLS + CTX_COLS);
@@ -402,20 +423,15 @@ static void test_reader_keeps_many_contexts(void)
     CHECK_EQ_INT(r.nctx, IG_READER_CONTEXTS_MOST);
     /* all 264 again: most stay kept (letting the oldest go, none would) */
     for (uint32_t c = 0; c < CTX_COLS; c++) {
-        struct ig_column_ref ref;
-        uint32_t first = 0, count = 0;
-        const struct ig_chunk_ctx *cx = NULL;
-        REQUIRE(ig_table_column_at(&t, c, &ref, &err) == 0);
-        REQUIRE(ig_part_chunk(&t.parts[0], 0, ref.rec.leaf, &first, &count, &err) == 0);
-        REQUIRE(ig_reader_context(&r, &t.parts[0], first, ref.rec.leaf, &cx, &err) == 0);
+        const struct ig_chunk_ctx *cx;
+        REQUIRE(context_of(&t, &r, c, &cx) == 0);
         CHECK(cx && cx->fsst);
     }
     CHECK(r.ctx_reads - CTX_COLS <= 2 * (CTX_COLS - IG_READER_CONTEXTS_MOST));
     if (r.ctx_reads - CTX_COLS > 2 * (CTX_COLS - IG_READER_CONTEXTS_MOST))
         fprintf(stderr, "  %llu reads the second time round\n", (unsigned long long)(r.ctx_reads - CTX_COLS));
     ig_reader_free(&r);
-    ig_table_close(&t);
-    remove_dir(cdir);
+    close_fsst_table(&t, cdir);
 }
 
 /* What the visit's callback checks: each value equals what was written. */
@@ -451,10 +467,9 @@ static int ctx_visit_value(void *ctx, size_t col, size_t i, const struct ig_row_
 static void test_take_visits_column_by_column(void)
 {
     char cdir[64];
-    REQUIRE(make_ctx_table(cdir) == 0);
     struct ig_table t;
     struct ig_error err = {0};
-    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    REQUIRE(open_fsst_table(cdir, CTX_COLS, CTX_ROWS, &t) == 0);
     struct ctx_visit cv = {.t = &t};
     for (uint32_t c = 0; c < CTX_COLS; c++)
         REQUIRE(ig_table_column_at(&t, c, &cv.refs[c], &err) == 0);
@@ -476,8 +491,7 @@ static void test_take_visits_column_by_column(void)
     CHECK_EQ_INT(cv.wrong, 0);
     CHECK_EQ_INT(ig_take_contexts_read(cv.tk), CTX_COLS);
     ig_take_free(cv.tk);
-    ig_table_close(&t);
-    remove_dir(cdir);
+    close_fsst_table(&t, cdir);
 }
 
 /* A block source that counts the blocks asked of the one it wraps. */
@@ -539,10 +553,8 @@ static void rows_render_as_rows(const struct ig_table *t, struct ig_take *tk, ui
 static void test_rows_json_column_by_column(void)
 {
     char cdir[64];
-    REQUIRE(make_ctx_table(cdir) == 0);
     struct ig_table t;
-    struct ig_error err = {0};
-    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    REQUIRE(open_fsst_table(cdir, CTX_COLS, CTX_ROWS, &t) == 0);
     struct ig_take *tk;
     REQUIRE(ig_take_new(&t, &tk) == 0);
     size_t calls = 0, gets = 0;
@@ -555,8 +567,7 @@ static void test_rows_json_column_by_column(void)
     CHECK(gets < (size_t)CTX_ROWS * CTX_COLS / 20);
     if (gets >= (size_t)CTX_ROWS * CTX_COLS / 20) fprintf(stderr, "  %zu blocks asked for\n", gets);
     ig_take_free(tk);
-    ig_table_close(&t);
-    remove_dir(cdir);
+    close_fsst_table(&t, cdir);
 }
 
 /* So wide a table that its rows' values outnumber what one call keeps (2^20
@@ -566,18 +577,15 @@ static void test_rows_json_bounded_calls(void)
 {
     enum { COLS = 4200, NROWS = 260 };
     char cdir[64];
-    REQUIRE(make_fsst_table(cdir, COLS, NROWS) == 0);
     struct ig_table t;
-    struct ig_error err = {0};
-    REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
+    REQUIRE(open_fsst_table(cdir, COLS, NROWS, &t) == 0);
     struct ig_take *tk;
     REQUIRE(ig_take_new(&t, &tk) == 0);
     size_t calls = 0, gets = 0;
     rows_render_as_rows(&t, tk, NROWS, NROWS, &calls, &gets);
     CHECK_EQ_INT(calls, 2);
     ig_take_free(tk);
-    ig_table_close(&t);
-    remove_dir(cdir);
+    close_fsst_table(&t, cdir);
 }
 
 static void test_take_auto(void) { take_matches_pages(0); }
