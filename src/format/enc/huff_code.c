@@ -60,30 +60,45 @@ static void huff_lengths(const uint64_t freq_in[256], uint8_t len[256])
     }
 }
 
-/* Canonical codes for the lengths in c->len (by length, then byte value). */
-void huff_canonical(struct huff_code *c)
+/* Each byte with its bits in reverse order (a code's bits go out least
+ * significant first): every read of a stream makes its code canonical again. */
+#define R2(n) n, n + 2 * 64, n + 1 * 64, n + 3 * 64
+#define R4(n) R2(n), R2(n + 2 * 16), R2(n + 1 * 16), R2(n + 3 * 16)
+#define R6(n) R4(n), R4(n + 2 * 4), R4(n + 1 * 4), R4(n + 3 * 4)
+static const uint8_t reversed_byte[256] = {R6(0), R6(2), R6(1), R6(3)};
+#undef R2
+#undef R4
+#undef R6
+
+void huff_canonical_of(struct huff_code *c, const uint8_t *syms, unsigned k)
 {
     unsigned count[HUFF_MAX_LEN + 1] = {0}, next[HUFF_MAX_LEN + 2] = {0};
-    c->k = 0;
-    for (int s = 0; s < 256; s++)
-        if (c->len[s]) {
-            count[c->len[s]]++;
-            c->k++;
-        }
+    c->k = k;
+    for (unsigned j = 0; j < k; j++)
+        count[c->len[syms[j]]]++;
     unsigned code = 0;
     for (unsigned l = 1; l <= HUFF_MAX_LEN; l++) {
         code = (code + count[l - 1]) << 1;
         next[l] = code;
     }
-    for (int s = 0; s < 256; s++) {
-        unsigned l = c->len[s];
-        c->rev[s] = 0;
-        if (!l) continue;
-        unsigned v = next[l]++, r = 0;
-        for (unsigned b = 0; b < l; b++)
-            r |= ((v >> b) & 1u) << (l - 1 - b);
-        c->rev[s] = (uint16_t)r;
+    for (unsigned j = 0; j < k; j++) {
+        unsigned l = c->len[syms[j]];
+        unsigned v = next[l]++; /* l <= 12 bits, reversed a byte at a time */
+        unsigned r = ((unsigned)reversed_byte[v & 0xff] << 8 | reversed_byte[(v >> 8) & 0xff]) >> (16 - l);
+        c->rev[syms[j]] = (uint16_t)r;
     }
+}
+
+/* Canonical codes for the lengths in c->len (by length, then byte value). */
+void huff_canonical(struct huff_code *c)
+{
+    uint8_t syms[256];
+    unsigned k = 0;
+    for (int s = 0; s < 256; s++) {
+        c->rev[s] = 0;
+        if (c->len[s]) syms[k++] = (uint8_t)s;
+    }
+    huff_canonical_of(c, syms, k);
 }
 
 /* Coded bytes of one item under c. */

@@ -20,6 +20,9 @@ struct huff_code {
 
 /* Canonical codes for the lengths in c->len (by length, then byte value). */
 void huff_canonical(struct huff_code *c);
+/* The same when the coded bytes are known: the k of syms, ascending, each
+ * with its length in c->len and its rev 0 (a stream's table, parsed). */
+void huff_canonical_of(struct huff_code *c, const uint8_t *syms, unsigned k);
 /* A code for the items (offs, data; those set in skip left out): Huffman's
  * lengths from their byte counts, made canonical. */
 void huff_code_from_items(struct huff_code *c, const uint64_t *offs, const uint8_t *data, size_t n,
