@@ -614,6 +614,7 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
 
 struct take_slot {
     bool loaded, one_row; /* one_row: vals hold the row at `index` alone */
+    bool framed;          /* the block is one zstd frame: a row alone decompresses it whole */
     uint32_t part, page, block;
     size_t index;
     struct ig_values vals;
@@ -657,14 +658,17 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
         if (s->one_row) rb->index = 0;
         return 0;
     }
-    /* a row just after the one held alone from a string block (a few rows
-     * on: erased rows between): the rows are coming in order (a range), so the block (some 4 KiB) is decoded whole,
-     * once, instead of a read for each of its rows. Random rows that only
-     * share a block keep being read alone: a whole huffman block of captions
-     * costs some 17 us, a row of it under 1. A sliding-window page (up to a
-     * row group) keeps decoding rows alone from their bases. */
-    bool whole = same_block && s->one_row && rb->index > s->index &&
-                 rb->index - s->index <= 4 &&
+    /* a second row of a string block held alone is read by decoding the
+     * block (some 4 KiB) whole, once, instead of reading each row alone,
+     * where a row alone costs that much anyway (a zstd frame, decompressed
+     * whole) or the rows are coming in order (a range: a row a few after
+     * the one held; erased rows between). Random rows that only share a
+     * block whose items read alone (huffman, fsst, plain) stay alone: a
+     * whole huffman block of captions costs some 17 us, a row of it under
+     * 1. A sliding-window page (up to a row group) keeps decoding rows alone
+     * from their bases. */
+    bool in_order = rb->index > s->index && rb->index - s->index <= 4;
+    bool whole = same_block && s->one_row && (s->framed || in_order) &&
                  !ig_reader_rows_alone(ref, &rb->rec);
     s->loaded = false;
     ig_values_retype(&s->vals, ref->rec.type);
@@ -698,6 +702,7 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     /* an older part's page comes whole */
     s->one_row = pick && (s->vals.levels ? s->vals.rows : s->vals.n) != blk.row_count;
     s->index = want;
+    s->framed = blk.compression != IG_PC_NONE;
     if (s->one_row) rb->index = 0;
     return 0;
 }
