@@ -100,16 +100,27 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
     ig_values_retype(out, li->type);
     out->lt = li->lt;
     ig_values_reset(out);
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (!((pick[i / 8] >> (i % 8)) & 1)) continue;
-        if (valid && !((valid[i / 8] >> (i % 8)) & 1)) {
-            rc = ig_values_push_null(out) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-            continue;
+    /* the picked rows found a word of bits at a time: a row read picks one
+     * row of a block of up to thousands (a dictionary's codes), and testing
+     * each bit was most of its time */
+    size_t nbytes = (n + 7) / 8;
+    for (size_t w = 0; w < nbytes && !rc; w += 8) {
+        uint64_t bits = 0;
+        for (size_t k = 0; k < 8 && w + k < nbytes; k++)
+            bits |= (uint64_t)pick[w + k] << (8 * k);
+        while (bits && !rc) {
+            size_t i = w * 8 + (size_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (i >= n) break;
+            if (valid && !((valid[i / 8] >> (i % 8)) & 1)) {
+                rc = ig_values_push_null(out) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+                continue;
+            }
+            const uint8_t *val;
+            size_t vl;
+            rc = ig_bytes_get_cx(rec->cx, body + pos, len - pos, n, absent, i, &val, &vl, err);
+            if (!rc && ig_values_push_bytes(out, val, vl)) rc = ig_err(err, -ENOMEM, "out of memory");
         }
-        const uint8_t *val;
-        size_t vl;
-        rc = ig_bytes_get_cx(rec->cx, body + pos, len - pos, n, absent, i, &val, &vl, err);
-        if (!rc && ig_values_push_bytes(out, val, vl)) rc = ig_err(err, -ENOMEM, "out of memory");
     }
     return rc;
 }
