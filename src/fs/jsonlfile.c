@@ -71,7 +71,10 @@ int fs_jsonl_run(struct fs_session *s, const struct fs_jsonl *v, uint64_t ino, u
     if (!(e = fs_entry_new(ino, k2))) return -ENOMEM;
     uint64_t first = v->first_row + (uint64_t)i * FS_JSONL_RUN;
     uint64_t end = v->first_row + v->rows < first + FS_JSONL_RUN ? v->first_row + v->rows : first + FS_JSONL_RUN;
-    int rc = 0;
+    /* its length is known (measured when the file was sized): reserved
+     * once, the rows are rendered in place instead of into a buffer that
+     * doubles, copies and faults in fresh pages as it goes */
+    int rc = ig_buf_reserve(&e->data, (size_t)(v->start[i + 1] - v->start[i])) ? -ENOMEM : 0;
     for (uint64_t row = first; row < end && !rc;) {
         size_t done = 0;
         rc = fs_rows_render(s, row, (size_t)(end - row), &e->data, &done);
