@@ -21,7 +21,7 @@
  * zstd frame decompressed whole first), mean over 20,000 picks (500 in
  * pages of 1 MiB). One core.
  * Uses libingot's internal codecs (src/format/enc): the public API reads
- * tables, not streams. */
+ * tables, not streams. BENCH_DECODE_ONLY=NAME runs one scheme (to profile it). */
 #include "format/enc/codec.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -414,8 +414,10 @@ int main(int argc, char **argv)
     const struct run *runs = c.is_bytes ? strings : floats;
     size_t nruns = c.is_bytes ? sizeof strings / sizeof *strings : sizeof floats / sizeof *floats;
     printf("values=%zu plain=%llu block=%zu\n", c.n, (unsigned long long)c.plain, block);
+    const char *only = getenv("BENCH_DECODE_ONLY"); /* one scheme by name (profiling) */
     for (size_t i = 0; i < nruns; i++) {
         struct run r = runs[i];
+        if (only && strcmp(only, r.name)) continue;
         if (!r.block) r.block = block;
         measure(&c, &r, &k);
     }

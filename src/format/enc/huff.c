@@ -305,28 +305,31 @@ static void huff_table(const struct huff_hdr *h, uint16_t *t)
 }
 
 /* One item being decoded: `raw` bytes from coded bytes src[0..clen) into
- * dst. Bits come in eight bytes at a time while they last (enough for four
- * codes); past the end of the item they read as zeros, and a code that would
- * spend them is an error (checked once, after the item: cursor_check). */
+ * dst. Bits come in eight bytes at a time while src has them (enough for
+ * four codes; a block's decode reads on into the next items' bytes, up to
+ * `avail`, so that an item's last codes need not come one by one); past
+ * that they read as zeros. A code that spends bits past the item's end is
+ * an error whatever they are (checked once, after the item: cursor_check):
+ * which code the item's own bits begin decides only whether it ends inside. */
 struct huff_cursor {
     const uint8_t *src;
     uint8_t *dst;
-    size_t clen, in, raw, i;
+    size_t clen, avail, in, raw, i;
     uint64_t acc, spent;
     unsigned have;
     bool bad;
 };
 
-static inline void cursor_start(struct huff_cursor *c, const uint8_t *src, size_t clen, size_t raw,
-                                uint8_t *dst)
+static inline void cursor_start(struct huff_cursor *c, const uint8_t *src, size_t clen, size_t avail,
+                                size_t raw, uint8_t *dst)
 {
-    *c = (struct huff_cursor){.src = src, .dst = dst, .clen = clen, .raw = raw};
+    *c = (struct huff_cursor){.src = src, .dst = dst, .clen = clen, .avail = avail, .raw = raw};
 }
 
 /* Can four codes be taken with one refill of eight whole bytes? */
 static inline bool cursor_fast(const struct huff_cursor *c)
 {
-    return c->raw - c->i >= 4 && c->in + 8 <= c->clen;
+    return c->raw - c->i >= 4 && c->in + 8 <= c->avail;
 }
 
 /* Four codes: a refill leaves at least 56 bits, four codes spend at most 48. */
@@ -357,7 +360,7 @@ static inline void cursor_finish(struct huff_cursor *c, const struct huff_hdr *h
     unsigned have = c->have;
     for (; c->i < c->raw; c->i++) {
         if (have < HUFF_MAX_LEN) {
-            if (c->in + 8 <= c->clen) {
+            if (c->in + 8 <= c->avail) {
                 acc |= ig_ld64(c->src + c->in) << have;
                 c->in += (63 - have) / 8;
                 have |= 56;
@@ -400,7 +403,7 @@ static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_
                        size_t raw, uint8_t *dst, size_t item, struct ig_error *err)
 {
     struct huff_cursor c;
-    cursor_start(&c, src, clen, raw, dst);
+    cursor_start(&c, src, clen, clen, raw, dst);
     cursor_finish(&c, h, t);
     return cursor_check(h, &c, item, err);
 }
@@ -432,7 +435,7 @@ static int decode_one(const struct huff_hdr *h, const uint8_t *src, size_t clen,
     }
     /* a longer code's first bits hit no entry: no code is a prefix of another */
     struct huff_cursor c;
-    cursor_start(&c, src, clen, raw, dst);
+    cursor_start(&c, src, clen, clen, raw, dst);
     const uint64_t mask = size - 1;
     uint64_t acc = 0;
     unsigned have = 0;
@@ -474,12 +477,12 @@ struct huff_lane {
     size_t i, end;
 };
 
-static inline void lane_start(struct huff_lane *l, const uint8_t *data, const uint64_t *co,
-                              const uint64_t *rl, const uint64_t *offs, uint8_t *dst)
+static inline void lane_start(struct huff_lane *l, const struct huff_hdr *h, const uint8_t *data,
+                              const uint64_t *co, const uint64_t *rl, const uint64_t *offs, uint8_t *dst)
 {
     if (l->i < l->end)
-        cursor_start(&l->c, data + co[l->i], (size_t)(co[l->i + 1] - co[l->i]), (size_t)rl[l->i],
-                     dst + offs[l->i]);
+        cursor_start(&l->c, data + co[l->i], (size_t)(co[l->i + 1] - co[l->i]),
+                     h->data_avail - (size_t)co[l->i], (size_t)rl[l->i], dst + offs[l->i]);
 }
 
 /* The end of lane l's item: its last codes, checked (a failure only marks
@@ -491,7 +494,7 @@ static inline void lane_next(struct huff_lane *l, const struct huff_hdr *h, cons
     cursor_finish(&l->c, h, t);
     *bad |= cursor_check(h, &l->c, l->i, NULL) != 0;
     l->i++;
-    lane_start(l, data, co, rl, offs, dst);
+    lane_start(l, h, data, co, rl, offs, dst);
 }
 
 /* Every item of a block: each code's lookup waits on the shift of the one
@@ -509,8 +512,8 @@ static int decode_lanes(const struct huff_hdr *h, const uint16_t *t, const uint8
     while (half < n && offs[half] < offs[n] / 2) half++;
     struct huff_lane a = {.i = 0, .end = half}, b = {.i = half, .end = n};
     bool bad = false;
-    lane_start(&a, data, co, rl, offs, dst);
-    lane_start(&b, data, co, rl, offs, dst);
+    lane_start(&a, h, data, co, rl, offs, dst);
+    lane_start(&b, h, data, co, rl, offs, dst);
     while (a.i < a.end && b.i < b.end) {
         bool fa = cursor_fast(&a.c), fb = cursor_fast(&b.c);
         if (fa && fb) {
