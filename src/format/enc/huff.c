@@ -351,6 +351,24 @@ static inline void cursor_four(struct huff_cursor *c, const uint16_t *t, uint64_
     c->have = have;
 }
 
+/* Bits for the next code (at least HUFF_MAX_LEN where the item has them):
+ * eight bytes at once while src has them, else byte by byte up to the
+ * item's end, zeros after it. */
+static inline void cursor_refill(struct huff_cursor *c, uint64_t *acc, unsigned *have)
+{
+    if (*have >= HUFF_MAX_LEN) return;
+    if (c->in + 8 <= c->avail) {
+        *acc |= ig_ld64(c->src + c->in) << *have;
+        c->in += (63 - *have) / 8;
+        *have |= 56;
+        return;
+    }
+    while (*have <= 56 && c->in < c->clen) {
+        *acc |= (uint64_t)c->src[c->in++] << *have;
+        *have += 8;
+    }
+}
+
 /* The rest of the item: four codes a refill while that lasts, then one by one. */
 static inline void cursor_finish(struct huff_cursor *c, const struct huff_hdr *h, const uint16_t *t)
 {
@@ -359,18 +377,7 @@ static inline void cursor_finish(struct huff_cursor *c, const struct huff_hdr *h
     uint64_t acc = c->acc;
     unsigned have = c->have;
     for (; c->i < c->raw; c->i++) {
-        if (have < HUFF_MAX_LEN) {
-            if (c->in + 8 <= c->avail) {
-                acc |= ig_ld64(c->src + c->in) << have;
-                c->in += (63 - have) / 8;
-                have |= 56;
-            } else {
-                while (have <= 56 && c->in < c->clen) {
-                    acc |= (uint64_t)c->src[c->in++] << have;
-                    have += 8;
-                }
-            }
-        }
+        cursor_refill(c, &acc, &have);
         uint16_t e = t[acc & mask];
         unsigned l = e >> 8;
         c->bad |= l == 0;
@@ -440,18 +447,7 @@ static int decode_one(const struct huff_hdr *h, const uint8_t *src, size_t clen,
     uint64_t acc = 0;
     unsigned have = 0;
     for (; c.i < raw; c.i++) {
-        if (have < HUFF_MAX_LEN) {
-            if (c.in + 8 <= clen) {
-                acc |= ig_ld64(src + c.in) << have;
-                c.in += (63 - have) / 8;
-                have |= 56;
-            } else {
-                while (have <= 56 && c.in < clen) {
-                    acc |= (uint64_t)src[c.in++] << have;
-                    have += 8;
-                }
-            }
-        }
+        cursor_refill(&c, &acc, &have);
         uint16_t e = t[acc & mask];
         unsigned l = e >> 8;
         uint8_t byte = (uint8_t)e;
