@@ -26,6 +26,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,24 +60,13 @@ static void die(const char *what)
     exit(1);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) die("cannot open the input");
-    struct ig_buf b = {0};
-    uint8_t tmp[1 << 16];
-    size_t r;
-    while ((r = fread(tmp, 1, sizeof tmp, f)) > 0)
-        if (ig_buf_append(&b, tmp, r)) die("out of memory");
-    fclose(f);
-    *len = b.len;
-    return b.data;
-}
-
 static void load(struct column *c, const char *kind, const char *path)
 {
     size_t len;
-    uint8_t *raw = slurp(path, &len);
+    char *text;
+    struct ig_error err = {0};
+    if (ig_read_file(path, (size_t)1 << 40, &text, &len, &err)) die(err.msg);
+    uint8_t *raw = (uint8_t *)text;
     memset(c, 0, sizeof *c);
     if (!strcmp(kind, "float64")) {
         c->n = len / 8;
