@@ -544,6 +544,25 @@ static void rows_render_as_rows(const struct ig_table *t, struct ig_take *tk, ui
     ig_take_free(one);
 }
 
+/* A table of ncols FSST columns and nrows rows made, its rows rendered as
+ * JSON Lines `step` rows a call and checked against rows rendered one by one
+ * (rows_render_as_rows), and removed: the calls it took, the blocks its
+ * source was asked for and the chunk contexts the take read. */
+static void render_wide(int ncols, uint64_t nrows, size_t step, size_t *calls, size_t *gets,
+                        uint64_t *reads)
+{
+    char cdir[64];
+    struct ig_table t;
+    REQUIRE(open_fsst_table(cdir, ncols, nrows, &t) == 0);
+    struct ig_take *tk;
+    REQUIRE(ig_take_new(&t, &tk) == 0);
+    *calls = *gets = 0;
+    rows_render_as_rows(&t, tk, nrows, step, calls, gets);
+    *reads = ig_take_contexts_read(tk);
+    ig_take_free(tk);
+    close_fsst_table(&t, cdir);
+}
+
 /* A range of rows as JSON Lines (a mount's jsonl/G.jsonl) is rendered column
  * by column however wide the table: 500 rows of 264 FSST columns, asked for
  * 97 at a time, take each column's block once for the rows it holds (row by
@@ -552,22 +571,15 @@ static void rows_render_as_rows(const struct ig_table *t, struct ig_take *tk, ui
  * not keep), and equal the rows rendered one by one. */
 static void test_rows_json_column_by_column(void)
 {
-    char cdir[64];
-    struct ig_table t;
-    REQUIRE(open_fsst_table(cdir, CTX_COLS, CTX_ROWS, &t) == 0);
-    struct ig_take *tk;
-    REQUIRE(ig_take_new(&t, &tk) == 0);
-    size_t calls = 0, gets = 0;
-    rows_render_as_rows(&t, tk, CTX_ROWS, 97, &calls, &gets);
+    size_t calls, gets;
+    uint64_t reads;
+    render_wide(CTX_COLS, CTX_ROWS, 97, &calls, &gets, &reads);
     CHECK_EQ_INT(calls, (CTX_ROWS + 96) / 97);
-    uint64_t reads = ig_take_contexts_read(tk);
     CHECK(reads >= CTX_COLS && reads <= CTX_COLS + (calls - 1) * (CTX_COLS - IG_READER_CONTEXTS_MOST));
     /* a block a get (a take's source may give a string column's block from
      * the row asked for on), not a row and column a get */
     CHECK(gets < (size_t)CTX_ROWS * CTX_COLS / 20);
     if (gets >= (size_t)CTX_ROWS * CTX_COLS / 20) fprintf(stderr, "  %zu blocks asked for\n", gets);
-    ig_take_free(tk);
-    close_fsst_table(&t, cdir);
 }
 
 /* So wide a table that its rows' values outnumber what one call keeps (2^20
@@ -576,16 +588,10 @@ static void test_rows_json_column_by_column(void)
 static void test_rows_json_bounded_calls(void)
 {
     enum { COLS = 4200, NROWS = 260 };
-    char cdir[64];
-    struct ig_table t;
-    REQUIRE(open_fsst_table(cdir, COLS, NROWS, &t) == 0);
-    struct ig_take *tk;
-    REQUIRE(ig_take_new(&t, &tk) == 0);
-    size_t calls = 0, gets = 0;
-    rows_render_as_rows(&t, tk, NROWS, NROWS, &calls, &gets);
+    size_t calls, gets;
+    uint64_t reads;
+    render_wide(COLS, NROWS, NROWS, &calls, &gets, &reads);
     CHECK_EQ_INT(calls, 2);
-    ig_take_free(tk);
-    close_fsst_table(&t, cdir);
 }
 
 static void test_take_auto(void) { take_matches_pages(0); }
