@@ -103,7 +103,10 @@ int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_
             if (p) rs->size = p, rs->cap = want;
         }
         rs->first = n->row;
-        if (!rs->size || fs_rows_sizes(s, n->row, want < rs->cap ? want : rs->cap, scratch, rs->size, &rs->n))
+        size_t cap = want < rs->cap ? want : rs->cap;
+        /* measured ahead while the lister was busy (rowsizes.h), or now */
+        rs->n = rs->size ? fs_rowsizes_take(&s->rowsizes, s->generation, n->row, rs->size, cap) : 0;
+        if (!rs->n && (!rs->size || fs_rows_sizes(s, n->row, cap, scratch, rs->size, &rs->n)))
             rs->n = 0;
     }
     uint64_t size = n->row - rs->first < rs->n ? rs->size[n->row - rs->first] : 0;

@@ -30,9 +30,9 @@ struct fs_row_sizes {
     size_t n, cap;   /* rows measured, room */
     uint64_t *size;  /* each row's size, 0 for an erased row */
 };
-/* A row's attributes in a listing, from the run holding it (measuring a new
- * run of up to `want` rows from it when none does); as fs_row_stat where the
- * run cannot say. */
+/* A row's attributes in a listing, from the run holding it (taking a new run
+ * of up to `want` rows from it from those measured ahead, rowsizes.h, or
+ * measuring it when none does); as fs_row_stat where the run cannot say. */
 int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_row_sizes *rs,
                        size_t want, struct ig_buf *scratch, struct stat *st);
 void fs_row_sizes_free(struct fs_row_sizes *rs);

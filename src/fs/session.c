@@ -107,6 +107,7 @@ int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, siz
         free(s->dir);
         return ig_err(err, -EFBIG, "%s: more than 256 blob columns cannot be mounted", dir);
     }
+    fs_rowsizes_init(&s->rowsizes); /* out of memory: listings measure as they go */
     s->uid = getuid();
     s->gid = getgid();
     s->erase_gid = (gid_t)-1;
@@ -133,6 +134,7 @@ void fs_session_destroy(struct fs_session *s)
     pthread_mutex_destroy(&s->erase_mu);
     fs_generations_free(&s->gens);
     fs_known_free(&s->known);
+    fs_rowsizes_destroy(&s->rowsizes);
     fs_view_names_free(&s->vnames);
     fs_fill_destroy(&s->fill);
     fs_keyset_free(&s->verified);

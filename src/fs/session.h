@@ -1,7 +1,7 @@
 /* session.h - one mounted table: the table as mounted, who may do what, what
  * reads share, and the rooms that keep the rest of the daemon's state, each
- * behind its own header (generations, known, viewnames, fill, watch,
- * invalidate, kernel). No mutable state of the daemon lives anywhere else.
+ * behind its own header (generations, known, viewnames, fill, rowsizes,
+ * watch, invalidate, kernel). No mutable state of the daemon lives anywhere else.
  * Nothing here knows FUSE: the glue (glue/) fills `kernel` at mount. */
 #ifndef IG_FS_SESSION_H
 #define IG_FS_SESSION_H
@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "fill.h"
 #include "keyset.h"
+#include "rowsizes.h"
 #include "kernel.h"
 #include "known.h"
 #include "viewnames.h"
@@ -74,6 +75,7 @@ struct fs_session {
     struct fs_known known;       /* inodes the kernel holds, rows it was given (known.h) */
     struct fs_view_names vnames; /* which view names the kernel may cache (viewnames.h) */
     struct fs_fill fill;         /* small objects put into the kernel's cache (fill.h) */
+    struct fs_rowsizes rowsizes; /* rows/ sizes measured ahead of a lister (rowsizes.h) */
     struct fs_watch watch;       /* inotify and the timer (watch.h) */
     struct fs_invalidator *inval; /* the invalidation and names threads (invalidate.h) */
     struct fs_staging *staging;  /* columns being written through the mount (staging.h) */

@@ -332,6 +332,73 @@ PY
 check training_reads_a_version_while_commits_land train_on_a_version
 fusermount3 -u "$M"
 
+# `ls -l rows/` of a table that changes: a listing's sizes are measured ahead
+# of the lister, a run of 4,096 rows at a time (rowsizes.h), and only of the
+# table as it is: after a column is added through the mount every row listed
+# is as long as its file (longer than before), after rows are erased they are
+# not listed, and listings that run while erasures land show each row whole
+# or not at all (a size of an older table would show in a row read short)
+listed_sizes_follow() {
+    local L=$WORK/ls-t LM=$WORK/ls-m pid rc
+    "$PY" -c "
+import sys
+with open('$WORK/ls.csv', 'w') as f:
+    print('id,name', file=f)
+    for i in range(10000):
+        print(f'{i},n{i * 7919 % 10007}', file=f)"
+    "$INGOT" import --rows-per-group 3000 "$WORK/ls.csv" "$L" >/dev/null 2>&1 || return 1
+    mkdir -p "$LM"
+    "$INGOT" mount "$L" "$LM" || return 1
+    "$PY" - "$LM" <<'PY'
+import numpy as np, os, subprocess, sys, threading
+m = sys.argv[1]
+def listed():
+    out = subprocess.run(["find", f"{m}/rows", "-mindepth", "1", "-printf", "%f %s\n"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return dict(zip(map(int, out[0::2]), map(int, out[1::2])))
+def exact(sizes, where):
+    for row, size in sizes.items():
+        try:
+            with open(f"{m}/rows/{row}", "rb") as f:
+                got = len(f.read())
+        except FileNotFoundError:
+            continue  # erased since it was listed
+        assert got == size, (where, row, size, got)
+before = listed()
+assert len(before) == 10000, len(before)
+exact(before, "first listing")
+np.save(f"{m}/columns/label.npy", np.arange(10000, dtype=np.int64) * 1000003)
+after = listed()
+exact(after, "after a column was added")
+assert all(after[r] > before[r] for r in before), "a row kept its old size"
+gone = list(range(5, 10000, 997))
+for r in gone:
+    os.unlink(f"{m}/rows/{r}")
+sizes = listed()
+assert not set(gone) & set(sizes) and len(sizes) == 10000 - len(gone), len(sizes)
+exact(sizes, "after erasures")
+stop, bad = False, []
+def lister():
+    while not stop:
+        try:
+            exact(listed(), "while erasing")
+        except Exception as e:
+            bad.append(repr(e))
+            return
+t = threading.Thread(target=lister)
+t.start()
+for r in range(3, 10000, 1201):
+    os.unlink(f"{m}/rows/{r}")
+stop = True
+t.join()
+assert not bad, bad
+PY
+    rc=$?
+    fusermount3 -u "$LM"
+    return $rc
+}
+check listed_sizes_follow_each_version listed_sizes_follow
+
 # --- appends that change the schema: an extra column is added first (the rows
 # already there NULL in it), a missing nullable one is NULL in the appended
 # rows, a declared type that differs is refused and nothing changes

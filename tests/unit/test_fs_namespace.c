@@ -1,8 +1,9 @@
 /* test_fs_namespace.c - the mount's names without a mount (fs/namespace.h):
  * every name a listing shows is found by a lookup, as the same node; the way
  * back from a node gives its directory and name; names that do not exist are
- * not found. A small table: 10 rows in groups of 4, a string, a list, a blob
- * column and a list<blob>; row 5 erased. */
+ * not found; the sizes a rows/ listing takes from the runs measured ahead
+ * (fs/rowsizes.h) are the rows' own. A small table: 10 rows in groups of 4, a
+ * string, a list, a blob column and a list<blob>; row 5 erased. */
 #include "check.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 
 #include "format/ops/erase.h"
 #include "fs/namespace.h"
+#include "fs/rows.h"
 #include "fs/session.h"
 #include "fs/subtables.h"
 #include "format/part/versions.h"
@@ -146,6 +148,42 @@ static void test_listing_and_lookup_agree(void)
     fs_session_destroy(&s);
 }
 
+/* A run measured ahead holds each row's size as measuring it alone gives
+ * (across row groups, 0 for the erased row), only for its generation, and
+ * none is measured past the table's end. (Runs after runs: the 10,000 rows
+ * of test_versions.sh listed_sizes_follow_each_version.) */
+static void test_listed_sizes_measured_ahead(void)
+{
+    struct fs_session s;
+    struct ig_error err = {0};
+    REQUIRE(fs_session_init(&s, table, 0, 0, &err) == 0);
+    struct fs_rowsizes *r = &s.rowsizes;
+    REQUIRE(r->run[0].size && r->run[1].size);
+    uint64_t want[ROWS], got[ROWS], sizes[ROWS];
+    struct ig_buf scratch = {0};
+    for (uint64_t row = 0; row < ROWS; row++) {
+        size_t done = 0;
+        REQUIRE(fs_rows_sizes(&s, row, 1, &scratch, &want[row], &done) == 0 && done == 1);
+        ig_buf_reset(&scratch);
+        CHECK(row == 5 ? want[row] == 0 : fs_row_render(&s, row, &scratch) == 0 && scratch.len == want[row]);
+    }
+    ig_buf_free(&scratch);
+    CHECK_EQ_INT(fs_rowsizes_take(r, s.generation, 0, got, ROWS), 0); /* nothing measured yet */
+    fs_rowsizes_ahead(&s, 2);
+    CHECK(r->measuring == -1 && r->run[0].first == 2 && r->run[0].n == ROWS - 2);
+    CHECK_EQ_INT(fs_rowsizes_take(r, s.generation, 1, got, ROWS), 0);
+    CHECK_EQ_INT(fs_rowsizes_take(r, s.generation, 3, got, 4), 4);
+    CHECK(!memcmp(got, want + 3, 4 * sizeof *got));
+    CHECK_EQ_INT(fs_rowsizes_take(r, s.generation, 2, sizes, ROWS), ROWS - 2);
+    CHECK(!memcmp(sizes, want + 2, (ROWS - 2) * sizeof *sizes));
+    CHECK_EQ_INT(fs_rowsizes_take(r, s.generation + 1, 3, got, ROWS), 0); /* another table's */
+    /* the table's last rows are in the run: nothing more to measure */
+    struct fs_rowsizes_run before = r->run[1];
+    fs_rowsizes_ahead(&s, 9);
+    CHECK(r->run[1].first == before.first && r->run[1].want == before.want);
+    fs_session_destroy(&s);
+}
+
 static void test_names_that_are_not_there(void)
 {
     struct fs_session s;
@@ -266,5 +304,5 @@ static void test_version_numbers(void)
     remove_tree();
 }
 
-TEST_MAIN(T(test_listing_and_lookup_agree), T(test_names_that_are_not_there),
+TEST_MAIN(T(test_listing_and_lookup_agree), T(test_listed_sizes_measured_ahead), T(test_names_that_are_not_there),
           T(test_no_blobs_directory_without_blob_columns), T(test_versions_and_tags), T(test_version_numbers))

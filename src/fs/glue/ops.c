@@ -244,6 +244,7 @@ struct listing {
     bool views;              /* views' entries may be cached (viewnames.h) */
     bool cached_versioned;   /* an entry of gen's files was cached: check it still shows */
     struct fs_row_sizes sizes; /* rows measured together (attr.h) */
+    uint64_t rows_next;      /* rows/: the row after the last one listed (0: none) */
     struct ig_buf scratch;
 };
 
@@ -302,6 +303,7 @@ static void list_entries(struct listing *l, const struct fs_node *d, int64_t off
         size_t add = l->plus ? add_entry_plus(l, name, &n, found + 1) : add_entry(l, name, &n, found + 1);
         if (add > l->size - l->used) break;
         l->used += add;
+        if (n.kind == FS_K_ROW) l->rows_next = n.row + 1;
         idx = found + 1;
     }
     pthread_rwlock_unlock(&s->table_lock);
@@ -338,6 +340,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     if (l.views) fs_view_names_sent(&s->vnames);
     free(l.buf);
     if (plus && l.cached_versioned) fs_invalidate_if_moved(s, l.gen);
+    /* the lister now makes and stats these entries' inodes: measure the
+     * rows it asks for next meanwhile */
+    if (plus && l.rows_next) fs_rowsizes_ahead(s, l.rows_next);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
