@@ -5,6 +5,7 @@
 #include "namespace.h"
 #include "rows.h"
 #include "view.h"
+#include "util/buf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -113,6 +114,32 @@ int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_
     if (!size) return fs_row_stat(s, n, scratch, st); /* erased (it says so), or not measured */
     row_attr(s, n, size, st);
     return 0;
+}
+
+/* Rows measured between two publications: a waiting request gets its rows
+ * soon after they are measured, not when the whole run is. */
+#define MEASURE_STEP 256u
+
+void fs_rows_listed_ahead(struct fs_session *s, uint64_t next)
+{
+    struct fs_rowsizes *r = &s->rowsizes;
+    uint64_t first;
+    size_t want, n = 0;
+    pthread_rwlock_rdlock(&s->table_lock);
+    int slot = fs_rowsizes_claim(r, s->generation, s->table.num_rows, next, &first, &want);
+    if (slot >= 0) {
+        uint64_t *room = fs_rowsizes_room(r, slot);
+        struct ig_buf scratch = {0};
+        while (n < want) {
+            size_t step = want - n < MEASURE_STEP ? want - n : MEASURE_STEP, done = 0;
+            if (fs_rows_sizes(s, first + n, step, &scratch, room + n, &done) || !done) break;
+            n += done;
+            if (n < want) fs_rowsizes_measured(r, slot, n, false);
+        }
+        fs_rowsizes_measured(r, slot, n, true);
+        ig_buf_free(&scratch);
+    }
+    pthread_rwlock_unlock(&s->table_lock);
 }
 
 void fs_row_sizes_free(struct fs_row_sizes *rs)

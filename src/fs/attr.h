@@ -36,5 +36,9 @@ struct fs_row_sizes {
 int fs_row_stat_listed(struct fs_session *s, const struct fs_node *n, struct fs_row_sizes *rs,
                        size_t want, struct ig_buf *scratch, struct stat *st);
 void fs_row_sizes_free(struct fs_row_sizes *rs);
+/* A reply listed rows/ up to `next` (excluded): measure the rows after it
+ * ahead of the lister, here and now, if the runs kept (rowsizes.h) are about
+ * to run out. Takes the table lock for reading. */
+void fs_rows_listed_ahead(struct fs_session *s, uint64_t next);
 
 #endif

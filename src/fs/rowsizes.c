@@ -1,15 +1,8 @@
 /* rowsizes.c - rows/ sizes measured ahead of the lister (rowsizes.h). */
 #include "rowsizes.h"
-#include "rows.h"
-#include "session.h"
-#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Rows measured between two publications: a waiting request gets its rows
- * soon after they are measured, not when the whole run is. */
-#define MEASURE_STEP 256u
 
 bool fs_rowsizes_init(struct fs_rowsizes *r)
 {
@@ -65,39 +58,11 @@ size_t fs_rowsizes_take(struct fs_rowsizes *r, uint64_t gen, uint64_t row, uint6
     return got;
 }
 
-/* Measure run i's rows (its first, want and gen set, n = 0), publishing them
- * as they come. Caller holds the table lock for reading. */
-static void measure(struct fs_session *s, struct fs_rowsizes *r, int i)
+int fs_rowsizes_claim(struct fs_rowsizes *r, uint64_t gen, uint64_t rows, uint64_t next,
+                      uint64_t *first, size_t *want)
 {
-    struct fs_rowsizes_run *u = &r->run[i];
-    struct ig_buf scratch = {0};
-    /* only this thread writes the run while it is measured, and readers
-     * look only below the n published under mu */
-    size_t n = 0, want = u->want;
-    while (n < want) {
-        size_t step = want - n < MEASURE_STEP ? want - n : MEASURE_STEP, done = 0;
-        if (fs_rows_sizes(s, u->first + n, step, &scratch, u->size + n, &done) || !done) break;
-        n += done;
-        pthread_mutex_lock(&r->mu);
-        u->n = n;
-        pthread_cond_broadcast(&r->grown);
-        pthread_mutex_unlock(&r->mu);
-    }
-    pthread_mutex_lock(&r->mu);
-    u->want = n; /* short if measuring failed: the rest is measured by each request */
-    r->measuring = -1;
-    pthread_cond_broadcast(&r->grown);
-    pthread_mutex_unlock(&r->mu);
-    ig_buf_free(&scratch);
-}
-
-void fs_rowsizes_ahead(struct fs_session *s, uint64_t next)
-{
-    struct fs_rowsizes *r = &s->rowsizes;
-    if (!r->run[0].size) return; /* out of memory at mount: each request measures */
-    pthread_rwlock_rdlock(&s->table_lock);
-    uint64_t gen = s->generation, rows = s->table.num_rows;
     int slot = -1;
+    if (!r->run[0].size) return -1; /* out of memory at mount: each request measures */
     pthread_mutex_lock(&r->mu);
     if (r->measuring < 0 && next < rows) {
         int at = covers(&r->run[0], gen, next) ? 0 : covers(&r->run[1], gen, next) ? 1 : -1;
@@ -111,14 +76,33 @@ void fs_rowsizes_ahead(struct fs_session *s, uint64_t next)
         if (start < rows) {
             slot = at >= 0 ? !at : 0;
             uint64_t left = rows - start;
-            r->run[slot].gen = gen;
-            r->run[slot].first = start;
-            r->run[slot].n = 0;
-            r->run[slot].want = left < FS_ROWSIZES_RUN ? (size_t)left : FS_ROWSIZES_RUN;
+            struct fs_rowsizes_run *u = &r->run[slot];
+            u->gen = gen;
+            u->first = start;
+            u->n = 0;
+            u->want = left < FS_ROWSIZES_RUN ? (size_t)left : FS_ROWSIZES_RUN;
             r->measuring = slot;
+            *first = start;
+            *want = u->want;
         }
     }
     pthread_mutex_unlock(&r->mu);
-    if (slot >= 0) measure(s, r, slot);
-    pthread_rwlock_unlock(&s->table_lock);
+    return slot;
+}
+
+uint64_t *fs_rowsizes_room(struct fs_rowsizes *r, int slot)
+{
+    return r->run[slot].size;
+}
+
+void fs_rowsizes_measured(struct fs_rowsizes *r, int slot, size_t n, bool last)
+{
+    pthread_mutex_lock(&r->mu);
+    r->run[slot].n = n;
+    if (last) {
+        r->run[slot].want = n; /* short if measuring failed: each request measures the rest */
+        r->measuring = -1;
+    }
+    pthread_cond_broadcast(&r->grown);
+    pthread_mutex_unlock(&r->mu);
 }

@@ -8,7 +8,8 @@
  * lister stats them, in the lister's own time; measuring when the request
  * comes would make the two take turns (a million rows: about 0.7 s of the
  * daemon's CPU beside some 4 s of the lister's). So once a reply has gone, the
- * worker that sent it measures the rows after it (fs_rowsizes_ahead), a run
+ * worker that sent it measures the rows after it (attr.h
+ * fs_rows_listed_ahead), a run
  * of FS_ROWSIZES_RUN rows, while the lister works through its entries; the
  * next request takes its sizes from that run (fs_rowsizes_take), waiting
  * only for rows still being measured. Two runs are kept: the one being
@@ -26,8 +27,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct fs_session;
 
 /* Rows in one run measured ahead: ~30 ms of the lister's work at the rate
  * the kernel makes and stats inodes here, a few ms of measuring. */
@@ -58,10 +57,21 @@ void fs_rowsizes_destroy(struct fs_rowsizes *r);
  * copied (0: no run holds row). Caller holds the table lock for reading. */
 size_t fs_rowsizes_take(struct fs_rowsizes *r, uint64_t gen, uint64_t row, uint64_t *out, size_t cap);
 
-/* A reply listed rows/ up to `next` (excluded): if fewer than half a run's
- * rows are measured past it, measure the run after the last one, here and
- * now (the caller has replied; the lister is busy with its entries). Takes
- * the table lock for reading. */
-void fs_rowsizes_ahead(struct fs_session *s, uint64_t next);
+/* The measuring, by the one who measures (attr.h fs_rows_listed_ahead):
+ *
+ * A reply listed rows/ up to `next` (excluded), the table (of generation gen)
+ * having `rows` rows: if fewer than half a run's rows are measured past it and
+ * no run is being measured, claim the run after the last one (or from next,
+ * if none holds it): its slot, *first and *want set; -1 if there is nothing to
+ * measure. The claimer must hold the table lock for reading from before the
+ * claim to its last fs_rowsizes_measured (waiters hold it too), and call that
+ * with last = true once. */
+int fs_rowsizes_claim(struct fs_rowsizes *r, uint64_t gen, uint64_t rows, uint64_t next,
+                      uint64_t *first, size_t *want);
+/* Where the claimed run's sizes go (FS_ROWSIZES_RUN of them): only the
+ * claimer writes there, and readers look only below what it published. */
+uint64_t *fs_rowsizes_room(struct fs_rowsizes *r, int slot);
+/* Publish the run's first n sizes; last: the run ends there. */
+void fs_rowsizes_measured(struct fs_rowsizes *r, int slot, size_t n, bool last);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "format/ops/erase.h"
+#include "fs/attr.h"
 #include "fs/namespace.h"
 #include "fs/rows.h"
 #include "fs/session.h"
@@ -169,7 +170,7 @@ static void test_listed_sizes_measured_ahead(void)
     }
     ig_buf_free(&scratch);
     CHECK_EQ_INT(fs_rowsizes_take(r, s.generation, 0, got, ROWS), 0); /* nothing measured yet */
-    fs_rowsizes_ahead(&s, 2);
+    fs_rows_listed_ahead(&s, 2);
     CHECK(r->measuring == -1 && r->run[0].first == 2 && r->run[0].n == ROWS - 2);
     CHECK_EQ_INT(fs_rowsizes_take(r, s.generation, 1, got, ROWS), 0);
     CHECK_EQ_INT(fs_rowsizes_take(r, s.generation, 3, got, 4), 4);
@@ -179,7 +180,7 @@ static void test_listed_sizes_measured_ahead(void)
     CHECK_EQ_INT(fs_rowsizes_take(r, s.generation + 1, 3, got, ROWS), 0); /* another table's */
     /* the table's last rows are in the run: nothing more to measure */
     struct fs_rowsizes_run before = r->run[1];
-    fs_rowsizes_ahead(&s, 9);
+    fs_rows_listed_ahead(&s, 9);
     CHECK(r->run[1].first == before.first && r->run[1].want == before.want);
     fs_session_destroy(&s);
 }

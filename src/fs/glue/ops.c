@@ -342,7 +342,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
     if (plus && l.cached_versioned) fs_invalidate_if_moved(s, l.gen);
     /* the lister now makes and stats these entries' inodes: measure the
      * rows it asks for next meanwhile */
-    if (plus && l.rows_next) fs_rowsizes_ahead(s, l.rows_next);
+    if (plus && l.rows_next) fs_rows_listed_ahead(s, l.rows_next);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
