@@ -318,6 +318,13 @@ int ig_part_open_at(struct ig_part *p, const char *path, uint64_t footer_end, bo
     return part_open_once(p, path, footer_end, writable, err);
 }
 
+/* The root the tail holds: the open checks a footer copy against it. */
+uint64_t ig_part_root(const struct ig_part *p, const uint8_t *footer, const uint8_t *bm)
+{
+    return ig_merkle_root(footer, footer + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm,
+                          bm ? ig_part_deletion_bytes(p) : 0);
+}
+
 /* Is the copy one generation's? Its own tail (the copy runs to the end of the
  * file) must be intact, place the footer where the open found it, and hold the
  * root of the header, row groups and deletion bitmap copied with it. Then the

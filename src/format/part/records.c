@@ -393,12 +393,6 @@ int ig_part_page_extra(const struct ig_part *p, uint32_t page, struct ig_pagex *
     return 0;
 }
 
-uint64_t ig_part_root(const struct ig_part *p, const uint8_t *footer, const uint8_t *bm)
-{
-    return ig_merkle_root(footer, footer + p->sec_off[IG_SEC_GROUPS], p->sec_size[IG_SEC_GROUPS], bm,
-                          bm ? ig_part_deletion_bytes(p) : 0);
-}
-
 uint64_t ig_footer_group_hash(const struct ig_part *p, const uint8_t *footer, uint32_t first,
                               uint32_t count)
 {
