@@ -7,7 +7,14 @@
  * ig_cpu_avx512() is true and have a scalar path beside them that gives the same answer; their tests compare the
  * two (scripts/test runs every unit test again with INGOT_NO_AVX512=1). IG_X8 marks such a kernel's functions (the compiler may use AVX-512 in
  * them and nowhere else). Set INGOT_NO_AVX512=1 in the environment to take the
- * scalar paths (tests, and a bug report's first question). */
+ * scalar paths (tests, and a bug report's first question).
+ *
+ * Likewise IG_BMI2 marks a function built a second time for BMI2's shifts by
+ * a register's count (shrx: no count in cl, no flags), run where
+ * ig_cpu_bmi2() is true: the same C code, so the same answer
+ * (format/enc/huff.c's block decode, whose chain of table lookups is a chain
+ * of such shifts). INGOT_NO_AVX512=1 turns these off too, so that the run of
+ * the unit tests with it covers the plain builds. */
 #ifndef IG_UTIL_CPU_H
 #define IG_UTIL_CPU_H
 
@@ -16,12 +23,16 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #define IG_HAVE_X8 1
 #define IG_X8 __attribute__((target("avx512f,avx512dq,avx512cd,avx512vl,avx512bw")))
+#define IG_BMI2 __attribute__((target("bmi,bmi2")))
 #else
 #define IG_HAVE_X8 0
 #define IG_X8
+#define IG_BMI2
 #endif
 
 /* AVX-512 F, DQ, CD, VL and BW, and not turned off by INGOT_NO_AVX512. */
 bool ig_cpu_avx512(void);
+/* BMI1 and BMI2, and not turned off by INGOT_NO_AVX512. */
+bool ig_cpu_bmi2(void);
 
 #endif

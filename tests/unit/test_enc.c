@@ -1925,10 +1925,11 @@ static void test_bytes_huffman(void)
 }
 
 /* A whole huffman stream decodes its items in two interleaved lanes
- * (huff.c, decode_lanes): the bytes are those of each item read alone, for
- * items of every length side by side (empty, a few bytes, thousands), and a
- * damaged stream fails exactly when some item read alone fails, naming the
- * first such item as reading it alone does. */
+ * (huff.c, decode_runs; built plain and for BMI2, the run with
+ * INGOT_NO_AVX512=1 taking the plain one): the bytes are those of each item
+ * read alone, for items of every length side by side (empty, a few bytes,
+ * thousands), and a damaged stream fails exactly when some item read alone
+ * fails, naming the first such item as reading it alone does. */
 static void test_bytes_huffman_lanes(void)
 {
     uint64_t seed = check_seed ^ 0x1A4E;
