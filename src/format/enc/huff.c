@@ -555,6 +555,86 @@ static inline void run_finish(struct run_lane *l, const struct huff_hdr *h, cons
     run_start(l, co, rl, offs, dst);
 }
 
+/* Lane l's items to its end. */
+static inline __attribute__((always_inline)) void
+run_rest(struct run_lane *l, const struct huff_hdr *h, const uint8_t *data, size_t lim,
+         const uint16_t *t, uint64_t mask, const uint64_t *co, const uint64_t *rl, const uint64_t *offs,
+         uint8_t *dst, bool *bad)
+{
+    while (l->i < l->end) {
+        while (l->r >= 4) run_four(l, data, lim, t, mask);
+        run_finish(l, h, data, lim, t, mask, co, rl, offs, dst, bad);
+    }
+}
+
+/* Item c on from which lane q of k begins: where q k-ths of items [0,
+ * end)'s bytes lie. */
+static inline size_t run_cut(const uint64_t *offs, size_t c, size_t end, unsigned q, unsigned k)
+{
+    while (c < end && offs[c] < offs[end] / k * q) c++;
+    return c;
+}
+
+/* Items [0, end) in four lanes, four codes of each in turn while every lane
+ * has that many left in its item; each lane's rest alone after. (Lanes are
+ * named, not an array: so they stay in registers.) */
+static inline __attribute__((always_inline)) void
+runs_four_lanes(const struct huff_hdr *h, const uint16_t *t, const uint8_t *data, size_t lim,
+                uint64_t mask, const uint64_t *co, const uint64_t *rl, const uint64_t *offs, size_t end,
+                uint8_t *dst, bool *bad)
+{
+    size_t c1 = run_cut(offs, 0, end, 1, 4), c2 = run_cut(offs, c1, end, 2, 4), c3 = run_cut(offs, c2, end, 3, 4);
+    struct run_lane a = {.i = 0, .end = c1}, b = {.i = c1, .end = c2}, c = {.i = c2, .end = c3},
+                    d = {.i = c3, .end = end};
+    run_start(&a, co, rl, offs, dst);
+    run_start(&b, co, rl, offs, dst);
+    run_start(&c, co, rl, offs, dst);
+    run_start(&d, co, rl, offs, dst);
+    while (a.i < a.end && b.i < b.end && c.i < c.end && d.i < d.end) {
+        if (a.r >= 4 && b.r >= 4 && c.r >= 4 && d.r >= 4) {
+            run_four(&a, data, lim, t, mask);
+            run_four(&b, data, lim, t, mask);
+            run_four(&c, data, lim, t, mask);
+            run_four(&d, data, lim, t, mask);
+            continue;
+        }
+        if (a.r < 4) run_finish(&a, h, data, lim, t, mask, co, rl, offs, dst, bad);
+        if (b.r < 4) run_finish(&b, h, data, lim, t, mask, co, rl, offs, dst, bad);
+        if (c.r < 4) run_finish(&c, h, data, lim, t, mask, co, rl, offs, dst, bad);
+        if (d.r < 4) run_finish(&d, h, data, lim, t, mask, co, rl, offs, dst, bad);
+    }
+    run_rest(&a, h, data, lim, t, mask, co, rl, offs, dst, bad);
+    run_rest(&b, h, data, lim, t, mask, co, rl, offs, dst, bad);
+    run_rest(&c, h, data, lim, t, mask, co, rl, offs, dst, bad);
+    run_rest(&d, h, data, lim, t, mask, co, rl, offs, dst, bad);
+}
+
+/* The same in two lanes: short items (a word list's) end too often for four. */
+static inline __attribute__((always_inline)) void
+runs_two_lanes(const struct huff_hdr *h, const uint16_t *t, const uint8_t *data, size_t lim,
+               uint64_t mask, const uint64_t *co, const uint64_t *rl, const uint64_t *offs, size_t end,
+               uint8_t *dst, bool *bad)
+{
+    size_t c1 = run_cut(offs, 0, end, 1, 2);
+    struct run_lane a = {.i = 0, .end = c1}, b = {.i = c1, .end = end};
+    run_start(&a, co, rl, offs, dst);
+    run_start(&b, co, rl, offs, dst);
+    while (a.i < a.end && b.i < b.end) {
+        if (a.r >= 4 && b.r >= 4) {
+            run_four(&a, data, lim, t, mask);
+            run_four(&b, data, lim, t, mask);
+            continue;
+        }
+        if (a.r < 4) run_finish(&a, h, data, lim, t, mask, co, rl, offs, dst, bad);
+        if (b.r < 4) run_finish(&b, h, data, lim, t, mask, co, rl, offs, dst, bad);
+    }
+    run_rest(&a, h, data, lim, t, mask, co, rl, offs, dst, bad);
+    run_rest(&b, h, data, lim, t, mask, co, rl, offs, dst, bad);
+}
+
+/* Four lanes where a block's items average at least this many bytes. */
+#define RUN_FOUR_LANES_ITEM 16
+
 /* Every item of a block: each code's lookup waits on the shift of the one
  * before it, so one item at a time leaves the core idle between them; two
  * lanes of items (the block cut where half its bytes lie) interleave two
@@ -571,31 +651,11 @@ decode_runs_in(const struct huff_hdr *h, const uint16_t *t, const uint8_t *data,
     const size_t avail = h->data_avail, lim = avail >= 8 ? avail - 8 : 0;
     size_t tail = n; /* items [tail, n) end in the last seven bytes */
     while (tail > 0 && (!h->complete || avail < 8 || co[tail] + 7 > avail)) tail--;
-    size_t half = 0;
-    while (half < tail && offs[half] < offs[tail] / 2) half++;
-    struct run_lane a = {.i = 0, .end = half}, b = {.i = half, .end = tail};
     bool bad = false;
-    run_start(&a, co, rl, offs, dst);
-    run_start(&b, co, rl, offs, dst);
-    while (a.i < a.end && b.i < b.end) {
-        if (a.r >= 4 && b.r >= 4) {
-            run_four(&a, data, lim, t, mask);
-            run_four(&b, data, lim, t, mask);
-            continue;
-        }
-        if (a.r < 4) run_finish(&a, h, data, lim, t, mask, co, rl, offs, dst, &bad);
-        if (b.r < 4) run_finish(&b, h, data, lim, t, mask, co, rl, offs, dst, &bad);
-    }
-    /* what is left of either lane (written out for each: a lane whose
-     * address a loop took would live in memory, not in registers) */
-    while (a.i < a.end) {
-        while (a.r >= 4) run_four(&a, data, lim, t, mask);
-        run_finish(&a, h, data, lim, t, mask, co, rl, offs, dst, &bad);
-    }
-    while (b.i < b.end) {
-        while (b.r >= 4) run_four(&b, data, lim, t, mask);
-        run_finish(&b, h, data, lim, t, mask, co, rl, offs, dst, &bad);
-    }
+    if (tail && offs[tail] / tail >= RUN_FOUR_LANES_ITEM)
+        runs_four_lanes(h, t, data, lim, mask, co, rl, offs, tail, dst, &bad);
+    else
+        runs_two_lanes(h, t, data, lim, mask, co, rl, offs, tail, dst, &bad);
     for (size_t i = bad ? 0 : tail; i < n; i++) {
         int rc = decode_item(h, t, data + co[i], (size_t)(co[i + 1] - co[i]), (size_t)rl[i], dst + offs[i], i, err);
         if (rc) return rc;
