@@ -489,8 +489,8 @@ static int decode_one(const struct huff_hdr *h, const uint8_t *src, size_t clen,
  * 48 of the 57 a load always gives), an item's last codes one a load; at
  * the end of an item the position jumps to the next item's first byte (past
  * the item's padding bits). No per-item refill state: a lane is a position,
- * a count and an output pointer, which stay in registers for two lanes at
- * once. Loads are clamped to the stream's last eight bytes, so a hostile
+ * a count and an output pointer, so that four lanes at once stay in
+ * registers. Loads are clamped to the stream's last eight bytes, so a hostile
  * item that spends more bits than it has reads garbage inside the stream,
  * never past it, and is caught by its check; the items whose last byte lies
  * in the stream's last seven (a load there would be clamped) go through
