@@ -199,6 +199,7 @@ static int huff_encode(const uint64_t *offs, const uint8_t *data, size_t n, stru
 
 struct huff_hdr {
     struct huff_code code;
+    const uint8_t *syms;     /* the code's k symbols, ascending (in the stream) */
     unsigned maxlen, wo, wr; /* slots: wr is the deltas' width */
     size_t index_at, lens_at, data_at, data_avail;
     bool slots;              /* slots: no index; empty bitmap at bm_at, raw = base + delta */
@@ -237,6 +238,7 @@ static int huff_header(const uint8_t *p, size_t len, size_t n, struct huff_hdr *
     if (k && ((size_t)k + 1) % 2 == 0 && (p[pos + k + k / 2] >> 4))
         return ig_err(err, -EIO, "huffman stream: stray bits in the code table");
     huff_canonical_of(&h->code, p + pos, (unsigned)k);
+    h->syms = p + pos;
     pos += tb;
     h->slots = p[pos] == HUFF_SLOTS;
     if (h->slots) return slots_header(p, len, n, pos + 1, h, err);
@@ -428,58 +430,6 @@ static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_
     struct huff_cursor c;
     cursor_start(&c, src, clen, clen, raw, dst);
     cursor_finish(&c, h, t);
-    return cursor_check(h, &c, item, err);
-}
-
-/* The widest code a row read looks up in a table: building the whole one
- * (2^maxlen entries, up to 4,096) cost more than decoding the item (a
- * caption: 3 us against 0.3); longer codes, a text's rare bytes, are found
- * among the few symbols that have them. */
-#define HUFF_SHORT_LEN 8
-
-/* Decode one item (a row read) with a table of codes up to HUFF_SHORT_LEN
- * bits: what decode_item does, for one item instead of a block's. */
-static int decode_one(const struct huff_hdr *h, const uint8_t *src, size_t clen, size_t raw,
-                      uint8_t *dst, size_t item, struct ig_error *err)
-{
-    unsigned bits = h->maxlen < HUFF_SHORT_LEN ? h->maxlen : HUFF_SHORT_LEN;
-    size_t size = (size_t)1 << bits;
-    uint16_t t[1 << HUFF_SHORT_LEN];
-    uint8_t longer[256];
-    unsigned nlonger = 0;
-    memset(t, 0, size * sizeof *t);
-    for (int s = 0; s < 256; s++) {
-        unsigned l = h->code.len[s];
-        if (l > bits)
-            longer[nlonger++] = (uint8_t)s;
-        else if (l)
-            for (size_t x = h->code.rev[s]; x < size; x += (size_t)1 << l)
-                t[x] = huff_entry(s, l);
-    }
-    /* a longer code's first bits hit no entry: no code is a prefix of another */
-    struct huff_cursor c;
-    cursor_start(&c, src, clen, clen, raw, dst);
-    const uint64_t mask = size - 1;
-    uint64_t acc = 0;
-    unsigned have = 0;
-    for (; c.i < raw; c.i++) {
-        cursor_refill(&c, &acc, &have);
-        uint16_t e = t[acc & mask];
-        unsigned l = HUFF_LEN(e);
-        uint8_t byte = (uint8_t)(e >> 8);
-        for (unsigned j = 0; !l && j < nlonger; j++) {
-            unsigned lj = h->code.len[longer[j]];
-            if ((acc & (((uint64_t)1 << lj) - 1)) == h->code.rev[longer[j]]) {
-                l = lj;
-                byte = longer[j];
-            }
-        }
-        c.bad |= l == 0;
-        c.spent += l;
-        dst[c.i] = byte;
-        acc >>= l;
-        have = have >= l ? have - l : 0;
-    }
     return cursor_check(h, &c, item, err);
 }
 
@@ -685,6 +635,71 @@ static int decode_runs(const struct huff_hdr *h, const uint16_t *t, const uint8_
     return (ig_cpu_bmi2() ? decode_runs_bmi2 : decode_runs_plain)(h, t, data, co, rl, offs, n, dst, err);
 }
 
+/* The widest code a row read looks up in a table: building the whole one
+ * (2^maxlen entries, up to 4,096) cost more than decoding the item (a
+ * caption: 3 us against 0.3); longer codes, a text's rare bytes, are found
+ * among the few symbols that have them. */
+#define HUFF_SHORT_LEN 8
+
+/* Decode one item (a row read) with a table of codes up to HUFF_SHORT_LEN
+ * bits: what decode_item does, for one item instead of a block's. `avail`:
+ * the stream's bytes from the item's first on. Where that table holds the
+ * whole code (a complete one: every writer's) and the item ends before the
+ * stream's last seven bytes, it is read as a block's lane reads it, four
+ * codes a load; a failure there is named by the way below. */
+static int decode_one(const struct huff_hdr *h, const uint8_t *src, size_t clen, size_t avail,
+                      size_t raw, uint8_t *dst, size_t item, struct ig_error *err)
+{
+    unsigned bits = h->maxlen < HUFF_SHORT_LEN ? h->maxlen : HUFF_SHORT_LEN;
+    size_t size = (size_t)1 << bits;
+    uint16_t t[1 << HUFF_SHORT_LEN];
+    uint8_t longer[256];
+    unsigned nlonger = 0;
+    memset(t, 0, size * sizeof *t);
+    for (unsigned j = 0; j < h->code.k; j++) {
+        uint8_t s = h->syms[j];
+        unsigned l = h->code.len[s];
+        if (l > bits)
+            longer[nlonger++] = s;
+        else
+            for (size_t x = h->code.rev[s]; x < size; x += (size_t)1 << l)
+                t[x] = huff_entry(s, l);
+    }
+    if (!nlonger && h->complete && avail >= 8 && clen + 7 <= avail) {
+        const uint64_t co[2] = {0, clen}, rl[1] = {raw}, offs[1] = {0};
+        struct run_lane l = {.i = 0, .end = 1};
+        bool bad = false;
+        run_start(&l, co, rl, offs, dst);
+        run_rest(&l, h, src, avail - 8, t, size - 1, co, rl, offs, dst, &bad);
+        if (!bad) return 0;
+    }
+    /* a longer code's first bits hit no entry: no code is a prefix of another */
+    struct huff_cursor c;
+    cursor_start(&c, src, clen, clen, raw, dst);
+    const uint64_t mask = size - 1;
+    uint64_t acc = 0;
+    unsigned have = 0;
+    for (; c.i < raw; c.i++) {
+        cursor_refill(&c, &acc, &have);
+        uint16_t e = t[acc & mask];
+        unsigned l = HUFF_LEN(e);
+        uint8_t byte = (uint8_t)(e >> 8);
+        for (unsigned j = 0; !l && j < nlonger; j++) {
+            unsigned lj = h->code.len[longer[j]];
+            if ((acc & (((uint64_t)1 << lj) - 1)) == h->code.rev[longer[j]]) {
+                l = lj;
+                byte = longer[j];
+            }
+        }
+        c.bad |= l == 0;
+        c.spent += l;
+        dst[c.i] = byte;
+        acc >>= l;
+        have = have >= l ? have - l : 0;
+    }
+    return cursor_check(h, &c, item, err);
+}
+
 /* Offsets and raw lengths, validated: coded ranges inside the data, raw sizes
  * bounded by what their codes can hold (1 bit per byte at least). */
 static int huff_index(const uint8_t *p, size_t n, const struct huff_hdr *h, uint64_t *co,
@@ -785,7 +800,8 @@ static int huff_get(const uint8_t *p, size_t len, size_t n, const uint8_t *absen
         ig_buf_reset(&big);
         if (!(dst = ig_buf_extend(&big, (size_t)raw))) return enc_nomem(c->err);
     }
-    rc = decode_one(&h, p + h.data_at + a, (size_t)(b - a), (size_t)raw, dst, i, c->err);
+    rc = decode_one(&h, p + h.data_at + a, (size_t)(b - a), h.data_avail - (size_t)a, (size_t)raw, dst, i,
+                    c->err);
     if (rc) return rc;
     *val = dst;
     *vlen = (size_t)raw;
