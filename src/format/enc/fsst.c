@@ -51,6 +51,12 @@ struct fsst_index {
     uint32_t slot_key[FSST_SLOTS]; /* prefix + 1, 0 = empty */
     uint16_t slot_start[FSST_SLOTS], slot_n[FSST_SLOTS];
     uint8_t order[FSST_MAX_SYMBOLS];
+    /* the long symbols in `order`'s order, each with the mask of its bytes:
+     * a slot's candidates side by side, nothing recomputed per position */
+    struct fsst_long {
+        uint64_t sym, mask;
+        uint8_t len, code;
+    } longs[FSST_MAX_SYMBOLS];
 };
 
 struct ig_fsst {
@@ -119,6 +125,10 @@ static int fsst_index(struct ig_fsst *t)
         }
         ix->order[j] = (uint8_t)c;
     }
+    for (unsigned i = 0; i < nl; i++) {
+        unsigned c = ix->order[i];
+        ix->longs[i] = (struct fsst_long){t->sym[c], len_mask(t->len[c]), t->len[c], (uint8_t)c};
+    }
     for (unsigned i = 0; i < nl;) {
         uint32_t p = (uint32_t)(t->sym[ix->order[i]] & 0xffffff);
         unsigned e = i;
@@ -145,14 +155,12 @@ static inline unsigned fsst_match(const struct ig_fsst *t, uint64_t w, size_t r,
         while (ix->slot_key[s] && ix->slot_key[s] != p + 1)
             s = (s + 1) & (FSST_SLOTS - 1);
         if (ix->slot_key[s]) {
-            const uint8_t *o = ix->order + ix->slot_start[s];
-            for (unsigned j = 0; j < ix->slot_n[s]; j++) {
-                unsigned c = o[j], l = t->len[c];
-                if (l <= r && ((w ^ t->sym[c]) & len_mask(l)) == 0) {
-                    *code = c;
-                    return l;
+            const struct fsst_long *o = ix->longs + ix->slot_start[s];
+            for (unsigned j = 0; j < ix->slot_n[s]; j++)
+                if (o[j].len <= r && ((w ^ o[j].sym) & o[j].mask) == 0) {
+                    *code = o[j].code;
+                    return o[j].len;
                 }
-            }
         }
     }
     if (r >= 2) {
@@ -171,13 +179,18 @@ static inline unsigned fsst_match(const struct ig_fsst *t, uint64_t w, size_t r,
     return 0;
 }
 
-/* Code item p[0..n) into dst (room for 2n bytes); returns the codes' bytes. */
-static size_t fsst_code_item(const struct ig_fsst *t, const uint8_t *p, size_t n, uint8_t *dst)
+/* Code item p[0..n) into dst (room for 2n bytes); returns the codes' bytes.
+ * `readable`: bytes that may be read from p on (n or more). fsst_match looks
+ * at no byte past the r it is told, so where eight bytes can be read the word
+ * is one load, whatever follows the item; only a block's last bytes are
+ * copied out (load_word). */
+static size_t fsst_code_item(const struct ig_fsst *t, const uint8_t *p, size_t n, size_t readable,
+                             uint8_t *dst)
 {
     size_t at = 0, i = 0;
     while (i < n) {
         unsigned code;
-        uint64_t w = load_word(p + i, n - i);
+        uint64_t w = readable - i >= 8 ? ig_ld64(p + i) : load_word(p + i, n - i);
         unsigned l = fsst_match(t, w, n - i, &code);
         if (l) {
             dst[at++] = (uint8_t)code;
@@ -623,8 +636,8 @@ static int fsst_encode(const uint64_t *offs, const uint8_t *data, size_t n, stru
     if (!rc) {
         co[0] = 0;
         for (size_t i = 0; i < n; i++)
-            co[i + 1] = co[i] + (raw ? fsst_code_item(t, data + offs[i],
-                                                      (size_t)(offs[i + 1] - offs[i]), codes + co[i])
+            co[i + 1] = co[i] + (raw ? fsst_code_item(t, data + offs[i], (size_t)(offs[i + 1] - offs[i]),
+                                                      (size_t)(offs[n] - offs[i]), codes + co[i])
                                      : 0); /* all empty: data may be NULL */
         unsigned wo = ig_bit_width(co[n]);
         size_t ib = ig_bitpack_size(n + 1, wo);
