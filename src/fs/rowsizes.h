@@ -9,11 +9,10 @@
  * comes would make the two take turns (a million rows: about 0.7 s of the
  * daemon's CPU beside some 4 s of the lister's). So once a reply has gone, the
  * worker that sent it measures the rows after it (attr.h
- * fs_rows_listed_ahead), a run
- * of FS_ROWSIZES_RUN rows, while the lister works through its entries; the
- * next request takes its sizes from that run (fs_rowsizes_take), waiting
- * only for rows still being measured. Two runs are kept: the one being
- * listed and the next.
+ * fs_rows_listed_ahead), a run of FS_ROWSIZES_RUN rows, while the lister
+ * works through its entries; the next request takes its sizes from that run
+ * (fs_rowsizes_take), waiting only for rows still being measured. Two runs
+ * are kept: the one being listed and the next.
  *
  * What it does not do: serve a size of another generation (a run is of the
  * generation that measured it, and every erase reloads the table and so
