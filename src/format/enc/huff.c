@@ -296,58 +296,55 @@ static int slot_raw(const uint8_t *p, const struct huff_hdr *h, size_t i, uint64
     return 0;
 }
 
-/* A decode table entry: the byte value << 8 | HUFF_VALID | the code's length
- * (1..12); 0 where no code begins. The length sits in the low bits so that a
- * shift by the entry itself (x86 takes a shift count's low six bits; the
- * valid bit is the seventh) drops the code, one step less on the chain of
- * lookups; the valid bit lets a block's decode AND its entries together and
- * look once, at the end. */
-#define HUFF_VALID 0x40u
+/* A decode table entry: the byte value << 8 | the code's length (1..12); 0
+ * where no code begins. The length sits in the low bits so that a shift by
+ * the entry itself (x86 takes a shift count's low six bits) drops the code,
+ * one step less on the chain of lookups. */
 #define HUFF_LEN(e) ((unsigned)(e) & 15u)
-static inline uint16_t huff_entry(int s, unsigned l)
+
+/* Byte s's code into a table of `size` entries (indexed by the next bits,
+ * least significant first): every entry whose low bits are its code. */
+static inline void table_put(uint16_t *t, size_t size, const struct huff_hdr *h, uint8_t s)
 {
-    return (uint16_t)((unsigned)s << 8 | HUFF_VALID | l);
+    unsigned l = h->code.len[s];
+    for (size_t x = h->code.rev[s]; x < size; x += (size_t)1 << l)
+        t[x] = (uint16_t)((unsigned)s << 8 | l);
 }
 
-/* Decode table: 2^maxlen entries (huff_entry), 0 = no code. */
+/* Decode table: 2^maxlen entries, 0 = no code. */
 static void huff_table(const struct huff_hdr *h, uint16_t *t)
 {
     size_t size = (size_t)1 << h->maxlen;
     memset(t, 0, size * sizeof *t);
-    for (int s = 0; s < 256; s++) {
-        unsigned l = h->code.len[s];
-        if (!l) continue;
-        for (size_t x = h->code.rev[s]; x < size; x += (size_t)1 << l)
-            t[x] = huff_entry(s, l);
-    }
+    for (unsigned j = 0; j < h->code.k; j++) table_put(t, size, h, h->syms[j]);
 }
 
 /* One item being decoded: `raw` bytes from coded bytes src[0..clen) into
  * dst. Bits come in eight bytes at a time while src has them (enough for
- * four codes; a block's decode reads on into the next items' bytes, up to
- * `avail`, so that an item's last codes need not come one by one); past
- * that they read as zeros. A code that spends bits past the item's end is
- * an error whatever they are (checked once, after the item: cursor_check):
- * which code the item's own bits begin decides only whether it ends inside. */
+ * four codes); past that they read as zeros. A code that spends bits past
+ * the item's end is an error whatever they are (checked once, after the
+ * item: cursor_check): which code the item's own bits begin decides only
+ * whether it ends inside. (A block's items go by runs, below; this is an
+ * item alone, and the items a block's runs leave.) */
 struct huff_cursor {
     const uint8_t *src;
     uint8_t *dst;
-    size_t clen, avail, in, raw, i;
+    size_t clen, in, raw, i;
     uint64_t acc, spent;
     unsigned have;
     bool bad;
 };
 
-static inline void cursor_start(struct huff_cursor *c, const uint8_t *src, size_t clen, size_t avail,
-                                size_t raw, uint8_t *dst)
+static inline void cursor_start(struct huff_cursor *c, const uint8_t *src, size_t clen, size_t raw,
+                                uint8_t *dst)
 {
-    *c = (struct huff_cursor){.src = src, .dst = dst, .clen = clen, .avail = avail, .raw = raw};
+    *c = (struct huff_cursor){.src = src, .dst = dst, .clen = clen, .raw = raw};
 }
 
 /* Can four codes be taken with one refill of eight whole bytes? */
 static inline bool cursor_fast(const struct huff_cursor *c)
 {
-    return c->raw - c->i >= 4 && c->in + 8 <= c->avail;
+    return c->raw - c->i >= 4 && c->in + 8 <= c->clen;
 }
 
 /* Four codes: a refill leaves at least 56 bits, four codes spend at most 48. */
@@ -375,7 +372,7 @@ static inline void cursor_four(struct huff_cursor *c, const uint16_t *t, uint64_
 static inline void cursor_refill(struct huff_cursor *c, uint64_t *acc, unsigned *have)
 {
     if (*have >= HUFF_MAX_LEN) return;
-    if (c->in + 8 <= c->avail) {
+    if (c->in + 8 <= c->clen) {
         *acc |= ig_ld64(c->src + c->in) << *have;
         c->in += (63 - *have) / 8;
         *have |= 56;
@@ -412,14 +409,22 @@ static inline void cursor_finish(struct huff_cursor *c, const struct huff_hdr *h
  * them exactly, the bits after the last code zero, as every writer leaves
  * them: an erase moves a live item's bytes as they are, so stray bits read
  * past here would pass into a stream that says it holds nothing else. */
+/* 0 if an item of coded bytes src[0..clen) whose codes spent `spent` bits
+ * ends inside them (else 1) and, in the indexed form, fills them exactly with
+ * zero bits after its last code (else 2). */
+static inline int item_spent(const struct huff_hdr *h, const uint8_t *src, uint64_t clen, uint64_t spent)
+{
+    if (spent > clen * 8) return 1;
+    if (!h->slots && ((spent + 7) / 8 != clen || (spent % 8 && src[spent / 8] >> (spent % 8)))) return 2;
+    return 0;
+}
+
 static int cursor_check(const struct huff_hdr *h, const struct huff_cursor *c, size_t item,
                         struct ig_error *err)
 {
-    if (c->bad || c->spent > (uint64_t)c->clen * 8)
-        return ig_err(err, -EIO, "huffman stream: item %zu does not decode", item);
-    if (!h->slots && ((c->spent + 7) / 8 != c->clen ||
-                      (c->spent % 8 && c->src[c->clen - 1] >> (c->spent % 8))))
-        return ig_err(err, -EIO, "huffman stream: item %zu holds more than its codes", item);
+    int bad = c->bad ? 1 : item_spent(h, c->src, c->clen, c->spent);
+    if (bad == 1) return ig_err(err, -EIO, "huffman stream: item %zu does not decode", item);
+    if (bad == 2) return ig_err(err, -EIO, "huffman stream: item %zu holds more than its codes", item);
     return 0;
 }
 
@@ -428,7 +433,7 @@ static int decode_item(const struct huff_hdr *h, const uint16_t *t, const uint8_
                        size_t raw, uint8_t *dst, size_t item, struct ig_error *err)
 {
     struct huff_cursor c;
-    cursor_start(&c, src, clen, clen, raw, dst);
+    cursor_start(&c, src, clen, raw, dst);
     cursor_finish(&c, h, t);
     return cursor_check(h, &c, item, err);
 }
@@ -484,8 +489,8 @@ static inline void run_four(struct run_lane *l, const uint8_t *data, size_t lim,
     l->r -= 4;
 }
 
-/* Item i's last codes (fewer than four), its check (as cursor_check's), and
- * the lane's next item started. */
+/* Item i's last codes (fewer than four), its check (item_spent, as
+ * cursor_check's), and the lane's next item started. */
 static inline void run_finish(struct run_lane *l, const struct huff_hdr *h, const uint8_t *data,
                               size_t lim, const uint16_t *t, uint64_t mask, const uint64_t *co,
                               const uint64_t *rl, const uint64_t *offs, uint8_t *dst, bool *bad)
@@ -495,12 +500,7 @@ static inline void run_finish(struct run_lane *l, const struct huff_hdr *h, cons
         *l->o++ = (uint8_t)(e >> 8);
         l->bp += HUFF_LEN(e);
     }
-    uint64_t spent = l->bp - co[l->i] * 8, clen = co[l->i + 1] - co[l->i];
-    if (spent > clen * 8)
-        *bad = true;
-    else if (!h->slots && ((spent + 7) / 8 != clen ||
-                           (spent % 8 && data[co[l->i] + spent / 8] >> (spent % 8))))
-        *bad = true;
+    *bad |= item_spent(h, data + co[l->i], co[l->i + 1] - co[l->i], l->bp - co[l->i] * 8) != 0;
     l->i++;
     run_start(l, co, rl, offs, dst);
 }
@@ -586,9 +586,9 @@ runs_two_lanes(const struct huff_hdr *h, const uint16_t *t, const uint8_t *data,
 #define RUN_FOUR_LANES_ITEM 16
 
 /* Every item of a block: each code's lookup waits on the shift of the one
- * before it, so one item at a time leaves the core idle between them; two
- * lanes of items (the block cut where half its bytes lie) interleave two
- * independent chains, as zstd's Huffman decodes four streams. Items [0, n)
+ * before it, so one item at a time leaves the core idle between them; lanes
+ * of items (the block cut where quarters, or halves, of its bytes lie)
+ * interleave independent chains, as zstd's Huffman decodes four streams. Items [0, n)
  * into dst at offs[i]; an item that does not decode is then named as
  * decode_item one by one names it. The runs take only a complete code (every
  * writer's, a Huffman tree's, but for a one-symbol code): with holes in the
@@ -658,12 +658,10 @@ static int decode_one(const struct huff_hdr *h, const uint8_t *src, size_t clen,
     memset(t, 0, size * sizeof *t);
     for (unsigned j = 0; j < h->code.k; j++) {
         uint8_t s = h->syms[j];
-        unsigned l = h->code.len[s];
-        if (l > bits)
+        if (h->code.len[s] > bits)
             longer[nlonger++] = s;
         else
-            for (size_t x = h->code.rev[s]; x < size; x += (size_t)1 << l)
-                t[x] = huff_entry(s, l);
+            table_put(t, size, h, s);
     }
     if (!nlonger && h->complete && avail >= 8 && clen + 7 <= avail) {
         const uint64_t co[2] = {0, clen}, rl[1] = {raw}, offs[1] = {0};
@@ -675,7 +673,7 @@ static int decode_one(const struct huff_hdr *h, const uint8_t *src, size_t clen,
     }
     /* a longer code's first bits hit no entry: no code is a prefix of another */
     struct huff_cursor c;
-    cursor_start(&c, src, clen, clen, raw, dst);
+    cursor_start(&c, src, clen, raw, dst);
     const uint64_t mask = size - 1;
     uint64_t acc = 0;
     unsigned have = 0;
