@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/enc/codec.h"
 #include "format/part/footer.h"
 #include "format/layout.h"
 #include "format/ops/reader.h"
@@ -1481,6 +1482,68 @@ static void test_block_trials_settle_and_recheck(void)
     ig_values_free(&v);
 }
 
+/* Strings fsst won twice running go straight to fsst (page_blocks.c,
+ * trial_policy) without zstd's look, and are weighed again every
+ * TRIAL_RECHECK (8) blocks: captions of a few words, on which fsst wins, then
+ * one sentence over and over, which zstd holds several times smaller. Fails
+ * if the sentence blocks stay fsst past the recheck (all 30 of them did with
+ * the recheck removed), or if the captions' blocks leave fsst. */
+static void test_fsst_blocks_settle_and_recheck(void)
+{
+    static const char *const words[] = {"red", "ball", "photo", "of", "a", "dog", "on", "green",
+                                        "grass", "under", "sky", "man", "holding", "umbrella"};
+    uint64_t seed = check_seed ^ 0xF557;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    const size_t captions = 1200, rows = 2400;
+    char text[160];
+    for (size_t r = 0; r < rows; r++) {
+        size_t len = 0;
+        if (r < captions) {
+            for (size_t w = 0, nw = 3 + test_rand(&seed) % 6; w < nw; w++)
+                len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", w ? " " : "",
+                                        words[test_rand(&seed) % (sizeof words / sizeof words[0])]);
+        } else {
+            len = (size_t)snprintf(text, sizeof text, "the quick brown fox jumps over the lazy dog %zu", r % 7);
+        }
+        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
+    }
+    struct ig_page_policy pol = string_policy;
+    struct ig_fsst *table = NULL;
+    REQUIRE(ig_fsst_train(v.offs, v.data.data, captions, &table) == 0 && table);
+    pol.fsst = table;
+    size_t cuts[64], ncuts = 0;
+    for (size_t r = 0; r < rows; r += 40)
+        cuts[ncuts++] = r;
+    cuts[ncuts] = rows;
+    struct ig_block_fit fit = {0};
+    struct ig_page_scratch scratch = {0};
+    struct ig_page_built page = {0};
+    struct ig_error err = {0};
+    REQUIRE(ig_page_encode_blocks(&pol, &v, 0, rows, cuts, ncuts, &fit, &scratch, &page, &err) == 0);
+    size_t caption_fsst = 0, caption_blocks = 0, later_fsst = 0, later_blocks = 0;
+    for (uint32_t b = 0; b < page.nblocks; b++) {
+        const struct ig_block_built *k = &page.blocks[b];
+        bool fsst = k->encoding == IG_ENC_FSST;
+        if (k->first_row + k->row_count <= captions) {
+            caption_blocks++;
+            caption_fsst += fsst;
+        } else if (k->first_row >= captions) {
+            later_blocks++;
+            later_fsst += fsst;
+        }
+    }
+    CHECK(caption_blocks == 30 && caption_fsst == caption_blocks);
+    CHECK(later_blocks == 30 && later_fsst < 8);
+    if (caption_fsst != caption_blocks || caption_blocks != 30 || later_blocks != 30 || later_fsst >= 8)
+        fprintf(stderr, "  %zu of %zu caption blocks fsst, %zu of %zu sentence blocks fsst\n", caption_fsst,
+                caption_blocks, later_fsst, later_blocks);
+    ig_page_built_free(&page);
+    ig_page_scratch_free(&scratch);
+    ig_fsst_free(table);
+    ig_values_free(&v);
+}
+
 static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t row, void *ctx)
 {
     uint64_t *seed = ctx;
@@ -1905,7 +1968,7 @@ static void test_versions_format(void)
     ig_buf_free(&b);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_fitted_blocks_fill_their_grains), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fsst_blocks_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_fitted_blocks_fill_their_grains), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip),
