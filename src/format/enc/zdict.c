@@ -424,19 +424,27 @@ static uint64_t piece_score(const uint8_t *s, const struct piece *pc, const uint
     return sc;
 }
 
-/* max-heap by score */
+/* Max-heap by score: h[i] sifted down to its place. Most sifts are of a
+ * piece whose score was taken again and fell (the greedy's stale tops, four
+ * in five of its steps), which sinks nearly to the bottom; so the path of
+ * larger children (the right one only when strictly larger) is walked to a
+ * leaf moving each up, one comparison a level, and the piece climbs back up
+ * it past the children not larger than it. The places are a plain sift's:
+ * it would stop at the first child on that path not larger than the piece. */
 static void heap_down(struct piece *h, size_t n, size_t i)
 {
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && h[l].score > h[m].score) m = l;
-        if (r < n && h[r].score > h[m].score) m = r;
-        if (m == i) return;
-        struct piece t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
+    struct piece x = h[i];
+    size_t j = i;
+    for (size_t l; (l = 2 * j + 1) < n;) {
+        size_t m = l + 1 < n && h[l + 1].score > h[l].score ? l + 1 : l;
+        h[j] = h[m];
+        j = m;
     }
+    while (j > i && h[(j - 1) / 2].score <= x.score) {
+        h[j] = h[(j - 1) / 2];
+        j = (j - 1) / 2;
+    }
+    h[j] = x;
 }
 
 /* A byte of a word (segments are cut after the bytes that follow a word). */
