@@ -176,7 +176,7 @@ static void train(const struct column *c, const struct run *r, struct contexts *
         if (r->how == ZDICT) {
             /* as the writer sizes it: a 64th of the chunk's text, at most 64 KiB */
             size_t t = (size_t)(o[n] / 64) < (64u << 10) ? (size_t)(o[n] / 64) : (64u << 10);
-            if (t < 256 || ig_zdict_train(o, d, n, t, &ctx->cx[k].zdict)) ctx->cx[k].zdict = NULL;
+            if (t < 256 || ig_zdict_train(o, d, n, t, 0, &ctx->cx[k].zdict)) ctx->cx[k].zdict = NULL;
         }
         struct ig_buf w = {0};
         if (ig_chunk_ctx_write(&ctx->cx[k], &w)) die("context: out of memory");

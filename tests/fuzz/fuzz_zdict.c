@@ -136,7 +136,7 @@ static void fuzz_trained(uint64_t seed, const uint8_t *items, size_t size)
     }
     offs[++k] = at;
     size_t target = 64 + rng(&seed) % 4096;
-    if (ig_zdict_train(offs, data, n, target, &d) || !d) goto done;
+    if (ig_zdict_train(offs, data, n, target, 0, &d) || !d) goto done;
     require(ig_zdict_content_len(d) <= target);
     const uint8_t *c = ig_zdict_content(d);
     size_t so = 0;

@@ -121,8 +121,15 @@ static void test_zdict_train(void)
         uint8_t *data = zgen(sh, n, offs, &seed);
         size_t target = 8192;
         struct ig_zdict *d = NULL;
-        REQUIRE(ig_zdict_train(offs, data, n, target, &d) == 0);
+        REQUIRE(ig_zdict_train(offs, data, n, target, 0, &d) == 0);
         if (sh == Z_WORDS || sh == Z_LONG) REQUIRE(d != NULL); /* values that repeat */
+        /* asked for a vocabulary of at least 4,096 windows (writer_plan.c):
+         * none for one sentence over and over (28), one for 300 words */
+        struct ig_zdict *few = NULL;
+        REQUIRE(ig_zdict_train(offs, data, n, target, 4096, &few) == 0);
+        if (sh == Z_LONG) CHECK(few == NULL);
+        if (sh == Z_WORDS) CHECK(few != NULL && ig_zdict_content_len(few) == ig_zdict_content_len(d));
+        ig_zdict_free(few);
         if (!d) {
             free(offs);
             free(data);
@@ -170,7 +177,7 @@ static void test_zdict_context_bytes(void)
     uint64_t *offs = malloc((n + 1) * sizeof *offs);
     uint8_t *data = zgen(Z_WORDS, n, offs, &seed);
     struct ig_chunk_ctx cx = {0}, back = {0};
-    REQUIRE(ig_zdict_train(offs, data, n, 4096, &cx.zdict) == 0 && cx.zdict);
+    REQUIRE(ig_zdict_train(offs, data, n, 4096, 0, &cx.zdict) == 0 && cx.zdict);
     REQUIRE(ig_fsst_train(offs, data, n, &cx.fsst) == 0);
     { /* the table with the uses an fsst stream of the values makes of it */
         struct ig_buf st = IG_BUF_INIT;
@@ -236,7 +243,7 @@ static void test_zdict_erase_rule(void)
         uint64_t *offs = malloc((n + 1) * sizeof *offs);
         uint8_t *data = zgen(sh, n, offs, &seed);
         struct ig_zdict *d = NULL;
-        REQUIRE(ig_zdict_train(offs, data, n, 4096, &d) == 0);
+        REQUIRE(ig_zdict_train(offs, data, n, 4096, 0, &d) == 0);
         if (!d) {
             free(offs);
             free(data);
@@ -326,7 +333,7 @@ static void test_zdict_small_frames(void)
     uint64_t *offs = malloc((n + 1) * sizeof *offs);
     uint8_t *data = zgen(Z_WORDS, n, offs, &seed);
     struct ig_zdict *d = NULL;
-    REQUIRE(ig_zdict_train(offs, data, n, 16384, &d) == 0 && d);
+    REQUIRE(ig_zdict_train(offs, data, n, 16384, 0, &d) == 0 && d);
     struct ig_values v, back;
     ig_values_init(&v, IG_T_STRING);
     for (size_t i = 0; i < n; i++)
@@ -402,7 +409,7 @@ static void test_zdict_window(void)
     uint64_t *offs = malloc((n + 1) * sizeof *offs);
     uint8_t *data = zgen(Z_WORDS, n, offs, &seed);
     struct ig_zdict *d = NULL;
-    REQUIRE(ig_zdict_train(offs, data, n, 8192, &d) == 0 && d);
+    REQUIRE(ig_zdict_train(offs, data, n, 8192, 0, &d) == 0 && d);
     struct ig_zdict *e = ig_zdict_copy(d);
     REQUIRE(e != NULL);
     size_t at = 0;

@@ -303,9 +303,11 @@ static inline int ig_zdict_erase_level(int zstd_level)
 }
 
 /* A dictionary of at most `target` bytes trained on the n items offs/data;
- * *out NULL when nothing in them repeats enough. -ENOMEM. */
+ * *out NULL when nothing in them repeats enough, or when the sample taken of
+ * them holds fewer than least_windows distinct 4-byte windows (hashed: a few
+ * may share a slot). -ENOMEM. */
 int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
-                   struct ig_zdict **out);
+                   size_t least_windows, struct ig_zdict **out);
 void ig_zdict_free(struct ig_zdict *d);
 struct ig_zdict *ig_zdict_copy(const struct ig_zdict *d); /* NULL without memory */
 size_t ig_zdict_content_len(const struct ig_zdict *d);

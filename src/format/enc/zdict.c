@@ -482,7 +482,7 @@ static int build(const struct piece *chosen, size_t nch, size_t bytes, const uin
 }
 
 int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
-                   struct ig_zdict **out)
+                   size_t least_windows, struct ig_zdict **out)
 {
     *out = NULL;
     if (!n || target < IG_ZDICT_SEG_MAX) return 0;
@@ -492,7 +492,7 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     /* the sample: every stride-th value, back to back, and its pieces */
     struct ig_buf s = IG_BUF_INIT;
     struct piece *pcs = NULL;
-    size_t npcs = 0, cap = 0;
+    size_t npcs = 0, cap = 0, windows = 0;
     uint32_t *cnt = calloc((size_t)1 << ZT_HBITS, sizeof *cnt);
     int rc = cnt ? 0 : -ENOMEM;
     for (size_t i = 0; i < n && !rc; i += stride) {
@@ -506,6 +506,7 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
         }
         for (size_t k = 0; k + ZT_D <= l; k++) {
             uint32_t *c = &cnt[win_hash(s.data + at + k)];
+            windows += *c == 0;
             if (*c < UINT32_MAX) (*c)++;
         }
         for (size_t k = 0; k < l; k += IG_ZDICT_SEG_MAX) {
@@ -522,7 +523,8 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
             pcs[npcs++] = (struct piece){at + (uint32_t)k, (uint32_t)pl, 0};
         }
     }
-    if (!rc) {
+    bool few = windows < least_windows; /* a vocabulary every block holds */
+    if (!rc && !few) {
         for (size_t i = 0; i < npcs; i++)
             pcs[i].score = piece_score(s.data, &pcs[i], cnt);
         for (size_t i = npcs / 2; i-- > 0;)
@@ -532,7 +534,7 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     struct piece *chosen = NULL;
     size_t nch = 0, bytes = 0, npieces = 0;
     if (!rc && !(chosen = malloc((target + 1) * sizeof *chosen))) rc = -ENOMEM;
-    size_t hn = npcs;
+    size_t hn = few ? 0 : npcs;
     while (!rc && hn && bytes + IG_ZDICT_SEG_MAX <= target) {
         struct piece top = pcs[0];
         uint64_t now = piece_score(s.data, &top, cnt);

@@ -563,6 +563,18 @@ static int blocks_zstd(const struct enc *w, uint32_t l, struct ig_page_scratch *
     return rc;
 }
 
+/* A chunk whose blocks would not be whole-block zstd gets no dictionary when
+ * the sample trained on holds fewer than this many distinct 4-byte windows:
+ * a vocabulary of a few dozen words, which every block holds nearly all of
+ * already (fsst's symbols, zstd's own matches). bench_gen mixed's two text
+ * columns hold about 1,500 and the low-cardinality strings 14; their
+ * dictionaries never paid (dict_pays), and training them was a sixth of the
+ * import's CPU. Among the sizes datasets, the one such chunk whose
+ * dictionary paid held 52,000 (captions of words), and the smallest that
+ * did not 23 (the package index); whole-block zstd chunks train theirs at
+ * any size (a 300-byte one of the package index's 159 windows pays). */
+#define IG_ZDICT_LEAST_WINDOWS 4096
+
 /* A dictionary stays when it would save at least IG_ZDICT_PAYS times its
  * own bytes over the chunk (random text: nothing to share, and the
  * dictionary would only add its bytes), in the frames its blocks will hold
@@ -645,11 +657,10 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
             rc =
                 ig_fsst_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, &g->ctx[l].fsst);
         size_t target = rc ? 0 : dict_target(&w, l);
-        if (target)
+        if (target) rc = blocks_zstd(&w, l, &e->scratch, &g->ctx[l].zdict_grain, err);
+        if (target && !rc)
             rc = ig_zdict_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, target,
-                                &g->ctx[l].zdict);
-        if (!rc && g->ctx[l].zdict)
-            rc = blocks_zstd(&w, l, &e->scratch, &g->ctx[l].zdict_grain, err);
+                                g->ctx[l].zdict_grain ? 0 : IG_ZDICT_LEAST_WINDOWS, &g->ctx[l].zdict);
         if (!rc && g->ctx[l].zdict && !dict_pays(&w, l)) {
             ig_zdict_free(g->ctx[l].zdict);
             g->ctx[l].zdict = NULL;
