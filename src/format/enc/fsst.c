@@ -41,13 +41,17 @@
 #define FSST_ROUNDS       5
 #define FSST_SLOTS        512u /* prefix slots of the long symbols (k <= 255 prefixes) */
 
-/* The encoder's way to a symbol: the 1- and 2-byte symbols by their bytes,
- * the longer ones by their first three bytes (a slot lists them longest
- * first, so the first that matches is the longest). */
+/* The encoder's way to a symbol: the longer ones by their first three bytes
+ * (a slot lists them longest first, so the first that matches is the
+ * longest), the 1- and 2-byte ones by their bytes: `short_code` holds, for
+ * every two bytes, the code of the 2-byte symbol that is those bytes, else
+ * of the 1-byte symbol that is the first, as (length << 8 | code), 0 when
+ * neither is (the byte is escaped). One load where hashing the two bytes
+ * and probing for them, then looking up the one, was a third of coding
+ * text whose words are not all symbols. */
 struct fsst_index {
     int16_t one[256];
-    uint32_t two_key[FSST_SLOTS]; /* a 2-byte symbol's bytes + 1, 0 = empty */
-    uint8_t two_code[FSST_SLOTS];
+    uint16_t short_code[65536];
     uint32_t slot_key[FSST_SLOTS]; /* prefix + 1, 0 = empty */
     uint16_t slot_start[FSST_SLOTS], slot_n[FSST_SLOTS];
     uint8_t order[FSST_MAX_SYMBOLS];
@@ -99,21 +103,20 @@ static int fsst_index(struct ig_fsst *t)
     if (!t->ix && !(t->ix = malloc(sizeof *t->ix))) return -ENOMEM;
     struct fsst_index *ix = t->ix;
     memset(ix->one, 0xff, sizeof ix->one);
-    memset(ix->two_key, 0, sizeof ix->two_key);
     memset(ix->slot_key, 0, sizeof ix->slot_key);
     memset(ix->slot_n, 0, sizeof ix->slot_n);
+    for (unsigned c = 0; c < t->k; c++) /* the last of equal 1-byte symbols */
+        if (t->len[c] == 1) ix->one[t->sym[c] & 0xff] = (int16_t)c;
+    for (unsigned b = 0; b < 256; b++) /* the first byte is the low one */
+        ix->short_code[b] = ix->one[b] >= 0 ? (uint16_t)(1u << 8 | (unsigned)ix->one[b]) : 0;
+    for (unsigned h = 1; h < 256; h++)
+        memcpy(ix->short_code + (h << 8), ix->short_code, 256 * sizeof ix->short_code[0]);
     /* long symbols ordered by prefix, then longest first: a slot is a run */
     unsigned nl = 0;
+    for (unsigned c = t->k; c-- > 0;) /* the first of equal 2-byte symbols */
+        if (t->len[c] == 2) ix->short_code[t->sym[c] & 0xffff] = (uint16_t)(2u << 8 | c);
     for (unsigned c = 0; c < t->k; c++) {
         unsigned l = t->len[c];
-        if (l == 1) ix->one[t->sym[c] & 0xff] = (int16_t)c;
-        if (l == 2) {
-            uint32_t k2 = (uint32_t)(t->sym[c] & 0xffff), s = slot_of(k2);
-            while (ix->two_key[s])
-                s = (s + 1) & (FSST_SLOTS - 1);
-            ix->two_key[s] = k2 + 1;
-            ix->two_code[s] = (uint8_t)c;
-        }
         if (l < 3) continue;
         unsigned j = nl++;
         uint32_t p = (uint32_t)(t->sym[c] & 0xffffff);
@@ -164,13 +167,9 @@ static inline unsigned fsst_match(const struct ig_fsst *t, uint64_t w, size_t r,
         }
     }
     if (r >= 2) {
-        uint32_t k2 = (uint32_t)(w & 0xffff), s = slot_of(k2);
-        while (ix->two_key[s] && ix->two_key[s] != k2 + 1)
-            s = (s + 1) & (FSST_SLOTS - 1);
-        if (ix->two_key[s]) {
-            *code = ix->two_code[s];
-            return 2;
-        }
+        unsigned e = ix->short_code[w & 0xffff];
+        *code = e & 0xff;
+        return e >> 8;
     }
     if (ix->one[w & 0xff] >= 0) {
         *code = (unsigned)ix->one[w & 0xff];
@@ -253,6 +252,39 @@ static int cand_cmp(const void *a, const void *b)
     return x->sym < y->sym ? -1 : x->sym > y->sym;
 }
 
+/* c[i] sifted down a heap of c[0..n) whose top is the last in cand_cmp's order. */
+static void cand_down(struct cand *c, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && cand_cmp(&c[l], &c[m]) > 0) m = l;
+        if (r < n && cand_cmp(&c[r], &c[m]) > 0) m = r;
+        if (m == i) return;
+        struct cand x = c[i];
+        c[i] = c[m];
+        c[m] = x;
+        i = m;
+    }
+}
+
+/* The FSST_MAX_SYMBOLS candidates of c[0..n) first in cand_cmp's order (a
+ * total order: no two candidates are equal), sorted, at its front; how many.
+ * A round weighs tens of thousands of candidates on varied text, and sorting
+ * them all was half of a training. */
+static size_t cand_best(struct cand *c, size_t n)
+{
+    size_t k = n < FSST_MAX_SYMBOLS ? n : FSST_MAX_SYMBOLS;
+    for (size_t i = k / 2; i-- > 0;)
+        cand_down(c, k, i);
+    for (size_t i = k; i < n; i++)
+        if (cand_cmp(&c[i], &c[0]) < 0) {
+            c[0] = c[i];
+            cand_down(c, k, 0);
+        }
+    if (k) qsort(c, k, sizeof *c, cand_cmp); /* nothing sampled: c is NULL */
+    return k;
+}
+
 /* The pieces of the items that the table is trained on: every item when
  * they are few, else items at evenly spread positions (a fixed stride, so
  * the same items give the same table on every run), each at most
@@ -287,17 +319,29 @@ static size_t take_sample(const uint64_t *offs, const uint8_t *data, size_t n, s
     return np;
 }
 
+/* The pair counts of a round (512 x 512, zero between rounds) and the pairs
+ * it counted, in the order first seen: a round sees a few thousand of the
+ * 262,144, and clearing and scanning them all was most of a training. */
+struct pair_counts {
+    uint32_t *c2;
+    uint32_t *seen;
+    size_t n;
+};
+
 /* One round: code the sample with t, count each code and each pair of codes
  * that follow each other (codes 256 + b stand for the byte b escaped, or for
  * the single byte at a symbol's start, which may become a symbol too), and
- * make t the FSST_MAX_SYMBOLS candidates that save the most. */
+ * make t the FSST_MAX_SYMBOLS candidates that save the most (ranked by what
+ * they save, then length, then bytes: the order they are added in does not
+ * matter). */
 static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uint32_t *c1,
-                       uint32_t *c2, bool last)
+                       struct pair_counts *pairs, bool last)
 {
     int rc = fsst_index(t);
     if (rc) return rc;
     memset(c1, 0, 512 * sizeof *c1);
-    memset(c2, 0, 512 * 512 * sizeof *c2);
+    uint32_t *c2 = pairs->c2;
+    pairs->n = 0;
     for (size_t j = 0; j < np; j++) {
         const uint8_t *p = pc[j].p;
         size_t n = pc[j].n, i = 0;
@@ -309,7 +353,7 @@ static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uin
             unsigned cur = l ? code : 256u + p[i];
             c1[cur]++;
             if (l > 1) c1[256u + p[i]]++;
-            if (prev < 512) c2[prev * 512 + cur]++;
+            if (prev < 512 && !c2[prev * 512 + cur]++) pairs->seen[pairs->n++] = prev * 512 + cur;
             prev = cur;
             i += l ? l : 1;
         }
@@ -321,22 +365,23 @@ static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uin
         unsigned la = a < 256 ? t->len[a] : 1;
         /* a single byte saves nothing but the escape: weigh it by its count */
         rc = cand_add(&m, sa, la, (uint64_t)c1[a] * (la == 1 ? 1 : la));
-        if (last || la >= 8) continue;
-        for (unsigned b = 0; b < 512 && !rc; b++) {
-            uint32_t f = c2[a * 512 + b];
-            if (!f) continue;
-            uint64_t sb = b < 256 ? t->sym[b] : b - 256;
-            unsigned lb = b < 256 ? t->len[b] : 1, l = la + lb > 8 ? 8 : la + lb;
-            uint64_t s = (sa | sb << (8 * la)) & len_mask(l);
-            rc = cand_add(&m, s, l, (uint64_t)f * l);
-        }
+    }
+    for (size_t i = 0; i < pairs->n; i++) {
+        unsigned a = pairs->seen[i] / 512, b = pairs->seen[i] % 512;
+        uint32_t f = c2[pairs->seen[i]];
+        c2[pairs->seen[i]] = 0;
+        unsigned la = a < 256 ? t->len[a] : 1;
+        if (rc || last || la >= 8) continue;
+        uint64_t sa = a < 256 ? t->sym[a] : a - 256, sb = b < 256 ? t->sym[b] : b - 256;
+        unsigned lb = b < 256 ? t->len[b] : 1, l = la + lb > 8 ? 8 : la + lb;
+        uint64_t s = (sa | sb << (8 * la)) & len_mask(l);
+        rc = cand_add(&m, s, l, (uint64_t)f * l);
     }
     if (!rc) {
         size_t k = 0;
         for (size_t i = 0; i < m.cap; i++)
             if (m.c[i].len) m.c[k++] = m.c[i];
-        if (k) qsort(m.c, k, sizeof *m.c, cand_cmp); /* nothing sampled: m.c is NULL */
-        t->k = k < FSST_MAX_SYMBOLS ? (unsigned)k : FSST_MAX_SYMBOLS;
+        t->k = (unsigned)cand_best(m.c, k);
         memset(t->len, 0, sizeof t->len);
         memset(t->sym, 0, sizeof t->sym);
         for (unsigned c = 0; c < t->k; c++) {
@@ -345,7 +390,7 @@ static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uin
         }
     }
     free(m.c);
-    return rc ? rc : fsst_index(t);
+    return rc; /* the next round, or ig_fsst_train, indexes the new table */
 }
 
 int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig_fsst **out)
@@ -354,15 +399,20 @@ int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig
     struct ig_fsst *t = calloc(1, sizeof *t);
     size_t max_pieces = FSST_SAMPLE_BYTES; /* at most one piece per sampled byte */
     struct piece *pc = malloc(max_pieces * sizeof *pc);
-    uint32_t *c1 = malloc(512 * sizeof *c1), *c2 = malloc(512 * 512 * sizeof *c2);
-    int rc = t && pc && c1 && c2 ? 0 : -ENOMEM;
+    uint32_t *c1 = malloc(512 * sizeof *c1);
+    /* a pair per sampled byte at most (FSST_SAMPLE_BYTES, and the last piece
+     * may pass it by FSST_SAMPLE_PIECE) */
+    struct pair_counts pairs = {calloc(512 * 512, sizeof *pairs.c2),
+                                malloc((FSST_SAMPLE_BYTES + FSST_SAMPLE_PIECE) * sizeof *pairs.seen), 0};
+    int rc = t && pc && c1 && pairs.c2 && pairs.seen ? 0 : -ENOMEM;
     size_t np = rc || !n ? 0 : take_sample(offs, data, n, pc, max_pieces);
     for (int r = 0; r < FSST_ROUNDS && !rc; r++)
-        rc = train_round(t, pc, np, c1, c2, r == FSST_ROUNDS - 1);
+        rc = train_round(t, pc, np, c1, &pairs, r == FSST_ROUNDS - 1);
     if (!rc) rc = fsst_index(t);
     free(pc);
     free(c1);
-    free(c2);
+    free(pairs.c2);
+    free(pairs.seen);
     if (rc) {
         ig_fsst_free(t);
         return rc;
