@@ -303,9 +303,9 @@ static inline int ig_zdict_erase_level(int zstd_level)
 }
 
 /* A dictionary of at most `target` bytes trained on the n items offs/data;
- * *out NULL when nothing in them repeats enough, or when the sample taken of
- * them holds fewer than least_windows distinct 4-byte windows (hashed: a few
- * may share a slot). -ENOMEM. */
+ * *out NULL when nothing in them repeats enough, or when 32 KiB of them
+ * taken evenly hold fewer than least_windows distinct 4-byte windows (hashed:
+ * a few may share a slot; 0: not asked). -ENOMEM. */
 int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
                    size_t least_windows, struct ig_zdict **out);
 void ig_zdict_free(struct ig_zdict *d);

@@ -481,6 +481,29 @@ static int build(const struct piece *chosen, size_t nch, size_t bytes, const uin
     return rc;
 }
 
+/* The distinct windows (by hash) in about ZT_PROBE bytes of values spread
+ * evenly over offs/data; cnt: zero counters, left zero. A vocabulary of a few
+ * dozen words shows all its windows in this much (bench_gen mixed's text:
+ * 1,400-1,500, in 32 KiB as in 196,608 values), a larger one thousands
+ * (captions of words: 22,000). */
+#define ZT_PROBE (32u << 10)
+static size_t vocabulary(const uint64_t *offs, const uint8_t *data, size_t n, uint32_t *cnt)
+{
+    uint64_t total = offs[n] - offs[0];
+    size_t stride = total > ZT_PROBE ? (size_t)((total + ZT_PROBE - 1) / ZT_PROBE) : 1, windows = 0;
+    for (int clear = 0; clear < 2; clear++)
+        for (size_t i = 0; i < n; i += stride) {
+            size_t l = (size_t)(offs[i + 1] - offs[i]);
+            if (l > 4096) l = 4096;
+            for (size_t k = 0; k + ZT_D <= l; k++) {
+                uint32_t *c = &cnt[win_hash(data + offs[i] + k)];
+                windows += !clear && !*c;
+                *c = !clear;
+            }
+        }
+    return windows;
+}
+
 int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
                    size_t least_windows, struct ig_zdict **out)
 {
@@ -492,9 +515,13 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     /* the sample: every stride-th value, back to back, and its pieces */
     struct ig_buf s = IG_BUF_INIT;
     struct piece *pcs = NULL;
-    size_t npcs = 0, cap = 0, windows = 0;
+    size_t npcs = 0, cap = 0;
     uint32_t *cnt = calloc((size_t)1 << ZT_HBITS, sizeof *cnt);
     int rc = cnt ? 0 : -ENOMEM;
+    if (!rc && least_windows && vocabulary(offs, data, n, cnt) < least_windows) {
+        free(cnt);
+        return 0;
+    }
     for (size_t i = 0; i < n && !rc; i += stride) {
         size_t l = (size_t)(offs[i + 1] - offs[i]);
         if (l > 4096) l = 4096; /* a long value's start stands for it */
@@ -506,7 +533,6 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
         }
         for (size_t k = 0; k + ZT_D <= l; k++) {
             uint32_t *c = &cnt[win_hash(s.data + at + k)];
-            windows += *c == 0;
             if (*c < UINT32_MAX) (*c)++;
         }
         for (size_t k = 0; k < l; k += IG_ZDICT_SEG_MAX) {
@@ -523,8 +549,7 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
             pcs[npcs++] = (struct piece){at + (uint32_t)k, (uint32_t)pl, 0};
         }
     }
-    bool few = windows < least_windows; /* a vocabulary every block holds */
-    if (!rc && !few) {
+    if (!rc) {
         for (size_t i = 0; i < npcs; i++)
             pcs[i].score = piece_score(s.data, &pcs[i], cnt);
         for (size_t i = npcs / 2; i-- > 0;)
@@ -534,7 +559,7 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     struct piece *chosen = NULL;
     size_t nch = 0, bytes = 0, npieces = 0;
     if (!rc && !(chosen = malloc((target + 1) * sizeof *chosen))) rc = -ENOMEM;
-    size_t hn = few ? 0 : npcs;
+    size_t hn = npcs;
     while (!rc && hn && bytes + IG_ZDICT_SEG_MAX <= target) {
         struct piece top = pcs[0];
         uint64_t now = piece_score(s.data, &top, cnt);

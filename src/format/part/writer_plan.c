@@ -564,15 +564,15 @@ static int blocks_zstd(const struct enc *w, uint32_t l, struct ig_page_scratch *
 }
 
 /* A chunk whose blocks would not be whole-block zstd gets no dictionary when
- * the sample trained on holds fewer than this many distinct 4-byte windows:
- * a vocabulary of a few dozen words, which every block holds nearly all of
- * already (fsst's symbols, zstd's own matches). bench_gen mixed's two text
- * columns hold about 1,500 and the low-cardinality strings 14; their
- * dictionaries never paid (dict_pays), and training them was a sixth of the
- * import's CPU. Among the sizes datasets, the one such chunk whose
- * dictionary paid held 52,000 (captions of words), and the smallest that
- * did not 23 (the package index); whole-block zstd chunks train theirs at
- * any size (a 300-byte one of the package index's 159 windows pays). */
+ * 32 KiB of its values hold fewer than this many distinct 4-byte windows
+ * (ig_zdict_train): a vocabulary of a few dozen words, which every block
+ * holds nearly all of already (fsst's symbols, zstd's own matches).
+ * bench_gen mixed's two text columns hold about 1,400 and 1,500 and its
+ * low-cardinality strings 14; their dictionaries never paid (dict_pays), and
+ * training them was a sixth of the import's CPU. Among the sizes datasets the
+ * one such chunk whose dictionary paid holds 22,000 (captions of words);
+ * whole-block zstd chunks train theirs at any size (a 300-byte one of the
+ * package index's 159 windows pays). */
 #define IG_ZDICT_LEAST_WINDOWS 4096
 
 /* A dictionary stays when it would save at least IG_ZDICT_PAYS times its
