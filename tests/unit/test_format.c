@@ -1176,21 +1176,77 @@ static size_t random_letters(uint64_t *seed, char *text)
     return len;
 }
 
+/* 3 to 8 words of a vocabulary of 14 into text (room for 100); how many bytes. */
+static size_t random_caption(uint64_t *seed, char *text)
+{
+    static const char *const words[] = {"red", "ball", "photo", "of", "a", "dog", "on", "green",
+                                        "grass", "under", "sky", "man", "holding", "umbrella"};
+    size_t len = 0;
+    for (size_t w = 0, nw = 3 + test_rand(seed) % 6; w < nw; w++)
+        len += (size_t)snprintf(text + len, 100 - len, "%s%s", w ? " " : "",
+                                words[test_rand(seed) % (sizeof words / sizeof words[0])]);
+    return len;
+}
+
+/* v (made here): rows [0, head) from first(seed, text), then one sentence
+ * over and over (seven variants) up to rows: data that change inside a page. */
+static void push_then_sentence(struct ig_values *v, size_t head, size_t rows,
+                               size_t (*first)(uint64_t *, char *), uint64_t *seed)
+{
+    ig_values_init(v, IG_T_STRING);
+    char text[160];
+    for (size_t r = 0; r < rows; r++) {
+        size_t len = r < head ? first(seed, text)
+                              : (size_t)snprintf(text, sizeof text,
+                                                 "the quick brown fox jumps over the lazy dog %zu", r % 7);
+        REQUIRE(ig_values_push_bytes(v, text, len) == 0);
+    }
+}
+
 /* A string column left to the writer (encoding and compression auto). */
 static const struct ig_page_policy string_policy = {.type = IG_T_STRING,
                                                     .leaf = {.type = IG_T_STRING, .per_value = 1}};
 
-/* Rows [0, rows) of v (rows < 5,000) as one page: blocks cut every 40 rows,
- * or fitted to 4 KiB disk pages. */
-static int encode_string_blocks(struct ig_values *v, size_t rows, bool fitted, struct ig_page_scratch *scratch,
-                                struct ig_page_built *page, struct ig_error *err)
+/* Rows [0, rows) of v (rows < 5,000) as one page under pol: blocks cut every
+ * 40 rows, or fitted to 4 KiB disk pages. */
+static int encode_string_blocks_as(const struct ig_page_policy *pol, struct ig_values *v, size_t rows,
+                                   bool fitted, struct ig_page_scratch *scratch, struct ig_page_built *page,
+                                   struct ig_error *err)
 {
     size_t cuts[128], ncuts = 0;
     for (size_t r = 0; r < rows && ncuts + 1 < 128; r += 40)
         cuts[ncuts++] = r;
     cuts[ncuts] = rows;
     struct ig_block_fit fit = {.grain = fitted ? 4096 : 0};
-    return ig_page_encode_blocks(&string_policy, v, 0, rows, cuts, ncuts, &fit, scratch, page, err);
+    return ig_page_encode_blocks(pol, v, 0, rows, cuts, ncuts, &fit, scratch, page, err);
+}
+
+/* The same under string_policy. */
+static int encode_string_blocks(struct ig_values *v, size_t rows, bool fitted, struct ig_page_scratch *scratch,
+                                struct ig_page_built *page, struct ig_error *err)
+{
+    return encode_string_blocks_as(&string_policy, v, rows, fitted, scratch, page, err);
+}
+
+/* The blocks of a page that lie wholly before row `split` and wholly from it
+ * on, and how many of each are coded `enc`. */
+struct coded_split {
+    size_t before, before_coded, after, after_coded;
+};
+static struct coded_split blocks_coded(const struct ig_page_built *page, size_t split, uint8_t enc)
+{
+    struct coded_split c = {0};
+    for (uint32_t b = 0; b < page->nblocks; b++) {
+        const struct ig_block_built *k = &page->blocks[b];
+        if (k->first_row + k->row_count <= split) {
+            c.before++;
+            c.before_coded += k->encoding == enc;
+        } else if (k->first_row >= split) {
+            c.after++;
+            c.after_coded += k->encoding == enc;
+        }
+    }
+    return c;
 }
 
 /* A page's blocks remember what their trials showed (page_blocks.c, struct
@@ -1203,39 +1259,23 @@ static void test_block_trials_follow_the_data(void)
 {
     uint64_t seed = check_seed ^ 0x7121A15;
     struct ig_values v;
-    ig_values_init(&v, IG_T_STRING);
     const size_t letters = 240, rows = 1200;
-    char text[160];
-    for (size_t r = 0; r < rows; r++) {
-        size_t len;
-        if (r < letters) {
-            len = random_letters(&seed, text);
-        } else {
-            len = (size_t)snprintf(text, sizeof text, "the quick brown fox jumps over the lazy dog %zu", r % 7);
-        }
-        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
-    }
+    push_then_sentence(&v, letters, rows, random_letters, &seed);
     struct ig_page_scratch scratch = {0};
     struct ig_error err = {0};
     for (int fitted = 0; fitted < 2; fitted++) {
         struct ig_page_built page = {0}, one = {0};
         REQUIRE(encode_string_blocks(&v, rows, fitted, &scratch, &page, &err) == 0);
-        size_t letter_huff = 0, letter_blocks = 0, later_huff = 0, later_blocks = 0, later_stored = 0,
-               later_alone = 0;
+        struct coded_split c = blocks_coded(&page, letters, IG_ENC_HUFF);
+        size_t letter_huff = c.before_coded, letter_blocks = c.before, later_huff = c.after_coded,
+               later_blocks = c.after, later_stored = 0, later_alone = 0;
         for (uint32_t b = 0; b < page.nblocks; b++) {
             const struct ig_block_built *k = &page.blocks[b];
-            bool huff = k->encoding == IG_ENC_HUFF;
-            if (k->first_row + k->row_count <= letters) {
-                letter_blocks++;
-                letter_huff += huff;
-            } else if (k->first_row >= letters) {
-                later_blocks++;
-                later_huff += huff;
-                later_stored += k->stored;
-                /* the same rows with a trial of their own */
-                REQUIRE(ig_page_encode(&string_policy, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
-                later_alone += one.stored.len;
-            }
+            if (k->first_row < letters) continue;
+            later_stored += k->stored;
+            /* the same rows with a trial of their own */
+            REQUIRE(ig_page_encode(&string_policy, &v, k->first_row, k->row_count, &scratch, &one, &err) == 0);
+            later_alone += one.stored.len;
         }
         CHECK(letter_blocks >= 2 && letter_huff == letter_blocks); /* random letters: huffman */
         /* fitted blocks of the repeated sentence hold a disk page stored, so
@@ -1490,49 +1530,21 @@ static void test_block_trials_settle_and_recheck(void)
  * the recheck removed), or if the captions' blocks leave fsst. */
 static void test_fsst_blocks_settle_and_recheck(void)
 {
-    static const char *const words[] = {"red", "ball", "photo", "of", "a", "dog", "on", "green",
-                                        "grass", "under", "sky", "man", "holding", "umbrella"};
     uint64_t seed = check_seed ^ 0xF557;
     struct ig_values v;
-    ig_values_init(&v, IG_T_STRING);
     const size_t captions = 1200, rows = 2400;
-    char text[160];
-    for (size_t r = 0; r < rows; r++) {
-        size_t len = 0;
-        if (r < captions) {
-            for (size_t w = 0, nw = 3 + test_rand(&seed) % 6; w < nw; w++)
-                len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", w ? " " : "",
-                                        words[test_rand(&seed) % (sizeof words / sizeof words[0])]);
-        } else {
-            len = (size_t)snprintf(text, sizeof text, "the quick brown fox jumps over the lazy dog %zu", r % 7);
-        }
-        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
-    }
+    push_then_sentence(&v, captions, rows, random_caption, &seed);
     struct ig_page_policy pol = string_policy;
     struct ig_fsst *table = NULL;
     REQUIRE(ig_fsst_train(v.offs, v.data.data, captions, &table) == 0 && table);
     pol.fsst = table;
-    size_t cuts[64], ncuts = 0;
-    for (size_t r = 0; r < rows; r += 40)
-        cuts[ncuts++] = r;
-    cuts[ncuts] = rows;
-    struct ig_block_fit fit = {0};
     struct ig_page_scratch scratch = {0};
     struct ig_page_built page = {0};
     struct ig_error err = {0};
-    REQUIRE(ig_page_encode_blocks(&pol, &v, 0, rows, cuts, ncuts, &fit, &scratch, &page, &err) == 0);
-    size_t caption_fsst = 0, caption_blocks = 0, later_fsst = 0, later_blocks = 0;
-    for (uint32_t b = 0; b < page.nblocks; b++) {
-        const struct ig_block_built *k = &page.blocks[b];
-        bool fsst = k->encoding == IG_ENC_FSST;
-        if (k->first_row + k->row_count <= captions) {
-            caption_blocks++;
-            caption_fsst += fsst;
-        } else if (k->first_row >= captions) {
-            later_blocks++;
-            later_fsst += fsst;
-        }
-    }
+    REQUIRE(encode_string_blocks_as(&pol, &v, rows, false, &scratch, &page, &err) == 0);
+    struct coded_split c = blocks_coded(&page, captions, IG_ENC_FSST);
+    size_t caption_fsst = c.before_coded, caption_blocks = c.before, later_fsst = c.after_coded,
+           later_blocks = c.after;
     CHECK(caption_blocks == 30 && caption_fsst == caption_blocks);
     CHECK(later_blocks == 30 && later_fsst < 8);
     if (caption_fsst != caption_blocks || caption_blocks != 30 || later_blocks != 30 || later_fsst >= 8)

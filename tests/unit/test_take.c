@@ -323,9 +323,12 @@ static int ctx_value(int c, uint64_t r, char *v, size_t cap)
     return n + snprintf(v + n, cap - (size_t)n, " q%dq%d", c, c);
 }
 
-/* A table of ncols FSST string columns and nrows rows, one row group, in a
- * new directory. */
-static int make_fsst_table(char *cdir, int ncols, uint64_t nrows)
+/* A table of nrows rows of ncols string columns, column c of encoding
+ * enc(c) and its value of row r from value(c, r, v, cap) (its length), one
+ * row group, in a new directory cdir. */
+typedef int (*string_value_fn)(int c, uint64_t r, char *v, size_t cap);
+static int make_string_table(char *cdir, int ncols, uint8_t (*enc)(int c), string_value_fn value,
+                             uint64_t nrows)
 {
     strcpy(cdir, "/tmp/ingot-ctx-XXXXXX");
     if (!mkdtemp(cdir)) return -1;
@@ -334,7 +337,7 @@ static int make_fsst_table(char *cdir, int ncols, uint64_t nrows)
         char name[8];
         int n = snprintf(name, sizeof name, "s%d", c);
         ig_schema_add(&s, name, (size_t)n, IG_T_STRING, false, NULL);
-        s.cols[c].encoding = IG_ENC_FSST;
+        s.cols[c].encoding = enc(c);
     }
     int rc = ig_schema_finish(&s, NULL);
     struct ig_writer_opts o;
@@ -346,8 +349,8 @@ static int make_fsst_table(char *cdir, int ncols, uint64_t nrows)
     if (!rc) rc = ig_part_writer_open(&w, path, &s, &o, 0, &err);
     for (uint64_t r = 0; r < nrows && !rc; r++) {
         for (int c = 0; c < ncols && !rc; c++) {
-            char v[64];
-            int n = ctx_value(c, r, v, sizeof v);
+            char v[96];
+            int n = value(c, r, v, sizeof v);
             rc = ig_values_push_bytes(ig_part_writer_column(w, (uint32_t)c), v, (size_t)n);
         }
         if (!rc) rc = ig_part_writer_end_row(w, &err);
@@ -357,8 +360,21 @@ static int make_fsst_table(char *cdir, int ncols, uint64_t nrows)
     else
         ig_part_writer_free(w);
     ig_schema_free(&s);
-    if (rc) fprintf(stderr, "  make_fsst_table: %s\n", err.msg);
+    if (rc) fprintf(stderr, "  make_string_table: %s\n", err.msg);
     return rc;
+}
+
+static uint8_t all_fsst(int c)
+{
+    (void)c;
+    return IG_ENC_FSST;
+}
+
+/* A table of ncols FSST string columns (ctx_value's) and nrows rows, one
+ * row group, in a new directory. */
+static int make_fsst_table(char *cdir, int ncols, uint64_t nrows)
+{
+    return make_string_table(cdir, ncols, all_fsst, ctx_value, nrows);
 }
 
 static void remove_dir(const char *d)
@@ -397,6 +413,24 @@ static int context_of(struct ig_table *t, struct ig_reader *r, uint32_t c, const
     return ig_reader_context(r, &t->parts[0], first, ref.rec.leaf, cx, &err);
 }
 
+/* few_values' columns: 16 country codes left to the writer, captions of
+ * varied words, and the same 16 codes forced to fsst. */
+static uint8_t few_values_enc(int c)
+{
+    return c == 2 ? IG_ENC_FSST : IG_ENC_AUTO;
+}
+
+static int few_values(int c, uint64_t r, char *v, size_t cap)
+{
+    static const char *const words[] = {"red", "ball", "photo", "of", "dog", "on", "green",
+                                        "grass", "under", "blue", "sky", "man", "holding", "umbrella"};
+    if (c != 1) return snprintf(v, cap, "country-code-%02u", (unsigned)(r % 16));
+    int n = 0;
+    for (uint64_t k = 0, x = r * 2654435761u; k < 4 + r % 5; k++, x /= 14)
+        n += snprintf(v + n, cap - (size_t)n, "%s%s", k ? " " : "", words[x % 14]);
+    return n;
+}
+
 /* The writer trains no fsst symbol table for a chunk whose values are few
  * (at most one in 16 distinct: a dictionary holds them) when the scheme is
  * its own choice (writer_plan.c, wants_table), but a column that forces fsst
@@ -407,40 +441,9 @@ static int context_of(struct ig_table *t, struct ig_reader *r, uint32_t c, const
 static void test_few_values_train_no_table(void)
 {
     char cdir[64];
-    strcpy(cdir, "/tmp/ingot-few-XXXXXX");
-    REQUIRE(mkdtemp(cdir));
-    struct ig_schema s = {0};
-    ig_schema_add(&s, "country", 7, IG_T_STRING, false, NULL);
-    ig_schema_add(&s, "caption", 7, IG_T_STRING, false, NULL);
-    ig_schema_add(&s, "forced", 6, IG_T_STRING, false, NULL);
-    s.cols[2].encoding = IG_ENC_FSST;
-    REQUIRE(ig_schema_finish(&s, NULL) == 0);
-    struct ig_writer_opts o;
-    ig_writer_opts_default(&o);
-    char path[128];
-    snprintf(path, sizeof path, "%s/part-000000.ingot", cdir);
-    struct ig_part_writer *w = NULL;
-    struct ig_error err = {0};
-    const uint64_t nrows = 20000;
-    int rc = ig_part_writer_open(&w, path, &s, &o, 0, &err);
-    for (uint64_t r = 0; r < nrows && !rc; r++) {
-        char v[96];
-        int n = snprintf(v, sizeof v, "country-code-%02u", (unsigned)(r % 16));
-        rc = ig_values_push_bytes(ig_part_writer_column(w, 0), v, (size_t)n);
-        static const char *const words[] = {"red", "ball", "photo", "of", "dog", "on", "green",
-                                            "grass", "under", "blue", "sky", "man", "holding", "umbrella"};
-        n = 0;
-        for (uint64_t k = 0, x = r * 2654435761u; k < 4 + r % 5; k++, x /= 14)
-            n += snprintf(v + n, sizeof v - (size_t)n, "%s%s", k ? " " : "", words[x % 14]);
-        if (!rc) rc = ig_values_push_bytes(ig_part_writer_column(w, 1), v, (size_t)n);
-        n = snprintf(v, sizeof v, "country-code-%02u", (unsigned)(r % 16));
-        if (!rc) rc = ig_values_push_bytes(ig_part_writer_column(w, 2), v, (size_t)n);
-        if (!rc) rc = ig_part_writer_end_row(w, &err);
-    }
-    REQUIRE(rc == 0);
-    REQUIRE(finish_one_part(cdir, w, nrows, &err) == 0);
-    ig_schema_free(&s);
+    REQUIRE(make_string_table(cdir, 3, few_values_enc, few_values, 20000) == 0);
     struct ig_table t;
+    struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, cdir, false, &err) == 0);
     struct ig_reader r = {0};
     const struct ig_chunk_ctx *few, *varied, *forced;
