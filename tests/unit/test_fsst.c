@@ -16,6 +16,7 @@
 
 #include "format/enc/codec.h"
 #include "format/enc/enc_internal.h"
+#include "util/bitpack.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -416,6 +417,83 @@ static void test_fsst_context_bytes(void)
     ig_chunk_ctx_free(&cx);
 }
 
+/* The codes are the greedy longest match at every position, whichever way
+ * the encoder finds it (eight symbols of a prefix at a time where the CPU
+ * has AVX-512, one by one under INGOT_NO_AVX512=1; two lanes of items):
+ * against a search of the whole table, on a table made by hand whose
+ * prefixes hold up to twelve long symbols (more than one vector of them),
+ * 2-byte symbols whose first byte is no symbol, and bytes that are none
+ * (escaped), over items of every length up to the block's last bytes. */
+static void test_fsst_codes_are_longest_matches(void)
+{
+    static const char *const syms[] = {
+        "a", "b", "c", "ab", "ba", "cc", "dd", "abc", "abca", "abcab", "abcabc", "abcabca",
+        "abcabcab", "abcd", "abcda", "abcdab", "abcddd", "abcbbb", "abcccc", "bab", "babab",
+        "dddddddd", "\xff\xff" "a", "ccab", "cabd"};
+    size_t k = sizeof syms / sizeof syms[0];
+    struct ig_buf tb = IG_BUF_INIT;
+    ig_buf_append_byte(&tb, (uint8_t)k);
+    for (size_t c = 0; c < k; c++)
+        ig_buf_append_byte(&tb, (uint8_t)strlen(syms[c]));
+    for (size_t c = 0; c < k; c++)
+        ig_buf_append(&tb, syms[c], strlen(syms[c]));
+    for (size_t c = 0; c < k; c++)
+        ig_buf_append_byte(&tb, 1); /* a use each */
+    struct ig_chunk_ctx cx = {0};
+    size_t used = 0;
+    struct ig_error err = {0};
+    REQUIRE(ig_fsst_parse(tb.data, tb.len, &cx.fsst, &used, &err) == 0);
+    static const char *const frags[] = {"abc", "abcab", "abcd", "ab", "ba", "dd", "\xff",
+                                        "c", "bab", "ccab", "d", "abcabcab", "e", "ddd"};
+    uint64_t seed = check_seed ^ 0x5EED;
+    for (int round = 0; round < 40; round++) {
+        size_t n = 1 + test_rand(&seed) % 300;
+        uint64_t *offs = malloc((n + 1) * 8);
+        struct ig_buf d = IG_BUF_INIT;
+        ig_buf_append_zeros(&d, (size_t)(test_rand(&seed) % 5)); /* offs[0] > 0 */
+        for (size_t i = 0; i < n; i++) {
+            offs[i] = d.len;
+            size_t parts = test_rand(&seed) % 4 ? test_rand(&seed) % 12 : 0;
+            for (size_t j = 0; j < parts; j++) {
+                const char *f = frags[test_rand(&seed) % (sizeof frags / sizeof frags[0])];
+                ig_buf_append(&d, f, strlen(f));
+            }
+        }
+        offs[n] = d.len;
+        /* the reference: at each position the longest symbol that fits */
+        struct ig_buf want = IG_BUF_INIT;
+        for (size_t i = 0; i < n; i++)
+            for (uint64_t at = offs[i]; at < offs[i + 1];) {
+                size_t best = 0, code = 0;
+                for (size_t c = 0; c < k; c++) {
+                    size_t l = strlen(syms[c]);
+                    if (l > best && l <= offs[i + 1] - at && !memcmp(d.data + at, syms[c], l)) {
+                        best = l;
+                        code = c;
+                    }
+                }
+                if (best) {
+                    ig_buf_append_byte(&want, (uint8_t)code);
+                    at += best;
+                } else {
+                    ig_buf_append_byte(&want, 255);
+                    ig_buf_append_byte(&want, d.data[at++]);
+                }
+            }
+        struct ig_buf b = IG_BUF_INIT;
+        REQUIRE(fsst_encode(&cx, offs, d.data ? d.data : (const uint8_t *)"", n, &b) == 0);
+        size_t head = 2 + ig_bitpack_size(n + 1, ig_bit_width(want.len));
+        CHECK(b.len == head + want.len);
+        CHECK(b.len == head + want.len && memcmp(b.data + head, want.data, want.len) == 0);
+        ig_buf_free(&b);
+        ig_buf_free(&want);
+        ig_buf_free(&d);
+        free(offs);
+    }
+    ig_buf_free(&tb);
+    ig_chunk_ctx_free(&cx);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -454,4 +532,5 @@ static void test_fsst_speed(void)
 }
 
 TEST_MAIN(T(test_fsst_roundtrip), T(test_fsst_selection), T(test_fsst_erase),
-          T(test_fsst_secret_gone), T(test_fsst_context_bytes), T(test_fsst_speed))
+          T(test_fsst_secret_gone), T(test_fsst_context_bytes),
+          T(test_fsst_codes_are_longest_matches), T(test_fsst_speed))

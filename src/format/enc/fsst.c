@@ -33,34 +33,44 @@
 #include <string.h>
 
 #include "enc_internal.h"
+#include "util/cpu.h"
+
+#if IG_HAVE_X8
+#include <immintrin.h>
+#endif
 
 #define FSST_ESC          255u
 #define FSST_MAX_SYMBOLS  255u
 #define FSST_SAMPLE_BYTES 32768u /* bytes of items the table is trained on */
 #define FSST_SAMPLE_PIECE 512u   /* at most this much of one item per sample piece */
 #define FSST_ROUNDS       5
-#define FSST_SLOTS        512u /* prefix slots of the long symbols (k <= 255 prefixes) */
+#define FSST_SLOT_BITS    10 /* prefix slots of the long symbols (k <= 255 prefixes) */
+#define FSST_SLOTS        (1u << FSST_SLOT_BITS)
 
 /* The encoder's way to a symbol: the longer ones by their first three bytes
- * (a slot lists them longest first, so the first that matches is the
- * longest), the 1- and 2-byte ones by their bytes: `short_code` holds, for
- * every two bytes, the code of the 2-byte symbol that is those bytes, else
- * of the 1-byte symbol that is the first, as (length << 8 | code), 0 when
- * neither is (the byte is escaped). One load where hashing the two bytes
- * and probing for them, then looking up the one, was a third of coding
- * text whose words are not all symbols. */
+ * (a slot holds the longest of them, so that most matches cost one load
+ * after the hash, and says where all of them are in `long_*`, longest
+ * first, so the first that matches is the longest), the 1- and 2-byte ones
+ * by their bytes: `short_code` holds, for every two bytes, the code of the
+ * 2-byte symbol that is those bytes, else of the 1-byte symbol that is the
+ * first, as (length << 8 | code), 0 when neither is (the byte is escaped).
+ * One load where hashing the two bytes and probing for them, then looking
+ * up the one, was a third of coding text whose words are not all symbols. */
 struct fsst_index {
     int16_t one[256];
     uint16_t short_code[65536];
-    uint32_t slot_key[FSST_SLOTS]; /* prefix + 1, 0 = empty */
-    uint16_t slot_start[FSST_SLOTS], slot_n[FSST_SLOTS];
+    struct fsst_slot {
+        uint64_t sym;      /* the prefix's longest symbol; its first three bytes are the key */
+        uint8_t len, code; /* len 0: an empty slot */
+        uint8_t at, n;     /* the prefix's symbols are long_*[at, at + n) */
+    } slot[FSST_SLOTS];
     uint8_t order[FSST_MAX_SYMBOLS];
     /* the long symbols in `order`'s order, each with the mask of its bytes:
-     * a slot's candidates side by side, nothing recomputed per position */
-    struct fsst_long {
-        uint64_t sym, mask;
-        uint8_t len, code;
-    } longs[FSST_MAX_SYMBOLS];
+     * a prefix's candidates side by side, nothing recomputed per position;
+     * array by array, so that eight load as one vector, and eight past the
+     * last there to be loaded (and masked off) */
+    uint64_t long_sym[FSST_MAX_SYMBOLS + 8], long_mask[FSST_MAX_SYMBOLS + 8];
+    uint8_t long_len[FSST_MAX_SYMBOLS + 8], long_code[FSST_MAX_SYMBOLS + 8];
 };
 
 struct ig_fsst {
@@ -87,7 +97,7 @@ static inline uint64_t load_word(const uint8_t *p, size_t r)
 
 static inline uint32_t slot_of(uint32_t prefix)
 {
-    return (uint32_t)((prefix * 0x9E3779B1u) >> 23) & (FSST_SLOTS - 1);
+    return (prefix * 0x9E3779B1u) >> (32 - FSST_SLOT_BITS);
 }
 
 void ig_fsst_free(struct ig_fsst *t)
@@ -103,8 +113,7 @@ static int fsst_index(struct ig_fsst *t)
     if (!t->ix && !(t->ix = malloc(sizeof *t->ix))) return -ENOMEM;
     struct fsst_index *ix = t->ix;
     memset(ix->one, 0xff, sizeof ix->one);
-    memset(ix->slot_key, 0, sizeof ix->slot_key);
-    memset(ix->slot_n, 0, sizeof ix->slot_n);
+    memset(ix->slot, 0, sizeof ix->slot);
     for (unsigned c = 0; c < t->k; c++) /* the last of equal 1-byte symbols */
         if (t->len[c] == 1) ix->one[t->sym[c] & 0xff] = (int16_t)c;
     for (unsigned b = 0; b < 256; b++) /* the first byte is the low one */
@@ -128,9 +137,12 @@ static int fsst_index(struct ig_fsst *t)
         }
         ix->order[j] = (uint8_t)c;
     }
-    for (unsigned i = 0; i < nl; i++) {
-        unsigned c = ix->order[i];
-        ix->longs[i] = (struct fsst_long){t->sym[c], len_mask(t->len[c]), t->len[c], (uint8_t)c};
+    for (unsigned i = 0; i < nl + 8; i++) {
+        unsigned c = i < nl ? ix->order[i] : 0;
+        ix->long_sym[i] = i < nl ? t->sym[c] : 0;
+        ix->long_mask[i] = i < nl ? len_mask(t->len[c]) : 0;
+        ix->long_len[i] = i < nl ? t->len[c] : 0;
+        ix->long_code[i] = (uint8_t)c;
     }
     for (unsigned i = 0; i < nl;) {
         uint32_t p = (uint32_t)(t->sym[ix->order[i]] & 0xffffff);
@@ -138,38 +150,61 @@ static int fsst_index(struct ig_fsst *t)
         while (e < nl && (uint32_t)(t->sym[ix->order[e]] & 0xffffff) == p)
             e++;
         uint32_t s = slot_of(p);
-        while (ix->slot_key[s])
+        while (ix->slot[s].len)
             s = (s + 1) & (FSST_SLOTS - 1);
-        ix->slot_key[s] = p + 1;
-        ix->slot_start[s] = (uint16_t)i;
-        ix->slot_n[s] = (uint16_t)(e - i);
+        ix->slot[s] = (struct fsst_slot){ix->long_sym[i], ix->long_len[i], ix->long_code[i],
+                                         (uint8_t)i, (uint8_t)(e - i)};
         i = e;
     }
     return 0;
 }
 
+/* The slot of the long symbols that start with w's first three bytes, or
+ * NULL. */
+static inline __attribute__((always_inline)) const struct fsst_slot *
+long_slot(const struct fsst_index *ix, uint64_t w)
+{
+    const struct fsst_slot *e = ix->slot + slot_of((uint32_t)(w & 0xffffff));
+    for (; e->len; e = e + 1 < ix->slot + FSST_SLOTS ? e + 1 : ix->slot)
+        if (((w ^ e->sym) & 0xffffff) == 0) return e;
+    return NULL;
+}
+
+/* The longest of slot e's symbols that w starts with (r >= 3 bytes left):
+ * its length, *code set; 0 when none. */
+typedef unsigned long_match_fn(const struct fsst_index *ix, const struct fsst_slot *e, uint64_t w,
+                               size_t r, unsigned *code);
+
+static inline __attribute__((always_inline)) unsigned
+long_match_plain(const struct fsst_index *ix, const struct fsst_slot *e, uint64_t w, size_t r,
+                 unsigned *code)
+{
+    /* the first, the slot's own: its len (3..8) lowest bytes are w's */
+    if (e->len <= r && ((w ^ e->sym) << (64 - 8 * e->len)) == 0) {
+        *code = e->code;
+        return e->len;
+    }
+    for (unsigned j = e->at + 1u; j < e->at + (unsigned)e->n; j++)
+        if (ix->long_len[j] <= r && ((w ^ ix->long_sym[j]) & ix->long_mask[j]) == 0) {
+            *code = ix->long_code[j];
+            return ix->long_len[j];
+        }
+    return 0;
+}
+
 /* The longest symbol at w (r bytes left, r >= 1): its length, *code set; 0
  * when none matches (the byte is escaped). */
-static inline unsigned fsst_match(const struct ig_fsst *t, uint64_t w, size_t r, unsigned *code)
+static inline __attribute__((always_inline)) unsigned
+match_with(const struct fsst_index *ix, uint64_t w, size_t r, unsigned *code,
+           long_match_fn *long_match)
 {
-    const struct fsst_index *ix = t->ix;
-    if (r >= 3) {
-        uint32_t p = (uint32_t)(w & 0xffffff), s = slot_of(p);
-        while (ix->slot_key[s] && ix->slot_key[s] != p + 1)
-            s = (s + 1) & (FSST_SLOTS - 1);
-        if (ix->slot_key[s]) {
-            const struct fsst_long *o = ix->longs + ix->slot_start[s];
-            for (unsigned j = 0; j < ix->slot_n[s]; j++)
-                if (o[j].len <= r && ((w ^ o[j].sym) & o[j].mask) == 0) {
-                    *code = o[j].code;
-                    return o[j].len;
-                }
-        }
-    }
+    const struct fsst_slot *e;
+    unsigned l;
+    if (r >= 3 && (e = long_slot(ix, w)) && (l = long_match(ix, e, w, r, code))) return l;
     if (r >= 2) {
-        unsigned e = ix->short_code[w & 0xffff];
-        *code = e & 0xff;
-        return e >> 8;
+        unsigned s = ix->short_code[w & 0xffff];
+        *code = s & 0xff;
+        return s >> 8;
     }
     if (ix->one[w & 0xff] >= 0) {
         *code = (unsigned)ix->one[w & 0xff];
@@ -178,28 +213,154 @@ static inline unsigned fsst_match(const struct ig_fsst *t, uint64_t w, size_t r,
     return 0;
 }
 
-/* Code item p[0..n) into dst (room for 2n bytes); returns the codes' bytes.
- * `readable`: bytes that may be read from p on (n or more). fsst_match looks
- * at no byte past the r it is told, so where eight bytes can be read the word
- * is one load, whatever follows the item; only a block's last bytes are
- * copied out (load_word). */
-static size_t fsst_code_item(const struct ig_fsst *t, const uint8_t *p, size_t n, size_t readable,
-                             uint8_t *dst)
+static inline unsigned fsst_match(const struct ig_fsst *t, uint64_t w, size_t r, unsigned *code)
 {
-    size_t at = 0, i = 0;
-    while (i < n) {
-        unsigned code;
-        uint64_t w = readable - i >= 8 ? ig_ld64(p + i) : load_word(p + i, n - i);
-        unsigned l = fsst_match(t, w, n - i, &code);
-        if (l) {
-            dst[at++] = (uint8_t)code;
-            i += l;
-        } else {
-            dst[at++] = FSST_ESC;
-            dst[at++] = p[i++];
-        }
+    return match_with(t->ix, w, r, code, long_match_plain);
+}
+
+/* Coding items a position at a time. Each position's match waits on the
+ * last (where it starts, then a load, a hash, a table load), so one item's
+ * positions run no faster than that chain; two lanes of items, coded in
+ * turn, let the processor run two chains at once. A lane codes items
+ * [item, end) into dst, item j's codes from co[j] (relative to dst) on. */
+struct code_lane {
+    const uint64_t *offs;
+    const uint8_t *data;
+    uint64_t data_end; /* offs[n] of the whole block: what may be read */
+    size_t item, end;
+    const uint8_t *p;  /* the item being coded */
+    size_t i, n;       /* at byte i of its n */
+    size_t readable;   /* bytes that may be read from p on (n or more) */
+    uint8_t *dst;      /* the lane's codes, `at` of them so far */
+    uint64_t at, *co;
+};
+
+static inline __attribute__((always_inline)) void lane_start_item(struct code_lane *l)
+{
+    uint64_t o = l->offs[l->item];
+    l->p = l->data + o;
+    l->i = 0;
+    l->n = (size_t)(l->offs[l->item + 1] - o);
+    l->readable = (size_t)(l->data_end - o);
+}
+
+static void lane_init(struct code_lane *l, const uint64_t *offs, const uint8_t *data, size_t n,
+                      size_t item, size_t end, uint8_t *dst, uint64_t *co)
+{
+    *l = (struct code_lane){.offs = offs, .data = data, .data_end = offs[n], .item = item,
+                            .end = end, .dst = dst, .co = co};
+    co[item] = 0;
+    if (item < end) lane_start_item(l);
+}
+
+/* One step: the next position's symbol (or escape), or the next item when
+ * this one is coded. A match looks at no byte past the r it is told, so
+ * where eight bytes can be read the word is one load, whatever follows the
+ * item; only a block's last bytes are copied out (load_word). */
+static inline __attribute__((always_inline)) void
+lane_step(const struct fsst_index *ix, struct code_lane *l, long_match_fn *long_match)
+{
+    if (l->i == l->n) {
+        l->co[++l->item] = l->at;
+        if (l->item < l->end) lane_start_item(l);
+        return;
     }
-    return at;
+    unsigned code;
+    size_t r = l->n - l->i;
+    uint64_t w = l->readable - l->i >= 8 ? ig_ld64(l->p + l->i) : load_word(l->p + l->i, r);
+    unsigned len = match_with(ix, w, r, &code, long_match);
+    if (len) {
+        l->dst[l->at++] = (uint8_t)code;
+        l->i += len;
+    } else {
+        l->dst[l->at++] = FSST_ESC;
+        l->dst[l->at++] = l->p[l->i++];
+    }
+}
+
+/* Items [0, n) (n >= 1, some bytes) coded into codes (room for twice their
+ * bytes), item i's from co[i] on: the first items in one lane, those from
+ * where the second half of the bytes starts in the other, which codes into
+ * the buffer's second half and moves down after. */
+static inline __attribute__((always_inline)) void
+code_items_with(const struct fsst_index *ix, const uint64_t *offs, const uint8_t *data, size_t n,
+                uint8_t *codes, uint64_t *co, long_match_fn *long_match)
+{
+    uint64_t half = offs[0] + (offs[n] - offs[0]) / 2;
+    size_t mid = 0;
+    while (mid < n && offs[mid] < half) mid++;
+    struct code_lane a, b;
+    uint8_t *b_dst = codes + 2 * (offs[mid] - offs[0]);
+    lane_init(&a, offs, data, n, 0, mid, codes, co);
+    lane_init(&b, offs, data, n, mid, n, b_dst, co); /* a sets co[mid] last */
+    while (a.item < a.end && b.item < b.end) {
+        lane_step(ix, &a, long_match);
+        lane_step(ix, &b, long_match);
+    }
+    while (a.item < a.end)
+        lane_step(ix, &a, long_match);
+    while (b.item < b.end)
+        lane_step(ix, &b, long_match);
+    /* co[mid] is a's bytes; b's offsets after it are relative to b_dst */
+    uint64_t a_bytes = a.at;
+    memmove(codes + a_bytes, b_dst, (size_t)b.at);
+    for (size_t j = mid + 1; j <= n; j++)
+        co[j] += a_bytes;
+}
+
+static void code_items_plain(const struct fsst_index *ix, const uint64_t *offs, const uint8_t *data,
+                             size_t n, uint8_t *codes, uint64_t *co)
+{
+    code_items_with(ix, offs, data, n, codes, co, long_match_plain);
+}
+
+#if IG_HAVE_X8
+/* long_match_plain with eight of the slot's symbols compared at once: which
+ * one matches is a branch per symbol that the processor cannot foresee (on
+ * titles of words a third of positions match a prefix's second or later
+ * symbol), and the lowest lane that matches is the same first match. */
+IG_X8 static inline unsigned long_match_x8(const struct fsst_index *ix, const struct fsst_slot *e,
+                                           uint64_t w, size_t r, unsigned *code)
+{
+    unsigned at = e->at, left = e->n;
+    const __m512i word = _mm512_set1_epi64((long long)w);
+    const __m128i room = _mm_set1_epi8((char)(r < 8 ? r : 8));
+    for (;;) {
+        __mmask8 lanes = (__mmask8)(left >= 8 ? 0xff : (1u << left) - 1);
+        __m512i diff = _mm512_xor_si512(word, _mm512_loadu_si512(ix->long_sym + at));
+        __m512i mask = _mm512_loadu_si512(ix->long_mask + at);
+        __m128i len = _mm_loadl_epi64((const __m128i *)(ix->long_len + at));
+        __mmask8 hit = _mm512_mask_testn_epi64_mask(lanes, diff, mask);
+        hit &= (__mmask8)_mm_cmple_epu8_mask(len, room);
+        if (hit) {
+            unsigned j = at + (unsigned)__builtin_ctz(hit);
+            *code = ix->long_code[j];
+            return ix->long_len[j];
+        }
+        if (left <= 8) return 0;
+        at += 8;
+        left -= 8;
+    }
+}
+
+IG_X8 static void code_items_x8(const struct fsst_index *ix, const uint64_t *offs,
+                                const uint8_t *data, size_t n, uint8_t *codes, uint64_t *co)
+{
+    code_items_with(ix, offs, data, n, codes, co, long_match_x8);
+}
+#endif
+
+/* The same codes either way (test_fsst's longest-match test runs in both). */
+static void fsst_code_items(const struct ig_fsst *t, const uint64_t *offs, const uint8_t *data,
+                            size_t n, uint8_t *codes, uint64_t *co)
+{
+#if IG_HAVE_X8
+    if (ig_cpu_avx512()) {
+        code_items_x8(t->ix, offs, data, n, codes, co);
+        return;
+    }
+#endif
+    code_items_plain(t->ix, offs, data, n, codes, co);
 }
 
 /* ---- training ----------------------------------------------------------- */
@@ -684,11 +845,10 @@ static int fsst_encode(const uint64_t *offs, const uint8_t *data, size_t n, stru
     uint8_t *codes = malloc((size_t)(2 * raw + 1));
     int rc = co && codes ? 0 : enc_nomem(c->err);
     if (!rc) {
-        co[0] = 0;
-        for (size_t i = 0; i < n; i++)
-            co[i + 1] = co[i] + (raw ? fsst_code_item(t, data + offs[i], (size_t)(offs[i + 1] - offs[i]),
-                                                      (size_t)(offs[n] - offs[i]), codes + co[i])
-                                     : 0); /* all empty: data may be NULL */
+        if (raw)
+            fsst_code_items(t, offs, data, n, codes, co);
+        else /* all empty: data may be NULL */
+            memset(co, 0, (n + 1) * sizeof *co);
         unsigned wo = ig_bit_width(co[n]);
         size_t ib = ig_bitpack_size(n + 1, wo);
         uint8_t *d = ig_buf_extend(out, 2 + ib + (size_t)co[n]);
