@@ -494,6 +494,34 @@ static void test_fsst_codes_are_longest_matches(void)
     ig_chunk_ctx_free(&cx);
 }
 
+/* Training that counts in kept counters (a writer's thread keeps one
+ * ig_train_scratch for every chunk it plans) makes the same table as
+ * training with fresh ones, whatever was trained before. */
+static void test_fsst_train_in_kept_counters(void)
+{
+    uint64_t seed = check_seed ^ 0x7EA1;
+    struct ig_train_scratch sc = {0};
+    for (int round = 0; round < 2; round++)
+        for (int sh = 0; sh < F_COUNT; sh++) {
+            size_t n = sh == F_LONG ? 40 : 2000;
+            uint64_t *offs = malloc((n + 1) * 8);
+            uint8_t *data = fgen(sh, n, offs, 0, &seed);
+            struct ig_fsst *fresh = NULL, *kept = NULL;
+            REQUIRE(ig_fsst_train(offs, data, n, &fresh) == 0);
+            REQUIRE(ig_fsst_train_in(offs, data, n, &sc, &kept) == 0);
+            struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT;
+            REQUIRE(ig_fsst_write(fresh, &a) == 0 && ig_fsst_write(kept, &b) == 0);
+            CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+            ig_buf_free(&a);
+            ig_buf_free(&b);
+            ig_fsst_free(fresh);
+            ig_fsst_free(kept);
+            free(offs);
+            free(data);
+        }
+    ig_train_scratch_free(&sc);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -533,4 +561,5 @@ static void test_fsst_speed(void)
 
 TEST_MAIN(T(test_fsst_roundtrip), T(test_fsst_selection), T(test_fsst_erase),
           T(test_fsst_secret_gone), T(test_fsst_context_bytes),
-          T(test_fsst_codes_are_longest_matches), T(test_fsst_speed))
+          T(test_fsst_codes_are_longest_matches), T(test_fsst_train_in_kept_counters),
+          T(test_fsst_speed))

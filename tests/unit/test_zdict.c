@@ -112,9 +112,19 @@ static void roundtrip(struct ig_zdict *d, const uint64_t *offs, const uint8_t *d
     free(back);
 }
 
+/* d and e hold the same dictionary (or are both NULL). */
+static bool same_dict(const struct ig_zdict *d, const struct ig_zdict *e)
+{
+    if (!d || !e) return d == e;
+    size_t l = ig_zdict_content_len(d);
+    return l == ig_zdict_content_len(e) && ig_zdict_nsegments(d) == ig_zdict_nsegments(e) &&
+           memcmp(ig_zdict_content(d), ig_zdict_content(e), l) == 0;
+}
+
 static void test_zdict_train(void)
 {
     uint64_t seed = 5;
+    struct ig_train_scratch sc = {0}; /* one for every shape, as a writer's thread keeps one */
     for (int sh = 0; sh < Z_COUNT; sh++) {
         size_t n = sh == Z_LONG ? 300 : 20000;
         uint64_t *offs = malloc((n + 1) * sizeof *offs);
@@ -129,6 +139,14 @@ static void test_zdict_train(void)
         REQUIRE(ig_zdict_train(offs, data, n, target, 4096, &few) == 0);
         if (sh == Z_LONG) CHECK(few == NULL);
         if (sh == Z_WORDS) CHECK(few != NULL && ig_zdict_content_len(few) == ig_zdict_content_len(d));
+        /* counting in kept counters, after other shapes: the same as fresh ones */
+        struct ig_zdict *kept = NULL, *kept_few = NULL;
+        REQUIRE(ig_zdict_train_in(offs, data, n, target, 0, &sc, &kept) == 0);
+        REQUIRE(ig_zdict_train_in(offs, data, n, target, 4096, &sc, &kept_few) == 0);
+        CHECK(same_dict(kept, d));
+        CHECK(same_dict(kept_few, few));
+        ig_zdict_free(kept);
+        ig_zdict_free(kept_few);
         ig_zdict_free(few);
         if (!d) {
             free(offs);
@@ -166,6 +184,7 @@ static void test_zdict_train(void)
         free(offs);
         free(data);
     }
+    ig_train_scratch_free(&sc);
 }
 
 /* A dictionary in a context beside a symbol table: written, parsed, written

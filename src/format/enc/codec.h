@@ -302,12 +302,27 @@ static inline int ig_zdict_erase_level(int zstd_level)
     return ig_zdict_level(zstd_level) - 1;
 }
 
+/* Counters the trainers below count in and leave zero: pairs of fsst codes
+ * and 4-byte windows of a dictionary's sample, 1 MiB each, made on first
+ * use. A writer keeps one per encoding thread: fresh ones per chunk cost
+ * their pages' faults, and with other threads running each page is faulted
+ * twice (read, then written) and every core's TLB flushed: 3 % of a
+ * two-thread CSV import. A zeroed struct has none yet. */
+struct ig_train_scratch {
+    uint32_t *fsst_pairs;    /* 512 x 512 */
+    uint32_t *zdict_windows; /* 2^18 */
+};
+void ig_train_scratch_free(struct ig_train_scratch *s);
+
 /* A dictionary of at most `target` bytes trained on the n items offs/data;
  * *out NULL when nothing in them repeats enough, or when 32 KiB of them
  * taken evenly hold fewer than least_windows distinct 4-byte windows (hashed:
  * a few may share a slot; 0: not asked). -ENOMEM. */
 int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
                    size_t least_windows, struct ig_zdict **out);
+/* The same, counting in s (ig_train_scratch). */
+int ig_zdict_train_in(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
+                      size_t least_windows, struct ig_train_scratch *s, struct ig_zdict **out);
 void ig_zdict_free(struct ig_zdict *d);
 struct ig_zdict *ig_zdict_copy(const struct ig_zdict *d); /* NULL without memory */
 size_t ig_zdict_content_len(const struct ig_zdict *d);
@@ -382,6 +397,9 @@ size_t ig_zdict_decompress(void *dctx, const struct ig_zdict *d, void *dst, size
  * ready to code items; its use counts are 0 (the writer counts the blocks it
  * keeps). -ENOMEM without memory. */
 int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig_fsst **out);
+/* The same, counting in s (ig_train_scratch). */
+int ig_fsst_train_in(const uint64_t *offs, const uint8_t *data, size_t n, struct ig_train_scratch *s,
+                     struct ig_fsst **out);
 void ig_fsst_free(struct ig_fsst *t);
 unsigned ig_fsst_symbols(const struct ig_fsst *t); /* symbols not erased */
 uint64_t ig_fsst_count(const struct ig_fsst *t, unsigned code);

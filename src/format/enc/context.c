@@ -14,6 +14,19 @@
 
 #include "enc_internal.h"
 
+uint32_t *enc_train_counters(uint32_t **table, size_t words)
+{
+    if (!*table) *table = calloc(words, sizeof **table);
+    return *table;
+}
+
+void ig_train_scratch_free(struct ig_train_scratch *s)
+{
+    free(s->fsst_pairs);
+    free(s->zdict_windows);
+    memset(s, 0, sizeof *s);
+}
+
 #define CTX_END  0
 #define CTX_FSST 1
 #define CTX_ZDICT 2

@@ -243,6 +243,10 @@ struct bytes_scheme {
 extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes, enc_fsst_bytes,
     enc_vdict_bytes;
 
+/* *table, made zero first if it is not there yet (`words` uint32s); NULL
+ * without memory. For ig_train_scratch's counters. */
+uint32_t *enc_train_counters(uint32_t **table, size_t words);
+
 /* A symbol table's bytes (the context's fsst entry): parsed and checked
  * (*used: its length), its exact size, and written. */
 int ig_fsst_parse(const uint8_t *p, size_t len, struct ig_fsst **out, size_t *used,

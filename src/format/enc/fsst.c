@@ -554,7 +554,9 @@ static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uin
     return rc; /* the next round, or ig_fsst_train, indexes the new table */
 }
 
-int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig_fsst **out)
+/* The pair counters are left zero: each round clears the ones it counted. */
+int ig_fsst_train_in(const uint64_t *offs, const uint8_t *data, size_t n, struct ig_train_scratch *s,
+                     struct ig_fsst **out)
 {
     *out = NULL;
     struct ig_fsst *t = calloc(1, sizeof *t);
@@ -563,7 +565,7 @@ int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig
     uint32_t *c1 = malloc(512 * sizeof *c1);
     /* a pair per sampled byte at most (FSST_SAMPLE_BYTES, and the last piece
      * may pass it by FSST_SAMPLE_PIECE) */
-    struct pair_counts pairs = {calloc(512 * 512, sizeof *pairs.c2),
+    struct pair_counts pairs = {enc_train_counters(&s->fsst_pairs, 512 * 512),
                                 malloc((FSST_SAMPLE_BYTES + FSST_SAMPLE_PIECE) * sizeof *pairs.seen), 0};
     int rc = t && pc && c1 && pairs.c2 && pairs.seen ? 0 : -ENOMEM;
     size_t np = rc || !n ? 0 : take_sample(offs, data, n, pc, max_pieces);
@@ -572,7 +574,6 @@ int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig
     if (!rc) rc = fsst_index(t);
     free(pc);
     free(c1);
-    free(pairs.c2);
     free(pairs.seen);
     if (rc) {
         ig_fsst_free(t);
@@ -580,6 +581,14 @@ int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig
     }
     *out = t;
     return 0;
+}
+
+int ig_fsst_train(const uint64_t *offs, const uint8_t *data, size_t n, struct ig_fsst **out)
+{
+    struct ig_train_scratch s = {0};
+    int rc = ig_fsst_train_in(offs, data, n, &s, out);
+    ig_train_scratch_free(&s);
+    return rc;
 }
 
 /* ---- the table on disk -------------------------------------------------- */

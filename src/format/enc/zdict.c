@@ -504,8 +504,8 @@ static size_t vocabulary(const uint64_t *offs, const uint8_t *data, size_t n, ui
     return windows;
 }
 
-int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
-                   size_t least_windows, struct ig_zdict **out)
+int ig_zdict_train_in(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
+                      size_t least_windows, struct ig_train_scratch *sc, struct ig_zdict **out)
 {
     *out = NULL;
     if (!n || target < IG_ZDICT_SEG_MAX) return 0;
@@ -516,12 +516,10 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     struct ig_buf s = IG_BUF_INIT;
     struct piece *pcs = NULL;
     size_t npcs = 0, cap = 0;
-    uint32_t *cnt = calloc((size_t)1 << ZT_HBITS, sizeof *cnt);
+    uint32_t *cnt = enc_train_counters(&sc->zdict_windows, (size_t)1 << ZT_HBITS);
     int rc = cnt ? 0 : -ENOMEM;
-    if (!rc && least_windows && vocabulary(offs, data, n, cnt) < least_windows) {
-        free(cnt);
-        return 0;
-    }
+    if (!rc && least_windows && vocabulary(offs, data, n, cnt) < least_windows)
+        return 0; /* it leaves them zero */
     for (size_t i = 0; i < n && !rc; i += stride) {
         size_t l = (size_t)(offs[i + 1] - offs[i]);
         if (l > 4096) l = 4096; /* a long value's start stands for it */
@@ -593,9 +591,18 @@ int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t t
     }
     if (!rc && nch) rc = build(chosen, nch, bytes, s.data, out);
     free(chosen);
-    free(cnt);
+    if (cnt) memset(cnt, 0, sizeof *cnt << ZT_HBITS); /* left zero for the next */
     free(pcs);
     ig_buf_free(&s);
+    return rc;
+}
+
+int ig_zdict_train(const uint64_t *offs, const uint8_t *data, size_t n, size_t target,
+                   size_t least_windows, struct ig_zdict **out)
+{
+    struct ig_train_scratch sc = {0};
+    int rc = ig_zdict_train_in(offs, data, n, target, least_windows, &sc, out);
+    ig_train_scratch_free(&sc);
     return rc;
 }
 

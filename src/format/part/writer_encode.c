@@ -462,6 +462,7 @@ void ig_encoder_free(struct ig_encoder *e)
     ig_strset_free(&e->chunk_set);
     free(e->short_ids.key);
     free(e->short_ids.id);
+    ig_train_scratch_free(&e->train);
     ig_page_scratch_free(&e->scratch);
     ig_page_built_free(&e->built);
     memset(e, 0, sizeof *e);

@@ -139,6 +139,7 @@ struct ig_encoder {
     size_t cuts_cap;
     struct ig_strset chunk_set; /* a chunk's distinct strings, counted (kept from chunk to chunk) */
     struct ig_short_ids short_ids; /* the short ones among them, by their bytes */
+    struct ig_train_scratch train; /* counters of fsst's and zstd dictionaries' training */
 };
 
 /* What every encoder reads and nobody writes while jobs run. */

@@ -662,13 +662,14 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
                                       &e->chunk_set, block_level(&w), &g->vcodes[l], &g->ctx[l]);
         if (g->vcodes[l].on) continue; /* no symbol table, no zstd dictionary */
         if (!rc && wants_table(&w, l))
-            rc =
-                ig_fsst_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, &g->ctx[l].fsst);
+            rc = ig_fsst_train_in(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, &e->train,
+                                  &g->ctx[l].fsst);
         size_t target = rc ? 0 : dict_target(&w, l);
         if (target) rc = blocks_zstd(&w, l, &e->scratch, &g->ctx[l].zdict_grain, err);
         if (target && !rc)
-            rc = ig_zdict_train(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, target,
-                                g->ctx[l].zdict_grain ? 0 : IG_ZDICT_LEAST_WINDOWS, &g->ctx[l].zdict);
+            rc = ig_zdict_train_in(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, target,
+                                   g->ctx[l].zdict_grain ? 0 : IG_ZDICT_LEAST_WINDOWS, &e->train,
+                                   &g->ctx[l].zdict);
         if (!rc && g->ctx[l].zdict && !dict_pays(&w, l)) {
             ig_zdict_free(g->ctx[l].zdict);
             g->ctx[l].zdict = NULL;
