@@ -376,24 +376,10 @@ struct cand_map {
     size_t cap, n;
 };
 
-static int cand_add(struct cand_map *m, uint64_t sym, unsigned len, uint64_t gain)
+/* Add gain to the candidate (sym, len), a new one if it is not there yet;
+ * the map is sized for every candidate a round adds (train_round). */
+static void cand_add(struct cand_map *m, uint64_t sym, unsigned len, uint64_t gain)
 {
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 4096;
-        struct cand *c = calloc(cap, sizeof *c);
-        if (!c) return -ENOMEM;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->c[i].len) continue;
-            size_t s =
-                (size_t)((m->c[i].sym * 0x9E3779B97F4A7C15ULL + m->c[i].len) >> 20) & (cap - 1);
-            while (c[s].len)
-                s = (s + 1) & (cap - 1);
-            c[s] = m->c[i];
-        }
-        free(m->c);
-        m->c = c;
-        m->cap = cap;
-    }
     size_t s = (size_t)((sym * 0x9E3779B97F4A7C15ULL + len) >> 20) & (m->cap - 1);
     while (m->c[s].len && (m->c[s].sym != sym || m->c[s].len != len))
         s = (s + 1) & (m->cap - 1);
@@ -402,7 +388,6 @@ static int cand_add(struct cand_map *m, uint64_t sym, unsigned len, uint64_t gai
         m->n++;
     }
     m->c[s].gain += gain;
-    return 0;
 }
 
 static int cand_cmp(const void *a, const void *b)
@@ -519,13 +504,18 @@ static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uin
             i += l ? l : 1;
         }
     }
+    /* sized once for every candidate (at most the 512 codes and the pairs
+     * seen) at half full: no growing, no rehashing */
     struct cand_map m = {0};
+    size_t most = 512 + pairs->n;
+    for (m.cap = 4096; m.cap < 2 * most; m.cap *= 2) {}
+    if (!(m.c = calloc(m.cap, sizeof *m.c))) rc = -ENOMEM;
     for (unsigned a = 0; a < 512 && !rc; a++) {
         if (!c1[a]) continue;
         uint64_t sa = a < 256 ? t->sym[a] : a - 256;
         unsigned la = a < 256 ? t->len[a] : 1;
         /* a single byte saves nothing but the escape: weigh it by its count */
-        rc = cand_add(&m, sa, la, (uint64_t)c1[a] * (la == 1 ? 1 : la));
+        cand_add(&m, sa, la, (uint64_t)c1[a] * (la == 1 ? 1 : la));
     }
     for (size_t i = 0; i < pairs->n; i++) {
         unsigned a = pairs->seen[i] / 512, b = pairs->seen[i] % 512;
@@ -536,7 +526,7 @@ static int train_round(struct ig_fsst *t, const struct piece *pc, size_t np, uin
         uint64_t sa = a < 256 ? t->sym[a] : a - 256, sb = b < 256 ? t->sym[b] : b - 256;
         unsigned lb = b < 256 ? t->len[b] : 1, l = la + lb > 8 ? 8 : la + lb;
         uint64_t s = (sa | sb << (8 * la)) & len_mask(l);
-        rc = cand_add(&m, s, l, (uint64_t)f * l);
+        cand_add(&m, s, l, (uint64_t)f * l);
     }
     if (!rc) {
         size_t k = 0;
