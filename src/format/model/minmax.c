@@ -2,6 +2,7 @@
 #include "format/model/minmax.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
+#include "util/cpu.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,16 +77,47 @@ static void floats(const struct ig_values *v, const uint8_t *skip, struct ig_min
     *out = (struct ig_minmax){true, double_lane(v->type, lo), double_lane(v->type, hi)};
 }
 
+/* The bounds of n signed lanes with no value left out, folded into *lo and
+ * *hi: one pass without a branch. x86-64's base vectors have no 64-bit
+ * compare, so the plain build runs it a value at a time (2 % of a CSV
+ * import's CPU); built again for AVX-512 (util/cpu.h), the same C code,
+ * the compiler runs it eight at a time. */
+static inline __attribute__((always_inline)) void signed_span(const uint64_t *lanes, size_t n,
+                                                              int64_t *lo, int64_t *hi)
+{
+    int64_t l = *lo, h = *hi;
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = (int64_t)lanes[i];
+        l = x < l ? x : l;
+        h = x > h ? x : h;
+    }
+    *lo = l;
+    *hi = h;
+}
+
+static void signed_span_plain(const uint64_t *lanes, size_t n, int64_t *lo, int64_t *hi)
+{
+    signed_span(lanes, n, lo, hi);
+}
+
+#if IG_HAVE_X8
+IG_X8 static void signed_span_x8(const uint64_t *lanes, size_t n, int64_t *lo, int64_t *hi)
+{
+    signed_span(lanes, n, lo, hi);
+}
+#endif
+
 static void signed_ints(const struct ig_values *v, const uint8_t *skip, struct ig_minmax *out)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t present = 0;
     if (!v->has_nulls && !skip) {
-        for (size_t i = 0; i < v->n; i++) {
-            int64_t x = (int64_t)v->lanes[i];
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-        }
+#if IG_HAVE_X8
+        if (ig_cpu_avx512())
+            signed_span_x8(v->lanes, v->n, &lo, &hi);
+        else
+#endif
+            signed_span_plain(v->lanes, v->n, &lo, &hi);
         present = v->n;
     } else {
         for (size_t i = 0; i < v->n; i++) {
