@@ -3,7 +3,7 @@
  * The few kernels written for AVX-512 (format/model/float_len_x8.c,
  * format/model/int_len.c, format/enc/stats_x8.c, the escape count in
  * format/model/text_escape.c, the ASCII run in util/utf8.c, the field scan in
- * import/csv.c) run only where
+ * import/csv.c, fsst's symbol match in format/enc/fsst.c) run only where
  * ig_cpu_avx512() is true and have a scalar path beside them that gives the same answer; their tests compare the
  * two (scripts/test runs every unit test again with INGOT_NO_AVX512=1). IG_X8 marks such a kernel's functions (the compiler may use AVX-512 in
  * them and nowhere else). Set INGOT_NO_AVX512=1 in the environment to take the
@@ -13,7 +13,8 @@
  * a register's count (shrx: no count in cl, no flags), run where
  * ig_cpu_bmi2() is true: the same C code, so the same answer
  * (format/enc/huff.c's block decode, whose chain of table lookups is a chain
- * of such shifts). INGOT_NO_AVX512=1 turns these off too, so that the run of
+ * of such shifts). format/model/minmax.c builds a plain C loop under IG_X8
+ * the same way, for AVX-512's 64-bit min and max. INGOT_NO_AVX512=1 turns these off too, so that the run of
  * the unit tests with it covers the plain builds. */
 #ifndef IG_UTIL_CPU_H
 #define IG_UTIL_CPU_H
