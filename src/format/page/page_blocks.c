@@ -199,9 +199,13 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
                                           size_t first, size_t count)
 {
     struct ig_page_policy p = *t->pol;
-    bool recheck = t->num_blocks % TRIAL_RECHECK == 0;
-    if (trial_zstd_numbers(t->pol, v) && t->zstd_misses >= 2 && !recheck) p.compression = IG_COMP_NONE;
-    if (trial_numbers(t->pol, v) && t->plain_runs >= 2 && !recheck) p.encoding = IG_ENC_PLAIN;
+    /* settled choices are weighed again every TRIAL_RECHECK blocks: numbers
+     * by their own clock (carried from page to page), the rest by blocks */
+    bool numbers_recheck = t->num_blocks % TRIAL_RECHECK == 0;
+    bool recheck = t->blocks % TRIAL_RECHECK == 0;
+    if (trial_zstd_numbers(t->pol, v) && t->zstd_misses >= 2 && !numbers_recheck)
+        p.compression = IG_COMP_NONE;
+    if (trial_numbers(t->pol, v) && t->plain_runs >= 2 && !numbers_recheck) p.encoding = IG_ENC_PLAIN;
     /* Strings one item scheme won twice running go straight to it: fsst's
      * (words that repeat) until the next recheck, as zstd's do; huffman's
      * (letters that do not) while the look finds no repeats. The look costs
@@ -212,17 +216,16 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
      * chunk dictionary, against which values that do not repeat among
      * themselves may still compress. */
     if (trial_strings(t->pol, v) && t->huff_wins >= 2 && !t->pol->zdict &&
-        (t->item_enc == IG_ENC_FSST ? t->blocks % TRIAL_RECHECK != 0 : !trial_repeats(t, v, first, count)))
+        (t->item_enc == IG_ENC_FSST ? !recheck : !trial_repeats(t, v, first, count)))
         p.encoding = t->item_enc;
-    if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && t->blocks % TRIAL_RECHECK != 0)
-        p.zstd_settled = true;
+    if (trial_strings(t->pol, v) && t->zstd_wins >= 2 && !recheck) p.zstd_settled = true;
     /* fsst lost twice running (values a dictionary or zstd holds better, or
      * random ones): weighed again every TRIAL_RECHECK blocks only */
-    if (t->fsst_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.fsst_settled = true;
+    if (t->fsst_losses >= 2 && !recheck) p.fsst_settled = true;
     /* the chunk's dictionary lost twice running (values a block's dictionary
      * or per-item codes hold better): tried again every TRIAL_RECHECK blocks
      * (a frame at its level is most of a block's encode) */
-    if (t->dict_losses >= 2 && t->blocks % TRIAL_RECHECK != 0) p.zdict = NULL;
+    if (t->dict_losses >= 2 && !recheck) p.zdict = NULL;
     return p;
 }
 
