@@ -491,6 +491,72 @@ static void test_streamed_journal_applies_everything(void)
     ig_remove_tree(d);
 }
 
+/* Scattered records, as an erase journals them: a few bytes to a few units
+ * long, in no order, overlapping, some of zeros, some past the file's end.
+ * The window reads a unit only where a record leaves some of it as it was:
+ * every byte no record wrote must read back as before, every record's bytes
+ * as the last record over them wrote them, and the file end where the last
+ * record ends. */
+static void test_journal_window_keeps_untouched_bytes(void)
+{
+    char d[64];
+    strcpy(d, "/tmp/ingot-jwin-XXXXXX");
+    REQUIRE(mkdtemp(d));
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
+    const size_t size = (3u << 20) + 1234, room = size + (64u << 10);
+    uint8_t *want = calloc(room, 1);
+    REQUIRE(want);
+    uint64_t s = check_seed ^ 0x5eed;
+    for (size_t i = 0; i < size; i++) want[i] = (uint8_t)test_rand(&s);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(ig_pwrite_full(fd, want, size, 0) == 0);
+    struct ig_journal j;
+    ig_journal_init(&j);
+    struct ig_error err = {0};
+    size_t end = size;
+    uint8_t piece[3 * 4096 + 100];
+    uint64_t off = 0;
+    for (int k = 0; k < 4000; k++) {
+        /* mostly near the last record (a window's worth), sometimes anywhere */
+        uint64_t r = test_rand(&s) % 8;
+        if (r == 0) off = test_rand(&s) % size;
+        else if (r < 7) off = (off + test_rand(&s) % (300u << 10)) % size;
+        else off = size - 100 + test_rand(&s) % 20000; /* across and past the end */
+        size_t n = test_rand(&s) % 2 ? 1 + test_rand(&s) % 64 : 1 + test_rand(&s) % sizeof piece;
+        if (off + n > room) n = room - off;
+        if (test_rand(&s) % 5 == 0) {
+            CHECK(ig_journal_zero(&j, "part-000000.ingot", off, n) == 0);
+            memset(want + off, 0, n);
+        } else {
+            for (size_t i = 0; i < n; i++) piece[i] = (uint8_t)test_rand(&s);
+            CHECK(ig_journal_add(&j, "part-000000.ingot", off, piece, n) == 0);
+            memcpy(want + off, piece, n);
+        }
+        if (off + n > end) end = off + n;
+    }
+    REQUIRE(ig_journal_commit(&j, d, NULL, &err) == 0);
+    int rc = ig_journal_apply(d, NULL, &err);
+    if (rc) fprintf(stderr, "  apply: %s\n", err.msg);
+    CHECK(rc == 0);
+    struct stat st;
+    REQUIRE(fstat(fd, &st) == 0);
+    CHECK((size_t)st.st_size == end);
+    uint8_t *got = malloc(end);
+    REQUIRE(got && ig_pread_full(fd, got, end, 0) == 0);
+    size_t bad = 0;
+    while (bad < end && got[bad] == want[bad])
+        bad++;
+    if (bad < end) fprintf(stderr, "  first wrong byte at %zu of %zu\n", bad, end);
+    CHECK(bad == end);
+    free(got);
+    free(want);
+    close(fd);
+    ig_journal_free(&j);
+    ig_remove_tree(d);
+}
+
 /* Frame a journal's records as a committed journal file (hash, end magic). */
 static void write_journal(const char *d, const char *magic, const uint8_t *rec, size_t n)
 {
@@ -663,7 +729,7 @@ static void test_shared_footer_copy_is_one_generation(void)
     ig_remove_tree(dir);
 }
 
-TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_journal_window_keeps_untouched_bytes), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
           T(test_shared_footer_copy_is_one_generation), T(test_deletion_bitmap_written_by_first_erase),
           T(test_deletion_bitmap_damage_named),
           T(test_journal_replay_is_idempotent))

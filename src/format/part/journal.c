@@ -341,9 +341,14 @@ static int find_fd(const char *dir, const char *name, int *fds, char (*names)[25
     return fd;
 }
 
-/* Records are applied through a window: a span of one part file read once,
- * patched in memory by every record that falls inside it, in journal order,
- * and written back a run of touched 4 KiB units at a time. An erase of
+/* Records are applied through a window: a span of one part file, patched in
+ * memory by every record that falls inside it, in journal order, and written
+ * back a run of touched 4 KiB units at a time. A unit is read when a record
+ * first touches it without covering it, never again while the window stays,
+ * and not at all when no record touches it: whole windows read 19 MB for a
+ * one-row erase of 100 columns, from the disk when cold (17 ms of its 50),
+ * where the units an erase's records touch are mostly the blocks it read and
+ * still in the page cache. An erase of
  * scattered rows journals hundreds of thousands of small ranges, a few bytes
  * each, close together; a pwrite apiece cost more than everything else the
  * erase did. Bytes of a touched unit that no record touches are written back
@@ -363,6 +368,7 @@ struct window {
     uint64_t start;   /* file offset of buf[0] */
     size_t len;       /* bytes [0, len) of buf may be written back */
     uint64_t touched; /* bit u: a record wrote into [u, u + 1) x WINDOW_UNIT */
+    uint64_t loaded;  /* bit u: unit u holds the file's bytes (or a record's over all of it) */
     uint8_t *buf;     /* WINDOW_BYTES */
 };
 
@@ -383,19 +389,51 @@ static bool window_holds(const struct window *w, int fd, uint64_t off, uint64_t 
 static int window_open(struct window *w, int fd, uint64_t off)
 {
     if (!w->buf && !(w->buf = malloc(WINDOW_BYTES))) return -ENOMEM;
-    size_t got = 0;
-    while (got < WINDOW_BYTES) {
-        ssize_t n = pread(fd, w->buf + got, WINDOW_BYTES - got, (off_t)(off + got));
+    w->fd = fd;
+    w->start = off;
+    w->len = 0;
+    w->touched = w->loaded = 0;
+    return 0;
+}
+
+/* Units [u, v) read from the file (past its end they read as zeros). */
+static int window_read(struct window *w, size_t u, size_t v)
+{
+    size_t got = 0, want = (v - u) * WINDOW_UNIT;
+    uint8_t *to = w->buf + u * WINDOW_UNIT;
+    while (got < want) {
+        ssize_t n = pread(w->fd, to + got, want - got, (off_t)(w->start + u * WINDOW_UNIT + got));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return -errno;
         if (n == 0) break; /* the end of the file: the rest reads as zeros */
         got += (size_t)n;
     }
-    memset(w->buf + got, 0, WINDOW_BYTES - got);
-    w->fd = fd;
-    w->start = off;
-    w->len = 0;
-    w->touched = 0;
+    memset(to + got, 0, want - got);
+    for (size_t k = u; k < v; k++)
+        w->loaded |= 1ull << k;
+    return 0;
+}
+
+/* The units bytes [at, at + len) of the window (len > 0) fall in, loaded
+ * before a record is patched over them: read where the record leaves some
+ * of a unit's bytes as they are (a run of such units in one read), taken as
+ * they come where it covers it. */
+static int window_fill(struct window *w, size_t at, size_t len)
+{
+    size_t last = (at + len - 1) / WINDOW_UNIT;
+    for (size_t u = at / WINDOW_UNIT; u <= last; u++) {
+        if (w->loaded >> u & 1) continue;
+        if (at <= u * WINDOW_UNIT && at + len >= (u + 1) * WINDOW_UNIT) {
+            w->loaded |= 1ull << u; /* every byte of it is the record's */
+            continue;
+        }
+        size_t v = u + 1;
+        while (v <= last && !(w->loaded >> v & 1))
+            v++;
+        int rc = window_read(w, u, v);
+        if (rc) return rc;
+        u = v - 1;
+    }
     return 0;
 }
 
@@ -494,24 +532,19 @@ static int apply_record(struct apply *ap, struct jreader *r, uint8_t kind, const
     if (ap->nfds > opened) ap->shared[opened] = ig_fd_is_shared(fd);
     struct window *w = &ap->w;
     bool malformed = false;
-    if (window_holds(w, fd, off, len)) {
-        /* in the window: patched in memory, written with its neighbours */
-        uint8_t *at = w->buf + (off - w->start);
-        if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
-        else memset(at, 0, len);
-        if (len) window_touch(w, (size_t)(off - w->start), len);
-        return malformed ? ig_err(err, -EIO, "%s: journal record malformed", final) : 0;
-    }
-    int rc = window_flush(w, ap->f);
-    if (!rc && len <= WINDOW_BYTES && !ap->shared[fd_slot(ap->fds, ap->nfds, fd)]) {
+    bool held = window_holds(w, fd, off, len);
+    int rc = held ? 0 : window_flush(w, ap->f);
+    if (!rc && !held && len <= WINDOW_BYTES && !ap->shared[fd_slot(ap->fds, ap->nfds, fd)]) {
         rc = window_open(w, fd, off);
-        if (!rc) {
-            uint8_t *at = w->buf;
-            if (kind == KIND_WRITE) malformed = jr_read(r, at, len) != 0;
-            else memset(at, 0, len);
-            w->len = 0;
-            if (len) window_touch(w, 0, len);
-        }
+        held = rc == 0;
+    }
+    if (held) {
+        /* in the window: patched in memory, written with its neighbours */
+        size_t in = (size_t)(off - w->start);
+        rc = len ? window_fill(w, in, len) : 0;
+        if (!rc && kind == KIND_WRITE) malformed = jr_read(r, w->buf + in, len) != 0;
+        else if (!rc) memset(w->buf + in, 0, len);
+        if (!rc && len) window_touch(w, in, len);
     } else if (!rc) { /* longer than a window: straight to the file */
         rc = write_through(r, kind, fd, off, len, ap->f, &malformed);
     }
