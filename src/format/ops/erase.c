@@ -101,7 +101,7 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
         free(kill);
         kill = calloc((rec.row_count + 7) / 8 + 1, 1);
         if (!kill) {
-            erase_loaded_free(x);
+            erase_loaded_forget(x);
             return ig_err(err, -ENOMEM, "out of memory");
         }
         uint32_t nkill = 0;
@@ -112,7 +112,7 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
         rc = erase_page(x, pp, c, g, pg, gr->first_row, kill, nkill, err);
     }
     free(kill);
-    erase_loaded_free(x); /* (page numbers are the part's: none outlives its chunk) */
+    erase_loaded_forget(x); /* (page numbers are the part's: none outlives its chunk) */
     if (!rc) rc = erase_rebound(x, pp, c, g, gr->first_row, rows, nrows, err);
     if (!rc) rc = erase_contexts_write(x, pp, err);
     return rc;

@@ -122,6 +122,7 @@ void erase_ctx_free(struct erase_ctx *x)
     ig_buf_free(&x->tmp);
     ig_buf_free(&x->kill_b);
     ig_buf_free(&x->del_b);
+    ig_buf_free(&x->body);
     erase_loaded_free(x);
 }
 
@@ -365,6 +366,20 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         struct ig_block_load bl;
         if (!ld) rc = erase_load_block(x, p, c, page, rec, b, kb, group_first_row, &bl, err);
         if (rc) break;
+        /* the body the load decompressed, not decompressed again: a copy of
+         * a fresh load's (counting the block's symbol uses below reuses the
+         * reader's buffers) */
+        const uint8_t *body = NULL;
+        if (ld && ld->body.len) {
+            body = ld->body.data;
+        } else if (!ld && bl.body) {
+            ig_buf_reset(&x->body);
+            if (ig_buf_append(&x->body, bl.body, bl.blk.body_size)) {
+                rc = ig_err(err, -ENOMEM, "out of memory");
+                break;
+            }
+            body = x->body.data;
+        }
         blk = ld ? ld->blk : bl.blk;
         const struct ig_values *v = ld ? &ld->v : &x->v;
         const uint8_t *stored = ld ? ld->stored.data : x->r.stored.data;
@@ -387,7 +402,7 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         blk.cx = cx;
         rc = erase_count_block_uses(x, c, stored, &blk, -1, err);
         if (!rc)
-            rc = ig_page_erase(stored, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
+            rc = ig_page_erase(stored, body, &blk, c->rec.type, old_del, kb, 3, &x->r.s, &x->built, err);
         if (!rc) rc = erase_count_built_uses(x, c, &blk, err);
         if (rc)
             rc = ig_err_prefix(err, rc, "%s: column '%.*s' page %u block %u", p->path,

@@ -9,7 +9,8 @@
  * a substring that only erased values held.
  *
  * The erased values are scanned once for the segments they hold, each block
- * holding one loaded as erase_page takes it and kept for it (decoded once),
+ * holding one loaded as erase_page takes it and kept for it with its body
+ * (read and decompressed once),
  * then the values that stay, page by page, until each of those is found in
  * one (ig_zdict_find: one pass over a value's bytes). The writer keeps only
  * segments that several values hold, so they are found within the chunk's
@@ -23,16 +24,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+void erase_loaded_forget(struct erase_ctx *x)
+{
+    x->nloaded = x->loaded_next = 0;
+}
+
 void erase_loaded_free(struct erase_ctx *x)
 {
-    for (size_t i = 0; i < x->nloaded; i++) {
+    for (size_t i = 0; i < x->loaded_made; i++) {
         ig_values_free(&x->loaded[i].v);
         ig_buf_free(&x->loaded[i].stored);
+        ig_buf_free(&x->loaded[i].body);
         ig_buf_free(&x->loaded[i].deleted);
     }
     free(x->loaded);
     x->loaded = NULL;
-    x->nloaded = x->loaded_cap = 0;
+    x->nloaded = x->loaded_made = x->loaded_cap = x->loaded_next = 0;
 }
 
 int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl)
@@ -44,22 +51,40 @@ int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_
         x->loaded = g;
         x->loaded_cap = nc;
     }
+    if (x->nloaded == x->loaded_made) /* values zeroed: the decoder types them */
+        x->loaded[x->loaded_made++] = (struct erase_loaded){
+            .stored = IG_BUF_INIT, .body = IG_BUF_INIT, .deleted = IG_BUF_INIT};
     struct erase_loaded *l = &x->loaded[x->nloaded];
-    *l = (struct erase_loaded){.page = page, .block = bl->block, .blk = bl->blk, .v = x->v,
-                               .stored = x->r.stored, .deleted = IG_BUF_INIT};
-    if (bl->deleted && ig_buf_append(&l->deleted, bl->deleted, (bl->blk.row_count + 7) / 8))
+    /* the body first: it may lie in the stored bytes swapped below */
+    ig_buf_reset(&l->body);
+    ig_buf_reset(&l->deleted);
+    if ((bl->body && ig_buf_append(&l->body, bl->body, bl->blk.body_size)) ||
+        (bl->deleted && ig_buf_append(&l->deleted, bl->deleted, (bl->blk.row_count + 7) / 8)))
         return -ENOMEM;
+    l->page = page;
+    l->block = bl->block;
+    l->blk = bl->blk;
+    /* the loaded values and bytes swapped with the entry's old buffers, which
+     * the next load fills */
+    struct ig_values v = l->v;
+    l->v = x->v;
+    x->v = v;
+    struct ig_buf stored = l->stored;
+    l->stored = x->r.stored;
+    x->r.stored = stored;
     x->nloaded++;
-    /* taken over: the next load starts from empty buffers */
-    memset(&x->v, 0, sizeof x->v);
-    x->r.stored = (struct ig_buf)IG_BUF_INIT;
     return 0;
 }
 
-const struct erase_loaded *erase_loaded_block(const struct erase_ctx *x, uint32_t page, uint32_t b)
+const struct erase_loaded *erase_loaded_block(struct erase_ctx *x, uint32_t page, uint32_t b)
 {
-    for (size_t i = 0; i < x->nloaded; i++)
-        if (x->loaded[i].page == page && x->loaded[i].block == b) return &x->loaded[i];
+    for (size_t k = 0; k < x->nloaded; k++) {
+        size_t i = (x->loaded_next + k) % x->nloaded;
+        if (x->loaded[i].page == page && x->loaded[i].block == b) {
+            x->loaded_next = i + 1;
+            return &x->loaded[i];
+        }
+    }
     return NULL;
 }
 

@@ -71,12 +71,15 @@ struct erase_chunk_ctx {
 
 /* A block holding an erased row of a chunk with a dictionary, loaded while
  * the dictionary was settled (erase_dict.c: the segments its erased values
- * hold), kept for erase_page to rewrite, not loaded and decoded again. */
+ * hold), kept for erase_page to rewrite, not loaded and decompressed again.
+ * Entries past nloaded keep their buffers for the next chunk's blocks: a
+ * thread's erase allocates them once, not once a block. */
 struct erase_loaded {
     uint32_t page, block;
     struct ig_pagerec blk;
     struct ig_values v;     /* as ig_reader_load_block gave them (erase_load_block) */
     struct ig_buf stored;   /* the block's stored bytes, checked */
+    struct ig_buf body;     /* their body, decompressed (len 0: the load read none whole) */
     struct ig_buf deleted;  /* its rows deleted before (len 0: none) */
 };
 
@@ -93,7 +96,9 @@ struct erase_ctx {
     struct erase_chunk_ctx *cxs; /* the contexts being edited (of one group's chunks) */
     size_t ncxs;
     struct erase_loaded *loaded; /* of the chunk being erased (erase_dict_prepare) */
-    size_t nloaded, loaded_cap;
+    size_t nloaded, loaded_made, loaded_cap; /* made: entries with buffers */
+    size_t loaded_next;          /* where erase_loaded_block looks first */
+    struct ig_buf body;          /* a block's body just loaded, kept from the reader's reuse */
 };
 void erase_ctx_free(struct erase_ctx *x);
 /* Block b of page `page` (record rec) loaded into x->r and x->v as erase_page
@@ -102,10 +107,13 @@ void erase_ctx_free(struct erase_ctx *x);
 int erase_load_block(struct erase_ctx *x, const struct ig_part *p, const struct ig_column_ref *c,
                      uint32_t page, const struct ig_pagerec *rec, uint32_t b, const uint8_t *kb,
                      uint64_t group_first_row, struct ig_block_load *bl, struct ig_error *err);
-/* The block x just loaded (bl) kept in x->loaded, its buffers taken over;
- * found again by page and block (NULL: not loaded); all freed (erase_dict.c). */
+/* The block x just loaded (bl) kept in x->loaded (its values and stored
+ * bytes swapped in, its body copied); found again by page and block (NULL:
+ * not loaded; erase_page asks in the order they were kept); all forgotten at
+ * a chunk's end (their buffers kept), or freed (erase_dict.c). */
 int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl);
-const struct erase_loaded *erase_loaded_block(const struct erase_ctx *x, uint32_t page, uint32_t b);
+const struct erase_loaded *erase_loaded_block(struct erase_ctx *x, uint32_t page, uint32_t b);
+void erase_loaded_forget(struct erase_ctx *x);
 void erase_loaded_free(struct erase_ctx *x);
 /* Journal the bytes where new differs from old over the longer of the two at
  * base in p (new shorter than old reads as zeros past its end), merged across

@@ -437,6 +437,7 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struc
     const struct ig_column_ref *c = at->c;
     const struct ig_pagerec *rec = bl->rec;
     bl->deleted = NULL;
+    bl->body = r->s.last_body = NULL;
     if (rec->leaf != c->rec.leaf || c->rec.leaf == IG_NONE)
         return ig_err(err, -EIO, "%s: corrupt footer: page %u belongs to leaf %u", p->path, at->page,
                       rec->leaf);
@@ -445,6 +446,7 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struc
     if (!rec->nblocks) { /* an older part's page is its one block */
         rc = ig_reader_load(r, at, &bl->blk, out, &bl->deleted, err);
         bl->blk.first_row = 0;
+        bl->body = rc ? NULL : r->s.last_body;
         return rc;
     }
     uint64_t first = 0;
@@ -463,6 +465,7 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struc
         return page_error(p, rec->leaf, at->page, err, rc);
     }
     if (!pick) label(out, p, c, first);
+    bl->body = r->s.last_body;
     return 0;
 }
 

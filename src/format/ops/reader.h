@@ -139,6 +139,9 @@ struct ig_block_load {
     const uint8_t *pick;
     struct ig_pagerec blk;        /* out: the block's record (first_row within the page) */
     const uint8_t *deleted;       /* out: its rows' deletion bits, NULL when none is set */
+    /* out: its body as decoded (blk.body_size bytes, in the reader's buffers
+     * until its next load), NULL when the decoder read none whole */
+    const uint8_t *body;
 };
 
 /* One pread of exactly the block's stored bytes, its checksum, its deletion

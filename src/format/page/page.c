@@ -184,8 +184,9 @@ int ig_page_recompress_to_fit_dict(const struct ig_buf *body, size_t capacity, s
 int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
                  const uint8_t **body, struct ig_error *err)
 {
+    s->last_body = NULL;
     if (rec->compression == IG_PC_NONE) {
-        *body = stored;
+        *body = s->last_body = stored;
         return 0;
     }
     ig_buf_reset(&s->body);
@@ -207,6 +208,6 @@ int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_
         return ig_err(err, -EIO, "zstd: %s",
                       ZSTD_isError(z) ? ZSTD_getErrorName(z) : "decompressed size mismatch");
     if (at == s->body.data) s->body.len = z;
-    *body = at;
+    *body = s->last_body = at;
     return 0;
 }

@@ -116,6 +116,9 @@ struct ig_page_scratch {
     struct ig_census census; /* a page's distinct values, for its encoder and its text length */
     struct ig_buf alt;       /* a block's values stream in another scheme, weighed (page_encode.c) */
     struct ig_zdict_window zwin; /* blocks against a chunk's zstd dictionary decode here (codec.h) */
+    /* where ig_page_body last left a body (in body or zwin, or the stored
+     * bytes themselves): valid until the scratch or those bytes are next used */
+    const uint8_t *last_body;
 };
 
 void ig_page_scratch_free(struct ig_page_scratch *s);
@@ -229,8 +232,10 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
  * decompressed, erased and recompressed. When a stream cannot erase in place it
  * is re-encoded (zeros in every erased slot, no element-dropping scheme). `absent`
  * marks rows erased earlier. out->stored gets the new stored bytes (the caller
- * relocates the page if they exceed its extent); out->text_len is not set. */
-int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+ * relocates the page if they exceed its extent); out->text_len is not set.
+ * `body`: the stored bytes' body when the caller decoded it already (a load
+ * of the block), else NULL: decompressed here. */
+int ig_page_erase(const uint8_t *stored, const uint8_t *body, const struct ig_pagerec *rec, uint8_t type,
                   const uint8_t *absent, const uint8_t *kill, int zstd_level,
                   struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err);
 /* A nested leaf's page: rebuilt with each erased row (`kill`) reduced to one
@@ -284,7 +289,8 @@ int ig_page_value_uses(const uint8_t *stored, const struct ig_pagerec *rec, cons
 int ig_page_symbol_uses(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
                         struct ig_page_scratch *s, uint64_t *counts, struct ig_error *err);
 
-/* Decompress (if needed) into s->body and return the body bytes. */
+/* Decompress (if needed) into s->body and return the body bytes (also left
+ * in s->last_body). */
 int ig_page_body(const uint8_t *stored, const struct ig_pagerec *rec, struct ig_page_scratch *s,
                  const uint8_t **body, struct ig_error *err);
 

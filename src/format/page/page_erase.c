@@ -153,12 +153,12 @@ int ig_page_dict_stale(const uint8_t *stored, const struct ig_pagerec *rec, stru
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : 0;
 }
 
-int ig_page_erase(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
+int ig_page_erase(const uint8_t *stored, const uint8_t *decoded, const struct ig_pagerec *rec, uint8_t type,
                   const uint8_t *absent, const uint8_t *kill, int zstd_level,
                   struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
 {
-    const uint8_t *src;
-    int rc = ig_page_body(stored, rec, s, &src, err);
+    const uint8_t *src = decoded;
+    int rc = src ? 0 : ig_page_body(stored, rec, s, &src, err);
     if (rc) return rc;
     size_t n = rec->row_count, len = rec->body_size;
     /* a private, writable copy of the body */

@@ -242,7 +242,7 @@ static int erase_deleted_rows(struct enc *w, uint32_t l, size_t start, struct ig
                                  .cx = &w->g->ctx[l]};
         const uint8_t *stored = b->stored.data + bb->offset;
         rc = v->levels ? ig_page_erase_leaf(stored, &rec, &li, kill, NULL, 3, &w->e->scratch, &out, err)
-                       : ig_page_erase(stored, &rec, cd->type, NULL, kill, 3, &w->e->scratch, &out, err);
+                       : ig_page_erase(stored, NULL, &rec, cd->type, NULL, kill, 3, &w->e->scratch, &out, err);
         if (!rc && out.stored.len > cap)
             rc = ig_err(err, -EIO, "%s: column '%s': an erased block grew", w->c->path, cd->name);
         if (rc) break;
