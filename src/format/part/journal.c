@@ -91,12 +91,17 @@ void ig_journal_free(struct ig_journal *j)
     j->fd = -1;
 }
 
-/* Move the records so far to the file (hashing them on the way). */
+/* Move the records so far to the file (hashing them on the way), and on to
+ * the disk while the erase goes on: the commit's fsync then waits for the
+ * last of them alone (a hint: that fsync reports any failure to write). */
 static void spill(struct ig_journal *j)
 {
     if (j->fd < 0 || j->write_error || j->buf.len == 0) return;
     ig_hasher_update(&j->hash, j->buf.data, j->buf.len);
     j->write_error = ig_write_full(j->fd, j->buf.data, j->buf.len);
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (!j->write_error) (void)sync_file_range(j->fd, (off_t)j->spilled, (off_t)j->buf.len, SYNC_FILE_RANGE_WRITE);
+#endif
     j->spilled += j->buf.len;
     ig_buf_reset(&j->buf);
 }
@@ -362,6 +367,7 @@ static int find_fd(const char *dir, const char *name, int *fds, char (*names)[25
  * written alone there. */
 #define WINDOW_BYTES ((size_t)256 << 10)
 #define WINDOW_UNIT ((size_t)4096) /* 64 of them: one bit each in `touched` */
+#define WINDOW_SEND_BYTES ((size_t)8 << 20)
 
 struct window {
     int fd;           /* -1: none open */
@@ -370,6 +376,7 @@ struct window {
     uint64_t touched; /* bit u: a record wrote into [u, u + 1) x WINDOW_UNIT */
     uint64_t loaded;  /* bit u: unit u holds the file's bytes (or a record's over all of it) */
     uint8_t *buf;     /* WINDOW_BYTES */
+    size_t unsent;    /* bytes written back since the disk was last asked to take them */
 };
 
 /* Bytes [at, at + len) of the window (len > 0) were written by a record. */
@@ -448,9 +455,22 @@ static int window_flush(struct window *w, struct ig_fault *f)
         while (v + 1 < WINDOW_BYTES / WINDOW_UNIT && (w->touched >> (v + 1) & 1))
             v++;
         size_t lo = u * WINDOW_UNIT, hi = (v + 1) * WINDOW_UNIT < w->len ? (v + 1) * WINDOW_UNIT : w->len;
-        if (hi > lo) rc = ig_pwrite_full(w->fd, w->buf + lo, hi - lo, w->start + lo);
+        if (hi > lo) {
+            rc = ig_pwrite_full(w->fd, w->buf + lo, hi - lo, w->start + lo);
+            w->unsent += hi - lo;
+        }
         u = v;
     }
+    /* the written bytes sent to the disk now, while later windows are
+     * patched: the fsync at the end waits for little more than the last of
+     * them (an erase of 2 % of a million rows writes back 89 MB). Only a
+     * hint: that fsync reports any failure to write. */
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (!rc && w->unsent >= WINDOW_SEND_BYTES) {
+        (void)sync_file_range(w->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+        w->unsent = 0;
+    }
+#endif
     w->fd = -1;
     w->touched = 0;
     ig_fault_step(f);
