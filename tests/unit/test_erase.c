@@ -440,55 +440,93 @@ static void test_journal_replay_is_idempotent(void)
     ig_remove_tree(dir);
 }
 
+/* A scratch table directory holding one part file, and a journal for it. */
+struct journal_scratch {
+    char d[64];
+    int fd; /* on the part file, for reading back; -1: not made */
+    struct ig_journal j;
+};
+
+/* x's directory made from pattern, its part file holding the given bytes. */
+static void journal_scratch(struct journal_scratch *x, const char *pattern, const uint8_t *bytes,
+                            size_t size)
+{
+    x->fd = -1;
+    ig_journal_init(&x->j);
+    snprintf(x->d, sizeof x->d, "%s", pattern);
+    REQUIRE(mkdtemp(x->d));
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", x->d);
+    x->fd = open(path, O_RDWR | O_CREAT, 0644);
+    REQUIRE(x->fd >= 0);
+    REQUIRE(ig_pwrite_full(x->fd, bytes, size, 0) == 0);
+}
+
+/* One random record of n bytes at off, a zero range one time in `zeros`,
+ * journaled and done to want as applying must. */
+static void journal_random_record(struct ig_journal *j, uint64_t *s, unsigned zeros, uint8_t *want,
+                                  uint64_t off, size_t n, uint8_t *piece)
+{
+    if (test_rand(s) % zeros == 0) {
+        CHECK(ig_journal_zero(j, "part-000000.ingot", off, n) == 0);
+        memset(want + off, 0, n);
+    } else {
+        for (size_t i = 0; i < n; i++) piece[i] = (uint8_t)test_rand(s);
+        CHECK(ig_journal_add(j, "part-000000.ingot", off, piece, n) == 0);
+        memcpy(want + off, piece, n);
+    }
+}
+
+/* x's journal committed and applied; its part file must then be want's
+ * `end` bytes, no more, and no journal left. */
+static void journal_apply_check(struct journal_scratch *x, const uint8_t *want, size_t end)
+{
+    struct ig_error err = {0};
+    REQUIRE(ig_journal_commit(&x->j, x->d, NULL, &err) == 0);
+    int rc = ig_journal_apply(x->d, NULL, &err);
+    if (rc) fprintf(stderr, "  apply: %s\n", err.msg);
+    CHECK(rc == 0);
+    struct stat st;
+    REQUIRE(fstat(x->fd, &st) == 0);
+    CHECK((size_t)st.st_size == end);
+    uint8_t *got = malloc(end);
+    REQUIRE(got && ig_pread_full(x->fd, got, end, 0) == 0);
+    size_t bad = 0;
+    while (bad < end && got[bad] == want[bad])
+        bad++;
+    if (bad < end) fprintf(stderr, "  first wrong byte at %zu of %zu\n", bad, end);
+    CHECK(bad == end);
+    CHECK(!ig_journal_pending(x->d));
+    free(got);
+    close(x->fd);
+    ig_journal_free(&x->j);
+    ig_remove_tree(x->d);
+}
+
 /* A large journal streams to its file as it grows (memory stays flat) and applies
  * from the file a buffer at a time: every byte lands, in order, zero ranges too. */
 static void test_streamed_journal_applies_everything(void)
 {
-    char d[64];
-    strcpy(d, "/tmp/ingot-jrnl-XXXXXX");
-    REQUIRE(mkdtemp(d));
-    char path[128];
-    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
     const size_t size = 24u << 20; /* three spills' worth */
-    uint8_t *want = calloc(size, 1);
+    uint8_t *want = malloc(size);
     REQUIRE(want);
-    int fd = open(path, O_RDWR | O_CREAT, 0644);
-    REQUIRE(fd >= 0);
     memset(want, 0xAB, size);
-    REQUIRE(ig_pwrite_full(fd, want, size, 0) == 0);
-    struct ig_journal j;
-    ig_journal_init(&j);
+    struct journal_scratch x;
+    journal_scratch(&x, "/tmp/ingot-jrnl-XXXXXX", want, size);
+    REQUIRE(x.fd >= 0);
     struct ig_error err = {0};
-    REQUIRE(ig_journal_stream(&j, d, &err) == 0);
+    REQUIRE(ig_journal_stream(&x.j, x.d, &err) == 0);
     uint64_t s = check_seed;
     uint8_t piece[70000];
     for (size_t off = 0; off < size;) {
         size_t n = 1 + (size_t)(test_rand(&s) % sizeof piece);
         if (n > size - off) n = size - off;
-        if (test_rand(&s) % 4 == 0) {
-            CHECK(ig_journal_zero(&j, "part-000000.ingot", off, n) == 0);
-            memset(want + off, 0, n);
-        } else {
-            for (size_t i = 0; i < n; i++) piece[i] = (uint8_t)test_rand(&s);
-            CHECK(ig_journal_add(&j, "part-000000.ingot", off, piece, n) == 0);
-            memcpy(want + off, piece, n);
-        }
+        journal_random_record(&x.j, &s, 4, want, off, n, piece);
         off += n;
     }
-    CHECK(j.spilled > 0 && j.buf.len < (9u << 20)); /* most of it went to the file */
-    REQUIRE(ig_journal_commit(&j, d, NULL, &err) == 0);
-    int rc = ig_journal_apply(d, NULL, &err);
-    if (rc) fprintf(stderr, "  apply: %s\n", err.msg);
-    CHECK(rc == 0);
-    uint8_t *got = malloc(size);
-    REQUIRE(got && ig_pread_full(fd, got, size, 0) == 0);
-    CHECK(memcmp(got, want, size) == 0);
-    CHECK(!ig_journal_pending(d));
-    free(got);
+    CHECK(x.j.spilled > 0 && x.j.buf.len < (9u << 20)); /* most of it went to the file */
+    journal_apply_check(&x, want, size);
     free(want);
-    close(fd);
-    ig_journal_free(&j);
-    ig_remove_tree(d);
 }
 
 /* Scattered records, as an erase journals them: a few bytes to a few units
@@ -499,22 +537,14 @@ static void test_streamed_journal_applies_everything(void)
  * record ends. */
 static void test_journal_window_keeps_untouched_bytes(void)
 {
-    char d[64];
-    strcpy(d, "/tmp/ingot-jwin-XXXXXX");
-    REQUIRE(mkdtemp(d));
-    char path[128];
-    snprintf(path, sizeof path, "%s/part-000000.ingot", d);
     const size_t size = (3u << 20) + 1234, room = size + (64u << 10);
     uint8_t *want = calloc(room, 1);
     REQUIRE(want);
     uint64_t s = check_seed ^ 0x5eed;
     for (size_t i = 0; i < size; i++) want[i] = (uint8_t)test_rand(&s);
-    int fd = open(path, O_RDWR | O_CREAT, 0644);
-    REQUIRE(fd >= 0);
-    REQUIRE(ig_pwrite_full(fd, want, size, 0) == 0);
-    struct ig_journal j;
-    ig_journal_init(&j);
-    struct ig_error err = {0};
+    struct journal_scratch x;
+    journal_scratch(&x, "/tmp/ingot-jwin-XXXXXX", want, size);
+    REQUIRE(x.fd >= 0);
     size_t end = size;
     uint8_t piece[3 * 4096 + 100];
     uint64_t off = 0;
@@ -526,35 +556,11 @@ static void test_journal_window_keeps_untouched_bytes(void)
         else off = size - 100 + test_rand(&s) % 20000; /* across and past the end */
         size_t n = test_rand(&s) % 2 ? 1 + test_rand(&s) % 64 : 1 + test_rand(&s) % sizeof piece;
         if (off + n > room) n = room - off;
-        if (test_rand(&s) % 5 == 0) {
-            CHECK(ig_journal_zero(&j, "part-000000.ingot", off, n) == 0);
-            memset(want + off, 0, n);
-        } else {
-            for (size_t i = 0; i < n; i++) piece[i] = (uint8_t)test_rand(&s);
-            CHECK(ig_journal_add(&j, "part-000000.ingot", off, piece, n) == 0);
-            memcpy(want + off, piece, n);
-        }
+        journal_random_record(&x.j, &s, 5, want, off, n, piece);
         if (off + n > end) end = off + n;
     }
-    REQUIRE(ig_journal_commit(&j, d, NULL, &err) == 0);
-    int rc = ig_journal_apply(d, NULL, &err);
-    if (rc) fprintf(stderr, "  apply: %s\n", err.msg);
-    CHECK(rc == 0);
-    struct stat st;
-    REQUIRE(fstat(fd, &st) == 0);
-    CHECK((size_t)st.st_size == end);
-    uint8_t *got = malloc(end);
-    REQUIRE(got && ig_pread_full(fd, got, end, 0) == 0);
-    size_t bad = 0;
-    while (bad < end && got[bad] == want[bad])
-        bad++;
-    if (bad < end) fprintf(stderr, "  first wrong byte at %zu of %zu\n", bad, end);
-    CHECK(bad == end);
-    free(got);
+    journal_apply_check(&x, want, end);
     free(want);
-    close(fd);
-    ig_journal_free(&j);
-    ig_remove_tree(d);
 }
 
 /* Frame a journal's records as a committed journal file (hash, end magic). */
