@@ -3,13 +3,13 @@
  * GET (whole, tail, ranges), PUT and DELETE. How a request is sent, retried
  * and explained is s3_http.c; listing is s3_list.c; multipart uploads are
  * s3_mpu.c (s3_int.h). */
+#include "store/curl_lib.h"
 #include "store/s3.h"
 #include "store/s3_int.h"
 #include "store/s3_xml.h"
 #include "util/buf.h"
 #include "util/error.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -31,15 +31,10 @@ static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned 
     return (unsigned)n;
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 int ig_s3_open(struct ig_s3 **out, const struct ig_s3_config *cfg, struct ig_error *err)
 {
-    pthread_once(&curl_once, curl_init_once);
+    int rc = ig_curl_load(err); /* libcurl comes in with the first client */
+    if (rc) return rc;
     struct ig_s3 *s3 = calloc(1, sizeof *s3);
     if (!s3) return ig_err(err, -ENOMEM, "out of memory");
     s3->cfg = *cfg;

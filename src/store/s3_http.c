@@ -4,6 +4,7 @@
  * in how long an answer may stall, and its failure explained as an errno and
  * a message. It knows nothing of what a request is for: the operations are
  * s3.c, s3_list.c and s3_mpu.c (s3_int.h). */
+#include "store/curl_lib.h"
 #include "store/s3.h"
 #include "store/s3_int.h"
 #include "store/s3_xml.h"
@@ -11,7 +12,6 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -35,8 +35,8 @@ static int64_t now_ms(void)
 void s3_conn_free(struct conn *c)
 {
     for (int i = 0; i < MAX_PARALLEL; i++)
-        if (c->easy[i]) curl_easy_cleanup(c->easy[i]);
-    if (c->multi) curl_multi_cleanup(c->multi);
+        if (c->easy[i]) ig_curl.easy_cleanup(c->easy[i]);
+    if (c->multi) ig_curl.multi_cleanup(c->multi);
     free(c);
 }
 
@@ -52,12 +52,12 @@ static struct conn *conn_get(struct ig_s3 *s3)
     if (c) return c;
     c = calloc(1, sizeof *c);
     if (!c) return NULL;
-    c->multi = curl_multi_init();
+    c->multi = ig_curl.multi_init();
     if (!c->multi) {
         free(c);
         return NULL;
     }
-    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)MAX_PARALLEL);
+    ig_curl.multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)MAX_PARALLEL);
     return c;
 }
 
@@ -153,7 +153,7 @@ int s3_add_header(struct xfer *x, const char *h)
 
 void s3_xfer_free(struct xfer *x)
 {
-    curl_slist_free_all(x->headers);
+    ig_curl.slist_free_all(x->headers);
     x->headers = NULL;
     for (size_t i = 0; i < x->nhdr; i++) {
         free((char *)x->hdr[i].name);
@@ -179,7 +179,7 @@ int s3_xfer_init(struct ig_s3 *s3, struct xfer *x, const char *method, const cha
 static int sign(struct xfer *x)
 {
     struct ig_s3 *s3 = x->s3;
-    curl_slist_free_all(x->headers);
+    ig_curl.slist_free_all(x->headers);
     x->headers = NULL;
     char date[20];
     time_t now = time(NULL);
@@ -211,7 +211,7 @@ static int sign(struct xfer *x)
         else
             rc = ig_buf_printf(&line, "%s: %s", all[i].name, all[i].value);
         if (!rc && ig_buf_append_byte(&line, 0)) rc = -ENOMEM;
-        struct curl_slist *l = rc ? NULL : curl_slist_append(x->headers, (const char *)line.data);
+        struct curl_slist *l = rc ? NULL : ig_curl.slist_append(x->headers, (const char *)line.data);
         if (!l)
             rc = -ENOMEM;
         else
@@ -219,7 +219,7 @@ static int sign(struct xfer *x)
     }
     /* curl's own: the body's type is not the form encoding curl assumes for POST */
     if (!rc) {
-        struct curl_slist *l = curl_slist_append(x->headers, "Accept:");
+        struct curl_slist *l = ig_curl.slist_append(x->headers, "Accept:");
         if (l) x->headers = l;
     }
     ig_buf_free(&line);
@@ -283,7 +283,7 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
     struct xfer *x = ud;
     size_t n = size * nmemb;
     long code = 0;
-    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
+    ig_curl.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
     if (code < 200 || code >= 300) { /* an error's explanation */
         if (x->errbody.len < ERR_BODY_MAX) {
             size_t keep = ERR_BODY_MAX - x->errbody.len < n ? ERR_BODY_MAX - x->errbody.len : n;
@@ -330,7 +330,7 @@ static int on_seek(void *ud, curl_off_t off, int origin)
 static void xfer_setup(struct xfer *x, CURL *e)
 {
     struct ig_s3 *s3 = x->s3;
-    curl_easy_reset(e);
+    ig_curl.easy_reset(e);
     x->sign_failed = false;
     x->easy = e;
     x->got = 0;
@@ -342,38 +342,38 @@ static void xfer_setup(struct xfer *x, CURL *e)
     ig_buf_reset(&x->errbody);
     if (x->out) x->out->len = x->out_start;
     x->body_pos = 0;
-    curl_easy_setopt(e, CURLOPT_URL, x->url);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, x);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, s3->connect_ms);
+    ig_curl.easy_setopt(e, CURLOPT_URL, x->url);
+    ig_curl.easy_setopt(e, CURLOPT_PRIVATE, x);
+    ig_curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    ig_curl.easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    ig_curl.easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    ig_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, s3->connect_ms);
     /* a transfer that moves no byte for stall_s seconds is dropped (and retried) */
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, x->quiet_s ? x->quiet_s : s3->stall_s);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->curl_msg);
+    ig_curl.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    ig_curl.easy_setopt(e, CURLOPT_LOW_SPEED_TIME, x->quiet_s ? x->quiet_s : s3->stall_s);
+    ig_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, x->curl_msg);
     if (sign(x)) x->sign_failed = true;
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L << 10);
+    ig_curl.easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+    ig_curl.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    ig_curl.easy_setopt(e, CURLOPT_HEADERDATA, x);
+    ig_curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    ig_curl.easy_setopt(e, CURLOPT_WRITEDATA, x);
+    ig_curl.easy_setopt(e, CURLOPT_BUFFERSIZE, 256L << 10);
     if (!strcmp(x->method, "HEAD")) {
-        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+        ig_curl.easy_setopt(e, CURLOPT_NOBODY, 1L);
     } else if (!strcmp(x->method, "PUT")) {
-        curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
-        curl_easy_setopt(e, CURLOPT_READDATA, x);
-        curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
-        curl_easy_setopt(e, CURLOPT_SEEKDATA, x);
-        curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->body_len);
+        ig_curl.easy_setopt(e, CURLOPT_UPLOAD, 1L);
+        ig_curl.easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+        ig_curl.easy_setopt(e, CURLOPT_READDATA, x);
+        ig_curl.easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
+        ig_curl.easy_setopt(e, CURLOPT_SEEKDATA, x);
+        ig_curl.easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->body_len);
     } else if (!strcmp(x->method, "POST")) {
-        curl_easy_setopt(e, CURLOPT_POST, 1L);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body ? (const char *)x->body : "");
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
+        ig_curl.easy_setopt(e, CURLOPT_POST, 1L);
+        ig_curl.easy_setopt(e, CURLOPT_POSTFIELDS, x->body ? (const char *)x->body : "");
+        ig_curl.easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
     } else if (strcmp(x->method, "GET")) {
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, x->method);
+        ig_curl.easy_setopt(e, CURLOPT_CUSTOMREQUEST, x->method);
     }
 }
 
@@ -418,7 +418,7 @@ static void start_on_free_slot(struct conn *c, struct xfer *x, bool *slot_busy)
         s++;
     slot_busy[s] = true;
     xfer_setup(x, c->easy[s]);
-    curl_multi_add_handle(c->multi, c->easy[s]);
+    ig_curl.multi_add_handle(c->multi, c->easy[s]);
 }
 
 /* Run xs[0..n) on connection set c, `parallel` at a time, each retried
@@ -432,7 +432,7 @@ static int run(struct ig_s3 *s3, struct conn *c, struct xfer **xs, size_t n)
     struct xfer *waiting[64];
     size_t active = 0;
     for (unsigned i = 0; i < par; i++)
-        if (!c->easy[i] && !(c->easy[i] = curl_easy_init())) return -ENOMEM;
+        if (!c->easy[i] && !(c->easy[i] = ig_curl.easy_init())) return -ENOMEM;
     for (;;) {
         int64_t now = now_ms(), wake = now + 100;
         /* retries whose time has come first, then fresh transfers */
@@ -454,16 +454,16 @@ static int run(struct ig_s3 *s3, struct conn *c, struct xfer **xs, size_t n)
         }
         if (active == 0 && waiting_n == 0 && next == n) break;
         int running = 0;
-        curl_multi_perform(c->multi, &running);
+        ig_curl.multi_perform(c->multi, &running);
         CURLMsg *m;
         int queued;
-        while ((m = curl_multi_info_read(c->multi, &queued))) {
+        while ((m = ig_curl.multi_info_read(c->multi, &queued))) {
             if (m->msg != CURLMSG_DONE) continue;
             struct xfer *x = NULL;
-            curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+            ig_curl.easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
             x->cc = m->data.result;
-            curl_easy_getinfo(m->easy_handle, CURLINFO_RESPONSE_CODE, &x->status);
-            curl_multi_remove_handle(c->multi, m->easy_handle);
+            ig_curl.easy_getinfo(m->easy_handle, CURLINFO_RESPONSE_CODE, &x->status);
+            ig_curl.multi_remove_handle(c->multi, m->easy_handle);
             for (unsigned s = 0; s < par; s++)
                 if (c->easy[s] == m->easy_handle) slot_busy[s] = false;
             active--;
@@ -485,7 +485,7 @@ static int run(struct ig_s3 *s3, struct conn *c, struct xfer **xs, size_t n)
         int64_t t = wake - now_ms();
         if (t < 0) t = 0;
         if (active)
-            curl_multi_poll(c->multi, NULL, 0, (int)t, NULL);
+            ig_curl.multi_poll(c->multi, NULL, 0, (int)t, NULL);
         else if (t > 0)
             nanosleep(&(struct timespec){t / 1000, (long)(t % 1000) * 1000000L}, NULL);
     }
@@ -527,7 +527,7 @@ int s3_explain(const struct xfer *x, struct ig_error *err)
         else if (x->cc == CURLE_COULDNT_RESOLVE_HOST)
             code = -EHOSTUNREACH;
         return ig_err(err, code, "s3://%s%s%s: %s: %s (%u tries)", b, slash, k, s3->cfg.endpoint,
-                      x->curl_msg[0] ? x->curl_msg : curl_easy_strerror(x->cc), x->tries);
+                      x->curl_msg[0] ? x->curl_msg : ig_curl.easy_strerror(x->cc), x->tries);
     }
     if (x->status >= 200 && x->status < 300) return 0;
     char code[64] = "", msg[160] = "";

@@ -15,7 +15,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-#include <curl/curl.h>
+#include "store/curl_lib.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
