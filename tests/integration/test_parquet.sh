@@ -35,6 +35,23 @@ for n in snappy zstd gzip lz4 none v2 v2_snappy nodict v2_nodict groups tiny_gro
     check "parquet_same_values_$n" same_values "$n"
 done
 
+# each codec's library is loaded when a page first needs it: with a libsnappy
+# that cannot be loaded a zstd file still imports and a snappy one fails with
+# the file and the library named (no crash)
+no_snappy() {
+    mkdir -p "$WORK/nosnappy"
+    : >"$WORK/nosnappy/libsnappy.so.1"
+    LD_LIBRARY_PATH="$WORK/nosnappy" "$INGOT" import "$C/zstd.parquet" "$WORK/ns-zstd" >/dev/null || return 1
+    local out rc
+    out=$(LD_LIBRARY_PATH="$WORK/nosnappy" "$INGOT" import "$C/snappy.parquet" "$WORK/ns-snappy" 2>&1)
+    rc=$?
+    [ $rc -ne 0 ] && [ $rc -lt 124 ] || { echo "rc $rc: $out"; return 1; }
+    printf '%s' "$out" | grep -q 'snappy.parquet' && printf '%s' "$out" | grep -q 'needs libsnappy.so.1' ||
+        { echo "$out"; return 1; }
+    [ ! -e "$WORK/ns-snappy" ] || { echo "a table was left behind"; return 1; }
+}
+check parquet_codec_library_missing no_snappy
+
 # a 10,000-column file: every row as JSON (ingot cat --rows) equal to DuckDB's
 # JSON of the same file, value for value
 wide10k() {

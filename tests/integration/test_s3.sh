@@ -67,7 +67,7 @@ mkdir -p "$WORK/nocurl"
 check s3_local_tables_start_without_libcurl env LD_LIBRARY_PATH="$WORK/nocurl" "$INGOT" inspect "$WORK/local"
 out=$(LD_LIBRARY_PATH="$WORK/nocurl" timeout 20 "$INGOT" inspect "$T" 2>&1)
 rc=$?
-if [ $rc -ne 0 ] && [ $rc -lt 124 ] && printf '%s' "$out" | grep -q 'needs libcurl'; then
+if [ $rc -ne 0 ] && [ $rc -lt 124 ] && printf '%s' "$out" | grep -q "needs libcurl.so.4"; then
     pass s3_without_libcurl_says_so
 else
     fail s3_without_libcurl_says_so "rc $rc: $out"

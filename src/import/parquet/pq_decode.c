@@ -5,23 +5,20 @@
  * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT. Every
  * length is checked against the bytes that hold it. Which page holds what,
  * and the chunk's walk through them, is pq_page.c's. */
+#include "pq_codecs.h"
 #include "pq_decode.h"
 #include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/varint.h"
 
-#include <brotli/decode.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <lz4.h>
-#include <snappy-c.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include <zstd.h>
 
 int pq_fail(struct pq_ctx *x, int code, const char *fmt, ...)
@@ -180,11 +177,19 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
         *out = dst->data;
         return 0;
     }
+    char why[400];
+    const struct pq_snappy *sn = codec == PQ_SNAPPY ? pq_snappy(why, sizeof why) : NULL;
+    const struct pq_zlib *zl = codec == PQ_GZIP ? pq_zlib(why, sizeof why) : NULL;
+    const struct pq_brotli *br = codec == PQ_BROTLI ? pq_brotli(why, sizeof why) : NULL;
+    const struct pq_lz4 *lz = codec == PQ_LZ4 || codec == PQ_LZ4_RAW ? pq_lz4(why, sizeof why) : NULL;
+    if ((codec == PQ_SNAPPY && !sn) || (codec == PQ_GZIP && !zl) || (codec == PQ_BROTLI && !br) ||
+        ((codec == PQ_LZ4 || codec == PQ_LZ4_RAW) && !lz))
+        return pq_fail(x, -ENOSYS, "%s", why);
     switch (codec) {
     case PQ_SNAPPY: {
         size_t n;
-        ok = snappy_uncompressed_length((const char *)src, slen, &n) == SNAPPY_OK && n == dlen &&
-             snappy_uncompress((const char *)src, slen, d, &n) == SNAPPY_OK && n == dlen;
+        ok = sn->uncompressed_length((const char *)src, slen, &n) == SNAPPY_OK && n == dlen &&
+             sn->uncompress((const char *)src, slen, d, &n) == SNAPPY_OK && n == dlen;
         break;
     }
     case PQ_ZSTD: {
@@ -195,28 +200,29 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
     case PQ_GZIP: {
         z_stream zs;
         memset(&zs, 0, sizeof zs);
-        if (inflateInit2(&zs, 15 + 32) != Z_OK) return pq_fail(x, -ENOMEM, "out of memory (zlib)");
+        if (zl->inflate_init2(&zs, 15 + 32, ZLIB_VERSION, (int)sizeof zs) != Z_OK)
+            return pq_fail(x, -ENOMEM, "out of memory (zlib)");
         zs.next_in = (Bytef *)(uintptr_t)src;
         zs.avail_in = (uInt)slen;
         zs.next_out = (Bytef *)d;
         zs.avail_out = (uInt)dlen;
-        int zr = inflate(&zs, Z_FINISH);
+        int zr = zl->inflate(&zs, Z_FINISH);
         /* gzip allows several members one after another (a writer that
          * compresses a page in pieces): each ends a stream, the next starts
          * where it ended; total_out restarts with each, so count by next_out */
-        while (zr == Z_STREAM_END && zs.avail_in > 0 && zs.avail_out > 0 && inflateReset(&zs) == Z_OK)
-            zr = inflate(&zs, Z_FINISH);
+        while (zr == Z_STREAM_END && zs.avail_in > 0 && zs.avail_out > 0 && zl->inflate_reset(&zs) == Z_OK)
+            zr = zl->inflate(&zs, Z_FINISH);
         ok = zr == Z_STREAM_END && (size_t)((char *)zs.next_out - d) == dlen;
-        inflateEnd(&zs);
+        zl->inflate_end(&zs);
         break;
     }
     case PQ_BROTLI: {
         size_t n = dlen;
-        ok = BrotliDecoderDecompress(slen, src, &n, (uint8_t *)d) == BROTLI_DECODER_RESULT_SUCCESS && n == dlen;
+        ok = br->decompress(slen, src, &n, (uint8_t *)d) == BROTLI_DECODER_RESULT_SUCCESS && n == dlen;
         break;
     }
     case PQ_LZ4_RAW:
-        ok = LZ4_decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
+        ok = lz->decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
         break;
     case PQ_LZ4: { /* Hadoop framing: [BE expanded size][BE compressed size][block]... */
         size_t at = 0, done = 0;
@@ -227,13 +233,13 @@ int pq_decompress(struct pq_ctx *x, uint8_t codec, const uint8_t *src, size_t sl
             uint32_t cmp = (uint32_t)src[at + 4] << 24 | (uint32_t)src[at + 5] << 16 | (uint32_t)src[at + 6] << 8 | src[at + 7];
             at += 8;
             if (cmp > slen - at || exp > dlen - done) { ok = false; break; }
-            ok = LZ4_decompress_safe((const char *)src + at, d + done, (int)cmp, (int)exp) == (int)exp;
+            ok = lz->decompress_safe((const char *)src + at, d + done, (int)cmp, (int)exp) == (int)exp;
             at += cmp;
             done += exp;
         }
         ok = ok && done == dlen;
         if (!ok) /* some writers put a bare block under this codec */
-            ok = LZ4_decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
+            ok = lz->decompress_safe((const char *)src, d, (int)slen, (int)dlen) == (int)dlen;
         break;
     }
     default:
