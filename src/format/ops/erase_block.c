@@ -368,11 +368,11 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
         if (rc) break;
         /* the body the load decompressed, not decompressed again: a copy of
          * a fresh load's (counting the block's symbol uses below reuses the
-         * reader's buffers) */
+         * reader's buffers); an uncompressed block's is its stored bytes */
         const uint8_t *body = NULL;
         if (ld && ld->body.len) {
             body = ld->body.data;
-        } else if (!ld && bl.body) {
+        } else if (!ld && bl.body && bl.blk.compression != IG_PC_NONE) {
             ig_buf_reset(&x->body);
             if (ig_buf_append(&x->body, bl.body, bl.blk.body_size)) {
                 rc = ig_err(err, -ENOMEM, "out of memory");

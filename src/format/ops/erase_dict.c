@@ -58,7 +58,8 @@ int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_
     /* the body first: it may lie in the stored bytes swapped below */
     ig_buf_reset(&l->body);
     ig_buf_reset(&l->deleted);
-    if ((bl->body && ig_buf_append(&l->body, bl->body, bl->blk.body_size)) ||
+    bool decompressed = bl->body && bl->blk.compression != IG_PC_NONE; /* else: its stored bytes */
+    if ((decompressed && ig_buf_append(&l->body, bl->body, bl->blk.body_size)) ||
         (bl->deleted && ig_buf_append(&l->deleted, bl->deleted, (bl->blk.row_count + 7) / 8)))
         return -ENOMEM;
     l->page = page;

@@ -79,7 +79,7 @@ struct erase_loaded {
     struct ig_pagerec blk;
     struct ig_values v;     /* as ig_reader_load_block gave them (erase_load_block) */
     struct ig_buf stored;   /* the block's stored bytes, checked */
-    struct ig_buf body;     /* their body, decompressed (len 0: the load read none whole) */
+    struct ig_buf body;     /* their body, decompressed (len 0: stored uncompressed, or none read whole) */
     struct ig_buf deleted;  /* its rows deleted before (len 0: none) */
 };
 

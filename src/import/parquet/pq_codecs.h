@@ -32,7 +32,7 @@ struct pq_lz4 {
 
 /* Each codec's functions, loaded once per process on the first call (thread
  * safe): NULL when its library cannot be loaded, and `why` (why_len bytes)
- * says which and why. */
+ * says which and why; `why` is left as it was otherwise. */
 const struct pq_snappy *pq_snappy(char *why, size_t why_len);
 const struct pq_zlib *pq_zlib(char *why, size_t why_len);
 const struct pq_brotli *pq_brotli(char *why, size_t why_len);
