@@ -9,23 +9,9 @@
  * 14). A kind this
  * reader does not know is an error, as is a kind given twice: a context is
  * only ever read by those who must understand all of it. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "enc_internal.h"
-
-uint32_t *enc_train_counters(uint32_t **table, size_t words)
-{
-    if (!*table) *table = calloc(words, sizeof **table);
-    return *table;
-}
-
-void ig_train_scratch_free(struct ig_train_scratch *s)
-{
-    free(s->fsst_pairs);
-    free(s->zdict_windows);
-    memset(s, 0, sizeof *s);
-}
 
 #define CTX_END  0
 #define CTX_FSST 1
