@@ -405,6 +405,16 @@ help_complete() {
         "$INGOT" mount --help | grep -q "$opt" || { echo "mount --help lacks $opt"; return 1; }
         man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "$opt" || { echo "man lacks $opt"; return 1; }
     done
+    # the mount page says that a table on object storage mounts too, and how it reads
+    man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "^OBJECT STORAGE" || { echo "mount page lacks OBJECT STORAGE"; return 1; }
+    man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "s3://BUCKET/PREFIX" || { echo "mount page lacks s3://"; return 1; }
+    # every setting the code reads from the environment is in ingot(1)'s
+    # ENVIRONMENT, but the test suite's own hooks (fault and pause points)
+    local var
+    for var in $(grep -rhoE '"INGOT_[A-Z0-9_]+"' "$INGOT_ROOT/src" | tr -d '"' | sort -u); do
+        case $var in INGOT_TEST_* | INGOT_FAULT_AFTER | INGOT_PAUSE_AFTER) continue ;; esac
+        grep -q "$var" "$INGOT_ROOT/docs/man/ingot.1" || { echo "ingot.1 lacks $var"; return 1; }
+    done
 }
 check cli_help_version_man help_complete
 
