@@ -4,6 +4,7 @@
 #include "idlist.h"
 #include "format/ops/erase.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,12 @@ const char cmd_erase_usage[] =
     "                        VALUE as in CSV, \\N for NULL)\n"
     "  --json                print the report as JSON\n"
     "Exit status: 0 done, 2 error (nothing was changed).\n";
+
+/* The erase's progress through its rows' chunks (erase.h), on a terminal. */
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    ig_progress_update(ctx, done, total, 0);
+}
 
 int cmd_erase(int argc, char **argv)
 {
@@ -67,13 +74,19 @@ int cmd_erase(int argc, char **argv)
         rc = 2;
     }
     if (!rc) {
+        struct ig_progress prog;
+        ig_progress_begin(&prog, "erasing");
+        /* counted only for a terminal: the count reads every page record of
+         * the chunks, where a one-row erase reads those up to its row's */
         struct ig_erase_request req = {ids.ids, ids.n, where, nwhere, "cli", (int64_t)getuid(),
-                                       (int64_t)getpid()};
+                                       (int64_t)getpid(), prog.on ? on_progress : NULL, &prog};
         struct ig_erase_report rep;
         struct ig_error err = {0};
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (ig_erase(argv[optind], &req, &rep, &err)) {
+        int erc = ig_erase(argv[optind], &req, &rep, &err);
+        ig_progress_end(&prog);
+        if (erc) {
             cli_error("erase: %s", err.msg);
             rc = 2;
         } else {

@@ -735,7 +735,76 @@ static void test_shared_footer_copy_is_one_generation(void)
     ig_remove_tree(dir);
 }
 
-TEST_MAIN(T(test_streamed_journal_applies_everything), T(test_journal_window_keeps_untouched_bytes), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+/* The progress an erase reports (ig_erase_request.progress): the stored bytes
+ * of the chunks holding its rows, every leaf's in each touched row group and
+ * no other group's, counted up to that whole by the calling thread. */
+struct progress_seen {
+    uint64_t calls, last, total;
+    bool backwards;
+};
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct progress_seen *s = ctx;
+    if (done < s->last || (s->calls && total != s->total)) s->backwards = true;
+    s->calls++;
+    s->last = done;
+    s->total = total;
+}
+
+/* Stored bytes of group g's chunks, read from the footer before the erase. */
+static uint64_t group_bytes(uint32_t g)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_part p;
+    struct ig_error err = {0};
+    uint64_t bytes = 0;
+    if (ig_part_open(&p, path, false, &err)) return 0;
+    for (uint32_t leaf = 0; leaf < p.num_leaves; leaf++) {
+        uint32_t first = 0, count = 0;
+        CHECK(ig_part_chunk(&p, g, leaf, &first, &count, &err) == 0);
+        for (uint32_t pg = first; pg < first + count; pg++) {
+            struct ig_pagerec rec;
+            CHECK(ig_part_page(&p, pg, &rec, &err) == 0);
+            bytes += rec.stored;
+        }
+    }
+    ig_part_close(&p);
+    return bytes;
+}
+
+static void test_erase_reports_progress(void)
+{
+    make_table(IG_ENC_AUTO); /* 1,000 rows in two groups of 500 */
+    uint64_t g0 = group_bytes(0), g1 = group_bytes(1);
+    REQUIRE(g0 > 0 && g1 > 0);
+    struct progress_seen seen = {0};
+    uint64_t rows[] = {3, 250};
+    struct ig_erase_request req = {rows, 2, NULL, 0, "test", -1, -1, on_progress, &seen};
+    struct ig_erase_report rep;
+    struct ig_error err = {0};
+    REQUIRE(ig_erase(dir, &req, &rep, &err) == 0);
+    free(rep.ids);
+    CHECK(seen.calls >= 2); /* a leaf at a time */
+    CHECK(!seen.backwards);
+    CHECK_EQ_INT(seen.total, g0); /* group 1 holds none of the rows */
+    CHECK_EQ_INT(seen.last, seen.total);
+    /* both groups now */
+    uint64_t g0_after = group_bytes(0);
+    seen = (struct progress_seen){0};
+    uint64_t more[] = {4, 700};
+    req.rows = more;
+    REQUIRE(ig_erase(dir, &req, &rep, &err) == 0);
+    free(rep.ids);
+    CHECK(!seen.backwards);
+    CHECK_EQ_INT(seen.total, g0_after + g1);
+    CHECK_EQ_INT(seen.last, seen.total);
+    CHECK_EQ_INT(verify_failures(NULL), 0);
+    ig_remove_tree(dir);
+}
+
+TEST_MAIN(T(test_erase_reports_progress), T(test_streamed_journal_applies_everything), T(test_journal_window_keeps_untouched_bytes), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
           T(test_shared_footer_copy_is_one_generation), T(test_deletion_bitmap_written_by_first_erase),
           T(test_deletion_bitmap_damage_named),
           T(test_journal_replay_is_idempotent))

@@ -129,11 +129,13 @@ struct leaf_unit {
     struct ig_grouprec gr;
     const uint64_t *rows; /* the group's erased rows, part-local, sorted */
     size_t nrows;
+    uint64_t bytes;       /* the chunk's stored bytes, for the progress */
 };
 
 struct leaf_share {
     const struct ig_table *t;
     struct part_plan *pp;
+    struct erase_progress *prog; /* NULL: none */
     struct leaf_unit *units;
     size_t nunits, cap;
     atomic_size_t next;
@@ -148,7 +150,31 @@ struct leaf_worker {
     int rc;
 };
 
-static void leaf_work(struct leaf_worker *w)
+/* The stored bytes of the chunk of leaf `leaf` in group g (0 if its records
+ * cannot be read: the erase itself then says why). */
+static uint64_t chunk_bytes(const struct ig_part *p, uint32_t g, uint32_t leaf)
+{
+    uint32_t first = 0, count = 0;
+    uint64_t bytes = 0;
+    if (ig_part_chunk(p, g, leaf, &first, &count, NULL)) return 0;
+    for (uint32_t pg = first; pg < first + count; pg++) {
+        struct ig_pagerec rec;
+        if (ig_part_page(p, pg, &rec, NULL)) return bytes;
+        bytes += rec.stored;
+    }
+    return bytes;
+}
+
+/* `bytes` more of the chunks done; told to the caller's callback when this is
+ * the thread that called ig_erase (`caller`). */
+static void progress_add(struct erase_progress *prog, uint64_t bytes, bool caller)
+{
+    if (!prog) return;
+    uint64_t done = atomic_fetch_add(&prog->done, bytes) + bytes;
+    if (caller) prog->fn(prog->ctx, done, prog->total);
+}
+
+static void leaf_work(struct leaf_worker *w, bool caller)
 {
     struct leaf_share *sh = w->sh;
     while (!w->rc && !atomic_load(&sh->failed)) {
@@ -159,12 +185,13 @@ static void leaf_work(struct leaf_worker *w)
         w->rc = ig_table_column_at(sh->t, u->col, &c, &w->err);
         if (!w->rc) w->rc = erase_flat_leaf(&w->x, sh->pp, &c, u->g, &u->gr, u->rows, u->nrows, &w->err);
         if (w->rc) atomic_store(&sh->failed, true);
+        else progress_add(sh->prog, u->bytes, caller);
     }
 }
 
 static void *leaf_thread(void *arg)
 {
-    leaf_work(arg);
+    leaf_work(arg, false);
     return NULL;
 }
 
@@ -209,7 +236,7 @@ static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct 
     }
     for (unsigned i = 1; i < nt; i++)
         started[i] = pthread_create(&tid[i], NULL, leaf_thread, &w[i]) == 0;
-    leaf_work(&w[0]);
+    leaf_work(&w[0], true);
     x->j = w[0].x.j;
     ig_journal_init(&w[0].x.j);
     int rc = w[0].rc;
@@ -226,6 +253,7 @@ static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct 
         report_add(x->rep, &w[i].rep);
         erase_ctx_free(&w[i].x);
     }
+    progress_add(sh->prog, 0, !rc); /* what the other threads finished last */
     return rc;
 }
 
@@ -268,11 +296,15 @@ static int erase_group(struct erase_ctx *x, struct leaf_share *sh, uint32_t g, c
                 sh->units = u;
                 sh->cap = nc;
             }
-            sh->units[sh->nunits++] =
-                (struct leaf_unit){.g = g, .col = col, .gr = gr, .rows = rows, .nrows = nrows};
-        } else if (c.top != last_top) { /* the whole nested column at its first leaf */
-            rc = erase_nested(x, t, pp, pp->pi, g, c.top, rows, nrows, err);
-            if (!rc) rc = erase_contexts_write(x, pp, err);
+            sh->units[sh->nunits++] = (struct leaf_unit){.g = g, .col = col, .gr = gr, .rows = rows,
+                                                         .nrows = nrows,
+                                                         .bytes = sh->prog ? chunk_bytes(p, g, leaf) : 0};
+        } else {
+            if (c.top != last_top) { /* the whole nested column at its first leaf */
+                rc = erase_nested(x, t, pp, pp->pi, g, c.top, rows, nrows, err);
+                if (!rc) rc = erase_contexts_write(x, pp, err);
+            }
+            if (!rc && sh->prog) progress_add(sh->prog, chunk_bytes(p, g, leaf), true);
         }
         last_top = c.nested ? c.top : UINT32_MAX;
     }
@@ -499,7 +531,7 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
             local[i] = ids[i] - p->first_row_id;
     }
     /* rows are sorted: walk the groups once, then their flat leaves together */
-    struct leaf_share sh = {.t = t, .pp = &pp};
+    struct leaf_share sh = {.t = t, .pp = &pp, .prog = x->prog};
     size_t i = 0;
     for (uint32_t g = 0; !rc && g < p->num_groups && i < n; g++) {
         struct ig_grouprec gr;
@@ -522,11 +554,42 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
     return rc;
 }
 
+/* The stored bytes of the chunks an erase of part p's rows ids (global,
+ * sorted) goes through: every leaf's in each group holding one, but those gc
+ * released (erase_group's walk). */
+static uint64_t part_touched_bytes(const struct ig_part *p, const uint64_t *ids, size_t n)
+{
+    uint64_t bytes = 0;
+    size_t i = 0;
+    for (uint32_t g = 0; g < p->num_groups && i < n; g++) {
+        struct ig_grouprec gr;
+        if (ig_part_group(p, g, &gr, NULL)) break;
+        uint64_t end = p->first_row_id + gr.first_row + gr.row_count;
+        if (ids[i] >= end) continue;
+        while (i < n && ids[i] < end)
+            i++;
+        for (uint32_t leaf = 0; leaf < p->num_leaves; leaf++)
+            if (!ig_part_leaf_released(p, leaf)) bytes += chunk_bytes(p, g, leaf);
+    }
+    return bytes;
+}
+
 int erase_plan_parts(struct erase_ctx *x, const struct ig_table *t, const uint64_t *ids, size_t n,
                      struct ig_error *err)
 {
     int rc = 0;
     size_t a = 0;
+    if (x->prog) { /* the whole, before any of it is done */
+        for (uint32_t pi = 0; pi < t->nparts && a < n; pi++) {
+            const struct ig_part *p = &t->parts[pi];
+            size_t b = a;
+            while (b < n && ids[b] < p->first_row_id + p->num_rows)
+                b++;
+            x->prog->total += part_touched_bytes(p, ids + a, b - a);
+            a = b;
+        }
+        a = 0;
+    }
     for (uint32_t pi = 0; !rc && pi < t->nparts && a < n; pi++) {
         const struct ig_part *p = &t->parts[pi];
         size_t b = a;

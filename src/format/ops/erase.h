@@ -37,6 +37,13 @@ struct ig_erase_request {
     size_t nwhere;
     const char *origin;   /* "cli" or "mount", for the audit log */
     int64_t uid, pid;     /* who asked (the audit log names them); -1 if unknown */
+    /* Called now and then by the thread that called ig_erase while the erase
+     * goes through the column chunks holding its rows: `done` of `total`
+     * stored bytes of those chunks (all counted before the first is erased).
+     * What follows (the journal's commit and apply; on object storage each
+     * part object's replacement) is not counted. NULL: not called. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 };
 
 struct ig_erase_report {

@@ -85,8 +85,19 @@ struct erase_loaded {
 
 /* One thread's working state: its buffers, its journal records and counts
  * (merged into the erase's when its share is done). */
+/* An erase's progress (ig_erase_request.progress): every thread adds the
+ * bytes of the chunks it finished to `done`; only the thread that called
+ * ig_erase calls `fn`. */
+struct erase_progress {
+    void (*fn)(void *ctx, uint64_t done, uint64_t total);
+    void *ctx;
+    uint64_t total;
+    atomic_uint_fast64_t done;
+};
+
 struct erase_ctx {
     const char *dir;
+    struct erase_progress *prog; /* NULL: none (and in the helper threads' contexts) */
     struct ig_journal j;
     struct ig_reader r;
     struct ig_values v;
