@@ -4,6 +4,7 @@
 #include "format/ops/evolve.h"
 #include "import/columns.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -81,6 +82,12 @@ static void name_from_file(const char *path, char *out, size_t cap)
 }
 
 enum column_cmd { ADD, REPLACE, UPDATE };
+
+/* Rows given their new values so far, on a terminal (evolve.h). */
+static void on_rows(void *ctx, uint64_t done, uint64_t total)
+{
+    ig_progress_rows(ctx, done, total);
+}
 
 static const char *cmd_name(enum column_cmd cmd)
 {
@@ -246,8 +253,15 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     struct ig_evolve_report rep;
     struct ig_column_counts counts;
     struct ig_error err = {0};
+    struct ig_progress prog;
+    ig_progress_begin(&prog, cmd_name(cmd));
+    if (prog.on) {
+        in.progress = on_rows;
+        in.progress_ctx = &prog;
+    }
     rc = cmd == UPDATE ? ig_update_columns_from(table, &in, columns, ncolumns, &rep, &counts, &err)
                        : ig_add_column_from(table, &in, &rep, &counts, &err);
+    ig_progress_end(&prog);
     free(columns);
     if (rc) {
         cli_error("%s: %s", cmd_name(cmd), err.msg);

@@ -163,7 +163,9 @@ static int add_npy(const char *table_dir, const struct ig_column_input *in,
                                      .fill = npy_fill,
                                      .ctx = &src,
                                      .writer = in->writer,
-                                     .prepare = npy_prepare};
+                                     .prepare = npy_prepare,
+                                     .progress = in->progress,
+                                     .progress_ctx = in->progress_ctx};
         rc = ig_add_columns(table_dir, &req, rep, err);
     }
     ig_schema_free(&s);

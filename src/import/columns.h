@@ -66,6 +66,9 @@ struct ig_column_input {
     const char *key;             /* NULL: _rowid, or id (above) */
     bool require_all;            /* every live row must get a value */
     bool ignore_missing;         /* leave out file rows naming no live row */
+    /* the table's rows given their values so far (ig_add_request.progress) */
+    void (*progress)(void *ctx, uint64_t rows_done, uint64_t rows_total);
+    void *progress_ctx;
 };
 
 /* What a keyed file did (zeros for .npy). */

@@ -597,7 +597,9 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
                                      .ctx = k,
                                      .writer = in->writer,
                                      .change = mode == IG_KEYED_UPDATE ? k->change : NULL,
-                                     .prepare = keyed_prepare};
+                                     .prepare = keyed_prepare,
+                                     .progress = in->progress,
+                                     .progress_ctx = in->progress_ctx};
         rc = ig_add_columns(table_dir, &req, rep, err);
     }
     if (counts) *counts = k->counts;

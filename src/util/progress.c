@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,28 +24,52 @@ void ig_format_bytes(char *out, size_t cap, uint64_t b)
 
 void ig_progress_begin(struct ig_progress *p, const char *what)
 {
-    p->on = isatty(STDERR_FILENO);
+    p->every = getenv("INGOT_TEST_PROGRESS") != NULL;
+    p->on = p->every || isatty(STDERR_FILENO);
     p->drawn = false;
     p->what = what;
     p->start_ns = p->last_ns = ig_now_ns();
 }
 
+/* Whether a line is due (shown, and a tenth of a second since the last);
+ * *secs: since the start. */
+static bool due(struct ig_progress *p, double *secs)
+{
+    if (!p->on) return false;
+    uint64_t t = ig_now_ns();
+    if (t - p->last_ns < 100000000u && !p->every) return false;
+    p->last_ns = t;
+    *secs = (double)(t - p->start_ns) / 1e9;
+    return true;
+}
+
+static int percent(uint64_t done, uint64_t total)
+{
+    int pct = total ? (int)(100.0 * (double)done / (double)total) : 0;
+    return pct > 100 ? 100 : pct;
+}
+
 void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, uint64_t rows)
 {
-    if (!p->on) return;
-    uint64_t t = ig_now_ns();
-    if (t - p->last_ns < 100000000u) return;
-    p->last_ns = t;
-    double secs = (double)(t - p->start_ns) / 1e9;
+    double secs;
+    if (!due(p, &secs)) return;
     char d[32], tot[32], rate[32];
     ig_format_bytes(d, sizeof d, done);
     ig_format_bytes(tot, sizeof tot, total);
     ig_format_bytes(rate, sizeof rate, secs > 0 ? (uint64_t)((double)done / secs) : 0);
-    int pct = total ? (int)(100.0 * (double)done / (double)total) : 0;
-    if (pct > 100) pct = 100;
-    fprintf(stderr, "\r\033[K%s: %3d%% %s of %s", p->what, pct, d, tot);
+    fprintf(stderr, "\r\033[K%s: %3d%% %s of %s", p->what, percent(done, total), d, tot);
     if (rows) fprintf(stderr, ", %" PRIu64 " rows", rows);
     fprintf(stderr, ", %s/s", rate);
+    fflush(stderr);
+    p->drawn = true;
+}
+
+void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total)
+{
+    double secs;
+    if (!due(p, &secs)) return;
+    fprintf(stderr, "\r\033[K%s: %3d%% %" PRIu64 " of %" PRIu64 " rows, %.0f rows/s", p->what,
+            percent(done, total), done, total, secs > 0 ? (double)done / secs : 0.0);
     fflush(stderr);
     p->drawn = true;
 }

@@ -12,6 +12,7 @@
 
 struct ig_progress {
     bool on;
+    bool every; /* INGOT_TEST_PROGRESS set: every update drawn, terminal or not (the tests) */
     bool drawn;
     const char *what;
     uint64_t start_ns, last_ns;
@@ -20,6 +21,8 @@ struct ig_progress {
 void ig_progress_begin(struct ig_progress *p, const char *what);
 /* rows may be 0 when not meaningful. */
 void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, uint64_t rows);
+/* The same counted in rows alone (work whose bytes are not known ahead). */
+void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total);
 void ig_progress_end(struct ig_progress *p);
 
 /* "12.3 MiB" style sizes, for progress lines and inspect. */

@@ -358,6 +358,29 @@ for i in range(5000): print(f'{i},\"c{i*7}\"')" >"$d/in.csv"
 }
 check take_rows_and_erase_lists take_cli
 
+# long work draws one progress line on a terminal (INGOT_TEST_PROGRESS draws
+# every update wherever stderr goes), ending at the whole and erased at the
+# end; nothing where stderr is a file
+progress_lines() {
+    local d="$WORK/prog" err
+    mkdir -p "$d"
+    "$PY" -c "
+print('id,cap')
+for i in range(20000): print(f'{i},c{i*7}')" >"$d/in.csv"
+    "$INGOT" import --rows-per-group 5000 "$d/in.csv" "$d/t" >/dev/null 2>&1 || return 1
+    err=$(INGOT_TEST_PROGRESS=1 "$INGOT" erase --row 10,12000 "$d/t" 2>&1 >/dev/null) || return 1
+    grep -qE "erasing: 100% [0-9.]+ [KM]iB of [0-9.]+ [KM]iB" <<<"$err" || { echo "erase: $err"; return 1; }
+    [ "${err: -4}" = $'\r\033[K' ] || { echo "erase: line not erased at the end"; return 1; }
+    "$PY" -c "import numpy as np; np.save('$d/s.npy', np.arange(19998, dtype=np.int32))" || return 1
+    err=$(INGOT_TEST_PROGRESS=1 "$INGOT" add-column "$d/t" "$d/s.npy" 2>&1 >/dev/null) || return 1
+    grep -q "add-column: 100% 20000 of 20000 rows" <<<"$err" || { echo "add-column: $err"; return 1; }
+    [ "${err: -4}" = $'\r\033[K' ] || { echo "add-column: line not erased at the end"; return 1; }
+    err=$("$INGOT" replace-column --name s "$d/t" "$d/s.npy" 2>&1 >/dev/null) || return 1
+    [ -z "$err" ] || { echo "replace-column without a terminal: $err"; return 1; }
+    "$INGOT" verify "$d/t" >/dev/null
+}
+check progress_lines_of_long_work progress_lines
+
 # a range of rows reads each block once: the strings of a row are read alone
 # (one small read for a random row), but a second row of the same block decodes
 # the block whole, and the blocks are advised to the kernel once, not once per

@@ -71,13 +71,17 @@ static int check_names(const struct ig_table *t, const struct ig_add_request *re
 struct part_fill {
     const struct ig_add_request *req;
     uint64_t first_row_id;
+    uint64_t *rows_done, rows_total; /* the progress, over every part */
 };
 
 static int fill_part(void *ctx, uint64_t first, uint32_t count, struct ig_values *cols,
                      struct ig_blob_writer *blobs, struct ig_error *err)
 {
     const struct part_fill *pf = ctx;
-    return pf->req->fill(pf->req->ctx, pf->first_row_id + first, count, cols, blobs, err);
+    int rc = pf->req->fill(pf->req->ctx, pf->first_row_id + first, count, cols, blobs, err);
+    *pf->rows_done += count;
+    if (!rc && pf->req->progress) pf->req->progress(pf->req->progress_ctx, *pf->rows_done, pf->rows_total);
+    return rc;
 }
 
 /* "add-column a, b" (or replace-column), cut to fit a version's change line. */
@@ -113,10 +117,13 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
         ig_writer_opts_default(&wo);
     if (!rc) wo.erase_level = c.table.parts[0].erase_level; /* the table's */
     uint32_t base = rc ? 0 : c.table.parts[0].num_columns;
+    uint64_t rows_done = 0, rows_total = 0;
+    for (uint32_t i = 0; !rc && i < c.table.nparts; i++)
+        rows_total += c.table.parts[i].num_rows;
     for (uint32_t i = 0; i < c.table.nparts && !rc; i++) {
         if (c.table.parts[i].num_columns != base)
             rc = ig_err(err, -EIO, "%s: parts disagree on their columns", c.table.parts[i].path);
-        struct part_fill pf = {req, c.table.parts[i].first_row_id};
+        struct part_fill pf = {req, c.table.parts[i].first_row_id, &rows_done, rows_total};
         if (!rc) rc = ig_commit_graft(&c, i, s, &wo, fill_part, &pf, err);
         if (!rc) rep->bytes_written += c.next.parts[i].footer_end - c.parts[i].size;
     }

@@ -46,6 +46,10 @@ struct ig_add_request {
      * that needs the table (row order, a key column) gets ready here (NULL:
      * none) */
     int (*prepare)(void *ctx, const struct ig_table *t, struct ig_error *err);
+    /* after each row group's values are filled: the table's rows filled so
+     * far of all of them (NULL: not called) */
+    void (*progress)(void *ctx, uint64_t rows_done, uint64_t rows_total);
+    void *progress_ctx;
 };
 
 struct ig_evolve_report {
