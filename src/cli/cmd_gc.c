@@ -143,6 +143,12 @@ static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
                r->old_parts, r->old_parts == 1 ? "" : "s", r->old_parts == 1 ? "s" : "");
 }
 
+/* Released pages zero-filled so far (gc.h), on a terminal. */
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    ig_progress_update(ctx, done, total, 0);
+}
+
 int cmd_gc(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -194,7 +200,15 @@ int cmd_gc(int argc, char **argv)
     const char *dir = argv[optind];
     struct ig_gc_report rep;
     struct ig_error err = {0};
-    if (ig_gc(dir, &req, &rep, &err)) {
+    struct ig_progress prog;
+    ig_progress_begin(&prog, "gc");
+    if (prog.on) {
+        req.progress = on_progress;
+        req.progress_ctx = &prog;
+    }
+    int rc = ig_gc(dir, &req, &rep, &err);
+    ig_progress_end(&prog);
+    if (rc) {
         cli_error("gc: %s", err.msg);
         return 2;
     }

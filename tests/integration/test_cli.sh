@@ -377,6 +377,11 @@ for i in range(20000): print(f'{i},c{i*7}')" >"$d/in.csv"
     [ "${err: -4}" = $'\r\033[K' ] || { echo "add-column: line not erased at the end"; return 1; }
     err=$("$INGOT" replace-column --name s "$d/t" "$d/s.npy" 2>&1 >/dev/null) || return 1
     [ -z "$err" ] || { echo "replace-column without a terminal: $err"; return 1; }
+    # gc's zero-fill of the pages no version kept shows
+    "$INGOT" drop-column "$d/t" s >/dev/null || return 1
+    err=$(INGOT_TEST_PROGRESS=1 "$INGOT" gc --keep 1 "$d/t" 2>&1 >/dev/null) || return 1
+    grep -qE "gc: 100% [0-9.]+ [KM]iB of [0-9.]+ [KM]iB" <<<"$err" || { echo "gc: $err"; return 1; }
+    [ "${err: -4}" = $'\r\033[K' ] || { echo "gc: line not erased at the end"; return 1; }
     "$INGOT" verify "$d/t" >/dev/null
 }
 check progress_lines_of_long_work progress_lines

@@ -441,7 +441,7 @@ static int run(struct gc *s, struct ig_error *err)
     if (rc || s->req->dry_run) return rc;
     if (s->rep->pages || s->rep->blob_objects) {
         rc = ig_journal_commit(&s->j, dir, &s->fault, err);
-        if (!rc) rc = ig_journal_apply(dir, &s->fault, err);
+        if (!rc) rc = ig_journal_apply_progress(dir, &s->fault, s->req->progress, s->req->progress_ctx, err);
         if (rc) return rc;
     }
     if (s->nholes) punch_holes(s);

@@ -50,6 +50,10 @@ struct ig_gc_request {
     int64_t older_than; /* only versions older than this many seconds go */
     bool dry_run;       /* say what would go, change nothing */
     int64_t now;        /* seconds since 1970 (0: the clock) */
+    /* while released pages and objects are zero-filled (the long part): the
+     * bytes written so far of all of them, footers included (NULL: not told) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 };
 
 struct ig_gc_report {

@@ -482,6 +482,9 @@ static int window_flush(struct window *w, struct ig_fault *f)
 struct apply {
     const char *dir;
     struct ig_fault *f;
+    ig_journal_progress_fn progress; /* NULL: none */
+    void *progress_ctx;
+    uint64_t done, total;            /* record bytes applied, of all */
     int fds[64], nfds;
     bool shared[64];     /* fds[i] is on shared storage: no window */
     char names[64][256];
@@ -598,14 +601,23 @@ static int apply_records(struct apply *ap, struct jreader *r, int version, const
             return ig_err(err, -EIO, "%s: journal record malformed", final);
         int rc = apply_record(ap, r, kind, name, off, (uint32_t)len, final, err);
         if (rc) return rc;
+        ap->done += len;
+        if (ap->progress) ap->progress(ap->progress_ctx, ap->done, ap->total);
     }
+}
+
+/* ig_journal_walk's visitor: the records' bytes summed (the progress's whole). */
+static int sum_record(void *ctx, const struct ig_journal_rec *r)
+{
+    *(uint64_t *)ctx += r->len;
+    return 0;
 }
 
 /* With missing_ok, a journal that is not there (any more) is nothing to do:
  * -ENOENT is returned without a message. *unread says a failure came before
  * anything was written: the journal itself could not be opened or checked. */
 static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, bool *unread,
-                         struct ig_error *err)
+                         struct apply *ap_in, struct ig_error *err)
 {
     char tmp[4200], final[4200], sub[4200];
     journal_paths(dir, tmp, final, sub, sizeof tmp);
@@ -620,9 +632,15 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, b
     }
     *r = (struct jreader){.fd = jfd, .pos = 8};
     struct apply ap = {.dir = dir, .f = f, .w = {.fd = -1}};
+    if (ap_in) {
+        ap.progress = ap_in->progress;
+        ap.progress_ctx = ap_in->progress_ctx;
+    }
     int version = 0;
     int rc = check_frame(jfd, final, &r->end, &version, err);
     *unread = rc != 0;
+    uint64_t walked_generation = 0;
+    if (!rc && ap.progress) rc = ig_journal_walk(final, sum_record, &ap.total, &walked_generation, err);
     uint64_t generation = 0;
     if (!rc) rc = apply_records(&ap, r, version, final, &generation, err);
     if (!rc) {
@@ -655,7 +673,15 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, b
 int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
 {
     bool unread;
-    return apply_journal(dir, f, false, &unread, err);
+    return apply_journal(dir, f, false, &unread, NULL, err);
+}
+
+int ig_journal_apply_progress(const char *dir, struct ig_fault *f, ig_journal_progress_fn progress,
+                              void *ctx, struct ig_error *err)
+{
+    bool unread;
+    struct apply want = {.progress = progress, .progress_ctx = ctx};
+    return apply_journal(dir, f, false, &unread, &want, err);
 }
 
 /* Is there a committed journal? On shared storage this host's client may still
@@ -700,7 +726,7 @@ int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err)
     for (size_t attempt = 0;; attempt++) {
         if (!journal_listed(final, sub)) return 0;
         bool unread;
-        int rc = apply_journal(dir, NULL, true, &unread, err);
+        int rc = apply_journal(dir, NULL, true, &unread, NULL, err);
         if (rc == -ENOENT) return 0;
         if (!rc) break;
         if (!shared || !unread || attempt == sizeof pause_ms / sizeof pause_ms[0])

@@ -90,6 +90,11 @@ int ig_journal_commit(struct ig_journal *j, const char *dir, struct ig_fault *f,
 /* Apply the committed journal's writes to the part files, fsync them, remove the
  * journal. */
 int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err);
+/* The same, telling `progress` after each record the bytes written and
+ * zero-filled so far of all the journal's (counted by a walk of it first). */
+typedef void (*ig_journal_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+int ig_journal_apply_progress(const char *dir, struct ig_fault *f, ig_journal_progress_fn progress,
+                              void *ctx, struct ig_error *err);
 
 /* Every write and zero-fill of a committed journal file (checked whole
  * first), in order, without applying it: for a table on object storage,
