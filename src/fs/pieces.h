@@ -13,8 +13,9 @@
 #ifndef IG_FS_PIECES_H
 #define IG_FS_PIECES_H
 
+#include "cache.h"
+#include "file.h"
 #include "session.h"
-#include "view.h"
 
 /* The piece of file f over span sp, from the cache or made: held until
  * released (fs_cache_release). */

@@ -26,25 +26,8 @@
 #include "groupfile.h"
 #include "jsonlfile.h"
 #include "session.h"
+#include "file.h"
 
-struct fs_ahead;
-
-/* A file's layout: what its bytes are made of, in the generation it shows. */
-struct fs_file {
-    struct fs_node node;
-    uint64_t gen;     /* the table generation the file shows (generations.h) */
-    uint64_t size;
-    uint32_t header;          /* npy header bytes at the start (0 for text) */
-    uint8_t header_bytes[FS_NPY_HEADER + 8];
-    uint32_t nspans;
-    struct fs_span *spans;
-    struct ig_blob_ref blob;  /* blob objects: the reference and its part */
-    uint32_t blob_part;
-    struct ig_pqv *pq;        /* parquet/G.parquet: its layout (groupfile.h) */
-    struct ig_arv *arrow;     /* arrow/G.arrow: its layout (groupfile.h) */
-    struct fs_jsonl *jsonl;   /* jsonl/G.jsonl: its layout (jsonlfile.h) */
-    struct fs_ahead *ahead;   /* a column view on object storage: its readahead (ahead.h) */
-};
 
 /* Does the node exist, and what is its size? -ENOENT if not; -ESTALE for a view
  * of a generation that is gone. */
