@@ -438,6 +438,14 @@ help_complete() {
     # the mount page says that a table on object storage mounts too, and how it reads
     man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "^OBJECT STORAGE" || { echo "mount page lacks OBJECT STORAGE"; return 1; }
     man -l "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null | grep -q "s3://BUCKET/PREFIX" || { echo "mount page lacks s3://"; return 1; }
+    # every option a command's --help names is in a man page
+    local pages opt2
+    pages=$(man -l "$INGOT_ROOT/docs/man/ingot.1" "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null)
+    for cmd in import inspect cat verify erase add-column replace-column update drop-column versions tag gc mount umount; do
+        for opt2 in $("$INGOT" "$cmd" --help 2>&1 | grep -oE -- "--[a-z][a-z0-9-]+" | sort -u); do
+            grep -qF -- "$opt2" <<<"$pages" || { echo "man pages lack $cmd $opt2"; return 1; }
+        done
+    done
     # every setting the code reads from the environment is in ingot(1)'s
     # ENVIRONMENT, but the test suite's own hooks (fault and pause points)
     local var
