@@ -19,13 +19,15 @@ violations() {
     printf '#include "fs/glue/ops.h"\n' >"$t/src/fs/w.c"                # logic reaches into the glue
     printf '#include <%s>\n#include "util/u.h"\n#include "fs/v.h"\n' "$LL" >"$t/src/fs/glue/ops.c" # allowed
     printf '#include "blob/b.h"\n#include "util/u.h"\n' >"$t/src/format/ops/o.c" # allowed
+    mkdir -p "$t/scripts/bench"
+    printf '#include <%s>\n' "$LL" >"$t/scripts/bench/own_fs.c"       # a FUSE program of its own
     out=$("$CHECK" "$t") && { echo "check-layers passed a tree with violations"; return 1; }
     for want in "src/util/u.c includes format/model/m.h" "src/format/model/m.c includes format/ops/o.h" \
         "src/import/i.c includes fs/v.h" "src/fs/v.c includes <$LL>" \
-        "src/fs/w.c includes fs/glue/ops.h"; do
+        "src/fs/w.c includes fs/glue/ops.h" "scripts/bench/own_fs.c includes a FUSE header"; do
         grep -qF "$want" <<<"$out" || { echo "missing: $want"; echo "$out"; return 1; }
     done
-    [ "$(grep -c '^FAIL' <<<"$out")" -eq 5 ] || { echo "$out"; return 1; }
+    [ "$(grep -c '^FAIL' <<<"$out")" -eq 6 ] || { echo "$out"; return 1; }
 }
 check check_layers_finds_each_violation violations
 check check_layers_passes_this_tree "$CHECK"
