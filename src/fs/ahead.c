@@ -1,6 +1,6 @@
 /* ahead.c - readahead of a column view's pages on object storage (ahead.h). */
 #include "ahead.h"
-#include "plan.h"
+#include "file.h"
 #include "format/part/footer.h"
 #include "store/store.h"
 
@@ -20,13 +20,6 @@ struct fs_ahead {
     uint64_t refill;  /* file offset past which the next top-up starts */
 };
 
-/* The file read: its spans and size. */
-struct layout {
-    const struct fs_span *spans;
-    uint32_t nspans;
-    uint64_t size;
-};
-
 struct fs_ahead *fs_ahead_new(void)
 {
     return calloc(1, sizeof(struct fs_ahead));
@@ -38,7 +31,7 @@ void fs_ahead_free(struct fs_ahead *a)
 }
 
 /* (a file has readahead only when its first span's part is an object: view.c) */
-static uint64_t window_max(struct fs_session *s, const struct layout *f)
+static uint64_t window_max(struct fs_session *s, const struct fs_file *f)
 {
     return ig_store_readahead(ig_obj_store(s->table.parts[f->spans[0].part].obj));
 }
@@ -52,7 +45,7 @@ static void ask(struct fs_session *s, uint32_t part, const struct ig_range *r, s
 
 /* Ask for spans from `upto` on until `want` stored bytes are asked for;
  * returns the span after the last asked for. */
-static uint32_t top_up(struct fs_session *s, const struct layout *f, uint32_t upto, uint64_t want)
+static uint32_t top_up(struct fs_session *s, const struct fs_file *f, uint32_t upto, uint64_t want)
 {
     struct ig_range r[MAX_RANGES];
     size_t n = 0;
@@ -87,10 +80,9 @@ static uint32_t top_up(struct fs_session *s, const struct layout *f, uint32_t up
     return upto;
 }
 
-void fs_ahead_read(struct fs_session *s, const struct fs_span *spans, uint32_t nspans, uint64_t size,
-                   struct fs_ahead *a, uint32_t span, uint64_t off, uint64_t n)
+void fs_ahead_read(struct fs_session *s, const struct fs_file *f, struct fs_ahead *a, uint32_t span,
+                   uint64_t off, uint64_t n)
 {
-    const struct layout file = {spans, nspans, size}, *f = &file;
     if (!a || !f->nspans || span >= f->nspans) return;
     if (atomic_exchange(&a->busy, true)) return; /* another thread is at it */
     uint64_t end = off + n;

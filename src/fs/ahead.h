@@ -32,16 +32,15 @@
 #include "session.h"
 
 struct fs_ahead;
-struct fs_span;
+struct fs_file;
 
 /* State for one file's layout (NULL when out of memory: no readahead). */
 struct fs_ahead *fs_ahead_new(void);
 void fs_ahead_free(struct fs_ahead *a);
 
-/* A read of [off, off + n) of a column view file laid out as spans[0,
- * nspans) over `size` bytes (plan.h), starting in span `span`: fetch ahead of
- * it if reads of the file run sequentially. */
-void fs_ahead_read(struct fs_session *s, const struct fs_span *spans, uint32_t nspans, uint64_t size,
-                   struct fs_ahead *a, uint32_t span, uint64_t off, uint64_t n);
+/* A read of [off, off + n) of view file f, whose first span is `span`:
+ * fetch ahead of it if reads of f run sequentially. */
+void fs_ahead_read(struct fs_session *s, const struct fs_file *f, struct fs_ahead *a, uint32_t span,
+                   uint64_t off, uint64_t n);
 
 #endif

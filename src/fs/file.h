@@ -1,7 +1,8 @@
 /* file.h - one file of the mount as its bytes are laid out (struct fs_file):
  * the node it is, the generation it shows, its size and the pieces or
  * objects its bytes come from. view.c builds and reads it; pieces.c makes a
- * column view's pieces from it. Only the type: what it holds is view.h's. */
+ * column view's pieces from it, ahead.c reads ahead along its spans. Only the
+ * type: what it holds is view.h's. */
 #ifndef IG_FS_FILE_H
 #define IG_FS_FILE_H
 

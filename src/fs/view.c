@@ -655,7 +655,7 @@ int fs_file_read(struct fs_session *s, const struct fs_file *f, uint64_t off, si
         else
             hi = mid;
     }
-    fs_ahead_read(s, f->spans, f->nspans, f->size, f->ahead, lo, off, size);
+    fs_ahead_read(s, f, f->ahead, lo, off, size);
     for (uint32_t i = lo; i < f->nspans && pos < end; i++) {
         const struct fs_span *sp = &f->spans[i];
         uint64_t span_end = i + 1 < f->nspans ? f->spans[i + 1].start : f->size;

@@ -83,8 +83,6 @@ struct erase_loaded {
     struct ig_buf deleted;  /* its rows deleted before (len 0: none) */
 };
 
-/* One thread's working state: its buffers, its journal records and counts
- * (merged into the erase's when its share is done). */
 /* An erase's progress (ig_erase_request.progress): every thread adds the
  * bytes of the chunks it finished to `done`; only the thread that called
  * ig_erase calls `fn`. */
@@ -95,6 +93,8 @@ struct erase_progress {
     atomic_uint_fast64_t done;
 };
 
+/* One thread's working state: its buffers, its journal records and counts
+ * (merged into the erase's when its share is done). */
 struct erase_ctx {
     const char *dir;
     struct erase_progress *prog; /* NULL: none (and in the helper threads' contexts) */

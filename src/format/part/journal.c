@@ -617,7 +617,7 @@ static int sum_record(void *ctx, const struct ig_journal_rec *r)
  * -ENOENT is returned without a message. *unread says a failure came before
  * anything was written: the journal itself could not be opened or checked. */
 static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, bool *unread,
-                         struct apply *ap_in, struct ig_error *err)
+                         ig_journal_progress_fn progress, void *progress_ctx, struct ig_error *err)
 {
     char tmp[4200], final[4200], sub[4200];
     journal_paths(dir, tmp, final, sub, sizeof tmp);
@@ -631,15 +631,11 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, b
         return ig_err(err, -ENOMEM, "out of memory");
     }
     *r = (struct jreader){.fd = jfd, .pos = 8};
-    struct apply ap = {.dir = dir, .f = f, .w = {.fd = -1}};
-    if (ap_in) {
-        ap.progress = ap_in->progress;
-        ap.progress_ctx = ap_in->progress_ctx;
-    }
+    struct apply ap = {.dir = dir, .f = f, .progress = progress, .progress_ctx = progress_ctx, .w = {.fd = -1}};
     int version = 0;
     int rc = check_frame(jfd, final, &r->end, &version, err);
     *unread = rc != 0;
-    uint64_t walked_generation = 0;
+    uint64_t walked_generation = 0; /* (the walk's; the apply takes its own) */
     if (!rc && ap.progress) rc = ig_journal_walk(final, sum_record, &ap.total, &walked_generation, err);
     uint64_t generation = 0;
     if (!rc) rc = apply_records(&ap, r, version, final, &generation, err);
@@ -673,15 +669,14 @@ static int apply_journal(const char *dir, struct ig_fault *f, bool missing_ok, b
 int ig_journal_apply(const char *dir, struct ig_fault *f, struct ig_error *err)
 {
     bool unread;
-    return apply_journal(dir, f, false, &unread, NULL, err);
+    return apply_journal(dir, f, false, &unread, NULL, NULL, err);
 }
 
 int ig_journal_apply_progress(const char *dir, struct ig_fault *f, ig_journal_progress_fn progress,
                               void *ctx, struct ig_error *err)
 {
     bool unread;
-    struct apply want = {.progress = progress, .progress_ctx = ctx};
-    return apply_journal(dir, f, false, &unread, &want, err);
+    return apply_journal(dir, f, false, &unread, progress, ctx, err);
 }
 
 /* Is there a committed journal? On shared storage this host's client may still
@@ -726,7 +721,7 @@ int ig_journal_recover(const char *dir, bool *replayed, struct ig_error *err)
     for (size_t attempt = 0;; attempt++) {
         if (!journal_listed(final, sub)) return 0;
         bool unread;
-        int rc = apply_journal(dir, NULL, true, &unread, NULL, err);
+        int rc = apply_journal(dir, NULL, true, &unread, NULL, NULL, err);
         if (rc == -ENOENT) return 0;
         if (!rc) break;
         if (!shared || !unread || attempt == sizeof pause_ms / sizeof pause_ms[0])
