@@ -83,12 +83,6 @@ static void name_from_file(const char *path, char *out, size_t cap)
 
 enum column_cmd { ADD, REPLACE, UPDATE };
 
-/* Rows given their new values so far, on a terminal (evolve.h). */
-static void on_rows(void *ctx, uint64_t done, uint64_t total)
-{
-    ig_progress_rows(ctx, done, total);
-}
-
 static const char *cmd_name(enum column_cmd cmd)
 {
     return cmd == ADD ? "add-column" : cmd == REPLACE ? "replace-column" : "update";
@@ -256,7 +250,7 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     struct ig_progress prog;
     ig_progress_begin(&prog, cmd_name(cmd));
     if (prog.on) {
-        in.progress = on_rows;
+        in.progress = ig_progress_rows_hook; /* rows given their values so far */
         in.progress_ctx = &prog;
     }
     rc = cmd == UPDATE ? ig_update_columns_from(table, &in, columns, ncolumns, &rep, &counts, &err)

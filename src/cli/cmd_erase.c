@@ -24,12 +24,6 @@ const char cmd_erase_usage[] =
     "  --json                print the report as JSON\n"
     "Exit status: 0 done, 2 error (nothing was changed).\n";
 
-/* The erase's progress through its rows' chunks (erase.h), on a terminal. */
-static void on_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    ig_progress_update(ctx, done, total, 0);
-}
-
 int cmd_erase(int argc, char **argv)
 {
     static const struct option longopts[] = {{"row", required_argument, 0, 'r'},
@@ -79,7 +73,7 @@ int cmd_erase(int argc, char **argv)
         /* counted only for a terminal: the count reads every page record of
          * the chunks, where a one-row erase reads those up to its row's */
         struct ig_erase_request req = {ids.ids, ids.n, where, nwhere, "cli", (int64_t)getuid(),
-                                       (int64_t)getpid(), prog.on ? on_progress : NULL, &prog};
+                                       (int64_t)getpid(), prog.on ? ig_progress_bytes_hook : NULL, &prog};
         struct ig_erase_report rep;
         struct ig_error err = {0};
         struct timespec t0, t1;

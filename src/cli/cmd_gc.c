@@ -143,12 +143,6 @@ static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
                r->old_parts, r->old_parts == 1 ? "" : "s", r->old_parts == 1 ? "s" : "");
 }
 
-/* Released pages zero-filled so far (gc.h), on a terminal. */
-static void on_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    ig_progress_update(ctx, done, total, 0);
-}
-
 int cmd_gc(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -203,7 +197,7 @@ int cmd_gc(int argc, char **argv)
     struct ig_progress prog;
     ig_progress_begin(&prog, "gc");
     if (prog.on) {
-        req.progress = on_progress;
+        req.progress = ig_progress_bytes_hook; /* released pages zero-filled so far */
         req.progress_ctx = &prog;
     }
     int rc = ig_gc(dir, &req, &rep, &err);

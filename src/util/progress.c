@@ -74,6 +74,16 @@ void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total)
     p->drawn = true;
 }
 
+void ig_progress_bytes_hook(void *ctx, uint64_t done, uint64_t total)
+{
+    ig_progress_update(ctx, done, total, 0);
+}
+
+void ig_progress_rows_hook(void *ctx, uint64_t done, uint64_t total)
+{
+    ig_progress_rows(ctx, done, total);
+}
+
 void ig_progress_end(struct ig_progress *p)
 {
     if (p->on && p->drawn) fprintf(stderr, "\r\033[K");

@@ -23,6 +23,10 @@ void ig_progress_begin(struct ig_progress *p, const char *what);
 void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, uint64_t rows);
 /* The same counted in rows alone (work whose bytes are not known ahead). */
 void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total);
+/* The two as the library's progress hooks take them (ctx: the struct
+ * ig_progress): bytes done of total, rows done of total. */
+void ig_progress_bytes_hook(void *ctx, uint64_t done, uint64_t total);
+void ig_progress_rows_hook(void *ctx, uint64_t done, uint64_t total);
 void ig_progress_end(struct ig_progress *p);
 
 /* "12.3 MiB" style sizes, for progress lines and inspect. */
