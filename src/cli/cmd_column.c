@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "format/ops/evolve.h"
 #include "import/columns.h"
+#include "util/cpu.h"
 #include "util/error.h"
 #include "util/progress.h"
 
@@ -241,8 +242,7 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     }
     struct ig_writer_opts wo;
     ig_writer_opts_default(&wo);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    wo.threads = cores > 0 ? (unsigned)cores : 1;
+    wo.threads = ig_cpu_cores();
     in.writer = &wo;
     struct ig_evolve_report rep;
     struct ig_column_counts counts;

@@ -1,6 +1,7 @@
 /* ingot import - CSV / JSON Lines / .npy / Parquet into a new table or a new part of one. */
 #include "cli.h"
 #include "import/import.h"
+#include "util/cpu.h"
 #include "util/error.h"
 #include "util/progress.h"
 
@@ -84,8 +85,7 @@ int cmd_import(int argc, char **argv)
         {0, 0, 0, 0}};
     int c;
     optind = 1;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o.w.threads = cores > 0 ? (unsigned)cores : 1;
+    o.w.threads = ig_cpu_cores();
     while ((c = getopt_long(argc, argv, "j:", longopts, NULL)) != -1) {
         switch (c) {
         case 'F':

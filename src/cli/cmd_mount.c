@@ -5,6 +5,7 @@
 #include "import/columns.h"
 #include "import/npy.h"
 #include "store/store.h"
+#include "util/cpu.h"
 #include "util/error.h"
 
 #include <getopt.h>
@@ -76,8 +77,8 @@ static int parse_o(struct fs_opts *o, char *list)
  * the first touch of 1,000 rows/ID from 442 to 256 ms (BENCHMARKS-random.md). */
 static unsigned default_threads(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores < 2 ? 2 : cores > 8 ? 8 : (unsigned)cores;
+    unsigned cores = ig_cpu_cores();
+    return cores < 2 ? 2 : cores > 8 ? 8 : cores;
 }
 
 /* A table on object storage: a worker mostly waits for range GETs, not a

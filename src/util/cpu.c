@@ -1,7 +1,9 @@
 #include "util/cpu.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* INGOT_NO_AVX512 set (and not "0"): the plain paths everywhere. */
 static bool turned_off(void)
@@ -38,4 +40,15 @@ bool ig_cpu_bmi2(void)
 #endif
     atomic_store_explicit(&known, k, memory_order_relaxed);
     return k;
+}
+
+unsigned ig_cpu_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0) return (unsigned)n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN); /* a mask larger than cpu_set_t: what is online */
+    return n > 0 ? (unsigned)n : 1;
 }

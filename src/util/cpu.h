@@ -36,4 +36,10 @@ bool ig_cpu_avx512(void);
 /* BMI1 and BMI2, and not turned off by INGOT_NO_AVX512. */
 bool ig_cpu_bmi2(void);
 
+/* The cores this process may run on (its affinity mask: `taskset -c 0`
+ * or a container's cpuset gives 1 here where the machine has more), at
+ * least 1. The threads of import, add-column, verify, erase and the daemon
+ * are sized from it. Asked each call: the mask can change. */
+unsigned ig_cpu_cores(void);
+
 #endif

@@ -17,6 +17,7 @@
 #include "format/model/types.h"
 #include "blob/blob.h"
 #include "format/model/parse_value.h"
+#include "util/cpu.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/u64vec.h"
@@ -140,6 +141,11 @@ struct leaf_share {
     size_t nunits, cap;
     atomic_size_t next;
     atomic_bool failed;
+    /* with a progress: the helpers still working, and a unit finished by
+     * one of them, for the calling thread waiting to tell it */
+    pthread_mutex_t mu;
+    pthread_cond_t finished;
+    unsigned helpers_running;
 };
 
 struct leaf_worker {
@@ -166,12 +172,41 @@ static uint64_t chunk_bytes(const struct ig_part *p, uint32_t g, uint32_t leaf)
 }
 
 /* `bytes` more of the chunks done; told to the caller's callback when this is
- * the thread that called ig_erase (`caller`). */
+ * the thread that called ig_erase (`caller`) and the count moved since it
+ * was last told. */
 static void progress_add(struct erase_progress *prog, uint64_t bytes, bool caller)
 {
     if (!prog) return;
     uint64_t done = atomic_fetch_add(&prog->done, bytes) + bytes;
-    if (caller) prog->fn(prog->ctx, done, prog->total);
+    if (caller && done != prog->told) {
+        prog->told = done;
+        prog->fn(prog->ctx, done, prog->total);
+    }
+}
+
+/* A helper thread finished a unit (or its share): wake the calling thread,
+ * which tells the progress. */
+static void helper_signal(struct leaf_share *sh, bool leaving)
+{
+    pthread_mutex_lock(&sh->mu);
+    if (leaving) sh->helpers_running--;
+    pthread_cond_signal(&sh->finished);
+    pthread_mutex_unlock(&sh->mu);
+}
+
+/* The calling thread, its own share done: tells the progress each time a
+ * helper finishes a unit, until none is working (a heavy chunk on a helper
+ * would otherwise hold the line still until the join). */
+static void tell_helpers_progress(struct leaf_share *sh)
+{
+    pthread_mutex_lock(&sh->mu);
+    while (sh->helpers_running) {
+        pthread_cond_wait(&sh->finished, &sh->mu);
+        pthread_mutex_unlock(&sh->mu);
+        progress_add(sh->prog, 0, true);
+        pthread_mutex_lock(&sh->mu);
+    }
+    pthread_mutex_unlock(&sh->mu);
 }
 
 static void leaf_work(struct leaf_worker *w, bool caller)
@@ -186,12 +221,15 @@ static void leaf_work(struct leaf_worker *w, bool caller)
         if (!w->rc) w->rc = erase_flat_leaf(&w->x, sh->pp, &c, u->g, &u->gr, u->rows, u->nrows, &w->err);
         if (w->rc) atomic_store(&sh->failed, true);
         else progress_add(sh->prog, u->bytes, caller);
+        if (!caller && sh->prog) helper_signal(sh, false);
     }
 }
 
 static void *leaf_thread(void *arg)
 {
-    leaf_work(arg, false);
+    struct leaf_worker *w = arg;
+    leaf_work(w, false);
+    if (w->sh->prog) helper_signal(w->sh, true);
     return NULL;
 }
 
@@ -212,8 +250,7 @@ static void report_add(struct ig_erase_report *to, const struct ig_erase_report 
 #define ERASE_THREADS 8
 static unsigned leaf_threads(size_t nunits)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned n = cpus > 1 ? (unsigned)cpus : 1;
+    unsigned n = ig_cpu_cores();
     if (n > ERASE_THREADS) n = ERASE_THREADS;
     return n < nunits ? n : nunits ? (unsigned)nunits : 1;
 }
@@ -234,9 +271,15 @@ static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct 
             ig_journal_init(&w[i].x.j);
         ig_values_init(&w[i].x.v, IG_T_INT64);
     }
-    for (unsigned i = 1; i < nt; i++)
+    sh->helpers_running = 0;
+    for (unsigned i = 1; i < nt; i++) {
+        pthread_mutex_lock(&sh->mu);
         started[i] = pthread_create(&tid[i], NULL, leaf_thread, &w[i]) == 0;
+        sh->helpers_running += started[i];
+        pthread_mutex_unlock(&sh->mu);
+    }
     leaf_work(&w[0], true);
+    if (sh->prog) tell_helpers_progress(sh);
     x->j = w[0].x.j;
     ig_journal_init(&w[0].x.j);
     int rc = w[0].rc;
@@ -532,6 +575,8 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
     }
     /* rows are sorted: walk the groups once, then their flat leaves together */
     struct leaf_share sh = {.t = t, .pp = &pp, .prog = x->prog};
+    pthread_mutex_init(&sh.mu, NULL);
+    pthread_cond_init(&sh.finished, NULL);
     size_t i = 0;
     for (uint32_t g = 0; !rc && g < p->num_groups && i < n; g++) {
         struct ig_grouprec gr;
@@ -547,6 +592,8 @@ static int plan_part(struct erase_ctx *x, const struct ig_table *t, uint32_t pi,
     }
     if (!rc && sh.nunits) rc = erase_queued_leaves(x, &sh, err);
     free(sh.units);
+    pthread_cond_destroy(&sh.finished);
+    pthread_mutex_destroy(&sh.mu);
     if (!rc) rc = finish_part(x, &pp, local, n);
     if (rc == -ENOMEM) ig_err(err, rc, "out of memory");
     free(local);

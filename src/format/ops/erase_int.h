@@ -85,12 +85,13 @@ struct erase_loaded {
 
 /* An erase's progress (ig_erase_request.progress): every thread adds the
  * bytes of the chunks it finished to `done`; only the thread that called
- * ig_erase calls `fn`. */
+ * ig_erase calls `fn`, each time `done` moved from what it last told. */
 struct erase_progress {
     void (*fn)(void *ctx, uint64_t done, uint64_t total);
     void *ctx;
     uint64_t total;
     atomic_uint_fast64_t done;
+    uint64_t told; /* the calling thread's alone */
 };
 
 /* One thread's working state: its buffers, its journal records and counts

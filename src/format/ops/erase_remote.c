@@ -37,7 +37,7 @@ int erase_remote(const char *dir, const struct ig_erase_request *req, struct ig_
     uint64_t *ids = NULL;
     size_t n = 0;
     if (!rc) rc = ig_erase_resolve(&t, req, &ids, &n, err);
-    struct erase_progress prog = {req->progress, req->progress_ctx, 0, 0};
+    struct erase_progress prog = {.fn = req->progress, .ctx = req->progress_ctx};
     struct erase_ctx x = {.dir = stage, .rep = rep, .prog = req->progress ? &prog : NULL};
     ig_journal_init(&x.j);
     ig_values_init(&x.v, IG_T_INT64);

@@ -73,7 +73,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     if (wrc) return wrc;
     int lock = ig_table_lock(dir, true, err);
     if (lock < 0) return lock;
-    struct erase_progress prog = {req->progress, req->progress_ctx, 0, 0};
+    struct erase_progress prog = {.fn = req->progress, .ctx = req->progress_ctx};
     struct erase_ctx x = {.dir = dir, .rep = rep, .prog = req->progress ? &prog : NULL};
     struct ig_table t;
     bool open_ok = false, replayed;

@@ -19,6 +19,7 @@
 #include "format/part/table.h"
 #include "format/part/versions.h"
 #include "format/model/types.h"
+#include "util/cpu.h"
 #include "util/endian.h"
 #include "format/ops/verify_int.h"
 #include "format/part/remote.h"
@@ -261,8 +262,7 @@ static void merge_worker(struct vctx *x, struct group_worker *w)
 static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
 {
     const struct ig_part *p = &t->parts[pi];
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned nt = cpus > 1 ? (unsigned)cpus : 1;
+    unsigned nt = ig_cpu_cores();
     if (nt > VERIFY_THREADS) nt = VERIFY_THREADS;
     if (nt > p->num_groups) nt = p->num_groups;
     struct ig_buf *msgs = nt > 1 ? calloc(p->num_groups, sizeof *msgs) : NULL;
