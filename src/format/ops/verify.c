@@ -286,7 +286,8 @@ static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
                                .done = &done,
                                .quiet = i > 0,
                                .kept = x->kept,
-                               .kept_every = x->kept_every};
+                               .kept_every = x->kept_every,
+                               .unreadable = x->unreadable};
         ig_values_init(&w[i].x.v, IG_T_INT64);
     }
     for (unsigned i = 1; i < nt; i++)
@@ -303,6 +304,20 @@ static void check_chunks(struct vctx *x, const struct ig_table *t, uint32_t pi)
     free(msgs);
     for (unsigned i = 0; i < nt; i++)
         merge_worker(x, &w[i]);
+}
+
+/* Page index i of group g (part-local) of some leaf of nr's column was found
+ * unreadable by its chunk's check. */
+static bool leaf_page_unreadable(const struct vctx *x, const struct ig_part *p,
+                                 const struct ig_nested_reader *nr, uint32_t g, uint32_t i)
+{
+    for (uint32_t l = 0; x->unreadable && l < nr->tree.nleaves; l++) {
+        uint32_t first, count;
+        if (ig_part_chunk(p, g, nr->refs[l].rec.leaf, &first, &count, NULL) == 0 && i < count &&
+            x->unreadable[first + i])
+            return true;
+    }
+    return false;
 }
 
 /* nested columns: each page index's whole-column text, as the extras say
@@ -331,6 +346,7 @@ static void check_nested_text(struct vctx *x, const struct ig_table *t, uint32_t
                 struct ig_pagex px;
                 uint32_t first, cnt;
                 ig_buf_reset(&text);
+                if (leaf_page_unreadable(x, p, &nr, g, i)) continue; /* reported by the chunk's check */
                 if (ig_nested_load(&nr, t, &np, &e) ||
                     ig_assemble_lines(&nr.tree, nr.vp, np.rows, np.deleted, &text, &tl, &e) ||
                     ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first, &cnt, &e) ||
@@ -407,8 +423,11 @@ static void check_part(struct vctx *x, const struct ig_table *t, uint32_t pi)
     const struct ig_part *p = &t->parts[pi];
     check_sections(x, p);
     check_groups(x, p);
+    x->unreadable = calloc(p->num_pages ? p->num_pages : 1, 1); /* NULL: every check reports */
     check_chunks(x, t, pi);
     check_nested_text(x, t, pi);
+    free(x->unreadable);
+    x->unreadable = NULL;
     check_extents(x, p);
     check_deletion_and_root(x, p);
     if (ig_part_has_blob(p)) check_blobs(x, p, t);

@@ -56,6 +56,11 @@ static bool zeros_between(const struct ig_part *p, uint64_t from, uint64_t to)
 /* A page's blocks (x->r.stored holds the page, checked): they follow one
  * another without gaps in rows, the bytes no block uses are zero, and at
  * level 2 no erased row holds data (codec.h's per-scheme rule), block by block. */
+static void mark_unreadable(struct vctx *x, const struct ig_part *p, uint32_t page)
+{
+    if (x->unreadable && page < p->num_pages) x->unreadable[page] = 1;
+}
+
 static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                          const struct ig_pagerec *rec, const struct ig_column_ref *c,
                          const uint8_t *deleted, const char *cname, const struct ig_chunk_ctx *cx,
@@ -67,6 +72,8 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
         struct ig_pagerec blk;
         if (ig_part_block(p, page, rec, b, &blk, &e)) {
             ig_verify_fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
+            x->chunk_partial = true;
+            mark_unreadable(x, p, page);
             return;
         }
         if (blk.first_row != next_row)
@@ -78,12 +85,16 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
                  p->name, cname, g, page, b);
         blk.cx = cx;
         if (cx && ig_page_symbol_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li,
-                                      &x->r.s, uses, &e))
+                                      &x->r.s, uses, &e)) {
             ig_verify_fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
+            x->chunk_partial = true;
+        }
         if (cx && cx->vdict && x->vuses &&
             ig_page_value_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li, &x->r.s,
-                               cx->vdict, x->vuses, 1, &e))
+                               cx->vdict, x->vuses, 1, &e)) {
             ig_verify_fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
+            x->chunk_partial = true;
+        }
         if (!deleted || c->erase_level != 2 || x->ctx_failed) continue;
         uint8_t *del = calloc(blk.row_count / 8 + 2, 1);
         bool any = false;
@@ -190,6 +201,7 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
         ig_chunk_page_check(p, page, &rec, c->rec.leaf, *expected, gr->row_count, &e)) {
         ig_verify_fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
         *expected = UINT32_MAX;
+        mark_unreadable(x, p, page);
         return;
     }
     *expected += rec.row_count;
@@ -210,6 +222,8 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
         why = why ? strchr(why, ':') : NULL;
         ig_verify_fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page,
              why ? why + 2 : e.msg);
+        x->chunk_partial = true;
+        mark_unreadable(x, p, page);
         return;
     }
     uint32_t ndel = 0;
@@ -393,11 +407,13 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
         ig_strset_init(&dict);
         bool counting = x->deep && cd.count;
         uint32_t expected = 0;
+        x->chunk_partial = false;
         for (uint32_t pg = first; pg < first + count && expected != UINT32_MAX; pg++)
             check_page(x, p, g + t->part_first_group[pi], pg, &gr, &c, &expected,
                        counting ? &dict : NULL, x->deep && bounds.bounded ? &bounds : NULL, cx,
                        uses);
-        if (x->zl && expected != UINT32_MAX && ig_zdict_find_remaining(x->zl)) {
+        bool recounted = expected != UINT32_MAX && !x->chunk_partial; /* over every block */
+        if (x->zl && recounted && ig_zdict_find_remaining(x->zl)) {
             uint32_t i = 0;
             while (ig_zdict_find_hits(x->zl)[i]) i++;
             ig_verify_fail(x,
@@ -407,7 +423,7 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
         }
         ig_zdict_find_free(x->zl);
         x->zl = NULL;
-        for (unsigned s = 0; cx && cx->fsst && expected != UINT32_MAX && s < 256; s++)
+        for (unsigned s = 0; cx && cx->fsst && recounted && s < 256; s++)
             if (ig_fsst_count(cx->fsst, s) != uses[s]) {
                 ig_verify_fail(x,
                      "%s: %s row group %u: chunk context: symbol %u is used %" PRIu64
@@ -416,7 +432,7 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
                 break;
             }
         /* every entry's count is its live codes (an erased entry's: none) */
-        for (uint32_t e1 = 1; x->vuses && expected != UINT32_MAX && e1 <= ig_vdict_k(cx->vdict); e1++)
+        for (uint32_t e1 = 1; x->vuses && recounted && e1 <= ig_vdict_k(cx->vdict); e1++)
             if (ig_vdict_count(cx->vdict, e1) != x->vuses[e1]) {
                 ig_verify_fail(x,
                      "%s: %s row group %u: chunk context: value dictionary entry %u is used %" PRIu64

@@ -52,6 +52,16 @@ struct vctx {
     /* the chunk being checked has a context that failed its checks: its
      * blocks that need it cannot be checked for erased rows (said once) */
     bool ctx_failed;
+    /* a page or block of the chunk being checked could not be read or
+     * decoded: what is recounted over its blocks (symbol uses, dictionary
+     * entries' uses, dictionary segments found) is incomplete, not compared
+     * (the failure that stopped it is the one reported) */
+    bool chunk_partial;
+    /* per page of the part being checked: 1 where the page's own check
+     * already reported it unreadable (its records, checksums or decoding),
+     * so that the checks that read it again (a nested column's text) do not
+     * report the same damage twice. Each page is checked by one thread. */
+    uint8_t *unreadable;
     /* --deep, a flat chunk with a zstd dictionary (format 13): the segments
      * its live values are searched for (codec.h, ig_zdict_find), NULL otherwise */
     struct ig_zdict_find *zl;
