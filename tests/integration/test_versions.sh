@@ -350,12 +350,19 @@ with open('$WORK/ls.csv', 'w') as f:
     mkdir -p "$LM"
     "$INGOT" mount "$L" "$LM" || return 1
     "$PY" - "$LM" <<'PY'
-import numpy as np, os, subprocess, sys, threading
+import numpy as np, os, sys, threading
 m = sys.argv[1]
 def listed():
-    out = subprocess.run(["find", f"{m}/rows", "-mindepth", "1", "-printf", "%f %s\n"],
-                         capture_output=True, text=True, check=True).stdout.split()
-    return dict(zip(map(int, out[0::2]), map(int, out[1::2])))
+    # a row erased between the listing and its stat is gone, as on any
+    # file system (find(1) would exit 1 for it)
+    sizes = {}
+    with os.scandir(f"{m}/rows") as it:
+        for e in it:
+            try:
+                sizes[int(e.name)] = e.stat().st_size
+            except FileNotFoundError:
+                pass
+    return sizes
 def exact(sizes, where):
     for row, size in sizes.items():
         try:
