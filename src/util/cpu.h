@@ -36,10 +36,19 @@ bool ig_cpu_avx512(void);
 /* BMI1 and BMI2, and not turned off by INGOT_NO_AVX512. */
 bool ig_cpu_bmi2(void);
 
-/* The cores this process may run on (its affinity mask: `taskset -c 0`
- * or a container's cpuset gives 1 here where the machine has more), at
- * least 1. The threads of import, add-column, verify, erase and the daemon
- * are sized from it. Asked each call: the mask can change. */
+/* The cores this process may use, at least 1: those of its affinity mask
+ * (`taskset -c 0`, a container's cpuset), and no more than its cgroup's CPU
+ * bandwidth allows (a container's CPU limit: cgroup v2's cpu.max, v1's
+ * cpu.cfs_quota_us over cpu.cfs_period_us, the tightest along the cgroup's
+ * ancestors, rounded up), where the machine may have many more. The
+ * threads of import, add-column, verify, erase and the daemon are sized
+ * from it. Asked each call: the mask and limits can change. */
 unsigned ig_cpu_cores(void);
+
+/* The CPU limit in cores (rounded up) of the cgroups that the file
+ * proc_cgroup lists (/proc/self/cgroup's format), read under sys_cgroup
+ * (where the hierarchies are mounted: /sys/fs/cgroup); 0 when none binds.
+ * What ig_cpu_cores asks, with the paths given for tests. */
+unsigned ig_cpu_limit_at(const char *proc_cgroup, const char *sys_cgroup);
 
 #endif

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "util/buf.h"
 #include "util/cpu.h"
@@ -309,6 +311,102 @@ static void test_idset_matches_a_bitmap(void)
     CHECK(ig_idset_parse("-", &e) == 0 && e.n == 0);
 }
 
+/* Write text to dir/rel, making the directories on the way. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    for (char *q = path + strlen(dir) + 1; (q = strchr(q, '/')) != NULL; q++) {
+        *q = '\0';
+        mkdir(path, 0755);
+        *q = '/';
+    }
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A container's CPU limit (cgroup v2's cpu.max, v1's CFS quota), read from
+ * hierarchies laid out as the kernel mounts them. */
+static void test_cpu_limit_from_cgroups(void)
+{
+    char dir[] = "/tmp/ingot-cg-XXXXXX", proc[600], sys[600];
+    REQUIRE(mkdtemp(dir) != NULL);
+    snprintf(proc, sizeof proc, "%s/proc-cgroup", dir);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    /* v2: the tightest along the path, rounded up */
+    put(dir, "proc-cgroup", "0::/kubepods/pod1/c1\n");
+    put(dir, "sys/cgroup.controllers", "cpu io memory\n");
+    put(dir, "sys/kubepods/cpu.max", "max 100000\n");
+    put(dir, "sys/kubepods/pod1/cpu.max", "250000 100000\n");
+    put(dir, "sys/kubepods/pod1/c1/cpu.max", "max 100000\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 3);
+    put(dir, "sys/kubepods/cpu.max", "150000 100000\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 2);
+    put(dir, "sys/kubepods/pod1/c1/cpu.max", "50000 100000\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 1);
+    /* v1, the cpu controller mounted with cpuacct; the path is the host's
+     * but the mount's root is the container's own cgroup */
+    put(dir, "proc-cgroup", "5:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n");
+    put(dir, "sys/cpu/cpu.cfs_quota_us", "400000\n");
+    put(dir, "sys/cpu/cpu.cfs_period_us", "100000\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 4);
+    put(dir, "sys/cpu/cpu.cfs_quota_us", "-1\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 0);
+    put(dir, "sys/cpu.max", "50000 100000\n"); /* the unified hierarchy's root binds */
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 1);
+    put(dir, "sys/cpu.max", "max 100000\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 0);
+    /* a hybrid system: v2 beside the v1 hierarchies, without controllers */
+    put(dir, "proc-cgroup", "1:cpuacct:/\n0::/user.slice\n");
+    char rm[600];
+    snprintf(rm, sizeof rm, "%s/sys/cgroup.controllers", dir);
+    REQUIRE(unlink(rm) == 0);
+    put(dir, "sys/unified/user.slice/cpu.max", "200000 100000\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 2);
+    /* garbage and missing files: no limit, no crash */
+    put(dir, "proc-cgroup", "junk\n::\n7:cpu:\n0::/nowhere/../..\n");
+    put(dir, "sys/unified/user.slice/cpu.max", "x y\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 0);
+    snprintf(rm, sizeof rm, "%s/none", dir);
+    CHECK_EQ_INT(ig_cpu_limit_at(rm, sys), 0);
+    ig_remove_tree(dir);
+}
+
+/* The same through the kernel: a child process moved into a v1 cpu cgroup
+ * with a quota of one core counts one (where this machine lets the test
+ * make one: root, and the cpu controller mounted at /sys/fs/cgroup/cpu). */
+static void test_cpu_cores_under_a_real_quota(void)
+{
+    char cg[128];
+    snprintf(cg, sizeof cg, "/sys/fs/cgroup/cpu/ingot-test-%d", (int)getpid());
+    if (mkdir(cg, 0755) != 0) {
+        printf("       no v1 cpu cgroup to make here (%s): the limit is checked on files only\n", strerror(errno));
+        return;
+    }
+    char f[192];
+    snprintf(f, sizeof f, "%s/cpu.cfs_period_us", cg);
+    put("", f + 1, "100000\n");
+    snprintf(f, sizeof f, "%s/cpu.cfs_quota_us", cg);
+    put("", f + 1, "100000\n");
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        char me[32];
+        snprintf(me, sizeof me, "%d\n", (int)getpid());
+        snprintf(f, sizeof f, "%s/cgroup.procs", cg);
+        FILE *p = fopen(f, "w");
+        if (!p || fputs(me, p) < 0 || fclose(p) != 0) _exit(2);
+        _exit(ig_cpu_cores() == 1 ? 0 : 1);
+    }
+    int st = 0;
+    REQUIRE(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(rmdir(cg) == 0);
+}
+
 TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_pages_written), T(test_idset_matches_a_bitmap), T(test_strset), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
-          T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch))
+          T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch),
+          T(test_cpu_limit_from_cgroups), T(test_cpu_cores_under_a_real_quota))
