@@ -331,46 +331,51 @@ static void put(const char *dir, const char *rel, const char *text)
  * hierarchies laid out as the kernel mounts them. */
 static void test_cpu_limit_from_cgroups(void)
 {
-    char dir[] = "/tmp/ingot-cg-XXXXXX", proc[600], sys[600];
+    char dir[] = "/tmp/ingot-cg-XXXXXX", proc[600], sys[600], path[600];
     REQUIRE(mkdtemp(dir) != NULL);
     snprintf(proc, sizeof proc, "%s/proc-cgroup", dir);
     snprintf(sys, sizeof sys, "%s/sys", dir);
-    /* v2: the tightest along the path, rounded up */
-    put(dir, "proc-cgroup", "0::/kubepods/pod1/c1\n");
-    put(dir, "sys/cgroup.controllers", "cpu io memory\n");
-    put(dir, "sys/kubepods/cpu.max", "max 100000\n");
-    put(dir, "sys/kubepods/pod1/cpu.max", "250000 100000\n");
-    put(dir, "sys/kubepods/pod1/c1/cpu.max", "max 100000\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 3);
-    put(dir, "sys/kubepods/cpu.max", "150000 100000\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 2);
-    put(dir, "sys/kubepods/pod1/c1/cpu.max", "50000 100000\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 1);
-    /* v1, the cpu controller mounted with cpuacct; the path is the host's
-     * but the mount's root is the container's own cgroup */
-    put(dir, "proc-cgroup", "5:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n");
-    put(dir, "sys/cpu/cpu.cfs_quota_us", "400000\n");
-    put(dir, "sys/cpu/cpu.cfs_period_us", "100000\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 4);
-    put(dir, "sys/cpu/cpu.cfs_quota_us", "-1\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 0);
-    put(dir, "sys/cpu.max", "50000 100000\n"); /* the unified hierarchy's root binds */
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 1);
-    put(dir, "sys/cpu.max", "max 100000\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 0);
-    /* a hybrid system: v2 beside the v1 hierarchies, without controllers */
-    put(dir, "proc-cgroup", "1:cpuacct:/\n0::/user.slice\n");
-    char rm[600];
-    snprintf(rm, sizeof rm, "%s/sys/cgroup.controllers", dir);
-    REQUIRE(unlink(rm) == 0);
-    put(dir, "sys/unified/user.slice/cpu.max", "200000 100000\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 2);
-    /* garbage and missing files: no limit, no crash */
-    put(dir, "proc-cgroup", "junk\n::\n7:cpu:\n0::/nowhere/../..\n");
-    put(dir, "sys/unified/user.slice/cpu.max", "x y\n");
-    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 0);
-    snprintf(rm, sizeof rm, "%s/none", dir);
-    CHECK_EQ_INT(ig_cpu_limit_at(rm, sys), 0);
+    /* each step writes a file (NULL: removes it), then the limit is asked
+     * when `want` is not -1 */
+    static const struct {
+        const char *file, *text;
+        int want;
+    } steps[] = {
+        /* v2: the tightest along the path, rounded up */
+        {"proc-cgroup", "0::/kubepods/pod1/c1\n", -1},
+        {"sys/cgroup.controllers", "cpu io memory\n", -1},
+        {"sys/kubepods/cpu.max", "max 100000\n", -1},
+        {"sys/kubepods/pod1/cpu.max", "250000 100000\n", -1},
+        {"sys/kubepods/pod1/c1/cpu.max", "max 100000\n", 3},
+        {"sys/kubepods/cpu.max", "150000 100000\n", 2},
+        {"sys/kubepods/pod1/c1/cpu.max", "50000 100000\n", 1},
+        /* v1, the cpu controller mounted with cpuacct; the path is the
+         * host's but the mount's root is the container's own cgroup */
+        {"proc-cgroup", "5:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n", -1},
+        {"sys/cpu/cpu.cfs_quota_us", "400000\n", -1},
+        {"sys/cpu/cpu.cfs_period_us", "100000\n", 4},
+        {"sys/cpu/cpu.cfs_quota_us", "-1\n", 0},
+        {"sys/cpu.max", "50000 100000\n", 1}, /* the unified hierarchy's root binds */
+        {"sys/cpu.max", "max 100000\n", 0},
+        /* a hybrid system: v2 beside the v1 hierarchies, without controllers */
+        {"proc-cgroup", "1:cpuacct:/\n0::/user.slice\n", -1},
+        {"sys/cgroup.controllers", NULL, -1},
+        {"sys/unified/user.slice/cpu.max", "200000 100000\n", 2},
+        /* garbage: no limit, no crash */
+        {"proc-cgroup", "junk\n::\n7:cpu:\n0::/nowhere/../..\n", -1},
+        {"sys/unified/user.slice/cpu.max", "x y\n", 0},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (steps[i].text) {
+            put(dir, steps[i].file, steps[i].text);
+        } else {
+            snprintf(path, sizeof path, "%s/%s", dir, steps[i].file);
+            REQUIRE(unlink(path) == 0);
+        }
+        if (steps[i].want >= 0) CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), steps[i].want);
+    }
+    snprintf(path, sizeof path, "%s/none", dir); /* no /proc file: no limit */
+    CHECK_EQ_INT(ig_cpu_limit_at(path, sys), 0);
     ig_remove_tree(dir);
 }
 
