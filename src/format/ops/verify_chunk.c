@@ -53,13 +53,18 @@ static bool zeros_between(const struct ig_part *p, uint64_t from, uint64_t to)
     return ok || !b;
 }
 
+/* The page could not be read or decoded whole (reported by the caller): what
+ * is recounted over its chunk's blocks is not compared, and the checks that
+ * read the page again skip it. */
+static void page_unreadable(struct vctx *x, const struct ig_part *p, uint32_t page)
+{
+    x->chunk_partial = true;
+    if (x->unreadable && page < p->num_pages) x->unreadable[page] = 1;
+}
+
 /* A page's blocks (x->r.stored holds the page, checked): they follow one
  * another without gaps in rows, the bytes no block uses are zero, and at
  * level 2 no erased row holds data (codec.h's per-scheme rule), block by block. */
-static void mark_unreadable(struct vctx *x, const struct ig_part *p, uint32_t page)
-{
-    if (x->unreadable && page < p->num_pages) x->unreadable[page] = 1;
-}
 
 static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                          const struct ig_pagerec *rec, const struct ig_column_ref *c,
@@ -72,8 +77,7 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
         struct ig_pagerec blk;
         if (ig_part_block(p, page, rec, b, &blk, &e)) {
             ig_verify_fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
-            x->chunk_partial = true;
-            mark_unreadable(x, p, page);
+            page_unreadable(x, p, page);
             return;
         }
         if (blk.first_row != next_row)
@@ -87,13 +91,13 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
         if (cx && ig_page_symbol_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li,
                                       &x->r.s, uses, &e)) {
             ig_verify_fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
-            x->chunk_partial = true;
+            page_unreadable(x, p, page);
         }
         if (cx && cx->vdict && x->vuses &&
             ig_page_value_uses(x->r.stored.data + (blk.offset - rec->offset), &blk, &c->li, &x->r.s,
                                cx->vdict, x->vuses, 1, &e)) {
             ig_verify_fail(x, "%s: %s row group %u page %u block %u: %s", p->name, cname, g, page, b, e.msg);
-            x->chunk_partial = true;
+            page_unreadable(x, p, page);
         }
         if (!deleted || c->erase_level != 2 || x->ctx_failed) continue;
         uint8_t *del = calloc(blk.row_count / 8 + 2, 1);
@@ -201,7 +205,7 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
         ig_chunk_page_check(p, page, &rec, c->rec.leaf, *expected, gr->row_count, &e)) {
         ig_verify_fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page, e.msg);
         *expected = UINT32_MAX;
-        mark_unreadable(x, p, page);
+        page_unreadable(x, p, page);
         return;
     }
     *expected += rec.row_count;
@@ -222,8 +226,7 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
         why = why ? strchr(why, ':') : NULL;
         ig_verify_fail(x, "%s: %s row group %u page %u: %s", p->name, cname, g, page,
              why ? why + 2 : e.msg);
-        x->chunk_partial = true;
-        mark_unreadable(x, p, page);
+        page_unreadable(x, p, page);
         return;
     }
     uint32_t ndel = 0;
