@@ -143,7 +143,13 @@ unsigned ig_cpu_limit_at(const char *proc_cgroup, const char *sys_cgroup)
             else
                 snprintf(root, sizeof root, "%s/unified", sys_cgroup);
         } else if (has_controller(c1 + 1, (size_t)(c2 - c1 - 1), "cpu")) {
-            snprintf(root, sizeof root, "%s/cpu", sys_cgroup);
+            /* mounted as cpu, or with cpuacct under their joint name (where
+             * no cpu link beside it names that) */
+            static const char *const names[] = {"cpu", "cpu,cpuacct", "cpuacct,cpu"};
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+                snprintf(root, sizeof root, "%s/%s", sys_cgroup, names[k]);
+                if (access(root, X_OK) == 0) break;
+            }
         } else {
             continue;
         }

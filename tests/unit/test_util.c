@@ -377,6 +377,15 @@ static void test_cpu_limit_from_cgroups(void)
     snprintf(path, sizeof path, "%s/none", dir); /* no /proc file: no limit */
     CHECK_EQ_INT(ig_cpu_limit_at(path, sys), 0);
     ig_remove_tree(dir);
+    /* v1's cpu controller mounted with cpuacct under their joint name alone */
+    REQUIRE(mkdtemp(strcpy(dir, "/tmp/ingot-cg-XXXXXX")) != NULL);
+    snprintf(proc, sizeof proc, "%s/proc-cgroup", dir);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    put(dir, "proc-cgroup", "4:cpuacct,cpu:/batch\n");
+    put(dir, "sys/cpu,cpuacct/batch/cpu.cfs_quota_us", "300000\n");
+    put(dir, "sys/cpu,cpuacct/batch/cpu.cfs_period_us", "100000\n");
+    CHECK_EQ_INT(ig_cpu_limit_at(proc, sys), 3);
+    ig_remove_tree(dir);
 }
 
 /* The same through the kernel: a child process moved into a v1 cpu cgroup
