@@ -45,9 +45,29 @@ const char cmd_import_usage[] =
     "                         for byte for any N\n"
     "  --json                 print the result as JSON\n";
 
+/* The import's line, then the upload's (a table on object storage): the
+ * first bytes sent end the one and begin the other. */
+struct import_lines {
+    struct ig_progress import, upload;
+    bool uploading;
+    char import_what[300], upload_what[300];
+};
+
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
 {
-    ig_progress_update(ctx, done, total, rows);
+    struct import_lines *l = ctx;
+    ig_progress_update(&l->import, done, total, rows);
+}
+
+static void on_upload(void *ctx, uint64_t done, uint64_t total)
+{
+    struct import_lines *l = ctx;
+    if (!l->uploading) {
+        ig_progress_end(&l->import);
+        ig_progress_begin(&l->upload, l->upload_what);
+        l->uploading = true;
+    }
+    ig_progress_update(&l->upload, done, total, 0);
 }
 
 /* Set by SIGINT/SIGTERM/SIGHUP: the import stops at the next row and removes
@@ -133,12 +153,14 @@ int cmd_import(int argc, char **argv)
         return 2;
     }
     const char *input = argv[optind], *table = argv[optind + 1];
-    char what[300];
-    snprintf(what, sizeof what, "importing %s", input);
-    struct ig_progress prog;
-    ig_progress_begin(&prog, what);
+    struct import_lines lines = {.uploading = false};
+    snprintf(lines.import_what, sizeof lines.import_what, "importing %s", input);
+    snprintf(lines.upload_what, sizeof lines.upload_what, "uploading to %s", table);
+    ig_progress_begin(&lines.import, lines.import_what);
     o.progress = on_progress;
-    o.progress_ctx = &prog;
+    o.progress_ctx = &lines;
+    o.upload_progress = on_upload;
+    o.upload_progress_ctx = &lines;
     o.cancel = &stop_signal;
     catch_stop_signals(on_stop_signal);
     struct ig_error err = {0};
@@ -147,7 +169,7 @@ int cmd_import(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ig_import(input, table, &o, &res, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    ig_progress_end(&prog);
+    ig_progress_end(lines.uploading ? &lines.upload : &lines.import);
     catch_stop_signals(SIG_DFL);
     if (rc) {
         cli_error("import: %s", err.msg);

@@ -582,6 +582,8 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
         return rc;
     }
     rc = ig_append_begin(&a, table_dir, !o->append, err);
+    a.upload_progress = o->upload_progress;
+    a.upload_progress_ctx = o->upload_progress_ctx;
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
     if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
     bool blobs = false;

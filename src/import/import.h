@@ -35,6 +35,11 @@ struct ig_import_opts {
                                   default (tests make it small) */
     ig_progress_fn progress;   /* optional, called every ~64 Ki rows */
     void *progress_ctx;
+    /* optional: into a table on object storage the parts are built in a
+     * local stage and uploaded at the end; this is told the bytes sent of
+     * their total as each piece (at most 64 MiB) is sent */
+    void (*upload_progress)(void *ctx, uint64_t done, uint64_t total);
+    void *upload_progress_ctx;
     /* optional: once it reads nonzero (a signal handler sets it), the import
      * stops with -EINTR and removes everything it wrote */
     const volatile sig_atomic_t *cancel;

@@ -86,10 +86,14 @@ struct ig_store_cond {
 int ig_store_write(struct ig_store *st, const char *name, const void *data, size_t len,
                    const struct ig_store_cond *cond, struct ig_obj_info *info,
                    struct ig_error *err);
-/* The same from a local file (remote: a multipart upload above 64 MiB). */
+/* What a write from a file has sent so far, told after each piece of it
+ * (a part of a multipart upload, or the whole object): `bytes` more. */
+typedef void (*ig_store_sent_fn)(void *ctx, uint64_t bytes);
+/* The same from a local file (remote: a multipart upload above 64 MiB);
+ * sent (NULL: none) is told as it goes. */
 int ig_store_write_file(struct ig_store *st, const char *name, const char *path,
-                        const struct ig_store_cond *cond, struct ig_obj_info *info,
-                        struct ig_error *err);
+                        ig_store_sent_fn sent, void *sent_ctx, const struct ig_store_cond *cond,
+                        struct ig_obj_info *info, struct ig_error *err);
 /* Remove an object, or one version of it; absent is not an error. */
 int ig_store_remove(struct ig_store *st, const char *name, const char *version_id,
                     struct ig_error *err);

@@ -109,8 +109,8 @@ int ig_store_write(struct ig_store *st, const char *name, const void *data, size
 }
 
 int ig_store_write_file(struct ig_store *st, const char *name, const char *path,
-                        const struct ig_store_cond *cond, struct ig_obj_info *info,
-                        struct ig_error *err)
+                        ig_store_sent_fn sent, void *sent_ctx, const struct ig_store_cond *cond,
+                        struct ig_obj_info *info, struct ig_error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
@@ -123,6 +123,7 @@ int ig_store_write_file(struct ig_store *st, const char *name, const char *path,
         rc = data ? ig_pread_full(fd, data, (size_t)size, 0) : -ENOMEM;
         if (rc) rc = ig_err(err, rc, "%s: %s", path, strerror(-rc));
         if (!rc) rc = ig_store_write(st, name, data, (size_t)size, cond, info, err);
+        if (!rc && sent) sent(sent_ctx, size);
         free(data);
         close(fd);
         return rc;
@@ -149,6 +150,7 @@ int ig_store_write_file(struct ig_store *st, const char *name, const char *path,
             rc = ig_err(err, rc, "%s: %s", path, strerror(-rc));
         else
             rc = ig_s3_mpu_put(st->s3, st->bucket, key, upload, i + 1, buf, n, etags[i], err);
+        if (!rc && sent) sent(sent_ctx, n);
     }
     struct ig_s3_info si;
     if (!rc) rc = ig_s3_mpu_complete(st->s3, st->bucket, key, upload, etags, nparts, &si, err);

@@ -356,6 +356,27 @@ cut_import() {
     "$INGOT" verify "$C" >/dev/null && echo "$n parts"
 }
 check s3_import_cut_into_parts cut_import
+
+# an import into object storage builds its parts in a local stage and uploads
+# them at the end: a line of its own (INGOT_TEST_PROGRESS draws every update),
+# a step a part file, never backwards, ending at the whole and erased
+upload_lines() {
+    local err steps
+    err=$(INGOT_TEST_PROGRESS=1 "$INGOT" import --rows-per-group 4096 --part-size 64K "$WORK/t.csv" \
+        s3://vtables/prog 2>&1 >/dev/null) || { echo "$err"; return 1; }
+    grep -qE "importing .*t.csv: +[0-9]+%" <<<"$err" || { echo "no import line"; return 1; }
+    grep -qE "uploading to s3://vtables/prog: 100% [0-9.]+ [KM]iB of [0-9.]+ [KM]iB" <<<"$err" ||
+        { tr '\r' '\n' <<<"$err" | tail -3; return 1; }
+    steps=$(tr '\r' '\n' <<<"$err" | grep -oE "uploading to s3://vtables/prog: +[0-9]+%" | grep -oE "[0-9]+%$" | tr -d %)
+    awk 'NR > 1 && $1 < last { bad = 1 } { last = $1; n++ } END { exit !(n >= 4 && !bad) }' <<<"$steps" ||
+        { echo "steps:" $steps; return 1; }
+    # erased before the import's summary
+    [[ "$err" == *$'\r\033[K'"s3://vtables/prog: "*" rows "* ]] || { echo "line not erased at the end"; return 1; }
+    err=$("$INGOT" import "$WORK/t.csv" s3://vtables/quiet 2>&1 >/dev/null) || return 1
+    grep -q "uploading" <<<"$err" && { echo "a line without a terminal: $err"; return 1; }
+    "$INGOT" verify s3://vtables/prog >/dev/null
+}
+check s3_import_upload_draws_its_line upload_lines
 erase_one_part() {
     local parts firsts e_before e_after out k
     parts=($(s3 GET /vtables/c/MANIFEST | awk '$1 == "part" { print $2 }'))

@@ -188,6 +188,19 @@ static int rename_in(char *from, const char *to, struct ig_error *err)
     return 0;
 }
 
+/* The upload's progress: bytes sent of the files' total. */
+struct upload_count {
+    const struct ig_append *a;
+    uint64_t done, total;
+};
+
+static void upload_sent(void *ctx, uint64_t bytes)
+{
+    struct upload_count *u = ctx;
+    u->done += bytes;
+    u->a->upload_progress(u->a->upload_progress_ctx, u->done, u->total);
+}
+
 /* Upload the part (and its blob file), then the version's file, then
  * MANIFEST: only over the one read at begin (If-Match), or for a new table
  * only where there is none. Uploaded objects of a commit that fails are
@@ -202,10 +215,18 @@ static int commit_remote(struct ig_append *a, const struct ig_manifest *m, struc
     for (uint32_t i = 0; i < a->nmore; i++)
         names[n++] = a->more[i].name;
     int rc = 0;
+    struct upload_count u = {.a = a};
+    for (size_t i = 0; a->upload_progress && i < n; i++) {
+        char path[IG_APPEND_PATH_MAX + IG_PART_NAME_MAX + 2];
+        struct stat s;
+        snprintf(path, sizeof path, "%s/%s", a->dir, names[i]);
+        if (stat(path, &s) == 0) u.total += (uint64_t)s.st_size;
+    }
     /* a part at a time, the lock renewed between them: a table of many
      * parts may take longer to upload than the lock's lease */
     for (size_t i = 0; !rc && i < n; i++) {
-        rc = ig_remote_upload(a->dir, a->table_dir, &names[i], 1, err);
+        rc = ig_remote_upload(a->dir, a->table_dir, &names[i], 1, a->upload_progress ? upload_sent : NULL, &u,
+                              err);
         if (!rc) rc = ig_remote_lock_renew(&a->rlock, err);
     }
     if (!rc) rc = ig_version_save(a->table_dir, m, err);

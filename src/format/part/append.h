@@ -60,6 +60,10 @@ struct ig_append {
      * writers' lock object */
     bool remote;
     struct ig_remote_lock rlock;
+    /* set by the caller after begin (NULL: none): the upload at commit, bytes
+     * sent of the part and blob files' total */
+    void (*upload_progress)(void *ctx, uint64_t done, uint64_t total);
+    void *upload_progress_ctx;
 };
 
 int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err);

@@ -386,7 +386,7 @@ void ig_remote_unlock(struct ig_remote_lock *l)
 /* ---- uploads and the commit --------------------------------------------- */
 
 int ig_remote_upload(const char *local_dir, const char *dir, const char *const *names, size_t n,
-                     struct ig_error *err)
+                     void (*sent)(void *ctx, uint64_t bytes), void *sent_ctx, struct ig_error *err)
 {
     struct ig_store *st;
     int rc = ig_store_at(dir, &st, err);
@@ -394,7 +394,7 @@ int ig_remote_upload(const char *local_dir, const char *dir, const char *const *
         char path[4300];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", local_dir, names[i]) >= sizeof path)
             return ig_err(err, -ENAMETOOLONG, "%s: path too long", local_dir);
-        rc = ig_store_write_file(st, names[i], path, NULL, NULL, err);
+        rc = ig_store_write_file(st, names[i], path, sent, sent_ctx, NULL, NULL, err);
     }
     return rc;
 }

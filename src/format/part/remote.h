@@ -98,9 +98,9 @@ int ig_remote_abort_uploads(const char *dir, bool dry_run, struct ig_remote_lock
                             struct ig_fault *f, uint64_t *n, struct ig_error *err);
 
 /* Upload files built in local_dir (names relative to it and to the table),
- * large ones in parts. */
+ * large ones in parts; sent (NULL: none) is told the bytes as they go. */
 int ig_remote_upload(const char *local_dir, const char *dir, const char *const *names, size_t n,
-                     struct ig_error *err);
+                     void (*sent)(void *ctx, uint64_t bytes), void *sent_ctx, struct ig_error *err);
 /* Publish m as the table's MANIFEST, the commit point: only over the MANIFEST
  * whose ETag is if_match, or only where there is none (if_absent). A failed
  * condition is -ESTALE: another writer committed first. */

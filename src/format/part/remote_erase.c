@@ -30,7 +30,7 @@ int ig_remote_journal_commit(const char *dir, const char *journal_path, struct i
 {
     struct ig_store *st;
     int rc = ig_store_at(dir, &st, err);
-    if (!rc) rc = ig_store_write_file(st, JOURNAL_NAME, journal_path, NULL, NULL, err);
+    if (!rc) rc = ig_store_write_file(st, JOURNAL_NAME, journal_path, NULL, NULL, NULL, NULL, err);
     ig_fault_step(f);
     return rc;
 }
