@@ -78,6 +78,9 @@ struct import_run {
     struct ig_import_result *res;
     struct ig_npy npy; /* IG_INPUT_NPY */
     struct ig_parquet *pq; /* IG_INPUT_PARQUET */
+    /* bytes of the input gone through, where reads are at offsets (.npy,
+     * pread) and the file's position says nothing; 0: ask the position */
+    uint64_t in_done;
 };
 
 /* 0, or -EINTR once the caller asked the import to stop. */
@@ -91,7 +94,7 @@ static void report(struct import_run *r, bool force)
 {
     uint64_t rows = ig_part_writer_rows(r->w);
     if (!r->o->progress || (!force && rows % 65536)) return;
-    off_t pos = lseek(r->in_fd, 0, SEEK_CUR);
+    off_t pos = r->in_done ? (off_t)r->in_done : lseek(r->in_fd, 0, SEEK_CUR);
     r->o->progress(r->o->progress_ctx, pos > 0 ? (uint64_t)pos : 0, r->in_size, rows);
 }
 
@@ -324,7 +327,8 @@ static int run_npy(struct import_run *r, struct ig_error *err)
             if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
             if (!rc) rc = ig_part_writer_end_row(r->w, err);
             if (!rc) rc = check_cancel(r, err);
-            if (!rc && (row & 0xFFFF) == 0) report(r, false);
+            r->in_done = n->data_off + (row + 1) * per_row;
+            if (!rc) report(r, false); /* every 65,536 rows written */
         }
     }
     free(buf);

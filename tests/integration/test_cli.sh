@@ -387,6 +387,13 @@ for i in range(3000): print(json.dumps({'id': i, 'tags': [i, i + 1], 's': {'a': 
     err=$(INGOT_TEST_PROGRESS=1 "$INGOT" erase --row 5,2500 "$d/n" 2>&1 >/dev/null) || return 1
     grep -qE "erasing: 100% " <<<"$err" || { echo "nested erase: $err"; return 1; }
     "$INGOT" verify "$d/n" >/dev/null || return 1
+    # a .npy is read at offsets, not from the file's position: its line moves
+    # by the rows' bytes, every 65,536 rows, to the whole
+    "$PY" -c "import numpy as np; np.save('$d/big.npy', np.arange(200000, dtype=np.int32))" || return 1
+    err=$(INGOT_TEST_PROGRESS=1 "$INGOT" import "$d/big.npy" "$d/bn" 2>&1 >/dev/null) || return 1
+    grep -qE "importing [^ ]*big.npy: +(3[0-9]|6[0-9])% .*, (65536|131072) rows" <<<"$err" ||
+        { echo "npy import: $(tr '\r' '\n' <<<"$err")"; return 1; }
+    grep -qE "importing [^ ]*big.npy: 100% .*, 200000 rows" <<<"$err" || { echo "npy import: no whole"; return 1; }
     # gc's zero-fill of the pages no version kept shows
     "$INGOT" drop-column "$d/t" s >/dev/null || return 1
     err=$(INGOT_TEST_PROGRESS=1 "$INGOT" gc --keep 1 "$d/t" 2>&1 >/dev/null) || return 1
