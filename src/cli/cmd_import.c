@@ -153,7 +153,7 @@ int cmd_import(int argc, char **argv)
         return 2;
     }
     const char *input = argv[optind], *table = argv[optind + 1];
-    struct import_lines lines = {.uploading = false};
+    struct import_lines lines = {0};
     snprintf(lines.import_what, sizeof lines.import_what, "importing %s", input);
     snprintf(lines.upload_what, sizeof lines.upload_what, "uploading to %s", table);
     ig_progress_begin(&lines.import, lines.import_what);

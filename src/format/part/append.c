@@ -222,6 +222,8 @@ static int commit_remote(struct ig_append *a, const struct ig_manifest *m, struc
         snprintf(path, sizeof path, "%s/%s", a->dir, names[i]);
         if (stat(path, &s) == 0) u.total += (uint64_t)s.st_size;
     }
+    if (a->upload_progress) /* the upload's line starts with it (its rate counts the first piece) */
+        a->upload_progress(a->upload_progress_ctx, 0, u.total);
     /* a part at a time, the lock renewed between them: a table of many
      * parts may take longer to upload than the lock's lease */
     for (size_t i = 0; !rc && i < n; i++) {
