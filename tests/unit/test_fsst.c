@@ -429,7 +429,7 @@ static void test_fsst_codes_are_longest_matches(void)
     static const char *const syms[] = {
         "a", "b", "c", "ab", "ba", "cc", "dd", "abc", "abca", "abcab", "abcabc", "abcabca",
         "abcabcab", "abcd", "abcda", "abcdab", "abcddd", "abcbbb", "abcccc", "bab", "babab",
-        "dddddddd", "\xff\xff" "a", "ccab", "cabd"};
+        "dddddddd", "\xff\xff\x61", "ccab", "cabd"};
     size_t k = sizeof syms / sizeof syms[0];
     struct ig_buf tb = IG_BUF_INIT;
     ig_buf_append_byte(&tb, (uint8_t)k);
