@@ -78,10 +78,17 @@ struct import_run {
     struct ig_import_result *res;
     struct ig_npy npy; /* IG_INPUT_NPY */
     struct ig_parquet *pq; /* IG_INPUT_PARQUET */
-    /* bytes of the input gone through, where reads are at offsets (.npy,
-     * pread) and the file's position says nothing; 0: ask the position */
-    uint64_t in_done;
 };
+
+/* Bytes of the input gone through once `rows` rows are written: a .npy is
+ * read at offsets (pread), so its rows' bytes say it; elsewhere the file's
+ * position. */
+static uint64_t input_done(const struct import_run *r, uint64_t rows)
+{
+    if (r->npy.width) return r->npy.data_off + rows * ig_npy_row_bytes(&r->npy);
+    off_t pos = lseek(r->in_fd, 0, SEEK_CUR);
+    return pos > 0 ? (uint64_t)pos : 0;
+}
 
 /* 0, or -EINTR once the caller asked the import to stop. */
 static int check_cancel(const struct import_run *r, struct ig_error *err)
@@ -94,8 +101,7 @@ static void report(struct import_run *r, bool force)
 {
     uint64_t rows = ig_part_writer_rows(r->w);
     if (!r->o->progress || (!force && rows % 65536)) return;
-    off_t pos = r->in_done ? (off_t)r->in_done : lseek(r->in_fd, 0, SEEK_CUR);
-    r->o->progress(r->o->progress_ctx, pos > 0 ? (uint64_t)pos : 0, r->in_size, rows);
+    r->o->progress(r->o->progress_ctx, input_done(r, rows), r->in_size, rows);
 }
 
 /* After rows ended many at a time since `before` rows: report once a multiple
@@ -283,7 +289,7 @@ static int run_npy(struct import_run *r, struct ig_error *err)
                       cd->name, have);
     }
     const struct ig_type_info *ti = ig_type_info(n->type);
-    size_t per_row = (size_t)n->width * (n->dim ? n->dim : 1);
+    size_t per_row = (size_t)ig_npy_row_bytes(n);
     size_t batch = per_row > (1u << 20) ? 1 : (1u << 20) / per_row;
     uint8_t *buf = malloc(batch * per_row);
     if (!buf) return ig_err(err, -ENOMEM, "out of memory");
@@ -327,7 +333,6 @@ static int run_npy(struct import_run *r, struct ig_error *err)
             if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
             if (!rc) rc = ig_part_writer_end_row(r->w, err);
             if (!rc) rc = check_cancel(r, err);
-            r->in_done = n->data_off + (row + 1) * per_row;
             if (!rc) report(r, false); /* every 65,536 rows written */
         }
     }

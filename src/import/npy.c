@@ -193,11 +193,16 @@ static int npy_header(int fd, uint64_t size, bool partial, const char *path, str
     return 0;
 }
 
+uint64_t ig_npy_row_bytes(const struct ig_npy *n)
+{
+    return (uint64_t)n->width * (n->dim ? n->dim : 1);
+}
+
 int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struct ig_error *err)
 {
     int rc = npy_header(fd, size, false, path, n, err);
     if (rc) return rc;
-    uint64_t per_row = (uint64_t)n->width * (n->dim ? n->dim : 1);
+    uint64_t per_row = ig_npy_row_bytes(n);
     if (n->rows > (size - n->data_off) / per_row || n->data_off + n->rows * per_row != size)
         return ig_err(err, -EINVAL, "%s: %" PRIu64 " rows of %" PRIu64 " bytes do not match the file size",
                       path, n->rows, per_row);
@@ -208,7 +213,7 @@ int ig_npy_size(int fd, uint64_t have, const char *path, struct ig_npy *n, uint6
 {
     int rc = npy_header(fd, have, true, path, n, err);
     if (rc) return rc;
-    uint64_t per_row = (uint64_t)n->width * (n->dim ? n->dim : 1);
+    uint64_t per_row = ig_npy_row_bytes(n);
     if (n->rows > (UINT64_MAX - n->data_off) / per_row)
         return ig_err(err, -EINVAL, "%s: %" PRIu64 " rows is too many", path, n->rows);
     *total = n->data_off + n->rows * per_row;

@@ -43,6 +43,9 @@ struct ig_npy {
     uint64_t data_off;  /* where the elements start */
 };
 
+/* Bytes of one row in the file: an element, or D of them. */
+uint64_t ig_npy_row_bytes(const struct ig_npy *n);
+
 /* Read and check the header of the .npy open on fd (size bytes long). */
 int ig_npy_open(int fd, uint64_t size, const char *path, struct ig_npy *n, struct ig_error *err);
 
