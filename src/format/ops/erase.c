@@ -296,7 +296,6 @@ static int erase_flat_leaves(struct erase_ctx *x, struct leaf_share *sh, struct 
         report_add(x->rep, &w[i].rep);
         erase_ctx_free(&w[i].x);
     }
-    progress_add(sh->prog, 0, !rc); /* what the other threads finished last */
     return rc;
 }
 
