@@ -159,8 +159,10 @@ int cmd_import(int argc, char **argv)
     ig_progress_begin(&lines.import, lines.import_what);
     o.progress = on_progress;
     o.progress_ctx = &lines;
-    o.upload_progress = on_upload;
-    o.upload_progress_ctx = &lines;
+    if (lines.import.on) { /* (the upload's total is a stat of each staged file) */
+        o.upload_progress = on_upload;
+        o.upload_progress_ctx = &lines;
+    }
     o.cancel = &stop_signal;
     catch_stop_signals(on_stop_signal);
     struct ig_error err = {0};
