@@ -196,7 +196,9 @@ static void helper_signal(struct leaf_share *sh, bool leaving)
 
 /* The calling thread, its own share done: tells the progress each time a
  * helper finishes a unit, until none is working (a heavy chunk on a helper
- * would otherwise hold the line still until the join). */
+ * would otherwise hold the line still until the join), and once more then:
+ * a helper may have finished its last unit and left before this thread
+ * looked, with nobody waiting for its signal. */
 static void tell_helpers_progress(struct leaf_share *sh)
 {
     pthread_mutex_lock(&sh->mu);
@@ -207,6 +209,7 @@ static void tell_helpers_progress(struct leaf_share *sh)
         pthread_mutex_lock(&sh->mu);
     }
     pthread_mutex_unlock(&sh->mu);
+    progress_add(sh->prog, 0, true);
 }
 
 static void leaf_work(struct leaf_worker *w, bool caller)
