@@ -68,18 +68,23 @@ int cmd_erase(int argc, char **argv)
         rc = 2;
     }
     if (!rc) {
-        struct ig_progress prog;
-        ig_progress_begin(&prog, "erasing");
+        /* the erase's line, then on object storage the objects' replacement */
+        struct ig_progress_pair prog;
+        char replacing[300];
+        snprintf(replacing, sizeof replacing, "replacing objects of %s", argv[optind]);
+        ig_progress_pair_begin(&prog, "erasing", replacing);
         /* counted only for a terminal: the count reads every page record of
-         * the chunks, where a one-row erase reads those up to its row's */
+         * the chunks, where a one-row erase reads those up to its row's; the
+         * replacement's total is a HEAD of each object */
         struct ig_erase_request req = {ids.ids, ids.n, where, nwhere, "cli", (int64_t)getuid(),
-                                       (int64_t)getpid(), prog.on ? ig_progress_bytes_hook : NULL, &prog};
+                                       (int64_t)getpid(), prog.first.on ? ig_progress_bytes_hook : NULL,
+                                       &prog.first, prog.first.on ? ig_progress_second_hook : NULL, &prog};
         struct ig_erase_report rep;
         struct ig_error err = {0};
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         int erc = ig_erase(argv[optind], &req, &rep, &err);
-        ig_progress_end(&prog);
+        ig_progress_pair_end(&prog);
         if (erc) {
             cli_error("erase: %s", err.msg);
             rc = 2;

@@ -45,29 +45,10 @@ const char cmd_import_usage[] =
     "                         for byte for any N\n"
     "  --json                 print the result as JSON\n";
 
-/* The import's line, then the upload's (a table on object storage): the
- * first bytes sent end the one and begin the other. */
-struct import_lines {
-    struct ig_progress import, upload;
-    bool uploading;
-    char import_what[300], upload_what[300];
-};
-
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
 {
-    struct import_lines *l = ctx;
-    ig_progress_update(&l->import, done, total, rows);
-}
-
-static void on_upload(void *ctx, uint64_t done, uint64_t total)
-{
-    struct import_lines *l = ctx;
-    if (!l->uploading) {
-        ig_progress_end(&l->import);
-        ig_progress_begin(&l->upload, l->upload_what);
-        l->uploading = true;
-    }
-    ig_progress_update(&l->upload, done, total, 0);
+    struct ig_progress_pair *l = ctx; /* the import's line, then the upload's */
+    ig_progress_update(&l->first, done, total, rows);
 }
 
 /* Set by SIGINT/SIGTERM/SIGHUP: the import stops at the next row and removes
@@ -153,14 +134,15 @@ int cmd_import(int argc, char **argv)
         return 2;
     }
     const char *input = argv[optind], *table = argv[optind + 1];
-    struct import_lines lines = {0};
-    snprintf(lines.import_what, sizeof lines.import_what, "importing %s", input);
-    snprintf(lines.upload_what, sizeof lines.upload_what, "uploading to %s", table);
-    ig_progress_begin(&lines.import, lines.import_what);
+    struct ig_progress_pair lines;
+    char import_what[300], upload_what[300];
+    snprintf(import_what, sizeof import_what, "importing %s", input);
+    snprintf(upload_what, sizeof upload_what, "uploading to %s", table);
+    ig_progress_pair_begin(&lines, import_what, upload_what);
     o.progress = on_progress;
     o.progress_ctx = &lines;
-    if (lines.import.on) { /* (the upload's total is a stat of each staged file) */
-        o.upload_progress = on_upload;
+    if (lines.first.on) { /* (the upload's total is a stat of each staged file) */
+        o.upload_progress = ig_progress_second_hook;
         o.upload_progress_ctx = &lines;
     }
     o.cancel = &stop_signal;
@@ -171,7 +153,7 @@ int cmd_import(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ig_import(input, table, &o, &res, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    ig_progress_end(lines.uploading ? &lines.upload : &lines.import);
+    ig_progress_pair_end(&lines);
     catch_stop_signals(SIG_DFL);
     if (rc) {
         cli_error("import: %s", err.msg);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,4 +89,27 @@ void ig_progress_end(struct ig_progress *p)
 {
     if (p->on && p->drawn) fprintf(stderr, "\r\033[K");
     p->drawn = false;
+}
+
+void ig_progress_pair_begin(struct ig_progress_pair *p, const char *first_what, const char *second_what)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->second_what, sizeof p->second_what, "%s", second_what);
+    ig_progress_begin(&p->first, first_what);
+}
+
+void ig_progress_second_hook(void *ctx, uint64_t done, uint64_t total)
+{
+    struct ig_progress_pair *p = ctx;
+    if (!p->in_second) {
+        ig_progress_end(&p->first);
+        ig_progress_begin(&p->second, p->second_what);
+        p->in_second = true;
+    }
+    ig_progress_update(&p->second, done, total, 0);
+}
+
+void ig_progress_pair_end(struct ig_progress_pair *p)
+{
+    ig_progress_end(p->in_second ? &p->second : &p->first);
 }

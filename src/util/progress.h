@@ -29,6 +29,19 @@ void ig_progress_bytes_hook(void *ctx, uint64_t done, uint64_t total);
 void ig_progress_rows_hook(void *ctx, uint64_t done, uint64_t total);
 void ig_progress_end(struct ig_progress *p);
 
+/* Two lines, one after the other: work, then what finishes it elsewhere (an
+ * import's upload to object storage, an erase's replacement of the objects).
+ * `first` is drawn as above; the first update of the second (its hook, ctx:
+ * the pair) ends the first line and begins the second. */
+struct ig_progress_pair {
+    struct ig_progress first, second;
+    bool in_second;
+    char second_what[300];
+};
+void ig_progress_pair_begin(struct ig_progress_pair *p, const char *first_what, const char *second_what);
+void ig_progress_second_hook(void *ctx, uint64_t done, uint64_t total);
+void ig_progress_pair_end(struct ig_progress_pair *p);
+
 /* "12.3 MiB" style sizes, for progress lines and inspect. */
 void ig_format_bytes(char *out, size_t cap, uint64_t bytes);
 

@@ -390,9 +390,31 @@ erase_one_part() {
         [ "$(etag_of "${parts[1]}")" != "$(sed -n 2p <<<"$e_before")" ] ||
         { echo "not exactly part 1 rewritten"; return 1; }
     "$INGOT" cat --rows $((firsts[1] + 5)) "$C" 2>/dev/null && return 1
-    # rows spread over three parts: three objects, each with no older version
-    out=$("$INGOT" erase --row 1 --row $((firsts[2] + 1)) --row 29999 "$C" 2>&1) || { echo "$out"; return 1; }
+    grep -q "replacing" <<<"$out" && { echo "a line without a terminal: $out"; return 1; }
+    # rows spread over three parts: three objects, each with no older version;
+    # after the erase's line the replacement draws its own, from 0 to the
+    # three new objects' bytes (a HEAD of each ahead), never backwards, erased
+    local total=0 steps row p
+    out=$(INGOT_TEST_PROGRESS=1 "$INGOT" erase --row 1 --row $((firsts[2] + 1)) --row 29999 "$C" 2>&1) ||
+        { echo "$out"; return 1; }
+    for row in 1 $((firsts[2] + 1)) 29999; do # each in its own part
+        for p in "${!firsts[@]}"; do [ "${firsts[$p]}" -le "$row" ] && k=$p; done
+        total=$((total + $(s3 HEAD "/vtables/c/${parts[$k]}" -I | tr -d '\r' |
+            awk 'tolower($1) == "content-length:" { print $2 }')))
+    done
     grep -q "3 objects replaced" <<<"$out" || { echo "$out"; return 1; }
+    grep -qE "erasing: +[0-9]+%" <<<"$out" || { echo "no erase line"; return 1; }
+    steps=$(tr '\r' '\n' <<<"$out" | grep -oE "replacing objects of s3://vtables/c: +[0-9]+% [0-9.]+ [KMG]?i?B of [0-9.]+ [KMG]?i?B")
+    grep -qE ": +0% 0 B of " <<<"$(head -1 <<<"$steps")" || { echo "first: $(head -1 <<<"$steps")"; return 1; }
+    tail -1 <<<"$steps" | grep -qE ": 100% " || { echo "last: $(tail -1 <<<"$steps")"; return 1; }
+    tail -1 <<<"$steps" | grep -qF " of $(/usr/bin/python3 -c "
+v, i = float($total), 0
+while v >= 1024 and i < 2: v, i = v / 1024, i + 1
+print('%d B' % v if i == 0 else '%.1f %s' % (v, ['', 'KiB', 'MiB'][i]))")" ||
+        { echo "total $total: $(tail -1 <<<"$steps")"; return 1; }
+    sed -E 's/%.*//; s/.*: +//' <<<"$steps" | awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' ||
+        { echo "backwards: $steps"; return 1; }
+    [[ "$out" == *$'\r\033[K'"$C: erased 3 rows"* ]] || { echo "line not erased at the end"; return 1; }
     for k in "${parts[@]}"; do
         [ "$(s3 GET "/vtables?prefix=c%2F$k&versions=" | grep -o "<Version>" | wc -l)" = 1 ] || { echo "older $k"; return 1; }
     done

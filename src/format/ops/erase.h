@@ -40,10 +40,16 @@ struct ig_erase_request {
     /* Called now and then by the thread that called ig_erase while the erase
      * goes through the column chunks holding its rows: `done` of `total`
      * stored bytes of those chunks (all counted before the first is erased).
-     * What follows (the journal's commit and apply; on object storage each
-     * part object's replacement) is not counted. NULL: not called. */
+     * What follows (the journal's commit and apply) is not counted. NULL:
+     * not called. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
+    /* On object storage, called the same way while the touched part objects
+     * are replaced: bytes of the new objects in the store (uploaded, or
+     * copied by the store) of all they will hold. NULL: not called (and no
+     * HEAD of each object ahead). */
+    void (*replace_progress)(void *ctx, uint64_t done, uint64_t total);
+    void *replace_progress_ctx;
 };
 
 struct ig_erase_report {

@@ -128,12 +128,16 @@ static int read_old(struct ig_s3 *s3, const char *bucket, const char *key, const
  * once: each is one multipart upload or PUT, mostly the store's work): the
  * lock, renewed by one at a time under its own mutex (a renewal is a HEAD and
  * a PUT: under mu, the work queue's, every other thread would wait on them to
- * take its next object or step), and the fault steps. */
+ * take its next object or step), the fault steps, and the bytes of the new
+ * objects made so far, which the calling thread tells (`moved` wakes it). */
 struct shared {
     struct ig_remote_lock *l;
     struct ig_fault *fault;
-    pthread_mutex_t mu;       /* the work queue, the reports, the fault steps */
+    pthread_mutex_t mu;       /* the work queue, the reports, the fault steps, made, running */
     pthread_mutex_t renew_mu; /* l */
+    pthread_cond_t moved;     /* made grew, or a worker left */
+    uint64_t made;            /* bytes of new objects uploaded or copied by the store */
+    unsigned running;         /* workers not yet left */
 };
 
 static int renew(struct shared *sh, struct ig_error *err)
@@ -142,6 +146,15 @@ static int renew(struct shared *sh, struct ig_error *err)
     int rc = ig_remote_lock_renew(sh->l, err);
     pthread_mutex_unlock(&sh->renew_mu);
     return rc;
+}
+
+/* n more bytes of a new object are in the store. */
+static void made_bytes(struct shared *sh, uint64_t n)
+{
+    pthread_mutex_lock(&sh->mu);
+    sh->made += n;
+    pthread_cond_signal(&sh->moved);
+    pthread_mutex_unlock(&sh->mu);
 }
 
 static void step(struct shared *sh)
@@ -203,6 +216,7 @@ static void *part_worker(void *arg)
         struct ig_error e = {0};
         int rc = send_part(j, i, &e);
         step(j->sh); /* a kill here leaves an incomplete upload (the replay aborts it) */
+        if (!rc) made_bytes(j->sh, j->plan[i].len);
         pthread_mutex_lock(&j->mu);
         if (!rc) {
             if (j->plan[i].upload)
@@ -238,22 +252,41 @@ static int send_parts(struct part_jobs *j, struct ig_remote_report *rep, struct 
     return j->rc;
 }
 
+/* The key of f's object. */
+static int object_key(struct ig_store *st, const struct ffile *f, char key[IG_S3_KEY_LEN_MAX],
+                      struct ig_error *err)
+{
+    const char *bucket, *prefix;
+    (void)ig_store_s3(st, &bucket, &prefix);
+    if ((size_t)snprintf(key, IG_S3_KEY_LEN_MAX, "%s%s", prefix, f->name) >= IG_S3_KEY_LEN_MAX)
+        return ig_err(err, -ENAMETOOLONG, "%s/%s: name too long", ig_store_location(st), f->name);
+    return 0;
+}
+
+/* The size of f's object once its records are applied. */
+static uint64_t new_size(const struct ffile *f, const struct ig_s3_info *cur)
+{
+    return cur->size > f->end ? cur->size : f->end;
+}
+
 /* Replace object f->name by its bytes with f's records applied: one PUT when
  * small, else a multipart upload of the changed ranges with the rest copied
  * server-side (ranges.h plans the parts); then every older version of it is
- * removed. */
-static int replace_object(struct ig_store *st, const struct ffile *f, int jfd, struct shared *sh,
-                          struct ig_remote_report *rep, struct ig_error *err)
+ * removed. head: the object's HEAD when taken already, else NULL. */
+static int replace_object(struct ig_store *st, const struct ffile *f, const struct ig_s3_info *head,
+                          int jfd, struct shared *sh, struct ig_remote_report *rep, struct ig_error *err)
 {
     const char *bucket, *prefix;
     struct ig_s3 *s3 = ig_store_s3(st, &bucket, &prefix);
     char key[IG_S3_KEY_LEN_MAX];
-    if ((size_t)snprintf(key, sizeof key, "%s%s", prefix, f->name) >= sizeof key)
-        return ig_err(err, -ENAMETOOLONG, "%s/%s: name too long", ig_store_location(st), f->name);
-    struct ig_s3_info cur;
-    int rc = ig_s3_head(s3, bucket, key, &cur, err);
+    int rc = object_key(st, f, key, err);
     if (rc) return rc;
-    uint64_t size = cur.size > f->end ? cur.size : f->end;
+    struct ig_s3_info cur;
+    if (head)
+        cur = *head;
+    else if ((rc = ig_s3_head(s3, bucket, key, &cur, err)))
+        return rc;
+    uint64_t size = new_size(f, &cur);
     uint64_t min_part = ig_remote_env_u64("INGOT_S3_MIN_PART_MB", 5) * MIB;
     uint64_t whole = ig_remote_env_u64("INGOT_S3_PATCH_WHOLE_MB", 16) * MIB;
     struct ig_s3_info now;
@@ -265,6 +298,7 @@ static int replace_object(struct ig_store *st, const struct ffile *f, int jfd, s
         struct ig_s3_cond c = {cur.etag, false};
         if (!rc) rc = ig_s3_put(s3, bucket, key, buf, (size_t)size, &c, &now, err);
         if (!rc) rep->bytes_uploaded += size;
+        if (!rc) made_bytes(sh, size);
         free(buf);
     } else {
         struct ig_range *dirty = malloc(f->n * sizeof *dirty);
@@ -332,10 +366,13 @@ static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
 /* The objects of a journal replaced by up to INGOT_S3_ERASE_PARALLEL (4)
  * threads, each taking the next object: an erase touching several parts
  * waits for the slowest, not for their sum. Reports are summed; the failure
- * of the first object (in journal order) that failed is the one told. */
+ * of the first object (in journal order) that failed is the one told. The
+ * calling thread waits for them, telling `made` the bytes of the new objects
+ * as they grow (a callback is only ever called by its caller's thread). */
 struct apply {
     struct ig_store *st;
     const struct fileset *fs;
+    const struct ig_s3_info *heads; /* each object's HEAD, when taken ahead */
     int jfd;
     struct shared sh;
     struct ig_remote_report *rep;
@@ -345,17 +382,16 @@ struct apply {
     int rc;
 };
 
-static void *apply_worker(void *arg)
+static void apply_objects(struct apply *a)
 {
-    struct apply *a = arg;
     for (;;) {
         pthread_mutex_lock(&a->sh.mu);
         size_t i = a->rc ? a->fs->n : a->next++; /* after a failure, nothing more is started */
         pthread_mutex_unlock(&a->sh.mu);
-        if (i >= a->fs->n) return NULL;
+        if (i >= a->fs->n) return;
         struct ig_remote_report r = {0};
         struct ig_error e = {0};
-        int rc = replace_object(a->st, &a->fs->f[i], a->jfd, &a->sh, &r, &e);
+        int rc = replace_object(a->st, &a->fs->f[i], a->heads ? &a->heads[i] : NULL, a->jfd, &a->sh, &r, &e);
         pthread_mutex_lock(&a->sh.mu);
         a->rep->objects_replaced += r.objects_replaced;
         a->rep->bytes_uploaded += r.bytes_uploaded;
@@ -373,23 +409,97 @@ static void *apply_worker(void *arg)
     }
 }
 
+static void *apply_worker(void *arg)
+{
+    struct apply *a = arg;
+    apply_objects(a);
+    pthread_mutex_lock(&a->sh.mu);
+    a->sh.running--;
+    pthread_cond_signal(&a->sh.moved);
+    pthread_mutex_unlock(&a->sh.mu);
+    return NULL;
+}
+
+/* Every object's HEAD, in turn, and the bytes the new objects will hold:
+ * taken ahead only for a caller told the progress (a round trip each, where
+ * the workers would take them in parallel). */
+static int head_all(struct ig_store *st, const struct fileset *fs, struct ig_s3_info *heads,
+                    uint64_t *total, struct ig_error *err)
+{
+    const char *bucket, *prefix;
+    struct ig_s3 *s3 = ig_store_s3(st, &bucket, &prefix);
+    *total = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        char key[IG_S3_KEY_LEN_MAX];
+        int rc = object_key(st, &fs->f[i], key, err);
+        if (!rc) rc = ig_s3_head(s3, bucket, key, &heads[i], err);
+        if (rc) return ig_err_prefix(err, rc, "%s: replacing %s", ig_store_location(st), fs->f[i].name);
+        *total += new_size(&fs->f[i], &heads[i]);
+    }
+    return 0;
+}
+
+/* The calling thread while the workers run: `made` told each time the bytes
+ * made moved, until the last worker left. */
+static void tell_made(struct shared *sh, const struct ig_remote_progress *p, uint64_t total)
+{
+    uint64_t told = UINT64_MAX;
+    pthread_mutex_lock(&sh->mu);
+    for (;;) {
+        if (p && sh->made != told) {
+            told = sh->made;
+            pthread_mutex_unlock(&sh->mu);
+            p->made(p->ctx, told, total);
+            pthread_mutex_lock(&sh->mu);
+        } else if (!sh->running) {
+            break;
+        } else {
+            pthread_cond_wait(&sh->moved, &sh->mu);
+        }
+    }
+    pthread_mutex_unlock(&sh->mu);
+}
+
 static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, struct ig_remote_lock *l,
-                       struct ig_fault *f, struct ig_remote_report *rep, struct ig_error *err)
+                       struct ig_fault *f, const struct ig_remote_progress *p,
+                       struct ig_remote_report *rep, struct ig_error *err)
 {
     struct apply a = {.st = st, .fs = fs, .jfd = jfd, .sh = {.l = l, .fault = f}, .rep = rep,
                       .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed)};
-    if (!a.removed) return ig_err(err, -ENOMEM, "out of memory");
+    struct ig_s3_info *heads = p ? calloc(fs->n, sizeof *heads) : NULL;
+    if (!a.removed || (p && !heads)) {
+        free(a.removed);
+        free(heads);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    uint64_t total = 0;
+    if (p) {
+        int rc = head_all(st, fs, heads, &total, err);
+        if (rc) {
+            free(a.removed);
+            free(heads);
+            return rc;
+        }
+        a.heads = heads;
+    }
     pthread_mutex_init(&a.sh.mu, NULL);
     pthread_mutex_init(&a.sh.renew_mu, NULL);
+    pthread_cond_init(&a.sh.moved, NULL);
     size_t want = (size_t)ig_remote_env_u64("INGOT_S3_ERASE_PARALLEL", 4), started = 0;
     if (want > fs->n) want = fs->n;
     if (want > 16) want = 16;
     pthread_t t[16];
-    for (size_t k = 1; k < want; k++) /* this thread is one of them */
+    a.sh.running = (unsigned)want;
+    for (size_t k = 0; k < want; k++)
         if (pthread_create(&t[started], NULL, apply_worker, &a) == 0) started++;
-    apply_worker(&a);
+    pthread_mutex_lock(&a.sh.mu);
+    a.sh.running = (unsigned)started; /* those that started (none may have left yet: this lock) */
+    pthread_mutex_unlock(&a.sh.mu);
+    if (!started) apply_objects(&a); /* no thread to be had: this one, untold */
+    tell_made(&a.sh, p, total);
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
+    pthread_cond_destroy(&a.sh.moved);
     pthread_mutex_destroy(&a.sh.mu);
     pthread_mutex_destroy(&a.sh.renew_mu);
     for (size_t i = 0; i < fs->n; i++) {
@@ -399,12 +509,14 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
         ig_buf_free(&a.removed[i]);
     }
     free(a.removed);
+    free(heads);
     if (a.rc) *err = a.err;
     return a.rc;
 }
 
 int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
-                            struct ig_fault *f, struct ig_remote_report *rep, struct ig_error *err)
+                            struct ig_fault *f, const struct ig_remote_progress *p,
+                            struct ig_remote_report *rep, struct ig_error *err)
 {
     struct ig_store *st;
     int rc = ig_store_at(dir, &st, err);
@@ -418,7 +530,7 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     for (size_t i = 0; !rc && i < fs.n; i++) /* only a table's part and blob files are ever named */
         if (strncmp(fs.f[i].name, "part-", 5))
             rc = ig_err(err, -EIO, "%s: the journal names %s, not a part file", dir, fs.f[i].name);
-    if (!rc && fs.n) rc = replace_all(st, &fs, jfd, l, f, rep, err);
+    if (!rc && fs.n) rc = replace_all(st, &fs, jfd, l, f, p, rep, err);
     if (jfd >= 0) close(jfd);
     fileset_free(&fs);
     if (!rc && generation) {
@@ -431,6 +543,7 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     }
     return rc;
 }
+
 
 struct uploads {
     struct ig_s3 *s3;
@@ -504,7 +617,7 @@ int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *re
     struct ig_remote_report rep = {0};
     /* a killed erase's uploads go before its replay starts new ones */
     if (!rc) rc = ig_remote_abort_uploads(dir, false, l, NULL, NULL, err);
-    if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, &rep, err);
+    if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, NULL, &rep, err);
     ig_remote_report_free(&rep);
     ig_remove_tree(stage);
     if (rc) return ig_err_prefix(err, rc, "%s: completing an interrupted erase", dir);
