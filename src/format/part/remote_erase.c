@@ -489,12 +489,19 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
     if (want > fs->n) want = fs->n;
     if (want > 16) want = 16;
     pthread_t t[16];
-    a.sh.running = (unsigned)want;
-    for (size_t k = 0; k < want; k++)
-        if (pthread_create(&t[started], NULL, apply_worker, &a) == 0) started++;
-    pthread_mutex_lock(&a.sh.mu);
-    a.sh.running = (unsigned)started; /* those that started (none may have left yet: this lock) */
-    pthread_mutex_unlock(&a.sh.mu);
+    for (size_t k = 0; k < want; k++) {
+        /* counted before it starts: a worker may be done and leave at once */
+        pthread_mutex_lock(&a.sh.mu);
+        a.sh.running++;
+        pthread_mutex_unlock(&a.sh.mu);
+        if (pthread_create(&t[started], NULL, apply_worker, &a) == 0) {
+            started++;
+            continue;
+        }
+        pthread_mutex_lock(&a.sh.mu);
+        a.sh.running--;
+        pthread_mutex_unlock(&a.sh.mu);
+    }
     if (!started) apply_objects(&a); /* no thread to be had: this one, untold */
     tell_made(&a.sh, p, total);
     for (size_t k = 0; k < started; k++)
