@@ -16,6 +16,8 @@ ranged GETs it misbehaves as MODE_FILE says, re-read per request:
     503-once N, drop-once N
                     the Nth ranged GET alone (its retry is answered)
     always503       every request answers 503
+    put503 N        every PUT of a body of N bytes or more answers 503 (the
+                    small ones, a lock or a journal, pass)
 
 Counts of what it did are appended to MODE_FILE.log. Writes its port to
 PORT_FILE once listening.
@@ -75,7 +77,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     counter[0] = 0
                 counter[0] += 1
                 hit = counter[0] == n if once else counter[0] % n == 0
-        if m == "always503" or (hit and m == "503"):
+        big_put = self.command == "PUT" and m == "put503" and length >= n
+        if m == "always503" or (hit and m == "503") or big_put:
             log("503 " + self.path)
             msg = b"<Error><Code>SlowDown</Code></Error>"
             self.send_response(503)
@@ -90,9 +93,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = resp.read()
         conn.close()
         self.send_response_only(resp.status, resp.reason)
+        # the body goes out whole with its length (a listing comes chunked
+        # from upstream: without a length the client would wait for more)
+        drop = ("transfer-encoding", "connection") if self.command == "HEAD" else (
+            "transfer-encoding", "connection", "content-length")
         for k, v in resp.getheaders():
-            if k.lower() not in ("transfer-encoding", "connection"):
+            if k.lower() not in drop:
                 self.send_header(k, v)
+        if self.command != "HEAD":
+            self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         if hit and m == "drop" and len(data) > 1:
             log("drop " + self.path)

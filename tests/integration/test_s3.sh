@@ -725,6 +725,27 @@ faults_reported() {
     echo "gave up with a message after $(($(date +%s) - t0)) s"
 }
 check s3_persistent_faults_end_in_an_error faults_reported
+# the store refuses the new part object (a PUT of it fails, again and again)
+# after the erase's journal is committed: the erase ends in an error naming
+# the object, its lines erased (the replacement's was drawn: its workers
+# failed and left), and the next writer completes it from the journal
+refused_replacement() {
+    local size out st
+    size=$(s3 HEAD /tables/pf/part-000000.ingot -I | tr -d '\r' | awk 'tolower($1) == "content-length:" { print $2 }')
+    echo "put503 $((size / 2))" >"$WORK/mode"
+    : >"$WORK/mode.log"
+    out=$(AWS_ENDPOINT_URL=$PROXY INGOT_S3_RETRIES=1 INGOT_TEST_PROGRESS=1 timeout 60 \
+        "$INGOT" erase --row 4242 s3://tables/pf 2>&1); st=$?
+    echo pass >"$WORK/mode"
+    [ $st = 2 ] || { echo "exit $st: $out"; return 1; }
+    grep -q "replacing part-000000.ingot: .*503" <<<"$out" || { echo "$out"; return 1; }
+    grep -qE "replacing objects of s3://tables/pf: +0% 0 B of " <<<"$out" || { echo "no replacement line: $out"; return 1; }
+    grep -q "^503 " "$WORK/mode.log" || { echo "the proxy refused nothing"; return 1; }
+    "$INGOT" verify s3://tables/pf >/dev/null || { echo "verify did not complete it"; return 1; }
+    "$INGOT" cat --rows 4242 s3://tables/pf 2>/dev/null && { echo "row 4242 still there"; return 1; }
+    "$INGOT" cat --rows 4241,4243 s3://tables/pf >/dev/null
+}
+check s3_refused_replacement_is_completed_later refused_replacement
 gateway_gone() {
     local out st
     kill -STOP "$(cat "$S3_LOCAL_DIR/rgw.pid")"
