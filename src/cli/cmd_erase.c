@@ -96,10 +96,13 @@ int cmd_erase(int argc, char **argv)
                        ",\"page_records\":%" PRIu64 ",\"bytes_written\":%" PRIu64
                        ",\"journal_bytes\":%" PRIu64 ",\"dict_segments_zeroed\":%" PRIu64
                        ",\"dict_blocks_recompressed\":%" PRIu64
-                       ",\"vdict_entries_zeroed\":%" PRIu64 ",\"ms\":%.3f}\n",
+                       ",\"vdict_entries_zeroed\":%" PRIu64 ",\"objects_replaced\":%" PRIu64
+                       ",\"bytes_uploaded\":%" PRIu64 ",\"bytes_copied\":%" PRIu64
+                       ",\"object_versions_removed\":%" PRIu64 ",\"ms\":%.3f}\n",
                        rep.rows, rep.pages_rewritten, rep.pages_moved, rep.records,
                        rep.bytes_written, rep.journal_bytes, rep.dict_segments, rep.dict_blocks,
-                       rep.vdict_entries, ms);
+                       rep.vdict_entries, rep.objects_replaced, rep.bytes_uploaded, rep.bytes_copied,
+                       rep.versions_removed, ms);
             else
                 printf("%s: erased %" PRIu64 " row%s (%" PRIu64 " pages rewritten, %" PRIu64
                        " moved, %" PRIu64 " bytes written) in %.1f ms\n",

@@ -743,7 +743,16 @@ refused_replacement() {
     grep -q "^503 " "$WORK/mode.log" || { echo "the proxy refused nothing"; return 1; }
     "$INGOT" verify s3://tables/pf >/dev/null || { echo "verify did not complete it"; return 1; }
     "$INGOT" cat --rows 4242 s3://tables/pf 2>/dev/null && { echo "row 4242 still there"; return 1; }
-    "$INGOT" cat --rows 4241,4243 s3://tables/pf >/dev/null
+    "$INGOT" cat --rows 4241,4243 s3://tables/pf >/dev/null || return 1
+    # --json tells what crossed the network, as the text does
+    out=$("$INGOT" erase --json --row 4243 s3://tables/pf) || return 1
+    /usr/bin/python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])
+assert r['rows'] == 1 and r['objects_replaced'] == 1, r
+assert r['bytes_uploaded'] + r['bytes_copied'] >= $size // 2, r
+assert r['object_versions_removed'] == 0, r  # a bucket without versions
+" "$out" || { echo "$out"; return 1; }
 }
 check s3_refused_replacement_is_completed_later refused_replacement
 gateway_gone() {
