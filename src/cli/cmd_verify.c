@@ -84,9 +84,9 @@ int cmd_verify(int argc, char **argv)
     if (s.json) {
         printf("],\"ok\":%s,\"parts\":%u,\"row_groups\":%" PRIu64 ",\"rows\":%" PRIu64
                ",\"pages\":%" PRIu64 ",\"page_bytes\":%" PRIu64 ",\"released_pages\":%" PRIu64
-               ",\"released_bytes\":%" PRIu64 "}\n",
+               ",\"released_bytes\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"object_versions\":%" PRIu64 "}\n",
                rep.failures ? "false" : "true", rep.parts, rep.groups, rep.rows, rep.pages,
-               rep.page_bytes, rep.released_pages, rep.released_bytes);
+               rep.page_bytes, rep.released_pages, rep.released_bytes, rep.objects, rep.object_versions);
     } else if (rep.failures) {
         printf("%s: %" PRIu64 " problem%s found\n", dir, rep.failures, rep.failures == 1 ? "" : "s");
     } else {

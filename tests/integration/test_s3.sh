@@ -741,7 +741,13 @@ refused_replacement() {
     grep -q "replacing part-000000.ingot: .*503" <<<"$out" || { echo "$out"; return 1; }
     grep -qE "replacing objects of s3://tables/pf: +0% 0 B of " <<<"$out" || { echo "no replacement line: $out"; return 1; }
     grep -q "^503 " "$WORK/mode.log" || { echo "the proxy refused nothing"; return 1; }
-    "$INGOT" verify s3://tables/pf >/dev/null || { echo "verify did not complete it"; return 1; }
+    out=$("$INGOT" verify --json s3://tables/pf) || { echo "verify did not complete it"; return 1; }
+    # what the listing proved, as the text tells it: the part, MANIFEST, the logs
+    /usr/bin/python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])
+assert r['ok'] and r['objects'] >= 2 and r['object_versions'] == 0, r
+" "$out" || { echo "$out"; return 1; }
     "$INGOT" cat --rows 4242 s3://tables/pf 2>/dev/null && { echo "row 4242 still there"; return 1; }
     "$INGOT" cat --rows 4241,4243 s3://tables/pf >/dev/null || return 1
     # --json tells what crossed the network, as the text does
