@@ -135,7 +135,7 @@ struct ig_remote_progress {
 /* Apply the committed journal (its local copy at journal_path) to the
  * table's objects, raise MANIFEST's generation, remove the journal object.
  * The caller holds l. p (NULL: none) is told the replacement's progress; it
- * costs a HEAD of each object ahead, one after the other. */
+ * costs a HEAD of each object ahead (several at once), before any is made. */
 int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
                             struct ig_fault *f, const struct ig_remote_progress *p,
                             struct ig_remote_report *rep, struct ig_error *err);

@@ -133,10 +133,12 @@ static int read_old(struct ig_s3 *s3, const char *bucket, const char *key, const
 struct shared {
     struct ig_remote_lock *l;
     struct ig_fault *fault;
-    pthread_mutex_t mu;       /* the work queue, the reports, the fault steps, made, running */
+    pthread_mutex_t mu;       /* the work queue, the reports, the fault steps, and the rest */
     pthread_mutex_t renew_mu; /* l */
-    pthread_cond_t moved;     /* made grew, or a worker left */
+    pthread_cond_t moved;     /* made grew, a HEAD came back, or a worker left (broadcast) */
     uint64_t made;            /* bytes of new objects uploaded or copied by the store */
+    uint64_t total;           /* bytes the new objects will hold, summed as HEADs come back */
+    size_t heads_left;        /* HEADs taken ahead not yet back (the total is known at 0) */
     unsigned running;         /* workers not yet left */
 };
 
@@ -153,7 +155,7 @@ static void made_bytes(struct shared *sh, uint64_t n)
 {
     pthread_mutex_lock(&sh->mu);
     sh->made += n;
-    pthread_cond_signal(&sh->moved);
+    pthread_cond_broadcast(&sh->moved);
     pthread_mutex_unlock(&sh->mu);
 }
 
@@ -372,15 +374,59 @@ static int raise_generation(const char *dir, uint64_t g, struct ig_error *err)
 struct apply {
     struct ig_store *st;
     const struct fileset *fs;
-    const struct ig_s3_info *heads; /* each object's HEAD, when taken ahead */
+    struct ig_s3_info *heads; /* each object's HEAD, when taken ahead (else NULL) */
     int jfd;
     struct shared sh;
     struct ig_remote_report *rep;
     struct ig_buf *removed; /* each object's removed versions, told in journal order */
-    size_t next, failed_at;
+    size_t next_head, next, failed_at;
     struct ig_error err;
     int rc;
 };
+
+/* Object i failed (under sh.mu): the first in journal order is told. */
+static void failed(struct apply *a, size_t i, int rc, const struct ig_error *e)
+{
+    if (i < a->failed_at) {
+        a->failed_at = i;
+        a->err = *e;
+        a->rc = rc;
+    }
+}
+
+/* For a caller told the progress, every object's HEAD first (each worker
+ * taking the next, so that they overlap), to know the bytes the new objects
+ * will hold before any is made; a worker goes on once all are back. */
+static void head_objects(struct apply *a)
+{
+    const char *bucket, *prefix;
+    struct ig_s3 *s3 = ig_store_s3(a->st, &bucket, &prefix);
+    for (;;) {
+        pthread_mutex_lock(&a->sh.mu);
+        size_t i = a->rc ? a->fs->n : a->next_head;
+        if (i < a->fs->n) a->next_head++;
+        pthread_mutex_unlock(&a->sh.mu);
+        if (i >= a->fs->n) break;
+        const struct ffile *f = &a->fs->f[i];
+        char key[IG_S3_KEY_LEN_MAX];
+        struct ig_error e = {0};
+        int rc = object_key(a->st, f, key, &e);
+        if (!rc) rc = ig_s3_head(s3, bucket, key, &a->heads[i], &e);
+        if (rc) rc = ig_err_prefix(&e, rc, "%s: replacing %s", ig_store_location(a->st), f->name);
+        pthread_mutex_lock(&a->sh.mu);
+        if (rc)
+            failed(a, i, rc, &e);
+        else
+            a->sh.total += new_size(f, &a->heads[i]);
+        a->sh.heads_left--;
+        pthread_cond_broadcast(&a->sh.moved);
+        pthread_mutex_unlock(&a->sh.mu);
+    }
+    pthread_mutex_lock(&a->sh.mu);
+    while (a->sh.heads_left && !a->rc)
+        pthread_cond_wait(&a->sh.moved, &a->sh.mu);
+    pthread_mutex_unlock(&a->sh.mu);
+}
 
 static void apply_objects(struct apply *a)
 {
@@ -399,55 +445,40 @@ static void apply_objects(struct apply *a)
         a->rep->versions_removed += r.versions_removed;
         a->removed[i] = r.removed; /* taken over */
         r.removed = (struct ig_buf)IG_BUF_INIT;
-        if (rc && i < a->failed_at) {
-            a->failed_at = i;
-            a->err = e;
-            a->rc = rc;
-        }
+        if (rc) failed(a, i, rc, &e);
         pthread_mutex_unlock(&a->sh.mu);
         ig_remote_report_free(&r);
     }
 }
 
+static void work(struct apply *a)
+{
+    if (a->heads) head_objects(a);
+    apply_objects(a);
+}
+
 static void *apply_worker(void *arg)
 {
     struct apply *a = arg;
-    apply_objects(a);
+    work(a);
     pthread_mutex_lock(&a->sh.mu);
     a->sh.running--;
-    pthread_cond_signal(&a->sh.moved);
+    pthread_cond_broadcast(&a->sh.moved);
     pthread_mutex_unlock(&a->sh.mu);
     return NULL;
 }
 
-/* Every object's HEAD, in turn, and the bytes the new objects will hold:
- * taken ahead only for a caller told the progress (a round trip each, where
- * the workers would take them in parallel). */
-static int head_all(struct ig_store *st, const struct fileset *fs, struct ig_s3_info *heads,
-                    uint64_t *total, struct ig_error *err)
-{
-    const char *bucket, *prefix;
-    struct ig_s3 *s3 = ig_store_s3(st, &bucket, &prefix);
-    *total = 0;
-    for (size_t i = 0; i < fs->n; i++) {
-        char key[IG_S3_KEY_LEN_MAX];
-        int rc = object_key(st, &fs->f[i], key, err);
-        if (!rc) rc = ig_s3_head(s3, bucket, key, &heads[i], err);
-        if (rc) return ig_err_prefix(err, rc, "%s: replacing %s", ig_store_location(st), fs->f[i].name);
-        *total += new_size(&fs->f[i], &heads[i]);
-    }
-    return 0;
-}
-
-/* The calling thread while the workers run: `made` told each time the bytes
- * made moved, until the last worker left. */
-static void tell_made(struct shared *sh, const struct ig_remote_progress *p, uint64_t total)
+/* The calling thread while the workers run: once every HEAD is back (the
+ * total known), `made` told each time the bytes made moved, until the last
+ * worker left. */
+static void tell_made(struct shared *sh, const struct ig_remote_progress *p)
 {
     uint64_t told = UINT64_MAX;
     pthread_mutex_lock(&sh->mu);
     for (;;) {
-        if (p && sh->made != told) {
+        if (p && !sh->heads_left && sh->made != told) {
             told = sh->made;
+            uint64_t total = sh->total;
             pthread_mutex_unlock(&sh->mu);
             p->made(p->ctx, told, total);
             pthread_mutex_lock(&sh->mu);
@@ -465,23 +496,14 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
                        struct ig_remote_report *rep, struct ig_error *err)
 {
     struct apply a = {.st = st, .fs = fs, .jfd = jfd, .sh = {.l = l, .fault = f}, .rep = rep,
-                      .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed)};
-    struct ig_s3_info *heads = p ? calloc(fs->n, sizeof *heads) : NULL;
-    if (!a.removed || (p && !heads)) {
+                      .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed),
+                      .heads = p ? calloc(fs->n, sizeof *a.heads) : NULL};
+    if (!a.removed || (p && !a.heads)) {
         free(a.removed);
-        free(heads);
+        free(a.heads);
         return ig_err(err, -ENOMEM, "out of memory");
     }
-    uint64_t total = 0;
-    if (p) {
-        int rc = head_all(st, fs, heads, &total, err);
-        if (rc) {
-            free(a.removed);
-            free(heads);
-            return rc;
-        }
-        a.heads = heads;
-    }
+    a.sh.heads_left = p ? fs->n : 0;
     pthread_mutex_init(&a.sh.mu, NULL);
     pthread_mutex_init(&a.sh.renew_mu, NULL);
     pthread_cond_init(&a.sh.moved, NULL);
@@ -502,8 +524,8 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
         a.sh.running--;
         pthread_mutex_unlock(&a.sh.mu);
     }
-    if (!started) apply_objects(&a); /* no thread to be had: this one, untold */
-    tell_made(&a.sh, p, total);
+    if (!started) work(&a); /* no thread to be had: this one, untold */
+    tell_made(&a.sh, p);
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
     pthread_cond_destroy(&a.sh.moved);
@@ -516,7 +538,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
         ig_buf_free(&a.removed[i]);
     }
     free(a.removed);
-    free(heads);
+    free(a.heads);
     if (a.rc) *err = a.err;
     return a.rc;
 }
