@@ -139,6 +139,7 @@ struct shared {
     uint64_t made;            /* bytes of new objects uploaded or copied by the store */
     uint64_t total;           /* bytes the new objects will hold, summed as HEADs come back */
     size_t heads_left;        /* HEADs taken ahead not yet back (the total is known at 0) */
+    bool await_start;         /* workers wait for the caller to tell 0 of the total */
     unsigned running;         /* workers not yet left */
 };
 
@@ -396,7 +397,8 @@ static void failed(struct apply *a, size_t i, int rc, const struct ig_error *e)
 
 /* For a caller told the progress, every object's HEAD first (each worker
  * taking the next, so that they overlap), to know the bytes the new objects
- * will hold before any is made; a worker goes on once all are back. */
+ * will hold before any is made; a worker goes on once all are back and the
+ * caller has told 0 of them (so the line always starts from nothing). */
 static void head_objects(struct apply *a)
 {
     const char *bucket, *prefix;
@@ -423,7 +425,7 @@ static void head_objects(struct apply *a)
         pthread_mutex_unlock(&a->sh.mu);
     }
     pthread_mutex_lock(&a->sh.mu);
-    while (a->sh.heads_left && !a->rc)
+    while ((a->sh.heads_left || a->sh.await_start) && !a->rc)
         pthread_cond_wait(&a->sh.moved, &a->sh.mu);
     pthread_mutex_unlock(&a->sh.mu);
 }
@@ -482,6 +484,10 @@ static void tell_made(struct shared *sh, const struct ig_remote_progress *p)
             pthread_mutex_unlock(&sh->mu);
             p->made(p->ctx, told, total);
             pthread_mutex_lock(&sh->mu);
+            if (sh->await_start) { /* 0 told: the workers may make objects now */
+                sh->await_start = false;
+                pthread_cond_broadcast(&sh->moved);
+            }
         } else if (!sh->running) {
             break;
         } else {
@@ -504,6 +510,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
         return ig_err(err, -ENOMEM, "out of memory");
     }
     a.sh.heads_left = p ? fs->n : 0;
+    a.sh.await_start = p != NULL;
     pthread_mutex_init(&a.sh.mu, NULL);
     pthread_mutex_init(&a.sh.renew_mu, NULL);
     pthread_cond_init(&a.sh.moved, NULL);
@@ -524,7 +531,10 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
         a.sh.running--;
         pthread_mutex_unlock(&a.sh.mu);
     }
-    if (!started) work(&a); /* no thread to be had: this one, untold */
+    if (!started) { /* no thread to be had: this one, untold */
+        a.sh.await_start = false;
+        work(&a);
+    }
     tell_made(&a.sh, p);
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
