@@ -57,9 +57,9 @@ int erase_remote(const char *dir, const struct ig_erase_request *req, struct ig_
         /* the old objects' cached ranges (their values) go with the table */
         ig_table_close(&t);
         open_ok = false;
-        struct ig_remote_progress made = {req->replace_progress, req->replace_progress_ctx};
         if (!rc)
-            rc = ig_remote_journal_apply(dir, journal, &l, &fault, req->replace_progress ? &made : NULL, &rr, err);
+            rc = ig_remote_journal_apply(dir, journal, &l, &fault, req->replace_progress,
+                                         req->replace_progress_ctx, &rr, err);
         rep->objects_replaced = rr.objects_replaced;
         rep->bytes_uploaded = rr.bytes_uploaded;
         rep->bytes_copied = rr.bytes_copied;

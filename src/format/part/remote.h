@@ -124,20 +124,15 @@ bool ig_remote_journal_pending(const char *dir);
  * object: from then on the erase completes, now or on replay. */
 int ig_remote_journal_commit(const char *dir, const char *journal_path, struct ig_fault *f,
                              struct ig_error *err);
-/* How far an erase's objects are replaced: `made` is called by the thread
- * that called ig_remote_journal_apply with the bytes of the new objects in
- * the store (uploaded, or copied there by the store) of all they will hold,
- * from 0 to the whole, as each object or multipart part is done. */
-struct ig_remote_progress {
-    void (*made)(void *ctx, uint64_t done, uint64_t total);
-    void *ctx;
-};
 /* Apply the committed journal (its local copy at journal_path) to the
  * table's objects, raise MANIFEST's generation, remove the journal object.
- * The caller holds l. p (NULL: none) is told the replacement's progress; it
- * costs a HEAD of each object ahead (several at once), before any is made. */
+ * The caller holds l. `made` (NULL: none) is called by the calling thread
+ * with the bytes of the new objects in the store (uploaded, or copied there
+ * by the store) of all they will hold, from 0 to the whole, as each object
+ * or multipart part is done; it costs a HEAD of each object ahead (several
+ * at once), before any is made. */
 int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
-                            struct ig_fault *f, const struct ig_remote_progress *p,
+                            struct ig_fault *f, ig_journal_progress_fn made, void *made_ctx,
                             struct ig_remote_report *rep, struct ig_error *err);
 /* Complete an interrupted erase, if there is one (taking the lock for it:
  * wait_ms as ig_remote_lock; a lock held by a live writer means it is at work

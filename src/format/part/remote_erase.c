@@ -473,16 +473,16 @@ static void *apply_worker(void *arg)
 /* The calling thread while the workers run: once every HEAD is back (the
  * total known), `made` told each time the bytes made moved, until the last
  * worker left. */
-static void tell_made(struct shared *sh, const struct ig_remote_progress *p)
+static void tell_made(struct shared *sh, ig_journal_progress_fn made, void *made_ctx)
 {
     uint64_t told = UINT64_MAX;
     pthread_mutex_lock(&sh->mu);
     for (;;) {
-        if (p && !sh->heads_left && sh->made != told) {
+        if (made && !sh->heads_left && sh->made != told) {
             told = sh->made;
             uint64_t total = sh->total;
             pthread_mutex_unlock(&sh->mu);
-            p->made(p->ctx, told, total);
+            made(made_ctx, told, total);
             pthread_mutex_lock(&sh->mu);
             if (sh->await_start) { /* 0 told: the workers may make objects now */
                 sh->await_start = false;
@@ -498,19 +498,19 @@ static void tell_made(struct shared *sh, const struct ig_remote_progress *p)
 }
 
 static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, struct ig_remote_lock *l,
-                       struct ig_fault *f, const struct ig_remote_progress *p,
+                       struct ig_fault *f, ig_journal_progress_fn made, void *made_ctx,
                        struct ig_remote_report *rep, struct ig_error *err)
 {
     struct apply a = {.st = st, .fs = fs, .jfd = jfd, .sh = {.l = l, .fault = f}, .rep = rep,
                       .failed_at = SIZE_MAX, .removed = calloc(fs->n, sizeof *a.removed),
-                      .heads = p ? calloc(fs->n, sizeof *a.heads) : NULL};
-    if (!a.removed || (p && !a.heads)) {
+                      .heads = made ? calloc(fs->n, sizeof *a.heads) : NULL};
+    if (!a.removed || (made && !a.heads)) {
         free(a.removed);
         free(a.heads);
         return ig_err(err, -ENOMEM, "out of memory");
     }
-    a.sh.heads_left = p ? fs->n : 0;
-    a.sh.await_start = p != NULL;
+    a.sh.heads_left = made ? fs->n : 0;
+    a.sh.await_start = made != NULL;
     pthread_mutex_init(&a.sh.mu, NULL);
     pthread_mutex_init(&a.sh.renew_mu, NULL);
     pthread_cond_init(&a.sh.moved, NULL);
@@ -535,7 +535,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
         a.sh.await_start = false;
         work(&a);
     }
-    tell_made(&a.sh, p);
+    tell_made(&a.sh, made, made_ctx);
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
     pthread_cond_destroy(&a.sh.moved);
@@ -554,7 +554,7 @@ static int replace_all(struct ig_store *st, const struct fileset *fs, int jfd, s
 }
 
 int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
-                            struct ig_fault *f, const struct ig_remote_progress *p,
+                            struct ig_fault *f, ig_journal_progress_fn made, void *made_ctx,
                             struct ig_remote_report *rep, struct ig_error *err)
 {
     struct ig_store *st;
@@ -569,7 +569,7 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     for (size_t i = 0; !rc && i < fs.n; i++) /* only a table's part and blob files are ever named */
         if (strncmp(fs.f[i].name, "part-", 5))
             rc = ig_err(err, -EIO, "%s: the journal names %s, not a part file", dir, fs.f[i].name);
-    if (!rc && fs.n) rc = replace_all(st, &fs, jfd, l, f, p, rep, err);
+    if (!rc && fs.n) rc = replace_all(st, &fs, jfd, l, f, made, made_ctx, rep, err);
     if (jfd >= 0) close(jfd);
     fileset_free(&fs);
     if (!rc && generation) {
@@ -582,7 +582,6 @@ int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig
     }
     return rc;
 }
-
 
 struct uploads {
     struct ig_s3 *s3;
@@ -656,7 +655,7 @@ int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *re
     struct ig_remote_report rep = {0};
     /* a killed erase's uploads go before its replay starts new ones */
     if (!rc) rc = ig_remote_abort_uploads(dir, false, l, NULL, NULL, err);
-    if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, NULL, &rep, err);
+    if (!rc) rc = ig_remote_journal_apply(dir, path, l, NULL, NULL, NULL, &rep, err);
     ig_remote_report_free(&rep);
     ig_remove_tree(stage);
     if (rc) return ig_err_prefix(err, rc, "%s: completing an interrupted erase", dir);
