@@ -65,7 +65,6 @@ static void page_unreadable(struct vctx *x, const struct ig_part *p, uint32_t pa
 /* A page's blocks (x->r.stored holds the page, checked): they follow one
  * another without gaps in rows, the bytes no block uses are zero, and at
  * level 2 no erased row holds data (codec.h's per-scheme rule), block by block. */
-
 static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                          const struct ig_pagerec *rec, const struct ig_column_ref *c,
                          const uint8_t *deleted, const char *cname, const struct ig_chunk_ctx *cx,
