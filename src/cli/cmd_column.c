@@ -99,8 +99,11 @@ static void print_result(enum column_cmd cmd, const struct ig_evolve_report *rep
                          const struct ig_column_counts *n, const char *name, bool keyed, bool json)
 {
     if (json) {
-        printf("{\"version\":%" PRIu64 ",\"columns\":%u,\"bytes_written\":%" PRIu64, rep->version,
-               rep->columns, rep->bytes_written);
+        printf("{\"version\":%" PRIu64 ",\"columns\":%u,\"bytes_written\":%" PRIu64
+               ",\"objects_replaced\":%" PRIu64 ",\"bytes_uploaded\":%" PRIu64
+               ",\"bytes_copied\":%" PRIu64,
+               rep->version, rep->columns, rep->bytes_written, rep->objects_replaced,
+               rep->bytes_uploaded, rep->bytes_copied);
         if (keyed)
             printf(",\"input_rows\":%" PRIu64 ",\"matched\":%" PRIu64 ",\"ignored\":%" PRIu64
                    ",\"unmatched\":%" PRIu64,
@@ -115,6 +118,11 @@ static void print_result(enum column_cmd cmd, const struct ig_evolve_report *rep
     else
         printf("%s %u column%s: version %" PRIu64 ", %" PRIu64 " bytes written\n", did,
                rep->columns, rep->columns == 1 ? "" : "s", rep->version, rep->bytes_written);
+    if (rep->objects_replaced || rep->bytes_uploaded) /* object storage: what crossed the network */
+        printf("%" PRIu64 " object%s replaced (%" PRIu64 " bytes uploaded, %" PRIu64
+               " copied by the store)\n",
+               rep->objects_replaced, rep->objects_replaced == 1 ? "" : "s", rep->bytes_uploaded,
+               rep->bytes_copied);
     if (keyed)
         printf("%" PRIu64 " row%s matched; %" PRIu64 " other live row%s %s; %" PRIu64
                " row%s of the file left out\n",

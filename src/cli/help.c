@@ -57,8 +57,8 @@ void cli_help_list(FILE *out)
     fputs("usage: ingot COMMAND [OPTIONS] ...\n\n", out);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
-    fputs("\nA TABLE is a directory, or s3://BUCKET/PREFIX on object storage (import, inspect,\n"
-          "cat, verify, erase, versions, mount; credentials as the AWS tools take them).\n", out);
+    fputs("\nA TABLE is a directory, or s3://BUCKET/PREFIX on object storage (every command\n"
+          "but umount; credentials as the AWS tools take them).\n", out);
     fputs("\n'ingot help COMMAND' (or 'ingot COMMAND --help') shows a command's options;\n"
           "'ingot --version' the formats it reads. Manual: man ingot, man ingot-mount.\n",
           out);

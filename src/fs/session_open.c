@@ -18,8 +18,6 @@ int fs_session_open(struct fs_session *s, const struct fs_opts *o, struct ig_err
     /* object storage has no inotify: its changes are found by the timer */
     fs_watch_init(&s->watch, o->poll_ms, !o->no_inotify && !remote);
     s->column_io = o->columns;
-    /* columns are written into the parts in place: not on object storage */
-    if (remote) s->column_io.commit = NULL;
     s->staging = fs_staging_new(); /* out of memory: columns cannot be written (EROFS) */
     return 0;
 }

@@ -6,6 +6,8 @@
 #include "format/model/names.h"
 #include "format/model/types.h"
 #include "format/ops/evolve.h"
+#include "format/part/remote.h"
+#include "store/store.h"
 #include "util/error.h"
 #include "util/io.h"
 
@@ -37,6 +39,7 @@ struct fs_staging {
     pthread_mutex_t mu;
     struct fs_stage *v[FS_STAGE_MAX];
     uint64_t next_id;
+    char local[4096]; /* a table on object storage: a local directory for the stages ("" yet) */
 };
 
 static time_t now_s(void)
@@ -65,6 +68,7 @@ void fs_staging_free(struct fs_staging *g)
     if (!g) return;
     for (int i = 0; i < FS_STAGE_MAX; i++)
         if (g->v[i]) drop(g->v[i]);
+    if (g->local[0]) ig_remove_tree(g->local);
     pthread_mutex_destroy(&g->mu);
     free(g);
 }
@@ -131,9 +135,18 @@ static int begin(struct fs_session *s, const char *column, bool replace, bool cr
         st->replace = replace;
         st->created = created;
         st->last = now_s();
-        snprintf(st->path, sizeof st->path, "%s/.ingot/stage-%" PRIu64 ".npy", s->dir,
-                 g->next_id++);
-        st->fd = ig_open(st->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        /* beside the table; a bucket's: in a local directory made once */
+        struct ig_error e = {0};
+        bool remote = ig_store_is_remote(s->dir);
+        if (remote && !g->local[0] && ig_remote_stage_dir(g->local, sizeof g->local, &e)) {
+            syslog(LOG_ERR, "%s", e.msg);
+            g->local[0] = '\0';
+        }
+        snprintf(st->path, sizeof st->path, "%s/.ingot/stage-%" PRIu64 ".npy",
+                 remote ? g->local : s->dir, g->next_id++);
+        st->fd = remote && !g->local[0]
+                     ? (errno = EIO, -1)
+                     : ig_open(st->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (st->fd < 0) {
             rc = -errno;
             free(st);

@@ -10,7 +10,9 @@
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "format/ops/reader.h"
+#include "format/part/remote.h"
 #include "format/part/table.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/io.h"
@@ -56,7 +58,12 @@ static void remove_stale_inputs(const char *ingot)
 static int make_temp(struct keyed *k, struct ig_error *err)
 {
     pid_t pid = getpid();
-    if (snprintf(k->ingot, sizeof k->ingot, "%s/.ingot", k->table_dir) >= (int)sizeof k->ingot)
+    /* beside the table; a table on object storage: in a local stage */
+    bool remote = ig_store_is_remote(k->table_dir);
+    int rc = remote ? ig_remote_stage_dir(k->stage, sizeof k->stage, err) : 0;
+    if (rc) return rc;
+    if (snprintf(k->ingot, sizeof k->ingot, "%s/.ingot", remote ? k->stage : k->table_dir) >=
+        (int)sizeof k->ingot)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", k->table_dir);
     snprintf(k->tmp, sizeof k->tmp, "%s/input-%d", k->ingot, (int)pid);
     snprintf(k->tmp_schema, sizeof k->tmp_schema, "%s/input-%d.schema", k->ingot, (int)pid);
@@ -72,6 +79,7 @@ static void remove_temp(struct keyed *k)
     if (!k->made_tmp) return;
     ig_remove_tree(k->tmp);
     unlink(k->tmp_schema);
+    if (k->stage[0]) ig_remove_tree(k->stage);
 }
 
 /* ---- importing the file ------------------------------------------------------- */

@@ -61,6 +61,7 @@ struct keyed {
     const char *path; /* the file */
     enum ig_input_format fmt;
     char ingot[4200], tmp[4300], tmp_schema[4300];
+    char stage[4096]; /* a table on object storage: the local directory ingot is in ("" else) */
     bool made_tmp;
 
     struct ig_table t0; /* the table before the commit locks it: for planning */

@@ -5,8 +5,9 @@
 # rm and the CLI with no older object version left behind, a kill at every
 # step of an erase (and inside a multipart upload), an import cut into parts
 # and an erase rewriting only the parts it touches, tags under the writers'
-# lock, gc deleting objects (killed at every step), two mounts as two hosts,
-# writers racing, and what goes
+# lock, gc deleting objects (killed at every step), columns added, updated,
+# replaced and dropped (by the CLI and through the mount; killed at every step
+# of an add-column), two mounts as two hosts, writers racing, and what goes
 # wrong on the network: wrong credentials, a missing bucket, a truncated
 # object, 503s, dropped and stalled connections, the gateway gone. Each ends
 # in a clear error or a retry: never a hang, never a wrong byte.
@@ -514,6 +515,142 @@ kill_gc() {
     echo "$((n - 1)) steps"
 }
 check s3_kill_at_every_gc_step kill_gc
+
+# ---- the table evolves on object storage --------------------------------------
+# Columns added (from .npy and from a keyed CSV), updated, replaced and dropped
+# on a bucket that keeps versions: each a new table version; each part object
+# replaced by one with the new columns after its bytes, no older object
+# version left; a mount (another host) sees each version; older versions read.
+E=s3://vtables/ev
+ev_versions_of() { s3 GET "/vtables?prefix=ev%2F$1&versions=" | grep -o "<Version>" | wc -l; }
+evolve_on_s3() {
+    "$INGOT" import "$WORK/t.csv" "$E" >/dev/null 2>&1 && "$INGOT" import --append "$WORK/t.csv" "$E" >/dev/null 2>&1 ||
+        return 1
+    mkdir -p "$WORK/mnt_ev"
+    "$INGOT" mount -o poll_ms=300 "$E" "$WORK/mnt_ev" || return 1
+    /usr/bin/python3 -c "
+import numpy as np
+np.save('$WORK/emb.npy', np.arange(60000 * 8, dtype=np.float32).reshape(60000, 8))" || return 1
+    "$INGOT" add-column "$E" "$WORK/emb.npy" | grep -q "version 3" || { echo "add-column emb.npy"; return 1; }
+    printf '_rowid,label\n17,seventeen\n30017,thirty\n' >"$WORK/label.csv"
+    "$INGOT" add-column "$E" "$WORK/label.csv" | grep -q "version 4" || { echo "add-column label"; return 1; }
+    printf '_rowid,score\n17,0.5\n' >"$WORK/score.csv"
+    "$INGOT" update "$E" --column score --from "$WORK/score.csv" | grep -q "version 5" || { echo update; return 1; }
+    "$INGOT" drop-column "$E" user | grep -q "version 6" || { echo drop-column; return 1; }
+    local r
+    r=$("$INGOT" cat --rows 17 "$E") || return 1
+    [ "$(jq -c '[.label, .score, .emb[0], .emb[7], has("user")]' <<<"$r")" = '["seventeen",0.5,136,143,false]' ] ||
+        { echo "row 17: $r"; return 1; }
+    [ "$(jq -r .label <<<"$("$INGOT" cat --rows 30017 "$E")")" = thirty ] || { echo "row 30017"; return 1; }
+    r=$("$INGOT" cat --version 2 --rows 17 "$E") || return 1
+    [ "$(jq -c '[has("label"), has("emb"), .user, .score == 0.5]' <<<"$r")" = '[false,false,17,false]' ] ||
+        { echo "version 2, row 17: $r"; return 1; }
+    [ "$("$INGOT" versions "$E" | grep -cE 'add-column|update|drop-column')" = 4 ] || { "$INGOT" versions "$E"; return 1; }
+    local p
+    for p in part-000000.ingot part-000001.ingot; do
+        [ "$(ev_versions_of $p)" = 1 ] || { echo "older versions of $p remain"; return 1; }
+    done
+    [ "$(s3 HEAD /vtables/ev/.ingot/commit -I -o /dev/null -w '%{http_code}')" = 404 ] || { echo "a commit record is left"; return 1; }
+    # the footers each change superseded are zeroed (chunk bounds are values):
+    # the tail version 2 read part 0 by is gone
+    local end
+    end=$(s3 GET /vtables/ev/.ingot/versions/0000000002 | sed -n 's/^part part-000000.ingot .*footer=\([0-9]*\).*/\1/p')
+    [ -n "$end" ] && s3 GET /vtables/ev/part-000000.ingot -H "Range: bytes=$((end - 64))-$((end - 1))" -o "$WORK/oldtail" &&
+        [ "$(tr -d '\0' <"$WORK/oldtail" | wc -c)" = 0 ] || { echo "the tail at $end is not zeroed"; return 1; }
+    # the mount, opened at version 2, follows (it polls MANIFEST every 300 ms)
+    for _ in $(seq 60); do
+        [ -e "$WORK/mnt_ev/columns/label" ] && ! [ -e "$WORK/mnt_ev/columns/user" ] && break
+        sleep 0.05
+    done
+    [ "$(jq -r .label "$WORK/mnt_ev/rows/17")" = seventeen ] || { echo "the mount does not show label"; return 1; }
+    [ -e "$WORK/mnt_ev/columns/user" ] && { echo "the mount still shows user"; return 1; }
+    /usr/bin/python3 -c "
+import numpy as np
+a = np.load('$WORK/mnt_ev/columns/emb.npy', mmap_mode='r')
+assert a.shape == (60000, 8), a.shape
+assert a[30017, 3] == 30017 * 8 + 3, a[30017]
+" || { echo "emb.npy through the mount"; return 1; }
+    # a blob column: each part's blob object made, then appended to (replaced)
+    mkdir -p "$WORK/pics"
+    local i k
+    for k in 1 2; do
+        for i in 17 30017; do head -c $((900 + i % 100 + k)) /dev/urandom >"$WORK/pics/$k-$i.bin"; done
+        printf '{"_rowid":17,"pic":"%s"}\n{"_rowid":30017,"pic":"%s"}\n' "$WORK/pics/$k-17.bin" "$WORK/pics/$k-30017.bin" >"$WORK/pics/$k.jsonl"
+    done
+    printf '_rowid int64\npic blob?\n' >"$WORK/pics/schema.txt"
+    "$INGOT" add-column --schema "$WORK/pics/schema.txt" "$E" "$WORK/pics/1.jsonl" >/dev/null || { echo "add-column pic"; return 1; }
+    "$INGOT" replace-column --schema "$WORK/pics/schema.txt" "$E" "$WORK/pics/2.jsonl" >/dev/null || { echo "replace-column pic"; return 1; }
+    for _ in $(seq 60); do [ -e "$WORK/mnt_ev/versions/8/blobs/pic/17" ] && break; sleep 0.05; done
+    for k in 1 2; do
+        for i in 17 30017; do
+            cmp -s "$WORK/mnt_ev/versions/$((6 + k))/blobs/pic/$i" "$WORK/pics/$k-$i.bin" ||
+                { ls "$WORK/mnt_ev/versions/$((6 + k))/blobs/pic"; echo "version $((6 + k)): blob $i"; return 1; }
+        done
+    done
+    # through the mount: a column written as a .npy, another removed
+    /usr/bin/python3 -c "
+import numpy as np
+np.save('$WORK/mnt_ev/columns/w.npy', np.arange(60000, dtype=np.int64) * 3)" || { echo "writing columns/w.npy"; return 1; }
+    [ "$("$INGOT" cat --rows 30017 "$E" | jq .w)" = 90051 ] || { echo "w through the mount"; return 1; }
+    rm "$WORK/mnt_ev/columns/label" || return 1
+    "$INGOT" cat --rows 17 "$E" | jq -e 'has("label") | not' >/dev/null || { echo "label stays"; return 1; }
+    "$INGOT" verify "$E" >/dev/null || { echo verify; return 1; }
+    # a part of 12 MiB, patched by a multipart upload: its bytes copied by the store
+    /usr/bin/python3 -c "
+import numpy as np
+np.save('$WORK/ev12.npy', np.random.default_rng(4).standard_normal((12288, 256), dtype=np.float32))
+np.save('$WORK/ev12c.npy', np.arange(12288, dtype=np.int32))" || return 1
+    "$INGOT" import --part-size 0 "$WORK/ev12.npy" s3://tables/ev12 >/dev/null 2>&1 || return 1
+    r=$(INGOT_S3_PATCH_WHOLE_MB=1 "$INGOT" add-column --json s3://tables/ev12 "$WORK/ev12c.npy") || return 1
+    jq -e '.objects_replaced == 1 and .bytes_copied >= 12000000 and .bytes_uploaded < .bytes_copied' <<<"$r" >/dev/null ||
+        { echo "12 MiB part: $r"; return 1; }
+    [ "$("$INGOT" cat --rows 12000 s3://tables/ev12 | jq .ev12c)" = 12000 ] || { echo "12 MiB part: row 12000"; return 1; }
+    # an erase reaches the new columns as the old
+    "$INGOT" erase --row 30017 "$E" >/dev/null || return 1
+    "$INGOT" cat --rows 30017 "$E" >/dev/null 2>&1 && { echo "row 30017 not erased"; return 1; }
+    "$INGOT" verify "$E" >/dev/null
+}
+check s3_columns_added_updated_dropped evolve_on_s3
+
+# A kill at every step of an add-column: the table reads throughout, the next
+# writer (a tag) settles it, and the column is there with its value or not at
+# all; one rolled back leaves zeros past each part's footer, not its values.
+tail_zeros() { # tail_zeros BUCKET PREFIX: every part object's bytes past MANIFEST's footer= are zero
+    local m name end
+    m=$(s3 GET "/$1/$2/MANIFEST")
+    while read -r name end; do
+        s3 GET "/$1/$2/$name" -o "$WORK/obj" || return 1
+        /usr/bin/python3 -c "
+import sys
+b = open('$WORK/obj', 'rb').read()[$end:]
+sys.exit(0 if b.count(0) == len(b) else 1)" || { echo "$name: bytes past $end"; return 1; }
+    done < <(sed -n 's/^part \(part-[0-9]*\.ingot\) .*footer=\([0-9]*\).*/\1 \2/p' <<<"$m")
+}
+kill_evolve() {
+    local n=1 st v K=s3://tables/ke
+    "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 || return 1
+    while :; do
+        printf '_rowid,c%s\n5,value%s\n' $n $n >"$WORK/c.csv"
+        INGOT_FAULT_AFTER=$n "$INGOT" add-column "$K" "$WORK/c.csv" >/dev/null 2>&1
+        st=$?
+        "$INGOT" cat --rows 5 "$K" | grep -q '"caption 5 ' || { echo "step $n: row 5 unreadable"; return 1; }
+        "$INGOT" tag "$K" "after$n" >/dev/null || { echo "step $n: the next writer"; return 1; }
+        [ "$(s3 HEAD /tables/ke/.ingot/commit -I -o /dev/null -w '%{http_code}')" = 404 ] ||
+            { echo "step $n: the record is left"; return 1; }
+        v=$("$INGOT" cat --rows 5 "$K" | jq -r ".c$n // \"absent\"")
+        case "$st:$v" in
+        137:value$n | 137:absent | 0:value$n) ;;
+        *) echo "step $n: exit $st, c$n is $v"; return 1 ;;
+        esac
+        tail_zeros tables ke || { echo "step $n"; return 1; }
+        "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
+        [ $st = 137 ] || break
+        n=$((n + 1))
+        [ $n -le 30 ] || { echo "more than 30 steps?"; return 1; }
+    done
+    echo "$((n - 1)) steps"
+}
+check s3_kill_at_every_add_column_step kill_evolve
 
 # ---- what goes wrong --------------------------------------------------------
 wrong_key() {

@@ -8,6 +8,7 @@
  * removed. */
 #include "erase_int.h"
 #include "format/model/render.h"
+#include "format/part/commit.h"
 #include "format/part/remote.h"
 #include "format/model/types.h"
 #include "util/buf.h"
@@ -26,7 +27,7 @@ int erase_remote(const char *dir, const struct ig_erase_request *req, struct ig_
     int rc = ig_remote_lock(dir, UINT32_MAX, &l, err);
     if (rc) return rc;
     bool replayed;
-    rc = ig_remote_recover_locked(dir, &l, &replayed, err);
+    rc = ig_commit_settle_remote(dir, &l, &replayed, err);
     char stage[4096] = "", journal[4300];
     if (!rc) rc = ig_remote_stage_dir(stage, sizeof stage, err);
     snprintf(journal, sizeof journal, "%s/.ingot/journal", stage);

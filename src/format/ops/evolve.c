@@ -141,6 +141,9 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
     if (!rc) {
         rep->version = c.next.version;
         rep->columns = s->ntops;
+        rep->objects_replaced = c.traffic.objects_replaced;
+        rep->bytes_uploaded = c.traffic.bytes_uploaded;
+        rep->bytes_copied = c.traffic.bytes_copied;
     }
     free(old);
     ig_commit_end(&c);

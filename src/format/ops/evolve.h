@@ -56,6 +56,9 @@ struct ig_evolve_report {
     uint64_t version;       /* the version made */
     uint64_t bytes_written; /* to the parts (pages and footers) */
     uint32_t columns;       /* top-level columns added, replaced or dropped */
+    /* on object storage: part and blob objects replaced (the new bytes
+     * uploaded, the old ones copied by the store), new blob objects uploaded */
+    uint64_t objects_replaced, bytes_uploaded, bytes_copied;
 };
 
 /* Add (or replace) the request's columns: a new version. A name that clashes

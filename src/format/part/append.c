@@ -1,6 +1,7 @@
 #include "format/part/append.h"
 #include "format/part/versions.h"
 #include "format/part/lock.h"
+#include "format/part/commit.h"
 #include "format/part/remote.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -75,7 +76,7 @@ static int begin_remote(struct ig_append *a, const char *table_dir, bool create,
     int rc = ig_remote_lock(table_dir, UINT32_MAX, &a->rlock, err);
     if (rc) return rc;
     bool replayed;
-    rc = ig_remote_recover_locked(table_dir, &a->rlock, &replayed, err);
+    rc = ig_commit_settle_remote(table_dir, &a->rlock, &replayed, err);
     if (rc) return rc;
     if (create) {
         struct ig_manifest m;

@@ -1,5 +1,6 @@
 /* commit.c - new table versions, all or nothing (commit.h). */
 #include "format/part/commit.h"
+#include "format/part/commit_int.h"
 #include "format/part/commitlog.h"
 #include "format/part/lock.h"
 #include "format/model/types.h"
@@ -42,6 +43,7 @@ static int blob_file_of(struct ig_commit *c, uint32_t i, struct ig_error *err)
     } else if (!ig_blob_file_of_part(mp->name, cp->blob)) {
         return ig_err(err, -EIO, "%s: part '%s' is not named part-N.ingot", c->dir, mp->name);
     }
+    if (c->remote) return commit_remote_size(c, cp->blob, &cp->blob_size, err);
     char path[4200];
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", c->dir, cp->blob);
@@ -52,8 +54,7 @@ static int blob_file_of(struct ig_commit *c, uint32_t i, struct ig_error *err)
     return 0;
 }
 
-/* The record of the commit (commitlog.h): every part, every blob file. */
-static int write_record(struct ig_commit *c, struct ig_error *err)
+int commit_write_record(struct ig_commit *c, struct ig_error *err)
 {
     uint32_t n = c->table.nparts;
     struct ig_commitlog_part *rp = calloc(n ? 2 * (size_t)n : 1, sizeof *rp);
@@ -79,18 +80,18 @@ int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, st
     ig_fault_init(&c->fault);
     if ((size_t)snprintf(c->dir, sizeof c->dir, "%s", dir) >= sizeof c->dir)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
-    if (ig_store_is_remote(dir))
-        return ig_err(err, -EOPNOTSUPP,
-                      "%s: adding, replacing, updating or dropping columns writes into the parts in place, "
-                      "which object storage cannot do: not supported there yet (import a new table, or "
-                      "change a local copy and import it)",
-                      dir);
-    c->lock_fd = ig_table_lock(dir, true, err);
-    if (c->lock_fd < 0)
-        return ig_err_prefix(err, c->lock_fd, "%s: changing the table needs write access", dir);
+    c->remote = ig_store_is_remote(dir);
     bool replayed;
-    int rc = ig_journal_recover(dir, &replayed, err);
-    if (!rc) rc = ig_commit_recover(dir, err);
+    int rc;
+    if (c->remote) {
+        rc = commit_remote_begin(c, err);
+    } else {
+        c->lock_fd = ig_table_lock(dir, true, err);
+        if (c->lock_fd < 0)
+            return ig_err_prefix(err, c->lock_fd, "%s: changing the table needs write access", dir);
+        rc = ig_journal_recover(dir, &replayed, err);
+        if (!rc) rc = ig_commit_recover(dir, err);
+    }
     if (!rc) rc = ig_table_open(&c->table, dir, false, err);
     if (rc) return rc;
     c->have_table = true;
@@ -98,8 +99,9 @@ int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, st
     if (!c->parts) return ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t i = 0; i < c->table.nparts; i++) {
         const struct ig_part *p = &c->table.parts[i];
-        struct stat st;
-        if (fstat(p->fd, &st)) return ig_err(err, -errno, "%s: %s", p->path, strerror(errno));
+        struct stat st = {.st_size = (off_t)p->file_size}; /* an object's: its size at open */
+        if (!p->obj && fstat(p->fd, &st))
+            return ig_err(err, -errno, "%s: %s", p->path, strerror(errno));
         c->parts[i] =
             (struct ig_commit_part){(uint64_t)st.st_size, p->footer_offset, p->tail_end, false};
         rc = blob_file_of(c, i, err);
@@ -133,8 +135,8 @@ int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *
 {
     if (part >= c->table.nparts || c->parts[part].grafted)
         return ig_err(err, -EINVAL, "%s: part %u grafted twice or out of range", c->dir, part);
-    if (!c->journaled) {
-        int rc = write_record(c, err);
+    if (!c->journaled && !c->remote) { /* on object storage, at the finish: nothing there changes before */
+        int rc = commit_write_record(c, err);
         if (rc) return rc;
         c->journaled = true;
         ig_fault_step(&c->fault);
@@ -143,12 +145,15 @@ int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *
     for (uint32_t l = 0; l < add->nleaves; l++)
         blobs |= add->cols[add->leaves[l]].type == IG_T_BLOB;
     struct ig_writer_opts wo = *o;
-    char blob_path[4200];
-    snprintf(blob_path, sizeof blob_path, "%s/%s", c->dir, c->parts[part].blob);
+    char blob_path[4200], into[4200];
+    snprintf(blob_path, sizeof blob_path, "%s/%s", c->remote ? c->stage : c->dir,
+             c->parts[part].blob);
+    snprintf(into, sizeof into, "%s", c->table.parts[part].path);
     wo.blob_path = blobs ? blob_path : NULL;
     uint64_t end;
     c->parts[part].grafted = true; /* whatever happens, rolling back cuts it */
-    int rc = ig_part_graft(&c->table.parts[part], add, &wo, fill, ctx, &end, err);
+    int rc = c->remote ? commit_remote_stage(c, part, blobs, into, sizeof into, err) : 0;
+    if (!rc) rc = ig_part_graft(&c->table.parts[part], into, add, &wo, fill, ctx, &end, err);
     if (rc) return rc;
     c->next.parts[part].footer_end = end;
     if (blobs) memcpy(c->next.parts[part].blob, c->parts[part].blob, IG_PART_NAME_MAX);
@@ -158,6 +163,7 @@ int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *
 
 int ig_commit_finish(struct ig_commit *c, struct ig_error *err)
 {
+    if (c->remote) return commit_remote_finish(c, err);
     int rc = ig_version_save(c->dir, &c->next, err);
     if (rc) return rc;
     ig_fault_step(&c->fault);
@@ -183,6 +189,7 @@ void ig_commit_end(struct ig_commit *c)
         struct ig_error e = {0};
         (void)ig_commit_recover(c->dir, &e);
     }
+    if (c->remote) commit_remote_end(c);
     if (c->have_table) ig_table_close(&c->table);
     ig_manifest_free(&c->next);
     free(c->parts);

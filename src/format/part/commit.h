@@ -19,6 +19,18 @@
  * kill at any step leaves the old table or the new one, and no copy of values
  * the table does not reference.
  *
+ * On object storage (s3://, remote.h) the same steps hold the writers' lock
+ * object instead of the lock file (commit_remote.c): the new columns' pages
+ * and footers are written into local copies of the parts (sparse files of the
+ * objects' sizes: nothing of the old bytes is fetched), then the record is
+ * written as the object .ingot/commit, then each grafted part object is
+ * replaced by one with the new bytes after its own (the store copies the old
+ * ones where it can), then the version's object and MANIFEST, published only
+ * over the ETag read (the commit point), then the superseded footers are
+ * zeroed the same way and the record goes. Every replaced object's older
+ * versions are removed. A crash leaves the record: the next writer settles
+ * it (ig_commit_settle_remote), as on a directory.
+ *
  * What it does not do: decide what the new columns hold (ops/evolve.c) or
  * change a part's existing pages (erasure: journal.h). */
 #ifndef IG_FORMAT_PART_COMMIT_H
@@ -30,6 +42,7 @@
 #include "format/part/commitlog.h"
 #include "format/part/graft.h"
 #include "format/part/journal.h"
+#include "format/part/remote.h"
 #include "format/part/table.h"
 
 struct ig_error;
@@ -43,9 +56,18 @@ struct ig_commit_part {
     uint64_t blob_size;          /* its size then; 0: none */
 };
 
+/* What a commit on object storage sent (0 on a directory). */
+struct ig_commit_traffic {
+    uint64_t objects_replaced, bytes_uploaded, bytes_copied; /* copied: by the store */
+};
+
 struct ig_commit {
     char dir[4096];
     int lock_fd;
+    bool remote;                 /* on object storage: */
+    struct ig_remote_lock rlock; /* the writers' lock, held when rlock.held */
+    char stage[4096];            /* local copies of the parts being grafted ("": none) */
+    struct ig_commit_traffic traffic;
     bool have_table, journaled, committed;
     struct ig_table table;        /* the current version (footers as MANIFEST names them) */
     struct ig_manifest next;      /* the version being made */
@@ -62,6 +84,13 @@ int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *
                     struct ig_error *err);
 int ig_commit_finish(struct ig_commit *c, struct ig_error *err);
 void ig_commit_end(struct ig_commit *c);
+
+/* Before a writer changes a table on object storage (holding l): an erase
+ * or a commit a crash interrupted completed or rolled back (remote.h's
+ * ig_remote_recover_locked, then the commit record). *replayed: an erase was
+ * completed. */
+int ig_commit_settle_remote(const char *dir, struct ig_remote_lock *l, bool *replayed,
+                            struct ig_error *err);
 
 /* A manifest's columns as an explicit set (format 1 and new tables show
  * every record: 0 .. num_columns - 1). */

@@ -1,5 +1,6 @@
 /* commitlog.c - the record of a commit at work; recovery (commitlog.h). */
 #include "format/part/commitlog.h"
+#include "format/part/remote.h"
 #include "format/part/versions.h"
 #include "util/buf.h"
 #include "store/store.h"
@@ -29,7 +30,9 @@ int ig_commitlog_write(const char *dir, uint64_t version, const struct ig_commit
     if (!rc) rc = ig_buf_printf(&b, "end %016" PRIx64 "\n", ig_hash(b.data, b.len));
     char ingot[4200];
     snprintf(ingot, sizeof ingot, "%s/.ingot", dir);
-    if (!rc)
+    if (!rc && ig_store_is_remote(dir))
+        rc = ig_remote_file_write(dir, IG_COMMIT_FILE, b.data, b.len, err);
+    else if (!rc)
         rc = ig_write_file_atomic(ingot, "commit", b.data, b.len, err);
     else
         rc = ig_err(err, rc, "out of memory");
@@ -89,19 +92,18 @@ int ig_commitlog_parse(char *text, size_t len, const char *what, uint64_t *versi
     return rc;
 }
 
-/* The record, checked: -ENOENT when there is none. */
-static int record_read(const char *dir, uint64_t *version, struct ig_commitlog_part **parts,
-                       size_t *n, struct ig_error *err)
+int ig_commitlog_read(const char *dir, uint64_t *version, struct ig_commitlog_part **parts,
+                      size_t *n, struct ig_error *err)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, IG_COMMIT_FILE);
     char *text;
     size_t len;
     *parts = NULL;
     *n = 0;
-    int rc = ig_read_file(path, 16u << 20, &text, &len, NULL);
-    if (rc) return rc == -ENOENT ? rc : ig_err(err, rc, "%s: %s", path, strerror(-rc));
-    rc = ig_commitlog_parse(text, len, path, version, parts, n, err);
+    int rc = ig_table_file_read(dir, IG_COMMIT_FILE, 16u << 20, &text, &len, err);
+    if (rc) return rc;
+    char what[4200];
+    snprintf(what, sizeof what, "%s/%s", dir, IG_COMMIT_FILE);
+    rc = ig_commitlog_parse(text, len, what, version, parts, n, err);
     free(text);
     return rc;
 }
@@ -117,7 +119,7 @@ void ig_commitlog_remove(const char *dir)
 
 bool ig_commit_pending(const char *dir)
 {
-    if (ig_store_is_remote(dir)) return false; /* commits that append to parts: not on object storage */
+    if (ig_store_is_remote(dir)) return false; /* writers settle a bucket's (commit_remote.c) */
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, IG_COMMIT_FILE);
     return access(path, F_OK) == 0;
@@ -180,12 +182,13 @@ static uint64_t footer_end_in(const struct ig_manifest *m, const char *name)
     return 0;
 }
 
-int ig_commit_recover(const char *dir, struct ig_error *err)
+int ig_commitlog_settle(const char *dir, const struct ig_commitlog_ops *ops, void *ctx,
+                        struct ig_error *err)
 {
     uint64_t version = 0;
     struct ig_commitlog_part *parts;
     size_t n;
-    int rc = record_read(dir, &version, &parts, &n, err);
+    int rc = ig_commitlog_read(dir, &version, &parts, &n, err);
     if (rc == -ENOENT) return 0;
     if (rc) return rc;
     struct ig_manifest m;
@@ -200,17 +203,52 @@ int ig_commit_recover(const char *dir, struct ig_error *err)
             if (parts[i].blob) continue; /* its new objects are the version's */
             uint64_t now = footer_end_in(&m, parts[i].name);
             if (now && now != parts[i].footer_end)
-                rc = ig_commitlog_zero_footer(dir, parts[i].name, parts[i].footer_off,
-                                              parts[i].footer_end, err);
+                rc = ops->zero_footer(ctx, parts[i].name, parts[i].footer_off, parts[i].footer_end,
+                                      err);
         }
+        if (!rc) rc = ops->done(ctx, err);
     } else {
         /* it did not: cut every part back, forget the version's file */
         for (size_t i = 0; i < n && !rc; i++)
-            rc = cut_back(dir, parts[i].name, parts[i].size, err);
+            rc = ops->cut_back(ctx, parts[i].name, parts[i].size, err);
+        if (!rc) rc = ops->done(ctx, err);
         if (!rc) rc = ig_version_remove(dir, version, err);
     }
     ig_manifest_free(&m);
     free(parts);
-    if (!rc) ig_commitlog_remove(dir);
+    if (!rc) rc = ops->remove_record(ctx, err);
     return rc;
+}
+
+/* A directory's files changed as recovery says, at once. */
+static int local_zero_footer(void *ctx, const char *name, uint64_t from, uint64_t to,
+                             struct ig_error *err)
+{
+    return ig_commitlog_zero_footer(ctx, name, from, to, err);
+}
+
+static int local_cut_back(void *ctx, const char *name, uint64_t size, struct ig_error *err)
+{
+    return cut_back(ctx, name, size, err);
+}
+
+static int local_done(void *ctx, struct ig_error *err)
+{
+    (void)ctx;
+    (void)err;
+    return 0;
+}
+
+static int local_remove_record(void *ctx, struct ig_error *err)
+{
+    (void)err;
+    ig_commitlog_remove(ctx);
+    return 0;
+}
+
+int ig_commit_recover(const char *dir, struct ig_error *err)
+{
+    static const struct ig_commitlog_ops local = {local_zero_footer, local_cut_back, local_done,
+                                                  local_remove_record};
+    return ig_commitlog_settle(dir, &local, (void *)dir, err);
 }

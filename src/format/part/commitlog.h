@@ -18,7 +18,14 @@
  * zeroed; if not, each part and blob file is cut back to its recorded size
  * (the bytes past it zeroed first; a blob file that was not there is zeroed
  * and removed) and the version's file removed. Then the record goes.
- * commit.h writes it; table.c recovers before reading. */
+ * commit.h writes it; table.c recovers before reading.
+ *
+ * On object storage (s3://) the record is the object .ingot/commit, written
+ * before any part object changes, and recovery is the same decision made on
+ * objects (commit_remote.c): a superseded footer zeroed, or the bytes past
+ * the recorded size zeroed (an object is not cut: its size stays, zeros
+ * after its tail) and a blob object the commit made removed, each object
+ * rewritten whole with the store's copy of what stays. */
 #ifndef IG_FORMAT_PART_COMMITLOG_H
 #define IG_FORMAT_PART_COMMITLOG_H
 
@@ -48,9 +55,28 @@ void ig_commitlog_remove(const char *dir);
 /* Zero [from, to) of part `name` (a superseded footer and its tail), fsynced. */
 int ig_commitlog_zero_footer(const char *dir, const char *name, uint64_t from, uint64_t to,
                              struct ig_error *err);
+/* The record, checked: -ENOENT when there is none. */
+int ig_commitlog_read(const char *dir, uint64_t *version, struct ig_commitlog_part **parts,
+                      size_t *n, struct ig_error *err);
 /* A commit a crash interrupted: completed or rolled back (caller holds the
  * table lock). No record: 0. */
 int ig_commit_recover(const char *dir, struct ig_error *err);
+
+/* How recovery changes a table's files: a directory's in place (above), or a
+ * bucket's objects (commit_remote.c), told every change first, then `done`
+ * (which makes them so, all at once on object storage), then the version's
+ * file goes (rolled back) and `remove_record` removes the record. */
+struct ig_commitlog_ops {
+    int (*zero_footer)(void *ctx, const char *name, uint64_t from, uint64_t to,
+                       struct ig_error *err);
+    /* bytes past size zeroed (a directory's file cut back too); size 0: a
+     * blob file the commit made, removed */
+    int (*cut_back)(void *ctx, const char *name, uint64_t size, struct ig_error *err);
+    int (*done)(void *ctx, struct ig_error *err);
+    int (*remove_record)(void *ctx, struct ig_error *err);
+};
+int ig_commitlog_settle(const char *dir, const struct ig_commitlog_ops *ops, void *ctx,
+                        struct ig_error *err);
 /* Cheap check (no lock): is there a record? */
 bool ig_commit_pending(const char *dir);
 

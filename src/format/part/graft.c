@@ -308,7 +308,7 @@ int ig_graft_merge(const struct ig_part *p, const uint8_t *mini, size_t mini_len
 }
 
 /* The part's row counts per group, and its new columns' values, group by group. */
-static int write_pages(const struct ig_part *p, uint64_t start, const struct ig_schema *add,
+static int write_pages(const struct ig_part *p, const char *into, uint64_t start, const struct ig_schema *add,
                        const struct ig_writer_opts *opts, ig_graft_fill_fn fill, void *ctx,
                        struct ig_buf *mini, uint64_t *end, struct ig_error *err)
 {
@@ -329,7 +329,7 @@ static int write_pages(const struct ig_part *p, uint64_t start, const struct ig_
     o.rows_per_group = 0;
     o.deleted = p->deleted_rows ? ig_part_deletion(p) : NULL;
     struct ig_part_writer *w;
-    int rc = ig_part_writer_open_graft(&w, p->path, start, add, &o, p->first_row_id, err);
+    int rc = ig_part_writer_open_graft(&w, into, start, add, &o, p->first_row_id, err);
     if (rc) {
         free(rows);
         return rc;
@@ -346,7 +346,7 @@ static int write_pages(const struct ig_part *p, uint64_t start, const struct ig_
     return rc;
 }
 
-int ig_part_graft(const struct ig_part *p, const struct ig_schema *add,
+int ig_part_graft(const struct ig_part *p, const char *into, const struct ig_schema *add,
                   const struct ig_writer_opts *opts, ig_graft_fill_fn fill, void *ctx,
                   uint64_t *new_end, struct ig_error *err)
 {
@@ -355,16 +355,16 @@ int ig_part_graft(const struct ig_part *p, const struct ig_schema *add,
                       "%s: format %u; adding columns needs parts of format 9 or later "
                       "(import the table again)",
                       p->path, p->version);
-    int fd = ig_open(p->path, O_WRONLY | O_CLOEXEC, 0);
-    if (fd < 0) return ig_err(err, -errno, "%s: %s", p->path, strerror(errno));
+    int fd = ig_open(into, O_WRONLY | O_CLOEXEC, 0);
+    if (fd < 0) return ig_err(err, -errno, "%s: %s", into, strerror(errno));
     struct stat st;
-    int rc = fstat(fd, &st) ? ig_err(err, -errno, "%s: %s", p->path, strerror(errno)) : 0;
+    int rc = fstat(fd, &st) ? ig_err(err, -errno, "%s: %s", into, strerror(errno)) : 0;
     /* past everything the file holds (pages an erase moved beyond the tail too) */
     uint64_t start = (uint64_t)st.st_size > p->tail_end ? (uint64_t)st.st_size : p->tail_end;
     start = (start + 7) / 8 * 8;
     struct ig_buf mini = IG_BUF_INIT, footer = IG_BUF_INIT;
     uint64_t end = 0, root = 0;
-    if (!rc) rc = write_pages(p, start, add, opts, fill, ctx, &mini, &end, err);
+    if (!rc) rc = write_pages(p, into, start, add, opts, fill, ctx, &mini, &end, err);
     uint64_t footer_at = (end + 7) / 8 * 8;
     if (!rc)
         rc = ig_buf_append_zeros(&footer, footer_at - end) ? ig_err(err, -ENOMEM, "out of memory")
@@ -383,7 +383,7 @@ int ig_part_graft(const struct ig_part *p, const struct ig_schema *add,
         rc = ig_pwrite_full(fd, footer.data, footer.len, end);
         if (!rc) rc = ig_pwrite_full(fd, tail, sizeof tail, footer_at + flen);
         if (!rc && fsync(fd)) rc = -errno;
-        if (rc) rc = ig_err(err, rc, "%s: write: %s", p->path, strerror(-rc));
+        if (rc) rc = ig_err(err, rc, "%s: write: %s", into, strerror(-rc));
         *new_end = footer_at + flen + IG_TAIL_SIZE;
     }
     ig_buf_free(&mini);

@@ -42,11 +42,13 @@ typedef int (*ig_graft_fill_fn)(void *ctx, uint64_t first, uint32_t count, struc
                                 struct ig_blob_writer *blobs, struct ig_error *err);
 
 /* Add the columns of schema `add` (their own schema: column ids from 0) to
- * part p (opened at its current footer end; p->path is written) with the
- * values `fill` gives. *new_end: where the new tail ends (MANIFEST's footer=
- * once committed). On failure the file may hold bytes past the old end: the
+ * part p (opened at its current footer end) with the values `fill` gives,
+ * writing into the file `into`: p->path, or a local copy of a part on object
+ * storage (commit.h: its size the object's, nothing but the new bytes read
+ * back). *new_end: where the new tail ends (MANIFEST's footer= once
+ * committed). On failure the file may hold bytes past the old end: the
  * caller's commit journal truncates them. */
-int ig_part_graft(const struct ig_part *p, const struct ig_schema *add,
+int ig_part_graft(const struct ig_part *p, const char *into, const struct ig_schema *add,
                   const struct ig_writer_opts *opts, ig_graft_fill_fn fill, void *ctx,
                   uint64_t *new_end, struct ig_error *err);
 

@@ -1,6 +1,7 @@
 /* tag.c - a tag set or deleted under the table's writers' lock (tag.h), and
  * that lock as each storage has it. */
 #include "format/part/tag.h"
+#include "format/part/commit.h"
 #include "format/part/lock.h"
 #include "format/part/manifest.h"
 #include "format/part/versions.h"
@@ -25,7 +26,7 @@ int ig_writer_hold(const char *dir, struct ig_writer_hold *h, struct ig_error *e
     }
     int rc = ig_remote_lock(dir, UINT32_MAX, &h->rl, err);
     bool replayed;
-    if (!rc) rc = ig_remote_recover_locked(dir, &h->rl, &replayed, err);
+    if (!rc) rc = ig_commit_settle_remote(dir, &h->rl, &replayed, err);
     if (rc) ig_writer_release(h);
     return rc;
 }
