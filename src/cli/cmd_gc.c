@@ -89,9 +89,12 @@ static void print_json(const struct ig_gc_report *r, bool dry_run)
     printf(",\"columns\":%u,\"column_records\":%u,\"pages\":%" PRIu64 ",\"page_bytes\":%" PRIu64
            ",\"blob_objects\":%" PRIu64 ",\"blob_bytes\":%" PRIu64 ",\"disk_bytes_before\":%" PRIu64
            ",\"disk_bytes_after\":%" PRIu64 ",\"old_parts\":%u,\"objects\":%" PRIu64
-           ",\"object_versions\":%" PRIu64 ",\"object_bytes\":%" PRIu64 ",\"uploads\":%" PRIu64 "}\n",
+           ",\"object_versions\":%" PRIu64 ",\"object_bytes\":%" PRIu64 ",\"uploads\":%" PRIu64
+           ",\"objects_replaced\":%" PRIu64 ",\"bytes_uploaded\":%" PRIu64 ",\"bytes_copied\":%" PRIu64
+           "}\n",
            r->columns, r->records, r->pages, r->page_bytes, r->blob_objects, r->blob_bytes,
-           r->disk_before, r->disk_after, r->old_parts, r->objects, r->object_versions, r->object_bytes, r->uploads);
+           r->disk_before, r->disk_after, r->old_parts, r->objects, r->object_versions, r->object_bytes, r->uploads,
+           r->objects_replaced, r->bytes_uploaded, r->bytes_copied);
 }
 
 static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
@@ -108,7 +111,7 @@ static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
     printf("; %s ", dry_run ? "would keep" : "kept");
     print_versions(r->kept, r->nkept);
     printf(" (current %" PRIu64 ")\n", r->current);
-    if (remote) { /* objects deleted instead of pages released (gc_remote.h) */
+    if (remote) { /* objects deleted too (gc_remote.h) */
         ig_format_bytes(b1, sizeof b1, r->object_bytes);
         printf("%s %" PRIu64 " part object%s no version kept names; %" PRIu64 " object version%s in all (%s)\n",
                dry_run ? "would delete" : "deleted", r->objects, r->objects == 1 ? "" : "s",
@@ -116,7 +119,6 @@ static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
         if (r->uploads)
             printf("%s %" PRIu64 " multipart upload%s left incomplete\n", dry_run ? "would abort" : "aborted",
                    r->uploads, r->uploads == 1 ? "" : "s");
-        return;
     }
     if (r->records) {
         ig_format_bytes(b1, sizeof b1, r->page_bytes);
@@ -129,11 +131,16 @@ static void print_text(const struct ig_gc_report *r, bool dry_run, bool remote)
                    r->blob_objects == 1 ? "" : "s", b2);
         }
         printf("\n");
+        if (r->objects_replaced) /* object storage: the zeros written by replacing objects */
+            printf("%" PRIu64 " object%s replaced (%" PRIu64 " bytes uploaded, %" PRIu64
+                   " copied by the store)\n",
+                   r->objects_replaced, r->objects_replaced == 1 ? "" : "s", r->bytes_uploaded,
+                   r->bytes_copied);
     } else {
         printf("%s no column: each is shown by a version kept, or was released before\n",
                dry_run ? "would release" : "released");
     }
-    if (!dry_run) {
+    if (!dry_run && !remote) {
         ig_format_bytes(b1, sizeof b1, r->disk_before);
         ig_format_bytes(b2, sizeof b2, r->disk_after);
         printf("on disk: %s before, %s after\n", b1, b2);

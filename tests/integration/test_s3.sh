@@ -494,12 +494,14 @@ gc_on_s3() {
 }
 check s3_gc_deletes_objects_no_kept_version_names gc_on_s3
 kill_gc() {
-    # a kill at every step of gc: the versions kept read, and gc run again finishes
+    # a kill at every step of gc (a dropped column's pages released, objects
+    # deleted): the versions kept read, and gc run again finishes
     local n=1 G st
     while :; do
         G=s3://vtables/g$n
         "$INGOT" import "$WORK/t.csv" "$G" >/dev/null 2>&1 && "$INGOT" erase --row 3 "$G" >/dev/null 2>&1 &&
-            "$INGOT" import --append "$WORK/t.csv" "$G" >/dev/null 2>&1 || return 1
+            "$INGOT" import --append "$WORK/t.csv" "$G" >/dev/null 2>&1 &&
+            "$INGOT" drop-column "$G" score >/dev/null 2>&1 || return 1
         s3 PUT "/vtables/g$n/part-000077.ingot" --data-binary x -o /dev/null
         INGOT_FAULT_AFTER=$n "$INGOT" gc --keep 1 "$G" >/dev/null 2>&1
         st=$?
@@ -608,6 +610,20 @@ np.save('$WORK/ev12c.npy', np.arange(12288, dtype=np.int32))" || return 1
     # an erase reaches the new columns as the old
     "$INGOT" erase --row 30017 "$E" >/dev/null || return 1
     "$INGOT" cat --rows 30017 "$E" >/dev/null 2>&1 && { echo "row 30017 not erased"; return 1; }
+    "$INGOT" verify "$E" >/dev/null || { echo "verify after the erase"; return 1; }
+    # gc lets the older versions go and zeroes what only they showed: the
+    # replaced blob column's object of row 17 (version 7's; row 30017's was
+    # erased) leaves the blob object, the current one stays
+    r=$("$INGOT" gc --keep 1 --json "$E") || { echo "gc: $r"; return 1; }
+    jq -e '.columns >= 3 and .blob_objects == 1 and .objects_replaced >= 2' <<<"$r" >/dev/null || { echo "gc: $r"; return 1; }
+    s3 GET /vtables/ev/part-000000.blob -o "$WORK/blob0" || return 1
+    /usr/bin/python3 -c "
+import sys
+b = open('$WORK/blob0', 'rb').read()
+old, new = (open(f'$WORK/pics/{k}-17.bin', 'rb').read()[100:164] for k in (1, 2))
+sys.exit(0 if new in b and old not in b else 1)" || { echo "the replaced blob stays in part-000000.blob"; return 1; }
+    [ "$(ev_versions_of part-000000.blob)" = 1 ] || { echo "older versions of part-000000.blob remain"; return 1; }
+    [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.w, .score]')" = '[51,0.5]' ] || { echo "row 17 after gc"; return 1; }
     "$INGOT" verify "$E" >/dev/null
 }
 check s3_columns_added_updated_dropped evolve_on_s3

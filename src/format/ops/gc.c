@@ -10,6 +10,7 @@
 #include "format/ops/gc_remote.h"
 #include "format/part/tag.h"
 #include "format/part/release.h"
+#include "format/part/remote.h"
 #include "format/part/table.h"
 #include "format/part/versions.h"
 #include "store/store.h"
@@ -400,6 +401,32 @@ void ig_gc_report_free(struct ig_gc_report *rep)
     rep->nremoved = rep->nkept = 0;
 }
 
+/* On object storage the journal of released pages is an erasure's: written as
+ * the object .ingot/journal (from then on it completes, now or when the next
+ * writer finds it), then each part and blob object it names replaced by one
+ * with the zeros in place and its older versions removed (remote.h). */
+static int release_remote(struct gc *s, struct ig_error *err)
+{
+    char stage[4096] = "", path[4300];
+    int rc = ig_remote_stage_dir(stage, sizeof stage, err);
+    snprintf(path, sizeof path, "%s/.ingot/journal", stage);
+    if (!rc) rc = ig_journal_commit(&s->j, stage, &s->fault, err);
+    if (!rc) rc = ig_remote_journal_commit(s->dir, path, &s->fault, err);
+    /* the old objects' cached ranges (the released values) go with the table */
+    ig_table_close(&s->t);
+    s->have_table = false;
+    struct ig_remote_report rr = {0};
+    if (!rc)
+        rc = ig_remote_journal_apply(s->dir, path, &s->hold->rl, &s->fault, s->req->progress,
+                                     s->req->progress_ctx, &rr, err);
+    s->rep->objects_replaced = rr.objects_replaced;
+    s->rep->bytes_uploaded = rr.bytes_uploaded;
+    s->rep->bytes_copied = rr.bytes_copied;
+    ig_remote_report_free(&rr);
+    ig_remove_tree(stage);
+    return rc;
+}
+
 static int run(struct gc *s, struct ig_error *err)
 {
     const char *dir = s->dir;
@@ -420,16 +447,6 @@ static int run(struct gc *s, struct ig_error *err)
     rc = decide(s, err);
     if (!rc && !s->req->dry_run) rc = remove_versions(s, err);
     if (rc) return rc;
-    if (s->remote) { /* objects deleted; no column was ever released there */
-        struct ig_gc_sweep sw;
-        rc = ig_gc_remote_sweep(dir, s->names, s->nnames, s->req->dry_run, s->hold, &s->fault, &sw,
-                                err);
-        s->rep->objects = sw.objects;
-        s->rep->object_versions = sw.versions;
-        s->rep->object_bytes = sw.bytes;
-        s->rep->uploads = sw.uploads;
-        return rc;
-    }
     uint32_t nleaves = s->t.parts[0].num_leaves, ncols = s->t.parts[0].num_columns;
     s->top_seen = calloc(ncols ? ncols : 1, 1);
     if (!s->top_seen) return ig_err(err, -ENOMEM, "out of memory");
@@ -437,6 +454,18 @@ static int run(struct gc *s, struct ig_error *err)
         if (s->t.parts[i].num_leaves != nleaves)
             return ig_err(err, -EIO, "%s: parts disagree on their columns", s->t.parts[i].path);
         rc = plan_part(s, i, err);
+    }
+    if (!rc && s->remote) { /* the released pages, then objects deleted */
+        if (!s->req->dry_run && (s->rep->pages || s->rep->blob_objects)) rc = release_remote(s, err);
+        struct ig_gc_sweep sw = {0};
+        if (!rc)
+            rc = ig_gc_remote_sweep(dir, s->names, s->nnames, s->req->dry_run, s->hold, &s->fault,
+                                    &sw, err);
+        s->rep->objects = sw.objects;
+        s->rep->object_versions = sw.versions;
+        s->rep->object_bytes = sw.bytes;
+        s->rep->uploads = sw.uploads;
+        return rc;
     }
     if (rc || s->req->dry_run) return rc;
     if (s->rep->pages || s->rep->blob_objects) {

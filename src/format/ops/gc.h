@@ -25,10 +25,12 @@
  * erase may write a hole's zeros back while rewriting a neighbouring page).
  *
  * On object storage (s3://) the same versions go, under the writers' lock
- * object (an interrupted erase completed first); step 2 deletes objects
- * instead (gc_remote.h): the part and blob objects no version kept names, and
- * the older object versions of the table's own files; nothing is zero-filled,
- * as no column is replaced or dropped there.
+ * object (an interrupted erase or change of columns settled first); step 2's
+ * journal is written as the object .ingot/journal and applied by replacing
+ * each part and blob object it names (remote.h: the older versions of each
+ * removed; a crash completes it at the next writer), and step 3 deletes
+ * objects instead (gc_remote.h): the part and blob objects no version kept
+ * names, and the older object versions of the table's own files.
  *
  * What it does not do: make a version (MANIFEST is not touched, and the
  * versions kept read as before), remove a column record (ids never change), or
@@ -73,6 +75,9 @@ struct ig_gc_report {
      * version files), and those versions' bytes */
     uint64_t objects, object_versions, object_bytes;
     uint64_t uploads; /* incomplete multipart uploads aborted there */
+    /* and the part and blob objects replaced to zero-fill released pages and
+     * blob objects: the bytes uploaded, and copied by the store */
+    uint64_t objects_replaced, bytes_uploaded, bytes_copied;
 };
 
 /* 0, or a negative errno with err saying why; a request with neither rule is

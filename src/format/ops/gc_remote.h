@@ -1,9 +1,8 @@
-/* gc_remote.h - gc's second step on object storage (gc.h): objects deleted,
- * nothing zero-filled.
+/* gc_remote.h - gc's last step on object storage (gc.h): objects deleted.
  *
- * On object storage no column is ever replaced or dropped (those change parts
- * in place), so the versions gc lets go leave no pages to release; what they
- * leave are objects. Once their version files are gone (gc.c), the sweep
+ * Besides the pages of columns no version kept shows (released as on disk,
+ * gc.c), the versions gc lets go leave objects. Once their version files are
+ * gone and those pages zeroed (gc.c), the sweep
  * lists every object and every object version under the prefix and deletes:
  *   - a part or blob object that no version kept names (one that only
  *     released versions named, or one a killed import uploaded and never
