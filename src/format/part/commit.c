@@ -99,11 +99,13 @@ int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, st
     if (!c->parts) return ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t i = 0; i < c->table.nparts; i++) {
         const struct ig_part *p = &c->table.parts[i];
-        struct stat st = {.st_size = (off_t)p->file_size}; /* an object's: its size at open */
-        if (!p->obj && fstat(p->fd, &st))
-            return ig_err(err, -errno, "%s: %s", p->path, strerror(errno));
-        c->parts[i] =
-            (struct ig_commit_part){(uint64_t)st.st_size, p->footer_offset, p->tail_end, false};
+        uint64_t size = p->file_size; /* an object's: its size at open */
+        struct stat st;
+        if (!p->obj) {
+            if (fstat(p->fd, &st)) return ig_err(err, -errno, "%s: %s", p->path, strerror(errno));
+            size = (uint64_t)st.st_size;
+        }
+        c->parts[i] = (struct ig_commit_part){size, p->footer_offset, p->tail_end, false};
         rc = blob_file_of(c, i, err);
         if (rc) return rc;
     }
