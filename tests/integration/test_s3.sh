@@ -553,12 +553,23 @@ np.save('$WORK/emb.npy', np.arange(60000 * 8, dtype=np.float32).reshape(60000, 8
         [ "$(ev_versions_of $p)" = 1 ] || { echo "older versions of $p remain"; return 1; }
     done
     [ "$(s3 HEAD /vtables/ev/.ingot/commit -I -o /dev/null -w '%{http_code}')" = 404 ] || { echo "a commit record is left"; return 1; }
-    # the footers each change superseded are zeroed (chunk bounds are values):
-    # the tail version 2 read part 0 by is gone
+    # the footer each change superseded keeps no value: version 2's footer of
+    # part 0 holds no chunk bound (the scores' least and greatest there), the
+    # current one does
     local end
     end=$(s3 GET /vtables/ev/.ingot/versions/0000000002 | sed -n 's/^part part-000000.ingot .*footer=\([0-9]*\).*/\1/p')
-    [ -n "$end" ] && s3 GET /vtables/ev/part-000000.ingot -H "Range: bytes=$((end - 64))-$((end - 1))" -o "$WORK/oldtail" &&
-        [ "$(tr -d '\0' <"$WORK/oldtail" | wc -c)" = 0 ] || { echo "the tail at $end is not zeroed"; return 1; }
+    [ -n "$end" ] && s3 GET /vtables/ev/part-000000.ingot -o "$WORK/part0" || return 1
+    /usr/bin/python3 - "$WORK/part0" "$end" "$WORK/t.csv" <<'PY' || { echo "version 2's footer keeps bounds"; return 1; }
+import struct, sys
+b, end = open(sys.argv[1], 'rb').read(), int(sys.argv[2])
+scores = [float(l.rsplit(',', 1)[1]) for l in open(sys.argv[3]).read().split('\n')[1:30001]]
+foff, fsize = struct.unpack_from('<QQ', b, end - 64)
+assert b[end - 8:end] == b'INGOTEND' and foff + fsize + 64 == end, 'no sealed tail at the old end'
+old, new = b[foff:foff + fsize], b[end:]
+for v in (min(scores), max(scores)):
+    assert struct.pack('<d', v) in new, ('the new footer lacks', v)
+    assert struct.pack('<d', v) not in old, ('the old footer keeps', v)
+PY
     # the mount, opened at version 2, follows (it polls MANIFEST every 300 ms)
     for _ in $(seq 60); do
         [ -e "$WORK/mnt_ev/columns/label" ] && ! [ -e "$WORK/mnt_ev/columns/user" ] && break

@@ -25,9 +25,11 @@
  * objects' sizes: nothing of the old bytes is fetched), then the record is
  * written as the object .ingot/commit, then each grafted part object is
  * replaced by one with the new bytes after its own (the store copies the old
- * ones where it can), then the version's object and MANIFEST, published only
- * over the ETag read (the commit point), then the superseded footers are
- * zeroed the same way and the record goes. Every replaced object's older
+ * ones where it can) and its superseded footer's bounds cleared (it stays
+ * valid for readers of the version before; bounds are the only values a
+ * footer holds, so it need not be zeroed by a second replacement), then the
+ * version's object and MANIFEST, published only over the ETag read (the
+ * commit point), then the record goes. Every replaced object's older
  * versions are removed. A crash leaves the record: the next writer settles
  * it (ig_commit_settle_remote), as on a directory.
  *

@@ -21,8 +21,8 @@ int commit_remote_size(struct ig_commit *c, const char *name, uint64_t *size, st
  * blobs, its blob file's too, its header fetched), its path into `into`. */
 int commit_remote_stage(struct ig_commit *c, uint32_t part, bool blobs, char *into, size_t cap,
                         struct ig_error *err);
-/* The record, the new bytes into the objects, the version, MANIFEST, the
- * superseded footers zeroed, the record removed. */
+/* The record, the new bytes into the objects (their old footers unbounded),
+ * the version, MANIFEST, the record removed. */
 int commit_remote_finish(struct ig_commit *c, struct ig_error *err);
 /* What did not commit rolled back (as the next writer would), the lock let
  * go, the stage removed. */

@@ -11,11 +11,15 @@
  * record (commitlog.h), written as the object .ingot/commit before the first
  * object changes: until MANIFEST names the new version, the parts' new bytes
  * past their recorded sizes are no one's, and whoever next writes zeroes them;
- * once it names it, the superseded footers are zeroed. */
+ * once it names it, nothing is left to do but remove the record (the
+ * superseded footers were unbounded in the same replacement: below), though a
+ * writer settling it after a crash zeroes them as on a directory. */
 #include "blob/blob.h"
+#include "format/layout.h"
 #include "format/part/commit.h"
 #include "format/part/commit_int.h"
 #include "format/part/commitlog.h"
+#include "format/part/release.h"
 #include "format/part/remote.h"
 #include "format/part/versions.h"
 #include "store/store.h"
@@ -178,6 +182,34 @@ int commit_remote_stage(struct ig_commit *c, uint32_t part, bool blobs, char *in
     return rc ? rc : sparse_copy(path, cp->blob_size, head, sizeof head, err);
 }
 
+/* Part i's footer, superseded once the commit is published, is read where it
+ * is by the version before until then: it stays in the object with its
+ * bounds (the only values a footer holds) cleared and its hashes and tail
+ * taken again, written in the same replacement as the new bytes rather than
+ * zeroed by a second one after the commit (which would copy the object once
+ * more). A reader of the version before sees a valid footer, unbounded. */
+static int unbound_old_footer(struct ig_commit *c, struct ig_journal *j, uint32_t i,
+                              struct ig_error *err)
+{
+    const struct ig_part *p = &c->table.parts[i];
+    if (p->version < IG_FORMAT_VERSIONED || p->footer_offset + p->footer_size + IG_TAIL_SIZE != p->tail_end)
+        return ig_err(err, -EIO, "%s: format %u part: its footer cannot be sealed again", p->path,
+                      p->version);
+    uint8_t *img = malloc(p->footer_size ? p->footer_size : 1), tail[IG_TAIL_SIZE];
+    if (!img) return ig_err(err, -ENOMEM, "out of memory");
+    memcpy(img, p->footer, p->footer_size);
+    static const struct ig_minmax unbounded = {0};
+    for (uint32_t g = 0; g < p->num_groups; g++)
+        for (uint32_t l = 0; l < p->num_leaves; l++)
+            ig_chunk_minmax_put(ig_chunk_record(p, img, g, l), &unbounded);
+    ig_release_seal(p, img, tail);
+    uint64_t written = 0;
+    int rc = ig_journal_diff(j, p->name, p->footer_offset, p->footer, img, p->footer_size, &written);
+    if (!rc) rc = ig_journal_add(j, p->name, p->footer_offset + p->footer_size, tail, sizeof tail);
+    free(img);
+    return rc ? ig_err(err, rc, "%s: the journal: %s", c->stage, strerror(-rc)) : 0;
+}
+
 /* Bytes [from, to) of the local copy `name` journaled as writes to its object. */
 static int journal_range(struct ig_commit *c, struct ig_journal *j, const char *name, uint64_t from,
                          uint64_t to, struct ig_error *err)
@@ -201,9 +233,9 @@ static int journal_range(struct ig_commit *c, struct ig_journal *j, const char *
     return rc;
 }
 
-/* The grafted parts' new bytes (and their blob files') into the objects:
- * a blob file the part had none of uploaded whole, the rest journaled and
- * patched into the objects. */
+/* The grafted parts' new bytes (and their blob files') into the objects,
+ * their old footers unbounded: a blob file the part had none of uploaded
+ * whole, the rest journaled and patched into the objects. */
 static int send_new_bytes(struct ig_commit *c, struct ig_error *err)
 {
     struct ig_store *st;
@@ -214,8 +246,10 @@ static int send_new_bytes(struct ig_commit *c, struct ig_error *err)
     for (uint32_t i = 0; i < c->table.nparts && !rc; i++) {
         const struct ig_commit_part *cp = &c->parts[i];
         if (!cp->grafted) continue;
-        rc = journal_range(c, &j, c->table.manifest.parts[i].name, cp->size,
-                           c->next.parts[i].footer_end, err);
+        rc = unbound_old_footer(c, &j, i, err);
+        if (!rc)
+            rc = journal_range(c, &j, c->table.manifest.parts[i].name, cp->size,
+                               c->next.parts[i].footer_end, err);
         char blob[4200];
         struct stat sb;
         snprintf(blob, sizeof blob, "%s/%s", c->stage, cp->blob);
@@ -252,21 +286,6 @@ int commit_remote_finish(struct ig_commit *c, struct ig_error *err)
     c->committed = true; /* from here on the new version stands */
     ig_fault_step(&c->fault);
     if (!grafted) return 0;
-    struct ig_journal j;
-    ig_journal_init(&j);
-    for (uint32_t i = 0; i < c->table.nparts && !rc; i++)
-        if (c->parts[i].grafted &&
-            ig_journal_zero(&j, c->table.manifest.parts[i].name, c->parts[i].footer_off,
-                            c->parts[i].footer_end - c->parts[i].footer_off))
-            rc = ig_err(err, -ENOMEM, "out of memory");
-    /* the same objects replaced again: their bytes count, not once more they */
-    struct ig_commit_traffic again = {0};
-    if (!rc) rc = patch_objects(c->dir, c->stage, &j, &c->rlock, &c->fault, &again, err);
-    c->traffic.bytes_uploaded += again.bytes_uploaded;
-    c->traffic.bytes_copied += again.bytes_copied;
-    ig_journal_free(&j);
-    if (rc) return rc; /* the record stays: the next writer zeroes them */
-    ig_fault_step(&c->fault);
     rc = ig_remote_remove(c->dir, IG_COMMIT_FILE, err);
     if (!rc) c->journaled = false;
     return rc;
