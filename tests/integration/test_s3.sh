@@ -641,7 +641,8 @@ check s3_columns_added_updated_dropped evolve_on_s3
 
 # A kill at every step of an add-column: the table reads throughout, the next
 # writer (a tag) settles it, and the column is there with its value or not at
-# all; one rolled back leaves zeros past each part's footer, not its values.
+# all; one rolled back leaves zeros past each part's footer, not its values,
+# and the part's chunk bounds as they were.
 tail_zeros() { # tail_zeros BUCKET PREFIX: every part object's bytes past MANIFEST's footer= are zero
     local m name end
     m=$(s3 GET "/$1/$2/MANIFEST")
@@ -670,6 +671,9 @@ kill_evolve() {
         *) echo "step $n: exit $st, c$n is $v"; return 1 ;;
         esac
         tail_zeros tables ke || { echo "step $n"; return 1; }
+        # the footer a rolled-back change left unbounded has its bounds again
+        "$INGOT" inspect --json "$K" | jq -e '.columns[] | select(.name == "score") | .min and .max' >/dev/null ||
+            { echo "step $n: score has no bounds"; return 1; }
         "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
         [ $st = 137 ] || break
         n=$((n + 1))

@@ -77,16 +77,63 @@ static int settle_zero_footer(void *ctx, const char *name, uint64_t from, uint64
                                                         : 0;
 }
 
-static int settle_cut_back(void *ctx, const char *name, uint64_t size, struct ig_error *err)
+/* A part object whose change is rolled back had its footer unbounded in the
+ * replacement that appended the new bytes (unbound_old_footer, below): the
+ * new footer at the object's end holds the same bounds for the same chunks
+ * (a graft keeps the part's records first), copied back here and the old
+ * footer sealed again, journaled with the zeros past the recorded size. */
+static int rebound_footer(struct settle *s, const struct ig_commitlog_part *rp,
+                          struct ig_error *err)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", s->dir, rp->name);
+    struct ig_part old, now;
+    int rc = ig_part_open_at(&old, path, rp->footer_end, false, err);
+    if (rc) return rc;
+    rc = ig_part_open_at(&now, path, 0, false, err);
+    if (rc) {
+        ig_part_close(&old);
+        return rc;
+    }
+    uint8_t *img = NULL, tail[IG_TAIL_SIZE];
+    if (now.num_groups != old.num_groups || now.num_leaves < old.num_leaves ||
+        ig_chunk_record_size(&now) != ig_chunk_record_size(&old))
+        rc = ig_err(err, -EIO, "%s: the footer at its end is not its old one grafted", path);
+    else if (!(img = malloc(old.footer_size ? old.footer_size : 1)))
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) {
+        memcpy(img, old.footer, old.footer_size);
+        for (uint32_t g = 0; g < old.num_groups; g++)
+            for (uint32_t l = 0; l < old.num_leaves; l++)
+                memcpy(ig_chunk_record(&old, img, g, l) + IG_CHK_STATS_FLAGS,
+                       ig_chunk_record(&now, now.footer, g, l) + IG_CHK_STATS_FLAGS,
+                       IG_CHK_MAX + 8 - IG_CHK_STATS_FLAGS);
+        ig_release_seal(&old, img, tail);
+        uint64_t written = 0;
+        rc = ig_journal_diff(&s->j, rp->name, old.footer_offset, old.footer, img, old.footer_size,
+                             &written);
+        if (!rc)
+            rc = ig_journal_add(&s->j, rp->name, old.footer_offset + old.footer_size, tail,
+                                sizeof tail);
+        if (rc) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    free(img);
+    ig_part_close(&now);
+    ig_part_close(&old);
+    return rc;
+}
+
+static int settle_cut_back(void *ctx, const struct ig_commitlog_part *rp, struct ig_error *err)
 {
     struct settle *s = ctx;
-    if (!size) return ig_remote_remove(s->dir, name, err); /* a blob object the commit made */
+    if (!rp->size) return ig_remote_remove(s->dir, rp->name, err); /* a blob object the commit made */
     struct ig_obj_info info;
-    int rc = ig_store_stat(s->st, name, &info, err);
+    int rc = ig_store_stat(s->st, rp->name, &info, err);
     if (rc == -ENOENT) return 0;
-    if (rc || info.size <= size) return rc;
+    if (rc || info.size <= rp->size) return rc;
     s->any = true;
-    return ig_journal_zero(&s->j, name, size, info.size - size)
+    if (!rp->blob && (rc = rebound_footer(s, rp, err))) return rc;
+    return ig_journal_zero(&s->j, rp->name, rp->size, info.size - rp->size)
                ? ig_err(err, -ENOMEM, "out of memory")
                : 0;
 }

@@ -210,7 +210,7 @@ int ig_commitlog_settle(const char *dir, const struct ig_commitlog_ops *ops, voi
     } else {
         /* it did not: cut every part back, forget the version's file */
         for (size_t i = 0; i < n && !rc; i++)
-            rc = ops->cut_back(ctx, parts[i].name, parts[i].size, err);
+            rc = ops->cut_back(ctx, &parts[i], err);
         if (!rc) rc = ops->done(ctx, err);
         if (!rc) rc = ig_version_remove(dir, version, err);
     }
@@ -227,9 +227,9 @@ static int local_zero_footer(void *ctx, const char *name, uint64_t from, uint64_
     return ig_commitlog_zero_footer(ctx, name, from, to, err);
 }
 
-static int local_cut_back(void *ctx, const char *name, uint64_t size, struct ig_error *err)
+static int local_cut_back(void *ctx, const struct ig_commitlog_part *rp, struct ig_error *err)
 {
-    return cut_back(ctx, name, size, err);
+    return cut_back(ctx, rp->name, rp->size, err);
 }
 
 static int local_done(void *ctx, struct ig_error *err)

@@ -24,8 +24,9 @@
  * before any part object changes, and recovery is the same decision made on
  * objects (commit_remote.c): a superseded footer zeroed, or the bytes past
  * the recorded size zeroed (an object is not cut: its size stays, zeros
- * after its tail) and a blob object the commit made removed, each object
- * rewritten whole with the store's copy of what stays. */
+ * after its tail; the old footer, which the change left unbounded, gets its
+ * bounds back from the new one) and a blob object the commit made removed,
+ * each object rewritten whole with the store's copy of what stays. */
 #ifndef IG_FORMAT_PART_COMMITLOG_H
 #define IG_FORMAT_PART_COMMITLOG_H
 
@@ -69,9 +70,10 @@ int ig_commit_recover(const char *dir, struct ig_error *err);
 struct ig_commitlog_ops {
     int (*zero_footer)(void *ctx, const char *name, uint64_t from, uint64_t to,
                        struct ig_error *err);
-    /* bytes past size zeroed (a directory's file cut back too); size 0: a
-     * blob file the commit made, removed */
-    int (*cut_back)(void *ctx, const char *name, uint64_t size, struct ig_error *err);
+    /* the bytes of part (or blob) file rp past its recorded size zeroed (a
+     * directory's file cut back too); size 0: a blob file the commit made,
+     * removed */
+    int (*cut_back)(void *ctx, const struct ig_commitlog_part *rp, struct ig_error *err);
     int (*done)(void *ctx, struct ig_error *err);
     int (*remove_record)(void *ctx, struct ig_error *err);
 };
