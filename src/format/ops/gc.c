@@ -317,15 +317,8 @@ static int plan_part(struct gc *s, uint32_t pi, struct ig_error *err)
         }
         rc = release_leaf(s, pi, leaf, col, nf, err);
     }
-    if (!rc && nf && !s->req->dry_run) {
-        uint8_t tail[IG_TAIL_SIZE];
-        uint64_t written = 0;
-        ig_release_seal(p, nf, tail);
-        if (ig_journal_diff(&s->j, p->name, p->footer_offset, p->footer, nf, p->footer_size,
-                            &written) ||
-            ig_journal_add(&s->j, p->name, p->footer_offset + p->footer_size, tail, sizeof tail))
-            rc = ig_err(err, -ENOMEM, "out of memory");
-    }
+    if (!rc && nf && !s->req->dry_run && ig_release_journal(&s->j, p, nf))
+        rc = ig_err(err, -ENOMEM, "out of memory");
     free(nf);
     return rc;
 }

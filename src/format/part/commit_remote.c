@@ -95,7 +95,7 @@ static int rebound_footer(struct settle *s, const struct ig_commitlog_part *rp,
         ig_part_close(&old);
         return rc;
     }
-    uint8_t *img = NULL, tail[IG_TAIL_SIZE];
+    uint8_t *img = NULL;
     if (now.num_groups != old.num_groups || now.num_leaves < old.num_leaves ||
         ig_chunk_record_size(&now) != ig_chunk_record_size(&old))
         rc = ig_err(err, -EIO, "%s: the footer at its end is not its old one grafted", path);
@@ -108,14 +108,7 @@ static int rebound_footer(struct settle *s, const struct ig_commitlog_part *rp,
                 memcpy(ig_chunk_record(&old, img, g, l) + IG_CHK_STATS_FLAGS,
                        ig_chunk_record(&now, now.footer, g, l) + IG_CHK_STATS_FLAGS,
                        IG_CHK_MAX + 8 - IG_CHK_STATS_FLAGS);
-        ig_release_seal(&old, img, tail);
-        uint64_t written = 0;
-        rc = ig_journal_diff(&s->j, rp->name, old.footer_offset, old.footer, img, old.footer_size,
-                             &written);
-        if (!rc)
-            rc = ig_journal_add(&s->j, rp->name, old.footer_offset + old.footer_size, tail,
-                                sizeof tail);
-        if (rc) rc = ig_err(err, -ENOMEM, "out of memory");
+        if (ig_release_journal(&s->j, &old, img)) rc = ig_err(err, -ENOMEM, "out of memory");
     }
     free(img);
     ig_part_close(&now);
@@ -242,17 +235,14 @@ static int unbound_old_footer(struct ig_commit *c, struct ig_journal *j, uint32_
     if (p->version < IG_FORMAT_VERSIONED || p->footer_offset + p->footer_size + IG_TAIL_SIZE != p->tail_end)
         return ig_err(err, -EIO, "%s: format %u part: its footer cannot be sealed again", p->path,
                       p->version);
-    uint8_t *img = malloc(p->footer_size ? p->footer_size : 1), tail[IG_TAIL_SIZE];
+    uint8_t *img = malloc(p->footer_size ? p->footer_size : 1);
     if (!img) return ig_err(err, -ENOMEM, "out of memory");
     memcpy(img, p->footer, p->footer_size);
     static const struct ig_minmax unbounded = {0};
     for (uint32_t g = 0; g < p->num_groups; g++)
         for (uint32_t l = 0; l < p->num_leaves; l++)
             ig_chunk_minmax_put(ig_chunk_record(p, img, g, l), &unbounded);
-    ig_release_seal(p, img, tail);
-    uint64_t written = 0;
-    int rc = ig_journal_diff(j, p->name, p->footer_offset, p->footer, img, p->footer_size, &written);
-    if (!rc) rc = ig_journal_add(j, p->name, p->footer_offset + p->footer_size, tail, sizeof tail);
+    int rc = ig_release_journal(j, p, img);
     free(img);
     return rc ? ig_err(err, rc, "%s: the journal: %s", c->stage, strerror(-rc)) : 0;
 }

@@ -1,6 +1,7 @@
 /* release.c - released pages in a footer image (release.h). */
 #include "format/part/release.h"
 #include "format/model/minmax.h"
+#include "format/part/journal.h"
 #include "format/part/merkle.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -70,4 +71,14 @@ void ig_release_seal(const struct ig_part *p, uint8_t *footer, uint8_t tail[IG_T
     ig_st64(tail + IG_TAIL_GENERATION, p->generation + 1);
     ig_st64(tail + IG_TAIL_HASH, ig_hash(tail, IG_TAIL_HASH));
     memcpy(tail + IG_TAIL_MAGIC, IG_TAIL_MAGIC_STR, 8);
+}
+
+int ig_release_journal(struct ig_journal *j, const struct ig_part *p, uint8_t *footer)
+{
+    uint8_t tail[IG_TAIL_SIZE];
+    uint64_t written = 0;
+    ig_release_seal(p, footer, tail);
+    int rc = ig_journal_diff(j, p->name, p->footer_offset, p->footer, footer, p->footer_size,
+                             &written);
+    return rc ? rc : ig_journal_add(j, p->name, p->footer_offset + p->footer_size, tail, sizeof tail);
 }

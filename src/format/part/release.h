@@ -25,6 +25,7 @@
 #include "format/part/footer.h"
 
 struct ig_error;
+struct ig_journal;
 
 /* Release chunk (g, leaf) of part p in `footer`, an image of p's footer
  * (p->footer_size bytes, a copy being edited). *pages and *bytes grow by the
@@ -35,5 +36,9 @@ int ig_release_chunk(const struct ig_part *p, uint8_t *footer, uint32_t g, uint3
 /* The row group hashes, the chunks hash and the root of `footer` taken again,
  * and the tail to write after it (the part's next generation). */
 void ig_release_seal(const struct ig_part *p, uint8_t *footer, uint8_t tail[IG_TAIL_SIZE]);
+/* `footer` (an edited image of p's footer) sealed, and journaled over p's
+ * footer in place: its changed bytes and the new tail. 0 or -ENOMEM (or the
+ * streamed journal's write error). */
+int ig_release_journal(struct ig_journal *j, const struct ig_part *p, uint8_t *footer);
 
 #endif
