@@ -22,6 +22,7 @@
 #include "util/cpu.h"
 #include "util/endian.h"
 #include "format/ops/verify_int.h"
+#include "format/part/commit.h"
 #include "format/part/remote.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -465,11 +466,12 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
      * another host wrote (docs/DEPLOY.md): verify what storage holds. Locally
      * the cache is what every reader here reads; --cold reads the disk. */
     if ((h && h->cold) || ig_fs_is_shared(dir)) ig_table_forget_cache(dir);
-    /* an interrupted erase on object storage: completed first, unless its
-     * writer is still at work (its journal is then reported) */
+    /* an interrupted erase or change of columns on object storage: settled
+     * first, unless its writer is still at work (its journal or record is
+     * then reported) */
     bool replayed;
     struct ig_error re = {0};
-    if (ig_store_is_remote(dir) && ig_remote_recover(dir, 0, &replayed, &re)) ig_verify_fail(&x, "%s", re.msg);
+    if (ig_store_is_remote(dir) && ig_remote_settle(dir, 0, &replayed, &re)) ig_verify_fail(&x, "%s", re.msg);
     int rc = ig_table_open(&t, dir, false, err);
     if (rc) {
         ig_verify_fail(&x, "%s", err ? err->msg : "cannot open the table");

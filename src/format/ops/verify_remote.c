@@ -8,11 +8,13 @@
  * keeps versions) or a part object no MANIFEST names (an import killed before
  * it published) may, and is a failure once the table has erased rows: `ingot
  * erase` removes the older versions of every object it replaces. A journal
- * object is an erase not complete yet. A multipart upload started under the
+ * object is an erase not complete yet, a commit record a change of columns
+ * (both settled by verify first unless their writer is at work). A multipart upload started under the
  * prefix and never completed (a writer killed mid-upload) lists as no
  * object, yet its parts are stored and may hold copies of rows: a failure
  * (`ingot gc` aborts it; so does the replay of a killed erase). */
 #include "format/ops/verify_int.h"
+#include "format/part/commitlog.h"
 #include "format/part/manifest.h"
 #include "format/part/remote.h"
 #include "store/s3.h"
@@ -65,11 +67,11 @@ static int visit(void *ctx, const struct ig_obj_info *o)
     else
         v->versions++;
     if (metadata(o->name)) return 0; /* no values in any version */
-    if (!strcmp(o->name, ".ingot/journal")) {
+    if (!strcmp(o->name, ".ingot/journal") || !strcmp(o->name, IG_COMMIT_FILE)) {
         if (o->latest) {
-            snprintf(msg, sizeof msg,
-                     "%s: an erase is not complete (.ingot/journal): the next writer completes it",
-                     o->name);
+            bool erase = !strcmp(o->name, ".ingot/journal");
+            snprintf(msg, sizeof msg, "%s: %s is not complete: the next writer %s it", o->name,
+                     erase ? "an erase" : "a change of columns", erase ? "completes" : "settles");
             v->fail(v->ctx, msg);
         }
         return 0;

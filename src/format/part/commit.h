@@ -93,6 +93,11 @@ void ig_commit_end(struct ig_commit *c);
  * completed. */
 int ig_commit_settle_remote(const char *dir, struct ig_remote_lock *l, bool *replayed,
                             struct ig_error *err);
+/* The same for a reader allowed to write (verify), taking the lock only when
+ * there is something to settle (an erase's journal or a commit record: a
+ * HEAD each), waiting up to wait_ms (ig_remote_lock); a lock a live writer
+ * holds means that writer is at work, and nothing is done. */
+int ig_remote_settle(const char *dir, unsigned wait_ms, bool *replayed, struct ig_error *err);
 
 /* A manifest's columns as an explicit set (format 1 and new tables show
  * every record: 0 .. num_columns - 1). */

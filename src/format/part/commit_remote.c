@@ -168,6 +168,23 @@ int ig_commit_settle_remote(const char *dir, struct ig_remote_lock *l, bool *rep
     return rc ? rc : settle_record(dir, l, err);
 }
 
+int ig_remote_settle(const char *dir, unsigned wait_ms, bool *replayed, struct ig_error *err)
+{
+    *replayed = false;
+    struct ig_store *st;
+    struct ig_obj_info info;
+    if (!ig_remote_journal_pending(dir) &&
+        (ig_store_at(dir, &st, NULL) || ig_store_stat(st, IG_COMMIT_FILE, &info, NULL)))
+        return 0;
+    struct ig_remote_lock l;
+    int rc = ig_remote_lock(dir, wait_ms, &l, err);
+    if (rc == -EBUSY) return 0; /* its writer is at work: it finishes it */
+    if (rc) return rc;
+    rc = ig_commit_settle_remote(dir, &l, replayed, err);
+    ig_remote_unlock(&l);
+    return rc;
+}
+
 /* ---- a commit ------------------------------------------------------------ */
 
 int commit_remote_begin(struct ig_commit *c, struct ig_error *err)

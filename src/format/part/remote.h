@@ -134,11 +134,9 @@ int ig_remote_journal_commit(const char *dir, const char *journal_path, struct i
 int ig_remote_journal_apply(const char *dir, const char *journal_path, struct ig_remote_lock *l,
                             struct ig_fault *f, ig_journal_progress_fn made, void *made_ctx,
                             struct ig_remote_report *rep, struct ig_error *err);
-/* Complete an interrupted erase, if there is one (taking the lock for it:
- * wait_ms as ig_remote_lock; a lock held by a live writer means it is at work
- * and nothing is done). *replayed says whether one was completed. */
-int ig_remote_recover(const char *dir, unsigned wait_ms, bool *replayed, struct ig_error *err);
-/* The same when the caller holds the lock already. */
+/* Complete an interrupted erase, if there is one; the caller holds the lock
+ * (commit.h's ig_remote_settle takes it, and settles a change of columns
+ * too). *replayed says whether one was completed. */
 int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *replayed,
                              struct ig_error *err);
 

@@ -662,16 +662,3 @@ int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *re
     *replayed = true;
     return 0;
 }
-
-int ig_remote_recover(const char *dir, unsigned wait_ms, bool *replayed, struct ig_error *err)
-{
-    *replayed = false;
-    if (!ig_remote_journal_pending(dir)) return 0;
-    struct ig_remote_lock l;
-    int rc = ig_remote_lock(dir, wait_ms, &l, err);
-    if (rc == -EBUSY) return 0; /* its writer is at work: it completes it */
-    if (rc) return rc;
-    rc = ig_remote_recover_locked(dir, &l, replayed, err);
-    ig_remote_unlock(&l);
-    return rc;
-}
