@@ -54,7 +54,8 @@ static int blob_file_of(struct ig_commit *c, uint32_t i, struct ig_error *err)
     return 0;
 }
 
-int commit_write_record(struct ig_commit *c, struct ig_error *err)
+/* The record of the commit (commitlog.h): every part, every blob file. */
+static int write_record(struct ig_commit *c, struct ig_error *err)
 {
     uint32_t n = c->table.nparts;
     struct ig_commitlog_part *rp = calloc(n ? 2 * (size_t)n : 1, sizeof *rp);
@@ -138,7 +139,7 @@ int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *
     if (part >= c->table.nparts || c->parts[part].grafted)
         return ig_err(err, -EINVAL, "%s: part %u grafted twice or out of range", c->dir, part);
     if (!c->journaled && !c->remote) { /* on object storage, at the finish: nothing there changes before */
-        int rc = commit_write_record(c, err);
+        int rc = write_record(c, err);
         if (rc) return rc;
         c->journaled = true;
         ig_fault_step(&c->fault);
@@ -165,7 +166,19 @@ int ig_commit_graft(struct ig_commit *c, uint32_t part, const struct ig_schema *
 
 int ig_commit_finish(struct ig_commit *c, struct ig_error *err)
 {
-    if (c->remote) return commit_remote_finish(c, err);
+    if (c->remote) {
+        /* a bucket's objects change only now: the record goes first */
+        bool grafted = false;
+        for (uint32_t i = 0; i < c->table.nparts; i++)
+            grafted |= c->parts[i].grafted;
+        if (grafted && !c->journaled) {
+            int rc = write_record(c, err);
+            if (rc) return rc;
+            c->journaled = true;
+            ig_fault_step(&c->fault);
+        }
+        return commit_remote_finish(c, err);
+    }
     int rc = ig_version_save(c->dir, &c->next, err);
     if (rc) return rc;
     ig_fault_step(&c->fault);

@@ -321,17 +321,8 @@ static int send_new_bytes(struct ig_commit *c, struct ig_error *err)
 
 int commit_remote_finish(struct ig_commit *c, struct ig_error *err)
 {
-    bool grafted = false;
-    for (uint32_t i = 0; i < c->table.nparts; i++)
-        grafted |= c->parts[i].grafted;
-    int rc = 0;
-    if (grafted) {
-        rc = commit_write_record(c, err);
-        if (rc) return rc;
-        c->journaled = true;
-        ig_fault_step(&c->fault);
-        rc = send_new_bytes(c, err);
-    }
+    bool grafted = c->journaled; /* the record is written when a part was */
+    int rc = grafted ? send_new_bytes(c, err) : 0;
     if (!rc) rc = ig_version_save(c->dir, &c->next, err);
     if (rc) return rc;
     ig_fault_step(&c->fault);
