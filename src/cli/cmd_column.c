@@ -255,15 +255,20 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     struct ig_evolve_report rep;
     struct ig_column_counts counts;
     struct ig_error err = {0};
-    struct ig_progress prog;
-    ig_progress_begin(&prog, cmd_name(cmd));
-    if (prog.on) {
+    /* the rows given their values, then on object storage the objects' replacement */
+    struct ig_progress_pair prog;
+    char replacing[300];
+    snprintf(replacing, sizeof replacing, "replacing objects of %s", table);
+    ig_progress_pair_begin(&prog, cmd_name(cmd), replacing);
+    if (prog.first.on) {
         in.progress = ig_progress_rows_hook; /* rows given their values so far */
-        in.progress_ctx = &prog;
+        in.progress_ctx = &prog.first;
+        in.replace_progress = ig_progress_second_hook;
+        in.replace_progress_ctx = &prog;
     }
     rc = cmd == UPDATE ? ig_update_columns_from(table, &in, columns, ncolumns, &rep, &counts, &err)
                        : ig_add_column_from(table, &in, &rep, &counts, &err);
-    ig_progress_end(&prog);
+    ig_progress_pair_end(&prog);
     free(columns);
     if (rc) {
         cli_error("%s: %s", cmd_name(cmd), err.msg);

@@ -165,7 +165,9 @@ static int add_npy(const char *table_dir, const struct ig_column_input *in,
                                      .writer = in->writer,
                                      .prepare = npy_prepare,
                                      .progress = in->progress,
-                                     .progress_ctx = in->progress_ctx};
+                                     .progress_ctx = in->progress_ctx,
+                                     .replace_progress = in->replace_progress,
+                                     .replace_progress_ctx = in->replace_progress_ctx};
         rc = ig_add_columns(table_dir, &req, rep, err);
     }
     ig_schema_free(&s);

@@ -69,6 +69,9 @@ struct ig_column_input {
     /* the table's rows given their values so far (ig_add_request.progress) */
     void (*progress)(void *ctx, uint64_t rows_done, uint64_t rows_total);
     void *progress_ctx;
+    /* object storage: the part objects replaced (ig_add_request.replace_progress) */
+    void (*replace_progress)(void *ctx, uint64_t done, uint64_t total);
+    void *replace_progress_ctx;
 };
 
 /* What a keyed file did (zeros for .npy). */

@@ -607,7 +607,9 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
                                      .change = mode == IG_KEYED_UPDATE ? k->change : NULL,
                                      .prepare = keyed_prepare,
                                      .progress = in->progress,
-                                     .progress_ctx = in->progress_ctx};
+                                     .progress_ctx = in->progress_ctx,
+                                     .replace_progress = in->replace_progress,
+                                     .replace_progress_ctx = in->replace_progress_ctx};
         rc = ig_add_columns(table_dir, &req, rep, err);
     }
     if (counts) *counts = k->counts;

@@ -614,9 +614,15 @@ import numpy as np
 np.save('$WORK/ev12.npy', np.random.default_rng(4).standard_normal((12288, 256), dtype=np.float32))
 np.save('$WORK/ev12c.npy', np.arange(12288, dtype=np.int32))" || return 1
     "$INGOT" import --part-size 0 "$WORK/ev12.npy" s3://tables/ev12 >/dev/null 2>&1 || return 1
-    r=$(INGOT_S3_PATCH_WHOLE_MB=1 "$INGOT" add-column --json s3://tables/ev12 "$WORK/ev12c.npy") || return 1
+    r=$(INGOT_TEST_PROGRESS=1 INGOT_S3_PATCH_WHOLE_MB=1 "$INGOT" add-column --json s3://tables/ev12 "$WORK/ev12c.npy" \
+        2>"$WORK/ev12.err") || { cat "$WORK/ev12.err"; return 1; }
     jq -e '.objects_replaced == 1 and .bytes_copied >= 12000000 and .bytes_uploaded < .bytes_copied' <<<"$r" >/dev/null ||
         { echo "12 MiB part: $r"; return 1; }
+    # its lines: the rows, then the object's replacement from 0 to 100 %
+    tr '\r' '\n' <"$WORK/ev12.err" | grep -q "^.*add-column: 100% 12288 of 12288 rows" &&
+        tr '\r' '\n' <"$WORK/ev12.err" | grep -q "replacing objects of s3://tables/ev12:   0% 0 B of 12" &&
+        tr '\r' '\n' <"$WORK/ev12.err" | grep -q "replacing objects of s3://tables/ev12: 100% " ||
+        { echo "12 MiB part: the lines"; tr '\r' '\n' <"$WORK/ev12.err"; return 1; }
     [ "$("$INGOT" cat --rows 12000 s3://tables/ev12 | jq .ev12c)" = 12000 ] || { echo "12 MiB part: row 12000"; return 1; }
     # an erase reaches the new columns as the old
     "$INGOT" erase --row 30017 "$E" >/dev/null || return 1

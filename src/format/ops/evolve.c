@@ -137,6 +137,8 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
         for (uint32_t id = old[k]; id < end && !rc; id++)
             if (ig_idset_remove(&c.next.columns, id)) rc = ig_err(err, -ENOMEM, "out of memory");
     }
+    c.replace_progress = req->replace_progress;
+    c.replace_progress_ctx = req->replace_progress_ctx;
     if (!rc) rc = ig_commit_finish(&c, err);
     if (!rc) {
         rep->version = c.next.version;

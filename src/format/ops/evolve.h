@@ -50,6 +50,12 @@ struct ig_add_request {
      * far of all of them (NULL: not called) */
     void (*progress)(void *ctx, uint64_t rows_done, uint64_t rows_total);
     void *progress_ctx;
+    /* on object storage, once every part's new bytes are built: the bytes of
+     * the new part objects in the store of all they will hold, from 0, as each
+     * object or multipart part is done (remote.h's ig_remote_journal_apply;
+     * NULL: not told) */
+    void (*replace_progress)(void *ctx, uint64_t done, uint64_t total);
+    void *replace_progress_ctx;
 };
 
 struct ig_evolve_report {

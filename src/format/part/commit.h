@@ -70,6 +70,8 @@ struct ig_commit {
     struct ig_remote_lock rlock; /* the writers' lock, held when rlock.held */
     char stage[4096];            /* local copies of the parts being grafted ("": none) */
     struct ig_commit_traffic traffic;
+    ig_journal_progress_fn replace_progress; /* the objects' replacement (NULL: not told) */
+    void *replace_progress_ctx;
     bool have_table, journaled, committed;
     struct ig_table table;        /* the current version (footers as MANIFEST names them) */
     struct ig_manifest next;      /* the version being made */

@@ -37,17 +37,18 @@
 #define COPY_PIECE ((size_t)8 << 20)
 
 /* The writes of journal j (its file in stage, committed there) made to the
- * table's objects, lock l held; what crossed the network added to sum (NULL:
- * not told). */
+ * table's objects, lock l held; `made` told the bytes of the new objects as
+ * they are made (NULL: not told); what crossed the network added to sum
+ * (NULL: not counted). */
 static int patch_objects(const char *dir, const char *stage, struct ig_journal *j,
-                         struct ig_remote_lock *l, struct ig_fault *f,
-                         struct ig_commit_traffic *sum, struct ig_error *err)
+                         struct ig_remote_lock *l, struct ig_fault *f, ig_journal_progress_fn made,
+                         void *made_ctx, struct ig_commit_traffic *sum, struct ig_error *err)
 {
     int rc = ig_journal_commit(j, stage, NULL, err);
     char path[4300];
     snprintf(path, sizeof path, "%s/.ingot/journal", stage);
     struct ig_remote_report rep = {0};
-    if (!rc) rc = ig_remote_journal_apply(dir, path, l, f, NULL, NULL, &rep, err);
+    if (!rc) rc = ig_remote_journal_apply(dir, path, l, f, made, made_ctx, &rep, err);
     if (sum) {
         sum->objects_replaced += rep.objects_replaced;
         sum->bytes_uploaded += rep.bytes_uploaded;
@@ -137,7 +138,7 @@ static int settle_done(void *ctx, struct ig_error *err)
     if (!s->any) return 0;
     char stage[4096];
     int rc = ig_remote_stage_dir(stage, sizeof stage, err);
-    if (!rc) rc = patch_objects(s->dir, stage, &s->j, s->l, NULL, NULL, err);
+    if (!rc) rc = patch_objects(s->dir, stage, &s->j, s->l, NULL, NULL, NULL, NULL, err);
     if (stage[0]) ig_remove_tree(stage);
     return rc;
 }
@@ -314,7 +315,9 @@ static int send_new_bytes(struct ig_commit *c, struct ig_error *err)
             c->traffic.bytes_uploaded += (uint64_t)sb.st_size;
         ig_fault_step(&c->fault);
     }
-    if (!rc) rc = patch_objects(c->dir, c->stage, &j, &c->rlock, &c->fault, &c->traffic, err);
+    if (!rc)
+        rc = patch_objects(c->dir, c->stage, &j, &c->rlock, &c->fault, c->replace_progress,
+                           c->replace_progress_ctx, &c->traffic, err);
     ig_journal_free(&j);
     return rc;
 }
