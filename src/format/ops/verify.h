@@ -10,7 +10,7 @@
  * no overlaps, every unreferenced byte zero). Pages `ingot gc` released are
  * checked to hold zeros and to belong to columns no version kept shows (their
  * records telling nothing of the values: footer.c). An interrupted erase is
- * replayed first. On object storage also every object and older version under
+ * replayed first (on object storage, a change of columns settled too). On object storage also every object and older version under
  * the table's prefix (verify_remote.c).
  * Each failure is reported through `fail` as one line naming the part, column,
  * row group and page. Verification goes on after a failure so every problem is

@@ -69,7 +69,8 @@ static int make_build_dir(struct ig_append *a, struct ig_error *err)
 
 /* On object storage: the writers' lock first (two imports into one new
  * table would overwrite each other's part objects), then the table as it is
- * (an interrupted erase completed first), and a stage directory. */
+ * (an interrupted erase or change of columns settled first), and a stage
+ * directory. */
 static int begin_remote(struct ig_append *a, const char *table_dir, bool create, struct ig_error *err)
 {
     a->remote = true;

@@ -28,7 +28,8 @@ struct ig_writer_hold {
     struct ig_remote_lock rl; /* the writers' lock object (object storage) */
 };
 /* Hold the table at dir for writing: wait for the lock (object storage:
- * INGOT_S3_LOCK_WAIT_S) and complete an interrupted erase there. */
+ * INGOT_S3_LOCK_WAIT_S) and settle an interrupted erase or change of columns
+ * there (commit.h). */
 int ig_writer_hold(const char *dir, struct ig_writer_hold *h, struct ig_error *err);
 /* Still ours? (object storage: renews the lease, -ESTALE once it lapsed) */
 int ig_writer_renew(struct ig_writer_hold *h, struct ig_error *err);
