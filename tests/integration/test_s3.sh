@@ -663,6 +663,10 @@ sys.exit(0 if b.count(0) == len(b) else 1)" || { echo "$name: bytes past $end"; 
 kill_evolve() {
     local n=1 st v K=s3://tables/ke
     "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 || return 1
+    # the writers' local stages, here to be counted: a killed one's is removed
+    # by the next writer that makes one
+    local -x INGOT_STAGE_DIR="$WORK/stages"
+    mkdir -p "$INGOT_STAGE_DIR"
     while :; do
         printf '_rowid,c%s\n5,value%s\n' $n $n >"$WORK/c.csv"
         INGOT_FAULT_AFTER=$n "$INGOT" add-column "$K" "$WORK/c.csv" >/dev/null 2>&1
@@ -690,6 +694,7 @@ kill_evolve() {
         n=$((n + 1))
         [ $n -le 30 ] || { echo "more than 30 steps?"; return 1; }
     done
+    [ -z "$(ls -A "$INGOT_STAGE_DIR")" ] || { echo "stages left:"; ls -A "$INGOT_STAGE_DIR"; return 1; }
     echo "$((n - 1)) steps"
 }
 check s3_kill_at_every_add_column_step kill_evolve

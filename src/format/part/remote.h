@@ -141,7 +141,9 @@ int ig_remote_recover_locked(const char *dir, struct ig_remote_lock *l, bool *re
                              struct ig_error *err);
 
 /* A local scratch directory for a writer's files before they are uploaded:
- * under INGOT_STAGE_DIR, else TMPDIR, else /tmp; made with .ingot/ inside. */
+ * under INGOT_STAGE_DIR, else TMPDIR, else /tmp, named ingot-stage.HOST-PID-*;
+ * made with .ingot/ inside. Those of this host's writers that are gone
+ * (killed) are removed first. */
 int ig_remote_stage_dir(char *out, size_t cap, struct ig_error *err);
 
 #endif
