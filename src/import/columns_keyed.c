@@ -19,11 +19,9 @@
 #include "util/strset.h"
 #include "util/u64map.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,29 +29,6 @@
 #include <unistd.h>
 
 /* ---- the temporary table --------------------------------------------------- */
-
-/* Remove what runs killed outright left in TABLE/.ingot: `input-PID` (the
- * table), `input-PID.schema`, and the importer's and the schema's
- * `.input-PID...` on their way in, whose process is gone (a PID that is
- * alive, maybe reused, is left alone). */
-static void remove_stale_inputs(const char *ingot)
-{
-    DIR *d = opendir(ingot);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        const char *name = de->d_name + (de->d_name[0] == '.');
-        if (strncmp(name, "input-", 6) != 0) continue;
-        char *end;
-        long pid = strtol(name + 6, &end, 10);
-        if ((*end && *end != '.') || end == name + 6 || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        char path[4600];
-        if (snprintf(path, sizeof path, "%s/%s", ingot, de->d_name) < (int)sizeof path)
-            ig_remove_tree(path);
-    }
-    closedir(d);
-}
 
 static int make_temp(struct keyed *k, struct ig_error *err)
 {
@@ -69,7 +44,10 @@ static int make_temp(struct keyed *k, struct ig_error *err)
     snprintf(k->tmp_schema, sizeof k->tmp_schema, "%s/input-%d.schema", k->ingot, (int)pid);
     if (mkdir(k->ingot, 0755) && errno != EEXIST)
         return ig_err(err, -errno, "%s: %s", k->ingot, strerror(errno));
-    remove_stale_inputs(k->ingot);
+    /* what runs killed outright left: `input-PID` (the table),
+     * `input-PID.schema`, and the importer's and the schema's `.input-PID...`
+     * on their way in */
+    ig_remove_orphans(k->ingot, "input-", ".");
     k->made_tmp = true;
     return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/vfs.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -195,6 +196,27 @@ void ig_remove_tree(const char *path)
     }
     closedir(d);
     rmdir(path);
+}
+
+void ig_remove_orphans(const char *dir, const char *prefix, const char *after)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    size_t pl = strlen(prefix);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *name = de->d_name + (de->d_name[0] == '.');
+        if (strncmp(name, prefix, pl) != 0) continue;
+        char *end;
+        long pid = strtol(name + pl, &end, 10);
+        if (end == name + pl || (*end && !strchr(after, *end)) || pid <= 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char path[4600];
+        if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) < (int)sizeof path)
+            ig_remove_tree(path);
+    }
+    closedir(d);
 }
 
 static bool shared_type(unsigned long type)

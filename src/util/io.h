@@ -43,6 +43,11 @@ bool ig_fd_is_shared(int fd);
 
 /* Remove a directory tree (used to discard a failed import). Best effort. */
 void ig_remove_tree(const char *path);
+/* What killed processes of this host left in dir: every entry named
+ * [.]PREFIX<pid> followed by one of the characters of `after` or by nothing,
+ * whose process is gone, removed with what it holds (best effort). This
+ * process's own, and a pid that is alive (maybe reused), stay. */
+void ig_remove_orphans(const char *dir, const char *prefix, const char *after);
 
 /* Which pages of [addr, addr + len) of a private file mapping (MAP_PRIVATE)
  * this process wrote: copied on write, they are anonymous memory now, where

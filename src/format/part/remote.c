@@ -12,7 +12,6 @@
 #include "util/error.h"
 #include "util/io.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -454,37 +453,18 @@ void ig_remote_report_free(struct ig_remote_report *r)
     ig_buf_free(&r->removed);
 }
 
-/* The stage directories of this host's writers that are gone (killed, so no
- * one removed theirs: HOST-PID in the name), removed: they may hold copies
- * of rows (an import's parts, a change's new columns) that a later erase
- * would not reach. Another user's, or one whose process still runs, stays. */
-static void remove_stale_stages(const char *base, const char *host)
-{
-    DIR *d = opendir(base);
-    if (!d) return;
-    size_t hl = strlen(host);
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        const char *n = de->d_name;
-        if (strncmp(n, "ingot-stage.", 12) || strncmp(n + 12, host, hl) || n[12 + hl] != '-') continue;
-        char *end;
-        long pid = strtol(n + 13 + hl, &end, 10);
-        if (*end != '-' || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        char path[4600];
-        if (snprintf(path, sizeof path, "%s/%s", base, n) < (int)sizeof path) ig_remove_tree(path);
-    }
-    closedir(d);
-}
-
 int ig_remote_stage_dir(char *out, size_t cap, struct ig_error *err)
 {
     const char *base = getenv("INGOT_STAGE_DIR");
     if (!base || !*base) base = getenv("TMPDIR");
     if (!base || !*base) base = "/tmp";
-    char host[256];
+    char host[256], prefix[300];
     my_host(host, sizeof host);
-    remove_stale_stages(base, host);
+    /* this host's writers that are gone (killed, so no one removed theirs)
+     * left stages that may hold copies of rows (an import's parts, a change's
+     * new columns) a later erase would not reach */
+    snprintf(prefix, sizeof prefix, "ingot-stage.%s-", host);
+    ig_remove_orphans(base, prefix, "-");
     if ((size_t)snprintf(out, cap, "%s/ingot-stage.%s-%d-XXXXXX", base, host, (int)getpid()) >= cap)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", base);
     if (!mkdtemp(out)) return ig_err(err, -errno, "%s: %s", out, strerror(errno));
