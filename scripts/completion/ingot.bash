@@ -20,7 +20,7 @@ _ingot() {
     erase) opts="--row --rows-from --where --json --help" ;;
     add-column | replace-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --json --help" ;;
     update) opts="--column --from --key --schema --format --delimiter --ignore-missing --json --help" ;;
-    drop-column) opts="--help" ;;
+    drop-column) opts="--json --help" ;;
     versions) opts="--json --help" ;;
     tag) opts="--help" ;;
     gc) opts="--keep --older-than --dry-run --json --help" ;;

@@ -67,9 +67,10 @@ const char cmd_update_usage[] =
     "until `ingot gc` lets them go.\n";
 
 const char cmd_drop_column_usage[] =
-    "usage: ingot drop-column TABLE COLUMN...\n"
+    "usage: ingot drop-column [--json] TABLE COLUMN...\n"
     "Stops showing the columns from the new version on (nothing is rewritten); older\n"
-    "versions still show them until `ingot gc` lets those versions go.\n";
+    "versions still show them until `ingot gc` lets those versions go. --json prints\n"
+    "{\"version\": N, \"columns\": K}.\n";
 
 /* The column name a file gives: its base name without ".npy". */
 static void name_from_file(const char *path, char *out, size_t cap)
@@ -297,6 +298,9 @@ int cmd_drop_column(int argc, char **argv)
         fputs(cmd_drop_column_usage, stdout);
         return 0;
     }
+    bool json = argc >= 2 && !strcmp(argv[1], "--json");
+    argc -= json;
+    argv += json;
     if (argc < 3) {
         fputs(cmd_drop_column_usage, stderr);
         return 2;
@@ -309,7 +313,10 @@ int cmd_drop_column(int argc, char **argv)
         cli_error("drop-column: %s", err.msg);
         return 2;
     }
-    printf("dropped %d column%s: version %" PRIu64 "\n", argc - 2, argc == 3 ? "" : "s",
-           rep.version);
+    if (json)
+        printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep.version, rep.columns);
+    else
+        printf("dropped %d column%s: version %" PRIu64 "\n", argc - 2, argc == 3 ? "" : "s",
+               rep.version);
     return 0;
 }

@@ -395,7 +395,8 @@ for i in range(3000): print(json.dumps({'id': i, 'tags': [i, i + 1], 's': {'a': 
         { echo "npy import: $(tr '\r' '\n' <<<"$err")"; return 1; }
     grep -qE "importing [^ ]*big.npy: 100% .*, 200000 rows" <<<"$err" || { echo "npy import: no whole"; return 1; }
     # gc's zero-fill of the pages no version kept shows
-    "$INGOT" drop-column "$d/t" s >/dev/null || return 1
+    [ "$("$INGOT" drop-column --json "$d/t" s | jq -c '[.columns, .version > 1]')" = '[1,true]' ] ||
+        { echo "drop-column --json"; return 1; }
     err=$(INGOT_TEST_PROGRESS=1 "$INGOT" gc --keep 1 "$d/t" 2>&1 >/dev/null) || return 1
     grep -qE "gc: 100% [0-9.]+ [KM]iB of [0-9.]+ [KM]iB" <<<"$err" || { echo "gc: $err"; return 1; }
     [ "${err: -4}" = $'\r\033[K' ] || { echo "gc: line not erased at the end"; return 1; }
