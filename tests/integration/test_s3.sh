@@ -7,7 +7,8 @@
 # and an erase rewriting only the parts it touches, tags under the writers'
 # lock, gc deleting objects (killed at every step), columns added, updated,
 # replaced and dropped (by the CLI and through the mount; killed at every step
-# of an add-column), two mounts as two hosts, writers racing, and what goes
+# of an add-column, and of a blob column's), two mounts as two hosts, writers
+# racing, and what goes
 # wrong on the network: wrong credentials, a missing bucket, a truncated
 # object, 503s, dropped and stalled connections, the gateway gone. Each ends
 # in a clear error or a retry: never a hang, never a wrong byte.
@@ -698,6 +699,34 @@ kill_evolve() {
     echo "$((n - 1)) steps"
 }
 check s3_kill_at_every_add_column_step kill_evolve
+
+# The same for a blob column, whose part had no blob object: rolled back, the
+# blob object the change uploaded is deleted; finished, it is there.
+kill_blob_column() {
+    local n=1 st has code K
+    head -c 3000 /dev/urandom >"$WORK/kb.bin"
+    printf '{"_rowid":3,"pb":"%s"}\n' "$WORK/kb.bin" >"$WORK/kb.jsonl"
+    printf '_rowid int64\npb blob?\n' >"$WORK/kb.txt"
+    while :; do
+        K=s3://tables/kb$n
+        "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 || return 1
+        INGOT_FAULT_AFTER=$n "$INGOT" add-column --schema "$WORK/kb.txt" "$K" "$WORK/kb.jsonl" >/dev/null 2>&1
+        st=$?
+        "$INGOT" tag "$K" settled >/dev/null || { echo "step $n: the next writer"; return 1; }
+        has=$("$INGOT" cat --rows 3 "$K" | jq -r 'has("pb")')
+        code=$(s3 HEAD "/tables/kb$n/part-000000.blob" -I -o /dev/null -w '%{http_code}')
+        case "$st:$has:$code" in
+        137:false:404 | 137:true:200 | 0:true:200) ;;
+        *) echo "step $n: exit $st, column $has, blob object $code"; return 1 ;;
+        esac
+        "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
+        [ $st = 137 ] || break
+        n=$((n + 1))
+        [ $n -le 30 ] || { echo "more than 30 steps?"; return 1; }
+    done
+    echo "$((n - 1)) steps"
+}
+check s3_kill_at_every_blob_column_step kill_blob_column
 
 # A change of columns racing an erase while a mount reads: the writers take
 # turns on the lock object (both land), and no read through the mount fails
