@@ -69,9 +69,12 @@ static int visit(void *ctx, const struct ig_obj_info *o)
     if (metadata(o->name)) return 0; /* no values in any version */
     if (!strcmp(o->name, ".ingot/journal") || !strcmp(o->name, IG_COMMIT_FILE)) {
         if (o->latest) {
+            /* verify settled what it could first: its writer is at work, or
+             * settling it failed and said why */
             bool erase = !strcmp(o->name, ".ingot/journal");
-            snprintf(msg, sizeof msg, "%s: %s is not complete: the next writer %s it", o->name,
-                     erase ? "an erase" : "a change of columns", erase ? "completes" : "settles");
+            snprintf(msg, sizeof msg, "%s: %s: its writer is at work, or %s failed (said first)",
+                     o->name, erase ? "an erase is not complete" : "a change of columns is not settled",
+                     erase ? "completing it" : "settling it");
             v->fail(v->ctx, msg);
         }
         return 0;
