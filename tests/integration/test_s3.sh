@@ -212,33 +212,43 @@ older_version_found() {
 }
 check s3_verify_finds_an_older_version older_version_found
 
+# every_fault_step STEP [MAX]: STEP N runs a writer killed after its Nth
+# durable step (INGOT_FAULT_AFTER=N), leaves the writer's exit status in `st`
+# and checks what the kill left; N = 1, 2, ... until the writer runs to its end
+# (st is not 137: every step was tried), at most MAX (30) steps
+every_fault_step() {
+    local n=1 st
+    while :; do
+        "$1" $n || return 1
+        [ "$st" = 137 ] || break
+        n=$((n + 1))
+        [ $n -le "${2:-30}" ] || { echo "more than ${2:-30} steps?"; return 1; }
+    done
+    echo "$((n - 1)) steps killed"
+}
+
 # a kill at every step of an erase: the table reads (each row whole or gone),
 # and the erase completes by the next command
-kill_steps() {
-    local n=1 out
-    while :; do
-        local K=s3://tables/k$n
-        "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 && "$INGOT" import --append "$WORK/t.csv" "$K" >/dev/null 2>&1 ||
-            return 1
-        INGOT_FAULT_AFTER=$n "$INGOT" erase --row 3 --row 30003 "$K" >/dev/null 2>&1
-        local st=$?
-        for r in 3 30003; do
-            out=$("$INGOT" cat --rows $r "$K" 2>&1)
-            if grep -q '"caption' <<<"$out"; then :; elif grep -q "no such row" <<<"$out"; then :; else
-                echo "step $n: row $r unreadable: $out"; return 1
-            fi
-        done
-        "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
-        for r in 3 30003; do
-            "$INGOT" cat --rows $r "$K" >/dev/null 2>&1 && { echo "step $n: row $r not erased after recovery"; return 1; }
-        done
-        [ $st = 137 ] || break # the erase ran to its end: every step was tried
-        n=$((n + 1))
-        [ $n -le 20 ] || { echo "more than 20 steps?"; return 1; }
+erase_step() {
+    local n=$1 out r
+    local K=s3://tables/k$n
+    "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 && "$INGOT" import --append "$WORK/t.csv" "$K" >/dev/null 2>&1 ||
+        return 1
+    INGOT_FAULT_AFTER=$n "$INGOT" erase --row 3 --row 30003 "$K" >/dev/null 2>&1
+    st=$?
+    for r in 3 30003; do
+        out=$("$INGOT" cat --rows $r "$K" 2>&1)
+        if grep -q '"caption' <<<"$out"; then :; elif grep -q "no such row" <<<"$out"; then :; else
+            echo "step $n: row $r unreadable: $out"; return 1
+        fi
     done
-    echo "$((n - 1)) steps"
+    "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
+    for r in 3 30003; do
+        "$INGOT" cat --rows $r "$K" >/dev/null 2>&1 && { echo "step $n: row $r not erased after recovery"; return 1; }
+    done
+    return 0 # (the loop's status is the last cat's, which fails)
 }
-check s3_kill_at_every_erase_step kill_steps
+check s3_kill_at_every_erase_step every_fault_step erase_step 20
 
 # a kill inside the multipart upload that replaces a part: the upload is left
 # incomplete (its parts copy the old object, the erased row too), verify says
@@ -494,30 +504,23 @@ gc_on_s3() {
     "$INGOT" verify "$C" >/dev/null
 }
 check s3_gc_deletes_objects_no_kept_version_names gc_on_s3
-kill_gc() {
+gc_step() {
     # a kill at every step of gc (a dropped column's pages released, objects
     # deleted): the versions kept read, and gc run again finishes
-    local n=1 G st
-    while :; do
-        G=s3://vtables/g$n
-        "$INGOT" import "$WORK/t.csv" "$G" >/dev/null 2>&1 && "$INGOT" erase --row 3 "$G" >/dev/null 2>&1 &&
-            "$INGOT" import --append "$WORK/t.csv" "$G" >/dev/null 2>&1 &&
-            "$INGOT" drop-column "$G" score >/dev/null 2>&1 || return 1
-        s3 PUT "/vtables/g$n/part-000077.ingot" --data-binary x -o /dev/null
-        INGOT_FAULT_AFTER=$n "$INGOT" gc --keep 1 "$G" >/dev/null 2>&1
-        st=$?
-        [ "$("$INGOT" cat "$G" caption | wc -l)" = 59999 ] || { echo "step $n: the table does not read"; return 1; }
-        "$INGOT" cat --rows 3 "$G" >/dev/null 2>&1 && { echo "step $n: row 3"; return 1; }
-        "$INGOT" gc --keep 1 "$G" >/dev/null || { echo "step $n: gc again"; return 1; }
-        listing "g$n" | grep -q part-000077 && { echo "step $n: the stray object is left"; return 1; }
-        "$INGOT" verify "$G" >/dev/null || { echo "step $n: verify"; return 1; }
-        [ $st = 137 ] || break
-        n=$((n + 1))
-        [ $n -le 20 ] || { echo "more than 20 steps?"; return 1; }
-    done
-    echo "$((n - 1)) steps"
+    local n=$1 G=s3://vtables/g$1
+    "$INGOT" import "$WORK/t.csv" "$G" >/dev/null 2>&1 && "$INGOT" erase --row 3 "$G" >/dev/null 2>&1 &&
+        "$INGOT" import --append "$WORK/t.csv" "$G" >/dev/null 2>&1 &&
+        "$INGOT" drop-column "$G" score >/dev/null 2>&1 || return 1
+    s3 PUT "/vtables/g$n/part-000077.ingot" --data-binary x -o /dev/null
+    INGOT_FAULT_AFTER=$n "$INGOT" gc --keep 1 "$G" >/dev/null 2>&1
+    st=$?
+    [ "$("$INGOT" cat "$G" caption | wc -l)" = 59999 ] || { echo "step $n: the table does not read"; return 1; }
+    "$INGOT" cat --rows 3 "$G" >/dev/null 2>&1 && { echo "step $n: row 3"; return 1; }
+    "$INGOT" gc --keep 1 "$G" >/dev/null || { echo "step $n: gc again"; return 1; }
+    listing "g$n" | grep -q part-000077 && { echo "step $n: the stray object is left"; return 1; }
+    "$INGOT" verify "$G" >/dev/null || { echo "step $n: verify"; return 1; }
 }
-check s3_kill_at_every_gc_step kill_gc
+check s3_kill_at_every_gc_step every_fault_step gc_step 20
 
 # ---- the table evolves on object storage --------------------------------------
 # Columns added (from .npy and from a keyed CSV), updated, replaced and dropped
@@ -661,70 +664,63 @@ b = open('$WORK/obj', 'rb').read()[$end:]
 sys.exit(0 if b.count(0) == len(b) else 1)" || { echo "$name: bytes past $end"; return 1; }
     done < <(sed -n 's/^part \(part-[0-9]*\.ingot\) .*footer=\([0-9]*\).*/\1 \2/p' <<<"$m")
 }
+evolve_step() {
+    local n=$1 v K=s3://tables/ke
+    printf '_rowid,c%s\n5,value%s\n' $n $n >"$WORK/c.csv"
+    INGOT_FAULT_AFTER=$n "$INGOT" add-column "$K" "$WORK/c.csv" >/dev/null 2>&1
+    st=$?
+    "$INGOT" cat --rows 5 "$K" | grep -q '"caption 5 ' || { echo "step $n: row 5 unreadable"; return 1; }
+    # settled by the next writer (a tag), or by verify (odd steps)
+    if [ $((n % 2)) = 1 ]; then
+        "$INGOT" verify "$K" >"$WORK/ke.verify" 2>&1 || { echo "step $n: verify first"; cat "$WORK/ke.verify"; return 1; }
+    else
+        "$INGOT" tag "$K" "after$n" >/dev/null || { echo "step $n: the next writer"; return 1; }
+    fi
+    [ "$(s3 HEAD /tables/ke/.ingot/commit -I -o /dev/null -w '%{http_code}')" = 404 ] ||
+        { echo "step $n: the record is left"; return 1; }
+    v=$("$INGOT" cat --rows 5 "$K" | jq -r ".c$n // \"absent\"")
+    case "$st:$v" in
+    137:value$n | 137:absent | 0:value$n) ;;
+    *) echo "step $n: exit $st, c$n is $v"; return 1 ;;
+    esac
+    tail_zeros tables ke || { echo "step $n"; return 1; }
+    # the footer a rolled-back change left unbounded has its bounds again
+    "$INGOT" inspect --json "$K" | jq -e '.columns[] | select(.name == "score") | .min and .max' >/dev/null ||
+        { echo "step $n: score has no bounds"; return 1; }
+    "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
+}
 kill_evolve() {
-    local n=1 st v K=s3://tables/ke
-    "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 || return 1
+    "$INGOT" import "$WORK/t.csv" s3://tables/ke >/dev/null 2>&1 || return 1
     # the writers' local stages, here to be counted: a killed one's is removed
     # by the next writer that makes one
     local -x INGOT_STAGE_DIR="$WORK/stages"
     mkdir -p "$INGOT_STAGE_DIR"
-    while :; do
-        printf '_rowid,c%s\n5,value%s\n' $n $n >"$WORK/c.csv"
-        INGOT_FAULT_AFTER=$n "$INGOT" add-column "$K" "$WORK/c.csv" >/dev/null 2>&1
-        st=$?
-        "$INGOT" cat --rows 5 "$K" | grep -q '"caption 5 ' || { echo "step $n: row 5 unreadable"; return 1; }
-        # settled by the next writer (a tag), or by verify (odd steps)
-        if [ $((n % 2)) = 1 ]; then
-            "$INGOT" verify "$K" >"$WORK/ke.verify" 2>&1 || { echo "step $n: verify first"; cat "$WORK/ke.verify"; return 1; }
-        else
-            "$INGOT" tag "$K" "after$n" >/dev/null || { echo "step $n: the next writer"; return 1; }
-        fi
-        [ "$(s3 HEAD /tables/ke/.ingot/commit -I -o /dev/null -w '%{http_code}')" = 404 ] ||
-            { echo "step $n: the record is left"; return 1; }
-        v=$("$INGOT" cat --rows 5 "$K" | jq -r ".c$n // \"absent\"")
-        case "$st:$v" in
-        137:value$n | 137:absent | 0:value$n) ;;
-        *) echo "step $n: exit $st, c$n is $v"; return 1 ;;
-        esac
-        tail_zeros tables ke || { echo "step $n"; return 1; }
-        # the footer a rolled-back change left unbounded has its bounds again
-        "$INGOT" inspect --json "$K" | jq -e '.columns[] | select(.name == "score") | .min and .max' >/dev/null ||
-            { echo "step $n: score has no bounds"; return 1; }
-        "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
-        [ $st = 137 ] || break
-        n=$((n + 1))
-        [ $n -le 30 ] || { echo "more than 30 steps?"; return 1; }
-    done
+    every_fault_step evolve_step || return 1
     [ -z "$(ls -A "$INGOT_STAGE_DIR")" ] || { echo "stages left:"; ls -A "$INGOT_STAGE_DIR"; return 1; }
-    echo "$((n - 1)) steps"
 }
 check s3_kill_at_every_add_column_step kill_evolve
 
 # The same for a blob column, whose part had no blob object: rolled back, the
 # blob object the change uploaded is deleted; finished, it is there.
+blob_step() {
+    local n=$1 has code K=s3://tables/kb$1
+    "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 || return 1
+    INGOT_FAULT_AFTER=$n "$INGOT" add-column --schema "$WORK/kb.txt" "$K" "$WORK/kb.jsonl" >/dev/null 2>&1
+    st=$?
+    "$INGOT" tag "$K" settled >/dev/null || { echo "step $n: the next writer"; return 1; }
+    has=$("$INGOT" cat --rows 3 "$K" | jq -r 'has("pb")')
+    code=$(s3 HEAD "/tables/kb$n/part-000000.blob" -I -o /dev/null -w '%{http_code}')
+    case "$st:$has:$code" in
+    137:false:404 | 137:true:200 | 0:true:200) ;;
+    *) echo "step $n: exit $st, column $has, blob object $code"; return 1 ;;
+    esac
+    "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
+}
 kill_blob_column() {
-    local n=1 st has code K
     head -c 3000 /dev/urandom >"$WORK/kb.bin"
     printf '{"_rowid":3,"pb":"%s"}\n' "$WORK/kb.bin" >"$WORK/kb.jsonl"
     printf '_rowid int64\npb blob?\n' >"$WORK/kb.txt"
-    while :; do
-        K=s3://tables/kb$n
-        "$INGOT" import "$WORK/t.csv" "$K" >/dev/null 2>&1 || return 1
-        INGOT_FAULT_AFTER=$n "$INGOT" add-column --schema "$WORK/kb.txt" "$K" "$WORK/kb.jsonl" >/dev/null 2>&1
-        st=$?
-        "$INGOT" tag "$K" settled >/dev/null || { echo "step $n: the next writer"; return 1; }
-        has=$("$INGOT" cat --rows 3 "$K" | jq -r 'has("pb")')
-        code=$(s3 HEAD "/tables/kb$n/part-000000.blob" -I -o /dev/null -w '%{http_code}')
-        case "$st:$has:$code" in
-        137:false:404 | 137:true:200 | 0:true:200) ;;
-        *) echo "step $n: exit $st, column $has, blob object $code"; return 1 ;;
-        esac
-        "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
-        [ $st = 137 ] || break
-        n=$((n + 1))
-        [ $n -le 30 ] || { echo "more than 30 steps?"; return 1; }
-    done
-    echo "$((n - 1)) steps"
+    every_fault_step blob_step
 }
 check s3_kill_at_every_blob_column_step kill_blob_column
 
