@@ -1,6 +1,6 @@
-// evolve_peers.mjs - the peers of scripts/bench/evolve: a column added to a
-// table by DuckDB (the Parquet file rewritten with it) and by LanceDB (the
-// dataset's own add-column paths).
+// evolve_peers.mjs - the peers of scripts/bench/evolve: a column added to (or
+// renamed in) a table by DuckDB (the Parquet file rewritten with it) and by
+// LanceDB (the dataset's own add-column and alter-column paths).
 //
 //   node evolve_peers.mjs lance-build CSV DIR
 //       CSV (id, caption, f0..f19) -> a Lance table 't' in DIR (LanceDB's defaults)
@@ -24,6 +24,13 @@
 //       from the .npy files (int64 1-D; float32 2-D as FixedSizeList<float32, D>);
 //       --chunk: one merge per ROWS rows (bounds the memory a merge of
 //       vectors takes: ~20x the source's bytes in one merge)
+//   node evolve_peers.mjs lance-rename DIR FROM TO
+//       alterColumns([{path: FROM, rename: TO}]): a new version of the dataset
+//       (its manifest), no data file written
+//   node evolve_peers.mjs duck-rename IN.parquet OUT.parquet FROM TO
+//       COPY (SELECT * RENAME (FROM AS TO) FROM IN) TO OUT (zstd), then
+//       fsync(OUT): a Parquet file's names are in its footer, so the file is
+//       written again
 //
 // Lance writes without fsync: the files the operation made are fsynced after
 // it (fsync_secs), as ingot's commit and DuckDB's output are durable when they
@@ -214,6 +221,18 @@ async function lanceMerge(dir, args) {
   console.log(JSON.stringify(r));
 }
 
+async function lanceRename(dir, from, to) {
+  const before = treeBytes(dir);
+  const t0ms = Date.now();
+  const r = await measured(async () => {
+    const db = await lancedb.connect(dir);
+    const tbl = await db.openTable('t');
+    await tbl.alterColumns([{ path: from, rename: to }]);
+    return { version: await tbl.version() };
+  }, () => fsyncNewer(dir, t0ms), async (res) => ({ bytes: treeBytes(dir) - before, version: res.version }));
+  console.log(JSON.stringify(r));
+}
+
 // ---- DuckDB
 async function duckSrc(glob, out) {
   const inst = await DuckDBInstance.create(':memory:', DUCK_CONFIG);
@@ -242,6 +261,18 @@ async function duckAdd(inp, src, out, cols) {
   console.log(JSON.stringify(r));
 }
 
+// a Parquet file's column renamed: the file written again (Parquet keeps names
+// in its footer, which a writer does not patch in place)
+async function duckRename(inp, out, from, to) {
+  const inst = await DuckDBInstance.create(':memory:', DUCK_CONFIG);
+  const c = await inst.connect();
+  const r = await measured(
+    () => c.run(`COPY (SELECT * RENAME (${ident(from)} AS ${ident(to)}) FROM read_parquet(${sq(inp)})) ` +
+      `TO ${sq(out)} (FORMAT parquet, COMPRESSION zstd)`),
+    () => fsyncFile(out), async () => ({ bytes: statSync(out).size }));
+  console.log(JSON.stringify(r));
+}
+
 async function duckSql(sql) {
   const inst = await DuckDBInstance.create(':memory:', DUCK_CONFIG);
   const c = await inst.connect();
@@ -256,4 +287,6 @@ else if (cmd === 'lance-merge') await lanceMerge(a[0], a.slice(1));
 else if (cmd === 'duck-src') await duckSrc(a[0], a[1]);
 else if (cmd === 'duck-sql') await duckSql(a[0]);
 else if (cmd === 'duck-add') await duckAdd(a[0], a[1], a[2], a.slice(3));
+else if (cmd === 'lance-rename') await lanceRename(a[0], a[1], a[2]);
+else if (cmd === 'duck-rename') await duckRename(a[0], a[1], a[2], a[3]);
 else { console.error('usage: see the head of evolve_peers.mjs'); process.exit(2); }

@@ -72,6 +72,13 @@ const char cmd_drop_column_usage[] =
     "versions still show them until `ingot gc` lets those versions go. --json prints\n"
     "{\"version\": N, \"columns\": K}.\n";
 
+const char cmd_rename_column_usage[] =
+    "usage: ingot rename-column [--json] TABLE OLD NEW\n"
+    "Shows column OLD as NEW from the new version on (a struct's fields follow it);\n"
+    "nothing is rewritten: the parts keep the name it was written with and MANIFEST\n"
+    "gives it the new one. Older versions show the old name. A name another column\n"
+    "has is refused. --json prints {\"version\": N, \"columns\": 1}.\n";
+
 /* The column name a file gives: its base name without ".npy". */
 static void name_from_file(const char *path, char *out, size_t cap)
 {
@@ -318,5 +325,39 @@ int cmd_drop_column(int argc, char **argv)
     else
         printf("dropped %d column%s: version %" PRIu64 "\n", argc - 2, argc == 3 ? "" : "s",
                rep.version);
+    return 0;
+}
+
+int cmd_rename_column(int argc, char **argv)
+{
+    const char *pos[3];
+    int npos = 0;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(cmd_rename_column_usage, stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (npos < 3)
+            pos[npos++] = argv[i];
+        else
+            npos = 4;
+    }
+    if (npos != 3) {
+        fputs(cmd_rename_column_usage, stderr);
+        return 2;
+    }
+    struct ig_evolve_report rep;
+    struct ig_error err = {0};
+    if (ig_rename_column(pos[0], pos[1], pos[2], &rep, &err)) {
+        cli_error("rename-column: %s", err.msg);
+        return 2;
+    }
+    if (json)
+        printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep.version, rep.columns);
+    else
+        printf("renamed '%s' to '%s': version %" PRIu64 "\n", pos[1], pos[2], rep.version);
     return 0;
 }

@@ -28,6 +28,8 @@ static const struct cli_command commands[] = {
      "ingot update mytable --column label --from fixes.csv", cmd_update},
     {"drop-column", "stop showing columns: a new version", cmd_drop_column_usage,
      "ingot drop-column mytable leaked_feature", cmd_drop_column},
+    {"rename-column", "show a column under another name: a new version", cmd_rename_column_usage,
+     "ingot rename-column mytable lbl label", cmd_rename_column},
     {"versions", "the table's versions: when, what changed, rows, columns, tags", cmd_versions_usage,
      "ingot versions mytable", cmd_versions},
     {"tag", "name a version, to read it by name and keep it", cmd_tag_usage, "ingot tag mytable v1-train 7",

@@ -7,6 +7,11 @@
 
 #include <string.h>
 
+double fs_entry_absence_timeout(const struct fs_node *dir)
+{
+    return dir->kind == FS_K_DIR && dir->dir == FS_D_COLUMNS ? 0 : FS_NAME_SHORT_TIMEOUT;
+}
+
 struct fs_entry_times fs_entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen,
                                      bool views_cached)
 {

@@ -34,6 +34,12 @@ struct fs_entry_times {
 #define FS_NAME_SHORT_TIMEOUT 1.0
 struct fs_entry_times fs_entry_times(struct fs_session *s, const struct fs_node *n, uint64_t gen,
                                      bool views_cached);
+/* Seconds the kernel may keep the absence of a name in directory `dir`:
+ * FS_NAME_SHORT_TIMEOUT, but none in columns/, where a rename through the
+ * mount makes names appear that no reload can drop first (the kernel moves
+ * the renamed file's name itself, not its sibling views': NEW.npy after
+ * `mv NAME NEW`; and it holds the directory while the rename is answered). */
+double fs_entry_absence_timeout(const struct fs_node *dir);
 
 /* The child of `parent` called name, as the generation thread `tid` sees
  * (generations.h) when it is a view or generated file; *gen gets that

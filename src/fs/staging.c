@@ -315,30 +315,83 @@ void fs_stage_closed(struct fs_session *s, uint64_t ino)
     pthread_mutex_unlock(&g->mu);
 }
 
-int fs_column_drop(struct fs_session *s, uint32_t col)
+/* The shown top-level column col's name (NUL-terminated, into out): 0,
+ * -ENOENT (not shown), -EPERM (a struct's field, or a name no file can have). */
+static int top_column_name(struct fs_session *s, uint32_t col, char out[FS_NAME_MAX + 1])
 {
-    if (s->version) return -EROFS;
     struct ig_colrec cr;
-    char column[FS_NAME_MAX + 1];
     pthread_rwlock_rdlock(&s->table_lock);
     int rc = ig_table_shows(&s->table, col) ? ig_part_column(&s->table.parts[0], col, &cr, NULL)
                                             : -ENOENT;
     if (!rc && (cr.name_len > FS_NAME_MAX || cr.parent != IG_NONE))
         rc = -EPERM; /* a struct's field */
-    if (!rc) snprintf(column, sizeof column, "%.*s", (int)cr.name_len, cr.name);
+    if (!rc) snprintf(out, FS_NAME_MAX + 1, "%.*s", (int)cr.name_len, cr.name);
     pthread_rwlock_unlock(&s->table_lock);
-    if (rc) return rc;
-    const char *names[] = {column};
-    struct ig_evolve_report rep;
-    struct ig_error err = {0};
+    return rc;
+}
+
+/* Run a change of columns as the mount's writers do: one at a time with
+ * erasures (erase_mu), the table reloaded after it. */
+static int change_columns(struct fs_session *s, int (*change)(struct fs_session *s, const void *arg,
+                                                              struct ig_error *err),
+                          const void *arg, struct ig_error *err)
+{
     pthread_mutex_lock(&s->erase_mu);
     atomic_fetch_add(&s->erasing, 1);
-    rc = ig_drop_columns(s->dir, names, 1, &rep, &err);
+    int rc = change(s, arg, err);
     if (!rc) fs_reload(s, true, false);
     atomic_fetch_sub(&s->erasing, 1);
     pthread_mutex_unlock(&s->erase_mu);
+    return rc;
+}
+
+static int drop_named(struct fs_session *s, const void *arg, struct ig_error *err)
+{
+    const char *names[] = {arg};
+    struct ig_evolve_report rep;
+    return ig_drop_columns(s->dir, names, 1, &rep, err);
+}
+
+int fs_column_drop(struct fs_session *s, uint32_t col)
+{
+    if (s->version) return -EROFS;
+    char column[FS_NAME_MAX + 1];
+    int rc = top_column_name(s, col, column);
+    if (rc) return rc;
+    struct ig_error err = {0};
+    rc = change_columns(s, drop_named, column, &err);
     if (rc) say(s, "rm columns/%s: %s", column, err.msg);
     return rc == -EINVAL ? -EPERM : rc; /* the last column: not removable */
+}
+
+struct rename_arg {
+    const char *from, *to;
+};
+
+static int rename_named(struct fs_session *s, const void *arg, struct ig_error *err)
+{
+    const struct rename_arg *ra = arg;
+    struct ig_evolve_report rep;
+    return ig_rename_column(s->dir, ra->from, ra->to, &rep, err);
+}
+
+int fs_column_rename(struct fs_session *s, uint32_t col, uint32_t view, const char *to_file)
+{
+    if (s->version) return -EROFS;
+    char column[FS_NAME_MAX + 1], to[FS_NAME_MAX + 1];
+    size_t len;
+    enum fs_view to_view;
+    /* the same view of the new name: a file keeps its kind (NAME.npy to NEW.npy) */
+    if (!fs_parse_column_file(to_file, to, sizeof to, &len, &to_view) || to_view != view ||
+        strlen(to) != len)
+        return -EPERM;
+    int rc = top_column_name(s, col, column);
+    if (rc) return rc;
+    struct ig_error err = {0};
+    struct rename_arg ra = {column, to};
+    rc = change_columns(s, rename_named, &ra, &err);
+    if (rc) say(s, "mv columns/%s: %s", column, err.msg);
+    return rc;
 }
 
 bool fs_stage_size(struct fs_session *s, uint64_t ino, uint64_t *size)

@@ -2,7 +2,8 @@
  *
  *     np.save(mnt + '/columns/score.npy', a)    a new column (a new version)
  *     cp new.npy mnt/columns/score.npy          an existing one's values replaced
- *     rm mnt/columns/score                      the column dropped (control.c)
+ *     rm mnt/columns/score                      the column dropped
+ *     mv mnt/columns/score mnt/columns/label    the column renamed
  *
  * A write is staged: its bytes go to TABLE/.ingot/stage-N.npy as they come,
  * and the .npy header is checked as soon as it is whole (a dtype the column
@@ -58,5 +59,11 @@ bool fs_stage_is_inode(uint64_t ino);
 /* rm columns/NAME (or any of its views): the column dropped, a new version
  * (format/ops/evolve.h). -ENOENT for no such column. */
 int fs_column_drop(struct fs_session *s, uint32_t col);
+/* mv columns/NAME columns/NEW, view `view` of column col to the file to_file
+ * (the same view of NEW: NAME.npy to NEW.npy): the column renamed, a new
+ * version (evolve.h). -EPERM when to_file is another view or no column's
+ * file name, or col a struct's field; -EEXIST when a column answers to NEW already, -ENOENT for no
+ * such column. */
+int fs_column_rename(struct fs_session *s, uint32_t col, uint32_t view, const char *to_file);
 
 #endif

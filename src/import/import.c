@@ -72,6 +72,10 @@ struct import_run {
     int in_fd;
     uint64_t in_size;
     struct ig_schema schema;
+    /* appending to a table whose version renamed columns: its schema named
+     * as its footers store it (the new part's footer must match theirs),
+     * while the input's columns go by the version's names (schema) */
+    struct ig_schema stored;
     struct ig_part_writer *w;
     struct ig_buf scratch, path;
     struct ig_convert_ctx cc;
@@ -466,7 +470,8 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
     wo.part_bytes = r->o->part_bytes_set ? r->o->part_bytes : ig_append_part_bytes_default(a->table_dir);
     wo.next_part = ig_append_next;
     wo.next_ctx = a;
-    int rc = ig_part_writer_open(&r->w, a->part_tmp, &r->schema, &wo, a->first_row, err);
+    int rc = ig_part_writer_open(&r->w, a->part_tmp, r->stored.n ? &r->stored : &r->schema, &wo, a->first_row,
+                                 err);
     if (rc) return rc;
     /* blob paths in the input are relative to the input file's directory */
     char input_copy[4096];
@@ -551,6 +556,7 @@ static int evolve_for_append(const char *input, const char *table_dir, const str
     ig_parquet_close(r.pq);
     if (r.in_fd >= 0) close(r.in_fd);
     ig_schema_free(&r.schema);
+    ig_schema_free(&r.stored);
     ig_schema_free(&table);
     if (have_table) ig_table_close(&t);
     if (!rc && add.n) rc = ig_schema_finish(&add, err);
@@ -595,6 +601,11 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     a.upload_progress_ctx = o->upload_progress_ctx;
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
     if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
+    if (!rc && a.have_table && a.table.names) {
+        rc = ig_schema_from_part_stored(&a.table.parts[0], &r.stored, err);
+        if (!rc && r.stored.n != r.schema.n)
+            rc = ig_err(err, -EIO, "%s: the table's columns changed while it was read", table_dir);
+    }
     bool blobs = false;
     for (uint32_t c = 0; !rc && c < r.schema.n; c++)
         blobs |= r.schema.cols[c].type == IG_T_BLOB;
@@ -615,6 +626,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     ig_parquet_close(r.pq);
     if (r.in_fd >= 0) close(r.in_fd);
     ig_schema_free(&r.schema);
+    ig_schema_free(&r.stored);
     ig_buf_free(&r.scratch);
     ig_buf_free(&r.path);
     return rc;

@@ -66,7 +66,12 @@ static void check_manifest(char *text, size_t len)
         if (!err.msg[0]) abort(); /* a refusal says why */
         return;
     }
-    if (m.n == 0 || (m.format != 1 && m.format != 2) || m.version == 0) abort();
+    if (m.n == 0 || m.format < 1 || m.format > 3 || m.version == 0) abort();
+    /* a renamed column's name: not empty, no NUL, ids ascending */
+    for (uint32_t i = 0; i < m.nnames; i++)
+        if (!m.names[i].len || memchr(m.names[i].name, 0, m.names[i].len) ||
+            (i && m.names[i - 1].col >= m.names[i].col))
+            abort();
     uint64_t row = 0;
     for (uint32_t i = 0; i < m.n; i++) {
         const struct ig_manifest_part *p = &m.parts[i];
@@ -74,7 +79,7 @@ static void check_manifest(char *text, size_t len)
         if (p->blob[0] && (strncmp(p->blob, "part-", 5) || strchr(p->blob, '/'))) abort();
         row += p->rows;
     }
-    /* formatted (as format 2) and parsed again: the same manifest */
+    /* formatted (as format 2, or 3 with names) and parsed again: the same manifest */
     struct ig_buf b = IG_BUF_INIT;
     if (ig_manifest_format(&m, &b) || ig_buf_append_byte(&b, 0)) abort();
     struct ig_manifest back;
@@ -88,8 +93,12 @@ static void check_manifest(char *text, size_t len)
         if (*c == '\r') *c = ' '; /* one line: format says so */
     if (back.version != m.version || back.generation != m.generation || back.time != m.time ||
         strcmp(back.change, change) || back.listed != m.listed ||
-        (m.listed && !ig_idset_equal(&back.columns, &m.columns)) || back.n != m.n)
+        (m.listed && !ig_idset_equal(&back.columns, &m.columns)) || back.n != m.n || back.nnames != m.nnames)
         abort();
+    for (uint32_t i = 0; i < m.nnames; i++)
+        if (back.names[i].col != m.names[i].col || back.names[i].len != m.names[i].len ||
+            memcmp(back.names[i].name, m.names[i].name, m.names[i].len))
+            abort();
     for (uint32_t i = 0; i < m.n; i++)
         if (strcmp(back.parts[i].name, m.parts[i].name) ||
             strcmp(back.parts[i].blob, m.parts[i].blob) ||

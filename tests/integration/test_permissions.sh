@@ -59,7 +59,7 @@ group_and_owner_erase() {
 }
 check erase_group_and_owner_may_erase group_and_owner_erase
 
-# a column written or removed through the mount follows the erase rules
+# a column written, renamed or removed through the mount follows the erase rules
 columns_by_erase_rules() {
     local out
     out=$(as_user /usr/bin/python3 -c "import numpy as np; np.save('$WORK/m/columns/u.npy', np.arange(97, dtype=np.int32))" 2>&1) &&
@@ -67,13 +67,17 @@ columns_by_erase_rules() {
     grep -q "Permission denied" <<<"$out" || { echo "$out"; return 1; }
     out=$(as_user rm "$WORK/m/columns/id" 2>&1) && { echo "another user dropped a column"; return 1; }
     grep -q "Permission denied" <<<"$out" || { echo "$out"; return 1; }
+    out=$(as_user mv "$WORK/m/columns/id" "$WORK/m/columns/ident" 2>&1) && { echo "another user renamed a column"; return 1; }
+    grep -q "Permission denied" <<<"$out" || { echo "$out"; return 1; }
     [ "$(stat -c '%a %g' "$WORK/m/columns")" = "775 $GID_G" ] || { stat -c '%a %g' "$WORK/m/columns"; return 1; }
     [ "$(stat -c '%a' "$WORK/m/columns/id.npy")" = 664 ] || { stat -c '%a' "$WORK/m/columns/id.npy"; return 1; }
     # a member of the erase group may; readers see the column at their next open
     as_member /usr/bin/python3 -c "import numpy as np; np.save('$WORK/m/columns/m.npy', np.arange(97, dtype=np.int32))" || return 1
     as_user cat "$WORK/m/columns/m" | grep -qx 96 || return 1
-    as_member rm "$WORK/m/columns/m" || return 1
-    [ ! -e "$WORK/m/columns/m" ] && "$INGOT" versions "$WORK/t" | grep -q "drop-column m"
+    as_member mv "$WORK/m/columns/m.npy" "$WORK/m/columns/m2.npy" || return 1
+    as_user cat "$WORK/m/columns/m2" | grep -qx 96 || return 1
+    as_member rm "$WORK/m/columns/m2" || return 1
+    [ ! -e "$WORK/m/columns/m" ] && [ ! -e "$WORK/m/columns/m2" ] && "$INGOT" versions "$WORK/t" | grep -q "drop-column m2"
 }
 check columns_written_by_erase_rules columns_by_erase_rules
 

@@ -523,8 +523,8 @@ gc_step() {
 check s3_kill_at_every_gc_step every_fault_step gc_step 20
 
 # ---- the table evolves on object storage --------------------------------------
-# Columns added (from .npy and from a keyed CSV), updated, replaced and dropped
-# on a bucket that keeps versions: each a new table version; each part object
+# Columns added (from .npy and from a keyed CSV), updated, replaced, renamed
+# and dropped on a bucket that keeps versions: each a new table version; each part object
 # replaced by one with the new columns after its bytes, no older object
 # version left; a mount (another host) sees each version; older versions read.
 E=s3://vtables/ev
@@ -612,6 +612,16 @@ np.save('$WORK/mnt_ev/columns/w.npy', np.arange(60000, dtype=np.int64) * 3)" || 
     rm "$WORK/mnt_ev/columns/label" || return 1
     "$INGOT" cat --rows 17 "$E" | jq -e 'has("label") | not' >/dev/null || { echo "label stays"; return 1; }
     "$INGOT" verify "$E" >/dev/null || { echo verify; return 1; }
+    # renamed through the CLI (MANIFEST alone: no part object replaced), then
+    # through the mount once it shows the new name
+    local tag0
+    tag0=$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')
+    "$INGOT" rename-column "$E" score grade | grep -q "renamed 'score' to 'grade'" || { echo rename-column; return 1; }
+    [ "$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')" = "$tag0" ] || { echo "rename-column replaced a part"; return 1; }
+    for _ in $(seq 60); do [ -e "$WORK/mnt_ev/columns/grade.npy" ] && break; sleep 0.05; done
+    mv "$WORK/mnt_ev/columns/grade.npy" "$WORK/mnt_ev/columns/mark.npy" || { echo "mv through the mount"; return 1; }
+    [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.mark, has("score"), has("grade")]')" = '[0.5,false,false]' ] ||
+        { echo "row 17 after the renames"; return 1; }
     # a part of 12 MiB, patched by a multipart upload: its bytes copied by the store
     /usr/bin/python3 -c "
 import numpy as np
@@ -644,7 +654,7 @@ b = open('$WORK/blob0', 'rb').read()
 old, new = (open(f'$WORK/pics/{k}-17.bin', 'rb').read()[100:164] for k in (1, 2))
 sys.exit(0 if new in b and old not in b else 1)" || { echo "the replaced blob stays in part-000000.blob"; return 1; }
     [ "$(ev_versions_of part-000000.blob)" = 1 ] || { echo "older versions of part-000000.blob remain"; return 1; }
-    [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.w, .score]')" = '[51,0.5]' ] || { echo "row 17 after gc"; return 1; }
+    [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.w, .mark]')" = '[51,0.5]' ] || { echo "row 17 after gc"; return 1; }
     "$INGOT" verify "$E" >/dev/null
 }
 check s3_columns_added_updated_dropped evolve_on_s3

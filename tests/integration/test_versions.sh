@@ -432,3 +432,114 @@ for i in range(100): print(f'{i},n{i},{i/2}')" >"$WORK/ap.csv"
     "$INGOT" verify --deep "$A" >/dev/null
 }
 check append_adds_new_columns_and_fills_null append_evolves
+
+# --- a column renamed: a new version, no part byte written; the old name is
+# gone from it and stays in the versions before; clashes refused with the
+# table unchanged; appends, erasures by value, new columns, gc and verify go
+# by the new name; renaming back to the footer's name drops the name line;
+# a struct's fields follow it
+rename_cli() {
+    local R=$WORK/rn S=$WORK/rs before parts out
+    "$PY" -c "
+print('id,name,x')
+for i in range(300): print(f'{i},n{i},{i/4}')" >"$WORK/rn.csv"
+    "$INGOT" import --rows-per-group 100 "$WORK/rn.csv" "$R" >/dev/null || return 1
+    parts=$(cd "$R" && sha256sum part-*)
+    "$INGOT" rename-column "$R" x quarter | grep -qx "renamed 'x' to 'quarter': version 2" || return 1
+    [ "$(cd "$R" && sha256sum part-*)" = "$parts" ] || { echo "a part changed"; return 1; }
+    [ "$(head -1 "$R/MANIFEST")" = "ingot-manifest 3" ] && grep -qx "name 2 quarter" "$R/MANIFEST" || { cat "$R/MANIFEST"; return 1; }
+    [ "$("$INGOT" cat "$R" quarter | sed -n 5p)" = 1.0 ] || return 1
+    out=$("$INGOT" cat "$R" x 2>&1) && return 1
+    grep -q "no column 'x'" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" cat --version 1 "$R" x | sed -n 5p)" = 1.0 ] || return 1
+    [ "$("$INGOT" cat --rows 4 "$R")" = '{"id":4,"name":"n4","quarter":1.0}' ] || { "$INGOT" cat --rows 4 "$R"; return 1; }
+    [ "$("$INGOT" inspect --json "$R" | jq -r '[.columns[].name] | join(",")')" = id,name,quarter ] || return 1
+    before=$(cd "$R" && sha256sum MANIFEST)
+    out=$("$INGOT" rename-column "$R" quarter name 2>&1) && return 1
+    grep -q "a column is named 'name' already" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" rename-column "$R" nope other 2>&1) && return 1
+    grep -q "no column 'nope'" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" rename-column "$R" quarter quarter 2>&1) && return 1
+    grep -q "has that name already" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(cd "$R" && sha256sum MANIFEST)" = "$before" ] || { echo "MANIFEST changed"; return 1; }
+    printf 'id,name,quarter\n300,z,99.25\n' >"$WORK/rn2.csv"
+    "$INGOT" import --append "$WORK/rn2.csv" "$R" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 300 "$R" quarter)" = '{"quarter":99.25}' ] || return 1
+    [ "$("$INGOT" cat --version 1 "$R" x | grep -cx 2.5)" = 1 ] || return 1
+    "$INGOT" erase --where quarter=2.5 "$R" >/dev/null || return 1
+    [ "$("$INGOT" cat --version 1 "$R" x | grep -cx 2.5)" = 0 ] || { echo "version 1 still shows the erased value"; return 1; }
+    "$INGOT" rename-column "$R" quarter x >/dev/null || return 1
+    [ "$(head -1 "$R/MANIFEST")" = "ingot-manifest 2" ] && ! grep -q "^name " "$R/MANIFEST" || { cat "$R/MANIFEST"; return 1; }
+    "$INGOT" rename-column --json "$R" x quarter | jq -e '.columns == 1' >/dev/null || return 1
+    "$PY" -c "import numpy as np; np.save('$WORK/x.npy', np.arange(300, dtype=np.int32))"
+    "$INGOT" add-column "$R" "$WORK/x.npy" >/dev/null || return 1 # the old name, a new column
+    [ "$("$INGOT" cat --rows 300 "$R")" = '{"id":300,"name":"z","quarter":99.25,"x":299}' ] || { "$INGOT" cat --rows 300 "$R"; return 1; }
+    out=$("$INGOT" rename-column "$R" quarter x 2>&1) && return 1
+    grep -q "a column is named 'x' already" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
+    [ "$("$INGOT" cat "$R" quarter | sed -n 5p)" = 1.0 ] || return 1
+    "$INGOT" verify --deep "$R" >/dev/null || return 1
+    # a struct: its fields follow; a field alone is not renamed; a name a field has is taken
+    printf '{"id":1,"p":{"x":1,"y":"a"}}\n{"id":2,"p":{"x":2,"y":"b"}}\n' >"$WORK/rs.jsonl"
+    printf 'id int64\np struct<x: int64, y: string>\n' >"$WORK/rs.schema"
+    "$INGOT" import --schema "$WORK/rs.schema" "$WORK/rs.jsonl" "$S" >/dev/null 2>&1 || return 1
+    "$INGOT" rename-column "$S" p pos >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 1 "$S")" = '{"id":2,"pos":{"x":2,"y":"b"}}' ] || { "$INGOT" cat --rows 1 "$S"; return 1; }
+    [ "$("$INGOT" cat --version 1 --rows 1 "$S")" = '{"id":2,"p":{"x":2,"y":"b"}}' ] || return 1
+    out=$("$INGOT" rename-column "$S" pos.x z 2>&1) && return 1
+    grep -q "field of a struct" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" rename-column "$S" id pos.y 2>&1) && return 1
+    grep -q "a column is named 'pos.y' already" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" verify "$S" >/dev/null
+}
+check rename_column_new_version_old_name_kept rename_cli
+
+# --- mv through the mount renames (the same view: NAME.npy to NEW.npy);
+# NumPy, DuckDB and rows/ID see the new name, the version before the old one; a name
+# taken is EEXIST, another view EPERM, a version's mount EROFS
+mount_rename() {
+    local R=$WORK/rn RM=$WORK/rnm out
+    mkdir -p "$RM"
+    "$INGOT" mount "$R" "$RM" || return 1
+    "$PY" - "$RM" <<'PY' || { fusermount3 -u "$RM"; return 1; }
+import errno, numpy as np, os, sys
+m = sys.argv[1]
+q = np.load(f"{m}/columns/quarter.npy")
+before = max(int(v) for v in os.listdir(f"{m}/versions"))
+os.rename(f"{m}/columns/quarter.npy", f"{m}/columns/q4.npy")
+assert (np.load(f"{m}/columns/q4.npy") == q).all()
+assert not os.path.exists(f"{m}/columns/quarter.npy") and not os.path.exists(f"{m}/columns/quarter")
+assert "q4" in open(f"{m}/rows/0").read()
+v = f"{m}/versions/{before}/columns"
+assert os.path.exists(f"{v}/quarter.npy") and not os.path.exists(f"{v}/q4"), os.listdir(v)
+for src, dst, want in (("q4", "name", errno.EEXIST), ("q4.npy", "q5", errno.EPERM),
+                       ("q4", "q5.npy", errno.EPERM), ("_rowid.npy", "r.npy", errno.EPERM)):
+    try:
+        os.rename(f"{m}/columns/{src}", f"{m}/columns/{dst}")
+    except OSError as e:
+        assert e.errno == want, (src, dst, e)
+    else:
+        sys.exit(f"{src} -> {dst} was taken")
+try:
+    os.rename(f"{v}/quarter", f"{v}/y")
+except OSError as e:
+    assert e.errno in (errno.EROFS, errno.EACCES), e
+else:
+    sys.exit("a version's column was renamed")
+os.rename(f"{m}/columns/q4", f"{m}/columns/quarter")  # the text view renames as well
+assert (np.load(f"{m}/columns/quarter.npy") == q).all()
+PY
+    if need_duckdb mount_renames_columns; then
+        out=$(cd "$PQ" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+const r = await c.runAndReadAll(process.argv[1]);
+console.log(String(r.getRows()[0][0]));" "SELECT sum(quarter) FROM '$RM/parquet/*.parquet'") || { fusermount3 -u "$RM"; return 1; }
+        [ "$out" = "$("$INGOT" cat "$R" quarter | "$PY" -c 'import sys; print(sum(float(l) for l in sys.stdin))')" ] ||
+            { echo "DuckDB: $out"; fusermount3 -u "$RM"; return 1; }
+    fi
+    fusermount3 -u "$RM"
+    [ "$("$INGOT" versions --json "$R" | jq -r '.[-1].change')" = "rename-column q4 quarter" ] || return 1
+    "$INGOT" verify "$R" >/dev/null
+}
+check mount_renames_columns mount_rename

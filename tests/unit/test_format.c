@@ -1796,7 +1796,17 @@ static void test_manifest_versions_roundtrip(void)
                          "ingot-manifest 2\nversion 1\ncolumns 3-1\npart part-000000.ingot 0 5\n",
                          "ingot-manifest 2\nversion 1\npart part-000000.ingot 0 5 footer=12\n",
                          "ingot-manifest 2\nversion 1\npart ../x.ingot 0 5\n",
-                         "ingot-manifest 3\nversion 1\npart part-000000.ingot 0 5\n"};
+                         "ingot-manifest 4\nversion 1\npart part-000000.ingot 0 5\n",
+                         /* names: only in format 3, ids ascending and once, escapes whole, no NUL */
+                         "ingot-manifest 2\nversion 1\nname 1 a\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname 2 a\nname 1 b\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname 1 a\nname 1 b\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname 1 a%00b\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname 1 a%G0\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname 1 a%2\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname 1 \npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname x a\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 3\nversion 1\nname 1 a\xff\npart part-000000.ingot 0 5\n"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         ig_buf_reset(&copy);
         REQUIRE(ig_buf_printf(&copy, "%s", bad[k]) == 0);
@@ -1821,6 +1831,95 @@ static void test_manifest_versions_roundtrip(void)
     CHECK(ig_tag_name_valid("v1-train") && ig_tag_name_valid("2026.12_a"));
     CHECK(!ig_tag_name_valid("") && !ig_tag_name_valid("123") && !ig_tag_name_valid(".x") &&
           !ig_tag_name_valid("-x") && !ig_tag_name_valid("a/b") && !ig_tag_name_valid("a b"));
+}
+
+/* A version that renames a column: every part's records answer to the new
+ * name (lookup, record, schema) and not to the stored one, verify still finds
+ * the footers' name index in order, and a `name` line that names no column of
+ * the parts (past their records) is refused naming MANIFEST, never misread. */
+static void test_table_names_from_manifest(void)
+{
+    char *d = make_dir();
+    REQUIRE(d);
+    char dir[64];
+    strcpy(dir, d);
+    simple_table(dir);
+    struct ig_manifest m;
+    struct ig_error err = {0};
+    REQUIRE(ig_manifest_read(dir, &m, &err) == 0);
+    m.version = 2;
+    m.format = 2;
+    REQUIRE(ig_manifest_rename(&m, 1, "label", 5) == 0);
+    REQUIRE(ig_manifest_write(dir, &m, &err) == 0);
+    struct ig_table t;
+    REQUIRE(ig_table_open(&t, dir, false, &err) == 0);
+    uint32_t col = 99;
+    CHECK(ig_table_find(&t, "label", 5, &col, &err) == 0 && col == 1);
+    CHECK(ig_table_find(&t, "name", 4, &col, NULL) == -ENOENT);
+    CHECK(ig_table_find(&t, "id", 2, &col, &err) == 0 && col == 0);
+    struct ig_colrec cr;
+    REQUIRE(ig_part_column(&t.parts[0], 1, &cr, &err) == 0);
+    CHECK(cr.name_len == 5 && !memcmp(cr.name, "label", 5));
+    REQUIRE(ig_part_column_stored(&t.parts[0], 1, &cr, &err) == 0);
+    CHECK(cr.name_len == 4 && !memcmp(cr.name, "name", 4));
+    struct ig_schema sc;
+    REQUIRE(ig_table_schema(&t, &sc, &err) == 0);
+    CHECK(sc.n == 2 && ig_schema_find(&sc, "label", 5) == 1 && ig_schema_find(&sc, "name", 4) < 0);
+    ig_schema_free(&sc);
+    ig_table_close(&t);
+    char first[512];
+    CHECK_EQ_INT(count_failures(dir, first, sizeof first), 0);
+    REQUIRE(ig_manifest_rename(&m, 7, "ghost", 5) == 0); /* the parts have 2 records */
+    REQUIRE(ig_manifest_write(dir, &m, &err) == 0);
+    struct ig_error e2 = {0};
+    CHECK(ig_table_open(&t, dir, false, &e2) == -EIO);
+    CHECK(strstr(e2.msg, "MANIFEST names column 7") != NULL);
+    ig_manifest_free(&m);
+    ig_remove_tree(dir);
+}
+
+/* Renamed columns (MANIFEST's `name` lines): any name a column may have comes
+ * back byte for byte (spaces, '%', newlines, UTF-8), the text is format 3 only
+ * while a line is there, and a copy carries them. */
+static void test_manifest_names_roundtrip(void)
+{
+    struct ig_manifest m = {0};
+    REQUIRE(ig_manifest_add(&m, "part-000000.ingot", 0, 10) == 0);
+    m.version = 3;
+    const char *names[] = {"label", "a b%c\nd\te", "\xc3\xa9t\xc3\xa9 %25", "x.y"};
+    uint32_t cols[] = {7, 2, 40, 5};
+    for (int i = 0; i < 4; i++)
+        REQUIRE(ig_manifest_rename(&m, cols[i], names[i], strlen(names[i])) == 0);
+    REQUIRE(ig_manifest_rename(&m, 7, "label2", 6) == 0); /* renamed again: replaced */
+    REQUIRE(ig_manifest_rename(&m, 5, NULL, 0) == 0);     /* back to its footer's name */
+    CHECK_EQ_INT(m.nnames, 3);
+    struct ig_manifest copy;
+    REQUIRE(ig_manifest_copy(&copy, &m) == 0);
+    struct ig_buf b = IG_BUF_INIT;
+    REQUIRE(ig_manifest_format(&copy, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+    CHECK(!strncmp((const char *)b.data, "ingot-manifest 3\n", 17));
+    CHECK(strstr((const char *)b.data, "name 2 a%20b%25c%0Ad%09e\n") != NULL);
+    struct ig_manifest back;
+    struct ig_error err = {0};
+    REQUIRE(ig_manifest_parse((char *)b.data, b.len - 1, "test", &back, &err) == 0);
+    CHECK_EQ_INT(back.nnames, 3);
+    const char *want[] = {"a b%c\nd\te", "label2", "\xc3\xa9t\xc3\xa9 %25"};
+    uint32_t want_col[] = {2, 7, 40};
+    for (int i = 0; i < 3; i++) {
+        const struct ig_manifest_name *n = ig_manifest_name_of(&back, want_col[i]);
+        CHECK(n && n->len == strlen(want[i]) && !memcmp(n->name, want[i], n->len));
+    }
+    CHECK(ig_manifest_name_of(&back, 5) == NULL && ig_manifest_name_of(&back, 0) == NULL);
+    ig_manifest_free(&back);
+    ig_manifest_free(&copy);
+    /* every name back to its footer's: format 2 again */
+    for (int i = 0; i < 3; i++)
+        REQUIRE(ig_manifest_rename(&m, want_col[i], NULL, 0) == 0);
+    ig_buf_reset(&b);
+    REQUIRE(ig_manifest_format(&m, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+    CHECK(!strncmp((const char *)b.data, "ingot-manifest 2\n", 17) && !strstr((const char *)b.data, "\nname "));
+    ig_buf_free(&b);
+    ig_manifest_free(&m);
 }
 
 /* Write `footer` and `tail` over part path's footer (at off, size bytes). */
@@ -1980,7 +2079,7 @@ static void test_versions_format(void)
     ig_buf_free(&b);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fsst_blocks_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_fitted_blocks_fill_their_grains), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_manifest_names_roundtrip), T(test_table_names_from_manifest), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fsst_blocks_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_fitted_blocks_fill_their_grains), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
           T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip),

@@ -5,6 +5,7 @@
 #include "format/part/commit.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -190,6 +191,76 @@ int ig_drop_columns(const char *dir, const char *const *names, size_t n,
     if (!rc) {
         rep->version = c.next.version;
         rep->columns = (uint32_t)n;
+    }
+    ig_commit_end(&c);
+    return rc;
+}
+
+/* Is `name` free for column `col` (its subtree [col, end)) to take, with its
+ * fields' names "name.field"? Taken: a shown record outside the subtree
+ * answers to one of them. */
+static int check_rename(const struct ig_table *t, uint32_t col, uint32_t end, const char *name, size_t len,
+                        struct ig_error *err)
+{
+    if (!len || memchr(name, '\0', len) || !ig_utf8_valid((const uint8_t *)name, len))
+        return ig_err(err, -EINVAL, "%s: '%s' is not a column name (empty, or not UTF-8)", t->dir, name);
+    struct ig_colrec top;
+    int rc = ig_part_column(&t->parts[0], col, &top, err);
+    struct ig_buf full = IG_BUF_INIT;
+    for (uint32_t c = col; c < end && !rc; c++) {
+        struct ig_colrec r;
+        rc = ig_part_column(&t->parts[0], c, &r, err);
+        if (rc) break;
+        ig_buf_reset(&full);
+        if (ig_buf_append(&full, name, len) ||
+            ig_buf_append(&full, r.name + top.name_len, r.name_len - top.name_len)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        if (full.len > IG_MAX_NAME_LEN) {
+            rc = ig_err(err, -EINVAL, "%s: '%s' is too long a name (its fields' names would pass %d bytes)",
+                        t->dir, name, IG_MAX_NAME_LEN);
+            break;
+        }
+        uint32_t other;
+        if (ig_table_find(t, (const char *)full.data, full.len, &other, NULL) == 0 && (other < col || other >= end))
+            rc = ig_err(err, -EEXIST, "%s: a column is named '%.*s' already", t->dir, (int)full.len,
+                        (const char *)full.data);
+    }
+    ig_buf_free(&full);
+    return rc;
+}
+
+int ig_rename_column(const char *dir, const char *from, const char *to, struct ig_evolve_report *rep,
+                     struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    char change[IG_CHANGE_MAX + 1];
+    snprintf(change, sizeof change, "rename-column %s %s", from, to);
+    struct ig_commit c;
+    int rc = ig_commit_begin(&c, dir, change, err);
+    uint32_t col = 0;
+    struct ig_colrec cr;
+    if (!rc && ig_table_find(&c.table, from, strlen(from), &col, NULL))
+        rc = ig_err(err, -ENOENT, "%s: no column '%s'", dir, from);
+    if (!rc) rc = ig_part_column(&c.table.parts[0], col, &cr, err);
+    if (!rc && cr.parent != IG_NONE)
+        rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; only whole columns are renamed", dir, from);
+    if (!rc && !strcmp(from, to)) rc = ig_err(err, -EINVAL, "%s: column '%s' has that name already", dir, from);
+    uint32_t end = rc ? col : ig_part_column_span_end(&c.table.parts[0], col);
+    if (!rc) rc = check_rename(&c.table, col, end, to, strlen(to), err);
+    struct ig_colrec stored;
+    if (!rc) rc = ig_part_column_stored(&c.table.parts[0], col, &stored, err);
+    if (!rc) {
+        /* back to the name its footer stores: no name line needed */
+        bool own = stored.name_len == strlen(to) && !memcmp(stored.name, to, stored.name_len);
+        rc = ig_manifest_rename(&c.next, col, own ? NULL : to, strlen(to)) ? ig_err(err, -ENOMEM, "out of memory")
+                                                                           : 0;
+    }
+    if (!rc) rc = ig_commit_finish(&c, err);
+    if (!rc) {
+        rep->version = c.next.version;
+        rep->columns = 1;
     }
     ig_commit_end(&c);
     return rc;

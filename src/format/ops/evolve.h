@@ -1,5 +1,5 @@
 /* evolve.h - a table's columns changed by a new version: added, replaced,
- * dropped.
+ * dropped, renamed.
  *
  * Adding writes only the new columns' pages: into every part, past its footer
  * (part/graft.h), under one commit (part/commit.h). Replacing adds the new
@@ -61,7 +61,7 @@ struct ig_add_request {
 struct ig_evolve_report {
     uint64_t version;       /* the version made */
     uint64_t bytes_written; /* to the parts (pages and footers) */
-    uint32_t columns;       /* top-level columns added, replaced or dropped */
+    uint32_t columns;       /* top-level columns added, replaced, dropped or renamed */
     /* on object storage: part and blob objects replaced (the new bytes
      * uploaded, the old ones copied by the store), new blob objects uploaded */
     uint64_t objects_replaced, bytes_uploaded, bytes_copied;
@@ -77,5 +77,13 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
  * the parts. */
 int ig_drop_columns(const char *dir, const char *const *names, size_t n,
                     struct ig_evolve_report *rep, struct ig_error *err);
+
+/* Show top-level column `from` as `to` (its struct fields as "to.field"): a
+ * new version, nothing written to the parts. Their footers keep the name it
+ * was written with; the version's MANIFEST names it (docs/FORMAT.md), so an
+ * older version still shows the old name, and an erasure, gc and verify see
+ * the same column. A name a shown column answers to is refused. */
+int ig_rename_column(const char *dir, const char *from, const char *to, struct ig_evolve_report *rep,
+                     struct ig_error *err);
 
 #endif

@@ -40,8 +40,41 @@ void ig_colrec_store(uint8_t r[IG_COL_SIZE], const struct ig_column_def *cd, uin
     ig_st32(r + IG_COL_WIDTH, cd->lt.width);
 }
 
+/* The version's name for record col, or NULL (p->names: a few renamed records). */
+static const struct ig_part_names *renamed(const struct ig_part *p, uint32_t col, uint32_t *at)
+{
+    const struct ig_part_names *nm = p->names;
+    if (!nm) return NULL;
+    uint32_t lo = 0, hi = nm->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (nm->col[mid] == col) {
+            *at = mid;
+            return nm;
+        }
+        if (nm->col[mid] < col)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
                    struct ig_error *err)
+{
+    int rc = ig_part_column_stored(p, col, c, err);
+    uint32_t at;
+    const struct ig_part_names *nm = rc ? NULL : renamed(p, col, &at);
+    if (nm) {
+        c->name = nm->name[at];
+        c->name_len = nm->len[at];
+    }
+    return rc;
+}
+
+int ig_part_column_stored(const struct ig_part *p, uint32_t col, struct ig_colrec *c,
+                          struct ig_error *err)
 {
     if (col >= p->num_columns)
         return ig_err(err, -EIO, "%s: column %u out of range", p->path, col);
@@ -100,6 +133,13 @@ static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
 int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bool (*ok)(void *ctx, uint32_t col),
                        void *ctx, uint32_t *col, struct ig_error *err)
 {
+    /* a record the version renamed answers to its new name only */
+    const struct ig_part_names *nm = p->names;
+    for (uint32_t i = 0; nm && i < nm->n; i++)
+        if (!name_cmp(nm->name[i], nm->len[i], name, len) && (!ok || ok(ctx, nm->col[i]))) {
+            *col = nm->col[i];
+            return 0;
+        }
     /* the first index entry not below name; from version 10 equal names
      * follow one another in column id order */
     const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
@@ -107,7 +147,7 @@ int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bo
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         struct ig_colrec rec;
-        int rc = ig_part_column(p, ig_ld32(idx + 4 * mid), &rec, err);
+        int rc = ig_part_column_stored(p, ig_ld32(idx + 4 * mid), &rec, err);
         if (rc) return rc;
         if (name_cmp(rec.name, rec.name_len, name, len) < 0)
             lo = mid + 1;
@@ -115,12 +155,12 @@ int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bo
             hi = mid;
     }
     for (; lo < p->num_columns; lo++) {
-        uint32_t c = ig_ld32(idx + 4 * lo);
+        uint32_t c = ig_ld32(idx + 4 * lo), at;
         struct ig_colrec rec;
-        int rc = ig_part_column(p, c, &rec, err);
+        int rc = ig_part_column_stored(p, c, &rec, err);
         if (rc) return rc;
         if (name_cmp(rec.name, rec.name_len, name, len)) break;
-        if (!ok || ok(ctx, c)) {
+        if (!renamed(p, c, &at) && (!ok || ok(ctx, c))) {
             *col = c;
             return 0;
         }
@@ -143,13 +183,27 @@ uint32_t ig_part_column_span_end(const struct ig_part *p, uint32_t top)
     return end;
 }
 
+static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx, bool stored,
+                       struct ig_schema *s, struct ig_error *err);
+
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
-    return ig_schema_from_part_where(p, NULL, NULL, s, err);
+    return schema_from(p, NULL, NULL, false, s, err);
+}
+
+int ig_schema_from_part_stored(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
+{
+    return schema_from(p, NULL, NULL, true, s, err);
 }
 
 int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
                               struct ig_schema *s, struct ig_error *err)
+{
+    return schema_from(p, keep, ctx, false, s, err);
+}
+
+static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx, bool stored,
+                       struct ig_schema *s, struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
     /* a kept record's node index (parents are renumbered when records are left out) */
@@ -158,7 +212,7 @@ int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, u
     for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
         struct ig_colrec r;
         node[c] = IG_SCHEMA_NONE;
-        rc = ig_part_column(p, c, &r, err);
+        rc = stored ? ig_part_column_stored(p, c, &r, err) : ig_part_column(p, c, &r, err);
         if (rc) break;
         if (r.parent != IG_NONE && r.parent >= c) {
             rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent follows it", p->path, c);

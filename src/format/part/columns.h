@@ -31,8 +31,12 @@ uint32_t ig_part_column_span_end(const struct ig_part *p, uint32_t top);
  * struct's first leaf's below it: a column's leaves go together)? */
 bool ig_part_column_released(const struct ig_part *p, uint32_t col);
 
-/* Rebuild the schema from a part's column records. */
+/* Rebuild the schema from a part's column records (named as the opened
+ * version names them). */
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
+/* The same named as the footer stores them: the schema a part written beside
+ * it must have (its schema hash covers the names). */
+int ig_schema_from_part_stored(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
 /* The same for the records `keep` accepts (and their children): a version's
  * columns, where a replaced column's record repeats a name. Node indices then
  * differ from column ids. */

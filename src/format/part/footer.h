@@ -61,6 +61,17 @@ struct ig_part {
      * and a copy read at open (one more read, for erased parts only). */
     uint64_t deletion_at;
     uint8_t *deletion_copy;
+    /* The names the opened version gives records in place of the footer's (a
+     * renamed column and its fields: MANIFEST's `name` lines), owned by the
+     * table that opened the part (table.c); NULL: every record's own. */
+    const struct ig_part_names *names;
+};
+
+struct ig_part_names {
+    uint32_t n;
+    uint32_t *col; /* ascending */
+    char **name;
+    uint32_t *len;
 };
 
 struct ig_colrec {
@@ -128,8 +139,12 @@ int ig_part_blob_raw(const struct ig_part *p, void *buf, size_t n, uint64_t off)
  * posix_fadvise, or a background fetch into the store's cache. */
 void ig_part_advise(const struct ig_part *p, bool blob, uint64_t off, uint64_t len);
 
+/* Column record col, named as the opened version names it (p->names). */
 int ig_part_column(const struct ig_part *p, uint32_t col, struct ig_colrec *out,
                    struct ig_error *err);
+/* The same, named as the footer stores it (the name index's order, verify). */
+int ig_part_column_stored(const struct ig_part *p, uint32_t col, struct ig_colrec *out,
+                          struct ig_error *err);
 /* Column id of leaf index `leaf`. */
 int ig_part_leaf_column(const struct ig_part *p, uint32_t leaf, uint32_t *col,
                         struct ig_error *err);
@@ -138,7 +153,8 @@ int ig_part_find(const struct ig_part *p, const char *name, size_t len, uint32_t
                  struct ig_error *err);
 /* The first column named name (in column id order: from version 10 a name may
  * repeat, a replaced column's record staying beside its replacement) that ok
- * accepts (NULL: any); -ENOENT if none. */
+ * accepts (NULL: any); -ENOENT if none. Names as the opened version gives
+ * them: a renamed record is found by its new name only. */
 int ig_part_find_where(const struct ig_part *p, const char *name, size_t len,
                        bool (*ok)(void *ctx, uint32_t col), void *ctx, uint32_t *col, struct ig_error *err);
 int ig_part_group(const struct ig_part *p, uint32_t g, struct ig_grouprec *out,

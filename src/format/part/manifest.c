@@ -1,10 +1,12 @@
 /* manifest.c - MANIFEST: which parts make the table, in order, and the table
  * generation; read and checked, written atomically (manifest.h). */
 #include "format/part/manifest.h"
+#include "format/layout.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/io.h"
+#include "util/utf8.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -67,9 +69,17 @@ int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row,
     return 0;
 }
 
+static void free_names(struct ig_manifest_name *names, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        free(names[i].name);
+    free(names);
+}
+
 void ig_manifest_free(struct ig_manifest *m)
 {
     free(m->parts);
+    free_names(m->names, m->nnames);
     ig_idset_free(&m->columns);
     memset(m, 0, sizeof *m);
 }
@@ -79,18 +89,133 @@ bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col)
     return !m->listed || ig_idset_has(&m->columns, col);
 }
 
+const struct ig_manifest_name *ig_manifest_name_of(const struct ig_manifest *m, uint32_t col)
+{
+    uint32_t lo = 0, hi = m->nnames;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->names[mid].col == col) return &m->names[mid];
+        if (m->names[mid].col < col)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len)
+{
+    uint32_t at = 0;
+    while (at < m->nnames && m->names[at].col < col)
+        at++;
+    bool there = at < m->nnames && m->names[at].col == col;
+    if (!name) {
+        if (there) {
+            free(m->names[at].name);
+            memmove(&m->names[at], &m->names[at + 1], (m->nnames - at - 1) * sizeof *m->names);
+            m->nnames--;
+        }
+        return 0;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) return -ENOMEM;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    if (there) {
+        free(m->names[at].name);
+    } else {
+        void *grown = realloc(m->names, (m->nnames + 1) * sizeof *m->names);
+        if (!grown) {
+            free(copy);
+            return -ENOMEM;
+        }
+        m->names = grown;
+        memmove(&m->names[at + 1], &m->names[at], (m->nnames - at) * sizeof *m->names);
+        m->nnames++;
+    }
+    m->names[at] = (struct ig_manifest_name){.col = col, .len = (uint32_t)len, .name = copy};
+    return 0;
+}
+
 int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src)
 {
     struct ig_manifest c = *src;
     c.parts = malloc((src->n ? src->n : 1) * sizeof *c.parts);
     c.columns = (struct ig_idset){0};
-    if (!c.parts || ig_idset_copy(&c.columns, &src->columns)) {
+    c.names = calloc(src->nnames ? src->nnames : 1, sizeof *c.names);
+    c.nnames = 0;
+    bool ok = c.parts && c.names && !ig_idset_copy(&c.columns, &src->columns);
+    for (uint32_t i = 0; ok && i < src->nnames; i++) {
+        c.names[i] = src->names[i];
+        c.names[i].name = malloc(src->names[i].len + 1);
+        ok = c.names[i].name != NULL;
+        if (ok) {
+            memcpy(c.names[i].name, src->names[i].name, src->names[i].len + 1);
+            c.nnames++;
+        }
+    }
+    if (!ok) {
         free(c.parts);
+        free_names(c.names, c.nnames);
+        ig_idset_free(&c.columns);
         return -ENOMEM;
     }
     memcpy(c.parts, src->parts, src->n * sizeof *c.parts);
     *dst = c;
     return 0;
+}
+
+/* A name in a `name` line: bytes that would break the line (controls, space,
+ * DEL) and '%' as %XX, the rest (UTF-8 included) as they are. */
+static int put_escaped(struct ig_buf *b, const char *name, size_t len)
+{
+    int rc = 0;
+    for (size_t i = 0; i < len && !rc; i++) {
+        unsigned char ch = (unsigned char)name[i];
+        rc = ch <= ' ' || ch == 0x7f || ch == '%' ? ig_buf_printf(b, "%%%02X", ch) : ig_buf_append_byte(b, ch);
+    }
+    return rc;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* "name ID ESCAPED": ids ascending, each once; the name as a column's may be
+ * (not empty, no NUL, UTF-8, at most IG_MAX_NAME_LEN bytes). */
+static int parse_name(const char *v, unsigned line, const char *what, struct ig_manifest *m, struct ig_error *err)
+{
+    char *end;
+    unsigned long long col = strtoull(v, &end, 10);
+    if (end == v || *end != ' ' || col >= UINT32_MAX || (m->nnames && m->names[m->nnames - 1].col >= col))
+        return ig_err(err, -EIO, "%s line %u: bad name line", what, line);
+    const char *e = end + 1;
+    size_t elen = strlen(e);
+    char *name = malloc(elen + 1);
+    if (!name) return ig_err(err, -ENOMEM, "out of memory");
+    size_t n = 0;
+    bool ok = elen > 0;
+    for (size_t i = 0; ok && i < elen; i++) {
+        unsigned char ch = (unsigned char)e[i];
+        if (ch == '%') {
+            int hi = i + 2 < elen ? hex_digit(e[i + 1]) : -1, lo = hi >= 0 ? hex_digit(e[i + 2]) : -1;
+            ok = hi >= 0 && lo >= 0 && (hi || lo);
+            name[n++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            ok = ch > ' ' && ch != 0x7f;
+            name[n++] = (char)ch;
+        }
+    }
+    ok = ok && n <= IG_MAX_NAME_LEN && ig_utf8_valid((const uint8_t *)name, n);
+    int rc = ok ? ig_manifest_rename(m, (uint32_t)col, name, n) : ig_err(err, -EIO, "%s line %u: bad name line", what, line);
+    if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
+    free(name);
+    return rc;
 }
 
 /* The line's text after "key " (NULL if the line is not that key). */
@@ -154,7 +279,7 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
         int64_t when;
         const char *v;
         if (line == 1) {
-            if (sscanf(ln, "ingot-manifest %u", &format) != 1 || format < 1 || format > 2)
+            if (sscanf(ln, "ingot-manifest %u", &format) != 1 || format < 1 || format > 3)
                 rc = ig_err(err, -EIO, "%s: unsupported header '%s'", what, ln);
             m->format = format;
         } else if (sscanf(ln, "generation %" SCNu64, &a) == 1) {
@@ -171,6 +296,8 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
             int prc = ig_idset_parse(v, &m->columns);
             if (prc) rc = ig_err(err, prc == -ENOMEM ? prc : -EIO, "%s line %u: bad columns", what, line);
             m->listed = true;
+        } else if (m->format >= 3 && (v = value_of(ln, "name"))) {
+            rc = parse_name(v, line, what, m, err);
         } else if (!strncmp(ln, "part ", 5)) {
             rc = parse_part(ln, line, what, &next_row, m, err);
         } else {
@@ -234,12 +361,17 @@ int ig_manifest_format(const struct ig_manifest *m, struct ig_buf *b)
     snprintf(change, sizeof change, "%s", m->change);
     for (char *c = change; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';
-    int rc = ig_buf_printf(b, "ingot-manifest 2\ngeneration %" PRIu64 "\nversion %" PRIu64 "\ntime %" PRId64 "\n",
-                           m->generation, m->version ? m->version : 1, m->time);
+    int rc = ig_buf_printf(b, "ingot-manifest %d\ngeneration %" PRIu64 "\nversion %" PRIu64 "\ntime %" PRId64 "\n",
+                           m->nnames ? 3 : 2, m->generation, m->version ? m->version : 1, m->time);
     if (!rc && change[0]) rc = ig_buf_printf(b, "change %s\n", change);
     if (!rc && m->listed) {
         rc = ig_buf_printf(b, "columns ");
         if (!rc) rc = ig_idset_format(&m->columns, b);
+        if (!rc) rc = ig_buf_printf(b, "\n");
+    }
+    for (uint32_t i = 0; i < m->nnames && !rc; i++) {
+        rc = ig_buf_printf(b, "name %" PRIu32 " ", m->names[i].col);
+        if (!rc) rc = put_escaped(b, m->names[i].name, m->names[i].len);
         if (!rc) rc = ig_buf_printf(b, "\n");
     }
     for (uint32_t i = 0; i < m->n && !rc; i++) {

@@ -8,7 +8,10 @@
  * recorded end never meets a commit at work beyond it). The same text, kept in
  * .ingot/versions/, records every version (versions.h). Format 1 (written by
  * older releases) has none of these: version 1, every column, the tail at the
- * end of each part file. */
+ * end of each part file. A version that renamed columns is written as format
+ * 3: its `name` lines give a top-level record the name the version shows it
+ * by (the footers keep the name it was written with; docs/FORMAT.md), and a
+ * release that reads only format 2 refuses it rather than show old names. */
 #ifndef IG_FORMAT_MANIFEST_H
 #define IG_FORMAT_MANIFEST_H
 
@@ -32,14 +35,24 @@ struct ig_manifest_part {
     uint64_t footer_end;         /* where its tail ends; 0: at the end of the file (format 1) */
 };
 
+/* A top-level column record the version shows under another name than its
+ * footer's (a rename: its struct fields follow it, ig_table_open). */
+struct ig_manifest_name {
+    uint32_t col;
+    uint32_t len;
+    char *name; /* owned, NUL-terminated (a name never holds NUL) */
+};
+
 struct ig_manifest {
-    uint32_t format;       /* 1 or 2 */
+    uint32_t format;       /* 1, 2 or 3 */
     uint64_t generation;   /* moves with every change of the table, erasures included */
     uint64_t version;      /* the table version (1 for format 1) */
     int64_t time;          /* when it was committed (seconds since 1970), 0 unknown */
     char change[IG_CHANGE_MAX + 1]; /* what it changed, one line ("" unknown) */
     bool listed;           /* a columns line names the records the version shows */
     struct ig_idset columns; /* those (not listed: every record, as format 1) */
+    uint32_t nnames;       /* renamed records, by id ascending */
+    struct ig_manifest_name *names;
     uint32_t n;
     struct ig_manifest_part *parts;
     char etag[128];        /* as read from object storage (the condition a writer
@@ -47,7 +60,8 @@ struct ig_manifest {
 };
 
 int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err);
-/* Written as format 2 whatever m->format says (format 1 is only ever read). */
+/* Written as format 2, or 3 when it renames a column, whatever m->format says
+ * (format 1 is only ever read). */
 int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err);
 /* The text of m (with its end line), and back; `what` names it in messages. */
 int ig_manifest_format(const struct ig_manifest *m, struct ig_buf *out);
@@ -56,6 +70,10 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
 int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src);
 /* Does version m show column record `col`? */
 bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col);
+/* The name version m gives record col in place of its footer's, or NULL. */
+const struct ig_manifest_name *ig_manifest_name_of(const struct ig_manifest *m, uint32_t col);
+/* Give record col the name (len bytes; NULL: its footer's again); 0 or -ENOMEM. */
+int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len);
 int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
 void ig_manifest_free(struct ig_manifest *m);
 /* The blob file beside part `part` ("part-N.ingot" -> "part-N.blob", into out,

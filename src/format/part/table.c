@@ -21,6 +21,82 @@
 #include <unistd.h>
 
 
+static void free_names(struct ig_part_names *nm)
+{
+    if (!nm) return;
+    for (uint32_t i = 0; i < nm->n; i++)
+        free(nm->name[i]);
+    free(nm->name);
+    free(nm->len);
+    free(nm->col);
+    free(nm);
+}
+
+/* The names of the version's `name` lines, given to every part: a renamed
+ * top-level record's, and its fields' (stored as "old.field": now
+ * "new.field"). Checked against the footer: a line naming a field, a record
+ * past the footer's, or a field name that would grow too long is corruption. */
+static int give_names(struct ig_table *t, struct ig_error *err)
+{
+    const struct ig_manifest *m = &t->manifest;
+    if (!m->nnames || !t->nparts) return 0;
+    const struct ig_part *p0 = &t->parts[0];
+    struct ig_part_names *nm = calloc(1, sizeof *nm);
+    uint32_t cap = 0;
+    for (uint32_t i = 0; nm && i < m->nnames; i++)
+        if (m->names[i].col < p0->num_columns) cap += ig_part_column_span_end(p0, m->names[i].col) - m->names[i].col;
+    if (nm) {
+        nm->col = calloc(cap ? cap : 1, sizeof *nm->col);
+        nm->len = calloc(cap ? cap : 1, sizeof *nm->len);
+        nm->name = calloc(cap ? cap : 1, sizeof *nm->name);
+    }
+    if (!nm || !nm->col || !nm->len || !nm->name) {
+        free_names(nm);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < m->nnames && !rc; i++) {
+        const struct ig_manifest_name *mn = &m->names[i];
+        struct ig_colrec top;
+        rc = mn->col < p0->num_columns ? ig_part_column_stored(p0, mn->col, &top, err) : -EIO;
+        if (!rc && top.parent != IG_NONE) rc = -EIO;
+        if (rc) {
+            rc = ig_err(err, -EIO, "%s: MANIFEST names column %u, which is not a column of its parts",
+                        t->dir, mn->col);
+            break;
+        }
+        uint32_t end = ig_part_column_span_end(p0, mn->col);
+        for (uint32_t c = mn->col; c < end && !rc; c++) {
+            struct ig_colrec r;
+            rc = ig_part_column_stored(p0, c, &r, err);
+            if (!rc && c != mn->col &&
+                (r.name_len <= top.name_len + 1 || memcmp(r.name, top.name, top.name_len) ||
+                 r.name[top.name_len] != '.'))
+                rc = ig_err(err, -EIO, "%s: column %u is not named as a field of column %u", p0->path, c, mn->col);
+            size_t field = rc || c == mn->col ? 0 : r.name_len - top.name_len; /* ".field..." */
+            if (!rc && mn->len + field > IG_MAX_NAME_LEN)
+                rc = ig_err(err, -EIO, "%s: MANIFEST's name for column %u is too long", t->dir, mn->col);
+            char *s = rc ? NULL : malloc(mn->len + field + 1);
+            if (!rc && !s) rc = ig_err(err, -ENOMEM, "out of memory");
+            if (rc) break;
+            memcpy(s, mn->name, mn->len);
+            memcpy(s + mn->len, r.name + top.name_len, field);
+            s[mn->len + field] = '\0';
+            nm->col[nm->n] = c;
+            nm->len[nm->n] = (uint32_t)(mn->len + field);
+            nm->name[nm->n++] = s;
+        }
+    }
+    if (rc) {
+        free_names(nm);
+        return rc;
+    }
+    t->names = nm; /* ids ascending: the lines are, and spans do not overlap */
+    for (uint32_t i = 0; i < t->nparts; i++)
+        t->parts[i].names = nm;
+    return 0;
+}
+
 void ig_table_close(struct ig_table *t)
 {
     for (uint32_t i = 0; i < t->nparts; i++)
@@ -29,6 +105,7 @@ void ig_table_close(struct ig_table *t)
     free(t->part_first_group);
     free(t->dir);
     ig_manifest_free(&t->manifest);
+    free_names(t->names);
     memset(t, 0, sizeof *t);
 }
 
@@ -153,6 +230,8 @@ int ig_table_open_version(struct ig_table *t, const char *dir, uint64_t version,
         t->num_rows += p->num_rows;
         t->deleted_rows += p->deleted_rows;
     }
+    rc = give_names(t, err);
+    if (rc) goto fail;
     return 0;
 fail:
     ig_table_close(t);

@@ -37,6 +37,10 @@ struct ig_table {
     uint32_t num_groups;        /* total */
     uint64_t num_rows;          /* total, including deleted */
     uint64_t deleted_rows;
+    /* the names the version gives renamed columns and their fields
+     * (MANIFEST's `name` lines), which every part's records answer to
+     * (ig_part_column); NULL: none renamed */
+    struct ig_part_names *names;
 };
 
 /* Open every part listed in MANIFEST and check they agree (schema, row ids). */

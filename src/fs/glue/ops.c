@@ -118,7 +118,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         return;
     }
     struct fs_session *s = pt.s;
-    struct fs_node pn, cn;
+    struct fs_node pn = {0}, cn;
     struct fuse_entry_param e = {0};
     uint64_t gen = 0;
     uint32_t tid = (uint32_t)fuse_req_ctx(req)->pid;
@@ -149,8 +149,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     if (rc == -ENOENT) {
         /* a negative entry, kept a second: names appear too (a column added,
          * rows appended), and a reload does not know which absences the
-         * kernel holds, so they are not kept longer than a poll lasts */
-        e = (struct fuse_entry_param){.entry_timeout = FS_NAME_SHORT_TIMEOUT};
+         * kernel holds, so they are not kept longer than a poll lasts (in
+         * columns/ not at all: entry.h) */
+        e = (struct fuse_entry_param){.entry_timeout = fs_entry_absence_timeout(&pn)};
         fuse_reply_entry(req, &e);
         return;
     }
@@ -684,11 +685,29 @@ static void op_symlink(fuse_req_t req, const char *l, fuse_ino_t p, const char *
     (void)l, (void)p, (void)n;
     fuse_reply_err(req, EROFS);
 }
+/* mv columns/NAME columns/NEW renames the column (staging.h
+ * fs_column_rename); nothing else can be renamed. */
 static void op_rename(fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
                       unsigned int flags)
 {
-    (void)p, (void)n, (void)np, (void)nn, (void)flags;
-    fuse_reply_err(req, EROFS);
+    struct fs_session *s = S(req);
+    struct fs_node pn, npn, cn;
+    if (!fs_node_of(p, &pn) || pn.kind != FS_K_DIR || pn.dir != FS_D_COLUMNS || !fs_node_of(np, &npn) ||
+        npn.kind != FS_K_DIR || npn.dir != FS_D_COLUMNS || npn.scope != pn.scope) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    if (flags & ~(unsigned)RENAME_NOREPLACE) { /* an exchange: two columns' names swapped is not a rename */
+        fuse_reply_err(req, EINVAL);
+        return;
+    }
+    pthread_rwlock_rdlock(&s->table_lock);
+    int rc = fs_ns_lookup(s, &pn, n, &cn);
+    pthread_rwlock_unlock(&s->table_lock);
+    if (!rc && (cn.kind != FS_K_VIEW || cn.view == FS_V_ROWID)) rc = -EPERM;
+    if (!rc && !may_erase(req)) rc = -EACCES;
+    if (!rc) rc = fs_column_rename(s, cn.col, cn.view, nn);
+    fuse_reply_err(req, -rc);
 }
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np, const char *nn)
 {
