@@ -507,6 +507,12 @@ errors_name_command() {
     grep -q "^ingot: import: --format: expected csv, jsonl, npy or parquet, got 'xml'" <<<"$out" || { echo "$out"; return 1; }
     out=$("$INGOT" nosuch 2>&1) && return 1
     grep -q "unknown command 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
+    # a writer given no table says so (not a lock it could not make)
+    local cmd
+    for cmd in "rename-column T a b" "drop-column T a" "erase --row 1 T" "gc --keep 1 T"; do
+        out=$("$INGOT" ${cmd//T/$WORK/nonexistent} 2>&1) && return 1
+        grep -q "^ingot: ${cmd%% *}: .*nonexistent: no such table" <<<"$out" || { echo "$out"; return 1; }
+    done
 }
 check cli_errors_name_command_and_input errors_name_command
 

@@ -88,6 +88,7 @@ int ig_commit_begin(struct ig_commit *c, const char *dir, const char *change, st
         rc = commit_remote_begin(c, err);
     } else {
         c->lock_fd = ig_table_lock(dir, true, err);
+        if (c->lock_fd == -ENOENT) return c->lock_fd; /* no such table: said */
         if (c->lock_fd < 0)
             return ig_err_prefix(err, c->lock_fd, "%s: changing the table needs write access", dir);
         rc = ig_journal_recover(dir, &replayed, err);

@@ -20,8 +20,10 @@ static int lock_file(const char *dir, short type, bool wait, struct ig_error *er
     if (snprintf(path, sizeof path, "%s/.ingot", dir) >= (int)sizeof path)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
     bool exclusive = type == F_WRLCK;
-    if (exclusive && mkdir(path, 0755) && errno != EEXIST)
+    if (exclusive && mkdir(path, 0755) && errno != EEXIST) {
+        if (errno == ENOENT) return ig_err(err, -ENOENT, "%s: no such table (no such directory)", dir);
         return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    }
     snprintf(path, sizeof path, "%s/.ingot/lock", dir);
     int fd = ig_open(path, exclusive ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CLOEXEC, 0644);
     if (fd < 0 && !exclusive && errno == ENOENT) fd = ig_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
