@@ -137,6 +137,33 @@ static int table_types(struct keyed *k, enum ig_input_format fmt, const char *co
     return rc;
 }
 
+/* A keyed file read with the caller's --schema failed: if that schema
+ * declares no key column (--key's, else _rowid), the file's key was refused as
+ * a field the schema lacks; say what to add. Returns rc. */
+static int hint_schema_key(struct keyed *k, int rc, struct ig_error *err)
+{
+    const char *key = k->in->key ? k->in->key : "_rowid";
+    char *text;
+    size_t len;
+    struct ig_error sub = {0};
+    if (ig_read_file(k->in->schema_path, 16u << 20, &text, &len, &sub)) return rc;
+    struct ig_schema s = {0};
+    bool declared = true;
+    if (!ig_schema_parse(&s, text, len, k->in->schema_path, &sub)) {
+        long c = ig_schema_find(&s, key, strlen(key));
+        declared = c >= 0 && s.cols[c].parent == IG_SCHEMA_NONE;
+    }
+    ig_schema_free(&s);
+    free(text);
+    if (!declared && strstr(err->msg, key)) {
+        char was[IG_ERROR_MSG_MAX];
+        snprintf(was, sizeof was, "%s", err->msg);
+        rc = ig_err(err, rc, "%s (%s declares no '%s': a keyed file's schema names its key too, %s)", was,
+                    k->in->schema_path, key, k->in->key ? "as the table types it" : "as '_rowid int64'");
+    }
+    return rc;
+}
+
 static int import_file(struct keyed *k, enum ig_input_format fmt, const char *const *columns,
                        size_t ncolumns, struct ig_error *err)
 {
@@ -150,7 +177,10 @@ static int import_file(struct keyed *k, enum ig_input_format fmt, const char *co
     o.schema_path = k->in->schema_path ? k->in->schema_path : wrote ? k->tmp_schema : NULL;
     o.delimiter = k->in->delimiter ? k->in->delimiter : ',';
     if (k->in->writer) o.w.threads = k->in->writer->threads;
-    if (!rc) rc = ig_import(k->path, k->tmp, &o, NULL, err);
+    if (!rc) {
+        rc = ig_import(k->path, k->tmp, &o, NULL, err);
+        if (rc && k->in->schema_path) rc = hint_schema_key(k, rc, err);
+    }
     if (!rc) rc = ig_table_open(&k->src, k->tmp, false, err);
     k->src_open = !rc;
     if (!rc) rc = ig_table_schema(&k->src, &k->src_schema, err);

@@ -147,6 +147,9 @@ bad_input_refused() {
         return 1
     printf 'x,extra\n1,a\n' >"$WORK/nokey.csv"
     expect add-column "$T" "$WORK/nokey.csv" "nokey.csv: no _rowid column and no key: give --key COLUMN" || return 1
+    printf 'extra string?\n' >"$WORK/nokey.schema"
+    expect add-column --schema "$WORK/nokey.schema" "$T" "$WORK/flags.jsonl" \
+        "nokey.schema declares no '_rowid': a keyed file's schema names its key too, as '_rowid int64'" || return 1
     expect add-column --key x "$T" "$WORK/nokey.csv" "$T: column 'x' is float64; a key is a column of integers or strings" ||
         return 1
     printf '{"id": "abc", "extra": 1}\n' >"$WORK/strkey.jsonl"

@@ -560,7 +560,7 @@ renames_under_readers() {
     ) &
     pid=$!
     "$PY" - "$RM" "$pid" <<'PY'
-import json, numpy as np, os, sys, time
+import errno, json, numpy as np, os, sys, time
 m, renamer = sys.argv[1], int(sys.argv[2])
 want = None
 kept = moved = 0
@@ -573,8 +573,10 @@ while time.time() < deadline and (kept < 40 or os.path.exists(f"/proc/{renamer}"
         q = [n for n in names if n == "quarter" or n.startswith("q_")]
         assert len(q) == 1, names
         a = np.load(f"{m}/columns/{q[0]}.npy")
-    except FileNotFoundError:
-        moved += 1  # renamed between schema.json and the open: a new generation
+    except OSError as e:  # a new generation between schema.json and the open:
+        if e.errno not in (errno.ENOENT, errno.ESTALE):  # the name gone, or the file
+            raise
+        moved += 1
         continue
     if open(f"{m}/.ingot/generation").read() != g:
         continue
