@@ -6,7 +6,7 @@ _ingot_columns() { # TABLE
 
 _ingot() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local cmds="import inspect cat verify erase add-column replace-column update drop-column rename-column versions tag gc mount umount help"
+    local cmds="import inspect cat verify erase add-column replace-column update drop-column rename-column restore-columns versions tag gc mount umount help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$cmds --version" -- "$cur"))
         return
@@ -20,7 +20,7 @@ _ingot() {
     erase) opts="--row --rows-from --where --json --help" ;;
     add-column | replace-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --json --help" ;;
     update) opts="--column --from --key --schema --format --delimiter --ignore-missing --json --help" ;;
-    drop-column | rename-column) opts="--json --help" ;;
+    drop-column | rename-column | restore-columns) opts="--json --help" ;;
     versions) opts="--json --help" ;;
     tag) opts="--help" ;;
     gc) opts="--keep --older-than --dry-run --json --help" ;;

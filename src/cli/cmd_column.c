@@ -79,6 +79,14 @@ const char cmd_rename_column_usage[] =
     "gives it the new one. Older versions show the old name. A name another column\n"
     "has is refused. --json prints {\"version\": N, \"columns\": 1}.\n";
 
+const char cmd_restore_columns_usage[] =
+    "usage: ingot restore-columns [--json] TABLE VERSION|TAG\n"
+    "Shows the columns an older version showed, under the names it gave them, as a\n"
+    "new version: a bad backfill, drop or rename undone. Nothing is rewritten. Rows\n"
+    "stay as they are now: rows appended since keep showing, rows erased since stay\n"
+    "erased. A version `ingot gc` let go cannot be restored. --json prints\n"
+    "{\"version\": N, \"columns\": K}.\n";
+
 /* The column name a file gives: its base name without ".npy". */
 static void name_from_file(const char *path, char *out, size_t cap)
 {
@@ -359,5 +367,39 @@ int cmd_rename_column(int argc, char **argv)
         printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep.version, rep.columns);
     else
         printf("renamed '%s' to '%s': version %" PRIu64 "\n", pos[1], pos[2], rep.version);
+    return 0;
+}
+
+int cmd_restore_columns(int argc, char **argv)
+{
+    const char *pos[2];
+    int npos = 0;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(cmd_restore_columns_usage, stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (npos < 2)
+            pos[npos++] = argv[i];
+        else
+            npos = 3;
+    }
+    if (npos != 2) {
+        fputs(cmd_restore_columns_usage, stderr);
+        return 2;
+    }
+    struct ig_evolve_report rep;
+    struct ig_error err = {0};
+    if (ig_restore_columns(pos[0], pos[1], &rep, &err)) {
+        cli_error("restore-columns: %s", err.msg);
+        return 2;
+    }
+    if (json)
+        printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep.version, rep.columns);
+    else
+        printf("columns of version %s restored: version %" PRIu64 "\n", pos[1], rep.version);
     return 0;
 }

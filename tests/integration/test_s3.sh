@@ -523,8 +523,8 @@ gc_step() {
 check s3_kill_at_every_gc_step every_fault_step gc_step 20
 
 # ---- the table evolves on object storage --------------------------------------
-# Columns added (from .npy and from a keyed CSV), updated, replaced, renamed
-# and dropped on a bucket that keeps versions: each a new table version; each part object
+# Columns added (from .npy and from a keyed CSV), updated, replaced, renamed,
+# restored and dropped on a bucket that keeps versions: each a new table version; each part object
 # replaced by one with the new columns after its bytes, no older object
 # version left; a mount (another host) sees each version; older versions read.
 E=s3://vtables/ev
@@ -614,14 +614,20 @@ np.save('$WORK/mnt_ev/columns/w.npy', np.arange(60000, dtype=np.int64) * 3)" || 
     "$INGOT" verify "$E" >/dev/null || { echo verify; return 1; }
     # renamed through the CLI (MANIFEST alone: no part object replaced), then
     # through the mount once it shows the new name
-    local tag0
+    local tag0 vbefore
     tag0=$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')
+    vbefore=$("$INGOT" versions --json "$E" | jq '.[-1].version')
     "$INGOT" rename-column "$E" score grade | grep -q "renamed 'score' to 'grade'" || { echo rename-column; return 1; }
     [ "$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')" = "$tag0" ] || { echo "rename-column replaced a part"; return 1; }
     for _ in $(seq 60); do [ -e "$WORK/mnt_ev/columns/grade.npy" ] && break; sleep 0.05; done
     mv "$WORK/mnt_ev/columns/grade.npy" "$WORK/mnt_ev/columns/mark.npy" || { echo "mv through the mount"; return 1; }
     [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.mark, has("score"), has("grade")]')" = '[0.5,false,false]' ] ||
         { echo "row 17 after the renames"; return 1; }
+    # the columns before the renames restored (a version alone), then renamed again
+    "$INGOT" restore-columns "$E" "$vbefore" >/dev/null || { echo restore-columns; return 1; }
+    [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.score, has("mark")]')" = '[0.5,false]' ] || { echo "row 17 restored"; return 1; }
+    [ "$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')" = "$tag0" ] || { echo "restore-columns replaced a part"; return 1; }
+    "$INGOT" rename-column "$E" score mark >/dev/null || return 1
     # a part of 12 MiB, patched by a multipart upload: its bytes copied by the store
     /usr/bin/python3 -c "
 import numpy as np

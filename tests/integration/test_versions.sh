@@ -593,3 +593,39 @@ PY
     [ $rc = 0 ] && "$INGOT" verify "$R" >/dev/null
 }
 check renames_land_under_readers renames_under_readers
+
+# --- the columns of an older version shown again (restore-columns): a bad
+# backfill and a rename undone, rows appended since kept, rows erased since
+# still erased; restoring forward again; the current version, one that never
+# was and one gc let go refused
+restore_columns() {
+    local R=$WORK/rc out
+    "$PY" -c "
+print('id,name,x')
+for i in range(200): print(f'{i},n{i},{i/2}')" >"$WORK/rc.csv"
+    "$INGOT" import --rows-per-group 50 "$WORK/rc.csv" "$R" >/dev/null 2>&1 || return 1
+    printf 'id,name,x\n200,late,100.0\n' >"$WORK/rc2.csv"
+    "$INGOT" import --append "$WORK/rc2.csv" "$R" >/dev/null 2>&1 || return 1 # version 2
+    "$PY" -c "import numpy as np; np.save('$WORK/rcx.npy', np.full(201, -1.0))"
+    "$INGOT" replace-column --name x "$R" "$WORK/rcx.npy" >/dev/null || return 1 # 3
+    "$INGOT" rename-column "$R" name who >/dev/null || return 1                    # 4
+    "$INGOT" erase --row 5 "$R" >/dev/null || return 1                             # 5
+    "$INGOT" restore-columns "$R" 2 | grep -qx "columns of version 2 restored: version 6" || return 1
+    [ "$("$INGOT" cat --rows 4,200 "$R" | tr -d '\n')" = '{"id":4,"name":"n4","x":2.0}{"id":200,"name":"late","x":100.0}' ] ||
+        { "$INGOT" cat --rows 4,200 "$R"; return 1; }
+    "$INGOT" cat --rows 5 "$R" >/dev/null 2>&1 && { echo "row 5 shows again"; return 1; }
+    [ "$("$INGOT" cat "$R" x | wc -l)" = 200 ] || return 1
+    [ "$("$INGOT" versions --json "$R" | jq -r '.[-1].change')" = "restore-columns 2" ] || return 1
+    "$INGOT" tag "$R" backfilled 4 >/dev/null || return 1
+    "$INGOT" restore-columns --json "$R" backfilled | jq -e '.version == 7' >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 4 "$R")" = '{"id":4,"who":"n4","x":-1.0}' ] || { "$INGOT" cat --rows 4 "$R"; return 1; }
+    out=$("$INGOT" restore-columns "$R" 7 2>&1) && return 1
+    grep -q "version 7 is the current one" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" restore-columns "$R" 99 2>&1) && return 1
+    grep -q "no version 99" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
+    out=$("$INGOT" restore-columns "$R" 2 2>&1) && return 1
+    grep -q "version 2 was removed by ingot gc" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null
+}
+check restore_columns_of_an_older_version restore_columns

@@ -3,11 +3,13 @@
 #include "format/layout.h"
 #include "format/part/columns.h"
 #include "format/part/commit.h"
+#include "format/part/versions.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +264,58 @@ int ig_rename_column(const char *dir, const char *from, const char *to, struct i
         rep->version = c.next.version;
         rep->columns = 1;
     }
+    ig_commit_end(&c);
+    return rc;
+}
+
+int ig_restore_columns(const char *dir, const char *spec, struct ig_evolve_report *rep, struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    uint64_t v = 0;
+    int rc = ig_version_resolve(dir, spec, &v, err);
+    if (rc) return rc;
+    char change[IG_CHANGE_MAX + 1];
+    snprintf(change, sizeof change, "restore-columns %" PRIu64, v);
+    struct ig_commit c;
+    rc = ig_commit_begin(&c, dir, change, err);
+    struct ig_manifest old = {0};
+    if (!rc && v > c.table.manifest.version)
+        rc = ig_err(err, -ENOENT, "%s: no version %" PRIu64 " (the newest is %" PRIu64 ")", dir, v,
+                    c.table.manifest.version);
+    if (!rc && v == c.table.manifest.version)
+        rc = ig_err(err, -EINVAL, "%s: version %" PRIu64 " is the current one", dir, v);
+    if (!rc) rc = ig_version_load(dir, v, &old, err);
+    if (!rc && !old.listed) /* versions' files name their columns (versions.c pin_columns) */
+        rc = ig_err(err, -EIO, "%s: version %" PRIu64 "'s file does not say which columns it shows", dir, v);
+    uint32_t ncols = rc ? 0 : c.table.parts[0].num_columns;
+    for (uint32_t col = 0; !rc && col < ncols; col++) {
+        if (!ig_idset_has(&old.columns, col)) continue;
+        struct ig_colrec cr;
+        rc = ig_part_column(&c.table.parts[0], col, &cr, err);
+        if (!rc && cr.parent == IG_NONE && ig_part_column_released(&c.table.parts[0], col))
+            rc = ig_err(err, -ENOENT, "%s: version %" PRIu64 "'s column %u was let go by `ingot gc` (its pages "
+                        "zeroed): it cannot be shown again", dir, v, col);
+    }
+    const struct ig_idrun *last = !rc && old.columns.n ? &old.columns.runs[old.columns.n - 1] : NULL;
+    if (last && (uint64_t)last->first + last->count > ncols)
+        rc = ig_err(err, -EIO, "%s: version %" PRIu64 " shows column records its parts do not have", dir, v);
+    if (!rc) {
+        /* the version's columns under its names; rows and erasures stay as they are now */
+        ig_idset_free(&c.next.columns);
+        c.next.listed = true;
+        rc = ig_idset_copy(&c.next.columns, &old.columns) ? -ENOMEM : 0;
+        while (!rc && c.next.nnames)
+            rc = ig_manifest_rename(&c.next, c.next.names[0].col, NULL, 0);
+        for (uint32_t i = 0; !rc && i < old.nnames; i++)
+            rc = ig_manifest_rename(&c.next, old.names[i].col, old.names[i].name, old.names[i].len);
+        if (rc) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) rc = ig_commit_finish(&c, err);
+    if (!rc) {
+        rep->version = c.next.version;
+        rep->columns = (uint32_t)ig_idset_count(&old.columns);
+    }
+    ig_manifest_free(&old);
     ig_commit_end(&c);
     return rc;
 }

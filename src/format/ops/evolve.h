@@ -1,5 +1,5 @@
 /* evolve.h - a table's columns changed by a new version: added, replaced,
- * dropped, renamed.
+ * dropped, renamed, or restored to an older version's.
  *
  * Adding writes only the new columns' pages: into every part, past its footer
  * (part/graft.h), under one commit (part/commit.h). Replacing adds the new
@@ -85,5 +85,12 @@ int ig_drop_columns(const char *dir, const char *const *names, size_t n,
  * the same column. A name a shown column answers to is refused. */
 int ig_rename_column(const char *dir, const char *from, const char *to, struct ig_evolve_report *rep,
                      struct ig_error *err);
+
+/* Show the columns version `spec` (a number or a tag) showed, under the names
+ * it gave them: a new version, nothing written to the parts. The rows stay as
+ * they are now: rows appended since keep showing (they hold every column
+ * record), rows erased since stay erased. A version `ingot gc` let go (or a
+ * column whose pages it zeroed) cannot be restored. */
+int ig_restore_columns(const char *dir, const char *spec, struct ig_evolve_report *rep, struct ig_error *err);
 
 #endif
