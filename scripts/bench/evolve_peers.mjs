@@ -26,7 +26,9 @@
 //       vectors takes: ~20x the source's bytes in one merge)
 //   node evolve_peers.mjs lance-rename DIR FROM TO
 //       alterColumns([{path: FROM, rename: TO}]): a new version of the dataset
-//       (its manifest), no data file written
+//       (its manifest), no data file written; then (restore: its own
+//       measures) checkout of the version before and restore(): a new version
+//       equal to it
 //   node evolve_peers.mjs duck-rename IN.parquet OUT.parquet FROM TO
 //       COPY (SELECT * RENAME (FROM AS TO) FROM IN) TO OUT (zstd), then
 //       fsync(OUT): a Parquet file's names are in its footer, so the file is
@@ -224,12 +226,24 @@ async function lanceMerge(dir, args) {
 async function lanceRename(dir, from, to) {
   const before = treeBytes(dir);
   const t0ms = Date.now();
+  let v0;
   const r = await measured(async () => {
     const db = await lancedb.connect(dir);
     const tbl = await db.openTable('t');
+    v0 = await tbl.version();
     await tbl.alterColumns([{ path: from, rename: to }]);
     return { version: await tbl.version() };
   }, () => fsyncNewer(dir, t0ms), async (res) => ({ bytes: treeBytes(dir) - before, version: res.version }));
+  // then the version before restored (checkout + restore: a new version equal to it)
+  const before2 = treeBytes(dir);
+  const t1ms = Date.now();
+  r.restore = await measured(async () => {
+    const db = await lancedb.connect(dir);
+    const tbl = await db.openTable('t');
+    await tbl.checkout(v0);
+    await tbl.restore();
+    return { version: await tbl.version() };
+  }, () => fsyncNewer(dir, t1ms), async (res) => ({ bytes: treeBytes(dir) - before2, version: res.version }));
   console.log(JSON.stringify(r));
 }
 
