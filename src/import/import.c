@@ -72,9 +72,9 @@ struct import_run {
     int in_fd;
     uint64_t in_size;
     struct ig_schema schema;
-    /* appending to a table whose version renamed columns: its schema named
-     * as its footers store it (the new part's footer must match theirs),
-     * while the input's columns go by the version's names (schema) */
+    /* appending: the table's schema named as its footers store it (the new
+     * part's footer must match theirs), while the input's columns go by the
+     * version's names and its hidden columns by none (schema) */
     struct ig_schema stored;
     struct ig_part_writer *w;
     struct ig_buf scratch, path;
@@ -377,15 +377,49 @@ static int schema_fits(const struct ig_schema *in, const struct ig_schema *table
     return 0;
 }
 
+static bool table_shows(void *t, uint32_t col)
+{
+    return ig_table_shows(t, col);
+}
+
+/* The table's schema an append reads its input by: every record the parts
+ * have, those the version hides (a column replaced or dropped: older versions
+ * show them) under names no input gives, so the new part holds NULL there. */
+static int append_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err)
+{
+    return ig_schema_from_part_hiding(&t->parts[0], table_shows, (void *)t, s, err);
+}
+
+/* Can rows be appended to a table whose version hides some records? Its new
+ * part has every record (all parts do) and leaves the hidden ones NULL: that
+ * needs them nullable, and an input read by name (CSV, JSON Lines; a Parquet
+ * file or a .npy gives every column by position). */
+static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, struct ig_error *err)
+{
+    if (ig_table_columns_shown(t) == t->parts[0].num_columns) return 0;
+    if (fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY)
+        return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
+                                     "replaced or dropped); appending a %s to it is not supported yet (CSV and "
+                                     "JSON Lines are)",
+                      t->dir, fmt == IG_INPUT_PARQUET ? "Parquet file" : ".npy");
+    for (uint32_t c = 0; c < t->parts[0].num_columns; c++) {
+        struct ig_colrec cr;
+        int rc = ig_part_column(&t->parts[0], c, &cr, err);
+        if (rc) return rc;
+        if (cr.parent == IG_NONE && !ig_table_shows(t, c) && !(cr.flags & IG_COLF_NULLABLE))
+            return ig_err(err, -ENOTSUP, "%s: column '%.*s', which only older versions show, is not nullable: "
+                                         "rows appended cannot leave it empty, so appending is not supported",
+                          t->dir, (int)(cr.name_len > 200 ? 200 : cr.name_len), cr.name);
+    }
+    return 0;
+}
+
 static int choose_schema(struct import_run *r, enum ig_input_format fmt,
                          const struct ig_table *existing, struct ig_csv_reader *csv,
                          struct ig_lines_reader *lr, struct ig_error *err)
 {
     int rc;
-    if (existing && ig_table_columns_shown(existing) != existing->parts[0].num_columns)
-        return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
-                                     "replaced or dropped); appending to it is not supported yet",
-                      existing->dir);
+    if (existing && (rc = check_hidden(existing, fmt, err))) return rc;
     if (r->o->schema_path) {
         char *text;
         size_t len;
@@ -398,7 +432,7 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
             return rc;
         if (existing) {
             struct ig_schema have;
-            rc = ig_schema_from_part(&existing->parts[0], &have, err);
+            rc = append_schema(existing, &have, err);
             if (rc) return rc;
             /* page sizes are stored resolved; compare with the declared default */
             for (uint32_t c = 0; c < r->schema.n && c < have.n; c++)
@@ -419,7 +453,7 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
         return 0;
     }
     if (existing) {
-        rc = ig_schema_from_part(&existing->parts[0], &r->schema, err);
+        rc = append_schema(existing, &r->schema, err);
         if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
         return rc;
     }
@@ -601,7 +635,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     a.upload_progress_ctx = o->upload_progress_ctx;
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
     if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
-    if (!rc && a.have_table && a.table.names) {
+    if (!rc && a.have_table) { /* the names the parts' footers store (renamed and hidden columns) */
         rc = ig_schema_from_part_stored(&a.table.parts[0], &r.stored, err);
         if (!rc && r.stored.n != r.schema.n)
             rc = ig_err(err, -EIO, "%s: the table's columns changed while it was read", table_dir);

@@ -661,6 +661,11 @@ old, new = (open(f'$WORK/pics/{k}-17.bin', 'rb').read()[100:164] for k in (1, 2)
 sys.exit(0 if new in b and old not in b else 1)" || { echo "the replaced blob stays in part-000000.blob"; return 1; }
     [ "$(ev_versions_of part-000000.blob)" = 1 ] || { echo "older versions of part-000000.blob remain"; return 1; }
     [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.w, .mark]')" = '[51,0.5]' ] || { echo "row 17 after gc"; return 1; }
+    "$INGOT" verify "$E" >/dev/null || return 1
+    # rows appended to the changed table: by the version's names, the hidden records NULL
+    printf 'id,caption,mark\n60000,late,0.25\n' >"$WORK/late.csv"
+    "$INGOT" import --append "$WORK/late.csv" "$E" >/dev/null 2>&1 || { echo "append after the changes"; return 1; }
+    [ "$("$INGOT" cat --rows 60000 "$E" | jq -c '[.id, .mark, .w]')" = '[60000,0.25,null]' ] || { echo "row 60000"; return 1; }
     "$INGOT" verify "$E" >/dev/null
 }
 check s3_columns_added_updated_dropped evolve_on_s3

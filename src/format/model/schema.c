@@ -370,7 +370,7 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
     for (uint32_t i = 0; i < s->n; i++)
         order[i] = i;
     qsort_r(order, s->n, sizeof *order, name_cmp, s);
-    for (uint32_t i = 1; i < s->n; i++)
+    for (uint32_t i = 1; i < s->n && !s->names_repeat; i++)
         if (name_cmp(&order[i - 1], &order[i], s) == 0) {
             uint32_t d = order[i] > order[i - 1] ? order[i] : order[i - 1];
             free(order);

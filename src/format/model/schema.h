@@ -74,6 +74,11 @@ struct ig_schema {
     uint32_t *tops;             /* node index of each top-level column */
     uint32_t ntops;
     uint32_t *by_name;          /* node indices ordered by name (ig_schema_find) */
+    /* set before finishing: names may repeat, as a part's footer stores them
+     * (a replaced column's record beside its replacement; a renamed record
+     * beside a newer one of its old name): the schema a writer writes a part
+     * beside the others with; ig_schema_find then gives one of them */
+    bool names_repeat;
 };
 
 /* Append a top-level primitive (or blob) column with default options; rejects

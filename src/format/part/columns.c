@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,42 +184,67 @@ uint32_t ig_part_column_span_end(const struct ig_part *p, uint32_t top)
     return end;
 }
 
-static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx, bool stored,
-                       struct ig_schema *s, struct ig_error *err);
+/* How schema_from names records: as the opened version names them, or as
+ * the footer stores them; and what becomes of those `keep` rejects: left
+ * out, or kept under a name no input can give (an append's NULLs). */
+enum schema_names { NAMES_VERSION, NAMES_STORED };
+enum schema_rejects { REJECTS_LEFT_OUT, REJECTS_HIDDEN };
+static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
+                       enum schema_names names, enum schema_rejects rejects, struct ig_schema *s,
+                       struct ig_error *err);
 
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
-    return schema_from(p, NULL, NULL, false, s, err);
+    return schema_from(p, NULL, NULL, NAMES_VERSION, REJECTS_LEFT_OUT, s, err);
 }
 
 int ig_schema_from_part_stored(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
-    return schema_from(p, NULL, NULL, true, s, err);
+    return schema_from(p, NULL, NULL, NAMES_STORED, REJECTS_LEFT_OUT, s, err);
+}
+
+int ig_schema_from_part_hiding(const struct ig_part *p, bool (*shows)(void *ctx, uint32_t col), void *ctx,
+                               struct ig_schema *s, struct ig_error *err)
+{
+    return schema_from(p, shows, ctx, NAMES_VERSION, REJECTS_HIDDEN, s, err);
 }
 
 int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
                               struct ig_schema *s, struct ig_error *err)
 {
-    return schema_from(p, keep, ctx, false, s, err);
+    return schema_from(p, keep, ctx, NAMES_VERSION, REJECTS_LEFT_OUT, s, err);
 }
 
-static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx, bool stored,
-                       struct ig_schema *s, struct ig_error *err)
+static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
+                       enum schema_names names, enum schema_rejects rejects, struct ig_schema *s,
+                       struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
     /* a kept record's node index (parents are renumbered when records are left out) */
     uint32_t *node = malloc((p->num_columns ? p->num_columns : 1) * sizeof *node);
     int rc = node ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    uint32_t top = 0, top_len = 0; /* the current top-level record, its name's length */
+    char hidden[IG_MAX_NAME_LEN + 16];
     for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
         struct ig_colrec r;
         node[c] = IG_SCHEMA_NONE;
-        rc = stored ? ig_part_column_stored(p, c, &r, err) : ig_part_column(p, c, &r, err);
+        rc = names == NAMES_STORED ? ig_part_column_stored(p, c, &r, err) : ig_part_column(p, c, &r, err);
         if (rc) break;
         if (r.parent != IG_NONE && r.parent >= c) {
             rc = ig_err(err, -EIO, "%s: corrupt footer: column %u's parent follows it", p->path, c);
             break;
         }
-        if (keep && !keep(ctx, c)) continue;
+        if (r.parent == IG_NONE) top = c, top_len = r.name_len;
+        if (keep && !keep(ctx, c)) {
+            if (rejects == REJECTS_LEFT_OUT) continue;
+            /* DEL and the top record's id, then the field's own path: a name
+             * no CSV header or JSON key of an append gives */
+            int n = snprintf(hidden, sizeof hidden, "\x7f%u", top);
+            size_t field = c == top || r.name_len < top_len ? 0 : r.name_len - top_len;
+            memcpy(hidden + n, r.name + top_len, field);
+            r.name = hidden;
+            r.name_len = (uint32_t)(n + field);
+        }
         if (r.parent != IG_NONE && node[r.parent] == IG_SCHEMA_NONE) continue; /* under a record left out */
         node[c] = s->n;
         /* nodes are added raw (type already checked by ig_part_column) */
@@ -248,6 +274,7 @@ static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t
     free(node);
     if (!rc) {
         struct ig_error sub = {0};
+        s->names_repeat = names == NAMES_STORED;
         rc = ig_schema_finish(s, &sub);
         if (rc) rc = ig_err(err, -EIO, "%s: %s", p->path, sub.msg);
     }

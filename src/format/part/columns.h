@@ -35,8 +35,16 @@ bool ig_part_column_released(const struct ig_part *p, uint32_t col);
  * version names them). */
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
 /* The same named as the footer stores them: the schema a part written beside
- * it must have (its schema hash covers the names). */
+ * it must have (its schema hash covers the names). Names may repeat there
+ * (s->names_repeat). */
 int ig_schema_from_part_stored(const struct ig_part *p, struct ig_schema *s, struct ig_error *err);
+/* Every record, those `shows` accepts named as the opened version names them,
+ * the others (and their fields) under a name no input gives: DEL (0x7f) and
+ * the top-level record's id, then the field's path ("\x7f5", "\x7f5.a"). The
+ * schema an append reads its input by: what no version of the new part shows
+ * gets NULL (ig_schema_from_part_stored names them for the footer). */
+int ig_schema_from_part_hiding(const struct ig_part *p, bool (*shows)(void *ctx, uint32_t col), void *ctx,
+                               struct ig_schema *s, struct ig_error *err);
 /* The same for the records `keep` accepts (and their children): a version's
  * columns, where a replaced column's record repeats a name. Node indices then
  * differ from column ids. */
