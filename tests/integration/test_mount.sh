@@ -169,12 +169,14 @@ concurrent() {
 }
 check eight_concurrent_readers concurrent
 
-# a column's text is not written (only its .npy: test_versions.sh), and only
+# a column's text is not written (only its .npy: test_versions.sh), only
 # NAME.npy can be made in columns/
 check write_file_erofs bash -c "{ echo x > '$M/columns/id'; } 2>&1 | grep -q 'Read-only'"
 check create_not_npy_eperm bash -c "touch '$M/columns/new' 2>&1 | grep -q 'Operation not permitted'"
 check mkdir_erofs bash -c "mkdir '$M/x' 2>&1 | grep -q 'Read-only'"
-check rename_erofs bash -c "mv '$M/columns/id' '$M/columns/id2' 2>&1 | grep -q 'Read-only'"
+# renaming is for columns/ alone (mv columns/A columns/B renames a column: test_versions.sh)
+check rename_outside_columns_erofs bash -c "mv '$M/groups/0/id' '$M/groups/0/id2' 2>&1 | grep -q 'Read-only' &&
+    mv '$M/columns/id' '$M/rows/id' 2>&1 | grep -q 'Read-only'"
 check chmod_erofs bash -c "chmod 777 '$M/columns/id' 2>&1 | grep -q 'Read-only'"
 check rm_rowid_eperm bash -c "rm -f '$M/columns/_rowid.npy' 2>&1 | grep -q 'Operation not permitted'"
 check rm_group_file_erofs bash -c "rm -f '$M/groups/0/id' 2>&1 | grep -q 'Read-only'"

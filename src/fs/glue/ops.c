@@ -686,14 +686,15 @@ static void op_symlink(fuse_req_t req, const char *l, fuse_ino_t p, const char *
     fuse_reply_err(req, EROFS);
 }
 /* mv columns/NAME columns/NEW renames the column (staging.h
- * fs_column_rename); nothing else can be renamed. */
+ * fs_column_rename); nothing else can be renamed (groups/G/ included: a
+ * group's files are views of the table's columns). */
 static void op_rename(fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
                       unsigned int flags)
 {
     struct fs_session *s = S(req);
     struct fs_node pn, npn, cn;
-    if (!fs_node_of(p, &pn) || pn.kind != FS_K_DIR || pn.dir != FS_D_COLUMNS || !fs_node_of(np, &npn) ||
-        npn.kind != FS_K_DIR || npn.dir != FS_D_COLUMNS || npn.scope != pn.scope) {
+    if (!fs_node_of(p, &pn) || pn.kind != FS_K_DIR || pn.dir != FS_D_COLUMNS || pn.scope != FS_SCOPE_ALL ||
+        !fs_node_of(np, &npn) || npn.kind != FS_K_DIR || npn.dir != FS_D_COLUMNS || npn.scope != FS_SCOPE_ALL) {
         fuse_reply_err(req, EROFS);
         return;
     }
