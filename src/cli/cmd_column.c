@@ -307,6 +307,36 @@ int cmd_update(int argc, char **argv)
     return column_command(argc, argv, UPDATE);
 }
 
+/* The [--json] ARG... of a command that makes a version from its arguments
+ * alone (rename-column, restore-columns): 1 with exactly `want` of them in
+ * pos; 0 once --help is printed; else the usage on stderr and -1. */
+static int version_args(int argc, char **argv, const char *usage, int want, const char **pos, bool *json)
+{
+    int npos = 0;
+    *json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--json"))
+            *json = true;
+        else if (npos < want)
+            pos[npos++] = argv[i];
+        else
+            npos = want + 1;
+    }
+    if (npos == want) return 1;
+    fputs(usage, stderr);
+    return -1;
+}
+
+/* The version made, as --json prints it. */
+static void print_version_json(const struct ig_evolve_report *rep)
+{
+    printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep->version, rep->columns);
+}
+
 int cmd_drop_column(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -329,7 +359,7 @@ int cmd_drop_column(int argc, char **argv)
         return 2;
     }
     if (json)
-        printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep.version, rep.columns);
+        print_version_json(&rep);
     else
         printf("dropped %d column%s: version %" PRIu64 "\n", argc - 2, argc == 3 ? "" : "s",
                rep.version);
@@ -339,24 +369,9 @@ int cmd_drop_column(int argc, char **argv)
 int cmd_rename_column(int argc, char **argv)
 {
     const char *pos[3];
-    int npos = 0;
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(cmd_rename_column_usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (npos < 3)
-            pos[npos++] = argv[i];
-        else
-            npos = 4;
-    }
-    if (npos != 3) {
-        fputs(cmd_rename_column_usage, stderr);
-        return 2;
-    }
+    bool json;
+    int a = version_args(argc, argv, cmd_rename_column_usage, 3, pos, &json);
+    if (a <= 0) return a < 0 ? 2 : 0;
     struct ig_evolve_report rep;
     struct ig_error err = {0};
     if (ig_rename_column(pos[0], pos[1], pos[2], &rep, &err)) {
@@ -364,7 +379,7 @@ int cmd_rename_column(int argc, char **argv)
         return 2;
     }
     if (json)
-        printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep.version, rep.columns);
+        print_version_json(&rep);
     else
         printf("renamed '%s' to '%s': version %" PRIu64 "\n", pos[1], pos[2], rep.version);
     return 0;
@@ -373,24 +388,9 @@ int cmd_rename_column(int argc, char **argv)
 int cmd_restore_columns(int argc, char **argv)
 {
     const char *pos[2];
-    int npos = 0;
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(cmd_restore_columns_usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (npos < 2)
-            pos[npos++] = argv[i];
-        else
-            npos = 3;
-    }
-    if (npos != 2) {
-        fputs(cmd_restore_columns_usage, stderr);
-        return 2;
-    }
+    bool json;
+    int a = version_args(argc, argv, cmd_restore_columns_usage, 2, pos, &json);
+    if (a <= 0) return a < 0 ? 2 : 0;
     struct ig_evolve_report rep;
     struct ig_error err = {0};
     if (ig_restore_columns(pos[0], pos[1], &rep, &err)) {
@@ -398,7 +398,7 @@ int cmd_restore_columns(int argc, char **argv)
         return 2;
     }
     if (json)
-        printf("{\"version\":%" PRIu64 ",\"columns\":%u}\n", rep.version, rep.columns);
+        print_version_json(&rep);
     else
         printf("columns of version %s restored: version %" PRIu64 "\n", pos[1], rep.version);
     return 0;

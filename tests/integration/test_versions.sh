@@ -29,6 +29,14 @@ PY
 "$INGOT" import --rows-per-group 1000 "$WORK/a.csv" "$T" >/dev/null 2>&1
 "$INGOT" erase --row 7 "$T" >/dev/null
 
+# FILE N: a CSV of N rows: id, name ("n" and the id), x (the id halved)
+id_name_x_csv() {
+    "$PY" -c "
+import sys
+print('id,name,x')
+for i in range(int(sys.argv[1])): print(f'{i},n{i},{i/2}')" "$2" >"$1"
+}
+
 state() { (cd "$T" && sha256sum MANIFEST part-*) ; }
 
 add_column() {
@@ -411,9 +419,7 @@ check listed_sizes_follow_each_version listed_sizes_follow
 # rows, a declared type that differs is refused and nothing changes
 append_evolves() {
     local A=$WORK/ap before out
-    "$PY" -c "
-print('id,name,x')
-for i in range(100): print(f'{i},n{i},{i/2}')" >"$WORK/ap.csv"
+    id_name_x_csv "$WORK/ap.csv" 100
     "$INGOT" import "$WORK/ap.csv" "$A" >/dev/null || return 1
     printf 'id,name,x,extra\n100,e,1.5,7\n' >"$WORK/ap2.csv"
     "$INGOT" import --append "$WORK/ap2.csv" "$A" >/dev/null || return 1
@@ -440,19 +446,17 @@ check append_adds_new_columns_and_fills_null append_evolves
 # a struct's fields follow it
 rename_cli() {
     local R=$WORK/rn S=$WORK/rs before parts out
-    "$PY" -c "
-print('id,name,x')
-for i in range(300): print(f'{i},n{i},{i/4}')" >"$WORK/rn.csv"
+    id_name_x_csv "$WORK/rn.csv" 300
     "$INGOT" import --rows-per-group 100 "$WORK/rn.csv" "$R" >/dev/null || return 1
     parts=$(cd "$R" && sha256sum part-*)
     "$INGOT" rename-column "$R" x quarter | grep -qx "renamed 'x' to 'quarter': version 2" || return 1
     [ "$(cd "$R" && sha256sum part-*)" = "$parts" ] || { echo "a part changed"; return 1; }
     [ "$(head -1 "$R/MANIFEST")" = "ingot-manifest 3" ] && grep -qx "name 2 quarter" "$R/MANIFEST" || { cat "$R/MANIFEST"; return 1; }
-    [ "$("$INGOT" cat "$R" quarter | sed -n 5p)" = 1.0 ] || return 1
+    [ "$("$INGOT" cat "$R" quarter | sed -n 5p)" = 2.0 ] || return 1
     out=$("$INGOT" cat "$R" x 2>&1) && return 1
     grep -q "no column 'x'" <<<"$out" || { echo "$out"; return 1; }
-    [ "$("$INGOT" cat --version 1 "$R" x | sed -n 5p)" = 1.0 ] || return 1
-    [ "$("$INGOT" cat --rows 4 "$R")" = '{"id":4,"name":"n4","quarter":1.0}' ] || { "$INGOT" cat --rows 4 "$R"; return 1; }
+    [ "$("$INGOT" cat --version 1 "$R" x | sed -n 5p)" = 2.0 ] || return 1
+    [ "$("$INGOT" cat --rows 4 "$R")" = '{"id":4,"name":"n4","quarter":2.0}' ] || { "$INGOT" cat --rows 4 "$R"; return 1; }
     [ "$("$INGOT" inspect --json "$R" | jq -r '[.columns[].name] | join(",")')" = id,name,quarter ] || return 1
     before=$(cd "$R" && sha256sum MANIFEST)
     out=$("$INGOT" rename-column "$R" quarter name 2>&1) && return 1
@@ -477,7 +481,7 @@ for i in range(300): print(f'{i},n{i},{i/4}')" >"$WORK/rn.csv"
     out=$("$INGOT" rename-column "$R" quarter x 2>&1) && return 1
     grep -q "a column is named 'x' already" <<<"$out" || { echo "$out"; return 1; }
     "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
-    [ "$("$INGOT" cat "$R" quarter | sed -n 5p)" = 1.0 ] || return 1
+    [ "$("$INGOT" cat "$R" quarter | sed -n 5p)" = 2.0 ] || return 1
     "$INGOT" verify --deep "$R" >/dev/null || return 1
     # a struct: its fields follow; a field alone is not renamed; a name a field has is taken
     printf '{"id":1,"p":{"x":1,"y":"a"}}\n{"id":2,"p":{"x":2,"y":"b"}}\n' >"$WORK/rs.jsonl"
@@ -600,9 +604,7 @@ check renames_land_under_readers renames_under_readers
 # was and one gc let go refused
 restore_columns() {
     local R=$WORK/rc out
-    "$PY" -c "
-print('id,name,x')
-for i in range(200): print(f'{i},n{i},{i/2}')" >"$WORK/rc.csv"
+    id_name_x_csv "$WORK/rc.csv" 200
     "$INGOT" import --rows-per-group 50 "$WORK/rc.csv" "$R" >/dev/null 2>&1 || return 1
     printf 'id,name,x\n200,late,100.0\n' >"$WORK/rc2.csv"
     "$INGOT" import --append "$WORK/rc2.csv" "$R" >/dev/null 2>&1 || return 1 # version 2
@@ -637,9 +639,7 @@ check restore_columns_of_an_older_version restore_columns
 # hidden non-nullable column refused, the table unchanged
 append_after_changes() {
     local A=$WORK/aac before out
-    "$PY" -c "
-print('id,name,x')
-for i in range(100): print(f'{i},n{i},{i/2}')" >"$WORK/aac.csv"
+    id_name_x_csv "$WORK/aac.csv" 100
     "$INGOT" import "$WORK/aac.csv" "$A" >/dev/null 2>&1 || return 1
     "$PY" -c "import numpy as np; np.save('$WORK/aacx.npy', np.full(100, 7.0))"
     "$INGOT" replace-column --name x "$A" "$WORK/aacx.npy" >/dev/null || return 1
