@@ -42,15 +42,15 @@ int cmd_cat(int argc, char **argv)
         case 'g': group = (long long)cli_parse_count("--group", optarg, 0, UINT32_MAX - 1); break;
         case 'r':
             by_row = true;
-            if (cli_ids_parse(&ids, "--rows", optarg)) return 2;
+            if (cli_ids_parse(&ids, "--rows", optarg)) goto usage_error;
             break;
         case 'f':
             by_row = true;
-            if (cli_ids_read(&ids, optarg)) return 2;
+            if (cli_ids_read(&ids, optarg)) goto usage_error;
             break;
         case 'v': version_spec = optarg; break;
-        case 'h': fputs(cmd_cat_usage, stdout); return 0;
-        default: fputs(cmd_cat_usage, stderr); return 2;
+        case 'h': cli_ids_free(&ids); fputs(cmd_cat_usage, stdout); return 0;
+        default: fputs(cmd_cat_usage, stderr); goto usage_error;
         }
     }
     uint64_t version = 0;
@@ -100,4 +100,7 @@ int cmd_cat(int argc, char **argv)
     }
     ig_table_close(&t);
     return rc;
+usage_error:
+    cli_ids_free(&ids);
+    return 2;
 }
