@@ -79,7 +79,7 @@ static int infer(struct keyed *k, enum ig_input_format fmt, struct ig_schema *s,
         struct ig_lines_reader *lr = NULL;
         rc = ig_lines_open(&lr, fd, k->path);
         rc = rc ? ig_err(err, rc, "%s: cannot read: %s", k->path, strerror(-rc))
-                : ig_infer_jsonl(lr, k->path, IG_INFER_SAMPLE, s, err);
+                : ig_infer_jsonl(lr, k->path, IG_INFER_SAMPLE, NULL, s, err);
         ig_lines_close(lr);
     }
     close(fd);

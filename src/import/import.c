@@ -76,6 +76,9 @@ struct import_run {
      * part's footer must match theirs), while the input's columns go by the
      * version's names and its hidden columns by none (schema) */
     struct ig_schema stored;
+    /* JSON Lines inferred for an append: the table's columns, whose fields
+     * are read with its types, not inferred (NULL: infer every field) */
+    const struct ig_schema *known;
     struct ig_part_writer *w;
     struct ig_buf scratch, path;
     struct ig_convert_ctx cc;
@@ -470,7 +473,7 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
     }
     uint32_t sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE;
     if (fmt == IG_INPUT_CSV) return ig_infer_csv(csv, r->input, sample, &r->schema, err);
-    return ig_infer_jsonl(lr, r->input, sample, &r->schema, err);
+    return ig_infer_jsonl(lr, r->input, sample, r->known, &r->schema, err);
 }
 
 /* Open the input and its reader for the format. */
@@ -560,7 +563,8 @@ static int evolve_for_append(const char *input, const char *table_dir, const str
     have_table = !rc;
     if (!rc) rc = ig_table_schema(&t, &table, err);
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
-    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err); /* the input's own */
+    r.known = &table;
+    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err); /* the input's own (its new columns, for JSON Lines) */
     bool declared = o->schema_path || fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY;
     for (uint32_t k = 0; !rc && k < r.schema.ntops; k++) {
         const struct ig_column_def *cd = &r.schema.cols[r.schema.tops[k]];

@@ -140,7 +140,7 @@ static bool is_integer_text(const char *p, size_t n)
     return true;
 }
 
-int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
+int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample, const struct ig_schema *known,
                    struct ig_schema *out, struct ig_error *err)
 {
     struct ig_json_doc doc;
@@ -172,6 +172,8 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
         rows++;
         for (const struct ig_json_node *m = ig_json_first_child(&doc, root); m && !rc;
              m = ig_json_next_sibling(&doc, m)) {
+            long kn = known ? ig_schema_find(known, m->key, m->keylen) : -1;
+            if (kn >= 0 && known->cols[kn].parent == IG_SCHEMA_NONE) continue; /* the table's type */
             long c = ig_schema_find(out, m->key, m->keylen);
             if (c < 0) {
                 if (ig_schema_add(out, m->key, m->keylen, IG_T_STRING, true, &sub)) {
@@ -241,8 +243,9 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
         out->cols[c].type = t;
         out->cols[c].lt = lt;
     }
-    if (rc >= 0 && out->n == 0) rc = ig_err(err, -EINVAL, "%s: no records to infer a schema from", path);
-    if (rc >= 0) {
+    bool all_known = known && rows > 0 && out->n == 0;
+    if (rc >= 0 && out->n == 0 && !all_known) rc = ig_err(err, -EINVAL, "%s: no records to infer a schema from", path);
+    if (rc >= 0 && !all_known) {
         struct ig_error sub = {0};
         if (ig_schema_finish(out, &sub)) rc = ig_err(err, sub.code, "%s: %s", path, sub.msg);
     }

@@ -678,3 +678,26 @@ append_after_changes() {
     grep -q "column 'name', which only older versions show, is not nullable" <<<"$out" || { echo "$out"; return 1; }
 }
 check append_after_replace_drop_rename append_after_changes
+
+# --- JSON Lines appended without a schema to a table with a vector column:
+# the table's fields read with its types (a vector's arrays included), a new
+# scalar field added as a column first
+append_jsonl_nested() {
+    local V=$WORK/ve out
+    printf 'id int64\nemb vector<float32, 4>\n' >"$WORK/ve.schema"
+    printf '{"id":1,"emb":[1,2,3,4]}\n{"id":2,"emb":[5,6,7,8]}\n' >"$WORK/ve.jsonl"
+    "$INGOT" import --schema "$WORK/ve.schema" "$WORK/ve.jsonl" "$V" >/dev/null 2>&1 || return 1
+    printf '{"id":3,"emb":[9,10,11,12]}\n' >"$WORK/ve2.jsonl"
+    "$INGOT" import --append "$WORK/ve2.jsonl" "$V" >/dev/null 2>&1 || { "$INGOT" import --append "$WORK/ve2.jsonl" "$V"; return 1; }
+    printf '{"id":4,"emb":[1,1,1,1],"label":"x"}\n' >"$WORK/ve3.jsonl"
+    "$INGOT" import --append "$WORK/ve3.jsonl" "$V" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 2,3 "$V" | tr -d '\n')" = \
+        '{"id":3,"emb":[9.0,10.0,11.0,12.0],"label":null}{"id":4,"emb":[1.0,1.0,1.0,1.0],"label":"x"}' ] ||
+        { "$INGOT" cat --rows 2,3 "$V"; return 1; }
+    # a new field holding an array still needs a schema
+    printf '{"id":5,"emb":[1,1,1,1],"tags":[1,2]}\n' >"$WORK/ve4.jsonl"
+    out=$("$INGOT" import --append "$WORK/ve4.jsonl" "$V" 2>&1) && return 1
+    grep -q "field 'tags' holds a JSON array; nested values need --schema" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" verify "$V" >/dev/null
+}
+check append_jsonl_with_a_vector_without_schema append_jsonl_nested
