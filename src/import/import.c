@@ -394,17 +394,17 @@ static int append_schema(const struct ig_table *t, struct ig_schema *s, struct i
 }
 
 /* Can rows be appended to a table whose version hides some records? Its new
- * part has every record (all parts do) and leaves the hidden ones NULL: that
- * needs them nullable, and an input read by name (CSV, JSON Lines; a Parquet
- * file or a .npy gives every column by position). */
+ * part has every record (all parts do) and leaves the hidden ones NULL
+ * (ig_column_def.hidden: CSV and JSON Lines never name them, a Parquet file's
+ * columns go to the shown ones): that needs them nullable. A .npy is one
+ * column: a table with more does not take it. */
 static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, struct ig_error *err)
 {
     if (ig_table_columns_shown(t) == t->parts[0].num_columns) return 0;
-    if (fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY)
+    if (fmt == IG_INPUT_NPY)
         return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
-                                     "replaced or dropped); appending a %s to it is not supported yet (CSV and "
-                                     "JSON Lines are)",
-                      t->dir, fmt == IG_INPUT_PARQUET ? "Parquet file" : ".npy");
+                                     "replaced or dropped); appending a .npy to it is not supported",
+                      t->dir);
     for (uint32_t c = 0; c < t->parts[0].num_columns; c++) {
         struct ig_colrec cr;
         int rc = ig_part_column(&t->parts[0], c, &cr, err);
@@ -566,6 +566,15 @@ static int evolve_for_append(const char *input, const char *table_dir, const str
     r.known = &table;
     if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err); /* the input's own (its new columns, for JSON Lines) */
     bool declared = o->schema_path || fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY;
+    /* a Parquet file gives the table's columns by position: the table's
+     * first, in its order, then the new ones (checked before one is added) */
+    for (uint32_t k = 0; !rc && fmt == IG_INPUT_PARQUET && k < r.schema.ntops && k < table.ntops; k++) {
+        const struct ig_column_def *a = &r.schema.cols[r.schema.tops[k]], *b = &table.cols[table.tops[k]];
+        if (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))
+            rc = ig_err(err, -EINVAL, "%s: column %u is '%s', the table's is '%s' (a Parquet file gives the "
+                                      "table's columns in its order, then any new ones)",
+                        input, k + 1, a->name, b->name);
+    }
     for (uint32_t k = 0; !rc && k < r.schema.ntops; k++) {
         const struct ig_column_def *cd = &r.schema.cols[r.schema.tops[k]];
         if (ig_schema_find(&table, cd->name, cd->name_len) >= 0) {

@@ -324,14 +324,27 @@ int ig_parquet_schema(struct ig_parquet *pq, struct ig_schema *s, struct ig_erro
     return rc;
 }
 
+/* The table's leaves the file's give values to, in order: every leaf of s but
+ * those the version hides (an append writes NULL there). Returns how many,
+ * their leaf indices of s in out (s->nleaves of room). */
+static uint32_t shown_leaves(const struct ig_schema *s, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < s->nleaves; l++)
+        if (!s->cols[s->leaves[l]].hidden) out[n++] = l;
+    return n;
+}
+
 int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, struct ig_error *err)
 {
     struct ig_schema mine = {0};
-    int rc = ig_parquet_schema(pq, &mine, err);
-    if (!rc && mine.nleaves != s->nleaves)
-        rc = ig_err(err, -EINVAL, "%s: %u columns, the table has %u", pq->path, mine.nleaves, s->nleaves);
+    uint32_t *shown = malloc((s->nleaves ? s->nleaves : 1) * sizeof *shown);
+    int rc = shown ? ig_parquet_schema(pq, &mine, err) : ig_err(err, -ENOMEM, "out of memory");
+    uint32_t nshown = shown ? shown_leaves(s, shown) : 0;
+    if (!rc && mine.nleaves != nshown)
+        rc = ig_err(err, -EINVAL, "%s: %u columns, the table has %u", pq->path, mine.nleaves, nshown);
     for (uint32_t l = 0; !rc && l < mine.nleaves; l++) {
-        const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[l]];
+        const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[shown[l]]];
         if (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))
             rc = ig_err(err, -EINVAL, "%s: column %u is '%s', the table's is '%s'", pq->path, l, a->name, b->name);
         else if (a->type != b->type || a->max_def != b->max_def || a->max_rep != b->max_rep ||
@@ -346,6 +359,7 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
         }
     }
     ig_schema_free(&mine);
+    free(shown);
     return rc;
 }
 
@@ -531,6 +545,17 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
     return rc;
 }
 
+/* n rows of NULL (a column the file does not give: hidden by the table's
+ * version), as feed_rows writes a NULL row: one level entry at the top, or a
+ * null value of a flat column. */
+static int null_rows(struct ig_values *v, uint32_t n, struct ig_error *err)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v->levels ? ig_values_push_entry(v, 0, 0) || ig_values_end_row(v) : ig_values_push_null(v) != 0)
+            return ig_err(err, -ENOMEM, "out of memory");
+    return 0;
+}
+
 int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const struct ig_schema *s,
                      ig_parquet_progress_fn progress, void *progress_ctx,
                      const volatile sig_atomic_t *cancel, struct ig_error *err)
@@ -539,8 +564,12 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     uint32_t nl = m->nleaves;
     struct pq_column *cols = calloc(nl, sizeof *cols);
     size_t *cur = calloc(nl, sizeof *cur), *vcur = calloc(nl, sizeof *vcur);
+    /* the file's leaf l gives the values of s's leaf shown[l] (ig_parquet_check_schema) */
+    uint32_t *shown = malloc((s->nleaves ? s->nleaves : 1) * sizeof *shown);
     struct pq_scratch scratch = {0};
-    int rc = cols && cur && vcur ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    int rc = cols && cur && vcur && shown ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && shown_leaves(s, shown) != nl)
+        rc = ig_err(err, -EINVAL, "%s: %u columns, the table has %u", pq->path, nl, shown_leaves(s, shown));
     for (uint32_t l = 0; cols && l < nl; l++) pq_column_init(&cols[l]);
     uint64_t bytes = 0, total_rows = 0;
     struct feed f = {.pq = pq, .err = err};
@@ -558,8 +587,11 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
             uint32_t n = ig_part_writer_room(w);
             if (n > rows - r) n = (uint32_t)(rows - r);
             for (uint32_t l = 0; !rc && l < nl; l++)
-                rc = feed_rows(&f, l, ig_part_writer_column(w, s->cols[s->leaves[l]].leaf), &cols[l], r, n, &cur[l],
-                               &vcur[l]);
+                rc = feed_rows(&f, l, ig_part_writer_column(w, s->cols[s->leaves[shown[l]]].leaf), &cols[l], r, n,
+                               &cur[l], &vcur[l]);
+            for (uint32_t l = 0; !rc && l < s->nleaves; l++)
+                if (s->cols[s->leaves[l]].hidden)
+                    rc = null_rows(ig_part_writer_column(w, s->cols[s->leaves[l]].leaf), n, err);
             if (!rc) rc = ig_part_writer_end_rows(w, n, err);
             if (!rc && cancel && *cancel) rc = ig_err(err, -EINTR, "%s: interrupted; nothing was written", pq->path);
             if (!rc && progress) progress(progress_ctx, bytes, total_rows + r);
@@ -578,5 +610,6 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     free(cur);
     free(vcur);
     pq_scratch_free(&scratch);
+    free(shown);
     return rc;
 }

@@ -56,6 +56,9 @@ struct ig_column_def {
     uint8_t erase_level;  /* 0 = table default, 1 or 2 */
     uint8_t quantize;     /* enum ig_quantize */
     struct ig_logical lt; /* a leaf's logical type (types.h): `type` and `quantize` are its storage */
+    bool hidden;          /* a record the table's version hides, in the schema an append reads
+                             its input by (ig_schema_from_part_hiding): no input names it, and
+                             the rows appended hold NULL there */
     /* derived by ig_schema_finish */
     uint32_t leaf;        /* leaf index, or IG_SCHEMA_NONE for structs */
     uint32_t top;         /* index of the top-level ancestor (itself at the top) */

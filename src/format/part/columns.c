@@ -235,7 +235,8 @@ static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t
             break;
         }
         if (r.parent == IG_NONE) top = c, top_len = r.name_len;
-        if (keep && !keep(ctx, c)) {
+        bool hide = keep && !keep(ctx, c);
+        if (hide) {
             if (rejects == REJECTS_LEFT_OUT) continue;
             /* DEL and the top record's id, then the field's own path: a name
              * no CSV header or JSON key of an append gives */
@@ -257,6 +258,7 @@ static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t
         }
         struct ig_column_def *cd = &s->cols[s->n - 1];
         cd->type = r.type;
+        cd->hidden = hide;
         cd->parent = r.parent == IG_NONE ? IG_SCHEMA_NONE : node[r.parent];
         cd->num_children = r.num_children;
         cd->lists = r.lists;
