@@ -60,6 +60,10 @@ int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const str
         m->cols[c].kind = kind_of(&s->cols[c]);
     }
     for (uint32_t c = 0; c < s->n; c++) {
+        if (!ig_column_is_flat(&s->cols[c]) && s->cols[c].hidden)
+            return ig_err(err, -EINVAL, "%s: a column only older versions of the table show (replaced or dropped) "
+                                        "is nested: append JSON Lines or Parquet, which leave it NULL",
+                          path);
         if (!ig_column_is_flat(&s->cols[c]))
             return ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines input", path,
                           s->cols[c].name);

@@ -708,3 +708,27 @@ append_jsonl_nested() {
     "$INGOT" verify "$V" >/dev/null
 }
 check append_jsonl_with_a_vector_without_schema append_jsonl_nested
+
+# --- a nullable vector column dropped, then rows appended: JSON Lines leaves it
+# NULL (restored, the appended row shows null there); CSV is refused naming why
+append_hidden_vector() {
+    local V=$WORK/vh out
+    printf 'id int64\nemb vector<float32, 4>?\n' >"$WORK/vh.schema"
+    printf '{"id":1,"emb":[1,2,3,4]}\n{"id":2,"emb":[5,6,7,8]}\n' >"$WORK/vh.jsonl"
+    "$INGOT" import --schema "$WORK/vh.schema" "$WORK/vh.jsonl" "$V" >/dev/null 2>&1 || return 1
+    printf 'id,x\n1,2\n' >"$WORK/vh.csv"
+    "$INGOT" add-column --key id "$V" "$WORK/vh.csv" >/dev/null || return 1
+    "$INGOT" drop-column "$V" emb >/dev/null || return 1
+    printf 'id,x\n3,4\n' >"$WORK/vh2.csv"
+    out=$("$INGOT" import --append "$WORK/vh2.csv" "$V" 2>&1) && return 1
+    grep -q "only older versions of the table show (replaced or dropped) is nested: append JSON Lines or Parquet" <<<"$out" ||
+        { echo "$out"; return 1; }
+    printf '{"id":4,"x":5}\n' >"$WORK/vh3.jsonl"
+    "$INGOT" import --append "$WORK/vh3.jsonl" "$V" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 2 "$V")" = '{"id":4,"x":5}' ] || { "$INGOT" cat --rows 2 "$V"; return 1; }
+    "$INGOT" restore-columns "$V" 1 >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 1,2 "$V" | tr -d '\n')" = '{"id":2,"emb":[5.0,6.0,7.0,8.0]}{"id":4,"emb":null}' ] ||
+        { "$INGOT" cat --rows 1,2 "$V"; return 1; }
+    "$INGOT" verify --deep "$V" >/dev/null
+}
+check append_leaves_a_hidden_vector_null append_hidden_vector
