@@ -686,14 +686,19 @@ append_after_changes() {
 }
 check append_after_replace_drop_rename append_after_changes
 
+# DIR TYPE: a table of two rows, id int64 and emb TYPE (a vector of 4)
+vector_table() {
+    printf 'id int64\nemb %s\n' "$2" >"$1.schema"
+    printf '{"id":1,"emb":[1,2,3,4]}\n{"id":2,"emb":[5,6,7,8]}\n' >"$1.jsonl"
+    "$INGOT" import --schema "$1.schema" "$1.jsonl" "$1" >/dev/null 2>&1
+}
+
 # --- JSON Lines appended without a schema to a table with a vector column:
 # the table's fields read with its types (a vector's arrays included), a new
 # scalar field added as a column first
 append_jsonl_nested() {
     local V=$WORK/ve out
-    printf 'id int64\nemb vector<float32, 4>\n' >"$WORK/ve.schema"
-    printf '{"id":1,"emb":[1,2,3,4]}\n{"id":2,"emb":[5,6,7,8]}\n' >"$WORK/ve.jsonl"
-    "$INGOT" import --schema "$WORK/ve.schema" "$WORK/ve.jsonl" "$V" >/dev/null 2>&1 || return 1
+    vector_table "$V" "vector<float32, 4>" || return 1
     printf '{"id":3,"emb":[9,10,11,12]}\n' >"$WORK/ve2.jsonl"
     "$INGOT" import --append "$WORK/ve2.jsonl" "$V" >/dev/null 2>&1 || { "$INGOT" import --append "$WORK/ve2.jsonl" "$V"; return 1; }
     printf '{"id":4,"emb":[1,1,1,1],"label":"x"}\n' >"$WORK/ve3.jsonl"
@@ -713,9 +718,7 @@ check append_jsonl_with_a_vector_without_schema append_jsonl_nested
 # NULL (restored, the appended row shows null there); CSV is refused naming why
 append_hidden_vector() {
     local V=$WORK/vh out
-    printf 'id int64\nemb vector<float32, 4>?\n' >"$WORK/vh.schema"
-    printf '{"id":1,"emb":[1,2,3,4]}\n{"id":2,"emb":[5,6,7,8]}\n' >"$WORK/vh.jsonl"
-    "$INGOT" import --schema "$WORK/vh.schema" "$WORK/vh.jsonl" "$V" >/dev/null 2>&1 || return 1
+    vector_table "$V" "vector<float32, 4>?" || return 1
     printf 'id,x\n1,2\n' >"$WORK/vh.csv"
     "$INGOT" add-column --key id "$V" "$WORK/vh.csv" >/dev/null || return 1
     "$INGOT" drop-column "$V" emb >/dev/null || return 1
