@@ -89,20 +89,6 @@ bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col)
     return !m->listed || ig_idset_has(&m->columns, col);
 }
 
-const struct ig_manifest_name *ig_manifest_name_of(const struct ig_manifest *m, uint32_t col)
-{
-    uint32_t lo = 0, hi = m->nnames;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->names[mid].col == col) return &m->names[mid];
-        if (m->names[mid].col < col)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len)
 {
     uint32_t at = 0;

@@ -70,8 +70,6 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
 int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src);
 /* Does version m show column record `col`? */
 bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col);
-/* The name version m gives record col in place of its footer's, or NULL. */
-const struct ig_manifest_name *ig_manifest_name_of(const struct ig_manifest *m, uint32_t col);
 /* Give record col the name (len bytes; NULL: its footer's again); 0 or -ENOMEM. */
 int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len);
 int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
