@@ -73,11 +73,13 @@ const char cmd_drop_column_usage[] =
     "{\"version\": N, \"columns\": K}.\n";
 
 const char cmd_rename_column_usage[] =
-    "usage: ingot rename-column [--json] TABLE OLD NEW\n"
+    "usage: ingot rename-column [--json] TABLE OLD NEW [OLD NEW]...\n"
     "Shows column OLD as NEW from the new version on (a struct's fields follow it);\n"
     "nothing is rewritten: the parts keep the name it was written with and MANIFEST\n"
-    "gives it the new one. Older versions show the old name. A name another column\n"
-    "has is refused. --json prints {\"version\": N, \"columns\": 1}.\n";
+    "gives it the new one. Older versions show the old name. Several pairs make one\n"
+    "version, their names checked as they are after all of them (two columns may\n"
+    "swap names). A name another column has is refused. --json prints\n"
+    "{\"version\": N, \"columns\": K}.\n";
 
 const char cmd_restore_columns_usage[] =
     "usage: ingot restore-columns [--json] TABLE VERSION|TAG\n"
@@ -308,7 +310,7 @@ int cmd_update(int argc, char **argv)
 }
 
 /* The [--json] ARG... of a command that makes a version from its arguments
- * alone (rename-column, restore-columns): 1 with exactly `want` of them in
+ * alone (restore-columns): 1 with exactly `want` of them in
  * pos; 0 once --help is printed; else the usage on stderr and -1. */
 static int version_args(int argc, char **argv, const char *usage, int want, const char **pos, bool *json)
 {
@@ -368,20 +370,36 @@ int cmd_drop_column(int argc, char **argv)
 
 int cmd_rename_column(int argc, char **argv)
 {
-    const char *pos[3];
-    bool json;
-    int a = version_args(argc, argv, cmd_rename_column_usage, 3, pos, &json);
-    if (a <= 0) return a < 0 ? 2 : 0;
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(cmd_rename_column_usage, stdout);
+        return 0;
+    }
+    /* --json anywhere; the rest: TABLE, then pairs */
+    bool json = false;
+    int n_args = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else
+            argv[++n_args] = argv[i];
+    argc = n_args + 1;
+    if (argc < 4 || argc % 2) {
+        fputs(cmd_rename_column_usage, stderr);
+        return 2;
+    }
+    size_t n = (size_t)(argc - 2) / 2;
     struct ig_evolve_report rep;
     struct ig_error err = {0};
-    if (ig_rename_column(pos[0], pos[1], pos[2], &rep, &err)) {
+    if (ig_rename_columns(argv[1], (const char *const *)argv + 2, n, &rep, &err)) {
         cli_error("rename-column: %s", err.msg);
         return 2;
     }
     if (json)
         print_version_json(&rep);
+    else if (n == 1)
+        printf("renamed '%s' to '%s': version %" PRIu64 "\n", argv[2], argv[3], rep.version);
     else
-        printf("renamed '%s' to '%s': version %" PRIu64 "\n", pos[1], pos[2], rep.version);
+        printf("renamed %zu columns: version %" PRIu64 "\n", n, rep.version);
     return 0;
 }
 

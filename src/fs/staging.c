@@ -365,14 +365,15 @@ int fs_column_drop(struct fs_session *s, uint32_t col)
 }
 
 struct rename_arg {
-    const char *from, *to;
+    const char *const *pairs; /* from, to, ... */
+    size_t n;
 };
 
 static int rename_named(struct fs_session *s, const void *arg, struct ig_error *err)
 {
     const struct rename_arg *ra = arg;
     struct ig_evolve_report rep;
-    return ig_rename_column(s->dir, ra->from, ra->to, &rep, err);
+    return ig_rename_columns(s->dir, ra->pairs, ra->n, &rep, err);
 }
 
 int fs_column_rename(struct fs_session *s, uint32_t col, uint32_t view, const char *to_file)
@@ -388,9 +389,24 @@ int fs_column_rename(struct fs_session *s, uint32_t col, uint32_t view, const ch
     int rc = top_column_name(s, col, column);
     if (rc) return rc;
     struct ig_error err = {0};
-    struct rename_arg ra = {column, to};
-    rc = change_columns(s, rename_named, &ra, &err);
+    const char *pairs[] = {column, to};
+    rc = change_columns(s, rename_named, &(struct rename_arg){pairs, 1}, &err);
     if (rc) say(s, "mv columns/%s: %s", column, err.msg);
+    return rc;
+}
+
+int fs_column_exchange(struct fs_session *s, uint32_t a, uint32_t b)
+{
+    if (s->version) return -EROFS;
+    if (a == b) return 0;
+    char name_a[FS_NAME_MAX + 1], name_b[FS_NAME_MAX + 1];
+    int rc = top_column_name(s, a, name_a);
+    if (!rc) rc = top_column_name(s, b, name_b);
+    if (rc) return rc;
+    struct ig_error err = {0};
+    const char *pairs[] = {name_a, name_b, name_b, name_a};
+    rc = change_columns(s, rename_named, &(struct rename_arg){pairs, 2}, &err);
+    if (rc) say(s, "columns/%s exchanged: %s", name_a, err.msg);
     return rc;
 }
 

@@ -65,5 +65,8 @@ int fs_column_drop(struct fs_session *s, uint32_t col);
  * file name, or col a struct's field; -EEXIST when a column answers to NEW already, -ENOENT for no
  * such column. */
 int fs_column_rename(struct fs_session *s, uint32_t col, uint32_t view, const char *to_file);
+/* renameat2(RENAME_EXCHANGE) of two files of one view in columns/: columns a
+ * and b swap names in one version. -EPERM for a struct's field. */
+int fs_column_exchange(struct fs_session *s, uint32_t a, uint32_t b);
 
 #endif

@@ -546,13 +546,15 @@ static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_va
 }
 
 /* An append whose input has columns the table has not: they are added first
- * (a version of their own: the rows already there NULL in them), and the part
- * is then appended with them. A column of the input that the table has must
- * keep its type when the input declares one (a schema file, Parquet, .npy);
- * CSV and JSON Lines are read with the table's types. */
+ * (a version of their own: the rows already there NULL in them; *made its
+ * number, else 0), and the part is then appended with them (an append that
+ * fails then takes them away again: ig_import). A column of the input that
+ * the table has must keep its type when the input declares one (a schema
+ * file, Parquet, .npy); CSV and JSON Lines are read with the table's types. */
 static int evolve_for_append(const char *input, const char *table_dir, const struct ig_import_opts *o,
-                             enum ig_input_format fmt, struct ig_error *err)
+                             enum ig_input_format fmt, uint64_t *made, struct ig_error *err)
 {
+    *made = 0;
     struct import_run r = {.input = input, .o = o, .in_fd = -1};
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
@@ -616,9 +618,23 @@ static int evolve_for_append(const char *input, const char *table_dir, const str
         struct ig_add_request req = {.schema = &add, .fill = fill_null, .ctx = &add};
         struct ig_evolve_report rep;
         if (!rc) rc = ig_add_columns(table_dir, &req, &rep, err);
+        if (!rc) *made = rep.version;
     }
     ig_schema_free(&add);
     return rc;
+}
+
+/* An append that failed after it added its new columns: the version before
+ * them shown again, so that the table shows what it did before the append
+ * (two versions later); unless another writer's version came since. */
+static void undo_added_columns(const char *table_dir, uint64_t made, struct ig_error *err)
+{
+    struct ig_evolve_report rep;
+    struct ig_error why = {0};
+    if (ig_undo_columns(table_dir, made, "the append that added them failed", &rep, &why) == 0) return;
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, " (the columns it added stay, version %" PRIu64 ": %s)", made,
+             why.msg);
 }
 
 int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
@@ -637,7 +653,8 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     struct ig_append a;
-    int rc = o->append ? evolve_for_append(input, table_dir, o, fmt, err) : 0;
+    uint64_t added = 0; /* the version that added the input's new columns */
+    int rc = o->append ? evolve_for_append(input, table_dir, o, fmt, &added, err) : 0;
     if (rc) {
         memset(&a, 0, sizeof a);
         a.lock_fd = -1;
@@ -668,6 +685,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     }
     ig_part_writer_free(r.w); /* removes the part unless finished */
     ig_append_end(&a);
+    if (rc && added) undo_added_columns(table_dir, added, err);
     if (csv) ig_csv_close(csv);
     if (lr) ig_lines_close(lr);
     ig_parquet_close(r.pq);

@@ -513,6 +513,15 @@ errors_name_command() {
         out=$("$INGOT" ${cmd//T/$WORK/nonexistent} 2>&1) && return 1
         grep -q "^ingot: ${cmd%% *}: .*nonexistent: no such table" <<<"$out" || { echo "$out"; return 1; }
     done
+    # nor does one given a directory that is no table leave anything in it
+    mkdir -p "$WORK/not-a-table"
+    printf 'a\n1\n' >"$WORK/nt.csv"
+    for cmd in "rename-column T a b" "drop-column T a" "erase --row 1 T" "gc --keep 1 T" "tag T v 1" "import --append CSV T"; do
+        cmd=${cmd//T/$WORK/not-a-table}
+        out=$("$INGOT" ${cmd//CSV/$WORK/nt.csv} 2>&1) && return 1
+        grep -q "^ingot: ${cmd%% *}: .*not-a-table: not an ingot table (no MANIFEST)" <<<"$out" || { echo "$out"; return 1; }
+    done
+    [ -z "$(ls -A "$WORK/not-a-table")" ] || { ls -A "$WORK/not-a-table"; return 1; }
 }
 check cli_errors_name_command_and_input errors_name_command
 

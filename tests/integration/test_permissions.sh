@@ -76,6 +76,15 @@ columns_by_erase_rules() {
     as_user cat "$WORK/m/columns/m" | grep -qx 96 || return 1
     as_member mv "$WORK/m/columns/m.npy" "$WORK/m/columns/m2.npy" || return 1
     as_user cat "$WORK/m/columns/m2" | grep -qx 96 || return 1
+    # an exchange (renameat2) of two columns' names: the same rule
+    xchg="import ctypes, os, sys; l = ctypes.CDLL(None, use_errno=True)
+r = l.renameat2(-100, b'$WORK/m/columns/m2', -100, b'$WORK/m/columns/id', 2)
+sys.exit(os.strerror(ctypes.get_errno()) if r else 0)"
+    out=$(as_user /usr/bin/python3 -c "$xchg" 2>&1) && { echo "another user exchanged two columns"; return 1; }
+    grep -q "Permission denied" <<<"$out" || { echo "$out"; return 1; }
+    as_member /usr/bin/python3 -c "$xchg" || return 1
+    as_user cat "$WORK/m/columns/m2" | grep -qx 99 || { echo "not exchanged"; return 1; } # id's values: m2's stop at 96
+    as_member /usr/bin/python3 -c "$xchg" || return 1
     as_member rm "$WORK/m/columns/m2" || return 1
     [ ! -e "$WORK/m/columns/m" ] && [ ! -e "$WORK/m/columns/m2" ] && "$INGOT" versions "$WORK/t" | grep -q "drop-column m2"
 }

@@ -435,6 +435,25 @@ append_evolves() {
     out=$("$INGOT" import --append --schema "$WORK/ap4.txt" "$WORK/ap4.csv" "$A" 2>&1) && return 1
     grep -q "column 'x' is float64 in the table, string here" <<<"$out" || { echo "$out"; return 1; }
     [ "$(cd "$A" && sha256sum MANIFEST part-*)" = "$before" ] || { echo "the table changed"; return 1; }
+    # an append that fails after adding its new column (a bad value in its
+    # second row) takes the column away again: the table shows what it did
+    local rows_before
+    rows_before=$("$INGOT" cat "$A" x | wc -l)
+    printf 'id,name,x,late
+103,a,1.0,4
+not-a-number,b,2.0,5
+' >"$WORK/ap5.csv"
+    out=$("$INGOT" import --append "$WORK/ap5.csv" "$A" 2>&1) && return 1
+    grep -q "ap5.csv:3: column 'id': invalid integer" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" cat --rows 0 "$A")" = '{"id":0,"name":"n0","x":0.0,"extra":null}' ] || { "$INGOT" cat --rows 0 "$A"; return 1; }
+    [ "$("$INGOT" cat "$A" x | wc -l)" = "$rows_before" ] || return 1
+    [ "$("$INGOT" versions --json "$A" | jq -r '.[-1].change')" = \
+        "restore-columns 4 (the append that added them failed)" ] || { "$INGOT" versions "$A"; return 1; }
+    printf 'id,name,x,late
+103,a,1.0,4
+' >"$WORK/ap6.csv" # fixed: appended, the column new again
+    "$INGOT" import --append "$WORK/ap6.csv" "$A" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0,102 "$A" late | tr -d '\n')" = '{"late":null}{"late":4}' ] || return 1
     "$INGOT" verify --deep "$A" >/dev/null
 }
 check append_adds_new_columns_and_fills_null append_evolves
@@ -494,6 +513,22 @@ rename_cli() {
     grep -q "field of a struct" <<<"$out" || { echo "$out"; return 1; }
     out=$("$INGOT" rename-column "$S" id pos.y 2>&1) && return 1
     grep -q "a column is named 'pos.y' already" <<<"$out" || { echo "$out"; return 1; }
+    # several pairs: one version, the names checked as they are after all of
+    # them (a swap, the struct's fields following); clashes among the new
+    # names or a column renamed twice refused with the table unchanged
+    before=$(cd "$S" && sha256sum MANIFEST)
+    out=$("$INGOT" rename-column "$S" id a pos a 2>&1) && return 1
+    grep -q "two columns would be named 'a'" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" rename-column "$S" id a id b 2>&1) && return 1
+    grep -q "column 'id' is renamed twice" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" rename-column "$S" id a pos 2>&1) && return 1
+    grep -q "usage: ingot rename-column" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(cd "$S" && sha256sum MANIFEST)" = "$before" ] || { echo "MANIFEST changed"; return 1; }
+    "$INGOT" rename-column "$S" id pos pos id --json | jq -e '.columns == 2' >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 1 "$S")" = '{"pos":2,"id":{"x":2,"y":"b"}}' ] || { "$INGOT" cat --rows 1 "$S"; return 1; }
+    [ "$("$INGOT" cat "$S" id.y | tr '\n' ,)" = '{"y":"a"},{"y":"b"},' ] || { "$INGOT" cat "$S" id.y; return 1; }
+    [ "$("$INGOT" versions --json "$S" | jq -r '.[-1].change')" = "rename-column id pos pos id" ] || return 1
+    [ "$("$INGOT" cat --version 2 --rows 1 "$S")" = '{"id":2,"pos":{"x":2,"y":"b"}}' ] || return 1
     "$INGOT" verify "$S" >/dev/null
 }
 check rename_column_new_version_old_name_kept rename_cli
@@ -524,6 +559,20 @@ for src, dst, want in (("q4", "name", errno.EEXIST), ("q4.npy", "q5", errno.EPER
         assert e.errno == want, (src, dst, e)
     else:
         sys.exit(f"{src} -> {dst} was taken")
+# renameat2(RENAME_EXCHANGE): two columns swap names in one version
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def exchange(a, b):
+    if libc.renameat2(-100, f"{m}/columns/{a}".encode(), -100, f"{m}/columns/{b}".encode(), 2):
+        return ctypes.get_errno()
+    return 0
+ids = np.load(f"{m}/columns/id.npy")
+assert exchange("q4.npy", "id.npy") == 0
+assert (np.load(f"{m}/columns/id.npy") == q).all() and (np.load(f"{m}/columns/q4.npy") == ids).all()
+assert list(__import__("json").loads(open(f"{m}/rows/0").read()))[:3] == ["q4", "name", "id"]
+assert exchange("q4", "id.npy") == errno.EPERM and exchange("q4", "nope") == errno.ENOENT
+assert exchange("id", "q4") == 0  # and back
+assert (np.load(f"{m}/columns/q4.npy") == q).all()
 try:
     os.rename(f"{v}/quarter", f"{v}/y")
 except OSError as e:

@@ -385,26 +385,30 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
     return 0;
 }
 
+static int def_name_cmp(const struct ig_column_def *c, const char *name, size_t len)
+{
+    size_t m = c->name_len < len ? c->name_len : len;
+    int cmp = memcmp(c->name, name, m);
+    return cmp ? cmp : (c->name_len > len) - (c->name_len < len);
+}
+
 long ig_schema_find(const struct ig_schema *s, const char *name, size_t len)
 {
-    if (s->by_name) {
+    if (s->by_name) { /* the first not below name, then those equal to it */
         size_t lo = 0, hi = s->n;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            const struct ig_column_def *c = &s->cols[s->by_name[mid]];
-            size_t m = c->name_len < len ? c->name_len : len;
-            int cmp = memcmp(c->name, name, m);
-            if (!cmp) cmp = (c->name_len > len) - (c->name_len < len);
-            if (!cmp) return s->by_name[mid];
-            if (cmp < 0)
+            if (def_name_cmp(&s->cols[s->by_name[mid]], name, len) < 0)
                 lo = mid + 1;
             else
                 hi = mid;
         }
+        for (; lo < s->n && !def_name_cmp(&s->cols[s->by_name[lo]], name, len); lo++)
+            if (!s->cols[s->by_name[lo]].hidden) return s->by_name[lo];
         return -1;
     }
     for (uint32_t i = 0; i < s->n; i++)
-        if (s->cols[i].name_len == len && memcmp(s->cols[i].name, name, len) == 0) return i;
+        if (!s->cols[i].hidden && !def_name_cmp(&s->cols[i], name, len)) return i;
     return -1;
 }
 

@@ -101,7 +101,9 @@ int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const cha
                     struct ig_error *err);
 
 /* Index of the node called name (dotted path), or -1. Binary search once the
- * schema is finished, linear before. */
+ * schema is finished, linear before. A hidden node (ig_column_def.hidden)
+ * answers to no name: an input's column never feeds one, whatever it is
+ * called. */
 long ig_schema_find(const struct ig_schema *s, const char *name, size_t len);
 
 /* Render back to schema-file syntax (round-trips through ig_schema_parse). */

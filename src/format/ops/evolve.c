@@ -198,87 +198,167 @@ int ig_drop_columns(const char *dir, const char *const *names, size_t n,
     return rc;
 }
 
-/* Is `name` free for column `col` (its subtree [col, end)) to take, with its
- * fields' names "name.field"? Taken: a shown record outside the subtree
- * answers to one of them. */
-static int check_rename(const struct ig_table *t, uint32_t col, uint32_t end, const char *name, size_t len,
-                        struct ig_error *err)
+/* One column of a rename: its record, the end of its subtree, its new name. */
+struct renaming {
+    uint32_t col, end;
+    const char *to;
+    size_t to_len;
+};
+
+static bool renamed_away(const struct renaming *r, size_t n, uint32_t col)
 {
-    if (!len || memchr(name, '\0', len) || !ig_utf8_valid((const uint8_t *)name, len))
-        return ig_err(err, -EINVAL, "%s: '%s' is not a column name (empty, or not UTF-8)", t->dir, name);
-    struct ig_colrec top;
-    int rc = ig_part_column(&t->parts[0], col, &top, err);
-    struct ig_buf full = IG_BUF_INIT;
-    for (uint32_t c = col; c < end && !rc; c++) {
-        struct ig_colrec r;
-        rc = ig_part_column(&t->parts[0], c, &r, err);
-        if (rc) break;
-        ig_buf_reset(&full);
-        if (ig_buf_append(&full, name, len) ||
-            ig_buf_append(&full, r.name + top.name_len, r.name_len - top.name_len)) {
-            rc = ig_err(err, -ENOMEM, "out of memory");
-            break;
+    for (size_t k = 0; k < n; k++)
+        if (col >= r[k].col && col < r[k].end) return true;
+    return false;
+}
+
+/* Record c of renaming r under its new name ("to" + its field path) in full. */
+static int new_name(const struct ig_table *t, const struct renaming *r, uint32_t c, struct ig_buf *full,
+                    struct ig_error *err)
+{
+    struct ig_colrec top, rec;
+    int rc = ig_part_column(&t->parts[0], r->col, &top, err);
+    if (!rc) rc = ig_part_column(&t->parts[0], c, &rec, err);
+    if (rc) return rc;
+    ig_buf_reset(full);
+    if (ig_buf_append(full, r->to, r->to_len) ||
+        ig_buf_append(full, rec.name + top.name_len, rec.name_len - top.name_len))
+        return ig_err(err, -ENOMEM, "out of memory");
+    if (full->len > IG_MAX_NAME_LEN)
+        return ig_err(err, -EINVAL, "%s: '%s' is too long a name (its fields' names would pass %d bytes)", t->dir,
+                      r->to, IG_MAX_NAME_LEN);
+    return 0;
+}
+
+struct taken {
+    const uint8_t *name;
+    size_t len;
+};
+
+static int taken_cmp(const void *a, const void *b)
+{
+    const struct taken *x = a, *y = b;
+    int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Are the new names free, all renames taking effect at once? Taken: a shown
+ * record no rename moves answers to one of them, or two renamed records
+ * would answer to the same one. (Swapping two names is a rename of both.) */
+static int check_renames(const struct ig_table *t, const struct renaming *r, size_t n, struct ig_error *err)
+{
+    struct ig_buf all = IG_BUF_INIT, full = IG_BUF_INIT;
+    size_t records = 0;
+    int rc = 0;
+    for (size_t k = 0; k < n && !rc; k++) {
+        if (!r[k].to_len || memchr(r[k].to, '\0', r[k].to_len) ||
+            !ig_utf8_valid((const uint8_t *)r[k].to, r[k].to_len))
+            rc = ig_err(err, -EINVAL, "%s: '%s' is not a column name (empty, or not UTF-8)", t->dir, r[k].to);
+        for (uint32_t c = r[k].col; c < r[k].end && !rc; c++) {
+            rc = new_name(t, &r[k], c, &full, err);
+            uint32_t other;
+            if (!rc && ig_table_find(t, (const char *)full.data, full.len, &other, NULL) == 0 &&
+                !renamed_away(r, n, other))
+                rc = ig_err(err, -EEXIST, "%s: a column is named '%.*s' already", t->dir, (int)full.len,
+                            (const char *)full.data);
+            /* each new name, length first, for the check between renames below */
+            uint64_t len = full.len;
+            if (!rc && (ig_buf_append(&all, &len, sizeof len) || ig_buf_append(&all, full.data, full.len)))
+                rc = ig_err(err, -ENOMEM, "out of memory");
+            records++;
         }
-        if (full.len > IG_MAX_NAME_LEN) {
-            rc = ig_err(err, -EINVAL, "%s: '%s' is too long a name (its fields' names would pass %d bytes)",
-                        t->dir, name, IG_MAX_NAME_LEN);
-            break;
-        }
-        uint32_t other;
-        if (ig_table_find(t, (const char *)full.data, full.len, &other, NULL) == 0 && (other < col || other >= end))
-            rc = ig_err(err, -EEXIST, "%s: a column is named '%.*s' already", t->dir, (int)full.len,
-                        (const char *)full.data);
     }
+    struct taken *v = rc || n < 2 ? NULL : malloc(records * sizeof *v);
+    if (!rc && n >= 2 && !v) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (v) {
+        size_t i = 0;
+        for (size_t at = 0; at < all.len; i++) {
+            uint64_t len;
+            memcpy(&len, all.data + at, sizeof len);
+            v[i] = (struct taken){all.data + at + sizeof len, (size_t)len};
+            at += sizeof len + len;
+        }
+        qsort(v, records, sizeof *v, taken_cmp);
+        for (i = 1; i < records && !rc; i++)
+            if (!taken_cmp(&v[i - 1], &v[i]))
+                rc = ig_err(err, -EEXIST, "%s: two columns would be named '%.*s'", t->dir, (int)v[i].len,
+                            (const char *)v[i].name);
+        free(v);
+    }
+    ig_buf_free(&all);
     ig_buf_free(&full);
+    return rc;
+}
+
+int ig_rename_columns(const char *dir, const char *const *pairs, size_t n, struct ig_evolve_report *rep,
+                      struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    if (!n) return ig_err(err, -EINVAL, "%s: no column to rename", dir);
+    char change[IG_CHANGE_MAX + 1];
+    struct ig_buf what = IG_BUF_INIT;
+    int rc = ig_buf_printf(&what, "rename-column");
+    for (size_t k = 0; k < 2 * n && !rc; k++)
+        rc = ig_buf_printf(&what, " %s", pairs[k]);
+    snprintf(change, sizeof change, "%s", rc ? "rename-column" : (const char *)what.data);
+    ig_buf_free(&what);
+    struct ig_commit c;
+    rc = ig_commit_begin(&c, dir, change, err);
+    struct renaming *r = rc ? NULL : calloc(n, sizeof *r);
+    if (!rc && !r) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (size_t k = 0; k < n && !rc; k++) {
+        const char *from = pairs[2 * k], *to = pairs[2 * k + 1];
+        struct ig_colrec cr;
+        uint32_t col = 0;
+        if (ig_table_find(&c.table, from, strlen(from), &col, NULL))
+            rc = ig_err(err, -ENOENT, "%s: no column '%s'", dir, from);
+        if (!rc) rc = ig_part_column(&c.table.parts[0], col, &cr, err);
+        if (!rc && cr.parent != IG_NONE)
+            rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; only whole columns are renamed", dir, from);
+        if (!rc && !strcmp(from, to)) rc = ig_err(err, -EINVAL, "%s: column '%s' has that name already", dir, from);
+        for (size_t j = 0; j < k && !rc; j++)
+            if (r[j].col == col) rc = ig_err(err, -EINVAL, "%s: column '%s' is renamed twice", dir, from);
+        if (!rc)
+            r[k] = (struct renaming){.col = col, .end = ig_part_column_span_end(&c.table.parts[0], col), .to = to,
+                                     .to_len = strlen(to)};
+    }
+    if (!rc) rc = check_renames(&c.table, r, n, err);
+    for (size_t k = 0; k < n && !rc; k++) {
+        struct ig_colrec stored;
+        rc = ig_part_column_stored(&c.table.parts[0], r[k].col, &stored, err);
+        /* back to the name its footer stores: no name line needed */
+        bool own = !rc && stored.name_len == r[k].to_len && !memcmp(stored.name, r[k].to, r[k].to_len);
+        if (!rc && ig_manifest_rename(&c.next, r[k].col, own ? NULL : r[k].to, r[k].to_len))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+    }
+    if (!rc) rc = ig_commit_finish(&c, err);
+    if (!rc) {
+        rep->version = c.next.version;
+        rep->columns = (uint32_t)n;
+    }
+    free(r);
+    ig_commit_end(&c);
     return rc;
 }
 
 int ig_rename_column(const char *dir, const char *from, const char *to, struct ig_evolve_report *rep,
                      struct ig_error *err)
 {
-    memset(rep, 0, sizeof *rep);
-    char change[IG_CHANGE_MAX + 1];
-    snprintf(change, sizeof change, "rename-column %s %s", from, to);
-    struct ig_commit c;
-    int rc = ig_commit_begin(&c, dir, change, err);
-    uint32_t col = 0;
-    struct ig_colrec cr;
-    if (!rc && ig_table_find(&c.table, from, strlen(from), &col, NULL))
-        rc = ig_err(err, -ENOENT, "%s: no column '%s'", dir, from);
-    if (!rc) rc = ig_part_column(&c.table.parts[0], col, &cr, err);
-    if (!rc && cr.parent != IG_NONE)
-        rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; only whole columns are renamed", dir, from);
-    if (!rc && !strcmp(from, to)) rc = ig_err(err, -EINVAL, "%s: column '%s' has that name already", dir, from);
-    uint32_t end = rc ? col : ig_part_column_span_end(&c.table.parts[0], col);
-    if (!rc) rc = check_rename(&c.table, col, end, to, strlen(to), err);
-    struct ig_colrec stored;
-    if (!rc) rc = ig_part_column_stored(&c.table.parts[0], col, &stored, err);
-    if (!rc) {
-        /* back to the name its footer stores: no name line needed */
-        bool own = stored.name_len == strlen(to) && !memcmp(stored.name, to, stored.name_len);
-        rc = ig_manifest_rename(&c.next, col, own ? NULL : to, strlen(to)) ? ig_err(err, -ENOMEM, "out of memory")
-                                                                           : 0;
-    }
-    if (!rc) rc = ig_commit_finish(&c, err);
-    if (!rc) {
-        rep->version = c.next.version;
-        rep->columns = 1;
-    }
-    ig_commit_end(&c);
-    return rc;
+    const char *pair[2] = {from, to};
+    return ig_rename_columns(dir, pair, 1, rep, err);
 }
 
-int ig_restore_columns(const char *dir, const char *spec, struct ig_evolve_report *rep, struct ig_error *err)
+/* Version v's columns and names as a new version; `current` (0: any): the
+ * version the table must be at, else -EAGAIN and nothing is changed. */
+static int restore_columns(const char *dir, uint64_t v, uint64_t current, const char *change,
+                           struct ig_evolve_report *rep, struct ig_error *err)
 {
-    memset(rep, 0, sizeof *rep);
-    uint64_t v = 0;
-    int rc = ig_version_resolve(dir, spec, &v, err);
-    if (rc) return rc;
-    char change[IG_CHANGE_MAX + 1];
-    snprintf(change, sizeof change, "restore-columns %" PRIu64, v);
     struct ig_commit c;
-    rc = ig_commit_begin(&c, dir, change, err);
+    int rc = ig_commit_begin(&c, dir, change, err);
     struct ig_manifest old = {0};
+    if (!rc && current && c.table.manifest.version != current)
+        rc = ig_err(err, -EAGAIN, "%s: the table moved on from version %" PRIu64 " (now %" PRIu64 ")", dir, current,
+                    c.table.manifest.version);
     if (!rc && v > c.table.manifest.version)
         rc = ig_err(err, -ENOENT, "%s: no version %" PRIu64 " (the newest is %" PRIu64 ")", dir, v,
                     c.table.manifest.version);
@@ -318,4 +398,25 @@ int ig_restore_columns(const char *dir, const char *spec, struct ig_evolve_repor
     ig_manifest_free(&old);
     ig_commit_end(&c);
     return rc;
+}
+
+int ig_restore_columns(const char *dir, const char *spec, struct ig_evolve_report *rep, struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    uint64_t v = 0;
+    int rc = ig_version_resolve(dir, spec, &v, err);
+    if (rc) return rc;
+    char change[IG_CHANGE_MAX + 1];
+    snprintf(change, sizeof change, "restore-columns %" PRIu64, v);
+    return restore_columns(dir, v, 0, change, rep, err);
+}
+
+int ig_undo_columns(const char *dir, uint64_t made, const char *why, struct ig_evolve_report *rep,
+                    struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    if (made < 2) return ig_err(err, -EINVAL, "%s: version %" PRIu64 " has no version before it", dir, made);
+    char change[IG_CHANGE_MAX + 1];
+    snprintf(change, sizeof change, "restore-columns %" PRIu64 " (%s)", made - 1, why);
+    return restore_columns(dir, made - 1, made, change, rep, err);
 }

@@ -85,6 +85,11 @@ int ig_drop_columns(const char *dir, const char *const *names, size_t n,
  * the same column. A name a shown column answers to is refused. */
 int ig_rename_column(const char *dir, const char *from, const char *to, struct ig_evolve_report *rep,
                      struct ig_error *err);
+/* The same for n columns at once, pairs[2k] shown as pairs[2k + 1]: one
+ * version, the names checked as they are after every rename (so two columns
+ * may swap names). */
+int ig_rename_columns(const char *dir, const char *const *pairs, size_t n, struct ig_evolve_report *rep,
+                      struct ig_error *err);
 
 /* Show the columns version `spec` (a number or a tag) showed, under the names
  * it gave them: a new version, nothing written to the parts. The rows stay as
@@ -92,5 +97,12 @@ int ig_rename_column(const char *dir, const char *from, const char *to, struct i
  * record), rows erased since stay erased. A version `ingot gc` let go (or a
  * column whose pages it zeroed) cannot be restored. */
 int ig_restore_columns(const char *dir, const char *spec, struct ig_evolve_report *rep, struct ig_error *err);
+
+/* Undo version `made` (a change of columns this process just committed) by
+ * showing the columns of the version before it again, as a new version whose
+ * change says `why`; only while `made` is still the current version (else
+ * -EAGAIN, nothing changed: another writer's version is never undone). */
+int ig_undo_columns(const char *dir, uint64_t made, const char *why, struct ig_evolve_report *rep,
+                    struct ig_error *err);
 
 #endif

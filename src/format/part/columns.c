@@ -134,13 +134,25 @@ static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
 int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bool (*ok)(void *ctx, uint32_t col),
                        void *ctx, uint32_t *col, struct ig_error *err)
 {
-    /* a record the version renamed answers to its new name only */
+    /* a record the version renamed answers to its new name only: the first
+     * of its names' entries not below name, then those equal to it */
     const struct ig_part_names *nm = p->names;
-    for (uint32_t i = 0; nm && i < nm->n; i++)
-        if (!name_cmp(nm->name[i], nm->len[i], name, len) && (!ok || ok(ctx, nm->col[i]))) {
-            *col = nm->col[i];
+    uint32_t lo_n = 0, hi_n = nm ? nm->n : 0;
+    while (lo_n < hi_n) {
+        uint32_t mid = lo_n + (hi_n - lo_n) / 2, e = nm->by_name[mid];
+        if (name_cmp(nm->name[e], nm->len[e], name, len) < 0)
+            lo_n = mid + 1;
+        else
+            hi_n = mid;
+    }
+    for (uint32_t i = lo_n; nm && i < nm->n; i++) {
+        uint32_t e = nm->by_name[i];
+        if (name_cmp(nm->name[e], nm->len[e], name, len)) break;
+        if (!ok || ok(ctx, nm->col[e])) {
+            *col = nm->col[e];
             return 0;
         }
+    }
     /* the first index entry not below name; from version 10 equal names
      * follow one another in column id order */
     const uint8_t *idx = ig_part_section(p, IG_SEC_NAME_INDEX);
@@ -276,7 +288,9 @@ static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t
     free(node);
     if (!rc) {
         struct ig_error sub = {0};
-        s->names_repeat = names == NAMES_STORED;
+        /* stored names may repeat (a renamed column's old name taken by a new
+         * one); so may a hidden record's made-up name and a shown one */
+        s->names_repeat = names == NAMES_STORED || rejects == REJECTS_HIDDEN;
         rc = ig_schema_finish(s, &sub);
         if (rc) rc = ig_err(err, -EIO, "%s: %s", p->path, sub.msg);
     }

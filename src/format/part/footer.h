@@ -70,8 +70,11 @@ struct ig_part {
 struct ig_part_names {
     uint32_t n;
     uint32_t *col; /* ascending */
-    char **name;
+    char **name; /* NUL-terminated, in `arena` */
     uint32_t *len;
+    char *arena;
+    uint32_t *by_name; /* entries in (name, col) order: a lookup by name is a binary
+                          search however many records a version renamed */
 };
 
 struct ig_colrec {

@@ -20,6 +20,15 @@ static int lock_file(const char *dir, short type, bool wait, struct ig_error *er
     if (snprintf(path, sizeof path, "%s/.ingot", dir) >= (int)sizeof path)
         return ig_err(err, -ENAMETOOLONG, "%s: path too long", dir);
     bool exclusive = type == F_WRLCK;
+    /* writers lock tables that exist (a new one is built aside, then renamed
+     * in): a directory without a MANIFEST gets no .ingot/ of a writer's */
+    struct stat st;
+    if (exclusive && stat(path, &st) && errno == ENOENT) {
+        char manifest[4096];
+        snprintf(manifest, sizeof manifest, "%s/MANIFEST", dir);
+        if (stat(manifest, &st) && errno == ENOENT && stat(dir, &st) == 0)
+            return ig_err(err, -ENOENT, "%s: not an ingot table (no MANIFEST)", dir);
+    }
     if (exclusive && mkdir(path, 0755) && errno != EEXIST) {
         if (errno == ENOENT) return ig_err(err, -ENOENT, "%s: no such table (no such directory)", dir);
         return ig_err(err, -errno, "%s: %s", path, strerror(errno));

@@ -91,9 +91,17 @@ bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col)
 
 int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len)
 {
-    uint32_t at = 0;
-    while (at < m->nnames && m->names[at].col < col)
-        at++;
+    /* the first entry not below col (a MANIFEST's lines arrive in id order:
+     * each goes last, and a table of thousands of renames opens in linear time) */
+    uint32_t at = 0, hi = m->nnames;
+    if (hi && m->names[hi - 1].col < col) at = hi;
+    while (at < hi) {
+        uint32_t mid = at + (hi - at) / 2;
+        if (m->names[mid].col < col)
+            at = mid + 1;
+        else
+            hi = mid;
+    }
     bool there = at < m->nnames && m->names[at].col == col;
     if (!name) {
         if (there) {
@@ -110,12 +118,16 @@ int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, si
     if (there) {
         free(m->names[at].name);
     } else {
-        void *grown = realloc(m->names, (m->nnames + 1) * sizeof *m->names);
-        if (!grown) {
-            free(copy);
-            return -ENOMEM;
+        if (m->nnames == m->names_cap) {
+            uint32_t cap = m->names_cap ? 2 * m->names_cap : 8;
+            void *grown = realloc(m->names, cap * sizeof *m->names);
+            if (!grown) {
+                free(copy);
+                return -ENOMEM;
+            }
+            m->names = grown;
+            m->names_cap = cap;
         }
-        m->names = grown;
         memmove(&m->names[at + 1], &m->names[at], (m->nnames - at) * sizeof *m->names);
         m->nnames++;
     }
@@ -130,6 +142,7 @@ int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src)
     c.columns = (struct ig_idset){0};
     c.names = calloc(src->nnames ? src->nnames : 1, sizeof *c.names);
     c.nnames = 0;
+    c.names_cap = src->nnames ? src->nnames : 1;
     bool ok = c.parts && c.names && !ig_idset_copy(&c.columns, &src->columns);
     for (uint32_t i = 0; ok && i < src->nnames; i++) {
         c.names[i] = src->names[i];
@@ -181,11 +194,10 @@ static int parse_name(const char *v, unsigned line, const char *what, struct ig_
         return ig_err(err, -EIO, "%s line %u: bad name line", what, line);
     const char *e = end + 1;
     size_t elen = strlen(e);
-    char *name = malloc(elen + 1);
-    if (!name) return ig_err(err, -ENOMEM, "out of memory");
+    char name[IG_MAX_NAME_LEN + 1]; /* a line longer than any name escaped is refused below */
     size_t n = 0;
     bool ok = elen > 0;
-    for (size_t i = 0; ok && i < elen; i++) {
+    for (size_t i = 0; ok && i < elen && n <= IG_MAX_NAME_LEN; i++) {
         unsigned char ch = (unsigned char)e[i];
         if (ch == '%') {
             int hi = i + 2 < elen ? hex_digit(e[i + 1]) : -1, lo = hi >= 0 ? hex_digit(e[i + 2]) : -1;
@@ -200,7 +212,6 @@ static int parse_name(const char *v, unsigned line, const char *what, struct ig_
     ok = ok && n <= IG_MAX_NAME_LEN && ig_utf8_valid((const uint8_t *)name, n);
     int rc = ok ? ig_manifest_rename(m, (uint32_t)col, name, n) : ig_err(err, -EIO, "%s line %u: bad name line", what, line);
     if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
-    free(name);
     return rc;
 }
 
@@ -268,6 +279,10 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
             if (sscanf(ln, "ingot-manifest %u", &format) != 1 || format < 1 || format > 3)
                 rc = ig_err(err, -EIO, "%s: unsupported header '%s'", what, ln);
             m->format = format;
+        } else if (m->format >= 3 && (v = value_of(ln, "name"))) { /* many lines: tested first */
+            rc = parse_name(v, line, what, m, err);
+        } else if (!strncmp(ln, "part ", 5)) {
+            rc = parse_part(ln, line, what, &next_row, m, err);
         } else if (sscanf(ln, "generation %" SCNu64, &a) == 1) {
             m->generation = a;
         } else if (m->format >= 2 && sscanf(ln, "version %" SCNu64, &a) == 1 && a >= 1) {
@@ -282,10 +297,6 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
             int prc = ig_idset_parse(v, &m->columns);
             if (prc) rc = ig_err(err, prc == -ENOMEM ? prc : -EIO, "%s line %u: bad columns", what, line);
             m->listed = true;
-        } else if (m->format >= 3 && (v = value_of(ln, "name"))) {
-            rc = parse_name(v, line, what, m, err);
-        } else if (!strncmp(ln, "part ", 5)) {
-            rc = parse_part(ln, line, what, &next_row, m, err);
         } else {
             rc = ig_err(err, -EIO, "%s line %u: cannot parse '%s'", what, line, ln);
         }

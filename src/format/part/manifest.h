@@ -52,6 +52,7 @@ struct ig_manifest {
     bool listed;           /* a columns line names the records the version shows */
     struct ig_idset columns; /* those (not listed: every record, as format 1) */
     uint32_t nnames;       /* renamed records, by id ascending */
+    uint32_t names_cap;    /* entries names has room for */
     struct ig_manifest_name *names;
     uint32_t n;
     struct ig_manifest_part *parts;

@@ -24,12 +24,44 @@
 static void free_names(struct ig_part_names *nm)
 {
     if (!nm) return;
-    for (uint32_t i = 0; i < nm->n; i++)
-        free(nm->name[i]);
+    free(nm->arena);
     free(nm->name);
     free(nm->len);
     free(nm->col);
+    free(nm->by_name);
     free(nm);
+}
+
+struct named {
+    const char *name;
+    uint32_t len, at;
+};
+
+static int named_cmp(const void *a, const void *b)
+{
+    const struct named *x = a, *y = b;
+    int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+    if (c) return c;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at; /* entries are in column order */
+}
+
+/* nm->by_name: nm's entries ordered by name, then column. */
+static int order_names(struct ig_part_names *nm)
+{
+    struct named *v = malloc((nm->n ? nm->n : 1) * sizeof *v);
+    nm->by_name = malloc((nm->n ? nm->n : 1) * sizeof *nm->by_name);
+    if (!v || !nm->by_name) {
+        free(v);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < nm->n; i++)
+        v[i] = (struct named){.name = nm->name[i], .len = nm->len[i], .at = i};
+    qsort(v, nm->n, sizeof *v, named_cmp);
+    for (uint32_t i = 0; i < nm->n; i++)
+        nm->by_name[i] = v[i].at;
+    free(v);
+    return 0;
 }
 
 /* The names of the version's `name` lines, given to every part: a renamed
@@ -42,19 +74,26 @@ static int give_names(struct ig_table *t, struct ig_error *err)
     if (!m->nnames || !t->nparts) return 0;
     const struct ig_part *p0 = &t->parts[0];
     struct ig_part_names *nm = calloc(1, sizeof *nm);
-    uint32_t cap = 0;
-    for (uint32_t i = 0; nm && i < m->nnames; i++)
-        if (m->names[i].col < p0->num_columns) cap += ig_part_column_span_end(p0, m->names[i].col) - m->names[i].col;
-    if (nm) {
+    uint32_t cap = 0, *ends = nm ? calloc(m->nnames, sizeof *ends) : NULL; /* each named record's span */
+    for (uint32_t i = 0; ends && i < m->nnames; i++)
+        if (m->names[i].col < p0->num_columns) {
+            ends[i] = ig_part_column_span_end(p0, m->names[i].col);
+            cap += ends[i] - m->names[i].col;
+        }
+    if (nm && ends) {
         nm->col = calloc(cap ? cap : 1, sizeof *nm->col);
         nm->len = calloc(cap ? cap : 1, sizeof *nm->len);
         nm->name = calloc(cap ? cap : 1, sizeof *nm->name);
     }
-    if (!nm || !nm->col || !nm->len || !nm->name) {
+    if (!nm || !ends || !nm->col || !nm->len || !nm->name) {
+        free(ends);
         free_names(nm);
         return ig_err(err, -ENOMEM, "out of memory");
     }
     int rc = 0;
+    struct ig_buf arena = IG_BUF_INIT; /* every name, NUL-terminated; nm->name points in once whole */
+    size_t *at = calloc(cap ? cap : 1, sizeof *at);
+    if (!at) rc = ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t i = 0; i < m->nnames && !rc; i++) {
         const struct ig_manifest_name *mn = &m->names[i];
         struct ig_colrec top;
@@ -65,10 +104,9 @@ static int give_names(struct ig_table *t, struct ig_error *err)
                         t->dir, mn->col);
             break;
         }
-        uint32_t end = ig_part_column_span_end(p0, mn->col);
-        for (uint32_t c = mn->col; c < end && !rc; c++) {
-            struct ig_colrec r;
-            rc = ig_part_column_stored(p0, c, &r, err);
+        for (uint32_t c = mn->col; c < ends[i] && !rc; c++) {
+            struct ig_colrec r = top;
+            if (c != mn->col) rc = ig_part_column_stored(p0, c, &r, err);
             if (!rc && c != mn->col &&
                 (r.name_len <= top.name_len + 1 || memcmp(r.name, top.name, top.name_len) ||
                  r.name[top.name_len] != '.'))
@@ -76,17 +114,23 @@ static int give_names(struct ig_table *t, struct ig_error *err)
             size_t field = rc || c == mn->col ? 0 : r.name_len - top.name_len; /* ".field..." */
             if (!rc && mn->len + field > IG_MAX_NAME_LEN)
                 rc = ig_err(err, -EIO, "%s: MANIFEST's name for column %u is too long", t->dir, mn->col);
-            char *s = rc ? NULL : malloc(mn->len + field + 1);
-            if (!rc && !s) rc = ig_err(err, -ENOMEM, "out of memory");
             if (rc) break;
-            memcpy(s, mn->name, mn->len);
-            memcpy(s + mn->len, r.name + top.name_len, field);
-            s[mn->len + field] = '\0';
+            at[nm->n] = arena.len;
+            if (ig_buf_append(&arena, mn->name, mn->len) || ig_buf_append(&arena, r.name + top.name_len, field) ||
+                ig_buf_append_byte(&arena, 0)) {
+                rc = ig_err(err, -ENOMEM, "out of memory");
+                break;
+            }
             nm->col[nm->n] = c;
-            nm->len[nm->n] = (uint32_t)(mn->len + field);
-            nm->name[nm->n++] = s;
+            nm->len[nm->n++] = (uint32_t)(mn->len + field);
         }
     }
+    nm->arena = (char *)arena.data;
+    for (uint32_t i = 0; !rc && i < nm->n; i++)
+        nm->name[i] = nm->arena + at[i];
+    free(at);
+    free(ends);
+    if (!rc && order_names(nm)) rc = ig_err(err, -ENOMEM, "out of memory");
     if (rc) {
         free_names(nm);
         return rc;

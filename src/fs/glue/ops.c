@@ -698,16 +698,21 @@ static void op_rename(fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np
         fuse_reply_err(req, EROFS);
         return;
     }
-    if (flags & ~(unsigned)RENAME_NOREPLACE) { /* an exchange: two columns' names swapped is not a rename */
+    bool exchange = flags & RENAME_EXCHANGE;
+    if (flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE)) {
         fuse_reply_err(req, EINVAL);
         return;
     }
+    struct fs_node other = {0};
     pthread_rwlock_rdlock(&s->table_lock);
     int rc = fs_ns_lookup(s, &pn, n, &cn);
+    if (!rc && exchange) rc = fs_ns_lookup(s, &npn, nn, &other);
     pthread_rwlock_unlock(&s->table_lock);
     if (!rc && (cn.kind != FS_K_VIEW || cn.view == FS_V_ROWID)) rc = -EPERM;
+    /* an exchange swaps two columns' names: two files of one view */
+    if (!rc && exchange && (other.kind != FS_K_VIEW || other.view != cn.view)) rc = -EPERM;
     if (!rc && !may_erase(req)) rc = -EACCES;
-    if (!rc) rc = fs_column_rename(s, cn.col, cn.view, nn);
+    if (!rc) rc = exchange ? fs_column_exchange(s, cn.col, other.col) : fs_column_rename(s, cn.col, cn.view, nn);
     fuse_reply_err(req, -rc);
 }
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np, const char *nn)
