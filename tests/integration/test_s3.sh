@@ -671,6 +671,15 @@ sys.exit(0 if new in b and old not in b else 1)" || { echo "the replaced blob st
     [ "$("$INGOT" cat --rows 30000 "$P")" = '{"id":30000,"caption":"late","mark":0.25}' ] || { "$INGOT" cat --rows 30000 "$P"; return 1; }
     [ "$("$INGOT" cat --version 1 --rows 29999 "$P" | jq -c 'has("user")')" = true ] || return 1
     "$INGOT" verify "$P" >/dev/null || { echo "verify after the append"; return 1; }
+    # two columns swap names in one version; an append that fails after adding
+    # its new column takes it away again
+    "$INGOT" rename-column "$P" caption mark mark caption >/dev/null || { echo "the swap"; return 1; }
+    [ "$("$INGOT" cat --rows 30000 "$P")" = '{"id":30000,"mark":"late","caption":0.25}' ] || { "$INGOT" cat --rows 30000 "$P"; return 1; }
+    printf 'id,mark,caption,extra\n30001,x,0.5,1\nbad,y,0.5,2\n' >"$WORK/bad.csv"
+    "$INGOT" import --append "$WORK/bad.csv" "$P" >"$WORK/bad.out" 2>&1 && { echo "a bad append was taken"; return 1; }
+    grep -q "invalid integer" "$WORK/bad.out" || { cat "$WORK/bad.out"; return 1; }
+    "$INGOT" cat --rows 0 "$P" | jq -e 'has("extra") | not' >/dev/null || { echo "the failed append's column stays"; return 1; }
+    "$INGOT" verify "$P" >/dev/null || { echo "verify after the failed append"; return 1; }
     "$INGOT" verify "$E" >/dev/null
 }
 check s3_columns_added_updated_dropped evolve_on_s3
