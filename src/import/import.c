@@ -568,15 +568,6 @@ static int evolve_for_append(const char *input, const char *table_dir, const str
     r.known = &table;
     if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err); /* the input's own (its new columns, for JSON Lines) */
     bool declared = o->schema_path || fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY;
-    /* a Parquet file gives the table's columns by position: the table's
-     * first, in its order, then the new ones (checked before one is added) */
-    for (uint32_t k = 0; !rc && fmt == IG_INPUT_PARQUET && k < r.schema.ntops && k < table.ntops; k++) {
-        const struct ig_column_def *a = &r.schema.cols[r.schema.tops[k]], *b = &table.cols[table.tops[k]];
-        if (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))
-            rc = ig_err(err, -EINVAL, "%s: column %u is '%s', the table's is '%s' (a Parquet file gives the "
-                                      "table's columns in its order, then any new ones)",
-                        input, k + 1, a->name, b->name);
-    }
     for (uint32_t k = 0; !rc && k < r.schema.ntops; k++) {
         const struct ig_column_def *cd = &r.schema.cols[r.schema.tops[k]];
         if (ig_schema_find(&table, cd->name, cd->name_len) >= 0) {

@@ -324,34 +324,57 @@ int ig_parquet_schema(struct ig_parquet *pq, struct ig_schema *s, struct ig_erro
     return rc;
 }
 
-/* The table's leaves the file's give values to, in order: every leaf of s but
- * those the version hides (an append writes NULL there). Returns how many,
- * their leaf indices of s in out (s->nleaves of room). */
-static uint32_t shown_leaves(const struct ig_schema *s, uint32_t *out)
+/* The file's leaf l gives the values of s's leaf map[l]: the leaf of the same
+ * name (its column's path), in whatever order the file has them. A top-level
+ * column of s the file does not give is NULL in every row written (so it must
+ * be nullable, or hidden by the table's version); one it gives in part is
+ * refused. mine: the file's schema (ig_parquet_schema). */
+static int map_leaves(const struct ig_parquet *pq, const struct ig_schema *mine, const struct ig_schema *s,
+                      uint32_t *map, struct ig_error *err)
 {
-    uint32_t n = 0;
-    for (uint32_t l = 0; l < s->nleaves; l++)
-        if (!s->cols[s->leaves[l]].hidden) out[n++] = l;
-    return n;
+    uint32_t *given = calloc(s->n ? s->n : 1, sizeof *given), *leaves = calloc(s->n ? s->n : 1, sizeof *leaves);
+    int rc = given && leaves ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t l = 0; !rc && l < mine->nleaves; l++) {
+        const struct ig_column_def *a = &mine->cols[mine->leaves[l]];
+        long node = ig_schema_find(s, a->name, a->name_len); /* a hidden record answers to no name */
+        if (node < 0 || s->cols[node].leaf == IG_SCHEMA_NONE)
+            rc = ig_err(err, -EINVAL, "%s: column '%s' is not in the schema it is read with", pq->path, a->name);
+        else {
+            map[l] = s->cols[node].leaf;
+            given[s->cols[node].top]++;
+        }
+    }
+    for (uint32_t l = 0; !rc && l < s->nleaves; l++)
+        leaves[s->cols[s->leaves[l]].top]++;
+    for (uint32_t k = 0; !rc && k < s->ntops; k++) {
+        const struct ig_column_def *t = &s->cols[s->tops[k]];
+        uint32_t top = s->tops[k];
+        if (t->hidden) continue;
+        if (!given[top] && !t->nullable)
+            rc = ig_err(err, -EINVAL, "%s: has no column '%s', which is not nullable", pq->path, t->name);
+        else if (given[top] && given[top] != leaves[top])
+            rc = ig_err(err, -EINVAL, "%s: gives %u of the %u fields of column '%s' (all or none)", pq->path,
+                        given[top], leaves[top], t->name);
+    }
+    free(given);
+    free(leaves);
+    return rc;
 }
 
 int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, struct ig_error *err)
 {
     struct ig_schema mine = {0};
-    uint32_t *shown = malloc((s->nleaves ? s->nleaves : 1) * sizeof *shown);
-    int rc = shown ? ig_parquet_schema(pq, &mine, err) : ig_err(err, -ENOMEM, "out of memory");
-    uint32_t nshown = shown ? shown_leaves(s, shown) : 0;
-    if (!rc && mine.nleaves != nshown)
-        rc = ig_err(err, -EINVAL, "%s: %u columns, the table has %u", pq->path, mine.nleaves, nshown);
+    int rc = ig_parquet_schema(pq, &mine, err);
+    uint32_t *map = rc ? NULL : malloc((mine.nleaves ? mine.nleaves : 1) * sizeof *map);
+    if (!rc && !map) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) rc = map_leaves(pq, &mine, s, map, err);
     for (uint32_t l = 0; !rc && l < mine.nleaves; l++) {
-        const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[shown[l]]];
-        if (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))
-            rc = ig_err(err, -EINVAL, "%s: column %u is '%s', the table's is '%s'", pq->path, l, a->name, b->name);
-        else if (a->type != b->type || a->max_def != b->max_def || a->max_rep != b->max_rep ||
-                 a->lists != b->lists || a->null_mask != b->null_mask || !ig_logical_equal(&a->lt, &b->lt)) {
+        const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[map[l]]];
+        if (a->type != b->type || a->max_def != b->max_def || a->max_rep != b->max_rep || a->lists != b->lists ||
+            a->null_mask != b->null_mask || !ig_logical_equal(&a->lt, &b->lt)) {
             struct ig_buf ta = {0}, tb = {0};
             (void)ig_schema_type_text(&mine, mine.leaves[l], &ta);
-            (void)ig_schema_type_text(s, s->leaves[l], &tb);
+            (void)ig_schema_type_text(s, s->leaves[map[l]], &tb);
             rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, the table %.*s", pq->path, a->name,
                         (int)ta.len, (const char *)ta.data, (int)tb.len, (const char *)tb.data);
             ig_buf_free(&ta);
@@ -359,7 +382,7 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
         }
     }
     ig_schema_free(&mine);
-    free(shown);
+    free(map);
     return rc;
 }
 
@@ -564,12 +587,20 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     uint32_t nl = m->nleaves;
     struct pq_column *cols = calloc(nl, sizeof *cols);
     size_t *cur = calloc(nl, sizeof *cur), *vcur = calloc(nl, sizeof *vcur);
-    /* the file's leaf l gives the values of s's leaf shown[l] (ig_parquet_check_schema) */
-    uint32_t *shown = malloc((s->nleaves ? s->nleaves : 1) * sizeof *shown);
+    /* the file's leaf l gives the values of s's leaf map[l] (ig_parquet_check_schema); s's
+     * leaves no file leaf gives (hidden by the version, or a nullable column
+     * the file lacks) get NULL rows */
+    uint32_t *map = malloc((nl ? nl : 1) * sizeof *map);
+    bool *fed = calloc(s->nleaves ? s->nleaves : 1, sizeof *fed);
+    struct ig_schema mine = {0};
     struct pq_scratch scratch = {0};
-    int rc = cols && cur && vcur && shown ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    if (!rc && shown_leaves(s, shown) != nl)
-        rc = ig_err(err, -EINVAL, "%s: %u columns, the table has %u", pq->path, nl, shown_leaves(s, shown));
+    int rc = cols && cur && vcur && map && fed ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) rc = ig_parquet_schema(pq, &mine, err);
+    if (!rc && mine.nleaves != nl) rc = ig_err(err, -EIO, "%s: the file's schema changed", pq->path);
+    if (!rc) rc = map_leaves(pq, &mine, s, map, err);
+    for (uint32_t l = 0; !rc && l < nl; l++)
+        fed[map[l]] = true;
+    ig_schema_free(&mine);
     for (uint32_t l = 0; cols && l < nl; l++) pq_column_init(&cols[l]);
     uint64_t bytes = 0, total_rows = 0;
     struct feed f = {.pq = pq, .err = err};
@@ -587,11 +618,9 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
             uint32_t n = ig_part_writer_room(w);
             if (n > rows - r) n = (uint32_t)(rows - r);
             for (uint32_t l = 0; !rc && l < nl; l++)
-                rc = feed_rows(&f, l, ig_part_writer_column(w, s->cols[s->leaves[shown[l]]].leaf), &cols[l], r, n,
-                               &cur[l], &vcur[l]);
+                rc = feed_rows(&f, l, ig_part_writer_column(w, map[l]), &cols[l], r, n, &cur[l], &vcur[l]);
             for (uint32_t l = 0; !rc && l < s->nleaves; l++)
-                if (s->cols[s->leaves[l]].hidden)
-                    rc = null_rows(ig_part_writer_column(w, s->cols[s->leaves[l]].leaf), n, err);
+                if (!fed[l]) rc = null_rows(ig_part_writer_column(w, l), n, err);
             if (!rc) rc = ig_part_writer_end_rows(w, n, err);
             if (!rc && cancel && *cancel) rc = ig_err(err, -EINTR, "%s: interrupted; nothing was written", pq->path);
             if (!rc && progress) progress(progress_ctx, bytes, total_rows + r);
@@ -610,6 +639,7 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     free(cur);
     free(vcur);
     pq_scratch_free(&scratch);
-    free(shown);
+    free(map);
+    free(fed);
     return rc;
 }

@@ -43,8 +43,10 @@ void ig_parquet_close(struct ig_parquet *pq);
 
 /* The ingot schema for the file (s must be empty; it is finished). */
 int ig_parquet_schema(struct ig_parquet *pq, struct ig_schema *s, struct ig_error *err);
-/* Can the file's rows go into a table of schema s (append, --schema)? Same
- * leaves in the same order, same types and nesting; options may differ. */
+/* Can the file's rows go into a table of schema s (append, --schema)? Each
+ * file column goes to the column of s of its name (any order), of the same
+ * type and nesting (options may differ); a column of s the file lacks is
+ * NULL in its rows, so it must be nullable, and a struct is given whole. */
 int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, struct ig_error *err);
 
 typedef void (*ig_parquet_progress_fn)(void *ctx, uint64_t bytes_done, uint64_t rows);

@@ -94,14 +94,44 @@ magic_and_append() {
 }
 check parquet_magic_and_append magic_and_append
 
-# appending a Parquet file of another schema is refused, naming the column
-mismatch() {
-    local out
-    out=$("$INGOT" import --append "$C/wide.parquet" "$WORK/magic" 2>&1) && return 1
-    echo "$out" | grep -q "wide.parquet" || { echo "$out"; return 1; }
-    [ "$("$INGOT" inspect --json "$WORK/magic" | jq .rows)" = 6000 ]
+# a Parquet file's columns go to the table's by name, in any order (those it
+# lacks NULL); one whose column has another type is refused, naming the
+# column, the table unchanged
+duck_copy() { # SQL: a COPY ... TO statement, run by DuckDB
+    (cd "$ROOT/tests/parquet" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+await c.run(process.argv[1]);" "$1")
 }
-check parquet_append_other_schema_refused mismatch
+by_name() {
+    local out
+    duck_copy "COPY (SELECT f64, s, id FROM read_parquet('$C/zstd.parquet') LIMIT 3) TO '$WORK/reordered.parquet' (FORMAT parquet)" || return 1
+    "$INGOT" import --append "$WORK/reordered.parquet" "$WORK/magic" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 6000-6002 "$WORK/magic" id s f64 i8)" = "$("$INGOT" cat --rows 0-2 "$WORK/magic" id s f64 | jq -c '. + {i8: null}')" ] ||
+        { "$INGOT" cat --rows 6000-6002 "$WORK/magic" id s f64 i8; return 1; }
+    duck_copy "COPY (SELECT 'x' AS id) TO '$WORK/idstr.parquet' (FORMAT parquet)" || return 1
+    out=$("$INGOT" import --append "$WORK/idstr.parquet" "$WORK/magic" 2>&1) && return 1
+    grep -q "idstr.parquet.*column 'id'" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" inspect --json "$WORK/magic" | jq .rows)" = 6003 ] && [ "$("$INGOT" versions --json "$WORK/magic" | jq length)" = 3 ] || return 1
+    # --schema: the file's columns by name into the schema's order; a nullable
+    # column the file lacks NULL; a column not nullable, or a struct in part, refused
+    local S=$WORK/bn
+    duck_copy "COPY (SELECT (range * 1.5)::DOUBLE AS f64, 's' || range AS s, range AS id, {'a': range} AS p FROM range(3)) TO '$S.parquet' (FORMAT parquet)" || return 1
+    printf 'id int64?\ns string?\nf64 float64?\np struct<a: int64?>?\nextra int64?\n' >"$S.1"
+    "$INGOT" import --schema "$S.1" "$S.parquet" "$S-1" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 2 "$S-1")" = '{"id":2,"s":"s2","f64":3.0,"p":{"a":2},"extra":null}' ] || { "$INGOT" cat --rows 2 "$S-1"; return 1; }
+    printf 'id int64?\ns string?\nf64 float64?\np struct<a: int64?>?\nextra int64\n' >"$S.2"
+    out=$("$INGOT" import --schema "$S.2" "$S.parquet" "$S-2" 2>&1) && return 1
+    grep -q "has no column 'extra', which is not nullable" <<<"$out" || { echo "$out"; return 1; }
+    printf 'id int64?\ns string?\nf64 float64?\np struct<a: int64?, b: string?>?\n' >"$S.3"
+    out=$("$INGOT" import --schema "$S.3" "$S.parquet" "$S-3" 2>&1) && return 1
+    grep -q "gives 1 of the 2 fields of column 'p'" <<<"$out" || { echo "$out"; return 1; }
+    printf 'id int64?\ns string?\n' >"$S.4"
+    out=$("$INGOT" import --schema "$S.4" "$S.parquet" "$S-4" 2>&1) && return 1
+    grep -q "column 'f64' is not in the schema it is read with" <<<"$out" || { echo "$out"; return 1; }
+    [ ! -e "$S-2" ] && [ ! -e "$S-3" ] && [ ! -e "$S-4" ]
+}
+check parquet_append_by_name_other_type_refused by_name
 
 # an empty file: no rows, a clear message, no table
 empty() {
