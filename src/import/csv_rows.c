@@ -60,13 +60,17 @@ int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const str
         m->cols[c].kind = kind_of(&s->cols[c]);
     }
     for (uint32_t c = 0; c < s->n; c++) {
-        if (!ig_column_is_flat(&s->cols[c]) && s->cols[c].hidden)
-            return ig_err(err, -EINVAL, "%s: a column only older versions of the table show (replaced or dropped) "
-                                        "is nested: append JSON Lines or Parquet, which leave it NULL",
-                          path);
-        if (!ig_column_is_flat(&s->cols[c]))
-            return ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines input", path,
-                          s->cols[c].name);
+        const struct ig_column_def *cd = &s->cols[c], *top = &s->cols[cd->top];
+        if (!ig_column_is_flat(cd)) { /* CSV cannot give one; absent, it is NULL */
+            if (m->cols[c].kind != IG_CSV_ABSENT)
+                return ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines input",
+                              path, cd->name);
+            if (!top->nullable && !top->hidden)
+                return ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header", path,
+                              top->name);
+            m->cols[c].kind = cd->leaf != IG_SCHEMA_NONE ? IG_CSV_NULL_ROWS : IG_CSV_NODE;
+            continue;
+        }
         if (m->cols[c].kind == IG_CSV_ABSENT && !s->cols[c].nullable)
             return ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header", path,
                           s->cols[c].name);
@@ -150,10 +154,19 @@ static int convert_record(const struct ig_csv_map *m, const struct ig_csv_record
                       rec->nfields, m->nfields);
     const struct ig_csv_col *k = m->cols, *end = k + m->schema->n;
     for (; k < end; k++) {
+        if (k->kind >= IG_CSV_NULL_ROWS) continue; /* ig_csv_null_rows */
         if (convert_field(k, &cols[k->leaf], rec, cc, sub))
             return ig_err(err, sub->code ? sub->code : -EINVAL, "%s:%" PRIu64 ": column '%s': %s%s", m->path,
                           rec->line, k->def->name, sub->msg, m->hint);
     }
+    return 0;
+}
+
+int ig_csv_null_rows(const struct ig_csv_map *m, struct ig_values *cols, size_t rows, struct ig_error *err)
+{
+    for (uint32_t c = 0; c < m->schema->n; c++)
+        if (m->cols[c].kind == IG_CSV_NULL_ROWS && ig_values_push_null_rows(&cols[m->cols[c].leaf], rows))
+            return ig_err(err, -ENOMEM, "out of memory");
     return 0;
 }
 
@@ -358,9 +371,11 @@ static int hand_over(const struct rows_run *run, struct piece *p, struct ig_part
         size_t k = ig_part_writer_room(w);
         if (k > p->rows - i) k = p->rows - i;
         for (uint32_t l = 0; l < run->nleaves; l++)
-            if (ig_values_append_rows(ig_part_writer_column(w, l), &p->cols[l], i, k))
+            if (run->m->cols[run->m->schema->leaves[l]].kind != IG_CSV_NULL_ROWS &&
+                ig_values_append_rows(ig_part_writer_column(w, l), &p->cols[l], i, k))
                 return ig_err(err, -ENOMEM, "out of memory");
-        int rc = ig_part_writer_end_rows(w, (uint32_t)k, err);
+        int rc = ig_csv_null_rows(run->m, ig_part_writer_columns(w), k, err);
+        if (!rc) rc = ig_part_writer_end_rows(w, (uint32_t)k, err);
         if (rc) return rc;
         i += k;
     }

@@ -52,6 +52,10 @@ enum ig_csv_kind {
     IG_CSV_LANE,    /* the other integer types (ranges checked by ig_parse_lane) */
     IG_CSV_STRING,
     IG_CSV_OTHER,   /* binary, blob, logical types: ig_convert_text */
+    IG_CSV_NULL_ROWS, /* a leaf of a nested column not in the header: NULL rows,
+                         written where a batch's rows reach the writer
+                         (ig_csv_null_rows), not by ig_csv_convert_rows */
+    IG_CSV_NODE,    /* a struct of such a column: no values of its own */
 };
 
 /* One schema column as the CSV fills it. */
@@ -72,7 +76,8 @@ struct ig_csv_map {
 };
 
 /* Map the header record: every field names a column once, every column not
- * named is nullable, every column is flat. Errors "PATH:LINE: ...". */
+ * named is nullable, every column named is flat (a nested column, one CSV
+ * cannot give, may only be absent: NULL). Errors "PATH:LINE: ...". */
 int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const struct ig_csv_record *header,
                       const char *path, const char *hint, struct ig_error *err);
 void ig_csv_map_free(struct ig_csv_map *m);
@@ -84,6 +89,10 @@ void ig_csv_map_free(struct ig_csv_map *m);
  * column, the reader's own errors as they are) and *rows the records
  * converted whole before the failing one, whose values so far stay behind in
  * cols: callers drop them (the import fails). */
+/* rows rows of NULL into each leaf of cols (the writer's columns, by leaf)
+ * that belongs to a nested column absent from the header. */
+int ig_csv_null_rows(const struct ig_csv_map *m, struct ig_values *cols, size_t rows, struct ig_error *err);
+
 int ig_csv_convert_rows(const struct ig_csv_map *m, struct ig_csv_reader *csv, struct ig_values *cols,
                         size_t max, const struct ig_convert_ctx *cc, size_t *rows, struct ig_error *err);
 

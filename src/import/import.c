@@ -176,6 +176,7 @@ static int csv_rows_here(struct import_run *r, const struct ig_csv_map *m, struc
         size_t max = room < IG_CSV_BATCH ? room : IG_CSV_BATCH, got;
         uint64_t before = ig_part_writer_rows(r->w);
         int rc = ig_csv_convert_rows(m, csv, ig_part_writer_columns(r->w), max, &r->cc, &got, err);
+        if (!rc && got) rc = ig_csv_null_rows(m, ig_part_writer_columns(r->w), got, err);
         if (!rc && got) rc = ig_part_writer_end_rows(r->w, (uint32_t)got, err);
         if (!rc) rc = check_cancel(r, err);
         if (rc) return rc;

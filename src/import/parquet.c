@@ -568,17 +568,6 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
     return rc;
 }
 
-/* n rows of NULL (a column the file does not give: hidden by the table's
- * version), as feed_rows writes a NULL row: one level entry at the top, or a
- * null value of a flat column. */
-static int null_rows(struct ig_values *v, uint32_t n, struct ig_error *err)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (v->levels ? ig_values_push_entry(v, 0, 0) || ig_values_end_row(v) : ig_values_push_null(v) != 0)
-            return ig_err(err, -ENOMEM, "out of memory");
-    return 0;
-}
-
 int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const struct ig_schema *s,
                      ig_parquet_progress_fn progress, void *progress_ctx,
                      const volatile sig_atomic_t *cancel, struct ig_error *err)
@@ -620,7 +609,8 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
             for (uint32_t l = 0; !rc && l < nl; l++)
                 rc = feed_rows(&f, l, ig_part_writer_column(w, map[l]), &cols[l], r, n, &cur[l], &vcur[l]);
             for (uint32_t l = 0; !rc && l < s->nleaves; l++)
-                if (!fed[l]) rc = null_rows(ig_part_writer_column(w, l), n, err);
+                if (!fed[l] && ig_values_push_null_rows(ig_part_writer_column(w, l), n))
+                    rc = ig_err(err, -ENOMEM, "out of memory");
             if (!rc) rc = ig_part_writer_end_rows(w, n, err);
             if (!rc && cancel && *cancel) rc = ig_err(err, -EINTR, "%s: interrupted; nothing was written", pq->path);
             if (!rc && progress) progress(progress_ctx, bytes, total_rows + r);

@@ -383,6 +383,13 @@ static int append_values(struct ig_values *dst, const struct ig_values *src, siz
     return 0;
 }
 
+int ig_values_push_null_rows(struct ig_values *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v->levels ? ig_values_push_entry(v, 0, 0) || ig_values_end_row(v) : ig_values_push_null(v)) return -ENOMEM;
+    return 0;
+}
+
 int ig_values_append_rows(struct ig_values *dst, const struct ig_values *src, size_t from, size_t count)
 {
     if (src->levels || dst->levels || from > src->n || count > src->n - from) return -EINVAL;

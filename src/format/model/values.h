@@ -67,6 +67,9 @@ int ig_values_push_le(struct ig_values *v, const uint8_t *p, unsigned width, siz
 int ig_values_push_lanes(struct ig_values *v, const uint64_t *lanes, size_t count);
 int ig_values_push_bytes(struct ig_values *v, const void *p, size_t len);
 int ig_values_push_null(struct ig_values *v);
+/* n rows of NULL: one level entry at the top (definition level 0) each when v
+ * has levels, else n null values (a column that is absent from an input). */
+int ig_values_push_null_rows(struct ig_values *v, size_t n);
 
 /* Pushes into room made beforehand: after ig_values_reserve(v, v->n + k)
  * succeeds, up to k values may go in with these (or any other push) without
