@@ -18,7 +18,8 @@ _ingot() {
     cat) opts="--group --rows --rows-from --version --help" ;;
     verify) opts="--deep --cold --json --help" ;;
     erase) opts="--row --rows-from --where --json --help" ;;
-    add-column | replace-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --json --help" ;;
+    add-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --json --help" ;;
+    replace-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --retype --json --help" ;;
     update) opts="--column --from --key --schema --format --delimiter --ignore-missing --json --help" ;;
     drop-column | rename-column | restore-columns) opts="--json --help" ;;
     versions) opts="--json --help" ;;

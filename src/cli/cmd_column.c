@@ -48,9 +48,13 @@ const char cmd_replace_column_usage[] =
     "Replaces columns' values whole (a backfill), from a .npy (row k to the k-th live\n"
     "row) or a keyed CSV, JSON Lines or Parquet file (every column but the key\n"
     "replaces the table's column of its name; rows the file does not name are NULL).\n"
-    "The type must stay the same (CSV and JSON Lines are read as the table's types).\n"
+    "The type must stay the same (CSV and JSON Lines are read as the table's types)\n"
+    "unless --retype: then the column takes the file's type (a .npy's dtype, a\n"
+    "Parquet file's, --schema's, or as CSV and JSON Lines values infer), as int64\n"
+    "days become a date column; older versions keep the old type.\n"
     "The old values stay readable through older versions until `ingot gc` lets those\n"
-    "versions go; an erasure reaches them either way. Options as add-column.\n";
+    "versions go; an erasure reaches them either way. Options as add-column, and\n"
+    "  --retype      the new values' type becomes the column's\n";
 
 const char cmd_update_usage[] =
     "usage: ingot update [OPTIONS] TABLE --column COL [--column COL2...] --from FILE\n"
@@ -161,7 +165,8 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
         O_IGNORE,
         O_JSON,
         O_COLUMN,
-        O_FROM
+        O_FROM,
+        O_RETYPE
     };
     static const struct option longopts[] = {{"name", required_argument, 0, O_NAME},
                                              {"key", required_argument, 0, O_KEY},
@@ -173,6 +178,7 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
                                              {"json", no_argument, 0, O_JSON},
                                              {"column", required_argument, 0, O_COLUMN},
                                              {"from", required_argument, 0, O_FROM},
+                                             {"retype", no_argument, 0, O_RETYPE},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *usage = cmd == ADD       ? cmd_add_column_usage
@@ -192,7 +198,8 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         bool update_only = c == O_COLUMN || c == O_FROM;
         bool add_only = c == O_NAME || c == O_REQUIRE;
-        if ((update_only && cmd != UPDATE) || (add_only && cmd == UPDATE)) c = '?';
+        if ((update_only && cmd != UPDATE) || (add_only && cmd == UPDATE) || (c == O_RETYPE && cmd != REPLACE))
+            c = '?';
         switch (c) {
         case O_NAME:
             in.name = optarg;
@@ -239,6 +246,9 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
             break;
         case O_FROM:
             from = optarg;
+            break;
+        case O_RETYPE:
+            in.retype = true;
             break;
         case 'h':
             fputs(usage, stdout);

@@ -239,8 +239,9 @@ static int check_header(struct fs_session *s, struct fs_stage *st, struct ig_err
         type_name(cr.type, &cr.lt, want, sizeof want);
         type_name(type, &lt, got, sizeof got);
         return ig_err(err, -EINVAL,
-                      "%s: column '%s' is %s%s; the array is %s (a replaced column keeps its type; "
-                      "save under a new name to add a column)",
+                      "%s: column '%s' is %s%s; the array is %s (a replaced column keeps its type here; "
+                      "save under a new name to add a column, or change it with `ingot replace-column "
+                      "--retype`)",
                       what, st->column, cr.lists || cr.num_children || cr.dimension ? "nested " : "", want, got);
     }
     return 0;

@@ -160,6 +160,7 @@ static int add_npy(const char *table_dir, const struct ig_column_input *in,
     if (!rc) {
         struct ig_add_request req = {.schema = &s,
                                      .replace = in->replace,
+                                     .retype = in->replace && in->retype,
                                      .fill = npy_fill,
                                      .ctx = &src,
                                      .writer = in->writer,

@@ -58,6 +58,8 @@ struct ig_column_input {
     const char *name;                    /* .npy: the column's name; a keyed file: the name
                                             of its one value column (NULL: the file's) */
     bool replace;                        /* replace the columns of those names */
+    bool retype;                         /* replacing: with the file's types, not the
+                                            table's (ig_add_request.retype) */
     const struct ig_writer_opts *writer; /* NULL: defaults */
     /* keyed files */
     enum ig_input_format format; /* 0: from the name, or the magic */

@@ -92,7 +92,7 @@ static bool takes_table_type(const struct keyed *k, const char *name, const char
                              size_t ncolumns)
 {
     if (!k->by_rowid && !strcmp(name, k->key)) return true;
-    if (k->mode == IG_KEYED_REPLACE) return true;
+    if (k->mode == IG_KEYED_REPLACE) return !k->in->retype; /* --retype: the file's, as inferred */
     for (size_t i = 0; k->mode == IG_KEYED_UPDATE && i < ncolumns; i++)
         if (!strcmp(name, columns[i])) return true;
     return false;
@@ -283,7 +283,8 @@ static int plan_column(struct keyed *k, uint32_t in_top, const char *name, struc
                     "%s: column '%s' is %.*s; update takes flat columns (replace-column replaces a "
                     "column whole)",
                     k->table_dir, name, (int)want.len, (const char *)want.data);
-    else if (!rc && (want.len != have.len || memcmp(want.data, have.data, want.len)))
+    bool retype = k->mode == IG_KEYED_REPLACE && k->in->retype; /* the file's type becomes the column's */
+    if (!rc && !retype && (want.len != have.len || memcmp(want.data, have.data, want.len)))
         rc = ig_err(err, -EINVAL, "%s: column '%s' is %.*s; %s's is %.*s (the type stays: %s)",
                     k->path, file_name, (int)have.len, (const char *)have.data, k->table_dir,
                     (int)want.len, (const char *)want.data,
@@ -292,7 +293,8 @@ static int plan_column(struct keyed *k, uint32_t in_top, const char *name, struc
     ig_buf_free(&want);
     ig_buf_free(&have);
     int nullable = k->mode == IG_KEYED_UPDATE || k->in->require_all ? -1 : 1;
-    if (!rc) rc = copy_column(k, &k->t0_schema, (uint32_t)tn, name, nullable, err);
+    if (!rc) rc = retype ? copy_column(k, s, in_top, name, nullable, err)
+                         : copy_column(k, &k->t0_schema, (uint32_t)tn, name, nullable, err);
     return rc ? rc : map_leaves(k, in_top, name, err);
 }
 
@@ -609,6 +611,7 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
         if (mode == IG_KEYED_UPDATE) describe_update(k);
         struct ig_add_request req = {.schema = &k->out,
                                      .replace = mode != IG_KEYED_ADD,
+                                     .retype = mode == IG_KEYED_REPLACE && k->in->retype,
                                      .fill = keyed_fill,
                                      .ctx = k,
                                      .writer = in->writer,

@@ -71,6 +71,36 @@ bad_input_refused() {
 }
 check bad_input_refused_table_unchanged bad_input_refused
 
+# --- replace-column --retype: the new values' type becomes the column's (int64
+# days a date column from a datetime64 .npy; int64 scores strings from a keyed
+# CSV, inferred), older versions keep the old type; appends read the new one
+retype() {
+    local R=$WORK/rt out
+    printf 'id,day,score\n1,19000,5\n2,19001,6\n3,,7\n' >"$R.csv"
+    "$INGOT" import "$R.csv" "$R" >/dev/null 2>&1 || return 1
+    "$PY" -c "import numpy as np; np.save('$R-day.npy', np.array(['2022-01-08', '2022-01-09', 'NaT'], dtype='datetime64[D]'))"
+    out=$("$INGOT" replace-column --name day "$R" "$R-day.npy" 2>&1) && return 1
+    grep -q "column 'day' is int64; the new values are date (--retype gives it their type)" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" add-column --retype "$R" "$R-day.npy" 2>&1) && return 1
+    grep -q "usage: ingot add-column" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" replace-column --retype --name day "$R" "$R-day.npy" >/dev/null || return 1
+    printf 'id,score\n1,x5\n3,x7\n' >"$R-score.csv"
+    "$INGOT" replace-column --retype --key id "$R" "$R-score.csv" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0-2 "$R" | tr -d '\n')" = \
+        '{"id":1,"day":"2022-01-08","score":"x5"}{"id":2,"day":"2022-01-09","score":null}{"id":3,"day":null,"score":"x7"}' ] ||
+        { "$INGOT" cat --rows 0-2 "$R"; return 1; }
+    [ "$("$INGOT" cat --version 1 --rows 0 "$R")" = '{"id":1,"day":19000,"score":5}' ] || return 1
+    [ "$("$INGOT" inspect --json "$R" | jq -r '[.columns[] | .schema_type] | join(",")')" = 'int64?,date?,string?' ] ||
+        { "$INGOT" inspect --json "$R" | jq -c '[.columns[] | .schema_type]'; return 1; }
+    printf 'id,day,score\n4,2023-05-01,z\n' >"$R-ap.csv"
+    "$INGOT" import --append "$R-ap.csv" "$R" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 3 "$R")" = '{"id":4,"day":"2023-05-01","score":"z"}' ] || { "$INGOT" cat --rows 3 "$R"; return 1; }
+    "$INGOT" erase --where score=x7 "$R" >/dev/null || return 1
+    "$INGOT" cat --version 1 "$R" score | grep -qx 7 && { echo "version 1 still shows the erased row"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null
+}
+check replace_column_retype retype
+
 replace_and_drop() {
     "$INGOT" replace-column --name score "$T" "$WORK/score2.npy" | grep -q "version 4" || return 1
     local want

@@ -31,8 +31,8 @@ static int type_of(const struct ig_schema *s, uint32_t i, char *out, size_t cap)
 }
 
 /* The request's columns against the table's: names free (adding) or taken
- * by a column of the same type (replacing). *old gets the replaced columns'
- * ids (by the request's tops). */
+ * by a column of the same type (replacing; any type with req->retype). *old
+ * gets the replaced columns' ids (by the request's tops). */
 static int check_names(const struct ig_table *t, const struct ig_add_request *req, uint32_t *old,
                        struct ig_error *err)
 {
@@ -61,9 +61,9 @@ static int check_names(const struct ig_table *t, const struct ig_add_request *re
                          type_of(&ts, (uint32_t)node, have, sizeof have)
                      ? ig_err(err, -ENOMEM, "out of memory")
                      : 0;
-            if (!rc && strcmp(want, have))
-                rc = ig_err(err, -EINVAL, "%s: column '%s' is %s; the new values are %s", t->dir,
-                            cd->name, have, want);
+            if (!rc && strcmp(want, have) && !req->retype)
+                rc = ig_err(err, -EINVAL, "%s: column '%s' is %s; the new values are %s (--retype "
+                                          "gives it their type)", t->dir, cd->name, have, want);
             old[k] = col;
         }
     }

@@ -38,6 +38,8 @@ typedef int (*ig_column_fill_fn)(void *ctx, uint64_t first_row, uint32_t count,
 struct ig_add_request {
     const struct ig_schema *schema; /* the columns (finished; its own ids from 0) */
     bool replace;                   /* each replaces the shown column of its name */
+    bool retype;                    /* replacing: the new values' type may differ (it
+                                       becomes the column's from this version on) */
     ig_column_fill_fn fill;
     void *ctx;
     const struct ig_writer_opts *writer; /* NULL: the defaults */
