@@ -205,13 +205,6 @@ struct renaming {
     size_t to_len;
 };
 
-static bool renamed_away(const struct renaming *r, size_t n, uint32_t col)
-{
-    for (size_t k = 0; k < n; k++)
-        if (col >= r[k].col && col < r[k].end) return true;
-    return false;
-}
-
 /* Record c of renaming r under its new name ("to" + its field path) in full. */
 static int new_name(const struct ig_table *t, const struct renaming *r, uint32_t c, struct ig_buf *full,
                     struct ig_error *err)
@@ -249,7 +242,12 @@ static int check_renames(const struct ig_table *t, const struct renaming *r, siz
 {
     struct ig_buf all = IG_BUF_INIT, full = IG_BUF_INIT;
     size_t records = 0;
-    int rc = 0;
+    uint32_t ncols = t->parts[0].num_columns;
+    bool *moving = calloc(ncols ? ncols : 1, sizeof *moving); /* records a rename gives a new name */
+    int rc = moving ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (size_t k = 0; k < n && !rc; k++)
+        for (uint32_t c = r[k].col; c < r[k].end && c < ncols; c++)
+            moving[c] = true;
     for (size_t k = 0; k < n && !rc; k++) {
         if (!r[k].to_len || memchr(r[k].to, '\0', r[k].to_len) ||
             !ig_utf8_valid((const uint8_t *)r[k].to, r[k].to_len))
@@ -257,8 +255,8 @@ static int check_renames(const struct ig_table *t, const struct renaming *r, siz
         for (uint32_t c = r[k].col; c < r[k].end && !rc; c++) {
             rc = new_name(t, &r[k], c, &full, err);
             uint32_t other;
-            if (!rc && ig_table_find(t, (const char *)full.data, full.len, &other, NULL) == 0 &&
-                !renamed_away(r, n, other))
+            if (!rc && ig_table_find(t, (const char *)full.data, full.len, &other, NULL) == 0 && other < ncols &&
+                !moving[other])
                 rc = ig_err(err, -EEXIST, "%s: a column is named '%.*s' already", t->dir, (int)full.len,
                             (const char *)full.data);
             /* each new name, length first, for the check between renames below */
@@ -285,6 +283,7 @@ static int check_renames(const struct ig_table *t, const struct renaming *r, siz
                             (const char *)v[i].name);
         free(v);
     }
+    free(moving);
     ig_buf_free(&all);
     ig_buf_free(&full);
     return rc;
@@ -298,14 +297,16 @@ int ig_rename_columns(const char *dir, const char *const *pairs, size_t n, struc
     char change[IG_CHANGE_MAX + 1];
     struct ig_buf what = IG_BUF_INIT;
     int rc = ig_buf_printf(&what, "rename-column");
-    for (size_t k = 0; k < 2 * n && !rc; k++)
+    for (size_t k = 0; k < 2 * n && !rc && what.len <= IG_CHANGE_MAX; k++) /* the line is cut there */
         rc = ig_buf_printf(&what, " %s", pairs[k]);
     snprintf(change, sizeof change, "%s", rc ? "rename-column" : (const char *)what.data);
     ig_buf_free(&what);
     struct ig_commit c;
     rc = ig_commit_begin(&c, dir, change, err);
     struct renaming *r = rc ? NULL : calloc(n, sizeof *r);
-    if (!rc && !r) rc = ig_err(err, -ENOMEM, "out of memory");
+    uint32_t ncols = rc ? 0 : c.table.parts[0].num_columns;
+    bool *named = rc ? NULL : calloc(ncols ? ncols : 1, sizeof *named); /* a column some pair renames */
+    if (!rc && (!r || !named)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (size_t k = 0; k < n && !rc; k++) {
         const char *from = pairs[2 * k], *to = pairs[2 * k + 1];
         struct ig_colrec cr;
@@ -316,8 +317,8 @@ int ig_rename_columns(const char *dir, const char *const *pairs, size_t n, struc
         if (!rc && cr.parent != IG_NONE)
             rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; only whole columns are renamed", dir, from);
         if (!rc && !strcmp(from, to)) rc = ig_err(err, -EINVAL, "%s: column '%s' has that name already", dir, from);
-        for (size_t j = 0; j < k && !rc; j++)
-            if (r[j].col == col) rc = ig_err(err, -EINVAL, "%s: column '%s' is renamed twice", dir, from);
+        if (!rc && col < ncols && named[col]) rc = ig_err(err, -EINVAL, "%s: column '%s' is renamed twice", dir, from);
+        if (!rc && col < ncols) named[col] = true;
         if (!rc)
             r[k] = (struct renaming){.col = col, .end = ig_part_column_span_end(&c.table.parts[0], col), .to = to,
                                      .to_len = strlen(to)};
@@ -337,6 +338,7 @@ int ig_rename_columns(const char *dir, const char *const *pairs, size_t n, struc
         rep->columns = (uint32_t)n;
     }
     free(r);
+    free(named);
     ig_commit_end(&c);
     return rc;
 }
