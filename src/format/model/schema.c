@@ -308,13 +308,17 @@ int ig_schema_add_typed(struct ig_schema *s, const char *name, size_t name_len, 
     return rc;
 }
 
+int ig_name_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an > bn) - (an < bn);
+}
+
 static int name_cmp(const void *a, const void *b, void *ctx)
 {
     const struct ig_schema *s = ctx;
     const struct ig_column_def *x = &s->cols[*(const uint32_t *)a], *y = &s->cols[*(const uint32_t *)b];
-    size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-    int c = memcmp(x->name, y->name, n);
-    return c ? c : (x->name_len > y->name_len) - (x->name_len < y->name_len);
+    return ig_name_cmp(x->name, x->name_len, y->name, y->name_len);
 }
 
 int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
@@ -385,30 +389,23 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
     return 0;
 }
 
-static int def_name_cmp(const struct ig_column_def *c, const char *name, size_t len)
-{
-    size_t m = c->name_len < len ? c->name_len : len;
-    int cmp = memcmp(c->name, name, m);
-    return cmp ? cmp : (c->name_len > len) - (c->name_len < len);
-}
-
 long ig_schema_find(const struct ig_schema *s, const char *name, size_t len)
 {
     if (s->by_name) { /* the first not below name, then those equal to it */
         size_t lo = 0, hi = s->n;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (def_name_cmp(&s->cols[s->by_name[mid]], name, len) < 0)
+            if (ig_name_cmp(s->cols[s->by_name[mid]].name, s->cols[s->by_name[mid]].name_len, name, len) < 0)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        for (; lo < s->n && !def_name_cmp(&s->cols[s->by_name[lo]], name, len); lo++)
+        for (; lo < s->n && !ig_name_cmp(s->cols[s->by_name[lo]].name, s->cols[s->by_name[lo]].name_len, name, len); lo++)
             if (!s->cols[s->by_name[lo]].hidden) return s->by_name[lo];
         return -1;
     }
     for (uint32_t i = 0; i < s->n; i++)
-        if (!s->cols[i].hidden && !def_name_cmp(&s->cols[i], name, len)) return i;
+        if (!s->cols[i].hidden && !ig_name_cmp(s->cols[i].name, s->cols[i].name_len, name, len)) return i;
     return -1;
 }
 

@@ -100,6 +100,10 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err);
 int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const char *path,
                     struct ig_error *err);
 
+/* The order of column names, the footer's name index's (docs/FORMAT.md):
+ * bytewise, a name before the longer names it begins. */
+int ig_name_cmp(const char *a, size_t an, const char *b, size_t bn);
+
 /* Index of the node called name (dotted path), or -1. Binary search once the
  * schema is finished, linear before. A hidden node (ig_column_def.hidden)
  * answers to no name: an input's column never feeds one, whatever it is

@@ -224,15 +224,14 @@ static int new_name(const struct ig_table *t, const struct renaming *r, uint32_t
 }
 
 struct taken {
-    const uint8_t *name;
-    size_t len;
+    const char *name; /* in check_renames' arena once it is whole */
+    size_t at, len;
 };
 
 static int taken_cmp(const void *a, const void *b)
 {
     const struct taken *x = a, *y = b;
-    int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
-    return c ? c : (x->len > y->len) - (x->len < y->len);
+    return ig_name_cmp(x->name, x->len, y->name, y->len);
 }
 
 /* Are the new names free, all renames taking effect at once? Taken: a shown
@@ -240,14 +239,16 @@ static int taken_cmp(const void *a, const void *b)
  * would answer to the same one. (Swapping two names is a rename of both.) */
 static int check_renames(const struct ig_table *t, const struct renaming *r, size_t n, struct ig_error *err)
 {
-    struct ig_buf all = IG_BUF_INIT, full = IG_BUF_INIT;
+    struct ig_buf arena = IG_BUF_INIT, full = IG_BUF_INIT;
     size_t records = 0;
     uint32_t ncols = t->parts[0].num_columns;
     bool *moving = calloc(ncols ? ncols : 1, sizeof *moving); /* records a rename gives a new name */
-    int rc = moving ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    for (size_t k = 0; k < n && !rc; k++)
-        for (uint32_t c = r[k].col; c < r[k].end && c < ncols; c++)
+    for (size_t k = 0; moving && k < n; k++)
+        for (uint32_t c = r[k].col; c < r[k].end && c < ncols; c++, records++)
             moving[c] = true;
+    struct taken *v = moving ? malloc((records ? records : 1) * sizeof *v) : NULL; /* every new name */
+    int rc = v ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    size_t nv = 0;
     for (size_t k = 0; k < n && !rc; k++) {
         if (!r[k].to_len || memchr(r[k].to, '\0', r[k].to_len) ||
             !ig_utf8_valid((const uint8_t *)r[k].to, r[k].to_len))
@@ -259,32 +260,22 @@ static int check_renames(const struct ig_table *t, const struct renaming *r, siz
                 !moving[other])
                 rc = ig_err(err, -EEXIST, "%s: a column is named '%.*s' already", t->dir, (int)full.len,
                             (const char *)full.data);
-            /* each new name, length first, for the check between renames below */
-            uint64_t len = full.len;
-            if (!rc && (ig_buf_append(&all, &len, sizeof len) || ig_buf_append(&all, full.data, full.len)))
-                rc = ig_err(err, -ENOMEM, "out of memory");
-            records++;
+            /* kept for the check between renames below */
+            if (!rc && nv < records) {
+                v[nv++] = (struct taken){.at = arena.len, .len = full.len};
+                if (ig_buf_append(&arena, full.data, full.len)) rc = ig_err(err, -ENOMEM, "out of memory");
+            }
         }
     }
-    struct taken *v = rc || n < 2 ? NULL : malloc(records * sizeof *v);
-    if (!rc && n >= 2 && !v) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (v) {
-        size_t i = 0;
-        for (size_t at = 0; at < all.len; i++) {
-            uint64_t len;
-            memcpy(&len, all.data + at, sizeof len);
-            v[i] = (struct taken){all.data + at + sizeof len, (size_t)len};
-            at += sizeof len + len;
-        }
-        qsort(v, records, sizeof *v, taken_cmp);
-        for (i = 1; i < records && !rc; i++)
-            if (!taken_cmp(&v[i - 1], &v[i]))
-                rc = ig_err(err, -EEXIST, "%s: two columns would be named '%.*s'", t->dir, (int)v[i].len,
-                            (const char *)v[i].name);
-        free(v);
-    }
+    for (size_t i = 0; !rc && i < nv; i++)
+        v[i].name = (const char *)arena.data + v[i].at;
+    if (!rc) qsort(v, nv, sizeof *v, taken_cmp);
+    for (size_t i = 1; !rc && i < nv; i++)
+        if (!taken_cmp(&v[i - 1], &v[i]))
+            rc = ig_err(err, -EEXIST, "%s: two columns would be named '%.*s'", t->dir, (int)v[i].len, v[i].name);
+    free(v);
     free(moving);
-    ig_buf_free(&all);
+    ig_buf_free(&arena);
     ig_buf_free(&full);
     return rc;
 }
@@ -386,8 +377,8 @@ static int restore_columns(const char *dir, uint64_t v, uint64_t current, const 
         ig_idset_free(&c.next.columns);
         c.next.listed = true;
         rc = ig_idset_copy(&c.next.columns, &old.columns) ? -ENOMEM : 0;
-        while (!rc && c.next.nnames)
-            rc = ig_manifest_rename(&c.next, c.next.names[0].col, NULL, 0);
+        while (!rc && c.next.nnames) /* the last first: nothing moves */
+            rc = ig_manifest_rename(&c.next, c.next.names[c.next.nnames - 1].col, NULL, 0);
         for (uint32_t i = 0; !rc && i < old.nnames; i++)
             rc = ig_manifest_rename(&c.next, old.names[i].col, old.names[i].name, old.names[i].len);
         if (rc) rc = ig_err(err, -ENOMEM, "out of memory");

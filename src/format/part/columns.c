@@ -124,13 +124,6 @@ int ig_part_column_stored(const struct ig_part *p, uint32_t col, struct ig_colre
     return 0;
 }
 
-static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
-{
-    int c = memcmp(a, b, an < bn ? an : bn);
-    if (c) return c;
-    return an < bn ? -1 : an > bn;
-}
-
 int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bool (*ok)(void *ctx, uint32_t col),
                        void *ctx, uint32_t *col, struct ig_error *err)
 {
@@ -140,14 +133,14 @@ int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bo
     uint32_t lo_n = 0, hi_n = nm ? nm->n : 0;
     while (lo_n < hi_n) {
         uint32_t mid = lo_n + (hi_n - lo_n) / 2, e = nm->by_name[mid];
-        if (name_cmp(nm->name[e], nm->len[e], name, len) < 0)
+        if (ig_name_cmp(nm->name[e], nm->len[e], name, len) < 0)
             lo_n = mid + 1;
         else
             hi_n = mid;
     }
     for (uint32_t i = lo_n; nm && i < nm->n; i++) {
         uint32_t e = nm->by_name[i];
-        if (name_cmp(nm->name[e], nm->len[e], name, len)) break;
+        if (ig_name_cmp(nm->name[e], nm->len[e], name, len)) break;
         if (!ok || ok(ctx, nm->col[e])) {
             *col = nm->col[e];
             return 0;
@@ -162,7 +155,7 @@ int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bo
         struct ig_colrec rec;
         int rc = ig_part_column_stored(p, ig_ld32(idx + 4 * mid), &rec, err);
         if (rc) return rc;
-        if (name_cmp(rec.name, rec.name_len, name, len) < 0)
+        if (ig_name_cmp(rec.name, rec.name_len, name, len) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -172,7 +165,7 @@ int ig_part_find_where(const struct ig_part *p, const char *name, size_t len, bo
         struct ig_colrec rec;
         int rc = ig_part_column_stored(p, c, &rec, err);
         if (rc) return rc;
-        if (name_cmp(rec.name, rec.name_len, name, len)) break;
+        if (ig_name_cmp(rec.name, rec.name_len, name, len)) break;
         if (!renamed(p, c, &at) && (!ok || ok(ctx, c))) {
             *col = c;
             return 0;

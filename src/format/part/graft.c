@@ -2,6 +2,7 @@
 #include "format/part/graft.h"
 #include "format/layout.h"
 #include "format/part/merkle.h"
+#include "format/model/schema.h"
 #include "format/model/types.h"
 #include "util/buf.h"
 #include "util/endian.h"
@@ -84,10 +85,8 @@ static int index_cmp(const struct ig_part *p, const struct mini *m, uint32_t a, 
     uint32_t xn, yn;
     name_of(p, m, a, &x, &xn);
     name_of(p, m, b, &y, &yn);
-    int c = memcmp(x, y, xn < yn ? xn : yn);
-    if (c) return c;
-    if (xn != yn) return xn < yn ? -1 : 1;
-    return a < b ? -1 : a > b;
+    int c = ig_name_cmp(x, xn, y, yn);
+    return c ? c : (a > b) - (a < b);
 }
 
 struct merged {

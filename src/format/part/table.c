@@ -40,10 +40,8 @@ struct named {
 static int named_cmp(const void *a, const void *b)
 {
     const struct named *x = a, *y = b;
-    int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
-    if (c) return c;
-    if (x->len != y->len) return x->len < y->len ? -1 : 1;
-    return x->at < y->at ? -1 : x->at > y->at; /* entries are in column order */
+    int c = ig_name_cmp(x->name, x->len, y->name, y->len);
+    return c ? c : (x->at > y->at) - (x->at < y->at); /* entries are in column order */
 }
 
 /* nm->by_name: nm's entries ordered by name, then column. */
