@@ -320,27 +320,23 @@ int cmd_update(int argc, char **argv)
 }
 
 /* The [--json] ARG... of a command that makes a version from its arguments
- * alone (restore-columns): 1 with exactly `want` of them in
- * pos; 0 once --help is printed; else the usage on stderr and -1. */
-static int version_args(int argc, char **argv, const char *usage, int want, const char **pos, bool *json)
+ * alone (rename-column, restore-columns): the arguments but --json moved to
+ * argv[1..] in order and their count; -1 once --help is printed. */
+static int version_args(int argc, char **argv, const char *usage, bool *json)
 {
     int npos = 0;
     *json = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(usage, stdout);
-            return 0;
+            return -1;
         }
         if (!strcmp(argv[i], "--json"))
             *json = true;
-        else if (npos < want)
-            pos[npos++] = argv[i];
         else
-            npos = want + 1;
+            argv[++npos] = argv[i];
     }
-    if (npos == want) return 1;
-    fputs(usage, stderr);
-    return -1;
+    return npos;
 }
 
 /* The version made, as --json prints it. */
@@ -380,24 +376,14 @@ int cmd_drop_column(int argc, char **argv)
 
 int cmd_rename_column(int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(cmd_rename_column_usage, stdout);
-        return 0;
-    }
-    /* --json anywhere; the rest: TABLE, then pairs */
-    bool json = false;
-    int n_args = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else
-            argv[++n_args] = argv[i];
-    argc = n_args + 1;
-    if (argc < 4 || argc % 2) {
+    bool json;
+    int npos = version_args(argc, argv, cmd_rename_column_usage, &json);
+    if (npos < 0) return 0;
+    if (npos < 3 || npos % 2 == 0) { /* TABLE, then pairs */
         fputs(cmd_rename_column_usage, stderr);
         return 2;
     }
-    size_t n = (size_t)(argc - 2) / 2;
+    size_t n = (size_t)(npos - 1) / 2;
     struct ig_evolve_report rep;
     struct ig_error err = {0};
     if (ig_rename_columns(argv[1], (const char *const *)argv + 2, n, &rep, &err)) {
@@ -415,10 +401,14 @@ int cmd_rename_column(int argc, char **argv)
 
 int cmd_restore_columns(int argc, char **argv)
 {
-    const char *pos[2];
     bool json;
-    int a = version_args(argc, argv, cmd_restore_columns_usage, 2, pos, &json);
-    if (a <= 0) return a < 0 ? 2 : 0;
+    int npos = version_args(argc, argv, cmd_restore_columns_usage, &json);
+    if (npos < 0) return 0;
+    if (npos != 2) {
+        fputs(cmd_restore_columns_usage, stderr);
+        return 2;
+    }
+    const char *pos[2] = {argv[1], argv[2]};
     struct ig_evolve_report rep;
     struct ig_error err = {0};
     if (ig_restore_columns(pos[0], pos[1], &rep, &err)) {
