@@ -51,7 +51,8 @@ const char cmd_replace_column_usage[] =
     "The type must stay the same (CSV and JSON Lines are read as the table's types)\n"
     "unless --retype: then the column takes the file's type (a .npy's dtype, a\n"
     "Parquet file's, --schema's, or as CSV and JSON Lines values infer), as int64\n"
-    "days become a date column; older versions keep the old type.\n"
+    "days become a date column; older versions keep the old type. The column keeps\n"
+    "its place among the table's columns.\n"
     "The old values stay readable through older versions until `ingot gc` lets those\n"
     "versions go; an erasure reaches them either way. Options as add-column, and\n"
     "  --retype      the new values' type becomes the column's\n";

@@ -187,9 +187,10 @@ static void print_text(const struct ig_table *t, const struct ig_schema *sc, con
     }
     printf("\n%-24s %-22s %6s %-22s %10s %10s %7s\n", "column", "type", "pages", "encodings",
            "stored", "raw", "ratio");
-    for (uint32_t c = 0; c < p0->num_columns; c++) {
+    struct ig_shown_walk in_order = {0}; /* the version's order */
+    for (uint32_t c; ig_table_next_shown(t, &in_order, &c);) {
         struct ig_colrec cr;
-        if (!ig_table_shows(t, c) || ig_part_column(p0, c, &cr, NULL)) continue;
+        if (ig_part_column(p0, c, &cr, NULL)) continue;
         char type[256], enc[128];
         type_text(sc, c, &cr, type, sizeof type);
         encodings_text(&cs[c], enc, sizeof enc);
@@ -231,9 +232,10 @@ static void print_json(const struct ig_table *t, const struct ig_schema *sc, con
     }
     printf("],\"columns\":[");
     bool first_col = true;
-    for (uint32_t c = 0; c < p0->num_columns; c++) {
+    struct ig_shown_walk in_order = {0}; /* the version's order */
+    for (uint32_t c; ig_table_next_shown(t, &in_order, &c);) {
         struct ig_colrec cr;
-        if (!ig_table_shows(t, c) || ig_part_column(p0, c, &cr, NULL)) continue;
+        if (ig_part_column(p0, c, &cr, NULL)) continue;
         const struct ig_type_info *ti = ig_type_info(cr.type);
         printf("%s{\"name\":", first_col ? "" : ",");
         first_col = false;
@@ -291,9 +293,10 @@ int cmd_inspect(int argc, char **argv)
         return 2;
     }
     if (names) { /* footer only: no page is read */
-        for (uint32_t col = 0; col < t.parts[0].num_columns; col++) {
+        struct ig_shown_walk in_order = {0}; /* the version's order */
+        for (uint32_t col; ig_table_next_shown(&t, &in_order, &col);) {
             struct ig_colrec cr;
-            if (ig_table_shows(&t, col) && ig_part_column(&t.parts[0], col, &cr, NULL) == 0)
+            if (ig_part_column(&t.parts[0], col, &cr, NULL) == 0)
                 printf("%.*s\n", (int)cr.name_len, cr.name);
         }
         ig_table_close(&t);

@@ -22,9 +22,10 @@ int fs_render_readme(struct fs_session *s, struct ig_buf *b)
     const char *name = strrchr(s->dir, '/');
     name = name && name[1] ? name + 1 : s->dir;
     char example[3 * FS_NAME_MAX + 1] = "NAME", npy_example[3 * FS_NAME_MAX + 1] = "NAME";
-    for (uint32_t c = 0; c < t->parts[0].num_columns; c++) {
+    struct ig_shown_walk shown = {0}; /* the first columns in the version's order */
+    for (uint32_t c; ig_table_next_shown(t, &shown, &c);) {
         struct ig_column_ref ref;
-        if (!ig_table_shows(t, c) || !fs_column_ref(s, c, &ref)) continue;
+        if (!fs_column_ref(s, c, &ref)) continue;
         char esc[3 * FS_NAME_MAX + 1];
         if (!fs_escape_name(ref.rec.name, ref.rec.name_len, esc, sizeof esc)) continue;
         if (!strcmp(example, "NAME")) snprintf(example, sizeof example, "%s", esc);
@@ -79,9 +80,9 @@ int fs_render_schema(struct fs_session *s, struct ig_buf *b)
                            t->manifest.generation, t->num_rows, t->num_rows - t->deleted_rows,
                            t->deleted_rows, t->num_groups, t->nparts, p0->erase_level);
     bool first_col = true;
-    for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
+    struct ig_shown_walk shown = {0}; /* in the version's order */
+    for (uint32_t c; !rc && ig_table_next_shown(t, &shown, &c);) {
         struct ig_column_ref ref;
-        if (!ig_table_shows(t, c)) continue;
         if (!fs_column_ref(s, c, &ref)) return -EIO;
         const struct ig_type_info *ti = ig_type_info(ref.rec.type);
         char esc[3 * FS_NAME_MAX + 1];

@@ -111,9 +111,9 @@ static void rows_erased_between(struct fs_session *s, const struct ig_table *old
 
 /* ---- reloading ----------------------------------------------------------- */
 
-/* Do two versions show the same columns under the same names? A column
- * added, replaced, dropped or renamed changes what every rows/ID holds, and
- * what blobs/COL/ID is. */
+/* Do two versions show the same columns under the same names, in the same
+ * order? A column added, replaced, dropped, renamed or moved changes what
+ * every rows/ID holds, and what blobs/COL/ID is. */
 static bool shows_same_columns(const struct ig_table *a, const struct ig_table *b)
 {
     const struct ig_manifest *ma = &a->manifest, *mb = &b->manifest;
@@ -122,7 +122,7 @@ static bool shows_same_columns(const struct ig_table *a, const struct ig_table *
         if (ma->names[i].col != mb->names[i].col || ma->names[i].len != mb->names[i].len ||
             memcmp(ma->names[i].name, mb->names[i].name, ma->names[i].len))
             return false;
-    if (a->manifest.listed != b->manifest.listed) return false;
+    if (a->manifest.listed != b->manifest.listed || !ig_idseq_equal(&ma->order, &mb->order)) return false;
     if (a->manifest.listed) return ig_idset_equal(&a->manifest.columns, &b->manifest.columns);
     return (a->nparts ? a->parts[0].num_columns : 0) == (b->nparts ? b->parts[0].num_columns : 0);
 }

@@ -33,17 +33,23 @@ bool ig_idset_has(const struct ig_idset *s, uint32_t id)
     return i < s->n && s->runs[i].first <= id;
 }
 
+/* Room for n runs (a set's or a sequence's). */
+static int reserve_runs(struct ig_idrun **runs, size_t *cap, size_t n)
+{
+    if (n <= *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 8;
+    while (c < n)
+        c *= 2;
+    struct ig_idrun *r = realloc(*runs, c * sizeof *r);
+    if (!r) return -ENOMEM;
+    *runs = r;
+    *cap = c;
+    return 0;
+}
+
 static int reserve(struct ig_idset *s, size_t n)
 {
-    if (n <= s->cap) return 0;
-    size_t cap = s->cap ? s->cap * 2 : 8;
-    while (cap < n)
-        cap *= 2;
-    struct ig_idrun *r = realloc(s->runs, cap * sizeof *r);
-    if (!r) return -ENOMEM;
-    s->runs = r;
-    s->cap = cap;
-    return 0;
+    return reserve_runs(&s->runs, &s->cap, n);
 }
 
 int ig_idset_add(struct ig_idset *s, uint32_t first, uint32_t count)
@@ -120,17 +126,22 @@ bool ig_idset_equal(const struct ig_idset *a, const struct ig_idset *b)
     return a->n == b->n && (!a->n || !memcmp(a->runs, b->runs, a->n * sizeof *a->runs));
 }
 
-int ig_idset_format(const struct ig_idset *s, struct ig_buf *out)
+static int format_runs(const struct ig_idrun *runs, size_t n, struct ig_buf *out)
 {
-    if (!s->n) return ig_buf_printf(out, "-");
-    for (size_t i = 0; i < s->n; i++) {
-        const struct ig_idrun *r = &s->runs[i];
+    if (!n) return ig_buf_printf(out, "-");
+    for (size_t i = 0; i < n; i++) {
+        const struct ig_idrun *r = &runs[i];
         int rc = r->count == 1 ? ig_buf_printf(out, "%s%" PRIu32, i ? "," : "", r->first)
                                : ig_buf_printf(out, "%s%" PRIu32 "-%" PRIu32, i ? "," : "",
                                                r->first, r->first + r->count - 1);
         if (rc) return rc;
     }
     return 0;
+}
+
+int ig_idset_format(const struct ig_idset *s, struct ig_buf *out)
+{
+    return format_runs(s->runs, s->n, out);
 }
 
 /* A decimal u32 at *p, advancing it. */
@@ -148,12 +159,14 @@ static bool number(const char **p, uint32_t *out)
     return true;
 }
 
-int ig_idset_parse(const char *text, struct ig_idset *s)
+/* Runs "A-B" or "A", comma-separated, "-" for none; ascending (a set's:
+ * sorted, never adjoining) or in any order (a sequence's). */
+static int parse_runs(const char *text, bool ascending, struct ig_idrun **runs, size_t *n, size_t *cap)
 {
-    memset(s, 0, sizeof *s);
+    *runs = NULL, *n = 0, *cap = 0;
     if (!strcmp(text, "-")) return 0;
     const char *p = text;
-    uint64_t next = 0; /* ids below this are taken (and the next run may not adjoin) */
+    uint64_t next = 0; /* ascending: ids below this are taken (and the next run may not adjoin) */
     for (;;) {
         uint32_t a, b;
         if (!number(&p, &a)) goto bad;
@@ -162,17 +175,76 @@ int ig_idset_parse(const char *text, struct ig_idset *s)
             p++;
             if (!number(&p, &b) || b < a) goto bad;
         }
-        if (a < next) goto bad;
-        if (reserve(s, s->n + 1)) {
-            ig_idset_free(s);
+        if (ascending && a < next) goto bad;
+        if (reserve_runs(runs, cap, *n + 1)) {
+            free(*runs);
+            *runs = NULL, *n = 0, *cap = 0;
             return -ENOMEM;
         }
-        s->runs[s->n++] = (struct ig_idrun){a, b - a + 1};
+        (*runs)[(*n)++] = (struct ig_idrun){a, b - a + 1};
         next = (uint64_t)b + 2;
         if (!*p) return 0;
         if (*p++ != ',') goto bad;
     }
 bad:
-    ig_idset_free(s);
+    free(*runs);
+    *runs = NULL, *n = 0, *cap = 0;
     return -EINVAL;
+}
+
+int ig_idset_parse(const char *text, struct ig_idset *s)
+{
+    return parse_runs(text, true, &s->runs, &s->n, &s->cap);
+}
+
+void ig_idseq_free(struct ig_idseq *q)
+{
+    free(q->runs);
+    memset(q, 0, sizeof *q);
+}
+
+int ig_idseq_push(struct ig_idseq *q, uint32_t id)
+{
+    struct ig_idrun *last = q->n ? &q->runs[q->n - 1] : NULL;
+    if (last && (uint64_t)last->first + last->count == id && last->count < UINT32_MAX) {
+        last->count++;
+        return 0;
+    }
+    if (reserve_runs(&q->runs, &q->cap, q->n + 1)) return -ENOMEM;
+    q->runs[q->n++] = (struct ig_idrun){id, 1};
+    return 0;
+}
+
+int ig_idseq_copy(struct ig_idseq *dst, const struct ig_idseq *src)
+{
+    struct ig_idseq c = {0};
+    if (reserve_runs(&c.runs, &c.cap, src->n)) return -ENOMEM;
+    if (src->n) memcpy(c.runs, src->runs, src->n * sizeof *src->runs);
+    c.n = src->n;
+    ig_idseq_free(dst);
+    *dst = c;
+    return 0;
+}
+
+uint64_t ig_idseq_count(const struct ig_idseq *q)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < q->n; i++)
+        n += q->runs[i].count;
+    return n;
+}
+
+bool ig_idseq_equal(const struct ig_idseq *a, const struct ig_idseq *b)
+{
+    return a->n == b->n && (!a->n || !memcmp(a->runs, b->runs, a->n * sizeof *a->runs));
+}
+
+int ig_idseq_format(const struct ig_idseq *q, struct ig_buf *out)
+{
+    return format_runs(q->runs, q->n, out);
+}
+
+int ig_idseq_parse(const char *text, struct ig_idseq *q)
+{
+    return parse_runs(text, false, &q->runs, &q->n, &q->cap);
 }

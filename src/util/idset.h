@@ -34,4 +34,25 @@ bool ig_idset_equal(const struct ig_idset *a, const struct ig_idset *b);
 int ig_idset_format(const struct ig_idset *s, struct ig_buf *out);
 int ig_idset_parse(const char *text, struct ig_idset *s);
 
+/* A sequence of distinct ids in an order of its own, as runs ("5-9,0-4"): the
+ * order a table version shows its columns in (MANIFEST's `order` line). The
+ * text is a set's with the runs in any order. */
+struct ig_idseq {
+    struct ig_idrun *runs; /* in sequence order */
+    size_t n, cap;
+};
+
+void ig_idseq_free(struct ig_idseq *q);
+/* id next (a run grows when id follows it): 0, or -ENOMEM. Distinctness is
+ * the caller's. */
+int ig_idseq_push(struct ig_idseq *q, uint32_t id);
+int ig_idseq_copy(struct ig_idseq *dst, const struct ig_idseq *src);
+uint64_t ig_idseq_count(const struct ig_idseq *q);
+/* The same runs in the same order (as parsed, and as a MANIFEST writes them). */
+bool ig_idseq_equal(const struct ig_idseq *a, const struct ig_idseq *b);
+int ig_idseq_format(const struct ig_idseq *q, struct ig_buf *out);
+/* 0, -EINVAL (malformed) or -ENOMEM. That no id comes twice is the caller's
+ * to check (MANIFEST's reader does, against the ids shown, in linear time). */
+int ig_idseq_parse(const char *text, struct ig_idseq *q);
+
 #endif

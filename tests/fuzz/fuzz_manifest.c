@@ -10,8 +10,9 @@
  * (appending one where there is none), letting the fuzzer reach the lines.
  *
  * What a parser accepts is checked: a manifest's parts follow each other in
- * rows and have valid names, and formatting it and parsing that again gives
- * the same manifest; tags are valid names of versions from 1, in name order,
+ * rows and have valid names, its order lists each shown column once, and
+ * formatting it and parsing that again gives the same manifest (the same
+ * columns in the same order); tags are valid names of versions from 1, in name order,
  * and their text read back is the same; a commit record's parts name files
  * inside the table. */
 #include <inttypes.h>
@@ -58,6 +59,19 @@ static size_t reseal(char *text, size_t len, int kind)
     return at + 21 > len ? at + 21 : len;
 }
 
+/* The ids m shows, in the order it shows them (its order line, else by id),
+ * at most cap of them; how many there are. */
+static uint64_t shown_ids(const struct ig_manifest *m, uint32_t *out, uint64_t cap)
+{
+    uint64_t n = 0;
+    const struct ig_idrun *runs = m->order.n ? m->order.runs : m->columns.runs;
+    size_t nruns = m->order.n ? m->order.n : m->columns.n;
+    for (size_t r = 0; r < nruns; r++)
+        for (uint64_t k = 0; k < runs[r].count; k++, n++)
+            if (n < cap) out[n] = runs[r].first + (uint32_t)k;
+    return n;
+}
+
 static void check_manifest(char *text, size_t len)
 {
     struct ig_manifest m;
@@ -66,7 +80,12 @@ static void check_manifest(char *text, size_t len)
         if (!err.msg[0]) abort(); /* a refusal says why */
         return;
     }
-    if (m.n == 0 || m.format < 1 || m.format > 3 || m.version == 0) abort();
+    if (m.n == 0 || m.format < 1 || m.format > 4 || m.version == 0) abort();
+    /* an order: each shown column once (as many, and every one shown) */
+    if (m.order.n && (!m.listed || ig_idseq_count(&m.order) != ig_idset_count(&m.columns))) abort();
+    for (size_t r = 0; r < m.order.n; r++)
+        for (uint64_t k = 0; k < m.order.runs[r].count && k < 4096; k++)
+            if (!ig_idset_has(&m.columns, m.order.runs[r].first + (uint32_t)k)) abort();
     /* a renamed column's name: not empty, no NUL, ids ascending */
     for (uint32_t i = 0; i < m.nnames; i++)
         if (!m.names[i].len || memchr(m.names[i].name, 0, m.names[i].len) ||
@@ -79,7 +98,7 @@ static void check_manifest(char *text, size_t len)
         if (p->blob[0] && (strncmp(p->blob, "part-", 5) || strchr(p->blob, '/'))) abort();
         row += p->rows;
     }
-    /* formatted (as format 2, or 3 with names) and parsed again: the same manifest */
+    /* formatted (as format 2, 3 with names, 4 with an order) and parsed again: the same manifest */
     struct ig_buf b = IG_BUF_INIT;
     if (ig_manifest_format(&m, &b) || ig_buf_append_byte(&b, 0)) abort();
     struct ig_manifest back;
@@ -95,6 +114,11 @@ static void check_manifest(char *text, size_t len)
         strcmp(back.change, change) || back.listed != m.listed ||
         (m.listed && !ig_idset_equal(&back.columns, &m.columns)) || back.n != m.n || back.nnames != m.nnames)
         abort();
+    if (m.listed) { /* the same ids in the same order (an order by id writes no line) */
+        static uint32_t a[4096], b2[4096];
+        uint64_t na = shown_ids(&m, a, 4096), nb = shown_ids(&back, b2, 4096);
+        if (na != nb || memcmp(a, b2, (na < 4096 ? na : 4096) * sizeof *a)) abort();
+    }
     for (uint32_t i = 0; i < m.nnames; i++)
         if (back.names[i].col != m.names[i].col || back.names[i].len != m.names[i].len ||
             memcmp(back.names[i].name, m.names[i].name, m.names[i].len))

@@ -8,6 +8,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 T=$WORK/t
+PQ=$ROOT/tests/parquet
 "$PY" - "$WORK" <<'PY'
 import sys, numpy as np
 w = sys.argv[1]
@@ -100,6 +101,69 @@ retype() {
     "$INGOT" verify --deep "$R" >/dev/null
 }
 check replace_column_retype retype
+
+# --- a replaced column keeps its place: rows, listings, schema.json and the
+# Parquet and Arrow views show it where the column it replaces was (a struct
+# with its fields); a column added goes last, one dropped leaves; restoring
+# an older version restores its order
+keeps_place() {
+    local R=$WORK/kp RM=$WORK/kpm want='id,s,b,c' got
+    printf 'id int64?\ns struct<x:int64, y:string>?\nb float64?\nc string?\n' >"$R.schema"
+    printf '{"id":1,"s":{"x":1,"y":"a"},"b":2.5,"c":"u"}\n{"id":2,"s":{"x":2,"y":"b"},"b":3.5,"c":"v"}\n' >"$R.jsonl"
+    "$INGOT" import --schema "$R.schema" "$R.jsonl" "$R" >/dev/null 2>&1 || return 1
+    printf 's struct<x:int64, y:string>?\nid int64?\n' >"$R-s.schema"
+    printf '{"id":1,"s":{"x":10,"y":"q"}}\n{"id":2,"s":{"x":20,"y":"r"}}\n' >"$R-s.jsonl"
+    "$INGOT" replace-column --schema "$R-s.schema" --key id "$R" "$R-s.jsonl" >/dev/null || return 1
+    "$PY" -c "import numpy as np; np.save('$R-b.npy', np.array([7.5, 8.5]))"
+    "$INGOT" replace-column --name b "$R" "$R-b.npy" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0 "$R")" = '{"id":1,"s":{"x":10,"y":"q"},"b":7.5,"c":"u"}' ] || { "$INGOT" cat --rows 0 "$R"; return 1; }
+    [ "$("$INGOT" inspect --columns "$R" | paste -sd,)" = 'id,s,s.x,s.y,b,c' ] || { "$INGOT" inspect --columns "$R"; return 1; }
+    [ "$("$INGOT" inspect --json "$R" | jq -r '[.columns[].name] | join(",")')" = 'id,s,s.x,s.y,b,c' ] || return 1
+    grep -q '^ingot-manifest 4$' "$R/MANIFEST" && grep -q '^order ' "$R/MANIFEST" || { cat "$R/MANIFEST"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null || return 1
+    mkdir -p "$RM" && "$INGOT" mount "$R" "$RM" || return 1
+    got=$("$PY" - "$RM" <<'PY'
+import json, sys
+m = sys.argv[1]
+row = json.load(open(f"{m}/rows/0"))
+line = json.loads(open(f"{m}/jsonl/0.jsonl").readline())
+tops = [c["name"] for c in json.load(open(f"{m}/schema.json"))["columns"] if "." not in c["name"]]
+assert list(row) == list(line) == tops, (row, line, tops)
+print(",".join(tops))
+PY
+) || { fusermount3 -u "$RM"; return 1; }
+    [ "$got" = "$want" ] || { echo "mount: $got"; fusermount3 -u "$RM"; return 1; }
+    # a replacement written into the mount (a .npy) takes the place as well
+    "$PY" -c "import numpy as np; np.save('$RM/columns/id.npy', np.array([5, 6]))" || { fusermount3 -u "$RM"; return 1; }
+    [ "$(jq -c . "$RM/rows/1")" = '{"id":6,"s":{"x":20,"y":"r"},"b":8.5,"c":"v"}' ] || { cat "$RM/rows/1"; fusermount3 -u "$RM"; return 1; }
+    if need_duckdb replaced_column_keeps_its_place; then
+        got=$(cd "$PQ" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+import { tableFromIPC } from 'apache-arrow';
+import { readFileSync } from 'fs';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+const r = await c.runAndReadAll(\"SELECT * FROM '$RM/parquet/0.parquet'\");
+const a = tableFromIPC(readFileSync('$RM/arrow/0.arrow'));
+console.log(r.columnNames().join(','), String(r.getRows()[1][2]), a.schema.fields.map((f) => f.name).join(','));") ||
+            { fusermount3 -u "$RM"; return 1; }
+        [ "$got" = "$want 8.5 $want" ] || { echo "views: $got"; fusermount3 -u "$RM"; return 1; }
+    fi
+    fusermount3 -u "$RM"
+    # added last, dropped gone; a version's order restored with its columns
+    "$PY" -c "import numpy as np; np.save('$R-d.npy', np.array([1, 2], dtype=np.int32))"
+    "$INGOT" add-column --name d "$R" "$R-d.npy" >/dev/null && "$INGOT" drop-column "$R" c >/dev/null || return 1
+    [ "$("$INGOT" inspect --columns "$R" | paste -sd,)" = 'id,s,s.x,s.y,b,d' ] || { "$INGOT" inspect --columns "$R"; return 1; }
+    printf '{"id":3,"s":{"x":3,"y":"c"},"b":1.5,"d":4}\n' >"$R-ap.jsonl"
+    "$INGOT" import --append "$R-ap.jsonl" "$R" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 2 "$R")" = '{"id":3,"s":{"x":3,"y":"c"},"b":1.5,"d":4}' ] || { "$INGOT" cat --rows 2 "$R"; return 1; }
+    "$INGOT" restore-columns "$R" 1 >/dev/null || return 1
+    ! grep -q '^order ' "$R/MANIFEST" || { cat "$R/MANIFEST"; return 1; }
+    [ "$("$INGOT" cat --rows 0 "$R")" = '{"id":1,"s":{"x":1,"y":"a"},"b":2.5,"c":"u"}' ] || return 1
+    "$INGOT" restore-columns "$R" 3 >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0 "$R")" = '{"id":1,"s":{"x":10,"y":"q"},"b":7.5,"c":"u"}' ] || { "$INGOT" cat --rows 0 "$R"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null
+}
+check replaced_column_keeps_its_place keeps_place
 
 replace_and_drop() {
     "$INGOT" replace-column --name score "$T" "$WORK/score2.npy" | grep -q "version 4" || return 1
@@ -268,7 +332,6 @@ check mount_of_a_version_reads_as_it_was version_mount
 # --- versions/N/ and tags/NAME inside the mount: each version's table with
 # the root's layout, read-only, read by NumPy and DuckDB; an erasure reaches
 # them as it reaches the table
-PQ=$ROOT/tests/parquet
 versions_in_mount() {
     local want got n tagged
     want=$("$INGOT" versions --json "$T" | jq -r '[.[].version] | map(tostring) | join(" ")')

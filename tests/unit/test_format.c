@@ -1796,7 +1796,16 @@ static void test_manifest_versions_roundtrip(void)
                          "ingot-manifest 2\nversion 1\ncolumns 3-1\npart part-000000.ingot 0 5\n",
                          "ingot-manifest 2\nversion 1\npart part-000000.ingot 0 5 footer=12\n",
                          "ingot-manifest 2\nversion 1\npart ../x.ingot 0 5\n",
-                         "ingot-manifest 4\nversion 1\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 5\nversion 1\npart part-000000.ingot 0 5\n",
+                         /* order: only in format 4, each shown column once, no other */
+                         "ingot-manifest 3\nversion 1\ncolumns 0-2\norder 2,0-1\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 4\nversion 1\norder 2,0-1\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 4\nversion 1\ncolumns 0-2\norder 2,0-2\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 4\nversion 1\ncolumns 0-2\norder 2,0\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 4\nversion 1\ncolumns 0-2\norder 2,0,3\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 4\nversion 1\ncolumns 0-2\norder 2,1,1\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 4\nversion 1\ncolumns 0-2\norder 2,,1\npart part-000000.ingot 0 5\n",
+                         "ingot-manifest 4\nversion 1\ncolumns 0-2\norder 2-1,0\npart part-000000.ingot 0 5\n",
                          /* names: only in format 3, ids ascending and once, escapes whole, no NUL */
                          "ingot-manifest 2\nversion 1\nname 1 a\npart part-000000.ingot 0 5\n",
                          "ingot-manifest 3\nversion 1\nname 2 a\nname 1 b\npart part-000000.ingot 0 5\n",
@@ -1831,6 +1840,95 @@ static void test_manifest_versions_roundtrip(void)
     CHECK(ig_tag_name_valid("v1-train") && ig_tag_name_valid("2026.12_a"));
     CHECK(!ig_tag_name_valid("") && !ig_tag_name_valid("123") && !ig_tag_name_valid(".x") &&
           !ig_tag_name_valid("-x") && !ig_tag_name_valid("a/b") && !ig_tag_name_valid("a b"));
+}
+
+/* The order a version shows its columns in: a replacement placed where its
+ * column was (with its fields) is written as format 4's `order` line and read
+ * back; records dropped leave it and added ones go last; an order that comes
+ * out by id writes no line (format 2); random placements always write each
+ * shown record once. */
+static void test_manifest_order(void)
+{
+    struct ig_manifest m = {0};
+    REQUIRE(ig_manifest_add(&m, "part-000000.ingot", 0, 10) == 0);
+    m.version = 3;
+    m.listed = true;
+    REQUIRE(ig_idset_add(&m.columns, 0, 5) == 0); /* a, s, s.x, s.y, b */
+    /* s (records 1-3) replaced by records 5-7: shown where s was */
+    REQUIRE(ig_idset_add(&m.columns, 5, 3) == 0);
+    REQUIRE(ig_manifest_place(&m, 5, 3, 1) == 0);
+    for (uint32_t id = 1; id <= 3; id++)
+        REQUIRE(ig_idset_remove(&m.columns, id) == 0);
+    struct ig_buf b = IG_BUF_INIT;
+    REQUIRE(ig_manifest_format(&m, &b) == 0);
+    REQUIRE(ig_buf_append_byte(&b, 0) == 0);
+    CHECK(strstr((char *)b.data, "ingot-manifest 4\n") != NULL);
+    CHECK(strstr((char *)b.data, "\norder 0,5-7,4\n") != NULL);
+    struct ig_manifest back;
+    struct ig_error err = {0};
+    REQUIRE(ig_manifest_parse((char *)b.data, b.len - 1, "test", &back, &err) == 0);
+    CHECK_EQ_INT(back.format, 4);
+    CHECK_EQ_INT(back.order.n, 3);
+    CHECK(back.order.runs[1].first == 5 && back.order.runs[1].count == 3);
+    /* a column added goes last; one dropped leaves the order */
+    REQUIRE(ig_idset_add(&back.columns, 8, 1) == 0 && ig_idset_remove(&back.columns, 0) == 0);
+    ig_buf_reset(&b);
+    REQUIRE(ig_manifest_format(&back, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+    CHECK(strstr((char *)b.data, "\norder 5-7,4,8\n") != NULL);
+    /* b (4) replaced by 9, before 8 where b was; s's records dropped */
+    REQUIRE(ig_idset_add(&back.columns, 9, 1) == 0);
+    REQUIRE(ig_manifest_place(&back, 9, 1, 4) == 0);
+    REQUIRE(ig_idset_remove(&back.columns, 4) == 0);
+    for (uint32_t id = 5; id <= 7; id++)
+        REQUIRE(ig_idset_remove(&back.columns, id) == 0);
+    ig_buf_reset(&b);
+    REQUIRE(ig_manifest_format(&back, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+    CHECK(strstr((char *)b.data, "\norder 9,8\n") != NULL);
+    /* 9 dropped too: what is left is in id order, and no line says more */
+    REQUIRE(ig_idset_remove(&back.columns, 9) == 0);
+    ig_buf_reset(&b);
+    REQUIRE(ig_manifest_format(&back, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+    CHECK(strstr((char *)b.data, "ingot-manifest 2\n") != NULL && !strstr((char *)b.data, "order"));
+    /* a copy keeps the order */
+    struct ig_manifest copy;
+    REQUIRE(ig_manifest_copy(&copy, &m) == 0);
+    CHECK(ig_idseq_equal(&copy.order, &m.order));
+    ig_manifest_free(&copy);
+    ig_manifest_free(&back);
+    /* random placements, additions and removals: every shown record once */
+    uint64_t seed = 7;
+    for (int round = 0; round < 200; round++) {
+        struct ig_manifest r = {0};
+        REQUIRE(ig_manifest_add(&r, "part-000000.ingot", 0, 1) == 0);
+        r.version = 1;
+        r.listed = true;
+        uint32_t next = 1 + (uint32_t)(seed % 50);
+        REQUIRE(ig_idset_add(&r.columns, 0, next) == 0);
+        for (int step = 0; step < 20; step++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t at = (uint32_t)(seed >> 33) % next, span = 1 + (uint32_t)(seed >> 20) % 3;
+            REQUIRE(ig_idset_add(&r.columns, next, span) == 0);
+            if (ig_idset_has(&r.columns, at)) REQUIRE(ig_manifest_place(&r, next, span, at) == 0);
+            if (seed & 1) REQUIRE(ig_idset_remove(&r.columns, at) == 0);
+            next += span;
+        }
+        if (!ig_idset_count(&r.columns)) REQUIRE(ig_idset_add(&r.columns, 0, 1) == 0);
+        ig_buf_reset(&b);
+        REQUIRE(ig_manifest_format(&r, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+        struct ig_manifest rb;
+        int rc = ig_manifest_parse((char *)b.data, b.len - 1, "test", &rb, &err);
+        CHECK(rc == 0);
+        if (rc) {
+            fprintf(stderr, "%s\n%s\n", err.msg, (char *)b.data);
+        } else {
+            CHECK(ig_idset_equal(&rb.columns, &r.columns));
+            CHECK(!rb.order.n || ig_idseq_count(&rb.order) == ig_idset_count(&rb.columns));
+            ig_manifest_free(&rb);
+        }
+        ig_manifest_free(&r);
+    }
+    ig_buf_free(&b);
+    ig_manifest_free(&m);
 }
 
 /* A version that renames a column: every part's records answer to the new
@@ -2129,7 +2227,7 @@ static void test_versions_format(void)
 TEST_MAIN(T(test_roundtrip_all_types), T(test_manifest_names_roundtrip), T(test_table_names_from_manifest), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fsst_blocks_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_fitted_blocks_fill_their_grains), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
           T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
-          T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip),
+          T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip), T(test_manifest_order),
           T(test_released_pages), T(test_versions_format),
           T(test_float_repr_matches_python), T(test_text_escaping), T(test_text_escaping_random), T(test_json_string_random),
           T(test_schema_file))

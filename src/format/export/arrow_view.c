@@ -508,11 +508,12 @@ int ig_arv_layout(const struct ig_table *t, uint32_t group, struct ig_reader *r,
     struct acol *cols = calloc(p->num_columns ? p->num_columns : 1, sizeof *cols);
     uint32_t ncols = 0;
     if (!cols) return ig_err(err, -ENOMEM, "out of memory");
-    for (uint32_t col = 0; !rc && col < p->num_columns; col++) {
+    struct ig_shown_walk tops = {0}; /* the columns this version shows, in its order */
+    for (uint32_t col; !rc && ncols < p->num_columns && ig_table_next_top(t, &tops, &col);) {
         struct acol *a = &cols[ncols];
         *a = (struct acol){0}; /* the slot a column not shown may have used */
         rc = ig_part_column(p, col, &a->c, err);
-        if (rc || a->c.parent != IG_NONE || !ig_table_shows(t, col) || !arv_shown(p, col, &a->c, a)) continue;
+        if (rc || !arv_shown(p, col, &a->c, a)) continue;
         a->col = col;
         ncols++;
         if (a->shape == IG_ARV_STRUCT || a->shape == IG_ARV_LIST_STRUCT)

@@ -260,13 +260,11 @@ static int build_schema(const struct ig_table *t, const struct ig_part *p, struc
                  ? -ENOMEM
                  : 0;
     if (!rc) rc = add_elem(s, "schema", 6, -1, PQ_REQUIRED, PQ_CT_NONE, NULL);
-    for (uint32_t col = 0; !rc && col < p->num_columns;) {
-        if (!ig_table_shows(t, col)) { /* a column this version does not show */
-            col = ig_part_column_span_end(p, col);
-            continue;
-        }
+    /* the columns this version shows, in its order (chunks follow s->l) */
+    struct ig_shown_walk tops = {0};
+    for (uint32_t col, next; !rc && ig_table_next_top(t, &tops, &col);) {
         bool shown = false; /* walk fails before it says (a corrupt column record) */
-        rc = walk(s, col, 0, 0, 0, &col, &shown);
+        rc = walk(s, col, 0, 0, 0, &next, &shown);
         if (!rc) s->e[0].nchild += shown;
     }
     if (rc == -ENOMEM) ig_err(err, rc, "out of memory");

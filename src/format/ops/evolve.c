@@ -135,6 +135,12 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
             ig_manifest_columns_explicit(&c.next, base) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     if (!rc)
         rc = ig_idset_add(&c.next.columns, base, s->n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    /* a replacement is shown where the column it replaces was (its record
+     * and its fields: the request's nodes, written from id base on) */
+    for (uint32_t k = 0; req->replace && k < s->ntops && !rc; k++) {
+        uint32_t span = (k + 1 < s->ntops ? s->tops[k + 1] : s->n) - s->tops[k];
+        if (ig_manifest_place(&c.next, base + s->tops[k], span, old[k])) rc = ig_err(err, -ENOMEM, "out of memory");
+    }
     for (uint32_t k = 0; req->replace && k < s->ntops && !rc; k++) {
         uint32_t end = ig_part_column_span_end(&c.table.parts[0], old[k]);
         for (uint32_t id = old[k]; id < end && !rc; id++)
@@ -376,7 +382,7 @@ static int restore_columns(const char *dir, uint64_t v, uint64_t current, const 
         /* the version's columns under its names; rows and erasures stay as they are now */
         ig_idset_free(&c.next.columns);
         c.next.listed = true;
-        rc = ig_idset_copy(&c.next.columns, &old.columns) ? -ENOMEM : 0;
+        rc = ig_idset_copy(&c.next.columns, &old.columns) || ig_idseq_copy(&c.next.order, &old.order) ? -ENOMEM : 0;
         while (!rc && c.next.nnames) /* the last first: nothing moves */
             rc = ig_manifest_rename(&c.next, c.next.names[c.next.nnames - 1].col, NULL, 0);
         for (uint32_t i = 0; !rc && i < old.nnames; i++)

@@ -175,20 +175,15 @@ int ig_row_render_json(const struct ig_table *t, uint64_t row, const uint32_t *c
                              : ig_err(err, rc, "row %llu: the footer disagrees with itself",
                                       (unsigned long long)row);
     if (ig_buf_append_byte(out, '{')) return ig_err(err, -ENOMEM, "out of memory");
-    const struct ig_part *p0 = &t->parts[0];
     bool first = true;
     if (cols) {
         for (size_t k = 0; k < ncols && !rc; k++, first = false)
             rc = render_member(t, cols[k], &at, src, first, out, err);
     } else {
-        for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
-            struct ig_colrec cr;
-            rc = ig_part_column(p0, c, &cr, err);
-            /* keys are the top-level columns the version shows */
-            if (rc || cr.parent != IG_NONE || !ig_table_shows(t, c)) continue;
+        /* keys are the top-level columns the version shows, in its order */
+        struct ig_shown_walk w = {0};
+        for (uint32_t c; !rc && ig_table_next_top(t, &w, &c); first = false)
             rc = render_member(t, c, &at, src, first, out, err);
-            first = false;
-        }
     }
     if (!rc && ig_buf_append(out, "}\n", 2)) rc = ig_err(err, -ENOMEM, "out of memory");
     return rc;
@@ -302,16 +297,16 @@ int ig_rows_json_len(const struct ig_table *t, uint64_t first, size_t count, con
     const struct ig_part *p = &t->parts[at.part];
     uint8_t *live = malloc(n ? n : 1);
     if (!live) return ig_err(err, -ENOMEM, "out of memory");
-    const struct ig_part *p0 = &t->parts[0];
     for (size_t i = 0; i < n; i++) {
         live[i] = !ig_part_row_deleted(p, local + i);
         lens[i] = 3; /* "{", "}\n" */
     }
     bool first_col = true;
-    for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
+    struct ig_shown_walk shown = {0};
+    for (uint32_t c; !rc && ig_table_next_shown(t, &shown, &c);) {
         struct ig_column_ref ref;
         rc = ig_table_column_at(t, c, &ref, err);
-        if (rc || ref.rec.parent != IG_NONE || !ig_table_shows(t, c)) continue;
+        if (rc || ref.rec.parent != IG_NONE) continue;
         ig_buf_reset(scratch);
         if (ig_render_json_string(scratch, (const uint8_t *)ref.rec.name, ref.rec.name_len)) {
             rc = ig_err(err, -ENOMEM, "out of memory");
@@ -377,12 +372,9 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
     const struct ig_part *p0 = &t->parts[0];
     uint32_t *top = malloc(((size_t)p0->num_columns + 1) * sizeof *top), ntop = 0;
     if (!top) return ig_err(err, -ENOMEM, "out of memory");
-    for (uint32_t c = 0; c < p0->num_columns && !rc; c++) {
-        struct ig_colrec cr;
-        rc = ig_part_column(p0, c, &cr, err);
-        if (rc || cr.parent != IG_NONE || !ig_table_shows(t, c)) continue;
+    struct ig_shown_walk shown = {0};
+    for (uint32_t c; ntop < p0->num_columns && ig_table_next_top(t, &shown, &c);)
         top[ntop++] = c;
-    }
     if (ntop && n > JSON_CELLS_MOST / ntop) n = JSON_CELLS_MOST / ntop ? JSON_CELLS_MOST / ntop : 1;
     uint8_t *live = rc ? NULL : malloc(n ? n : 1);
     size_t *ends = rc ? NULL : malloc(((size_t)ntop * n + 1) * sizeof *ends);

@@ -194,45 +194,74 @@ uint32_t ig_part_column_span_end(const struct ig_part *p, uint32_t top)
  * out, or kept under a name no input can give (an append's NULLs). */
 enum schema_names { NAMES_VERSION, NAMES_STORED };
 enum schema_rejects { REJECTS_LEFT_OUT, REJECTS_HIDDEN };
-static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
+struct records {
+    const struct ig_part *p;
+    bool (*next_top)(void *ctx, uint32_t *top); /* NULL: every record by id */
+    void *ctx;
+    uint32_t next, end; /* the next record, the end of the subtree it is in */
+};
+static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), struct records *walk,
                        enum schema_names names, enum schema_rejects rejects, struct ig_schema *s,
                        struct ig_error *err);
 
+/* The next record schema_from takes: by id, or each top next_top gives with
+ * its subtree (so parents always come before their fields). */
+static bool next_record(struct records *w, uint32_t *c)
+{
+    if (!w->next_top) {
+        if (w->next >= w->p->num_columns) return false;
+        *c = w->next++;
+        return true;
+    }
+    while (w->next >= w->end) {
+        uint32_t top;
+        if (!w->next_top(w->ctx, &top)) return false;
+        if (top >= w->p->num_columns) continue;
+        w->next = top;
+        w->end = ig_part_column_span_end(w->p, top);
+    }
+    *c = w->next++;
+    return true;
+}
+
 int ig_schema_from_part(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
-    return schema_from(p, NULL, NULL, NAMES_VERSION, REJECTS_LEFT_OUT, s, err);
+    return schema_from(p, NULL, &(struct records){.p = p}, NAMES_VERSION, REJECTS_LEFT_OUT, s, err);
 }
 
 int ig_schema_from_part_stored(const struct ig_part *p, struct ig_schema *s, struct ig_error *err)
 {
-    return schema_from(p, NULL, NULL, NAMES_STORED, REJECTS_LEFT_OUT, s, err);
+    return schema_from(p, NULL, &(struct records){.p = p}, NAMES_STORED, REJECTS_LEFT_OUT, s, err);
 }
 
 int ig_schema_from_part_hiding(const struct ig_part *p, bool (*shows)(void *ctx, uint32_t col), void *ctx,
                                struct ig_schema *s, struct ig_error *err)
 {
-    return schema_from(p, shows, ctx, NAMES_VERSION, REJECTS_HIDDEN, s, err);
+    return schema_from(p, shows, &(struct records){.p = p, .ctx = ctx}, NAMES_VERSION, REJECTS_HIDDEN, s, err);
 }
 
-int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
-                              struct ig_schema *s, struct ig_error *err)
+int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col),
+                              bool (*next_top)(void *ctx, uint32_t *top), void *ctx, struct ig_schema *s,
+                              struct ig_error *err)
 {
-    return schema_from(p, keep, ctx, NAMES_VERSION, REJECTS_LEFT_OUT, s, err);
+    return schema_from(p, keep, &(struct records){.p = p, .next_top = next_top, .ctx = ctx}, NAMES_VERSION,
+                       REJECTS_LEFT_OUT, s, err);
 }
 
-static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
+static int schema_from(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), struct records *walk,
                        enum schema_names names, enum schema_rejects rejects, struct ig_schema *s,
                        struct ig_error *err)
 {
     memset(s, 0, sizeof *s);
+    void *ctx = walk->ctx;
     /* a kept record's node index (parents are renumbered when records are left out) */
     uint32_t *node = malloc((p->num_columns ? p->num_columns : 1) * sizeof *node);
     int rc = node ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    if (node) memset(node, 0xff, (p->num_columns ? p->num_columns : 1) * sizeof *node); /* IG_SCHEMA_NONE */
     uint32_t top = 0, top_len = 0; /* the current top-level record, its name's length */
     char hidden[IG_MAX_NAME_LEN + 16];
-    for (uint32_t c = 0; c < p->num_columns && !rc; c++) {
+    for (uint32_t c; !rc && next_record(walk, &c);) {
         struct ig_colrec r;
-        node[c] = IG_SCHEMA_NONE;
         rc = names == NAMES_STORED ? ig_part_column_stored(p, c, &r, err) : ig_part_column(p, c, &r, err);
         if (rc) break;
         if (r.parent != IG_NONE && r.parent >= c) {

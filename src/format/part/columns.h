@@ -47,9 +47,12 @@ int ig_schema_from_part_hiding(const struct ig_part *p, bool (*shows)(void *ctx,
                                struct ig_schema *s, struct ig_error *err);
 /* The same for the records `keep` accepts (and their children): a version's
  * columns, where a replaced column's record repeats a name. Node indices then
- * differ from column ids. */
-int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col), void *ctx,
-                              struct ig_schema *s, struct ig_error *err);
+ * differ from column ids. With next_top, the top-level records it gives, in
+ * its order (each with its fields; NULL: every record by id): the order a
+ * version shows its columns in. */
+int ig_schema_from_part_where(const struct ig_part *p, bool (*keep)(void *ctx, uint32_t col),
+                              bool (*next_top)(void *ctx, uint32_t *top), void *ctx, struct ig_schema *s,
+                              struct ig_error *err);
 
 /* The reassembly tree of top-level column `top_col` from the part's records;
  * with only != UINT32_MAX (a column id) just the path to that node and what is

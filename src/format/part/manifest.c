@@ -81,12 +81,69 @@ void ig_manifest_free(struct ig_manifest *m)
     free(m->parts);
     free_names(m->names, m->nnames);
     ig_idset_free(&m->columns);
+    ig_idseq_free(&m->order);
     memset(m, 0, sizeof *m);
 }
 
 bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col)
 {
     return !m->listed || ig_idset_has(&m->columns, col);
+}
+
+/* The order version m shows its records in: m->order's shown ids, each once,
+ * then the shown ids it leaves out, ascending. *by_id: that is ascending (no
+ * `order` line). */
+static int shown_order(const struct ig_manifest *m, struct ig_idseq *out, bool *by_id)
+{
+    *out = (struct ig_idseq){0};
+    *by_id = true;
+    if (!m->listed || !m->columns.n) return 0;
+    const struct ig_idrun *last = &m->columns.runs[m->columns.n - 1];
+    uint64_t ids = (uint64_t)last->first + last->count;
+    uint8_t *seen = calloc(ids / 8 + 1, 1);
+    if (!seen) return -ENOMEM;
+    int rc = 0;
+    for (size_t r = 0; r < m->order.n && !rc; r++) {
+        uint64_t end = (uint64_t)m->order.runs[r].first + m->order.runs[r].count;
+        for (uint64_t id = m->order.runs[r].first; id < end && id < ids && !rc; id++) {
+            if (seen[id / 8] & (1u << id % 8) || !ig_idset_has(&m->columns, (uint32_t)id)) continue;
+            seen[id / 8] |= (uint8_t)(1u << id % 8);
+            rc = ig_idseq_push(out, (uint32_t)id);
+        }
+    }
+    for (size_t r = 0; r < m->columns.n && !rc; r++)
+        for (uint32_t k = 0; k < m->columns.runs[r].count && !rc; k++) {
+            uint32_t id = m->columns.runs[r].first + k;
+            if (!(seen[id / 8] & (1u << id % 8))) rc = ig_idseq_push(out, id);
+        }
+    free(seen);
+    for (size_t r = 1; r < out->n && *by_id; r++)
+        *by_id = out->runs[r].first > out->runs[r - 1].first;
+    if (rc) ig_idseq_free(out);
+    return rc;
+}
+
+int ig_manifest_place(struct ig_manifest *m, uint32_t first, uint32_t count, uint32_t at)
+{
+    struct ig_idseq now, next = {0};
+    bool by_id;
+    int rc = shown_order(m, &now, &by_id);
+    for (size_t r = 0; r < now.n && !rc; r++)
+        for (uint32_t k = 0; k < now.runs[r].count && !rc; k++) {
+            uint32_t id = now.runs[r].first + k;
+            if (id >= first && id - first < count) continue; /* moved */
+            for (uint32_t j = 0; id == at && j < count && !rc; j++)
+                rc = ig_idseq_push(&next, first + j);
+            if (!rc) rc = ig_idseq_push(&next, id);
+        }
+    ig_idseq_free(&now);
+    if (rc) {
+        ig_idseq_free(&next);
+        return rc;
+    }
+    ig_idseq_free(&m->order);
+    m->order = next;
+    return 0;
 }
 
 int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len)
@@ -140,10 +197,11 @@ int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src)
     struct ig_manifest c = *src;
     c.parts = malloc((src->n ? src->n : 1) * sizeof *c.parts);
     c.columns = (struct ig_idset){0};
+    c.order = (struct ig_idseq){0};
     c.names = calloc(src->nnames ? src->nnames : 1, sizeof *c.names);
     c.nnames = 0;
     c.names_cap = src->nnames ? src->nnames : 1;
-    bool ok = c.parts && c.names && !ig_idset_copy(&c.columns, &src->columns);
+    bool ok = c.parts && c.names && !ig_idset_copy(&c.columns, &src->columns) && !ig_idseq_copy(&c.order, &src->order);
     for (uint32_t i = 0; ok && i < src->nnames; i++) {
         c.names[i] = src->names[i];
         c.names[i].name = malloc(src->names[i].len + 1);
@@ -157,6 +215,7 @@ int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src)
         free(c.parts);
         free_names(c.names, c.nnames);
         ig_idset_free(&c.columns);
+        ig_idseq_free(&c.order);
         return -ENOMEM;
     }
     memcpy(c.parts, src->parts, src->n * sizeof *c.parts);
@@ -246,6 +305,36 @@ static int parse_part(char *ln, unsigned line, const char *what, uint64_t *next_
     return 0;
 }
 
+/* Column ids an order line may list: a footer of 2^26 records of 64 bytes
+ * would be 4 GiB (and the check's bitmap is one bit an id). */
+#define ORDER_IDS_MAX (1u << 26)
+
+/* The order line lists every record of `columns` once: each of its ids
+ * clears its bit in a bitmap of the ids shown (a bit not set: an id not
+ * shown, or one listed twice), and it lists as many. Linear in the ids: a
+ * sort of 10,000 runs took a 10,000-column table's open from 0.04 to 0.7 ms. */
+static int check_order(const struct ig_manifest *m, const char *what, struct ig_error *err)
+{
+    bool ok = m->listed && m->columns.n && ig_idseq_count(&m->order) == ig_idset_count(&m->columns);
+    const struct ig_idrun *last = ok ? &m->columns.runs[m->columns.n - 1] : NULL;
+    uint64_t ids = last ? (uint64_t)last->first + last->count : 0;
+    ok = ok && ids <= ORDER_IDS_MAX;
+    uint8_t *shown = ok ? calloc(ids / 8 + 1, 1) : NULL;
+    if (ok && !shown) return ig_err(err, -ENOMEM, "out of memory");
+    for (size_t r = 0; ok && r < m->columns.n; r++)
+        for (uint32_t id = m->columns.runs[r].first; id - m->columns.runs[r].first < m->columns.runs[r].count; id++)
+            shown[id / 8] |= (uint8_t)(1u << id % 8);
+    for (size_t r = 0; ok && r < m->order.n; r++) {
+        uint64_t end = (uint64_t)m->order.runs[r].first + m->order.runs[r].count;
+        for (uint64_t id = m->order.runs[r].first; ok && id < end; id++) {
+            ok = id < ids && shown[id / 8] & (1u << id % 8);
+            if (ok) shown[id / 8] &= (uint8_t)~(1u << id % 8);
+        }
+    }
+    free(shown);
+    return ok ? 0 : ig_err(err, -EIO, "%s: the order line does not list the columns shown, each once", what);
+}
+
 int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manifest *m, struct ig_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -276,7 +365,7 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
         int64_t when;
         const char *v;
         if (line == 1) {
-            if (sscanf(ln, "ingot-manifest %u", &format) != 1 || format < 1 || format > 3)
+            if (sscanf(ln, "ingot-manifest %u", &format) != 1 || format < 1 || format > 4)
                 rc = ig_err(err, -EIO, "%s: unsupported header '%s'", what, ln);
             m->format = format;
         } else if (m->format >= 3 && (v = value_of(ln, "name"))) { /* many lines: tested first */
@@ -297,12 +386,17 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
             int prc = ig_idset_parse(v, &m->columns);
             if (prc) rc = ig_err(err, prc == -ENOMEM ? prc : -EIO, "%s line %u: bad columns", what, line);
             m->listed = true;
+        } else if (m->format >= 4 && (v = value_of(ln, "order"))) {
+            ig_idseq_free(&m->order);
+            int prc = ig_idseq_parse(v, &m->order);
+            if (prc) rc = ig_err(err, prc == -ENOMEM ? prc : -EIO, "%s line %u: bad order", what, line);
         } else {
             rc = ig_err(err, -EIO, "%s line %u: cannot parse '%s'", what, line, ln);
         }
     }
     if (!rc && m->format >= 2 && !have_version) rc = ig_err(err, -EIO, "%s: no version line", what);
     if (!rc && m->format == 1) m->version = 1;
+    if (!rc && m->order.n) rc = check_order(m, what, err);
     if (!rc && m->n == 0) rc = ig_err(err, -EIO, "%s lists no parts", what);
     if (rc) ig_manifest_free(m);
     return rc;
@@ -358,14 +452,23 @@ int ig_manifest_format(const struct ig_manifest *m, struct ig_buf *b)
     snprintf(change, sizeof change, "%s", m->change);
     for (char *c = change; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';
+    struct ig_idseq order = {0};
+    bool by_id = true; /* no order of its own: nothing to work out */
+    if (m->order.n && shown_order(m, &order, &by_id)) return -ENOMEM;
     int rc = ig_buf_printf(b, "ingot-manifest %d\ngeneration %" PRIu64 "\nversion %" PRIu64 "\ntime %" PRId64 "\n",
-                           m->nnames ? 3 : 2, m->generation, m->version ? m->version : 1, m->time);
+                           !by_id ? 4 : m->nnames ? 3 : 2, m->generation, m->version ? m->version : 1, m->time);
     if (!rc && change[0]) rc = ig_buf_printf(b, "change %s\n", change);
     if (!rc && m->listed) {
         rc = ig_buf_printf(b, "columns ");
         if (!rc) rc = ig_idset_format(&m->columns, b);
         if (!rc) rc = ig_buf_printf(b, "\n");
     }
+    if (!rc && !by_id) {
+        rc = ig_buf_printf(b, "order ");
+        if (!rc) rc = ig_idseq_format(&order, b);
+        if (!rc) rc = ig_buf_printf(b, "\n");
+    }
+    ig_idseq_free(&order);
     for (uint32_t i = 0; i < m->nnames && !rc; i++) {
         rc = ig_buf_printf(b, "name %" PRIu32 " ", m->names[i].col);
         if (!rc) rc = put_escaped(b, m->names[i].name, m->names[i].len);

@@ -11,7 +11,10 @@
  * end of each part file. A version that renamed columns is written as format
  * 3: its `name` lines give a top-level record the name the version shows it
  * by (the footers keep the name it was written with; docs/FORMAT.md), and a
- * release that reads only format 2 refuses it rather than show old names. */
+ * release that reads only format 2 refuses it rather than show old names. A
+ * version that shows its columns in another order than their ids' (a
+ * replaced column keeps its place) is written as format 4: its `order` line
+ * lists the records it shows in that order. */
 #ifndef IG_FORMAT_MANIFEST_H
 #define IG_FORMAT_MANIFEST_H
 
@@ -51,6 +54,8 @@ struct ig_manifest {
     char change[IG_CHANGE_MAX + 1]; /* what it changed, one line ("" unknown) */
     bool listed;           /* a columns line names the records the version shows */
     struct ig_idset columns; /* those (not listed: every record, as format 1) */
+    struct ig_idseq order; /* the records shown, in the order shown (an `order`
+                              line: each of `columns` once); n == 0: by id */
     uint32_t nnames;       /* renamed records, by id ascending */
     uint32_t names_cap;    /* entries names has room for */
     struct ig_manifest_name *names;
@@ -61,8 +66,10 @@ struct ig_manifest {
 };
 
 int ig_manifest_read(const char *dir, struct ig_manifest *m, struct ig_error *err);
-/* Written as format 2, or 3 when it renames a column, whatever m->format says
- * (format 1 is only ever read). */
+/* Written as format 2, 3 when it renames a column, or 4 when it shows its
+ * columns in an order of their own, whatever m->format says (format 1 is only
+ * ever read). The order line written lists the records m->columns holds, each
+ * once: m->order's first, then any it leaves out, by id. */
 int ig_manifest_write(const char *dir, const struct ig_manifest *m, struct ig_error *err);
 /* The text of m (with its end line), and back; `what` names it in messages. */
 int ig_manifest_format(const struct ig_manifest *m, struct ig_buf *out);
@@ -71,6 +78,10 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
 int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src);
 /* Does version m show column record `col`? */
 bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col);
+/* Show records [first, first + count) where record `at` is shown now, the
+ * others keeping their order (a replacement takes the place of the column it
+ * replaces; both shown when called); m->listed. 0 or -ENOMEM. */
+int ig_manifest_place(struct ig_manifest *m, uint32_t first, uint32_t count, uint32_t at);
 /* Give record col the name (len bytes; NULL: its footer's again); 0 or -ENOMEM. */
 int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len);
 int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);

@@ -285,11 +285,64 @@ bool ig_table_shows(const struct ig_table *t, uint32_t col)
     return ig_manifest_shows(&t->manifest, col);
 }
 
+bool ig_table_next_shown(const struct ig_table *t, struct ig_shown_walk *w, uint32_t *col)
+{
+    if (!t->nparts) return false;
+    uint32_t ncols = t->parts[0].num_columns;
+    const struct ig_idseq *order = &t->manifest.order;
+    if (!order->n) {
+        while (w->next < ncols) {
+            uint32_t c = w->next++;
+            if (ig_table_shows(t, c)) {
+                *col = c;
+                return true;
+            }
+        }
+        return false;
+    }
+    for (; w->run < order->n; w->run++, w->next = 0) {
+        const struct ig_idrun *r = &order->runs[w->run];
+        if (w->next < r->count && (uint64_t)r->first + w->next < ncols) {
+            *col = r->first + w->next++;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool ig_table_next_top(const struct ig_table *t, struct ig_shown_walk *w, uint32_t *col)
+{
+    struct ig_colrec cr;
+    while (ig_table_next_shown(t, w, col))
+        if (ig_part_column(&t->parts[0], *col, &cr, NULL) || cr.parent == IG_NONE) return true;
+    return false;
+}
+
 static bool shown(void *ctx, uint32_t col);
+
+/* The schema's walk of the version's top-level columns, in its order. */
+struct tops_walk {
+    const struct ig_table *t;
+    struct ig_shown_walk w;
+};
+
+static bool next_top(void *ctx, uint32_t *top)
+{
+    struct tops_walk *tw = ctx;
+    return ig_table_next_top(tw->t, &tw->w, top);
+}
+
+static bool shown_in_walk(void *ctx, uint32_t col)
+{
+    return ig_table_shows(((struct tops_walk *)ctx)->t, col);
+}
 
 int ig_table_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err)
 {
-    return ig_schema_from_part_where(&t->parts[0], t->manifest.listed ? shown : NULL, (void *)t, s, err);
+    if (!t->manifest.order.n)
+        return ig_schema_from_part_where(&t->parts[0], t->manifest.listed ? shown : NULL, NULL, (void *)t, s, err);
+    struct tops_walk tw = {t, {0}};
+    return ig_schema_from_part_where(&t->parts[0], shown_in_walk, next_top, &tw, s, err);
 }
 
 uint32_t ig_table_columns_shown(const struct ig_table *t)

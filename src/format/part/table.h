@@ -54,8 +54,24 @@ int ig_table_open_version(struct ig_table *t, const char *dir, uint64_t version,
  * columns added later, replaced or dropped stay in the parts' footers (an
  * older version shows them, and an erasure reaches them) but are not shown. */
 bool ig_table_shows(const struct ig_table *t, uint32_t col);
-/* The version's schema: the columns it shows (node indices are not column
- * ids once a version hides records). */
+/* The column records the version shows, in the order it shows them (by id,
+ * or MANIFEST's `order`: a replaced column's replacement where it was), a
+ * struct's fields among them:
+ *
+ *     struct ig_shown_walk w = {0};
+ *     for (uint32_t col; ig_table_next_shown(t, &w, &col);) ...
+ *
+ * Only ids of records part 0 has. */
+struct ig_shown_walk {
+    size_t run;    /* the order's run at work */
+    uint32_t next; /* the next id (by id), or the next within that run */
+};
+bool ig_table_next_shown(const struct ig_table *t, struct ig_shown_walk *w, uint32_t *col);
+/* The same for the top-level columns alone (and a record that cannot be
+ * read: the caller reports it where it reads it). */
+bool ig_table_next_top(const struct ig_table *t, struct ig_shown_walk *w, uint32_t *col);
+/* The version's schema: the columns it shows, in its order (node indices are
+ * not column ids once a version hides or orders records). */
 int ig_table_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err);
 /* How many column records the version shows. */
 uint32_t ig_table_columns_shown(const struct ig_table *t);
