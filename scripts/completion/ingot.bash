@@ -6,7 +6,7 @@ _ingot_columns() { # TABLE
 
 _ingot() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local cmds="import inspect cat verify erase add-column replace-column update drop-column rename-column restore-columns versions tag gc mount umount help"
+    local cmds="import inspect cat verify erase add-column replace-column update drop-column rename-column move-column restore-columns versions tag gc mount umount help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$cmds --version" -- "$cur"))
         return
@@ -22,6 +22,7 @@ _ingot() {
     replace-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --retype --json --help" ;;
     update) opts="--column --from --key --schema --format --delimiter --ignore-missing --json --help" ;;
     drop-column | rename-column | restore-columns) opts="--json --help" ;;
+    move-column) opts="--first --after --json --help" ;;
     versions) opts="--json --help" ;;
     tag) opts="--help" ;;
     gc) opts="--keep --older-than --dry-run --json --help" ;;
@@ -45,7 +46,7 @@ _ingot() {
         case ${COMP_WORDS[i - 1]} in --group | --rows | --row | --rows-from | --where | --format | --schema | -o) continue ;; esac
         [ -f "${COMP_WORDS[i]}/MANIFEST" ] && { table=${COMP_WORDS[i]}; break; }
     done
-    if [ -n "$table" ] && { [ "$cmd" = cat ] || [ "$cmd" = drop-column ] || [ "$cmd" = rename-column ] || [ "$prev" = --column ]; }; then
+    if [ -n "$table" ] && { [ "$cmd" = cat ] || [ "$cmd" = drop-column ] || [ "$cmd" = rename-column ] || [ "$cmd" = move-column ] || [ "$prev" = --column ]; }; then
         COMPREPLY=($(compgen -W "$(_ingot_columns "$table")" -- "$cur"))
         return
     fi

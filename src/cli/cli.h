@@ -19,6 +19,7 @@ int cmd_replace_column(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_drop_column(int argc, char **argv);
 int cmd_rename_column(int argc, char **argv);
+int cmd_move_column(int argc, char **argv);
 int cmd_restore_columns(int argc, char **argv);
 int cmd_versions(int argc, char **argv);
 int cmd_tag(int argc, char **argv);
@@ -27,7 +28,7 @@ int cmd_gc(int argc, char **argv);
 /* Each command's usage text (what `ingot help CMD` and `CMD --help` print). */
 extern const char cmd_import_usage[], cmd_inspect_usage[], cmd_cat_usage[], cmd_verify_usage[],
     cmd_mount_usage[], cmd_umount_usage[], cmd_erase_usage[], cmd_add_column_usage[],
-    cmd_replace_column_usage[], cmd_update_usage[], cmd_drop_column_usage[], cmd_rename_column_usage[], cmd_restore_columns_usage[], cmd_versions_usage[], cmd_tag_usage[],
+    cmd_replace_column_usage[], cmd_update_usage[], cmd_drop_column_usage[], cmd_rename_column_usage[], cmd_move_column_usage[], cmd_restore_columns_usage[], cmd_versions_usage[], cmd_tag_usage[],
     cmd_gc_usage[];
 
 /* The command table (help.c): name, what it does in a line, usage, an example. */

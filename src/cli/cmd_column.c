@@ -86,6 +86,13 @@ const char cmd_rename_column_usage[] =
     "swap names). A name another column has is refused. --json prints\n"
     "{\"version\": N, \"columns\": K}.\n";
 
+const char cmd_move_column_usage[] =
+    "usage: ingot move-column [--json] TABLE NAME --first | --after OTHER\n"
+    "Shows column NAME first, or right after column OTHER (a struct's fields go\n"
+    "with it), from the new version on: rows, schema, the views. Nothing is\n"
+    "rewritten. Older versions keep their order. --json prints\n"
+    "{\"version\": N, \"columns\": 1}.\n";
+
 const char cmd_restore_columns_usage[] =
     "usage: ingot restore-columns [--json] TABLE VERSION|TAG\n"
     "Shows the columns an older version showed, under the names it gave them, as a\n"
@@ -321,7 +328,7 @@ int cmd_update(int argc, char **argv)
 }
 
 /* The [--json] ARG... of a command that makes a version from its arguments
- * alone (rename-column, restore-columns): the arguments but --json moved to
+ * alone (rename-column, move-column, restore-columns): the arguments but --json moved to
  * argv[1..] in order and their count; -1 once --help is printed. */
 static int version_args(int argc, char **argv, const char *usage, bool *json)
 {
@@ -397,6 +404,31 @@ int cmd_rename_column(int argc, char **argv)
         printf("renamed '%s' to '%s': version %" PRIu64 "\n", argv[2], argv[3], rep.version);
     else
         printf("renamed %zu columns: version %" PRIu64 "\n", n, rep.version);
+    return 0;
+}
+
+int cmd_move_column(int argc, char **argv)
+{
+    bool json;
+    int npos = version_args(argc, argv, cmd_move_column_usage, &json);
+    if (npos < 0) return 0;
+    bool first = npos == 3 && !strcmp(argv[3], "--first"), after = npos == 4 && !strcmp(argv[3], "--after");
+    if (!first && !after) {
+        fputs(cmd_move_column_usage, stderr);
+        return 2;
+    }
+    struct ig_evolve_report rep;
+    struct ig_error err = {0};
+    if (ig_move_column(argv[1], argv[2], after ? argv[4] : NULL, &rep, &err)) {
+        cli_error("move-column: %s", err.msg);
+        return 2;
+    }
+    if (json)
+        print_version_json(&rep);
+    else if (first)
+        printf("moved '%s' first: version %" PRIu64 "\n", argv[2], rep.version);
+    else
+        printf("moved '%s' after '%s': version %" PRIu64 "\n", argv[2], argv[4], rep.version);
     return 0;
 }
 

@@ -30,6 +30,8 @@ static const struct cli_command commands[] = {
      "ingot drop-column mytable leaked_feature", cmd_drop_column},
     {"rename-column", "show a column under another name: a new version", cmd_rename_column_usage,
      "ingot rename-column mytable lbl label", cmd_rename_column},
+    {"move-column", "show a column first or after another: a new version", cmd_move_column_usage,
+     "ingot move-column mytable label --after id", cmd_move_column},
     {"restore-columns", "show the columns an older version showed: a new version", cmd_restore_columns_usage,
      "ingot restore-columns mytable 7", cmd_restore_columns},
     {"versions", "the table's versions: when, what changed, rows, columns, tags", cmd_versions_usage,

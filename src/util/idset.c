@@ -102,28 +102,44 @@ int ig_idset_remove(struct ig_idset *s, uint32_t id)
     return 0;
 }
 
+/* A set's and a sequence's runs alike: copied (the old ones freed), counted, compared. */
+static int copy_runs(struct ig_idrun **runs, size_t *n, size_t *cap, const struct ig_idrun *from, size_t from_n)
+{
+    struct ig_idrun *c = NULL;
+    size_t c_cap = 0;
+    if (reserve_runs(&c, &c_cap, from_n)) return -ENOMEM;
+    if (from_n) memcpy(c, from, from_n * sizeof *from);
+    free(*runs);
+    *runs = c, *n = from_n, *cap = c_cap;
+    return 0;
+}
+
+static uint64_t count_runs(const struct ig_idrun *runs, size_t n)
+{
+    uint64_t ids = 0;
+    for (size_t i = 0; i < n; i++)
+        ids += runs[i].count;
+    return ids;
+}
+
+static bool equal_runs(const struct ig_idrun *a, size_t an, const struct ig_idrun *b, size_t bn)
+{
+    return an == bn && (!an || !memcmp(a, b, an * sizeof *a));
+}
+
 int ig_idset_copy(struct ig_idset *dst, const struct ig_idset *src)
 {
-    struct ig_idset c = {0};
-    if (reserve(&c, src->n)) return -ENOMEM;
-    if (src->n) memcpy(c.runs, src->runs, src->n * sizeof *src->runs);
-    c.n = src->n;
-    ig_idset_free(dst);
-    *dst = c;
-    return 0;
+    return copy_runs(&dst->runs, &dst->n, &dst->cap, src->runs, src->n);
 }
 
 uint64_t ig_idset_count(const struct ig_idset *s)
 {
-    uint64_t n = 0;
-    for (size_t i = 0; i < s->n; i++)
-        n += s->runs[i].count;
-    return n;
+    return count_runs(s->runs, s->n);
 }
 
 bool ig_idset_equal(const struct ig_idset *a, const struct ig_idset *b)
 {
-    return a->n == b->n && (!a->n || !memcmp(a->runs, b->runs, a->n * sizeof *a->runs));
+    return equal_runs(a->runs, a->n, b->runs, b->n);
 }
 
 static int format_runs(const struct ig_idrun *runs, size_t n, struct ig_buf *out)
@@ -217,26 +233,17 @@ int ig_idseq_push(struct ig_idseq *q, uint32_t id)
 
 int ig_idseq_copy(struct ig_idseq *dst, const struct ig_idseq *src)
 {
-    struct ig_idseq c = {0};
-    if (reserve_runs(&c.runs, &c.cap, src->n)) return -ENOMEM;
-    if (src->n) memcpy(c.runs, src->runs, src->n * sizeof *src->runs);
-    c.n = src->n;
-    ig_idseq_free(dst);
-    *dst = c;
-    return 0;
+    return copy_runs(&dst->runs, &dst->n, &dst->cap, src->runs, src->n);
 }
 
 uint64_t ig_idseq_count(const struct ig_idseq *q)
 {
-    uint64_t n = 0;
-    for (size_t i = 0; i < q->n; i++)
-        n += q->runs[i].count;
-    return n;
+    return count_runs(q->runs, q->n);
 }
 
 bool ig_idseq_equal(const struct ig_idseq *a, const struct ig_idseq *b)
 {
-    return a->n == b->n && (!a->n || !memcmp(a->runs, b->runs, a->n * sizeof *a->runs));
+    return equal_runs(a->runs, a->n, b->runs, b->n);
 }
 
 int ig_idseq_format(const struct ig_idseq *q, struct ig_buf *out)

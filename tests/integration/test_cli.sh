@@ -459,7 +459,8 @@ help_complete() {
     # every option a command's --help names is in a man page
     local pages opt2
     pages=$(man -l "$INGOT_ROOT/docs/man/ingot.1" "$INGOT_ROOT/docs/man/ingot-mount.1" 2>/dev/null)
-    for cmd in import inspect cat verify erase add-column replace-column update drop-column versions tag gc mount umount; do
+    for cmd in import inspect cat verify erase add-column replace-column update drop-column rename-column move-column \
+        restore-columns versions tag gc mount umount; do
         for opt2 in $("$INGOT" "$cmd" --help 2>&1 | grep -oE -- "--[a-z][a-z0-9-]+" | sort -u); do
             grep -qF -- "$opt2" <<<"$pages" || { echo "man pages lack $cmd $opt2"; return 1; }
         done

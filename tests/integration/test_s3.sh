@@ -628,6 +628,10 @@ np.save('$WORK/mnt_ev/columns/w.npy', np.arange(60000, dtype=np.int64) * 3)" || 
     [ "$("$INGOT" cat --rows 17 "$E" | jq -c '[.score, has("mark")]')" = '[0.5,false]' ] || { echo "row 17 restored"; return 1; }
     [ "$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')" = "$tag0" ] || { echo "restore-columns replaced a part"; return 1; }
     "$INGOT" rename-column "$E" score mark >/dev/null || return 1
+    # moved first: MANIFEST alone again
+    "$INGOT" move-column "$E" mark --first >/dev/null || { echo move-column; return 1; }
+    [ "$("$INGOT" cat --rows 17 "$E" | jq -r 'keys_unsorted[0]')" = mark ] || { echo "row 17 after the move"; return 1; }
+    [ "$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')" = "$tag0" ] || { echo "move-column replaced a part"; return 1; }
     # a part of 12 MiB, patched by a multipart upload: its bytes copied by the store
     /usr/bin/python3 -c "
 import numpy as np

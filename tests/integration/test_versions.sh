@@ -39,6 +39,7 @@ for i in range(int(sys.argv[1])): print(f'{i},n{i},{i/2}')" "$2" >"$1"
 }
 
 state() { (cd "$T" && sha256sum MANIFEST part-*) ; }
+state_of() { (cd "$1" && sha256sum MANIFEST part-*) ; }
 
 add_column() {
     local before after
@@ -164,6 +165,50 @@ console.log(r.columnNames().join(','), String(r.getRows()[1][2]), a.schema.field
     "$INGOT" verify --deep "$R" >/dev/null
 }
 check replaced_column_keeps_its_place keeps_place
+
+# --- move-column: a column shown first or right after another (with its
+# struct fields), a version of its own that rewrites nothing; a mount beside
+# it shows the new order once it lands; older versions keep theirs; bad
+# requests refused with MANIFEST unchanged
+move_column() {
+    local R=$WORK/mv RM=$WORK/mvm before out
+    printf 'id int64?\ns struct<x:int64, y:string>?\nb float64?\nc string?\n' >"$R.schema"
+    printf '{"id":1,"s":{"x":1,"y":"a"},"b":2.5,"c":"u"}\n' >"$R.jsonl"
+    "$INGOT" import --schema "$R.schema" "$R.jsonl" "$R" >/dev/null 2>&1 || return 1
+    mkdir -p "$RM" && "$INGOT" mount "$R" "$RM" || return 1
+    [ "$(jq -c 'keys_unsorted' "$RM/rows/0")" = '["id","s","b","c"]' ] || { fusermount3 -u "$RM"; return 1; }
+    before=$(cat "$R"/part-*.ingot | sha256sum)
+    "$INGOT" move-column "$R" c --first | grep -q "moved 'c' first: version 2" || { fusermount3 -u "$RM"; return 1; }
+    "$INGOT" move-column "$R" s --after b >/dev/null || { fusermount3 -u "$RM"; return 1; }
+    [ "$(cat "$R"/part-*.ingot | sha256sum)" = "$before" ] || { echo "a part was rewritten"; fusermount3 -u "$RM"; return 1; }
+    [ "$("$INGOT" inspect --columns "$R" | paste -sd,)" = 'c,id,b,s,s.x,s.y' ] || { "$INGOT" inspect --columns "$R"; fusermount3 -u "$RM"; return 1; }
+    for _ in $(seq 100); do
+        [ "$(jq -c 'keys_unsorted' "$RM/rows/0")" = '["c","id","b","s"]' ] && break
+        sleep 0.05
+    done
+    [ "$(jq -c 'keys_unsorted' "$RM/rows/0")" = '["c","id","b","s"]' ] || { echo "the mount: $(cat "$RM/rows/0")"; fusermount3 -u "$RM"; return 1; }
+    [ "$(jq -c '[.columns[].name]' "$RM/schema.json")" = '["c","id","b","s","s.x","s.y"]' ] || { cat "$RM/schema.json"; fusermount3 -u "$RM"; return 1; }
+    [ "$(jq -c 'keys_unsorted' "$RM/versions/1/rows/0")" = '["id","s","b","c"]' ] || { echo "version 1 moved"; fusermount3 -u "$RM"; return 1; }
+    fusermount3 -u "$RM"
+    [ "$("$INGOT" cat --rows 0 "$R")" = '{"c":"u","id":1,"b":2.5,"s":{"x":1,"y":"a"}}' ] || { "$INGOT" cat --rows 0 "$R"; return 1; }
+    # the last after itself, a field, a column the version lacks: refused
+    before=$(state_of "$R")
+    out=$("$INGOT" move-column "$R" s --after s 2>&1) && return 1
+    grep -q "column 's' cannot follow itself" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" move-column "$R" s.x --first 2>&1) && return 1
+    grep -q "'s.x' is a field of a struct; only whole columns are moved" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" move-column "$R" nosuch --after id 2>&1) && return 1
+    grep -q "no column 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" move-column "$R" id 2>&1) && return 1
+    grep -q "usage: ingot move-column" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(state_of "$R")" = "$before" ] || { echo "a refused move changed the table"; return 1; }
+    # moved back into id order: no order line is written
+    "$INGOT" move-column "$R" c --after s >/dev/null && "$INGOT" move-column "$R" s --after id >/dev/null || return 1
+    ! grep -q '^order ' "$R/MANIFEST" && grep -q '^ingot-manifest 2$' "$R/MANIFEST" || { cat "$R/MANIFEST"; return 1; }
+    [ "$("$INGOT" versions --json "$R" | jq -r '.[-1].change')" = 'move-column s after id' ] || return 1
+    "$INGOT" verify --deep "$R" >/dev/null
+}
+check move_column_first_or_after_another move_column
 
 replace_and_drop() {
     "$INGOT" replace-column --name score "$T" "$WORK/score2.npy" | grep -q "version 4" || return 1

@@ -266,6 +266,47 @@ static void test_strset(void)
 
 /* Random adds and removes against a plain bitmap; the text form round-trips,
  * and malformed text is refused. */
+/* A sequence of ids: pushes that follow each other share a run, the text
+ * keeps the order ("5-9,0-4"), parse gives back the same runs, and malformed
+ * text is refused (repeats are the caller's to check). */
+static void test_idseq_order_and_text(void)
+{
+    uint64_t x = check_seed | 1;
+    for (int round = 0; round < 100; round++) {
+        struct ig_idseq q = {0};
+        uint32_t ids[64], n = 1 + (uint32_t)(round % 60);
+        for (uint32_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            ids[i] = i && x % 3 ? ids[i - 1] + 1 : (uint32_t)(x % 1000); /* runs, and jumps anywhere */
+            REQUIRE(ig_idseq_push(&q, ids[i]) == 0);
+        }
+        CHECK_EQ_INT(ig_idseq_count(&q), n);
+        uint32_t k = 0; /* the runs give the ids back in order */
+        for (size_t r = 0; r < q.n; r++)
+            for (uint32_t j = 0; j < q.runs[r].count; j++, k++)
+                CHECK(k < n && q.runs[r].first + j == ids[k]);
+        CHECK_EQ_INT(k, n);
+        struct ig_buf b = IG_BUF_INIT;
+        REQUIRE(ig_idseq_format(&q, &b) == 0 && ig_buf_append_byte(&b, 0) == 0);
+        struct ig_idseq back = {0}, copy = {0};
+        REQUIRE(ig_idseq_parse((char *)b.data, &back) == 0);
+        CHECK(ig_idseq_equal(&back, &q));
+        REQUIRE(ig_idseq_copy(&copy, &back) == 0);
+        CHECK(ig_idseq_equal(&copy, &q));
+        ig_idseq_free(&copy);
+        ig_idseq_free(&back);
+        ig_buf_free(&b);
+        ig_idseq_free(&q);
+    }
+    struct ig_idseq q = {0};
+    REQUIRE(ig_idseq_parse("5-9,0-4", &q) == 0);
+    CHECK(q.n == 2 && q.runs[0].first == 5 && q.runs[0].count == 5 && q.runs[1].first == 0);
+    ig_idseq_free(&q);
+    const char *bad[] = {"", ",", "1,", "3-1", "1-", "a", "1 2", "4294967296"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(ig_idseq_parse(bad[i], &q) == -EINVAL && q.runs == NULL);
+}
+
 static void test_idset_matches_a_bitmap(void)
 {
     enum { N = 300 };
@@ -423,7 +464,7 @@ static void test_cpu_cores_under_a_real_quota(void)
     CHECK(rmdir(cg) == 0);
 }
 
-TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_pages_written), T(test_idset_matches_a_bitmap), T(test_strset), T(test_buf_grows_and_keeps_content),
+TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_pages_written), T(test_idset_matches_a_bitmap), T(test_idseq_order_and_text), T(test_strset), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
           T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch),
           T(test_cpu_limit_from_cgroups), T(test_cpu_cores_under_a_real_quota))

@@ -161,6 +161,19 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
     return rc;
 }
 
+/* The shown top-level column called name: 0, or an error saying it is none
+ * (or a struct's field: only whole columns are `done`). */
+static int find_whole_column(const struct ig_table *t, const char *name, const char *done, uint32_t *col,
+                             struct ig_error *err)
+{
+    struct ig_colrec cr;
+    if (ig_table_find(t, name, strlen(name), col, NULL)) return ig_err(err, -ENOENT, "%s: no column '%s'", t->dir, name);
+    int rc = ig_part_column(&t->parts[0], *col, &cr, err);
+    if (!rc && cr.parent != IG_NONE)
+        rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; only whole columns are %s", t->dir, name, done);
+    return rc;
+}
+
 int ig_drop_columns(const char *dir, const char *const *names, size_t n,
                     struct ig_evolve_report *rep, struct ig_error *err)
 {
@@ -178,17 +191,7 @@ int ig_drop_columns(const char *dir, const char *const *names, size_t n,
                  : 0;
     for (size_t k = 0; k < n && !rc; k++) {
         uint32_t col;
-        struct ig_colrec cr;
-        rc = ig_table_find(&c.table, names[k], strlen(names[k]), &col, NULL);
-        if (rc) {
-            rc = ig_err(err, -ENOENT, "%s: no column '%s'", dir, names[k]);
-            break;
-        }
-        rc = ig_part_column(&c.table.parts[0], col, &cr, err);
-        if (!rc && cr.parent != IG_NONE)
-            rc = ig_err(err, -EINVAL,
-                        "%s: '%s' is a field of a struct; only whole columns are dropped", dir,
-                        names[k]);
+        rc = find_whole_column(&c.table, names[k], "dropped", &col, err);
         uint32_t end = rc ? col : ig_part_column_span_end(&c.table.parts[0], col);
         for (uint32_t id = col; id < end && !rc; id++)
             if (ig_idset_remove(&c.next.columns, id)) rc = ig_err(err, -ENOMEM, "out of memory");
@@ -345,6 +348,45 @@ int ig_rename_column(const char *dir, const char *from, const char *to, struct i
 {
     const char *pair[2] = {from, to};
     return ig_rename_columns(dir, pair, 1, rep, err);
+}
+
+int ig_move_column(const char *dir, const char *name, const char *after, struct ig_evolve_report *rep,
+                   struct ig_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    char change[IG_CHANGE_MAX + 1];
+    snprintf(change, sizeof change, "move-column %s %s%s", name, after ? "after " : "first", after ? after : "");
+    struct ig_commit c;
+    int rc = ig_commit_begin(&c, dir, change, err);
+    uint32_t col = 0, other = 0;
+    if (!rc) rc = find_whole_column(&c.table, name, "moved", &col, err);
+    if (!rc && after) rc = find_whole_column(&c.table, after, "moved", &other, err);
+    if (!rc && after && other == col) rc = ig_err(err, -EINVAL, "%s: column '%s' cannot follow itself", dir, name);
+    if (!rc)
+        rc = ig_manifest_columns_explicit(&c.next, c.table.parts[0].num_columns) ? ig_err(err, -ENOMEM, "out of memory")
+                                                                                 : 0;
+    /* before the first column shown, or before the one shown after `after`
+     * (the column moved passed over): last when there is none */
+    uint32_t at = IG_PLACE_LAST;
+    bool here = !after;
+    struct ig_shown_walk shown = {0};
+    for (uint32_t top; !rc && ig_table_next_top(&c.table, &shown, &top);) {
+        if (top == col) continue;
+        if (here) {
+            at = top;
+            break;
+        }
+        here = top == other;
+    }
+    if (!rc && ig_manifest_place(&c.next, col, ig_part_column_span_end(&c.table.parts[0], col) - col, at))
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc) rc = ig_commit_finish(&c, err);
+    if (!rc) {
+        rep->version = c.next.version;
+        rep->columns = 1;
+    }
+    ig_commit_end(&c);
+    return rc;
 }
 
 /* Version v's columns and names as a new version; `current` (0: any): the

@@ -93,6 +93,12 @@ int ig_rename_column(const char *dir, const char *from, const char *to, struct i
 int ig_rename_columns(const char *dir, const char *const *pairs, size_t n, struct ig_evolve_report *rep,
                       struct ig_error *err);
 
+/* Show top-level column `name` first (after: NULL) or right after column
+ * `after` (each with its struct fields): a new version, nothing written to
+ * the parts (MANIFEST's order line). */
+int ig_move_column(const char *dir, const char *name, const char *after, struct ig_evolve_report *rep,
+                   struct ig_error *err);
+
 /* Show the columns version `spec` (a number or a tag) showed, under the names
  * it gave them: a new version, nothing written to the parts. The rows stay as
  * they are now: rows appended since keep showing (they hold every column

@@ -126,16 +126,19 @@ static int shown_order(const struct ig_manifest *m, struct ig_idseq *out, bool *
 int ig_manifest_place(struct ig_manifest *m, uint32_t first, uint32_t count, uint32_t at)
 {
     struct ig_idseq now, next = {0};
-    bool by_id;
+    bool by_id, placed = false;
     int rc = shown_order(m, &now, &by_id);
     for (size_t r = 0; r < now.n && !rc; r++)
         for (uint32_t k = 0; k < now.runs[r].count && !rc; k++) {
             uint32_t id = now.runs[r].first + k;
             if (id >= first && id - first < count) continue; /* moved */
+            placed |= id == at;
             for (uint32_t j = 0; id == at && j < count && !rc; j++)
                 rc = ig_idseq_push(&next, first + j);
             if (!rc) rc = ig_idseq_push(&next, id);
         }
+    for (uint32_t j = 0; !placed && j < count && !rc; j++) /* IG_PLACE_LAST */
+        rc = ig_idseq_push(&next, first + j);
     ig_idseq_free(&now);
     if (rc) {
         ig_idseq_free(&next);

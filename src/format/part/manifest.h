@@ -78,9 +78,12 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
 int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src);
 /* Does version m show column record `col`? */
 bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col);
-/* Show records [first, first + count) where record `at` is shown now, the
- * others keeping their order (a replacement takes the place of the column it
- * replaces; both shown when called); m->listed. 0 or -ENOMEM. */
+/* Show records [first, first + count) where record `at` is shown now (a
+ * replacement takes the place of the column it replaces, both shown when
+ * called; a column moved goes before another), or last when `at` is
+ * IG_PLACE_LAST (or not shown), the others keeping their order; m->listed.
+ * 0 or -ENOMEM. */
+#define IG_PLACE_LAST UINT32_MAX
 int ig_manifest_place(struct ig_manifest *m, uint32_t first, uint32_t count, uint32_t at);
 /* Give record col the name (len bytes; NULL: its footer's again); 0 or -ENOMEM. */
 int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len);
