@@ -62,7 +62,7 @@ int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const ch
 {
     struct ig_buf *scratch = ctx ? ctx->scratch : NULL;
     if (n == 0 && !quoted) {
-        if (c->nullable)
+        if (c->nullable || c->hidden) /* hidden: a record no version of the new part shows */
             return ig_values_push_null(v) ? ig_err(err, -ENOMEM, "out of memory") : 0;
         if (c->type == IG_T_STRING || c->type == IG_T_BINARY)
             return ig_values_push_bytes(v, "", 0) ? ig_err(err, -ENOMEM, "out of memory") : 0;
@@ -208,7 +208,7 @@ int ig_convert_json(const struct ig_column_def *c, struct ig_values *v,
                     struct ig_error *err)
 {
     if (!node || node->type == IG_JSON_NULL) {
-        if (!c->nullable)
+        if (!c->nullable && !c->hidden)
             return ig_err(err, -EINVAL, node ? "null in a non-nullable column"
                                              : "missing from a non-nullable column");
         return ig_values_push_null(v) ? ig_err(err, -ENOMEM, "out of memory") : 0;

@@ -71,7 +71,7 @@ int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const str
             m->cols[c].kind = cd->leaf != IG_SCHEMA_NONE ? IG_CSV_NULL_ROWS : IG_CSV_NODE;
             continue;
         }
-        if (m->cols[c].kind == IG_CSV_ABSENT && !s->cols[c].nullable)
+        if (m->cols[c].kind == IG_CSV_ABSENT && !s->cols[c].nullable && !s->cols[c].hidden)
             return ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header", path,
                           s->cols[c].name);
     }

@@ -210,6 +210,39 @@ move_column() {
 }
 check move_column_first_or_after_another move_column
 
+# --- a non-nullable column replaced: appends are refused while a version that
+# shows the old column is kept (its rows would have no value there), and taken
+# once `ingot gc` let those versions go (CSV, JSON Lines, Parquet); erasures
+# and verify --deep as ever
+append_after_non_nullable_replaced() {
+    local R=$WORK/nn out
+    printf 'id int64\nb float64?\n' >"$R.schema"
+    printf 'id,b\n1,2.5\n2,3.5\n' >"$R.csv"
+    "$INGOT" import --schema "$R.schema" "$R.csv" "$R" >/dev/null 2>&1 || return 1
+    "$PY" -c "import numpy as np; np.save('$R-id.npy', np.array([7, 8]))"
+    "$INGOT" replace-column --name id "$R" "$R-id.npy" >/dev/null || return 1
+    printf 'id,b\n3,4.5\n' >"$R-ap.csv"
+    out=$("$INGOT" import --append "$R-ap.csv" "$R" 2>&1) && return 1
+    grep -q "column 'id', which only older versions show, is not nullable.*ingot gc" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
+    "$INGOT" import --append "$R-ap.csv" "$R" >/dev/null 2>&1 || { "$INGOT" import --append "$R-ap.csv" "$R"; return 1; }
+    printf '{"id":4,"b":1}\n' >"$R-ap.jsonl"
+    "$INGOT" import --append "$R-ap.jsonl" "$R" >/dev/null 2>&1 || return 1
+    if need_duckdb append_after_non_nullable_replaced; then
+        (cd "$PQ" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+await c.run(\"COPY (SELECT 5::BIGINT AS id, 0.5::DOUBLE AS b) TO '$R-ap.parquet' (FORMAT parquet)\");") || return 1
+        "$INGOT" import --append "$R-ap.parquet" "$R" >/dev/null 2>&1 || { "$INGOT" import --append "$R-ap.parquet" "$R"; return 1; }
+        [ "$("$INGOT" cat --rows 4 "$R")" = '{"id":5,"b":0.5}' ] || { "$INGOT" cat --rows 4 "$R"; return 1; }
+    fi
+    [ "$("$INGOT" cat --rows 0-3 "$R" | tr -d '\n')" = '{"id":7,"b":2.5}{"id":8,"b":3.5}{"id":3,"b":4.5}{"id":4,"b":1.0}' ] ||
+        { "$INGOT" cat --rows 0-3 "$R"; return 1; }
+    "$INGOT" erase --where b=4.5 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null || return 1
+    "$INGOT" gc --keep 1 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null
+}
+check append_after_non_nullable_replaced_once_gc_lets_go append_after_non_nullable_replaced
+
 replace_and_drop() {
     "$INGOT" replace-column --name score "$T" "$WORK/score2.npy" | grep -q "version 4" || return 1
     local want
