@@ -18,7 +18,7 @@ _ingot() {
     cat) opts="--group --rows --rows-from --version --help" ;;
     verify) opts="--deep --cold --json --help" ;;
     erase) opts="--row --rows-from --where --json --help" ;;
-    add-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --json --help" ;;
+    add-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --first --after --json --help" ;;
     replace-column) opts="--name --key --schema --format --delimiter --require-all --ignore-missing --retype --json --help" ;;
     update) opts="--column --from --key --schema --format --delimiter --ignore-missing --json --help" ;;
     drop-column | rename-column | restore-columns) opts="--json --help" ;;
@@ -46,7 +46,7 @@ _ingot() {
         case ${COMP_WORDS[i - 1]} in --group | --rows | --row | --rows-from | --where | --format | --schema | -o) continue ;; esac
         [ -f "${COMP_WORDS[i]}/MANIFEST" ] && { table=${COMP_WORDS[i]}; break; }
     done
-    if [ -n "$table" ] && { [ "$cmd" = cat ] || [ "$cmd" = drop-column ] || [ "$cmd" = rename-column ] || [ "$cmd" = move-column ] || [ "$prev" = --column ]; }; then
+    if [ -n "$table" ] && { [ "$cmd" = cat ] || [ "$cmd" = drop-column ] || [ "$cmd" = rename-column ] || [ "$cmd" = move-column ] || [ "$prev" = --column ] || [ "$prev" = --after ]; }; then
         COMPREPLY=($(compgen -W "$(_ingot_columns "$table")" -- "$cur"))
         return
     fi

@@ -38,6 +38,8 @@ const char cmd_add_column_usage[] =
     "                not name are NULL; the columns then keep the file's nullability)\n"
     "  --ignore-missing  leave out rows of the file whose key names no live row (else\n"
     "                an error naming the first few)\n"
+    "  --first       show the new columns first (default: last)\n"
+    "  --after COL   show them right after column COL\n"
     "  --json        print the result as JSON\n"
     "Only the new columns' pages are written, beside every part's; the table gets a\n"
     "new version (ingot versions), older versions do not show the columns. Erased\n"
@@ -174,7 +176,9 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
         O_JSON,
         O_COLUMN,
         O_FROM,
-        O_RETYPE
+        O_RETYPE,
+        O_FIRST,
+        O_AFTER
     };
     static const struct option longopts[] = {{"name", required_argument, 0, O_NAME},
                                              {"key", required_argument, 0, O_KEY},
@@ -187,6 +191,8 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
                                              {"column", required_argument, 0, O_COLUMN},
                                              {"from", required_argument, 0, O_FROM},
                                              {"retype", no_argument, 0, O_RETYPE},
+                                             {"first", no_argument, 0, O_FIRST},
+                                             {"after", required_argument, 0, O_AFTER},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *usage = cmd == ADD       ? cmd_add_column_usage
@@ -206,7 +212,9 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         bool update_only = c == O_COLUMN || c == O_FROM;
         bool add_only = c == O_NAME || c == O_REQUIRE;
-        if ((update_only && cmd != UPDATE) || (add_only && cmd == UPDATE) || (c == O_RETYPE && cmd != REPLACE))
+        bool placing = c == O_FIRST || c == O_AFTER;
+        if ((update_only && cmd != UPDATE) || (add_only && cmd == UPDATE) || (c == O_RETYPE && cmd != REPLACE) ||
+            (placing && cmd != ADD))
             c = '?';
         switch (c) {
         case O_NAME:
@@ -258,6 +266,12 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
         case O_RETYPE:
             in.retype = true;
             break;
+        case O_FIRST:
+            in.first = true;
+            break;
+        case O_AFTER:
+            in.after = optarg;
+            break;
         case 'h':
             fputs(usage, stdout);
             free(columns);
@@ -268,7 +282,7 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
         }
     }
     int want = cmd == UPDATE ? 1 : 2;
-    if (!rc && (argc - optind != want || (cmd == UPDATE && (!from || !ncolumns))))
+    if (!rc && (argc - optind != want || (cmd == UPDATE && (!from || !ncolumns)) || (in.first && in.after)))
         rc = usage_error(usage);
     if (rc) {
         free(columns);

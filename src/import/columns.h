@@ -60,6 +60,8 @@ struct ig_column_input {
     bool replace;                        /* replace the columns of those names */
     bool retype;                         /* replacing: with the file's types, not the
                                             table's (ig_add_request.retype) */
+    bool first;                          /* adding: shown first, or after column */
+    const char *after;                   /* `after` (ig_add_request.first, .after) */
     const struct ig_writer_opts *writer; /* NULL: defaults */
     /* keyed files */
     enum ig_input_format format; /* 0: from the name, or the magic */

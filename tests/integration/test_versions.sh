@@ -169,7 +169,7 @@ check replaced_column_keeps_its_place keeps_place
 # --- move-column: a column shown first or right after another (with its
 # struct fields), a version of its own that rewrites nothing; a mount beside
 # it shows the new order once it lands; older versions keep theirs; bad
-# requests refused with MANIFEST unchanged
+# requests refused with MANIFEST unchanged; add-column --first / --after
 move_column() {
     local R=$WORK/mv RM=$WORK/mvm before out
     printf 'id int64?\ns struct<x:int64, y:string>?\nb float64?\nc string?\n' >"$R.schema"
@@ -206,6 +206,24 @@ move_column() {
     "$INGOT" move-column "$R" c --after s >/dev/null && "$INGOT" move-column "$R" s --after id >/dev/null || return 1
     ! grep -q '^order ' "$R/MANIFEST" && grep -q '^ingot-manifest 2$' "$R/MANIFEST" || { cat "$R/MANIFEST"; return 1; }
     [ "$("$INGOT" versions --json "$R" | jq -r '.[-1].change')" = 'move-column s after id' ] || return 1
+    # added where asked: --after a column, or --first (a keyed file's columns in
+    # its order); a column to follow that is not one refused before anything
+    "$PY" -c "import numpy as np; np.save('$R-d.npy', np.array([4], dtype=np.int32))"
+    "$INGOT" add-column --name d --after id "$R" "$R-d.npy" >/dev/null || return 1
+    printf '_rowid,e,f\n0,1,x\n' >"$R-ef.csv"
+    "$INGOT" add-column --first "$R" "$R-ef.csv" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0 "$R")" = '{"e":1,"f":"x","id":1,"d":4,"s":{"x":1,"y":"a"},"b":2.5,"c":"u"}' ] ||
+        { "$INGOT" cat --rows 0 "$R"; return 1; }
+    before=$(state_of "$R")
+    out=$("$INGOT" add-column --name g --after s.y "$R" "$R-d.npy" 2>&1) && return 1
+    grep -q "'s.y' is a field of a struct; new columns go after a whole column" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" add-column --name g --after nosuch "$R" "$R-d.npy" 2>&1) && return 1
+    grep -q "no column 'nosuch'" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" add-column --name g --first --after id "$R" "$R-d.npy" 2>&1) && return 1
+    grep -q "usage: ingot add-column" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" replace-column --name d --first "$R" "$R-d.npy" 2>&1) && return 1
+    grep -q "usage: ingot replace-column" <<<"$out" || { echo "$out"; return 1; }
+    [ "$(state_of "$R")" = "$before" ] || { echo "a refused add changed the table"; return 1; }
     "$INGOT" verify --deep "$R" >/dev/null
 }
 check move_column_first_or_after_another move_column

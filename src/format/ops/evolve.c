@@ -96,6 +96,33 @@ static void describe(const struct ig_add_request *req, char *out, size_t cap)
         n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? ", " : " ", s->cols[s->tops[k]].name);
 }
 
+/* The shown top-level column called name: 0, or an error saying it is none
+ * (or a struct's field, and then `why`: "only whole columns are dropped"). */
+static int find_whole_column(const struct ig_table *t, const char *name, const char *why, uint32_t *col,
+                             struct ig_error *err)
+{
+    struct ig_colrec cr;
+    if (ig_table_find(t, name, strlen(name), col, NULL)) return ig_err(err, -ENOENT, "%s: no column '%s'", t->dir, name);
+    int rc = ig_part_column(&t->parts[0], *col, &cr, err);
+    if (!rc && cr.parent != IG_NONE) rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; %s", t->dir, name, why);
+    return rc;
+}
+
+/* The top-level column a column shown first (after: none) or right after
+ * column `after` goes before (IG_PLACE_LAST: none follows), column `moving`
+ * passed over. */
+static uint32_t place_before(const struct ig_table *t, bool has_after, uint32_t after, uint32_t moving)
+{
+    bool here = !has_after;
+    struct ig_shown_walk shown = {0};
+    for (uint32_t top; ig_table_next_top(t, &shown, &top);) {
+        if (top == moving) continue;
+        if (here) return top;
+        here = top == after;
+    }
+    return IG_PLACE_LAST;
+}
+
 int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_evolve_report *rep,
                    struct ig_error *err)
 {
@@ -113,6 +140,11 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
     if (!rc && !old) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc && req->prepare) rc = req->prepare(req->ctx, &c.table, err);
     if (!rc) rc = check_names(&c.table, req, old, err);
+    uint32_t after = 0; /* the column the new ones follow (req->after), found before a byte is written */
+    if (!rc && !req->replace && req->after) rc = find_whole_column(&c.table, req->after, "new columns go after a whole column", &after, err);
+    uint32_t at = rc || req->replace || (!req->first && !req->after)
+                      ? IG_PLACE_LAST
+                      : place_before(&c.table, req->after != NULL, after, IG_NONE);
     struct ig_writer_opts wo;
     if (req->writer)
         wo = *req->writer;
@@ -135,11 +167,14 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
             ig_manifest_columns_explicit(&c.next, base) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     if (!rc)
         rc = ig_idset_add(&c.next.columns, base, s->n) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-    /* a replacement is shown where the column it replaces was (its record
-     * and its fields: the request's nodes, written from id base on) */
-    for (uint32_t k = 0; req->replace && k < s->ntops && !rc; k++) {
+    /* a replacement is shown where the column it replaces was, a new column
+     * where the request says (its record and its fields: the request's nodes,
+     * written from id base on; new columns keep their order: each goes before
+     * the same column) */
+    for (uint32_t k = 0; (req->replace || at != IG_PLACE_LAST) && k < s->ntops && !rc; k++) {
         uint32_t span = (k + 1 < s->ntops ? s->tops[k + 1] : s->n) - s->tops[k];
-        if (ig_manifest_place(&c.next, base + s->tops[k], span, old[k])) rc = ig_err(err, -ENOMEM, "out of memory");
+        if (ig_manifest_place(&c.next, base + s->tops[k], span, req->replace ? old[k] : at))
+            rc = ig_err(err, -ENOMEM, "out of memory");
     }
     for (uint32_t k = 0; req->replace && k < s->ntops && !rc; k++) {
         uint32_t end = ig_part_column_span_end(&c.table.parts[0], old[k]);
@@ -161,19 +196,6 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
     return rc;
 }
 
-/* The shown top-level column called name: 0, or an error saying it is none
- * (or a struct's field: only whole columns are `done`). */
-static int find_whole_column(const struct ig_table *t, const char *name, const char *done, uint32_t *col,
-                             struct ig_error *err)
-{
-    struct ig_colrec cr;
-    if (ig_table_find(t, name, strlen(name), col, NULL)) return ig_err(err, -ENOENT, "%s: no column '%s'", t->dir, name);
-    int rc = ig_part_column(&t->parts[0], *col, &cr, err);
-    if (!rc && cr.parent != IG_NONE)
-        rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; only whole columns are %s", t->dir, name, done);
-    return rc;
-}
-
 int ig_drop_columns(const char *dir, const char *const *names, size_t n,
                     struct ig_evolve_report *rep, struct ig_error *err)
 {
@@ -191,7 +213,7 @@ int ig_drop_columns(const char *dir, const char *const *names, size_t n,
                  : 0;
     for (size_t k = 0; k < n && !rc; k++) {
         uint32_t col;
-        rc = find_whole_column(&c.table, names[k], "dropped", &col, err);
+        rc = find_whole_column(&c.table, names[k], "only whole columns are dropped", &col, err);
         uint32_t end = rc ? col : ig_part_column_span_end(&c.table.parts[0], col);
         for (uint32_t id = col; id < end && !rc; id++)
             if (ig_idset_remove(&c.next.columns, id)) rc = ig_err(err, -ENOMEM, "out of memory");
@@ -359,25 +381,13 @@ int ig_move_column(const char *dir, const char *name, const char *after, struct 
     struct ig_commit c;
     int rc = ig_commit_begin(&c, dir, change, err);
     uint32_t col = 0, other = 0;
-    if (!rc) rc = find_whole_column(&c.table, name, "moved", &col, err);
-    if (!rc && after) rc = find_whole_column(&c.table, after, "moved", &other, err);
+    if (!rc) rc = find_whole_column(&c.table, name, "only whole columns are moved", &col, err);
+    if (!rc && after) rc = find_whole_column(&c.table, after, "only whole columns are moved", &other, err);
     if (!rc && after && other == col) rc = ig_err(err, -EINVAL, "%s: column '%s' cannot follow itself", dir, name);
     if (!rc)
         rc = ig_manifest_columns_explicit(&c.next, c.table.parts[0].num_columns) ? ig_err(err, -ENOMEM, "out of memory")
                                                                                  : 0;
-    /* before the first column shown, or before the one shown after `after`
-     * (the column moved passed over): last when there is none */
-    uint32_t at = IG_PLACE_LAST;
-    bool here = !after;
-    struct ig_shown_walk shown = {0};
-    for (uint32_t top; !rc && ig_table_next_top(&c.table, &shown, &top);) {
-        if (top == col) continue;
-        if (here) {
-            at = top;
-            break;
-        }
-        here = top == other;
-    }
+    uint32_t at = rc ? IG_PLACE_LAST : place_before(&c.table, after != NULL, other, col);
     if (!rc && ig_manifest_place(&c.next, col, ig_part_column_span_end(&c.table.parts[0], col) - col, at))
         rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) rc = ig_commit_finish(&c, err);

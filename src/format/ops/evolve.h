@@ -44,6 +44,10 @@ struct ig_add_request {
     void *ctx;
     const struct ig_writer_opts *writer; /* NULL: the defaults */
     const char *change;                  /* the version's description; NULL: "add-column a, b" */
+    /* adding: where the new columns are shown (in their order): first, or
+     * right after the shown column `after`; neither: last */
+    bool first;
+    const char *after;
     /* before any byte is written, with the table locked and opened: a source
      * that needs the table (row order, a key column) gets ready here (NULL:
      * none) */
