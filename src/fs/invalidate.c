@@ -185,6 +185,7 @@ bool fs_reload(struct fs_session *s, bool force, bool names_now)
     s->seen_generation = seen;
     s->generation++;
     fs_blob_columns(s); /* same schema, but keep the ordinals in step with the table */
+    fs_list_order(s);
     clock_gettime(CLOCK_REALTIME, &s->mtime);
     fs_cache_clear(&s->cache);
     if (s->inval) {

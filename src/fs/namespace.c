@@ -51,15 +51,17 @@ static bool column_file_name(struct fs_session *s, uint32_t col, enum fs_view v,
     return en && (size_t)snprintf(name, cap, "%s%s", esc, fs_view_suffix(v)) < cap;
 }
 
-/* columns/ and groups/G/: every view of every column, in column order. */
+/* columns/ and groups/G/: every view of every column, in the order the
+ * version shows its columns (k: a position in it, then a view). */
 static int64_t list_views(struct fs_session *s, const struct fs_node *dir, int64_t k, char *name,
                           size_t cap, struct fs_node *out)
 {
-    uint32_t ncols = s->table.parts[0].num_columns;
-    for (int64_t j = k; j < (int64_t)ncols * FS_V_COUNT; j++) {
-        uint32_t col = (uint32_t)(j / FS_V_COUNT);
+    uint32_t ncols = s->table.parts[0].num_columns, n = s->listed ? s->nlisted : ncols;
+    for (int64_t j = k; j < (int64_t)n * FS_V_COUNT; j++) {
+        uint32_t col = s->listed ? s->listed[j / FS_V_COUNT] : (uint32_t)(j / FS_V_COUNT);
         enum fs_view v = (enum fs_view)(j % FS_V_COUNT);
-        if (v == FS_V_ROWID || !ig_table_shows(&s->table, col) || !fs_column_has_view(s, col, v)) continue;
+        if (v == FS_V_ROWID || col >= ncols || !ig_table_shows(&s->table, col) || !fs_column_has_view(s, col, v))
+            continue;
         if (!column_file_name(s, col, v, name, cap)) continue;
         *out = (struct fs_node){.kind = FS_K_VIEW, .view = v, .col = col, .scope = dir_scope(dir)};
         return j;

@@ -107,6 +107,7 @@ int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, siz
         free(s->dir);
         return ig_err(err, -EFBIG, "%s: more than 256 blob columns cannot be mounted", dir);
     }
+    fs_list_order(s);
     fs_rowsizes_init(&s->rowsizes); /* out of memory: listings measure as they go */
     s->uid = getuid();
     s->gid = getgid();
@@ -127,6 +128,7 @@ void fs_session_destroy(struct fs_session *s)
 {
     fs_cache_destroy(&s->cache);
     ig_table_close(&s->table);
+    free(s->listed);
     free_scratch(pthread_getspecific(s->scratch_key));
     pthread_key_delete(s->scratch_key);
     pthread_rwlock_destroy(&s->table_lock);
@@ -206,6 +208,20 @@ int fs_blob_columns(struct fs_session *s)
         s->blob_cols[s->nblob_cols++] = c;
     }
     return 0;
+}
+
+void fs_list_order(struct fs_session *s)
+{
+    free(s->listed);
+    s->listed = NULL;
+    s->nlisted = 0;
+    if (!s->table.manifest.order.n) return;
+    uint64_t n = ig_idseq_count(&s->table.manifest.order);
+    s->listed = malloc((n ? n : 1) * sizeof *s->listed);
+    if (!s->listed) return;
+    struct ig_shown_walk shown = {0};
+    for (uint32_t col; s->nlisted < n && ig_table_next_shown(&s->table, &shown, &col);)
+        s->listed[s->nlisted++] = col;
 }
 
 bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref)

@@ -51,6 +51,10 @@ struct fs_session {
     uint64_t table_opened_at;    /* which of them opened the table shown (table lock) */
     struct timespec mtime;       /* of the last reload: directories show it */
     uint32_t blob_cols[FS_MAX_BLOB_COLUMNS]; /* column ids of blob columns, by ordinal */
+    /* the shown column records in the order the version shows them, where
+     * MANIFEST gives one (columns/ lists in it); NULL: by id (fs_list_order) */
+    uint32_t *listed;
+    uint32_t nlisted;
     uint32_t nblob_cols;
 
     /* who may do what, and how long the kernel keeps what it is told */
@@ -114,6 +118,9 @@ struct fs_scratch *fs_scratch(struct fs_session *s);
 /* The blob columns in column order (their ordinals name them in inodes):
  * -EFBIG past FS_MAX_BLOB_COLUMNS. */
 int fs_blob_columns(struct fs_session *s);
+/* s->listed for the table shown (the table lock held to write, or not yet
+ * shared); out of memory: NULL, and columns/ lists by id. */
+void fs_list_order(struct fs_session *s);
 /* Column id -> reference (false if out of range or unreadable). */
 bool fs_column_ref(struct fs_session *s, uint32_t col, struct ig_column_ref *ref);
 

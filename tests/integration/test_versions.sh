@@ -189,6 +189,11 @@ move_column() {
     [ "$(jq -c 'keys_unsorted' "$RM/rows/0")" = '["c","id","b","s"]' ] || { echo "the mount: $(cat "$RM/rows/0")"; fusermount3 -u "$RM"; return 1; }
     [ "$(jq -c '[.columns[].name]' "$RM/schema.json")" = '["c","id","b","s","s.x","s.y"]' ] || { cat "$RM/schema.json"; fusermount3 -u "$RM"; return 1; }
     [ "$(jq -c 'keys_unsorted' "$RM/versions/1/rows/0")" = '["id","s","b","c"]' ] || { echo "version 1 moved"; fusermount3 -u "$RM"; return 1; }
+    # columns/ lists in the same order (what os.listdir and glob give), a version in its own
+    [ "$(ls -U "$RM/columns" | grep -v '[.]npy$' | paste -sd,)" = 'c,id,b,s,s.x,s.y' ] ||
+        { ls -U "$RM/columns"; fusermount3 -u "$RM"; return 1; }
+    [ "$(ls -U "$RM/versions/1/columns" | grep -v '[.]npy$' | paste -sd,)" = 'id,s,s.x,s.y,b,c' ] ||
+        { ls -U "$RM/versions/1/columns"; fusermount3 -u "$RM"; return 1; }
     fusermount3 -u "$RM"
     [ "$("$INGOT" cat --rows 0 "$R")" = '{"c":"u","id":1,"b":2.5,"s":{"x":1,"y":"a"}}' ] || { "$INGOT" cat --rows 0 "$R"; return 1; }
     # the last after itself, a field, a column the version lacks: refused
