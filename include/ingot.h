@@ -41,6 +41,10 @@ void ingot_close(ingot_table *t);
 uint64_t ingot_rows(const ingot_table *t);       /* including erased rows */
 uint64_t ingot_live_rows(const ingot_table *t);
 uint32_t ingot_columns(const ingot_table *t);
+/* The top-level columns the version shows, in the order it shows them (a
+ * replaced column where it was, one moved where it went): their ids into
+ * cols, at most cap of them; returns how many there are. */
+uint32_t ingot_columns_shown(const ingot_table *t, uint32_t *cols, uint32_t cap);
 uint32_t ingot_groups(const ingot_table *t);
 uint64_t ingot_group_live_rows(const ingot_table *t, uint32_t group);
 

@@ -58,6 +58,15 @@ uint64_t ingot_live_rows(const ingot_table *t) { return t->t.num_rows - t->t.del
 uint32_t ingot_columns(const ingot_table *t) { return t->t.parts[0].num_columns; }
 uint32_t ingot_groups(const ingot_table *t) { return t->t.num_groups; }
 
+uint32_t ingot_columns_shown(const ingot_table *t, uint32_t *cols, uint32_t cap)
+{
+    uint32_t n = 0;
+    struct ig_shown_walk shown = {0};
+    for (uint32_t col; ig_table_next_top(&t->t, &shown, &col); n++)
+        if (n < cap) cols[n] = col;
+    return n;
+}
+
 uint64_t ingot_group_live_rows(const ingot_table *t, uint32_t group)
 {
     uint32_t pi, lg;

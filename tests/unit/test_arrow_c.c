@@ -14,6 +14,7 @@
 
 #include "ingot.h"
 #include "format/ops/erase.h"
+#include "format/ops/evolve.h"
 #include "import/import.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -823,5 +824,45 @@ static void test_logical_types(void)
     CHECK(system(cmd) == 0);
 }
 
+/* A version that shows its columns in an order of its own (one moved): the
+ * API lists them so, and the Arrow export's children follow it. */
+static void test_columns_in_the_version_order(void)
+{
+    char ldir[] = "/tmp/ingot-arrowc-order.XXXXXX";
+    REQUIRE(mkdtemp(ldir));
+    char in[128], tab[128];
+    snprintf(in, sizeof in, "%s/in.csv", ldir);
+    snprintf(tab, sizeof tab, "%s/t", ldir);
+    FILE *f = fopen(in, "w");
+    REQUIRE(f);
+    fputs("a,b,c\n1,x,2.5\n2,y,3.5\n", f);
+    fclose(f);
+    struct ig_import_opts o = {0};
+    ig_writer_opts_default(&o.w);
+    struct ig_import_result res;
+    struct ig_error err = {0};
+    REQUIRE(ig_import(in, tab, &o, &res, &err) == 0);
+    struct ig_evolve_report rep;
+    REQUIRE(ig_move_column(tab, "c", NULL, &rep, &err) == 0); /* c, a, b */
+    ingot_table *t;
+    char eb[256];
+    REQUIRE(ingot_open(tab, &t, eb, sizeof eb) == 0);
+    uint32_t cols[3] = {0}, one;
+    CHECK_EQ_INT(ingot_columns_shown(t, cols, 3), 3);
+    CHECK(cols[0] == 2 && cols[1] == 0 && cols[2] == 1);
+    CHECK(ingot_columns_shown(t, &one, 1) == 3 && one == 2);
+    struct ArrowArray a = {0};
+    struct ArrowSchema sc = {0};
+    REQUIRE(ingot_export_arrow(t, 0, NULL, 0, &a, &sc, eb, sizeof eb) == 0);
+    CHECK(sc.n_children == 3 && !strcmp(sc.children[0]->name, "c") && !strcmp(sc.children[1]->name, "a") &&
+          !strcmp(sc.children[2]->name, "b"));
+    a.release(&a);
+    sc.release(&sc);
+    ingot_close(t);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ldir);
+    CHECK(system(cmd) == 0);
+}
+
 TEST_MAIN(T(test_export_every_group), T(test_export_after_erase), T(test_export_some_columns_and_move),
-          T(test_export_refusals), T(test_logical_types))
+          T(test_export_refusals), T(test_logical_types), T(test_columns_in_the_version_order))
