@@ -102,9 +102,11 @@ static int find_whole_column(const struct ig_table *t, const char *name, const c
                              struct ig_error *err)
 {
     struct ig_colrec cr;
-    if (ig_table_find(t, name, strlen(name), col, NULL)) return ig_err(err, -ENOENT, "%s: no column '%s'", t->dir, name);
+    if (ig_table_find(t, name, strlen(name), col, NULL))
+        return ig_err(err, -ENOENT, "%s: no column '%s'", t->dir, name);
     int rc = ig_part_column(&t->parts[0], *col, &cr, err);
-    if (!rc && cr.parent != IG_NONE) rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; %s", t->dir, name, why);
+    if (!rc && cr.parent != IG_NONE)
+        rc = ig_err(err, -EINVAL, "%s: '%s' is a field of a struct; %s", t->dir, name, why);
     return rc;
 }
 
@@ -141,7 +143,8 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
     if (!rc && req->prepare) rc = req->prepare(req->ctx, &c.table, err);
     if (!rc) rc = check_names(&c.table, req, old, err);
     uint32_t after = 0; /* the column the new ones follow (req->after), found before a byte is written */
-    if (!rc && !req->replace && req->after) rc = find_whole_column(&c.table, req->after, "new columns go after a whole column", &after, err);
+    if (!rc && !req->replace && req->after)
+        rc = find_whole_column(&c.table, req->after, "new columns go after a whole column", &after, err);
     uint32_t at = rc || req->replace || (!req->first && !req->after)
                       ? IG_PLACE_LAST
                       : place_before(&c.table, req->after != NULL, after, IG_NONE);
