@@ -735,34 +735,55 @@ static int text_into(void *ctx, const void *p, size_t n)
     return ig_buf_append(b, p, n);
 }
 
-static void test_logical_types(void)
+/* A table imported from in_text (a file named in_name) with schema_text as
+ * its --schema (NULL: none), in a new directory made from the template ldir:
+ * its path into tab. */
+static void import_temp(char *ldir, const char *in_name, const char *in_text, const char *schema_text, char *tab,
+                        size_t cap)
 {
-    char ldir[64] = "/tmp/ingot-arrowc-lt-XXXXXX";
     REQUIRE(mkdtemp(ldir));
-    char in[128], schema[128], tab[128];
-    snprintf(in, sizeof in, "%s/in.jsonl", ldir);
+    char in[128], schema[128];
+    snprintf(in, sizeof in, "%s/%s", ldir, in_name);
     snprintf(schema, sizeof schema, "%s/s.txt", ldir);
-    snprintf(tab, sizeof tab, "%s/t", ldir);
-    FILE *f = fopen(schema, "w");
-    REQUIRE(f);
-    fputs("d date?\nt time(us)\nts timestamp(us, UTC)\nlts timestamp(ns)?\np decimal(7, 2)\n"
-          "q decimal(15, 3)?\nw decimal(30, 4)\nu uuid?\nfb fixed_binary(3)\nh float16?\n", f);
-    fclose(f);
+    snprintf(tab, cap, "%s/t", ldir);
+    FILE *f;
+    if (schema_text) {
+        REQUIRE((f = fopen(schema, "w")));
+        fputs(schema_text, f);
+        fclose(f);
+    }
     REQUIRE((f = fopen(in, "w")));
-    fputs("{\"d\": \"2024-01-01\", \"t\": \"20:34:56.123456\", \"ts\": \"2024-01-01T20:34:56.123456+01:00\", "
-          "\"lts\": \"1969-12-31T23:59:59.999999999\", \"p\": \"-12345.67\", \"q\": 1.5, "
-          "\"w\": \"-12345678901234567890.1234\", \"u\": \"6ba7b810-9dad-11d1-80b4-00c04fd430c8\", "
-          "\"fb\": \"\\\\x0a0b0c\", \"h\": 0.1}\n"
-          "{\"d\": null, \"t\": \"00:00:00\", \"ts\": \"1970-01-01\", \"lts\": null, \"p\": 0, \"q\": null, "
-          "\"w\": 0, \"u\": null, \"fb\": \"\\\\xffffff\", \"h\": null}\n", f);
+    fputs(in_text, f);
     fclose(f);
-    struct ig_import_opts o = {.schema_path = schema};
+    struct ig_import_opts o = {.schema_path = schema_text ? schema : NULL};
     ig_writer_opts_default(&o.w);
     struct ig_import_result res;
     struct ig_error err = {0};
     int rc = ig_import(in, tab, &o, &res, &err);
     if (rc) fprintf(stderr, "  import: %s\n", err.msg);
     REQUIRE(rc == 0);
+}
+
+static void remove_temp(const char *ldir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ldir);
+    CHECK(system(cmd) == 0);
+}
+
+static void test_logical_types(void)
+{
+    char ldir[64] = "/tmp/ingot-arrowc-lt-XXXXXX", tab[128];
+    import_temp(ldir, "in.jsonl",
+                "{\"d\": \"2024-01-01\", \"t\": \"20:34:56.123456\", \"ts\": \"2024-01-01T20:34:56.123456+01:00\", "
+                "\"lts\": \"1969-12-31T23:59:59.999999999\", \"p\": \"-12345.67\", \"q\": 1.5, "
+                "\"w\": \"-12345678901234567890.1234\", \"u\": \"6ba7b810-9dad-11d1-80b4-00c04fd430c8\", "
+                "\"fb\": \"\\\\x0a0b0c\", \"h\": 0.1}\n"
+                "{\"d\": null, \"t\": \"00:00:00\", \"ts\": \"1970-01-01\", \"lts\": null, \"p\": 0, \"q\": null, "
+                "\"w\": 0, \"u\": null, \"fb\": \"\\\\xffffff\", \"h\": null}\n",
+                "d date?\nt time(us)\nts timestamp(us, UTC)\nlts timestamp(ns)?\np decimal(7, 2)\n"
+                "q decimal(15, 3)?\nw decimal(30, 4)\nu uuid?\nfb fixed_binary(3)\nh float16?\n",
+                tab, sizeof tab);
     ingot_table *t;
     char eb[256];
     REQUIRE(ingot_open(tab, &t, eb, sizeof eb) == 0);
@@ -819,30 +840,17 @@ static void test_logical_types(void)
     a.release(&a);
     sc.release(&sc);
     ingot_close(t);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", ldir);
-    CHECK(system(cmd) == 0);
+    remove_temp(ldir);
 }
 
 /* A version that shows its columns in an order of its own (one moved): the
  * API lists them so, and the Arrow export's children follow it. */
 static void test_columns_in_the_version_order(void)
 {
-    char ldir[] = "/tmp/ingot-arrowc-order.XXXXXX";
-    REQUIRE(mkdtemp(ldir));
-    char in[128], tab[128];
-    snprintf(in, sizeof in, "%s/in.csv", ldir);
-    snprintf(tab, sizeof tab, "%s/t", ldir);
-    FILE *f = fopen(in, "w");
-    REQUIRE(f);
-    fputs("a,b,c\n1,x,2.5\n2,y,3.5\n", f);
-    fclose(f);
-    struct ig_import_opts o = {0};
-    ig_writer_opts_default(&o.w);
-    struct ig_import_result res;
-    struct ig_error err = {0};
-    REQUIRE(ig_import(in, tab, &o, &res, &err) == 0);
+    char ldir[64] = "/tmp/ingot-arrowc-order.XXXXXX", tab[128];
+    import_temp(ldir, "in.csv", "a,b,c\n1,x,2.5\n2,y,3.5\n", NULL, tab, sizeof tab);
     struct ig_evolve_report rep;
+    struct ig_error err = {0};
     REQUIRE(ig_move_column(tab, "c", NULL, &rep, &err) == 0); /* c, a, b */
     ingot_table *t;
     char eb[256];
@@ -859,9 +867,7 @@ static void test_columns_in_the_version_order(void)
     a.release(&a);
     sc.release(&sc);
     ingot_close(t);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ldir);
-    CHECK(system(cmd) == 0);
+    remove_temp(ldir);
 }
 
 TEST_MAIN(T(test_export_every_group), T(test_export_after_erase), T(test_export_some_columns_and_move),
