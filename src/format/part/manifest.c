@@ -90,6 +90,26 @@ bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col)
     return !m->listed || ig_idset_has(&m->columns, col);
 }
 
+/* A bitmap of the ids m shows (one bit an id, below *ids: the end of its last
+ * run), or NULL (out of memory, or more than `most` ids). */
+static uint8_t *shown_bits(const struct ig_manifest *m, uint64_t most, uint64_t *ids)
+{
+    const struct ig_idrun *last = m->columns.n ? &m->columns.runs[m->columns.n - 1] : NULL;
+    *ids = last ? (uint64_t)last->first + last->count : 0;
+    uint8_t *bits = *ids <= most ? calloc(*ids / 8 + 1, 1) : NULL;
+    for (size_t r = 0; bits && r < m->columns.n; r++)
+        for (uint32_t id = m->columns.runs[r].first; id - m->columns.runs[r].first < m->columns.runs[r].count; id++)
+            bits[id / 8] |= (uint8_t)(1u << id % 8);
+    return bits;
+}
+
+static bool take_bit(uint8_t *bits, uint64_t id)
+{
+    if (!(bits[id / 8] & (1u << id % 8))) return false;
+    bits[id / 8] &= (uint8_t)~(1u << id % 8);
+    return true;
+}
+
 /* The order version m shows its records in: m->order's shown ids, each once,
  * then the shown ids it leaves out, ascending. *by_id: that is ascending (no
  * `order` line). */
@@ -98,25 +118,19 @@ static int shown_order(const struct ig_manifest *m, struct ig_idseq *out, bool *
     *out = (struct ig_idseq){0};
     *by_id = true;
     if (!m->listed || !m->columns.n) return 0;
-    const struct ig_idrun *last = &m->columns.runs[m->columns.n - 1];
-    uint64_t ids = (uint64_t)last->first + last->count;
-    uint8_t *seen = calloc(ids / 8 + 1, 1);
-    if (!seen) return -ENOMEM;
+    uint64_t ids;
+    uint8_t *left = shown_bits(m, UINT64_MAX, &ids); /* shown, not yet in out */
+    if (!left) return -ENOMEM;
     int rc = 0;
     for (size_t r = 0; r < m->order.n && !rc; r++) {
         uint64_t end = (uint64_t)m->order.runs[r].first + m->order.runs[r].count;
-        for (uint64_t id = m->order.runs[r].first; id < end && id < ids && !rc; id++) {
-            if (seen[id / 8] & (1u << id % 8) || !ig_idset_has(&m->columns, (uint32_t)id)) continue;
-            seen[id / 8] |= (uint8_t)(1u << id % 8);
-            rc = ig_idseq_push(out, (uint32_t)id);
-        }
+        for (uint64_t id = m->order.runs[r].first; id < end && id < ids && !rc; id++)
+            if (take_bit(left, id)) rc = ig_idseq_push(out, (uint32_t)id);
     }
     for (size_t r = 0; r < m->columns.n && !rc; r++)
-        for (uint32_t k = 0; k < m->columns.runs[r].count && !rc; k++) {
-            uint32_t id = m->columns.runs[r].first + k;
-            if (!(seen[id / 8] & (1u << id % 8))) rc = ig_idseq_push(out, id);
-        }
-    free(seen);
+        for (uint32_t k = 0; k < m->columns.runs[r].count && !rc; k++)
+            if (take_bit(left, m->columns.runs[r].first + k)) rc = ig_idseq_push(out, m->columns.runs[r].first + k);
+    free(left);
     for (size_t r = 1; r < out->n && *by_id; r++)
         *by_id = out->runs[r].first > out->runs[r - 1].first;
     if (rc) ig_idseq_free(out);
@@ -319,22 +333,16 @@ static int parse_part(char *ln, unsigned line, const char *what, uint64_t *next_
 static int check_order(const struct ig_manifest *m, const char *what, struct ig_error *err)
 {
     bool ok = m->listed && m->columns.n && ig_idseq_count(&m->order) == ig_idset_count(&m->columns);
-    const struct ig_idrun *last = ok ? &m->columns.runs[m->columns.n - 1] : NULL;
-    uint64_t ids = last ? (uint64_t)last->first + last->count : 0;
-    ok = ok && ids <= ORDER_IDS_MAX;
-    uint8_t *shown = ok ? calloc(ids / 8 + 1, 1) : NULL;
-    if (ok && !shown) return ig_err(err, -ENOMEM, "out of memory");
-    for (size_t r = 0; ok && r < m->columns.n; r++)
-        for (uint32_t id = m->columns.runs[r].first; id - m->columns.runs[r].first < m->columns.runs[r].count; id++)
-            shown[id / 8] |= (uint8_t)(1u << id % 8);
+    uint64_t ids = 0;
+    uint8_t *left = ok ? shown_bits(m, ORDER_IDS_MAX, &ids) : NULL;
+    if (ok && !left && ids <= ORDER_IDS_MAX) return ig_err(err, -ENOMEM, "out of memory");
+    ok = left != NULL;
     for (size_t r = 0; ok && r < m->order.n; r++) {
         uint64_t end = (uint64_t)m->order.runs[r].first + m->order.runs[r].count;
-        for (uint64_t id = m->order.runs[r].first; ok && id < end; id++) {
-            ok = id < ids && shown[id / 8] & (1u << id % 8);
-            if (ok) shown[id / 8] &= (uint8_t)~(1u << id % 8);
-        }
+        for (uint64_t id = m->order.runs[r].first; ok && id < end; id++)
+            ok = id < ids && take_bit(left, id);
     }
-    free(shown);
+    free(left);
     return ok ? 0 : ig_err(err, -EIO, "%s: the order line does not list the columns shown, each once", what);
 }
 
