@@ -1856,7 +1856,7 @@ static void test_manifest_order(void)
     REQUIRE(ig_idset_add(&m.columns, 0, 5) == 0); /* a, s, s.x, s.y, b */
     /* s (records 1-3) replaced by records 5-7: shown where s was */
     REQUIRE(ig_idset_add(&m.columns, 5, 3) == 0);
-    REQUIRE(ig_manifest_place(&m, 5, 3, 1) == 0);
+    REQUIRE(ig_manifest_place(&m, &(struct ig_placement){5, 3, 1}, 1) == 0);
     for (uint32_t id = 1; id <= 3; id++)
         REQUIRE(ig_idset_remove(&m.columns, id) == 0);
     struct ig_buf b = IG_BUF_INIT;
@@ -1877,7 +1877,7 @@ static void test_manifest_order(void)
     CHECK(strstr((char *)b.data, "\norder 5-7,4,8\n") != NULL);
     /* b (4) replaced by 9, before 8 where b was; s's records dropped */
     REQUIRE(ig_idset_add(&back.columns, 9, 1) == 0);
-    REQUIRE(ig_manifest_place(&back, 9, 1, 4) == 0);
+    REQUIRE(ig_manifest_place(&back, &(struct ig_placement){9, 1, 4}, 1) == 0);
     REQUIRE(ig_idset_remove(&back.columns, 4) == 0);
     for (uint32_t id = 5; id <= 7; id++)
         REQUIRE(ig_idset_remove(&back.columns, id) == 0);
@@ -1908,7 +1908,7 @@ static void test_manifest_order(void)
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             uint32_t at = (uint32_t)(seed >> 33) % next, span = 1 + (uint32_t)(seed >> 20) % 3;
             REQUIRE(ig_idset_add(&r.columns, next, span) == 0);
-            if (ig_idset_has(&r.columns, at)) REQUIRE(ig_manifest_place(&r, next, span, at) == 0);
+            if (ig_idset_has(&r.columns, at)) REQUIRE(ig_manifest_place(&r, &(struct ig_placement){next, span, at}, 1) == 0);
             if (seed & 1) REQUIRE(ig_idset_remove(&r.columns, at) == 0);
             next += span;
         }
@@ -1926,6 +1926,36 @@ static void test_manifest_order(void)
             ig_manifest_free(&rb);
         }
         ig_manifest_free(&r);
+    }
+    /* placements made at once come out as made one after another (targets
+     * that do not move; several before one record in the order given) */
+    for (int round = 0; round < 100; round++) {
+        struct ig_manifest one = {0}, all = {0};
+        REQUIRE(ig_manifest_add(&one, "part-000000.ingot", 0, 1) == 0);
+        one.version = 1;
+        one.listed = true;
+        uint32_t base = 1 + (uint32_t)(seed % 40), next = base;
+        REQUIRE(ig_idset_add(&one.columns, 0, base) == 0);
+        struct ig_placement pl[8];
+        size_t n = 1 + round % 8;
+        for (size_t k = 0; k < n; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t span = 1 + (uint32_t)(seed >> 20) % 3, at = (uint32_t)(seed >> 33) % (base + 1);
+            pl[k] = (struct ig_placement){next, span, at == base ? IG_PLACE_LAST : at};
+            REQUIRE(ig_idset_add(&one.columns, next, span) == 0);
+            next += span;
+        }
+        REQUIRE(ig_manifest_copy(&all, &one) == 0);
+        for (size_t k = 0; k < n; k++)
+            REQUIRE(ig_manifest_place(&one, &pl[k], 1) == 0);
+        REQUIRE(ig_manifest_place(&all, pl, n) == 0);
+        struct ig_buf x = IG_BUF_INIT, y = IG_BUF_INIT;
+        REQUIRE(ig_manifest_format(&one, &x) == 0 && ig_manifest_format(&all, &y) == 0);
+        CHECK(x.len == y.len && !memcmp(x.data, y.data, x.len));
+        ig_buf_free(&x);
+        ig_buf_free(&y);
+        ig_manifest_free(&one);
+        ig_manifest_free(&all);
     }
     ig_buf_free(&b);
     ig_manifest_free(&m);

@@ -174,10 +174,13 @@ int ig_add_columns(const char *dir, const struct ig_add_request *req, struct ig_
      * where the request says (its record and its fields: the request's nodes,
      * written from id base on; new columns keep their order: each goes before
      * the same column) */
-    for (uint32_t k = 0; (req->replace || at != IG_PLACE_LAST) && k < s->ntops && !rc; k++) {
-        uint32_t span = (k + 1 < s->ntops ? s->tops[k + 1] : s->n) - s->tops[k];
-        if (ig_manifest_place(&c.next, base + s->tops[k], span, req->replace ? old[k] : at))
-            rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && (req->replace || at != IG_PLACE_LAST)) {
+        struct ig_placement *pl = malloc(s->ntops * sizeof *pl);
+        for (uint32_t k = 0; pl && k < s->ntops; k++)
+            pl[k] = (struct ig_placement){base + s->tops[k], (k + 1 < s->ntops ? s->tops[k + 1] : s->n) - s->tops[k],
+                                          req->replace ? old[k] : at};
+        if (!pl || ig_manifest_place(&c.next, pl, s->ntops)) rc = ig_err(err, -ENOMEM, "out of memory");
+        free(pl);
     }
     for (uint32_t k = 0; req->replace && k < s->ntops && !rc; k++) {
         uint32_t end = ig_part_column_span_end(&c.table.parts[0], old[k]);
@@ -391,8 +394,8 @@ int ig_move_column(const char *dir, const char *name, const char *after, struct 
         rc = ig_manifest_columns_explicit(&c.next, c.table.parts[0].num_columns) ? ig_err(err, -ENOMEM, "out of memory")
                                                                                  : 0;
     uint32_t at = rc ? IG_PLACE_LAST : place_before(&c.table, after != NULL, other, col);
-    if (!rc && ig_manifest_place(&c.next, col, ig_part_column_span_end(&c.table.parts[0], col) - col, at))
-        rc = ig_err(err, -ENOMEM, "out of memory");
+    struct ig_placement pl = {col, rc ? 0 : ig_part_column_span_end(&c.table.parts[0], col) - col, at};
+    if (!rc && ig_manifest_place(&c.next, &pl, 1)) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) rc = ig_commit_finish(&c, err);
     if (!rc) {
         rep->version = c.next.version;

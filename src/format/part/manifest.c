@@ -137,23 +137,49 @@ static int shown_order(const struct ig_manifest *m, struct ig_idseq *out, bool *
     return rc;
 }
 
-int ig_manifest_place(struct ig_manifest *m, uint32_t first, uint32_t count, uint32_t at)
+int ig_manifest_place(struct ig_manifest *m, const struct ig_placement *pl, size_t n)
 {
     struct ig_idseq now, next = {0};
-    bool by_id, placed = false;
+    bool by_id;
     int rc = shown_order(m, &now, &by_id);
+    uint64_t ids = 0; /* past every id shown or placed */
+    for (size_t r = 0; r < m->columns.n; r++)
+        ids = (uint64_t)m->columns.runs[r].first + m->columns.runs[r].count;
+    for (size_t k = 0; k < n; k++)
+        if ((uint64_t)pl[k].first + pl[k].count > ids) ids = (uint64_t)pl[k].first + pl[k].count;
+    /* which ids move; for each record, the placements before it (a list in
+     * the order given: head[id], then link[k]) */
+    uint8_t *moved = rc ? NULL : calloc(ids / 8 + 1, 1);
+    uint32_t *head = rc ? NULL : malloc((ids ? ids : 1) * sizeof *head);
+    uint32_t *link = rc ? NULL : malloc((n ? n : 1) * sizeof *link);
+    bool *placed = rc ? NULL : calloc(n ? n : 1, sizeof *placed);
+    if (!rc && (!moved || !head || !link || !placed)) rc = -ENOMEM;
+    if (!rc) memset(head, 0xff, ids * sizeof *head); /* none */
+    for (size_t k = n; !rc && k-- > 0;) {
+        for (uint64_t id = pl[k].first; id < (uint64_t)pl[k].first + pl[k].count; id++)
+            moved[id / 8] |= (uint8_t)(1u << id % 8);
+        link[k] = UINT32_MAX;
+        if (pl[k].at < ids) link[k] = head[pl[k].at], head[pl[k].at] = (uint32_t)k;
+    }
     for (size_t r = 0; r < now.n && !rc; r++)
-        for (uint32_t k = 0; k < now.runs[r].count && !rc; k++) {
-            uint32_t id = now.runs[r].first + k;
-            if (id >= first && id - first < count) continue; /* moved */
-            placed |= id == at;
-            for (uint32_t j = 0; id == at && j < count && !rc; j++)
-                rc = ig_idseq_push(&next, first + j);
+        for (uint32_t j = 0; j < now.runs[r].count && !rc; j++) {
+            uint32_t id = now.runs[r].first + j;
+            if (moved[id / 8] & (1u << id % 8)) continue;
+            for (uint32_t k = head[id]; k != UINT32_MAX && !rc; k = link[k]) {
+                placed[k] = true;
+                for (uint32_t i = 0; i < pl[k].count && !rc; i++)
+                    rc = ig_idseq_push(&next, pl[k].first + i);
+            }
             if (!rc) rc = ig_idseq_push(&next, id);
         }
-    for (uint32_t j = 0; !placed && j < count && !rc; j++) /* IG_PLACE_LAST */
-        rc = ig_idseq_push(&next, first + j);
+    for (size_t k = 0; k < n && !rc; k++) /* IG_PLACE_LAST, or before a record not shown */
+        for (uint32_t i = 0; !placed[k] && i < pl[k].count && !rc; i++)
+            rc = ig_idseq_push(&next, pl[k].first + i);
     ig_idseq_free(&now);
+    free(moved);
+    free(head);
+    free(link);
+    free(placed);
     if (rc) {
         ig_idseq_free(&next);
         return rc;

@@ -78,13 +78,18 @@ int ig_manifest_parse(char *text, size_t len, const char *what, struct ig_manife
 int ig_manifest_copy(struct ig_manifest *dst, const struct ig_manifest *src);
 /* Does version m show column record `col`? */
 bool ig_manifest_shows(const struct ig_manifest *m, uint32_t col);
-/* Show records [first, first + count) where record `at` is shown now (a
- * replacement takes the place of the column it replaces, both shown when
- * called; a column moved goes before another), or last when `at` is
- * IG_PLACE_LAST (or not shown), the others keeping their order; m->listed.
- * 0 or -ENOMEM. */
+/* Records [first, first + count) shown right before record `at` (a
+ * replacement where the column it replaces is, both shown when placed; a
+ * column moved or added before another), or last when `at` is IG_PLACE_LAST
+ * (or not shown). */
 #define IG_PLACE_LAST UINT32_MAX
-int ig_manifest_place(struct ig_manifest *m, uint32_t first, uint32_t count, uint32_t at);
+struct ig_placement {
+    uint32_t first, count, at;
+};
+/* Make n placements at once (those before one record in the order given),
+ * the other records keeping their order; m->listed. One pass over the shown
+ * records, however many are placed. 0 or -ENOMEM. */
+int ig_manifest_place(struct ig_manifest *m, const struct ig_placement *pl, size_t n);
 /* Give record col the name (len bytes; NULL: its footer's again); 0 or -ENOMEM. */
 int ig_manifest_rename(struct ig_manifest *m, uint32_t col, const char *name, size_t len);
 int ig_manifest_add(struct ig_manifest *m, const char *name, uint64_t first_row, uint64_t rows);
