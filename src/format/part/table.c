@@ -339,10 +339,10 @@ static bool shown_in_walk(void *ctx, uint32_t col)
 
 int ig_table_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err)
 {
-    if (!t->manifest.order.n)
-        return ig_schema_from_part_where(&t->parts[0], t->manifest.listed ? shown : NULL, NULL, (void *)t, s, err);
+    /* by id where the version has no order of its own (no top to look up) */
     struct tops_walk tw = {t, {0}};
-    return ig_schema_from_part_where(&t->parts[0], shown_in_walk, next_top, &tw, s, err);
+    return ig_schema_from_part_where(&t->parts[0], t->manifest.listed ? shown_in_walk : NULL,
+                                     t->manifest.order.n ? next_top : NULL, &tw, s, err);
 }
 
 uint32_t ig_table_columns_shown(const struct ig_table *t)
