@@ -1,6 +1,7 @@
 #include "csv_rows.h"
 #include "csv_cut.h"
 #include "lines.h"
+#include "stripe.h"
 #include "format/model/parse_value.h"
 #include "format/model/types.h"
 #include "format/part/writer.h"
@@ -65,7 +66,7 @@ int ig_csv_map_header(struct ig_csv_map *m, const struct ig_schema *s, const str
             if (m->cols[c].kind != IG_CSV_ABSENT)
                 return ig_err(err, -EINVAL, "%s: column '%s' is nested: nested columns need JSON Lines input",
                               path, cd->name);
-            if (!top->nullable && !top->hidden)
+            if (!top->nullable && !top->hidden) /* hidden: ig_stripe_absent */
                 return ig_err(err, -EINVAL, "%s: non-nullable column '%s' is missing from the header", path,
                               top->name);
             m->cols[c].kind = cd->leaf != IG_SCHEMA_NONE ? IG_CSV_NULL_ROWS : IG_CSV_NODE;
@@ -162,11 +163,16 @@ static int convert_record(const struct ig_csv_map *m, const struct ig_csv_record
     return 0;
 }
 
+static struct ig_values *leaf_in(void *cols, uint32_t leaf) { return &((struct ig_values *)cols)[leaf]; }
+
 int ig_csv_null_rows(const struct ig_csv_map *m, struct ig_values *cols, size_t rows, struct ig_error *err)
 {
-    for (uint32_t c = 0; c < m->schema->n; c++)
-        if (m->cols[c].kind == IG_CSV_NULL_ROWS && ig_values_push_null_rows(&cols[m->cols[c].leaf], rows))
-            return ig_err(err, -ENOMEM, "out of memory");
+    const struct ig_schema *s = m->schema;
+    for (uint32_t t = 0; t < s->ntops; t++) {
+        uint32_t c = s->tops[t];
+        int rc = m->cols[c].kind >= IG_CSV_NULL_ROWS ? ig_stripe_absent(s, c, leaf_in, cols, rows, err) : 0;
+        if (rc) return rc;
+    }
     return 0;
 }
 

@@ -89,8 +89,9 @@ void ig_csv_map_free(struct ig_csv_map *m);
  * column, the reader's own errors as they are) and *rows the records
  * converted whole before the failing one, whose values so far stay behind in
  * cols: callers drop them (the import fails). */
-/* rows rows of NULL into each leaf of cols (the writer's columns, by leaf)
- * that belongs to a nested column absent from the header. */
+/* rows rows of each nested column absent from the header into cols (the
+ * writer's columns, by leaf): NULL, or the least value of one the table's
+ * version hides (ig_stripe_absent). */
 int ig_csv_null_rows(const struct ig_csv_map *m, struct ig_values *cols, size_t rows, struct ig_error *err);
 
 int ig_csv_convert_rows(const struct ig_csv_map *m, struct ig_csv_reader *csv, struct ig_values *cols,

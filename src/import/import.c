@@ -397,10 +397,11 @@ static int append_schema(const struct ig_table *t, struct ig_schema *s, struct i
 /* Can rows be appended to a table whose version hides some records? Its new
  * part has every record (all parts do) and leaves the hidden ones NULL
  * (ig_column_def.hidden: CSV and JSON Lines never name them, a Parquet file's
- * columns go to the shown ones): that needs them nullable, or (a flat column)
- * let go by `ingot gc`: no version can show a released record again
- * (restore-columns refuses it). A .npy is one column: a table with more does
- * not take it. */
+ * columns go to the shown ones): that needs them nullable, or let go by
+ * `ingot gc`: no version can show a released record again (restore-columns
+ * refuses it), so its rows may hold anything, NULL or (a nested one, which
+ * has no level to say NULL) its least value (ig_stripe_absent). A .npy is one
+ * column: a table with more does not take it. */
 static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, struct ig_error *err)
 {
     if (ig_table_columns_shown(t) == t->parts[0].num_columns) return 0;
@@ -412,11 +413,8 @@ static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, stru
         struct ig_colrec cr;
         int rc = ig_part_column(&t->parts[0], c, &cr, err);
         if (rc) return rc;
-        /* a released flat column's new values are NULL all the same; a
-         * nested one has no level to say so */
-        bool flat = cr.type != IG_T_STRUCT && cr.type != IG_T_BLOB && !cr.lists && !cr.dimension;
         if (cr.parent == IG_NONE && !ig_table_shows(t, c) && !(cr.flags & IG_COLF_NULLABLE) &&
-            !(flat && ig_part_column_released(&t->parts[0], c)))
+            !ig_part_column_released(&t->parts[0], c))
             return ig_err(err, -ENOTSUP, "%s: column '%.*s', which only older versions show, is not nullable: "
                                          "rows appended cannot leave it empty while they can show it (`ingot gc` "
                                          "lets those versions go)",

@@ -7,6 +7,7 @@
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "format/part/writer.h"
+#include "import/stripe.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -568,6 +569,17 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
     return rc;
 }
 
+/* Is any leaf of top-level column `top` fed by the file (all or none are:
+ * map_leaves)? A struct without leaves needs no rows. */
+static bool top_fed(const struct ig_schema *s, uint32_t top, const bool *fed)
+{
+    for (uint32_t n = top; n < s->n && s->cols[n].top == top; n++)
+        if (s->cols[n].leaf != IG_SCHEMA_NONE) return fed[s->cols[n].leaf];
+    return true;
+}
+
+static struct ig_values *writer_leaf(void *w, uint32_t leaf) { return ig_part_writer_column(w, leaf); }
+
 int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const struct ig_schema *s,
                      ig_parquet_progress_fn progress, void *progress_ctx,
                      const volatile sig_atomic_t *cancel, struct ig_error *err)
@@ -608,9 +620,9 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
             if (n > rows - r) n = (uint32_t)(rows - r);
             for (uint32_t l = 0; !rc && l < nl; l++)
                 rc = feed_rows(&f, l, ig_part_writer_column(w, map[l]), &cols[l], r, n, &cur[l], &vcur[l]);
-            for (uint32_t l = 0; !rc && l < s->nleaves; l++)
-                if (!fed[l] && ig_values_push_null_rows(ig_part_writer_column(w, l), n))
-                    rc = ig_err(err, -ENOMEM, "out of memory");
+            for (uint32_t t = 0; !rc && t < s->ntops; t++) /* a column the file lacks has no leaf fed */
+                if (!top_fed(s, s->tops[t], fed))
+                    rc = ig_stripe_absent(s, s->tops[t], writer_leaf, w, n, err);
             if (!rc) rc = ig_part_writer_end_rows(w, n, err);
             if (!rc && cancel && *cancel) rc = ig_err(err, -EINTR, "%s: interrupted; nothing was written", pq->path);
             if (!rc && progress) progress(progress_ctx, bytes, total_rows + r);

@@ -1,4 +1,5 @@
 #include "stripe.h"
+#include "blob/blob.h"
 #include "format/model/types.h"
 #include "util/error.h"
 
@@ -150,16 +151,78 @@ static int stripe_node(struct stripe *st, uint32_t n, unsigned j, const struct i
     return 0;
 }
 
+/* A leaf's least value: zeros of its width (a vector's every lane, a
+ * fixed-width binary's bytes, a blob's reference: an empty object), the empty
+ * string, or 0. */
+static int least_leaf(struct stripe *st, uint32_t n, uint8_t def)
+{
+    static const uint8_t zeros[IG_FIXED_MAX_WIDTH];
+    _Static_assert(IG_BLOB_REF_BYTES <= sizeof zeros, "a blob reference fits the zeros");
+    const struct ig_column_def *c = &st->s->cols[n];
+    struct ig_values *v = leaf_of(st, n);
+    int rc = ig_values_push_entry(v, 0, def);
+    if (c->dimension)
+        for (uint32_t i = 0; !rc && i < c->dimension; i++) rc = ig_values_push_lane(v, 0);
+    else if (c->type == IG_T_BLOB)
+        rc = ig_values_push_bytes(v, zeros, IG_BLOB_REF_BYTES);
+    else if (v->is_bytes)
+        rc = ig_values_push_bytes(v, zeros, c->lt.width <= sizeof zeros ? c->lt.width : 0);
+    else
+        rc = ig_values_push_lane(v, 0);
+    return rc ? ig_err(st->err, -ENOMEM, "out of memory") : 0;
+}
+
+/* n (at level j) as little as it can be: NULL where it may be null, an empty
+ * list, a struct of its fields' least values, a leaf's least value. */
+static int least(struct stripe *st, uint32_t n, unsigned j, uint8_t def)
+{
+    const struct ig_column_def *c = &st->s->cols[n];
+    if ((c->null_mask >> j) & 1 || j < c->lists) return undefined(st, n, 0, def);
+    if (c->type != IG_T_STRUCT) return least_leaf(st, n, def);
+    uint32_t end = subtree_end(st->s, n);
+    for (uint32_t k = n + 1; k < end; k++) {
+        if (st->s->cols[k].parent != n) continue;
+        int rc = least(st, k, 0, def);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int end_rows(struct stripe *st, uint32_t top)
+{
+    uint32_t end = subtree_end(st->s, top);
+    for (uint32_t k = top; k < end; k++)
+        if (st->s->cols[k].leaf != IG_SCHEMA_NONE && ig_values_end_row(leaf_of(st, k)))
+            return ig_err(st->err, -ENOMEM, "out of memory");
+    return 0;
+}
+
+int ig_stripe_absent(const struct ig_schema *s, uint32_t top, struct ig_values *(*leaf)(void *, uint32_t),
+                     void *leaf_ctx, size_t rows, struct ig_error *err)
+{
+    struct stripe st = {s, NULL, leaf, leaf_ctx, NULL, err};
+    const struct ig_column_def *c = &s->cols[top];
+    if (c->nullable || ig_column_is_flat(c) || ig_column_is_blob_list(c)) {
+        uint32_t end = subtree_end(s, top);
+        for (uint32_t k = top; k < end; k++)
+            if (s->cols[k].leaf != IG_SCHEMA_NONE && ig_values_push_null_rows(leaf_of(&st, k), rows))
+                return ig_err(err, -ENOMEM, "out of memory");
+        return 0;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        int rc = least(&st, top, 0, 0);
+        if (!rc) rc = end_rows(&st, top);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int ig_stripe_json(const struct ig_schema *s, uint32_t top, const struct ig_json_doc *doc,
                    const struct ig_json_node *val, struct ig_values *(*leaf)(void *, uint32_t),
                    void *leaf_ctx, const struct ig_convert_ctx *cc, struct ig_error *err)
 {
+    if (!val && s->cols[top].hidden) return ig_stripe_absent(s, top, leaf, leaf_ctx, 1, err);
     struct stripe st = {s, doc, leaf, leaf_ctx, cc, err};
     int rc = stripe_node(&st, top, 0, val, 0, 0, 0);
-    if (rc) return rc;
-    uint32_t end = subtree_end(s, top);
-    for (uint32_t k = top; k < end; k++)
-        if (s->cols[k].leaf != IG_SCHEMA_NONE && ig_values_end_row(leaf_of(&st, k)))
-            return ig_err(err, -ENOMEM, "out of memory");
-    return 0;
+    return rc ? rc : end_rows(&st, top);
 }

@@ -7,7 +7,8 @@
  * reassembled in lockstep (assemble.h). A value that does not fit the schema is
  * an error naming the field's path. A key missing for a list that cannot be null
  * is the empty list (repeated fields are zero-or-more); a missing or null value
- * anywhere else that cannot be null is an error. */
+ * anywhere else that cannot be null is an error, but for a record the table's
+ * version hides (ig_column_def.hidden: ig_stripe_absent). */
 #ifndef IG_IMPORT_STRIPE_H
 #define IG_IMPORT_STRIPE_H
 
@@ -23,5 +24,13 @@ struct ig_error;
 int ig_stripe_json(const struct ig_schema *s, uint32_t top, const struct ig_json_doc *doc,
                    const struct ig_json_node *val, struct ig_values *(*leaf)(void *, uint32_t),
                    void *leaf_ctx, const struct ig_convert_ctx *cc, struct ig_error *err);
+
+/* rows rows in which column `top` is absent from the input: NULL, or where it
+ * cannot be NULL (a non-nullable nested column the table's version hides: a
+ * record `ingot gc` released, which no version shows again) its least value:
+ * empty lists, zero numbers and vectors, empty strings, empty objects. Rows
+ * closed on each leaf, as ig_stripe_json does. */
+int ig_stripe_absent(const struct ig_schema *s, uint32_t top, struct ig_values *(*leaf)(void *, uint32_t),
+                     void *leaf_ctx, size_t rows, struct ig_error *err);
 
 #endif

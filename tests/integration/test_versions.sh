@@ -266,6 +266,48 @@ await c.run(\"COPY (SELECT 5::BIGINT AS id, 0.5::DOUBLE AS b) TO '$R-ap.parquet'
 }
 check append_after_non_nullable_replaced_once_gc_lets_go append_after_non_nullable_replaced
 
+# nested columns that cannot be NULL (a vector, a struct of a fixed-width
+# binary, a string and a list, a blob, lists of them): replaced or dropped,
+# they refuse appends while a kept version shows them; once gc let those go,
+# CSV (one thread and two), JSON Lines and Parquet append, the released
+# records holding their least values (no version shows them again)
+append_after_nested_non_nullable_dropped() {
+    local R=$WORK/nnn out
+    printf 'one' >"$R-a.bin" && printf 'two' >"$R-b.bin"
+    printf 'id int64?\nemb vector<float32, 3>\ns struct<u:uuid, w:string, l:list<int64>>\nlb list<struct<k:int32>>\nf blob\nfs list<blob>\n' >"$R.schema"
+    printf '{"id":1,"emb":[1,2,3],"s":{"u":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","w":"x","l":[1,2]},"lb":[{"k":1}],"f":"nnn-a.bin","fs":["nnn-a.bin","nnn-b.bin"]}\n' >"$R.jsonl"
+    printf '{"id":2,"emb":[4,5,6],"s":{"u":"6ba7b810-9dad-11d1-80b4-00c04fd430c9","w":"y","l":[]},"lb":[],"f":"nnn-b.bin","fs":[]}\n' >>"$R.jsonl"
+    "$INGOT" import --schema "$R.schema" "$R.jsonl" "$R" >/dev/null || return 1
+    "$PY" -c "import numpy as np; np.save('$R-emb.npy', np.ones((2, 3), dtype=np.float32))"
+    "$INGOT" replace-column --name emb "$R" "$R-emb.npy" >/dev/null || return 1
+    "$INGOT" drop-column "$R" s lb f fs >/dev/null || return 1
+    printf 'id,emb\n3,\n' >"$R-ap.csv"
+    out=$("$INGOT" import --append "$R-ap.csv" "$R" 2>&1) && return 1
+    grep -q "which only older versions show, is not nullable.*ingot gc" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
+    printf '{"id":3,"emb":[7,8,9]}\n' >"$R-ap.jsonl"
+    "$INGOT" import --append "$R-ap.jsonl" "$R" >/dev/null 2>&1 || { "$INGOT" import --append "$R-ap.jsonl" "$R"; return 1; }
+    printf 'id\n4\n5\n' >"$R-ap.csv"
+    out=$("$INGOT" import --append "$R-ap.csv" "$R" 2>&1) && return 1
+    grep -q "non-nullable column 'emb' is missing" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" drop-column "$R" emb >/dev/null && "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
+    "$INGOT" import --append "$R-ap.csv" "$R" >/dev/null 2>&1 || { "$INGOT" import --append "$R-ap.csv" "$R"; return 1; }
+    "$INGOT" import --append -j 2 "$R-ap.csv" "$R" >/dev/null 2>&1 || return 1
+    if need_duckdb append_after_nested_non_nullable_dropped; then
+        (cd "$PQ" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+await c.run(\"COPY (SELECT 6::BIGINT AS id) TO '$R-ap.parquet' (FORMAT parquet)\");") || return 1
+        "$INGOT" import --append "$R-ap.parquet" "$R" >/dev/null 2>&1 || { "$INGOT" import --append "$R-ap.parquet" "$R"; return 1; }
+    fi
+    out=$("$INGOT" cat --rows 0-5 "$R" | tr -d '\n')
+    [ "$out" = '{"id":1}{"id":2}{"id":3}{"id":4}{"id":5}{"id":4}' ] || { echo "$out"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null || return 1
+    "$INGOT" erase --where id=4 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null || return 1
+    "$INGOT" gc --keep 1 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null
+}
+check append_after_nested_non_nullable_dropped_once_gc_lets_go append_after_nested_non_nullable_dropped
+
 replace_and_drop() {
     "$INGOT" replace-column --name score "$T" "$WORK/score2.npy" | grep -q "version 4" || return 1
     local want
