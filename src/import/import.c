@@ -397,30 +397,34 @@ static int append_schema(const struct ig_table *t, struct ig_schema *s, struct i
 /* Can rows be appended to a table whose version hides some records? Its new
  * part has every record (all parts do) and leaves the hidden ones NULL
  * (ig_column_def.hidden: CSV and JSON Lines never name them, a Parquet file's
- * columns go to the shown ones): that needs them nullable, or let go by
- * `ingot gc`: no version can show a released record again (restore-columns
- * refuses it), so its rows may hold anything, NULL or (a nested one, which
- * has no level to say NULL) its least value (ig_stripe_absent). A .npy is one
- * column: a table with more does not take it. */
+ * columns go to the shown ones), or where one cannot be NULL its least value
+ * (ig_stripe_absent), then released (release_hidden). A .npy is one column:
+ * a table with more does not take it. */
 static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, struct ig_error *err)
 {
-    if (ig_table_columns_shown(t) == t->parts[0].num_columns) return 0;
-    if (fmt == IG_INPUT_NPY)
-        return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
-                                     "replaced or dropped); appending a .npy to it is not supported",
-                      t->dir);
-    for (uint32_t c = 0; c < t->parts[0].num_columns; c++) {
-        struct ig_colrec cr;
-        int rc = ig_part_column(&t->parts[0], c, &cr, err);
-        if (rc) return rc;
-        if (cr.parent == IG_NONE && !ig_table_shows(t, c) && !(cr.flags & IG_COLF_NULLABLE) &&
-            !ig_part_column_released(&t->parts[0], c))
-            return ig_err(err, -ENOTSUP, "%s: column '%.*s', which only older versions show, is not nullable: "
-                                         "rows appended cannot leave it empty while they can show it (`ingot gc` "
-                                         "lets those versions go)",
-                          t->dir, (int)(cr.name_len > 200 ? 200 : cr.name_len), cr.name);
+    if (ig_table_columns_shown(t) == t->parts[0].num_columns || fmt != IG_INPUT_NPY) return 0;
+    return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
+                                 "replaced or dropped); appending a .npy to it is not supported",
+                  t->dir);
+}
+
+/* The hidden records that cannot be NULL hold no value in the rows appended
+ * (NULL, or their least value): released in the new parts before they are
+ * committed, so that no version shows them again (restore-columns refuses a
+ * released record) and they hold zeros, as `ingot gc` leaves a record. */
+static int release_hidden(struct ig_append *a, const struct ig_schema *s, struct ig_error *err)
+{
+    uint8_t *release = calloc(s->n ? s->n : 1, 1);
+    if (!release) return ig_err(err, -ENOMEM, "out of memory");
+    bool any = false;
+    for (uint32_t c = 0; c < s->n; c++) {
+        const struct ig_column_def *top = &s->cols[s->cols[c].top];
+        release[c] = top->hidden && !top->nullable;
+        any |= release[c];
     }
-    return 0;
+    int rc = any ? ig_append_release(a, release, s->n, err) : 0;
+    free(release);
+    return rc;
 }
 
 static int choose_schema(struct import_run *r, enum ig_input_format fmt,
@@ -678,7 +682,8 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
         res->input_bytes = r.in_size;
         snprintf(res->part, sizeof res->part, "%s", a.part_name);
         res->parts = 1 + a.nmore;
-        rc = ig_append_commit(&a, res->rows, err);
+        if (a.have_table) rc = release_hidden(&a, &r.schema, err);
+        if (!rc) rc = ig_append_commit(&a, res->rows, err);
     }
     ig_part_writer_free(r.w); /* removes the part unless finished */
     ig_append_end(&a);

@@ -233,10 +233,11 @@ move_column() {
 }
 check move_column_first_or_after_another move_column
 
-# --- a non-nullable column replaced: appends are refused while a version that
-# shows the old column is kept (its rows would have no value there), and taken
-# once `ingot gc` let those versions go (CSV, JSON Lines, Parquet); erasures
-# and verify --deep as ever
+# --- a non-nullable column replaced: appends are taken (CSV, JSON Lines,
+# Parquet) while a version that shows the old column is kept, which reads as
+# it was; the old column, with no value in the rows appended, is released in
+# their part, and restoring it is refused; erasures, gc and verify --deep as
+# ever
 append_after_non_nullable_replaced() {
     local R=$WORK/nn out
     printf 'id int64\nb float64?\n' >"$R.schema"
@@ -245,10 +246,15 @@ append_after_non_nullable_replaced() {
     "$PY" -c "import numpy as np; np.save('$R-id.npy', np.array([7, 8]))"
     "$INGOT" replace-column --name id "$R" "$R-id.npy" >/dev/null || return 1
     printf 'id,b\n3,4.5\n' >"$R-ap.csv"
-    out=$("$INGOT" import --append "$R-ap.csv" "$R" 2>&1) && return 1
-    grep -q "column 'id', which only older versions show, is not nullable.*ingot gc" <<<"$out" || { echo "$out"; return 1; }
-    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
     "$INGOT" import --append "$R-ap.csv" "$R" >/dev/null 2>&1 || { "$INGOT" import --append "$R-ap.csv" "$R"; return 1; }
+    # the old id holds no value in the row appended: version 1 reads as it
+    # was, but cannot be restored (released in the new part)
+    [ "$("$INGOT" cat --version 1 "$R" id | tr '\n' ,)" = '1,2,' ] || { "$INGOT" cat --version 1 "$R" id; return 1; }
+    out=$("$INGOT" restore-columns "$R" 1 2>&1) && return 1
+    grep -q "column 'id' cannot be shown again: rows appended while it was hidden (part-000001.ingot) hold no value" <<<"$out" ||
+        { echo "$out"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null || return 1
+    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
     printf '{"id":4,"b":1}\n' >"$R-ap.jsonl"
     "$INGOT" import --append "$R-ap.jsonl" "$R" >/dev/null 2>&1 || return 1
     if need_duckdb append_after_non_nullable_replaced; then
@@ -264,13 +270,13 @@ await c.run(\"COPY (SELECT 5::BIGINT AS id, 0.5::DOUBLE AS b) TO '$R-ap.parquet'
     "$INGOT" erase --where b=4.5 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null || return 1
     "$INGOT" gc --keep 1 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null
 }
-check append_after_non_nullable_replaced_once_gc_lets_go append_after_non_nullable_replaced
+check append_after_non_nullable_replaced_old_versions_kept append_after_non_nullable_replaced
 
 # nested columns that cannot be NULL (a vector, a struct of a fixed-width
-# binary, a string and a list, a blob, lists of them): replaced or dropped,
-# they refuse appends while a kept version shows them; once gc let those go,
-# CSV (one thread and two), JSON Lines and Parquet append, the released
-# records holding their least values (no version shows them again)
+# binary, a string and a list, a blob, lists of them), replaced or dropped:
+# JSON Lines, CSV (one thread and two) and Parquet append, before gc and
+# after, the hidden records holding their least values, released in the new
+# parts (older versions read as they were; restore-columns is refused)
 append_after_nested_non_nullable_dropped() {
     local R=$WORK/nnn out
     printf 'one' >"$R-a.bin" && printf 'two' >"$R-b.bin"
@@ -281,12 +287,14 @@ append_after_nested_non_nullable_dropped() {
     "$PY" -c "import numpy as np; np.save('$R-emb.npy', np.ones((2, 3), dtype=np.float32))"
     "$INGOT" replace-column --name emb "$R" "$R-emb.npy" >/dev/null || return 1
     "$INGOT" drop-column "$R" s lb f fs >/dev/null || return 1
-    printf 'id,emb\n3,\n' >"$R-ap.csv"
-    out=$("$INGOT" import --append "$R-ap.csv" "$R" 2>&1) && return 1
-    grep -q "which only older versions show, is not nullable.*ingot gc" <<<"$out" || { echo "$out"; return 1; }
-    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
     printf '{"id":3,"emb":[7,8,9]}\n' >"$R-ap.jsonl"
     "$INGOT" import --append "$R-ap.jsonl" "$R" >/dev/null 2>&1 || { "$INGOT" import --append "$R-ap.jsonl" "$R"; return 1; }
+    out=$("$INGOT" cat --version 1 --rows 1 "$R" | jq -c '[.emb, .s.w, .lb, .fs]')
+    [ "$out" = '[[4,5,6],"y",[],[]]' ] || { echo "$out"; return 1; }
+    out=$("$INGOT" restore-columns "$R" 1 2>&1) && return 1
+    grep -q "column 'emb' cannot be shown again: rows appended while it was hidden" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null || return 1
+    "$INGOT" gc --keep 1 "$R" >/dev/null || return 1
     printf 'id\n4\n5\n' >"$R-ap.csv"
     out=$("$INGOT" import --append "$R-ap.csv" "$R" 2>&1) && return 1
     grep -q "non-nullable column 'emb' is missing" <<<"$out" || { echo "$out"; return 1; }
@@ -306,7 +314,7 @@ await c.run(\"COPY (SELECT 6::BIGINT AS id) TO '$R-ap.parquet' (FORMAT parquet)\
     "$INGOT" erase --where id=4 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null || return 1
     "$INGOT" gc --keep 1 "$R" >/dev/null && "$INGOT" verify --deep "$R" >/dev/null
 }
-check append_after_nested_non_nullable_dropped_once_gc_lets_go append_after_nested_non_nullable_dropped
+check append_after_nested_non_nullable_dropped append_after_nested_non_nullable_dropped
 
 replace_and_drop() {
     "$INGOT" replace-column --name score "$T" "$WORK/score2.npy" | grep -q "version 4" || return 1
@@ -960,15 +968,19 @@ append_after_changes() {
     [ "$("$INGOT" cat --rows 0,202 "$A" | tr -d '\n')" = '{"id":0,"nm":"n0","x":0.0,"name":null}{"id":0,"nm":null,"x":0.0,"name":"n0"}' ] ||
         { "$INGOT" cat --rows 0,202 "$A"; return 1; }
     "$INGOT" verify --deep "$A" >/dev/null || return 1
-    # refused, nothing changed: a hidden column not nullable
+    # a hidden column that cannot be NULL: the rows appended leave it
+    # released (older versions read as they were; restoring it is refused)
     local N=$WORK/aacn
     printf 'id int64\nname string\n' >"$WORK/aacn.schema"
     "$INGOT" import --schema "$WORK/aacn.schema" "$WORK/aac.csv" "$N" >/dev/null 2>&1 && return 1 # x is not declared
     printf 'id,name\n1,a\n' >"$WORK/aacn.csv"
     "$INGOT" import --schema "$WORK/aacn.schema" "$WORK/aacn.csv" "$N" >/dev/null 2>&1 || return 1
     "$INGOT" drop-column "$N" name >/dev/null || return 1
-    out=$("$INGOT" import --append "$WORK/aacn.csv" "$N" 2>&1) && return 1
-    grep -q "column 'name', which only older versions show, is not nullable" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" import --append "$WORK/aacn.csv" "$N" >/dev/null 2>&1 || return 1 # a new, nullable 'name'
+    [ "$("$INGOT" cat --rows 1 "$N")" = '{"id":1,"name":"a"}' ] || { "$INGOT" cat --rows 1 "$N"; return 1; }
+    out=$("$INGOT" restore-columns "$N" 1 2>&1) && return 1
+    grep -q "column 'name' cannot be shown again: rows appended while it was hidden" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" cat --version 1 "$N" name)" = a ] || return 1
 }
 check append_after_replace_drop_rename append_after_changes
 

@@ -405,6 +405,25 @@ int ig_move_column(const char *dir, const char *name, const char *after, struct 
     return rc;
 }
 
+/* Can version v's column record col (cr) be shown again? Not when `ingot gc`
+ * let it go, nor when rows appended while it was hidden hold no value in it
+ * (it cannot be NULL: import.c, release_hidden): either way its pages are
+ * released in some part. */
+static int check_unreleased(const struct ig_table *t, uint64_t v, uint32_t col, const struct ig_colrec *cr,
+                            struct ig_error *err)
+{
+    int len = (int)(cr->name_len > 200 ? 200 : cr->name_len);
+    if (ig_part_column_released(&t->parts[0], col))
+        return ig_err(err, -ENOENT, "%s: version %" PRIu64 "'s column '%.*s' was let go by `ingot gc` (its pages "
+                      "zeroed): it cannot be shown again", t->dir, v, len, cr->name);
+    for (uint32_t i = 1; i < t->nparts; i++)
+        if (ig_part_column_released(&t->parts[i], col))
+            return ig_err(err, -ENOENT, "%s: version %" PRIu64 "'s column '%.*s' cannot be shown again: rows "
+                          "appended while it was hidden (%s) hold no value in it, and it cannot be NULL",
+                          t->dir, v, len, cr->name, t->manifest.parts[i].name);
+    return 0;
+}
+
 /* Version v's columns and names as a new version; `current` (0: any): the
  * version the table must be at, else -EAGAIN and nothing is changed. */
 static int restore_columns(const char *dir, uint64_t v, uint64_t current, const char *change,
@@ -429,9 +448,7 @@ static int restore_columns(const char *dir, uint64_t v, uint64_t current, const 
         if (!ig_idset_has(&old.columns, col)) continue;
         struct ig_colrec cr;
         rc = ig_part_column(&c.table.parts[0], col, &cr, err);
-        if (!rc && cr.parent == IG_NONE && ig_part_column_released(&c.table.parts[0], col))
-            rc = ig_err(err, -ENOENT, "%s: version %" PRIu64 "'s column %u was let go by `ingot gc` (its pages "
-                        "zeroed): it cannot be shown again", dir, v, col);
+        if (!rc && cr.parent == IG_NONE) rc = check_unreleased(&c.table, v, col, &cr, err);
     }
     const struct ig_idrun *last = !rc && old.columns.n ? &old.columns.runs[old.columns.n - 1] : NULL;
     if (last && (uint64_t)last->first + last->count > ncols)

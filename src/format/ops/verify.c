@@ -486,12 +486,15 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     for (uint32_t i = 0; i < t.nparts && !any_released; i++)
         for (uint32_t leaf = 0; leaf < t.parts[i].num_leaves && !any_released; leaf++)
             any_released = ig_part_leaf_released(&t.parts[i], leaf);
-    struct ig_idset kept = {0};
+    struct ig_idset *kept = any_released ? calloc(t.manifest.n, sizeof *kept) : NULL;
+    bool *kept_every = any_released ? calloc(t.manifest.n, sizeof *kept_every) : NULL;
     struct ig_error verr = {0};
-    if (any_released && ig_versions_shown(dir, &t.manifest, &kept, &x.kept_every, &verr))
+    if (any_released && (!kept || !kept_every))
+        ig_verify_fail(&x, "out of memory");
+    else if (any_released && ig_versions_shown(dir, &t.manifest, kept, kept_every, &verr))
         ig_verify_fail(&x, "%s", verr.msg);
     else if (any_released)
-        x.kept = &kept;
+        x.kept = kept, x.kept_every = kept_every;
     ig_values_init(&x.v, IG_T_INT64);
     for (uint32_t i = 0; i < t.nparts; i++)
         check_part(&x, &t, i);
@@ -501,7 +504,9 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
             ig_verify_fail(&x, "%s", e.msg);
     }
     ig_values_free(&x.v);
-    ig_idset_free(&kept);
+    for (uint32_t i = 0; x.kept && i < t.manifest.n; i++) ig_idset_free(&kept[i]);
+    free(kept);
+    free(kept_every);
     free(x.objs);
     ig_buf_free(&x.text);
     ig_reader_free(&x.r);

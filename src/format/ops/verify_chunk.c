@@ -274,7 +274,7 @@ static void check_page(struct vctx *x, const struct ig_part *p, uint32_t g, uint
 /* A chunk whose pages gc released (or whose leaf's are): every page in the
  * released form (footer.c checks its records), its rows following, its
  * extent all zeros; no dictionary counts or bounds; and its column shown by
- * no version, neither the current one nor any kept. */
+ * no version that lists the part, neither the current one nor any kept. */
 static void check_released_chunk(struct vctx *x, const struct ig_table *t, uint32_t pi, uint32_t g,
                                  uint32_t leaf, uint32_t col, const struct ig_grouprec *gr,
                                  uint32_t first, uint32_t count, const char *cname)
@@ -287,7 +287,7 @@ static void check_released_chunk(struct vctx *x, const struct ig_table *t, uint3
     if (ig_table_shows(t, col))
         ig_verify_fail(x, "%s: %s row group %u: version %" PRIu64 " shows it, but its pages were released",
              p->name, cname, gg, t->manifest.version);
-    else if (x->kept && (x->kept_every || ig_idset_has(x->kept, col)))
+    else if (x->kept && (x->kept_every[pi] || ig_idset_has(&x->kept[pi], col)))
         ig_verify_fail(x, "%s: %s row group %u: a version kept shows it, but its pages were released",
              p->name, cname, gg);
     struct ig_chunk_dict cd;

@@ -45,10 +45,11 @@ struct vctx {
     uint32_t group;
     atomic_uint_fast64_t *done;
     bool quiet; /* only one thread reports progress */
-    /* the column records some kept version shows (NULL: unknown, a version's
-     * file unreadable; kept_every: one shows every record) */
+    /* by part: the column records some kept version that lists the part
+     * shows (NULL: unknown, a version's file unreadable; kept_every: one
+     * shows every record) */
     const struct ig_idset *kept;
-    bool kept_every;
+    const bool *kept_every;
     /* the chunk being checked has a context that failed its checks: its
      * blocks that need it cannot be checked for erased rows (said once) */
     bool ctx_failed;

@@ -84,6 +84,13 @@ int ig_append_next(void *a, uint64_t rows_done, char *path, size_t cap, struct i
  * whatever the part's size. INGOT_PART_SIZE (bytes) overrides both. */
 uint64_t ig_append_part_bytes_default(const char *table_dir);
 #define IG_REMOTE_PART_BYTES_DEFAULT (128ull << 20)
+/* Before commit, in every part the append wrote: the records release[col]
+ * marks (by column record id, ncols of them) released (release.h: pages
+ * and contexts zeroed, the footer saying so), as `ingot gc` leaves them.
+ * For the rows of a column that only older versions show and that cannot be
+ * NULL: they hold no value, and a version that showed the column again
+ * (restore-columns) would show rows with none; released, it refuses. */
+int ig_append_release(struct ig_append *a, const uint8_t *release, uint32_t ncols, struct ig_error *err);
 /* The part (rows rows) and its blob file are written and closed at their
  * temporary paths. */
 int ig_append_commit(struct ig_append *a, uint64_t rows, struct ig_error *err);

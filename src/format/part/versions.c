@@ -326,25 +326,43 @@ static int add_shown(const struct ig_manifest *m, struct ig_idset *shown, bool *
     return 0;
 }
 
+/* m's columns into shown[i] for every part i of `current` that m lists too
+ * (by name; both list their parts in row order). */
+static int add_shown_by_part(const struct ig_manifest *current, const struct ig_manifest *m,
+                             struct ig_idset *shown, bool *every)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < current->n; i++) {
+        const struct ig_manifest_part *cp = &current->parts[i];
+        while (j < m->n && m->parts[j].first_row < cp->first_row) j++;
+        if (j < m->n && !strcmp(m->parts[j].name, cp->name) && add_shown(m, &shown[i], &every[i]))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 int ig_versions_shown(const char *dir, const struct ig_manifest *current, struct ig_idset *shown,
                       bool *every, struct ig_error *err)
 {
-    *shown = (struct ig_idset){0};
-    *every = false;
+    for (size_t i = 0; i < current->n; i++) {
+        shown[i] = (struct ig_idset){0};
+        every[i] = false;
+    }
     uint64_t *vs;
     size_t n;
     int rc = ig_version_list(dir, &vs, &n, err);
-    if (!rc && add_shown(current, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && add_shown_by_part(current, current, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < n && !rc; i++) {
         struct ig_manifest m;
         if (vs[i] == current->version) continue; /* MANIFEST says it */
         rc = ig_version_load(dir, vs[i], &m, err);
         if (rc) break;
-        if (add_shown(&m, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
+        if (add_shown_by_part(current, &m, shown, every)) rc = ig_err(err, -ENOMEM, "out of memory");
         ig_manifest_free(&m);
     }
     free(vs);
-    if (rc) ig_idset_free(shown);
+    if (rc)
+        for (size_t i = 0; i < current->n; i++) ig_idset_free(&shown[i]);
     return rc;
 }
 

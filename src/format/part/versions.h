@@ -59,9 +59,13 @@ int ig_versions_kept(const char *dir, uint64_t current, uint64_t **versions, siz
 /* Versions as text: runs "A-B" or "A", ascending, comma-separated ("1-7",
  * "2,5-9"); "-" for none. v must be ascending. 0 or -ENOMEM. */
 int ig_versions_format(const uint64_t *v, size_t n, struct ig_buf *out);
-/* The column records some kept version shows: the union of the columns of
- * `current` (MANIFEST) and of every version's file. *every: one of them shows
- * every record (no columns line), and `shown` is then not the whole answer. */
+/* For each part i of `current` (MANIFEST), the column records some kept
+ * version that lists the part shows: the union of the columns of `current`
+ * and of every version's file that names the part (a version from before it
+ * was appended shows nothing of it). every[i]: one of them shows every record
+ * (no columns line), and shown[i] is then not the whole answer. shown and
+ * every hold current->n each; shown's are freed by the caller (and left
+ * empty on an error). */
 int ig_versions_shown(const char *dir, const struct ig_manifest *current, struct ig_idset *shown,
                       bool *every, struct ig_error *err);
 
