@@ -72,12 +72,25 @@ static int split_sci(const char *s, char *digits, int *nd, int *exp10)
 
 /* NaN, the infinities and zeros (a float's too: it widens exactly); 0 for
  * every other value. */
+/* The text of NaN, the infinities and the zeros (without its NUL), else ""
+ * (a column of zeros, padding or ReLU features, meets them at most values:
+ * copied, not printed). */
+static const char *special_text(double d)
+{
+    if (isnan(d)) return "NaN";
+    if (isinf(d)) return d < 0 ? "-Infinity" : "Infinity";
+    if (d == 0) return signbit(d) ? "-0.0" : "0.0";
+    return "";
+}
+
+static size_t special_len(double d) { return strlen(special_text(d)); }
+
 static size_t special(char *out, double d)
 {
-    if (isnan(d)) return (size_t)sprintf(out, "NaN");
-    if (isinf(d)) return (size_t)sprintf(out, d < 0 ? "-Infinity" : "Infinity");
-    if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
-    return 0;
+    const char *t = special_text(d);
+    size_t n = strlen(t);
+    memcpy(out, t, n + 1);
+    return n;
 }
 
 /* The powers of two (by biased exponent) whose printf-search form is longer
@@ -171,7 +184,7 @@ size_t ig_format_f64_len_guided(double d, int *places)
      * bit set, zeros and powers of two no fraction bits */
     if (((bits >> 52) & 0x7ff) == 0x7ff || !(bits << 12)) {
         char tmp[IG_FLOAT_TEXT_MAX];
-        size_t sp = special(tmp, d);
+        size_t sp = special_len(d);
         if (sp) return sp;
         if (keeps_search_form_f64(d)) return ig_format_f64_exact(tmp, d);
     }
@@ -188,9 +201,9 @@ size_t ig_format_f64_len(double d)
 
 size_t ig_format_f32_len(float f)
 {
-    char tmp[IG_FLOAT_TEXT_MAX];
-    size_t sp = special(tmp, f);
+    size_t sp = special_len(f);
     if (sp) return sp;
+    char tmp[IG_FLOAT_TEXT_MAX];
     if (ig_format_f32_keeps_search_form(f)) return ig_format_f32_exact(tmp, f);
     int nd, first;
     ig_shortest_f32_shape(fabsf(f), &nd, &first);

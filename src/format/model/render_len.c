@@ -102,6 +102,12 @@ static uint64_t f32_len_run(const uint64_t *lanes, size_t n, bool json)
     uint64_t sum = 0;
     for (size_t k = 0; k < n;) {
         size_t m = n - k < 8 ? n - k : 8;
+        if (m == 8 && !(lanes[k] | lanes[k + 1] | lanes[k + 2] | lanes[k + 3] | lanes[k + 4] | lanes[k + 5] |
+                        lanes[k + 6] | lanes[k + 7])) { /* eight zeros ("0.0"): padding, sparse features */
+            sum += 8 * 3;
+            k += 8;
+            continue;
+        }
         if (x8 && m == 8 && !st->memo_mode && (++st->blocks & ((16u << st->declined) - 1))) {
             uint8_t l8[8];
             unsigned theirs = ig_f32_len_x8(lanes + k, l8);
