@@ -371,8 +371,12 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
     if (!rc) rc = map_leaves(pq, &mine, s, map, err);
     for (uint32_t l = 0; !rc && l < mine.nleaves; l++) {
         const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[map[l]]];
-        if (a->type != b->type || a->max_def != b->max_def || a->max_rep != b->max_rep || a->lists != b->lists ||
-            a->null_mask != b->null_mask || !ig_logical_equal(&a->lt, &b->lt)) {
+        /* a flat column may be OPTIONAL in the file and not nullable in the
+         * table (as DuckDB, Spark and pyarrow write every column) or the
+         * other way round: a NULL in it is refused then (feed_rows) */
+        bool flat = ig_column_is_flat(a) && ig_column_is_flat(b);
+        if (a->type != b->type || (!flat && (a->max_def != b->max_def || a->null_mask != b->null_mask)) ||
+            a->max_rep != b->max_rep || a->lists != b->lists || !ig_logical_equal(&a->lt, &b->lt)) {
             struct ig_buf ta = {0}, tb = {0};
             (void)ig_schema_type_text(&mine, mine.leaves[l], &ta);
             (void)ig_schema_type_text(s, s->leaves[map[l]], &tb);
@@ -394,6 +398,7 @@ struct feed {
     uint32_t group;
     uint64_t row; /* within the row group */
     struct ig_error *err;
+    const bool *no_null; /* by the file's leaf: a flat column the table does not let be NULL */
 };
 
 static int row_error(struct feed *f, uint32_t leaf, const char *fmt, const char *detail)
@@ -561,6 +566,7 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
             if (v->levels && ig_values_push_entry(v, c->reps ? c->reps[*cur] : 0, def))
                 rc = ig_err(f->err, -ENOMEM, "out of memory");
             else if (def == max_def) rc = push_value(f, l, v, c, (*vcur)++);
+            else if (!v->levels && f->no_null[l]) rc = row_error(f, l, "NULL, and the table's column is not nullable", NULL);
             else if (!v->levels && ig_values_push_null(v)) rc = ig_err(f->err, -ENOMEM, "out of memory");
             (*cur)++;
         } while (!rc && v->levels && *cur < c->nlevels && c->reps && c->reps[*cur] != 0);
@@ -599,12 +605,17 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     if (!rc) rc = ig_parquet_schema(pq, &mine, err);
     if (!rc && mine.nleaves != nl) rc = ig_err(err, -EIO, "%s: the file's schema changed", pq->path);
     if (!rc) rc = map_leaves(pq, &mine, s, map, err);
-    for (uint32_t l = 0; !rc && l < nl; l++)
+    bool *no_null = rc ? NULL : calloc(nl ? nl : 1, sizeof *no_null);
+    if (!rc && !no_null) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t l = 0; !rc && l < nl; l++) {
+        const struct ig_column_def *b = &s->cols[s->leaves[map[l]]];
         fed[map[l]] = true;
+        no_null[l] = ig_column_is_flat(b) && !b->nullable && !b->hidden;
+    }
     ig_schema_free(&mine);
     for (uint32_t l = 0; cols && l < nl; l++) pq_column_init(&cols[l]);
     uint64_t bytes = 0, total_rows = 0;
-    struct feed f = {.pq = pq, .err = err};
+    struct feed f = {.pq = pq, .err = err, .no_null = no_null};
     for (uint32_t g = 0; !rc && g < m->ngroups; g++) {
         f.group = g;
         for (uint32_t l = 0; !rc && l < nl; l++) {
@@ -643,5 +654,6 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     pq_scratch_free(&scratch);
     free(map);
     free(fed);
+    free(no_null);
     return rc;
 }

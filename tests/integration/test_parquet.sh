@@ -133,6 +133,45 @@ by_name() {
 }
 check parquet_append_by_name_other_type_refused by_name
 
+# a flat column OPTIONAL in the file (DuckDB writes every column so) goes
+# into one the table does not let be NULL while it holds no NULL, and a
+# REQUIRED one (the corpus's) into a nullable column; a NULL there is refused, naming the
+# file, row group, column and row, the table unchanged; a struct's field
+# keeps the table's nullability exactly
+nullability_across() {
+    local T=$WORK/nn out
+    printf 'id int64\nx float64?\n' >"$T.schema"
+    duck_copy "COPY (SELECT range AS id, (range * 0.5)::DOUBLE AS x FROM range(3)) TO '$T-1.parquet' (FORMAT parquet)" || return 1
+    "$INGOT" import --schema "$T.schema" "$T-1.parquet" "$T" >/dev/null || return 1
+    "$INGOT" import --append "$T-1.parquet" "$T" >/dev/null || return 1
+    [ "$("$INGOT" inspect --json "$T" | jq -r '.columns[0].schema_type, .rows' | tr '\n' ,)" = "int64,6," ] || return 1
+    duck_copy "COPY (SELECT CASE WHEN range = 4 THEN NULL ELSE range END AS id, 1.0::DOUBLE AS x FROM range(6)) TO '$T-2.parquet' (FORMAT parquet)" || return 1
+    out=$("$INGOT" import --append "$T-2.parquet" "$T" 2>&1) && return 1
+    grep -q "nn-2.parquet: row group 0, column 'id', row 4: NULL, and the table's column is not nullable" <<<"$out" ||
+        { echo "$out"; return 1; }
+    [ "$("$INGOT" inspect --json "$T" | jq .rows)" = 6 ] || return 1
+    (cd "$ROOT/tests/parquet" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+await c.run('CREATE TABLE t (id BIGINT NOT NULL, x DOUBLE NOT NULL)');
+await c.run('INSERT INTO t VALUES (7, 2.5)');
+await c.run(\"COPY t TO '$T-3.parquet' (FORMAT parquet)\");") || return 1
+    "$INGOT" import --append "$T-3.parquet" "$T" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 6 "$T")" = '{"id":7,"x":2.5}' ] || { "$INGOT" cat --rows 6 "$T"; return 1; }
+    # REQUIRED columns (DuckDB writes none; the corpus has them) into nullable ones
+    local R=$ROOT/tests/parquet-testing/data/datapage_v1-uncompressed-checksum.parquet
+    printf 'a int32?\nb int32?\n' >"$T.r"
+    "$INGOT" import --schema "$T.r" "$R" "$T-r" >/dev/null || return 1
+    [ "$("$INGOT" inspect --json "$T-r" | jq -r '.columns[].schema_type' | tr '\n' ,)" = "int32?,int32?," ] || return 1
+    [ "$("$INGOT" cat "$T-r" a | head -3)" = "$("$INGOT" import "$R" "$T-r2" >/dev/null 2>&1 && "$INGOT" cat "$T-r2" a | head -3)" ] || return 1
+    printf 's struct<a: int64>\n' >"$T.s"
+    duck_copy "COPY (SELECT {'a': range} AS s FROM range(2)) TO '$T-4.parquet' (FORMAT parquet)" || return 1
+    out=$("$INGOT" import --schema "$T.s" "$T-4.parquet" "$T-s" 2>&1) && return 1
+    grep -q "column 's.a' holds" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" verify --deep "$T" >/dev/null
+}
+check parquet_nullability_of_flat_columns_across nullability_across
+
 # an empty file: no rows, a clear message, no table
 empty() {
     local out
