@@ -353,16 +353,21 @@ static int bare_type(const struct ig_schema *s, uint32_t node, char *out, size_t
 {
     struct ig_buf b = IG_BUF_INIT;
     int rc = ig_schema_type_text(s, node, &b);
-    if (!rc) {
-        size_t n = b.len && b.data[b.len - 1] == '?' ? b.len - 1 : b.len;
-        snprintf(out, cap, "%.*s", (int)n, (const char *)b.data);
+    size_t n = 0;
+    bool quoted = false;
+    for (size_t i = 0; !rc && i < b.len && n + 1 < cap; i++) {
+        char ch = (char)b.data[i];
+        quoted ^= ch == '"';
+        if (ch != '?' || quoted) out[n++] = ch; /* every node's nullability off (a field name's '?' kept) */
     }
+    if (cap) out[n] = 0;
     ig_buf_free(&b);
     return rc;
 }
 
-/* Do the input's top-level columns fit the table's (the same type, a NULL
- * where the table's is nullable and the input's is not being fine)? */
+/* Do the input's top-level columns fit the table's (the same type, whatever
+ * may be NULL: values are read by the table's schema, and a NULL where it
+ * cannot hold one is refused as the rows are read)? */
 static int schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
                        struct ig_error *err)
 {

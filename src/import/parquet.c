@@ -362,6 +362,42 @@ static int map_leaves(const struct ig_parquet *pq, const struct ig_schema *mine,
     return rc;
 }
 
+/* Definition levels of the file's leaf fl (in fs) as the table's leaf tl (in
+ * ts) counts them, where the two differ only in which nodes may be NULL:
+ * out[d] for each file level d up to its max_def, IG_DEF_NULL where the file's
+ * level stops at a node the table does not let be NULL. Each node on the
+ * path gives, for list level j = 0..lists, an optional slot where its
+ * null_mask bit j is set and (j < lists) a repeated one (stripe.c counts them
+ * the same way); a file level d stops at the file's (d+1)-th slot. -EINVAL
+ * when the paths differ in shape (a list here, none there). *same: out is
+ * the identity. */
+#define IG_DEF_NULL 0xff
+static int def_map(const struct ig_schema *fs, uint32_t fl, const struct ig_schema *ts, uint32_t tl, uint8_t *out,
+                   bool *same)
+{
+    uint32_t fchain[256], tchain[256];
+    unsigned nf = 0, nt = 0;
+    for (uint32_t n = fl; n != IG_SCHEMA_NONE && nf < 256; n = fs->cols[n].parent) fchain[nf++] = n;
+    for (uint32_t n = tl; n != IG_SCHEMA_NONE && nt < 256; n = ts->cols[n].parent) tchain[nt++] = n;
+    if (nf != nt) return -EINVAL;
+    unsigned fdef = 0, tdef = 0; /* slots each has seen */
+    *same = true;
+    for (unsigned k = nf; k-- > 0;) {
+        const struct ig_column_def *a = &fs->cols[fchain[k]], *b = &ts->cols[tchain[k]];
+        if (a->lists != b->lists || a->dimension != b->dimension) return -EINVAL;
+        for (unsigned j = 0; j <= a->lists; j++) {
+            bool fa = (a->null_mask >> j) & 1, fb = (b->null_mask >> j) & 1;
+            if (fdef + 2 >= 256 || tdef + 2 >= 256) return -EINVAL;
+            *same &= fa == fb;
+            if (fa) out[fdef++] = fb ? (uint8_t)tdef : IG_DEF_NULL;
+            tdef += fb;
+            if (j < a->lists) out[fdef++] = (uint8_t)tdef++; /* an empty list */
+        }
+    }
+    out[fdef] = (uint8_t)tdef; /* defined down to the leaf */
+    return fdef == fs->cols[fl].max_def && tdef == ts->cols[tl].max_def ? 0 : -EINVAL;
+}
+
 int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, struct ig_error *err)
 {
     struct ig_schema mine = {0};
@@ -371,12 +407,15 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
     if (!rc) rc = map_leaves(pq, &mine, s, map, err);
     for (uint32_t l = 0; !rc && l < mine.nleaves; l++) {
         const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[map[l]]];
-        /* a flat column may be OPTIONAL in the file and not nullable in the
-         * table (as DuckDB, Spark and pyarrow write every column) or the
-         * other way round: a NULL in it is refused then (feed_rows) */
-        bool flat = ig_column_is_flat(a) && ig_column_is_flat(b);
-        if (a->type != b->type || (!flat && (a->max_def != b->max_def || a->null_mask != b->null_mask)) ||
-            a->max_rep != b->max_rep || a->lists != b->lists || !ig_logical_equal(&a->lt, &b->lt)) {
+        /* a node may be OPTIONAL in the file and not nullable in the table
+         * (as DuckDB, Spark and pyarrow write every column) or the other way
+         * round: its levels are mapped, and a NULL where the table cannot
+         * hold one is refused (feed_rows) */
+        uint8_t dmap[256];
+        bool same;
+        if (a->type != b->type || a->max_rep != b->max_rep || a->lists != b->lists ||
+            !ig_logical_equal(&a->lt, &b->lt) ||
+            def_map(&mine, mine.leaves[l], s, s->leaves[map[l]], dmap, &same)) {
             struct ig_buf ta = {0}, tb = {0};
             (void)ig_schema_type_text(&mine, mine.leaves[l], &ta);
             (void)ig_schema_type_text(s, s->leaves[map[l]], &tb);
@@ -398,7 +437,11 @@ struct feed {
     uint32_t group;
     uint64_t row; /* within the row group */
     struct ig_error *err;
-    const bool *no_null; /* by the file's leaf: a flat column the table does not let be NULL */
+    /* by the file's leaf: its definition levels as the table's leaf counts
+     * them (def_map; IG_DEF_NULL: a NULL the table cannot hold), and
+     * whether that is the identity (levels copied as they are, in bulk) */
+    const uint8_t (*dmap)[256];
+    const bool *same;
 };
 
 static int row_error(struct feed *f, uint32_t leaf, const char *fmt, const char *detail)
@@ -547,7 +590,7 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
     const struct pq_meta *m = &f->pq->m;
     uint8_t max_def = m->nodes[m->leaves[l]].max_def;
     int rc = 0;
-    if (v->levels && feed_level_rows(f, l, v, c, n, cur, vcur, &rc)) return rc;
+    if (v->levels && f->same[l] && feed_level_rows(f, l, v, c, n, cur, vcur, &rc)) return rc;
     if (!v->levels && *cur + n <= c->nlevels) {
         bool present = true;
         for (size_t i = 0; max_def && present && i < n; i++)
@@ -562,11 +605,12 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
         f->row = r;
         if (*cur >= c->nlevels) return row_error(f, l, "the column ends before the row group's last row", NULL);
         do {
-            uint8_t def = max_def ? c->defs[*cur] : 0;
-            if (v->levels && ig_values_push_entry(v, c->reps ? c->reps[*cur] : 0, def))
+            uint8_t def = max_def ? c->defs[*cur] : 0, tdef = f->dmap[l][def];
+            if (tdef == IG_DEF_NULL)
+                rc = row_error(f, l, "NULL, where the table's column cannot hold one", NULL);
+            else if (v->levels && ig_values_push_entry(v, c->reps ? c->reps[*cur] : 0, tdef))
                 rc = ig_err(f->err, -ENOMEM, "out of memory");
             else if (def == max_def) rc = push_value(f, l, v, c, (*vcur)++);
-            else if (!v->levels && f->no_null[l]) rc = row_error(f, l, "NULL, and the table's column is not nullable", NULL);
             else if (!v->levels && ig_values_push_null(v)) rc = ig_err(f->err, -ENOMEM, "out of memory");
             (*cur)++;
         } while (!rc && v->levels && *cur < c->nlevels && c->reps && c->reps[*cur] != 0);
@@ -605,17 +649,18 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     if (!rc) rc = ig_parquet_schema(pq, &mine, err);
     if (!rc && mine.nleaves != nl) rc = ig_err(err, -EIO, "%s: the file's schema changed", pq->path);
     if (!rc) rc = map_leaves(pq, &mine, s, map, err);
-    bool *no_null = rc ? NULL : calloc(nl ? nl : 1, sizeof *no_null);
-    if (!rc && !no_null) rc = ig_err(err, -ENOMEM, "out of memory");
+    uint8_t(*dmap)[256] = rc ? NULL : calloc(nl ? nl : 1, sizeof *dmap);
+    bool *same = rc ? NULL : calloc(nl ? nl : 1, sizeof *same);
+    if (!rc && (!dmap || !same)) rc = ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t l = 0; !rc && l < nl; l++) {
-        const struct ig_column_def *b = &s->cols[s->leaves[map[l]]];
         fed[map[l]] = true;
-        no_null[l] = ig_column_is_flat(b) && !b->nullable && !b->hidden;
+        if (def_map(&mine, mine.leaves[l], s, s->leaves[map[l]], dmap[l], &same[l]))
+            rc = ig_err(err, -EINVAL, "%s: the file's schema changed", pq->path); /* checked before */
     }
     ig_schema_free(&mine);
     for (uint32_t l = 0; cols && l < nl; l++) pq_column_init(&cols[l]);
     uint64_t bytes = 0, total_rows = 0;
-    struct feed f = {.pq = pq, .err = err, .no_null = no_null};
+    struct feed f = {.pq = pq, .err = err, .dmap = (const uint8_t(*)[256])dmap, .same = same};
     for (uint32_t g = 0; !rc && g < m->ngroups; g++) {
         f.group = g;
         for (uint32_t l = 0; !rc && l < nl; l++) {
@@ -654,6 +699,7 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     pq_scratch_free(&scratch);
     free(map);
     free(fed);
-    free(no_null);
+    free(dmap);
+    free(same);
     return rc;
 }

@@ -136,8 +136,8 @@ check parquet_append_by_name_other_type_refused by_name
 # a flat column OPTIONAL in the file (DuckDB writes every column so) goes
 # into one the table does not let be NULL while it holds no NULL, and a
 # REQUIRED one (the corpus's) into a nullable column; a NULL there is refused, naming the
-# file, row group, column and row, the table unchanged; a struct's field
-# keeps the table's nullability exactly
+# file, row group, column and row, the table unchanged; the same for a
+# struct's fields, lists and their items
 nullability_across() {
     local T=$WORK/nn out
     printf 'id int64\nx float64?\n' >"$T.schema"
@@ -147,7 +147,7 @@ nullability_across() {
     [ "$("$INGOT" inspect --json "$T" | jq -r '.columns[0].schema_type, .rows' | tr '\n' ,)" = "int64,6," ] || return 1
     duck_copy "COPY (SELECT CASE WHEN range = 4 THEN NULL ELSE range END AS id, 1.0::DOUBLE AS x FROM range(6)) TO '$T-2.parquet' (FORMAT parquet)" || return 1
     out=$("$INGOT" import --append "$T-2.parquet" "$T" 2>&1) && return 1
-    grep -q "nn-2.parquet: row group 0, column 'id', row 4: NULL, and the table's column is not nullable" <<<"$out" ||
+    grep -q "nn-2.parquet: row group 0, column 'id', row 4: NULL, where the table's column cannot hold one" <<<"$out" ||
         { echo "$out"; return 1; }
     [ "$("$INGOT" inspect --json "$T" | jq .rows)" = 6 ] || return 1
     (cd "$ROOT/tests/parquet" && node --input-type=module -e "
@@ -164,10 +164,28 @@ await c.run(\"COPY t TO '$T-3.parquet' (FORMAT parquet)\");") || return 1
     "$INGOT" import --schema "$T.r" "$R" "$T-r" >/dev/null || return 1
     [ "$("$INGOT" inspect --json "$T-r" | jq -r '.columns[].schema_type' | tr '\n' ,)" = "int32?,int32?," ] || return 1
     [ "$("$INGOT" cat "$T-r" a | head -3)" = "$("$INGOT" import "$R" "$T-r2" >/dev/null 2>&1 && "$INGOT" cat "$T-r2" a | head -3)" ] || return 1
-    printf 's struct<a: int64>\n' >"$T.s"
-    duck_copy "COPY (SELECT {'a': range} AS s FROM range(2)) TO '$T-4.parquet' (FORMAT parquet)" || return 1
-    out=$("$INGOT" import --schema "$T.s" "$T-4.parquet" "$T-s" 2>&1) && return 1
-    grep -q "column 's.a' holds" <<<"$out" || { echo "$out"; return 1; }
+    # nested: a struct, lists and their items that cannot be NULL, from
+    # DuckDB's OPTIONAL everything; a NULL item, list or field refused
+    printf 's struct<a: int64, b: list<string>?>\ntags list<int64>\nll list<list<int32>?>?\n' >"$T.s"
+    duck_copy "COPY (SELECT {'a': range, 'b': CASE WHEN range = 1 THEN NULL ELSE ['x', 'y'] END} AS s,
+        CASE WHEN range = 0 THEN []::BIGINT[] ELSE [range, 7] END AS tags,
+        CASE WHEN range = 2 THEN NULL ELSE [[1, 2], NULL, []] END AS ll FROM range(3)) TO '$T-4.parquet' (FORMAT parquet)" || return 1
+    "$INGOT" import --schema "$T.s" "$T-4.parquet" "$T-s" >/dev/null || return 1
+    out=$("$INGOT" cat --rows 0-2 "$T-s" | tr -d '\n')
+    [ "$out" = '{"s":{"a":0,"b":["x","y"]},"tags":[],"ll":[[1,2],null,[]]}{"s":{"a":1,"b":null},"tags":[1,7],"ll":[[1,2],null,[]]}{"s":{"a":2,"b":["x","y"]},"tags":[2,7],"ll":null}' ] ||
+        { echo "$out"; return 1; }
+    "$INGOT" import --append "$T-4.parquet" "$T-s" >/dev/null || return 1
+    "$INGOT" verify --deep "$T-s" >/dev/null || return 1
+    local bad
+    for bad in "{'a': NULL::BIGINT, 'b': ['x']} AS s, [1]::BIGINT[] AS tags" \
+        "{'a': 1::BIGINT, 'b': ['x']} AS s, [1, NULL]::BIGINT[] AS tags" "{'a': 1::BIGINT, 'b': ['x']} AS s, NULL::BIGINT[] AS tags" \
+        "NULL::STRUCT(a BIGINT, b VARCHAR[]) AS s, [1]::BIGINT[] AS tags"; do
+        duck_copy "COPY (SELECT $bad, [[1]] AS ll) TO '$T-5.parquet' (FORMAT parquet)" || return 1
+        out=$("$INGOT" import --append "$T-5.parquet" "$T-s" 2>&1) && { echo "taken: $bad"; return 1; }
+        grep -q "nn-5.parquet: row group 0, column '.*', row 0: NULL, where the table's column cannot hold one" <<<"$out" ||
+            { echo "$bad: $out"; return 1; }
+    done
+    [ "$("$INGOT" inspect --json "$T-s" | jq .rows)" = 6 ] || return 1
     "$INGOT" verify --deep "$T" >/dev/null
 }
 check parquet_nullability_of_flat_columns_across nullability_across
