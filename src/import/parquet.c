@@ -442,6 +442,7 @@ struct feed {
      * whether that is the identity (levels copied as they are, in bulk) */
     const uint8_t (*dmap)[256];
     const bool *same;
+    struct ig_buf *defs; /* a stretch of levels counted again */
 };
 
 static int row_error(struct feed *f, uint32_t leaf, const char *fmt, const char *detail)
@@ -564,8 +565,19 @@ static bool feed_level_rows(struct feed *f, uint32_t l, struct ig_values *v, str
             k += c->defs[e++] == max_def;
     }
     if (*vcur + k > c->vals.n) return false;
+    const uint8_t *defs = c->defs + *cur;
+    if (!f->same[l]) { /* counted as the table's leaf counts them */
+        if (ig_buf_reserve(f->defs, e - *cur)) {
+            *rc = ig_err(f->err, -ENOMEM, "out of memory");
+            return true;
+        }
+        uint8_t *d = f->defs->data, bad = 0;
+        for (size_t i = 0; i < e - *cur; i++) bad |= (d[i] = f->dmap[l][defs[i]]) == IG_DEF_NULL;
+        if (bad) return false; /* row by row, to name the row */
+        defs = d;
+    }
     size_t rows = v->rows, nent = v->nent, vals = v->n;
-    if (ig_values_push_level_rows(v, c->reps ? c->reps + *cur : NULL, c->defs + *cur, e - *cur, max_def)) {
+    if (ig_values_push_level_rows(v, c->reps ? c->reps + *cur : NULL, defs, e - *cur, f->dmap[l][max_def])) {
         *rc = ig_err(f->err, -ENOMEM, "out of memory");
         return true;
     }
@@ -590,7 +602,7 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
     const struct pq_meta *m = &f->pq->m;
     uint8_t max_def = m->nodes[m->leaves[l]].max_def;
     int rc = 0;
-    if (v->levels && f->same[l] && feed_level_rows(f, l, v, c, n, cur, vcur, &rc)) return rc;
+    if (v->levels && feed_level_rows(f, l, v, c, n, cur, vcur, &rc)) return rc;
     if (!v->levels && *cur + n <= c->nlevels) {
         bool present = true;
         for (size_t i = 0; max_def && present && i < n; i++)
@@ -660,7 +672,8 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     ig_schema_free(&mine);
     for (uint32_t l = 0; cols && l < nl; l++) pq_column_init(&cols[l]);
     uint64_t bytes = 0, total_rows = 0;
-    struct feed f = {.pq = pq, .err = err, .dmap = (const uint8_t(*)[256])dmap, .same = same};
+    struct ig_buf defs = IG_BUF_INIT;
+    struct feed f = {.pq = pq, .err = err, .dmap = (const uint8_t(*)[256])dmap, .same = same, .defs = &defs};
     for (uint32_t g = 0; !rc && g < m->ngroups; g++) {
         f.group = g;
         for (uint32_t l = 0; !rc && l < nl; l++) {
@@ -701,5 +714,6 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     free(fed);
     free(dmap);
     free(same);
+    ig_buf_free(&defs);
     return rc;
 }
