@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 17u    /* what writers write (17: no deletion bitmap until the first erase; 16: plain bytes by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
+#define IG_FORMAT_VERSION 18u    /* what writers write (18: sliding-window pages where list items may be NULL; 17: no deletion bitmap until the first erase; 16: plain bytes by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
@@ -23,6 +23,7 @@
 #define IG_FORMAT_VDICT 14u      /* the first whose chunk contexts may hold a value dictionary (vdict blocks) */
 #define IG_FORMAT_HUFF_SLOTS 15u /* the first whose huffman streams may hold their items in slots */
 #define IG_FORMAT_LAZY_DELETION 17u /* the first whose deletion bitmap may be absent (no row deleted) or past the footer */
+#define IG_FORMAT_SLIDE_ITEM_NULLS 18u /* the first whose sliding-window pages may lie in a list<T?> leaf (pages with no NULL item) */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */

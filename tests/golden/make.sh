@@ -57,6 +57,11 @@
 #       also unerased/: the flat table never erased, and erased_twice/: the
 #       flat table erased twice, its bitmap written past the footer by the
 #       first erase and changed in place by the second)
+#   v18: the commit that added v18/ (format version 18, sliding-window pages
+#       in list<T?> leaves, where a page holds no NULL item; from 18 also
+#       slidenull/: list<int64?>? windows in pages of 200 rows, NULL lists,
+#       empty ones, and NULL items in one stretch only (its pages level
+#       streams), rows erased in both kinds of page)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -161,6 +166,14 @@ tables() {
             "$ingot" import --schema flat.txt --rows-per-group 150 flat.csv "$d/erased_twice"
             "$ingot" erase --row 5 --row 200 "$d/erased_twice"
             "$ingot" erase --row 6 --row 399 "$d/erased_twice"
+        fi
+        if [ "$v" -ge 18 ]; then
+            slidenull_input >"$d.slidenull.jsonl"
+            printf 'uid int64\nclk list<int64?>? page_size=4096\n' >"$d.slidenull.txt"
+            "$ingot" import --format jsonl --schema "$d.slidenull.txt" "$d.slidenull.jsonl" "$d/slidenull"
+            rm "$d.slidenull.jsonl" "$d.slidenull.txt"
+            # row 150 in a page of windows, row 420 among the NULL items
+            "$ingot" erase --row 7 --row 150 --row 420 --row 599 "$d/slidenull"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
@@ -284,6 +297,26 @@ for i in range(4000):
 '
 }
 
+# 600 rows of windows of up to 8 ids that slide by 0-2 new ones, every 41st
+# row a NULL list and every 43rd an empty one; rows 400-449 hold a NULL item
+# each: deterministic.
+slidenull_input() {
+    /usr/bin/python3 -c '
+import json, random
+rng = random.Random(18)
+win = []
+for uid in range(600):
+    if uid % 50 == 0:
+        win = []
+    for _ in range(rng.randint(0, 2) if win else 8):
+        win.insert(0, rng.randrange(1, 1 << 40))
+    win = win[:8]
+    clk = None if uid % 41 == 3 else [] if uid % 43 == 5 else list(win)
+    if clk and 400 <= uid < 450:
+        clk[rng.randrange(len(clk))] = None
+    print(json.dumps({"uid": uid, "clk": clk}))
+'
+}
 # What the current reader prints for table dir $1 (run from its parent, so
 # paths are relative), into directory $2.
 expected() {

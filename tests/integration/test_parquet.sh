@@ -190,6 +190,29 @@ await c.run(\"COPY t TO '$T-3.parquet' (FORMAT parquet)\");") || return 1
 }
 check parquet_nullability_of_flat_columns_across nullability_across
 
+# windows of feature ids as DuckDB writes them (items OPTIONAL): sliding-window
+# pages (format 18) where no item is NULL, level streams where one is; rows
+# read back as DuckDB reads them; an erase in either kind of page verifies
+optional_items_slide() {
+    local T=$WORK/win out want
+    duck_copy "COPY (SELECT range AS id, CASE WHEN range BETWEEN 5000 AND 5009 THEN [range, NULL]
+        ELSE list_transform(range(12), x -> ((range + x) * 7919 % 1000003)::BIGINT) END AS clk
+        FROM range(20000)) TO '$T.parquet' (FORMAT parquet)" || return 1
+    "$INGOT" import "$T.parquet" "$T" >/dev/null || return 1
+    out=$("$INGOT" inspect --json "$T" | jq -c '.columns[1] | [.schema_type, (.encodings | has("slide")), .stored_bytes < 300000]')
+    [ "$out" = '["list<int64?>?",true,true]' ] || { echo "$out"; "$INGOT" inspect "$T"; return 1; }
+    [ "$("$INGOT" cat --rows 5003 "$T")" = '{"id":5003,"clk":[5003,null]}' ] || { "$INGOT" cat --rows 5003 "$T"; return 1; }
+    want=$(cd "$ROOT/tests/parquet" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+const r = await c.runAndReadAll(\"SELECT sum(list_sum(clk)), count(*) FROM '$T.parquet'\");
+console.log(r.getRows()[0].map(String).join(' '));") || return 1
+    out=$("$INGOT" cat "$T" clk | jq -s '[(map(select(. != null) | map(. // 0) | add // 0) | add), length] | map(tostring) | join(" ")' -r)
+    [ "$out" = "$want" ] || { echo "ingot $out, DuckDB $want"; return 1; }
+    "$INGOT" erase --row 17 --row 5004 "$T" >/dev/null && "$INGOT" verify --deep "$T" >/dev/null
+}
+check parquet_optional_list_items_sliding_windows optional_items_slide
+
 # an empty file: no rows, a clear message, no table
 empty() {
     local out

@@ -33,6 +33,10 @@ static bool negatives = true;
  * first ones far more often (popular ids that are not small numbers). */
 static bool hashed;
 
+/* Whether the leaf's items may be NULL (list<T?>, format 18): make_rows'
+ * max_def then counts their level too (none of its rows holds a NULL item). */
+static bool item_nulls;
+
 /* An id spread over many magnitudes, as ad ids are (or a hashed one). */
 static uint64_t random_id(uint64_t *s, unsigned bits, bool sgn)
 {
@@ -57,10 +61,11 @@ static void make_rows(uint64_t *s, struct ig_values *v, size_t rows, unsigned bi
 {
     uint64_t win[300], next[300];
     size_t wn = 0;
+    uint8_t empty = (uint8_t)(max_def - 1 - item_nulls); /* 1: the list may be NULL */
     for (size_t r = 0; r < rows; r++) {
         unsigned pick = (unsigned)(test_rand(s) % 100);
         size_t nn = 0;
-        if (pick < 4 && max_def == 2) {
+        if (pick < 4 && empty == 1) {
             ig_values_push_entry(v, 0, 0); /* NULL list */
             ig_values_end_row(v);
             continue;
@@ -82,7 +87,7 @@ static void make_rows(uint64_t *s, struct ig_values *v, size_t rows, unsigned bi
                 next[nn++] = random_id(s, bits, sgn);
         }
         if (nn == 0) {
-            ig_values_push_entry(v, 0, (uint8_t)(max_def - 1));
+            ig_values_push_entry(v, 0, empty);
         } else {
             for (size_t k = 0; k < nn; k++) {
                 ig_values_push_entry(v, k ? 1 : 0, max_def);
@@ -124,17 +129,20 @@ static void round_trips(int *pages)
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0};
     struct ig_buf row = IG_BUF_INIT;
-    for (int iter = 0; iter < 60; iter++) {
+    for (int iter = 0; iter < 80; iter++) {
         size_t t = (size_t)iter % (sizeof types / sizeof types[0]);
-        uint8_t max_def = iter % 2 ? 2 : 1;
+        /* list<T>, list<T>?, and (format 18) list<T?>, list<T?>? */
+        item_nulls = iter % 4 >= 2;
+        uint8_t max_def = (uint8_t)((iter % 2 ? 2 : 1) + item_nulls);
         size_t rows = 1 + (size_t)(test_rand(&s) % 400);
         struct ig_leaf_info li = {.type = types[t].type,
                                   .max_rep = 1,
                                   .max_def = max_def,
                                   .levels = true,
                                   .per_value = 1,
-                                  .slide_ok = true};
-        REQUIRE(ig_slide_fits(&li, 1, max_def == 2 ? 1 : 0));
+                                  .slide_ok = true,
+                                  .item_nulls = item_nulls};
+        REQUIRE(ig_slide_fits(&li, 1, (iter % 2 ? 1u : 0u) | (item_nulls ? 2u : 0u)));
         struct ig_values v, out;
         ig_values_init(&v, li.type);
         ig_values_set_levels(&v, 1);
@@ -195,7 +203,7 @@ static void round_trips(int *pages)
                 bool is_null = false;
                 REQUIRE(ig_slide_row(body, blen, rows, r, &li, &row, &n, &is_null, &err) == 0);
                 size_t v0 = v.row_val[r], v1 = v.row_val[r + 1];
-                bool want_null = max_def == 2 && v.defs[v.row_ent[r]] == 0;
+                bool want_null = ig_slide_empty_def(&li) == 1 && v.defs[v.row_ent[r]] == 0;
                 bad += is_null != want_null || n != v1 - v0 ||
                        (n && memcmp(row.data, v.lanes + v0, n * 8) != 0);
             }
@@ -204,6 +212,7 @@ static void round_trips(int *pages)
         ig_values_free(&v);
         ig_values_free(&out);
     }
+    item_nulls = false;
     ig_buf_free(&row);
     ig_page_built_free(&built);
     ig_page_scratch_free(&scratch);
@@ -310,13 +319,15 @@ static void test_erase_keeps_live_rows(void)
     int dict_pages = 0;
     for (int iter = 0; iter < 40; iter++) {
         hashed = iter >= 20;
-        uint8_t max_def = iter % 2 ? 2 : 1;
+        item_nulls = iter % 4 >= 2; /* list<T?>(?) leaves too (format 18) */
+        uint8_t max_def = (uint8_t)((iter % 2 ? 2 : 1) + item_nulls);
         struct ig_leaf_info li = {.type = IG_T_INT64,
                                   .max_rep = 1,
                                   .max_def = max_def,
                                   .levels = true,
                                   .per_value = 1,
-                                  .slide_ok = true};
+                                  .slide_ok = true,
+                                  .item_nulls = item_nulls};
         size_t rows = 50 + (size_t)(test_rand(&s) % 300);
         struct ig_values v, out;
         ig_values_init(&v, li.type);
@@ -386,6 +397,7 @@ static void test_erase_keeps_live_rows(void)
     ig_page_built_free(&built);
     ig_page_built_free(&erased);
     ig_page_scratch_free(&scratch);
+    item_nulls = false;
 }
 
 /* Erasing one row never grows the page, whichever row it is, for each bulk
@@ -515,6 +527,70 @@ static void test_dict_hostile_bytes(void)
     hashed = false;
 }
 
+/* A list<int64?>? leaf (format 18): a page without a NULL item is a
+ * sliding-window page (forced, and by choice where smaller), its empty and
+ * NULL lists read back at their levels; the same rows with one NULL item
+ * become level streams even when slide is forced, and read back whole. */
+static void test_item_nulls_pages(void)
+{
+    uint64_t s = check_seed ^ 0x17e5;
+    struct ig_page_scratch scratch = {0};
+    struct ig_page_built built = {0};
+    struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 3, .levels = true,
+                              .per_value = 1, .slide_ok = true, .item_nulls = true};
+    REQUIRE(ig_slide_fits(&li, 1, 3) && !ig_slide_fits(&li, 1, 1));
+    CHECK_EQ_INT(ig_slide_empty_def(&li), 1);
+    item_nulls = true;
+    for (int iter = 0; iter < 8; iter++) {
+        size_t rows = 100 + (size_t)(test_rand(&s) % 300);
+        struct ig_values v, out;
+        ig_values_init(&v, li.type);
+        ig_values_set_levels(&v, 1);
+        ig_values_init(&out, li.type);
+        make_rows(&s, &v, rows, 64, true, 3);
+        struct ig_error err = {0};
+        for (int forced = 0; forced < 2; forced++) {
+            struct ig_page_policy pol = {.type = li.type, .encoding = forced ? IG_PAGE_ENC_SLIDE : IG_ENC_AUTO,
+                                         .compression = IG_COMP_NONE, .leaf = li};
+            REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
+            CHECK_EQ_INT(built.encoding, IG_PAGE_ENC_SLIDE);
+            struct ig_pagerec rec = test_rec_of(&built, rows);
+            REQUIRE(ig_page_decode_leaf(built.stored.data, &rec, &li, NULL, &scratch, &out, &err) == 0);
+            CHECK(same_rows(&v, &out));
+        }
+        /* one item of a row with values made NULL: no sliding window holds it */
+        size_t r = 0;
+        while (r < rows && v.row_val[r + 1] == v.row_val[r]) r++;
+        REQUIRE(r < rows);
+        struct ig_values w;
+        ig_values_init(&w, li.type);
+        ig_values_set_levels(&w, 1);
+        for (size_t q = 0; q < rows; q++) {
+            for (size_t e = v.row_ent[q], k = v.row_val[q]; e < v.row_ent[q + 1]; e++) {
+                bool null_item = q == r && e == v.row_ent[q];
+                ig_values_push_entry(&w, v.reps[e], null_item ? 2 : v.defs[e]);
+                if (v.defs[e] == 3 && !null_item) ig_values_push_lane(&w, v.lanes[k]);
+                k += v.defs[e] == 3;
+            }
+            ig_values_end_row(&w);
+        }
+        CHECK(!ig_slide_page_fits(&li, &w, 0, rows) && ig_slide_page_fits(&li, &v, 0, rows));
+        struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE, .compression = IG_COMP_NONE,
+                                     .leaf = li};
+        REQUIRE(ig_page_encode(&pol, &w, 0, rows, &scratch, &built, &err) == 0);
+        CHECK(built.encoding != IG_PAGE_ENC_SLIDE);
+        struct ig_pagerec rec = test_rec_of(&built, rows);
+        REQUIRE(ig_page_decode_leaf(built.stored.data, &rec, &li, NULL, &scratch, &out, &err) == 0);
+        CHECK(same_rows(&w, &out));
+        ig_values_free(&w);
+        ig_values_free(&v);
+        ig_values_free(&out);
+    }
+    item_nulls = false;
+    ig_page_built_free(&built);
+    ig_page_scratch_free(&scratch);
+}
+
 TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
           {"slide_dict_round_trip", test_dict_round_trip},
           {"slide_dict_erase_does_not_grow", test_dict_erase_does_not_grow},
@@ -522,4 +598,5 @@ TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
           {"slide_smaller_than_level_streams", test_smaller_than_level_streams},
           {"slide_erase_keeps_live_rows", test_erase_keeps_live_rows},
           {"slide_erase_does_not_grow", test_erase_does_not_grow},
-          {"slide_hostile_bytes", test_hostile_bytes})
+          {"slide_hostile_bytes", test_hostile_bytes},
+          {"slide_item_nulls_pages", test_item_nulls_pages})

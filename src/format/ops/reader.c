@@ -64,8 +64,12 @@ int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_
                                     .quantize = c->quantize,
                                     .levels = out->nested,
                                     .per_value = c->dimension ? c->dimension : 1,
+                                    .item_nulls = c->lists == 1 && (c->null_mask & 2),
                                     .lt = c->lt};
-    out->li.slide_ok = out->nested && c->parent == IG_NONE && ig_slide_fits(&out->li, c->lists, c->null_mask);
+    /* list<T?> leaves hold sliding-window pages from format 18 on: an older
+     * part's never do, and an erase there keeps to what its version knows */
+    out->li.slide_ok = out->nested && c->parent == IG_NONE && ig_slide_fits(&out->li, c->lists, c->null_mask) &&
+                       (!out->li.item_nulls || p->version >= IG_FORMAT_SLIDE_ITEM_NULLS);
     if (c->quantize && c->type != IG_T_FLOAT32 && c->type != IG_T_FLOAT64)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u quantises a non-float", p->path, col);
     return 0;

@@ -30,6 +30,8 @@ struct ig_leaf_info {
     bool levels;         /* nested leaf: level streams instead of a validity bitmap */
     uint32_t per_value;  /* lanes per defined entry (vector dimension), 1 otherwise */
     bool slide_ok;       /* a top-level list of integers: sliding-window pages allowed */
+    bool item_nulls;     /* its items may be NULL (list<T?>, format 18): sliding-window
+                            pages only where none is (ig_slide_page_fits) */
     struct ig_logical lt; /* what the values mean: decoded values carry it (render.h) */
 };
 

@@ -358,8 +358,14 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
     out->values_json_len = 0;
     out->values_json_known = false;
     if (pol->leaf.levels && pol->leaf.slide_ok &&
-        (pol->encoding == IG_PAGE_ENC_SLIDE || pol->encoding == IG_ENC_AUTO))
-        return encode_slide(pol, v, first, count, s, out, err);
+        (pol->encoding == IG_PAGE_ENC_SLIDE || pol->encoding == IG_ENC_AUTO)) {
+        if (ig_slide_page_fits(&pol->leaf, v, first, count)) return encode_slide(pol, v, first, count, s, out, err);
+        /* a NULL item (list<T?>): level streams, their schemes chosen even
+         * where sliding windows were asked for */
+        struct ig_page_policy alt = *pol;
+        alt.encoding = IG_ENC_AUTO;
+        return encode_levels(&alt, v, first, count, s, out, err);
+    }
     if (pol->leaf.levels) return encode_levels(pol, v, first, count, s, out, err);
     return encode_flat(pol, v, first, count, s, out, err);
 }

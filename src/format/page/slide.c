@@ -138,7 +138,7 @@ int ig_slide_read_bit_bulk(const struct ig_slide_page *sl, uint64_t *lens, uint6
 /* A row without values: a NULL list or an empty one. */
 static int emit_empty(struct ig_values *out, bool null, const struct ig_leaf_info *li)
 {
-    uint8_t def = null ? 0 : (uint8_t)(li->max_def - 1);
+    uint8_t def = null ? 0 : ig_slide_empty_def(li);
     return ig_values_push_entry(out, 0, def) ? -ENOMEM : ig_values_end_row(out);
 }
 
@@ -418,7 +418,7 @@ int ig_slide_picked(const uint8_t *p, size_t len, size_t rows, const uint8_t *pi
         rc = walk_to(&w, k, &row, &cnt, &is_null, err);
         if (rc) break;
         if (!cnt) { /* a NULL or empty list: one entry, as ig_slide_decode gives it */
-            uint8_t def = is_null ? 0 : (uint8_t)(li->max_def - 1);
+            uint8_t def = is_null ? 0 : ig_slide_empty_def(li);
             if (ig_values_push_entry(out, 0, def) || ig_values_end_row(out)) rc = ig_err(err, -ENOMEM, "out of memory");
             continue;
         }

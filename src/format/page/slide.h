@@ -45,8 +45,15 @@
 struct ig_error;
 struct ig_leaf_info;
 
-/* Can this leaf use sliding-window pages? (a top-level list of integers) */
+/* Can this leaf use sliding-window pages? (a top-level list of integers,
+ * its items NULL or not: li->item_nulls says which, and where they may be,
+ * only pages without a NULL item are: ig_slide_page_fits) */
 bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask);
+/* Rows [first, first + count) of v hold no NULL item (li->item_nulls). */
+bool ig_slide_page_fits(const struct ig_leaf_info *li, const struct ig_values *v, size_t first, size_t count);
+/* The definition level of an empty list: 1 where the list may be NULL (0),
+ * else 0; an item's is max_def, a NULL item's (item_nulls) the one below. */
+uint8_t ig_slide_empty_def(const struct ig_leaf_info *li);
 
 /* Measures a page of sliding rows as it grows, row by row, about as it will be
  * stored: the writer cuts sliding-window pages by this, so a page holds the

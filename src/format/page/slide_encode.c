@@ -21,8 +21,23 @@
 bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask)
 {
     const struct ig_type_info *ti = ig_type_info(li->type);
-    return lists == 1 && !(null_mask & 2) && li->max_rep == 1 && ti && ti->phys == IG_PHYS_LANES &&
-           !ti->is_float && li->type != IG_T_BOOL && !li->quantize && li->per_value <= 1;
+    return lists == 1 && li->item_nulls == ((null_mask & 2) != 0) && li->max_rep == 1 && ti &&
+           ti->phys == IG_PHYS_LANES && !ti->is_float && li->type != IG_T_BOOL && !li->quantize &&
+           li->per_value <= 1;
+}
+
+uint8_t ig_slide_empty_def(const struct ig_leaf_info *li)
+{
+    return (uint8_t)(li->max_def - 1 - (li->item_nulls ? 1 : 0));
+}
+
+bool ig_slide_page_fits(const struct ig_leaf_info *li, const struct ig_values *v, size_t first, size_t count)
+{
+    if (!li->item_nulls) return true;
+    uint8_t null_item = (uint8_t)(li->max_def - 1);
+    for (size_t e = v->row_ent[first]; e < v->row_ent[first + count]; e++)
+        if (v->defs[e] == null_item) return false;
+    return true;
 }
 
 static int put_meta(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_error *err)
@@ -166,7 +181,7 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
         if (e1 - e0 == 1 && v->defs[e0] < li->max_def) {
             /* no values: the window carries over to the next row with values,
              * so erasing a row (which empties it) rarely costs its successor */
-            kind[i] = li->max_def == 2 && v->defs[e0] == 0 ? IG_SLIDE_KIND_NULL : IG_SLIDE_KIND_EMPTY;
+            kind[i] = ig_slide_empty_def(li) == 1 && v->defs[e0] == 0 ? IG_SLIDE_KIND_NULL : IG_SLIDE_KIND_EMPTY;
             continue;
         }
         lenv[i] = cn;

@@ -182,7 +182,8 @@ bool ig_writer_slide_candidate(const struct ig_column_def *cd, const struct ig_v
                               .max_def = cd->max_def,
                               .quantize = cd->quantize,
                               .levels = v->levels,
-                              .per_value = cd->dimension ? cd->dimension : 1};
+                              .per_value = cd->dimension ? cd->dimension : 1,
+                              .item_nulls = cd->lists == 1 && (cd->null_mask & 2)};
     return v->levels && cd->parent == IG_SCHEMA_NONE &&
            ig_slide_fits(&li, cd->lists, cd->null_mask) &&
            (cd->encoding == IG_ENC_AUTO || cd->encoding == IG_PAGE_ENC_SLIDE);
@@ -220,8 +221,9 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
                                             .quantize = cd->quantize,
                                             .levels = v->levels,
                                             .per_value = cd->dimension ? cd->dimension : 1,
+                                            .item_nulls = cd->lists == 1 && (cd->null_mask & 2),
                                             .lt = cd->lt}};
-    pol->leaf.slide_ok = ig_writer_slide_candidate(cd, v);
+    pol->leaf.slide_ok = ig_writer_slide_candidate(cd, v); /* 18: list<T?> too */
     pol->decimal = true; /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
     pol->alp = true;     /* and 12: alp, */
     pol->huff_slots = true; /* 15: huffman's slots, */
@@ -239,6 +241,14 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
     }
 }
 
+/* Does row r of a list<T?> leaf (its items' level max_def) hold a NULL item? */
+static bool holds_null_item(const struct ig_values *v, size_t r, uint8_t max_def)
+{
+    for (size_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++)
+        if (v->defs[e] == max_def - 1) return true;
+    return false;
+}
+
 /* Where the next page of the leaves [l0, l1) should end, starting at row
  * `start`: leaves of one nested column share page boundaries (their pages are
  * reassembled together); a flat leaf pages alone. */
@@ -254,6 +264,15 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
     }
     const struct ig_column_def *cd = leaf_def(w, l0);
     if (l1 == l0 + 1 && ig_writer_slide_candidate(cd, v)) { /* measured as it will be stored */
+        /* where items may be NULL (format 18), rows holding one are pages of
+         * level streams of their own, so that a NULL item here and there
+         * leaves the windows around it in sliding-window pages */
+        bool item_nulls = cd->lists == 1 && (cd->null_mask & 2);
+        if (item_nulls && holds_null_item(v, start, cd->max_def)) {
+            size_t e = start + 1;
+            while (e < rows && holds_null_item(v, e, cd->max_def)) e++;
+            return rows_reaching(w, l0, l1, start, e, target);
+        }
         /* every page restarts the windows with a base row (a whole window of
          * new values), so unless the column says otherwise these pages are
          * larger: reading one row still decodes only from its base on */
@@ -265,7 +284,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         struct ig_slide_sizer z = {0};
         uint64_t limit = 8 * target;
         for (bool grown = false;; grown = true) {
-            while (r < rows && acc < limit) {
+            while (r < rows && acc < limit && !(item_nulls && holds_null_item(v, r, cd->max_def))) {
                 const uint64_t *cur = v->lanes + v->row_val[r];
                 size_t cn = v->row_val[r + 1] - v->row_val[r];
                 acc += ig_slide_sizer_row(&z, prev, pn, cur, cn, sgn);
@@ -275,7 +294,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
             /* large ids that recur (hashed ids) are stored once per page, in
              * a dictionary, which pays the more rows the page has: such pages
              * (a dictionary saving a fifth of their bits) are larger */
-            if (r == rows || grown || z.saved * 5 < acc) break;
+            if (r == rows || grown || z.saved * 5 < acc || acc < limit) break; /* acc < limit: a NULL item next */
             limit *= IG_SLIDE_DICT_PAGE_FACTOR;
         }
         ig_slide_sizer_free(&z);
