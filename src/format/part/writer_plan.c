@@ -241,14 +241,6 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
     }
 }
 
-/* Does row r of a list<T?> leaf (its items' level max_def) hold a NULL item? */
-static bool holds_null_item(const struct ig_values *v, size_t r, uint8_t max_def)
-{
-    for (size_t e = v->row_ent[r]; e < v->row_ent[r + 1]; e++)
-        if (v->defs[e] == max_def - 1) return true;
-    return false;
-}
-
 /* Where the next page of the leaves [l0, l1) should end, starting at row
  * `start`: leaves of one nested column share page boundaries (their pages are
  * reassembled together); a flat leaf pages alone. */
@@ -267,10 +259,10 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         /* where items may be NULL (format 18), rows holding one are pages of
          * level streams of their own, so that a NULL item here and there
          * leaves the windows around it in sliding-window pages */
-        bool item_nulls = cd->lists == 1 && (cd->null_mask & 2);
-        if (item_nulls && holds_null_item(v, start, cd->max_def)) {
+        struct ig_leaf_info li = {.max_def = cd->max_def, .item_nulls = cd->lists == 1 && (cd->null_mask & 2)};
+        if (!ig_slide_page_fits(&li, v, start, 1)) { /* a row with a NULL item */
             size_t e = start + 1;
-            while (e < rows && holds_null_item(v, e, cd->max_def)) e++;
+            while (e < rows && !ig_slide_page_fits(&li, v, e, 1)) e++;
             return rows_reaching(w, l0, l1, start, e, target);
         }
         /* every page restarts the windows with a base row (a whole window of
@@ -284,7 +276,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         struct ig_slide_sizer z = {0};
         uint64_t limit = 8 * target;
         for (bool grown = false;; grown = true) {
-            while (r < rows && acc < limit && !(item_nulls && holds_null_item(v, r, cd->max_def))) {
+            while (r < rows && acc < limit && ig_slide_page_fits(&li, v, r, 1)) {
                 const uint64_t *cur = v->lanes + v->row_val[r];
                 size_t cn = v->row_val[r + 1] - v->row_val[r];
                 acc += ig_slide_sizer_row(&z, prev, pn, cur, cn, sgn);
