@@ -163,11 +163,16 @@ int cmd_import(int argc, char **argv)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (json)
         printf("{\"table\":\"%s\",\"part\":\"%s\",\"parts\":%u,\"rows\":%" PRIu64 ",\"first_row_id\":%" PRIu64
-               ",\"input_bytes\":%" PRIu64 ",\"seconds\":%.3f}\n",
-               table, res.part, res.parts, res.rows, res.first_row_id, res.input_bytes, secs);
+               ",\"input_bytes\":%" PRIu64 ",\"seconds\":%.3f,\"released_columns\":%u}\n",
+               table, res.part, res.parts, res.rows, res.first_row_id, res.input_bytes, secs, res.released);
     else
         fprintf(stderr, "%s: %" PRIu64 " rows (ids %" PRIu64 "..%" PRIu64 ") into %s%s in %.2f s\n",
                 table, res.rows, res.first_row_id, res.first_row_id + res.rows - 1, res.part,
                 res.parts > 1 ? " and the parts after it" : "", secs);
+    if (!json && res.released)
+        fprintf(stderr, "%s: %u column%s only older versions show cannot be NULL and %s no value in these rows: "
+                        "restore-columns can no longer show %s (older versions read as they were)\n",
+                table, res.released, res.released > 1 ? "s" : "", res.released > 1 ? "have" : "has",
+                res.released > 1 ? "them" : "it");
     return 0;
 }

@@ -417,7 +417,8 @@ static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, stru
  * (NULL, or their least value): released in the new parts before they are
  * committed, so that no version shows them again (restore-columns refuses a
  * released record) and they hold zeros, as `ingot gc` leaves a record. */
-static int release_hidden(struct ig_append *a, const struct ig_schema *s, struct ig_error *err)
+static int release_hidden(struct ig_append *a, const struct ig_schema *s, uint32_t *newly,
+                          struct ig_error *err)
 {
     uint8_t *release = calloc(s->n ? s->n : 1, 1);
     if (!release) return ig_err(err, -ENOMEM, "out of memory");
@@ -426,6 +427,8 @@ static int release_hidden(struct ig_append *a, const struct ig_schema *s, struct
         const struct ig_column_def *top = &s->cols[s->cols[c].top];
         release[c] = top->hidden && !top->nullable;
         any |= release[c];
+        /* a top-level column restore-columns could still show */
+        *newly += release[c] && s->cols[c].top == c && !ig_part_column_released(&a->table.parts[0], c);
     }
     int rc = any ? ig_append_release(a, release, s->n, err) : 0;
     free(release);
@@ -687,7 +690,7 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
         res->input_bytes = r.in_size;
         snprintf(res->part, sizeof res->part, "%s", a.part_name);
         res->parts = 1 + a.nmore;
-        if (a.have_table) rc = release_hidden(&a, &r.schema, err);
+        if (a.have_table) rc = release_hidden(&a, &r.schema, &res->released, err);
         if (!rc) rc = ig_append_commit(&a, res->rows, err);
     }
     ig_part_writer_free(r.w); /* removes the part unless finished */

@@ -57,6 +57,11 @@ struct ig_import_result {
     uint64_t input_bytes;
     char part[64];     /* the first part written */
     uint32_t parts;    /* how many */
+    /* columns only older versions show that cannot be NULL and that these
+     * rows leave without a value: released in the new parts, so that
+     * restore-columns can show them no more (0: none such, or gc had let
+     * them go already) */
+    uint32_t released;
 };
 
 void ig_import_opts_default(struct ig_import_opts *o);
