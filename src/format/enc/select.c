@@ -131,6 +131,9 @@ static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
         /* decimal is weighed from the lanes themselves, where the writer offers it */
         const struct int_scheme *s = enc_int_scheme(id);
         bool offered = id == IG_ENC_ALP ? c->alp_ok : c->decimal_ok;
+        /* one value all along (zeros, padding): a run or a width of 0 bits
+         * stores it in a few bytes, which no sampling of the values beats */
+        if (st.runs <= 1) offered = false;
         est[id] = !s->estimate_values ? s->estimate(&st, d, c)
                   : offered           ? s->estimate_values(v, n, d, c)
                                       : SIZE_MAX;
