@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ig_sort_u64(uint64_t *v, size_t n)
+void ig_sort_u64_with(uint64_t *v, size_t n, uint64_t *tmp)
 {
-    if (n < 2) return 0;
+    if (n < 2) return;
     if (n <= 32) { /* insertion sort: small dictionaries are common */
         for (size_t i = 1; i < n; i++) {
             uint64_t x = v[i];
@@ -15,10 +15,9 @@ int ig_sort_u64(uint64_t *v, size_t n)
                 v[j] = v[j - 1];
             v[j] = x;
         }
-        return 0;
+        return;
     }
-    uint64_t *b = malloc(n * sizeof *b), *a = v;
-    if (!b) return -ENOMEM;
+    uint64_t *a = v, *b = tmp;
     uint64_t and_all = ~0ULL, or_all = 0;
     for (size_t i = 0; i < n; i++) {
         and_all &= v[i];
@@ -38,10 +37,18 @@ int ig_sort_u64(uint64_t *v, size_t n)
         a = b;
         b = t;
     }
-    if (a != v) { /* an odd number of passes: the result is in the scratch */
-        memcpy(v, a, n * sizeof *v);
-        b = a;
+    if (a != v) memcpy(v, a, n * sizeof *v); /* an odd number of passes: the result is in tmp */
+}
+
+int ig_sort_u64(uint64_t *v, size_t n)
+{
+    if (n <= 32) {
+        ig_sort_u64_with(v, n, NULL);
+        return 0;
     }
-    free(b);
+    uint64_t *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) return -ENOMEM;
+    ig_sort_u64_with(v, n, tmp);
+    free(tmp);
     return 0;
 }

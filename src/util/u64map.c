@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ig_u64map_init(struct ig_u64map *m, size_t max_entries)
 {
@@ -13,6 +14,17 @@ int ig_u64map_init(struct ig_u64map *m, size_t max_entries)
         ig_u64map_free(m);
         return -ENOMEM;
     }
+    return 0;
+}
+
+int ig_u64map_reset(struct ig_u64map *m, size_t max_entries)
+{
+    if (!m->cap || m->cap < 2 * max_entries) {
+        ig_u64map_free(m);
+        return ig_u64map_init(m, max_entries);
+    }
+    memset(m->vals, 0, m->cap * sizeof *m->vals);
+    m->n = 0;
     return 0;
 }
 

@@ -21,6 +21,9 @@ struct ig_u64map {
 
 /* Room for max_entries keys. 0, or -ENOMEM (m empty). */
 int ig_u64map_init(struct ig_u64map *m, size_t max_entries);
+/* Empty m with room for max_entries keys, keeping its memory where it has
+ * the room (a map reused page after page). 0, or -ENOMEM (m empty). */
+int ig_u64map_reset(struct ig_u64map *m, size_t max_entries);
 void ig_u64map_free(struct ig_u64map *m);
 
 /* Slot index for key (existing or the empty slot where it belongs). */

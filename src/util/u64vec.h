@@ -12,6 +12,9 @@ struct ig_u64vec {
 
 /* Append x, doubling the capacity when full. 0, or -ENOMEM (v unchanged). */
 int ig_u64vec_push(struct ig_u64vec *a, uint64_t x);
+/* Room for n values, a->n = n; what it held before is kept up to n, the rest
+ * unset. Memory is kept between uses. 0, or -ENOMEM (a unchanged). */
+int ig_u64vec_size(struct ig_u64vec *a, size_t n);
 void ig_u64vec_free(struct ig_u64vec *a);
 
 #endif

@@ -591,6 +591,44 @@ static void test_item_nulls_pages(void)
     ig_page_scratch_free(&scratch);
 }
 
+/* The encoder keeps its buffers from page to page (struct ig_slide_scratch,
+ * the sizer's map): a page built after larger ones, of hashed or of small
+ * ids, signed or not, is byte for byte the page a fresh scratch builds. */
+static void test_reused_scratch_builds_the_same_page(void)
+{
+    uint64_t s = check_seed ^ 0x5eed;
+    struct ig_page_scratch kept = {0};
+    struct ig_page_built a = {0}, b = {0};
+    int differ = 0, dict_pages = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        hashed = iter % 3 != 0; /* dictionary bulks (hashed ids) beside bit-length ones */
+        size_t t = (size_t)iter % (sizeof types / sizeof types[0]);
+        size_t rows = iter % 2 ? 1500 : 1 + (size_t)(test_rand(&s) % 60); /* large, then small */
+        struct ig_leaf_info li = {.type = types[t].type, .max_rep = 1, .max_def = 2, .levels = true,
+                                  .per_value = 1, .slide_ok = true};
+        struct ig_values v;
+        ig_values_init(&v, li.type);
+        ig_values_set_levels(&v, 1);
+        make_rows(&s, &v, rows, types[t].bits, types[t].sgn, li.max_def);
+        struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE,
+                                     .compression = IG_COMP_NONE, .leaf = li};
+        struct ig_page_scratch fresh = {0};
+        struct ig_error err = {0};
+        REQUIRE(ig_page_encode(&pol, &v, 0, rows, &kept, &a, &err) == 0);
+        REQUIRE(ig_page_encode(&pol, &v, 0, rows, &fresh, &b, &err) == 0);
+        differ += a.stored.len != b.stored.len || memcmp(a.stored.data, b.stored.data, a.stored.len) != 0;
+        dict_pages += a.stored.data[IG_BODY_HDR + 8] == IG_SLIDE_BULK_DICT;
+        ig_page_scratch_free(&fresh);
+        ig_values_free(&v);
+    }
+    hashed = false;
+    CHECK_EQ_INT(differ, 0);
+    CHECK(dict_pages > 0); /* the dictionary's arrays were reused too */
+    ig_page_built_free(&a);
+    ig_page_built_free(&b);
+    ig_page_scratch_free(&kept);
+}
+
 TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
           {"slide_dict_round_trip", test_dict_round_trip},
           {"slide_dict_erase_does_not_grow", test_dict_erase_does_not_grow},
@@ -599,4 +637,5 @@ TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
           {"slide_erase_keeps_live_rows", test_erase_keeps_live_rows},
           {"slide_erase_does_not_grow", test_erase_does_not_grow},
           {"slide_hostile_bytes", test_hostile_bytes},
-          {"slide_item_nulls_pages", test_item_nulls_pages})
+          {"slide_item_nulls_pages", test_item_nulls_pages},
+          {"slide_reused_scratch_builds_the_same_page", test_reused_scratch_builds_the_same_page})

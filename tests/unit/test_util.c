@@ -18,7 +18,10 @@
 #include "util/idset.h"
 #include "util/io.h"
 #include "util/pcode.h"
+#include "util/sort.h"
 #include "util/strset.h"
+#include "util/u64map.h"
+#include "util/u64vec.h"
 
 static void test_endian_roundtrip(void)
 {
@@ -464,7 +467,68 @@ static void test_cpu_cores_under_a_real_quota(void)
     CHECK(rmdir(cg) == 0);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorting with the caller's scratch equals qsort, whichever bytes differ (an
+ * odd number of radix passes leaves the result in the scratch first); a
+ * reused map starts empty and finds what is added again; a reused array keeps
+ * its first values as it grows. */
+static void test_scratch_kept_between_uses(void)
+{
+    uint64_t s = 42;
+    uint64_t *v = malloc(5000 * sizeof *v), *w = malloc(5000 * sizeof *w), *tmp = malloc(5000 * sizeof *tmp);
+    REQUIRE(v && w && tmp);
+    int bad = 0;
+    const uint64_t masks[] = {0xFF, 0xFFFF00, 0xFF00000000FF, ~0ull, 0x3};
+    for (int iter = 0; iter < 40; iter++) {
+        size_t n = (size_t)(test_rand(&s) % 5000);
+        for (size_t i = 0; i < n; i++)
+            v[i] = w[i] = test_rand(&s) & masks[iter % 5];
+        memset(tmp, 0xA5, 5000 * sizeof *tmp);
+        ig_sort_u64_with(v, n, tmp);
+        qsort(w, n, sizeof *w, cmp_u64);
+        bad += n && memcmp(v, w, n * sizeof *v) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    struct ig_u64map m = {0};
+    for (int round = 0; round < 3; round++) {
+        REQUIRE(ig_u64map_reset(&m, round == 1 ? 10 : 3000) == 0); /* smaller, then larger again */
+        size_t added = 0;
+        for (uint64_t k = 0; k < 3000; k++) {
+            bool had = true;
+            REQUIRE(ig_u64map_add(&m, k * 7919 + (uint64_t)round, 1, &had) == 0);
+            bad += had;
+            added++;
+        }
+        CHECK_EQ_INT(m.n, added);
+        bool had = false;
+        REQUIRE(ig_u64map_add(&m, 7919 + (uint64_t)round, 1, &had) == 0);
+        CHECK(had);
+        REQUIRE(ig_u64map_add(&m, 7919 + (uint64_t)round + 1, 1, &had) == 0);
+        CHECK(!had); /* the keys of the round before are gone */
+    }
+    CHECK_EQ_INT(bad, 0);
+    ig_u64map_free(&m);
+    struct ig_u64vec a = {0};
+    REQUIRE(ig_u64vec_size(&a, 3) == 0);
+    a.v[0] = 1, a.v[1] = 2, a.v[2] = 3;
+    REQUIRE(ig_u64vec_size(&a, 1000) == 0);
+    CHECK(a.n == 1000 && a.cap >= 1000 && a.v[0] == 1 && a.v[2] == 3);
+    uint64_t *kept = a.v;
+    REQUIRE(ig_u64vec_size(&a, 10) == 0);
+    CHECK(a.n == 10 && a.v == kept); /* smaller: the memory stays */
+    ig_u64vec_free(&a);
+    free(v);
+    free(w);
+    free(tmp);
+}
+
 TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_pages_written), T(test_idset_matches_a_bitmap), T(test_idseq_order_and_text), T(test_strset), T(test_buf_grows_and_keeps_content),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
           T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch),
-          T(test_cpu_limit_from_cgroups), T(test_cpu_cores_under_a_real_quota))
+          T(test_cpu_limit_from_cgroups), T(test_cpu_cores_under_a_real_quota),
+          T(test_scratch_kept_between_uses))

@@ -8,6 +8,7 @@
 #include "format/page/page.h"
 #include "page_int.h"
 #include "format/page/pagerec.h"
+#include "format/page/slide.h"
 #include "format/layout.h"
 #include "format/model/types.h"
 #include "format/enc/codec.h"
@@ -31,6 +32,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
     ZSTD_freeDCtx(s->zstd_dctx);
     ig_zdict_window_free(&s->zwin);
     ig_census_free(&s->census);
+    ig_slide_scratch_free(s->slide);
     memset(s, 0, sizeof *s);
 }
 

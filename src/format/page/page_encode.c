@@ -236,7 +236,7 @@ static int encode_slide(const struct ig_page_policy *pol, struct ig_values *v, s
 {
     uint8_t hdr[IG_BODY_HDR] = {IG_BODY_SLIDE, 0, 0, 0};
     int rc = ig_buf_append(&s->body, hdr, sizeof hdr) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-    if (!rc) rc = ig_slide_encode(v, first, count, &pol->leaf, &s->body, err);
+    if (!rc) rc = ig_slide_encode(v, first, count, &pol->leaf, &s->slide, &s->body, err);
     if (rc) return rc;
     if (pol->encoding != IG_PAGE_ENC_SLIDE) {
         struct ig_buf slide = s->body; /* keep it aside; build the alternative in a fresh body */

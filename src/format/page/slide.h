@@ -57,7 +57,8 @@ uint8_t ig_slide_empty_def(const struct ig_leaf_info *li);
 
 /* Measures a page of sliding rows as it grows, row by row, about as it will be
  * stored: the writer cuts sliding-window pages by this, so a page holds the
- * target size of stored bytes, not of plain values. Zero it to start a page. */
+ * target size of stored bytes, not of plain values. Zeroed, or reused page
+ * after page (ig_slide_sizer_start keeps its memory). */
 struct ig_slide_sizer {
     struct ig_u64map seen; /* the page's distinct non-zero values so far */
     uint64_t saved;        /* bits a dictionary saves on the repeats */
@@ -69,15 +70,24 @@ struct ig_slide_sizer {
  * as an index into the page's dictionary if that is cheaper; its metadata. */
 uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size_t pn, const uint64_t *cur,
                             size_t cn, bool sgn);
+/* Start measuring a new page. */
+void ig_slide_sizer_start(struct ig_slide_sizer *z);
 void ig_slide_sizer_free(struct ig_slide_sizer *z);
 
 /* The values in each row (lens[0..rows); 0 for a NULL or empty list) from the
  * page's row metadata alone, no value decoded. */
 int ig_slide_lengths(const uint8_t *p, size_t len, size_t rows, uint64_t *lens, struct ig_error *err);
 
-/* Append the encoding of rows [first, first + count) of a nested leaf's values. */
-int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
-                    const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err);
+/* Buffers sliding-window pages are encoded in, kept from page to page by the
+ * caller (struct ig_page_scratch): a page of 50,000 values takes about 3 MB
+ * of them, which freed and taken again are mapped and faulted in afresh. */
+struct ig_slide_scratch;
+void ig_slide_scratch_free(struct ig_slide_scratch *sc); /* NULL: nothing */
+
+/* Append the encoding of rows [first, first + count) of a nested leaf's
+ * values; *scratch (NULL at first) is made here and reused. */
+int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const struct ig_leaf_info *li,
+                    struct ig_slide_scratch **scratch, struct ig_buf *body, struct ig_error *err);
 
 /* Decode all rows into out as levels + values (out must be a levels values). */
 int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_leaf_info *li,

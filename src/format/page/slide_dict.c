@@ -31,6 +31,7 @@
 #include "util/error.h"
 #include "util/sort.h"
 #include "util/u64map.h"
+#include "util/u64vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -269,13 +270,14 @@ static int put_group(const uint64_t *vals, size_t n, unsigned l, uint64_t ubits,
     o[IG_SLIDE_GROUP_LOW] = (uint8_t)l;
     ig_st32(o + IG_SLIDE_GROUP_UPPER, (uint32_t)ubits);
     uint8_t *lows = o + IG_SLIDE_GROUP_HDR, *upper = lows + lb;
-    uint64_t pos = 0;
+    struct ig_bitwriter bw = {.dst = lows}; /* its words stay inside lows: only a full one is stored */
     for (size_t i = 0; i < n; i++) {
         uint64_t at = (vals[i] >> l) + i;
         if (at >= ubits || (i && vals[i] < vals[i - 1])) return -ENOSPC;
         upper[at / 8] |= (uint8_t)(1u << (at % 8));
-        if (l) put_bits(lows, &pos, vals[i], l);
+        ig_bw_put(&bw, vals[i], l);
     }
+    ig_bw_flush(&bw);
     out->len -= 8; /* the slack was only for the writes */
     return 0;
 }
@@ -311,33 +313,34 @@ static int put_bulk(const uint64_t *ranked, size_t nent, const uint8_t *ls, cons
     uint8_t *dst = ig_buf_extend(out, cb + 8);
     if (!dst) return -ENOMEM;
     memset(dst, 0, cb + 8);
-    uint64_t pos = 0;
+    struct ig_bitwriter bw = {.dst = dst};
     size_t b = 0;
     for (size_t j = 0; j < n; j++) {
         while (b < nbases && bval[b] == j)
-            cbit[b++] = pos;
-        ig_slide_put_coded(dst, &pos, cc, codes[j]);
+            cbit[b++] = bw.pos;
+        ig_slide_put_coded(&bw, cc, codes[j]);
     }
+    ig_bw_flush(&bw);
     while (b < nbases)
-        cbit[b++] = pos;
+        cbit[b++] = bw.pos;
     out->len -= 8; /* the slack was only for the writes */
     return 0;
 }
 
 int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, size_t nbases, uint64_t *cbit,
-                         struct ig_buf *out, bool *made)
+                         struct ig_slide_dict_scratch *sc, struct ig_buf *out, bool *made)
 {
     *made = false;
-    uint64_t *u = malloc((n + 1) * sizeof *u), *cnt = malloc((n + 1) * sizeof *cnt);
-    uint64_t *ranked = malloc((n + 1) * sizeof *ranked), *codes = malloc((n + 1) * sizeof *codes);
-    uint64_t *order = malloc((n + 1) * sizeof *order);
-    struct ig_u64map map = {0}; /* each distinct value's rank + 1 */
-    int rc = u && cnt && ranked && codes && order ? 0 : -ENOMEM;
+    ig_buf_reset(out);
+    int rc = ig_u64vec_size(&sc->a, 6 * (n + 1));
+    if (rc) return rc;
+    uint64_t *u = sc->a.v, *cnt = u + (n + 1), *ranked = cnt + (n + 1), *codes = ranked + (n + 1),
+             *order = codes + (n + 1), *tmp = order + (n + 1);
     size_t m = 0, nd = 0;
-    for (size_t j = 0; !rc && j < n; j++)
+    for (size_t j = 0; j < n; j++)
         if (vals[j]) u[m++] = vals[j];
-    if (!rc) rc = ig_sort_u64(u, m);
-    for (size_t j = 0; !rc && j < m; j++) { /* distinct values and their counts */
+    ig_sort_u64_with(u, m, tmp);
+    for (size_t j = 0; j < m; j++) { /* distinct values and their counts */
         if (nd && u[nd - 1] == u[j]) {
             cnt[nd - 1]++;
             continue;
@@ -347,41 +350,41 @@ int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, s
     }
     /* with few repeats a dictionary names nearly every value once and its
      * codes cost what sorting saves: not worth the work */
-    if (rc || nd == 0 || m > UINT32_MAX || nd * 10 > m * 9) goto done;
+    if (nd == 0 || m > UINT32_MAX || nd * 10 > m * 9) return 0;
     /* most frequent first (ties: the smaller value), as one sort of keys */
     for (size_t k = 0; k < nd; k++)
         order[k] = (UINT32_MAX - cnt[k]) << 32 | k;
-    rc = ig_sort_u64(order, nd);
+    ig_sort_u64_with(order, nd, tmp);
     for (size_t r = 0; r < nd; r++)
         order[r] &= UINT32_MAX;
-    for (size_t r = 0; !rc && r < nd; r = group_end(r, nd)) /* each group by value (u is sorted) */
-        rc = ig_sort_u64(order + r, group_end(r, nd) - r);
-    if (!rc) rc = ig_u64map_init(&map, nd);
-    if (rc) goto done;
+    for (size_t r = 0; r < nd; r = group_end(r, nd)) /* each group by value (u is sorted) */
+        ig_sort_u64_with(order + r, group_end(r, nd) - r, tmp);
+    struct ig_u64map *map = &sc->map; /* each distinct value's rank + 1 */
+    rc = ig_u64map_reset(map, nd);
+    if (rc) return rc;
     for (size_t r = 0; r < nd; r++) {
         ranked[r] = u[order[r]];
-        size_t k = ig_u64map_slot(&map, ranked[r]);
-        map.keys[k] = ranked[r];
-        map.vals[k] = (uint32_t)r + 1;
+        size_t k = ig_u64map_slot(map, ranked[r]);
+        map->keys[k] = ranked[r];
+        map->vals[k] = (uint32_t)r + 1;
     }
     for (size_t j = 0; j < n; j++) /* the code: rank + 1 */
-        codes[j] = vals[j] ? map.vals[ig_u64map_slot(&map, vals[j])] : 0;
+        codes[j] = vals[j] ? map->vals[ig_u64map_slot(map, vals[j])] : 0;
     /* an erased value is written as code 0 or as its group's first code
      * (erase_code): 0 needs no code of its own */
     for (size_t j = 0; j < n; j++)
         cnt[j] = ig_bit_len(codes[j]); /* cnt: scratch now */
     struct ig_pcode cc;
-    if (!ig_slide_length_code(cnt, n, false, &cc)) goto done;
+    if (!ig_slide_length_code(cnt, n, false, &cc)) return 0;
     rc = put_bulk(ranked, nd, NULL, NULL, codes, n, &cc, bval, nbases, cbit, out);
     *made = rc == 0;
-done:
-    free(u);
-    free(cnt);
-    free(ranked);
-    free(codes);
-    free(order);
-    ig_u64map_free(&map);
     return rc;
+}
+
+void ig_slide_dict_scratch_free(struct ig_slide_dict_scratch *sc)
+{
+    ig_u64vec_free(&sc->a);
+    ig_u64map_free(&sc->map);
 }
 
 /* ---- erasure ---------------------------------------------------------------- */

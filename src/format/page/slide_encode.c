@@ -45,6 +45,16 @@ static int put_meta(struct ig_buf *b, const uint64_t *v, size_t n, struct ig_err
     return ig_slide_put_stream(b, v, n, IG_ENC_AUTO, false, err);
 }
 
+/* best_run's heads by value: an open-addressed table of HEAD_SLOTS slots
+ * (the SEARCH + 1 heads fill at most a quarter), each 0 or a head's h + 1.
+ * Heads are added in order of h and found by linear probing, so equal values
+ * are met in order of h, as a scan of the heads meets them. */
+#define HEAD_SLOTS 256
+static inline unsigned head_slot(uint64_t x)
+{
+    return (unsigned)((x * 0x9E3779B97F4A7C15ULL) >> 56);
+}
+
 /* Longest run cur[h..] == prev[s..]. */
 static size_t run(const uint64_t *cur, size_t n, size_t h, const uint64_t *prev, size_t pn,
                   size_t s)
@@ -64,16 +74,26 @@ static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, siz
     size_t best = 0;
     *bh = *bs = 0;
     if (!prev || pn == 0 || cn == 0) return 0;
+    /* a start is tried only against the heads that hold its value: rows that
+     * share nothing, as random ids mostly do, cost O(pn + cn), not pn * cn */
+    uint8_t heads[HEAD_SLOTS] = {0};
+    for (size_t h = 0; h < cn && h <= SEARCH; h++) {
+        unsigned q = head_slot(cur[h]);
+        while (heads[q])
+            q = (q + 1) % HEAD_SLOTS;
+        heads[q] = (uint8_t)(h + 1);
+    }
     for (size_t s = 0; s < pn && s <= SEARCH && best < pn - s; s++)
-        for (size_t h = 0; h < cn && h <= SEARCH; h++)
-            if (cur[h] == prev[s]) {
-                size_t k = run(cur, cn, h, prev, pn, s);
-                if (k > best) best = k, *bh = h, *bs = s;
-                /* a run that reaches either end cannot be beaten from a later h;
-                 * a shorter one may be a new id that repeats an old one (small
-                 * ids are frequent), with the real overlap further on */
-                if (k == pn - s || h + k == cn) break;
-            }
+        for (unsigned q = head_slot(prev[s]); heads[q]; q = (q + 1) % HEAD_SLOTS) {
+            size_t h = heads[q] - 1u;
+            if (cur[h] != prev[s]) continue;
+            size_t k = run(cur, cn, h, prev, pn, s);
+            if (k > best) best = k, *bh = h, *bs = s;
+            /* a run that reaches either end cannot be beaten from a later h;
+             * a shorter one may be a new id that repeats an old one (small
+             * ids are frequent), with the real overlap further on */
+            if (k == pn - s || h + k == cn) break;
+        }
     /* a short run does not pay for its metadata unless it is the whole row */
     return best >= 4 || (best > 0 && best == cn) ? best : 0;
 }
@@ -101,6 +121,13 @@ uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size
     return bits;
 }
 
+void ig_slide_sizer_start(struct ig_slide_sizer *z)
+{
+    z->saved = 0;
+    z->chain = 0;
+    if (z->seen.cap) (void)ig_u64map_reset(&z->seen, 0); /* keeps its memory: cannot fail */
+}
+
 void ig_slide_sizer_free(struct ig_slide_sizer *z)
 {
     ig_u64map_free(&z->seen);
@@ -126,17 +153,17 @@ static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
     }
     memset(o, 0, IG_PCODE_TABLE_BYTES + nbytes + 8);
     ig_pcode_store(&c, o);
-    uint8_t *dst = o + IG_PCODE_TABLE_BYTES;
-    uint64_t pos = 0;
+    struct ig_bitwriter bw = {.dst = o + IG_PCODE_TABLE_BYTES};
     size_t b = 0;
     for (size_t j = 0; j < n; j++) {
         while (b < bval->n && bval->v[b] == j)
-            cbit[b++] = pos;
-        put_bits(dst, &pos, c.code[lens[j]], c.len[lens[j]]);
-        if (lens[j] > 1) put_bits(dst, &pos, vals[j], (unsigned)lens[j] - 1);
+            cbit[b++] = bw.pos;
+        ig_bw_put(&bw, c.code[lens[j]], c.len[lens[j]]);
+        if (lens[j] > 1) ig_bw_put(&bw, vals[j], (unsigned)lens[j] - 1);
     }
+    ig_bw_flush(&bw);
     while (b < bval->n)
-        cbit[b++] = pos;
+        cbit[b++] = bw.pos;
     out->len -= 8; /* the slack was only for the writes */
     return true;
 }
@@ -149,26 +176,18 @@ static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
  * index of its first value. */
 struct windows {
     size_t n;
-    uint64_t *meta;
-    struct ig_u64vec bulk, brow, bval;
+    struct ig_u64vec meta, bulk, brow, bval;
 };
-
-static void windows_free(struct windows *w)
-{
-    free(w->meta);
-    free(w->bulk.v);
-    free(w->brow.v);
-    free(w->bval.v);
-}
 
 static int plan_windows(const struct ig_values *v, size_t first, size_t count,
                         const struct ig_leaf_info *li, bool sgn, struct windows *w)
 {
     size_t n = w->n = count;
-    w->meta = calloc(5 * (n + 1), sizeof *w->meta);
-    if (!w->meta) return -ENOMEM;
-    uint64_t *kind = w->meta, *lenv = w->meta + n, *start = w->meta + 2 * n,
-             *head = w->meta + 3 * n, *tail = w->meta + 4 * n;
+    w->bulk.n = w->brow.n = w->bval.n = 0;
+    if (ig_u64vec_size(&w->meta, 5 * (n + 1))) return -ENOMEM;
+    memset(w->meta.v, 0, 5 * (n + 1) * sizeof *w->meta.v);
+    uint64_t *kind = w->meta.v, *lenv = kind + n, *start = kind + 2 * n, *head = kind + 3 * n,
+             *tail = kind + 4 * n;
     const uint64_t *prev = NULL;
     size_t pn = 0, chain = 0; /* chain: deltas since the last base */
     int rc = 0;
@@ -211,21 +230,37 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
 
 struct bulk_ways {
     struct ig_buf stream, bits, coded, dict; /* IG_SLIDE_BULK_STREAM, _BITS, _CODED, _DICT */
-    uint64_t *lens;                          /* bit length of each bulk value */
-    uint64_t *bbit, *cbit, *dbit; /* per base: bit offset of its first value (bits, coded, dict) */
-    int kind;                     /* the smallest */
+    struct ig_u64vec lens;                   /* bit length of each bulk value */
+    struct ig_u64vec bbit, cbit, dbit; /* per base: bit offset of its first value (bits, coded, dict) */
+    int kind;                          /* the smallest */
+    struct ig_slide_dict_scratch dict_scratch;
 };
 
-static void bulk_ways_free(struct bulk_ways *b)
+/* Buffers a page is encoded in, kept from page to page (slide.h). */
+struct ig_slide_scratch {
+    struct windows w;
+    struct bulk_ways b;
+};
+
+void ig_slide_scratch_free(struct ig_slide_scratch *sc)
 {
+    if (!sc) return;
+    struct windows *w = &sc->w;
+    struct bulk_ways *b = &sc->b;
+    ig_u64vec_free(&w->meta);
+    ig_u64vec_free(&w->bulk);
+    ig_u64vec_free(&w->brow);
+    ig_u64vec_free(&w->bval);
     ig_buf_free(&b->stream);
     ig_buf_free(&b->bits);
     ig_buf_free(&b->coded);
     ig_buf_free(&b->dict);
-    free(b->lens);
-    free(b->bbit);
-    free(b->cbit);
-    free(b->dbit);
+    ig_u64vec_free(&b->lens);
+    ig_u64vec_free(&b->bbit);
+    ig_u64vec_free(&b->cbit);
+    ig_u64vec_free(&b->dbit);
+    ig_slide_dict_scratch_free(&b->dict_scratch);
+    free(sc);
 }
 
 /* Bit lengths, then lengths as an int stream and the bits below each leading one. */
@@ -234,27 +269,28 @@ static int bits_bulk(const struct windows *w, struct bulk_ways *b, struct ig_err
     const struct ig_u64vec *bulk = &w->bulk, *brow = &w->brow, *bval = &w->bval;
     uint64_t bits = 0;
     for (size_t j = 0; j < bulk->n; j++) {
-        b->lens[j] = bulk->v[j] ? 64 - (uint64_t)__builtin_clzll(bulk->v[j]) : 0;
-        bits += b->lens[j] > 1 ? b->lens[j] - 1 : 0;
+        b->lens.v[j] = bulk->v[j] ? 64 - (uint64_t)__builtin_clzll(bulk->v[j]) : 0;
+        bits += b->lens.v[j] > 1 ? b->lens.v[j] - 1 : 0;
     }
     size_t k = 0;
     uint64_t at = 0;
     for (size_t j = 0; j < bulk->n && k < brow->n; j++) { /* bit offset of each base's first value */
         while (k < brow->n && bval->v[k] == j)
-            b->bbit[k++] = at;
-        at += b->lens[j] > 1 ? b->lens[j] - 1 : 0;
+            b->bbit.v[k++] = at;
+        at += b->lens.v[j] > 1 ? b->lens.v[j] - 1 : 0;
     }
     while (k < brow->n)
-        b->bbit[k++] = at;
-    int rc = ig_slide_put_stream(&b->bits, b->lens, bulk->n, IG_ENC_AUTO, true, err);
+        b->bbit.v[k++] = at;
+    int rc = ig_slide_put_stream(&b->bits, b->lens.v, bulk->n, IG_ENC_AUTO, true, err);
     if (rc) return rc;
     size_t nbytes = (size_t)((bits + 7) / 8);
     uint8_t *out = ig_buf_extend(&b->bits, nbytes + 8);
     if (!out) return -ENOMEM;
     memset(out, 0, nbytes + 8);
-    uint64_t pos = 0;
+    struct ig_bitwriter bw = {.dst = out};
     for (size_t j = 0; j < bulk->n; j++)
-        if (b->lens[j] > 1) put_bits(out, &pos, bulk->v[j], (unsigned)b->lens[j] - 1);
+        if (b->lens.v[j] > 1) ig_bw_put(&bw, bulk->v[j], (unsigned)b->lens.v[j] - 1);
+    ig_bw_flush(&bw);
     b->bits.len -= 8; /* the slack was only for the writes */
     return 0;
 }
@@ -262,18 +298,20 @@ static int bits_bulk(const struct windows *w, struct bulk_ways *b, struct ig_err
 static int encode_bulk(const struct windows *w, struct bulk_ways *b, struct ig_error *err)
 {
     const struct ig_u64vec *bulk = &w->bulk;
-    b->lens = malloc((bulk->n + 1) * sizeof *b->lens);
-    b->bbit = malloc((w->brow.n + 1) * sizeof *b->bbit);
-    b->cbit = malloc((w->brow.n + 1) * sizeof *b->cbit);
-    b->dbit = malloc((w->brow.n + 1) * sizeof *b->dbit);
-    if (!b->lens || !b->bbit || !b->cbit || !b->dbit) return -ENOMEM;
+    if (ig_u64vec_size(&b->lens, bulk->n + 1) || ig_u64vec_size(&b->bbit, w->brow.n + 1) ||
+        ig_u64vec_size(&b->cbit, w->brow.n + 1) || ig_u64vec_size(&b->dbit, w->brow.n + 1))
+        return -ENOMEM;
+    ig_buf_reset(&b->stream);
+    ig_buf_reset(&b->bits);
+    ig_buf_reset(&b->coded);
     struct ig_enc_opts o = {.no_drop = true};
     int rc = ig_ints_encode(bulk->v ? bulk->v : (const uint64_t[1]){0}, bulk->n,
                             &ig_slide_meta_desc, &o, &b->stream, err);
     if (!rc) rc = bits_bulk(w, b, err);
-    bool coded = !rc && code_bulk(bulk->v, b->lens, bulk->n, &w->bval, b->cbit, &b->coded, &rc);
+    bool coded = !rc && code_bulk(bulk->v, b->lens.v, bulk->n, &w->bval, b->cbit.v, &b->coded, &rc);
     bool dict = false;
-    if (!rc) rc = ig_slide_dict_encode(bulk->v, bulk->n, w->bval.v, w->bval.n, b->dbit, &b->dict, &dict);
+    if (!rc) rc = ig_slide_dict_encode(bulk->v, bulk->n, w->bval.v, w->bval.n, b->dbit.v, &b->dict_scratch,
+                                           &b->dict, &dict);
     if (rc) return rc;
     b->kind = IG_SLIDE_BULK_STREAM;
     size_t best = b->stream.len;
@@ -298,11 +336,11 @@ static int write_page(const struct windows *w, const struct bulk_ways *b, bool r
     if (ig_buf_append(body, hdr, sizeof hdr)) return -ENOMEM;
     int rc = 0;
     for (int s = 0; s < 5 && !rc; s++)
-        rc = put_meta(body, w->meta + (size_t)s * w->n, w->n, err);
+        rc = put_meta(body, w->meta.v + (size_t)s * w->n, w->n, err);
     if (!rc) rc = put_meta(body, w->brow.v ? w->brow.v : (const uint64_t[1]){0}, w->brow.n, err);
     if (!rc) rc = put_meta(body, w->bval.v ? w->bval.v : (const uint64_t[1]){0}, w->brow.n, err);
     /* bit-packed, so erasure (which only lowers these offsets) never grows it */
-    const uint64_t *offs = b->kind == IG_SLIDE_BULK_CODED ? b->cbit : b->kind == IG_SLIDE_BULK_DICT ? b->dbit : b->bbit;
+    const uint64_t *offs = b->kind == IG_SLIDE_BULK_CODED ? b->cbit.v : b->kind == IG_SLIDE_BULK_DICT ? b->dbit.v : b->bbit.v;
     if (!rc) rc = ig_slide_put_stream(body, offs, w->brow.n, IG_ENC_BITPACK, true, err);
     const struct ig_buf *chosen = b->kind == IG_SLIDE_BULK_CODED  ? &b->coded
                                   : b->kind == IG_SLIDE_BULK_DICT ? &b->dict
@@ -312,8 +350,8 @@ static int write_page(const struct windows *w, const struct bulk_ways *b, bool r
     return rc;
 }
 
-int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
-                    const struct ig_leaf_info *li, struct ig_buf *body, struct ig_error *err)
+int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const struct ig_leaf_info *li,
+                    struct ig_slide_scratch **scratch, struct ig_buf *body, struct ig_error *err)
 {
     /* Signed ids are zigzagged, one bit each; a page without a negative value
      * stores them as they are (header flag), as ids usually are. */
@@ -322,12 +360,11 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count,
     if (ti->is_signed)
         for (size_t k = v->row_val[first]; k < v->row_val[first + count] && !sgn; k++)
             sgn = (int64_t)v->lanes[k] < 0;
-    struct windows w = {0};
-    struct bulk_ways b = {0};
-    int rc = plan_windows(v, first, count, li, sgn, &w);
-    if (!rc) rc = encode_bulk(&w, &b, err);
-    if (!rc) rc = write_page(&w, &b, ti->is_signed && !sgn, body, err);
-    bulk_ways_free(&b);
-    windows_free(&w);
+    if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return ig_err(err, -ENOMEM, "out of memory");
+    struct windows *w = &(*scratch)->w;
+    struct bulk_ways *b = &(*scratch)->b;
+    int rc = plan_windows(v, first, count, li, sgn, w);
+    if (!rc) rc = encode_bulk(w, b, err);
+    if (!rc) rc = write_page(w, b, ti->is_signed && !sgn, body, err);
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
 }

@@ -209,11 +209,12 @@ static int erase_bit_bulk(const struct ig_slide_page *sl, const struct meta *m, 
     if (!rc && !dst) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) {
         memset(dst, 0, nbytes + 8);
-        uint64_t pos = 0;
+        struct ig_bitwriter bw = {.dst = dst};
         for (size_t j = 0; j < sl->nvalues; j++) {
-            if (sl->coded) put_bits(dst, &pos, code.code[lens[j]], code.len[lens[j]]);
-            if (lens[j] > 1) put_bits(dst, &pos, lows[j], (unsigned)lens[j] - 1);
+            if (sl->coded) ig_bw_put(&bw, code.code[lens[j]], code.len[lens[j]]);
+            if (lens[j] > 1) ig_bw_put(&bw, lows[j], (unsigned)lens[j] - 1);
         }
+        ig_bw_flush(&bw);
         out->len -= 8; /* the slack was only for the writes */
     }
     free(lens);

@@ -13,7 +13,10 @@
 
 #include "format/enc/codec.h"
 #include "util/buf.h"
+#include "util/endian.h"
 #include "util/pcode.h"
+#include "util/u64map.h"
+#include "util/u64vec.h"
 
 struct ig_error;
 
@@ -40,15 +43,37 @@ static inline uint64_t unzz(uint64_t v, bool s)
     return s ? (v >> 1) ^ (0 - (v & 1)) : v;
 }
 
-/* OR the low w bits of x into dst at bit *pos (LSB first; dst zeroed), a byte at a time. */
-static inline void put_bits(uint8_t *dst, uint64_t *pos, uint64_t x, unsigned w)
+/* Writes LSB-first bits into zeroed memory with 8 bytes of slack after them
+ * (every writer keeps it), a word at a time: the bits wait in acc until a
+ * word is full, so no store is read back (bytes ORed one by one, or words
+ * ORed at each bit offset, stall on the store before). */
+struct ig_bitwriter {
+    uint8_t *dst;
+    uint64_t pos; /* bits written so far */
+    uint64_t acc; /* the last pos % 64 of them, not stored yet */
+};
+
+/* Append the low w (at most 64) bits of x. */
+static inline void ig_bw_put(struct ig_bitwriter *b, uint64_t x, unsigned w)
 {
-    for (unsigned q = 0; q < w;) {
-        unsigned bit = (unsigned)(*pos % 8), take = 8 - bit < w - q ? 8 - bit : w - q;
-        dst[*pos / 8] |= (uint8_t)(((x >> q) & ((1u << take) - 1)) << bit);
-        *pos += take;
-        q += take;
+    if (!w) return;
+    if (w < 64) x &= (1ull << w) - 1;
+    unsigned n = (unsigned)(b->pos % 64);
+    b->acc |= x << n;
+    if (n + w >= 64) { /* a word is full */
+        ig_st64(b->dst + b->pos / 64 * 8, b->acc);
+        b->acc = n ? x >> (64 - n) : 0;
     }
+    b->pos += w;
+}
+
+/* Store the bits still waiting (ORed into their bytes only: memory after
+ * them may belong to someone else). */
+static inline void ig_bw_flush(struct ig_bitwriter *b)
+{
+    uint8_t *p = b->dst + b->pos / 64 * 8;
+    for (unsigned k = 0; k < (b->pos % 64 + 7) / 8; k++)
+        p[k] |= (uint8_t)(b->acc >> (8 * k));
 }
 
 /* Reads LSB-first bits of p[0..len). */
@@ -129,12 +154,12 @@ static inline int ig_slide_read_coded(struct ig_bitreader *br, const struct ig_p
     return sym > 1 ? ig_bits_read(br, (unsigned)sym - 1, low) : 0;
 }
 
-/* The value x as its length's code and low bits, at bit *pos of dst (zeroed). */
-static inline void ig_slide_put_coded(uint8_t *dst, uint64_t *pos, const struct ig_pcode *c, uint64_t x)
+/* The value x as its length's code and low bits. */
+static inline void ig_slide_put_coded(struct ig_bitwriter *bw, const struct ig_pcode *c, uint64_t x)
 {
     uint64_t L = ig_bit_len(x);
-    put_bits(dst, pos, c->code[L], c->len[L]);
-    if (L > 1) put_bits(dst, pos, x, (unsigned)L - 1);
+    ig_bw_put(bw, c->code[L], c->len[L]);
+    if (L > 1) ig_bw_put(bw, x, (unsigned)L - 1);
 }
 
 /* Bits of x coded so (0 when L has no code: the caller checks c->len[L]). */
@@ -206,11 +231,19 @@ int ig_slide_dict_open(const struct ig_slide_dict *d, uint64_t bit, struct ig_sl
 int ig_slide_dict_next(struct ig_slide_dict_reader *r, uint64_t *x, struct ig_error *err);
 void ig_slide_dict_close(struct ig_slide_dict_reader *r);
 
-/* The bulk vals[0..n) as a dictionary bulk appended to out; cbit[b] gets the
- * bit offset of value bval[b] (the bases' first values, nbases). *made false,
- * nothing appended, when it would not pay (few repeats) or no code fits. */
+/* The dictionary bulk's working arrays, kept by the page encoder from page
+ * to page (memory freed and taken again is mapped and faulted in afresh). */
+struct ig_slide_dict_scratch {
+    struct ig_u64vec a;   /* six arrays of n + 1 values (slide_dict.c) */
+    struct ig_u64map map; /* each distinct value's rank + 1 */
+};
+void ig_slide_dict_scratch_free(struct ig_slide_dict_scratch *sc);
+
+/* The bulk vals[0..n) as a dictionary bulk into out (emptied first); cbit[b]
+ * gets the bit offset of value bval[b] (the bases' first values, nbases).
+ * *made false, out empty, when it would not pay (few repeats) or no code fits. */
 int ig_slide_dict_encode(const uint64_t *vals, size_t n, const uint64_t *bval, size_t nbases, uint64_t *cbit,
-                         struct ig_buf *out, bool *made);
+                         struct ig_slide_dict_scratch *sc, struct ig_buf *out, bool *made);
 
 /* Erase: append the base bit offsets (stream 7, bit-packed, -ENOSPC if longer
  * than its old old_offsets_len) and the bulk with every dead value's code 0

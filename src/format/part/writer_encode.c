@@ -464,6 +464,7 @@ void ig_encoder_free(struct ig_encoder *e)
     free(e->short_ids.key);
     free(e->short_ids.id);
     ig_train_scratch_free(&e->train);
+    ig_slide_sizer_free(&e->sizer);
     ig_page_scratch_free(&e->scratch);
     ig_page_built_free(&e->built);
     memset(e, 0, sizeof *e);

@@ -19,6 +19,7 @@
 #include "format/model/schema.h"
 #include "format/model/values.h"
 #include "format/page/page.h"
+#include "format/page/slide.h"
 #include "format/part/footer.h"
 #include "format/part/writer.h"
 #include "util/buf.h"
@@ -140,6 +141,7 @@ struct ig_encoder {
     struct ig_strset chunk_set; /* a chunk's distinct strings, counted (kept from chunk to chunk) */
     struct ig_short_ids short_ids; /* the short ones among them, by their bytes */
     struct ig_train_scratch train; /* counters of fsst's and zstd dictionaries' training */
+    struct ig_slide_sizer sizer;   /* sliding-window pages measured as they are cut */
 };
 
 /* What every encoder reads and nobody writes while jobs run. */

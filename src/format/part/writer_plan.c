@@ -273,23 +273,23 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         const uint64_t *prev = NULL;
         size_t pn = 0, r = start;
         bool sgn = ig_type_info(v->type)->is_signed;
-        struct ig_slide_sizer z = {0};
+        struct ig_slide_sizer *z = &w->e->sizer;
+        ig_slide_sizer_start(z);
         uint64_t limit = 8 * target;
         for (bool grown = false;; grown = true) {
             while (r < rows && acc < limit && ig_slide_page_fits(&li, v, r, 1)) {
                 const uint64_t *cur = v->lanes + v->row_val[r];
                 size_t cn = v->row_val[r + 1] - v->row_val[r];
-                acc += ig_slide_sizer_row(&z, prev, pn, cur, cn, sgn);
+                acc += ig_slide_sizer_row(z, prev, pn, cur, cn, sgn);
                 if (cn) prev = cur, pn = cn; /* rows without values are transparent */
                 r++;
             }
             /* large ids that recur (hashed ids) are stored once per page, in
              * a dictionary, which pays the more rows the page has: such pages
              * (a dictionary saving a fifth of their bits) are larger */
-            if (r == rows || grown || z.saved * 5 < acc || acc < limit) break; /* acc < limit: a NULL item next */
+            if (r == rows || grown || z->saved * 5 < acc || acc < limit) break; /* acc < limit: a NULL item next */
             limit *= IG_SLIDE_DICT_PAGE_FACTOR;
         }
-        ig_slide_sizer_free(&z);
         return r;
     }
     return rows_reaching(w, l0, l1, start, rows, target);
@@ -656,7 +656,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
                           struct ig_encoder *e, struct ig_error *err)
 {
     struct ig_column_work *cw = &g->work[t];
-    struct enc w = {c, g, NULL, NULL, {0}, 0};
+    struct enc w = {c, g, e, NULL, {0}, 0};
     cw->ncuts = 0;
     cw->nsegs = 0;
     int rc = column_leaves(c->schema, c->schema->tops[t], &cw->l0, &cw->l1, err);
