@@ -629,6 +629,37 @@ static void test_reused_scratch_builds_the_same_page(void)
     ig_page_scratch_free(&kept);
 }
 
+/* The word-at-a-time bit writer lays down the bits a bit-by-bit one does,
+ * at every width (0..64) and offset, and its flush touches no byte past its
+ * bits (a group's low bits are followed by its upper bits in the same buffer). */
+static void test_bitwriter_matches_bit_by_bit(void)
+{
+    uint64_t s = check_seed ^ 0xb17;
+    int bad = 0;
+    for (int iter = 0; iter < 200; iter++) {
+        uint8_t got[1200], want[1200];
+        memset(got, 0, sizeof got);
+        memset(want, 0, sizeof want);
+        size_t n = (size_t)(test_rand(&s) % 120);
+        struct ig_bitwriter bw = {.dst = got};
+        uint64_t pos = 0;
+        for (size_t k = 0; k < n; k++) {
+            unsigned w = (unsigned)(test_rand(&s) % 65);
+            uint64_t x = test_rand(&s);
+            ig_bw_put(&bw, x, w);
+            for (unsigned b = 0; b < w; b++, pos++)
+                if ((x >> b) & 1) want[pos / 8] |= (uint8_t)(1u << (pos % 8));
+        }
+        size_t used = (size_t)((pos + 7) / 8);
+        memset(got + used, 0xEE, 16); /* someone else's bytes right after the bits */
+        ig_bw_flush(&bw);
+        bad += bw.pos != pos || memcmp(got, want, used) != 0;
+        for (size_t k = used; k < used + 16; k++)
+            bad += got[k] != 0xEE;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
           {"slide_dict_round_trip", test_dict_round_trip},
           {"slide_dict_erase_does_not_grow", test_dict_erase_does_not_grow},
@@ -638,4 +669,5 @@ TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
           {"slide_erase_does_not_grow", test_erase_does_not_grow},
           {"slide_hostile_bytes", test_hostile_bytes},
           {"slide_item_nulls_pages", test_item_nulls_pages},
-          {"slide_reused_scratch_builds_the_same_page", test_reused_scratch_builds_the_same_page})
+          {"slide_reused_scratch_builds_the_same_page", test_reused_scratch_builds_the_same_page},
+          {"slide_bitwriter_matches_bit_by_bit", test_bitwriter_matches_bit_by_bit})
