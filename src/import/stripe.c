@@ -160,9 +160,11 @@ static int least_leaf(struct stripe *st, uint32_t n, uint8_t def)
     _Static_assert(IG_BLOB_REF_BYTES <= sizeof zeros, "a blob reference fits the zeros");
     const struct ig_column_def *c = &st->s->cols[n];
     struct ig_values *v = leaf_of(st, n);
+    static const uint64_t zero_lanes[256];
     int rc = ig_values_push_entry(v, 0, def);
-    if (c->dimension)
-        for (uint32_t i = 0; !rc && i < c->dimension; i++) rc = ig_values_push_lane(v, 0);
+    if (c->dimension) /* a vector's lanes, many at a time */
+        for (uint32_t i = 0; !rc && i < c->dimension; i += 256)
+            rc = ig_values_push_lanes(v, zero_lanes, c->dimension - i < 256 ? c->dimension - i : 256);
     else if (c->type == IG_T_BLOB)
         rc = ig_values_push_bytes(v, zeros, IG_BLOB_REF_BYTES);
     else if (v->is_bytes)
