@@ -163,8 +163,15 @@ int cmd_import(int argc, char **argv)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (json)
         printf("{\"table\":\"%s\",\"part\":\"%s\",\"parts\":%u,\"rows\":%" PRIu64 ",\"first_row_id\":%" PRIu64
-               ",\"input_bytes\":%" PRIu64 ",\"seconds\":%.3f,\"released_columns\":%u}\n",
-               table, res.part, res.parts, res.rows, res.first_row_id, res.input_bytes, secs, res.released);
+               ",\"input_bytes\":%" PRIu64 ",\"seconds\":%.3f,\"released_columns\":%u,\"columns_version\":%" PRIu64
+               "}\n",
+               table, res.part, res.parts, res.rows, res.first_row_id, res.input_bytes, secs, res.released,
+               res.columns_version);
+    else if (!res.rows && res.columns_version)
+        fprintf(stderr, "%s: no rows in %s: nothing appended; its new columns were added (version %" PRIu64 ")\n",
+                table, input, res.columns_version);
+    else if (!res.rows)
+        fprintf(stderr, "%s: no rows in %s: nothing appended, the table is unchanged\n", table, input);
     else
         fprintf(stderr, "%s: %" PRIu64 " rows (ids %" PRIu64 "..%" PRIu64 ") into %s%s in %.2f s\n",
                 table, res.rows, res.first_row_id, res.first_row_id + res.rows - 1, res.part,

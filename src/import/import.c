@@ -541,7 +541,10 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
                                                       r->o->cancel, err)
                                    : run_jsonl(r, lr, err);
     if (rc) return rc;
-    if (ig_part_writer_rows(r->w) == 0) return ig_err(err, -EINVAL, "%s: no rows to import", r->input);
+    /* a table needs rows; an append of none (an empty shard of a daily
+     * load) writes nothing and leaves the table as it was (ig_import) */
+    if (ig_part_writer_rows(r->w) == 0)
+        return a->have_table ? 0 : ig_err(err, -EINVAL, "%s: no rows to import", r->input);
     if (fmt != IG_INPUT_PARQUET) report(r, true); /* Parquet reports its own bytes */
     return ig_part_writer_finish(r->w, err);
 }
@@ -684,10 +687,13 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
         blobs |= r.schema.cols[c].type == IG_T_BLOB;
     if (!rc) rc = ig_append_name(&a, blobs, err);
     if (!rc) rc = write_part(&r, fmt, &a, csv, lr, err);
+    res->columns_version = added;
     if (!rc) {
         res->rows = ig_part_writer_rows(r.w);
         res->first_row_id = a.first_row;
         res->input_bytes = r.in_size;
+    }
+    if (!rc && res->rows) {
         snprintf(res->part, sizeof res->part, "%s", a.part_name);
         res->parts = 1 + a.nmore;
         if (a.have_table) rc = release_hidden(&a, &r.schema, &res->released, err);

@@ -62,6 +62,10 @@ struct ig_import_result {
      * restore-columns can show them no more (0: none such, or gc had let
      * them go already) */
     uint32_t released;
+    /* the version that added the input's columns the table had not (an
+     * append), else 0; an append of no rows adds them and no part (rows 0,
+     * parts 0, part "") */
+    uint64_t columns_version;
 };
 
 void ig_import_opts_default(struct ig_import_opts *o);

@@ -243,7 +243,8 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
         out->cols[c].type = t;
         out->cols[c].lt = lt;
     }
-    bool all_known = known && rows > 0 && out->n == 0;
+    /* appending: fields the table has, or no records at all (an empty shard) */
+    bool all_known = known && out->n == 0;
     if (rc >= 0 && out->n == 0 && !all_known) rc = ig_err(err, -EINVAL, "%s: no records to infer a schema from", path);
     if (rc >= 0 && !all_known) {
         struct ig_error sub = {0};

@@ -178,6 +178,16 @@ V=s3://vtables/t
 mkdir -p "$WORK/mnt3"
 "$INGOT" mount -o poll_ms=300 "$V" "$WORK/mnt3"
 versions_of() { s3 GET "/vtables?prefix=t%2F$1&versions=" | grep -o "<Version>" | wc -l; }
+# an append of no rows (a header alone) writes no object and no object version
+empty_append() {
+    local before
+    before=$(versions_of)
+    head -1 "$WORK/t.csv" >"$WORK/header.csv"
+    "$INGOT" import --append "$WORK/header.csv" "$V" 2>&1 | grep -q 'nothing appended, the table is unchanged' || return 1
+    [ "$(versions_of)" = "$before" ] || { echo "object versions: $before, now $(versions_of)"; return 1; }
+    [ "$("$INGOT" versions --json "$V" | jq length)" = 2 ] || { "$INGOT" versions "$V"; return 1; }
+}
+check s3_append_of_no_rows_writes_nothing empty_append
 erase_cli() {
     local before
     grep -q '"caption 5 ' "$WORK/mnt3/rows/5" || return 1

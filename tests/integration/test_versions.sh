@@ -274,6 +274,56 @@ await c.run(\"COPY (SELECT 5::BIGINT AS id, 0.5::DOUBLE AS b) TO '$R-ap.parquet'
 }
 check append_after_non_nullable_replaced_old_versions_kept append_after_non_nullable_replaced
 
+# An append of no rows (an empty shard of a daily load: a CSV of its header
+# alone, an empty JSON Lines file, a .npy of shape (0,), Parquet of no rows)
+# succeeds and changes nothing: no part, no version, the same MANIFEST; one
+# whose header names a column the table has not adds it (a version) and no
+# part. A new table from no rows is still refused.
+append_of_no_rows() {
+    local R=$WORK/empty out before
+    printf 'a,b\n1,x\n2,y\n' >"$R.csv"
+    "$INGOT" import "$R.csv" "$R" >/dev/null 2>&1 || return 1
+    before=$(ls -A "$R" "$R/.ingot" | grep -vx lock | md5sum) # a writer makes the lock file
+    cp "$R/MANIFEST" "$R.manifest"
+    printf 'a,b\n' >"$R-0.csv"
+    : >"$R-0.jsonl"
+    local inputs=("$R-0.csv" "$R-0.jsonl")
+    if need_duckdb append_of_no_rows; then
+        (cd "$PQ" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+await c.run(\"COPY (SELECT 1::BIGINT AS a, 'x' AS b LIMIT 0) TO '$R-0.parquet' (FORMAT parquet)\");") || return 1
+        inputs+=("$R-0.parquet")
+    fi
+    local f
+    for f in "${inputs[@]}"; do
+        out=$("$INGOT" import --append "$f" "$R" 2>&1) || { echo "$f: $out"; return 1; }
+        grep -qF "no rows in $f: nothing appended, the table is unchanged" <<<"$out" || { echo "$out"; return 1; }
+        out=$("$INGOT" import --append --json "$f" "$R" 2>/dev/null) || return 1
+        [ "$(jq -c '[.rows, .parts, .part, .columns_version]' <<<"$out")" = '[0,0,"",0]' ] || { echo "$out"; return 1; }
+    done
+    cmp -s "$R/MANIFEST" "$R.manifest" || { echo "MANIFEST changed"; return 1; }
+    [ "$(ls -A "$R" "$R/.ingot" | grep -vx lock | md5sum)" = "$before" ] || { ls -A "$R" "$R/.ingot"; return 1; }
+    [ "$("$INGOT" versions --json "$R" | jq length)" = 1 ] || { "$INGOT" versions "$R"; return 1; }
+    # a header with a column the table has not: the column, and no rows
+    printf 'a,b,c\n' >"$R-c.csv"
+    out=$("$INGOT" import --append "$R-c.csv" "$R" 2>&1) || { echo "$out"; return 1; }
+    grep -qF "nothing appended; its new columns were added (version 2)" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" cat "$R" c | tr '\n' ,)" = '\N,\N,' ] || { "$INGOT" cat "$R" c; return 1; }
+    [ "$(ls "$R"/part-* | wc -l)" = 1 ] || { ls "$R"; return 1; }
+    "$INGOT" verify --deep "$R" >/dev/null || return 1
+    # a .npy of no rows appended to a table made from a .npy
+    mkdir -p "$R-npy/0"
+    "$PY" -c "import numpy as np; np.save('$R-npy/x.npy', np.arange(5)); np.save('$R-npy/0/x.npy', np.arange(0))" || return 1
+    "$INGOT" import "$R-npy/x.npy" "$R-x" >/dev/null 2>&1 || return 1
+    "$INGOT" import --append "$R-npy/0/x.npy" "$R-x" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat "$R-x" x | tr '\n' ,)" = '0,1,2,3,4,' ] || return 1
+    # no table is made from no rows
+    out=$("$INGOT" import "$R-0.csv" "$R-new" 2>&1) && return 1
+    grep -qF "$R-0.csv: no rows to import" <<<"$out" && [ ! -e "$R-new" ] || { echo "$out"; ls -d "$R-new"*; return 1; }
+}
+check append_of_no_rows_changes_nothing append_of_no_rows
+
 # nested columns that cannot be NULL (a vector, a struct of a fixed-width
 # binary, a string and a list, a blob, lists of them), replaced or dropped:
 # JSON Lines, CSV (one thread and two) and Parquet append, before gc and
