@@ -15,6 +15,9 @@
 
 const char cmd_import_usage[] =
     "usage: ingot import [OPTIONS] INPUT TABLE\n"
+    "  INPUT is a file, gzip or zstd compressed or not (x.csv.gz, x.jsonl.zst), or -\n"
+    "  for standard input (CSV and JSON Lines need --format there); such input is\n"
+    "  first copied, decompressed, into an unnamed file under $TMPDIR (else /var/tmp)\n"
     "  --format csv|jsonl|npy|parquet\n"
     "                         input format (default: from the extension, or a\n"
     "                         Parquet file's PAR1 magic; a .npy array becomes one\n"

@@ -8,6 +8,7 @@
 #include "stripe.h"
 #include "lines.h"
 #include "npy.h"
+#include "spool.h"
 #include "format/ops/evolve.h"
 #include "parquet.h"
 #include "format/part/append.h"
@@ -51,13 +52,11 @@ enum ig_input_format ig_input_format_from_name(const char *path)
     return IG_INPUT_AUTO;
 }
 
-enum ig_input_format ig_input_format_from_magic(const char *path)
+/* The format an open input's first bytes show. */
+static enum ig_input_format format_from_head(int fd)
 {
     uint8_t head[6] = {0};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return IG_INPUT_AUTO;
     ssize_t n = pread(fd, head, sizeof head, 0);
-    close(fd);
     /* PARE: a Parquet file with an encrypted footer, which the Parquet
      * reader refuses saying so */
     if (n >= 4 && (!memcmp(head, "PAR1", 4) || !memcmp(head, "PARE", 4))) return IG_INPUT_PARQUET;
@@ -65,9 +64,24 @@ enum ig_input_format ig_input_format_from_magic(const char *path)
     return IG_INPUT_AUTO;
 }
 
+enum ig_input_format ig_input_format_from_magic(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IG_INPUT_AUTO;
+    enum ig_input_format f = format_from_head(fd);
+    close(fd);
+    return f;
+}
+
 /* Everything one import run needs, so helpers can share it. */
 struct import_run {
-    const char *input;
+    const char *input; /* as messages name it */
+    /* the input decompressed or read from standard input (spool.h), which
+     * each reader reads from its start; -1: the file at `input` */
+    int spool_fd;
+    /* the input's path without its compression suffix (x.npy.gz: x.npy),
+     * which names a .npy's column; NULL: standard input, which has none */
+    const char *plain_name;
     const struct ig_import_opts *o;
     int in_fd;
     uint64_t in_size;
@@ -480,10 +494,15 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
     }
     if (fmt == IG_INPUT_PARQUET) return ig_parquet_schema(r->pq, &r->schema, err);
     if (fmt == IG_INPUT_NPY) { /* one column, named after the file */
+        if (!r->plain_name)
+            return ig_err(err, -EINVAL, "%s: a .npy array names its column by its file name, and this "
+                                        "input has none; save it as NAME.npy and import that",
+                          r->input);
         char type[64];
-        const char *base = strrchr(r->input, '/');
-        base = base ? base + 1 : r->input;
-        size_t len = strlen(base) - 4; /* without ".npy" */
+        const char *base = strrchr(r->plain_name, '/');
+        base = base ? base + 1 : r->plain_name;
+        size_t len = strlen(base);
+        len = len > 4 && !strcmp(base + len - 4, ".npy") ? len - 4 : len; /* without ".npy" */
         rc = ig_npy_type_text(&r->npy, type, sizeof type - 1);
         if (!rc && r->npy.lt.kind) strcat(type, "?"); /* NaT is NULL */
         if (!rc) rc = ig_schema_add_typed(&r->schema, base, len ? len : 1, type, strlen(type), err);
@@ -498,7 +517,13 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
 static int open_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader **csv,
                       struct ig_lines_reader **lr, struct ig_error *err)
 {
-    r->in_fd = open(r->input, O_RDONLY | O_CLOEXEC);
+    if (r->spool_fd >= 0) { /* read again from its start (the offset is shared) */
+        r->in_fd = fcntl(r->spool_fd, F_DUPFD_CLOEXEC, 0);
+        if (r->in_fd < 0 || lseek(r->in_fd, 0, SEEK_SET) < 0)
+            return ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
+    } else {
+        r->in_fd = open(r->input, O_RDONLY | O_CLOEXEC);
+    }
     if (r->in_fd < 0) return ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
     struct stat st;
     if (fstat(r->in_fd, &st) == 0) r->in_size = (uint64_t)st.st_size;
@@ -572,11 +597,14 @@ static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_va
  * fails then takes them away again: ig_import). A column of the input that
  * the table has must keep its type when the input declares one (a schema
  * file, Parquet, .npy); CSV and JSON Lines are read with the table's types. */
-static int evolve_for_append(const char *input, const char *table_dir, const struct ig_import_opts *o,
-                             enum ig_input_format fmt, uint64_t *made, struct ig_error *err)
+static int evolve_for_append(const struct import_run *base, const char *table_dir, enum ig_input_format fmt,
+                             uint64_t *made, struct ig_error *err)
 {
     *made = 0;
-    struct import_run r = {.input = input, .o = o, .in_fd = -1};
+    const char *input = base->input;
+    const struct ig_import_opts *o = base->o;
+    struct import_run r = {
+        .input = input, .spool_fd = base->spool_fd, .plain_name = base->plain_name, .o = o, .in_fd = -1};
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     struct ig_table t;
@@ -655,21 +683,32 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     struct ig_import_result dummy;
     if (!res) res = &dummy;
     memset(res, 0, sizeof *res);
-    enum ig_input_format fmt = o->format ? o->format : ig_input_format_from_name(input);
-    if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(input);
-    if (fmt == IG_INPUT_AUTO)
-        return ig_err(err, -EINVAL, "%s: cannot tell the format from the name; pass --format "
-                                    "csv, jsonl, npy or parquet",
-                      input);
-    struct import_run r = {.input = input, .o = o, .in_fd = -1, .res = res};
+    bool from_stdin = !strcmp(input, "-");
+    char plain[4096];
+    ig_spool_plain_name(input, plain, sizeof plain);
+    int spool_fd;
+    int rc = ig_spool_input(input, o->cancel, &spool_fd, err);
+    if (rc) return rc;
+    struct import_run r = {.input = from_stdin ? "standard input" : input,
+                           .spool_fd = spool_fd,
+                           .plain_name = from_stdin ? NULL : plain,
+                           .o = o,
+                           .in_fd = -1,
+                           .res = res};
+    enum ig_input_format fmt = o->format ? o->format : ig_input_format_from_name(plain);
+    if (fmt == IG_INPUT_AUTO) fmt = spool_fd >= 0 ? format_from_head(spool_fd) : ig_input_format_from_magic(input);
+    if (fmt == IG_INPUT_AUTO) {
+        if (spool_fd >= 0) close(spool_fd);
+        return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
+                      r.input, from_stdin ? "first bytes" : "name");
+    }
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     struct ig_append a;
     uint64_t added = 0; /* the version that added the input's new columns */
-    int rc = o->append ? evolve_for_append(input, table_dir, o, fmt, &added, err) : 0;
+    rc = o->append ? evolve_for_append(&r, table_dir, fmt, &added, err) : 0;
     if (rc) {
-        memset(&a, 0, sizeof a);
-        a.lock_fd = -1;
+        if (spool_fd >= 0) close(spool_fd);
         return rc;
     }
     rc = ig_append_begin(&a, table_dir, !o->append, err);
@@ -710,5 +749,6 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     ig_schema_free(&r.stored);
     ig_buf_free(&r.scratch);
     ig_buf_free(&r.path);
+    if (spool_fd >= 0) close(spool_fd);
     return rc;
 }

@@ -1,0 +1,243 @@
+/* spool.c - standard input and compressed inputs copied into an unnamed
+ * temporary file (spool.h). */
+#include "spool.h"
+#include "parquet/pq_codecs.h"
+#include "util/error.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define CHUNK (1u << 20)
+
+enum codec { PLAIN, GZIP, ZSTD };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && !strcmp(s + n - m, suffix);
+}
+
+void ig_spool_plain_name(const char *path, char *out, size_t cap)
+{
+    size_t n = strlen(path);
+    if (ends_with(path, ".gz"))
+        n -= 3;
+    else if (ends_with(path, ".zst"))
+        n -= 4;
+    else if (ends_with(path, ".zstd"))
+        n -= 5;
+    snprintf(out, cap, "%.*s", (int)n, path);
+}
+
+static enum codec codec_of(const uint8_t *head, size_t n)
+{
+    if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) return GZIP;
+    if (n >= 4 && !memcmp(head, "\x28\xb5\x2f\xfd", 4)) return ZSTD;
+    return PLAIN;
+}
+
+/* An unnamed file under $TMPDIR (else /var/tmp); where the file system has no
+ * O_TMPFILE, a named one removed at once. */
+static int temp_file(char *dir, size_t cap, struct ig_error *err)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, cap, "%s", t && *t ? t : "/var/tmp");
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.ingot-input-XXXXXX", dir);
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0) return ig_err(err, -errno, "%s: cannot make a temporary file for the input: %s", dir, strerror(errno));
+    unlink(path);
+    return fd;
+}
+
+/* The input read a chunk at a time, the first bytes (read to tell the codec)
+ * handed out first. */
+struct source {
+    int fd;
+    const char *name;
+    const volatile sig_atomic_t *cancel; /* a signal stops a read that waits (no SA_RESTART) */
+    uint8_t *buf;
+    size_t len;     /* bytes in buf */
+    uint64_t taken; /* bytes of the input handed out before buf */
+    bool eof;
+};
+
+static int cancelled(const volatile sig_atomic_t *cancel, const char *name, struct ig_error *err)
+{
+    return cancel && *cancel ? ig_err(err, -EINTR, "%s: interrupted; nothing was written", name) : 0;
+}
+
+/* Read into buf[len, want): what one read gives (a pipe gives what it has). */
+static int read_some(struct source *s, size_t want, struct ig_error *err)
+{
+    for (;;) {
+        int rc = cancelled(s->cancel, s->name, err);
+        if (rc) return rc;
+        ssize_t n = read(s->fd, s->buf + s->len, want - s->len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return ig_err(err, -errno, "%s: read: %s", s->name, strerror(errno));
+        s->eof = n == 0;
+        s->len += (size_t)n;
+        return 0;
+    }
+}
+
+/* The next chunk of the input into buf (len 0: its end). */
+static int fill(struct source *s, struct ig_error *err)
+{
+    s->taken += s->len;
+    s->len = 0;
+    return s->eof ? 0 : read_some(s, CHUNK, err);
+}
+
+struct sink {
+    int fd;
+    const char *dir;
+    uint64_t written;
+};
+
+static int put(struct sink *k, const void *data, size_t n, struct ig_error *err)
+{
+    int rc = ig_write_full(k->fd, data, n);
+    if (rc) return ig_err(err, rc, "%s: writing the input's temporary copy: %s", k->dir, strerror(-rc));
+    k->written += n;
+    return 0;
+}
+
+static int copy_plain(struct source *s, struct sink *k, struct ig_error *err)
+{
+    int rc = 0;
+    while (!rc && s->len) {
+        rc = put(k, s->buf, s->len, err);
+        if (!rc) rc = fill(s, err);
+    }
+    return rc;
+}
+
+static int copy_gzip(struct source *s, struct sink *k, uint8_t *out, struct ig_error *err)
+{
+    const char *name = s->name;
+    char why[400] = "";
+    const struct pq_zlib *z = pq_zlib(why, sizeof why);
+    if (!z) return ig_err(err, -ENOSYS, "%s: %s", name, why);
+    z_stream st;
+    memset(&st, 0, sizeof st);
+    /* 15 + 16: gzip's header and trailer (its CRC checked) */
+    if (z->inflate_init2(&st, 15 + 16, ZLIB_VERSION, (int)sizeof st) != Z_OK)
+        return ig_err(err, -ENOMEM, "%s: cannot start gzip", name);
+    int rc = 0;
+    bool in_member = true; /* inside a gzip member, whose end is still to come */
+    size_t at = 0;         /* bytes of buf consumed */
+    while (!rc) {
+        if (at == s->len) {
+            if ((rc = fill(s, err))) break;
+            at = 0;
+            if (!s->len) break; /* the input's end */
+        }
+        if (!in_member) { /* another member follows (cat a.gz b.gz), or data that is not gzip */
+            if (s->buf[at] != 0x1f) {
+                rc = ig_err(err, -EINVAL, "%s: byte %" PRIu64 ": not gzip after the end of a gzip member", name,
+                            s->taken + at);
+                break;
+            }
+            z->inflate_reset(&st);
+            in_member = true;
+        }
+        st.next_in = s->buf + at;
+        st.avail_in = (uInt)(s->len - at);
+        st.next_out = out;
+        st.avail_out = CHUNK;
+        int zr = z->inflate(&st, Z_NO_FLUSH);
+        at = s->len - st.avail_in;
+        if (zr == Z_STREAM_END)
+            in_member = false;
+        else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            rc = ig_err(err, -EINVAL, "%s: damaged gzip data near byte %" PRIu64 " (%s)", name, s->taken + at,
+                        st.msg ? st.msg : "inflate failed");
+            break;
+        }
+        rc = put(k, out, CHUNK - st.avail_out, err);
+    }
+    if (!rc && in_member)
+        rc = ig_err(err, -EINVAL, "%s: the gzip data ends early, at byte %" PRIu64 " (a truncated file?)", name,
+                    s->taken);
+    z->inflate_end(&st);
+    return rc;
+}
+
+static int copy_zstd(struct source *s, struct sink *k, uint8_t *out, struct ig_error *err)
+{
+    const char *name = s->name;
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    if (!d) return ig_err(err, -ENOMEM, "out of memory");
+    int rc = 0;
+    size_t left = 0; /* nonzero: inside a frame */
+    ZSTD_inBuffer in = {s->buf, s->len, 0};
+    while (!rc) {
+        if (in.pos == in.size) {
+            if ((rc = fill(s, err))) break;
+            in = (ZSTD_inBuffer){s->buf, s->len, 0};
+            if (!s->len) break;
+        }
+        ZSTD_outBuffer o = {out, CHUNK, 0};
+        left = ZSTD_decompressStream(d, &o, &in);
+        if (ZSTD_isError(left)) {
+            rc = ig_err(err, -EINVAL, "%s: damaged zstd data near byte %" PRIu64 " (%s)", name, s->taken + in.pos,
+                        ZSTD_getErrorName(left));
+            break;
+        }
+        rc = put(k, out, o.pos, err);
+    }
+    if (!rc && left)
+        rc = ig_err(err, -EINVAL, "%s: the zstd data ends early, at byte %" PRIu64 " (a truncated file?)", name,
+                    s->taken);
+    ZSTD_freeDCtx(d);
+    return rc;
+}
+
+int ig_spool_input(const char *path, const volatile sig_atomic_t *cancel, int *fd, struct ig_error *err)
+{
+    *fd = -1;
+    bool stdin_ = !strcmp(path, "-");
+    const char *name = stdin_ ? "standard input" : path;
+    struct source s = {
+        .fd = stdin_ ? STDIN_FILENO : ig_open(path, O_RDONLY | O_CLOEXEC, 0), .name = name, .cancel = cancel};
+    if (s.fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    int rc = 0;
+    uint8_t *out = NULL;
+    struct sink k = {.fd = -1};
+    char dir[4096];
+    if (!(s.buf = malloc(CHUNK)) || !(out = malloc(CHUNK))) rc = ig_err(err, -ENOMEM, "out of memory");
+    /* the first bytes tell the codec; a plain file is read where it lies */
+    while (!rc && s.len < 4 && !s.eof)
+        rc = read_some(&s, 4, err);
+    enum codec c = codec_of(s.buf, s.len);
+    if (!rc && (stdin_ || c != PLAIN)) {
+        k.fd = temp_file(dir, sizeof dir, err);
+        k.dir = dir;
+        if (k.fd < 0) rc = k.fd;
+    }
+    if (!rc && k.fd >= 0)
+        rc = c == GZIP ? copy_gzip(&s, &k, out, err) : c == ZSTD ? copy_zstd(&s, &k, out, err) : copy_plain(&s, &k, err);
+    if (!rc && k.fd >= 0 && lseek(k.fd, 0, SEEK_SET) < 0) rc = ig_err(err, -errno, "%s: lseek: %s", dir, strerror(errno));
+    if (!rc) {
+        *fd = k.fd;
+        k.fd = -1;
+    }
+    if (k.fd >= 0) close(k.fd);
+    if (!stdin_) close(s.fd);
+    free(s.buf);
+    free(out);
+    return rc;
+}

@@ -1,0 +1,36 @@
+/* spool.h - inputs an import cannot read where they lie: standard input ("-")
+ * and files compressed with gzip or zstd (told by their first bytes, whatever
+ * their name: x.csv.gz, x.jsonl.zst, a .npy or Parquet file compressed whole).
+ *
+ * The import samples its input for types, cuts it among threads and reads it
+ * again, so it needs a file it can map. Such an input is first copied
+ * (decompressed) into an unnamed temporary file (O_TMPFILE under $TMPDIR, else
+ * /var/tmp): it takes the decompressed size on that disk while the import
+ * runs and is gone when its descriptor closes, however the import ends (even
+ * killed). Concatenated gzip members (cat a.gz b.gz) and zstd frames are read
+ * one after another, as gzip -d and zstd -d do.
+ *
+ * Not done: decompressing while the import reads (the copy costs the input's
+ * time and size once); other codecs (bzip2, xz): decompress them into a pipe,
+ * `xz -dc x.csv.xz | ingot import --format csv - TABLE`. */
+#ifndef IG_IMPORT_SPOOL_H
+#define IG_IMPORT_SPOOL_H
+
+#include <signal.h>
+#include <stddef.h>
+
+struct ig_error;
+
+/* The name an input's format is told from: `path` without a final .gz, .zst
+ * or .zstd (x.csv.gz: x.csv), into out (cap bytes, truncated). */
+void ig_spool_plain_name(const char *path, char *out, size_t cap);
+
+/* Copy `path` ("-": standard input), decompressed where it is gzip or zstd,
+ * into an unnamed temporary file: *fd is its descriptor, to be read from
+ * offset 0 and closed by the caller; or *fd = -1 when `path` is a plain file
+ * the import reads where it lies. `cancel` (optional) stops the copy with
+ * -EINTR once it reads nonzero. Errors name the input: a damaged or truncated
+ * stream, a full disk (naming the directory), a library that cannot be loaded. */
+int ig_spool_input(const char *path, const volatile sig_atomic_t *cancel, int *fd, struct ig_error *err);
+
+#endif

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# ingot import from standard input ("-") and from files compressed with gzip or
+# zstd (spool.h): the table is the same byte for byte as from the plain file;
+# concatenated members read in turn; a truncated or damaged stream, a .npy
+# without a name, a format that cannot be told are refused naming the input,
+# with no table made and no temporary file left (also when interrupted or
+# killed); an append from a pipe.
+source "$(dirname "$0")/lib.sh"
+IN=$ROOT/tests/golden/inputs
+export TMPDIR=$WORK/tmp # where the copies go: must be empty after every run
+mkdir -p "$TMPDIR"
+
+# every file of two tables the same (MANIFEST and versions but for their times)
+same_table() {
+    local a=$1 b=$2 f n=0
+    for f in $(cd "$a" && find . -type f | sort); do
+        case $f in
+        ./MANIFEST | ./.ingot/versions/*)
+            diff <(grep -v -e '^time ' -e '^end ' "$a/$f") <(grep -v -e '^time ' -e '^end ' "$b/$f") || return 1 ;;
+        *) cmp "$a/$f" "$b/$f" || return 1 ;;
+        esac
+        n=$((n + 1))
+    done
+    [ "$n" -ge 2 ] && [ "$(cd "$b" && find . -type f | wc -l)" = "$n" ] || { echo "files: $n"; return 1; }
+}
+no_leftovers() { [ -z "$(ls -A "$TMPDIR")" ] || { echo "left in TMPDIR: $(ls -A "$TMPDIR")"; return 1; }; }
+
+"$INGOT" import --schema "$IN/flat.txt" "$IN/flat.csv" "$WORK/plain" >/dev/null 2>&1
+"$INGOT" import --schema "$IN/nested.txt" "$IN/nested.jsonl" "$WORK/nplain" >/dev/null 2>&1
+
+compressed() {
+    gzip -c "$IN/flat.csv" >"$WORK/flat.csv.gz" && zstd -q -c "$IN/flat.csv" >"$WORK/flat.csv.zst" || return 1
+    local z
+    for z in flat.csv.gz flat.csv.zst; do
+        rm -rf "$WORK/t"
+        "$INGOT" import --schema "$IN/flat.txt" "$WORK/$z" "$WORK/t" >/dev/null || return 1
+        same_table "$WORK/plain" "$WORK/t" || { echo "$z"; return 1; }
+    done
+    # told by their first bytes, whatever the name (a gzip file named .csv)
+    cp "$WORK/flat.csv.gz" "$WORK/gz-named.csv" && rm -rf "$WORK/t"
+    "$INGOT" import --schema "$IN/flat.txt" "$WORK/gz-named.csv" "$WORK/t" >/dev/null || return 1
+    same_table "$WORK/plain" "$WORK/t" || return 1
+    # JSON Lines of nested records under zstd, on three threads
+    zstd -q -c "$IN/nested.jsonl" >"$WORK/nested.jsonl.zst" && rm -rf "$WORK/t"
+    "$INGOT" import -j 3 --schema "$IN/nested.txt" "$WORK/nested.jsonl.zst" "$WORK/t" >/dev/null || return 1
+    same_table "$WORK/nplain" "$WORK/t" && no_leftovers
+}
+check compressed_inputs_give_the_same_table compressed
+
+members() { # cat a.gz b.gz, and zstd frames one after another, as gzip -d and zstd -d read them
+    head -41 "$IN/flat.csv" | gzip -c >"$WORK/two.csv.gz" && tail -n +42 "$IN/flat.csv" | gzip -c >>"$WORK/two.csv.gz"
+    head -41 "$IN/flat.csv" | zstd -q -c >"$WORK/two.csv.zst" && tail -n +42 "$IN/flat.csv" | zstd -q -c >>"$WORK/two.csv.zst"
+    local z
+    for z in two.csv.gz two.csv.zst; do
+        rm -rf "$WORK/t"
+        "$INGOT" import --schema "$IN/flat.txt" "$WORK/$z" "$WORK/t" >/dev/null || return 1
+        same_table "$WORK/plain" "$WORK/t" || { echo "$z"; return 1; }
+    done
+}
+check concatenated_members_are_read_in_turn members
+
+from_stdin() {
+    rm -rf "$WORK/t"
+    "$INGOT" import --format csv --schema "$IN/flat.txt" - "$WORK/t" <"$IN/flat.csv" >/dev/null || return 1
+    same_table "$WORK/plain" "$WORK/t" || return 1
+    # through a pipe, compressed: decompressed as it comes
+    rm -rf "$WORK/t"
+    gzip -c "$IN/flat.csv" | "$INGOT" import --format csv --schema "$IN/flat.txt" - "$WORK/t" >/dev/null || return 1
+    same_table "$WORK/plain" "$WORK/t" || return 1
+    # Parquet and .npy are told by their magic
+    rm -rf "$WORK/pq"
+    "$INGOT" import - "$WORK/pq" <"$ROOT/tests/parquet-testing/data/alltypes_plain.parquet" >/dev/null || return 1
+    [ "$("$INGOT" cat "$WORK/pq" id | tr '\n' ,)" = '4,5,6,7,2,3,0,1,' ] || { "$INGOT" cat "$WORK/pq" id; return 1; }
+    # an append from a pipe continues the row ids
+    printf 'id,name\n' >"$WORK/ap.csv" && printf '1,a\n2,b\n' >>"$WORK/ap.csv"
+    rm -rf "$WORK/ap" && "$INGOT" import "$WORK/ap.csv" "$WORK/ap" >/dev/null 2>&1 || return 1
+    printf 'id,name\n3,c\n' | "$INGOT" import --append --format csv - "$WORK/ap" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 2 "$WORK/ap")" = '{"id":3,"name":"c"}' ] || { "$INGOT" cat --rows 0-2 "$WORK/ap"; return 1; }
+    no_leftovers
+}
+check standard_input_imports from_stdin
+
+npy_names() { # x.npy.gz names its column x; a .npy on standard input has no name
+    "$PY" -c "import numpy as np; np.save('$WORK/emb.npy', np.arange(12, dtype=np.float32).reshape(4, 3))" || return 1
+    gzip -c "$WORK/emb.npy" >"$WORK/emb.npy.gz" && rm -rf "$WORK/t"
+    "$INGOT" import "$WORK/emb.npy.gz" "$WORK/t" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 1 "$WORK/t")" = '{"emb":[3.0,4.0,5.0]}' ] || { "$INGOT" cat --rows 1 "$WORK/t"; return 1; }
+    local out
+    out=$("$INGOT" import - "$WORK/t2" <"$WORK/emb.npy" 2>&1) && return 1
+    grep -q 'standard input: a .npy array names its column by its file name' <<<"$out" || { echo "$out"; return 1; }
+    [ ! -e "$WORK/t2" ] && no_leftovers
+}
+check npy_named_without_compression_suffix npy_names
+
+refused() { # a clear error naming the input; no table, nothing left behind
+    local out z
+    gzip -c "$IN/flat.csv" >"$WORK/f.csv.gz"
+    head -c 300 "$WORK/f.csv.gz" >"$WORK/cut.csv.gz"
+    zstd -q -c "$IN/flat.csv" | head -c 300 >"$WORK/cut.csv.zst"
+    for z in cut.csv.gz cut.csv.zst; do
+        out=$("$INGOT" import --schema "$IN/flat.txt" "$WORK/$z" "$WORK/bad" 2>&1) && return 1
+        grep -q "$WORK/$z: the .* data ends early, at byte 300 (a truncated file?)" <<<"$out" || { echo "$out"; return 1; }
+    done
+    # a byte changed inside the deflate stream: the CRC or the stream says so
+    cp "$WORK/f.csv.gz" "$WORK/dam.csv.gz"
+    printf '\xff\xff\xff\xff' | dd of="$WORK/dam.csv.gz" bs=1 seek=200 conv=notrunc 2>/dev/null
+    out=$("$INGOT" import --schema "$IN/flat.txt" "$WORK/dam.csv.gz" "$WORK/bad" 2>&1) && return 1
+    grep -q "$WORK/dam.csv.gz: damaged gzip data near byte" <<<"$out" || { echo "$out"; return 1; }
+    # bytes after a member that are not gzip
+    { cat "$WORK/f.csv.gz"; printf 'junk'; } >"$WORK/tail.csv.gz"
+    out=$("$INGOT" import --schema "$IN/flat.txt" "$WORK/tail.csv.gz" "$WORK/bad" 2>&1) && return 1
+    grep -q "tail.csv.gz: byte [0-9]*: not gzip after the end of a gzip member" <<<"$out" || { echo "$out"; return 1; }
+    # a text format from a pipe must be named
+    out=$(printf 'a\n1\n' | "$INGOT" import - "$WORK/bad" 2>&1) && return 1
+    grep -q 'standard input: cannot tell the format from the first bytes; pass --format' <<<"$out" || { echo "$out"; return 1; }
+    # no room for the copy: the directory is named
+    out=$(TMPDIR=$WORK/none "$INGOT" import --format csv - "$WORK/bad" <"$IN/flat.csv" 2>&1) && return 1
+    grep -q "$WORK/none: cannot make a temporary file for the input" <<<"$out" || { echo "$out"; return 1; }
+    [ ! -e "$WORK/bad" ] && no_leftovers
+}
+check bad_streams_are_refused_naming_the_input refused
+
+stopped() { # interrupted while it waits on a pipe, or killed: no table, no copy left
+    local pid
+    sleep 3 | "$INGOT" import --format csv - "$WORK/int" >"$WORK/int.out" 2>&1 &
+    pid=$!
+    sleep 0.5
+    kill -INT $pid || return 1
+    wait $pid
+    grep -q 'standard input: interrupted; nothing was written' "$WORK/int.out" || { cat "$WORK/int.out"; return 1; }
+    [ ! -e "$WORK/int" ] || return 1
+    { head -c 2000000 /dev/zero | tr '\0' '7' | fold -w 9 | sed 's/^/1,/'; sleep 3; } |
+        "$INGOT" import --format csv - "$WORK/kill" >/dev/null 2>&1 &
+    pid=$!
+    sleep 1
+    kill -KILL $pid || return 1
+    wait $pid 2>/dev/null
+    [ ! -e "$WORK/kill" ] && no_leftovers
+}
+check interrupted_or_killed_leaves_nothing stopped
