@@ -139,7 +139,7 @@ int cmd_import(int argc, char **argv)
     const char *input = argv[optind], *table = argv[optind + 1];
     struct ig_progress_pair lines;
     char import_what[300], upload_what[300];
-    snprintf(import_what, sizeof import_what, "importing %s", input);
+    snprintf(import_what, sizeof import_what, "importing %s", strcmp(input, "-") ? input : "standard input");
     snprintf(upload_what, sizeof upload_what, "uploading to %s", table);
     ig_progress_pair_begin(&lines, import_what, upload_what);
     o.progress = on_progress;

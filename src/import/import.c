@@ -687,7 +687,8 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     char plain[4096];
     ig_spool_plain_name(input, plain, sizeof plain);
     int spool_fd;
-    int rc = ig_spool_input(input, o->cancel, &spool_fd, err);
+    struct ig_spool_opts so = {.cancel = o->cancel, .progress = o->progress, .progress_ctx = o->progress_ctx};
+    int rc = ig_spool_input(input, &so, &spool_fd, err);
     if (rc) return rc;
     struct import_run r = {.input = from_stdin ? "standard input" : input,
                            .spool_fd = spool_fd,

@@ -66,7 +66,8 @@ static int temp_file(char *dir, size_t cap, struct ig_error *err)
 struct source {
     int fd;
     const char *name;
-    const volatile sig_atomic_t *cancel; /* a signal stops a read that waits (no SA_RESTART) */
+    const struct ig_spool_opts *o; /* o->cancel: a signal stops a read that waits (no SA_RESTART) */
+    uint64_t size;                 /* the input's, 0 on a pipe (the progress's total) */
     uint8_t *buf;
     size_t len;     /* bytes in buf */
     uint64_t taken; /* bytes of the input handed out before buf */
@@ -82,7 +83,7 @@ static int cancelled(const volatile sig_atomic_t *cancel, const char *name, stru
 static int read_some(struct source *s, size_t want, struct ig_error *err)
 {
     for (;;) {
-        int rc = cancelled(s->cancel, s->name, err);
+        int rc = cancelled(s->o->cancel, s->name, err);
         if (rc) return rc;
         ssize_t n = read(s->fd, s->buf + s->len, want - s->len);
         if (n < 0 && errno == EINTR) continue;
@@ -98,6 +99,7 @@ static int fill(struct source *s, struct ig_error *err)
 {
     s->taken += s->len;
     s->len = 0;
+    if (s->o->progress) s->o->progress(s->o->progress_ctx, s->taken, s->size, 0);
     return s->eof ? 0 : read_some(s, CHUNK, err);
 }
 
@@ -206,14 +208,16 @@ static int copy_zstd(struct source *s, struct sink *k, uint8_t *out, struct ig_e
     return rc;
 }
 
-int ig_spool_input(const char *path, const volatile sig_atomic_t *cancel, int *fd, struct ig_error *err)
+int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err)
 {
     *fd = -1;
     bool stdin_ = !strcmp(path, "-");
     const char *name = stdin_ ? "standard input" : path;
     struct source s = {
-        .fd = stdin_ ? STDIN_FILENO : ig_open(path, O_RDONLY | O_CLOEXEC, 0), .name = name, .cancel = cancel};
+        .fd = stdin_ ? STDIN_FILENO : ig_open(path, O_RDONLY | O_CLOEXEC, 0), .name = name, .o = o};
     if (s.fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) s.size = (uint64_t)st.st_size;
     int rc = 0;
     uint8_t *out = NULL;
     struct sink k = {.fd = -1};

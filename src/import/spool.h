@@ -18,6 +18,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ig_error;
 
@@ -28,9 +29,16 @@ void ig_spool_plain_name(const char *path, char *out, size_t cap);
 /* Copy `path` ("-": standard input), decompressed where it is gzip or zstd,
  * into an unnamed temporary file: *fd is its descriptor, to be read from
  * offset 0 and closed by the caller; or *fd = -1 when `path` is a plain file
- * the import reads where it lies. `cancel` (optional) stops the copy with
- * -EINTR once it reads nonzero. Errors name the input: a damaged or truncated
- * stream, a full disk (naming the directory), a library that cannot be loaded. */
-int ig_spool_input(const char *path, const volatile sig_atomic_t *cancel, int *fd, struct ig_error *err);
+ * the import reads where it lies. Errors name the input: a damaged or
+ * truncated stream, a full disk (naming the directory), a library that
+ * cannot be loaded. */
+struct ig_spool_opts {
+    const volatile sig_atomic_t *cancel; /* optional: stops the copy with -EINTR once nonzero */
+    /* optional: told the input's bytes read so far of its size (0 on a pipe)
+     * after every MiB; rows always 0 (the import's progress callback) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t rows);
+    void *progress_ctx;
+};
+int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err);
 
 #endif

@@ -58,7 +58,10 @@ void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, ui
     ig_format_bytes(d, sizeof d, done);
     ig_format_bytes(tot, sizeof tot, total);
     ig_format_bytes(rate, sizeof rate, secs > 0 ? (uint64_t)((double)done / secs) : 0);
-    fprintf(stderr, "\r\033[K%s: %3d%% %s of %s", p->what, percent(done, total), d, tot);
+    if (total) /* else not known ahead (a pipe) */
+        fprintf(stderr, "\r\033[K%s: %3d%% %s of %s", p->what, percent(done, total), d, tot);
+    else
+        fprintf(stderr, "\r\033[K%s: %s", p->what, d);
     if (rows) fprintf(stderr, ", %" PRIu64 " rows", rows);
     fprintf(stderr, ", %s/s", rate);
     fflush(stderr);

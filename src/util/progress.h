@@ -19,7 +19,7 @@ struct ig_progress {
 };
 
 void ig_progress_begin(struct ig_progress *p, const char *what);
-/* rows may be 0 when not meaningful. */
+/* rows may be 0 when not meaningful; total 0: not known (no percentage). */
 void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, uint64_t rows);
 /* The same counted in rows alone (work whose bytes are not known ahead). */
 void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total);

@@ -43,7 +43,14 @@ compressed() {
     # JSON Lines of nested records under zstd, on three threads
     zstd -q -c "$IN/nested.jsonl" >"$WORK/nested.jsonl.zst" && rm -rf "$WORK/t"
     "$INGOT" import -j 3 --schema "$IN/nested.txt" "$WORK/nested.jsonl.zst" "$WORK/t" >/dev/null || return 1
-    same_table "$WORK/nplain" "$WORK/t" && no_leftovers
+    same_table "$WORK/nplain" "$WORK/t" || return 1
+    # the copy shows its progress: bytes of the compressed file, then of a pipe (no total)
+    local err
+    err=$(rm -rf "$WORK/t" && INGOT_TEST_PROGRESS=1 "$INGOT" import --schema "$IN/flat.txt" "$WORK/flat.csv.gz" "$WORK/t" 2>&1 >/dev/null)
+    grep -q "importing $WORK/flat.csv.gz: *[0-9]*% [0-9.]* [KM]*i*B of [0-9.]* [KM]*i*B" <<<"$(tr '\r' '\n' <<<"$err")" || { echo "$err"; return 1; }
+    err=$(rm -rf "$WORK/t" && cat "$WORK/flat.csv.gz" | INGOT_TEST_PROGRESS=1 "$INGOT" import --format csv --schema "$IN/flat.txt" - "$WORK/t" 2>&1 >/dev/null)
+    grep -q "importing standard input: [0-9.]* [KM]*i*B, " <<<"$(tr '\r' '\n' <<<"$err")" || { echo "$err"; return 1; }
+    no_leftovers
 }
 check compressed_inputs_give_the_same_table compressed
 
