@@ -1,5 +1,6 @@
 /* ingot import - CSV / JSON Lines / .npy / Parquet into a new table or a new part of one. */
 #include "cli.h"
+#include "inputs.h"
 #include "import/import.h"
 #include "util/cpu.h"
 #include "util/error.h"
@@ -14,10 +15,13 @@
 #include <unistd.h>
 
 const char cmd_import_usage[] =
-    "usage: ingot import [OPTIONS] INPUT TABLE\n"
+    "usage: ingot import [OPTIONS] INPUT... TABLE\n"
     "  INPUT is a file, gzip or zstd compressed or not (x.csv.gz, x.jsonl.zst), or -\n"
     "  for standard input (CSV and JSON Lines need --format there); such input is\n"
-    "  first copied, decompressed, into an unnamed file under $TMPDIR (else /var/tmp)\n"
+    "  first copied, decompressed, into an unnamed file under $TMPDIR (else /var/tmp).\n"
+    "  Several inputs (or a directory: its files of such names, in name order) of\n"
+    "  one format make one table, or one append, in one version; types come from\n"
+    "  the first\n"
     "  --format csv|jsonl|npy|parquet\n"
     "                         input format (default: from the extension, or a\n"
     "                         Parquet file's PAR1 magic; a .npy array becomes one\n"
@@ -132,14 +136,20 @@ int cmd_import(int argc, char **argv)
         default: fputs(cmd_import_usage, stderr); return 2;
         }
     }
-    if (argc - optind != 2) {
+    if (argc - optind < 2) {
         fputs(cmd_import_usage, stderr);
         return 2;
     }
-    const char *input = argv[optind], *table = argv[optind + 1];
+    const char *table = argv[argc - 1];
+    struct cli_inputs inputs;
+    if (cli_inputs_expand(&inputs, argv + optind, (size_t)(argc - optind - 1))) return 2;
+    const char *input = inputs.paths[0];
     struct ig_progress_pair lines;
     char import_what[300], upload_what[300];
-    snprintf(import_what, sizeof import_what, "importing %s", strcmp(input, "-") ? input : "standard input");
+    if (inputs.n > 1)
+        snprintf(import_what, sizeof import_what, "importing %zu inputs", inputs.n);
+    else
+        snprintf(import_what, sizeof import_what, "importing %s", strcmp(input, "-") ? input : "standard input");
     snprintf(upload_what, sizeof upload_what, "uploading to %s", table);
     ig_progress_pair_begin(&lines, import_what, upload_what);
     o.progress = on_progress;
@@ -154,16 +164,22 @@ int cmd_import(int argc, char **argv)
     struct ig_import_result res;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = ig_import(input, table, &o, &res, &err);
+    int rc = ig_import_many((const char *const *)inputs.paths, inputs.n, table, &o, &res, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ig_progress_pair_end(&lines);
     catch_stop_signals(SIG_DFL);
     if (rc) {
         cli_error("import: %s", err.msg);
+        cli_inputs_free(&inputs);
         if (stop_signal) raise(stop_signal); /* the conventional status: killed by it */
         return 2;
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    char from[4200];
+    if (inputs.n > 1)
+        snprintf(from, sizeof from, "the %zu inputs", inputs.n);
+    else
+        snprintf(from, sizeof from, "%s", input);
     if (json)
         printf("{\"table\":\"%s\",\"part\":\"%s\",\"parts\":%u,\"rows\":%" PRIu64 ",\"first_row_id\":%" PRIu64
                ",\"input_bytes\":%" PRIu64 ",\"seconds\":%.3f,\"released_columns\":%u,\"columns_version\":%" PRIu64
@@ -172,17 +188,18 @@ int cmd_import(int argc, char **argv)
                res.columns_version);
     else if (!res.rows && res.columns_version)
         fprintf(stderr, "%s: no rows in %s: nothing appended; its new columns were added (version %" PRIu64 ")\n",
-                table, input, res.columns_version);
+                table, from, res.columns_version);
     else if (!res.rows)
-        fprintf(stderr, "%s: no rows in %s: nothing appended, the table is unchanged\n", table, input);
+        fprintf(stderr, "%s: no rows in %s: nothing appended, the table is unchanged\n", table, from);
     else
-        fprintf(stderr, "%s: %" PRIu64 " rows (ids %" PRIu64 "..%" PRIu64 ") into %s%s in %.2f s\n",
-                table, res.rows, res.first_row_id, res.first_row_id + res.rows - 1, res.part,
+        fprintf(stderr, "%s: %" PRIu64 " rows (ids %" PRIu64 "..%" PRIu64 ") from %s into %s%s in %.2f s\n",
+                table, res.rows, res.first_row_id, res.first_row_id + res.rows - 1, from, res.part,
                 res.parts > 1 ? " and the parts after it" : "", secs);
     if (!json && res.released)
         fprintf(stderr, "%s: %u column%s only older versions show cannot be NULL and %s no value in these rows: "
                         "restore-columns can no longer show %s (older versions read as they were)\n",
                 table, res.released, res.released > 1 ? "s" : "", res.released > 1 ? "have" : "has",
                 res.released > 1 ? "them" : "it");
+    cli_inputs_free(&inputs);
     return 0;
 }

@@ -75,16 +75,25 @@ enum ig_input_format ig_input_format_from_magic(const char *path)
 
 /* Everything one import run needs, so helpers can share it. */
 struct import_run {
-    const char *input; /* as messages name it */
-    /* the input decompressed or read from standard input (spool.h), which
-     * each reader reads from its start; -1: the file at `input` */
+    /* the inputs, read one after another into the same part (ig_import_many),
+     * and which one is being read */
+    const char *const *inputs;
+    size_t ninputs, at;
+    const char *input; /* the one being read, as messages name it */
+    /* it decompressed or read from standard input (spool.h), which each
+     * reader reads from its start; -1: the file at `input` */
     int spool_fd;
-    /* the input's path without its compression suffix (x.npy.gz: x.npy),
-     * which names a .npy's column; NULL: standard input, which has none */
+    /* its path without its compression suffix (x.npy.gz: x.npy), which
+     * names a .npy's column; NULL: standard input, which has none */
     const char *plain_name;
+    char plain[4096];
+    char base_dir[4096]; /* blob paths in it are relative to this */
     const struct ig_import_opts *o;
     int in_fd;
     uint64_t in_size;
+    /* progress over every input: bytes of the inputs read before this one,
+     * and the sizes of those after it (as they lie: compressed, 0 for a pipe) */
+    uint64_t bytes_before, bytes_after;
     struct ig_schema schema;
     /* appending: the table's schema named as its footers store it (the new
      * part's footer must match theirs), while the input's columns go by the
@@ -118,11 +127,19 @@ static int check_cancel(const struct import_run *r, struct ig_error *err)
     return ig_err(err, -EINTR, "%s: interrupted; nothing was written", r->input);
 }
 
+/* Progress over every input: `done` bytes of the one being read. */
+static void progress_at(const struct import_run *r, uint64_t done, uint64_t rows)
+{
+    if (r->o->progress)
+        r->o->progress(r->o->progress_ctx, r->bytes_before + done, r->bytes_before + r->in_size + r->bytes_after,
+                       rows);
+}
+
 static void report(struct import_run *r, bool force)
 {
     uint64_t rows = ig_part_writer_rows(r->w);
     if (!r->o->progress || (!force && rows % 65536)) return;
-    r->o->progress(r->o->progress_ctx, input_done(r, rows), r->in_size, rows);
+    progress_at(r, input_done(r, rows), rows);
 }
 
 /* After rows ended many at a time since `before` rows: report once a multiple
@@ -156,8 +173,7 @@ static int csv_piece_done(void *ctx, uint64_t bytes_read, struct ig_error *err)
 {
     struct import_run *r = ctx;
     int rc = check_cancel(r, err);
-    if (!rc && r->o->progress)
-        r->o->progress(r->o->progress_ctx, bytes_read, r->in_size, ig_part_writer_rows(r->w));
+    if (!rc) progress_at(r, bytes_read, ig_part_writer_rows(r->w));
     return rc;
 }
 
@@ -537,13 +553,85 @@ static int open_input(struct import_run *r, enum ig_input_format fmt, struct ig_
 
 static void parquet_progress(void *ctx, uint64_t bytes_done, uint64_t rows)
 {
-    struct import_run *r = ctx;
-    if (r->o->progress) r->o->progress(r->o->progress_ctx, bytes_done, r->in_size, rows);
+    progress_at(ctx, bytes_done, rows);
 }
 
-/* Write the part at the transaction's temporary paths: every row of the input. */
+/* The spool's progress, over every input (its bytes as they lie). */
+static void spool_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
+{
+    const struct import_run *r = ctx;
+    (void)rows;
+    if (r->o->progress)
+        r->o->progress(r->o->progress_ctx, r->bytes_before + done, r->bytes_before + total + r->bytes_after, 0);
+}
+
+static uint64_t size_as_it_lies(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+/* Make input i the one read: copied first where it must be (spool.h), its
+ * format told (*fmt, when AUTO) or checked against the first input's. */
+static int begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt, struct ig_error *err)
+{
+    const char *path = r->inputs[i];
+    bool from_stdin = !strcmp(path, "-");
+    r->at = i;
+    r->input = from_stdin ? "standard input" : path;
+    ig_spool_plain_name(path, r->plain, sizeof r->plain);
+    r->plain_name = from_stdin ? NULL : r->plain;
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(r->base_dir, sizeof r->base_dir, "%s", dirname(copy));
+    uint64_t raw = size_as_it_lies(path);
+    r->bytes_after -= raw < r->bytes_after ? raw : r->bytes_after;
+    struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = spool_progress, .progress_ctx = r};
+    int rc = ig_spool_input(path, &so, &r->spool_fd, err);
+    if (rc) return rc;
+    enum ig_input_format f = r->o->format ? r->o->format : ig_input_format_from_name(r->plain);
+    if (f == IG_INPUT_AUTO) f = r->spool_fd >= 0 ? format_from_head(r->spool_fd) : ig_input_format_from_magic(path);
+    if (f == IG_INPUT_AUTO)
+        return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
+                      r->input, from_stdin ? "first bytes" : "name");
+    static const char *const names[] = {"", "CSV", "JSON Lines", ".npy", "Parquet"};
+    if (*fmt != IG_INPUT_AUTO && f != *fmt)
+        return ig_err(err, -EINVAL, "%s: %s, where the first input (%s) is %s: the inputs of one import share a format",
+                      r->input, names[f], r->inputs[0], names[*fmt]);
+    *fmt = f;
+    return 0;
+}
+
+/* Close what reads the current input; its bytes count as read. */
+static void end_input(struct import_run *r, struct ig_csv_reader **csv, struct ig_lines_reader **lr)
+{
+    if (*csv) ig_csv_close(*csv);
+    if (*lr) ig_lines_close(*lr);
+    *csv = NULL;
+    *lr = NULL;
+    ig_parquet_close(r->pq);
+    r->pq = NULL;
+    if (r->in_fd >= 0) close(r->in_fd);
+    if (r->spool_fd >= 0) close(r->spool_fd);
+    r->in_fd = r->spool_fd = -1;
+    r->bytes_before += r->in_size;
+    r->in_size = 0;
+}
+
+/* Every row of input r->at, into the writer. */
+static int run_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
+                     struct ig_lines_reader *lr, struct ig_error *err)
+{
+    return fmt == IG_INPUT_CSV       ? run_csv(r, csv, err)
+           : fmt == IG_INPUT_NPY     ? run_npy(r, err)
+           : fmt == IG_INPUT_PARQUET ? ig_parquet_write(r->pq, r->w, &r->schema, parquet_progress, r, r->o->cancel, err)
+                                     : run_jsonl(r, lr, err);
+}
+
+/* Write the part at the transaction's temporary paths: every row of every
+ * input, one after another (the first is open, its readers *csv, *lr). */
 static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_append *a,
-                      struct ig_csv_reader *csv, struct ig_lines_reader *lr, struct ig_error *err)
+                      struct ig_csv_reader **csv, struct ig_lines_reader **lr, struct ig_error *err)
 {
     struct ig_writer_opts wo = r->o->w;
     if (a->blob_name[0]) wo.blob_path = a->blob_tmp;
@@ -553,23 +641,25 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
     int rc = ig_part_writer_open(&r->w, a->part_tmp, r->stored.n ? &r->stored : &r->schema, &wo, a->first_row,
                                  err);
     if (rc) return rc;
-    /* blob paths in the input are relative to the input file's directory */
-    char input_copy[4096];
-    snprintf(input_copy, sizeof input_copy, "%s", r->input);
-    r->cc = (struct ig_convert_ctx){.scratch = &r->scratch,
-                                    .path = &r->path,
-                                    .blobs = ig_part_writer_blobs(r->w),
-                                    .base_dir = dirname(input_copy)};
-    rc = fmt == IG_INPUT_CSV       ? run_csv(r, csv, err)
-         : fmt == IG_INPUT_NPY     ? run_npy(r, err)
-         : fmt == IG_INPUT_PARQUET ? ig_parquet_write(r->pq, r->w, &r->schema, parquet_progress, r,
-                                                      r->o->cancel, err)
-                                   : run_jsonl(r, lr, err);
+    /* blob paths in an input are relative to its directory (r->base_dir) */
+    r->cc = (struct ig_convert_ctx){
+        .scratch = &r->scratch, .path = &r->path, .blobs = ig_part_writer_blobs(r->w), .base_dir = r->base_dir};
+    while (!(rc = run_input(r, fmt, *csv, *lr, err)) && r->at + 1 < r->ninputs) {
+        end_input(r, csv, lr);
+        enum ig_input_format next = fmt;
+        rc = begin_input(r, r->at + 1, &next, err);
+        if (!rc) rc = open_input(r, fmt, csv, lr, err);
+        /* its columns by name against the first's, its types the same */
+        if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
+        if (rc) return rc;
+    }
     if (rc) return rc;
     /* a table needs rows; an append of none (an empty shard of a daily
      * load) writes nothing and leaves the table as it was (ig_import) */
-    if (ig_part_writer_rows(r->w) == 0)
-        return a->have_table ? 0 : ig_err(err, -EINVAL, "%s: no rows to import", r->input);
+    if (ig_part_writer_rows(r->w) == 0 && !a->have_table)
+        return r->ninputs == 1 ? ig_err(err, -EINVAL, "%s: no rows to import", r->input)
+                               : ig_err(err, -EINVAL, "no rows to import in the %zu inputs", r->ninputs);
+    if (ig_part_writer_rows(r->w) == 0) return 0;
     if (fmt != IG_INPUT_PARQUET) report(r, true); /* Parquet reports its own bytes */
     return ig_part_writer_finish(r->w, err);
 }
@@ -680,36 +770,37 @@ static void undo_added_columns(const char *table_dir, uint64_t made, struct ig_e
 int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
               struct ig_import_result *res, struct ig_error *err)
 {
+    return ig_import_many(&input, 1, table_dir, o, res, err);
+}
+
+int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_dir, const struct ig_import_opts *o,
+                   struct ig_import_result *res, struct ig_error *err)
+{
     struct ig_import_result dummy;
     if (!res) res = &dummy;
     memset(res, 0, sizeof *res);
-    bool from_stdin = !strcmp(input, "-");
-    char plain[4096];
-    ig_spool_plain_name(input, plain, sizeof plain);
-    int spool_fd;
-    struct ig_spool_opts so = {.cancel = o->cancel, .progress = o->progress, .progress_ctx = o->progress_ctx};
-    int rc = ig_spool_input(input, &so, &spool_fd, err);
-    if (rc) return rc;
-    struct import_run r = {.input = from_stdin ? "standard input" : input,
-                           .spool_fd = spool_fd,
-                           .plain_name = from_stdin ? NULL : plain,
-                           .o = o,
-                           .in_fd = -1,
-                           .res = res};
-    enum ig_input_format fmt = o->format ? o->format : ig_input_format_from_name(plain);
-    if (fmt == IG_INPUT_AUTO) fmt = spool_fd >= 0 ? format_from_head(spool_fd) : ig_input_format_from_magic(input);
-    if (fmt == IG_INPUT_AUTO) {
-        if (spool_fd >= 0) close(spool_fd);
-        return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
-                      r.input, from_stdin ? "first bytes" : "name");
+    if (!ninputs) return ig_err(err, -EINVAL, "%s: no input to import", table_dir);
+    struct import_run r = {
+        .inputs = inputs, .ninputs = ninputs, .spool_fd = -1, .o = o, .in_fd = -1, .res = res};
+    size_t stdins = 0;
+    for (size_t i = 0; i < ninputs; i++) {
+        stdins += !strcmp(inputs[i], "-");
+        r.bytes_after += size_as_it_lies(inputs[i]);
     }
+    if (stdins > 1) return ig_err(err, -EINVAL, "standard input (-) is named %zu times: it can be read once", stdins);
+    enum ig_input_format fmt = IG_INPUT_AUTO;
+    int rc = begin_input(&r, 0, &fmt, err);
+    if (!rc && fmt == IG_INPUT_NPY && ninputs > 1)
+        rc = ig_err(err, -EINVAL, "%s: a .npy array fills one column named after its file, so .npy inputs are "
+                                  "imported one at a time (ingot add-column adds one to a table)",
+                    r.input);
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     struct ig_append a;
-    uint64_t added = 0; /* the version that added the input's new columns */
-    rc = o->append ? evolve_for_append(&r, table_dir, fmt, &added, err) : 0;
+    uint64_t added = 0; /* the version that added the first input's new columns */
+    if (!rc && o->append) rc = evolve_for_append(&r, table_dir, fmt, &added, err);
     if (rc) {
-        if (spool_fd >= 0) close(spool_fd);
+        end_input(&r, &csv, &lr);
         return rc;
     }
     rc = ig_append_begin(&a, table_dir, !o->append, err);
@@ -726,12 +817,12 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     for (uint32_t c = 0; !rc && c < r.schema.n; c++)
         blobs |= r.schema.cols[c].type == IG_T_BLOB;
     if (!rc) rc = ig_append_name(&a, blobs, err);
-    if (!rc) rc = write_part(&r, fmt, &a, csv, lr, err);
+    if (!rc) rc = write_part(&r, fmt, &a, &csv, &lr, err);
     res->columns_version = added;
     if (!rc) {
         res->rows = ig_part_writer_rows(r.w);
         res->first_row_id = a.first_row;
-        res->input_bytes = r.in_size;
+        res->input_bytes = r.bytes_before + r.in_size;
     }
     if (!rc && res->rows) {
         snprintf(res->part, sizeof res->part, "%s", a.part_name);
@@ -742,14 +833,10 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
     ig_part_writer_free(r.w); /* removes the part unless finished */
     ig_append_end(&a);
     if (rc && added) undo_added_columns(table_dir, added, err);
-    if (csv) ig_csv_close(csv);
-    if (lr) ig_lines_close(lr);
-    ig_parquet_close(r.pq);
-    if (r.in_fd >= 0) close(r.in_fd);
+    end_input(&r, &csv, &lr);
     ig_schema_free(&r.schema);
     ig_schema_free(&r.stored);
     ig_buf_free(&r.scratch);
     ig_buf_free(&r.path);
-    if (spool_fd >= 0) close(spool_fd);
     return rc;
 }

@@ -71,6 +71,17 @@ struct ig_import_result {
 void ig_import_opts_default(struct ig_import_opts *o);
 int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
               struct ig_import_result *res, struct ig_error *err);
+/* Several inputs of one format into one table, one after another in the order
+ * given, as one transaction: one part (cut by part_bytes), one version, row
+ * groups running across inputs. Types come from the first input (its sample,
+ * or its Parquet schema, or --schema); every later one is read with them (CSV
+ * and JSON Lines by column name, a Parquet file's schema checked against
+ * them) and a value or column that does not fit stops the import naming its
+ * file and line. Appending, the first input's new columns are added; later
+ * inputs name only the table's. At most one input is "-"; .npy inputs (a
+ * column each) are refused. */
+int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_dir, const struct ig_import_opts *o,
+                   struct ig_import_result *res, struct ig_error *err);
 
 /* Format from a file name's extension (.csv/.tsv, .jsonl/.ndjson, .npy,
  * .parquet/.parq/.pq), or AUTO. */

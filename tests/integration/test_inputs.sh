@@ -145,3 +145,85 @@ stopped() { # interrupted while it waits on a pipe, or killed: no table, no copy
     [ ! -e "$WORK/kill" ] && no_leftovers
 }
 check interrupted_or_killed_leaves_nothing stopped
+
+# ---- several inputs: one table, one version ---------------------------------
+head -1 "$IN/flat.csv" >"$WORK/head.csv"
+{ cat "$WORK/head.csv"; sed -n 2,150p "$IN/flat.csv"; } >"$WORK/f1.csv"
+{ cat "$WORK/head.csv"; sed -n 151,300p "$IN/flat.csv"; } >"$WORK/f2.csv"
+{ cat "$WORK/head.csv"; sed -n '301,$p' "$IN/flat.csv"; } | gzip -c >"$WORK/f3.csv.gz"
+
+many() { # three files (one compressed), rows in order: the same table as the whole file, on any thread count
+    local j
+    for j in 1 3; do
+        rm -rf "$WORK/whole" "$WORK/t"
+        "$INGOT" import -j $j --schema "$IN/flat.txt" --rows-per-group 37 "$IN/flat.csv" "$WORK/whole" >/dev/null 2>&1 || return 1
+        "$INGOT" import -j $j --schema "$IN/flat.txt" --rows-per-group 37 "$WORK/f1.csv" "$WORK/f2.csv" \
+            "$WORK/f3.csv.gz" "$WORK/t" >/dev/null 2>&1 || return 1
+        same_table "$WORK/whole" "$WORK/t" || { echo "-j $j"; return 1; }
+    done
+    [ "$("$INGOT" versions --json "$WORK/t" | jq length)" = 1 ] || return 1
+    # a directory: its files whose names show a format, in name order (not README.md, not .hidden.csv)
+    mkdir -p "$WORK/shards" && cp "$WORK/f1.csv" "$WORK/shards/part-00.csv" && cp "$WORK/f2.csv" "$WORK/shards/part-01.csv"
+    cp "$WORK/f3.csv.gz" "$WORK/shards/part-02.csv.gz" && echo notes >"$WORK/shards/README.md" && cp "$WORK/f1.csv" "$WORK/shards/.hidden.csv"
+    rm -rf "$WORK/t"
+    "$INGOT" import -j 1 --schema "$IN/flat.txt" --rows-per-group 37 "$WORK/shards" "$WORK/t" >/dev/null 2>&1 || return 1
+    same_table "$WORK/whole" "$WORK/t" || return 1
+    # an append of two inputs: one version more, ids continue
+    "$INGOT" import --append "$WORK/f1.csv" "$WORK/f2.csv" "$WORK/t" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" versions --json "$WORK/t" | jq length)" = 2 ] || { "$INGOT" versions "$WORK/t"; return 1; }
+    [ "$("$INGOT" inspect --json "$WORK/t" | jq .rows)" = 699 ] || { "$INGOT" inspect "$WORK/t" | head -3; return 1; }
+    "$INGOT" verify "$WORK/t" >/dev/null && no_leftovers
+}
+check several_inputs_make_one_table many
+
+many_blobs() { # blob paths relative to each input's own directory
+    mkdir -p "$WORK/ba/blobs" "$WORK/bb/blobs"
+    head -6 "$IN/blob.jsonl" >"$WORK/ba/a.jsonl" && tail -n +7 "$IN/blob.jsonl" >"$WORK/bb/b.jsonl"
+    local i
+    for i in 0 1 2 3 4 5; do cp "$IN/blobs/$i.bin" "$WORK/ba/blobs/"; done
+    for i in 6 7 8 9 10 11; do cp "$IN/blobs/$i.bin" "$WORK/bb/blobs/"; done
+    rm -rf "$WORK/bw" "$WORK/bt"
+    (cd "$IN" && "$INGOT" import --schema blob.txt blob.jsonl "$WORK/bw" >/dev/null 2>&1) || return 1
+    "$INGOT" import --schema "$IN/blob.txt" "$WORK/ba/a.jsonl" "$WORK/bb/b.jsonl" "$WORK/bt" >/dev/null || return 1
+    same_table "$WORK/bw" "$WORK/bt"
+}
+check several_inputs_blobs_relative_to_each many_blobs
+
+many_parquet() { # shards as DuckDB writes them; a shard of another type is refused by name
+    need_duckdb several_inputs_parquet || return 0
+    (cd "$ROOT/tests/parquet" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+for (let k = 0; k < 3; k++)
+  await c.run(\`COPY (SELECT i::BIGINT AS id, 'r' || i AS name, [i, i + 1] AS l FROM range(\${k * 1000}, \${k * 1000 + 1000}) t(i))
+               TO '$WORK/pq-\${k}.parquet' (FORMAT parquet)\`);
+await c.run(\"COPY (SELECT 1.5::DOUBLE AS id, 'x' AS name, [1::BIGINT] AS l) TO '$WORK/pq-odd.parquet' (FORMAT parquet)\");") || return 1
+    rm -rf "$WORK/pqt"
+    "$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-1.parquet" "$WORK/pq-2.parquet" "$WORK/pqt" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 1999 "$WORK/pqt")" = '{"id":1999,"name":"r1999","l":[1999,2000]}' ] || { "$INGOT" cat --rows 1999 "$WORK/pqt"; return 1; }
+    [ "$("$INGOT" cat "$WORK/pqt" id | awk '$1 != NR - 1' | wc -l)" = 0 ] || return 1
+    local out
+    out=$("$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-odd.parquet" "$WORK/pqbad" 2>&1) && return 1
+    grep -q "pq-odd.parquet" <<<"$out" && [ ! -e "$WORK/pqbad" ] || { echo "$out"; return 1; }
+}
+check several_inputs_parquet many_parquet
+
+many_refused() {
+    local out
+    out=$("$INGOT" import "$WORK/f1.csv" "$ROOT/tests/parquet-testing/data/alltypes_plain.parquet" "$WORK/bad" 2>&1) && return 1
+    grep -q 'alltypes_plain.parquet: Parquet, where the first input (.*f1.csv) is CSV: the inputs of one import share a format' <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" import --format csv - - "$WORK/bad" </dev/null 2>&1) && return 1
+    grep -q 'standard input (-) is named 2 times' <<<"$out" || { echo "$out"; return 1; }
+    "$PY" -c "import numpy as np; np.save('$WORK/v.npy', np.arange(3))" || return 1
+    out=$("$INGOT" import "$WORK/v.npy" "$WORK/v.npy" "$WORK/bad" 2>&1) && return 1
+    grep -q 'a .npy array fills one column named after its file' <<<"$out" || { echo "$out"; return 1; }
+    mkdir -p "$WORK/nothing" && echo x >"$WORK/nothing/notes.txt"
+    out=$("$INGOT" import "$WORK/nothing" "$WORK/bad" 2>&1) && return 1
+    grep -q "nothing: no file in it whose name shows a format to import" <<<"$out" || { echo "$out"; return 1; }
+    # a later file that does not fit the first's types: named with its line
+    printf 'id,name\n1,a\n' >"$WORK/k1.csv" && printf 'id,name\nseven,b\n' >"$WORK/k2.csv"
+    out=$("$INGOT" import "$WORK/k1.csv" "$WORK/k2.csv" "$WORK/bad" 2>&1) && return 1
+    grep -q "k2.csv:2: column 'id'" <<<"$out" || { echo "$out"; return 1; }
+    [ ! -e "$WORK/bad" ] && no_leftovers
+}
+check several_inputs_refused_clearly many_refused
