@@ -23,6 +23,15 @@ same_table() {
     done
     [ "$n" -ge 2 ] && [ "$(cd "$b" && find . -type f | wc -l)" = "$n" ] || { echo "files: $n"; return 1; }
 }
+# each FILE (of flat.csv's rows) imported gives flat.csv's table
+flat_same() {
+    local f
+    for f in "$@"; do
+        rm -rf "$WORK/t"
+        "$INGOT" import --schema "$IN/flat.txt" "$f" "$WORK/t" >/dev/null || return 1
+        same_table "$WORK/plain" "$WORK/t" || { echo "$f"; return 1; }
+    done
+}
 no_leftovers() { [ -z "$(ls -A "$TMPDIR")" ] || { echo "left in TMPDIR: $(ls -A "$TMPDIR")"; return 1; }; }
 
 "$INGOT" import --schema "$IN/flat.txt" "$IN/flat.csv" "$WORK/plain" >/dev/null 2>&1
@@ -30,16 +39,9 @@ no_leftovers() { [ -z "$(ls -A "$TMPDIR")" ] || { echo "left in TMPDIR: $(ls -A 
 
 compressed() {
     gzip -c "$IN/flat.csv" >"$WORK/flat.csv.gz" && zstd -q -c "$IN/flat.csv" >"$WORK/flat.csv.zst" || return 1
-    local z
-    for z in flat.csv.gz flat.csv.zst; do
-        rm -rf "$WORK/t"
-        "$INGOT" import --schema "$IN/flat.txt" "$WORK/$z" "$WORK/t" >/dev/null || return 1
-        same_table "$WORK/plain" "$WORK/t" || { echo "$z"; return 1; }
-    done
     # told by their first bytes, whatever the name (a gzip file named .csv)
-    cp "$WORK/flat.csv.gz" "$WORK/gz-named.csv" && rm -rf "$WORK/t"
-    "$INGOT" import --schema "$IN/flat.txt" "$WORK/gz-named.csv" "$WORK/t" >/dev/null || return 1
-    same_table "$WORK/plain" "$WORK/t" || return 1
+    cp "$WORK/flat.csv.gz" "$WORK/gz-named.csv"
+    flat_same "$WORK/flat.csv.gz" "$WORK/flat.csv.zst" "$WORK/gz-named.csv" || return 1
     # JSON Lines of nested records under zstd, on three threads
     zstd -q -c "$IN/nested.jsonl" >"$WORK/nested.jsonl.zst" && rm -rf "$WORK/t"
     "$INGOT" import -j 3 --schema "$IN/nested.txt" "$WORK/nested.jsonl.zst" "$WORK/t" >/dev/null || return 1
@@ -57,12 +59,7 @@ check compressed_inputs_give_the_same_table compressed
 members() { # cat a.gz b.gz, and zstd frames one after another, as gzip -d and zstd -d read them
     head -41 "$IN/flat.csv" | gzip -c >"$WORK/two.csv.gz" && tail -n +42 "$IN/flat.csv" | gzip -c >>"$WORK/two.csv.gz"
     head -41 "$IN/flat.csv" | zstd -q -c >"$WORK/two.csv.zst" && tail -n +42 "$IN/flat.csv" | zstd -q -c >>"$WORK/two.csv.zst"
-    local z
-    for z in two.csv.gz two.csv.zst; do
-        rm -rf "$WORK/t"
-        "$INGOT" import --schema "$IN/flat.txt" "$WORK/$z" "$WORK/t" >/dev/null || return 1
-        same_table "$WORK/plain" "$WORK/t" || { echo "$z"; return 1; }
-    done
+    flat_same "$WORK/two.csv.gz" "$WORK/two.csv.zst"
 }
 check concatenated_members_are_read_in_turn members
 
