@@ -1,6 +1,7 @@
 /* ingot add-column, replace-column, update, drop-column - change a table's
  * columns; each makes a new version (format/ops/evolve.h). */
 #include "cli.h"
+#include "import/spool.h"
 #include "format/ops/evolve.h"
 #include "import/columns.h"
 #include "util/cpu.h"
@@ -23,7 +24,9 @@ const char cmd_add_column_usage[] =
     "                (datetime64: date or timestamp(unit), timedelta64: time(unit);\n"
     "                NaT is NULL), a 2-D float32 array (rows, D) a vector<float32, D>\n"
     "  FILE          CSV, JSON Lines or Parquet: every column but the key becomes a\n"
-    "                column, each row going to the table row its key names\n"
+    "                column, each row going to the table row its key names; either\n"
+    "                may be gzip or zstd compressed (x.csv.gz, x.npy.zst), or - for\n"
+    "                standard input (a keyed file needs --format, a .npy --name)\n"
     "  --name NAME   the column's name (a .npy: default its file name; a keyed file\n"
     "                with one column besides the key: renames it)\n"
     "  --key COL     the key: a column of the file and of the table (integers or\n"
@@ -62,7 +65,8 @@ const char cmd_replace_column_usage[] =
 const char cmd_update_usage[] =
     "usage: ingot update [OPTIONS] TABLE --column COL [--column COL2...] --from FILE\n"
     "  --column COL  a flat column of the table to update (and of the file)\n"
-    "  --from FILE   CSV, JSON Lines or Parquet, its rows named by a key\n"
+    "  --from FILE   CSV, JSON Lines or Parquet, its rows named by a key (gzip or\n"
+    "                zstd compressed, or - for standard input, as add-column)\n"
     "  --key COL     the key (default: the file's _rowid column, which holds row ids,\n"
     "                else id when the file and the table both have one)\n"
     "  --schema FILE, --format F, --delimiter C, --ignore-missing, --json\n"
@@ -107,7 +111,7 @@ const char cmd_restore_columns_usage[] =
 static void name_from_file(const char *path, char *out, size_t cap)
 {
     char copy[4096];
-    snprintf(copy, sizeof copy, "%s", path);
+    ig_spool_plain_name(path, copy, sizeof copy); /* x.npy.gz: x.npy */
     const char *base = basename(copy);
     size_t n = strlen(base);
     if (n > 4 && !strcmp(base + n - 4, ".npy")) n -= 4;
@@ -294,6 +298,11 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(in.path);
     bool keyed = fmt != IG_INPUT_NPY;
     char derived[4096];
+    if (!in.name && !keyed && !strcmp(in.path, "-")) {
+        free(columns);
+        cli_error("%s: a .npy on standard input names no column: pass --name", cmd_name(cmd));
+        return 2;
+    }
     if (!in.name && !keyed) {
         name_from_file(in.path, derived, sizeof derived);
         in.name = derived;

@@ -2,7 +2,6 @@
 #include "inputs.h"
 #include "cli.h"
 #include "import/import.h"
-#include "import/spool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,11 +42,10 @@ static int expand_dir(struct cli_inputs *l, const char *dir)
     struct dirent *e;
     while (!rc && (e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        char path[4096], plain[4096];
+        char path[4096];
         struct stat st;
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
-        ig_spool_plain_name(e->d_name, plain, sizeof plain);
-        if (ig_input_format_from_name(plain) == IG_INPUT_AUTO || stat(path, &st) || !S_ISREG(st.st_mode)) continue;
+        if (ig_input_format_from_name(e->d_name) == IG_INPUT_AUTO || stat(path, &st) || !S_ISREG(st.st_mode)) continue;
         if (push(l, path)) rc = -1, cli_error("import: out of memory");
     }
     closedir(d);

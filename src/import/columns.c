@@ -2,6 +2,7 @@
 #include "import/columns.h"
 #include "import/columns_keyed.h"
 #include "import/npy.h"
+#include "import/spool.h"
 #include "util/endian.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
@@ -141,10 +142,13 @@ static int add_npy(const char *table_dir, const struct ig_column_input *in,
                       "Parquet)",
                       in->path);
     struct npy_source src = {.path = in->path, .fd = -1, .replace = in->replace};
-    src.fd = ig_open(in->path, O_RDONLY | O_CLOEXEC, 0);
-    if (src.fd < 0) return ig_err(err, -errno, "%s: %s", in->path, strerror(errno));
+    struct ig_spool_opts so = {0};
+    int rc = ig_spool_input(in->path, &so, &src.fd, err); /* compressed, or standard input: a copy */
+    if (rc) return rc;
+    if (src.fd < 0 && (src.fd = ig_open(in->path, O_RDONLY | O_CLOEXEC, 0)) < 0)
+        return ig_err(err, -errno, "%s: %s", in->path, strerror(errno));
     struct stat st;
-    int rc = fstat(src.fd, &st) ? ig_err(err, -errno, "%s: %s", in->path, strerror(errno)) : 0;
+    rc = fstat(src.fd, &st) ? ig_err(err, -errno, "%s: %s", in->path, strerror(errno)) : 0;
     if (!rc) rc = ig_npy_open(src.fd, (uint64_t)st.st_size, in->path, &src.n, err);
     struct ig_schema s = {0};
     char type[64];

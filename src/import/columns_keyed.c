@@ -2,6 +2,7 @@
  * into a temporary table, its key matched to the table's rows, its values
  * handed to evolve.h in the table's row order. */
 #include "import/keyed_int.h"
+#include "import/spool.h"
 #include "import/csv.h"
 #include "import/infer.h"
 #include "import/lines.h"
@@ -66,8 +67,9 @@ static void remove_temp(struct keyed *k)
 static int infer(struct keyed *k, enum ig_input_format fmt, struct ig_schema *s,
                  struct ig_error *err)
 {
-    int fd = ig_open(k->path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0) return ig_err(err, -errno, "%s: %s", k->path, strerror(errno));
+    int fd = k->copy_fd >= 0 ? fcntl(k->copy_fd, F_DUPFD_CLOEXEC, 0) : ig_open(k->path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0 || (k->copy_fd >= 0 && lseek(fd, 0, SEEK_SET) < 0))
+        return ig_err(err, -errno, "%s: %s", k->path, strerror(errno));
     int rc;
     if (fmt == IG_INPUT_CSV) {
         struct ig_csv_reader *csv = NULL;
@@ -176,6 +178,8 @@ static int import_file(struct keyed *k, enum ig_input_format fmt, const char *co
     o.format = fmt;
     o.schema_path = k->in->schema_path ? k->in->schema_path : wrote ? k->tmp_schema : NULL;
     o.delimiter = k->in->delimiter ? k->in->delimiter : ',';
+    o.input_copied = k->copy_fd >= 0;
+    o.input_copy_fd = k->copy_fd;
     if (k->in->writer) o.w.threads = k->in->writer->threads;
     if (!rc) {
         rc = ig_import(k->path, k->tmp, &o, NULL, err);
@@ -580,19 +584,21 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
     k->table_dir = table_dir;
     k->in = in;
     k->mode = mode;
-    k->path = in->path;
+    k->path = strcmp(in->path, "-") ? in->path : "standard input";
+    k->copy_fd = -1;
     ig_strset_init(&k->strs);
     ig_values_init(&k->scratch, IG_T_INT64);
+    /* compressed, or standard input: read from a copy (spool.h) */
+    struct ig_spool_opts so = {0};
+    int rc = ig_spool_input(in->path, &so, &k->copy_fd, err);
     enum ig_input_format fmt = in->format ? in->format : ig_input_format_from_name(in->path);
-    if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(in->path);
-    int rc = 0;
-    if (access(in->path, R_OK))
-        rc = ig_err(err, -errno, "%s: %s", in->path, strerror(errno));
-    else if (fmt == IG_INPUT_AUTO)
+    if (!rc && fmt == IG_INPUT_AUTO)
+        fmt = k->copy_fd >= 0 ? ig_input_format_from_fd(k->copy_fd) : ig_input_format_from_magic(in->path);
+    if (!rc && fmt == IG_INPUT_AUTO)
         rc = ig_err(err, -EINVAL,
                     "%s: cannot tell the format from the name; pass --format csv, jsonl or parquet",
-                    in->path);
-    else if (fmt == IG_INPUT_NPY)
+                    k->path);
+    else if (!rc && fmt == IG_INPUT_NPY)
         rc = ig_err(err, -EINVAL,
                     "%s: a .npy array has no key; its rows go to live rows in order (add-column, "
                     "replace-column)",
@@ -629,6 +635,7 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
     if (k->src_open) ig_table_close(&k->src);
     k->src_open = false;
     remove_temp(k);
+    if (k->copy_fd >= 0) close(k->copy_fd);
     keyed_free(k);
     free(k);
     return rc;

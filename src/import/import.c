@@ -42,8 +42,10 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-enum ig_input_format ig_input_format_from_name(const char *path)
+enum ig_input_format ig_input_format_from_name(const char *name)
 {
+    char path[4096];
+    ig_spool_plain_name(name, path, sizeof path);
     if (ends_with(path, ".csv") || ends_with(path, ".tsv")) return IG_INPUT_CSV;
     if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson")) return IG_INPUT_JSONL;
     if (ends_with(path, ".npy")) return IG_INPUT_NPY;
@@ -52,8 +54,7 @@ enum ig_input_format ig_input_format_from_name(const char *path)
     return IG_INPUT_AUTO;
 }
 
-/* The format an open input's first bytes show. */
-static enum ig_input_format format_from_head(int fd)
+enum ig_input_format ig_input_format_from_fd(int fd)
 {
     uint8_t head[6] = {0};
     ssize_t n = pread(fd, head, sizeof head, 0);
@@ -68,7 +69,7 @@ enum ig_input_format ig_input_format_from_magic(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return IG_INPUT_AUTO;
-    enum ig_input_format f = format_from_head(fd);
+    enum ig_input_format f = ig_input_format_from_fd(fd);
     close(fd);
     return f;
 }
@@ -587,10 +588,17 @@ static int begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt
     uint64_t raw = size_as_it_lies(path);
     r->bytes_after -= raw < r->bytes_after ? raw : r->bytes_after;
     struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = spool_progress, .progress_ctx = r};
-    int rc = ig_spool_input(path, &so, &r->spool_fd, err);
+    int rc = 0;
+    if (i == 0 && r->o->input_copied) { /* the caller's copy */
+        r->spool_fd = fcntl(r->o->input_copy_fd, F_DUPFD_CLOEXEC, 0);
+        if (r->spool_fd < 0) rc = ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
+    } else {
+        rc = ig_spool_input(path, &so, &r->spool_fd, err);
+    }
     if (rc) return rc;
-    enum ig_input_format f = r->o->format ? r->o->format : ig_input_format_from_name(r->plain);
-    if (f == IG_INPUT_AUTO) f = r->spool_fd >= 0 ? format_from_head(r->spool_fd) : ig_input_format_from_magic(path);
+    enum ig_input_format f = r->o->format ? r->o->format : ig_input_format_from_name(path);
+    if (f == IG_INPUT_AUTO)
+        f = r->spool_fd >= 0 ? ig_input_format_from_fd(r->spool_fd) : ig_input_format_from_magic(path);
     if (f == IG_INPUT_AUTO)
         return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
                       r->input, from_stdin ? "first bytes" : "name");

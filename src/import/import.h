@@ -49,6 +49,11 @@ struct ig_import_opts {
      * storage, one part on a file system) */
     uint64_t part_bytes;
     bool part_bytes_set;
+    /* optional: the (first) input already copied by the caller (spool.h),
+     * read from this descriptor from its start, while its path still names
+     * it (messages, a .npy's column, blob paths); the caller closes it */
+    bool input_copied;
+    int input_copy_fd;
 };
 
 struct ig_import_result {
@@ -84,9 +89,11 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
                    struct ig_import_result *res, struct ig_error *err);
 
 /* Format from a file name's extension (.csv/.tsv, .jsonl/.ndjson, .npy,
- * .parquet/.parq/.pq), or AUTO. */
+ * .parquet/.parq/.pq; before a final .gz, .zst or .zstd), or AUTO. */
 enum ig_input_format ig_input_format_from_name(const char *path);
 /* Format from the first bytes of the file (Parquet's "PAR1", NumPy's magic), or AUTO. */
 enum ig_input_format ig_input_format_from_magic(const char *path);
+/* The same from an open file's first bytes (a copy made by spool.h). */
+enum ig_input_format ig_input_format_from_fd(int fd);
 
 #endif

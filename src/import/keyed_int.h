@@ -59,6 +59,9 @@ struct keyed {
     const struct ig_column_input *in;
     enum ig_keyed_mode mode;
     const char *path; /* the file */
+    /* the file decompressed or read from standard input (spool.h); -1: read
+     * where it lies */
+    int copy_fd;
     enum ig_input_format fmt;
     char ingot[4200], tmp[4300], tmp_schema[4300];
     char stage[4096]; /* a table on object storage: the local directory ingot is in ("" else) */

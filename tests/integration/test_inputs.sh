@@ -224,3 +224,30 @@ many_refused() {
     [ ! -e "$WORK/bad" ] && no_leftovers
 }
 check several_inputs_refused_clearly many_refused
+
+# ---- the files of add-column, replace-column and update --------------------
+columns_from() { # keyed files gzip, zstd or piped; a .npy.gz named without its suffixes
+    local C=$WORK/cols out
+    printf 'id,name\n1,a\n2,b\n3,c\n' >"$WORK/cbase.csv"
+    rm -rf "$C" && "$INGOT" import "$WORK/cbase.csv" "$C" >/dev/null 2>&1 || return 1
+    printf 'id,label\n2,two\n1,one\n' | gzip -c >"$WORK/lab.csv.gz"
+    "$INGOT" add-column --key id "$C" "$WORK/lab.csv.gz" >/dev/null 2>&1 || return 1
+    printf 'id,score\n3,0.5\n' | "$INGOT" add-column --key id --format csv "$C" - >/dev/null 2>&1 || return 1
+    "$PY" -c "import numpy as np; np.save('$WORK/emb.npy', np.arange(6, dtype=np.float32).reshape(3, 2))" || return 1
+    gzip -c "$WORK/emb.npy" >"$WORK/emb.npy.gz"
+    "$INGOT" add-column "$C" "$WORK/emb.npy.gz" >/dev/null 2>&1 || return 1
+    out=$("$INGOT" add-column --format npy "$C" - <"$WORK/emb.npy" 2>&1) && return 1
+    grep -q 'a .npy on standard input names no column: pass --name' <<<"$out" || { echo "$out"; return 1; }
+    printf 'id,label\n3,THREE\n' | zstd -q -c >"$WORK/fix.csv.zst"
+    "$INGOT" update "$C" --column label --key id --from "$WORK/fix.csv.zst" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 2 "$C")" = '{"id":3,"name":"c","label":"THREE","score":0.5,"emb":[4.0,5.0]}' ] ||
+        { "$INGOT" cat --rows 0-2 "$C"; return 1; }
+    [ "$("$INGOT" cat "$C" label | tr '\n' ,)" = 'one,two,THREE,' ] || return 1
+    # a truncated file: named, the table as it was
+    head -c 10 "$WORK/lab.csv.gz" >"$WORK/cut.lab.csv.gz"
+    out=$("$INGOT" add-column --key id --name other "$C" "$WORK/cut.lab.csv.gz" 2>&1) && return 1
+    grep -q "cut.lab.csv.gz: the gzip data ends early" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" versions --json "$C" | jq length)" = 5 ] || { "$INGOT" versions "$C"; return 1; }
+    "$INGOT" verify "$C" >/dev/null && no_leftovers
+}
+check column_files_compressed_or_piped columns_from
