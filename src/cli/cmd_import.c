@@ -1,11 +1,14 @@
 /* ingot import - CSV / JSON Lines / .npy / Parquet into a new table or a new part of one. */
 #include "cli.h"
+#include "util/buf.h"
+#include "format/model/schema.h"
 #include "inputs.h"
 #include "import/import.h"
 #include "util/cpu.h"
 #include "util/error.h"
 #include "util/progress.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -50,7 +53,9 @@ const char cmd_import_usage[] =
     "  -j, --threads N        encoding threads, and above 2 CSV parsing threads\n"
     "                         (default: one per core); the table is the same byte\n"
     "                         for byte for any N\n"
-    "  --json                 print the result as JSON\n";
+    "  --json                 print the result as JSON\n"
+    "  --print-schema         print the types an import of INPUT would give (no\n"
+    "                         TABLE), as a schema file to edit and pass to --schema\n";
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
 {
@@ -78,18 +83,37 @@ static void catch_stop_signals(void (*handler)(int))
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* import --print-schema INPUT: the types an import would give, as a schema file. */
+static int print_inferred(const char *input, const struct ig_import_opts *o)
+{
+    struct ig_schema s;
+    struct ig_error err = {0};
+    struct ig_buf text = IG_BUF_INIT;
+    int rc = ig_import_infer(input, o, &s, &err);
+    if (!rc) {
+        rc = ig_schema_format(&s, &text) ? ig_err(&err, -ENOMEM, "out of memory") : 0;
+        ig_schema_free(&s);
+    }
+    if (rc)
+        cli_error("import: %s", err.msg);
+    else
+        fwrite(text.data, 1, text.len, stdout);
+    ig_buf_free(&text);
+    return rc ? 2 : 0;
+}
+
 int cmd_import(int argc, char **argv)
 {
     struct ig_import_opts o;
     ig_import_opts_default(&o);
-    bool json = false;
+    bool json = false, print_schema = false;
     static const struct option longopts[] = {
         {"format", required_argument, 0, 'F'},   {"schema", required_argument, 0, 's'},
         {"append", no_argument, 0, 'a'},          {"rows-per-group", required_argument, 0, 'r'},
         {"page-size", required_argument, 0, 'p'}, {"delimiter", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'J'},            {"help", no_argument, 0, 'h'},
         {"sample-rows", required_argument, 0, 'S'}, {"threads", required_argument, 0, 'j'},
-        {"part-size", required_argument, 0, 'P'},
+        {"part-size", required_argument, 0, 'P'}, {"print-schema", no_argument, 0, 'I'},
         {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -130,11 +154,19 @@ int cmd_import(int argc, char **argv)
             o.part_bytes = cli_parse_count("--part-size", optarg, 0, 1ull << 50);
             o.part_bytes_set = true;
             break;
+        case 'I': print_schema = true; break;
         case 'j': o.w.threads = (unsigned)cli_parse_count("--threads", optarg, 1, 1024); break;
         case 'S': o.sample_rows = (uint32_t)cli_parse_count("--sample-rows", optarg, 1, 1u << 30); break;
         case 'h': fputs(cmd_import_usage, stdout); return 0;
         default: fputs(cmd_import_usage, stderr); return 2;
         }
+    }
+    if (print_schema) {
+        if (argc - optind != 1 || o.schema_path || o.append) {
+            fputs(cmd_import_usage, stderr);
+            return 2;
+        }
+        return print_inferred(argv[optind], &o);
     }
     if (argc - optind < 2) {
         fputs(cmd_import_usage, stderr);

@@ -8,6 +8,7 @@
 #include "format/page/page.h"
 #include "format/model/schema.h"
 #include "format/part/table.h"
+#include "format/part/writer.h"
 #include "format/model/types.h"
 #include "format/model/minmax.h"
 #include "format/model/render.h"
@@ -25,9 +26,11 @@
 #include <string.h>
 
 const char cmd_inspect_usage[] =
-    "usage: ingot inspect [--json | --columns] TABLE\n"
+    "usage: ingot inspect [--json | --columns | --schema] TABLE\n"
     "  --json     the same as JSON (for scripts)\n"
-    "  --columns  only the column names, one per line (what shell completion asks)\n";
+    "  --columns  only the column names, one per line (what shell completion asks)\n"
+    "  --schema   the columns as a schema file (import --schema) declares them: their\n"
+    "             types and the options they were imported with, in the version's order\n";
 
 struct colstat {
     uint64_t pages, stored, body, text, zstd_pages;
@@ -269,15 +272,16 @@ static void print_json(const struct ig_table *t, const struct ig_schema *sc, con
 int cmd_inspect(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'}, {"columns", no_argument, 0, 'c'},
+        {"json", no_argument, 0, 'j'}, {"columns", no_argument, 0, 'c'}, {"schema", no_argument, 0, 's'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    bool json = false, names = false;
+    bool json = false, names = false, schema = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'c': names = true; break;
+        case 's': schema = true; break;
         case 'h': fputs(cmd_inspect_usage, stdout); return 0;
         default: fputs(cmd_inspect_usage, stderr); return 2;
         }
@@ -303,7 +307,21 @@ int cmd_inspect(int argc, char **argv)
         return 0;
     }
     struct ig_schema sc;
-    bool have_schema = ig_table_schema(&t, &sc, NULL) == 0;
+    bool have_schema = ig_table_schema(&t, &sc, schema ? &err : NULL) == 0;
+    if (schema) { /* footer only, as a schema file */
+        for (uint32_t k = 0; have_schema && k < sc.n; k++) /* sizes stored resolved: the defaults unsaid */
+            if (sc.cols[k].page_size == ig_writer_default_page_size(&sc.cols[k])) sc.cols[k].page_size = 0;
+        struct ig_buf text = IG_BUF_INIT;
+        int rc = have_schema ? (ig_schema_format(&sc, &text) ? ig_err(&err, -ENOMEM, "out of memory") : 0) : -1;
+        if (rc)
+            cli_error("inspect: %s", err.msg);
+        else
+            fwrite(text.data, 1, text.len, stdout);
+        ig_buf_free(&text);
+        if (have_schema) ig_schema_free(&sc);
+        ig_table_close(&t);
+        return rc ? 2 : 0;
+    }
     struct colstat *cs = calloc(t.parts[0].num_columns, sizeof *cs);
     int rc = cs ? gather(&t, cs, &err) : ig_err(&err, -ENOMEM, "out of memory");
     if (rc) {

@@ -775,6 +775,23 @@ static void undo_added_columns(const char *table_dir, uint64_t made, struct ig_e
              why.msg);
 }
 
+int ig_import_infer(const char *input, const struct ig_import_opts *o, struct ig_schema *out,
+                    struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct import_run r = {.inputs = &input, .ninputs = 1, .spool_fd = -1, .o = o, .in_fd = -1};
+    struct ig_csv_reader *csv = NULL;
+    struct ig_lines_reader *lr = NULL;
+    enum ig_input_format fmt = IG_INPUT_AUTO;
+    int rc = begin_input(&r, 0, &fmt, err);
+    if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
+    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err);
+    end_input(&r, &csv, &lr);
+    if (!rc) *out = r.schema;
+    else ig_schema_free(&r.schema);
+    return rc;
+}
+
 int ig_import(const char *input, const char *table_dir, const struct ig_import_opts *o,
               struct ig_import_result *res, struct ig_error *err)
 {

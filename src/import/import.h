@@ -88,6 +88,12 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
 int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_dir, const struct ig_import_opts *o,
                    struct ig_import_result *res, struct ig_error *err);
 
+/* The schema an import of `input` would give a new table (inferred from a
+ * sample, its Parquet schema, a .npy's dtype, or o->schema_path's), into
+ * *out (ig_schema_free), writing nothing: import --print-schema. */
+int ig_import_infer(const char *input, const struct ig_import_opts *o, struct ig_schema *out,
+                    struct ig_error *err);
+
 /* Format from a file name's extension (.csv/.tsv, .jsonl/.ndjson, .npy,
  * .parquet/.parq/.pq; before a final .gz, .zst or .zstd), or AUTO. */
 enum ig_input_format ig_input_format_from_name(const char *path);

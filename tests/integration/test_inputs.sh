@@ -251,3 +251,30 @@ columns_from() { # keyed files gzip, zstd or piped; a .npy.gz named without its 
     "$INGOT" verify "$C" >/dev/null && no_leftovers
 }
 check column_files_compressed_or_piped columns_from
+
+# ---- schema files: printed from an input, and from a table -------------------
+schema_files() {
+    local n f
+    # a table's columns as a schema file give the same table again, byte for byte
+    for n in flat nested slide logical decimal bounds blob; do
+        f=$(cd "$IN" && ls "$n.csv" "$n.jsonl" 2>/dev/null | head -1)
+        rm -rf "$WORK/s1" "$WORK/s2"
+        (cd "$IN" && "$INGOT" import --schema "$n.txt" "$f" "$WORK/s1" >/dev/null 2>&1) || return 1
+        "$INGOT" inspect --schema "$WORK/s1" >"$WORK/s.txt" || return 1
+        (cd "$IN" && "$INGOT" import --schema "$WORK/s.txt" "$f" "$WORK/s2" >/dev/null 2>&1) || { cat "$WORK/s.txt"; return 1; }
+        same_table "$WORK/s1" "$WORK/s2" || { echo "$n:"; diff "$IN/$n.txt" "$WORK/s.txt"; return 1; }
+    done
+    # the defaults unsaid: nested.txt comes back as it was written
+    rm -rf "$WORK/s1" && "$INGOT" import --schema "$IN/nested.txt" "$IN/nested.jsonl" "$WORK/s1" >/dev/null 2>&1
+    diff <(grep -v '^#' "$IN/nested.txt") <("$INGOT" inspect --schema "$WORK/s1") || return 1
+    # what an import would infer, printed (nothing written): the same table as inferring
+    rm -rf "$WORK/s1" "$WORK/s2"
+    "$INGOT" import --print-schema "$WORK/flat.csv.gz" >"$WORK/inferred.txt" || return 1
+    grep -qx 'f32 float64?' "$WORK/inferred.txt" || { cat "$WORK/inferred.txt"; return 1; }
+    "$INGOT" import "$IN/flat.csv" "$WORK/s1" >/dev/null 2>&1 || return 1
+    "$INGOT" import --schema "$WORK/inferred.txt" "$IN/flat.csv" "$WORK/s2" >/dev/null 2>&1 || return 1
+    same_table "$WORK/s1" "$WORK/s2" || return 1
+    [ "$(cd "$ROOT/tests/parquet-testing/data" && "$INGOT" import --print-schema alltypes_plain.parquet | grep -c .)" = 11 ] || return 1
+    no_leftovers
+}
+check schema_files_print_and_round_trip schema_files

@@ -85,6 +85,10 @@ struct ig_writer_opts {
 #define IG_GROUP_CAP (1ull << 30)
 
 void ig_writer_opts_default(struct ig_writer_opts *o);
+/* The page size a leaf gets when its schema declares none, under the default
+ * options: once stored, a declared size equal to it cannot be told from none
+ * (inspect --schema leaves it out). */
+uint32_t ig_writer_default_page_size(const struct ig_column_def *cd);
 
 int ig_part_writer_open(struct ig_part_writer **w, const char *path, const struct ig_schema *s,
                         const struct ig_writer_opts *o, uint64_t first_row_id,
