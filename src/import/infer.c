@@ -1,4 +1,7 @@
 #include "infer.h"
+#include "infer_time.h"
+#include "infer_shape.h"
+#include "util/buf.h"
 #include "format/model/logical.h"
 #include "format/model/types.h"
 #include "import/json.h"
@@ -8,46 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Values that read as ISO-8601 dates or timestamps: a column whose every
- * value is a date is a date; one whose every value is a timestamp (or a
- * date: midnight) a timestamp, of microseconds or of nanoseconds when a
- * value has digits past the microsecond, UTC when every value has a zone,
- * local when none has (a mix of both stays text: no zone to give the
- * others). */
-struct time_guess {
-    bool can_date, can_ts;
-    bool any_ts, zoned, unzoned;
-    uint8_t frac_digits;
-};
-
-static void guess_time(struct time_guess *t, const char *p, size_t n)
-{
-    struct ig_time_guess g;
-    if (!(t->can_date || t->can_ts)) return;
-    if (!ig_logical_guess(p, n, &g)) {
-        t->can_date = t->can_ts = false;
-        return;
-    }
-    t->can_date &= g.date;
-    if (g.timestamp) {
-        t->any_ts = true;
-        t->zoned |= g.zoned;
-        t->unzoned |= !g.zoned;
-        if (g.frac_digits > t->frac_digits) t->frac_digits = g.frac_digits;
-    }
-}
-
-/* The logical type the guess settled on (kind 0: none). */
-static struct ig_logical time_type(const struct time_guess *t)
-{
-    struct ig_logical lt = {0};
-    if (t->can_date && !t->any_ts) return (struct ig_logical){.kind = IG_LT_DATE};
-    if (t->can_ts && t->any_ts && !(t->zoned && t->unzoned))
-        lt = (struct ig_logical){.kind = IG_LT_TIMESTAMP, .unit = t->frac_digits > 6 ? IG_UNIT_NS : IG_UNIT_US,
-                                 .utc = t->zoned};
-    return lt;
-}
 
 struct csv_guess {
     bool can_int, can_float, can_bool;
@@ -131,13 +94,46 @@ int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
     return rc < 0 ? rc : 0;
 }
 
-enum { SEEN_BOOL = 1, SEEN_INT = 2, SEEN_FLOAT = 4, SEEN_STRING = 8 };
-
-static bool is_integer_text(const char *p, size_t n)
+/* The fields' shapes made a schema: flat fields typed in place, and where
+ * one is nested the schema made again in the same order with its type text
+ * (a flat column of `out` cannot become a nested one in place). */
+static int settle(struct ig_schema *out, const struct ig_shape *shapes, const char *path, uint32_t rows,
+                  struct ig_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] == '.' || p[i] == 'e' || p[i] == 'E') return false;
-    return true;
+    bool nested = false;
+    for (uint32_t c = 0; c < out->n; c++) {
+        nested |= ig_shape_nested(&shapes[c]);
+        if (!ig_shape_nested(&shapes[c]) && ig_shape_scalar(&shapes[c], &out->cols[c].type, &out->cols[c].lt))
+            return ig_err(err, -EINVAL, "%s: field '%s' mixes JSON types in the first %u rows; pass --schema", path,
+                          out->cols[c].name, rows);
+    }
+    if (!nested) return 0;
+    struct ig_schema again = {0};
+    struct ig_buf text = IG_BUF_INIT;
+    int rc = 0;
+    for (uint32_t c = 0; c < out->n && !rc; c++) {
+        const struct ig_column_def *cd = &out->cols[c];
+        ig_buf_reset(&text);
+        if (ig_shape_nested(&shapes[c])) {
+            struct ig_error sub = {0};
+            rc = ig_shape_type_text(&shapes[c], cd->name, &text, &sub);
+            if (rc) rc = ig_err(err, rc, "%s: %s", path, sub.msg);
+        } else {
+            rc = (cd->lt.kind ? ig_logical_text(&cd->lt, &text) : ig_buf_printf(&text, "%s", ig_type_info(cd->type)->name)) ||
+                         ig_buf_append_byte(&text, '?')
+                     ? ig_err(err, -ENOMEM, "out of memory")
+                     : 0;
+        }
+        if (!rc) rc = ig_schema_add_typed(&again, cd->name, strlen(cd->name), (const char *)text.data, text.len, err);
+    }
+    ig_buf_free(&text);
+    if (rc) {
+        ig_schema_free(&again);
+        return rc;
+    }
+    ig_schema_free(out);
+    *out = again;
+    return 0;
 }
 
 int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample, const struct ig_schema *known,
@@ -145,9 +141,8 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
 {
     struct ig_json_doc doc;
     ig_json_doc_init(&doc);
-    uint8_t *seen = NULL;
-    size_t seen_cap = 0;
-    struct time_guess *times = NULL; /* strings that read as dates or timestamps, per column */
+    struct ig_shape *shapes = NULL; /* by column of out, as the fields are met */
+    size_t cap = 0, nshapes = 0;
     int rc = 0;
     uint32_t rows = 0;
     while (rows < sample) {
@@ -182,67 +177,24 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
                     break;
                 }
                 c = out->n - 1;
-                if ((size_t)c >= seen_cap) {
-                    size_t cap = seen_cap ? seen_cap * 2 : 64;
-                    uint8_t *p = realloc(seen, cap);
+                if ((size_t)c >= cap) {
+                    size_t ncap = cap ? cap * 2 : 64;
+                    struct ig_shape *p = realloc(shapes, ncap * sizeof *p);
                     if (!p) {
                         rc = ig_err(err, -ENOMEM, "out of memory");
                         break;
                     }
-                    memset(p + seen_cap, 0, cap - seen_cap);
-                    seen = p;
-                    struct time_guess *tg = realloc(times, cap * sizeof *tg);
-                    if (!tg) {
-                        rc = ig_err(err, -ENOMEM, "out of memory");
-                        break;
-                    }
-                    for (size_t k = seen_cap; k < cap; k++) tg[k] = (struct time_guess){.can_date = true, .can_ts = true};
-                    times = tg;
-                    seen_cap = cap;
+                    shapes = p;
+                    cap = ncap;
                 }
+                ig_shape_init(&shapes[c]);
+                nshapes = (size_t)c + 1;
             }
-            switch (m->type) {
-            case IG_JSON_NULL: break;
-            case IG_JSON_TRUE:
-            case IG_JSON_FALSE: seen[c] |= SEEN_BOOL; break;
-            case IG_JSON_NUMBER:
-                seen[c] |= is_integer_text(m->str, m->len) ? SEEN_INT : SEEN_FLOAT;
-                break;
-            case IG_JSON_STRING:
-                seen[c] |= SEEN_STRING;
-                guess_time(&times[c], m->str, m->len);
-                break;
-            default:
-                rc = ig_err(err, -EINVAL,
-                            "%s:%llu: field '%.*s' holds a JSON %s; nested values need --schema",
-                            path, (unsigned long long)lineno, (int)m->keylen, m->key,
-                            ig_json_type_name(m->type));
-            }
+            if (ig_shape_add(&shapes[c], &doc, m)) rc = ig_err(err, -ENOMEM, "out of memory");
         }
         if (rc) break;
     }
-    for (uint32_t c = 0; rc >= 0 && c < out->n; c++) {
-        uint8_t s = seen[c];
-        uint8_t t = IG_T_STRING;
-        struct ig_logical lt = {0};
-        if (s == SEEN_STRING && (lt = time_type(&times[c])).kind) {
-            uint8_t q;
-            ig_logical_storage(&lt, &t, &q);
-        } else if (s == SEEN_BOOL)
-            t = IG_T_BOOL;
-        else if (s == SEEN_INT)
-            t = IG_T_INT64;
-        else if (s == SEEN_FLOAT || s == (SEEN_INT | SEEN_FLOAT))
-            t = IG_T_FLOAT64;
-        else if (s && s != SEEN_STRING) {
-            rc = ig_err(err, -EINVAL, "%s: field '%s' mixes JSON types in the first %u rows; "
-                                      "pass --schema",
-                        path, out->cols[c].name, rows);
-            break;
-        }
-        out->cols[c].type = t;
-        out->cols[c].lt = lt;
-    }
+    if (rc >= 0) rc = settle(out, shapes, path, rows, err);
     /* appending: fields the table has, or no records at all (an empty shard) */
     bool all_known = known && out->n == 0;
     if (rc >= 0 && out->n == 0 && !all_known) rc = ig_err(err, -EINVAL, "%s: no records to infer a schema from", path);
@@ -251,8 +203,9 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
         if (ig_schema_finish(out, &sub)) rc = ig_err(err, sub.code, "%s: %s", path, sub.msg);
     }
     if (rc >= 0 && ig_lines_rewind(r)) rc = ig_err(err, -EIO, "%s: cannot re-read the input", path);
-    free(seen);
-    free(times);
+    for (size_t c = 0; c < nshapes; c++)
+        ig_shape_free(&shapes[c]);
+    free(shapes);
     ig_json_doc_free(&doc);
     return rc < 0 ? rc : 0;
 }

@@ -278,3 +278,44 @@ schema_files() {
     no_leftovers
 }
 check schema_files_print_and_round_trip schema_files
+
+# ---- JSON Lines with arrays and objects, without a schema -------------------
+nested_inferred() {
+    cat >"$WORK/nj.jsonl" <<'JSON'
+{"id": 1, "tags": [1, 2, null], "doc": {"name": "a", "score": 1.5, "when": "2024-01-02"}, "m": [[1, 2], [3]], "objs": [{"k": 1}, {"k": 2, "v": "x"}], "e": []}
+{"id": 2, "tags": [], "doc": {"name": "b", "odd key": [0.5]}, "m": [], "objs": null, "e": []}
+{"id": 3, "tags": null, "doc": null, "m": [[]], "objs": [{}], "e": null}
+JSON
+    "$INGOT" import --print-schema "$WORK/nj.jsonl" >"$WORK/nj.txt" || return 1
+    diff "$WORK/nj.txt" - <<'TXT' || return 1
+id int64?
+tags list<int64?>?
+doc struct<name:string?, score:float64?, when:date?, "odd key":list<float64?>?>?
+m list<list<int64?>?>?
+objs list<struct<k:int64?, v:string?>?>?
+e list<string?>?
+TXT
+    rm -rf "$WORK/nj" && "$INGOT" import "$WORK/nj.jsonl" "$WORK/nj" >/dev/null 2>&1 || return 1
+    diff <("$INGOT" cat --rows 0-2 "$WORK/nj") - <<'ROWS' || return 1
+{"id":1,"tags":[1,2,null],"doc":{"name":"a","score":1.5,"when":"2024-01-02","odd key":null},"m":[[1,2],[3]],"objs":[{"k":1,"v":null},{"k":2,"v":"x"}],"e":[]}
+{"id":2,"tags":[],"doc":{"name":"b","score":null,"when":null,"odd key":[0.5]},"m":[],"objs":null,"e":[]}
+{"id":3,"tags":null,"doc":null,"m":[[]],"objs":[{"k":null,"v":null}],"e":null}
+ROWS
+    "$INGOT" verify "$WORK/nj" >/dev/null || return 1
+    # what cannot be one type: the field's path named
+    local out
+    out=$(printf '{"a": [1, "x"]}\n' | "$INGOT" import --format jsonl - "$WORK/bad" 2>&1) && return 1
+    grep -q "standard input: field 'a\[\]' mixes JSON types in the sample; pass --schema" <<<"$out" || { echo "$out"; return 1; }
+    out=$(printf '{"a": {"b": [{"c": 1}]}}\n{"a": {"b": [{"c": [2]}]}}\n' | "$INGOT" import --format jsonl - "$WORK/bad" 2>&1) && return 1
+    grep -q "field 'a.b\[\].c' mixes JSON types" <<<"$out" || { echo "$out"; return 1; }
+    out=$(printf '{"a": {}}\n' | "$INGOT" import --format jsonl - "$WORK/bad" 2>&1) && return 1
+    grep -q "field 'a' holds only empty objects in the sample" <<<"$out" || { echo "$out"; return 1; }
+    out=$(printf '{"a": {"x.y": 1}}\n' | "$INGOT" import --format jsonl - "$WORK/bad" 2>&1) && return 1
+    grep -q "field 'a.x.y': a member name with '.'" <<<"$out" || { echo "$out"; return 1; }
+    # a value past the sample that does not fit: its line named
+    { for i in $(seq 1 5); do printf '{"t": [%d]}\n' "$i"; done; printf '{"t": ["x"]}\n'; } >"$WORK/late.jsonl"
+    out=$("$INGOT" import --sample-rows 5 "$WORK/late.jsonl" "$WORK/bad" 2>&1) && return 1
+    grep -q "late.jsonl:6: field 't': expected int64, got string" <<<"$out" || { echo "$out"; return 1; }
+    [ ! -e "$WORK/bad" ] && no_leftovers
+}
+check jsonl_arrays_and_objects_inferred nested_inferred

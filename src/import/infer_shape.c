@@ -1,0 +1,190 @@
+/* infer_shape.c - JSON values' shapes, and the types they make (infer_shape.h). */
+#include "infer_shape.h"
+#include "format/model/types.h"
+#include "import/json.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct shape_member {
+    char *name;
+    size_t len;
+    struct ig_shape shape;
+};
+
+void ig_shape_init(struct ig_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->time = TIME_GUESS_INIT;
+}
+
+void ig_shape_free(struct ig_shape *s)
+{
+    if (s->item) {
+        ig_shape_free(s->item);
+        free(s->item);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->members[i].name);
+        ig_shape_free(&s->members[i].shape);
+    }
+    free(s->members);
+    memset(s, 0, sizeof *s);
+}
+
+static bool is_integer_text(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '.' || p[i] == 'e' || p[i] == 'E') return false;
+    return true;
+}
+
+/* The member of s named so, made when first met (NULL: out of memory). */
+static struct ig_shape *member(struct ig_shape *s, const char *name, size_t len)
+{
+    for (size_t i = 0; i < s->n; i++) /* objects have few members; rows repeat them in order */
+        if (s->members[i].len == len && !memcmp(s->members[i].name, name, len)) return &s->members[i].shape;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        struct shape_member *m = realloc(s->members, cap * sizeof *m);
+        if (!m) return NULL;
+        s->members = m;
+        s->cap = cap;
+    }
+    struct shape_member *m = &s->members[s->n];
+    if (!(m->name = malloc(len + 1))) return NULL;
+    memcpy(m->name, name, len);
+    m->name[len] = '\0';
+    m->len = len;
+    ig_shape_init(&m->shape);
+    s->n++;
+    return &m->shape;
+}
+
+int ig_shape_add(struct ig_shape *s, const struct ig_json_doc *d, const struct ig_json_node *v)
+{
+    switch (v->type) {
+    case IG_JSON_NULL: return 0;
+    case IG_JSON_TRUE:
+    case IG_JSON_FALSE: s->seen |= SHAPE_BOOL; return 0;
+    case IG_JSON_NUMBER: s->seen |= is_integer_text(v->str, v->len) ? SHAPE_INT : SHAPE_FLOAT; return 0;
+    case IG_JSON_STRING:
+        s->seen |= SHAPE_STRING;
+        guess_time(&s->time, v->str, v->len);
+        return 0;
+    case IG_JSON_ARRAY:
+        s->seen |= SHAPE_ARRAY;
+        for (const struct ig_json_node *e = ig_json_first_child(d, v); e; e = ig_json_next_sibling(d, e)) {
+            if (!s->item) {
+                if (!(s->item = malloc(sizeof *s->item))) return -ENOMEM;
+                ig_shape_init(s->item);
+            }
+            int rc = ig_shape_add(s->item, d, e);
+            if (rc) return rc;
+        }
+        return 0;
+    case IG_JSON_OBJECT:
+        s->seen |= SHAPE_OBJECT;
+        for (const struct ig_json_node *m = ig_json_first_child(d, v); m; m = ig_json_next_sibling(d, m)) {
+            struct ig_shape *ms = member(s, m->key, m->keylen);
+            int rc = ms ? ig_shape_add(ms, d, m) : -ENOMEM;
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+int ig_shape_scalar(const struct ig_shape *s, uint8_t *type, struct ig_logical *lt)
+{
+    *lt = (struct ig_logical){0};
+    *type = IG_T_STRING; /* strings, or nothing but NULLs: nothing says more */
+    uint8_t k = s->seen;
+    if (k == SHAPE_STRING && (*lt = time_type(&s->time)).kind) {
+        uint8_t q;
+        ig_logical_storage(lt, type, &q);
+    } else if (k == SHAPE_BOOL) {
+        *type = IG_T_BOOL;
+    } else if (k == SHAPE_INT) {
+        *type = IG_T_INT64;
+    } else if (k == SHAPE_FLOAT || k == (SHAPE_INT | SHAPE_FLOAT)) {
+        *type = IG_T_FLOAT64;
+    } else if (k && k != SHAPE_STRING) {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Characters a struct member's name may hold unquoted (schema.c's words). */
+static bool plain_name(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') ||
+              p[i] == '_' || p[i] == '-' || p[i] == '$' || (unsigned char)p[i] >= 0x80))
+            return false;
+    return n > 0;
+}
+
+static int type_text(const struct ig_shape *s, struct ig_buf *path, struct ig_buf *out, struct ig_error *err)
+{
+    size_t at = path->len;
+    int rc = 0;
+    if (s->seen & SHAPE_ARRAY) {
+        if (s->seen != SHAPE_ARRAY) goto mixed;
+        if (ig_buf_printf(path, "[]") || ig_buf_printf(out, "list<")) return -ENOMEM;
+        struct ig_shape none;
+        ig_shape_init(&none); /* only empty arrays: items of strings */
+        rc = type_text(s->item ? s->item : &none, path, out, err);
+        if (!rc && ig_buf_printf(out, ">?")) rc = -ENOMEM;
+    } else if (s->seen & SHAPE_OBJECT) {
+        if (s->seen != SHAPE_OBJECT) goto mixed;
+        if (!s->n) {
+            rc = ig_err(err, -EINVAL, "field '%.*s' holds only empty objects in the sample; pass --schema",
+                        (int)path->len, (const char *)path->data);
+        } else if (ig_buf_printf(out, "struct<")) {
+            return -ENOMEM;
+        }
+        for (size_t i = 0; i < s->n && !rc; i++) {
+            const struct shape_member *m = &s->members[i];
+            path->len = at;
+            if (ig_buf_printf(path, ".%.*s", (int)m->len, m->name)) return -ENOMEM;
+            if (memchr(m->name, '.', m->len) || memchr(m->name, '"', m->len) || !m->len) {
+                rc = ig_err(err, -EINVAL, "field '%.*s': a member name with '.' or '\"' (or none) cannot name a "
+                                          "struct field; pass --schema",
+                            (int)path->len, (const char *)path->data);
+                break;
+            }
+            rc = ig_buf_printf(out, plain_name(m->name, m->len) ? "%s%.*s:" : "%s\"%.*s\":", i ? ", " : "",
+                               (int)m->len, m->name)
+                     ? -ENOMEM
+                     : type_text(&m->shape, path, out, err);
+        }
+        if (!rc && ig_buf_printf(out, ">?")) rc = -ENOMEM;
+    } else {
+        uint8_t t;
+        struct ig_logical lt;
+        if (ig_shape_scalar(s, &t, &lt)) goto mixed;
+        rc = lt.kind ? ig_logical_text(&lt, out) : ig_buf_printf(out, "%s", ig_type_info(t)->name);
+        if (!rc && ig_buf_append_byte(out, '?')) rc = -ENOMEM;
+    }
+    path->len = at;
+    if (rc == -ENOMEM) return ig_err(err, -ENOMEM, "out of memory");
+    return rc;
+mixed:
+    rc = ig_err(err, -EINVAL, "field '%.*s' mixes JSON types in the sample; pass --schema", (int)path->len,
+                (const char *)path->data);
+    path->len = at;
+    return rc;
+}
+
+int ig_shape_type_text(const struct ig_shape *s, const char *field, struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_buf path = IG_BUF_INIT;
+    int rc = ig_buf_printf(&path, "%s", field) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc) rc = type_text(s, &path, out, err);
+    ig_buf_free(&path);
+    return rc;
+}
