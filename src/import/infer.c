@@ -190,7 +190,8 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
                 ig_shape_init(&shapes[c]);
                 nshapes = (size_t)c + 1;
             }
-            if (ig_shape_add(&shapes[c], &doc, m)) rc = ig_err(err, -ENOMEM, "out of memory");
+            /* -E2BIG: a map of keys, which the type text names the field for */
+            if (ig_shape_add(&shapes[c], &doc, m) == -ENOMEM) rc = ig_err(err, -ENOMEM, "out of memory");
         }
         if (rc) break;
     }

@@ -4,16 +4,11 @@
 #include "import/json.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/strset.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct shape_member {
-    char *name;
-    size_t len;
-    struct ig_shape shape;
-};
 
 void ig_shape_init(struct ig_shape *s)
 {
@@ -27,11 +22,13 @@ void ig_shape_free(struct ig_shape *s)
         ig_shape_free(s->item);
         free(s->item);
     }
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->members[i].name);
-        ig_shape_free(&s->members[i].shape);
-    }
+    for (size_t i = 0; i < s->n; i++)
+        ig_shape_free(&s->members[i]);
     free(s->members);
+    if (s->names) {
+        ig_strset_free(s->names);
+        free(s->names);
+    }
     memset(s, 0, sizeof *s);
 }
 
@@ -42,26 +39,33 @@ static bool is_integer_text(const char *p, size_t n)
     return true;
 }
 
-/* The member of s named so, made when first met (NULL: out of memory). */
-static struct ig_shape *member(struct ig_shape *s, const char *name, size_t len)
+/* The member of s named so, made when first met: 0, -ENOMEM, or -E2BIG
+ * past IG_SHAPE_MAX_MEMBERS (s->seen then says so: SHAPE_MAP). */
+static int member(struct ig_shape *s, const char *name, size_t len, struct ig_shape **out)
 {
-    for (size_t i = 0; i < s->n; i++) /* objects have few members; rows repeat them in order */
-        if (s->members[i].len == len && !memcmp(s->members[i].name, name, len)) return &s->members[i].shape;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        struct shape_member *m = realloc(s->members, cap * sizeof *m);
-        if (!m) return NULL;
-        s->members = m;
-        s->cap = cap;
+    if (!s->names) {
+        if (!(s->names = malloc(sizeof *s->names))) return -ENOMEM;
+        ig_strset_init(s->names);
     }
-    struct shape_member *m = &s->members[s->n];
-    if (!(m->name = malloc(len + 1))) return NULL;
-    memcpy(m->name, name, len);
-    m->name[len] = '\0';
-    m->len = len;
-    ig_shape_init(&m->shape);
-    s->n++;
-    return &m->shape;
+    uint32_t i;
+    bool added;
+    if (ig_strset_add(s->names, name, len, &i, &added)) return -ENOMEM;
+    if (added) {
+        if (s->n == IG_SHAPE_MAX_MEMBERS) {
+            s->seen |= SHAPE_MAP;
+            return -E2BIG;
+        }
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 8;
+            struct ig_shape *m = realloc(s->members, cap * sizeof *m);
+            if (!m) return -ENOMEM;
+            s->members = m;
+            s->cap = cap;
+        }
+        ig_shape_init(&s->members[s->n++]);
+    }
+    *out = &s->members[i];
+    return 0;
 }
 
 int ig_shape_add(struct ig_shape *s, const struct ig_json_doc *d, const struct ig_json_node *v)
@@ -89,8 +93,9 @@ int ig_shape_add(struct ig_shape *s, const struct ig_json_doc *d, const struct i
     case IG_JSON_OBJECT:
         s->seen |= SHAPE_OBJECT;
         for (const struct ig_json_node *m = ig_json_first_child(d, v); m; m = ig_json_next_sibling(d, m)) {
-            struct ig_shape *ms = member(s, m->key, m->keylen);
-            int rc = ms ? ig_shape_add(ms, d, m) : -ENOMEM;
+            struct ig_shape *ms;
+            int rc = member(s, m->key, m->keylen, &ms);
+            if (!rc) rc = ig_shape_add(ms, d, m);
             if (rc) return rc;
         }
         return 0;
@@ -140,27 +145,31 @@ static int type_text(const struct ig_shape *s, struct ig_buf *path, struct ig_bu
         rc = type_text(s->item ? s->item : &none, path, out, err);
         if (!rc && ig_buf_printf(out, ">?")) rc = -ENOMEM;
     } else if (s->seen & SHAPE_OBJECT) {
-        if (s->seen != SHAPE_OBJECT) goto mixed;
-        if (!s->n) {
+        if ((s->seen & ~SHAPE_MAP) != SHAPE_OBJECT) goto mixed;
+        if (s->seen & SHAPE_MAP) {
+            rc = ig_err(err, -EINVAL, "field '%.*s' holds objects of more than %d distinct members in the sample "
+                                      "(a map, not a record?); pass --schema",
+                        (int)path->len, (const char *)path->data, IG_SHAPE_MAX_MEMBERS);
+        } else if (!s->n) {
             rc = ig_err(err, -EINVAL, "field '%.*s' holds only empty objects in the sample; pass --schema",
                         (int)path->len, (const char *)path->data);
         } else if (ig_buf_printf(out, "struct<")) {
             return -ENOMEM;
         }
         for (size_t i = 0; i < s->n && !rc; i++) {
-            const struct shape_member *m = &s->members[i];
+            size_t len;
+            const char *name = (const char *)ig_strset_get(s->names, (uint32_t)i, &len);
             path->len = at;
-            if (ig_buf_printf(path, ".%.*s", (int)m->len, m->name)) return -ENOMEM;
-            if (memchr(m->name, '.', m->len) || memchr(m->name, '"', m->len) || !m->len) {
+            if (ig_buf_printf(path, ".%.*s", (int)len, name)) return -ENOMEM;
+            if (memchr(name, '.', len) || memchr(name, '"', len) || !len) {
                 rc = ig_err(err, -EINVAL, "field '%.*s': a member name with '.' or '\"' (or none) cannot name a "
                                           "struct field; pass --schema",
                             (int)path->len, (const char *)path->data);
                 break;
             }
-            rc = ig_buf_printf(out, plain_name(m->name, m->len) ? "%s%.*s:" : "%s\"%.*s\":", i ? ", " : "",
-                               (int)m->len, m->name)
+            rc = ig_buf_printf(out, plain_name(name, len) ? "%s%.*s:" : "%s\"%.*s\":", i ? ", " : "", (int)len, name)
                      ? -ENOMEM
-                     : type_text(&m->shape, path, out, err);
+                     : type_text(&s->members[i], path, out, err);
         }
         if (!rc && ig_buf_printf(out, ">?")) rc = -ENOMEM;
     } else {

@@ -22,21 +22,32 @@ struct ig_buf;
 struct ig_error;
 struct ig_json_doc;
 struct ig_json_node;
-struct shape_member;
+struct ig_strset;
 
 struct ig_shape {
     uint8_t seen; /* SHAPE_* of every value met */
     struct time_guess time;
     struct ig_shape *item; /* arrays: their items' shape (NULL: none met) */
-    struct shape_member *members;
+    /* objects: member i is named names' entry i (found by hash: a row of
+     * thousands of keys costs a look-up each, not a scan) */
+    struct ig_strset *names;
+    struct ig_shape *members;
     size_t n, cap;
 };
 
-enum { SHAPE_BOOL = 1, SHAPE_INT = 2, SHAPE_FLOAT = 4, SHAPE_STRING = 8, SHAPE_ARRAY = 16, SHAPE_OBJECT = 32 };
+/* More distinct members than this in one object's shape stops the inference:
+ * such an object is a map (user ids as keys), not a record. */
+#define IG_SHAPE_MAX_MEMBERS 10000
+
+enum {
+    SHAPE_BOOL = 1, SHAPE_INT = 2, SHAPE_FLOAT = 4, SHAPE_STRING = 8, SHAPE_ARRAY = 16, SHAPE_OBJECT = 32,
+    SHAPE_MAP = 64 /* an object of more than IG_SHAPE_MAX_MEMBERS members met */
+};
 
 void ig_shape_init(struct ig_shape *s);
 void ig_shape_free(struct ig_shape *s);
-/* Take value v of document d into s (its items and members too). -ENOMEM. */
+/* Take value v of document d into s (its items and members too). -ENOMEM;
+ * -E2BIG past IG_SHAPE_MAX_MEMBERS members (the type text names the field). */
 int ig_shape_add(struct ig_shape *s, const struct ig_json_doc *d, const struct ig_json_node *v);
 /* An array or an object was met: the field is nested. */
 static inline bool ig_shape_nested(const struct ig_shape *s)

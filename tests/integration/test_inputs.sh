@@ -312,6 +312,12 @@ ROWS
     grep -q "field 'a' holds only empty objects in the sample" <<<"$out" || { echo "$out"; return 1; }
     out=$(printf '{"a": {"x.y": 1}}\n' | "$INGOT" import --format jsonl - "$WORK/bad" 2>&1) && return 1
     grep -q "field 'a.x.y': a member name with '.'" <<<"$out" || { echo "$out"; return 1; }
+    # an object used as a map (ids as keys): more than 10,000 members is not a record
+    "$PY" -c "
+import json
+for r in range(3): print(json.dumps({'id': r, 'm': {'u%d' % (r * 6000 + i): i for i in range(6000)}}))" >"$WORK/map.jsonl"
+    out=$("$INGOT" import "$WORK/map.jsonl" "$WORK/bad" 2>&1) && return 1
+    grep -q "field 'm' holds objects of more than 10000 distinct members in the sample (a map" <<<"$out" || { echo "$out"; return 1; }
     # a value past the sample that does not fit: its line named
     { for i in $(seq 1 5); do printf '{"t": [%d]}\n' "$i"; done; printf '{"t": ["x"]}\n'; } >"$WORK/late.jsonl"
     out=$("$INGOT" import --sample-rows 5 "$WORK/late.jsonl" "$WORK/bad" 2>&1) && return 1
