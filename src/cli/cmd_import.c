@@ -19,10 +19,11 @@
 
 const char cmd_import_usage[] =
     "usage: ingot import [OPTIONS] INPUT... TABLE\n"
-    "  INPUT is a file, gzip or zstd compressed or not (x.csv.gz, x.jsonl.zst), or -\n"
-    "  for standard input (CSV and JSON Lines need --format there); such input is\n"
-    "  first copied, decompressed, into an unnamed file under $TMPDIR (else /var/tmp).\n"
-    "  Several inputs (or a directory: its files of such names, in name order) of\n"
+    "  INPUT is a file, gzip or zstd compressed or not (x.csv.gz, x.jsonl.zst), an\n"
+    "  object (s3://BUCKET/KEY), or - for standard input (CSV and JSON Lines need\n"
+    "  --format there); such input is first copied, decompressed, into an unnamed\n"
+    "  file under $TMPDIR (else /var/tmp). Several inputs (or a directory, or an\n"
+    "  s3://BUCKET/DIR/ prefix: its files of such names, in name order) of\n"
     "  one format make one table, or one append, in one version; types come from\n"
     "  the first\n"
     "  --format csv|jsonl|npy|parquet\n"

@@ -2,6 +2,8 @@
 #include "inputs.h"
 #include "cli.h"
 #include "import/import.h"
+#include "store/store.h"
+#include "util/error.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -59,12 +61,56 @@ static int expand_dir(struct cli_inputs *l, const char *dir)
     return rc;
 }
 
+struct listing {
+    struct cli_inputs *l;
+    const char *prefix; /* s3://BUCKET/DIR/ */
+    int rc;
+};
+
+static int listed(void *ctx, const struct ig_obj_info *obj)
+{
+    struct listing *ls = ctx;
+    char path[4096];
+    if (strchr(obj->name, '/') || obj->name[0] == '.' || ig_input_format_from_name(obj->name) == IG_INPUT_AUTO)
+        return 0; /* deeper, hidden, or not an input's name */
+    if (snprintf(path, sizeof path, "%s%s", ls->prefix, obj->name) >= (int)sizeof path) return 0;
+    if (push(ls->l, path)) return ls->rc = -ENOMEM;
+    return 0;
+}
+
+/* The objects under an s3://BUCKET/DIR/ prefix, as a directory's files. */
+static int expand_prefix(struct cli_inputs *l, const char *prefix)
+{
+    char location[4096];
+    snprintf(location, sizeof location, "%.*s", (int)strlen(prefix) - 1, prefix); /* without its '/' */
+    struct ig_store *st;
+    struct ig_error err = {0};
+    struct listing ls = {.l = l, .prefix = prefix};
+    size_t first = l->n;
+    int rc = ig_store_at(location, &st, &err);
+    if (!rc) rc = ig_store_list(st, "", false, listed, &ls, &err);
+    if (!rc) rc = ls.rc;
+    if (rc) {
+        cli_error("import: %s: %s", prefix, rc == -ENOMEM && !err.msg[0] ? "out of memory" : err.msg);
+        return -1;
+    }
+    if (l->n == first) {
+        cli_error("import: %s: no object in it whose name shows a format to import", prefix);
+        return -1;
+    }
+    qsort(l->paths + first, l->n - first, sizeof *l->paths, by_name);
+    return 0;
+}
+
 int cli_inputs_expand(struct cli_inputs *l, char *const *args, size_t n)
 {
     memset(l, 0, sizeof *l);
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        int rc = strcmp(args[i], "-") && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode) ? expand_dir(l, args[i])
+        size_t len = strlen(args[i]);
+        bool prefix = ig_store_is_remote(args[i]) && len && args[i][len - 1] == '/';
+        int rc = prefix ? expand_prefix(l, args[i])
+                 : strcmp(args[i], "-") && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode) ? expand_dir(l, args[i])
                  : push(l, args[i])                                                       ? (cli_error("import: out of memory"), -1)
                                                                                           : 0;
         if (rc) {

@@ -1,6 +1,7 @@
-/* inputs.h - the inputs an import names: files, "-", and directories, each
- * directory standing for the files in it whose names show a format ingot
- * imports (x.csv, x.jsonl.gz, part-00003.parquet...; not hidden ones, not
+/* inputs.h - the inputs an import names: files, "-", objects (s3://B/KEY),
+ * and directories, each directory (or s3://B/DIR/ prefix, ending in '/')
+ * standing for the files in it whose names show a format ingot imports
+ * (x.csv, x.jsonl.gz, part-00003.parquet...; not hidden ones, not
  * subdirectories), in byte order of their names: the order in which sharded
  * datasets number their files. */
 #ifndef IG_CLI_INPUTS_H

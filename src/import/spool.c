@@ -4,6 +4,7 @@
 #include "parquet/pq_codecs.h"
 #include "util/error.h"
 #include "util/io.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +66,8 @@ static int temp_file(char *dir, size_t cap, struct ig_error *err)
  * handed out first. */
 struct source {
     int fd;
+    struct ig_obj *obj; /* an object on object storage, read from `at` (fd -1) */
+    uint64_t at;
     const char *name;
     const struct ig_spool_opts *o; /* o->cancel: a signal stops a read that waits (no SA_RESTART) */
     uint64_t size;                 /* the input's, 0 on a pipe (the progress's total) */
@@ -85,6 +88,15 @@ static int read_some(struct source *s, size_t want, struct ig_error *err)
     for (;;) {
         int rc = cancelled(s->o->cancel, s->name, err);
         if (rc) return rc;
+        if (s->obj) { /* range GETs, the store reading ahead of them */
+            size_t n = want - s->len;
+            if (n > s->size - s->at) n = (size_t)(s->size - s->at);
+            if (n && (rc = ig_obj_read(s->obj, s->buf + s->len, n, s->at, err))) return rc;
+            s->at += n;
+            s->len += n;
+            s->eof = n == 0;
+            return 0;
+        }
         ssize_t n = read(s->fd, s->buf + s->len, want - s->len);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return ig_err(err, -errno, "%s: read: %s", s->name, strerror(errno));
@@ -208,17 +220,37 @@ static int copy_zstd(struct source *s, struct sink *k, uint8_t *out, struct ig_e
     return rc;
 }
 
+/* An object on object storage (s3://BUCKET/KEY) opened for reading. */
+static int open_object(struct source *s, const char *path, struct ig_error *err)
+{
+    char location[4096];
+    const char *name;
+    if (ig_store_split(path, location, sizeof location, &name))
+        return ig_err(err, -EINVAL, "%s: not an object's path (s3://BUCKET/KEY)", path);
+    struct ig_store *st;
+    struct ig_error sub = {0};
+    int rc = ig_store_at(location, &st, &sub);
+    if (!rc) rc = ig_obj_open(st, name, NULL, &s->obj, &sub);
+    if (rc && strstr(sub.msg, path)) return ig_err(err, rc, "%s", sub.msg); /* it names the object */
+    if (rc) return ig_err(err, rc, "%s: %s", path, sub.msg);
+    s->size = ig_obj_size(s->obj);
+    return 0;
+}
+
 int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err)
 {
     *fd = -1;
-    bool stdin_ = !strcmp(path, "-");
+    bool stdin_ = !strcmp(path, "-"), remote = ig_store_is_remote(path);
     const char *name = stdin_ ? "standard input" : path;
-    struct source s = {
-        .fd = stdin_ ? STDIN_FILENO : ig_open(path, O_RDONLY | O_CLOEXEC, 0), .name = name, .o = o};
-    if (s.fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) s.size = (uint64_t)st.st_size;
-    int rc = 0;
+    struct source s = {.fd = -1, .name = name, .o = o};
+    int rc = remote ? open_object(&s, path, err) : 0;
+    if (rc) return rc;
+    if (!remote) {
+        s.fd = stdin_ ? STDIN_FILENO : ig_open(path, O_RDONLY | O_CLOEXEC, 0);
+        if (s.fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
+        struct stat st;
+        if (fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) s.size = (uint64_t)st.st_size;
+    }
     uint8_t *out = NULL;
     struct sink k = {.fd = -1};
     char dir[4096];
@@ -227,7 +259,7 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
     while (!rc && s.len < 4 && !s.eof)
         rc = read_some(&s, 4, err);
     enum codec c = codec_of(s.buf, s.len);
-    if (!rc && (stdin_ || c != PLAIN)) {
+    if (!rc && (stdin_ || remote || c != PLAIN)) {
         k.fd = temp_file(dir, sizeof dir, err);
         k.dir = dir;
         if (k.fd < 0) rc = k.fd;
@@ -240,7 +272,8 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
         k.fd = -1;
     }
     if (k.fd >= 0) close(k.fd);
-    if (!stdin_) close(s.fd);
+    if (s.fd >= 0 && !stdin_) close(s.fd);
+    if (s.obj) ig_obj_close(s.obj);
     free(s.buf);
     free(out);
     return rc;

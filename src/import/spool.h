@@ -1,6 +1,8 @@
-/* spool.h - inputs an import cannot read where they lie: standard input ("-")
- * and files compressed with gzip or zstd (told by their first bytes, whatever
- * their name: x.csv.gz, x.jsonl.zst, a .npy or Parquet file compressed whole).
+/* spool.h - inputs an import cannot read where they lie: standard input ("-"),
+ * objects on object storage (s3://BUCKET/KEY: range GETs, the store reading
+ * ahead), and files compressed with gzip or zstd (told by their first bytes,
+ * whatever their name: x.csv.gz, x.jsonl.zst, a .npy or Parquet file
+ * compressed whole).
  *
  * The import samples its input for types, cuts it among threads and reads it
  * again, so it needs a file it can map. Such an input is first copied

@@ -60,6 +60,28 @@ check s3_import "$INGOT" import "$WORK/t.csv" "$T"
 "$INGOT" import "$WORK/t.csv" "$WORK/local" >/dev/null 2>&1
 check s3_import_refuses_an_existing_table expect_fail "$INGOT" import "$WORK/t.csv" "$T"
 
+# inputs on object storage: an object (gzip too), a prefix of shards in name
+# order (not its README, not deeper keys), into a local table and a bucket's
+s3_inputs() {
+    local out
+    head -1001 "$WORK/t.csv" >"$WORK/in1.csv"
+    { head -1 "$WORK/t.csv"; sed -n 1002,2001p "$WORK/t.csv"; } | gzip -c >"$WORK/in2.csv.gz"
+    head -2001 "$WORK/t.csv" >"$WORK/in12.csv"
+    s3 PUT /tables/raw/in1.csv -T "$WORK/in1.csv" -o /dev/null
+    s3 PUT /tables/raw/in2.csv.gz -T "$WORK/in2.csv.gz" -o /dev/null
+    s3 PUT /tables/raw/README.md -T "$WORK/in1.csv" -o /dev/null
+    s3 PUT /tables/raw/old/in0.csv -T "$WORK/in1.csv" -o /dev/null
+    "$INGOT" import "$WORK/in12.csv" "$WORK/in12" >/dev/null 2>&1 || return 1
+    "$INGOT" import s3://tables/raw/ "$WORK/from-s3" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0-1999 "$WORK/from-s3" | md5sum)" = "$("$INGOT" cat --rows 0-1999 "$WORK/in12" | md5sum)" ] || return 1
+    [ "$("$INGOT" inspect --json "$WORK/from-s3" | jq .rows)" = 2000 ] || return 1
+    "$INGOT" import s3://tables/raw/in2.csv.gz s3://tables/from-raw >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0 s3://tables/from-raw)" = "$("$INGOT" cat --rows 1000 "$WORK/in12")" ] || return 1
+    out=$("$INGOT" import s3://tables/raw/none.csv "$WORK/none" 2>&1) && return 1
+    grep -q "s3://tables/raw/none.csv: no such object" <<<"$out" && [ ! -e "$WORK/none" ] || { echo "$out"; return 1; }
+}
+check s3_inputs_objects_and_prefixes s3_inputs
+
 # libcurl is loaded when a table on object storage is first opened, not at
 # start: with a libcurl that cannot be loaded a local table still opens, and
 # an s3:// one fails saying what is missing (no crash, no hang)
