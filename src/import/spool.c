@@ -172,8 +172,11 @@ static int copy_gzip(struct source *s, struct sink *k, uint8_t *out, struct ig_e
         st.avail_in = (uInt)(s->len - at);
         st.next_out = out;
         st.avail_out = CHUNK;
+        size_t was = at;
         int zr = z->inflate(&st, Z_NO_FLUSH);
         at = s->len - st.avail_in;
+        if (zr == Z_BUF_ERROR && at == was && st.avail_out == CHUNK && at < s->len) /* no way on */
+            zr = Z_DATA_ERROR;
         if (zr == Z_STREAM_END)
             in_member = false;
         else if (zr != Z_OK && zr != Z_BUF_ERROR) {
@@ -245,11 +248,13 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
     struct source s = {.fd = -1, .name = name, .o = o};
     int rc = remote ? open_object(&s, path, err) : 0;
     if (rc) return rc;
+    bool regular = false; /* else a pipe (<(zcat x.gz), /dev/stdin): read once, so copied */
     if (!remote) {
         s.fd = stdin_ ? STDIN_FILENO : ig_open(path, O_RDONLY | O_CLOEXEC, 0);
         if (s.fd < 0) return ig_err(err, -errno, "%s: %s", path, strerror(errno));
         struct stat st;
-        if (fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) s.size = (uint64_t)st.st_size;
+        regular = fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (regular) s.size = (uint64_t)st.st_size;
     }
     uint8_t *out = NULL;
     struct sink k = {.fd = -1};
@@ -259,7 +264,7 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
     while (!rc && s.len < 4 && !s.eof)
         rc = read_some(&s, 4, err);
     enum codec c = codec_of(s.buf, s.len);
-    if (!rc && (stdin_ || remote || c != PLAIN)) {
+    if (!rc && (stdin_ || !regular || c != PLAIN)) {
         k.fd = temp_file(dir, sizeof dir, err);
         k.dir = dir;
         if (k.fd < 0) rc = k.fd;

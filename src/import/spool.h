@@ -1,4 +1,5 @@
-/* spool.h - inputs an import cannot read where they lie: standard input ("-"),
+/* spool.h - inputs an import cannot read where they lie: standard input ("-")
+ * and other pipes (a FIFO, <(zcat x.gz)),
  * objects on object storage (s3://BUCKET/KEY: range GETs, the store reading
  * ahead), and files compressed with gzip or zstd (told by their first bytes,
  * whatever their name: x.csv.gz, x.jsonl.zst, a .npy or Parquet file

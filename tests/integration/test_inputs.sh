@@ -71,6 +71,13 @@ from_stdin() {
     rm -rf "$WORK/t"
     gzip -c "$IN/flat.csv" | "$INGOT" import --format csv --schema "$IN/flat.txt" - "$WORK/t" >/dev/null || return 1
     same_table "$WORK/plain" "$WORK/t" || return 1
+    # a pipe by name (process substitution), read once: its first bytes not lost
+    rm -rf "$WORK/t"
+    "$INGOT" import --schema "$IN/flat.txt" --format csv <(cat "$IN/flat.csv") "$WORK/t" >/dev/null || return 1
+    same_table "$WORK/plain" "$WORK/t" || return 1
+    rm -rf "$WORK/t"
+    "$INGOT" import --schema "$IN/flat.txt" --format csv <(gzip -c "$IN/flat.csv") "$WORK/t" >/dev/null || return 1
+    same_table "$WORK/plain" "$WORK/t" || return 1
     # Parquet and .npy are told by their magic
     rm -rf "$WORK/pq"
     "$INGOT" import - "$WORK/pq" <"$ROOT/tests/parquet-testing/data/alltypes_plain.parquet" >/dev/null || return 1
