@@ -23,9 +23,9 @@ const char cmd_import_usage[] =
     "  object (s3://BUCKET/KEY), or - for standard input (CSV and JSON Lines need\n"
     "  --format there); such input is first copied, decompressed, into an unnamed\n"
     "  file under $TMPDIR (else /var/tmp). Several inputs (or a directory, or an\n"
-    "  s3://BUCKET/DIR/ prefix: its files of such names, in name order) of\n"
-    "  one format make one table, or one append, in one version; types come from\n"
-    "  the first\n"
+    "  s3://BUCKET/DIR/ prefix: its files of such names, in name order) of one\n"
+    "  format make one table, or one append, in one version; types come from the\n"
+    "  first.\n"
     "  --format csv|jsonl|npy|parquet\n"
     "                         input format (default: from the extension, or a\n"
     "                         Parquet file's PAR1 magic; a .npy array becomes one\n"
@@ -212,7 +212,7 @@ int cmd_import(int argc, char **argv)
     if (inputs.n > 1)
         snprintf(from, sizeof from, "the %zu inputs", inputs.n);
     else
-        snprintf(from, sizeof from, "%s", input);
+        snprintf(from, sizeof from, "%s", strcmp(input, "-") ? input : "standard input");
     if (json)
         printf("{\"table\":\"%s\",\"part\":\"%s\",\"parts\":%u,\"rows\":%" PRIu64 ",\"first_row_id\":%" PRIu64
                ",\"input_bytes\":%" PRIu64 ",\"seconds\":%.3f,\"released_columns\":%u,\"columns_version\":%" PRIu64
