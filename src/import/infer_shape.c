@@ -5,8 +5,11 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/strset.h"
+#include "util/parse.h"
+#include "format/model/schema.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,16 @@ void ig_shape_init(struct ig_shape *s)
 {
     memset(s, 0, sizeof *s);
     s->time = TIME_GUESS_INIT;
+    s->len_min = UINT32_MAX;
+}
+
+/* Whether float32 holds the number exactly (once one does not, not asked again). */
+static void note_f32(struct ig_shape *s, const char *p, size_t n)
+{
+    if (s->not_f32) return;
+    double d;
+    struct ig_error sub = {0};
+    s->not_f32 = ig_parse_f64(p, n, &d, &sub) || !isfinite(d) || (double)(float)d != d;
 }
 
 void ig_shape_free(struct ig_shape *s)
@@ -71,16 +84,21 @@ static int member(struct ig_shape *s, const char *name, size_t len, struct ig_sh
 int ig_shape_add(struct ig_shape *s, const struct ig_json_doc *d, const struct ig_json_node *v)
 {
     switch (v->type) {
-    case IG_JSON_NULL: return 0;
+    case IG_JSON_NULL: s->nulls = true; return 0;
     case IG_JSON_TRUE:
     case IG_JSON_FALSE: s->seen |= SHAPE_BOOL; return 0;
-    case IG_JSON_NUMBER: s->seen |= is_integer_text(v->str, v->len) ? SHAPE_INT : SHAPE_FLOAT; return 0;
+    case IG_JSON_NUMBER:
+        s->seen |= is_integer_text(v->str, v->len) ? SHAPE_INT : SHAPE_FLOAT;
+        note_f32(s, v->str, v->len);
+        return 0;
     case IG_JSON_STRING:
         s->seen |= SHAPE_STRING;
         guess_time(&s->time, v->str, v->len);
         return 0;
     case IG_JSON_ARRAY:
         s->seen |= SHAPE_ARRAY;
+        if (v->count < s->len_min) s->len_min = v->count;
+        if (v->count > s->len_max) s->len_max = v->count;
         for (const struct ig_json_node *e = ig_json_first_child(d, v); e; e = ig_json_next_sibling(d, e)) {
             if (!s->item) {
                 if (!(s->item = malloc(sizeof *s->item))) return -ENOMEM;
@@ -131,6 +149,16 @@ static bool plain_name(const char *p, size_t n)
               p[i] == '_' || p[i] == '-' || p[i] == '$' || (unsigned char)p[i] >= 0x80))
             return false;
     return n > 0;
+}
+
+/* An embedding: arrays of one length D >= 2 of numbers, never NULL, some
+ * with a fraction, every one exact in float32. */
+static bool is_vector(const struct ig_shape *s)
+{
+    const struct ig_shape *i = s->item;
+    return s->seen == SHAPE_ARRAY && i && s->len_min == s->len_max && s->len_min >= 2 &&
+           s->len_min <= IG_MAX_DIMENSION && (i->seen & SHAPE_FLOAT) && !(i->seen & ~(SHAPE_INT | SHAPE_FLOAT)) &&
+           !i->nulls && !i->not_f32;
 }
 
 static int type_text(const struct ig_shape *s, struct ig_buf *path, struct ig_buf *out, struct ig_error *err)
@@ -191,6 +219,8 @@ mixed:
 
 int ig_shape_type_text(const struct ig_shape *s, const char *field, struct ig_buf *out, struct ig_error *err)
 {
+    if (is_vector(s)) /* only a column is a vector: not a member, not an item */
+        return ig_buf_printf(out, "vector<float32, %u>?", s->len_min) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     struct ig_buf path = IG_BUF_INIT;
     int rc = ig_buf_printf(&path, "%s", field) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     if (!rc) rc = type_text(s, &path, out, err);

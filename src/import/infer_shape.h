@@ -5,6 +5,10 @@
  * type, an object a struct of its members' types, members in the order first
  * met. Every level is nullable (a NULL item, an absent member). A field met
  * only as NULL, or a list met only empty, holds strings: nothing says more.
+ * A top-level field whose arrays all hold the same number D >= 2 of numbers,
+ * never NULL, some with a fraction and each one float32 holds exactly (an
+ * embedding written from float32 values), is a vector<float32, D>: kept as
+ * float32 with nothing lost, and read as a (rows, D) .npy.
  *
  * What cannot be one type stops the inference naming the field's path
  * (doc.tags[]): an array in one row and a number in another, an object never
@@ -26,7 +30,10 @@ struct ig_strset;
 
 struct ig_shape {
     uint8_t seen; /* SHAPE_* of every value met */
+    bool nulls;   /* a NULL met */
+    bool not_f32; /* a number met that float32 does not hold exactly */
     struct time_guess time;
+    uint32_t len_min, len_max; /* arrays: the fewest and the most items met */
     struct ig_shape *item; /* arrays: their items' shape (NULL: none met) */
     /* objects: member i is named names' entry i (found by hash: a row of
      * thousands of keys costs a look-up each, not a scan) */

@@ -332,3 +332,35 @@ for r in range(3): print(json.dumps({'id': r, 'm': {'u%d' % (r * 6000 + i): i fo
     [ ! -e "$WORK/bad" ] && no_leftovers
 }
 check jsonl_arrays_and_objects_inferred nested_inferred
+
+embeddings() { # float32 embeddings written as JSON numbers: a vector column, read as .npy through a mount
+    "$PY" - "$WORK" <<'PY' || return 1
+import json, sys, numpy as np
+w = sys.argv[1]
+e = np.random.default_rng(1).standard_normal((300, 16)).astype(np.float32)
+np.save(f"{w}/emb_ref.npy", e)
+with open(f"{w}/emb.jsonl", "w") as f:
+    for i in range(300):
+        f.write(json.dumps({"id": i, "emb": [float(x) for x in e[i]],
+                            "geo": [round(float(x), 7) for x in e[i][:2]],  # not float32's: stays float64
+                            "ragged": [0.5] * (1 + i % 3)}) + "\n")
+PY
+    "$INGOT" import --print-schema "$WORK/emb.jsonl" >"$WORK/emb.txt" || return 1
+    diff "$WORK/emb.txt" - <<'TXT' || return 1
+id int64?
+emb vector<float32, 16>?
+geo list<float64?>?
+ragged list<float64?>?
+TXT
+    rm -rf "$WORK/et" && "$INGOT" import "$WORK/emb.jsonl" "$WORK/et" >/dev/null 2>&1 || return 1
+    have_fuse || return 0
+    mkdir -p "$WORK/mnt" && "$INGOT" mount "$WORK/et" "$WORK/mnt" || return 1
+    "$PY" -c "
+import numpy as np
+a = np.load('$WORK/mnt/columns/emb.npy', mmap_mode='r'); b = np.load('$WORK/emb_ref.npy')
+assert a.shape == (300, 16) and a.dtype == np.float32 and (a == b).all(), (a.shape, a.dtype)"
+    local rc=$?
+    fusermount3 -u "$WORK/mnt"
+    return $rc
+}
+check jsonl_float32_embeddings_become_vectors embeddings
