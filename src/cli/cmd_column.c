@@ -36,7 +36,7 @@ const char cmd_add_column_usage[] =
     "                quantised and blob columns (a blob value is a file's path,\n"
     "                relative to FILE's directory: its bytes are copied in)\n"
     "  --format csv|jsonl|npy|parquet   (default: from the name or the magic)\n"
-    "  --delimiter C CSV field separator (default ',')\n"
+    "  --delimiter C CSV field separator (default: as import finds it)\n"
     "  --require-all every live row must be named by the file (else the rows it does\n"
     "                not name are NULL; the columns then keep the file's nullability)\n"
     "  --ignore-missing  leave out rows of the file whose key names no live row (else\n"

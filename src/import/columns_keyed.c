@@ -73,7 +73,7 @@ static int infer(struct keyed *k, enum ig_input_format fmt, struct ig_schema *s,
     int rc;
     if (fmt == IG_INPUT_CSV) {
         struct ig_csv_reader *csv = NULL;
-        rc = ig_csv_open(&csv, fd, k->path, k->in->delimiter ? k->in->delimiter : ',');
+        rc = ig_csv_open(&csv, fd, k->path, k->in->delimiter ? k->in->delimiter : ig_csv_sniff_delimiter(fd, k->in->path));
         rc = rc ? ig_err(err, rc, "%s: cannot read: %s", k->path, strerror(-rc))
                 : ig_infer_csv(csv, k->path, IG_INFER_SAMPLE, s, err);
         ig_csv_close(csv);
@@ -177,7 +177,7 @@ static int import_file(struct keyed *k, enum ig_input_format fmt, const char *co
     ig_import_opts_default(&o);
     o.format = fmt;
     o.schema_path = k->in->schema_path ? k->in->schema_path : wrote ? k->tmp_schema : NULL;
-    o.delimiter = k->in->delimiter ? k->in->delimiter : ',';
+    o.delimiter = k->in->delimiter; /* 0: the file's own, as infer() read it */
     o.input_copied = k->copy_fd >= 0;
     o.input_copy_fd = k->copy_fd;
     if (k->in->writer) o.w.threads = k->in->writer->threads;

@@ -1,4 +1,5 @@
 #include "csv.h"
+#include "spool.h"
 #include "lines.h"
 #include "../util/cpu.h"
 #include "../util/error.h"
@@ -30,6 +31,37 @@ struct ig_csv_reader {
 
 /* parse_record result when the record runs past the buffered input. */
 enum { NEED_MORE = 2 };
+
+static size_t count_byte(const char *p, size_t n, char c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += p[i] == c;
+    return k;
+}
+
+char ig_csv_sniff_delimiter(int fd, const char *name)
+{
+    char plain[4096];
+    ig_spool_plain_name(name, plain, sizeof plain);
+    size_t n = strlen(plain);
+    if ((n > 4 && !strcmp(plain + n - 4, ".tsv")) || (n > 4 && !strcmp(plain + n - 4, ".tab"))) return '\t';
+    char head[65536];
+    ssize_t got = pread(fd, head, sizeof head, 0);
+    if (got <= 0) return ',';
+    const char *end = head + got, *nl = memchr(head, '\n', (size_t)got);
+    size_t l1 = nl ? (size_t)(nl - head) : (size_t)got;
+    const char *line2 = nl ? nl + 1 : end;
+    const char *nl2 = memchr(line2, '\n', (size_t)(end - line2));
+    size_t l2 = nl2 ? (size_t)(nl2 - line2) : (size_t)(end - line2);
+    if (count_byte(head, l1, ',')) return ',';
+    static const char others[] = {'\t', ';', '|'};
+    for (size_t i = 0; i < sizeof others; i++) {
+        size_t k = count_byte(head, l1, others[i]);
+        if (k && (!nl || count_byte(line2, l2, others[i]) == k)) return others[i];
+    }
+    return ',';
+}
 
 int ig_csv_open(struct ig_csv_reader **r, int fd, const char *path_for_messages, char delimiter)
 {

@@ -53,6 +53,13 @@ struct ig_csv_record {
     uint64_t line; /* 1-based line where the record starts */
 };
 
+/* The delimiter of a CSV file read with none given: a tab where its name
+ * (before a final .gz or .zst) ends in .tsv or .tab; else ',' unless its
+ * first line holds no comma and holds tabs, ';' or '|', as many in its second
+ * line (a European CSV of ';', a TSV by another name). fd is read at offset 0
+ * (pread: its position stays). */
+char ig_csv_sniff_delimiter(int fd, const char *name);
+
 /* -ENOMEM, or -EINVAL for a delimiter that is '"', '\r' or '\n'. path is
  * copied and only used in messages. */
 int ig_csv_open(struct ig_csv_reader **r, int fd, const char *path_for_messages, char delimiter);

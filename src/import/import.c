@@ -31,7 +31,7 @@
 void ig_import_opts_default(struct ig_import_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->delimiter = ',';
+    o->delimiter = 0; /* the input's (ig_csv_sniff_delimiter) */
     o->sample_rows = IG_INFER_SAMPLE;
     ig_writer_opts_default(&o->w);
 }
@@ -92,6 +92,7 @@ struct import_run {
     const struct ig_import_opts *o;
     int in_fd;
     uint64_t in_size;
+    char delim; /* CSV: o->delimiter, or the input's own */
     /* progress over every input: bytes of the inputs read before this one,
      * and the sizes of those after it (as they lie: compressed, 0 for a pipe) */
     uint64_t bytes_before, bytes_after;
@@ -227,7 +228,7 @@ static int run_csv(struct import_run *r, struct ig_csv_reader *csv, struct ig_er
     rc = ig_csv_map_header(&m, &r->schema, &rec, r->input, inferred_hint(r), err);
     if (!rc && csv_threaded(r)) {
         struct ig_csv_rows_opts ro = {.threads = r->o->w.threads, .piece = r->o->csv_piece,
-                                      .delimiter = r->o->delimiter ? r->o->delimiter : ',',
+                                      .delimiter = r->delim,
                                       .after = csv_piece_done, .ctx = r};
         rc = ig_csv_rows_threads(&m, csv, r->in_fd, r->w, &ro, err);
     } else if (!rc) {
@@ -546,8 +547,9 @@ static int open_input(struct import_run *r, enum ig_input_format fmt, struct ig_
     if (fstat(r->in_fd, &st) == 0) r->in_size = (uint64_t)st.st_size;
     if (fmt == IG_INPUT_NPY) return ig_npy_open(r->in_fd, r->in_size, r->input, &r->npy, err);
     if (fmt == IG_INPUT_PARQUET) return ig_parquet_open(&r->pq, r->in_fd, r->in_size, r->input, err);
+    r->delim = r->o->delimiter ? r->o->delimiter : ig_csv_sniff_delimiter(r->in_fd, r->plain_name ? r->plain_name : "");
     int rc = fmt == IG_INPUT_CSV
-                 ? ig_csv_open(csv, r->in_fd, r->input, r->o->delimiter ? r->o->delimiter : ',')
+                 ? ig_csv_open(csv, r->in_fd, r->input, r->delim)
                  : ig_lines_open(lr, r->in_fd, r->input);
     return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
 }

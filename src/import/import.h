@@ -27,7 +27,9 @@ struct ig_import_opts {
     enum ig_input_format format;
     const char *schema_path;   /* NULL: infer (new tables) or take the table's (append) */
     bool append;
-    char delimiter;            /* CSV, default ',' */
+    char delimiter;            /* CSV; 0 (the default): each input's own, a tab for .tsv,
+                                  else ',' unless its first lines say otherwise
+                                  (ig_csv_sniff_delimiter) */
     uint32_t sample_rows;      /* inference sample, default IG_INFER_SAMPLE */
     struct ig_writer_opts w;   /* w.threads also converts CSV records on that many
                                   threads (csv_rows.h), the part the same */

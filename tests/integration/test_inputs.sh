@@ -364,3 +364,30 @@ assert a.shape == (300, 16) and a.dtype == np.float32 and (a == b).all(), (a.sha
     return $rc
 }
 check jsonl_float32_embeddings_become_vectors embeddings
+
+delimiters() { # a tab for .tsv; ';' or '|' where the first lines show it and no comma
+    local out
+    "$PY" - "$IN/flat.csv" "$WORK" <<'PY' || return 1
+import sys
+text = open(sys.argv[1]).read()
+for name, d in (("flat.tsv", "\t"), ("semi.csv", ";")):  # commas outside quotes become d, quoting kept
+    out, quoted = [], False
+    for c in text:
+        quoted ^= c == '"'
+        out.append(d if c == "," and not quoted else c)
+    open(f"{sys.argv[2]}/{name}", "w").write("".join(out))
+PY
+    gzip -c "$WORK/flat.tsv" >"$WORK/flat.tsv.gz"
+    flat_same "$WORK/flat.tsv" "$WORK/flat.tsv.gz" "$WORK/semi.csv" || return 1
+    # said outright, the delimiter is taken as said: one column of 'id;small;...'
+    printf 'a;b\n1;2\n' >"$WORK/ab.csv"
+    [ "$("$INGOT" import --print-schema "$WORK/ab.csv" | tr '\n' ' ')" = 'a int64? b int64? ' ] || return 1
+    [ "$("$INGOT" import --print-schema --delimiter , "$WORK/ab.csv")" = 'a;b string?' ] ||
+        { "$INGOT" import --print-schema --delimiter , "$WORK/ab.csv"; return 1; }
+    # a keyed file of add-column too
+    printf 'id\tlabel\n1\tone\n' >"$WORK/lab.tsv"
+    rm -rf "$WORK/kt" && printf 'id,x\n1,2\n' >"$WORK/kt.csv" && "$INGOT" import "$WORK/kt.csv" "$WORK/kt" >/dev/null 2>&1 || return 1
+    "$INGOT" add-column --key id "$WORK/kt" "$WORK/lab.tsv" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 0 "$WORK/kt")" = '{"id":1,"x":2,"label":"one"}' ] || { "$INGOT" cat --rows 0 "$WORK/kt"; return 1; }
+}
+check delimiters_found_from_name_and_first_lines delimiters
