@@ -2,6 +2,7 @@
 #include "infer_time.h"
 #include "infer_shape.h"
 #include "util/buf.h"
+#include "util/strset.h"
 #include "format/model/logical.h"
 #include "format/model/types.h"
 #include "import/json.h"
@@ -143,6 +144,8 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
     ig_json_doc_init(&doc);
     struct ig_shape *shapes = NULL; /* by column of out, as the fields are met */
     size_t cap = 0, nshapes = 0;
+    struct ig_strset names; /* the fields met: entry c is column c of out */
+    ig_strset_init(&names);
     int rc = 0;
     uint32_t rows = 0;
     while (rows < sample) {
@@ -169,14 +172,19 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
              m = ig_json_next_sibling(&doc, m)) {
             long kn = known ? ig_schema_find(known, m->key, m->keylen) : -1;
             if (kn >= 0 && known->cols[kn].parent == IG_SCHEMA_NONE) continue; /* the table's type */
-            long c = ig_schema_find(out, m->key, m->keylen);
-            if (c < 0) {
+            /* by hash: rows of 20,000 keys would cost a scan of the columns each */
+            uint32_t c;
+            bool added;
+            if (ig_strset_add(&names, m->key, m->keylen, &c, &added)) {
+                rc = ig_err(err, -ENOMEM, "out of memory");
+                break;
+            }
+            if (added) {
                 if (ig_schema_add(out, m->key, m->keylen, IG_T_STRING, true, &sub)) {
                     rc = ig_err(err, sub.code, "%s:%llu: field '%.*s': %s", path,
                                 (unsigned long long)lineno, (int)m->keylen, m->key, sub.msg);
                     break;
                 }
-                c = out->n - 1;
                 if ((size_t)c >= cap) {
                     size_t ncap = cap ? cap * 2 : 64;
                     struct ig_shape *p = realloc(shapes, ncap * sizeof *p);
@@ -207,6 +215,7 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
     for (size_t c = 0; c < nshapes; c++)
         ig_shape_free(&shapes[c]);
     free(shapes);
+    ig_strset_free(&names);
     ig_json_doc_free(&doc);
     return rc < 0 ? rc : 0;
 }

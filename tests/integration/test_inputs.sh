@@ -391,3 +391,15 @@ PY
     [ "$("$INGOT" cat --rows 0 "$WORK/kt")" = '{"id":1,"x":2,"label":"one"}' ] || { "$INGOT" cat --rows 0 "$WORK/kt"; return 1; }
 }
 check delimiters_found_from_name_and_first_lines delimiters
+
+wide_jsonl() { # 20,000 fields a row, types inferred: each field found by hash (a scan of the columns per field took minutes)
+    "$PY" -c "
+import json
+keys = ['f%05d' % k for k in range(20000)]
+with open('$WORK/wide.jsonl', 'w') as f:
+    for r in range(30): f.write(json.dumps({k: (r + i) % 97 for i, k in enumerate(keys)}) + '\n')" || return 1
+    rm -rf "$WORK/wide" && "$INGOT" import "$WORK/wide.jsonl" "$WORK/wide" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" inspect --columns "$WORK/wide" | wc -l)" = 20000 ] || return 1
+    [ "$("$INGOT" cat --rows 3 "$WORK/wide" f19999)" = '{"f19999":20}' ] || { "$INGOT" cat --rows 3 "$WORK/wide" f19999; return 1; }
+}
+check wide_jsonl_of_20000_fields_inferred wide_jsonl
