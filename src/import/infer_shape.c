@@ -7,6 +7,7 @@
 #include "util/strset.h"
 #include "util/parse.h"
 #include "format/model/schema.h"
+#include "format/layout.h"
 
 #include <errno.h>
 #include <math.h>
@@ -189,10 +190,15 @@ static int type_text(const struct ig_shape *s, struct ig_buf *path, struct ig_bu
             const char *name = (const char *)ig_strset_get(s->names, (uint32_t)i, &len);
             path->len = at;
             if (ig_buf_printf(path, ".%.*s", (int)len, name)) return -ENOMEM;
-            if (memchr(name, '.', len) || memchr(name, '"', len) || !len) {
-                rc = ig_err(err, -EINVAL, "field '%.*s': a member name with '.' or '\"' (or none) cannot name a "
+            if (memchr(name, '.', len) || memchr(name, '"', len) || memchr(name, '\0', len) || !len) {
+                rc = ig_err(err, -EINVAL, "field '%.*s': a member name with '.', '\"' or NUL (or none) cannot name a "
                                           "struct field; pass --schema",
                             (int)path->len, (const char *)path->data);
+                break;
+            }
+            if (path->len > IG_MAX_NAME_LEN) { /* a column's name is its whole path */
+                rc = ig_err(err, -EINVAL, "field '%.100s...': its path is longer than %d bytes; pass --schema",
+                            (const char *)path->data, IG_MAX_NAME_LEN);
                 break;
             }
             rc = ig_buf_printf(out, plain_name(name, len) ? "%s%.*s:" : "%s\"%.*s\":", i ? ", " : "", (int)len, name)

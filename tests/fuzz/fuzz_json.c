@@ -10,7 +10,10 @@
  * lookups find each member, no object has duplicate keys, the number
  * helpers agree with each other and the float ones with strtod_l/strtof_l,
  * and rendering the DOM and parsing that again gives the same rendering (the
- * parser is a function of the value). */
+ * parser is a function of the value). The members of an accepted object are
+ * typed as a JSON Lines import infers them (infer_shape.h), and every type
+ * text it gives must be one the schema parser takes (or nest deeper than
+ * types may). */
 #include <errno.h>
 #include <locale.h>
 #include <stdint.h>
@@ -18,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import/infer_shape.h"
 #include "import/json.h"
+#include "format/model/schema.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -112,6 +117,32 @@ static void check(struct ig_json_doc *d, const struct ig_json_node *n, struct ig
     }
 }
 
+/* Each member's inferred type is schema text the parser accepts. */
+static void check_types(struct ig_json_doc *d, const struct ig_json_node *root)
+{
+    if (root->type != IG_JSON_OBJECT) return;
+    for (const struct ig_json_node *m = ig_json_first_child(d, root); m; m = ig_json_next_sibling(d, m)) {
+        struct ig_shape sh;
+        ig_shape_init(&sh);
+        int r = ig_shape_add(&sh, d, m);
+        if (r && r != -E2BIG && r != -ENOMEM) abort();
+        struct ig_buf t = IG_BUF_INIT;
+        struct ig_error e = {0};
+        if (!r && ig_shape_type_text(&sh, "f", &t, &e) == 0) {
+            struct ig_schema sc = {0};
+            if (ig_schema_add_typed(&sc, "f", 1, (const char *)t.data, t.len, &e) == 0) {
+                if (ig_schema_finish(&sc, &e) != 0 && !strstr(e.msg, "too deeply")) abort();
+            } else if (!strstr(e.msg, "too deeply")) {
+                fprintf(stderr, "inferred '%.*s', refused: %s\n", (int)t.len, (const char *)t.data, e.msg);
+                abort();
+            }
+            ig_schema_free(&sc);
+        }
+        ig_buf_free(&t);
+        ig_shape_free(&sh);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ig_json_doc d;
@@ -125,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0) {
         struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT;
         check(&d, ig_json_root(&d), &a);
+        check_types(&d, ig_json_root(&d));
         struct ig_json_doc d2;
         ig_json_doc_init(&d2);
         if (ig_json_parse(&d2, (const char *)a.data, a.len, &e) != 0) {
