@@ -1,5 +1,6 @@
 /* ingot import - CSV / JSON Lines / .npy / Parquet into a new table or a new part of one. */
 #include "cli.h"
+#include "cli_json.h"
 #include "util/buf.h"
 #include "format/model/schema.h"
 #include "inputs.h"
@@ -215,13 +216,14 @@ int cmd_import(int argc, char **argv)
         snprintf(from, sizeof from, "the %zu inputs", inputs.n);
     else
         snprintf(from, sizeof from, "%s", strcmp(input, "-") ? input : "standard input");
-    if (json)
-        printf("{\"table\":\"%s\",\"part\":\"%s\",\"parts\":%u,\"rows\":%" PRIu64 ",\"first_row_id\":%" PRIu64
-               ",\"input_bytes\":%" PRIu64 ",\"seconds\":%.3f,\"released_columns\":%u,\"columns_version\":%" PRIu64
-               "}\n",
-               table, res.part, res.parts, res.rows, res.first_row_id, res.input_bytes, secs, res.released,
+    if (json) { /* the table's path as a JSON string (a quote or a backslash in it) */
+        printf("{\"table\":");
+        cli_json_string(stdout, table);
+        printf(",\"part\":\"%s\",\"parts\":%u,\"rows\":%" PRIu64 ",\"first_row_id\":%" PRIu64 ",\"input_bytes\":%" PRIu64
+               ",\"seconds\":%.3f,\"released_columns\":%u,\"columns_version\":%" PRIu64 "}\n",
+               res.part, res.parts, res.rows, res.first_row_id, res.input_bytes, secs, res.released,
                res.columns_version);
-    else if (!res.rows && res.columns_version)
+    } else if (!res.rows && res.columns_version)
         fprintf(stderr, "%s: no rows in %s: nothing appended; its new columns were added (version %" PRIu64 ")\n",
                 table, from, res.columns_version);
     else if (!res.rows)

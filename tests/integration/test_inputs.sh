@@ -403,3 +403,10 @@ with open('$WORK/wide.jsonl', 'w') as f:
     [ "$("$INGOT" cat --rows 3 "$WORK/wide" f19999)" = '{"f19999":20}' ] || { "$INGOT" cat --rows 3 "$WORK/wide" f19999; return 1; }
 }
 check wide_jsonl_of_20000_fields_inferred wide_jsonl
+
+json_result() { # import --json names the table as a JSON string, whatever the path holds
+    local T="$WORK/a \"quoted\" \\ name" out
+    out=$("$INGOT" import --json "$IN/flat.csv" "$T" 2>/dev/null) || return 1
+    [ "$(jq -r .table <<<"$out")" = "$T" ] && [ "$(jq .rows <<<"$out")" = 400 ] || { echo "$out"; return 1; }
+}
+check import_json_result_escapes_the_table json_result
