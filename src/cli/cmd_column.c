@@ -294,8 +294,7 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     }
     const char *table = argv[optind];
     in.path = cmd == UPDATE ? from : argv[optind + 1];
-    enum ig_input_format fmt = in.format ? in.format : ig_input_format_from_name(in.path);
-    if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(in.path);
+    enum ig_input_format fmt = ig_input_format_of(in.format, in.path, -1);
     bool keyed = fmt != IG_INPUT_NPY;
     char derived[4096];
     if (!in.name && !keyed && !strcmp(in.path, "-")) {

@@ -188,8 +188,7 @@ int ig_add_column_from(const char *table_dir, const struct ig_column_input *in,
                        struct ig_error *err)
 {
     if (counts) memset(counts, 0, sizeof *counts);
-    enum ig_input_format fmt = in->format ? in->format : ig_input_format_from_name(in->path);
-    if (fmt == IG_INPUT_AUTO) fmt = ig_input_format_from_magic(in->path);
+    enum ig_input_format fmt = ig_input_format_of(in->format, in->path, -1);
     if (fmt == IG_INPUT_NPY) return add_npy(table_dir, in, rep, err);
     return ig_keyed_columns(table_dir, in, in->replace ? IG_KEYED_REPLACE : IG_KEYED_ADD, NULL, 0,
                             rep, counts, err);

@@ -591,9 +591,7 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
     /* compressed, or standard input: read from a copy (spool.h) */
     struct ig_spool_opts so = {0};
     int rc = ig_spool_input(in->path, &so, &k->copy_fd, err);
-    enum ig_input_format fmt = in->format ? in->format : ig_input_format_from_name(in->path);
-    if (!rc && fmt == IG_INPUT_AUTO)
-        fmt = k->copy_fd >= 0 ? ig_input_format_from_fd(k->copy_fd) : ig_input_format_from_magic(in->path);
+    enum ig_input_format fmt = rc ? IG_INPUT_AUTO : ig_input_format_of(in->format, in->path, k->copy_fd);
     if (!rc && fmt == IG_INPUT_AUTO)
         rc = ig_err(err, -EINVAL,
                     "%s: cannot tell the format from the name; pass --format csv, jsonl or parquet",

@@ -74,6 +74,13 @@ enum ig_input_format ig_input_format_from_magic(const char *path)
     return f;
 }
 
+enum ig_input_format ig_input_format_of(enum ig_input_format given, const char *path, int copy_fd)
+{
+    enum ig_input_format f = given ? given : ig_input_format_from_name(path);
+    if (f == IG_INPUT_AUTO) f = copy_fd >= 0 ? ig_input_format_from_fd(copy_fd) : ig_input_format_from_magic(path);
+    return f;
+}
+
 /* Everything one import run needs, so helpers can share it. */
 struct import_run {
     /* the inputs, read one after another into the same part (ig_import_many),
@@ -598,9 +605,7 @@ static int begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt
         rc = ig_spool_input(path, &so, &r->spool_fd, err);
     }
     if (rc) return rc;
-    enum ig_input_format f = r->o->format ? r->o->format : ig_input_format_from_name(path);
-    if (f == IG_INPUT_AUTO)
-        f = r->spool_fd >= 0 ? ig_input_format_from_fd(r->spool_fd) : ig_input_format_from_magic(path);
+    enum ig_input_format f = ig_input_format_of(r->o->format, path, r->spool_fd);
     if (f == IG_INPUT_AUTO)
         return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
                       r->input, from_stdin ? "first bytes" : "name");

@@ -103,5 +103,8 @@ enum ig_input_format ig_input_format_from_name(const char *path);
 enum ig_input_format ig_input_format_from_magic(const char *path);
 /* The same from an open file's first bytes (a copy made by spool.h). */
 enum ig_input_format ig_input_format_from_fd(int fd);
+/* An input's format: `given` when not AUTO, else from its name, else from
+ * its first bytes (those of copy_fd, its copy, when >= 0; else the file's). */
+enum ig_input_format ig_input_format_of(enum ig_input_format given, const char *path, int copy_fd);
 
 #endif
