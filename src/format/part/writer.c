@@ -85,6 +85,13 @@ void ig_writer_opts_default(struct ig_writer_opts *o)
         .erase_level = 2};
 }
 
+uint32_t ig_writer_default_page_size(const struct ig_column_def *cd)
+{
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    return ig_writer_undeclared_page_size(cd, o.page_size);
+}
+
 /* Queue a task of g (under the pool's lock). */
 static int push_task(struct ig_group_job *g, uint32_t top, uint32_t seg)
 {

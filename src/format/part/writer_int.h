@@ -167,6 +167,8 @@ int ig_writer_encode_segment(const struct ig_writer_conf *c, struct ig_group_job
 
 /* The page size a leaf's pages aim at (the footer records it). */
 uint32_t ig_writer_leaf_page_size(const struct ig_writer_conf *c, uint32_t leaf);
+/* A leaf's page size when its schema declares none, `page_size` the writer's. */
+uint32_t ig_writer_undeclared_page_size(const struct ig_column_def *cd, uint32_t page_size);
 
 void ig_encoder_free(struct ig_encoder *e);
 void ig_column_work_free(struct ig_column_work *cw);

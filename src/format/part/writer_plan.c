@@ -50,8 +50,7 @@
  * page stored, a few microseconds to decode. */
 #define IG_BLOCK_SIZE 4096
 
-/* A leaf's page size when its schema declares none, `page_size` the writer's. */
-static uint32_t undeclared_page_size(const struct ig_column_def *cd, uint32_t page_size)
+uint32_t ig_writer_undeclared_page_size(const struct ig_column_def *cd, uint32_t page_size)
 {
     if (cd->type == IG_T_BLOB) return IG_BLOB_PAGE_SIZE;
     return cd->encoding == IG_ENC_SPLIT ? IG_SPLIT_PAGE_SIZE : page_size;
@@ -60,15 +59,9 @@ static uint32_t undeclared_page_size(const struct ig_column_def *cd, uint32_t pa
 uint32_t ig_writer_leaf_page_size(const struct ig_writer_conf *c, uint32_t l)
 {
     const struct ig_column_def *cd = &c->schema->cols[c->schema->leaves[l]];
-    return cd->page_size ? cd->page_size : undeclared_page_size(cd, c->o.page_size);
+    return cd->page_size ? cd->page_size : ig_writer_undeclared_page_size(cd, c->o.page_size);
 }
 
-uint32_t ig_writer_default_page_size(const struct ig_column_def *cd)
-{
-    struct ig_writer_opts o;
-    ig_writer_opts_default(&o);
-    return undeclared_page_size(cd, o.page_size);
-}
 
 /* The target block size of a leaf (0: one block per page): what the schema
  * says, else IG_BLOCK_SIZE, except for pages that are one unit already (blob
