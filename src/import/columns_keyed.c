@@ -75,13 +75,13 @@ static int infer(struct keyed *k, enum ig_input_format fmt, struct ig_schema *s,
         struct ig_csv_reader *csv = NULL;
         rc = ig_csv_open(&csv, fd, k->path, k->in->delimiter ? k->in->delimiter : ig_csv_sniff_delimiter(fd, k->in->path));
         rc = rc ? ig_err(err, rc, "%s: cannot read: %s", k->path, strerror(-rc))
-                : ig_infer_csv(csv, k->path, IG_INFER_SAMPLE, s, err);
+                : ig_infer_csv(csv, k->path, IG_INFER_SAMPLE, s, NULL, err);
         ig_csv_close(csv);
     } else {
         struct ig_lines_reader *lr = NULL;
         rc = ig_lines_open(&lr, fd, k->path);
         rc = rc ? ig_err(err, rc, "%s: cannot read: %s", k->path, strerror(-rc))
-                : ig_infer_jsonl(lr, k->path, IG_INFER_SAMPLE, NULL, s, err);
+                : ig_infer_jsonl(lr, k->path, IG_INFER_SAMPLE, NULL, s, NULL, err);
         ig_lines_close(lr);
     }
     close(fd);

@@ -100,6 +100,7 @@ struct import_run {
     int in_fd;
     uint64_t in_size;
     char delim; /* CSV: o->delimiter, or the input's own */
+    uint32_t sampled; /* CSV, JSON Lines: the records the types were inferred from */
     /* progress over every input: bytes of the inputs read before this one,
      * and the sizes of those after it (as they lie: compressed, 0 for a pipe) */
     uint64_t bytes_before, bytes_after;
@@ -534,8 +535,8 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
         return rc ? rc : ig_schema_finish(&r->schema, err);
     }
     uint32_t sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE;
-    if (fmt == IG_INPUT_CSV) return ig_infer_csv(csv, r->input, sample, &r->schema, err);
-    return ig_infer_jsonl(lr, r->input, sample, r->known, &r->schema, err);
+    if (fmt == IG_INPUT_CSV) return ig_infer_csv(csv, r->input, sample, &r->schema, &r->sampled, err);
+    return ig_infer_jsonl(lr, r->input, sample, r->known, &r->schema, &r->sampled, err);
 }
 
 /* Open the input and its reader for the format. */
@@ -782,6 +783,33 @@ static void undo_added_columns(const char *table_dir, uint64_t made, struct ig_e
              why.msg);
 }
 
+/* The first input held no record to infer types from (an empty shard: a
+ * header alone, an empty file): they come from the first later input that
+ * holds one, read by a run of its own (the first stays open to be written). */
+static int infer_from_later(struct import_run *r, enum ig_input_format fmt, struct ig_error *err)
+{
+    for (size_t k = 1; k < r->ninputs; k++) {
+        struct import_run p = {.inputs = r->inputs, .ninputs = r->ninputs, .spool_fd = -1, .o = r->o, .in_fd = -1};
+        struct ig_csv_reader *csv = NULL;
+        struct ig_lines_reader *lr = NULL;
+        enum ig_input_format f = fmt;
+        int rc = begin_input(&p, k, &f, err);
+        if (!rc) rc = open_input(&p, fmt, &csv, &lr, err);
+        if (!rc) rc = choose_schema(&p, fmt, NULL, csv, lr, err);
+        end_input(&p, &csv, &lr);
+        if (!rc && p.sampled) {
+            ig_schema_free(&r->schema);
+            r->schema = p.schema;
+            r->sampled = p.sampled;
+            return 0;
+        }
+        ig_schema_free(&p.schema);
+        if (rc && p.sampled) return rc; /* what is wrong with an input that has records */
+    }
+    if (fmt == IG_INPUT_CSV) return 0; /* headers alone: their names, as strings; no rows to write */
+    return ig_err(err, -EINVAL, "no records to infer a schema from in the %zu inputs", r->ninputs);
+}
+
 int ig_import_infer(const char *input, const struct ig_import_opts *o, struct ig_schema *out,
                     struct ig_error *err)
 {
@@ -839,7 +867,12 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     a.upload_progress = o->upload_progress;
     a.upload_progress_ctx = o->upload_progress_ctx;
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
-    if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
+    if (!rc) {
+        rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
+        if (r.sampled == 0 && !a.have_table && !o->schema_path && ninputs > 1 &&
+            (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL)) /* an empty first shard */
+            rc = infer_from_later(&r, fmt, err);
+    }
     if (!rc && a.have_table) { /* the names the parts' footers store (renamed and hidden columns) */
         rc = ig_schema_from_part_stored(&a.table.parts[0], &r.stored, err);
         if (!rc && r.stored.n != r.schema.n)

@@ -81,7 +81,8 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
 /* Several inputs of one format into one table, one after another in the order
  * given, as one transaction: one part (cut by part_bytes), one version, row
  * groups running across inputs. Types come from the first input (its sample,
- * or its Parquet schema, or --schema); every later one is read with them (CSV
+ * or its Parquet schema, or --schema; where the first CSV or JSON Lines inputs
+ * hold no record, the first that does); every later one is read with them (CSV
  * and JSON Lines by column name, a Parquet file's schema checked against
  * them) and a value or column that does not fit stops the import naming its
  * file and line. Appending, the first input's new columns are added; later

@@ -39,8 +39,9 @@ static void guess_field(struct csv_guess *g, const char *p, size_t n)
 }
 
 int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
-                 struct ig_schema *out, struct ig_error *err)
+                 struct ig_schema *out, uint32_t *sampled, struct ig_error *err)
 {
+    uint32_t seen_rows = 0;
     struct ig_csv_record rec;
     int rc = ig_csv_next(r, &rec, err);
     if (rc < 0) return rc;
@@ -67,7 +68,9 @@ int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
         }
         for (size_t i = 0; i < ncols; i++)
             guess_field(&g[i], rec.fields[i].p, rec.fields[i].len);
+        seen_rows++;
     }
+    if (sampled) *sampled = seen_rows;
     if (rc >= 0) {
         for (size_t i = 0; i < ncols; i++) {
             uint8_t t = IG_T_STRING;
@@ -138,7 +141,7 @@ static int settle(struct ig_schema *out, const struct ig_shape *shapes, const ch
 }
 
 int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample, const struct ig_schema *known,
-                   struct ig_schema *out, struct ig_error *err)
+                   struct ig_schema *out, uint32_t *sampled, struct ig_error *err)
 {
     struct ig_json_doc doc;
     ig_json_doc_init(&doc);
@@ -203,6 +206,7 @@ int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample,
         }
         if (rc) break;
     }
+    if (sampled) *sampled = rows;
     if (rc >= 0) rc = settle(out, shapes, path, rows, err);
     /* appending: fields the table has, or no records at all (an empty shard) */
     bool all_known = known && out->n == 0;

@@ -28,13 +28,15 @@ struct ig_error;
 
 #define IG_INFER_SAMPLE 10000
 
+/* *sampled (NULL: not told): the records the types were inferred from (0: a
+ * header alone, or no record: nothing but the names says anything). */
 int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
-                 struct ig_schema *out, struct ig_error *err);
+                 struct ig_schema *out, uint32_t *sampled, struct ig_error *err);
 /* known (NULL: none): the columns of a table the rows are appended to, read
  * with its types: their fields are not inferred (nor refused for holding
  * arrays or objects), and out then holds the other fields alone, possibly
  * none (left unfinished then). */
 int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample, const struct ig_schema *known,
-                   struct ig_schema *out, struct ig_error *err);
+                   struct ig_schema *out, uint32_t *sampled, struct ig_error *err);
 
 #endif

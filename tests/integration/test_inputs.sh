@@ -410,3 +410,19 @@ json_result() { # import --json names the table as a JSON string, whatever the p
     [ "$(jq -r .table <<<"$out")" = "$T" ] && [ "$(jq .rows <<<"$out")" = 400 ] || { echo "$out"; return 1; }
 }
 check import_json_result_escapes_the_table json_result
+
+empty_first_shard() { # a first shard without records: types from the first that has some
+    local out
+    mkdir -p "$WORK/sh-csv" "$WORK/sh-json" "$WORK/sh-none"
+    printf 'id,v\n' >"$WORK/sh-csv/part-0.csv" && printf 'id,v\n1,1.5\n2,2.5\n' >"$WORK/sh-csv/part-1.csv"
+    : >"$WORK/sh-json/part-0.jsonl" && printf '{"id": 1, "t": [1, 2]}\n' >"$WORK/sh-json/part-1.jsonl"
+    : >"$WORK/sh-none/a.jsonl" && : >"$WORK/sh-none/b.jsonl"
+    rm -rf "$WORK/e1" "$WORK/e2"
+    "$INGOT" import "$WORK/sh-csv" "$WORK/e1" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" inspect --schema "$WORK/e1" | tr '\n' ' ')" = 'id int64? v float64? ' ] || { "$INGOT" inspect --schema "$WORK/e1"; return 1; }
+    "$INGOT" import "$WORK/sh-json" "$WORK/e2" >/dev/null 2>&1 || return 1
+    [ "$("$INGOT" cat --rows 0 "$WORK/e2")" = '{"id":1,"t":[1,2]}' ] || { "$INGOT" cat --rows 0 "$WORK/e2"; return 1; }
+    out=$("$INGOT" import "$WORK/sh-none" "$WORK/bad" 2>&1) && return 1
+    grep -q 'no records to infer a schema from in the 2 inputs' <<<"$out" && [ ! -e "$WORK/bad" ] || { echo "$out"; return 1; }
+}
+check empty_first_shard_types_from_the_next empty_first_shard
