@@ -8,7 +8,8 @@
  * A top-level field whose arrays all hold the same number D >= 2 of numbers,
  * never NULL, some with a fraction and each one float32 holds exactly (an
  * embedding written from float32 values), is a vector<float32, D>: kept as
- * float32 with nothing lost, and read as a (rows, D) .npy.
+ * float32 with nothing lost, and read as a (rows, D) .npy. (A value past the
+ * sample that float32 does not hold is rounded, as in any vector column.)
  *
  * What cannot be one type stops the inference naming the field's path
  * (doc.tags[]): an array in one row and a number in another, an object never
