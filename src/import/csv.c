@@ -44,8 +44,7 @@ char ig_csv_sniff_delimiter(int fd, const char *name)
 {
     char plain[4096];
     ig_spool_plain_name(name, plain, sizeof plain);
-    size_t n = strlen(plain);
-    if ((n > 4 && !strcmp(plain + n - 4, ".tsv")) || (n > 4 && !strcmp(plain + n - 4, ".tab"))) return '\t';
+    if (ig_name_ends_with(plain, ".tsv") || ig_name_ends_with(plain, ".tab")) return '\t';
     char head[65536];
     ssize_t got = pread(fd, head, sizeof head, 0);
     if (got <= 0) return ',';

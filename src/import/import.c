@@ -36,21 +36,18 @@ void ig_import_opts_default(struct ig_import_opts *o)
     ig_writer_opts_default(&o->w);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcasecmp(s + n - m, suffix) == 0;
-}
-
 enum ig_input_format ig_input_format_from_name(const char *name)
 {
     char path[4096];
     ig_spool_plain_name(name, path, sizeof path);
-    if (ends_with(path, ".csv") || ends_with(path, ".tsv")) return IG_INPUT_CSV;
-    if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson")) return IG_INPUT_JSONL;
-    if (ends_with(path, ".npy")) return IG_INPUT_NPY;
-    if (ends_with(path, ".parquet") || ends_with(path, ".parq") || ends_with(path, ".pq"))
-        return IG_INPUT_PARQUET;
+    static const struct {
+        const char *suffix;
+        enum ig_input_format format;
+    } names[] = {{".csv", IG_INPUT_CSV},         {".tsv", IG_INPUT_CSV},     {".tab", IG_INPUT_CSV},
+                 {".jsonl", IG_INPUT_JSONL},     {".ndjson", IG_INPUT_JSONL}, {".npy", IG_INPUT_NPY},
+                 {".parquet", IG_INPUT_PARQUET}, {".parq", IG_INPUT_PARQUET}, {".pq", IG_INPUT_PARQUET}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (ig_name_ends_with(path, names[i].suffix)) return names[i].format;
     return IG_INPUT_AUTO;
 }
 

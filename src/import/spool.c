@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -21,20 +22,20 @@
 
 enum codec { PLAIN, GZIP, ZSTD };
 
-static bool ends_with(const char *s, const char *suffix)
+bool ig_name_ends_with(const char *name, const char *suffix)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && !strcmp(s + n - m, suffix);
+    size_t n = strlen(name), m = strlen(suffix);
+    return n > m && strcasecmp(name + n - m, suffix) == 0;
 }
 
 void ig_spool_plain_name(const char *path, char *out, size_t cap)
 {
     size_t n = strlen(path);
-    if (ends_with(path, ".gz"))
+    if (ig_name_ends_with(path, ".gz"))
         n -= 3;
-    else if (ends_with(path, ".zst"))
+    else if (ig_name_ends_with(path, ".zst"))
         n -= 4;
-    else if (ends_with(path, ".zstd"))
+    else if (ig_name_ends_with(path, ".zstd"))
         n -= 5;
     snprintf(out, cap, "%.*s", (int)n, path);
 }

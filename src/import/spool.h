@@ -20,10 +20,15 @@
 #define IG_IMPORT_SPOOL_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct ig_error;
+
+/* Whether an input's name ends in `suffix` (".csv"), in any case, after
+ * something: how every format and codec is told from a name. */
+bool ig_name_ends_with(const char *name, const char *suffix);
 
 /* The name an input's format is told from: `path` without a final .gz, .zst
  * or .zstd (x.csv.gz: x.csv), into out (cap bytes, truncated). */

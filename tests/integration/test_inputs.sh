@@ -378,7 +378,8 @@ for name, d in (("flat.tsv", "\t"), ("semi.csv", ";")):  # commas outside quotes
     open(f"{sys.argv[2]}/{name}", "w").write("".join(out))
 PY
     gzip -c "$WORK/flat.tsv" >"$WORK/flat.tsv.gz"
-    flat_same "$WORK/flat.tsv" "$WORK/flat.tsv.gz" "$WORK/semi.csv" || return 1
+    cp "$WORK/flat.tsv" "$WORK/flat.tab" && cp "$WORK/flat.tsv.gz" "$WORK/FLAT.TSV.GZ" # names in any case
+    flat_same "$WORK/flat.tsv" "$WORK/flat.tsv.gz" "$WORK/semi.csv" "$WORK/flat.tab" "$WORK/FLAT.TSV.GZ" || return 1
     # said outright, the delimiter is taken as said: one column of 'id;small;...'
     printf 'a;b\n1;2\n' >"$WORK/ab.csv"
     [ "$("$INGOT" import --print-schema "$WORK/ab.csv" | tr '\n' ' ')" = 'a int64? b int64? ' ] || return 1
