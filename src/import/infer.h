@@ -18,6 +18,7 @@
 #ifndef IG_IMPORT_INFER_H
 #define IG_IMPORT_INFER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "format/model/schema.h"
@@ -38,5 +39,23 @@ int ig_infer_csv(struct ig_csv_reader *r, const char *path, uint32_t sample,
  * none (left unfinished then). */
 int ig_infer_jsonl(struct ig_lines_reader *r, const char *path, uint32_t sample, const struct ig_schema *known,
                    struct ig_schema *out, uint32_t *sampled, struct ig_error *err);
+
+/* The same over several inputs of one format (the shards of one import): the
+ * columns of them all by name, in the order first met (a CSV's header names
+ * its columns; an input without some holds NULL there), each typed by the
+ * values sampled from every input as if they were one input's (an integer
+ * column whose later shard holds fractions is float64). `sample` records are
+ * read from each input. A CSV input that is a copy of another's head
+ * (`prefix`) may end inside a quoted field: its sample ends before it.
+ * ig_infer_end gives the schema and frees the inference, as ig_infer_free
+ * does on any path that does not reach it. */
+struct ig_infer;
+struct ig_infer *ig_infer_new(const struct ig_schema *known);
+int ig_infer_csv_more(struct ig_infer *g, struct ig_csv_reader *r, const char *path, uint32_t sample, bool prefix,
+                      struct ig_error *err);
+int ig_infer_jsonl_more(struct ig_infer *g, struct ig_lines_reader *r, const char *path, uint32_t sample,
+                        struct ig_error *err);
+int ig_infer_end(struct ig_infer *g, bool jsonl, struct ig_schema *out, uint32_t *sampled, struct ig_error *err);
+void ig_infer_free(struct ig_infer *g);
 
 #endif

@@ -1,0 +1,117 @@
+/* schema_union.c - one schema from several inputs' schemas (schema_union.h). */
+#include "schema_union.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct column_met {
+    struct ig_buf type;  /* its type text, from the first input that has it */
+    char *from;          /* that input's name */
+    uint32_t inputs;     /* the inputs that have it */
+    bool vector;
+};
+
+void ig_schema_union_init(struct ig_schema_union *u)
+{
+    memset(u, 0, sizeof *u);
+    ig_strset_init(&u->names);
+}
+
+void ig_schema_union_free(struct ig_schema_union *u)
+{
+    for (uint32_t k = 0; k < u->names.count; k++) {
+        ig_buf_free(&u->cols[k].type);
+        free(u->cols[k].from);
+    }
+    free(u->cols);
+    ig_strset_free(&u->names);
+    memset(u, 0, sizeof *u);
+}
+
+/* A type text without its nullability marks (a quoted field name's '?' kept):
+ * what two inputs must agree on. */
+static void strip_nullable(const struct ig_buf *in, struct ig_buf *out)
+{
+    ig_buf_reset(out);
+    bool quoted = false;
+    for (size_t i = 0; i < in->len; i++) {
+        char ch = (char)in->data[i];
+        quoted ^= ch == '"';
+        if ((ch != '?' || quoted) && ig_buf_append_byte(out, (uint8_t)ch)) return;
+    }
+}
+
+int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, const char *what,
+                        struct ig_error *err)
+{
+    struct ig_buf text = IG_BUF_INIT, a = IG_BUF_INIT, b = IG_BUF_INIT;
+    int rc = 0;
+    u->inputs++;
+    for (uint32_t t = 0; t < s->ntops && !rc; t++) {
+        const struct ig_column_def *cd = &s->cols[s->tops[t]];
+        if (cd->hidden) continue;
+        ig_buf_reset(&text);
+        if (ig_schema_type_text(s, s->tops[t], &text)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        uint32_t k;
+        bool added;
+        if (ig_strset_add(&u->names, cd->name, cd->name_len, &k, &added)) {
+            rc = ig_err(err, -ENOMEM, "out of memory");
+            break;
+        }
+        if (added) {
+            if ((size_t)k >= u->cap) {
+                size_t ncap = u->cap ? u->cap * 2 : 16;
+                struct column_met *p = realloc(u->cols, ncap * sizeof *p);
+                if (!p) {
+                    rc = ig_err(err, -ENOMEM, "out of memory");
+                    break;
+                }
+                u->cols = p;
+                u->cap = ncap;
+            }
+            struct column_met *m = &u->cols[k];
+            *m = (struct column_met){.type = IG_BUF_INIT, .inputs = 1, .vector = cd->dimension != 0};
+            if (ig_buf_append(&m->type, text.data, text.len) || !(m->from = strdup(what)))
+                rc = ig_err(err, -ENOMEM, "out of memory");
+            continue;
+        }
+        struct column_met *m = &u->cols[k];
+        m->inputs++;
+        strip_nullable(&m->type, &a);
+        strip_nullable(&text, &b);
+        if (a.len != b.len || memcmp(a.data, b.data, a.len))
+            rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, where %s has %.*s: a column has one type in "
+                                      "every input",
+                        what, cd->name, (int)text.len, (const char *)text.data, m->from, (int)m->type.len,
+                        (const char *)m->type.data);
+    }
+    ig_buf_free(&text);
+    ig_buf_free(&a);
+    ig_buf_free(&b);
+    return rc;
+}
+
+int ig_schema_union_end(struct ig_schema_union *u, struct ig_schema *out, struct ig_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = 0;
+    for (uint32_t k = 0; k < u->names.count && !rc; k++) {
+        struct column_met *m = &u->cols[k];
+        /* an input without it holds NULL there */
+        bool nullable = m->type.len && m->type.data[m->type.len - 1] == '?';
+        if (m->inputs < u->inputs && !nullable && !m->vector && ig_buf_append_byte(&m->type, '?'))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+        size_t len;
+        const char *name = (const char *)ig_strset_get(&u->names, k, &len);
+        if (!rc) rc = ig_schema_add_typed(out, name, len, (const char *)m->type.data, m->type.len, err);
+    }
+    if (!rc) rc = ig_schema_finish(out, err);
+    if (rc) ig_schema_free(out);
+    return rc;
+}

@@ -1,0 +1,280 @@
+/* Types inferred from several inputs at once (infer.h) and one schema from
+ * several declared ones (schema_union.h): random shards give what one input
+ * holding all their rows gives. */
+#include <errno.h>
+#include "check.h"
+#include "format/model/schema.h"
+#include "import/csv.h"
+#include "import/infer.h"
+#include "import/lines.h"
+#include "import/schema_union.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A file holding text (an unnamed one: gone when closed). */
+static int file_of(const char *text, size_t len)
+{
+    int fd = memfd_create("infer", 0);
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) != 0) return -1;
+    return fd;
+}
+
+static void schema_text(const struct ig_schema *s, struct ig_buf *out)
+{
+    ig_buf_reset(out);
+    CHECK(ig_schema_format(s, out) == 0);
+    ig_buf_append_byte(out, 0);
+}
+
+/* Infer from the shards' texts (JSON Lines, or CSV) as one import of them. */
+static int infer_shards(bool jsonl, struct ig_buf *shards, size_t n, uint32_t sample, struct ig_schema *out,
+                        struct ig_error *err)
+{
+    struct ig_infer *g = ig_infer_new(NULL);
+    int rc = g ? 0 : -ENOMEM;
+    for (size_t k = 0; k < n && !rc; k++) {
+        int fd = file_of((const char *)shards[k].data, shards[k].len);
+        char name[32];
+        snprintf(name, sizeof name, "shard-%zu", k);
+        if (jsonl) {
+            struct ig_lines_reader *lr;
+            rc = ig_lines_open(&lr, fd, name);
+            if (!rc) rc = ig_infer_jsonl_more(g, lr, name, sample, err);
+            if (lr) ig_lines_close(lr);
+        } else {
+            struct ig_csv_reader *cr;
+            rc = ig_csv_open(&cr, fd, name, ',');
+            if (!rc) rc = ig_infer_csv_more(g, cr, name, sample, false, err);
+            if (cr) ig_csv_close(cr);
+        }
+        close(fd);
+    }
+    if (rc) {
+        ig_infer_free(g);
+        return rc;
+    }
+    return ig_infer_end(g, jsonl, out, NULL, err);
+}
+
+/* A field's value of kind k (0 int, 1 float, 2 string, 3 bool, 4 list of
+ * ints, 5 a date), or null one time in five. */
+static void json_value(struct ig_buf *b, int kind, uint64_t *seed)
+{
+    uint64_t r = test_rand(seed);
+    if (r % 5 == 0) {
+        ig_buf_printf(b, "null");
+        return;
+    }
+    switch (kind) {
+    case 0: ig_buf_printf(b, "%d", (int)(r % 1000) - 500); break;
+    case 1: ig_buf_printf(b, r % 2 ? "%d.5" : "%d", (int)(r % 1000)); break; /* integers among fractions */
+    case 2: ig_buf_printf(b, "\"s%u\"", (unsigned)(r % 97)); break;
+    case 3: ig_buf_printf(b, r % 2 ? "true" : "false"); break;
+    case 4: ig_buf_printf(b, "[%u, %u]", (unsigned)(r % 9), (unsigned)(r % 7)); break;
+    default: ig_buf_printf(b, "\"2024-0%u-1%u\"", (unsigned)(r % 9) + 1, (unsigned)(r % 9)); break;
+    }
+}
+
+/* JSON Lines: fields that come and go among shards type as in one file of
+ * every row (the fields' order: first met, which the shards keep). */
+static void test_jsonl_shards_as_one_input(void)
+{
+    uint64_t seed = check_seed ? check_seed : 1;
+    struct ig_buf whole = IG_BUF_INIT, a = IG_BUF_INIT, b = IG_BUF_INIT;
+    for (int round = 0; round < 200; round++) {
+        size_t nshards = 1 + test_rand(&seed) % 5, nfields = 1 + test_rand(&seed) % 8;
+        struct ig_buf shards[5];
+        int kind[8];
+        for (size_t f = 0; f < nfields; f++)
+            kind[f] = (int)(test_rand(&seed) % 6);
+        ig_buf_reset(&whole);
+        for (size_t k = 0; k < nshards; k++) {
+            shards[k] = (struct ig_buf)IG_BUF_INIT;
+            size_t rows = test_rand(&seed) % 6; /* an empty shard at times */
+            for (size_t i = 0; i < rows; i++) {
+                ig_buf_printf(&shards[k], "{");
+                bool first = true;
+                for (size_t f = 0; f < nfields; f++) {
+                    if (test_rand(&seed) % 3 == 0) continue; /* a field this row lacks */
+                    ig_buf_printf(&shards[k], "%s\"f%zu\": ", first ? "" : ", ", f);
+                    json_value(&shards[k], kind[f], &seed);
+                    first = false;
+                }
+                ig_buf_printf(&shards[k], "}\n");
+            }
+            ig_buf_append(&whole, shards[k].data, shards[k].len);
+        }
+        struct ig_schema s1 = {0}, s2 = {0};
+        struct ig_error e1 = {0}, e2 = {0};
+        int r1 = infer_shards(true, shards, nshards, 1000, &s1, &e1);
+        int r2 = infer_shards(true, &whole, 1, 1000, &s2, &e2);
+        CHECK_EQ_INT(r1 != 0, r2 != 0); /* no record anywhere: both refuse */
+        if (!r1 && !r2) {
+            schema_text(&s1, &a);
+            schema_text(&s2, &b);
+            if (strcmp((char *)a.data, (char *)b.data)) {
+                fprintf(stderr, "  shards:\n%s  one input:\n%s", (char *)a.data, (char *)b.data);
+                CHECK(0);
+            }
+        }
+        ig_schema_free(&s1);
+        ig_schema_free(&s2);
+        for (size_t k = 0; k < nshards; k++)
+            ig_buf_free(&shards[k]);
+        if (check_failures) break;
+    }
+    ig_buf_free(&whole);
+    ig_buf_free(&a);
+    ig_buf_free(&b);
+}
+
+/* CSV: each shard's header names some columns in its own order; a column's
+ * type is what one file of its values alone would infer. */
+static void test_csv_shards_by_header(void)
+{
+    uint64_t seed = check_seed ? check_seed + 7 : 7;
+    static const char *const values[][3] = {{"1", "-20", "300"},   {"1.5", "2", "1e3"},   {"x", "2", "y z"},
+                                            {"true", "f", "0"},    {"2024-01-02", "", "2023-12-31"},
+                                            {"", "", ""}};
+    struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT, one = IG_BUF_INIT;
+    for (int round = 0; round < 200; round++) {
+        size_t nshards = 1 + test_rand(&seed) % 4, ncols = 1 + test_rand(&seed) % 6;
+        int kind[6];
+        struct ig_buf shards[4], column[6];
+        for (size_t c = 0; c < ncols; c++) {
+            kind[c] = (int)(test_rand(&seed) % 6);
+            column[c] = (struct ig_buf)IG_BUF_INIT;
+            ig_buf_printf(&column[c], "c%zu\n", c);
+        }
+        char order[64] = "";
+        size_t norder = 0;
+        bool met[6] = {0};
+        for (size_t k = 0; k < nshards; k++) {
+            shards[k] = (struct ig_buf)IG_BUF_INIT;
+            int cols[6], n = 0;
+            for (size_t c = 0; c < ncols; c++)
+                if (test_rand(&seed) % 4) cols[n++] = (int)c;
+            if (!n) cols[n++] = 0;
+            for (int i = n - 1; i > 0; i--) { /* a header of its own order */
+                int j = (int)(test_rand(&seed) % (uint64_t)(i + 1)), t = cols[i];
+                cols[i] = cols[j];
+                cols[j] = t;
+            }
+            for (int i = 0; i < n; i++) {
+                ig_buf_printf(&shards[k], "%sc%d", i ? "," : "", cols[i]);
+                if (!met[cols[i]]) {
+                    met[cols[i]] = true;
+                    norder += (size_t)snprintf(order + norder, sizeof order - norder, "c%d ", cols[i]);
+                }
+            }
+            ig_buf_printf(&shards[k], "\n");
+            size_t rows = test_rand(&seed) % 4;
+            for (size_t r = 0; r < rows; r++) {
+                for (int i = 0; i < n; i++) {
+                    const char *v = values[kind[cols[i]]][test_rand(&seed) % 3];
+                    ig_buf_printf(&shards[k], "%s%s", i ? "," : "", v);
+                    ig_buf_printf(&column[cols[i]], "%s\n", v);
+                }
+                ig_buf_printf(&shards[k], "\n");
+            }
+        }
+        struct ig_schema s = {0};
+        struct ig_error e = {0};
+        CHECK(infer_shards(false, shards, nshards, 1000, &s, &e) == 0);
+        /* the columns in the order their names were first met */
+        ig_buf_reset(&a);
+        for (uint32_t t = 0; t < s.ntops; t++)
+            ig_buf_printf(&a, "%s ", s.cols[s.tops[t]].name);
+        ig_buf_append_byte(&a, 0);
+        CHECK(!strcmp((char *)a.data, order));
+        for (uint32_t t = 0; t < s.ntops && !check_failures; t++) {
+            const struct ig_column_def *cd = &s.cols[s.tops[t]];
+            int c = atoi(cd->name + 1);
+            struct ig_schema alone = {0};
+            CHECK(infer_shards(false, &column[c], 1, 1000, &alone, &e) == 0);
+            CHECK(alone.n == 1 && alone.cols[0].type == cd->type && alone.cols[0].lt.kind == cd->lt.kind);
+            ig_schema_free(&alone);
+        }
+        ig_schema_free(&s);
+        for (size_t k = 0; k < nshards; k++)
+            ig_buf_free(&shards[k]);
+        for (size_t c = 0; c < ncols; c++)
+            ig_buf_free(&column[c]);
+        if (check_failures) break;
+    }
+    ig_buf_free(&a);
+    ig_buf_free(&b);
+    ig_buf_free(&one);
+}
+
+/* A header naming a column twice is refused; a field holding two kinds in two
+ * shards names both. */
+static void test_refusals_name_their_inputs(void)
+{
+    struct ig_buf sh[2] = {IG_BUF_INIT, IG_BUF_INIT};
+    struct ig_schema s = {0};
+    struct ig_error e = {0};
+    ig_buf_printf(&sh[0], "a,b\n1,2\n");
+    ig_buf_printf(&sh[1], "b,a,b\n1,2,3\n");
+    CHECK(infer_shards(false, sh, 2, 100, &s, &e) == -EINVAL);
+    CHECK(strstr(e.msg, "shard-1:1: header field 3: duplicate column name 'b'"));
+    ig_buf_reset(&sh[0]);
+    ig_buf_reset(&sh[1]);
+    ig_buf_printf(&sh[0], "{\"a\": 1}\n");
+    ig_buf_printf(&sh[1], "{\"b\": 1}\n{\"a\": [1]}\n");
+    CHECK(infer_shards(true, sh, 2, 100, &s, &e) == -EINVAL);
+    CHECK(strstr(e.msg, "field 'a' mixes JSON types: a number in shard-0, an array in shard-1; pass --schema"));
+    /* the sample is per shard: a kind past it is not seen */
+    CHECK(infer_shards(true, sh, 2, 1, &s, &e) == 0);
+    ig_schema_free(&s);
+    ig_buf_free(&sh[0]);
+    ig_buf_free(&sh[1]);
+}
+
+static void parse(struct ig_schema *s, const char *text)
+{
+    struct ig_error e = {0};
+    *s = (struct ig_schema){0};
+    CHECK(ig_schema_parse(s, text, strlen(text), "s.txt", &e) == 0);
+}
+
+static void test_schema_union(void)
+{
+    struct ig_schema a, b, c, u;
+    struct ig_error e = {0};
+    struct ig_buf t = IG_BUF_INIT;
+    parse(&a, "id int64\nname string?\nv vector<float32, 4>\n");
+    parse(&b, "name string\nscore float64\nid int64?\nv vector<float32, 4>\n");
+    parse(&c, "id int64\nl list<int32>\nv vector<float32, 4>\n");
+    struct ig_schema_union su;
+    ig_schema_union_init(&su);
+    CHECK(ig_schema_union_add(&su, &a, "a.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &b, "b.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &c, "c.parquet", &e) == 0);
+    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
+    schema_text(&u, &t);
+    /* in every input: the first's type; in some: nullable; a vector never */
+    CHECK(!strcmp((char *)t.data, "id int64\nname string?\nv vector<float32, 4>\nscore float64?\nl list<int32>?\n"));
+    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
+    ig_schema_free(&u);
+    ig_schema_union_free(&su);
+    /* two types of one column: both inputs named */
+    struct ig_schema d;
+    parse(&d, "score int64\n");
+    ig_schema_union_init(&su);
+    CHECK(ig_schema_union_add(&su, &b, "b.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &d, "d.parquet", &e) == -EINVAL);
+    CHECK(strstr(e.msg, "d.parquet: column 'score' holds int64, where b.parquet has float64"));
+    ig_schema_union_free(&su);
+    ig_schema_free(&a);
+    ig_schema_free(&b);
+    ig_schema_free(&c);
+    ig_schema_free(&d);
+    ig_buf_free(&t);
+}
+
+TEST_MAIN(T(test_jsonl_shards_as_one_input), T(test_csv_shards_by_header), T(test_refusals_name_their_inputs),
+          T(test_schema_union))
