@@ -19,6 +19,9 @@
 #include <zstd.h>
 
 #define CHUNK (1u << 20)
+/* Output a head is decompressed in between counts of its lines: it stops
+ * near the lines it needs, not a MiB past them. */
+#define HEAD_STEP (64u << 10)
 
 enum codec { PLAIN, GZIP, ZSTD };
 
@@ -120,12 +123,23 @@ struct sink {
     int fd;
     const char *dir;
     uint64_t written;
+    uint64_t head_lines; /* 0: copy everything */
+    uint64_t lines;      /* newlines written */
+    uint64_t line_end;   /* bytes written up to the last newline */
+    bool full;           /* head_lines lines written: the copy stops */
 };
 
 static int put(struct sink *k, const void *data, size_t n, struct ig_error *err)
 {
     int rc = ig_write_full(k->fd, data, n);
     if (rc) return ig_err(err, rc, "%s: writing the input's temporary copy: %s", k->dir, strerror(-rc));
+    for (const char *p = data, *e = p + n; k->head_lines && p < e;) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        if (!nl) break;
+        k->line_end = k->written + (uint64_t)(nl + 1 - (const char *)data);
+        p = nl + 1;
+        k->full |= ++k->lines >= k->head_lines;
+    }
     k->written += n;
     return 0;
 }
@@ -133,7 +147,7 @@ static int put(struct sink *k, const void *data, size_t n, struct ig_error *err)
 static int copy_plain(struct source *s, struct sink *k, struct ig_error *err)
 {
     int rc = 0;
-    while (!rc && s->len) {
+    while (!rc && s->len && !k->full) {
         rc = put(k, s->buf, s->len, err);
         if (!rc) rc = fill(s, err);
     }
@@ -154,7 +168,7 @@ static int copy_gzip(struct source *s, struct sink *k, uint8_t *out, struct ig_e
     int rc = 0;
     bool in_member = true; /* inside a gzip member, whose end is still to come */
     size_t at = 0;         /* bytes of buf consumed */
-    while (!rc) {
+    while (!rc && !k->full) {
         if (at == s->len) {
             if ((rc = fill(s, err))) break;
             at = 0;
@@ -171,12 +185,13 @@ static int copy_gzip(struct source *s, struct sink *k, uint8_t *out, struct ig_e
         }
         st.next_in = s->buf + at;
         st.avail_in = (uInt)(s->len - at);
+        uInt step = k->head_lines ? HEAD_STEP : CHUNK;
         st.next_out = out;
-        st.avail_out = CHUNK;
+        st.avail_out = step;
         size_t was = at;
         int zr = z->inflate(&st, Z_NO_FLUSH);
         at = s->len - st.avail_in;
-        if (zr == Z_BUF_ERROR && at == was && st.avail_out == CHUNK && at < s->len) /* no way on */
+        if (zr == Z_BUF_ERROR && at == was && st.avail_out == step && at < s->len) /* no way on */
             zr = Z_DATA_ERROR;
         if (zr == Z_STREAM_END)
             in_member = false;
@@ -185,9 +200,9 @@ static int copy_gzip(struct source *s, struct sink *k, uint8_t *out, struct ig_e
                         st.msg ? st.msg : "inflate failed");
             break;
         }
-        rc = put(k, out, CHUNK - st.avail_out, err);
+        rc = put(k, out, step - st.avail_out, err);
     }
-    if (!rc && in_member)
+    if (!rc && in_member && !k->full)
         rc = ig_err(err, -EINVAL, "%s: the gzip data ends early, at byte %" PRIu64 " (a truncated file?)", name,
                     s->taken);
     z->inflate_end(&st);
@@ -202,13 +217,13 @@ static int copy_zstd(struct source *s, struct sink *k, uint8_t *out, struct ig_e
     int rc = 0;
     size_t left = 0; /* nonzero: inside a frame */
     ZSTD_inBuffer in = {s->buf, s->len, 0};
-    while (!rc) {
+    while (!rc && !k->full) {
         if (in.pos == in.size) {
             if ((rc = fill(s, err))) break;
             in = (ZSTD_inBuffer){s->buf, s->len, 0};
             if (!s->len) break;
         }
-        ZSTD_outBuffer o = {out, CHUNK, 0};
+        ZSTD_outBuffer o = {out, k->head_lines ? HEAD_STEP : CHUNK, 0};
         left = ZSTD_decompressStream(d, &o, &in);
         if (ZSTD_isError(left)) {
             rc = ig_err(err, -EINVAL, "%s: damaged zstd data near byte %" PRIu64 " (%s)", name, s->taken + in.pos,
@@ -217,11 +232,29 @@ static int copy_zstd(struct source *s, struct sink *k, uint8_t *out, struct ig_e
         }
         rc = put(k, out, o.pos, err);
     }
-    if (!rc && left)
+    if (!rc && left && !k->full)
         rc = ig_err(err, -EINVAL, "%s: the zstd data ends early, at byte %" PRIu64 " (a truncated file?)", name,
                     s->taken);
     ZSTD_freeDCtx(d);
     return rc;
+}
+
+/* The object's last n bytes (n < its size) at their offsets in the copy, the
+ * rest a hole: what reading its end needs, at the disk cost of those bytes. */
+static int copy_tail(struct source *s, struct sink *k, uint64_t n, struct ig_error *err)
+{
+    if (ftruncate(k->fd, (off_t)s->size) < 0)
+        return ig_err(err, -errno, "%s: writing the input's temporary copy: %s", k->dir, strerror(errno));
+    for (uint64_t at = s->size - n; at < s->size;) {
+        size_t want = s->size - at < CHUNK ? (size_t)(s->size - at) : CHUNK;
+        int rc = cancelled(s->o->cancel, s->name, err);
+        if (!rc) rc = ig_obj_read(s->obj, s->buf, want, at, err);
+        if (rc) return rc;
+        if ((rc = ig_pwrite_full(k->fd, s->buf, want, at)))
+            return ig_err(err, rc, "%s: writing the input's temporary copy: %s", k->dir, strerror(-rc));
+        at += want;
+    }
+    return 0;
 }
 
 /* An object on object storage (s3://BUCKET/KEY) opened for reading. */
@@ -270,8 +303,17 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
         k.dir = dir;
         if (k.fd < 0) rc = k.fd;
     }
+    /* a head is copied of what can be read again; a pipe is read once */
+    k.head_lines = remote || (regular && !stdin_) ? o->head_lines : 0;
+    bool tail = remote && c == PLAIN && o->tail_bytes && o->tail_bytes < s.size;
     if (!rc && k.fd >= 0)
-        rc = c == GZIP ? copy_gzip(&s, &k, out, err) : c == ZSTD ? copy_zstd(&s, &k, out, err) : copy_plain(&s, &k, err);
+        rc = tail        ? copy_tail(&s, &k, o->tail_bytes, err)
+             : c == GZIP ? copy_gzip(&s, &k, out, err)
+             : c == ZSTD ? copy_zstd(&s, &k, out, err)
+                         : copy_plain(&s, &k, err);
+    if (!rc && k.full && ftruncate(k.fd, (off_t)k.line_end) < 0)
+        rc = ig_err(err, -errno, "%s: ftruncate: %s", dir, strerror(errno));
+    if (o->cut) *o->cut = k.full || tail;
     if (!rc && k.fd >= 0 && lseek(k.fd, 0, SEEK_SET) < 0) rc = ig_err(err, -errno, "%s: lseek: %s", dir, strerror(errno));
     if (!rc) {
         *fd = k.fd;

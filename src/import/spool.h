@@ -46,6 +46,16 @@ struct ig_spool_opts {
      * after every MiB; rows always 0 (the import's progress callback) */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t rows);
     void *progress_ctx;
+    /* optional: copy only the first head_lines lines of an input that can be
+     * read again (a file, an object; a pipe is copied whole), cut after the
+     * last newline that ends a line among them: a sample of it for types;
+     * *cut (when given) tells whether it was cut */
+    uint64_t head_lines;
+    /* optional: of an uncompressed object larger than this, copy only its
+     * last tail_bytes, at their offsets in a sparse file of its size (a
+     * Parquet file's footer, for its schema); *cut then says so too */
+    uint64_t tail_bytes;
+    bool *cut;
 };
 int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err);
 
