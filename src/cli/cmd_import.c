@@ -25,8 +25,9 @@ const char cmd_import_usage[] =
     "  --format there); such input is first copied, decompressed, into an unnamed\n"
     "  file under $TMPDIR (else /var/tmp). Several inputs (or a directory, or an\n"
     "  s3://BUCKET/DIR/ prefix: its files of such names, in name order) of one\n"
-    "  format make one table, or one append, in one version; types come from the\n"
-    "  first.\n"
+    "  format make one table, or one append, in one version; their columns by\n"
+    "  name from every input (NULL where one lacks a column), typed by a sample\n"
+    "  of each as one file of all their rows would be.\n"
     "  --format csv|jsonl|npy|parquet\n"
     "                         input format (default: from the extension, or a\n"
     "                         Parquet file's PAR1 magic; a .npy array becomes one\n"
@@ -53,12 +54,13 @@ const char cmd_import_usage[] =
     "  --delimiter C          CSV field separator (\\t: a tab; default: a tab for\n"
     "                         .tsv and .tab, else ',' unless the first line has no\n"
     "                         comma and the first two as many tabs, ';' or '|')\n"
-    "  --sample-rows N        rows sampled to infer types (default 10000)\n"
+    "  --sample-rows N        rows sampled from each input to infer types\n"
+    "                         (default 10000)\n"
     "  -j, --threads N        encoding threads, and above 2 CSV parsing threads\n"
     "                         (default: one per core); the table is the same byte\n"
     "                         for byte for any N\n"
     "  --json                 print the result as JSON\n"
-    "  --print-schema         print the types an import of INPUT would give (no\n"
+    "  --print-schema         print the types an import of INPUT... would give (no\n"
     "                         TABLE), as a schema file to edit and pass to --schema\n";
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
@@ -87,13 +89,13 @@ static void catch_stop_signals(void (*handler)(int))
     sigaction(SIGHUP, &sa, NULL);
 }
 
-/* import --print-schema INPUT: the types an import would give, as a schema file. */
-static int print_inferred(const char *input, const struct ig_import_opts *o)
+/* import --print-schema INPUT...: the types an import would give, as a schema file. */
+static int print_inferred(const struct cli_inputs *inputs, const struct ig_import_opts *o)
 {
     struct ig_schema s;
     struct ig_error err = {0};
     struct ig_buf text = IG_BUF_INIT;
-    int rc = ig_import_infer(input, o, &s, &err);
+    int rc = ig_import_infer((const char *const *)inputs->paths, inputs->n, o, &s, &err);
     if (!rc) {
         rc = ig_schema_format(&s, &text) ? ig_err(&err, -ENOMEM, "out of memory") : 0;
         ig_schema_free(&s);
@@ -166,11 +168,15 @@ int cmd_import(int argc, char **argv)
         }
     }
     if (print_schema) {
-        if (argc - optind != 1 || o.schema_path || o.append) {
+        if (argc - optind < 1 || o.schema_path || o.append) {
             fputs(cmd_import_usage, stderr);
             return 2;
         }
-        return print_inferred(argv[optind], &o);
+        struct cli_inputs inputs;
+        if (cli_inputs_expand(&inputs, argv + optind, (size_t)(argc - optind))) return 2;
+        int rc = print_inferred(&inputs, &o);
+        cli_inputs_free(&inputs);
+        return rc;
     }
     if (argc - optind < 2) {
         fputs(cmd_import_usage, stderr);

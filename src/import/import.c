@@ -4,6 +4,7 @@
 #include "csv.h"
 #include "csv_rows.h"
 #include "infer.h"
+#include "schema_union.h"
 #include "json.h"
 #include "stripe.h"
 #include "lines.h"
@@ -88,6 +89,14 @@ struct import_run {
     /* it decompressed or read from standard input (spool.h), which each
      * reader reads from its start; -1: the file at `input` */
     int spool_fd;
+    /* inputs copied whole while the schema was made (schema_of_all), to be
+     * read from those copies (-1: none; ninputs of them, or NULL) */
+    int *kept;
+    /* nonzero: copy only this many lines of an input that can be read again
+     * (its sample for types), or only this many last bytes of an object (a
+     * Parquet footer); cut: whether the copy is of a part of it alone */
+    uint64_t head_lines, tail_bytes;
+    bool cut;
     /* its path without its compression suffix (x.npy.gz: x.npy), which
      * names a .npy's column; NULL: standard input, which has none */
     const char *plain_name;
@@ -472,6 +481,14 @@ static int release_hidden(struct ig_append *a, const struct ig_schema *s, uint32
     return rc;
 }
 
+static bool schema_from_all(const struct import_run *r, enum ig_input_format fmt);
+static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
+                         struct ig_lines_reader *lr, const struct ig_schema *known, struct ig_schema *out,
+                         struct ig_error *err);
+
+/* The schema the rows are written with: the schema file's; appending, the
+ * table's; else the input's own (Parquet's, a .npy's dtype, inferred), or
+ * of every input (schema_of_all). */
 static int choose_schema(struct import_run *r, enum ig_input_format fmt,
                          const struct ig_table *existing, struct ig_csv_reader *csv,
                          struct ig_lines_reader *lr, struct ig_error *err)
@@ -515,6 +532,7 @@ static int choose_schema(struct import_run *r, enum ig_input_format fmt,
         if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
         return rc;
     }
+    if (schema_from_all(r, fmt)) return schema_of_all(r, fmt, csv, lr, r->known, &r->schema, err);
     if (fmt == IG_INPUT_PARQUET) return ig_parquet_schema(r->pq, &r->schema, err);
     if (fmt == IG_INPUT_NPY) { /* one column, named after the file */
         if (!r->plain_name)
@@ -594,16 +612,22 @@ static int begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt
     snprintf(r->base_dir, sizeof r->base_dir, "%s", dirname(copy));
     uint64_t raw = size_as_it_lies(path);
     r->bytes_after -= raw < r->bytes_after ? raw : r->bytes_after;
-    struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = spool_progress, .progress_ctx = r};
+    struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = spool_progress, .progress_ctx = r,
+                               .head_lines = r->head_lines, .tail_bytes = r->tail_bytes, .cut = &r->cut};
     int rc = 0;
+    r->cut = false;
     if (i == 0 && r->o->input_copied) { /* the caller's copy */
         r->spool_fd = fcntl(r->o->input_copy_fd, F_DUPFD_CLOEXEC, 0);
         if (r->spool_fd < 0) rc = ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
+    } else if (r->kept && r->kept[i] >= 0) { /* copied whole while its types were inferred */
+        r->spool_fd = r->kept[i];
+        r->kept[i] = -1;
     } else {
         rc = ig_spool_input(path, &so, &r->spool_fd, err);
     }
     if (rc) return rc;
     enum ig_input_format f = ig_input_format_of(r->o->format, path, r->spool_fd);
+    if (f == IG_INPUT_AUTO) f = *fmt; /* a later input with no telling name ("-", a pipe): the first's */
     if (f == IG_INPUT_AUTO)
         return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
                       r->input, from_stdin ? "first bytes" : "name");
@@ -629,6 +653,122 @@ static void end_input(struct import_run *r, struct ig_csv_reader **csv, struct i
     r->in_fd = r->spool_fd = -1;
     r->bytes_before += r->in_size;
     r->in_size = 0;
+}
+
+/* Can the input be read only once (standard input, a pipe)? Its copy is
+ * then kept from the inference to the import. */
+static bool read_once(const char *path)
+{
+    struct stat st;
+    return !strcmp(path, "-") || (!ig_store_is_remote(path) && (stat(path, &st) || !S_ISREG(st.st_mode)));
+}
+
+/* Copies kept for the import: the inputs it must (read once) and, of those
+ * the inference copied whole anyway (small ones), this many, of at most
+ * these bytes together (the disk under $TMPDIR holds them at once). */
+#define KEPT_COPIES_MAX 64
+#define KEPT_BYTES_MAX (256ull << 20)
+
+/* What the schema of several inputs is made from as each is read: CSV and
+ * JSON Lines samples (infer.h), Parquet schemas (schema_union.h). */
+struct schema_of_all {
+    enum ig_input_format fmt;
+    uint32_t sample;
+    struct ig_infer *g;
+    struct ig_schema_union u;
+};
+
+/* Input r's part of it (r open: csv, lr or r->pq). */
+static int take_in(struct schema_of_all *all, struct import_run *r, struct ig_csv_reader *csv,
+                   struct ig_lines_reader *lr, struct ig_error *err)
+{
+    if (all->fmt == IG_INPUT_CSV) return ig_infer_csv_more(all->g, csv, r->input, all->sample, r->cut, err);
+    if (all->fmt == IG_INPUT_JSONL) return ig_infer_jsonl_more(all->g, lr, r->input, all->sample, err);
+    struct ig_schema s = {0};
+    int rc = ig_parquet_schema(r->pq, &s, err);
+    if (!rc) rc = ig_schema_union_add(&all->u, &s, r->input, err);
+    ig_schema_free(&s);
+    return rc;
+}
+
+/* Several inputs without a schema file: one schema from them all (CSV and
+ * JSON Lines: columns by name, typed by the values of every input; Parquet:
+ * columns by name, those some file lacks nullable). r is at its first input,
+ * open (csv, lr, r->pq); each later one is read by a run of its own, of its
+ * head alone where it is copied and can be read again (CSV, JSON Lines), its
+ * copy kept for the import where it is whole (r->kept). known: as
+ * ig_infer_jsonl's. */
+static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
+                         struct ig_lines_reader *lr, const struct ig_schema *known, struct ig_schema *out,
+                         struct ig_error *err)
+{
+    struct schema_of_all all = {.fmt = fmt, .sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE};
+    ig_schema_union_init(&all.u);
+    bool parquet = fmt == IG_INPUT_PARQUET;
+    int rc = !parquet && !(all.g = ig_infer_new(known)) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc && !r->kept && !(r->kept = malloc(r->ninputs * sizeof *r->kept)))
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    for (size_t k = 0; !rc && k < r->ninputs; k++)
+        r->kept[k] = -1;
+    if (!rc) rc = take_in(&all, r, csv, lr, err);
+    size_t kept = 0;
+    uint64_t kept_bytes = 0;
+    for (size_t k = 1; k < r->ninputs && !rc; k++) {
+        /* a CSV's or JSON Lines' head (a CSV's header and sample), a
+         * Parquet object's tail (its footer: 1 MiB holds most, 32 MiB one of
+         * tens of thousands of columns; else the whole object) */
+        static const uint64_t parquet_tails[] = {1ull << 20, 32ull << 20, 0 /* whole */};
+        for (size_t attempt = 0; attempt < 3; attempt++) {
+            struct import_run p = {.inputs = r->inputs, .ninputs = r->ninputs, .spool_fd = -1, .o = r->o,
+                                   .in_fd = -1, .head_lines = parquet ? 0 : (uint64_t)all.sample + 1,
+                                   .tail_bytes = parquet ? parquet_tails[attempt] : 0};
+            struct ig_csv_reader *pc = NULL;
+            struct ig_lines_reader *pl = NULL;
+            enum ig_input_format f = fmt;
+            struct ig_error sub = {0};
+            rc = check_cancel(r, err);
+            if (!rc) rc = begin_input(&p, k, &f, err);
+            if (!rc) rc = open_input(&p, fmt, &pc, &pl, p.tail_bytes && p.cut ? &sub : err);
+            if (!rc) rc = take_in(&all, &p, pc, pl, p.tail_bytes && p.cut ? &sub : err);
+            bool again = rc && p.tail_bytes && p.cut && rc != -EINTR && rc != -ENOMEM;
+            bool once = !rc && p.spool_fd >= 0 && !p.cut && read_once(r->inputs[k]);
+            if (!rc && p.spool_fd >= 0 && !p.cut &&
+                (once || (kept < KEPT_COPIES_MAX && kept_bytes + p.in_size <= KEPT_BYTES_MAX))) {
+                r->kept[k] = p.spool_fd; /* the import reads this copy: not copied again */
+                p.spool_fd = -1;
+                kept += !once;
+                kept_bytes += once ? 0 : p.in_size;
+            }
+            end_input(&p, &pc, &pl);
+            if (rc && !again && p.tail_bytes && p.cut) *err = sub;
+            if (!again) break;
+            rc = 0;
+        }
+    }
+    if (!rc) {
+        rc = parquet ? ig_schema_union_end(&all.u, out, err)
+                     : ig_infer_end(all.g, fmt == IG_INPUT_JSONL, out, &r->sampled, err);
+        all.g = NULL; /* ig_infer_end frees it */
+    }
+    ig_infer_free(all.g);
+    ig_schema_union_free(&all.u);
+    return rc;
+}
+
+/* Is the schema made from every input (schema_of_all)? Where there are
+ * several of a format that gives columns by name, and no schema file. */
+static bool schema_from_all(const struct import_run *r, enum ig_input_format fmt)
+{
+    return r->ninputs > 1 && !r->o->schema_path &&
+           (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL || fmt == IG_INPUT_PARQUET);
+}
+
+static void free_kept(struct import_run *r)
+{
+    for (size_t k = 0; r->kept && k < r->ninputs; k++)
+        if (r->kept[k] >= 0) close(r->kept[k]);
+    free(r->kept);
+    r->kept = NULL;
 }
 
 /* Every row of input r->at, into the writer. */
@@ -700,14 +840,14 @@ static int fill_null(void *ctx, uint64_t first_row, uint32_t count, struct ig_va
  * fails then takes them away again: ig_import). A column of the input that
  * the table has must keep its type when the input declares one (a schema
  * file, Parquet, .npy); CSV and JSON Lines are read with the table's types. */
-static int evolve_for_append(const struct import_run *base, const char *table_dir, enum ig_input_format fmt,
+static int evolve_for_append(struct import_run *base, const char *table_dir, enum ig_input_format fmt,
                              uint64_t *made, struct ig_error *err)
 {
     *made = 0;
     const char *input = base->input;
     const struct ig_import_opts *o = base->o;
-    struct import_run r = {
-        .input = input, .spool_fd = base->spool_fd, .plain_name = base->plain_name, .o = o, .in_fd = -1};
+    struct import_run r = {.inputs = base->inputs, .ninputs = base->ninputs, .input = input,
+                           .spool_fd = base->spool_fd, .plain_name = base->plain_name, .o = o, .in_fd = -1};
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     struct ig_table t;
@@ -718,7 +858,9 @@ static int evolve_for_append(const struct import_run *base, const char *table_di
     if (!rc) rc = ig_table_schema(&t, &table, err);
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
     r.known = &table;
-    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err); /* the input's own (its new columns, for JSON Lines) */
+    /* the inputs' own (their new columns, for JSON Lines) */
+    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err);
+    base->kept = r.kept; /* the copies the append reads (schema_of_all) */
     bool declared = o->schema_path || fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY;
     for (uint32_t k = 0; !rc && k < r.schema.ntops; k++) {
         const struct ig_column_def *cd = &r.schema.cols[r.schema.tops[k]];
@@ -780,38 +922,11 @@ static void undo_added_columns(const char *table_dir, uint64_t made, struct ig_e
              why.msg);
 }
 
-/* The first input held no record to infer types from (an empty shard: a
- * header alone, an empty file): they come from the first later input that
- * holds one, read by a run of its own (the first stays open to be written). */
-static int infer_from_later(struct import_run *r, enum ig_input_format fmt, struct ig_error *err)
-{
-    for (size_t k = 1; k < r->ninputs; k++) {
-        struct import_run p = {.inputs = r->inputs, .ninputs = r->ninputs, .spool_fd = -1, .o = r->o, .in_fd = -1};
-        struct ig_csv_reader *csv = NULL;
-        struct ig_lines_reader *lr = NULL;
-        enum ig_input_format f = fmt;
-        int rc = begin_input(&p, k, &f, err);
-        if (!rc) rc = open_input(&p, fmt, &csv, &lr, err);
-        if (!rc) rc = choose_schema(&p, fmt, NULL, csv, lr, err);
-        end_input(&p, &csv, &lr);
-        if (!rc && p.sampled) {
-            ig_schema_free(&r->schema);
-            r->schema = p.schema;
-            r->sampled = p.sampled;
-            return 0;
-        }
-        ig_schema_free(&p.schema);
-        if (rc && p.sampled) return rc; /* what is wrong with an input that has records */
-    }
-    if (fmt == IG_INPUT_CSV) return 0; /* headers alone: their names, as strings; no rows to write */
-    return ig_err(err, -EINVAL, "no records to infer a schema from in the %zu inputs", r->ninputs);
-}
-
-int ig_import_infer(const char *input, const struct ig_import_opts *o, struct ig_schema *out,
-                    struct ig_error *err)
+int ig_import_infer(const char *const *inputs, size_t ninputs, const struct ig_import_opts *o,
+                    struct ig_schema *out, struct ig_error *err)
 {
     memset(out, 0, sizeof *out);
-    struct import_run r = {.inputs = &input, .ninputs = 1, .spool_fd = -1, .o = o, .in_fd = -1};
+    struct import_run r = {.inputs = inputs, .ninputs = ninputs, .spool_fd = -1, .o = o, .in_fd = -1};
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     enum ig_input_format fmt = IG_INPUT_AUTO;
@@ -819,6 +934,7 @@ int ig_import_infer(const char *input, const struct ig_import_opts *o, struct ig
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
     if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err);
     end_input(&r, &csv, &lr);
+    free_kept(&r);
     if (!rc) *out = r.schema;
     else ig_schema_free(&r.schema);
     return rc;
@@ -858,18 +974,14 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     if (!rc && o->append) rc = evolve_for_append(&r, table_dir, fmt, &added, err);
     if (rc) {
         end_input(&r, &csv, &lr);
+        free_kept(&r);
         return rc;
     }
     rc = ig_append_begin(&a, table_dir, !o->append, err);
     a.upload_progress = o->upload_progress;
     a.upload_progress_ctx = o->upload_progress_ctx;
     if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
-    if (!rc) {
-        rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
-        if (r.sampled == 0 && !a.have_table && !o->schema_path && ninputs > 1 &&
-            (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL)) /* an empty first shard */
-            rc = infer_from_later(&r, fmt, err);
-    }
+    if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
     if (!rc && a.have_table) { /* the names the parts' footers store (renamed and hidden columns) */
         rc = ig_schema_from_part_stored(&a.table.parts[0], &r.stored, err);
         if (!rc && r.stored.n != r.schema.n)
@@ -896,6 +1008,7 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     ig_append_end(&a);
     if (rc && added) undo_added_columns(table_dir, added, err);
     end_input(&r, &csv, &lr);
+    free_kept(&r);
     ig_schema_free(&r.schema);
     ig_schema_free(&r.stored);
     ig_buf_free(&r.scratch);

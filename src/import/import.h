@@ -80,22 +80,23 @@ int ig_import(const char *input, const char *table_dir, const struct ig_import_o
               struct ig_import_result *res, struct ig_error *err);
 /* Several inputs of one format into one table, one after another in the order
  * given, as one transaction: one part (cut by part_bytes), one version, row
- * groups running across inputs. Types come from the first input (its sample,
- * or its Parquet schema, or --schema; where the first CSV or JSON Lines inputs
- * hold no record, the first that does); every later one is read with them (CSV
- * and JSON Lines by column name, a Parquet file's schema checked against
- * them) and a value or column that does not fit stops the import naming its
- * file and line. Appending, the first input's new columns are added; later
- * inputs name only the table's. At most one input is "-"; .npy inputs (a
- * column each) are refused. */
+ * groups running across inputs. CSV and JSON Lines without a schema: the
+ * columns of every input by name, in the order first met, typed by a sample
+ * of each (infer.h; an input without a column holds NULL there; a shard's
+ * head alone is copied for it where the shard is copied and can be read
+ * again, and a copy made whole is read again by the import, not made twice).
+ * Parquet: the first file's schema, each later one checked against it; a
+ * schema file: its types. A value that does not fit stops the import naming
+ * its file and line. Appending, the inputs' new columns are added first. At
+ * most one input is "-"; .npy inputs (a column each) are refused. */
 int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_dir, const struct ig_import_opts *o,
                    struct ig_import_result *res, struct ig_error *err);
 
-/* The schema an import of `input` would give a new table (inferred from a
- * sample, its Parquet schema, a .npy's dtype, or o->schema_path's), into
- * *out (ig_schema_free), writing nothing: import --print-schema. */
-int ig_import_infer(const char *input, const struct ig_import_opts *o, struct ig_schema *out,
-                    struct ig_error *err);
+/* The schema an import of the inputs would give a new table (inferred from
+ * samples, the first Parquet schema, a .npy's dtype, or o->schema_path's),
+ * into *out (ig_schema_free), writing nothing: import --print-schema. */
+int ig_import_infer(const char *const *inputs, size_t ninputs, const struct ig_import_opts *o,
+                    struct ig_schema *out, struct ig_error *err);
 
 /* Format from a file name's extension (.csv/.tsv, .jsonl/.ndjson, .npy,
  * .parquet/.parq/.pq; before a final .gz, .zst or .zstd), or AUTO. */

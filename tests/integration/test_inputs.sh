@@ -201,14 +201,24 @@ const c = await (await DuckDBInstance.create(':memory:')).connect();
 for (let k = 0; k < 3; k++)
   await c.run(\`COPY (SELECT i::BIGINT AS id, 'r' || i AS name, [i, i + 1] AS l FROM range(\${k * 1000}, \${k * 1000 + 1000}) t(i))
                TO '$WORK/pq-\${k}.parquet' (FORMAT parquet)\`);
-await c.run(\"COPY (SELECT 1.5::DOUBLE AS id, 'x' AS name, [1::BIGINT] AS l) TO '$WORK/pq-odd.parquet' (FORMAT parquet)\");") || return 1
+await c.run(\"COPY (SELECT 1.5::DOUBLE AS id, 'x' AS name, [1::BIGINT] AS l) TO '$WORK/pq-odd.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT 'z' AS name, 7::BIGINT AS id, 0.5::DOUBLE AS score) TO '$WORK/pq-new.parquet' (FORMAT parquet)\");") || return 1
     rm -rf "$WORK/pqt"
     "$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-1.parquet" "$WORK/pq-2.parquet" "$WORK/pqt" >/dev/null 2>&1 || return 1
     [ "$("$INGOT" cat --rows 1999 "$WORK/pqt")" = '{"id":1999,"name":"r1999","l":[1999,2000]}' ] || { "$INGOT" cat --rows 1999 "$WORK/pqt"; return 1; }
     [ "$("$INGOT" cat "$WORK/pqt" id | awk '$1 != NR - 1' | wc -l)" = 0 ] || return 1
     local out
     out=$("$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-odd.parquet" "$WORK/pqbad" 2>&1) && return 1
-    grep -q "pq-odd.parquet" <<<"$out" && [ ! -e "$WORK/pqbad" ] || { echo "$out"; return 1; }
+    grep -q "pq-odd.parquet: column 'id' holds float64?, where .*pq-0.parquet has int64?" <<<"$out" && [ ! -e "$WORK/pqbad" ] || { echo "$out"; return 1; }
+    # columns by name: a shard without l, with a new score, in another order
+    rm -rf "$WORK/pqu"
+    "$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-new.parquet" "$WORK/pqu" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 999,1000 "$WORK/pqu" | tr '\n' ' ')" = \
+        '{"id":999,"name":"r999","l":[999,1000],"score":null} {"id":7,"name":"z","l":null,"score":0.5} ' ] \
+        || { "$INGOT" cat --rows 999,1000 "$WORK/pqu"; return 1; }
+    "$INGOT" import --append "$WORK/pq-1.parquet" "$WORK/pq-new.parquet" "$WORK/pqt" >/dev/null || return 1
+    [ "$("$INGOT" inspect --schema "$WORK/pqt" | tr '\n' ' ')" = 'id int64? name string? l list<int64?>? score float64? ' ] \
+        || { "$INGOT" inspect --schema "$WORK/pqt"; return 1; }
 }
 check several_inputs_parquet many_parquet
 
@@ -224,13 +234,75 @@ many_refused() {
     mkdir -p "$WORK/nothing" && echo x >"$WORK/nothing/notes.txt"
     out=$("$INGOT" import "$WORK/nothing" "$WORK/bad" 2>&1) && return 1
     grep -q "nothing: no file in it whose name shows a format to import" <<<"$out" || { echo "$out"; return 1; }
-    # a later file that does not fit the first's types: named with its line
-    printf 'id,name\n1,a\n' >"$WORK/k1.csv" && printf 'id,name\nseven,b\n' >"$WORK/k2.csv"
-    out=$("$INGOT" import "$WORK/k1.csv" "$WORK/k2.csv" "$WORK/bad" 2>&1) && return 1
-    grep -q "k2.csv:2: column 'id'" <<<"$out" || { echo "$out"; return 1; }
+    # a value past a later file's sample that does not fit the types: named with its line
+    printf 'id,name\n1,a\n' >"$WORK/k1.csv" && printf 'id,name\n2,b\nseven,c\n' >"$WORK/k2.csv"
+    out=$("$INGOT" import --sample-rows 1 "$WORK/k1.csv" "$WORK/k2.csv" "$WORK/bad" 2>&1) && return 1
+    grep -q "k2.csv:3: column 'id'" <<<"$out" || { echo "$out"; return 1; }
     [ ! -e "$WORK/bad" ] && no_leftovers
 }
 check several_inputs_refused_clearly many_refused
+
+shards_by_name() { # shards whose fields come and go: columns by name from every shard, typed by all
+    local out d=$WORK/drift
+    rm -rf "$d" && mkdir -p "$d"
+    # day 1: a, b; day 2 (gzip, more lines than its head sampled): a with fractions, a new list c
+    # from its first line, b gone; day 3 from standard input: a new n
+    printf '{"a": 1, "b": "x"}\n{"a": 2, "b": null}\n' >"$d/d1.jsonl"
+    "$PY" -c "
+import json
+with open('$d/d2.jsonl', 'w') as f:
+    for i in range(3000): f.write(json.dumps({'a': i + 0.5, 'c': [i, i + 1]}) + '\n')
+" || return 1
+    gzip -c "$d/d2.jsonl" >"$d/d2.jsonl.gz"
+    printf '{"n": 7, "a": 9}\n' >"$d/d3.jsonl"
+    rm -rf "$WORK/u" "$WORK/u1"
+    "$INGOT" import --sample-rows 100 "$d/d1.jsonl" "$d/d2.jsonl.gz" - "$WORK/u" <"$d/d3.jsonl" >/dev/null || return 1
+    [ "$("$INGOT" inspect --schema "$WORK/u" | tr '\n' ' ')" = 'a float64? b string? c list<int64?>? n int64? ' ] \
+        || { "$INGOT" inspect --schema "$WORK/u"; return 1; }
+    [ "$("$INGOT" cat --rows 0,2,3002 "$WORK/u" | tr '\n' ' ')" = \
+        '{"a":1.0,"b":"x","c":null,"n":null} {"a":0.5,"b":null,"c":[0,1],"n":null} {"a":9.0,"b":null,"c":null,"n":7} ' ] \
+        || { "$INGOT" cat --rows 0,2,3002 "$WORK/u"; return 1; }
+    # the same table as the rows in one file, inferred from it alone
+    cat "$d/d1.jsonl" "$d/d2.jsonl" "$d/d3.jsonl" >"$d/all.jsonl"
+    "$INGOT" import "$d/all.jsonl" "$WORK/u1" >/dev/null || return 1
+    same_table "$WORK/u1" "$WORK/u" || return 1
+    # --print-schema of the directory says the same; a pipe as a later shard
+    [ "$("$INGOT" import --print-schema --sample-rows 100 "$d/d1.jsonl" "$d/d2.jsonl.gz" <(cat "$d/d3.jsonl") | tr '\n' ' ')" = \
+        'a float64? b string? c list<int64?>? n int64? ' ] || return 1
+    # CSV shards: headers in another order, a column more; a gzip'd one of 2 MB whose
+    # quoted values hold newlines, its head copied for a sample of 5 (cut inside a value)
+    printf 'id,name\n1,ann\n' >"$d/c1.csv"
+    "$PY" -c "
+with open('$d/c2.csv', 'w') as f:
+    f.write('score,id,name\n')
+    for i in range(60000): f.write('%d.25,%d,\"line one\nline %d\"\n' % (i, i + 2, i))
+" || return 1
+    gzip -c "$d/c2.csv" >"$d/c2.csv.gz"
+    rm -rf "$WORK/uc"
+    "$INGOT" import --sample-rows 5 "$d/c1.csv" "$d/c2.csv.gz" "$WORK/uc" >/dev/null || return 1
+    [ "$("$INGOT" inspect --schema "$WORK/uc" | tr '\n' ' ')" = 'id int64? name string? score float64? ' ] \
+        || { "$INGOT" inspect --schema "$WORK/uc"; return 1; }
+    [ "$("$INGOT" cat --rows 0,60000 "$WORK/uc" | tr '\n' ' ')" = \
+        '{"id":1,"name":"ann","score":null} {"id":60001,"name":"line one\nline 59999","score":59999.25} ' ] \
+        || { "$INGOT" cat --rows 0,60000 "$WORK/uc"; return 1; }
+    # an append of shards adds their new columns (one version), then their rows (another)
+    printf '{"a": 3, "z": true}\n' >"$d/d4.jsonl" && printf '{"a": 4, "y": "2024-01-02"}\n' >"$d/d5.jsonl"
+    "$INGOT" import --append "$d/d4.jsonl" "$d/d5.jsonl" "$WORK/u" >/dev/null || return 1
+    [ "$("$INGOT" versions --json "$WORK/u" | jq -r '.[].change' | tr '\n' '|')" = \
+        'import 3003 rows|add-column z, y|append 2 rows|' ] || { "$INGOT" versions "$WORK/u"; return 1; }
+    [ "$("$INGOT" cat --rows 3003,3004 "$WORK/u" | tr '\n' ' ')" = \
+        '{"a":3.0,"b":null,"c":null,"n":null,"z":true,"y":null} {"a":4.0,"b":null,"c":null,"n":null,"z":null,"y":"2024-01-02"} ' ] \
+        || { "$INGOT" cat --rows 3003,3004 "$WORK/u"; return 1; }
+    # one field, two kinds in two shards: both named, no table
+    printf '{"a": "three"}\n' >"$d/d6.jsonl"
+    out=$("$INGOT" import "$d/d1.jsonl" "$d/d6.jsonl" "$WORK/bad" 2>&1) && return 1
+    grep -q "field 'a' mixes JSON types: a number in .*d1.jsonl, a string in .*d6.jsonl; pass --schema" <<<"$out" \
+        && [ ! -e "$WORK/bad" ] || { echo "$out"; return 1; }
+    out=$("$INGOT" import --append "$d/d1.jsonl" "$d/d6.jsonl" "$WORK/u" 2>&1) && return 1
+    [ "$("$INGOT" versions --json "$WORK/u" | jq length)" = 3 ] || return 1
+    "$INGOT" verify "$WORK/u" >/dev/null && no_leftovers
+}
+check shards_give_their_columns_by_name shards_by_name
 
 # ---- the files of add-column, replace-column and update --------------------
 columns_from() { # keyed files gzip, zstd or piped; a .npy.gz named without its suffixes
