@@ -1,6 +1,7 @@
 /* ingot add-column, replace-column, update, drop-column - change a table's
  * columns; each makes a new version (format/ops/evolve.h). */
 #include "cli.h"
+#include "inputs.h"
 #include "import/spool.h"
 #include "format/ops/evolve.h"
 #include "import/columns.h"
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 const char cmd_add_column_usage[] =
-    "usage: ingot add-column [OPTIONS] TABLE FILE\n"
+    "usage: ingot add-column [OPTIONS] TABLE FILE...\n"
     "  FILE.npy      one column: row k of the array goes to the table's k-th live row\n"
     "                (rows in id order), so the array has as many rows as the table\n"
     "                has live rows; a 1-D array becomes a column of its dtype\n"
@@ -26,7 +27,9 @@ const char cmd_add_column_usage[] =
     "  FILE          CSV, JSON Lines or Parquet: every column but the key becomes a\n"
     "                column, each row going to the table row its key names; either\n"
     "                may be gzip or zstd compressed (x.csv.gz, x.npy.zst), or - for\n"
-    "                standard input (a keyed file needs --format, a .npy --name)\n"
+    "                standard input (a keyed file needs --format, a .npy --name);\n"
+    "                several keyed files (or a directory) are read as one, their\n"
+    "                columns by name as import reads several inputs: one version\n"
     "  --name NAME   the column's name (a .npy: default its file name; a keyed file\n"
     "                with one column besides the key: renames it)\n"
     "  --key COL     the key: a column of the file and of the table (integers or\n"
@@ -49,7 +52,7 @@ const char cmd_add_column_usage[] =
     "rows are NULL. A key given twice, or held by two live rows, is an error.\n";
 
 const char cmd_replace_column_usage[] =
-    "usage: ingot replace-column [OPTIONS] TABLE FILE\n"
+    "usage: ingot replace-column [OPTIONS] TABLE FILE...\n"
     "Replaces columns' values whole (a backfill), from a .npy (row k to the k-th live\n"
     "row) or a keyed CSV, JSON Lines or Parquet file (every column but the key\n"
     "replaces the table's column of its name; rows the file does not name are NULL).\n"
@@ -66,7 +69,8 @@ const char cmd_update_usage[] =
     "usage: ingot update [OPTIONS] TABLE --column COL [--column COL2...] --from FILE\n"
     "  --column COL  a flat column of the table to update (and of the file)\n"
     "  --from FILE   CSV, JSON Lines or Parquet, its rows named by a key (gzip or\n"
-    "                zstd compressed, or - for standard input, as add-column)\n"
+    "                zstd compressed, or - for standard input, as add-column);\n"
+    "                again, or a directory, for several files read as one\n"
     "  --key COL     the key (default: the file's _rowid column, which holds row ids,\n"
     "                else id when the file and the table both have one)\n"
     "  --schema FILE, --format F, --delimiter C, --ignore-missing, --json\n"
@@ -204,11 +208,12 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
                                          : cmd_update_usage;
     struct ig_column_input in = {.replace = cmd == REPLACE};
     const char **columns = calloc((size_t)argc + 1, sizeof *columns);
-    size_t ncolumns = 0;
+    char **from = calloc((size_t)argc + 1, sizeof *from); /* update's --from files */
+    size_t ncolumns = 0, nfrom = 0;
     bool json = false;
-    const char *from = NULL;
     int c, rc = 0;
-    if (!columns) {
+    if (!columns || !from) {
+        free(from);
         cli_error("%s: out of memory", cmd_name(cmd));
         return 2;
     }
@@ -265,7 +270,7 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
             columns[ncolumns++] = optarg;
             break;
         case O_FROM:
-            from = optarg;
+            from[nfrom++] = optarg;
             break;
         case O_RETYPE:
             in.retype = true;
@@ -279,26 +284,36 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
         case 'h':
             fputs(usage, stdout);
             free(columns);
+            free(from);
             return 0;
         default:
             rc = usage_error(usage);
             break;
         }
     }
-    int want = cmd == UPDATE ? 1 : 2;
-    if (!rc && (argc - optind != want || (cmd == UPDATE && (!from || !ncolumns)) || (in.first && in.after)))
-        rc = usage_error(usage);
+    bool args_ok = cmd == UPDATE ? argc - optind == 1 && nfrom && ncolumns : argc - optind >= 2;
+    if (!rc && (!args_ok || (in.first && in.after))) rc = usage_error(usage);
+    /* the files (a directory: its files, as import takes them) */
+    struct cli_inputs files = {0};
+    if (!rc && cli_inputs_expand(&files, cmd == UPDATE ? from : argv + optind + 1,
+                                 cmd == UPDATE ? nfrom : (size_t)(argc - optind - 1)))
+        rc = 2;
+    free(from);
     if (rc) {
         free(columns);
+        cli_inputs_free(&files);
         return rc;
     }
     const char *table = argv[optind];
-    in.path = cmd == UPDATE ? from : argv[optind + 1];
+    in.path = files.paths[0];
+    in.paths = (const char *const *)files.paths;
+    in.npaths = files.n;
     enum ig_input_format fmt = ig_input_format_of(in.format, in.path, -1);
     bool keyed = fmt != IG_INPUT_NPY;
     char derived[4096];
     if (!in.name && !keyed && !strcmp(in.path, "-")) {
         free(columns);
+        cli_inputs_free(&files);
         cli_error("%s: a .npy on standard input names no column: pass --name", cmd_name(cmd));
         return 2;
     }
@@ -330,9 +345,11 @@ static int column_command(int argc, char **argv, enum column_cmd cmd)
     free(columns);
     if (rc) {
         cli_error("%s: %s", cmd_name(cmd), err.msg);
+        cli_inputs_free(&files);
         return 2;
     }
     print_result(cmd, &rep, &counts, in.name, keyed, json);
+    cli_inputs_free(&files);
     return 0;
 }
 

@@ -189,6 +189,8 @@ int ig_add_column_from(const char *table_dir, const struct ig_column_input *in,
 {
     if (counts) memset(counts, 0, sizeof *counts);
     enum ig_input_format fmt = ig_input_format_of(in->format, in->path, -1);
+    if (fmt == IG_INPUT_NPY && in->npaths > 1)
+        return ig_err(err, -EINVAL, "%s: a .npy array is one column: add them one at a time", in->path);
     if (fmt == IG_INPUT_NPY) return add_npy(table_dir, in, rep, err);
     return ig_keyed_columns(table_dir, in, in->replace ? IG_KEYED_REPLACE : IG_KEYED_ADD, NULL, 0,
                             rep, counts, err);

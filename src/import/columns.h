@@ -54,7 +54,12 @@
 struct ig_error;
 
 struct ig_column_input {
-    const char *path;                    /* the file */
+    const char *path;                    /* the file (the first of paths) */
+    /* keyed files: several files (a directory's, the shards of a feature
+     * table) read as one, their columns by name as `ingot import` of them
+     * reads them (import.h); 0: path alone */
+    const char *const *paths;
+    size_t npaths;
     const char *name;                    /* .npy: the column's name; a keyed file: the name
                                             of its one value column (NULL: the file's) */
     bool replace;                        /* replace the columns of those names */

@@ -63,10 +63,19 @@ static void remove_temp(struct keyed *k)
 
 /* ---- importing the file ------------------------------------------------------- */
 
-/* The schema `ingot import` would infer for a CSV or JSON Lines file. */
+/* The schema `ingot import` would infer for a CSV or JSON Lines file (or
+ * several: import.h). */
 static int infer(struct keyed *k, enum ig_input_format fmt, struct ig_schema *s,
                  struct ig_error *err)
 {
+    if (k->in->npaths > 1) {
+        struct ig_import_opts o;
+        ig_import_opts_default(&o);
+        o.format = fmt;
+        o.delimiter = k->in->delimiter;
+        o.input_copies = k->copies;
+        return ig_import_infer(k->in->paths, k->in->npaths, &o, s, err);
+    }
     int fd = k->copy_fd >= 0 ? fcntl(k->copy_fd, F_DUPFD_CLOEXEC, 0) : ig_open(k->path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0 || (k->copy_fd >= 0 && lseek(fd, 0, SEEK_SET) < 0))
         return ig_err(err, -errno, "%s: %s", k->path, strerror(errno));
@@ -178,11 +187,11 @@ static int import_file(struct keyed *k, enum ig_input_format fmt, const char *co
     o.format = fmt;
     o.schema_path = k->in->schema_path ? k->in->schema_path : wrote ? k->tmp_schema : NULL;
     o.delimiter = k->in->delimiter; /* 0: the file's own, as infer() read it */
-    o.input_copied = k->copy_fd >= 0;
-    o.input_copy_fd = k->copy_fd;
+    o.input_copies = k->in->npaths > 1 ? k->copies : &k->copy_fd;
     if (k->in->writer) o.w.threads = k->in->writer->threads;
     if (!rc) {
-        rc = ig_import(k->path, k->tmp, &o, NULL, err);
+        rc = k->in->npaths > 1 ? ig_import_many(k->in->paths, k->in->npaths, k->tmp, &o, NULL, err)
+                               : ig_import(k->path, k->tmp, &o, NULL, err);
         if (rc && k->in->schema_path) rc = hint_schema_key(k, rc, err);
     }
     if (!rc) rc = ig_table_open(&k->src, k->tmp, false, err);
@@ -572,6 +581,21 @@ static void keyed_free(struct keyed *k)
     if (k->t0_open) ig_table_close(&k->t0);
 }
 
+/* Several files: those that can be read only once copied (k->copies). */
+static int copy_read_once(struct keyed *k, struct ig_error *err)
+{
+    const struct ig_column_input *in = k->in;
+    if (!(k->copies = malloc(in->npaths * sizeof *k->copies))) return ig_err(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < in->npaths; i++)
+        k->copies[i] = -1;
+    struct ig_spool_opts so = {0};
+    for (size_t i = 0; i < in->npaths; i++) {
+        int rc = ig_spool_read_once(in->paths[i]) ? ig_spool_input(in->paths[i], &so, &k->copies[i], err) : 0;
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
                      enum ig_keyed_mode mode, const char *const *columns, size_t ncolumns,
                      struct ig_evolve_report *rep, struct ig_column_counts *counts,
@@ -585,17 +609,23 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
     k->in = in;
     k->mode = mode;
     k->path = strcmp(in->path, "-") ? in->path : "standard input";
+    if (in->npaths > 1) { /* messages name them all */
+        snprintf(k->label, sizeof k->label, "%s and %zu more file%s", k->path, in->npaths - 1,
+                 in->npaths > 2 ? "s" : "");
+        k->path = k->label;
+    }
     k->copy_fd = -1;
     ig_strset_init(&k->strs);
     ig_values_init(&k->scratch, IG_T_INT64);
-    /* compressed, or standard input: read from a copy (spool.h) */
+    /* compressed, or standard input: read from a copy (spool.h); several
+     * files: the import copies each where it must */
     struct ig_spool_opts so = {0};
-    int rc = ig_spool_input(in->path, &so, &k->copy_fd, err);
+    int rc = in->npaths > 1 ? copy_read_once(k, err) : ig_spool_input(in->path, &so, &k->copy_fd, err);
     enum ig_input_format fmt = rc ? IG_INPUT_AUTO : ig_input_format_of(in->format, in->path, k->copy_fd);
     if (!rc && fmt == IG_INPUT_AUTO)
         rc = ig_err(err, -EINVAL,
                     "%s: cannot tell the format from the name; pass --format csv, jsonl or parquet",
-                    k->path);
+                    in->path);
     else if (!rc && fmt == IG_INPUT_NPY)
         rc = ig_err(err, -EINVAL,
                     "%s: a .npy array has no key; its rows go to live rows in order (add-column, "
@@ -634,6 +664,9 @@ int ig_keyed_columns(const char *table_dir, const struct ig_column_input *in,
     k->src_open = false;
     remove_temp(k);
     if (k->copy_fd >= 0) close(k->copy_fd);
+    for (size_t i = 0; k->copies && i < in->npaths; i++)
+        if (k->copies[i] >= 0) close(k->copies[i]);
+    free(k->copies);
     keyed_free(k);
     free(k);
     return rc;

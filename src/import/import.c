@@ -616,8 +616,8 @@ static int begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt
                                .head_lines = r->head_lines, .tail_bytes = r->tail_bytes, .cut = &r->cut};
     int rc = 0;
     r->cut = false;
-    if (i == 0 && r->o->input_copied) { /* the caller's copy */
-        r->spool_fd = fcntl(r->o->input_copy_fd, F_DUPFD_CLOEXEC, 0);
+    if (r->o->input_copies && r->o->input_copies[i] >= 0) { /* the caller's copy */
+        r->spool_fd = fcntl(r->o->input_copies[i], F_DUPFD_CLOEXEC, 0);
         if (r->spool_fd < 0) rc = ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
     } else if (r->kept && r->kept[i] >= 0) { /* copied whole while its types were inferred */
         r->spool_fd = r->kept[i];
@@ -653,14 +653,6 @@ static void end_input(struct import_run *r, struct ig_csv_reader **csv, struct i
     r->in_fd = r->spool_fd = -1;
     r->bytes_before += r->in_size;
     r->in_size = 0;
-}
-
-/* Can the input be read only once (standard input, a pipe)? Its copy is
- * then kept from the inference to the import. */
-static bool read_once(const char *path)
-{
-    struct stat st;
-    return !strcmp(path, "-") || (!ig_store_is_remote(path) && (stat(path, &st) || !S_ISREG(st.st_mode)));
 }
 
 /* Copies kept for the import: the inputs it must (read once) and, of those
@@ -731,7 +723,7 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
             if (!rc) rc = open_input(&p, fmt, &pc, &pl, p.tail_bytes && p.cut ? &sub : err);
             if (!rc) rc = take_in(&all, &p, pc, pl, p.tail_bytes && p.cut ? &sub : err);
             bool again = rc && p.tail_bytes && p.cut && rc != -EINTR && rc != -ENOMEM;
-            bool once = !rc && p.spool_fd >= 0 && !p.cut && read_once(r->inputs[k]);
+            bool once = !rc && p.spool_fd >= 0 && !p.cut && ig_spool_read_once(r->inputs[k]);
             if (!rc && p.spool_fd >= 0 && !p.cut &&
                 (once || (kept < KEPT_COPIES_MAX && kept_bytes + p.in_size <= KEPT_BYTES_MAX))) {
                 r->kept[k] = p.spool_fd; /* the import reads this copy: not copied again */

@@ -51,11 +51,12 @@ struct ig_import_opts {
      * storage, one part on a file system) */
     uint64_t part_bytes;
     bool part_bytes_set;
-    /* optional: the (first) input already copied by the caller (spool.h),
-     * read from this descriptor from its start, while its path still names
-     * it (messages, a .npy's column, blob paths); the caller closes it */
-    bool input_copied;
-    int input_copy_fd;
+    /* optional: inputs already copied by the caller (spool.h), one
+     * descriptor per input (-1: none), each read from its start while its
+     * path still names it (messages, a .npy's column, blob paths): standard
+     * input and pipes given to an inference and then to an import; the
+     * caller closes them */
+    const int *input_copies;
 };
 
 struct ig_import_result {

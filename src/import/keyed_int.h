@@ -58,7 +58,11 @@ struct keyed {
     const char *table_dir;
     const struct ig_column_input *in;
     enum ig_keyed_mode mode;
-    const char *path; /* the file */
+    const char *path; /* the file, as messages name it (several: label) */
+    char label[600];
+    /* several files: a copy of each that can be read only once (standard
+     * input, a pipe), read by the inference and then the import; else -1 */
+    int *copies;
     /* the file decompressed or read from standard input (spool.h); -1: read
      * where it lies */
     int copy_fd;

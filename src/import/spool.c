@@ -326,3 +326,9 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
     free(out);
     return rc;
 }
+
+bool ig_spool_read_once(const char *path)
+{
+    struct stat st;
+    return !strcmp(path, "-") || (!ig_store_is_remote(path) && (stat(path, &st) || !S_ISREG(st.st_mode)));
+}

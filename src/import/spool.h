@@ -59,4 +59,8 @@ struct ig_spool_opts {
 };
 int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err);
 
+/* Can `path` be read only once (standard input, a pipe, anything but a
+ * regular file or an object)? A copy of it must then serve every reading. */
+bool ig_spool_read_once(const char *path);
+
 #endif

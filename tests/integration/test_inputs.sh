@@ -331,6 +331,35 @@ columns_from() { # keyed files gzip, zstd or piped; a .npy.gz named without its 
 }
 check column_files_compressed_or_piped columns_from
 
+columns_from_shards() { # a feature table in shards (a directory, several files): one version
+    local C=$WORK/colsh F=$WORK/feat out
+    printf 'id,name\n1,a\n2,b\n3,c\n4,d\n' >"$WORK/fbase.csv"
+    rm -rf "$C" "$F" && "$INGOT" import "$WORK/fbase.csv" "$C" >/dev/null 2>&1 || return 1
+    mkdir -p "$F" && printf 'id,score\n1,0.5\n2,1\n' >"$F/part-0.csv"
+    printf 'id,flag,score\n3,true,2\n' | gzip -c >"$F/part-1.csv.gz" # a column more, another order
+    "$INGOT" add-column "$C" "$F" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0-3 "$C" | tr '\n' ' ')" = \
+        '{"id":1,"name":"a","score":0.5,"flag":null} {"id":2,"name":"b","score":1.0,"flag":null} {"id":3,"name":"c","score":2.0,"flag":true} {"id":4,"name":"d","score":null,"flag":null} ' ] \
+        || { "$INGOT" cat --rows 0-3 "$C"; return 1; }
+    # update from two files; replace-column from two, one of them piped
+    printf 'id,score\n4,9.5\n' >"$WORK/u1.csv" && printf 'id,score\n1,7\n' >"$WORK/u2.csv"
+    "$INGOT" update "$C" --column score --from "$WORK/u1.csv" --from "$WORK/u2.csv" >/dev/null || return 1
+    [ "$("$INGOT" cat "$C" score | tr '\n' ,)" = '7.0,1.0,2.0,9.5,' ] || { "$INGOT" cat "$C" score; return 1; }
+    printf 'id,flag\n4,false\n' >"$WORK/r1.csv"
+    printf 'id,flag\n2,true\n' | "$INGOT" replace-column "$C" "$WORK/r1.csv" - >/dev/null || return 1
+    [ "$("$INGOT" cat "$C" flag | tr '\n' ,)" = '\N,t,\N,f,' ] || { "$INGOT" cat "$C" flag; return 1; }
+    [ "$("$INGOT" versions --json "$C" | jq -r '.[].change' | tr '\n' '|')" = \
+        'import 4 rows|add-column score, flag|update score|replace-column flag|' ] || { "$INGOT" versions "$C"; return 1; }
+    # a key in two files: named, nothing changed; several .npy refused
+    printf 'id,z\n1,1\n' >"$WORK/z1.csv" && printf 'id,z\n1,2\n' >"$WORK/z2.csv"
+    out=$("$INGOT" add-column "$C" "$WORK/z1.csv" "$WORK/z2.csv" 2>&1) && return 1
+    grep -q "z1.csv and 1 more file: id 1 is given twice" <<<"$out" || { echo "$out"; return 1; }
+    out=$("$INGOT" add-column "$C" "$WORK/emb.npy" "$WORK/emb.npy" 2>&1) && return 1
+    grep -q "a .npy array is one column: add them one at a time" <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" versions --json "$C" | jq length)" = 4 ] && "$INGOT" verify "$C" >/dev/null && no_leftovers
+}
+check column_files_in_shards columns_from_shards
+
 # ---- schema files: printed from an input, and from a table -------------------
 schema_files() {
     local n f
