@@ -78,18 +78,23 @@ static int copy_object(struct ig_blob_writer *w, int fd, uint64_t src_off, uint6
     return 0;
 }
 
+int ig_blob_writer_add_fd(struct ig_blob_writer *w, int fd, const char *src, struct ig_blob_ref *ref,
+                          struct ig_error *err)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size < 0 || (uint64_t)size > IG_BLOB_MAX_OBJECT) {
+        int e = size < 0 ? errno : EFBIG;
+        return ig_err(err, -e, "cannot read '%s': %s", src, strerror(e));
+    }
+    return copy_object(w, fd, 0, (uint64_t)size, src, ref, err);
+}
+
 int ig_blob_writer_add_file(struct ig_blob_writer *w, const char *src, struct ig_blob_ref *ref,
                             struct ig_error *err)
 {
     int fd = open(src, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ig_err(err, -errno, "cannot read '%s': %s", src, strerror(errno));
-    off_t size = lseek(fd, 0, SEEK_END);
-    if (size < 0 || (uint64_t)size > IG_BLOB_MAX_OBJECT) {
-        int e = size < 0 ? errno : EFBIG;
-        close(fd);
-        return ig_err(err, -e, "cannot read '%s': %s", src, strerror(e));
-    }
-    int rc = copy_object(w, fd, 0, (uint64_t)size, src, ref, err);
+    int rc = ig_blob_writer_add_fd(w, fd, src, ref, err);
     close(fd);
     return rc;
 }

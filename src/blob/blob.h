@@ -52,6 +52,10 @@ int ig_blob_writer_add_object(struct ig_blob_writer *w, int src_fd, const char *
 /* Copy a whole file into the blob file. Errors name the source path. */
 int ig_blob_writer_add_file(struct ig_blob_writer *w, const char *src, struct ig_blob_ref *ref,
                             struct ig_error *err);
+/* The same from an open file (read by offset from 0 to its end), `src`
+ * naming it in errors. */
+int ig_blob_writer_add_fd(struct ig_blob_writer *w, int fd, const char *src, struct ig_blob_ref *ref,
+                          struct ig_error *err);
 int ig_blob_writer_add(struct ig_blob_writer *w, const void *p, size_t n, struct ig_blob_ref *ref,
                        struct ig_error *err);
 /* fsync and close. */

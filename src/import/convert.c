@@ -1,5 +1,7 @@
 #include "convert.h"
 #include "blob/blob.h"
+#include "import/spool.h"
+#include "store/store.h"
 #include "format/model/logical.h"
 #include "format/model/parse_value.h"
 #include "format/model/types.h"
@@ -9,6 +11,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t f64_lane(double d)
 {
@@ -38,12 +41,22 @@ static int add_object(const struct ig_convert_ctx *ctx, const char *p, size_t n,
     if (memchr(p, '\0', n)) return ig_err(err, -EINVAL, "blob path contains a NUL byte");
     struct ig_buf *path = ctx->path;
     ig_buf_reset(path);
-    int rc = p[0] == '/' || !ctx->base_dir ? ig_buf_printf(path, "%.*s", (int)n, p)
-                                           : ig_buf_printf(path, "%s/%.*s", ctx->base_dir, (int)n, p);
+    bool absolute = p[0] == '/' || (n > 5 && !memcmp(p, "s3://", 5));
+    int rc = absolute || !ctx->base_dir ? ig_buf_printf(path, "%.*s", (int)n, p)
+                                        : ig_buf_printf(path, "%s/%.*s", ctx->base_dir, (int)n, p);
     if (rc) return ig_err(err, -ENOMEM, "out of memory");
     struct ig_blob_ref ref;
     struct ig_error sub = {0};
-    rc = ig_blob_writer_add_file(ctx->blobs, (const char *)path->data, &ref, &sub);
+    const char *name = (const char *)path->data;
+    if (ig_store_is_remote(name)) { /* an object (of an input on object storage, or named whole) */
+        struct ig_spool_opts so = {.raw = true};
+        int fd = -1;
+        rc = ig_spool_input(name, &so, &fd, &sub);
+        if (!rc) rc = ig_blob_writer_add_fd(ctx->blobs, fd, name, &ref, &sub);
+        if (fd >= 0) close(fd);
+    } else {
+        rc = ig_blob_writer_add_file(ctx->blobs, name, &ref, &sub);
+    }
     if (rc) return ig_err(err, rc, "%s", sub.msg);
     /* sniff the media kind from the first bytes now in the blob file */
     uint8_t head[IG_BLOB_SNIFF_BYTES];

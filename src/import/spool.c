@@ -297,7 +297,7 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
     /* the first bytes tell the codec; a plain file is read where it lies */
     while (!rc && s.len < 4 && !s.eof)
         rc = read_some(&s, 4, err);
-    enum codec c = codec_of(s.buf, s.len);
+    enum codec c = o->raw ? PLAIN : codec_of(s.buf, s.len);
     if (!rc && (stdin_ || !regular || c != PLAIN)) {
         k.fd = temp_file(dir, sizeof dir, err);
         k.dir = dir;

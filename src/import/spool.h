@@ -56,6 +56,9 @@ struct ig_spool_opts {
      * Parquet file's footer, for its schema); *cut then says so too */
     uint64_t tail_bytes;
     bool *cut;
+    /* copy the bytes as they are, compressed or not (an object stored as a
+     * blob: a .gz file is a .gz file) */
+    bool raw;
 };
 int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err);
 

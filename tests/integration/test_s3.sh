@@ -82,6 +82,36 @@ s3_inputs() {
 }
 check s3_inputs_objects_and_prefixes s3_inputs
 
+# blob paths in an input on object storage name objects beside it (or s3://
+# whole, from a local input too): stored byte for byte, a .gz as it is
+s3_blob_objects() {
+    head -c 5000 /dev/urandom >"$WORK/o1.bin" && printf 'hello' | gzip -c >"$WORK/o2.gz"
+    s3 PUT /tables/ds/img/a.bin -T "$WORK/o1.bin" -o /dev/null
+    s3 PUT /tables/other/b.gz -T "$WORK/o2.gz" -o /dev/null
+    printf '{"id": 1, "img": "img/a.bin"}\n{"id": 2, "img": "s3://tables/other/b.gz"}\n' >"$WORK/man.jsonl"
+    s3 PUT /tables/ds/man.jsonl -T "$WORK/man.jsonl" -o /dev/null
+    printf 'id int64\nimg blob\n' >"$WORK/blob.txt"
+    rm -rf "$WORK/bt" "$WORK/bt2" "$WORK/bt3"
+    "$INGOT" import --schema "$WORK/blob.txt" s3://tables/ds/man.jsonl "$WORK/bt" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 0,1 "$WORK/bt" | jq -c .img.size | tr '\n' ' ')" = "5000 $(stat -c %s "$WORK/o2.gz") " ] || return 1
+    # an object named whole from a local manifest; the bytes as stored, read through a mount
+    printf '{"id": 2, "img": "s3://tables/other/b.gz"}\n' >"$WORK/man2.jsonl"
+    "$INGOT" import --schema "$WORK/blob.txt" "$WORK/man2.jsonl" "$WORK/bt2" >/dev/null || return 1
+    mkdir -p "$WORK/mnt_blob" && "$INGOT" mount "$WORK/bt" "$WORK/mnt_blob" || return 1
+    cmp "$WORK/mnt_blob/blobs/img/0" "$WORK/o1.bin" && cmp "$WORK/mnt_blob/blobs/img/1" "$WORK/o2.gz" ||
+        { fusermount3 -u "$WORK/mnt_blob"; return 1; }
+    fusermount3 -u "$WORK/mnt_blob" && "$INGOT" mount "$WORK/bt2" "$WORK/mnt_blob" || return 1
+    cmp "$WORK/mnt_blob/blobs/img/0" "$WORK/o2.gz" || { fusermount3 -u "$WORK/mnt_blob"; return 1; }
+    fusermount3 -u "$WORK/mnt_blob"
+    local out
+    printf '{"id": 3, "img": "img/none.bin"}\n' >"$WORK/man3.jsonl"
+    s3 PUT /tables/ds/man3.jsonl -T "$WORK/man3.jsonl" -o /dev/null
+    out=$("$INGOT" import --schema "$WORK/blob.txt" s3://tables/ds/man3.jsonl "$WORK/bt3" 2>&1) && return 1
+    grep -q "man3.jsonl:1: column 'img': s3://tables/ds/img/none.bin: no such object" <<<"$out" && [ ! -e "$WORK/bt3" ] ||
+        { echo "$out"; return 1; }
+}
+check s3_blob_objects_fetched s3_blob_objects
+
 # shards on object storage whose columns come and go: JSON Lines (gzip) typed from
 # each one's head; Parquet, one of 32 MB whose schema is read from its tail alone
 s3_shards_by_name() {
