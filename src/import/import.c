@@ -1,17 +1,11 @@
-#include "import.h"
+#include "import_int.h"
 #include "format/part/columns.h"
-#include "convert.h"
-#include "csv.h"
 #include "csv_rows.h"
 #include "infer.h"
-#include "schema_union.h"
 #include "json.h"
 #include "stripe.h"
-#include "lines.h"
-#include "npy.h"
 #include "spool.h"
 #include "format/ops/evolve.h"
-#include "parquet.h"
 #include "format/part/append.h"
 #include "format/model/types.h"
 #include "util/endian.h"
@@ -21,12 +15,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 void ig_import_opts_default(struct ig_import_opts *o)
@@ -79,53 +70,6 @@ enum ig_input_format ig_input_format_of(enum ig_input_format given, const char *
     return f;
 }
 
-/* Everything one import run needs, so helpers can share it. */
-struct import_run {
-    /* the inputs, read one after another into the same part (ig_import_many),
-     * and which one is being read */
-    const char *const *inputs;
-    size_t ninputs, at;
-    const char *input; /* the one being read, as messages name it */
-    /* it decompressed or read from standard input (spool.h), which each
-     * reader reads from its start; -1: the file at `input` */
-    int spool_fd;
-    /* inputs copied whole while the schema was made (schema_of_all), to be
-     * read from those copies (-1: none; ninputs of them, or NULL) */
-    int *kept;
-    /* nonzero: copy only this many lines of an input that can be read again
-     * (its sample for types), or only this many last bytes of an object (a
-     * Parquet footer); cut: whether the copy is of a part of it alone */
-    uint64_t head_lines, tail_bytes;
-    bool cut;
-    /* its path without its compression suffix (x.npy.gz: x.npy), which
-     * names a .npy's column; NULL: standard input, which has none */
-    const char *plain_name;
-    char plain[4096];
-    char base_dir[4096]; /* blob paths in it are relative to this */
-    const struct ig_import_opts *o;
-    int in_fd;
-    uint64_t in_size;
-    char delim; /* CSV: o->delimiter, or the input's own */
-    uint32_t sampled; /* CSV, JSON Lines: the records the types were inferred from */
-    /* progress over every input: bytes of the inputs read before this one,
-     * and the sizes of those after it (as they lie: compressed, 0 for a pipe) */
-    uint64_t bytes_before, bytes_after;
-    struct ig_schema schema;
-    /* appending: the table's schema named as its footers store it (the new
-     * part's footer must match theirs), while the input's columns go by the
-     * version's names and its hidden columns by none (schema) */
-    struct ig_schema stored;
-    /* JSON Lines inferred for an append: the table's columns, whose fields
-     * are read with its types, not inferred (NULL: infer every field) */
-    const struct ig_schema *known;
-    struct ig_part_writer *w;
-    struct ig_buf scratch, path;
-    struct ig_convert_ctx cc;
-    struct ig_import_result *res;
-    struct ig_npy npy; /* IG_INPUT_NPY */
-    struct ig_parquet *pq; /* IG_INPUT_PARQUET */
-};
-
 /* Bytes of the input gone through once `rows` rows are written: a .npy is
  * read at offsets (pread), so its rows' bytes say it; elsewhere the file's
  * position. */
@@ -134,13 +78,6 @@ static uint64_t input_done(const struct import_run *r, uint64_t rows)
     if (r->npy.width) return r->npy.data_off + rows * ig_npy_row_bytes(&r->npy);
     off_t pos = lseek(r->in_fd, 0, SEEK_CUR);
     return pos > 0 ? (uint64_t)pos : 0;
-}
-
-/* 0, or -EINTR once the caller asked the import to stop. */
-static int check_cancel(const struct import_run *r, struct ig_error *err)
-{
-    if (!r->o->cancel || !*r->o->cancel) return 0;
-    return ig_err(err, -EINTR, "%s: interrupted; nothing was written", r->input);
 }
 
 /* Progress over every input: `done` bytes of the one being read. */
@@ -188,7 +125,7 @@ static struct ig_values *writer_leaf(void *w, uint32_t leaf)
 static int csv_piece_done(void *ctx, uint64_t bytes_read, struct ig_error *err)
 {
     struct import_run *r = ctx;
-    int rc = check_cancel(r, err);
+    int rc = import_check_cancel(r, err);
     if (!rc) progress_at(r, bytes_read, ig_part_writer_rows(r->w));
     return rc;
 }
@@ -224,7 +161,7 @@ static int csv_rows_here(struct import_run *r, const struct ig_csv_map *m, struc
         int rc = ig_csv_convert_rows(m, csv, ig_part_writer_columns(r->w), max, &r->cc, &got, err);
         if (!rc && got) rc = ig_csv_null_rows(m, ig_part_writer_columns(r->w), got, err);
         if (!rc && got) rc = ig_part_writer_end_rows(r->w, (uint32_t)got, err);
-        if (!rc) rc = check_cancel(r, err);
+        if (!rc) rc = import_check_cancel(r, err);
         if (rc) return rc;
         report_since(r, before);
         if (got < max) return 0;
@@ -313,7 +250,7 @@ static int run_jsonl(struct import_run *r, struct ig_lines_reader *lr, struct ig
         }
         while (ntouched) member[touched[--ntouched]] = NULL; /* clear what this row set */
         if (!rc) rc = ig_part_writer_end_row(r->w, err);
-        if (!rc) rc = check_cancel(r, err);
+        if (!rc) rc = import_check_cancel(r, err);
         if (!rc) report(r, false);
     }
     free(top_of);
@@ -386,77 +323,12 @@ static int run_npy(struct import_run *r, struct ig_error *err)
             if (!rc && n->dim && ig_values_end_row(v)) rc = -ENOMEM; /* a nested leaf: its row ends */
             if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
             if (!rc) rc = ig_part_writer_end_row(r->w, err);
-            if (!rc) rc = check_cancel(r, err);
+            if (!rc) rc = import_check_cancel(r, err);
             if (!rc) report(r, false); /* every 65,536 rows written */
         }
     }
     free(buf);
     return rc;
-}
-
-/* A column's type in the schema language, without a top-level '?'. */
-static int bare_type(const struct ig_schema *s, uint32_t node, char *out, size_t cap)
-{
-    struct ig_buf b = IG_BUF_INIT;
-    int rc = ig_schema_type_text(s, node, &b);
-    size_t n = 0;
-    bool quoted = false;
-    for (size_t i = 0; !rc && i < b.len && n + 1 < cap; i++) {
-        char ch = (char)b.data[i];
-        quoted ^= ch == '"';
-        if (ch != '?' || quoted) out[n++] = ch; /* every node's nullability off (a field name's '?' kept) */
-    }
-    if (cap) out[n] = 0;
-    ig_buf_free(&b);
-    return rc;
-}
-
-/* Do the input's top-level columns fit the table's (the same type, whatever
- * may be NULL: values are read by the table's schema, and a NULL where it
- * cannot hold one is refused as the rows are read)? */
-static int schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
-                       struct ig_error *err)
-{
-    for (uint32_t k = 0; k < in->ntops; k++) {
-        const struct ig_column_def *cd = &in->cols[in->tops[k]];
-        long node = ig_schema_find(table, cd->name, cd->name_len);
-        char want[512], have[512];
-        if (node < 0) return ig_err(err, -EINVAL, "%s: column '%s' is not in the table", what, cd->name);
-        if (bare_type(in, in->tops[k], want, sizeof want) || bare_type(table, (uint32_t)node, have, sizeof have))
-            return ig_err(err, -ENOMEM, "out of memory");
-        if (strcmp(want, have))
-            return ig_err(err, -EINVAL, "%s: column '%s' is %s in the table, %s here: a column keeps its type "
-                                        "(ingot replace-column changes its values, not its type)",
-                          what, cd->name, have, want);
-    }
-    return 0;
-}
-
-static bool table_shows(void *t, uint32_t col)
-{
-    return ig_table_shows(t, col);
-}
-
-/* The table's schema an append reads its input by: every record the parts
- * have, those the version hides (a column replaced or dropped: older versions
- * show them) under names no input gives, so the new part holds NULL there. */
-static int append_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err)
-{
-    return ig_schema_from_part_hiding(&t->parts[0], table_shows, (void *)t, s, err);
-}
-
-/* Can rows be appended to a table whose version hides some records? Its new
- * part has every record (all parts do) and leaves the hidden ones NULL
- * (ig_column_def.hidden: CSV and JSON Lines never name them, a Parquet file's
- * columns go to the shown ones), or where one cannot be NULL its least value
- * (ig_stripe_absent), then released (release_hidden). A .npy is one column:
- * a table with more does not take it. */
-static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, struct ig_error *err)
-{
-    if (ig_table_columns_shown(t) == t->parts[0].num_columns || fmt != IG_INPUT_NPY) return 0;
-    return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
-                                 "replaced or dropped); appending a .npy to it is not supported",
-                  t->dir);
 }
 
 /* The hidden records that cannot be NULL hold no value in the rows appended
@@ -481,286 +353,9 @@ static int release_hidden(struct ig_append *a, const struct ig_schema *s, uint32
     return rc;
 }
 
-static bool schema_from_all(const struct import_run *r, enum ig_input_format fmt);
-static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
-                         struct ig_lines_reader *lr, const struct ig_schema *known, struct ig_schema *out,
-                         struct ig_error *err);
-
-/* The schema the rows are written with: the schema file's; appending, the
- * table's; else the input's own (Parquet's, a .npy's dtype, inferred), or
- * of every input (schema_of_all). */
-static int choose_schema(struct import_run *r, enum ig_input_format fmt,
-                         const struct ig_table *existing, struct ig_csv_reader *csv,
-                         struct ig_lines_reader *lr, struct ig_error *err)
-{
-    int rc;
-    if (existing && (rc = check_hidden(existing, fmt, err))) return rc;
-    if (r->o->schema_path) {
-        char *text;
-        size_t len;
-        rc = ig_read_file(r->o->schema_path, 16u << 20, &text, &len, err);
-        if (rc) return rc;
-        rc = ig_schema_parse(&r->schema, text, len, r->o->schema_path, err);
-        free(text);
-        if (rc) return rc;
-        if (fmt == IG_INPUT_PARQUET && (rc = ig_parquet_check_schema(r->pq, &r->schema, err)))
-            return rc;
-        if (existing) {
-            struct ig_schema have;
-            rc = append_schema(existing, &have, err);
-            if (rc) return rc;
-            /* page sizes are stored resolved; compare with the declared default */
-            for (uint32_t c = 0; c < r->schema.n && c < have.n; c++)
-                if (!r->schema.cols[c].page_size) r->schema.cols[c].page_size = have.cols[c].page_size;
-            bool same = ig_schema_equal(&have, &r->schema);
-            /* the table's own schema, with the file's columns among its
-             * columns (schema_fits says which do not fit); the rest NULL */
-            if (!same) rc = schema_fits(&r->schema, &have, r->o->schema_path, err);
-            if (!rc && !same) {
-                ig_schema_free(&r->schema);
-                r->schema = have;
-                have = (struct ig_schema){0};
-                if (fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
-            }
-            ig_schema_free(&have);
-            if (rc) return rc;
-        }
-        return 0;
-    }
-    if (existing) {
-        rc = append_schema(existing, &r->schema, err);
-        if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
-        return rc;
-    }
-    if (schema_from_all(r, fmt)) return schema_of_all(r, fmt, csv, lr, r->known, &r->schema, err);
-    if (fmt == IG_INPUT_PARQUET) return ig_parquet_schema(r->pq, &r->schema, err);
-    if (fmt == IG_INPUT_NPY) { /* one column, named after the file */
-        if (!r->plain_name)
-            return ig_err(err, -EINVAL, "%s: a .npy array names its column by its file name, and this "
-                                        "input has none; save it as NAME.npy and import that",
-                          r->input);
-        char type[64];
-        const char *base = strrchr(r->plain_name, '/');
-        base = base ? base + 1 : r->plain_name;
-        size_t len = strlen(base);
-        len = len > 4 && !strcmp(base + len - 4, ".npy") ? len - 4 : len; /* without ".npy" */
-        rc = ig_npy_type_text(&r->npy, type, sizeof type - 1);
-        if (!rc && r->npy.lt.kind) strcat(type, "?"); /* NaT is NULL */
-        if (!rc) rc = ig_schema_add_typed(&r->schema, base, len ? len : 1, type, strlen(type), err);
-        return rc ? rc : ig_schema_finish(&r->schema, err);
-    }
-    uint32_t sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE;
-    if (fmt == IG_INPUT_CSV) return ig_infer_csv(csv, r->input, sample, &r->schema, &r->sampled, err);
-    return ig_infer_jsonl(lr, r->input, sample, r->known, &r->schema, &r->sampled, err);
-}
-
-/* Open the input and its reader for the format. */
-static int open_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader **csv,
-                      struct ig_lines_reader **lr, struct ig_error *err)
-{
-    if (r->spool_fd >= 0) { /* read again from its start (the offset is shared) */
-        r->in_fd = fcntl(r->spool_fd, F_DUPFD_CLOEXEC, 0);
-        if (r->in_fd < 0 || lseek(r->in_fd, 0, SEEK_SET) < 0)
-            return ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
-    } else {
-        r->in_fd = open(r->input, O_RDONLY | O_CLOEXEC);
-    }
-    if (r->in_fd < 0) return ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
-    struct stat st;
-    if (fstat(r->in_fd, &st) == 0) r->in_size = (uint64_t)st.st_size;
-    if (fmt == IG_INPUT_NPY) return ig_npy_open(r->in_fd, r->in_size, r->input, &r->npy, err);
-    if (fmt == IG_INPUT_PARQUET) return ig_parquet_open(&r->pq, r->in_fd, r->in_size, r->input, err);
-    r->delim = r->o->delimiter ? r->o->delimiter : ig_csv_sniff_delimiter(r->in_fd, r->plain_name ? r->plain_name : "");
-    int rc = fmt == IG_INPUT_CSV
-                 ? ig_csv_open(csv, r->in_fd, r->input, r->delim)
-                 : ig_lines_open(lr, r->in_fd, r->input);
-    return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
-}
-
 static void parquet_progress(void *ctx, uint64_t bytes_done, uint64_t rows)
 {
     progress_at(ctx, bytes_done, rows);
-}
-
-/* The spool's progress, over every input (its bytes as they lie). */
-static void spool_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
-{
-    const struct import_run *r = ctx;
-    (void)rows;
-    if (r->o->progress)
-        r->o->progress(r->o->progress_ctx, r->bytes_before + done, r->bytes_before + total + r->bytes_after, 0);
-}
-
-static uint64_t size_as_it_lies(const char *path)
-{
-    struct stat st;
-    return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-}
-
-/* Make input i the one read: copied first where it must be (spool.h), its
- * format told (*fmt, when AUTO) or checked against the first input's. */
-static int begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt, struct ig_error *err)
-{
-    const char *path = r->inputs[i];
-    bool from_stdin = !strcmp(path, "-");
-    r->at = i;
-    r->input = from_stdin ? "standard input" : path;
-    ig_spool_plain_name(path, r->plain, sizeof r->plain);
-    r->plain_name = from_stdin ? NULL : r->plain;
-    char copy[4096];
-    snprintf(copy, sizeof copy, "%s", path);
-    snprintf(r->base_dir, sizeof r->base_dir, "%s", dirname(copy));
-    uint64_t raw = size_as_it_lies(path);
-    r->bytes_after -= raw < r->bytes_after ? raw : r->bytes_after;
-    struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = spool_progress, .progress_ctx = r,
-                               .head_lines = r->head_lines, .tail_bytes = r->tail_bytes, .cut = &r->cut};
-    int rc = 0;
-    r->cut = false;
-    if (r->o->input_copies && r->o->input_copies[i] >= 0) { /* the caller's copy */
-        r->spool_fd = fcntl(r->o->input_copies[i], F_DUPFD_CLOEXEC, 0);
-        if (r->spool_fd < 0) rc = ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
-    } else if (r->kept && r->kept[i] >= 0) { /* copied whole while its types were inferred */
-        r->spool_fd = r->kept[i];
-        r->kept[i] = -1;
-    } else {
-        rc = ig_spool_input(path, &so, &r->spool_fd, err);
-    }
-    if (rc) return rc;
-    enum ig_input_format f = ig_input_format_of(r->o->format, path, r->spool_fd);
-    if (f == IG_INPUT_AUTO) f = *fmt; /* a later input with no telling name ("-", a pipe): the first's */
-    if (f == IG_INPUT_AUTO)
-        return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
-                      r->input, from_stdin ? "first bytes" : "name");
-    static const char *const names[] = {"", "CSV", "JSON Lines", ".npy", "Parquet"};
-    if (*fmt != IG_INPUT_AUTO && f != *fmt)
-        return ig_err(err, -EINVAL, "%s: %s, where the first input (%s) is %s: the inputs of one import share a format",
-                      r->input, names[f], r->inputs[0], names[*fmt]);
-    *fmt = f;
-    return 0;
-}
-
-/* Close what reads the current input; its bytes count as read. */
-static void end_input(struct import_run *r, struct ig_csv_reader **csv, struct ig_lines_reader **lr)
-{
-    if (*csv) ig_csv_close(*csv);
-    if (*lr) ig_lines_close(*lr);
-    *csv = NULL;
-    *lr = NULL;
-    ig_parquet_close(r->pq);
-    r->pq = NULL;
-    if (r->in_fd >= 0) close(r->in_fd);
-    if (r->spool_fd >= 0) close(r->spool_fd);
-    r->in_fd = r->spool_fd = -1;
-    r->bytes_before += r->in_size;
-    r->in_size = 0;
-}
-
-/* Copies kept for the import: the inputs it must (read once) and, of those
- * the inference copied whole anyway (small ones), this many, of at most
- * these bytes together (the disk under $TMPDIR holds them at once). */
-#define KEPT_COPIES_MAX 64
-#define KEPT_BYTES_MAX (256ull << 20)
-
-/* What the schema of several inputs is made from as each is read: CSV and
- * JSON Lines samples (infer.h), Parquet schemas (schema_union.h). */
-struct schema_of_all {
-    enum ig_input_format fmt;
-    uint32_t sample;
-    struct ig_infer *g;
-    struct ig_schema_union u;
-};
-
-/* Input r's part of it (r open: csv, lr or r->pq). */
-static int take_in(struct schema_of_all *all, struct import_run *r, struct ig_csv_reader *csv,
-                   struct ig_lines_reader *lr, struct ig_error *err)
-{
-    if (all->fmt == IG_INPUT_CSV) return ig_infer_csv_more(all->g, csv, r->input, all->sample, r->cut, err);
-    if (all->fmt == IG_INPUT_JSONL) return ig_infer_jsonl_more(all->g, lr, r->input, all->sample, err);
-    struct ig_schema s = {0};
-    int rc = ig_parquet_schema(r->pq, &s, err);
-    if (!rc) rc = ig_schema_union_add(&all->u, &s, r->input, err);
-    ig_schema_free(&s);
-    return rc;
-}
-
-/* Several inputs without a schema file: one schema from them all (CSV and
- * JSON Lines: columns by name, typed by the values of every input; Parquet:
- * columns by name, those some file lacks nullable). r is at its first input,
- * open (csv, lr, r->pq); each later one is read by a run of its own, of its
- * head alone where it is copied and can be read again (CSV, JSON Lines), its
- * copy kept for the import where it is whole (r->kept). known: as
- * ig_infer_jsonl's. */
-static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
-                         struct ig_lines_reader *lr, const struct ig_schema *known, struct ig_schema *out,
-                         struct ig_error *err)
-{
-    struct schema_of_all all = {.fmt = fmt, .sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE};
-    ig_schema_union_init(&all.u);
-    bool parquet = fmt == IG_INPUT_PARQUET;
-    int rc = !parquet && !(all.g = ig_infer_new(known)) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-    if (!rc && !r->kept && !(r->kept = malloc(r->ninputs * sizeof *r->kept)))
-        rc = ig_err(err, -ENOMEM, "out of memory");
-    for (size_t k = 0; !rc && k < r->ninputs; k++)
-        r->kept[k] = -1;
-    if (!rc) rc = take_in(&all, r, csv, lr, err);
-    size_t kept = 0;
-    uint64_t kept_bytes = 0;
-    for (size_t k = 1; k < r->ninputs && !rc; k++) {
-        /* a CSV's or JSON Lines' head (a CSV's header and sample), a
-         * Parquet object's tail (its footer: 1 MiB holds most, 32 MiB one of
-         * tens of thousands of columns; else the whole object) */
-        static const uint64_t parquet_tails[] = {1ull << 20, 32ull << 20, 0 /* whole */};
-        for (size_t attempt = 0; attempt < 3; attempt++) {
-            struct import_run p = {.inputs = r->inputs, .ninputs = r->ninputs, .spool_fd = -1, .o = r->o,
-                                   .in_fd = -1, .head_lines = parquet ? 0 : (uint64_t)all.sample + 1,
-                                   .tail_bytes = parquet ? parquet_tails[attempt] : 0};
-            struct ig_csv_reader *pc = NULL;
-            struct ig_lines_reader *pl = NULL;
-            enum ig_input_format f = fmt;
-            struct ig_error sub = {0};
-            rc = check_cancel(r, err);
-            if (!rc) rc = begin_input(&p, k, &f, err);
-            if (!rc) rc = open_input(&p, fmt, &pc, &pl, p.tail_bytes && p.cut ? &sub : err);
-            if (!rc) rc = take_in(&all, &p, pc, pl, p.tail_bytes && p.cut ? &sub : err);
-            bool again = rc && p.tail_bytes && p.cut && rc != -EINTR && rc != -ENOMEM;
-            bool once = !rc && p.spool_fd >= 0 && !p.cut && ig_spool_read_once(r->inputs[k]);
-            if (!rc && p.spool_fd >= 0 && !p.cut &&
-                (once || (kept < KEPT_COPIES_MAX && kept_bytes + p.in_size <= KEPT_BYTES_MAX))) {
-                r->kept[k] = p.spool_fd; /* the import reads this copy: not copied again */
-                p.spool_fd = -1;
-                kept += !once;
-                kept_bytes += once ? 0 : p.in_size;
-            }
-            end_input(&p, &pc, &pl);
-            if (rc && !again && p.tail_bytes && p.cut) *err = sub;
-            if (!again) break;
-            rc = 0;
-        }
-    }
-    if (!rc) {
-        rc = parquet ? ig_schema_union_end(&all.u, out, err)
-                     : ig_infer_end(all.g, fmt == IG_INPUT_JSONL, out, &r->sampled, err);
-        all.g = NULL; /* ig_infer_end frees it */
-    }
-    ig_infer_free(all.g);
-    ig_schema_union_free(&all.u);
-    return rc;
-}
-
-/* Is the schema made from every input (schema_of_all)? Where there are
- * several of a format that gives columns by name, and no schema file. */
-static bool schema_from_all(const struct import_run *r, enum ig_input_format fmt)
-{
-    return r->ninputs > 1 && !r->o->schema_path &&
-           (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL || fmt == IG_INPUT_PARQUET);
-}
-
-static void free_kept(struct import_run *r)
-{
-    for (size_t k = 0; r->kept && k < r->ninputs; k++)
-        if (r->kept[k] >= 0) close(r->kept[k]);
-    free(r->kept);
-    r->kept = NULL;
 }
 
 /* Every row of input r->at, into the writer. */
@@ -790,10 +385,10 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
     r->cc = (struct ig_convert_ctx){
         .scratch = &r->scratch, .path = &r->path, .blobs = ig_part_writer_blobs(r->w), .base_dir = r->base_dir};
     while (!(rc = run_input(r, fmt, *csv, *lr, err)) && r->at + 1 < r->ninputs) {
-        end_input(r, csv, lr);
+        import_end_input(r, csv, lr);
         enum ig_input_format next = fmt;
-        rc = begin_input(r, r->at + 1, &next, err);
-        if (!rc) rc = open_input(r, fmt, csv, lr, err);
+        rc = import_begin_input(r, r->at + 1, &next, err);
+        if (!rc) rc = import_open_input(r, fmt, csv, lr, err);
         /* its columns by name against the first's, its types the same */
         if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
         if (rc) return rc;
@@ -848,10 +443,10 @@ static int evolve_for_append(struct import_run *base, const char *table_dir, enu
     int rc = ig_table_open(&t, table_dir, false, err);
     have_table = !rc;
     if (!rc) rc = ig_table_schema(&t, &table, err);
-    if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
+    if (!rc) rc = import_open_input(&r, fmt, &csv, &lr, err);
     r.known = &table;
     /* the inputs' own (their new columns, for JSON Lines) */
-    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err);
+    if (!rc) rc = import_choose_schema(&r, fmt, NULL, csv, lr, err);
     base->kept = r.kept; /* the copies the append reads (schema_of_all) */
     bool declared = o->schema_path || fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY;
     for (uint32_t k = 0; !rc && k < r.schema.ntops; k++) {
@@ -863,7 +458,7 @@ static int evolve_for_append(struct import_run *base, const char *table_dir, enu
                 rc = ig_schema_type_text(&r.schema, r.schema.tops[k], &b) ? ig_err(err, -ENOMEM, "out of memory") : 0;
                 if (!rc) rc = ig_schema_add_typed(&only, cd->name, cd->name_len, (const char *)b.data, b.len, err);
                 if (!rc) rc = ig_schema_finish(&only, err);
-                if (!rc) rc = schema_fits(&only, &table, input, err);
+                if (!rc) rc = import_schema_fits(&only, &table, input, err);
                 ig_schema_free(&only);
                 ig_buf_free(&b);
             }
@@ -922,11 +517,11 @@ int ig_import_infer(const char *const *inputs, size_t ninputs, const struct ig_i
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     enum ig_input_format fmt = IG_INPUT_AUTO;
-    int rc = begin_input(&r, 0, &fmt, err);
-    if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
-    if (!rc) rc = choose_schema(&r, fmt, NULL, csv, lr, err);
-    end_input(&r, &csv, &lr);
-    free_kept(&r);
+    int rc = import_begin_input(&r, 0, &fmt, err);
+    if (!rc) rc = import_open_input(&r, fmt, &csv, &lr, err);
+    if (!rc) rc = import_choose_schema(&r, fmt, NULL, csv, lr, err);
+    import_end_input(&r, &csv, &lr);
+    import_free_kept(&r);
     if (!rc) *out = r.schema;
     else ig_schema_free(&r.schema);
     return rc;
@@ -950,11 +545,11 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     size_t stdins = 0;
     for (size_t i = 0; i < ninputs; i++) {
         stdins += !strcmp(inputs[i], "-");
-        r.bytes_after += size_as_it_lies(inputs[i]);
+        r.bytes_after += import_size_as_it_lies(inputs[i]);
     }
     if (stdins > 1) return ig_err(err, -EINVAL, "standard input (-) is named %zu times: it can be read once", stdins);
     enum ig_input_format fmt = IG_INPUT_AUTO;
-    int rc = begin_input(&r, 0, &fmt, err);
+    int rc = import_begin_input(&r, 0, &fmt, err);
     if (!rc && fmt == IG_INPUT_NPY && ninputs > 1)
         rc = ig_err(err, -EINVAL, "%s: a .npy array fills one column named after its file, so .npy inputs are "
                                   "imported one at a time (ingot add-column adds one to a table)",
@@ -965,15 +560,15 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     uint64_t added = 0; /* the version that added the first input's new columns */
     if (!rc && o->append) rc = evolve_for_append(&r, table_dir, fmt, &added, err);
     if (rc) {
-        end_input(&r, &csv, &lr);
-        free_kept(&r);
+        import_end_input(&r, &csv, &lr);
+        import_free_kept(&r);
         return rc;
     }
     rc = ig_append_begin(&a, table_dir, !o->append, err);
     a.upload_progress = o->upload_progress;
     a.upload_progress_ctx = o->upload_progress_ctx;
-    if (!rc) rc = open_input(&r, fmt, &csv, &lr, err);
-    if (!rc) rc = choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
+    if (!rc) rc = import_open_input(&r, fmt, &csv, &lr, err);
+    if (!rc) rc = import_choose_schema(&r, fmt, a.have_table ? &a.table : NULL, csv, lr, err);
     if (!rc && a.have_table) { /* the names the parts' footers store (renamed and hidden columns) */
         rc = ig_schema_from_part_stored(&a.table.parts[0], &r.stored, err);
         if (!rc && r.stored.n != r.schema.n)
@@ -999,8 +594,8 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     ig_part_writer_free(r.w); /* removes the part unless finished */
     ig_append_end(&a);
     if (rc && added) undo_added_columns(table_dir, added, err);
-    end_input(&r, &csv, &lr);
-    free_kept(&r);
+    import_end_input(&r, &csv, &lr);
+    import_free_kept(&r);
     ig_schema_free(&r.schema);
     ig_schema_free(&r.stored);
     ig_buf_free(&r.scratch);

@@ -1,0 +1,126 @@
+/* import_input.c - which input an import reads, and from where: a file where
+ * it lies, or a copy (spool.h) made for it, or kept from the schema's making;
+ * its reader opened for its format (import_int.h). */
+#include "import_int.h"
+#include "spool.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* 0, or -EINTR once the caller asked the import to stop. */
+int import_check_cancel(const struct import_run *r, struct ig_error *err)
+{
+    if (!r->o->cancel || !*r->o->cancel) return 0;
+    return ig_err(err, -EINTR, "%s: interrupted; nothing was written", r->input);
+}
+
+/* The spool's progress, over every input (its bytes as they lie). */
+static void spool_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
+{
+    const struct import_run *r = ctx;
+    (void)rows;
+    if (r->o->progress)
+        r->o->progress(r->o->progress_ctx, r->bytes_before + done, r->bytes_before + total + r->bytes_after, 0);
+}
+
+uint64_t import_size_as_it_lies(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+/* Make input i the one read: copied first where it must be (spool.h), its
+ * format told (*fmt, when AUTO) or checked against the first input's. */
+int import_begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt, struct ig_error *err)
+{
+    const char *path = r->inputs[i];
+    bool from_stdin = !strcmp(path, "-");
+    r->at = i;
+    r->input = from_stdin ? "standard input" : path;
+    ig_spool_plain_name(path, r->plain, sizeof r->plain);
+    r->plain_name = from_stdin ? NULL : r->plain;
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(r->base_dir, sizeof r->base_dir, "%s", dirname(copy));
+    uint64_t raw = import_size_as_it_lies(path);
+    r->bytes_after -= raw < r->bytes_after ? raw : r->bytes_after;
+    struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = spool_progress, .progress_ctx = r,
+                               .head_lines = r->head_lines, .tail_bytes = r->tail_bytes, .cut = &r->cut};
+    int rc = 0;
+    r->cut = false;
+    if (r->o->input_copies && r->o->input_copies[i] >= 0) { /* the caller's copy */
+        r->spool_fd = fcntl(r->o->input_copies[i], F_DUPFD_CLOEXEC, 0);
+        if (r->spool_fd < 0) rc = ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
+    } else if (r->kept && r->kept[i] >= 0) { /* copied whole while the schema was made */
+        r->spool_fd = r->kept[i];
+        r->kept[i] = -1;
+    } else {
+        rc = ig_spool_input(path, &so, &r->spool_fd, err);
+    }
+    if (rc) return rc;
+    enum ig_input_format f = ig_input_format_of(r->o->format, path, r->spool_fd);
+    if (f == IG_INPUT_AUTO) f = *fmt; /* a later input with no telling name ("-", a pipe): the first's */
+    if (f == IG_INPUT_AUTO)
+        return ig_err(err, -EINVAL, "%s: cannot tell the format from the %s; pass --format csv, jsonl, npy or parquet",
+                      r->input, from_stdin ? "first bytes" : "name");
+    static const char *const names[] = {"", "CSV", "JSON Lines", ".npy", "Parquet"};
+    if (*fmt != IG_INPUT_AUTO && f != *fmt)
+        return ig_err(err, -EINVAL, "%s: %s, where the first input (%s) is %s: the inputs of one import share a format",
+                      r->input, names[f], r->inputs[0], names[*fmt]);
+    *fmt = f;
+    return 0;
+}
+
+/* Open the input and its reader for the format. */
+int import_open_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader **csv,
+                      struct ig_lines_reader **lr, struct ig_error *err)
+{
+    if (r->spool_fd >= 0) { /* read again from its start (the offset is shared) */
+        r->in_fd = fcntl(r->spool_fd, F_DUPFD_CLOEXEC, 0);
+        if (r->in_fd < 0 || lseek(r->in_fd, 0, SEEK_SET) < 0)
+            return ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
+    } else {
+        r->in_fd = open(r->input, O_RDONLY | O_CLOEXEC);
+    }
+    if (r->in_fd < 0) return ig_err(err, -errno, "%s: %s", r->input, strerror(errno));
+    struct stat st;
+    if (fstat(r->in_fd, &st) == 0) r->in_size = (uint64_t)st.st_size;
+    if (fmt == IG_INPUT_NPY) return ig_npy_open(r->in_fd, r->in_size, r->input, &r->npy, err);
+    if (fmt == IG_INPUT_PARQUET) return ig_parquet_open(&r->pq, r->in_fd, r->in_size, r->input, err);
+    r->delim = r->o->delimiter ? r->o->delimiter : ig_csv_sniff_delimiter(r->in_fd, r->plain_name ? r->plain_name : "");
+    int rc = fmt == IG_INPUT_CSV
+                 ? ig_csv_open(csv, r->in_fd, r->input, r->delim)
+                 : ig_lines_open(lr, r->in_fd, r->input);
+    return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
+}
+
+/* Close what reads the current input; its bytes count as read. */
+void import_end_input(struct import_run *r, struct ig_csv_reader **csv, struct ig_lines_reader **lr)
+{
+    if (*csv) ig_csv_close(*csv);
+    if (*lr) ig_lines_close(*lr);
+    *csv = NULL;
+    *lr = NULL;
+    ig_parquet_close(r->pq);
+    r->pq = NULL;
+    if (r->in_fd >= 0) close(r->in_fd);
+    if (r->spool_fd >= 0) close(r->spool_fd);
+    r->in_fd = r->spool_fd = -1;
+    r->bytes_before += r->in_size;
+    r->in_size = 0;
+}
+
+void import_free_kept(struct import_run *r)
+{
+    for (size_t k = 0; r->kept && k < r->ninputs; k++)
+        if (r->kept[k] >= 0) close(r->kept[k]);
+    free(r->kept);
+    r->kept = NULL;
+}

@@ -1,0 +1,251 @@
+/* import_schema.c - the schema an import writes its rows with: a schema
+ * file's, the table's (an append), the input's own (Parquet's, a .npy's
+ * dtype, inferred from a sample), or one made from every input's
+ * (import_int.h). */
+#include "import_int.h"
+#include "infer.h"
+#include "format/part/columns.h"
+#include "schema_union.h"
+#include "spool.h"
+#include "util/error.h"
+#include "util/io.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A column's type in the schema language, without a top-level '?'. */
+static int bare_type(const struct ig_schema *s, uint32_t node, char *out, size_t cap)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    int rc = ig_schema_type_text(s, node, &b);
+    size_t n = 0;
+    bool quoted = false;
+    for (size_t i = 0; !rc && i < b.len && n + 1 < cap; i++) {
+        char ch = (char)b.data[i];
+        quoted ^= ch == '"';
+        if (ch != '?' || quoted) out[n++] = ch; /* every node's nullability off (a field name's '?' kept) */
+    }
+    if (cap) out[n] = 0;
+    ig_buf_free(&b);
+    return rc;
+}
+
+/* Do the input's top-level columns fit the table's (the same type, whatever
+ * may be NULL: values are read by the table's schema, and a NULL where it
+ * cannot hold one is refused as the rows are read)? */
+int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
+                       struct ig_error *err)
+{
+    for (uint32_t k = 0; k < in->ntops; k++) {
+        const struct ig_column_def *cd = &in->cols[in->tops[k]];
+        long node = ig_schema_find(table, cd->name, cd->name_len);
+        char want[512], have[512];
+        if (node < 0) return ig_err(err, -EINVAL, "%s: column '%s' is not in the table", what, cd->name);
+        if (bare_type(in, in->tops[k], want, sizeof want) || bare_type(table, (uint32_t)node, have, sizeof have))
+            return ig_err(err, -ENOMEM, "out of memory");
+        if (strcmp(want, have))
+            return ig_err(err, -EINVAL, "%s: column '%s' is %s in the table, %s here: a column keeps its type "
+                                        "(ingot replace-column changes its values, not its type)",
+                          what, cd->name, have, want);
+    }
+    return 0;
+}
+
+static bool table_shows(void *t, uint32_t col)
+{
+    return ig_table_shows(t, col);
+}
+
+/* The table's schema an append reads its input by: every record the parts
+ * have, those the version hides (a column replaced or dropped: older versions
+ * show them) under names no input gives, so the new part holds NULL there. */
+static int append_schema(const struct ig_table *t, struct ig_schema *s, struct ig_error *err)
+{
+    return ig_schema_from_part_hiding(&t->parts[0], table_shows, (void *)t, s, err);
+}
+
+/* Can rows be appended to a table whose version hides some records? Its new
+ * part has every record (all parts do) and leaves the hidden ones NULL
+ * (ig_column_def.hidden: CSV and JSON Lines never name them, a Parquet file's
+ * columns go to the shown ones), or where one cannot be NULL its least value
+ * (ig_stripe_absent), then released (release_hidden). A .npy is one column:
+ * a table with more does not take it. */
+static int check_hidden(const struct ig_table *t, enum ig_input_format fmt, struct ig_error *err)
+{
+    if (ig_table_columns_shown(t) == t->parts[0].num_columns || fmt != IG_INPUT_NPY) return 0;
+    return ig_err(err, -ENOTSUP, "%s: its older versions show columns this one does not (a column "
+                                 "replaced or dropped); appending a .npy to it is not supported",
+                  t->dir);
+}
+
+/* Copies kept for the import: the inputs it must (read once) and, of those
+ * the inference copied whole anyway (small ones), this many, of at most
+ * these bytes together (the disk under $TMPDIR holds them at once). */
+#define KEPT_COPIES_MAX 64
+#define KEPT_BYTES_MAX (256ull << 20)
+
+/* What the schema of several inputs is made from as each is read: CSV and
+ * JSON Lines samples (infer.h), Parquet schemas (schema_union.h). */
+struct schema_of_all {
+    enum ig_input_format fmt;
+    uint32_t sample;
+    struct ig_infer *g;
+    struct ig_schema_union u;
+};
+
+/* Input r's part of it (r open: csv, lr or r->pq). */
+static int take_in(struct schema_of_all *all, struct import_run *r, struct ig_csv_reader *csv,
+                   struct ig_lines_reader *lr, struct ig_error *err)
+{
+    if (all->fmt == IG_INPUT_CSV) return ig_infer_csv_more(all->g, csv, r->input, all->sample, r->cut, err);
+    if (all->fmt == IG_INPUT_JSONL) return ig_infer_jsonl_more(all->g, lr, r->input, all->sample, err);
+    struct ig_schema s = {0};
+    int rc = ig_parquet_schema(r->pq, &s, err);
+    if (!rc) rc = ig_schema_union_add(&all->u, &s, r->input, err);
+    ig_schema_free(&s);
+    return rc;
+}
+
+/* Several inputs without a schema file: one schema from them all (CSV and
+ * JSON Lines: columns by name, typed by the values of every input; Parquet:
+ * columns by name, those some file lacks nullable). r is at its first input,
+ * open (csv, lr, r->pq); each later one is read by a run of its own, of its
+ * head alone where it is copied and can be read again (CSV, JSON Lines), its
+ * copy kept for the import where it is whole (r->kept). known: as
+ * ig_infer_jsonl's. */
+static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
+                         struct ig_lines_reader *lr, const struct ig_schema *known, struct ig_schema *out,
+                         struct ig_error *err)
+{
+    struct schema_of_all all = {.fmt = fmt, .sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE};
+    ig_schema_union_init(&all.u);
+    bool parquet = fmt == IG_INPUT_PARQUET;
+    int rc = !parquet && !(all.g = ig_infer_new(known)) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc && !r->kept && !(r->kept = malloc(r->ninputs * sizeof *r->kept)))
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    for (size_t k = 0; !rc && k < r->ninputs; k++)
+        r->kept[k] = -1;
+    if (!rc) rc = take_in(&all, r, csv, lr, err);
+    size_t kept = 0;
+    uint64_t kept_bytes = 0;
+    /* the import's progress line counts the rows' reading, not the samples' */
+    struct ig_import_opts quiet = *r->o;
+    quiet.progress = NULL;
+    for (size_t k = 1; k < r->ninputs && !rc; k++) {
+        /* a CSV's or JSON Lines' head (a CSV's header and sample), a
+         * Parquet object's tail (its footer: 1 MiB holds most, 32 MiB one of
+         * tens of thousands of columns; else the whole object) */
+        static const uint64_t parquet_tails[] = {1ull << 20, 32ull << 20, 0 /* whole */};
+        for (size_t attempt = 0; attempt < 3; attempt++) {
+            struct import_run p = {.inputs = r->inputs, .ninputs = r->ninputs, .spool_fd = -1, .o = &quiet,
+                                   .in_fd = -1, .head_lines = parquet ? 0 : (uint64_t)all.sample + 1,
+                                   .tail_bytes = parquet ? parquet_tails[attempt] : 0};
+            struct ig_csv_reader *pc = NULL;
+            struct ig_lines_reader *pl = NULL;
+            enum ig_input_format f = fmt;
+            struct ig_error sub = {0};
+            rc = import_check_cancel(r, err);
+            if (!rc) rc = import_begin_input(&p, k, &f, err);
+            if (!rc) rc = import_open_input(&p, fmt, &pc, &pl, p.tail_bytes && p.cut ? &sub : err);
+            if (!rc) rc = take_in(&all, &p, pc, pl, p.tail_bytes && p.cut ? &sub : err);
+            bool again = rc && p.tail_bytes && p.cut && rc != -EINTR && rc != -ENOMEM;
+            bool once = !rc && p.spool_fd >= 0 && !p.cut && ig_spool_read_once(r->inputs[k]);
+            if (!rc && p.spool_fd >= 0 && !p.cut &&
+                (once || (kept < KEPT_COPIES_MAX && kept_bytes + p.in_size <= KEPT_BYTES_MAX))) {
+                r->kept[k] = p.spool_fd; /* the import reads this copy: not copied again */
+                p.spool_fd = -1;
+                kept += !once;
+                kept_bytes += once ? 0 : p.in_size;
+            }
+            import_end_input(&p, &pc, &pl);
+            if (rc && !again && p.tail_bytes && p.cut) *err = sub;
+            if (!again) break;
+            rc = 0;
+        }
+    }
+    if (!rc) {
+        rc = parquet ? ig_schema_union_end(&all.u, out, err)
+                     : ig_infer_end(all.g, fmt == IG_INPUT_JSONL, out, &r->sampled, err);
+        all.g = NULL; /* ig_infer_end frees it */
+    }
+    ig_infer_free(all.g);
+    ig_schema_union_free(&all.u);
+    return rc;
+}
+
+/* Is the schema made from every input (schema_of_all)? Where there are
+ * several of a format that gives columns by name, and no schema file. */
+static bool schema_from_all(const struct import_run *r, enum ig_input_format fmt)
+{
+    return r->ninputs > 1 && !r->o->schema_path &&
+           (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL || fmt == IG_INPUT_PARQUET);
+}
+
+/* The schema the rows are written with: the schema file's; appending, the
+ * table's; else the input's own (Parquet's, a .npy's dtype, inferred), or
+ * of every input (schema_of_all). */
+int import_choose_schema(struct import_run *r, enum ig_input_format fmt,
+                         const struct ig_table *existing, struct ig_csv_reader *csv,
+                         struct ig_lines_reader *lr, struct ig_error *err)
+{
+    int rc;
+    if (existing && (rc = check_hidden(existing, fmt, err))) return rc;
+    if (r->o->schema_path) {
+        char *text;
+        size_t len;
+        rc = ig_read_file(r->o->schema_path, 16u << 20, &text, &len, err);
+        if (rc) return rc;
+        rc = ig_schema_parse(&r->schema, text, len, r->o->schema_path, err);
+        free(text);
+        if (rc) return rc;
+        if (fmt == IG_INPUT_PARQUET && (rc = ig_parquet_check_schema(r->pq, &r->schema, err)))
+            return rc;
+        if (existing) {
+            struct ig_schema have;
+            rc = append_schema(existing, &have, err);
+            if (rc) return rc;
+            /* page sizes are stored resolved; compare with the declared default */
+            for (uint32_t c = 0; c < r->schema.n && c < have.n; c++)
+                if (!r->schema.cols[c].page_size) r->schema.cols[c].page_size = have.cols[c].page_size;
+            bool same = ig_schema_equal(&have, &r->schema);
+            /* the table's own schema, with the file's columns among its
+             * columns (schema_fits says which do not fit); the rest NULL */
+            if (!same) rc = import_schema_fits(&r->schema, &have, r->o->schema_path, err);
+            if (!rc && !same) {
+                ig_schema_free(&r->schema);
+                r->schema = have;
+                have = (struct ig_schema){0};
+                if (fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
+            }
+            ig_schema_free(&have);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (existing) {
+        rc = append_schema(existing, &r->schema, err);
+        if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
+        return rc;
+    }
+    if (schema_from_all(r, fmt)) return schema_of_all(r, fmt, csv, lr, r->known, &r->schema, err);
+    if (fmt == IG_INPUT_PARQUET) return ig_parquet_schema(r->pq, &r->schema, err);
+    if (fmt == IG_INPUT_NPY) { /* one column, named after the file */
+        if (!r->plain_name)
+            return ig_err(err, -EINVAL, "%s: a .npy array names its column by its file name, and this "
+                                        "input has none; save it as NAME.npy and import that",
+                          r->input);
+        char type[64];
+        const char *base = strrchr(r->plain_name, '/');
+        base = base ? base + 1 : r->plain_name;
+        size_t len = strlen(base);
+        len = len > 4 && !strcmp(base + len - 4, ".npy") ? len - 4 : len; /* without ".npy" */
+        rc = ig_npy_type_text(&r->npy, type, sizeof type - 1);
+        if (!rc && r->npy.lt.kind) strcat(type, "?"); /* NaT is NULL */
+        if (!rc) rc = ig_schema_add_typed(&r->schema, base, len ? len : 1, type, strlen(type), err);
+        return rc ? rc : ig_schema_finish(&r->schema, err);
+    }
+    uint32_t sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE;
+    if (fmt == IG_INPUT_CSV) return ig_infer_csv(csv, r->input, sample, &r->schema, &r->sampled, err);
+    return ig_infer_jsonl(lr, r->input, sample, r->known, &r->schema, &r->sampled, err);
+}
