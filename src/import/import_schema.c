@@ -11,6 +11,7 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,70 +108,120 @@ static int take_in(struct schema_of_all *all, struct import_run *r, struct ig_cs
     return rc;
 }
 
+/* One thread's share of the later inputs, [from, to): read into its own
+ * schema_of_all (`all`), each copy it keeps in r->kept (its own indices). */
+struct sampler {
+    struct import_run *r;
+    const struct ig_import_opts *quiet; /* r's options without a progress line */
+    struct schema_of_all all;
+    size_t from, to;
+    size_t kept_max, kept;
+    uint64_t kept_bytes_max, kept_bytes;
+    int rc;
+    struct ig_error err;
+};
+
+static int sample_input(struct sampler *sm, size_t k)
+{
+    struct import_run *r = sm->r;
+    bool parquet = sm->all.fmt == IG_INPUT_PARQUET;
+    /* a CSV's or JSON Lines' head (a CSV's header and sample), a Parquet
+     * object's tail (its footer: 1 MiB holds most, 32 MiB one of tens of
+     * thousands of columns; else the whole object) */
+    static const uint64_t parquet_tails[] = {1ull << 20, 32ull << 20, 0 /* whole */};
+    int rc = 0;
+    for (size_t attempt = 0; attempt < 3; attempt++) {
+        struct import_run p = {.inputs = r->inputs, .ninputs = r->ninputs, .spool_fd = -1, .o = sm->quiet,
+                               .in_fd = -1, .head_lines = parquet ? 0 : (uint64_t)sm->all.sample + 1,
+                               .tail_bytes = parquet ? parquet_tails[attempt] : 0};
+        struct ig_csv_reader *pc = NULL;
+        struct ig_lines_reader *pl = NULL;
+        enum ig_input_format f = sm->all.fmt;
+        struct ig_error sub = {0};
+        rc = import_check_cancel(r, &sm->err);
+        if (!rc) rc = import_begin_input(&p, k, &f, &sm->err);
+        if (!rc) rc = import_open_input(&p, f, &pc, &pl, p.tail_bytes && p.cut ? &sub : &sm->err);
+        if (!rc) rc = take_in(&sm->all, &p, pc, pl, p.tail_bytes && p.cut ? &sub : &sm->err);
+        bool again = rc && p.tail_bytes && p.cut && rc != -EINTR && rc != -ENOMEM;
+        bool once = !rc && p.spool_fd >= 0 && !p.cut && ig_spool_read_once(r->inputs[k]);
+        if (!rc && p.spool_fd >= 0 && !p.cut &&
+            (once || (sm->kept < sm->kept_max && sm->kept_bytes + p.in_size <= sm->kept_bytes_max))) {
+            r->kept[k] = p.spool_fd; /* the import reads this copy: not copied again */
+            p.spool_fd = -1;
+            sm->kept += !once;
+            sm->kept_bytes += once ? 0 : p.in_size;
+        }
+        import_end_input(&p, &pc, &pl);
+        if (rc && !again && p.tail_bytes && p.cut) sm->err = sub;
+        if (!again) break;
+    }
+    return rc;
+}
+
+static void *sample_inputs(void *arg)
+{
+    struct sampler *sm = arg;
+    for (size_t k = sm->from; k < sm->to && !sm->rc; k++)
+        sm->rc = sample_input(sm, k);
+    return NULL;
+}
+
 /* Several inputs without a schema file: one schema from them all (CSV and
  * JSON Lines: columns by name, typed by the values of every input; Parquet:
  * columns by name, those some file lacks nullable). r is at its first input,
  * open (csv, lr, r->pq); each later one is read by a run of its own, of its
  * head alone where it is copied and can be read again (CSV, JSON Lines), its
- * copy kept for the import where it is whole (r->kept). known: as
+ * copy kept for the import where it is whole (r->kept). CSV and JSON Lines
+ * inputs are sampled on two threads, the later half apart, then merged (the
+ * rows' encoding has not begun: the second core is idle). known: as
  * ig_infer_jsonl's. */
 static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
                          struct ig_lines_reader *lr, const struct ig_schema *known, struct ig_schema *out,
                          struct ig_error *err)
 {
-    struct schema_of_all all = {.fmt = fmt, .sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE};
-    ig_schema_union_init(&all.u);
     bool parquet = fmt == IG_INPUT_PARQUET;
-    int rc = !parquet && !(all.g = ig_infer_new(known)) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    /* the import's progress line counts the rows' reading, not the samples' */
+    struct ig_import_opts quiet = *r->o;
+    quiet.progress = NULL;
+    struct sampler sm[2];
+    for (int t = 0; t < 2; t++) {
+        sm[t] = (struct sampler){.r = r, .quiet = &quiet, .kept_max = KEPT_COPIES_MAX / 2,
+                                 .kept_bytes_max = KEPT_BYTES_MAX / 2};
+        sm[t].all = (struct schema_of_all){.fmt = fmt,
+                                           .sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE};
+        ig_schema_union_init(&sm[t].all.u);
+    }
+    /* the later half on a thread of its own: two or more later inputs of text */
+    size_t mid = !parquet && r->ninputs >= 3 ? 1 + (r->ninputs - 1) / 2 : r->ninputs;
+    sm[0].from = 1, sm[0].to = mid;
+    sm[1].from = mid, sm[1].to = r->ninputs;
+    int rc = 0;
+    for (int t = 0; t < 2 && !rc && !parquet; t++)
+        if (!(sm[t].all.g = ig_infer_new(known))) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc && !r->kept && !(r->kept = malloc(r->ninputs * sizeof *r->kept)))
         rc = ig_err(err, -ENOMEM, "out of memory");
     for (size_t k = 0; !rc && k < r->ninputs; k++)
         r->kept[k] = -1;
-    if (!rc) rc = take_in(&all, r, csv, lr, err);
-    size_t kept = 0;
-    uint64_t kept_bytes = 0;
-    /* the import's progress line counts the rows' reading, not the samples' */
-    struct ig_import_opts quiet = *r->o;
-    quiet.progress = NULL;
-    for (size_t k = 1; k < r->ninputs && !rc; k++) {
-        /* a CSV's or JSON Lines' head (a CSV's header and sample), a
-         * Parquet object's tail (its footer: 1 MiB holds most, 32 MiB one of
-         * tens of thousands of columns; else the whole object) */
-        static const uint64_t parquet_tails[] = {1ull << 20, 32ull << 20, 0 /* whole */};
-        for (size_t attempt = 0; attempt < 3; attempt++) {
-            struct import_run p = {.inputs = r->inputs, .ninputs = r->ninputs, .spool_fd = -1, .o = &quiet,
-                                   .in_fd = -1, .head_lines = parquet ? 0 : (uint64_t)all.sample + 1,
-                                   .tail_bytes = parquet ? parquet_tails[attempt] : 0};
-            struct ig_csv_reader *pc = NULL;
-            struct ig_lines_reader *pl = NULL;
-            enum ig_input_format f = fmt;
-            struct ig_error sub = {0};
-            rc = import_check_cancel(r, err);
-            if (!rc) rc = import_begin_input(&p, k, &f, err);
-            if (!rc) rc = import_open_input(&p, fmt, &pc, &pl, p.tail_bytes && p.cut ? &sub : err);
-            if (!rc) rc = take_in(&all, &p, pc, pl, p.tail_bytes && p.cut ? &sub : err);
-            bool again = rc && p.tail_bytes && p.cut && rc != -EINTR && rc != -ENOMEM;
-            bool once = !rc && p.spool_fd >= 0 && !p.cut && ig_spool_read_once(r->inputs[k]);
-            if (!rc && p.spool_fd >= 0 && !p.cut &&
-                (once || (kept < KEPT_COPIES_MAX && kept_bytes + p.in_size <= KEPT_BYTES_MAX))) {
-                r->kept[k] = p.spool_fd; /* the import reads this copy: not copied again */
-                p.spool_fd = -1;
-                kept += !once;
-                kept_bytes += once ? 0 : p.in_size;
-            }
-            import_end_input(&p, &pc, &pl);
-            if (rc && !again && p.tail_bytes && p.cut) *err = sub;
-            if (!again) break;
-            rc = 0;
-        }
-    }
+    pthread_t later;
+    bool threaded = !rc && mid < r->ninputs && pthread_create(&later, NULL, sample_inputs, &sm[1]) == 0;
+    if (!rc) rc = take_in(&sm[0].all, r, csv, lr, err);
     if (!rc) {
-        rc = parquet ? ig_schema_union_end(&all.u, out, err)
-                     : ig_infer_end(all.g, fmt == IG_INPUT_JSONL, out, &r->sampled, err);
-        all.g = NULL; /* ig_infer_end frees it */
+        sample_inputs(&sm[0]);
+        if ((rc = sm[0].rc)) *err = sm[0].err;
     }
-    ig_infer_free(all.g);
-    ig_schema_union_free(&all.u);
+    if (threaded) pthread_join(later, NULL);
+    else if (!rc && mid < r->ninputs) sample_inputs(&sm[1]); /* no thread to be had */
+    if (!rc && (rc = sm[1].rc)) *err = sm[1].err;
+    if (!rc && sm[1].all.g) rc = ig_infer_merge(sm[0].all.g, sm[1].all.g, err);
+    if (!rc) {
+        rc = parquet ? ig_schema_union_end(&sm[0].all.u, out, err)
+                     : ig_infer_end(sm[0].all.g, fmt == IG_INPUT_JSONL, out, &r->sampled, err);
+        sm[0].all.g = NULL; /* ig_infer_end frees it */
+    }
+    for (int t = 0; t < 2; t++) {
+        ig_infer_free(sm[t].all.g);
+        ig_schema_union_free(&sm[t].all.u);
+    }
     return rc;
 }
 

@@ -150,6 +150,36 @@ static int mixed_across(const struct ig_infer *g, struct ig_error *err)
     return 0;
 }
 
+int ig_infer_merge(struct ig_infer *g, const struct ig_infer *o, struct ig_error *err)
+{
+    uint32_t before = g->inputs;
+    for (uint32_t k = 0; k < o->inputs; k++) {
+        int rc = note_input(g, o->names_of_inputs[k], err);
+        if (rc) return rc;
+    }
+    g->rows += o->rows;
+    for (uint32_t oc = 0; oc < o->names.count; oc++) {
+        size_t len;
+        const char *name = (const char *)ig_strset_get(&o->names, oc, &len);
+        uint32_t c;
+        bool added;
+        struct ig_error sub = {0};
+        if (column_of(g, name, len, &c, &added, &sub))
+            return ig_err(err, sub.code, "field '%.*s': %s", (int)len, name, sub.msg);
+        struct column_guess *cg = &g->cols[c];
+        const struct column_guess *og = &o->cols[oc];
+        cg->csv.can_int &= og->csv.can_int;
+        cg->csv.can_float &= og->csv.can_float;
+        cg->csv.can_bool &= og->csv.can_bool;
+        cg->csv.non_empty += og->csv.non_empty;
+        merge_time(&cg->csv.time, &og->csv.time);
+        if (ig_shape_merge(&cg->shape, &og->shape) == -ENOMEM) return ig_err(err, -ENOMEM, "out of memory");
+        for (size_t k = 0; k < JSON_KINDS; k++)
+            if (!cg->kind_in[k] && og->kind_in[k]) cg->kind_in[k] = before + og->kind_in[k];
+    }
+    return 0;
+}
+
 int ig_infer_csv_more(struct ig_infer *g, struct ig_csv_reader *r, const char *path, uint32_t sample, bool prefix,
                       struct ig_error *err)
 {

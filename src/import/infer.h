@@ -55,6 +55,9 @@ int ig_infer_csv_more(struct ig_infer *g, struct ig_csv_reader *r, const char *p
                       struct ig_error *err);
 int ig_infer_jsonl_more(struct ig_infer *g, struct ig_lines_reader *r, const char *path, uint32_t sample,
                         struct ig_error *err);
+/* Take what o read into g, as if g had read o's inputs after its own (two
+ * threads sampling the two halves of the inputs); o is left as it was. */
+int ig_infer_merge(struct ig_infer *g, const struct ig_infer *o, struct ig_error *err);
 int ig_infer_end(struct ig_infer *g, bool jsonl, struct ig_schema *out, uint32_t *sampled, struct ig_error *err);
 void ig_infer_free(struct ig_infer *g);
 

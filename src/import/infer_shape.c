@@ -122,6 +122,33 @@ int ig_shape_add(struct ig_shape *s, const struct ig_json_doc *d, const struct i
     return 0;
 }
 
+int ig_shape_merge(struct ig_shape *s, const struct ig_shape *o)
+{
+    s->seen |= o->seen;
+    s->nulls |= o->nulls;
+    s->not_f32 |= o->not_f32;
+    merge_time(&s->time, &o->time);
+    if (o->len_min < s->len_min) s->len_min = o->len_min;
+    if (o->len_max > s->len_max) s->len_max = o->len_max;
+    if (o->item) {
+        if (!s->item) {
+            if (!(s->item = malloc(sizeof *s->item))) return -ENOMEM;
+            ig_shape_init(s->item);
+        }
+        int rc = ig_shape_merge(s->item, o->item);
+        if (rc) return rc;
+    }
+    for (uint32_t i = 0; i < o->n; i++) {
+        size_t len;
+        const uint8_t *name = ig_strset_get(o->names, i, &len);
+        struct ig_shape *ms;
+        int rc = member(s, (const char *)name, len, &ms);
+        if (!rc) rc = ig_shape_merge(ms, &o->members[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int ig_shape_scalar(const struct ig_shape *s, uint8_t *type, struct ig_logical *lt)
 {
     *lt = (struct ig_logical){0};

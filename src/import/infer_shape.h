@@ -57,6 +57,11 @@ void ig_shape_free(struct ig_shape *s);
 /* Take value v of document d into s (its items and members too). -ENOMEM;
  * -E2BIG past IG_SHAPE_MAX_MEMBERS members (the type text names the field). */
 int ig_shape_add(struct ig_shape *s, const struct ig_json_doc *d, const struct ig_json_node *v);
+/* Take what o met into s, as if s had met o's values after its own (members
+ * new to s follow its own, in o's order): 0, -ENOMEM, or -E2BIG past
+ * IG_SHAPE_MAX_MEMBERS members (s->seen then says SHAPE_MAP). o is left
+ * as it was. */
+int ig_shape_merge(struct ig_shape *s, const struct ig_shape *o);
 /* An array or an object was met: the field is nested. */
 static inline bool ig_shape_nested(const struct ig_shape *s)
 {

@@ -39,6 +39,18 @@ static inline void guess_time(struct time_guess *t, const char *p, size_t n)
     }
 }
 
+/* What two guesses of one column's strings say together (its values read in
+ * two runs: the inputs of an import sampled on two threads). */
+static inline void merge_time(struct time_guess *t, const struct time_guess *o)
+{
+    t->can_date &= o->can_date;
+    t->can_ts &= o->can_ts;
+    t->any_ts |= o->any_ts;
+    t->zoned |= o->zoned;
+    t->unzoned |= o->unzoned;
+    if (o->frac_digits > t->frac_digits) t->frac_digits = o->frac_digits;
+}
+
 /* The logical type the guess settled on (kind 0: none). */
 static inline struct ig_logical time_type(const struct time_guess *t)
 {

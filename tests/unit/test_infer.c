@@ -29,13 +29,12 @@ static void schema_text(const struct ig_schema *s, struct ig_buf *out)
     ig_buf_append_byte(out, 0);
 }
 
-/* Infer from the shards' texts (JSON Lines, or CSV) as one import of them. */
-static int infer_shards(bool jsonl, struct ig_buf *shards, size_t n, uint32_t sample, struct ig_schema *out,
-                        struct ig_error *err)
+/* Shards [from, to) into g. */
+static int read_shards(struct ig_infer *g, bool jsonl, struct ig_buf *shards, size_t from, size_t to,
+                       uint32_t sample, struct ig_error *err)
 {
-    struct ig_infer *g = ig_infer_new(NULL);
-    int rc = g ? 0 : -ENOMEM;
-    for (size_t k = 0; k < n && !rc; k++) {
+    int rc = 0;
+    for (size_t k = from; k < to && !rc; k++) {
         int fd = file_of((const char *)shards[k].data, shards[k].len);
         char name[32];
         snprintf(name, sizeof name, "shard-%zu", k);
@@ -52,6 +51,21 @@ static int infer_shards(bool jsonl, struct ig_buf *shards, size_t n, uint32_t sa
         }
         close(fd);
     }
+    return rc;
+}
+
+/* Infer from the shards' texts (JSON Lines, or CSV) as one import of them;
+ * split > 0: the shards before it and those after read apart, then merged
+ * (as two threads read them). */
+static int infer_split(bool jsonl, struct ig_buf *shards, size_t n, size_t split, uint32_t sample,
+                       struct ig_schema *out, struct ig_error *err)
+{
+    struct ig_infer *g = ig_infer_new(NULL), *h = split ? ig_infer_new(NULL) : NULL;
+    int rc = g && (h || !split) ? 0 : -ENOMEM;
+    if (!rc) rc = read_shards(g, jsonl, shards, 0, split ? split : n, sample, err);
+    if (!rc && split) rc = read_shards(h, jsonl, shards, split, n, sample, err);
+    if (!rc && split) rc = ig_infer_merge(g, h, err);
+    ig_infer_free(h);
     if (rc) {
         ig_infer_free(g);
         return rc;
@@ -59,8 +73,15 @@ static int infer_shards(bool jsonl, struct ig_buf *shards, size_t n, uint32_t sa
     return ig_infer_end(g, jsonl, out, NULL, err);
 }
 
+static int infer_shards(bool jsonl, struct ig_buf *shards, size_t n, uint32_t sample, struct ig_schema *out,
+                        struct ig_error *err)
+{
+    return infer_split(jsonl, shards, n, 0, sample, out, err);
+}
+
 /* A field's value of kind k (0 int, 1 float, 2 string, 3 bool, 4 list of
- * ints, 5 a date), or null one time in five. */
+ * 0-3 ints, 5 a date, 6 an embedding of 3 float32 values, 2 one time in
+ * eight: a vector until then), or null one time in five. */
 static void json_value(struct ig_buf *b, int kind, uint64_t *seed)
 {
     uint64_t r = test_rand(seed);
@@ -73,7 +94,18 @@ static void json_value(struct ig_buf *b, int kind, uint64_t *seed)
     case 1: ig_buf_printf(b, r % 2 ? "%d.5" : "%d", (int)(r % 1000)); break; /* integers among fractions */
     case 2: ig_buf_printf(b, "\"s%u\"", (unsigned)(r % 97)); break;
     case 3: ig_buf_printf(b, r % 2 ? "true" : "false"); break;
-    case 4: ig_buf_printf(b, "[%u, %u]", (unsigned)(r % 9), (unsigned)(r % 7)); break;
+    case 4:
+        ig_buf_printf(b, "[");
+        for (unsigned i = 0, n = (unsigned)(r >> 8) % 4; i < n; i++)
+            ig_buf_printf(b, "%s%u", i ? ", " : "", (unsigned)((r >> (12 + 4 * i)) % 9));
+        ig_buf_printf(b, "]");
+        break;
+    case 6:
+        if ((r >> 8) % 8 == 0)
+            ig_buf_printf(b, "[%u.5, 1.25]", (unsigned)(r % 9));
+        else
+            ig_buf_printf(b, "[%u.5, 1.25, 0.75]", (unsigned)(r % 9));
+        break;
     default: ig_buf_printf(b, "\"2024-0%u-1%u\"", (unsigned)(r % 9) + 1, (unsigned)(r % 9)); break;
     }
 }
@@ -89,7 +121,7 @@ static void test_jsonl_shards_as_one_input(void)
         struct ig_buf shards[5];
         int kind[8];
         for (size_t f = 0; f < nfields; f++)
-            kind[f] = (int)(test_rand(&seed) % 6);
+            kind[f] = (int)(test_rand(&seed) % 7);
         ig_buf_reset(&whole);
         for (size_t k = 0; k < nshards; k++) {
             shards[k] = (struct ig_buf)IG_BUF_INIT;
@@ -119,6 +151,22 @@ static void test_jsonl_shards_as_one_input(void)
                 fprintf(stderr, "  shards:\n%s  one input:\n%s", (char *)a.data, (char *)b.data);
                 CHECK(0);
             }
+        }
+        /* read in two halves, then merged: the same */
+        if (nshards > 1) {
+            struct ig_schema s3 = {0};
+            struct ig_error e3 = {0};
+            size_t split = 1 + test_rand(&seed) % (nshards - 1);
+            int r3 = infer_split(true, shards, nshards, split, 1000, &s3, &e3);
+            CHECK_EQ_INT(r3 != 0, r1 != 0);
+            if (!r1 && !r3) {
+                schema_text(&s3, &b);
+                if (strcmp((char *)a.data, (char *)b.data)) {
+                    fprintf(stderr, "  in turn:\n%s  halves at %zu:\n%s", (char *)a.data, split, (char *)b.data);
+                    CHECK(0);
+                }
+            }
+            ig_schema_free(&s3);
         }
         ig_schema_free(&s1);
         ig_schema_free(&s2);
@@ -181,9 +229,16 @@ static void test_csv_shards_by_header(void)
                 ig_buf_printf(&shards[k], "\n");
             }
         }
-        struct ig_schema s = {0};
+        struct ig_schema s = {0}, halves = {0};
         struct ig_error e = {0};
         CHECK(infer_shards(false, shards, nshards, 1000, &s, &e) == 0);
+        if (nshards > 1) { /* read in two halves, then merged: the same */
+            CHECK(infer_split(false, shards, nshards, 1 + test_rand(&seed) % (nshards - 1), 1000, &halves, &e) == 0);
+            schema_text(&s, &a);
+            schema_text(&halves, &b);
+            CHECK(!strcmp((char *)a.data, (char *)b.data));
+            ig_schema_free(&halves);
+        }
         /* the columns in the order their names were first met */
         ig_buf_reset(&a);
         for (uint32_t t = 0; t < s.ntops; t++)
@@ -226,6 +281,9 @@ static void test_refusals_name_their_inputs(void)
     ig_buf_printf(&sh[0], "{\"a\": 1}\n");
     ig_buf_printf(&sh[1], "{\"b\": 1}\n{\"a\": [1]}\n");
     CHECK(infer_shards(true, sh, 2, 100, &s, &e) == -EINVAL);
+    CHECK(strstr(e.msg, "field 'a' mixes JSON types: a number in shard-0, an array in shard-1; pass --schema"));
+    memset(&e, 0, sizeof e);
+    CHECK(infer_split(true, sh, 2, 1, 100, &s, &e) == -EINVAL); /* merged halves name the same shards */
     CHECK(strstr(e.msg, "field 'a' mixes JSON types: a number in shard-0, an array in shard-1; pass --schema"));
     /* the sample is per shard: a kind past it is not seen */
     CHECK(infer_shards(true, sh, 2, 1, &s, &e) == 0);
