@@ -78,6 +78,13 @@ static int copy_object(struct ig_blob_writer *w, int fd, uint64_t src_off, uint6
     return 0;
 }
 
+int ig_blob_writer_add_range(struct ig_blob_writer *w, int fd, uint64_t off, uint64_t size, const char *src,
+                             struct ig_blob_ref *ref, struct ig_error *err)
+{
+    if (size > IG_BLOB_MAX_OBJECT) return ig_err(err, -EFBIG, "cannot read '%s': %s", src, strerror(EFBIG));
+    return copy_object(w, fd, off, size, src, ref, err);
+}
+
 int ig_blob_writer_add_fd(struct ig_blob_writer *w, int fd, const char *src, struct ig_blob_ref *ref,
                           struct ig_error *err)
 {

@@ -56,6 +56,10 @@ int ig_blob_writer_add_file(struct ig_blob_writer *w, const char *src, struct ig
  * naming it in errors. */
 int ig_blob_writer_add_fd(struct ig_blob_writer *w, int fd, const char *src, struct ig_blob_ref *ref,
                           struct ig_error *err);
+/* The same from [off, off + size) of an open file (objects fetched into one
+ * file before the rows: import's blob_fetch.h). */
+int ig_blob_writer_add_range(struct ig_blob_writer *w, int fd, uint64_t off, uint64_t size, const char *src,
+                             struct ig_blob_ref *ref, struct ig_error *err);
 int ig_blob_writer_add(struct ig_blob_writer *w, const void *p, size_t n, struct ig_blob_ref *ref,
                        struct ig_error *err);
 /* fsync and close. */

@@ -1,5 +1,6 @@
 #include "convert.h"
 #include "blob/blob.h"
+#include "import/blob_fetch.h"
 #include "import/spool.h"
 #include "store/store.h"
 #include "format/model/logical.h"
@@ -32,6 +33,14 @@ static int push_string(struct ig_values *v, const char *p, size_t n, struct ig_e
     return ig_parse_value(IG_T_STRING, p, n, v, NULL, err);
 }
 
+int ig_convert_blob_path(const struct ig_convert_ctx *ctx, const char *p, size_t n, struct ig_buf *out)
+{
+    ig_buf_reset(out);
+    bool absolute = (n && p[0] == '/') || (n > 5 && !memcmp(p, "s3://", 5));
+    return absolute || !ctx->base_dir ? ig_buf_printf(out, "%.*s", (int)n, p)
+                                      : ig_buf_printf(out, "%s/%.*s", ctx->base_dir, (int)n, p);
+}
+
 /* Copy one object file into the blob file; append its reference to refs. */
 static int add_object(const struct ig_convert_ctx *ctx, const char *p, size_t n,
                       struct ig_buf *refs, struct ig_error *err)
@@ -40,15 +49,16 @@ static int add_object(const struct ig_convert_ctx *ctx, const char *p, size_t n,
     if (n == 0) return ig_err(err, -EINVAL, "empty blob path");
     if (memchr(p, '\0', n)) return ig_err(err, -EINVAL, "blob path contains a NUL byte");
     struct ig_buf *path = ctx->path;
-    ig_buf_reset(path);
-    bool absolute = p[0] == '/' || (n > 5 && !memcmp(p, "s3://", 5));
-    int rc = absolute || !ctx->base_dir ? ig_buf_printf(path, "%.*s", (int)n, p)
-                                        : ig_buf_printf(path, "%s/%.*s", ctx->base_dir, (int)n, p);
+    int rc = ig_convert_blob_path(ctx, p, n, path);
     if (rc) return ig_err(err, -ENOMEM, "out of memory");
     struct ig_blob_ref ref;
     struct ig_error sub = {0};
     const char *name = (const char *)path->data;
-    if (ig_store_is_remote(name)) { /* an object (of an input on object storage, or named whole) */
+    int from_fd;
+    uint64_t off, size;
+    if (ctx->fetched && ig_blob_fetch_find(ctx->fetched, name, strlen(name), &from_fd, &off, &size)) {
+        rc = ig_blob_writer_add_range(ctx->blobs, from_fd, off, size, name, &ref, &sub);
+    } else if (ig_store_is_remote(name)) { /* an object (of an input on object storage, or named whole) */
         struct ig_spool_opts so = {.raw = true};
         int fd = -1;
         rc = ig_spool_input(name, &so, &fd, &sub);

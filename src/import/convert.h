@@ -27,6 +27,7 @@
 
 struct ig_error;
 struct ig_blob_writer;
+struct ig_blob_fetch;
 
 /* What a conversion may need beyond the value. */
 struct ig_convert_ctx {
@@ -35,7 +36,13 @@ struct ig_convert_ctx {
     const char *base_dir;         /* relative blob paths start here */
     struct ig_buf *path;          /* reused buffer for joined paths */
     const struct ig_json_doc *doc; /* the line being converted (JSON arrays) */
+    /* objects on object storage fetched already (blob_fetch.h); NULL: none */
+    const struct ig_blob_fetch *fetched;
 };
+
+/* The file or object a blob value names: p[0, n) as it is when absolute
+ * (/..., s3://...), else under ctx->base_dir; into out, NUL-terminated. */
+int ig_convert_blob_path(const struct ig_convert_ctx *ctx, const char *p, size_t n, struct ig_buf *out);
 
 int ig_convert_text(const struct ig_column_def *c, struct ig_values *v, const char *p, size_t n,
                     bool quoted, const struct ig_convert_ctx *ctx, struct ig_error *err);

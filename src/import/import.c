@@ -362,10 +362,14 @@ static void parquet_progress(void *ctx, uint64_t bytes_done, uint64_t rows)
 static int run_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader *csv,
                      struct ig_lines_reader *lr, struct ig_error *err)
 {
-    return fmt == IG_INPUT_CSV       ? run_csv(r, csv, err)
-           : fmt == IG_INPUT_NPY     ? run_npy(r, err)
-           : fmt == IG_INPUT_PARQUET ? ig_parquet_write(r->pq, r->w, &r->schema, parquet_progress, r, r->o->cancel, err)
-                                     : run_jsonl(r, lr, err);
+    int rc = import_prefetch_blobs(r, fmt, err);
+    if (!rc)
+        rc = fmt == IG_INPUT_CSV       ? run_csv(r, csv, err)
+             : fmt == IG_INPUT_NPY     ? run_npy(r, err)
+             : fmt == IG_INPUT_PARQUET ? ig_parquet_write(r->pq, r->w, &r->schema, parquet_progress, r, r->o->cancel, err)
+                                       : run_jsonl(r, lr, err);
+    import_prefetched_free(r);
+    return rc;
 }
 
 /* Write the part at the transaction's temporary paths: every row of every

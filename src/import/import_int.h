@@ -20,6 +20,7 @@
 
 struct ig_error;
 struct ig_part_writer;
+struct ig_blob_fetch;
 
 /* Everything one import run needs, so helpers can share it. */
 struct import_run {
@@ -63,6 +64,7 @@ struct import_run {
     struct ig_part_writer *w;
     struct ig_buf scratch, path;
     struct ig_convert_ctx cc;
+    struct ig_blob_fetch *fetched; /* the input's objects fetched before its rows (cc.fetched) */
     struct ig_import_result *res;
     struct ig_npy npy; /* IG_INPUT_NPY */
     struct ig_parquet *pq; /* IG_INPUT_PARQUET */
@@ -93,5 +95,11 @@ int import_choose_schema(struct import_run *r, enum ig_input_format fmt, const s
  * may be NULL)? Errors name `what`. */
 int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
                        struct ig_error *err);
+
+/* Fetch the objects on object storage the input's blob values name, several
+ * at a time, before its rows are read (import_blobs.c; r->fetched, freed by
+ * import_prefetched_free). */
+int import_prefetch_blobs(struct import_run *r, enum ig_input_format fmt, struct ig_error *err);
+void import_prefetched_free(struct import_run *r);
 
 #endif

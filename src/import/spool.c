@@ -52,7 +52,7 @@ static enum codec codec_of(const uint8_t *head, size_t n)
 
 /* An unnamed file under $TMPDIR (else /var/tmp); where the file system has no
  * O_TMPFILE, a named one removed at once. */
-static int temp_file(char *dir, size_t cap, struct ig_error *err)
+int ig_spool_temp_file(char *dir, size_t cap, struct ig_error *err)
 {
     const char *t = getenv("TMPDIR");
     snprintf(dir, cap, "%s", t && *t ? t : "/var/tmp");
@@ -299,7 +299,7 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
         rc = read_some(&s, 4, err);
     enum codec c = o->raw ? PLAIN : codec_of(s.buf, s.len);
     if (!rc && (stdin_ || !regular || c != PLAIN)) {
-        k.fd = temp_file(dir, sizeof dir, err);
+        k.fd = ig_spool_temp_file(dir, sizeof dir, err);
         k.dir = dir;
         if (k.fd < 0) rc = k.fd;
     }

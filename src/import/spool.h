@@ -62,6 +62,10 @@ struct ig_spool_opts {
 };
 int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err);
 
+/* An unnamed file under $TMPDIR (else /var/tmp), where copies go: its
+ * descriptor, or a negative errno naming the directory (dir: its name). */
+int ig_spool_temp_file(char *dir, size_t cap, struct ig_error *err);
+
 /* Can `path` be read only once (standard input, a pipe, anything but a
  * regular file or an object)? A copy of it must then serve every reading. */
 bool ig_spool_read_once(const char *path);

@@ -103,6 +103,27 @@ s3_blob_objects() {
     fusermount3 -u "$WORK/mnt_blob" && "$INGOT" mount "$WORK/bt2" "$WORK/mnt_blob" || return 1
     cmp "$WORK/mnt_blob/blobs/img/0" "$WORK/o2.gz" || { fusermount3 -u "$WORK/mnt_blob"; return 1; }
     fusermount3 -u "$WORK/mnt_blob"
+    # fetched ahead of the rows, several at a time: 40 objects, one named twice, a
+    # list<blob> of them, and a CSV's blob column
+    local i
+    for i in $(seq 0 39); do head -c $((1000 + i * 37)) /dev/urandom >"$WORK/o-$i.bin"; s3 PUT /tables/many/img/$i.bin -T "$WORK/o-$i.bin" -o /dev/null; done
+    { for i in $(seq 0 39); do printf '{"id": %d, "img": "img/%d.bin", "more": ["img/%d.bin", "img/0.bin"]}\n' $i $i $(((i + 1) % 40)); done; } >"$WORK/many.jsonl"
+    { echo id,img; for i in $(seq 0 39); do echo "$i,img/$((39 - i)).bin"; done; } >"$WORK/many.csv"
+    s3 PUT /tables/many/many.jsonl -T "$WORK/many.jsonl" -o /dev/null
+    s3 PUT /tables/many/many.csv -T "$WORK/many.csv" -o /dev/null
+    printf 'id int64\nimg blob\nmore list<blob>\n' >"$WORK/blob2.txt"
+    rm -rf "$WORK/bt4" "$WORK/bt5"
+    "$INGOT" import --schema "$WORK/blob2.txt" s3://tables/many/many.jsonl "$WORK/bt4" >/dev/null || return 1
+    "$INGOT" import --schema "$WORK/blob.txt" s3://tables/many/many.csv "$WORK/bt5" >/dev/null || return 1
+    "$INGOT" mount "$WORK/bt4" "$WORK/mnt_blob" || return 1
+    for i in 0 17 39; do
+        cmp "$WORK/mnt_blob/blobs/img/$i" "$WORK/o-$i.bin" && cmp "$WORK/mnt_blob/blobs/more/$i/0" "$WORK/o-$(((i + 1) % 40)).bin" &&
+            cmp "$WORK/mnt_blob/blobs/more/$i/1" "$WORK/o-0.bin" || { echo "row $i"; fusermount3 -u "$WORK/mnt_blob"; return 1; }
+    done
+    fusermount3 -u "$WORK/mnt_blob" && "$INGOT" mount "$WORK/bt5" "$WORK/mnt_blob" || return 1
+    cmp "$WORK/mnt_blob/blobs/img/3" "$WORK/o-36.bin" || { fusermount3 -u "$WORK/mnt_blob"; return 1; }
+    fusermount3 -u "$WORK/mnt_blob"
+    "$INGOT" verify "$WORK/bt4" >/dev/null || return 1
     local out
     printf '{"id": 3, "img": "img/none.bin"}\n' >"$WORK/man3.jsonl"
     s3 PUT /tables/ds/man3.jsonl -T "$WORK/man3.jsonl" -o /dev/null
