@@ -4,7 +4,6 @@
 #include "infer.h"
 #include "json.h"
 #include "stripe.h"
-#include "spool.h"
 #include "format/ops/evolve.h"
 #include "format/part/append.h"
 #include "format/model/types.h"
@@ -13,7 +12,6 @@
 #include "util/io.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,48 +24,6 @@ void ig_import_opts_default(struct ig_import_opts *o)
     o->delimiter = 0; /* the input's (ig_csv_sniff_delimiter) */
     o->sample_rows = IG_INFER_SAMPLE;
     ig_writer_opts_default(&o->w);
-}
-
-enum ig_input_format ig_input_format_from_name(const char *name)
-{
-    char path[4096];
-    ig_spool_plain_name(name, path, sizeof path);
-    static const struct {
-        const char *suffix;
-        enum ig_input_format format;
-    } names[] = {{".csv", IG_INPUT_CSV},         {".tsv", IG_INPUT_CSV},     {".tab", IG_INPUT_CSV},
-                 {".jsonl", IG_INPUT_JSONL},     {".ndjson", IG_INPUT_JSONL}, {".npy", IG_INPUT_NPY},
-                 {".parquet", IG_INPUT_PARQUET}, {".parq", IG_INPUT_PARQUET}, {".pq", IG_INPUT_PARQUET}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (ig_name_ends_with(path, names[i].suffix)) return names[i].format;
-    return IG_INPUT_AUTO;
-}
-
-enum ig_input_format ig_input_format_from_fd(int fd)
-{
-    uint8_t head[6] = {0};
-    ssize_t n = pread(fd, head, sizeof head, 0);
-    /* PARE: a Parquet file with an encrypted footer, which the Parquet
-     * reader refuses saying so */
-    if (n >= 4 && (!memcmp(head, "PAR1", 4) || !memcmp(head, "PARE", 4))) return IG_INPUT_PARQUET;
-    if (n == 6 && !memcmp(head, "\x93NUMPY", 6)) return IG_INPUT_NPY;
-    return IG_INPUT_AUTO;
-}
-
-enum ig_input_format ig_input_format_from_magic(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return IG_INPUT_AUTO;
-    enum ig_input_format f = ig_input_format_from_fd(fd);
-    close(fd);
-    return f;
-}
-
-enum ig_input_format ig_input_format_of(enum ig_input_format given, const char *path, int copy_fd)
-{
-    enum ig_input_format f = given ? given : ig_input_format_from_name(path);
-    if (f == IG_INPUT_AUTO) f = copy_fd >= 0 ? ig_input_format_from_fd(copy_fd) : ig_input_format_from_magic(path);
-    return f;
 }
 
 /* Bytes of the input gone through once `rows` rows are written: a .npy is

@@ -1,6 +1,7 @@
 /* import_input.c - which input an import reads, and from where: a file where
  * it lies, or a copy (spool.h) made for it, or kept from the schema's making;
- * its reader opened for its format (import_int.h). */
+ * its format told (import.h: from its name, or its first bytes), its reader
+ * opened for it (import_int.h). */
 #include "import_int.h"
 #include "spool.h"
 #include "util/error.h"
@@ -13,6 +14,48 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+enum ig_input_format ig_input_format_from_name(const char *name)
+{
+    char path[4096];
+    ig_spool_plain_name(name, path, sizeof path);
+    static const struct {
+        const char *suffix;
+        enum ig_input_format format;
+    } names[] = {{".csv", IG_INPUT_CSV},         {".tsv", IG_INPUT_CSV},     {".tab", IG_INPUT_CSV},
+                 {".jsonl", IG_INPUT_JSONL},     {".ndjson", IG_INPUT_JSONL}, {".npy", IG_INPUT_NPY},
+                 {".parquet", IG_INPUT_PARQUET}, {".parq", IG_INPUT_PARQUET}, {".pq", IG_INPUT_PARQUET}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (ig_name_ends_with(path, names[i].suffix)) return names[i].format;
+    return IG_INPUT_AUTO;
+}
+
+enum ig_input_format ig_input_format_from_fd(int fd)
+{
+    uint8_t head[6] = {0};
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    /* PARE: a Parquet file with an encrypted footer, which the Parquet
+     * reader refuses saying so */
+    if (n >= 4 && (!memcmp(head, "PAR1", 4) || !memcmp(head, "PARE", 4))) return IG_INPUT_PARQUET;
+    if (n == 6 && !memcmp(head, "\x93NUMPY", 6)) return IG_INPUT_NPY;
+    return IG_INPUT_AUTO;
+}
+
+enum ig_input_format ig_input_format_from_magic(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IG_INPUT_AUTO;
+    enum ig_input_format f = ig_input_format_from_fd(fd);
+    close(fd);
+    return f;
+}
+
+enum ig_input_format ig_input_format_of(enum ig_input_format given, const char *path, int copy_fd)
+{
+    enum ig_input_format f = given ? given : ig_input_format_from_name(path);
+    if (f == IG_INPUT_AUTO) f = copy_fd >= 0 ? ig_input_format_from_fd(copy_fd) : ig_input_format_from_magic(path);
+    return f;
+}
 
 /* 0, or -EINTR once the caller asked the import to stop. */
 int import_check_cancel(const struct import_run *r, struct ig_error *err)
