@@ -3,9 +3,6 @@
  * handed to evolve.h in the table's row order. */
 #include "import/keyed_int.h"
 #include "import/spool.h"
-#include "import/csv.h"
-#include "import/infer.h"
-#include "import/lines.h"
 #include "blob/blob.h"
 #include "format/layout.h"
 #include "format/model/types.h"
@@ -21,7 +18,6 @@
 #include "util/u64map.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,38 +59,26 @@ static void remove_temp(struct keyed *k)
 
 /* ---- importing the file ------------------------------------------------------- */
 
-/* The schema `ingot import` would infer for a CSV or JSON Lines file (or
- * several: import.h). */
+/* The files as `ingot import` reads them: `ingot import` of one, or of
+ * several (import.h), from the copies made of those that need one. */
+static const char *const *files_of(const struct keyed *k, size_t *n, struct ig_import_opts *o)
+{
+    o->input_copies = k->in->npaths > 1 ? k->copies : &k->copy_fd;
+    *n = k->in->npaths > 1 ? k->in->npaths : 1;
+    return k->in->npaths > 1 ? k->in->paths : &k->in->path;
+}
+
+/* The schema `ingot import` would infer for the CSV or JSON Lines files. */
 static int infer(struct keyed *k, enum ig_input_format fmt, struct ig_schema *s,
                  struct ig_error *err)
 {
-    if (k->in->npaths > 1) {
-        struct ig_import_opts o;
-        ig_import_opts_default(&o);
-        o.format = fmt;
-        o.delimiter = k->in->delimiter;
-        o.input_copies = k->copies;
-        return ig_import_infer(k->in->paths, k->in->npaths, &o, s, err);
-    }
-    int fd = k->copy_fd >= 0 ? fcntl(k->copy_fd, F_DUPFD_CLOEXEC, 0) : ig_open(k->path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0 || (k->copy_fd >= 0 && lseek(fd, 0, SEEK_SET) < 0))
-        return ig_err(err, -errno, "%s: %s", k->path, strerror(errno));
-    int rc;
-    if (fmt == IG_INPUT_CSV) {
-        struct ig_csv_reader *csv = NULL;
-        rc = ig_csv_open(&csv, fd, k->path, k->in->delimiter ? k->in->delimiter : ig_csv_sniff_delimiter(fd, k->in->path));
-        rc = rc ? ig_err(err, rc, "%s: cannot read: %s", k->path, strerror(-rc))
-                : ig_infer_csv(csv, k->path, IG_INFER_SAMPLE, s, NULL, err);
-        ig_csv_close(csv);
-    } else {
-        struct ig_lines_reader *lr = NULL;
-        rc = ig_lines_open(&lr, fd, k->path);
-        rc = rc ? ig_err(err, rc, "%s: cannot read: %s", k->path, strerror(-rc))
-                : ig_infer_jsonl(lr, k->path, IG_INFER_SAMPLE, NULL, s, NULL, err);
-        ig_lines_close(lr);
-    }
-    close(fd);
-    return rc;
+    struct ig_import_opts o;
+    ig_import_opts_default(&o);
+    o.format = fmt;
+    o.delimiter = k->in->delimiter;
+    size_t n;
+    const char *const *files = files_of(k, &n, &o);
+    return ig_import_infer(files, n, &o, s, err);
 }
 
 /* Does column `name` of the file take the table's type? The key does, and
@@ -187,11 +171,11 @@ static int import_file(struct keyed *k, enum ig_input_format fmt, const char *co
     o.format = fmt;
     o.schema_path = k->in->schema_path ? k->in->schema_path : wrote ? k->tmp_schema : NULL;
     o.delimiter = k->in->delimiter; /* 0: the file's own, as infer() read it */
-    o.input_copies = k->in->npaths > 1 ? k->copies : &k->copy_fd;
+    size_t n;
+    const char *const *files = files_of(k, &n, &o);
     if (k->in->writer) o.w.threads = k->in->writer->threads;
     if (!rc) {
-        rc = k->in->npaths > 1 ? ig_import_many(k->in->paths, k->in->npaths, k->tmp, &o, NULL, err)
-                               : ig_import(k->path, k->tmp, &o, NULL, err);
+        rc = ig_import_many(files, n, k->tmp, &o, NULL, err);
         if (rc && k->in->schema_path) rc = hint_schema_key(k, rc, err);
     }
     if (!rc) rc = ig_table_open(&k->src, k->tmp, false, err);
