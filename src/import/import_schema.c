@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,7 @@ struct sampler {
     uint64_t kept_bytes_max, kept_bytes;
     int rc;
     struct ig_error err;
+    _Atomic bool *stop; /* the other thread failed: its error is told first */
 };
 
 static int sample_input(struct sampler *sm, size_t k)
@@ -161,7 +163,7 @@ static int sample_input(struct sampler *sm, size_t k)
 static void *sample_inputs(void *arg)
 {
     struct sampler *sm = arg;
-    for (size_t k = sm->from; k < sm->to && !sm->rc; k++)
+    for (size_t k = sm->from; k < sm->to && !sm->rc && !*sm->stop; k++)
         sm->rc = sample_input(sm, k);
     return NULL;
 }
@@ -184,9 +186,10 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
     struct ig_import_opts quiet = *r->o;
     quiet.progress = NULL;
     struct sampler sm[2];
+    _Atomic bool stop = false, never = false;
     for (int t = 0; t < 2; t++) {
         sm[t] = (struct sampler){.r = r, .quiet = &quiet, .kept_max = KEPT_COPIES_MAX / 2,
-                                 .kept_bytes_max = KEPT_BYTES_MAX / 2};
+                                 .kept_bytes_max = KEPT_BYTES_MAX / 2, .stop = t ? &stop : &never};
         sm[t].all = (struct schema_of_all){.fmt = fmt,
                                            .sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE};
         ig_schema_union_init(&sm[t].all.u);
@@ -209,6 +212,7 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
         sample_inputs(&sm[0]);
         if ((rc = sm[0].rc)) *err = sm[0].err;
     }
+    stop = rc != 0;
     if (threaded) pthread_join(later, NULL);
     else if (!rc && mid < r->ninputs) sample_inputs(&sm[1]); /* no thread to be had */
     if (!rc && (rc = sm[1].rc)) *err = sm[1].err;

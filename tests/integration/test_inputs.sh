@@ -298,6 +298,12 @@ with open('$d/c2.csv', 'w') as f:
     out=$("$INGOT" import "$d/d1.jsonl" "$d/d6.jsonl" "$WORK/bad" 2>&1) && return 1
     grep -q "field 'a' mixes JSON types: a number in .*d1.jsonl, a string in .*d6.jsonl; pass --schema" <<<"$out" \
         && [ ! -e "$WORK/bad" ] || { echo "$out"; return 1; }
+    # a damaged line in a shard sampled on the second thread; in two shards, the first named
+    printf '{"a": 1}\n' >"$d/e1.jsonl" && printf '{"a": 2}\n{"a": \n' >"$d/e3.jsonl" && printf '{"a" 3}\n' >"$d/e2.jsonl"
+    out=$("$INGOT" import "$d/d1.jsonl" "$d/e1.jsonl" "$d/d1.jsonl" "$d/e3.jsonl" "$WORK/bad" 2>&1) && return 1
+    grep -q "e3.jsonl:2: " <<<"$out" && [ ! -e "$WORK/bad" ] || { echo "$out"; return 1; }
+    out=$("$INGOT" import "$d/d1.jsonl" "$d/e2.jsonl" "$d/d1.jsonl" "$d/e3.jsonl" "$WORK/bad" 2>&1) && return 1
+    grep -q "e2.jsonl:1: " <<<"$out" && [ ! -e "$WORK/bad" ] || { echo "$out"; return 1; }
     out=$("$INGOT" import --append "$d/d1.jsonl" "$d/d6.jsonl" "$WORK/u" 2>&1) && return 1
     [ "$("$INGOT" versions --json "$WORK/u" | jq length)" = 3 ] || return 1
     "$INGOT" verify "$WORK/u" >/dev/null && no_leftovers
