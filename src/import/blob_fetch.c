@@ -19,6 +19,11 @@
  * (an image, a frame) comes whole in one GET, its size with it. */
 #define FIRST_GET (1u << 20)
 #define PIECE (1u << 20)
+/* The most the local file holds by default (INGOT_BLOB_FETCH_MB sets it;
+ * 0: none fetched ahead): objects past it are left to their rows (fetched
+ * one at a time as they are met), so that a manifest of millions of images
+ * needs no more room under $TMPDIR than this beside its table. */
+#define FETCH_BUDGET_MB 1024
 
 struct fetched {
     uint64_t off, size;
@@ -34,6 +39,7 @@ struct ig_blob_fetch {
     _Atomic uint64_t end;  /* next free byte of it */
     _Atomic size_t next;   /* next object to fetch */
     _Atomic int failed;    /* a local write failed: its error in err */
+    uint64_t budget;       /* bytes fetched before no more are claimed */
     pthread_mutex_t mu;    /* err */
     struct ig_error err;
     const volatile sig_atomic_t *cancel;
@@ -130,7 +136,8 @@ static void *fetcher(void *arg)
 {
     struct ig_blob_fetch *f = arg;
     uint8_t *buf = malloc(PIECE);
-    for (size_t i; buf && !f->failed && !(f->cancel && *f->cancel) && (i = atomic_fetch_add(&f->next, 1)) < f->paths.count;)
+    for (size_t i; buf && !f->failed && !(f->cancel && *f->cancel) && atomic_load(&f->end) < f->budget &&
+                   (i = atomic_fetch_add(&f->next, 1)) < f->paths.count;)
         fetch_one(f, (uint32_t)i, buf);
     free(buf);
     return NULL;
@@ -139,7 +146,9 @@ static void *fetcher(void *arg)
 int ig_blob_fetch_run(struct ig_blob_fetch *f, unsigned threads, const volatile sig_atomic_t *cancel,
                       struct ig_error *err)
 {
-    if (!f->paths.count) return 0;
+    const char *mb = getenv("INGOT_BLOB_FETCH_MB");
+    f->budget = (mb && *mb ? strtoull(mb, NULL, 10) : FETCH_BUDGET_MB) << 20;
+    if (!f->paths.count || !f->budget) return 0;
     f->cancel = cancel;
     if (f->fd < 0 && (f->fd = ig_spool_temp_file(f->dir, sizeof f->dir, err)) < 0) return f->fd;
     if (threads > f->paths.count) threads = (unsigned)f->paths.count;

@@ -7,7 +7,10 @@
  * An object is fetched once however many values name it. One that cannot be
  * fetched (missing, refused) is left out without an error: the row that
  * names it fetches it itself and fails there, naming its line and column.
- * The file needs room for every object fetched until the input is read. */
+ * The file holds about 1 GiB at most (INGOT_BLOB_FETCH_MB; 0: nothing
+ * fetched ahead): the objects first named until their sizes reach it, and
+ * those in flight then; the rest are left to their rows, one at a time.
+ * Not done: a window that moves on as the rows are read. */
 #ifndef IG_IMPORT_BLOB_FETCH_H
 #define IG_IMPORT_BLOB_FETCH_H
 

@@ -115,6 +115,10 @@ s3_blob_objects() {
     rm -rf "$WORK/bt4" "$WORK/bt5"
     "$INGOT" import --schema "$WORK/blob2.txt" s3://tables/many/many.jsonl "$WORK/bt4" >/dev/null || return 1
     "$INGOT" import --schema "$WORK/blob.txt" s3://tables/many/many.csv "$WORK/bt5" >/dev/null || return 1
+    # nothing fetched ahead (a budget of 0): each row fetches its own, the same table
+    rm -rf "$WORK/bt6"
+    INGOT_BLOB_FETCH_MB=0 "$INGOT" import --schema "$WORK/blob2.txt" s3://tables/many/many.jsonl "$WORK/bt6" >/dev/null || return 1
+    cmp "$WORK/bt4/part-000000.blob" "$WORK/bt6/part-000000.blob" && cmp "$WORK/bt4/part-000000.ingot" "$WORK/bt6/part-000000.ingot" || return 1
     "$INGOT" mount "$WORK/bt4" "$WORK/mnt_blob" || return 1
     for i in 0 17 39; do
         cmp "$WORK/mnt_blob/blobs/img/$i" "$WORK/o-$i.bin" && cmp "$WORK/mnt_blob/blobs/more/$i/0" "$WORK/o-$(((i + 1) % 40)).bin" &&
