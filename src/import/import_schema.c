@@ -16,42 +16,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A column's type in the schema language, without a top-level '?'. */
-static int bare_type(const struct ig_schema *s, uint32_t node, char *out, size_t cap)
-{
-    struct ig_buf b = IG_BUF_INIT;
-    int rc = ig_schema_type_text(s, node, &b);
-    size_t n = 0;
-    bool quoted = false;
-    for (size_t i = 0; !rc && i < b.len && n + 1 < cap; i++) {
-        char ch = (char)b.data[i];
-        quoted ^= ch == '"';
-        if (ch != '?' || quoted) out[n++] = ch; /* every node's nullability off (a field name's '?' kept) */
-    }
-    if (cap) out[n] = 0;
-    ig_buf_free(&b);
-    return rc;
-}
-
 /* Do the input's top-level columns fit the table's (the same type, whatever
  * may be NULL: values are read by the table's schema, and a NULL where it
  * cannot hold one is refused as the rows are read)? */
 int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
                        struct ig_error *err)
 {
-    for (uint32_t k = 0; k < in->ntops; k++) {
+    struct ig_buf want = IG_BUF_INIT, have = IG_BUF_INIT;
+    int rc = 0;
+    for (uint32_t k = 0; k < in->ntops && !rc; k++) {
         const struct ig_column_def *cd = &in->cols[in->tops[k]];
         long node = ig_schema_find(table, cd->name, cd->name_len);
-        char want[512], have[512];
-        if (node < 0) return ig_err(err, -EINVAL, "%s: column '%s' is not in the table", what, cd->name);
-        if (bare_type(in, in->tops[k], want, sizeof want) || bare_type(table, (uint32_t)node, have, sizeof have))
-            return ig_err(err, -ENOMEM, "out of memory");
-        if (strcmp(want, have))
-            return ig_err(err, -EINVAL, "%s: column '%s' is %s in the table, %s here: a column keeps its type "
-                                        "(ingot replace-column changes its values, not its type)",
-                          what, cd->name, have, want);
+        if (node < 0)
+            rc = ig_err(err, -EINVAL, "%s: column '%s' is not in the table", what, cd->name);
+        else if (ig_schema_type_text_bare(in, in->tops[k], &want) ||
+                 ig_schema_type_text_bare(table, (uint32_t)node, &have))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+        else if (want.len != have.len || memcmp(want.data, have.data, want.len))
+            rc = ig_err(err, -EINVAL, "%s: column '%s' is %.*s in the table, %.*s here: a column keeps its type "
+                                      "(ingot replace-column changes its values, not its type)",
+                        what, cd->name, (int)have.len, (const char *)have.data, (int)want.len,
+                        (const char *)want.data);
     }
-    return 0;
+    ig_buf_free(&want);
+    ig_buf_free(&have);
+    return rc;
 }
 
 static bool table_shows(void *t, uint32_t col)

@@ -9,6 +9,7 @@
 
 struct column_met {
     struct ig_buf type;  /* its type text, from the first input that has it */
+    struct ig_buf bare;  /* the same without nullability: what every input must give */
     char *from;          /* that input's name */
     uint32_t inputs;     /* the inputs that have it */
     bool vector;
@@ -24,6 +25,7 @@ void ig_schema_union_free(struct ig_schema_union *u)
 {
     for (uint32_t k = 0; k < u->names.count; k++) {
         ig_buf_free(&u->cols[k].type);
+        ig_buf_free(&u->cols[k].bare);
         free(u->cols[k].from);
     }
     free(u->cols);
@@ -31,30 +33,17 @@ void ig_schema_union_free(struct ig_schema_union *u)
     memset(u, 0, sizeof *u);
 }
 
-/* A type text without its nullability marks (a quoted field name's '?' kept):
- * what two inputs must agree on. */
-static void strip_nullable(const struct ig_buf *in, struct ig_buf *out)
-{
-    ig_buf_reset(out);
-    bool quoted = false;
-    for (size_t i = 0; i < in->len; i++) {
-        char ch = (char)in->data[i];
-        quoted ^= ch == '"';
-        if ((ch != '?' || quoted) && ig_buf_append_byte(out, (uint8_t)ch)) return;
-    }
-}
-
 int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, const char *what,
                         struct ig_error *err)
 {
-    struct ig_buf text = IG_BUF_INIT, a = IG_BUF_INIT, b = IG_BUF_INIT;
+    struct ig_buf text = IG_BUF_INIT, bare = IG_BUF_INIT;
     int rc = 0;
     u->inputs++;
     for (uint32_t t = 0; t < s->ntops && !rc; t++) {
         const struct ig_column_def *cd = &s->cols[s->tops[t]];
         if (cd->hidden) continue;
         ig_buf_reset(&text);
-        if (ig_schema_type_text(s, s->tops[t], &text)) {
+        if (ig_schema_type_text(s, s->tops[t], &text) || ig_schema_type_text_bare(s, s->tops[t], &bare)) {
             rc = ig_err(err, -ENOMEM, "out of memory");
             break;
         }
@@ -76,24 +65,23 @@ int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, co
                 u->cap = ncap;
             }
             struct column_met *m = &u->cols[k];
-            *m = (struct column_met){.type = IG_BUF_INIT, .inputs = 1, .vector = cd->dimension != 0};
-            if (ig_buf_append(&m->type, text.data, text.len) || !(m->from = strdup(what)))
+            *m = (struct column_met){.type = IG_BUF_INIT, .bare = IG_BUF_INIT, .inputs = 1,
+                                     .vector = cd->dimension != 0};
+            if (ig_buf_append(&m->type, text.data, text.len) || ig_buf_append(&m->bare, bare.data, bare.len) ||
+                !(m->from = strdup(what)))
                 rc = ig_err(err, -ENOMEM, "out of memory");
             continue;
         }
         struct column_met *m = &u->cols[k];
         m->inputs++;
-        strip_nullable(&m->type, &a);
-        strip_nullable(&text, &b);
-        if (a.len != b.len || memcmp(a.data, b.data, a.len))
+        if (m->bare.len != bare.len || memcmp(m->bare.data, bare.data, bare.len))
             rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, where %s has %.*s: a column has one type in "
                                       "every input",
                         what, cd->name, (int)text.len, (const char *)text.data, m->from, (int)m->type.len,
                         (const char *)m->type.data);
     }
     ig_buf_free(&text);
-    ig_buf_free(&a);
-    ig_buf_free(&b);
+    ig_buf_free(&bare);
     return rc;
 }
 

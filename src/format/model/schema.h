@@ -114,6 +114,11 @@ long ig_schema_find(const struct ig_schema *s, const char *name, size_t len);
 int ig_schema_format(const struct ig_schema *s, struct ig_buf *out);
 /* The type of node i in schema syntax ("list<struct<a:int64, b:string?>>?"). */
 int ig_schema_type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out);
+/* The same with every nullability mark left out ("list<struct<a:int64,
+ * b:string>>"; a quoted field name keeps its '?'), replacing out's bytes:
+ * what two schemas must agree on where NULLs are mapped between them (a
+ * Parquet file's OPTIONAL nodes against a table's). */
+int ig_schema_type_text_bare(const struct ig_schema *s, uint32_t i, struct ig_buf *out);
 
 /* Same columns, types, nullability and options. */
 bool ig_schema_equal(const struct ig_schema *a, const struct ig_schema *b);

@@ -286,6 +286,21 @@ int ig_schema_type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *ou
     return type_text(s, i, out);
 }
 
+int ig_schema_type_text_bare(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
+{
+    ig_buf_reset(out);
+    int rc = type_text(s, i, out);
+    size_t n = 0;
+    bool quoted = false;
+    for (size_t k = 0; !rc && k < out->len; k++) {
+        char ch = (char)out->data[k];
+        quoted ^= ch == '"';
+        if (ch != '?' || quoted) out->data[n++] = (uint8_t)ch;
+    }
+    if (!rc) out->len = n;
+    return rc;
+}
+
 int ig_schema_format(const struct ig_schema *s, struct ig_buf *out)
 {
     int rc = 0;
