@@ -418,7 +418,7 @@ static int evolve_for_append(struct import_run *base, const char *table_dir, enu
                 rc = ig_schema_type_text(&r.schema, r.schema.tops[k], &b) ? ig_err(err, -ENOMEM, "out of memory") : 0;
                 if (!rc) rc = ig_schema_add_typed(&only, cd->name, cd->name_len, (const char *)b.data, b.len, err);
                 if (!rc) rc = ig_schema_finish(&only, err);
-                if (!rc) rc = import_schema_fits(&only, &table, input, err);
+                if (!rc) rc = import_schema_fits(&only, &table, fmt != IG_INPUT_NPY, input, err);
                 ig_schema_free(&only);
                 ig_buf_free(&b);
             }

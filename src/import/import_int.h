@@ -92,8 +92,9 @@ void import_free_kept(struct import_run *r);
 int import_choose_schema(struct import_run *r, enum ig_input_format fmt, const struct ig_table *existing,
                          struct ig_csv_reader *csv, struct ig_lines_reader *lr, struct ig_error *err);
 /* Do the input's top-level columns fit the table's (the same type, whatever
- * may be NULL)? Errors name `what`. */
-int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
+ * may be NULL; with `widens`, or a number, time or decimal type the table's
+ * holds every value of: widen.h)? Errors name `what`. */
+int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table, bool widens, const char *what,
                        struct ig_error *err);
 
 /* Fetch the objects on object storage the input's blob values name, several

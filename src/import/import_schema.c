@@ -7,6 +7,7 @@
 #include "format/part/columns.h"
 #include "schema_union.h"
 #include "spool.h"
+#include "widen.h"
 #include "util/error.h"
 #include "util/io.h"
 
@@ -16,10 +17,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Is top-level column a of `in` a scalar that column b of `table` holds every
+ * value of (widen.h)? */
+static bool top_widens(const struct ig_schema *in, uint32_t a, const struct ig_schema *table, uint32_t b)
+{
+    const struct ig_column_def *x = &in->cols[a], *y = &table->cols[b];
+    struct ig_widen w;
+    return x->leaf != IG_SCHEMA_NONE && y->leaf != IG_SCHEMA_NONE && !x->lists && !y->lists && !x->dimension &&
+           !y->dimension && ig_type_is_primitive(x->type) && ig_type_is_primitive(y->type) &&
+           ig_widen_plan(&(struct ig_scalar){.type = x->type, .lt = x->lt},
+                         &(struct ig_scalar){.type = y->type, .lt = y->lt}, &w);
+}
+
 /* Do the input's top-level columns fit the table's (the same type, whatever
  * may be NULL: values are read by the table's schema, and a NULL where it
  * cannot hold one is refused as the rows are read)? */
-int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table, const char *what,
+int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table, bool widens, const char *what,
                        struct ig_error *err)
 {
     struct ig_buf want = IG_BUF_INIT, have = IG_BUF_INIT;
@@ -32,9 +45,11 @@ int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table
         else if (ig_schema_type_text_bare(in, in->tops[k], &want) ||
                  ig_schema_type_text_bare(table, (uint32_t)node, &have))
             rc = ig_err(err, -ENOMEM, "out of memory");
-        else if (want.len != have.len || memcmp(want.data, have.data, want.len))
+        else if ((want.len != have.len || memcmp(want.data, have.data, want.len)) &&
+                 !(widens && top_widens(in, in->tops[k], table, (uint32_t)node)))
             rc = ig_err(err, -EINVAL, "%s: column '%s' is %.*s in the table, %.*s here: a column keeps its type "
-                                      "(ingot replace-column changes its values, not its type)",
+                                      "(a narrower one is widened into it; ingot replace-column --retype "
+                                      "changes it)",
                         what, cd->name, (int)have.len, (const char *)have.data, (int)want.len,
                         (const char *)want.data);
     }
@@ -255,7 +270,7 @@ int import_choose_schema(struct import_run *r, enum ig_input_format fmt,
             bool same = ig_schema_equal(&have, &r->schema);
             /* the table's own schema, with the file's columns among its
              * columns (schema_fits says which do not fit); the rest NULL */
-            if (!same) rc = import_schema_fits(&r->schema, &have, r->o->schema_path, err);
+            if (!same) rc = import_schema_fits(&r->schema, &have, fmt != IG_INPUT_NPY, r->o->schema_path, err);
             if (!rc && !same) {
                 ig_schema_free(&r->schema);
                 r->schema = have;
@@ -272,7 +287,12 @@ int import_choose_schema(struct import_run *r, enum ig_input_format fmt,
         if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
         return rc;
     }
-    if (schema_from_all(r, fmt)) return schema_of_all(r, fmt, csv, lr, r->known, &r->schema, err);
+    if (schema_from_all(r, fmt)) {
+        rc = schema_of_all(r, fmt, csv, lr, r->known, &r->schema, err);
+        /* the first input too may give a column in a narrower type */
+        if (!rc && fmt == IG_INPUT_PARQUET) rc = ig_parquet_check_schema(r->pq, &r->schema, err);
+        return rc;
+    }
     if (fmt == IG_INPUT_PARQUET) return ig_parquet_schema(r->pq, &r->schema, err);
     if (fmt == IG_INPUT_NPY) { /* one column, named after the file */
         if (!r->plain_name)

@@ -8,6 +8,7 @@
 #include "format/model/values.h"
 #include "format/part/writer.h"
 #include "import/stripe.h"
+#include "import/widen.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -41,6 +42,8 @@ struct ig_parquet {
     char *path;
     struct pq_meta m;
     uint8_t *conv; /* per leaf */
+    /* per leaf: how its values widen into the table's type (ig_parquet_check_schema) */
+    struct ig_widen *widen;
 };
 
 int ig_parquet_open(struct ig_parquet **out, int fd, uint64_t size, const char *path,
@@ -54,7 +57,9 @@ int ig_parquet_open(struct ig_parquet **out, int fd, uint64_t size, const char *
     pq->fd = fd;
     pq->size = size;
     int rc = pq_meta_read(fd, size, path, &pq->m, err);
-    if (!rc && !(pq->conv = calloc(pq->m.nleaves, 1))) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && (!(pq->conv = calloc(pq->m.nleaves, 1)) ||
+                !(pq->widen = calloc(pq->m.nleaves ? pq->m.nleaves : 1, sizeof *pq->widen))))
+        rc = ig_err(err, -ENOMEM, "out of memory");
     if (rc) {
         ig_parquet_close(pq);
         return rc;
@@ -68,6 +73,7 @@ void ig_parquet_close(struct ig_parquet *pq)
     if (!pq) return;
     pq_meta_free(&pq->m);
     free(pq->conv);
+    free(pq->widen);
     free(pq->path);
     free(pq);
 }
@@ -413,8 +419,10 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
          * hold one is refused (feed_rows) */
         uint8_t dmap[256];
         bool same;
-        if (a->type != b->type || a->max_rep != b->max_rep || a->lists != b->lists ||
-            !ig_logical_equal(&a->lt, &b->lt) ||
+        /* a type the table's holds every value of is widened into it (widen.h) */
+        struct ig_scalar from = {.type = a->type, .lt = a->lt}, to = {.type = b->type, .lt = b->lt};
+        if (a->max_rep != b->max_rep || a->lists != b->lists || a->dimension != b->dimension ||
+            !ig_widen_plan(&from, &to, &pq->widen[l]) ||
             def_map(&mine, mine.leaves[l], s, s->leaves[map[l]], dmap, &same)) {
             struct ig_buf ta = {0}, tb = {0};
             (void)ig_schema_type_text(&mine, mine.leaves[l], &ta);
@@ -424,6 +432,9 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
             ig_buf_free(&ta);
             ig_buf_free(&tb);
         }
+        /* a decimal scaled into the table's: by way of its unscaled value */
+        if (!rc && b->lt.kind == IG_LT_DECIMAL && pq->widen[l].op == IG_WIDEN_SCALE)
+            pq->conv[l] = pq->conv[l] == CV_S32 ? CV_DEC32 : pq->conv[l] == CV_RAW ? CV_DEC64 : pq->conv[l];
     }
     ig_schema_free(&mine);
     free(map);
@@ -458,6 +469,8 @@ static int row_error(struct feed *f, uint32_t leaf, const char *fmt, const char 
  * column's precision says), or 16 bytes, little-endian two's complement. */
 static int push_decimal(struct feed *f, uint32_t leaf, struct ig_values *v, __int128 x)
 {
+    if (!ig_widen_unscaled(&f->pq->widen[leaf], x, &x))
+        return row_error(f, leaf, "a DECIMAL value wider than the table's column holds", NULL);
     if (v->is_bytes) {
         uint8_t b[16];
         for (int k = 0; k < 16; k++) b[k] = (uint8_t)((unsigned __int128)x >> (8 * k));
@@ -466,6 +479,20 @@ static int push_decimal(struct feed *f, uint32_t leaf, struct ig_values *v, __in
     if (v->type == IG_T_INT32 ? x < INT32_MIN || x > INT32_MAX : x < INT64_MIN || x > INT64_MAX)
         return row_error(f, leaf, "a DECIMAL value wider than its precision", NULL);
     return ig_values_push_lane(v, (uint64_t)(int64_t)x) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+}
+
+/* A lane of the file's type into the table's (widened, where the two differ). */
+static int push_lane(struct feed *f, uint32_t leaf, struct ig_values *v, uint64_t lane)
+{
+    const struct ig_widen *w = &f->pq->widen[leaf];
+    uint64_t out = lane;
+    if (w->op != IG_WIDEN_NONE && !ig_widen_lane(w, lane, &out)) {
+        char value[32];
+        if (w->op == IG_WIDEN_UINT_FLOAT) snprintf(value, sizeof value, "%" PRIu64, lane);
+        else snprintf(value, sizeof value, "%" PRId64, (int64_t)lane);
+        return row_error(f, leaf, "a value the table's type cannot hold exactly: ", value);
+    }
+    return ig_values_push_lane(v, out) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
 }
 
 static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const struct pq_column *c, size_t vi)
@@ -479,7 +506,7 @@ static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const 
             float x = ig_dequantize_one(IG_Q_FP16, (uint32_t)p[0] | (uint32_t)p[1] << 8);
             uint32_t bits;
             memcpy(&bits, &x, 4);
-            return ig_values_push_lane(v, bits) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+            return push_lane(f, leaf, v, bits);
         }
         if (conv == CV_DECBIN) {
             if (len > 16 || !len) return row_error(f, leaf, "a DECIMAL wider than 16 bytes", NULL);
@@ -507,7 +534,7 @@ static int push_value(struct feed *f, uint32_t leaf, struct ig_values *v, const 
     case CV_DEC64: return push_decimal(f, leaf, v, (int64_t)raw);
     default: break;
     }
-    return ig_values_push_lane(v, lane) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
+    return push_lane(f, leaf, v, lane);
 }
 
 /* Values [vi, vi + k) of leaf l, none NULL, in one copy: numbers that need no
@@ -530,6 +557,15 @@ static bool push_run(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
         uint64_t *lanes = c->vals.lanes + vi;
         for (size_t i = 0; conv == CV_S32 && i < k; i++) /* each value is read once */
             lanes[i] = (uint64_t)(int64_t)(int32_t)(uint32_t)lanes[i];
+        const struct ig_widen *w = &f->pq->widen[l];
+        if (w->op != IG_WIDEN_NONE) {
+            /* all or none: a value refused is named row by row, from lanes
+             * as they were (the sign extension above gives them again) */
+            uint64_t out;
+            for (size_t i = 0; !w->exact && i < k; i++)
+                if (!ig_widen_lane(w, lanes[i], &out)) return false;
+            for (size_t i = 0; i < k; i++) (void)ig_widen_lane(w, lanes[i], &lanes[i]);
+        }
         *rc = ig_values_push_lanes(v, lanes, k) ? ig_err(f->err, -ENOMEM, "out of memory") : 0;
         return true;
     }

@@ -1,5 +1,6 @@
 /* schema_union.c - one schema from several inputs' schemas (schema_union.h). */
 #include "schema_union.h"
+#include "widen.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -13,7 +14,30 @@ struct column_met {
     char *from;          /* that input's name */
     uint32_t inputs;     /* the inputs that have it */
     bool vector;
+    bool scalar;         /* a top-level leaf of a primitive type: it may widen */
+    bool widened;        /* its type is no longer the first input's */
+    struct ig_scalar as; /* scalar: its type */
 };
+
+static bool is_scalar(const struct ig_column_def *cd)
+{
+    return cd->leaf != IG_SCHEMA_NONE && !cd->lists && !cd->dimension && ig_type_is_primitive(cd->type);
+}
+
+/* m takes the type c, which holds every value of the types it had and of
+ * this input's (ig_widen_common): its texts become c's. */
+static int widen_to(struct column_met *m, const struct ig_scalar *c)
+{
+    bool nullable = m->type.len && m->type.data[m->type.len - 1] == '?';
+    ig_buf_reset(&m->type);
+    ig_buf_reset(&m->bare);
+    m->as = *c;
+    m->widened = true;
+    if (ig_scalar_text(c, &m->bare) || ig_buf_append(&m->type, m->bare.data, m->bare.len) ||
+        (nullable && ig_buf_append_byte(&m->type, '?')))
+        return -ENOMEM;
+    return 0;
+}
 
 void ig_schema_union_init(struct ig_schema_union *u)
 {
@@ -66,7 +90,8 @@ int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, co
             }
             struct column_met *m = &u->cols[k];
             *m = (struct column_met){.type = IG_BUF_INIT, .bare = IG_BUF_INIT, .inputs = 1,
-                                     .vector = cd->dimension != 0};
+                                     .vector = cd->dimension != 0, .scalar = is_scalar(cd),
+                                     .as = {.type = cd->type, .lt = cd->lt}};
             if (ig_buf_append(&m->type, text.data, text.len) || ig_buf_append(&m->bare, bare.data, bare.len) ||
                 !(m->from = strdup(what)))
                 rc = ig_err(err, -ENOMEM, "out of memory");
@@ -74,11 +99,15 @@ int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, co
         }
         struct column_met *m = &u->cols[k];
         m->inputs++;
-        if (m->bare.len != bare.len || memcmp(m->bare.data, bare.data, bare.len))
-            rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, where %s has %.*s: a column has one type in "
-                                      "every input",
-                        what, cd->name, (int)text.len, (const char *)text.data, m->from, (int)m->type.len,
-                        (const char *)m->type.data);
+        if (m->bare.len == bare.len && !memcmp(m->bare.data, bare.data, bare.len)) continue;
+        struct ig_scalar mine = {.type = cd->type, .lt = cd->lt}, common;
+        if (m->scalar && is_scalar(cd) && ig_widen_common(&m->as, &mine, &common)) {
+            if (widen_to(m, &common)) rc = ig_err(err, -ENOMEM, "out of memory");
+        } else
+            rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, where %s%s has %.*s: no type holds the "
+                                      "values of both",
+                        what, cd->name, (int)text.len, (const char *)text.data, m->from,
+                        m->widened ? " with the inputs after it" : "", (int)m->type.len, (const char *)m->type.data);
     }
     ig_buf_free(&text);
     ig_buf_free(&bare);

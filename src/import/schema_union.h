@@ -1,16 +1,24 @@
 /* schema_union.h - one schema from the declared schemas of several inputs
  * (the Parquet shards of one import): their top-level columns by name, in the
- * order first met, each with the type the first input that has it gives.
+ * order first met, each with the type the first input that has it gives
+ * (or one that holds every input's, below).
  *
  * A column some input lacks is made nullable at its top (that input's rows
  * hold NULL there), unless it is a vector, which cannot be: the import then
- * refuses the input that lacks it. Two inputs that give one column two types
- * (nullability aside) are refused naming both. Nullability inside a column
+ * refuses the input that lacks it. Nullability inside a column
  * (a list's items, a struct's fields) is the first input's: a NULL a later
  * input holds where that cannot is refused as its rows are read.
  *
- * Not done: widening (int32 in one shard, int64 in another is refused, not
- * read as int64), and struct fields united by name (a struct is one type). */
+ * A top-level column of a number, time or decimal type that one input gives
+ * as one type and another as another takes the type that holds both
+ * (widen.h: int32 and int64 give int64, int64 and float64 float64,
+ * timestamp(ms) and timestamp(us) timestamp(us)); the import reads each input
+ * into it. Two types no type holds both of (a string and a number, int64 and
+ * uint64) are refused naming both inputs.
+ *
+ * Not done: widening inside lists, structs and vectors (list<int32> and
+ * list<int64> are refused), and struct fields united by name (a struct is one
+ * type). */
 #ifndef IG_IMPORT_SCHEMA_UNION_H
 #define IG_IMPORT_SCHEMA_UNION_H
 

@@ -201,7 +201,7 @@ const c = await (await DuckDBInstance.create(':memory:')).connect();
 for (let k = 0; k < 3; k++)
   await c.run(\`COPY (SELECT i::BIGINT AS id, 'r' || i AS name, [i, i + 1] AS l FROM range(\${k * 1000}, \${k * 1000 + 1000}) t(i))
                TO '$WORK/pq-\${k}.parquet' (FORMAT parquet)\`);
-await c.run(\"COPY (SELECT 1.5::DOUBLE AS id, 'x' AS name, [1::BIGINT] AS l) TO '$WORK/pq-odd.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT 'x' AS id, 'x' AS name, [1::BIGINT] AS l) TO '$WORK/pq-odd.parquet' (FORMAT parquet)\");
 await c.run(\"COPY (SELECT 'z' AS name, 7::BIGINT AS id, 0.5::DOUBLE AS score) TO '$WORK/pq-new.parquet' (FORMAT parquet)\");") || return 1
     rm -rf "$WORK/pqt"
     "$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-1.parquet" "$WORK/pq-2.parquet" "$WORK/pqt" >/dev/null 2>&1 || return 1
@@ -209,7 +209,7 @@ await c.run(\"COPY (SELECT 'z' AS name, 7::BIGINT AS id, 0.5::DOUBLE AS score) T
     [ "$("$INGOT" cat "$WORK/pqt" id | awk '$1 != NR - 1' | wc -l)" = 0 ] || return 1
     local out
     out=$("$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-odd.parquet" "$WORK/pqbad" 2>&1) && return 1
-    grep -q "pq-odd.parquet: column 'id' holds float64?, where .*pq-0.parquet has int64?" <<<"$out" && [ ! -e "$WORK/pqbad" ] || { echo "$out"; return 1; }
+    grep -q "pq-odd.parquet: column 'id' holds string?, where .*pq-0.parquet has int64?: no type holds the values of both" <<<"$out" && [ ! -e "$WORK/pqbad" ] || { echo "$out"; return 1; }
     # columns by name: a shard without l, with a new score, in another order
     rm -rf "$WORK/pqu"
     "$INGOT" import "$WORK/pq-0.parquet" "$WORK/pq-new.parquet" "$WORK/pqu" >/dev/null || return 1
@@ -221,6 +221,84 @@ await c.run(\"COPY (SELECT 'z' AS name, 7::BIGINT AS id, 0.5::DOUBLE AS score) T
         || { "$INGOT" inspect --schema "$WORK/pqt"; return 1; }
 }
 check several_inputs_parquet many_parquet
+
+# Shards that give a column in two types (Spark's int and bigint, pandas's
+# int64 and float64, timestamps in ms and in us): the type that holds both,
+# every value as DuckDB's union_by_name reads it; a value the wider type
+# cannot hold exactly refused by row, nothing written; appends widen a
+# narrower column into the table's and refuse a wider one.
+widened_parquet() {
+    need_duckdb parquet_shards_widen || return 0
+    (cd "$ROOT/tests/parquet" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+await c.run(\`COPY (SELECT i::INTEGER AS a, (i * 7 - 3000)::BIGINT AS b, (i - 500)::SMALLINT AS f,
+                     make_timestamp(i * 1000037)::TIMESTAMP_MS AS t, (i / 7)::DECIMAL(9, 2) AS d,
+                     (i * 4000000)::UINTEGER AS u, CASE WHEN i % 9 = 0 THEN NULL ELSE i END::INTEGER AS n
+              FROM range(1000) r(i)) TO '$WORK/w1.parquet' (FORMAT parquet)\`);
+await c.run(\`COPY (SELECT i::BIGINT AS a, (i + 0.5)::DOUBLE AS b, (i * 0.25)::FLOAT AS f,
+                     make_timestamp(i * 1000037) AS t, (i / 13)::DECIMAL(12, 4) AS d, (-i)::INTEGER AS u,
+                     (i * 1.5)::DOUBLE AS n
+              FROM range(1000, 2500) r(i)) TO '$WORK/w2.parquet' (FORMAT parquet)\`);
+await c.run(\`COPY (SELECT a, b, f, epoch_us(t) AS t, d::VARCHAR AS d, u, n
+              FROM read_parquet(['$WORK/w1.parquet', '$WORK/w2.parquet'], union_by_name = true))
+              TO '$WORK/w-duck.csv' (HEADER false)\`);
+await c.run(\"COPY (SELECT 9007199254740993::BIGINT AS b FROM range(3)) TO '$WORK/w-inexact.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT '3000-01-01'::TIMESTAMP_S AS t) TO '$WORK/w-far.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT '2026-12-01 10:00:00.123456789'::TIMESTAMP_NS AS t) TO '$WORK/w-ns.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT 5::INTEGER AS a) TO '$WORK/w-narrow.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT 5::BIGINT AS a) TO '$WORK/w-wide.parquet' (FORMAT parquet)\");
+") || return 1
+    rm -rf "$WORK/wt" "$WORK/wbad" "$WORK/wn"
+    "$INGOT" import "$WORK/w1.parquet" "$WORK/w2.parquet" "$WORK/wt" >/dev/null || return 1
+    [ "$("$INGOT" inspect --schema "$WORK/wt" | tr '\n' ' ')" = \
+        'a int64? b float64? f float32? t timestamp(us)? d decimal(12, 4)? u int64? n float64? ' ] \
+        || { "$INGOT" inspect --schema "$WORK/wt"; return 1; }
+    local c
+    for c in a b f t d u n; do "$INGOT" cat "$WORK/wt" $c >"$WORK/w-$c.txt" || return 1; done
+    /usr/bin/python3 - "$WORK" <<'PY' || return 1
+import csv, sys, datetime, decimal
+w = sys.argv[1]
+cols = {c: open(f"{w}/w-{c}.txt").read().split("\n")[:-1] for c in "abftdun"}
+rows = list(csv.reader(open(f"{w}/w-duck.csv")))
+assert len(rows) == 2500 and all(len(cols[c]) == 2500 for c in cols), (len(rows), {c: len(cols[c]) for c in cols})
+epoch = datetime.datetime(1970, 1, 1)
+def us(s):
+    d = datetime.datetime.fromisoformat(s) - epoch
+    return (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
+for i, r in enumerate(rows):
+    for k, c in enumerate("abftdun"):
+        mine, duck = cols[c][i], r[k]
+        if duck == "" or mine == "\\N":  # NULL
+            assert duck == "" and mine == "\\N", (i, c, mine, duck)
+        elif c == "t":
+            assert us(mine) == int(duck), (i, c, mine, duck)
+        elif c == "d":
+            assert decimal.Decimal(mine) == decimal.Decimal(duck), (i, c, mine, duck)
+        else:
+            assert float(mine) == float(duck), (i, c, mine, duck)
+PY
+    local out
+    out=$("$INGOT" import "$WORK/w1.parquet" "$WORK/w2.parquet" "$WORK/w-inexact.parquet" "$WORK/wbad" 2>&1) && return 1
+    grep -q "w-inexact.parquet: row group 0, column 'b', row 0: a value the table's type cannot hold exactly: 9007199254740993" \
+        <<<"$out" && [ ! -e "$WORK/wbad" ] || { echo "$out"; return 1; }
+    # seconds into nanoseconds: the year 3000 is past the year 2262, where they end
+    out=$("$INGOT" import "$WORK/w-ns.parquet" "$WORK/w-far.parquet" "$WORK/wbad" 2>&1) && return 1
+    grep -q "w-far.parquet: row group 0, column 't', row 0: a value the table's type cannot hold exactly" <<<"$out" \
+        && [ ! -e "$WORK/wbad" ] || { echo "$out"; return 1; }
+    "$INGOT" import "$WORK/w1.parquet" "$WORK/wn" >/dev/null || return 1
+    "$INGOT" import --append "$WORK/w2.parquet" "$WORK/wn" 2>"$WORK/w.err" && return 1
+    grep -q "w2.parquet: column 'a' is int32 in the table, int64 here: a column keeps its type" "$WORK/w.err" \
+        || { cat "$WORK/w.err"; return 1; }
+    "$INGOT" import --append "$WORK/w-wide.parquet" "$WORK/wn" 2>/dev/null && return 1
+    [ "$("$INGOT" inspect --json "$WORK/wn" | jq .rows)" = 1000 ] || return 1
+    "$INGOT" import --append "$WORK/w1.parquet" "$WORK/w-narrow.parquet" "$WORK/wt" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 3499,3500 "$WORK/wt" a t | tr '\n' ' ')" = \
+        '{"a":999,"t":"1970-01-01T00:16:39.037000"} {"a":5,"t":null} ' ] \
+        || { "$INGOT" cat --rows 3499,3500 "$WORK/wt" a t; return 1; }
+    "$INGOT" verify "$WORK/wt" >/dev/null
+}
+check parquet_shards_widen widened_parquet
 
 many_refused() {
     local out

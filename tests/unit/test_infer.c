@@ -319,14 +319,46 @@ static void test_schema_union(void)
     if (check_failures) fprintf(stderr, "%s", (char *)t.data);
     ig_schema_free(&u);
     ig_schema_union_free(&su);
-    /* two types of one column: both inputs named */
-    struct ig_schema d;
-    parse(&d, "score int64\n");
+    /* two types of one column that no type holds both of: both inputs named */
+    struct ig_schema d, f, g;
+    parse(&d, "score string\n");
     ig_schema_union_init(&su);
     CHECK(ig_schema_union_add(&su, &b, "b.parquet", &e) == 0);
     CHECK(ig_schema_union_add(&su, &d, "d.parquet", &e) == -EINVAL);
-    CHECK(strstr(e.msg, "d.parquet: column 'score' holds int64, where b.parquet has float64"));
+    CHECK(strstr(e.msg, "d.parquet: column 'score' holds string, where b.parquet has float64: no type holds"));
     ig_schema_union_free(&su);
+    /* numbers of two types: the one that holds both (widen.h), nullability
+     * the first's, a column some input lacks nullable as before */
+    parse(&f, "id int32\nscore float32\nt timestamp(ms)?\nl list<int32>\n");
+    parse(&g, "id uint32?\nscore int16\nt timestamp(ns)\nl list<int32>\n");
+    ig_schema_union_init(&su);
+    CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &g, "g.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &a, "a.parquet", &e) == 0);
+    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
+    schema_text(&u, &t);
+    CHECK(!strcmp((char *)t.data, "id int64\nscore float32?\nt timestamp(ns)?\nl list<int32>?\nname string?\n"
+                                  "v vector<float32, 4>\n"));
+    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
+    ig_schema_free(&u);
+    ig_schema_union_free(&su);
+    /* a widened type refused later names the input it came from */
+    ig_schema_union_init(&su);
+    CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &g, "g.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &d, "d.parquet", &e) == -EINVAL);
+    CHECK(strstr(e.msg, "d.parquet: column 'score' holds string, where f.parquet with the inputs after it has float32"));
+    ig_schema_union_free(&su);
+    /* widening stops at lists */
+    struct ig_schema h;
+    parse(&h, "l list<int64>\n");
+    ig_schema_union_init(&su);
+    CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == -EINVAL);
+    ig_schema_union_free(&su);
+    ig_schema_free(&f);
+    ig_schema_free(&g);
+    ig_schema_free(&h);
     ig_schema_free(&a);
     ig_schema_free(&b);
     ig_schema_free(&c);
