@@ -56,8 +56,9 @@ const char cmd_replace_column_usage[] =
     "Replaces columns' values whole (a backfill), from a .npy (row k to the k-th live\n"
     "row) or a keyed CSV, JSON Lines or Parquet file (every column but the key\n"
     "replaces the table's column of its name; rows the file does not name are NULL).\n"
-    "The type must stay the same (CSV and JSON Lines are read as the table's types)\n"
-    "unless --retype: then the column takes the file's type (a .npy's dtype, a\n"
+    "The type must stay the same (CSV and JSON Lines are read as the table's types;\n"
+    "a Parquet column of a narrower type, int32 into int64, is widened) unless\n"
+    "--retype: then the column takes the file's type (a .npy's dtype, a\n"
     "Parquet file's, --schema's, or as CSV and JSON Lines values infer), as int64\n"
     "days become a date column; older versions keep the old type. The column keeps\n"
     "its place among the table's columns.\n"
@@ -77,7 +78,8 @@ const char cmd_update_usage[] =
     "                as add-column\n"
     "Makes a new version in which the rows the file names hold its values and every\n"
     "other row keeps its own; the type stays (CSV and JSON Lines are read as the\n"
-    "table's types). Only the columns' new pages are written, under one commit: a\n"
+    "table's types; a Parquet column of a narrower type, int32 into int64 or\n"
+    "float32 into float64, is widened). Only the columns' new pages are written, under one commit: a\n"
     "crash leaves the old version or the new one. Older versions keep the old values\n"
     "until `ingot gc` lets them go.\n";
 

@@ -3,8 +3,10 @@
  * handed to evolve.h in the table's row order. */
 #include "import/keyed_int.h"
 #include "import/spool.h"
+#include "import/widen.h"
 #include "blob/blob.h"
 #include "format/layout.h"
+#include "format/model/logical.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "format/ops/reader.h"
@@ -68,7 +70,8 @@ static const char *const *files_of(const struct keyed *k, size_t *n, struct ig_i
     return k->in->npaths > 1 ? k->in->paths : &k->in->path;
 }
 
-/* The schema `ingot import` would infer for the CSV or JSON Lines files. */
+/* The schema `ingot import` would infer for the CSV or JSON Lines files (or
+ * read from the Parquet files' footers). */
 static int infer(struct keyed *k, enum ig_input_format fmt, struct ig_schema *s,
                  struct ig_error *err)
 {
@@ -95,7 +98,10 @@ static bool takes_table_type(const struct keyed *k, const char *name, const char
 
 /* For a CSV or JSON Lines file without --schema: the inferred types, but the
  * table's for the key and the columns whose type must stay, written where
- * the import reads it. *wrote: whether a schema file was made. */
+ * the import reads it. For Parquet the file's types, but the table's for
+ * those columns where the file's widen into it (widen.h: an int32 column
+ * into the table's int64, float32 into float64), which the import converts.
+ * *wrote: whether a schema file was made. */
 static int table_types(struct keyed *k, enum ig_input_format fmt, const char *const *columns,
                        size_t ncolumns, bool *wrote, struct ig_error *err)
 {
@@ -112,6 +118,19 @@ static int table_types(struct keyed *k, enum ig_input_format fmt, const char *co
         const struct ig_column_def *tc = &k->t0_schema.cols[tn];
         if (!ig_column_is_flat(c) || !ig_column_is_flat(tc) || !ig_type_is_primitive(tc->type))
             continue;
+        if (fmt == IG_INPUT_PARQUET) {
+            struct ig_widen w;
+            if (!ig_type_is_primitive(c->type) ||
+                !ig_widen_plan(&(struct ig_scalar){.type = c->type, .lt = c->lt},
+                               &(struct ig_scalar){.type = tc->type, .lt = tc->lt}, &w) ||
+                (c->type == tc->type && ig_logical_equal(&c->lt, &tc->lt)))
+                continue; /* the file's type as it is: the same, or refused by plan_column */
+            c->type = tc->type;
+            c->lt = tc->lt;
+            c->quantize = tc->quantize;
+            changed = true;
+            continue; /* the file's nullability: a NULL the table cannot hold is refused as read */
+        }
         changed |= c->type != tc->type;
         c->type = tc->type;
         if (k->mode == IG_KEYED_UPDATE && strcmp(c->name, k->key)) {
@@ -164,7 +183,7 @@ static int import_file(struct keyed *k, enum ig_input_format fmt, const char *co
 {
     bool wrote = false;
     int rc = 0;
-    if (!k->in->schema_path && (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL))
+    if (!k->in->schema_path && (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL || fmt == IG_INPUT_PARQUET))
         rc = table_types(k, fmt, columns, ncolumns, &wrote, err);
     struct ig_import_opts o;
     ig_import_opts_default(&o);
