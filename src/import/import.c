@@ -3,6 +3,7 @@
 #include "csv_rows.h"
 #include "infer.h"
 #include "json.h"
+#include "spool.h"
 #include "stripe.h"
 #include "format/ops/evolve.h"
 #include "format/part/append.h"
@@ -27,11 +28,12 @@ void ig_import_opts_default(struct ig_import_opts *o)
 }
 
 /* Bytes of the input gone through once `rows` rows are written: a .npy is
- * read at offsets (pread), so its rows' bytes say it; elsewhere the file's
- * position. */
+ * read at offsets (pread), so its rows' bytes say it; a stream counts the
+ * bytes it consumed; elsewhere the file's position. */
 static uint64_t input_done(const struct import_run *r, uint64_t rows)
 {
     if (r->npy.width) return r->npy.data_off + rows * ig_npy_row_bytes(&r->npy);
+    if (r->stream) return ig_spool_stream_done(r->stream, NULL); /* its bytes as they lie */
     off_t pos = lseek(r->in_fd, 0, SEEK_CUR);
     return pos > 0 ? (uint64_t)pos : 0;
 }
@@ -344,7 +346,8 @@ static int write_part(struct import_run *r, enum ig_input_format fmt, struct ig_
     /* blob paths in an input are relative to its directory (r->base_dir) */
     r->cc = (struct ig_convert_ctx){
         .scratch = &r->scratch, .path = &r->path, .blobs = ig_part_writer_blobs(r->w), .base_dir = r->base_dir};
-    while (!(rc = run_input(r, fmt, *csv, *lr, err)) && r->at + 1 < r->ninputs) {
+    /* a streamed input's end: its thread's error, if it failed, says why */
+    while (!(rc = import_end_stream(r, run_input(r, fmt, *csv, *lr, err), err)) && r->at + 1 < r->ninputs) {
         import_end_input(r, csv, lr);
         enum ig_input_format next = fmt;
         rc = import_begin_input(r, r->at + 1, &next, err);
@@ -394,7 +397,8 @@ static int evolve_for_append(struct import_run *base, const char *table_dir, enu
     const char *input = base->input;
     const struct ig_import_opts *o = base->o;
     struct import_run r = {.inputs = base->inputs, .ninputs = base->ninputs, .input = input,
-                           .spool_fd = base->spool_fd, .plain_name = base->plain_name, .o = o, .in_fd = -1};
+                           .spool_fd = base->spool_fd, .plain_name = base->plain_name, .o = o, .in_fd = -1,
+                           .cut = base->cut, .first_head = base->first_head};
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     struct ig_table t;
@@ -469,6 +473,16 @@ static void undo_added_columns(const char *table_dir, uint64_t made, struct ig_e
              why.msg);
 }
 
+/* A first input to stream (import_streams) is sampled from a copy of its
+ * head alone, as later inputs are (schema_of_all), not copied whole: its rows
+ * are read after, from a stream. */
+static void head_first(struct import_run *r)
+{
+    if (!import_streams(r, 0)) return;
+    r->first_head = true;
+    r->head_lines = (uint64_t)(r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE) + 1;
+}
+
 int ig_import_infer(const char *const *inputs, size_t ninputs, const struct ig_import_opts *o,
                     struct ig_schema *out, struct ig_error *err)
 {
@@ -477,6 +491,7 @@ int ig_import_infer(const char *const *inputs, size_t ninputs, const struct ig_i
     struct ig_csv_reader *csv = NULL;
     struct ig_lines_reader *lr = NULL;
     enum ig_input_format fmt = IG_INPUT_AUTO;
+    head_first(&r);
     int rc = import_begin_input(&r, 0, &fmt, err);
     if (!rc) rc = import_open_input(&r, fmt, &csv, &lr, err);
     if (!rc) rc = import_choose_schema(&r, fmt, NULL, csv, lr, err);
@@ -509,6 +524,7 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     }
     if (stdins > 1) return ig_err(err, -EINVAL, "standard input (-) is named %zu times: it can be read once", stdins);
     enum ig_input_format fmt = IG_INPUT_AUTO;
+    head_first(&r);
     int rc = import_begin_input(&r, 0, &fmt, err);
     if (!rc && fmt == IG_INPUT_NPY && ninputs > 1)
         rc = ig_err(err, -EINVAL, "%s: a .npy array fills one column named after its file, so .npy inputs are "
@@ -538,6 +554,10 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     for (uint32_t c = 0; !rc && c < r.schema.n; c++)
         blobs |= r.schema.cols[c].type == IG_T_BLOB;
     if (!rc) rc = ig_append_name(&a, blobs, err);
+    /* the rows of inputs to stream are streamed, but where blob values are
+     * read ahead of them (a second reading) */
+    if (!rc && r.first_head) rc = import_rows_from_start(&r, fmt, blobs, &csv, &lr, err);
+    r.stream_rows = !blobs;
     if (!rc) rc = write_part(&r, fmt, &a, &csv, &lr, err);
     res->columns_version = added;
     if (!rc) {

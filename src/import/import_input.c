@@ -79,8 +79,16 @@ uint64_t import_size_as_it_lies(const char *path)
     return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
-/* Make input i the one read: copied first where it must be (spool.h), its
- * format told (*fmt, when AUTO) or checked against the first input's. */
+bool import_streams(const struct import_run *r, size_t i)
+{
+    if ((r->o->input_copies && r->o->input_copies[i] >= 0) || (r->kept && r->kept[i] >= 0)) return false;
+    enum ig_input_format f = r->o->format ? r->o->format : ig_input_format_from_name(r->inputs[i]);
+    return (f == IG_INPUT_CSV || f == IG_INPUT_JSONL) && ig_spool_streams(r->inputs[i]);
+}
+
+/* Make input i the one read: copied first where it must be (spool.h), or
+ * streamed (r->stream_rows), its format told (*fmt, when AUTO) or checked
+ * against the first input's. */
 int import_begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt, struct ig_error *err)
 {
     const char *path = r->inputs[i];
@@ -94,7 +102,8 @@ int import_begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt
     snprintf(r->base_dir, sizeof r->base_dir, "%s", dirname(copy));
     uint64_t raw = import_size_as_it_lies(path);
     r->bytes_after -= raw < r->bytes_after ? raw : r->bytes_after;
-    struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = spool_progress, .progress_ctx = r,
+    /* a head copied for a sample is no part of the rows' progress */
+    struct ig_spool_opts so = {.cancel = r->o->cancel, .progress = r->head_lines ? NULL : spool_progress, .progress_ctx = r,
                                .head_lines = r->head_lines, .tail_bytes = r->tail_bytes, .cut = &r->cut};
     int rc = 0;
     r->cut = false;
@@ -104,6 +113,9 @@ int import_begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt
     } else if (r->kept && r->kept[i] >= 0) { /* copied whole while the schema was made */
         r->spool_fd = r->kept[i];
         r->kept[i] = -1;
+    } else if (r->stream_rows && !r->head_lines && !r->tail_bytes && import_streams(r, i)) {
+        rc = ig_spool_stream_open(path, &so, &r->in_fd, &r->stream, err);
+        r->in_size = raw; /* as it lies: the stream's progress counts those bytes */
     } else {
         rc = ig_spool_input(path, &so, &r->spool_fd, err);
     }
@@ -121,10 +133,30 @@ int import_begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt
     return 0;
 }
 
+/* The delimiter of a streamed CSV input, which cannot be read at offsets:
+ * sniffed from a copy of its first two lines (ig_csv_sniff_delimiter reads
+ * no more than them). */
+static char stream_delimiter(const struct import_run *r)
+{
+    struct ig_spool_opts so = {.cancel = r->o->cancel, .head_lines = 2};
+    struct ig_error sub = {0};
+    int fd = -1;
+    if (ig_spool_input(r->inputs[r->at], &so, &fd, &sub) || fd < 0) return ',';
+    char d = ig_csv_sniff_delimiter(fd, r->plain_name ? r->plain_name : "");
+    close(fd);
+    return d;
+}
+
 /* Open the input and its reader for the format. */
 int import_open_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader **csv,
                       struct ig_lines_reader **lr, struct ig_error *err)
 {
+    if (r->stream) { /* in_fd is the pipe, read once from its start */
+        r->delim = r->o->delimiter ? r->o->delimiter : fmt == IG_INPUT_CSV ? stream_delimiter(r) : ',';
+        int rc = fmt == IG_INPUT_CSV ? ig_csv_open(csv, r->in_fd, r->input, r->delim)
+                                     : ig_lines_open(lr, r->in_fd, r->input);
+        return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
+    }
     if (r->spool_fd >= 0) { /* read again from its start (the offset is shared) */
         r->in_fd = fcntl(r->spool_fd, F_DUPFD_CLOEXEC, 0);
         if (r->in_fd < 0 || lseek(r->in_fd, 0, SEEK_SET) < 0)
@@ -144,9 +176,55 @@ int import_open_input(struct import_run *r, enum ig_input_format fmt, struct ig_
     return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
 }
 
+int import_end_stream(struct import_run *r, int rc, struct ig_error *err)
+{
+    if (!r->stream) return rc;
+    /* rows that failed may have met the garbage a damaged input decompresses
+     * to before the decompression finds it damaged (a gzip member's CRC is
+     * at its end): read on to the end, as a copy made first would have, to
+     * let it say so; unless the import was interrupted or failed for want
+     * of room */
+    char drain[65536];
+    bool input_error = rc && rc != -EINTR && rc != -ENOMEM && rc != -ENOSPC && rc != -EDQUOT && rc != -EFBIG;
+    while (input_error && r->in_fd >= 0 && !(r->o->cancel && *r->o->cancel)) {
+        ssize_t n = read(r->in_fd, drain, sizeof drain);
+        if (n == 0 || (n < 0 && errno != EINTR)) break;
+    }
+    if (r->in_fd >= 0) close(r->in_fd); /* a reader that stopped early: the thread stops too */
+    r->in_fd = -1;
+    struct ig_error sub = {0};
+    uint64_t written = 0;
+    int src = ig_spool_stream_close(r->stream, &written, &sub);
+    r->stream = NULL;
+    r->in_size = written; /* its bytes, as a copy's size would count them */
+    if (!src) return rc;
+    *err = sub;
+    return src;
+}
+
+int import_rows_from_start(struct import_run *r, enum ig_input_format fmt, bool blobs, struct ig_csv_reader **csv,
+                           struct ig_lines_reader **lr, struct ig_error *err)
+{
+    r->first_head = false;
+    r->head_lines = 0;
+    r->stream_rows = !blobs;
+    if (!r->cut) return 0; /* the head copied was the whole input: its rows are read from it */
+    /* the input starts again: its bytes not yet counted as read, nor gone
+     * from those after it */
+    uint64_t before = r->bytes_before, after = r->bytes_after + import_size_as_it_lies(r->inputs[0]);
+    import_end_input(r, csv, lr);
+    r->bytes_before = before;
+    r->bytes_after = after;
+    enum ig_input_format f = fmt;
+    int rc = import_begin_input(r, 0, &f, err);
+    return rc ? rc : import_open_input(r, fmt, csv, lr, err);
+}
+
 /* Close what reads the current input; its bytes count as read. */
 void import_end_input(struct import_run *r, struct ig_csv_reader **csv, struct ig_lines_reader **lr)
 {
+    struct ig_error ignored;
+    (void)import_end_stream(r, 0, &ignored); /* the import failed: its own error stands */
     if (*csv) ig_csv_close(*csv);
     if (*lr) ig_lines_close(*lr);
     *csv = NULL;

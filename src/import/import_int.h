@@ -40,6 +40,16 @@ struct import_run {
      * Parquet footer); cut: whether the copy is of a part of it alone */
     uint64_t head_lines, tail_bytes;
     bool cut;
+    /* the input's rows read as a stream (spool.h: a compressed file or an
+     * object decompressed into a pipe, in_fd its read end, while they are
+     * converted); NULL: from a file. stream_rows: an input that can be is
+     * streamed (its schema is known: it is read once, from its start) */
+    struct ig_spool_stream *stream;
+    bool stream_rows;
+    /* the first input, one to stream, was read from a copy of its head for
+     * its sample (cut: of a part of it); its rows are read again from its
+     * start (import_rows_from_start) */
+    bool first_head;
     /* its path without its compression suffix (x.npy.gz: x.npy), which
      * names a .npy's column; NULL: standard input, which has none */
     const char *plain_name;
@@ -81,6 +91,18 @@ uint64_t import_size_as_it_lies(const char *path);
  * checked against the first input's. */
 int import_begin_input(struct import_run *r, size_t i, enum ig_input_format *fmt, struct ig_error *err);
 /* Open the input and its reader for the format. */
+/* Would input i be streamed for its rows (a compressed file or an object,
+ * CSV or JSON Lines by its name or --format, no copy of it at hand)? */
+bool import_streams(const struct import_run *r, size_t i);
+/* The first input, read so far from a copy of its head (first_head), made
+ * the one whose rows are read: streamed unless `blobs` (its blob values are
+ * read ahead of its rows), else copied whole; its readers opened again. */
+int import_rows_from_start(struct import_run *r, enum ig_input_format fmt, bool blobs, struct ig_csv_reader **csv,
+                           struct ig_lines_reader **lr, struct ig_error *err);
+/* The stream of the input just read ended: its thread's error (a damaged or
+ * truncated input, which explains whatever the rows met at its end) before
+ * rc; the input's bytes counted as a copy's. */
+int import_end_stream(struct import_run *r, int rc, struct ig_error *err);
 int import_open_input(struct import_run *r, enum ig_input_format fmt, struct ig_csv_reader **csv,
                       struct ig_lines_reader **lr, struct ig_error *err);
 /* Close what reads the current input; its bytes count as read. */

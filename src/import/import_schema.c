@@ -234,10 +234,11 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
 }
 
 /* Is the schema made from every input (schema_of_all)? Where there are
- * several of a format that gives columns by name, and no schema file. */
+ * several of a format that gives columns by name, or one to stream (typed,
+ * as the others, from a copy of its head), and no schema file. */
 static bool schema_from_all(const struct import_run *r, enum ig_input_format fmt)
 {
-    return r->ninputs > 1 && !r->o->schema_path &&
+    return (r->ninputs > 1 || r->first_head) && !r->o->schema_path &&
            (fmt == IG_INPUT_CSV || fmt == IG_INPUT_JSONL || fmt == IG_INPUT_PARQUET);
 }
 

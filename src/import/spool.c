@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +135,7 @@ struct sink {
 static int put(struct sink *k, const void *data, size_t n, struct ig_error *err)
 {
     int rc = ig_write_full(k->fd, data, n);
+    if (rc && !k->dir) return rc == -EPIPE ? rc : ig_err(err, rc, "writing into the import: %s", strerror(-rc));
     if (rc) return ig_err(err, rc, "%s: writing the input's temporary copy: %s", k->dir, strerror(-rc));
     for (const char *p = data, *e = p + n; k->head_lines && p < e;) {
         const char *nl = memchr(p, '\n', (size_t)(e - p));
@@ -274,7 +278,12 @@ static int open_object(struct source *s, const char *path, struct ig_error *err)
     return 0;
 }
 
-int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err)
+/* path's bytes (decompressed unless o->raw) into `into` (>= 0: a pipe, fed
+ * whatever the input is; *written its bytes), else into a temporary file
+ * made here where the input is not a plain file to read where it lies (*fd,
+ * -1 when it is). */
+static int spool(const char *path, const struct ig_spool_opts *o, int into, int *fd, uint64_t *written,
+                 struct ig_error *err)
 {
     *fd = -1;
     bool stdin_ = !strcmp(path, "-"), remote = ig_store_is_remote(path);
@@ -298,19 +307,24 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
     while (!rc && s.len < 4 && !s.eof)
         rc = read_some(&s, 4, err);
     enum codec c = o->raw ? PLAIN : codec_of(s.buf, s.len);
-    if (!rc && (stdin_ || !regular || c != PLAIN)) {
+    if (!rc && into >= 0) {
+        k.fd = into;
+        k.dir = NULL; /* a pipe to the import */
+    } else if (!rc && (stdin_ || !regular || c != PLAIN)) {
         k.fd = ig_spool_temp_file(dir, sizeof dir, err);
         k.dir = dir;
         if (k.fd < 0) rc = k.fd;
     }
     /* a head is copied of what can be read again; a pipe is read once */
-    k.head_lines = remote || (regular && !stdin_) ? o->head_lines : 0;
-    bool tail = remote && c == PLAIN && o->tail_bytes && o->tail_bytes < s.size;
+    k.head_lines = into < 0 && (remote || (regular && !stdin_)) ? o->head_lines : 0;
+    bool tail = into < 0 && remote && c == PLAIN && o->tail_bytes && o->tail_bytes < s.size;
     if (!rc && k.fd >= 0)
         rc = tail        ? copy_tail(&s, &k, o->tail_bytes, err)
              : c == GZIP ? copy_gzip(&s, &k, out, err)
              : c == ZSTD ? copy_zstd(&s, &k, out, err)
                          : copy_plain(&s, &k, err);
+    if (written) *written = k.written;
+    if (into >= 0) k.fd = -1; /* the caller's */
     if (!rc && k.full && ftruncate(k.fd, (off_t)k.line_end) < 0)
         rc = ig_err(err, -errno, "%s: ftruncate: %s", dir, strerror(errno));
     if (o->cut) *o->cut = k.full || tail;
@@ -324,6 +338,114 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
     if (s.obj) ig_obj_close(s.obj);
     free(s.buf);
     free(out);
+    return rc;
+}
+
+int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_error *err)
+{
+    return spool(path, o, -1, fd, NULL, err);
+}
+
+/* ---- streams ---- */
+
+bool ig_spool_streams(const char *path)
+{
+    if (ig_store_is_remote(path)) return true;
+    if (!strcmp(path, "-")) return false;
+    int fd = ig_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return false;
+    struct stat st;
+    uint8_t head[4];
+    bool yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+               codec_of(head, sizeof head) != PLAIN;
+    close(fd);
+    return yes;
+}
+
+struct ig_spool_stream {
+    pthread_t thread;
+    char *path;
+    struct ig_spool_opts o;
+    int wfd;                /* the pipe's write end, the thread's */
+    _Atomic uint64_t done;  /* input bytes consumed */
+    _Atomic uint64_t total; /* the input's size (0: unknown) */
+    uint64_t written;       /* bytes through the pipe (once the thread ended) */
+    int rc;
+    struct ig_error err;
+};
+
+static void stream_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
+{
+    struct ig_spool_stream *st = ctx;
+    (void)rows;
+    atomic_store_explicit(&st->done, done, memory_order_relaxed);
+    atomic_store_explicit(&st->total, total, memory_order_relaxed);
+}
+
+static void *stream_run(void *arg)
+{
+    struct ig_spool_stream *st = arg;
+    /* a reader that stops early closes its end: writes then fail with EPIPE
+     * instead of killing the process */
+    sigset_t pipe_sig;
+    sigemptyset(&pipe_sig);
+    sigaddset(&pipe_sig, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_sig, NULL);
+    int unused;
+    st->rc = spool(st->path, &st->o, st->wfd, &unused, &st->written, &st->err);
+    close(st->wfd); /* the reader's end of input */
+    st->wfd = -1;
+    return NULL;
+}
+
+int ig_spool_stream_open(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_spool_stream **out,
+                         struct ig_error *err)
+{
+    *fd = -1;
+    *out = NULL;
+    struct ig_spool_stream *st = calloc(1, sizeof *st);
+    if (!st || !(st->path = strdup(path))) {
+        free(st);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    st->o = (struct ig_spool_opts){.cancel = o ? o->cancel : NULL, .progress = stream_progress, .progress_ctx = st};
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        int e = errno;
+        free(st->path);
+        free(st);
+        return ig_err(err, -e, "%s: cannot make a pipe: %s", path, strerror(e));
+    }
+    fcntl(p[1], F_SETPIPE_SZ, (int)CHUNK); /* a MiB in flight: fewer switches (best effort) */
+    st->wfd = p[1];
+    int e = pthread_create(&st->thread, NULL, stream_run, st);
+    if (e) {
+        close(p[0]);
+        close(p[1]);
+        free(st->path);
+        free(st);
+        return ig_err(err, -e, "%s: cannot start a thread to read it: %s", path, strerror(e));
+    }
+    *fd = p[0];
+    *out = st;
+    return 0;
+}
+
+uint64_t ig_spool_stream_done(const struct ig_spool_stream *st, uint64_t *total)
+{
+    if (total) *total = atomic_load_explicit(&st->total, memory_order_relaxed);
+    return atomic_load_explicit(&st->done, memory_order_relaxed);
+}
+
+int ig_spool_stream_close(struct ig_spool_stream *st, uint64_t *written, struct ig_error *err)
+{
+    if (!st) return 0;
+    pthread_join(st->thread, NULL);
+    int rc = st->rc == -EPIPE ? 0 : st->rc; /* the reader stopped first: its own error says why */
+    if (rc) *err = st->err;
+    if (written) *written = st->written;
+    free(st->path);
+    free(st);
     return rc;
 }
 

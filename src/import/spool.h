@@ -13,8 +13,16 @@
  * killed). Concatenated gzip members (cat a.gz b.gz) and zstd frames are read
  * one after another, as gzip -d and zstd -d do.
  *
- * Not done: decompressing while the import reads (the copy costs the input's
- * time and size once); other codecs (bzip2, xz): decompress them into a pipe,
+ * A compressed file or an object whose rows are read once, from the start
+ * (CSV and JSON Lines, typed from a head copied for the sample or by a
+ * schema), is instead streamed: decompressed (or fetched) on a thread of its
+ * own into a pipe the import reads while it converts, no copy on disk
+ * (ig_spool_stream_open).
+ *
+ * Not done: streaming what is read more than once or at offsets (a .npy or
+ * Parquet file compressed whole, an input whose blob values are fetched ahead
+ * of its rows, standard input, which is read once and sampled too); other
+ * codecs (bzip2, xz): decompress them into a pipe,
  * `xz -dc x.csv.xz | ingot import --format csv - TABLE`. */
 #ifndef IG_IMPORT_SPOOL_H
 #define IG_IMPORT_SPOOL_H
@@ -65,6 +73,27 @@ int ig_spool_input(const char *path, const struct ig_spool_opts *o, int *fd, str
 /* An unnamed file under $TMPDIR (else /var/tmp), where copies go: its
  * descriptor, or a negative errno naming the directory (dir: its name). */
 int ig_spool_temp_file(char *dir, size_t cap, struct ig_error *err);
+
+/* Is `path` one to stream rather than copy: a regular file compressed with
+ * gzip or zstd (told by its first bytes), or an object (s3://)? */
+bool ig_spool_streams(const char *path);
+
+/* `path`'s bytes, decompressed as ig_spool_input's copy would hold them,
+ * through a pipe: *fd is its read end (the caller's, to read to its end and
+ * close), fed by a thread of its own until the input ends or fails; the pipe
+ * then ends. A reader that stops early closes *fd first: the thread stops at
+ * its next write. o: its cancel flag only. */
+struct ig_spool_stream;
+int ig_spool_stream_open(const char *path, const struct ig_spool_opts *o, int *fd, struct ig_spool_stream **out,
+                         struct ig_error *err);
+/* The input's bytes (as they lie) consumed so far, and its size (*total, 0
+ * unknown), for a progress line; safe while the thread runs. */
+uint64_t ig_spool_stream_done(const struct ig_spool_stream *st, uint64_t *total);
+/* Wait for the thread (close *fd first unless it was read to its end) and
+ * free it: 0, or its error (a damaged or truncated stream, a failed read,
+ * an interruption), which explains an early end of the pipe; *written: the
+ * bytes it put through. A reader that closed early is not its error. */
+int ig_spool_stream_close(struct ig_spool_stream *st, uint64_t *written, struct ig_error *err);
 
 /* Can `path` be read only once (standard input, a pipe, anything but a
  * regular file or an object)? A copy of it must then serve every reading. */
