@@ -41,9 +41,10 @@ static uint64_t input_done(const struct import_run *r, uint64_t rows)
 /* Progress over every input: `done` bytes of the one being read. */
 static void progress_at(const struct import_run *r, uint64_t done, uint64_t rows)
 {
-    if (r->o->progress)
-        r->o->progress(r->o->progress_ctx, r->bytes_before + done, r->bytes_before + r->in_size + r->bytes_after,
-                       rows);
+    if (!r->o->progress) return;
+    uint64_t size = r->in_size;
+    if (r->stream && !size) (void)ig_spool_stream_done(r->stream, &size); /* an object's, once opened */
+    r->o->progress(r->o->progress_ctx, r->bytes_before + done, r->bytes_before + size + r->bytes_after, rows);
 }
 
 static void report(struct import_run *r, bool force)

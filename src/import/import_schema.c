@@ -17,18 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is top-level column a of `in` a scalar that column b of `table` holds every
- * value of (widen.h)? */
-static bool top_widens(const struct ig_schema *in, uint32_t a, const struct ig_schema *table, uint32_t b)
-{
-    const struct ig_column_def *x = &in->cols[a], *y = &table->cols[b];
-    struct ig_widen w;
-    return x->leaf != IG_SCHEMA_NONE && y->leaf != IG_SCHEMA_NONE && !x->lists && !y->lists && !x->dimension &&
-           !y->dimension && ig_type_is_primitive(x->type) && ig_type_is_primitive(y->type) &&
-           ig_widen_plan(&(struct ig_scalar){.type = x->type, .lt = x->lt},
-                         &(struct ig_scalar){.type = y->type, .lt = y->lt}, &w);
-}
-
 /* Do the input's top-level columns fit the table's (the same type, whatever
  * may be NULL: values are read by the table's schema, and a NULL where it
  * cannot hold one is refused as the rows are read)? */
@@ -46,7 +34,7 @@ int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table
                  ig_schema_type_text_bare(table, (uint32_t)node, &have))
             rc = ig_err(err, -ENOMEM, "out of memory");
         else if ((want.len != have.len || memcmp(want.data, have.data, want.len)) &&
-                 !(widens && top_widens(in, in->tops[k], table, (uint32_t)node)))
+                 !(widens && ig_widen_column(in, in->tops[k], table, (uint32_t)node, NULL, 0)))
             rc = ig_err(err, -EINVAL, "%s: column '%s' is %.*s in the table, %.*s here: a column keeps its type "
                                       "(a narrower one is widened into it; ingot replace-column --retype "
                                       "changes it)",

@@ -1,6 +1,7 @@
 /* schema_union.c - one schema from several inputs' schemas (schema_union.h). */
 #include "schema_union.h"
 #include "widen.h"
+#include "format/model/logical.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -14,29 +15,42 @@ struct column_met {
     char *from;          /* that input's name */
     uint32_t inputs;     /* the inputs that have it */
     bool vector;
-    bool scalar;         /* a top-level leaf of a primitive type: it may widen */
     bool widened;        /* its type is no longer the first input's */
-    struct ig_scalar as; /* scalar: its type */
+    struct ig_schema shape; /* the column alone, once another type met it: its leaves widen */
 };
 
-static bool is_scalar(const struct ig_column_def *cd)
+/* m's type and the type of column top of s (whose text is not m's) made one
+ * that holds both (widen.h: its leaves widened, the shape and nullability
+ * m's): false where none does. */
+static int widen_met(struct column_met *m, const struct ig_schema *s, uint32_t top, bool *widened,
+                     struct ig_error *err)
 {
-    return cd->leaf != IG_SCHEMA_NONE && !cd->lists && !cd->dimension && ig_type_is_primitive(cd->type);
-}
-
-/* m takes the type c, which holds every value of the types it had and of
- * this input's (ig_widen_common): its texts become c's. */
-static int widen_to(struct column_met *m, const struct ig_scalar *c)
-{
-    bool nullable = m->type.len && m->type.data[m->type.len - 1] == '?';
-    ig_buf_reset(&m->type);
-    ig_buf_reset(&m->bare);
-    m->as = *c;
-    m->widened = true;
-    if (ig_scalar_text(c, &m->bare) || ig_buf_append(&m->type, m->bare.data, m->bare.len) ||
-        (nullable && ig_buf_append_byte(&m->type, '?')))
-        return -ENOMEM;
-    return 0;
+    *widened = false;
+    int rc = 0;
+    if (!m->shape.n) { /* the column alone, parsed from its text */
+        rc = ig_schema_add_typed(&m->shape, "c", 1, (const char *)m->type.data, m->type.len, err);
+        if (!rc) rc = ig_schema_finish(&m->shape, err);
+        if (rc) return rc;
+    }
+    struct ig_schema *one = &m->shape;
+    struct ig_scalar *common = calloc(one->nleaves ? one->nleaves : 1, sizeof *common);
+    if (!common) return ig_err(err, -ENOMEM, "out of memory");
+    if (ig_widen_column(one, one->tops[0], s, top, common, one->nleaves)) {
+        for (uint32_t k = 0; k < one->nleaves; k++) {
+            struct ig_column_def *leaf = &one->cols[one->leaves[k]];
+            if (leaf->type == common[k].type && ig_logical_equal(&leaf->lt, &common[k].lt)) continue;
+            uint8_t storage = common[k].type;
+            leaf->lt = common[k].lt;
+            leaf->type = common[k].type;
+            ig_logical_storage(&leaf->lt, &storage, &leaf->quantize); /* fp16 for float16 alone */
+        }
+        ig_buf_reset(&m->type);
+        if (ig_schema_type_text(one, one->tops[0], &m->type) || ig_schema_type_text_bare(one, one->tops[0], &m->bare))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+        *widened = m->widened = !rc;
+    }
+    free(common);
+    return rc;
 }
 
 void ig_schema_union_init(struct ig_schema_union *u)
@@ -50,6 +64,7 @@ void ig_schema_union_free(struct ig_schema_union *u)
     for (uint32_t k = 0; k < u->names.count; k++) {
         ig_buf_free(&u->cols[k].type);
         ig_buf_free(&u->cols[k].bare);
+        ig_schema_free(&u->cols[k].shape);
         free(u->cols[k].from);
     }
     free(u->cols);
@@ -90,8 +105,7 @@ int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, co
             }
             struct column_met *m = &u->cols[k];
             *m = (struct column_met){.type = IG_BUF_INIT, .bare = IG_BUF_INIT, .inputs = 1,
-                                     .vector = cd->dimension != 0, .scalar = is_scalar(cd),
-                                     .as = {.type = cd->type, .lt = cd->lt}};
+                                     .vector = cd->dimension != 0};
             if (ig_buf_append(&m->type, text.data, text.len) || ig_buf_append(&m->bare, bare.data, bare.len) ||
                 !(m->from = strdup(what)))
                 rc = ig_err(err, -ENOMEM, "out of memory");
@@ -100,10 +114,9 @@ int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, co
         struct column_met *m = &u->cols[k];
         m->inputs++;
         if (m->bare.len == bare.len && !memcmp(m->bare.data, bare.data, bare.len)) continue;
-        struct ig_scalar mine = {.type = cd->type, .lt = cd->lt}, common;
-        if (m->scalar && is_scalar(cd) && ig_widen_common(&m->as, &mine, &common)) {
-            if (widen_to(m, &common)) rc = ig_err(err, -ENOMEM, "out of memory");
-        } else
+        bool widened;
+        rc = widen_met(m, s, s->tops[t], &widened, err);
+        if (!rc && !widened)
             rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, where %s%s has %.*s: no type holds the "
                                       "values of both",
                         what, cd->name, (int)text.len, (const char *)text.data, m->from,

@@ -9,16 +9,17 @@
  * (a list's items, a struct's fields) is the first input's: a NULL a later
  * input holds where that cannot is refused as its rows are read.
  *
- * A top-level column of a number, time or decimal type that one input gives
- * as one type and another as another takes the type that holds both
- * (widen.h: int32 and int64 give int64, int64 and float64 float64,
- * timestamp(ms) and timestamp(us) timestamp(us)); the import reads each input
- * into it. Two types no type holds both of (a string and a number, int64 and
- * uint64) are refused naming both inputs.
+ * A column that one input gives as one type and another as another, of one
+ * shape (lists, struct fields by name and order) whose leaves are numbers,
+ * times or decimals, takes the type that holds both (widen.h: int32 and
+ * int64 give int64, int64 and float64 float64, timestamp(ms) and
+ * timestamp(us) timestamp(us), list<int32> and list<int64> list<int64>); the
+ * import reads each input into it. Two types no type holds both of (a string
+ * and a number, int64 and uint64, structs of other fields) are refused
+ * naming both inputs.
  *
- * Not done: widening inside lists, structs and vectors (list<int32> and
- * list<int64> are refused), and struct fields united by name (a struct is one
- * type). */
+ * Not done: struct fields united by name (a struct that gains a field in a
+ * later input is another type), vectors of other widths. */
 #ifndef IG_IMPORT_SCHEMA_UNION_H
 #define IG_IMPORT_SCHEMA_UNION_H
 

@@ -1,6 +1,7 @@
 /* widen.c - which scalar type holds every value of another (widen.h). */
 #include "widen.h"
 #include "format/model/logical.h"
+#include "format/model/schema.h"
 #include "util/buf.h"
 
 #include <string.h>
@@ -178,4 +179,42 @@ int ig_scalar_text(const struct ig_scalar *s, struct ig_buf *out)
 {
     if (s->lt.kind) return ig_logical_text(&s->lt, out);
     return ig_buf_append(out, ig_type_info(s->type)->name, strlen(ig_type_info(s->type)->name));
+}
+
+/* The nodes of column c of s: [c, end). */
+static uint32_t column_end(const struct ig_schema *s, uint32_t c)
+{
+    uint32_t e = c + 1;
+    while (e < s->n && s->cols[e].top == s->cols[c].top) e++;
+    return e;
+}
+
+bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb,
+                     struct ig_scalar *common, uint32_t cap)
+{
+    uint32_t ea = column_end(a, ca), eb = column_end(b, cb), k = 0;
+    if (ea - ca != eb - cb) return false;
+    for (uint32_t i = ca, j = cb; i < ea; i++, j++) {
+        const struct ig_column_def *x = &a->cols[i], *y = &b->cols[j];
+        if (x->lists != y->lists || x->dimension != y->dimension || (x->type == IG_T_STRUCT) != (y->type == IG_T_STRUCT))
+            return false;
+        if (i > ca) { /* a struct's field: under the same node, of the same name */
+            size_t nx, ny;
+            const char *fx = ig_schema_field_name(a, i, &nx), *fy = ig_schema_field_name(b, j, &ny);
+            if (x->parent - ca != y->parent - cb || nx != ny || memcmp(fx, fy, nx)) return false;
+        }
+        if (x->type == IG_T_STRUCT) {
+            if (x->num_children != y->num_children) return false;
+            continue;
+        }
+        struct ig_scalar sx = {.type = x->type, .lt = x->lt}, sy = {.type = y->type, .lt = y->lt}, c = sx;
+        bool equal = same(&sx, &sy);
+        struct ig_widen w;
+        if (!equal && (!ig_type_is_primitive(x->type) || !ig_type_is_primitive(y->type) || x->dimension))
+            return false; /* blobs and vectors as they are */
+        if (common ? !equal && !ig_widen_common(&sx, &sy, &c) : !equal && !ig_widen_plan(&sx, &sy, &w)) return false;
+        if (common && k < cap) common[k] = c;
+        k++;
+    }
+    return true;
 }

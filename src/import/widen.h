@@ -25,9 +25,10 @@
  *
  * What it does not do: narrow (int64 into int32, float64 into float32),
  * change a value's kind (numbers into strings, dates into timestamps,
- * decimals into floats, bool into integers), widen a signed integer into an
- * unsigned one, or look inside lists, structs and vectors (the caller compares
- * their leaves). Values that do not survive are refused one by one
+ * decimals into floats, bool into integers), or widen a signed integer into an
+ * unsigned one; a vector's float32 stays float32 (its shape says so). Leaves
+ * inside lists and structs widen as top-level ones do (ig_widen_column).
+ * Values that do not survive are refused one by one
  * (ig_widen_lane false), never rounded. */
 #ifndef IG_IMPORT_WIDEN_H
 #define IG_IMPORT_WIDEN_H
@@ -81,5 +82,16 @@ bool ig_widen_unscaled(const struct ig_widen *w, __int128 in, __int128 *out);
 /* The type's text as a schema spells it ("int64", "timestamp(us, UTC)"). */
 struct ig_buf;
 int ig_scalar_text(const struct ig_scalar *s, struct ig_buf *out);
+
+/* Columns whose leaves widen: column ca of a and column cb of b (top-level
+ * nodes) have one shape (the same lists, struct fields by name and order,
+ * vectors; nullability aside), and each leaf of a's either has the type of
+ * b's leaf there or widens: into it (common NULL: a list<int32> into a
+ * list<int64>), or with it into a common type, written into common[k] for
+ * the column's k-th leaf (cap of them; the leaf's own type where the two
+ * match). False where the shapes differ or a leaf does not widen. */
+struct ig_schema;
+bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb,
+                     struct ig_scalar *common, uint32_t cap);
 
 #endif

@@ -291,6 +291,9 @@ await c.run(\"COPY (SELECT 9007199254740993::BIGINT AS b FROM range(3)) TO '$WOR
 await c.run(\"COPY (SELECT '3000-01-01'::TIMESTAMP_S AS t) TO '$WORK/w-far.parquet' (FORMAT parquet)\");
 await c.run(\"COPY (SELECT '2026-12-01 10:00:00.123456789'::TIMESTAMP_NS AS t) TO '$WORK/w-ns.parquet' (FORMAT parquet)\");
 await c.run(\"COPY (SELECT 5::INTEGER AS a) TO '$WORK/w-narrow.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT i::INTEGER AS id, [i::INTEGER, -i::INTEGER] AS l, {'a': i::SMALLINT, 'b': [1.5::FLOAT]} AS st FROM range(3) r(i)) TO '$WORK/w-n1.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT i::BIGINT AS id, [i * 4000000000] AS l, {'a': i::INTEGER, 'b': [0.1::DOUBLE]} AS st FROM range(3, 5) r(i)) TO '$WORK/w-n2.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT 9::BIGINT AS id, ['x'] AS l FROM range(1)) TO '$WORK/w-n3.parquet' (FORMAT parquet)\");
 await c.run(\"COPY (SELECT 5::BIGINT AS a) TO '$WORK/w-wide.parquet' (FORMAT parquet)\");
 ") || return 1
     rm -rf "$WORK/wt" "$WORK/wbad" "$WORK/wn"
@@ -340,7 +343,22 @@ PY
     [ "$("$INGOT" cat --rows 3499,3500 "$WORK/wt" a t | tr '\n' ' ')" = \
         '{"a":999,"t":"1970-01-01T00:16:39.037000"} {"a":5,"t":null} ' ] \
         || { "$INGOT" cat --rows 3499,3500 "$WORK/wt" a t; return 1; }
-    "$INGOT" verify "$WORK/wt" >/dev/null
+    "$INGOT" verify "$WORK/wt" >/dev/null || return 1
+    # leaves inside lists and structs widen too; a list of strings does not
+    rm -rf "$WORK/wl"
+    "$INGOT" import "$WORK/w-n1.parquet" "$WORK/w-n2.parquet" "$WORK/wl" >/dev/null || return 1
+    [ "$("$INGOT" inspect --schema "$WORK/wl" | tr '\n' ' ')" = \
+        'id int64? l list<int64?>? st struct<a:int32?, b:list<float64?>?>? ' ] || { "$INGOT" inspect --schema "$WORK/wl"; return 1; }
+    [ "$("$INGOT" cat --rows 2,4 "$WORK/wl" | tr '\n' ' ')" = \
+        '{"id":2,"l":[2,-2],"st":{"a":2,"b":[1.5]}} {"id":4,"l":[16000000000],"st":{"a":4,"b":[0.1]}} ' ] ||
+        { "$INGOT" cat --rows 2,4 "$WORK/wl"; return 1; }
+    # and an append of the narrower file into the wider table
+    rm -rf "$WORK/wla"
+    "$INGOT" import "$WORK/w-n2.parquet" "$WORK/wla" >/dev/null && "$INGOT" import --append "$WORK/w-n1.parquet" "$WORK/wla" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 4 "$WORK/wla")" = '{"id":2,"l":[2,-2],"st":{"a":2,"b":[1.5]}}' ] || { "$INGOT" cat --rows 4 "$WORK/wla"; return 1; }
+    out=$("$INGOT" import "$WORK/w-n1.parquet" "$WORK/w-n3.parquet" "$WORK/wbad" 2>&1) && return 1
+    grep -q "w-n3.parquet: column 'l' holds list<string?>?, where .*w-n1.parquet has list<int32?>?: no type holds" \
+        <<<"$out" && [ ! -e "$WORK/wbad" ] || { echo "$out"; return 1; }
 }
 check parquet_shards_widen widened_parquet
 

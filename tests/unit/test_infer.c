@@ -349,13 +349,30 @@ static void test_schema_union(void)
     CHECK(ig_schema_union_add(&su, &d, "d.parquet", &e) == -EINVAL);
     CHECK(strstr(e.msg, "d.parquet: column 'score' holds string, where f.parquet with the inputs after it has float32"));
     ig_schema_union_free(&su);
-    /* widening stops at lists */
-    struct ig_schema h;
-    parse(&h, "l list<int64>\n");
+    /* leaves widen inside lists and structs, the shape and nullability the
+     * first's; another shape, or a field of another name, is refused */
+    struct ig_schema h, i, j;
+    parse(&h, "l list<int64>\nst struct<a:int32, b:list<float32?>>?\n");
+    parse(&i, "l list<int16?>\nst struct<a:uint32, b:list<float64>>\n");
+    parse(&j, "st struct<a:int32, c:list<float32>>\n");
     ig_schema_union_init(&su);
     CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == -EINVAL);
+    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &i, "i.parquet", &e) == 0);
+    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
+    schema_text(&u, &t);
+    CHECK(!strcmp((char *)t.data, "id int32?\nscore float32?\nt timestamp(ms)?\nl list<int64>\n"
+                                  "st struct<a:int64, b:list<float64?>>?\n"));
+    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
+    ig_schema_free(&u);
     ig_schema_union_free(&su);
+    ig_schema_union_init(&su);
+    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &j, "j.parquet", &e) == -EINVAL);
+    CHECK(strstr(e.msg, "j.parquet: column 'st' holds struct<a:int32, c:list<float32>>, where h.parquet"));
+    ig_schema_union_free(&su);
+    ig_schema_free(&i);
+    ig_schema_free(&j);
     ig_schema_free(&f);
     ig_schema_free(&g);
     ig_schema_free(&h);
