@@ -68,10 +68,24 @@ const char cmd_import_usage[] =
     "  --print-schema         print the types an import of INPUT... would give (no\n"
     "                         TABLE), as a schema file to edit and pass to --schema\n";
 
+/* The progress lines of an import: the inputs sampled for their types, then
+ * the rows' reading, then (a table on object storage) the upload. */
+struct import_lines {
+    struct ig_progress sampling;
+    struct ig_progress_pair pair; /* the import's line, then the upload's */
+};
+
+static void on_sampled(void *ctx, uint64_t done, uint64_t total)
+{
+    struct import_lines *l = ctx;
+    ig_progress_count(&l->sampling, done, total, "inputs");
+}
+
 static void on_progress(void *ctx, uint64_t done, uint64_t total, uint64_t rows)
 {
-    struct ig_progress_pair *l = ctx; /* the import's line, then the upload's */
-    ig_progress_update(&l->first, done, total, rows);
+    struct import_lines *l = ctx;
+    ig_progress_end(&l->sampling);
+    ig_progress_update(&l->pair.first, done, total, rows);
 }
 
 /* Set by SIGINT/SIGTERM/SIGHUP: the import stops at the next row and removes
@@ -191,19 +205,23 @@ int cmd_import(int argc, char **argv)
     struct cli_inputs inputs;
     if (cli_inputs_expand(&inputs, argv + optind, (size_t)(argc - optind - 1))) return 2;
     const char *input = inputs.paths[0];
-    struct ig_progress_pair lines;
-    char import_what[300], upload_what[300];
+    struct import_lines lines;
+    char import_what[300], upload_what[300], sample_what[300];
     if (inputs.n > 1)
         snprintf(import_what, sizeof import_what, "importing %zu inputs", inputs.n);
     else
         snprintf(import_what, sizeof import_what, "importing %s", strcmp(input, "-") ? input : "standard input");
     snprintf(upload_what, sizeof upload_what, "uploading to %s", table);
-    ig_progress_pair_begin(&lines, import_what, upload_what);
+    snprintf(sample_what, sizeof sample_what, "sampling %s for their types", inputs.n > 1 ? "the inputs" : "the input");
+    ig_progress_begin(&lines.sampling, sample_what);
+    ig_progress_pair_begin(&lines.pair, import_what, upload_what);
     o.progress = on_progress;
     o.progress_ctx = &lines;
-    if (lines.first.on) { /* (the upload's total is a stat of each staged file) */
+    o.sample_progress = on_sampled;
+    o.sample_progress_ctx = &lines;
+    if (lines.pair.first.on) { /* (the upload's total is a stat of each staged file) */
         o.upload_progress = ig_progress_second_hook;
-        o.upload_progress_ctx = &lines;
+        o.upload_progress_ctx = &lines.pair;
     }
     o.cancel = &stop_signal;
     catch_stop_signals(on_stop_signal);
@@ -213,7 +231,8 @@ int cmd_import(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ig_import_many((const char *const *)inputs.paths, inputs.n, table, &o, &res, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    ig_progress_pair_end(&lines);
+    ig_progress_end(&lines.sampling);
+    ig_progress_pair_end(&lines.pair);
     catch_stop_signals(SIG_DFL);
     if (rc) {
         cli_error("import: %s", err.msg);

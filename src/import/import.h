@@ -37,6 +37,11 @@ struct ig_import_opts {
                                   default (tests make it small) */
     ig_progress_fn progress;   /* optional, called every ~64 Ki rows */
     void *progress_ctx;
+    /* optional: where the schema is made from every input (several, or one
+     * typed from a copy of its head), told the inputs sampled so far of
+     * their number, on the calling thread, before `progress` is first called */
+    void (*sample_progress)(void *ctx, uint64_t done, uint64_t total);
+    void *sample_progress_ctx;
     /* optional: into a table on object storage the parts are built in a
      * local stage and uploaded at the end; this is told the bytes sent of
      * their total as each piece (at most 64 MiB) is sent */

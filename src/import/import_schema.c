@@ -113,6 +113,8 @@ struct sampler {
     int rc;
     struct ig_error err;
     _Atomic bool *stop; /* the other thread failed: its error is told first */
+    _Atomic uint64_t *sampled; /* inputs sampled by both threads */
+    bool reports;              /* this one tells o->sample_progress (the caller's thread) */
 };
 
 static int sample_input(struct sampler *sm, size_t k)
@@ -152,11 +154,20 @@ static int sample_input(struct sampler *sm, size_t k)
     return rc;
 }
 
+static void tell_sampled(const struct sampler *sm)
+{
+    const struct ig_import_opts *o = sm->r->o;
+    if (sm->reports && o->sample_progress) o->sample_progress(o->sample_progress_ctx, *sm->sampled, sm->r->ninputs);
+}
+
 static void *sample_inputs(void *arg)
 {
     struct sampler *sm = arg;
-    for (size_t k = sm->from; k < sm->to && !sm->rc && !*sm->stop; k++)
+    for (size_t k = sm->from; k < sm->to && !sm->rc && !*sm->stop; k++) {
         sm->rc = sample_input(sm, k);
+        *sm->sampled += !sm->rc;
+        tell_sampled(sm);
+    }
     return NULL;
 }
 
@@ -179,9 +190,11 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
     quiet.progress = NULL;
     struct sampler sm[2];
     _Atomic bool stop = false, never = false;
+    _Atomic uint64_t sampled = 0;
     for (int t = 0; t < 2; t++) {
         sm[t] = (struct sampler){.r = r, .quiet = &quiet, .kept_max = KEPT_COPIES_MAX / 2,
-                                 .kept_bytes_max = KEPT_BYTES_MAX / 2, .stop = t ? &stop : &never};
+                                 .kept_bytes_max = KEPT_BYTES_MAX / 2, .stop = t ? &stop : &never,
+                                 .sampled = &sampled, .reports = t == 0};
         sm[t].all = (struct schema_of_all){.fmt = fmt,
                                            .sample = r->o->sample_rows ? r->o->sample_rows : IG_INFER_SAMPLE};
         ig_schema_union_init(&sm[t].all.u);
@@ -200,6 +213,8 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
     pthread_t later;
     bool threaded = !rc && mid < r->ninputs && pthread_create(&later, NULL, sample_inputs, &sm[1]) == 0;
     if (!rc) rc = take_in(&sm[0].all, r, csv, lr, err);
+    sampled += !rc;
+    if (!rc) tell_sampled(&sm[0]);
     if (!rc) {
         sample_inputs(&sm[0]);
         if ((rc = sm[0].rc)) *err = sm[0].err;
@@ -207,6 +222,7 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
     stop = rc != 0;
     if (threaded) pthread_join(later, NULL);
     else if (!rc && mid < r->ninputs) sample_inputs(&sm[1]); /* no thread to be had */
+    if (!rc) tell_sampled(&sm[0]); /* the later thread's too */
     if (!rc && (rc = sm[1].rc)) *err = sm[1].err;
     if (!rc && sm[1].all.g) rc = ig_infer_merge(sm[0].all.g, sm[1].all.g, err);
     if (!rc) {

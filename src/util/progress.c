@@ -68,14 +68,19 @@ void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, ui
     p->drawn = true;
 }
 
-void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total)
+void ig_progress_count(struct ig_progress *p, uint64_t done, uint64_t total, const char *unit)
 {
     double secs;
     if (!due(p, &secs)) return;
-    fprintf(stderr, "\r\033[K%s: %3d%% %" PRIu64 " of %" PRIu64 " rows, %.0f rows/s", p->what,
-            percent(done, total), done, total, secs > 0 ? (double)done / secs : 0.0);
+    fprintf(stderr, "\r\033[K%s: %3d%% %" PRIu64 " of %" PRIu64 " %s, %.0f %s/s", p->what, percent(done, total),
+            done, total, unit, secs > 0 ? (double)done / secs : 0.0, unit);
     fflush(stderr);
     p->drawn = true;
+}
+
+void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total)
+{
+    ig_progress_count(p, done, total, "rows");
 }
 
 void ig_progress_bytes_hook(void *ctx, uint64_t done, uint64_t total)

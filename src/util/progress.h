@@ -21,8 +21,10 @@ struct ig_progress {
 void ig_progress_begin(struct ig_progress *p, const char *what);
 /* rows may be 0 when not meaningful; total 0: not known (no percentage). */
 void ig_progress_update(struct ig_progress *p, uint64_t done, uint64_t total, uint64_t rows);
-/* The same counted in rows alone (work whose bytes are not known ahead). */
+/* The same counted in rows alone (work whose bytes are not known ahead), or
+ * in other units ("inputs"). */
 void ig_progress_rows(struct ig_progress *p, uint64_t done, uint64_t total);
+void ig_progress_count(struct ig_progress *p, uint64_t done, uint64_t total, const char *unit);
 /* The two as the library's progress hooks take them (ctx: the struct
  * ig_progress): bytes done of total, rows done of total. */
 void ig_progress_bytes_hook(void *ctx, uint64_t done, uint64_t total);

@@ -77,8 +77,13 @@ for i in range(200000): print(json.dumps({'id': i, 'tags': ['t%d' % (i % 7)] * (
     local limited='trap "" XFSZ; ulimit -f 3000; exec "$@"'
     bash -c "$limited" _ "$INGOT" import -j 3 "$WORK/big.csv.gz" "$WORK/bs" >/dev/null || return 1
     same_table "$WORK/bp" "$WORK/bs" || return 1
-    bash -c "$limited" _ "$INGOT" import "$WORK/big.csv.gz" "$WORK/big2.csv.zst" "$WORK/bs2" >/dev/null || return 1
+    local err
+    err=$(bash -c "$limited" _ env INGOT_TEST_PROGRESS=1 "$INGOT" import "$WORK/big.csv.gz" "$WORK/big2.csv.zst" "$WORK/bs2" 2>&1 >/dev/null) ||
+        { echo "$err"; return 1; }
     same_table "$WORK/bp2" "$WORK/bs2" || return 1
+    # the inputs' sampling shows a line of its own before the rows' (each input a head)
+    grep -q "sampling the inputs for their types: 100% 2 of 2 inputs" <<<"$(tr '\r' '\n' <<<"$err")" &&
+        grep -q "importing 2 inputs: *[0-9]*% " <<<"$(tr '\r' '\n' <<<"$err")" || { echo "$err"; return 1; }
     bash -c "$limited" _ "$INGOT" import "$WORK/big.jsonl.zst" "$WORK/js" >/dev/null || return 1
     same_table "$WORK/jp" "$WORK/js" || return 1
     # an append streams too
