@@ -113,6 +113,39 @@ cli_needs_write() {
 }
 check cli_erase_needs_write_permission cli_needs_write
 
+# A writer killed in the middle of a change of columns leaves its record; a
+# user who may not write (so cannot settle it) reads the table as its
+# MANIFEST says, the version before the change, and verify names the record;
+# the next writer settles it. A damaged record stops every writer with a
+# message that says so (no writer waits on itself) while readers read on.
+interrupted_change_read() {
+    local c=$WORK/ic out
+    rm -rf "$c" && cp -r "$WORK/t" "$c" && chmod -R a+rX "$c" || return 1
+    printf 'id,w\n1,5\n' >"$WORK/ic.csv"
+    INGOT_FAULT_AFTER=2 "$INGOT" add-column --key id "$c" "$WORK/ic.csv" >/dev/null 2>&1
+    [ -e "$c/.ingot/commit" ] || { echo "no record left"; return 1; }
+    chmod -R a+rX "$c"
+    [ "$(as_user "$INGOT" cat --rows 7 "$c")" = '{"id":7}' ] || { as_user "$INGOT" cat --rows 7 "$c"; return 1; }
+    out=$(as_user "$INGOT" verify "$c" 2>&1) && { echo "$out"; return 1; }
+    grep -q "a change of columns (version [0-9]*) a writer did not finish" <<<"$out" || { echo "$out"; return 1; }
+    "$INGOT" verify "$c" >/dev/null || return 1 # the owner's open settles it
+    [ ! -e "$c/.ingot/commit" ] || { echo "record left"; return 1; }
+    # damaged: readers read, writers stop naming it
+    printf 'ingot-commit 1\nversion 2\nend 0\n' >"$c/.ingot/commit"
+    [ "$("$INGOT" cat --rows 7 "$c")" = '{"id":7}' ] || return 1
+    local w
+    for w in "import --append $WORK/p.csv" "erase --row 3" "gc --keep 1" "tag $c v" "add-column --key id $c $WORK/ic.csv"; do
+        # shellcheck disable=SC2086
+        set -- $w
+        if [ "$1" = tag ] || [ "$1" = add-column ]; then out=$(timeout 30 "$INGOT" $w 2>&1); else out=$(timeout 30 "$INGOT" $w "$c" 2>&1); fi
+        [ $? = 2 ] && grep -q "ic/.ingot/commit: damaged (its hash does not match): the record of a change of columns" <<<"$out" ||
+            { echo "$w: $out"; return 1; }
+    done
+    out=$("$INGOT" verify "$c" 2>&1) && { echo "$out"; return 1; }
+    grep -q "damaged (its hash does not match)" <<<"$out" || { echo "$out"; return 1; }
+}
+check interrupted_change_read_by_others interrupted_change_read
+
 # an unprivileged user's own mount, through fusermount3. Debian makes /dev/fuse
 # world read-write (users' mounts need it); a sandbox may not: then open it for
 # this test and put the mode back afterwards.

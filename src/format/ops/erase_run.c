@@ -3,6 +3,7 @@
  * on object storage goes to erase_remote.c. */
 #include "erase_int.h"
 #include "format/ops/erase.h"
+#include "format/part/commitlog.h"
 #include "format/part/journal.h"
 #include "format/part/lock.h"
 #include "format/part/manifest.h"
@@ -82,6 +83,7 @@ int ig_erase(const char *dir, const struct ig_erase_request *req, struct ig_eras
     struct ig_fault fault;
     ig_fault_init(&fault);
     int rc = ig_journal_recover(dir, &replayed, err);
+    if (!rc) rc = ig_commit_recover(dir, err); /* a change of columns a crash left, settled first */
     /* On shared storage this host's client may hold part pages from before
      * another host's erase: drop them so the erase reads what is there. On a
      * local filesystem the page cache is the file; dropping it only made every

@@ -483,8 +483,9 @@ int ig_gc(const char *dir, const struct ig_gc_request *req, struct ig_gc_report 
     struct ig_writer_hold hold = {.fd = -1};
     int lock = req->dry_run ? 0 : ig_writer_hold(dir, &hold, err);
     if (lock == -ENOENT) return lock; /* no such table: said */
-    if (lock < 0)
+    if (lock == -EACCES || lock == -EPERM || lock == -EROFS)
         return ig_err_prefix(err, lock, "%s: gc changes the table and needs write access", dir);
+    if (lock < 0) return lock; /* said (what a crash left, unsettled) */
     struct gc s = {.dir = dir, .req = req, .rep = rep, .remote = ig_store_is_remote(dir),
                 .hold = req->dry_run ? NULL : &hold};
     ig_fault_init(&s.fault);

@@ -23,6 +23,7 @@
 #include "util/endian.h"
 #include "format/ops/verify_int.h"
 #include "format/part/commit.h"
+#include "format/part/lock.h"
 #include "format/part/remote.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -476,6 +477,25 @@ int ig_verify_table(const char *dir, const struct ig_verify_hooks *h,
     if (rc) {
         ig_verify_fail(&x, "%s", err ? err->msg : "cannot open the table");
         return rc;
+    }
+    /* a change of columns the open could not settle (a reader reads on as
+     * MANIFEST says): its record damaged, or this user may not write; not
+     * one a writer began since (it holds the lock) */
+    uint64_t pending_version;
+    struct ig_commitlog_part *pending;
+    size_t npending;
+    struct ig_error pe = {0};
+    int lock = !ig_store_is_remote(dir) && ig_commit_pending(dir) ? ig_table_lock(dir, false, NULL) : -EWOULDBLOCK;
+    if (lock >= 0) ig_table_unlock(lock);
+    if (lock != -EWOULDBLOCK && ig_commit_pending(dir)) {
+        if (ig_commitlog_read(dir, &pending_version, &pending, &npending, &pe) == 0) {
+            free(pending);
+            ig_verify_fail(&x, "%s/%s: a change of columns (version %" PRIu64 ") a writer did not finish, "
+                               "to be settled by the next writer (this user may not write)",
+                           dir, IG_COMMIT_FILE, pending_version);
+        } else {
+            ig_verify_fail(&x, "%s", pe.msg);
+        }
     }
     rep->parts = t.nparts;
     for (uint32_t i = 0; i < t.nparts; i++)

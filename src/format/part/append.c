@@ -114,7 +114,12 @@ int ig_append_begin(struct ig_append *a, const char *table_dir, bool create, str
     snprintf(a->dir, sizeof a->dir, "%s", table_dir);
     a->lock_fd = ig_table_lock(table_dir, true, err);
     if (a->lock_fd < 0) return a->lock_fd;
-    int rc = ig_table_open(&a->table, table_dir, false, err);
+    /* what a crash left is settled by this writer, the lock held (the open
+     * would wait for the lock to settle it) */
+    bool replayed;
+    int rc = ig_journal_recover(table_dir, &replayed, err);
+    if (!rc) rc = ig_commit_recover(table_dir, err);
+    if (!rc) rc = ig_table_open(&a->table, table_dir, false, err);
     if (rc) return rc;
     a->have_table = true;
     a->first_row = a->table.num_rows;

@@ -105,6 +105,13 @@ int ig_commitlog_read(const char *dir, uint64_t *version, struct ig_commitlog_pa
     snprintf(what, sizeof what, "%s/%s", dir, IG_COMMIT_FILE);
     rc = ig_commitlog_parse(text, len, what, version, parts, n, err);
     free(text);
+    if (rc == -EIO && err) { /* what it means for the table */
+        char was[IG_ERROR_MSG_MAX];
+        snprintf(was, sizeof was, "%s", err->msg);
+        rc = ig_err(err, rc, "%s: the record of a change of columns a writer did not finish; the table reads as "
+                             "its MANIFEST says, and no change can be made until the record reads again or is "
+                             "removed (docs/FORMAT.md, \"Commits are all or nothing\")", was);
+    }
     return rc;
 }
 

@@ -159,19 +159,32 @@ static bool writer_pending(const char *dir)
 }
 
 /* An erase or a commit was interrupted: finish (or undo) it before anyone
- * reads (journal.h, commit.h). */
-static int recover(const char *dir, struct ig_error *err)
+ * reads (journal.h, commit.h). An erase must be: its blocks may be half
+ * written until its journal is replayed. A change of columns need not be
+ * for a reader: its new bytes lie past what MANIFEST (its commit point)
+ * names, its superseded footers before, so the table reads as MANIFEST says
+ * either way; a reader that cannot settle it (no write access, or a record
+ * that cannot be read: damaged) reads on, and the next writer settles it
+ * or says why it cannot. */
+static int recover(const char *dir, bool writable, struct ig_error *err)
 {
     /* on object storage a reader never writes: an interrupted erase leaves
      * every object readable, and the next writer completes it (remote.h) */
-    if (ig_store_is_remote(dir) || !writer_pending(dir)) return 0;
-    int lock = ig_table_lock(dir, true, err);
+    if (ig_store_is_remote(dir)) return 0;
+    bool erase = ig_journal_pending(dir);
+    if (!erase && !ig_commit_pending(dir)) return 0;
+    struct ig_error sub = {0};
+    struct ig_error *e = erase || writable ? err : &sub; /* a reader's own failure to settle a commit is no error */
+    int lock = ig_table_lock(dir, true, e);
     if (lock < 0)
-        return ig_err_prefix(err, lock, "%s: an interrupted erase or commit must be completed first, "
-                                        "which needs write access", dir);
+        return e == err ? ig_err_prefix(err, lock, "%s: an interrupted erase or commit must be completed first, "
+                                                   "which needs write access", dir)
+                        : 0;
     bool replayed;
     int rc = ig_journal_recover(dir, &replayed, err);
-    if (!rc) rc = ig_commit_recover(dir, err);
+    if (!rc) rc = ig_commit_recover(dir, writable ? err : &sub);
+    if (rc && !writable && !erase && rc != -ENOMEM)
+        rc = 0; /* as MANIFEST says */
     ig_table_unlock(lock);
     return rc;
 }
@@ -194,7 +207,7 @@ int ig_table_open_version(struct ig_table *t, const char *dir, uint64_t version,
                           struct ig_error *err)
 {
     memset(t, 0, sizeof *t);
-    int rc = recover(dir, err);
+    int rc = recover(dir, writable, err);
     if (rc) return rc;
     t->dir = strdup(dir);
     if (!t->dir) return ig_err(err, -ENOMEM, "out of memory");
@@ -417,7 +430,7 @@ int ig_table_open_shared_version(struct ig_table *t, const char *dir, uint64_t v
         if (writer_pending(dir)) {
             /* a writer at work (this waits for its lock) or one that died
              * after committing (this completes its erase) */
-            int rc = recover(dir, err);
+            int rc = recover(dir, false, err);
             if (rc) return rc;
         }
         int lock = ig_table_lock_shared(dir, NULL);

@@ -22,7 +22,14 @@ int ig_writer_hold(const char *dir, struct ig_writer_hold *h, struct ig_error *e
     h->remote = ig_store_is_remote(dir);
     if (!h->remote) {
         h->fd = ig_table_lock(dir, true, err);
-        return h->fd < 0 ? h->fd : 0;
+        if (h->fd < 0) return h->fd;
+        /* what a crash left, settled by the writer holding the lock (a table
+         * open under it would wait for the lock to settle it) */
+        bool replayed;
+        int rc = ig_journal_recover(dir, &replayed, err);
+        if (!rc) rc = ig_commit_recover(dir, err);
+        if (rc) ig_writer_release(h);
+        return rc;
     }
     int rc = ig_remote_lock(dir, UINT32_MAX, &h->rl, err);
     bool replayed;
