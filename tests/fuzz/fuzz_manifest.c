@@ -66,9 +66,10 @@ static uint64_t shown_ids(const struct ig_manifest *m, uint32_t *out, uint64_t c
     uint64_t n = 0;
     const struct ig_idrun *runs = m->order.n ? m->order.runs : m->columns.runs;
     size_t nruns = m->order.n ? m->order.n : m->columns.n;
-    for (size_t r = 0; r < nruns; r++)
-        for (uint64_t k = 0; k < runs[r].count; k++, n++)
-            if (n < cap) out[n] = runs[r].first + (uint32_t)k;
+    for (size_t r = 0; r < nruns; r++) { /* a run may hold billions of ids: counted, not walked */
+        for (uint64_t k = 0; k < runs[r].count && n + k < cap; k++) out[n + k] = runs[r].first + (uint32_t)k;
+        n += runs[r].count;
+    }
     return n;
 }
 
