@@ -413,6 +413,7 @@ static int evolve_for_append(struct import_run *base, const char *table_dir, enu
     /* the inputs' own (their new columns, for JSON Lines) */
     if (!rc) rc = import_choose_schema(&r, fmt, NULL, csv, lr, err);
     base->kept = r.kept; /* the copies the append reads (schema_of_all) */
+    base->delims = r.delims;
     bool declared = o->schema_path || fmt == IG_INPUT_PARQUET || fmt == IG_INPUT_NPY;
     for (uint32_t k = 0; !rc && k < r.schema.ntops; k++) {
         const struct ig_column_def *cd = &r.schema.cols[r.schema.tops[k]];

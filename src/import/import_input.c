@@ -152,7 +152,10 @@ int import_open_input(struct import_run *r, enum ig_input_format fmt, struct ig_
                       struct ig_lines_reader **lr, struct ig_error *err)
 {
     if (r->stream) { /* in_fd is the pipe, read once from its start */
-        r->delim = r->o->delimiter ? r->o->delimiter : fmt == IG_INPUT_CSV ? stream_delimiter(r) : ',';
+        r->delim = r->o->delimiter                ? r->o->delimiter
+                   : fmt != IG_INPUT_CSV            ? ','
+                   : r->delims && r->delims[r->at] ? r->delims[r->at] /* its sample's */
+                                                    : stream_delimiter(r);
         int rc = fmt == IG_INPUT_CSV ? ig_csv_open(csv, r->in_fd, r->input, r->delim)
                                      : ig_lines_open(lr, r->in_fd, r->input);
         return rc ? ig_err(err, rc, "%s: cannot read: %s", r->input, strerror(-rc)) : 0;
@@ -240,6 +243,8 @@ void import_end_input(struct import_run *r, struct ig_csv_reader **csv, struct i
 
 void import_free_kept(struct import_run *r)
 {
+    free(r->delims);
+    r->delims = NULL;
     for (size_t k = 0; r->kept && k < r->ninputs; k++)
         if (r->kept[k] >= 0) close(r->kept[k]);
     free(r->kept);

@@ -35,6 +35,9 @@ struct import_run {
     /* inputs copied whole while the schema was made (schema_of_all), to be
      * read from those copies (-1: none; ninputs of them, or NULL) */
     int *kept;
+    /* CSV: each input's delimiter as its sample found it (0: not sampled),
+     * for a streamed input, which cannot be read at offsets (NULL: none) */
+    char *delims;
     /* nonzero: copy only this many lines of an input that can be read again
      * (its sample for types), or only this many last bytes of an object (a
      * Parquet footer); cut: whether the copy is of a part of it alone */

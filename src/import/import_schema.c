@@ -137,6 +137,7 @@ static int sample_input(struct sampler *sm, size_t k)
         rc = import_check_cancel(r, &sm->err);
         if (!rc) rc = import_begin_input(&p, k, &f, &sm->err);
         if (!rc) rc = import_open_input(&p, f, &pc, &pl, p.tail_bytes && p.cut ? &sub : &sm->err);
+        if (!rc && f == IG_INPUT_CSV) r->delims[k] = p.delim; /* for its rows, if streamed */
         if (!rc) rc = take_in(&sm->all, &p, pc, pl, p.tail_bytes && p.cut ? &sub : &sm->err);
         bool again = rc && p.tail_bytes && p.cut && rc != -EINTR && rc != -ENOMEM;
         bool once = !rc && p.spool_fd >= 0 && !p.cut && ig_spool_read_once(r->inputs[k]);
@@ -208,6 +209,8 @@ static int schema_of_all(struct import_run *r, enum ig_input_format fmt, struct 
         if (!(sm[t].all.g = ig_infer_new(known))) rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc && !r->kept && !(r->kept = malloc(r->ninputs * sizeof *r->kept)))
         rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && !r->delims && !(r->delims = calloc(r->ninputs, 1))) rc = ig_err(err, -ENOMEM, "out of memory");
+    if (!rc && fmt == IG_INPUT_CSV) r->delims[0] = r->delim;
     for (size_t k = 0; !rc && k < r->ninputs; k++)
         r->kept[k] = -1;
     pthread_t later;
