@@ -34,6 +34,7 @@ static uint64_t input_done(const struct import_run *r, uint64_t rows)
 {
     if (r->npy.width) return r->npy.data_off + rows * ig_npy_row_bytes(&r->npy);
     if (r->stream) return ig_spool_stream_done(r->stream, NULL); /* its bytes as they lie */
+    if (r->stream_bytes) return r->in_size;                        /* a stream that ended: all */
     off_t pos = lseek(r->in_fd, 0, SEEK_CUR);
     return pos > 0 ? (uint64_t)pos : 0;
 }
@@ -565,7 +566,7 @@ int ig_import_many(const char *const *inputs, size_t ninputs, const char *table_
     if (!rc) {
         res->rows = ig_part_writer_rows(r.w);
         res->first_row_id = a.first_row;
-        res->input_bytes = r.bytes_before + r.in_size;
+        res->input_bytes = r.read_before + (r.stream_bytes ? r.stream_bytes : r.in_size);
     }
     if (!rc && res->rows) {
         snprintf(res->part, sizeof res->part, "%s", a.part_name);

@@ -199,7 +199,7 @@ int import_end_stream(struct import_run *r, int rc, struct ig_error *err)
     uint64_t written = 0;
     int src = ig_spool_stream_close(r->stream, &written, &sub);
     r->stream = NULL;
-    r->in_size = written; /* its bytes, as a copy's size would count them */
+    r->stream_bytes = written; /* its bytes read, as a copy's size would count them */
     if (!src) return rc;
     *err = sub;
     return src;
@@ -214,9 +214,11 @@ int import_rows_from_start(struct import_run *r, enum ig_input_format fmt, bool 
     if (!r->cut) return 0; /* the head copied was the whole input: its rows are read from it */
     /* the input starts again: its bytes not yet counted as read, nor gone
      * from those after it */
-    uint64_t before = r->bytes_before, after = r->bytes_after + import_size_as_it_lies(r->inputs[0]);
+    uint64_t before = r->bytes_before, read = r->read_before,
+             after = r->bytes_after + import_size_as_it_lies(r->inputs[0]);
     import_end_input(r, csv, lr);
     r->bytes_before = before;
+    r->read_before = read;
     r->bytes_after = after;
     enum ig_input_format f = fmt;
     int rc = import_begin_input(r, 0, &f, err);
@@ -237,8 +239,9 @@ void import_end_input(struct import_run *r, struct ig_csv_reader **csv, struct i
     if (r->in_fd >= 0) close(r->in_fd);
     if (r->spool_fd >= 0) close(r->spool_fd);
     r->in_fd = r->spool_fd = -1;
-    r->bytes_before += r->in_size;
-    r->in_size = 0;
+    r->bytes_before += r->in_size; /* a stream's as it lies, as the progress counts it */
+    r->read_before += r->stream_bytes ? r->stream_bytes : r->in_size;
+    r->in_size = r->stream_bytes = 0;
 }
 
 void import_free_kept(struct import_run *r)

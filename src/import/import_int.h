@@ -66,6 +66,9 @@ struct import_run {
     /* progress over every input: bytes of the inputs read before this one,
      * and the sizes of those after it (as they lie: compressed, 0 for a pipe) */
     uint64_t bytes_before, bytes_after;
+    /* the bytes read of the inputs before this one (decompressed), and of a
+     * stream that ended, those that came through it: the result's count */
+    uint64_t read_before, stream_bytes;
     struct ig_schema schema;
     /* appending: the table's schema named as its footers store it (the new
      * part's footer must match theirs), while the input's columns go by the
