@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-enum kind { K_OTHER, K_INT, K_FLOAT, K_TIME, K_TIMESTAMP, K_DECIMAL };
+enum kind { K_OTHER, K_INT, K_FLOAT, K_TIME, K_TIMESTAMP, K_DECIMAL, K_DATE };
 
 static enum kind kind_of(const struct ig_scalar *s)
 {
@@ -18,6 +18,7 @@ static enum kind kind_of(const struct ig_scalar *s)
     case IG_LT_TIME: return K_TIME;
     case IG_LT_TIMESTAMP: return K_TIMESTAMP;
     case IG_LT_DECIMAL: return K_DECIMAL;
+    case IG_LT_DATE: return K_DATE;
     default: return K_OTHER;
     }
 }
@@ -67,6 +68,14 @@ bool ig_widen_plan(const struct ig_scalar *from, const struct ig_scalar *to, str
         w->exact = from->type == IG_T_INT32 && to->type == IG_T_INT64;
         return true;
     }
+    if (kf == K_DATE && kt == K_TIMESTAMP) {
+        if (to->lt.utc) return false; /* a date is no instant */
+        w->op = IG_WIDEN_DAYS;
+        w->digits = (uint8_t)(3 * (to->lt.unit - IG_UNIT_S));
+        /* int32 days: 1.9e14 s, 1.9e17 ms fit 64 bits; finer units checked */
+        w->exact = to->lt.unit <= IG_UNIT_MS;
+        return true;
+    }
     if (kf == K_DECIMAL && kt == K_DECIMAL) {
         unsigned fs = from->lt.scale, ts = to->lt.scale;
         if (ts < fs || to->lt.precision - ts < from->lt.precision - fs) return false;
@@ -101,6 +110,12 @@ bool ig_widen_common(const struct ig_scalar *a, const struct ig_scalar *b, struc
          * wider ones where they are exact (each value checked) */
         bool single = float_rank(f) <= 2 && int_bits(i->type) <= 16;
         *out = (struct ig_scalar){.type = single ? IG_T_FLOAT32 : IG_T_FLOAT64};
+        return true;
+    }
+    if ((ka == K_DATE && kb == K_TIMESTAMP) || (ka == K_TIMESTAMP && kb == K_DATE)) {
+        const struct ig_scalar *ts = ka == K_TIMESTAMP ? a : b;
+        if (ts->lt.utc) return false;
+        *out = *ts;
         return true;
     }
     if ((ka == K_TIME && kb == K_TIME) || (ka == K_TIMESTAMP && kb == K_TIMESTAMP)) {
@@ -152,8 +167,9 @@ bool ig_widen_lane(const struct ig_widen *w, uint64_t in, uint64_t *out)
         memcpy(out, &d, 8);
         return true;
     }
+    case IG_WIDEN_DAYS:
     case IG_WIDEN_SCALE: {
-        int64_t p = 1, y;
+        int64_t p = w->op == IG_WIDEN_DAYS ? 86400 : 1, y;
         for (unsigned k = 0; k < w->digits; k++) {
             if (__builtin_mul_overflow(p, 10, &p)) return false;
         }

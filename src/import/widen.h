@@ -22,10 +22,13 @@
  *                unit's range, ns after 2262, is refused)
  *   decimals     decimal(p, s) -> decimal(p', s') when s' >= s and
  *                p' - s' >= p - s (no digit lost on either side)
+ *   dates        date -> timestamp(unit) without UTC: the day's midnight, as
+ *                DuckDB's union_by_name takes DATE and TIMESTAMP (a date has
+ *                no zone, so one of UTC is not a widening)
  *
  * What it does not do: narrow (int64 into int32, float64 into float32),
- * change a value's kind (numbers into strings, dates into timestamps,
- * decimals into floats, bool into integers), or widen a signed integer into an
+ * change a value's kind (numbers into strings,
+ * decimals into floats, bool into integers, a date into a time), or widen a signed integer into an
  * unsigned one; a vector's float32 stays float32 (its shape says so). Leaves
  * inside lists and structs widen as top-level ones do (ig_widen_column).
  * Values that do not survive are refused one by one
@@ -52,6 +55,7 @@ enum ig_widen_op {
     IG_WIDEN_FLOAT_DOUBLE, /* float32 bits into float64 bits */
     IG_WIDEN_SCALE,        /* an integer times 10^digits: a finer time unit, a larger
                               decimal scale */
+    IG_WIDEN_DAYS,         /* days times 86,400 * 10^digits: a date into a timestamp */
 };
 
 struct ig_widen {

@@ -300,6 +300,8 @@ await c.run(\"COPY (SELECT 5::INTEGER AS a) TO '$WORK/w-narrow.parquet' (FORMAT 
 await c.run(\"COPY (SELECT i::INTEGER AS id, [i::INTEGER, -i::INTEGER] AS l, {'a': i::SMALLINT, 'b': [1.5::FLOAT]} AS st FROM range(3) r(i)) TO '$WORK/w-n1.parquet' (FORMAT parquet)\");
 await c.run(\"COPY (SELECT i::BIGINT AS id, [i * 4000000000] AS l, {'a': i::INTEGER, 'b': [0.1::DOUBLE]} AS st FROM range(3, 5) r(i)) TO '$WORK/w-n2.parquet' (FORMAT parquet)\");
 await c.run(\"COPY (SELECT 9::BIGINT AS id, ['x'] AS l FROM range(1)) TO '$WORK/w-n3.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT '2026-12-06'::DATE AS d) TO '$WORK/w-d1.parquet' (FORMAT parquet)\");
+await c.run(\"COPY (SELECT '2026-12-07 10:30:00.25'::TIMESTAMP AS d) TO '$WORK/w-d2.parquet' (FORMAT parquet)\");
 await c.run(\"COPY (SELECT 5::BIGINT AS a) TO '$WORK/w-wide.parquet' (FORMAT parquet)\");
 ") || return 1
     rm -rf "$WORK/wt" "$WORK/wbad" "$WORK/wn"
@@ -358,6 +360,11 @@ PY
     [ "$("$INGOT" cat --rows 2,4 "$WORK/wl" | tr '\n' ' ')" = \
         '{"id":2,"l":[2,-2],"st":{"a":2,"b":[1.5]}} {"id":4,"l":[16000000000],"st":{"a":4,"b":[0.1]}} ' ] ||
         { "$INGOT" cat --rows 2,4 "$WORK/wl"; return 1; }
+    # a date and a timestamp: the timestamp, the date at its midnight (as DuckDB's union_by_name)
+    rm -rf "$WORK/wd"
+    "$INGOT" import "$WORK/w-d1.parquet" "$WORK/w-d2.parquet" "$WORK/wd" >/dev/null || return 1
+    [ "$("$INGOT" cat "$WORK/wd" d | tr '\n' ' ')" = '2026-12-06T00:00:00.000000 2026-12-07T10:30:00.250000 ' ] ||
+        { "$INGOT" cat "$WORK/wd" d; return 1; }
     # and an append of the narrower file into the wider table
     rm -rf "$WORK/wla"
     "$INGOT" import "$WORK/w-n2.parquet" "$WORK/wla" >/dev/null && "$INGOT" import --append "$WORK/w-n1.parquet" "$WORK/wla" >/dev/null || return 1

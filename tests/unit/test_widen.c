@@ -64,7 +64,9 @@ static void test_which_pairs_widen(void)
         {"time(ms)", "time(us)", 2}, {"time(us)", "time(ns)", 1}, {"time(ns)", "time(us)", 0},
         {"timestamp(ms)", "timestamp(us)", 1}, {"timestamp(s)", "timestamp(ns)", 1},
         {"timestamp(us)", "timestamp(ms)", 0}, {"timestamp(ms, UTC)", "timestamp(us)", 0},
-        {"timestamp(ms, UTC)", "timestamp(ns, UTC)", 1}, {"date", "timestamp(us)", 0},
+        {"timestamp(ms, UTC)", "timestamp(ns, UTC)", 1}, {"date", "timestamp(us)", 1},
+        {"date", "timestamp(s)", 2}, {"date", "timestamp(ms)", 2}, {"date", "timestamp(ms, UTC)", 0},
+        {"timestamp(s)", "date", 0}, {"date", "time(ms)", 0}, {"date", "int64", 0},
         {"decimal(9, 2)", "decimal(12, 4)", 2}, {"decimal(9, 2)", "decimal(10, 4)", 0},
         {"decimal(9, 4)", "decimal(9, 2)", 0}, {"decimal(18, 0)", "decimal(38, 10)", 2},
         {"int32", "decimal(18, 2)", 0}, {"decimal(9, 2)", "float64", 0}, {"uuid", "binary", 0},
@@ -91,7 +93,8 @@ static void test_common_type(void)
         {"timestamp(ms)", "timestamp(ns)", "timestamp(ns)"}, {"timestamp(ms)", "timestamp(ms, UTC)", NULL},
         {"time(ms)", "time(us)", "time(us)"}, {"decimal(9, 2)", "decimal(12, 4)", "decimal(12, 4)"},
         {"decimal(9, 2)", "decimal(6, 4)", "decimal(11, 4)"}, {"decimal(38, 0)", "decimal(10, 2)", NULL},
-        {"decimal(17, 2)", "decimal(18, 10)", "decimal(25, 10)"}, {"date", "timestamp(us)", NULL},
+        {"decimal(17, 2)", "decimal(18, 10)", "decimal(25, 10)"}, {"date", "timestamp(us)", "timestamp(us)"},
+        {"timestamp(ns)", "date", "timestamp(ns)"}, {"date", "timestamp(us, UTC)", NULL},
         {"bool", "int8", NULL},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -221,6 +224,13 @@ static void test_floats_and_units(void)
     CHECK(!ig_widen_lane(&w, (uint64_t)(int64_t)9223372036855LL, &out));  /* a millisecond later */
     CHECK(ig_widen_plan(&tms, &tus, &w) && w.exact);
     CHECK(ig_widen_lane(&w, (uint64_t)(int64_t)86399999, &out) && (int64_t)out == 86399999000LL);
+    /* a date: its midnight; ns refused past 2262 */
+    struct ig_scalar date = named("date"), ts_us = named("timestamp(us)");
+    CHECK(ig_widen_plan(&date, &ts_us, &w) && w.op == IG_WIDEN_DAYS);
+    CHECK(ig_widen_lane(&w, (uint64_t)(int64_t)-1, &out) && (int64_t)out == -86400000000LL);
+    CHECK(ig_widen_lane(&w, 20000, &out) && (int64_t)out == 20000LL * 86400000000LL);
+    CHECK(ig_widen_plan(&date, &ns, &w));
+    CHECK(ig_widen_lane(&w, 106751, &out) && !ig_widen_lane(&w, 106752, &out)); /* 2262-04-11, 12 */
     /* decimals: the unscaled value times 10^(scale difference); 128 bits */
     struct ig_scalar d92 = named("decimal(9, 2)"), d124 = named("decimal(12, 4)"), d380 = named("decimal(38, 0)"),
                      d382 = named("decimal(38, 2)");
