@@ -2,7 +2,6 @@
 #include "widen.h"
 #include "format/model/logical.h"
 #include "format/model/schema.h"
-#include "util/buf.h"
 
 #include <string.h>
 
@@ -191,11 +190,6 @@ bool ig_widen_unscaled(const struct ig_widen *w, __int128 in, __int128 *out)
     return true;
 }
 
-int ig_scalar_text(const struct ig_scalar *s, struct ig_buf *out)
-{
-    if (s->lt.kind) return ig_logical_text(&s->lt, out);
-    return ig_buf_append(out, ig_type_info(s->type)->name, strlen(ig_type_info(s->type)->name));
-}
 
 /* The nodes of column c of s: [c, end). */
 static uint32_t column_end(const struct ig_schema *s, uint32_t c)

@@ -83,10 +83,6 @@ bool ig_widen_lane(const struct ig_widen *w, uint64_t in, uint64_t *out);
  * is): false on overflow of 128 bits (the caller checks the storage's range). */
 bool ig_widen_unscaled(const struct ig_widen *w, __int128 in, __int128 *out);
 
-/* The type's text as a schema spells it ("int64", "timestamp(us, UTC)"). */
-struct ig_buf;
-int ig_scalar_text(const struct ig_scalar *s, struct ig_buf *out);
-
 /* Columns whose leaves widen: column ca of a and column cb of b (top-level
  * nodes) have one shape (the same lists, struct fields by name and order,
  * vectors; nullability aside), and each leaf of a's either has the type of

@@ -41,8 +41,9 @@ static struct ig_scalar named(const char *text)
 static const char *text_of(const struct ig_scalar *s)
 {
     static char out[64];
-    struct ig_buf b = IG_BUF_INIT;
-    CHECK(ig_scalar_text(s, &b) == 0);
+    struct ig_buf b = IG_BUF_INIT; /* as a schema spells it */
+    if (s->lt.kind) CHECK(ig_logical_text(&s->lt, &b) == 0);
+    else CHECK(ig_buf_append(&b, ig_type_info(s->type)->name, strlen(ig_type_info(s->type)->name)) == 0);
     snprintf(out, sizeof out, "%.*s", (int)b.len, (const char *)b.data);
     ig_buf_free(&b);
     return out;
