@@ -114,6 +114,12 @@ long ig_schema_find(const struct ig_schema *s, const char *name, size_t len);
 int ig_schema_format(const struct ig_schema *s, struct ig_buf *out);
 /* The type of node i in schema syntax ("list<struct<a:int64, b:string?>>?"). */
 int ig_schema_type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out);
+/* Pieces of that text, for a caller that writes a type of its own (a union
+ * of two structs): a struct field's name before its ':' (quoted where it is
+ * not plain), and what follows node c's inner type: the '?' of each level
+ * that may be null and the '>' closing each of its lists. */
+int ig_schema_field_text(const char *name, size_t len, struct ig_buf *out);
+int ig_schema_type_close(const struct ig_column_def *c, struct ig_buf *out);
 /* The same with every nullability mark left out ("list<struct<a:int64,
  * b:string>>"; a quoted field name keeps its '?'), replacing out's bytes:
  * what two schemas must agree on where NULLs are mapped between them (a

@@ -240,6 +240,26 @@ int ig_schema_parse(struct ig_schema *s, const char *text, size_t len, const cha
     return 0;
 }
 
+int ig_schema_field_text(const char *f, size_t fl, struct ig_buf *out)
+{
+    bool plain = fl > 0;
+    for (size_t x = 0; x < fl; x++)
+        if (!((f[x] >= 'a' && f[x] <= 'z') || (f[x] >= 'A' && f[x] <= 'Z') || (f[x] >= '0' && f[x] <= '9') ||
+              f[x] == '_' || f[x] == '-' || f[x] == '$' || (unsigned char)f[x] >= 0x80))
+            plain = false;
+    return ig_buf_printf(out, plain ? "%.*s:" : "\"%.*s\":", (int)fl, f);
+}
+
+int ig_schema_type_close(const struct ig_column_def *c, struct ig_buf *out)
+{
+    int rc = 0;
+    for (int j = c->lists; j >= 0 && !rc; j--) {
+        if ((c->null_mask >> j) & 1) rc = ig_buf_printf(out, "?");
+        if (j > 0) rc = rc ? rc : ig_buf_printf(out, ">");
+    }
+    return rc;
+}
+
 static int type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
 {
     const struct ig_column_def *c = &s->cols[i];
@@ -253,13 +273,8 @@ static int type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
         for (uint32_t ch = 0; ch < c->num_children && !rc; ch++) {
             size_t fl;
             const char *f = ig_schema_field_name(s, k, &fl);
-            bool plain = fl > 0;
-            for (size_t x = 0; x < fl; x++)
-                if (!((f[x] >= 'a' && f[x] <= 'z') || (f[x] >= 'A' && f[x] <= 'Z') ||
-                      (f[x] >= '0' && f[x] <= '9') || f[x] == '_' || f[x] == '-' || f[x] == '$' ||
-                      (unsigned char)f[x] >= 0x80))
-                    plain = false;
-            rc = ig_buf_printf(out, plain ? "%s%.*s:" : "%s\"%.*s\":", ch ? ", " : "", (int)fl, f);
+            rc = ch ? ig_buf_printf(out, ", ") : 0;
+            if (!rc) rc = ig_schema_field_text(f, fl, out);
             if (!rc) rc = type_text(s, k, out);
             /* skip k's subtree */
             uint32_t depth_parent = i;
@@ -274,11 +289,7 @@ static int type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
     } else {
         rc = ig_buf_printf(out, "%s", ig_type_info(c->type)->name);
     }
-    for (int j = c->lists; j >= 0 && !rc; j--) {
-        if ((c->null_mask >> j) & 1) rc = ig_buf_printf(out, "?");
-        if (j > 0) rc = rc ? rc : ig_buf_printf(out, ">");
-    }
-    return rc;
+    return rc ? rc : ig_schema_type_close(c, out);
 }
 
 int ig_schema_type_text(const struct ig_schema *s, uint32_t i, struct ig_buf *out)
