@@ -17,6 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Does column cin of `in` go into column ct of the table as the table's type
+ * is: its leaves widen into the table's (a narrower type, widen.h), and a
+ * struct of it may lack fields the table's has (they hold NULL in its rows,
+ * so the table's must be nullable there)? A field the table's lacks, or a
+ * wider leaf, would change the table's type. */
+static int widens_into(const struct ig_schema *in, uint32_t cin, const struct ig_schema *table, uint32_t ct,
+                       bool *fits)
+{
+    *fits = ig_widen_column(in, cin, table, ct, NULL, 0);
+    if (*fits) return 0;
+    struct ig_buf both = IG_BUF_INIT, have = IG_BUF_INIT;
+    int rc = ig_widen_union(table, ct, in, cin, &both, fits);
+    if (!rc && *fits) rc = ig_schema_type_text(table, ct, &have);
+    if (!rc && *fits) *fits = both.len == have.len && !memcmp(both.data, have.data, have.len);
+    ig_buf_free(&both);
+    ig_buf_free(&have);
+    return rc;
+}
+
 /* Do the input's top-level columns fit the table's (the same type, whatever
  * may be NULL: values are read by the table's schema, and a NULL where it
  * cannot hold one is refused as the rows are read)? */
@@ -33,8 +52,12 @@ int import_schema_fits(const struct ig_schema *in, const struct ig_schema *table
         else if (ig_schema_type_text_bare(in, in->tops[k], &want) ||
                  ig_schema_type_text_bare(table, (uint32_t)node, &have))
             rc = ig_err(err, -ENOMEM, "out of memory");
-        else if ((want.len != have.len || memcmp(want.data, have.data, want.len)) &&
-                 !(widens && ig_widen_column(in, in->tops[k], table, (uint32_t)node, NULL, 0)))
+        else if (want.len == have.len && !memcmp(want.data, have.data, want.len))
+            continue;
+        bool fits = false;
+        if (!rc && widens && widens_into(in, in->tops[k], table, (uint32_t)node, &fits))
+            rc = ig_err(err, -ENOMEM, "out of memory");
+        if (!rc && !fits)
             rc = ig_err(err, -EINVAL, "%s: column '%s' is %.*s in the table, %.*s here: a column keeps its type "
                                       "(a narrower one is widened into it; ingot replace-column --retype "
                                       "changes it)",

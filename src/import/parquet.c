@@ -331,16 +331,48 @@ int ig_parquet_schema(struct ig_parquet *pq, struct ig_schema *s, struct ig_erro
     return rc;
 }
 
+/* A leaf of s the file does not give, in a column it gives other leaves of:
+ * a struct field the file lacks (a later shard added it: schema_union.h). It
+ * is NULL wherever its nearest struct the file gives (`at`) is there, and its
+ * levels follow a leaf the file gives under `at` (`from`, the file's leaf
+ * index): each entry of that leaf that repeats below `at` left out, and each
+ * definition level past `at`'s cut to `at`'s (the field's own NULL). */
+struct derived {
+    uint32_t leaf; /* s's */
+    uint32_t from; /* the file's */
+    uint8_t rep;   /* `at`'s repetition level: an entry repeating deeper belongs to the same field */
+    uint8_t def;   /* `at`'s definition level, counted as s counts it */
+};
+
+/* Levels of struct node n of s: repeated slots and slots that may be null or
+ * be a list, through n itself (ig_schema_finish counts them for leaves). */
+static void node_levels(const struct ig_schema *s, uint32_t n, uint8_t *rep, uint8_t *def)
+{
+    unsigned r = 0, d = 0;
+    for (uint32_t k = n; k != IG_SCHEMA_NONE; k = s->cols[k].parent) {
+        const struct ig_column_def *c = &s->cols[k];
+        for (unsigned j = 0; j <= c->lists; j++) d += ((c->null_mask >> j) & 1) + (j < c->lists);
+        r += c->lists;
+    }
+    *rep = (uint8_t)(r > 255 ? 255 : r);
+    *def = (uint8_t)(d > 255 ? 255 : d);
+}
+
 /* The file's leaf l gives the values of s's leaf map[l]: the leaf of the same
  * name (its column's path), in whatever order the file has them. A top-level
  * column of s the file does not give is NULL in every row written (so it must
- * be nullable, or hidden by the table's version); one it gives in part is
- * refused. mine: the file's schema (ig_parquet_schema). */
+ * be nullable, or hidden by the table's version); a struct field inside one
+ * it gives is NULL where its struct is there (so it must be nullable), its
+ * levels derived (*derived, *nderived; NULL: only checked). mine: the file's
+ * schema (ig_parquet_schema). */
 static int map_leaves(const struct ig_parquet *pq, const struct ig_schema *mine, const struct ig_schema *s,
-                      uint32_t *map, struct ig_error *err)
+                      uint32_t *map, struct derived **derived, uint32_t *nderived, struct ig_error *err)
 {
-    uint32_t *given = calloc(s->n ? s->n : 1, sizeof *given), *leaves = calloc(s->n ? s->n : 1, sizeof *leaves);
-    int rc = given && leaves ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    /* by s's node: 1 + the file's leaf that gives it (leaves), or whether a leaf below is given (structs) */
+    uint32_t *given = calloc(s->n ? s->n : 1, sizeof *given);
+    struct derived *d = calloc(s->nleaves ? s->nleaves : 1, sizeof *d);
+    uint32_t nd = 0;
+    int rc = given && d ? 0 : ig_err(err, -ENOMEM, "out of memory");
     for (uint32_t l = 0; !rc && l < mine->nleaves; l++) {
         const struct ig_column_def *a = &mine->cols[mine->leaves[l]];
         long node = ig_schema_find(s, a->name, a->name_len); /* a hidden record answers to no name */
@@ -348,23 +380,39 @@ static int map_leaves(const struct ig_parquet *pq, const struct ig_schema *mine,
             rc = ig_err(err, -EINVAL, "%s: column '%s' is not in the schema it is read with", pq->path, a->name);
         else {
             map[l] = s->cols[node].leaf;
-            given[s->cols[node].top]++;
+            given[node] = l + 1;
+            for (uint32_t p = s->cols[node].parent; p != IG_SCHEMA_NONE && !given[p]; p = s->cols[p].parent)
+                given[p] = 1;
         }
     }
-    for (uint32_t l = 0; !rc && l < s->nleaves; l++)
-        leaves[s->cols[s->leaves[l]].top]++;
     for (uint32_t k = 0; !rc && k < s->ntops; k++) {
         const struct ig_column_def *t = &s->cols[s->tops[k]];
-        uint32_t top = s->tops[k];
-        if (t->hidden) continue;
-        if (!given[top] && !t->nullable)
+        if (!t->hidden && !given[s->tops[k]] && !t->nullable)
             rc = ig_err(err, -EINVAL, "%s: has no column '%s', which is not nullable", pq->path, t->name);
-        else if (given[top] && given[top] != leaves[top])
-            rc = ig_err(err, -EINVAL, "%s: gives %u of the %u fields of column '%s' (all or none)", pq->path,
-                        given[top], leaves[top], t->name);
+    }
+    for (uint32_t l = 0; !rc && l < s->nleaves; l++) {
+        uint32_t leaf = s->leaves[l], field = leaf, at = s->cols[leaf].parent;
+        if (given[leaf] || !given[s->cols[leaf].top]) continue;
+        while (!given[at]) { /* the nearest struct the file gives, and its field this leaf is in */
+            field = at;
+            at = s->cols[at].parent;
+        }
+        if (!(s->cols[field].null_mask & 1)) {
+            rc = ig_err(err, -EINVAL, "%s: has no field '%s', which is not nullable", pq->path, s->cols[field].name);
+            break;
+        }
+        uint32_t from = at + 1; /* the first leaf the file gives under `at` (its subtree follows it) */
+        while (s->cols[from].leaf == IG_SCHEMA_NONE || !given[from]) from++;
+        d[nd] = (struct derived){.leaf = l, .from = given[from] - 1};
+        node_levels(s, at, &d[nd].rep, &d[nd].def);
+        nd++;
     }
     free(given);
-    free(leaves);
+    if (!rc && derived) {
+        *derived = d;
+        *nderived = nd;
+    } else
+        free(d);
     return rc;
 }
 
@@ -410,7 +458,7 @@ int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, st
     int rc = ig_parquet_schema(pq, &mine, err);
     uint32_t *map = rc ? NULL : malloc((mine.nleaves ? mine.nleaves : 1) * sizeof *map);
     if (!rc && !map) rc = ig_err(err, -ENOMEM, "out of memory");
-    if (!rc) rc = map_leaves(pq, &mine, s, map, err);
+    if (!rc) rc = map_leaves(pq, &mine, s, map, NULL, NULL, err);
     for (uint32_t l = 0; !rc && l < mine.nleaves; l++) {
         const struct ig_column_def *a = &mine.cols[mine.leaves[l]], *b = &s->cols[s->leaves[map[l]]];
         /* a node may be OPTIONAL in the file and not nullable in the table
@@ -667,6 +715,29 @@ static int feed_rows(struct feed *f, uint32_t l, struct ig_values *v, struct pq_
     return rc;
 }
 
+/* n rows of a derived leaf (struct derived) into v, from the levels of the
+ * file's leaf it follows (c: fed already for these rows, so its levels are
+ * whole), its entries from *cur. */
+static int feed_derived(struct feed *f, const struct derived *d, struct ig_values *v, const struct pq_column *c,
+                        uint64_t n, size_t *cur)
+{
+    const struct pq_meta *m = &f->pq->m;
+    uint8_t max_def = m->nodes[m->leaves[d->from]].max_def;
+    size_t e = *cur;
+    for (uint64_t r = 0; r < n; r++) {
+        if (e >= c->nlevels) return ig_err(f->err, -EIO, "%s: the file's levels changed", f->pq->path);
+        do {
+            uint8_t rep = c->reps ? c->reps[e] : 0, def = f->dmap[d->from][max_def ? c->defs[e] : 0];
+            if (rep <= d->rep && ig_values_push_entry(v, rep, def < d->def ? def : d->def))
+                return ig_err(f->err, -ENOMEM, "out of memory");
+            e++;
+        } while (c->reps && e < c->nlevels && c->reps[e] != 0);
+        if (ig_values_end_row(v)) return ig_err(f->err, -ENOMEM, "out of memory");
+    }
+    *cur = e;
+    return 0;
+}
+
 /* Is any leaf of top-level column `top` fed by the file (all or none are:
  * map_leaves)? A struct without leaves needs no rows. */
 static bool top_fed(const struct ig_schema *s, uint32_t top, const bool *fed)
@@ -696,7 +767,12 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     int rc = cols && cur && vcur && map && fed ? 0 : ig_err(err, -ENOMEM, "out of memory");
     if (!rc) rc = ig_parquet_schema(pq, &mine, err);
     if (!rc && mine.nleaves != nl) rc = ig_err(err, -EIO, "%s: the file's schema changed", pq->path);
-    if (!rc) rc = map_leaves(pq, &mine, s, map, err);
+    struct derived *derived = NULL;
+    uint32_t nderived = 0;
+    if (!rc) rc = map_leaves(pq, &mine, s, map, &derived, &nderived, err);
+    size_t *dcur = rc ? NULL : calloc(nderived ? nderived : 1, sizeof *dcur);
+    if (!rc && !dcur) rc = ig_err(err, -ENOMEM, "out of memory");
+    for (uint32_t k = 0; !rc && k < nderived; k++) fed[derived[k].leaf] = true;
     uint8_t(*dmap)[256] = rc ? NULL : calloc(nl ? nl : 1, sizeof *dmap);
     bool *same = rc ? NULL : calloc(nl ? nl : 1, sizeof *same);
     if (!rc && (!dmap || !same)) rc = ig_err(err, -ENOMEM, "out of memory");
@@ -717,6 +793,7 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
             bytes += m->groups[g].chunks[l].size;
             cur[l] = vcur[l] = 0;
         }
+        for (uint32_t k = 0; k < nderived; k++) dcur[k] = 0;
         /* column by column, as many rows at a time as the writer's row
          * group has room for */
         uint64_t rows = (uint64_t)m->groups[g].num_rows;
@@ -725,6 +802,9 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
             if (n > rows - r) n = (uint32_t)(rows - r);
             for (uint32_t l = 0; !rc && l < nl; l++)
                 rc = feed_rows(&f, l, ig_part_writer_column(w, map[l]), &cols[l], r, n, &cur[l], &vcur[l]);
+            for (uint32_t k = 0; !rc && k < nderived; k++)
+                rc = feed_derived(&f, &derived[k], ig_part_writer_column(w, derived[k].leaf),
+                                  &cols[derived[k].from], n, &dcur[k]);
             for (uint32_t t = 0; !rc && t < s->ntops; t++) /* a column the file lacks has no leaf fed */
                 if (!top_fed(s, s->tops[t], fed))
                     rc = ig_stripe_absent(s, s->tops[t], writer_leaf, w, n, err);
@@ -750,6 +830,8 @@ int ig_parquet_write(struct ig_parquet *pq, struct ig_part_writer *w, const stru
     free(fed);
     free(dmap);
     free(same);
+    free(derived);
+    free(dcur);
     ig_buf_free(&defs);
     return rc;
 }

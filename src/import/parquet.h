@@ -45,8 +45,10 @@ void ig_parquet_close(struct ig_parquet *pq);
 int ig_parquet_schema(struct ig_parquet *pq, struct ig_schema *s, struct ig_error *err);
 /* Can the file's rows go into a table of schema s (append, --schema)? Each
  * file column goes to the column of s of its name (any order), of the same
- * type and nesting (options may differ); a column of s the file lacks is
- * NULL in its rows, so it must be nullable, and a struct is given whole. */
+ * type and nesting (options may differ) or one that widens into s's
+ * (widen.h); a column of s the file lacks is NULL in its rows, so it must be
+ * nullable, and so is a struct field of s the file lacks, NULL where its
+ * struct is there (its levels derived from a field the file has). */
 int ig_parquet_check_schema(struct ig_parquet *pq, const struct ig_schema *s, struct ig_error *err);
 
 typedef void (*ig_parquet_progress_fn)(void *ctx, uint64_t bytes_done, uint64_t rows);

@@ -1,7 +1,6 @@
 /* schema_union.c - one schema from several inputs' schemas (schema_union.h). */
 #include "schema_union.h"
 #include "widen.h"
-#include "format/model/logical.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -16,40 +15,33 @@ struct column_met {
     uint32_t inputs;     /* the inputs that have it */
     bool vector;
     bool widened;        /* its type is no longer the first input's */
-    struct ig_schema shape; /* the column alone, once another type met it: its leaves widen */
 };
 
 /* m's type and the type of column top of s (whose text is not m's) made one
- * that holds both (widen.h: its leaves widened, the shape and nullability
- * m's): false where none does. */
-static int widen_met(struct column_met *m, const struct ig_schema *s, uint32_t top, bool *widened,
-                     struct ig_error *err)
+ * that holds both (widen.h: leaves widened, struct fields united by name,
+ * nullability m's where both have a node): *united false where none does. */
+static int unite(struct column_met *m, const struct ig_schema *s, uint32_t top, bool *united,
+                 struct ig_error *err)
 {
-    *widened = false;
-    int rc = 0;
-    if (!m->shape.n) { /* the column alone, parsed from its text */
-        rc = ig_schema_add_typed(&m->shape, "c", 1, (const char *)m->type.data, m->type.len, err);
-        if (!rc) rc = ig_schema_finish(&m->shape, err);
-        if (rc) return rc;
+    const struct ig_column_def *cd = &s->cols[top];
+    struct ig_schema mine = {0}, both = {0};
+    struct ig_buf text = IG_BUF_INIT;
+    int rc = ig_schema_add_typed(&mine, cd->name, cd->name_len, (const char *)m->type.data, m->type.len, err);
+    if (!rc) rc = ig_schema_finish(&mine, err);
+    if (!rc && ig_widen_union(&mine, mine.tops[0], s, top, &text, united)) rc = ig_err(err, -ENOMEM, "out of memory");
+    /* parsed back: the text is a type, and its bare form what later inputs are compared with */
+    if (!rc && *united) rc = ig_schema_add_typed(&both, cd->name, cd->name_len, (const char *)text.data, text.len, err);
+    if (!rc && *united) rc = ig_schema_finish(&both, err);
+    if (!rc && *united) {
+        if (ig_schema_type_text_bare(&both, both.tops[0], &m->bare)) rc = ig_err(err, -ENOMEM, "out of memory");
+        ig_buf_free(&m->type);
+        m->type = text;
+        text = (struct ig_buf)IG_BUF_INIT;
+        m->widened = true;
     }
-    struct ig_schema *one = &m->shape;
-    struct ig_scalar *common = calloc(one->nleaves ? one->nleaves : 1, sizeof *common);
-    if (!common) return ig_err(err, -ENOMEM, "out of memory");
-    if (ig_widen_column(one, one->tops[0], s, top, common, one->nleaves)) {
-        for (uint32_t k = 0; k < one->nleaves; k++) {
-            struct ig_column_def *leaf = &one->cols[one->leaves[k]];
-            if (leaf->type == common[k].type && ig_logical_equal(&leaf->lt, &common[k].lt)) continue;
-            uint8_t storage = common[k].type;
-            leaf->lt = common[k].lt;
-            leaf->type = common[k].type;
-            ig_logical_storage(&leaf->lt, &storage, &leaf->quantize); /* fp16 for float16 alone */
-        }
-        ig_buf_reset(&m->type);
-        if (ig_schema_type_text(one, one->tops[0], &m->type) || ig_schema_type_text_bare(one, one->tops[0], &m->bare))
-            rc = ig_err(err, -ENOMEM, "out of memory");
-        *widened = m->widened = !rc;
-    }
-    free(common);
+    ig_schema_free(&mine);
+    ig_schema_free(&both);
+    ig_buf_free(&text);
     return rc;
 }
 
@@ -64,7 +56,6 @@ void ig_schema_union_free(struct ig_schema_union *u)
     for (uint32_t k = 0; k < u->names.count; k++) {
         ig_buf_free(&u->cols[k].type);
         ig_buf_free(&u->cols[k].bare);
-        ig_schema_free(&u->cols[k].shape);
         free(u->cols[k].from);
     }
     free(u->cols);
@@ -114,9 +105,9 @@ int ig_schema_union_add(struct ig_schema_union *u, const struct ig_schema *s, co
         struct column_met *m = &u->cols[k];
         m->inputs++;
         if (m->bare.len == bare.len && !memcmp(m->bare.data, bare.data, bare.len)) continue;
-        bool widened;
-        rc = widen_met(m, s, s->tops[t], &widened, err);
-        if (!rc && !widened)
+        bool united;
+        rc = unite(m, s, s->tops[t], &united, err);
+        if (!rc && !united)
             rc = ig_err(err, -EINVAL, "%s: column '%s' holds %.*s, where %s%s has %.*s: no type holds the "
                                       "values of both",
                         what, cd->name, (int)text.len, (const char *)text.data, m->from,

@@ -9,17 +9,19 @@
  * (a list's items, a struct's fields) is the first input's: a NULL a later
  * input holds where that cannot is refused as its rows are read.
  *
- * A column that one input gives as one type and another as another, of one
- * shape (lists, struct fields by name and order) whose leaves are numbers,
- * times or decimals, takes the type that holds both (widen.h: int32 and
- * int64 give int64, int64 and float64 float64, timestamp(ms) and
- * timestamp(us) timestamp(us), list<int32> and list<int64> list<int64>); the
- * import reads each input into it. Two types no type holds both of (a string
- * and a number, int64 and uint64, structs of other fields) are refused
- * naming both inputs.
+ * A column that one input gives as one type and another as another takes the
+ * type that holds both (widen.h, ig_widen_union): leaves that are numbers,
+ * times or decimals widen (int32 and int64 give int64, int64 and float64
+ * float64, timestamp(ms) and timestamp(us) timestamp(us), list<int32> and
+ * list<int64> list<int64>), and a struct's fields are united by name (a
+ * field a later input adds comes after the first input's; a field an input
+ * lacks is made nullable, and that input's rows hold NULL there). The import
+ * reads each input into it. Two types no type holds both of (a string and a
+ * number, int64 and uint64, a list and a scalar) are refused naming both
+ * inputs.
  *
- * Not done: struct fields united by name (a struct that gains a field in a
- * later input is another type), vectors of other widths. */
+ * Not done: vectors of other widths, a vector field some input lacks (a
+ * vector cannot be NULL). */
 #ifndef IG_IMPORT_SCHEMA_UNION_H
 #define IG_IMPORT_SCHEMA_UNION_H
 

@@ -2,6 +2,7 @@
 #include "widen.h"
 #include "format/model/logical.h"
 #include "format/model/schema.h"
+#include "util/buf.h"
 
 #include <string.h>
 
@@ -227,4 +228,96 @@ bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_sch
         k++;
     }
     return true;
+}
+
+/* The children of struct node p of s, in order: k from first_field(s, p),
+ * while k != IG_SCHEMA_NONE, next_field(s, p, k). */
+static uint32_t next_field(const struct ig_schema *s, uint32_t p, uint32_t k)
+{
+    for (k++; k < s->n && s->cols[k].top == s->cols[p].top; k++)
+        if (s->cols[k].parent == p) return k;
+    return IG_SCHEMA_NONE;
+}
+static uint32_t first_field(const struct ig_schema *s, uint32_t p) { return next_field(s, p, p); }
+
+/* Struct p's field called name, or IG_SCHEMA_NONE. */
+static uint32_t field_named(const struct ig_schema *s, uint32_t p, const char *name, size_t len)
+{
+    for (uint32_t k = first_field(s, p); k != IG_SCHEMA_NONE; k = next_field(s, p, k)) {
+        size_t n;
+        const char *f = ig_schema_field_name(s, k, &n);
+        if (n == len && !memcmp(f, name, n)) return k;
+    }
+    return IG_SCHEMA_NONE;
+}
+
+/* Field k of s that the other side lacks: its type made nullable (the rows
+ * of the side without it hold NULL there); false for a vector, which cannot
+ * be NULL. */
+static int lone_field(const struct ig_schema *s, uint32_t k, struct ig_buf *out, bool *ok)
+{
+    if (s->cols[k].dimension) {
+        *ok = false;
+        return 0;
+    }
+    int rc = ig_schema_type_text(s, k, out);
+    if (!rc && (!out->len || out->data[out->len - 1] != '?')) rc = ig_buf_append_byte(out, '?');
+    return rc;
+}
+
+/* Node i of a and node j of b as one type (ig_widen_union), appended to out. */
+static int union_node(const struct ig_schema *a, uint32_t i, const struct ig_schema *b, uint32_t j,
+                      struct ig_buf *out, bool *ok)
+{
+    const struct ig_column_def *x = &a->cols[i], *y = &b->cols[j];
+    if (x->lists != y->lists || x->dimension != y->dimension || (x->type == IG_T_STRUCT) != (y->type == IG_T_STRUCT)) {
+        *ok = false;
+        return 0;
+    }
+    if (x->type != IG_T_STRUCT) {
+        struct ig_scalar sx = {.type = x->type, .lt = x->lt}, sy = {.type = y->type, .lt = y->lt}, c = sx;
+        if (same(&sx, &sy)) return ig_schema_type_text(a, i, out);
+        if (!ig_type_is_primitive(x->type) || !ig_type_is_primitive(y->type) || x->dimension ||
+            !ig_widen_common(&sx, &sy, &c)) {
+            *ok = false; /* blobs and vectors as they are */
+            return 0;
+        }
+        int rc = 0;
+        for (unsigned k = 0; k < x->lists && !rc; k++) rc = ig_buf_printf(out, "list<");
+        if (!rc) rc = c.lt.kind ? ig_logical_text(&c.lt, out) : ig_buf_printf(out, "%s", ig_type_info(c.type)->name);
+        return rc ? rc : ig_schema_type_close(x, out);
+    }
+    int rc = 0;
+    for (unsigned k = 0; k < x->lists && !rc; k++) rc = ig_buf_printf(out, "list<");
+    if (!rc) rc = ig_buf_printf(out, "struct<");
+    bool first = true;
+    /* a's fields in a's order, each with b's of its name where b has it */
+    for (uint32_t k = first_field(a, i); !rc && *ok && k != IG_SCHEMA_NONE; k = next_field(a, i, k)) {
+        size_t n;
+        const char *f = ig_schema_field_name(a, k, &n);
+        uint32_t m = field_named(b, j, f, n);
+        rc = first ? 0 : ig_buf_printf(out, ", ");
+        if (!rc) rc = ig_schema_field_text(f, n, out);
+        if (!rc) rc = m == IG_SCHEMA_NONE ? lone_field(a, k, out, ok) : union_node(a, k, b, m, out, ok);
+        first = false;
+    }
+    /* then those only b has, in b's order */
+    for (uint32_t m = first_field(b, j); !rc && *ok && m != IG_SCHEMA_NONE; m = next_field(b, j, m)) {
+        size_t n;
+        const char *f = ig_schema_field_name(b, m, &n);
+        if (field_named(a, i, f, n) != IG_SCHEMA_NONE) continue;
+        rc = first ? 0 : ig_buf_printf(out, ", ");
+        if (!rc) rc = ig_schema_field_text(f, n, out);
+        if (!rc) rc = lone_field(b, m, out, ok);
+        first = false;
+    }
+    if (!rc) rc = ig_buf_printf(out, ">");
+    return rc ? rc : ig_schema_type_close(x, out);
+}
+
+int ig_widen_union(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb,
+                   struct ig_buf *out, bool *ok)
+{
+    *ok = true;
+    return union_node(a, ca, b, cb, out, ok);
 }

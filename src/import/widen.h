@@ -30,7 +30,8 @@
  * change a value's kind (numbers into strings,
  * decimals into floats, bool into integers, a date into a time), or widen a signed integer into an
  * unsigned one; a vector's float32 stays float32 (its shape says so). Leaves
- * inside lists and structs widen as top-level ones do (ig_widen_column).
+ * inside lists and structs widen as top-level ones do (ig_widen_column);
+ * a struct that gains a field in a later shard holds both (ig_widen_union).
  * Values that do not survive are refused one by one
  * (ig_widen_lane false), never rounded. */
 #ifndef IG_IMPORT_WIDEN_H
@@ -93,5 +94,17 @@ bool ig_widen_unscaled(const struct ig_widen *w, __int128 in, __int128 *out);
 struct ig_schema;
 bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb,
                      struct ig_scalar *common, uint32_t cap);
+
+/* The type that holds the values of node ca of a and node cb of b, in schema
+ * syntax, appended to out: leaves widened as ig_widen_column widens them,
+ * and structs united by field name, as DuckDB's union_by_name unites them
+ * (a's fields in a's order, then those only b has in b's; a field one side
+ * lacks made nullable: that side's rows hold NULL there). Nullability is
+ * a's where both have a node. *ok false where no type holds both (other
+ * lists, a struct and a scalar, leaves that do not widen, a vector field one
+ * side lacks, which cannot be NULL). 0, or -ENOMEM. */
+struct ig_buf;
+int ig_widen_union(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb,
+                   struct ig_buf *out, bool *ok);
 
 #endif

@@ -375,6 +375,74 @@ PY
 }
 check parquet_shards_widen widened_parquet
 
+# Shards whose structs gain and lose fields (a field one shard adds, one it
+# no longer writes, at any depth, inside lists): fields united by name, each
+# row as DuckDB's union_by_name reads it, in either order of the shards, with
+# NULLs and empty lists at every level; an append of a shard that lacks
+# fields of the table's struct, and one that adds a field refused.
+struct_fields() {
+    need_duckdb parquet_shards_struct_fields || return 0
+    (cd "$ROOT/tests/parquet" && node --input-type=module -e "
+import { DuckDBInstance } from '@duckdb/node-api';
+const W = '$WORK';
+const c = await (await DuckDBInstance.create(':memory:')).connect();
+const nul = (p, e) => \`CASE WHEN random() < \${p} THEN NULL ELSE \${e} END\`;
+const lst = (e) => \`CASE WHEN random() < 0.15 THEN NULL WHEN random() < 0.2 THEN [] ELSE list_transform(range((random() * 4)::INT), j -> \${e}) END\`;
+await c.run('SELECT setseed(0.42)');
+await c.run(\`COPY (SELECT i::INTEGER AS id,
+  \${nul(0.1, \`{'a': \${nul(0.2, 'i::INTEGER')}, 'b': \${lst(nul(0.2, '(i * j)::INTEGER'))}, 'inner': \${nul(0.2, \`{'p': \${nul(0.2, 'i::INTEGER')}, 'q': \${lst(nul(0.2, \"'q' || j\"))}}\`)}}\`)} AS st,
+  \${lst(nul(0.2, \`{'x': \${nul(0.2, 'j::INTEGER')}, 'y': \${lst(nul(0.1, '(j + i)::INTEGER'))}, 'w': \${nul(0.3, \`{'u': \${nul(0.3, 'i::INTEGER')}}\`)}}\`))} AS ls
+  FROM range(3000) r(i)) TO '\${W}/sf1.parquet' (FORMAT parquet, ROW_GROUP_SIZE 1000)\`);
+await c.run(\`COPY (SELECT i::BIGINT AS id,
+  \${nul(0.1, \`{'inner': \${nul(0.2, \`{'r': \${nul(0.2, \"'r' || i\")}, 'p': \${nul(0.2, 'i::INTEGER')}}\`)}, 'a': \${nul(0.2, 'i::INTEGER')}}\`)} AS st,
+  \${lst(nul(0.2, \`{'y': \${lst(nul(0.1, '(j - i)::INTEGER'))}, 'x': \${nul(0.2, 'j::INTEGER')}}\`))} AS ls
+  FROM range(3000, 5000) r(i)) TO '\${W}/sf2.parquet' (FORMAT parquet, ROW_GROUP_SIZE 700)\`);
+for (const [name, files] of [['12', ['sf1.parquet', 'sf2.parquet']], ['21', ['sf2.parquet', 'sf1.parquet']]])
+  await c.run(\`COPY (SELECT * FROM read_parquet([\${files.map(f => \"'\" + W + '/' + f + \"'\").join(', ')}], union_by_name = true))
+                TO '\${W}/sf-duck\${name}.json' (FORMAT json)\`);
+await c.run(\`COPY (SELECT 7::INTEGER AS id, {'a': 7, 'inner': {'p': 8}} AS st FROM range(2)) TO '\${W}/sf-less.parquet' (FORMAT parquet)\`);
+await c.run(\`COPY (SELECT 9::INTEGER AS id, {'a': 9, 'more': 1} AS st) TO '\${W}/sf-more.parquet' (FORMAT parquet)\`);
+") || return 1
+    local order
+    for order in 12 21; do
+        rm -rf "$WORK/sf"
+        if [ $order = 12 ]; then
+            "$INGOT" import "$WORK/sf1.parquet" "$WORK/sf2.parquet" "$WORK/sf" >/dev/null || return 1
+        else
+            "$INGOT" import "$WORK/sf2.parquet" "$WORK/sf1.parquet" "$WORK/sf" >/dev/null || return 1
+        fi
+        "$INGOT" cat --rows 0-4999 "$WORK/sf" >"$WORK/sf-mine$order.json" || return 1
+        /usr/bin/python3 - "$WORK/sf-mine$order.json" "$WORK/sf-duck$order.json" <<'PY' || return 1
+import json, sys
+mine = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r["id"])
+duck = sorted((json.loads(l) for l in open(sys.argv[2])), key=lambda r: r["id"])
+assert len(mine) == len(duck) == 5000, (len(mine), len(duck))
+for a, b in zip(mine, duck):
+    assert a == b, (a, b)
+# the case this is about: rows of each shard with a field the other added
+assert any(r["st"] and r["st"]["inner"] and r["st"]["inner"]["q"] for r in mine)
+assert any(r["st"] and r["st"]["inner"] and r["st"]["inner"]["r"] for r in mine)
+assert any(r["ls"] and any(e and e["y"] == [] for e in r["ls"]) for r in mine)
+PY
+    done
+    [ "$("$INGOT" inspect --schema "$WORK/sf" | tr '\n' ' ')" = \
+        'id int64? st struct<inner:struct<r:string?, p:int32?, q:list<string?>?>?, a:int32?, b:list<int32?>?>? ls list<struct<y:list<int32?>?, x:int32?, w:struct<u:int32?>?>?>? ' ] \
+        || { "$INGOT" inspect --schema "$WORK/sf"; return 1; }
+    "$INGOT" verify "$WORK/sf" >/dev/null || return 1
+    # an append of a shard without some of the struct's fields: NULL there
+    "$INGOT" import --append "$WORK/sf-less.parquet" "$WORK/sf" >/dev/null || return 1
+    [ "$("$INGOT" cat --rows 5001 "$WORK/sf")" = \
+        '{"id":7,"st":{"inner":{"r":null,"p":8,"q":null},"a":7,"b":null},"ls":null}' ] ||
+        { "$INGOT" cat --rows 5001 "$WORK/sf"; return 1; }
+    # one that adds a field would change the table's type
+    local out
+    out=$("$INGOT" import --append "$WORK/sf-more.parquet" "$WORK/sf" 2>&1) && return 1
+    grep -q "sf-more.parquet: column 'st' is .* in the table, struct<a:int32, more:int32> here: a column keeps its type" \
+        <<<"$out" || { echo "$out"; return 1; }
+    [ "$("$INGOT" inspect --json "$WORK/sf" | jq .rows)" = 5002 ] && "$INGOT" verify "$WORK/sf" >/dev/null
+}
+check parquet_shards_struct_fields struct_fields
+
 many_refused() {
     local out
     out=$("$INGOT" import "$WORK/f1.csv" "$ROOT/tests/parquet-testing/data/alltypes_plain.parquet" "$WORK/bad" 2>&1) && return 1

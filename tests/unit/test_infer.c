@@ -350,11 +350,13 @@ static void test_schema_union(void)
     CHECK(strstr(e.msg, "d.parquet: column 'score' holds string, where f.parquet with the inputs after it has float32"));
     ig_schema_union_free(&su);
     /* leaves widen inside lists and structs, the shape and nullability the
-     * first's; another shape, or a field of another name, is refused */
-    struct ig_schema h, i, j;
+     * first's; struct fields are united by name; a field of another type is
+     * refused */
+    struct ig_schema h, i, j, k;
     parse(&h, "l list<int64>\nst struct<a:int32, b:list<float32?>>?\n");
     parse(&i, "l list<int16?>\nst struct<a:uint32, b:list<float64>>\n");
     parse(&j, "st struct<a:int32, c:list<float32>>\n");
+    parse(&k, "st struct<c:list<string>>\n");
     ig_schema_union_init(&su);
     CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
     CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
@@ -368,11 +370,23 @@ static void test_schema_union(void)
     ig_schema_union_free(&su);
     ig_schema_union_init(&su);
     CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &j, "j.parquet", &e) == -EINVAL);
-    CHECK(strstr(e.msg, "j.parquet: column 'st' holds struct<a:int32, c:list<float32>>, where h.parquet"));
+    CHECK(ig_schema_union_add(&su, &j, "j.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &k, "k.parquet", &e) == -EINVAL);
+    CHECK(strstr(e.msg, "k.parquet: column 'st' holds struct<c:list<string>>, where h.parquet with the inputs "
+                        "after it has struct<a:int32, b:list<float32?>?, c:list<float32>?>?"));
+    ig_schema_union_free(&su);
+    ig_schema_union_init(&su);
+    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
+    CHECK(ig_schema_union_add(&su, &j, "j.parquet", &e) == 0);
+    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
+    schema_text(&u, &t);
+    CHECK(!strcmp((char *)t.data, "l list<int64>?\nst struct<a:int32, b:list<float32?>?, c:list<float32>?>?\n"));
+    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
+    ig_schema_free(&u);
     ig_schema_union_free(&su);
     ig_schema_free(&i);
     ig_schema_free(&j);
+    ig_schema_free(&k);
     ig_schema_free(&f);
     ig_schema_free(&g);
     ig_schema_free(&h);

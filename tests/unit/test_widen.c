@@ -3,8 +3,10 @@
  * refused exactly as arithmetic in 128 bits says. */
 #include "check.h"
 #include "format/model/logical.h"
+#include "format/model/schema.h"
 #include "import/widen.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 #include <math.h>
 
@@ -245,5 +247,62 @@ static void test_floats_and_units(void)
     CHECK(!ig_widen_unscaled(&w, big, &u)); /* past 128 bits: refused, not wrapped */
 }
 
-TEST_MAIN(T(test_which_pairs_widen), T(test_common_type), T(test_integers_exactly_or_refused),
+/* ig_widen_union of two columns given as type texts: the union's text, or
+ * NULL where no type holds both. */
+static char *united(const char *a, const char *b)
+{
+    struct ig_schema sa = {0}, sb = {0};
+    struct ig_error err;
+    ig_err_clear(&err);
+    CHECK(ig_schema_add_typed(&sa, "c", 1, a, strlen(a), &err) == 0 && ig_schema_finish(&sa, &err) == 0);
+    CHECK(ig_schema_add_typed(&sb, "c", 1, b, strlen(b), &err) == 0 && ig_schema_finish(&sb, &err) == 0);
+    struct ig_buf out = IG_BUF_INIT;
+    bool ok;
+    CHECK(ig_widen_union(&sa, 0, &sb, 0, &out, &ok) == 0);
+    char *text = NULL;
+    if (ok) {
+        struct ig_schema su = {0}; /* the union is a type */
+        CHECK(ig_schema_add_typed(&su, "c", 1, (const char *)out.data, out.len, &err) == 0);
+        ig_schema_free(&su);
+        text = strndup((const char *)out.data, out.len);
+        CHECK(text);
+    }
+    ig_buf_free(&out);
+    ig_schema_free(&sa);
+    ig_schema_free(&sb);
+    return text;
+}
+
+static void test_structs_united_by_name(void)
+{
+    static const char *const cases[][3] = {
+        /* a field the second adds comes after the first's; one a side lacks may be NULL */
+        {"struct<a:int32, b:string>", "struct<a:int32, c:float64>", "struct<a:int32, b:string?, c:float64?>"},
+        {"struct<a:int32, c:float64>?", "struct<c:float64?, a:int64>", "struct<a:int64, c:float64>?"},
+        /* inside lists, and deeper */
+        {"list<struct<x:int32?, y:list<int32>>?>?", "list<struct<z:decimal(2, 1)?, x:int64?>?>?",
+         "list<struct<x:int64?, y:list<int32>?, z:decimal(2, 1)?>?>?"},
+        {"struct<s:struct<p:int32?>?, a:int32?>", "struct<a:int32?, s:struct<q:list<string?>?, p:int32?>?>",
+         "struct<s:struct<p:int32?, q:list<string?>?>?, a:int32?>"},
+        {"struct<\"a b\":int32>", "struct<\"a?\":int32>", "struct<\"a b\":int32?, \"a?\":int32?>"},
+        {"struct<a:int32>", "struct<a:int32>", "struct<a:int32>"},
+        /* no type holds both */
+        {"struct<a:int32>", "struct<a:string>", NULL},
+        {"struct<a:int32>", "struct<a:list<int32>>", NULL},
+        {"struct<a:int32>", "list<struct<a:int32>>", NULL},
+        {"struct<a:int32>", "int32", NULL},
+        {"struct<a:int32, v:vector<float32, 4>>", "struct<a:int32>", NULL}, /* a vector cannot be NULL */
+        {"struct<a:int64>", "struct<a:uint64>", NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *u = united(cases[k][0], cases[k][1]);
+        if (!cases[k][2] ? u != NULL : !u || strcmp(u, cases[k][2])) {
+            fprintf(stderr, "case %zu: %s + %s gave %s\n", k, cases[k][0], cases[k][1], u ? u : "(none)");
+            CHECK(0);
+        }
+        free(u);
+    }
+}
+
+TEST_MAIN(T(test_which_pairs_widen), T(test_structs_united_by_name), T(test_common_type), T(test_integers_exactly_or_refused),
           T(test_floats_and_units))
