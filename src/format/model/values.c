@@ -422,20 +422,25 @@ int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
 {
     uint32_t per = v->per_value ? v->per_value : 1;
     v->rows = 0;
-    size_t vals = 0;
+    if (v->nent && v->reps[0] != 0) return ig_err(err, -EIO, "levels: the first entry continues a row");
+    /* a row per entry at most, room made once: this runs for every block a
+     * row read decodes */
+    if (reserve_rows(v, v->nent + 2)) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t *row_ent = v->row_ent, *row_val = v->row_val;
+    const uint8_t *reps = v->reps, *defs = v->defs;
+    size_t vals = 0, rows = 0;
+    uint8_t above = 0;
     for (size_t e = 0; e < v->nent; e++) {
-        if (v->reps[e] == 0) {
-            if (reserve_rows(v, v->rows + 2)) return ig_err(err, -ENOMEM, "out of memory");
-            v->row_ent[v->rows] = (uint32_t)e;
-            v->row_val[v->rows] = (uint32_t)vals;
-            v->rows++;
-        } else if (e == 0) {
-            return ig_err(err, -EIO, "levels: the first entry continues a row");
+        if (reps[e] == 0) {
+            row_ent[rows] = (uint32_t)e;
+            row_val[rows] = (uint32_t)vals;
+            rows++;
         }
-        if (v->defs[e] > max_def) return ig_err(err, -EIO, "levels: definition level above the maximum");
-        if (v->defs[e] == max_def) vals += per;
+        above |= defs[e] > max_def;
+        vals += defs[e] == max_def ? per : 0;
     }
-    if (reserve_rows(v, v->rows + 1)) return ig_err(err, -ENOMEM, "out of memory");
+    v->rows = rows;
+    if (above) return ig_err(err, -EIO, "levels: definition level above the maximum");
     v->row_ent[v->rows] = (uint32_t)v->nent;
     v->row_val[v->rows] = (uint32_t)vals;
     if (vals != v->n) return ig_err(err, -EIO, "levels: %zu values defined, %zu stored", vals, v->n);
