@@ -92,11 +92,13 @@ struct ig_strset;
 /* Decide whether leaf values v (column cd) get a value dictionary, from the
  * distinct values the planner counted (dict, set, and ids where they are
  * numbered); when they do, cx->vdict holds it with its use counts and out
- * the codes. level: the column's zstd level. -ENOMEM. */
+ * the codes. level: the column's zstd level. block_values: about how many
+ * values a block of the leaf will hold where the leaf's own size does not
+ * say (a leaf of a nested column cut with its siblings), else 0. -ENOMEM. */
 int ig_writer_plan_vdict(const struct ig_column_def *cd, const struct ig_values *v,
                          const struct ig_chunk_dict *dict, const struct ig_item_ids *ids,
-                         const struct ig_strset *set, int level, struct ig_vcodes *out,
-                         struct ig_chunk_ctx *cx);
+                         const struct ig_strset *set, int level, size_t block_values,
+                         struct ig_vcodes *out, struct ig_chunk_ctx *cx);
 
 /* One row group on its way to the file. */
 struct ig_group_job {

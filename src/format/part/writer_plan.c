@@ -710,6 +710,13 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     int rc = column_leaves(c->schema, c->schema->tops[t], &cw->l0, &cw->l1, err);
     if (rc) return rc;
     uint32_t l0 = cw->l0, l1 = cw->l1;
+    /* the leaves of a nested column are cut into blocks together, by the
+     * largest: about this share of the group's rows a block */
+    double block_share = 0;
+    if (l1 > l0 + 1) {
+        uint64_t most = leaves_plain_bytes(&w, l0, l1, 0, g->rows), target = ig_writer_block_target(&w, l0, l1);
+        block_share = !target || most <= target ? 1 : (double)target / (double)most;
+    }
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
         round_quantized(&w, l); /* bounds of the values as they read back */
@@ -717,8 +724,9 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
         if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set, &e->short_ids)) rc = -ENOMEM;
         /* format 14: the chunk's values once in its context, codes in its blocks */
         if (!rc)
-            rc = ig_writer_plan_vdict(leaf_def(&w, l), &g->cols[l], &g->dicts[l], &g->ids[l],
-                                      &e->chunk_set, block_level(&w), &g->vcodes[l], &g->ctx[l]);
+            rc = ig_writer_plan_vdict(leaf_def(&w, l), &g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set,
+                                      block_level(&w), (size_t)(block_share * (double)g->cols[l].n),
+                                      &g->vcodes[l], &g->ctx[l]);
         if (g->vcodes[l].on) continue; /* no symbol table, no zstd dictionary */
         if (!rc && wants_table(&w, l))
             rc = ig_fsst_train_in(g->cols[l].offs, g->cols[l].data.data, g->cols[l].n, &e->train,

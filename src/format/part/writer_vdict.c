@@ -47,12 +47,13 @@ static size_t stored_size(ZSTD_CCtx *z, struct ig_buf *tmp, const struct ig_buf 
 }
 
 /* Whether the codes with the dictionary d are smaller than the blocks' own
- * streams, over runs spread through the chunk. */
+ * streams, over runs spread through the chunk, each of a block's values
+ * (block_values, else PROBE_BYTES of them). */
 static bool pays(const struct ig_values *v, const uint32_t *code, uint32_t k, size_t dict_bytes,
-                 int level)
+                 int level, size_t block_values)
 {
     uint64_t total = v->offs[v->n] - v->offs[0] + 4ull * v->n;
-    size_t run = (size_t)((uint64_t)PROBE_BYTES * v->n / (total ? total : 1));
+    size_t run = block_values ? block_values : (size_t)((uint64_t)PROBE_BYTES * v->n / (total ? total : 1));
     if (run < 16) run = 16;
     if (run > v->n) run = v->n;
     size_t runs = v->n / run < PROBE_RUNS ? (v->n / run ? v->n / run : 1) : PROBE_RUNS;
@@ -84,17 +85,20 @@ static bool pays(const struct ig_values *v, const uint32_t *code, uint32_t k, si
     ig_buf_free(&tmp);
     if (!ok || !seen) return false;
     double scale = (double)v->n / (double)seen;
-    /* the probe's runs stand alone; the writer's blocks do better (fitted to
-     * 4 KiB stored, runs and trials, a zstd dictionary): on the package
-     * index they stored 1.7x (maintainers) to 5x (priorities of 5 values)
-     * less than the probe says, so the codes must win by OWN_SHARE */
-    return (double)code_bytes * scale + (double)dict_bytes < (double)own_bytes * scale / OWN_SHARE;
+    /* the probe's runs stand alone; the writer's blocks of a flat leaf do
+     * better (fitted to 4 KiB stored, runs and trials, a zstd dictionary): on
+     * the package index they stored 1.7x (maintainers) to 5x (priorities of 5
+     * values) less than the probe says, so the codes must win by OWN_SHARE.
+     * A nested leaf's blocks are cut with its siblings' and fitted to
+     * nothing: the probe's runs are their size, and the codes need only win. */
+    double share = block_values ? 1 : OWN_SHARE;
+    return (double)code_bytes * scale + (double)dict_bytes < (double)own_bytes * scale / share;
 }
 
 int ig_writer_plan_vdict(const struct ig_column_def *cd, const struct ig_values *v,
                          const struct ig_chunk_dict *dict, const struct ig_item_ids *ids,
-                         const struct ig_strset *set, int level, struct ig_vcodes *out,
-                         struct ig_chunk_ctx *cx)
+                         const struct ig_strset *set, int level, size_t block_values,
+                         struct ig_vcodes *out, struct ig_chunk_ctx *cx)
 {
     out->on = false;
     out->k = 0;
@@ -159,7 +163,7 @@ int ig_writer_plan_vdict(const struct ig_column_def *cd, const struct ig_values 
         count[out->code[i]]++;
     size_t dsize = ig_vdict_size(d);
     bool keep = dsize != SIZE_MAX && dsize + 64 <= VDICT_MAX_BYTES + (64u << 10) &&
-                (cd->encoding == IG_ENC_VDICT || pays(v, out->code, k, dsize, level ? level : 3));
+                (cd->encoding == IG_ENC_VDICT || pays(v, out->code, k, dsize, level ? level : 3, block_values));
     if (!keep) {
         ig_vdict_free(d);
         return 0;
