@@ -423,12 +423,15 @@ int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
     uint32_t per = v->per_value ? v->per_value : 1;
     v->rows = 0;
     if (v->nent && v->reps[0] != 0) return ig_err(err, -EIO, "levels: the first entry continues a row");
-    /* a row per entry at most, room made once: this runs for every block a
-     * row read decodes */
-    if (reserve_rows(v, v->nent + 2)) return ig_err(err, -ENOMEM, "out of memory");
-    uint32_t *row_ent = v->row_ent, *row_val = v->row_val;
+    /* the rows counted first and room made once: this runs for every block
+     * a row read decodes */
     const uint8_t *reps = v->reps, *defs = v->defs;
-    size_t vals = 0, rows = 0;
+    size_t rows = 0;
+    for (size_t e = 0; e < v->nent; e++) rows += reps[e] == 0;
+    if (reserve_rows(v, rows + 1)) return ig_err(err, -ENOMEM, "out of memory");
+    uint32_t *row_ent = v->row_ent, *row_val = v->row_val;
+    size_t vals = 0;
+    rows = 0;
     uint8_t above = 0;
     for (size_t e = 0; e < v->nent; e++) {
         if (reps[e] == 0) {
