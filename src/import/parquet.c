@@ -344,20 +344,6 @@ struct derived {
     uint8_t def;   /* `at`'s definition level, counted as s counts it */
 };
 
-/* Levels of struct node n of s: repeated slots and slots that may be null or
- * be a list, through n itself (ig_schema_finish counts them for leaves). */
-static void node_levels(const struct ig_schema *s, uint32_t n, uint8_t *rep, uint8_t *def)
-{
-    unsigned r = 0, d = 0;
-    for (uint32_t k = n; k != IG_SCHEMA_NONE; k = s->cols[k].parent) {
-        const struct ig_column_def *c = &s->cols[k];
-        for (unsigned j = 0; j <= c->lists; j++) d += ((c->null_mask >> j) & 1) + (j < c->lists);
-        r += c->lists;
-    }
-    *rep = (uint8_t)(r > 255 ? 255 : r);
-    *def = (uint8_t)(d > 255 ? 255 : d);
-}
-
 /* The file's leaf l gives the values of s's leaf map[l]: the leaf of the same
  * name (its column's path), in whatever order the file has them. A top-level
  * column of s the file does not give is NULL in every row written (so it must
@@ -403,9 +389,9 @@ static int map_leaves(const struct ig_parquet *pq, const struct ig_schema *mine,
         }
         uint32_t from = at + 1; /* the first leaf the file gives under `at` (its subtree follows it) */
         while (s->cols[from].leaf == IG_SCHEMA_NONE || !given[from]) from++;
-        d[nd] = (struct derived){.leaf = l, .from = given[from] - 1};
-        node_levels(s, at, &d[nd].rep, &d[nd].def);
-        nd++;
+        unsigned rep, def; /* below a leaf's, which the schema bounds by 255 */
+        ig_schema_node_levels(s, at, &rep, &def);
+        d[nd++] = (struct derived){.leaf = l, .from = given[from] - 1, .rep = (uint8_t)rep, .def = (uint8_t)def};
     }
     free(given);
     if (!rc && derived) {
@@ -738,8 +724,9 @@ static int feed_derived(struct feed *f, const struct derived *d, struct ig_value
     return 0;
 }
 
-/* Is any leaf of top-level column `top` fed by the file (all or none are:
- * map_leaves)? A struct without leaves needs no rows. */
+/* Is any leaf of top-level column `top` fed by the file, or derived from one
+ * it feeds (all or none are: map_leaves)? A struct without leaves needs no
+ * rows. */
 static bool top_fed(const struct ig_schema *s, uint32_t top, const bool *fed)
 {
     for (uint32_t n = top; n < s->n && s->cols[n].top == top; n++)

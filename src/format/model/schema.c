@@ -321,6 +321,22 @@ static int name_cmp(const void *a, const void *b, void *ctx)
     return ig_name_cmp(x->name, x->name_len, y->name, y->name_len);
 }
 
+void ig_schema_node_levels(const struct ig_schema *s, uint32_t n, unsigned *rep, unsigned *def)
+{
+    unsigned r = 0, d = 0;
+    for (uint32_t k = n, depth = 0; k != IG_SCHEMA_NONE && depth < 256; k = s->cols[k].parent, depth++) {
+        const struct ig_column_def *p = &s->cols[k];
+        for (unsigned j = 0; j < p->lists; j++) {
+            d += (p->null_mask >> j) & 1;
+            d++; /* a list with elements */
+            r++;
+        }
+        d += (p->null_mask >> p->lists) & 1;
+    }
+    *rep = r;
+    *def = d;
+}
+
 int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
 {
     free(s->leaves);
@@ -345,20 +361,8 @@ int ig_schema_finish(struct ig_schema *s, struct ig_error *err)
         }
         c->leaf = s->nleaves;
         s->leaves[s->nleaves++] = i;
-        /* levels: every node on the path, outermost first */
-        uint32_t path[64], depth = 0;
-        for (uint32_t k = i; k != IG_SCHEMA_NONE && depth < 64; k = s->cols[k].parent)
-            path[depth++] = k;
-        unsigned rep = 0, def = 0;
-        while (depth--) {
-            const struct ig_column_def *p = &s->cols[path[depth]];
-            for (unsigned j = 0; j < p->lists; j++) {
-                def += (p->null_mask >> j) & 1;
-                def++; /* a list with elements */
-                rep++;
-            }
-            def += (p->null_mask >> p->lists) & 1;
-        }
+        unsigned rep, def;
+        ig_schema_node_levels(s, i, &rep, &def);
         if (rep > 255 || def > 255) {
             free(order);
             return ig_err(err, -EINVAL, "'%s' is nested too deeply", c->name);

@@ -93,6 +93,11 @@ int ig_schema_add(struct ig_schema *s, const char *name, size_t name_len, unsign
 int ig_schema_add_typed(struct ig_schema *s, const char *name, size_t name_len, const char *type,
                         size_t type_len, struct ig_error *err);
 
+/* The levels at node n (a leaf's are its max_rep and max_def): the lists on
+ * its path, its own included, and the definition level at which it is there
+ * (each level on the path that may be NULL, and each list with elements). */
+void ig_schema_node_levels(const struct ig_schema *s, uint32_t n, unsigned *rep, unsigned *def);
+
 /* Compute leaves, tops and levels; check names are unique paths. */
 int ig_schema_finish(struct ig_schema *s, struct ig_error *err);
 

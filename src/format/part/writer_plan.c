@@ -711,7 +711,8 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     if (rc) return rc;
     uint32_t l0 = cw->l0, l1 = cw->l1;
     /* the leaves of a nested column are cut into blocks together, by the
-     * largest: about this share of the group's rows a block */
+     * largest: about this share of the group's rows a block (its target
+     * asks nothing of the part being written, which w does not have yet) */
     double block_share = 0;
     if (l1 > l0 + 1) {
         uint64_t most = leaves_plain_bytes(&w, l0, l1, 0, g->rows), target = ig_writer_block_target(&w, l0, l1);
