@@ -9,12 +9,15 @@
 
 #include "format/model/assemble.h"
 #include "format/model/render.h"
+#include "format/model/schema.h"
 #include "format/model/types.h"
 #include "format/model/values.h"
 #include "util/buf.h"
 #include "util/error.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* One node: a list<int64?>? column (max_def 3). */
 static void list_tree(struct ig_tree *t)
@@ -274,7 +277,155 @@ static void test_bytes_coded(void)
     ig_values_free(&coded);
 }
 
-TEST_MAIN({"assemble_measure_one_list", test_measure_one_list},
+/* A random type, depth-limited: scalars (numbers, bools, strings with
+ * escapes and broken UTF-8, binary), lists, structs, any level nullable. */
+static void random_type(uint64_t *s, unsigned depth, struct ig_buf *out)
+{
+    unsigned pick = (unsigned)(test_rand(s) % (depth ? 7 : 4));
+    static const char *const scalars[] = {"int64", "string", "bool", "binary"};
+    if (pick < 4) {
+        ig_buf_printf(out, "%s", scalars[pick]);
+    } else if (pick < 6) {
+        ig_buf_printf(out, "list<");
+        random_type(s, depth - 1, out);
+        ig_buf_printf(out, ">");
+    } else {
+        unsigned fields = 1 + (unsigned)(test_rand(s) % 3);
+        ig_buf_printf(out, "struct<");
+        for (unsigned f = 0; f < fields; f++) {
+            /* the second field's name needs escaping in JSON */
+            ig_buf_printf(out, "%s", f == 0 ? "a:" : f == 1 ? ", \"b\\q\":" : ", c:");
+            random_type(s, depth - 1, out);
+        }
+        ig_buf_printf(out, ">");
+    }
+    if (test_rand(s) % 2) ig_buf_printf(out, "?");
+}
+
+/* Rows of node n (at list level j) of schema sch into its leaves, as
+ * Dremel stripes them: NULL where it may be and the dice say, empty lists,
+ * lists of 1-3 items, strings with quotes, controls and broken UTF-8. */
+static void random_node(uint64_t *s, const struct ig_schema *sch, uint32_t n, unsigned j, uint8_t rep, uint8_t def,
+                        uint8_t depth, struct ig_values *leaves)
+{
+    const struct ig_column_def *c = &sch->cols[n];
+    uint32_t end = n + 1;
+    while (end < sch->n && sch->cols[end].parent != IG_SCHEMA_NONE && sch->cols[end].parent >= n) end++;
+    if ((c->null_mask >> j) & 1) {
+        if (test_rand(s) % 5 == 0) {
+            for (uint32_t k = n; k < end; k++)
+                if (sch->cols[k].leaf != IG_SCHEMA_NONE) ig_values_push_entry(&leaves[sch->cols[k].leaf], rep, def);
+            return;
+        }
+        def++;
+    }
+    if (j < c->lists) {
+        unsigned items = (unsigned)(test_rand(s) % 4);
+        if (!items) {
+            for (uint32_t k = n; k < end; k++)
+                if (sch->cols[k].leaf != IG_SCHEMA_NONE) ig_values_push_entry(&leaves[sch->cols[k].leaf], rep, def);
+            return;
+        }
+        for (unsigned i = 0; i < items; i++)
+            random_node(s, sch, n, j + 1, i ? (uint8_t)(depth + 1) : rep, (uint8_t)(def + 1), (uint8_t)(depth + 1),
+                        leaves);
+        return;
+    }
+    if (c->type == IG_T_STRUCT) {
+        for (uint32_t k = n + 1; k < end; k++)
+            if (sch->cols[k].parent == n) random_node(s, sch, k, 0, rep, def, depth, leaves);
+        return;
+    }
+    struct ig_values *v = &leaves[c->leaf];
+    ig_values_push_entry(v, rep, def);
+    if (c->type == IG_T_STRING || c->type == IG_T_BINARY) {
+        static const char *const texts[] = {"", "plain", "q\"uo\\te", "tab\there\nnl", "\x01\x1f", "caf\xc3\xa9",
+                                            "bad\xff\xfe", "\xe2\x82"};
+        const char *t = texts[test_rand(s) % 8];
+        ig_values_push_bytes(v, (const uint8_t *)t, strlen(t));
+    } else if (c->type == IG_T_BOOL) {
+        ig_values_push_lane(v, test_rand(s) % 2);
+    } else {
+        ig_values_push_lane(v, (uint64_t)((int64_t)(test_rand(s) >> (test_rand(s) % 64)) * (test_rand(s) % 2 ? -1 : 1)));
+    }
+}
+
+/* Any shape: measured == rendered for the whole column and for each leaf's
+ * projection (the path down to it), over all rows and a slice of them. */
+static void test_measure_any_tree(void)
+{
+    uint64_t s = check_seed + 2;
+    for (int round = 0; round < 300; round++) {
+        struct ig_buf type = IG_BUF_INIT;
+        random_type(&s, 1 + (unsigned)(test_rand(&s) % 4), &type);
+        struct ig_schema sch = {0};
+        struct ig_error err = {0};
+        REQUIRE(ig_schema_add_typed(&sch, "x", 1, (const char *)type.data, type.len, &err) == 0);
+        REQUIRE(ig_schema_finish(&sch, &err) == 0);
+        struct ig_values *leaves = calloc(sch.nleaves, sizeof *leaves);
+        REQUIRE(leaves);
+        for (uint32_t l = 0; l < sch.nleaves; l++) {
+            ig_values_init(&leaves[l], sch.cols[sch.leaves[l]].type);
+            ig_values_set_levels(&leaves[l], 1);
+        }
+        size_t rows = 1 + (size_t)(test_rand(&s) % 300);
+        for (size_t r = 0; r < rows; r++) {
+            random_node(&s, &sch, 0, 0, 0, 0, 0, leaves);
+            for (uint32_t l = 0; l < sch.nleaves; l++) ig_values_end_row(&leaves[l]);
+        }
+        for (uint32_t only = UINT32_MAX;; only = only == UINT32_MAX ? 0 : only + 1) {
+            while (only != UINT32_MAX && only < sch.n && sch.cols[only].leaf == IG_SCHEMA_NONE) only++;
+            if (only != UINT32_MAX && only >= sch.n) break;
+            struct ig_tree t;
+            REQUIRE(ig_tree_from_schema(&sch, 0, only, &t, &err) == 0);
+            struct ig_values **vp = calloc(t.nleaves, sizeof *vp), **mid = calloc(t.nleaves, sizeof *mid);
+            struct ig_values *slices = calloc(t.nleaves, sizeof *slices);
+            REQUIRE(vp && mid && slices);
+            for (uint32_t l = 0; l < t.nleaves; l++) {
+                vp[l] = &leaves[t.leaf_global[l]];
+                slices[l] = *vp[l]; /* rows [rows / 4, rows / 4 + rows / 2), as the writer measures a page */
+                slices[l].rows = rows / 2;
+                slices[l].row_ent += rows / 4;
+                slices[l].row_val += rows / 4;
+                mid[l] = &slices[l];
+            }
+            check_measure(&t, vp, rows, false);
+            if (rows / 2) check_measure(&t, mid, rows / 2, false);
+            free(vp);
+            free(mid);
+            free(slices);
+            ig_tree_free(&t);
+            if (only == UINT32_MAX && sch.nleaves == 1) break;
+        }
+        for (uint32_t l = 0; l < sch.nleaves; l++) ig_values_free(&leaves[l]);
+        free(leaves);
+        ig_schema_free(&sch);
+        ig_buf_free(&type);
+    }
+}
+
+/* A string's JSON length counted equals the rendered one: escapes, controls,
+ * UTF-8 whole and broken. */
+static void test_json_string_len(void)
+{
+    uint64_t s = check_seed + 3;
+    static const uint8_t alphabet[] = {'a', ' ', '"', '\\', '\n', '\t', '\r', 0x01, 0x1f, 0x7f, 0xc3, 0xa9,
+                                       0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xff, 0x80};
+    struct ig_buf out = IG_BUF_INIT;
+    for (int round = 0; round < 20000; round++) {
+        uint8_t b[64];
+        size_t n = (size_t)(test_rand(&s) % sizeof b);
+        for (size_t i = 0; i < n; i++)
+            b[i] = test_rand(&s) % 4 ? alphabet[test_rand(&s) % sizeof alphabet] : (uint8_t)test_rand(&s);
+        ig_buf_reset(&out);
+        CHECK(ig_render_json_string(&out, b, n) == 0);
+        CHECK_EQ_INT(ig_render_json_string_len(b, n), out.len);
+    }
+    ig_buf_free(&out);
+}
+
+TEST_MAIN({"assemble_measure_any_tree", test_measure_any_tree}, {"json_string_len", test_json_string_len},
+          {"assemble_measure_one_list", test_measure_one_list},
           {"assemble_measure_struct", test_measure_struct},
           {"values_level_rows_in_bulk", test_level_rows_in_bulk},
           {"values_bytes_run", test_bytes_run},

@@ -253,6 +253,32 @@ static size_t plain_json_run(const uint8_t *p, size_t i, size_t n)
     return i;
 }
 
+size_t ig_render_json_string_len(const uint8_t *p, size_t n)
+{
+    size_t len = 2, i = 0; /* the quotes */
+    while (i < n) { /* as ig_render_json_string writes it, below */
+        size_t run = plain_json_run(p, i, n);
+        if (run > i) {
+            len += run - i;
+            i = run;
+            continue;
+        }
+        uint8_t c = p[i];
+        if (c == '"' || c == '\\') {
+            len += 2;
+            i++;
+        } else if (c < 0x20) {
+            len += c == '\n' || c == '\t' || c == '\r' ? 2 : 6;
+            i++;
+        } else {
+            size_t l = utf8_seq(p + i, n - i);
+            len += l ? l : 6; /* \ufffd for a byte that starts no character */
+            i += l ? l : 1;
+        }
+    }
+    return len;
+}
+
 int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n)
 {
     int rc = ig_buf_reserve(out, n + 2);

@@ -24,7 +24,8 @@
 struct ig_buf;
 
 /* The length ig_render_json_value would append for value i, when that needs
- * no rendering (a non-NULL number or bool): true and *len; else false. */
+ * no rendering (a non-NULL number, bool, string or binary; not a blob, nor a
+ * logical type rendered from bytes): true and *len; else false. */
 bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len);
 /* The same for values [i, i + n), added up: true when every one of them needs
  * no rendering. One call per vector or list instead of one per value. */
@@ -73,5 +74,7 @@ int ig_render_npy(struct ig_buf *out, struct ig_values *v, const uint8_t *delete
 int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i);
 /* Append a JSON string literal for the given bytes (escaping; invalid UTF-8 as \ufffd). */
 int ig_render_json_string(struct ig_buf *out, const uint8_t *p, size_t n);
+/* The length ig_render_json_string appends for p[0..n), counted. */
+size_t ig_render_json_string_len(const uint8_t *p, size_t n);
 
 #endif

@@ -48,7 +48,14 @@ static size_t lane_len(uint8_t type, uint64_t lane, bool json)
 
 bool ig_render_json_len(const struct ig_values *v, size_t i, size_t *len)
 {
-    if (v->is_bytes || v->type == IG_T_BLOB || ig_values_is_null(v, i)) return false;
+    if (v->type == IG_T_BLOB || ig_values_is_null(v, i)) return false;
+    if (v->is_bytes) { /* a string as it is escaped, binary as \x and two hex digits a byte */
+        if (ig_logical_renders(&v->lt)) return false;
+        size_t n;
+        const uint8_t *p = ig_values_bytes(v, i, &n);
+        *len = v->type == IG_T_STRING ? ig_render_json_string_len(p, n) : 5 + 2 * n;
+        return true;
+    }
     *len = ig_logical_renders(&v->lt) ? ig_logical_lane_len(&v->lt, v->lanes[i], true)
                                       : lane_len(v->type, v->lanes[i], true);
     return true;
