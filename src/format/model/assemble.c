@@ -371,6 +371,173 @@ static bool measure_one_list(const struct asm_ctx *a, size_t rows, uint64_t *len
     return true;
 }
 
+/* Measuring any tree by its leaves' levels alone, entry by entry with two
+ * table lookups, where the walk (asm_one) calls itself for every node of
+ * every row: the text around the values belongs to the nodes, and each
+ * node's is counted from the entries of its first leaf, which meets every
+ * instance of it once (Dremel). On a leaf's path from the top, its nodes'
+ * definition slots (a level that may be NULL, a list with elements) come in
+ * order, and between them the containers: a list's brackets, a struct's
+ * braces with its fields' names, colons and commas. An entry of definition
+ * level d stands for the containers before slot d + 1 and ends there:
+ * "null" where that slot may be NULL, "[]" where it is a list, else the
+ * value. Of those containers it opens the ones below its repetition level r
+ * (a comma first when r > 0: the next item of list r), and closes the ones
+ * below the next entry's (0 at a row's end). False (nothing counted) where
+ * the levels do not fit the tree, or a leaf is a vector: the walk then says
+ * what is wrong, or measures. */
+struct level_table {
+    unsigned max_def, max_rep;
+    uint32_t *open, *close; /* [d * (max_rep + 1) + r]: the containers' text (cells of them) */
+    size_t cells;
+    uint32_t end[256];      /* [d]: "null", "[]" or 0 (the value) */
+    uint32_t comma[256];    /* [r]: 1 where list r is this leaf's to count */
+    uint8_t least[256];     /* [r]: the least definition level inside list r */
+};
+
+/* The level table of the leaf at tree node `node`: its path's slots and
+ * containers. */
+static bool level_table(const struct ig_tree *t, uint32_t node, struct ig_buf *names, struct level_table *lt)
+{
+    uint32_t path[256], depth = 0, li = t->nodes[node].leaf;
+    for (uint32_t k = node; k != UINT32_MAX; k = t->nodes[k].parent) {
+        if (depth == 256) return false;
+        path[depth++] = k;
+    }
+    /* the containers in path order: their definition slots passed before
+     * them, their repetition depth, their text, whether this leaf counts it */
+    struct container {
+        unsigned slots, depth;
+        uint32_t open, close;
+    } cs[256 * 8];
+    unsigned nc = 0, slot = 0, lists = 0, d_max = t->nodes[node].max_def;
+    uint32_t ends[256];
+    bool list_mine[256];
+    uint8_t least[256];
+    least[0] = 0;
+    while (depth--) {
+        const struct ig_tree_node *nd = &t->nodes[path[depth]];
+        bool mine = nd->first_leaf == li;
+        if (nd->dimension || slot + 2 * nd->lists + 1 >= 256 || lists + nd->lists >= 256) return false;
+        for (unsigned j = 0; j <= nd->lists; j++) {
+            if ((nd->null_mask >> j) & 1) ends[slot++] = mine ? 4 : 0; /* "null" */
+            if (j == nd->lists) break;
+            ends[slot++] = mine ? 2 : 0; /* "[]" */
+            cs[nc++] = (struct container){slot, lists, mine, mine};
+            list_mine[++lists] = mine;
+            least[lists] = (uint8_t)slot;
+        }
+        if (nd->type == IG_T_STRUCT) {
+            uint32_t text = 2; /* braces, then each field's name, colon and comma */
+            for (uint32_t c = path[depth] + 1; mine && c < t->n; c++) {
+                if (t->nodes[c].parent != path[depth]) continue;
+                ig_buf_reset(names);
+                if (ig_render_json_string(names, (const uint8_t *)t->nodes[c].field, t->nodes[c].field_len))
+                    return false;
+                text += (uint32_t)names->len + 1 + (text > 2);
+            }
+            cs[nc++] = (struct container){slot, lists, mine ? text - 1 : 0, mine};
+        }
+    }
+    unsigned R = lists;
+    if (slot != d_max || (size_t)(d_max + 1) * (R + 1) > lt->cells) return false;
+    lt->max_def = d_max;
+    lt->max_rep = R;
+    for (unsigned d = 0; d <= d_max; d++) {
+        lt->end[d] = d < d_max ? ends[d] : 0;
+        for (unsigned r = 0; r <= R; r++) {
+            uint32_t open = 0, close = 0;
+            for (unsigned c = 0; c < nc; c++)
+                if (cs[c].slots <= d && cs[c].depth >= r) {
+                    open += cs[c].open;
+                    close += cs[c].close;
+                }
+            lt->open[d * (R + 1) + r] = open;
+            lt->close[d * (R + 1) + r] = close;
+        }
+    }
+    for (unsigned r = 0; r <= R; r++) {
+        lt->comma[r] = r && list_mine[r];
+        lt->least[r] = least[r];
+    }
+    return true;
+}
+
+static bool measure_by_levels(struct asm_ctx *a, size_t rows, uint64_t *len)
+{
+    const struct ig_tree *t = a->t;
+    uint64_t total = rows; /* the newlines */
+    struct ig_buf names = IG_BUF_INIT;
+    struct level_table lt = {0};
+    /* room for the deepest leaf's tables, made once: its definition levels
+     * by the lists on its path */
+    unsigned most_def = 0, most_lists = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        unsigned lists = 0;
+        for (uint32_t k = i, guard = 0; k != UINT32_MAX && guard < 256; k = t->nodes[k].parent, guard++)
+            lists += t->nodes[k].lists;
+        most_def = t->nodes[i].max_def > most_def ? t->nodes[i].max_def : most_def;
+        most_lists = lists > most_lists ? lists : most_lists;
+    }
+    lt.cells = (size_t)(most_def + 1) * (most_lists + 1);
+    lt.open = malloc(2 * lt.cells * sizeof *lt.open);
+    lt.close = lt.open ? lt.open + lt.cells : NULL;
+    bool ok = lt.open != NULL;
+    for (uint32_t node = 0; ok && node < t->n; node++) {
+        uint32_t li = t->nodes[node].leaf;
+        if (li == UINT32_MAX) continue;
+        const struct ig_values *v = li < t->nleaves ? a->leaves[li] : NULL;
+        if (!v || !v->levels || !v->defs || !v->reps || !v->row_ent || !v->row_val || v->rows < rows ||
+            (v->per_value && v->per_value != 1) || !level_table(t, node, &names, &lt)) {
+            ok = false;
+            break;
+        }
+        size_t e0 = v->row_ent[0], e1 = v->row_ent[rows], v0 = v->row_val[0], v1 = v->row_val[rows];
+        if (e1 < e0 || v1 < v0 || v1 > v->n) {
+            ok = false;
+            break;
+        }
+        const uint8_t *reps = v->reps, *defs = v->defs;
+        unsigned R1 = lt.max_rep + 1, D = lt.max_def, bad = 0;
+        size_t defined = 0, starts = 0;
+        uint64_t text = 0;
+        for (size_t e = e0; e < e1; e++) {
+            unsigned d = defs[e], r = reps[e], next = e + 1 < e1 ? reps[e + 1] : 0;
+            bad |= (d > D) | (r > lt.max_rep) | (next > lt.max_rep);
+            if (bad) break;
+            bad |= r && d < lt.least[r]; /* an item of a list that has none */
+            starts += r == 0;
+            defined += d == D;
+            text += lt.open[d * R1 + r] + lt.end[d] + lt.comma[r] + lt.close[d * R1 + next];
+        }
+        if (bad || starts != rows || (e1 > e0 && reps[e0] != 0) || defined != v1 - v0) {
+            ok = false;
+            break;
+        }
+        total += text;
+        if (a->values_known) continue;
+        uint64_t run = 0;
+        if (ig_render_json_len_run(v, v0, v1 - v0, &run)) {
+            total += run;
+            continue;
+        }
+        for (size_t k = v0; ok && k < v1; k++) {
+            size_t n;
+            if (ig_render_json_len(v, k, &n)) {
+                total += n;
+                continue;
+            }
+            ig_buf_reset(&names);
+            ok = ig_render_json_value(&names, v, k) == 0;
+            total += names.len;
+        }
+    }
+    free(lt.open);
+    ig_buf_free(&names);
+    if (ok) *len = total;
+    return ok;
+}
+
 static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leaves, size_t rows,
                           const uint8_t *deleted, struct ig_buf *out, bool values_known,
                           uint64_t *len, struct ig_error *err)
@@ -384,7 +551,7 @@ static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leav
     uint64_t total = 0;
     bool fixed = !rc && a.measure && !deleted && rows &&
                  ((fixed_shape(t, leaves, rows) && measure_fixed(&a, rows, &total)) ||
-                  measure_one_list(&a, rows, &total));
+                  measure_one_list(&a, rows, &total) || measure_by_levels(&a, rows, &total));
     for (size_t r = 0; !fixed && r < rows && !rc; r++) {
         if (deleted && ((deleted[r / 8] >> (r % 8)) & 1)) continue;
         size_t before = a.out->len;
