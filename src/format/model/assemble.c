@@ -493,7 +493,7 @@ static bool measure_by_levels(struct asm_ctx *a, size_t rows, uint64_t *len)
             break;
         }
         size_t e0 = v->row_ent[0], e1 = v->row_ent[rows], v0 = v->row_val[0], v1 = v->row_val[rows];
-        if (e1 < e0 || v1 < v0 || v1 > v->n) {
+        if (e1 < e0 || e1 > v->nent || v1 < v0 || v1 > v->n) {
             ok = false;
             break;
         }
