@@ -299,102 +299,85 @@ static void parse(struct ig_schema *s, const char *text)
     CHECK(ig_schema_parse(s, text, strlen(text), "s.txt", &e) == 0);
 }
 
-static void test_schema_union(void)
+/* An input of a union: its schema and the name messages give it. */
+struct union_input {
+    const struct ig_schema *s;
+    const char *name;
+};
+
+/* The union of inputs in[0..n), each taken in, is want (schema syntax). */
+static void union_gives(const struct union_input *in, size_t n, const char *want)
 {
-    struct ig_schema a, b, c, u;
+    struct ig_schema_union su;
+    struct ig_schema u;
     struct ig_error e = {0};
     struct ig_buf t = IG_BUF_INIT;
+    ig_schema_union_init(&su);
+    for (size_t k = 0; k < n; k++) CHECK(ig_schema_union_add(&su, in[k].s, in[k].name, &e) == 0);
+    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
+    schema_text(&u, &t);
+    CHECK(!strcmp((char *)t.data, want));
+    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
+    ig_schema_free(&u);
+    ig_schema_union_free(&su);
+    ig_buf_free(&t);
+}
+
+/* Inputs in[0..n - 1) are taken in and the last is refused, the message
+ * holding msg. */
+static void union_refuses(const struct union_input *in, size_t n, const char *msg)
+{
+    struct ig_schema_union su;
+    struct ig_error e = {0};
+    ig_schema_union_init(&su);
+    for (size_t k = 0; k + 1 < n; k++) CHECK(ig_schema_union_add(&su, in[k].s, in[k].name, &e) == 0);
+    CHECK(ig_schema_union_add(&su, in[n - 1].s, in[n - 1].name, &e) == -EINVAL);
+    CHECK(strstr(e.msg, msg));
+    ig_schema_union_free(&su);
+}
+
+static void test_schema_union(void)
+{
+    struct ig_schema a, b, c, d, f, g, h, i, j, k;
     parse(&a, "id int64\nname string?\nv vector<float32, 4>\n");
     parse(&b, "name string\nscore float64\nid int64?\nv vector<float32, 4>\n");
     parse(&c, "id int64\nl list<int32>\nv vector<float32, 4>\n");
-    struct ig_schema_union su;
-    ig_schema_union_init(&su);
-    CHECK(ig_schema_union_add(&su, &a, "a.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &b, "b.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &c, "c.parquet", &e) == 0);
-    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
-    schema_text(&u, &t);
-    /* in every input: the first's type; in some: nullable; a vector never */
-    CHECK(!strcmp((char *)t.data, "id int64\nname string?\nv vector<float32, 4>\nscore float64?\nl list<int32>?\n"));
-    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
-    ig_schema_free(&u);
-    ig_schema_union_free(&su);
-    /* two types of one column that no type holds both of: both inputs named */
-    struct ig_schema d, f, g;
     parse(&d, "score string\n");
-    ig_schema_union_init(&su);
-    CHECK(ig_schema_union_add(&su, &b, "b.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &d, "d.parquet", &e) == -EINVAL);
-    CHECK(strstr(e.msg, "d.parquet: column 'score' holds string, where b.parquet has float64: no type holds"));
-    ig_schema_union_free(&su);
-    /* numbers of two types: the one that holds both (widen.h), nullability
-     * the first's, a column some input lacks nullable as before */
     parse(&f, "id int32\nscore float32\nt timestamp(ms)?\nl list<int32>\n");
     parse(&g, "id uint32?\nscore int16\nt timestamp(ns)\nl list<int32>\n");
-    ig_schema_union_init(&su);
-    CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &g, "g.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &a, "a.parquet", &e) == 0);
-    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
-    schema_text(&u, &t);
-    CHECK(!strcmp((char *)t.data, "id int64\nscore float32?\nt timestamp(ns)?\nl list<int32>?\nname string?\n"
-                                  "v vector<float32, 4>\n"));
-    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
-    ig_schema_free(&u);
-    ig_schema_union_free(&su);
-    /* a widened type refused later names the input it came from */
-    ig_schema_union_init(&su);
-    CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &g, "g.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &d, "d.parquet", &e) == -EINVAL);
-    CHECK(strstr(e.msg, "d.parquet: column 'score' holds string, where f.parquet with the inputs after it has float32"));
-    ig_schema_union_free(&su);
-    /* leaves widen inside lists and structs, the shape and nullability the
-     * first's; struct fields are united by name; a field of another type is
-     * refused */
-    struct ig_schema h, i, j, k;
     parse(&h, "l list<int64>\nst struct<a:int32, b:list<float32?>>?\n");
     parse(&i, "l list<int16?>\nst struct<a:uint32, b:list<float64>>\n");
     parse(&j, "st struct<a:int32, c:list<float32>>\n");
     parse(&k, "st struct<c:list<string>>\n");
-    ig_schema_union_init(&su);
-    CHECK(ig_schema_union_add(&su, &f, "f.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &i, "i.parquet", &e) == 0);
-    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
-    schema_text(&u, &t);
-    CHECK(!strcmp((char *)t.data, "id int32?\nscore float32?\nt timestamp(ms)?\nl list<int64>\n"
-                                  "st struct<a:int64, b:list<float64?>>?\n"));
-    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
-    ig_schema_free(&u);
-    ig_schema_union_free(&su);
-    ig_schema_union_init(&su);
-    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &j, "j.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &k, "k.parquet", &e) == -EINVAL);
-    CHECK(strstr(e.msg, "k.parquet: column 'st' holds struct<c:list<string>>, where h.parquet with the inputs "
-                        "after it has struct<a:int32, b:list<float32?>?, c:list<float32>?>?"));
-    ig_schema_union_free(&su);
-    ig_schema_union_init(&su);
-    CHECK(ig_schema_union_add(&su, &h, "h.parquet", &e) == 0);
-    CHECK(ig_schema_union_add(&su, &j, "j.parquet", &e) == 0);
-    CHECK(ig_schema_union_end(&su, &u, &e) == 0);
-    schema_text(&u, &t);
-    CHECK(!strcmp((char *)t.data, "l list<int64>?\nst struct<a:int32, b:list<float32?>?, c:list<float32>?>?\n"));
-    if (check_failures) fprintf(stderr, "%s", (char *)t.data);
-    ig_schema_free(&u);
-    ig_schema_union_free(&su);
-    ig_schema_free(&i);
-    ig_schema_free(&j);
-    ig_schema_free(&k);
-    ig_schema_free(&f);
-    ig_schema_free(&g);
-    ig_schema_free(&h);
-    ig_schema_free(&a);
-    ig_schema_free(&b);
-    ig_schema_free(&c);
-    ig_schema_free(&d);
-    ig_buf_free(&t);
+    const struct union_input A = {&a, "a.parquet"}, B = {&b, "b.parquet"}, C = {&c, "c.parquet"},
+                             D = {&d, "d.parquet"}, F = {&f, "f.parquet"}, G = {&g, "g.parquet"},
+                             H = {&h, "h.parquet"}, I = {&i, "i.parquet"}, J = {&j, "j.parquet"},
+                             K = {&k, "k.parquet"};
+    /* in every input: the first's type; in some: nullable; a vector never */
+    union_gives((struct union_input[]){A, B, C}, 3,
+                "id int64\nname string?\nv vector<float32, 4>\nscore float64?\nl list<int32>?\n");
+    /* two types of one column that no type holds both of: both inputs named */
+    union_refuses((struct union_input[]){B, D}, 2,
+                  "d.parquet: column 'score' holds string, where b.parquet has float64: no type holds");
+    /* numbers of two types: the one that holds both (widen.h), nullability
+     * the first's, a column some input lacks nullable as before */
+    union_gives((struct union_input[]){F, G, A}, 3,
+                "id int64\nscore float32?\nt timestamp(ns)?\nl list<int32>?\nname string?\nv vector<float32, 4>\n");
+    /* a widened type refused later names the input it came from */
+    union_refuses((struct union_input[]){F, G, D}, 3,
+                  "d.parquet: column 'score' holds string, where f.parquet with the inputs after it has float32");
+    /* leaves widen inside lists and structs, the shape and nullability the
+     * first's; struct fields are united by name; a field of another type is
+     * refused */
+    union_gives((struct union_input[]){F, H, I}, 3,
+                "id int32?\nscore float32?\nt timestamp(ms)?\nl list<int64>\nst struct<a:int64, b:list<float64?>>?\n");
+    union_refuses((struct union_input[]){H, J, K}, 3,
+                  "k.parquet: column 'st' holds struct<c:list<string>>, where h.parquet with the inputs "
+                  "after it has struct<a:int32, b:list<float32?>?, c:list<float32>?>?");
+    union_gives((struct union_input[]){H, J}, 2,
+                "l list<int64>?\nst struct<a:int32, b:list<float32?>?, c:list<float32>?>?\n");
+    struct ig_schema *all[] = {&a, &b, &c, &d, &f, &g, &h, &i, &j, &k};
+    for (size_t n = 0; n < sizeof all / sizeof all[0]; n++) ig_schema_free(all[n]);
 }
 
 TEST_MAIN(T(test_jsonl_shards_as_one_input), T(test_csv_shards_by_header), T(test_refusals_name_their_inputs),
