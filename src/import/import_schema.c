@@ -25,7 +25,7 @@
 static int widens_into(const struct ig_schema *in, uint32_t cin, const struct ig_schema *table, uint32_t ct,
                        bool *fits)
 {
-    *fits = ig_widen_column(in, cin, table, ct, NULL, 0);
+    *fits = ig_widen_column(in, cin, table, ct);
     if (*fits) return 0;
     struct ig_buf both = IG_BUF_INIT, have = IG_BUF_INIT;
     int rc = ig_widen_union(table, ct, in, cin, &both, fits);

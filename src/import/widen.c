@@ -200,10 +200,9 @@ static uint32_t column_end(const struct ig_schema *s, uint32_t c)
     return e;
 }
 
-bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb,
-                     struct ig_scalar *common, uint32_t cap)
+bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb)
 {
-    uint32_t ea = column_end(a, ca), eb = column_end(b, cb), k = 0;
+    uint32_t ea = column_end(a, ca), eb = column_end(b, cb);
     if (ea - ca != eb - cb) return false;
     for (uint32_t i = ca, j = cb; i < ea; i++, j++) {
         const struct ig_column_def *x = &a->cols[i], *y = &b->cols[j];
@@ -218,14 +217,12 @@ bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_sch
             if (x->num_children != y->num_children) return false;
             continue;
         }
-        struct ig_scalar sx = {.type = x->type, .lt = x->lt}, sy = {.type = y->type, .lt = y->lt}, c = sx;
-        bool equal = same(&sx, &sy);
+        struct ig_scalar sx = {.type = x->type, .lt = x->lt}, sy = {.type = y->type, .lt = y->lt};
         struct ig_widen w;
-        if (!equal && (!ig_type_is_primitive(x->type) || !ig_type_is_primitive(y->type) || x->dimension))
+        if (same(&sx, &sy)) continue;
+        if (!ig_type_is_primitive(x->type) || !ig_type_is_primitive(y->type) || x->dimension)
             return false; /* blobs and vectors as they are */
-        if (common ? !equal && !ig_widen_common(&sx, &sy, &c) : !equal && !ig_widen_plan(&sx, &sy, &w)) return false;
-        if (common && k < cap) common[k] = c;
-        k++;
+        if (!ig_widen_plan(&sx, &sy, &w)) return false;
     }
     return true;
 }

@@ -84,16 +84,13 @@ bool ig_widen_lane(const struct ig_widen *w, uint64_t in, uint64_t *out);
  * is): false on overflow of 128 bits (the caller checks the storage's range). */
 bool ig_widen_unscaled(const struct ig_widen *w, __int128 in, __int128 *out);
 
-/* Columns whose leaves widen: column ca of a and column cb of b (top-level
- * nodes) have one shape (the same lists, struct fields by name and order,
- * vectors; nullability aside), and each leaf of a's either has the type of
- * b's leaf there or widens: into it (common NULL: a list<int32> into a
- * list<int64>), or with it into a common type, written into common[k] for
- * the column's k-th leaf (cap of them; the leaf's own type where the two
- * match). False where the shapes differ or a leaf does not widen. */
+/* Does column ca of a widen into column cb of b (top-level nodes)? One
+ * shape (the same lists, struct fields by name and order, vectors;
+ * nullability aside), and each leaf of a's either has the type of b's leaf
+ * there or widens into it (ig_widen_plan: a list<int32> into a list<int64>).
+ * False where the shapes differ or a leaf does not widen. */
 struct ig_schema;
-bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb,
-                     struct ig_scalar *common, uint32_t cap);
+bool ig_widen_column(const struct ig_schema *a, uint32_t ca, const struct ig_schema *b, uint32_t cb);
 
 /* The type that holds the values of node ca of a and node cb of b, in schema
  * syntax, appended to out: leaves widened as ig_widen_column widens them,
