@@ -11,7 +11,7 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION 18u    /* what writers write (18: sliding-window pages where list items may be NULL; 17: no deletion bitmap until the first erase; 16: plain bytes by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
+#define IG_FORMAT_VERSION 19u    /* what writers write (19: level streams of nested leaves as one rANS-coded stream; 18: sliding-window pages where list items may be NULL; 17: no deletion bitmap until the first erase; 16: plain bytes by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
@@ -24,6 +24,7 @@
 #define IG_FORMAT_HUFF_SLOTS 15u /* the first whose huffman streams may hold their items in slots */
 #define IG_FORMAT_LAZY_DELETION 17u /* the first whose deletion bitmap may be absent (no row deleted) or past the footer */
 #define IG_FORMAT_SLIDE_ITEM_NULLS 18u /* the first whose sliding-window pages may lie in a list<T?> leaf (pages with no NULL item) */
+#define IG_FORMAT_JOINT_LEVELS 19u /* the first whose nested pages may hold their levels as one joint stream (IG_BODY_JOINT) */
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */
@@ -214,6 +215,8 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1, IG_PC_ZSTD_DICT = 2 }
  *   [validity bitmap, ceil(entries/8) bytes, 1 = present]   if IG_BODY_VALIDITY
  *   [u32 len | rep-level int stream]                         if IG_BODY_REP
  *   [u32 len | def-level int stream]                         if IG_BODY_DEF
+ *   (with IG_BODY_JOINT the two level streams are one: [u32 len | joint
+ *   levels], page/joint_levels.h; REP and DEF still say which levels exist)
  *   values stream (int or bytes stream, codec.h) to the end of the body */
 #define IG_BODY_HDR 4
 #define IG_BODY_VALIDITY 0x01
@@ -221,6 +224,7 @@ enum ig_page_compression { IG_PC_NONE = 0, IG_PC_ZSTD = 1, IG_PC_ZSTD_DICT = 2 }
 #define IG_BODY_DEF 0x04
 #define IG_BODY_BLOB 0x08 /* blob references (page_blob.h) instead of one values stream */
 #define IG_BODY_SLIDE 0x10 /* sliding-window list (page_slide.h) instead of levels + values */
+#define IG_BODY_JOINT 0x20 /* format 19: the levels as one rANS-coded stream (page/joint_levels.h) */
 #define IG_PAGE_ENC_SLIDE 8 /* page record encoding byte of a sliding-window page */
 
 /* ---- sliding-window page (body flag IG_BODY_SLIDE; page/slide.h) ----

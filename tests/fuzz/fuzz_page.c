@@ -31,11 +31,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ig_values v;
     ig_values_init(&v, type);
     struct ig_error err = {0};
-    if (data[10] & 2) { /* a nested leaf: list<int> (levels or sliding windows), its items NULL or not */
+    if (data[10] & 2) { /* a nested leaf: list<int> (levels, one joint stream from format 19, or
+                         * sliding windows), its items NULL or not */
         bool item_nulls = data[10] & 4;
         struct ig_leaf_info li = {.type = data[0] & 4 ? IG_T_INT64 : IG_T_UINT32, .max_rep = 1,
                                   .max_def = (uint8_t)(1 + (data[0] & 1) + item_nulls), .levels = true,
-                                  .per_value = 1, .slide_ok = true, .item_nulls = item_nulls};
+                                  .per_value = 1, .slide_ok = true, .item_nulls = item_nulls,
+                                  .joint_levels = data[10] & 8};
         rec.entry_count = ig_ld32(data + 11) % 100000;
         rec.value_count = rec.entry_count;
         rec.encoding = data[15] & 8;

@@ -62,6 +62,10 @@
 #       slidenull/: list<int64?>? windows in pages of 200 rows, NULL lists,
 #       empty ones, and NULL items in one stretch only (its pages level
 #       streams), rows erased in both kinds of page)
+#   v19: the commit that added v19/ (format version 19, a nested leaf's levels
+#       as one rANS-coded stream; from 19 also structs/: a struct of a string
+#       and a struct, and a list of structs, NULL and empty at every level in
+#       two row groups, rows erased, one of them the only NULL event)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -174,6 +178,14 @@ tables() {
             rm "$d.slidenull.jsonl" "$d.slidenull.txt"
             # row 150 in a page of windows, row 420 among the NULL items
             "$ingot" erase --row 7 --row 150 --row 420 --row 599 "$d/slidenull"
+        fi
+        if [ "$v" -ge 19 ]; then
+            structs_input >"$d.structs.jsonl"
+            printf 'id int64\nevent struct<kind:string?, meta:struct<x:int32?, y:int32?>?>?\nitems list<struct<sku:string?, qty:int32?>?>?\n' >"$d.structs.txt"
+            "$ingot" import --format jsonl --schema "$d.structs.txt" --rows-per-group 1000 "$d.structs.jsonl" "$d/structs"
+            rm "$d.structs.jsonl" "$d.structs.txt"
+            # row 1500 alone has a NULL event in its group's second half
+            "$ingot" erase --row 3 --row 150 --row 999 --row 1000 --row 1500 --row 1777 "$d/structs"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
@@ -317,6 +329,29 @@ for uid in range(600):
     print(json.dumps({"uid": uid, "clk": clk}))
 '
 }
+# 2,000 rows of an event (a kind of 12, a meta of two numbers; NULL events
+# every 31st row but in 1,400-1,999, where only row 1,500's is, NULL fields
+# and metas here and there) and 0-4 items (NULL lists, empty ones, NULL items
+# and fields): deterministic.
+structs_input() {
+    /usr/bin/python3 -c '
+import json, random
+rng = random.Random(19)
+for i in range(2000):
+    if (i % 31 == 0 and not 1400 <= i < 2000) or i == 1500:
+        event = None
+    else:
+        meta = None if rng.random() < 0.05 else {"x": rng.randrange(1000), "y": None if rng.random() < 0.1 else rng.randrange(50)}
+        event = {"kind": None if rng.random() < 0.02 else "k%d" % rng.randrange(12), "meta": meta}
+    if i % 29 == 0:
+        items = None
+    else:
+        items = [None if rng.random() < 0.03 else {"sku": None if rng.random() < 0.05 else "s%d" % rng.randrange(300),
+                 "qty": rng.randrange(1, 4)} for _ in range(rng.randrange(5))]
+    print(json.dumps({"id": i, "event": event, "items": items}))
+'
+}
+
 # What the current reader prints for table dir $1 (run from its parent, so
 # paths are relative), into directory $2.
 expected() {

@@ -1,5 +1,6 @@
 /* Erasing rows of nested (level-stream) pages: random lists and strings, random
- * rows erased; the page never grows, erased rows hold nothing, live rows stay. */
+ * rows erased, the levels in two streams or one joint stream (format 19); the
+ * page never grows, erased rows hold nothing, live rows stay. */
 #include "check.h"
 #include "page_test.h"
 
@@ -52,7 +53,8 @@ static void test_erase_never_grows(void)
         bool strings = iter % 2;
         uint8_t type = strings ? IG_T_STRING : IG_T_INT64;
         struct ig_leaf_info li = {
-            .type = type, .max_rep = 1, .max_def = 3, .levels = true, .per_value = 1};
+            .type = type, .max_rep = 1, .max_def = 3, .levels = true, .per_value = 1,
+            .joint_levels = iter / 2 % 2}; /* format 19's joint level stream, or two */
         size_t rows = 20 + (size_t)(test_rand(&s) % 500);
         struct ig_values v, out;
         ig_values_init(&v, type);

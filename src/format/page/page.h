@@ -32,6 +32,9 @@ struct ig_leaf_info {
     bool slide_ok;       /* a top-level list of integers: sliding-window pages allowed */
     bool item_nulls;     /* its items may be NULL (list<T?>, format 18): sliding-window
                             pages only where none is (ig_slide_page_fits) */
+    bool joint_levels;   /* its level streams may be one joint stream (format 19,
+                            IG_BODY_JOINT): writers of 19 say so, and readers of a
+                            part of 19 or later, so an erase keeps an older part's */
     struct ig_logical lt; /* what the values mean: decoded values carry it (render.h) */
 };
 

@@ -10,6 +10,7 @@
 #include "format/page/pagerec.h"
 #include "format/layout.h"
 #include "format/page/blob_refs.h"
+#include "format/page/joint_levels.h"
 #include "format/page/slide.h"
 #include "format/model/quantize.h"
 #include "format/model/types.h"
@@ -147,6 +148,32 @@ static int get_levels(const uint8_t *body, size_t len, size_t *pos, size_t n, ui
     return rc;
 }
 
+int ig_page_skip_levels(const uint8_t *body, size_t len, size_t *pos)
+{
+    unsigned streams = body[0] & IG_BODY_JOINT ? 1
+                       : !!(body[0] & IG_BODY_REP) + !!(body[0] & IG_BODY_DEF);
+    for (unsigned i = 0; i < streams; i++) {
+        if (len - *pos < 4 || ig_ld32(body + *pos) > len - *pos - 4) return -EIO;
+        *pos += 4 + ig_ld32(body + *pos);
+    }
+    return 0;
+}
+
+/* The joint level stream (format 19) into out's level arrays. */
+static int get_joint_levels(const uint8_t *body, size_t len, size_t *pos, size_t n,
+                            const struct ig_leaf_info *li, struct ig_values *out, struct ig_error *err)
+{
+    if (len - *pos < 4) return ig_err(err, -EIO, "level stream past the page end");
+    size_t sl = ig_ld32(body + *pos);
+    *pos += 4;
+    if (sl > len - *pos) return ig_err(err, -EIO, "level stream past the page end");
+    int rc = ig_joint_levels_decode(body + *pos, sl, n, li->max_rep, li->max_def,
+                                    li->max_rep ? out->reps : NULL, out->defs, err);
+    if (!rc && !li->max_rep && n) memset(out->reps, 0, n);
+    *pos += sl;
+    return rc;
+}
+
 /* Decode n value slots of the leaf's type into out (lanes or bytes). */
 static int decode_values(const struct ig_leaf_info *li, const struct ig_chunk_ctx *cx,
                          const uint8_t *p, size_t len, size_t n, const uint8_t *absent,
@@ -216,7 +243,8 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         return rc;
     }
     uint8_t want = (uint8_t)((li->max_rep ? IG_BODY_REP : 0) | (li->max_def ? IG_BODY_DEF : 0) | blob);
-    if (flags != want) return ig_err(err, -EIO, "page body flags 0x%02x do not fit the column", flags);
+    bool joint = li->joint_levels && (want & (IG_BODY_REP | IG_BODY_DEF)) && flags == (want | IG_BODY_JOINT);
+    if (flags != want && !joint) return ig_err(err, -EIO, "page body flags 0x%02x do not fit the column", flags);
     size_t ne = rec->entry_count, pos = IG_BODY_HDR;
     out->levels = true;
     out->per_value = li->per_value ? li->per_value : 1;
@@ -230,10 +258,15 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         if (!r || !d) return ig_err(err, -ENOMEM, "out of memory");
         out->ent_cap = cap;
     }
-    if (li->max_rep) rc = get_levels(body, len, &pos, ne, li->max_rep, out->reps, err);
-    else if (ne) memset(out->reps, 0, ne);
-    if (!rc && li->max_def) rc = get_levels(body, len, &pos, ne, li->max_def, out->defs, err);
-    else if (!rc && ne) memset(out->defs, 0, ne);
+    if (joint) {
+        rc = get_joint_levels(body, len, &pos, ne, li, out, err);
+        if (!rc && !li->max_def && ne) memset(out->defs, 0, ne);
+    } else {
+        if (li->max_rep) rc = get_levels(body, len, &pos, ne, li->max_rep, out->reps, err);
+        else if (ne) memset(out->reps, 0, ne);
+        if (!rc && li->max_def) rc = get_levels(body, len, &pos, ne, li->max_def, out->defs, err);
+        else if (!rc && ne) memset(out->defs, 0, ne);
+    }
     if (rc) return rc;
     out->nent = ne;
     rc = decode_values(li, rec->cx, body + pos, len - pos, rec->value_count, NULL, out, err);
@@ -268,12 +301,7 @@ static int bytes_values_at(const uint8_t *stored, const struct ig_pagerec *rec,
         if (body[0] & IG_BODY_VALIDITY) pos += (rec->row_count + 7) / 8;
     } else {
         if (body[0] == IG_BODY_SLIDE) return 0;
-        for (uint8_t f = IG_BODY_REP; f <= IG_BODY_DEF; f <<= 1) /* the level streams */
-            if (body[0] & f) {
-                if (len - pos < 4 || ig_ld32(body + pos) > len - pos - 4)
-                    return ig_err(err, -EIO, "level stream past the page end");
-                pos += 4 + ig_ld32(body + pos);
-            }
+        if (ig_page_skip_levels(body, len, &pos)) return ig_err(err, -EIO, "level stream past the page end");
     }
     if (pos > len) return ig_err(err, -EIO, "validity bitmap past the page end");
     *posp = pos;

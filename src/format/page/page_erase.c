@@ -329,11 +329,7 @@ static int erase_in_shape(const uint8_t *stored, const struct ig_pagerec *rec,
     int rc = ig_page_body(stored, rec, s, &src, err);
     if (rc) return rc;
     size_t len = rec->body_size, pos = IG_BODY_HDR, n = rec->value_count;
-    for (uint8_t f = IG_BODY_REP; f <= IG_BODY_DEF; f <<= 1) /* skip the level streams */
-        if (src[0] & f) {
-            if (len - pos < 4 || ig_ld32(src + pos) > len - pos - 4) return 0;
-            pos += 4 + ig_ld32(src + pos);
-        }
+    if (ig_page_skip_levels(src, len, &pos)) return 0;
     if (v->n != n || ig_ints_erase_drops(src + pos, len - pos)) return 0;
     uint8_t *slots = calloc(n / 8 + 1, 1);
     struct ig_buf body = IG_BUF_INIT;

@@ -26,6 +26,10 @@ size_t ig_page_compress(void *dst, size_t cap, const void *src, size_t n, int le
 /* The same against a chunk's zstd dictionary (compression 2). */
 size_t ig_page_compress_dict(struct ig_zdict *d, void *dst, size_t cap, const void *src, size_t n,
                              int level);
+/* Where a nested leaf's values stream starts: *pos (just after the body's
+ * header) moved past the level streams the body flags say it has, two or
+ * one joint stream. -EIO when a stream's length runs past len. */
+int ig_page_skip_levels(const uint8_t *body, size_t len, size_t *pos);
 /* Compress body (per policy) into out and checksum it. */
 int ig_page_seal(const struct ig_page_policy *pol, struct ig_buf *body, struct ig_page_built *out,
                  struct ig_error *err);

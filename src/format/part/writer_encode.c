@@ -206,7 +206,8 @@ static int erase_deleted_rows(struct enc *w, uint32_t l, size_t start, struct ig
     struct ig_leaf_info li = {.type = cd->type, .max_rep = cd->max_rep, .max_def = cd->max_def,
                               .quantize = cd->quantize, .levels = v->levels,
                               .per_value = cd->dimension ? cd->dimension : 1,
-                              .item_nulls = cd->lists == 1 && (cd->null_mask & 2), .lt = cd->lt};
+                              .item_nulls = cd->lists == 1 && (cd->null_mask & 2),
+                              .joint_levels = v->levels, .lt = cd->lt};
     struct ig_page_built out = {0};
     uint8_t *kill = NULL;
     int rc = 0;

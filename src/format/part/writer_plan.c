@@ -254,6 +254,7 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
                                             .item_nulls = cd->lists == 1 && (cd->null_mask & 2),
                                             .lt = cd->lt}};
     pol->leaf.slide_ok = ig_writer_slide_candidate(cd, v); /* 18: list<T?> too */
+    pol->leaf.joint_levels = v->levels;                    /* 19: joint level streams */
     pol->decimal = true; /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
     pol->alp = true;     /* and 12: alp, */
     pol->huff_slots = true; /* 15: huffman's slots, */

@@ -1,0 +1,258 @@
+/* Joint level streams (format 19, page/joint_levels.h): random levels round
+ * trip at every shape a leaf can have; a stream is exactly what the encoder
+ * writes (truncated, extended, a symbol listed that no entry has, a wrong
+ * state: EIO); hostile bytes never crash; nested pages choose the joint
+ * stream where it is smaller and decode the same rows, and a part of an
+ * older version refuses one. */
+#include "check.h"
+#include "page_test.h"
+
+#include "format/layout.h"
+#include "format/page/joint_levels.h"
+#include "format/page/page.h"
+#include "format/model/types.h"
+#include "format/model/values.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include <errno.h>
+
+/* n entries of levels below their maxima: style 0 one value, 1 a few values
+ * of skewed frequency, 2 anything */
+static void make_levels(uint64_t *s, uint8_t *reps, uint8_t *defs, size_t n, uint8_t max_rep,
+                        uint8_t max_def, int style)
+{
+    uint8_t r0 = (uint8_t)(test_rand(s) % (max_rep + 1u)), d0 = (uint8_t)(test_rand(s) % (max_def + 1u));
+    for (size_t i = 0; i < n; i++) {
+        unsigned u = (unsigned)(test_rand(s) % 100);
+        bool common = style == 0 || (style == 1 && u < 90);
+        reps[i] = common ? r0 : (uint8_t)(test_rand(s) % (max_rep + 1u));
+        defs[i] = common ? d0 : (uint8_t)(test_rand(s) % (max_def + 1u));
+    }
+    if (!max_rep) memset(reps, 0, n);
+}
+
+static void test_round_trip(void)
+{
+    uint64_t s = check_seed ^ 0x10e1;
+    enum { MAX_N = 3000 };
+    static uint8_t reps[MAX_N], defs[MAX_N], r2[MAX_N], d2[MAX_N];
+    struct ig_buf b = IG_BUF_INIT;
+    int bad = 0, tries = 0;
+    for (int iter = 0; iter < 600; iter++) {
+        uint8_t max_rep = (uint8_t)(test_rand(&s) % 8), max_def = (uint8_t)(test_rand(&s) % 31);
+        if (!ig_joint_levels_alphabet(max_rep, max_def)) continue;
+        size_t n = iter % 50 == 0 ? 0 : (size_t)(test_rand(&s) % (iter % 7 == 0 ? MAX_N : 300));
+        make_levels(&s, reps, defs, n, max_rep, max_def, iter % 3);
+        ig_buf_reset(&b);
+        struct ig_error err = {0};
+        REQUIRE(ig_joint_levels_encode(reps, defs, n, max_rep, max_def, &b, &err) == 0);
+        /* a table of at most 2 bytes a symbol, a 3-byte state, at most a byte an entry */
+        CHECK(b.len <= 1 + 2 * 255 + 3 + n);
+        memset(r2, 0xAA, n);
+        memset(d2, 0xAA, n);
+        int rc = ig_joint_levels_decode(b.data, b.len, n, max_rep, max_def, r2, d2, &err);
+        if (rc) fprintf(stderr, "  decode: %s\n", err.msg);
+        tries++;
+        bad += rc != 0 || memcmp(defs, d2, n) != 0 || (max_rep && memcmp(reps, r2, n) != 0);
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(tries > 400);
+    ig_buf_free(&b);
+}
+
+/* The entropy it is for: a struct's field under a struct NULL in 3 % of
+ * rows takes a fraction of the two bits bit-packing spends an entry. */
+static void test_skewed_is_small(void)
+{
+    uint64_t s = check_seed ^ 0x5ce;
+    uint8_t defs[300];
+    for (size_t i = 0; i < sizeof defs; i++)
+        defs[i] = test_rand(&s) % 100 < 3 ? 0 : 2;
+    struct ig_buf b = IG_BUF_INIT;
+    struct ig_error err = {0};
+    REQUIRE(ig_joint_levels_encode(NULL, defs, sizeof defs, 0, 2, &b, &err) == 0);
+    fprintf(stderr, "  300 entries, 3 %% NULL: %zu bytes (bit-packed: 77)\n", b.len);
+    CHECK(b.len < 30);
+    ig_buf_free(&b);
+}
+
+static int decode_rc(const uint8_t *p, size_t len, size_t n, uint8_t max_rep, uint8_t max_def)
+{
+    uint8_t r[400], d[400];
+    struct ig_error err = {0};
+    return ig_joint_levels_decode(p, len, n, max_rep, max_def, r, d, &err);
+}
+
+static void test_exact_streams(void)
+{
+    uint64_t s = check_seed ^ 0xe8ac7;
+    uint8_t reps[400], defs[400];
+    make_levels(&s, reps, defs, 400, 1, 4, 1);
+    struct ig_buf b = IG_BUF_INIT;
+    struct ig_error err = {0};
+    REQUIRE(ig_joint_levels_encode(reps, defs, 400, 1, 4, &b, &err) == 0);
+    REQUIRE(b.len > 8);
+    CHECK(decode_rc(b.data, b.len, 400, 1, 4) == 0);
+    CHECK(decode_rc(b.data, b.len - 1, 400, 1, 4) == -EIO); /* truncated */
+    CHECK(ig_buf_append_byte(&b, 0) == 0);
+    CHECK(decode_rc(b.data, b.len, 400, 1, 4) == -EIO); /* a byte after its entries */
+    b.len--;
+    CHECK(decode_rc(b.data, b.len, 399, 1, 4) == -EIO); /* fewer entries than coded */
+    CHECK(decode_rc(b.data, b.len, 400, 0, 4) != 0);    /* symbols above the alphabet */
+    unsigned k = b.data[0];
+    uint8_t *state = b.data + 1 + 2 * k;
+    state[0] ^= 1; /* the final state one off */
+    CHECK(decode_rc(b.data, b.len, 400, 1, 4) == -EIO);
+    state[0] ^= 1;
+    /* a symbol listed that no entry has: one of 250 entries NULL, listed, the
+     * rest one value; then that entry made the common value */
+    uint8_t d[250];
+    memset(d, 4, sizeof d);
+    d[100] = 0;
+    ig_buf_reset(&b);
+    REQUIRE(ig_joint_levels_encode(NULL, d, sizeof d, 0, 4, &b, &err) == 0);
+    CHECK(decode_rc(b.data, b.len, sizeof d, 0, 4) == 0);
+    REQUIRE(b.data[0] == 2 && b.data[1] == 0 && b.data[2] == 4);
+    struct ig_buf c = IG_BUF_INIT;
+    d[100] = 4;
+    REQUIRE(ig_joint_levels_encode(NULL, d, sizeof d, 0, 4, &c, &err) == 0);
+    CHECK(c.len == 2); /* one symbol: nothing but the table */
+    CHECK(decode_rc(c.data, c.len, sizeof d, 0, 4) == 0);
+    /* a stream that lists symbol 0 and codes only 4s, right otherwise:
+     * written here with the rANS steps of joint_levels.c */
+    uint8_t listed[64] = {2, 0, 4, 0, 254}, rev[64];
+    size_t m = 0;
+    uint32_t x = 1u << 16;
+    for (int i = 0; i < 40; i++) {
+        if (x >= 255u << 16) {
+            rev[m++] = (uint8_t)x;
+            x >>= 8;
+        }
+        x = (x / 255 << 8) + x % 255 + 1;
+    }
+    listed[5] = (uint8_t)x, listed[6] = (uint8_t)(x >> 8), listed[7] = (uint8_t)(x >> 16);
+    for (size_t i = 0; i < m; i++)
+        listed[8 + i] = rev[m - 1 - i];
+    CHECK(decode_rc(listed, 8 + m, 40, 0, 4) == -EIO);
+    listed[1] = 3; /* the same with 3 for 0: still listed, never coded */
+    CHECK(decode_rc(listed, 8 + m, 40, 0, 4) == -EIO);
+    uint8_t two[] = {2, 0, 4, 0, 254, 0, 0, 1}; /* symbols 0 and 4, 1/256 and 255/256 */
+    CHECK(decode_rc(two, sizeof two, 10, 0, 4) == -EIO);
+    uint8_t unsorted[] = {2, 4, 0, 127, 127, 0, 0, 1};
+    CHECK(decode_rc(unsorted, sizeof unsorted, 10, 0, 4) == -EIO);
+    uint8_t oversum[] = {2, 0, 4, 200, 200, 0, 0, 1};
+    CHECK(decode_rc(oversum, sizeof oversum, 10, 0, 4) == -EIO);
+    uint8_t none[] = {0};
+    CHECK(decode_rc(none, 1, 0, 0, 4) == 0);
+    CHECK(decode_rc(none, 1, 5, 0, 4) == -EIO);
+    CHECK(decode_rc(none, 0, 0, 0, 4) == -EIO);
+    ig_buf_free(&b);
+    ig_buf_free(&c);
+}
+
+/* Random bytes and every one-byte change of real streams: 0 or EIO, never a
+ * read outside the stream (ASan) or a level above its maximum. */
+static void test_hostile(void)
+{
+    uint64_t s = check_seed ^ 0x405;
+    uint8_t reps[400], defs[400], r[400], d[400];
+    struct ig_buf b = IG_BUF_INIT;
+    int bad = 0;
+    for (int iter = 0; iter < 200; iter++) {
+        uint8_t max_rep = (uint8_t)(test_rand(&s) % 3), max_def = (uint8_t)(1 + test_rand(&s) % 6);
+        size_t n = 1 + (size_t)(test_rand(&s) % 400);
+        ig_buf_reset(&b);
+        struct ig_error err = {0};
+        if (iter % 2) {
+            size_t len = (size_t)(test_rand(&s) % 64);
+            for (size_t i = 0; i < len; i++)
+                CHECK(ig_buf_append_byte(&b, (uint8_t)test_rand(&s)) == 0);
+        } else {
+            make_levels(&s, reps, defs, n, max_rep, max_def, 1 + iter % 4 / 2);
+            REQUIRE(ig_joint_levels_encode(reps, defs, n, max_rep, max_def, &b, &err) == 0);
+            size_t at = (size_t)(test_rand(&s) % b.len);
+            b.data[at] ^= (uint8_t)(1 + test_rand(&s) % 255);
+        }
+        uint8_t *bytes = malloc(b.len ? b.len : 1); /* exactly its bytes: ASan sees a read past them */
+        REQUIRE(bytes);
+        memcpy(bytes, b.data, b.len);
+        int rc = ig_joint_levels_decode(bytes, b.len, n, max_rep, max_def, r, d, &err);
+        bad += rc != 0 && rc != -EIO;
+        for (size_t i = 0; !rc && i < n; i++)
+            bad += d[i] > max_def || (max_rep && r[i] > max_rep);
+        free(bytes);
+    }
+    CHECK_EQ_INT(bad, 0);
+    ig_buf_free(&b);
+}
+
+/* list<int64?>? rows: NULL lists, empty ones, NULL items, 1-6 items */
+static void make_rows(uint64_t *s, struct ig_values *v, size_t rows)
+{
+    for (size_t r = 0; r < rows; r++) {
+        unsigned pick = (unsigned)(test_rand(s) % 100);
+        if (pick < 4) {
+            ig_values_push_entry(v, 0, 0);
+        } else if (pick < 8) {
+            ig_values_push_entry(v, 0, 1);
+        } else {
+            size_t n = 1 + (size_t)(test_rand(s) % 6);
+            for (size_t k = 0; k < n; k++) {
+                bool null = test_rand(s) % 20 == 0;
+                ig_values_push_entry(v, k ? 1 : 0, null ? 2 : 3);
+                if (!null) ig_values_push_lane(v, test_rand(s) % 1000);
+            }
+        }
+        ig_values_end_row(v);
+    }
+}
+
+static void test_pages(void)
+{
+    uint64_t s = check_seed ^ 0x9a6e5;
+    struct ig_page_scratch scratch = {0};
+    struct ig_page_built two = {0}, one = {0};
+    int joint_pages = 0, bad = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        size_t rows = 1 + (size_t)(test_rand(&s) % 600);
+        struct ig_values v, a, b;
+        ig_values_init(&v, IG_T_INT64);
+        ig_values_set_levels(&v, 1);
+        ig_values_init(&a, IG_T_INT64);
+        ig_values_init(&b, IG_T_INT64);
+        make_rows(&s, &v, rows);
+        struct ig_error err = {0};
+        struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 3, .levels = true, .per_value = 1};
+        struct ig_page_policy pol = {.type = IG_T_INT64, .compression = IG_COMP_NONE, .leaf = li};
+        REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &two, &err) == 0);
+        pol.leaf.joint_levels = true;
+        REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &one, &err) == 0);
+        CHECK(one.stored.len <= two.stored.len); /* only where smaller */
+        bool joint = one.stored.data[0] & IG_BODY_JOINT;
+        joint_pages += joint;
+        struct ig_pagerec rt = test_rec_of(&two, rows), ro = test_rec_of(&one, rows);
+        REQUIRE(ig_page_decode_leaf(two.stored.data, &rt, &li, NULL, &scratch, &a, &err) == 0);
+        if (joint) /* a part of format 18 or before has no joint stream */
+            CHECK(ig_page_decode_leaf(one.stored.data, &ro, &li, NULL, &scratch, &b, &err) == -EIO);
+        li.joint_levels = true;
+        int rc = ig_page_decode_leaf(one.stored.data, &ro, &li, NULL, &scratch, &b, &err);
+        if (rc) fprintf(stderr, "  decode: %s\n", err.msg);
+        REQUIRE(rc == 0);
+        bad += a.nent != b.nent || a.n != b.n || memcmp(a.reps, b.reps, a.nent) != 0 ||
+               memcmp(a.defs, b.defs, a.nent) != 0 || memcmp(a.lanes, b.lanes, a.n * sizeof *a.lanes) != 0;
+        ig_values_free(&v);
+        ig_values_free(&a);
+        ig_values_free(&b);
+    }
+    fprintf(stderr, "  %d of 40 pages took the joint stream\n", joint_pages);
+    CHECK(joint_pages > 30);
+    CHECK_EQ_INT(bad, 0);
+    ig_page_built_free(&two);
+    ig_page_built_free(&one);
+    ig_page_scratch_free(&scratch);
+}
+
+TEST_MAIN({"joint_levels_round_trip", test_round_trip}, {"joint_levels_skewed_is_small", test_skewed_is_small},
+          {"joint_levels_exact_streams", test_exact_streams}, {"joint_levels_hostile", test_hostile},
+          {"joint_levels_pages", test_pages})
