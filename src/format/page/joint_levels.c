@@ -3,10 +3,10 @@
  * A static code with frequencies in 256ths and states kept in [2^16, 2^24),
  * renormalised a byte at a time: the table costs two bytes a symbol and a
  * state three, and a block's levels decode with one table lookup, one
- * multiply and at most one byte read an entry, two or four states in turn. An adaptive coder needs no
- * table and comes out about as small on blocks of a few hundred entries, but
- * decodes bit by bit, several times slower, and a row read decodes a block of
- * every leaf of its column. */
+ * multiply and at most one byte read an entry, two or four states in turn.
+ * An adaptive binary coder needs no table and comes out about as small on
+ * blocks of a few hundred entries, but decodes bit by bit, several times
+ * slower, and a row read decodes a block of every leaf of its column. */
 #include "format/page/joint_levels.h"
 #include "util/error.h"
 
@@ -129,16 +129,24 @@ struct decoder {
     bool short_read;
 };
 
-/* One entry from state *x: its symbol's index; the state renormalised from
- * the stream, branch-free. `checked`: a byte past the end reads 0 and marks
- * the stream short; unchecked, the caller knows a byte is there. */
+/* One entry from state *x: its symbol's index, the state renormalised from
+ * the stream. Unchecked (the caller knows a byte is there) the renormalising
+ * is a branch: branch-free, every state's next byte would wait on the byte
+ * position the others moved, one chain through all of them (3.3 ns an entry
+ * against 2.8 on lists of lists, four states). Checked, a byte past the end
+ * reads 0 and marks the stream short. */
 static inline __attribute__((always_inline)) unsigned step(struct decoder *dc, uint32_t *x, bool checked)
 {
     uint32_t e = dc->slot[*x & (PROB_TOTAL - 1)];
     uint32_t y = (e & 511) * (*x >> PROB_BITS) + ((e >> 9) & 255);
-    bool need = y < STATE_LOW, have = !checked || dc->pos < dc->len;
+    if (!checked) {
+        if (y < STATE_LOW) y = y << 8 | dc->p[dc->pos++];
+        *x = y;
+        return e >> 17;
+    }
+    bool need = y < STATE_LOW, have = dc->pos < dc->len;
     uint32_t b = have ? dc->p[dc->pos] : 0;
-    if (checked) dc->short_read |= need & !have;
+    dc->short_read |= need & !have;
     *x = need ? y << 8 | b : y;
     dc->pos += need & have; /* never past len */
     return e >> 17;
