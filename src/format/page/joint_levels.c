@@ -118,11 +118,11 @@ nomem:
 }
 
 /* What decoding needs of a slot (x mod 256): its symbol's frequency (bits
- * 0-8), slot - cum (bits 9-16) and the symbol's index in the table (17-24),
- * so that a step is one load, one multiply and one add. */
+ * 0-8), slot - cum (bits 9-16), the symbol's index in the table (16-23) and
+ * its levels (rep 32-39, def 40-47), so that a step is one load, one multiply
+ * and one add, and its entry's levels come with it. */
 struct decoder {
-    uint32_t slot[PROB_TOTAL];
-    uint8_t rep_of[256], def_of[256];
+    uint64_t slot[PROB_TOTAL];
     uint8_t seen[256];
     const uint8_t *p;
     size_t pos, len;
@@ -135,31 +135,31 @@ struct decoder {
  * position the others moved, one chain through all of them (3.3 ns an entry
  * against 2.8 on lists of lists, four states). Checked, a byte past the end
  * reads 0 and marks the stream short. */
-static inline __attribute__((always_inline)) unsigned step(struct decoder *dc, uint32_t *x, bool checked)
+static inline __attribute__((always_inline)) uint64_t step(struct decoder *dc, uint32_t *x, bool checked)
 {
-    uint32_t e = dc->slot[*x & (PROB_TOTAL - 1)];
-    uint32_t y = (e & 511) * (*x >> PROB_BITS) + ((e >> 9) & 255);
+    uint64_t e = dc->slot[*x & (PROB_TOTAL - 1)];
+    uint32_t y = ((uint32_t)e & 511) * (*x >> PROB_BITS) + (((uint32_t)e >> 9) & 255);
     if (!checked) {
         if (y < STATE_LOW) y = y << 8 | dc->p[dc->pos++];
         *x = y;
-        return e >> 17;
+        return e;
     }
     bool need = y < STATE_LOW, have = dc->pos < dc->len;
     uint32_t b = have ? dc->p[dc->pos] : 0;
     dc->short_read |= need & !have;
     *x = need ? y << 8 | b : y;
     dc->pos += need & have; /* never past len */
-    return e >> 17;
+    return e;
 }
 
 /* Entry i, coded with state x. */
 static inline __attribute__((always_inline)) void put(struct decoder *dc, uint32_t *x, bool checked,
                                                       size_t i, uint8_t *reps, uint8_t *defs)
 {
-    unsigned s = step(dc, x, checked);
-    dc->seen[s] = 1;
-    if (reps) reps[i] = dc->rep_of[s];
-    defs[i] = dc->def_of[s];
+    uint64_t e = step(dc, x, checked);
+    dc->seen[(e >> 17) & 255] = 1;
+    if (reps) reps[i] = (uint8_t)(e >> 32);
+    defs[i] = (uint8_t)(e >> 40);
 }
 
 /* n entries with w states in turn (w a constant where inlined): w entries
@@ -210,10 +210,9 @@ int ig_joint_levels_decode(const uint8_t *p, size_t len, size_t n, uint8_t max_r
     for (unsigned i = 0; i < k; i++) {
         unsigned f = p[1 + k + i] + 1u;
         if (total + f > PROB_TOTAL) break;
+        uint64_t levels = (uint64_t)(syms[i] / d) << 32 | (uint64_t)(syms[i] % d) << 40;
         for (unsigned slot = total; slot < total + f; slot++)
-            dc.slot[slot] = f | (slot - total) << 9 | i << 17;
-        dc.rep_of[i] = (uint8_t)(syms[i] / d);
-        dc.def_of[i] = (uint8_t)(syms[i] % d);
+            dc.slot[slot] = f | (slot - total) << 9 | i << 17 | levels;
         dc.seen[i] = 0;
         total += f;
     }
