@@ -118,7 +118,7 @@ nomem:
 }
 
 /* What decoding needs of a slot (x mod 256): its symbol's frequency (bits
- * 0-8), slot - cum (bits 9-16), the symbol's index in the table (16-23) and
+ * 0-8), slot - cum (bits 9-16), the symbol's index in the table (17-24) and
  * its levels (rep 32-39, def 40-47), so that a step is one load, one multiply
  * and one add, and its entry's levels come with it. */
 struct decoder {
