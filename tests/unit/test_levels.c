@@ -253,6 +253,53 @@ static void test_pages(void)
     ig_page_scratch_free(&scratch);
 }
 
+/* Rows of one shape (lists of five, the third item NULL) keep their two bit-packed streams; where
+ * rows differ the joint stream is taken; long lists are sealed both ways and
+ * the smaller kept. Each against the same page without the joint stream. */
+static void test_writer_choices(void)
+{
+    uint64_t s = check_seed ^ 0xc401ce;
+    struct ig_page_scratch scratch = {0};
+    struct ig_page_built two = {0}, one = {0};
+    for (int shape = 0; shape < 3; shape++) {
+        size_t rows = shape == 1 ? 60 : 400;
+        struct ig_values v;
+        ig_values_init(&v, IG_T_INT64);
+        ig_values_set_levels(&v, 1);
+        for (size_t r = 0; r < rows; r++) {
+            /* 0: five items a row, the third NULL; 1: 40-80 items; 2: 0-5 items, NULL lists */
+            size_t n = shape == 0 ? 5 : shape == 1 ? 40 + (size_t)(test_rand(&s) % 41) : (size_t)(test_rand(&s) % 6);
+            if (shape == 2 && test_rand(&s) % 10 == 0) {
+                ig_values_push_entry(&v, 0, 0);
+            } else if (n == 0) {
+                ig_values_push_entry(&v, 0, 1);
+            } else {
+                for (size_t k = 0; k < n; k++) {
+                    bool null = shape == 0 && k == 2;
+                    ig_values_push_entry(&v, k ? 1 : 0, null ? 2 : 3);
+                    if (!null) ig_values_push_lane(&v, r * 3 + k);
+                }
+            }
+            ig_values_end_row(&v);
+        }
+        struct ig_error err = {0};
+        struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 3, .levels = true, .per_value = 1};
+        struct ig_page_policy pol = {.type = IG_T_INT64, .compression = IG_COMP_AUTO, .leaf = li};
+        REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &two, &err) == 0);
+        pol.leaf.joint_levels = true;
+        REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &one, &err) == 0);
+        bool joint = scratch.body.data[0] & IG_BODY_JOINT; /* the body kept, before compression */
+        fprintf(stderr, "  shape %d: %zu bytes with the joint stream allowed, %zu without%s\n", shape,
+                one.stored.len, two.stored.len, joint ? " (joint)" : "");
+        CHECK(one.stored.len <= two.stored.len); /* long lists: both sealed, the smaller kept */
+        if (shape != 1) CHECK(joint == (shape == 2));
+        ig_values_free(&v);
+    }
+    ig_page_built_free(&two);
+    ig_page_built_free(&one);
+    ig_page_scratch_free(&scratch);
+}
+
 TEST_MAIN({"joint_levels_round_trip", test_round_trip}, {"joint_levels_skewed_is_small", test_skewed_is_small},
           {"joint_levels_exact_streams", test_exact_streams}, {"joint_levels_hostile", test_hostile},
-          {"joint_levels_pages", test_pages})
+          {"joint_levels_pages", test_pages}, {"joint_levels_writer_choices", test_writer_choices})
