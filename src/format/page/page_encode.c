@@ -270,6 +270,22 @@ static bool levels_periodic(const uint8_t *reps, const uint8_t *defs, size_t n, 
     return true;
 }
 
+/* Do nearly all rows (7 in 8) have as many entries as the row before? */
+static bool lengths_mostly_repeat(const uint8_t *reps, size_t n, size_t rows)
+{
+    size_t same = 0, prev = 0, len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && reps[i] == 0) {
+            same += len == prev;
+            prev = len;
+            len = 0;
+        }
+        len++;
+    }
+    same += len == prev;
+    return rows && same >= rows - rows / 8;
+}
+
 /* The level streams just put at body[at..) (after the header at at - 4) as
  * one joint stream (format 19) when that is smaller: it is written after them
  * and moved over them. Levels whose symbols would be too many stay as they
@@ -367,10 +383,12 @@ static int encode_levels(const struct ig_page_policy *pol, struct ig_values *v, 
     out->entry_count = (uint32_t)(e1 - e0);
     out->value_count = (uint32_t)(v1 - v0);
     rc = ig_page_seal(pol, body, out, err);
-    /* long lists only (16 entries a row or more): weighing every block so
-     * cost a table of structs' import a quarter, for bytes it never saved */
+    /* long lists, and lists nearly all of one length (boxes of four floats,
+     * NULL now and then: the bit-packed levels repeat but for a few rows),
+     * only: weighing every block so cost a table of structs' import a
+     * quarter, for bytes it never saved */
     if (!rc && (body->data[levels_at - IG_BODY_HDR] & IG_BODY_JOINT) && pol->compression != IG_COMP_NONE &&
-        e1 - e0 >= 16 * count)
+        (e1 - e0 >= 16 * count || (pol->leaf.max_rep && lengths_mostly_repeat(v->reps + e0, e1 - e0, count))))
         rc = two_if_smaller(pol, v->reps + e0, v->defs + e0, e1 - e0, levels_at, values_at, body, out, err);
     return rc;
 }
