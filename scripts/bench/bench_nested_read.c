@@ -18,7 +18,8 @@
  *       timed part. Prints one line: runs=.. pages=.. rows=.. values=..
  *       stored_bytes=.. secs_med=.. secs_min=.. secs_max=.. out_bytes=..
  *       (values x 8, or values x 4 with --f32) gbps_med=.. (out_bytes / secs_med)
- *       stored_gbps_med=.. sum=.. (sum of the value lanes, for cross-checks)
+ *       stored_gbps_med=.. sum=.. (sum of the value lanes, of the lengths for a
+ *       string or binary leaf, for cross-checks)
  *   bench_nested_read public TABLE LEAF [--runs N]
  *       The same through the public API: ingot_open once, then per run one
  *       ingot_read_fixed(all groups) into a buffer sized for every value of the
@@ -125,6 +126,14 @@ static void decode_pass(struct ig_table *t, const struct ig_column_ref *c, struc
                     uint32_t b;
                     memcpy(&b, &f32[i], 4);
                     s += b;
+                }
+                ps->sum += s;
+            } else if (v->is_bytes) { /* strings and binary: their lengths (no lanes) */
+                uint64_t s = 0;
+                for (size_t i = 0; i < lanes; i++) {
+                    size_t len;
+                    ig_values_bytes(v, i, &len);
+                    s += len;
                 }
                 ps->sum += s;
             } else {
