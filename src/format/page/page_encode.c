@@ -270,19 +270,13 @@ static bool levels_periodic(const uint8_t *reps, const uint8_t *defs, size_t n, 
     return true;
 }
 
-/* Do nearly all rows (7 in 8) have as many entries as the row before? */
-static bool lengths_mostly_repeat(const uint8_t *reps, size_t n, size_t rows)
+/* Do nearly all rows (7 in 8) have as many entries as the row before? From
+ * the rows' entry index (row_ent[0..rows]). */
+static bool lengths_mostly_repeat(const uint32_t *row_ent, size_t rows)
 {
-    size_t same = 0, prev = 0, len = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i && reps[i] == 0) {
-            same += len == prev;
-            prev = len;
-            len = 0;
-        }
-        len++;
-    }
-    same += len == prev;
+    size_t same = 0;
+    for (size_t r = 1; r < rows; r++)
+        same += row_ent[r + 1] - row_ent[r] == row_ent[r] - row_ent[r - 1];
     return rows && same >= rows - rows / 8;
 }
 
@@ -388,7 +382,7 @@ static int encode_levels(const struct ig_page_policy *pol, struct ig_values *v, 
      * only: weighing every block so cost a table of structs' import a
      * quarter, for bytes it never saved */
     if (!rc && (body->data[levels_at - IG_BODY_HDR] & IG_BODY_JOINT) && pol->compression != IG_COMP_NONE &&
-        (e1 - e0 >= 16 * count || (pol->leaf.max_rep && lengths_mostly_repeat(v->reps + e0, e1 - e0, count))))
+        (e1 - e0 >= 16 * count || (pol->leaf.max_rep && lengths_mostly_repeat(v->row_ent + first, count))))
         rc = two_if_smaller(pol, v->reps + e0, v->defs + e0, e1 - e0, levels_at, values_at, body, out, err);
     return rc;
 }
