@@ -269,9 +269,9 @@ static void test_pages(void)
 }
 
 /* Rows of one shape (lists of five, the third item NULL) keep their two
- * bit-packed streams; where rows differ the joint stream is taken; long lists
- * are sealed both ways and the smaller kept. Each against the same page
- * without the joint stream. */
+ * bit-packed streams, zstd storing them in next to nothing; where rows differ
+ * the joint stream is taken; long lists are sealed both ways and the smaller
+ * kept. Each against the same page without the joint stream. */
 static void test_writer_choices(void)
 {
     uint64_t s = check_seed ^ 0xc401ce;

@@ -260,15 +260,6 @@ static int encode_slide(const struct ig_page_policy *pol, struct ig_values *v, s
     return ig_page_seal(pol, &s->body, out, err);
 }
 
-/* Do the rows' levels repeat with period p (every row the same shape: lists
- * of one length, no NULL)? */
-static bool levels_periodic(const uint8_t *reps, const uint8_t *defs, size_t n, size_t p)
-{
-    if (!p || n % p) return false;
-    for (size_t i = p; i < n; i++)
-        if (reps[i] != reps[i - p] || defs[i] != defs[i - p]) return false;
-    return true;
-}
 
 /* Do nearly all rows (7 in 8) have as many entries as the row before? From
  * the rows' entry index (row_ent[0..rows]). */
@@ -283,14 +274,12 @@ static bool lengths_mostly_repeat(const uint32_t *row_ent, size_t rows)
 /* The level streams just put at body[at..) (after the header at at - 4) as
  * one joint stream (format 19) when that is smaller: it is written after them
  * and moved over them. Levels whose symbols would be too many stay as they
- * are, and so do rows that all have one shape: repeating, their bit-packed
- * bytes repeat, which zstd stores in next to nothing and the joint code, at
- * its symbols' frequencies, does not (lists of three ids: 1.11x the bytes). */
+ * are. (Lists of one length, whose bit-packed bytes repeat and zstd stores in
+ * next to nothing, are weighed sealed: encode_levels.) */
 static int joint_instead(const struct ig_leaf_info *li, const uint8_t *reps, const uint8_t *defs,
-                         size_t n, size_t rows, size_t at, struct ig_buf *body, struct ig_error *err)
+                         size_t n, size_t at, struct ig_buf *body, struct ig_error *err)
 {
     if (!ig_joint_levels_alphabet(li->max_rep, li->max_def) || (!li->max_rep && !li->max_def)) return 0;
-    if (rows && levels_periodic(reps, defs, n, n / rows)) return 0;
     size_t two = body->len - at;
     if (ig_buf_append_u32(body, 0)) return ig_err(err, -ENOMEM, "out of memory");
     int rc = ig_joint_levels_encode(reps, defs, n, li->max_rep, li->max_def, body, err);
@@ -364,7 +353,7 @@ static int encode_levels(const struct ig_page_policy *pol, struct ig_values *v, 
     if (!rc && pol->leaf.max_rep) rc = put_levels(v->reps + e0, e1 - e0, body, err);
     if (!rc && pol->leaf.max_def) rc = put_levels(v->defs + e0, e1 - e0, body, err);
     if (!rc && pol->leaf.joint_levels)
-        rc = joint_instead(&pol->leaf, v->reps + e0, v->defs + e0, e1 - e0, count, levels_at, body, err);
+        rc = joint_instead(&pol->leaf, v->reps + e0, v->defs + e0, e1 - e0, levels_at, body, err);
     size_t values_at = body->len;
     if (!rc) rc = encode_values(pol, v, v0, v1 - v0, s, body, err);
     if (rc) return rc;
@@ -377,10 +366,11 @@ static int encode_levels(const struct ig_page_policy *pol, struct ig_values *v, 
     out->entry_count = (uint32_t)(e1 - e0);
     out->value_count = (uint32_t)(v1 - v0);
     rc = ig_page_seal(pol, body, out, err);
-    /* long lists, and lists nearly all of one length (boxes of four floats,
-     * NULL now and then: the bit-packed levels repeat but for a few rows),
-     * only: weighing every block so cost a table of structs' import a
-     * quarter, for bytes it never saved */
+    /* long lists, and lists (nearly) all of one length (triples of ids: 1.11x
+     * the bytes with the joint stream kept; boxes of four floats, NULL now
+     * and then: the bit-packed levels repeat but for a few rows), only:
+     * weighing every block so cost a table of structs' import a quarter, for
+     * bytes it never saved */
     if (!rc && (body->data[levels_at - IG_BODY_HDR] & IG_BODY_JOINT) && pol->compression != IG_COMP_NONE &&
         (e1 - e0 >= 16 * count || (pol->leaf.max_rep && lengths_mostly_repeat(v->row_ent + first, count))))
         rc = two_if_smaller(pol, v->reps + e0, v->defs + e0, e1 - e0, levels_at, values_at, body, out, err);
