@@ -3,7 +3,8 @@
  * writes (truncated, extended, a symbol listed that no entry has, a wrong
  * state: EIO); hostile bytes never crash; nested pages choose the joint
  * stream where it is smaller and decode the same rows, and a part of an
- * older version refuses one. */
+ * older version refuses one; a row read's decode of a block's first rows
+ * stops early and gives what the whole decode gives. */
 #include "check.h"
 #include "page_test.h"
 
@@ -38,7 +39,7 @@ static void test_round_trip(void)
     enum { MAX_N = 3000 };
     static uint8_t reps[MAX_N], defs[MAX_N], r2[MAX_N], d2[MAX_N];
     struct ig_buf b = IG_BUF_INIT;
-    int bad = 0, tries = 0;
+    int bad = 0, tries = 0, cut_bad = 0, stopped = 0;
     for (int iter = 0; iter < 600; iter++) {
         uint8_t max_rep = (uint8_t)(test_rand(&s) % 8), max_def = (uint8_t)(test_rand(&s) % 31);
         if (!ig_joint_levels_alphabet(max_rep, max_def)) continue;
@@ -55,8 +56,26 @@ static void test_round_trip(void)
         if (rc) fprintf(stderr, "  decode: %s\n", err.msg);
         tries++;
         bad += rc != 0 || memcmp(defs, d2, n) != 0 || (max_rep && memcmp(reps, r2, n) != 0);
+        /* a reader that wants the first `rows` rows: the entries decoded hold
+         * them whole and at most four entries more (or all: one symbol), as
+         * the whole decode */
+        size_t rows = (size_t)(test_rand(&s) % (n + 2)), decoded = 0, begins = 0, cut = n;
+        for (size_t i = 0; i < n; i++)
+            if ((!max_rep || reps[i] == 0) && begins++ == rows) {
+                cut = i; /* where row `rows` begins */
+                break;
+            }
+        memset(r2, 0xAA, n);
+        memset(d2, 0xAA, n);
+        rc = ig_joint_levels_decode_rows(b.data, b.len, n, max_rep, max_def, rows, r2, d2, &decoded, &err);
+        if (rc) fprintf(stderr, "  decode of %zu rows: %s\n", rows, err.msg);
+        cut_bad += rc != 0 || decoded < cut || decoded > n || (decoded > cut + 4 && decoded < n) ||
+                   memcmp(defs, d2, decoded) != 0 || (max_rep && memcmp(reps, r2, decoded) != 0);
+        stopped += decoded < n;
     }
     CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(cut_bad, 0);
+    CHECK(stopped > 100); /* most stop early */
     CHECK(tries > 400);
     ig_buf_free(&b);
 }
@@ -181,6 +200,11 @@ static void test_hostile(void)
         bad += rc != 0 && rc != -EIO;
         for (size_t i = 0; !rc && i < n; i++)
             bad += d[i] > max_def || (max_rep && r[i] > max_rep);
+        size_t decoded = 0, rows = (size_t)(test_rand(&s) % (n + 1)); /* a row read stops early */
+        rc = ig_joint_levels_decode_rows(bytes, b.len, n, max_rep, max_def, rows, r, d, &decoded, &err);
+        bad += (rc != 0 && rc != -EIO) || decoded > n;
+        for (size_t i = 0; !rc && i < decoded; i++)
+            bad += d[i] > max_def || (max_rep && r[i] > max_rep);
         free(bytes);
     }
     CHECK_EQ_INT(bad, 0);
@@ -231,7 +255,7 @@ static void test_pages(void)
     uint64_t s = check_seed ^ 0x9a6e5;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built two = {0}, one = {0};
-    int joint_pages = 0, bad = 0;
+    int joint_pages = 0, bad = 0, prefix_bad = 0;
     for (int iter = 0; iter < 40; iter++) {
         size_t rows = 1 + (size_t)(test_rand(&s) % 600);
         struct ig_values v, a, b;
@@ -256,6 +280,24 @@ static void test_pages(void)
         REQUIRE(rc == 0);
         bad += a.nent != b.nent || a.n != b.n || memcmp(a.reps, b.reps, a.nent) != 0 ||
                memcmp(a.defs, b.defs, a.nent) != 0 || memcmp(a.lanes, b.lanes, a.n * sizeof *a.lanes) != 0;
+        /* a row read's first rows, of either page: the whole decode's */
+        for (int k = 0; k < 4; k++) {
+            size_t keep = k == 3 ? rows + (size_t)(test_rand(&s) % 3) : (size_t)(test_rand(&s) % (rows + 1));
+            for (int which = 0; which < 2; which++) {
+                struct ig_values c;
+                ig_values_init(&c, IG_T_INT64);
+                rc = ig_page_decode_leaf_rows(which ? one.stored.data : two.stored.data, which ? &ro : &rt, &li, keep,
+                                              &scratch, &c, &err);
+                if (rc) fprintf(stderr, "  decode of %zu rows: %s\n", keep, err.msg);
+                size_t held = keep < rows ? keep : rows;
+                prefix_bad += rc != 0 || c.rows != held || c.nent != a.row_ent[held] || c.n != a.row_val[held] ||
+                              memcmp(c.row_ent, a.row_ent, (held + 1) * sizeof *c.row_ent) != 0 ||
+                              memcmp(c.row_val, a.row_val, (held + 1) * sizeof *c.row_val) != 0 ||
+                              memcmp(c.reps, a.reps, c.nent) != 0 || memcmp(c.defs, a.defs, c.nent) != 0 ||
+                              memcmp(c.lanes, a.lanes, c.n * sizeof *c.lanes) != 0;
+                ig_values_free(&c);
+            }
+        }
         ig_values_free(&v);
         ig_values_free(&a);
         ig_values_free(&b);
@@ -263,6 +305,7 @@ static void test_pages(void)
     fprintf(stderr, "  %d of 40 pages took the joint stream\n", joint_pages);
     CHECK(joint_pages > 30);
     CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(prefix_bad, 0);
     ig_page_built_free(&two);
     ig_page_built_free(&one);
     ig_page_scratch_free(&scratch);

@@ -418,34 +418,43 @@ int ig_values_append(struct ig_values *dst, const struct ig_values *src)
 
 /* ---- levels ---------------------------------------------------------------- */
 
-int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err)
+int ig_levels_index(struct ig_values *v, uint8_t max_def, size_t keep, struct ig_error *err)
 {
     uint32_t per = v->per_value ? v->per_value : 1;
     v->rows = 0;
     if (v->nent && v->reps[0] != 0) return ig_err(err, -EIO, "levels: the first entry continues a row");
-    /* the rows counted first and room made once: this runs for every block
-     * a row read decodes */
+    /* one pass, room for a row an entry: every entry writes the slot of the
+     * row it would begin and a row begins only where rep is 0, so the slot
+     * is overwritten until one does (no branch on the levels, which in a
+     * block of short lists go either way at random); this runs for every
+     * block a row read decodes */
+    if (reserve_rows(v, v->nent + 1)) return ig_err(err, -ENOMEM, "out of memory");
     const uint8_t *reps = v->reps, *defs = v->defs;
-    size_t rows = 0;
-    for (size_t e = 0; e < v->nent; e++) rows += reps[e] == 0;
-    if (reserve_rows(v, rows + 1)) return ig_err(err, -ENOMEM, "out of memory");
     uint32_t *row_ent = v->row_ent, *row_val = v->row_val;
-    size_t vals = 0;
-    rows = 0;
+    size_t rows = 0, vals = 0, nent = v->nent;
     uint8_t above = 0;
-    for (size_t e = 0; e < v->nent; e++) {
-        if (reps[e] == 0) {
-            row_ent[rows] = (uint32_t)e;
-            row_val[rows] = (uint32_t)vals;
-            rows++;
+    for (size_t e = 0; e < nent; e++) {
+        bool begins = reps[e] == 0;
+        if (begins && rows == keep) { /* a row past the ones wanted: the rest are dropped */
+            nent = e;
+            break;
         }
+        row_ent[rows] = (uint32_t)e;
+        row_val[rows] = (uint32_t)vals;
+        rows += begins;
         above |= defs[e] > max_def;
         vals += defs[e] == max_def ? per : 0;
     }
     v->rows = rows;
     if (above) return ig_err(err, -EIO, "levels: definition level above the maximum");
-    v->row_ent[v->rows] = (uint32_t)v->nent;
-    v->row_val[v->rows] = (uint32_t)vals;
+    row_ent[rows] = (uint32_t)nent;
+    row_val[rows] = (uint32_t)vals;
+    if (nent < v->nent) { /* rows dropped: the values they defined too */
+        if (vals > v->n) return ig_err(err, -EIO, "levels: %zu values defined, %zu stored", vals, v->n);
+        v->nent = nent;
+        v->n = vals;
+        return 0;
+    }
     if (vals != v->n) return ig_err(err, -EIO, "levels: %zu values defined, %zu stored", vals, v->n);
     return 0;
 }

@@ -174,9 +174,13 @@ int ig_values_append_rows(struct ig_values *dst, const struct ig_values *src, si
 
 /* Fill row_ent/row_val/rows of a nested leaf from its reps and defs (decoders):
  * -EIO when the levels are inconsistent (a first entry that continues a row, a
- * definition level above max_def, more or fewer values than the levels define). */
+ * definition level above max_def, more or fewer values than the levels define).
+ * keep: the rows wanted (SIZE_MAX: all). Past them v keeps the first `keep`
+ * rows, their entries and values, and the rest is dropped unchecked (a row
+ * read that decoded the levels only so far); the entries must then hold at
+ * least the values they define. */
 struct ig_error;
-int ig_levels_index(struct ig_values *v, uint8_t max_def, struct ig_error *err);
+int ig_levels_index(struct ig_values *v, uint8_t max_def, size_t keep, struct ig_error *err);
 
 /* Mark every value present (validity all ones) for the first n; used by decoders. */
 int ig_values_set_validity(struct ig_values *v, const uint8_t *bits, size_t n);

@@ -463,7 +463,9 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struc
     rc = pick ? ig_page_decode_picked(r->stored.data, &bl->blk, &c->li, absent, pick, &r->s, out, err) : -ENOTSUP;
     if (rc == -ENOTSUP) {
         pick = NULL;
-        rc = ig_page_decode_leaf(r->stored.data, &bl->blk, &c->li, absent, &r->s, out, err);
+        rc = bl->first_rows && c->li.levels
+                 ? ig_page_decode_leaf_rows(r->stored.data, &bl->blk, &c->li, bl->first_rows, &r->s, out, err)
+                 : ig_page_decode_leaf(r->stored.data, &bl->blk, &c->li, absent, &r->s, out, err);
     }
     if (rc) {
         ig_err_prefix(err, rc, "block %u", bl->block);

@@ -137,6 +137,10 @@ struct ig_block_load {
      * out holds only the picked rows: out->n (out->rows for levels) against the
      * block's row count. No labels for picked rows. */
     const uint8_t *pick;
+    /* 0, or (no pick) a row read's want of a nested leaf's block: its first
+     * `first_rows` rows, which out->rows may then hold alone (the levels
+     * decoded as far as them, ig_page_decode_leaf_rows) */
+    uint32_t first_rows;
     struct ig_pagerec blk;        /* out: the block's record (first_row within the page) */
     const uint8_t *deleted;       /* out: its rows' deletion bits, NULL when none is set */
     /* out: its body as decoded (blk.body_size bytes, in the reader's buffers

@@ -606,6 +606,7 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
 
 struct take_slot {
     bool loaded, one_row; /* one_row: vals hold the row at `index` alone */
+    bool first_rows;      /* vals hold the block's first vals.rows rows (a nested leaf) */
     bool framed;          /* the block is one zstd frame: a row alone decompresses it whole */
     uint32_t part, page, block;
     size_t index;
@@ -620,7 +621,28 @@ struct ig_take {
     uint32_t nslots;
     struct ig_buf pick; /* one row's bit in a block */
     struct ig_block_source src;
+    /* while ig_take_visit runs: the rows it visits in turn (ascending ids)
+     * and which one it is at, so that a block's load knows the rows after
+     * the one asked for that it will serve */
+    const struct ig_row_at *ahead;
+    size_t ahead_n, ahead_at;
 };
+
+/* How many of a block's first rows the rows being visited want from it: up
+ * to the last of them in the block (the one at `at` is row `index` of the
+ * block's `rows`). Without a visit, the row asked for. */
+static size_t rows_wanted(const struct ig_take *tk, const struct ig_row_at *at, size_t index, size_t rows)
+{
+    size_t last = index, first = at->in_group - index;
+    for (size_t q = tk->ahead ? tk->ahead_at + 1 : 0; q < tk->ahead_n; q++) {
+        const struct ig_row_at *a = &tk->ahead[q];
+        if (a->part != at->part || a->group != at->group || a->in_group < first ||
+            a->in_group - first >= rows)
+            break;
+        last = a->in_group - first;
+    }
+    return last + 1;
+}
 
 /* A top-level string or binary column reads the row alone: random rows of a
  * large table hit a block once each, and decoding one huffman item is a
@@ -646,7 +668,7 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     *hold = NULL;
     *vals = &s->vals;
     bool same_block = s->loaded && s->part == at->part && s->page == rb->page && s->block == rb->block;
-    if (same_block && (!s->one_row || s->index == rb->index)) {
+    if (same_block && (s->one_row ? s->index == rb->index : !s->first_rows || rb->index < s->vals.rows)) {
         if (s->one_row) rb->index = 0;
         return 0;
     }
@@ -667,9 +689,11 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     struct ig_pagerec blk;
     const uint8_t *pick = NULL;
     size_t want = rb->index;
-    if (!whole && reads_one_row(ref, &rb->rec) &&
-        ig_part_block(&tk->t->parts[at->part], rb->page, &rb->rec, rb->block, &blk, NULL) == 0 &&
-        want < blk.row_count) {
+    bool one = !whole && reads_one_row(ref, &rb->rec);
+    bool have_blk = (one || ref->li.levels) &&
+                    ig_part_block(&tk->t->parts[at->part], rb->page, &rb->rec, rb->block, &blk, NULL) == 0 &&
+                    want < blk.row_count;
+    if (one && have_blk) {
         ig_buf_reset(&tk->pick);
         uint8_t *bits = ig_buf_extend(&tk->pick, blk.row_count / 8 + 1);
         if (!bits) return ig_err(err, -ENOMEM, "out of memory");
@@ -677,7 +701,12 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
         bits[want / 8] = (uint8_t)(1u << (want % 8));
         pick = bits;
     }
-    struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick};
+    /* a nested leaf's block decodes its levels only as far as the last row
+     * the visit wants of it (a joint stream costs some ns an entry, and one
+     * row is on average half way through its block); a row past them
+     * (another visit) decodes it whole */
+    size_t first_rows = ref->li.levels && have_blk && !same_block ? rows_wanted(tk, at, want, blk.row_count) : 0;
+    struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick, .first_rows = (uint32_t)first_rows};
     struct ig_page_at pa = {&tk->t->parts[at->part], ref, rb->page, at->group_first_row};
     int rc = ig_reader_load_block(&tk->r, &pa, &bl, &s->vals, err);
     if (rc) return rc;
@@ -693,6 +722,7 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     s->block = rb->block;
     /* an older part's page comes whole */
     s->one_row = pick && (s->vals.levels ? s->vals.rows : s->vals.n) != blk.row_count;
+    s->first_rows = !pick && s->vals.levels && s->vals.rows != blk.row_count;
     s->index = want;
     s->framed = blk.compression != IG_PC_NONE;
     if (s->one_row) rb->index = 0;
@@ -768,21 +798,29 @@ static size_t *id_order(const uint64_t *ids, size_t n)
 int ig_take_visit(struct ig_take *tk, const uint64_t *ids, size_t n, size_t ncols, uint8_t *found,
                   ig_take_value_fn value, void *ctx, struct ig_error *err)
 {
-    size_t *order = id_order(ids, n);
-    struct ig_row_at *at = malloc((n ? n : 1) * sizeof *at);
+    size_t *order = id_order(ids, n), live = 0;
+    struct ig_row_at *at = malloc((n ? n : 1) * sizeof *at); /* the live rows in id order */
     int rc = order && at ? 0 : ig_err(err, -ENOMEM, "out of memory");
     for (size_t j = 0; j < n && !rc; j++) {
         size_t i = order[j];
-        int got = ig_row_locate(tk->t, ids[i], &at[i]);
+        int got = ig_row_locate(tk->t, ids[i], &at[live]);
         if (got == -ENOENT) continue;
-        if (got)
+        if (got) {
             rc = ig_err(err, got, "row %llu: the footer disagrees with itself", (unsigned long long)ids[i]);
-        else
-            found[i] = 1;
+            break;
+        }
+        found[i] = 1;
+        order[live++] = i; /* live <= j: order[j] is read before */
     }
+    tk->ahead = at;
+    tk->ahead_n = live;
     for (size_t k = 0; k < ncols && !rc; k++)
-        for (size_t j = 0; j < n && !rc; j++)
-            if (found[order[j]]) rc = value(ctx, k, order[j], &at[order[j]], err);
+        for (size_t j = 0; j < live && !rc; j++) {
+            tk->ahead_at = j;
+            rc = value(ctx, k, order[j], &at[j], err);
+        }
+    tk->ahead = NULL;
+    tk->ahead_n = 0;
     free(order);
     free(at);
     return rc;

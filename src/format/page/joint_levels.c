@@ -153,34 +153,53 @@ static inline __attribute__((always_inline)) uint64_t step(struct decoder *dc, u
 }
 
 /* Entry i, coded with state x. */
-static inline __attribute__((always_inline)) void put(struct decoder *dc, uint32_t *x, bool checked,
-                                                      size_t i, uint8_t *reps, uint8_t *defs)
+static inline __attribute__((always_inline)) uint64_t put(struct decoder *dc, uint32_t *x, bool checked,
+                                                          size_t i, uint8_t *reps, uint8_t *defs)
 {
     uint64_t e = step(dc, x, checked);
     dc->seen[(e >> 17) & 255] = 1;
     if (reps) reps[i] = (uint8_t)(e >> 32);
     defs[i] = (uint8_t)(e >> 40);
+    return e;
 }
 
 /* n entries with w states in turn (w a constant where inlined): w entries
- * at a time unchecked while w bytes are left (a step reads at most one). */
-static inline __attribute__((always_inline)) void run(struct decoder *dc, uint32_t *x, unsigned w,
-                                                      size_t n, uint8_t *reps, uint8_t *defs)
+ * at a time unchecked while w bytes are left (a step reads at most one).
+ * With `stop` (a constant), it returns after the group of w in which the
+ * entries seen begin more than `rows` rows: the first `rows` rows are then
+ * whole (a row ends where the next begins). Returns the entries decoded. */
+static inline __attribute__((always_inline)) size_t run(struct decoder *dc, uint32_t *x, unsigned w,
+                                                        size_t n, uint8_t *reps, uint8_t *defs,
+                                                        bool stop, size_t rows)
 {
-    size_t i = 0;
+    size_t i = 0, begun = 0;
     for (; i + w <= n; i += w) {
+        if (stop && begun > rows) return i;
         bool checked = dc->len - dc->pos < w;
-        for (unsigned j = 0; j < w; j++)
-            if (checked) put(dc, &x[j], true, i + j, reps, defs);
-            else put(dc, &x[j], false, i + j, reps, defs);
+        for (unsigned j = 0; j < w; j++) {
+            uint64_t e = checked ? put(dc, &x[j], true, i + j, reps, defs)
+                                 : put(dc, &x[j], false, i + j, reps, defs);
+            if (stop) begun += ((e >> 32) & 255) == 0;
+        }
     }
+    if (stop && begun > rows) return i;
     for (unsigned j = 0; i < n; i++, j++)
         put(dc, &x[j], true, i, reps, defs);
+    return n;
 }
 
 int ig_joint_levels_decode(const uint8_t *p, size_t len, size_t n, uint8_t max_rep, uint8_t max_def,
                            uint8_t *reps, uint8_t *defs, struct ig_error *err)
 {
+    size_t decoded;
+    return ig_joint_levels_decode_rows(p, len, n, max_rep, max_def, SIZE_MAX, reps, defs, &decoded, err);
+}
+
+int ig_joint_levels_decode_rows(const uint8_t *p, size_t len, size_t n, uint8_t max_rep, uint8_t max_def,
+                                size_t rows, uint8_t *reps, uint8_t *defs, size_t *decoded,
+                                struct ig_error *err)
+{
+    *decoded = 0;
     unsigned a = ig_joint_levels_alphabet(max_rep, max_def), d = max_def + 1u;
     if (!a) return ig_err(err, -EIO, "joint level stream in a leaf of %u levels", (max_rep + 1u) * d);
     if (len < 1) return ig_err(err, -EIO, "joint level stream of 0 bytes");
@@ -197,6 +216,7 @@ int ig_joint_levels_decode(const uint8_t *p, size_t len, size_t n, uint8_t max_r
         if (len != 2) return ig_err(err, -EIO, "joint level stream of one symbol holds %zu bytes", len);
         if (reps) memset(reps, syms[0] / d, n);
         memset(defs, syms[0] % d, n);
+        *decoded = n;
         return 0;
     }
     unsigned w = lanes_for(n);
@@ -223,10 +243,17 @@ int ig_joint_levels_decode(const uint8_t *p, size_t len, size_t n, uint8_t max_r
         x[j] = sp[0] | (uint32_t)sp[1] << 8 | (uint32_t)sp[2] << 16;
         if (x[j] < STATE_LOW) return ig_err(err, -EIO, "joint level stream: state %u below 2^16", j);
     }
-    if (w == 4) run(&dc, x, 4, n, reps, defs);
-    else if (w == 2) run(&dc, x, 2, n, reps, defs);
-    else run(&dc, x, 1, n, reps, defs);
-    if (dc.short_read) return ig_err(err, -EIO, "joint level stream ends before its %zu entries", n);
+    /* stopping early (rows < n), a row's end is where the next row begins;
+     * without reps (a struct's leaf) every entry begins one */
+    size_t entries = n;
+    bool stop = rows < entries && reps;
+    if (rows < entries && !reps) n = rows + 1;
+    size_t got = w == 4 ? (stop ? run(&dc, x, 4, n, reps, defs, true, rows) : run(&dc, x, 4, n, reps, defs, false, 0))
+                 : w == 2 ? (stop ? run(&dc, x, 2, n, reps, defs, true, rows) : run(&dc, x, 2, n, reps, defs, false, 0))
+                          : (stop ? run(&dc, x, 1, n, reps, defs, true, rows) : run(&dc, x, 1, n, reps, defs, false, 0));
+    if (dc.short_read) return ig_err(err, -EIO, "joint level stream ends before its %zu entries", entries);
+    *decoded = got;
+    if (got < entries) return 0; /* the stream's end unchecked: the block's checksum stands for it */
     for (unsigned j = 0; j < w; j++)
         if (x[j] != STATE_LOW)
             return ig_err(err, -EIO, "joint level stream: state %u does not end where coding began", j);

@@ -22,8 +22,8 @@
  * what its entries need.
  *
  * What it does not do: read one entry without the ones before it (a block's
- * levels are decoded whole, as bit-packed ones were); alphabets above 255
- * symbols (such leaves keep two bit-packed streams). */
+ * levels are decoded from its start: a row read stops after its row);
+ * alphabets above 255 symbols (such leaves keep two bit-packed streams). */
 #ifndef IG_FORMAT_JOINT_LEVELS_H
 #define IG_FORMAT_JOINT_LEVELS_H
 
@@ -49,5 +49,17 @@ int ig_joint_levels_encode(const uint8_t *reps, const uint8_t *defs, size_t n, u
  * encoder writes for some levels. */
 int ig_joint_levels_decode(const uint8_t *p, size_t len, size_t n, uint8_t max_rep, uint8_t max_def,
                            uint8_t *reps, uint8_t *defs, struct ig_error *err);
+
+/* As ig_joint_levels_decode, for a reader that wants the block's first `rows`
+ * rows only (a row read): it may stop once the entries decoded hold them
+ * whole, that is once an entry begins row `rows` (an entry of rep 0; without
+ * reps every entry is a row). *decoded: the entries decoded, n when it did not
+ * stop (then checked as above), else at least the rows' and at most four
+ * more. A stream read in part is not checked past what was read (its block's
+ * checksum stands for the rest); no read goes past p[len - 1] either way.
+ * rows = SIZE_MAX: every entry. */
+int ig_joint_levels_decode_rows(const uint8_t *p, size_t len, size_t n, uint8_t max_rep, uint8_t max_def,
+                                size_t rows, uint8_t *reps, uint8_t *defs, size_t *decoded,
+                                struct ig_error *err);
 
 #endif

@@ -216,6 +216,16 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
                         const struct ig_leaf_info *li, const uint8_t *absent,
                         struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err);
 
+/* A nested leaf's block for a reader that wants its first `keep` rows (a row
+ * read wants up to its own): where its levels are one joint stream, decoding
+ * stops after them, and the levels are indexed that far either way; out->rows
+ * tells how many rows it holds (keep, or the block's where it holds no more),
+ * with their entries and values. A flat leaf's block, or keep past the rows,
+ * decodes whole as ig_page_decode_leaf. */
+int ig_page_decode_leaf_rows(const uint8_t *stored, const struct ig_pagerec *rec,
+                             const struct ig_leaf_info *li, size_t keep, struct ig_page_scratch *s,
+                             struct ig_values *out, struct ig_error *err);
+
 /* The values in each row of a sliding-window page (lens[0..row_count); 0 for a
  * NULL or empty list) from its row metadata, no value decoded. -ENOTSUP,
  * without a message, for any other page. */

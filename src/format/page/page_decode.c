@@ -159,17 +159,19 @@ int ig_page_skip_levels(const uint8_t *body, size_t len, size_t *pos)
     return 0;
 }
 
-/* The joint level stream (format 19) into out's level arrays. */
-static int get_joint_levels(const uint8_t *body, size_t len, size_t *pos, size_t n,
-                            const struct ig_leaf_info *li, struct ig_values *out, struct ig_error *err)
+/* The joint level stream (format 19) into out's level arrays: n entries, or
+ * as far as holds the first `keep` rows whole (*got: the entries decoded). */
+static int get_joint_levels(const uint8_t *body, size_t len, size_t *pos, size_t n, size_t keep,
+                            const struct ig_leaf_info *li, struct ig_values *out, size_t *got,
+                            struct ig_error *err)
 {
     if (len - *pos < 4) return ig_err(err, -EIO, "level stream past the page end");
     size_t sl = ig_ld32(body + *pos);
     *pos += 4;
     if (sl > len - *pos) return ig_err(err, -EIO, "level stream past the page end");
-    int rc = ig_joint_levels_decode(body + *pos, sl, n, li->max_rep, li->max_def,
-                                    li->max_rep ? out->reps : NULL, out->defs, err);
-    if (!rc && !li->max_rep && n) memset(out->reps, 0, n);
+    int rc = ig_joint_levels_decode_rows(body + *pos, sl, n, li->max_rep, li->max_def, keep,
+                                         li->max_rep ? out->reps : NULL, out->defs, got, err);
+    if (!rc && !li->max_rep && *got) memset(out->reps, 0, *got);
     *pos += sl;
     return rc;
 }
@@ -198,9 +200,11 @@ static int decode_values(const struct ig_leaf_info *li, const struct ig_chunk_ct
     return rc;
 }
 
-int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
-                        const struct ig_leaf_info *li, const uint8_t *absent,
-                        struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
+/* The block's rows, or (keep < its rows, a nested leaf) at least its first
+ * `keep` (ig_page_decode_leaf_rows). */
+static int decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,
+                       const uint8_t *absent, size_t keep, struct ig_page_scratch *s,
+                       struct ig_values *out, struct ig_error *err)
 {
     const uint8_t *body;
     int rc = ig_page_body(stored, rec, s, &body, err);
@@ -258,9 +262,10 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         if (!r || !d) return ig_err(err, -ENOMEM, "out of memory");
         out->ent_cap = cap;
     }
+    size_t got = ne; /* entries decoded: the joint stream can stop after the rows kept */
     if (joint) {
-        rc = get_joint_levels(body, len, &pos, ne, li, out, err);
-        if (!rc && !li->max_def && ne) memset(out->defs, 0, ne);
+        rc = get_joint_levels(body, len, &pos, ne, keep, li, out, &got, err);
+        if (!rc && !li->max_def && got) memset(out->defs, 0, got);
     } else {
         if (li->max_rep) rc = get_levels(body, len, &pos, ne, li->max_rep, out->reps, err);
         else if (ne) memset(out->reps, 0, ne);
@@ -268,12 +273,29 @@ int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
         else if (!rc && ne) memset(out->defs, 0, ne);
     }
     if (rc) return rc;
-    out->nent = ne;
+    out->nent = got;
     rc = decode_values(li, rec->cx, body + pos, len - pos, rec->value_count, NULL, out, err);
-    if (!rc) rc = ig_levels_index(out, li->max_def, err);
-    if (!rc && out->rows != rec->row_count)
+    if (!rc) rc = ig_levels_index(out, li->max_def, keep, err);
+    /* the rows kept are all there (ig_levels_index stops at no fewer), and
+     * levels read whole hold exactly the record's rows */
+    bool kept_part = out->nent < ne;
+    if (!rc && !kept_part && out->rows != rec->row_count)
         rc = ig_err(err, -EIO, "page holds %zu rows, its record says %u", out->rows, rec->row_count);
     return rc;
+}
+
+int ig_page_decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
+                        const struct ig_leaf_info *li, const uint8_t *absent,
+                        struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
+{
+    return decode_leaf(stored, rec, li, absent, SIZE_MAX, s, out, err);
+}
+
+int ig_page_decode_leaf_rows(const uint8_t *stored, const struct ig_pagerec *rec,
+                             const struct ig_leaf_info *li, size_t keep, struct ig_page_scratch *s,
+                             struct ig_values *out, struct ig_error *err)
+{
+    return decode_leaf(stored, rec, li, NULL, li->levels ? keep : SIZE_MAX, s, out, err);
 }
 
 int ig_page_decode(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type,
