@@ -2,6 +2,7 @@
 #include "ingot.h"
 #include "api_int.h"
 #include "format/layout.h"
+#include "format/ops/column_text.h"
 #include "format/ops/reader.h"
 #include "format/model/render.h"
 #include "format/model/schema.h"
@@ -237,12 +238,26 @@ static int emit_text(ingot_table *t, const uint8_t *deleted, void *ctx)
     return tc->emit(tc->ctx, t->out.data, t->out.len) ? -ECANCELED : 0;
 }
 
+/* A nested column's lines (reassembled rows) handed on as emit_text's are. */
+static int emit_lines(void *ctx, const void *p, size_t n)
+{
+    struct text_ctx *tc = ctx;
+    return tc->emit(tc->ctx, p, n) ? -ECANCELED : 0;
+}
+
 int ingot_read_text(ingot_table *t, uint32_t col, uint32_t group,
                     int (*emit)(void *ctx, const void *p, size_t n), void *ctx, char *errbuf,
                     size_t errlen)
 {
     struct ig_error e = {0};
     struct text_ctx tc = {emit, ctx};
-    int rc = each_page(t, col, group, emit_text, &tc, &e);
+    struct ig_column_ref c;
+    int rc = ig_table_column_at(&t->t, col, &c, &e);
+    if (!rc && group != INGOT_ALL_GROUPS && group >= t->t.num_groups)
+        rc = ig_err(&e, -ENOENT, "no row group %u", group);
+    /* a nested column (a struct has no leaf of its own) is its leaves'
+     * rows reassembled, as `ingot cat` prints it; a flat one page by page */
+    if (!rc) rc = c.nested ? ig_column_text(&t->t, &c, group, emit_lines, &tc, &e)
+                           : each_page(t, col, group, emit_text, &tc, &e);
     return rc ? ingot_api_fail(errbuf, errlen, &e, rc) : 0;
 }

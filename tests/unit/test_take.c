@@ -17,6 +17,8 @@
 #include "format/ops/verify.h"
 #include "format/part/table.h"
 #include "format/part/writer.h"
+#include "import/import.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #define ROWS 3000
@@ -683,7 +685,134 @@ static void test_take_errors(void)
     CHECK(system(cmd) == 0);
 }
 
-TEST_MAIN(T(test_few_values_train_no_table), T(test_take_auto), T(test_reader_keeps_many_contexts), T(test_take_visits_column_by_column),
+/* ingot_read_text's pieces appended to a buffer */
+static int append_text(void *ctx, const void *p, size_t n) { return ig_buf_append(ctx, p, n); }
+
+/* Nested columns by id: lists (NULL lists, NULL items), lists of lists and a
+ * struct of a field and a list, in blocks of many rows. A take decodes a
+ * block's levels only as far as the last row it wants of the block, and the
+ * whole block for a row past them: rows clustered in blocks, asked out of
+ * order and twice, one at a time and in one call, each read as the column's
+ * text (its whole decode) shows it. */
+static void test_take_nested_rows(void)
+{
+    enum { NROWS = 3000 };
+    char ldir[] = "/tmp/ingot-take-nested-XXXXXX";
+    REQUIRE(mkdtemp(ldir));
+    char in[96], tab[96];
+    snprintf(in, sizeof in, "%s/in.jsonl", ldir);
+    snprintf(tab, sizeof tab, "%s/t", ldir);
+    FILE *f = fopen(in, "w");
+    REQUIRE(f);
+    uint64_t s = check_seed ^ 0x7a4e;
+    for (int r = 0; r < NROWS; r++) {
+        fprintf(f, "{\"id\":%d,\"l\":", r);
+        if (test_rand(&s) % 20 == 0) {
+            fputs("null", f);
+        } else {
+            fputc('[', f);
+            for (int k = 0, n = (int)(test_rand(&s) % 9); k < n; k++)
+                fprintf(f, k ? ",%s" : "%s", test_rand(&s) % 10 ? "7" : "null");
+            fputc(']', f);
+        }
+        fputs(",\"m\":[", f);
+        for (int j = 0, n = (int)(test_rand(&s) % 4); j < n; j++) {
+            fputs(j ? ",[" : "[", f);
+            for (int k = 0, c = (int)(test_rand(&s) % 4); k < c; k++)
+                fprintf(f, k ? ",%d" : "%d", (int)(test_rand(&s) % 100));
+            fputc(']', f);
+        }
+        fprintf(f, "],\"s\":{\"a\":%d,\"b\":[", (int)(test_rand(&s) % 3));
+        for (int k = 0, n = (int)(test_rand(&s) % 4); k < n; k++)
+            fprintf(f, k ? ",\"w%d\"" : "\"w%d\"", (int)(test_rand(&s) % 50));
+        fputs("]}}\n", f);
+    }
+    fclose(f);
+    struct ig_import_opts o = {0};
+    ig_writer_opts_default(&o.w);
+    o.w.page_size = 2048;
+    struct ig_import_result res;
+    struct ig_error err = {0};
+    int rc = ig_import(in, tab, &o, &res, &err);
+    if (rc) fprintf(stderr, "  import: %s\n", err.msg);
+    REQUIRE(rc == 0);
+    ingot_table *it;
+    char eb[256] = "";
+    REQUIRE(ingot_open(tab, &it, eb, sizeof eb) == 0);
+    static const char *names[] = {"l", "m", "s", "s.b"};
+    enum { NC = 4 };
+    uint32_t cols[NC];
+    struct ig_buf text[NC];
+    size_t *line[NC];
+    for (int c = 0; c < NC; c++) { /* each row's text: line r of the column's */
+        REQUIRE(ingot_column_find(it, names[c], &cols[c]) == 0);
+        text[c] = (struct ig_buf)IG_BUF_INIT;
+        rc = ingot_read_text(it, cols[c], INGOT_ALL_GROUPS, append_text, &text[c], eb, sizeof eb);
+        if (rc) fprintf(stderr, "  read_text %s: %s\n", names[c], eb);
+        REQUIRE(rc == 0);
+        REQUIRE((line[c] = malloc((NROWS + 1) * sizeof *line[c])));
+        size_t n = 0;
+        line[c][0] = 0;
+        for (size_t i = 0; i < text[c].len && n < NROWS; i++)
+            if (text[c].data[i] == '\n') line[c][++n] = i + 1;
+        REQUIRE(n == NROWS);
+    }
+    uint64_t ids[400];
+    size_t bad = 0, takes = 0;
+    for (int round = 0; round < 12; round++) {
+        size_t n = 0;
+        while (n < 300) { /* runs of 1-8 rows from random places, then some again */
+            uint64_t at = test_rand(&s) % NROWS;
+            for (size_t k = 0, run = 1 + test_rand(&s) % 8; k < run && at + k < NROWS; k++)
+                ids[n++] = at + k;
+        }
+        for (size_t k = 0; k < 40; k++, n++)
+            ids[n] = ids[test_rand(&s) % n];
+        for (size_t i = n - 1; i > 0; i--) { /* shuffled */
+            size_t j = test_rand(&s) % (i + 1);
+            uint64_t t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
+        }
+        /* even rounds: the rows in one call; odd: a few calls on one handle */
+        for (size_t from = 0; from < n;) {
+            size_t m = round % 2 ? 1 + test_rand(&s) % 30 : n;
+            if (m > n - from) m = n - from;
+            ingot_batch *b = NULL;
+            REQUIRE(ingot_take(it, ids + from, m, cols, NC, &b, eb, sizeof eb) == 0);
+            takes++;
+            for (size_t i = 0; i < m; i++) {
+                uint64_t r = ids[from + i];
+                bad += !ingot_batch_found(b, i);
+                for (int c = 0; c < NC; c++) {
+                    size_t len;
+                    const char *v = ingot_batch_value(b, (size_t)c, i, &len);
+                    size_t want = line[c][r + 1] - line[c][r] - 1;
+                    if (!v || len != want || memcmp(v, text[c].data + line[c][r], len)) {
+                        if (bad < 3)
+                            fprintf(stderr, "  row %llu, %s: %.*s, not %.*s\n", (unsigned long long)r, names[c],
+                                    (int)len, v ? v : "", (int)want, (const char *)text[c].data + line[c][r]);
+                        bad++;
+                    }
+                }
+            }
+            ingot_batch_free(b);
+            from += m;
+        }
+    }
+    CHECK(takes > 12);
+    CHECK_EQ_INT(bad, 0);
+    for (int c = 0; c < NC; c++) {
+        ig_buf_free(&text[c]);
+        free(line[c]);
+    }
+    ingot_close(it);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ldir);
+    CHECK(system(cmd) == 0);
+}
+
+TEST_MAIN(T(test_few_values_train_no_table), T(test_take_nested_rows), T(test_take_auto), T(test_reader_keeps_many_contexts), T(test_take_visits_column_by_column),
           T(test_rows_json_column_by_column), T(test_rows_json_bounded_calls), T(test_take_plain), T(test_take_bitpack), T(test_take_varint),
           T(test_take_rle), T(test_take_dict), T(test_take_for), T(test_take_delta),
           T(test_take_split), T(test_take_huffman), T(test_take_fitted),

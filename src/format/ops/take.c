@@ -630,11 +630,13 @@ struct ig_take {
 
 /* How many of a block's first rows the rows being visited want from it: up
  * to the last of them in the block (the one at `at` is row `index` of the
- * block's `rows`). Without a visit, the row asked for. */
+ * block's `rows`). Only a visit knows the rows to come: other readers (a run
+ * of rows rendered block by block) take the block whole. */
 static size_t rows_wanted(const struct ig_take *tk, const struct ig_row_at *at, size_t index, size_t rows)
 {
+    if (!tk->ahead) return 0;
     size_t last = index, first = at->in_group - index;
-    for (size_t q = tk->ahead ? tk->ahead_at + 1 : 0; q < tk->ahead_n; q++) {
+    for (size_t q = tk->ahead_at + 1; q < tk->ahead_n; q++) {
         const struct ig_row_at *a = &tk->ahead[q];
         if (a->part != at->part || a->group != at->group || a->in_group < first ||
             a->in_group - first >= rows)
@@ -701,10 +703,10 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
         bits[want / 8] = (uint8_t)(1u << (want % 8));
         pick = bits;
     }
-    /* a nested leaf's block decodes its levels only as far as the last row
-     * the visit wants of it (a joint stream costs some ns an entry, and one
-     * row is on average half way through its block); a row past them
-     * (another visit) decodes it whole */
+    /* in a visit, a nested leaf's block decodes its levels only as far as
+     * the last row the visit wants of it (a joint stream costs some ns an
+     * entry, and one row is on average half way through its block); a row
+     * past them (another visit) decodes it whole */
     size_t first_rows = ref->li.levels && have_blk && !same_block ? rows_wanted(tk, at, want, blk.row_count) : 0;
     struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick, .first_rows = (uint32_t)first_rows};
     struct ig_page_at pa = {&tk->t->parts[at->part], ref, rb->page, at->group_first_row};
