@@ -28,6 +28,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
     ig_buf_free(&s->text);
     ig_buf_free(&s->tmp);
     ig_buf_free(&s->alt);
+    ig_buf_free(&s->level_lanes);
     free(s->offs);
     ZSTD_freeDCtx(s->zstd_dctx);
     ig_zdict_window_free(&s->zwin);

@@ -120,6 +120,8 @@ struct ig_page_scratch {
     void *zstd_dctx; /* ZSTD_DCtx, made on first use: one per call costs page faults */
     struct ig_census census; /* a page's distinct values, for its encoder and its text length */
     struct ig_buf alt;       /* a block's values stream in another scheme, weighed (page_encode.c) */
+    struct ig_buf level_lanes; /* a bit-packed level stream unpacked (page_decode.c): kept, not
+                                * allocated a block at a time */
     struct ig_zdict_window zwin; /* blocks against a chunk's zstd dictionary decode here (codec.h) */
     struct ig_slide_scratch *slide; /* sliding-window pages are built here (slide.h), made on first use */
     /* where ig_page_body last left a body (in body or zwin, or the stored

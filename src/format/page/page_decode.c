@@ -126,24 +126,24 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
     return rc;
 }
 
-/* u32 length + level stream into dst (n bytes). */
+/* u32 length + level stream into dst (n bytes), unpacked in s's lanes. */
 static int get_levels(const uint8_t *body, size_t len, size_t *pos, size_t n, uint8_t max,
-                      uint8_t *dst, struct ig_error *err)
+                      struct ig_page_scratch *s, uint8_t *dst, struct ig_error *err)
 {
     static const struct ig_int_desc d = {1, false};
     if (len - *pos < 4) return ig_err(err, -EIO, "level stream past the page end");
     size_t sl = ig_ld32(body + *pos);
     *pos += 4;
     if (sl > len - *pos) return ig_err(err, -EIO, "level stream past the page end");
-    uint64_t *lanes = malloc((n + 1) * sizeof *lanes);
-    if (!lanes) return ig_err(err, -ENOMEM, "out of memory");
+    if (ig_buf_reserve(&s->level_lanes, (n + 1) * sizeof(uint64_t))) return ig_err(err, -ENOMEM, "out of memory");
+    uint64_t *lanes = (uint64_t *)(void *)s->level_lanes.data;
     int rc = ig_ints_decode(body + *pos, sl, n, &d, NULL, lanes, err);
+    uint64_t above = 0;
     for (size_t i = 0; !rc && i < n; i++) {
-        if (lanes[i] > max) rc = ig_err(err, -EIO, "level %llu above the maximum %u",
-                                        (unsigned long long)lanes[i], max);
+        above |= lanes[i] > max;
         dst[i] = (uint8_t)lanes[i];
     }
-    free(lanes);
+    if (!rc && above) rc = ig_err(err, -EIO, "level above the maximum %u", max);
     *pos += sl;
     return rc;
 }
@@ -267,9 +267,9 @@ static int decode_leaf(const uint8_t *stored, const struct ig_pagerec *rec, cons
         rc = get_joint_levels(body, len, &pos, ne, keep, li, out, &got, err);
         if (!rc && !li->max_def && got) memset(out->defs, 0, got);
     } else {
-        if (li->max_rep) rc = get_levels(body, len, &pos, ne, li->max_rep, out->reps, err);
+        if (li->max_rep) rc = get_levels(body, len, &pos, ne, li->max_rep, s, out->reps, err);
         else if (ne) memset(out->reps, 0, ne);
-        if (!rc && li->max_def) rc = get_levels(body, len, &pos, ne, li->max_def, out->defs, err);
+        if (!rc && li->max_def) rc = get_levels(body, len, &pos, ne, li->max_def, s, out->defs, err);
         else if (!rc && ne) memset(out->defs, 0, ne);
     }
     if (rc) return rc;
