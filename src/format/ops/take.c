@@ -6,6 +6,7 @@
 #include "format/model/types.h"
 #include "format/part/columns.h"
 #include "store/store.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -93,30 +94,73 @@ int ig_row_leaf(const struct ig_table *t, const struct ig_column_ref *ref,
     return 0;
 }
 
+/* What a row read of column `col` decodes from the footer before any block:
+ * its reference and, for a nested column (or a node inside one), the tree it
+ * reassembles and its leaves' references. */
+struct ig_column_shape {
+    const struct ig_table *t; /* NULL: holds nothing */
+    uint32_t col;
+    struct ig_column_ref ref;
+    struct ig_tree tree; /* nested only */
+    struct ig_column_ref *leaves;
+};
+
+static void shape_clear(struct ig_column_shape *sh)
+{
+    if (sh->t && sh->leaves) ig_tree_free(&sh->tree);
+    free(sh->leaves);
+    sh->t = NULL;
+    sh->leaves = NULL;
+}
+
+/* sh made the shape of column col of t, unless it is already */
+static int shape_of(const struct ig_table *t, uint32_t col, struct ig_column_shape *sh, struct ig_error *err)
+{
+    if (sh->t == t && sh->col == col) return 0;
+    shape_clear(sh);
+    int rc = ig_table_column_at(t, col, &sh->ref, err);
+    if (rc || !(sh->ref.nested || sh->ref.rec.leaf == IG_NONE)) {
+        sh->t = rc ? NULL : t;
+        sh->col = col;
+        return rc;
+    }
+    const struct ig_part *p0 = &t->parts[0];
+    const struct ig_column_ref *ref = &sh->ref;
+    rc = ig_tree_from_part(p0, ref->top, ref->col == ref->top ? UINT32_MAX : ref->col, &sh->tree, err);
+    if (rc) return rc;
+    sh->leaves = calloc(sh->tree.nleaves ? sh->tree.nleaves : 1, sizeof *sh->leaves);
+    if (!sh->leaves) {
+        ig_tree_free(&sh->tree);
+        return ig_err(err, -ENOMEM, "out of memory");
+    }
+    for (uint32_t l = 0; l < sh->tree.nleaves && !rc; l++) {
+        uint32_t leaf_col;
+        rc = ig_part_leaf_column(p0, sh->tree.leaf_global[l], &leaf_col, err);
+        if (!rc) rc = ig_table_column_at(t, leaf_col, &sh->leaves[l], err);
+    }
+    sh->t = t; /* now clear frees the tree */
+    sh->col = col;
+    if (rc) shape_clear(sh);
+    return rc;
+}
+
 /* A nested column (or a node inside one) in one row: its leaves' blocks,
  * reassembled. The leaves of a nested column are cut into blocks alike, so the
  * row has the same index in each. */
-static int nested_value(const struct ig_table *t, const struct ig_column_ref *ref,
+static int nested_value(const struct ig_table *t, const struct ig_column_shape *sh,
                         const struct ig_row_at *at, const struct ig_block_source *src,
                         struct ig_buf *out, struct ig_error *err)
 {
-    const struct ig_part *p0 = &t->parts[0];
-    struct ig_tree tree;
-    int rc =
-        ig_tree_from_part(p0, ref->top, ref->col == ref->top ? UINT32_MAX : ref->col, &tree, err);
-    if (rc) return rc;
-    void **held = calloc(tree.nleaves, sizeof *held);
-    struct ig_values **vp = calloc(tree.nleaves, sizeof *vp);
+    const struct ig_column_ref *ref = &sh->ref;
+    uint32_t nleaves = sh->tree.nleaves;
+    void **held = calloc(nleaves ? nleaves : 1, sizeof *held);
+    struct ig_values **vp = calloc(nleaves ? nleaves : 1, sizeof *vp);
     uint32_t got = 0;
     size_t index = 0;
-    rc = held && vp ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    for (; got < tree.nleaves && !rc; got++) {
-        uint32_t col;
-        struct ig_column_ref leaf;
+    int rc = held && vp ? 0 : ig_err(err, -ENOMEM, "out of memory");
+    for (; got < nleaves && !rc; got++) {
         size_t i = 0;
-        rc = ig_part_leaf_column(p0, tree.leaf_global[got], &col, err);
-        if (!rc) rc = ig_table_column_at(t, col, &leaf, err);
-        if (!rc) rc = ig_row_leaf(t, &leaf, at, src, &vp[got], &held[got], &i, err);
+        rc = ig_row_leaf(t, &sh->leaves[got], at, src, &vp[got], &held[got], &i, err);
         if (rc) break;
         if (got > 0 && i != index)
             rc = ig_err(err, -EIO, "%s: column '%.*s': its leaves' blocks disagree on row %u",
@@ -124,30 +168,34 @@ static int nested_value(const struct ig_table *t, const struct ig_column_ref *re
                         at->in_group);
         index = i;
     }
-    if (!rc) rc = ig_assemble_row(&tree, vp, index, out, err);
+    if (!rc) rc = ig_assemble_row(&sh->tree, vp, index, out, err);
     for (uint32_t l = 0; held && l < got; l++)
         src->put(src->ctx, held[l]);
     free(held);
     free(vp);
-    ig_tree_free(&tree);
     return rc;
 }
 
 int ig_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_row_at *at,
                       const struct ig_block_source *src, struct ig_buf *out, struct ig_error *err)
 {
-    struct ig_column_ref ref;
-    int rc = ig_table_column_at(t, col, &ref, err);
+    struct ig_column_shape local = {0}, *sh = src->shape ? src->shape : &local;
+    int rc = shape_of(t, col, sh, err);
     if (rc) return rc;
-    if (ref.nested || ref.rec.leaf == IG_NONE) return nested_value(t, &ref, at, src, out, err);
-    struct ig_values *v;
-    void *hold;
-    size_t i;
-    rc = ig_row_leaf(t, &ref, at, src, &v, &hold, &i, err);
-    if (rc) return rc;
-    rc = ig_render_json_value(out, v, i);
-    src->put(src->ctx, hold);
-    return rc ? ig_err(err, rc, "out of memory") : 0;
+    if (sh->leaves) {
+        rc = nested_value(t, sh, at, src, out, err);
+    } else {
+        struct ig_values *v;
+        void *hold;
+        size_t i;
+        rc = ig_row_leaf(t, &sh->ref, at, src, &v, &hold, &i, err);
+        if (!rc) {
+            rc = ig_render_json_value(out, v, i) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+            src->put(src->ctx, hold);
+        }
+    }
+    shape_clear(&local);
+    return rc;
 }
 
 static int render_member(const struct ig_table *t, uint32_t col, const struct ig_row_at *at,
@@ -576,28 +624,33 @@ void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, c
     /* last NULL (one row, or no memory): every block advised */
     struct prefetch pf = {n > 1 ? calloc(p0->num_leaves ? p0->num_leaves : 1, sizeof *pf.last) : NULL, held,
                           held_ctx};
+    /* the leaves of the columns asked, found once: a row's prefetch is then
+     * no footer decoding but its blocks' */
+    struct ig_buf leaves = IG_BUF_INIT;
+    for (size_t k = 0; k < (cols ? ncols : p0->num_columns); k++) {
+        struct ig_column_ref ref;
+        if (ig_table_column_at(t, cols ? cols[k] : (uint32_t)k, &ref, NULL)) continue;
+        /* all columns: the top-level ones the version shows */
+        if (!cols && (ref.rec.parent != IG_NONE || !ig_table_shows(t, (uint32_t)k))) continue;
+        if (ref.rec.leaf != IG_NONE && !ref.nested) {
+            if (ig_buf_append(&leaves, &ref.rec.leaf, sizeof ref.rec.leaf)) break;
+            continue;
+        }
+        struct ig_tree tree; /* a nested column: each of its leaves */
+        if (ig_tree_from_part(p0, ref.top, ref.col == ref.top ? UINT32_MAX : ref.col, &tree, NULL)) continue;
+        bool full = ig_buf_append(&leaves, tree.leaf_global, tree.nleaves * sizeof *tree.leaf_global) != 0;
+        ig_tree_free(&tree);
+        if (full) break;
+    }
+    const uint32_t *leaf = (const uint32_t *)(const void *)leaves.data;
+    size_t nleaves = leaves.len / sizeof *leaf;
     for (size_t i = 0; i < n; i++) {
         struct ig_row_at at;
         if (ig_row_locate(t, ids[i], &at)) continue;
-        const struct ig_part *p = &t->parts[at.part];
-        for (size_t k = 0; k < (cols ? ncols : p0->num_columns); k++) {
-            struct ig_column_ref ref;
-            if (ig_table_column_at(t, cols ? cols[k] : (uint32_t)k, &ref, NULL)) continue;
-            /* all columns: the top-level ones the version shows */
-            if (!cols && (ref.rec.parent != IG_NONE || !ig_table_shows(t, (uint32_t)k))) continue;
-            if (ref.rec.leaf != IG_NONE && !ref.nested) {
-                prefetch_leaf(p, at.part, &at, ref.rec.leaf, &pf);
-                continue;
-            }
-            struct ig_tree tree; /* a nested column: each of its leaves */
-            if (ig_tree_from_part(p0, ref.top, ref.col == ref.top ? UINT32_MAX : ref.col, &tree,
-                                  NULL))
-                continue;
-            for (uint32_t l = 0; l < tree.nleaves; l++)
-                prefetch_leaf(p, at.part, &at, tree.leaf_global[l], &pf);
-            ig_tree_free(&tree);
-        }
+        for (size_t l = 0; l < nleaves; l++)
+            prefetch_leaf(&t->parts[at.part], at.part, &at, leaf[l], &pf);
     }
+    ig_buf_free(&leaves);
     prefetch_remote(t, &pf);
     free(pf.last);
 }
@@ -621,6 +674,7 @@ struct ig_take {
     uint32_t nslots;
     struct ig_buf pick; /* one row's bit in a block */
     struct ig_block_source src;
+    struct ig_column_shape shape; /* the last column a row was read of */
     /* while ig_take_visit runs: the rows it visits in turn (ascending ids)
      * and which one it is at, so that a block's load knows the rows after
      * the one asked for that it will serve */
@@ -749,7 +803,7 @@ int ig_take_new(const struct ig_table *t, struct ig_take **out)
         ig_values_init(&tk->slots[c].vals, IG_T_INT64);
     tk->t = t;
     tk->nslots = n;
-    tk->src = (struct ig_block_source){take_get, take_put, tk};
+    tk->src = (struct ig_block_source){take_get, take_put, tk, &tk->shape};
     *out = tk;
     return 0;
 }
@@ -762,6 +816,7 @@ void ig_take_free(struct ig_take *tk)
         ig_buf_free(&tk->slots[c].blob_dir);
     }
     free(tk->slots);
+    shape_clear(&tk->shape);
     ig_buf_free(&tk->pick);
     ig_reader_free(&tk->r);
     free(tk);

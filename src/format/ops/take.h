@@ -52,6 +52,11 @@ struct ig_block_source {
                struct ig_error *err);
     void (*put)(void *ctx, void *hold);
     void *ctx;
+    /* NULL, or where a source that reads many rows of one table (a take
+     * handle) keeps what a column's row read decodes from the footer before
+     * any block (its reference; a nested column's tree and leaves), for the
+     * rows after the first: the last column read */
+    struct ig_column_shape *shape;
 };
 
 /* A leaf column's block holding the row (from src) and the row's index in it;
