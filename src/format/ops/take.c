@@ -1,16 +1,15 @@
 /* take.c - rows by id: locating a row's blocks and rendering it from them. */
 #include "take.h"
+#include "take_int.h"
 #include "format/layout.h"
 #include "format/model/assemble.h"
 #include "format/model/render.h"
 #include "format/model/types.h"
 #include "format/part/columns.h"
-#include "store/store.h"
 #include "util/buf.h"
 #include "util/error.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,18 +93,7 @@ int ig_row_leaf(const struct ig_table *t, const struct ig_column_ref *ref,
     return 0;
 }
 
-/* What a row read of column `col` decodes from the footer before any block:
- * its reference and, for a nested column (or a node inside one), the tree it
- * reassembles and its leaves' references. */
-struct ig_column_shape {
-    const struct ig_table *t; /* NULL: holds nothing */
-    uint32_t col;
-    struct ig_column_ref ref;
-    struct ig_tree tree; /* nested only */
-    struct ig_column_ref *leaves;
-};
-
-static void shape_clear(struct ig_column_shape *sh)
+void ig_column_shape_clear(struct ig_column_shape *sh)
 {
     if (sh->t && sh->leaves) ig_tree_free(&sh->tree);
     free(sh->leaves);
@@ -117,7 +105,7 @@ static void shape_clear(struct ig_column_shape *sh)
 static int shape_of(const struct ig_table *t, uint32_t col, struct ig_column_shape *sh, struct ig_error *err)
 {
     if (sh->t == t && sh->col == col) return 0;
-    shape_clear(sh);
+    ig_column_shape_clear(sh);
     int rc = ig_table_column_at(t, col, &sh->ref, err);
     if (rc || !(sh->ref.nested || sh->ref.rec.leaf == IG_NONE)) {
         sh->t = rc ? NULL : t;
@@ -140,7 +128,7 @@ static int shape_of(const struct ig_table *t, uint32_t col, struct ig_column_sha
     }
     sh->t = t; /* now clear frees the tree */
     sh->col = col;
-    if (rc) shape_clear(sh);
+    if (rc) ig_column_shape_clear(sh);
     return rc;
 }
 
@@ -194,7 +182,7 @@ int ig_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_ro
             src->put(src->ctx, hold);
         }
     }
-    shape_clear(&local);
+    ig_column_shape_clear(&local);
     return rc;
 }
 
@@ -494,391 +482,5 @@ int ig_rows_render_json(const struct ig_table *t, uint64_t first, size_t count, 
     ig_buf_free(&vals);
     ig_buf_free(&names);
     if (!rc) *done = n;
-    return rc;
-}
-
-/* The block each leaf was last advised for: rows next to each other share
- * their blocks, and one piece of advice covers them all (a range of 300 rows
- * of a 10,000-column table advised each block 300 times: 3,000,000 calls). */
-struct advised {
-    uint32_t part, page, block;
-    bool set;
-    /* on object storage, what the leaf's chunk in (chunk_part, group) was
-     * found to be worth for this batch: the whole chunk (chunk.len > 0) or
-     * its blocks one by one (chunk.len 0); decided once per chunk and batch,
-     * not for each of its rows (the cache's count does not move before the
-     * batch's fetch) */
-    uint32_t chunk_part, group;
-    struct ig_range chunk;
-    bool chunk_set;
-};
-
-/* Ask the kernel for one leaf's block holding the row (advice only), unless
- * it was the block last asked for. */
-struct prefetch {
-    struct advised *last; /* per leaf, or NULL */
-    ig_block_held_fn held;
-    void *held_ctx;
-    /* blocks of parts on object storage: fetched together at the end, in
-     * parallel (a row of ten columns: ten range GETs at once, not in turn) */
-    struct ig_range *want;
-    uint32_t *want_part;
-    size_t nwant, cap;
-};
-
-/* A leaf's whole chunk in a group is fetched for one row's block when it is
- * this small (an id column's deltas: a few KiB for 65,536 rows): the rows
- * after it in the group then need no request of their own for that column
- * (1,000 random rows of 1,000,000 on object storage: 1.27 GETs a row). */
-#define SMALL_CHUNK ((uint64_t)64 << 10)
-/* A larger chunk, up to DENSE_CHUNK, is fetched whole once readers have come
- * to it apart as many times as it holds DENSE_BYTES (at least DENSE_AFTER):
- * a reader taking random rows of a table keeps returning to its groups, one
- * round trip each, and then needs no more requests there; what it fetched is
- * at most DENSE_BYTES for each time it came. A reader of a few rows of a
- * large table never comes to one chunk that often. */
-#define DENSE_AFTER 4
-#define DENSE_BYTES ((uint64_t)1 << 20)
-#define DENSE_CHUNK ((uint64_t)32 << 20)
-
-/* The bytes to fetch for block blk of a row: its chunk's pages when they lie
- * together in at most SMALL_CHUNK bytes, or in at most DENSE_CHUNK that
- * readers came to often enough already (above); else the block. */
-static struct ig_range chunk_or_block(const struct ig_part *p, const struct ig_row_at *at, uint32_t leaf,
-                                      const struct ig_pagerec *blk)
-{
-    struct ig_range r = {blk->offset, blk->stored};
-    uint32_t first, count;
-    struct ig_pagerec a, b;
-    if (ig_part_chunk(p, at->group, leaf, &first, &count, NULL) || !count || ig_part_page(p, first, &a, NULL) ||
-        ig_part_page(p, first + count - 1, &b, NULL) || b.offset < a.offset)
-        return r;
-    uint64_t end = b.offset + b.stored, len = end - a.offset;
-    if (a.offset > r.off || r.off + r.len > end) return r;
-    uint64_t dense = len / DENSE_BYTES > DENSE_AFTER ? len / DENSE_BYTES : DENSE_AFTER;
-    if (len <= SMALL_CHUNK || (len <= DENSE_CHUNK && ig_obj_cached_pieces(p->obj, a.offset, len) >= dense))
-        r = (struct ig_range){a.offset, len};
-    return r;
-}
-
-static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct ig_row_at *at, uint32_t leaf,
-                          struct prefetch *pf)
-{
-    struct ig_row_block rb;
-    struct ig_pagerec blk;
-    struct advised *last = pf->last && leaf < p->num_leaves ? &pf->last[leaf] : NULL;
-    if (ig_row_block(p, at, leaf, &rb)) return;
-    if (last && last->set && last->part == part && last->page == rb.page && last->block == rb.block) return;
-    if (pf->held && pf->held(pf->held_ctx, part, rb.page, rb.block)) return;
-    if (ig_part_block(p, rb.page, &rb.rec, rb.block, &blk, NULL)) return;
-    if (last) last->part = part, last->page = rb.page, last->block = rb.block, last->set = true;
-    if (!p->obj) {
-        (void)posix_fadvise(p->fd, (off_t)blk.offset, (off_t)blk.stored, POSIX_FADV_WILLNEED);
-        return;
-    }
-    struct ig_range r;
-    if (last && last->chunk_set && last->chunk_part == part && last->group == at->group) {
-        if (last->chunk.len) return; /* the whole chunk is wanted already */
-        r = (struct ig_range){blk.offset, blk.stored};
-    } else {
-        r = chunk_or_block(p, at, leaf, &blk);
-        if (last) {
-            bool whole = r.off != blk.offset || r.len != blk.stored;
-            last->chunk_part = part, last->group = at->group, last->chunk_set = true;
-            last->chunk = whole ? r : (struct ig_range){0, 0};
-        }
-    }
-    if (pf->nwant == pf->cap) {
-        size_t nc = pf->cap ? 2 * pf->cap : 64;
-        struct ig_range *w = realloc(pf->want, nc * sizeof *w);
-        if (w) pf->want = w;
-        uint32_t *wp = w ? realloc(pf->want_part, nc * sizeof *wp) : NULL;
-        if (!wp) return;
-        pf->want_part = wp;
-        pf->cap = nc;
-    }
-    pf->want[pf->nwant] = r;
-    pf->want_part[pf->nwant++] = part;
-}
-
-/* The blocks gathered for parts on object storage, fetched part by part,
- * waiting for them (the reads that follow find them cached). */
-static void prefetch_remote(const struct ig_table *t, struct prefetch *pf)
-{
-    struct ig_range *mine = pf->nwant ? malloc(pf->nwant * sizeof *mine) : NULL;
-    for (uint32_t part = 0; mine && part < t->nparts; part++) {
-        size_t k = 0;
-        for (size_t i = 0; i < pf->nwant; i++)
-            if (pf->want_part[i] == part) mine[k++] = pf->want[i];
-        if (k && t->parts[part].obj) ig_obj_prefetch(t->parts[part].obj, mine, k, true);
-    }
-    free(mine);
-    free(pf->want);
-    free(pf->want_part);
-}
-
-void ig_take_prefetch(const struct ig_table *t, const uint64_t *ids, size_t n, const uint32_t *cols,
-                      size_t ncols, ig_block_held_fn held, void *held_ctx)
-{
-    const struct ig_part *p0 = &t->parts[0];
-    /* last NULL (one row, or no memory): every block advised */
-    struct prefetch pf = {n > 1 ? calloc(p0->num_leaves ? p0->num_leaves : 1, sizeof *pf.last) : NULL, held,
-                          held_ctx};
-    /* the leaves of the columns asked, found once: a row's prefetch is then
-     * no footer decoding but its blocks' */
-    struct ig_buf leaves = IG_BUF_INIT;
-    for (size_t k = 0; k < (cols ? ncols : p0->num_columns); k++) {
-        struct ig_column_ref ref;
-        if (ig_table_column_at(t, cols ? cols[k] : (uint32_t)k, &ref, NULL)) continue;
-        /* all columns: the top-level ones the version shows */
-        if (!cols && (ref.rec.parent != IG_NONE || !ig_table_shows(t, (uint32_t)k))) continue;
-        if (ref.rec.leaf != IG_NONE && !ref.nested) {
-            if (ig_buf_append(&leaves, &ref.rec.leaf, sizeof ref.rec.leaf)) break;
-            continue;
-        }
-        struct ig_tree tree; /* a nested column: each of its leaves */
-        if (ig_tree_from_part(p0, ref.top, ref.col == ref.top ? UINT32_MAX : ref.col, &tree, NULL)) continue;
-        bool full = ig_buf_append(&leaves, tree.leaf_global, tree.nleaves * sizeof *tree.leaf_global) != 0;
-        ig_tree_free(&tree);
-        if (full) break;
-    }
-    const uint32_t *leaf = (const uint32_t *)(const void *)leaves.data;
-    size_t nleaves = leaves.len / sizeof *leaf;
-    for (size_t i = 0; i < n; i++) {
-        struct ig_row_at at;
-        if (ig_row_locate(t, ids[i], &at)) continue;
-        for (size_t l = 0; l < nleaves; l++)
-            prefetch_leaf(&t->parts[at.part], at.part, &at, leaf[l], &pf);
-    }
-    ig_buf_free(&leaves);
-    prefetch_remote(t, &pf);
-    free(pf.last);
-}
-
-/* ---- a take handle: one decoded block (or row) per column ---- */
-
-struct take_slot {
-    bool loaded, one_row; /* one_row: vals hold the row at `index` alone */
-    bool first_rows;      /* vals hold the block's first vals.rows rows (a nested leaf) */
-    bool framed;          /* the block is one zstd frame: a row alone decompresses it whole */
-    uint32_t part, page, block;
-    size_t index;
-    struct ig_values vals;
-    struct ig_buf blob_dir;
-};
-
-struct ig_take {
-    const struct ig_table *t;
-    struct ig_reader r;
-    struct take_slot *slots; /* one per column */
-    uint32_t nslots;
-    struct ig_buf pick; /* one row's bit in a block */
-    struct ig_block_source src;
-    struct ig_column_shape shape; /* the last column a row was read of */
-    /* while ig_take_visit runs: the rows it visits in turn (ascending ids)
-     * and which one it is at, so that a block's load knows the rows after
-     * the one asked for that it will serve */
-    const struct ig_row_at *ahead;
-    size_t ahead_n, ahead_at;
-};
-
-/* How many of a block's first rows the rows being visited want from it: up
- * to the last of them in the block (the one at `at` is row `index` of the
- * block's `rows`). Only a visit knows the rows to come: other readers (a run
- * of rows rendered block by block) take the block whole. */
-static size_t rows_wanted(const struct ig_take *tk, const struct ig_row_at *at, size_t index, size_t rows)
-{
-    if (!tk->ahead) return 0;
-    size_t last = index, first = at->in_group - index;
-    for (size_t q = tk->ahead_at + 1; q < tk->ahead_n; q++) {
-        const struct ig_row_at *a = &tk->ahead[q];
-        if (a->part != at->part || a->group != at->group || a->in_group < first ||
-            a->in_group - first >= rows)
-            break;
-        last = a->in_group - first;
-    }
-    return last + 1;
-}
-
-/* A top-level string or binary column reads the row alone: random rows of a
- * large table hit a block once each, and decoding one huffman item is a
- * fraction of decoding its block. So does a sliding-window page (a top-level
- * list of integers, one leaf): its row decodes from the last base before it,
- * not from the page's start. Other nested leaves keep whole blocks (their
- * leaves must agree on the row's index). */
-static bool reads_one_row(const struct ig_column_ref *ref, const struct ig_pagerec *page)
-{
-    if (ig_reader_rows_alone(ref, page)) return true;
-    return !ref->nested && ref->rec.parent == IG_NONE && !ref->li.levels &&
-           ref->rec.type != IG_T_BLOB && ig_type_info(ref->rec.type) &&
-           ig_type_info(ref->rec.type)->phys == IG_PHYS_BYTES;
-}
-
-static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
-                    struct ig_row_block *rb, struct ig_values **vals, void **hold,
-                    struct ig_error *err)
-{
-    struct ig_take *tk = ctx;
-    if (ref->col >= tk->nslots) return ig_err(err, -EIO, "column %u out of range", ref->col);
-    struct take_slot *s = &tk->slots[ref->col];
-    *hold = NULL;
-    *vals = &s->vals;
-    bool same_block = s->loaded && s->part == at->part && s->page == rb->page && s->block == rb->block;
-    if (same_block && (s->one_row ? s->index == rb->index : !s->first_rows || rb->index < s->vals.rows)) {
-        if (s->one_row) rb->index = 0;
-        return 0;
-    }
-    /* a second row of a string block held alone is read by decoding the
-     * block (some 4 KiB) whole, once, instead of reading each row alone,
-     * where a row alone costs that much anyway (a zstd frame, decompressed
-     * whole) or the rows are coming in order (a range: a row a few after
-     * the one held; erased rows between). Random rows that only share a
-     * block whose items read alone (huffman, fsst, plain) stay alone: a
-     * whole huffman block of captions costs some 17 us, a row of it under
-     * 1. A sliding-window page (up to a row group) keeps decoding rows alone
-     * from their bases. */
-    bool in_order = rb->index > s->index && rb->index - s->index <= 4;
-    bool whole = same_block && s->one_row && (s->framed || in_order) &&
-                 !ig_reader_rows_alone(ref, &rb->rec);
-    s->loaded = false;
-    ig_values_retype(&s->vals, ref->rec.type);
-    struct ig_pagerec blk;
-    const uint8_t *pick = NULL;
-    size_t want = rb->index;
-    bool one = !whole && reads_one_row(ref, &rb->rec);
-    bool have_blk = (one || ref->li.levels) &&
-                    ig_part_block(&tk->t->parts[at->part], rb->page, &rb->rec, rb->block, &blk, NULL) == 0 &&
-                    want < blk.row_count;
-    if (one && have_blk) {
-        ig_buf_reset(&tk->pick);
-        uint8_t *bits = ig_buf_extend(&tk->pick, blk.row_count / 8 + 1);
-        if (!bits) return ig_err(err, -ENOMEM, "out of memory");
-        memset(bits, 0, blk.row_count / 8 + 1);
-        bits[want / 8] = (uint8_t)(1u << (want % 8));
-        pick = bits;
-    }
-    /* in a visit, a nested leaf's block decodes its levels only as far as
-     * the last row the visit wants of it (a joint stream costs some ns an
-     * entry, and one row is on average half way through its block); a row
-     * past them (another visit) decodes it whole */
-    size_t first_rows = ref->li.levels && have_blk && !same_block ? rows_wanted(tk, at, want, blk.row_count) : 0;
-    struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick, .first_rows = (uint32_t)first_rows};
-    struct ig_page_at pa = {&tk->t->parts[at->part], ref, rb->page, at->group_first_row};
-    int rc = ig_reader_load_block(&tk->r, &pa, &bl, &s->vals, err);
-    if (rc) return rc;
-    blk = bl.blk;
-    /* the values render blob references under their column's directory */
-    ig_buf_reset(&s->blob_dir);
-    if (ig_buf_append(&s->blob_dir, ref->blob_dir, strlen(ref->blob_dir) + 1))
-        return ig_err(err, -ENOMEM, "out of memory");
-    s->vals.blob_dir = (const char *)s->blob_dir.data;
-    s->loaded = true;
-    s->part = at->part;
-    s->page = rb->page;
-    s->block = rb->block;
-    /* an older part's page comes whole */
-    s->one_row = pick && (s->vals.levels ? s->vals.rows : s->vals.n) != blk.row_count;
-    s->first_rows = !pick && s->vals.levels && s->vals.rows != blk.row_count;
-    s->index = want;
-    s->framed = blk.compression != IG_PC_NONE;
-    if (s->one_row) rb->index = 0;
-    return 0;
-}
-
-static void take_put(void *ctx, void *hold)
-{
-    (void)ctx;
-    (void)hold;
-}
-
-int ig_take_new(const struct ig_table *t, struct ig_take **out)
-{
-    struct ig_take *tk = calloc(1, sizeof *tk);
-    uint32_t n = t->nparts ? t->parts[0].num_columns : 0;
-    if (!tk || !(tk->slots = calloc(n ? n : 1, sizeof *tk->slots))) {
-        free(tk);
-        return -ENOMEM;
-    }
-    for (uint32_t c = 0; c < n; c++)
-        ig_values_init(&tk->slots[c].vals, IG_T_INT64);
-    tk->t = t;
-    tk->nslots = n;
-    tk->src = (struct ig_block_source){take_get, take_put, tk, &tk->shape};
-    *out = tk;
-    return 0;
-}
-
-void ig_take_free(struct ig_take *tk)
-{
-    if (!tk) return;
-    for (uint32_t c = 0; c < tk->nslots; c++) {
-        ig_values_free(&tk->slots[c].vals);
-        ig_buf_free(&tk->slots[c].blob_dir);
-    }
-    free(tk->slots);
-    shape_clear(&tk->shape);
-    ig_buf_free(&tk->pick);
-    ig_reader_free(&tk->r);
-    free(tk);
-}
-
-const struct ig_block_source *ig_take_source(struct ig_take *tk)
-{
-    return &tk->src;
-}
-
-uint64_t ig_take_contexts_read(const struct ig_take *tk)
-{
-    return tk->r.ctx_reads;
-}
-
-/* qsort has no context argument: the ids of this thread's take */
-static _Thread_local const uint64_t *sort_ids;
-static int by_id(const void *a, const void *b)
-{
-    uint64_t x = sort_ids[*(const size_t *)a], y = sort_ids[*(const size_t *)b];
-    return x < y ? -1 : x > y;
-}
-
-/* Positions 0..n-1 in ascending id order. */
-static size_t *id_order(const uint64_t *ids, size_t n)
-{
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order) return NULL;
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    sort_ids = ids;
-    qsort(order, n, sizeof *order, by_id);
-    return order;
-}
-
-int ig_take_visit(struct ig_take *tk, const uint64_t *ids, size_t n, size_t ncols, uint8_t *found,
-                  ig_take_value_fn value, void *ctx, struct ig_error *err)
-{
-    size_t *order = id_order(ids, n), live = 0;
-    struct ig_row_at *at = malloc((n ? n : 1) * sizeof *at); /* the live rows in id order */
-    int rc = order && at ? 0 : ig_err(err, -ENOMEM, "out of memory");
-    for (size_t j = 0; j < n && !rc; j++) {
-        size_t i = order[j];
-        int got = ig_row_locate(tk->t, ids[i], &at[live]);
-        if (got == -ENOENT) continue;
-        if (got) {
-            rc = ig_err(err, got, "row %llu: the footer disagrees with itself", (unsigned long long)ids[i]);
-            break;
-        }
-        found[i] = 1;
-        order[live++] = i; /* live <= j: order[j] is read before */
-    }
-    tk->ahead = at;
-    tk->ahead_n = live;
-    for (size_t k = 0; k < ncols && !rc; k++)
-        for (size_t j = 0; j < live && !rc; j++) {
-            tk->ahead_at = j;
-            rc = value(ctx, k, order[j], &at[j], err);
-        }
-    tk->ahead = NULL;
-    tk->ahead_n = 0;
-    free(order);
-    free(at);
     return rc;
 }

@@ -11,7 +11,10 @@
  * them to the row renderer through an ig_block_source.
  *
  * Not here: erased rows are never rendered (-ENOENT); nothing here locks the
- * table (callers hold what lock.h asks of readers). */
+ * table (callers hold what lock.h asks of readers).
+ *
+ * take.c locates and renders rows, take_handle.c is the take handle,
+ * take_prefetch.c the advice before a batch; take_int.h what they share. */
 #ifndef IG_FORMAT_TAKE_H
 #define IG_FORMAT_TAKE_H
 
