@@ -75,8 +75,7 @@ int cli_cat_rows(const char *dir, uint64_t version, const struct cli_ids *ids, c
             i += done;
             continue;
         }
-        int r = ig_row_render_json(&t, ids->ids[i++], nnames ? cols : NULL, (size_t)nnames,
-                                   ig_take_source(tk), &line, &err);
+        int r = ig_take_render_row(tk, ids->ids, ids->n, i++, nnames ? cols : NULL, (size_t)nnames, &line, &err);
         if (r == -ENOENT) { /* a missing row is reported, the others still printed */
             fflush(stdout);
             cli_error("cat --rows: %s: %s", dir, err.msg);

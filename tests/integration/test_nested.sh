@@ -385,9 +385,11 @@ PY
 check take_rows_nested_and_projected take_nest
 
 take_shared_blocks() {
-    # rows that share blocks (runs rendered together, single rows from a
-    # block held or read again), asked out of order and twice: each id's row
-    # as the input has it, in the order asked
+    # rows that share blocks, asked out of order and twice: runs rendered
+    # together, single rows whose nested blocks decode as far as the rows
+    # coming next that they hold (a row before the one asked among them),
+    # then whole for a row past them; each id's row as the input has it, in
+    # the order asked
     local ids="$WORK/take_ids.txt"
     "$PY" -c "
 import random

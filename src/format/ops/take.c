@@ -93,19 +93,27 @@ int ig_row_leaf(const struct ig_table *t, const struct ig_column_ref *ref,
     return 0;
 }
 
-void ig_column_shape_clear(struct ig_column_shape *sh)
+/* sh holds no column (its room for leaves kept) */
+static void shape_reset(struct ig_column_shape *sh)
 {
-    if (sh->t && sh->leaves) ig_tree_free(&sh->tree);
-    free(sh->leaves);
+    if (sh->t && sh->nested) ig_tree_free(&sh->tree);
     sh->t = NULL;
+    sh->nested = false;
+}
+
+void ig_column_shape_free(struct ig_column_shape *sh)
+{
+    shape_reset(sh);
+    free(sh->leaves);
     sh->leaves = NULL;
+    sh->leaves_cap = 0;
 }
 
 /* sh made the shape of column col of t, unless it is already */
 static int shape_of(const struct ig_table *t, uint32_t col, struct ig_column_shape *sh, struct ig_error *err)
 {
     if (sh->t == t && sh->col == col) return 0;
-    ig_column_shape_clear(sh);
+    shape_reset(sh);
     int rc = ig_table_column_at(t, col, &sh->ref, err);
     if (rc || !(sh->ref.nested || sh->ref.rec.leaf == IG_NONE)) {
         sh->t = rc ? NULL : t;
@@ -116,19 +124,24 @@ static int shape_of(const struct ig_table *t, uint32_t col, struct ig_column_sha
     const struct ig_column_ref *ref = &sh->ref;
     rc = ig_tree_from_part(p0, ref->top, ref->col == ref->top ? UINT32_MAX : ref->col, &sh->tree, err);
     if (rc) return rc;
-    sh->leaves = calloc(sh->tree.nleaves ? sh->tree.nleaves : 1, sizeof *sh->leaves);
-    if (!sh->leaves) {
-        ig_tree_free(&sh->tree);
-        return ig_err(err, -ENOMEM, "out of memory");
+    if (sh->tree.nleaves > sh->leaves_cap) {
+        struct ig_column_ref *l = realloc(sh->leaves, sh->tree.nleaves * sizeof *l);
+        if (!l) {
+            ig_tree_free(&sh->tree);
+            return ig_err(err, -ENOMEM, "out of memory");
+        }
+        sh->leaves = l;
+        sh->leaves_cap = sh->tree.nleaves;
     }
+    sh->t = t; /* now a reset frees the tree */
+    sh->col = col;
+    sh->nested = true;
     for (uint32_t l = 0; l < sh->tree.nleaves && !rc; l++) {
         uint32_t leaf_col;
         rc = ig_part_leaf_column(p0, sh->tree.leaf_global[l], &leaf_col, err);
         if (!rc) rc = ig_table_column_at(t, leaf_col, &sh->leaves[l], err);
     }
-    sh->t = t; /* now clear frees the tree */
-    sh->col = col;
-    if (rc) ig_column_shape_clear(sh);
+    if (rc) shape_reset(sh);
     return rc;
 }
 
@@ -170,7 +183,7 @@ int ig_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_ro
     struct ig_column_shape local = {0}, *sh = src->shape ? src->shape : &local;
     int rc = shape_of(t, col, sh, err);
     if (rc) return rc;
-    if (sh->leaves) {
+    if (sh->nested) {
         rc = nested_value(t, sh, at, src, out, err);
     } else {
         struct ig_values *v;
@@ -182,7 +195,7 @@ int ig_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_ro
             src->put(src->ctx, hold);
         }
     }
-    ig_column_shape_clear(&local);
+    ig_column_shape_free(&local);
     return rc;
 }
 

@@ -130,6 +130,12 @@ typedef int (*ig_take_value_fn)(void *ctx, size_t col, size_t i, const struct ig
                                 struct ig_error *err);
 int ig_take_visit(struct ig_take *tk, const uint64_t *ids, size_t n, size_t ncols, uint8_t *found,
                   ig_take_value_fn value, void *ctx, struct ig_error *err);
+/* ig_row_render_json of row ids[i] through the handle, where ids[i + 1 ..
+ * n) are the rows to be read next, in turn (`ingot cat --rows`): as in a
+ * visit, a nested block decodes as far as the last of the rows coming next
+ * in a row that it holds. */
+int ig_take_render_row(struct ig_take *tk, const uint64_t *ids, size_t n, size_t i, const uint32_t *cols,
+                       size_t ncols, struct ig_buf *out, struct ig_error *err);
 /* Chunk contexts the handle has read from its parts so far (tests read it). */
 uint64_t ig_take_contexts_read(const struct ig_take *tk);
 

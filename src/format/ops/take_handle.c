@@ -29,27 +29,34 @@ struct ig_take {
     struct ig_buf pick; /* one row's bit in a block */
     struct ig_block_source src;
     struct ig_column_shape shape; /* the last column a row was read of */
-    /* while ig_take_visit runs: the rows it visits in turn (ascending ids)
-     * and which one it is at, so that a block's load knows the rows after
-     * the one asked for that it will serve */
+    /* while ig_take_visit runs (ahead: the rows it visits in turn, by
+     * place) or ig_take_render_row (ahead_ids: the rows to be read after
+     * it, by id), which row it is at: so that a block's load knows the rows
+     * after the one asked for that it will serve */
     const struct ig_row_at *ahead;
+    const uint64_t *ahead_ids;
     size_t ahead_n, ahead_at;
+    bool reading; /* one of the two runs */
 };
 
-/* How many of a block's first rows the rows being visited want from it: up
- * to the last of them in the block (the one at `at` is row `index` of the
- * block's `rows`). Only a visit knows the rows to come: other readers (a run
- * of rows rendered block by block) take the block whole. */
+/* How many of a block's first rows the rows being read want from it: up to
+ * the last of the rows coming next that the block holds (the one at `at` is
+ * row `index` of the block's `rows`). Only a visit or a row render knows the
+ * rows to come: other readers (a run of rows rendered block by block) take
+ * the block whole. */
 static size_t rows_wanted(const struct ig_take *tk, const struct ig_row_at *at, size_t index, size_t rows)
 {
-    if (!tk->ahead) return 0;
+    if (!tk->reading) return 0;
     size_t last = index, first = at->in_group - index;
     for (size_t q = tk->ahead_at + 1; q < tk->ahead_n; q++) {
-        const struct ig_row_at *a = &tk->ahead[q];
-        if (a->part != at->part || a->group != at->group || a->in_group < first ||
-            a->in_group - first >= rows)
+        struct ig_row_at a;
+        if (tk->ahead)
+            a = tk->ahead[q];
+        else if (ig_row_locate(tk->t, tk->ahead_ids[q], &a))
             break;
-        last = a->in_group - first;
+        if (a.part != at->part || a.group != at->group || a.in_group < first || a.in_group - first >= rows)
+            break;
+        if (a.in_group - first > last) last = a.in_group - first;
     }
     return last + 1;
 }
@@ -170,7 +177,7 @@ void ig_take_free(struct ig_take *tk)
         ig_buf_free(&tk->slots[c].blob_dir);
     }
     free(tk->slots);
-    ig_column_shape_clear(&tk->shape);
+    ig_column_shape_free(&tk->shape);
     ig_buf_free(&tk->pick);
     ig_reader_free(&tk->r);
     free(tk);
@@ -225,6 +232,7 @@ int ig_take_visit(struct ig_take *tk, const uint64_t *ids, size_t n, size_t ncol
     }
     tk->ahead = at;
     tk->ahead_n = live;
+    tk->reading = true;
     for (size_t k = 0; k < ncols && !rc; k++)
         for (size_t j = 0; j < live && !rc; j++) {
             tk->ahead_at = j;
@@ -232,7 +240,23 @@ int ig_take_visit(struct ig_take *tk, const uint64_t *ids, size_t n, size_t ncol
         }
     tk->ahead = NULL;
     tk->ahead_n = 0;
+    tk->reading = false;
     free(order);
     free(at);
+    return rc;
+}
+
+int ig_take_render_row(struct ig_take *tk, const uint64_t *ids, size_t n, size_t i, const uint32_t *cols,
+                       size_t ncols, struct ig_buf *out, struct ig_error *err)
+{
+    if (i >= n) return ig_err(err, -EINVAL, "row %zu of %zu", i, n);
+    tk->ahead_ids = ids;
+    tk->ahead_n = n;
+    tk->ahead_at = i;
+    tk->reading = true;
+    int rc = ig_row_render_json(tk->t, ids[i], cols, ncols, &tk->src, out, err);
+    tk->reading = false;
+    tk->ahead_ids = NULL;
+    tk->ahead_n = 0;
     return rc;
 }

@@ -13,12 +13,16 @@
 struct ig_column_shape {
     const struct ig_table *t; /* NULL: holds nothing */
     uint32_t col;
+    bool nested; /* tree and leaves are the column's */
     struct ig_column_ref ref;
-    struct ig_tree tree; /* nested only */
+    struct ig_tree tree;
+    /* room for leaves_cap references, kept from column to column: a row of
+     * many columns read in turn (cat --rows) changes the shape every column */
     struct ig_column_ref *leaves;
+    uint32_t leaves_cap;
 };
 
-/* Let go of what sh holds (it then holds nothing; a zeroed shape is empty). */
-void ig_column_shape_clear(struct ig_column_shape *sh);
+/* Let go of everything sh holds (a zeroed shape is empty). */
+void ig_column_shape_free(struct ig_column_shape *sh);
 
 #endif
