@@ -65,8 +65,9 @@ static size_t rows_wanted(const struct ig_take *tk, const struct ig_row_at *at, 
  * large table hit a block once each, and decoding one huffman item is a
  * fraction of decoding its block. So does a sliding-window page (a top-level
  * list of integers, one leaf): its row decodes from the last base before it,
- * not from the page's start. Other nested leaves keep whole blocks (their
- * leaves must agree on the row's index). */
+ * not from the page's start. Other nested leaves decode their blocks from
+ * the start (their leaves must agree on the row's index), as far as
+ * rows_wanted says. */
 static bool reads_one_row(const struct ig_column_ref *ref, const struct ig_pagerec *page)
 {
     if (ig_reader_rows_alone(ref, page)) return true;
@@ -118,10 +119,10 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
         bits[want / 8] = (uint8_t)(1u << (want % 8));
         pick = bits;
     }
-    /* in a visit, a nested leaf's block decodes its levels only as far as
-     * the last row the visit wants of it (a joint stream costs some ns an
+    /* a nested leaf's block decodes its levels only as far as the last of
+     * the rows coming next that it holds (a joint stream costs some ns an
      * entry, and one row is on average half way through its block); a row
-     * past them (another visit) decodes it whole */
+     * past them (a later call) decodes it whole */
     size_t first_rows = ref->li.levels && have_blk && !same_block ? rows_wanted(tk, at, want, blk.row_count) : 0;
     struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick, .first_rows = (uint32_t)first_rows};
     struct ig_page_at pa = {&tk->t->parts[at->part], ref, rb->page, at->group_first_row};
