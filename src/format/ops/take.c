@@ -177,24 +177,27 @@ static int nested_value(const struct ig_table *t, const struct ig_column_shape *
     return rc;
 }
 
+/* A flat leaf column's value in one row. */
+static int leaf_json(const struct ig_table *t, const struct ig_column_ref *ref, const struct ig_row_at *at,
+                     const struct ig_block_source *src, struct ig_buf *out, struct ig_error *err)
+{
+    struct ig_values *v;
+    void *hold;
+    size_t i;
+    int rc = ig_row_leaf(t, ref, at, src, &v, &hold, &i, err);
+    if (rc) return rc;
+    rc = ig_render_json_value(out, v, i) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    src->put(src->ctx, hold);
+    return rc;
+}
+
 int ig_row_value_json(const struct ig_table *t, uint32_t col, const struct ig_row_at *at,
                       const struct ig_block_source *src, struct ig_buf *out, struct ig_error *err)
 {
     struct ig_column_shape local = {0}, *sh = src->shape ? src->shape : &local;
     int rc = shape_of(t, col, sh, err);
-    if (rc) return rc;
-    if (sh->nested) {
-        rc = nested_value(t, sh, at, src, out, err);
-    } else {
-        struct ig_values *v;
-        void *hold;
-        size_t i;
-        rc = ig_row_leaf(t, &sh->ref, at, src, &v, &hold, &i, err);
-        if (!rc) {
-            rc = ig_render_json_value(out, v, i) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-            src->put(src->ctx, hold);
-        }
-    }
+    if (!rc)
+        rc = sh->nested ? nested_value(t, sh, at, src, out, err) : leaf_json(t, &sh->ref, at, src, out, err);
     ig_column_shape_free(&local);
     return rc;
 }
