@@ -253,11 +253,13 @@ int ingot_read_text(ingot_table *t, uint32_t col, uint32_t group,
     struct text_ctx tc = {emit, ctx};
     struct ig_column_ref c;
     int rc = ig_table_column_at(&t->t, col, &c, &e);
-    if (!rc && group != INGOT_ALL_GROUPS && group >= t->t.num_groups)
-        rc = ig_err(&e, -ENOENT, "no row group %u", group);
+    if (rc || !t->t.num_groups) /* an empty table: no lines, whichever group */
+        return rc ? ingot_api_fail(errbuf, errlen, &e, rc) : 0;
+    if (group != INGOT_ALL_GROUPS && group >= t->t.num_groups)
+        return ingot_api_fail(errbuf, errlen, &e, ig_err(&e, -ENOENT, "no row group %u", group));
     /* a nested column (a struct has no leaf of its own) is its leaves'
      * rows reassembled, as `ingot cat` prints it; a flat one page by page */
-    if (!rc) rc = c.nested ? ig_column_text(&t->t, &c, group, emit_lines, &tc, &e)
-                           : each_page(t, col, group, emit_text, &tc, &e);
+    rc = c.nested ? ig_column_text(&t->t, &c, group, emit_lines, &tc, &e)
+                  : each_page(t, col, group, emit_text, &tc, &e);
     return rc ? ingot_api_fail(errbuf, errlen, &e, rc) : 0;
 }
