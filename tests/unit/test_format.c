@@ -935,6 +935,7 @@ static void test_chunk_dict_short_values(void)
     ig_schema_free(&s);
     struct fail_log log;
     CHECK(verify_logged(d, true, &log) == 0);
+    ig_remove_tree(d);
 }
 
 /* Format 6's chunk records count a string chunk's distinct values (5 tags,
@@ -972,6 +973,7 @@ static void test_chunk_dict_counts(void)
     CHECK(strstr(log.text, "part-000000.ingot") && strstr(log.text, "'tag'") && strstr(log.text, "row group 1") &&
           strstr(log.text, "5 distinct values of 10 bytes, the chunk record counts 4 of 10"));
     if (failures != 1) fprintf(stderr, "  %s", log.text);
+    ig_remove_tree(d);
 }
 
 /* Format 9's bounds of a flat numeric leaf (model/minmax.h) against a scan of
@@ -1165,6 +1167,7 @@ static void test_chunk_bounds_written_and_verified(void)
         if (failures != 1) fprintf(stderr, "  %s", log.text);
     }
     free(im.file);
+    ig_remove_tree(d);
 }
 
 /* 40 to 99 random lowercase letters into text (room for 100); how many. */
@@ -1643,6 +1646,7 @@ static void test_blocks_aim_at_stored_size(void)
         }
     }
     ig_table_close(&t);
+    ig_remove_tree(d);
 }
 
 /* Row groups sized by their values (writer.h, rows_per_group 0): after the
@@ -1710,6 +1714,7 @@ static void check_group_rows(size_t len, uint64_t rows, uint64_t cap, const uint
         bytes[threads - 1] = malloc(sizes[threads - 1]);
         REQUIRE(bytes[threads - 1] && fread(bytes[threads - 1], 1, sizes[threads - 1], f) == sizes[threads - 1]);
         fclose(f);
+        ig_remove_tree(d);
     }
     CHECK(sizes[0] == sizes[1] && memcmp(bytes[0], bytes[1], sizes[0]) == 0);
     free(bytes[0]);
@@ -2251,6 +2256,7 @@ static void test_released_pages(void)
         ig_part_close(&part);
     }
     free(nf);
+    ig_remove_tree(d);
 }
 
 /* Versions as text: runs of consecutive numbers. */
