@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ig_buf_reserve(struct ig_buf *b, size_t extra)
+int ig_buf_grow(struct ig_buf *b, size_t extra)
 {
     /* always leave a valid pointer behind, even for 0 bytes: callers do data + len */
     if (b->data && extra <= b->cap - b->len) return 0;
@@ -20,26 +20,6 @@ int ig_buf_reserve(struct ig_buf *b, size_t extra)
     if (!p) return -ENOMEM;
     b->data = p;
     b->cap = cap;
-    return 0;
-}
-
-int ig_buf_append(struct ig_buf *b, const void *p, size_t n)
-{
-    if (n == 0) return 0;
-    int rc = ig_buf_reserve(b, n);
-    if (rc) return rc;
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-int ig_buf_append_byte(struct ig_buf *b, uint8_t c)
-{
-    if (b->len == b->cap) {
-        int rc = ig_buf_reserve(b, 1);
-        if (rc) return rc;
-    }
-    b->data[b->len++] = c;
     return 0;
 }
 

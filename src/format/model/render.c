@@ -78,6 +78,16 @@ static size_t format_lane(char *out, uint8_t type, uint64_t lane, bool json)
     }
 }
 
+/* format_lane's text appended: formatted in the buffer's room, not copied
+ * there from a local array (a copy of a few bytes is a call). */
+#define LANE_TEXT_MAX 48 /* a float's text in quotes; an int64's 20 characters */
+static int append_lane(struct ig_buf *out, uint8_t type, uint64_t lane, bool json)
+{
+    if (ig_buf_reserve(out, LANE_TEXT_MAX)) return -ENOMEM;
+    out->len += format_lane((char *)out->data + out->len, type, lane, json);
+    return 0;
+}
+
 static const char hexdig[] = "0123456789abcdef";
 
 static int append_hex(struct ig_buf *out, const uint8_t *p, size_t n)
@@ -186,9 +196,7 @@ int ig_render_text_value(struct ig_buf *out, const struct ig_values *v, size_t i
         const uint8_t *p = ig_values_bytes(v, i, &n);
         return v->type == IG_T_BINARY ? append_hex(out, p, n) : append_copy_string(out, p, n);
     }
-    char tmp[48];
-    size_t n = format_lane(tmp, v->type, v->lanes[i], false);
-    return ig_buf_append(out, tmp, n);
+    return append_lane(out, v->type, v->lanes[i], false);
 }
 
 int ig_render_text_lines(struct ig_buf *out, const struct ig_values *v, const uint8_t *deleted)
@@ -341,7 +349,5 @@ int ig_render_json_value(struct ig_buf *out, const struct ig_values *v, size_t i
         if (!rc) rc = ig_buf_append_byte(out, '"');
         return rc;
     }
-    char tmp[48];
-    size_t n = format_lane(tmp, v->type, v->lanes[i], true);
-    return ig_buf_append(out, tmp, n);
+    return append_lane(out, v->type, v->lanes[i], true);
 }
