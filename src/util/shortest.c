@@ -343,8 +343,10 @@ static const char two_digits[201] = "0001020304050607080910111213141516171819202
 
 size_t ig_u64_digits(char *out, uint64_t d)
 {
-    char tmp[20];
-    char *p = tmp + sizeof tmp;
+    /* counted first, then written from the last digit back in place: a copy
+     * from a local array of a length known only at run time is a call */
+    size_t n = (size_t)ig_u64_digit_count(d);
+    char *p = out + n;
     while (d >= 100) {
         unsigned r = (unsigned)(d % 100);
         d /= 100;
@@ -357,7 +359,5 @@ size_t ig_u64_digits(char *out, uint64_t d)
     } else {
         *--p = (char)('0' + d);
     }
-    size_t n = (size_t)(tmp + sizeof tmp - p);
-    memcpy(out, p, n);
     return n;
 }

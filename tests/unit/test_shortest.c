@@ -500,6 +500,24 @@ static void test_digits_contract(void)
     CHECK(ig_u64_digits(o, 1) == 1 && o[0] == '1');
     CHECK(ig_u64_digits(o, 18446744073709551615ull) == 20 && memcmp(o, "18446744073709551615", 20) == 0);
     CHECK(ig_u64_digits(o, 10) == 2 && memcmp(o, "10", 2) == 0);
+    /* at every power of ten and either side of it, 0 and random values: what
+     * printf writes, and not a byte past it (the digits are written in place
+     * from the last back, their count taken first) */
+    int wrong = 0;
+    uint64_t seed = check_seed ^ 0xD161;
+    for (int k = 0; k < 20 * 3 + 1000; k++) {
+        uint64_t p10 = 1;
+        for (int e = 0; e < k / 3 && e < 19; e++)
+            p10 *= 10;
+        uint64_t v = k >= 60 ? test_rand(&seed) >> (test_rand(&seed) % 64) : k % 3 == 0 ? p10 - 1 : k % 3 == 1 ? p10 : p10 + 1;
+        char want[24], got[24];
+        int n = snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+        memset(got, '#', sizeof got);
+        size_t m = ig_u64_digits(got, v);
+        wrong += m != (size_t)n || memcmp(got, want, m) != 0 || got[m] != '#';
+    }
+    CHECK(ig_u64_digits(o, 0) == 1 && o[0] == '0');
+    CHECK_EQ_INT(wrong, 0);
 }
 
 static double ns_per_value(size_t (*fmt)(char *, double), const double *v, int n, int reps)
