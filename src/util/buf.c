@@ -69,8 +69,6 @@ uint8_t *ig_buf_extend(struct ig_buf *b, size_t n)
     return p;
 }
 
-void ig_buf_reset(struct ig_buf *b) { b->len = 0; }
-
 void ig_buf_free(struct ig_buf *b)
 {
     free(b->data);

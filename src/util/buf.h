@@ -59,7 +59,7 @@ int ig_buf_append_u64(struct ig_buf *b, uint64_t v); /* little-endian */
 int ig_buf_printf(struct ig_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Grow len by n (contents of the new bytes unspecified); returns pointer to them or NULL. */
 uint8_t *ig_buf_extend(struct ig_buf *b, size_t n);
-void ig_buf_reset(struct ig_buf *b); /* len = 0, keeps memory */
+static inline void ig_buf_reset(struct ig_buf *b) { b->len = 0; } /* keeps memory */
 void ig_buf_free(struct ig_buf *b);
 
 /* The first index in [i, n) where a and b differ, or n. Equal stretches are

@@ -380,6 +380,98 @@ static void test_where_skips_groups_by_bounds(void)
     ig_remove_tree(dir);
 }
 
+/* Each stored block's checksum and first row, page by page, for column col
+ * (one row group); *got: how many (0 where the table could not be read). */
+static void block_sums(uint32_t col, uint64_t *sums, uint32_t *first_rows, size_t cap, size_t *got)
+{
+    *got = 0;
+    struct ig_table t;
+    struct ig_error err = {0};
+    REQUIRE(ig_table_open(&t, dir, false, &err) == 0);
+    struct ig_column_ref c;
+    REQUIRE(ig_table_column_at(&t, col, &c, &err) == 0);
+    size_t n = 0;
+    for (uint32_t g = 0; g < t.num_groups; g++) {
+        uint32_t first, count;
+        REQUIRE(ig_part_chunk(&t.parts[0], g, c.rec.leaf, &first, &count, &err) == 0);
+        for (uint32_t pg = first; pg < first + count; pg++) {
+            struct ig_pagerec rec, blk;
+            REQUIRE(ig_part_page(&t.parts[0], pg, &rec, &err) == 0);
+            for (uint32_t b = 0; b < ig_page_nblocks(&rec) && n < cap; b++, n++) {
+                REQUIRE(ig_part_block(&t.parts[0], pg, &rec, b, &blk, &err) == 0);
+                sums[n] = blk.checksum;
+                first_rows[n] = rec.first_row + blk.first_row; /* one group */
+            }
+        }
+    }
+    ig_table_close(&t);
+    *got = n;
+}
+
+/* An erase rewrites the blocks that hold its rows and no other: the kill
+ * bitmap is cut to each block's rows wherever the block starts in a byte of
+ * it (blocks of a few dozen rows, rows at a block's start and end). */
+static void test_erase_touches_only_its_blocks(void)
+{
+    /* one group of 2,000 strings in pages of ~80 blocks of 512 bytes */
+    strcpy(dir, "/tmp/ingot-erase-XXXXXX");
+    REQUIRE(mkdtemp(dir));
+    struct ig_schema s = {0};
+    ig_schema_add(&s, "v", 1, IG_T_STRING, false, NULL);
+    s.cols[0].compression = IG_COMP_NONE;
+    REQUIRE(ig_schema_finish(&s, NULL) == 0);
+    struct ig_writer_opts o;
+    ig_writer_opts_default(&o);
+    o.rows_per_group = 2000;
+    o.block_size = 512;
+    char path[128];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    struct ig_part_writer *w;
+    struct ig_error err = {0};
+    REQUIRE(ig_part_writer_open(&w, path, &s, &o, 0, &err) == 0);
+    for (uint64_t r = 0; r < 2000; r++) {
+        char b[32];
+        int len = snprintf(b, sizeof b, "value %llu of %llu", (unsigned long long)r * 7919 % 2000,
+                           (unsigned long long)r % 3 * 1000);
+        ig_values_push_bytes(ig_part_writer_column(w, 0), b, (size_t)len);
+        REQUIRE(ig_part_writer_end_row(w, &err) == 0);
+    }
+    REQUIRE(ig_part_writer_finish(w, &err) == 0);
+    ig_part_writer_free(w);
+    ig_schema_free(&s);
+    struct ig_manifest m = {0};
+    REQUIRE(ig_manifest_add(&m, "part-000000.ingot", 0, 2000) == 0 && ig_manifest_write(dir, &m, &err) == 0);
+    ig_manifest_free(&m);
+    enum { CAP = 4096 };
+    static uint64_t before[CAP], after[CAP];
+    static uint32_t first[CAP], first2[CAP];
+    size_t n, n2;
+    block_sums(0, before, first, CAP, &n);
+    REQUIRE(n > 8 && n < CAP);
+    /* the first row of every third block but the first, and the last row of the block after */
+    uint64_t rows[CAP];
+    size_t nr = 0;
+    bool hit[CAP] = {false};
+    for (size_t k = 3; k + 1 < n; k += 3) {
+        rows[nr++] = first[k];
+        hit[k] = true;
+        rows[nr++] = first[k + 2] - 1;
+        hit[k + 1] = true;
+    }
+    REQUIRE(nr > 4);
+    struct ig_erase_report rep;
+    REQUIRE(erase_rows(rows, nr, &rep) == 0);
+    CHECK_EQ_INT(rep.pages_rewritten, nr); /* a block image each (a neighbour left as it was is not written) */
+    block_sums(0, after, first2, CAP, &n2);
+    CHECK(n2 == n);
+    int wrong = 0;
+    for (size_t k = 0; k < n; k++)
+        wrong += first[k] != first2[k] || (before[k] != after[k]) != hit[k];
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(verify_failures(NULL) == 0);
+    ig_remove_tree(dir);
+}
+
 static void test_plain_pages_never_move(void)
 {
     for (uint8_t enc = 1; enc <= 7; enc++) {
@@ -823,6 +915,7 @@ static void test_erase_reports_progress(void)
 }
 
 TEST_MAIN(T(test_erase_reports_progress), T(test_streamed_journal_applies_everything), T(test_journal_window_keeps_untouched_bytes), T(test_erase_takes_bounds_again), T(test_where_skips_groups_by_bounds), T(test_journal_files_and_versions), T(test_verify_catches_unscrubbed_slot), T(test_plain_pages_never_move),
+          T(test_erase_touches_only_its_blocks),
           T(test_shared_footer_copy_is_one_generation), T(test_deletion_bitmap_written_by_first_erase),
           T(test_deletion_bitmap_damage_named),
           T(test_journal_replay_is_idempotent))
