@@ -41,6 +41,10 @@ static uint64_t killed_text(const struct ig_values *v, const uint8_t *kill, stru
 {
     uint64_t total = 0;
     for (size_t i = 0; i < v->n; i++) {
+        if (kill && !kill[i / 8]) { /* eight rows none of which is erased */
+            i |= 7;
+            continue;
+        }
         if (kill && !((kill[i / 8] >> (i % 8)) & 1)) continue;
         ig_buf_reset(tmp);
         if (ig_render_text_value(tmp, v, i) == 0) total += tmp->len + 1;
@@ -300,6 +304,10 @@ static bool bound_erased(const struct ig_values *v, const uint8_t *kb, uint32_t 
 {
     bool all = v->n != block_rows; /* picked: only the killed values */
     for (size_t i = 0; i < v->n; i++) {
+        if (!all && !kb[i / 8]) { /* eight rows none of which is erased */
+            i |= 7;
+            continue;
+        }
         if (!all && !((kb[i / 8] >> (i % 8)) & 1)) continue;
         if (!ig_values_is_null(v, i) && ig_minmax_reached(v->type, m, v->lanes[i])) return true;
     }
