@@ -29,10 +29,33 @@
 
 static char dir[64];
 
-static void make_table(uint8_t encoding)
+/* A new table directory `dir` and a writer of its one part (schema s,
+ * finished here), or NULL. */
+static struct ig_part_writer *open_part(struct ig_schema *s, const struct ig_writer_opts *o)
 {
     strcpy(dir, "/tmp/ingot-erase-XXXXXX");
-    if (!mkdtemp(dir)) return;
+    struct ig_error err = {0};
+    struct ig_part_writer *w = NULL;
+    char path[128];
+    if (!mkdtemp(dir) || ig_schema_finish(s, &err)) return NULL;
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    return ig_part_writer_open(&w, path, s, o, 0, &err) ? NULL : w;
+}
+
+/* w's part of `rows` rows finished and listed in MANIFEST: 0, or -1. */
+static int close_part(struct ig_part_writer *w, uint64_t rows)
+{
+    struct ig_error err = {0};
+    int rc = ig_part_writer_finish(w, &err);
+    ig_part_writer_free(w);
+    struct ig_manifest m = {0};
+    if (!rc) rc = ig_manifest_add(&m, "part-000000.ingot", 0, rows) || ig_manifest_write(dir, &m, &err) ? -1 : 0;
+    ig_manifest_free(&m);
+    return rc;
+}
+
+static void make_table(uint8_t encoding)
+{
     struct ig_schema s = {0};
     ig_schema_add(&s, "v", 1, IG_T_INT64, false, NULL);
     ig_schema_add(&s, "name", 4, IG_T_STRING, false, NULL);
@@ -40,29 +63,20 @@ static void make_table(uint8_t encoding)
         s.cols[c].encoding = encoding;
         s.cols[c].compression = IG_COMP_NONE;
     }
-    ig_schema_finish(&s, NULL);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     o.rows_per_group = 500;
     o.page_size = 1024;
-    char path[128];
-    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
-    struct ig_part_writer *w;
+    struct ig_part_writer *w = open_part(&s, &o);
     struct ig_error err = {0};
-    if (ig_part_writer_open(&w, path, &s, &o, 0, &err)) return;
-    for (uint64_t r = 0; r < 1000; r++) {
+    for (uint64_t r = 0; w && r < 1000; r++) {
         ig_values_push_lane(ig_part_writer_column(w, 0), 1000000 + r * 3);
         char b[32];
         int n = snprintf(b, sizeof b, "name-%llu", (unsigned long long)r % 17);
         ig_values_push_bytes(ig_part_writer_column(w, 1), b, (size_t)n);
         ig_part_writer_end_row(w, &err);
     }
-    ig_part_writer_finish(w, &err);
-    ig_part_writer_free(w);
-    struct ig_manifest m = {0};
-    ig_manifest_add(&m, "part-000000.ingot", 0, 1000);
-    ig_manifest_write(dir, &m, &err);
-    ig_manifest_free(&m);
+    if (w) close_part(w, 1000);
     ig_schema_free(&s);
 }
 
@@ -414,21 +428,16 @@ static void block_sums(uint32_t col, uint64_t *sums, uint32_t *first_rows, size_
 static void test_erase_touches_only_its_blocks(void)
 {
     /* one group of 2,000 strings in pages of ~80 blocks of 512 bytes */
-    strcpy(dir, "/tmp/ingot-erase-XXXXXX");
-    REQUIRE(mkdtemp(dir));
     struct ig_schema s = {0};
     ig_schema_add(&s, "v", 1, IG_T_STRING, false, NULL);
     s.cols[0].compression = IG_COMP_NONE;
-    REQUIRE(ig_schema_finish(&s, NULL) == 0);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     o.rows_per_group = 2000;
     o.block_size = 512;
-    char path[128];
-    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
-    struct ig_part_writer *w;
+    struct ig_part_writer *w = open_part(&s, &o);
+    REQUIRE(w);
     struct ig_error err = {0};
-    REQUIRE(ig_part_writer_open(&w, path, &s, &o, 0, &err) == 0);
     for (uint64_t r = 0; r < 2000; r++) {
         char b[32];
         int len = snprintf(b, sizeof b, "value %llu of %llu", (unsigned long long)r * 7919 % 2000,
@@ -436,12 +445,8 @@ static void test_erase_touches_only_its_blocks(void)
         ig_values_push_bytes(ig_part_writer_column(w, 0), b, (size_t)len);
         REQUIRE(ig_part_writer_end_row(w, &err) == 0);
     }
-    REQUIRE(ig_part_writer_finish(w, &err) == 0);
-    ig_part_writer_free(w);
+    REQUIRE(close_part(w, 2000) == 0);
     ig_schema_free(&s);
-    struct ig_manifest m = {0};
-    REQUIRE(ig_manifest_add(&m, "part-000000.ingot", 0, 2000) == 0 && ig_manifest_write(dir, &m, &err) == 0);
-    ig_manifest_free(&m);
     enum { CAP = 4096 };
     static uint64_t before[CAP], after[CAP];
     static uint32_t first[CAP], first2[CAP];
