@@ -99,7 +99,12 @@ struct asm_ctx {
     bool measure;      /* only the length is wanted: numbers are counted, not written */
     bool values_known; /* measuring, the values' lengths are known: count only the rest */
     uint64_t measured; /* bytes counted and not written */
-    uint32_t *name_len; /* measuring: each node's field name as a JSON string, its length + 1 (0: not yet) */
+    /* each node's field name as a JSON string, rendered at its first use
+     * into `names` (at name_at, its length + 1 in name_len; 0: not yet), so
+     * that a name costs a copy (or, measuring, an add) in every row after;
+     * name_len NULL: names rendered each time (one row) */
+    uint32_t *name_len, *name_at;
+    struct ig_buf names;
 };
 
 /* Text that is the same in every row (brackets, commas, null): written, or
@@ -113,21 +118,23 @@ static int put(struct asm_ctx *a, const char *s, size_t n)
     return ig_buf_append(a->out, s, n);
 }
 
-/* Node c's field name as a JSON string: written, or counted (rendered once
- * per count, then remembered). */
+/* Node c's field name as a JSON string: written, or counted. */
 static int put_name(struct asm_ctx *a, uint32_t c)
 {
     const struct ig_tree_node *nd = &a->t->nodes[c];
-    if (!a->measure || !a->name_len) return ig_render_json_string(a->out, (const uint8_t *)nd->field, nd->field_len);
+    if (!a->name_len) return ig_render_json_string(a->out, (const uint8_t *)nd->field, nd->field_len);
     if (!a->name_len[c]) {
-        size_t at = a->out->len;
-        int rc = ig_render_json_string(a->out, (const uint8_t *)nd->field, nd->field_len);
+        size_t at = a->names.len;
+        int rc = ig_render_json_string(&a->names, (const uint8_t *)nd->field, nd->field_len);
         if (rc) return rc;
-        a->name_len[c] = (uint32_t)(a->out->len - at) + 1;
-        a->out->len = at;
+        a->name_at[c] = (uint32_t)at;
+        a->name_len[c] = (uint32_t)(a->names.len - at) + 1;
     }
-    a->measured += a->name_len[c] - 1;
-    return 0;
+    if (a->measure) {
+        a->measured += a->name_len[c] - 1;
+        return 0;
+    }
+    return ig_buf_append(a->out, a->names.data + a->name_at[c], a->name_len[c] - 1);
 }
 
 static int bad(struct asm_ctx *a)
@@ -547,7 +554,8 @@ static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leav
     int rc = ctx_init(&a, t, leaves, out ? out : &scratch, err);
     a.measure = !out;
     a.values_known = values_known;
-    if (a.measure) a.name_len = calloc(t->n ? t->n : 1, sizeof *a.name_len); /* NULL: names rendered each time */
+    a.name_len = calloc(2 * (size_t)(t->n ? t->n : 1), sizeof *a.name_len); /* NULL: names rendered each time */
+    if (a.name_len) a.name_at = a.name_len + (t->n ? t->n : 1);
     uint64_t total = 0;
     bool fixed = !rc && a.measure && !deleted && rows &&
                  ((fixed_shape(t, leaves, rows) && measure_fixed(&a, rows, &total)) ||
@@ -563,6 +571,7 @@ static int assemble_lines(const struct ig_tree *t, struct ig_values *const *leav
     if (len) *len = total + a.measured;
     free(a.e);
     free(a.name_len);
+    ig_buf_free(&a.names);
     ig_buf_free(&scratch);
     return rc;
 }
