@@ -255,8 +255,8 @@ static const uint8_t *slice(struct ig_buf *buf, const uint8_t *src, size_t first
 {
     if (!src || !n) return NULL;
     /* a byte at a time, each from the one or two source bytes that hold its
-     * bits (an erase of scattered rows slices every block of every page it
-     * touches: bit by bit that was a tenth of its CPU) */
+     * bits: an erase of scattered rows slices every block of every page it
+     * touches, in every column */
     size_t nb = (n + 7) / 8;
     ig_buf_reset(buf);
     uint8_t *d = ig_buf_extend(buf, nb + 1);
