@@ -35,17 +35,21 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The first row at or after i whose bit in `marked` is set (every row when
+ * marked is NULL), or n: a byte at a time over rows none of which is set. */
+static size_t next_marked(const uint8_t *marked, size_t i, size_t n)
+{
+    while (marked && i < n && !((marked[i / 8] >> (i % 8)) & 1))
+        i = marked[i / 8] >> (i % 8) ? i + 1 : (i | 7) + 1;
+    return i < n ? i : n;
+}
+
 /* Render killed rows (every row of v when kill is NULL) to know how much text
  * they took. */
 static uint64_t killed_text(const struct ig_values *v, const uint8_t *kill, struct ig_buf *tmp)
 {
     uint64_t total = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        if (kill && !kill[i / 8]) { /* eight rows none of which is erased */
-            i |= 7;
-            continue;
-        }
-        if (kill && !((kill[i / 8] >> (i % 8)) & 1)) continue;
+    for (size_t i = next_marked(kill, 0, v->n); i < v->n; i = next_marked(kill, i + 1, v->n)) {
         ig_buf_reset(tmp);
         if (ig_render_text_value(tmp, v, i) == 0) total += tmp->len + 1;
     }
@@ -302,15 +306,9 @@ static int zero_objects(struct erase_ctx *x, const struct ig_part *p, const stru
 static bool bound_erased(const struct ig_values *v, const uint8_t *kb, uint32_t block_rows,
                          const struct ig_minmax *m)
 {
-    bool all = v->n != block_rows; /* picked: only the killed values */
-    for (size_t i = 0; i < v->n; i++) {
-        if (!all && !kb[i / 8]) { /* eight rows none of which is erased */
-            i |= 7;
-            continue;
-        }
-        if (!all && !((kb[i / 8] >> (i % 8)) & 1)) continue;
+    const uint8_t *marked = v->n != block_rows ? NULL : kb; /* picked: only the killed values */
+    for (size_t i = next_marked(marked, 0, v->n); i < v->n; i = next_marked(marked, i + 1, v->n))
         if (!ig_values_is_null(v, i) && ig_minmax_reached(v->type, m, v->lanes[i])) return true;
-    }
     return false;
 }
 
