@@ -62,14 +62,14 @@ int ig_row_block(const struct ig_part *p, const struct ig_row_at *at, uint32_t l
         else
             hi = mid;
     }
-    struct ig_pagerec *rec = &rb->rec, blk;
+    struct ig_pagerec *rec = &rb->rec;
     if (ig_part_page(p, lo, rec, NULL) || rec->leaf != leaf || rec->first_row > at->in_group ||
         at->in_group - rec->first_row >= rec->row_count)
         return -EIO;
     uint32_t in_page = at->in_group - rec->first_row;
-    if (ig_part_block_of_row(p, lo, rec, in_page, &rb->block, &blk, NULL)) return -EIO;
+    if (ig_part_block_of_row(p, lo, rec, in_page, &rb->block, &rb->blk, NULL)) return -EIO;
     rb->page = lo;
-    rb->index = in_page - blk.first_row;
+    rb->index = in_page - rb->blk.first_row;
     return 0;
 }
 

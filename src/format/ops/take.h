@@ -37,6 +37,7 @@ struct ig_row_at {
 struct ig_row_block {
     uint32_t page, block;
     struct ig_pagerec rec; /* the page's record */
+    struct ig_pagerec blk; /* the block's record (first_row within the page) */
     size_t index;          /* the row's position among the block's rows */
 };
 

@@ -104,13 +104,11 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
                  !ig_reader_rows_alone(ref, &rb->rec);
     s->loaded = false;
     ig_values_retype(&s->vals, ref->rec.type);
-    struct ig_pagerec blk;
+    struct ig_pagerec blk = rb->blk;
     const uint8_t *pick = NULL;
     size_t want = rb->index;
     bool one = !whole && reads_one_row(ref, &rb->rec);
-    bool have_blk = (one || ref->li.levels) &&
-                    ig_part_block(&tk->t->parts[at->part], rb->page, &rb->rec, rb->block, &blk, NULL) == 0 &&
-                    want < blk.row_count;
+    bool have_blk = (one || ref->li.levels) && want < blk.row_count;
     if (one && have_blk) {
         ig_buf_reset(&tk->pick);
         uint8_t *bits = ig_buf_extend(&tk->pick, blk.row_count / 8 + 1);

@@ -78,12 +78,11 @@ static void prefetch_leaf(const struct ig_part *p, uint32_t part, const struct i
                           struct prefetch *pf)
 {
     struct ig_row_block rb;
-    struct ig_pagerec blk;
     struct advised *last = pf->last && leaf < p->num_leaves ? &pf->last[leaf] : NULL;
     if (ig_row_block(p, at, leaf, &rb)) return;
     if (last && last->set && last->part == part && last->page == rb.page && last->block == rb.block) return;
     if (pf->held && pf->held(pf->held_ctx, part, rb.page, rb.block)) return;
-    if (ig_part_block(p, rb.page, &rb.rec, rb.block, &blk, NULL)) return;
+    const struct ig_pagerec blk = rb.blk;
     if (last) last->part = part, last->page = rb.page, last->block = rb.block, last->set = true;
     if (!p->obj) {
         (void)posix_fadvise(p->fd, (off_t)blk.offset, (off_t)blk.stored, POSIX_FADV_WILLNEED);
