@@ -66,6 +66,11 @@
 #       as one rANS-coded stream; from 19 also structs/: a struct of a string
 #       and a struct, and a list of structs, NULL and empty at every level in
 #       two row groups, rows erased, one of them the only NULL event)
+#   v20: the commit that added v20/ (format version 20, float32 lanes as
+#       Huffman-coded exponents, the expo scheme; from 20 also expo/: Gaussian
+#       float32 scores and vector<float32, 8> embeddings in two row groups,
+#       NULLs, zeros, -0.0, a subnormal and the largest float among them, rows
+#       erased, two of them the only holders of an exponent)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -187,6 +192,14 @@ tables() {
             # row 1500 alone has a NULL event in its group's second half
             "$ingot" erase --row 3 --row 150 --row 999 --row 1000 --row 1500 --row 1777 "$d/structs"
         fi
+        if [ "$v" -ge 20 ]; then
+            expo_input >"$d.expo.jsonl"
+            printf 'id int64\nscore float32?\nemb vector<float32, 8>\n' >"$d.expo.txt"
+            "$ingot" import --format jsonl --schema "$d.expo.txt" --rows-per-group 1000 "$d.expo.jsonl" "$d/expo"
+            rm "$d.expo.jsonl" "$d.expo.txt"
+            # row 17 alone holds its score's exponent, row 1200 its vector's
+            "$ingot" erase --row 4 --row 17 --row 999 --row 1000 --row 1200 "$d/expo"
+        fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
     rm -f "$d"/*/.ingot/erasures
@@ -221,6 +234,24 @@ for uid in range(600):
         win.insert(0, pool[int(40 * rng.random() ** 3)])
     win = win[:8]
     print(json.dumps({"uid": uid, "clk": win, "emb": [0.5, -0.25, 0.125, 1.0], "q": [0.5, 0.25, -0.5, 1.0]}))
+'
+}
+
+# 2,000 rows of Gaussian scores (a NULL, a zero, -0.0, a subnormal and the
+# largest float32 among them) and 8-float Gaussian vectors, row 17's score and
+# row 1200's first float of an exponent no other value has: deterministic, so
+# the same input every time.
+expo_input() {
+    /usr/bin/python3 -c '
+import json, random
+rng = random.Random(20)
+odd = {3: None, 5: 0.0, 6: -0.0, 7: 1e-40, 8: 3.4e38, 17: 1e30}
+for i in range(2000):
+    score = odd.get(i, rng.gauss(0, 0.05)) if i % 100 else None
+    emb = [rng.gauss(0, 0.35) for _ in range(8)]
+    if i == 1200:
+        emb[0] = -2e25
+    print(json.dumps({"id": i, "score": score, "emb": emb}))
 '
 }
 

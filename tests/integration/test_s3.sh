@@ -415,7 +415,8 @@ np.save('$WORK/v40.npy', np.random.default_rng(5).standard_normal((40960, 256), 
     "$INGOT" cat "$P" v40 | sed '20001d' >"$WORK/pp.before" || return 1
     out=$(INGOT_S3_COPY_PART_MB=10 INGOT_S3_PART_PARALLEL=4 "$INGOT" erase --row 20000 "$P" 2>&1) || { echo "$out"; return 1; }
     copied=$(sed -n 's/.* \([0-9]*\) copied by the store.*/\1/p' <<<"$out")
-    [ "${copied:-0}" -ge $((30 << 20)) ] || { echo "copied ${copied:-?}: $out"; return 1; }
+    # (the part ~34 MB: Gaussian floats stored as expo, 0.84 of their bytes)
+    [ "${copied:-0}" -ge $((25 << 20)) ] || { echo "copied ${copied:-?}: $out"; return 1; }
     "$INGOT" verify "$P" >/dev/null || return 1
     "$INGOT" cat --rows 20000 "$P" >/dev/null 2>&1 && { echo "row 20000 not erased"; return 1; }
     "$INGOT" cat "$P" v40 | cmp - "$WORK/pp.before" || { echo "the other rows changed"; return 1; }
@@ -756,7 +757,8 @@ np.save('$WORK/mnt_ev/columns/w.npy', np.arange(60000, dtype=np.int64) * 3)" || 
     "$INGOT" move-column "$E" mark --first >/dev/null || { echo move-column; return 1; }
     [ "$("$INGOT" cat --rows 17 "$E" | jq -r 'keys_unsorted[0]')" = mark ] || { echo "row 17 after the move"; return 1; }
     [ "$(s3 HEAD /vtables/ev/part-000000.ingot -I | grep -i '^etag')" = "$tag0" ] || { echo "move-column replaced a part"; return 1; }
-    # a part of 12 MiB, patched by a multipart upload: its bytes copied by the store
+    # a part of 10.6 MB (12 MiB of Gaussian floats as expo), patched by a
+    # multipart upload: its bytes copied by the store
     /usr/bin/python3 -c "
 import numpy as np
 np.save('$WORK/ev12.npy', np.random.default_rng(4).standard_normal((12288, 256), dtype=np.float32))
@@ -764,11 +766,11 @@ np.save('$WORK/ev12c.npy', np.arange(12288, dtype=np.int32))" || return 1
     "$INGOT" import --part-size 0 "$WORK/ev12.npy" s3://tables/ev12 >/dev/null 2>&1 || return 1
     r=$(INGOT_TEST_PROGRESS=1 INGOT_S3_PATCH_WHOLE_MB=1 "$INGOT" add-column --json s3://tables/ev12 "$WORK/ev12c.npy" \
         2>"$WORK/ev12.err") || { cat "$WORK/ev12.err"; return 1; }
-    jq -e '.objects_replaced == 1 and .bytes_copied >= 12000000 and .bytes_uploaded < .bytes_copied' <<<"$r" >/dev/null ||
+    jq -e '.objects_replaced == 1 and .bytes_copied >= 10000000 and .bytes_uploaded < .bytes_copied' <<<"$r" >/dev/null ||
         { echo "12 MiB part: $r"; return 1; }
     # its lines: the rows, then the object's replacement from 0 to 100 %
     tr '\r' '\n' <"$WORK/ev12.err" | grep -q "^.*add-column: 100% 12288 of 12288 rows" &&
-        tr '\r' '\n' <"$WORK/ev12.err" | grep -q "replacing objects of s3://tables/ev12:   0% 0 B of 12" &&
+        tr '\r' '\n' <"$WORK/ev12.err" | grep -q "replacing objects of s3://tables/ev12:   0% 0 B of 10" &&
         tr '\r' '\n' <"$WORK/ev12.err" | grep -q "replacing objects of s3://tables/ev12: 100% " ||
         { echo "12 MiB part: the lines"; tr '\r' '\n' <"$WORK/ev12.err"; return 1; }
     [ "$("$INGOT" cat --rows 12000 s3://tables/ev12 | jq .ev12c)" = 12000 ] || { echo "12 MiB part: row 12000"; return 1; }
@@ -1090,7 +1092,9 @@ damaged_page_every_read() {
 import numpy as np
 np.save('$WORK/dam/v.npy', np.random.default_rng(4).standard_normal((6144, 256), dtype=np.float32))" ||
         { echo numpy; return 1; }
-    "$INGOT" import --part-size 0 "$WORK/dam/v.npy" s3://tables/dam >/dev/null 2>&1 || { echo import; return 1; }
+    printf 'v vector<float32, 256> encoding=plain\n' >"$WORK/dam/schema.txt"
+    "$INGOT" import --schema "$WORK/dam/schema.txt" --part-size 0 "$WORK/dam/v.npy" s3://tables/dam >/dev/null 2>&1 ||
+        { echo import; return 1; }
     s3 GET /tables/dam/part-000000.ingot -o "$WORK/dam/part" || { echo get; return 1; }
     # one byte of row 3000's vector flipped where the part stores it (plain: verbatim)
     /usr/bin/python3 -c "

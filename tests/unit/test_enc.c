@@ -11,6 +11,7 @@
 #include "check.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <time.h>
 
@@ -243,6 +244,7 @@ static bool may_reject(int e, const uint64_t *v, size_t n, const struct ig_int_d
     if (e == IG_ENC_HUFF || e == IG_ENC_FSST || e == IG_ENC_VDICT) return true; /* bytes schemes only */
     if (e == IG_ENC_DECIMAL) return d->width < 4 || !decimal_holds(v, n, d->width);
     if (e == IG_ENC_ALP) return d->width < 4 || d->is_signed; /* float lanes: unsigned, 4 or 8 bytes */
+    if (e == IG_ENC_EXPO) return d->width != 4 || d->is_signed; /* float32 lanes */
     if (e == IG_ENC_FOR) {
         uint64_t lo = ~0ULL, hi = 0;
         for (size_t i = 0; i < n; i++) {
@@ -674,8 +676,10 @@ static void test_int_erase_canonical(void)
                     int rx = ig_ints_erase(x.data, x.len, n, d, NULL, kill, &lx, NULL);
                     int ry = ig_ints_erase(y.data, y.len, n, d, NULL, kill, &ly, NULL);
                     /* alp erases afresh, canonically, unless that would grow the
-                     * stream: then it keeps e and f, which the erased values chose too */
-                    bool alp_kept = e == IG_ENC_ALP && (lx != ly || memcmp(x.data, y.data, lx));
+                     * stream: then it keeps e and f, which the erased values chose too;
+                     * expo then keeps its code's lengths */
+                    bool alp_kept = (e == IG_ENC_ALP || e == IG_ENC_EXPO) &&
+                                    (lx != ly || memcmp(x.data, y.data, lx));
                     if (rx == 0 && ry == 0 && !alp_kept) {
                         compared++;
                         CHECK(lx == ly && memcmp(x.data, y.data, lx) == 0);
@@ -883,8 +887,10 @@ static void test_auto_selection(void)
             /* and no larger than any single forced scheme (estimates are exact for
              * leaves; composites only have to beat the best leaf) */
             for (int e = IG_ENC_PLAIN; e < IG_ENC_COUNT; e = next_scheme(e)) {
-                /* composites; decimal and alp are weighed only where a writer offers them */
-                if (e == IG_ENC_RLE || e == IG_ENC_DICT || e == IG_ENC_DECIMAL || e == IG_ENC_ALP) continue;
+                /* composites; decimal, alp and expo are weighed only where a writer offers them */
+                if (e == IG_ENC_RLE || e == IG_ENC_DICT || e == IG_ENC_DECIMAL || e == IG_ENC_ALP ||
+                    e == IG_ENC_EXPO)
+                    continue;
                 struct ig_buf f = IG_BUF_INIT;
                 o = forced(e);
                 if (ig_ints_encode(v, n, &descs[di], &o, &f, NULL) == 0) CHECK(sz <= f.len);
@@ -1089,6 +1095,218 @@ static void test_alp(void)
         ig_buf_free(&b);
         ig_buf_free(&p);
     }
+}
+
+/* A normal variate (Box-Muller). */
+static double gauss(uint64_t *seed)
+{
+    double u = ((double)(test_rand(seed) >> 11) + 1.0) / 9007199254740993.0;
+    double w = (double)(test_rand(seed) >> 11) / 9007199254740992.0;
+    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * w);
+}
+
+/* The symbols of an expo stream's code: k, and whether `e` is among them. */
+static bool expo_codes(const uint8_t *p, unsigned e)
+{
+    unsigned k = p[1]; /* k < 128 here: one varint byte */
+    return memchr(p + 2, (int)e, k) != NULL;
+}
+
+/* expo: Gaussian float32 lanes (embeddings) in ~0.84 of plain, zeros listed
+ * rather than coded; only where a writer offers it; every special value round
+ * trips; an erase that takes the only holder of an exponent drops it from the
+ * code; truncated and damaged streams are refused. */
+static void test_expo(void)
+{
+    uint64_t seed = check_seed ^ 0xE0;
+    const struct ig_int_desc f32 = {4, false};
+    const size_t ns[] = {1, 2, 768, 1024, 4096};
+    for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
+        size_t n = ns[si];
+        uint64_t *v = malloc(n * 8), *out = malloc(n * 8);
+        for (size_t i = 0; i < n; i++)
+            v[i] = fbits((float)(gauss(&seed) / sqrt(768.0)));
+        if (n > 100) {
+            v[3] = fbits(1e30f); /* the only lane of its exponent */
+            v[10] = fbits(NAN);
+            v[11] = fbits(-INFINITY);
+            v[12] = fbits(-0.0f);
+            v[13] = 0; /* +0.0: listed */
+            v[14] = fbits(1e-40f); /* subnormal: exponent 0, mantissa not */
+            v[15] = fbits(FLT_MAX);
+            v[n - 1] = 0;
+        }
+        struct ig_buf a = IG_BUF_INIT, b = IG_BUF_INIT, p = IG_BUF_INIT;
+        struct ig_enc_opts offered = {.expo = true}, plain = forced(IG_ENC_PLAIN);
+        struct ig_error err = {0};
+        REQUIRE(ig_ints_encode(v, n, &f32, &offered, &a, &err) == 0);
+        REQUIRE(ig_ints_encode(v, n, &f32, NULL, &b, NULL) == 0);
+        REQUIRE(ig_ints_encode(v, n, &f32, &plain, &p, NULL) == 0);
+        CHECK(b.data[0] != IG_ENC_EXPO); /* not offered */
+        if (n >= 768) {
+            CHECK_EQ_INT(a.data[0], IG_ENC_EXPO);
+            CHECK(a.len * 100 < p.len * 87); /* ~26.7 bits a lane, table and specials aside */
+        }
+        struct ig_enc_opts fe = forced(IG_ENC_EXPO);
+        ig_buf_reset(&a);
+        REQUIRE(ig_ints_encode(v, n, &f32, &fe, &a, &err) == 0);
+        REQUIRE(ig_ints_decode(a.data, a.len, n, &f32, NULL, out, &err) == 0);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = ~0ULL;
+            bad += out[i] != v[i];
+            CHECK(ig_ints_get(a.data, a.len, n, &f32, NULL, i, &x, &err) == 0);
+            bad += x != v[i];
+        }
+        CHECK_EQ_INT(bad, 0);
+        CHECK(ig_ints_check_erased(a.data, a.len, n, &f32, NULL, NULL, &err) == 0);
+        /* truncated: refused, never read past */
+        for (size_t cut = 0; cut < a.len; cut += cut < 64 ? 1 : 97) {
+            uint8_t *t = malloc(cut ? cut : 1);
+            memcpy(t, a.data, cut);
+            CHECK(ig_ints_decode(t, cut, n, &f32, NULL, out, &err) == -EIO);
+            free(t);
+        }
+        if (n > 100) {
+            unsigned e30 = (unsigned)(fbits(1e30f) >> 23) & 0xFF;
+            CHECK(expo_codes(a.data, e30));
+            uint8_t *kill = bm_new(n), *gone = bm_new(n);
+            for (size_t i = 0; i < n; i += 37)
+                set_bit(kill, i);
+            set_bit(kill, 3);
+            set_bit(kill, 10);
+            memcpy(gone, kill, n / 8 + 2);
+            CHECK(ig_ints_check_erased(a.data, a.len, n, &f32, NULL, gone, &err) == -EIO);
+            size_t nl = 0, before = a.len;
+            REQUIRE(ig_ints_erase(a.data, a.len, n, &f32, NULL, kill, &nl, &err) == 0);
+            CHECK(nl < before);
+            CHECK(ig_ints_check_erased(a.data, nl, n, &f32, NULL, gone, &err) == 0);
+            CHECK(!expo_codes(a.data, e30)); /* gone from the code with its only lane */
+            REQUIRE(ig_ints_decode(a.data, nl, n, &f32, NULL, out, &err) == 0);
+            bad = 0;
+            for (size_t i = 0; i < n; i++)
+                bad += out[i] != (bit(kill, i) ? 0 : v[i]);
+            CHECK_EQ_INT(bad, 0);
+            /* damaged: a code length of 0, symbols out of order, a position past n */
+            uint8_t save = a.data[2 + a.data[1]];
+            a.data[2 + a.data[1]] &= 0xF0;
+            CHECK(ig_ints_decode(a.data, nl, n, &f32, NULL, out, &err) == -EIO);
+            CHECK(strstr(err.msg, "expo stream") != NULL);
+            a.data[2 + a.data[1]] = save;
+            save = a.data[2];
+            a.data[2] = a.data[3];
+            CHECK(ig_ints_decode(a.data, nl, n, &f32, NULL, out, &err) == -EIO);
+            a.data[2] = save;
+            CHECK(ig_ints_decode(a.data, nl, n, &f32, NULL, out, &err) == 0);
+            free(kill);
+            free(gone);
+        }
+        if (n >= 768) {
+            /* half the lanes 0 (activations): the zeros a bitmap, not positions */
+            for (size_t i = 0; i < n; i += 2)
+                v[i] = 0;
+            ig_buf_reset(&a);
+            REQUIRE(ig_ints_encode(v, n, &f32, &fe, &a, &err) == 0);
+            size_t at = 2 + a.data[1] + (a.data[1] + 1) / 2; /* the zero count: 2x + 1 */
+            uint64_t field = 0;
+            size_t zeros = 0;
+            for (size_t i = 0; i < n; i++)
+                zeros += v[i] == 0;
+            CHECK(ig_varint_get(a.data + at, a.len - at, &field) > 0 && field == 2 * zeros + 1);
+            REQUIRE(ig_ints_decode(a.data, a.len, n, &f32, NULL, out, &err) == 0);
+            bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t x = ~0ULL;
+                bad += out[i] != v[i];
+                CHECK(ig_ints_get(a.data, a.len, n, &f32, NULL, i, &x, &err) == 0);
+                bad += x != v[i];
+            }
+            CHECK_EQ_INT(bad, 0);
+            CHECK(a.len < n * 2); /* 3 bytes and a code a live lane, a bit a zero */
+            /* a bit set past the lanes, or one more than the count: corrupt */
+            size_t mapat = at + ig_varint_size(field);
+            a.data[mapat] ^= 0x01; /* lane 0 is a zero: unset one */
+            CHECK(ig_ints_decode(a.data, a.len, n, &f32, NULL, out, &err) == -EIO);
+            CHECK(ig_ints_get(a.data, a.len, n, &f32, NULL, 1, out, &err) == -EIO);
+            a.data[mapat] ^= 0x01;
+        }
+        /* forced on lanes that are not float32 bits: refused */
+        const struct ig_int_desc i32 = {4, true}, f64 = {8, false};
+        CHECK(ig_ints_encode(v, n, &i32, &fe, &b, &err) == -EINVAL);
+        CHECK(ig_ints_encode(v, n, &f64, &fe, &b, &err) == -EINVAL);
+        free(v);
+        free(out);
+        ig_buf_free(&a);
+        ig_buf_free(&b);
+        ig_buf_free(&p);
+    }
+}
+
+/* expo's erase never grows its stream, even where Huffman's lengths must be
+ * flattened to 8 bits (exponent counts of a Fibonacci series: the fresh code
+ * of what is left may then come out longer than the old one, which the erase
+ * keeps instead): lanes erased a few at a time until none is left. */
+static void test_expo_erase_never_grows(void)
+{
+    uint64_t seed = check_seed ^ 0xE1;
+    const struct ig_int_desc f32 = {4, false};
+    unsigned fib[14] = {1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377};
+    size_t n = 0;
+    for (int k = 0; k < 14; k++)
+        n += fib[k];
+    uint64_t *v = malloc(n * 8), *out = malloc(n * 8);
+    for (int trial = 0; trial < 20; trial++) {
+        size_t at = 0;
+        for (int k = 0; k < 14; k++)
+            for (unsigned c = 0; c < fib[k]; c++)
+                v[at++] = (uint64_t)(100 + k) << 23 | (test_rand(&seed) & 0x807FFFFF);
+        for (size_t i = n - 1; i > 0; i--) { /* shuffled */
+            size_t j = test_rand(&seed) % (i + 1);
+            uint64_t t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+        struct ig_buf b = IG_BUF_INIT;
+        struct ig_enc_opts fe = forced(IG_ENC_EXPO);
+        struct ig_error err = {0};
+        REQUIRE(ig_ints_encode(v, n, &f32, &fe, &b, &err) == 0);
+        size_t len = b.len;
+        uint8_t *erased = bm_new(n);
+        for (size_t left = n; left > 0;) {
+            uint8_t *kill = bm_new(n);
+            for (int k = 0; k < 1 + (int)(test_rand(&seed) % 8) && left; k++) {
+                size_t i = test_rand(&seed) % n;
+                if (bit(erased, i) || bit(kill, i)) continue;
+                set_bit(kill, i);
+                left--;
+            }
+            size_t nl = 0;
+            int rc = ig_ints_erase(b.data, len, n, &f32, NULL, kill, &nl, &err);
+            CHECK(rc == 0);
+            if (rc) {
+                free(kill);
+                break;
+            }
+            CHECK(nl <= len);
+            len = nl;
+            for (size_t i = 0; i < n; i++)
+                if (bit(kill, i)) {
+                    set_bit(erased, i);
+                    v[i] = 0;
+                }
+            free(kill);
+            CHECK(ig_ints_check_erased(b.data, len, n, &f32, NULL, erased, &err) == 0);
+            REQUIRE(ig_ints_decode(b.data, len, n, &f32, NULL, out, &err) == 0);
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++)
+                bad += out[i] != v[i];
+            CHECK_EQ_INT(bad, 0);
+        }
+        free(erased);
+        ig_buf_free(&b);
+    }
+    free(v);
+    free(out);
 }
 
 static void test_distinct_count_stops(void)
@@ -2311,6 +2529,6 @@ static void test_throughput(void)
 TEST_MAIN(T(test_bitpack_util), T(test_bitpack_u8), T(test_varint_util), T(test_names), T(test_int_roundtrip),
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
-          T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
+          T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_expo), T(test_expo_erase_never_grows), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_lanes), T(test_bytes_huffman_skewed), T(test_bytes_huffman_slots), T(test_bytes_plain_lengths), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

@@ -42,6 +42,7 @@ static int setup_ectx(const struct ig_enc_opts *o, unsigned all, struct enc_ectx
     if (c->census) c->census->lanes = NULL; /* nothing taken yet */
     c->decimal_ok = o && o->decimal;
     c->alp_ok = o && o->alp;
+    c->expo_ok = o && o->expo;
     c->huff_slots_ok = o && o->huff_slots;
     c->plain_lengths_ok = o && o->plain_lengths;
     c->item_ids = o ? o->item_ids : NULL;

@@ -57,7 +57,9 @@ enum ig_enc {
                             version 12; auto only where the writer offers it) */
     IG_ENC_VDICT = 14,   /* bytes: only codes into its chunk's value dictionary (struct ig_chunk_ctx;
                             format version 14; never chosen by auto: the writer decides per chunk) */
-    IG_ENC_COUNT = 15
+    IG_ENC_EXPO = 15,    /* float32 lanes: exponents under one Huffman code, sign and mantissa as
+                            they are (format version 20; auto only where the writer offers it) */
+    IG_ENC_COUNT = 16
 };
 
 /* Is e a stream scheme (IG_ENC_AUTO included)? Every value below IG_ENC_COUNT
@@ -132,6 +134,8 @@ struct ig_enc_opts {
                                auto may weigh the decimal scheme (a writer of format 8 or
                                later; never an erase) */
     bool alp;               /* the same for the alp scheme (a writer of format 12 or later) */
+    bool expo;              /* the same for the expo scheme, float32 lanes (a writer of
+                               format 20 or later) */
     bool huff_slots;        /* huffman may store items of one coded size in slots, without
                                offsets (a writer of format 15 or later; never an erase) */
     bool plain_lengths;     /* a plain bytes stream stores its items' lengths, not running

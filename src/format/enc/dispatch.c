@@ -11,9 +11,12 @@
 #include "enc_internal.h"
 #include "format/layout.h"
 
+/* a page record's encoding byte names these schemes (or slide) */
+_Static_assert(IG_PAGE_ENC_COUNT == IG_ENC_COUNT, "layout.h counts the schemes enum ig_enc has");
+
 static const char *const enc_names[IG_ENC_COUNT] = {
     "auto", "plain", "bitpack", "varint", "rle",   "dict",
-    "for",  "delta", NULL /* slide */, "split", "huffman", "decimal", "fsst", "alp", "vdict"};
+    "for",  "delta", NULL /* slide */, "split", "huffman", "decimal", "fsst", "alp", "vdict", "expo"};
 
 const char *ig_enc_name(enum ig_enc e)
 {
@@ -47,7 +50,8 @@ const struct int_scheme *const enc_int_schemes[IG_ENC_COUNT] = {
     NULL,         &enc_plain_int, &enc_bitpack_int, &enc_varint_int,
     &enc_rle_int, &enc_dict_int,  &enc_for_int,     &enc_delta_int,
     NULL /* slide: a page-level scheme */, &enc_split_int, NULL /* huffman: bytes only */,
-    &enc_decimal_int, NULL /* fsst: bytes only */, &enc_alp_int,
+    &enc_decimal_int, NULL /* fsst: bytes only */, &enc_alp_int, NULL /* vdict: bytes only */,
+    &enc_expo_int,
 };
 
 const struct bytes_scheme *enc_bytes_scheme(unsigned id)

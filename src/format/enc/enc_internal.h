@@ -41,7 +41,8 @@
 #define ENC_INT_ALL                                                                                \
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_BITPACK) | ENC_BIT(IG_ENC_VARINT) |                    \
      ENC_BIT(IG_ENC_RLE) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_FOR) | ENC_BIT(IG_ENC_DELTA) |   \
-     ENC_BIT(IG_ENC_SPLIT) | ENC_BIT(IG_ENC_DECIMAL) | ENC_BIT(IG_ENC_ALP))
+     ENC_BIT(IG_ENC_SPLIT) | ENC_BIT(IG_ENC_DECIMAL) | ENC_BIT(IG_ENC_ALP) |                     \
+     ENC_BIT(IG_ENC_EXPO))
 #define ENC_BYTES_ALL                                                                              \
     (ENC_BIT(IG_ENC_PLAIN) | ENC_BIT(IG_ENC_DICT) | ENC_BIT(IG_ENC_HUFF) | ENC_BIT(IG_ENC_FSST))
 #define ENC_COMPOSITE                                                                              \
@@ -121,6 +122,7 @@ struct enc_ectx {
                          tells which) a format-8 writer may store as decimal (never a child's) */
     struct enc_decimal_memo *decimal_memo; /* enc_int_encode's, or NULL (never a child's) */
     bool alp_ok;      /* the same for alp (a format-12 writer; never a child's) */
+    bool expo_ok;     /* the same for expo (a format-20 writer; never a child's) */
     bool huff_slots_ok; /* huffman may take slots (a format-15 writer) */
     bool plain_lengths_ok; /* the top-level plain bytes stream takes the lengths form (a
                               format-16 writer, blocks zstd compresses; never a child's) */
@@ -219,7 +221,8 @@ struct int_scheme {
 };
 
 extern const struct int_scheme enc_plain_int, enc_bitpack_int, enc_varint_int, enc_rle_int,
-    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int, enc_decimal_int, enc_alp_int;
+    enc_dict_int, enc_for_int, enc_delta_int, enc_split_int, enc_decimal_int, enc_alp_int,
+    enc_expo_int;
 
 /* The smallest estimate among the leaf schemes for v (select.c). */
 size_t enc_int_leaf_estimate(const uint64_t *v, size_t n, const struct ig_int_desc *d,

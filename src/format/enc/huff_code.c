@@ -7,12 +7,12 @@
 #include "enc_internal.h"
 #include "huff_int.h"
 
-/* Code lengths from frequencies, at most HUFF_MAX_LEN: Huffman's construction
+/* Code lengths from frequencies, at most `most` bits: Huffman's construction
  * over the used byte values (leaves sorted by weight, then byte value, merged
  * with a second queue of the internal nodes, which come out in weight order);
  * if a code comes out longer, the frequencies are flattened (halved, kept
  * non-zero) and it is built again. Runs once per block: linear after the sort. */
-static void huff_lengths(const uint64_t freq_in[256], uint8_t len[256])
+static void huff_lengths(const uint64_t freq_in[256], uint8_t len[256], unsigned most)
 {
     uint64_t freq[256];
     memcpy(freq, freq_in, sizeof freq);
@@ -53,7 +53,7 @@ static void huff_lengths(const uint64_t freq_in[256], uint8_t len[256])
             len[sym[i]] = (uint8_t)(depth[i] > 255 ? 255 : depth[i]);
             if (depth[i] > max) max = depth[i];
         }
-        if (max <= HUFF_MAX_LEN) return;
+        if (max <= most) return;
         memset(len, 0, 256);
         for (int s = 0; s < 256; s++)
             if (freq[s]) freq[s] = (freq[s] >> 1) | 1;
@@ -188,6 +188,12 @@ static void count_bytes(const uint8_t *p, size_t n, uint64_t freq[256])
     }
 }
 
+void huff_code_from_counts(struct huff_code *c, const uint64_t freq[256], unsigned most)
+{
+    huff_lengths(freq, c->len, most);
+    huff_canonical(c);
+}
+
 void huff_code_from_items(struct huff_code *c, const uint64_t *offs, const uint8_t *data,
                             size_t n, const uint8_t *skip)
 {
@@ -196,6 +202,6 @@ void huff_code_from_items(struct huff_code *c, const uint64_t *offs, const uint8
         count_bytes(data + offs[0], (size_t)(offs[n] - offs[0]), freq);
     for (size_t i = 0; skip && i < n; i++)
         if (!bm_get(skip, i)) count_bytes(data + offs[i], (size_t)(offs[i + 1] - offs[i]), freq);
-    huff_lengths(freq, c->len);
+    huff_lengths(freq, c->len, HUFF_MAX_LEN);
     huff_canonical(c);
 }

@@ -27,6 +27,9 @@ void huff_canonical_of(struct huff_code *c, const uint8_t *syms, unsigned k);
  * lengths from their byte counts, made canonical. */
 void huff_code_from_items(struct huff_code *c, const uint64_t *offs, const uint8_t *data, size_t n,
                           const uint8_t *skip);
+/* A code for symbols counted in freq[256], no code longer than `most` bits
+ * (at least 8, so that 256 symbols fit; expo: a block's exponents). */
+void huff_code_from_counts(struct huff_code *c, const uint64_t freq[256], unsigned most);
 /* Coded bytes of one item under c. */
 size_t huff_item_coded_size(const struct huff_code *c, const uint8_t *p, size_t n);
 /* Append item p[0..n) coded under c to out: need bytes, its huff_item_coded_size. */

@@ -130,7 +130,7 @@ static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
         if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
         /* decimal is weighed from the lanes themselves, where the writer offers it */
         const struct int_scheme *s = enc_int_scheme(id);
-        bool offered = id == IG_ENC_ALP ? c->alp_ok : c->decimal_ok;
+        bool offered = id == IG_ENC_ALP ? c->alp_ok : id == IG_ENC_EXPO ? c->expo_ok : c->decimal_ok;
         /* one value all along (zeros, padding): a run or a width of 0 bits
          * stores it in a few bytes, which no sampling of the values beats */
         if (st.runs <= 1) offered = false;
@@ -189,6 +189,7 @@ int enc_int_encode_child(const uint64_t *v, size_t n, const struct ig_int_desc *
     c.census = NULL; /* the census is of the parent's stream */
     c.decimal_ok = false; /* and so are its float lanes */
     c.alp_ok = false;
+    c.expo_ok = false;
     c.decimal_memo = NULL;
     c.allowed = ENC_INT_ALL & ~exclude;
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;
@@ -221,6 +222,7 @@ int enc_int_encode_child_forced(const uint64_t *v, size_t n, const struct ig_int
     c.census = NULL;
     c.decimal_ok = false;
     c.alp_ok = false;
+    c.expo_ok = false;
     c.decimal_memo = NULL;
     c.allowed = ENC_BIT(scheme);
     c.depth_left = parent->depth_left > 1 ? parent->depth_left - 1 : 1;

@@ -119,6 +119,10 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
                 return ig_err(err, -EINVAL,
                               "%s:%u: encoding=decimal applies to float32 and float64 columns",
                               path, line);
+            if (e == IG_ENC_EXPO && (c->type != IG_T_FLOAT32 || c->quantize))
+                return ig_err(err, -EINVAL,
+                              "%s:%u: encoding=expo applies to float32 columns (vectors too) that "
+                              "are not quantized", path, line);
             /* items that may be NULL too (format 18): a page holding one is
              * written as level streams, the others as sliding windows */
             if (e == IG_PAGE_ENC_SLIDE &&

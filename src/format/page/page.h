@@ -55,6 +55,8 @@ struct ig_page_policy {
     bool decimal;
     /* the same for alp (format 12 and later) */
     bool alp;
+    /* and for expo, float32 lanes (format 20 and later) */
+    bool expo;
     /* and for huffman's slots (format 15 and later) */
     bool huff_slots;
     /* and for plain bytes in the lengths form (format 16 and later), taken
@@ -173,12 +175,13 @@ struct ig_block_fit {
     double margin;
     uint64_t encodes; /* blocks encoded, second and later tries included (tests read it) */
     /* numbers left to the writer (every block, fitted or not): the page's
-     * block trials where they settled on plain values and on no zstd,
-     * carried from page to page of a leaf (page_blocks.c, struct
+     * block trials where they settled on one leaf scheme (plain, expo) and
+     * on no zstd, carried from page to page of a leaf (page_blocks.c, struct
      * block_trials): a page of vectors holds only a dozen blocks. The writer
      * zeroes them when it moves to another leaf. */
     uint32_t plain_runs, zstd_misses, num_blocks;
-    uint64_t settled; /* blocks stored plain without a full trial (tests read it) */
+    uint8_t settled_enc; /* the scheme settled on */
+    uint64_t settled; /* blocks stored without a full trial (tests read it) */
 };
 
 /* A page of blocks (format 4): rows [first, first + count) of v cut into blocks

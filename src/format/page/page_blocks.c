@@ -151,7 +151,9 @@ struct block_trials {
     unsigned blocks;      /* blocks encoded so far */
     unsigned dict_losses; /* strings: blocks running whose frame against the chunk's
                              dictionary was tried and not kept */
-    unsigned plain_runs;  /* numbers: blocks running the full choice left plain */
+    unsigned plain_runs;  /* numbers: blocks running the full choice gave one leaf scheme
+                             without a cascade (plain, or expo for float32) */
+    uint8_t settled_enc;  /* that scheme */
     unsigned num_blocks;  /* numbers: blocks so far (carried: the recheck's clock) */
     uint64_t settled;     /* numbers: blocks stored plain without the full choice */
     struct ig_buf look;   /* the quick look's output */
@@ -205,7 +207,7 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
     bool recheck = t->blocks % TRIAL_RECHECK == 0;
     if (trial_zstd_numbers(t->pol, v) && t->zstd_misses >= 2 && !numbers_recheck)
         p.compression = IG_COMP_NONE;
-    if (trial_numbers(t->pol, v) && t->plain_runs >= 2 && !numbers_recheck) p.encoding = IG_ENC_PLAIN;
+    if (trial_numbers(t->pol, v) && t->plain_runs >= 2 && !numbers_recheck) p.encoding = t->settled_enc;
     /* Strings one item scheme won twice running go straight to it: fsst's
      * (words that repeat) until the next recheck, as zstd's do; huffman's
      * (letters that do not) while the look finds no repeats. The look costs
@@ -238,9 +240,11 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
         unit->body_size >= IG_ZSTD_MIN_BODY)
         t->zstd_misses = unit->compression == IG_PC_NONE ? t->zstd_misses + 1 : 0;
     if (trial_numbers(t->pol, v)) {
-        if (used->encoding == IG_ENC_AUTO) /* the full choice was made */
-            t->plain_runs = unit->encoding == IG_ENC_PLAIN ? t->plain_runs + 1 : 0;
-        else
+        if (used->encoding == IG_ENC_AUTO) { /* the full choice was made */
+            bool leaf = unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_EXPO;
+            t->plain_runs = !leaf ? 0 : unit->encoding == t->settled_enc ? t->plain_runs + 1 : 1;
+            if (leaf) t->settled_enc = unit->encoding;
+        } else
             t->settled++;
     }
     if (!v->is_bytes && v->type != IG_T_BLOB) t->num_blocks++;
@@ -507,6 +511,7 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
      * every page */
     if (fit && pol->encoding == IG_ENC_AUTO) {
         trials.plain_runs = fit->plain_runs;
+        trials.settled_enc = fit->settled_enc;
         trials.zstd_misses = fit->zstd_misses;
         trials.num_blocks = fit->num_blocks;
     }
@@ -538,6 +543,7 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
     }
     if (fit && pol->encoding == IG_ENC_AUTO) {
         fit->plain_runs = trials.plain_runs;
+        fit->settled_enc = trials.settled_enc;
         fit->zstd_misses = trials.zstd_misses;
         fit->num_blocks = trials.num_blocks;
         fit->settled += trials.settled;

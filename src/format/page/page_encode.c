@@ -99,6 +99,7 @@ static int encode_values(const struct ig_page_policy *pol, const struct ig_value
                                         (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
                              .alp = pol->alp && !pol->leaf.quantize &&
                                     (v->type == IG_T_FLOAT64 || v->type == IG_T_FLOAT32),
+                             .expo = pol->expo && !pol->leaf.quantize && v->type == IG_T_FLOAT32,
                              .huff_slots = pol->huff_slots,
                              .plain_lengths = pol->plain_lengths && pol->compression != IG_COMP_NONE,
                              .item_ids = pol->item_ids && v->is_bytes && !pol->leaf.levels

@@ -257,6 +257,7 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
     pol->leaf.joint_levels = v->levels;                    /* 19: joint level streams */
     pol->decimal = true; /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
     pol->alp = true;     /* and 12: alp, */
+    pol->expo = true;    /* 20: expo, */
     pol->huff_slots = true; /* 15: huffman's slots, */
     pol->plain_lengths = true; /* 16: plain bytes by their lengths, */
     pol->fsst = w->g->ctx[l].fsst; /* chunk contexts */
