@@ -3,11 +3,12 @@
  *
  *   bench_decode bytes FILE [BLOCK]     FILE: items as u32 LE length + bytes
  *   bench_decode float64 FILE [BLOCK]   FILE: float64 LE values
+ *   bench_decode float32 FILE [BLOCK]   FILE: float32 LE values
  *
  * The values are cut into chunks of 65,536 (a row group's) and each chunk
  * into blocks of BLOCK plain bytes (strings: their bytes and 4 a value,
  * default 8192, the most a compressible string block holds; floats: default
- * 16384, 2,048 values). Each scheme encodes every block on its own, as a
+ * 16384: 2,048 float64 values, 4,096 float32). Each scheme encodes every block on its own, as a
  * part's blocks are; zstd compresses the same blocks' plain streams (level
  * 3, the writer's), and once more in pages of 1 MiB, as Parquet's zstd does.
  * Prints a line a scheme:
@@ -15,7 +16,7 @@
  *   scheme=NAME stored=BYTES ratio=R decode_MBps=S get_ns=T
  *
  * stored: the blocks and any chunk context (symbol table, dictionary);
- * decode_MBps: plain bytes (strings: their bytes; floats: 8 a value) over the
+ * decode_MBps: plain bytes (strings: their bytes; floats: 8 or 4 a value) over the
  * best of 5 decodes of every block into values (offsets and bytes, or lanes);
  * get_ns: one value of a block picked at random, as a row read gets it (a
  * zstd frame decompressed whole first), mean over 20,000 picks (500 in
@@ -25,6 +26,7 @@
 #include "format/enc/codec.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/endian.h"
 #include "util/error.h"
 #include "util/io.h"
 
@@ -50,7 +52,8 @@ struct column {
     size_t n;
     uint64_t *offs; /* bytes: n + 1 */
     uint8_t *data;
-    uint64_t *lanes; /* float64: bit patterns */
+    uint64_t *lanes; /* floats: bit patterns */
+    unsigned width;  /* floats: 8 or 4 bytes */
     uint64_t plain;  /* value bytes */
 };
 
@@ -68,16 +71,18 @@ static void load(struct column *c, const char *kind, const char *path)
     if (ig_read_file(path, (size_t)1 << 40, &text, &len, &err)) die(err.msg);
     uint8_t *raw = (uint8_t *)text;
     memset(c, 0, sizeof *c);
-    if (!strcmp(kind, "float64")) {
-        c->n = len / 8;
+    if (!strcmp(kind, "float64") || !strcmp(kind, "float32")) {
+        c->width = kind[5] == '6' ? 8 : 4;
+        c->n = len / c->width;
         c->lanes = malloc((c->n ? c->n : 1) * 8);
         if (!c->lanes) die("out of memory");
-        memcpy(c->lanes, raw, c->n * 8);
-        c->plain = c->n * 8;
+        for (size_t i = 0; i < c->n; i++)
+            c->lanes[i] = ig_ld_le(raw + i * c->width, c->width);
+        c->plain = c->n * c->width;
         free(raw);
         return;
     }
-    if (strcmp(kind, "bytes")) die("kind is bytes or float64");
+    if (strcmp(kind, "bytes")) die("kind is bytes, float64 or float32");
     c->is_bytes = true;
     size_t cap = 1024;
     c->offs = malloc(cap * sizeof *c->offs);
@@ -112,7 +117,7 @@ static struct block *cut(const struct column *c, size_t target, size_t *nb)
         size_t chunk_end = (i / CHUNK_ITEMS + 1) * CHUNK_ITEMS, j = i, bytes = 0;
         if (chunk_end > c->n) chunk_end = c->n;
         while (j < chunk_end && (bytes < target || j == i)) {
-            bytes += c->is_bytes ? (size_t)(c->offs[j + 1] - c->offs[j]) + 4 : 8;
+            bytes += c->is_bytes ? (size_t)(c->offs[j + 1] - c->offs[j]) + 4 : c->width;
             j++;
         }
         if (*nb == cap) {
@@ -197,15 +202,15 @@ static void untrain(struct contexts *ctx)
 static int encode_stream(const struct column *c, const struct block *b, enum ig_enc e,
                          const struct ig_chunk_ctx *cx, struct ig_buf *out)
 {
-    struct ig_enc_opts o = {.forced = e, .alp = true, .decimal = true, .huff_slots = true,
-                            .fsst = cx ? cx->fsst : NULL};
+    struct ig_enc_opts o = {.forced = e, .alp = true, .decimal = true, .expo = c->width == 4,
+                            .huff_slots = true, .fsst = cx ? cx->fsst : NULL};
     if (c->is_bytes) {
         uint64_t *offs = block_offs(c, b);
         int rc = ig_bytes_encode(offs, c->data + c->offs[b->first], b->n, &o, out, NULL);
         free(offs);
         return rc ? -1 : 0;
     }
-    struct ig_int_desc d = {8, false};
+    struct ig_int_desc d = {(uint8_t)c->width, false};
     return ig_ints_encode(c->lanes + b->first, b->n, &d, &o, out, NULL) ? -1 : 0;
 }
 
@@ -271,7 +276,7 @@ static void decode_block(const struct column *c, const struct run *r, const stru
         rc = ig_bytes_decode_cx(r->how == SCHEME && ctx->cx ? &ctx->cx[b->chunk] : NULL, p, len,
                                 b->n, NULL, k->offs, &k->data, &err);
     else {
-        struct ig_int_desc d = {8, false};
+        struct ig_int_desc d = {(uint8_t)c->width, false};
         rc = ig_ints_decode(p, len, b->n, &d, NULL, k->lanes, &err);
     }
     if (rc) {
@@ -297,7 +302,7 @@ static void get_one(const struct column *c, const struct run *r, const struct co
         size_t want = (size_t)(c->offs[b->first + i + 1] - c->offs[b->first + i]);
         same = vl == want && (!vl || !memcmp(v, c->data + c->offs[b->first + i], vl));
     } else {
-        struct ig_int_desc d = {8, false};
+        struct ig_int_desc d = {(uint8_t)c->width, false};
         uint64_t v;
         if (ig_ints_get(p, len, b->n, &d, NULL, i, &v, &err)) die(err.msg);
         same = v == c->lanes[b->first + i];
@@ -392,6 +397,16 @@ int main(int argc, char **argv)
         {"zdict-block-frames", ZDICT, IG_ENC_PLAIN, false, 0},
         {"plain", SCHEME, IG_ENC_PLAIN, false, 0},
     };
+    static const struct run floats32[] = {
+        {"zstd", ZSTD, IG_ENC_PLAIN, false, 0},
+        {"zstd-1MiB-pages", ZSTD, IG_ENC_PLAIN, false, PAGE_BYTES},
+        {"split+zstd", ZSTD, IG_ENC_SPLIT, false, 0},
+        {"split+zstd-1MiB-pages", ZSTD, IG_ENC_SPLIT, false, PAGE_BYTES},
+        {"expo", SCHEME, IG_ENC_EXPO, false, 0},
+        {"alp", SCHEME, IG_ENC_ALP, false, 0},
+        {"auto", SCHEME, IG_ENC_AUTO, false, 0},
+        {"plain", SCHEME, IG_ENC_PLAIN, false, 0},
+    };
     static const struct run floats[] = {
         {"zstd", ZSTD, IG_ENC_PLAIN, false, 0},
         {"zstd-1MiB-pages", ZSTD, IG_ENC_PLAIN, false, PAGE_BYTES},
@@ -401,8 +416,10 @@ int main(int argc, char **argv)
         {"auto", SCHEME, IG_ENC_AUTO, false, 0},
         {"plain", SCHEME, IG_ENC_PLAIN, false, 0},
     };
-    const struct run *runs = c.is_bytes ? strings : floats;
-    size_t nruns = c.is_bytes ? sizeof strings / sizeof *strings : sizeof floats / sizeof *floats;
+    const struct run *runs = c.is_bytes ? strings : c.width == 4 ? floats32 : floats;
+    size_t nruns = c.is_bytes        ? sizeof strings / sizeof *strings
+                   : c.width == 4    ? sizeof floats32 / sizeof *floats32
+                                     : sizeof floats / sizeof *floats;
     printf("values=%zu plain=%llu block=%zu\n", c.n, (unsigned long long)c.plain, block);
     const char *only = getenv("BENCH_DECODE_ONLY"); /* one scheme by name (profiling) */
     for (size_t i = 0; i < nruns; i++) {

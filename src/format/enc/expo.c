@@ -461,7 +461,33 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
         uint8_t *zero = malloc(n / 8 + 1);
         if (!zero) return enc_nomem(err);
         int rc = zero_map(p, h, n, zero, err);
-        for (size_t j = 0; !rc && i < n; i++) {
+        size_t j = 0; /* coded lanes so far */
+        /* as above, four codes a round, a listed lane's stream not moved on
+         * (its code length masked to 0, its lane 0): no branch on the zeros,
+         * which activations scatter at random */
+        while (!rc && h->m && n - i >= 7 * EXPO_WAYS) {
+            for (int q = 0; q < EXPO_WAYS; q++)
+                bits_refill(&r[q]);
+            for (int round = 0; round < 7 && !rc; round++)
+                for (int q = 0; q < EXPO_WAYS; q++, i++) {
+                    unsigned listed = (zero[i / 8] >> (i % 8)) & 1;
+                    uint16_t e = t[r[q].acc & 0xFF];
+                    unsigned l = e >> 8;
+                    if (!listed && l - 1 >= r[q].have) {
+                        rc = corrupt(err, "an exponent's code not in the code, or past the end");
+                        break;
+                    }
+                    l &= listed - 1u;
+                    r[q].acc >>= l;
+                    r[q].have -= l;
+                    /* (a listed lane past the last coded one reads the code
+                     * streams' sizes, which follow the triples) */
+                    uint64_t lane = coded_lane(raw, j, e & 0xFF);
+                    out[i] = listed ? 0 : lane;
+                    j += 1 - listed;
+                }
+        }
+        for (; !rc && i < n; i++) {
             if ((zero[i / 8] >> (i % 8)) & 1) {
                 out[i] = 0;
                 continue;
