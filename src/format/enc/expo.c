@@ -228,13 +228,20 @@ static int put_stream(const uint64_t *v, size_t n, const struct huff_code *code,
     return 0;
 }
 
-/* v under a fresh code from its own lanes. */
-static int expo_put(const uint64_t *v, size_t n, struct ig_buf *out)
+/* v under a fresh code from its own lanes, or (old) under old's lengths of
+ * the exponents the lanes hold. */
+static int expo_put(const uint64_t *v, size_t n, const struct huff_code *old, struct ig_buf *out)
 {
     struct expo_counts cnt;
     count_lanes(v, n, &cnt);
     struct huff_code code;
-    huff_code_from_counts(&code, cnt.freq, EXPO_MAX_LEN);
+    if (old) {
+        for (int e = 0; e < 256; e++)
+            code.len[e] = cnt.freq[e] ? old->len[e] : 0;
+        huff_canonical(&code);
+    } else {
+        huff_code_from_counts(&code, cnt.freq, EXPO_MAX_LEN);
+    }
     size_t b[EXPO_WAYS];
     way_bytes(&code, &cnt, b);
     return put_stream(v, n, &code, cnt.zeros, b, out);
@@ -248,7 +255,7 @@ static int expo_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
     for (size_t i = 0; i < n; i++)
         if (v[i] >> 32)
             return ig_err(c->err, -EINVAL, "encoding expo holds float32 lanes only (lane %zu)", i);
-    return expo_put(v, n, out) ? enc_nomem(c->err) : 0;
+    return expo_put(v, n, NULL, out) ? enc_nomem(c->err) : 0;
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -578,6 +585,18 @@ static int expo_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_
 
 /* ---- erasing and checking ------------------------------------------------ */
 
+/* The stream's header into h and every lane into *v (malloc'd): what an erase
+ * and a check work from. */
+static int decode_fresh(const uint8_t *p, size_t len, size_t n, struct expo_hdr *h, uint64_t **v,
+                        size_t *used, uint64_t bits[EXPO_WAYS], struct ig_error *err)
+{
+    *v = NULL;
+    int rc = expo_header(p, len, n, h, err);
+    if (rc) return rc;
+    if (!(*v = malloc((n ? n : 1) * sizeof **v))) return enc_nomem(err);
+    return decode_all(p, n, h, *v, used, bits, err);
+}
+
 static int expo_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,
                       const uint8_t *absent, const uint8_t *kill, bool may_drop,
                       struct enc_dctx *c, struct ig_buf *out)
@@ -586,30 +605,18 @@ static int expo_erase(const uint8_t *p, size_t len, size_t n, const struct ig_in
     (void)absent;
     (void)may_drop;
     struct expo_hdr h;
-    int rc = expo_header(p, len, n, &h, c->err);
-    if (rc) return rc;
-    uint64_t *v = malloc((n ? n : 1) * sizeof *v), bits[EXPO_WAYS];
-    if (!v) return enc_nomem(c->err);
-    size_t used;
-    rc = decode_all(p, n, &h, v, &used, bits, c->err);
+    uint64_t *v, bits[EXPO_WAYS];
+    size_t used, at = out->len;
+    int rc = decode_fresh(p, len, n, &h, &v, &used, bits, c->err);
     for (size_t i = 0; !rc && i < n; i++)
         if (bm_get(kill, i)) v[i] = 0;
-    size_t at = out->len;
-    if (!rc && expo_put(v, n, out)) rc = enc_nomem(c->err);
+    if (!rc && expo_put(v, n, NULL, out)) rc = enc_nomem(c->err);
     if (!rc && out->len - at > used) {
         /* the fresh code came out longer (its lengths capped): the old
          * lengths of the exponents still used, under which no stream can
          * (each lane keeps its stream) */
         out->len = at;
-        struct expo_counts cnt;
-        count_lanes(v, n, &cnt);
-        struct huff_code kept;
-        for (int s = 0; s < 256; s++)
-            kept.len[s] = cnt.freq[s] ? h.code.len[s] : 0;
-        huff_canonical(&kept);
-        size_t b[EXPO_WAYS];
-        way_bytes(&kept, &cnt, b);
-        if (put_stream(v, n, &kept, cnt.zeros, b, out)) rc = enc_nomem(c->err);
+        if (expo_put(v, n, &h.code, out)) rc = enc_nomem(c->err);
         if (!rc && out->len - at > used) rc = ig_err(c->err, -ENOSPC, "expo stream: the erase would grow it");
     }
     if (rc) out->len = at;
@@ -624,11 +631,8 @@ static int expo_check(const uint8_t *p, size_t len, size_t n, const struct ig_in
     (void)d;
     (void)absent;
     struct expo_hdr h;
-    int rc = expo_header(p, len, n, &h, c->err);
-    if (rc) return rc;
-    uint64_t *v = malloc((n ? n : 1) * sizeof *v), bits[EXPO_WAYS];
-    if (!v) return enc_nomem(c->err);
-    rc = decode_all(p, n, &h, v, used, bits, c->err);
+    uint64_t *v, bits[EXPO_WAYS];
+    int rc = decode_fresh(p, len, n, &h, &v, used, bits, c->err);
     uint8_t *zero = rc ? NULL : malloc(n / 8 + 1);
     if (!rc && !zero) rc = enc_nomem(c->err);
     if (!rc) rc = zero_map(p, &h, n, zero, c->err);
