@@ -1229,6 +1229,24 @@ static void test_expo(void)
             CHECK(ig_ints_get(a.data, a.len, n, &f32, NULL, 1, out, &err) == -EIO);
             a.data[mapat] ^= 0x01;
         }
+        if (n == 2) {
+            /* a bitmap of zeros with a bit set where the count says none: every
+             * reader refuses it alike, decode (which needs no zeros then)
+             * included (found by fuzz_codec: decode took it, get did not) */
+            /* 1.0 and 3.0 (exponents 127, 128: codes 0 and 1 in streams 0, 1) */
+            static const uint8_t bad_map[] = {15, 2, 127, 128, 0x11, 1 /* x = 0, a bitmap */, 0x01,
+                                              0, 0, 0, 0, 0, 0x40, 1, 1, 0, 0x00, 0x01};
+            uint8_t good[sizeof bad_map];
+            memcpy(good, bad_map, sizeof good);
+            good[6] = 0; /* the bitmap the count says */
+            uint64_t lanes[2];
+            CHECK(ig_ints_decode(good, sizeof good, 2, &f32, NULL, lanes, &err) == 0 &&
+                  lanes[0] == fbits(1.0f) && lanes[1] == fbits(3.0f));
+            uint64_t two[2];
+            CHECK(ig_ints_decode(bad_map, sizeof bad_map, 2, &f32, NULL, two, &err) == -EIO);
+            CHECK(ig_ints_get(bad_map, sizeof bad_map, 2, &f32, NULL, 1, two, &err) == -EIO);
+            CHECK(strstr(err.msg, "zero bits") != NULL);
+        }
         /* forced on lanes that are not float32 bits: refused */
         const struct ig_int_desc i32 = {4, true}, f64 = {8, false};
         CHECK(ig_ints_encode(v, n, &i32, &fe, &b, &err) == -EINVAL);

@@ -274,6 +274,16 @@ static int corrupt(struct ig_error *err, const char *what)
     return ig_err(err, -EIO, "expo stream: %s", what);
 }
 
+/* A bitmap of zero lanes: x bits set, none past n. */
+static int check_bitmap(const uint8_t *map, const struct expo_hdr *h, size_t n, struct ig_error *err)
+{
+    if (n % 8 && map[n / 8] >> (n % 8)) return corrupt(err, "zero bits past the lanes");
+    size_t set = 0;
+    for (size_t b = 0; b < (n + 7) / 8; b++)
+        set += (size_t)__builtin_popcount(map[b]);
+    return set == h->x ? 0 : corrupt(err, "zero bits not the zero count");
+}
+
 static int expo_header(const uint8_t *p, size_t len, size_t n, struct expo_hdr *h,
                        struct ig_error *err)
 {
@@ -310,6 +320,9 @@ static int expo_header(const uint8_t *p, size_t len, size_t n, struct expo_hdr *
     h->pos_at = pos;
     if (bitmap ? len - pos < (n + 7) / 8 : (len - pos) / h->pb < h->x)
         return corrupt(err, "zero positions past the end");
+    /* a bitmap is checked here, where every reader passes: decode (which
+     * reads it only where x > 0), get and check see it alike (fuzz_codec) */
+    if (bitmap && (rc = check_bitmap(p + pos, h, n, err))) return rc;
     h->raw_at = pos + (bitmap ? (n + 7) / 8 : h->x * h->pb);
     if ((len - h->raw_at) / EXPO_RAW < h->m) return corrupt(err, "signs and mantissas past the end");
     pos = h->raw_at + h->m * EXPO_RAW;
@@ -334,25 +347,15 @@ static size_t position(const uint8_t *p, const struct expo_hdr *h, size_t j)
     return v;
 }
 
-/* A bitmap of zero lanes: x bits set, none past n. */
-static int check_bitmap(const uint8_t *map, const struct expo_hdr *h, size_t n, struct ig_error *err)
-{
-    if (n % 8 && map[n / 8] >> (n % 8)) return corrupt(err, "zero bits past the lanes");
-    size_t set = 0;
-    for (size_t b = 0; b < (n + 7) / 8; b++)
-        set += (size_t)__builtin_popcount(map[b]);
-    return set == h->x ? 0 : corrupt(err, "zero bits not the zero count");
-}
-
 /* The listed lanes as a bitmap (n bits): the stream's own, or made from the
  * positions (strictly ascending and below n). */
 static int zero_map(const uint8_t *p, const struct expo_hdr *h, size_t n, uint8_t *map,
                     struct ig_error *err)
 {
     memset(map, 0, n / 8 + 1);
-    if (!h->pb) {
+    if (!h->pb) { /* (checked with the header) */
         memcpy(map, p + h->pos_at, (n + 7) / 8);
-        return check_bitmap(map, h, n, err);
+        return 0;
     }
     for (size_t j = 0; j < h->x; j++) {
         size_t at = position(p, h, j);
@@ -540,7 +543,6 @@ static int expo_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_
     size_t q = i % EXPO_WAYS, lo = 0, mine = 0; /* zero lanes before i; of them, in i's stream */
     if (!h.pb) {
         const uint8_t *map = p + h.pos_at;
-        if ((rc = check_bitmap(map, &h, n, c->err))) return rc;
         if ((map[i / 8] >> (i % 8)) & 1) {
             *out = 0;
             return 0;
