@@ -128,7 +128,8 @@ static int int_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d, 
     size_t plain_size = plain->estimate(&st, d, c), rival = plain_size;
     for (unsigned id = 1; id < IG_ENC_COUNT; id++) {
         if (!(cand & ENC_BIT(id)) || id == IG_ENC_DICT) continue;
-        /* decimal is weighed from the lanes themselves, where the writer offers it */
+        /* decimal, alp and expo are weighed from the lanes themselves, where the
+         * writer offers them */
         const struct int_scheme *s = enc_int_scheme(id);
         bool offered = id == IG_ENC_ALP ? c->alp_ok : id == IG_ENC_EXPO ? c->expo_ok : c->decimal_ok;
         /* one value all along (zeros, padding): a run or a width of 0 bits

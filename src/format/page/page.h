@@ -179,7 +179,7 @@ struct ig_block_fit {
      * on no zstd, carried from page to page of a leaf (page_blocks.c, struct
      * block_trials): a page of vectors holds only a dozen blocks. The writer
      * zeroes them when it moves to another leaf. */
-    uint32_t plain_runs, zstd_misses, num_blocks;
+    uint32_t leaf_runs, zstd_misses, num_blocks;
     uint8_t settled_enc; /* the scheme settled on */
     uint64_t settled; /* blocks stored without a full trial (tests read it) */
 };

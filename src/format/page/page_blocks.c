@@ -151,11 +151,11 @@ struct block_trials {
     unsigned blocks;      /* blocks encoded so far */
     unsigned dict_losses; /* strings: blocks running whose frame against the chunk's
                              dictionary was tried and not kept */
-    unsigned plain_runs;  /* numbers: blocks running the full choice gave one leaf scheme
+    unsigned leaf_runs;  /* numbers: blocks running the full choice gave one leaf scheme
                              without a cascade (plain, or expo for float32) */
     uint8_t settled_enc;  /* that scheme */
     unsigned num_blocks;  /* numbers: blocks so far (carried: the recheck's clock) */
-    uint64_t settled;     /* numbers: blocks stored plain without the full choice */
+    uint64_t settled;     /* numbers: blocks stored by the settled scheme without the full choice */
     struct ig_buf look;   /* the quick look's output */
 };
 
@@ -207,7 +207,7 @@ static struct ig_page_policy trial_policy(struct block_trials *t, const struct i
     bool recheck = t->blocks % TRIAL_RECHECK == 0;
     if (trial_zstd_numbers(t->pol, v) && t->zstd_misses >= 2 && !numbers_recheck)
         p.compression = IG_COMP_NONE;
-    if (trial_numbers(t->pol, v) && t->plain_runs >= 2 && !numbers_recheck) p.encoding = t->settled_enc;
+    if (trial_numbers(t->pol, v) && t->leaf_runs >= 2 && !numbers_recheck) p.encoding = t->settled_enc;
     /* Strings one item scheme won twice running go straight to it: fsst's
      * (words that repeat) until the next recheck, as zstd's do; huffman's
      * (letters that do not) while the look finds no repeats. The look costs
@@ -242,7 +242,7 @@ static void trial_seen(struct block_trials *t, const struct ig_values *v,
     if (trial_numbers(t->pol, v)) {
         if (used->encoding == IG_ENC_AUTO) { /* the full choice was made */
             bool leaf = unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_EXPO;
-            t->plain_runs = !leaf ? 0 : unit->encoding == t->settled_enc ? t->plain_runs + 1 : 1;
+            t->leaf_runs = !leaf ? 0 : unit->encoding == t->settled_enc ? t->leaf_runs + 1 : 1;
             if (leaf) t->settled_enc = unit->encoding;
         } else
             t->settled++;
@@ -510,7 +510,7 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
      * forced scheme (split pages of 1 MiB, one block each) tries zstd on
      * every page */
     if (fit && pol->encoding == IG_ENC_AUTO) {
-        trials.plain_runs = fit->plain_runs;
+        trials.leaf_runs = fit->leaf_runs;
         trials.settled_enc = fit->settled_enc;
         trials.zstd_misses = fit->zstd_misses;
         trials.num_blocks = fit->num_blocks;
@@ -542,7 +542,7 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
         trial_seen(&trials, v, &cur, &unit);
     }
     if (fit && pol->encoding == IG_ENC_AUTO) {
-        fit->plain_runs = trials.plain_runs;
+        fit->leaf_runs = trials.leaf_runs;
         fit->settled_enc = trials.settled_enc;
         fit->zstd_misses = trials.zstd_misses;
         fit->num_blocks = trials.num_blocks;

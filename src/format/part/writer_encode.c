@@ -389,7 +389,7 @@ static int encode_nested_pages(struct enc *w, uint32_t top, uint32_t l0, uint32_
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         uint32_t first = w->out->npages;
         /* what the blocks' trials learnt is of one leaf's values (page.h) */
-        w->fit.plain_runs = w->fit.zstd_misses = w->fit.num_blocks = 0;
+        w->fit.leaf_runs = w->fit.zstd_misses = w->fit.num_blocks = 0;
         for (size_t p = p0; p < p1 && !rc; p++) {
             size_t a = cuts[p], b = cuts[p + 1];
             rc = guess_first_ratio(w, l0, l1, l, a, b, err);
