@@ -558,6 +558,50 @@ static void test_npy(void)
     ig_values_free(&b);
 }
 
+/* ig_render_fixed against ig_render_fixed_at value by value: every width,
+ * with and without NULLs and deleted values (none, scattered, runs, all), and
+ * the validity form. The element loop runs per width over runs of live values. */
+static void test_render_fixed_matches_each_value(void)
+{
+    static const uint8_t types[] = {IG_T_BOOL,  IG_T_INT8,  IG_T_UINT16, IG_T_INT32,
+                                    IG_T_FLOAT32, IG_T_INT64, IG_T_FLOAT64};
+    uint64_t seed = check_seed;
+    for (size_t round = 0; round < 400; round++) {
+        uint8_t type = types[round % sizeof types];
+        size_t n = (size_t)(test_rand(&seed) % 300);
+        unsigned nulls = (unsigned)(round / 7 % 2), del_kind = (unsigned)(round / 14 % 4);
+        struct ig_values v;
+        ig_values_init(&v, type);
+        uint8_t *del = calloc(n / 8 + 1, 1);
+        REQUIRE(del);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = test_rand(&seed);
+            if (nulls && r % 5 == 0) REQUIRE(ig_values_push_null(&v) == 0);
+            else REQUIRE(ig_values_push_lane(&v, type == IG_T_BOOL ? r % 3 : r) == 0);
+            bool gone = del_kind == 1 ? (r >> 32) % 9 == 0 : del_kind == 2 ? (i / 13) % 2 : del_kind == 3;
+            if (gone) del[i / 8] |= (uint8_t)(1u << (i % 8));
+        }
+        for (int as_validity = 0; as_validity < 2; as_validity++) {
+            struct ig_buf got = IG_BUF_INIT, want = IG_BUF_INIT;
+            const uint8_t *d = del_kind ? del : NULL;
+            CHECK(ig_render_fixed(&got, &v, d, as_validity) == 0);
+            uint32_t w = as_validity ? 1 : ig_type_info(type)->width;
+            for (size_t i = 0; i < n; i++) {
+                if (d && (d[i / 8] >> (i % 8) & 1)) continue;
+                uint8_t *o = ig_buf_extend(&want, w);
+                REQUIRE(o);
+                if (as_validity) *o = !ig_values_is_null(&v, i);
+                else ig_render_fixed_at(o, &v, i);
+            }
+            CHECK(got.len == want.len && (!want.len || memcmp(got.data, want.data, want.len) == 0));
+            ig_buf_free(&got);
+            ig_buf_free(&want);
+        }
+        free(del);
+        ig_values_free(&v);
+    }
+}
+
 static void test_guess(void)
 {
     struct ig_time_guess g;
@@ -575,4 +619,5 @@ static void test_guess(void)
 TEST_MAIN(T(test_calendar_walk), T(test_leap_days), T(test_date_text), T(test_timestamp_text),
           T(test_lengths_match_text), T(test_round_trips), T(test_timestamp_offsets),
           T(test_bad_times), T(test_decimals), T(test_wide_decimals), T(test_uuids),
-          T(test_text_len), T(test_type_names), T(test_storage_checks), T(test_npy), T(test_guess))
+          T(test_text_len), T(test_type_names), T(test_storage_checks), T(test_npy), T(test_guess),
+          T(test_render_fixed_matches_each_value))
