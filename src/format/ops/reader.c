@@ -14,6 +14,10 @@
 #include <string.h>
 #include <time.h>
 
+/* The most values a page's record makes ig_reader_load reserve at once
+ * (8 MiB of lanes); past it the values grow as they are decoded. */
+#define PAGE_RESERVE_MAX ((size_t)1 << 20)
+
 void ig_reader_free(struct ig_reader *r)
 {
     for (size_t i = 0; i < r->nctx; i++) {
@@ -408,6 +412,13 @@ int ig_reader_load(struct ig_reader *r, const struct ig_page_at *at, struct ig_p
             out->lt = c->li.lt;
             if (c->li.levels) ig_values_set_levels(out, c->li.per_value);
             else out->levels = false;
+            /* room for the page's values at once, not doubled block by block
+             * (each doubling copies what came before); the record's count
+             * is only a hint, capped so that a hostile one asks for little */
+            if (ig_values_reserve(out, rec->value_count < PAGE_RESERVE_MAX ? rec->value_count : PAGE_RESERVE_MAX)) {
+                rc = ig_err(err, -ENOMEM, "out of memory");
+                break;
+            }
         }
         rc = decode_block(r, c, rec, &blk, r->stored.data, absent, &r->block, err);
         if (rc && nb > 1) ig_err_prefix(err, rc, "block %u", b);
