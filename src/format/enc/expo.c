@@ -63,10 +63,6 @@ static inline uint32_t lane_raw(uint64_t v)
 {
     return (uint32_t)((v >> 31) & 1) << 23 | (uint32_t)(v & 0x7FFFFF);
 }
-static inline uint64_t lane_of(uint32_t raw, unsigned e)
-{
-    return (uint64_t)(raw >> 23) << 31 | (uint64_t)e << 23 | (raw & 0x7FFFFF);
-}
 
 /* Bytes of a position among n lanes. */
 static unsigned pos_bytes(size_t n)
@@ -366,16 +362,21 @@ static int zero_map(const uint8_t *p, const struct expo_hdr *h, size_t n, uint8_
     return 0;
 }
 
-/* The decoding table: for each value of the next 8 bits, the symbol and its
- * length (0: no code begins so: corrupt). Codes of at most 8 bits keep it
- * 512 bytes, made for every block in about what a few lanes cost. */
-static void decode_table(const struct expo_hdr *h, uint16_t t[256])
+/* The decoding table: for each value of the next 8 bits, the exponent
+ * where a float32 keeps it (bits 23-30) and the code's length in the low
+ * bits (0: no code begins so: corrupt), so that a lane is its triple's bits
+ * or'd with the entry's. Codes of at most 8 bits keep it 1 KiB, made for
+ * every block in about what a few lanes cost. */
+#define ENTRY_LEN(e) ((unsigned)(e) & 0xF)
+#define ENTRY_EXP_BITS 0x7F800000u
+
+static void decode_table(const struct expo_hdr *h, uint32_t t[256])
 {
     memset(t, 0, 256 * sizeof *t);
     for (unsigned j = 0; j < h->code.k; j++) {
         unsigned s = h->syms[j], l = h->code.len[s];
         for (unsigned at = h->code.rev[s]; at < 256; at += 1u << l)
-            t[at] = (uint16_t)(s | l << 8);
+            t[at] = (uint32_t)s << 23 | l;
     }
 }
 
@@ -407,22 +408,24 @@ static inline uint64_t bits_read(const struct bit_reader *b)
     return (uint64_t)(b->p - b->start) * 8 - b->have;
 }
 
-/* The next exponent, or -1 where no code fits the bits left. */
-static inline int bits_exponent(struct bit_reader *b, const uint16_t *t)
+/* The next code's table entry, or 0 where no code fits the bits left. */
+static inline uint32_t bits_entry(struct bit_reader *b, const uint32_t *t)
 {
-    uint16_t e = t[b->acc & 0xFF];
-    unsigned l = e >> 8;
-    if (!l || l > b->have) return -1;
+    uint32_t e = t[b->acc & 0xFF];
+    unsigned l = ENTRY_LEN(e);
+    if (!l || l > b->have) return 0;
     b->acc >>= l;
     b->have -= l;
-    return e & 0xFF;
+    return e;
 }
 
-/* Coded lane j: its 3 bytes (read as 4: more of the stream follows them) and
- * exponent e. */
-static inline uint64_t coded_lane(const uint8_t *raw, size_t j, unsigned e)
+/* Coded lane j: its 3 bytes (read as 4: more of the stream follows them,
+ * the fourth masked off: sign at bit 23, mantissa below) and the exponent
+ * of table entry e, each where a float32 keeps it. */
+static inline uint64_t coded_lane(const uint8_t *raw, size_t j, uint32_t e)
 {
-    return lane_of(ig_ld32(raw + EXPO_RAW * j) & 0xFFFFFF, e);
+    uint32_t b = ig_ld32(raw + EXPO_RAW * j);
+    return (b & 0x7FFFFF) | (b & 0x800000) << 8 | (e & ENTRY_EXP_BITS);
 }
 
 static void readers(const uint8_t *p, const struct expo_hdr *h, struct bit_reader r[EXPO_WAYS])
@@ -436,7 +439,7 @@ static void readers(const uint8_t *p, const struct expo_hdr *h, struct bit_reade
 static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint64_t *out,
                       size_t *used, uint64_t bits[EXPO_WAYS], struct ig_error *err)
 {
-    uint16_t t[256];
+    uint32_t t[256];
     decode_table(h, t);
     const uint8_t *raw = p + h->raw_at;
     struct bit_reader r[EXPO_WAYS];
@@ -451,21 +454,21 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
                 bits_refill(&r[q]);
             for (int round = 0; round < 7; round++)
                 for (int q = 0; q < EXPO_WAYS; q++, i++) {
-                    uint16_t e = t[r[q].acc & 0xFF];
-                    unsigned l = e >> 8;
+                    uint32_t e = t[r[q].acc & 0xFF];
+                    unsigned l = ENTRY_LEN(e);
                     if (l - 1 >= r[q].have) /* no code, or past the end */
                         return corrupt(err, "an exponent's code not in the code, or past the end");
                     r[q].acc >>= l;
                     r[q].have -= l;
-                    out[i] = coded_lane(raw, i, e & 0xFF);
+                    out[i] = coded_lane(raw, i, e);
                 }
         }
         for (; i < n; i++) {
             struct bit_reader *b = &r[i % EXPO_WAYS];
             if (b->have < EXPO_MAX_LEN) bits_refill(b);
-            int e = bits_exponent(b, t);
-            if (e < 0) return corrupt(err, "an exponent's code not in the code, or past the end");
-            out[i] = coded_lane(raw, i, (unsigned)e);
+            uint32_t e = bits_entry(b, t);
+            if (!e) return corrupt(err, "an exponent's code not in the code, or past the end");
+            out[i] = coded_lane(raw, i, e);
         }
     } else {
         uint8_t *zero = malloc(n / 8 + 1);
@@ -478,24 +481,27 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
         while (!rc && h->m && n - i >= 7 * EXPO_WAYS) {
             for (int q = 0; q < EXPO_WAYS; q++)
                 bits_refill(&r[q]);
-            for (int round = 0; round < 7 && !rc; round++)
+            /* a coded lane whose code is none or runs past the end is noted
+             * and refused after the round, before the next refill: a branch
+             * on it, which depends on the zeros, went wrong half the time;
+             * until then a stream read past its end decodes nonsense within
+             * the lanes' bounds (j stays within the coded lanes: the zeros
+             * listed are exactly n - m) */
+            unsigned bad = 0;
+            for (int round = 0; round < 7; round++)
                 for (int q = 0; q < EXPO_WAYS; q++, i++) {
                     unsigned listed = (zero[i / 8] >> (i % 8)) & 1;
-                    uint16_t e = t[r[q].acc & 0xFF];
-                    unsigned l = e >> 8;
-                    if (!listed && l - 1 >= r[q].have) {
-                        rc = corrupt(err, "an exponent's code not in the code, or past the end");
-                        break;
-                    }
-                    l &= listed - 1u;
+                    uint32_t e = t[r[q].acc & 0xFF];
+                    unsigned l = ENTRY_LEN(e) & (listed - 1u);
+                    bad |= (l - 1u >= r[q].have) & (1u - listed);
                     r[q].acc >>= l;
                     r[q].have -= l;
                     /* (a listed lane past the last coded one reads the code
                      * streams' sizes, which follow the triples) */
-                    uint64_t lane = coded_lane(raw, j, e & 0xFF);
-                    out[i] = listed ? 0 : lane;
+                    out[i] = coded_lane(raw, j, e) & ((uint64_t)listed - 1);
                     j += 1 - listed;
                 }
+            if (bad) rc = corrupt(err, "an exponent's code not in the code, or past the end");
         }
         for (; !rc && i < n; i++) {
             if ((zero[i / 8] >> (i % 8)) & 1) {
@@ -504,9 +510,9 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
             }
             struct bit_reader *b = &r[i % EXPO_WAYS];
             if (b->have < EXPO_MAX_LEN) bits_refill(b);
-            int e = bits_exponent(b, t);
-            if (e < 0) rc = corrupt(err, "an exponent's code not in the code, or past the end");
-            else out[i] = coded_lane(raw, j++, (unsigned)e);
+            uint32_t e = bits_entry(b, t);
+            if (!e) rc = corrupt(err, "an exponent's code not in the code, or past the end");
+            else out[i] = coded_lane(raw, j++, e);
         }
         free(zero);
         if (rc) return rc;
@@ -571,17 +577,17 @@ static int expo_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_
     }
     size_t j = i - lo, before = (i - q) / EXPO_WAYS - mine;
     if (j >= h.m) return corrupt(c->err, "a lane past the coded ones");
-    uint16_t t[256];
+    uint32_t t[256];
     decode_table(&h, t);
     struct bit_reader r[EXPO_WAYS];
     readers(p, &h, r);
-    int e = 0;
-    for (size_t k = 0; k <= before && e >= 0; k++) {
+    uint32_t e = 1;
+    for (size_t k = 0; k <= before && e; k++) {
         if (r[q].have < EXPO_MAX_LEN) bits_refill(&r[q]);
-        e = bits_exponent(&r[q], t);
+        e = bits_entry(&r[q], t);
     }
-    if (e < 0) return corrupt(c->err, "an exponent's code not in the code, or past the end");
-    *out = coded_lane(p + h.raw_at, j, (unsigned)e);
+    if (!e) return corrupt(c->err, "an exponent's code not in the code, or past the end");
+    *out = coded_lane(p + h.raw_at, j, e);
     return 0;
 }
 
