@@ -241,7 +241,7 @@ static int put_section(struct ig_buf *f, size_t base, enum ig_section s, const s
 int ig_graft_merge(const struct ig_part *p, const uint8_t *mini, size_t mini_len,
                    struct ig_buf *out, uint64_t *root, struct ig_error *err)
 {
-    struct mini m;
+    struct mini m = {0}; /* (gcc cannot see that mini_open sets it where it returns 0) */
     int rc = mini_open(&m, mini, mini_len, err);
     if (rc) return rc;
     if (p->version < 9)
