@@ -9,6 +9,7 @@
 #include "format/model/quantize.h"
 #include "format/model/schema.h"
 #include "format/model/types.h"
+#include "util/bitpack.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/strset.h"
@@ -66,12 +67,7 @@ static int put_levels(struct ig_buf *out, const uint8_t *lv, size_t n, unsigned 
         return 0;
     }
     o += ig_varint_put(o, (n + 7) / 8 << 1 | 1);
-    for (size_t i = 0; i < n; i++) /* LSB first, value after value */
-        for (unsigned b = 0; b < width; b++)
-            if ((lv[i] >> b) & 1) {
-                size_t bitpos = i * width + b;
-                o[bitpos / 8] |= (uint8_t)(1u << (bitpos % 8));
-            }
+    ig_bitpack_pack_u8(o, lv, n, width); /* LSB first, value after value (the last group's rest zeroed above) */
     return 0;
 }
 
@@ -112,6 +108,18 @@ static int put_values(struct ig_buf *out, const struct ig_pqv_page *pg, const st
     }
     bool blob = v->type == IG_T_BLOB;
     bool seconds = v->lt.kind == IG_LT_TIMESTAMP && v->lt.unit == IG_UNIT_S;
+    unsigned w = pg->phys == PQ_INT32 || pg->phys == PQ_FLOAT ? 4 : pg->phys == PQ_INT64 || pg->phys == PQ_DOUBLE ? 8 : 0;
+    if (w && !blob && !seconds) { /* the lanes as they are: a loop, not a switch a value */
+        uint8_t *o = ig_buf_extend(out, e->nval * w);
+        if (!o && e->nval) return -ENOMEM;
+        if (w == 4)
+            for (size_t k = 0; k < e->nval; k++)
+                ig_st32(o + 4 * k, (uint32_t)v->lanes[e->val[k]]);
+        else
+            for (size_t k = 0; k < e->nval; k++)
+                ig_st64(o + 8 * k, v->lanes[e->val[k]]);
+        return 0;
+    }
     for (size_t k = 0; k < e->nval; k++) {
         uint32_t i = e->val[k];
         struct ig_blob_ref r;
