@@ -63,7 +63,7 @@ static int nested_piece(const struct fs_plan *vp, enum fs_view view, const struc
     size_t rows = v->levels ? v->rows : v->n;
     uint32_t dim = vp->ref.rec.dimension ? vp->ref.rec.dimension : 1;
     uint64_t running = values_before;
-    /* every row writes dim elements (a NULL vector's NaNs too): room once */
+    /* each row kept writes dim elements (a NULL vector's NaNs too): room for all at once */
     if ((view == FS_V_NPY || view == FS_V_F16) && ig_buf_reserve(out, rows * dim * (half ? 2 : 4)))
         return -ENOMEM;
     for (size_t r = 0; r < rows; r++) {

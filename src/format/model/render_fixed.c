@@ -55,10 +55,8 @@ static void render_run(uint8_t *o, const struct ig_values *v, uint32_t w, size_t
     } else if (w == 4) {
         for (size_t i = 0; i < n; i++)
             ig_st32(o + 4 * i, (uint32_t)l[i]);
-    } else if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-        memcpy(o, l, n * 8);
     } else {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) /* (a copy on little-endian hosts: endian.h) */
             ig_st64(o + 8 * i, l[i]);
     }
     for (size_t i = a; v->has_nulls && i < b; i++)
