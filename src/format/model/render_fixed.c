@@ -127,11 +127,12 @@ int ig_render_npy(struct ig_buf *out, struct ig_values *v, const uint8_t *delete
     if (!ig_logical_npy(&v->lt, &descr, &w))
         return move ? ig_render_fixed_move(out, v, deleted) : ig_render_fixed(out, v, deleted, false);
     /* datetime64 and timedelta64 counts are the lanes themselves (integers
-     * sign-extended): without NULLs they are handed over as int64s */
-    if (v->lt.kind != IG_LT_DECIMAL && !v->is_bytes && !v->has_nulls && !deleted) {
+     * sign-extended): without NULLs they are int64s, handed over or (with
+     * rows deleted: an erased table's) copied run by run */
+    if (v->lt.kind != IG_LT_DECIMAL && !v->is_bytes && !v->has_nulls) {
         struct ig_values as64 = *v;
         as64.type = IG_T_INT64;
-        int rc = move ? ig_render_fixed_move(out, &as64, NULL) : ig_render_fixed(out, &as64, NULL, false);
+        int rc = move ? ig_render_fixed_move(out, &as64, deleted) : ig_render_fixed(out, &as64, deleted, false);
         if (move && !as64.lanes) v->lanes = NULL, v->lanes_cap = 0, v->cap = 0, v->n = 0; /* moved */
         return rc;
     }
