@@ -101,8 +101,8 @@ fill_racing_erase() {
     local d=$WORK/fill m=$WORK/fill/m2 rc
     rm -rf "$d/t2"; mkdir -p "$m"
     "$INGOT" import --schema "$d/s.txt" "$d/in.jsonl" "$d/t2" >/dev/null || return 1
-    INGOT_TEST_FILL_PAUSE_MS=400 "$INGOT" mount "$d/t2" "$m" || return 1
-    $FC race "$m"
+    INGOT_TEST_FILL_PAUSE_MS=3000 "$INGOT" mount "$d/t2" "$m" || return 1
+    $FC race "$m" 3000
     rc=$?
     fusermount3 -u "$m"
     return $rc
