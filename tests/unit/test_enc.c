@@ -1259,6 +1259,32 @@ static void test_expo(void)
     }
 }
 
+/* expo: a bit pattern that is no code (a code of one symbol, "0", leaves "1"
+ * free), met inside a round of four streams' codes, is refused as such, with
+ * and without zero lanes; not only later, when the streams' sizes disagree. */
+static void test_expo_no_code_in_a_round(void)
+{
+    const struct ig_int_desc f32 = {4, false};
+    struct ig_enc_opts fe = forced(IG_ENC_EXPO);
+    struct ig_error err = {0};
+    enum { N = 28 }; /* one round: seven codes a stream */
+    uint64_t v[N], out[N];
+    for (int zeros = 0; zeros < 2; zeros++) {
+        for (size_t i = 0; i < N; i++) /* with zeros: lanes of streams 0, 2 are 0 */
+            v[i] = zeros && i % 2 == 0 ? 0 : fbits(1.0f);
+        struct ig_buf a = IG_BUF_INIT;
+        REQUIRE(ig_ints_encode(v, N, &f32, &fe, &a, &err) == 0);
+        REQUIRE(a.data[0] == IG_ENC_EXPO && a.data[1] == 1); /* one symbol */
+        CHECK(ig_ints_decode(a.data, a.len, N, &f32, NULL, out, &err) == 0 && out[1] == fbits(1.0f));
+        /* the last stream's byte holds its seven 1-bit codes "0": its first one "1" */
+        CHECK_EQ_INT(a.data[a.len - 1], 0);
+        a.data[a.len - 1] = 0x01;
+        CHECK(ig_ints_decode(a.data, a.len, N, &f32, NULL, out, &err) == -EIO);
+        CHECK(strstr(err.msg, "not in the code") != NULL);
+        ig_buf_free(&a);
+    }
+}
+
 /* expo's erase never grows its stream, even where Huffman's lengths must be
  * flattened to 8 bits (exponent counts of a Fibonacci series: the fresh code
  * of what is left may then come out longer than the old one, which the erase
@@ -2546,6 +2572,6 @@ static void test_throughput(void)
 TEST_MAIN(T(test_bitpack_util), T(test_bitpack_u8), T(test_varint_util), T(test_names), T(test_int_roundtrip),
           T(test_int_erase), T(test_int_erase_all), T(test_int_erase_canonical),
           T(test_delta_erase_fits), T(test_erase_drops), T(test_check_rules),
-          T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_expo), T(test_expo_erase_never_grows), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
+          T(test_auto_selection), T(test_decimal_selection), T(test_alp), T(test_expo), T(test_expo_no_code_in_a_round), T(test_expo_erase_never_grows), T(test_distinct_count_stops), T(test_census), T(test_stats_vector_equals_scalar),
           T(test_forced_rejects), T(test_bytes_item_ids_same_bytes), T(test_bytes_roundtrip),
           T(test_bytes_erase), T(test_bytes_huffman), T(test_bytes_huffman_lanes), T(test_bytes_huffman_skewed), T(test_bytes_huffman_slots), T(test_bytes_plain_lengths), T(test_bytes_dict_secret_gone), T(test_corrupt), T(test_throughput))

@@ -364,15 +364,20 @@ static int zero_map(const uint8_t *p, const struct expo_hdr *h, size_t n, uint8_
 
 /* The decoding table: for each value of the next 8 bits, the exponent
  * where a float32 keeps it (bits 23-30) and the code's length in the low
- * bits (0: no code begins so: corrupt), so that a lane is its triple's bits
- * or'd with the entry's. Codes of at most 8 bits keep it 1 KiB, made for
- * every block in about what a few lanes cost. */
-#define ENTRY_LEN(e) ((unsigned)(e) & 0xF)
+ * bits, so that a lane is its triple's bits or'd with the entry's. Where no
+ * code begins so (corrupt), the length is ENTRY_NONE: more bits than a
+ * reader ever holds, so that a round of codes (below) needs no test of its
+ * own for it: the bits it used are more than the stream had. Codes of at
+ * most 8 bits keep the table 1 KiB, made for every block in about what a few
+ * lanes cost. */
+#define ENTRY_LEN(e) ((unsigned)(e) & 0x7F)
+#define ENTRY_NONE 64u /* a shift of acc by it is masked to 0: acc >>= l & 63 */
 #define ENTRY_EXP_BITS 0x7F800000u
 
 static void decode_table(const struct expo_hdr *h, uint32_t t[256])
 {
-    memset(t, 0, 256 * sizeof *t);
+    for (unsigned at = 0; at < 256; at++)
+        t[at] = ENTRY_NONE;
     for (unsigned j = 0; j < h->code.k; j++) {
         unsigned s = h->syms[j], l = h->code.len[s];
         for (unsigned at = h->code.rev[s]; at < 256; at += 1u << l)
@@ -413,7 +418,7 @@ static inline uint32_t bits_entry(struct bit_reader *b, const uint32_t *t)
 {
     uint32_t e = t[b->acc & 0xFF];
     unsigned l = ENTRY_LEN(e);
-    if (!l || l > b->have) return 0;
+    if (l > b->have) return 0; /* (ENTRY_NONE among them) */
     b->acc >>= l;
     b->have -= l;
     return e;
@@ -447,21 +452,28 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
     size_t i = 0;
     if (!h->x) {
         /* no zero lanes: four codes at a time, seven rounds to a refill
-         * (56 bits held, or the stream's last bits: a code that would need
-         * more than are left is corrupt) */
+         * (56 bits held, or the stream's last bits). A stream's bits used in
+         * the round are checked after it: more than it held means a code not
+         * in the code (ENTRY_NONE) or one past the end, corrupt; until then
+         * the lanes decode nonsense within their bounds. A test a lane was
+         * two of its ~14 instructions. */
         while (n - i >= 7 * EXPO_WAYS) {
+            unsigned took[EXPO_WAYS] = {0};
             for (int q = 0; q < EXPO_WAYS; q++)
                 bits_refill(&r[q]);
             for (int round = 0; round < 7; round++)
                 for (int q = 0; q < EXPO_WAYS; q++, i++) {
                     uint32_t e = t[r[q].acc & 0xFF];
                     unsigned l = ENTRY_LEN(e);
-                    if (l - 1 >= r[q].have) /* no code, or past the end */
-                        return corrupt(err, "an exponent's code not in the code, or past the end");
-                    r[q].acc >>= l;
-                    r[q].have -= l;
+                    r[q].acc >>= l & 63;
+                    took[q] += l;
                     out[i] = coded_lane(raw, i, e);
                 }
+            for (int q = 0; q < EXPO_WAYS; q++) {
+                if (took[q] > r[q].have)
+                    return corrupt(err, "an exponent's code not in the code, or past the end");
+                r[q].have -= took[q];
+            }
         }
         for (; i < n; i++) {
             struct bit_reader *b = &r[i % EXPO_WAYS];
@@ -487,20 +499,23 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
              * until then a stream read past its end decodes nonsense within
              * the lanes' bounds (j stays within the coded lanes: the zeros
              * listed are exactly n - m) */
-            unsigned bad = 0;
+            unsigned took[EXPO_WAYS] = {0}, bad = 0;
             for (int round = 0; round < 7; round++)
                 for (int q = 0; q < EXPO_WAYS; q++, i++) {
                     unsigned listed = (zero[i / 8] >> (i % 8)) & 1;
                     uint32_t e = t[r[q].acc & 0xFF];
                     unsigned l = ENTRY_LEN(e) & (listed - 1u);
-                    bad |= (l - 1u >= r[q].have) & (1u - listed);
-                    r[q].acc >>= l;
-                    r[q].have -= l;
+                    r[q].acc >>= l & 63;
+                    took[q] += l;
                     /* (a listed lane past the last coded one reads the code
                      * streams' sizes, which follow the triples) */
                     out[i] = coded_lane(raw, j, e) & ((uint64_t)listed - 1);
                     j += 1 - listed;
                 }
+            for (int q = 0; q < EXPO_WAYS; q++) {
+                bad |= took[q] > r[q].have;
+                r[q].have -= took[q];
+            }
             if (bad) rc = corrupt(err, "an exponent's code not in the code, or past the end");
         }
         for (; !rc && i < n; i++) {
