@@ -363,25 +363,25 @@ static int zero_map(const uint8_t *p, const struct expo_hdr *h, size_t n, uint8_
 }
 
 /* The decoding table: for each value of the next 8 bits, the exponent
- * where a float32 keeps it (bits 23-30) and the code's length in the low
- * bits, so that a lane is its triple's bits or'd with the entry's. Where no
- * code begins so (corrupt), the length is ENTRY_NONE: more bits than a
- * reader ever holds, so that a round of codes (below) needs no test of its
- * own for it: the bits it used are more than the stream had. Codes of at
- * most 8 bits keep the table 1 KiB, made for every block in about what a few
- * lanes cost. */
-#define ENTRY_LEN(e) ((unsigned)(e) & 0x7F)
-#define ENTRY_NONE 64u /* a shift of acc by it is masked to 0: acc >>= l & 63 */
-#define ENTRY_EXP_BITS 0x7F800000u
+ * where a float32 keeps it (bits 23-30) in the low 32 bits and the code's
+ * length above them, so that a lane is its triple's bits or'd with the
+ * entry's low half, nothing masked. Where no code begins so (corrupt), the
+ * length is ENTRY_NONE: more bits than a reader ever holds, so that a round
+ * of codes (below) needs no test of its own for it: the bits it used are
+ * more than the stream had. Codes of at most 8 bits keep the table 2 KiB,
+ * made for every block in about what a few lanes cost. */
+#define ENTRY(sym, len) ((uint64_t)(len) << 32 | (uint64_t)(sym) << 23)
+#define ENTRY_LEN(e) ((unsigned)((e) >> 32))
+#define ENTRY_NONE ENTRY(0, 64) /* a shift of acc by 64 is masked to 0: acc >>= l & 63 */
 
-static void decode_table(const struct expo_hdr *h, uint32_t t[256])
+static void decode_table(const struct expo_hdr *h, uint64_t t[256])
 {
     for (unsigned at = 0; at < 256; at++)
         t[at] = ENTRY_NONE;
     for (unsigned j = 0; j < h->code.k; j++) {
         unsigned s = h->syms[j], l = h->code.len[s];
         for (unsigned at = h->code.rev[s]; at < 256; at += 1u << l)
-            t[at] = (uint32_t)s << 23 | l;
+            t[at] = ENTRY(s, l);
     }
 }
 
@@ -414,9 +414,9 @@ static inline uint64_t bits_read(const struct bit_reader *b)
 }
 
 /* The next code's table entry, or 0 where no code fits the bits left. */
-static inline uint32_t bits_entry(struct bit_reader *b, const uint32_t *t)
+static inline uint64_t bits_entry(struct bit_reader *b, const uint64_t *t)
 {
-    uint32_t e = t[b->acc & 0xFF];
+    uint64_t e = t[b->acc & 0xFF];
     unsigned l = ENTRY_LEN(e);
     if (l > b->have) return 0; /* (ENTRY_NONE among them) */
     b->acc >>= l;
@@ -424,13 +424,17 @@ static inline uint32_t bits_entry(struct bit_reader *b, const uint32_t *t)
     return e;
 }
 
-/* Coded lane j: its 3 bytes (read as 4: more of the stream follows them,
- * the fourth masked off: sign at bit 23, mantissa below) and the exponent
- * of table entry e, each where a float32 keeps it. */
-static inline uint64_t coded_lane(const uint8_t *raw, size_t j, uint32_t e)
+/* Coded lane j: its 3 bytes (read as 4: more of the stream follows them;
+ * sign at bit 23, mantissa below) and the exponent of table entry e, each
+ * where a float32 keeps it. The fourth byte is shifted out and the sign
+ * copied up through bit 31 by an arithmetic shift (gcc's and clang's
+ * conversion and >> of a negative int32), bits 23-30 then cleared for the
+ * exponent: three instructions where masking and moving the sign took four. */
+static inline uint64_t coded_lane(const uint8_t *raw, size_t j, uint64_t e)
 {
     uint32_t b = ig_ld32(raw + EXPO_RAW * j);
-    return (b & 0x7FFFFF) | (b & 0x800000) << 8 | (e & ENTRY_EXP_BITS);
+    uint32_t sign_mantissa = (uint32_t)((int32_t)(b << 8) >> 8) & 0x807FFFFFu;
+    return sign_mantissa | (uint32_t)e;
 }
 
 static void readers(const uint8_t *p, const struct expo_hdr *h, struct bit_reader r[EXPO_WAYS])
@@ -444,7 +448,7 @@ static void readers(const uint8_t *p, const struct expo_hdr *h, struct bit_reade
 static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint64_t *out,
                       size_t *used, uint64_t bits[EXPO_WAYS], struct ig_error *err)
 {
-    uint32_t t[256];
+    uint64_t t[256];
     decode_table(h, t);
     const uint8_t *raw = p + h->raw_at;
     struct bit_reader r[EXPO_WAYS];
@@ -463,7 +467,7 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
                 bits_refill(&r[q]);
             for (int round = 0; round < 7; round++)
                 for (int q = 0; q < EXPO_WAYS; q++, i++) {
-                    uint32_t e = t[r[q].acc & 0xFF];
+                    uint64_t e = t[r[q].acc & 0xFF];
                     unsigned l = ENTRY_LEN(e);
                     r[q].acc >>= l & 63;
                     took[q] += l;
@@ -478,7 +482,7 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
         for (; i < n; i++) {
             struct bit_reader *b = &r[i % EXPO_WAYS];
             if (b->have < EXPO_MAX_LEN) bits_refill(b);
-            uint32_t e = bits_entry(b, t);
+            uint64_t e = bits_entry(b, t);
             if (!e) return corrupt(err, "an exponent's code not in the code, or past the end");
             out[i] = coded_lane(raw, i, e);
         }
@@ -503,7 +507,7 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
             for (int round = 0; round < 7; round++)
                 for (int q = 0; q < EXPO_WAYS; q++, i++) {
                     unsigned listed = (zero[i / 8] >> (i % 8)) & 1;
-                    uint32_t e = t[r[q].acc & 0xFF];
+                    uint64_t e = t[r[q].acc & 0xFF];
                     unsigned l = ENTRY_LEN(e) & (listed - 1u);
                     r[q].acc >>= l & 63;
                     took[q] += l;
@@ -525,7 +529,7 @@ static int decode_all(const uint8_t *p, size_t n, const struct expo_hdr *h, uint
             }
             struct bit_reader *b = &r[i % EXPO_WAYS];
             if (b->have < EXPO_MAX_LEN) bits_refill(b);
-            uint32_t e = bits_entry(b, t);
+            uint64_t e = bits_entry(b, t);
             if (!e) rc = corrupt(err, "an exponent's code not in the code, or past the end");
             else out[i] = coded_lane(raw, j++, e);
         }
@@ -592,11 +596,11 @@ static int expo_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_
     }
     size_t j = i - lo, before = (i - q) / EXPO_WAYS - mine;
     if (j >= h.m) return corrupt(c->err, "a lane past the coded ones");
-    uint32_t t[256];
+    uint64_t t[256];
     decode_table(&h, t);
     struct bit_reader r[EXPO_WAYS];
     readers(p, &h, r);
-    uint32_t e = 1;
+    uint64_t e = 1;
     for (size_t k = 0; k <= before && e; k++) {
         if (r[q].have < EXPO_MAX_LEN) bits_refill(&r[q]);
         e = bits_entry(&r[q], t);
