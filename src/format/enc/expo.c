@@ -263,6 +263,7 @@ struct expo_hdr {
     size_t pos_at, raw_at;       /* offsets in the stream */
     size_t way_at[EXPO_WAYS + 1]; /* each code stream's start; [4]: the end of the input */
     size_t m;                    /* lanes coded: n - x */
+    bool complete;               /* every 8-bit pattern begins a code (Kraft's sum is 1) */
 };
 
 static int corrupt(struct ig_error *err, const char *what)
@@ -301,6 +302,7 @@ static int expo_header(const uint8_t *p, size_t len, size_t n, struct expo_hdr *
         kraft += 1u << (EXPO_MAX_LEN - l);
     }
     if (kraft > 1u << EXPO_MAX_LEN) return corrupt(err, "code lengths over-subscribed");
+    h->complete = kraft == 1u << EXPO_MAX_LEN;
     if (k % 2 && (p[pos + k + k / 2] >> 4)) return corrupt(err, "code table padding is not zero");
     huff_canonical_of(&h->code, h->syms, (unsigned)k);
     pos += k + (k + 1) / 2;
@@ -376,8 +378,9 @@ static int zero_map(const uint8_t *p, const struct expo_hdr *h, size_t n, uint8_
 
 static void decode_table(const struct expo_hdr *h, uint64_t t[256])
 {
-    for (unsigned at = 0; at < 256; at++)
-        t[at] = ENTRY_NONE;
+    if (!h->complete) /* (a complete code's symbols fill every entry: most blocks') */
+        for (unsigned at = 0; at < 256; at++)
+            t[at] = ENTRY_NONE;
     for (unsigned j = 0; j < h->code.k; j++) {
         unsigned s = h->syms[j], l = h->code.len[s];
         for (unsigned at = h->code.rev[s]; at < 256; at += 1u << l)
