@@ -41,8 +41,7 @@ static int put_floats(struct ig_buf *out, const uint64_t *lanes, size_t n, bool 
         for (size_t k = 0; k < n; k++)
             ig_st32(o + 4 * k, 0x7FC00000u);
     } else {
-        for (size_t k = 0; k < n; k++)
-            ig_st32(o + 4 * k, (uint32_t)lanes[k]);
+        ig_lanes_put32(o, lanes, n);
     }
     return 0;
 }

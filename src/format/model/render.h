@@ -62,6 +62,10 @@ void ig_render_fixed_at(uint8_t *o, const struct ig_values *v, size_t i);
  * are them (8-byte little-endian values, no NULL, nothing deleted): no copy. v is
  * left empty then. */
 int ig_render_fixed_move(struct ig_buf *out, struct ig_values *v, const uint8_t *deleted);
+/* The low 32 bits of n lanes as little-endian elements at o (float32 and
+ * int32 lanes as NumPy holds them): one loop, which the compiler
+ * vectorises; what every float32 scan narrows its decoded lanes with. */
+void ig_lanes_put32(uint8_t *o, const uint64_t *lanes, size_t n);
 
 /* The live values as the .npy file of their column holds them: a logical
  * type's NumPy element where it has one (logical.h, ig_logical_npy: dates

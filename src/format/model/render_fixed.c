@@ -36,6 +36,12 @@ void ig_render_fixed_at(uint8_t *o, const struct ig_values *v, size_t i)
     }
 }
 
+void ig_lanes_put32(uint8_t *o, const uint64_t *lanes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ig_st32(o + 4 * i, (uint32_t)lanes[i]);
+}
+
 /* Lanes [a, b) of v as elements at o, NULL as ig_render_fixed_at writes
  * it: one loop per width, which the compiler vectorises (a call a value had
  * cost a scan of a float32 column more than decoding it). */
@@ -53,8 +59,7 @@ static void render_run(uint8_t *o, const struct ig_values *v, uint32_t w, size_t
         for (size_t i = 0; i < n; i++)
             ig_st16(o + 2 * i, (uint16_t)l[i]);
     } else if (w == 4) {
-        for (size_t i = 0; i < n; i++)
-            ig_st32(o + 4 * i, (uint32_t)l[i]);
+        ig_lanes_put32(o, l, n);
     } else {
         for (size_t i = 0; i < n; i++) /* (a copy on little-endian hosts: endian.h) */
             ig_st64(o + 8 * i, l[i]);
