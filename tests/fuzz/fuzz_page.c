@@ -32,10 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ig_values v;
     ig_values_init(&v, type);
     struct ig_error err = {0};
-    if (data[10] & 2) { /* a nested leaf: list<int> (levels, one joint stream from format 19, or
-                         * sliding windows), its items NULL or not */
+    if (data[10] & 2) { /* a nested leaf: list<int> or (format 21) list<float> (levels, one
+                         * joint stream from format 19, or sliding windows), its items NULL or not */
         bool item_nulls = data[10] & 4;
-        struct ig_leaf_info li = {.type = data[0] & 4 ? IG_T_INT64 : IG_T_UINT32, .max_rep = 1,
+        uint8_t leaf_type = data[0] & 4 ? (data[0] & 8 ? IG_T_FLOAT64 : IG_T_INT64)
+                                        : (data[0] & 8 ? IG_T_FLOAT32 : IG_T_UINT32);
+        struct ig_leaf_info li = {.type = leaf_type, .max_rep = 1,
                                   .max_def = (uint8_t)(1 + (data[0] & 1) + item_nulls), .levels = true,
                                   .per_value = 1, .slide_ok = true, .item_nulls = item_nulls,
                                   .joint_levels = data[10] & 8};
@@ -49,6 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (ig_page_decode_leaf_rows(body, &rec, &li, data[14] % (rec.row_count + 1), &s, &v, &err) == 0 &&
                 v.rows > rec.row_count)
                 abort();
+            /* picked rows (a take's): a small sliding-window page decoded whole */
+            ig_page_decode_picked(body, &rec, &li, NULL, absent, &s, &v, &err);
             uint64_t lens[5000]; /* row_count is at most 5000 */
             ig_page_row_lengths(body, &rec, &li, &s, lens, &err);
             ig_page_check_erased_leaf(body, &rec, &li, absent, &s, &err);

@@ -71,6 +71,11 @@
 #       float32 scores and vector<float32, 8> embeddings in two row groups,
 #       NULLs, zeros, -0.0, a subnormal and the largest float among them, rows
 #       erased, two of them the only holders of an exponent)
+#   v21: the commit that added v21/ (format version 21, sliding-window pages
+#       in lists of float32 and float64; from 21 also slidefloat/: windows of
+#       float32 readings and of float64 ones that slide by 0-3 a row, NULL
+#       lists and empty ones, and boxes of four floats that do not slide
+#       (level streams), in pages of 2 KiB, rows erased)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -200,6 +205,13 @@ tables() {
             # row 17 alone holds its score's exponent, row 1200 its vector's
             "$ingot" erase --row 4 --row 17 --row 999 --row 1000 --row 1200 "$d/expo"
         fi
+        if [ "$v" -ge 21 ]; then
+            slidefloat_input >"$d.slidefloat.jsonl"
+            printf 'id int64\nr list<float32>? page_size=2048\nd list<float64> page_size=2048\nbox list<float32>?\n' >"$d.slidefloat.txt"
+            "$ingot" import --format jsonl --schema "$d.slidefloat.txt" "$d.slidefloat.jsonl" "$d/slidefloat"
+            rm "$d.slidefloat.jsonl" "$d.slidefloat.txt"
+            "$ingot" erase --row 0 --row 150 --row 151 --row 333 --row 599 "$d/slidefloat"
+        fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
     rm -f "$d"/*/.ingot/erasures
@@ -216,6 +228,29 @@ np.save(f"{d}.score.npy", np.arange(live, dtype=np.int64) * 3)
 np.save(f"{d}.score2.npy", np.arange(live, dtype=np.int64) * 3 + 1)
 np.save(f"{d}.emb.npy", (np.arange(live * 4, dtype=np.float32) / 8).reshape(live, 4))
 PY
+}
+
+# 600 rows of windows of readings (float32, and float64 ones) that slide by
+# 0-3 new ones a row, every 37th row a NULL list of float32 and every 53rd an
+# empty one, the window starting again every 100 rows; boxes of four floats
+# (two of them the same each row) that do not slide: deterministic.
+slidefloat_input() {
+    /usr/bin/python3 -c '
+import json, math, random, struct
+rng = random.Random(21)
+f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+win, dwin = [], []
+for i in range(600):
+    if i % 100 == 0:
+        win, dwin = [], []
+    for _ in range(rng.randint(0, 3) if win else 24):
+        win.append(f32(math.sin(i / 7.0 + rng.random()) * 50))
+        dwin.append(rng.uniform(-1e6, 1e6))
+    win, dwin = win[-24:], dwin[-24:]
+    r = None if i % 37 == 4 else [] if i % 53 == 6 else list(win)
+    box = None if i % 41 == 2 else [f32(rng.random() * 640), f32(rng.random() * 480), 32.0, 32.0]
+    print(json.dumps({"id": i, "r": r, "d": list(dwin), "box": box}))
+'
 }
 
 # 600 rows of windows of up to 8 ids that slide by 0-2 new ones, the ids drawn

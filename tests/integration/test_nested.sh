@@ -327,11 +327,87 @@ PY
 check slide_values_npy_through_mount slide_values_npy
 slide_bad_schema() {
     local out
-    printf 'uid int64\nf list<float32> encoding=slide\n' >"$WORK/slide_bad.txt"
+    printf 'uid int64\nf list<bool> encoding=slide\n' >"$WORK/slide_bad.txt"
     out=$("$INGOT" import --schema "$WORK/slide_bad.txt" "$WORK/slide.jsonl" "$WORK/t_sb" 2>&1) && return 1
     grep -q "slide_bad.txt:2: encoding=slide applies to" <<<"$out" || { echo "$out"; return 1; }
 }
-check slide_schema_rejects_floats slide_bad_schema
+check slide_schema_rejects_booleans slide_bad_schema
+# lists of floats (format 21): rolling windows of readings slide, in pages of
+# ~8 KiB; boxes of four fresh floats a row stay level streams; every row
+# reads back bit for bit (whole, by id through the CLI and a mount, and as
+# the column's elements), an erase keeps the neighbours, and the table is
+# smaller than the same readings as level streams
+"$PY" - "$WORK/fwin.jsonl" <<'PY'
+import json, math, random, struct, sys
+rnd = random.Random(21)
+f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+win, out = [], open(sys.argv[1], "w")
+for i in range(4000):
+    win = (win + [f32(math.sin(i / 9 + rnd.random()) * 80) for _ in range(rnd.randrange(0, 3) if win else 40)])[-40:]
+    r = None if i % 97 == 5 else [] if i % 89 == 7 else list(win)
+    box = [f32(rnd.random() * 640), f32(rnd.random() * 480), 32.0, 32.0]
+    out.write(json.dumps({"uid": i, "r": r, "d": [x * 1.5 for x in win[-8:]], "box": box}) + "\n")
+PY
+float_windows() {
+    printf 'uid int64\nr list<float32>?\nd list<float64>\nbox list<float32>\n' >"$WORK/fwin.txt"
+    printf 'uid int64\nr list<float32>? encoding=plain\nd list<float64> encoding=plain\nbox list<float32>\n' >"$WORK/fwin_lv.txt"
+    rm -rf "$WORK/t_fw" "$WORK/t_fwl" "$WORK/t_fwe"
+    "$INGOT" import --schema "$WORK/fwin.txt" "$WORK/fwin.jsonl" "$WORK/t_fw" >/dev/null || return 1
+    "$INGOT" import --schema "$WORK/fwin_lv.txt" "$WORK/fwin.jsonl" "$WORK/t_fwl" >/dev/null || return 1
+    local js
+    js=$("$INGOT" inspect --json "$WORK/t_fw")
+    jq -e '[.columns[] | select(.name == "r" or .name == "d") | .encodings.slide > 2] | all' <<<"$js" >/dev/null &&
+        jq -e '.columns[] | select(.name == "box") | .encodings.slide == null' <<<"$js" >/dev/null ||
+        { echo "pages: $js"; return 1; }
+    local a b
+    a=$(jq '[.columns[] | select(.name == "r") | .stored_bytes] | add' <<<"$js")
+    b=$("$INGOT" inspect --json "$WORK/t_fwl" | jq '[.columns[] | select(.name == "r") | .stored_bytes] | add')
+    echo "readings: sliding windows $a bytes, level streams $b"
+    [ "$((a * 2))" -lt "$b" ] || return 1
+    cp -r "$WORK/t_fw" "$WORK/t_fwe"
+    "$INGOT" erase --row 5 --row 6 --row 1234 --row 3999 "$WORK/t_fwe" >/dev/null || return 1
+    "$INGOT" verify "$WORK/t_fwe" >/dev/null || { "$INGOT" verify "$WORK/t_fwe"; return 1; }
+    "$PY" - "$INGOT" "$WORK/t_fw" "$WORK/t_fwe" "$WORK/fwin.jsonl" <<'PY' || return 1
+import json, random, struct, subprocess, sys
+ingot, table, erased, src = sys.argv[1:5]
+f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+def f32s(row):  # float32 columns print their shortest form: compare as float32
+    return {k: [f32(x) for x in v] if k in ("r", "box") and v else v for k, v in row.items()}
+want = [f32s(json.loads(l)) for l in open(src)]
+for col in ("r", "d", "box"):
+    got = [f32s({col: json.loads(l)})[col] for l in subprocess.run([ingot, "cat", table, col], capture_output=True, text=True, check=True).stdout.splitlines()]
+    assert got == [w[col] for w in want], (col, [i for i, (g, w) in enumerate(zip(got, want)) if g != w[col]][:5])
+    gone = (5, 6, 1234, 3999)
+    got = [f32s({col: json.loads(l)})[col] for l in subprocess.run([ingot, "cat", erased, col], capture_output=True, text=True, check=True).stdout.splitlines()]
+    assert got == [w[col] for i, w in enumerate(want) if i not in gone], col
+ids = random.Random(5).sample(range(len(want)), 300)
+out = subprocess.run([ingot, "cat", "--rows", ",".join(map(str, ids)), table], capture_output=True, text=True, check=True)
+assert [f32s(json.loads(l)) for l in out.stdout.splitlines()] == [want[i] for i in ids]
+PY
+    if have_fuse; then
+        mkdir -p "$WORK/mfw"
+        "$INGOT" mount "$WORK/t_fwe" "$WORK/mfw" || return 1
+        "$PY" - "$WORK/mfw" "$WORK/fwin.jsonl" <<'PY'
+import json, os, random, sys
+import numpy as np
+m, want = sys.argv[1], [json.loads(l) for l in open(sys.argv[2])]
+for i in random.Random(6).sample(range(len(want)), 200) + [5, 1234]:
+    if i in (5, 6, 1234, 3999):
+        assert not os.path.exists(f"{m}/rows/{i}"), i
+        continue
+    with open(f"{m}/rows/{i}", "rb") as f:
+        got = json.loads(f.read())["r"]
+    assert (got is None) == (want[i]["r"] is None) and np.array_equal(np.asarray(got or [], dtype=np.float32), np.asarray(want[i]["r"] or [], dtype=np.float32)), i
+vals = np.load(f"{m}/columns/r.values.npy", mmap_mode="r")
+live = [x for i, w in enumerate(want) if i not in (5, 6, 1234, 3999) for x in (w["r"] or [])]
+assert vals.dtype == np.float32 and (np.asarray(vals) == np.asarray(live, dtype=np.float32)).all()
+PY
+        local rc=$?
+        fusermount3 -u "$WORK/mfw"
+        return $rc
+    fi
+}
+check float_windows_slide_and_read_back float_windows
 slide_forced_optional_items() {
     # list<int64?> with encoding=slide (format 18): the rows around a NULL
     # item are sliding windows, the NULL item reads back

@@ -119,7 +119,10 @@ static const struct {
              {IG_T_UINT64, 64, false},
              {IG_T_INT32, 32, true},
              {IG_T_UINT16, 16, false},
-             {IG_T_INT8, 8, true}};
+             {IG_T_INT8, 8, true},
+             /* format 21: lists of floats, their lanes' bits as they are */
+             {IG_T_FLOAT32, 32, false},
+             {IG_T_FLOAT64, 64, false}};
 
 /* Random pages of every type, nullable or not, compressed or not, decoded
  * whole and row by row; pages[k] counts the uncompressed ones of bulk kind k. */
@@ -129,7 +132,8 @@ static void round_trips(int *pages)
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0};
     struct ig_buf row = IG_BUF_INIT;
-    for (int iter = 0; iter < 80; iter++) {
+    struct ig_values whole = {0}; /* small pages' picked rows decode here, reused */
+    for (int iter = 0; iter < 84; iter++) {
         size_t t = (size_t)iter % (sizeof types / sizeof types[0]);
         /* list<T>, list<T>?, and (format 18) list<T?>, list<T?>? */
         item_nulls = iter % 4 >= 2;
@@ -172,6 +176,8 @@ static void round_trips(int *pages)
             /* the header says whether signed ids went without zigzag */
             CHECK_EQ_INT(body[9], types[t].sgn && !any_negative);
             pages[body[8] & 3]++;
+            /* floats' bulk is never a dictionary (their pages are decoded whole for a row) */
+            if (ig_type_info(li.type)->is_float) CHECK(body[IG_SLIDE_BULK_KIND] != IG_SLIDE_BULK_DICT);
             /* the row lengths from the row metadata alone */
             uint64_t lens[400];
             REQUIRE(rows <= 400 && ig_slide_lengths(body, blen, rows, lens, &err) == 0);
@@ -186,7 +192,7 @@ static void round_trips(int *pages)
             struct ig_values sub;
             ig_values_init(&sub, li.type);
             ig_values_set_levels(&sub, 1);
-            REQUIRE(ig_slide_picked(body, blen, rows, pick, &li, &sub, &err) == 0);
+            REQUIRE(ig_slide_picked(body, blen, rows, pick, &li, iter % 2 ? &whole : NULL, &sub, &err) == 0);
             size_t j = 0;
             for (size_t r = 0; r < rows; r++) {
                 if (!((pick[r / 8] >> (r % 8)) & 1)) continue;
@@ -213,6 +219,7 @@ static void round_trips(int *pages)
         ig_values_free(&out);
     }
     item_nulls = false;
+    ig_values_free(&whole);
     ig_buf_free(&row);
     ig_page_built_free(&built);
     ig_page_scratch_free(&scratch);
@@ -240,6 +247,32 @@ static void test_dict_round_trip(void)
     fprintf(stderr, "  hashed ids, bulk kinds: %d dictionary, %d prefix-coded, %d bit-length pages\n", pages[3],
             pages[2], pages[1]);
     CHECK(pages[3] >= 10);
+}
+
+/* Whether rows slide (the writer's test before it offers a list of floats
+ * sliding-window pages): windows that slide do, lists drawn afresh each row
+ * do not, and rows without values are passed over. */
+static void test_rows_slide(void)
+{
+    uint64_t s = check_seed ^ 0x5117;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_FLOAT32);
+    ig_values_set_levels(&v, 1);
+    make_rows(&s, &v, 256, 32, false, 2);
+    CHECK(ig_slide_rows_slide(&v, 0, v.rows));
+    ig_values_free(&v);
+    ig_values_init(&v, IG_T_FLOAT32);
+    ig_values_set_levels(&v, 1);
+    for (size_t r = 0; r < 256; r++) { /* boxes: four fresh values a row, two of them alike */
+        if (r % 3 == 0) ig_values_push_entry(&v, 0, 0); /* a NULL list */
+        for (size_t k = 0; k < 4 && r % 3; k++) {
+            ig_values_push_entry(&v, k ? 1 : 0, 2);
+            ig_values_push_lane(&v, k < 2 ? test_rand(&s) >> 32 : 0x42000000u);
+        }
+        ig_values_end_row(&v);
+    }
+    CHECK(!ig_slide_rows_slide(&v, 0, v.rows));
+    ig_values_free(&v);
 }
 
 static void test_smaller_than_level_streams(void)
@@ -317,11 +350,13 @@ static void test_erase_keeps_live_rows(void)
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0}, erased = {0};
     int dict_pages = 0;
-    for (int iter = 0; iter < 40; iter++) {
-        hashed = iter >= 20;
+    for (int iter = 0; iter < 56; iter++) {
+        hashed = iter >= 20 && iter < 40;
         item_nulls = iter % 4 >= 2; /* list<T?>(?) leaves too (format 18) */
         uint8_t max_def = (uint8_t)((iter % 2 ? 2 : 1) + item_nulls);
-        struct ig_leaf_info li = {.type = IG_T_INT64,
+        /* lists of floats from format 21 (their bulk never a dictionary) */
+        uint8_t type = iter < 40 ? IG_T_INT64 : iter < 48 ? IG_T_FLOAT32 : IG_T_FLOAT64;
+        struct ig_leaf_info li = {.type = type,
                                   .max_rep = 1,
                                   .max_def = max_def,
                                   .levels = true,
@@ -333,7 +368,7 @@ static void test_erase_keeps_live_rows(void)
         ig_values_init(&v, li.type);
         ig_values_set_levels(&v, 1);
         ig_values_init(&out, li.type);
-        make_rows(&s, &v, rows, 64, true, max_def);
+        make_rows(&s, &v, rows, type == IG_T_FLOAT32 ? 32 : 64, type == IG_T_INT64, max_def);
         struct ig_error err = {0};
         struct ig_page_policy pol = {.type = li.type,
                                      .encoding = IG_PAGE_ENC_SLIDE,
@@ -504,7 +539,7 @@ static void hostile_bytes(int want_kind)
         uint64_t lens[200];
         ig_slide_lengths(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, lens, &err);
         ig_values_reset(&out);
-        ig_slide_picked(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &li, &out, &err);
+        ig_slide_picked(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &li, NULL, &out, &err);
     }
     CHECK(errors > 500); /* most damage is noticed (bulk bit flips may decode to other ids) */
     free(copy);
@@ -661,6 +696,7 @@ static void test_bitwriter_matches_bit_by_bit(void)
 }
 
 TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
+          {"slide_rows_slide", test_rows_slide},
           {"slide_dict_round_trip", test_dict_round_trip},
           {"slide_dict_erase_does_not_grow", test_dict_erase_does_not_grow},
           {"slide_dict_hostile_bytes", test_dict_hostile_bytes},

@@ -124,11 +124,13 @@ static int apply_key(struct ig_schema *s, uint32_t top, const char *k, size_t kn
                               "%s:%u: encoding=expo applies to float32 columns (vectors too) that "
                               "are not quantized", path, line);
             /* items that may be NULL too (format 18): a page holding one is
-             * written as level streams, the others as sliding windows */
+             * written as level streams, the others as sliding windows; lists
+             * of floats too (format 21) */
             if (e == IG_PAGE_ENC_SLIDE &&
                 !(c->parent == IG_SCHEMA_NONE && c->lists == 1 && !c->dimension &&
-                  ti->phys == IG_PHYS_LANES && !ti->is_float && c->type != IG_T_BOOL))
-                return ig_err(err, -EINVAL, "%s:%u: encoding=slide applies to top-level list<int...> columns",
+                  ti->phys == IG_PHYS_LANES && c->type != IG_T_BOOL))
+                return ig_err(err, -EINVAL,
+                              "%s:%u: encoding=slide applies to top-level list<int...> and list<float...> columns",
                               path, line);
             c->encoding = (uint8_t)e;
         } else if (KEY("compression")) {

@@ -73,7 +73,8 @@ int ig_table_column_at(const struct ig_table *t, uint32_t col, struct ig_column_
     /* list<T?> leaves hold sliding-window pages from format 18 on: an older
      * part's never do, and an erase there keeps to what its version knows */
     out->li.slide_ok = out->nested && c->parent == IG_NONE && ig_slide_fits(&out->li, c->lists, c->null_mask) &&
-                       (!out->li.item_nulls || p->version >= IG_FORMAT_SLIDE_ITEM_NULLS);
+                       (!out->li.item_nulls || p->version >= IG_FORMAT_SLIDE_ITEM_NULLS) &&
+                       (!ig_type_info(c->type)->is_float || p->version >= IG_FORMAT_SLIDE_FLOATS);
     out->li.joint_levels = out->nested && p->version >= IG_FORMAT_JOINT_LEVELS;
     if (c->quantize && c->type != IG_T_FLOAT32 && c->type != IG_T_FLOAT64)
         return ig_err(err, -EIO, "%s: corrupt footer: column %u quantises a non-float", p->path, col);

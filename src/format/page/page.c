@@ -34,6 +34,7 @@ void ig_page_scratch_free(struct ig_page_scratch *s)
     ig_zdict_window_free(&s->zwin);
     ig_census_free(&s->census);
     ig_slide_scratch_free(s->slide);
+    ig_values_free(&s->slide_rows);
     memset(s, 0, sizeof *s);
 }
 

@@ -126,6 +126,7 @@ struct ig_page_scratch {
                                 * allocated a block at a time */
     struct ig_zdict_window zwin; /* blocks against a chunk's zstd dictionary decode here (codec.h) */
     struct ig_slide_scratch *slide; /* sliding-window pages are built here (slide.h), made on first use */
+    struct ig_values slide_rows;    /* a small sliding-window page decoded whole for picked rows (slide.h) */
     /* where ig_page_body last left a body (in body or zwin, or the stored
      * bytes themselves): valid until the scratch or those bytes are next used */
     const uint8_t *last_body;

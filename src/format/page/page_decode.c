@@ -63,7 +63,7 @@ static int decode_picked_slide(const uint8_t *stored, const struct ig_pagerec *r
     out->levels = true;
     out->per_value = 1;
     ig_values_reset(out);
-    return ig_slide_picked(p, len, rec->row_count, pick, li, out, err);
+    return ig_slide_picked(p, len, rec->row_count, pick, li, &s->slide_rows, out, err);
 }
 
 int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, const struct ig_leaf_info *li,

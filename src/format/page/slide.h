@@ -45,10 +45,17 @@
 struct ig_error;
 struct ig_leaf_info;
 
-/* Can this leaf use sliding-window pages? (a top-level list of integers,
- * its items NULL or not: li->item_nulls says which, and where they may be,
- * only pages without a NULL item are: ig_slide_page_fits) */
+/* Can this leaf use sliding-window pages? (a top-level list of integers, or
+ * from format 21 of float32 or float64; its items NULL or not:
+ * li->item_nulls says which, and where they may be, only pages without a
+ * NULL item are: ig_slide_page_fits) */
 bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_mask);
+/* Do rows [first, first + count) of v slide? True when at least half of
+ * those with values keep a run of the row with values before them (as a
+ * delta row keeps it). The writer offers a list of floats sliding-window
+ * pages only then: readings that do not slide keep to level streams in
+ * blocks, as before format 21, without the trial of a page both ways. */
+bool ig_slide_rows_slide(const struct ig_values *v, size_t first, size_t count);
 /* Rows [first, first + count) of v hold no NULL item (li->item_nulls). */
 bool ig_slide_page_fits(const struct ig_leaf_info *li, const struct ig_values *v, size_t first, size_t count);
 /* The definition level of an empty list: 1 where the list may be NULL (0),
@@ -100,9 +107,11 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
 
 /* The rows set in pick (rows bits), in order, appended to out (levels values,
  * as ig_slide_decode gives them): one walk from base to base, each row decoded
- * at most once, rows between bases skipped. */
+ * at most once, rows between bases skipped; a small page (a list of floats'
+ * ~8 KiB) is decoded whole into `whole` (a scratch kept from call to call,
+ * or NULL: one made and freed here) and its picked rows copied out. */
 int ig_slide_picked(const uint8_t *p, size_t len, size_t rows, const uint8_t *pick, const struct ig_leaf_info *li,
-                    struct ig_values *out, struct ig_error *err);
+                    struct ig_values *whole, struct ig_values *out, struct ig_error *err);
 
 /* Erase: rebuild the body (after the body header) into out with every value
  * only deleted rows held zeroed or dropped (`deleted`: all deleted rows of the

@@ -22,7 +22,7 @@ bool ig_slide_fits(const struct ig_leaf_info *li, unsigned lists, unsigned null_
 {
     const struct ig_type_info *ti = ig_type_info(li->type);
     return lists == 1 && li->item_nulls == ((null_mask & 2) != 0) && li->max_rep == 1 && ti &&
-           ti->phys == IG_PHYS_LANES && !ti->is_float && li->type != IG_T_BOOL && !li->quantize &&
+           ti->phys == IG_PHYS_LANES && li->type != IG_T_BOOL && !li->quantize &&
            li->per_value <= 1;
 }
 
@@ -96,6 +96,22 @@ static size_t best_run(const uint64_t *prev, size_t pn, const uint64_t *cur, siz
         }
     /* a short run does not pay for its metadata unless it is the whole row */
     return best >= 4 || (best > 0 && best == cn) ? best : 0;
+}
+
+bool ig_slide_rows_slide(const struct ig_values *v, size_t first, size_t count)
+{
+    const uint64_t *prev = NULL;
+    size_t pn = 0, with = 0, kept = 0;
+    for (size_t r = first; r < first + count; r++) {
+        const uint64_t *cur = v->lanes + v->row_val[r];
+        size_t cn = v->row_val[r + 1] - v->row_val[r], h, s;
+        if (!cn) continue; /* rows without values are transparent */
+        with++;
+        kept += best_run(prev, pn, cur, cn, &h, &s) > 0;
+        prev = cur;
+        pn = cn;
+    }
+    return with && 2 * kept >= with;
 }
 
 uint64_t ig_slide_sizer_row(struct ig_slide_sizer *z, const uint64_t *prev, size_t pn, const uint64_t *cur,
@@ -295,7 +311,8 @@ static int bits_bulk(const struct windows *w, struct bulk_ways *b, struct ig_err
     return 0;
 }
 
-static int encode_bulk(const struct windows *w, struct bulk_ways *b, struct ig_error *err)
+/* The bulk four ways, or three without the dictionary (dict false). */
+static int encode_bulk(const struct windows *w, struct bulk_ways *b, bool dict, struct ig_error *err)
 {
     const struct ig_u64vec *bulk = &w->bulk;
     if (ig_u64vec_size(&b->lens, bulk->n + 1) || ig_u64vec_size(&b->bbit, w->brow.n + 1) ||
@@ -309,8 +326,7 @@ static int encode_bulk(const struct windows *w, struct bulk_ways *b, struct ig_e
                             &ig_slide_meta_desc, &o, &b->stream, err);
     if (!rc) rc = bits_bulk(w, b, err);
     bool coded = !rc && code_bulk(bulk->v, b->lens.v, bulk->n, &w->bval, b->cbit.v, &b->coded, &rc);
-    bool dict = false;
-    if (!rc) rc = ig_slide_dict_encode(bulk->v, bulk->n, w->bval.v, w->bval.n, b->dbit.v, &b->dict_scratch,
+    if (!rc && dict) rc = ig_slide_dict_encode(bulk->v, bulk->n, w->bval.v, w->bval.n, b->dbit.v, &b->dict_scratch,
                                            &b->dict, &dict);
     if (rc) return rc;
     b->kind = IG_SLIDE_BULK_STREAM;
@@ -364,7 +380,10 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const
     struct windows *w = &(*scratch)->w;
     struct bulk_ways *b = &(*scratch)->b;
     int rc = plan_windows(v, first, count, li, sgn, w);
-    if (!rc) rc = encode_bulk(w, b, err);
+    /* floats' bulk takes no dictionary: their pages are small (a row read
+     * decodes its page whole), where it saved a tenth of series of readings
+     * and cost a row read 3x its time in decoding its codes and entries */
+    if (!rc) rc = encode_bulk(w, b, !ti->is_float, err);
     if (!rc) rc = write_page(w, b, ti->is_signed && !sgn, body, err);
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
 }

@@ -31,9 +31,6 @@ static inline const struct ig_column_def *leaf_def(const struct enc *w, uint32_t
     return &w->c->schema->cols[w->c->schema->leaves[l]];
 }
 
-/* Will this leaf be offered sliding-window pages? (planning and encoding ask alike) */
-bool ig_writer_slide_candidate(const struct ig_column_def *cd, const struct ig_values *v);
-
 /* The page policy leaf l's blocks are encoded under (its chunk's contexts
  * included). */
 void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_policy *pol);

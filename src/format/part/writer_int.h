@@ -110,6 +110,8 @@ struct ig_group_job {
     uint32_t *leaf_pages;        /* per leaf: its chunk's page count */
     struct ig_chunk_dict *dicts; /* per leaf: its chunk's distinct values (planning counts them) */
     struct ig_minmax *bounds;    /* per leaf: its chunk's bounds (planning takes them) */
+    bool *slides;                /* per leaf: offered sliding-window pages (planning decides:
+                                    ig_writer_slide_candidate) */
     struct ig_item_ids *ids;     /* per leaf: each value's number among them, when counted to the end */
     struct ig_vcodes *vcodes;    /* per leaf: its values' codes into its chunk's value dictionary */
     struct ig_chunk_ctx *ctx;    /* per leaf: its chunk's context (planning trains a symbol table

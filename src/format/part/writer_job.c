@@ -15,11 +15,12 @@ int ig_group_job_init(struct ig_group_job *g, const struct ig_schema *s, char (*
     g->leaf_pages = calloc(nl, sizeof *g->leaf_pages);
     g->dicts = calloc(nl, sizeof *g->dicts);
     g->bounds = calloc(nl, sizeof *g->bounds);
+    g->slides = calloc(nl, sizeof *g->slides);
     g->ids = calloc(nl, sizeof *g->ids);
     g->vcodes = calloc(nl, sizeof *g->vcodes);
     g->ctx = calloc(nl, sizeof *g->ctx);
     g->work = calloc(s->ntops ? s->ntops : 1, sizeof *g->work);
-    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->ids || !g->vcodes || !g->ctx ||
+    if (!g->cols || !g->leaf_pages || !g->dicts || !g->bounds || !g->slides || !g->ids || !g->vcodes || !g->ctx ||
         !g->work)
         return -ENOMEM;
     for (uint32_t l = 0; l < s->nleaves; l++) {
@@ -48,6 +49,7 @@ void ig_group_job_free(struct ig_group_job *g, const struct ig_schema *s)
     free(g->leaf_pages);
     free(g->dicts);
     free(g->bounds);
+    free(g->slides);
     if (g->ids)
         for (uint32_t l = 0; l < s->nleaves; l++)
             free(g->ids[l].id);

@@ -34,6 +34,17 @@
  * pages whose ids a dictionary stores well that many times more. */
 #define IG_SLIDE_PAGE_FACTOR 2
 #define IG_SLIDE_DICT_PAGE_FACTOR 32
+/* A list of floats that slides (format 21) is cut into sliding-window pages of
+ * about this many stored bytes, and no larger for a dictionary, holding at
+ * most this many values (the rows' windows, each one whole): a row read reads,
+ * checks and decodes its page whole (slide.c, picked rows), as it does one
+ * block of level streams. Readings slid on by one a row keep a page to a few
+ * KiB; their values decide what a row read costs: 1,000 random rows took
+ * 0.45x (windows of 32), 0.74x (of 30-90) and 0.86x (prices, of 20) the time
+ * of level streams at 6,144 values, 1.05x on prices at 8,192, 1.7x at 16,384,
+ * where the tables were 8-15 % smaller (scripts/bench/nested_levels). */
+#define IG_SLIDE_FLOAT_PAGE (8u << 10)
+#define IG_SLIDE_FLOAT_LANES 6144u
 /* Where list items may be NULL, a sliding-window page holds none, so rows
  * holding one are level streams. A stretch of rows between them is a page of
  * sliding windows of its own only when it has at least this many rows: a page
@@ -72,7 +83,7 @@ static uint32_t leaf_block_size(const struct enc *w, uint32_t l)
     if (cd->block_size == IG_BLOCK_WHOLE_PAGE) return 0;
     if (cd->block_size) return cd->block_size;
     if (cd->type == IG_T_BLOB || cd->encoding == IG_ENC_SPLIT ||
-        ig_writer_slide_candidate(cd, &w->g->cols[l]))
+        w->g->slides[l])
         return 0;
     return w->c->o.block_size ? w->c->o.block_size : IG_BLOCK_SIZE;
 }
@@ -204,8 +215,13 @@ void ig_writer_page_ratio(struct enc *w, uint32_t l, size_t a, size_t b)
     w->cut_ratio = plain ? (double)w->e->built.stored.len / (double)plain : 0;
 }
 
-/* Will this leaf be offered sliding-window pages? (encode_leaf_page asks the same) */
-bool ig_writer_slide_candidate(const struct ig_column_def *cd, const struct ig_values *v)
+/* The rows of a group whose values say whether a list of floats slides
+ * (ig_slide_rows_slide): its first ones, so that the answer costs little */
+#define IG_SLIDE_SAMPLE_ROWS 256
+
+/* Will this leaf be offered sliding-window pages? Planning asks once a
+ * group (g->slides); cutting, blocks and encoding read its answer. */
+static bool ig_writer_slide_candidate(const struct ig_column_def *cd, const struct ig_values *v)
 {
     struct ig_leaf_info li = {.type = cd->type,
                               .max_rep = cd->max_rep,
@@ -214,9 +230,12 @@ bool ig_writer_slide_candidate(const struct ig_column_def *cd, const struct ig_v
                               .levels = v->levels,
                               .per_value = cd->dimension ? cd->dimension : 1,
                               .item_nulls = cd->lists == 1 && (cd->null_mask & 2)};
-    return v->levels && cd->parent == IG_SCHEMA_NONE &&
-           ig_slide_fits(&li, cd->lists, cd->null_mask) &&
-           (cd->encoding == IG_ENC_AUTO || cd->encoding == IG_PAGE_ENC_SLIDE);
+    if (!v->levels || cd->parent != IG_SCHEMA_NONE || !ig_slide_fits(&li, cd->lists, cd->null_mask) ||
+        (cd->encoding != IG_ENC_AUTO && cd->encoding != IG_PAGE_ENC_SLIDE))
+        return false;
+    /* format 21: floats slide where their rows do, or where the schema says */
+    return !ig_type_info(cd->type)->is_float || cd->encoding == IG_PAGE_ENC_SLIDE ||
+           ig_slide_rows_slide(v, 0, v->rows < IG_SLIDE_SAMPLE_ROWS ? v->rows : IG_SLIDE_SAMPLE_ROWS);
 }
 
 /* zstd's level for a leaf's blocks. Strings and binary values take level 1:
@@ -253,7 +272,7 @@ void ig_writer_leaf_policy(const struct enc *w, uint32_t l, struct ig_page_polic
                                             .per_value = cd->dimension ? cd->dimension : 1,
                                             .item_nulls = cd->lists == 1 && (cd->null_mask & 2),
                                             .lt = cd->lt}};
-    pol->leaf.slide_ok = ig_writer_slide_candidate(cd, v); /* 18: list<T?> too */
+    pol->leaf.slide_ok = w->g->slides[l]; /* 18: list<T?> too; 21: floats */
     pol->leaf.joint_levels = v->levels;                    /* 19: joint level streams */
     pol->decimal = true; /* this writer writes format 8 or later (IG_FORMAT_VERSION) */
     pol->alp = true;     /* and 12: alp, */
@@ -298,7 +317,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         return start + n < rows ? start + (size_t)n : rows;
     }
     const struct ig_column_def *cd = leaf_def(w, l0);
-    if (l1 == l0 + 1 && ig_writer_slide_candidate(cd, v)) { /* measured as it will be stored */
+    if (l1 == l0 + 1 && w->g->slides[l0]) { /* measured as it will be stored */
         /* where items may be NULL (format 18), rows holding one are level
          * streams: a NULL item here and there leaves the windows around it
          * in sliding-window pages, rows where they are frequent (stretches
@@ -318,7 +337,8 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         /* every page restarts the windows with a base row (a whole window of
          * new values), so unless the column says otherwise these pages are
          * larger: reading one row still decodes only from its base on */
-        if (!cd->page_size) target *= IG_SLIDE_PAGE_FACTOR;
+        bool floats = ig_type_info(v->type)->is_float;
+        if (!cd->page_size) target = floats ? IG_SLIDE_FLOAT_PAGE : target * IG_SLIDE_PAGE_FACTOR;
         uint64_t acc = 0;
         const uint64_t *prev = NULL;
         size_t pn = 0, r = start;
@@ -327,7 +347,9 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         ig_slide_sizer_start(z);
         uint64_t limit = 8 * target;
         for (bool grown = false;; grown = true) {
-            while (r < rows && acc < limit && ig_slide_page_fits(&li, v, r, 1)) {
+            /* floats: at most IG_SLIDE_FLOAT_LANES values a page, which a row read decodes */
+            size_t most = floats ? v->row_val[start] + IG_SLIDE_FLOAT_LANES : SIZE_MAX;
+            while (r < rows && acc < limit && ig_slide_page_fits(&li, v, r, 1) && (r == start || v->row_val[r + 1] <= most)) {
                 const uint64_t *cur = v->lanes + v->row_val[r];
                 size_t cn = v->row_val[r + 1] - v->row_val[r];
                 acc += ig_slide_sizer_row(z, prev, pn, cur, cn, sgn);
@@ -337,7 +359,7 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
             /* large ids that recur (hashed ids) are stored once per page, in
              * a dictionary, which pays the more rows the page has: such pages
              * (a dictionary saving a fifth of their bits) are larger */
-            if (r == rows || grown || z->saved * 5 < acc || acc < limit) break; /* acc < limit: a NULL item next */
+            if (r == rows || grown || floats || z->saved * 5 < acc || acc < limit) break; /* acc < limit: a NULL item next */
             limit *= IG_SLIDE_DICT_PAGE_FACTOR;
         }
         return r;
@@ -722,6 +744,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     }
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
+        g->slides[l] = ig_writer_slide_candidate(leaf_def(&w, l), &g->cols[l]);
         round_quantized(&w, l); /* bounds of the values as they read back */
         ig_minmax_of(&g->cols[l], NULL, &g->bounds[l]);
         if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set, &e->short_ids)) rc = -ENOMEM;
