@@ -37,9 +37,27 @@ static bool hashed;
  * max_def then counts their level too (none of its rows holds a NULL item). */
 static bool item_nulls;
 
+/* Whether random_id draws readings (lists of floats, format 21): float32 bits
+ * of a Gaussian-like reading (bits 32) or float64 bits of a price of two
+ * decimals (bits 64), which the float schemes store in the bulk's stream. */
+static bool readings;
+
 /* An id spread over many magnitudes, as ad ids are (or a hashed one). */
 static uint64_t random_id(uint64_t *s, unsigned bits, bool sgn)
 {
+    if (readings) {
+        double u = (double)(test_rand(s) % 1000000) / 1e6, w = (double)(test_rand(s) % 1000000) / 1e6;
+        if (bits == 32) {
+            float f = (float)((u + w - 1.0) * 3.0);
+            uint32_t b;
+            memcpy(&b, &f, 4);
+            return b;
+        }
+        double d = (double)(1000 + test_rand(s) % 900000) / 100.0;
+        uint64_t b;
+        memcpy(&b, &d, 8);
+        return b;
+    }
     if (hashed) {
         double u = (double)(test_rand(s) % 1000000) / 1e6;
         uint64_t k = (uint64_t)(3000 * u * u * u), x = k * 0x9E3779B97F4A7C15ull ^ 0x5bd1e995ull;
@@ -318,6 +336,18 @@ static bool live_holds(const struct ig_values *v, const uint8_t *del, uint64_t x
 
 /* How many entries of an uncompressed dictionary page's dictionary no live row
  * of v holds (0 and copies of live ones are fine); -1 if it is not one. */
+/* Whether an uncompressed page's bulk is one int stream in a float scheme
+ * (decimal, alp or expo: the stream's first byte). */
+static bool float_scheme(const struct ig_page_built *b)
+{
+    const uint8_t *body = b->stored.data + IG_BODY_HDR;
+    size_t pos = IG_SLIDE_HDR;
+    if (body[IG_SLIDE_BULK_KIND] != IG_SLIDE_BULK_STREAM) return false;
+    for (int k = 0; k < IG_SLIDE_STREAMS; k++)
+        pos += 4 + ig_ld32(body + pos);
+    return body[pos] == IG_ENC_DECIMAL || body[pos] == IG_ENC_ALP || body[pos] == IG_ENC_EXPO;
+}
+
 static int dict_entries_not_live(const struct ig_page_built *b, size_t rows, const struct ig_values *v,
                                  const uint8_t *del)
 {
@@ -349,13 +379,15 @@ static void test_erase_keeps_live_rows(void)
     uint64_t s = check_seed ^ 0x51de;
     struct ig_page_scratch scratch = {0};
     struct ig_page_built built = {0}, erased = {0};
-    int dict_pages = 0;
+    int dict_pages = 0, float_schemes = 0;
     for (int iter = 0; iter < 56; iter++) {
         hashed = iter >= 20 && iter < 40;
         item_nulls = iter % 4 >= 2; /* list<T?>(?) leaves too (format 18) */
         uint8_t max_def = (uint8_t)((iter % 2 ? 2 : 1) + item_nulls);
-        /* lists of floats from format 21 (their bulk never a dictionary) */
+        /* lists of floats from format 21 (their bulk never a dictionary, readings
+         * in half of them: the bulk's stream in a float scheme) */
         uint8_t type = iter < 40 ? IG_T_INT64 : iter < 48 ? IG_T_FLOAT32 : IG_T_FLOAT64;
+        readings = iter >= 40 && iter % 2;
         struct ig_leaf_info li = {.type = type,
                                   .max_rep = 1,
                                   .max_def = max_def,
@@ -423,12 +455,15 @@ static void test_erase_keeps_live_rows(void)
             erased = t;
             rec = rec2;
         }
+        float_schemes += readings && built.compression == IG_PC_NONE && float_scheme(&built);
         ig_values_free(&v);
         ig_values_free(&out);
     }
-    hashed = false;
-    fprintf(stderr, "  %d erased dictionary pages checked\n", dict_pages);
+    hashed = readings = false;
+    fprintf(stderr, "  %d erased dictionary pages checked, %d of readings in a float scheme\n", dict_pages,
+            float_schemes);
     CHECK(dict_pages >= 10);
+    CHECK(float_schemes >= 4);
     ig_page_built_free(&built);
     ig_page_built_free(&erased);
     ig_page_scratch_free(&scratch);
@@ -534,8 +569,8 @@ static void hostile_bytes(int want_kind)
         for (size_t q = 0; q < sizeof del; q++)
             del[q] = (uint8_t)test_rand(&s);
         ig_buf_reset(&row);
-        ig_slide_erase(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &row, &err);
-        ig_slide_check_erased(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, del, &err);
+        ig_slide_erase(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, li.type, del, &row, &err);
+        ig_slide_check_erased(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, li.type, del, &err);
         uint64_t lens[200];
         ig_slide_lengths(copy + IG_BODY_HDR, rec.body_size - IG_BODY_HDR, v.rows, lens, &err);
         ig_values_reset(&out);

@@ -284,7 +284,7 @@ static int copy_row(const struct ig_values *v, size_t r, bool killed, uint8_t ma
 
 /* A sliding-window page erases by its own rule (page_slide.h): rows keep their
  * place in the chain of windows, their values go. */
-static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, const uint8_t *kill,
+static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, uint8_t type, const uint8_t *kill,
                        const uint8_t *deleted, int zstd_level, struct ig_page_scratch *s,
                        struct ig_page_built *out, struct ig_error *err)
 {
@@ -297,7 +297,7 @@ static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, cons
     for (size_t i = 0; i < nb; i++) all[i] = (uint8_t)(kill[i] | (deleted ? deleted[i] : 0));
     struct ig_buf nbody = IG_BUF_INIT;
     rc = ig_buf_append(&nbody, body, IG_BODY_HDR) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-    if (!rc) rc = ig_slide_erase(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, n, all, &nbody, err);
+    if (!rc) rc = ig_slide_erase(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, n, type, all, &nbody, err);
     free(all);
     if (!rc) {
         struct ig_page_policy pol = {.compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
@@ -381,7 +381,7 @@ int ig_page_erase_leaf(const uint8_t *stored, const struct ig_pagerec *rec,
                        struct ig_error *err)
 {
     if (li->slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE)
-        return erase_slide(stored, rec, kill, deleted, zstd_level, s, out, err);
+        return erase_slide(stored, rec, li->type, kill, deleted, zstd_level, s, out, err);
     struct ig_values v, w;
     ig_values_init(&v, li->type);
     ig_values_init(&w, ig_read_type(li->type, li->quantize));
@@ -429,7 +429,7 @@ int ig_page_check_erased_leaf(const uint8_t *stored, const struct ig_pagerec *re
         int rc = ig_page_body(stored, rec, s, &body, err);
         if (rc) return rc;
         if (body[0] != IG_BODY_SLIDE) return ig_err(err, -EIO, "slide page without its body flag");
-        return ig_slide_check_erased(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, rec->row_count,
+        return ig_slide_check_erased(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, rec->row_count, li->type,
                                      erased, err);
     }
     struct ig_values v;

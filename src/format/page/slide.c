@@ -175,7 +175,7 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     } else if (!rc && sl.dict) {
         rc = ig_slide_dict_values(&sl.d, bulk, err);
     } else if (!rc)
-        rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, &ig_slide_meta_desc, NULL, bulk, err);
+        rc = ig_ints_decode(sl.bulk, sl.bulk_len, nv, ig_slide_bulk_desc(li->type), NULL, bulk, err);
     /* each row is built in place at the end of out's lanes; its predecessor is
      * the row before it there (rows without values are skipped) */
     size_t prev_at = 0, pn = 0, at = 0;
@@ -244,6 +244,7 @@ struct walk {
     struct ig_slide_page sl;
     size_t rows;
     bool sgn;
+    const struct ig_int_desc *bulk_desc; /* the bulk's, as one int stream */
     struct ig_pcode code;
     struct ig_slide_dict_reader dr;
     struct ig_bitreader br;
@@ -270,6 +271,7 @@ static int walk_open(struct walk *w, const uint8_t *p, size_t len, size_t rows, 
     if (rc) return rc;
     const struct ig_type_info *ti = ig_type_info(li->type);
     w->sgn = ti && ti->is_signed && !w->sl.raw;
+    w->bulk_desc = ig_slide_bulk_desc(li->type);
     if (w->sl.coded) rc = load_code(&w->sl, &w->code, err);
     if (!rc && w->sl.dict) rc = ig_slide_dict_open(&w->sl.d, 0, &w->dr, err); /* entries found alone */
     if (rc) walk_close(w);
@@ -325,7 +327,7 @@ static int walk_value(struct walk *w, size_t r, uint64_t *x, struct ig_error *er
         if (ig_slide_read_coded(&w->br, &w->code, &L, &mm)) rc = ig_err(err, -EIO, "slide page: bits truncated");
         *x = rc ? 0 : ig_slide_from_code(L, mm);
     } else {
-        rc = ig_ints_get(sl->bulk, sl->bulk_len, sl->nvalues, &ig_slide_meta_desc, NULL, w->at++, x, err);
+        rc = ig_ints_get(sl->bulk, sl->bulk_len, sl->nvalues, w->bulk_desc, NULL, w->at++, x, err);
     }
     if (!rc && sl->bits) {
         uint64_t mm = 0;

@@ -115,13 +115,14 @@ int ig_slide_picked(const uint8_t *p, size_t len, size_t rows, const uint8_t *pi
 
 /* Erase: rebuild the body (after the body header) into out with every value
  * only deleted rows held zeroed or dropped (`deleted`: all deleted rows of the
- * page, old and new). Never longer than the input (-ENOSPC if a hostile page
+ * page, old and new) of a leaf of this type (the bulk's stream is typed:
+ * ig_slide_bulk_desc). Never longer than the input (-ENOSPC if a hostile page
  * would make it so). */
-int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, uint8_t type, const uint8_t *deleted,
                    struct ig_buf *out, struct ig_error *err);
 
 /* 0 if no value only deleted rows held is still stored, else -EIO. */
-int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, uint8_t type, const uint8_t *deleted,
                           struct ig_error *err);
 
 #endif

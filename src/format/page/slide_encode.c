@@ -311,8 +311,9 @@ static int bits_bulk(const struct windows *w, struct bulk_ways *b, struct ig_err
     return 0;
 }
 
-/* The bulk four ways, or three without the dictionary (dict false). */
-static int encode_bulk(const struct windows *w, struct bulk_ways *b, bool dict, struct ig_error *err)
+/* The bulk four ways, or three without the dictionary (dict false); a list
+ * of floats' int stream weighed by the float schemes too. */
+static int encode_bulk(const struct windows *w, struct bulk_ways *b, uint8_t type, bool dict, struct ig_error *err)
 {
     const struct ig_u64vec *bulk = &w->bulk;
     if (ig_u64vec_size(&b->lens, bulk->n + 1) || ig_u64vec_size(&b->bbit, w->brow.n + 1) ||
@@ -321,9 +322,10 @@ static int encode_bulk(const struct windows *w, struct bulk_ways *b, bool dict, 
     ig_buf_reset(&b->stream);
     ig_buf_reset(&b->bits);
     ig_buf_reset(&b->coded);
-    struct ig_enc_opts o = {.no_drop = true};
+    bool floats = type == IG_T_FLOAT32 || type == IG_T_FLOAT64;
+    struct ig_enc_opts o = {.no_drop = true, .decimal = floats, .alp = floats, .expo = type == IG_T_FLOAT32};
     int rc = ig_ints_encode(bulk->v ? bulk->v : (const uint64_t[1]){0}, bulk->n,
-                            &ig_slide_meta_desc, &o, &b->stream, err);
+                            ig_slide_bulk_desc(type), &o, &b->stream, err);
     if (!rc) rc = bits_bulk(w, b, err);
     bool coded = !rc && code_bulk(bulk->v, b->lens.v, bulk->n, &w->bval, b->cbit.v, &b->coded, &rc);
     if (!rc && dict) rc = ig_slide_dict_encode(bulk->v, bulk->n, w->bval.v, w->bval.n, b->dbit.v, &b->dict_scratch,
@@ -383,7 +385,7 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const
     /* floats' bulk takes no dictionary: their pages are small (a row read
      * decodes its page whole), where it saved a tenth of series of readings
      * and cost a row read 3x its time in decoding its codes and entries */
-    if (!rc) rc = encode_bulk(w, b, !ti->is_float, err);
+    if (!rc) rc = encode_bulk(w, b, li->type, !ti->is_float, err);
     if (!rc) rc = write_page(w, b, ti->is_signed && !sgn, body, err);
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
 }

@@ -142,7 +142,7 @@ static int copy_stream(struct ig_buf *out, const uint8_t *s, size_t len)
 
 /* Erase positions `dead` of int stream s in a copy appended to out (prefixed with
  * its new length when `prefixed`); never longer than s. */
-static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t n,
+static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t n, const struct ig_int_desc *d,
                         const uint8_t *dead, bool prefixed, struct ig_error *err)
 {
     size_t at = out->len;
@@ -152,15 +152,15 @@ static int erase_stream(struct ig_buf *out, const uint8_t *s, size_t len, size_t
     size_t new_len = len;
     int rc = ig_ints_erase_drops(s, len)
                  ? -ENOSPC
-                 : ig_ints_erase(out->data + pos, len, n, &ig_slide_meta_desc, NULL, dead, &new_len, err);
+                 : ig_ints_erase(out->data + pos, len, n, d, NULL, dead, &new_len, err);
     if (rc == -ENOSPC) { /* the scheme cannot: re-encode the values with zeros */
         uint64_t *v = malloc((n + 1) * sizeof *v);
         if (!v) return ig_err(err, -ENOMEM, "out of memory");
-        rc = ig_ints_decode(s, len, n, &ig_slide_meta_desc, NULL, v, err);
+        rc = ig_ints_decode(s, len, n, d, NULL, v, err);
         for (size_t i = 0; !rc && i < n; i++)
             if (ig_slide_bit(dead, i)) v[i] = 0;
         out->len = pos;
-        if (!rc) rc = ig_ints_encode_erased(v, n, &ig_slide_meta_desc, dead, out, err);
+        if (!rc) rc = ig_ints_encode_erased(v, n, d, dead, out, err);
         free(v);
         if (!rc && out->len - pos > len)
             return ig_err(err, -ENOSPC, "slide page: erasing would grow a stream");
@@ -203,7 +203,7 @@ static int erase_bit_bulk(const struct ig_slide_page *sl, const struct meta *m, 
     if (!rc && sl->coded && ig_buf_append(out, sl->table, IG_PCODE_TABLE_BYTES))
         rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc && !sl->coded)
-        rc = erase_stream(out, sl->bulk, sl->bulk_len, sl->nvalues, dead, true, err);
+        rc = erase_stream(out, sl->bulk, sl->bulk_len, sl->nvalues, &ig_slide_meta_desc, dead, true, err);
     size_t nbytes = (size_t)((bits + 7) / 8);
     uint8_t *dst = rc ? NULL : ig_buf_extend(out, nbytes + 8);
     if (!rc && !dst) rc = ig_err(err, -ENOMEM, "out of memory");
@@ -224,7 +224,7 @@ static int erase_bit_bulk(const struct ig_slide_page *sl, const struct meta *m, 
     return rc;
 }
 
-int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, uint8_t type, const uint8_t *deleted,
                    struct ig_buf *out, struct ig_error *err)
 {
     struct ig_slide_page sl;
@@ -242,7 +242,7 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
         rc = erase_bit_bulk(&sl, &m, dead, out, err);
     } else if (!rc) { /* the bulk is one int stream: its own erase rule */
         if (copy_stream(out, sl.s[7], sl.sl[7])) rc = ig_err(err, -ENOMEM, "out of memory");
-        if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, dead, false, err);
+        if (!rc) rc = erase_stream(out, sl.bulk, sl.bulk_len, sl.nvalues, ig_slide_bulk_desc(type), dead, false, err);
     }
     if (!rc && out->len - base > len)
         rc = ig_err(err, -ENOSPC, "slide page: erasing would grow the page");
@@ -251,7 +251,7 @@ int ig_slide_erase(const uint8_t *p, size_t len, size_t rows, const uint8_t *del
     return rc;
 }
 
-int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8_t *deleted,
+int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, uint8_t type, const uint8_t *deleted,
                           struct ig_error *err)
 {
     struct ig_slide_page sl;
@@ -264,7 +264,7 @@ int ig_slide_check_erased(const uint8_t *p, size_t len, size_t rows, const uint8
     if (sl.dict)
         rc = ig_slide_dict_check(&sl.d, dead, err);
     else if (!sl.coded)
-        rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, &ig_slide_meta_desc, NULL, dead, err);
+        rc = ig_ints_check_erased(sl.bulk, sl.bulk_len, sl.nvalues, ig_slide_bulk_desc(type), NULL, dead, err);
     if (!rc && (sl.bits || sl.coded)) { /* and no bits linger past the live ones */
         uint64_t *lens = malloc((sl.nvalues + 1) * sizeof *lens);
         uint64_t *lows = malloc((sl.nvalues + 1) * sizeof *lows), end = 0;

@@ -30,8 +30,12 @@ struct ig_error;
 #define IG_SLIDE_MAX_CHAIN 256
 
 /* Every metadata stream and the bulk are 8-byte unsigned int streams
- * (slide_streams.c). */
+ * (slide_streams.c), but a list of float32's bulk (ig_slide_bulk_desc). */
 extern const struct ig_int_desc ig_slide_meta_desc;
+/* The bulk as one int stream (IG_SLIDE_BULK_STREAM) of a leaf of this type:
+ * 8-byte lanes, a list of floats' (format 21) float lanes of their width, so
+ * that its values are weighed by the float schemes (decimal, alp, expo). */
+const struct ig_int_desc *ig_slide_bulk_desc(uint8_t type);
 
 /* Signed values are zigzagged (one bit each) unless the page stores them raw. */
 static inline uint64_t zz(uint64_t v, bool s)

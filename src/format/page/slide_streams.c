@@ -4,6 +4,7 @@
  * (slide_encode.c), the dictionary bulk (slide_dict.c) and erasure
  * (slide_erase.c) write with them; each keeps its own layout. */
 #include "format/page/slide_int.h"
+#include "format/model/types.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/pcode.h"
@@ -12,6 +13,12 @@
 #include <string.h>
 
 const struct ig_int_desc ig_slide_meta_desc = {8, false};
+static const struct ig_int_desc float32_bulk = {4, false};
+
+const struct ig_int_desc *ig_slide_bulk_desc(uint8_t type)
+{
+    return type == IG_T_FLOAT32 ? &float32_bulk : &ig_slide_meta_desc; /* float64: 8-byte lanes too */
+}
 
 int ig_slide_put_stream(struct ig_buf *b, const uint64_t *v, size_t n, enum ig_enc forced,
                          bool erasable, struct ig_error *err)
