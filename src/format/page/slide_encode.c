@@ -311,9 +311,11 @@ static int bits_bulk(const struct windows *w, struct bulk_ways *b, struct ig_err
     return 0;
 }
 
-/* The bulk four ways, or three without the dictionary (dict false); a list
- * of floats' int stream weighed by the float schemes too. */
-static int encode_bulk(const struct windows *w, struct bulk_ways *b, uint8_t type, bool dict, struct ig_error *err)
+/* The bulk four ways; a list of floats' three, its int stream weighed by the
+ * float schemes too, and no dictionary: its pages are small (a row read
+ * decodes its page whole), where a dictionary saved a tenth of series of
+ * readings and cost a row read 3x its time in decoding its codes and entries. */
+static int encode_bulk(const struct windows *w, struct bulk_ways *b, uint8_t type, struct ig_error *err)
 {
     const struct ig_u64vec *bulk = &w->bulk;
     if (ig_u64vec_size(&b->lens, bulk->n + 1) || ig_u64vec_size(&b->bbit, w->brow.n + 1) ||
@@ -322,7 +324,7 @@ static int encode_bulk(const struct windows *w, struct bulk_ways *b, uint8_t typ
     ig_buf_reset(&b->stream);
     ig_buf_reset(&b->bits);
     ig_buf_reset(&b->coded);
-    bool floats = type == IG_T_FLOAT32 || type == IG_T_FLOAT64;
+    bool floats = ig_type_info(type)->is_float, dict = !floats;
     struct ig_enc_opts o = {.no_drop = true, .decimal = floats, .alp = floats, .expo = type == IG_T_FLOAT32};
     int rc = ig_ints_encode(bulk->v ? bulk->v : (const uint64_t[1]){0}, bulk->n,
                             ig_slide_bulk_desc(type), &o, &b->stream, err);
@@ -382,10 +384,7 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const
     struct windows *w = &(*scratch)->w;
     struct bulk_ways *b = &(*scratch)->b;
     int rc = plan_windows(v, first, count, li, sgn, w);
-    /* floats' bulk takes no dictionary: their pages are small (a row read
-     * decodes its page whole), where it saved a tenth of series of readings
-     * and cost a row read 3x its time in decoding its codes and entries */
-    if (!rc) rc = encode_bulk(w, b, li->type, !ti->is_float, err);
+    if (!rc) rc = encode_bulk(w, b, li->type, err);
     if (!rc) rc = write_page(w, b, ti->is_signed && !sgn, body, err);
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
 }
