@@ -412,6 +412,21 @@ int ig_slide_row(const uint8_t *p, size_t len, size_t rows, size_t k, const stru
  * of ~8 KiB, whose walks cost 3x a row read of level streams). */
 #define IG_SLIDE_WHOLE_BYTES (16u << 10)
 
+/* One picked row appended to out: cnt lanes, or (cnt 0) a NULL or empty
+ * list's one entry at definition level def, as ig_slide_decode gives it. */
+static int append_row(struct ig_values *out, const uint64_t *lanes, size_t cnt, uint8_t def,
+                      const struct ig_leaf_info *li, struct ig_error *err)
+{
+    int rc;
+    if (!cnt)
+        rc = ig_values_push_entry(out, 0, def) || ig_values_end_row(out);
+    else if (!(rc = ig_values_reserve(out, out->n + cnt))) {
+        memcpy(out->lanes + out->n, lanes, cnt * sizeof *out->lanes);
+        rc = ig_values_commit_list_row(out, cnt, li->max_def);
+    }
+    return rc ? ig_err(err, -ENOMEM, "out of memory") : 0;
+}
+
 static int picked_whole(const uint8_t *p, size_t len, size_t rows, const uint8_t *pick, const struct ig_leaf_info *li,
                         struct ig_values *whole, struct ig_values *out, struct ig_error *err)
 {
@@ -424,14 +439,8 @@ static int picked_whole(const uint8_t *p, size_t len, size_t rows, const uint8_t
     int rc = ig_slide_decode(p, len, rows, li, all, err);
     for (size_t k = 0; k < rows && !rc; k++) {
         if (!((pick[k / 8] >> (k % 8)) & 1)) continue;
-        size_t v0 = all->row_val[k], cnt = all->row_val[k + 1] - v0;
-        if (!cnt) /* a NULL or empty list: its one entry */
-            rc = ig_values_push_entry(out, 0, all->defs[all->row_ent[k]]) || ig_values_end_row(out);
-        else if (!(rc = ig_values_reserve(out, out->n + cnt))) {
-            memcpy(out->lanes + out->n, all->lanes + v0, cnt * sizeof *out->lanes);
-            rc = ig_values_commit_list_row(out, cnt, li->max_def);
-        }
-        if (rc) rc = ig_err(err, -ENOMEM, "out of memory");
+        size_t v0 = all->row_val[k];
+        rc = append_row(out, all->lanes + v0, all->row_val[k + 1] - v0, all->defs[all->row_ent[k]], li, err);
     }
     if (!whole) ig_values_free(&own);
     return rc;
@@ -450,18 +459,7 @@ int ig_slide_picked(const uint8_t *p, size_t len, size_t rows, const uint8_t *pi
         size_t cnt = 0;
         bool is_null = false;
         rc = walk_to(&w, k, &row, &cnt, &is_null, err);
-        if (rc) break;
-        if (!cnt) { /* a NULL or empty list: one entry, as ig_slide_decode gives it */
-            uint8_t def = is_null ? 0 : ig_slide_empty_def(li);
-            if (ig_values_push_entry(out, 0, def) || ig_values_end_row(out)) rc = ig_err(err, -ENOMEM, "out of memory");
-            continue;
-        }
-        if (ig_values_reserve(out, out->n + cnt)) {
-            rc = ig_err(err, -ENOMEM, "out of memory");
-            break;
-        }
-        memcpy(out->lanes + out->n, row.data, cnt * sizeof *out->lanes);
-        if (ig_values_commit_list_row(out, cnt, li->max_def)) rc = ig_err(err, -ENOMEM, "out of memory");
+        if (!rc) rc = append_row(out, (const uint64_t *)row.data, cnt, is_null ? 0 : ig_slide_empty_def(li), li, err);
     }
     ig_buf_free(&row);
     walk_close(&w);
