@@ -30,6 +30,9 @@
 /* What the invalidation and names threads share (all under mu). */
 struct fs_invalidator {
     pthread_mutex_t mu;
+    pthread_mutex_t rows_mu;     /* held from taking erased rows until the kernel was told of
+                                    their pages and attributes (both threads): once the names
+                                    thread holds it, no row taken before is still untold */
     pthread_cond_t cv;           /* a pass is pending (the invalidation thread) */
     pthread_cond_t names_cv;     /* deferred replies wait (the names thread) */
     struct ig_u64vec rows;       /* rows erased since the kernel was last told */
@@ -362,6 +365,7 @@ static void notify_rows(struct fs_session *s, const struct ig_u64vec *r, bool in
  * rows/ until it is answered). */
 static void drop_erased_row_inodes(struct fs_session *s)
 {
+    pthread_mutex_lock(&s->inval->rows_mu);
     pthread_mutex_lock(&s->inval->mu);
     struct ig_u64vec r = take_rows(&s->inval->rows);
     pthread_mutex_unlock(&s->inval->mu);
@@ -370,6 +374,7 @@ static void drop_erased_row_inodes(struct fs_session *s)
         fs_fill_barrier(&s->fill);
         notify_rows(s, &r, true, false);
     }
+    pthread_mutex_unlock(&s->inval->rows_mu);
     pthread_mutex_lock(&s->inval->mu);
     if (!s->inval->row_names.n) {
         ig_u64vec_free(&s->inval->row_names);
@@ -389,12 +394,21 @@ static void drop_erased_row_inodes(struct fs_session *s)
  * drop_erased_row_inodes did. */
 static void invalidate_rows(struct fs_session *s)
 {
+    /* the rows this pass takes may be those of an erase the names thread is
+     * about to answer (its reload queued this pass): their pages and
+     * attributes are dropped before it may answer, their names after (an
+     * unlink holds rows/ until it is answered) */
+    pthread_mutex_lock(&s->inval->rows_mu);
     pthread_mutex_lock(&s->inval->mu);
     struct ig_u64vec full = take_rows(&s->inval->rows), names = take_rows(&s->inval->row_names);
     pthread_mutex_unlock(&s->inval->mu);
+    if (full.n && s->test_rows_pause_ms) /* tests: the window before they are told, widened */
+        usleep(s->test_rows_pause_ms * 1000u);
     keep_held_rows(s, &full);
     if (full.n) fs_fill_barrier(&s->fill);
-    notify_rows(s, &full, true, true);
+    notify_rows(s, &full, true, false);
+    pthread_mutex_unlock(&s->inval->rows_mu);
+    notify_rows(s, &full, false, true);
     notify_rows(s, &names, false, true);
     ig_u64vec_free(&full);
     ig_u64vec_free(&names);
@@ -656,6 +670,7 @@ static void stop_threads(struct fs_invalidator *iv, bool names)
 static void invalidator_free(struct fs_invalidator *iv)
 {
     pthread_mutex_destroy(&iv->mu);
+    pthread_mutex_destroy(&iv->rows_mu);
     pthread_cond_destroy(&iv->cv);
     pthread_cond_destroy(&iv->names_cv);
     pthread_cond_destroy(&iv->told_cv);
@@ -670,6 +685,7 @@ int fs_invalidate_start(struct fs_session *s)
     struct fs_invalidator *iv = calloc(1, sizeof *iv);
     if (!iv) return -ENOMEM;
     pthread_mutex_init(&iv->mu, NULL);
+    pthread_mutex_init(&iv->rows_mu, NULL);
     pthread_cond_init(&iv->cv, NULL);
     pthread_cond_init(&iv->names_cv, NULL);
     pthread_cond_init(&iv->told_cv, NULL);

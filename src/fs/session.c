@@ -121,6 +121,8 @@ int fs_session_init(struct fs_session *s, const char *dir, uint64_t version, siz
     s->test_reload_pause_ms = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;
     pause = getenv("INGOT_TEST_INVAL_PAUSE_MS");
     s->test_inval_pause_ms = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;
+    pause = getenv("INGOT_TEST_ROWS_PAUSE_MS");
+    s->test_rows_pause_ms = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;
     return 0;
 }
 

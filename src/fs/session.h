@@ -94,6 +94,9 @@ struct fs_session {
                                       this long between opening the table and showing it */
     unsigned test_inval_pause_ms;  /* test hook INGOT_TEST_INVAL_PAUSE_MS: each invalidation
                                       pass starts this much later */
+    unsigned test_rows_pause_ms;   /* test hook INGOT_TEST_ROWS_PAUSE_MS: the invalidation
+                                      pass sleeps between taking erased rows and telling the
+                                      kernel of them */
 };
 
 
