@@ -203,11 +203,10 @@ static int erase_deleted_rows(struct enc *w, uint32_t l, size_t start, struct ig
     struct ig_page_built *b = &w->e->built;
     const struct ig_column_def *cd = leaf_def(w, l);
     const struct ig_values *v = &w->g->cols[l];
-    struct ig_leaf_info li = {.type = cd->type, .max_rep = cd->max_rep, .max_def = cd->max_def,
-                              .quantize = cd->quantize, .levels = v->levels,
-                              .per_value = cd->dimension ? cd->dimension : 1,
-                              .item_nulls = cd->lists == 1 && (cd->null_mask & 2),
-                              .joint_levels = v->levels, .lt = cd->lt};
+    /* the leaf as the page was encoded for it (sliding-window pages included) */
+    struct ig_page_policy pol;
+    ig_writer_leaf_policy(w, l, &pol);
+    const struct ig_leaf_info li = pol.leaf;
     struct ig_page_built out = {0};
     uint8_t *kill = NULL;
     int rc = 0;
@@ -246,8 +245,12 @@ static int erase_deleted_rows(struct enc *w, uint32_t l, size_t start, struct ig
         rc = v->levels ? ig_page_erase_leaf(stored, &rec, &li, kill, NULL, 3, &w->e->scratch, &out, err)
                        : ig_page_erase(stored, NULL, &rec, cd->type, NULL, kill, 3, &w->e->scratch, &out, err);
         if (!rc && out.stored.len > cap)
-            rc = ig_err(err, -EIO, "%s: column '%s': an erased block grew", w->c->path, cd->name);
-        if (rc) break;
+            rc = ig_err(err, -EIO, "an erased block grew");
+        if (rc) {
+            ig_err_prefix(err, rc, "%s: column '%s' row group %u, erasing deleted rows of block %u", w->c->path,
+                          cd->name, w->g->index, k);
+            break;
+        }
         memcpy(b->stored.data + bb->offset, out.stored.data, out.stored.len);
         memset(b->stored.data + bb->offset + out.stored.len, 0, cap - out.stored.len);
         dent += (int64_t)(v->levels ? out.entry_count : bb->entry_count) - bb->entry_count;
