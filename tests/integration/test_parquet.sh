@@ -237,6 +237,27 @@ frequent_null_items() {
 }
 check parquet_frequent_null_items_stay_level_streams frequent_null_items
 
+# DuckDB writes a list column's row group as one data page: 100,000 rows of
+# 170 items are one page of 17 million values (a pretokenized training set of
+# 100,000 rows is one of 29 million), which the reader once refused as
+# "data page header is damaged"; every value reads back
+one_page_lists() {
+    local T=$WORK/bigpage out
+    duck_copy "COPY (SELECT range AS id, list_transform(range(170), j -> ((range + j) % 7)::INTEGER) AS t
+        FROM range(100000)) TO '$T.parquet' (FORMAT parquet)" || return 1
+    out=$("$INGOT" import "$T.parquet" "$T" 2>&1) || { echo "$out"; return 1; }
+    [ "$("$INGOT" cat --rows 99999 "$T" t | jq -c '.t | [length, .[0], .[169]]')" = '[170,4,5]' ] || return 1
+    # every row's items are (id + j) % 7
+    "$INGOT" cat "$T" t | "$PY" -c '
+import json, sys
+n = 0
+for i, line in enumerate(sys.stdin):
+    assert json.loads(line) == [(i + j) % 7 for j in range(170)], i
+    n += 1
+assert n == 100000, n'
+}
+check parquet_list_row_group_in_one_page one_page_lists
+
 # an empty file: no rows, a clear message, no table
 empty() {
     local out

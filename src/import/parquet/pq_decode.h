@@ -14,10 +14,12 @@ struct ig_buf;
 struct ig_error;
 
 /* Bounds on what a page may declare. Writers cut pages near 1 MiB and 20,000 to
- * 100,000 values; these are far above that and keep a hostile header from
- * asking for gigabytes. */
+ * 100,000 values, but DuckDB writes a list column's row group as one page: a
+ * pretokenized set of 100,000 rows of 64-512 tokens is one page of 28.8 million
+ * values (117 MB). These keep a hostile header from asking for more than a few
+ * gigabytes. */
 #define PQ_PAGE_MAX_BYTES (256u << 20)
-#define PQ_PAGE_MAX_VALUES (1u << 24)
+#define PQ_PAGE_MAX_VALUES (1u << 27)
 
 enum { PAGE_DATA = 0, PAGE_INDEX = 1, PAGE_DICT = 2, PAGE_DATA_V2 = 3 };
 enum {

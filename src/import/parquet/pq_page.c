@@ -213,9 +213,11 @@ int pq_decode_chunk(const uint8_t *p, size_t len, const struct pq_node *leaf, ui
             if (!rc) rc = pq_decode_plain(&x, pb, (size_t)h.usize, (size_t)h.num_values, &s->dict);
         } else if (h.type == PAGE_DATA || h.type == PAGE_DATA_V2) {
             bool v1 = h.type == PAGE_DATA;
-            if ((v1 && !h.have_data) || (!v1 && !h.have_v2) || h.num_values < 0 ||
-                (uint32_t)h.num_values > PQ_PAGE_MAX_VALUES)
+            if ((v1 && !h.have_data) || (!v1 && !h.have_v2) || h.num_values < 0)
                 return pq_fail(&x, -EIO, "data page header is damaged");
+            if ((uint32_t)h.num_values > PQ_PAGE_MAX_VALUES)
+                return pq_fail(&x, -EINVAL, "page of %d values: more than ingot accepts (%u)", h.num_values,
+                               PQ_PAGE_MAX_VALUES);
             if (h.num_values > num_values - seen)
                 return pq_fail(&x, -EIO, "the pages hold more than the chunk's %" PRId64 " values", num_values);
             const uint8_t *pb = NULL;
