@@ -408,6 +408,81 @@ PY
     fi
 }
 check float_windows_slide_and_read_back float_windows
+
+# rows of text's tokens (ids of a 30,000-token vocabulary, phrases recurring,
+# rows that do not slide): sliding-window pages whose bulk goes in plain bytes
+# under zstd, cut smaller for it; smaller than the bit codes stored as they
+# are, every row reads back (whole, by id through the CLI and a mount), and
+# erasing rows (the CLI, rm through the mount) keeps the rest and verifies
+"$PY" - "$WORK/tok.jsonl" <<'PY'
+import json, random, sys
+rnd = random.Random(31)
+phr = [[int(30000 * rnd.random() ** 3) for _ in range(rnd.randrange(3, 12))] for _ in range(3000)]
+with open(sys.argv[1], "w") as out:
+    for i in range(12000):
+        t = []
+        want = rnd.randrange(32, 400)
+        while len(t) < want:
+            t += phr[int(3000 * rnd.random() ** 2)]
+        out.write(json.dumps({"id": i, "tokens": t}) + "\n")
+PY
+token_rows() {
+    printf 'id int64\ntokens list<int64> compression=none\n' >"$WORK/tok_none.txt"
+    rm -rf "$WORK/t_tok" "$WORK/t_tokn" "$WORK/t_toke"
+    "$INGOT" import "$WORK/tok.jsonl" "$WORK/t_tok" >/dev/null || return 1
+    "$INGOT" import --schema "$WORK/tok_none.txt" "$WORK/tok.jsonl" "$WORK/t_tokn" >/dev/null || return 1
+    local a b
+    a=$("$INGOT" inspect --json "$WORK/t_tok" | jq '.columns[] | select(.name == "tokens") | select(.encodings | keys == ["slide"]) | .stored_bytes')
+    b=$("$INGOT" inspect --json "$WORK/t_tokn" | jq '.columns[] | select(.name == "tokens") | .stored_bytes')
+    echo "tokens: $a bytes under zstd, $b in bit codes as they are"
+    [ -n "$a" ] && [ "$((a * 4))" -lt "$((b * 3))" ] || return 1
+    # a row read decompresses its page whole: pages of at most 32,768 values
+    local pages values
+    pages=$("$INGOT" inspect --json "$WORK/t_tok" | jq '.columns[] | select(.name == "tokens") | .encodings.slide')
+    values=$("$PY" -c "import json, sys; print(sum(len(json.loads(l)['tokens']) for l in open(sys.argv[1])))" "$WORK/tok.jsonl")
+    echo "$values tokens in $pages pages"
+    [ "$((pages * 32768))" -ge "$values" ] || return 1
+    "$PY" -c "import random; print('\n'.join(map(str, sorted(random.Random(8).sample(range(12000), 240)))))" >"$WORK/tok.erase"
+    cp -r "$WORK/t_tok" "$WORK/t_toke"
+    "$INGOT" erase --rows-from "$WORK/tok.erase" "$WORK/t_toke" >/dev/null || return 1
+    "$INGOT" verify --deep "$WORK/t_toke" >/dev/null || { "$INGOT" verify "$WORK/t_toke"; return 1; }
+    "$PY" - "$INGOT" "$WORK/t_tok" "$WORK/t_toke" "$WORK/tok.jsonl" "$WORK/tok.erase" <<'PY' || return 1
+import json, random, subprocess, sys
+ingot, table, erased, src, gone = sys.argv[1:6]
+want = [json.loads(l)["tokens"] for l in open(src)]
+gone = {int(x) for x in open(gone)}
+cat = lambda t: [json.loads(l) for l in subprocess.run([ingot, "cat", t, "tokens"], capture_output=True, text=True, check=True).stdout.splitlines()]
+assert cat(table) == want
+assert cat(erased) == [w for i, w in enumerate(want) if i not in gone]
+ids = random.Random(5).sample(range(len(want)), 300)
+out = subprocess.run([ingot, "cat", "--rows", ",".join(map(str, ids)), table, "tokens"], capture_output=True, text=True, check=True)
+assert [json.loads(l)["tokens"] for l in out.stdout.splitlines()] == [want[i] for i in ids]
+PY
+    if have_fuse; then
+        mkdir -p "$WORK/mtok"
+        "$INGOT" mount "$WORK/t_toke" "$WORK/mtok" || return 1
+        "$PY" - "$WORK/mtok" "$WORK/tok.jsonl" "$WORK/tok.erase" <<'PY'
+import json, os, random, sys
+m, want = sys.argv[1], [json.loads(l)["tokens"] for l in open(sys.argv[2])]
+gone = {int(x) for x in open(sys.argv[3])}
+for i in random.Random(6).sample(range(len(want)), 200) + sorted(gone)[:3]:
+    if i in gone:
+        assert not os.path.exists(f"{m}/rows/{i}"), i
+        continue
+    with open(f"{m}/rows/{i}", "rb") as f:
+        assert json.loads(f.read())["tokens"] == want[i], i
+for i in (7, 4000, 11999):
+    if i not in gone:
+        os.unlink(f"{m}/rows/{i}")
+        assert not os.path.exists(f"{m}/rows/{i}"), i
+PY
+        local rc=$?
+        fusermount3 -u "$WORK/mtok"
+        [ $rc = 0 ] || return 1
+        "$INGOT" verify --deep "$WORK/t_toke" >/dev/null || { "$INGOT" verify "$WORK/t_toke"; return 1; }
+    fi
+}
+check token_rows_in_bytes_read_and_erase token_rows
 slide_forced_optional_items() {
     # list<int64?> with encoding=slide (format 18): the rows around a NULL
     # item are sliding windows, the NULL item reads back

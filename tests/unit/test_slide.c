@@ -16,6 +16,8 @@
 #include "util/endian.h"
 #include "util/error.h"
 
+#include <zstd.h>
+
 /* Sign-extend x to the lane of a `bits`-wide signed or unsigned integer. */
 static uint64_t lane_of(uint64_t x, unsigned bits, bool sgn)
 {
@@ -730,7 +732,164 @@ static void test_bitwriter_matches_bit_by_bit(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* Rows of text's tokens (ids of a vocabulary of `vocab`, phrases recurring
+ * across rows, nothing sliding): a compressed page stores its bulk as plain
+ * lanes of `width` bytes (ig_slide_encode_bytes), smaller under zstd than the
+ * bit codes its encoder weighs alone; it decodes whole and row by row, and
+ * erasing rows zeroes them, keeps the rest and never widens the lanes. */
+/* `rows` rows of 64-263 token ids: phrases of a vocabulary of `vocab` (Zipf-like:
+ * most ids small) recurring across rows. */
+static void make_token_rows(uint64_t *s, struct ig_values *v, size_t rows, double vocab)
+{
+    uint64_t phrases[200][20];
+    size_t plen[200];
+    for (size_t p = 0; p < 200; p++) {
+        plen[p] = 5 + (size_t)(test_rand(s) % 16);
+        for (size_t k = 0; k < plen[p]; k++) {
+            double u = (double)(test_rand(s) % 1000000) / 1e6;
+            phrases[p][k] = (uint64_t)(vocab * u * u * u);
+        }
+    }
+    for (size_t r = 0; r < rows; r++) {
+        size_t want = 64 + (size_t)(test_rand(s) % 200), n = 0;
+        while (n < want) {
+            size_t p = (size_t)(test_rand(s) % 200);
+            for (size_t k = 0; k < plen[p]; k++, n++) {
+                ig_values_push_entry(v, n ? 1 : 0, 2);
+                ig_values_push_lane(v, phrases[p][k]);
+            }
+        }
+        ig_values_end_row(v);
+    }
+}
+
+static void token_rows_in_bytes(double vocab, unsigned width)
+{
+    uint64_t s = check_seed ^ 0x70c ^ width;
+    struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 2, .levels = true, .per_value = 1,
+                              .slide_ok = true};
+    struct ig_values v, out;
+    ig_values_init(&v, li.type);
+    ig_values_set_levels(&v, 1);
+    ig_values_init(&out, li.type);
+    size_t rows = 300; /* about 50,000 values: at most 2 x IG_SLIDE_BYTES_LANES */
+    make_token_rows(&s, &v, rows, vocab);
+    struct ig_page_scratch scratch = {0};
+    struct ig_page_built built = {0}, bare = {0}, erased = {0};
+    struct ig_error err = {0};
+    struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE, .compression = IG_COMP_NONE,
+                                 .leaf = li};
+    /* the bulk the encoder weighs alone, then that body under zstd */
+    REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &bare, &err) == 0);
+    CHECK(bare.stored.data[IG_BODY_HDR + IG_SLIDE_BULK_KIND] != IG_SLIDE_BULK_STREAM);
+    size_t bound = ZSTD_compressBound(bare.stored.len);
+    uint8_t *z = malloc(bound);
+    REQUIRE(z);
+    size_t bits_zstd = ZSTD_compress(z, bound, bare.stored.data, bare.stored.len, 3);
+    REQUIRE(!ZSTD_isError(bits_zstd));
+    free(z);
+    pol.compression = IG_COMP_ZSTD;
+    REQUIRE(ig_page_encode(&pol, &v, 0, rows, &scratch, &built, &err) == 0);
+    REQUIRE(built.compression == IG_PC_ZSTD);
+    CHECK(built.slide_bytes);
+    fprintf(stderr, "  %zu token ids of %.0f: bit codes %u bytes, under zstd %zu; plain lanes under zstd %zu\n", v.n,
+            vocab, bare.body_size, bits_zstd, built.stored.len);
+    CHECK(built.stored.len < bits_zstd);
+    struct ig_pagerec rec = test_rec_of(&built, rows);
+    const uint8_t *body;
+    REQUIRE(ig_page_body(built.stored.data, &rec, &scratch, &body, &err) == 0);
+    body += IG_BODY_HDR;
+    size_t blen = built.body_size - IG_BODY_HDR;
+    CHECK_EQ_INT(body[IG_SLIDE_BULK_KIND], IG_SLIDE_BULK_STREAM);
+    struct ig_buf row = IG_BUF_INIT;
+    int bad = 0;
+    for (size_t r = 0; r < rows; r++) {
+        size_t n = 0;
+        bool is_null = false;
+        REQUIRE(ig_slide_row(body, blen, rows, r, &li, &row, &n, &is_null, &err) == 0);
+        size_t v0 = v.row_val[r], v1 = v.row_val[r + 1];
+        bad += is_null || n != v1 - v0 || memcmp(row.data, v.lanes + v0, n * 8) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    REQUIRE(ig_page_decode_leaf(built.stored.data, &rec, &li, NULL, &scratch, &out, &err) == 0);
+    CHECK(same_rows(&v, &out));
+    uint8_t del[300 / 8 + 1] = {0}, kill[sizeof del];
+    for (int round = 0; round < 2; round++) {
+        memset(kill, 0, sizeof kill);
+        for (int k = 0; k < 12; k++) {
+            size_t r = (size_t)(test_rand(&s) % rows);
+            if (!((del[r / 8] >> (r % 8)) & 1)) kill[r / 8] |= (uint8_t)(1u << (r % 8));
+        }
+        int rc = ig_page_erase_leaf(built.stored.data, &rec, &li, kill, del, 3, &scratch, &erased, &err);
+        if (rc) fprintf(stderr, "  erase: %s\n", err.msg);
+        REQUIRE(rc == 0);
+        for (size_t i = 0; i < sizeof del; i++) del[i] |= kill[i];
+        CHECK(erased.body_size <= built.body_size); /* the lanes never widen */
+        struct ig_pagerec rec2 = test_rec_of(&erased, rows);
+        /* the bulk stays plain 2-byte lanes (not re-encoded in bit codes zstd cannot read) */
+        struct ig_slide_page sl;
+        REQUIRE(ig_page_body(erased.stored.data, &rec2, &scratch, &body, &err) == 0);
+        REQUIRE(ig_slide_parse(body + IG_BODY_HDR, erased.body_size - IG_BODY_HDR, rows, &sl, &err) == 0);
+        REQUIRE(sl.bulk_len >= 2);
+        CHECK_EQ_INT(sl.bulk[0], IG_ENC_PLAIN);
+        CHECK_EQ_INT(sl.bulk[1], width);
+        REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out, &err) == 0);
+        CHECK(ig_page_check_erased_leaf(erased.stored.data, &rec2, &li, del, &scratch, &err) == 0);
+        CHECK(ig_page_check_erased_leaf(built.stored.data, &rec, &li, del, &scratch, &err) != 0);
+        for (size_t r = 0; r < rows; r++) {
+            size_t a0 = v.row_val[r], a1 = v.row_val[r + 1], b0 = out.row_val[r], b1 = out.row_val[r + 1];
+            if ((del[r / 8] >> (r % 8)) & 1) { /* zeros, or values a live row holds */
+                for (size_t k = b0; k < b1; k++) bad += out.lanes[k] && !live_holds(&v, del, out.lanes[k]);
+                continue;
+            }
+            bad += a1 - a0 != b1 - b0 || memcmp(v.lanes + a0, out.lanes + b0, (a1 - a0) * 8) != 0;
+        }
+        CHECK_EQ_INT(bad, 0);
+        struct ig_page_built t = built;
+        built = erased;
+        erased = t;
+        rec = rec2;
+    }
+    ig_buf_free(&row);
+    ig_values_free(&v);
+    ig_values_free(&out);
+    ig_page_built_free(&built);
+    ig_page_built_free(&bare);
+    ig_page_built_free(&erased);
+    ig_page_scratch_free(&scratch);
+}
+
+/* 1-byte lanes (a byte-level vocabulary), 2 (ids past 32,767: never sign-extended),
+ * 4 (past 65,535) */
+static void test_token_rows_in_bytes(void)
+{
+    token_rows_in_bytes(250, 1);
+    token_rows_in_bytes(60000, 2);
+    token_rows_in_bytes(200000, 4);
+    /* a page of more than 2 x IG_SLIDE_BYTES_LANES values keeps its bit codes
+     * (a row read decompresses its page whole) */
+    uint64_t s = check_seed ^ 0xb16;
+    struct ig_leaf_info li = {.type = IG_T_INT64, .max_rep = 1, .max_def = 2, .levels = true, .per_value = 1,
+                              .slide_ok = true};
+    struct ig_values v;
+    ig_values_init(&v, li.type);
+    ig_values_set_levels(&v, 1);
+    make_token_rows(&s, &v, 700, 60000);
+    REQUIRE(v.n > 2 * IG_SLIDE_BYTES_LANES);
+    struct ig_page_scratch scratch = {0};
+    struct ig_page_built built = {0};
+    struct ig_error err = {0};
+    struct ig_page_policy pol = {.type = li.type, .encoding = IG_PAGE_ENC_SLIDE, .compression = IG_COMP_ZSTD,
+                                 .leaf = li};
+    REQUIRE(ig_page_encode(&pol, &v, 0, v.rows, &scratch, &built, &err) == 0);
+    CHECK(!built.slide_bytes);
+    ig_values_free(&v);
+    ig_page_built_free(&built);
+    ig_page_scratch_free(&scratch);
+}
+
 TEST_MAIN({"slide_round_trip_random", test_round_trip_random},
+          {"slide_token_rows_in_bytes", test_token_rows_in_bytes},
           {"slide_rows_slide", test_rows_slide},
           {"slide_dict_round_trip", test_dict_round_trip},
           {"slide_dict_erase_does_not_grow", test_dict_erase_does_not_grow},

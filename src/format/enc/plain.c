@@ -93,7 +93,30 @@ static int plain_erase(const uint8_t *p, size_t len, size_t n, const struct ig_i
                        struct enc_dctx *c, struct ig_buf *out)
 {
     (void)may_drop;
-    return enc_erase_zeroing(&enc_plain_int, p, len, n, d, absent, kill, c, out);
+    unsigned w = 0;
+    int rc = plain_header(p, len, n, &w, c->err);
+    if (rc) return rc;
+    if (w >= d->width) return enc_erase_zeroing(&enc_plain_int, p, len, n, d, absent, kill, c, out);
+    /* lanes narrower than the column's (a sliding-window page's bulk, in the
+     * fewest bytes its values need): re-encoded in the fewest that hold the
+     * values left, never more than before, so that nothing grows and the
+     * width tells nothing of an erased value */
+    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return enc_nomem(c->err);
+    size_t used;
+    rc = plain_decode(p, len, n, d, absent, v, &used, c);
+    unsigned nw = 1;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (bm_get(kill, i)) v[i] = 0;
+        while (nw < w && !enc_fits(v[i], nw, d->is_signed)) nw *= 2;
+    }
+    if (!rc) {
+        struct ig_int_desc narrow = {.width = (uint8_t)nw, .is_signed = d->is_signed};
+        struct enc_ectx ec = {.err = c->err};
+        rc = plain_encode(v, n, &narrow, NULL, &ec, out);
+    }
+    free(v);
+    return rc;
 }
 
 static int plain_check(const uint8_t *p, size_t len, size_t n, const struct ig_int_desc *d,

@@ -109,6 +109,8 @@ struct ig_page_built {
     bool values_json_known;
     uint32_t entry_count, value_count; /* nested leaves: level entries and value slots */
     bool fsst_weighed; /* a flat block of strings weighed fsst (and kept it or not) */
+    bool slide_bytes;  /* a sliding-window page whose bulk went in plain bytes (zstd stores
+                          it smaller so: ig_slide_encode_bytes) */
     /* ig_page_encode_blocks: the blocks, back to back in `stored` */
     struct ig_block_built *blocks;
     uint32_t nblocks, blocks_cap;

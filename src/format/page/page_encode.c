@@ -232,6 +232,37 @@ static unsigned per_item_instead(const struct ig_page_policy *pol, const struct 
 /* A sliding-window body for a top-level list of integers: kept when forced,
  * or when smaller than the level streams' body, which is built beside it in a
  * fresh body. */
+/* A sliding-window page sealed again with its bulk as plain bytes
+ * (ig_slide_encode_bytes), kept when it is stored smaller. Where the page may
+ * be compressed only: the encoder weighs its bulk's codes as they are, and bit
+ * codes hide from zstd the phrases that tokens of text repeat (ids of 30,000
+ * distinct tokens: 0.76x the bytes of the bit codes under zstd). */
+static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_page_scratch *s,
+                            struct ig_page_built *out, struct ig_error *err)
+{
+    if (pol->compression == IG_COMP_NONE || out->value_count > 2 * IG_SLIDE_BYTES_LANES) return 0;
+    struct ig_buf body = IG_BUF_INIT;
+    struct ig_page_built alt = {0};
+    int rc = ig_buf_append(&body, s->body.data, IG_BODY_HDR) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+    if (!rc) rc = ig_slide_encode_bytes(s->slide, &body, err);
+    if (!rc) rc = ig_page_seal(pol, &body, &alt, err);
+    if (!rc && alt.stored.len < out->stored.len) {
+        struct ig_buf t = out->stored;
+        out->stored = alt.stored;
+        alt.stored = t;
+        out->body_size = alt.body_size;
+        out->compression = alt.compression;
+        out->checksum = alt.checksum;
+        out->slide_bytes = true;
+        t = s->body;
+        s->body = body;
+        body = t;
+    }
+    ig_buf_free(&body);
+    ig_page_built_free(&alt);
+    return rc > 0 ? 0 : rc;
+}
+
 static int encode_slide(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                         size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                         struct ig_error *err)
@@ -258,7 +289,8 @@ static int encode_slide(const struct ig_page_policy *pol, struct ig_values *v, s
     out->flags = 0;
     out->entry_count = (uint32_t)(v->row_ent[first + count] - v->row_ent[first]);
     out->value_count = (uint32_t)(v->row_val[first + count] - v->row_val[first]);
-    return ig_page_seal(pol, &s->body, out, err);
+    rc = ig_page_seal(pol, &s->body, out, err);
+    return rc ? rc : bytes_if_smaller(pol, s, out, err);
 }
 
 
@@ -443,6 +475,7 @@ int ig_page_encode(const struct ig_page_policy *pol, struct ig_values *v, size_t
 {
     ig_buf_reset(&s->body);
     out->fsst_weighed = false;
+    out->slide_bytes = false;
     out->text_len = 0;
     out->values_json_len = 0;
     out->values_json_known = false;

@@ -96,6 +96,23 @@ void ig_slide_scratch_free(struct ig_slide_scratch *sc); /* NULL: nothing */
 int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const struct ig_leaf_info *li,
                     struct ig_slide_scratch **scratch, struct ig_buf *body, struct ig_error *err);
 
+/* Sliding-window pages whose bulk goes in bytes (ig_slide_encode_bytes) hold
+ * at most this many values where the writer sees it coming (a group's first
+ * page of them says), and pages of more than twice as many keep their bit
+ * codes: a row read decompresses its page whole, and pages cut by what their
+ * bit codes would store held 85,000 tokens (a row read of such a body, 160 KiB,
+ * took twice that of the bit codes', 70 KiB) or, where a dictionary grew them,
+ * millions of bytes of text. */
+#define IG_SLIDE_BYTES_LANES 32768u
+
+/* The page ig_slide_encode just made from *scratch again, its bulk as plain
+ * lanes of the fewest bytes (1, 2 or 4) that hold its values (an int stream,
+ * kind 0), appended to body: bytes zstd finds repeated runs in (tokens of
+ * text, whose ids recur in phrases), where the bit codes the encoder weighs
+ * without zstd hide them. 1 (nothing appended) where no such width holds
+ * them or the leaf is a list of floats. */
+int ig_slide_encode_bytes(struct ig_slide_scratch *scratch, struct ig_buf *body, struct ig_error *err);
+
 /* Decode all rows into out as levels + values (out must be a levels values). */
 int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_leaf_info *li,
                     struct ig_values *out, struct ig_error *err);

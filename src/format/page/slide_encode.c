@@ -193,6 +193,8 @@ static bool code_bulk(const uint64_t *vals, const uint64_t *lens, size_t n,
 struct windows {
     size_t n;
     struct ig_u64vec meta, bulk, brow, bval;
+    bool raw;   /* a signed column's values stored without zigzag (none negative) */
+    bool floats; /* the bulk holds float lanes (format 21) */
 };
 
 static int plan_windows(const struct ig_values *v, size_t first, size_t count,
@@ -205,6 +207,7 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
     uint64_t *kind = w->meta.v, *lenv = kind + n, *start = kind + 2 * n, *head = kind + 3 * n,
              *tail = kind + 4 * n;
     const uint64_t *prev = NULL;
+    const bool floats = ig_type_info(li->type)->is_float;
     size_t pn = 0, chain = 0; /* chain: deltas since the last base */
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -221,6 +224,10 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
         }
         lenv[i] = cn;
         size_t bh = 0, bs = 0, best = chain < IG_SLIDE_MAX_CHAIN ? best_run(prev, pn, cur, cn, &bh, &bs) : 0;
+        /* a run of under a quarter of the row (a word two rows of text share)
+         * saves little and chains the row to the one before, which a row read
+         * then walks: a base instead (lists of floats' pages are decoded whole) */
+        if (best * 4 < cn && !floats) best = 0;
         chain = best ? chain + 1 : 0;
         if (best) {
             kind[i] = IG_SLIDE_KIND_DELTA;
@@ -384,7 +391,35 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const
     struct windows *w = &(*scratch)->w;
     struct bulk_ways *b = &(*scratch)->b;
     int rc = plan_windows(v, first, count, li, sgn, w);
+    w->raw = ti->is_signed && !sgn;
+    w->floats = ti->is_float;
     if (!rc) rc = encode_bulk(w, b, li->type, err);
-    if (!rc) rc = write_page(w, b, ti->is_signed && !sgn, body, err);
+    if (!rc) rc = write_page(w, b, w->raw, body, err);
+    return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
+}
+
+/* The fewest bytes (1, 2 or 4) that hold every bulk value, or 0: 8. */
+static unsigned bulk_bytes(const struct ig_u64vec *bulk)
+{
+    uint64_t all = 0;
+    for (size_t j = 0; j < bulk->n; j++) all |= bulk->v[j];
+    return all < 1ull << 8 ? 1 : all < 1ull << 16 ? 2 : all < 1ull << 32 ? 4 : 0;
+}
+
+int ig_slide_encode_bytes(struct ig_slide_scratch *sc, struct ig_buf *body, struct ig_error *err)
+{
+    struct windows *w = &sc->w;
+    struct bulk_ways *b = &sc->b;
+    unsigned width = w->floats ? 0 : bulk_bytes(&w->bulk);
+    if (!width) return 1;
+    /* plain lanes of that width read back through the bulk's own description
+     * (8-byte unsigned lanes: a narrower plain stream widens on decode) */
+    const struct ig_int_desc narrow = {.width = (uint8_t)width, .is_signed = false};
+    const struct ig_enc_opts o = {.forced = IG_ENC_PLAIN, .no_drop = true};
+    ig_buf_reset(&b->stream);
+    int rc = ig_ints_encode(w->bulk.v ? w->bulk.v : (const uint64_t[1]){0}, w->bulk.n, &narrow, &o, &b->stream, err);
+    if (rc) return rc;
+    b->kind = IG_SLIDE_BULK_STREAM; /* its base bit offsets as encode_bulk left them */
+    rc = write_page(w, b, w->raw, body, err);
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
 }

@@ -26,6 +26,11 @@
 #include "util/error.h"
 #include "util/strset.h"
 
+/* g->slides[l]: sliding-window pages offered (any non-zero value), their bulk
+ * in bytes and their pages cut smaller for it (writer_plan.c) */
+#define IG_SLIDES_OFFERED 1
+#define IG_SLIDES_BYTES 2
+
 /* The encoded pages of one segment of a top-level column, not yet written:
  * page records (layout.h) whose offsets count from the start of `stored` and
  * whose first-block numbers count from the start of `blocks`. */
@@ -110,8 +115,9 @@ struct ig_group_job {
     uint32_t *leaf_pages;        /* per leaf: its chunk's page count */
     struct ig_chunk_dict *dicts; /* per leaf: its chunk's distinct values (planning counts them) */
     struct ig_minmax *bounds;    /* per leaf: its chunk's bounds (planning takes them) */
-    bool *slides;                /* per leaf: offered sliding-window pages (planning decides:
-                                    ig_writer_slide_candidate) */
+    uint8_t *slides;             /* per leaf: 0, or offered sliding-window pages (planning
+                                    decides: ig_writer_slide_candidate), IG_SLIDES_BYTES where
+                                    their bulk goes in bytes (writer_plan.c) */
     struct ig_item_ids *ids;     /* per leaf: each value's number among them, when counted to the end */
     struct ig_vcodes *vcodes;    /* per leaf: its values' codes into its chunk's value dictionary */
     struct ig_chunk_ctx *ctx;    /* per leaf: its chunk's context (planning trains a symbol table

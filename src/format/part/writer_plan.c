@@ -238,6 +238,29 @@ static bool ig_writer_slide_candidate(const struct ig_column_def *cd, const stru
            ig_slide_rows_slide(v, 0, v->rows < IG_SLIDE_SAMPLE_ROWS ? v->rows : IG_SLIDE_SAMPLE_ROWS);
 }
 
+/* Does leaf l's bulk go in bytes (IG_SLIDES_BYTES)? Its first rows, up to
+ * IG_SLIDE_BYTES_LANES values, encoded as a page, say: the page keeps the
+ * plain bytes where zstd stores them smaller. Integers only (a list of
+ * floats' pages are small already), and only where pages may be compressed. */
+static int slide_bytes_probe(struct enc *w, uint32_t l, struct ig_error *err)
+{
+    struct ig_values *v = &w->g->cols[l];
+    const struct ig_column_def *cd = leaf_def(w, l);
+    if (!w->g->slides[l] || ig_type_info(v->type)->is_float || cd->compression == IG_COMP_NONE) return 0;
+    size_t r = 0;
+    while (r < v->rows && v->row_val[r + 1] <= IG_SLIDE_BYTES_LANES) r++;
+    struct ig_leaf_info li = {.max_def = cd->max_def, .item_nulls = cd->lists == 1 && (cd->null_mask & 2)};
+    if (r < 2 || !ig_slide_page_fits(&li, v, 0, r)) return 0;
+    struct ig_page_policy pol;
+    ig_writer_leaf_policy(w, l, &pol);
+    pol.encoding = IG_PAGE_ENC_SLIDE;
+    struct ig_page_built b = {0};
+    int rc = ig_page_encode(&pol, v, 0, r, &w->e->scratch, &b, err);
+    if (!rc && b.slide_bytes) w->g->slides[l] = IG_SLIDES_BYTES;
+    ig_page_built_free(&b);
+    return rc;
+}
+
 /* zstd's level for a leaf's blocks. Strings and binary values take level 1:
  * their blocks are fitted to about a disk page (~11 KiB of values in 4 KiB),
  * where level 3's larger tables find little more, and level 1 came out both
@@ -348,7 +371,9 @@ static size_t page_end(const struct enc *w, uint32_t l0, uint32_t l1, size_t sta
         uint64_t limit = 8 * target;
         for (bool grown = false;; grown = true) {
             /* floats: at most IG_SLIDE_FLOAT_LANES values a page, which a row read decodes */
-            size_t most = floats ? v->row_val[start] + IG_SLIDE_FLOAT_LANES : SIZE_MAX;
+            size_t most = floats                                 ? v->row_val[start] + IG_SLIDE_FLOAT_LANES
+                          : w->g->slides[l0] == IG_SLIDES_BYTES ? v->row_val[start] + IG_SLIDE_BYTES_LANES
+                                                                : SIZE_MAX;
             while (r < rows && acc < limit && ig_slide_page_fits(&li, v, r, 1) && (r == start || v->row_val[r + 1] <= most)) {
                 const uint64_t *cur = v->lanes + v->row_val[r];
                 size_t cn = v->row_val[r + 1] - v->row_val[r];
@@ -744,7 +769,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
     }
     for (uint32_t l = l0; l < l1 && !rc; l++) {
         g->cols[l].row_base = c->first_row_id + g->first_row; /* for blob paths in the text */
-        g->slides[l] = ig_writer_slide_candidate(leaf_def(&w, l), &g->cols[l]);
+        g->slides[l] = ig_writer_slide_candidate(leaf_def(&w, l), &g->cols[l]) ? IG_SLIDES_OFFERED : 0;
         round_quantized(&w, l); /* bounds of the values as they read back */
         ig_minmax_of(&g->cols[l], NULL, &g->bounds[l]);
         if (chunk_dict(&g->cols[l], &g->dicts[l], &g->ids[l], &e->chunk_set, &e->short_ids)) rc = -ENOMEM;
@@ -768,6 +793,7 @@ int ig_writer_plan_column(const struct ig_writer_conf *c, struct ig_group_job *g
             g->ctx[l].zdict = NULL;
         }
     }
+    if (!rc && l1 == l0 + 1) rc = slide_bytes_probe(&w, l0, err);
     /* a nested column's leaves share page boundaries (their pages are
      * reassembled together); a flat leaf pages alone */
     for (size_t start = 0; start < g->rows && !rc;) {
