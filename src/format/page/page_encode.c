@@ -229,14 +229,28 @@ static unsigned per_item_instead(const struct ig_page_policy *pol, const struct 
     return best;
 }
 
-/* A sliding-window body for a top-level list of integers: kept when forced,
- * or when smaller than the level streams' body, which is built beside it in a
- * fresh body. */
+/* The sealed alternative alt (and its body, alt_body) in place of out's page
+ * (and body): the old ones are left in alt and alt_body, for the caller to free. */
+static void take_sealed(struct ig_page_built *out, struct ig_page_built *alt, struct ig_buf *body,
+                        struct ig_buf *alt_body)
+{
+    struct ig_buf t = out->stored;
+    out->stored = alt->stored;
+    alt->stored = t;
+    out->body_size = alt->body_size;
+    out->compression = alt->compression;
+    out->checksum = alt->checksum;
+    t = *body;
+    *body = *alt_body;
+    *alt_body = t;
+}
+
 /* A sliding-window page sealed again with its bulk as plain bytes
  * (ig_slide_encode_bytes), kept when it is stored smaller. Where the page may
- * be compressed only: the encoder weighs its bulk's codes as they are, and bit
- * codes hide from zstd the phrases that tokens of text repeat (ids of 30,000
- * distinct tokens: 0.76x the bytes of the bit codes under zstd). */
+ * be compressed only, and holds at most 2 x IG_SLIDE_BYTES_LANES values (a row
+ * read decompresses it whole): the encoder weighs its bulk's codes as they
+ * are, and bit codes hide from zstd the phrases that tokens of text repeat
+ * (rows of token ids of real text: about three quarters of the bytes). */
 static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_page_scratch *s,
                             struct ig_page_built *out, struct ig_error *err)
 {
@@ -247,22 +261,17 @@ static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_page_scr
     if (!rc) rc = ig_slide_encode_bytes(s->slide, &body, err);
     if (!rc) rc = ig_page_seal(pol, &body, &alt, err);
     if (!rc && alt.stored.len < out->stored.len) {
-        struct ig_buf t = out->stored;
-        out->stored = alt.stored;
-        alt.stored = t;
-        out->body_size = alt.body_size;
-        out->compression = alt.compression;
-        out->checksum = alt.checksum;
+        take_sealed(out, &alt, &s->body, &body);
         out->slide_bytes = true;
-        t = s->body;
-        s->body = body;
-        body = t;
     }
     ig_buf_free(&body);
     ig_page_built_free(&alt);
     return rc > 0 ? 0 : rc;
 }
 
+/* A sliding-window body for a top-level list of integers: kept when forced,
+ * or when smaller than the level streams' body, which is built beside it in a
+ * fresh body. */
 static int encode_slide(const struct ig_page_policy *pol, struct ig_values *v, size_t first,
                         size_t count, struct ig_page_scratch *s, struct ig_page_built *out,
                         struct ig_error *err)
@@ -352,17 +361,7 @@ static int two_if_smaller(const struct ig_page_policy *pol, const uint8_t *reps,
     if (!rc && ig_buf_append(&two, body->data + values_at, body->len - values_at))
         rc = ig_err(err, -ENOMEM, "out of memory");
     if (!rc) rc = ig_page_seal(pol, &two, &alt, err);
-    if (!rc && alt.stored.len < out->stored.len) {
-        struct ig_buf t = out->stored;
-        out->stored = alt.stored;
-        alt.stored = t;
-        out->body_size = alt.body_size;
-        out->compression = alt.compression;
-        out->checksum = alt.checksum;
-        t = *body;
-        *body = two;
-        two = t;
-    }
+    if (!rc && alt.stored.len < out->stored.len) take_sealed(out, &alt, body, &two);
     ig_buf_free(&two);
     ig_page_built_free(&alt);
     return rc;
