@@ -16,9 +16,11 @@ struct ig_error;
 /* Bounds on what a page may declare. Writers cut pages near 1 MiB and 20,000 to
  * 100,000 values, but DuckDB writes a list column's row group as one page: a
  * pretokenized set of 100,000 rows of 64-512 tokens is one page of 28.8 million
- * values (117 MB). These keep a hostile header from asking for more than a few
- * gigabytes. */
+ * values (117 MB). Any page may declare PQ_PAGE_FREE_VALUES; more only as many
+ * as 8 a byte of the page, up to PQ_PAGE_MAX_VALUES: a hostile header of a few
+ * bytes cannot ask for gigabytes (levels in runs describe any number). */
 #define PQ_PAGE_MAX_BYTES (256u << 20)
+#define PQ_PAGE_FREE_VALUES (1u << 24)
 #define PQ_PAGE_MAX_VALUES (1u << 27)
 
 enum { PAGE_DATA = 0, PAGE_INDEX = 1, PAGE_DICT = 2, PAGE_DATA_V2 = 3 };

@@ -203,7 +203,7 @@ int pq_decode_chunk(const uint8_t *p, size_t len, const struct pq_node *leaf, ui
         size_t blen = (size_t)h.csize;
         at += hl + blen;
         if (h.type == PAGE_DICT) {
-            if (!h.have_dict || h.num_values < 0 || (uint32_t)h.num_values > PQ_PAGE_MAX_VALUES)
+            if (!h.have_dict || h.num_values < 0 || (uint32_t)h.num_values > PQ_PAGE_FREE_VALUES)
                 return pq_fail(&x, -EIO, "dictionary page header is damaged");
             if (h.encoding != E_PLAIN && h.encoding != E_PLAIN_DICT)
                 return pq_fail(&x, -EINVAL, "dictionary in %s encoding is not supported", pq_enc_name((unsigned)h.encoding));
@@ -215,9 +215,11 @@ int pq_decode_chunk(const uint8_t *p, size_t len, const struct pq_node *leaf, ui
             bool v1 = h.type == PAGE_DATA;
             if ((v1 && !h.have_data) || (!v1 && !h.have_v2) || h.num_values < 0)
                 return pq_fail(&x, -EIO, "data page header is damaged");
-            if ((uint32_t)h.num_values > PQ_PAGE_MAX_VALUES)
-                return pq_fail(&x, -EINVAL, "page of %d values: more than ingot accepts (%u)", h.num_values,
-                               PQ_PAGE_MAX_VALUES);
+            if ((uint32_t)h.num_values > PQ_PAGE_MAX_VALUES ||
+                ((uint32_t)h.num_values > PQ_PAGE_FREE_VALUES && (uint64_t)h.num_values > 8 * (uint64_t)h.usize))
+                return pq_fail(&x, -EINVAL,
+                               "page of %d values in %d bytes: more than ingot accepts (%u, or 8 a byte up to %u)",
+                               h.num_values, h.usize, PQ_PAGE_FREE_VALUES, PQ_PAGE_MAX_VALUES);
             if (h.num_values > num_values - seen)
                 return pq_fail(&x, -EIO, "the pages hold more than the chunk's %" PRId64 " values", num_values);
             const uint8_t *pb = NULL;
