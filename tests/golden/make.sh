@@ -75,7 +75,10 @@
 #       in lists of float32 and float64; from 21 also slidefloat/: windows of
 #       float32 readings and of float64 ones that slide by 0-3 a row, NULL
 #       lists and empty ones, and boxes of four floats that do not slide
-#       (level streams), in pages of 2 KiB, rows erased)
+#       (level streams), in pages of 2 KiB, rows erased; and tokens/: rows of
+#       token ids that do not slide but repeat phrases, in sliding-window
+#       pages whose bulk is plain 2-byte lanes under zstd, at most 32,768
+#       values a page, rows erased)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -211,6 +214,11 @@ tables() {
             "$ingot" import --format jsonl --schema "$d.slidefloat.txt" "$d.slidefloat.jsonl" "$d/slidefloat"
             rm "$d.slidefloat.jsonl" "$d.slidefloat.txt"
             "$ingot" erase --row 0 --row 150 --row 151 --row 333 --row 599 "$d/slidefloat"
+            tokens_input >"$d.tokens.jsonl"
+            printf 'id int64\ntok list<int32>\n' >"$d.tokens.txt"
+            "$ingot" import --format jsonl --schema "$d.tokens.txt" "$d.tokens.jsonl" "$d/tokens"
+            rm "$d.tokens.jsonl" "$d.tokens.txt"
+            "$ingot" erase --row 0 --row 700 --row 701 --row 1999 "$d/tokens"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read
@@ -250,6 +258,21 @@ for i in range(600):
     r = None if i % 37 == 4 else [] if i % 53 == 6 else list(win)
     box = None if i % 41 == 2 else [f32(rng.random() * 640), f32(rng.random() * 480), 32.0, 32.0]
     print(json.dumps({"id": i, "r": r, "d": list(dwin), "box": box}))
+'
+}
+
+# 2,000 rows of 20-79 token ids, phrases of 3-11 ids (ids of a 60,000-token
+# vocabulary, most of them small) drawn again and again: deterministic.
+tokens_input() {
+    /usr/bin/python3 -c '
+import json, random
+rng = random.Random(31)
+phrases = [[int(60000 * rng.random() ** 3) for _ in range(rng.randrange(3, 12))] for _ in range(400)]
+for i in range(2000):
+    t, want = [], rng.randrange(20, 80)
+    while len(t) < want:
+        t += phrases[int(400 * rng.random() ** 2)]
+    print(json.dumps({"id": i, "tok": t}))
 '
 }
 
