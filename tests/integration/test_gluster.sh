@@ -205,8 +205,9 @@ check gluster_erases_from_two_hosts_serialise concurrent
 # 100 erasures through A while two readers keep reading B's rows/ID of the rows
 # being erased and one keeps reading B's caption column: after its erase
 # returned plus the bound (poll_ms 1000, the volume's 1 s metadata cache, and
-# B's reload while it serves these readers: 3.5 s; reloads under this load were
-# seen to land up to 2.85 s after an erase) no read on B shows an erased row,
+# B's reload while it serves these readers; reloads under this load were seen
+# to land up to 2.85 s after an erase here, and up to 4.4 s on a loaded
+# two-core CI machine, so the bound is 6 s) no read on B shows an erased row,
 # and no read fails (no EIO; a column read open across an erase answers ESTALE,
 # as documented, and is opened again). Failing, it names the late rows and by
 # how much.
@@ -214,7 +215,7 @@ under_load() {
     "$PY" - "$INGOT" "$A" "$WORK/ib" <<'PY'
 import errno, os, random, subprocess, sys, threading, time
 ingot, table, mount = sys.argv[1:4]
-BOUND = 3.5
+BOUND = 6.0
 random.seed(23)
 rows = random.sample(range(1000, 20000), 100)
 erased_at = {}
