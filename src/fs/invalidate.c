@@ -357,6 +357,29 @@ static void notify_rows(struct fs_session *s, const struct ig_u64vec *r, bool in
     }
 }
 
+/* The erased rows queued so far taken, and the kernel told of the pages and
+ * attributes of those it may hold, all under rows_mu: a thread that takes
+ * rows has told the kernel of them before another may find the queue empty
+ * and answer an erase. The invalidation pass (names given) takes the queued
+ * row names too, and is where the test hook widens the window. */
+static struct ig_u64vec take_rows_telling_pages(struct fs_session *s, struct ig_u64vec *names)
+{
+    pthread_mutex_lock(&s->inval->rows_mu);
+    pthread_mutex_lock(&s->inval->mu);
+    struct ig_u64vec r = take_rows(&s->inval->rows);
+    if (names) *names = take_rows(&s->inval->row_names);
+    pthread_mutex_unlock(&s->inval->mu);
+    if (names && r.n && s->test_rows_pause_ms) /* tests: the window before they are told, widened */
+        usleep(s->test_rows_pause_ms * 1000u);
+    keep_held_rows(s, &r);
+    if (r.n) {
+        fs_fill_barrier(&s->fill);
+        notify_rows(s, &r, true, false);
+    }
+    pthread_mutex_unlock(&s->inval->rows_mu);
+    return r;
+}
+
 /* Before erases through the mount are answered (the names thread): the pages
  * and attributes of the rows erased so far that the kernel may hold, dropped,
  * so that once `rm rows/ID` or a write to .ingot/erase returns, a stat, open or
@@ -365,16 +388,7 @@ static void notify_rows(struct fs_session *s, const struct ig_u64vec *r, bool in
  * rows/ until it is answered). */
 static void drop_erased_row_inodes(struct fs_session *s)
 {
-    pthread_mutex_lock(&s->inval->rows_mu);
-    pthread_mutex_lock(&s->inval->mu);
-    struct ig_u64vec r = take_rows(&s->inval->rows);
-    pthread_mutex_unlock(&s->inval->mu);
-    keep_held_rows(s, &r);
-    if (r.n) {
-        fs_fill_barrier(&s->fill);
-        notify_rows(s, &r, true, false);
-    }
-    pthread_mutex_unlock(&s->inval->rows_mu);
+    struct ig_u64vec r = take_rows_telling_pages(s, NULL);
     pthread_mutex_lock(&s->inval->mu);
     if (!s->inval->row_names.n) {
         ig_u64vec_free(&s->inval->row_names);
@@ -398,16 +412,7 @@ static void invalidate_rows(struct fs_session *s)
      * about to answer (its reload queued this pass): their pages and
      * attributes are dropped before it may answer, their names after (an
      * unlink holds rows/ until it is answered) */
-    pthread_mutex_lock(&s->inval->rows_mu);
-    pthread_mutex_lock(&s->inval->mu);
-    struct ig_u64vec full = take_rows(&s->inval->rows), names = take_rows(&s->inval->row_names);
-    pthread_mutex_unlock(&s->inval->mu);
-    if (full.n && s->test_rows_pause_ms) /* tests: the window before they are told, widened */
-        usleep(s->test_rows_pause_ms * 1000u);
-    keep_held_rows(s, &full);
-    if (full.n) fs_fill_barrier(&s->fill);
-    notify_rows(s, &full, true, false);
-    pthread_mutex_unlock(&s->inval->rows_mu);
+    struct ig_u64vec names, full = take_rows_telling_pages(s, &names);
     notify_rows(s, &full, false, true);
     notify_rows(s, &names, false, true);
     ig_u64vec_free(&full);
