@@ -763,6 +763,16 @@ static void make_token_rows(uint64_t *s, struct ig_values *v, size_t rows, doubl
     }
 }
 
+/* Bytes of p[0..n) under zstd at level; 0 where it failed. */
+static size_t zstd_len_at(const uint8_t *p, size_t n, int level)
+{
+    size_t bound = ZSTD_compressBound(n);
+    uint8_t *z = malloc(bound);
+    size_t len = z ? ZSTD_compress(z, bound, p, n, level) : 0;
+    free(z);
+    return ZSTD_isError(len) ? 0 : len;
+}
+
 static void token_rows_in_bytes(double vocab, unsigned width)
 {
     uint64_t s = check_seed ^ 0x70c ^ width;
@@ -801,6 +811,9 @@ static void token_rows_in_bytes(double vocab, unsigned width)
     body += IG_BODY_HDR;
     size_t blen = built.body_size - IG_BODY_HDR;
     CHECK_EQ_INT(body[IG_SLIDE_BULK_KIND], IG_SLIDE_BULK_STREAM);
+    /* sealed at the bytes' level, not the policy's (3 here): a row read
+     * decompresses it as fast, and real text's ids store about a tenth less */
+    CHECK_EQ_INT(built.stored.len, zstd_len_at(body - IG_BODY_HDR, built.body_size, IG_SLIDE_BYTES_ZSTD_LEVEL));
     struct ig_buf row = IG_BUF_INIT;
     int bad = 0;
     for (size_t r = 0; r < rows; r++) {
@@ -833,6 +846,8 @@ static void token_rows_in_bytes(double vocab, unsigned width)
         REQUIRE(sl.bulk_len >= 2);
         CHECK_EQ_INT(sl.bulk[0], IG_ENC_PLAIN);
         CHECK_EQ_INT(sl.bulk[1], width);
+        /* and sealed again at the bytes' level (or harder, to fit), not the erase's (3) */
+        CHECK(erased.stored.len <= zstd_len_at(body, erased.body_size, IG_SLIDE_BYTES_ZSTD_LEVEL));
         REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out, &err) == 0);
         CHECK(ig_page_check_erased_leaf(erased.stored.data, &rec2, &li, del, &scratch, &err) == 0);
         CHECK(ig_page_check_erased_leaf(built.stored.data, &rec, &li, del, &scratch, &err) != 0);

@@ -250,7 +250,8 @@ static void take_sealed(struct ig_page_built *out, struct ig_page_built *alt, st
  * be compressed only, and holds at most 2 x IG_SLIDE_BYTES_LANES values (a row
  * read decompresses it whole): the encoder weighs its bulk's codes as they
  * are, and bit codes hide from zstd the phrases that tokens of text repeat
- * (rows of token ids of real text: about three quarters of the bytes). */
+ * (rows of token ids of real text: about three quarters of the bytes). Sealed
+ * at IG_SLIDE_BYTES_ZSTD_LEVEL at least (slide.h). */
 static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_page_scratch *s,
                             struct ig_page_built *out, struct ig_error *err)
 {
@@ -259,7 +260,9 @@ static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_page_scr
     struct ig_page_built alt = {0};
     int rc = ig_buf_append(&body, s->body.data, IG_BODY_HDR) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     if (!rc) rc = ig_slide_encode_bytes(s->slide, &body, err);
-    if (!rc) rc = ig_page_seal(pol, &body, &alt, err);
+    struct ig_page_policy at = *pol;
+    if ((at.zstd_level ? at.zstd_level : 3) < IG_SLIDE_BYTES_ZSTD_LEVEL) at.zstd_level = IG_SLIDE_BYTES_ZSTD_LEVEL;
+    if (!rc) rc = ig_page_seal(&at, &body, &alt, err);
     if (!rc && alt.stored.len < out->stored.len) {
         take_sealed(out, &alt, &s->body, &body);
         out->slide_bytes = true;

@@ -300,8 +300,13 @@ static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, uint
     if (!rc) rc = ig_slide_erase(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, n, type, all, &nbody, err);
     free(all);
     if (!rc) {
+        /* a bulk in bytes at the level the writer sealed it at (slide.h) */
+        int level = zstd_level ? zstd_level : 3;
+        if (level < IG_SLIDE_BYTES_ZSTD_LEVEL &&
+            ig_slide_bulk_is_stream(nbody.data + IG_BODY_HDR, nbody.len - IG_BODY_HDR))
+            level = IG_SLIDE_BYTES_ZSTD_LEVEL;
         struct ig_page_policy pol = {.compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
-                                     .zstd_level = zstd_level};
+                                     .zstd_level = level};
         out->encoding = IG_PAGE_ENC_SLIDE;
         out->flags = rec->flags;
         out->entry_count = rec->entry_count;

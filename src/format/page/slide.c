@@ -219,6 +219,11 @@ int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_l
     return rc;
 }
 
+bool ig_slide_bulk_is_stream(const uint8_t *p, size_t len)
+{
+    return len > IG_SLIDE_BULK_KIND && p[IG_SLIDE_BULK_KIND] == IG_SLIDE_BULK_STREAM;
+}
+
 int ig_slide_lengths(const uint8_t *p, size_t len, size_t rows, uint64_t *lens, struct ig_error *err)
 {
     struct ig_slide_page sl;

@@ -113,6 +113,20 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const
  * them or the leaf is a list of floats. */
 int ig_slide_encode_bytes(struct ig_slide_scratch *scratch, struct ig_buf *body, struct ig_error *err);
 
+/* The least zstd level a compressed sliding-window page whose bulk is one int
+ * stream (kind 0, as the bulk in bytes is) is sealed at, by the writer and
+ * again by an erase: zstd finds text's phrases in such lanes, and a row read
+ * decompresses the page whole at the same speed whatever its level. On rows
+ * of token ids of real text (BENCHMARKS.md, "Tokens of text") level 6 stored
+ * 0.89-0.92x the bytes of the writer's level 2, level 3 0.96-0.97x, level 12
+ * 0.86-0.89x at two to three times the import's time; an erase pays level 6
+ * too (levels 4 and 5 stored 0.94x and 0.92x). */
+#define IG_SLIDE_BYTES_ZSTD_LEVEL 6
+
+/* Whether a sliding-window body (after the body header) holds its bulk as one
+ * int stream (kind 0); false for a body too short to say. */
+bool ig_slide_bulk_is_stream(const uint8_t *p, size_t len);
+
 /* Decode all rows into out as levels + values (out must be a levels values). */
 int ig_slide_decode(const uint8_t *p, size_t len, size_t rows, const struct ig_leaf_info *li,
                     struct ig_values *out, struct ig_error *err);
