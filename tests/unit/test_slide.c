@@ -814,6 +814,11 @@ static void token_rows_in_bytes(double vocab, unsigned width)
     /* sealed at the bytes' level, not the policy's (3 here): a row read
      * decompresses it as fast, and real text's ids store about a tenth less */
     CHECK_EQ_INT(built.stored.len, zstd_len_at(body - IG_BODY_HDR, built.body_size, IG_SLIDE_BYTES_ZSTD_LEVEL));
+    /* its bases' bit offsets, which no reader of a bulk of one stream reads, are zeros */
+    struct ig_slide_page sl0;
+    REQUIRE(ig_slide_parse(body, blen, rows, &sl0, &err) == 0);
+    CHECK(sl0.nbases > 1);
+    CHECK_EQ_INT(sl0.sl[7], 2); /* bitpack of width 0 */
     struct ig_buf row = IG_BUF_INIT;
     int bad = 0;
     for (size_t r = 0; r < rows; r++) {
@@ -846,6 +851,7 @@ static void token_rows_in_bytes(double vocab, unsigned width)
         REQUIRE(sl.bulk_len >= 2);
         CHECK_EQ_INT(sl.bulk[0], IG_ENC_PLAIN);
         CHECK_EQ_INT(sl.bulk[1], width);
+        CHECK_EQ_INT(sl.sl[7], 2);
         /* and sealed again at the bytes' level (or harder, to fit), not the erase's (3) */
         CHECK(erased.stored.len <= zstd_len_at(body, erased.body_size, IG_SLIDE_BYTES_ZSTD_LEVEL));
         REQUIRE(ig_page_decode_leaf(erased.stored.data, &rec2, &li, NULL, &scratch, &out, &err) == 0);

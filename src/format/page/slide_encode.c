@@ -255,6 +255,7 @@ struct bulk_ways {
     struct ig_buf stream, bits, coded, dict; /* IG_SLIDE_BULK_STREAM, _BITS, _CODED, _DICT */
     struct ig_u64vec lens;                   /* bit length of each bulk value */
     struct ig_u64vec bbit, cbit, dbit; /* per base: bit offset of its first value (bits, coded, dict) */
+    struct ig_u64vec zeros;            /* per base: 0 (a bulk of one int stream) */
     int kind;                          /* the smallest */
     struct ig_slide_dict_scratch dict_scratch;
 };
@@ -282,6 +283,7 @@ void ig_slide_scratch_free(struct ig_slide_scratch *sc)
     ig_u64vec_free(&b->bbit);
     ig_u64vec_free(&b->cbit);
     ig_u64vec_free(&b->dbit);
+    ig_u64vec_free(&b->zeros);
     ig_slide_dict_scratch_free(&b->dict_scratch);
     free(sc);
 }
@@ -350,7 +352,7 @@ static int encode_bulk(const struct windows *w, struct bulk_ways *b, uint8_t typ
 
 /* ---- phase 3: the page ------------------------------------------------------ */
 
-static int write_page(const struct windows *w, const struct bulk_ways *b, bool raw,
+static int write_page(const struct windows *w, struct bulk_ways *b, bool raw,
                       struct ig_buf *body, struct ig_error *err)
 {
     if (w->bulk.n > UINT32_MAX) return ig_err(err, -EFBIG, "too many values in one page");
@@ -366,9 +368,21 @@ static int write_page(const struct windows *w, const struct bulk_ways *b, bool r
         rc = put_meta(body, w->meta.v + (size_t)s * w->n, w->n, err);
     if (!rc) rc = put_meta(body, w->brow.v ? w->brow.v : (const uint64_t[1]){0}, w->brow.n, err);
     if (!rc) rc = put_meta(body, w->bval.v ? w->bval.v : (const uint64_t[1]){0}, w->brow.n, err);
-    /* bit-packed, so erasure (which only lowers these offsets) never grows it */
-    const uint64_t *offs = b->kind == IG_SLIDE_BULK_CODED ? b->cbit.v : b->kind == IG_SLIDE_BULK_DICT ? b->dbit.v : b->bbit.v;
-    if (!rc) rc = ig_slide_put_stream(body, offs, w->brow.n, IG_ENC_BITPACK, true, err);
+    /* bit-packed, so erasure (which only lowers these offsets) never grows it;
+     * zeros for a bulk of one int stream, whose values a base finds by their
+     * index alone (a reader never reads them): the bit-length code's offsets,
+     * climbing by hundreds a row, were a twentieth of a page of short rows of
+     * token ids under zstd */
+    const uint64_t *offs = b->kind == IG_SLIDE_BULK_CODED ? b->cbit.v
+                           : b->kind == IG_SLIDE_BULK_DICT ? b->dbit.v
+                           : b->kind == IG_SLIDE_BULK_BITS ? b->bbit.v
+                                                           : NULL;
+    if (!offs && w->brow.n) {
+        if (ig_u64vec_size(&b->zeros, w->brow.n)) return -ENOMEM;
+        memset(b->zeros.v, 0, w->brow.n * sizeof *b->zeros.v);
+        offs = b->zeros.v;
+    }
+    if (!rc) rc = ig_slide_put_stream(body, offs ? offs : (const uint64_t[1]){0}, w->brow.n, IG_ENC_BITPACK, true, err);
     const struct ig_buf *chosen = b->kind == IG_SLIDE_BULK_CODED  ? &b->coded
                                   : b->kind == IG_SLIDE_BULK_DICT ? &b->dict
                                   : b->kind == IG_SLIDE_BULK_BITS ? &b->bits
