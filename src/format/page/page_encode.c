@@ -252,14 +252,14 @@ static void take_sealed(struct ig_page_built *out, struct ig_page_built *alt, st
  * are, and bit codes hide from zstd the phrases that tokens of text repeat
  * (rows of token ids of real text: about three quarters of the bytes). Sealed
  * at IG_SLIDE_BYTES_ZSTD_LEVEL at least (slide.h). */
-static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_page_scratch *s,
-                            struct ig_page_built *out, struct ig_error *err)
+static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_values *v, size_t first, size_t count,
+                            struct ig_page_scratch *s, struct ig_page_built *out, struct ig_error *err)
 {
     if (pol->compression == IG_COMP_NONE || out->value_count > 2 * IG_SLIDE_BYTES_LANES) return 0;
     struct ig_buf body = IG_BUF_INIT;
     struct ig_page_built alt = {0};
     int rc = ig_buf_append(&body, s->body.data, IG_BODY_HDR) ? ig_err(err, -ENOMEM, "out of memory") : 0;
-    if (!rc) rc = ig_slide_encode_bytes(s->slide, &body, err);
+    if (!rc) rc = ig_slide_encode_bytes(v, first, count, &pol->leaf, s->slide, &body, err);
     struct ig_page_policy at = *pol;
     if ((at.zstd_level ? at.zstd_level : 3) < IG_SLIDE_BYTES_ZSTD_LEVEL) at.zstd_level = IG_SLIDE_BYTES_ZSTD_LEVEL;
     if (!rc) rc = ig_page_seal(&at, &body, &alt, err);
@@ -302,7 +302,7 @@ static int encode_slide(const struct ig_page_policy *pol, struct ig_values *v, s
     out->entry_count = (uint32_t)(v->row_ent[first + count] - v->row_ent[first]);
     out->value_count = (uint32_t)(v->row_val[first + count] - v->row_val[first]);
     rc = ig_page_seal(pol, &s->body, out, err);
-    return rc ? rc : bytes_if_smaller(pol, s, out, err);
+    return rc ? rc : bytes_if_smaller(pol, v, first, count, s, out, err);
 }
 
 

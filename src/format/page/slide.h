@@ -105,13 +105,15 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const
  * millions of bytes of text. */
 #define IG_SLIDE_BYTES_LANES 32768u
 
-/* The page ig_slide_encode just made from *scratch again, its bulk as plain
- * lanes of the fewest bytes (1, 2 or 4) that hold its values (an int stream,
- * kind 0), appended to body: bytes zstd finds repeated runs in (tokens of
- * text, whose ids recur in phrases), where the bit codes the encoder weighs
- * without zstd hide them. 1 (nothing appended) where no such width holds
- * them or the leaf is a list of floats. */
-int ig_slide_encode_bytes(struct ig_slide_scratch *scratch, struct ig_buf *body, struct ig_error *err);
+/* The page of the rows ig_slide_encode just made a page of (in *scratch)
+ * again, every row a base and the bulk as plain lanes of the fewest bytes
+ * (1, 2 or 4) that hold its values (an int stream, kind 0), appended to body:
+ * bytes zstd finds repeated runs in (tokens of text, whose ids recur in
+ * phrases), where the bit codes the encoder weighs without zstd, and the runs
+ * deltas keep of the row before, hide them. 1 (nothing appended) where no
+ * such width holds them or the leaf is a list of floats. */
+int ig_slide_encode_bytes(const struct ig_values *v, size_t first, size_t count, const struct ig_leaf_info *li,
+                          struct ig_slide_scratch *scratch, struct ig_buf *body, struct ig_error *err);
 
 /* The least zstd level a compressed sliding-window page whose bulk is one int
  * stream (kind 0, as the bulk in bytes is) is sealed at, by the writer and

@@ -195,6 +195,7 @@ struct windows {
     struct ig_u64vec meta, bulk, brow, bval;
     bool raw;   /* a signed column's values stored without zigzag (none negative) */
     bool floats; /* the bulk holds float lanes (format 21) */
+    bool bases_only; /* every row with values a base (the bulk in bytes: ig_slide_encode_bytes) */
 };
 
 static int plan_windows(const struct ig_values *v, size_t first, size_t count,
@@ -223,7 +224,8 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
             continue;
         }
         lenv[i] = cn;
-        size_t bh = 0, bs = 0, best = chain < IG_SLIDE_MAX_CHAIN ? best_run(prev, pn, cur, cn, &bh, &bs) : 0;
+        size_t bh = 0, bs = 0,
+               best = !w->bases_only && chain < IG_SLIDE_MAX_CHAIN ? best_run(prev, pn, cur, cn, &bh, &bs) : 0;
         /* a run of under a quarter of the row (a word two rows of text share)
          * saves little and chains the row to the one before, which a row read
          * then walks: a base instead (lists of floats' pages are decoded whole) */
@@ -420,20 +422,32 @@ static unsigned bulk_bytes(const struct ig_u64vec *bulk)
     return all < 1ull << 8 ? 1 : all < 1ull << 16 ? 2 : all < 1ull << 32 ? 4 : 0;
 }
 
-int ig_slide_encode_bytes(struct ig_slide_scratch *sc, struct ig_buf *body, struct ig_error *err)
+int ig_slide_encode_bytes(const struct ig_values *v, size_t first, size_t count, const struct ig_leaf_info *li,
+                          struct ig_slide_scratch *sc, struct ig_buf *body, struct ig_error *err)
 {
     struct windows *w = &sc->w;
     struct bulk_ways *b = &sc->b;
-    unsigned width = w->floats ? 0 : bulk_bytes(&w->bulk);
+    if (w->floats) return 1;
+    /* every row a base: zstd finds what a row repeats of the rows before in
+     * the bytes, where a delta's kept run, cut out of the bulk, hid it (short
+     * rows of token ids, where a row kept a phrase of the one before, stored
+     * 0.91x the bytes so; rows that slide keep their bit codes, smaller still) */
+    bool raw = w->raw;
+    w->bases_only = true;
+    int rc = plan_windows(v, first, count, li, ig_type_info(li->type)->is_signed && !raw, w);
+    w->bases_only = false;
+    w->raw = raw;
+    if (rc) return ig_err(err, rc, "out of memory");
+    unsigned width = bulk_bytes(&w->bulk);
     if (!width) return 1;
     /* plain lanes of that width read back through the bulk's own description
      * (8-byte unsigned lanes: a narrower plain stream widens on decode) */
     const struct ig_int_desc narrow = {.width = (uint8_t)width, .is_signed = false};
     const struct ig_enc_opts o = {.forced = IG_ENC_PLAIN, .no_drop = true};
     ig_buf_reset(&b->stream);
-    int rc = ig_ints_encode(w->bulk.v ? w->bulk.v : (const uint64_t[1]){0}, w->bulk.n, &narrow, &o, &b->stream, err);
+    rc = ig_ints_encode(w->bulk.v ? w->bulk.v : (const uint64_t[1]){0}, w->bulk.n, &narrow, &o, &b->stream, err);
     if (rc) return rc;
-    b->kind = IG_SLIDE_BULK_STREAM; /* its base bit offsets as encode_bulk left them */
+    b->kind = IG_SLIDE_BULK_STREAM; /* its bases' bit offsets: zeros (write_page) */
     rc = write_page(w, b, w->raw, body, err);
     return rc == -ENOMEM ? ig_err(err, rc, "out of memory") : rc;
 }
