@@ -498,17 +498,26 @@ with open(sys.argv[1], "w") as out:
                               "s": {"x": i * 3, "y": "v%d" % (i % 97)}}) + "\n")
 PY
     printf 'id int64\ntokens list<int64>\ntags list<string>\ns struct<x:int64,y:string>\n' >"$WORK/units.txt"
-    rm -rf "$WORK/t_un" "$WORK/t_un1" "$WORK/t_unn"
-    "$INGOT" import --schema "$WORK/units.txt" --rows-per-group 1000 "$WORK/units.jsonl" "$WORK/t_un" >/dev/null || return 1
     "$PY" -c "import random; print('\n'.join(map(str, sorted(random.Random(3).sample(range(6000), 300)))))" >"$WORK/units.erase"
-    cp -r "$WORK/t_un" "$WORK/t_un1"
-    cp -r "$WORK/t_un" "$WORK/t_unn"
-    taskset -c 0 "$INGOT" erase --rows-from "$WORK/units.erase" "$WORK/t_un1" >/dev/null || return 1
-    "$INGOT" erase --rows-from "$WORK/units.erase" "$WORK/t_unn" >/dev/null || return 1
-    for f in "$WORK"/t_un1/part-*.ingot; do
-        cmp "$f" "$WORK/t_unn/$(basename "$f")" || return 1
+    # six groups; then one group of pages of 2 KiB (chunks of more than 64
+    # pages, erased in page ranges side by side where no leaf has a context)
+    local how pages
+    for how in "--rows-per-group 1000" "--rows-per-group 6000 --page-size 2K"; do
+        rm -rf "$WORK/t_un" "$WORK/t_un1" "$WORK/t_unn"
+        # shellcheck disable=SC2086
+        "$INGOT" import --schema "$WORK/units.txt" $how "$WORK/units.jsonl" "$WORK/t_un" >/dev/null || return 1
+        pages=$("$INGOT" inspect --json "$WORK/t_un" | jq '[.columns[] | select(.name == "tokens") | .encodings[]] | add')
+        echo "$how: tokens in $pages pages"
+        cp -r "$WORK/t_un" "$WORK/t_un1"
+        cp -r "$WORK/t_un" "$WORK/t_unn"
+        taskset -c 0 "$INGOT" erase --rows-from "$WORK/units.erase" "$WORK/t_un1" >/dev/null || return 1
+        "$INGOT" erase --rows-from "$WORK/units.erase" "$WORK/t_unn" >/dev/null || return 1
+        for f in "$WORK"/t_un1/part-*.ingot; do
+            cmp "$f" "$WORK/t_unn/$(basename "$f")" || return 1
+        done
+        "$INGOT" verify --deep "$WORK/t_unn" >/dev/null || { "$INGOT" verify "$WORK/t_unn"; return 1; }
     done
-    "$INGOT" verify --deep "$WORK/t_unn" >/dev/null || { "$INGOT" verify "$WORK/t_unn"; return 1; }
+    [ "$pages" -gt 128 ] || return 1
     "$PY" - "$INGOT" "$WORK/t_unn" "$WORK/units.jsonl" "$WORK/units.erase" <<'PY'
 import json, subprocess, sys
 ingot, table, src, gone = sys.argv[1:5]

@@ -131,6 +131,9 @@ static int erase_flat_leaf(struct erase_ctx *x, struct part_plan *pp, const stru
 struct leaf_unit {
     uint32_t g, col; /* col: a nested column's top */
     bool nested;
+    bool contexts;             /* a nested column: a leaf's chunk has a context */
+    uint32_t leaf;             /* a nested column: its first leaf */
+    uint32_t page_lo, page_hi; /* a nested column: its pages erased (chunk page numbers) */
     struct ig_grouprec gr;
     const uint64_t *rows; /* the group's erased rows, part-local, sorted */
     size_t nrows;
@@ -225,7 +228,8 @@ static void leaf_work(struct leaf_worker *w, bool caller)
         const struct leaf_unit *u = &sh->units[i];
         struct ig_column_ref c;
         if (u->nested) {
-            w->rc = erase_nested(&w->x, sh->t, sh->pp, sh->pp->pi, u->g, u->col, u->rows, u->nrows, &w->err);
+            w->rc = erase_nested(&w->x, sh->t, sh->pp, sh->pp->pi, u->g, u->col, u->page_lo, u->page_hi, u->rows,
+                                 u->nrows, &w->err);
             if (!w->rc) w->rc = erase_contexts_write(&w->x, sh->pp, &w->err);
         } else {
             w->rc = ig_table_column_at(sh->t, u->col, &c, &w->err);
@@ -320,8 +324,56 @@ static int erase_queued_leaves(struct erase_ctx *x, struct leaf_share *sh, struc
     return rc;
 }
 
+static int add_unit(struct leaf_share *sh, const struct leaf_unit *u)
+{
+    if (sh->nunits == sh->cap) {
+        size_t nc = sh->cap ? 2 * sh->cap : 16;
+        struct leaf_unit *n = realloc(sh->units, nc * sizeof *n);
+        if (!n) return -ENOMEM;
+        sh->units = n;
+        sh->cap = nc;
+    }
+    sh->units[sh->nunits++] = *u;
+    return 0;
+}
+
+/* A nested column's chunk of more than this many pages, none of its leaves
+ * with a chunk context, is erased in ranges of about as many pages, by any
+ * thread: rows of text's bytes in one row group (994 pages, each compressed
+ * again at zstd level 6) erased 2 % of their rows in 0.6x the time on two
+ * cores; a range costs its reader's open and the column's trees. */
+#define ERASE_RANGE_PAGES 64
+
+/* Units [u0, sh->nunits) of one group: its nested columns without contexts
+ * cut into page ranges. */
+static int cut_nested_units(struct leaf_share *sh, size_t u0, struct ig_error *err)
+{
+    const struct ig_part *p = sh->pp->p;
+    size_t end = sh->nunits;
+    for (size_t i = u0; i < end; i++) {
+        struct leaf_unit u = sh->units[i];
+        if (!u.nested || u.contexts) continue;
+        uint32_t first = 0, count = 0;
+        int rc = ig_part_chunk(p, u.g, u.leaf, &first, &count, err);
+        if (rc) return rc;
+        if (count <= ERASE_RANGE_PAGES) continue;
+        uint32_t ranges = (count + ERASE_RANGE_PAGES - 1) / ERASE_RANGE_PAGES;
+        for (uint32_t r = 0; r < ranges; r++) {
+            struct leaf_unit part = u;
+            part.page_lo = (uint32_t)((uint64_t)count * r / ranges);
+            part.page_hi = (uint32_t)((uint64_t)count * (r + 1) / ranges);
+            part.bytes = u.bytes * (part.page_hi - part.page_lo) / count;
+            if (r == 0)
+                sh->units[i] = part;
+            else if (add_unit(sh, &part))
+                return ig_err(err, -ENOMEM, "out of memory");
+        }
+    }
+    return 0;
+}
+
 /* All erased rows of one row group: its columns queued in sh for the threads
- * (a nested column as one unit, at its first leaf). */
+ * (a nested column as one unit at its first leaf, or as ranges of its pages). */
 static int erase_group(struct leaf_share *sh, uint32_t g, const uint64_t *rows,
                        size_t nrows, struct ig_error *err)
 {
@@ -334,6 +386,7 @@ static int erase_group(struct leaf_share *sh, uint32_t g, const uint64_t *rows,
     prefetch_group(p, g, &gr, rows, nrows);
     pp->touched_groups[g] = 1;
     uint32_t last_top = UINT32_MAX;
+    size_t u0 = sh->nunits;
     for (uint32_t leaf = 0; leaf < p->num_leaves && !rc; leaf++) {
         uint32_t col = 0;
         struct ig_column_ref c;
@@ -342,22 +395,22 @@ static int erase_group(struct leaf_share *sh, uint32_t g, const uint64_t *rows,
         rc = ig_part_leaf_column(p, leaf, &col, err);
         if (!rc) rc = ig_table_column_at(t, col, &c, err);
         if (rc) break;
+        struct ig_ctxrec cr = {0};
+        if (c.nested) rc = ig_part_chunk_ctx(p, g, leaf, &cr, err);
+        if (rc) break;
         if (c.nested && c.top == last_top) { /* the unit at its first leaf erases it */
-            if (sh->prog) sh->units[sh->nunits - 1].bytes += chunk_bytes(p, g, leaf);
-        } else {
-            if (sh->nunits == sh->cap) {
-                size_t nc = sh->cap ? 2 * sh->cap : 16;
-                struct leaf_unit *u = realloc(sh->units, nc * sizeof *u);
-                if (!u) return ig_err(err, -ENOMEM, "out of memory");
-                sh->units = u;
-                sh->cap = nc;
-            }
-            sh->units[sh->nunits++] = (struct leaf_unit){.g = g, .col = c.nested ? c.top : col, .nested = c.nested,
-                                                         .gr = gr, .rows = rows, .nrows = nrows,
-                                                         .bytes = sh->prog ? chunk_bytes(p, g, leaf) : 0};
+            struct leaf_unit *u = &sh->units[sh->nunits - 1];
+            if (sh->prog) u->bytes += chunk_bytes(p, g, leaf);
+            u->contexts |= cr.size != 0;
+        } else if (add_unit(sh, &(struct leaf_unit){.g = g, .col = c.nested ? c.top : col, .nested = c.nested,
+                                                    .contexts = cr.size != 0, .leaf = leaf, .page_hi = UINT32_MAX,
+                                                    .gr = gr, .rows = rows, .nrows = nrows,
+                                                    .bytes = sh->prog ? chunk_bytes(p, g, leaf) : 0})) {
+            return ig_err(err, -ENOMEM, "out of memory");
         }
         last_top = c.nested ? c.top : UINT32_MAX;
     }
+    if (!rc) rc = cut_nested_units(sh, u0, err);
     return rc;
 }
 

@@ -525,8 +525,8 @@ static uint8_t *complement(const uint8_t *kill, size_t n)
 
 /* A nested column: page index by page index, every leaf in lockstep. */
 int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp,
-                        uint32_t pi, uint32_t g, uint32_t col, const uint64_t *rows, size_t nrows,
-                        struct ig_error *err)
+                        uint32_t pi, uint32_t g, uint32_t col, uint32_t page_lo, uint32_t page_hi,
+                        const uint64_t *rows, size_t nrows, struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
     uint32_t gg = g + t->part_first_group[pi];
@@ -543,7 +543,7 @@ int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan
         rc = ig_tree_from_part(p, col, nr.refs[l].col, &proj[l], err);
     uint8_t *kill = NULL, *keep = NULL;
     size_t k = 0;
-    for (uint32_t i = 0; i < count && !rc && k < nrows; i++) {
+    for (uint32_t i = page_lo; i < count && i < page_hi && !rc && k < nrows; i++) {
         uint32_t first0, cnt0;
         struct ig_pagerec r0;
         rc = ig_part_chunk(p, g, nr.refs[0].rec.leaf, &first0, &cnt0, err);

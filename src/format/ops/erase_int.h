@@ -190,9 +190,12 @@ int erase_page(struct erase_ctx *x, struct part_plan *pp, const struct ig_column
  * for a chunk still bounded or never bounded. */
 int erase_rebound(struct erase_ctx *x, struct part_plan *pp, const struct ig_column_ref *c, uint32_t g,
                   uint64_t group_first_row, const uint64_t *rows, size_t nrows, struct ig_error *err);
-/* The rows (part-local, sorted) of group g of nested column col, every leaf. */
+/* The rows (part-local, sorted) of group g of nested column col, every leaf,
+ * in its pages [page_lo, page_hi) (page numbers within the chunk; the leaves
+ * share them). Threads may erase a chunk's page ranges side by side only
+ * where no leaf of it has a chunk context (whose counts an erase edits). */
 int erase_nested(struct erase_ctx *x, const struct ig_table *t, struct part_plan *pp, uint32_t pi,
-                 uint32_t g, uint32_t col, const uint64_t *rows, size_t nrows,
-                 struct ig_error *err);
+                 uint32_t g, uint32_t col, uint32_t page_lo, uint32_t page_hi, const uint64_t *rows,
+                 size_t nrows, struct ig_error *err);
 
 #endif
