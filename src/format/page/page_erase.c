@@ -300,7 +300,9 @@ static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, uint
     if (!rc) rc = ig_slide_erase(body + IG_BODY_HDR, rec->body_size - IG_BODY_HDR, n, type, all, &nbody, err);
     free(all);
     if (!rc) {
-        /* a bulk in bytes at the level the writer sealed it at (slide.h) */
+        /* a bulk of one int stream (in bytes, or a list of floats' lanes) at
+         * level 6 at least, the level the writer seals a bulk in bytes at
+         * (slide.h): at the erase's own, such a page would not fit its extent */
         int level = zstd_level ? zstd_level : 3;
         if (level < IG_SLIDE_BYTES_ZSTD_LEVEL &&
             ig_slide_bulk_is_stream(nbody.data + IG_BODY_HDR, nbody.len - IG_BODY_HDR))
