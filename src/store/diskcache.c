@@ -1,5 +1,6 @@
 /* diskcache.c - fetched ranges in a local directory, bounded (diskcache.h). */
 #include "store/diskcache.h"
+#include "util/buf.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -42,13 +43,9 @@ static int64_t now_ns(void)
 
 static int add_entry(struct ig_diskcache *dc, const char *path, uint64_t size, int64_t used)
 {
-    if (dc->n == dc->ecap) {
-        size_t nc = dc->ecap ? 2 * dc->ecap : 64;
-        struct entry *g = realloc(dc->e, nc * sizeof *g);
-        if (!g) return -ENOMEM;
-        dc->e = g;
-        dc->ecap = nc;
-    }
+    struct entry *g = ig_array_room(dc->e, dc->n, &dc->ecap, sizeof *g, 64);
+    if (!g) return -ENOMEM;
+    dc->e = g;
     char *p = strdup(path);
     if (!p) return -ENOMEM;
     dc->e[dc->n++] = (struct entry){p, size, used};

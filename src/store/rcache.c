@@ -1,5 +1,6 @@
 /* rcache.c - byte ranges of immutable objects in memory, LRU (rcache.h). */
 #include "store/rcache.h"
+#include "util/buf.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -204,13 +205,9 @@ void ig_rc_obj_free(struct ig_rc_obj *o)
 /* A new pending extent at index i; false without memory. */
 static bool insert_pending(struct ig_rc_obj *o, size_t i, uint64_t off, uint64_t len, bool ahead)
 {
-    if (o->n == o->cap) {
-        size_t ncap = o->cap ? 2 * o->cap : 16;
-        struct extent **g = realloc(o->ext, ncap * sizeof *g);
-        if (!g) return false;
-        o->ext = g;
-        o->cap = ncap;
-    }
+    struct extent **g = ig_array_room(o->ext, o->n, &o->cap, sizeof *g, 16);
+    if (!g) return false;
+    o->ext = g;
     struct extent *e = calloc(1, sizeof *e);
     if (!e) return false;
     e->off = off;

@@ -91,3 +91,13 @@ size_t ig_first_difference(const uint8_t *a, const uint8_t *b, size_t i, size_t 
         i++;
     return i;
 }
+
+void *ig_array_room(void *items, size_t n, size_t *cap, size_t size, size_t first)
+{
+    if (n < *cap) return items;
+    size_t nc = *cap ? 2 * *cap : first;
+    if (nc <= *cap || (size && nc > SIZE_MAX / size)) return NULL;
+    void *grown = realloc(items, nc * size);
+    if (grown) *cap = nc;
+    return grown;
+}

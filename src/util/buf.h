@@ -1,4 +1,4 @@
-/* buf.h - a growable byte buffer.
+/* buf.h - a growable byte buffer, and room in a growable array of any type.
  *
  * Used for building pages, footers and rendered text. Appends either succeed or
  * return -ENOMEM leaving the buffer's previous contents intact. */
@@ -16,6 +16,17 @@ struct ig_buf {
 };
 
 #define IG_BUF_INIT {NULL, 0, 0}
+
+/* Room for one more element in a growable array of `size`-byte elements:
+ * items itself while n < *cap, else items reallocated to twice *cap elements
+ * (`first` while it has none) and *cap updated. NULL without memory (or past
+ * SIZE_MAX bytes), items and *cap as they were; the caller stores the pointer
+ * returned otherwise:
+ *     struct x *g = ig_array_room(a->x, a->n, &a->cap, sizeof *g, 16);
+ *     if (!g) return -ENOMEM;
+ *     a->x = g;
+ *     a->x[a->n++] = item;                                                   */
+void *ig_array_room(void *items, size_t n, size_t *cap, size_t size, size_t first);
 
 /* Grow cap to at least len + extra (the slow path of ig_buf_reserve). */
 int ig_buf_grow(struct ig_buf *b, size_t extra);

@@ -89,6 +89,32 @@ static void test_buf_grows_and_keeps_content(void)
 /* ig_first_difference finds what a byte-by-byte walk finds: random buffers
  * of up to 3,000 bytes with 0 to 3 bytes changed anywhere (in the memcmp
  * stretches, the 8-byte steps and the tail), from random starts. */
+/* ig_array_room: the first room as asked, doubling after, the elements kept
+ * across every growth, no growth while there is room, and a size that would
+ * pass SIZE_MAX refused with the array and its capacity as they were */
+static void test_array_room(void)
+{
+    uint64_t *a = NULL;
+    size_t n = 0, cap = 0;
+    int same = 1;
+    for (uint64_t i = 0; i < 1000; i++) {
+        uint64_t *g = ig_array_room(a, n, &cap, sizeof *g, 16);
+        REQUIRE(g);
+        a = g;
+        a[n++] = i * 7;
+        if (n == 1) CHECK_EQ_INT(cap, 16);
+    }
+    CHECK_EQ_INT(cap, 1024);
+    for (size_t i = 0; i < n; i++)
+        same &= a[i] == i * 7;
+    CHECK(same);
+    CHECK(ig_array_room(a, n - 1, &cap, sizeof *a, 16) == a); /* room left: nothing moves */
+    size_t big = SIZE_MAX / 16 + 1;
+    CHECK(ig_array_room(a, big, &big, 16, 16) == NULL); /* twice big elements of 16 bytes: refused */
+    CHECK(big == SIZE_MAX / 16 + 1);
+    free(a);
+}
+
 static void test_first_difference(void)
 {
     uint64_t seed = check_seed ^ 0xD1FF;
@@ -563,7 +589,7 @@ static void test_scratch_kept_between_uses(void)
     free(tmp);
 }
 
-TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_pages_written), T(test_idset_matches_a_bitmap), T(test_idseq_order_and_text), T(test_strset), T(test_buf_grows_and_keeps_content),
+TEST_MAIN(T(test_endian_roundtrip), T(test_first_difference), T(test_pages_written), T(test_idset_matches_a_bitmap), T(test_idseq_order_and_text), T(test_strset), T(test_buf_grows_and_keeps_content), T(test_array_room),
           T(test_hash_streaming_equals_oneshot), T(test_error_prefix),
           T(test_atomic_write_and_read), T(test_pcode), T(test_cpu_switch),
           T(test_cpu_limit_from_cgroups), T(test_cpu_cores_under_a_real_quota),

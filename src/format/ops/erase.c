@@ -17,6 +17,7 @@
 #include "format/model/types.h"
 #include "blob/blob.h"
 #include "format/model/parse_value.h"
+#include "util/buf.h"
 #include "util/cpu.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -63,13 +64,9 @@ static void prefetch_group(const struct ig_part *p, uint32_t g, const struct ig_
             if (k < nrows && rows[k] < hi && !p->obj)
                 (void)posix_fadvise(p->fd, (off_t)rec.offset, (off_t)rec.stored, POSIX_FADV_WILLNEED);
             if (k < nrows && rows[k] < hi && p->obj) {
-                if (nwant == cap) {
-                    size_t nc = cap ? 2 * cap : 64;
-                    struct ig_range *w = realloc(want, nc * sizeof *w);
-                    if (!w) break;
-                    want = w;
-                    cap = nc;
-                }
+                struct ig_range *w = ig_array_room(want, nwant, &cap, sizeof *w, 64);
+                if (!w) break;
+                want = w;
                 want[nwant++] = (struct ig_range){rec.offset, rec.stored};
             }
         }
@@ -326,13 +323,9 @@ static int erase_queued_leaves(struct erase_ctx *x, struct leaf_share *sh, struc
 
 static int add_unit(struct leaf_share *sh, const struct leaf_unit *u)
 {
-    if (sh->nunits == sh->cap) {
-        size_t nc = sh->cap ? 2 * sh->cap : 16;
-        struct leaf_unit *n = realloc(sh->units, nc * sizeof *n);
-        if (!n) return -ENOMEM;
-        sh->units = n;
-        sh->cap = nc;
-    }
+    struct leaf_unit *g = ig_array_room(sh->units, sh->nunits, &sh->cap, sizeof *g, 16);
+    if (!g) return -ENOMEM;
+    sh->units = g;
     sh->units[sh->nunits++] = *u;
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "erase_int.h"
 #include "format/ops/reader.h"
 #include "format/part/columns.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -44,13 +45,9 @@ void erase_loaded_free(struct erase_ctx *x)
 
 int erase_keep_loaded(struct erase_ctx *x, uint32_t page, const struct ig_block_load *bl)
 {
-    if (x->nloaded == x->loaded_cap) {
-        size_t nc = x->loaded_cap ? 2 * x->loaded_cap : 8;
-        struct erase_loaded *g = realloc(x->loaded, nc * sizeof *g);
-        if (!g) return -ENOMEM;
-        x->loaded = g;
-        x->loaded_cap = nc;
-    }
+    struct erase_loaded *g = ig_array_room(x->loaded, x->nloaded, &x->loaded_cap, sizeof *g, 8);
+    if (!g) return -ENOMEM;
+    x->loaded = g;
     if (x->nloaded == x->loaded_made) /* values zeroed: the decoder types them */
         x->loaded[x->loaded_made++] = (struct erase_loaded){
             .stored = IG_BUF_INIT, .body = IG_BUF_INIT, .deleted = IG_BUF_INIT};

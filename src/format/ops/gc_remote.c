@@ -5,6 +5,7 @@
 #include "format/part/tag.h"
 #include "format/part/versions.h"
 #include "store/store.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -56,24 +57,16 @@ static int seen(void *ctx, const struct ig_obj_info *o)
      * writer removed (remote.c): one a key has no version under is nothing */
     bool lock = !strncmp(o->name, LOCK_PREFIX, strlen(LOCK_PREFIX));
     if (lock && !o->delete_marker) {
-        if (s->nlive == s->livecap) {
-            size_t cap = s->livecap ? 2 * s->livecap : 16;
-            char(*g)[IG_STORE_NAME_MAX] = realloc(s->live, cap * sizeof *g);
-            if (!g) return -ENOMEM;
-            s->live = g;
-            s->livecap = cap;
-        }
+        char(*g)[IG_STORE_NAME_MAX] = ig_array_room(s->live, s->nlive, &s->livecap, sizeof *g, 16);
+        if (!g) return -ENOMEM;
+        s->live = g;
         snprintf(s->live[s->nlive++], IG_STORE_NAME_MAX, "%s", o->name);
         return 0;
     }
     if (!whole && !older && !lock) return 0;
-    if (s->nd == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        struct doomed *g = realloc(s->d, cap * sizeof *g);
-        if (!g) return -ENOMEM;
-        s->d = g;
-        s->cap = cap;
-    }
+    struct doomed *g = ig_array_room(s->d, s->nd, &s->cap, sizeof *g, 64);
+    if (!g) return -ENOMEM;
+    s->d = g;
     struct doomed *d = &s->d[s->nd++];
     memset(d, 0, sizeof *d);
     snprintf(d->name, sizeof d->name, "%s", o->name);

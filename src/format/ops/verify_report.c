@@ -14,13 +14,9 @@
 
 int ig_verify_add_obj(struct vctx *x, const struct objref *o)
 {
-    if (x->nobjs == x->objs_cap) {
-        size_t cap = x->objs_cap ? x->objs_cap * 2 : 256;
-        struct objref *grown = realloc(x->objs, cap * sizeof *grown);
-        if (!grown) return -ENOMEM;
-        x->objs = grown;
-        x->objs_cap = cap;
-    }
+    struct objref *grown = ig_array_room(x->objs, x->nobjs, &x->objs_cap, sizeof *grown, 256);
+    if (!grown) return -ENOMEM;
+    x->objs = grown;
     x->objs[x->nobjs++] = *o;
     return 0;
 }

@@ -120,13 +120,9 @@ static int collect_version(void *ctx, const struct ig_obj_info *o)
 {
     struct versions_of *vs = ctx;
     if (strcmp(o->name, vs->name)) return 0;
-    if (vs->n == vs->cap) {
-        size_t nc = vs->cap ? 2 * vs->cap : 8;
-        struct ig_obj_info *g = realloc(vs->v, nc * sizeof *g);
-        if (!g) return -ENOMEM;
-        vs->v = g;
-        vs->cap = nc;
-    }
+    struct ig_obj_info *g = ig_array_room(vs->v, vs->n, &vs->cap, sizeof *g, 8);
+    if (!g) return -ENOMEM;
+    vs->v = g;
     vs->v[vs->n++] = *o;
     return 0;
 }
@@ -203,13 +199,9 @@ static int lock_seen(void *ctx, const struct ig_obj_info *o)
                 l->e[i].t = o->mtime_ms;
             return 0;
         }
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? 2 * l->cap : 8;
-        struct lock_entry *g = realloc(l->e, nc * sizeof *g);
-        if (!g) return -ENOMEM;
-        l->e = g;
-        l->cap = nc;
-    }
+    struct lock_entry *g = ig_array_room(l->e, l->n, &l->cap, sizeof *g, 8);
+    if (!g) return -ENOMEM;
+    l->e = g;
     struct lock_entry *e = &l->e[l->n++];
     memset(e, 0, sizeof *e);
     snprintf(e->name, sizeof e->name, "%.*s", (int)(alive ? ll - 6 : ll), leaf);

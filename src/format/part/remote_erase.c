@@ -60,24 +60,16 @@ static int collect(void *ctx, const struct ig_journal_rec *r)
     for (size_t i = 0; i < fs->n && !f; i++)
         if (!strcmp(fs->f[i].name, r->file)) f = &fs->f[i];
     if (!f) {
-        if (fs->n == fs->cap) {
-            size_t nc = fs->cap ? 2 * fs->cap : 4;
-            struct ffile *g = realloc(fs->f, nc * sizeof *g);
-            if (!g) return -ENOMEM;
-            fs->f = g;
-            fs->cap = nc;
-        }
+        struct ffile *g = ig_array_room(fs->f, fs->n, &fs->cap, sizeof *g, 4);
+        if (!g) return -ENOMEM;
+        fs->f = g;
         f = &fs->f[fs->n++];
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "%s", r->file);
     }
-    if (f->n == f->cap) {
-        size_t nc = f->cap ? 2 * f->cap : 64;
-        struct frec *g = realloc(f->r, nc * sizeof *g);
-        if (!g) return -ENOMEM;
-        f->r = g;
-        f->cap = nc;
-    }
+    struct frec *g = ig_array_room(f->r, f->n, &f->cap, sizeof *g, 64);
+    if (!g) return -ENOMEM;
+    f->r = g;
     f->r[f->n++] = (struct frec){r->zero, r->off, r->len, r->data_at};
     if (r->off + r->len > f->end) f->end = r->off + r->len;
     return 0;

@@ -173,13 +173,9 @@ static int add_listed(void *ctx, const char *name)
     if (strlen(leaf) != 10 || leaf[0] < '0' || leaf[0] > '9') return 0;
     uint64_t v = strtoull(leaf, &end, 10);
     if (*end || v == 0) return 0;
-    if (f->n == f->cap) {
-        size_t nc = f->cap ? 2 * f->cap : 64;
-        uint64_t *g = realloc(f->v, nc * sizeof *g);
-        if (!g) return -ENOMEM;
-        f->v = g;
-        f->cap = nc;
-    }
+    uint64_t *g = ig_array_room(f->v, f->n, &f->cap, sizeof *g, 64);
+    if (!g) return -ENOMEM;
+    f->v = g;
     f->v[f->n++] = v;
     return 0;
 }
