@@ -261,7 +261,7 @@ static int bytes_if_smaller(const struct ig_page_policy *pol, struct ig_values *
     int rc = ig_buf_append(&body, s->body.data, IG_BODY_HDR) ? ig_err(err, -ENOMEM, "out of memory") : 0;
     if (!rc) rc = ig_slide_encode_bytes(v, first, count, &pol->leaf, s->slide, &body, err);
     struct ig_page_policy at = *pol;
-    if ((at.zstd_level ? at.zstd_level : 3) < IG_SLIDE_BYTES_ZSTD_LEVEL) at.zstd_level = IG_SLIDE_BYTES_ZSTD_LEVEL;
+    at.zstd_level = ig_slide_bytes_level(pol->zstd_level);
     if (!rc) rc = ig_page_seal(&at, &body, &alt, err);
     if (!rc && alt.stored.len < out->stored.len) {
         take_sealed(out, &alt, &s->body, &body);

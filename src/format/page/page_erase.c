@@ -303,12 +303,9 @@ static int erase_slide(const uint8_t *stored, const struct ig_pagerec *rec, uint
         /* a bulk of one int stream (in bytes, or a list of floats' lanes) at
          * level 6 at least, the level the writer seals a bulk in bytes at
          * (slide.h): at the erase's own, such a page would not fit its extent */
-        int level = zstd_level ? zstd_level : 3;
-        if (level < IG_SLIDE_BYTES_ZSTD_LEVEL &&
-            ig_slide_bulk_is_stream(nbody.data + IG_BODY_HDR, nbody.len - IG_BODY_HDR))
-            level = IG_SLIDE_BYTES_ZSTD_LEVEL;
+        bool stream = ig_slide_bulk_is_stream(nbody.data + IG_BODY_HDR, nbody.len - IG_BODY_HDR);
         struct ig_page_policy pol = {.compression = rec->compression ? IG_COMP_ZSTD : IG_COMP_NONE,
-                                     .zstd_level = level};
+                                     .zstd_level = stream ? ig_slide_bytes_level(zstd_level) : zstd_level};
         out->encoding = IG_PAGE_ENC_SLIDE;
         out->flags = rec->flags;
         out->entry_count = rec->entry_count;

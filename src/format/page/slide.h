@@ -125,6 +125,14 @@ int ig_slide_encode_bytes(const struct ig_values *v, size_t first, size_t count,
  * too (levels 4 and 5 stored 0.94x and 0.92x). */
 #define IG_SLIDE_BYTES_ZSTD_LEVEL 6
 
+/* The level such a page is sealed at where the policy asks zstd_level (0:
+ * zstd's default, 3): that level, or IG_SLIDE_BYTES_ZSTD_LEVEL if higher. */
+static inline int ig_slide_bytes_level(int zstd_level)
+{
+    int level = zstd_level ? zstd_level : 3;
+    return level < IG_SLIDE_BYTES_ZSTD_LEVEL ? IG_SLIDE_BYTES_ZSTD_LEVEL : level;
+}
+
 /* Whether a sliding-window body (after the body header) holds its bulk as one
  * int stream (kind 0); false for a body too short to say. */
 bool ig_slide_bulk_is_stream(const uint8_t *p, size_t len);
