@@ -49,7 +49,8 @@ static void list_rows(uint64_t *s, struct ig_values *v, size_t rows, unsigned nu
                     continue;
                 }
                 ig_values_push_entry(v, k ? 1 : 0, 3);
-                int64_t x = (int64_t)(test_rand(s) >> (test_rand(s) % 64)) * (test_rand(s) % 2 ? -1 : 1);
+                uint64_t m = test_rand_wide(s);
+                int64_t x = (int64_t)(test_rand(s) % 2 ? 0 - m : m);
                 ig_values_push_lane(v, (uint64_t)x);
             }
         }
@@ -139,7 +140,7 @@ static void test_measure_struct(void)
                 bool null_field = (unsigned)(test_rand(&s) % 100) < null_pct;
                 uint8_t d = null_struct ? 0 : null_field ? 1 : 2;
                 ig_values_push_entry(leaf[l], 0, d);
-                if (d == 2) ig_values_push_lane(leaf[l], l ? test_rand(&s) % 2 : test_rand(&s) >> (test_rand(&s) % 64));
+                if (d == 2) ig_values_push_lane(leaf[l], l ? test_rand(&s) % 2 : test_rand_wide(&s));
                 ig_values_end_row(leaf[l]);
             }
         }
@@ -346,7 +347,8 @@ static void random_node(uint64_t *s, const struct ig_schema *sch, uint32_t n, un
     } else if (c->type == IG_T_BOOL) {
         ig_values_push_lane(v, test_rand(s) % 2);
     } else {
-        ig_values_push_lane(v, (uint64_t)((int64_t)(test_rand(s) >> (test_rand(s) % 64)) * (test_rand(s) % 2 ? -1 : 1)));
+        uint64_t m = test_rand_wide(s);
+        ig_values_push_lane(v, test_rand(s) % 2 ? 0 - m : m);
     }
 }
 

@@ -346,7 +346,7 @@ static void test_random_roundtrip(void)
             }
             if (r < nrec - 1 || test_rand(&s) & 1) ig_buf_append(&in, crlf ? "\r\n" : "\n", crlf ? 2 : 1);
         }
-        size_t bufsize = 1 + test_rand(&s) % (test_rand(&s) & 1 ? 64 : 1024);
+        size_t most = test_rand(&s) & 1 ? 64 : 1024, bufsize = 1 + test_rand(&s) % most;
         int fd = mem_fd(in.data ? (const char *)in.data : "", in.len);
         REQUIRE(fd >= 0);
         struct ig_csv_reader *rd;

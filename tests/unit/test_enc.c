@@ -134,7 +134,7 @@ static void gen(int sh, uint64_t *v, size_t n, const struct ig_int_desc *d, uint
     uint64_t dom[16];
     size_t k = 1 + test_rand(seed) % 16;
     for (size_t j = 0; j < k; j++)
-        dom[j] = test_rand(seed) >> (test_rand(seed) % 64);
+        dom[j] = test_rand_wide(seed);
     static const uint64_t extremes[] = {(uint64_t)INT64_MIN,   (uint64_t)INT64_MAX,  0, ~0ULL, 1,
                                         0x8000000000000001ULL, 0x7FFFFFFFFFFFFFFEULL};
     size_t run_left = 0;
@@ -663,7 +663,7 @@ static void test_int_erase_canonical(void)
                 for (size_t i = 0; i < n; i++)
                     if (test_rand(&seed) % 5 == 0) {
                         set_bit(kill, i);
-                        b2[i] = lane(test_rand(&seed) >> (test_rand(&seed) % 64), d);
+                        b2[i] = lane(test_rand_wide(&seed), d);
                     }
                 struct ig_buf x = IG_BUF_INIT, y = IG_BUF_INIT;
                 struct ig_enc_opts o = forced(e);
@@ -2227,7 +2227,10 @@ static void test_bytes_huffman_lanes(void)
             for (int k = 0; k < 4 && n >= 64; k++) {
                 uint8_t *bad = malloc(b.len);
                 memcpy(bad, b.data, b.len);
-                for (int f = 0; f < 3; f++) bad[b.len - 1 - test_rand(&seed) % (b.len / 3 + 1)] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+                for (int f = 0; f < 3; f++) {
+                    size_t at = b.len - 1 - test_rand(&seed) % (b.len / 3 + 1);
+                    bad[at] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+                }
                 struct ig_error whole = {0}, one = {0};
                 int rc = ig_bytes_decode(bad, b.len, n, NULL, oo, &out, &whole);
                 int first = 0;
@@ -2312,8 +2315,10 @@ static void corrupt_int(const uint8_t *src, size_t len, size_t n, const struct i
     uint8_t kill[64] = {0x55, 0x0F, 0x81};
     for (int t = 0; t < 200; t++) {
         memcpy(p, src, len);
-        for (int f = 0; f < 1 + t % 4; f++)
-            p[test_rand(seed) % len] ^= (uint8_t)(1u << (test_rand(seed) % 8));
+        for (int f = 0; f < 1 + t % 4; f++) {
+            size_t at = test_rand(seed) % len;
+            p[at] ^= (uint8_t)(1u << (test_rand(seed) % 8));
+        }
         uint64_t x;
         size_t nl;
         (void)ig_ints_decode(p, len, n, d, NULL, out, NULL);
@@ -2470,7 +2475,8 @@ static void test_corrupt(void)
             uint8_t kill[32] = {0x11, 0x22};
             for (int t = 0; t < 300; t++) {
                 memcpy(p, b.data, b.len);
-                p[test_rand(&seed) % b.len] ^= (uint8_t)(1u << (test_rand(&seed) % 8));
+                size_t at = test_rand(&seed) % b.len;
+                p[at] ^= (uint8_t)(1u << (test_rand(&seed) % 8));
                 size_t nl;
                 (void)ig_bytes_decode(p, b.len, bn, NULL, o2, &dd, NULL);
                 (void)ig_bytes_get(p, b.len, bn, NULL, test_rand(&seed) % bn, &val, &vl, NULL);

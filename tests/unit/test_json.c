@@ -521,7 +521,8 @@ static void gen(struct ig_buf *src, struct ig_buf *canon, uint64_t *s, int depth
         break;
     case 2: {
         char t[40];
-        int n = snprintf(t, sizeof t, "%lld", (long long)(int64_t)test_rand(s) >> (test_rand(s) % 64));
+        long long drawn = (long long)(int64_t)test_rand(s);
+        int n = snprintf(t, sizeof t, "%lld", drawn >> (test_rand(s) % 64));
         if (test_rand(s) & 1) n += snprintf(t + n, sizeof t - (size_t)n, ".%u", (unsigned)(test_rand(s) % 1000));
         if (test_rand(s) & 1) n += snprintf(t + n, sizeof t - (size_t)n, "e-%u", (unsigned)(test_rand(s) % 30));
         ig_buf_append(src, t, (size_t)n);

@@ -421,7 +421,7 @@ static void test_decimals_vs_strtod(void)
     char buf[64];
     int mismatches = 0;
     for (int i = 0; i < 300000 && mismatches < 5; i++) {
-        uint64_t m = test_rand(&s) >> (test_rand(&s) % 64);
+        uint64_t m = test_rand_wide(&s);
         int digits = snprintf(buf, sizeof buf, "%" PRIu64, m);
         int n = digits;
         /* Put a decimal point somewhere, maybe an exponent. */

@@ -58,7 +58,7 @@ static void test_f64_equals_search(void)
         double u = (double)(test_rand(&s) >> 11) / 9007199254740992.0;
         same_f64(u);                                                  /* uniform [0, 1) */
         same_f64((double)(int64_t)(test_rand(&s) % 10000000) / 100); /* prices */
-        same_f64((double)(test_rand(&s) >> (test_rand(&s) % 64)));    /* integers */
+        same_f64((double)test_rand_wide(&s));                         /* integers */
         same_f64((u - 0.5) * 0.07);                                   /* embedding-like */
     }
     for (uint64_t e = 0; e < 2047; e++) /* powers of two and their neighbours */
@@ -75,8 +75,10 @@ static void test_f64_equals_search(void)
     }
     for (int i = 0; i < 100000; i++) { /* short decimals: nearest-digit ties */
         char t[40];
-        snprintf(t, sizeof t, "%llue%d", (unsigned long long)(test_rand(&s) % 100000000000000000ull >> (test_rand(&s) % 50)),
-                 (int)(test_rand(&s) % 600) - 320);
+        unsigned long long m = test_rand(&s) % 100000000000000000ull;
+        m >>= test_rand(&s) % 50;
+        int e = (int)(test_rand(&s) % 600) - 320;
+        snprintf(t, sizeof t, "%llue%d", m, e);
         double d = strtod(t, NULL);
         if (d > 0 && !isinf(d)) same_f64(d);
     }
@@ -158,7 +160,7 @@ static void test_text_len_counts_rendering(void)
         ig_values_init(&v, types[t]);
         for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) ig_values_push_lane(&v, types[t] == IG_T_BOOL ? edge[i] & 1 : edge[i]);
         for (int i = 0; i < 5000; i++) {
-            uint64_t r = test_rand(&s) >> (test_rand(&s) % 64);
+            uint64_t r = test_rand_wide(&s);
             if (types[t] == IG_T_BOOL) r &= 1;
             if (i % 17 == 0)
                 ig_values_push_null(&v);
@@ -509,7 +511,7 @@ static void test_digits_contract(void)
         uint64_t p10 = 1;
         for (int e = 0; e < k / 3 && e < 19; e++)
             p10 *= 10;
-        uint64_t v = k >= 60 ? test_rand(&seed) >> (test_rand(&seed) % 64) : k % 3 == 0 ? p10 - 1 : k % 3 == 1 ? p10 : p10 + 1;
+        uint64_t v = k >= 60 ? test_rand_wide(&seed) : k % 3 == 0 ? p10 - 1 : k % 3 == 1 ? p10 : p10 + 1;
         char want[24], got[24];
         int n = snprintf(want, sizeof want, "%llu", (unsigned long long)v);
         memset(got, '#', sizeof got);

@@ -123,8 +123,10 @@ static void test_first_difference(void)
         size_t n = test_rand(&seed) % sizeof a;
         for (size_t i = 0; i < n; i++)
             a[i] = b[i] = (uint8_t)test_rand(&seed);
-        for (int k = (int)(test_rand(&seed) % 4); n && k > 0; k--)
-            b[test_rand(&seed) % n] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+        for (int k = (int)(test_rand(&seed) % 4); n && k > 0; k--) {
+            size_t at = test_rand(&seed) % n;
+            b[at] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+        }
         size_t from = n ? test_rand(&seed) % (n + 1) : 0, want = from;
         while (want < n && a[want] == b[want])
             want++;
@@ -217,7 +219,8 @@ static void test_pcode(void)
         uint64_t freq[IG_PCODE_MAX_SYMS] = {0}, total = 0;
         unsigned nsym = 1 + (unsigned)(test_rand(&s) % IG_PCODE_MAX_SYMS);
         for (unsigned k = 0; k < nsym; k++) {
-            freq[test_rand(&s) % IG_PCODE_MAX_SYMS] += 1 + test_rand(&s) % 1000;
+            unsigned sym = (unsigned)(test_rand(&s) % IG_PCODE_MAX_SYMS);
+            freq[sym] += 1 + test_rand(&s) % 1000;
         }
         struct ig_pcode c;
         memset(&c, 0, sizeof c);

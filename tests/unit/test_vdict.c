@@ -242,8 +242,12 @@ static void test_vdict_corrupt(void)
             size_t len = ctx.len;
             uint8_t *p = malloc(len);
             memcpy(p, ctx.data, len);
-            if (t % 2) p[test_rand(&seed) % len] ^= (uint8_t)(1 + test_rand(&seed) % 255);
-            else len = test_rand(&seed) % len;
+            if (t % 2) {
+                size_t at = test_rand(&seed) % len;
+                p[at] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+            } else {
+                len = test_rand(&seed) % len;
+            }
             struct ig_chunk_ctx cx = {0};
             int rc = ig_chunk_ctx_parse(p, len, &cx, &err);
             CHECK(rc == 0 || rc == -EIO);
@@ -255,7 +259,8 @@ static void test_vdict_corrupt(void)
             /* damaged codes against the good dictionary */
             uint8_t *q = malloc(s.len);
             memcpy(q, s.data, s.len);
-            q[1 + test_rand(&seed) % (s.len - 1)] ^= (uint8_t)(1 + test_rand(&seed) % 255);
+            size_t at = 1 + test_rand(&seed) % (s.len - 1);
+            q[at] ^= (uint8_t)(1 + test_rand(&seed) % 255);
             rc = ig_bytes_decode_cx(&f.cx, q, s.len, f.n, NULL, offs, &data, &err);
             CHECK(rc == 0 || rc == -EIO);
             free(q);

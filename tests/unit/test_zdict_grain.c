@@ -53,9 +53,10 @@ static void row_values(char (*pv)[11], char (*cv)[11], struct ig_buf *a, struct 
     ig_buf_reset(b);
     const char *s = pv[test_rand(&seed) % 3000], *p = pv[test_rand(&seed) % 3000];
     char t[160];
-    int n = snprintf(t, sizeof t, "pool/main/%c/%s/%s-%s_%u.%u-%u_amd64.deb", p[0], p, p, s,
-                     (unsigned)(test_rand(&seed) % 20), (unsigned)(test_rand(&seed) % 10),
-                     (unsigned)(test_rand(&seed) % 5));
+    unsigned major = (unsigned)(test_rand(&seed) % 20), minor = (unsigned)(test_rand(&seed) % 10),
+             rev = (unsigned)(test_rand(&seed) % 5);
+    int n = snprintf(t, sizeof t, "pool/main/%c/%s/%s-%s_%u.%u-%u_amd64.deb", p[0], p, p, s, major,
+                     minor, rev);
     ig_buf_append(a, t, (size_t)n);
     for (int w = 0; w < 12; w++) {
         if (w) ig_buf_append_byte(b, ' ');

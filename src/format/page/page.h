@@ -200,6 +200,10 @@ int ig_page_encode_blocks(const struct ig_page_policy *pol, struct ig_values *v,
                           size_t count, const size_t *cuts, size_t ncuts,
                           struct ig_block_fit *fit, struct ig_page_scratch *s,
                           struct ig_page_built *out, struct ig_error *err);
+/* The zeroed slack ig_page_encode_blocks leaves after the block `unit` (its
+ * extent is unit->stored.len more): none for an uncompressed block, which an
+ * erase never grows. */
+size_t ig_block_slack(const struct ig_page_built *unit);
 
 /* Encode rows [first, first + count) of v as one block (for nested leaves: rows, whose
  * entries and values follow from v's row index). text_len is computed for flat

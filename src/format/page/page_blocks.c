@@ -27,7 +27,7 @@
  * pages (captions of words, pci.ids, words; the package index one more in
  * 2,705); plain zstd blocks of a few hundred bytes (the wallpaper's pixels)
  * moved four times as many pages with 8 than with 32. */
-static size_t block_slack(const struct ig_page_built *unit)
+size_t ig_block_slack(const struct ig_page_built *unit)
 {
     if (unit->compression == IG_PC_NONE) return 0;
     size_t n = unit->stored.len / 128, least = unit->compression == IG_PC_ZSTD_DICT ? 16 : 32;
@@ -50,7 +50,7 @@ static int room_for_block(struct ig_page_built *out, size_t k, struct ig_error *
 static int add_block(struct ig_page_built *out, const struct ig_page_built *unit, size_t a,
                      size_t b, struct ig_error *err)
 {
-    size_t slack = block_slack(unit), at = out->stored.len, k = out->nblocks;
+    size_t slack = ig_block_slack(unit), at = out->stored.len, k = out->nblocks;
     if (out->stored.len + unit->stored.len + slack > IG_MAX_PAGE_BODY)
         return ig_err(err, -EFBIG, "page of %zu bytes exceeds the 1 GiB limit", out->stored.len);
     int rc = room_for_block(out, k, err);
@@ -289,7 +289,7 @@ static int weigh_layouts(const struct ig_page_policy *tried, struct ig_values *v
     plain.zstd_settled = true;
     int rc = ig_page_encode(&plain, v, first, count, s, alt, err);
     if (rc) return rc;
-    if (alt->stored.len + block_slack(alt) < unit->stored.len + block_slack(unit)) {
+    if (alt->stored.len + ig_block_slack(alt) < unit->stored.len + ig_block_slack(unit)) {
         struct ig_page_built t = *unit;
         *unit = *alt;
         *alt = t;
@@ -443,7 +443,7 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             if (!tries && pol->encoding == IG_ENC_AUTO && v->is_bytes &&
                 (unit->encoding == IG_ENC_PLAIN || unit->encoding == IG_ENC_DICT))
                 again.encoding = unit->encoding;
-            size = unit->stored.len + block_slack(unit);
+            size = unit->stored.len + ig_block_slack(unit);
             double w = fit_weight(v, first + a, rows);
             /* the page's last block, of the rows left over, compresses worse
              * than a full one: guessing the next page's first block from it
