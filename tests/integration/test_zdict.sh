@@ -6,10 +6,14 @@
 # the file) and verify --deep checks the rule; a damaged dictionary is named.
 source "$(dirname "$0")/lib.sh"
 
-# 30,000 captions of words from a 300-word vocabulary (one chunk of ~1.8 MB),
+# 30,000 captions of words from a 300-word vocabulary (one chunk of ~2 MB),
 # every 500th from row 7 made of a word no other row holds, every 500th from
-# row 250 of most of it (which stays: frames that reached into the erased word's
-# bytes in the dictionary are compressed again)
+# row 250 a long caption that holds most of it past its first 4 KiB (it stays:
+# frames that reached into the erased word's bytes in the dictionary are
+# compressed again). The trainer reads a value's first 4 KiB only, so the
+# dictionary cannot hold that part of the word from these rows, however its
+# sample falls; with the word at their start, a sample that took one of them
+# kept a segment of its own for the staying rows' frames to match.
 "$PY" - "$WORK/in.csv" <<'PY'
 import random, sys
 rng = random.Random(42)
@@ -20,7 +24,10 @@ with open(sys.argv[1], "w") as f:
         if i % 500 == 7:
             c = " ".join(["SECRETWORDQZX"] * 6)
         elif i % 500 == 250:
-            c = " ".join(["SECRETWORDQ"] + [rng.choice(vocab) for _ in range(8)])
+            words = []
+            while len(" ".join(words)) < 4200:
+                words.append(rng.choice(vocab))
+            c = " ".join(words + ["SECRETWORDQ"] + [rng.choice(vocab) for _ in range(4)])
         else:
             c = " ".join(rng.choice(vocab) for _ in range(rng.randint(6, 14)))
         f.write(f"{i},{c}\n")
