@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "format/enc/codec.h"
+#include "format/enc/enc_internal.h" /* ig_fsst_write: a symbol table's bytes */
 #include "format/layout.h"
 #include "format/model/values.h"
 #include "format/page/page.h"
@@ -185,6 +186,58 @@ static void test_zdict_train(void)
         free(data);
     }
     ig_train_scratch_free(&sc);
+}
+
+/* Rows of three kinds in turn, each of words over its own eight letters
+ * (a-h, i-p, q-x): 32 bytes a value, so that both trainers sample one value
+ * of every 6 (a multiple of the period). Each kind must be in what they
+ * keep: a sample of every 6th value saw only the first kind. */
+static uint8_t *periodic(size_t n, uint64_t *offs, uint64_t *seed)
+{
+    struct ig_buf b = IG_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        offs[i] = b.len;
+        for (int w = 0; w < 4; w++) { /* a word of the kind's 64 (7 letters and a space) */
+            uint64_t s = (i % 3) * 64 + test_rand(seed) % 64 + 1;
+            for (int c = 0; c < 7; c++)
+                ig_buf_append_byte(&b, (uint8_t)('a' + 8 * (i % 3) + test_rand(&s) % 8));
+            ig_buf_append_byte(&b, ' ');
+        }
+    }
+    offs[n] = b.len;
+    return b.data;
+}
+
+/* Bytes of p[0..len) in each kind's letters; true if each holds a tenth of them. */
+static bool every_kind(const uint8_t *p, size_t len)
+{
+    size_t kind[3] = {0}, letters = 0;
+    for (size_t i = 0; i < len; i++)
+        if (p[i] >= 'a' && p[i] < 'a' + 24) kind[(p[i] - 'a') / 8]++, letters++;
+    return letters && kind[0] * 10 >= letters && kind[1] * 10 >= letters && kind[2] * 10 >= letters;
+}
+
+static void test_trainers_sample_every_kind(void)
+{
+    uint64_t seed = 3;
+    size_t n = 994 * 6; /* fsst: 994 items of 33 bytes fill its 32 KiB: one of every 6 */
+    uint64_t *offs = malloc((n + 1) * sizeof *offs);
+    uint8_t *data = periodic(n, offs, &seed);
+    REQUIRE(data && offs[n] == 32 * n);
+    struct ig_fsst *t = NULL;
+    REQUIRE(ig_fsst_train(offs, data, n, &t) == 0 && t);
+    struct ig_buf w = IG_BUF_INIT;
+    REQUIRE(ig_fsst_write(t, &w) == 0);
+    CHECK(every_kind(w.data, w.len));
+    /* a dictionary of 4 KiB samples 32 KiB of the 186 KiB: one value of every 6 */
+    struct ig_zdict *d = NULL;
+    REQUIRE(ig_zdict_train(offs, data, n, 4096, 0, &d) == 0 && d);
+    CHECK(every_kind(ig_zdict_content(d), ig_zdict_content_len(d)));
+    ig_zdict_free(d);
+    ig_fsst_free(t);
+    ig_buf_free(&w);
+    free(offs);
+    free(data);
 }
 
 /* A dictionary in a context beside a symbol table: written, parsed, written
@@ -485,4 +538,4 @@ static void test_zdict_window(void)
     free(data);
 }
 
-TEST_MAIN(T(test_zdict_train), T(test_zdict_window), T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))
+TEST_MAIN(T(test_zdict_train), T(test_trainers_sample_every_kind), T(test_zdict_window), T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))

@@ -90,14 +90,14 @@ static inline bool alp_encode_one(uint64_t lane, unsigned e, unsigned f, unsigne
     return alp_decode_one(*d, e, f, width) == lane; /* -0.0 reads back as +0.0: an exception */
 }
 
-/* What (e, f) costs on a sample: bits of the integers' range per value and
- * of each exception. */
+/* What (e, f) costs on a sample (a value of every step, enc_sample_at):
+ * bits of the integers' range per value and of each exception. */
 static uint64_t alp_cost(const uint64_t *v, size_t n, size_t step, unsigned e, unsigned f, unsigned width,
                          uint64_t *exceptions, uint64_t *sampled)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     uint64_t exc = 0, m = 0;
-    for (size_t i = 0; i < n; i += step, m++) {
+    for (size_t k = 0, i; (i = enc_sample_at(k, step)) < n; k++, m++) {
         int64_t d;
         if (!alp_encode_one(v[i], e, f, width, &d)) {
             exc++;

@@ -33,6 +33,7 @@
 #include "util/buf.h"
 #include "util/u64map.h"
 #include "util/endian.h"
+#include "util/hash.h"
 #include "util/error.h"
 #include "util/varint.h"
 #include "codec.h"
@@ -245,6 +246,18 @@ struct bytes_scheme {
 
 extern const struct bytes_scheme enc_plain_bytes, enc_dict_bytes, enc_huff_bytes, enc_fsst_bytes,
     enc_vdict_bytes;
+
+/* The value a sample takes from the k-th window of `stride` values: one at
+ * a place within the window that a hash of k picks. Every stride-th value
+ * would be the same kind of value throughout where rows repeat a pattern
+ * whose period divides the stride (a table of three kinds of caption in
+ * turn, sampled every 18th row, showed the trainers one kind); a hash keeps
+ * the sample the same on every run. The caller keeps the result below n
+ * (the last window may be short). */
+static inline size_t enc_sample_at(size_t k, size_t stride)
+{
+    return k * stride + (stride > 1 ? (size_t)(ig_mix64(k) % stride) : 0);
+}
 
 /* *table, made zero first if it is not there yet (`words` uint32s); NULL
  * without memory. For ig_train_scratch's counters. */

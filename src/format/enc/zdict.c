@@ -492,7 +492,7 @@ static size_t vocabulary(const uint64_t *offs, const uint8_t *data, size_t n, ui
     uint64_t total = offs[n] - offs[0];
     size_t stride = total > ZT_PROBE ? (size_t)((total + ZT_PROBE - 1) / ZT_PROBE) : 1, windows = 0;
     for (int clear = 0; clear < 2; clear++)
-        for (size_t i = 0; i < n; i += stride) {
+        for (size_t w = 0, i; (i = enc_sample_at(w, stride)) < n; w++) {
             size_t l = (size_t)(offs[i + 1] - offs[i]);
             if (l > 4096) l = 4096;
             for (size_t k = 0; k + ZT_D <= l; k++) {
@@ -512,7 +512,7 @@ int ig_zdict_train_in(const uint64_t *offs, const uint8_t *data, size_t n, size_
     uint64_t total = offs[n] - offs[0];
     uint64_t want = (uint64_t)target * ZT_SAMPLE_X < ZT_SAMPLE ? (uint64_t)target * ZT_SAMPLE_X : ZT_SAMPLE;
     size_t stride = total > want ? (size_t)((total + want - 1) / want) : 1;
-    /* the sample: every stride-th value, back to back, and its pieces */
+    /* the sample: a value of every stride (enc_sample_at), back to back, and its pieces */
     struct ig_buf s = IG_BUF_INIT;
     struct piece *pcs = NULL;
     size_t npcs = 0, cap = 0;
@@ -520,7 +520,7 @@ int ig_zdict_train_in(const uint64_t *offs, const uint8_t *data, size_t n, size_
     int rc = cnt ? 0 : -ENOMEM;
     if (!rc && least_windows && vocabulary(offs, data, n, cnt) < least_windows)
         return 0; /* it leaves them zero */
-    for (size_t i = 0; i < n && !rc; i += stride) {
+    for (size_t w = 0, i; !rc && (i = enc_sample_at(w, stride)) < n; w++) {
         size_t l = (size_t)(offs[i + 1] - offs[i]);
         if (l > 4096) l = 4096; /* a long value's start stands for it */
         if (l < ZT_D) continue;
