@@ -140,7 +140,8 @@ static void test_measure_struct(void)
                 bool null_field = (unsigned)(test_rand(&s) % 100) < null_pct;
                 uint8_t d = null_struct ? 0 : null_field ? 1 : 2;
                 ig_values_push_entry(leaf[l], 0, d);
-                if (d == 2) ig_values_push_lane(leaf[l], l ? test_rand(&s) % 2 : test_rand_wide(&s));
+                if (d == 2)
+                    ig_values_push_lane(leaf[l], l ? test_rand(&s) % 2 : test_rand_wide(&s));
                 ig_values_end_row(leaf[l]);
             }
         }

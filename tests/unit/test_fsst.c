@@ -69,9 +69,10 @@ static uint8_t *fgen(int sh, size_t n, uint64_t *offs, uint64_t base, uint64_t *
             char letter = (char)('a' + test_rand(seed) % 26);
             unsigned long long dir = test_rand(seed) % 5000, pkg = test_rand(seed) % 5000,
                                minor = test_rand(seed) % 30;
-            int l = snprintf(u, sizeof u,
-                             "https://deb.example.org/pool/main/%c/pkg%llu/pkg%llu_1.%llu_amd64.deb",
-                             letter, dir, pkg, minor);
+            int l =
+                snprintf(u, sizeof u,
+                         "https://deb.example.org/pool/main/%c/pkg%llu/pkg%llu_1.%llu_amd64.deb",
+                         letter, dir, pkg, minor);
             ig_buf_append(&b, u, (size_t)l);
         }
         }

@@ -122,8 +122,8 @@ static void test_erase_never_grows(void)
         ig_values_free(&v);
         ig_values_free(&out);
     }
-    fprintf(stderr, "  %d of %d erasures grew the page past its extent (worst +%ld bytes)\n", grew, tries,
-            worst);
+    fprintf(stderr, "  %d of %d erasures grew the page past its extent (worst +%ld bytes)\n", grew,
+            tries, worst);
     CHECK_EQ_INT(grew, 0);
     ig_page_built_free(&built);
     ig_page_built_free(&erased);

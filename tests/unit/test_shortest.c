@@ -58,7 +58,7 @@ static void test_f64_equals_search(void)
         double u = (double)(test_rand(&s) >> 11) / 9007199254740992.0;
         same_f64(u);                                                  /* uniform [0, 1) */
         same_f64((double)(int64_t)(test_rand(&s) % 10000000) / 100); /* prices */
-        same_f64((double)test_rand_wide(&s));                         /* integers */
+        same_f64((double)test_rand_wide(&s));                        /* integers */
         same_f64((u - 0.5) * 0.07);                                   /* embedding-like */
     }
     for (uint64_t e = 0; e < 2047; e++) /* powers of two and their neighbours */
@@ -511,7 +511,10 @@ static void test_digits_contract(void)
         uint64_t p10 = 1;
         for (int e = 0; e < k / 3 && e < 19; e++)
             p10 *= 10;
-        uint64_t v = k >= 60 ? test_rand_wide(&seed) : k % 3 == 0 ? p10 - 1 : k % 3 == 1 ? p10 : p10 + 1;
+        uint64_t v = k >= 60      ? test_rand_wide(&seed)
+                     : k % 3 == 0 ? p10 - 1
+                     : k % 3 == 1 ? p10
+                                  : p10 + 1;
         char want[24], got[24];
         int n = snprintf(want, sizeof want, "%llu", (unsigned long long)v);
         memset(got, '#', sizeof got);

@@ -538,4 +538,5 @@ static void test_zdict_window(void)
     free(data);
 }
 
-TEST_MAIN(T(test_zdict_train), T(test_trainers_sample_every_kind), T(test_zdict_window), T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))
+TEST_MAIN(T(test_zdict_train), T(test_trainers_sample_every_kind), T(test_zdict_window),
+          T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))

@@ -434,8 +434,7 @@ static size_t cand_best(struct cand *c, size_t n)
 /* The pieces of the items that the table is trained on: every item when
  * they are few, else one item of every stride (enc_sample_at: not the same
  * kind of item throughout where rows repeat a pattern, and the same items on
- * every run), each at most
- * FSST_SAMPLE_PIECE bytes, up to FSST_SAMPLE_BYTES. */
+ * every run), each at most FSST_SAMPLE_PIECE bytes, up to FSST_SAMPLE_BYTES. */
 struct piece {
     const uint8_t *p;
     size_t n;
@@ -451,8 +450,8 @@ static size_t take_sample(const uint64_t *offs, const uint8_t *data, size_t n, s
     size_t want =
         (size_t)(FSST_SAMPLE_BYTES / (avg < FSST_SAMPLE_PIECE ? avg : FSST_SAMPLE_PIECE)) + 1;
     size_t stride = total <= FSST_SAMPLE_BYTES || want >= n ? 1 : n / want;
-    for (size_t k = 0, i; (i = enc_sample_at(k, stride)) < n && got < FSST_SAMPLE_BYTES && np < max_pieces;
-         k++) {
+    for (size_t k = 0, i;
+         (i = enc_sample_at(k, stride)) < n && got < FSST_SAMPLE_BYTES && np < max_pieces; k++) {
         size_t l = (size_t)(offs[i + 1] - offs[i]);
         if (!l) continue;
         const uint8_t *p = data + offs[i];
