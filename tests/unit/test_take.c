@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "ingot.h"
@@ -30,6 +31,7 @@ static char dir[64];
 static bool fitted;
 
 static uint64_t rng;
+static uint64_t table_seed; /* make_table's values: check_seed's, or a fixed one */
 static uint64_t next(void)
 {
     rng ^= rng << 13;
@@ -83,7 +85,7 @@ static int make_table(uint8_t enc)
     struct ig_part_writer *w;
     struct ig_error err = {0};
     if (ig_part_writer_open(&w, path, &s, &o, 0, &err)) return -1;
-    rng = (check_seed ^ 0x5DEECE66DULL) | 1; /* xorshift must not start at 0 */
+    rng = ((table_seed ? table_seed : check_seed) ^ 0x5DEECE66DULL) | 1; /* never 0 */
     char big[6000];
     for (uint64_t r = 0; r < ROWS; r++) {
         ig_values_push_lane(ig_part_writer_column(w, C_ID), r * 7 + 1);
@@ -253,9 +255,34 @@ static void take_matches_pages(uint8_t enc)
     CHECK(system(cmd) == 0);
 }
 
+/* A byte written into the zeros ahead of the first late block (offset `at`
+ * of the part file) fails a verify; zero again, it passes. */
+static void gap_checked(uint64_t at)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/part-000000.ingot", dir);
+    int fd = open(path, O_WRONLY);
+    REQUIRE(fd >= 0);
+    struct ig_verify_hooks plain = {0};
+    struct ig_verify_report vr;
+    struct ig_error err = {0};
+    for (int k = 0; k < 2; k++) {
+        uint8_t b = k ? 0 : 0x5A;
+        REQUIRE(pwrite(fd, &b, 1, (off_t)at) == 1);
+        REQUIRE(ig_verify_table(dir, &plain, &vr, &err) == 0);
+        if (k)
+            CHECK_EQ_INT(vr.failures, 0);
+        else
+            CHECK(vr.failures > 0);
+    }
+    close(fd);
+}
+
 /* Every block of the text column lies inside one 4 KiB page of the file, but
- * for blocks of one row bigger than that; *nblocks: how many there are. */
-static void text_blocks_inside_pages(uint32_t *nblocks)
+ * for blocks of one row bigger than that; *nblocks: how many there are,
+ * *late: pages whose first block starts on a later disk page than the page,
+ * *gap_at: where the first of them begins (its zeros). */
+static void text_blocks_inside_pages(uint32_t *nblocks, uint32_t *late, uint64_t *gap_at)
 {
     struct ig_table t;
     struct ig_error err = {0};
@@ -264,6 +291,7 @@ static void text_blocks_inside_pages(uint32_t *nblocks)
     struct ig_column_ref c;
     REQUIRE(ig_table_column_at(&t, C_TEXT, &c, &err) == 0);
     uint32_t n = 0, straddling = 0, big = 0;
+    *late = 0;
     uint64_t total = 0;
     for (uint32_t pg = 0; pg < p->num_pages; pg++) {
         struct ig_pagerec rec, blk;
@@ -272,6 +300,7 @@ static void text_blocks_inside_pages(uint32_t *nblocks)
         for (uint32_t b = 0; b < ig_page_nblocks(&rec); b++) {
             REQUIRE(ig_part_block(p, pg, &rec, b, &blk, &err) == 0);
             n++;
+            if (b == 0 && blk.offset > rec.offset && !(*late)++) *gap_at = rec.offset;
             total += blk.stored;
             if (blk.stored > 4096) {
                 CHECK_EQ_INT(blk.row_count, 1);
@@ -290,14 +319,25 @@ static void text_blocks_inside_pages(uint32_t *nblocks)
 static void test_take_fitted(void)
 {
     fitted = true;
-    REQUIRE(make_table(0) == 0);
-    uint32_t nblocks = 0;
-    text_blocks_inside_pages(&nblocks);
-    CHECK(nblocks > 20);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
-    take_matches_pages(0); /* take, erase in place and a deep verify over fitted blocks */
+    /* the run's values, and values (seed 6) where a page's first block is too
+     * big for what the page before left of its disk page: it starts on the
+     * next one, after zeros in its page's extent (it had straddled the two) */
+    uint64_t seeds[] = {0, 6};
+    for (size_t k = 0; k < 2; k++) {
+        table_seed = seeds[k];
+        REQUIRE(make_table(0) == 0);
+        uint32_t nblocks = 0, late = 0;
+        uint64_t gap_at = 0;
+        text_blocks_inside_pages(&nblocks, &late, &gap_at);
+        CHECK(nblocks > 20);
+        if (seeds[k]) CHECK(late > 0);
+        if (late) gap_checked(gap_at); /* verify reads the zeros ahead of it */
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CHECK(system(cmd) == 0);
+        take_matches_pages(0); /* take, erase in place and a deep verify over fitted blocks */
+    }
+    table_seed = 0;
     take_matches_pages(IG_ENC_HUFF);
     fitted = false;
 }

@@ -63,7 +63,8 @@ static void page_unreadable(struct vctx *x, const struct ig_part *p, uint32_t pa
 }
 
 /* A page's blocks (x->r.stored holds the page, checked): they follow one
- * another without gaps in rows, the bytes no block uses are zero, and at
+ * another without gaps in rows, the bytes no block uses are zero (after each,
+ * and before the first where it starts on a later disk page), and at
  * level 2 no erased row holds data (codec.h's per-scheme rule), block by block. */
 static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, uint32_t page,
                          const struct ig_pagerec *rec, const struct ig_column_ref *c,
@@ -83,6 +84,9 @@ static void check_blocks(struct vctx *x, const struct ig_part *p, uint32_t g, ui
             ig_verify_fail(x, "%s: %s row group %u page %u block %u: rows do not follow the previous block",
                  p->name, cname, g, page, b);
         next_row = blk.first_row + blk.row_count;
+        if (b == 0 && !zeros_between(p, rec->offset, blk.offset))
+            ig_verify_fail(x, "%s: %s row group %u page %u: extent bytes before its first block are not zero",
+                 p->name, cname, g, page);
         if (!zeros_between(p, blk.offset + blk.stored, blk.offset + blk.capacity))
             ig_verify_fail(x, "%s: %s row group %u page %u block %u: unused extent bytes are not zero",
                  p->name, cname, g, page, b);

@@ -467,8 +467,10 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
             break;
         }
         /* too big for what is left of this grain but not for a whole one: start
-         * it on the next boundary (the zeros join the previous block's room) */
-        if (size > room && size <= grain && out->nblocks > 0) {
+         * it on the next boundary (the zeros join the previous block's room,
+         * or, before a page's first block, lie in the page's extent ahead of
+         * it: a row read of it would read two disk pages) */
+        if (size > room && size <= grain) {
             int rc = pad_to_grain(out, fit, err);
             if (rc) return rc;
         }
