@@ -2102,7 +2102,10 @@ static void test_bytes_huffman(void)
     }
     struct ig_enc_opts o = forced(IG_ENC_HUFF);
     REQUIRE(ig_bytes_encode(offs, d.data, n, &o, &b, NULL) == 0);
-    CHECK(b.len < d.len * 5 / 8 + 300); /* log2(27) = 4.75 bits of 8, plus code and index */
+    /* log2(27) = 4.75 bits of 8 (a Huffman code of 27 letters drawn alike: about
+     * 4.8), each item's index (about 3 bytes), the code. With 300 bytes for all of
+     * the latter, half of the seeds came out a few bytes over. */
+    CHECK(b.len < d.len * 5 / 8 + n * 4 + 100);
     CHECK(ig_bytes_huffman_size(offs, d.data, n, false) == b.len);
     struct ig_buf before = IG_BUF_INIT;
     ig_buf_append(&before, b.data, b.len);
