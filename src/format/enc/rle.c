@@ -15,9 +15,11 @@
  *   (nested schemes chosen afresh), so the result depends on the live values
  *   only. The caller adds the killed positions to the page's absent set
  *   (ig_ints_erase_drops() says so). A merged run can need a wider length than
- *   the stream had; if the result does not fit, erase keeps equal neighbours as
- *   separate runs (lengths then only shrink), then also keeps the old nested
- *   schemes, and only then returns -ENOSPC so the caller re-encodes the page.
+ *   the stream had; if the result does not fit, erase returns -ENOSPC and the
+ *   caller re-encodes the page with the erased slots zero. It does not keep
+ *   equal neighbours apart, nor the old nested schemes, to fit: both depend on
+ *   the erased values (a run boundary where one stood says it differed from
+ *   its neighbours).
  * Check: every erased position is absent (dropped) and the run total equals
  *   n - |absent|; nested streams pass their own (empty) check.
  */
@@ -53,21 +55,17 @@ static size_t rle_estimate(const struct int_stats *st, const struct ig_int_desc 
     return 1 + ig_varint_size(r) + ig_varint_size(vals) + vals + ig_varint_size(lens) + lens;
 }
 
-/* Append the stream for runs (values, lengths - 1). only_v/only_l: 0 = choose
- * automatically, else the one scheme the nested stream must use. */
+/* Append the stream for runs (values, lengths - 1), the nested schemes chosen. */
 static int rle_emit(const uint64_t *vals, const uint64_t *lens, size_t r,
-                    const struct ig_int_desc *d, const struct enc_ectx *c, unsigned only_v,
-                    unsigned only_l, struct ig_buf *out)
+                    const struct ig_int_desc *d, const struct enc_ectx *c, struct ig_buf *out)
 {
     if (ig_buf_append_byte(out, IG_ENC_RLE) || ig_varint_append(out, r)) return enc_nomem(c->err);
     uint64_t maxl = 0;
     for (size_t j = 0; j < r; j++)
         if (lens[j] > maxl) maxl = lens[j];
     struct ig_int_desc ld = {enc_byte_width(maxl), false};
-    unsigned ex_v = only_v ? ENC_INT_ALL & ~ENC_BIT(only_v) : 0;
-    unsigned ex_l = only_l ? ENC_INT_ALL & ~ENC_BIT(only_l) : RLE_LENGTHS_EXCLUDE;
-    int rc = enc_int_encode_child(vals, r, d, c, ex_v, ENC_CHILD_NO_DROP, out);
-    if (!rc) rc = enc_int_encode_child(lens, r, &ld, c, ex_l, ENC_CHILD_NO_DROP, out);
+    int rc = enc_int_encode_child(vals, r, d, c, 0, ENC_CHILD_NO_DROP, out);
+    if (!rc) rc = enc_int_encode_child(lens, r, &ld, c, RLE_LENGTHS_EXCLUDE, ENC_CHILD_NO_DROP, out);
     return rc;
 }
 
@@ -91,7 +89,7 @@ static int rle_encode(const uint64_t *v, size_t n, const struct ig_int_desc *d,
             lens[r++] = 0;
         }
     }
-    rc = rle_emit(vals, lens, r, d, c, 0, 0, out);
+    rc = rle_emit(vals, lens, r, d, c, out);
 done:
     free(vals);
     free(lens);
@@ -205,9 +203,9 @@ static int rle_get(const uint8_t *p, size_t len, size_t n, const struct ig_int_d
 }
 
 /* Runs after dropping the killed elements: survivors per run, empty runs
- * removed, and (merge) equal neighbours joined. vals/lens are rewritten. */
+ * removed, equal neighbours joined. vals/lens are rewritten. */
 static size_t rle_drop(uint64_t *vals, uint64_t *lens, size_t r0, const uint8_t *absent,
-                       const uint8_t *kill, bool merge)
+                       const uint8_t *kill)
 {
     size_t i = 0, r = 0;
     for (size_t j = 0; j < r0; j++) {
@@ -219,7 +217,7 @@ static size_t rle_drop(uint64_t *vals, uint64_t *lens, size_t r0, const uint8_t 
             i++;
         }
         if (!left) continue;
-        if (merge && r && vals[r - 1] == vals[j]) {
+        if (r && vals[r - 1] == vals[j]) {
             lens[r - 1] += left;
         } else {
             vals[r] = vals[j];
@@ -237,39 +235,22 @@ static int rle_erase(const uint8_t *p, size_t len, size_t n, const struct ig_int
         return ig_err(c->err, -ENOSPC, "rle stream: cannot drop elements inside this stream");
     size_t m = n - bm_count(absent, n);
     struct rle_view v;
-    uint64_t *vals, *lens, *v2 = NULL, *l2 = NULL;
+    uint64_t *vals, *lens;
     int rc = rle_runs(p, len, m, d, &v, &vals, &lens, c);
     if (rc) goto done;
-    v2 = malloc((v.r ? v.r : 1) * sizeof *v2);
-    l2 = malloc((v.r ? v.r : 1) * sizeof *l2);
-    if (!v2 || !l2) {
-        rc = enc_nomem(c->err);
-        goto done;
-    }
     struct enc_ectx ec;
     enc_ectx_from_dctx(c, &ec);
     size_t at = out->len;
-    /* Preferred: merged runs, nested schemes chosen afresh - the result depends on
-     * the live values only. A merge can lengthen a run past the lengths' bit
-     * width, so if that does not fit, keep equal neighbours apart (lengths only
-     * shrink), then also keep the nested schemes the stream had. */
-    for (int attempt = 0; attempt < 3; attempt++) {
-        memcpy(v2, vals, v.r * sizeof *v2);
-        memcpy(l2, lens, v.r * sizeof *l2);
-        size_t r = rle_drop(v2, l2, v.r, absent, kill, attempt == 0);
+    /* merged runs, nested schemes chosen afresh: the live values' stream alone */
+    size_t r = rle_drop(vals, lens, v.r, absent, kill);
+    rc = rle_emit(vals, lens, r, d, &ec, out);
+    if (!rc && out->len - at > len) {
         out->len = at;
-        bool old = attempt == 2 && v.vlen && v.llen; /* old ids: validated by rle_runs */
-        rc = rle_emit(v2, l2, r, d, &ec, old ? v.vs[0] : 0, old ? v.ls[0] : 0, out);
-        if (rc == -ENOMEM) goto done;
-        if (!rc && out->len - at <= len) goto done;
+        rc = ig_err(c->err, -ENOSPC, "rle stream: erasing would grow the stream");
     }
-    out->len = at;
-    rc = ig_err(c->err, -ENOSPC, "rle stream: erasing would grow the stream");
 done:
     free(vals);
     free(lens);
-    free(v2);
-    free(l2);
     return rc;
 }
 
