@@ -195,11 +195,12 @@ struct windows {
     struct ig_u64vec meta, bulk, brow, bval;
     bool raw;   /* a signed column's values stored without zigzag (none negative) */
     bool floats; /* the bulk holds float lanes (format 21) */
-    bool bases_only; /* every row with values a base (the bulk in bytes: ig_slide_encode_bytes) */
 };
 
+/* bases_only: every row with values a base (the bulk in bytes:
+ * ig_slide_encode_bytes); sgn: values zigzagged */
 static int plan_windows(const struct ig_values *v, size_t first, size_t count,
-                        const struct ig_leaf_info *li, bool sgn, struct windows *w)
+                        const struct ig_leaf_info *li, bool sgn, bool bases_only, struct windows *w)
 {
     size_t n = w->n = count;
     w->bulk.n = w->brow.n = w->bval.n = 0;
@@ -225,7 +226,7 @@ static int plan_windows(const struct ig_values *v, size_t first, size_t count,
         }
         lenv[i] = cn;
         size_t bh = 0, bs = 0,
-               best = !w->bases_only && chain < IG_SLIDE_MAX_CHAIN ? best_run(prev, pn, cur, cn, &bh, &bs) : 0;
+               best = !bases_only && chain < IG_SLIDE_MAX_CHAIN ? best_run(prev, pn, cur, cn, &bh, &bs) : 0;
         /* a run of under a quarter of the row (a word two rows of text share)
          * saves little and chains the row to the one before, which a row read
          * then walks: a base instead (lists of floats' pages are decoded whole) */
@@ -406,7 +407,7 @@ int ig_slide_encode(const struct ig_values *v, size_t first, size_t count, const
     if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return ig_err(err, -ENOMEM, "out of memory");
     struct windows *w = &(*scratch)->w;
     struct bulk_ways *b = &(*scratch)->b;
-    int rc = plan_windows(v, first, count, li, sgn, w);
+    int rc = plan_windows(v, first, count, li, sgn, false, w);
     w->raw = ti->is_signed && !sgn;
     w->floats = ti->is_float;
     if (!rc) rc = encode_bulk(w, b, li->type, err);
@@ -432,11 +433,10 @@ int ig_slide_encode_bytes(const struct ig_values *v, size_t first, size_t count,
      * the bytes, where a delta's kept run, cut out of the bulk, hid it (short
      * rows of token ids, where a row kept a phrase of the one before, stored
      * 0.91x the bytes so; rows that slide keep their bit codes, smaller still) */
-    bool raw = w->raw;
-    w->bases_only = true;
-    int rc = plan_windows(v, first, count, li, ig_type_info(li->type)->is_signed && !raw, w);
-    w->bases_only = false;
-    w->raw = raw;
+    /* zigzagged as ig_slide_encode chose (w->raw: a signed page without a
+     * negative value stores them as they are) */
+    bool sgn = ig_type_info(li->type)->is_signed && !w->raw;
+    int rc = plan_windows(v, first, count, li, sgn, true, w);
     if (rc) return ig_err(err, rc, "out of memory");
     unsigned width = bulk_bytes(&w->bulk);
     if (!width) return 1;
