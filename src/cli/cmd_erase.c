@@ -92,17 +92,18 @@ int cmd_erase(int argc, char **argv)
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
             if (json)
-                printf("{\"rows\":%" PRIu64 ",\"pages_rewritten\":%" PRIu64 ",\"pages_moved\":%" PRIu64
-                       ",\"page_records\":%" PRIu64 ",\"bytes_written\":%" PRIu64
-                       ",\"journal_bytes\":%" PRIu64 ",\"dict_segments_zeroed\":%" PRIu64
-                       ",\"dict_blocks_recompressed\":%" PRIu64
-                       ",\"vdict_entries_zeroed\":%" PRIu64 ",\"objects_replaced\":%" PRIu64
-                       ",\"bytes_uploaded\":%" PRIu64 ",\"bytes_copied\":%" PRIu64
-                       ",\"object_versions_removed\":%" PRIu64 ",\"ms\":%.3f}\n",
+                printf("{\"rows\":%" PRIu64 ",\"pages_rewritten\":%" PRIu64
+                       ",\"pages_moved\":%" PRIu64 ",\"page_records\":%" PRIu64
+                       ",\"bytes_written\":%" PRIu64 ",\"journal_bytes\":%" PRIu64
+                       ",\"dict_segments_zeroed\":%" PRIu64 ",\"dict_blocks_recompressed\":%" PRIu64
+                       ",\"vdict_entries_zeroed\":%" PRIu64 ",\"contexts_moved\":%" PRIu64
+                       ",\"objects_replaced\":%" PRIu64 ",\"bytes_uploaded\":%" PRIu64
+                       ",\"bytes_copied\":%" PRIu64 ",\"object_versions_removed\":%" PRIu64
+                       ",\"ms\":%.3f}\n",
                        rep.rows, rep.pages_rewritten, rep.pages_moved, rep.records,
                        rep.bytes_written, rep.journal_bytes, rep.dict_segments, rep.dict_blocks,
-                       rep.vdict_entries, rep.objects_replaced, rep.bytes_uploaded, rep.bytes_copied,
-                       rep.versions_removed, ms);
+                       rep.vdict_entries, rep.contexts_moved, rep.objects_replaced,
+                       rep.bytes_uploaded, rep.bytes_copied, rep.versions_removed, ms);
             else
                 printf("%s: erased %" PRIu64 " row%s (%" PRIu64 " pages rewritten, %" PRIu64
                        " moved, %" PRIu64 " bytes written) in %.1f ms\n",

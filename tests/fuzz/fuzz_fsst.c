@@ -10,6 +10,9 @@
  *                     byte of the context (bit 2) or of the stream (bit 3), at a
  *                     place the seed picks, is flipped to a value it picks
  *   mode bits 4-6     kill density (1 in 2^k items)
+ *   mode bit 7        (bit 0 clear) the ctx bytes are packed first, as
+ *                     format 22 packs a context (one zstd frame of entries),
+ *                     so that any entry bytes reach the packed parser
  * Buffers are exact-size so ASan sees any overread.
  *
  * Besides "no crash, no UB": a context that parses writes back to the same
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #include "format/enc/codec.h"
+#include "format/layout.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -127,31 +131,51 @@ done:
     ig_buf_free(&data2);
 }
 
-/* Parse ctx bytes (exact-size copy); a context that parses writes bytes that
- * parse again and write alike (the input itself may spell a length longer). */
-static int parse_ctx(const uint8_t *b, size_t len, struct ig_chunk_ctx *cx)
+/* Parse ctx bytes (exact-size copy; packed first where `pack`); a context
+ * that parses writes bytes that parse again and write alike (the input itself
+ * may spell a length longer), and packed, parse to the same entries. */
+static int parse_ctx(const uint8_t *b, size_t len, bool pack, struct ig_chunk_ctx *cx)
 {
     struct ig_error err = {0};
-    uint8_t *c = malloc(len ? len : 1);
-    if (!c) return -1;
-    memcpy(c, b, len);
-    int rc = ig_chunk_ctx_parse(c, len, cx, &err);
+    struct ig_buf in = IG_BUF_INIT;
+    if (ig_buf_append(&in, b, len) || (pack && len && ig_chunk_ctx_pack(&in, 0, 1, b[0] & 1))) {
+        ig_buf_free(&in);
+        return -1;
+    }
+    uint8_t *c = malloc(in.len ? in.len : 1); /* exact size */
+    if (!c) {
+        ig_buf_free(&in);
+        return -1;
+    }
+    if (in.len) memcpy(c, in.data, in.len);
+    int rc = ig_chunk_ctx_parse(c, in.len, IG_FORMAT_VERSION, cx, &err);
     if (!rc) {
-        struct ig_buf w = IG_BUF_INIT, w2 = IG_BUF_INIT;
+        struct ig_buf w = IG_BUF_INIT, w2 = IG_BUF_INIT, packed = IG_BUF_INIT;
         struct ig_chunk_ctx again = {0};
         require(ig_chunk_ctx_write(cx, &w) == 0);
-        require(ig_chunk_ctx_parse(w.data ? w.data : (const uint8_t *)"", w.len, &again, &err) == 0);
+        require(ig_chunk_ctx_parse(w.data ? w.data : (const uint8_t *)"", w.len, IG_FORMAT_VERSION,
+                                   &again, &err) == 0);
+        require(ig_chunk_ctx_write(&again, &w2) == 0);
+        require(w.len == w2.len && (!w.len || memcmp(w.data, w2.data, w.len) == 0));
+        ig_chunk_ctx_free(&again);
+        require(ig_buf_append(&packed, w.data ? w.data : (const uint8_t *)"", w.len) == 0);
+        require(ig_chunk_ctx_pack(&packed, 0, 1, true) == 0);
+        require(ig_chunk_ctx_parse(packed.data ? packed.data : (const uint8_t *)"", packed.len,
+                                   IG_FORMAT_VERSION, &again, &err) == 0);
+        ig_buf_reset(&w2);
         require(ig_chunk_ctx_write(&again, &w2) == 0);
         require(w.len == w2.len && (!w.len || memcmp(w.data, w2.data, w.len) == 0));
         ig_chunk_ctx_free(&again);
         ig_buf_free(&w);
         ig_buf_free(&w2);
+        ig_buf_free(&packed);
     }
     free(c);
+    ig_buf_free(&in);
     return rc;
 }
 
-static void fuzz_raw(const uint8_t *in, size_t size, const uint8_t *kill_bits)
+static void fuzz_raw(const uint8_t *in, size_t size, bool pack, const uint8_t *kill_bits)
 {
     if (size < 2) return;
     size_t cl = (size_t)in[0] | (size_t)in[1] << 8;
@@ -161,7 +185,7 @@ static void fuzz_raw(const uint8_t *in, size_t size, const uint8_t *kill_bits)
     if (rl < 2) return;
     size_t n = (size_t)rest[0] | (size_t)rest[1] << 8;
     struct ig_chunk_ctx cx = {0};
-    if (parse_ctx(cb, cl, &cx)) return;
+    if (parse_ctx(cb, cl, pack, &cx)) return;
     uint8_t *p = malloc(rl - 2 ? rl - 2 : 1);
     if (p) {
         memcpy(p, rest + 2, rl - 2);
@@ -206,7 +230,7 @@ static void fuzz_trained(uint8_t mode, uint64_t seed, const uint8_t *items, size
     uint64_t r = rng(&seed);
     if ((mode & 4) && ctxb.len) ctxb.data[r % ctxb.len] = (uint8_t)(r >> 32);
     if ((mode & 8) && stream.len) stream.data[(r >> 16) % stream.len] ^= (uint8_t)(r >> 40) | 1;
-    if (parse_ctx(ctxb.data, ctxb.len, &parsed) == 0) {
+    if (parse_ctx(ctxb.data, ctxb.len, false, &parsed) == 0) {
         uint8_t *p = malloc(stream.len ? stream.len : 1);
         if (p) {
             memcpy(p, stream.data, stream.len);
@@ -239,7 +263,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     if (mode & 1)
         fuzz_trained(mode, seed, in + 2, size - 2, kill);
     else
-        fuzz_raw(in + 2, size - 2, kill);
+        fuzz_raw(in + 2, size - 2, mode & 0x80, kill);
     free(kill);
     return 0;
 }

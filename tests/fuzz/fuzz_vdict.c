@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "format/enc/codec.h"
+#include "format/layout.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -92,7 +93,7 @@ static void fuzz_raw(const uint8_t *in, size_t size)
     memcpy(c, in + 2, cl);
     struct ig_error err = {0};
     struct ig_chunk_ctx cx = {0};
-    int rc = ig_chunk_ctx_parse(c, cl, &cx, &err);
+    int rc = ig_chunk_ctx_parse(c, cl, IG_FORMAT_VERSION, &cx, &err);
     require(rc == 0 || rc == -EIO || rc == -ENOMEM);
     if (!rc && cx.vdict) {
         /* written again: the same entries and counts */
@@ -184,7 +185,7 @@ static void fuzz_made(const uint8_t *in, size_t size)
     struct ig_buf w = IG_BUF_INIT;
     struct ig_chunk_ctx again = {0};
     require(ig_chunk_ctx_write(&cx, &w) == 0);
-    require(ig_chunk_ctx_parse(w.data, w.len, &again, &err) == 0 && again.vdict);
+    require(ig_chunk_ctx_parse(w.data, w.len, IG_FORMAT_VERSION, &again, &err) == 0 && again.vdict);
     exercise(&again, p, nl, n);
     ig_chunk_ctx_free(&again);
     ig_buf_free(&w);

@@ -26,6 +26,7 @@
 #include <zstd.h>
 
 #include "format/enc/codec.h"
+#include "format/layout.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -83,7 +84,8 @@ static void fuzz_raw(uint8_t mode, const uint8_t *in, size_t size)
     struct ig_error err = {0};
     struct ig_zdict *d = NULL;
     struct ig_chunk_ctx cx = {0};
-    int rc = (mode & 2) ? ig_chunk_ctx_parse(p, pl, &cx, &err) : ig_zdict_parse(p, pl, &d, &err);
+    int rc = (mode & 2) ? ig_chunk_ctx_parse(p, pl, IG_FORMAT_VERSION, &cx, &err)
+                        : ig_zdict_parse(p, pl, &d, &err);
     if (mode & 2) d = cx.zdict;
     if (!rc && d) {
         struct ig_buf w = IG_BUF_INIT, w2 = IG_BUF_INIT;

@@ -79,6 +79,12 @@
 #       token ids that do not slide but repeat phrases, in sliding-window
 #       pages whose bulk is plain 2-byte lanes under zstd, at most 32,768
 #       values a page, rows erased)
+#   v22: the commit that added v22/ (format version 22, chunk contexts
+#       packed as one zstd frame where that is smaller: context/, zdict/
+#       and vdict/ hold such; from 22 also ctxmoved/: the vdict input erased
+#       with every context the erase wrote moved past the data
+#       (INGOT_TEST_CONTEXT_MOVE=1), as a context packed again that outgrew
+#       its place is, then erased again where they lie)
 #   v12: the commit that added v12/ (format version 12, chunk contexts: fsst
 #       symbol tables, and the alp scheme; from 12 also context/: notes of
 #       ~70 bytes in two row groups of 300 (a symbol table each), float64
@@ -219,6 +225,16 @@ tables() {
             "$ingot" import --format jsonl --schema "$d.tokens.txt" "$d.tokens.jsonl" "$d/tokens"
             rm "$d.tokens.jsonl" "$d.tokens.txt"
             "$ingot" erase --row 0 --row 700 --row 701 --row 1999 "$d/tokens"
+        fi
+        if [ "$v" -ge 22 ]; then
+            vdict_input >"$d.ctxmoved.jsonl"
+            printf 'id int64\nmaintainer string?\ntags list<string>? encoding=vdict\n' >"$d.ctxmoved.txt"
+            "$ingot" import --format jsonl --schema "$d.ctxmoved.txt" --rows-per-group 3000 "$d.ctxmoved.jsonl" "$d/ctxmoved"
+            rm "$d.ctxmoved.jsonl" "$d.ctxmoved.txt"
+            # row 7 alone names its maintainer: its entry is erased, and the
+            # group's two contexts move; then row 9's tag, where they lie
+            INGOT_TEST_CONTEXT_MOVE=1 "$ingot" erase --row 7 --row 40 --row 5999 "$d/ctxmoved"
+            "$ingot" erase --row 9 --row 3001 "$d/ctxmoved"
         fi
     )
     # the audit log holds times and hosts: not part of what a reader must read

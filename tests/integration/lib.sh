@@ -36,6 +36,13 @@ grew_by_bitmap() {
         { echo "the part grew by $d bytes; its deletion bitmap is $bm"; return 1; }
 }
 
+# plain_view PART OUT: PART's bytes with its packed chunk contexts (format 22:
+# their entries as one zstd frame) unpacked, for a search that must see what
+# the file holds in any form. context_at PART TEXT: "OFFSET SIZE" of the
+# context whose entries hold TEXT (tests/integration/contexts.py).
+plain_view() { "$PY" "$ROOT/tests/integration/contexts.py" plain "$1" "$2"; }
+context_at() { "$PY" "$ROOT/tests/integration/contexts.py" find "$1" "$2"; }
+
 # check NAME CMD...: PASS if CMD exits 0, else FAIL with its output.
 check() {
     local name=$1; shift

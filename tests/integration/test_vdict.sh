@@ -36,8 +36,11 @@ assert j["format_version"] >= 14, j["format_version"]
 enc = {c["name"]: c["encodings"] for c in j["columns"]}
 assert "vdict" in enc["maintainer"], enc
 assert any("vdict" in e for n, e in enc.items() if n.startswith("tags")), enc' "$j" || return 1
-    # each value once: in its chunk's dictionary
-    [ "$(grep -c -a -o 'Maintainer 17 <m17@' "$P")" = 1 ] || { echo "a maintainer is not stored once"; return 1; }
+    # each value once: in its chunk's dictionary (its context packed: none
+    # in plain bytes)
+    plain_view "$P" "$WORK/t.plain" || return 1
+    [ "$(grep -c -a -o 'Maintainer 17 <m17@' "$WORK/t.plain")" = 1 ] || { echo "a maintainer is not stored once"; return 1; }
+    [ "$(grep -c -a -o 'Maintainer 17 <m17@' "$P")" = 0 ] || { echo "a value dictionary is not packed"; return 1; }
     # smaller than each block with its own dictionary
     printf 'id int64\nmaintainer string? encoding=dict\ntags list<string>? encoding=dict\n' >"$WORK/d.txt"
     "$INGOT" import --format jsonl --schema "$WORK/d.txt" "$WORK/in.jsonl" "$WORK/own" >/dev/null 2>&1 || return 1
@@ -96,25 +99,86 @@ erased() {
     cp -r "$WORK/t" "$WORK/e"
     local out before
     before=$(stat -c %s "$WORK/e/part-000000.ingot")
+    plain_view "$WORK/e/part-000000.ingot" "$WORK/e.plain" || return 1
+    grep -q -a 'SECRETMAINTAINERQZX' "$WORK/e.plain" || { echo "the maintainer is not there before"; return 1; }
     out=$("$INGOT" erase --json --row 7 --row 9 --row 100 "$WORK/e") || { echo "$out"; return 1; }
     "$PY" -c '
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["vdict_entries_zeroed"] == 2, j' "$out" || return 1
-    ! grep -q -a 'SECRETMAINTAINERQZX' "$WORK/e/part-000000.ingot" || { echo "the erased maintainer survived"; return 1; }
-    ! grep -q -a 'SECRETTAGQZX' "$WORK/e/part-000000.ingot" || { echo "the erased tag survived"; return 1; }
+    plain_view "$WORK/e/part-000000.ingot" "$WORK/e.plain" || return 1
+    ! grep -q -a 'SECRETMAINTAINERQZX' "$WORK/e.plain" || { echo "the erased maintainer survived"; return 1; }
+    ! grep -q -a 'SECRETTAGQZX' "$WORK/e.plain" || { echo "the erased tag survived"; return 1; }
     grew_by_bitmap "$before" "$(stat -c %s "$WORK/e/part-000000.ingot")" 40000 || return 1
     "$INGOT" verify --deep "$WORK/e" >/dev/null || { "$INGOT" verify --deep "$WORK/e"; return 1; }
     agree "$WORK/e" "7,9,100"
 }
 check vdict_erase_leaves_no_byte_of_an_entry erased
 
+# a context packed again that no longer fits its place goes after the data
+# (INGOT_TEST_CONTEXT_MOVE=1 moves every context an erase writes): read from
+# there, erased again, crashed into at every step, its old place zeroed
+moved() {
+    rm -rf "$WORK/mv"; cp -r "$WORK/t" "$WORK/mv"
+    local out
+    out=$(INGOT_TEST_CONTEXT_MOVE=1 "$INGOT" erase --json --row 7 --row 100 "$WORK/mv") || { echo "$out"; return 1; }
+    "$PY" -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["contexts_moved"] == 2 and j["vdict_entries_zeroed"] == 1, j' "$out" || return 1
+    "$INGOT" verify --deep "$WORK/mv" >/dev/null || { "$INGOT" verify --deep "$WORK/mv"; return 1; }
+    agree "$WORK/mv" "7,100" || return 1
+    plain_view "$WORK/mv/part-000000.ingot" "$WORK/mv.plain" || return 1
+    ! grep -q -a 'SECRETMAINTAINERQZX' "$WORK/mv.plain" || { echo "the erased maintainer survived"; return 1; }
+    # a moved context erased again where it now lies
+    out=$("$INGOT" erase --json --row 9 "$WORK/mv") || { echo "$out"; return 1; }
+    "$INGOT" verify --deep "$WORK/mv" >/dev/null || { "$INGOT" verify --deep "$WORK/mv"; return 1; }
+    agree "$WORK/mv" "7,9,100" || return 1
+    plain_view "$WORK/mv/part-000000.ingot" "$WORK/mv.plain" || return 1
+    ! grep -q -a 'SECRETTAGQZX' "$WORK/mv.plain" || { echo "the erased tag survived"; return 1; }
+    local n=1 rc m g
+    while :; do
+        rm -rf "$WORK/c"; cp -r "$WORK/t" "$WORK/c"
+        INGOT_TEST_CONTEXT_MOVE=1 INGOT_FAULT_AFTER=$n "$INGOT" erase --row 7 --row 9 "$WORK/c" >/dev/null 2>&1; rc=$?
+        "$INGOT" verify --deep "$WORK/c" >/dev/null || { echo "step $n:"; "$INGOT" verify --deep "$WORK/c"; return 1; }
+        plain_view "$WORK/c/part-000000.ingot" "$WORK/c.plain" || return 1
+        m=$(grep -c -a 'SECRETMAINTAINERQZX' "$WORK/c.plain")
+        g=$(grep -c -a 'SECRETTAGQZX' "$WORK/c.plain")
+        [ "$m" = "$g" ] || { echo "step $n: half erased ($m, $g)"; return 1; }
+        [ $rc -eq 0 ] && { [ "$m" = 0 ] || { echo "completed but an entry is left"; return 1; }; break; }
+        [ $rc -eq 137 ] || { echo "step $n: exit $rc"; return 1; }
+        n=$((n + 1))
+        [ $n -lt 100 ] || { echo "never completed"; return 1; }
+    done
+    # through a mount whose daemon moves them: rm rows/ID, then rows read
+    have_fuse || return 0
+    rm -rf "$WORK/mm"; cp -r "$WORK/t" "$WORK/mm"; mkdir -p "$WORK/mnt2"
+    INGOT_TEST_CONTEXT_MOVE=1 "$INGOT" mount "$WORK/mm" "$WORK/mnt2" || return 1
+    local why=""
+    rm "$WORK/mnt2/rows/7" || why="rm rows/7 failed"
+    [ -n "$why" ] || "$PY" - "$WORK/in.jsonl" "$WORK/mnt2" <<'PY' || why="rows differ after rm"
+import json, os, sys
+src = [json.loads(l) for l in open(sys.argv[1])]
+assert not os.path.exists(sys.argv[2] + "/rows/7")
+for i in (0, 1, 8, 9, 61, 67, 39999):
+    r = json.load(open("%s/rows/%d" % (sys.argv[2], i)))
+    assert r["maintainer"] == src[i]["maintainer"] and r["tags"] == src[i]["tags"], (i, r)
+PY
+    fusermount3 -u "$WORK/mnt2"
+    [ -z "$why" ] || { echo "$why"; return 1; }
+    "$INGOT" verify --deep "$WORK/mm" >/dev/null || { "$INGOT" verify --deep "$WORK/mm"; return 1; }
+    plain_view "$WORK/mm/part-000000.ingot" "$WORK/mm.plain" || return 1
+    ! grep -q -a 'SECRETMAINTAINERQZX' "$WORK/mm.plain" || { echo "rm rows/7 left the maintainer"; return 1; }
+}
+check vdict_context_moved_when_it_outgrows_its_place moved
+
 damaged() {
     cp -r "$WORK/t" "$WORK/d"
-    local at out
-    # the maintainer chunk's context is written before its pages
-    at=$(grep -boa -m1 'Maintainer 17 <m17@' "$WORK/d/part-000000.ingot" | head -1 | cut -d: -f1)
-    [ -n "$at" ] || { echo "no dictionary bytes found"; return 1; }
+    local at size out
+    # a byte in the middle of the maintainer chunk's context
+    read -r at size < <(context_at "$WORK/d/part-000000.ingot" 'Maintainer 17 <m17@')
+    [ -n "$size" ] || { echo "no dictionary bytes found"; return 1; }
+    at=$((at + size / 2))
     printf 'Z' | dd of="$WORK/d/part-000000.ingot" bs=1 seek="$at" conv=notrunc status=none
     out=$("$INGOT" verify "$WORK/d" 2>&1) && { echo "verify passed"; return 1; }
     grep -q "column 'maintainer' row group 0: chunk context: checksum mismatch" <<<"$out" || { echo "$out"; return 1; }
@@ -151,7 +215,8 @@ PY
     [ -n "$why" ] || rm "$WORK/mnt/rows/7" || why="rm rows/7 failed"
     fusermount3 -u "$WORK/mnt"
     [ -z "$why" ] || { echo "$why"; return 1; }
-    ! grep -q -a 'SECRETMAINTAINERQZX' "$WORK/mt/part-000000.ingot" || { echo "rm rows/7 left the maintainer"; return 1; }
+    plain_view "$WORK/mt/part-000000.ingot" "$WORK/mt.plain" || return 1
+    ! grep -q -a 'SECRETMAINTAINERQZX' "$WORK/mt.plain" || { echo "rm rows/7 left the maintainer"; return 1; }
     "$INGOT" verify --deep "$WORK/mt" >/dev/null
 }
 check vdict_mount_views_and_rm mounted
@@ -164,8 +229,9 @@ crashes() {
         rm -rf "$WORK/c"; cp -r "$WORK/t" "$WORK/c"
         INGOT_FAULT_AFTER=$n "$INGOT" erase --row 7 --row 9 "$WORK/c" >/dev/null 2>&1; rc=$?
         "$INGOT" verify --deep "$WORK/c" >/dev/null || { echo "step $n:"; "$INGOT" verify --deep "$WORK/c"; return 1; }
-        m=$(grep -c -a 'SECRETMAINTAINERQZX' "$WORK/c/part-000000.ingot")
-        g=$(grep -c -a 'SECRETTAGQZX' "$WORK/c/part-000000.ingot")
+        plain_view "$WORK/c/part-000000.ingot" "$WORK/c.plain" || return 1
+        m=$(grep -c -a 'SECRETMAINTAINERQZX' "$WORK/c.plain")
+        g=$(grep -c -a 'SECRETTAGQZX' "$WORK/c.plain")
         [ "$m" = "$g" ] || { echo "step $n: half erased ($m, $g)"; return 1; }
         if [ $rc -eq 0 ]; then
             [ "$m" = 0 ] || { echo "completed but an entry is left"; return 1; }

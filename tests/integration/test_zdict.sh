@@ -40,9 +40,11 @@ uses_dict() {
 import json, sys
 j = json.load(sys.stdin)
 assert j["format_version"] >= 13, j["format_version"]' || return 1
-    # the vocabulary in plain bytes once (the dictionary), far fewer times than rows
+    # the vocabulary in plain bytes once (the dictionary, its context packed),
+    # far fewer times than rows
     local n
-    n=$(grep -c -a -o 'SECRETWORDQZX' "$P")
+    plain_view "$P" "$WORK/t.plain" || return 1
+    n=$(grep -c -a -o 'SECRETWORDQZX' "$WORK/t.plain")
     [ "$n" -ge 1 ] || { echo "secret word not in the file before the erase"; return 1; }
     # smaller than the same table without dictionaries (zstd alone per block;
     # the dictionary's frames are small, for row reads: 3 % here)
@@ -84,7 +86,8 @@ erased() {
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["dict_segments_zeroed"] > 0 and j["dict_blocks_recompressed"] > 0, j' "$out" || return 1
-    ! grep -q -a 'SECRETWORDQZX' "$WORK/e/part-000000.ingot" || { echo "the erased word survived"; return 1; }
+    plain_view "$WORK/e/part-000000.ingot" "$WORK/e.plain" || return 1
+    ! grep -q -a 'SECRETWORDQZX' "$WORK/e.plain" || { echo "the erased word survived"; return 1; }
     "$INGOT" verify --deep "$WORK/e" >/dev/null || { "$INGOT" verify --deep "$WORK/e"; return 1; }
     # every other row reads as before
     "$INGOT" cat "$WORK/e" caption >"$WORK/after.txt"
@@ -105,11 +108,11 @@ check zdict_erase_zeroes_what_only_erased_values_held erased
 
 damaged() {
     cp -r "$WORK/t" "$WORK/d"
-    local at out
-    # the caption chunk's context is written before its pages: the first
-    # plain secret word is in the dictionary
-    at=$(grep -boa -m1 'SECRETWORDQZX' "$WORK/d/part-000000.ingot" | head -1 | cut -d: -f1)
-    [ -n "$at" ] || { echo "no dictionary bytes found"; return 1; }
+    local at size out
+    # a byte in the middle of the caption chunk's context (its dictionary)
+    read -r at size < <(context_at "$WORK/d/part-000000.ingot" 'SECRETWORDQZX')
+    [ -n "$size" ] || { echo "no dictionary bytes found"; return 1; }
+    at=$((at + size / 2))
     printf 'Z' | dd of="$WORK/d/part-000000.ingot" bs=1 seek="$at" conv=notrunc status=none
     out=$("$INGOT" verify "$WORK/d" 2>&1) && { echo "verify passed"; return 1; }
     grep -q "column 'caption' row group 0: chunk context: checksum mismatch" <<<"$out" || { echo "$out"; return 1; }

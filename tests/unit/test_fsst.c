@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "format/enc/codec.h"
+#include "format/layout.h"
 #include "format/enc/enc_internal.h"
 #include "util/bitpack.h"
 #include "util/buf.h"
@@ -351,7 +352,7 @@ static void test_fsst_context_bytes(void)
     REQUIRE(ig_buf_append_zeros(&ctx, 7) == 0); /* zeros after the entries are allowed */
     struct ig_chunk_ctx back = {0};
     struct ig_error err = {0};
-    REQUIRE(ig_chunk_ctx_parse(ctx.data, ctx.len, &back, &err) == 0);
+    REQUIRE(ig_chunk_ctx_parse(ctx.data, ctx.len, IG_FORMAT_VERSION, &back, &err) == 0);
     CHECK(ig_fsst_symbols(back.fsst) == ig_fsst_symbols(cx.fsst));
     CHECK(ig_bytes_decode_cx(&back, b.data, b.len, n, NULL, oo, &out, &err) == 0);
     for (size_t i = 0; i < n; i++)
@@ -368,7 +369,7 @@ static void test_fsst_context_bytes(void)
                                : v == 1 ? 0xffu
                                : v == 2 ? c2[at] + 1u
                                         : (unsigned)test_rand(&seed));
-            int rc = ig_chunk_ctx_parse(c2, ctx.len, &back, &err);
+            int rc = ig_chunk_ctx_parse(c2, ctx.len, IG_FORMAT_VERSION, &back, &err);
             if (rc) {
                 refused++;
             } else {
@@ -379,18 +380,18 @@ static void test_fsst_context_bytes(void)
         }
     CHECK(refused > 0);
     for (size_t l = 0; l < ctx.len - 7; l++) {
-        if (ig_chunk_ctx_parse(ctx.data, l, &back, &err) == 0)
+        if (ig_chunk_ctx_parse(ctx.data, l, IG_FORMAT_VERSION, &back, &err) == 0)
             ig_chunk_ctx_free(&back);
         else
             CHECK(strstr(err.msg, "context") || strstr(err.msg, "symbol table"));
     }
     /* unknown kinds, two tables */
     uint8_t unk[3] = {9, 0, 0};
-    CHECK(ig_chunk_ctx_parse(unk, 3, &back, &err) == -EIO);
+    CHECK(ig_chunk_ctx_parse(unk, 3, IG_FORMAT_VERSION, &back, &err) == -EIO);
     struct ig_buf two = IG_BUF_INIT;
     ig_buf_append(&two, ctx.data, ctx.len - 7);
     ig_buf_append(&two, ctx.data, ctx.len - 7);
-    CHECK(ig_chunk_ctx_parse(two.data, two.len, &back, &err) == -EIO);
+    CHECK(ig_chunk_ctx_parse(two.data, two.len, IG_FORMAT_VERSION, &back, &err) == -EIO);
     /* corrupt streams: every byte changed, every truncation */
     for (size_t at = 0; at < b.len; at += 1 + b.len / 300) {
         uint8_t *s2 = malloc(b.len);

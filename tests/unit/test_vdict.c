@@ -15,6 +15,7 @@
 #include <errno.h>
 
 #include "format/enc/codec.h"
+#include "format/layout.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -194,7 +195,7 @@ static void test_vdict_erase(void)
             }
             /* and parse again to the same dictionary */
             struct ig_chunk_ctx again = {0};
-            REQUIRE(ig_chunk_ctx_parse(ctx.data, ctx.len, &again, &err) == 0);
+            REQUIRE(ig_chunk_ctx_parse(ctx.data, ctx.len, IG_FORMAT_VERSION, &again, &err) == 0);
             REQUIRE(again.vdict != NULL);
             for (uint32_t c = 1; c <= f.k; c++)
                 CHECK_EQ_INT(ig_vdict_count(again.vdict, c), want[c]);
@@ -249,7 +250,7 @@ static void test_vdict_corrupt(void)
                 len = test_rand(&seed) % len;
             }
             struct ig_chunk_ctx cx = {0};
-            int rc = ig_chunk_ctx_parse(p, len, &cx, &err);
+            int rc = ig_chunk_ctx_parse(p, len, IG_FORMAT_VERSION, &cx, &err);
             CHECK(rc == 0 || rc == -EIO);
             if (!rc && cx.vdict) /* codes read against whatever parsed: checked */
                 rc = ig_bytes_decode_cx(&cx, s.data, s.len, f.n, NULL, offs, &data, &err);

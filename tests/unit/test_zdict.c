@@ -264,7 +264,7 @@ static void test_zdict_context_bytes(void)
     struct ig_buf b = IG_BUF_INIT, b2 = IG_BUF_INIT;
     REQUIRE(ig_chunk_ctx_write(&cx, &b) == 0);
     struct ig_error err = {0};
-    int prc = ig_chunk_ctx_parse(b.data, b.len, &back, &err);
+    int prc = ig_chunk_ctx_parse(b.data, b.len, IG_FORMAT_VERSION, &back, &err);
     if (prc) fprintf(stderr, "%s\n", err.msg);
     REQUIRE(prc == 0);
     REQUIRE(back.zdict && ig_zdict_content_len(back.zdict) == ig_zdict_content_len(cx.zdict));
@@ -294,7 +294,7 @@ static void test_zdict_context_bytes(void)
     struct ig_buf two = IG_BUF_INIT;
     struct ig_chunk_ctx only = {.zdict = cx.zdict};
     REQUIRE(ig_chunk_ctx_write(&only, &two) == 0 && ig_chunk_ctx_write(&only, &two) == 0);
-    REQUIRE(ig_chunk_ctx_parse(two.data, two.len, &back, &err) == -EIO);
+    REQUIRE(ig_chunk_ctx_parse(two.data, two.len, IG_FORMAT_VERSION, &back, &err) == -EIO);
     free(q);
     ig_buf_free(&p);
     ig_buf_free(&two);
@@ -303,6 +303,148 @@ static void test_zdict_context_bytes(void)
     ig_chunk_ctx_free(&cx);
     free(offs);
     free(data);
+}
+
+/* A context of text, packed (format 22): smaller, parsed to the same
+ * entries, refused in a part of format 21; damaged or hostile frames are
+ * errors (EIO), never a crash; a context of random bytes is left unpacked. */
+static void test_context_packed(void)
+{
+    struct ig_error err = {0};
+    for (int sh = Z_WORDS; sh <= Z_RANDOM; sh++) {
+        uint64_t seed = 21 + (uint64_t)sh;
+        size_t n = 4000;
+        uint64_t *offs = malloc((n + 1) * sizeof *offs);
+        uint8_t *data = zgen(sh, n, offs, &seed);
+        struct ig_chunk_ctx cx = {0}, back = {0};
+        REQUIRE(ig_fsst_train(offs, data, n, &cx.fsst) == 0);
+        { /* the table with the uses an fsst stream of the values makes of it */
+            struct ig_buf st = IG_BUF_INIT;
+            struct ig_enc_opts o = {.forced = IG_ENC_FSST, .fsst = cx.fsst};
+            uint64_t counts[256] = {0};
+            REQUIRE(ig_bytes_encode(offs, data, n, &o, &st, NULL) == 0);
+            REQUIRE(ig_bytes_symbol_uses(st.data, st.len, n, &cx, counts, NULL) == 0);
+            REQUIRE(ig_fsst_add_uses(cx.fsst, counts, 1) == 0);
+            ig_fsst_prune(cx.fsst);
+            ig_buf_free(&st);
+        }
+        if (sh == Z_WORDS)
+            REQUIRE(ig_zdict_train(offs, data, n, 4096, 0, &cx.zdict) == 0 && cx.zdict);
+        struct ig_buf plain = IG_BUF_INIT, b = IG_BUF_INIT, again = IG_BUF_INIT;
+        REQUIRE(ig_chunk_ctx_write(&cx, &plain) == 0);
+        REQUIRE(ig_buf_append(&b, "ab", 2) == 0); /* packs from an offset */
+        REQUIRE(ig_buf_append(&b, plain.data, plain.len) == 0);
+        REQUIRE(ig_chunk_ctx_pack(&b, 2, IG_CTX_ZSTD_LEVEL, true) == 0);
+        REQUIRE(memcmp(b.data, "ab", 2) == 0);
+        const uint8_t *c = b.data + 2;
+        size_t cl = b.len - 2;
+        if (sh == Z_RANDOM && !cx.zdict && cl == plain.len) { /* random symbols: not smaller */
+            CHECK(memcmp(c, plain.data, cl) == 0);
+        } else {
+            REQUIRE(c[0] == 4 && cl < plain.len);
+            uint64_t fl;
+            size_t u = ig_varint_get(c + 1, cl - 1, &fl);
+            REQUIRE(u && 1 + u + fl <= cl);
+            /* room after the frame, zeros */
+            CHECK_EQ_INT(cl - 1 - u - fl, ig_chunk_ctx_room((size_t)fl));
+            for (size_t i = 1 + u + (size_t)fl; i < cl; i++)
+                CHECK(c[i] == 0);
+            /* parsed to the same entries; refused where the version has none */
+            int prc = ig_chunk_ctx_parse(c, cl, IG_FORMAT_VERSION, &back, &err);
+            if (prc) fprintf(stderr, "%s\n", err.msg);
+            REQUIRE(prc == 0);
+            REQUIRE(ig_chunk_ctx_write(&back, &again) == 0);
+            CHECK(again.len == plain.len && memcmp(again.data, plain.data, plain.len) == 0);
+            ig_chunk_ctx_free(&back);
+            CHECK(ig_chunk_ctx_parse(c, cl, IG_FORMAT_CTX_ZSTD - 1, &back, &err) == -EIO);
+            CHECK(strstr(err.msg, "version") != NULL);
+            /* damaged anywhere, or cut: parsed or EIO */
+            uint8_t *q = malloc(cl);
+            for (int t = 0; t < 600; t++) {
+                memcpy(q, c, cl);
+                size_t len = cl;
+                if (t % 3)
+                    q[test_rand(&seed) % (t % 3 == 1 ? (cl < 64 ? cl : 64) : cl)] ^=
+                        (uint8_t)(1 + test_rand(&seed) % 255);
+                else
+                    len = test_rand(&seed) % cl;
+                int rc = ig_chunk_ctx_parse(q, len, IG_FORMAT_VERSION, &back, &err);
+                CHECK(rc == 0 || rc == -EIO);
+                if (!rc) ig_chunk_ctx_free(&back);
+            }
+            free(q);
+        }
+        ig_buf_free(&plain);
+        ig_buf_free(&b);
+        ig_buf_free(&again);
+        ig_chunk_ctx_free(&cx);
+        free(offs);
+        free(data);
+    }
+    /* hostile packings: entries followed by zeros inside the frame, a packed
+     * entry after another or packed again inside, an entry after the packed
+     * one, a frame that does not say its size or says more than a context holds */
+    static const uint8_t fsst1[] = {1, 4, 1, 1, 'x', 1}; /* one symbol "x" used once */
+    struct {
+        const char *why;
+        uint8_t inner[32];
+        size_t inner_len;
+        bool sized;
+        uint8_t after[8];
+        size_t after_len;
+        size_t before;
+    } bad[] = {
+        {"zeros inside", {1, 4, 1, 1, 'x', 1, 0, 0}, 8, true, {0}, 0, 0},
+        {"packed inside", {4, 1, 0}, 3, true, {0}, 0, 0},
+        {"an entry after", {1, 4, 1, 1, 'x', 1}, 6, true, {1, 4, 1, 1, 'x', 1}, 6, 0},
+        {"after another entry", {1, 4, 1, 1, 'x', 1}, 6, true, {0}, 0, 6},
+        {"no size", {1, 4, 1, 1, 'x', 1}, 6, false, {0}, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        uint8_t frame[256], ctx[512];
+        ZSTD_CCtx *z = ZSTD_createCCtx();
+        REQUIRE(z != NULL);
+        ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, bad[k].sized);
+        size_t fl;
+        if (bad[k].sized) {
+            fl = ZSTD_compress2(z, frame, sizeof frame, bad[k].inner, bad[k].inner_len);
+        } else { /* streamed: the frame says no size */
+            ZSTD_outBuffer o = {frame, sizeof frame, 0};
+            ZSTD_inBuffer in = {bad[k].inner, bad[k].inner_len, 0};
+            ZSTD_compressStream2(z, &o, &in, ZSTD_e_end);
+            fl = o.pos;
+        }
+        ZSTD_freeCCtx(z);
+        REQUIRE(!ZSTD_isError(fl) && fl < 128);
+        size_t at = 0;
+        memcpy(ctx, fsst1, bad[k].before);
+        at += bad[k].before;
+        ctx[at++] = 4;
+        ctx[at++] = (uint8_t)fl;
+        memcpy(ctx + at, frame, fl);
+        at += fl;
+        memcpy(ctx + at, bad[k].after, bad[k].after_len);
+        at += bad[k].after_len;
+        struct ig_chunk_ctx back = {0};
+        int rc = ig_chunk_ctx_parse(ctx, at, IG_FORMAT_VERSION, &back, &err);
+        if (rc != -EIO) fprintf(stderr, "%s: parsed\n", bad[k].why);
+        CHECK(rc == -EIO);
+        if (!rc) ig_chunk_ctx_free(&back);
+    }
+    /* the good one of them parses */
+    {
+        uint8_t frame[64], ctx[80];
+        size_t fl = ZSTD_compress(frame, sizeof frame, fsst1, sizeof fsst1, 3);
+        REQUIRE(!ZSTD_isError(fl));
+        ctx[0] = 4;
+        ctx[1] = (uint8_t)fl;
+        memcpy(ctx + 2, frame, fl);
+        memset(ctx + 2 + fl, 0, 8);
+        struct ig_chunk_ctx back = {0};
+        CHECK(ig_chunk_ctx_parse(ctx, 2 + fl + 8, IG_FORMAT_VERSION, &back, &err) == 0);
+        CHECK(back.fsst != NULL);
+        ig_chunk_ctx_free(&back);
+    }
 }
 
 /* The erase's rule over random erase sets, applied one after another. */
@@ -539,4 +681,5 @@ static void test_zdict_window(void)
 }
 
 TEST_MAIN(T(test_zdict_train), T(test_trainers_sample_every_kind), T(test_zdict_window),
-          T(test_zdict_context_bytes), T(test_zdict_erase_rule), T(test_zdict_small_frames))
+          T(test_zdict_context_bytes), T(test_context_packed), T(test_zdict_erase_rule),
+          T(test_zdict_small_frames))

@@ -414,11 +414,24 @@ int ig_fsst_add_uses(struct ig_fsst *t, const uint64_t *counts, int sign);
 /* Erase every symbol no item uses (length 0); true if any was. */
 bool ig_fsst_prune(struct ig_fsst *t);
 
-/* A context's bytes: its entries, then zeros. Parse checks every field
- * (hostile input: -EIO naming what is wrong); free releases what parse or
- * the writer put in. */
-int ig_chunk_ctx_parse(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, struct ig_error *err);
+/* A context's bytes: its entries, then zeros; in a part of format 22 on,
+ * the entries may be packed as one zstd frame (ig_chunk_ctx_pack). Parse
+ * checks every field (hostile input: -EIO naming what is wrong; a packed
+ * context in a part of a `version` before 22 is one); write appends the
+ * entries, unpacked; free releases what parse or the writer put in. */
+int ig_chunk_ctx_parse(const uint8_t *p, size_t len, unsigned version, struct ig_chunk_ctx *cx,
+                       struct ig_error *err);
 int ig_chunk_ctx_write(const struct ig_chunk_ctx *cx, struct ig_buf *out);
+/* The entries at b[from, b->len) (as ig_chunk_ctx_write put them) packed as
+ * one zstd frame at `level` where that is smaller, with_room: followed by
+ * ig_chunk_ctx_room zeros, and smaller with them; else left as they are.
+ * -ENOMEM. The room is what an erase's packing of the entries it shrank may
+ * need beyond the frame before (an erase packs again, and moves the context
+ * where even that does not fit: docs/FORMAT.md, "Chunk contexts"). */
+#define IG_CTX_ZSTD_LEVEL   6
+#define IG_CTX_ZSTD_HARDEST 19
+int ig_chunk_ctx_pack(struct ig_buf *b, size_t from, int level, bool with_room);
+size_t ig_chunk_ctx_room(size_t packed);
 void ig_chunk_ctx_free(struct ig_chunk_ctx *cx);
 bool ig_chunk_ctx_empty(const struct ig_chunk_ctx *cx);
 

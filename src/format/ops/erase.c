@@ -256,6 +256,7 @@ static void report_add(struct ig_erase_report *to, const struct ig_erase_report 
     to->dict_segments += r->dict_segments;
     to->dict_blocks += r->dict_blocks;
     to->vdict_entries += r->vdict_entries;
+    to->contexts_moved += r->contexts_moved;
 }
 
 /* Threads for a part's flat leaf units: the cores, at most ERASE_THREADS,
@@ -413,6 +414,13 @@ static int by_page(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int by_chunk(const void *a, const void *b)
+{
+    const struct moved_ctx *x = a, *y = b;
+    if (x->g != y->g) return x->g < y->g ? -1 : 1;
+    return x->leaf < y->leaf ? -1 : x->leaf > y->leaf;
+}
+
 /* The footer's changed bytes into the journal (the footer stays where it is).
  * Of a private mapping, only the pages the erase wrote are compared
  * (ig_pages_written): comparing all of it read the whole footer, 18.7 MB for a
@@ -470,7 +478,7 @@ static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const ui
      * the footer was, and the footer follows them (its tail stays the file's
      * last bytes). */
     bool footer_stays = p->end_recorded;
-    bool footer_moves = !footer_stays && (pp->nmoved || new_bitmap);
+    bool footer_moves = !footer_stays && (pp->nmoved || pp->nmoved_ctx || new_bitmap);
     uint64_t end = p->file_size > p->tail_end ? p->file_size : p->tail_end;
     uint64_t at = footer_stays ? (end + 7) / 8 * 8 : p->footer_offset;
     if (pp->nmoved) {
@@ -491,6 +499,21 @@ static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const ui
             uint32_t fp = ig_ld32(gr + IG_GRP_FIRST_PAGE), pc = ig_ld32(gr + IG_GRP_PAGE_COUNT);
             ig_st64(gr + IG_GRP_HASH, ig_footer_group_hash(p, nf, fp, pc));
         }
+    }
+    if (pp->nmoved_ctx) {
+        /* after the pages, by group and leaf; their chunk records say where */
+        qsort(pp->moved_ctx, pp->nmoved_ctx, sizeof *pp->moved_ctx, by_chunk);
+        for (size_t i = 0; i < pp->nmoved_ctx; i++) {
+            struct moved_ctx *m = &pp->moved_ctx[i];
+            uint8_t *r = ig_chunk_record(p, nf, m->g, m->leaf);
+            ig_st64(r + IG_CHK_CTX_OFFSET, at);
+            ig_st32(r + IG_CHK_CTX_SIZE, (uint32_t)m->bytes.len);
+            ig_st64(r + IG_CHK_CTX_HASH, ig_hash(m->bytes.data, m->bytes.len));
+            if (ig_journal_add(&x->j, p->name, at, m->bytes.data, m->bytes.len)) return -ENOMEM;
+            x->rep->bytes_written += m->bytes.len;
+            at += m->bytes.len;
+        }
+        atomic_store(&pp->chunks_changed, true);
     }
     static const uint8_t pad[8];
     if (!p->sec_size[IG_SEC_DELETION]) { /* the bitmap past the footer: its changed words */
@@ -576,6 +599,9 @@ static void free_plan(struct part_plan *pp)
     for (size_t i = 0; i < pp->nmoved; i++)
         ig_buf_free(&pp->moved[i].bytes);
     free(pp->moved);
+    for (size_t i = 0; i < pp->nmoved_ctx; i++)
+        ig_buf_free(&pp->moved_ctx[i].bytes);
+    free(pp->moved_ctx);
     free(pp->touched_groups);
     pthread_mutex_destroy(&pp->moved_mu);
 }

@@ -61,6 +61,7 @@ struct ig_erase_report {
     uint64_t dict_segments;   /* chunk dictionary segments zeroed (only erased values held them) */
     uint64_t dict_blocks;     /* blocks compressed again against a dictionary so zeroed */
     uint64_t vdict_entries;   /* value dictionary entries erased (only erased values named them) */
+    uint64_t contexts_moved;  /* chunk contexts packed again that outgrew their place (format 22) */
     uint64_t bytes_written;   /* to part files, journal excluded */
     uint64_t journal_bytes;
     uint64_t generation;      /* the table generation after the erase (MANIFEST) */

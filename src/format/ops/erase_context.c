@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,14 +40,22 @@ int erase_context(struct erase_ctx *x, const struct ig_part *p, uint32_t g, uint
     if (!c) return ig_err(err, -ENOMEM, "out of memory");
     x->cxs = c;
     c = &x->cxs[x->ncxs];
-    *c = (struct erase_chunk_ctx){.g = g, .leaf = leaf, .rec = rec, .old = IG_BUF_INIT};
+    *c = (struct erase_chunk_ctx){
+        .g = g, .leaf = leaf, .rec = rec, .old = IG_BUF_INIT, .entries = IG_BUF_INIT};
     rc = ig_buf_reserve(&c->old, rec.size) ? ig_err(err, -ENOMEM, "out of memory")
                                            : ig_part_read(p, c->old.data, rec.size, rec.offset, err);
     if (!rc && ig_hash(c->old.data, rec.size) != rec.hash)
         rc = ig_err(err, -EIO, "checksum mismatch");
-    if (!rc) rc = ig_chunk_ctx_parse(c->old.data, rec.size, &c->cx, err);
+    if (!rc) rc = ig_chunk_ctx_parse(c->old.data, rec.size, p->version, &c->cx, err);
+    /* what it held, to tell whether the erase changed it (a packed context
+     * left as it was is not packed again) */
+    if (!rc && ig_chunk_ctx_write(&c->cx, &c->entries)) {
+        ig_chunk_ctx_free(&c->cx);
+        rc = ig_err(err, -ENOMEM, "out of memory");
+    }
     if (rc) {
         ig_buf_free(&c->old);
+        ig_buf_free(&c->entries);
         return ig_err_prefix(err, rc, "%s: leaf %u row group %u: chunk context", p->path, leaf, g);
     }
     c->old.len = rec.size;
@@ -110,37 +119,105 @@ void erase_contexts_free(struct erase_ctx *x)
     for (size_t i = 0; i < x->ncxs; i++) {
         ig_chunk_ctx_free(&x->cxs[i].cx);
         ig_buf_free(&x->cxs[i].old);
+        ig_buf_free(&x->cxs[i].entries);
     }
     free(x->cxs);
     x->cxs = NULL;
     x->ncxs = 0;
 }
 
+/* c's entries as this erase writes them back, into now, and whether they
+ * are the same as before (*same; never where `moved`: a test's); packed where
+ * the part's format packs contexts (22, `packs`) and that is smaller, at the
+ * writer's level, and where that does not fit the context's place at zstd's
+ * hardest (an erase only shrinks the entries, but a frame of fewer bytes may
+ * still come out longer). */
+static int context_bytes(struct erase_chunk_ctx *c, bool packs, bool moved, struct ig_buf *now,
+                         struct ig_buf *alt, bool *same)
+{
+    ig_buf_reset(now);
+    if (ig_chunk_ctx_write(&c->cx, now)) return -ENOMEM;
+    *same = !moved && now->len == c->entries.len && !memcmp(now->data, c->entries.data, now->len);
+    if (*same || !packs) return 0;
+    ig_buf_reset(alt);
+    if (ig_buf_append(alt, now->data, now->len) ||
+        ig_chunk_ctx_pack(now, 0, IG_CTX_ZSTD_LEVEL, false))
+        return -ENOMEM;
+    if (now->len <= c->rec.size) return 0;
+    if (ig_chunk_ctx_pack(alt, 0, IG_CTX_ZSTD_HARDEST, false)) return -ENOMEM;
+    if (alt->len < now->len) {
+        struct ig_buf t = *now;
+        *now = *alt;
+        *alt = t;
+    }
+    return 0;
+}
+
+/* Whether to move every context an erase writes back (INGOT_TEST_CONTEXT_MOVE:
+ * the tests' way to the path that a context packed again seldom takes). */
+static bool move_every_context(void)
+{
+    const char *v = getenv("INGOT_TEST_CONTEXT_MOVE");
+    return v && *v == '1';
+}
+
+/* c's new bytes (now, taken) going after the data with room after them
+ * (erase.c places them and says so in its chunk record); its place zeroed. */
+static int move_context(struct erase_ctx *x, struct part_plan *pp, struct erase_chunk_ctx *c,
+                        struct ig_buf *now)
+{
+    if (ig_buf_append_zeros(now, ig_chunk_ctx_room(now->len))) return -ENOMEM;
+    int rc = erase_journal_changes(x, pp->p, c->rec.offset, c->old.data, c->old.len, NULL, 0);
+    if (rc) return rc;
+    pthread_mutex_lock(&pp->moved_mu);
+    struct moved_ctx *m = realloc(pp->moved_ctx, (pp->nmoved_ctx + 1) * sizeof *m);
+    if (m) {
+        pp->moved_ctx = m;
+        pp->moved_ctx[pp->nmoved_ctx++] =
+            (struct moved_ctx){.g = c->g, .leaf = c->leaf, .bytes = *now};
+        *now = (struct ig_buf)IG_BUF_INIT;
+    }
+    pthread_mutex_unlock(&pp->moved_mu);
+    if (!m) return -ENOMEM;
+    x->rep->contexts_moved++;
+    return 0;
+}
+
 int erase_contexts_write(struct erase_ctx *x, struct part_plan *pp, struct ig_error *err)
 {
     const struct ig_part *p = pp->p;
     int rc = 0;
-    struct ig_buf now = IG_BUF_INIT;
+    struct ig_buf now = IG_BUF_INIT, alt = IG_BUF_INIT;
+    bool packs = p->version >= IG_FORMAT_CTX_ZSTD, move_all = packs && move_every_context();
     for (size_t i = 0; i < x->ncxs && !rc; i++) {
         struct erase_chunk_ctx *c = &x->cxs[i];
         if (c->cx.fsst) ig_fsst_prune(c->cx.fsst);
         /* entries no live item names any more: their bytes leave the context */
         if (c->cx.vdict) x->rep->vdict_entries += ig_vdict_prune(c->cx.vdict);
-        ig_buf_reset(&now);
-        rc = ig_chunk_ctx_write(&c->cx, &now) ? -ENOMEM : 0;
-        if (!rc && now.len > c->rec.size)
+        bool same = false;
+        rc = context_bytes(c, packs, move_all, &now, &alt, &same);
+        if (!rc && same) continue; /* its bytes stay as they are */
+        bool moves = !rc && (now.len > c->rec.size || move_all);
+        if (moves && !packs)
             rc = ig_err(err, -EIO, "%s: leaf %u row group %u: its chunk context grew", p->path,
                         c->leaf, c->g);
-        if (!rc && ig_buf_append_zeros(&now, c->rec.size - now.len)) rc = -ENOMEM;
-        if (!rc)
-            rc = erase_journal_changes(x, p, c->rec.offset, c->old.data, c->old.len, now.data, now.len);
+        if (!rc && moves) {
+            rc = move_context(x, pp, c, &now);
+        } else if (!rc) {
+            if (ig_buf_append_zeros(&now, c->rec.size - now.len)) rc = -ENOMEM;
+            if (!rc)
+                rc = erase_journal_changes(x, p, c->rec.offset, c->old.data, c->old.len, now.data,
+                                           now.len);
+            if (!rc) {
+                uint8_t *r = ig_chunk_record(p, pp->nf, c->g, c->leaf);
+                ig_st64(r + IG_CHK_CTX_HASH, ig_hash(now.data, now.len));
+                atomic_store(&pp->chunks_changed, true);
+            }
+        }
         if (rc == -ENOMEM) rc = ig_err(err, rc, "out of memory");
-        if (rc) break;
-        uint8_t *r = ig_chunk_record(p, pp->nf, c->g, c->leaf);
-        ig_st64(r + IG_CHK_CTX_HASH, ig_hash(now.data, now.len));
-        atomic_store(&pp->chunks_changed, true);
     }
     ig_buf_free(&now);
+    ig_buf_free(&alt);
     erase_contexts_free(x);
     return rc;
 }

@@ -30,7 +30,15 @@ struct moved {
     struct ig_buf bytes;
 };
 
-/* One part's erase: its footer copy being edited and the pages that move. */
+/* A chunk context that no longer fits its place (format 22: packed again,
+ * longer than before), going after the data with the moved pages. */
+struct moved_ctx {
+    uint32_t g, leaf;
+    struct ig_buf bytes;
+};
+
+/* One part's erase: its footer copy being edited and the pages and contexts
+ * that move. */
 struct part_plan {
     const struct ig_part *p;
     uint32_t pi;
@@ -39,7 +47,9 @@ struct part_plan {
     size_t nf_map_len;
     struct moved *moved;
     size_t nmoved;
-    pthread_mutex_t moved_mu; /* helper threads append to moved */
+    struct moved_ctx *moved_ctx;
+    size_t nmoved_ctx;
+    pthread_mutex_t moved_mu; /* helper threads append to moved and moved_ctx */
     uint8_t *touched_groups;  /* one byte per group */
     atomic_bool chunks_changed; /* a chunk record's bounds or context changed: the chunks hash too */
 };
@@ -66,6 +76,7 @@ struct erase_chunk_ctx {
     uint32_t g, leaf;
     struct ig_ctxrec rec;  /* where it lies and its old hash */
     struct ig_buf old;     /* its bytes as they were */
+    struct ig_buf entries; /* its entries as they were, unpacked (ig_chunk_ctx_write) */
     struct ig_chunk_ctx cx;
 };
 

@@ -188,7 +188,7 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
         if (!mismatch) break;
     }
     if (mismatch) rc = ig_err(err, -EIO, "checksum mismatch");
-    if (!rc) rc = ig_chunk_ctx_parse(r->ctx_bytes.data, cr.size, slot->cx, err);
+    if (!rc) rc = ig_chunk_ctx_parse(r->ctx_bytes.data, cr.size, p->version, slot->cx, err);
     if (!rc && slot->cx->vdict && p->version < IG_FORMAT_VDICT) {
         ig_chunk_ctx_free(slot->cx);
         rc = ig_err(err, -EIO, "a value dictionary in a part of version %u", p->version);

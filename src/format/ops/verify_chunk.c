@@ -399,7 +399,7 @@ void ig_verify_group_chunks(struct vctx *x, const struct ig_table *t, uint32_t p
             struct ig_buf b = IG_BUF_INIT;
             if (ig_part_chunk_ctx(p, g, leaf, &cr, &e) || ig_buf_reserve(&b, cr.size) ||
                 ig_part_read(p, b.data, cr.size, cr.offset, &e) ||
-                ig_chunk_ctx_parse(b.data, cr.size, &own, &e))
+                ig_chunk_ctx_parse(b.data, cr.size, p->version, &own, &e))
                 ig_verify_fail(x, "%s: %s row group %u: chunk context: cannot read it again", p->name, cname,
                      g);
             ig_buf_free(&b);

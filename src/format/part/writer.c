@@ -480,7 +480,11 @@ static int commit_contexts(struct ig_part_writer *w, struct ig_group_job *g,
         }
         if (cx->fsst || cx->zdict || cx->vdict) {
             ig_buf_reset(&w->ctx_bytes);
-            if (ig_chunk_ctx_write(cx, &w->ctx_bytes)) return ig_err(err, -ENOMEM, "out of memory");
+            /* packed where that is smaller (format 22): the package index's
+             * value dictionaries and zstd dictionaries of text take half */
+            if (ig_chunk_ctx_write(cx, &w->ctx_bytes) ||
+                ig_chunk_ctx_pack(&w->ctx_bytes, 0, IG_CTX_ZSTD_LEVEL, true))
+                return ig_err(err, -ENOMEM, "out of memory");
             rc = ig_write_full(w->fd, w->ctx_bytes.data, w->ctx_bytes.len);
             if (rc) return ig_err(err, rc, "%s: write: %s", w->path, strerror(-rc));
             w->ctxrecs[l] =
