@@ -115,6 +115,29 @@ assert j["vdict_entries_zeroed"] == 2, j' "$out" || return 1
 }
 check vdict_erase_leaves_no_byte_of_an_entry erased
 
+# a crash at every durable step of an erase: the rows and their dictionary
+# entries are either all there or all gone, and the table verifies (counts too)
+crash_every_step() { # [VAR=VALUE ...]: the erase's environment besides
+    local n=1 rc m g
+    while :; do
+        rm -rf "$WORK/c"; cp -r "$WORK/t" "$WORK/c"
+        env "$@" INGOT_FAULT_AFTER=$n "$INGOT" erase --row 7 --row 9 "$WORK/c" >/dev/null 2>&1; rc=$?
+        "$INGOT" verify --deep "$WORK/c" >/dev/null || { echo "step $n:"; "$INGOT" verify --deep "$WORK/c"; return 1; }
+        plain_view "$WORK/c/part-000000.ingot" "$WORK/c.plain" || return 1
+        m=$(grep -c -a 'SECRETMAINTAINERQZX' "$WORK/c.plain")
+        g=$(grep -c -a 'SECRETTAGQZX' "$WORK/c.plain")
+        [ "$m" = "$g" ] || { echo "step $n: half erased ($m, $g)"; return 1; }
+        if [ $rc -eq 0 ]; then
+            [ "$m" = 0 ] || { echo "completed but an entry is left"; return 1; }
+            break
+        fi
+        [ $rc -eq 137 ] || { echo "step $n: exit $rc"; return 1; }
+        n=$((n + 1))
+        [ $n -lt 100 ] || { echo "never completed"; return 1; }
+    done
+    echo "crashed at each of $((n - 1)) steps"
+}
+check vdict_erase_crash_at_every_step crash_every_step
 # a context packed again that no longer fits its place goes after the data
 # (INGOT_TEST_CONTEXT_MOVE=1 moves every context an erase writes): read from
 # there, erased again, crashed into at every step, its old place zeroed
@@ -136,20 +159,7 @@ assert j["contexts_moved"] == 2 and j["vdict_entries_zeroed"] == 1, j' "$out" ||
     agree "$WORK/mv" "7,9,100" || return 1
     plain_view "$WORK/mv/part-000000.ingot" "$WORK/mv.plain" || return 1
     ! grep -q -a 'SECRETTAGQZX' "$WORK/mv.plain" || { echo "the erased tag survived"; return 1; }
-    local n=1 rc m g
-    while :; do
-        rm -rf "$WORK/c"; cp -r "$WORK/t" "$WORK/c"
-        INGOT_TEST_CONTEXT_MOVE=1 INGOT_FAULT_AFTER=$n "$INGOT" erase --row 7 --row 9 "$WORK/c" >/dev/null 2>&1; rc=$?
-        "$INGOT" verify --deep "$WORK/c" >/dev/null || { echo "step $n:"; "$INGOT" verify --deep "$WORK/c"; return 1; }
-        plain_view "$WORK/c/part-000000.ingot" "$WORK/c.plain" || return 1
-        m=$(grep -c -a 'SECRETMAINTAINERQZX' "$WORK/c.plain")
-        g=$(grep -c -a 'SECRETTAGQZX' "$WORK/c.plain")
-        [ "$m" = "$g" ] || { echo "step $n: half erased ($m, $g)"; return 1; }
-        [ $rc -eq 0 ] && { [ "$m" = 0 ] || { echo "completed but an entry is left"; return 1; }; break; }
-        [ $rc -eq 137 ] || { echo "step $n: exit $rc"; return 1; }
-        n=$((n + 1))
-        [ $n -lt 100 ] || { echo "never completed"; return 1; }
-    done
+    crash_every_step INGOT_TEST_CONTEXT_MOVE=1 >/dev/null || return 1
     # through a mount whose daemon moves them: rm rows/ID, then rows read
     have_fuse || return 0
     rm -rf "$WORK/mm"; cp -r "$WORK/t" "$WORK/mm"; mkdir -p "$WORK/mnt2"
@@ -220,27 +230,3 @@ PY
     "$INGOT" verify --deep "$WORK/mt" >/dev/null
 }
 check vdict_mount_views_and_rm mounted
-
-# a crash at every durable step of an erase: the rows and their dictionary
-# entries are either all there or all gone, and the table verifies (counts too)
-crashes() {
-    local n=1 rc m g
-    while :; do
-        rm -rf "$WORK/c"; cp -r "$WORK/t" "$WORK/c"
-        INGOT_FAULT_AFTER=$n "$INGOT" erase --row 7 --row 9 "$WORK/c" >/dev/null 2>&1; rc=$?
-        "$INGOT" verify --deep "$WORK/c" >/dev/null || { echo "step $n:"; "$INGOT" verify --deep "$WORK/c"; return 1; }
-        plain_view "$WORK/c/part-000000.ingot" "$WORK/c.plain" || return 1
-        m=$(grep -c -a 'SECRETMAINTAINERQZX' "$WORK/c.plain")
-        g=$(grep -c -a 'SECRETTAGQZX' "$WORK/c.plain")
-        [ "$m" = "$g" ] || { echo "step $n: half erased ($m, $g)"; return 1; }
-        if [ $rc -eq 0 ]; then
-            [ "$m" = 0 ] || { echo "completed but an entry is left"; return 1; }
-            break
-        fi
-        [ $rc -eq 137 ] || { echo "step $n: exit $rc"; return 1; }
-        n=$((n + 1))
-        [ $n -lt 100 ] || { echo "never completed"; return 1; }
-    done
-    echo "crashed at each of $((n - 1)) steps"
-}
-check vdict_erase_crash_at_every_step crashes

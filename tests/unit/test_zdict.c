@@ -240,6 +240,21 @@ static void test_trainers_sample_every_kind(void)
     free(data);
 }
 
+/* cx's symbol table with the uses an fsst stream of the n values makes of
+ * it, the symbols none uses erased (as the writer keeps it). */
+static void count_fsst_uses(struct ig_chunk_ctx *cx, const uint64_t *offs, const uint8_t *data,
+                            size_t n)
+{
+    struct ig_buf st = IG_BUF_INIT;
+    struct ig_enc_opts o = {.forced = IG_ENC_FSST, .fsst = cx->fsst};
+    uint64_t counts[256] = {0};
+    REQUIRE(ig_bytes_encode(offs, data, n, &o, &st, NULL) == 0);
+    REQUIRE(ig_bytes_symbol_uses(st.data, st.len, n, cx, counts, NULL) == 0);
+    REQUIRE(ig_fsst_add_uses(cx->fsst, counts, 1) == 0);
+    ig_fsst_prune(cx->fsst);
+    ig_buf_free(&st);
+}
+
 /* A dictionary in a context beside a symbol table: written, parsed, written
  * alike; damaged lengths are errors (EIO), never a crash. */
 static void test_zdict_context_bytes(void)
@@ -251,16 +266,7 @@ static void test_zdict_context_bytes(void)
     struct ig_chunk_ctx cx = {0}, back = {0};
     REQUIRE(ig_zdict_train(offs, data, n, 4096, 0, &cx.zdict) == 0 && cx.zdict);
     REQUIRE(ig_fsst_train(offs, data, n, &cx.fsst) == 0);
-    { /* the table with the uses an fsst stream of the values makes of it */
-        struct ig_buf st = IG_BUF_INIT;
-        struct ig_enc_opts o = {.forced = IG_ENC_FSST, .fsst = cx.fsst};
-        uint64_t counts[256] = {0};
-        REQUIRE(ig_bytes_encode(offs, data, n, &o, &st, NULL) == 0);
-        REQUIRE(ig_bytes_symbol_uses(st.data, st.len, n, &cx, counts, NULL) == 0);
-        REQUIRE(ig_fsst_add_uses(cx.fsst, counts, 1) == 0);
-        ig_fsst_prune(cx.fsst);
-        ig_buf_free(&st);
-    }
+    count_fsst_uses(&cx, offs, data, n);
     struct ig_buf b = IG_BUF_INIT, b2 = IG_BUF_INIT;
     REQUIRE(ig_chunk_ctx_write(&cx, &b) == 0);
     struct ig_error err = {0};
@@ -318,16 +324,7 @@ static void test_context_packed(void)
         uint8_t *data = zgen(sh, n, offs, &seed);
         struct ig_chunk_ctx cx = {0}, back = {0};
         REQUIRE(ig_fsst_train(offs, data, n, &cx.fsst) == 0);
-        { /* the table with the uses an fsst stream of the values makes of it */
-            struct ig_buf st = IG_BUF_INIT;
-            struct ig_enc_opts o = {.forced = IG_ENC_FSST, .fsst = cx.fsst};
-            uint64_t counts[256] = {0};
-            REQUIRE(ig_bytes_encode(offs, data, n, &o, &st, NULL) == 0);
-            REQUIRE(ig_bytes_symbol_uses(st.data, st.len, n, &cx, counts, NULL) == 0);
-            REQUIRE(ig_fsst_add_uses(cx.fsst, counts, 1) == 0);
-            ig_fsst_prune(cx.fsst);
-            ig_buf_free(&st);
-        }
+        count_fsst_uses(&cx, offs, data, n);
         if (sh == Z_WORDS)
             REQUIRE(ig_zdict_train(offs, data, n, 4096, 0, &cx.zdict) == 0 && cx.zdict);
         struct ig_buf plain = IG_BUF_INIT, b = IG_BUF_INIT, again = IG_BUF_INIT;
