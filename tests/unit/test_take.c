@@ -506,6 +506,25 @@ static void test_few_values_train_no_table(void)
  * lookup scans them, and a row of a table of 20,000 such columns would scan
  * thousands for each column. Cycling through more than that, it keeps most
  * (it lets go of the one read last, not the oldest: then every use missed). */
+/* What a reader counts against IG_READER_CONTEXT_BYTES: each context's
+ * entries unpacked (a packed one's frame may hold many times its size), at
+ * least its stored bytes; how many it holds packed. */
+static unsigned check_held(const struct ig_reader *r)
+{
+    uint64_t held = 0;
+    unsigned packed = 0;
+    for (size_t i = 0; i < r->nctx; i++) {
+        const struct ig_reader_context *x = &r->ctx[i];
+        if (!x->size) continue;
+        CHECK(x->held >= x->size && x->held >= x->cx->bytes);
+        packed += x->cx->bytes > x->size;
+        held += x->held;
+    }
+    CHECK_EQ_INT(r->ctx_held, held);
+    CHECK(r->ctx_held <= IG_READER_CONTEXT_BYTES);
+    return packed;
+}
+
 static void test_reader_keeps_many_contexts(void)
 {
     char cdir[64];
@@ -522,6 +541,7 @@ static void test_reader_keeps_many_contexts(void)
     CHECK_EQ_INT(found, 3 * CTX_ROUND_COLS + CTX_COLS);
     CHECK_EQ_INT(r.ctx_reads, CTX_COLS); /* the first 12 once, then the others */
     CHECK_EQ_INT(r.nctx, IG_READER_CONTEXTS_MOST);
+    CHECK(check_held(&r) > 0); /* format 22: packed, and counted unpacked */
     /* all 264 again: most stay kept (letting the oldest go, none would) */
     for (uint32_t c = 0; c < CTX_COLS; c++) {
         const struct ig_chunk_ctx *cx;

@@ -240,6 +240,8 @@ struct ig_chunk_ctx {
     struct ig_vdict *vdict; /* kind 3 (format 14): the chunk's value dictionary, or NULL */
     /* the writer's, not stored: zdict's blocks fill a grain (ig_page_policy) */
     bool zdict_grain;
+    /* parse's: the bytes of its entries, unpacked (about what it holds) */
+    size_t bytes;
 };
 
 /* ---- chunk value dictionaries (context kind 3, format 14; vdict.c) ----------

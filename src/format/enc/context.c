@@ -34,6 +34,7 @@ void ig_chunk_ctx_free(struct ig_chunk_ctx *cx)
     cx->zdict_grain = false;
     ig_vdict_free(cx->vdict);
     cx->vdict = NULL;
+    cx->bytes = 0;
 }
 
 bool ig_chunk_ctx_empty(const struct ig_chunk_ctx *cx)
@@ -131,6 +132,7 @@ static int parse_entries(const uint8_t *p, size_t len, bool packed_allowed, size
         pos += (size_t)l;
     }
     *end = pos;
+    if (!packed) cx->bytes = pos;
     for (size_t i = pos; !rc && i < len; i++)
         if (p[i])
             rc = ig_err(err, -EIO, "chunk context: byte %zu after its entries is not zero", i);

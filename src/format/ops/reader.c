@@ -116,9 +116,9 @@ static struct ig_reader_context *context_let_go(struct ig_reader *r)
         if (x->size && x->used + IG_READER_CONTEXTS <= r->ctx_uses && (!c || x->read > c->read)) c = x;
     }
     if (!c) return NULL;
-    r->ctx_held -= c->size;
+    r->ctx_held -= c->held;
     ig_chunk_ctx_free(c->cx);
-    c->size = 0;
+    c->size = c->held = 0;
     r->ctx_keys[c - r->ctx] = 0;
     return c;
 }
@@ -198,10 +198,14 @@ int ig_reader_context(struct ig_reader *r, const struct ig_part *p, uint32_t pag
         return page_error(p, leaf, page, err, rc);
     }
     slot->size = cr.size;
+    slot->held = slot->cx->bytes > cr.size ? (uint32_t)slot->cx->bytes : cr.size;
     slot->used = r->ctx_uses;
     slot->read = r->ctx_reads;
     r->ctx_keys[slot - r->ctx] = cr.hash;
-    r->ctx_held += cr.size;
+    r->ctx_held += slot->held;
+    /* unpacked, it may hold more than its stored bytes made room for */
+    while (r->ctx_held > IG_READER_CONTEXT_BYTES && context_let_go(r))
+        ;
     *out = slot->cx;
     return 0;
 }

@@ -34,7 +34,8 @@ struct ig_column_ref {
  * one chunk read one after the other read its context once, and so that rows
  * taken across many columns (ingot_take, rows/ID) do not read each column's
  * context again for every row: up to IG_READER_CONTEXTS_MOST of them, as many
- * as IG_READER_CONTEXT_BYTES of their bytes hold, and always the
+ * as IG_READER_CONTEXT_BYTES of their bytes hold (unpacked: a packed context's
+ * frame may hold many times its size), and always the
  * IG_READER_CONTEXTS used last; the one read last of the others goes first,
  * so that rows across more columns than it keeps still find most of theirs
  * (letting the oldest go, each row read every one again, and kept the
@@ -47,9 +48,11 @@ struct ig_column_ref {
 #define IG_READER_CONTEXTS_MOST 256 /* a lookup scans their keys: bounded */
 #define IG_READER_CONTEXT_BYTES (16u << 20)
 struct ig_reader_context { /* its hash is in ig_reader's ctx_keys */
-    uint64_t used;
-    uint64_t read; /* the reader's count of contexts read, when it was read */ /* the reader's count of contexts asked for, when it last was */
-    uint32_t size; /* 0: an empty slot */
+    uint64_t used;         /* the reader's count of contexts asked for, when it last was */
+    uint64_t read;         /* the reader's count of contexts read, when it was read */
+    uint32_t size;         /* its stored bytes (with its hash, its key); 0: an empty slot */
+    uint32_t held;         /* the bytes it counts against IG_READER_CONTEXT_BYTES: its
+                            * entries unpacked (format 22), at least its stored bytes */
     struct ig_chunk_ctx *cx; /* allocated alone: stays put while the keys move */
 };
 
@@ -62,7 +65,7 @@ struct ig_reader {
     struct ig_reader_context *ctx;
     uint64_t *ctx_keys;     /* each slot's hash, back to back: what a lookup scans (0: empty) */
     size_t nctx, ctx_cap;
-    uint64_t ctx_held;      /* their bytes */
+    uint64_t ctx_held;      /* their bytes, unpacked (ig_reader_context.held) */
     uint64_t ctx_uses;      /* contexts asked for so far */
     uint64_t ctx_reads;     /* of them, read from their part (tests read it) */
     struct ig_buf ctx_bytes;
