@@ -311,7 +311,11 @@ static void text_blocks_inside_pages(uint32_t *nblocks, uint32_t *late, uint64_t
         }
     }
     CHECK_EQ_INT(straddling, 0);
-    CHECK(total > (uint64_t)(n - big) * 4096 / 2); /* mostly full pages, not 1 KiB blocks */
+    /* aimed at a disk page, not at 1 KiB (about 600 bytes stored): pages of
+     * 16 KiB of text end in a part-filled block, and a block ends early
+     * where a value of 5 KiB does not fit its room, so these average 2.03 to
+     * 2.1 KB over seeds 1 to 60 (half a disk page failed seeds 54 and 55) */
+    CHECK(total > (uint64_t)(n - big) * 1536);
     ig_table_close(&t);
     *nblocks = n;
 }
