@@ -11,13 +11,14 @@
 #ifndef IG_FORMAT_LAYOUT_H
 #define IG_FORMAT_LAYOUT_H
 
-#define IG_FORMAT_VERSION                                                                          \
-    22u /* what writers write (22: chunk contexts packed under zstd; 21: sliding-window pages in   \
-           lists of floats; 20: float32 lanes as Huffman-coded exponents, the expo scheme; 19:     \
-           level streams of nested leaves as one rANS-coded stream; 18: sliding-window pages where \
-           list items may be NULL; 17: no deletion bitmap until the first erase; 16: plain bytes   \
-           by their lengths where zstd follows; 15: huffman's slots; 14: chunk value dictionaries; \
-           13: chunk zstd dictionaries; 12: chunk contexts, fsst, alp) */
+/* What writers write. 22: chunk contexts packed under zstd; 21: sliding-window
+ * pages in lists of floats; 20: float32 lanes as Huffman-coded exponents, the
+ * expo scheme; 19: level streams of nested leaves as one rANS-coded stream;
+ * 18: sliding-window pages where list items may be NULL; 17: no deletion
+ * bitmap until the first erase; 16: plain bytes by their lengths where zstd
+ * follows; 15: huffman's slots; 14: chunk value dictionaries; 13: chunk zstd
+ * dictionaries; 12: chunk contexts, fsst, alp. */
+#define IG_FORMAT_VERSION     22u
 #define IG_FORMAT_VERSIONED 10u  /* names may repeat; moved pages may lie after the tail */
 #define IG_FORMAT_MIN_VERSION 2u /* the oldest readers read: 3 only adds page encodings */
 #define IG_FORMAT_BLOCKS 4u      /* the first version whose pages are made of blocks */
@@ -33,8 +34,8 @@
 #define IG_FORMAT_JOINT_LEVELS 19u /* the first whose nested pages may hold their levels as one joint stream (IG_BODY_JOINT) */
 #define IG_FORMAT_EXPO 20u       /* the first whose float32 streams may be expo (exponents under a Huffman code) */
 #define IG_FORMAT_SLIDE_FLOATS 21u /* the first whose sliding-window pages may lie in a list of float32 or float64 */
-#define IG_FORMAT_CTX_ZSTD                                                                         \
-    22u /* the first whose chunk contexts may hold their entries as one zstd frame */
+/* the first whose chunk contexts may hold their entries as one zstd frame */
+#define IG_FORMAT_CTX_ZSTD 22u
 #define IG_PART_MAGIC "INGOTP01"
 #define IG_PART_MAGIC_LEN 8
 #define IG_NONE 0xFFFFFFFFu /* "no column/leaf/parent" in u32 fields */

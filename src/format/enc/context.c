@@ -42,11 +42,12 @@ bool ig_chunk_ctx_empty(const struct ig_chunk_ctx *cx)
     return !cx || (!cx->fsst && !cx->zdict && !cx->vdict);
 }
 
+static int parse_entries(const uint8_t *p, size_t len, bool packed_allowed, size_t *end,
+                         struct ig_chunk_ctx *cx, struct ig_error *err);
+
 /* Entries packed as one zstd frame (kind 4) at p[0, len), unpacked and parsed
  * into cx: the frame must say how many bytes it holds, at most a context's
  * largest, and hold exactly those. */
-static int parse_entries(const uint8_t *p, size_t len, bool packed_allowed, size_t *end,
-                         struct ig_chunk_ctx *cx, struct ig_error *err);
 static int parse_packed(const uint8_t *p, size_t len, struct ig_chunk_ctx *cx, struct ig_error *err)
 {
     unsigned long long n = ZSTD_getFrameContentSize(p, len);
@@ -154,7 +155,7 @@ int ig_chunk_ctx_pack(struct ig_buf *b, size_t from, int level, bool with_room)
     if (c && !ZSTD_isError(n)) n = ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
     if (c && !ZSTD_isError(n)) n = ZSTD_compress2(c, z, cap, b->data + from, plain);
     ZSTD_freeCCtx(c);
-    int rc = !c || ZSTD_isError(n) ? -ENOMEM : 0;
+    int rc = !c || ZSTD_isError(n) ? -ENOMEM : 0; /* within its bound, only memory fails */
     size_t head = 1 + ig_varint_size(n), room = !rc && with_room ? ig_chunk_ctx_room(n) : 0;
     if (!rc && head + n + room < plain) {
         b->data[from] = CTX_ZSTD;

@@ -127,17 +127,19 @@ void erase_contexts_free(struct erase_ctx *x)
 }
 
 /* c's entries as this erase writes them back, into now, and whether they
- * are the same as before (*same; never where `moved`: a test's); packed where
+ * are the same as before (*same; never where a test forces every context to
+ * move); packed where
  * the part's format packs contexts (22, `packs`) and that is smaller, at the
  * writer's level, and where that does not fit the context's place at zstd's
  * hardest (an erase only shrinks the entries, but a frame of fewer bytes may
  * still come out longer). */
-static int context_bytes(struct erase_chunk_ctx *c, bool packs, bool moved, struct ig_buf *now,
+static int context_bytes(struct erase_chunk_ctx *c, bool packs, bool force_move, struct ig_buf *now,
                          struct ig_buf *alt, bool *same)
 {
     ig_buf_reset(now);
     if (ig_chunk_ctx_write(&c->cx, now)) return -ENOMEM;
-    *same = !moved && now->len == c->entries.len && !memcmp(now->data, c->entries.data, now->len);
+    *same =
+        !force_move && now->len == c->entries.len && !memcmp(now->data, c->entries.data, now->len);
     if (*same || !packs) return 0;
     ig_buf_reset(alt);
     if (ig_buf_append(alt, now->data, now->len) ||
