@@ -32,7 +32,10 @@ def make(d):
     with open(f"{d}/in.jsonl", "w") as out:
         for i, n in enumerate(SIZES):
             with open(f"{d}/{i}.bin", "wb") as f:
-                f.write(os.urandom(n))
+                # random but the first byte: a blob's file is named by its
+                # leading bytes, and one random byte in 2,048 starts what
+                # reads as an MP3 frame (then blobs/obj/i is i.mp3)
+                f.write(b"R"[:n] + os.urandom(max(n - 1, 0)))
             out.write(json.dumps({"id": i, "obj": f"{i}.bin"}) + "\n")
 
 

@@ -82,10 +82,15 @@ s3_inputs() {
 }
 check s3_inputs_objects_and_prefixes s3_inputs
 
+# rand_blob N FILE: N bytes, random but the first: a blob's file in a mount is
+# named by its leading bytes, and one random byte in 2,048 would start what
+# reads as an MP3 frame (blobs/img/0 would be blobs/img/0.mp3)
+rand_blob() { { printf R; head -c $(($1 - 1)) /dev/urandom; } >"$2"; }
+
 # blob paths in an input on object storage name objects beside it (or s3://
 # whole, from a local input too): stored byte for byte, a .gz as it is
 s3_blob_objects() {
-    head -c 5000 /dev/urandom >"$WORK/o1.bin" && printf 'hello' | gzip -c >"$WORK/o2.gz"
+    rand_blob 5000 "$WORK/o1.bin" && printf 'hello' | gzip -c >"$WORK/o2.gz"
     s3 PUT /tables/ds/img/a.bin -T "$WORK/o1.bin" -o /dev/null
     s3 PUT /tables/other/b.gz -T "$WORK/o2.gz" -o /dev/null
     printf '{"id": 1, "img": "img/a.bin"}\n{"id": 2, "img": "s3://tables/other/b.gz"}\n' >"$WORK/man.jsonl"
@@ -106,7 +111,7 @@ s3_blob_objects() {
     # fetched ahead of the rows, several at a time: 40 objects, one named twice, a
     # list<blob> of them, and a CSV's blob column
     local i
-    for i in $(seq 0 39); do head -c $((1000 + i * 37)) /dev/urandom >"$WORK/o-$i.bin"; s3 PUT /tables/many/img/$i.bin -T "$WORK/o-$i.bin" -o /dev/null; done
+    for i in $(seq 0 39); do rand_blob $((1000 + i * 37)) "$WORK/o-$i.bin"; s3 PUT /tables/many/img/$i.bin -T "$WORK/o-$i.bin" -o /dev/null; done
     { for i in $(seq 0 39); do printf '{"id": %d, "img": "img/%d.bin", "more": ["img/%d.bin", "img/0.bin"]}\n' $i $i $(((i + 1) % 40)); done; } >"$WORK/many.jsonl"
     { echo id,img; for i in $(seq 0 39); do echo "$i,img/$((39 - i)).bin"; done; } >"$WORK/many.csv"
     s3 PUT /tables/many/many.jsonl -T "$WORK/many.jsonl" -o /dev/null
@@ -716,7 +721,7 @@ assert a[30017, 3] == 30017 * 8 + 3, a[30017]
     mkdir -p "$WORK/pics"
     local i k
     for k in 1 2; do
-        for i in 17 30017; do head -c $((900 + i % 100 + k)) /dev/urandom >"$WORK/pics/$k-$i.bin"; done
+        for i in 17 30017; do rand_blob $((900 + i % 100 + k)) "$WORK/pics/$k-$i.bin"; done
         printf '{"_rowid":17,"pic":"%s"}\n{"_rowid":30017,"pic":"%s"}\n' "$WORK/pics/$k-17.bin" "$WORK/pics/$k-30017.bin" >"$WORK/pics/$k.jsonl"
     done
     printf '_rowid int64\npic blob?\n' >"$WORK/pics/schema.txt"
@@ -894,7 +899,7 @@ blob_step() {
     "$INGOT" verify "$K" >/dev/null || { echo "step $n: verify"; return 1; }
 }
 kill_blob_column() {
-    head -c 3000 /dev/urandom >"$WORK/kb.bin"
+    rand_blob 3000 "$WORK/kb.bin"
     printf '{"_rowid":3,"pb":"%s"}\n' "$WORK/kb.bin" >"$WORK/kb.jsonl"
     printf '_rowid int64\npb blob?\n' >"$WORK/kb.txt"
     every_fault_step blob_step
