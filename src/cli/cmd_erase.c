@@ -109,6 +109,9 @@ int cmd_erase(int argc, char **argv)
                        " moved, %" PRIu64 " bytes written) in %.1f ms\n",
                        argv[optind], rep.rows, rep.rows == 1 ? "" : "s", rep.pages_rewritten,
                        rep.pages_moved, rep.bytes_written, ms);
+            if (!json && rep.contexts_moved) /* format 22: packed again, they outgrew their place */
+                printf("%s: %" PRIu64 " chunk context%s moved after the data\n", argv[optind],
+                       rep.contexts_moved, rep.contexts_moved == 1 ? "" : "s");
             if (!json && rep.objects_replaced) /* object storage: what crossed the network */
                 printf("%s: %" PRIu64 " object%s replaced (%" PRIu64 " bytes uploaded, %" PRIu64
                        " copied by the store, %" PRIu64 " older version%s removed)\n",

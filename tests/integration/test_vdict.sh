@@ -138,6 +138,7 @@ crash_every_step() { # [VAR=VALUE ...]: the erase's environment besides
     echo "crashed at each of $((n - 1)) steps"
 }
 check vdict_erase_crash_at_every_step crash_every_step
+
 # a context packed again that no longer fits its place goes after the data
 # (INGOT_TEST_CONTEXT_MOVE=1 moves every context an erase writes): read from
 # there, erased again, crashed into at every step, its old place zeroed
@@ -149,6 +150,8 @@ moved() {
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["contexts_moved"] == 2 and j["vdict_entries_zeroed"] == 1, j' "$out" || return 1
+    tail -1 "$WORK/mv/.ingot/erasures" | grep -q " pages_moved=[0-9]* contexts_moved=2 " ||
+        { echo "the audit line: $(tail -1 "$WORK/mv/.ingot/erasures")"; return 1; }
     "$INGOT" verify --deep "$WORK/mv" >/dev/null || { "$INGOT" verify --deep "$WORK/mv"; return 1; }
     agree "$WORK/mv" "7,100" || return 1
     plain_view "$WORK/mv/part-000000.ingot" "$WORK/mv.plain" || return 1

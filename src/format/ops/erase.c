@@ -757,11 +757,13 @@ void erase_audit_line(const char *dir, const struct ig_erase_request *req, const
     ig_buf_printf(b, " request=");
     ig_render_json_string(b, r.data ? r.data : (const uint8_t *)"", r.len);
     ig_buf_free(&r);
-    ig_buf_printf(b, " rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
-                     " page_records=%" PRIu64 " blob_objects_zeroed=%" PRIu64 " bytes_written=%" PRIu64
-                     " journal_bytes=%" PRIu64,
-                  rep->rows, rep->pages_rewritten, rep->pages_moved, rep->records, rep->blob_objects,
-                  rep->bytes_written, rep->journal_bytes);
+    ig_buf_printf(b,
+                  " rows=%" PRIu64 " pages_rewritten=%" PRIu64 " pages_moved=%" PRIu64
+                  " contexts_moved=%" PRIu64 " page_records=%" PRIu64
+                  " blob_objects_zeroed=%" PRIu64 " bytes_written=%" PRIu64
+                  " journal_bytes=%" PRIu64,
+                  rep->rows, rep->pages_rewritten, rep->pages_moved, rep->contexts_moved,
+                  rep->records, rep->blob_objects, rep->bytes_written, rep->journal_bytes);
     /* the versions it reached: every version kept (each is read with the
      * footers it rewrote), the one it made included */
     struct ig_manifest m;
