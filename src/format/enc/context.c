@@ -148,14 +148,11 @@ int ig_chunk_ctx_pack(struct ig_buf *b, size_t from, int level, bool with_room)
     size_t cap = ZSTD_compressBound(plain);
     uint8_t *z = malloc(cap);
     if (!z) return -ENOMEM;
-    ZSTD_CCtx *c = ZSTD_createCCtx();
-    size_t n = c ? ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level) : 0;
-    /* the frame says its size (parse_packed checks it); no checksum: the
-     * chunk record's hash covers the context's bytes */
-    if (c && !ZSTD_isError(n)) n = ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
-    if (c && !ZSTD_isError(n)) n = ZSTD_compress2(c, z, cap, b->data + from, plain);
-    ZSTD_freeCCtx(c);
-    int rc = !c || ZSTD_isError(n) ? -ENOMEM : 0; /* within its bound, only memory fails */
+    /* zstd's simple call: the frame says its size (parse_packed checks it)
+     * and carries no checksum (the chunk record's hash covers the context);
+     * within its bound, only memory fails */
+    size_t n = ZSTD_compress(z, cap, b->data + from, plain, level);
+    int rc = ZSTD_isError(n) ? -ENOMEM : 0;
     size_t head = 1 + ig_varint_size(n), room = !rc && with_room ? ig_chunk_ctx_room(n) : 0;
     if (!rc && head + n + room < plain) {
         b->data[from] = CTX_ZSTD;
