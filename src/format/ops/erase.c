@@ -455,6 +455,16 @@ static int journal_footer_changes(struct erase_ctx *x, struct part_plan *pp)
     return rc;
 }
 
+/* Bytes that moved (a page's, a context's) journaled at *at, past them after. */
+static int place_after(struct erase_ctx *x, const struct ig_part *p, uint64_t *at,
+                       const struct ig_buf *b)
+{
+    if (ig_journal_add(&x->j, p->name, *at, b->data, b->len)) return -ENOMEM;
+    x->rep->bytes_written += b->len;
+    *at += b->len;
+    return 0;
+}
+
 /* The footer image with its new bitmap bm into the journal: moved pages, the
  * bitmap's changes where it is past the footer (all of it where a first erase
  * puts it there), the footer's changes (or all of it where it moves) and its
@@ -489,9 +499,7 @@ static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const ui
             uint8_t *r = page_rec(pp, m->page);
             ig_st64(r + IG_PG_OFFSET, at);
             ig_st32(r + IG_PG_CAPACITY, (uint32_t)m->bytes.len);
-            if (ig_journal_add(&x->j, p->name, at, m->bytes.data, m->bytes.len)) return -ENOMEM;
-            x->rep->bytes_written += m->bytes.len;
-            at += m->bytes.len;
+            if (place_after(x, p, &at, &m->bytes)) return -ENOMEM;
         }
         /* the moved records changed: hash their groups again */
         for (uint32_t g = 0; g < p->num_groups; g++) {
@@ -509,9 +517,7 @@ static int finish_part_write(struct erase_ctx *x, struct part_plan *pp, const ui
             ig_st64(r + IG_CHK_CTX_OFFSET, at);
             ig_st32(r + IG_CHK_CTX_SIZE, (uint32_t)m->bytes.len);
             ig_st64(r + IG_CHK_CTX_HASH, ig_hash(m->bytes.data, m->bytes.len));
-            if (ig_journal_add(&x->j, p->name, at, m->bytes.data, m->bytes.len)) return -ENOMEM;
-            x->rep->bytes_written += m->bytes.len;
-            at += m->bytes.len;
+            if (place_after(x, p, &at, &m->bytes)) return -ENOMEM;
         }
         atomic_store(&pp->chunks_changed, true);
     }
