@@ -11,10 +11,14 @@
              names by id -> pci.csv
   pixels     desktop-base's wallpaper (a PNG, decoded by ffmpeg) as float32
              pixels k/255, one row per pixel (r, g, b) -> pixels.csv
+  doctext    the documentation and manual pages installed packages ship
+             (doc_texts) as 200,000 rows of 8 to 40 words each, the text
+             running on from row to row: captions of real text -> doctext.csv
 
 Each writes the same rows every run (the inputs are files of installed
-packages; the benchmark's setup installs them, scripts/bench/sizes)."""
-import csv, glob, json, os, subprocess, sys
+packages; the benchmark's setup installs them, scripts/bench/sizes); doctext's
+text is whatever documentation this machine's packages ship."""
+import csv, glob, gzip, hashlib, json, os, random, subprocess, sys
 
 
 def packages_index():
@@ -131,10 +135,51 @@ def pixels(out):
     return rows
 
 
+def doc_texts():
+    """The text of /usr/share/doc and /usr/share/man (decompressed), each
+    distinct file once, in path order; copyright files and changelogs left
+    out (they repeat across packages)."""
+    texts, seen = [], set()
+    for root in ("/usr/share/doc", "/usr/share/man"):
+        for r, _, fs in sorted(os.walk(root)):
+            for f in sorted(fs):
+                p = os.path.join(r, f)
+                if os.path.islink(p) or f.startswith("copyright") or "changelog" in f:
+                    continue
+                try:
+                    b = open(p, "rb").read()
+                    if f.endswith(".gz"):
+                        b = gzip.decompress(b)
+                except (OSError, EOFError, gzip.BadGzipFile):
+                    continue
+                h = hashlib.md5(b).digest()
+                if h in seen:
+                    continue
+                seen.add(h)
+                texts.append(b.decode("utf-8", "ignore"))
+    return texts
+
+
+def doctext(out, rows=200000):
+    words = " ".join(doc_texts()).split()
+    rng = random.Random(1)
+    at = 0
+    with open(os.path.join(out, "doctext.csv"), "w", newline="") as o:
+        w = csv.writer(o)
+        w.writerow(["id", "text"])
+        for i in range(rows):
+            n = rng.randint(8, 40)
+            if at + n > len(words):
+                at = 0
+            w.writerow([i, " ".join(words[at:at + n])])
+            at += n
+    return rows
+
+
 if __name__ == "__main__":
     kind, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    fn = {"packages": packages, "words": words, "pci": pci, "pixels": pixels}.get(kind)
+    fn = {"packages": packages, "words": words, "pci": pci, "pixels": pixels, "doctext": doctext}.get(kind)
     if not fn:
         sys.exit(f"unknown kind {kind}")
     print(fn(out))

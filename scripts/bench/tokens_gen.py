@@ -17,27 +17,13 @@ nothing repeated by the generator. Shapes:
   wide   vocabulary 200,000, rows of 64-512 (ids past 65,535: 4-byte lanes)
   bytes  the text's UTF-8 bytes (vocabulary 256), 50,000 rows of 256-1,024
 """
-import collections, gzip, hashlib, json, os, random, re, sys
+import collections, json, os, random, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from deb_data import doc_texts  # noqa: E402
 
 shape, out = sys.argv[1], sys.argv[2]
-texts, seen = [], set()
-for root in ("/usr/share/doc", "/usr/share/man"):
-    for r, _, fs in sorted(os.walk(root)):
-        for f in sorted(fs):
-            p = os.path.join(r, f)
-            if os.path.islink(p) or f.startswith("copyright") or "changelog" in f:
-                continue
-            try:
-                b = open(p, "rb").read()
-                if f.endswith(".gz"):
-                    b = gzip.decompress(b)
-            except (OSError, EOFError, gzip.BadGzipFile):
-                continue
-            h = hashlib.md5(b).digest()
-            if h in seen:
-                continue
-            seen.add(h)
-            texts.append(b.decode("utf-8", "ignore"))
+texts = doc_texts()
 text = " ".join(texts)
 rng = random.Random(1)
 if shape == "bytes":
