@@ -1372,36 +1372,61 @@ static void test_fitted_strings_weigh_plain_against_dict(void)
 
 /* Pages of page_rows rows of v, all those in [0, rows), encoded as fitted
  * blocks one after another under one struct ig_block_fit, each page starting
- * where the one before ended (as the writer does), and what they show. */
+ * where the one before ended (as the writer does), and what they show. With
+ * `extend`, as the writer's (part/writer_encode.c, encode_flat_pages), a
+ * page's last block may take rows past its cut (up to the end of the rows),
+ * and the next page starts after them and ends at its own cut. */
 struct fitted_run {
     size_t blocks, straddle; /* blocks, and those crossing a 4 KiB boundary */
     uint64_t stored, extent; /* from the second page on: the blocks' stored bytes, the pages' */
     uint64_t encodes;        /* blocks encoded, tries again included */
+    size_t pages, on_grain;  /* pages, and those after the first starting on a 4 KiB boundary */
+    size_t rows;             /* rows the pages covered, one after another */
 };
-static void encode_fitted_pages(struct ig_values *v, size_t rows, size_t page_rows, struct fitted_run *out)
+static void encode_fitted_pages_as(struct ig_values *v, size_t rows, size_t page_rows, bool extend,
+                                   struct fitted_run *out)
 {
     struct ig_page_scratch scratch = {0};
     struct ig_error err = {0};
     struct ig_block_fit fit = {.grain = 4096};
     *out = (struct fitted_run){0};
-    for (size_t p0 = 0; p0 + page_rows <= rows; p0 += page_rows) {
+    size_t whole = rows - rows % page_rows;
+    for (size_t p0 = 0, cut = page_rows; p0 < whole; cut += page_rows) {
+        if (cut <= p0) continue; /* the page before took its rows */
         struct ig_page_built page = {0};
-        size_t cuts[2] = {0, page_rows};
-        int rc = ig_page_encode_blocks(&string_policy, v, p0, page_rows, cuts, 1, &fit, &scratch, &page, &err);
+        size_t count = cut - p0;
+        size_t cuts[2] = {0, count};
+        fit.extend = extend ? whole - cut : 0;
+        if (p0) out->on_grain += fit.at % 4096 == 0;
+        int rc = ig_page_encode_blocks(&string_policy, v, p0, count, cuts, 1, &fit, &scratch, &page,
+                                       &err);
         CHECK_EQ_INT(rc, 0);
+        if (rc) break;
         for (uint32_t b = 0; b < page.nblocks; b++) {
             uint64_t at = fit.at + page.blocks[b].offset, end = at + page.blocks[b].stored;
             out->straddle += at / 4096 != (end - 1) / 4096;
             if (p0) out->stored += page.blocks[b].stored;
+            CHECK_EQ_INT(page.blocks[b].first_row,
+                         b ? page.blocks[b - 1].first_row + page.blocks[b - 1].row_count : 0);
         }
+        size_t took =
+            page.blocks[page.nblocks - 1].first_row + page.blocks[page.nblocks - 1].row_count;
+        CHECK(took >= count && took <= count + fit.extend);
         if (p0) out->extent += page.stored.len; /* the first page's first guess has no ratio */
         out->blocks += page.nblocks;
+        out->pages++;
+        out->rows += took;
         fit.at += page.stored.len;
+        p0 += took;
         ig_page_built_free(&page);
-        if (rc) break;
     }
     out->encodes = fit.encodes;
     ig_page_scratch_free(&scratch);
+}
+static void encode_fitted_pages(struct ig_values *v, size_t rows, size_t page_rows,
+                                struct fitted_run *out)
+{
+    encode_fitted_pages_as(v, rows, page_rows, false, out);
 }
 
 /* Fitted blocks are guessed right the first time nearly always (page_blocks.c,
@@ -1437,6 +1462,54 @@ static void test_fitted_blocks_guess_small_rooms(void)
     CHECK(run.encodes * 100 <= run.blocks * 112);
     if (run.encodes * 100 > run.blocks * 112)
         fprintf(stderr, "  %zu blocks, %llu encodes\n", run.blocks, (unsigned long long)run.encodes);
+    ig_values_free(&v);
+}
+
+/* A page whose last block may take rows of the next (struct ig_block_fit,
+ * extend; the writer's pages of a fitted column) ends where that block fills
+ * its room, and the next page starts on a disk page of its own: captions of
+ * random words in pages of 2,300 rows, as the writer cuts 64 KiB of them,
+ * cover every row once in fewer blocks and fewer bytes than pages that end
+ * at their cut (whose last block holds what is left of the page, and the
+ * next page's first block what is left of its disk page). Fails if a page
+ * starts on a disk page less than nine times in ten, or without fewer blocks
+ * and bytes. */
+static void test_fitted_pages_end_where_blocks_fill(void)
+{
+    static const char *words[] = {"river", "label", "return", "fast",     "green", "table",
+                                  "token", "would", "music",  "price",    "small", "review",
+                                  "quick", "happy", "large",  "red",      "data",  "story",
+                                  "epoch", "model", "batch",  "mountain", "city",  "sample"};
+    uint64_t seed = check_seed ^ 0xE7E7;
+    struct ig_values v;
+    ig_values_init(&v, IG_T_STRING);
+    const size_t rows = 60000, page_rows = 2300;
+    char text[200];
+    for (size_t r = 0; r < rows; r++) {
+        size_t len = 0, nw = 1 + test_rand(&seed) % 9;
+        for (size_t w = 0; w < nw; w++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", w ? " " : "",
+                                    words[test_rand(&seed) % (sizeof words / sizeof words[0])]);
+        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
+    }
+    struct fitted_run cut, ext;
+    encode_fitted_pages_as(&v, rows, page_rows, false, &cut);
+    encode_fitted_pages_as(&v, rows, page_rows, true, &ext);
+    size_t whole = rows - rows % page_rows;
+    CHECK_EQ_INT(cut.rows, whole);
+    CHECK_EQ_INT(ext.rows, whole);
+    CHECK_EQ_INT(ext.straddle, 0);
+    CHECK(ext.pages >= 20 && ext.pages <= cut.pages);
+    CHECK(ext.on_grain * 10 >= (ext.pages - 1) * 9);
+    CHECK(ext.blocks < cut.blocks);
+    CHECK(ext.extent < cut.extent);
+    if (ext.on_grain * 10 < (ext.pages - 1) * 9 || ext.blocks >= cut.blocks ||
+        ext.extent >= cut.extent)
+        fprintf(stderr,
+                "  extended: %zu pages, %zu on a disk page, %zu blocks, %llu bytes; cut: %zu "
+                "blocks, %llu bytes\n",
+                ext.pages, ext.on_grain, ext.blocks, (unsigned long long)ext.extent, cut.blocks,
+                (unsigned long long)cut.extent);
     ig_values_free(&v);
 }
 
@@ -2275,10 +2348,17 @@ static void test_versions_format(void)
     ig_buf_free(&b);
 }
 
-TEST_MAIN(T(test_roundtrip_all_types), T(test_manifest_names_roundtrip), T(test_table_names_from_manifest), T(test_groups_sized_by_values), T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data), T(test_block_trials_settle_and_recheck), T(test_fsst_blocks_settle_and_recheck), T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms), T(test_fitted_blocks_fill_their_grains), T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds), T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable), T(test_roundtrip_one_row),
-          T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
+TEST_MAIN(T(test_roundtrip_all_types), T(test_manifest_names_roundtrip),
+          T(test_table_names_from_manifest), T(test_groups_sized_by_values),
+          T(test_blocks_aim_at_stored_size), T(test_block_trials_follow_the_data),
+          T(test_block_trials_settle_and_recheck), T(test_fsst_blocks_settle_and_recheck),
+          T(test_fitted_strings_weigh_plain_against_dict), T(test_fitted_blocks_guess_small_rooms),
+          T(test_fitted_blocks_fill_their_grains), T(test_fitted_pages_end_where_blocks_fill),
+          T(test_chunk_dict_counts), T(test_chunk_dict_short_values), T(test_minmax_bounds),
+          T(test_chunk_bounds_written_and_verified), T(test_roundtrip_nullable),
+          T(test_roundtrip_one_row), T(test_roundtrip_big_pages), T(test_open_cost_flat_in_columns),
           T(test_corrupt_page_detected), T(test_corrupt_footer_detected_everywhere),
-          T(test_truncated_file_rejected), T(test_manifest_tamper_detected), T(test_manifest_versions_roundtrip), T(test_manifest_order),
-          T(test_released_pages), T(test_versions_format),
-          T(test_float_repr_matches_python), T(test_text_escaping), T(test_text_escaping_random), T(test_json_string_random),
-          T(test_schema_file))
+          T(test_truncated_file_rejected), T(test_manifest_tamper_detected),
+          T(test_manifest_versions_roundtrip), T(test_manifest_order), T(test_released_pages),
+          T(test_versions_format), T(test_float_repr_matches_python), T(test_text_escaping),
+          T(test_text_escaping_random), T(test_json_string_random), T(test_schema_file))

@@ -156,6 +156,11 @@ void ig_page_built_free(struct ig_page_built *b);
 struct ig_block_fit {
     uint32_t grain; /* 0: no fitting */
     uint64_t at;
+    /* rows after the page's count that its last block may take to fill its
+     * room; the page then ends after them (its last block's end says where)
+     * and the writer starts the next page there. 0: none, the page ends at
+     * count. */
+    size_t extend;
     /* the guess of a block's stored size from its plain bytes w: overhead +
      * ratio * w (page_blocks.c, encode_fitted). ratio: 0 at first; overhead: what a
      * block costs whatever its size (frame, code tables, slack), learned

@@ -391,7 +391,8 @@ static bool dict_small(const struct ig_page_policy *pol, const struct block_tria
 }
 
 /* Rows [0, count) as blocks that each fit inside one grain (struct
- * ig_block_fit in page.h). A block's rows are guessed from the blocks before
+ * ig_block_fit in page.h), the last one taking up to fit->extend rows more
+ * to fill its room. A block's rows are guessed from the blocks before
  * (fit->ratio and fit->overhead, carried from page to page), the block is
  * encoded, and cut down (or, once, grown) and encoded again when it missed its
  * room; the fourth try stands. */
@@ -401,9 +402,16 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
                          struct ig_page_built *unit, struct ig_page_built *alt,
                          struct block_trials *trials, struct ig_error *err)
 {
-    const size_t grain = fit->grain;
+    const size_t grain = fit->grain, avail = count + fit->extend;
+    const double page_weight = fit_weight(v, first, count);
     for (size_t a = 0; a < count;) {
-        size_t room = grain - (size_t)((fit->at + out->stored.len) % grain), left = count - a;
+        size_t room = grain - (size_t)((fit->at + out->stored.len) % grain), left = avail - a;
+        /* rows past the cut only as far as a block holds no more plain bytes
+         * than the page's cut does: a row read decompresses its block whole */
+        if (left > count - a) {
+            size_t reach = fit_rows(v, first + a, left, page_weight);
+            left = reach > count - a ? reach : count - a;
+        }
         /* blocks framed against the chunk's dictionary hold few plain bytes */
         bool small = dict_small(pol, trials);
         size_t most = small ? fit_rows(v, first + a, left, (double)IG_ZDICT_FRAME_PLAIN) : left;
@@ -445,10 +453,11 @@ static int encode_fitted(const struct ig_page_policy *pol, struct ig_values *v, 
                 again.encoding = unit->encoding;
             size = unit->stored.len + ig_block_slack(unit);
             double w = fit_weight(v, first + a, rows);
-            /* the page's last block, of the rows left over, compresses worse
-             * than a full one: guessing the next page's first block from it
-             * made that block too small, and a second try grew a quarter of
-             * all blocks (captions); so it does not teach the guess */
+            /* a block of the rows left over (the page's last, where it may
+             * not take more) compresses worse than a full one: guessing the
+             * next page's first block from it made that block too small, and
+             * a second try grew a quarter of all blocks (captions); so it
+             * does not teach the guess */
             if (rows < left || fit->ratio <= 0) fit_learn(fit, room, (double)size, w);
             if (!tries && guessed) fit_margin(fit, size > room && rows > 1);
             if (tries == 3) break;
