@@ -1429,6 +1429,25 @@ static void encode_fitted_pages(struct ig_values *v, size_t rows, size_t page_ro
     encode_fitted_pages_as(v, rows, page_rows, false, out);
 }
 
+/* rows captions of 1 to most_words words from a vocabulary of 32, pushed to
+ * v (a string column). */
+static void push_word_captions(struct ig_values *v, size_t rows, size_t most_words, uint64_t seed)
+{
+    static const char *words[] = {
+        "river",    "label", "return", "fast",   "green", "table",    "token",  "would",
+        "music",    "price", "small",  "review", "quick", "happy",    "large",  "red",
+        "data",     "story", "epoch",  "model",  "batch", "mountain", "city",   "sample",
+        "training", "loss",  "works",  "broken", "great", "weather",  "really", "product"};
+    char text[400];
+    for (size_t r = 0; r < rows; r++) {
+        size_t len = 0, nw = 1 + test_rand(&seed) % most_words;
+        for (size_t w = 0; w < nw; w++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", w ? " " : "",
+                                    words[test_rand(&seed) % (sizeof words / sizeof words[0])]);
+        REQUIRE(ig_values_push_bytes(v, text, len) == 0);
+    }
+}
+
 /* Fitted blocks are guessed right the first time nearly always (page_blocks.c,
  * encode_fitted): captions of random words in pages that start wherever the
  * page before ended, so each page's first block gets what is left of a disk
@@ -1439,22 +1458,10 @@ static void encode_fitted_pages(struct ig_values *v, size_t rows, size_t page_ro
  * block still lies inside one disk page. Fails above 1.12 encodes a block. */
 static void test_fitted_blocks_guess_small_rooms(void)
 {
-    static const char *words[] = {"river", "label", "return", "fast", "green", "table", "token", "would",
-                                  "music", "price", "small", "review", "quick", "happy", "large", "red",
-                                  "data", "story", "epoch", "model", "batch", "mountain", "city", "sample",
-                                  "training", "loss", "works", "broken", "great", "weather", "really", "product"};
-    uint64_t seed = check_seed ^ 0xF17B;
     struct ig_values v;
     ig_values_init(&v, IG_T_STRING);
     const size_t rows = 60000, page_rows = 2300;
-    char text[200];
-    for (size_t r = 0; r < rows; r++) {
-        size_t len = 0, nw = 1 + test_rand(&seed) % 7;
-        for (size_t w = 0; w < nw; w++)
-            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", w ? " " : "",
-                                    words[test_rand(&seed) % (sizeof words / sizeof words[0])]);
-        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
-    }
+    push_word_captions(&v, rows, 7, check_seed ^ 0xF17B);
     struct fitted_run run;
     encode_fitted_pages(&v, rows, page_rows, &run);
     CHECK(run.blocks >= 100);
@@ -1476,22 +1483,10 @@ static void test_fitted_blocks_guess_small_rooms(void)
  * and bytes. */
 static void test_fitted_pages_end_where_blocks_fill(void)
 {
-    static const char *words[] = {"river", "label", "return", "fast",     "green", "table",
-                                  "token", "would", "music",  "price",    "small", "review",
-                                  "quick", "happy", "large",  "red",      "data",  "story",
-                                  "epoch", "model", "batch",  "mountain", "city",  "sample"};
-    uint64_t seed = check_seed ^ 0xE7E7;
     struct ig_values v;
     ig_values_init(&v, IG_T_STRING);
     const size_t rows = 60000, page_rows = 2300;
-    char text[200];
-    for (size_t r = 0; r < rows; r++) {
-        size_t len = 0, nw = 1 + test_rand(&seed) % 9;
-        for (size_t w = 0; w < nw; w++)
-            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", w ? " " : "",
-                                    words[test_rand(&seed) % (sizeof words / sizeof words[0])]);
-        REQUIRE(ig_values_push_bytes(&v, text, len) == 0);
-    }
+    push_word_captions(&v, rows, 9, check_seed ^ 0xE7E7);
     struct fitted_run cut, ext;
     encode_fitted_pages_as(&v, rows, page_rows, false, &cut);
     encode_fitted_pages_as(&v, rows, page_rows, true, &ext);
