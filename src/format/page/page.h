@@ -195,7 +195,9 @@ struct ig_block_fit {
 /* A page of blocks (format 4): rows [first, first + count) of v cut into blocks
  * at the row offsets cuts[0] = 0 < cuts[1] < ... < cuts[ncuts] = count (the
  * writer cuts every leaf of a nested column alike, so block j of each covers the
- * same rows); each block is encoded by ig_page_encode on its own, gets its own
+ * same rows), or, with a fit (fit->grain), sized as they are encoded, the last
+ * one taking up to fit->extend rows past count (out's last block then says where
+ * the page ends); each block is encoded by ig_page_encode on its own, gets its own
  * zstd decision and checksum (trials that keep losing within the page are
  * skipped: page_blocks.c, struct block_trials), and, when compressed, a little zeroed slack so that
  * recompressing it after an erase nearly always fits where it is. out gets the
