@@ -75,7 +75,9 @@ static void test_round_trip(void)
     }
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(cut_bad, 0);
-    CHECK(stopped > 100); /* most stop early */
+    /* many stop early: 98 to 152 of the 600 over seeds 1 to 300 (100 failed
+     * seed 163); a decoder that never stops early, none */
+    CHECK(stopped > 50);
     CHECK(tries > 400);
     ig_buf_free(&b);
 }
@@ -121,9 +123,25 @@ static void test_exact_streams(void)
     CHECK(decode_rc(b.data, b.len, 400, 0, 4) != 0);    /* symbols above the alphabet */
     unsigned k = b.data[0];
     uint8_t *state = b.data + 1 + 2 * k;
-    state[0] ^= 1; /* the final state one off */
-    CHECK(decode_rc(b.data, b.len, 400, 1, 4) == -EIO);
-    state[0] ^= 1;
+    /* a state a bit off (every bit of the two 3-byte states of 400 entries):
+     * refused, or a stream of other entries that ends where coding began
+     * and uses every byte (rANS allows it, rarely: seed 70's first flip; the
+     * block's checksum is what catches a changed byte), never the same
+     * entries; and refused nearly always (44 to 48 of the 48 over seeds 1 to
+     * 1,000) */
+    unsigned refused = 0, flips = 0;
+    for (unsigned bit = 0; bit < 2 * 3 * 8; bit++, flips++) {
+        uint8_t r2[400], d2[400];
+        state[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        int rc = ig_joint_levels_decode(b.data, b.len, 400, 1, 4, r2, d2, &err);
+        state[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        CHECK(rc == -EIO ||
+              (rc == 0 && (memcmp(r2, reps, sizeof reps) || memcmp(d2, defs, sizeof defs))));
+        refused += rc == -EIO;
+    }
+    CHECK(refused * 10 >= flips * 8);
+    if (refused * 10 < flips * 8)
+        fprintf(stderr, "  %u of %u flipped states refused\n", refused, flips);
     /* a symbol listed that no entry has: one of 250 entries NULL, listed, the
      * rest one value; then that entry made the common value */
     uint8_t d[250];
