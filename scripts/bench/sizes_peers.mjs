@@ -7,7 +7,8 @@
 //   node sizes_peers.mjs scan PQ COLUMN         the column read whole (SELECT sum(length(..)) or
 //                                               sum(..)): ms of the best of 3
 //   node sizes_peers.mjs chunks PQ              the bytes of PQ's column chunks (the sum of
-//                                               total_compressed_size in its footer)
+//                                               total_compressed_size in its footer), in all
+//                                               and by top-level column
 // Each prints one JSON line.
 import { DuckDBInstance } from '@duckdb/node-api';
 
@@ -56,7 +57,11 @@ if (cmd === 'parquet') {
 } else if (cmd === 'chunks') {
   const con = await duck();
   const r = await con.runAndReadAll(`SELECT sum(total_compressed_size)::BIGINT FROM parquet_metadata('${a}')`);
-  console.log(JSON.stringify({ bytes: Number(r.getRows()[0][0]) }));
+  // and by top-level column (a list's leaf `tags, list, element` is `tags`)
+  const per = await con.runAndReadAll(`SELECT split_part(path_in_schema, ', ', 1), sum(total_compressed_size)::BIGINT
+                                       FROM parquet_metadata('${a}') GROUP BY 1`);
+  const columns = Object.fromEntries(per.getRows().map(([name, bytes]) => [name, Number(bytes)]));
+  console.log(JSON.stringify({ bytes: Number(r.getRows()[0][0]), columns }));
 } else {
   console.error('usage: node sizes_peers.mjs parquet IN OUT CODEC | lance IN DIR | scan PQ COLUMN | chunks PQ');
   process.exit(2);
