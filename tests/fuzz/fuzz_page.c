@@ -51,8 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (ig_page_decode_leaf_rows(body, &rec, &li, data[14] % (rec.row_count + 1), &s, &v, &err) == 0 &&
                 v.rows > rec.row_count)
                 abort();
-            /* picked rows (a take's): a small sliding-window page decoded whole */
-            ig_page_decode_picked(body, &rec, &li, NULL, absent, &s, &v, &err);
+            /* picked rows (a take's): a small sliding-window page decoded whole,
+             * fixed-width values read alone */
+            ig_page_decode_picked(body, &rec, &li, NULL, absent, true, &s, &v, &err);
             uint64_t lens[5000]; /* row_count is at most 5000 */
             ig_page_row_lengths(body, &rec, &li, &s, lens, &err);
             ig_page_check_erased_leaf(body, &rec, &li, absent, &s, &err);

@@ -247,6 +247,18 @@ static void take_matches_pages(uint8_t enc)
             compare(b, k, ids, N, &ref[cols[k]]);
         ingot_batch_free(b);
     }
+    /* rows far apart, one to a block: fixed-width values read alone (a lane
+     * each, ig_page_decode_picked), NULLs among them (400, 1400) and a row
+     * after two erased ones (2001: an rle stream dropped them) */
+    uint64_t sparse[] = {4, 400, 900, 1400, 1691, 2001, 2500, 2999};
+    size_t ns = sizeof sparse / sizeof *sparse;
+    ingot_batch *b;
+    REQUIRE(ingot_take(it, sparse, ns, cols, NCOLS, &b, eb, sizeof eb) == 0);
+    for (size_t i = 0; i < ns; i++)
+        CHECK_EQ_INT(ingot_batch_found(b, i), sparse[i] != 4 && sparse[i] != 2999);
+    for (size_t k = 0; k < NCOLS; k++)
+        compare(b, k, sparse, ns, &ref[cols[k]]);
+    ingot_batch_free(b);
     ingot_close(it);
     for (int c = 0; c < NCOLS; c++)
         ig_values_free(&ref[c]);

@@ -476,7 +476,9 @@ int ig_reader_load_block(struct ig_reader *r, const struct ig_page_at *at, struc
     if (rc) return rc;
     const uint8_t *absent = bl->deleted && c->erase_level == 2 && !c->li.levels ? bl->deleted : NULL;
     const uint8_t *pick = bl->pick;
-    rc = pick ? ig_page_decode_picked(r->stored.data, &bl->blk, &c->li, absent, pick, &r->s, out, err) : -ENOTSUP;
+    rc = pick ? ig_page_decode_picked(r->stored.data, &bl->blk, &c->li, absent, pick,
+                                      bl->pick_lanes, &r->s, out, err)
+              : -ENOTSUP;
     if (rc == -ENOTSUP) {
         pick = NULL;
         rc = bl->first_rows && c->li.levels

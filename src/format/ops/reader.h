@@ -140,6 +140,9 @@ struct ig_block_load {
      * out holds only the picked rows: out->n (out->rows for levels) against the
      * block's row count. No labels for picked rows. */
     const uint8_t *pick;
+    /* ...and of a flat leaf of fixed-width values too (ig_page_decode_picked's
+     * lanes): a row read's; an erase takes those blocks whole */
+    bool pick_lanes;
     /* 0, or (no pick) a row read's want of a nested leaf's block: its first
      * `first_rows` rows, which out->rows may then hold alone (the levels
      * decoded as far as them, ig_page_decode_leaf_rows) */

@@ -72,8 +72,17 @@ static bool reads_one_row(const struct ig_column_ref *ref, const struct ig_pager
 {
     if (ig_reader_rows_alone(ref, page)) return true;
     return !ref->nested && ref->rec.parent == IG_NONE && !ref->li.levels &&
-           ref->rec.type != IG_T_BLOB && ig_type_info(ref->rec.type) &&
-           ig_type_info(ref->rec.type)->phys == IG_PHYS_BYTES;
+           ref->rec.type != IG_T_BLOB && ig_type_info(ref->rec.type);
+}
+
+/* A flat leaf of fixed-width values (ints, floats, booleans, dates...): a row
+ * that is the only one of its block a take reads next is read alone (one
+ * lane: a dictionary's code and entry, a bit-packed slot); a block more rows
+ * come from is decoded whole, as is one a row alone was read of when another
+ * comes. */
+static bool reads_lanes(const struct ig_column_ref *ref)
+{
+    return ig_type_info(ref->rec.type) && ig_type_info(ref->rec.type)->phys != IG_PHYS_BYTES;
 }
 
 static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_row_at *at,
@@ -97,10 +106,13 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
      * the one held; erased rows between). Random rows that only share a
      * block whose items read alone (huffman, fsst, plain) stay alone: a
      * whole huffman block of captions costs some 17 us, a row of it under
-     * 1. A sliding-window page (up to a row group) keeps decoding rows alone
-     * from their bases. */
+     * 1. A block of fixed-width values is decoded whole at its second row
+     * (each row alone would decode its lane again, some ns to a delta's
+     * whole run). A sliding-window page (up to a row group) keeps decoding
+     * rows alone from their bases. */
     bool in_order = rb->index > s->index && rb->index - s->index <= 4;
-    bool whole = same_block && s->one_row && (s->framed || in_order) &&
+    bool lanes = reads_lanes(ref);
+    bool whole = same_block && s->one_row && (s->framed || in_order || lanes) &&
                  !ig_reader_rows_alone(ref, &rb->rec);
     s->loaded = false;
     ig_values_retype(&s->vals, ref->rec.type);
@@ -108,6 +120,11 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
     const uint8_t *pick = NULL;
     size_t want = rb->index;
     bool one = !whole && reads_one_row(ref, &rb->rec);
+    /* fixed-width values alone only where no other row of the block comes
+     * next (or where the rows to come are unknown: the block whole) */
+    if (one && lanes && want < blk.row_count &&
+        rows_wanted(tk, at, want, blk.row_count) != want + 1)
+        one = false;
     bool have_blk = (one || ref->li.levels) && want < blk.row_count;
     if (one && have_blk) {
         ig_buf_reset(&tk->pick);
@@ -122,7 +139,11 @@ static int take_get(void *ctx, const struct ig_column_ref *ref, const struct ig_
      * entry, and one row is on average half way through its block); a row
      * past them (a later call) decodes it whole */
     size_t first_rows = ref->li.levels && have_blk && !same_block ? rows_wanted(tk, at, want, blk.row_count) : 0;
-    struct ig_block_load bl = {.rec = &rb->rec, .block = rb->block, .pick = pick, .first_rows = (uint32_t)first_rows};
+    struct ig_block_load bl = {.rec = &rb->rec,
+                               .block = rb->block,
+                               .pick = pick,
+                               .pick_lanes = lanes,
+                               .first_rows = (uint32_t)first_rows};
     struct ig_page_at pa = {&tk->t->parts[at->part], ref, rb->page, at->group_first_row};
     int rc = ig_reader_load_block(&tk->r, &pa, &bl, &s->vals, err);
     if (rc) return rc;

@@ -254,12 +254,15 @@ int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, con
 /* Only the rows set in `pick`, of a flat string or binary leaf, into out (in
  * row order, NULLs as NULL): each value read alone (ig_bytes_get), so an erase
  * that needs two values of a huffman block decodes two items, not the block.
- * Of a sliding-window page likewise (levels values): each row decoded from the
- * last base before it. -ENOTSUP, without a message, for any other leaf: decode
- * the block instead. */
+ * Of a flat leaf of fixed-width values likewise where `lanes` says so (each
+ * read alone, ig_ints_get: a row read of a `dict` block reads one code and one
+ * entry, not the block's thousands). Of a sliding-window page likewise (levels
+ * values): each row decoded from the last base before it. -ENOTSUP, without a
+ * message, for any other leaf: decode the block instead. */
 int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
                           const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
-                          struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err);
+                          bool lanes, struct ig_page_scratch *s, struct ig_values *out,
+                          struct ig_error *err);
 
 /* Erase rows (page-relative bits in `kill`) from a page at compliance level 2:
  * their validity bits are cleared and their values overwritten or dropped by the

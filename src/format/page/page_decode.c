@@ -78,12 +78,21 @@ int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, con
 
 int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
                           const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
-                          struct ig_page_scratch *s, struct ig_values *out, struct ig_error *err)
+                          bool lanes, struct ig_page_scratch *s, struct ig_values *out,
+                          struct ig_error *err)
 {
     if (li->levels && li->slide_ok && rec->encoding == IG_PAGE_ENC_SLIDE)
         return decode_picked_slide(stored, rec, li, pick, s, out, err);
     const struct ig_type_info *ti = ig_type_info(li->type);
-    if (li->levels || li->type == IG_T_BLOB || !ti || ti->phys != IG_PHYS_BYTES) return -ENOTSUP;
+    if (li->levels || li->type == IG_T_BLOB || !ti) return -ENOTSUP;
+    bool bytes = ti->phys == IG_PHYS_BYTES;
+    if (!bytes && !lanes) return -ENOTSUP;
+    /* the lanes as decode_values reads them: quantised floats come back as float32 */
+    struct ig_int_desc d = ig_page_lane_desc(li->type);
+    if (!bytes && li->quantize) {
+        d = (struct ig_int_desc){.width = (uint8_t)ig_quantize_width(li->quantize)};
+        if (!d.width) return ig_err(err, -EIO, "unknown quantisation %u", li->quantize);
+    }
     const uint8_t *body;
     int rc = ig_page_body(stored, rec, s, &body, err);
     if (rc) return rc;
@@ -98,7 +107,7 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
         valid = body + pos;
         pos += (n + 7) / 8;
     }
-    ig_values_retype(out, li->type);
+    ig_values_retype(out, ig_read_type(li->type, bytes ? 0 : li->quantize));
     out->lt = li->lt;
     ig_values_reset(out);
     /* the picked rows found a word of bits at a time: a row read picks one
@@ -115,6 +124,14 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
             if (i >= n) break;
             if (valid && !((valid[i / 8] >> (i % 8)) & 1)) {
                 rc = ig_values_push_null(out) ? ig_err(err, -ENOMEM, "out of memory") : 0;
+                continue;
+            }
+            if (!bytes) {
+                uint64_t lane;
+                rc = ig_ints_get(body + pos, len - pos, n, &d, absent, i, &lane, err);
+                if (!rc && li->quantize) ig_dequantize_lanes(li->quantize, &lane, 1, &lane);
+                if (!rc && ig_values_push_lane(out, lane))
+                    rc = ig_err(err, -ENOMEM, "out of memory");
                 continue;
             }
             const uint8_t *val;
