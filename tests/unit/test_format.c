@@ -1633,7 +1633,14 @@ static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t ro
     double quarter = (double)(row % 16) / 4;
     uint64_t bits;
     memcpy(&bits, &quarter, sizeof bits);
-    uint64_t lane = col == 0 ? row % 16 : col == 2 ? bits : col == 3 ? row % 1000 == 0 : test_rand(seed);
+    double pixel = (double)(test_rand(seed) % 255) / 255;
+    uint64_t pbits;
+    memcpy(&pbits, &pixel, sizeof pbits);
+    uint64_t lane = col == 0   ? row % 16
+                    : col == 2 ? bits
+                    : col == 3 ? row % 1000 == 0
+                    : col == 5 ? pbits
+                               : test_rand(seed);
     ig_values_push_lane(v, col == 4 ? lane & 1 : lane);
 }
 
@@ -1646,9 +1653,12 @@ static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t ro
  * booleans (a bit a value) in blocks of 8,192 at most (twice 4 KiB of bytes).
  * The first page too (writer_encode.c, guess_first_ratio: its first block's
  * ratio stands in for the page before it): the small ints' in 1,024 rows, the
- * floats' in at least 4,096. Fails when blocks stay at their plain size, in
- * the first page or after it, or grow past their cap, or grow for values that
- * do not compress. */
+ * floats' in at least 4,096. Pixels k/255 in no order (255 values, about 8
+ * bits each under `dict`: blocks of a few thousand rows by their ratio) in
+ * a block a page, as each block carries its own dictionary of them
+ * (ig_writer_page_ratio, cut_dict). Fails when blocks stay at
+ * their plain size, in the first page or after it, or grow past their cap, or
+ * grow for values that do not compress, or the pixels' pages hold several. */
 static void test_blocks_aim_at_stored_size(void)
 {
     char *d = make_dir();
@@ -1659,6 +1669,7 @@ static void test_blocks_aim_at_stored_size(void)
     ig_schema_add(&s, "quarters", 8, IG_T_FLOAT64, false, NULL);
     ig_schema_add(&s, "sparse", 6, IG_T_BOOL, false, NULL);
     ig_schema_add(&s, "coins", 5, IG_T_BOOL, false, NULL);
+    ig_schema_add(&s, "pixels", 6, IG_T_FLOAT64, false, NULL);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     uint64_t seed = check_seed ^ 0xB10C;
@@ -1668,6 +1679,18 @@ static void test_blocks_aim_at_stored_size(void)
     struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, d, false, &err) == 0);
     const struct ig_part *p = &t.parts[0];
+    uint32_t pfirst, pcount;
+    REQUIRE(ig_part_chunk(p, 0, 5, &pfirst, &pcount, &err) == 0);
+    CHECK(pcount >= 3);
+    for (uint32_t pg = pfirst + 1; pg < pfirst + pcount; pg++) {
+        struct ig_pagerec rec;
+        REQUIRE(ig_part_page(p, pg, &rec, &err) == 0);
+        if (ig_page_nblocks(&rec) != 1 || rec.encoding != IG_ENC_DICT) {
+            fprintf(stderr, "  pixels page %u: %u blocks, encoding %u\n", pg - pfirst,
+                    ig_page_nblocks(&rec), rec.encoding);
+            check_failures++;
+        }
+    }
     for (uint32_t leaf = 3; leaf < 5; leaf++) {
         uint32_t first, count;
         REQUIRE(ig_part_chunk(p, 0, leaf, &first, &count, &err) == 0);

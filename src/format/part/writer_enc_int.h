@@ -22,6 +22,8 @@ struct enc {
     struct ig_block_fit fit; /* fitted blocks: what the pages before showed (ratio, layout) */
     double cut_ratio;        /* a column of one leaf: stored per plain byte of its page before
                                 (block_target) */
+    bool cut_dict;           /* ...and that page's blocks were all `dict`, each with a
+                                dictionary of its own */
     uint32_t page_deleted;   /* a graft: rows of the page deleted already (its record's count) */
 };
 
