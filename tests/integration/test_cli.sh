@@ -358,6 +358,43 @@ for i in range(5000): print(f'{i},\"c{i*7}\"')" >"$d/in.csv"
 }
 check take_rows_and_erase_lists take_cli
 
+# a row alone in its blocks reads each fixed-width value alone (a lane: a
+# dictionary's code and entry, a bit-packed slot), a row with its neighbour
+# decodes the blocks whole: the same text for every type, NULLs, quantised
+# floats (bf16, float16), dates, timestamps and decimals among them
+take_typed_rows_alone() {
+    local d="$WORK/typed"
+    mkdir -p "$d"
+    "$PY" - "$d" <<'PY' || return 1
+import random, sys
+d = sys.argv[1]
+r = random.Random(11)
+with open(f"{d}/in.csv", "w") as f:
+    f.write("b,i8,u16,q,h,d,ts,dec,px\n")
+    for i in range(300000):
+        null = r.random() < 0.05
+        f.write(",".join(["" if null else ("true" if r.random() < 0.3 else "false"),
+            str(r.randrange(-128, 128)), str(r.randrange(65536)),
+            "" if null else f"{r.gauss(0, 1):.5f}", f"{r.randrange(-500, 500) / 8}",
+            f"2024-{r.randrange(1, 13):02d}-{r.randrange(1, 29):02d}",
+            f"2024-01-01T00:00:{r.randrange(60):02d}.{r.randrange(1000):03d}",
+            f"{r.randrange(-99999, 99999) / 100:.2f}",
+            "" if null else repr(r.randrange(255) / 255)]) + "\n")
+open(f"{d}/schema", "w").write("b bool?\ni8 int8\nu16 uint16\nq float32? quantize=bf16\nh float16\n"
+                              "d date\nts timestamp(ms)\ndec decimal(7, 2)\npx float64?\n")
+ids = sorted(r.sample(range(299999), 60))
+open(f"{d}/alone", "w").write("".join(f"{i}\n" for i in ids))
+open(f"{d}/pairs", "w").write("".join(f"{i}-{i + 1}\n" for i in ids))
+PY
+    "$INGOT" import --schema "$d/schema" "$d/in.csv" "$d/t" >/dev/null || return 1
+    "$INGOT" cat --rows-from "$d/alone" "$d/t" >"$d/alone.out" || return 1
+    "$INGOT" cat --rows-from "$d/pairs" "$d/t" | awk 'NR % 2 == 1' >"$d/pairs.out" || return 1
+    [ "$(wc -l <"$d/alone.out")" = 60 ] && cmp "$d/alone.out" "$d/pairs.out" ||
+        { diff "$d/alone.out" "$d/pairs.out" | head -4; return 1; }
+    grep -q '"q":null' "$d/alone.out" || { echo "no NULL among the rows"; return 1; }
+}
+check take_typed_rows_alone take_typed_rows_alone
+
 # long work draws one progress line on a terminal (INGOT_TEST_PROGRESS draws
 # every update wherever stderr goes), ending at the whole and erased at the
 # end; nothing where stderr is a file
