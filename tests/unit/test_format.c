@@ -1636,10 +1636,13 @@ static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t ro
     double pixel = (double)(test_rand(seed) % 255) / 255;
     uint64_t pbits;
     memcpy(&pbits, &pixel, sizeof pbits);
+    /* one of 1,000 hashed ids (62 bits each) */
+    uint64_t hashed = (test_rand(seed) % 1000 + 1) * 0x9E3779B97F4A7C15ULL >> 2;
     uint64_t lane = col == 0   ? row % 16
                     : col == 2 ? bits
                     : col == 3 ? row % 1000 == 0
                     : col == 5 ? pbits
+                    : col == 6 ? hashed
                                : test_rand(seed);
     ig_values_push_lane(v, col == 4 ? lane & 1 : lane);
 }
@@ -1654,11 +1657,12 @@ static void fill_small_and_random(struct ig_values *v, uint32_t col, uint64_t ro
  * The first page too (writer_encode.c, guess_first_ratio: its first block's
  * ratio stands in for the page before it): the small ints' in 1,024 rows, the
  * floats' in at least 4,096. Pixels k/255 in no order (255 values, about 8
- * bits each under `dict`: blocks of a few thousand rows by their ratio) in
- * a block a page, as each block carries its own dictionary of them
- * (ig_writer_page_ratio, cut_dict). Fails when blocks stay at
- * their plain size, in the first page or after it, or grow past their cap, or
- * grow for values that do not compress, or the pixels' pages hold several. */
+ * bits each under `dict`: blocks of a few thousand rows by their ratio) and
+ * ids hashed from 1,000 (an int64 under `dict`, blocks of 1,024 rows by the
+ * cap) in a block a page, as each block carries its own dictionary of them
+ * (ig_writer_page_ratio, cut_dict). Fails when blocks stay at their plain
+ * size, in the first page or after it, or grow past their cap, or grow for
+ * values that do not compress, or the pixels' or ids' pages hold several. */
 static void test_blocks_aim_at_stored_size(void)
 {
     char *d = make_dir();
@@ -1670,6 +1674,7 @@ static void test_blocks_aim_at_stored_size(void)
     ig_schema_add(&s, "sparse", 6, IG_T_BOOL, false, NULL);
     ig_schema_add(&s, "coins", 5, IG_T_BOOL, false, NULL);
     ig_schema_add(&s, "pixels", 6, IG_T_FLOAT64, false, NULL);
+    ig_schema_add(&s, "hashed", 6, IG_T_INT64, false, NULL);
     struct ig_writer_opts o;
     ig_writer_opts_default(&o);
     uint64_t seed = check_seed ^ 0xB10C;
@@ -1679,16 +1684,18 @@ static void test_blocks_aim_at_stored_size(void)
     struct ig_error err = {0};
     REQUIRE(ig_table_open(&t, d, false, &err) == 0);
     const struct ig_part *p = &t.parts[0];
-    uint32_t pfirst, pcount;
-    REQUIRE(ig_part_chunk(p, 0, 5, &pfirst, &pcount, &err) == 0);
-    CHECK(pcount >= 3);
-    for (uint32_t pg = pfirst + 1; pg < pfirst + pcount; pg++) {
-        struct ig_pagerec rec;
-        REQUIRE(ig_part_page(p, pg, &rec, &err) == 0);
-        if (ig_page_nblocks(&rec) != 1 || rec.encoding != IG_ENC_DICT) {
-            fprintf(stderr, "  pixels page %u: %u blocks, encoding %u\n", pg - pfirst,
-                    ig_page_nblocks(&rec), rec.encoding);
-            check_failures++;
+    for (uint32_t leaf = 5; leaf < 7; leaf++) {
+        uint32_t pfirst, pcount;
+        REQUIRE(ig_part_chunk(p, 0, leaf, &pfirst, &pcount, &err) == 0);
+        CHECK(pcount >= 3);
+        for (uint32_t pg = pfirst + 1; pg < pfirst + pcount; pg++) {
+            struct ig_pagerec rec;
+            REQUIRE(ig_part_page(p, pg, &rec, &err) == 0);
+            if (ig_page_nblocks(&rec) != 1 || rec.encoding != IG_ENC_DICT) {
+                fprintf(stderr, "  leaf %u page %u: %u blocks, encoding %u\n", leaf, pg - pfirst,
+                        ig_page_nblocks(&rec), rec.encoding);
+                check_failures++;
+            }
         }
     }
     for (uint32_t leaf = 3; leaf < 5; leaf++) {

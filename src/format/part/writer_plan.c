@@ -164,12 +164,13 @@ static size_t rows_reaching(const struct enc *w, uint32_t l0, uint32_t l1, size_
  * bytes of blocks grown 4x at most and prices of two decimals 0.98x, their
  * takes of 1,000 rows no slower (a take decodes its row's whole block, and a
  * page of their dictionary codes or alp values decodes in about what a
- * smaller block's fetch, check and setup cost). Floats under `dict` whose
- * ratio keeps them to a few blocks a page (pixels k/255 in no order: 255
- * values, 8 bits each) take the page in one block: each block carries its
- * own dictionary, and one a page stored 0.77x the bytes, a take of 1,000
- * random rows in 0.8x the time, a row alone (its lane read alone,
- * take_handle.c) 1.4x. Booleans grow up to a page where their page before
+ * smaller block's fetch, check and setup cost). Floats and ints under
+ * `dict` whose ratio keeps them to several blocks a page (pixels k/255 in no
+ * order: 255 values, 8 bits each; int64 ids hashed from 100 or 1,000) take
+ * the page in one block: each block carries its own dictionary, and one a
+ * page stored 0.77x the bytes of the pixels and 0.58x / 0.31x of the ids, a
+ * take of 1,000 random rows in 0.7-0.8x the time, a row alone (its lane
+ * read alone, take_handle.c) 1.0-1.4x. Booleans grow up to a page where their page before
  * stored under a bit a value (runs: 3 % true 0.64x the bytes and 0.75x the
  * take, sorted 0.31x and 0.85x); others keep the cap of two (random ones
  * with NULLs, grown 4x, turned to zstd blocks and 1.2x the take). Not
@@ -209,9 +210,11 @@ uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1)
     bool bool_runs = t == IG_T_BOOL && w->cut_ratio * IG_BLOCK_GROWTH_PAGE <= 1.0;
     double most = scalar_float || bool_runs ? IG_BLOCK_GROWTH_PAGE : IG_BLOCK_GROWTH_MAX;
     double r = w->cut_ratio < 1.0 / most ? 1.0 / most : w->cut_ratio;
-    /* floats of few values (pixels k/255 in no order, ratings) under `dict`:
-     * each block repeats the dictionary, so a block is the page */
-    if (scalar_float && w->cut_dict) r = 1.0 / most;
+    /* values of a few hundred or thousand kinds under `dict` (pixels k/255
+     * in no order, ratings, hashed ids): each block repeats the dictionary,
+     * so a block is the page */
+    bool is_int = t >= IG_T_INT8 && t <= IG_T_UINT64;
+    if ((scalar_float || (is_int && !cd->dimension)) && w->cut_dict) r = 1.0 / IG_BLOCK_GROWTH_PAGE;
     return r >= 1 ? bs : (uint32_t)((double)bs / r);
 }
 
