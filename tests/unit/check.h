@@ -69,10 +69,13 @@ extern uint64_t check_seed; /* seed for this run */
         return;                                                                            \
     } while (0)
 
-/* xorshift64*: deterministic per seed, good enough for property tests. */
+/* xorshift64*: deterministic per seed, good enough for property tests. A state
+ * of 0 stays 0 (every draw 0): a test seeding with check_seed ^ K met it when
+ * INGOT_SEED was K (test_enc's expo floats under seed 224 were all one value),
+ * so 0 steps from a fixed state instead. */
 static inline uint64_t test_rand(uint64_t *s)
 {
-    uint64_t x = *s;
+    uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ULL;
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
