@@ -76,6 +76,18 @@ int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, con
     return rc ? rc : ig_slide_lengths(p, len, rec->row_count, lens, err);
 }
 
+/* The int stream a leaf of fixed-width values stores its lanes in: its type's,
+ * or a quantised float's narrower width (read back as float32). */
+static int leaf_lane_desc(const struct ig_leaf_info *li, struct ig_int_desc *d, struct ig_error *err)
+{
+    if (!li->quantize) {
+        *d = ig_page_lane_desc(li->type);
+        return 0;
+    }
+    *d = (struct ig_int_desc){.width = (uint8_t)ig_quantize_width(li->quantize)};
+    return d->width ? 0 : ig_err(err, -EIO, "unknown quantisation %u", li->quantize);
+}
+
 int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
                           const struct ig_leaf_info *li, const uint8_t *absent, const uint8_t *pick,
                           bool lanes, struct ig_page_scratch *s, struct ig_values *out,
@@ -87,14 +99,11 @@ int ig_page_decode_picked(const uint8_t *stored, const struct ig_pagerec *rec,
     if (li->levels || li->type == IG_T_BLOB || !ti) return -ENOTSUP;
     bool bytes = ti->phys == IG_PHYS_BYTES;
     if (!bytes && !lanes) return -ENOTSUP;
-    /* the lanes as decode_values reads them: quantised floats come back as float32 */
-    struct ig_int_desc d = ig_page_lane_desc(li->type);
-    if (!bytes && li->quantize) {
-        d = (struct ig_int_desc){.width = (uint8_t)ig_quantize_width(li->quantize)};
-        if (!d.width) return ig_err(err, -EIO, "unknown quantisation %u", li->quantize);
-    }
+    struct ig_int_desc d = {0};
+    int rc = bytes ? 0 : leaf_lane_desc(li, &d, err);
+    if (rc) return rc;
     const uint8_t *body;
-    int rc = ig_page_body(stored, rec, s, &body, err);
+    rc = ig_page_body(stored, rec, s, &body, err);
     if (rc) return rc;
     size_t n = rec->row_count, len = rec->body_size, pos = IG_BODY_HDR;
     if (rec->entry_count != n || rec->value_count != n)
@@ -204,14 +213,11 @@ static int decode_values(const struct ig_leaf_info *li, const struct ig_chunk_ct
         rc = ig_blob_page_decode(p, len, n, out, err);
     } else if (out->is_bytes) {
         rc = ig_bytes_decode_cx(cx, p, len, n, absent, out->offs, &out->data, err);
-    } else if (li->quantize) {
-        struct ig_int_desc d = {.width = (uint8_t)ig_quantize_width(li->quantize)};
-        if (!d.width) return ig_err(err, -EIO, "unknown quantisation %u", li->quantize);
-        rc = ig_ints_decode(p, len, n, &d, absent, out->lanes, err);
-        if (!rc) ig_dequantize_lanes(li->quantize, out->lanes, n, out->lanes);
     } else {
-        struct ig_int_desc d = ig_page_lane_desc(li->type);
-        rc = ig_ints_decode(p, len, n, &d, absent, out->lanes, err);
+        struct ig_int_desc d;
+        rc = leaf_lane_desc(li, &d, err);
+        if (!rc) rc = ig_ints_decode(p, len, n, &d, absent, out->lanes, err);
+        if (!rc && li->quantize) ig_dequantize_lanes(li->quantize, out->lanes, n, out->lanes);
     }
     if (!rc) out->n = n;
     return rc;

@@ -215,7 +215,7 @@ uint32_t ig_writer_block_target(const struct enc *w, uint32_t l0, uint32_t l1)
      * in no order, ratings, hashed ids): each block repeats the dictionary,
      * so a block is the page */
     bool is_int = t >= IG_T_INT8 && t <= IG_T_UINT64;
-    if ((scalar_float || (is_int && !cd->dimension)) && w->cut_dict) r = 1.0 / IG_BLOCK_GROWTH_PAGE;
+    if ((scalar_float || is_int) && w->cut_dict) r = 1.0 / IG_BLOCK_GROWTH_PAGE;
     return r >= 1 ? bs : (uint32_t)((double)bs / r);
 }
 
