@@ -78,7 +78,8 @@ int ig_page_row_lengths(const uint8_t *stored, const struct ig_pagerec *rec, con
 
 /* The int stream a leaf of fixed-width values stores its lanes in: its type's,
  * or a quantised float's narrower width (read back as float32). */
-static int leaf_lane_desc(const struct ig_leaf_info *li, struct ig_int_desc *d, struct ig_error *err)
+static int leaf_lane_desc(const struct ig_leaf_info *li, struct ig_int_desc *d,
+                          struct ig_error *err)
 {
     if (!li->quantize) {
         *d = ig_page_lane_desc(li->type);
